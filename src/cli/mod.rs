@@ -1,0 +1,70 @@
+//! The command line: what the user typed -> validated settings -> the library.
+//! One file per subcommand; `anyhow` lives here and nowhere below.
+
+mod bots;
+mod check_bot;
+mod pgn;
+mod play;
+mod rate;
+mod run;
+mod state;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Referee, league runner and ratings for mancala-family bot games.
+#[derive(Parser, Debug)]
+#[command(name = "arena", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a league from a tournament file (resumes an interrupted run).
+    Run(run::RunArgs),
+    /// Play one game live in the terminal and write its record.
+    Play(play::PlayArgs),
+    /// Rate bots from one or more results CSVs.
+    Rate(rate::RateArgs),
+    /// Check that a bot follows the protocol, game by game.
+    CheckBot(check_bot::CheckBotArgs),
+    /// Replay a move list and print the state, legal options and result as JSON.
+    State(state::StateArgs),
+    /// List the bots under bots/, whether each builds and starts.
+    Bots(bots::BotsArgs),
+    /// Export 2-player games of results CSVs as PGN for Ordo or BayesElo.
+    Pgn(pgn::PgnArgs),
+}
+
+/// Entry point of the `arena` binary.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing();
+    let result = match cli.command {
+        Command::Run(a) => run::run(a),
+        Command::Play(a) => play::run(a),
+        Command::Rate(a) => rate::run(a),
+        Command::CheckBot(a) => check_bot::run(a),
+        Command::State(a) => state::run(a),
+        Command::Bots(a) => bots::run(a),
+        Command::Pgn(a) => pgn::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn init_tracing() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("ARENA_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}

@@ -1,0 +1,177 @@
+//! [`Game`]: any of the five games behind one dynamic, string-speaking
+//! interface, with the decision history. This is the engine's edge: options
+//! are canonical notation strings here.
+
+use super::{
+    diffusion::Diffusion, filo::Filo, hackaback::Hackaback, kisolo::Kisolo, tricala::Tricala,
+    EngineError, Outcome, Rules, Seat, Settings, Variant,
+};
+use serde::Serialize;
+
+/// One recorded decision.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Decision {
+    pub seat: Seat,
+    /// Completed turns before this decision (the ply it belongs to).
+    pub ply: u32,
+    /// The option in canonical notation.
+    pub option: String,
+    /// True when it was the only option (applied without asking).
+    pub forced: bool,
+}
+
+#[derive(Clone, Debug)]
+enum State {
+    Filo(Filo),
+    Tricala(Tricala),
+    Hackaback(Hackaback),
+    Kisolo(Kisolo),
+    Diffusion(Diffusion),
+}
+
+/// Runs `$body` with `$g` bound to the concrete game inside `$state`.
+macro_rules! with_game {
+    ($state:expr, $g:ident => $body:expr) => {
+        match $state {
+            State::Filo($g) => $body,
+            State::Tricala($g) => $body,
+            State::Hackaback($g) => $body,
+            State::Kisolo($g) => $body,
+            State::Diffusion($g) => $body,
+        }
+    };
+}
+
+/// Any game, with its settings and the history of its decisions.
+#[derive(Clone, Debug)]
+pub struct Game {
+    variant: Variant,
+    settings: Settings,
+    state: State,
+    history: Vec<Decision>,
+}
+
+fn legal_strings<G: Rules>(g: &G) -> Vec<String> {
+    let mut buf = Vec::new();
+    g.options(&mut buf);
+    buf.into_iter().map(|o| g.notation(o)).collect()
+}
+
+fn play_str<G: Rules>(g: &mut G, s: &str) -> Result<String, EngineError> {
+    if g.to_decide().is_none() {
+        return Err(EngineError::GameOver);
+    }
+    let opt = g.parse(s)?;
+    g.apply(opt)?;
+    Ok(g.notation(opt))
+}
+
+impl Game {
+    pub fn new(variant: Variant, settings: &Settings) -> Result<Game, EngineError> {
+        let state = match variant {
+            Variant::Filo => State::Filo(Filo::new(settings)?),
+            Variant::Tricala => State::Tricala(Tricala::new(settings)?),
+            Variant::Hackaback => State::Hackaback(Hackaback::new(settings)?),
+            Variant::Kisolo => State::Kisolo(Kisolo::new(settings)?),
+            Variant::Diffusion => State::Diffusion(Diffusion::new(settings)?),
+        };
+        Ok(Game {
+            variant,
+            settings: settings.clone(),
+            state,
+            history: Vec::new(),
+        })
+    }
+
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn players(&self) -> usize {
+        with_game!(&self.state, g => g.players())
+    }
+
+    /// The seat to decide; `None` once the game is over.
+    pub fn to_decide(&self) -> Option<Seat> {
+        with_game!(&self.state, g => g.to_decide())
+    }
+
+    pub fn decision_kind(&self) -> &'static str {
+        with_game!(&self.state, g => g.decision_kind())
+    }
+
+    /// The legal options of the current decision, in canonical notation.
+    pub fn legal(&self) -> Vec<String> {
+        with_game!(&self.state, g => legal_strings(g))
+    }
+
+    /// Applies one option given in canonical notation and records it. On
+    /// error the game is unchanged.
+    pub fn play(&mut self, option: &str) -> Result<(), EngineError> {
+        let seat = self.to_decide().ok_or(EngineError::GameOver)?;
+        let ply = self.plies();
+        let forced = self.legal().len() == 1;
+        let option = with_game!(&mut self.state, g => play_str(g, option.trim()))?;
+        self.history.push(Decision {
+            seat,
+            ply,
+            option,
+            forced,
+        });
+        Ok(())
+    }
+
+    /// The only legal option, when the current decision has exactly one.
+    pub fn forced(&self) -> Option<String> {
+        let mut legal = self.legal();
+        if legal.len() == 1 {
+            legal.pop()
+        } else {
+            None
+        }
+    }
+
+    pub fn outcome(&self) -> Option<Outcome> {
+        with_game!(&self.state, g => g.outcome())
+    }
+
+    pub fn plies(&self) -> u32 {
+        with_game!(&self.state, g => g.plies())
+    }
+
+    /// The full state as JSON: the game's own snapshot plus `variant`,
+    /// `players`, `ply`, `to_decide`, `decision`, and `result` once over.
+    pub fn snapshot(&self) -> serde_json::Value {
+        let mut v = with_game!(&self.state, g => g.snapshot());
+        if let serde_json::Value::Object(map) = &mut v {
+            map.insert("variant".into(), self.variant.name().into());
+            map.insert("players".into(), self.players().into());
+            map.insert("ply".into(), self.plies().into());
+            map.insert(
+                "to_decide".into(),
+                self.to_decide()
+                    .map_or(serde_json::Value::Null, |s| s.into()),
+            );
+            map.insert("decision".into(), self.decision_kind().into());
+        }
+        v
+    }
+
+    /// The board as text.
+    pub fn render(&self) -> String {
+        with_game!(&self.state, g => g.render())
+    }
+
+    /// Every decision so far, forced ones included.
+    pub fn history(&self) -> &[Decision] {
+        &self.history
+    }
+
+    pub fn check_invariants(&self) -> Result<(), String> {
+        with_game!(&self.state, g => g.check_invariants())
+    }
+}

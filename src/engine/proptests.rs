@@ -1,0 +1,1 @@
+//! PLACEHOLDER: generic property tests over every game (being written).

@@ -1,0 +1,14 @@
+//! mancala-arena: rules engine, bot runner, referee, league runner and ratings
+//! for five mancala-family games.
+//!
+//! Dependencies point one way: `cli -> league -> referee -> (engine, bot)`;
+//! `ratings` depends only on the `results` rows.
+
+pub mod bot;
+pub mod cli;
+pub mod engine;
+pub mod league;
+pub mod protocol;
+pub mod ratings;
+pub mod referee;
+pub mod results;

@@ -1,0 +1,73 @@
+//! The results table: the `games.csv` row schema, shared by the league
+//! runner (which writes rows) and the ratings (which read them).
+//!
+//! Owns the column names and their meaning; knows nothing of bots, games in
+//! progress or ratings. The columns are a public contract (README documents
+//! each): new columns may be added at the end, none renamed or removed.
+
+pub mod csvio;
+
+use serde::{Deserialize, Serialize};
+
+/// One finished game: one row of `games.csv`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRow {
+    /// Unique, stable id of the game within its tournament (same file and
+    /// seed give the same ids).
+    pub game_id: String,
+    /// `filo`, `tricala`, `hackaback`, `kisolo` or `diffusion`.
+    pub variant: String,
+    /// 2 or 3.
+    pub players: u8,
+    /// Id of the seat-swap group: the games that share a pairing and an
+    /// opening and differ only by seat order (2 games, or 6 for 3 players).
+    pub group: String,
+    /// Bot names by seat; `seat2` is empty for 2-player games.
+    pub seat0: String,
+    pub seat1: String,
+    #[serde(default)]
+    pub seat2: String,
+    /// Per-seat scores in [0, 1]: the average pairwise result against the
+    /// other seats (win 1, draw 1/2, loss 0). `score2` is empty for 2 players.
+    pub score0: f64,
+    pub score1: f64,
+    #[serde(default)]
+    pub score2: Option<f64>,
+    /// Why the game ended: a game rule (`block`, `store`, ...), a draw reason
+    /// (`max_plies`, `perpetual`, `repetition`, `draw_claim`, `tie`) or a
+    /// forfeit (`illegal`, `timeout`, `stall`, `crash`, `bad_json`,
+    /// `line_too_long`, `protocol`).
+    pub reason: String,
+    /// The seat that forfeited, empty otherwise.
+    #[serde(default)]
+    pub offender: Option<u8>,
+    /// Completed turns.
+    pub plies: u32,
+    /// Wall-clock duration of the game.
+    pub duration_ms: u64,
+    /// The seed of the game's opening (shared by its seat-swap group).
+    pub seed: u64,
+    /// The opening decisions played before the bots took over, space-separated.
+    #[serde(default)]
+    pub opening: String,
+}
+
+impl GameRow {
+    /// The bot names by seat (2 or 3).
+    pub fn seats(&self) -> Vec<&str> {
+        let mut v = vec![self.seat0.as_str(), self.seat1.as_str()];
+        if self.players >= 3 {
+            v.push(self.seat2.as_str());
+        }
+        v
+    }
+
+    /// The scores by seat (2 or 3).
+    pub fn scores(&self) -> Vec<f64> {
+        let mut v = vec![self.score0, self.score1];
+        if self.players >= 3 {
+            v.push(self.score2.unwrap_or(0.0));
+        }
+        v
+    }
+}
