@@ -6,6 +6,7 @@
 //! each): new columns may be added at the end, none renamed or removed.
 
 pub mod csvio;
+pub mod tables;
 
 use serde::{Deserialize, Serialize};
 

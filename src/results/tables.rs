@@ -1,0 +1,1 @@
+//! PLACEHOLDER: rating tables writer (being written).
