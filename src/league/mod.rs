@@ -1,1 +1,9 @@
-//! PLACEHOLDER: being written. Replace this whole file.
+//! The league runner: tournament files, bot manifests, the schedule, the
+//! results folder and the concurrent runner. Schedules games and writes
+//! results; plays no game itself (that is the referee's job) and computes no
+//! rating (that is `ratings`').
+
+pub mod config;
+pub mod manifest;
+pub mod schedule;
+pub mod store;

@@ -1,0 +1,691 @@
+//! Tournament files (TOML): parsing and validation into a [`Tournament`].
+//!
+//! Owns the file format and its error messages (every error names the field
+//! and, where the file has one, the line). Knows nothing of processes or
+//! results files; bot manifests are read by [`super::manifest`].
+
+use super::manifest::{self, Manifest};
+use crate::engine::{Settings, Variant, DEFAULT_MAX_PLIES};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+/// Errors in a tournament file, each naming the file, the line and the field.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Syntax { path: PathBuf, message: String },
+    #[error("{path}:{line}: `{field}`: {why}")]
+    Field {
+        path: PathBuf,
+        line: usize,
+        field: String,
+        why: String,
+    },
+    #[error("{path}: `{field}`: {why}")]
+    Missing {
+        path: PathBuf,
+        field: String,
+        why: String,
+    },
+    #[error(transparent)]
+    Manifest(#[from] manifest::ManifestError),
+}
+
+/// How a bot is started.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotSpec {
+    pub name: String,
+    /// Program and arguments (placeholders such as `{bin_dir}` already expanded
+    /// by [`manifest::expand`] at start-up, not here).
+    pub command: Vec<String>,
+    pub cwd: Option<PathBuf>,
+    pub env: Vec<(String, String)>,
+    /// Optional build command, run once in `cwd` before the league starts.
+    pub build: Option<Vec<String>>,
+}
+
+/// One variant entry of a league: a game, its player count and options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VariantSpec {
+    /// The name used in results (`tricala`, or `tricala3` for 3 players;
+    /// `kisolo6` etc. when options are set and no name is given).
+    pub key: String,
+    pub variant: Variant,
+    pub players: usize,
+    pub options: BTreeMap<String, String>,
+}
+
+impl VariantSpec {
+    pub fn settings(&self, max_plies: u32) -> Settings {
+        Settings {
+            players: self.players,
+            max_plies,
+            options: self.options.clone(),
+        }
+    }
+}
+
+/// Time limits, all in milliseconds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimeSettings {
+    /// Time a bot has to answer the hello.
+    pub startup_ms: u64,
+    /// Time for one decision (0: no per-decision limit).
+    pub decision_ms: u64,
+    /// Per-game clock: base time (0: no clock) and increment per turn.
+    pub base_ms: u64,
+    pub increment_ms: u64,
+    /// Wall-clock watchdog on a whole game, always on.
+    pub watchdog_ms: u64,
+}
+
+impl Default for TimeSettings {
+    fn default() -> Self {
+        TimeSettings {
+            startup_ms: 10_000,
+            decision_ms: 2_000,
+            base_ms: 0,
+            increment_ms: 0,
+            watchdog_ms: 300_000,
+        }
+    }
+}
+
+/// A validated tournament.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tournament {
+    pub name: String,
+    pub seed: u64,
+    pub bots: Vec<BotSpec>,
+    pub variants: Vec<VariantSpec>,
+    /// Seat-swap groups per pairing and variant (games per pairing =
+    /// rounds x seat orders: 2, or 6 for 3 players).
+    pub rounds: u32,
+    pub time: TimeSettings,
+    pub max_plies: u32,
+    pub concurrency: usize,
+    pub output: PathBuf,
+    /// Random opening decisions played before the bots take over.
+    pub openings: u32,
+    /// When set, only pairings that include this bot are played.
+    pub gauntlet: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    name: Option<Spanned<String>>,
+    seed: Option<u64>,
+    bots: Option<Spanned<toml::Value>>,
+    variants: Option<Spanned<Vec<Spanned<toml::Value>>>>,
+    rounds: Option<Spanned<i64>>,
+    games_per_pairing: Option<Spanned<i64>>,
+    time_control: Option<RawTime>,
+    max_plies: Option<Spanned<i64>>,
+    concurrency: Option<Spanned<i64>>,
+    output: Option<String>,
+    openings: Option<Spanned<i64>>,
+    gauntlet: Option<Spanned<String>>,
+    bots_dir: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawTime {
+    startup_ms: Option<u64>,
+    decision_ms: Option<u64>,
+    base_ms: Option<u64>,
+    increment_ms: Option<u64>,
+    watchdog_ms: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBot {
+    name: String,
+    command: CommandValue,
+    #[serde(default)]
+    args: Vec<String>,
+    cwd: Option<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    build: Option<CommandValue>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(crate) enum CommandValue {
+    Line(String),
+    Argv(Vec<String>),
+}
+
+impl CommandValue {
+    /// A string is split on white space; an array is taken as it is.
+    pub(crate) fn into_argv(self) -> Vec<String> {
+        match self {
+            CommandValue::Line(s) => s.split_whitespace().map(str::to_string).collect(),
+            CommandValue::Argv(v) => v,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawVariant {
+    game: String,
+    name: Option<String>,
+    #[serde(default = "two")]
+    players: usize,
+    #[serde(default)]
+    options: BTreeMap<String, toml::Value>,
+}
+
+fn two() -> usize {
+    2
+}
+
+/// The line (1-based) of byte offset `at` in `src`.
+fn line_of(src: &str, at: usize) -> usize {
+    src.as_bytes()[..at.min(src.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+struct Ctx<'a> {
+    path: &'a Path,
+    src: &'a str,
+}
+
+impl Ctx<'_> {
+    fn field(
+        &self,
+        span: std::ops::Range<usize>,
+        field: &str,
+        why: impl Into<String>,
+    ) -> ConfigError {
+        ConfigError::Field {
+            path: self.path.to_path_buf(),
+            line: line_of(self.src, span.start),
+            field: field.to_string(),
+            why: why.into(),
+        }
+    }
+
+    fn count(&self, v: &Spanned<i64>, field: &str, min: i64, max: i64) -> Result<i64, ConfigError> {
+        let n = *v.get_ref();
+        if n < min || n > max {
+            return Err(self.field(
+                v.span(),
+                field,
+                format!("must be between {min} and {max}, got {n}"),
+            ));
+        }
+        Ok(n)
+    }
+}
+
+/// Parses a variant name as written in a league file: a game name, or
+/// `tricala3` for 3-player Tricala.
+pub fn parse_variant_key(s: &str) -> Result<(Variant, usize), String> {
+    let t = s.trim().to_ascii_lowercase();
+    if t == "tricala3" {
+        return Ok((Variant::Tricala, 3));
+    }
+    if t == "tricala2" {
+        return Ok((Variant::Tricala, 2));
+    }
+    t.parse::<Variant>()
+        .map(|v| (v, 2))
+        .map_err(|e| e.to_string())
+}
+
+/// The default variants: all five games, Tricala as 2 players.
+pub fn default_variants() -> Vec<VariantSpec> {
+    Variant::ALL
+        .iter()
+        .map(|&v| VariantSpec {
+            key: v.name().to_string(),
+            variant: v,
+            players: 2,
+            options: BTreeMap::new(),
+        })
+        .collect()
+}
+
+impl Tournament {
+    /// Reads and validates a tournament file. Bots named by a string are
+    /// looked up in the bots directory (`bots_dir`, default `bots/` next to
+    /// the file's parent folder, i.e. the project's `bots/`).
+    pub fn load(path: &Path) -> Result<Tournament, ConfigError> {
+        let src = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Tournament::parse(path, &src)
+    }
+
+    pub fn parse(path: &Path, src: &str) -> Result<Tournament, ConfigError> {
+        let raw: RawFile = toml::from_str(src).map_err(|e| ConfigError::Syntax {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        let ctx = Ctx { path, src };
+        let base = path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+
+        let name = match &raw.name {
+            Some(n) => {
+                let s = n.get_ref().trim().to_string();
+                if s.is_empty()
+                    || !s
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+                {
+                    return Err(ctx.field(
+                        n.span(),
+                        "name",
+                        "must be non-empty and use only letters, digits, '-', '_' and '.' (it names the results folder)",
+                    ));
+                }
+                s
+            }
+            None => path
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_else(|| "league".into()),
+        };
+
+        let bots_dir = match &raw.bots_dir {
+            Some(d) => base.join(d),
+            None => default_bots_dir(&base),
+        };
+        let bots = match &raw.bots {
+            None => {
+                return Err(ConfigError::Missing {
+                    path: path.to_path_buf(),
+                    field: "bots".into(),
+                    why: "a league needs bots: `bots = \"all\"` (every folder in bots/), a list of bots/ folder names, or [[bots]] tables with name and command".into(),
+                })
+            }
+            Some(b) => parse_bots(&ctx, b, &base, &bots_dir)?,
+        };
+        if bots.len() < 2 {
+            let span = raw.bots.as_ref().map(|b| b.span()).unwrap_or(0..0);
+            return Err(ctx.field(
+                span,
+                "bots",
+                format!("a league needs at least 2 bots, found {}", bots.len()),
+            ));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for b in &bots {
+            if !seen.insert(b.name.clone()) {
+                let span = raw.bots.as_ref().map(|b| b.span()).unwrap_or(0..0);
+                return Err(ctx.field(
+                    span,
+                    "bots",
+                    format!("bot name `{}` appears twice", b.name),
+                ));
+            }
+        }
+
+        let variants = match &raw.variants {
+            None => default_variants(),
+            Some(list) => {
+                let mut out: Vec<VariantSpec> = Vec::new();
+                for item in list.get_ref() {
+                    let spec = parse_variant(&ctx, item)?;
+                    if out.iter().any(|v| v.key == spec.key) {
+                        return Err(ctx.field(
+                            item.span(),
+                            "variants",
+                            format!("variant `{}` appears twice", spec.key),
+                        ));
+                    }
+                    out.push(spec);
+                }
+                if out.is_empty() {
+                    return Err(ctx.field(list.span(), "variants", "the list is empty"));
+                }
+                out
+            }
+        };
+
+        let rounds = match (&raw.rounds, &raw.games_per_pairing) {
+            (Some(_), Some(g)) => {
+                return Err(ctx.field(
+                    g.span(),
+                    "games_per_pairing",
+                    "give either `rounds` or `games_per_pairing`, not both",
+                ))
+            }
+            (Some(r), None) => ctx.count(r, "rounds", 1, 1_000_000)? as u32,
+            (None, Some(g)) => {
+                let n = ctx.count(g, "games_per_pairing", 2, 2_000_000)?;
+                if n % 2 != 0 {
+                    return Err(ctx.field(g.span(), "games_per_pairing", format!("must be even so that every pairing plays both seat orders equally often, got {n}")));
+                }
+                (n / 2) as u32
+            }
+            (None, None) => 1,
+        };
+
+        let t = raw.time_control.unwrap_or_default();
+        let d = TimeSettings::default();
+        let time = TimeSettings {
+            startup_ms: t.startup_ms.unwrap_or(d.startup_ms),
+            decision_ms: t.decision_ms.unwrap_or(d.decision_ms),
+            base_ms: t.base_ms.unwrap_or(d.base_ms),
+            increment_ms: t.increment_ms.unwrap_or(d.increment_ms),
+            watchdog_ms: t.watchdog_ms.unwrap_or(d.watchdog_ms),
+        };
+        let max_plies = match &raw.max_plies {
+            Some(m) => ctx.count(m, "max_plies", 1, 10_000_000)? as u32,
+            None => DEFAULT_MAX_PLIES,
+        };
+        let concurrency = match &raw.concurrency {
+            Some(c) => ctx.count(c, "concurrency", 1, 1024)? as usize,
+            None => default_concurrency(),
+        };
+        let openings = match &raw.openings {
+            Some(o) => ctx.count(o, "openings", 0, 1000)? as u32,
+            None => 0,
+        };
+        let gauntlet = match &raw.gauntlet {
+            Some(g) => {
+                if !bots.iter().any(|b| &b.name == g.get_ref()) {
+                    return Err(ctx.field(
+                        g.span(),
+                        "gauntlet",
+                        format!("`{}` is not one of the league's bots", g.get_ref()),
+                    ));
+                }
+                Some(g.get_ref().clone())
+            }
+            None => None,
+        };
+        let output = match &raw.output {
+            Some(o) => base.join(o),
+            None => default_results_dir(&base).join(&name),
+        };
+        Ok(Tournament {
+            name,
+            seed: raw.seed.unwrap_or(1),
+            bots,
+            variants,
+            rounds,
+            time,
+            max_plies,
+            concurrency,
+            output,
+            openings,
+            gauntlet,
+        })
+    }
+}
+
+/// The number of CPUs this process may use.
+pub fn default_concurrency() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+/// `bots/` of the project a tournament file lives in: the file's folder is
+/// normally `tournaments/`, whose sibling is `bots/`.
+fn default_bots_dir(base: &Path) -> PathBuf {
+    project_dir(base).join("bots")
+}
+
+fn default_results_dir(base: &Path) -> PathBuf {
+    project_dir(base).join("results")
+}
+
+fn project_dir(base: &Path) -> PathBuf {
+    if base.file_name().is_some_and(|n| n == "tournaments") {
+        base.parent().map(Path::to_path_buf).unwrap_or_default()
+    } else {
+        base.to_path_buf()
+    }
+}
+
+fn parse_bots(
+    ctx: &Ctx<'_>,
+    value: &Spanned<toml::Value>,
+    base: &Path,
+    bots_dir: &Path,
+) -> Result<Vec<BotSpec>, ConfigError> {
+    let span = value.span();
+    let from_manifest = |m: Manifest| BotSpec {
+        name: m.name,
+        command: m.command,
+        cwd: Some(m.dir),
+        env: m.env,
+        build: m.build,
+    };
+    match value.get_ref() {
+        toml::Value::String(s) if s == "all" => {
+            let found = manifest::discover(bots_dir)?;
+            Ok(found
+                .into_iter()
+                .filter(|m| !m.broken)
+                .map(from_manifest)
+                .collect())
+        }
+        toml::Value::String(s) => Err(ctx.field(
+            span,
+            "bots",
+            format!("`{s}`: expected \"all\" or a list of bots"),
+        )),
+        toml::Value::Array(items) => {
+            let mut out = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                match item {
+                    toml::Value::String(folder) => {
+                        let m = manifest::load(&bots_dir.join(folder)).map_err(|e| {
+                            ctx.field(span.clone(), &format!("bots[{i}]"), e.to_string())
+                        })?;
+                        out.push(from_manifest(m));
+                    }
+                    toml::Value::Table(_) => {
+                        let raw: RawBot =
+                            item.clone().try_into().map_err(|e: toml::de::Error| {
+                                ctx.field(
+                                    span.clone(),
+                                    &format!("bots[{i}]"),
+                                    e.message().to_string(),
+                                )
+                            })?;
+                        let mut command = raw.command.into_argv();
+                        command.extend(raw.args);
+                        if command.is_empty() {
+                            return Err(ctx.field(
+                                span.clone(),
+                                &format!("bots[{i}].command"),
+                                "is empty",
+                            ));
+                        }
+                        if raw.name.trim().is_empty()
+                            || raw.name.contains(',')
+                            || raw.name.contains('"')
+                        {
+                            return Err(ctx.field(
+                                span.clone(),
+                                &format!("bots[{i}].name"),
+                                "must be non-empty, without commas or quotes",
+                            ));
+                        }
+                        out.push(BotSpec {
+                            name: raw.name,
+                            command,
+                            cwd: Some(
+                                raw.cwd
+                                    .map(|c| base.join(c))
+                                    .unwrap_or_else(|| base.to_path_buf()),
+                            ),
+                            env: raw.env.into_iter().collect(),
+                            build: raw.build.map(CommandValue::into_argv),
+                        });
+                    }
+                    other => return Err(ctx.field(
+                        span.clone(),
+                        &format!("bots[{i}]"),
+                        format!(
+                            "expected a bots/ folder name or a table with name and command, got {}",
+                            other.type_str()
+                        ),
+                    )),
+                }
+            }
+            Ok(out)
+        }
+        other => Err(ctx.field(
+            span,
+            "bots",
+            format!("expected \"all\" or a list, got {}", other.type_str()),
+        )),
+    }
+}
+
+fn parse_variant(ctx: &Ctx<'_>, item: &Spanned<toml::Value>) -> Result<VariantSpec, ConfigError> {
+    let span = item.span();
+    match item.get_ref() {
+        toml::Value::String(s) => {
+            let (variant, players) =
+                parse_variant_key(s).map_err(|why| ctx.field(span.clone(), "variants", why))?;
+            Ok(VariantSpec {
+                key: s.trim().to_ascii_lowercase(),
+                variant,
+                players,
+                options: BTreeMap::new(),
+            })
+        }
+        toml::Value::Table(_) => {
+            let raw: RawVariant =
+                item.get_ref()
+                    .clone()
+                    .try_into()
+                    .map_err(|e: toml::de::Error| {
+                        ctx.field(span.clone(), "variants", e.message().to_string())
+                    })?;
+            let variant: Variant = raw.game.parse().map_err(|e: crate::engine::EngineError| {
+                ctx.field(span.clone(), "variants.game", e.to_string())
+            })?;
+            let options: BTreeMap<String, String> = raw
+                .options
+                .into_iter()
+                .map(|(k, v)| {
+                    let s = match v {
+                        toml::Value::String(s) => s,
+                        other => other.to_string(),
+                    };
+                    (k, s)
+                })
+                .collect();
+            let key = raw.name.unwrap_or_else(|| {
+                let mut k = variant.name().to_string();
+                if raw.players != 2 {
+                    k.push_str(&raw.players.to_string());
+                }
+                for v in options.values() {
+                    k.push_str(v);
+                }
+                k
+            });
+            // Validate the game settings now, not at the first game.
+            let spec = VariantSpec {
+                key,
+                variant,
+                players: raw.players,
+                options,
+            };
+            crate::engine::Game::new(variant, &spec.settings(DEFAULT_MAX_PLIES))
+                .map_err(|e| ctx.field(span.clone(), "variants", e.to_string()))?;
+            Ok(spec)
+        }
+        other => Err(ctx.field(
+            span,
+            "variants",
+            format!("expected a game name or a table, got {}", other.type_str()),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(src: &str) -> Result<Tournament, ConfigError> {
+        Tournament::parse(Path::new("/tmp/t/tournaments/x.toml"), src)
+    }
+
+    const TWO_BOTS: &str = r#"
+name = "t"
+bots = [
+  { name = "a", command = "python3 a.py" },
+  { name = "b", command = ["node", "b.js"], env = { X = "1" } },
+]
+"#;
+
+    #[test]
+    fn minimal_file_takes_defaults() {
+        let t = parse(TWO_BOTS).unwrap();
+        assert_eq!(t.name, "t");
+        assert_eq!(t.bots.len(), 2);
+        assert_eq!(t.bots[0].command, vec!["python3", "a.py"]);
+        assert_eq!(t.bots[1].env, vec![("X".to_string(), "1".to_string())]);
+        assert_eq!(t.variants.len(), 5);
+        assert_eq!(t.rounds, 1);
+        assert_eq!(t.output, PathBuf::from("/tmp/t/results/t"));
+        assert_eq!(t.max_plies, DEFAULT_MAX_PLIES);
+    }
+
+    #[test]
+    fn errors_name_field_and_line() {
+        let src = format!("{TWO_BOTS}\nconcurrency = 0\n");
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(e.contains(":8:") && e.contains("concurrency"), "{e}");
+
+        let src = format!("{TWO_BOTS}\nvariants = [\"diffusion\", \"chess\"]\n");
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(
+            e.contains(":8:") && e.contains("variants") && e.contains("chess"),
+            "{e}"
+        );
+
+        let src = format!("{TWO_BOTS}\ngames_per_pairing = 3\n");
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(e.contains("games_per_pairing") && e.contains("even"), "{e}");
+
+        let e = parse("name = \"t\"\nbotz = 1\n").unwrap_err().to_string();
+        assert!(e.contains("botz") && e.contains("line 2"), "{e}");
+
+        let e = parse("name = \"t\"\n").unwrap_err().to_string();
+        assert!(e.contains("`bots`"), "{e}");
+
+        let src = format!("{TWO_BOTS}\ngauntlet = \"zed\"\n");
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(e.contains("gauntlet") && e.contains("zed"), "{e}");
+    }
+
+    #[test]
+    fn variant_keys() {
+        let src =
+            format!("{TWO_BOTS}\nvariants = [\"tricala\", \"tricala3\"]\ngames_per_pairing = 4\n");
+        let t = parse(&src).unwrap();
+        assert_eq!(t.variants[1].players, 3);
+        assert_eq!(t.variants[1].key, "tricala3");
+        assert_eq!(t.rounds, 2);
+    }
+}
