@@ -355,7 +355,7 @@ impl Rules for Diffusion {
                 .join(" ")
         };
         format!(
-            "        F   E   D   C   B   A\n     {}\n{:>3}                          {:>3}\n     {}\n        G   H   I   J   K   L\n{} to move\n",
+            "       F   E   D   C   B   A\n     {}\n{:>3}                          {:>3}\n     {}\n       G   H   I   J   K   L\n{} to move\n",
             row(self.north_row()),
             self.pits[WEST],
             self.pits[EAST],
