@@ -1,10 +1,145 @@
-//! PLACEHOLDER: `arena` subcommand being written. Replace this whole file.
+//! `arena state`: replays a move list and prints the state, the decision,
+//! its legal options, the history and the result as JSON (or the board as
+//! text with `--render`). A debugging aid for bot authors; its output is a
+//! stable, documented interface. Owns nothing but this command: the rules
+//! stay in the engine.
+//!
+//! Output (one JSON object, keys sorted):
+//! - `variant`, `players`: the game and its player count;
+//! - `moves_applied`: how many moves of `--moves` were applied (all of them,
+//!   since any illegal move is an error);
+//! - `state`: `Game::snapshot()` (the game's own fields plus `variant`,
+//!   `players`, `ply`, `to_decide`, `decision`);
+//! - `to_decide`: the seat to decide, `null` once the game is over;
+//! - `decision`: the kind of the current decision (`none` when over);
+//! - `legal`: the legal options in the engine's documented order;
+//! - `history`: every decision `{seat, ply, option, forced}`;
+//! - `result`: `null`, or `{scores, ranks, reason}` once the game is over.
+//!
+//! The move list is a game record: every decision, forced ones included.
+//! An illegal move is an error (exit status 2, message on stderr) naming its
+//! 1-based position in the list, the move and the legal options there.
 
+use crate::engine::{Game, Settings, Variant, DEFAULT_MAX_PLIES};
+use anyhow::{anyhow, bail, Context};
+use serde_json::json;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
-pub struct StateArgs {}
+pub struct StateArgs {
+    /// The game: filo, tricala, hackaback, kisolo, diffusion.
+    game: String,
+    /// Number of players (Tricala: 2 or 3).
+    #[arg(long, default_value_t = 2)]
+    players: usize,
+    /// A game option KEY=VALUE (repeatable), e.g. `columns=6` for Kisolo.
+    #[arg(long = "option", value_name = "KEY=VALUE")]
+    options: Vec<String>,
+    /// The ply cap (a draw, reason max_plies, when reached).
+    #[arg(long, default_value_t = DEFAULT_MAX_PLIES)]
+    max_plies: u32,
+    /// The moves, separated by spaces, forced decisions included.
+    #[arg(long, default_value = "")]
+    moves: String,
+    /// Print the board as text (with the decision and legal options)
+    /// instead of JSON.
+    #[arg(long)]
+    render: bool,
+}
 
-pub fn run(_args: StateArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not implemented yet")
+/// The validated settings of the command.
+fn settings(args: &StateArgs) -> anyhow::Result<(Variant, Settings)> {
+    let variant: Variant = args.game.parse()?;
+    let mut settings = Settings {
+        players: args.players,
+        max_plies: args.max_plies,
+        ..Settings::default()
+    };
+    for kv in &args.options {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| anyhow!("--option `{kv}`: expected KEY=VALUE"))?;
+        settings
+            .options
+            .insert(k.trim().to_string(), v.trim().to_string());
+    }
+    Ok((variant, settings))
+}
+
+/// Replays `moves` on a new game; an illegal move names its position.
+fn replay(variant: Variant, settings: &Settings, moves: &str) -> anyhow::Result<Game> {
+    let mut game =
+        Game::new(variant, settings).with_context(|| format!("cannot set up {variant}"))?;
+    for (i, mv) in moves.split_whitespace().enumerate() {
+        if let Err(e) = game.play(mv) {
+            let legal = game.legal();
+            let legal = if legal.is_empty() {
+                "none (the game is over)".to_string()
+            } else {
+                legal.join(" ")
+            };
+            bail!(
+                "move {} `{mv}` is illegal: {e}; legal options there: {legal}",
+                i + 1
+            );
+        }
+    }
+    Ok(game)
+}
+
+/// The JSON document described in the module comment.
+pub fn state_json(game: &Game) -> serde_json::Value {
+    let result = game.outcome().map(|o| {
+        json!({
+            "scores": o.scores(),
+            "ranks": &o.ranks[..game.players()],
+            "reason": o.reason.name(),
+        })
+    });
+    json!({
+        "variant": game.variant().name(),
+        "players": game.players(),
+        "moves_applied": game.history().len(),
+        "state": game.snapshot(),
+        "to_decide": game.to_decide(),
+        "decision": game.decision_kind(),
+        "legal": game.legal(),
+        "history": game.history(),
+        "result": result,
+    })
+}
+
+/// The board as text, then who decides what, or the result.
+fn render_text(game: &Game) -> String {
+    let mut s = game.render();
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s.push_str(&format!("ply {}\n", game.plies()));
+    match (game.to_decide(), game.outcome()) {
+        (Some(seat), _) => s.push_str(&format!(
+            "seat {seat} to decide ({}): {}\n",
+            game.decision_kind(),
+            game.legal().join(" ")
+        )),
+        (None, Some(o)) => s.push_str(&format!(
+            "result: ranks {:?}, scores {:?}, reason {}\n",
+            &o.ranks[..game.players()],
+            o.scores(),
+            o.reason
+        )),
+        (None, None) => {}
+    }
+    s
+}
+
+pub fn run(args: StateArgs) -> anyhow::Result<ExitCode> {
+    let (variant, settings) = settings(&args)?;
+    let game = replay(variant, &settings, &args.moves)?;
+    if args.render {
+        print!("{}", render_text(&game));
+    } else {
+        println!("{}", serde_json::to_string_pretty(&state_json(&game))?);
+    }
+    Ok(ExitCode::SUCCESS)
 }

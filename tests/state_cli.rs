@@ -1,0 +1,145 @@
+//! `arena state` driven through the real binary: the JSON document, the
+//! error for an illegal move, the result once over, `--render`. Positions
+//! are the hand-worked ones of the Kisolo rule tests (src/engine/kisolo.rs).
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn arena(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(args)
+        .output()
+        .expect("the arena binary runs")
+}
+
+fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "exit {:?}, stderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+#[test]
+fn start_position_lists_the_compulsory_captures() {
+    let v = json_of(&arena(&["state", "kisolo"]));
+    assert_eq!(v["variant"], "kisolo");
+    assert_eq!(v["players"], 2);
+    assert_eq!(v["moves_applied"], 0);
+    assert_eq!(v["to_decide"], 0);
+    assert_eq!(v["decision"], "capture");
+    let legal: Vec<&str> = v["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert_eq!(legal, ["xi1", "xi2", "xi3", "xi4", "xi5", "xi6", "xi7"]);
+    assert_eq!(v["result"], Value::Null);
+    assert_eq!(v["state"]["columns"], 7);
+    assert_eq!(v["state"]["ply"], 0);
+    assert_eq!(v["history"], serde_json::json!([]));
+}
+
+/// 6 columns, `xi1`: the position worked by hand in the Kisolo tests.
+#[test]
+fn a_move_list_is_replayed() {
+    let v = json_of(&arena(&[
+        "state",
+        "kisolo",
+        "--option",
+        "columns=6",
+        "--moves",
+        "xi1",
+    ]));
+    assert_eq!(v["moves_applied"], 1);
+    assert_eq!(v["to_decide"], 1);
+    assert_eq!(
+        v["state"]["outer"][0],
+        serde_json::json!([7, 7, 0, 1, 6, 2])
+    );
+    assert_eq!(
+        v["state"]["inner"][0],
+        serde_json::json!([7, 6, 6, 0, 6, 6])
+    );
+    assert_eq!(
+        v["state"]["outer"][1],
+        serde_json::json!([3, 3, 0, 0, 3, 0])
+    );
+    assert_eq!(
+        v["state"]["inner"][1],
+        serde_json::json!([3, 3, 0, 0, 3, 0])
+    );
+    // Seat 1's i1, i2, i5 (3 each) face seat 0's i6, i5, i2 (6 each).
+    assert_eq!(v["legal"], serde_json::json!(["xi1", "xi2", "xi5"]));
+    assert_eq!(
+        v["history"],
+        serde_json::json!([{"seat": 0, "ply": 0, "option": "xi1", "forced": false}])
+    );
+}
+
+#[test]
+fn an_illegal_move_names_its_position_and_the_legal_options() {
+    let out = arena(&[
+        "state",
+        "kisolo",
+        "--option",
+        "columns=6",
+        "--moves",
+        "xi1 o1 xi2",
+    ]);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("move 2 `o1`"), "{err}");
+    assert!(err.contains("legal options there: xi1 xi2 xi5"), "{err}");
+}
+
+#[test]
+fn the_result_once_over_and_moves_after_it() {
+    let v = json_of(&arena(&[
+        "state",
+        "kisolo",
+        "--max-plies",
+        "1",
+        "--moves",
+        "xi1",
+    ]));
+    assert_eq!(v["to_decide"], Value::Null);
+    assert_eq!(v["decision"], "none");
+    assert_eq!(v["legal"], serde_json::json!([]));
+    assert_eq!(
+        v["result"],
+        serde_json::json!({"scores": [0.5, 0.5], "ranks": [0, 0], "reason": "max_plies"})
+    );
+    let out = arena(&["state", "kisolo", "--max-plies", "1", "--moves", "xi1 xi1"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("move 2 `xi1`"), "{err}");
+    assert!(err.contains("the game is over"), "{err}");
+}
+
+#[test]
+fn render_prints_the_board_and_the_decision() {
+    let out = arena(&["state", "kisolo", "--render", "--moves", "xi4"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("seat 0 o1..o7"), "{text}");
+    assert!(text.contains("seat 1 to decide"), "{text}");
+}
+
+#[test]
+fn bad_settings_are_errors() {
+    for args in [
+        &["state", "mancala"][..],
+        &["state", "kisolo", "--option", "columns=9"],
+        &["state", "kisolo", "--option", "columns"],
+        &["state", "kisolo", "--players", "3"],
+    ] {
+        let out = arena(args);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+}
