@@ -202,7 +202,7 @@ async fn stderr_log_is_capped() {
         stderr_cap: 10_000,
         ..Limits::default()
     };
-    let bot = BotPlayer::start(&broken("stderr_flood"), Some(&log), &limits)
+    let mut bot = BotPlayer::start(&broken("stderr_flood"), Some(&log), &limits)
         .await
         .unwrap();
     let pid = bot.pid();
@@ -265,7 +265,7 @@ async fn example_bots_play_every_variant() {
             assert!(!report.is_forfeit(), "{variant}/{n}: {report:?}");
         }
     }
-    for b in bots {
+    for mut b in bots {
         let pid = b.pid();
         assert!(b.quit().await);
         assert_group_gone(pid).await;

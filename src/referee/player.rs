@@ -75,6 +75,11 @@ pub trait Player: Send {
     fn needs_restart(&self) -> bool {
         false
     }
+    /// Says goodbye (`quit` for a bot, then its process group is ended).
+    /// True when the player left cleanly.
+    fn quit<'a>(&'a mut self) -> PlayerFuture<'a, bool> {
+        Box::pin(std::future::ready(true))
+    }
 }
 
 /// What a bot announced in its hello.
@@ -231,7 +236,7 @@ impl BotPlayer {
     /// Sends `quit` and ends the process (grace, SIGTERM, grace, SIGKILL to
     /// the group). Returns true when the bot exited by itself with status 0
     /// within the grace period.
-    pub async fn quit(mut self) -> bool {
+    pub async fn quit(&mut self) -> bool {
         self.buf.clear();
         protocol::encode_into(&ToBot::Quit {}, &mut self.buf);
         let deadline = Instant::now() + self.grace;
@@ -357,6 +362,10 @@ impl Player for BotPlayer {
 
     fn needs_restart(&self) -> bool {
         self.broken
+    }
+
+    fn quit<'a>(&'a mut self) -> PlayerFuture<'a, bool> {
+        Box::pin(BotPlayer::quit(self))
     }
 }
 
