@@ -1,10 +1,84 @@
-//! PLACEHOLDER: `arena` subcommand being written. Replace this whole file.
+//! `arena bots`: list the bots found under bots/, and check that each builds
+//! and starts (answers the hello).
 
+use crate::league::config::{BotSpec, TimeSettings};
+use crate::league::{manifest, runner};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
-pub struct BotsArgs {}
+pub struct BotsArgs {
+    /// The bots folder.
+    #[arg(long, default_value = "bots")]
+    pub dir: PathBuf,
+    /// Only list the manifests; do not build or start anything.
+    #[arg(long)]
+    pub no_check: bool,
+    /// Include the misbehaving test bots (`broken = true`).
+    #[arg(long)]
+    pub all: bool,
+}
 
-pub fn run(_args: BotsArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not implemented yet")
+pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
+    let found = manifest::discover(&args.dir)?;
+    let shown: Vec<_> = found.into_iter().filter(|m| args.all || !m.broken).collect();
+    if shown.is_empty() {
+        println!("no bots under {}", args.dir.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut failures = 0;
+    println!(
+        "{:<18} {:<10} {:<16} {:<7} {:<7} command",
+        "name", "language", "author", "builds", "starts"
+    );
+    for m in shown {
+        let spec = BotSpec {
+            name: m.name.clone(),
+            command: m.command.clone(),
+            cwd: Some(m.dir.clone()),
+            env: m.env.clone(),
+            build: m.build.clone(),
+        };
+        let (builds, starts, why) = if args.no_check {
+            ("-".to_string(), "-".to_string(), None)
+        } else {
+            check(&spec)
+        };
+        if why.is_some() {
+            failures += 1;
+        }
+        println!(
+            "{:<18} {:<10} {:<16} {:<7} {:<7} {}{}",
+            m.name,
+            m.language,
+            m.author,
+            builds,
+            starts,
+            m.command.join(" "),
+            if m.broken { "  (broken: test bot)" } else { "" }
+        );
+        if let Some(why) = why {
+            println!("    {why}");
+        }
+    }
+    Ok(if failures > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Builds (if it has a build command) and starts one bot.
+fn check(spec: &BotSpec) -> (String, String, Option<String>) {
+    let bots = std::slice::from_ref(spec);
+    let builds = match (&spec.build, runner::build_bots(bots, &mut |_| {})) {
+        (None, _) => "-".to_string(),
+        (Some(_), Ok(())) => "yes".to_string(),
+        (Some(_), Err(e)) => return ("no".into(), "-".into(), Some(e.to_string())),
+    };
+    let startup_ms = TimeSettings::default().startup_ms;
+    match runner::check_bots_start(bots, startup_ms, &std::env::temp_dir()) {
+        Ok(()) => (builds, "yes".into(), None),
+        Err(e) => (builds, "no".into(), Some(e.to_string())),
+    }
 }

@@ -1,10 +1,273 @@
-//! PLACEHOLDER: `arena` subcommand being written. Replace this whole file.
+//! `arena run`: run or resume a league from a tournament file, with a
+//! progress bar, then print the standings and write the rating tables.
 
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
+use crate::league::config::{parse_variant_key, Tournament, VariantSpec};
+use crate::league::runner::{self, Event, RunOptions};
+use crate::league::schedule::Shard;
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
-pub struct RunArgs {}
+pub struct RunArgs {
+    /// The tournament file (TOML), e.g. tournaments/demo.toml.
+    pub file: PathBuf,
+    /// Run only the K-th of N disjoint slices of the schedule (e.g. 2/4).
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+    /// Games at a time (default: the file's, else the number of CPUs).
+    #[arg(long, short = 'j')]
+    pub concurrency: Option<usize>,
+    /// Seat-swap groups per pairing and variant.
+    #[arg(long)]
+    pub rounds: Option<u32>,
+    /// Games per pairing and variant (even; 2 x rounds).
+    #[arg(long)]
+    pub games_per_pairing: Option<u32>,
+    /// The schedule's seed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Ply cap (a game reaching it is a draw, reason max_plies).
+    #[arg(long)]
+    pub max_plies: Option<u32>,
+    /// Random opening decisions per seat-swap group.
+    #[arg(long)]
+    pub openings: Option<u32>,
+    /// Comma-separated variants (filo, tricala, tricala3, hackaback, kisolo, diffusion).
+    #[arg(long, value_delimiter = ',')]
+    pub variants: Option<Vec<String>>,
+    /// Keep only these bots of the file (comma-separated names).
+    #[arg(long, value_delimiter = ',')]
+    pub bots: Option<Vec<String>>,
+    /// Play only the pairings that include this bot.
+    #[arg(long)]
+    pub gauntlet: Option<String>,
+    /// Results folder (default: results/NAME).
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+    /// Time for one decision in ms (0: none).
+    #[arg(long)]
+    pub decision_ms: Option<u64>,
+    /// Per-game clock base in ms (0: no clock).
+    #[arg(long)]
+    pub base_ms: Option<u64>,
+    /// Clock increment per turn in ms.
+    #[arg(long)]
+    pub increment_ms: Option<u64>,
+    /// Time a bot has to answer the hello, in ms.
+    #[arg(long)]
+    pub startup_ms: Option<u64>,
+    /// Wall-clock limit on a whole game, in ms.
+    #[arg(long)]
+    pub watchdog_ms: Option<u64>,
+    /// Skip the bots' build commands.
+    #[arg(long)]
+    pub no_build: bool,
+    /// Do not pin workers to CPUs.
+    #[arg(long)]
+    pub no_affinity: bool,
+    /// No progress bar (also off when stderr is not a terminal).
+    #[arg(long)]
+    pub quiet: bool,
+}
 
-pub fn run(_args: RunArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not implemented yet")
+/// Applies the command-line overrides to the file's settings.
+pub fn apply_overrides(t: &mut Tournament, a: &RunArgs) -> anyhow::Result<()> {
+    if let Some(c) = a.concurrency {
+        if c == 0 {
+            bail!("--concurrency must be at least 1");
+        }
+        t.concurrency = c;
+    }
+    match (a.rounds, a.games_per_pairing) {
+        (Some(_), Some(_)) => bail!("give either --rounds or --games-per-pairing, not both"),
+        (Some(0), _) => bail!("--rounds must be at least 1"),
+        (Some(r), None) => t.rounds = r,
+        (None, Some(g)) if g == 0 || g % 2 != 0 => {
+            bail!("--games-per-pairing must be a positive even number, got {g}")
+        }
+        (None, Some(g)) => t.rounds = g / 2,
+        (None, None) => {}
+    }
+    if let Some(s) = a.seed {
+        t.seed = s;
+    }
+    if let Some(m) = a.max_plies {
+        if m == 0 {
+            bail!("--max-plies must be at least 1");
+        }
+        t.max_plies = m;
+    }
+    if let Some(o) = a.openings {
+        t.openings = o;
+    }
+    if let Some(vs) = &a.variants {
+        let mut out = Vec::new();
+        for v in vs {
+            let (variant, players) =
+                parse_variant_key(v).map_err(|e| anyhow::anyhow!("--variants: {e}"))?;
+            out.push(VariantSpec {
+                key: v.trim().to_ascii_lowercase(),
+                variant,
+                players,
+                options: BTreeMap::new(),
+            });
+        }
+        if out.is_empty() {
+            bail!("--variants: the list is empty");
+        }
+        t.variants = out;
+    }
+    if let Some(names) = &a.bots {
+        for n in names {
+            if !t.bots.iter().any(|b| &b.name == n) {
+                let known: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
+                bail!("--bots: `{n}` is not a bot of this tournament (it has: {})", known.join(", "));
+            }
+        }
+        t.bots.retain(|b| names.contains(&b.name));
+        if t.bots.len() < 2 {
+            bail!("--bots: a league needs at least 2 bots");
+        }
+    }
+    if let Some(g) = &a.gauntlet {
+        if !t.bots.iter().any(|b| &b.name == g) {
+            bail!("--gauntlet: `{g}` is not a bot of this tournament");
+        }
+        t.gauntlet = Some(g.clone());
+    }
+    if let Some(o) = &a.output {
+        t.output = o.clone();
+    }
+    let tc = &mut t.time;
+    for (flag, v) in [
+        (&mut tc.decision_ms, a.decision_ms),
+        (&mut tc.base_ms, a.base_ms),
+        (&mut tc.increment_ms, a.increment_ms),
+        (&mut tc.startup_ms, a.startup_ms),
+        (&mut tc.watchdog_ms, a.watchdog_ms),
+    ] {
+        if let Some(v) = v {
+            *flag = v;
+        }
+    }
+    if t.time.watchdog_ms == 0 {
+        bail!("--watchdog-ms must be positive: every game has a wall-clock watchdog");
+    }
+    Ok(())
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let mut t = Tournament::load(&args.file)?;
+    apply_overrides(&mut t, &args)?;
+    let opts = RunOptions {
+        shard: args.shard,
+        no_build: args.no_build,
+        no_affinity: args.no_affinity,
+    };
+    let show_bar = !args.quiet && std::io::stderr().is_terminal();
+    let bar = ProgressBar::hidden();
+    let mut standings = Leaders::default();
+    let mut on_event = |e: &Event| match e {
+        Event::Building { bot } => eprintln!("building {bot} ..."),
+        Event::Started {
+            total,
+            done,
+            dir,
+            repaired_bytes,
+        } => {
+            if *repaired_bytes > 0 {
+                eprintln!("resume: cut a torn last line ({repaired_bytes} bytes) from games.csv");
+            }
+            if *done > 0 {
+                eprintln!("resume: {done} of {total} games already done in {}", dir.display());
+            }
+            eprintln!(
+                "league {}: {total} games, {} at a time -> {}",
+                t.name,
+                t.concurrency,
+                dir.display()
+            );
+            if show_bar {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            }
+            bar.set_length(*total as u64);
+            bar.set_position(*done as u64);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} games  {per_sec}  ETA {eta}  {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+        }
+        Event::Finished { row } => {
+            standings.add(row);
+            bar.inc(1);
+            bar.set_message(standings.leaders());
+        }
+        Event::BotStarted { bot, worker, restart } => {
+            if *restart {
+                bar.suspend(|| eprintln!("restarted {bot} on worker {worker}"));
+            }
+        }
+        Event::Interrupted => {
+            bar.suspend(|| eprintln!("interrupted: stopping, unfinished games will rerun on resume"))
+        }
+    };
+    let summary = runner::run(&t, &opts, &mut on_event)?;
+    bar.finish_and_clear();
+    if summary.interrupted {
+        eprintln!(
+            "stopped after {} new games ({} of {} done). Run the same command again to resume.",
+            summary.played,
+            summary.played + summary.skipped,
+            summary.total
+        );
+        return Ok(ExitCode::from(130));
+    }
+    let rows = crate::results::csvio::read_rows(&summary.dir.join("games.csv"))
+        .with_context(|| "reading back games.csv")?;
+    let table = crate::results::tables::write_tables(&rows, &Default::default(), &summary.dir)
+        .with_context(|| format!("writing rating tables in {}", summary.dir.display()))?;
+    println!("{table}");
+    println!(
+        "{} games ({} played now) in {}: games.csv, games/*.jsonl, logs/, ratings.csv, pairs.csv, variants.csv",
+        summary.total,
+        summary.played,
+        summary.dir.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Running scores for the progress line.
+#[derive(Default)]
+struct Leaders {
+    score: BTreeMap<String, (f64, u32)>,
+}
+
+impl Leaders {
+    fn add(&mut self, row: &crate::results::GameRow) {
+        for (name, s) in row.seats().into_iter().zip(row.scores()) {
+            let e = self.score.entry(name.to_string()).or_default();
+            e.0 += s;
+            e.1 += 1;
+        }
+    }
+
+    fn leaders(&self) -> String {
+        let mut v: Vec<(&String, f64)> = self
+            .score
+            .iter()
+            .map(|(n, (s, g))| (n, 100.0 * s / (*g).max(1) as f64))
+            .collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1));
+        v.iter()
+            .take(3)
+            .map(|(n, p)| format!("{n} {p:.0}%"))
+            .collect::<Vec<_>>()
+            .join("  ")
+    }
 }

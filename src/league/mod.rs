@@ -7,3 +7,4 @@ pub mod config;
 pub mod manifest;
 pub mod schedule;
 pub mod store;
+pub mod runner;

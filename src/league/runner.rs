@@ -1,0 +1,577 @@
+//! The concurrent league runner: builds and checks the bots, runs the
+//! schedule on N pinned worker threads (each a single-threaded tokio
+//! runtime reusing its own bot processes), commits each finished game to the
+//! results folder, and stops cleanly on Ctrl-C or SIGTERM.
+//!
+//! Knows nothing of rules (the referee plays the games) or of ratings. It
+//! emits [`Event`]s; the command line turns them into a progress display.
+
+use super::config::{BotSpec, Tournament};
+use super::manifest;
+use super::schedule::{self, ScheduledGame, Shard};
+use super::store::{LeagueMeta, Store, StoreError};
+use crate::bot::{BotCommand, Limits};
+use crate::referee::{self, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl};
+use crate::results::GameRow;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LeagueError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("bot `{bot}`: build command {command:?} failed in {dir}: {why}")]
+    Build {
+        bot: String,
+        command: Vec<String>,
+        dir: PathBuf,
+        why: String,
+    },
+    #[error("bot `{bot}` cannot start ({command:?}): {why}")]
+    Start {
+        bot: String,
+        command: Vec<String>,
+        why: String,
+    },
+    #[error("cannot start the worker runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+/// How to run (the tournament says what to run).
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub shard: Option<Shard>,
+    /// Skip the bots' build commands.
+    pub no_build: bool,
+    /// Do not pin workers to CPUs.
+    pub no_affinity: bool,
+}
+
+/// What the runner reports as it goes.
+#[derive(Clone, Debug)]
+pub enum Event {
+    /// A bot's build command is running.
+    Building { bot: String },
+    /// The games are about to start: `done` of `total` were finished before.
+    Started {
+        total: usize,
+        done: usize,
+        dir: PathBuf,
+        repaired_bytes: u64,
+    },
+    /// A game was committed to games.csv.
+    Finished { row: GameRow },
+    /// A bot process was (re)started on a worker.
+    BotStarted { bot: String, worker: usize, restart: bool },
+    /// Ctrl-C or SIGTERM: in-flight games are abandoned (they rerun on resume).
+    Interrupted,
+}
+
+/// The end of a run.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub total: usize,
+    pub played: usize,
+    pub skipped: usize,
+    pub interrupted: bool,
+    pub dir: PathBuf,
+}
+
+impl Summary {
+    pub fn complete(&self) -> bool {
+        !self.interrupted && self.played + self.skipped == self.total
+    }
+}
+
+/// The results folder of a run: the tournament's output, or a
+/// `shard-K-of-N` folder inside it.
+pub fn output_dir(t: &Tournament, shard: Option<Shard>) -> PathBuf {
+    match shard {
+        Some(s) if s.count > 1 => t.output.join(format!("shard-{}-of-{}", s.index, s.count)),
+        _ => t.output.clone(),
+    }
+}
+
+/// A hash of everything that makes the schedule what it is.
+pub fn fingerprint(t: &Tournament, games: &[ScheduledGame]) -> String {
+    let mut text = format!(
+        "{}|{}|{}|{}|{}\n",
+        t.name, t.seed, t.rounds, t.max_plies, t.openings
+    );
+    for v in &t.variants {
+        text.push_str(&format!("{}:{}:{}:{:?}\n", v.key, v.variant, v.players, v.options));
+    }
+    for b in &t.bots {
+        text.push_str(&b.name);
+        text.push('\n');
+    }
+    for g in games {
+        text.push_str(&format!("{}:{:?}\n", g.game_id, g.seats));
+    }
+    format!("{:016x}", schedule::group_seed(0, &text))
+}
+
+fn bot_command(spec: &BotSpec) -> BotCommand {
+    let argv = manifest::expand(&spec.command);
+    BotCommand {
+        program: argv.first().cloned().unwrap_or_default(),
+        args: argv.get(1..).map(<[String]>::to_vec).unwrap_or_default(),
+        cwd: spec.cwd.clone(),
+        env: spec.env.clone(),
+    }
+}
+
+fn limits(startup_ms: u64) -> Limits {
+    Limits {
+        startup: Duration::from_millis(startup_ms),
+        ..Limits::default()
+    }
+}
+
+/// Runs each bot's build command once, in its folder.
+pub fn build_bots(bots: &[BotSpec], on_event: &mut dyn FnMut(&Event)) -> Result<(), LeagueError> {
+    for b in bots {
+        let Some(cmd) = &b.build else { continue };
+        let argv = manifest::expand(cmd);
+        let Some((program, args)) = argv.split_first() else {
+            continue;
+        };
+        on_event(&Event::Building { bot: b.name.clone() });
+        let dir = b.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+        let out = std::process::Command::new(program)
+            .args(args)
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| LeagueError::Build {
+                bot: b.name.clone(),
+                command: argv.clone(),
+                dir: dir.clone(),
+                why: e.to_string(),
+            })?;
+        if !out.status.success() {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
+            return Err(LeagueError::Build {
+                bot: b.name.clone(),
+                command: argv,
+                dir,
+                why: format!(
+                    "{}\n{}",
+                    out.status,
+                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Starts every bot once (spawn and handshake) and stops it again, so that
+/// a bot that cannot start is reported before any game runs.
+pub fn check_bots_start(bots: &[BotSpec], startup_ms: u64, log_dir: &Path) -> Result<(), LeagueError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(LeagueError::Runtime)?;
+    rt.block_on(async {
+        for b in bots {
+            let log = log_dir.join(format!("{}-check.log", file_safe(&b.name)));
+            match BotPlayer::start(&bot_command(b), Some(&log), &limits(startup_ms)).await {
+                Ok(mut p) => {
+                    p.quit().await;
+                }
+                Err(e) => {
+                    return Err(LeagueError::Start {
+                        bot: b.name.clone(),
+                        command: b.command.clone(),
+                        why: e.to_string(),
+                    })
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// A name made safe for a file name.
+pub fn file_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .collect()
+}
+
+/// The CPUs this process may run on.
+fn allowed_cpus() -> Vec<usize> {
+    #[cfg(target_os = "linux")]
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity
+    // writes at most size_of::<cpu_set_t>() bytes into it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+            let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+                .filter(|&c| libc::CPU_ISSET(c, &set))
+                .collect();
+            if !cpus.is_empty() {
+                return cpus;
+            }
+        }
+    }
+    (0..super::config::default_concurrency()).collect()
+}
+
+/// Pins the calling thread (and so the bot processes it spawns, which
+/// inherit the mask) to one CPU: a game's referee and bots then share a
+/// core and its caches, as fastchess's affinity option does.
+fn pin_current_thread(cpu: usize) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: the set is a plain bit set built with the libc macros; pid 0
+    // is the calling thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        let _ = libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cpu;
+}
+
+enum WorkerMsg {
+    Done(GameRow),
+    BotStarted { bot: String, worker: usize, restart: bool },
+}
+
+struct Shared {
+    t: Tournament,
+    todo: Vec<ScheduledGame>,
+    next: AtomicUsize,
+    dir: PathBuf,
+    cancel: tokio::sync::watch::Receiver<bool>,
+}
+
+/// Runs (or resumes) a league. Returns when every game of the schedule (or
+/// shard) is in games.csv, or when interrupted.
+pub fn run(
+    t: &Tournament,
+    opts: &RunOptions,
+    on_event: &mut dyn FnMut(&Event),
+) -> Result<Summary, LeagueError> {
+    let all = schedule::schedule(t);
+    let games: Vec<ScheduledGame> = match opts.shard {
+        Some(s) => all.into_iter().filter(|g| s.contains(g)).collect(),
+        None => all,
+    };
+    let dir = output_dir(t, opts.shard);
+    let meta = LeagueMeta {
+        name: t.name.clone(),
+        fingerprint: fingerprint(t, &games),
+        games: games.len(),
+        shard: opts.shard.map(|s| format!("{}/{}", s.index, s.count)),
+    };
+    let mut store = Store::open(&dir, &meta)?;
+    let todo: Vec<ScheduledGame> = games
+        .iter()
+        .filter(|g| !store.is_done(&g.game_id))
+        .cloned()
+        .collect();
+    let skipped = games.len() - todo.len();
+
+    if !todo.is_empty() {
+        if !opts.no_build {
+            build_bots(&t.bots, on_event)?;
+        }
+        check_bots_start(&t.bots, t.time.startup_ms, &dir.join("logs"))?;
+    }
+    on_event(&Event::Started {
+        total: games.len(),
+        done: skipped,
+        dir: dir.clone(),
+        repaired_bytes: store.repaired_bytes,
+    });
+
+    let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
+    let cancel_tx = Arc::new(cancel_tx);
+    let signals = spawn_signal_watcher(cancel_tx.clone());
+
+    let workers = t.concurrency.min(todo.len()).max(1);
+    let cpus = allowed_cpus();
+    let shared = Arc::new(Shared {
+        t: t.clone(),
+        todo,
+        next: AtomicUsize::new(0),
+        dir: dir.clone(),
+        cancel: cancel_rx,
+    });
+    let (tx, rx) = mpsc::channel::<WorkerMsg>();
+    let mut handles = Vec::new();
+    for w in 0..workers {
+        let shared = shared.clone();
+        let tx = tx.clone();
+        let cpu = (!opts.no_affinity && workers <= cpus.len()).then(|| cpus[w % cpus.len()]);
+        handles.push(
+            std::thread::Builder::new()
+                .name(format!("league-worker-{w}"))
+                .spawn(move || worker(w, cpu, &shared, &tx))
+                .map_err(LeagueError::Runtime)?,
+        );
+    }
+    drop(tx);
+
+    let mut played = 0;
+    let mut last_sync = Instant::now();
+    let mut result = Ok(());
+    for msg in rx {
+        match msg {
+            WorkerMsg::Done(row) => {
+                if let Err(e) = store.append(&row) {
+                    // Nothing more can be recorded: stop everything.
+                    let _ = cancel_tx.send(true);
+                    result = Err(e);
+                    break;
+                }
+                played += 1;
+                if last_sync.elapsed() > Duration::from_secs(2) {
+                    let _ = store.sync();
+                    last_sync = Instant::now();
+                }
+                on_event(&Event::Finished { row });
+            }
+            WorkerMsg::BotStarted { bot, worker, restart } => {
+                on_event(&Event::BotStarted { bot, worker, restart })
+            }
+        }
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    store.sync()?;
+    result?;
+    let interrupted = *shared.cancel.borrow();
+    drop(signals);
+    if interrupted {
+        on_event(&Event::Interrupted);
+    }
+    Ok(Summary {
+        total: games.len(),
+        played,
+        skipped,
+        interrupted,
+        dir,
+    })
+}
+
+/// Watches for Ctrl-C and SIGTERM on its own thread and raises `cancel`.
+fn spawn_signal_watcher(cancel: Arc<tokio::sync::watch::Sender<bool>>) -> Option<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("league-signals".into())
+        .spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+                return;
+            };
+            rt.block_on(async move {
+                #[cfg(unix)]
+                {
+                    use tokio::signal::unix::{signal, SignalKind};
+                    let (Ok(mut int), Ok(mut term)) =
+                        (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
+                    else {
+                        return;
+                    };
+                    let mut closed = cancel.clone();
+                    tokio::select! {
+                        _ = int.recv() => { let _ = cancel.send(true); }
+                        _ = term.recv() => { let _ = cancel.send(true); }
+                        _ = closed.closed() => {}
+                    }
+                }
+                #[cfg(not(unix))]
+                {
+                    if tokio::signal::ctrl_c().await.is_ok() {
+                        let _ = cancel.send(true);
+                    }
+                }
+            });
+        })
+        .ok()
+}
+
+fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::Sender<WorkerMsg>) {
+    if let Some(cpu) = cpu {
+        pin_current_thread(cpu);
+    }
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+        return;
+    };
+    rt.block_on(async {
+        let t = &shared.t;
+        let mut cancel = shared.cancel.clone();
+        let mut bots: HashMap<usize, BotPlayer> = HashMap::new();
+        loop {
+            if *cancel.borrow() {
+                break;
+            }
+            let i = shared.next.fetch_add(1, Ordering::Relaxed);
+            let Some(game) = shared.todo.get(i) else { break };
+            let play = play_one(id, t, game, &shared.dir, &mut bots, tx);
+            let row = tokio::select! {
+                row = play => row,
+                _ = cancel.wait_for(|&c| c) => break,
+            };
+            if tx.send(WorkerMsg::Done(row)).is_err() {
+                break;
+            }
+        }
+        for (_, mut b) in bots.drain() {
+            b.quit().await;
+        }
+    });
+}
+
+/// Plays one scheduled game on this worker, (re)starting its bots as needed.
+async fn play_one(
+    worker: usize,
+    t: &Tournament,
+    game: &ScheduledGame,
+    dir: &Path,
+    bots: &mut HashMap<usize, BotPlayer>,
+    tx: &mpsc::Sender<WorkerMsg>,
+) -> GameRow {
+    let vspec = &t.variants[game.variant];
+    let settings = vspec.settings(t.max_plies);
+    let opening = schedule::opening(vspec, &settings, game.seed, t.openings);
+    let start = Instant::now();
+
+    // Make sure every seat has a live bot; a bot that cannot be (re)started
+    // forfeits this game as a crash.
+    for (seat, &b) in game.seats.iter().enumerate() {
+        let restart = match bots.get(&b) {
+            Some(p) if !p.needs_restart() => continue,
+            Some(_) => true,
+            None => false,
+        };
+        if let Some(mut old) = bots.remove(&b) {
+            old.kill();
+        }
+        let spec = &t.bots[b];
+        let log = dir.join("logs").join(format!("{}-w{worker}.log", file_safe(&spec.name)));
+        match BotPlayer::start(&bot_command(spec), Some(&log), &limits(t.time.startup_ms)).await {
+            Ok(p) => {
+                bots.insert(b, p);
+                let _ = tx.send(WorkerMsg::BotStarted {
+                    bot: spec.name.clone(),
+                    worker,
+                    restart,
+                });
+            }
+            Err(e) => {
+                return forfeit_row(t, game, &opening, seat, "crash", start.elapsed(), &e.to_string());
+            }
+        }
+    }
+
+    let spec = GameSpec {
+        game_id: game.game_id.clone(),
+        variant: vspec.variant,
+        settings,
+        opening: opening.clone(),
+        names: game.seats.iter().map(|&b| t.bots[b].name.clone()).collect(),
+        time: TimeControl {
+            per_decision: if t.time.decision_ms > 0 {
+                Duration::from_millis(t.time.decision_ms)
+            } else {
+                Duration::from_millis(t.time.watchdog_ms)
+            },
+            clock: (t.time.base_ms > 0).then(|| Clock {
+                base: Duration::from_millis(t.time.base_ms),
+                increment: Duration::from_millis(t.time.increment_ms),
+            }),
+        },
+        watchdog: Duration::from_millis(t.time.watchdog_ms),
+    };
+    let mut seats: Vec<BotPlayer> = game.seats.iter().filter_map(|b| bots.remove(b)).collect();
+    let result = {
+        let mut refs: Vec<&mut dyn Player> = seats.iter_mut().map(|p| p as &mut dyn Player).collect();
+        referee::play_game(&spec, &mut refs, &mut |_| {}).await
+    };
+    for (&b, p) in game.seats.iter().zip(seats) {
+        bots.insert(b, p);
+    }
+    let report = match result {
+        Ok(r) => r,
+        // The schedule built an unplayable spec: a bug of ours, not the bots'.
+        Err(e) => {
+            tracing::error!("{}: cannot be played: {e}", game.game_id);
+            return forfeit_row(t, game, &opening, 0, "error", start.elapsed(), &e.to_string());
+        }
+    };
+    let record = Store::record_path(dir, &game.game_id);
+    if let Err(e) = referee::write_record(&record, &spec, &report) {
+        tracing::warn!("cannot write {}: {e}", record.display());
+    }
+    row_from_report(t, game, &opening, &report)
+}
+
+fn base_row(t: &Tournament, game: &ScheduledGame, opening: &[String]) -> GameRow {
+    let name = |seat: usize| {
+        game.seats
+            .get(seat)
+            .map(|&b| t.bots[b].name.clone())
+            .unwrap_or_default()
+    };
+    GameRow {
+        game_id: game.game_id.clone(),
+        variant: t.variants[game.variant].key.clone(),
+        players: game.seats.len() as u8,
+        group: game.group.clone(),
+        seat0: name(0),
+        seat1: name(1),
+        seat2: name(2),
+        score0: 0.0,
+        score1: 0.0,
+        score2: None,
+        reason: String::new(),
+        offender: None,
+        plies: 0,
+        duration_ms: 0,
+        seed: game.seed,
+        opening: opening.join(" "),
+    }
+}
+
+fn set_scores(row: &mut GameRow, scores: &[f64]) {
+    row.score0 = scores.first().copied().unwrap_or(0.0);
+    row.score1 = scores.get(1).copied().unwrap_or(0.0);
+    row.score2 = scores.get(2).copied();
+}
+
+fn row_from_report(t: &Tournament, game: &ScheduledGame, opening: &[String], r: &GameReport) -> GameRow {
+    let mut row = base_row(t, game, opening);
+    set_scores(&mut row, &r.scores);
+    row.reason = r.reason.name().to_string();
+    row.offender = r.offender.map(|s| s as u8);
+    row.plies = r.plies;
+    row.duration_ms = r.duration.as_millis() as u64;
+    row
+}
+
+/// A game lost before it began: the bot in `seat` could not be started.
+fn forfeit_row(
+    t: &Tournament,
+    game: &ScheduledGame,
+    opening: &[String],
+    seat: usize,
+    reason: &str,
+    elapsed: Duration,
+    why: &str,
+) -> GameRow {
+    tracing::warn!("{}: seat {seat} forfeits ({reason}): {why}", game.game_id);
+    let mut row = base_row(t, game, opening);
+    set_scores(&mut row, &referee::forfeit_scores(game.seats.len(), seat));
+    row.reason = reason.to_string();
+    row.offender = Some(seat as u8);
+    row.duration_ms = elapsed.as_millis() as u64;
+    row
+}
