@@ -20,6 +20,9 @@ pub struct Decision {
     pub forced: bool,
 }
 
+// Hackaback keeps its repetition history inline (about 8 KB, no heap; see
+// hackaback.rs); the wrapper is not on any hot path, so no Box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 enum State {
     Filo(Filo),
