@@ -1,10 +1,120 @@
-//! PLACEHOLDER: `arena` subcommand being written. Replace this whole file.
+//! `arena rate FILE.csv [MORE.csv ...]`: merges results files, prints the
+//! standings and writes `ratings.csv`, `pairs.csv` and `variants.csv`.
+//! Parsing and printing only; the work is in `results::tables` and `ratings`.
 
+use crate::ratings::{Anchor, RateOptions};
+use crate::results::tables::{ratings_csv, read_merged, write_tables};
+use anyhow::{bail, Context};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-#[derive(clap::Args, Debug)]
-pub struct RateArgs {}
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// The standings as an aligned text table.
+    #[default]
+    Table,
+    /// `ratings.csv` on standard output.
+    Csv,
+    /// The whole report (ratings, LOS, pairs, variants) as JSON.
+    Json,
+}
 
-pub fn run(_args: RateArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not implemented yet")
+#[derive(clap::Args, Debug)]
+pub struct RateArgs {
+    /// Results CSVs (`games.csv`, or the shards of one league).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Only this variant (`filo`, `tricala`, or a label such as `tricala-3p`).
+    #[arg(long)]
+    variant: Option<String>,
+    /// Fix one bot's rating, e.g. `--anchor random=0` (default: average = 0).
+    #[arg(long, value_name = "BOT=ELO")]
+    anchor: Option<String>,
+    /// Fit a first-seat advantage per variant jointly with the ratings.
+    #[arg(long)]
+    seat_advantage: bool,
+    /// Output on standard output.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Where to write the three CSVs (default: the first file's directory).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+fn parse_anchor(s: &str) -> anyhow::Result<Anchor> {
+    let Some((bot, elo)) = s.rsplit_once('=') else {
+        bail!("--anchor wants BOT=ELO, got `{s}`");
+    };
+    let elo: f64 = elo
+        .trim()
+        .parse()
+        .with_context(|| format!("--anchor: `{elo}` is not a number"))?;
+    if bot.is_empty() || !elo.is_finite() {
+        bail!("--anchor wants BOT=ELO with a finite ELO, got `{s}`");
+    }
+    Ok(Anchor {
+        bot: bot.to_string(),
+        elo,
+    })
+}
+
+pub fn run(args: RateArgs) -> anyhow::Result<ExitCode> {
+    let anchor = args.anchor.as_deref().map(parse_anchor).transpose()?;
+    let rows = read_merged(&args.files)?;
+    let kept = match &args.variant {
+        Some(v) => rows
+            .iter()
+            .filter(|r| crate::ratings::matches_variant(r, v))
+            .count(),
+        None => rows.len(),
+    };
+    if kept == 0 {
+        bail!(
+            "no games to rate{}",
+            args.variant
+                .as_deref()
+                .map(|v| format!(" for variant `{v}`"))
+                .unwrap_or_default()
+        );
+    }
+    let opts = RateOptions {
+        variant: args.variant.clone(),
+        anchor,
+        seat_advantage: args.seat_advantage,
+        extra_bots: Vec::new(),
+    };
+    let dir = match &args.out {
+        Some(d) => d.clone(),
+        None => args.files[0]
+            .parent()
+            .map(|p| {
+                if p.as_os_str().is_empty() {
+                    PathBuf::from(".")
+                } else {
+                    p.to_path_buf()
+                }
+            })
+            .unwrap_or_else(|| PathBuf::from(".")),
+    };
+    let tables = write_tables(&rows, &opts, &dir)?;
+    match args.format {
+        Format::Table => {
+            print!("{}", tables.standings);
+            let names: Vec<String> = tables
+                .files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            eprintln!("{kept} games rated; wrote {}", names.join(", "));
+        }
+        Format::Csv => print!("{}", ratings_csv(&tables.report)?),
+        Format::Json => {
+            let value = serde_json::json!({
+                "report": tables.report,
+                "los": tables.report.overall.los_matrix(),
+            });
+            println!("{}", serde_json::to_string_pretty(&value)?);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

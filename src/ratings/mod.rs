@@ -1,1 +1,377 @@
-//! PLACEHOLDER: being written. Replace this whole file.
+//! Ratings and statistics: a pure function from results rows (`GameRow`) to
+//! Elo ratings with intervals, likelihood of superiority, pentanomial pair
+//! statistics, draw rates, seat advantage, game lengths and forfeits.
+//!
+//! No I/O here and no knowledge of bots, processes or files: the CSV reading
+//! lives in `results::csvio`, the table writing in `results::tables`.
+//! The model and every choice below are documented in `docs/ratings.md`.
+
+mod fit;
+mod linalg;
+mod stats;
+
+pub use fit::{Cell, PRIOR_DRAWS};
+pub use stats::{BotCount, PairCount, VariantStats};
+
+use crate::results::GameRow;
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, Normal};
+use std::collections::BTreeMap;
+
+/// The label of the `variant`/`all` column for every variant together.
+pub const ALL: &str = "all";
+
+/// Two-sided confidence level of every interval.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// Errors of the ratings.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RatingError {
+    #[error("anchor bot `{0}` does not appear in the results")]
+    UnknownAnchor(String),
+    #[error("anchor Elo must be finite, got {0}")]
+    BadAnchor(f64),
+}
+
+/// `--anchor BOT=ELO`: the named bot's rating is fixed at `elo`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Anchor {
+    pub bot: String,
+    pub elo: f64,
+}
+
+/// What to rate and how.
+#[derive(Clone, Debug, Default)]
+pub struct RateOptions {
+    /// Keep only this variant: a variant name (`tricala` keeps both 2- and
+    /// 3-player Tricala) or a label (`tricala-3p`).
+    pub variant: Option<String>,
+    /// Fix one bot's rating; default: the average of the rated bots is 0.
+    pub anchor: Option<Anchor>,
+    /// Fit a first-seat advantage per variant label jointly with the ratings.
+    pub seat_advantage: bool,
+    /// Bots to list even without games (they appear as unrated).
+    pub extra_bots: Vec<String>,
+}
+
+/// Why a rating needs a second look.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Flag {
+    /// Nothing special: a plain maximum-likelihood rating.
+    None,
+    /// No games: no rating.
+    Unrated,
+    /// Won every rated result: finite only thanks to the virtual draw.
+    AllWins,
+    /// Lost every rated result: finite only thanks to the virtual draw.
+    AllLosses,
+    /// Not perfect, but its whole group of bots won (or lost) every result
+    /// against the rest, so its distance to the rest rests on the virtual draws.
+    Prior,
+}
+
+impl Flag {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Flag::None => "",
+            Flag::Unrated => "unrated",
+            Flag::AllWins => "all_wins",
+            Flag::AllLosses => "all_losses",
+            Flag::Prior => "prior",
+        }
+    }
+}
+
+/// One bot in one standings table.
+#[derive(Clone, Debug, Serialize)]
+pub struct BotRating {
+    pub bot: String,
+    pub rated: bool,
+    /// Elo, anchored (0 for an unrated bot; see `rated`).
+    pub elo: f64,
+    pub elo_low: f64,
+    pub elo_high: f64,
+    /// Standard error of `elo` (relative to the anchor).
+    pub elo_se: f64,
+    pub flag: Flag,
+    #[serde(flatten)]
+    pub count: BotCount,
+}
+
+/// Ratings over one set of games: every variant (`all`) or one label.
+#[derive(Clone, Debug, Serialize)]
+pub struct Standings {
+    pub variant: String,
+    /// How the scale is fixed, in words (`average = 0`, `alice = 1500`).
+    pub anchor: String,
+    /// True when the virtual draws were needed (see `Flag`).
+    pub regularized: bool,
+    /// Quasi-likelihood dispersion applied to the Fisher intervals.
+    pub dispersion: f64,
+    /// Newton iterations the fit took.
+    pub iterations: usize,
+    /// Sorted by Elo, best first; unrated bots last.
+    pub ratings: Vec<BotRating>,
+    /// Seat advantage per variant label: (label, elo, low, high).
+    pub seat_advantage: Vec<(String, f64, f64, f64)>,
+    #[serde(skip)]
+    cov: Vec<f64>,
+    #[serde(skip)]
+    index: BTreeMap<String, usize>,
+}
+
+impl Standings {
+    /// The rating of `bot`, if listed.
+    pub fn get(&self, bot: &str) -> Option<&BotRating> {
+        self.index.get(bot).map(|&i| &self.ratings[i])
+    }
+
+    /// Likelihood of superiority: the probability that `a` is stronger than
+    /// `b` given the data, `Phi((elo_a - elo_b) / se(elo_a - elo_b))`.
+    /// `None` when either is unrated or unknown.
+    pub fn los(&self, a: &str, b: &str) -> Option<f64> {
+        let (&i, &j) = (self.index.get(a)?, self.index.get(b)?);
+        let (ra, rb) = (&self.ratings[i], &self.ratings[j]);
+        if !ra.rated || !rb.rated {
+            return None;
+        }
+        let n = self.ratings.len();
+        let var = self.cov[i * n + i] + self.cov[j * n + j] - 2.0 * self.cov[i * n + j];
+        let diff = ra.elo - rb.elo;
+        if var <= 1e-18 {
+            return Some(if diff > 0.0 {
+                1.0
+            } else if diff < 0.0 {
+                0.0
+            } else {
+                0.5
+            });
+        }
+        Some(std_normal().cdf(diff / var.sqrt()))
+    }
+
+    /// LOS of every rated bot over every other, in standings order.
+    pub fn los_matrix(&self) -> Vec<(String, Vec<Option<f64>>)> {
+        self.ratings
+            .iter()
+            .map(|a| {
+                let row = self
+                    .ratings
+                    .iter()
+                    .map(|b| self.los(&a.bot, &b.bot))
+                    .collect();
+                (a.bot.clone(), row)
+            })
+            .collect()
+    }
+}
+
+/// Everything `arena rate` reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Every variant together.
+    pub overall: Standings,
+    /// One table per variant label, sorted by label.
+    pub per_variant: Vec<Standings>,
+    /// Head-to-head statistics per (variant label or `all`, pair of bots).
+    pub pairs: Vec<PairCount>,
+    /// Per variant label: draws, first-seat score, lengths, reasons.
+    pub variants: Vec<VariantStats>,
+    /// Rows left out by the variant filter.
+    pub filtered_out: usize,
+}
+
+fn std_normal() -> Normal {
+    // Mean 0, sd 1 is always valid.
+    Normal::standard()
+}
+
+/// The z value of the two-sided `CONFIDENCE` interval (1.95996...).
+pub fn z_value() -> f64 {
+    std_normal().inverse_cdf(0.5 + CONFIDENCE / 2.0)
+}
+
+/// The label under which a row is counted: the variant, with `-3p` appended
+/// for 3-player games (3-player Tricala is a different game for ratings and
+/// seat advantage).
+pub fn variant_label(row: &GameRow) -> String {
+    if row.players >= 3 {
+        format!("{}-{}p", row.variant, row.players)
+    } else {
+        row.variant.clone()
+    }
+}
+
+/// Whether `row` passes the `--variant` filter.
+pub fn matches_variant(row: &GameRow, filter: &str) -> bool {
+    row.variant == filter || variant_label(row) == filter
+}
+
+/// Rates `rows`. Pure: the same rows in any order give the same report
+/// (counts are integers; only the fit's floating point is order-free too).
+pub fn rate(rows: &[GameRow], opts: &RateOptions) -> Result<Report, RatingError> {
+    let kept: Vec<&GameRow> = rows
+        .iter()
+        .filter(|r| {
+            opts.variant
+                .as_deref()
+                .map_or(true, |v| matches_variant(r, v))
+        })
+        .collect();
+    let filtered_out = rows.len() - kept.len();
+    let ev = stats::Evidence::collect(&kept, &opts.extra_bots);
+    if let Some(a) = &opts.anchor {
+        if !a.elo.is_finite() {
+            return Err(RatingError::BadAnchor(a.elo));
+        }
+        if !ev.bots.iter().any(|b| b == &a.bot) {
+            return Err(RatingError::UnknownAnchor(a.bot.clone()));
+        }
+    }
+    let overall = standings(&ev, None, opts);
+    let per_variant: Vec<Standings> = (0..ev.labels.len())
+        .map(|g| standings(&ev, Some(g), opts))
+        .collect();
+    let pairs = ev.pair_stats(&overall, &per_variant);
+    let variants = ev.variant_stats(&overall);
+    Ok(Report {
+        overall,
+        per_variant,
+        pairs,
+        variants,
+        filtered_out,
+    })
+}
+
+/// Fits one standings table: all groups (`None`) or one variant label.
+fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> Standings {
+    let n = ev.bots.len();
+    let cells: Vec<Cell> = match group {
+        None => ev.cells.clone(),
+        Some(g) => ev.cells.iter().filter(|c| c.group == g).copied().collect(),
+    };
+    let out = fit::fit(n, ev.labels.len(), &cells, opts.seat_advantage);
+    let variant = group.map_or(ALL.to_string(), |g| ev.labels[g].clone());
+
+    // Anchoring: every reported rating is a contrast c·r, so its variance
+    // is cᵀ Σ c whatever gauge the fit used.
+    let rated: Vec<usize> = (0..n).filter(|&i| out.rated[i]).collect();
+    let m = rated.len() as f64;
+    let cov = |i: usize, j: usize| out.cov.get(i, j);
+    let anchor_bot = opts
+        .anchor
+        .as_ref()
+        .and_then(|a| ev.bots.iter().position(|b| b == &a.bot).map(|i| (i, a)))
+        .filter(|(i, _)| out.rated[*i]);
+    let (anchor_text, base) = match (anchor_bot, &opts.anchor) {
+        (Some((i, a)), _) => (format!("{} = {}", a.bot, a.elo), (Some(i), a.elo)),
+        (None, Some(a)) => (
+            format!("average = 0 ({} has no games here)", a.bot),
+            (None, 0.0),
+        ),
+        (None, None) => ("average = 0".to_string(), (None, 0.0)),
+    };
+    // Transformed ratings e = T r and their covariance T Σ Tᵀ.
+    let mut elo = vec![0.0; n];
+    let mut tcov = vec![0.0; n * n];
+    if !rated.is_empty() {
+        match base.0 {
+            Some(a) => {
+                for &i in &rated {
+                    elo[i] = out.elo[i] - out.elo[a] + base.1;
+                    for &j in &rated {
+                        tcov[i * n + j] = cov(i, j) - cov(i, a) - cov(a, j) + cov(a, a);
+                    }
+                }
+            }
+            None => {
+                let mean = rated.iter().map(|&i| out.elo[i]).sum::<f64>() / m;
+                let mut rowmean = vec![0.0; n];
+                let mut all = 0.0;
+                for &i in &rated {
+                    rowmean[i] = rated.iter().map(|&j| cov(i, j)).sum::<f64>() / m;
+                    all += rowmean[i];
+                }
+                all /= m;
+                for &i in &rated {
+                    elo[i] = out.elo[i] - mean + base.1;
+                    for &j in &rated {
+                        tcov[i * n + j] = cov(i, j) - rowmean[i] - rowmean[j] + all;
+                    }
+                }
+            }
+        }
+    }
+    let z = z_value();
+    let counts = ev.bot_counts(group);
+    let mut ratings: Vec<BotRating> = (0..n)
+        .map(|i| {
+            let c = counts[i].clone();
+            let se = tcov[i * n + i].max(0.0).sqrt();
+            let flag = if !out.rated[i] {
+                Flag::Unrated
+            } else if out.regularized && c.losses == 0 && c.draws == 0 {
+                Flag::AllWins
+            } else if out.regularized && c.wins == 0 && c.draws == 0 {
+                Flag::AllLosses
+            } else if out.leans_on_prior[i] {
+                Flag::Prior
+            } else {
+                Flag::None
+            };
+            BotRating {
+                bot: ev.bots[i].clone(),
+                rated: out.rated[i],
+                elo: elo[i],
+                elo_low: elo[i] - z * se,
+                elo_high: elo[i] + z * se,
+                elo_se: se,
+                flag,
+                count: c,
+            }
+        })
+        .collect();
+    // Sort: rated by Elo (best first, ties by name), unrated last by name.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| {
+        let (ra, rb) = (&ratings[a], &ratings[b]);
+        rb.rated
+            .cmp(&ra.rated)
+            .then(rb.elo.total_cmp(&ra.elo))
+            .then(ra.bot.cmp(&rb.bot))
+    });
+    let mut sorted_cov = vec![0.0; n * n];
+    for (x, &i) in order.iter().enumerate() {
+        for (y, &j) in order.iter().enumerate() {
+            sorted_cov[x * n + y] = tcov[i * n + j];
+        }
+    }
+    let mut taken: Vec<Option<BotRating>> = ratings.drain(..).map(Some).collect();
+    let ratings: Vec<BotRating> = order.iter().filter_map(|&i| taken[i].take()).collect();
+    let index = ratings
+        .iter()
+        .enumerate()
+        .map(|(k, r)| (r.bot.clone(), k))
+        .collect();
+    let seat_advantage = out
+        .seat
+        .iter()
+        .enumerate()
+        .filter_map(|(g, s)| s.map(|(h, se)| (ev.labels[g].clone(), h, h - z * se, h + z * se)))
+        .collect();
+    Standings {
+        variant,
+        anchor: anchor_text,
+        regularized: out.regularized,
+        dispersion: out.dispersion,
+        iterations: out.iterations,
+        ratings,
+        seat_advantage,
+        cov: sorted_cov,
+        index,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,500 @@
-//! PLACEHOLDER: rating tables writer (being written).
+//! The rating tables: merges results files (shards of one league), runs the
+//! ratings, writes `ratings.csv`, `pairs.csv` and `variants.csv`, renders
+//! the standings text and exports PGN. The statistics themselves live in
+//! `crate::ratings` (pure); this file only reads, merges, formats and writes.
+//! Column meanings are documented in docs/ratings.md ("Output files").
+
+use super::csvio::{read_rows, CsvError};
+use super::GameRow;
+use crate::ratings::{rate, RateOptions, RatingError, Report, Standings, ALL, CONFIDENCE};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Errors of reading, merging and writing the tables.
+#[derive(Debug, thiserror::Error)]
+pub enum TablesError {
+    #[error(transparent)]
+    Csv(#[from] CsvError),
+    #[error(transparent)]
+    Rating(#[from] RatingError),
+    #[error("game_id `{game_id}` appears twice with different content: {first} and {second}")]
+    Conflict {
+        game_id: String,
+        first: String,
+        second: String,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Write { path: PathBuf, source: csv::Error },
+}
+
+/// What `write_tables` produced.
+#[derive(Debug)]
+pub struct Tables {
+    pub report: Report,
+    /// The standings text (overall, then one table per variant).
+    pub standings: String,
+    /// The files written.
+    pub files: Vec<PathBuf>,
+}
+
+/// Merges the rows of several files: a `game_id` seen again with identical
+/// content counts once; with different content it is an error naming both
+/// places (`file:line`, assuming one line per record as the writer does).
+pub fn merge(shards: Vec<(PathBuf, Vec<GameRow>)>) -> Result<Vec<GameRow>, TablesError> {
+    let mut seen: HashMap<String, (usize, String)> = HashMap::new();
+    let mut out: Vec<GameRow> = Vec::new();
+    for (path, rows) in shards {
+        for (i, row) in rows.into_iter().enumerate() {
+            let here = format!("{}:{}", path.display(), i + 2);
+            match seen.get(&row.game_id) {
+                Some((k, first)) => {
+                    if out[*k] != row {
+                        return Err(TablesError::Conflict {
+                            game_id: row.game_id,
+                            first: first.clone(),
+                            second: here,
+                        });
+                    }
+                }
+                None => {
+                    seen.insert(row.game_id.clone(), (out.len(), here));
+                    out.push(row);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads and merges results files (see `merge`).
+pub fn read_merged(paths: &[PathBuf]) -> Result<Vec<GameRow>, TablesError> {
+    let mut shards = Vec::with_capacity(paths.len());
+    for p in paths {
+        shards.push((p.clone(), read_rows(p)?));
+    }
+    merge(shards)
+}
+
+/// Rates `rows` and writes `ratings.csv`, `pairs.csv` and `variants.csv`
+/// into `dir` (created if missing). Returns the report and standings text.
+pub fn write_tables(
+    rows: &[GameRow],
+    opts: &RateOptions,
+    dir: &Path,
+) -> Result<Tables, TablesError> {
+    let report = rate(rows, opts)?;
+    std::fs::create_dir_all(dir).map_err(|source| TablesError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    for (name, text) in [
+        ("ratings.csv", ratings_csv(&report)),
+        ("pairs.csv", pairs_csv(&report)),
+        ("variants.csv", variants_csv(&report)),
+    ] {
+        let path = dir.join(name);
+        let text = text.map_err(|source| TablesError::Write {
+            path: path.clone(),
+            source,
+        })?;
+        std::fs::write(&path, text).map_err(|source| TablesError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        files.push(path);
+    }
+    let standings = standings_text(&report);
+    Ok(Tables {
+        report,
+        standings,
+        files,
+    })
+}
+
+fn f(x: f64, decimals: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.decimals$}")
+    } else {
+        String::new()
+    }
+}
+
+fn opt(x: Option<f64>, decimals: usize) -> String {
+    x.map_or(String::new(), |x| f(x, decimals))
+}
+
+fn reasons(m: &BTreeMap<String, u64>) -> String {
+    m.iter()
+        .map(|(k, v)| format!("{k}:{v}"))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+fn to_string(w: csv::Writer<Vec<u8>>) -> Result<String, csv::Error> {
+    let bytes = w
+        .into_inner()
+        .map_err(|e| csv::Error::from(e.into_error()))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Columns of `ratings.csv`.
+pub const RATINGS_COLUMNS: &[&str] = &[
+    "bot",
+    "variant",
+    "elo",
+    "elo_low",
+    "elo_high",
+    "games",
+    "score",
+    "draws",
+    "rank",
+    "elo_se",
+    "flag",
+    "wins",
+    "losses",
+    "points",
+    "draw_rate",
+    "forfeits",
+    "forfeit_reasons",
+    "anchor",
+];
+
+/// `ratings.csv`: one row per bot per table (`all` first, then each
+/// variant label), best first. Unrated bots have empty Elo cells.
+pub fn ratings_csv(report: &Report) -> Result<String, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(RATINGS_COLUMNS)?;
+    for st in std::iter::once(&report.overall).chain(&report.per_variant) {
+        let mut rank = 0;
+        for r in &st.ratings {
+            let c = &r.count;
+            let (elo, lo, hi, se, rk) = if r.rated {
+                rank += 1;
+                (
+                    f(r.elo, 2),
+                    f(r.elo_low, 2),
+                    f(r.elo_high, 2),
+                    f(r.elo_se, 2),
+                    rank.to_string(),
+                )
+            } else {
+                Default::default()
+            };
+            w.write_record([
+                r.bot.as_str(),
+                st.variant.as_str(),
+                &elo,
+                &lo,
+                &hi,
+                &c.games.to_string(),
+                &f(c.score(), 4),
+                &c.draws.to_string(),
+                &rk,
+                &se,
+                r.flag.as_str(),
+                &c.wins.to_string(),
+                &c.losses.to_string(),
+                &f(c.points, 2),
+                &f(c.draw_rate(), 4),
+                &c.forfeits.to_string(),
+                &reasons(&c.forfeit_reasons),
+                &st.anchor,
+            ])?;
+        }
+    }
+    to_string(w)
+}
+
+/// Columns of `pairs.csv`.
+pub const PAIRS_COLUMNS: &[&str] = &[
+    "variant",
+    "bot_a",
+    "bot_b",
+    "results",
+    "a_wins",
+    "draws",
+    "b_wins",
+    "a_score",
+    "draw_rate",
+    "pairs",
+    "ll",
+    "ld",
+    "wl_dd",
+    "wd",
+    "ww",
+    "penta_elo",
+    "penta_elo_err",
+    "elo_diff",
+    "los",
+];
+
+/// `pairs.csv`: head-to-head per variant label, then `all`.
+pub fn pairs_csv(report: &Report) -> Result<String, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(PAIRS_COLUMNS)?;
+    for p in &report.pairs {
+        let mut rec = vec![
+            p.variant.clone(),
+            p.bot_a.clone(),
+            p.bot_b.clone(),
+            p.results.to_string(),
+            p.a_wins.to_string(),
+            p.draws.to_string(),
+            p.b_wins.to_string(),
+            f(p.a_score(), 4),
+            f(p.draw_rate(), 4),
+            p.pairs().to_string(),
+        ];
+        rec.extend(p.penta.iter().map(|c| c.to_string()));
+        rec.extend([
+            opt(p.penta_elo, 2),
+            opt(p.penta_elo_err, 2),
+            opt(p.elo_diff, 2),
+            opt(p.los, 4),
+        ]);
+        w.write_record(&rec)?;
+    }
+    to_string(w)
+}
+
+/// Columns of `variants.csv`.
+pub const VARIANTS_COLUMNS: &[&str] = &[
+    "variant",
+    "players",
+    "games",
+    "draws",
+    "draw_rate",
+    "first_seat_score",
+    "seat_elo",
+    "seat_elo_low",
+    "seat_elo_high",
+    "plies_mean",
+    "plies_median",
+    "plies_min",
+    "plies_max",
+    "duration_ms_mean",
+    "forfeits",
+    "reasons",
+];
+
+/// `variants.csv`: one row per variant label.
+pub fn variants_csv(report: &Report) -> Result<String, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(VARIANTS_COLUMNS)?;
+    for v in &report.variants {
+        let (s, lo, hi) = match v.seat_elo {
+            Some((s, lo, hi)) => (f(s, 2), f(lo, 2), f(hi, 2)),
+            None => Default::default(),
+        };
+        w.write_record([
+            v.variant.clone(),
+            v.players.to_string(),
+            v.games.to_string(),
+            v.draws.to_string(),
+            f(v.draw_rate(), 4),
+            f(v.first_seat_score, 4),
+            s,
+            lo,
+            hi,
+            f(v.plies_mean, 2),
+            f(v.plies_median, 1),
+            v.plies_min.to_string(),
+            v.plies_max.to_string(),
+            f(v.duration_ms_mean, 1),
+            v.forfeits.to_string(),
+            reasons(&v.reasons),
+        ])?;
+    }
+    to_string(w)
+}
+
+/// One standings table as text.
+pub fn standings_table(st: &Standings) -> String {
+    let title = if st.variant == ALL {
+        "all variants".to_string()
+    } else {
+        st.variant.clone()
+    };
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Standings: {title} ({}; {:.0}% intervals)",
+        st.anchor,
+        CONFIDENCE * 100.0
+    );
+    let width = st
+        .ratings
+        .iter()
+        .map(|r| r.bot.len())
+        .max()
+        .unwrap_or(3)
+        .max(3);
+    let _ = writeln!(
+        s,
+        "{:>4}  {:<width$}  {:>8}  {:>7}  {:>6}  {:>7}  {:>6}  flag",
+        "rank", "bot", "Elo", "+/-", "games", "score%", "draw%"
+    );
+    let mut rank = 0;
+    for r in &st.ratings {
+        let c = &r.count;
+        let (rk, elo, pm) = if r.rated {
+            rank += 1;
+            (
+                rank.to_string(),
+                format!("{:.1}", r.elo),
+                format!("{:.1}", (r.elo_high - r.elo_low) / 2.0),
+            )
+        } else {
+            ("-".into(), "-".into(), "-".into())
+        };
+        let _ = writeln!(
+            s,
+            "{rk:>4}  {:<width$}  {elo:>8}  {pm:>7}  {:>6}  {:>7.1}  {:>6.1}  {}",
+            r.bot,
+            c.games,
+            100.0 * c.score(),
+            100.0 * c.draw_rate(),
+            r.flag.as_str()
+        );
+    }
+    for (label, h, lo, hi) in &st.seat_advantage {
+        let _ = writeln!(
+            s,
+            "first-seat advantage {label}: {h:.1} Elo [{lo:.1}, {hi:.1}]"
+        );
+    }
+    if st.regularized {
+        let _ = writeln!(
+            s,
+            "note: the maximum-likelihood ratings do not exist for these results (someone won or lost \
+             every game against a group); each bot got one virtual draw against the average. \
+             Flagged ratings lean on it."
+        );
+    }
+    s
+}
+
+/// The overall table, then one per variant label when there are several.
+pub fn standings_text(report: &Report) -> String {
+    let mut s = standings_table(&report.overall);
+    if report.per_variant.len() > 1 {
+        for st in &report.per_variant {
+            s.push('\n');
+            s.push_str(&standings_table(st));
+        }
+    }
+    s
+}
+
+fn pgn_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// Exports the 2-player games as PGN (Event = variant, White = seat0,
+/// Black = seat1, Result), readable by Ordo and BayesElo. Returns the text
+/// and the number of games left out (3-player games).
+pub fn to_pgn(rows: &[GameRow]) -> (String, usize) {
+    let mut s = String::new();
+    let mut skipped = 0;
+    for r in rows {
+        if r.players != 2 {
+            skipped += 1;
+            continue;
+        }
+        let result = if r.score0 > r.score1 {
+            "1-0"
+        } else if r.score0 < r.score1 {
+            "0-1"
+        } else {
+            "1/2-1/2"
+        };
+        let _ = write!(
+            s,
+            "[Event \"{}\"]\n[Site \"mancala-arena\"]\n[Date \"????.??.??\"]\n[Round \"{}\"]\n\
+             [White \"{}\"]\n[Black \"{}\"]\n[Result \"{result}\"]\n[Termination \"{}\"]\n\n{result}\n\n",
+            pgn_escape(&r.variant),
+            pgn_escape(&r.game_id),
+            pgn_escape(&r.seat0),
+            pgn_escape(&r.seat1),
+            pgn_escape(&r.reason),
+        );
+    }
+    (s, skipped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: &str, a: &str, b: &str, s: f64) -> GameRow {
+        GameRow {
+            game_id: id.into(),
+            variant: "filo".into(),
+            players: 2,
+            group: id.into(),
+            seat0: a.into(),
+            seat1: b.into(),
+            seat2: String::new(),
+            score0: s,
+            score1: 1.0 - s,
+            score2: None,
+            reason: "store".into(),
+            offender: None,
+            plies: 3,
+            duration_ms: 1,
+            seed: 0,
+            opening: String::new(),
+        }
+    }
+
+    #[test]
+    fn merging_counts_a_duplicate_once_and_rejects_a_conflict() {
+        let a = vec![row("1", "x", "y", 1.0), row("2", "y", "x", 0.5)];
+        let b = vec![row("2", "y", "x", 0.5), row("3", "x", "y", 0.0)];
+        let merged = merge(vec![("a.csv".into(), a.clone()), ("b.csv".into(), b)]).unwrap();
+        assert_eq!(merged.len(), 3);
+        let c = vec![row("2", "y", "x", 1.0)];
+        let err = merge(vec![("a.csv".into(), a), ("c.csv".into(), c)]).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("a.csv:3") && msg.contains("c.csv:2"), "{msg}");
+    }
+
+    #[test]
+    fn pgn_has_the_tags_ordo_reads() {
+        let (pgn, skipped) = to_pgn(&[row("g\"1", "x", "y", 0.5), row("g2", "y", "x", 0.0)]);
+        assert_eq!(skipped, 0);
+        assert!(pgn.contains("[White \"x\"]\n[Black \"y\"]\n[Result \"1/2-1/2\"]"));
+        assert!(pgn.contains("[White \"y\"]\n[Black \"x\"]\n[Result \"0-1\"]"));
+        assert!(pgn.contains("[Round \"g\\\"1\"]"));
+        assert_eq!(pgn.matches("[Event \"filo\"]").count(), 2);
+    }
+
+    #[test]
+    fn tables_have_their_columns_and_one_row_per_bot() {
+        let rows = vec![row("1", "x", "y", 1.0), row("2", "y", "x", 0.5)];
+        let report = rate(&rows, &RateOptions::default()).unwrap();
+        let r = ratings_csv(&report).unwrap();
+        let lines: Vec<&str> = r.lines().collect();
+        assert!(lines[0].starts_with("bot,variant,elo,elo_low,elo_high,games,score,draws"));
+        // all + filo, two bots each.
+        assert_eq!(lines.len(), 1 + 4);
+        assert!(lines[1].starts_with("x,all,"));
+        let p = pairs_csv(&report).unwrap();
+        assert_eq!(p.lines().count(), 1 + 2);
+        let v = variants_csv(&report).unwrap();
+        assert!(v
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("filo,2,2,1,0.5000,0.7500"));
+        let text = standings_text(&report);
+        assert!(text.contains("rank") && text.contains("score%"));
+    }
+}
