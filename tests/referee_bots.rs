@@ -28,7 +28,7 @@ fn example(name: &str) -> BotCommand {
     let dir = root().join("bots").join(name);
     mancala_arena::bot::manifest::Manifest::load(&dir)
         .unwrap()
-        .command(&dir)
+        .command()
 }
 
 /// Every (variant, players) whose engine is available in this build.

@@ -1,79 +1,212 @@
-//! `bots/<name>/bot.toml`: how a bot folder says how to build and start it.
+//! Bot manifests: `bots/<folder>/bot.toml`, how a submitted bot says who it
+//! is, how it is built and how it is started.
 //!
-//! Owns reading the manifest and turning it into a [`BotCommand`]; it does
-//! not build or start anything.
+//! Owns the manifest format and the placeholders of commands; it does not
+//! build or start anything.
 //!
 //! ```toml
-//! name = "random-python"
+//! name = "random-py"          # default: the folder name
 //! author = "mancala-arena"
 //! language = "python"
-//! command = ["python3", "bot.py"]      # run in the bot's folder
-//! build = ["make"]                     # optional, run in the bot's folder
-//! broken = false                       # optional; true: never in leagues
+//! command = ["python3", "bot.py"]   # run in the bot's folder
+//! build = ["make"]                  # optional, run once in the folder
+//! env = { SEED = "1" }              # optional
+//! broken = false                    # true: a test bot, never in "all"
 //! ```
+//!
+//! Commands may use `{bin_dir}` (the folder of the running `arena`
+//! executable, where cargo puts this package's other binaries),
+//! `{arena}` (the `arena` executable itself) and `{cargo_profile}` (`release`
+//! or `dev`, matching how `arena` was built).
 
 use super::BotCommand;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The file name of a manifest inside a bot folder.
 pub const MANIFEST: &str = "bot.toml";
 
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct Manifest {
-    pub name: String,
-    #[serde(default)]
-    pub author: String,
-    #[serde(default)]
-    pub language: String,
-    pub command: Vec<String>,
-    #[serde(default)]
-    pub build: Option<Vec<String>>,
-    /// A deliberately misbehaving bot (tests only): excluded from leagues.
-    #[serde(default)]
-    pub broken: bool,
+/// A command in a manifest or tournament file: a string (split on white
+/// space) or an array of words.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum CommandValue {
+    Line(String),
+    Argv(Vec<String>),
+}
+
+impl CommandValue {
+    pub fn into_argv(self) -> Vec<String> {
+        match self {
+            CommandValue::Line(s) => s.split_whitespace().map(str::to_string).collect(),
+            CommandValue::Argv(v) => v,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
+    #[error("cannot read bots folder {path}: {source}")]
+    Dir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot read {path}: {source}")]
     Read {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("bad manifest {path}: {source}")]
-    Parse {
-        path: PathBuf,
-        source: toml::de::Error,
-    },
-    #[error("bad manifest {path}: `command` is empty")]
-    EmptyCommand { path: PathBuf },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// A bot folder's manifest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Manifest {
+    pub name: String,
+    pub author: String,
+    pub language: String,
+    pub command: Vec<String>,
+    pub build: Option<Vec<String>>,
+    pub env: Vec<(String, String)>,
+    /// Misbehaving test bots: never part of `bots = "all"`.
+    pub broken: bool,
+    /// The bot's folder (absolute if the bots folder was given absolute).
+    pub dir: PathBuf,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawManifest {
+    name: Option<String>,
+    #[serde(default)]
+    author: String,
+    #[serde(default)]
+    language: String,
+    #[serde(default)]
+    description: String,
+    command: CommandValue,
+    build: Option<CommandValue>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    #[serde(default)]
+    broken: bool,
 }
 
 impl Manifest {
     /// Reads `dir/bot.toml`.
     pub fn load(dir: &Path) -> Result<Manifest, ManifestError> {
-        let path = dir.join(MANIFEST);
-        let text = std::fs::read_to_string(&path).map_err(|source| ManifestError::Read {
-            path: path.clone(),
-            source,
-        })?;
-        let m: Manifest = toml::from_str(&text).map_err(|source| ManifestError::Parse {
-            path: path.clone(),
-            source,
-        })?;
-        if m.command.is_empty() {
-            return Err(ManifestError::EmptyCommand { path });
-        }
-        Ok(m)
+        load(dir)
     }
 
-    /// The start command, run in `dir` (the bot's folder).
-    pub fn command(&self, dir: &Path) -> BotCommand {
-        let mut c = BotCommand::from_words(&self.command).unwrap_or_default();
-        c.cwd = Some(dir.to_path_buf());
+    /// The start command: placeholders expanded, run in the bot's folder,
+    /// with the manifest's environment.
+    pub fn command(&self) -> BotCommand {
+        let mut c = BotCommand::from_words(&expand(&self.command)).unwrap_or_default();
+        c.cwd = Some(self.dir.clone());
+        c.env = self.env.clone();
         c
     }
+}
+
+fn load(dir: &Path) -> Result<Manifest, ManifestError> {
+    let path = dir.join(MANIFEST);
+    let src = std::fs::read_to_string(&path).map_err(|source| ManifestError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    let raw: RawManifest = toml::from_str(&src).map_err(|e| ManifestError::Invalid {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    let _ = raw.description;
+    let folder = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let name = raw.name.unwrap_or(folder);
+    if name.trim().is_empty() || name.contains(',') || name.contains('"') {
+        return Err(ManifestError::Invalid {
+            path,
+            message: format!("`name`: `{name}` must be non-empty, without commas or quotes"),
+        });
+    }
+    let command = raw.command.into_argv();
+    if command.is_empty() {
+        return Err(ManifestError::Invalid {
+            path,
+            message: "`command` is empty".into(),
+        });
+    }
+    Ok(Manifest {
+        name,
+        author: raw.author,
+        language: raw.language,
+        command,
+        build: raw.build.map(CommandValue::into_argv),
+        env: raw.env.into_iter().collect(),
+        broken: raw.broken,
+        dir: dir.to_path_buf(),
+    })
+}
+
+/// Every folder of `bots_dir` that holds a `bot.toml` (recursively, so
+/// `bots/broken/*` is found too), sorted by path.
+pub fn discover(bots_dir: &Path) -> Result<Vec<Manifest>, ManifestError> {
+    let mut out = Vec::new();
+    walk(bots_dir, &mut out, 0)?;
+    out.sort_by(|a, b| a.dir.cmp(&b.dir));
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<Manifest>, depth: usize) -> Result<(), ManifestError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| ManifestError::Dir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        if d.join(MANIFEST).is_file() {
+            out.push(Manifest::load(&d)?);
+        } else if depth < 2 {
+            walk(&d, out, depth + 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// Replaces the placeholders `{arena}`, `{bin_dir}` and `{cargo_profile}`
+/// in a command.
+pub fn expand(argv: &[String]) -> Vec<String> {
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("arena"));
+    let bin_dir = exe
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    // Test harnesses live in target/<profile>/deps; the binaries one up.
+    let bin_dir = if bin_dir.file_name().is_some_and(|n| n == "deps") {
+        bin_dir.parent().map(Path::to_path_buf).unwrap_or(bin_dir)
+    } else {
+        bin_dir
+    };
+    let profile = if bin_dir.file_name().is_some_and(|n| n == "release") {
+        "release"
+    } else {
+        "dev"
+    };
+    argv.iter()
+        .map(|a| {
+            a.replace("{arena}", &exe.to_string_lossy())
+                .replace("{bin_dir}", &bin_dir.to_string_lossy())
+                .replace("{cargo_profile}", profile)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -81,14 +214,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn example_bots_have_manifests() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots");
-        for name in ["random-python", "random-js", "random-rust"] {
-            let m = Manifest::load(&root.join(name)).unwrap();
-            assert_eq!(m.name, name);
-            assert!(!m.broken);
-            let c = m.command(&root.join(name));
-            assert_eq!(c.cwd.as_deref(), Some(root.join(name).as_path()));
-        }
+    fn loads_and_discovers_manifests() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let broken = dir.path().join("broken").join("crash");
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&broken).unwrap();
+        std::fs::write(
+            a.join("bot.toml"),
+            "author = \"me\"\nlanguage = \"python\"\ncommand = [\"python3\", \"bot.py\"]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            broken.join("bot.toml"),
+            "name = \"crash\"\ncommand = \"python3 crash.py\"\nbroken = true\n",
+        )
+        .unwrap();
+        let found = discover(dir.path()).unwrap();
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].name, "a");
+        assert_eq!(found[0].command, vec!["python3", "bot.py"]);
+        assert!(found[1].broken);
+
+        std::fs::write(a.join("bot.toml"), "command = []\n").unwrap();
+        let e = Manifest::load(&a).unwrap_err().to_string();
+        assert!(e.contains("bot.toml") && e.contains("command"), "{e}");
+    }
+
+    #[test]
+    fn expands_placeholders() {
+        let v = expand(&[
+            "{bin_dir}/x".to_string(),
+            "--profile={cargo_profile}".into(),
+        ]);
+        assert!(v[0].ends_with("/x") && !v[0].contains("{bin_dir}"));
+        assert!(v[1] == "--profile=dev" || v[1] == "--profile=release");
     }
 }

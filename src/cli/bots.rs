@@ -1,8 +1,9 @@
 //! `arena bots`: list the bots found under bots/, and check that each builds
 //! and starts (answers the hello).
 
+use crate::bot::manifest;
 use crate::league::config::{BotSpec, TimeSettings};
-use crate::league::{manifest, runner};
+use crate::league::runner;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -21,7 +22,10 @@ pub struct BotsArgs {
 
 pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
     let found = manifest::discover(&args.dir)?;
-    let shown: Vec<_> = found.into_iter().filter(|m| args.all || !m.broken).collect();
+    let shown: Vec<_> = found
+        .into_iter()
+        .filter(|m| args.all || !m.broken)
+        .collect();
     if shown.is_empty() {
         println!("no bots under {}", args.dir.display());
         return Ok(ExitCode::SUCCESS);

@@ -79,7 +79,7 @@ pub(super) fn resolve_bot(arg: &str) -> anyhow::Result<BotArg> {
     for dir in [Path::new("bots").join(arg), PathBuf::from(arg)] {
         if dir.join(MANIFEST).is_file() {
             let m = Manifest::load(&dir)?;
-            return Ok(BotArg::Command(m.command(&dir)));
+            return Ok(BotArg::Command(m.command()));
         }
     }
     let words: Vec<&str> = arg.split_whitespace().collect();

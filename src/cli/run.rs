@@ -1,11 +1,11 @@
 //! `arena run`: run or resume a league from a tournament file, with a
 //! progress bar, then print the standings and write the rating tables.
 
-use anyhow::{bail, Context};
-use indicatif::{ProgressBar, ProgressStyle};
-use crate::league::config::{parse_variant_key, Tournament, VariantSpec};
+use crate::league::config::{parse_variant, Tournament};
 use crate::league::runner::{self, Event, RunOptions};
 use crate::league::schedule::Shard;
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -107,14 +107,7 @@ pub fn apply_overrides(t: &mut Tournament, a: &RunArgs) -> anyhow::Result<()> {
     if let Some(vs) = &a.variants {
         let mut out = Vec::new();
         for v in vs {
-            let (variant, players) =
-                parse_variant_key(v).map_err(|e| anyhow::anyhow!("--variants: {e}"))?;
-            out.push(VariantSpec {
-                key: v.trim().to_ascii_lowercase(),
-                variant,
-                players,
-                options: BTreeMap::new(),
-            });
+            out.push(parse_variant(v).map_err(|e| anyhow::anyhow!("--variants: {e}"))?);
         }
         if out.is_empty() {
             bail!("--variants: the list is empty");
@@ -125,7 +118,10 @@ pub fn apply_overrides(t: &mut Tournament, a: &RunArgs) -> anyhow::Result<()> {
         for n in names {
             if !t.bots.iter().any(|b| &b.name == n) {
                 let known: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
-                bail!("--bots: `{n}` is not a bot of this tournament (it has: {})", known.join(", "));
+                bail!(
+                    "--bots: `{n}` is not a bot of this tournament (it has: {})",
+                    known.join(", ")
+                );
             }
         }
         t.bots.retain(|b| names.contains(&b.name));
@@ -183,7 +179,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("resume: cut a torn last line ({repaired_bytes} bytes) from games.csv");
             }
             if *done > 0 {
-                eprintln!("resume: {done} of {total} games already done in {}", dir.display());
+                eprintln!(
+                    "resume: {done} of {total} games already done in {}",
+                    dir.display()
+                );
             }
             eprintln!(
                 "league {}: {total} games, {} at a time -> {}",
@@ -208,14 +207,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             bar.inc(1);
             bar.set_message(standings.leaders());
         }
-        Event::BotStarted { bot, worker, restart } => {
+        Event::BotStarted {
+            bot,
+            worker,
+            restart,
+        } => {
             if *restart {
                 bar.suspend(|| eprintln!("restarted {bot} on worker {worker}"));
             }
         }
-        Event::Interrupted => {
-            bar.suspend(|| eprintln!("interrupted: stopping, unfinished games will rerun on resume"))
-        }
+        Event::Interrupted => bar
+            .suspend(|| eprintln!("interrupted: stopping, unfinished games will rerun on resume")),
     };
     let summary = runner::run(&t, &opts, &mut on_event)?;
     bar.finish_and_clear();
@@ -230,9 +232,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let rows = crate::results::csvio::read_rows(&summary.dir.join("games.csv"))
         .with_context(|| "reading back games.csv")?;
-    let table = crate::results::tables::write_tables(&rows, &Default::default(), &summary.dir)
+    let tables = crate::results::tables::write_tables(&rows, &Default::default(), &summary.dir)
         .with_context(|| format!("writing rating tables in {}", summary.dir.display()))?;
-    println!("{table}");
+    println!("{}", tables.standings);
     println!(
         "{} games ({} played now) in {}: games.csv, games/*.jsonl, logs/, ratings.csv, pairs.csv, variants.csv",
         summary.total,

@@ -2,9 +2,9 @@
 //!
 //! Owns the file format and its error messages (every error names the field
 //! and, where the file has one, the line). Knows nothing of processes or
-//! results files; bot manifests are read by [`super::manifest`].
+//! results files; bot manifests are read by [`crate::bot::manifest`].
 
-use super::manifest::{self, Manifest};
+use crate::bot::manifest::{self, CommandValue, Manifest};
 use crate::engine::{Settings, Variant, DEFAULT_MAX_PLIES};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -54,8 +54,9 @@ pub struct BotSpec {
 /// One variant entry of a league: a game, its player count and options.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VariantSpec {
-    /// The name used in results (`tricala`, or `tricala3` for 3 players;
-    /// `kisolo6` etc. when options are set and no name is given).
+    /// The `variant` column of the results: the game's name (`tricala` for
+    /// 2 and 3 players alike: the `players` column tells them apart), or the
+    /// entry's `name` (default `kisolo6` etc. when options are set).
     pub key: String,
     pub variant: Variant,
     pub players: usize,
@@ -63,6 +64,16 @@ pub struct VariantSpec {
 }
 
 impl VariantSpec {
+    /// The key with `-3p` for 3-player games (`tricala-3p`): unique within a
+    /// league; used in game ids and by the ratings' per-variant tables.
+    pub fn label(&self) -> String {
+        if self.players == 2 {
+            self.key.clone()
+        } else {
+            format!("{}-{}p", self.key, self.players)
+        }
+    }
+
     pub fn settings(&self, max_plies: u32) -> Settings {
         Settings {
             players: self.players,
@@ -160,23 +171,6 @@ struct RawBot {
 }
 
 #[derive(Deserialize)]
-#[serde(untagged)]
-pub(crate) enum CommandValue {
-    Line(String),
-    Argv(Vec<String>),
-}
-
-impl CommandValue {
-    /// A string is split on white space; an array is taken as it is.
-    pub(crate) fn into_argv(self) -> Vec<String> {
-        match self {
-            CommandValue::Line(s) => s.split_whitespace().map(str::to_string).collect(),
-            CommandValue::Argv(v) => v,
-        }
-    }
-}
-
-#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawVariant {
     game: String,
@@ -233,19 +227,21 @@ impl Ctx<'_> {
     }
 }
 
-/// Parses a variant name as written in a league file: a game name, or
-/// `tricala3` for 3-player Tricala.
-pub fn parse_variant_key(s: &str) -> Result<(Variant, usize), String> {
+/// Parses a variant name as written in a league file or on the command
+/// line: a game name, or `tricala3` (also `tricala-3p`) for 3-player Tricala.
+pub fn parse_variant(s: &str) -> Result<VariantSpec, String> {
     let t = s.trim().to_ascii_lowercase();
-    if t == "tricala3" {
-        return Ok((Variant::Tricala, 3));
-    }
-    if t == "tricala2" {
-        return Ok((Variant::Tricala, 2));
-    }
-    t.parse::<Variant>()
-        .map(|v| (v, 2))
-        .map_err(|e| e.to_string())
+    let (variant, players) = match t.as_str() {
+        "tricala3" | "tricala-3p" => (Variant::Tricala, 3),
+        "tricala2" => (Variant::Tricala, 2),
+        _ => (t.parse::<Variant>().map_err(|e| e.to_string())?, 2),
+    };
+    Ok(VariantSpec {
+        key: variant.name().to_string(),
+        variant,
+        players,
+        options: BTreeMap::new(),
+    })
 }
 
 /// The default variants: all five games, Tricala as 2 players.
@@ -345,12 +341,12 @@ impl Tournament {
             Some(list) => {
                 let mut out: Vec<VariantSpec> = Vec::new();
                 for item in list.get_ref() {
-                    let spec = parse_variant(&ctx, item)?;
-                    if out.iter().any(|v| v.key == spec.key) {
+                    let spec = parse_variant_entry(&ctx, item)?;
+                    if out.iter().any(|v| v.label() == spec.label()) {
                         return Err(ctx.field(
                             item.span(),
                             "variants",
-                            format!("variant `{}` appears twice", spec.key),
+                            format!("variant `{}` appears twice", spec.label()),
                         ));
                     }
                     out.push(spec);
@@ -493,7 +489,7 @@ fn parse_bots(
             for (i, item) in items.iter().enumerate() {
                 match item {
                     toml::Value::String(folder) => {
-                        let m = manifest::load(&bots_dir.join(folder)).map_err(|e| {
+                        let m = Manifest::load(&bots_dir.join(folder)).map_err(|e| {
                             ctx.field(span.clone(), &format!("bots[{i}]"), e.to_string())
                         })?;
                         out.push(from_manifest(m));
@@ -538,14 +534,16 @@ fn parse_bots(
                             build: raw.build.map(CommandValue::into_argv),
                         });
                     }
-                    other => return Err(ctx.field(
-                        span.clone(),
-                        &format!("bots[{i}]"),
-                        format!(
+                    other => {
+                        return Err(ctx.field(
+                            span.clone(),
+                            &format!("bots[{i}]"),
+                            format!(
                             "expected a bots/ folder name or a table with name and command, got {}",
                             other.type_str()
                         ),
-                    )),
+                        ))
+                    }
                 }
             }
             Ok(out)
@@ -558,18 +556,14 @@ fn parse_bots(
     }
 }
 
-fn parse_variant(ctx: &Ctx<'_>, item: &Spanned<toml::Value>) -> Result<VariantSpec, ConfigError> {
+fn parse_variant_entry(
+    ctx: &Ctx<'_>,
+    item: &Spanned<toml::Value>,
+) -> Result<VariantSpec, ConfigError> {
     let span = item.span();
     match item.get_ref() {
         toml::Value::String(s) => {
-            let (variant, players) =
-                parse_variant_key(s).map_err(|why| ctx.field(span.clone(), "variants", why))?;
-            Ok(VariantSpec {
-                key: s.trim().to_ascii_lowercase(),
-                variant,
-                players,
-                options: BTreeMap::new(),
-            })
+            parse_variant(s).map_err(|why| ctx.field(span.clone(), "variants", why))
         }
         toml::Value::Table(_) => {
             let raw: RawVariant =
@@ -595,9 +589,6 @@ fn parse_variant(ctx: &Ctx<'_>, item: &Spanned<toml::Value>) -> Result<VariantSp
                 .collect();
             let key = raw.name.unwrap_or_else(|| {
                 let mut k = variant.name().to_string();
-                if raw.players != 2 {
-                    k.push_str(&raw.players.to_string());
-                }
                 for v in options.values() {
                     k.push_str(v);
                 }
@@ -685,7 +676,11 @@ bots = [
             format!("{TWO_BOTS}\nvariants = [\"tricala\", \"tricala3\"]\ngames_per_pairing = 4\n");
         let t = parse(&src).unwrap();
         assert_eq!(t.variants[1].players, 3);
-        assert_eq!(t.variants[1].key, "tricala3");
+        assert_eq!(t.variants[1].key, "tricala");
+        assert_eq!(t.variants[1].label(), "tricala-3p");
+        let src = format!("{TWO_BOTS}\nvariants = [\"tricala3\", \"tricala-3p\"]\n");
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(e.contains("appears twice"), "{e}");
         assert_eq!(t.rounds, 2);
     }
 }

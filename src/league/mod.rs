@@ -4,7 +4,6 @@
 //! rating (that is `ratings`').
 
 pub mod config;
-pub mod manifest;
+pub mod runner;
 pub mod schedule;
 pub mod store;
-pub mod runner;

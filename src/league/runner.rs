@@ -7,9 +7,9 @@
 //! emits [`Event`]s; the command line turns them into a progress display.
 
 use super::config::{BotSpec, Tournament};
-use super::manifest;
 use super::schedule::{self, ScheduledGame, Shard};
 use super::store::{LeagueMeta, Store, StoreError};
+use crate::bot::manifest;
 use crate::bot::{BotCommand, Limits};
 use crate::referee::{self, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl};
 use crate::results::GameRow;
@@ -65,7 +65,11 @@ pub enum Event {
     /// A game was committed to games.csv.
     Finished { row: GameRow },
     /// A bot process was (re)started on a worker.
-    BotStarted { bot: String, worker: usize, restart: bool },
+    BotStarted {
+        bot: String,
+        worker: usize,
+        restart: bool,
+    },
     /// Ctrl-C or SIGTERM: in-flight games are abandoned (they rerun on resume).
     Interrupted,
 }
@@ -102,7 +106,10 @@ pub fn fingerprint(t: &Tournament, games: &[ScheduledGame]) -> String {
         t.name, t.seed, t.rounds, t.max_plies, t.openings
     );
     for v in &t.variants {
-        text.push_str(&format!("{}:{}:{}:{:?}\n", v.key, v.variant, v.players, v.options));
+        text.push_str(&format!(
+            "{}:{}:{}:{:?}\n",
+            v.key, v.variant, v.players, v.options
+        ));
     }
     for b in &t.bots {
         text.push_str(&b.name);
@@ -139,7 +146,9 @@ pub fn build_bots(bots: &[BotSpec], on_event: &mut dyn FnMut(&Event)) -> Result<
         let Some((program, args)) = argv.split_first() else {
             continue;
         };
-        on_event(&Event::Building { bot: b.name.clone() });
+        on_event(&Event::Building {
+            bot: b.name.clone(),
+        });
         let dir = b.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
         let out = std::process::Command::new(program)
             .args(args)
@@ -172,7 +181,11 @@ pub fn build_bots(bots: &[BotSpec], on_event: &mut dyn FnMut(&Event)) -> Result<
 
 /// Starts every bot once (spawn and handshake) and stops it again, so that
 /// a bot that cannot start is reported before any game runs.
-pub fn check_bots_start(bots: &[BotSpec], startup_ms: u64, log_dir: &Path) -> Result<(), LeagueError> {
+pub fn check_bots_start(
+    bots: &[BotSpec],
+    startup_ms: u64,
+    log_dir: &Path,
+) -> Result<(), LeagueError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -200,7 +213,13 @@ pub fn check_bots_start(bots: &[BotSpec], startup_ms: u64, log_dir: &Path) -> Re
 /// A name made safe for a file name.
 pub fn file_safe(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -240,8 +259,12 @@ fn pin_current_thread(cpu: usize) {
 }
 
 enum WorkerMsg {
-    Done(GameRow),
-    BotStarted { bot: String, worker: usize, restart: bool },
+    Done(Box<GameRow>),
+    BotStarted {
+        bot: String,
+        worker: usize,
+        restart: bool,
+    },
 }
 
 struct Shared {
@@ -337,11 +360,17 @@ pub fn run(
                     let _ = store.sync();
                     last_sync = Instant::now();
                 }
-                on_event(&Event::Finished { row });
+                on_event(&Event::Finished { row: *row });
             }
-            WorkerMsg::BotStarted { bot, worker, restart } => {
-                on_event(&Event::BotStarted { bot, worker, restart })
-            }
+            WorkerMsg::BotStarted {
+                bot,
+                worker,
+                restart,
+            } => on_event(&Event::BotStarted {
+                bot,
+                worker,
+                restart,
+            }),
         }
     }
     for h in handles {
@@ -364,27 +393,32 @@ pub fn run(
 }
 
 /// Watches for Ctrl-C and SIGTERM on its own thread and raises `cancel`.
-fn spawn_signal_watcher(cancel: Arc<tokio::sync::watch::Sender<bool>>) -> Option<std::thread::JoinHandle<()>> {
+fn spawn_signal_watcher(
+    cancel: Arc<tokio::sync::watch::Sender<bool>>,
+) -> Option<std::thread::JoinHandle<()>> {
     std::thread::Builder::new()
         .name("league-signals".into())
         .spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
                 return;
             };
             rt.block_on(async move {
                 #[cfg(unix)]
                 {
                     use tokio::signal::unix::{signal, SignalKind};
-                    let (Ok(mut int), Ok(mut term)) =
-                        (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
-                    else {
+                    let (Ok(mut int), Ok(mut term)) = (
+                        signal(SignalKind::interrupt()),
+                        signal(SignalKind::terminate()),
+                    ) else {
                         return;
                     };
-                    let mut closed = cancel.clone();
                     tokio::select! {
                         _ = int.recv() => { let _ = cancel.send(true); }
                         _ = term.recv() => { let _ = cancel.send(true); }
-                        _ = closed.closed() => {}
+                        _ = cancel.closed() => {}
                     }
                 }
                 #[cfg(not(unix))]
@@ -402,7 +436,10 @@ fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::Sender<Work
     if let Some(cpu) = cpu {
         pin_current_thread(cpu);
     }
-    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
         return;
     };
     rt.block_on(async {
@@ -414,13 +451,15 @@ fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::Sender<Work
                 break;
             }
             let i = shared.next.fetch_add(1, Ordering::Relaxed);
-            let Some(game) = shared.todo.get(i) else { break };
+            let Some(game) = shared.todo.get(i) else {
+                break;
+            };
             let play = play_one(id, t, game, &shared.dir, &mut bots, tx);
             let row = tokio::select! {
                 row = play => row,
                 _ = cancel.wait_for(|&c| c) => break,
             };
-            if tx.send(WorkerMsg::Done(row)).is_err() {
+            if tx.send(WorkerMsg::Done(Box::new(row))).is_err() {
                 break;
             }
         }
@@ -456,7 +495,9 @@ async fn play_one(
             old.kill();
         }
         let spec = &t.bots[b];
-        let log = dir.join("logs").join(format!("{}-w{worker}.log", file_safe(&spec.name)));
+        let log = dir
+            .join("logs")
+            .join(format!("{}-w{worker}.log", file_safe(&spec.name)));
         match BotPlayer::start(&bot_command(spec), Some(&log), &limits(t.time.startup_ms)).await {
             Ok(p) => {
                 bots.insert(b, p);
@@ -467,7 +508,15 @@ async fn play_one(
                 });
             }
             Err(e) => {
-                return forfeit_row(t, game, &opening, seat, "crash", start.elapsed(), &e.to_string());
+                return forfeit_row(
+                    t,
+                    game,
+                    &opening,
+                    seat,
+                    "crash",
+                    start.elapsed(),
+                    &e.to_string(),
+                );
             }
         }
     }
@@ -493,7 +542,8 @@ async fn play_one(
     };
     let mut seats: Vec<BotPlayer> = game.seats.iter().filter_map(|b| bots.remove(b)).collect();
     let result = {
-        let mut refs: Vec<&mut dyn Player> = seats.iter_mut().map(|p| p as &mut dyn Player).collect();
+        let mut refs: Vec<&mut dyn Player> =
+            seats.iter_mut().map(|p| p as &mut dyn Player).collect();
         referee::play_game(&spec, &mut refs, &mut |_| {}).await
     };
     for (&b, p) in game.seats.iter().zip(seats) {
@@ -504,11 +554,19 @@ async fn play_one(
         // The schedule built an unplayable spec: a bug of ours, not the bots'.
         Err(e) => {
             tracing::error!("{}: cannot be played: {e}", game.game_id);
-            return forfeit_row(t, game, &opening, 0, "error", start.elapsed(), &e.to_string());
+            return forfeit_row(
+                t,
+                game,
+                &opening,
+                0,
+                "error",
+                start.elapsed(),
+                &e.to_string(),
+            );
         }
     };
     let record = Store::record_path(dir, &game.game_id);
-    if let Err(e) = referee::write_record(&record, &spec, &report) {
+    if let Err(e) = referee::record::write_record(&record, &spec, &report) {
         tracing::warn!("cannot write {}: {e}", record.display());
     }
     row_from_report(t, game, &opening, &report)
@@ -547,7 +605,12 @@ fn set_scores(row: &mut GameRow, scores: &[f64]) {
     row.score2 = scores.get(2).copied();
 }
 
-fn row_from_report(t: &Tournament, game: &ScheduledGame, opening: &[String], r: &GameReport) -> GameRow {
+fn row_from_report(
+    t: &Tournament,
+    game: &ScheduledGame,
+    opening: &[String],
+    r: &GameReport,
+) -> GameRow {
     let mut row = base_row(t, game, opening);
     set_scores(&mut row, &r.scores);
     row.reason = r.reason.name().to_string();

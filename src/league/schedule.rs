@@ -109,7 +109,7 @@ pub fn schedule(t: &Tournament) -> Vec<ScheduledGame> {
             let Some(combo) = per_variant[v].get(c) else {
                 continue;
             };
-            let key = &t.variants[v].key;
+            let key = t.variants[v].label();
             let group = format!("r{round:03}-{key}-p{c:03}");
             let seed = group_seed(t.seed, &group);
             for (o, seats) in permutations(combo).into_iter().enumerate() {
@@ -232,12 +232,7 @@ mod tests {
     }
 
     fn tricala3() -> VariantSpec {
-        VariantSpec {
-            key: "tricala3".into(),
-            variant: crate::engine::Variant::Tricala,
-            players: 3,
-            options: BTreeMap::new(),
-        }
+        crate::league::config::parse_variant("tricala3").unwrap()
     }
 
     #[test]
