@@ -4,6 +4,10 @@
 //! answer `hello` and `request`, exit on `quit` or end of input. Only the
 //! fields it needs are decoded; everything else is skipped. Owns nothing
 //! of the arena: it talks to it only over the pipes.
+//!
+//! With `RANDOM_BOT_SEED=N` it is reproducible: each game's choices are
+//! drawn from N, the game id and the seat, whatever ran before on the same
+//! process (so a resumed league replays the same games).
 
 use rand::{Rng, SeedableRng};
 use serde::Deserialize;
@@ -15,18 +19,32 @@ struct Message {
     kind: String,
     #[serde(default)]
     legal: Vec<String>,
+    #[serde(default)]
+    game_id: String,
+    #[serde(default)]
+    seat: u64,
+}
+
+/// FNV-1a over the game id, mixed with the seed and the seat.
+fn game_seed(seed: u64, game_id: &str, seat: u64) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325 ^ seed;
+    for b in game_id.bytes().chain(seat.to_le_bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
 }
 
 fn main() {
-    let seed = std::env::var("RANDOM_BOT_SEED")
+    let fixed: Option<u64> = std::env::var("RANDOM_BOT_SEED")
         .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            let t = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64);
-            t ^ u64::from(std::process::id())
-        });
+        .and_then(|s| s.parse().ok());
+    let seed = fixed.unwrap_or_else(|| {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        t ^ u64::from(std::process::id())
+    });
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
@@ -54,6 +72,16 @@ fn main() {
                 s.push_str(&serde_json::to_string(option).unwrap_or_default());
                 s.push('}');
                 s
+            }
+            "game_start" => {
+                if let Some(seed) = fixed {
+                    rng = rand_chacha::ChaCha8Rng::seed_from_u64(game_seed(
+                        seed,
+                        &msg.game_id,
+                        msg.seat,
+                    ));
+                }
+                continue;
             }
             "quit" => return,
             _ => continue,

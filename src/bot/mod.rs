@@ -195,6 +195,27 @@ impl BotProcess {
         for (k, v) in &cmd.env {
             c.env(k, v);
         }
+        #[cfg(target_os = "linux")]
+        {
+            // If the referee itself dies without cleaning up (kill -9, a
+            // crash), the kernel kills the bot: no orphan keeps running.
+            // (Its own children are reached by the group kill on every
+            // ordinary exit path.) The signal follows the spawning thread,
+            // so bots must be spawned from long-lived threads, as the
+            // league's workers and the commands' main threads are.
+            let parent = std::process::id() as libc::pid_t;
+            // SAFETY: only async-signal-safe calls (prctl, getppid, _exit)
+            // run between fork and exec.
+            unsafe {
+                c.pre_exec(move || {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                    if libc::getppid() != parent {
+                        libc::_exit(1);
+                    }
+                    Ok(())
+                });
+            }
+        }
         let mut child = c.spawn().map_err(|source| BotError::Spawn {
             command: cmd.display(),
             source,

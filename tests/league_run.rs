@@ -1,0 +1,321 @@
+//! The league runner end to end: the real `arena` binary, real bot processes
+//! (the Rust random bot, made reproducible with RANDOM_BOT_SEED), real files.
+//! Covers a full run, resume after SIGKILL with a torn last line, Ctrl-C,
+//! shards whose merge equals one run, and bad input.
+
+use mancala_arena::league::config::Tournament;
+use mancala_arena::league::schedule;
+use mancala_arena::results::{csvio, GameRow};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn arena() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
+    c.stdin(Stdio::null());
+    c
+}
+
+/// A tournament of three reproducible random bots over every variant.
+fn write_tournament(dir: &Path, rounds: u32, extra: &str) -> PathBuf {
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let text = format!(
+        r#"
+name = "t"
+seed = 11
+bots = [
+  {{ name = "a", command = ["{bot}"], env = {{ RANDOM_BOT_SEED = "1" }} }},
+  {{ name = "b", command = ["{bot}"], env = {{ RANDOM_BOT_SEED = "2" }} }},
+  {{ name = "c", command = ["{bot}"], env = {{ RANDOM_BOT_SEED = "3" }} }},
+]
+variants = ["filo", "tricala", "tricala3", "hackaback", "kisolo", "diffusion"]
+rounds = {rounds}
+openings = 2
+max_plies = 300
+concurrency = 2
+output = "out"
+{extra}
+"#
+    );
+    let path = dir.join("t.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn run(file: &Path, args: &[&str]) -> Output {
+    arena()
+        .arg("run")
+        .arg(file)
+        .arg("--quiet")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn rows(csv: &Path) -> Vec<GameRow> {
+    csvio::read_rows(csv).unwrap()
+}
+
+/// What a game is, apart from how long it took.
+type Key = (String, Vec<String>, Vec<String>, String, u32, u64, String);
+
+fn by_id(rows: &[GameRow]) -> BTreeMap<String, Key> {
+    let mut m = BTreeMap::new();
+    for r in rows {
+        let key = (
+            r.variant.clone(),
+            r.seats().iter().map(|s| s.to_string()).collect(),
+            r.scores().iter().map(|s| format!("{s:.4}")).collect(),
+            r.reason.clone(),
+            r.plies,
+            r.seed,
+            r.opening.clone(),
+        );
+        assert!(
+            m.insert(r.game_id.clone(), key).is_none(),
+            "{} twice",
+            r.game_id
+        );
+    }
+    m
+}
+
+fn schedule_ids(file: &Path) -> BTreeSet<String> {
+    let t = Tournament::load(file).unwrap();
+    schedule::schedule(&t)
+        .into_iter()
+        .map(|g| g.game_id)
+        .collect()
+}
+
+fn data_lines(csv: &Path) -> usize {
+    std::fs::read_to_string(csv)
+        .map(|s| s.lines().count().saturating_sub(1))
+        .unwrap_or(0)
+}
+
+/// Waits (with a deadline, polling the file) until `csv` holds `n` rows.
+fn wait_for_rows(child: &mut Child, csv: &Path, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while data_lines(csv) < n {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before {n} rows"
+        );
+        assert!(Instant::now() < deadline, "no {n} rows within the deadline");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_full_run_writes_every_game_its_records_and_the_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let out = run(&file, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Elo"), "{stdout}");
+    let res = dir.path().join("out");
+    let got = rows(&res.join("games.csv"));
+    let ids: BTreeSet<String> = got.iter().map(|r| r.game_id.clone()).collect();
+    assert_eq!(ids, schedule_ids(&file));
+    // 3 pairs x 2 orders x 5 two-player variants + 1 triple x 6 orders.
+    assert_eq!(got.len(), 3 * 2 * 5 + 6);
+    for r in &got {
+        assert!(res
+            .join("games")
+            .join(format!("{}.jsonl", r.game_id))
+            .is_file());
+        let total: f64 = r.scores().iter().sum();
+        assert!((total - r.players as f64 / 2.0).abs() < 1e-9);
+        assert!(r.offender.is_none(), "random bots do not forfeit: {r:?}");
+    }
+    assert!(got.iter().any(|r| r.players == 3 && r.variant == "tricala"));
+    for f in ["ratings.csv", "pairs.csv", "variants.csv", "league.json"] {
+        assert!(res.join(f).is_file(), "{f}");
+    }
+    assert!(std::fs::read_dir(res.join("logs")).unwrap().count() > 0);
+
+    // Running it again finds everything done and changes nothing.
+    let before = std::fs::read_to_string(res.join("games.csv")).unwrap();
+    let again = run(&file, &[]);
+    assert!(again.status.success());
+    assert_eq!(
+        before,
+        std::fs::read_to_string(res.join("games.csv")).unwrap()
+    );
+}
+
+#[test]
+fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 12, "");
+    let whole = dir.path().join("whole");
+    let out = run(&file, &["--output", whole.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = by_id(&rows(&whole.join("games.csv")));
+    assert_eq!(expected.len(), 12 * 36);
+
+    let cut = dir.path().join("cut");
+    let csv = cut.join("games.csv");
+    let mut child = arena()
+        .arg("run")
+        .arg(&file)
+        .args(["--quiet", "--output", cut.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_rows(&mut child, &csv, 40);
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let done = data_lines(&csv);
+    assert!(done < expected.len(), "killed too late to test anything");
+    // A power cut in the middle of a row.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&csv).unwrap();
+    f.write_all(b"r012-kisolo-p002-o1,kisolo,2,r012-kisolo-p002,b,c,,1.0")
+        .unwrap();
+    drop(f);
+
+    let out = run(&file, &["--output", cut.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("torn"), "{stderr}");
+    assert_eq!(by_id(&rows(&csv)), expected);
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_and_the_same_command_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 12, "");
+    let res = dir.path().join("out");
+    let csv = res.join("games.csv");
+    let mut child = arena()
+        .arg("run")
+        .arg(&file)
+        .arg("--quiet")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_rows(&mut child, &csv, 20);
+    // SAFETY: plain kill(2) on our own child.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("resume"));
+    // Every row written is whole.
+    let partial = rows(&csv);
+    assert!(partial.len() < 12 * 36);
+
+    let out = run(&file, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let all = rows(&csv);
+    assert_eq!(by_id(&all).len(), 12 * 36);
+    let ids: BTreeSet<String> = all.iter().map(|r| r.game_id.clone()).collect();
+    assert_eq!(ids, schedule_ids(&file));
+}
+
+#[test]
+fn shards_together_are_exactly_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 2, "");
+    let whole = dir.path().join("whole");
+    assert!(run(&file, &["--output", whole.to_str().unwrap()])
+        .status
+        .success());
+    let expected = by_id(&rows(&whole.join("games.csv")));
+
+    let mut merged = BTreeMap::new();
+    let mut paths = Vec::new();
+    for k in 1..=3 {
+        let out = run(&file, &["--shard", &format!("{k}/3")]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let csv = dir.path().join(format!("out/shard-{k}-of-3/games.csv"));
+        let part = by_id(&rows(&csv));
+        assert!(!part.is_empty());
+        for (id, key) in part {
+            assert!(
+                merged.insert(id.clone(), key).is_none(),
+                "{id} in two shards"
+            );
+        }
+        paths.push(csv);
+    }
+    assert_eq!(merged, expected);
+
+    // Rating the shards gives the ratings of the single run.
+    let rate = |files: &[PathBuf], out: &Path| {
+        let o = arena()
+            .arg("rate")
+            .args(files)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(out.join("ratings.csv")).unwrap()
+    };
+    let one = rate(&[whole.join("games.csv")], &dir.path().join("r1"));
+    let three = rate(&paths, &dir.path().join("r3"));
+    assert_eq!(one, three);
+}
+
+#[test]
+fn bad_files_and_bots_are_reported_before_any_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "gauntlet = \"zed\"");
+    let out = run(&file, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("t.toml:15") && err.contains("gauntlet") && err.contains("zed"),
+        "{err}"
+    );
+
+    let file = dir.path().join("missing.toml");
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    std::fs::write(
+        &file,
+        format!("name = \"m\"\noutput = \"m\"\nbots = [\n {{ name = \"ok\", command = [\"{bot}\"] }},\n {{ name = \"gone\", command = [\"/no/such/bot\"] }},\n]\n"),
+    )
+    .unwrap();
+    let out = run(&file, &["--no-build"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`gone` cannot start"), "{err}");
+    assert_eq!(data_lines(&dir.path().join("m/games.csv")), 0);
+
+    let out = run(&write_tournament(dir.path(), 1, ""), &["--shard", "4/3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("4/3"));
+}
