@@ -1,10 +1,204 @@
-//! PLACEHOLDER: `arena` subcommand being written. Replace this whole file.
+//! `arena check-bot [--game GAME]... -- BOT_COMMAND...`: the conformance
+//! check a bot author runs before entering a league.
+//!
+//! Owns the list of checks and their report. Checks, each printed as PASS or
+//! FAIL with the exact message: the handshake; one game per seat of every
+//! game (3-player Tricala included) against the built-in random player; the
+//! quit message (the bot must exit with status 0). Then the reply latency
+//! (median, p99). Exit status 1 on any failure.
 
+use super::play::{resolve_bot, runtime, settings, BotArg};
+use crate::bot::Limits;
+use crate::engine::{Variant, DEFAULT_MAX_PLIES};
+use crate::referee::{self, BotPlayer, GameSpec, Player, RandomPlayer, TimeControl};
+use anyhow::bail;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
-pub struct CheckBotArgs {}
+pub struct CheckBotArgs {
+    /// Check only this game (repeatable; default: every game).
+    #[arg(long)]
+    game: Vec<String>,
+    /// Time for one decision, in milliseconds.
+    #[arg(long, default_value_t = 5000)]
+    timeout_ms: u64,
+    /// Time to answer the hello, in milliseconds.
+    #[arg(long, default_value_t = 10_000)]
+    startup_ms: u64,
+    /// Ply cap of the test games.
+    #[arg(long, default_value_t = DEFAULT_MAX_PLIES)]
+    max_plies: u32,
+    /// Append the bot's stderr to this file (default: discarded).
+    #[arg(long)]
+    log: Option<PathBuf>,
+    /// The bot: a folder under bots/ (or with a bot.toml), or its command
+    /// line as separate words (`-- python3 my_bot.py`).
+    #[arg(last = true, required = true, value_name = "BOT_COMMAND")]
+    bot: Vec<String>,
+}
 
-pub fn run(_args: CheckBotArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not implemented yet")
+struct Checks {
+    failed: usize,
+}
+
+impl Checks {
+    fn pass(&mut self, what: &str, msg: &str) {
+        println!("PASS  {what}: {msg}");
+    }
+    fn fail(&mut self, what: &str, msg: &str) {
+        self.failed += 1;
+        println!("FAIL  {what}: {msg}");
+    }
+}
+
+pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
+    let cmd = if args.bot.len() == 1 {
+        match resolve_bot(&args.bot[0])? {
+            BotArg::Command(c) => c,
+            BotArg::Random => bail!("`random` is the built-in player; give a bot to check"),
+        }
+    } else {
+        crate::bot::BotCommand::from_words(&args.bot)
+            .ok_or_else(|| anyhow::anyhow!("empty bot command"))?
+    };
+    let variants: Vec<Variant> = if args.game.is_empty() {
+        Variant::ALL.to_vec()
+    } else {
+        args.game
+            .iter()
+            .map(|g| g.parse())
+            .collect::<Result<_, _>>()?
+    };
+    let limits = Limits {
+        startup: Duration::from_millis(args.startup_ms),
+        ..Limits::default()
+    };
+    println!("checking `{}`", cmd.display());
+    let rt = runtime()?;
+    let failed = rt.block_on(async {
+        let mut c = Checks { failed: 0 };
+        let start = |c: &mut Checks, bot: Result<BotPlayer, referee::StartError>| match bot {
+            Ok(b) => {
+                let i = b.info();
+                c.pass(
+                    "handshake",
+                    &format!("{} {} by {}", i.name, i.version, i.author),
+                );
+                Some(b)
+            }
+            Err(e) => {
+                c.fail("handshake", &format!("{} ({e})", e.kind()));
+                None
+            }
+        };
+        let log = args.log.as_deref();
+        let mut bot = match start(&mut c, BotPlayer::start(&cmd, log, &limits).await) {
+            Some(b) => b,
+            None => return c.failed,
+        };
+        let mut latencies: Vec<u64> = Vec::new();
+        let mut game_no = 0;
+        for variant in variants {
+            for &n in variant.player_counts() {
+                for seat in 0..n {
+                    game_no += 1;
+                    let what = format!("{variant} {n}p seat {seat}");
+                    let mut spec = GameSpec::new(
+                        format!("check-{game_no}"),
+                        variant,
+                        match settings(n, args.max_plies, &[]) {
+                            Ok(s) => s,
+                            Err(e) => {
+                                c.fail(&what, &e.to_string());
+                                continue;
+                            }
+                        },
+                    );
+                    spec.time = TimeControl {
+                        per_decision: Duration::from_millis(args.timeout_ms),
+                        clock: None,
+                    };
+                    let mut randoms: Vec<RandomPlayer> = (0..n)
+                        .map(|s| RandomPlayer::new(format!("random-{s}"), game_no * 7 + s as u64))
+                        .collect();
+                    let report = {
+                        let mut ps: Vec<&mut dyn Player> = randoms
+                            .iter_mut()
+                            .take(n - 1)
+                            .map(|r| r as &mut dyn Player)
+                            .collect();
+                        ps.insert(seat, &mut bot);
+                        referee::play_game(&spec, &mut ps, &mut |_| {}).await
+                    };
+                    match report {
+                        Err(e) => c.fail(&what, &format!("cannot play: {e}")),
+                        Ok(r) if r.offender == Some(seat) => c.fail(
+                            &what,
+                            &format!(
+                                "{} at ply {}: {}",
+                                r.reason,
+                                r.plies,
+                                r.detail.as_deref().unwrap_or("")
+                            ),
+                        ),
+                        Ok(r) => {
+                            latencies.extend(
+                                r.decisions
+                                    .iter()
+                                    .filter(|d| d.seat == seat && !d.forced && !d.opening)
+                                    .map(|d| d.elapsed_us),
+                            );
+                            c.pass(
+                                &what,
+                                &format!(
+                                    "{} plies, {} (score {})",
+                                    r.plies, r.reason, r.scores[seat]
+                                ),
+                            );
+                        }
+                    }
+                    if bot.needs_restart() {
+                        bot.kill();
+                        println!("      restarting the bot");
+                        match start(&mut c, BotPlayer::start(&cmd, log, &limits).await) {
+                            Some(b) => bot = b,
+                            None => return c.failed,
+                        }
+                    }
+                }
+            }
+        }
+        if bot.quit().await {
+            c.pass("quit", "exited with status 0");
+        } else {
+            c.fail(
+                "quit",
+                &format!(
+                    "did not exit with status 0 within {:?} of quit",
+                    limits.shutdown_grace
+                ),
+            );
+        }
+        if !latencies.is_empty() {
+            latencies.sort_unstable();
+            let median = latencies[latencies.len() / 2];
+            let p99 = latencies[(latencies.len() * 99 / 100).min(latencies.len() - 1)];
+            println!(
+                "latency over {} replies: median {:.2} ms, p99 {:.2} ms",
+                latencies.len(),
+                median as f64 / 1000.0,
+                p99 as f64 / 1000.0
+            );
+        }
+        c.failed
+    });
+    if failed == 0 {
+        println!("all checks passed");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!("{failed} check(s) failed");
+        Ok(ExitCode::from(1))
+    }
 }

@@ -1,10 +1,251 @@
-//! PLACEHOLDER: `arena` subcommand being written. Replace this whole file.
+//! `arena play --game GAME [--players N] -- BOT...`: one game live in the
+//! terminal (the board after each turn, who decided what, timings), and its
+//! record as JSON lines.
+//!
+//! Owns the command line of `play` and how a BOT argument is understood
+//! (shared with `check-bot`); the game itself is the referee's.
 
+use crate::bot::manifest::{Manifest, MANIFEST};
+use crate::bot::{BotCommand, Limits};
+use crate::engine::{Settings, Variant};
+use crate::referee::{
+    self, record, BotPlayer, Clock, Event, GameSpec, Player, RandomPlayer, TimeControl,
+};
+use anyhow::{bail, Context};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
-pub struct PlayArgs {}
+pub struct PlayArgs {
+    /// The game: filo, tricala, hackaback, kisolo, diffusion.
+    #[arg(long)]
+    game: String,
+    /// Number of players (default: the number of BOTs given).
+    #[arg(long)]
+    players: Option<usize>,
+    /// A game option KEY=VALUE (repeatable), e.g. `columns=6` for Kisolo.
+    #[arg(long = "option", value_name = "KEY=VALUE")]
+    options: Vec<String>,
+    /// Ply cap (reaching it is a draw, `max_plies`).
+    #[arg(long, default_value_t = crate::engine::DEFAULT_MAX_PLIES)]
+    max_plies: u32,
+    /// Decisions applied before the bots take over, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    opening: Vec<String>,
+    /// Time for one decision, in milliseconds.
+    #[arg(long, default_value_t = 5000)]
+    timeout_ms: u64,
+    /// Per-game clock: base time in milliseconds (default: no clock).
+    #[arg(long)]
+    base_ms: Option<u64>,
+    /// Per-game clock: increment per decision in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    increment_ms: u64,
+    /// Wall-clock limit for the whole game, in seconds.
+    #[arg(long, default_value_t = 600)]
+    watchdog_s: u64,
+    /// Where to write the game record (default: games/GAME_ID.jsonl).
+    #[arg(long)]
+    record: Option<PathBuf>,
+    /// Folder for the bots' stderr logs (default: discarded).
+    #[arg(long)]
+    logs: Option<PathBuf>,
+    /// Seed of the built-in random players.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Do not print the board.
+    #[arg(long)]
+    quiet: bool,
+    /// The players, by seat: `random` (built in), a folder under bots/ (or
+    /// any folder with a bot.toml), or a command line in one argument
+    /// (`"python3 my_bot.py"`).
+    #[arg(last = true, required = true, value_name = "BOT")]
+    bots: Vec<String>,
+}
 
-pub fn run(_args: PlayArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not implemented yet")
+/// What a BOT argument names.
+pub(super) enum BotArg {
+    Random,
+    Command(BotCommand),
+}
+
+/// Understands a BOT argument: `random`, a bots/ folder name, a folder with
+/// a bot.toml, or a command line split on whitespace.
+pub(super) fn resolve_bot(arg: &str) -> anyhow::Result<BotArg> {
+    if arg == "random" {
+        return Ok(BotArg::Random);
+    }
+    for dir in [Path::new("bots").join(arg), PathBuf::from(arg)] {
+        if dir.join(MANIFEST).is_file() {
+            let m = Manifest::load(&dir)?;
+            return Ok(BotArg::Command(m.command(&dir)));
+        }
+    }
+    let words: Vec<&str> = arg.split_whitespace().collect();
+    match BotCommand::from_words(&words) {
+        Some(c) => Ok(BotArg::Command(c)),
+        None => bail!("empty bot command"),
+    }
+}
+
+/// Parses `KEY=VALUE` game options into settings.
+pub(super) fn settings(
+    players: usize,
+    max_plies: u32,
+    options: &[String],
+) -> anyhow::Result<Settings> {
+    let mut s = Settings::with_players(players);
+    s.max_plies = max_plies;
+    for o in options {
+        let Some((k, v)) = o.split_once('=') else {
+            bail!("game option `{o}` is not KEY=VALUE");
+        };
+        s.options.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    Ok(s)
+}
+
+/// A current-thread runtime, as the league uses.
+pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
+    let variant: Variant = args.game.parse()?;
+    let players = args.players.unwrap_or(args.bots.len());
+    if players != args.bots.len() {
+        bail!("{} players but {} BOTs given", players, args.bots.len());
+    }
+    let mut spec = GameSpec::new(
+        format!("play-{}-{}", variant.name(), std::process::id()),
+        variant,
+        settings(players, args.max_plies, &args.options)?,
+    );
+    spec.opening = args.opening.clone();
+    spec.time = TimeControl {
+        per_decision: Duration::from_millis(args.timeout_ms),
+        clock: args.base_ms.map(|b| Clock {
+            base: Duration::from_millis(b),
+            increment: Duration::from_millis(args.increment_ms),
+        }),
+    };
+    spec.watchdog = Duration::from_secs(args.watchdog_s);
+    let record_path = args
+        .record
+        .clone()
+        .unwrap_or_else(|| Path::new("games").join(format!("{}.jsonl", spec.game_id)));
+    let rt = runtime()?;
+    rt.block_on(async {
+        tokio::select! {
+            r = play(&args, &spec, &record_path) => r,
+            _ = tokio::signal::ctrl_c() => {
+                // Dropping the game drops the bots: their groups are killed.
+                eprintln!("interrupted");
+                Ok(ExitCode::from(130))
+            }
+        }
+    })
+}
+
+async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::Result<ExitCode> {
+    let limits = Limits::default();
+    let mut bots: Vec<Box<dyn Player>> = Vec::new();
+    for (seat, arg) in args.bots.iter().enumerate() {
+        match resolve_bot(arg)? {
+            BotArg::Random => bots.push(Box::new(RandomPlayer::new(
+                format!("random-{seat}"),
+                args.seed.wrapping_add(seat as u64),
+            ))),
+            BotArg::Command(cmd) => {
+                let log = args
+                    .logs
+                    .as_ref()
+                    .map(|d| d.join(format!("seat{seat}.log")));
+                let b = BotPlayer::start(&cmd, log.as_deref(), &limits)
+                    .await
+                    .with_context(|| format!("seat {seat}: `{}`", cmd.display()))?;
+                let i = b.info();
+                println!(
+                    "seat {seat}: {} {} by {} (pid {})",
+                    i.name,
+                    i.version,
+                    i.author,
+                    b.pid()
+                );
+                bots.push(Box::new(b));
+            }
+        }
+    }
+    let quiet = args.quiet;
+    let mut last_ply = u32::MAX;
+    let mut names: Vec<String> = bots.iter().map(|b| b.name().to_string()).collect();
+    if !spec.names.is_empty() {
+        names = spec.names.clone();
+    }
+    let mut show = |e: &Event<'_>| match e {
+        Event::Started { game, .. } => {
+            println!(
+                "{} {} players: {}",
+                spec.variant,
+                spec.settings.players,
+                names.join(" vs ")
+            );
+            if !quiet {
+                println!("{}", game.render());
+            }
+            last_ply = game.plies();
+        }
+        Event::Decided { decision: d, game } => {
+            let how = if d.forced {
+                "forced".to_string()
+            } else if d.opening {
+                "opening".to_string()
+            } else {
+                format!("{:.1} ms", d.elapsed_us as f64 / 1000.0)
+            };
+            let who = names.get(d.seat).map_or("?", |s| s.as_str());
+            println!(
+                "ply {:>3}  seat {} {:<16} {:<8} {}",
+                d.ply, d.seat, who, d.option, how
+            );
+            if !quiet && game.plies() != last_ply {
+                println!("{}", game.render());
+            }
+            last_ply = game.plies();
+        }
+        Event::Forfeit { seat, fault } => {
+            println!("seat {seat} forfeits: {fault}");
+        }
+        Event::Ended { .. } => {}
+    };
+    let report = {
+        let mut ps: Vec<&mut dyn Player> = bots
+            .iter_mut()
+            .map(|b| &mut **b as &mut dyn Player)
+            .collect();
+        referee::play_game(spec, &mut ps, &mut show).await?
+    };
+    let scores: Vec<String> = report.scores.iter().map(|s| format!("{s}")).collect();
+    println!(
+        "result: {} ({}{}) after {} plies in {:.2} s",
+        scores.join("-"),
+        report.reason,
+        report
+            .offender
+            .map(|o| format!(", seat {o}: {}", report.detail.as_deref().unwrap_or("")))
+            .unwrap_or_default(),
+        report.plies,
+        report.duration.as_secs_f64()
+    );
+    record::write_record(record_path, spec, &report)
+        .with_context(|| format!("cannot write {}", record_path.display()))?;
+    println!("record: {}", record_path.display());
+    for b in bots.iter_mut() {
+        b.quit().await;
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,1 +1,261 @@
-//! PLACEHOLDER: being written. Replace this whole file.
+//! Bot protocol v1: the message types (serde) and the line codec.
+//!
+//! Owns the wire format and nothing else: no processes (see [`crate::bot`]),
+//! no rules (see [`crate::engine`]), no game flow (see [`crate::referee`]).
+//! `protocol.md` at the repository root is the public description; keep the
+//! two in step.
+//!
+//! Every message is one JSON object on one line (UTF-8, `\n`-terminated)
+//! with a `type` field. The referee sends [`ToBot`] messages; the bot sends
+//! [`FromBot`] messages. New message types and new fields may be added
+//! within version 1: bots must ignore what they do not know, and the
+//! referee ignores unknown fields in what bots send.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The protocol version this referee speaks.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Default cap on the length of one line sent by a bot (bytes, newline
+/// excluded). A bot's lines are short (a hello, an option); anything longer
+/// is a fault (`line_too_long`).
+pub const DEFAULT_MAX_LINE: usize = 64 * 1024;
+
+/// One decision as the bots see it (in `since` of a request and in records).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionMsg {
+    pub seat: usize,
+    pub ply: u32,
+    pub option: String,
+    pub forced: bool,
+}
+
+/// The time control as announced at game start (milliseconds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeMsg {
+    /// Longest time for one decision.
+    pub per_decision_ms: u64,
+    /// Per-game clock: starting time (absent: no clock).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub base_ms: Option<u64>,
+    /// Per-game clock: time added after each decision.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub increment_ms: Option<u64>,
+}
+
+/// Messages from the referee to a bot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToBot<'a> {
+    /// First message after start; the bot answers with [`FromBot::Hello`].
+    Hello {
+        protocol: u32,
+        /// The games this referee may ask for.
+        games: &'a [&'a str],
+    },
+    /// A new game begins; no answer expected.
+    GameStart {
+        game_id: &'a str,
+        variant: &'a str,
+        players: usize,
+        /// Game-specific options (`KEY=VALUE` settings) and `max_plies`.
+        options: &'a BTreeMap<String, String>,
+        max_plies: u32,
+        /// This bot's seat (0 decides first).
+        seat: usize,
+        /// The player names, by seat.
+        names: &'a [String],
+        time: TimeMsg,
+    },
+    /// The bot must answer with [`FromBot::Reply`].
+    Request {
+        game_id: &'a str,
+        ply: u32,
+        /// The full state (the engine's snapshot).
+        state: &'a serde_json::Value,
+        /// The legal options, in canonical notation.
+        legal: &'a [String],
+        /// Every decision made since this bot's previous request in this game
+        /// (or since the start of the game): others' decisions, forced ones
+        /// and the opening included, in order.
+        since: &'a [DecisionMsg],
+        /// Time allowed for this decision.
+        timeout_ms: u64,
+        /// Remaining per-game clock before this decision (absent: no clock).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        time_left_ms: Option<u64>,
+    },
+    /// The game is over; no answer expected.
+    GameEnd {
+        game_id: &'a str,
+        /// Scores by seat (1 win, 0.5 draw, 0 loss; averaged pairwise for 3).
+        scores: &'a [f64],
+        /// The engine's end reason or the forfeit kind.
+        reason: &'a str,
+        /// The seat that forfeited, if any.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        offender: Option<usize>,
+        /// Decisions since this bot's last request.
+        since: &'a [DecisionMsg],
+        state: &'a serde_json::Value,
+    },
+    /// The bot should exit (status 0) promptly.
+    Quit {},
+}
+
+/// Messages from a bot to the referee.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromBot {
+    /// Answer to the referee's hello.
+    Hello {
+        name: String,
+        #[serde(default)]
+        version: String,
+        #[serde(default)]
+        author: String,
+        /// The protocol version the bot speaks (absent: 1).
+        #[serde(default)]
+        protocol: Option<u32>,
+    },
+    /// Answer to a request: one of the legal options.
+    Reply { option: String },
+}
+
+/// Why a line from a bot is not a message we expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// Not JSON at all (or not UTF-8).
+    #[error("not JSON: {0}")]
+    BadJson(String),
+    /// JSON, but not a message of the protocol (wrong shape, unknown type,
+    /// missing field).
+    #[error("not a protocol message: {0}")]
+    Protocol(String),
+}
+
+/// Appends `msg` as one JSON line (with the trailing newline) to `buf`.
+pub fn encode_into(msg: &ToBot<'_>, buf: &mut Vec<u8>) {
+    // Serializing these types cannot fail: every map key is a string and
+    // every number is finite (scores are 0, 0.5 or 1).
+    if serde_json::to_writer(&mut *buf, msg).is_err() {
+        buf.extend_from_slice(b"{\"type\":\"error\"}");
+    }
+    buf.push(b'\n');
+}
+
+/// Decodes one line sent by a bot (without its newline).
+pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
+    match serde_json::from_slice::<FromBot>(line) {
+        Ok(m) => Ok(m),
+        Err(e) => {
+            if e.is_syntax() || e.is_eof() || std::str::from_utf8(line).is_err() {
+                Err(DecodeError::BadJson(e.to_string()))
+            } else {
+                Err(DecodeError::Protocol(e.to_string()))
+            }
+        }
+    }
+}
+
+/// Shortens a bot's text for a record: at most `max` bytes (cut at a char
+/// boundary), with `...` when cut; invalid UTF-8 is replaced.
+pub fn truncate(bytes: &[u8], max: usize) -> String {
+    let s = String::from_utf8_lossy(&bytes[..bytes.len().min(max + 4)]);
+    if s.len() <= max && bytes.len() <= max {
+        return s.into_owned();
+    }
+    let mut end = max.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &s[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reply_decodes_and_ignores_unknown_fields() {
+        let m = decode(br#"{"type":"reply","option":"G","think_ms":3}"#);
+        assert_eq!(m, Ok(FromBot::Reply { option: "G".into() }));
+    }
+
+    #[test]
+    fn hello_defaults() {
+        let m = decode(br#"{"type":"hello","name":"x"}"#);
+        assert_eq!(
+            m,
+            Ok(FromBot::Hello {
+                name: "x".into(),
+                version: String::new(),
+                author: String::new(),
+                protocol: None
+            })
+        );
+    }
+
+    #[test]
+    fn bad_json_and_wrong_shape_are_told_apart() {
+        assert!(matches!(
+            decode(b"hello there"),
+            Err(DecodeError::BadJson(_))
+        ));
+        assert!(matches!(
+            decode(br#"{"type":"reply""#),
+            Err(DecodeError::BadJson(_))
+        ));
+        assert!(matches!(decode(b"[1,2]"), Err(DecodeError::Protocol(_))));
+        assert!(matches!(
+            decode(br#"{"type":"reply","choice":"G"}"#),
+            Err(DecodeError::Protocol(_))
+        ));
+        assert!(matches!(
+            decode(br#"{"type":"dance"}"#),
+            Err(DecodeError::Protocol(_))
+        ));
+    }
+
+    #[test]
+    fn encode_is_one_line_with_type() {
+        let mut buf = Vec::new();
+        let names = vec!["a".to_string(), "b".to_string()];
+        let opts = BTreeMap::new();
+        encode_into(
+            &ToBot::GameStart {
+                game_id: "g1",
+                variant: "diffusion",
+                players: 2,
+                options: &opts,
+                max_plies: 1000,
+                seat: 1,
+                names: &names,
+                time: TimeMsg {
+                    per_decision_ms: 1000,
+                    base_ms: None,
+                    increment_ms: None,
+                },
+            },
+            &mut buf,
+        );
+        assert_eq!(buf.iter().filter(|&&b| b == b'\n').count(), 1);
+        assert_eq!(buf.last(), Some(&b'\n'));
+        let v: serde_json::Value = serde_json::from_slice(&buf).unwrap();
+        assert_eq!(v["type"], "game_start");
+        assert_eq!(v["seat"], 1);
+        assert_eq!(v["time"]["per_decision_ms"], 1000);
+        assert!(v["time"].get("base_ms").is_none());
+        buf.clear();
+        encode_into(&ToBot::Quit {}, &mut buf);
+        assert_eq!(buf, b"{\"type\":\"quit\"}\n");
+    }
+
+    #[test]
+    fn truncate_cuts_at_char_boundary() {
+        assert_eq!(truncate(b"abc", 10), "abc");
+        assert_eq!(truncate(b"abcdef", 3), "abc...");
+        assert_eq!(truncate("ééé".as_bytes(), 3), "é...");
+    }
+}

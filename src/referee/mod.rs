@@ -1,1 +1,751 @@
-//! PLACEHOLDER: being written. Replace this whole file.
+//! The referee: plays one game among 2 or 3 [`Player`]s, checks every
+//! option with the engine, records every decision with its time, and ends
+//! with per-seat scores and a reason (the engine's, or a forfeit).
+//!
+//! Owns the flow of one game and its record. It must not know schedules,
+//! pairings or ratings (the league's), rules (the engine's) or pipes (the
+//! bot runner's).
+//!
+//! API used by `arena play`, `arena check-bot` and the league:
+//! - [`GameSpec`] (game id, variant, settings, opening, names, [`TimeControl`],
+//!   watchdog) and [`play_game`]`(&spec, &mut [&mut dyn Player], &mut on_event)
+//!   -> Result<GameReport, SpecError>`.
+//! - [`BotPlayer::start`]`(&cmd, stderr_log, &limits)` (spawn + handshake),
+//!   [`Player::needs_restart`], [`BotPlayer::quit`]; [`RandomPlayer`].
+//! - [`record::write_record`]: the game record as JSON lines.
+//!
+//! Forfeits (RULINGS.md): a bot that sends an illegal option, breaks the
+//! protocol, times out or crashes loses; in a 3-player game it is ranked last
+//! and the others share first place. A decision with a single option is
+//! applied without asking; every player still sees it in `since`.
+//!
+//! The game future is cancel-safe: dropping it drops nothing but borrowed
+//! players; a [`BotPlayer`] dropped later kills its process group.
+
+pub mod player;
+pub mod record;
+
+pub use player::{Ask, BotInfo, BotPlayer, End, Player, RandomPlayer, Start, StartError};
+
+use crate::engine::{EngineError, Game, Outcome, Reason, Settings, Variant};
+use crate::protocol::{DecisionMsg, TimeMsg};
+use serde::Serialize;
+use std::fmt;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// How a player forfeits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ForfeitKind {
+    /// An option the engine rejects (or cannot parse).
+    Illegal,
+    /// No reply within the decision timeout or the game clock.
+    Timeout,
+    /// The game's wall-clock watchdog expired while waiting on this player.
+    Stall,
+    /// The process exited, closed its pipes, or could not be written to.
+    Crash,
+    /// A line that is not JSON.
+    BadJson,
+    /// A line longer than the limit.
+    LineTooLong,
+    /// JSON, but not the message expected.
+    Protocol,
+}
+
+impl ForfeitKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ForfeitKind::Illegal => "illegal",
+            ForfeitKind::Timeout => "timeout",
+            ForfeitKind::Stall => "stall",
+            ForfeitKind::Crash => "crash",
+            ForfeitKind::BadJson => "bad_json",
+            ForfeitKind::LineTooLong => "line_too_long",
+            ForfeitKind::Protocol => "protocol",
+        }
+    }
+}
+
+impl fmt::Display for ForfeitKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a player did wrong, with the offending text (truncated).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}: {detail}")]
+pub struct Fault {
+    pub kind: ForfeitKind,
+    pub detail: String,
+}
+
+impl Fault {
+    pub fn new(kind: ForfeitKind, detail: impl Into<String>) -> Fault {
+        Fault {
+            kind,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Why a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndReason {
+    /// The rules ended it (a win or a draw reason).
+    Rules(Reason),
+    /// A player forfeited.
+    Forfeit(ForfeitKind),
+}
+
+impl EndReason {
+    /// The name recorded in results: the engine's reason name or the
+    /// forfeit kind.
+    pub fn name(self) -> &'static str {
+        match self {
+            EndReason::Rules(r) => r.name(),
+            EndReason::Forfeit(k) => k.name(),
+        }
+    }
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for EndReason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// A per-game clock: `base` at the start, `increment` added after each of
+/// the player's decisions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    pub base: Duration,
+    pub increment: Duration,
+}
+
+/// Time allowed to each player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeControl {
+    /// Longest time for one decision.
+    pub per_decision: Duration,
+    /// Optional per-game clock (the decision deadline is the earlier of both).
+    pub clock: Option<Clock>,
+}
+
+impl Default for TimeControl {
+    fn default() -> Self {
+        TimeControl {
+            per_decision: Duration::from_secs(5),
+            clock: None,
+        }
+    }
+}
+
+impl TimeControl {
+    fn msg(&self) -> TimeMsg {
+        TimeMsg {
+            per_decision_ms: self.per_decision.as_millis() as u64,
+            base_ms: self.clock.map(|c| c.base.as_millis() as u64),
+            increment_ms: self.clock.map(|c| c.increment.as_millis() as u64),
+        }
+    }
+}
+
+/// One game to play.
+#[derive(Clone, Debug)]
+pub struct GameSpec {
+    pub game_id: String,
+    pub variant: Variant,
+    pub settings: Settings,
+    /// Decisions applied before the players take over (canonical notation):
+    /// recorded (`opening: true`) and shown to every player in `since`, but
+    /// not asked.
+    pub opening: Vec<String>,
+    /// Names by seat; an empty list takes the players' own names.
+    pub names: Vec<String>,
+    pub time: TimeControl,
+    /// Wall-clock limit for the whole game, always on. Exceeding it while
+    /// waiting on a player is a forfeit `stall` (recorded apart from crashes).
+    pub watchdog: Duration,
+}
+
+impl GameSpec {
+    /// A spec with default time control, no opening and a 10-minute watchdog.
+    pub fn new(game_id: impl Into<String>, variant: Variant, settings: Settings) -> GameSpec {
+        GameSpec {
+            game_id: game_id.into(),
+            variant,
+            settings,
+            opening: Vec::new(),
+            names: Vec::new(),
+            time: TimeControl::default(),
+            watchdog: Duration::from_secs(600),
+        }
+    }
+}
+
+/// A spec that cannot be played (nobody's fault but the caller's).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error("{players} players given for a {expected}-player game")]
+    Players { players: usize, expected: usize },
+    #[error("opening decision {index} `{option}`: {error}")]
+    Opening {
+        index: usize,
+        option: String,
+        error: EngineError,
+    },
+}
+
+/// One recorded decision.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DecisionRecord {
+    pub seat: usize,
+    pub ply: u32,
+    pub option: String,
+    /// The only option: applied without asking.
+    pub forced: bool,
+    /// Part of the spec's opening: applied without asking.
+    pub opening: bool,
+    /// Time the player took (0 when not asked), microseconds.
+    pub elapsed_us: u64,
+}
+
+/// The result of one game.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameReport {
+    pub game_id: String,
+    pub variant: Variant,
+    pub players: usize,
+    pub names: Vec<String>,
+    /// Per seat, in [0, 1] (engine `Outcome::scores`).
+    pub scores: Vec<f64>,
+    pub reason: EndReason,
+    /// The seat that forfeited.
+    pub offender: Option<usize>,
+    /// What the offender did (its text, truncated).
+    pub detail: Option<String>,
+    pub plies: u32,
+    pub decisions: Vec<DecisionRecord>,
+    pub final_state: serde_json::Value,
+    #[serde(serialize_with = "ser_ms")]
+    pub duration: Duration,
+}
+
+fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64() * 1000.0)
+}
+
+impl GameReport {
+    pub fn is_forfeit(&self) -> bool {
+        matches!(self.reason, EndReason::Forfeit(_))
+    }
+}
+
+/// What happens during a game, for displays and logs.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// The players were told; the opening is applied.
+    Started { spec: &'a GameSpec, game: &'a Game },
+    /// A decision was applied (`game` is the state after it).
+    Decided {
+        decision: &'a DecisionRecord,
+        game: &'a Game,
+    },
+    /// A player forfeited.
+    Forfeit { seat: usize, fault: &'a Fault },
+    /// The game is over (sent before the players are told).
+    Ended { report: &'a GameReport },
+}
+
+/// Scores when `offender` forfeits: last, the others share first.
+pub fn forfeit_scores(players: usize, offender: usize) -> Vec<f64> {
+    let others: Vec<usize> = (0..players).filter(|&s| s != offender).collect();
+    Outcome::shared(players, &others, Reason::MaxPlies).scores()
+}
+
+fn msg_of(d: &DecisionRecord) -> DecisionMsg {
+    DecisionMsg {
+        seat: d.seat,
+        ply: d.ply,
+        option: d.option.clone(),
+        forced: d.forced || d.opening,
+    }
+}
+
+/// Plays one game. `players[s]` plays seat `s`. Returns `Err` only when the
+/// spec itself is unplayable; everything a player does wrong ends the game
+/// with a forfeit in the report.
+pub async fn play_game(
+    spec: &GameSpec,
+    players: &mut [&mut dyn Player],
+    on_event: &mut (dyn FnMut(&Event<'_>) + Send),
+) -> Result<GameReport, SpecError> {
+    let started = Instant::now();
+    let n = spec.settings.players;
+    if players.len() != n {
+        return Err(SpecError::Players {
+            players: players.len(),
+            expected: n,
+        });
+    }
+    let mut game = Game::new(spec.variant, &spec.settings)?;
+    let names: Vec<String> = if spec.names.len() == n {
+        spec.names.clone()
+    } else {
+        players.iter().map(|p| p.name().to_string()).collect()
+    };
+    let mut decisions: Vec<DecisionRecord> = Vec::with_capacity(128);
+    // Decisions each seat has not been shown yet.
+    let mut pending: Vec<Vec<DecisionMsg>> = vec![Vec::new(); n];
+    for (index, option) in spec.opening.iter().enumerate() {
+        let seat = game.to_decide().unwrap_or(0);
+        let ply = game.plies();
+        let forced = game.legal().len() == 1;
+        game.play(option).map_err(|error| SpecError::Opening {
+            index,
+            option: option.clone(),
+            error,
+        })?;
+        let option = game
+            .history()
+            .last()
+            .map_or(option.clone(), |d| d.option.clone());
+        let d = DecisionRecord {
+            seat,
+            ply,
+            option,
+            forced,
+            opening: true,
+            elapsed_us: 0,
+        };
+        for p in pending.iter_mut() {
+            p.push(msg_of(&d));
+        }
+        decisions.push(d);
+    }
+
+    let watchdog = started + spec.watchdog;
+    let time = spec.time.msg();
+    let mut clocks: Vec<Option<Duration>> = vec![spec.time.clock.map(|c| c.base); n];
+    let mut forfeit: Option<(usize, Fault)> = None;
+
+    // Game start: no answer expected; a write failure is a forfeit.
+    for (seat, p) in players.iter_mut().enumerate() {
+        let s = Start {
+            game_id: &spec.game_id,
+            variant: spec.variant,
+            settings: &spec.settings,
+            seat,
+            names: &names,
+            time,
+            deadline: (Instant::now() + spec.time.per_decision).min(watchdog),
+        };
+        if let Err(f) = p.start(&s).await {
+            forfeit = Some((seat, f));
+            break;
+        }
+    }
+    if forfeit.is_none() {
+        on_event(&Event::Started { spec, game: &game });
+    }
+
+    while forfeit.is_none() {
+        let Some(seat) = game.to_decide() else { break };
+        let legal = game.legal();
+        let ply = game.plies();
+        if legal.len() == 1 {
+            // RULINGS.md: a single option is applied without asking.
+            if let Err(e) = game.play(&legal[0]) {
+                // The engine listed it; failing here is an engine bug.
+                return Err(SpecError::Engine(e));
+            }
+            let d = DecisionRecord {
+                seat,
+                ply,
+                option: legal[0].clone(),
+                forced: true,
+                opening: false,
+                elapsed_us: 0,
+            };
+            for p in pending.iter_mut() {
+                p.push(msg_of(&d));
+            }
+            decisions.push(d);
+            if let Some(d) = decisions.last() {
+                on_event(&Event::Decided {
+                    decision: d,
+                    game: &game,
+                });
+            }
+            continue;
+        }
+        let mut timeout = spec.time.per_decision;
+        if let Some(left) = clocks[seat] {
+            timeout = timeout.min(left);
+        }
+        let asked = Instant::now();
+        let decision_deadline = asked + timeout;
+        let deadline = decision_deadline.min(watchdog);
+        let ask = Ask {
+            game_id: &spec.game_id,
+            game: &game,
+            legal: &legal,
+            since: &pending[seat],
+            timeout,
+            time_left: clocks[seat],
+            deadline,
+        };
+        // The player is given the deadline; the referee also enforces the
+        // watchdog itself in case a player ignores it.
+        let result = match tokio::time::timeout_at(
+            watchdog + Duration::from_millis(100),
+            players[seat].decide(&ask),
+        )
+        .await
+        {
+            Ok(r) => r,
+            Err(_) => Err(Fault::new(ForfeitKind::Stall, "no answer")),
+        };
+        let elapsed = asked.elapsed();
+        pending[seat].clear();
+        let option = match result {
+            Ok(o) => o,
+            Err(mut f) => {
+                if f.kind == ForfeitKind::Timeout && watchdog < decision_deadline {
+                    f = Fault::new(
+                        ForfeitKind::Stall,
+                        format!("game watchdog of {:?} expired", spec.watchdog),
+                    );
+                }
+                forfeit = Some((seat, f));
+                break;
+            }
+        };
+        if let Err(e) = game.play(&option) {
+            let detail = crate::protocol::truncate(option.as_bytes(), player::DETAIL_MAX);
+            let detail = match e {
+                EngineError::Unparsable(_) => format!("`{detail}` is not an option"),
+                _ => format!("`{detail}` is not legal here"),
+            };
+            forfeit = Some((seat, Fault::new(ForfeitKind::Illegal, detail)));
+            break;
+        }
+        if let (Some(left), Some(c)) = (clocks[seat].as_mut(), spec.time.clock) {
+            *left = left.saturating_sub(elapsed) + c.increment;
+        }
+        let option = game.history().last().map_or(option, |d| d.option.clone());
+        let d = DecisionRecord {
+            seat,
+            ply,
+            option,
+            forced: false,
+            opening: false,
+            elapsed_us: elapsed.as_micros() as u64,
+        };
+        for (s, p) in pending.iter_mut().enumerate() {
+            if s != seat {
+                p.push(msg_of(&d));
+            }
+        }
+        decisions.push(d);
+        if let Some(d) = decisions.last() {
+            on_event(&Event::Decided {
+                decision: d,
+                game: &game,
+            });
+        }
+    }
+
+    let (scores, reason, offender, detail) = match forfeit {
+        Some((seat, fault)) => {
+            on_event(&Event::Forfeit {
+                seat,
+                fault: &fault,
+            });
+            (
+                forfeit_scores(n, seat),
+                EndReason::Forfeit(fault.kind),
+                Some(seat),
+                Some(fault.detail),
+            )
+        }
+        None => match game.outcome() {
+            Some(o) => (o.scores(), EndReason::Rules(o.reason), None, None),
+            // Unreachable: the loop ends only on an outcome or a forfeit.
+            None => (vec![0.5; n], EndReason::Rules(Reason::MaxPlies), None, None),
+        },
+    };
+    let report = GameReport {
+        game_id: spec.game_id.clone(),
+        variant: spec.variant,
+        players: n,
+        names,
+        scores,
+        reason,
+        offender,
+        detail,
+        plies: game.plies(),
+        decisions,
+        final_state: game.snapshot(),
+        duration: started.elapsed(),
+    };
+    on_event(&Event::Ended { report: &report });
+    let end_deadline = Instant::now() + Duration::from_secs(1);
+    for (seat, p) in players.iter_mut().enumerate() {
+        let e = End {
+            game_id: &spec.game_id,
+            scores: &report.scores,
+            reason: report.reason.name(),
+            offender: report.offender,
+            since: &pending[seat],
+            state: &report.final_state,
+            deadline: end_deadline,
+        };
+        p.end(&e).await;
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forfeit_scores_follow_rulings() {
+        assert_eq!(forfeit_scores(2, 0), vec![0.0, 1.0]);
+        assert_eq!(forfeit_scores(2, 1), vec![1.0, 0.0]);
+        // 3 players: offender last, the others share first.
+        assert_eq!(forfeit_scores(3, 1), vec![0.75, 0.0, 0.75]);
+    }
+
+    #[test]
+    fn reason_names() {
+        assert_eq!(
+            EndReason::Forfeit(ForfeitKind::LineTooLong).name(),
+            "line_too_long"
+        );
+        assert_eq!(EndReason::Forfeit(ForfeitKind::BadJson).name(), "bad_json");
+        assert_eq!(EndReason::Rules(Reason::MaxPlies).name(), "max_plies");
+    }
+
+    /// The variants whose engine is available in this build.
+    fn playable() -> Vec<(Variant, usize)> {
+        let mut v = Vec::new();
+        for variant in Variant::ALL {
+            for &n in variant.player_counts() {
+                if Game::new(variant, &Settings::with_players(n)).is_ok() {
+                    v.push((variant, n));
+                }
+            }
+        }
+        v
+    }
+
+    /// Plays randomly and keeps what it was told, to rebuild the history.
+    struct Recorder {
+        inner: RandomPlayer,
+        seen: Vec<DecisionMsg>,
+        seat: usize,
+        ended: bool,
+    }
+
+    impl Player for Recorder {
+        fn name(&self) -> &str {
+            "recorder"
+        }
+        fn start<'a>(
+            &'a mut self,
+            s: &'a Start<'a>,
+        ) -> player::PlayerFuture<'a, Result<(), Fault>> {
+            self.seat = s.seat;
+            Box::pin(std::future::ready(Ok(())))
+        }
+        fn decide<'a>(
+            &'a mut self,
+            ask: &'a Ask<'a>,
+        ) -> player::PlayerFuture<'a, Result<String, Fault>> {
+            self.seen.extend_from_slice(ask.since);
+            let seat = self.seat;
+            let ply = ask.game.plies();
+            let fut = self.inner.decide(ask);
+            let seen = &mut self.seen;
+            Box::pin(async move {
+                let o = fut.await?;
+                seen.push(DecisionMsg {
+                    seat,
+                    ply,
+                    option: o.clone(),
+                    forced: false,
+                });
+                Ok(o)
+            })
+        }
+        fn end<'a>(&'a mut self, e: &'a End<'a>) -> player::PlayerFuture<'a, ()> {
+            self.seen.extend_from_slice(e.since);
+            self.ended = true;
+            Box::pin(std::future::ready(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn every_player_can_rebuild_the_whole_history() {
+        for (variant, n) in playable() {
+            for seed in 0..5u64 {
+                let mut rec: Vec<Recorder> = (0..n)
+                    .map(|s| Recorder {
+                        inner: RandomPlayer::new("r", seed * 10 + s as u64),
+                        seen: Vec::new(),
+                        seat: 99,
+                        ended: false,
+                    })
+                    .collect();
+                let mut spec = GameSpec::new("g", variant, Settings::with_players(n));
+                spec.settings.max_plies = 200;
+                let mut ps: Vec<&mut dyn Player> =
+                    rec.iter_mut().map(|r| r as &mut dyn Player).collect();
+                let mut events = 0;
+                let report = play_game(&spec, &mut ps, &mut |_e| events += 1)
+                    .await
+                    .unwrap();
+                assert!(!report.is_forfeit(), "{variant}: {:?}", report.detail);
+                assert_eq!(events, report.decisions.len() + 2);
+                let all: Vec<DecisionMsg> = report.decisions.iter().map(msg_of).collect();
+                for (s, r) in rec.iter().enumerate() {
+                    assert_eq!(r.seat, s);
+                    assert!(r.ended);
+                    assert_eq!(r.seen, all, "{variant} seat {s} history differs");
+                }
+                let sum: f64 = report.scores.iter().sum();
+                assert!((sum - n as f64 / 2.0).abs() < 1e-9);
+            }
+        }
+    }
+
+    /// Answers with a fixed string (or a fault) every time.
+    struct Fixed(Result<String, Fault>);
+
+    impl Player for Fixed {
+        fn name(&self) -> &str {
+            "fixed"
+        }
+        fn start<'a>(
+            &'a mut self,
+            _s: &'a Start<'a>,
+        ) -> player::PlayerFuture<'a, Result<(), Fault>> {
+            Box::pin(std::future::ready(Ok(())))
+        }
+        fn decide<'a>(
+            &'a mut self,
+            _a: &'a Ask<'a>,
+        ) -> player::PlayerFuture<'a, Result<String, Fault>> {
+            Box::pin(std::future::ready(self.0.clone()))
+        }
+        fn end<'a>(&'a mut self, _e: &'a End<'a>) -> player::PlayerFuture<'a, ()> {
+            Box::pin(std::future::ready(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn illegal_and_faulty_players_forfeit() {
+        for (variant, n) in playable() {
+            let spec = GameSpec::new("g", variant, Settings::with_players(n));
+            for (answer, kind) in [
+                (Ok("nonsense-option".to_string()), ForfeitKind::Illegal),
+                (
+                    Err(Fault::new(ForfeitKind::BadJson, "x")),
+                    ForfeitKind::BadJson,
+                ),
+                (Err(Fault::new(ForfeitKind::Crash, "x")), ForfeitKind::Crash),
+            ] {
+                // The faulty player sits in the last seat.
+                let mut randoms: Vec<RandomPlayer> = (0..n - 1)
+                    .map(|s| RandomPlayer::new("r", s as u64))
+                    .collect();
+                let mut bad = Fixed(answer.clone());
+                let mut ps: Vec<&mut dyn Player> =
+                    randoms.iter_mut().map(|r| r as &mut dyn Player).collect();
+                ps.push(&mut bad);
+                let report = play_game(&spec, &mut ps, &mut |_| {}).await.unwrap();
+                assert_eq!(report.reason, EndReason::Forfeit(kind), "{variant}");
+                assert_eq!(report.offender, Some(n - 1));
+                assert_eq!(report.scores, forfeit_scores(n, n - 1));
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_player_that_never_answers_stalls_the_watchdog() {
+        struct Never;
+        impl Player for Never {
+            fn name(&self) -> &str {
+                "never"
+            }
+            fn start<'a>(
+                &'a mut self,
+                _s: &'a Start<'a>,
+            ) -> player::PlayerFuture<'a, Result<(), Fault>> {
+                Box::pin(std::future::ready(Ok(())))
+            }
+            fn decide<'a>(
+                &'a mut self,
+                _a: &'a Ask<'a>,
+            ) -> player::PlayerFuture<'a, Result<String, Fault>> {
+                Box::pin(std::future::pending())
+            }
+            fn end<'a>(&'a mut self, _e: &'a End<'a>) -> player::PlayerFuture<'a, ()> {
+                Box::pin(std::future::ready(()))
+            }
+        }
+        for (variant, n) in playable().into_iter().take(1) {
+            let mut spec = GameSpec::new("g", variant, Settings::with_players(n));
+            spec.watchdog = Duration::from_millis(20);
+            let mut first = Never;
+            let mut others: Vec<RandomPlayer> =
+                (1..n).map(|s| RandomPlayer::new("r", s as u64)).collect();
+            let mut ps: Vec<&mut dyn Player> = vec![&mut first];
+            ps.extend(others.iter_mut().map(|r| r as &mut dyn Player));
+            let report = play_game(&spec, &mut ps, &mut |_| {}).await.unwrap();
+            assert_eq!(report.reason, EndReason::Forfeit(ForfeitKind::Stall));
+            assert_eq!(report.offender, Some(0));
+        }
+    }
+
+    #[tokio::test]
+    async fn record_has_header_decisions_and_end() {
+        for (variant, n) in playable().into_iter().take(1) {
+            let spec = GameSpec::new("g7", variant, Settings::with_players(n));
+            let mut rs: Vec<RandomPlayer> =
+                (0..n).map(|s| RandomPlayer::new("r", s as u64)).collect();
+            let mut ps: Vec<&mut dyn Player> =
+                rs.iter_mut().map(|r| r as &mut dyn Player).collect();
+            let report = play_game(&spec, &mut ps, &mut |_| {}).await.unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("games/g7.jsonl");
+            record::write_record(&path, &spec, &report).unwrap();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let lines: Vec<serde_json::Value> = text
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            assert_eq!(lines.len(), report.decisions.len() + 2);
+            assert_eq!(lines[0]["type"], "game");
+            assert_eq!(lines[0]["variant"], variant.name());
+            assert_eq!(lines[1]["type"], "decision");
+            assert_eq!(lines[1]["option"], report.decisions[0].option.as_str());
+            let end = &lines[lines.len() - 1];
+            assert_eq!(end["type"], "end");
+            assert_eq!(end["reason"], report.reason.name());
+        }
+    }
+}

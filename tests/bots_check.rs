@@ -1,0 +1,171 @@
+//! `arena check-bot` end to end (the real binary): the three example bots
+//! pass every available game; each misbehaving bot fails with its reason.
+
+use mancala_arena::engine::{Game, Settings, Variant};
+use std::path::PathBuf;
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `--game X` for every game whose engine is available in this build.
+fn game_args(all: bool) -> Vec<String> {
+    let mut args = Vec::new();
+    for v in Variant::ALL {
+        if Game::new(v, &Settings::with_players(2)).is_ok() {
+            args.push("--game".to_string());
+            args.push(v.name().to_string());
+            if !all {
+                break;
+            }
+        }
+    }
+    assert!(!args.is_empty(), "no game engine available");
+    args
+}
+
+fn check_bot(extra: &[&str], bot: &[&str], all_games: bool) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(root())
+        .env("CARGO_TARGET_DIR", target_dir())
+        .arg("check-bot")
+        .args(game_args(all_games))
+        .args(extra)
+        .arg("--")
+        .args(bot)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+/// The target dir holding the binaries under test (for bots/random-rust).
+fn target_dir() -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_arena"));
+    // .../TARGET/debug/arena -> .../TARGET
+    exe.parent().and_then(|p| p.parent()).unwrap().to_path_buf()
+}
+
+#[test]
+fn example_bots_pass() {
+    for name in ["random-python", "random-js"] {
+        let (ok, text) = check_bot(&[], &[&format!("bots/{name}")], true);
+        assert!(ok, "{name}:\n{text}");
+        assert!(!text.contains("FAIL"), "{text}");
+        assert!(text.contains("PASS  quit"), "{text}");
+        assert!(text.contains("latency"), "{text}");
+    }
+    let (ok, text) = check_bot(&[], &[env!("CARGO_BIN_EXE_random-bot")], true);
+    assert!(ok, "random-bot:\n{text}");
+}
+
+#[test]
+fn the_rust_bot_manifest_finds_its_binary() {
+    // bots/random-rust/bot.toml runs $CARGO_TARGET_DIR/release/random-bot;
+    // only check it when a release build exists.
+    if !target_dir().join("release/random-bot").exists() {
+        return;
+    }
+    let (ok, text) = check_bot(&[], &["bots/random-rust"], false);
+    assert!(ok, "{text}");
+}
+
+fn broken(mode: &str, timeout_ms: &str, expected: &str) {
+    let script = root().join("bots/broken/misbehave.py");
+    let (ok, text) = check_bot(
+        &["--timeout-ms", timeout_ms],
+        &["python3", script.to_str().unwrap(), mode],
+        false,
+    );
+    assert!(!ok, "{mode} passed:\n{text}");
+    let fail = text
+        .lines()
+        .find(|l| l.starts_with("FAIL"))
+        .unwrap_or_else(|| panic!("{mode}: no FAIL line:\n{text}"));
+    assert!(
+        fail.contains(expected),
+        "{mode}: expected {expected}:\n{text}"
+    );
+}
+
+#[test]
+fn crash_start_fails() {
+    broken("crash_start", "5000", "handshake: crash");
+}
+#[test]
+fn crash_mid_fails() {
+    broken("crash_mid", "5000", ": crash at ply");
+}
+#[test]
+fn hang_fails() {
+    broken("hang", "300", ": timeout at ply");
+}
+#[test]
+fn slow_fails() {
+    broken("slow", "300", ": timeout at ply");
+}
+#[test]
+fn not_json_fails() {
+    broken("not_json", "5000", ": bad_json at ply");
+}
+#[test]
+fn wrong_shape_fails() {
+    broken("wrong_shape", "5000", ": protocol at ply");
+}
+#[test]
+fn illegal_fails() {
+    broken("illegal", "5000", ": illegal at ply");
+}
+#[test]
+fn huge_line_fails() {
+    broken("huge_line", "10000", ": line_too_long at ply");
+}
+#[test]
+fn fork_child_fails() {
+    broken("fork_child", "5000", ": crash at ply");
+}
+#[test]
+fn early_exit_fails() {
+    broken("early_exit", "5000", ": crash at ply");
+}
+
+#[test]
+fn stderr_flood_passes() {
+    let script = root().join("bots/broken/misbehave.py");
+    let (ok, text) = check_bot(
+        &[],
+        &["python3", script.to_str().unwrap(), "stderr_flood"],
+        false,
+    );
+    assert!(ok, "{text}");
+}
+
+#[test]
+fn play_writes_a_record() {
+    let games = game_args(false);
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("g.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(root())
+        .args(["play", "--quiet", "--record"])
+        .arg(&record)
+        .args(&games[..2])
+        .args(["--", "random", "random-python"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("result: "), "{text}");
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&record)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["type"], "game");
+    assert_eq!(lines[0]["names"][1], "random-python");
+    assert_eq!(lines[lines.len() - 1]["type"], "end");
+    let decisions = lines.iter().filter(|l| l["type"] == "decision").count();
+    assert_eq!(decisions, lines.len() - 2);
+}
