@@ -538,14 +538,16 @@ fn parse_bots(
                             build: raw.build.map(CommandValue::into_argv),
                         });
                     }
-                    other => return Err(ctx.field(
-                        span.clone(),
-                        &format!("bots[{i}]"),
-                        format!(
+                    other => {
+                        return Err(ctx.field(
+                            span.clone(),
+                            &format!("bots[{i}]"),
+                            format!(
                             "expected a bots/ folder name or a table with name and command, got {}",
                             other.type_str()
                         ),
-                    )),
+                        ))
+                    }
                 }
             }
             Ok(out)

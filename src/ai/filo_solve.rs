@@ -1,0 +1,1 @@
+//! F.I.L.O solver (filled below).
