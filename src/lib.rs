@@ -4,6 +4,7 @@
 //! Dependencies point one way: `cli -> league -> referee -> (engine, bot)`;
 //! `ratings` depends only on the `results` rows.
 
+pub mod ai;
 pub mod bot;
 pub mod cli;
 pub mod engine;
