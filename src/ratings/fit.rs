@@ -136,6 +136,23 @@ fn scc(n: usize, adj: &[Vec<usize>]) -> Vec<usize> {
     comp
 }
 
+/// Cholesky of `h + eps·I` for growing `eps`, relative to the diagonal.
+fn cholesky_ridge(h: &Matrix) -> Option<Matrix> {
+    let scale = (0..h.n).map(|i| h.get(i, i).abs()).fold(1e-12, f64::max);
+    let mut eps = 1e-10 * scale;
+    for _ in 0..12 {
+        let mut r = h.clone();
+        for i in 0..h.n {
+            r.add(i, i, eps);
+        }
+        if let Some(l) = cholesky(&r) {
+            return Some(l);
+        }
+        eps *= 10.0;
+    }
+    None
+}
+
 struct Problem<'a> {
     cells: &'a [Cell],
     /// bot index -> parameter index
@@ -314,7 +331,7 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_advantage: bool) -
     for it in 0..200 {
         iterations = it + 1;
         let (g, h) = prob.derivatives(&theta);
-        let Some(l) = cholesky(&h) else {
+        let Some(l) = cholesky(&h).or_else(|| cholesky_ridge(&h)) else {
             break;
         };
         let step = solve(&l, &g);
@@ -338,9 +355,10 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_advantage: bool) -
             break;
         }
     }
-    // Curvature at the optimum.
+    // Curvature at the optimum (with a tiny ridge if rounding made it
+    // indefinite: intervals must stay finite).
     let (_, h) = prob.derivatives(&theta);
-    let l = cholesky(&h).or(last_h);
+    let l = cholesky(&h).or_else(|| cholesky_ridge(&h)).or(last_h);
     let inv = l
         .as_ref()
         .map(inverse)

@@ -11,7 +11,7 @@ mod linalg;
 mod stats;
 
 pub use fit::{Cell, PRIOR_DRAWS};
-pub use stats::{BotCount, PairCount, VariantStats};
+pub use stats::{elo_of_score, penta_elo, BotCount, PairCount, VariantStats};
 
 use crate::results::GameRow;
 use serde::Serialize;
@@ -244,12 +244,41 @@ pub fn rate(rows: &[GameRow], opts: &RateOptions) -> Result<Report, RatingError>
     })
 }
 
+/// Without seat advantage, seat order and variant do not enter the model:
+/// merges the cells of each unordered pair (fewer cells, same likelihood).
+fn collapse(cells: Vec<Cell>) -> Vec<Cell> {
+    let mut m: BTreeMap<(usize, usize), Cell> = BTreeMap::new();
+    for c in cells {
+        let (a, b, w, x, x2) = if c.first <= c.second {
+            (c.first, c.second, c.w, c.x, c.x2)
+        } else {
+            // The score of `second` is 1 - s: x' = w - x, x2' = w - 2x + x2.
+            (c.second, c.first, c.w, c.w - c.x, c.w - 2.0 * c.x + c.x2)
+        };
+        let e = m.entry((a, b)).or_insert(Cell {
+            first: a,
+            second: b,
+            group: 0,
+            ..Default::default()
+        });
+        e.w += w;
+        e.x += x;
+        e.x2 += x2;
+    }
+    m.into_values().collect()
+}
+
 /// Fits one standings table: all groups (`None`) or one variant label.
 fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> Standings {
     let n = ev.bots.len();
     let cells: Vec<Cell> = match group {
         None => ev.cells.clone(),
         Some(g) => ev.cells.iter().filter(|c| c.group == g).copied().collect(),
+    };
+    let cells = if opts.seat_advantage {
+        cells
+    } else {
+        collapse(cells)
     };
     let out = fit::fit(n, ev.labels.len(), &cells, opts.seat_advantage);
     let variant = group.map_or(ALL.to_string(), |g| ev.labels[g].clone());

@@ -10,6 +10,47 @@ use super::{z_value, Standings};
 use crate::results::GameRow;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A small multiplicative hasher (the FxHash recipe): the keys are short
+/// bot names and indices, and SipHash dominated the profile.
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl Hasher for Fx {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+        for &b in chunks.remainder() {
+            self.write_u64(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        // The multiply leaves the low bits (the bucket index) weak: rotate
+        // the well-mixed high bits down (as rustc-hash 2 does).
+        self.0.rotate_left(26)
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 
 /// Weight of one seat pair of a 3-player game: the three pairs of a game
 /// add up to one 2-player game (docs/ratings.md, "3-player games").
@@ -119,6 +160,10 @@ pub fn elo_of_score(s: f64) -> f64 {
 /// pair scores 0, 1/4, 1/2, 3/4, 1; the standard error of their mean
 /// gives the interval on the score scale, mapped to Elo.
 pub fn penta_elo(penta: &[u64; 5]) -> (Option<f64>, Option<f64>) {
+    penta_elo_z(penta, z_value())
+}
+
+fn penta_elo_z(penta: &[u64; 5], z: f64) -> (Option<f64>, Option<f64>) {
     let n: u64 = penta.iter().sum();
     if n == 0 {
         return (None, None);
@@ -140,7 +185,6 @@ pub fn penta_elo(penta: &[u64; 5]) -> (Option<f64>, Option<f64>) {
         .sum::<f64>()
         / nf;
     let se = (var / nf).sqrt();
-    let z = z_value();
     let (lo, hi) = (mu - z * se, mu + z * se);
     let err = if lo > 0.0 && hi < 1.0 {
         Some((elo_of_score(hi) - elo_of_score(lo)) / 2.0)
@@ -182,7 +226,7 @@ impl VariantStats {
     }
 }
 
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, PartialEq)]
 struct Wdl {
     // results of `first` in 2-player games and in 3-player seat pairs
     w2: u64,
@@ -191,6 +235,71 @@ struct Wdl {
     w3: u64,
     d3: u64,
     l3: u64,
+}
+
+/// A seat-swap group as its rows arrive (kept small: one per two games).
+struct GroupState {
+    /// Seats (bot indices) and seat-0 score of its first row (scores are
+    /// multiples of 1/4, exact in f32).
+    a: u32,
+    b: u32,
+    score0: f32,
+    rows: u16,
+    /// The pentanomial bucket it was counted in (5 = none).
+    counted: u8,
+}
+
+/// The oriented pairwise counts: a dense table when bots x bots x labels is
+/// small (the usual case), a hash map otherwise.
+struct WdlTable {
+    nb: usize,
+    nl: usize,
+    dense: Vec<Wdl>,
+    sparse: FastMap<(usize, usize, usize), Wdl>,
+}
+
+impl WdlTable {
+    const DENSE_MAX: usize = 1 << 20;
+
+    fn new(nb: usize, nl: usize) -> Self {
+        let n = nb.saturating_mul(nb).saturating_mul(nl);
+        WdlTable {
+            nb,
+            nl,
+            dense: if n <= Self::DENSE_MAX {
+                vec![Wdl::default(); n]
+            } else {
+                Vec::new()
+            },
+            sparse: FastMap::default(),
+        }
+    }
+
+    #[inline]
+    fn get_mut(&mut self, a: usize, b: usize, l: usize) -> &mut Wdl {
+        if self.dense.is_empty() {
+            self.sparse.entry((a, b, l)).or_default()
+        } else {
+            &mut self.dense[(a * self.nb + b) * self.nl + l]
+        }
+    }
+
+    /// Non-empty entries, sorted by (a, b, l).
+    fn entries(&self) -> Vec<((usize, usize, usize), Wdl)> {
+        if self.dense.is_empty() {
+            let mut v: Vec<_> = self.sparse.iter().map(|(k, e)| (*k, *e)).collect();
+            v.sort_unstable_by_key(|(k, _)| *k);
+            v
+        } else {
+            let (nb, nl) = (self.nb, self.nl);
+            self.dense
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.total() > 0)
+                .map(|(i, e)| (((i / nl) / nb, (i / nl) % nb, i % nl), *e))
+                .collect()
+        }
+    }
 }
 
 #[derive(Clone, Copy, Default)]
@@ -227,30 +336,42 @@ fn cmp_result(a: f64, b: f64) -> usize {
     }
 }
 
+impl Wdl {
+    fn total(&self) -> u64 {
+        self.w2 + self.d2 + self.l2 + self.w3 + self.d3 + self.l3
+    }
+}
+
 impl Evidence {
     pub fn collect(rows: &[&GameRow], extra_bots: &[String]) -> Evidence {
         // Names and labels.
-        let mut bot_ix: HashMap<&str, usize> = HashMap::new();
-        let mut label_ix: HashMap<(&str, u8), usize> = HashMap::new();
+        // First pass: intern names and labels in order of appearance.
+        let mut bot_ix: FastMap<&str, usize> = FastMap::default();
+        let mut label_ix: FastMap<(&str, u8), usize> = FastMap::default();
+        let mut row_ids: Vec<([usize; 3], usize)> = Vec::with_capacity(rows.len());
         for r in rows {
-            for s in r.seats() {
+            let names = [&r.seat0, &r.seat1, &r.seat2];
+            let mut ids = [0usize; 3];
+            for (s, name) in names[..(r.players as usize).clamp(2, 3)].iter().enumerate() {
                 let k = bot_ix.len();
-                bot_ix.entry(s).or_insert(k);
+                ids[s] = *bot_ix.entry(name.as_str()).or_insert(k);
             }
             let k = label_ix.len();
-            label_ix.entry((r.variant.as_str(), r.players)).or_insert(k);
+            let l = *label_ix.entry((r.variant.as_str(), r.players)).or_insert(k);
+            row_ids.push((ids, l));
         }
         for b in extra_bots {
             let k = bot_ix.len();
             bot_ix.entry(b.as_str()).or_insert(k);
         }
-        let mut bots: Vec<String> = bot_ix.keys().map(|s| s.to_string()).collect();
-        bots.sort();
-        let bot_ix: HashMap<&str, usize> = bots
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (b.as_str(), i))
-            .collect();
+        // Sorted names; `renumber[first-seen id]` is the sorted index.
+        let mut seen: Vec<(&str, usize)> = bot_ix.iter().map(|(k, v)| (*k, *v)).collect();
+        seen.sort_unstable();
+        let mut renumber = vec![0usize; seen.len()];
+        for (i, (_, old)) in seen.iter().enumerate() {
+            renumber[*old] = i;
+        }
+        let bots: Vec<String> = seen.iter().map(|(b, _)| b.to_string()).collect();
         let label_of = |v: &str, p: u8| {
             if p >= 3 {
                 format!("{v}-{p}p")
@@ -261,14 +382,15 @@ impl Evidence {
         let mut keys: Vec<(&str, u8)> = label_ix.keys().copied().collect();
         keys.sort_by_key(|(v, p)| label_of(v, *p));
         let labels: Vec<String> = keys.iter().map(|(v, p)| label_of(v, *p)).collect();
-        let label_ix: HashMap<(&str, u8), usize> =
-            keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+        let mut label_renumber = vec![0usize; keys.len()];
+        for (i, k) in keys.iter().enumerate() {
+            label_renumber[label_ix[k]] = i;
+        }
 
         let nb = bots.len();
         let nl = labels.len();
-        let mut wdl: HashMap<(usize, usize, usize), Wdl> = HashMap::new();
+        let mut wdl = WdlTable::new(nb, nl);
         let mut bot_counts = vec![BotCount::default(); nl * nb];
-        let mut pairs: BTreeMap<(usize, usize, usize), PairAcc> = BTreeMap::new();
         let mut variants: Vec<VariantStats> = labels
             .iter()
             .zip(&keys)
@@ -282,16 +404,24 @@ impl Evidence {
         let mut plies: Vec<Vec<u32>> = vec![Vec::new(); nl];
         let mut seat0_points = vec![0.0; nl];
         let mut duration = vec![0u128; nl];
-        let mut groups: HashMap<(usize, &str), Vec<usize>> = HashMap::new();
+        let mut reason_counts: Vec<FastMap<&str, u64>> = vec![FastMap::default(); nl];
+        // Seat-swap groups, counted as the rows arrive (no second pass over
+        // the rows): (label, group) -> state of the group.
+        let mut groups: FastMap<(usize, &str), GroupState> = FastMap::default();
+        groups.reserve(rows.len() / 2 + 1);
+        let mut penta: FastMap<(usize, usize, usize), [u64; 5]> = FastMap::default();
 
-        for (ri, r) in rows.iter().enumerate() {
-            let l = label_ix[&(r.variant.as_str(), r.players)];
-            let seats: Vec<usize> = r.seats().iter().map(|s| bot_ix[s]).collect();
-            let scores = r.scores();
-            let np = seats.len();
+        for (r, (ids, l)) in rows.iter().zip(&row_ids) {
+            let l = label_renumber[*l];
+            let np = (r.players as usize).clamp(2, 3);
+            let mut seats = [0usize; 3];
+            for s in 0..np {
+                seats[s] = renumber[ids[s]];
+            }
+            let scores = [r.score0, r.score1, r.score2.unwrap_or(0.0)];
             // Per bot.
-            for (s, &b) in seats.iter().enumerate() {
-                let c = &mut bot_counts[l * nb + b];
+            for s in 0..np {
+                let c = &mut bot_counts[l * nb + seats[s]];
                 c.games += 1;
                 c.points += scores[s];
                 for t in 0..np {
@@ -309,7 +439,7 @@ impl Evidence {
                     *c.forfeit_reasons.entry(r.reason.clone()).or_default() += 1;
                 }
             }
-            // Pairwise evidence and head-to-head counts.
+            // Pairwise evidence, oriented by seat order.
             for s in 0..np {
                 for t in (s + 1)..np {
                     let (a, b) = (seats[s], seats[t]);
@@ -317,7 +447,7 @@ impl Evidence {
                         continue;
                     }
                     let res = cmp_result(scores[s], scores[t]);
-                    let e = wdl.entry((a, b, l)).or_default();
+                    let e = wdl.get_mut(a, b, l);
                     match (np, res) {
                         (2, 0) => e.w2 += 1,
                         (2, 1) => e.d2 += 1,
@@ -326,19 +456,12 @@ impl Evidence {
                         (_, 1) => e.d3 += 1,
                         (_, _) => e.l3 += 1,
                     }
-                    let (lo, hi, res_lo) = if a < b { (a, b, res) } else { (b, a, 2 - res) };
-                    let p = pairs.entry((l, lo, hi)).or_default();
-                    match res_lo {
-                        0 => p.a_wins += 1,
-                        1 => p.draws += 1,
-                        _ => p.b_wins += 1,
-                    }
                 }
             }
             // Per variant.
             let v = &mut variants[l];
             v.games += 1;
-            if scores.iter().all(|&x| (x - scores[0]).abs() < 1e-9) {
+            if scores[..np].iter().all(|&x| (x - scores[0]).abs() < 1e-9) {
                 v.draws += 1;
             }
             seat0_points[l] += scores[0];
@@ -347,36 +470,68 @@ impl Evidence {
             if r.offender.is_some() {
                 v.forfeits += 1;
             }
-            *v.reasons.entry(r.reason.clone()).or_default() += 1;
+            *reason_counts[l].entry(r.reason.as_str()).or_default() += 1;
             if np == 2 {
-                groups.entry((l, r.group.as_str())).or_default().push(ri);
+                let (a, b) = (seats[0], seats[1]);
+                let g = groups.entry((l, r.group.as_str())).or_insert(GroupState {
+                    a: a as u32,
+                    b: b as u32,
+                    score0: scores[0] as f32,
+                    rows: 0,
+                    counted: 5,
+                });
+                g.rows = g.rows.saturating_add(1);
+                if g.rows == 2 && g.a as usize == b && g.b as usize == a && a != b {
+                    // Points of the lower-index bot over the two games.
+                    let first = g.score0 as f64;
+                    let pts = if a > b {
+                        first + scores[1]
+                    } else {
+                        (1.0 - first) + scores[0]
+                    };
+                    let k = ((pts * 2.0).round() as usize).min(4);
+                    penta.entry((l, a.min(b), a.max(b))).or_default()[k] += 1;
+                    g.counted = k as u8;
+                } else if g.rows == 3 && g.counted < 5 {
+                    // Not a pair after all: take back its count.
+                    let (ga, gb) = (g.a as usize, g.b as usize);
+                    if let Some(c) = penta.get_mut(&(l, ga.min(gb), ga.max(gb))) {
+                        c[g.counted as usize] -= 1;
+                    }
+                    g.counted = 5;
+                }
             }
         }
 
-        // Pentanomial: complete 2-game groups with the seats swapped.
-        for ((l, _), members) in &groups {
-            if members.len() != 2 {
-                continue;
-            }
-            let (g1, g2) = (rows[members[0]], rows[members[1]]);
-            if g1.seat0 != g2.seat1 || g1.seat1 != g2.seat0 || g1.seat0 == g1.seat1 {
-                continue;
-            }
-            let (a, b) = (bot_ix[g1.seat0.as_str()], bot_ix[g1.seat1.as_str()]);
-            // Points of the lower-index bot over the two games.
-            let pts = if a < b {
-                g1.score0 + g2.score1
+        // Head-to-head counts from the oriented evidence.
+        let mut pairs: BTreeMap<(usize, usize, usize), PairAcc> = BTreeMap::new();
+        let entries = wdl.entries();
+        for &((a, b, l), e) in &entries {
+            let (w, d, lo_) = (e.w2 + e.w3, e.d2 + e.d3, e.l2 + e.l3);
+            if a < b {
+                let p = pairs.entry((l, a, b)).or_default();
+                p.a_wins += w;
+                p.draws += d;
+                p.b_wins += lo_;
             } else {
-                g1.score1 + g2.score0
-            };
-            let k = ((pts * 2.0).round() as usize).min(4);
-            let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-            if let Some(p) = pairs.get_mut(&(*l, lo, hi)) {
-                p.penta[k] += 1;
+                let p = pairs.entry((l, b, a)).or_default();
+                p.a_wins += lo_;
+                p.draws += d;
+                p.b_wins += w;
+            }
+        }
+
+        for (key, c) in penta {
+            if let Some(p) = pairs.get_mut(&key) {
+                p.penta = c;
             }
         }
 
         for (l, v) in variants.iter_mut().enumerate() {
+            v.reasons = reason_counts[l]
+                .iter()
+                .map(|(k, c)| (k.to_string(), *c))
+                .collect();
             let ps = &mut plies[l];
             ps.sort_unstable();
             let n = ps.len();
@@ -396,12 +551,9 @@ impl Evidence {
             }
         }
 
-        let mut keys: Vec<(usize, usize, usize)> = wdl.keys().copied().collect();
-        keys.sort_unstable();
-        let cells = keys
+        let cells = entries
             .iter()
-            .map(|k| {
-                let e = wdl[k];
+            .map(|&(k, e)| {
                 let w3 = THREE_PLAYER_PAIR_WEIGHT;
                 let (w2f, d2f, l2f) = (e.w2 as f64, e.d2 as f64, e.l2 as f64);
                 let (w3f, d3f, l3f) = (e.w3 as f64, e.d3 as f64, e.l3 as f64);
@@ -445,9 +597,10 @@ impl Evidence {
     /// Head-to-head rows: every label, then `all`.
     pub fn pair_stats(&self, overall: &Standings, per_variant: &[Standings]) -> Vec<PairCount> {
         let mut all: BTreeMap<(usize, usize), PairAcc> = BTreeMap::new();
+        let z = z_value();
         let mut out = Vec::new();
         let make = |variant: &str, a: usize, b: usize, p: &PairAcc, st: Option<&Standings>| {
-            let (pe, perr) = penta_elo(&p.penta);
+            let (pe, perr) = penta_elo_z(&p.penta, z);
             let (ba, bb) = (&self.bots[a], &self.bots[b]);
             let elo_diff = st.and_then(|s| {
                 let (ra, rb) = (s.get(ba)?, s.get(bb)?);

@@ -432,3 +432,76 @@ fn three_player_leagues_are_recovered_conservatively() {
     // Weight 1/3 per pair under-counts the information: over-coverage.
     assert!(cov >= 0.93, "coverage {cov}");
 }
+
+mod never_nan {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn game() -> impl Strategy<Value = (usize, usize, usize, u8, bool)> {
+        // (bot a, bot b, bot c, outcome, three players)
+        (
+            0usize..5,
+            0usize..5,
+            0usize..5,
+            0u8..3,
+            prop::bool::weighted(0.2),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        /// Whatever the results (few games, perfect scores, self-play,
+        /// disconnected groups), every number is finite.
+        #[test]
+        fn every_rating_is_finite(
+            games in prop::collection::vec(game(), 1..25),
+            seat in any::<bool>(),
+            anchored in any::<bool>(),
+        ) {
+            let names = ["a", "b", "c", "d", "e"];
+            let rows: Vec<GameRow> = games
+                .iter()
+                .enumerate()
+                .map(|(k, &(a, b, c, o, three))| {
+                    let id = format!("g{k}");
+                    if three {
+                        let sc = match o {
+                            0 => [1.0, 0.5, 0.0],
+                            1 => [0.5, 0.5, 0.5],
+                            _ => [0.25, 0.25, 1.0],
+                        };
+                        row3(&id, [names[a], names[b], names[c]], sc)
+                    } else {
+                        row2(&id, if k % 2 == 0 { "filo" } else { "kisolo" }, &id,
+                             names[a], names[b], o as f64 / 2.0)
+                    }
+                })
+                .collect();
+            let opts = RateOptions {
+                seat_advantage: seat,
+                anchor: anchored.then(|| Anchor { bot: rows[0].seat0.clone(), elo: 1000.0 }),
+                extra_bots: vec!["zed".into()],
+                ..Default::default()
+            };
+            let rep = rate(&rows, &opts).unwrap();
+            for st in std::iter::once(&rep.overall).chain(&rep.per_variant) {
+                prop_assert!(st.dispersion.is_finite());
+                for r in &st.ratings {
+                    prop_assert!(r.elo.is_finite() && r.elo_low.is_finite() && r.elo_high.is_finite(),
+                        "{:?}", r);
+                    prop_assert!(r.elo_low <= r.elo && r.elo <= r.elo_high);
+                    prop_assert_eq!(r.rated, r.flag != Flag::Unrated);
+                    for q in &st.ratings {
+                        if let Some(l) = st.los(&r.bot, &q.bot) {
+                            prop_assert!((0.0..=1.0).contains(&l));
+                        }
+                    }
+                }
+                for s in &st.seat_advantage {
+                    prop_assert!(s.1.is_finite() && s.2.is_finite() && s.3.is_finite());
+                }
+            }
+            prop_assert_eq!(rep.overall.get("zed").map(|r| r.flag), Some(Flag::Unrated));
+        }
+    }
+}
