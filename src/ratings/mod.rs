@@ -216,7 +216,7 @@ pub fn rate(rows: &[GameRow], opts: &RateOptions) -> Result<Report, RatingError>
         .filter(|r| {
             opts.variant
                 .as_deref()
-                .map_or(true, |v| matches_variant(r, v))
+                .is_none_or(|v| matches_variant(r, v))
         })
         .collect();
     let filtered_out = rows.len() - kept.len();

@@ -50,10 +50,9 @@ fn row3(id: &str, seats: [&str; 3], scores: [f64; 3]) -> GameRow {
 /// `w` wins, `d` draws and `l` losses of A against B, seats alternating.
 fn head_to_head(w: usize, d: usize, l: usize) -> Vec<GameRow> {
     let mut rows = Vec::new();
-    let results = std::iter::repeat(1.0)
-        .take(w)
-        .chain(std::iter::repeat(0.5).take(d))
-        .chain(std::iter::repeat(0.0).take(l));
+    let results = std::iter::repeat_n(1.0, w)
+        .chain(std::iter::repeat_n(0.5, d))
+        .chain(std::iter::repeat_n(0.0, l));
     for (k, s) in results.enumerate() {
         let id = format!("g{k}");
         if k % 2 == 0 {
