@@ -45,7 +45,7 @@ pub struct PlayArgs {
     /// Wall-clock limit for the whole game, in seconds.
     #[arg(long, default_value_t = 600)]
     watchdog_s: u64,
-    /// Where to write the game record (default: games/GAME_ID.jsonl).
+    /// Where to write the game record (default: results/play/GAME_ID.jsonl).
     #[arg(long)]
     record: Option<PathBuf>,
     /// Folder for the bots' stderr logs (default: discarded).
@@ -137,7 +137,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let record_path = args
         .record
         .clone()
-        .unwrap_or_else(|| Path::new("games").join(format!("{}.jsonl", spec.game_id)));
+        .unwrap_or_else(|| Path::new("results").join("play").join(format!("{}.jsonl", spec.game_id)));
     let rt = runtime()?;
     rt.block_on(async {
         tokio::select! {
