@@ -134,10 +134,11 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         }),
     };
     spec.watchdog = Duration::from_secs(args.watchdog_s);
-    let record_path = args
-        .record
-        .clone()
-        .unwrap_or_else(|| Path::new("results").join("play").join(format!("{}.jsonl", spec.game_id)));
+    let record_path = args.record.clone().unwrap_or_else(|| {
+        Path::new("results")
+            .join("play")
+            .join(format!("{}.jsonl", spec.game_id))
+    });
     let rt = runtime()?;
     rt.block_on(async {
         tokio::select! {

@@ -387,16 +387,12 @@ impl Rules for Diffusion {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::testing::play;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
     fn s() -> Settings {
         Settings::default()
-    }
-
-    fn play(g: &mut Diffusion, m: &str) {
-        let opt = g.parse(m).unwrap();
-        g.apply(opt).unwrap();
     }
 
     /// Figure 1: four stones in every small pit, the large pits empty.

@@ -590,24 +590,12 @@ impl Rules for Filo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::testing::{legal, play};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
     fn s() -> Settings {
         Settings::default()
-    }
-
-    fn play(g: &mut Filo, m: &str) {
-        let opt = g.parse(m).unwrap();
-        if let Err(e) = g.apply(opt) {
-            panic!("{m}: {e}\n{}", g.render());
-        }
-    }
-
-    fn legal(g: &Filo) -> Vec<String> {
-        let mut buf = Vec::new();
-        g.options(&mut buf);
-        buf.into_iter().map(|o| g.notation(o)).collect()
     }
 
     /// 12 single-checker entries each, alternating from White.

@@ -578,22 +578,9 @@ impl Rules for Hackaback {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::testing::{legal, play};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
-
-    fn play(g: &mut Hackaback, moves: &str) {
-        for m in moves.split_whitespace() {
-            let opt = g.parse(m).unwrap_or_else(|e| panic!("{m}: {e}"));
-            g.apply(opt)
-                .unwrap_or_else(|e| panic!("{m}: {e}\n{}", g.render()));
-        }
-    }
-
-    fn legal(g: &Hackaback) -> Vec<String> {
-        let mut v = Vec::new();
-        g.options(&mut v);
-        v.into_iter().map(|o| g.notation(o)).collect()
-    }
 
     /// `[white, black]` seeds in a hole.
     fn hole(g: &Hackaback, name: &str) -> [u8; 2] {

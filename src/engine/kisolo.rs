@@ -720,23 +720,12 @@ mod tests {
     //! Track indices in comments: with C columns, t0..t(C-1) = o1..oC and
     //! tC..t(2C-1) = iC..i1.
     use super::*;
+    use crate::engine::testing::{legal, play};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
     fn pos(c: usize, outer: [&[u8]; 2], inner: [&[u8]; 2], to_move: Seat) -> Kisolo {
         Kisolo::from_position(c, outer, inner, to_move).expect("valid test position")
-    }
-
-    fn legal(g: &Kisolo) -> Vec<String> {
-        let mut v = Vec::new();
-        g.options(&mut v);
-        v.into_iter().map(|m| g.notation(m)).collect()
-    }
-
-    fn play(g: &mut Kisolo, s: &str) {
-        let m = g.parse(s).expect("parsable");
-        g.apply(m).expect("legal");
-        g.check_invariants().expect("invariants");
     }
 
     fn columns(c: &str) -> Settings {

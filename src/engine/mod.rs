@@ -22,6 +22,8 @@ pub mod hackaback;
 pub mod kisolo;
 #[cfg(test)]
 mod proptests;
+#[cfg(test)]
+mod testing;
 pub mod tricala;
 
 pub use game::{Decision, Game};

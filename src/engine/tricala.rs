@@ -783,6 +783,7 @@ impl Rules for Tricala {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::testing::{legal, play};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -797,20 +798,6 @@ mod tests {
         to_move: Seat,
     ) -> Tricala {
         Tricala::from_position(&settings(players), pits, captured, to_move).unwrap()
-    }
-
-    fn play(g: &mut Tricala, moves: &str) {
-        for m in moves.split_whitespace() {
-            let opt = g.parse(m).unwrap_or_else(|e| panic!("{m}: {e}"));
-            g.apply(opt)
-                .unwrap_or_else(|e| panic!("{m}: {e}\n{}", g.render()));
-        }
-    }
-
-    fn legal(g: &Tricala) -> Vec<String> {
-        let mut v = Vec::new();
-        g.options(&mut v);
-        v.into_iter().map(|o| g.notation(o)).collect()
     }
 
     fn pit(g: &Tricala, name: &str) -> [u8; 3] {
