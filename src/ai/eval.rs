@@ -1,10 +1,14 @@
 //! Per-game heuristics for the reference bots: an estimate, for a position
 //! that is not over, of each seat's final score in [0, 1]. Owns nothing of
-//! the rules: it reads positions through the engine's public API (and, for
-//! games whose internals it does not know, through `snapshot()`).
+//! the rules: it reads positions through the engine's public accessors
+//! (never the JSON snapshot, which allocates).
 
 use crate::engine::{
-    diffusion::Diffusion, filo::Filo, hackaback::Hackaback, kisolo::Kisolo, tricala::Tricala,
+    diffusion::Diffusion,
+    filo::Filo,
+    hackaback::{self, Hackaback},
+    kisolo::Kisolo,
+    tricala::{self, Tricala},
     Rules, MAX_SEATS,
 };
 
@@ -14,11 +18,9 @@ pub type Scores = [f64; MAX_SEATS];
 
 /// A game the bots can evaluate.
 pub trait Evaluate: Rules {
-    /// Each seat's expected score in [0, 1] (2 players: they sum to 1).
-    /// The default reads well-known per-seat counters from the snapshot.
-    fn estimate(&self) -> Scores {
-        snapshot_estimate(&self.snapshot(), self.players())
-    }
+    /// Each seat's expected score in [0, 1] (2 players: they sum to 1)
+    /// for a position that is not over.
+    fn estimate(&self) -> Scores;
 
     /// The final scores when the game is over, else the estimate.
     fn value(&self) -> Scores {
@@ -64,51 +66,6 @@ fn from_material(m: &[f64], scale: f64) -> Scores {
     s
 }
 
-fn num(v: &serde_json::Value) -> f64 {
-    v.as_f64().unwrap_or(0.0)
-}
-
-fn sum_array(v: &serde_json::Value) -> f64 {
-    v.as_array().map_or(0.0, |a| a.iter().map(num).sum())
-}
-
-/// Material from the snapshot of a game whose internals the bots do not use
-/// directly: Tricala's `captured` (stones captured, by seat), Hackaback's
-/// `store` (`{"W": n, "B": n}`, seeds home: all home wins), Kisolo's
-/// `outer`/`inner` rows (seeds held by seat). Unknown shapes: neutral.
-pub fn snapshot_estimate(v: &serde_json::Value, players: usize) -> Scores {
-    let n = players.clamp(1, MAX_SEATS);
-    let neutral = {
-        let mut s = [0.0; MAX_SEATS];
-        s[..n].iter_mut().for_each(|x| *x = 0.5);
-        s
-    };
-    if let Some(c) = v.get("captured").and_then(|c| c.as_array()) {
-        let m: Vec<f64> = c.iter().map(num).take(n).collect();
-        if m.len() == n {
-            return from_material(&m, 0.5);
-        }
-    }
-    if let Some(store) = v.get("store").filter(|s| s.is_object()) {
-        let m = [num(&store["W"]), num(&store["B"])];
-        return from_material(&m, 0.4);
-    }
-    if let (Some(outer), Some(inner)) = (
-        v.get("outer").and_then(|o| o.as_array()),
-        v.get("inner").and_then(|i| i.as_array()),
-    ) {
-        if outer.len() >= 2 && inner.len() >= 2 {
-            // Seeds held, with the inner row counted once more: an empty
-            // inner row loses.
-            let m: Vec<f64> = (0..2)
-                .map(|s| sum_array(&outer[s]) + 2.0 * sum_array(&inner[s]))
-                .collect();
-            return from_material(&m, 0.1);
-        }
-    }
-    neutral
-}
-
 /// F.I.L.O: "the player who moves last ... wins": in the movement phase,
 /// controlled stacks are moves left; fewer pieces is better (one or none
 /// wins, and the escape needs 2 to 4).
@@ -140,6 +97,69 @@ impl Evaluate for Diffusion {
     }
 }
 
-impl Evaluate for Tricala {}
-impl Evaluate for Hackaback {}
-impl Evaluate for Kisolo {}
+/// Tricala: captured stones (nine win) and corner pits held (holding the
+/// corners is the other goal), read straight from the position.
+impl Evaluate for Tricala {
+    fn estimate(&self) -> Scores {
+        let n = self.players();
+        let captured = self.captured();
+        let mut m = [0.0; MAX_SEATS];
+        for (seat, v) in m.iter_mut().enumerate().take(n) {
+            let held = tricala::CORNERS
+                .iter()
+                .filter(|&&p| {
+                    let pit = self.pit(p);
+                    let total: u32 = pit.iter().map(|&x| x as u32).sum();
+                    2 * pit[seat] as u32 > total
+                })
+                .count();
+            *v = captured[seat] as f64 + 1.5 * held as f64;
+        }
+        from_material(&m[..n], 0.5)
+    }
+}
+
+/// Hackaback: how far home one's own seeds are, as a share of what one
+/// needs (White 6, Black 18; all home wins). A seed in the store counts 1,
+/// a seed on the loop less the further it has to travel (Black sows up the
+/// ring towards S, White down it), so sowing home and hacking the other's
+/// seeds back both show.
+impl Evaluate for Hackaback {
+    fn estimate(&self) -> Scores {
+        let ring = hackaback::RING as u32;
+        let store = hackaback::STORE as u32;
+        let mut m = [0.0; 2];
+        for (seat, v) in m.iter_mut().enumerate() {
+            let mut progress = self.store()[seat] as f64;
+            for place in (0..ring as u8).filter(|&p| p as u32 != store) {
+                let p = place as u32;
+                let distance = if seat == hackaback::BLACK {
+                    (store + ring - p) % ring
+                } else {
+                    (p + ring - store) % ring
+                };
+                let seeds = self.seeds(place, seat) as f64;
+                progress += seeds * 0.5 * (1.0 - distance as f64 / ring as f64);
+            }
+            *v = progress / hackaback::SEEDS[seat] as f64;
+        }
+        from_material(&m, 4.0)
+    }
+}
+
+/// Kisolo: seeds held on one's own side, the inner row counted twice (an
+/// empty inner row loses, and only inner seeds capture).
+impl Evaluate for Kisolo {
+    fn estimate(&self) -> Scores {
+        let c = self.columns();
+        let board = self.board();
+        let m: Vec<f64> = (0..2)
+            .map(|s| {
+                let outer: u32 = board[s][..c].iter().map(|&x| x as u32).sum();
+                let inner: u32 = board[s][c..2 * c].iter().map(|&x| x as u32).sum();
+                (outer + 2 * inner) as f64
+            })
+            .collect();
+        from_material(&m, 0.1)
+    }
+}
