@@ -965,4 +965,79 @@ mod tests {
             assert!(reasons.contains(&Some(r)), "{r} never reached: {reasons:?}");
         }
     }
+    /// Cross-check against an independent implementation: a Python program
+    /// written from the rule text and RULINGS.md alone (not from this file)
+    /// played random games and recorded, before every decision, its list of
+    /// legal options and the option it picked, then the result, the plies
+    /// and the final board (tests/data/rules/filo_random_games.jsonl, one
+    /// game per line). Every list, every result and every board must agree.
+    #[test]
+    fn independent_implementation_agrees() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/rules/filo_random_games.jsonl"
+        );
+        let path = std::env::var("FILO_GAMES").unwrap_or(path.to_string());
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut games = 0;
+        for (n, line) in text.lines().enumerate() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let settings = Settings {
+                max_plies: v["max_plies"].as_u64().unwrap() as u32,
+                ..Settings::default()
+            };
+            let mut g = Filo::new(&settings).unwrap();
+            let mut moves = Vec::new();
+            for step in v["steps"].as_array().unwrap() {
+                let want: Vec<String> = step[0]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|o| o.as_str().unwrap().to_string())
+                    .collect();
+                assert_eq!(legal(&g), want, "game {n} after {moves:?}\n{}", g.render());
+                let m = step[1].as_str().unwrap();
+                play(&mut g, m);
+                moves.push(m);
+            }
+            let r = &v["result"];
+            let o = g.outcome().unwrap_or_else(|| panic!("game {n} not over"));
+            let expected = match r[0].as_str().unwrap() {
+                "win" => {
+                    let w = r[1].as_u64().unwrap() as usize;
+                    let reason = match r[2].as_str().unwrap() {
+                        "pieces" => Reason::Pieces,
+                        "escape" => Reason::Escape,
+                        "no_moves" => Reason::NoMoves,
+                        other => panic!("{other}"),
+                    };
+                    Outcome::win(2, w, reason)
+                }
+                _ => Outcome::draw(2, Reason::MaxPlies),
+            };
+            assert_eq!(o, expected, "game {n}: {moves:?}");
+            assert_eq!(
+                u64::from(g.plies()),
+                v["plies"].as_u64().unwrap(),
+                "game {n}"
+            );
+            let squares: Vec<String> = v["squares"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str().unwrap().to_string())
+                .collect();
+            assert_eq!(g.squares().to_vec(), squares, "game {n}");
+            assert_eq!(
+                g.exited().to_vec(),
+                vec![
+                    v["exited"][0].as_u64().unwrap() as u8,
+                    v["exited"][1].as_u64().unwrap() as u8
+                ],
+                "game {n}"
+            );
+            games += 1;
+        }
+        assert!(games >= 20, "{games} games");
+    }
 }

@@ -1238,4 +1238,96 @@ mod tests {
         assert_eq!(v["captured"], json!([6, 8]));
         assert!(g.render().contains("2a:B1"));
     }
+    /// Cross-check against an independent implementation: a Python program
+    /// written from the rule text and RULINGS.md alone (not from this file)
+    /// played random 2- and 3-player games and recorded, before every
+    /// decision, its list of legal options and the option it picked, then
+    /// the result, the plies, the captures and the final board
+    /// (tests/data/rules/tricala_random_games.jsonl, one game per line).
+    #[test]
+    fn independent_implementation_agrees() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/rules/tricala_random_games.jsonl"
+        );
+        let path = std::env::var("TRICALA_GAMES").unwrap_or(path.to_string());
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut games = 0;
+        for (n, line) in text.lines().enumerate() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let players = v["players"].as_u64().unwrap() as usize;
+            let mut s = settings(players);
+            s.max_plies = v["max_plies"].as_u64().unwrap() as u32;
+            let mut g = Tricala::new(&s).unwrap();
+            let mut moves = Vec::new();
+            for step in v["steps"].as_array().unwrap() {
+                let want: Vec<String> = step[0]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|o| o.as_str().unwrap().to_string())
+                    .collect();
+                assert_eq!(legal(&g), want, "game {n} after {moves:?}\n{}", g.render());
+                let m = step[1].as_str().unwrap();
+                play(&mut g, m);
+                moves.push(m);
+            }
+            let r = &v["result"];
+            let o = g.outcome().unwrap_or_else(|| panic!("game {n} not over"));
+            let winners: Vec<usize> = r[1]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| w.as_u64().unwrap() as usize)
+                .collect();
+            let reason = match r[2].as_str().unwrap() {
+                "captures" => Reason::Captures,
+                "corners" => Reason::Corners,
+                "tie" => Reason::Tie,
+                "stalemate" => Reason::Stalemate,
+                "max_plies" => Reason::MaxPlies,
+                "perpetual" => Reason::Perpetual,
+                other => panic!("{other}"),
+            };
+            let ranks: Vec<u8> = (0..players)
+                .map(|s| u8::from(!winners.contains(&s)))
+                .collect();
+            assert_eq!(
+                (&o.ranks[..players], o.reason),
+                (&ranks[..], reason),
+                "game {n}: {moves:?}"
+            );
+            assert_eq!(
+                u64::from(g.plies()),
+                v["plies"].as_u64().unwrap(),
+                "game {n}"
+            );
+            for c in 0..players {
+                assert_eq!(
+                    u64::from(g.captured()[c]),
+                    v["captured"][c].as_u64().unwrap(),
+                    "game {n}"
+                );
+            }
+            for p in 0..PITS as u8 {
+                let want: Vec<u8> = match v["pits"].get(pit_name(p)) {
+                    Some(a) => a
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|x| x.as_u64().unwrap() as u8)
+                        .collect(),
+                    None => vec![0; players],
+                };
+                assert_eq!(
+                    g.pit(p)[..players].to_vec(),
+                    want,
+                    "game {n} pit {}",
+                    pit_name(p)
+                );
+            }
+            games += 1;
+        }
+        assert!(games >= 20, "{games} games");
+    }
 }
