@@ -551,15 +551,15 @@ impl Rules for Filo {
         }
         s.push_str(" A  B  C  D  E  F  G  H\n");
         s.push_str(&format!(
-            "reserve W {} B {}; exited W {} B {}; {} to move\n",
+            "reserve W {} B {}; exited W {} B {}; {}\n",
             self.reserve[0],
             self.reserve[1],
             self.exited[0],
             self.exited[1],
-            if self.to_move as Seat == WHITE {
-                "White"
-            } else {
-                "Black"
+            match (self.outcome, self.to_move as Seat) {
+                (Some(_), _) => "game over",
+                (None, WHITE) => "White to move",
+                (None, _) => "Black to move",
             },
         ));
         s
@@ -892,6 +892,117 @@ mod tests {
         assert_eq!(g.outcome(), Some(Outcome::win(2, BLACK, Reason::Pieces)));
     }
 
+    /// Black's lap wraps from A to H and meets a full square: Black's B =
+    /// White, Black, White, Black (bottom to top) goes leftwards: the White
+    /// checker meets A's four and exits, then H (wrapping round), G, F get
+    /// Black, White, Black. Four checkers reach four squares at most, so
+    /// the emptied origin B is never reached on 8 squares (RULINGS.md: the
+    /// lap would not skip it; docs/rules/filo.md).
+    #[test]
+    fn black_lap_wraps_past_a_full_square() {
+        let pos = ["WWWW", "WBWB", "", "BB", "", "", "", ""];
+        let mut g = Filo::from_position(pos, [0, 0], BLACK, &s()).unwrap();
+        assert_eq!(g.exited(), [6, 8]);
+        assert_eq!(legal(&g), ["B", "D"]);
+        play(&mut g, "B");
+        assert_eq!(g.squares(), ["WWWW", "", "", "BB", "", "B", "W", "B"]);
+        assert_eq!(g.exited(), [7, 8]);
+        assert_eq!(g.outcome(), None);
+        assert_eq!(g.to_decide(), Some(WHITE));
+        assert_eq!(legal(&g), ["A", "G"]);
+    }
+
+    /// The escape can come from one's own checker exiting: Black (4 pieces:
+    /// C = three Black, E = one Black) moves E; its checker meets D's four
+    /// and exits, leaving all 3 Black pieces in the pure stack on C: `E!`
+    /// is offered right after `E` (C's move scatters to B, A, H: no `C!`).
+    /// `E` alone does not end the game; `E!` removes C's stack and wins.
+    #[test]
+    fn escape_after_own_checker_exits() {
+        let pos = ["", "", "BBB", "WWWW", "B", "", "W", ""];
+        let g = Filo::from_position(pos, [0, 0], BLACK, &s()).unwrap();
+        assert_eq!(legal(&g), ["C", "E", "E!"]);
+
+        let mut plain = g.clone();
+        play(&mut plain, "E");
+        assert_eq!(plain.squares(), ["", "", "BBB", "WWWW", "", "", "W", ""]);
+        assert_eq!(plain.pieces(BLACK), 3);
+        assert_eq!(plain.outcome(), None);
+        assert_eq!(legal(&plain), ["D", "G"]);
+
+        let mut g = g;
+        play(&mut g, "E!");
+        assert_eq!(g.squares(), ["", "", "", "WWWW", "", "", "W", ""]);
+        assert_eq!(g.exited(), [7, 12]);
+        assert_eq!(g.outcome(), Some(Outcome::win(2, BLACK, Reason::Escape)));
+        assert_eq!(g.plies(), 1);
+    }
+
+    /// The order of the end checks: the pieces rule comes before the
+    /// no-move rule. White's C = Black under White: the Black checker exits
+    /// at D's four (Black is down to one piece), the White one lands on E.
+    /// Black's last piece is buried under White on H, so Black also has no
+    /// move; Black wins by pieces, not White by `no_moves`.
+    #[test]
+    fn pieces_are_judged_before_no_moves() {
+        let pos = ["", "", "BW", "WWWW", "", "", "", "BW"];
+        let mut g = Filo::from_position(pos, [0, 0], WHITE, &s()).unwrap();
+        play(&mut g, "C");
+        assert_eq!(g.squares(), ["", "", "", "WWWW", "W", "", "", "BW"]);
+        assert_eq!(g.pieces(BLACK), 1);
+        assert_eq!(g.outcome(), Some(Outcome::win(2, BLACK, Reason::Pieces)));
+    }
+
+    /// Entries 3, 2, 5, 2, 4, 8 by hand: White A B C; Black H G; White A..E
+    /// (A B C now two high); Black H G again; White A B C D (White's reserve
+    /// is empty: 3 + 5 + 4); Black's 8 cover H..A, topping every stack.
+    /// Both reserves are empty: the movement phase starts with White, who
+    /// controls nothing and loses at once (Black moved last). With the ply
+    /// cap at 6 the game's own end condition still comes first.
+    #[test]
+    fn movement_phase_can_start_with_no_move() {
+        for cap in [1000, 6] {
+            let settings = Settings {
+                max_plies: cap,
+                ..Settings::default()
+            };
+            let mut g = Filo::new(&settings).unwrap();
+            play(&mut g, "3 2 5 2");
+            assert_eq!(legal(&g), ["1", "2", "3", "4"]);
+            play(&mut g, "4");
+            assert_eq!(g.reserve(), [0, 8]);
+            assert_eq!(g.to_decide(), Some(BLACK));
+            assert_eq!(legal(&g).len(), 8);
+            play(&mut g, "8");
+            assert_eq!(
+                g.squares(),
+                ["WWWB", "WWWB", "WWWB", "WWB", "WB", "B", "BBB", "BBB"]
+            );
+            assert_eq!(g.plies(), 6);
+            assert_eq!(g.outcome(), Some(Outcome::win(2, BLACK, Reason::NoMoves)));
+        }
+    }
+
+    /// Through the referee's wrapper: the forced `pass` is listed alone,
+    /// reported as forced, recorded in the history and counted as a ply.
+    #[test]
+    fn forced_pass_is_recorded_as_a_ply() {
+        let mut g = crate::engine::Game::new(Variant::Filo, &s()).unwrap();
+        for m in ["8", "8", "4", "1"] {
+            g.play(m).unwrap();
+        }
+        assert_eq!(g.legal(), ["pass"]);
+        assert_eq!(g.forced().as_deref(), Some("pass"));
+        g.play("pass").unwrap();
+        let last = g.history().last().unwrap();
+        assert_eq!(
+            (last.seat, last.ply, last.option.as_str(), last.forced),
+            (0, 4, "pass", true)
+        );
+        assert_eq!(g.plies(), 5);
+        assert_eq!(g.to_decide(), Some(BLACK));
+    }
+
     #[test]
     fn notation_round_trips_and_rejects_junk() {
         let g = Filo::new(&s()).unwrap();
@@ -964,5 +1075,80 @@ mod tests {
         for r in ["pieces", "no_moves", "escape"] {
             assert!(reasons.contains(&Some(r)), "{r} never reached: {reasons:?}");
         }
+    }
+    /// Cross-check against an independent implementation: a Python program
+    /// written from the rule text and RULINGS.md alone (not from this file)
+    /// played random games and recorded, before every decision, its list of
+    /// legal options and the option it picked, then the result, the plies
+    /// and the final board (tests/data/rules/filo_random_games.jsonl, one
+    /// game per line). Every list, every result and every board must agree.
+    #[test]
+    fn independent_implementation_agrees() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/rules/filo_random_games.jsonl"
+        );
+        let path = std::env::var("FILO_GAMES").unwrap_or(path.to_string());
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut games = 0;
+        for (n, line) in text.lines().enumerate() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let settings = Settings {
+                max_plies: v["max_plies"].as_u64().unwrap() as u32,
+                ..Settings::default()
+            };
+            let mut g = Filo::new(&settings).unwrap();
+            let mut moves = Vec::new();
+            for step in v["steps"].as_array().unwrap() {
+                let want: Vec<String> = step[0]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|o| o.as_str().unwrap().to_string())
+                    .collect();
+                assert_eq!(legal(&g), want, "game {n} after {moves:?}\n{}", g.render());
+                let m = step[1].as_str().unwrap();
+                play(&mut g, m);
+                moves.push(m);
+            }
+            let r = &v["result"];
+            let o = g.outcome().unwrap_or_else(|| panic!("game {n} not over"));
+            let expected = match r[0].as_str().unwrap() {
+                "win" => {
+                    let w = r[1].as_u64().unwrap() as usize;
+                    let reason = match r[2].as_str().unwrap() {
+                        "pieces" => Reason::Pieces,
+                        "escape" => Reason::Escape,
+                        "no_moves" => Reason::NoMoves,
+                        other => panic!("{other}"),
+                    };
+                    Outcome::win(2, w, reason)
+                }
+                _ => Outcome::draw(2, Reason::MaxPlies),
+            };
+            assert_eq!(o, expected, "game {n}: {moves:?}");
+            assert_eq!(
+                u64::from(g.plies()),
+                v["plies"].as_u64().unwrap(),
+                "game {n}"
+            );
+            let squares: Vec<String> = v["squares"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str().unwrap().to_string())
+                .collect();
+            assert_eq!(g.squares().to_vec(), squares, "game {n}");
+            assert_eq!(
+                g.exited().to_vec(),
+                vec![
+                    v["exited"][0].as_u64().unwrap() as u8,
+                    v["exited"][1].as_u64().unwrap() as u8
+                ],
+                "game {n}"
+            );
+            games += 1;
+        }
+        assert!(games >= 20, "{games} games");
     }
 }

@@ -418,7 +418,10 @@ impl Tricala {
                     k += 1;
                 }
             }
-            let outcome = if k == 1 {
+            let outcome = if k == n {
+                // Every player shares the first place: a plain draw.
+                Outcome::draw(n, Reason::Tie)
+            } else if k == 1 {
                 let reason = if self.captured[top[0]] >= CAPTURE_GOAL {
                     Reason::Captures
                 } else {
@@ -443,7 +446,11 @@ impl Tricala {
                     k += 1;
                 }
             }
-            self.finish(Outcome::shared(n, &top[..k], Reason::Stalemate));
+            self.finish(if k == n {
+                Outcome::draw(n, Reason::Stalemate)
+            } else {
+                Outcome::shared(n, &top[..k], Reason::Stalemate)
+            });
             return;
         }
         if self.plies >= self.max_plies {
@@ -1166,6 +1173,202 @@ mod tests {
         assert_eq!(g.outcome().unwrap().scores(), vec![1.0, 0.25, 0.25]);
     }
 
+    /// Relay, then an edge: 4b:E drops on 4c, which held one White stone:
+    /// both are lifted and go on East, one to 4d; at 4d the next pit East
+    /// does not exist, so the direction is asked (not W, the way back).
+    #[test]
+    fn relay_then_edge_turn() {
+        let mut g = position(
+            2,
+            &[("4b", [1, 0, 0]), ("4c", [1, 0, 0]), ("2a", [0, 1, 0])],
+            [8, 7, 0],
+            0,
+        );
+        play(&mut g, "4b:E");
+        assert_eq!(pit(&g, "4c"), [0, 0, 0]);
+        assert_eq!(pit(&g, "4d"), [1, 0, 0]);
+        assert_eq!(g.decision_kind(), "direction");
+        assert_eq!(g.to_decide(), Some(0));
+        assert_eq!(legal(&g), ["NW", "SE", "SW"]);
+        play(&mut g, "SW");
+        assert_eq!(pit(&g, "5d"), [1, 0, 0]);
+        assert_eq!(g.to_decide(), Some(1));
+        assert_eq!(g.plies(), 1);
+    }
+
+    /// The last stone is judged by what the pit held before it fell, not by
+    /// its own colour: White sows 4a = W1 B1 East, choosing White first (to
+    /// 4b); the last stone, Black's, falls on 4c which held only White: a
+    /// relay, not a capture. The hand (W1 B1) asks the colour again; Black
+    /// to 4d, then at the edge the direction, then White's stone to 3c.
+    #[test]
+    fn relay_judged_by_the_pit_not_the_last_stone() {
+        let mut g = position(
+            2,
+            &[("4a", [1, 1, 0]), ("4c", [1, 0, 0]), ("2a", [0, 1, 0])],
+            [7, 7, 0],
+            0,
+        );
+        play(&mut g, "4a:E");
+        assert_eq!(legal(&g), ["W", "B"]);
+        play(&mut g, "W");
+        assert_eq!(g.decision_kind(), "colour");
+        assert_eq!(legal(&g), ["W", "B"]);
+        assert_eq!(pit(&g, "4c"), [0, 0, 0]);
+        play(&mut g, "B");
+        assert_eq!(legal(&g), ["NW", "SE", "SW"]);
+        play(&mut g, "NW");
+        assert_eq!(pit(&g, "4a"), [0, 0, 0]);
+        assert_eq!(pit(&g, "4b"), [1, 0, 0]);
+        assert_eq!(pit(&g, "4d"), [0, 1, 0]);
+        assert_eq!(pit(&g, "3c"), [1, 0, 0]);
+        assert_eq!(g.captured(), [7, 7, 0]);
+        assert_eq!(g.to_decide(), Some(1));
+    }
+
+    /// Corner control with 3+ stones, at the end of a turn: White holds 1a
+    /// and 6a and moves its third stone 5e:SE into 6f: all three corners.
+    #[test]
+    fn three_corners_win() {
+        let mut g = position(
+            2,
+            &[
+                ("1a", [1, 0, 0]),
+                ("6a", [1, 0, 0]),
+                ("5e", [1, 0, 0]),
+                ("3b", [0, 1, 0]),
+            ],
+            [6, 8, 0],
+            0,
+        );
+        play(&mut g, "5e:SE");
+        assert_eq!(g.outcome(), Some(Outcome::win(2, 0, Reason::Corners)));
+    }
+
+    /// Decision (docs/rules/tricala.md): a player with no stone on the board
+    /// does not win by corners. White captures Black's last stone (4c) and
+    /// reaches 8; Black, with none left, does not win; the game goes on and
+    /// Black's turn is a recorded pass.
+    #[test]
+    fn no_corner_win_without_stones() {
+        let mut g = position(
+            2,
+            &[
+                ("4b", [1, 0, 0]),
+                ("2a", [1, 0, 0]),
+                ("3b", [1, 0, 0]),
+                ("4c", [0, 1, 0]),
+            ],
+            [6, 8, 0],
+            0,
+        );
+        play(&mut g, "4b:E");
+        assert_eq!(g.captured(), [8, 8, 0]);
+        assert_eq!(g.on_board(1), 0);
+        assert_eq!(g.outcome(), None);
+        assert_eq!(g.to_decide(), Some(1));
+        assert_eq!(legal(&g), ["pass"]);
+        play(&mut g, "pass");
+        assert_eq!(g.plies(), 2);
+        assert_eq!(g.to_decide(), Some(0));
+    }
+
+    /// The text's tie example with the ply cap reached by the same turn:
+    /// the game's own end (the tie) is judged first (RULINGS.md).
+    #[test]
+    fn ply_cap_after_the_games_own_end() {
+        let mut s = settings(2);
+        s.max_plies = 1;
+        let pits = [
+            ("6a", [1, 0, 0]),
+            ("4b", [1, 0, 0]),
+            ("1a", [0, 1, 0]),
+            ("4c", [0, 1, 0]),
+        ];
+        let mut g = Tricala::from_position(&s, &pits, [6, 8, 0], 0).unwrap();
+        play(&mut g, "4b:E");
+        assert_eq!(g.outcome(), Some(Outcome::draw(2, Reason::Tie)));
+        let mut g = Tricala::from_position(&s, &pits, [6, 8, 0], 0).unwrap();
+        play(&mut g, "4b:W");
+        assert_eq!(g.outcome(), Some(Outcome::draw(2, Reason::MaxPlies)));
+    }
+
+    /// Three players, the text's tie example extended: White (6a, 4b) takes
+    /// 4c = Black 1 + Red 1 with its last stone (3 stones: 5 -> 8). White is
+    /// left with one stone, on corner 6a; Red with one, on corner 1a: both
+    /// win at once with 8 captured each: they share first place (`tie`),
+    /// and Black, who reached no goal, is last. With White at 6 instead, it
+    /// reaches 9 against Red's 8 and wins alone (reason `captures`).
+    #[test]
+    fn three_player_simultaneous_wins() {
+        let pits = [
+            ("6a", [1, 0, 0]),
+            ("4b", [1, 0, 0]),
+            ("4c", [0, 1, 1]),
+            ("2b", [0, 1, 0]),
+            ("1a", [0, 0, 1]),
+        ];
+        let mut g = position(3, &pits, [5, 8, 8], 0);
+        play(&mut g, "4b:E");
+        assert_eq!(g.captured(), [8, 8, 8]);
+        let o = g.outcome().expect("over");
+        assert_eq!((&o.ranks[..3], o.reason), (&[0, 1, 0][..], Reason::Tie));
+        assert_eq!(o.scores(), vec![0.75, 0.0, 0.75]);
+
+        let mut g = position(3, &pits, [6, 7, 8], 0);
+        play(&mut g, "4b:E");
+        assert_eq!(g.captured(), [9, 7, 8]);
+        assert!(g.controls_corners(2));
+        assert_eq!(g.outcome(), Some(Outcome::win(3, 0, Reason::Captures)));
+    }
+
+    /// The drop guard (RULINGS.md, all games) in a relay that never ends.
+    /// The rim of the board is a cycle of 15 pits whose three corner turns
+    /// are forced: P0..P14 = 6a 6b 6c 6d 6e 6f (E), 5e 4d 3c 2b 1a (NW),
+    /// 2a 3a 4a 5a (SW), back to 6a (E). White has 2 stones on 5a (P14) and
+    /// one on each of 6b 6d 6f 4d 2b 2a 4a (P1, P3, .. P13). Sowing 5a:SW,
+    /// every second pit relays 2 stones: after 16 drops the hand of 2 has
+    /// just been lifted one pit further on, with the same pattern shifted by
+    /// one (lifted pit empty, then 0, 1, 0, 1, ... ahead): the turn never
+    /// ends. 10,001 = 16 x 625 + 1: after 625 such steps the hand was just
+    /// lifted at P(14 + 625 mod 15) = P9 = 2b, and the 10,001st drop puts a
+    /// stone on 1a (P10), one stone left in hand: the game ends there as a
+    /// draw, `perpetual`, the turn unfinished (not a ply).
+    #[test]
+    fn endless_relay_hits_the_drop_guard() {
+        let w = [1, 0, 0];
+        let mut pits = vec![("5a", [2, 0, 0]), ("3b", [0, 1, 0])];
+        for p in ["6b", "6d", "6f", "4d", "2b", "2a", "4a"] {
+            pits.push((p, w));
+        }
+        let mut g = position(2, &pits, [4, 4, 0], 0);
+        play(&mut g, "5a:SW");
+        let mut turns = 0;
+        while g.to_decide().is_some() {
+            assert_eq!(g.decision_kind(), "direction");
+            let opts = legal(&g);
+            assert_eq!(opts.len(), 1, "corner turns are forced");
+            play(&mut g, &opts[0]);
+            turns += 1;
+        }
+        // Each corner is reached once per 15 drops or so: about 2,000 turns.
+        assert!(turns > 1900, "{turns}");
+        assert_eq!(g.outcome(), Some(Outcome::draw(2, Reason::Perpetual)));
+        assert_eq!(g.plies(), 0);
+        for p in 0..PITS as u8 {
+            let want = match pit_name(p).as_str() {
+                "1a" | "2a" | "4a" | "6a" | "6c" | "6e" | "5e" | "3c" => w,
+                "3b" => [0, 1, 0],
+                _ => [0, 0, 0],
+            };
+            assert_eq!(g.pit(p), want, "{}", pit_name(p));
+        }
+        let v = g.snapshot();
+        assert_eq!(v["hand"], json!({"W": 1, "B": 0}));
+        assert_eq!(v["at"], "1a");
+        assert_eq!(v["direction"], "NW");
+    }
+
     fn all_opts() -> Vec<Opt> {
         let mut v = Vec::new();
         for p in 0..PITS as u8 {
@@ -1237,5 +1440,97 @@ mod tests {
         assert_eq!(v["direction"], "E");
         assert_eq!(v["captured"], json!([6, 8]));
         assert!(g.render().contains("2a:B1"));
+    }
+    /// Cross-check against an independent implementation: a Python program
+    /// written from the rule text and RULINGS.md alone (not from this file)
+    /// played random 2- and 3-player games and recorded, before every
+    /// decision, its list of legal options and the option it picked, then
+    /// the result, the plies, the captures and the final board
+    /// (tests/data/rules/tricala_random_games.jsonl, one game per line).
+    #[test]
+    fn independent_implementation_agrees() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/rules/tricala_random_games.jsonl"
+        );
+        let path = std::env::var("TRICALA_GAMES").unwrap_or(path.to_string());
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut games = 0;
+        for (n, line) in text.lines().enumerate() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let players = v["players"].as_u64().unwrap() as usize;
+            let mut s = settings(players);
+            s.max_plies = v["max_plies"].as_u64().unwrap() as u32;
+            let mut g = Tricala::new(&s).unwrap();
+            let mut moves = Vec::new();
+            for step in v["steps"].as_array().unwrap() {
+                let want: Vec<String> = step[0]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|o| o.as_str().unwrap().to_string())
+                    .collect();
+                assert_eq!(legal(&g), want, "game {n} after {moves:?}\n{}", g.render());
+                let m = step[1].as_str().unwrap();
+                play(&mut g, m);
+                moves.push(m);
+            }
+            let r = &v["result"];
+            let o = g.outcome().unwrap_or_else(|| panic!("game {n} not over"));
+            let winners: Vec<usize> = r[1]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| w.as_u64().unwrap() as usize)
+                .collect();
+            let reason = match r[2].as_str().unwrap() {
+                "captures" => Reason::Captures,
+                "corners" => Reason::Corners,
+                "tie" => Reason::Tie,
+                "stalemate" => Reason::Stalemate,
+                "max_plies" => Reason::MaxPlies,
+                "perpetual" => Reason::Perpetual,
+                other => panic!("{other}"),
+            };
+            let ranks: Vec<u8> = (0..players)
+                .map(|s| u8::from(!winners.contains(&s)))
+                .collect();
+            assert_eq!(
+                (&o.ranks[..players], o.reason),
+                (&ranks[..], reason),
+                "game {n}: {moves:?}"
+            );
+            assert_eq!(
+                u64::from(g.plies()),
+                v["plies"].as_u64().unwrap(),
+                "game {n}"
+            );
+            for c in 0..players {
+                assert_eq!(
+                    u64::from(g.captured()[c]),
+                    v["captured"][c].as_u64().unwrap(),
+                    "game {n}"
+                );
+            }
+            for p in 0..PITS as u8 {
+                let want: Vec<u8> = match v["pits"].get(pit_name(p)) {
+                    Some(a) => a
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|x| x.as_u64().unwrap() as u8)
+                        .collect(),
+                    None => vec![0; players],
+                };
+                assert_eq!(
+                    g.pit(p)[..players].to_vec(),
+                    want,
+                    "game {n} pit {}",
+                    pit_name(p)
+                );
+            }
+            games += 1;
+        }
+        assert!(games >= 20, "{games} games");
     }
 }
