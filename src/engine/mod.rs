@@ -237,13 +237,7 @@ pub struct Outcome {
 impl Outcome {
     /// `seat` wins; every other seat shares the last place.
     pub fn win(players: usize, seat: Seat, reason: Reason) -> Outcome {
-        let mut ranks = [1; MAX_SEATS];
-        ranks[seat] = 0;
-        Outcome {
-            players: players as u8,
-            ranks,
-            reason,
-        }
+        Outcome::shared(players, &[seat], reason)
     }
 
     /// Everybody shares the first place.
@@ -256,8 +250,11 @@ impl Outcome {
     }
 
     /// The seats in `winners` share the first place, the others the last.
+    /// Rank slots of seats that are not in the game stay 0, so that two
+    /// equal outcomes compare equal however they were built.
     pub fn shared(players: usize, winners: &[Seat], reason: Reason) -> Outcome {
-        let mut ranks = [1; MAX_SEATS];
+        let mut ranks = [0; MAX_SEATS];
+        ranks[..players].fill(1);
         for &s in winners {
             ranks[s] = 0;
         }
