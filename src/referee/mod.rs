@@ -25,7 +25,7 @@
 pub mod player;
 pub mod record;
 
-pub use player::{Ask, BotInfo, BotPlayer, End, Player, RandomPlayer, Start, StartError};
+pub use player::{Answer, Ask, BotInfo, BotPlayer, End, Player, RandomPlayer, Start, StartError};
 
 use crate::engine::{EngineError, Game, Outcome, Reason, Settings, Variant};
 use crate::protocol::{DecisionMsg, TimeMsg};
@@ -405,6 +405,7 @@ pub async fn play_game(
             timeout,
             time_left: clocks[seat],
             deadline,
+            watchdog,
         };
         // The player is given the deadline; the referee also enforces the
         // watchdog itself in case a player ignores it.
@@ -417,10 +418,10 @@ pub async fn play_game(
             Ok(r) => r,
             Err(_) => Err(Fault::new(ForfeitKind::Stall, "no answer")),
         };
-        let elapsed = asked.elapsed();
+        let measured = asked.elapsed();
         pending[seat].clear();
-        let option = match result {
-            Ok(o) => o,
+        let (option, elapsed) = match result {
+            Ok(a) => (a.option, a.elapsed.unwrap_or(measured)),
             Err(mut f) => {
                 if f.kind == ForfeitKind::Timeout && watchdog < decision_deadline {
                     f = Fault::new(
@@ -432,11 +433,19 @@ pub async fn play_game(
                 break;
             }
         };
-        if let Err(e) = game.play(&option) {
+        // The option must be one of `legal`, exactly: the engine's parser
+        // is more forgiving (case, spaces) than the protocol.
+        let listed = legal.contains(&option);
+        let played = if listed {
+            game.play(&option)
+        } else {
+            Err(EngineError::Unparsable(String::new()))
+        };
+        if let Err(e) = played {
             let detail = crate::protocol::truncate(option.as_bytes(), player::DETAIL_MAX);
             let detail = match e {
-                EngineError::Unparsable(_) => format!("`{detail}` is not an option"),
-                _ => format!("`{detail}` is not legal here"),
+                _ if !listed => format!("`{detail}` is not one of the legal options"),
+                _ => format!("`{detail}` is not legal here (engine: {e})"),
             };
             forfeit = Some((seat, Fault::new(ForfeitKind::Illegal, detail)));
             break;
@@ -501,8 +510,10 @@ pub async fn play_game(
         duration: started.elapsed(),
     };
     on_event(&Event::Ended { report: &report });
-    let end_deadline = Instant::now() + Duration::from_secs(1);
     for (seat, p) in players.iter_mut().enumerate() {
+        // Each player gets its own second: one that does not read its stdin
+        // cannot make the others miss their game_end.
+        let end_deadline = Instant::now() + Duration::from_secs(1);
         let e = End {
             game_id: &spec.game_id,
             scores: &report.scores,
@@ -574,7 +585,7 @@ mod tests {
         fn decide<'a>(
             &'a mut self,
             ask: &'a Ask<'a>,
-        ) -> player::PlayerFuture<'a, Result<String, Fault>> {
+        ) -> player::PlayerFuture<'a, Result<Answer, Fault>> {
             self.seen.extend_from_slice(ask.since);
             let seat = self.seat;
             let ply = ask.game.plies();
@@ -585,7 +596,7 @@ mod tests {
                 seen.push(DecisionMsg {
                     seat,
                     ply,
-                    option: o.clone(),
+                    option: o.option.clone(),
                     forced: false,
                 });
                 Ok(o)
@@ -648,8 +659,8 @@ mod tests {
         fn decide<'a>(
             &'a mut self,
             _a: &'a Ask<'a>,
-        ) -> player::PlayerFuture<'a, Result<String, Fault>> {
-            Box::pin(std::future::ready(self.0.clone()))
+        ) -> player::PlayerFuture<'a, Result<Answer, Fault>> {
+            Box::pin(std::future::ready(self.0.clone().map(Answer::new)))
         }
         fn end<'a>(&'a mut self, _e: &'a End<'a>) -> player::PlayerFuture<'a, ()> {
             Box::pin(std::future::ready(()))
@@ -700,7 +711,7 @@ mod tests {
             fn decide<'a>(
                 &'a mut self,
                 _a: &'a Ask<'a>,
-            ) -> player::PlayerFuture<'a, Result<String, Fault>> {
+            ) -> player::PlayerFuture<'a, Result<Answer, Fault>> {
                 Box::pin(std::future::pending())
             }
             fn end<'a>(&'a mut self, _e: &'a End<'a>) -> player::PlayerFuture<'a, ()> {
