@@ -15,9 +15,16 @@
 //!   [`BotProcess::read_line`] (one `select!` over line / exit / deadline;
 //!   a line longer than [`Limits::max_line`] costs bounded memory and is
 //!   [`BotError::LineTooLong`]).
+//!   Blank lines are skipped.
+//! - [`BotProcess::stray_output`]: what the bot wrote without being asked,
+//!   seen without waiting (buffered or already in the pipe), so that it is
+//!   never taken for a later answer; [`BotProcess::has_exited`] through
+//!   `&self` (waitid `WNOWAIT`).
 //! - [`BotProcess::shutdown`]`(grace)`: close stdin, wait, SIGTERM the group,
 //!   wait, SIGKILL the group. `Drop` SIGKILLs the group, so dropping a game
-//!   future mid-game leaves no process behind.
+//!   future mid-game leaves no process behind. Every kill also reaches the
+//!   descendants that left the group, found by [`TOKEN_VAR`] in their
+//!   environment.
 //!
 //! Everything here runs on the caller's tokio runtime (a `current_thread`
 //! runtime per worker is the intended use); nothing blocks a thread.

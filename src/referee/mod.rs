@@ -695,6 +695,82 @@ mod tests {
         }
     }
 
+    /// Answers the first legal option, says it took 30 ms, and keeps what
+    /// it was told about time.
+    struct Timed {
+        seen: Vec<(Option<Duration>, Duration)>,
+    }
+
+    impl Player for Timed {
+        fn name(&self) -> &str {
+            "timed"
+        }
+        fn start<'a>(
+            &'a mut self,
+            _s: &'a Start<'a>,
+        ) -> player::PlayerFuture<'a, Result<(), Fault>> {
+            Box::pin(std::future::ready(Ok(())))
+        }
+        fn decide<'a>(
+            &'a mut self,
+            a: &'a Ask<'a>,
+        ) -> player::PlayerFuture<'a, Result<Answer, Fault>> {
+            self.seen.push((a.time_left, a.timeout));
+            Box::pin(std::future::ready(Ok(Answer {
+                option: a.legal[0].clone(),
+                elapsed: Some(Duration::from_millis(30)),
+            })))
+        }
+        fn end<'a>(&'a mut self, _e: &'a End<'a>) -> player::PlayerFuture<'a, ()> {
+            Box::pin(std::future::ready(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn the_clock_counts_the_players_time_and_adds_the_increment() {
+        let (variant, n) = playable()[0];
+        let mut spec = GameSpec::new("g", variant, Settings::with_players(n));
+        spec.time = TimeControl {
+            per_decision: Duration::from_millis(70),
+            clock: Some(Clock {
+                base: Duration::from_millis(100),
+                increment: Duration::from_millis(10),
+            }),
+        };
+        let mut timed = Timed { seen: Vec::new() };
+        let mut others: Vec<RandomPlayer> =
+            (1..n).map(|s| RandomPlayer::new("r", s as u64)).collect();
+        let mut ps: Vec<&mut dyn Player> = vec![&mut timed];
+        ps.extend(others.iter_mut().map(|r| r as &mut dyn Player));
+        let report = play_game(&spec, &mut ps, &mut |_| {}).await.unwrap();
+        let ms = Duration::from_millis;
+        // 100, then -30 +10 each time; the timeout is the smaller of the
+        // decision time and the clock; a clock stops at zero before the
+        // increment is added (20 - 30 -> 0 + 10).
+        let expected = [
+            (100, 70),
+            (80, 70),
+            (60, 60),
+            (40, 40),
+            (20, 20),
+            (10, 10),
+            (10, 10),
+        ];
+        for (i, &(left, timeout)) in expected.iter().enumerate() {
+            if let Some(&seen) = timed.seen.get(i) {
+                assert_eq!(seen, (Some(ms(left)), ms(timeout)), "decision {i}");
+            }
+        }
+        assert!(timed.seen.len() >= 3, "{report:?}");
+        let mine = report
+            .decisions
+            .iter()
+            .filter(|d| d.seat == 0 && !d.forced && !d.opening);
+        for d in mine {
+            assert_eq!(d.elapsed_us, 30_000);
+        }
+    }
+
     #[tokio::test]
     async fn a_player_that_never_answers_stalls_the_watchdog() {
         struct Never;
