@@ -166,3 +166,125 @@ fn play_writes_a_record() {
     let decisions = lines.iter().filter(|l| l["type"] == "decision").count();
     assert_eq!(decisions, lines.len() - 2);
 }
+
+#[test]
+fn double_reply_fails() {
+    broken("double_reply", "5000", ": protocol at ply");
+}
+#[test]
+fn spaced_option_fails() {
+    broken("spaced", "5000", ": illegal at ply");
+}
+#[test]
+fn closed_stdout_fails() {
+    broken("close_stdout", "5000", ": crash at ply");
+}
+#[test]
+fn bad_version_fails() {
+    broken(
+        "bad_version",
+        "5000",
+        "handshake: protocol: hello: bot speaks protocol 2",
+    );
+}
+#[test]
+fn silent_start_fails() {
+    let script = root().join("bots/broken/misbehave.py");
+    let (ok, text) = check_bot(
+        &["--startup-ms", "300"],
+        &["python3", script.to_str().unwrap(), "silent"],
+        false,
+    );
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("FAIL  handshake: timeout: no hello within 300 ms"),
+        "{text}"
+    );
+}
+#[test]
+fn noise_ok_passes() {
+    let script = root().join("bots/broken/misbehave.py");
+    let (ok, text) = check_bot(
+        &[],
+        &["python3", script.to_str().unwrap(), "noise_ok"],
+        false,
+    );
+    assert!(ok, "{text}");
+}
+#[test]
+fn ignoring_quit_fails_only_quit() {
+    let script = root().join("bots/broken/misbehave.py");
+    let (ok, text) = check_bot(
+        &[],
+        &["python3", script.to_str().unwrap(), "ignore_term"],
+        false,
+    );
+    assert!(!ok, "{text}");
+    let fails: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL")).collect();
+    assert_eq!(fails.len(), 1, "{text}");
+    assert!(fails[0].starts_with("FAIL  quit"), "{text}");
+}
+
+/// SIGTERM (or SIGINT, SIGHUP) to `arena play` or `arena check-bot` kills
+/// the bots' whole process groups, children holding the pipes included.
+#[test]
+fn a_signalled_referee_leaves_no_process() {
+    let script = root().join("bots/broken/misbehave.py");
+    let games = game_args(false);
+    for (command, signal, code) in [
+        ("play", libc::SIGTERM, 143),
+        ("check-bot", libc::SIGHUP, 129),
+        ("play", libc::SIGINT, 130),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pids");
+        let bot = format!(
+            "python3 {} fork_hang {}",
+            script.display(),
+            pidfile.display()
+        );
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_arena"));
+        cmd.current_dir(root()).arg(command).args(&games);
+        if command == "play" {
+            cmd.args(["--quiet", "--timeout-ms", "60000", "--record"])
+                .arg(dir.path().join("g.jsonl"))
+                .args(["--", &bot, "random"]);
+        } else {
+            let words: Vec<&str> = bot.split(' ').collect();
+            cmd.args(["--timeout-ms", "60000", "--"]).args(words);
+        }
+        let mut child = cmd
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let pids = wait_for(|| {
+            let s = std::fs::read_to_string(&pidfile).ok()?;
+            Some(
+                s.split_whitespace()
+                    .map(|w| w.parse::<u32>().unwrap())
+                    .collect::<Vec<_>>(),
+            )
+        });
+        // SAFETY: signals the child we spawned.
+        unsafe {
+            libc::kill(child.id() as libc::pid_t, signal);
+        }
+        let status = wait_for(|| child.try_wait().unwrap());
+        assert_eq!(status.code(), Some(code), "{command}");
+        wait_for(|| (!mancala_arena::bot::group_alive(pids[0])).then_some(()));
+        wait_for(|| (!mancala_arena::bot::process_alive(pids[1])).then_some(()));
+    }
+}
+
+/// Polls `f` until it gives a value, for at most 10 s.
+fn wait_for<T>(mut f: impl FnMut() -> Option<T>) -> T {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(std::time::Instant::now() < end, "timed out waiting");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}

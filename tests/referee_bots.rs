@@ -3,7 +3,7 @@
 //! the right reason, the other bot must be credited, no process may be
 //! left behind, and the next game must run normally.
 
-use mancala_arena::bot::{group_alive, BotCommand, Limits};
+use mancala_arena::bot::{group_alive, process_alive, BotCommand, Limits};
 use mancala_arena::engine::{Game, Settings, Variant};
 use mancala_arena::referee::{
     play_game, BotPlayer, EndReason, ForfeitKind, GameSpec, Player, RandomPlayer, TimeControl,
@@ -77,18 +77,28 @@ async fn assert_group_gone(pid: u32) {
 
 /// Plays the broken bot (seat 0) against the Rust random bot (seat 1), then
 /// checks the verdict, the cleanup, and a normal next game for the good bot.
-async fn misbehaving(mode: &str, timeout_ms: u64, expected: Option<ForfeitKind>) {
-    let variant = two_player_variant();
+async fn misbehaving(
+    mode: &str,
+    timeout_ms: u64,
+    expected: Option<ForfeitKind>,
+) -> mancala_arena::referee::GameReport {
+    let s = spec(two_player_variant(), 2, timeout_ms);
+    misbehaving_in(&broken(mode), mode, s, expected).await
+}
+
+async fn misbehaving_in(
+    cmd: &BotCommand,
+    mode: &str,
+    s: GameSpec,
+    expected: Option<ForfeitKind>,
+) -> mancala_arena::referee::GameReport {
     let dir = tempfile::tempdir().unwrap();
     let limits = Limits::default();
     let log = dir.path().join("broken.log");
-    let mut bad = BotPlayer::start(&broken(mode), Some(&log), &limits)
-        .await
-        .unwrap();
+    let mut bad = BotPlayer::start(cmd, Some(&log), &limits).await.unwrap();
     let bad_pid = bad.pid();
     let mut good = BotPlayer::start(&rust_bot(), None, &limits).await.unwrap();
     let good_pid = good.pid();
-    let s = spec(variant, 2, timeout_ms);
     let report = {
         let mut ps: Vec<&mut dyn Player> = vec![&mut bad, &mut good];
         play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
@@ -102,7 +112,9 @@ async fn misbehaving(mode: &str, timeout_ms: u64, expected: Option<ForfeitKind>)
             );
             assert_eq!(report.offender, Some(0));
             assert_eq!(report.scores, vec![0.0, 1.0], "the other bot is credited");
-            assert!(report.detail.as_ref().is_some_and(|d| d.len() < 400));
+            let detail = report.detail.as_deref().unwrap_or_default();
+            assert!(detail.len() < 400, "{detail}");
+            assert!(!detail.chars().any(char::is_control), "{detail:?}");
             assert!(bad.needs_restart() || kind == ForfeitKind::Illegal);
         }
         None => {
@@ -116,14 +128,19 @@ async fn misbehaving(mode: &str, timeout_ms: u64, expected: Option<ForfeitKind>)
 
     // The next game runs normally, with the same good bot process.
     let mut random = RandomPlayer::new("random", 1);
-    let report = {
+    let next = {
         let mut ps: Vec<&mut dyn Player> = vec![&mut random, &mut good];
         play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
     };
-    assert!(!report.is_forfeit(), "next game: {report:?}");
+    assert!(!next.is_forfeit(), "next game: {next:?}");
     assert_eq!(good.pid(), good_pid);
     assert!(good.quit().await, "the good bot exits cleanly on quit");
     assert_group_gone(good_pid).await;
+    report
+}
+
+fn detail(report: &mancala_arena::referee::GameReport) -> &str {
+    report.detail.as_deref().unwrap_or_default()
 }
 
 #[tokio::test]
@@ -269,5 +286,265 @@ async fn example_bots_play_every_variant() {
         let pid = b.pid();
         assert!(b.quit().await);
         assert_group_gone(pid).await;
+    }
+}
+
+#[tokio::test]
+async fn two_replies_to_one_request() {
+    let r = misbehaving("double_reply", 5000, Some(ForfeitKind::Protocol)).await;
+    assert!(detail(&r).contains("unsolicited output"), "{r:?}");
+}
+
+#[tokio::test]
+async fn a_reply_to_another_request() {
+    let r = misbehaving("stale_reply", 5000, Some(ForfeitKind::Protocol)).await;
+    assert!(detail(&r).contains("reply to another request"), "{r:?}");
+}
+
+#[tokio::test]
+async fn a_stray_line_after_hello() {
+    let r = misbehaving("hello_extra", 5000, Some(ForfeitKind::Protocol)).await;
+    assert!(detail(&r).contains("before game_start"), "{r:?}");
+}
+
+#[tokio::test]
+async fn a_flood_of_replies() {
+    misbehaving("write_flood", 5000, Some(ForfeitKind::Protocol)).await;
+}
+
+#[tokio::test]
+async fn an_option_with_spaces_is_illegal() {
+    let r = misbehaving("spaced", 5000, Some(ForfeitKind::Illegal)).await;
+    assert!(detail(&r).contains("not one of the legal options"), "{r:?}");
+}
+
+#[tokio::test]
+async fn a_json_value_that_is_not_an_object() {
+    misbehaving("not_object", 5000, Some(ForfeitKind::Protocol)).await;
+}
+
+#[tokio::test]
+async fn binary_garbage_is_bad_json_and_escaped() {
+    let r = misbehaving("binary", 5000, Some(ForfeitKind::BadJson)).await;
+    assert!(detail(&r).contains(r"\u{1b}[31mred"), "{r:?}");
+}
+
+#[tokio::test]
+async fn blank_lines_crlf_and_bom_are_accepted() {
+    misbehaving("noise_ok", 5000, None).await;
+}
+
+#[tokio::test]
+async fn closed_stdout_while_running() {
+    let r = misbehaving("close_stdout", 5000, Some(ForfeitKind::Crash)).await;
+    assert!(detail(&r).contains("closed its stdout"), "{r:?}");
+}
+
+#[tokio::test]
+async fn closed_stdin_is_a_crash_not_a_sigpipe() {
+    let r = misbehaving("close_stdin", 5000, Some(ForfeitKind::Crash)).await;
+    assert!(detail(&r).contains("stdin"), "{r:?}");
+}
+
+#[tokio::test]
+async fn the_game_clock_runs_out() {
+    let mut s = spec(two_player_variant(), 2, 5000);
+    s.time.clock = Some(mancala_arena::referee::Clock {
+        base: Duration::from_millis(200),
+        increment: Duration::from_millis(10),
+    });
+    let r = misbehaving_in(&broken("hang"), "hang", s, Some(ForfeitKind::Timeout)).await;
+    assert!(detail(&r).contains("game clock"), "{r:?}");
+}
+
+/// Waits for `path` to be written by a bot (with a deadline) and returns
+/// its numbers.
+async fn read_pids(path: &std::path::Path) -> Vec<u32> {
+    let end = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Ok(s) = std::fs::read_to_string(path) {
+            return s.split_whitespace().map(|w| w.parse().unwrap()).collect();
+        }
+        assert!(
+            std::time::Instant::now() < end,
+            "{} never written",
+            path.display()
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+async fn assert_process_gone(pid: u32) {
+    let end = std::time::Instant::now() + Duration::from_secs(5);
+    while process_alive(pid) {
+        assert!(std::time::Instant::now() < end, "process {pid} still alive");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// A bot that ignores SIGTERM and does not exit on quit is SIGKILLed after
+/// the grace period.
+#[tokio::test]
+async fn a_bot_that_ignores_sigterm_is_killed() {
+    let limits = Limits {
+        shutdown_grace: Duration::from_millis(100),
+        ..Limits::default()
+    };
+    let mut bot = BotPlayer::start(&broken("ignore_term"), None, &limits)
+        .await
+        .unwrap();
+    let pid = bot.pid();
+    let mut random = RandomPlayer::new("random", 3);
+    let s = spec(two_player_variant(), 2, 5000);
+    let report = {
+        let mut ps: Vec<&mut dyn Player> = vec![&mut bot, &mut random];
+        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+    };
+    assert!(!report.is_forfeit(), "{report:?}");
+    assert!(!bot.quit().await, "it did not exit by itself");
+    assert_group_gone(pid).await;
+}
+
+/// A grandchild that left the process group (setsid) dies with the bot.
+#[tokio::test]
+async fn a_grandchild_that_calls_setsid_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pids");
+    let script = root().join("bots/broken/misbehave.py");
+    let cmd = BotCommand::from_words(&[
+        "python3",
+        script.to_str().unwrap(),
+        "setsid_child",
+        pidfile.to_str().unwrap(),
+    ])
+    .unwrap();
+    let report = misbehaving_in(
+        &cmd,
+        "setsid_child",
+        spec(two_player_variant(), 2, 5000),
+        None,
+    )
+    .await;
+    assert!(!report.is_forfeit());
+    let pids = read_pids(&pidfile).await;
+    assert_process_gone(pids[1]).await;
+}
+
+/// A bot that exits after a game is restarted before the next one, and
+/// neither game is charged.
+#[tokio::test]
+async fn a_bot_that_exits_between_games_is_restarted() {
+    let limits = Limits::default();
+    let cmd = broken("exit_after_game");
+    let mut bot = BotPlayer::start(&cmd, None, &limits).await.unwrap();
+    let mut random = RandomPlayer::new("random", 4);
+    let s = spec(two_player_variant(), 2, 5000);
+    let report = {
+        let mut ps: Vec<&mut dyn Player> = vec![&mut bot, &mut random];
+        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+    };
+    assert!(!report.is_forfeit(), "{report:?}");
+    // The league asks before each game; the exit is noticed (wait for it).
+    let end = std::time::Instant::now() + Duration::from_secs(5);
+    while !bot.needs_restart() {
+        assert!(std::time::Instant::now() < end, "exit never noticed");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let old = bot.pid();
+    bot.kill();
+    assert_group_gone(old).await;
+    let mut bot = BotPlayer::start(&cmd, None, &limits).await.unwrap();
+    let report = {
+        let mut ps: Vec<&mut dyn Player> = vec![&mut random, &mut bot];
+        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+    };
+    assert!(!report.is_forfeit(), "{report:?}");
+    let pid = bot.pid();
+    bot.kill();
+    assert_group_gone(pid).await;
+}
+
+#[tokio::test]
+async fn handshake_faults() {
+    let limits = Limits {
+        startup: Duration::from_millis(300),
+        ..Limits::default()
+    };
+    for (mode, kind, text) in [
+        ("bad_version", ForfeitKind::Protocol, "protocol 2"),
+        ("no_name", ForfeitKind::Protocol, "missing field `name`"),
+        ("silent", ForfeitKind::Timeout, "no hello within 300 ms"),
+        ("close_stdin", ForfeitKind::Crash, ""),
+    ] {
+        let err = match BotPlayer::start(&broken(mode), None, &limits).await {
+            Err(e) => e,
+            Ok(b) if mode == "close_stdin" => {
+                // Its hello is fine; the first write to it fails.
+                let pid = b.pid();
+                drop(b);
+                assert_group_gone(pid).await;
+                continue;
+            }
+            Ok(b) => panic!("{mode}: started {:?}", b.info()),
+        };
+        assert_eq!(err.kind(), kind, "{mode}: {err}");
+        assert!(err.to_string().contains(text), "{mode}: {err}");
+    }
+}
+
+#[tokio::test]
+async fn unusable_commands_fail_to_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_exec = dir.path().join("bot.sh");
+    std::fs::write(&not_exec, "#!/bin/sh\n").unwrap();
+    let mut in_missing_dir = rust_bot();
+    in_missing_dir.cwd = Some(dir.path().join("no/such/dir"));
+    for cmd in [
+        BotCommand::from_words(&[not_exec.to_str().unwrap()]).unwrap(),
+        in_missing_dir,
+    ] {
+        let err = BotPlayer::start(&cmd, None, &Limits::default())
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ForfeitKind::Crash, "{err}");
+    }
+}
+
+/// 3-player Tricala with real processes: the offender is ranked last, the
+/// others share first place.
+#[tokio::test]
+async fn three_player_forfeit_ranks_the_offender_last() {
+    if Game::new(Variant::Tricala, &Settings::with_players(3)).is_err() {
+        return;
+    }
+    let limits = Limits::default();
+    let mut a = BotPlayer::start(&rust_bot(), None, &limits).await.unwrap();
+    let mut bad = BotPlayer::start(&broken("crash_mid"), None, &limits)
+        .await
+        .unwrap();
+    let bad_pid = bad.pid();
+    let mut c = BotPlayer::start(&rust_bot(), None, &limits).await.unwrap();
+    let s = spec(Variant::Tricala, 3, 5000);
+    let report = {
+        let mut ps: Vec<&mut dyn Player> = vec![&mut a, &mut bad, &mut c];
+        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+    };
+    assert_eq!(report.reason, EndReason::Forfeit(ForfeitKind::Crash));
+    assert_eq!(report.offender, Some(1));
+    assert_eq!(report.scores, vec![0.75, 0.0, 0.75]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.jsonl");
+    mancala_arena::referee::record::write_record(&path, &s, &report).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let end: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(end["reason"], "crash");
+    assert_eq!(end["offender"], 1);
+    assert_eq!(end["scores"], serde_json::json!([0.75, 0.0, 0.75]));
+    assert!(bad.needs_restart());
+    drop(bad);
+    assert_group_gone(bad_pid).await;
+    for mut b in [a, c] {
+        assert!(!b.needs_restart());
+        assert!(b.quit().await);
     }
 }

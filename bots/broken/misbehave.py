@@ -15,14 +15,41 @@ are not league bots (see README.md). Modes:
   stderr_flood  writes 20 MB to stderr at start and 100 kB per request, plays well
   fork_child    forks a child that keeps the pipes open, then exits at its first request
   early_exit    exits cleanly (status 0) at game start
+  double_reply  answers its first request twice (both lines in one write)
+  stale_reply   answers its second request echoing another game id and the
+                ply of its first request
+  hello_extra   sends a stray reply line together with its hello
+  write_flood   answers its first request, then 10000 more reply lines
+  spaced        answers with a legal option padded with spaces (" G ")
+  not_object    answers its first request with the JSON number 42
+  binary        answers its first request with invalid UTF-8, NUL and an escape sequence
+  noise_ok      plays well, but wraps every reply in blank lines, CRLF and a BOM
+  close_stdout  closes its stdout at its first request and keeps running
+  close_stdin   closes its stdin before sending its hello, then waits
+  ignore_term   plays well, ignores SIGTERM and never exits on quit
+  setsid_child  forks a grandchild that leaves the process group (setsid)
+                and sleeps; plays well
+  fork_hang     forks a child holding the pipes, then hangs at its first request
+  exit_after_game  plays well, exits (status 0) right after its first game_end
+  bad_version   says protocol 2 in its hello
+  no_name       sends a hello without a name
+  silent        never answers the hello (keeps reading)
+
+With a second argument PIDFILE, the modes that fork write
+"GROUP CHILD" (process group, child pid) there once the child runs.
 """
 import json
 import os
 import random
+import signal
 import sys
 import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
+PIDFILE = sys.argv[2] if len(sys.argv) > 2 else None
+
+
+FIRST_PLY = [None]
 
 
 def send(message):
@@ -30,12 +57,71 @@ def send(message):
     sys.stdout.flush()
 
 
-def misbehave(requests):
+def raw(data):
+    """Writes bytes to stdout in one write."""
+    sys.stdout.flush()
+    os.write(1, data)
+
+
+def fork_sleeper(leave_group):
+    """Forks a child that sleeps for an hour (holding the pipes); returns its pid."""
+    pid = os.fork()
+    if pid == 0:
+        if leave_group:
+            os.setsid()
+        time.sleep(3600)
+        os._exit(0)
+    if PIDFILE:
+        with open(PIDFILE + ".tmp", "w") as f:
+            f.write("%d %d\n" % (os.getpgid(0), pid))
+        os.rename(PIDFILE + ".tmp", PIDFILE)
+    return pid
+
+
+def misbehave(requests, message):
     """Called before answering a request; returns True if it answered."""
     if MODE == "crash_mid" and requests == 2:
         sys.exit(1)
+    if MODE == "stale_reply" and requests == 2:
+        send({"type": "reply", "option": random.choice(message["legal"]),
+              "game_id": "old-" + message["game_id"], "ply": FIRST_PLY[0]})
+        return True
+    if MODE == "spaced":
+        send({"type": "reply", "option": " " + random.choice(message["legal"]) + " "})
+        return True
+    if MODE == "noise_ok":
+        reply = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
+        raw(b"\n \r\n\xef\xbb\xbf" + reply.encode() + b"\r\n\n\t\n")
+        return True
+    if requests == 1:
+        FIRST_PLY[0] = message["ply"]
     if requests != 1:
         return False
+    if MODE == "double_reply":
+        line = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
+        raw((line + "\n" + line + "\n").encode())
+        return True
+    if MODE == "write_flood":
+        line = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
+        raw(((line + "\n") * 10000).encode())
+        return True
+    if MODE == "not_object":
+        raw(b"42\n")
+        return True
+    if MODE == "binary":
+        raw(b"\xff\xfe\x00\x1b[31mred\x1b[0m\n")
+        return True
+    if MODE == "close_stdout":
+        sys.stdout.flush()
+        os.close(1)
+        for _ in sys.stdin:
+            pass
+        time.sleep(3600)
+    if MODE == "fork_hang":
+        fork_sleeper(False)
+        for _ in sys.stdin:
+            pass
+        time.sleep(3600)
     if MODE == "hang":
         for _ in sys.stdin:
             pass
@@ -69,6 +155,10 @@ def misbehave(requests):
 def main():
     if MODE == "crash_start":
         sys.exit(3)
+    if MODE == "ignore_term":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if MODE == "setsid_child":
+        fork_sleeper(True)
     if MODE == "stderr_flood":
         block = "flood " * 10000 + "\n"
         for _ in range(350):
@@ -79,17 +169,36 @@ def main():
         message = json.loads(line)
         kind = message.get("type")
         if kind == "hello":
-            send({"type": "hello", "name": "broken-" + MODE, "version": "0",
-                  "author": "mancala-arena tests"})
+            hello = {"type": "hello", "name": "broken-" + MODE, "version": "0",
+                     "author": "mancala-arena tests"}
+            if MODE == "silent":
+                continue
+            if MODE == "bad_version":
+                hello["protocol"] = 2
+            if MODE == "no_name":
+                del hello["name"]
+            if MODE == "close_stdin":
+                os.close(0)
+                send(hello)
+                time.sleep(3600)
+            if MODE == "hello_extra":
+                extra = {"type": "reply", "option": "1"}
+                raw((json.dumps(hello) + "\n" + json.dumps(extra) + "\n").encode())
+                continue
+            send(hello)
         elif kind == "game_start" and MODE == "early_exit":
+            sys.exit(0)
+        elif kind == "game_end" and MODE == "exit_after_game":
             sys.exit(0)
         elif kind == "request":
             requests += 1
             if MODE == "stderr_flood":
                 sys.stderr.write("x" * 100000 + "\n")
-            if not misbehave(requests):
+            if not misbehave(requests, message):
                 send({"type": "reply", "option": random.choice(message["legal"])})
         elif kind == "quit":
+            if MODE == "ignore_term":
+                time.sleep(3600)
             return
 
 

@@ -15,9 +15,16 @@
 //!   [`BotProcess::read_line`] (one `select!` over line / exit / deadline;
 //!   a line longer than [`Limits::max_line`] costs bounded memory and is
 //!   [`BotError::LineTooLong`]).
+//!   Blank lines are skipped.
+//! - [`BotProcess::stray_output`]: what the bot wrote without being asked,
+//!   seen without waiting (buffered or already in the pipe), so that it is
+//!   never taken for a later answer; [`BotProcess::has_exited`] through
+//!   `&self` (waitid `WNOWAIT`).
 //! - [`BotProcess::shutdown`]`(grace)`: close stdin, wait, SIGTERM the group,
 //!   wait, SIGKILL the group. `Drop` SIGKILLs the group, so dropping a game
-//!   future mid-game leaves no process behind.
+//!   future mid-game leaves no process behind. Every kill also reaches the
+//!   descendants that left the group, found by [`TOKEN_VAR`] in their
+//!   environment.
 //!
 //! Everything here runs on the caller's tokio runtime (a `current_thread`
 //! runtime per worker is the intended use); nothing blocks a thread.
@@ -107,6 +114,10 @@ pub enum BotError {
     /// The process exited (or closed its stdout, `status` then unknown).
     #[error("the bot exited ({})", describe_status(.status))]
     Exited { status: Option<ExitStatus> },
+    /// Writing to the bot failed because nothing reads its stdin any more
+    /// (it closed stdin or exited): EPIPE. `status` when already known.
+    #[error("the bot closed its stdin ({})", describe_status(.status))]
+    InputClosed { status: Option<ExitStatus> },
     /// A line longer than the limit; `start` holds its first bytes.
     #[error("line longer than {limit} bytes")]
     LineTooLong { limit: usize, start: Vec<u8> },
@@ -137,10 +148,28 @@ pub struct BotProcess {
     line: Vec<u8>,
     /// Bytes of the current over-long line already skipped.
     overflow: bool,
+    /// `line` holds a complete line already returned (not a partial one
+    /// left by a cancelled read).
+    line_done: bool,
     max_line: usize,
     exited: Option<ExitStatus>,
     stdout_eof: bool,
     stderr_task: Option<tokio::task::JoinHandle<()>>,
+    /// The value of [`TOKEN_VAR`] in the bot's environment, inherited by
+    /// its descendants: finds the ones that left the process group.
+    token: String,
+}
+
+/// Environment variable set for every bot process (and so inherited by its
+/// children): `ARENA_BOT_TOKEN=<referee pid>-<serial>`. Descendants that
+/// leave the bot's process group (`setsid`, `setpgid`) are found by it and
+/// killed with the group.
+pub const TOKEN_VAR: &str = "ARENA_BOT_TOKEN";
+
+fn new_token() -> String {
+    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}-{n}", std::process::id())
 }
 
 impl std::fmt::Debug for BotProcess {
@@ -195,6 +224,8 @@ impl BotProcess {
         for (k, v) in &cmd.env {
             c.env(k, v);
         }
+        let token = new_token();
+        c.env(TOKEN_VAR, &token);
         #[cfg(target_os = "linux")]
         {
             // If the referee itself dies without cleaning up (kill -9, a
@@ -244,10 +275,12 @@ impl BotProcess {
             stdout: BufReader::with_capacity(16 * 1024, stdout),
             line: Vec::with_capacity(256),
             overflow: false,
+            line_done: false,
             max_line: limits.max_line,
             exited: None,
             stdout_eof: false,
             stderr_task,
+            token,
         })
     }
 
@@ -278,8 +311,10 @@ impl BotProcess {
             biased;
             r = stdin.write_all(line) => match r {
                 Ok(()) => Ok(()),
+                // SIGPIPE is ignored in Rust programs, so a bot that
+                // closed its stdin (or died) shows up here as EPIPE.
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                    Err(BotError::Exited { status: self.exit_status() })
+                    Err(BotError::InputClosed { status: self.exit_status() })
                 }
                 Err(e) => Err(BotError::Io(e)),
             },
@@ -290,12 +325,118 @@ impl BotProcess {
     /// Reads one line (without its newline) and returns it; the slice is
     /// valid until the next call. Returns when a line is complete, when the
     /// process exits (a line it completed before exiting is still
-    /// returned), or at `deadline`.
+    /// returned), or at `deadline`. Blank lines (nothing but spaces, tabs
+    /// and `\r`) are skipped: they are not messages.
     pub async fn read_line(&mut self, deadline: Instant) -> Result<&[u8], BotError> {
-        self.line.clear();
-        self.overflow = false;
-        self.read_line_inner(deadline).await?;
-        Ok(&self.line)
+        loop {
+            self.line.clear();
+            self.overflow = false;
+            self.line_done = false;
+            self.read_line_inner(deadline).await?;
+            if !is_blank(&self.line) {
+                self.line_done = true;
+                return Ok(&self.line);
+            }
+        }
+    }
+
+    /// Output the bot wrote without being asked, looked at without waiting:
+    /// whatever is buffered or already in the pipe. Blank lines are dropped
+    /// silently; anything else is returned (its first [`STRAY_KEEP`] bytes)
+    /// and discarded, so that it can never be taken for the answer to a
+    /// later question. At most [`STRAY_SCAN`] bytes are examined per call (a
+    /// bot flooding blank lines cannot keep the referee here).
+    ///
+    /// `Ok(None)`: nothing (or only blank lines). `Err(Exited)`: the bot
+    /// closed its stdout (end of file), whether or not it still runs.
+    pub fn stray_output(&mut self) -> Result<Option<Vec<u8>>, BotError> {
+        use std::os::fd::AsRawFd;
+        let mut kept: Vec<u8> = Vec::new();
+        let mut stray = false;
+        let mut note = |bytes: &[u8], kept: &mut Vec<u8>| {
+            if !is_blank_run(bytes) {
+                stray = true;
+            }
+            let room = STRAY_KEEP.saturating_sub(kept.len());
+            kept.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        };
+        // A line cut by a cancelled read (only after a timeout, when the
+        // process is about to be replaced anyway).
+        if !self.line_done && !self.overflow && !self.line.is_empty() {
+            let partial = std::mem::take(&mut self.line);
+            note(&partial, &mut kept);
+        }
+        let buffered = self.stdout.buffer().len();
+        if buffered > 0 {
+            let bytes = self.stdout.buffer().to_vec();
+            note(&bytes, &mut kept);
+            self.stdout.consume(buffered);
+        }
+        if !self.stdout_eof {
+            let fd = self.stdout.get_ref().as_raw_fd();
+            let mut buf = [0u8; 16 * 1024];
+            let mut scanned = 0usize;
+            while scanned < STRAY_SCAN {
+                let mut pfd = libc::pollfd {
+                    fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                // SAFETY: one valid pollfd, zero timeout.
+                let ready = unsafe { libc::poll(&mut pfd, 1, 0) };
+                if ready <= 0 || pfd.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) == 0 {
+                    break;
+                }
+                // SAFETY: reads into a live buffer of the given length from
+                // a descriptor we own; poll said it will not block.
+                let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+                if n < 0 {
+                    break;
+                }
+                if n == 0 {
+                    self.stdout_eof = true;
+                    break;
+                }
+                let n = n as usize;
+                scanned += n;
+                note(&buf[..n], &mut kept);
+            }
+        }
+        if stray {
+            // Leading blank bytes carry no information.
+            let start = kept
+                .iter()
+                .position(|&b| !matches!(b, b'\n' | b'\r' | b' ' | b'\t'))
+                .unwrap_or(0);
+            return Ok(Some(kept.split_off(start)));
+        }
+        if self.stdout_eof {
+            return Err(BotError::Exited {
+                status: self.exit_status(),
+            });
+        }
+        Ok(None)
+    }
+
+    /// True when the leader process has exited (even if nobody has reaped
+    /// it yet). Does not reap it, so it works through `&self`.
+    pub fn has_exited(&self) -> bool {
+        if self.exited.is_some() || self.stdout_eof {
+            return true;
+        }
+        // SAFETY: waitid with WNOWAIT only inspects our own child; the
+        // siginfo is zeroed and written by the kernel.
+        unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let r = libc::waitid(
+                libc::P_PID,
+                self.pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            );
+            // -1: not our child any more (already reaped): gone.
+            r != 0 || info.si_pid() != 0
+        }
     }
 
     async fn read_line_inner(&mut self, deadline: Instant) -> Result<(), BotError> {
@@ -390,7 +531,7 @@ impl BotProcess {
                 self.exited = Some(s);
             }
         }
-        kill_group(self.pid, libc::SIGKILL);
+        self.kill_all();
         if self.exited.is_none() {
             if let Ok(s) = self.child.wait().await {
                 self.exited = Some(s);
@@ -404,10 +545,21 @@ impl BotProcess {
         self.exited
     }
 
-    /// Kills the whole process group at once (SIGKILL), without waiting.
+    /// Kills the whole process group at once (SIGKILL), and every process
+    /// carrying this bot's token, without waiting.
     pub fn kill(&mut self) {
-        kill_group(self.pid, libc::SIGKILL);
+        self.kill_all();
         self.stdin = None;
+    }
+
+    /// The token of this bot's processes (see [`TOKEN_VAR`]).
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    fn kill_all(&self) {
+        kill_group(self.pid, libc::SIGKILL);
+        kill_tokened(&self.token);
     }
 }
 
@@ -416,11 +568,28 @@ impl Drop for BotProcess {
         // The group outlives its leader while any member lives; killing it
         // here reaches grandchildren that `kill_on_drop` would miss. The
         // leader itself is reaped by tokio's orphan queue.
-        kill_group(self.pid, libc::SIGKILL);
+        self.kill_all();
         if let Some(t) = self.stderr_task.take() {
             t.abort();
         }
     }
+}
+
+/// Bytes of unsolicited output kept for the record.
+pub const STRAY_KEEP: usize = 256;
+/// Bytes of unsolicited output examined per [`BotProcess::stray_output`].
+pub const STRAY_SCAN: usize = 1 << 20;
+
+/// A line with nothing but spaces, tabs and `\r` (CRLF line endings).
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
+}
+
+/// Bytes that hold nothing but blank lines.
+fn is_blank_run(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .all(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
 }
 
 /// Sends `sig` to the process group `pgid` (ignored when it is gone).
@@ -432,6 +601,75 @@ pub fn kill_group(pgid: u32, sig: i32) {
             libc::killpg(pgid as libc::pid_t, sig);
         }
     }
+}
+
+/// SIGKILLs every process (of this user, visible in /proc) whose
+/// environment holds `TOKEN_VAR=token`: a bot's descendants that escaped
+/// its process group. A few passes, so that a process forking while we
+/// scan is caught too. Linux only (elsewhere: nothing).
+pub fn kill_tokened(token: &str) {
+    let needle = format!("{TOKEN_VAR}={token}\0").into_bytes();
+    for _ in 0..3 {
+        let pids = tokened_pids(&needle);
+        if pids.is_empty() {
+            return;
+        }
+        for pid in pids {
+            // SAFETY: kill only sends a signal.
+            unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// Live processes whose environment holds `needle` (`VAR=value\0`).
+fn tokened_pids(needle: &[u8]) -> Vec<u32> {
+    let mut pids = Vec::new();
+    let me = std::process::id();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return pids;
+    };
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == me || !process_alive(pid) {
+            continue;
+        }
+        let Ok(env) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        // environ is NUL-separated; match at the start or after a NUL.
+        let hit = env.starts_with(needle)
+            || env
+                .windows(needle.len() + 1)
+                .any(|w| w[0] == 0 && &w[1..] == needle);
+        if hit {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// True while process `pid` exists and is not a zombie (Linux: /proc).
+pub fn process_alive(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, r)| r.split_whitespace().next());
+    !matches!(state, None | Some("Z") | Some("X"))
+}
+
+/// True while any process carrying `token` lives (see [`TOKEN_VAR`]).
+pub fn token_alive(token: &str) -> bool {
+    !tokened_pids(format!("{TOKEN_VAR}={token}\0").as_bytes()).is_empty()
 }
 
 /// True while any live (non-zombie) process belongs to process group
@@ -624,6 +862,125 @@ mod tests {
         p.shutdown(Duration::from_millis(500)).await;
         let len = std::fs::metadata(&log).unwrap().len();
         assert!((1000..1200).contains(&len), "log length {len}");
+    }
+
+    #[tokio::test]
+    async fn blank_lines_are_skipped() {
+        let mut p = BotProcess::spawn(
+            &sh("printf '\\n \\r\\n\\t\\nx\\r\\n'; sleep 100"),
+            None,
+            &Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(p.read_line(soon(5000)).await.unwrap(), b"x\r");
+    }
+
+    #[tokio::test]
+    async fn stray_output_is_seen_without_waiting() {
+        // Two lines in one write: the second is already buffered after the
+        // first is read; blank lines alone are not stray.
+        let mut p = BotProcess::spawn(
+            &sh(
+                "read a; printf 'one\\ntwo\\n'; read b; printf '\\n\\r\\n'; read c; exec sleep 100",
+            ),
+            None,
+            &Limits::default(),
+        )
+        .unwrap();
+        p.send_line(b"go\n", soon(5000)).await.unwrap();
+        assert_eq!(p.read_line(soon(5000)).await.unwrap(), b"one");
+        assert_eq!(p.stray_output().unwrap(), Some(b"two\n".to_vec()));
+        assert_eq!(p.stray_output().unwrap(), None);
+        p.send_line(b"go\n", soon(5000)).await.unwrap();
+        // Wait for the blank lines to arrive: a read skips them and times out.
+        assert!(matches!(
+            p.read_line(soon(100)).await,
+            Err(BotError::Timeout)
+        ));
+        assert_eq!(p.stray_output().unwrap(), None);
+        assert!(!p.has_exited());
+    }
+
+    #[tokio::test]
+    async fn closed_stdout_and_exit_are_noticed() {
+        let mut p =
+            BotProcess::spawn(&sh("exec 1>&-; read a; exit 0"), None, &Limits::default()).unwrap();
+        // The read sees end of file at once, although the process still runs.
+        match p.read_line(soon(5000)).await {
+            Err(BotError::Exited { .. }) => {}
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(p.stray_output(), Err(BotError::Exited { .. })));
+        let q = BotProcess::spawn(&sh("exit 0"), None, &Limits::default()).unwrap();
+        let end = std::time::Instant::now() + Duration::from_secs(5);
+        while !q.has_exited() {
+            assert!(std::time::Instant::now() < end, "exit not noticed");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_bot_that_does_not_read_cannot_block_a_write() {
+        let mut p = BotProcess::spawn(&sh("exec sleep 100"), None, &Limits::default()).unwrap();
+        // Far more than a pipe holds (64 KiB).
+        let mut big = vec![b'x'; 1 << 20];
+        big.push(b'\n');
+        let t = std::time::Instant::now();
+        assert!(matches!(
+            p.send_line(&big, soon(100)).await,
+            Err(BotError::Timeout)
+        ));
+        assert!(t.elapsed() < Duration::from_secs(3));
+        let pid = p.pid();
+        p.shutdown(Duration::from_millis(50)).await;
+        wait_group_gone(pid).await;
+    }
+
+    #[tokio::test]
+    async fn a_closed_stdin_is_a_broken_pipe_not_a_signal() {
+        let mut p =
+            BotProcess::spawn(&sh("exec 0<&-; exec sleep 100"), None, &Limits::default()).unwrap();
+        // Until the shell has closed it, writes may still land in the pipe.
+        let end = std::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            match p.send_line(b"x\n", soon(1000)).await {
+                Ok(()) => {}
+                Err(BotError::InputClosed { .. }) => break,
+                Err(e) => panic!("{e:?}"),
+            }
+            assert!(std::time::Instant::now() < end, "EPIPE never seen");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_descendant_that_leaves_the_group_is_killed_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let script = format!(
+            "setsid sh -c 'echo $$ > {0}.tmp; mv {0}.tmp {0}; exec sleep 100' & exec sleep 100",
+            pidfile.display()
+        );
+        let mut p = BotProcess::spawn(&sh(&script), None, &Limits::default()).unwrap();
+        let token = p.token().to_string();
+        let end = std::time::Instant::now() + Duration::from_secs(5);
+        let escaped: u32 = loop {
+            if let Ok(s) = std::fs::read_to_string(&pidfile) {
+                break s.trim().parse().unwrap();
+            }
+            assert!(std::time::Instant::now() < end, "no grandchild");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        };
+        assert!(process_alive(escaped));
+        assert!(token_alive(&token));
+        let pid = p.pid();
+        p.shutdown(Duration::from_millis(50)).await;
+        wait_group_gone(pid).await;
+        let end = std::time::Instant::now() + Duration::from_secs(5);
+        while process_alive(escaped) || token_alive(&token) {
+            assert!(std::time::Instant::now() < end, "escaped grandchild alive");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
     }
 
     /// Waits (with a deadline, not a fixed sleep) until the group is gone.

@@ -7,7 +7,7 @@
 //! quit message (the bot must exit with status 0). Then the reply latency
 //! (median, p99). Exit status 1 on any failure.
 
-use super::play::{resolve_bot, runtime, settings, BotArg};
+use super::play::{interrupted, resolve_bot, runtime, settings, BotArg};
 use crate::bot::Limits;
 use crate::engine::{Variant, DEFAULT_MAX_PLIES};
 use crate::referee::{self, BotPlayer, GameSpec, Player, RandomPlayer, TimeControl};
@@ -77,7 +77,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
     };
     println!("checking `{}`", cmd.display());
     let rt = runtime()?;
-    let failed = rt.block_on(async {
+    let checks = async {
         let mut c = Checks { failed: 0 };
         let start = |c: &mut Checks, bot: Result<BotPlayer, referee::StartError>| match bot {
             Ok(b) => {
@@ -89,7 +89,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                 Some(b)
             }
             Err(e) => {
-                c.fail("handshake", &format!("{} ({e})", e.kind()));
+                c.fail("handshake", &e.fault().to_string());
                 None
             }
         };
@@ -193,7 +193,21 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
             );
         }
         c.failed
+    };
+    let failed = rt.block_on(async {
+        tokio::select! {
+            failed = checks => Ok(failed),
+            // Dropping the checks drops the bot: its process group dies.
+            code = interrupted() => Err(code),
+        }
     });
+    let failed = match failed {
+        Ok(f) => f,
+        Err(code) => {
+            println!("interrupted");
+            return Ok(code);
+        }
+    };
     if failed == 0 {
         println!("all checks passed");
         Ok(ExitCode::SUCCESS)

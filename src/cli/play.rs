@@ -143,13 +143,39 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     rt.block_on(async {
         tokio::select! {
             r = play(&args, &spec, &record_path) => r,
-            _ = tokio::signal::ctrl_c() => {
+            code = interrupted() => {
                 // Dropping the game drops the bots: their groups are killed.
                 eprintln!("interrupted");
-                Ok(ExitCode::from(130))
+                Ok(code)
             }
         }
     })
+}
+
+/// Waits for SIGINT, SIGTERM or SIGHUP (a closed terminal) and returns the
+/// exit code to use (128 + the signal). The caller drops its bots when
+/// this wins, which kills their process groups: without it the default
+/// action would end the referee at once and leave the bots' children
+/// running. If the handlers cannot be installed, never returns.
+pub(super) async fn interrupted() -> ExitCode {
+    use tokio::signal::unix::{signal, Signal, SignalKind};
+    async fn recv(s: &mut std::io::Result<Signal>) {
+        match s {
+            Ok(s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    }
+    let mut int = signal(SignalKind::interrupt());
+    let mut term = signal(SignalKind::terminate());
+    let mut hup = signal(SignalKind::hangup());
+    let number = tokio::select! {
+        _ = recv(&mut int) => libc::SIGINT,
+        _ = recv(&mut term) => libc::SIGTERM,
+        _ = recv(&mut hup) => libc::SIGHUP,
+    };
+    ExitCode::from(128 + number as u8)
 }
 
 async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::Result<ExitCode> {

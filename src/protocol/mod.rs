@@ -119,8 +119,17 @@ pub enum FromBot {
         #[serde(default)]
         protocol: Option<u32>,
     },
-    /// Answer to a request: one of the legal options.
-    Reply { option: String },
+    /// Answer to a request: one of the legal options, exactly.
+    Reply {
+        option: String,
+        /// Optional echo of the request's `game_id`: if present it must
+        /// match (a reply meant for another request is a fault).
+        #[serde(default)]
+        game_id: Option<String>,
+        /// Optional echo of the request's `ply`, checked the same way.
+        #[serde(default)]
+        ply: Option<u32>,
+    },
 }
 
 /// Why a line from a bot is not a message we expected.
@@ -145,8 +154,24 @@ pub fn encode_into(msg: &ToBot<'_>, buf: &mut Vec<u8>) {
     buf.push(b'\n');
 }
 
-/// Decodes one line sent by a bot (without its newline).
+/// Decodes one line sent by a bot (without its newline). Surrounding JSON
+/// white space (a trailing `\r` of CRLF line endings included) and one
+/// leading UTF-8 byte order mark are accepted.
 pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    let first = line
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
+    if first != Some(&b'{') {
+        // serde would take an array for a tagged sequence (`["reply","G"]`):
+        // only an object is a message.
+        return Err(
+            match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+                Ok(_) => DecodeError::Protocol("not a JSON object".into()),
+                Err(e) => DecodeError::BadJson(e.to_string()),
+            },
+        );
+    }
     match serde_json::from_slice::<FromBot>(line) {
         Ok(m) => Ok(m),
         Err(e) => {
@@ -159,18 +184,31 @@ pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
     }
 }
 
-/// Shortens a bot's text for a record: at most `max` bytes (cut at a char
-/// boundary), with `...` when cut; invalid UTF-8 is replaced.
+/// Shortens a bot's text for a record or a terminal: at most `max` bytes
+/// (cut at a char boundary), with `...` when cut; invalid UTF-8 is replaced
+/// by U+FFFD and control characters (escape sequences, NUL, new lines) are
+/// written as `\u{1b}`, so the result is one safe line. The limit applies
+/// to the result, escapes included.
 pub fn truncate(bytes: &[u8], max: usize) -> String {
-    let s = String::from_utf8_lossy(&bytes[..bytes.len().min(max + 4)]);
-    if s.len() <= max && bytes.len() <= max {
-        return s.into_owned();
+    // Every byte gives at least one char of output: no need to look further.
+    let s = String::from_utf8_lossy(&bytes[..bytes.len().min(max + 1)]);
+    let mut out = String::with_capacity(max.min(s.len()) + 8);
+    for c in s.chars() {
+        let piece = if c.is_control() {
+            format!("\\u{{{:x}}}", c as u32)
+        } else {
+            c.to_string()
+        };
+        if out.len() + piece.len() > max {
+            out.push_str("...");
+            return out;
+        }
+        out.push_str(&piece);
     }
-    let mut end = max.min(s.len());
-    while !s.is_char_boundary(end) {
-        end -= 1;
+    if bytes.len() > max {
+        out.push_str("...");
     }
-    format!("{}...", &s[..end])
+    out
 }
 
 #[cfg(test)]
@@ -180,7 +218,78 @@ mod tests {
     #[test]
     fn reply_decodes_and_ignores_unknown_fields() {
         let m = decode(br#"{"type":"reply","option":"G","think_ms":3}"#);
-        assert_eq!(m, Ok(FromBot::Reply { option: "G".into() }));
+        assert_eq!(m, Ok(reply("G")));
+    }
+
+    fn reply(o: &str) -> FromBot {
+        FromBot::Reply {
+            option: o.into(),
+            game_id: None,
+            ply: None,
+        }
+    }
+
+    #[test]
+    fn crlf_bom_and_white_space_are_accepted() {
+        for line in [
+            &br#"{"type":"reply","option":"G"}"#[..],
+            br#"{"type":"reply","option":"G"}"#,
+            b"{\"type\":\"reply\",\"option\":\"G\"}\r",
+            b"  \t{\"type\":\"reply\",\"option\":\"G\"}  ",
+            b"\xEF\xBB\xBF{\"type\":\"reply\",\"option\":\"G\"}",
+        ] {
+            assert_eq!(decode(line), Ok(reply("G")), "{line:?}");
+        }
+        // The option itself is kept as sent: the referee compares it exactly.
+        assert_eq!(
+            decode(br#"{"type":"reply","option":" g "}"#),
+            Ok(reply(" g "))
+        );
+    }
+
+    #[test]
+    fn hostile_lines_are_errors_not_panics() {
+        // Nesting past serde_json's recursion limit (128) is an error.
+        let deep = format!(
+            r#"{{"type":"reply","option":"G","x":{}{}}}"#,
+            "[".repeat(60_000),
+            "]".repeat(60_000)
+        );
+        let e = decode(deep.as_bytes());
+        assert!(
+            matches!(&e, Err(DecodeError::BadJson(m)) if m.contains("recursion limit")),
+            "{e:?}"
+        );
+        let deep = "[".repeat(60_000);
+        assert!(matches!(
+            decode(deep.as_bytes()),
+            Err(DecodeError::BadJson(_))
+        ));
+        for (line, bad_json) in [
+            (&b"\xff\xfe{}"[..], true),
+            (b"{\"type\":\"reply\",\"option\":\"\xff\"}", true),
+            (b"{\"type\":\"reply\",\"option\":\"G\"}\0", true),
+            (b"", true),
+            (b"42", false),
+            (b"\"reply\"", false),
+            (b"null", false),
+            (b"[]", false),
+            (br#"["reply","G"]"#, false),
+            (br#"{"type":"reply","option":7}"#, false),
+            (br#"{"type":"reply","option":null}"#, false),
+            (br#"{"type":"reply","option":["G"]}"#, false),
+            (br#"{"type":"reply","option":"G","option":"H"}"#, false),
+            (br#"{"type":"REPLY","option":"G"}"#, false),
+            (br#"{"option":"G"}"#, false),
+            (br#"{"type":"hello","name":"x","protocol":"1"}"#, false),
+            (br#"{"type":"reply","option":"G","ply":"3"}"#, false),
+        ] {
+            match decode(line) {
+                Err(DecodeError::BadJson(_)) => assert!(bad_json, "{line:?}"),
+                Err(DecodeError::Protocol(_)) => assert!(!bad_json, "{line:?}"),
+                Ok(m) => panic!("{line:?} decoded as {m:?}"),
+            }
+        }
     }
 
     #[test]
@@ -257,5 +366,10 @@ mod tests {
         assert_eq!(truncate(b"abc", 10), "abc");
         assert_eq!(truncate(b"abcdef", 3), "abc...");
         assert_eq!(truncate("ééé".as_bytes(), 3), "é...");
+        assert_eq!(
+            truncate(b"a\x1b[31mb\0\n", 100),
+            "a\\u{1b}[31mb\\u{0}\\u{a}"
+        );
+        assert_eq!(truncate(b"\xff!", 100), "\u{fffd}!");
     }
 }

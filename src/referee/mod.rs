@@ -25,7 +25,7 @@
 pub mod player;
 pub mod record;
 
-pub use player::{Ask, BotInfo, BotPlayer, End, Player, RandomPlayer, Start, StartError};
+pub use player::{Answer, Ask, BotInfo, BotPlayer, End, Player, RandomPlayer, Start, StartError};
 
 use crate::engine::{EngineError, Game, Outcome, Reason, Settings, Variant};
 use crate::protocol::{DecisionMsg, TimeMsg};
@@ -405,6 +405,7 @@ pub async fn play_game(
             timeout,
             time_left: clocks[seat],
             deadline,
+            watchdog,
         };
         // The player is given the deadline; the referee also enforces the
         // watchdog itself in case a player ignores it.
@@ -417,10 +418,10 @@ pub async fn play_game(
             Ok(r) => r,
             Err(_) => Err(Fault::new(ForfeitKind::Stall, "no answer")),
         };
-        let elapsed = asked.elapsed();
+        let measured = asked.elapsed();
         pending[seat].clear();
-        let option = match result {
-            Ok(o) => o,
+        let (option, elapsed) = match result {
+            Ok(a) => (a.option, a.elapsed.unwrap_or(measured)),
             Err(mut f) => {
                 if f.kind == ForfeitKind::Timeout && watchdog < decision_deadline {
                     f = Fault::new(
@@ -432,11 +433,19 @@ pub async fn play_game(
                 break;
             }
         };
-        if let Err(e) = game.play(&option) {
+        // The option must be one of `legal`, exactly: the engine's parser
+        // is more forgiving (case, spaces) than the protocol.
+        let listed = legal.contains(&option);
+        let played = if listed {
+            game.play(&option)
+        } else {
+            Err(EngineError::Unparsable(String::new()))
+        };
+        if let Err(e) = played {
             let detail = crate::protocol::truncate(option.as_bytes(), player::DETAIL_MAX);
             let detail = match e {
-                EngineError::Unparsable(_) => format!("`{detail}` is not an option"),
-                _ => format!("`{detail}` is not legal here"),
+                _ if !listed => format!("`{detail}` is not one of the legal options"),
+                _ => format!("`{detail}` is not legal here (engine: {e})"),
             };
             forfeit = Some((seat, Fault::new(ForfeitKind::Illegal, detail)));
             break;
@@ -501,8 +510,10 @@ pub async fn play_game(
         duration: started.elapsed(),
     };
     on_event(&Event::Ended { report: &report });
-    let end_deadline = Instant::now() + Duration::from_secs(1);
     for (seat, p) in players.iter_mut().enumerate() {
+        // Each player gets its own second: one that does not read its stdin
+        // cannot make the others miss their game_end.
+        let end_deadline = Instant::now() + Duration::from_secs(1);
         let e = End {
             game_id: &spec.game_id,
             scores: &report.scores,
@@ -574,7 +585,7 @@ mod tests {
         fn decide<'a>(
             &'a mut self,
             ask: &'a Ask<'a>,
-        ) -> player::PlayerFuture<'a, Result<String, Fault>> {
+        ) -> player::PlayerFuture<'a, Result<Answer, Fault>> {
             self.seen.extend_from_slice(ask.since);
             let seat = self.seat;
             let ply = ask.game.plies();
@@ -585,7 +596,7 @@ mod tests {
                 seen.push(DecisionMsg {
                     seat,
                     ply,
-                    option: o.clone(),
+                    option: o.option.clone(),
                     forced: false,
                 });
                 Ok(o)
@@ -648,8 +659,8 @@ mod tests {
         fn decide<'a>(
             &'a mut self,
             _a: &'a Ask<'a>,
-        ) -> player::PlayerFuture<'a, Result<String, Fault>> {
-            Box::pin(std::future::ready(self.0.clone()))
+        ) -> player::PlayerFuture<'a, Result<Answer, Fault>> {
+            Box::pin(std::future::ready(self.0.clone().map(Answer::new)))
         }
         fn end<'a>(&'a mut self, _e: &'a End<'a>) -> player::PlayerFuture<'a, ()> {
             Box::pin(std::future::ready(()))
@@ -684,6 +695,82 @@ mod tests {
         }
     }
 
+    /// Answers the first legal option, says it took 30 ms, and keeps what
+    /// it was told about time.
+    struct Timed {
+        seen: Vec<(Option<Duration>, Duration)>,
+    }
+
+    impl Player for Timed {
+        fn name(&self) -> &str {
+            "timed"
+        }
+        fn start<'a>(
+            &'a mut self,
+            _s: &'a Start<'a>,
+        ) -> player::PlayerFuture<'a, Result<(), Fault>> {
+            Box::pin(std::future::ready(Ok(())))
+        }
+        fn decide<'a>(
+            &'a mut self,
+            a: &'a Ask<'a>,
+        ) -> player::PlayerFuture<'a, Result<Answer, Fault>> {
+            self.seen.push((a.time_left, a.timeout));
+            Box::pin(std::future::ready(Ok(Answer {
+                option: a.legal[0].clone(),
+                elapsed: Some(Duration::from_millis(30)),
+            })))
+        }
+        fn end<'a>(&'a mut self, _e: &'a End<'a>) -> player::PlayerFuture<'a, ()> {
+            Box::pin(std::future::ready(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn the_clock_counts_the_players_time_and_adds_the_increment() {
+        let (variant, n) = playable()[0];
+        let mut spec = GameSpec::new("g", variant, Settings::with_players(n));
+        spec.time = TimeControl {
+            per_decision: Duration::from_millis(70),
+            clock: Some(Clock {
+                base: Duration::from_millis(100),
+                increment: Duration::from_millis(10),
+            }),
+        };
+        let mut timed = Timed { seen: Vec::new() };
+        let mut others: Vec<RandomPlayer> =
+            (1..n).map(|s| RandomPlayer::new("r", s as u64)).collect();
+        let mut ps: Vec<&mut dyn Player> = vec![&mut timed];
+        ps.extend(others.iter_mut().map(|r| r as &mut dyn Player));
+        let report = play_game(&spec, &mut ps, &mut |_| {}).await.unwrap();
+        let ms = Duration::from_millis;
+        // 100, then -30 +10 each time; the timeout is the smaller of the
+        // decision time and the clock; a clock stops at zero before the
+        // increment is added (20 - 30 -> 0 + 10).
+        let expected = [
+            (100, 70),
+            (80, 70),
+            (60, 60),
+            (40, 40),
+            (20, 20),
+            (10, 10),
+            (10, 10),
+        ];
+        for (i, &(left, timeout)) in expected.iter().enumerate() {
+            if let Some(&seen) = timed.seen.get(i) {
+                assert_eq!(seen, (Some(ms(left)), ms(timeout)), "decision {i}");
+            }
+        }
+        assert!(timed.seen.len() >= 3, "{report:?}");
+        let mine = report
+            .decisions
+            .iter()
+            .filter(|d| d.seat == 0 && !d.forced && !d.opening);
+        for d in mine {
+            assert_eq!(d.elapsed_us, 30_000);
+        }
+    }
+
     #[tokio::test]
     async fn a_player_that_never_answers_stalls_the_watchdog() {
         struct Never;
@@ -700,7 +787,7 @@ mod tests {
             fn decide<'a>(
                 &'a mut self,
                 _a: &'a Ask<'a>,
-            ) -> player::PlayerFuture<'a, Result<String, Fault>> {
+            ) -> player::PlayerFuture<'a, Result<Answer, Fault>> {
                 Box::pin(std::future::pending())
             }
             fn end<'a>(&'a mut self, _e: &'a End<'a>) -> player::PlayerFuture<'a, ()> {

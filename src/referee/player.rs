@@ -44,8 +44,32 @@ pub struct Ask<'a> {
     pub timeout: Duration,
     pub time_left: Option<Duration>,
     /// Answer by then (the earlier of the decision deadline and the
-    /// game's watchdog).
+    /// game's watchdog), counted from when the referee asked.
     pub deadline: Instant,
+    /// The game's watchdog: no deadline may pass it.
+    pub watchdog: Instant,
+}
+
+/// A player's answer to an [`Ask`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// The option, exactly as the player sent it (not yet checked).
+    pub option: String,
+    /// The time the player itself took, when it measured it: from the
+    /// moment the request was ready to go to the moment the reply was
+    /// read, so the referee's own work is not charged to its clock.
+    /// `None`: the referee measures from when it asked.
+    pub elapsed: Option<Duration>,
+}
+
+impl Answer {
+    /// An answer timed by the referee.
+    pub fn new(option: impl Into<String>) -> Answer {
+        Answer {
+            option: option.into(),
+            elapsed: None,
+        }
+    }
 }
 
 /// The game is over.
@@ -66,7 +90,7 @@ pub trait Player: Send {
     /// Tells the player a game starts. No answer is expected.
     fn start<'a>(&'a mut self, start: &'a Start<'a>) -> PlayerFuture<'a, Result<(), Fault>>;
     /// Asks for one option (in canonical notation, not yet checked).
-    fn decide<'a>(&'a mut self, ask: &'a Ask<'a>) -> PlayerFuture<'a, Result<String, Fault>>;
+    fn decide<'a>(&'a mut self, ask: &'a Ask<'a>) -> PlayerFuture<'a, Result<Answer, Fault>>;
     /// Tells the player the game is over. Failures only mark the player for
     /// restart.
     fn end<'a>(&'a mut self, end: &'a End<'a>) -> PlayerFuture<'a, ()>;
@@ -107,15 +131,31 @@ impl StartError {
             StartError::Handshake(f) => f.kind,
         }
     }
+
+    /// The failure as a fault: its kind and what happened, once.
+    pub fn fault(&self) -> Fault {
+        match self {
+            StartError::Spawn(e) => Fault::new(ForfeitKind::Crash, e.to_string()),
+            StartError::Handshake(f) => f.clone(),
+        }
+    }
 }
 
 /// Turns a bot runner error into the fault it stands for.
 pub fn fault_of(e: BotError) -> Fault {
     match e {
         BotError::Timeout => Fault::new(ForfeitKind::Timeout, "no reply before the deadline"),
+        BotError::Exited { status: None } => Fault::new(ForfeitKind::Crash, "closed its stdout"),
         BotError::Exited { status } => Fault::new(
             ForfeitKind::Crash,
             format!("exited ({})", crate::bot::describe_status(&status)),
+        ),
+        BotError::InputClosed { status } => Fault::new(
+            ForfeitKind::Crash,
+            match status {
+                Some(_) => format!("exited ({})", crate::bot::describe_status(&status)),
+                None => "closed its stdin (the referee could not write to it)".into(),
+            },
         ),
         BotError::LineTooLong { limit, start } => Fault::new(
             ForfeitKind::LineTooLong,
@@ -131,11 +171,50 @@ pub fn fault_of(e: BotError) -> Fault {
 }
 
 fn decode_fault(e: DecodeError, line: &[u8]) -> Fault {
-    let kind = match e {
-        DecodeError::BadJson(_) => ForfeitKind::BadJson,
-        DecodeError::Protocol(_) => ForfeitKind::Protocol,
+    let (kind, why) = match e {
+        DecodeError::BadJson(why) => (ForfeitKind::BadJson, why),
+        DecodeError::Protocol(why) => (ForfeitKind::Protocol, why),
     };
-    Fault::new(kind, protocol::truncate(line, DETAIL_MAX))
+    Fault::new(
+        kind,
+        format!(
+            "{} ({})",
+            protocol::truncate(line, DETAIL_MAX),
+            protocol::truncate(why.as_bytes(), 100)
+        ),
+    )
+}
+
+/// A fault for output the bot wrote without being asked.
+fn stray_fault(when: &str, bytes: &[u8]) -> Fault {
+    Fault::new(
+        ForfeitKind::Protocol,
+        format!(
+            "unsolicited output {when}: {}",
+            protocol::truncate(bytes, DETAIL_MAX)
+        ),
+    )
+}
+
+/// Longest name a bot may announce (bytes).
+pub const NAME_MAX: usize = 64;
+
+/// Checks a bot's announced name: 1 to [`NAME_MAX`] bytes, not only
+/// spaces, no control characters (names end up in terminals and tables).
+fn check_name(name: &str) -> Result<(), Fault> {
+    if name.trim().is_empty() {
+        return Err(Fault::new(ForfeitKind::Protocol, "hello: empty name"));
+    }
+    if name.len() > NAME_MAX || name.chars().any(char::is_control) {
+        return Err(Fault::new(
+            ForfeitKind::Protocol,
+            format!(
+                "hello: name must be at most {NAME_MAX} bytes without control characters: {}",
+                protocol::truncate(name.as_bytes(), DETAIL_MAX)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A bot process speaking protocol v1, started and greeted.
@@ -180,10 +259,16 @@ impl BotPlayer {
             .send_line(&buf, deadline)
             .await
             .map_err(|e| fail(fault_of(e)))?;
-        let line = process
-            .read_line(deadline)
-            .await
-            .map_err(|e| fail(fault_of(e)))?;
+        let line = match process.read_line(deadline).await {
+            Ok(line) => line,
+            Err(BotError::Timeout) => {
+                return Err(fail(Fault::new(
+                    ForfeitKind::Timeout,
+                    format!("no hello within {} ms", limits.startup.as_millis()),
+                )))
+            }
+            Err(e) => return Err(fail(fault_of(e))),
+        };
         let info = match protocol::decode(line) {
             Ok(FromBot::Hello {
                 name,
@@ -191,25 +276,29 @@ impl BotPlayer {
                 author,
                 protocol: p,
             }) => {
-                if p.is_some_and(|p| p != protocol::PROTOCOL_VERSION) {
+                if let Some(p) = p.filter(|&p| p != protocol::PROTOCOL_VERSION) {
                     return Err(fail(Fault::new(
                         ForfeitKind::Protocol,
-                        format!("bot speaks protocol {p:?}, referee speaks 1"),
+                        format!(
+                            "hello: bot speaks protocol {p}, referee speaks {}",
+                            protocol::PROTOCOL_VERSION
+                        ),
                     )));
                 }
-                if name.trim().is_empty() {
-                    return Err(fail(Fault::new(ForfeitKind::Protocol, "empty name")));
-                }
+                check_name(&name).map_err(fail)?;
                 BotInfo {
                     name,
-                    version,
-                    author,
+                    version: protocol::truncate(version.as_bytes(), NAME_MAX),
+                    author: protocol::truncate(author.as_bytes(), NAME_MAX),
                 }
             }
-            Ok(other) => {
+            Ok(_) => {
                 return Err(fail(Fault::new(
                     ForfeitKind::Protocol,
-                    format!("expected hello, got {other:?}"),
+                    format!(
+                        "expected a hello, got: {}",
+                        protocol::truncate(line, DETAIL_MAX)
+                    ),
                 )))
             }
             Err(e) => return Err(fail(decode_fault(e, line))),
@@ -262,11 +351,31 @@ impl BotPlayer {
     async fn send(&mut self, deadline: Instant) -> Result<(), Fault> {
         match self.process.send_line(&self.buf, deadline).await {
             Ok(()) => Ok(()),
+            Err(BotError::Timeout) => {
+                self.broken = true;
+                Err(Fault::new(
+                    ForfeitKind::Timeout,
+                    "does not read its stdin (the referee's write did not finish in time)",
+                ))
+            }
             Err(e) => {
                 self.broken = true;
                 Err(fault_of(e))
             }
         }
+    }
+
+    /// Fails (and marks the bot for restart) if it wrote anything it was
+    /// not asked for, or closed its stdout, since it was last read: a
+    /// stale line must never be taken for the answer to a later request.
+    fn check_quiet(&mut self, when: &str) -> Result<(), Fault> {
+        let r = match self.process.stray_output() {
+            Ok(None) => return Ok(()),
+            Ok(Some(bytes)) => stray_fault(when, &bytes),
+            Err(e) => fault_of(e),
+        };
+        self.broken = true;
+        Err(r)
     }
 }
 
@@ -291,12 +400,15 @@ impl Player for BotPlayer {
                 },
                 &mut self.buf,
             );
+            // Left over from the handshake or the previous game.
+            self.check_quiet("before game_start")?;
             self.send(s.deadline).await
         })
     }
 
-    fn decide<'a>(&'a mut self, ask: &'a Ask<'a>) -> PlayerFuture<'a, Result<String, Fault>> {
+    fn decide<'a>(&'a mut self, ask: &'a Ask<'a>) -> PlayerFuture<'a, Result<Answer, Fault>> {
         Box::pin(async move {
+            self.check_quiet("before a request")?;
             self.buf.clear();
             let state = ask.game.snapshot();
             protocol::encode_into(
@@ -311,16 +423,62 @@ impl Player for BotPlayer {
                 },
                 &mut self.buf,
             );
-            self.send(ask.deadline).await?;
-            let line = match self.process.read_line(ask.deadline).await {
+            // The bot's time starts now that the request is ready: the
+            // referee's own work (the state, the encoding) is not charged.
+            let t0 = Instant::now();
+            let deadline = (t0 + ask.timeout).min(ask.watchdog);
+            if let Err(mut f) = self.send(deadline).await {
+                if f.kind == ForfeitKind::Timeout {
+                    f.detail = format!("{} ({} ms)", f.detail, ask.timeout.as_millis());
+                }
+                return Err(f);
+            }
+            let line = match self.process.read_line(deadline).await {
                 Ok(l) => l,
+                Err(BotError::Timeout) => {
+                    self.broken = true;
+                    let what = match ask.time_left {
+                        Some(left) if left <= ask.timeout => "the game clock",
+                        _ => "the decision timeout",
+                    };
+                    return Err(Fault::new(
+                        ForfeitKind::Timeout,
+                        format!("no reply within {} ms ({what})", ask.timeout.as_millis()),
+                    ));
+                }
                 Err(e) => {
                     self.broken = true;
                     return Err(fault_of(e));
                 }
             };
+            let elapsed = t0.elapsed();
             match protocol::decode(line) {
-                Ok(FromBot::Reply { option }) => Ok(option),
+                Ok(FromBot::Reply {
+                    option,
+                    game_id,
+                    ply,
+                }) => {
+                    // A reply may echo the request's game id and ply; if it
+                    // does, they must be this request's (a stale reply).
+                    let plies = ask.game.plies();
+                    if game_id.as_deref().is_some_and(|g| g != ask.game_id)
+                        || ply.is_some_and(|p| p != plies)
+                    {
+                        self.broken = true;
+                        return Err(Fault::new(
+                            ForfeitKind::Protocol,
+                            format!(
+                                "reply to another request (this one is game {} ply {plies}): {}",
+                                protocol::truncate(ask.game_id.as_bytes(), 64),
+                                protocol::truncate(line, DETAIL_MAX)
+                            ),
+                        ));
+                    }
+                    Ok(Answer {
+                        option,
+                        elapsed: Some(elapsed),
+                    })
+                }
                 Ok(FromBot::Hello { .. }) => {
                     self.broken = true;
                     Err(Fault::new(
@@ -361,7 +519,9 @@ impl Player for BotPlayer {
     }
 
     fn needs_restart(&self) -> bool {
-        self.broken
+        // A bot that exited between games (after game_end) is restarted
+        // before its next game, and no game is charged for it.
+        self.broken || self.process.has_exited()
     }
 
     fn quit<'a>(&'a mut self) -> PlayerFuture<'a, bool> {
@@ -394,11 +554,13 @@ impl Player for RandomPlayer {
         Box::pin(std::future::ready(Ok(())))
     }
 
-    fn decide<'a>(&'a mut self, ask: &'a Ask<'a>) -> PlayerFuture<'a, Result<String, Fault>> {
+    fn decide<'a>(&'a mut self, ask: &'a Ask<'a>) -> PlayerFuture<'a, Result<Answer, Fault>> {
         let r = if ask.legal.is_empty() {
             Err(Fault::new(ForfeitKind::Protocol, "no legal option"))
         } else {
-            Ok(ask.legal[self.rng.gen_range(0..ask.legal.len())].clone())
+            Ok(Answer::new(
+                ask.legal[self.rng.gen_range(0..ask.legal.len())].clone(),
+            ))
         };
         Box::pin(std::future::ready(r))
     }
