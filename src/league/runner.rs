@@ -1,7 +1,7 @@
 //! The concurrent league runner: builds and checks the bots, runs the
 //! schedule on N pinned worker threads (each a single-threaded tokio
 //! runtime reusing its own bot processes), commits each finished game to the
-//! results folder, and stops cleanly on Ctrl-C or SIGTERM.
+//! results folder, and stops cleanly on Ctrl-C, SIGTERM or SIGHUP.
 //!
 //! Knows nothing of rules (the referee plays the games) or of ratings. It
 //! emits [`Event`]s; the command line turns them into a progress display.
@@ -11,7 +11,9 @@ use super::schedule::{self, ScheduledGame, Shard};
 use super::store::{LeagueMeta, Store, StoreError};
 use crate::bot::manifest;
 use crate::bot::{BotCommand, Limits};
-use crate::referee::{self, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl};
+use crate::referee::{
+    self, BotPlayer, Clock, EndReason, GameReport, GameSpec, Player, TimeControl,
+};
 use crate::results::GameRow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -392,7 +394,8 @@ pub fn run(
     })
 }
 
-/// Watches for Ctrl-C and SIGTERM on its own thread and raises `cancel`.
+/// Watches for Ctrl-C, SIGTERM and SIGHUP (a closed terminal or ssh
+/// session) on its own thread and raises `cancel`.
 fn spawn_signal_watcher(
     cancel: Arc<tokio::sync::watch::Sender<bool>>,
 ) -> Option<std::thread::JoinHandle<()>> {
@@ -409,15 +412,17 @@ fn spawn_signal_watcher(
                 #[cfg(unix)]
                 {
                     use tokio::signal::unix::{signal, SignalKind};
-                    let (Ok(mut int), Ok(mut term)) = (
+                    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
                         signal(SignalKind::interrupt()),
                         signal(SignalKind::terminate()),
+                        signal(SignalKind::hangup()),
                     ) else {
                         return;
                     };
                     tokio::select! {
                         _ = int.recv() => { let _ = cancel.send(true); }
                         _ = term.recv() => { let _ = cancel.send(true); }
+                        _ = hup.recv() => { let _ = cancel.send(true); }
                         _ = cancel.closed() => {}
                     }
                 }
@@ -482,45 +487,6 @@ async fn play_one(
     let settings = vspec.settings(t.max_plies);
     let opening = schedule::opening(vspec, &settings, game.seed, t.openings);
     let start = Instant::now();
-
-    // Make sure every seat has a live bot; a bot that cannot be (re)started
-    // forfeits this game as a crash.
-    for (seat, &b) in game.seats.iter().enumerate() {
-        let restart = match bots.get(&b) {
-            Some(p) if !p.needs_restart() => continue,
-            Some(_) => true,
-            None => false,
-        };
-        if let Some(mut old) = bots.remove(&b) {
-            old.kill();
-        }
-        let spec = &t.bots[b];
-        let log = dir
-            .join("logs")
-            .join(format!("{}-w{worker}.log", file_safe(&spec.name)));
-        match BotPlayer::start(&bot_command(spec), Some(&log), &limits(t.time.startup_ms)).await {
-            Ok(p) => {
-                bots.insert(b, p);
-                let _ = tx.send(WorkerMsg::BotStarted {
-                    bot: spec.name.clone(),
-                    worker,
-                    restart,
-                });
-            }
-            Err(e) => {
-                return forfeit_row(
-                    t,
-                    game,
-                    &opening,
-                    seat,
-                    "crash",
-                    start.elapsed(),
-                    &e.to_string(),
-                );
-            }
-        }
-    }
-
     let spec = GameSpec {
         game_id: game.game_id.clone(),
         variant: vspec.variant,
@@ -540,6 +506,52 @@ async fn play_one(
         },
         watchdog: Duration::from_millis(t.time.watchdog_ms),
     };
+
+    // Make sure every seat has a live bot; a bot that cannot be (re)started
+    // forfeits this game (a crash, or what its handshake did wrong).
+    for (seat, &b) in game.seats.iter().enumerate() {
+        let restart = match bots.get(&b) {
+            Some(p) if !p.needs_restart() => continue,
+            Some(_) => true,
+            None => false,
+        };
+        if let Some(mut old) = bots.remove(&b) {
+            old.kill();
+        }
+        let bot = &t.bots[b];
+        let log = dir
+            .join("logs")
+            .join(format!("{}-w{worker}.log", file_safe(&bot.name)));
+        match BotPlayer::start(&bot_command(bot), Some(&log), &limits(t.time.startup_ms)).await {
+            Ok(p) => {
+                bots.insert(b, p);
+                let _ = tx.send(WorkerMsg::BotStarted {
+                    bot: bot.name.clone(),
+                    worker,
+                    restart,
+                });
+            }
+            Err(e) => {
+                let report = GameReport {
+                    game_id: spec.game_id.clone(),
+                    variant: spec.variant,
+                    players: game.seats.len(),
+                    names: spec.names.clone(),
+                    scores: referee::forfeit_scores(game.seats.len(), seat),
+                    reason: EndReason::Forfeit(e.kind()),
+                    offender: Some(seat),
+                    detail: Some(e.to_string()),
+                    plies: 0,
+                    decisions: Vec::new(),
+                    final_state: serde_json::Value::Null,
+                    duration: start.elapsed(),
+                };
+                tracing::warn!("{}: seat {seat} cannot start: {e}", game.game_id);
+                return record_and_row(t, game, dir, &opening, &spec, &report);
+            }
+        }
+    }
+
     let mut seats: Vec<BotPlayer> = game.seats.iter().filter_map(|b| bots.remove(b)).collect();
     let result = {
         let mut refs: Vec<&mut dyn Player> =
@@ -565,11 +577,23 @@ async fn play_one(
             );
         }
     };
+    record_and_row(t, game, dir, &opening, &spec, &report)
+}
+
+/// Writes the game record and returns the games.csv row of a game.
+fn record_and_row(
+    t: &Tournament,
+    game: &ScheduledGame,
+    dir: &Path,
+    opening: &[String],
+    spec: &GameSpec,
+    report: &GameReport,
+) -> GameRow {
     let record = Store::record_path(dir, &game.game_id);
-    if let Err(e) = referee::record::write_record(&record, &spec, &report) {
+    if let Err(e) = referee::record::write_record(&record, spec, report) {
         tracing::warn!("cannot write {}: {e}", record.display());
     }
-    row_from_report(t, game, &opening, &report)
+    row_from_report(t, game, opening, report)
 }
 
 fn base_row(t: &Tournament, game: &ScheduledGame, opening: &[String]) -> GameRow {
