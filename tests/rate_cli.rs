@@ -188,7 +188,7 @@ fn perfect_scores_are_finite_and_flagged() {
     let dir = tempfile::tempdir().unwrap();
     let out = arena(&["rate", s(&data("perfect.csv")), "--out", s(dir.path())]);
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("virtual draw"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("had been a draw"));
     let rows = read_table(&dir.path().join("ratings.csv"));
     let champ = rating(&rows, "champ", "all");
     let chump = rating(&rows, "chump", "all");

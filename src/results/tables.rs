@@ -374,8 +374,17 @@ pub fn standings_table(st: &Standings) -> String {
         let _ = writeln!(
             s,
             "note: the maximum-likelihood ratings do not exist for these results (someone won or lost \
-             every game against a group); each bot got one virtual draw against the average. \
-             Flagged ratings lean on it."
+             every game against a group of bots). Ratings inside each such group are its own \
+             maximum-likelihood ratings; the groups are placed as if one game between them had been \
+             a draw (Ordo's rule for perfect scores). Flagged ratings rest on that rule."
+        );
+    }
+    if st.groups > 1 {
+        let _ = writeln!(
+            s,
+            "note: these bots form {} groups that never met, even through others; ratings of \
+             different groups cannot be compared (flag `disconnected`, each group centred on its own).",
+            st.groups
         );
     }
     s
