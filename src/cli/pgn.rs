@@ -18,8 +18,11 @@ pub struct PgnArgs {
 }
 
 pub fn run(args: PgnArgs) -> anyhow::Result<ExitCode> {
-    let rows = read_merged(&args.files)?;
-    let (pgn, skipped) = to_pgn(&rows);
+    let merged = read_merged(&args.files)?;
+    for w in &merged.warnings {
+        eprintln!("warning: {w}");
+    }
+    let (pgn, skipped) = to_pgn(&merged.rows);
     match &args.out {
         Some(p) => std::fs::write(p, pgn).with_context(|| format!("writing {}", p.display()))?,
         None => print!("{pgn}"),

@@ -425,7 +425,8 @@ impl Evidence {
                 c.games += 1;
                 c.points += scores[s];
                 for t in 0..np {
-                    if t == s {
+                    // A bot seated against itself has no result against itself.
+                    if t == s || seats[t] == seats[s] {
                         continue;
                     }
                     match cmp_result(scores[s], scores[t]) {

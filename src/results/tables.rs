@@ -4,7 +4,7 @@
 //! `crate::ratings` (pure); this file only reads, merges, formats and writes.
 //! Column meanings are documented in docs/ratings.md ("Output files").
 
-use super::csvio::{read_rows, CsvError};
+use super::csvio::{read_file, CsvError, CsvWarning};
 use super::GameRow;
 use crate::ratings::{rate, RateOptions, RatingError, Report, Standings, ALL, CONFIDENCE};
 use std::collections::{BTreeMap, HashMap};
@@ -43,42 +43,65 @@ pub struct Tables {
     pub files: Vec<PathBuf>,
 }
 
-/// Merges the rows of several files: a `game_id` seen again with identical
-/// content counts once; with different content it is an error naming both
-/// places (`file:line`, assuming one line per record as the writer does).
-pub fn merge(shards: Vec<(PathBuf, Vec<GameRow>)>) -> Result<Vec<GameRow>, TablesError> {
+/// Rows merged from several files.
+#[derive(Debug, Default)]
+pub struct Merged {
+    pub rows: Vec<GameRow>,
+    /// Rows seen again with identical content (shards may overlap).
+    pub duplicates: usize,
+    /// What was skipped while reading (a torn last line, an empty file).
+    pub warnings: Vec<CsvWarning>,
+}
+
+/// Merges the rows of several files, each row with the line it starts on:
+/// a `game_id` seen again with identical content counts once; with
+/// different content it is an error naming both places (`file:line`).
+/// Returns the rows and the number of duplicates dropped.
+pub fn merge(
+    shards: Vec<(PathBuf, Vec<(u64, GameRow)>)>,
+) -> Result<(Vec<GameRow>, usize), TablesError> {
     let mut seen: HashMap<String, (usize, String)> = HashMap::new();
     let mut out: Vec<GameRow> = Vec::new();
+    let mut duplicates = 0;
     for (path, rows) in shards {
-        for (i, row) in rows.into_iter().enumerate() {
-            let here = format!("{}:{}", path.display(), i + 2);
+        for (line, row) in rows {
             match seen.get(&row.game_id) {
                 Some((k, first)) => {
                     if out[*k] != row {
                         return Err(TablesError::Conflict {
                             game_id: row.game_id,
                             first: first.clone(),
-                            second: here,
+                            second: format!("{}:{line}", path.display()),
                         });
                     }
+                    duplicates += 1;
                 }
                 None => {
+                    let here = format!("{}:{line}", path.display());
                     seen.insert(row.game_id.clone(), (out.len(), here));
                     out.push(row);
                 }
             }
         }
     }
-    Ok(out)
+    Ok((out, duplicates))
 }
 
 /// Reads and merges results files (see `merge`).
-pub fn read_merged(paths: &[PathBuf]) -> Result<Vec<GameRow>, TablesError> {
+pub fn read_merged(paths: &[PathBuf]) -> Result<Merged, TablesError> {
     let mut shards = Vec::with_capacity(paths.len());
+    let mut warnings = Vec::new();
     for p in paths {
-        shards.push((p.clone(), read_rows(p)?));
+        let f = read_file(p)?;
+        warnings.extend(f.warnings);
+        shards.push((p.clone(), f.rows));
     }
-    merge(shards)
+    let (rows, duplicates) = merge(shards)?;
+    Ok(Merged {
+        rows,
+        duplicates,
+        warnings,
+    })
 }
 
 /// Rates `rows` and writes `ratings.csv`, `pairs.csv` and `variants.csv`
@@ -465,11 +488,11 @@ mod tests {
 
     #[test]
     fn merging_counts_a_duplicate_once_and_rejects_a_conflict() {
-        let a = vec![row("1", "x", "y", 1.0), row("2", "y", "x", 0.5)];
-        let b = vec![row("2", "y", "x", 0.5), row("3", "x", "y", 0.0)];
-        let merged = merge(vec![("a.csv".into(), a.clone()), ("b.csv".into(), b)]).unwrap();
-        assert_eq!(merged.len(), 3);
-        let c = vec![row("2", "y", "x", 1.0)];
+        let a = vec![(2, row("1", "x", "y", 1.0)), (3, row("2", "y", "x", 0.5))];
+        let b = vec![(2, row("2", "y", "x", 0.5)), (3, row("3", "x", "y", 0.0))];
+        let (merged, dups) = merge(vec![("a.csv".into(), a.clone()), ("b.csv".into(), b)]).unwrap();
+        assert_eq!((merged.len(), dups), (3, 1));
+        let c = vec![(2, row("2", "y", "x", 1.0))];
         let err = merge(vec![("a.csv".into(), a), ("c.csv".into(), c)]).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("a.csv:3") && msg.contains("c.csv:2"), "{msg}");
