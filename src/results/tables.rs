@@ -425,19 +425,44 @@ pub fn standings_text(report: &Report) -> String {
     s
 }
 
-fn pgn_escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
+/// A tag value every PGN reader takes the same way: Ordo cuts a tag at the
+/// first `"]` and does not unescape `\"`, so instead of escaping, a double
+/// quote becomes `'`, a backslash `/` and a control character (a newline
+/// in a quoted CSV field) a space.
+pub fn pgn_value(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '"' => '\'',
+            '\\' => '/',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .collect()
 }
 
-/// Exports the 2-player games as PGN (Event = variant, White = seat0,
-/// Black = seat1, Result), readable by Ordo and BayesElo. Returns the text
-/// and the number of games left out (3-player games).
-pub fn to_pgn(rows: &[GameRow]) -> (String, usize) {
-    let mut s = String::new();
-    let mut skipped = 0;
+/// The 2-player games as PGN, and what was left out or renamed.
+#[derive(Debug, Default)]
+pub struct Pgn {
+    pub text: String,
+    /// Games written.
+    pub games: usize,
+    /// 3-player games (PGN holds two players per game).
+    pub skipped: usize,
+    /// Bot names changed by `pgn_value`: (name, as written).
+    pub renamed: Vec<(String, String)>,
+}
+
+/// Exports the 2-player games as PGN (Event = variant, Site, Date, Round =
+/// game_id, White = seat0, Black = seat1, Result, Termination = reason),
+/// readable by Ordo and BayesElo: the seven-tag roster, then the result
+/// token as the whole movetext, a blank line after each game. Forfeits are
+/// ordinary results (the offender lost), as in our ratings.
+pub fn to_pgn(rows: &[GameRow]) -> Pgn {
+    let mut out = Pgn::default();
+    let mut renamed = BTreeMap::new();
     for r in rows {
         if r.players != 2 {
-            skipped += 1;
+            out.skipped += 1;
             continue;
         }
         let result = if r.score0 > r.score1 {
@@ -447,18 +472,24 @@ pub fn to_pgn(rows: &[GameRow]) -> (String, usize) {
         } else {
             "1/2-1/2"
         };
+        let (white, black) = (pgn_value(&r.seat0), pgn_value(&r.seat1));
+        for (name, v) in [(&r.seat0, &white), (&r.seat1, &black)] {
+            if name != v {
+                renamed.insert(name.clone(), v.clone());
+            }
+        }
         let _ = write!(
-            s,
+            out.text,
             "[Event \"{}\"]\n[Site \"mancala-arena\"]\n[Date \"????.??.??\"]\n[Round \"{}\"]\n\
-             [White \"{}\"]\n[Black \"{}\"]\n[Result \"{result}\"]\n[Termination \"{}\"]\n\n{result}\n\n",
-            pgn_escape(&r.variant),
-            pgn_escape(&r.game_id),
-            pgn_escape(&r.seat0),
-            pgn_escape(&r.seat1),
-            pgn_escape(&r.reason),
+             [White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n[Termination \"{}\"]\n\n{result}\n\n",
+            pgn_value(&r.variant),
+            pgn_value(&r.game_id),
+            pgn_value(&r.reason),
         );
+        out.games += 1;
     }
-    (s, skipped)
+    out.renamed = renamed.into_iter().collect();
+    out
 }
 
 #[cfg(test)]
@@ -500,12 +531,30 @@ mod tests {
 
     #[test]
     fn pgn_has_the_tags_ordo_reads() {
-        let (pgn, skipped) = to_pgn(&[row("g\"1", "x", "y", 0.5), row("g2", "y", "x", 0.0)]);
-        assert_eq!(skipped, 0);
-        assert!(pgn.contains("[White \"x\"]\n[Black \"y\"]\n[Result \"1/2-1/2\"]"));
-        assert!(pgn.contains("[White \"y\"]\n[Black \"x\"]\n[Result \"0-1\"]"));
-        assert!(pgn.contains("[Round \"g\\\"1\"]"));
-        assert_eq!(pgn.matches("[Event \"filo\"]").count(), 2);
+        let out = to_pgn(&[
+            row("g\"1", "x", "y", 0.5),
+            row("g2", "y", "x", 0.0),
+            row("g3", "a \"q\" b\\c\nd", "x", 1.0),
+        ]);
+        let pgn = &out.text;
+        assert_eq!((out.games, out.skipped), (3, 0));
+        assert!(pgn.contains("[White \"x\"]\n[Black \"y\"]\n[Result \"1/2-1/2\"]\n"));
+        assert!(pgn.contains("[White \"y\"]\n[Black \"x\"]\n[Result \"0-1\"]\n"));
+        assert!(pgn.contains("[Round \"g'1\"]"));
+        assert!(pgn.contains("[White \"a 'q' b/c d\"]"));
+        assert_eq!(out.renamed.len(), 1);
+        assert_eq!(pgn.matches("[Event \"filo\"]").count(), 3);
+        // Every game: seven tags + Termination, blank line, result, blank line.
+        for game in pgn.split_terminator("\n\n\n") {
+            let lines: Vec<&str> = game.trim_end().lines().collect();
+            assert_eq!(lines.len(), 10, "{game}");
+            assert!(lines[..8]
+                .iter()
+                .all(|l| l.starts_with('[') && l.ends_with("\"]")));
+            assert_eq!(lines[8], "");
+            assert!(["1-0", "0-1", "1/2-1/2"].contains(&lines[9]));
+            assert!(lines[6].contains(lines[9]));
+        }
     }
 
     #[test]
