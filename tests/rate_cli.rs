@@ -186,12 +186,12 @@ fn seat_advantage_matches_the_reference_within_its_prior() {
     for (bot, elo, se) in reference("filo_seat") {
         if bot == "(seat)" {
             let v = variants.iter().find(|v| v["variant"] == "filo").unwrap();
-            assert!((num(v, "seat_elo") - elo).abs() < 0.5, "seat");
+            assert!((num(v, "seat_elo") - elo).abs() < 0.3, "seat");
             continue;
         }
         let g = rating(&got, &bot, "filo");
-        assert!((num(g, "elo") - elo).abs() < 0.5, "{bot} elo");
-        assert!((num(g, "elo_se") - se.unwrap()).abs() < 0.5, "{bot} se");
+        assert!((num(g, "elo") - elo).abs() < 0.05, "{bot} elo");
+        assert!((num(g, "elo_se") - se.unwrap()).abs() < 0.05, "{bot} se");
     }
 }
 

@@ -180,6 +180,36 @@ def fit_ordo_perfect(rows):
     return rating, sorted(live)
 
 
+def fit_bayeselo_model(rows):
+    """BayesElo's likelihood with `prior 0`, `advantage 0` and drawelo fitted
+    (`mm 0 1`): P(win) = 1/(1+10^((-d+de)/400)), P(loss) = 1/(1+10^((d+de)/400)),
+    P(draw) = the rest. Printed only, to document how far its draw model
+    moves the ratings from the half-point model (docs/ratings.md)."""
+    rows = [r for r in rows if r["players"] == "2"]
+    bots = sorted({r["seat0"] for r in rows} | {r["seat1"] for r in rows})
+    idx = {b: i for i, b in enumerate(bots)}
+    m = len(bots)
+
+    def nll(v):
+        th = np.concatenate(([0.0], v[: m - 1]))
+        de = v[m - 1]
+        f = 0.0
+        for r in rows:
+            d = th[idx[r["seat0"]]] - th[idx[r["seat1"]]]
+            pw = 1 / (1 + 10 ** ((-d + de) / 400))
+            pl = 1 / (1 + 10 ** ((d + de) / 400))
+            s = float(r["score0"])
+            f -= math.log(pw if s == 1 else pl if s == 0 else 1 - pw - pl)
+        return f
+
+    x0 = np.concatenate((np.zeros(m - 1), [50.0]))
+    res = minimize(nll, x0, method="Nelder-Mead", options={"maxiter": 40000, "xatol": 1e-6, "fatol": 1e-9})
+    res = minimize(nll, res.x, method="BFGS")
+    th = np.concatenate(([0.0], res.x[: m - 1]))
+    th -= th.mean()
+    return {b: th[i] for i, b in enumerate(bots)}, res.x[m - 1]
+
+
 def make_perfect():
     rows = read("league.csv")
     names = sorted({r["seat0"] for r in rows})
@@ -236,6 +266,9 @@ if __name__ == "__main__":
     mean = sum(ordo[b] for b in core) / len(core)  # Ordo centres the players it fitted
     for b in sorted(ordo):
         lines.append(f"perfect,{b},{ordo[b] - mean:.6f},")
+    be, drawelo = fit_bayeselo_model(read("league.csv"))
+    print(f"BayesElo draw model on league.csv (not a test): drawelo {drawelo:.1f}, "
+          + ", ".join(f"{b} {e:.1f}" for b, e in sorted(be.items())))
     with open("reference_expected.csv", "w") as fh:
         fh.write("\n".join(lines) + "\n")
     print("\n".join(lines))
