@@ -260,6 +260,13 @@ fn variant_statistics() {
     let a = rep.overall.get("A").unwrap();
     assert_eq!(a.count.forfeits, 1);
     assert_eq!(a.count.forfeit_reasons.get("timeout"), Some(&1));
+    // Every end reason of A's games, whoever caused it.
+    assert_eq!(a.count.reasons.get("timeout"), Some(&1));
+    assert_eq!(a.count.reasons.values().sum::<u64>(), 4);
+    assert_eq!(
+        rep.overall.get("B").unwrap().count.reasons.get("timeout"),
+        Some(&1)
+    );
 }
 
 #[test]

@@ -187,6 +187,7 @@ pub const RATINGS_COLUMNS: &[&str] = &[
     "forfeits",
     "forfeit_reasons",
     "anchor",
+    "reasons",
 ];
 
 /// `ratings.csv`: one row per bot per table (`all` first, then each
@@ -229,6 +230,7 @@ pub fn ratings_csv(report: &Report) -> Result<String, csv::Error> {
                 &c.forfeits.to_string(),
                 &reasons(&c.forfeit_reasons),
                 &st.anchor,
+                &reasons(&c.reasons),
             ])?;
         }
     }
