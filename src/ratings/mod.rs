@@ -353,6 +353,38 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
             }
         }
     }
+    // Groups of bots that never met the reference group (the anchor's, or
+    // the largest): each is centred on its own average at the reference
+    // value (0, or the anchor's Elo), with the covariance of its
+    // within-group contrasts.
+    let reference_group = base.0.map_or(0, |a| out.group[a]);
+    for g in (0..out.groups).filter(|&g| g != reference_group) {
+        let members: Vec<usize> = rated
+            .iter()
+            .copied()
+            .filter(|&i| out.group[i] == g)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        let k = members.len() as f64;
+        let mean = members.iter().map(|&i| out.elo[i]).sum::<f64>() / k;
+        let rowmean: Vec<f64> = members
+            .iter()
+            .map(|&i| members.iter().map(|&j| cov(i, j)).sum::<f64>() / k)
+            .collect();
+        let all = rowmean.iter().sum::<f64>() / k;
+        for (x, &i) in members.iter().enumerate() {
+            elo[i] = out.elo[i] - mean + base.1;
+            for j in 0..n {
+                tcov[i * n + j] = 0.0;
+                tcov[j * n + i] = 0.0;
+            }
+            for (y, &j) in members.iter().enumerate() {
+                tcov[i * n + j] = cov(i, j) - rowmean[x] - rowmean[y] + all;
+            }
+        }
+    }
     let z = z_value();
     let counts = ev.bot_counts(group);
     let mut ratings: Vec<BotRating> = (0..n)

@@ -416,9 +416,31 @@ fn disconnected_groups_stay_finite_and_are_not_compared() {
     assert_eq!(st.get("A").unwrap().flag, Flag::Disconnected);
     assert_eq!(st.los("A", "C"), None);
     assert!(st.los("A", "B").is_some() && st.los("C", "D").is_some());
-    // Inside each group the ratings are the group's own.
-    let d = st.get("A").unwrap().elo - st.get("B").unwrap().elo;
-    assert!(close(d, 400.0 * (6.0f64 / 4.0).log10(), 1e-6), "{d}");
+    // Inside each group the ratings are the group's own; each group is
+    // centred on its own average.
+    let (a, b) = (st.get("A").unwrap(), st.get("B").unwrap());
+    assert!(close(a.elo - b.elo, 400.0 * (6.0f64 / 4.0).log10(), 1e-6));
+    assert!(close(a.elo + b.elo, 0.0, 1e-6));
+    assert!(close(a.elo_se, b.elo_se, 1e-9));
+    // Anchored in the small group: the anchor holds, the other group is
+    // centred on the anchor's value.
+    let opts = RateOptions {
+        anchor: Some(Anchor {
+            bot: "B".into(),
+            elo: 1000.0,
+        }),
+        ..Default::default()
+    };
+    let st = rate(&rows, &opts).unwrap().overall;
+    assert!(close(st.get("B").unwrap().elo, 1000.0, 1e-9));
+    let others: Vec<f64> = ["C", "D", "E"]
+        .iter()
+        .map(|b| st.get(b).unwrap().elo)
+        .collect();
+    assert!(
+        close(others.iter().sum::<f64>() / 3.0, 1000.0, 1e-6),
+        "{others:?}"
+    );
 }
 
 // ---- simulations with known true ratings ----
