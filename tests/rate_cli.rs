@@ -1,6 +1,7 @@
 //! `arena rate` and `arena pgn` driven as real processes on the hand-made
 //! CSVs of tests/data/ratings (see gen_reference.py there for league.csv and
-//! its independently computed expected ratings).
+//! its independently computed expected ratings, and reference.py for the
+//! numpy/scipy reference of reference_expected.csv).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -110,6 +111,90 @@ fn league_matches_the_independent_python_reference() {
     }
 }
 
+/// Runs `arena rate` with `args` and returns ratings.csv.
+fn rate_table(args: &[&str]) -> Vec<HashMap<String, String>> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut all = vec!["rate"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", s(dir.path())]);
+    let out = arena(&all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    read_table(&dir.path().join("ratings.csv"))
+}
+
+/// reference_expected.csv: case -> bot -> (elo, elo_se).
+fn reference(case: &str) -> Vec<(String, f64, Option<f64>)> {
+    read_table(&data("reference_expected.csv"))
+        .into_iter()
+        .filter(|r| r["case"] == case)
+        .map(|r| {
+            let se = r["elo_se"].parse().ok();
+            (r["bot"].clone(), num(&r, "elo"), se)
+        })
+        .collect()
+}
+
+#[test]
+fn matches_the_scipy_reference_plain_3_player_and_perfect_scores() {
+    // Plain maximum likelihood (Ordo's model, -a 0) and its curvature
+    // intervals; 3-player games as weighted pairs; perfect scores by
+    // Ordo's rule (the others rated without them, each placed as if one of
+    // its games was a draw, the average over the others).
+    for (case, file) in [
+        ("league", "league.csv"),
+        ("tricala3", "tricala3_league.csv"),
+        ("perfect", "league_perfect.csv"),
+    ] {
+        let got = rate_table(&[s(&data(file))]);
+        let want = reference(case);
+        assert!(want.len() >= 5, "{case}");
+        for (bot, elo, se) in want {
+            let g = rating(&got, &bot, "all");
+            assert!((num(g, "elo") - elo).abs() < 0.01, "{case} {bot} elo");
+            if let Some(se) = se {
+                assert!((num(g, "elo_se") - se).abs() < 0.01, "{case} {bot} se");
+            }
+        }
+    }
+    let got = rate_table(&[s(&data("league_perfect.csv"))]);
+    assert_eq!(rating(&got, "zulu", "all")["flag"], "all_wins");
+    assert_eq!(rating(&got, "yankee", "all")["flag"], "all_losses");
+    assert_eq!(rating(&got, "alpha", "all")["flag"], "");
+}
+
+#[test]
+fn seat_advantage_matches_the_reference_within_its_prior() {
+    // One variant, one seat parameter (Ordo's -W). Our seat parameter
+    // carries one virtual draw at 0, which moves it by ~0.2 Elo here.
+    let dir = tempfile::tempdir().unwrap();
+    let out = arena(&[
+        "rate",
+        s(&data("league.csv")),
+        "--variant",
+        "filo",
+        "--seat-advantage",
+        "--out",
+        s(dir.path()),
+    ]);
+    assert!(out.status.success());
+    let got = read_table(&dir.path().join("ratings.csv"));
+    let variants = read_table(&dir.path().join("variants.csv"));
+    for (bot, elo, se) in reference("filo_seat") {
+        if bot == "(seat)" {
+            let v = variants.iter().find(|v| v["variant"] == "filo").unwrap();
+            assert!((num(v, "seat_elo") - elo).abs() < 0.3, "seat");
+            continue;
+        }
+        let g = rating(&got, &bot, "filo");
+        assert!((num(g, "elo") - elo).abs() < 0.05, "{bot} elo");
+        assert!((num(g, "elo_se") - se.unwrap()).abs() < 0.05, "{bot} se");
+    }
+}
+
 #[test]
 fn shards_merge_to_the_same_tables_as_one_file() {
     let text = std::fs::read_to_string(data("league.csv")).unwrap();
@@ -188,7 +273,7 @@ fn perfect_scores_are_finite_and_flagged() {
     let dir = tempfile::tempdir().unwrap();
     let out = arena(&["rate", s(&data("perfect.csv")), "--out", s(dir.path())]);
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("virtual draw"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("had been a draw"));
     let rows = read_table(&dir.path().join("ratings.csv"));
     let champ = rating(&rows, "champ", "all");
     let chump = rating(&rows, "chump", "all");
@@ -296,4 +381,178 @@ fn pgn_export_has_one_game_per_two_player_row() {
     assert!(text.contains("[White \"Z\"]\n[Black \"X\"]\n[Result \"1/2-1/2\"]"));
     // g2, g3, g4 (seat 1 won) and t7.
     assert_eq!(text.matches("\n0-1\n").count(), 4);
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const HEADER: &str = "game_id,variant,players,group,seat0,seat1,seat2,score0,score1,score2,reason,offender,plies,duration_ms,seed,opening";
+
+#[test]
+fn bad_input_is_an_error_naming_file_line_and_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good =
+        "g1,filo,2,p1,A,B,,1,0,,store,,30,100,7,\ng2,filo,2,p1,B,A,,0.5,0.5,,tie,,31,100,7,\n";
+    let cases = [
+        (
+            "noheader.csv",
+            good.to_string(),
+            "noheader.csv:1: no header line",
+        ),
+        (
+            "missing.csv",
+            "game_id,variant,players\ng1,filo,2\n".to_string(),
+            "missing.csv:1: missing columns `group`",
+        ),
+        (
+            "types.csv",
+            format!("{HEADER}\n{good}g3,filo,2,p1,A,B,,1,0,,store,,many,100,7,\n"),
+            "types.csv:4: column `plies`: `many` is not a whole number",
+        ),
+        (
+            "sum.csv",
+            format!("{HEADER}\n{good}g3,filo,2,p1,A,B,,1,1,,store,,3,100,7,\n"),
+            "sum.csv:4: scores must add up to 1",
+        ),
+        (
+            "seat2.csv",
+            format!("{HEADER}\ng3,tricala,3,s,X,Y,,1,0.5,0,store,,30,100,7,\n"),
+            "seat2.csv:2: players is 3 but seat2 is empty",
+        ),
+        (
+            "comma.csv",
+            format!("{HEADER}\ng3,filo,2,p,A, the bot,B,,1,0,,store,,30,100,7,\n"),
+            "comma.csv:2: 17 fields, the header has 16 (a comma in a name must be quoted)",
+        ),
+        ("empty.csv", String::new(), "no games to rate in"),
+    ];
+    for (name, text, want) in cases {
+        let p = write(d, name, &text);
+        let out = arena(&["rate", s(&p), "--out", s(d)]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+    assert!(!d.join("ratings.csv").exists(), "no tables on error");
+}
+
+#[test]
+fn accepted_variations_of_the_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rows = "g1,filo,2,p1,\"A, the \"\"bot\"\"\",B,,1,0,,store,,30,100,7,\r\ng2,filo,2,p1,B,\"A, the \"\"bot\"\"\",,0.5,0.5,,tie,,31,100,7,\r\n";
+    // BOM, CRLF, quoted names with commas and quotes, an extra column, a
+    // torn last line, and a second shard repeating a row.
+    let a = write(
+        d,
+        "a.csv",
+        &format!(
+            "\u{feff}{HEADER},note\r\n{}g3,filo,2,p2,A,B,,1,",
+            rows.replace("\r\n", ",x\r\n")
+        ),
+    );
+    let b = write(
+        d,
+        "b.csv",
+        &format!("{HEADER}\n{}", rows.lines().next().unwrap().trim_end()),
+    );
+    let out = arena(&["rate", s(&a), s(&b), "--out", s(d), "--format", "csv"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("a.csv:4: skipped a torn last line"), "{err}");
+    let mut r = csv::Reader::from_reader(out.stdout.as_slice());
+    let recs: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    let a_row = recs
+        .iter()
+        .find(|x| &x[0] == "A, the \"bot\"" && &x[1] == "all")
+        .unwrap();
+    assert_eq!(
+        &a_row[5], "2",
+        "games: the duplicate counts once, the torn game not at all"
+    );
+}
+
+#[test]
+fn unknown_variant_and_anchor_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arena(&[
+        "rate",
+        s(&data("tricala3.csv")),
+        "--variant",
+        "chess",
+        "--out",
+        s(dir.path()),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no games of variant `chess`") && err.contains("tricala-3p"),
+        "{err}"
+    );
+    let out = arena(&[
+        "rate",
+        s(&data("two.csv")),
+        "--anchor",
+        "zed=100",
+        "--out",
+        s(dir.path()),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`zed`"));
+}
+
+#[test]
+fn json_and_csv_formats_are_well_formed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = s(dir.path());
+    let out = arena(&[
+        "rate",
+        s(&data("league_perfect.csv")),
+        "--out",
+        d,
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    for r in v["report"]["overall"]["ratings"].as_array().unwrap() {
+        for k in ["elo", "elo_low", "elo_high", "elo_se"] {
+            assert!(r[k].as_f64().is_some_and(f64::is_finite), "{k}: {r}");
+        }
+    }
+    let out = arena(&[
+        "rate",
+        s(&data("league.csv")),
+        "--out",
+        d,
+        "--format",
+        "csv",
+    ]);
+    let mut r = csv::Reader::from_reader(out.stdout.as_slice());
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        &header[..8],
+        ["bot", "variant", "elo", "elo_low", "elo_high", "games", "score", "draws"]
+    );
+    assert!(r
+        .records()
+        .all(|x| x.is_ok_and(|x| x.len() == header.len())));
+    for (f, first) in [
+        (
+            "pairs.csv",
+            "variant,bot_a,bot_b,results,a_wins,draws,b_wins",
+        ),
+        (
+            "variants.csv",
+            "variant,players,games,draws,draw_rate,first_seat_score",
+        ),
+    ] {
+        let text = std::fs::read_to_string(dir.path().join(f)).unwrap();
+        assert!(text.starts_with(first), "{f}");
+    }
 }

@@ -3,7 +3,7 @@
 //! BayesElo. Formatting lives in `results::tables::to_pgn`.
 
 use crate::results::tables::{read_merged, to_pgn};
-use anyhow::Context;
+use anyhow::{bail, Context};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -15,17 +15,49 @@ pub struct PgnArgs {
     /// Write here instead of standard output.
     #[arg(short, long)]
     out: Option<PathBuf>,
+    /// Only this variant (as `arena rate --variant`), to compare one
+    /// variant's table with Ordo or BayesElo.
+    #[arg(long)]
+    variant: Option<String>,
 }
 
 pub fn run(args: PgnArgs) -> anyhow::Result<ExitCode> {
-    let rows = read_merged(&args.files)?;
-    let (pgn, skipped) = to_pgn(&rows);
-    match &args.out {
-        Some(p) => std::fs::write(p, pgn).with_context(|| format!("writing {}", p.display()))?,
-        None => print!("{pgn}"),
+    let merged = read_merged(&args.files)?;
+    for w in &merged.warnings {
+        eprintln!("warning: {w}");
     }
-    if skipped > 0 {
-        eprintln!("left out {skipped} 3-player games (PGN holds 2-player games only)");
+    let rows: Vec<_> = match &args.variant {
+        Some(v) => merged
+            .rows
+            .into_iter()
+            .filter(|r| crate::ratings::matches_variant(r, v))
+            .collect(),
+        None => merged.rows,
+    };
+    let pgn = to_pgn(&rows);
+    if pgn.games == 0 {
+        bail!(
+            "no 2-player games to export{}",
+            args.variant
+                .as_deref()
+                .map(|v| format!(" for variant `{v}`"))
+                .unwrap_or_default()
+        );
+    }
+    match &args.out {
+        Some(p) => {
+            std::fs::write(p, &pgn.text).with_context(|| format!("writing {}", p.display()))?
+        }
+        None => print!("{}", pgn.text),
+    }
+    if pgn.skipped > 0 {
+        eprintln!(
+            "left out {} 3-player games (PGN holds 2-player games only)",
+            pgn.skipped
+        );
+    }
+    for (name, written) in &pgn.renamed {
+        eprintln!("bot `{name}` is written as `{written}` (no quotes, backslashes or control characters in PGN tags)");
     }
     Ok(ExitCode::SUCCESS)
 }

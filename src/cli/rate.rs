@@ -60,7 +60,20 @@ fn parse_anchor(s: &str) -> anyhow::Result<Anchor> {
 
 pub fn run(args: RateArgs) -> anyhow::Result<ExitCode> {
     let anchor = args.anchor.as_deref().map(parse_anchor).transpose()?;
-    let rows = read_merged(&args.files)?;
+    let merged = read_merged(&args.files)?;
+    for w in &merged.warnings {
+        eprintln!("warning: {w}");
+    }
+    let rows = merged.rows;
+    let files = args
+        .files
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if rows.is_empty() {
+        bail!("no games to rate in {files}");
+    }
     let kept = match &args.variant {
         Some(v) => rows
             .iter()
@@ -68,13 +81,16 @@ pub fn run(args: RateArgs) -> anyhow::Result<ExitCode> {
             .count(),
         None => rows.len(),
     };
-    if kept == 0 {
+    if let (0, Some(v)) = (kept, &args.variant) {
+        let mut present: Vec<String> = rows
+            .iter()
+            .flat_map(|r| [r.variant.clone(), crate::ratings::variant_label(r)])
+            .collect();
+        present.sort();
+        present.dedup();
         bail!(
-            "no games to rate{}",
-            args.variant
-                .as_deref()
-                .map(|v| format!(" for variant `{v}`"))
-                .unwrap_or_default()
+            "no games of variant `{v}` in {files}; the variants there are: {}",
+            present.join(", ")
         );
     }
     let opts = RateOptions {
@@ -105,7 +121,11 @@ pub fn run(args: RateArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect();
-            eprintln!("{kept} games rated; wrote {}", names.join(", "));
+            let dups = match merged.duplicates {
+                0 => String::new(),
+                n => format!(" ({n} duplicate rows counted once)"),
+            };
+            eprintln!("{kept} games rated{dups}; wrote {}", names.join(", "));
         }
         Format::Csv => print!("{}", ratings_csv(&tables.report)?),
         Format::Json => {

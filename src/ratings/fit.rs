@@ -1,7 +1,8 @@
 //! The Bradley-Terry fit on the Elo scale: maximum likelihood by Newton's
-//! method over aggregated pairwise evidence, its covariance, and the
-//! regularisation that keeps every rating finite. Pure numbers: knows bot
-//! indices, never names, files or rows.
+//! method over aggregated pairwise evidence, its covariance, and the limit
+//! (Ordo's rule for perfect scores, generalised) that keeps every rating
+//! finite when the maximum-likelihood ratings do not exist. Pure numbers:
+//! knows bot indices, never names, files or rows.
 //!
 //! Model (as Ordo): the expected score of `a` against `b`, with `a` in the
 //! earlier seat of variant group `v`, is `1 / (1 + 10^(-(r_a - r_b + h_v)/400))`
@@ -16,10 +17,10 @@ use super::linalg::{cholesky, inverse, solve, Matrix};
 /// `ln(10) / 400`: the logistic slope of the Elo scale.
 pub const K: f64 = std::f64::consts::LN_10 / 400.0;
 
-/// Weight of the virtual draw each bot plays against a virtual opponent
-/// rated at the pool average when the maximum-likelihood estimate does not
-/// exist (see `regularized`), and of the virtual draw at `h = 0` each seat
-/// parameter always gets.
+/// Weight of the virtual draw at `h = 0` that each seat parameter gets, so
+/// that a variant whose first seat won (or lost) everything stays finite.
+/// Against the hundreds of games of a league it moves `h` by a fraction of
+/// an Elo (0.2 Elo with 60 games in the test league).
 pub const PRIOR_DRAWS: f64 = 1.0;
 
 /// Aggregated pairwise evidence between two bots in one variant group:
@@ -52,12 +53,24 @@ pub struct FitOutput {
     /// `None` when not fitted or the group has no evidence.
     pub seat: Vec<Option<(f64, f64)>>,
     /// True when the maximum-likelihood estimate did not exist (the
-    /// "scored against" graph is not strongly connected) and the virtual
-    /// draws were added.
+    /// "scored against" graph is not strongly connected) and the components
+    /// were placed by the half-point rule (see `fit`).
     pub regularized: bool,
-    /// Bots outside the largest strongly connected component (their rating
-    /// leans on the virtual draws). All false when not regularized.
+    /// Bots outside the largest strongly connected component (their
+    /// distance to it rests on the half-point rule). All false when not
+    /// regularized.
     pub leans_on_prior: Vec<bool>,
+    /// Which group of bots that met (directly or through others) each bot
+    /// belongs to: 0 is the largest group. Ratings of different groups
+    /// cannot be compared.
+    pub group: Vec<usize>,
+    /// Number of such groups (0 without rated bots).
+    pub groups: usize,
+    /// The bots whose average is the default zero: every rated bot, or,
+    /// when regularized, the largest strongly connected component if it
+    /// has two bots or more (as Ordo, whose average leaves out the perfect
+    /// winners and losers it places afterwards).
+    pub core: Vec<bool>,
     /// Quasi-likelihood dispersion: Pearson X² / degrees of freedom, clamped
     /// to [0.25, 4]; 1 when fewer than 30 degrees of freedom.
     pub dispersion: f64,
@@ -153,29 +166,33 @@ fn cholesky_ridge(h: &Matrix) -> Option<Matrix> {
     None
 }
 
+/// One maximum-likelihood problem: a bot's rating is `bot_base + θ[bot_param]`,
+/// a variant group's seat advantage `group_base + θ[group_param]`.
 struct Problem<'a> {
     cells: &'a [Cell],
-    /// bot index -> parameter index
     bot_param: Vec<Option<usize>>,
-    /// group index -> parameter index
+    bot_base: Vec<f64>,
     group_param: Vec<Option<usize>>,
+    group_base: Vec<f64>,
     nparams: usize,
-    nbots_rated: usize,
-    prior_bots: bool,
-    /// gauge penalty weight (0 when the prior fixes the gauge)
-    lambda: f64,
+    /// Parameters carrying one virtual draw at 0 (the seat parameters).
+    seat_prior: Vec<usize>,
+    /// Gauge penalties `λ (Σ u_k θ_k)²`, one per set of parameters whose
+    /// common level the data do not determine: (λ, [(k, u_k)]).
+    gauges: Vec<(f64, Vec<(usize, f64)>)>,
 }
 
 impl Problem<'_> {
     fn diff(&self, theta: &[f64], c: &Cell) -> Option<(usize, usize, Option<usize>, f64)> {
-        let a = self.bot_param[c.first]?;
-        let b = self.bot_param[c.second]?;
+        let a = self.bot_param.get(c.first).copied().flatten()?;
+        let b = self.bot_param.get(c.second).copied().flatten()?;
         let g = self.group_param.get(c.group).copied().flatten();
-        let d = theta[a] - theta[b] + g.map_or(0.0, |g| theta[g]);
+        let h = self.group_base.get(c.group).copied().unwrap_or(0.0) + g.map_or(0.0, |g| theta[g]);
+        let d = self.bot_base[c.first] + theta[a] - self.bot_base[c.second] - theta[b] + h;
         Some((a, b, g, d))
     }
 
-    /// Negative log-likelihood (plus prior and gauge terms).
+    /// Negative log-likelihood (plus seat prior and gauge terms).
     fn value(&self, theta: &[f64]) -> f64 {
         let mut f = 0.0;
         for c in self.cells {
@@ -184,16 +201,13 @@ impl Problem<'_> {
                 f -= c.x * ln_sigmoid(z) + (c.w - c.x) * ln_sigmoid(-z);
             }
         }
-        for (k, &t) in theta.iter().enumerate() {
-            if k < self.nbots_rated && !self.prior_bots {
-                continue;
-            }
-            // one virtual draw at difference t
+        for &k in &self.seat_prior {
+            let t = theta[k];
             f -= PRIOR_DRAWS * 0.5 * (ln_sigmoid(K * t) + ln_sigmoid(-K * t));
         }
-        if self.lambda > 0.0 {
-            let s: f64 = theta[..self.nbots_rated].iter().sum();
-            f += 0.5 * self.lambda * s * s;
+        for (lambda, u) in &self.gauges {
+            let s: f64 = u.iter().map(|&(k, w)| w * theta[k]).sum();
+            f += 0.5 * lambda * s * s;
         }
         f
     }
@@ -224,29 +238,153 @@ impl Problem<'_> {
                 }
             }
         }
-        for (k, &t) in theta.iter().enumerate() {
-            if k < self.nbots_rated && !self.prior_bots {
-                continue;
-            }
-            let p = sigmoid(K * t);
+        for &k in &self.seat_prior {
+            let p = sigmoid(K * theta[k]);
             g[k] += -K * PRIOR_DRAWS * (0.5 - p);
             h.add(k, k, K * K * PRIOR_DRAWS * p * (1.0 - p));
         }
-        if self.lambda > 0.0 {
-            let s: f64 = theta[..self.nbots_rated].iter().sum();
-            for i in 0..self.nbots_rated {
-                g[i] += self.lambda * s;
-                for j in 0..self.nbots_rated {
-                    h.add(i, j, self.lambda);
+        for (lambda, u) in &self.gauges {
+            let s: f64 = u.iter().map(|&(k, w)| w * theta[k]).sum();
+            for &(i, wi) in u {
+                g[i] += lambda * wi * s;
+                for &(j, wj) in u {
+                    h.add(i, j, lambda * wi * wj);
                 }
             }
         }
         (g, h)
     }
+
+    /// Newton's method with a backtracking line search from 0. Returns the
+    /// optimum, the iterations and the inverse of the curvature there.
+    fn solve(&self) -> (Vec<f64>, usize, Matrix) {
+        let mut theta = vec![0.0; self.nparams];
+        let mut iterations = 0;
+        let mut fval = self.value(&theta);
+        let mut last_h = None;
+        for it in 0..200 {
+            iterations = it + 1;
+            let (g, h) = self.derivatives(&theta);
+            let Some(l) = cholesky(&h).or_else(|| cholesky_ridge(&h)) else {
+                break;
+            };
+            let step = solve(&l, &g);
+            last_h = Some(l);
+            let slope: f64 = -g.iter().zip(&step).map(|(a, b)| a * b).sum::<f64>();
+            let mut t = 1.0;
+            let mut accepted = false;
+            for _ in 0..60 {
+                let cand: Vec<f64> = theta.iter().zip(&step).map(|(a, s)| a - t * s).collect();
+                let fc = self.value(&cand);
+                if fc <= fval + 1e-4 * t * slope || (fc - fval).abs() <= 1e-12 * fval.abs().max(1.0)
+                {
+                    theta = cand;
+                    fval = fc;
+                    accepted = true;
+                    break;
+                }
+                t *= 0.5;
+            }
+            let maxstep = step.iter().fold(0.0f64, |a, s| a.max((t * s).abs()));
+            if !accepted || maxstep < 1e-7 {
+                break;
+            }
+        }
+        // Curvature at the optimum (with a tiny ridge if rounding made it
+        // indefinite: intervals must stay finite).
+        let (_, h) = self.derivatives(&theta);
+        let l = cholesky(&h).or_else(|| cholesky_ridge(&h)).or(last_h);
+        let mut inv = l
+            .as_ref()
+            .map(inverse)
+            .unwrap_or_else(|| Matrix::zeros(self.nparams));
+        // The gauge penalties fix levels the data leave free; remove what
+        // they add to the covariance (project onto `Σ u_k θ_k = 0`), so that
+        // it is the covariance of the constrained estimate.
+        for (_, u) in &self.gauges {
+            project_out(&mut inv, u);
+        }
+        (theta, iterations, inv)
+    }
+
+    /// Pearson X² of the evidence at `theta`.
+    fn pearson(&self, theta: &[f64]) -> f64 {
+        let mut x2 = 0.0;
+        for c in self.cells {
+            if let Some((_, _, _, d)) = self.diff(theta, c) {
+                let p = sigmoid(K * d);
+                let v = p * (1.0 - p);
+                if v > 1e-12 {
+                    x2 += (c.x2 - 2.0 * p * c.x + p * p * c.w) / v;
+                }
+            }
+        }
+        x2
+    }
+}
+
+/// `G <- P G Pᵀ` with `P = I - v uᵀ / (u·v)`, `v` the indicator of the
+/// parameters in `u`: the covariance of the estimate under `uᵀθ = 0` from
+/// any generalised inverse `G` (the null direction of the curvature is `v`).
+fn project_out(g: &mut Matrix, u: &[(usize, f64)]) {
+    let n = g.n;
+    let uv: f64 = u.iter().map(|&(_, w)| w).sum();
+    if u.is_empty() || uv.abs() < 1e-300 {
+        return;
+    }
+    // gu = G u, ugu = uᵀ G u
+    let mut gu = vec![0.0; n];
+    for i in 0..n {
+        gu[i] = u.iter().map(|&(k, w)| g.get(i, k) * w).sum();
+    }
+    let ugu: f64 = u.iter().map(|&(k, w)| w * gu[k]).sum();
+    let mut inv_set = vec![false; n];
+    for &(k, _) in u {
+        inv_set[k] = true;
+    }
+    for i in 0..n {
+        for j in 0..n {
+            let vi = if inv_set[i] { 1.0 } else { 0.0 };
+            let vj = if inv_set[j] { 1.0 } else { 0.0 };
+            let d = -vi * gu[j] / uv - gu[i] * vj / uv + vi * vj * ugu / (uv * uv);
+            if d != 0.0 {
+                g.add(i, j, d);
+            }
+        }
+    }
+}
+
+/// The gauge weight: about the curvature of one bot's rating, so that the
+/// penalty neither dominates nor vanishes in the Newton steps.
+fn gauge_lambda(weight: f64, size: usize) -> f64 {
+    K * K * 0.25 * weight.max(1.0) / size.max(1) as f64
+}
+
+/// Union-find root.
+fn root(parent: &mut [usize], mut i: usize) -> usize {
+    while parent[i] != i {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    i
 }
 
 /// Fits `nbots` ratings (and, if `seat_advantage`, one seat parameter per
 /// each of `ngroups` variant groups) to `cells`.
+///
+/// When the maximum-likelihood estimate exists (the "scored against"
+/// graph is strongly connected) this is plain maximum likelihood. When it
+/// does not, the estimate is the limit that Ordo uses for perfect scores,
+/// generalised: (1) the ratings inside each strongly connected component
+/// are the maximum-likelihood ratings of the games inside it (in the limit
+/// the games between components, all won by the same side, carry no
+/// information on them); (2) the components are then placed by maximum
+/// likelihood on the games between them, with the internal ratings fixed
+/// and, between every two components that met, half a point moved from
+/// the winner to the loser ("as if one of the games was a draw", Ordo's
+/// rule for a perfect winner; at most a quarter of the games between
+/// them, so that one won game still leaves the winner ahead). Components that never met, even through
+/// others, cannot be compared: each such group is centred on 0.
 pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_advantage: bool) -> FitOutput {
     // Which bots and groups have evidence.
     let mut rated = vec![false; nbots];
@@ -259,13 +397,14 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_advantage: bool) -
         }
     }
     let mut bot_param = vec![None; nbots];
-    let mut m = 0;
+    let mut param_bot = Vec::new();
     for (i, r) in rated.iter().enumerate() {
         if *r {
-            bot_param[i] = Some(m);
-            m += 1;
+            bot_param[i] = Some(param_bot.len());
+            param_bot.push(i);
         }
     }
+    let m = param_bot.len();
     let mut group_param = vec![None; ngroups];
     let mut nparams = m;
     if seat_advantage {
@@ -276,6 +415,7 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_advantage: bool) -
             }
         }
     }
+    let seat_params: Vec<usize> = (m..nparams).collect();
 
     // Existence of the MLE: the graph "a scored against b" must be strongly
     // connected (Zermelo 1929; Hunter 2004, assumption 1).
@@ -296,87 +436,51 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_advantage: bool) -
     let comp = scc(m, &adj);
     let ncomp = comp.iter().copied().max().map_or(0, |c| c + 1);
     let regularized = ncomp > 1;
-    let mut leans_on_prior = vec![false; nbots];
-    if regularized {
-        let mut size = vec![0usize; ncomp];
-        comp.iter().for_each(|&c| size[c] += 1);
-        let biggest = (0..ncomp).max_by_key(|&c| size[c]).unwrap_or(0);
-        for i in 0..nbots {
-            if let Some(p) = bot_param[i] {
-                leans_on_prior[i] = comp[p] != biggest;
-            }
+    let mut size = vec![0usize; ncomp];
+    comp.iter().for_each(|&c| size[c] += 1);
+
+    // Stage 1: maximum likelihood inside each component (all of it when
+    // the estimate exists), one gauge per component.
+    let inside: Vec<Cell> = cells
+        .iter()
+        .filter(|c| match (bot_param[c.first], bot_param[c.second]) {
+            (Some(a), Some(b)) => a != b && comp[a] == comp[b],
+            _ => false,
+        })
+        .copied()
+        .collect();
+    let mut comp_weight = vec![0.0; ncomp];
+    for c in &inside {
+        if let Some(a) = bot_param[c.first] {
+            comp_weight[comp[a]] += c.w;
         }
     }
-
-    let total_w: f64 = cells.iter().map(|c| c.w).sum();
-    let lambda = if regularized || m == 0 {
-        0.0
-    } else {
-        K * K * 0.25 * total_w.max(1.0) / m as f64
-    };
-    let prob = Problem {
-        cells,
+    let mut members: Vec<Vec<(usize, f64)>> = vec![Vec::new(); ncomp];
+    for p in 0..m {
+        members[comp[p]].push((p, 1.0));
+    }
+    let gauges: Vec<(f64, Vec<(usize, f64)>)> = members
+        .into_iter()
+        .enumerate()
+        .map(|(c, u)| (gauge_lambda(comp_weight[c], size[c]), u))
+        .collect();
+    let stage1 = Problem {
+        cells: &inside,
         bot_param: bot_param.clone(),
+        bot_base: vec![0.0; nbots],
         group_param: group_param.clone(),
+        group_base: vec![0.0; ngroups],
         nparams,
-        nbots_rated: m,
-        prior_bots: regularized,
-        lambda,
+        seat_prior: seat_params.clone(),
+        gauges,
     };
+    let (theta, mut iterations, inv) = stage1.solve();
 
-    let mut theta = vec![0.0; nparams];
-    let mut iterations = 0;
-    let mut fval = prob.value(&theta);
-    let mut last_h = None;
-    for it in 0..200 {
-        iterations = it + 1;
-        let (g, h) = prob.derivatives(&theta);
-        let Some(l) = cholesky(&h).or_else(|| cholesky_ridge(&h)) else {
-            break;
-        };
-        let step = solve(&l, &g);
-        last_h = Some(l);
-        let slope: f64 = -g.iter().zip(&step).map(|(a, b)| a * b).sum::<f64>();
-        let mut t = 1.0;
-        let mut accepted = false;
-        for _ in 0..60 {
-            let cand: Vec<f64> = theta.iter().zip(&step).map(|(a, s)| a - t * s).collect();
-            let fc = prob.value(&cand);
-            if fc <= fval + 1e-4 * t * slope || (fc - fval).abs() <= 1e-12 * fval.abs().max(1.0) {
-                theta = cand;
-                fval = fc;
-                accepted = true;
-                break;
-            }
-            t *= 0.5;
-        }
-        let maxstep = step.iter().fold(0.0f64, |a, s| a.max((t * s).abs()));
-        if !accepted || maxstep < 1e-7 {
-            break;
-        }
-    }
-    // Curvature at the optimum (with a tiny ridge if rounding made it
-    // indefinite: intervals must stay finite).
-    let (_, h) = prob.derivatives(&theta);
-    let l = cholesky(&h).or_else(|| cholesky_ridge(&h)).or(last_h);
-    let inv = l
-        .as_ref()
-        .map(inverse)
-        .unwrap_or_else(|| Matrix::zeros(nparams));
-
-    // Dispersion: Pearson X² over the real evidence (not the virtual draws).
-    let mut x2 = 0.0;
-    for c in cells {
-        if let Some((_, _, _, d)) = prob.diff(&theta, c) {
-            let p = sigmoid(K * d);
-            let v = p * (1.0 - p);
-            if v > 1e-12 {
-                x2 += (c.x2 - 2.0 * p * c.x + p * p * c.w) / v;
-            }
-        }
-    }
-    let free = (m.saturating_sub(1) + (nparams - m)) as f64;
-    let dof = total_w - free;
+    // Dispersion: Pearson X² over the evidence inside the components.
+    let x2 = stage1.pearson(&theta);
+    let inside_w: f64 = inside.iter().map(|c| c.w).sum();
+    let free = ((m - ncomp.min(m)) + (nparams - m)) as f64;
+    let dof = inside_w - free;
     let dispersion = if dof >= 30.0 {
         (x2 / dof).clamp(0.25, 4.0)
     } else {
@@ -385,20 +489,131 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_advantage: bool) -
 
     let mut elo = vec![0.0; nbots];
     let mut cov = Matrix::zeros(nbots);
-    for i in 0..nbots {
-        if let Some(p) = bot_param[i] {
-            elo[i] = theta[p];
-            for j in 0..nbots {
-                if let Some(q) = bot_param[j] {
-                    cov.a[i * nbots + j] = dispersion * inv.get(p, q);
-                }
-            }
+    for &i in &param_bot {
+        let p = bot_param[i].unwrap_or(0);
+        elo[i] = theta[p];
+        for &j in &param_bot {
+            let q = bot_param[j].unwrap_or(0);
+            cov.a[i * nbots + j] = dispersion * inv.get(p, q);
         }
     }
     let seat = group_param
         .iter()
         .map(|g| g.map(|g| (theta[g], (dispersion * inv.get(g, g)).max(0.0).sqrt())))
         .collect();
+
+    // Stage 2: place the components.
+    let mut leans_on_prior = vec![false; nbots];
+    let mut group_of = vec![0usize; nbots];
+    let mut core = rated.clone();
+    let mut ngroups_connected = usize::from(m > 0);
+    if regularized {
+        // Groups of components that met, directly or through others.
+        let mut parent: Vec<usize> = (0..ncomp).collect();
+        // Weight between two components and the direction of the results.
+        let mut between: std::collections::BTreeMap<(usize, usize), f64> = Default::default();
+        for c in cells.iter().filter(|c| c.w > 0.0) {
+            if let (Some(a), Some(b)) = (bot_param[c.first], bot_param[c.second]) {
+                let (ca, cb) = (comp[a], comp[b]);
+                if ca != cb {
+                    *between.entry((ca.min(cb), ca.max(cb))).or_default() += c.w;
+                    let (ra, rb) = (root(&mut parent, ca), root(&mut parent, cb));
+                    parent[ra] = rb;
+                }
+            }
+        }
+        let outside: Vec<Cell> = cells
+            .iter()
+            .filter_map(|c| {
+                let (a, b) = (bot_param[c.first]?, bot_param[c.second]?);
+                let (ca, cb) = (comp[a], comp[b]);
+                if ca == cb || c.w <= 0.0 {
+                    return None;
+                }
+                let total = between.get(&(ca.min(cb), ca.max(cb))).copied()?;
+                // Half a point moves from the winner to the loser, shared
+                // by weight; at most a quarter of their games, so that the
+                // winner of a single game still ends up ahead (score 3/4).
+                let shift = (0.5f64).min(0.25 * total) * c.w / total;
+                let x = if c.x > 0.5 * c.w {
+                    c.x - shift
+                } else {
+                    c.x + shift
+                };
+                Some(Cell { x, ..*c })
+            })
+            .collect();
+        let mut comp_param = vec![None; nbots];
+        let mut base = vec![0.0; nbots];
+        for &i in &param_bot {
+            let p = bot_param[i].unwrap_or(0);
+            comp_param[i] = Some(comp[p]);
+            base[i] = theta[p];
+        }
+        let mut weak: std::collections::BTreeMap<usize, Vec<(usize, f64)>> = Default::default();
+        for c in 0..ncomp {
+            let r = root(&mut parent, c);
+            weak.entry(r).or_default().push((c, size[c] as f64));
+        }
+        let total_between: f64 = outside.iter().map(|c| c.w).sum();
+        let gauges: Vec<(f64, Vec<(usize, f64)>)> = weak
+            .values()
+            .map(|u| (gauge_lambda(total_between, ncomp), u.clone()))
+            .collect();
+        let stage2 = Problem {
+            cells: &outside,
+            bot_param: comp_param,
+            bot_base: base,
+            group_param: vec![None; ngroups],
+            group_base: (0..ngroups)
+                .map(|g| group_param[g].map_or(0.0, |k| theta[k]))
+                .collect(),
+            nparams: ncomp,
+            seat_prior: Vec::new(),
+            gauges,
+        };
+        let (offset, it2, inv2) = stage2.solve();
+        iterations += it2;
+        for &i in &param_bot {
+            let ci = comp[bot_param[i].unwrap_or(0)];
+            elo[i] += offset[ci];
+            for &j in &param_bot {
+                let cj = comp[bot_param[j].unwrap_or(0)];
+                cov.a[i * nbots + j] += inv2.get(ci, cj);
+            }
+        }
+
+        // The largest component and the largest group of components.
+        let biggest = (0..ncomp)
+            .max_by_key(|&c| (size[c], usize::MAX - c))
+            .unwrap_or(0);
+        let mut weak_index = vec![0usize; ncomp];
+        let mut weak_size: Vec<usize> = Vec::new();
+        for (k, u) in weak.values().enumerate() {
+            for &(c, _) in u {
+                weak_index[c] = k;
+            }
+            weak_size.push(u.iter().map(|&(c, _)| size[c]).sum());
+        }
+        ngroups_connected = weak_size.len();
+        let main = (0..weak_size.len())
+            .max_by_key(|&k| (weak_size[k], usize::MAX - k))
+            .unwrap_or(0);
+        for &i in &param_bot {
+            let c = comp[bot_param[i].unwrap_or(0)];
+            leans_on_prior[i] = c != biggest;
+            core[i] = c == biggest || size[biggest] < 2;
+            // Group 0 is the main group; the others follow in order.
+            let k = weak_index[c];
+            group_of[i] = if k == main {
+                0
+            } else if k < main {
+                k + 1
+            } else {
+                k
+            };
+        }
+    }
     FitOutput {
         rated,
         elo,
@@ -406,6 +621,9 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_advantage: bool) -
         seat,
         regularized,
         leans_on_prior,
+        group: group_of,
+        groups: ngroups_connected,
+        core,
         dispersion,
         iterations,
     }

@@ -62,13 +62,19 @@ pub enum Flag {
     None,
     /// No games: no rating.
     Unrated,
-    /// Won every rated result: finite only thanks to the virtual draw.
+    /// Won every rated result: its rating is a floor, placed as if one of
+    /// its games had been a draw (Ordo's rule).
     AllWins,
-    /// Lost every rated result: finite only thanks to the virtual draw.
+    /// Lost every rated result: a ceiling, placed the same way.
     AllLosses,
     /// Not perfect, but its whole group of bots won (or lost) every result
-    /// against the rest, so its distance to the rest rests on the virtual draws.
+    /// against the rest, so its distance to the rest rests on the same
+    /// half-point rule.
     Prior,
+    /// Never met the largest group of bots, even through others: its rating
+    /// cannot be compared with theirs (each such group is centred on its
+    /// own; LOS across groups is empty).
+    Disconnected,
 }
 
 impl Flag {
@@ -79,6 +85,7 @@ impl Flag {
             Flag::AllWins => "all_wins",
             Flag::AllLosses => "all_losses",
             Flag::Prior => "prior",
+            Flag::Disconnected => "disconnected",
         }
     }
 }
@@ -95,6 +102,9 @@ pub struct BotRating {
     /// Standard error of `elo` (relative to the anchor).
     pub elo_se: f64,
     pub flag: Flag,
+    /// Group of bots that met, directly or through others (0: the largest).
+    /// Ratings in different groups cannot be compared.
+    pub group: usize,
     #[serde(flatten)]
     pub count: BotCount,
 }
@@ -105,8 +115,12 @@ pub struct Standings {
     pub variant: String,
     /// How the scale is fixed, in words (`average = 0`, `alice = 1500`).
     pub anchor: String,
-    /// True when the virtual draws were needed (see `Flag`).
+    /// True when the maximum-likelihood ratings do not exist (someone won
+    /// or lost everything against a group) and the half-point rule placed
+    /// the groups (see `Flag`).
     pub regularized: bool,
+    /// Groups of bots that never met, even through others (1 normally).
+    pub groups: usize,
     /// Quasi-likelihood dispersion applied to the Fisher intervals.
     pub dispersion: f64,
     /// Newton iterations the fit took.
@@ -129,11 +143,12 @@ impl Standings {
 
     /// Likelihood of superiority: the probability that `a` is stronger than
     /// `b` given the data, `Phi((elo_a - elo_b) / se(elo_a - elo_b))`.
-    /// `None` when either is unrated or unknown.
+    /// `None` when either is unrated or unknown, or they are in groups of
+    /// bots that never met (`group` differs).
     pub fn los(&self, a: &str, b: &str) -> Option<f64> {
         let (&i, &j) = (self.index.get(a)?, self.index.get(b)?);
         let (ra, rb) = (&self.ratings[i], &self.ratings[j]);
-        if !ra.rated || !rb.rated {
+        if !ra.rated || !rb.rated || ra.group != rb.group {
             return None;
         }
         let n = self.ratings.len();
@@ -286,20 +301,24 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
     // Anchoring: every reported rating is a contrast c·r, so its variance
     // is cᵀ Σ c whatever gauge the fit used.
     let rated: Vec<usize> = (0..n).filter(|&i| out.rated[i]).collect();
-    let m = rated.len() as f64;
     let cov = |i: usize, j: usize| out.cov.get(i, j);
     let anchor_bot = opts
         .anchor
         .as_ref()
         .and_then(|a| ev.bots.iter().position(|b| b == &a.bot).map(|i| (i, a)))
         .filter(|(i, _)| out.rated[*i]);
+    let average = if rated.iter().all(|&i| out.core[i]) {
+        "average"
+    } else {
+        "average of the unflagged bots"
+    };
     let (anchor_text, base) = match (anchor_bot, &opts.anchor) {
         (Some((i, a)), _) => (format!("{} = {}", a.bot, a.elo), (Some(i), a.elo)),
         (None, Some(a)) => (
-            format!("average = 0 ({} has no games here)", a.bot),
+            format!("{average} = 0 ({} has no games here)", a.bot),
             (None, 0.0),
         ),
-        (None, None) => ("average = 0".to_string(), (None, 0.0)),
+        (None, None) => (format!("{average} = 0"), (None, 0.0)),
     };
     // Transformed ratings e = T r and their covariance T Σ Tᵀ.
     let mut elo = vec![0.0; n];
@@ -315,20 +334,54 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
                 }
             }
             None => {
-                let mean = rated.iter().map(|&i| out.elo[i]).sum::<f64>() / m;
+                // The average of the core (every rated bot unless the
+                // maximum-likelihood ratings do not exist, see FitOutput).
+                let core: Vec<usize> = rated.iter().copied().filter(|&i| out.core[i]).collect();
+                let m = core.len().max(1) as f64;
+                let mean = core.iter().map(|&i| out.elo[i]).sum::<f64>() / m;
                 let mut rowmean = vec![0.0; n];
-                let mut all = 0.0;
                 for &i in &rated {
-                    rowmean[i] = rated.iter().map(|&j| cov(i, j)).sum::<f64>() / m;
-                    all += rowmean[i];
+                    rowmean[i] = core.iter().map(|&j| cov(i, j)).sum::<f64>() / m;
                 }
-                all /= m;
+                let all = core.iter().map(|&i| rowmean[i]).sum::<f64>() / m;
                 for &i in &rated {
                     elo[i] = out.elo[i] - mean + base.1;
                     for &j in &rated {
                         tcov[i * n + j] = cov(i, j) - rowmean[i] - rowmean[j] + all;
                     }
                 }
+            }
+        }
+    }
+    // Groups of bots that never met the reference group (the anchor's, or
+    // the largest): each is centred on its own average at the reference
+    // value (0, or the anchor's Elo), with the covariance of its
+    // within-group contrasts.
+    let reference_group = base.0.map_or(0, |a| out.group[a]);
+    for g in (0..out.groups).filter(|&g| g != reference_group) {
+        let members: Vec<usize> = rated
+            .iter()
+            .copied()
+            .filter(|&i| out.group[i] == g)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        let k = members.len() as f64;
+        let mean = members.iter().map(|&i| out.elo[i]).sum::<f64>() / k;
+        let rowmean: Vec<f64> = members
+            .iter()
+            .map(|&i| members.iter().map(|&j| cov(i, j)).sum::<f64>() / k)
+            .collect();
+        let all = rowmean.iter().sum::<f64>() / k;
+        for (x, &i) in members.iter().enumerate() {
+            elo[i] = out.elo[i] - mean + base.1;
+            for j in 0..n {
+                tcov[i * n + j] = 0.0;
+                tcov[j * n + i] = 0.0;
+            }
+            for (y, &j) in members.iter().enumerate() {
+                tcov[i * n + j] = cov(i, j) - rowmean[x] - rowmean[y] + all;
             }
         }
     }
@@ -340,6 +393,8 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
             let se = tcov[i * n + i].max(0.0).sqrt();
             let flag = if !out.rated[i] {
                 Flag::Unrated
+            } else if out.group[i] != 0 {
+                Flag::Disconnected
             } else if out.regularized && c.losses == 0 && c.draws == 0 {
                 Flag::AllWins
             } else if out.regularized && c.wins == 0 && c.draws == 0 {
@@ -357,6 +412,7 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
                 elo_high: elo[i] + z * se,
                 elo_se: se,
                 flag,
+                group: out.group[i],
                 count: c,
             }
         })
@@ -393,6 +449,7 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
         variant,
         anchor: anchor_text,
         regularized: out.regularized,
+        groups: out.groups,
         dispersion: out.dispersion,
         iterations: out.iterations,
         ratings,

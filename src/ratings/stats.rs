@@ -70,6 +70,8 @@ pub struct BotCount {
     /// Games this bot forfeited, and why.
     pub forfeits: u64,
     pub forfeit_reasons: BTreeMap<String, u64>,
+    /// How the games this bot played ended, whoever caused it: reason -> games.
+    pub reasons: BTreeMap<String, u64>,
 }
 
 impl BotCount {
@@ -101,6 +103,9 @@ impl BotCount {
         self.forfeits += o.forfeits;
         for (k, v) in &o.forfeit_reasons {
             *self.forfeit_reasons.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &o.reasons {
+            *self.reasons.entry(k.clone()).or_default() += v;
         }
     }
 }
@@ -405,6 +410,10 @@ impl Evidence {
         let mut seat0_points = vec![0.0; nl];
         let mut duration = vec![0u128; nl];
         let mut reason_counts: Vec<FastMap<&str, u64>> = vec![FastMap::default(); nl];
+        // End reasons per (label, bot), by interned reason id (no string
+        // work per row).
+        let mut reason_ix: FastMap<&str, usize> = FastMap::default();
+        let mut bot_reasons: Vec<Vec<u64>> = vec![Vec::new(); nl * nb];
         // Seat-swap groups, counted as the rows arrive (no second pass over
         // the rows): (label, group) -> state of the group.
         let mut groups: FastMap<(usize, &str), GroupState> = FastMap::default();
@@ -419,13 +428,21 @@ impl Evidence {
                 seats[s] = renumber[ids[s]];
             }
             let scores = [r.score0, r.score1, r.score2.unwrap_or(0.0)];
+            let k = reason_ix.len();
+            let reason = *reason_ix.entry(r.reason.as_str()).or_insert(k);
             // Per bot.
             for s in 0..np {
+                let br = &mut bot_reasons[l * nb + seats[s]];
+                if br.len() <= reason {
+                    br.resize(reason + 1, 0);
+                }
+                br[reason] += 1;
                 let c = &mut bot_counts[l * nb + seats[s]];
                 c.games += 1;
                 c.points += scores[s];
                 for t in 0..np {
-                    if t == s {
+                    // A bot seated against itself has no result against itself.
+                    if t == s || seats[t] == seats[s] {
                         continue;
                     }
                     match cmp_result(scores[s], scores[t]) {
@@ -499,6 +516,18 @@ impl Evidence {
                         c[g.counted as usize] -= 1;
                     }
                     g.counted = 5;
+                }
+            }
+        }
+
+        let mut reason_names = vec![""; reason_ix.len()];
+        for (name, &i) in &reason_ix {
+            reason_names[i] = name;
+        }
+        for (c, counts) in bot_counts.iter_mut().zip(&bot_reasons) {
+            for (i, &n) in counts.iter().enumerate() {
+                if n > 0 {
+                    *c.reasons.entry(reason_names[i].to_string()).or_default() += n;
                 }
             }
         }

@@ -1,8 +1,21 @@
-//! Reading and writing `games.csv`: a malformed row is an error naming its
-//! file and line; a torn last line (a run killed mid-write) is reported
-//! separately so that the league runner can repair it.
+//! Reading `games.csv`: every problem is an error naming its file, line
+//! and column; nothing a file contains can panic.
+//!
+//! What is accepted (docs/ratings.md, "Inputs and merging"):
+//! - the header names the columns, in any order; every column of
+//!   `GameRow` must be there (`seat2`, `score2`, `offender` and `opening`
+//!   may be empty); unknown columns are ignored (new columns are added at
+//!   the end of the schema);
+//! - a UTF-8 byte-order mark, CRLF line endings, quoted fields (names with
+//!   commas or quotes), blank lines;
+//! - a last line without its newline that does not parse is a write torn
+//!   by a crash (the league commits a game by its row's newline): it is
+//!   skipped with a warning naming the file and line, never silently;
+//! - an empty file (a league killed before its header) has no rows, with a
+//!   warning; a header alone has no rows.
 
 use super::GameRow;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
@@ -20,48 +33,302 @@ pub enum CsvError {
     },
 }
 
+/// Something skipped or noticed while reading, with its place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CsvWarning {
+    pub path: PathBuf,
+    pub line: u64,
+    pub what: String,
+}
+
+impl std::fmt::Display for CsvWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.path.display(), self.line, self.what)
+    }
+}
+
+/// The rows of one file with the line each starts on, and the warnings.
+#[derive(Clone, Debug, Default)]
+pub struct CsvFile {
+    pub rows: Vec<(u64, GameRow)>,
+    pub warnings: Vec<CsvWarning>,
+}
+
+/// The columns of `games.csv`, in the order the league writes them.
+pub const COLUMNS: &[&str] = &[
+    "game_id",
+    "variant",
+    "players",
+    "group",
+    "seat0",
+    "seat1",
+    "seat2",
+    "score0",
+    "score1",
+    "score2",
+    "reason",
+    "offender",
+    "plies",
+    "duration_ms",
+    "seed",
+    "opening",
+];
+
 /// Reads every row of a results CSV. Any malformed row is an error with the
-/// file and line.
+/// file and line; a torn last line is skipped (see the module doc).
 pub fn read_rows(path: &Path) -> Result<Vec<GameRow>, CsvError> {
-    let file = std::fs::File::open(path).map_err(|source| CsvError::Io {
+    Ok(read_file(path)?.rows.into_iter().map(|(_, r)| r).collect())
+}
+
+/// Reads a results CSV with line numbers and warnings.
+pub fn read_file(path: &Path) -> Result<CsvFile, CsvError> {
+    let bytes = std::fs::read(path).map_err(|source| CsvError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    let mut reader = csv::ReaderBuilder::new().flexible(false).from_reader(file);
-    let mut rows = Vec::new();
-    for (i, rec) in reader.deserialize::<GameRow>().enumerate() {
-        let row = rec.map_err(|e| CsvError::Row {
-            path: path.to_path_buf(),
-            line: e.position().map(|p| p.line()).unwrap_or(i as u64 + 2),
-            why: e.to_string(),
-        })?;
-        check_row(&row).map_err(|why| CsvError::Row {
-            path: path.to_path_buf(),
-            line: i as u64 + 2,
-            why,
-        })?;
-        rows.push(row);
+    parse(path, &bytes)
+}
+
+fn row_err(path: &Path, line: u64, why: impl Into<String>) -> CsvError {
+    CsvError::Row {
+        path: path.to_path_buf(),
+        line,
+        why: why.into(),
     }
-    Ok(rows)
+}
+
+/// Parses the bytes of a results CSV (`path` only names it in messages).
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<CsvFile, CsvError> {
+    let mut out = CsvFile::default();
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if body.iter().all(|b| b.is_ascii_whitespace()) {
+        out.warnings.push(CsvWarning {
+            path: path.to_path_buf(),
+            line: 1,
+            what: "empty file (no header line): no games".into(),
+        });
+        return Ok(out);
+    }
+    let torn_tail = !body.ends_with(b"\n");
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(body);
+    let mut records = reader.byte_records();
+
+    // The header.
+    let header = match records.next() {
+        Some(Ok(h)) => h,
+        Some(Err(e)) => return Err(row_err(path, 1, format!("unreadable header: {e}"))),
+        None => return Ok(out),
+    };
+    let names: Vec<String> = header
+        .iter()
+        .map(|f| String::from_utf8_lossy(f).trim().to_string())
+        .collect();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (i, n) in names.iter().enumerate() {
+        if index.insert(n.as_str(), i).is_some() && COLUMNS.contains(&n.as_str()) {
+            return Err(row_err(
+                path,
+                1,
+                format!("column `{n}` appears twice in the header"),
+            ));
+        }
+    }
+    let missing: Vec<&str> = COLUMNS
+        .iter()
+        .copied()
+        .filter(|c| !index.contains_key(c))
+        .collect();
+    if !missing.is_empty() {
+        let why = if missing.len() == COLUMNS.len() {
+            format!(
+                "no header line: the first line must name the columns ({})",
+                COLUMNS.join(",")
+            )
+        } else {
+            format!(
+                "missing column{} `{}` in the header (the columns are {})",
+                if missing.len() > 1 { "s" } else { "" },
+                missing.join("`, `"),
+                COLUMNS.join(",")
+            )
+        };
+        return Err(row_err(path, 1, why));
+    }
+    let col: Vec<usize> = COLUMNS.iter().map(|c| index[c]).collect();
+
+    // The reader's own line numbers miscount CRLF and blank lines: count
+    // the newlines before each record's first byte instead.
+    let mut cursor = 0usize;
+    let mut line_no = 1u64;
+    let mut line_at = |byte: u64| -> u64 {
+        let mut b = (byte as usize).min(body.len());
+        while b < body.len() && (body[b] == b'\r' || body[b] == b'\n') {
+            b += 1;
+        }
+        if b > cursor {
+            line_no += body[cursor..b].iter().filter(|&&c| c == b'\n').count() as u64;
+            cursor = b;
+        }
+        line_no
+    };
+    let mut pending: Option<(u64, Result<GameRow, String>)> = None;
+    for rec in records {
+        if let Some((line, parsed)) = pending.take() {
+            out.rows
+                .push((line, parsed.map_err(|why| row_err(path, line, why))?));
+        }
+        let rec = match rec {
+            Ok(r) => r,
+            Err(e) => {
+                let line = line_at(e.position().map_or(body.len() as u64, |p| p.byte()));
+                return Err(row_err(path, line, format!("unreadable CSV: {e}")));
+            }
+        };
+        let line = line_at(rec.position().map_or(body.len() as u64, |p| p.byte()));
+        // Blank lines are skipped by the reader; a lone empty field too.
+        if rec.len() == 1 && rec.get(0).is_some_and(|f| f.trim_ascii().is_empty()) {
+            continue;
+        }
+        let parsed = if rec.len() < names.len() {
+            Err(format!(
+                "{} fields, the header has {}",
+                rec.len(),
+                names.len()
+            ))
+        } else if rec.len() > names.len() {
+            Err(format!(
+                "{} fields, the header has {} (a comma in a name must be quoted)",
+                rec.len(),
+                names.len()
+            ))
+        } else {
+            parse_record(&rec, &col)
+        };
+        pending = Some((line, parsed));
+    }
+    if let Some((line, parsed)) = pending {
+        match parsed {
+            Ok(row) => out.rows.push((line, row)),
+            Err(why) if torn_tail => out.warnings.push(CsvWarning {
+                path: path.to_path_buf(),
+                line,
+                what: format!(
+                    "skipped a torn last line (no newline at the end: a run killed mid-write?): {why}"
+                ),
+            }),
+            Err(why) => return Err(row_err(path, line, why)),
+        }
+    }
+    Ok(out)
+}
+
+fn field<'a>(rec: &'a csv::ByteRecord, col: &[usize], k: usize) -> Result<&'a str, String> {
+    let raw = rec.get(col[k]).unwrap_or(b"");
+    std::str::from_utf8(raw).map_err(|_| format!("column `{}` is not valid UTF-8", COLUMNS[k]))
+}
+
+fn text(rec: &csv::ByteRecord, col: &[usize], k: usize) -> Result<String, String> {
+    field(rec, col, k).map(|s| s.to_string())
+}
+
+fn number<T: std::str::FromStr>(
+    rec: &csv::ByteRecord,
+    col: &[usize],
+    k: usize,
+    what: &str,
+) -> Result<T, String> {
+    let s = field(rec, col, k)?.trim();
+    s.parse::<T>()
+        .map_err(|_| format!("column `{}`: `{s}` is not {what}", COLUMNS[k]))
+}
+
+fn optional<T: std::str::FromStr>(
+    rec: &csv::ByteRecord,
+    col: &[usize],
+    k: usize,
+    what: &str,
+) -> Result<Option<T>, String> {
+    if field(rec, col, k)?.trim().is_empty() {
+        Ok(None)
+    } else {
+        number(rec, col, k, what).map(Some)
+    }
+}
+
+fn parse_record(rec: &csv::ByteRecord, col: &[usize]) -> Result<GameRow, String> {
+    const WHOLE: &str = "a whole number >= 0";
+    const SCORE: &str = "a number";
+    let row = GameRow {
+        game_id: text(rec, col, 0)?,
+        variant: text(rec, col, 1)?,
+        players: number(rec, col, 2, "2 or 3")?,
+        group: text(rec, col, 3)?,
+        seat0: text(rec, col, 4)?,
+        seat1: text(rec, col, 5)?,
+        seat2: text(rec, col, 6)?,
+        score0: number(rec, col, 7, SCORE)?,
+        score1: number(rec, col, 8, SCORE)?,
+        score2: optional(rec, col, 9, SCORE)?,
+        reason: text(rec, col, 10)?,
+        offender: optional(rec, col, 11, "a seat number (0, 1 or 2)")?,
+        plies: number(rec, col, 12, WHOLE)?,
+        duration_ms: number(rec, col, 13, WHOLE)?,
+        seed: number(rec, col, 14, WHOLE)?,
+        opening: text(rec, col, 15)?,
+    };
+    check_row(&row)?;
+    Ok(row)
+}
+
+fn is_multiple_of(x: f64, step: f64) -> bool {
+    let k = x / step;
+    (k - k.round()).abs() < 1e-9
 }
 
 /// Semantic checks beyond the column types.
 pub fn check_row(row: &GameRow) -> Result<(), String> {
-    if row.game_id.is_empty() {
+    if row.game_id.trim().is_empty() {
         return Err("empty game_id".into());
+    }
+    if row.variant.trim().is_empty() {
+        return Err("empty variant".into());
     }
     if !(2..=3).contains(&row.players) {
         return Err(format!("players must be 2 or 3, got {}", row.players));
     }
-    if row.players == 3 && (row.seat2.is_empty() || row.score2.is_none()) {
-        return Err("3-player row without seat2/score2".into());
+    if row.players == 3 && row.seat2.trim().is_empty() {
+        return Err("players is 3 but seat2 is empty".into());
+    }
+    if row.players == 3 && row.score2.is_none() {
+        return Err("players is 3 but score2 is empty".into());
     }
     if row.players == 2 && (!row.seat2.is_empty() || row.score2.is_some()) {
-        return Err("2-player row with seat2/score2".into());
+        return Err("players is 2 but seat2 or score2 is not empty".into());
+    }
+    let seats = row.seats();
+    if let Some(s) = seats.iter().position(|s| s.trim().is_empty()) {
+        return Err(format!("empty bot name in seat{s}"));
     }
     let scores = row.scores();
     if scores.iter().any(|s| !(0.0..=1.0).contains(s)) {
         return Err(format!("scores must lie in [0, 1], got {scores:?}"));
+    }
+    // 2 players: win 1, draw 1/2, loss 0. 3 players: the average of two
+    // pairwise results, a multiple of 1/4.
+    let step = if row.players == 2 { 0.5 } else { 0.25 };
+    if scores.iter().any(|&s| !is_multiple_of(s, step)) {
+        return Err(format!(
+            "scores must be multiples of {step} for {} players (win 1, draw 0.5, loss 0{}), got {scores:?}",
+            row.players,
+            if row.players == 3 {
+                ", averaged over the two opponents"
+            } else {
+                ""
+            }
+        ));
     }
     let total: f64 = scores.iter().sum();
     let expect = row.players as f64 / 2.0;
@@ -71,9 +338,151 @@ pub fn check_row(row: &GameRow) -> Result<(), String> {
             row.players
         ));
     }
-    let seats = row.seats();
-    if seats.iter().any(|s| s.is_empty()) {
-        return Err("empty bot name in a seat".into());
+    if let Some(o) = row.offender {
+        if o >= row.players {
+            return Err(format!(
+                "offender must be a seat (0..{}), got {o}",
+                row.players - 1
+            ));
+        }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H: &str = "game_id,variant,players,group,seat0,seat1,seat2,score0,score1,score2,reason,offender,plies,duration_ms,seed,opening";
+    const R1: &str = "g1,filo,2,p1,A,B,,1,0,,store,,30,100,7,";
+    const R2: &str = "g2,filo,2,p1,B,A,,0.5,0.5,,tie,,31,100,7,";
+
+    fn ok(text: &str) -> CsvFile {
+        parse(Path::new("t.csv"), text.as_bytes()).expect("accepted")
+    }
+
+    fn err(text: &str) -> String {
+        parse(Path::new("t.csv"), text.as_bytes())
+            .expect_err("rejected")
+            .to_string()
+    }
+
+    #[test]
+    fn accepts_bom_crlf_quotes_extra_and_reordered_columns() {
+        let f = ok(&format!("\u{feff}{H}\r\n{R1}\r\n{R2}\r\n"));
+        assert_eq!(f.rows.len(), 2);
+        assert_eq!(f.rows[1].0, 3);
+        let f = ok(&format!("{H},comment\n{R1},x\n\n{R2},\"y, z\"\n"));
+        assert_eq!(f.rows.len(), 2);
+        assert_eq!(f.rows[1].0, 4, "line numbers count the blank line");
+        let f = ok(&format!(
+            "{H}\ng1,filo,2,p1,\"A, the \"\"bot\"\"\",B,,1,0,,store,,30,100,7,\"x y\"\n"
+        ));
+        assert_eq!(f.rows[0].1.seat0, "A, the \"bot\"");
+        let f = ok("seat1,seat0,game_id,variant,players,group,seat2,score0,score1,score2,reason,offender,plies,duration_ms,seed,opening\nB,A,g1,filo,2,p1,,1,0,,store,,30,100,7,\n");
+        assert_eq!(
+            (f.rows[0].1.seat0.as_str(), f.rows[0].1.seat1.as_str()),
+            ("A", "B")
+        );
+        assert!(f.warnings.is_empty());
+    }
+
+    #[test]
+    fn empty_and_header_only_files_have_no_rows() {
+        let f = ok("");
+        assert!(f.rows.is_empty() && f.warnings.len() == 1);
+        let f = ok(&format!("{H}\n"));
+        assert!(f.rows.is_empty() && f.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_torn_last_line_is_skipped_with_a_warning() {
+        let f = ok(&format!("{H}\n{R1}\ng2,filo,2,p1,B,A,,0.5,0."));
+        assert_eq!(f.rows.len(), 1);
+        assert_eq!(f.warnings[0].line, 3);
+        assert!(f.warnings[0]
+            .to_string()
+            .starts_with("t.csv:3: skipped a torn"));
+        // A complete last row without its newline is a row.
+        assert_eq!(ok(&format!("{H}\n{R1}\n{R2}")).rows.len(), 2);
+        // The same damage before the end is an error.
+        let e = err(&format!("{H}\ng2,filo,2,p1,B,A,,0.5,0.\n{R1}\n"));
+        assert!(e.starts_with("t.csv:2: 9 fields, the header has 16"), "{e}");
+    }
+
+    #[test]
+    fn every_problem_names_its_line_and_column() {
+        let cases: &[(String, &str)] = &[
+            (format!("{R1}\n{R2}\n"), "t.csv:1: no header line"),
+            (
+                "game_id,variant,players,group,seat0,seat1,score0,score1,reason,plies\n".into(),
+                "t.csv:1: missing columns `seat2`, `score2`, `offender`, `duration_ms`, `seed`, `opening`",
+            ),
+            (format!("{H},game_id\n"), "t.csv:1: column `game_id` appears twice"),
+            (
+                format!("{H}\n{R1}\ng2,filo,two,p1,B,A,,0.5,0.5,,tie,,31,100,7,\n"),
+                "t.csv:3: column `players`: `two` is not 2 or 3",
+            ),
+            (
+                format!("{H}\ng2,filo,2,p1,B,A,,1,0,,store,,-3,100,7,\n"),
+                "t.csv:2: column `plies`: `-3` is not a whole number",
+            ),
+            (
+                format!("{H}\ng2,filo,2,p1,B,A,,0.5,1,,tie,,31,100,7,\n"),
+                "t.csv:2: scores must add up to 1",
+            ),
+            (
+                format!("{H}\ng2,filo,2,p1,B,A,,0.7,0.3,,tie,,31,100,7,\n"),
+                "t.csv:2: scores must be multiples of 0.5",
+            ),
+            (
+                format!("{H}\ng2,filo,2,p1,B,A,,NaN,NaN,,tie,,31,100,7,\n"),
+                "t.csv:2: scores must lie in [0, 1]",
+            ),
+            (
+                format!("{H}\ng3,tricala,3,s,X,Y,,1,0.5,,store,,30,100,7,\n"),
+                "t.csv:2: players is 3 but seat2 is empty",
+            ),
+            (
+                format!("{H}\ng3,tricala,3,s,X,Y,Z,1,0.5,,store,,30,100,7,\n"),
+                "t.csv:2: players is 3 but score2 is empty",
+            ),
+            (
+                format!("{H}\ng2,filo,2,p1,B,A,,1,0,,store,5,31,100,7,\n"),
+                "t.csv:2: offender must be a seat (0..1), got 5",
+            ),
+            (
+                format!("{H}\ng2,filo,2,p1,B,,,1,0,,store,,31,100,7,\n"),
+                "t.csv:2: empty bot name in seat1",
+            ),
+            (
+                format!("{H}\n,filo,2,p1,B,A,,1,0,,store,,31,100,7,\n"),
+                "t.csv:2: empty game_id",
+            ),
+            (
+                format!("{H}\ng2,filo,2,p1,B,A,,1,0,,store,,31,100,7,,extra\n"),
+                "t.csv:2: 17 fields, the header has 16",
+            ),
+            (
+                format!("{H}\ng2,filo,2,p1,B,\"A,1,0,,store,,31,100,7,\n{R1}\n"),
+                "t.csv:2:",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = err(text);
+            assert!(e.starts_with(want), "{e}\n  wanted: {want}");
+        }
+        let bad_utf8 = [
+            H.as_bytes(),
+            b"\n\xff\xfe,filo,2,p1,B,A,,1,0,,store,,30,100,7,\n",
+        ]
+        .concat();
+        let e = parse(Path::new("t.csv"), &bad_utf8)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.csv:2: column `game_id` is not valid UTF-8"),
+            "{e}"
+        );
+    }
 }

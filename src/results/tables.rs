@@ -4,7 +4,7 @@
 //! `crate::ratings` (pure); this file only reads, merges, formats and writes.
 //! Column meanings are documented in docs/ratings.md ("Output files").
 
-use super::csvio::{read_rows, CsvError};
+use super::csvio::{read_file, CsvError, CsvWarning};
 use super::GameRow;
 use crate::ratings::{rate, RateOptions, RatingError, Report, Standings, ALL, CONFIDENCE};
 use std::collections::{BTreeMap, HashMap};
@@ -43,42 +43,65 @@ pub struct Tables {
     pub files: Vec<PathBuf>,
 }
 
-/// Merges the rows of several files: a `game_id` seen again with identical
-/// content counts once; with different content it is an error naming both
-/// places (`file:line`, assuming one line per record as the writer does).
-pub fn merge(shards: Vec<(PathBuf, Vec<GameRow>)>) -> Result<Vec<GameRow>, TablesError> {
+/// Rows merged from several files.
+#[derive(Debug, Default)]
+pub struct Merged {
+    pub rows: Vec<GameRow>,
+    /// Rows seen again with identical content (shards may overlap).
+    pub duplicates: usize,
+    /// What was skipped while reading (a torn last line, an empty file).
+    pub warnings: Vec<CsvWarning>,
+}
+
+/// Merges the rows of several files, each row with the line it starts on:
+/// a `game_id` seen again with identical content counts once; with
+/// different content it is an error naming both places (`file:line`).
+/// Returns the rows and the number of duplicates dropped.
+pub fn merge(
+    shards: Vec<(PathBuf, Vec<(u64, GameRow)>)>,
+) -> Result<(Vec<GameRow>, usize), TablesError> {
     let mut seen: HashMap<String, (usize, String)> = HashMap::new();
     let mut out: Vec<GameRow> = Vec::new();
+    let mut duplicates = 0;
     for (path, rows) in shards {
-        for (i, row) in rows.into_iter().enumerate() {
-            let here = format!("{}:{}", path.display(), i + 2);
+        for (line, row) in rows {
             match seen.get(&row.game_id) {
                 Some((k, first)) => {
                     if out[*k] != row {
                         return Err(TablesError::Conflict {
                             game_id: row.game_id,
                             first: first.clone(),
-                            second: here,
+                            second: format!("{}:{line}", path.display()),
                         });
                     }
+                    duplicates += 1;
                 }
                 None => {
+                    let here = format!("{}:{line}", path.display());
                     seen.insert(row.game_id.clone(), (out.len(), here));
                     out.push(row);
                 }
             }
         }
     }
-    Ok(out)
+    Ok((out, duplicates))
 }
 
 /// Reads and merges results files (see `merge`).
-pub fn read_merged(paths: &[PathBuf]) -> Result<Vec<GameRow>, TablesError> {
+pub fn read_merged(paths: &[PathBuf]) -> Result<Merged, TablesError> {
     let mut shards = Vec::with_capacity(paths.len());
+    let mut warnings = Vec::new();
     for p in paths {
-        shards.push((p.clone(), read_rows(p)?));
+        let f = read_file(p)?;
+        warnings.extend(f.warnings);
+        shards.push((p.clone(), f.rows));
     }
-    merge(shards)
+    let (rows, duplicates) = merge(shards)?;
+    Ok(Merged {
+        rows,
+        duplicates,
+        warnings,
+    })
 }
 
 /// Rates `rows` and writes `ratings.csv`, `pairs.csv` and `variants.csv`
@@ -164,6 +187,7 @@ pub const RATINGS_COLUMNS: &[&str] = &[
     "forfeits",
     "forfeit_reasons",
     "anchor",
+    "reasons",
 ];
 
 /// `ratings.csv`: one row per bot per table (`all` first, then each
@@ -206,6 +230,7 @@ pub fn ratings_csv(report: &Report) -> Result<String, csv::Error> {
                 &c.forfeits.to_string(),
                 &reasons(&c.forfeit_reasons),
                 &st.anchor,
+                &reasons(&c.reasons),
             ])?;
         }
     }
@@ -374,8 +399,17 @@ pub fn standings_table(st: &Standings) -> String {
         let _ = writeln!(
             s,
             "note: the maximum-likelihood ratings do not exist for these results (someone won or lost \
-             every game against a group); each bot got one virtual draw against the average. \
-             Flagged ratings lean on it."
+             every game against a group of bots). Ratings inside each such group are its own \
+             maximum-likelihood ratings; the groups are placed as if one game between them had been \
+             a draw (Ordo's rule for perfect scores). Flagged ratings rest on that rule."
+        );
+    }
+    if st.groups > 1 {
+        let _ = writeln!(
+            s,
+            "note: these bots form {} groups that never met, even through others; ratings of \
+             different groups cannot be compared (flag `disconnected`, each group centred on its own).",
+            st.groups
         );
     }
     s
@@ -393,19 +427,44 @@ pub fn standings_text(report: &Report) -> String {
     s
 }
 
-fn pgn_escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
+/// A tag value every PGN reader takes the same way: Ordo cuts a tag at the
+/// first `"]` and does not unescape `\"`, so instead of escaping, a double
+/// quote becomes `'`, a backslash `/` and a control character (a newline
+/// in a quoted CSV field) a space.
+pub fn pgn_value(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '"' => '\'',
+            '\\' => '/',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .collect()
 }
 
-/// Exports the 2-player games as PGN (Event = variant, White = seat0,
-/// Black = seat1, Result), readable by Ordo and BayesElo. Returns the text
-/// and the number of games left out (3-player games).
-pub fn to_pgn(rows: &[GameRow]) -> (String, usize) {
-    let mut s = String::new();
-    let mut skipped = 0;
+/// The 2-player games as PGN, and what was left out or renamed.
+#[derive(Debug, Default)]
+pub struct Pgn {
+    pub text: String,
+    /// Games written.
+    pub games: usize,
+    /// 3-player games (PGN holds two players per game).
+    pub skipped: usize,
+    /// Bot names changed by `pgn_value`: (name, as written).
+    pub renamed: Vec<(String, String)>,
+}
+
+/// Exports the 2-player games as PGN (Event = variant, Site, Date, Round =
+/// game_id, White = seat0, Black = seat1, Result, Termination = reason),
+/// readable by Ordo and BayesElo: the seven-tag roster, then the result
+/// token as the whole movetext, a blank line after each game. Forfeits are
+/// ordinary results (the offender lost), as in our ratings.
+pub fn to_pgn(rows: &[GameRow]) -> Pgn {
+    let mut out = Pgn::default();
+    let mut renamed = BTreeMap::new();
     for r in rows {
         if r.players != 2 {
-            skipped += 1;
+            out.skipped += 1;
             continue;
         }
         let result = if r.score0 > r.score1 {
@@ -415,18 +474,24 @@ pub fn to_pgn(rows: &[GameRow]) -> (String, usize) {
         } else {
             "1/2-1/2"
         };
+        let (white, black) = (pgn_value(&r.seat0), pgn_value(&r.seat1));
+        for (name, v) in [(&r.seat0, &white), (&r.seat1, &black)] {
+            if name != v {
+                renamed.insert(name.clone(), v.clone());
+            }
+        }
         let _ = write!(
-            s,
+            out.text,
             "[Event \"{}\"]\n[Site \"mancala-arena\"]\n[Date \"????.??.??\"]\n[Round \"{}\"]\n\
-             [White \"{}\"]\n[Black \"{}\"]\n[Result \"{result}\"]\n[Termination \"{}\"]\n\n{result}\n\n",
-            pgn_escape(&r.variant),
-            pgn_escape(&r.game_id),
-            pgn_escape(&r.seat0),
-            pgn_escape(&r.seat1),
-            pgn_escape(&r.reason),
+             [White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n[Termination \"{}\"]\n\n{result}\n\n",
+            pgn_value(&r.variant),
+            pgn_value(&r.game_id),
+            pgn_value(&r.reason),
         );
+        out.games += 1;
     }
-    (s, skipped)
+    out.renamed = renamed.into_iter().collect();
+    out
 }
 
 #[cfg(test)]
@@ -456,11 +521,11 @@ mod tests {
 
     #[test]
     fn merging_counts_a_duplicate_once_and_rejects_a_conflict() {
-        let a = vec![row("1", "x", "y", 1.0), row("2", "y", "x", 0.5)];
-        let b = vec![row("2", "y", "x", 0.5), row("3", "x", "y", 0.0)];
-        let merged = merge(vec![("a.csv".into(), a.clone()), ("b.csv".into(), b)]).unwrap();
-        assert_eq!(merged.len(), 3);
-        let c = vec![row("2", "y", "x", 1.0)];
+        let a = vec![(2, row("1", "x", "y", 1.0)), (3, row("2", "y", "x", 0.5))];
+        let b = vec![(2, row("2", "y", "x", 0.5)), (3, row("3", "x", "y", 0.0))];
+        let (merged, dups) = merge(vec![("a.csv".into(), a.clone()), ("b.csv".into(), b)]).unwrap();
+        assert_eq!((merged.len(), dups), (3, 1));
+        let c = vec![(2, row("2", "y", "x", 1.0))];
         let err = merge(vec![("a.csv".into(), a), ("c.csv".into(), c)]).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("a.csv:3") && msg.contains("c.csv:2"), "{msg}");
@@ -468,12 +533,32 @@ mod tests {
 
     #[test]
     fn pgn_has_the_tags_ordo_reads() {
-        let (pgn, skipped) = to_pgn(&[row("g\"1", "x", "y", 0.5), row("g2", "y", "x", 0.0)]);
-        assert_eq!(skipped, 0);
-        assert!(pgn.contains("[White \"x\"]\n[Black \"y\"]\n[Result \"1/2-1/2\"]"));
-        assert!(pgn.contains("[White \"y\"]\n[Black \"x\"]\n[Result \"0-1\"]"));
-        assert!(pgn.contains("[Round \"g\\\"1\"]"));
-        assert_eq!(pgn.matches("[Event \"filo\"]").count(), 2);
+        let out = to_pgn(&[
+            row("g\"1", "x", "y", 0.5),
+            row("g2", "y", "x", 0.0),
+            row("g3", "a \"q\" b\\c\nd", "x", 1.0),
+        ]);
+        let pgn = &out.text;
+        assert_eq!((out.games, out.skipped), (3, 0));
+        assert!(pgn.contains("[White \"x\"]\n[Black \"y\"]\n[Result \"1/2-1/2\"]\n"));
+        assert!(pgn.contains("[White \"y\"]\n[Black \"x\"]\n[Result \"0-1\"]\n"));
+        assert!(pgn.contains("[Round \"g'1\"]"));
+        assert!(pgn.contains("[White \"a 'q' b/c d\"]"));
+        assert_eq!(out.renamed.len(), 1);
+        assert_eq!(pgn.matches("[Event \"filo\"]").count(), 3);
+        // Every game: seven tags + Termination, blank line, result, blank line.
+        for game in pgn.split("[Event ").skip(1) {
+            assert!(game.ends_with("\n\n"), "{game}");
+            let game = format!("[Event {game}");
+            let lines: Vec<&str> = game.trim_end().lines().collect();
+            assert_eq!(lines.len(), 10, "{game}");
+            assert!(lines[..8]
+                .iter()
+                .all(|l| l.starts_with('[') && l.ends_with("\"]")));
+            assert_eq!(lines[8], "");
+            assert!(["1-0", "0-1", "1/2-1/2"].contains(&lines[9]));
+            assert!(lines[6].contains(lines[9]));
+        }
     }
 
     #[test]
