@@ -841,6 +841,26 @@ mod tests {
         assert_eq!(g.outcome(), Some(Outcome::draw(2, Reason::Repetition)));
     }
 
+    /// Decision (docs/rules/hackaback.md): the win is judged at the end of
+    /// the turn, after the whole content has been sown. Black lifts b6
+    /// (W1 B1) with 17 in the store: the store comes first, so his seed
+    /// goes there (forced, no colour asked: 18, all of them), then the
+    /// white seed goes on into w6. One decision, and the board shows the
+    /// completed sowing.
+    #[test]
+    fn store_win_completes_the_sowing() {
+        let mut g = position(&[("b6", 1, 1)], [5, 17], BLACK, 10);
+        assert_eq!(legal(&g), ["b6"]);
+        play(&mut g, "b6");
+        assert_eq!(g.outcome(), Some(Outcome::win(2, BLACK, Reason::Store)));
+        assert_eq!(g.store(), [5, 18]);
+        assert_eq!(hole(&g, "w6"), [1, 0]);
+        assert_eq!(hole(&g, "b6"), [0, 0]);
+        assert_eq!(g.plies(), 12);
+        assert_eq!(g.sowing_turns(), 11);
+        assert!(legal(&g).is_empty());
+    }
+
     #[test]
     fn position_code_is_exact() {
         let a = position(
