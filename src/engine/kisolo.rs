@@ -914,6 +914,31 @@ mod tests {
         assert_eq!(o.scores(), [1.0, 0.0]);
     }
 
+    /// The inner-row rule is judged at the end of the turn, on the board
+    /// after the whole turn: xi1 takes their last inner seed (i6, with 2
+    /// from o6 behind) in the first lap, and the turn still goes on. The 3
+    /// seeds go i1 (now 2), o1, o2; o2 was empty, next o3 holds 1: lifted
+    /// into o4 (empty); next o5 is empty: the end. Then their inner row is
+    /// empty: seat 0 wins.
+    #[test]
+    fn inner_row_judged_after_the_whole_turn() {
+        let mut g = pos(
+            6,
+            [&[0, 0, 1, 0, 0, 0], &[4, 0, 0, 0, 0, 2]],
+            [&[1, 0, 0, 0, 0, 0], &[0, 0, 0, 0, 0, 1]],
+            0,
+        );
+        assert_eq!(legal(&g), ["xi1"]);
+        play(&mut g, "xi1");
+        assert_eq!(g.outer(0), [1, 1, 0, 1, 0, 0]);
+        assert_eq!(g.inner(0), [2, 0, 0, 0, 0, 0]);
+        assert_eq!(g.outer(1), [4, 0, 0, 0, 0, 0]);
+        assert_eq!(g.inner(1), [0; 6]);
+        let o = g.outcome().expect("over");
+        assert_eq!((o.reason, o.ranks[0], o.ranks[1]), (Reason::InnerRow, 0, 1));
+        assert_eq!(g.plies(), 1);
+    }
+
     /// RULINGS.md: a player whose inner row is empty at the end of a turn
     /// loses, the mover included; both empty: the mover wins.
     #[test]
