@@ -660,8 +660,8 @@ mod tests {
                     let before = g.pits;
                     play(&mut g, &pit.to_string());
                     let mut got: Vec<String> = Vec::new();
-                    for i in 0..14 {
-                        let gained = i32::from(g.pits[i]) - i32::from(before[i]);
+                    for (i, (&after, &was)) in g.pits.iter().zip(&before).enumerate() {
+                        let gained = i32::from(after) - i32::from(was);
                         for _ in 0..gained.max(0) {
                             got.push(name(i));
                         }
