@@ -818,6 +818,24 @@ mod tests {
         assert_eq!(g.outcome(), None);
     }
 
+    /// Repetition is one of the game's own end conditions, judged before
+    /// the ply cap (RULINGS.md): the cycle of `repetition_draw` with the cap
+    /// reached by the very turn that makes the third occurrence.
+    #[test]
+    fn repetition_before_the_ply_cap() {
+        let s = Settings {
+            max_plies: 9,
+            ..Settings::default()
+        };
+        let holes = [("w1", 1, 1), ("w2", 0, 1), ("w4", 1, 0)];
+        let mut g = Hackaback::from_position(&s, &holes, [4, 16], BLACK, 0).unwrap();
+        play(&mut g, "w1 B b2 w2 b1 W w1 B b2 w2 b1");
+        assert_eq!(g.outcome(), None);
+        play(&mut g, "W");
+        assert_eq!(g.plies(), 9);
+        assert_eq!(g.outcome(), Some(Outcome::draw(2, Reason::Repetition)));
+    }
+
     /// Repetition stays exact however long a store-free stretch lasts (the
     /// ply cap is per tournament and may be large): the 4-ply cycle of
     /// `repetition_draw` is played once, then 1100 other positions are
