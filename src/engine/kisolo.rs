@@ -937,6 +937,16 @@ mod tests {
         let o = g.outcome().expect("over");
         assert_eq!((o.reason, o.ranks[0], o.ranks[1]), (Reason::InnerRow, 0, 1));
         assert_eq!(g.plies(), 1);
+        // The inner-row rule is judged before the ply cap.
+        let mut g = pos(
+            6,
+            [&[0, 0, 1, 0, 0, 0], &[4, 0, 0, 0, 0, 2]],
+            [&[1, 0, 0, 0, 0, 0], &[0, 0, 0, 0, 0, 1]],
+            0,
+        )
+        .with_max_plies(1);
+        play(&mut g, "xi1");
+        assert_eq!(g.outcome().map(|o| o.reason), Some(Reason::InnerRow));
     }
 
     /// RULINGS.md: a player whose inner row is empty at the end of a turn
