@@ -549,6 +549,22 @@ mod tests {
         play(&mut g, "L");
         assert_eq!(g.east(), 25);
         assert_eq!(g.outcome(), Some(Outcome::win(2, NORTH, Reason::Block)));
+        // The block rule is judged before the ply cap.
+        let capped = Settings {
+            max_plies: 1,
+            ..Settings::default()
+        };
+        let mut g = Diffusion::from_rows(
+            [0, 0, 1, 0, 0, 0],
+            [0, 0, 0, 0, 0, 2],
+            22,
+            23,
+            SOUTH,
+            &capped,
+        )
+        .unwrap();
+        play(&mut g, "L");
+        assert_eq!(g.outcome(), Some(Outcome::win(2, NORTH, Reason::Block)));
     }
 
     /// Empty pits and letters beyond L are rejected and leave the state as
