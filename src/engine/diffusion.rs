@@ -549,6 +549,22 @@ mod tests {
         play(&mut g, "L");
         assert_eq!(g.east(), 25);
         assert_eq!(g.outcome(), Some(Outcome::win(2, NORTH, Reason::Block)));
+        // The block rule is judged before the ply cap.
+        let capped = Settings {
+            max_plies: 1,
+            ..Settings::default()
+        };
+        let mut g = Diffusion::from_rows(
+            [0, 0, 1, 0, 0, 0],
+            [0, 0, 0, 0, 0, 2],
+            22,
+            23,
+            SOUTH,
+            &capped,
+        )
+        .unwrap();
+        play(&mut g, "L");
+        assert_eq!(g.outcome(), Some(Outcome::win(2, NORTH, Reason::Block)));
     }
 
     /// Empty pits and letters beyond L are rejected and leave the state as
@@ -618,5 +634,62 @@ mod tests {
             }
         }
         assert!(ended_by_block > 0);
+    }
+
+    /// Every pit's distribution order, written out by hand from the text
+    /// and RULINGS.md (near row E, NE, N, NW, W; far row W, SW, S, SE, E;
+    /// off the board = the adjacent large pit, twice at a corner). For each
+    /// pit and each count 1..=5, the pit alone holds stones (the rest of
+    /// the 48 wait in the large pits): exactly the first k neighbours of
+    /// the list receive one stone each.
+    #[test]
+    fn every_pits_order_by_hand() {
+        let table = [
+            ('F', ["West", "West", "G", "H", "E"]),
+            ('E', ["F", "G", "H", "I", "D"]),
+            ('D', ["E", "H", "I", "J", "C"]),
+            ('C', ["D", "I", "J", "K", "B"]),
+            ('B', ["C", "J", "K", "L", "A"]),
+            ('A', ["B", "K", "L", "East", "East"]),
+            ('G', ["H", "E", "F", "West", "West"]),
+            ('H', ["I", "D", "E", "F", "G"]),
+            ('I', ["J", "C", "D", "E", "H"]),
+            ('J', ["K", "B", "C", "D", "I"]),
+            ('K', ["L", "A", "B", "C", "J"]),
+            ('L', ["East", "East", "A", "B", "K"]),
+        ];
+        let name = |i: usize| match i {
+            WEST => "West".to_string(),
+            EAST => "East".to_string(),
+            p => Diffusion::letter(p as u8).to_string(),
+        };
+        for (pit, order) in table {
+            let p = (pit as u8 - b'A') as usize;
+            for k in 1..=5u8 {
+                for mover in [SOUTH, NORTH] {
+                    let mut g = Diffusion::new(&s()).unwrap();
+                    g.pits = [0; 14];
+                    g.pits[p] = k;
+                    g.pits[WEST] = 24 - k;
+                    g.pits[EAST] = 24;
+                    g.to_move = mover as u8;
+                    let before = g.pits;
+                    play(&mut g, &pit.to_string());
+                    let mut got: Vec<String> = Vec::new();
+                    for (i, (&after, &was)) in g.pits.iter().zip(&before).enumerate() {
+                        let gained = i32::from(after) - i32::from(was);
+                        for _ in 0..gained.max(0) {
+                            got.push(name(i));
+                        }
+                    }
+                    let mut want: Vec<String> =
+                        order[..k as usize].iter().map(|s| s.to_string()).collect();
+                    got.sort();
+                    want.sort();
+                    assert_eq!(got, want, "{pit} with {k} stones");
+                    assert_eq!(g.pits[p], 0);
+                }
+            }
+        }
     }
 }

@@ -24,7 +24,7 @@ pub const SEEDS: [u8; 2] = [6, 18];
 /// "If the game is still proceeding after 120 moves (i.e. 240 half
 /// moves), then White may claim a draw."
 pub const DRAW_CLAIM_AFTER: u32 = 240;
-/// Positions kept for the repetition rule (see [`Hackaback`]).
+/// Positions kept inline for the repetition rule (see [`Hackaback`]).
 pub const WINDOW: usize = 1024;
 
 /// The letter of a colour by seat.
@@ -88,12 +88,12 @@ enum Phase {
 ///
 /// Repetition needs the positions seen before. Seeds never leave the store,
 /// so a position can only recur while both store counts are unchanged: the
-/// state keeps the exact encodings ([`Hackaback::position_code`]) of the
-/// positions since the last store change, in a ring of [`WINDOW`] entries.
-/// Detection is exact while a store-free stretch lasts at most `WINDOW`
-/// sowing turns, which the default ply cap (1000) guarantees; beyond that
-/// the oldest entries are overwritten, so a repetition can be missed (the
-/// ply cap still ends the game) but never invented.
+/// state keeps the exact encodings ([`Hackaback::position_code`]) of all
+/// the positions since the last store change. The first [`WINDOW`] of them
+/// live in an inline array (no heap: within the default ply cap of 1000 a
+/// stretch never needs more); any further ones spill into `spill`, a `Vec`
+/// that stays empty, and so allocation-free to clone, until then. Nothing
+/// is ever forgotten, so detection is exact for any ply cap.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Hackaback {
     /// Seeds per ring place, by colour (seat: 0 White, 1 Black).
@@ -114,9 +114,9 @@ pub struct Hackaback {
     /// Store counts of the positions in `window`.
     window_stores: [u8; 2],
     window_len: u16,
-    /// Next slot to overwrite once the window is full.
-    window_head: u16,
     window: [u64; WINDOW],
+    /// Positions of the current stretch beyond the first `WINDOW`.
+    spill: Vec<u64>,
 }
 
 impl fmt::Debug for Hackaback {
@@ -130,7 +130,7 @@ impl fmt::Debug for Hackaback {
             .field("plies", &self.plies)
             .field("sowing_turns", &self.sowing_turns)
             .field("outcome", &self.outcome)
-            .field("window_len", &self.window_len)
+            .field("history", &(self.window_len as usize + self.spill.len()))
             .finish_non_exhaustive()
     }
 }
@@ -225,19 +225,24 @@ impl Hackaback {
             // A store count changed: no earlier position can recur.
             self.window_stores = stores;
             self.window_len = 0;
-            self.window_head = 0;
+            self.spill.clear();
         }
-        let code = self.position_code();
+        self.remember(self.position_code())
+    }
+
+    /// Enters a position code into the history; returns how many times it
+    /// occurred before.
+    fn remember(&mut self, code: u64) -> usize {
         let seen = self.window[..self.window_len as usize]
             .iter()
+            .chain(&self.spill)
             .filter(|&&c| c == code)
             .count();
         if (self.window_len as usize) < WINDOW {
             self.window[self.window_len as usize] = code;
             self.window_len += 1;
         } else {
-            self.window[self.window_head as usize] = code;
-            self.window_head = (self.window_head + 1) % WINDOW as u16;
+            self.spill.push(code);
         }
         seen
     }
@@ -354,8 +359,8 @@ impl Rules for Hackaback {
             outcome: None,
             window_stores: [0; 2],
             window_len: 0,
-            window_head: 0,
             window: [0; WINDOW],
+            spill: Vec::new(),
         })
     }
 
@@ -473,7 +478,8 @@ impl Rules for Hackaback {
     /// `holes`: hole name -> `{"W": n, "B": n}`; `store`: `{"W", "B"}`;
     /// `phase`; `sowing_turns`; `draw_offered`; `hand` (`{"W", "B"}`) and
     /// `at` (the last place sown) while a sowing is pending, else null;
-    /// `repetitions`: how many positions the repetition window holds.
+    /// `repetitions`: how many positions the repetition history holds (the
+    /// sowing-turn starts since the last store change, this one included).
     fn snapshot(&self) -> Value {
         let both =
             |place: usize| json!({"W": self.seeds[WHITE][place], "B": self.seeds[BLACK][place]});
@@ -495,7 +501,7 @@ impl Rules for Hackaback {
             "draw_offered": self.draw_offered(),
             "hand": if pending { json!({"W": self.hand[WHITE], "B": self.hand[BLACK]}) } else { Value::Null },
             "at": if pending { Value::from(place_name(self.at)) } else { Value::Null },
-            "repetitions": self.window_len,
+            "repetitions": self.window_len as usize + self.spill.len(),
         })
     }
 
@@ -561,6 +567,9 @@ impl Rules for Hackaback {
                 return Err("seeds in hand between turns".into())
             }
             _ => {}
+        }
+        if !self.spill.is_empty() && (self.window_len as usize) < WINDOW {
+            return Err("repetition history spilled before the window was full".into());
         }
         if self.phase == Phase::Sow && self.store() != self.window_stores {
             return Err("repetition window out of date".into());
@@ -809,6 +818,67 @@ mod tests {
         assert_eq!(g.outcome(), None);
     }
 
+    /// Repetition is one of the game's own end conditions, judged before
+    /// the ply cap (RULINGS.md): the cycle of `repetition_draw` with the cap
+    /// reached by the very turn that makes the third occurrence.
+    #[test]
+    fn repetition_before_the_ply_cap() {
+        let s = Settings {
+            max_plies: 9,
+            ..Settings::default()
+        };
+        let holes = [("w1", 1, 1), ("w2", 0, 1), ("w4", 1, 0)];
+        let mut g = Hackaback::from_position(&s, &holes, [4, 16], BLACK, 0).unwrap();
+        play(&mut g, "w1 B b2 w2 b1 W w1 B b2 w2 b1");
+        assert_eq!(g.outcome(), None);
+        play(&mut g, "W");
+        assert_eq!(g.plies(), 9);
+        assert_eq!(g.outcome(), Some(Outcome::draw(2, Reason::Repetition)));
+    }
+
+    /// Repetition stays exact however long a store-free stretch lasts (the
+    /// ply cap is per tournament and may be large): the 4-ply cycle of
+    /// `repetition_draw` is played once, then 1100 other positions are
+    /// entered into the history (as a long stretch would), then the cycle
+    /// again: the start position's third occurrence is a draw.
+    #[test]
+    fn repetition_after_a_long_store_free_stretch() {
+        let s = Settings {
+            max_plies: 5000,
+            ..Settings::default()
+        };
+        let holes = [("w1", 1, 1), ("w2", 0, 1), ("w4", 1, 0)];
+        let mut g = Hackaback::from_position(&s, &holes, [4, 16], BLACK, 0).unwrap();
+        play(&mut g, "w1 B b2 w2 b1 W");
+        assert_eq!(g.outcome(), None);
+        // Codes no real position has (bit 63 set; real codes use 49 bits).
+        for i in 0..1100u64 {
+            assert_eq!(g.remember((1 << 63) | i), 0);
+        }
+        play(&mut g, "w1 B b2 w2 b1 W");
+        assert_eq!(g.outcome(), Some(Outcome::draw(2, Reason::Repetition)));
+    }
+
+    /// Decision (docs/rules/hackaback.md): the win is judged at the end of
+    /// the turn, after the whole content has been sown. Black lifts b6
+    /// (W1 B1) with 17 in the store: the store comes first, so his seed
+    /// goes there (forced, no colour asked: 18, all of them), then the
+    /// white seed goes on into w6. One decision, and the board shows the
+    /// completed sowing.
+    #[test]
+    fn store_win_completes_the_sowing() {
+        let mut g = position(&[("b6", 1, 1)], [5, 17], BLACK, 10);
+        assert_eq!(legal(&g), ["b6"]);
+        play(&mut g, "b6");
+        assert_eq!(g.outcome(), Some(Outcome::win(2, BLACK, Reason::Store)));
+        assert_eq!(g.store(), [5, 18]);
+        assert_eq!(hole(&g, "w6"), [1, 0]);
+        assert_eq!(hole(&g, "b6"), [0, 0]);
+        assert_eq!(g.plies(), 12);
+        assert_eq!(g.sowing_turns(), 11);
+        assert!(legal(&g).is_empty());
+    }
+
     #[test]
     fn position_code_is_exact() {
         let a = position(
@@ -916,5 +986,279 @@ mod tests {
         assert_eq!(v["at"], "b5");
         assert_eq!(v["store"], json!({"W": 0, "B": 0}));
         assert!(g.render().contains("B17"));
+    }
+
+    // ---- an independent reference, written from RULINGS.md alone ----
+
+    /// A deliberately naive Hackaback: places by name, the loop as the two
+    /// sowing orders of RULINGS.md, the whole history of positions in a
+    /// plain list. Speaks only canonical notation.
+    struct Reference {
+        /// `[white, black]` per place name, the store `S` included.
+        board: std::collections::BTreeMap<String, [u8; 2]>,
+        mover: usize,
+        to_place: u8,
+        hand: [u8; 2],
+        at: String,
+        colour_pending: bool,
+        sowing_turns: u32,
+        plies: u32,
+        max_plies: u32,
+        seen: Vec<(Vec<[u8; 2]>, usize)>,
+        result: Option<(Option<Seat>, &'static str)>,
+    }
+
+    impl Reference {
+        fn new(max_plies: u32) -> Reference {
+            let mut board = std::collections::BTreeMap::new();
+            for k in 1..=6 {
+                board.insert(format!("b{k}"), [0, 3]);
+                board.insert(format!("w{k}"), [0, 0]);
+            }
+            board.insert("S".to_string(), [0, 0]);
+            Reference {
+                board,
+                mover: 0,
+                to_place: 6,
+                hand: [0, 0],
+                at: String::new(),
+                colour_pending: false,
+                sowing_turns: 0,
+                plies: 0,
+                max_plies,
+                seen: Vec::new(),
+                result: None,
+            }
+        }
+
+        /// The engine's position at the start of a sowing turn (read
+        /// through its public accessors), as the first entry of history.
+        fn from_engine(g: &Hackaback, max_plies: u32) -> Reference {
+            let mut r = Reference::new(max_plies);
+            for (name, v) in r.board.iter_mut() {
+                *v = match parse_hole(name) {
+                    Some(h) => [g.seeds(h, WHITE), g.seeds(h, BLACK)],
+                    None => g.store(),
+                };
+            }
+            r.to_place = 0;
+            r.mover = g.to_decide().unwrap();
+            r.sowing_turns = g.sowing_turns();
+            r.plies = g.plies();
+            r.seen.push((r.board.values().copied().collect(), r.mover));
+            r
+        }
+
+        /// "Black sows b1..b6, S, w6..w1, b1...; White sows w1..w6, S,
+        /// b6..b1, w1..."
+        fn next(&self, place: &str) -> String {
+            let order: Vec<String> = if self.mover == 1 {
+                (1..=6)
+                    .map(|k| format!("b{k}"))
+                    .chain(["S".to_string()])
+                    .chain((1..=6).rev().map(|k| format!("w{k}")))
+                    .collect()
+            } else {
+                (1..=6)
+                    .map(|k| format!("w{k}"))
+                    .chain(["S".to_string()])
+                    .chain((1..=6).rev().map(|k| format!("b{k}")))
+                    .collect()
+            };
+            let i = order.iter().position(|p| p == place).unwrap();
+            order[(i + 1) % order.len()].clone()
+        }
+
+        fn options(&self) -> Vec<String> {
+            if self.result.is_some() {
+                return vec![];
+            }
+            if self.to_place > 0 {
+                return (1..=6).map(|k| format!("w{k}")).collect();
+            }
+            if self.colour_pending {
+                return ["B", "W"].map(String::from).to_vec();
+            }
+            let mut v: Vec<String> = (1..=6)
+                .map(|k| format!("b{k}"))
+                .chain((1..=6).map(|k| format!("w{k}")))
+                .filter(|h| self.board[h][self.mover] > 0)
+                .collect();
+            if self.mover == 0 && self.sowing_turns >= 240 {
+                v.push("draw".into());
+            }
+            v
+        }
+
+        fn apply(&mut self, opt: &str) {
+            assert!(self.options().iter().any(|o| o == opt), "{opt}");
+            if self.to_place > 0 {
+                self.board.get_mut(opt).unwrap()[0] += 1;
+                self.to_place -= 1;
+                if self.to_place == 0 {
+                    self.end_turn(false);
+                }
+                return;
+            }
+            match opt {
+                "draw" => self.result = Some((None, "draw_claim")),
+                "B" | "W" => {
+                    let c = usize::from(opt == "B");
+                    let to = self.next(&self.at);
+                    self.board.get_mut(&to).unwrap()[c] += 1;
+                    self.hand[c] -= 1;
+                    self.at = to;
+                    self.colour_pending = false;
+                    self.sow();
+                }
+                hole => {
+                    self.hand = self.board[hole];
+                    self.board.insert(hole.to_string(), [0, 0]);
+                    self.at = hole.to_string();
+                    self.sow();
+                }
+            }
+        }
+
+        fn sow(&mut self) {
+            let m = self.mover;
+            while self.hand != [0, 0] {
+                let to = self.next(&self.at);
+                if to == "S" {
+                    if self.hand[m] > 0 {
+                        self.hand[m] -= 1;
+                        self.board.get_mut("S").unwrap()[m] += 1;
+                    }
+                    self.at = to;
+                    continue;
+                }
+                if self.hand[0] > 0 && self.hand[1] > 0 {
+                    self.colour_pending = true;
+                    return;
+                }
+                let c = usize::from(self.hand[1] > 0);
+                self.board.get_mut(&to).unwrap()[c] += 1;
+                self.hand[c] -= 1;
+                self.at = to;
+            }
+            self.end_turn(true);
+        }
+
+        fn end_turn(&mut self, sowing: bool) {
+            self.plies += 1;
+            if sowing {
+                self.sowing_turns += 1;
+                if self.board["S"][self.mover] == [6, 18][self.mover] {
+                    self.result = Some((Some(self.mover), "store"));
+                    return;
+                }
+            }
+            self.mover = 1 - self.mover;
+            let position = (self.board.values().copied().collect(), self.mover);
+            let before = self.seen.iter().filter(|p| **p == position).count();
+            self.seen.push(position);
+            if before >= 2 {
+                self.result = Some((None, "repetition"));
+            } else if self.plies >= self.max_plies {
+                self.result = Some((None, "max_plies"));
+            }
+        }
+    }
+
+    /// Engine and reference agree on every decision of random games: the
+    /// options in order, every hole and the store, the hand, the ply and
+    /// sowing-turn counts, and the result. Long caps (up to 6000 plies)
+    /// exercise long store-free stretches for the repetition rule.
+    #[test]
+    fn matches_reference_implementation() {
+        let mut rng = ChaCha8Rng::seed_from_u64(21);
+        let mut reasons = std::collections::BTreeMap::new();
+        let mut longest = 0usize;
+        for game in 0..400 {
+            let max_plies = [300, 1000, 6000][game % 3];
+            let s = Settings {
+                max_plies,
+                ..Settings::default()
+            };
+            let (mut g, mut r) = if game % 2 == 0 {
+                let g = Hackaback::new(&s).unwrap();
+                (g, Reference::new(max_plies))
+            } else {
+                // A sparse endgame: a few seeds of each colour on the board,
+                // where positions recur.
+                let (w, b) = (rng.gen_range(1..4u8), rng.gen_range(1..5u8));
+                let mut holes = Vec::new();
+                for (colour, n) in [(WHITE, w), (BLACK, b)] {
+                    for _ in 0..n {
+                        let name = format!(
+                            "{}{}",
+                            ['b', 'w'][rng.gen_range(0..2)],
+                            rng.gen_range(1..=6)
+                        );
+                        holes.push(if colour == WHITE {
+                            (name, 1, 0)
+                        } else {
+                            (name, 0, 1)
+                        });
+                    }
+                }
+                let holes: Vec<(&str, u8, u8)> =
+                    holes.iter().map(|(n, w, b)| (n.as_str(), *w, *b)).collect();
+                let to_move = rng.gen_range(0..2);
+                let turns = rng.gen_range(0..300);
+                let g =
+                    Hackaback::from_position(&s, &holes, [6 - w, 18 - b], to_move, turns).unwrap();
+                let r = Reference::from_engine(&g, max_plies);
+                (g, r)
+            };
+            let mut decisions = 0;
+            loop {
+                let opts = legal(&g);
+                assert_eq!(opts, r.options(), "game {game} decision {decisions}");
+                for (name, v) in &r.board {
+                    let got = match parse_hole(name) {
+                        Some(h) => [g.seeds(h, WHITE), g.seeds(h, BLACK)],
+                        None => g.store(),
+                    };
+                    assert_eq!(got, *v, "game {game} decision {decisions} {name}");
+                }
+                assert_eq!((g.plies(), g.sowing_turns()), (r.plies, r.sowing_turns));
+                let outcome = g.outcome().map(|o| {
+                    let winner = (0..2).find(|&s| o.ranks[s] == 0 && !o.is_draw());
+                    (winner, o.reason.name())
+                });
+                assert_eq!(outcome, r.result, "game {game} decision {decisions}");
+                longest = longest.max(g.snapshot()["repetitions"].as_u64().unwrap() as usize);
+                if opts.is_empty() {
+                    break;
+                }
+                // Mostly avoid the store (long store-free stretches, where
+                // repetitions happen); rarely claim the draw.
+                let quiet: Vec<&String> = opts
+                    .iter()
+                    .filter(|o| {
+                        let mut h = g.clone();
+                        play(&mut h, o);
+                        h.store() == g.store()
+                    })
+                    .collect();
+                let mut pick = if !quiet.is_empty() && game % 4 != 0 {
+                    quiet[rng.gen_range(0..quiet.len())]
+                } else {
+                    &opts[rng.gen_range(0..opts.len())]
+                };
+                if pick == "draw" && rng.gen_range(0..50) != 0 {
+                    pick = &opts[0];
+                }
+                play(&mut g, pick);
+                r.apply(pick);
+                decisions += 1;
+            }
+            *reasons.entry(r.result.unwrap().1).or_insert(0) += 1;
+        }
+        eprintln!("reasons {reasons:?}, longest store-free stretch {longest}");
+        for reason in ["store", "repetition", "draw_claim", "max_plies"] {
+            assert!(reasons.contains_key(reason), "{reasons:?}");
+        }
     }
 }

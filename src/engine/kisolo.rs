@@ -914,6 +914,41 @@ mod tests {
         assert_eq!(o.scores(), [1.0, 0.0]);
     }
 
+    /// The inner-row rule is judged at the end of the turn, on the board
+    /// after the whole turn: xi1 takes their last inner seed (i6, with 2
+    /// from o6 behind) in the first lap, and the turn still goes on. The 3
+    /// seeds go i1 (now 2), o1, o2; o2 was empty, next o3 holds 1: lifted
+    /// into o4 (empty); next o5 is empty: the end. Then their inner row is
+    /// empty: seat 0 wins.
+    #[test]
+    fn inner_row_judged_after_the_whole_turn() {
+        let mut g = pos(
+            6,
+            [&[0, 0, 1, 0, 0, 0], &[4, 0, 0, 0, 0, 2]],
+            [&[1, 0, 0, 0, 0, 0], &[0, 0, 0, 0, 0, 1]],
+            0,
+        );
+        assert_eq!(legal(&g), ["xi1"]);
+        play(&mut g, "xi1");
+        assert_eq!(g.outer(0), [1, 1, 0, 1, 0, 0]);
+        assert_eq!(g.inner(0), [2, 0, 0, 0, 0, 0]);
+        assert_eq!(g.outer(1), [4, 0, 0, 0, 0, 0]);
+        assert_eq!(g.inner(1), [0; 6]);
+        let o = g.outcome().expect("over");
+        assert_eq!((o.reason, o.ranks[0], o.ranks[1]), (Reason::InnerRow, 0, 1));
+        assert_eq!(g.plies(), 1);
+        // The inner-row rule is judged before the ply cap.
+        let mut g = pos(
+            6,
+            [&[0, 0, 1, 0, 0, 0], &[4, 0, 0, 0, 0, 2]],
+            [&[1, 0, 0, 0, 0, 0], &[0, 0, 0, 0, 0, 1]],
+            0,
+        )
+        .with_max_plies(1);
+        play(&mut g, "xi1");
+        assert_eq!(g.outcome().map(|o| o.reason), Some(Reason::InnerRow));
+    }
+
     /// RULINGS.md: a player whose inner row is empty at the end of a turn
     /// loses, the mover included; both empty: the mover wins.
     #[test]
@@ -1063,6 +1098,232 @@ mod tests {
                 assert!(g.plies() <= 200);
             }
             assert!(g.outcome().is_some());
+        }
+    }
+
+    // ---- an independent reference, written from RULINGS.md alone ----
+
+    /// A deliberately naive Kisolo: holes by name (`o3`, `i5`) per seat,
+    /// every lap end of a turn in a plain list, the guard as a drop count.
+    #[derive(Clone)]
+    struct Reference {
+        c: usize,
+        /// `board[seat]["o3"]`.
+        board: [std::collections::BTreeMap<String, u32>; 2],
+        to_move: usize,
+        plies: u32,
+        max_plies: u32,
+        hand: u32,
+        result: Option<(Option<Seat>, &'static str)>,
+    }
+
+    impl Reference {
+        fn from_engine(g: &Kisolo, max_plies: u32) -> Reference {
+            let c = g.columns();
+            let row = |s: Seat| {
+                let mut m = std::collections::BTreeMap::new();
+                for k in 1..=c {
+                    m.insert(format!("o{k}"), u32::from(g.outer(s)[k - 1]));
+                    m.insert(format!("i{k}"), u32::from(g.inner(s)[k - 1]));
+                }
+                m
+            };
+            Reference {
+                c,
+                board: [row(0), row(1)],
+                to_move: g.to_decide().unwrap(),
+                plies: g.plies(),
+                max_plies,
+                hand: 0,
+                result: None,
+            }
+        }
+
+        /// "o1..oC, iC..i1, o1..."
+        fn track(&self) -> Vec<String> {
+            (1..=self.c)
+                .map(|k| format!("o{k}"))
+                .chain((1..=self.c).rev().map(|k| format!("i{k}")))
+                .collect()
+        }
+
+        fn after(&self, hole: &str) -> String {
+            let t = self.track();
+            let i = t.iter().position(|h| h == hole).unwrap();
+            t[(i + 1) % t.len()].clone()
+        }
+
+        /// My `ik` faces their `i(C+1-k)` with their `o(C+1-k)` behind.
+        fn file(&self, hole: &str) -> Option<(String, String)> {
+            let k: usize = hole.strip_prefix('i')?.parse().unwrap();
+            let j = self.c + 1 - k;
+            Some((format!("i{j}"), format!("o{j}")))
+        }
+
+        fn options(&self) -> Vec<String> {
+            if self.result.is_some() {
+                return vec![];
+            }
+            let (me, opp) = (&self.board[self.to_move], &self.board[1 - self.to_move]);
+            let captures: Vec<String> = (1..=self.c)
+                .map(|k| format!("i{k}"))
+                .filter(|h| me[h] > 0 && opp[&self.file(h).unwrap().0] > 0)
+                .map(|h| format!("x{h}"))
+                .collect();
+            if !captures.is_empty() {
+                return captures;
+            }
+            (1..=self.c)
+                .map(|k| format!("o{k}"))
+                .chain((1..=self.c).map(|k| format!("i{k}")))
+                .filter(|h| me[h] > 0)
+                .collect()
+        }
+
+        fn capture(&mut self, hole: &str) -> u32 {
+            let (i, o) = self.file(hole).unwrap();
+            let opp = &mut self.board[1 - self.to_move];
+            let n = opp[&i] + opp[&o];
+            opp.insert(i, 0);
+            opp.insert(o, 0);
+            n
+        }
+
+        /// Sows `n` seeds starting in `start`; returns the last hole, or
+        /// `None` when the guard's 10,001st drop happened.
+        fn sow(&mut self, start: &str, mut n: u32, drops: &mut u32) -> Option<String> {
+            let mut at = start.to_string();
+            loop {
+                *self.board[self.to_move].get_mut(&at).unwrap() += 1;
+                n -= 1;
+                *drops += 1;
+                if *drops == DROP_GUARD + 1 {
+                    self.hand = n;
+                    return None;
+                }
+                if n == 0 {
+                    return Some(at);
+                }
+                at = self.after(&at);
+            }
+        }
+
+        fn apply(&mut self, opt: &str) {
+            assert!(self.options().iter().any(|o| o == opt), "{opt}");
+            let me = self.to_move;
+            let mut drops = 0;
+            let mut last = if let Some(hole) = opt.strip_prefix('x') {
+                let n = self.capture(hole);
+                self.sow(hole, n, &mut drops)
+            } else {
+                let n = self.board[me].insert(opt.to_string(), 0).unwrap();
+                let start = self.after(opt);
+                self.sow(&start, n, &mut drops)
+            };
+            let mut seen: Vec<([std::collections::BTreeMap<String, u32>; 2], String)> = Vec::new();
+            self.plies += 1;
+            loop {
+                let Some(h) = last else {
+                    self.result = Some((None, "perpetual"));
+                    return;
+                };
+                let lap_end = (self.board.clone(), h.clone());
+                if seen.contains(&lap_end) {
+                    self.result = Some((None, "perpetual"));
+                    return;
+                }
+                seen.push(lap_end);
+                let n = self.after(&h);
+                if self.board[me][&n] == 0 {
+                    break;
+                }
+                let h_was_nonempty = self.board[me][&h] >= 2;
+                let facing_full = self
+                    .file(&n)
+                    .is_some_and(|(i, _)| self.board[1 - me][&i] > 0);
+                last = if h_was_nonempty && facing_full {
+                    let k = self.capture(&n);
+                    self.sow(&n, k, &mut drops)
+                } else {
+                    let k = self.board[me].insert(n.clone(), 0).unwrap();
+                    let start = self.after(&n);
+                    self.sow(&start, k, &mut drops)
+                };
+            }
+            let inner_empty = |s: Seat| (1..=self.c).all(|k| self.board[s][&format!("i{k}")] == 0);
+            let (mine, theirs) = (inner_empty(me), inner_empty(1 - me));
+            if theirs {
+                self.result = Some((Some(me), "inner_row"));
+            } else if mine {
+                self.result = Some((Some(1 - me), "inner_row"));
+            } else if self.plies >= self.max_plies {
+                self.result = Some((None, "max_plies"));
+            } else {
+                self.to_move = 1 - me;
+            }
+        }
+    }
+
+    /// Engine and reference agree on every decision of random games from
+    /// the start (6, 7, 8 columns) and from sparse positions where laps run
+    /// long: the options in order, both players' rows, the hand, the plies
+    /// and the result.
+    #[test]
+    fn matches_reference_implementation() {
+        let mut rng = ChaCha8Rng::seed_from_u64(33);
+        let mut reasons = std::collections::BTreeMap::new();
+        for game in 0..900 {
+            let c = 6 + game % 3;
+            let mut g = if game % 2 == 0 {
+                let mut s = columns(&c.to_string());
+                s.max_plies = 300;
+                Kisolo::new(&s).unwrap()
+            } else {
+                let mut rows = [[0u8; 8]; 4];
+                for row in rows.iter_mut() {
+                    for v in row[..c].iter_mut() {
+                        *v = [0, 0, 1, 1, 1, 2, 3][rng.gen_range(0..7)];
+                    }
+                }
+                rows[2][rng.gen_range(0..c)] += 1;
+                rows[3][rng.gen_range(0..c)] += 1;
+                pos(
+                    c,
+                    [&rows[0][..c], &rows[1][..c]],
+                    [&rows[2][..c], &rows[3][..c]],
+                    game % 4 / 2,
+                )
+                .with_max_plies(300)
+            };
+            let mut r = Reference::from_engine(&g, 300);
+            loop {
+                let opts = legal(&g);
+                assert_eq!(opts, r.options(), "game {game}");
+                for s in 0..2 {
+                    let outer: Vec<u32> = g.outer(s).iter().map(|&v| v.into()).collect();
+                    let inner: Vec<u32> = g.inner(s).iter().map(|&v| v.into()).collect();
+                    let r_outer: Vec<u32> = (1..=c).map(|k| r.board[s][&format!("o{k}")]).collect();
+                    let r_inner: Vec<u32> = (1..=c).map(|k| r.board[s][&format!("i{k}")]).collect();
+                    assert_eq!((outer, inner), (r_outer, r_inner), "game {game} seat {s}");
+                }
+                assert_eq!((u32::from(g.hand()), g.plies()), (r.hand, r.plies));
+                let outcome = g.outcome().map(|o| {
+                    let winner = (0..2).find(|&s| o.ranks[s] == 0 && !o.is_draw());
+                    (winner, o.reason.name())
+                });
+                assert_eq!(outcome, r.result, "game {game}");
+                if opts.is_empty() {
+                    break;
+                }
+                let pick = &opts[rng.gen_range(0..opts.len())];
+                play(&mut g, pick);
+                r.apply(pick);
+            }
+            *reasons.entry(r.result.unwrap().1).or_insert(0) += 1;
+        }
+        eprintln!("{reasons:?}");
+        for reason in ["inner_row", "perpetual", "max_plies"] {
+            assert!(reasons.contains_key(reason), "{reasons:?}");
         }
     }
 }
