@@ -16,8 +16,35 @@ use mancala_arena::engine::{
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+
+/// The system allocator, counting allocations, so that the bench can show
+/// that a decision allocates nothing (issue 2: no heap allocation per
+/// decision on the hot path).
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: every call is forwarded unchanged to the system allocator.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
 
 /// Seeded games per iteration.
 const BATCH: u64 = 50;
@@ -45,6 +72,11 @@ fn bench_game<G: Rules>(c: &mut Criterion, name: &str, settings: Settings) {
     let mut buf = Vec::new();
     let decisions = play_batch(&start, &mut buf);
     let per_game = decisions as f64 / BATCH as f64;
+    // The option buffer has grown to its size: count what a second pass of
+    // the same games allocates.
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    play_batch(&start, &mut buf);
+    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
     let mut group = c.benchmark_group("random_playouts");
     group
         .throughput(Throughput::Elements(decisions))
@@ -56,7 +88,10 @@ fn bench_game<G: Rules>(c: &mut Criterion, name: &str, settings: Settings) {
     });
     group.finish();
     // games/s = decisions/s / decisions per game.
-    eprintln!("{name}: {per_game:.1} decisions per game ({decisions} in {BATCH} seeded games)");
+    eprintln!(
+        "{name}: {per_game:.1} decisions per game ({decisions} in {BATCH} seeded games), \
+         {allocations} heap allocations in {decisions} decisions"
+    );
 }
 
 fn with_option(players: usize, key: &str, value: &str) -> Settings {
