@@ -95,17 +95,17 @@ pub fn write_record_to<W: Write>(
     Ok(())
 }
 
-/// Writes the record to `path` (creating its directory), atomically: to a
-/// temporary file first, then renamed, so a record is whole or absent.
+/// Writes the record to `path` (creating its directory), replacing any
+/// earlier one. Not atomic on its own, and need not be: a league commits a
+/// game's row to games.csv only after its record is written, so a record
+/// whose game has a row is whole, and a game without a row is played again
+/// and its record rewritten. (A temporary file and a rename per game cost
+/// the league a directory lock per game.)
 pub fn write_record(path: &Path, spec: &GameSpec, report: &GameReport) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let tmp = path.with_extension("jsonl.tmp");
-    {
-        let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-        write_record_to(&mut f, spec, report)?;
-        f.flush()?;
-    }
-    std::fs::rename(&tmp, path)
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    write_record_to(&mut f, spec, report)?;
+    f.flush()
 }
