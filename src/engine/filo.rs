@@ -590,7 +590,7 @@ impl Rules for Filo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::testing::{legal, play};
+    use crate::engine::testing::{legal, play, replay_reference_steps};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -1098,19 +1098,7 @@ mod tests {
                 ..Settings::default()
             };
             let mut g = Filo::new(&settings).unwrap();
-            let mut moves = Vec::new();
-            for step in v["steps"].as_array().unwrap() {
-                let want: Vec<String> = step[0]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|o| o.as_str().unwrap().to_string())
-                    .collect();
-                assert_eq!(legal(&g), want, "game {n} after {moves:?}\n{}", g.render());
-                let m = step[1].as_str().unwrap();
-                play(&mut g, m);
-                moves.push(m);
-            }
+            let moves = replay_reference_steps(&mut g, &v["steps"], n);
             let r = &v["result"];
             let o = g.outcome().unwrap_or_else(|| panic!("game {n} not over"));
             let expected = match r[0].as_str().unwrap() {
