@@ -1,6 +1,6 @@
 //! Engine speed: uniformly random playouts per game on one core, reported
 //! as decisions per second (criterion's throughput) and games per second
-//! (printed from the same measurement). Results: docs/benchmarks/engine.md.
+//! (printed from the same measurement). Results: BENCHMARKS.md.
 //!
 //! Each iteration replays the same batch of seeded random games, so the
 //! number of decisions per iteration is known before timing and criterion's

@@ -1,7 +1,7 @@
 //! Rating speed: 200 bots over 1 million 2-player games (five variants,
 //! seat-swap pairs, draws), the whole `ratings::rate` report (overall and
 //! per-variant fits, LOS, pentanomial and variant statistics).
-//! Figures are recorded in docs/benchmarks/ratings.md.
+//! Figures are recorded in BENCHMARKS.md.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use mancala_arena::ratings::{rate, RateOptions};
