@@ -650,20 +650,11 @@ mod tests {
         fn name(&self) -> &str {
             "fixed"
         }
-        fn start<'a>(
-            &'a mut self,
-            _s: &'a Start<'a>,
-        ) -> player::PlayerFuture<'a, Result<(), Fault>> {
-            Box::pin(std::future::ready(Ok(())))
-        }
         fn decide<'a>(
             &'a mut self,
             _a: &'a Ask<'a>,
         ) -> player::PlayerFuture<'a, Result<Answer, Fault>> {
             Box::pin(std::future::ready(self.0.clone().map(Answer::new)))
-        }
-        fn end<'a>(&'a mut self, _e: &'a End<'a>) -> player::PlayerFuture<'a, ()> {
-            Box::pin(std::future::ready(()))
         }
     }
 
@@ -705,12 +696,6 @@ mod tests {
         fn name(&self) -> &str {
             "timed"
         }
-        fn start<'a>(
-            &'a mut self,
-            _s: &'a Start<'a>,
-        ) -> player::PlayerFuture<'a, Result<(), Fault>> {
-            Box::pin(std::future::ready(Ok(())))
-        }
         fn decide<'a>(
             &'a mut self,
             a: &'a Ask<'a>,
@@ -720,9 +705,6 @@ mod tests {
                 option: a.legal[0].clone(),
                 elapsed: Some(Duration::from_millis(30)),
             })))
-        }
-        fn end<'a>(&'a mut self, _e: &'a End<'a>) -> player::PlayerFuture<'a, ()> {
-            Box::pin(std::future::ready(()))
         }
     }
 
@@ -778,20 +760,11 @@ mod tests {
             fn name(&self) -> &str {
                 "never"
             }
-            fn start<'a>(
-                &'a mut self,
-                _s: &'a Start<'a>,
-            ) -> player::PlayerFuture<'a, Result<(), Fault>> {
-                Box::pin(std::future::ready(Ok(())))
-            }
             fn decide<'a>(
                 &'a mut self,
                 _a: &'a Ask<'a>,
             ) -> player::PlayerFuture<'a, Result<Answer, Fault>> {
                 Box::pin(std::future::pending())
-            }
-            fn end<'a>(&'a mut self, _e: &'a End<'a>) -> player::PlayerFuture<'a, ()> {
-                Box::pin(std::future::ready(()))
             }
         }
         for (variant, n) in playable().into_iter().take(1) {

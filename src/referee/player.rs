@@ -87,13 +87,18 @@ pub struct End<'a> {
 pub trait Player: Send {
     /// The name announced by the player (bot hello) or given to it.
     fn name(&self) -> &str;
-    /// Tells the player a game starts. No answer is expected.
-    fn start<'a>(&'a mut self, start: &'a Start<'a>) -> PlayerFuture<'a, Result<(), Fault>>;
+    /// Tells the player a game starts. No answer is expected. (An
+    /// in-process player usually needs nothing: the default does nothing.)
+    fn start<'a>(&'a mut self, _start: &'a Start<'a>) -> PlayerFuture<'a, Result<(), Fault>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
     /// Asks for one option (in canonical notation, not yet checked).
     fn decide<'a>(&'a mut self, ask: &'a Ask<'a>) -> PlayerFuture<'a, Result<Answer, Fault>>;
     /// Tells the player the game is over. Failures only mark the player for
-    /// restart.
-    fn end<'a>(&'a mut self, end: &'a End<'a>) -> PlayerFuture<'a, ()>;
+    /// restart. The default does nothing.
+    fn end<'a>(&'a mut self, _end: &'a End<'a>) -> PlayerFuture<'a, ()> {
+        Box::pin(std::future::ready(()))
+    }
     /// True when the player is not fit for another game (it crashed, timed
     /// out, broke the protocol): the league restarts it.
     fn needs_restart(&self) -> bool {
@@ -550,10 +555,6 @@ impl Player for RandomPlayer {
         &self.name
     }
 
-    fn start<'a>(&'a mut self, _s: &'a Start<'a>) -> PlayerFuture<'a, Result<(), Fault>> {
-        Box::pin(std::future::ready(Ok(())))
-    }
-
     fn decide<'a>(&'a mut self, ask: &'a Ask<'a>) -> PlayerFuture<'a, Result<Answer, Fault>> {
         let r = if ask.legal.is_empty() {
             Err(Fault::new(ForfeitKind::Protocol, "no legal option"))
@@ -563,9 +564,5 @@ impl Player for RandomPlayer {
             ))
         };
         Box::pin(std::future::ready(r))
-    }
-
-    fn end<'a>(&'a mut self, _e: &'a End<'a>) -> PlayerFuture<'a, ()> {
-        Box::pin(std::future::ready(()))
     }
 }
