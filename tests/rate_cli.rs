@@ -342,11 +342,29 @@ fn formats_anchor_and_variant_filter() {
     );
     let rows = read_table(&dir.path().join("ratings.csv"));
     assert_eq!(
-        rating(&rows, "X", "all")["games"],
+        rating(&rows, "X", "tricala-3p")["games"],
         "6",
         "2-player rows filtered out"
     );
-    assert!(rows.iter().all(|r| r["variant"] != "tricala"));
+    // Filtered to one label, every table is that label's: no `all` rows
+    // that would pass the variant off as the whole league.
+    assert!(rows.iter().all(|r| r["variant"] == "tricala-3p"));
+    let pairs = read_table(&dir.path().join("pairs.csv"));
+    assert!(!pairs.is_empty() && pairs.iter().all(|r| r["variant"] == "tricala-3p"));
+    // A game name that covers both player counts names both.
+    let out = arena(&[
+        "rate",
+        s(&data("tricala3.csv")),
+        "--out",
+        d,
+        "--variant",
+        "tricala",
+    ]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Standings: tricala+tricala-3p"));
+    let rows = read_table(&dir.path().join("ratings.csv"));
+    assert!(rows.iter().all(|r| r["variant"] != "all"));
+    assert!(rows.iter().any(|r| r["variant"] == "tricala+tricala-3p"));
     let out = arena(&[
         "rate",
         s(&data("two.csv")),

@@ -185,7 +185,8 @@ impl Standings {
 /// Everything `arena rate` reports.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
-    /// Every variant together.
+    /// Every variant together (`all`); with a variant filter, the variants
+    /// kept, named after them.
     pub overall: Standings,
     /// One table per variant label, sorted by label.
     pub per_variant: Vec<Standings>,
@@ -244,11 +245,26 @@ pub fn rate(rows: &[GameRow], opts: &RateOptions) -> Result<Report, RatingError>
             return Err(RatingError::UnknownAnchor(a.bot.clone()));
         }
     }
-    let overall = standings(&ev, None, opts);
-    let per_variant: Vec<Standings> = (0..ev.labels.len())
+    let mut overall = standings(&ev, None, opts);
+    let mut per_variant: Vec<Standings> = (0..ev.labels.len())
         .map(|g| standings(&ev, Some(g), opts))
         .collect();
-    let pairs = ev.pair_stats(&overall, &per_variant);
+    let mut pairs = ev.pair_stats(&overall, &per_variant);
+    if opts.variant.is_some() {
+        // Filtered: the overall table covers only the variants kept, so it
+        // is named after them, not `all` (`kisolo`, or `tricala+tricala-3p`
+        // for `--variant tricala`). With one label it is that label's table:
+        // the copy is dropped.
+        let label = ev.labels.join("+");
+        if per_variant.len() == 1 {
+            per_variant.clear();
+            pairs.retain(|p| p.variant != ALL);
+        }
+        for p in pairs.iter_mut().filter(|p| p.variant == ALL) {
+            p.variant = label.clone();
+        }
+        overall.variant = label;
+    }
     let variants = ev.variant_stats(&overall);
     Ok(Report {
         overall,
