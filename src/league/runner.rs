@@ -11,9 +11,7 @@ use super::schedule::{self, ScheduledGame, Shard};
 use super::store::{LeagueMeta, Store, StoreError};
 use crate::bot::manifest;
 use crate::bot::{BotCommand, Limits};
-use crate::referee::{
-    self, BotPlayer, Clock, EndReason, GameReport, GameSpec, Player, TimeControl,
-};
+use crate::referee::{self, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl};
 use crate::results::GameRow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -532,20 +530,8 @@ async fn play_one(
                 });
             }
             Err(e) => {
-                let report = GameReport {
-                    game_id: spec.game_id.clone(),
-                    variant: spec.variant,
-                    players: game.seats.len(),
-                    names: spec.names.clone(),
-                    scores: referee::forfeit_scores(game.seats.len(), seat),
-                    reason: EndReason::Forfeit(e.kind()),
-                    offender: Some(seat),
-                    detail: Some(e.to_string()),
-                    plies: 0,
-                    decisions: Vec::new(),
-                    final_state: serde_json::Value::Null,
-                    duration: start.elapsed(),
-                };
+                let report =
+                    GameReport::unstarted(&spec, seat, e.kind(), e.to_string(), start.elapsed());
                 tracing::warn!("{}: seat {seat} cannot start: {e}", game.game_id);
                 return record_and_row(t, game, dir, &opening, &spec, &report);
             }
@@ -644,7 +630,8 @@ fn row_from_report(
     row
 }
 
-/// A game lost before it began: the bot in `seat` could not be started.
+/// The row of a game that could not be played at all (an unplayable spec:
+/// a bug of ours, recorded with reason `error` against `seat`).
 fn forfeit_row(
     t: &Tournament,
     game: &ScheduledGame,

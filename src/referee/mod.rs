@@ -247,6 +247,33 @@ fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 }
 
 impl GameReport {
+    /// The report of a game that never began because the player in `seat`
+    /// could not be started (what its start did wrong: `kind`, `detail`):
+    /// a forfeit before the first decision, scored as any other.
+    pub fn unstarted(
+        spec: &GameSpec,
+        seat: usize,
+        kind: ForfeitKind,
+        detail: String,
+        duration: Duration,
+    ) -> GameReport {
+        let players = spec.names.len();
+        GameReport {
+            game_id: spec.game_id.clone(),
+            variant: spec.variant,
+            players,
+            names: spec.names.clone(),
+            scores: forfeit_scores(players, seat),
+            reason: EndReason::Forfeit(kind),
+            offender: Some(seat),
+            detail: Some(detail),
+            plies: 0,
+            decisions: Vec::new(),
+            final_state: serde_json::Value::Null,
+            duration,
+        }
+    }
+
     pub fn is_forfeit(&self) -> bool {
         matches!(self.reason, EndReason::Forfeit(_))
     }
