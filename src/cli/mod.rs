@@ -77,7 +77,9 @@ fn error_message(e: &anyhow::Error) -> String {
 fn init_tracing() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_env("ARENA_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    // No colour codes in a log file, a pipe or a batch job's output.
     let _ = tracing_subscriber::fmt()
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .try_init();

@@ -22,6 +22,10 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// is a fault (`line_too_long`).
 pub const DEFAULT_MAX_LINE: usize = 64 * 1024;
 
+/// Deepest nesting of arrays and objects accepted in a bot's line (the JSON
+/// parser's recursion limit); protocol.md states it.
+pub const MAX_NESTING: usize = 128;
+
 /// One decision as the bots see it (in `since` of a request and in records).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecisionMsg {
@@ -168,6 +172,7 @@ pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
         return Err(
             match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
                 Ok(_) => DecodeError::Protocol("not a JSON object".into()),
+                Err(e) if is_too_deep(&e) => too_deep(&e),
                 Err(e) => DecodeError::BadJson(e.to_string()),
             },
         );
@@ -175,13 +180,27 @@ pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
     match serde_json::from_slice::<FromBot>(line) {
         Ok(m) => Ok(m),
         Err(e) => {
-            if e.is_syntax() || e.is_eof() || std::str::from_utf8(line).is_err() {
+            if is_too_deep(&e) {
+                Err(too_deep(&e))
+            } else if e.is_syntax() || e.is_eof() || std::str::from_utf8(line).is_err() {
                 Err(DecodeError::BadJson(e.to_string()))
             } else {
                 Err(DecodeError::Protocol(e.to_string()))
             }
         }
     }
+}
+
+/// serde_json's recursion limit is [`MAX_NESTING`] levels.
+fn is_too_deep(e: &serde_json::Error) -> bool {
+    e.to_string().starts_with("recursion limit exceeded")
+}
+
+fn too_deep(e: &serde_json::Error) -> DecodeError {
+    DecodeError::BadJson(format!(
+        "JSON nested deeper than {MAX_NESTING} levels, the protocol's limit (at column {})",
+        e.column()
+    ))
 }
 
 /// Shortens a bot's text for a record or a terminal: at most `max` bytes
@@ -257,7 +276,7 @@ mod tests {
         );
         let e = decode(deep.as_bytes());
         assert!(
-            matches!(&e, Err(DecodeError::BadJson(m)) if m.contains("recursion limit")),
+            matches!(&e, Err(DecodeError::BadJson(m)) if m.contains("deeper than 128 levels")),
             "{e:?}"
         );
         let deep = "[".repeat(60_000);
@@ -265,6 +284,13 @@ mod tests {
             decode(deep.as_bytes()),
             Err(DecodeError::BadJson(_))
         ));
+        // Exactly at the limit is fine (the reply's own object is a level).
+        let at_limit = format!(
+            r#"{{"type":"reply","option":"G","x":{}{}}}"#,
+            "[".repeat(MAX_NESTING - 1),
+            "]".repeat(MAX_NESTING - 1)
+        );
+        assert_eq!(decode(at_limit.as_bytes()), Ok(reply("G")));
         for (line, bad_json) in [
             (&b"\xff\xfe{}"[..], true),
             (b"{\"type\":\"reply\",\"option\":\"\xff\"}", true),
