@@ -24,7 +24,7 @@ pub const DEFAULT_MAX_LINE: usize = 64 * 1024;
 
 /// Deepest nesting of arrays and objects accepted in a bot's line (the JSON
 /// parser's recursion limit); protocol.md states it.
-pub const MAX_NESTING: usize = 128;
+pub const MAX_NESTING: usize = 127;
 
 /// One decision as the bots see it (in `since` of a request and in records).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -276,7 +276,7 @@ mod tests {
         );
         let e = decode(deep.as_bytes());
         assert!(
-            matches!(&e, Err(DecodeError::BadJson(m)) if m.contains("deeper than 128 levels")),
+            matches!(&e, Err(DecodeError::BadJson(m)) if m.contains("deeper than 127 levels")),
             "{e:?}"
         );
         let deep = "[".repeat(60_000);
@@ -291,6 +291,15 @@ mod tests {
             "]".repeat(MAX_NESTING - 1)
         );
         assert_eq!(decode(at_limit.as_bytes()), Ok(reply("G")));
+        let past_limit = format!(
+            r#"{{"type":"reply","option":"G","x":{}{}}}"#,
+            "[".repeat(MAX_NESTING),
+            "]".repeat(MAX_NESTING)
+        );
+        assert!(matches!(
+            decode(past_limit.as_bytes()),
+            Err(DecodeError::BadJson(m)) if m.contains("deeper than 127 levels")
+        ));
         for (line, bad_json) in [
             (&b"\xff\xfe{}"[..], true),
             (b"{\"type\":\"reply\",\"option\":\"\xff\"}", true),
