@@ -192,7 +192,14 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<CsvFile, CsvError> {
         if rec.len() == 1 && rec.get(0).is_some_and(|f| f.trim_ascii().is_empty()) {
             continue;
         }
-        let parsed = if rec.len() < names.len() {
+        let parsed = if rec.len() == names.len()
+            && rec
+                .iter()
+                .zip(&names)
+                .all(|(f, n)| String::from_utf8_lossy(f).trim() == n)
+        {
+            Err("a second header line: two runs wrote to this file (one writer per results folder), or files were concatenated with their headers".to_string())
+        } else if rec.len() < names.len() {
             Err(format!(
                 "{} fields, the header has {}",
                 rec.len(),
@@ -419,6 +426,10 @@ mod tests {
                 "t.csv:1: missing columns `seat2`, `score2`, `offender`, `duration_ms`, `seed`, `opening`",
             ),
             (format!("{H},game_id\n"), "t.csv:1: column `game_id` appears twice"),
+            (
+                format!("{H}\n{R1}\n{H}\n{R2}\n"),
+                "t.csv:3: a second header line: two runs wrote to this file",
+            ),
             (
                 format!("{H}\n{R1}\ng2,filo,two,p1,B,A,,0.5,0.5,,tie,,31,100,7,\n"),
                 "t.csv:3: column `players`: `two` is not 2 or 3",
