@@ -24,6 +24,27 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// Longest bot name, in bytes (as for a hello's name).
+pub const NAME_MAX: usize = 64;
+
+/// Why `name` cannot name a bot in a league (a bot.toml `name` or a
+/// tournament's inline bot), or `None` when it can: it becomes a CSV field, a
+/// PGN tag and part of log file names, so it must be 1 to [`NAME_MAX`] bytes,
+/// not only white space, without commas, quotes or control characters.
+pub fn name_problem(name: &str) -> Option<&'static str> {
+    if name.trim().is_empty() {
+        Some("must not be empty")
+    } else if name.len() > NAME_MAX {
+        Some("is longer than 64 bytes")
+    } else if name.contains(',') || name.contains('"') {
+        Some("must not hold commas or quotes")
+    } else if name.chars().any(char::is_control) {
+        Some("must not hold control characters (tabs, new lines, escapes)")
+    } else {
+        None
+    }
+}
+
 /// The file name of a manifest inside a bot folder.
 pub const MANIFEST: &str = "bot.toml";
 
@@ -126,10 +147,13 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
     let name = raw.name.unwrap_or(folder);
-    if name.trim().is_empty() || name.contains(',') || name.contains('"') {
+    if let Some(why) = name_problem(&name) {
         return Err(ManifestError::Invalid {
             path,
-            message: format!("`name`: `{name}` must be non-empty, without commas or quotes"),
+            message: format!(
+                "`name`: `{}` {why}",
+                name.escape_debug().to_string().replace('`', "'")
+            ),
         });
     }
     let command = raw.command.into_argv();
@@ -239,6 +263,40 @@ mod tests {
         std::fs::write(a.join("bot.toml"), "command = []\n").unwrap();
         let e = Manifest::load(&a).unwrap_err().to_string();
         assert!(e.contains("bot.toml") && e.contains("command"), "{e}");
+    }
+
+    #[test]
+    fn names_follow_the_hello_rule() {
+        assert_eq!(name_problem("greedy-2"), None);
+        assert_eq!(name_problem(&"x".repeat(NAME_MAX)), None);
+        for bad in [
+            "",
+            "  ",
+            "a,b",
+            "a\"b",
+            "tab\there",
+            "new\nline",
+            "esc\u{1b}[31m",
+        ] {
+            assert!(name_problem(bad).is_some(), "{bad:?} accepted");
+        }
+        assert!(name_problem(&"x".repeat(NAME_MAX + 1)).is_some());
+
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("bot.toml"),
+            "name = \"evil\\u001b[2J\"\ncommand = [\"true\"]\n",
+        )
+        .unwrap();
+        let e = Manifest::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("`name`") && e.contains("control characters"),
+            "{e}"
+        );
+        assert!(
+            !e.contains('\u{1b}'),
+            "the error echoes the escape raw: {e:?}"
+        );
     }
 
     #[test]

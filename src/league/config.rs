@@ -512,14 +512,11 @@ fn parse_bots(
                                 "is empty",
                             ));
                         }
-                        if raw.name.trim().is_empty()
-                            || raw.name.contains(',')
-                            || raw.name.contains('"')
-                        {
+                        if let Some(why) = manifest::name_problem(&raw.name) {
                             return Err(ctx.field(
                                 span.clone(),
                                 &format!("bots[{i}].name"),
-                                "must be non-empty, without commas or quotes",
+                                format!("`{}` {why}", raw.name.escape_debug()),
                             ));
                         }
                         out.push(BotSpec {
