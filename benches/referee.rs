@@ -6,7 +6,7 @@
 //! with the bench and the bot pinned to one CPU (the league's set-up) and
 //! unpinned. Run: `cargo bench --bench referee` (a few seconds).
 
-use mancala_arena::bot::{BotCommand, Limits};
+use mancala_arena::bot::BotCommand;
 use mancala_arena::engine::{Game, Settings, Variant};
 use mancala_arena::protocol::{encode_into, ToBot};
 use mancala_arena::referee::{play_game, BotPlayer, GameSpec, Player, RandomPlayer};
@@ -110,7 +110,7 @@ fn referee_games(v: Variant) -> (Duration, f64, f64) {
         .unwrap();
     rt.block_on(async {
         let cmd = BotCommand::from_words(&[bot()]).unwrap();
-        let mut bot = BotPlayer::start(&cmd, None, &Limits::default())
+        let mut bot = BotPlayer::start(&BotPlayer::launch(cmd), &Default::default())
             .await
             .unwrap();
         let mut random = RandomPlayer::new("random", 1);

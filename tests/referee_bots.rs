@@ -3,13 +3,26 @@
 //! the right reason, the other bot must be credited, no process may be
 //! left behind, and the next game must run normally.
 
-use mancala_arena::bot::{group_alive, process_alive, BotCommand, Limits};
+use mancala_arena::bot::{group_alive, process_alive, BotCommand};
 use mancala_arena::engine::{Game, Settings, Variant};
 use mancala_arena::referee::{
-    play_game, BotPlayer, EndReason, ForfeitKind, GameSpec, Player, RandomPlayer, TimeControl,
+    play_game, BotPlayer, EndReason, ForfeitKind, GameSpec, Player, RandomPlayer, StartError,
+    TimeControl, Timing,
 };
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Starts `cmd` as a league would (the protocol's line limit), its stderr
+/// to `log` when given.
+async fn start(
+    cmd: &BotCommand,
+    log: Option<&Path>,
+    timing: &Timing,
+) -> Result<BotPlayer, StartError> {
+    let mut launch = BotPlayer::launch(cmd.clone());
+    launch.stderr_log = log.map(Path::to_path_buf);
+    BotPlayer::start(&launch, timing).await
+}
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -93,11 +106,11 @@ async fn misbehaving_in(
     expected: Option<ForfeitKind>,
 ) -> mancala_arena::referee::GameReport {
     let dir = tempfile::tempdir().unwrap();
-    let limits = Limits::default();
+    let timing = Timing::default();
     let log = dir.path().join("broken.log");
-    let mut bad = BotPlayer::start(cmd, Some(&log), &limits).await.unwrap();
+    let mut bad = start(cmd, Some(&log), &timing).await.unwrap();
     let bad_pid = bad.pid();
-    let mut good = BotPlayer::start(&rust_bot(), None, &limits).await.unwrap();
+    let mut good = start(&rust_bot(), None, &timing).await.unwrap();
     let good_pid = good.pid();
     let report = {
         let mut ps: Vec<&mut dyn Player> = vec![&mut bad, &mut good];
@@ -145,7 +158,7 @@ fn detail(report: &mancala_arena::referee::GameReport) -> &str {
 
 #[tokio::test]
 async fn crash_at_start() {
-    let err = BotPlayer::start(&broken("crash_start"), None, &Limits::default())
+    let err = start(&broken("crash_start"), None, &Timing::default())
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ForfeitKind::Crash, "{err}");
@@ -155,9 +168,7 @@ async fn crash_at_start() {
 #[tokio::test]
 async fn missing_program_fails_to_start() {
     let cmd = BotCommand::from_words(&["/nonexistent/bot"]).unwrap();
-    let err = BotPlayer::start(&cmd, None, &Limits::default())
-        .await
-        .unwrap_err();
+    let err = start(&cmd, None, &Timing::default()).await.unwrap_err();
     assert_eq!(err.kind(), ForfeitKind::Crash);
 }
 
@@ -215,13 +226,9 @@ async fn early_clean_exit() {
 async fn stderr_log_is_capped() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("flood.log");
-    let limits = Limits {
-        stderr_cap: 10_000,
-        ..Limits::default()
-    };
-    let mut bot = BotPlayer::start(&broken("stderr_flood"), Some(&log), &limits)
-        .await
-        .unwrap();
+    let mut launch = BotPlayer::launch(broken("stderr_flood")).log_to(&log);
+    launch.limits.stderr_cap = 10_000;
+    let mut bot = BotPlayer::start(&launch, &Timing::default()).await.unwrap();
     let pid = bot.pid();
     bot.quit().await;
     assert_group_gone(pid).await;
@@ -234,10 +241,8 @@ async fn stderr_log_is_capped() {
 #[tokio::test]
 async fn dropping_a_game_mid_way_leaves_no_process() {
     let variant = two_player_variant();
-    let limits = Limits::default();
-    let mut bad = BotPlayer::start(&broken("hang"), None, &limits)
-        .await
-        .unwrap();
+    let timing = Timing::default();
+    let mut bad = start(&broken("hang"), None, &timing).await.unwrap();
     let pid = bad.pid();
     let mut random = RandomPlayer::new("random", 2);
     let s = spec(variant, 2, 60_000);
@@ -259,14 +264,14 @@ async fn dropping_a_game_mid_way_leaves_no_process() {
 /// 3-player Tricala) without a forfeit, reused across games.
 #[tokio::test]
 async fn example_bots_play_every_variant() {
-    let limits = Limits::default();
+    let timing = Timing::default();
     let mut bots = Vec::new();
     for name in ["random-python", "random-js", "random-rust"] {
         let mut cmd = example(name);
         if name == "random-rust" {
             cmd = rust_bot();
         }
-        let b = BotPlayer::start(&cmd, None, &limits).await.unwrap();
+        let b = start(&cmd, None, &timing).await.unwrap();
         assert_eq!(b.info().name, name);
         bots.push(b);
     }
@@ -386,13 +391,11 @@ async fn assert_process_gone(pid: u32) {
 /// the grace period.
 #[tokio::test]
 async fn a_bot_that_ignores_sigterm_is_killed() {
-    let limits = Limits {
+    let timing = Timing {
         shutdown_grace: Duration::from_millis(100),
-        ..Limits::default()
+        ..Timing::default()
     };
-    let mut bot = BotPlayer::start(&broken("ignore_term"), None, &limits)
-        .await
-        .unwrap();
+    let mut bot = start(&broken("ignore_term"), None, &timing).await.unwrap();
     let pid = bot.pid();
     let mut random = RandomPlayer::new("random", 3);
     let s = spec(two_player_variant(), 2, 5000);
@@ -434,9 +437,9 @@ async fn a_grandchild_that_calls_setsid_is_killed() {
 /// neither game is charged.
 #[tokio::test]
 async fn a_bot_that_exits_between_games_is_restarted() {
-    let limits = Limits::default();
+    let timing = Timing::default();
     let cmd = broken("exit_after_game");
-    let mut bot = BotPlayer::start(&cmd, None, &limits).await.unwrap();
+    let mut bot = start(&cmd, None, &timing).await.unwrap();
     let mut random = RandomPlayer::new("random", 4);
     let s = spec(two_player_variant(), 2, 5000);
     let report = {
@@ -453,7 +456,7 @@ async fn a_bot_that_exits_between_games_is_restarted() {
     let old = bot.pid();
     bot.kill();
     assert_group_gone(old).await;
-    let mut bot = BotPlayer::start(&cmd, None, &limits).await.unwrap();
+    let mut bot = start(&cmd, None, &timing).await.unwrap();
     let report = {
         let mut ps: Vec<&mut dyn Player> = vec![&mut random, &mut bot];
         play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
@@ -466,9 +469,9 @@ async fn a_bot_that_exits_between_games_is_restarted() {
 
 #[tokio::test]
 async fn handshake_faults() {
-    let limits = Limits {
+    let timing = Timing {
         startup: Duration::from_millis(300),
-        ..Limits::default()
+        ..Timing::default()
     };
     for (mode, kind, text) in [
         ("bad_version", ForfeitKind::Protocol, "protocol 2"),
@@ -476,7 +479,7 @@ async fn handshake_faults() {
         ("silent", ForfeitKind::Timeout, "no hello within 300 ms"),
         ("close_stdin", ForfeitKind::Crash, ""),
     ] {
-        let err = match BotPlayer::start(&broken(mode), None, &limits).await {
+        let err = match start(&broken(mode), None, &timing).await {
             Err(e) => e,
             Ok(b) if mode == "close_stdin" => {
                 // Its hello is fine; the first write to it fails.
@@ -503,9 +506,7 @@ async fn unusable_commands_fail_to_start() {
         BotCommand::from_words(&[not_exec.to_str().unwrap()]).unwrap(),
         in_missing_dir,
     ] {
-        let err = BotPlayer::start(&cmd, None, &Limits::default())
-            .await
-            .unwrap_err();
+        let err = start(&cmd, None, &Timing::default()).await.unwrap_err();
         assert_eq!(err.kind(), ForfeitKind::Crash, "{err}");
     }
 }
@@ -517,13 +518,11 @@ async fn three_player_forfeit_ranks_the_offender_last() {
     if Game::new(Variant::Tricala, &Settings::with_players(3)).is_err() {
         return;
     }
-    let limits = Limits::default();
-    let mut a = BotPlayer::start(&rust_bot(), None, &limits).await.unwrap();
-    let mut bad = BotPlayer::start(&broken("crash_mid"), None, &limits)
-        .await
-        .unwrap();
+    let timing = Timing::default();
+    let mut a = start(&rust_bot(), None, &timing).await.unwrap();
+    let mut bad = start(&broken("crash_mid"), None, &timing).await.unwrap();
     let bad_pid = bad.pid();
-    let mut c = BotPlayer::start(&rust_bot(), None, &limits).await.unwrap();
+    let mut c = start(&rust_bot(), None, &timing).await.unwrap();
     let s = spec(Variant::Tricala, 3, 5000);
     let report = {
         let mut ps: Vec<&mut dyn Player> = vec![&mut a, &mut bad, &mut c];

@@ -8,8 +8,8 @@
 //! (median, p99). Exit status 1 on any failure.
 
 use super::play::{interrupted, resolve_bot, runtime, settings, BotArg};
-use crate::bot::Limits;
 use crate::engine::{Variant, DEFAULT_MAX_PLIES};
+use crate::referee::Timing;
 use crate::referee::{self, BotPlayer, GameSpec, Player, RandomPlayer, TimeControl};
 use anyhow::bail;
 use std::path::PathBuf;
@@ -71,10 +71,12 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
             .map(|g| g.parse())
             .collect::<Result<_, _>>()?
     };
-    let limits = Limits {
+    let timing = Timing {
         startup: Duration::from_millis(args.startup_ms),
-        ..Limits::default()
+        ..Timing::default()
     };
+    let mut launch = BotPlayer::launch(cmd.clone());
+    launch.stderr_log = args.log.clone();
     println!("checking `{}`", cmd.display());
     let rt = runtime()?;
     let checks = async {
@@ -93,8 +95,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                 None
             }
         };
-        let log = args.log.as_deref();
-        let mut bot = match start(&mut c, BotPlayer::start(&cmd, log, &limits).await) {
+        let mut bot = match start(&mut c, BotPlayer::start(&launch, &timing).await) {
             Some(b) => b,
             None => return c.failed,
         };
@@ -162,7 +163,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                     if bot.needs_restart() {
                         bot.kill();
                         println!("      restarting the bot");
-                        match start(&mut c, BotPlayer::start(&cmd, log, &limits).await) {
+                        match start(&mut c, BotPlayer::start(&launch, &timing).await) {
                             Some(b) => bot = b,
                             None => return c.failed,
                         }
@@ -177,7 +178,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                 "quit",
                 &format!(
                     "did not exit with status 0 within {:?} of quit",
-                    limits.shutdown_grace
+                    timing.shutdown_grace
                 ),
             );
         }

@@ -6,10 +6,10 @@
 //! (shared with `check-bot`); the game itself is the referee's.
 
 use crate::bot::manifest::{Manifest, MANIFEST};
-use crate::bot::{BotCommand, Limits};
+use crate::bot::BotCommand;
 use crate::engine::{Settings, Variant};
 use crate::referee::{
-    self, record, BotPlayer, Clock, Event, GameSpec, Player, RandomPlayer, TimeControl,
+    self, record, BotPlayer, Clock, Event, GameSpec, Player, RandomPlayer, TimeControl, Timing,
 };
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
@@ -179,7 +179,6 @@ pub(super) async fn interrupted() -> ExitCode {
 }
 
 async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::Result<ExitCode> {
-    let limits = Limits::default();
     let mut bots: Vec<Box<dyn Player>> = Vec::new();
     for (seat, arg) in args.bots.iter().enumerate() {
         match resolve_bot(arg)? {
@@ -188,11 +187,12 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
                 args.seed.wrapping_add(seat as u64),
             ))),
             BotArg::Command(cmd) => {
-                let log = args
+                let mut launch = BotPlayer::launch(cmd.clone());
+                launch.stderr_log = args
                     .logs
                     .as_ref()
                     .map(|d| d.join(format!("seat{seat}.log")));
-                let b = BotPlayer::start(&cmd, log.as_deref(), &limits)
+                let b = BotPlayer::start(&launch, &Timing::default())
                     .await
                     .with_context(|| format!("seat {seat}: `{}`", cmd.display()))?;
                 let i = b.info();

@@ -10,8 +10,8 @@ use super::config::{BotSpec, Tournament};
 use super::schedule::{self, ScheduledGame, Shard};
 use super::store::{LeagueMeta, Store, StoreError};
 use crate::bot::manifest;
-use crate::bot::{BotCommand, Limits};
-use crate::referee::{self, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl};
+use crate::bot::{sys, BotCommand, Launch};
+use crate::referee::{self, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl, Timing};
 use crate::results::GameRow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -121,20 +121,22 @@ pub fn fingerprint(t: &Tournament, games: &[ScheduledGame]) -> String {
     format!("{:016x}", schedule::group_seed(0, &text))
 }
 
-fn bot_command(spec: &BotSpec) -> BotCommand {
+/// How a league starts `spec`'s bot, its stderr appended to `log`.
+fn launch(spec: &BotSpec, log: PathBuf) -> Launch {
     let argv = manifest::expand(&spec.command);
-    BotCommand {
+    BotPlayer::launch(BotCommand {
         program: argv.first().cloned().unwrap_or_default(),
         args: argv.get(1..).map(<[String]>::to_vec).unwrap_or_default(),
         cwd: spec.cwd.clone(),
         env: spec.env.clone(),
-    }
+    })
+    .log_to(log)
 }
 
-fn limits(startup_ms: u64) -> Limits {
-    Limits {
+fn timing(startup_ms: u64) -> Timing {
+    Timing {
         startup: Duration::from_millis(startup_ms),
-        ..Limits::default()
+        ..Timing::default()
     }
 }
 
@@ -193,7 +195,7 @@ pub fn check_bots_start(
     rt.block_on(async {
         for b in bots {
             let log = log_dir.join(format!("{}-check.log", file_safe(&b.name)));
-            match BotPlayer::start(&bot_command(b), Some(&log), &limits(startup_ms)).await {
+            match BotPlayer::start(&launch(b, log), &timing(startup_ms)).await {
                 Ok(mut p) => {
                     p.quit().await;
                 }
@@ -225,37 +227,14 @@ pub fn file_safe(name: &str) -> String {
 
 /// The CPUs this process may run on.
 fn allowed_cpus() -> Vec<usize> {
-    #[cfg(target_os = "linux")]
-    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity
-    // writes at most size_of::<cpu_set_t>() bytes into it.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
-            let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
-                .filter(|&c| libc::CPU_ISSET(c, &set))
-                .collect();
-            if !cpus.is_empty() {
-                return cpus;
-            }
-        }
-    }
-    (0..super::config::default_concurrency()).collect()
+    sys::allowed_cpus().unwrap_or_else(|| (0..super::config::default_concurrency()).collect())
 }
 
 /// Pins the calling thread (and so the bot processes it spawns, which
 /// inherit the mask) to one CPU: a game's referee and bots then share a
 /// core and its caches, as fastchess's affinity option does.
 fn pin_current_thread(cpu: usize) {
-    #[cfg(target_os = "linux")]
-    // SAFETY: the set is a plain bit set built with the libc macros; pid 0
-    // is the calling thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        let _ = libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = cpu;
+    sys::pin_current_thread(cpu);
 }
 
 enum WorkerMsg {
@@ -520,7 +499,7 @@ async fn play_one(
         let log = dir
             .join("logs")
             .join(format!("{}-w{worker}.log", file_safe(&bot.name)));
-        match BotPlayer::start(&bot_command(bot), Some(&log), &limits(t.time.startup_ms)).await {
+        match BotPlayer::start(&launch(bot, log), &timing(t.time.startup_ms)).await {
             Ok(p) => {
                 bots.insert(b, p);
                 let _ = tx.send(WorkerMsg::BotStarted {

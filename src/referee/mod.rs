@@ -10,7 +10,7 @@
 //! - [`GameSpec`] (game id, variant, settings, opening, names, [`TimeControl`],
 //!   watchdog) and [`play_game`]`(&spec, &mut [&mut dyn Player], &mut on_event)
 //!   -> Result<GameReport, SpecError>`.
-//! - [`BotPlayer::start`]`(&cmd, stderr_log, &limits)` (spawn + handshake),
+//! - [`BotPlayer::start`]`(&launch, &timing)` (spawn + handshake),
 //!   [`Player::needs_restart`], [`BotPlayer::quit`]; [`RandomPlayer`].
 //! - [`record::write_record`]: the game record as JSON lines.
 //!
@@ -25,7 +25,9 @@
 pub mod player;
 pub mod record;
 
-pub use player::{Answer, Ask, BotInfo, BotPlayer, End, Player, RandomPlayer, Start, StartError};
+pub use player::{
+    Answer, Ask, BotInfo, BotPlayer, End, Player, RandomPlayer, Start, StartError, Timing,
+};
 
 use crate::engine::{EngineError, Game, Outcome, Reason, Settings, Variant};
 use crate::protocol::{DecisionMsg, TimeMsg};

@@ -7,12 +7,11 @@
 //! legality (the referee asks the engine) and knows no schedule.
 
 use super::{Fault, ForfeitKind};
-use crate::bot::{BotCommand, BotError, BotProcess, Limits};
+use crate::bot::{BotCommand, BotError, BotProcess, Launch, Limits};
 use crate::engine::{Game, Settings, Variant};
 use crate::protocol::{self, DecisionMsg, DecodeError, FromBot, TimeMsg, ToBot};
 use rand::{Rng, SeedableRng};
 use std::future::Future;
-use std::path::Path;
 use std::pin::Pin;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -117,6 +116,24 @@ pub struct BotInfo {
     pub name: String,
     pub version: String,
     pub author: String,
+}
+
+/// How long the referee waits for a bot outside its moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// Time to answer the referee's hello.
+    pub startup: Duration,
+    /// Time given to exit after `quit` (then SIGTERM, the same again, SIGKILL).
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Timing {
+            startup: Duration::from_secs(10),
+            shutdown_grace: Duration::from_millis(500),
+        }
+    }
 }
 
 /// Why a bot could not be started.
@@ -241,15 +258,17 @@ impl std::fmt::Debug for BotPlayer {
 }
 
 impl BotPlayer {
+    /// A launch of `cmd` that enforces the protocol's line limit, its
+    /// stderr discarded (see [`Launch::log_to`]).
+    pub fn launch(cmd: BotCommand) -> Launch {
+        Launch::new(cmd, Limits::new(protocol::DEFAULT_MAX_LINE))
+    }
+
     /// Spawns the bot and does the handshake: sends `hello` (protocol
-    /// version and games) and waits `limits.startup` for its hello.
-    pub async fn start(
-        cmd: &BotCommand,
-        stderr_log: Option<&Path>,
-        limits: &Limits,
-    ) -> Result<BotPlayer, StartError> {
-        let mut process = BotProcess::spawn(cmd, stderr_log, limits).map_err(StartError::Spawn)?;
-        let deadline = Instant::now() + limits.startup;
+    /// version and games) and waits `timing.startup` for its hello.
+    pub async fn start(launch: &Launch, timing: &Timing) -> Result<BotPlayer, StartError> {
+        let mut process = BotProcess::spawn(launch).map_err(StartError::Spawn)?;
+        let deadline = Instant::now() + timing.startup;
         let games: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
         let mut buf = Vec::with_capacity(1024);
         protocol::encode_into(
@@ -269,7 +288,7 @@ impl BotPlayer {
             Err(BotError::Timeout) => {
                 return Err(fail(Fault::new(
                     ForfeitKind::Timeout,
-                    format!("no hello within {} ms", limits.startup.as_millis()),
+                    format!("no hello within {} ms", timing.startup.as_millis()),
                 )))
             }
             Err(e) => return Err(fail(fault_of(e))),
@@ -313,7 +332,7 @@ impl BotPlayer {
             info,
             buf,
             broken: false,
-            grace: limits.shutdown_grace,
+            grace: timing.shutdown_grace,
         })
     }
 

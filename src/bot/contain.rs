@@ -1,0 +1,181 @@
+//! Containment: ending a bot and everything it started. The process group
+//! is killed as a whole; descendants that left it are found by the token in
+//! their environment; the leader is reaped.
+
+use super::{sys, BotProcess, TOKEN_VAR};
+use std::process::ExitStatus;
+use std::time::Duration;
+
+pub use super::sys::kill_group;
+
+impl BotProcess {
+    /// The exit status, if the process is known to have exited.
+    pub fn exit_status(&mut self) -> Option<ExitStatus> {
+        if self.exited.is_none() {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                self.exited = Some(s);
+            }
+        }
+        self.exited
+    }
+
+    /// True when the leader process has exited (even if nobody has reaped
+    /// it yet). Does not reap it, so it works through `&self`.
+    pub fn has_exited(&self) -> bool {
+        if self.exited.is_some() || self.stdout_eof {
+            return true;
+        }
+        sys::child_has_exited(self.pid)
+    }
+
+    /// Ends the process: closes its stdin, waits up to `grace` for it to
+    /// exit, then SIGTERMs its group, waits `grace` again, and SIGKILLs the
+    /// group (always, so that children it left behind die too). Returns the
+    /// leader's exit status when known.
+    pub async fn shutdown(&mut self, grace: Duration) -> Option<ExitStatus> {
+        self.stdin = None;
+        if self.exited.is_none() {
+            if let Ok(Ok(s)) = tokio::time::timeout(grace, self.child.wait()).await {
+                self.exited = Some(s);
+            }
+        }
+        if self.exited.is_none() {
+            kill_group(self.pid, libc::SIGTERM);
+            if let Ok(Ok(s)) = tokio::time::timeout(grace, self.child.wait()).await {
+                self.exited = Some(s);
+            }
+        }
+        self.kill_all();
+        if self.exited.is_none() {
+            if let Ok(s) = self.child.wait().await {
+                self.exited = Some(s);
+            }
+        }
+        if let Some(t) = self.stderr_task.take() {
+            // The group is dead, so stderr reaches EOF unless a process
+            // outside the group holds it; do not wait for that.
+            let _ = tokio::time::timeout(grace, t).await;
+        }
+        self.exited
+    }
+
+    /// Kills the whole process group at once (SIGKILL), and every process
+    /// carrying this bot's token, without waiting.
+    pub fn kill(&mut self) {
+        self.kill_all();
+        self.stdin = None;
+    }
+
+    pub(super) fn kill_all(&self) {
+        kill_group(self.pid, libc::SIGKILL);
+        kill_tokened(&self.token);
+    }
+}
+
+impl Drop for BotProcess {
+    fn drop(&mut self) {
+        // The group outlives its leader while any member lives; killing it
+        // here reaches grandchildren that `kill_on_drop` would miss. The
+        // leader itself is reaped by tokio's orphan queue.
+        self.kill_all();
+        if let Some(t) = self.stderr_task.take() {
+            t.abort();
+        }
+    }
+}
+
+/// SIGKILLs every process (of this user, visible in /proc) whose
+/// environment holds `TOKEN_VAR=token`: a bot's descendants that escaped
+/// its process group. A few passes, so that a process forking while we
+/// scan is caught too. Linux only (elsewhere: nothing).
+pub fn kill_tokened(token: &str) {
+    let needle = format!("{TOKEN_VAR}={token}\0").into_bytes();
+    for _ in 0..3 {
+        let pids = tokened_pids(&needle);
+        if pids.is_empty() {
+            return;
+        }
+        for pid in pids {
+            sys::kill(pid, libc::SIGKILL);
+        }
+    }
+}
+
+/// Live processes whose environment holds `needle` (`VAR=value\0`).
+fn tokened_pids(needle: &[u8]) -> Vec<u32> {
+    let mut pids = Vec::new();
+    let me = std::process::id();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return pids;
+    };
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == me || !process_alive(pid) {
+            continue;
+        }
+        let Ok(env) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        // environ is NUL-separated; match at the start or after a NUL.
+        let hit = env.starts_with(needle)
+            || env
+                .windows(needle.len() + 1)
+                .any(|w| w[0] == 0 && &w[1..] == needle);
+        if hit {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// True while process `pid` exists and is not a zombie (Linux: /proc).
+pub fn process_alive(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, r)| r.split_whitespace().next());
+    !matches!(state, None | Some("Z") | Some("X"))
+}
+
+/// True while any process carrying `token` lives (see [`TOKEN_VAR`]).
+pub fn token_alive(token: &str) -> bool {
+    !tokened_pids(format!("{TOKEN_VAR}={token}\0").as_bytes()).is_empty()
+}
+
+/// True while any live (non-zombie) process belongs to process group
+/// `pgid` (Linux: reads /proc). Used by the tests to prove nothing is left.
+pub fn group_alive(pgid: u32) -> bool {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    for entry in dir.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...; comm may hold spaces: split after ')'.
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+            continue;
+        };
+        let mut f = rest.split_whitespace();
+        let state = f.next();
+        let _ppid = f.next();
+        let pgrp = f.next().and_then(|p| p.parse::<u32>().ok());
+        if pgrp == Some(pgid) && state != Some("Z") && state != Some("X") {
+            return true;
+        }
+    }
+    false
+}

@@ -1,0 +1,249 @@
+//! Lines to and from a bot: one write per line under a deadline, capped
+//! line reads that survive cancellation, and output the bot wrote unasked.
+
+use super::{sys, BotError, BotProcess};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::ChildStdout;
+use tokio::time::Instant;
+
+impl BotProcess {
+    /// Writes `line` (which must end with `\n`) to the bot's stdin in one
+    /// write, giving up at `deadline` (a bot that does not read its stdin
+    /// cannot block the referee).
+    pub async fn send_line(&mut self, line: &[u8], deadline: Instant) -> Result<(), BotError> {
+        let stdin = match self.stdin.as_mut() {
+            Some(s) => s,
+            None => return Err(BotError::Io(std::io::ErrorKind::BrokenPipe.into())),
+        };
+        tokio::select! {
+            biased;
+            r = stdin.write_all(line) => match r {
+                Ok(()) => Ok(()),
+                // SIGPIPE is ignored in Rust programs, so a bot that
+                // closed its stdin (or died) shows up here as EPIPE.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                    Err(BotError::InputClosed { status: self.exit_status() })
+                }
+                Err(e) => Err(BotError::Io(e)),
+            },
+            _ = tokio::time::sleep_until(deadline) => Err(BotError::Timeout),
+        }
+    }
+
+    /// Reads one line (without its newline) and returns it; the slice is
+    /// valid until the next call. Returns when a line is complete, when the
+    /// process exits (a line it completed before exiting is still
+    /// returned), or at `deadline`. Blank lines (nothing but spaces, tabs
+    /// and `\r`) are skipped: they are not messages.
+    pub async fn read_line(&mut self, deadline: Instant) -> Result<&[u8], BotError> {
+        loop {
+            self.line.clear();
+            self.overflow = false;
+            self.line_done = false;
+            self.read_line_inner(deadline).await?;
+            if !is_blank(&self.line) {
+                self.line_done = true;
+                return Ok(&self.line);
+            }
+        }
+    }
+
+    /// Output the bot wrote without being asked, looked at without waiting:
+    /// whatever is buffered or already in the pipe. Blank lines are dropped
+    /// silently; anything else is returned (its first [`STRAY_KEEP`] bytes)
+    /// and discarded, so that it can never be taken for the answer to a
+    /// later question. At most [`STRAY_SCAN`] bytes are examined per call (a
+    /// bot flooding blank lines cannot keep the referee here).
+    ///
+    /// `Ok(None)`: nothing (or only blank lines). `Err(Exited)`: the bot
+    /// closed its stdout (end of file), whether or not it still runs.
+    pub fn stray_output(&mut self) -> Result<Option<Vec<u8>>, BotError> {
+        use std::os::fd::AsRawFd;
+        let mut kept: Vec<u8> = Vec::new();
+        let mut stray = false;
+        let mut note = |bytes: &[u8], kept: &mut Vec<u8>| {
+            if !is_blank_run(bytes) {
+                stray = true;
+            }
+            let room = STRAY_KEEP.saturating_sub(kept.len());
+            kept.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        };
+        // A line cut by a cancelled read (only after a timeout, when the
+        // process is about to be replaced anyway).
+        if !self.line_done && !self.overflow && !self.line.is_empty() {
+            let partial = std::mem::take(&mut self.line);
+            note(&partial, &mut kept);
+        }
+        let buffered = self.stdout.buffer().len();
+        if buffered > 0 {
+            let bytes = self.stdout.buffer().to_vec();
+            note(&bytes, &mut kept);
+            self.stdout.consume(buffered);
+        }
+        if !self.stdout_eof {
+            let fd = self.stdout.get_ref().as_raw_fd();
+            let mut buf = [0u8; 16 * 1024];
+            let mut scanned = 0usize;
+            while scanned < STRAY_SCAN {
+                if !sys::poll_readable(fd) {
+                    break;
+                }
+                let n = match sys::read_ready(fd, &mut buf) {
+                    Ok(0) => {
+                        self.stdout_eof = true;
+                        break;
+                    }
+                    Ok(n) => n,
+                    Err(_) => break,
+                };
+                scanned += n;
+                note(&buf[..n], &mut kept);
+            }
+        }
+        if stray {
+            // Leading blank bytes carry no information.
+            let start = kept
+                .iter()
+                .position(|&b| !matches!(b, b'\n' | b'\r' | b' ' | b'\t'))
+                .unwrap_or(0);
+            return Ok(Some(kept.split_off(start)));
+        }
+        if self.stdout_eof {
+            return Err(BotError::Exited {
+                status: self.exit_status(),
+            });
+        }
+        Ok(None)
+    }
+
+    async fn read_line_inner(&mut self, deadline: Instant) -> Result<(), BotError> {
+        if self.exited.is_none() && !self.stdout_eof {
+            let r = tokio::select! {
+                biased;
+                r = fill_line(&mut self.stdout, &mut self.line, &mut self.overflow, self.max_line) => Some(r),
+                s = self.child.wait() => {
+                    if let Ok(s) = s {
+                        self.exited = Some(s);
+                    }
+                    None
+                }
+                _ = tokio::time::sleep_until(deadline) => return Err(BotError::Timeout),
+            };
+            if let Some(r) = r {
+                return self.finish_line(r, deadline).await;
+            }
+        }
+        // The process has exited: take a line it completed before exiting,
+        // waiting briefly for data still in the pipe (a grandchild holding
+        // the pipe open must not keep us here).
+        if !self.stdout_eof {
+            let grace = Instant::now() + Duration::from_millis(20);
+            let r = tokio::select! {
+                biased;
+                r = fill_line(&mut self.stdout, &mut self.line, &mut self.overflow, self.max_line) => Some(r),
+                _ = tokio::time::sleep_until(grace.min(deadline)) => None,
+            };
+            if let Some(r) = r {
+                return self.finish_line(r, deadline).await;
+            }
+        }
+        Err(BotError::Exited {
+            status: self.exit_status(),
+        })
+    }
+
+    /// Turns the result of [`fill_line`] (`Ok(true)`: a complete line;
+    /// `Ok(false)`: end of file) into ours. At end of file, waits briefly
+    /// for the exit status.
+    async fn finish_line(
+        &mut self,
+        r: std::io::Result<bool>,
+        deadline: Instant,
+    ) -> Result<(), BotError> {
+        match r {
+            Ok(true) if self.overflow => Err(self.too_long()),
+            Ok(true) => Ok(()),
+            Ok(false) => {
+                self.stdout_eof = true;
+                if self.overflow {
+                    return Err(self.too_long());
+                }
+                if self.exited.is_none() {
+                    let grace = (Instant::now() + Duration::from_millis(100)).min(deadline);
+                    if let Ok(Ok(s)) = tokio::time::timeout_at(grace, self.child.wait()).await {
+                        self.exited = Some(s);
+                    }
+                }
+                Err(BotError::Exited {
+                    status: self.exited,
+                })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Err(self.too_long()),
+            Err(e) => Err(BotError::Io(e)),
+        }
+    }
+
+    fn too_long(&mut self) -> BotError {
+        let start = self.line[..self.line.len().min(200)].to_vec();
+        BotError::LineTooLong {
+            limit: self.max_line,
+            start,
+        }
+    }
+}
+
+/// Bytes of unsolicited output kept for the record.
+pub const STRAY_KEEP: usize = 256;
+/// Bytes of unsolicited output examined per [`BotProcess::stray_output`].
+pub const STRAY_SCAN: usize = 1 << 20;
+
+/// A line with nothing but spaces, tabs and `\r` (CRLF line endings).
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
+}
+
+/// Bytes that hold nothing but blank lines.
+fn is_blank_run(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .all(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+}
+
+/// Reads into `line` up to the next newline. Bytes beyond `max` are read
+/// and dropped (`overflow` set); the newline ends the line either way.
+/// `Ok(true)`: newline seen; `Ok(false)`: EOF. Cancel-safe: the partial line
+/// stays in `line`.
+async fn fill_line(
+    r: &mut BufReader<ChildStdout>,
+    line: &mut Vec<u8>,
+    overflow: &mut bool,
+    max: usize,
+) -> std::io::Result<bool> {
+    loop {
+        let buf = r.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(false);
+        }
+        let (chunk, found) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        let room = max.saturating_sub(line.len());
+        if chunk.len() > room {
+            line.extend_from_slice(&chunk[..room]);
+            *overflow = true;
+        } else {
+            line.extend_from_slice(chunk);
+        }
+        let used = chunk.len() + usize::from(found);
+        r.consume(used);
+        if found {
+            return Ok(true);
+        }
+        if *overflow {
+            // No need to read a 100 MB line to its end: it has lost.
+            return Err(std::io::ErrorKind::InvalidData.into());
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! Starting a bot: its own process group, piped stdin and stdout, stderr
+//! drained into a capped log, a token in its environment, and death with the
+//! referee.
+
+use super::{sys, BotError, BotProcess, Launch};
+use std::process::Stdio;
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::Command;
+
+/// Environment variable set for every bot process (and so inherited by its
+/// children): `ARENA_BOT_TOKEN=<referee pid>-<serial>`. Descendants that
+/// leave the bot's process group (`setsid`, `setpgid`) are found by it and
+/// killed with the group.
+pub const TOKEN_VAR: &str = "ARENA_BOT_TOKEN";
+
+fn new_token() -> String {
+    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}-{n}", std::process::id())
+}
+
+impl BotProcess {
+    /// Starts `launch.command` in its own process group. With a stderr log,
+    /// stderr is appended to that file (at most `limits.stderr_cap` bytes
+    /// kept); without one, stderr goes to `/dev/null`. Must be called inside
+    /// a tokio runtime, from a long-lived thread (the parent-death signal
+    /// follows the spawning thread).
+    pub fn spawn(launch: &Launch) -> Result<BotProcess, BotError> {
+        let Launch {
+            command: cmd,
+            stderr_log,
+            limits,
+        } = launch;
+        let log = match stderr_log {
+            Some(path) => {
+                if let Some(dir) = path.parent() {
+                    let _ = std::fs::create_dir_all(dir);
+                }
+                let f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(|source| BotError::Log {
+                        path: path.clone(),
+                        source,
+                    })?;
+                Some(f)
+            }
+            None => None,
+        };
+        let mut c = Command::new(&cmd.program);
+        c.args(&cmd.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(if log.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(dir) = &cmd.cwd {
+            c.current_dir(dir);
+        }
+        for (k, v) in &cmd.env {
+            c.env(k, v);
+        }
+        let token = new_token();
+        c.env(TOKEN_VAR, &token);
+        // If the referee itself dies without cleaning up (kill -9, a crash),
+        // the kernel kills the bot: no orphan keeps running. (Its own
+        // children are reached by the group kill on every ordinary exit
+        // path.)
+        sys::die_with_parent(c.as_std_mut());
+        let mut child = c.spawn().map_err(|source| BotError::Spawn {
+            command: cmd.display(),
+            source,
+        })?;
+        let pid = child.id().unwrap_or(0);
+        let stdin = child.stdin.take();
+        let stdout = match child.stdout.take() {
+            Some(s) => s,
+            None => {
+                sys::kill_group(pid, libc::SIGKILL);
+                return Err(BotError::Io(std::io::Error::other("no stdout pipe")));
+            }
+        };
+        let stderr_task = match (child.stderr.take(), log) {
+            (Some(err), Some(file)) => Some(tokio::spawn(drain_stderr(
+                err,
+                tokio::fs::File::from_std(file),
+                limits.stderr_cap,
+            ))),
+            _ => None,
+        };
+        Ok(BotProcess {
+            child,
+            pid,
+            stdin,
+            stdout: BufReader::with_capacity(16 * 1024, stdout),
+            line: Vec::with_capacity(256),
+            overflow: false,
+            line_done: false,
+            max_line: limits.max_line,
+            exited: None,
+            stdout_eof: false,
+            stderr_task,
+            token,
+        })
+    }
+}
+
+/// Copies stderr into the log until EOF, keeping at most `cap` bytes.
+async fn drain_stderr(mut err: tokio::process::ChildStderr, mut log: tokio::fs::File, cap: u64) {
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut kept = 0u64;
+    let mut log_ok = true;
+    loop {
+        let n = match err.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        if log_ok && kept < cap {
+            let take = (n as u64).min(cap - kept) as usize;
+            if log.write_all(&buf[..take]).await.is_err() {
+                log_ok = false;
+            }
+            kept += take as u64;
+            if kept >= cap && log_ok {
+                let _ = log
+                    .write_all(b"\n[arena: stderr log cap reached; the rest is discarded]\n")
+                    .await;
+            }
+        }
+    }
+    let _ = log.flush().await;
+}

@@ -1,0 +1,133 @@
+//! Every `unsafe` system call of the crate, each behind a safe function
+//! with its SAFETY note. Linux is the target; elsewhere the calls that have
+//! no portable meaning do nothing.
+
+use std::os::fd::RawFd;
+
+/// Asks the kernel to SIGKILL the child when the thread that spawned it
+/// dies (`PR_SET_PDEATHSIG`), and exits at once if the parent is already
+/// gone. The signal follows the spawning thread, so bots must be spawned
+/// from long-lived threads, as the league's workers and the commands' main
+/// threads are.
+pub fn die_with_parent(cmd: &mut std::process::Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: only async-signal-safe calls (prctl, getppid, _exit) run
+        // between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                if libc::getppid() != parent {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
+}
+
+/// True when reading `fd` will not block: data, end of file or an error is
+/// waiting.
+pub fn poll_readable(fd: RawFd) -> bool {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, zero timeout.
+    let ready = unsafe { libc::poll(&mut pfd, 1, 0) };
+    ready > 0 && pfd.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0
+}
+
+/// One `read(2)` into `buf`, for a descriptor [`poll_readable`] said is
+/// ready (so it does not block). `Ok(0)`: end of file.
+pub fn read_ready(fd: RawFd, buf: &mut [u8]) -> std::io::Result<usize> {
+    // SAFETY: reads into a live buffer of the given length; a bad
+    // descriptor fails with EBADF rather than touching memory.
+    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+    if n < 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
+/// True when our child `pid` has exited, without reaping it (`waitid` with
+/// `WNOWAIT`), or when it is no longer our child (already reaped).
+pub fn child_has_exited(pid: u32) -> bool {
+    // SAFETY: waitid with WNOWAIT only inspects our own child; the siginfo
+    // is zeroed and written by the kernel.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let r = libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        );
+        // -1: not our child any more (already reaped): gone.
+        r != 0 || info.si_pid() != 0
+    }
+}
+
+/// Sends `sig` to the process group `pgid` (ignored when it is gone; never
+/// to group 0 or 1, which would mean our own group or every process).
+pub fn kill_group(pgid: u32, sig: i32) {
+    if pgid > 1 {
+        // SAFETY: killpg only sends a signal; a stale group id fails with
+        // ESRCH, which we ignore.
+        unsafe {
+            libc::killpg(pgid as libc::pid_t, sig);
+        }
+    }
+}
+
+/// Sends `sig` to process `pid` (ignored when it is gone; never to pid 0 or
+/// 1).
+pub fn kill(pid: u32, sig: i32) {
+    if pid > 1 {
+        // SAFETY: kill only sends a signal; a stale pid fails with ESRCH.
+        unsafe {
+            libc::kill(pid as libc::pid_t, sig);
+        }
+    }
+}
+
+/// The CPUs this process may run on (`sched_getaffinity`), or `None` when
+/// the system does not say.
+pub fn allowed_cpus() -> Option<Vec<usize>> {
+    #[cfg(target_os = "linux")]
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity
+    // writes at most size_of::<cpu_set_t>() bytes into it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+            let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+                .filter(|&c| libc::CPU_ISSET(c, &set))
+                .collect();
+            if !cpus.is_empty() {
+                return Some(cpus);
+            }
+        }
+    }
+    None
+}
+
+/// Pins the calling thread (and so the processes it spawns, which inherit
+/// the mask) to one CPU.
+pub fn pin_current_thread(cpu: usize) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: the set is a plain bit set built with the libc macros; pid 0
+    // is the calling thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        let _ = libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cpu;
+}

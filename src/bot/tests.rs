@@ -1,0 +1,238 @@
+//! The bot runner against real `sh` processes.
+
+use super::*;
+use std::path::Path;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// A launch as the tests need it: 64 KiB lines, an optional log.
+fn spawn_with(
+    cmd: BotCommand,
+    log: Option<&Path>,
+    limits: &Limits,
+) -> Result<BotProcess, BotError> {
+    let mut launch = Launch::new(cmd, limits.clone());
+    launch.stderr_log = log.map(Path::to_path_buf);
+    BotProcess::spawn(&launch)
+}
+
+fn limits() -> Limits {
+    Limits::new(64 * 1024)
+}
+
+fn sh(script: &str) -> BotCommand {
+    BotCommand::from_words(&["sh", "-c", script]).unwrap()
+}
+
+fn soon(ms: u64) -> Instant {
+    Instant::now() + Duration::from_millis(ms)
+}
+
+#[tokio::test]
+async fn echo_round_trip() {
+    let mut p = spawn_with(sh("cat"), None, &limits()).unwrap();
+    p.send_line(b"hello\n", soon(5000)).await.unwrap();
+    assert_eq!(p.read_line(soon(5000)).await.unwrap(), b"hello");
+    p.send_line(b"two\n", soon(5000)).await.unwrap();
+    assert_eq!(p.read_line(soon(5000)).await.unwrap(), b"two");
+    let s = p.shutdown(Duration::from_millis(500)).await;
+    assert_eq!(s.and_then(|s| s.code()), Some(0));
+}
+
+#[tokio::test]
+async fn last_line_before_exit_is_kept() {
+    let mut p = spawn_with(sh("echo bye; exit 3"), None, &limits()).unwrap();
+    assert_eq!(p.read_line(soon(5000)).await.unwrap(), b"bye");
+    match p.read_line(soon(5000)).await {
+        Err(BotError::Exited { status }) => {
+            assert_eq!(status.and_then(|s| s.code()), Some(3))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn long_line_is_refused() {
+    let limits = Limits {
+        max_line: 100,
+        ..limits()
+    };
+    let mut p = spawn_with(
+        sh("head -c 1000000 /dev/zero | tr '\\0' x; sleep 100"),
+        None,
+        &limits,
+    )
+    .unwrap();
+    match p.read_line(soon(10_000)).await {
+        Err(BotError::LineTooLong { limit, start }) => {
+            assert_eq!(limit, 100);
+            assert!(start.iter().all(|&b| b == b'x'));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn silent_bot_times_out_and_group_dies() {
+    let mut p = spawn_with(sh("sleep 100 & sleep 100"), None, &limits()).unwrap();
+    let pid = p.pid();
+    assert!(matches!(
+        p.read_line(soon(50)).await,
+        Err(BotError::Timeout)
+    ));
+    assert!(group_alive(pid));
+    p.shutdown(Duration::from_millis(50)).await;
+    wait_group_gone(pid).await;
+}
+
+#[tokio::test]
+async fn drop_kills_the_group() {
+    let p = spawn_with(sh("sleep 100 & sleep 100"), None, &limits()).unwrap();
+    let pid = p.pid();
+    drop(p);
+    wait_group_gone(pid).await;
+}
+
+#[tokio::test]
+async fn stderr_goes_to_capped_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("bot.log");
+    let limits = Limits {
+        stderr_cap: 1000,
+        ..limits()
+    };
+    let mut p = spawn_with(
+        sh("head -c 100000 /dev/zero >&2; echo done"),
+        Some(&log),
+        &limits,
+    )
+    .unwrap();
+    assert_eq!(p.read_line(soon(10_000)).await.unwrap(), b"done");
+    p.shutdown(Duration::from_millis(500)).await;
+    let len = std::fs::metadata(&log).unwrap().len();
+    assert!((1000..1200).contains(&len), "log length {len}");
+}
+
+#[tokio::test]
+async fn blank_lines_are_skipped() {
+    let mut p = spawn_with(
+        sh("printf '\\n \\r\\n\\t\\nx\\r\\n'; sleep 100"),
+        None,
+        &limits(),
+    )
+    .unwrap();
+    assert_eq!(p.read_line(soon(5000)).await.unwrap(), b"x\r");
+}
+
+#[tokio::test]
+async fn stray_output_is_seen_without_waiting() {
+    // Two lines in one write: the second is already buffered after the
+    // first is read; blank lines alone are not stray.
+    let mut p = spawn_with(
+        sh("read a; printf 'one\\ntwo\\n'; read b; printf '\\n\\r\\n'; read c; exec sleep 100"),
+        None,
+        &limits(),
+    )
+    .unwrap();
+    p.send_line(b"go\n", soon(5000)).await.unwrap();
+    assert_eq!(p.read_line(soon(5000)).await.unwrap(), b"one");
+    assert_eq!(p.stray_output().unwrap(), Some(b"two\n".to_vec()));
+    assert_eq!(p.stray_output().unwrap(), None);
+    p.send_line(b"go\n", soon(5000)).await.unwrap();
+    // Wait for the blank lines to arrive: a read skips them and times out.
+    assert!(matches!(
+        p.read_line(soon(100)).await,
+        Err(BotError::Timeout)
+    ));
+    assert_eq!(p.stray_output().unwrap(), None);
+    assert!(!p.has_exited());
+}
+
+#[tokio::test]
+async fn closed_stdout_and_exit_are_noticed() {
+    let mut p = spawn_with(sh("exec 1>&-; read a; exit 0"), None, &limits()).unwrap();
+    // The read sees end of file at once, although the process still runs.
+    match p.read_line(soon(5000)).await {
+        Err(BotError::Exited { .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(p.stray_output(), Err(BotError::Exited { .. })));
+    let q = spawn_with(sh("exit 0"), None, &limits()).unwrap();
+    let end = std::time::Instant::now() + Duration::from_secs(5);
+    while !q.has_exited() {
+        assert!(std::time::Instant::now() < end, "exit not noticed");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_bot_that_does_not_read_cannot_block_a_write() {
+    let mut p = spawn_with(sh("exec sleep 100"), None, &limits()).unwrap();
+    // Far more than a pipe holds (64 KiB).
+    let mut big = vec![b'x'; 1 << 20];
+    big.push(b'\n');
+    let t = std::time::Instant::now();
+    assert!(matches!(
+        p.send_line(&big, soon(100)).await,
+        Err(BotError::Timeout)
+    ));
+    assert!(t.elapsed() < Duration::from_secs(3));
+    let pid = p.pid();
+    p.shutdown(Duration::from_millis(50)).await;
+    wait_group_gone(pid).await;
+}
+
+#[tokio::test]
+async fn a_closed_stdin_is_a_broken_pipe_not_a_signal() {
+    let mut p = spawn_with(sh("exec 0<&-; exec sleep 100"), None, &limits()).unwrap();
+    // Until the shell has closed it, writes may still land in the pipe.
+    let end = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        match p.send_line(b"x\n", soon(1000)).await {
+            Ok(()) => {}
+            Err(BotError::InputClosed { .. }) => break,
+            Err(e) => panic!("{e:?}"),
+        }
+        assert!(std::time::Instant::now() < end, "EPIPE never seen");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_descendant_that_leaves_the_group_is_killed_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let script = format!(
+        "setsid sh -c 'echo $$ > {0}.tmp; mv {0}.tmp {0}; exec sleep 100' & exec sleep 100",
+        pidfile.display()
+    );
+    let mut p = spawn_with(sh(&script), None, &limits()).unwrap();
+    let token = p.token().to_string();
+    let end = std::time::Instant::now() + Duration::from_secs(5);
+    let escaped: u32 = loop {
+        if let Ok(s) = std::fs::read_to_string(&pidfile) {
+            break s.trim().parse().unwrap();
+        }
+        assert!(std::time::Instant::now() < end, "no grandchild");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    assert!(process_alive(escaped));
+    assert!(token_alive(&token));
+    let pid = p.pid();
+    p.shutdown(Duration::from_millis(50)).await;
+    wait_group_gone(pid).await;
+    let end = std::time::Instant::now() + Duration::from_secs(5);
+    while process_alive(escaped) || token_alive(&token) {
+        assert!(std::time::Instant::now() < end, "escaped grandchild alive");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Waits (with a deadline, not a fixed sleep) until the group is gone.
+pub(crate) async fn wait_group_gone(pid: u32) {
+    let end = Instant::now() + Duration::from_secs(5);
+    while group_alive(pid) {
+        assert!(Instant::now() < end, "process group {pid} still alive");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
