@@ -112,9 +112,10 @@ impl Game {
         with_game!(&self.state, g => legal_strings(g))
     }
 
-    /// Applies one option given in canonical notation and records it. On
-    /// error the game is unchanged.
-    pub fn play(&mut self, option: &str) -> Result<(), EngineError> {
+    /// Applies one option (canonical notation; surrounding white space is
+    /// ignored) and records it. Returns the decision as recorded, its option
+    /// in canonical notation. On error the game is unchanged.
+    pub fn play(&mut self, option: &str) -> Result<&Decision, EngineError> {
         let seat = self.to_decide().ok_or(EngineError::GameOver)?;
         let ply = self.plies();
         let forced = self.legal().len() == 1;
@@ -125,7 +126,7 @@ impl Game {
             option,
             forced,
         });
-        Ok(())
+        Ok(&self.history[self.history.len() - 1])
     }
 
     /// The only legal option, when the current decision has exactly one.

@@ -269,29 +269,36 @@ impl Outcome {
     /// pairwise result (1 for a better rank, 1/2 for an equal one, 0 for a
     /// worse one). Two players: 1, 1/2, 0 as usual.
     pub fn scores(&self) -> Vec<f64> {
-        let n = self.players as usize;
-        (0..n)
-            .map(|i| {
-                if n < 2 {
-                    return 1.0;
-                }
-                let sum: f64 = (0..n)
-                    .filter(|&j| j != i)
-                    .map(|j| match self.ranks[i].cmp(&self.ranks[j]) {
-                        std::cmp::Ordering::Less => 1.0,
-                        std::cmp::Ordering::Equal => 0.5,
-                        std::cmp::Ordering::Greater => 0.0,
-                    })
-                    .sum();
-                sum / (n - 1) as f64
-            })
-            .collect()
+        rank_scores(&self.ranks[..self.players as usize])
     }
 
     /// True when every seat shares the first place.
     pub fn is_draw(&self) -> bool {
         self.ranks[..self.players as usize].iter().all(|&r| r == 0)
     }
+}
+
+/// Per-seat score in [0, 1] from ranks (0 is first): the average over the
+/// other seats of the pairwise result (1 for a better rank, 1/2 for an equal
+/// one, 0 for a worse one). A single seat scores 1.
+pub fn rank_scores(ranks: &[u8]) -> Vec<f64> {
+    let n = ranks.len();
+    (0..n)
+        .map(|i| {
+            if n < 2 {
+                return 1.0;
+            }
+            let sum: f64 = (0..n)
+                .filter(|&j| j != i)
+                .map(|j| match ranks[i].cmp(&ranks[j]) {
+                    std::cmp::Ordering::Less => 1.0,
+                    std::cmp::Ordering::Equal => 0.5,
+                    std::cmp::Ordering::Greater => 0.0,
+                })
+                .sum();
+            sum / (n - 1) as f64
+        })
+        .collect()
 }
 
 /// Errors of the rules engine.

@@ -22,19 +22,21 @@
 //! The game future is cancel-safe: dropping it drops nothing but borrowed
 //! players; a [`BotPlayer`] dropped later kills its process group.
 
+mod play;
 pub mod player;
 pub mod record;
+
+pub use play::play_game;
 
 pub use player::{
     Answer, Ask, BotInfo, BotPlayer, End, Player, RandomPlayer, Start, StartError, Timing,
 };
 
-use crate::engine::{EngineError, Game, Outcome, Reason, Settings, Variant};
+use crate::engine::{rank_scores, EngineError, Game, Reason, Settings, Variant};
 use crate::protocol::{DecisionMsg, TimeMsg};
 use serde::Serialize;
 use std::fmt;
 use std::time::Duration;
-use tokio::time::Instant;
 
 /// How a player forfeits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -100,6 +102,9 @@ pub enum EndReason {
     Rules(Reason),
     /// A player forfeited.
     Forfeit(ForfeitKind),
+    /// The game could not be played: the spec or the engine failed, nobody's
+    /// fault at the table (recorded as `error`).
+    Unplayable,
 }
 
 impl EndReason {
@@ -109,6 +114,7 @@ impl EndReason {
         match self {
             EndReason::Rules(r) => r.name(),
             EndReason::Forfeit(k) => k.name(),
+            EndReason::Unplayable => "error",
         }
     }
 }
@@ -223,6 +229,19 @@ pub struct DecisionRecord {
     pub elapsed_us: u64,
 }
 
+impl DecisionRecord {
+    /// The decision as players are shown it (`since`): opening decisions
+    /// count as forced, since nobody was asked.
+    pub fn msg(&self) -> DecisionMsg {
+        DecisionMsg {
+            seat: self.seat,
+            ply: self.ply,
+            option: self.option.clone(),
+            forced: self.forced || self.opening,
+        }
+    }
+}
+
 /// The result of one game.
 #[derive(Clone, Debug, Serialize)]
 pub struct GameReport {
@@ -297,264 +316,11 @@ pub enum Event<'a> {
     Ended { report: &'a GameReport },
 }
 
-/// Scores when `offender` forfeits: last, the others share first.
+/// Scores when `offender` forfeits (RULINGS.md): last, the others share
+/// first.
 pub fn forfeit_scores(players: usize, offender: usize) -> Vec<f64> {
-    let others: Vec<usize> = (0..players).filter(|&s| s != offender).collect();
-    Outcome::shared(players, &others, Reason::MaxPlies).scores()
-}
-
-fn msg_of(d: &DecisionRecord) -> DecisionMsg {
-    DecisionMsg {
-        seat: d.seat,
-        ply: d.ply,
-        option: d.option.clone(),
-        forced: d.forced || d.opening,
-    }
-}
-
-/// Plays one game. `players[s]` plays seat `s`. Returns `Err` only when the
-/// spec itself is unplayable; everything a player does wrong ends the game
-/// with a forfeit in the report.
-pub async fn play_game(
-    spec: &GameSpec,
-    players: &mut [&mut dyn Player],
-    on_event: &mut (dyn FnMut(&Event<'_>) + Send),
-) -> Result<GameReport, SpecError> {
-    let started = Instant::now();
-    let n = spec.settings.players;
-    if players.len() != n {
-        return Err(SpecError::Players {
-            players: players.len(),
-            expected: n,
-        });
-    }
-    let mut game = Game::new(spec.variant, &spec.settings)?;
-    let names: Vec<String> = if spec.names.len() == n {
-        spec.names.clone()
-    } else {
-        players.iter().map(|p| p.name().to_string()).collect()
-    };
-    let mut decisions: Vec<DecisionRecord> = Vec::with_capacity(128);
-    // Decisions each seat has not been shown yet.
-    let mut pending: Vec<Vec<DecisionMsg>> = vec![Vec::new(); n];
-    for (index, option) in spec.opening.iter().enumerate() {
-        let seat = game.to_decide().unwrap_or(0);
-        let ply = game.plies();
-        let forced = game.legal().len() == 1;
-        game.play(option).map_err(|error| SpecError::Opening {
-            index,
-            option: option.clone(),
-            error,
-        })?;
-        let option = game
-            .history()
-            .last()
-            .map_or(option.clone(), |d| d.option.clone());
-        let d = DecisionRecord {
-            seat,
-            ply,
-            option,
-            forced,
-            opening: true,
-            elapsed_us: 0,
-        };
-        for p in pending.iter_mut() {
-            p.push(msg_of(&d));
-        }
-        decisions.push(d);
-    }
-
-    let watchdog = started + spec.watchdog;
-    let time = spec.time.msg();
-    let mut clocks: Vec<Option<Duration>> = vec![spec.time.clock.map(|c| c.base); n];
-    let mut forfeit: Option<(usize, Fault)> = None;
-
-    // Game start: no answer expected; a write failure is a forfeit.
-    for (seat, p) in players.iter_mut().enumerate() {
-        let s = Start {
-            game_id: &spec.game_id,
-            variant: spec.variant,
-            settings: &spec.settings,
-            seat,
-            names: &names,
-            time,
-            deadline: (Instant::now() + spec.time.per_decision).min(watchdog),
-        };
-        if let Err(f) = p.start(&s).await {
-            forfeit = Some((seat, f));
-            break;
-        }
-    }
-    if forfeit.is_none() {
-        on_event(&Event::Started { spec, game: &game });
-    }
-
-    while forfeit.is_none() {
-        let Some(seat) = game.to_decide() else { break };
-        let legal = game.legal();
-        let ply = game.plies();
-        if legal.len() == 1 {
-            // RULINGS.md: a single option is applied without asking.
-            if let Err(e) = game.play(&legal[0]) {
-                // The engine listed it; failing here is an engine bug.
-                return Err(SpecError::Engine(e));
-            }
-            let d = DecisionRecord {
-                seat,
-                ply,
-                option: legal[0].clone(),
-                forced: true,
-                opening: false,
-                elapsed_us: 0,
-            };
-            for p in pending.iter_mut() {
-                p.push(msg_of(&d));
-            }
-            decisions.push(d);
-            if let Some(d) = decisions.last() {
-                on_event(&Event::Decided {
-                    decision: d,
-                    game: &game,
-                });
-            }
-            continue;
-        }
-        let mut timeout = spec.time.per_decision;
-        if let Some(left) = clocks[seat] {
-            timeout = timeout.min(left);
-        }
-        let asked = Instant::now();
-        let decision_deadline = asked + timeout;
-        let deadline = decision_deadline.min(watchdog);
-        let ask = Ask {
-            game_id: &spec.game_id,
-            game: &game,
-            legal: &legal,
-            since: &pending[seat],
-            timeout,
-            time_left: clocks[seat],
-            deadline,
-            watchdog,
-        };
-        // The player is given the deadline; the referee also enforces the
-        // watchdog itself in case a player ignores it.
-        let result = match tokio::time::timeout_at(
-            watchdog + Duration::from_millis(100),
-            players[seat].decide(&ask),
-        )
-        .await
-        {
-            Ok(r) => r,
-            Err(_) => Err(Fault::new(ForfeitKind::Stall, "no answer")),
-        };
-        let measured = asked.elapsed();
-        pending[seat].clear();
-        let (option, elapsed) = match result {
-            Ok(a) => (a.option, a.elapsed.unwrap_or(measured)),
-            Err(mut f) => {
-                if f.kind == ForfeitKind::Timeout && watchdog < decision_deadline {
-                    f = Fault::new(
-                        ForfeitKind::Stall,
-                        format!("game watchdog of {:?} expired", spec.watchdog),
-                    );
-                }
-                forfeit = Some((seat, f));
-                break;
-            }
-        };
-        // The option must be one of `legal`, exactly: the engine's parser
-        // is more forgiving (case, spaces) than the protocol.
-        let listed = legal.contains(&option);
-        let played = if listed {
-            game.play(&option)
-        } else {
-            Err(EngineError::Unparsable(String::new()))
-        };
-        if let Err(e) = played {
-            let detail = crate::protocol::truncate(option.as_bytes(), player::DETAIL_MAX);
-            let detail = match e {
-                _ if !listed => format!("`{detail}` is not one of the legal options"),
-                _ => format!("`{detail}` is not legal here (engine: {e})"),
-            };
-            forfeit = Some((seat, Fault::new(ForfeitKind::Illegal, detail)));
-            break;
-        }
-        if let (Some(left), Some(c)) = (clocks[seat].as_mut(), spec.time.clock) {
-            *left = left.saturating_sub(elapsed) + c.increment;
-        }
-        let option = game.history().last().map_or(option, |d| d.option.clone());
-        let d = DecisionRecord {
-            seat,
-            ply,
-            option,
-            forced: false,
-            opening: false,
-            elapsed_us: elapsed.as_micros() as u64,
-        };
-        for (s, p) in pending.iter_mut().enumerate() {
-            if s != seat {
-                p.push(msg_of(&d));
-            }
-        }
-        decisions.push(d);
-        if let Some(d) = decisions.last() {
-            on_event(&Event::Decided {
-                decision: d,
-                game: &game,
-            });
-        }
-    }
-
-    let (scores, reason, offender, detail) = match forfeit {
-        Some((seat, fault)) => {
-            on_event(&Event::Forfeit {
-                seat,
-                fault: &fault,
-            });
-            (
-                forfeit_scores(n, seat),
-                EndReason::Forfeit(fault.kind),
-                Some(seat),
-                Some(fault.detail),
-            )
-        }
-        None => match game.outcome() {
-            Some(o) => (o.scores(), EndReason::Rules(o.reason), None, None),
-            // Unreachable: the loop ends only on an outcome or a forfeit.
-            None => (vec![0.5; n], EndReason::Rules(Reason::MaxPlies), None, None),
-        },
-    };
-    let report = GameReport {
-        game_id: spec.game_id.clone(),
-        variant: spec.variant,
-        players: n,
-        names,
-        scores,
-        reason,
-        offender,
-        detail,
-        plies: game.plies(),
-        decisions,
-        final_state: game.snapshot(),
-        duration: started.elapsed(),
-    };
-    on_event(&Event::Ended { report: &report });
-    for (seat, p) in players.iter_mut().enumerate() {
-        // Each player gets its own second: one that does not read its stdin
-        // cannot make the others miss their game_end.
-        let end_deadline = Instant::now() + Duration::from_secs(1);
-        let e = End {
-            game_id: &spec.game_id,
-            scores: &report.scores,
-            reason: report.reason.name(),
-            offender: report.offender,
-            since: &pending[seat],
-            state: &report.final_state,
-            deadline: end_deadline,
-        };
-        p.end(&e).await;
-    }
-    Ok(report)
+    let ranks: Vec<u8> = (0..players).map(|s| u8::from(s == offender)).collect();
+    rank_scores(&ranks)
 }
 
 #[cfg(test)]
@@ -577,6 +343,7 @@ mod tests {
         );
         assert_eq!(EndReason::Forfeit(ForfeitKind::BadJson).name(), "bad_json");
         assert_eq!(EndReason::Rules(Reason::MaxPlies).name(), "max_plies");
+        assert_eq!(EndReason::Unplayable.name(), "error");
     }
 
     /// The variants whose engine is available in this build.
@@ -660,7 +427,8 @@ mod tests {
                     .unwrap();
                 assert!(!report.is_forfeit(), "{variant}: {:?}", report.detail);
                 assert_eq!(events, report.decisions.len() + 2);
-                let all: Vec<DecisionMsg> = report.decisions.iter().map(msg_of).collect();
+                let all: Vec<DecisionMsg> =
+                    report.decisions.iter().map(DecisionRecord::msg).collect();
                 for (s, r) in rec.iter().enumerate() {
                     assert_eq!(r.seat, s);
                     assert!(r.ended);

@@ -1,0 +1,323 @@
+//! One game as a small state machine: [`Table::set_up`] (spec checks and
+//! the opening), [`Table::start`] (game start to every player), one
+//! [`Table::turn`] per decision, [`Table::record`], which every decision
+//! goes through (opening, forced, asked), and [`Table::finish`], which builds
+//! the [`GameReport`] and tells every player how the game ended.
+
+use super::player::{self, Ask, End, Player, Start};
+use super::{
+    forfeit_scores, DecisionRecord, EndReason, Event, Fault, ForfeitKind, GameReport, GameSpec,
+    SpecError,
+};
+use crate::engine::{Decision, Game};
+use crate::protocol::DecisionMsg;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// Plays one game. `players[s]` plays seat `s`. Returns `Err` only when the
+/// spec itself is unplayable; everything a player does wrong ends the game
+/// with a forfeit in the report.
+pub async fn play_game(
+    spec: &GameSpec,
+    players: &mut [&mut dyn Player],
+    on_event: &mut (dyn FnMut(&Event<'_>) + Send),
+) -> Result<GameReport, SpecError> {
+    let mut table = Table::set_up(spec, players)?;
+    let mut forfeit = table.start().await.err();
+    if forfeit.is_none() {
+        on_event(&Event::Started {
+            spec,
+            game: &table.game,
+        });
+    }
+    while forfeit.is_none() {
+        match table.turn().await? {
+            Turn::Decided => on_event(&Event::Decided {
+                decision: table.last(),
+                game: &table.game,
+            }),
+            Turn::Forfeit(seat, fault) => forfeit = Some((seat, fault)),
+            Turn::Over => break,
+        }
+    }
+    Ok(table.finish(forfeit, on_event).await)
+}
+
+/// What one turn came to.
+enum Turn {
+    /// A decision was made and recorded.
+    Decided,
+    /// The seat to decide forfeited.
+    Forfeit(usize, Fault),
+    /// The rules ended the game.
+    Over,
+}
+
+/// One game in play.
+struct Table<'s, 'p, 'q> {
+    spec: &'s GameSpec,
+    players: &'p mut [&'q mut dyn Player],
+    game: Game,
+    names: Vec<String>,
+    /// The record: every decision, in order.
+    decisions: Vec<DecisionRecord>,
+    /// Per seat, the decisions it has not been shown yet.
+    unseen: Vec<Vec<DecisionMsg>>,
+    /// Per seat, the time left on its game clock.
+    clocks: Vec<Option<Duration>>,
+    started: Instant,
+    watchdog: Instant,
+}
+
+impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
+    /// Checks the spec against the players and applies the opening.
+    fn set_up(
+        spec: &'s GameSpec,
+        players: &'p mut [&'q mut dyn Player],
+    ) -> Result<Self, SpecError> {
+        let started = Instant::now();
+        let n = spec.settings.players;
+        if players.len() != n {
+            return Err(SpecError::Players {
+                players: players.len(),
+                expected: n,
+            });
+        }
+        let game = Game::new(spec.variant, &spec.settings)?;
+        let names = if spec.names.len() == n {
+            spec.names.clone()
+        } else {
+            players.iter().map(|p| p.name().to_string()).collect()
+        };
+        let mut table = Table {
+            spec,
+            players,
+            game,
+            names,
+            decisions: Vec::with_capacity(128),
+            unseen: vec![Vec::new(); n],
+            clocks: vec![spec.time.clock.map(|c| c.base); n],
+            started,
+            watchdog: started + spec.watchdog,
+        };
+        for (index, option) in spec.opening.iter().enumerate() {
+            let decision = table
+                .game
+                .play(option)
+                .map_err(|error| SpecError::Opening {
+                    index,
+                    option: option.clone(),
+                    error,
+                })?
+                .clone();
+            table.record(decision, Origin::Opening);
+        }
+        Ok(table)
+    }
+
+    /// Game start to every player: no answer expected; a write failure is a
+    /// forfeit.
+    async fn start(&mut self) -> Result<(), (usize, Fault)> {
+        let spec = self.spec;
+        for (seat, p) in self.players.iter_mut().enumerate() {
+            let s = Start {
+                game_id: &spec.game_id,
+                variant: spec.variant,
+                settings: &spec.settings,
+                seat,
+                names: &self.names,
+                time: spec.time.msg(),
+                deadline: (Instant::now() + spec.time.per_decision).min(self.watchdog),
+            };
+            p.start(&s).await.map_err(|f| (seat, f))?;
+        }
+        Ok(())
+    }
+
+    /// One decision: applied without asking when it is the only option
+    /// (RULINGS.md), else asked of its seat under the decision timeout, the
+    /// seat's clock and the game's watchdog, and checked against the legal
+    /// options.
+    async fn turn(&mut self) -> Result<Turn, SpecError> {
+        let Some(seat) = self.game.to_decide() else {
+            return Ok(Turn::Over);
+        };
+        let legal = self.game.legal();
+        if let [only] = legal.as_slice() {
+            // The engine listed it; failing here is an engine bug.
+            let decision = self.game.play(only)?.clone();
+            self.record(decision, Origin::Forced);
+            return Ok(Turn::Decided);
+        }
+        let spec = self.spec;
+        let timeout = match self.clocks[seat] {
+            Some(left) => spec.time.per_decision.min(left),
+            None => spec.time.per_decision,
+        };
+        let asked = Instant::now();
+        let decision_deadline = asked + timeout;
+        let ask = Ask {
+            game_id: &spec.game_id,
+            game: &self.game,
+            legal: &legal,
+            since: &self.unseen[seat],
+            timeout,
+            time_left: self.clocks[seat],
+            deadline: decision_deadline.min(self.watchdog),
+            watchdog: self.watchdog,
+        };
+        // The player is given the deadline; the referee also enforces the
+        // watchdog itself in case a player ignores it.
+        let answer = tokio::time::timeout_at(
+            self.watchdog + Duration::from_millis(100),
+            self.players[seat].decide(&ask),
+        )
+        .await
+        .unwrap_or_else(|_| Err(Fault::new(ForfeitKind::Stall, "no answer")));
+        let measured = asked.elapsed();
+        self.unseen[seat].clear();
+        let answer = match answer {
+            Ok(a) => a,
+            Err(mut f) => {
+                if f.kind == ForfeitKind::Timeout && self.watchdog < decision_deadline {
+                    f = Fault::new(
+                        ForfeitKind::Stall,
+                        format!("game watchdog of {:?} expired", spec.watchdog),
+                    );
+                }
+                return Ok(Turn::Forfeit(seat, f));
+            }
+        };
+        // The option must be one of `legal`, exactly: the engine's parser
+        // is more forgiving (case, spaces) than the protocol.
+        let shown = crate::protocol::truncate(answer.option.as_bytes(), player::DETAIL_MAX);
+        if !legal.contains(&answer.option) {
+            let detail = format!("`{shown}` is not one of the legal options");
+            return Ok(Turn::Forfeit(
+                seat,
+                Fault::new(ForfeitKind::Illegal, detail),
+            ));
+        }
+        let decision = match self.game.play(&answer.option) {
+            Ok(d) => d.clone(),
+            Err(e) => {
+                let detail = format!("`{shown}` is not legal here (engine: {e})");
+                return Ok(Turn::Forfeit(
+                    seat,
+                    Fault::new(ForfeitKind::Illegal, detail),
+                ));
+            }
+        };
+        let elapsed = answer.elapsed.unwrap_or(measured);
+        if let (Some(left), Some(c)) = (self.clocks[seat].as_mut(), spec.time.clock) {
+            *left = left.saturating_sub(elapsed) + c.increment;
+        }
+        self.record(decision, Origin::Asked(elapsed));
+        Ok(Turn::Decided)
+    }
+
+    /// Records one decision, as the engine canonically wrote it, and queues
+    /// it for every seat that has not seen it (the seat that chose an asked
+    /// decision has).
+    fn record(&mut self, d: Decision, origin: Origin) {
+        let (opening, elapsed) = match origin {
+            Origin::Opening => (true, Duration::ZERO),
+            Origin::Forced => (false, Duration::ZERO),
+            Origin::Asked(elapsed) => (false, elapsed),
+        };
+        let chooser = matches!(origin, Origin::Asked(_)).then_some(d.seat);
+        let record = DecisionRecord {
+            seat: d.seat,
+            ply: d.ply,
+            option: d.option,
+            forced: d.forced,
+            opening,
+            elapsed_us: elapsed.as_micros() as u64,
+        };
+        let msg = record.msg();
+        for (seat, unseen) in self.unseen.iter_mut().enumerate() {
+            if Some(seat) != chooser {
+                unseen.push(msg.clone());
+            }
+        }
+        self.decisions.push(record);
+    }
+
+    /// The last decision recorded (after [`Turn::Decided`]).
+    fn last(&self) -> &DecisionRecord {
+        &self.decisions[self.decisions.len() - 1]
+    }
+
+    /// Ends the game: the report (the forfeit's, or the rules' outcome), the
+    /// `Forfeit` and `Ended` events, then game end to every player with what
+    /// it has not seen yet.
+    async fn finish(
+        mut self,
+        forfeit: Option<(usize, Fault)>,
+        on_event: &mut (dyn FnMut(&Event<'_>) + Send),
+    ) -> GameReport {
+        if let Some((seat, fault)) = &forfeit {
+            on_event(&Event::Forfeit { seat: *seat, fault });
+        }
+        let report = self.report(forfeit);
+        on_event(&Event::Ended { report: &report });
+        self.tell_end(&report).await;
+        report
+    }
+
+    fn report(&mut self, forfeit: Option<(usize, Fault)>) -> GameReport {
+        let n = self.players.len();
+        let (scores, reason, offender, detail) = match (forfeit, self.game.outcome()) {
+            (Some((seat, fault)), _) => (
+                forfeit_scores(n, seat),
+                EndReason::Forfeit(fault.kind),
+                Some(seat),
+                Some(fault.detail),
+            ),
+            (None, Some(o)) => (o.scores(), EndReason::Rules(o.reason), None, None),
+            // Unreachable: turns end only on an outcome or a forfeit.
+            (None, None) => (Vec::new(), EndReason::Unplayable, None, None),
+        };
+        GameReport {
+            game_id: self.spec.game_id.clone(),
+            variant: self.spec.variant,
+            players: n,
+            names: self.names.clone(),
+            scores,
+            reason,
+            offender,
+            detail,
+            plies: self.game.plies(),
+            decisions: std::mem::take(&mut self.decisions),
+            final_state: self.game.snapshot(),
+            duration: self.started.elapsed(),
+        }
+    }
+
+    async fn tell_end(&mut self, report: &GameReport) {
+        for (seat, p) in self.players.iter_mut().enumerate() {
+            // Each player gets its own second: one that does not read its
+            // stdin cannot make the others miss their game_end.
+            let e = End {
+                game_id: &report.game_id,
+                scores: &report.scores,
+                reason: report.reason.name(),
+                offender: report.offender,
+                since: &self.unseen[seat],
+                state: &report.final_state,
+                deadline: Instant::now() + Duration::from_secs(1),
+            };
+            p.end(&e).await;
+        }
+    }
+}
+
+/// Where a decision came from.
+enum Origin {
+    /// The spec's opening: applied without asking.
+    Opening,
+    /// The only option: applied without asking.
+    Forced,
+    /// Asked of its seat, which took this long.
+    Asked(Duration),
+}
