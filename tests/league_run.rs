@@ -152,6 +152,54 @@ fn a_full_run_writes_every_game_its_records_and_the_tables() {
     );
 }
 
+/// A record that cannot be written stops the league at once with an error
+/// that names the game; the game is not counted as done, nothing already
+/// recorded is lost, and the same command finishes once the cause is gone.
+#[test]
+fn a_record_that_cannot_be_written_stops_the_league_and_resume_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let ids = schedule_ids(&file);
+    let victim = ids.iter().nth(ids.len() / 2).unwrap().clone();
+    // A non-empty folder where the record should go: the rename fails.
+    let blocker = dir.path().join("out/games").join(format!("{victim}.jsonl"));
+    std::fs::create_dir_all(blocker.join("x")).unwrap();
+
+    let out = run(&file, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&victim) && stderr.contains("could not be recorded"),
+        "{stderr}"
+    );
+    let csv = dir.path().join("out/games.csv");
+    let before = rows(&csv);
+    assert!(before.iter().all(|r| r.game_id != victim));
+    assert!(before.len() < ids.len());
+
+    std::fs::remove_dir_all(&blocker).unwrap();
+    let again = run(&file, &[]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let after = rows(&csv);
+    assert_eq!(
+        after
+            .iter()
+            .map(|r| r.game_id.clone())
+            .collect::<BTreeSet<_>>(),
+        ids
+    );
+    assert_eq!(&after[..before.len()], &before[..]);
+    assert!(dir
+        .path()
+        .join("out/games")
+        .join(format!("{victim}.jsonl"))
+        .is_file());
+}
+
 #[test]
 fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
     let dir = tempfile::tempdir().unwrap();

@@ -3,6 +3,7 @@
 
 use crate::bot::manifest;
 use crate::league::config::{BotSpec, TimeSettings};
+use crate::league::results_dir::Layout;
 use crate::league::runner;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -81,7 +82,8 @@ fn check(spec: &BotSpec) -> (String, String, Option<String>) {
         (Some(_), Err(e)) => return ("no".into(), "-".into(), Some(e.to_string())),
     };
     let startup_ms = TimeSettings::default().startup_ms;
-    match runner::check_bots_start(bots, startup_ms, &std::env::temp_dir()) {
+    let scratch = Layout::new(std::env::temp_dir().join("arena-bots-check"));
+    match runner::check_bots_start(bots, startup_ms, &scratch) {
         Ok(()) => (builds, "yes".into(), None),
         Err(e) => (builds, "no".into(), Some(e.to_string())),
     }

@@ -2,7 +2,8 @@
 //! progress bar, then print the standings and write the rating tables.
 
 use crate::league::config::{parse_variant, Tournament};
-use crate::league::runner::{self, Event, RunOptions};
+use crate::league::results_dir::Layout;
+use crate::league::runner::{self, Event, RunEnd, RunOptions};
 use crate::league::schedule::Shard;
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -221,17 +222,29 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let summary = runner::run(&t, &opts, &mut on_event)?;
     bar.finish_and_clear();
-    if summary.interrupted {
+    let resume = || {
         eprintln!(
             "stopped after {} new games ({} of {} done). Run the same command again to resume.",
             summary.played,
             summary.played + summary.skipped,
             summary.total
-        );
-        return Ok(ExitCode::from(130));
+        )
+    };
+    match &summary.end {
+        RunEnd::Complete => {}
+        RunEnd::Interrupted => {
+            resume();
+            return Ok(ExitCode::from(130));
+        }
+        RunEnd::Stopped(why) => {
+            eprintln!("error: the league stopped: {why}");
+            resume();
+            return Ok(ExitCode::FAILURE);
+        }
     }
-    let rows = crate::results::csvio::read_rows(&summary.dir.join("games.csv"))
-        .with_context(|| "reading back games.csv")?;
+    let games_csv = Layout::new(&summary.dir).games_csv();
+    let rows = crate::results::csvio::read_rows(&games_csv)
+        .with_context(|| format!("reading back {}", games_csv.display()))?;
     let tables = crate::results::tables::write_tables(&rows, &Default::default(), &summary.dir)
         .with_context(|| format!("writing rating tables in {}", summary.dir.display()))?;
     println!("{}", tables.standings);

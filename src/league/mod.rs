@@ -4,6 +4,6 @@
 //! rating (that is `ratings`').
 
 pub mod config;
+pub mod results_dir;
 pub mod runner;
 pub mod schedule;
-pub mod store;

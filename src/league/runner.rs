@@ -7,14 +7,16 @@
 //! emits [`Event`]s; the command line turns them into a progress display.
 
 use super::config::{BotSpec, Tournament};
+use super::results_dir::{Layout, LeagueMeta, ResultsDir, StoreError};
 use super::schedule::{self, ScheduledGame, Shard};
-use super::store::{LeagueMeta, Store, StoreError};
 use crate::bot::manifest;
 use crate::bot::{sys, BotCommand, Launch};
-use crate::referee::{self, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl, Timing};
+use crate::referee::{
+    self, record, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl, Timing,
+};
 use crate::results::GameRow;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
@@ -74,20 +76,43 @@ pub enum Event {
     Interrupted,
 }
 
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunEnd {
+    /// Every game of the schedule (or shard) is in games.csv.
+    Complete,
+    /// Ctrl-C, SIGTERM or SIGHUP: in-flight games were abandoned and rerun
+    /// on resume.
+    Interrupted,
+    /// The league stopped itself before the end; resume goes on from here.
+    Stopped(Stop),
+}
+
+/// Why a league stopped itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The harness failed (the results could not be written, or a game
+    /// could not be played at all): nothing was charged to a bot, nothing
+    /// recorded was lost, and a resume after fixing the cause goes on.
+    Failed(String),
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stop::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
 /// The end of a run.
 #[derive(Clone, Debug)]
 pub struct Summary {
     pub total: usize,
     pub played: usize,
     pub skipped: usize,
-    pub interrupted: bool,
+    pub end: RunEnd,
     pub dir: PathBuf,
-}
-
-impl Summary {
-    pub fn complete(&self) -> bool {
-        !self.interrupted && self.played + self.skipped == self.total
-    }
 }
 
 /// The results folder of a run: the tournament's output, or a
@@ -186,7 +211,7 @@ pub fn build_bots(bots: &[BotSpec], on_event: &mut dyn FnMut(&Event)) -> Result<
 pub fn check_bots_start(
     bots: &[BotSpec],
     startup_ms: u64,
-    log_dir: &Path,
+    logs: &Layout,
 ) -> Result<(), LeagueError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -194,8 +219,7 @@ pub fn check_bots_start(
         .map_err(LeagueError::Runtime)?;
     rt.block_on(async {
         for b in bots {
-            let log = log_dir.join(format!("{}-check.log", file_safe(&b.name)));
-            match BotPlayer::start(&launch(b, log), &timing(startup_ms)).await {
+            match BotPlayer::start(&launch(b, logs.check_log(&b.name)), &timing(startup_ms)).await {
                 Ok(mut p) => {
                     p.quit().await;
                 }
@@ -212,19 +236,6 @@ pub fn check_bots_start(
     })
 }
 
-/// A name made safe for a file name.
-pub fn file_safe(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
 /// The CPUs this process may run on.
 fn allowed_cpus() -> Vec<usize> {
     sys::allowed_cpus().unwrap_or_else(|| (0..super::config::default_concurrency()).collect())
@@ -238,7 +249,12 @@ fn pin_current_thread(cpu: usize) {
 }
 
 enum WorkerMsg {
-    Done(Box<GameRow>),
+    /// A game is over: its record (the bytes of its JSON lines) and row, to
+    /// be committed together.
+    Done { record: Vec<u8>, row: Box<GameRow> },
+    /// The harness failed on a game (it cannot be played at all, or its
+    /// record cannot be written): nobody at the table is to blame.
+    Failed { game_id: String, why: String },
     BotStarted {
         bot: String,
         worker: usize,
@@ -250,7 +266,7 @@ struct Shared {
     t: Tournament,
     todo: Vec<ScheduledGame>,
     next: AtomicUsize,
-    dir: PathBuf,
+    layout: Layout,
     cancel: tokio::sync::watch::Receiver<bool>,
 }
 
@@ -273,7 +289,7 @@ pub fn run(
         games: games.len(),
         shard: opts.shard.map(|s| format!("{}/{}", s.index, s.count)),
     };
-    let mut store = Store::open(&dir, &meta)?;
+    let mut store = ResultsDir::open(&dir, &meta)?;
     let todo: Vec<ScheduledGame> = games
         .iter()
         .filter(|g| !store.is_done(&g.game_id))
@@ -285,7 +301,7 @@ pub fn run(
         if !opts.no_build {
             build_bots(&t.bots, on_event)?;
         }
-        check_bots_start(&t.bots, t.time.startup_ms, &dir.join("logs"))?;
+        check_bots_start(&t.bots, t.time.startup_ms, store.layout())?;
     }
     on_event(&Event::Started {
         total: games.len(),
@@ -304,7 +320,7 @@ pub fn run(
         t: t.clone(),
         todo,
         next: AtomicUsize::new(0),
-        dir: dir.clone(),
+        layout: store.layout().clone(),
         cancel: cancel_rx,
     });
     let (tx, rx) = mpsc::channel::<WorkerMsg>();
@@ -324,14 +340,17 @@ pub fn run(
 
     let mut played = 0;
     let mut last_sync = Instant::now();
-    let mut result = Ok(());
+    let mut stop = None;
     for msg in rx {
         match msg {
-            WorkerMsg::Done(row) => {
-                if let Err(e) = store.append(&row) {
+            WorkerMsg::Done { record, row } => {
+                if let Err(e) = store.commit(&record, &row) {
                     // Nothing more can be recorded: stop everything.
                     let _ = cancel_tx.send(true);
-                    result = Err(e);
+                    stop = Some(Stop::Failed(format!(
+                        "game {} could not be recorded: {e}",
+                        row.game_id
+                    )));
                     break;
                 }
                 played += 1;
@@ -340,6 +359,11 @@ pub fn run(
                     last_sync = Instant::now();
                 }
                 on_event(&Event::Finished { row: *row });
+            }
+            WorkerMsg::Failed { game_id, why } => {
+                let _ = cancel_tx.send(true);
+                stop = Some(Stop::Failed(format!("game {game_id}: {why}")));
+                break;
             }
             WorkerMsg::BotStarted {
                 bot,
@@ -355,18 +379,22 @@ pub fn run(
     for h in handles {
         let _ = h.join();
     }
-    store.sync()?;
-    result?;
-    let interrupted = *shared.cancel.borrow();
+    let synced = store.sync();
     drop(signals);
-    if interrupted {
-        on_event(&Event::Interrupted);
-    }
+    let end = match (stop, synced) {
+        (Some(stop), _) => RunEnd::Stopped(stop),
+        (None, Err(e)) => RunEnd::Stopped(Stop::Failed(format!("games.csv: {e}"))),
+        (None, Ok(())) if *shared.cancel.borrow() => {
+            on_event(&Event::Interrupted);
+            RunEnd::Interrupted
+        }
+        (None, Ok(())) => RunEnd::Complete,
+    };
     Ok(Summary {
         total: games.len(),
         played,
         skipped,
-        interrupted,
+        end,
         dir,
     })
 }
@@ -436,12 +464,12 @@ fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::Sender<Work
             let Some(game) = shared.todo.get(i) else {
                 break;
             };
-            let play = play_one(id, t, game, &shared.dir, &mut bots, tx);
-            let row = tokio::select! {
-                row = play => row,
+            let play = play_one(id, t, game, &shared.layout, &mut bots, tx);
+            let msg = tokio::select! {
+                msg = play => msg,
                 _ = cancel.wait_for(|&c| c) => break,
             };
-            if tx.send(WorkerMsg::Done(Box::new(row))).is_err() {
+            if tx.send(msg).is_err() {
                 break;
             }
         }
@@ -456,10 +484,10 @@ async fn play_one(
     worker: usize,
     t: &Tournament,
     game: &ScheduledGame,
-    dir: &Path,
+    layout: &Layout,
     bots: &mut HashMap<usize, BotPlayer>,
     tx: &mpsc::Sender<WorkerMsg>,
-) -> GameRow {
+) -> WorkerMsg {
     let vspec = &t.variants[game.variant];
     let settings = vspec.settings(t.max_plies);
     let opening = schedule::opening(vspec, &settings, game.seed, t.openings);
@@ -496,9 +524,7 @@ async fn play_one(
             old.kill();
         }
         let bot = &t.bots[b];
-        let log = dir
-            .join("logs")
-            .join(format!("{}-w{worker}.log", file_safe(&bot.name)));
+        let log = layout.bot_log(&bot.name, worker);
         match BotPlayer::start(&launch(bot, log), &timing(t.time.startup_ms)).await {
             Ok(p) => {
                 bots.insert(b, p);
@@ -512,7 +538,7 @@ async fn play_one(
                 let report =
                     GameReport::unstarted(&spec, seat, e.kind(), e.to_string(), start.elapsed());
                 tracing::warn!("{}: seat {seat} cannot start: {e}", game.game_id);
-                return record_and_row(t, game, dir, &opening, &spec, &report);
+                return done(t, game, &opening, &spec, &report);
             }
         }
     }
@@ -526,39 +552,36 @@ async fn play_one(
     for (&b, p) in game.seats.iter().zip(seats) {
         bots.insert(b, p);
     }
-    let report = match result {
-        Ok(r) => r,
+    match result {
+        Ok(report) => done(t, game, &opening, &spec, &report),
         // The schedule built an unplayable spec: a bug of ours, not the bots'.
-        Err(e) => {
-            tracing::error!("{}: cannot be played: {e}", game.game_id);
-            return forfeit_row(
-                t,
-                game,
-                &opening,
-                0,
-                "error",
-                start.elapsed(),
-                &e.to_string(),
-            );
-        }
-    };
-    record_and_row(t, game, dir, &opening, &spec, &report)
+        Err(e) => WorkerMsg::Failed {
+            game_id: game.game_id.clone(),
+            why: format!("cannot be played (a bug of the arena, not of a bot): {e}"),
+        },
+    }
 }
 
-/// Writes the game record and returns the games.csv row of a game.
-fn record_and_row(
+/// A finished game's record, serialized here on the worker, and its row,
+/// for the main thread to commit.
+fn done(
     t: &Tournament,
     game: &ScheduledGame,
-    dir: &Path,
     opening: &[String],
     spec: &GameSpec,
     report: &GameReport,
-) -> GameRow {
-    let record = Store::record_path(dir, &game.game_id);
-    if let Err(e) = referee::record::write_record(&record, spec, report) {
-        tracing::warn!("cannot write {}: {e}", record.display());
+) -> WorkerMsg {
+    let mut record = Vec::with_capacity(4096);
+    if let Err(e) = record::write_record_to(&mut record, spec, report) {
+        return WorkerMsg::Failed {
+            game_id: game.game_id.clone(),
+            why: format!("its record cannot be serialized: {e}"),
+        };
     }
-    row_from_report(t, game, opening, report)
+    WorkerMsg::Done {
+        record,
+        row: Box::new(row_from_report(t, game, opening, report)),
+    }
 }
 
 fn base_row(t: &Tournament, game: &ScheduledGame, opening: &[String]) -> GameRow {
@@ -606,25 +629,5 @@ fn row_from_report(
     row.offender = r.offender.map(|s| s as u8);
     row.plies = r.plies;
     row.duration_ms = r.duration.as_millis() as u64;
-    row
-}
-
-/// The row of a game that could not be played at all (an unplayable spec:
-/// a bug of ours, recorded with reason `error` against `seat`).
-fn forfeit_row(
-    t: &Tournament,
-    game: &ScheduledGame,
-    opening: &[String],
-    seat: usize,
-    reason: &str,
-    elapsed: Duration,
-    why: &str,
-) -> GameRow {
-    tracing::warn!("{}: seat {seat} forfeits ({reason}): {why}", game.game_id);
-    let mut row = base_row(t, game, opening);
-    set_scores(&mut row, &referee::forfeit_scores(game.seats.len(), seat));
-    row.reason = reason.to_string();
-    row.offender = Some(seat as u8);
-    row.duration_ms = elapsed.as_millis() as u64;
     row
 }
