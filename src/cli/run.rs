@@ -1,11 +1,11 @@
 //! `arena run`: run or resume a league from a tournament file, with a
 //! progress bar, then print the standings and write the rating tables.
 
-use crate::league::config::{parse_variant, Tournament};
+use crate::league::config::{RunSettings, Tournament};
 use crate::league::results_dir::Layout;
 use crate::league::runner::{self, Event, RunEnd, RunOptions};
 use crate::league::schedule::Shard;
-use anyhow::{bail, Context};
+use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -75,91 +75,35 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
-/// Applies the command-line overrides to the file's settings.
-pub fn apply_overrides(t: &mut Tournament, a: &RunArgs) -> anyhow::Result<()> {
-    if let Some(c) = a.concurrency {
-        if c == 0 {
-            bail!("--concurrency must be at least 1");
-        }
-        t.concurrency = c;
-    }
-    match (a.rounds, a.games_per_pairing) {
-        (Some(_), Some(_)) => bail!("give either --rounds or --games-per-pairing, not both"),
-        (Some(0), _) => bail!("--rounds must be at least 1"),
-        (Some(r), None) => t.rounds = r,
-        (None, Some(g)) if g == 0 || g % 2 != 0 => {
-            bail!("--games-per-pairing must be a positive even number, got {g}")
-        }
-        (None, Some(g)) => t.rounds = g / 2,
-        (None, None) => {}
-    }
-    if let Some(s) = a.seed {
-        t.seed = s;
-    }
-    if let Some(m) = a.max_plies {
-        if m == 0 {
-            bail!("--max-plies must be at least 1");
-        }
-        t.max_plies = m;
-    }
-    if let Some(o) = a.openings {
-        t.openings = o;
-    }
-    if let Some(vs) = &a.variants {
-        let mut out = Vec::new();
-        for v in vs {
-            out.push(parse_variant(v).map_err(|e| anyhow::anyhow!("--variants: {e}"))?);
-        }
-        if out.is_empty() {
-            bail!("--variants: the list is empty");
-        }
-        t.variants = out;
-    }
-    if let Some(names) = &a.bots {
-        for n in names {
-            if !t.bots.iter().any(|b| &b.name == n) {
-                let known: Vec<&str> = t.bots.iter().map(|b| b.name.as_str()).collect();
-                bail!(
-                    "--bots: `{n}` is not a bot of this tournament (it has: {})",
-                    known.join(", ")
-                );
-            }
-        }
-        t.bots.retain(|b| names.contains(&b.name));
-        if t.bots.len() < 2 {
-            bail!("--bots: a league needs at least 2 bots");
+impl RunArgs {
+    /// The flags as settings laid over the file's; the tournament checks
+    /// both with the same bounds.
+    pub fn settings(&self) -> RunSettings {
+        let int = |v: Option<u32>| v.map(i64::from);
+        RunSettings {
+            concurrency: self
+                .concurrency
+                .map(|c| i64::try_from(c).unwrap_or(i64::MAX)),
+            rounds: int(self.rounds),
+            games_per_pairing: int(self.games_per_pairing),
+            seed: self.seed,
+            max_plies: int(self.max_plies),
+            openings: int(self.openings),
+            variants: self.variants.clone(),
+            bots: self.bots.clone(),
+            gauntlet: self.gauntlet.clone(),
+            output: self.output.clone(),
+            startup_ms: self.startup_ms,
+            decision_ms: self.decision_ms,
+            base_ms: self.base_ms,
+            increment_ms: self.increment_ms,
+            watchdog_ms: self.watchdog_ms,
         }
     }
-    if let Some(g) = &a.gauntlet {
-        if !t.bots.iter().any(|b| &b.name == g) {
-            bail!("--gauntlet: `{g}` is not a bot of this tournament");
-        }
-        t.gauntlet = Some(g.clone());
-    }
-    if let Some(o) = &a.output {
-        t.output = o.clone();
-    }
-    let tc = &mut t.time;
-    for (flag, v) in [
-        (&mut tc.decision_ms, a.decision_ms),
-        (&mut tc.base_ms, a.base_ms),
-        (&mut tc.increment_ms, a.increment_ms),
-        (&mut tc.startup_ms, a.startup_ms),
-        (&mut tc.watchdog_ms, a.watchdog_ms),
-    ] {
-        if let Some(v) = v {
-            *flag = v;
-        }
-    }
-    if t.time.watchdog_ms == 0 {
-        bail!("--watchdog-ms must be positive: every game has a wall-clock watchdog");
-    }
-    Ok(())
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let mut t = Tournament::load(&args.file)?;
-    apply_overrides(&mut t, &args)?;
+    let t = Tournament::load_with(&args.file, &args.settings())?;
     let opts = RunOptions {
         shard: args.shard,
         no_build: args.no_build,

@@ -34,8 +34,56 @@ pub enum ConfigError {
         field: String,
         why: String,
     },
+    /// A command-line flag's value is out of bounds (the same bounds as the
+    /// file's).
+    #[error("{flag}: {why}")]
+    Flag { flag: String, why: String },
     #[error(transparent)]
     Manifest(#[from] manifest::ManifestError),
+}
+
+/// The settings of a run as given, before any check (ripgrep's "low"
+/// arguments): every field optional. The command line's flags are one
+/// `RunSettings`; [`Tournament::load_with`] lays them over the file's and
+/// checks the result once, with the same bounds for both, so that an error
+/// names the flag or the file line its value came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunSettings {
+    pub concurrency: Option<i64>,
+    pub rounds: Option<i64>,
+    pub games_per_pairing: Option<i64>,
+    pub seed: Option<u64>,
+    pub max_plies: Option<i64>,
+    pub openings: Option<i64>,
+    /// Variant names (`filo`, `tricala3`, ...).
+    pub variants: Option<Vec<String>>,
+    /// Keep only these bots of the file.
+    pub bots: Option<Vec<String>>,
+    pub gauntlet: Option<String>,
+    /// The results folder, as given (relative to the working directory).
+    pub output: Option<PathBuf>,
+    pub startup_ms: Option<u64>,
+    pub decision_ms: Option<u64>,
+    pub base_ms: Option<u64>,
+    pub increment_ms: Option<u64>,
+    pub watchdog_ms: Option<u64>,
+}
+
+/// Where a setting's value came from.
+enum Source {
+    /// The file, at this byte range.
+    File(std::ops::Range<usize>),
+    /// A command-line flag.
+    Flag,
+}
+
+/// A setting's value: the flag's when given, else the file's.
+fn pick<T: Clone>(flag: &Option<T>, file: &Option<Spanned<T>>) -> Option<(T, Source)> {
+    match (flag, file) {
+        (Some(v), _) => Some((v.clone(), Source::Flag)),
+        (None, Some(f)) => Some((f.get_ref().clone(), Source::File(f.span()))),
+        (None, None) => None,
+    }
 }
 
 /// How a bot is started.
@@ -214,16 +262,34 @@ impl Ctx<'_> {
         }
     }
 
-    fn count(&self, v: &Spanned<i64>, field: &str, min: i64, max: i64) -> Result<i64, ConfigError> {
-        let n = *v.get_ref();
-        if n < min || n > max {
-            return Err(self.field(
-                v.span(),
+    /// An error about `field`, at the file line or the flag (`--field`,
+    /// dashed) its value came from.
+    fn at(&self, from: &Source, field: &str, why: impl Into<String>) -> ConfigError {
+        match from {
+            Source::File(span) => self.field(span.clone(), field, why),
+            Source::Flag => ConfigError::Flag {
+                flag: format!("--{}", field.replace('_', "-")),
+                why: why.into(),
+            },
+        }
+    }
+
+    fn count(
+        &self,
+        v: &(i64, Source),
+        field: &str,
+        min: i64,
+        max: i64,
+    ) -> Result<i64, ConfigError> {
+        let (n, from) = v;
+        if *n < min || *n > max {
+            return Err(self.at(
+                from,
                 field,
                 format!("must be between {min} and {max}, got {n}"),
             ));
         }
-        Ok(n)
+        Ok(*n)
     }
 }
 
@@ -262,14 +328,30 @@ impl Tournament {
     /// looked up in the bots directory (`bots_dir`, default `bots/` next to
     /// the file's parent folder, i.e. the project's `bots/`).
     pub fn load(path: &Path) -> Result<Tournament, ConfigError> {
+        Tournament::load_with(path, &RunSettings::default())
+    }
+
+    /// Reads a tournament file, lays `flags` over its settings and checks
+    /// the result.
+    pub fn load_with(path: &Path, flags: &RunSettings) -> Result<Tournament, ConfigError> {
         let src = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        Tournament::parse(path, &src)
+        Tournament::parse_with(path, &src, flags)
     }
 
     pub fn parse(path: &Path, src: &str) -> Result<Tournament, ConfigError> {
+        Tournament::parse_with(path, src, &RunSettings::default())
+    }
+
+    /// Parses a tournament file's text, lays `flags` over its settings and
+    /// checks the result once.
+    pub fn parse_with(
+        path: &Path,
+        src: &str,
+        flags: &RunSettings,
+    ) -> Result<Tournament, ConfigError> {
         let raw: RawFile = toml::from_str(src).map_err(|e| ConfigError::Syntax {
             path: path.to_path_buf(),
             message: e.to_string(),
@@ -336,9 +418,40 @@ impl Tournament {
             }
         }
 
-        let variants = match &raw.variants {
-            None => default_variants(),
-            Some(list) => {
+        let mut bots = bots;
+        if let Some(names) = &flags.bots {
+            for n in names {
+                if !bots.iter().any(|b| &b.name == n) {
+                    let known: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
+                    return Err(ctx.at(
+                        &Source::Flag,
+                        "bots",
+                        format!(
+                            "`{n}` is not a bot of this tournament (it has: {})",
+                            known.join(", ")
+                        ),
+                    ));
+                }
+            }
+            bots.retain(|b| names.contains(&b.name));
+            if bots.len() < 2 {
+                return Err(ctx.at(&Source::Flag, "bots", "a league needs at least 2 bots"));
+            }
+        }
+
+        let variants = match (&flags.variants, &raw.variants) {
+            (Some(names), _) => {
+                let mut out = Vec::new();
+                for v in names {
+                    out.push(parse_variant(v).map_err(|e| ctx.at(&Source::Flag, "variants", e))?);
+                }
+                if out.is_empty() {
+                    return Err(ctx.at(&Source::Flag, "variants", "the list is empty"));
+                }
+                out
+            }
+            (None, None) => default_variants(),
+            (None, Some(list)) => {
                 let mut out: Vec<VariantSpec> = Vec::new();
                 for item in list.get_ref() {
                     let spec = parse_variant_entry(&ctx, item)?;
@@ -358,10 +471,22 @@ impl Tournament {
             }
         };
 
-        let rounds = match (&raw.rounds, &raw.games_per_pairing) {
+        // The flags' rounds or games per pairing replace the file's pair.
+        let (rounds, games) = if flags.rounds.is_some() || flags.games_per_pairing.is_some() {
+            (
+                flags.rounds.map(|r| (r, Source::Flag)),
+                flags.games_per_pairing.map(|g| (g, Source::Flag)),
+            )
+        } else {
+            (
+                pick(&None, &raw.rounds),
+                pick(&None, &raw.games_per_pairing),
+            )
+        };
+        let rounds = match (&rounds, &games) {
             (Some(_), Some(g)) => {
-                return Err(ctx.field(
-                    g.span(),
+                return Err(ctx.at(
+                    &g.1,
                     "games_per_pairing",
                     "give either `rounds` or `games_per_pairing`, not both",
                 ))
@@ -370,7 +495,7 @@ impl Tournament {
             (None, Some(g)) => {
                 let n = ctx.count(g, "games_per_pairing", 2, 2_000_000)?;
                 if n % 2 != 0 {
-                    return Err(ctx.field(g.span(), "games_per_pairing", format!("must be even so that every pairing plays both seat orders equally often, got {n}")));
+                    return Err(ctx.at(&g.1, "games_per_pairing", format!("must be even so that every pairing plays both seat orders equally often, got {n}")));
                 }
                 (n / 2) as u32
             }
@@ -380,44 +505,59 @@ impl Tournament {
         let t = raw.time_control.unwrap_or_default();
         let d = TimeSettings::default();
         let time = TimeSettings {
-            startup_ms: t.startup_ms.unwrap_or(d.startup_ms),
-            decision_ms: t.decision_ms.unwrap_or(d.decision_ms),
-            base_ms: t.base_ms.unwrap_or(d.base_ms),
-            increment_ms: t.increment_ms.unwrap_or(d.increment_ms),
-            watchdog_ms: t.watchdog_ms.unwrap_or(d.watchdog_ms),
+            startup_ms: flags.startup_ms.or(t.startup_ms).unwrap_or(d.startup_ms),
+            decision_ms: flags.decision_ms.or(t.decision_ms).unwrap_or(d.decision_ms),
+            base_ms: flags.base_ms.or(t.base_ms).unwrap_or(d.base_ms),
+            increment_ms: flags
+                .increment_ms
+                .or(t.increment_ms)
+                .unwrap_or(d.increment_ms),
+            watchdog_ms: flags.watchdog_ms.or(t.watchdog_ms).unwrap_or(d.watchdog_ms),
         };
-        let max_plies = match &raw.max_plies {
-            Some(m) => ctx.count(m, "max_plies", 1, 10_000_000)? as u32,
+        if time.watchdog_ms == 0 {
+            let why = "must be positive: every game has a wall-clock watchdog";
+            return Err(match flags.watchdog_ms {
+                Some(_) => ctx.at(&Source::Flag, "watchdog_ms", why),
+                None => ConfigError::Missing {
+                    path: path.to_path_buf(),
+                    field: "time_control.watchdog_ms".into(),
+                    why: why.into(),
+                },
+            });
+        }
+        let max_plies = match pick(&flags.max_plies, &raw.max_plies) {
+            Some(m) => ctx.count(&m, "max_plies", 1, 10_000_000)? as u32,
             None => DEFAULT_MAX_PLIES,
         };
-        let concurrency = match &raw.concurrency {
-            Some(c) => ctx.count(c, "concurrency", 1, 1024)? as usize,
+        let concurrency = match pick(&flags.concurrency, &raw.concurrency) {
+            Some(c) => ctx.count(&c, "concurrency", 1, 1024)? as usize,
             None => default_concurrency(),
         };
-        let openings = match &raw.openings {
-            Some(o) => ctx.count(o, "openings", 0, 1000)? as u32,
+        let openings = match pick(&flags.openings, &raw.openings) {
+            Some(o) => ctx.count(&o, "openings", 0, 1000)? as u32,
             None => 0,
         };
-        let gauntlet = match &raw.gauntlet {
-            Some(g) => {
-                if !bots.iter().any(|b| &b.name == g.get_ref()) {
-                    return Err(ctx.field(
-                        g.span(),
+        let gauntlet = match pick(&flags.gauntlet, &raw.gauntlet) {
+            Some((g, from)) => {
+                if !bots.iter().any(|b| b.name == g) {
+                    return Err(ctx.at(
+                        &from,
                         "gauntlet",
-                        format!("`{}` is not one of the league's bots", g.get_ref()),
+                        format!("`{g}` is not one of the league's bots"),
                     ));
                 }
-                Some(g.get_ref().clone())
+                Some(g)
             }
             None => None,
         };
-        let output = match &raw.output {
-            Some(o) => base.join(o),
-            None => default_results_dir(&base).join(&name),
+        let output = match (&flags.output, &raw.output) {
+            (Some(o), _) => o.clone(),
+            (None, Some(o)) => base.join(o),
+            (None, None) => default_results_dir(&base).join(&name),
         };
         Ok(Tournament {
             name,
-            seed: raw.seed.unwrap_or(1),
+            seed: flags.seed.or(raw.seed).unwrap_or(1),
             bots,
             variants,
             rounds,
@@ -665,6 +805,85 @@ bots = [
         let src = format!("{TWO_BOTS}\ngauntlet = \"zed\"\n");
         let e = parse(&src).unwrap_err().to_string();
         assert!(e.contains("gauntlet") && e.contains("zed"), "{e}");
+    }
+
+    /// The flags go through the same checks as the file, and their errors
+    /// name the flag, not a line of the file.
+    #[test]
+    fn flags_are_checked_like_the_file() {
+        let with = |src: &str, flags: RunSettings| {
+            Tournament::parse_with(Path::new("/tmp/t/tournaments/x.toml"), src, &flags)
+        };
+        let src = format!("{TWO_BOTS}\nconcurrency = 4\nrounds = 2\nseed = 5\n");
+        let e = with(
+            &src,
+            RunSettings {
+                concurrency: Some(5000),
+                ..Default::default()
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(e, "--concurrency: must be between 1 and 1024, got 5000");
+
+        let t = with(
+            &src,
+            RunSettings {
+                concurrency: Some(2),
+                games_per_pairing: Some(6),
+                output: Some(PathBuf::from("elsewhere")),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!((t.concurrency, t.rounds, t.seed), (2, 3, 5));
+        assert_eq!(t.output, PathBuf::from("elsewhere"));
+
+        for (flags, want) in [
+            (
+                RunSettings {
+                    games_per_pairing: Some(3),
+                    ..Default::default()
+                },
+                "--games-per-pairing: must be even",
+            ),
+            (
+                RunSettings {
+                    watchdog_ms: Some(0),
+                    ..Default::default()
+                },
+                "--watchdog-ms: must be positive",
+            ),
+            (
+                RunSettings {
+                    bots: Some(vec!["a".into(), "zed".into()]),
+                    ..Default::default()
+                },
+                "--bots: `zed` is not a bot",
+            ),
+            (
+                RunSettings {
+                    variants: Some(vec!["chess".into()]),
+                    ..Default::default()
+                },
+                "--variants: unknown game `chess`",
+            ),
+            (
+                RunSettings {
+                    gauntlet: Some("zed".into()),
+                    ..Default::default()
+                },
+                "--gauntlet: `zed` is not one",
+            ),
+        ] {
+            let e = with(&src, flags).unwrap_err().to_string();
+            assert!(e.starts_with(want), "{e}");
+        }
+        // A watchdog of 0 in the file is the file's error.
+        let e = parse(&format!("{TWO_BOTS}\n[time_control]\nwatchdog_ms = 0\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("x.toml") && e.contains("watchdog_ms"), "{e}");
     }
 
     #[test]
