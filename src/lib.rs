@@ -2,7 +2,8 @@
 //! for five mancala-family games.
 //!
 //! Dependencies point one way: `cli -> league -> referee -> (engine, bot)`;
-//! `ratings` depends only on the `results` rows.
+//! `cli -> report -> (ratings, results)`; `ratings` depends only on the
+//! `results` rows, and `results` on nothing of ours.
 
 pub mod ai;
 pub mod bot;
@@ -12,4 +13,5 @@ pub mod league;
 pub mod protocol;
 pub mod ratings;
 pub mod referee;
+pub mod report;
 pub mod results;

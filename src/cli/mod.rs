@@ -3,6 +3,7 @@
 
 mod bots;
 mod check_bot;
+mod console;
 mod pgn;
 mod play;
 mod rate;

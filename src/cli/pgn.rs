@@ -1,8 +1,8 @@
 //! `arena pgn FILE.csv... [-o out.pgn]`: the 2-player games of results CSVs
 //! as PGN (Event, White = seat 0, Black = seat 1, Result) for Ordo and
-//! BayesElo. Formatting lives in `results::tables::to_pgn`.
+//! BayesElo. Formatting lives in `report::tables::to_pgn`.
 
-use crate::results::tables::{read_merged, to_pgn};
+use crate::report::tables::{read_merged, to_pgn};
 use anyhow::{bail, Context};
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,9 +1,9 @@
 //! `arena rate FILE.csv [MORE.csv ...]`: merges results files, prints the
 //! standings and writes `ratings.csv`, `pairs.csv` and `variants.csv`.
-//! Parsing and printing only; the work is in `results::tables` and `ratings`.
+//! Parsing and printing only; the work is in `report::tables` and `ratings`.
 
 use crate::ratings::{Anchor, RateOptions};
-use crate::results::tables::{ratings_csv, read_merged, write_tables};
+use crate::report::tables::{ratings_csv, read_merged, write_tables};
 use anyhow::{bail, Context};
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,13 +1,13 @@
-//! `arena run`: run or resume a league from a tournament file, with a
-//! progress bar, then print the standings and write the rating tables.
+//! `arena run`: run or resume a league from a tournament file (the file's
+//! settings with the flags laid over them), show it on the console, then
+//! print the standings and write the rating tables.
 
+use super::console::Console;
 use crate::league::config::{RunSettings, Tournament};
 use crate::league::results_dir::Layout;
-use crate::league::runner::{self, Event, RunEnd, RunOptions};
+use crate::league::runner::{self, RunEnd, RunOptions};
 use crate::league::schedule::Shard;
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
-use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -110,62 +110,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         no_affinity: args.no_affinity,
     };
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
-    let bar = ProgressBar::hidden();
-    let mut standings = Leaders::default();
-    let mut on_event = |e: &Event| match e {
-        Event::Building { bot } => eprintln!("building {bot} ..."),
-        Event::Started {
-            total,
-            done,
-            dir,
-            repaired_bytes,
-        } => {
-            if *repaired_bytes > 0 {
-                eprintln!("resume: cut a torn last line ({repaired_bytes} bytes) from games.csv");
-            }
-            if *done > 0 {
-                eprintln!(
-                    "resume: {done} of {total} games already done in {}",
-                    dir.display()
-                );
-            }
-            eprintln!(
-                "league {}: {total} games, {} at a time -> {}",
-                t.name,
-                t.concurrency,
-                dir.display()
-            );
-            if show_bar {
-                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-            }
-            bar.set_length(*total as u64);
-            bar.set_position(*done as u64);
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{bar:30} {pos}/{len} games  {per_sec}  ETA {eta}  {msg}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            );
-        }
-        Event::Finished { row } => {
-            standings.add(row);
-            bar.inc(1);
-            bar.set_message(standings.leaders());
-        }
-        Event::BotStarted {
-            bot,
-            worker,
-            restart,
-        } => {
-            if *restart {
-                bar.suspend(|| eprintln!("restarted {bot} on worker {worker}"));
-            }
-        }
-        Event::Interrupted => bar
-            .suspend(|| eprintln!("interrupted: stopping, unfinished games will rerun on resume")),
-    };
-    let summary = runner::run(&t, &opts, &mut on_event)?;
-    bar.finish_and_clear();
+    let mut console = Console::new(&t.name, t.concurrency, show_bar);
+    let summary = runner::run(&t, &opts, &mut |e| console.on_event(e))?;
+    console.finish();
     let resume = || {
         eprintln!(
             "stopped after {} new games ({} of {} done). Run the same command again to resume.",
@@ -189,7 +136,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let games_csv = Layout::new(&summary.dir).games_csv();
     let rows = crate::results::csvio::read_rows(&games_csv)
         .with_context(|| format!("reading back {}", games_csv.display()))?;
-    let tables = crate::results::tables::write_tables(&rows, &Default::default(), &summary.dir)
+    let tables = crate::report::tables::write_tables(&rows, &Default::default(), &summary.dir)
         .with_context(|| format!("writing rating tables in {}", summary.dir.display()))?;
     println!("{}", tables.standings);
     println!(
@@ -199,34 +146,4 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         summary.dir.display()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// Running scores for the progress line.
-#[derive(Default)]
-struct Leaders {
-    score: BTreeMap<String, (f64, u32)>,
-}
-
-impl Leaders {
-    fn add(&mut self, row: &crate::results::GameRow) {
-        for (name, s) in row.seats().into_iter().zip(row.scores()) {
-            let e = self.score.entry(name.to_string()).or_default();
-            e.0 += s;
-            e.1 += 1;
-        }
-    }
-
-    fn leaders(&self) -> String {
-        let mut v: Vec<(&String, f64)> = self
-            .score
-            .iter()
-            .map(|(n, (s, g))| (n, 100.0 * s / (*g).max(1) as f64))
-            .collect();
-        v.sort_by(|a, b| b.1.total_cmp(&a.1));
-        v.iter()
-            .take(3)
-            .map(|(n, p)| format!("{n} {p:.0}%"))
-            .collect::<Vec<_>>()
-            .join("  ")
-    }
 }

@@ -1,10 +1,14 @@
 //! The concurrent league runner: builds and checks the bots, runs the
 //! schedule on N pinned worker threads (each a single-threaded tokio
-//! runtime reusing its own bot processes), commits each finished game to the
-//! results folder, and stops cleanly on Ctrl-C, SIGTERM or SIGHUP.
+//! runtime reusing its own bot processes), and commits each finished game
+//! through one ordered writer, the main thread's
+//! [`ResultsDir::commit`](super::results_dir::ResultsDir::commit). Workers
+//! play and serialize; only the main thread writes. A run ends as a
+//! [`RunEnd`]: complete, interrupted (Ctrl-C, SIGTERM, SIGHUP), or stopped
+//! by the league itself (a harness failure, nothing charged to a bot).
 //!
 //! Knows nothing of rules (the referee plays the games) or of ratings. It
-//! emits [`Event`]s; the command line turns them into a progress display.
+//! emits [`Event`]s; the command line's console consumes them.
 
 use super::config::{BotSpec, Tournament};
 use super::results_dir::{Layout, LeagueMeta, ResultsDir, StoreError};

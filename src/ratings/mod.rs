@@ -3,7 +3,7 @@
 //! statistics, draw rates, seat advantage, game lengths and forfeits.
 //!
 //! No I/O here and no knowledge of bots, processes or files: the CSV reading
-//! lives in `results::csvio`, the table writing in `results::tables`.
+//! lives in `results::csvio`, the table writing in `report::tables`.
 //! The model and every choice below are documented in `docs/ratings.md`.
 
 mod fit;

@@ -6,7 +6,6 @@
 //! each): new columns may be added at the end, none renamed or removed.
 
 pub mod csvio;
-pub mod tables;
 
 use serde::{Deserialize, Serialize};
 

@@ -4,9 +4,9 @@
 //! `crate::ratings` (pure); this file only reads, merges, formats and writes.
 //! Column meanings are documented in docs/ratings.md ("Output files").
 
-use super::csvio::{read_file, CsvError, CsvWarning};
-use super::GameRow;
 use crate::ratings::{rate, RateOptions, RatingError, Report, Standings, ALL, CONFIDENCE};
+use crate::results::csvio::{read_file, CsvError, CsvWarning};
+use crate::results::GameRow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
