@@ -6,6 +6,11 @@
 //! pairings or ratings (the league's), rules (the engine's) or pipes (the
 //! bot runner's).
 //!
+//! Rooms: `play.rs` holds the game as a small state machine (set-up, one
+//! turn at a time, one record point every decision goes through, finish);
+//! [`player`] the players (bot processes and in-process ones); [`record`]
+//! the game record.
+//!
 //! API used by `arena play`, `arena check-bot` and the league:
 //! - [`GameSpec`] (game id, variant, settings, opening, names, [`TimeControl`],
 //!   watchdog) and [`play_game`]`(&spec, &mut [&mut dyn Player], &mut on_event)
