@@ -5,22 +5,22 @@
 //! of games (see [`crate::protocol`] and [`crate::referee`]).
 //!
 //! Rooms, in the order a bot's life passes through them:
-//! - [`spawn`]: [`BotProcess::spawn`]`(&launch)` starts the command in its
+//! - `spawn.rs`: [`BotProcess::spawn`]`(&launch)` starts the command in its
 //!   own process group, with piped stdin/stdout, its stderr drained on its
 //!   own task into the log (capped at [`Limits::stderr_cap`] bytes, the rest
 //!   discarded) or to `/dev/null`, and [`TOKEN_VAR`] in its environment.
-//! - [`lines`]: [`BotProcess::send_line`] (one write per line, bounded by a
+//! - `lines.rs`: [`BotProcess::send_line`] (one write per line, bounded by a
 //!   deadline), [`BotProcess::read_line`] (one `select!` over line / exit /
 //!   deadline; a line longer than [`Limits::max_line`] costs bounded memory
 //!   and is [`BotError::LineTooLong`]; blank lines are skipped), and
 //!   [`BotProcess::stray_output`]: what the bot wrote without being asked,
 //!   seen without waiting, so that it is never taken for a later answer.
-//! - [`contain`]: [`BotProcess::shutdown`]`(grace)` (close stdin, wait,
+//! - `contain.rs`: [`BotProcess::shutdown`]`(grace)` (close stdin, wait,
 //!   SIGTERM the group, wait, SIGKILL the group), [`BotProcess::kill`], and
 //!   `Drop`, which SIGKILLs the group, so dropping a game future mid-game
 //!   leaves no process behind. Every kill also reaches the descendants that
 //!   left the group, found by [`TOKEN_VAR`] in their environment.
-//! - `sys`: every `unsafe` system call of the crate, each with its SAFETY
+//! - `sys.rs`: every `unsafe` system call of the crate, each with its SAFETY
 //!   note; the rest of the crate calls safe wrappers.
 //!
 //! Everything here runs on the caller's tokio runtime (a `current_thread`
@@ -168,8 +168,8 @@ pub fn describe_status(status: &Option<ExitStatus>) -> String {
     }
 }
 
-/// A running bot process. Started in [`spawn`], read and written in
-/// [`lines`], ended in [`contain`].
+/// A running bot process. Started in `spawn.rs`, read and written in
+/// `lines.rs`, ended in `contain.rs`.
 pub struct BotProcess {
     child: Child,
     pid: u32,
