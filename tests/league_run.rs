@@ -200,6 +200,95 @@ fn a_record_that_cannot_be_written_stops_the_league_and_resume_finishes() {
         .is_file());
 }
 
+/// One writer per results folder: a second run into a folder in use fails
+/// at once and names the first run's pid; the lock dies with its holder, so
+/// a resume after kill -9 needs no clean-up and gives each game once.
+#[test]
+fn a_second_run_into_a_folder_in_use_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 20, "");
+    let csv = dir.path().join("out/games.csv");
+    let mut first = arena()
+        .arg("run")
+        .arg(&file)
+        .arg("--quiet")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_rows(&mut first, &csv, 1);
+    let second = run(&file, &[]);
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("in use by another run")
+            && err.contains(&format!("pid {} on host", first.id())),
+        "{err}"
+    );
+    assert!(
+        first.try_wait().unwrap().is_none(),
+        "the first run was disturbed"
+    );
+    first.kill().unwrap();
+    first.wait().unwrap();
+
+    let again = run(&file, &[]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let got = rows(&csv);
+    by_id(&got);
+    assert_eq!(got.len(), schedule_ids(&file).len());
+}
+
+/// The schedule is the truth: a forged row and a duplicated row stop the
+/// run before any game, each named with its line; --repair sets them aside
+/// in rejected.csv and the standings count each scheduled game once.
+#[test]
+fn rows_the_schedule_does_not_hold_stop_the_run_until_repaired() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    assert!(run(&file, &[]).status.success());
+    let csv = dir.path().join("out/games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let n = lines.len();
+    let forged = lines[1].replacen(lines[1].split(',').next().unwrap(), "forged-1", 1);
+    std::fs::write(&csv, format!("{text}{forged}\n{}\n", lines[2])).unwrap();
+
+    let out = run(&file, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("games.csv:{}: the schedule has no game", n + 1)),
+        "{err}"
+    );
+    assert!(
+        err.contains("games.csv:3: game") && err.contains(&format!("games.csv:{}: game", n + 2)),
+        "{err}"
+    );
+    assert!(err.contains("--repair"), "{err}");
+
+    let out = run(&file, &["--repair"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = rows(&csv);
+    by_id(&got);
+    assert_eq!(
+        got.iter()
+            .map(|r| r.game_id.clone())
+            .collect::<BTreeSet<_>>(),
+        schedule_ids(&file)
+    );
+    let rejected = rows(&dir.path().join("out/rejected.csv"));
+    assert_eq!(rejected.len(), 3, "{rejected:?}");
+}
+
 #[test]
 fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
     let dir = tempfile::tempdir().unwrap();

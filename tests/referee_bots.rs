@@ -128,7 +128,10 @@ async fn misbehaving_in(
             let detail = report.detail.as_deref().unwrap_or_default();
             assert!(detail.len() < 400, "{detail}");
             assert!(!detail.chars().any(char::is_control), "{detail:?}");
-            assert!(bad.needs_restart() || kind == ForfeitKind::Illegal);
+            assert!(
+                bad.needs_restart(),
+                "after any forfeit the process is replaced"
+            );
         }
         None => {
             assert!(!report.is_forfeit(), "{mode}: {report:?}");
@@ -298,6 +301,49 @@ async fn example_bots_play_every_variant() {
 async fn two_replies_to_one_request() {
     let r = misbehaving("double_reply", 5000, Some(ForfeitKind::Protocol)).await;
     assert!(detail(&r).contains("unsolicited output"), "{r:?}");
+}
+
+/// An opening after which seat 0 makes the game's last asked decision, and
+/// makes it with the first legal option (found by random play with the
+/// engine).
+fn opening_before_a_last_decision_by_seat_0(v: Variant) -> Vec<String> {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    loop {
+        let mut g = Game::new(v, &Settings::with_players(2)).unwrap();
+        let mut asked = None;
+        while g.outcome().is_none() {
+            let legal = g.legal();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let pick = legal[(seed % legal.len() as u64) as usize].clone();
+            if legal.len() > 1 {
+                asked = Some((g.history().len(), g.to_decide(), pick == legal[0]));
+            }
+            g.play(&pick).unwrap();
+        }
+        if let Some((at, Some(0), true)) = asked {
+            return g.history()[..at].iter().map(|d| d.option.clone()).collect();
+        }
+    }
+}
+
+/// A second reply written with the last reply of a game is that game's
+/// forfeit (it is there before the game's row is committed), not the next
+/// game's, and the bot is replaced.
+#[tokio::test]
+async fn a_double_reply_at_the_last_request_is_charged_in_that_game() {
+    let v = two_player_variant();
+    let mut s = spec(v, 2, 5000);
+    s.opening = opening_before_a_last_decision_by_seat_0(v);
+    let r = misbehaving_in(
+        &broken("double_first"),
+        "double_first",
+        s,
+        Some(ForfeitKind::Protocol),
+    )
+    .await;
+    assert!(detail(&r).contains("after its last reply"), "{r:?}");
 }
 
 #[tokio::test]

@@ -16,6 +16,8 @@ are not league bots (see README.md). Modes:
   fork_child    forks a child that keeps the pipes open, then exits at its first request
   early_exit    exits cleanly (status 0) at game start
   double_reply  answers its first request twice (both lines in one write)
+  double_first  answers every request twice with its first legal option
+                (both lines in one write)
   stale_reply   answers its second request echoing another game id and the
                 ply of its first request
   hello_extra   sends a stray reply line together with its hello
@@ -92,6 +94,10 @@ def misbehave(requests, message):
     if MODE == "noise_ok":
         reply = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
         raw(b"\n \r\n\xef\xbb\xbf" + reply.encode() + b"\r\n\n\t\n")
+        return True
+    if MODE == "double_first":
+        line = json.dumps({"type": "reply", "option": message["legal"][0]})
+        raw((line + "\n" + line + "\n").encode())
         return True
     if requests == 1:
         FIRST_PLY[0] = message["ply"]

@@ -377,7 +377,7 @@ impl Prover {
         if depth == 0 || self.out_of_time {
             return false;
         }
-        if self.nodes % 65_536 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.nodes.is_multiple_of(65_536) && self.deadline.is_some_and(|d| Instant::now() >= d) {
             self.out_of_time = true;
             return false;
         }

@@ -35,9 +35,19 @@ impl BotProcess {
     /// valid until the next call. Returns when a line is complete, when the
     /// process exits (a line it completed before exiting is still
     /// returned), or at `deadline`. Blank lines (nothing but spaces, tabs
-    /// and `\r`) are skipped: they are not messages.
+    /// and `\r`) are skipped: they are not messages, and they do not move
+    /// the deadline: a bot flooding them times out on time.
     pub async fn read_line(&mut self, deadline: Instant) -> Result<&[u8], BotError> {
+        let mut skipped = false;
         loop {
+            // A pipe that always has data never lets the deadline's timer
+            // win the select below: after a blank line, check the clock
+            // ourselves. (Not before the first read: a reply that is
+            // already there is not refused for the referee's own delay.)
+            if skipped && Instant::now() >= deadline {
+                return Err(BotError::Timeout);
+            }
+            skipped = true;
             self.line.clear();
             self.overflow = false;
             self.line_done = false;

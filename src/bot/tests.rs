@@ -113,6 +113,22 @@ async fn stderr_goes_to_capped_log() {
     assert!((1000..1200).contains(&len), "log length {len}");
 }
 
+/// Blank lines do not move the deadline: with a thousand blank lines and
+/// then a reply already waiting, a read whose deadline has passed times out
+/// instead of skipping to the reply (a flooding bot could otherwise answer
+/// whenever it liked: the pipe always has data, so the timer never wins).
+#[tokio::test]
+async fn blank_lines_do_not_move_the_deadline() {
+    // One write of under 4 KiB: it arrives whole, after "go".
+    let script = format!("printf 'go\\n{}late\\n'; sleep 100", "\\n".repeat(1000));
+    let mut p = spawn_with(sh(&script), None, &limits()).unwrap();
+    assert_eq!(p.read_line(soon(10_000)).await.unwrap(), b"go");
+    match p.read_line(Instant::now()).await {
+        Err(BotError::Timeout) => {}
+        other => panic!("{other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn blank_lines_are_skipped() {
     let mut p = spawn_with(

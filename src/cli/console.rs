@@ -32,6 +32,16 @@ impl Console {
     pub fn on_event(&mut self, e: &Event) {
         match e {
             Event::Building { bot } => eprintln!("building {bot} ..."),
+            Event::SetAside { rows, path } => {
+                for r in rows {
+                    eprintln!("repair: games.csv:{}: set aside: {}", r.line, r.why);
+                }
+                eprintln!(
+                    "repair: {} row(s) moved to {}; their games will be played again",
+                    rows.len(),
+                    path.display()
+                );
+            }
             Event::Started {
                 total,
                 done,

@@ -70,6 +70,11 @@ pub struct RunArgs {
     /// Do not pin workers to CPUs.
     #[arg(long)]
     pub no_affinity: bool,
+    /// Set rows of games.csv that do not match the schedule (unknown or
+    /// duplicate game ids, wrong seats, missing or incomplete records)
+    /// aside in rejected.csv and play their games again.
+    #[arg(long)]
+    pub repair: bool,
     /// No progress bar (also off when stderr is not a terminal).
     #[arg(long)]
     pub quiet: bool,
@@ -108,6 +113,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         shard: args.shard,
         no_build: args.no_build,
         no_affinity: args.no_affinity,
+        repair: args.repair,
     };
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let mut console = Console::new(&t.name, t.concurrency, show_bar);

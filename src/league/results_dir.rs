@@ -18,7 +18,7 @@
 
 use crate::results::{csvio, GameRow};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -34,6 +34,9 @@ pub enum StoreError {
     Csv(#[from] csvio::CsvError),
     #[error("{path}: {why}")]
     Mismatch { path: PathBuf, why: String },
+    /// Another run holds the folder's lock.
+    #[error("{dir} is in use by another run ({holder}); wait for it to end or stop it, or give this run another output folder")]
+    Locked { dir: PathBuf, holder: String },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
@@ -105,6 +108,32 @@ impl Layout {
     pub fn league_json(&self) -> PathBuf {
         self.root.join("league.json")
     }
+
+    /// The lock a run holds on the folder; it holds the run's pid and host.
+    pub fn lock(&self) -> PathBuf {
+        self.root.join("run.lock")
+    }
+
+    /// Rows set aside by `--repair`, with why.
+    pub fn rejected_csv(&self) -> PathBuf {
+        self.root.join("rejected.csv")
+    }
+}
+
+/// What the schedule says a game is: its variant and its bots by seat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expected {
+    pub variant: String,
+    pub seats: Vec<String>,
+}
+
+/// A row of games.csv the schedule does not account for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rejected {
+    /// Its line in games.csv.
+    pub line: u64,
+    pub row: GameRow,
+    pub why: String,
 }
 
 /// `name` with everything but letters, digits, `-`, `_` and `.` replaced by
@@ -121,22 +150,30 @@ pub fn file_safe(name: &str) -> String {
         .collect()
 }
 
-/// An open results folder, written by one writer.
+/// An open results folder, written by one writer: the run that holds its
+/// lock.
 pub struct ResultsDir {
     layout: Layout,
+    /// Held open for the whole run: the kernel releases the lock when the
+    /// process ends, however it ends.
+    _lock: File,
     csv: csv::Writer<File>,
+    /// The rows found on open, with their lines.
+    found: Vec<(u64, GameRow)>,
     done: BTreeSet<String>,
     /// Bytes cut off a torn last line on open (0 if the file was whole).
     pub repaired_bytes: u64,
 }
 
 impl ResultsDir {
-    /// Opens (creating if needed) the folder for `meta`. Fails if the
-    /// folder holds results of a different schedule.
+    /// Opens (creating if needed) the folder for `meta` and locks it for
+    /// this run. Fails if another run holds it, or if it holds results of a
+    /// different schedule.
     pub fn open(dir: &Path, meta: &LeagueMeta) -> Result<ResultsDir, StoreError> {
         let layout = Layout::new(dir);
         std::fs::create_dir_all(layout.records()).map_err(io(dir))?;
         std::fs::create_dir_all(layout.logs()).map_err(io(dir))?;
+        let lock = lock(&layout)?;
         let meta_path = layout.league_json();
         match std::fs::read_to_string(&meta_path) {
             Ok(text) => {
@@ -170,26 +207,106 @@ impl ResultsDir {
         let csv_path = layout.games_csv();
         let repaired_bytes = repair_torn_tail(&csv_path)?;
         let exists = csv_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
-        let mut done = BTreeSet::new();
-        if exists {
-            for row in csvio::read_rows(&csv_path)? {
-                done.insert(row.game_id);
-            }
-        }
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&csv_path)
-            .map_err(io(&csv_path))?;
-        let csv = csv::WriterBuilder::new()
-            .has_headers(!exists)
-            .from_writer(file);
+        let found = if exists {
+            csvio::read_file(&csv_path)?.rows
+        } else {
+            Vec::new()
+        };
+        let done = found.iter().map(|(_, r)| r.game_id.clone()).collect();
+        let csv = append_to(&csv_path, !exists)?;
         Ok(ResultsDir {
             layout,
+            _lock: lock,
             csv,
+            found,
             done,
             repaired_bytes,
         })
+    }
+
+    /// Checks every row found on open against the schedule: a game id the
+    /// schedule does not hold, a game id seen twice (every copy: which one
+    /// is true cannot be told), a variant or seats other than the
+    /// schedule's, or a record that is missing, incomplete or says another
+    /// result. Returns the rows that fail, with their lines.
+    pub fn check(&self, schedule: &HashMap<String, Expected>) -> Vec<Rejected> {
+        let mut count: HashMap<&str, usize> = HashMap::new();
+        for (_, r) in &self.found {
+            *count.entry(r.game_id.as_str()).or_default() += 1;
+        }
+        let mut out = Vec::new();
+        for (line, row) in &self.found {
+            let why = match schedule.get(&row.game_id) {
+                None => Some("the schedule has no game with this id".to_string()),
+                Some(_) if count[row.game_id.as_str()] > 1 => Some(format!(
+                    "game {} has {} rows",
+                    row.game_id,
+                    count[row.game_id.as_str()]
+                )),
+                Some(e) if e.variant != row.variant => Some(format!(
+                    "the schedule plays {} in this game, the row says {}",
+                    e.variant, row.variant
+                )),
+                Some(e) if e.seats.iter().map(String::as_str).ne(row.seats()) => Some(format!(
+                    "the schedule seats {} in this game, the row says {}",
+                    e.seats.join(", "),
+                    row.seats().join(", ")
+                )),
+                Some(_) => record_problem(&self.layout.record(&row.game_id), row),
+            };
+            if let Some(why) = why {
+                out.push(Rejected {
+                    line: *line,
+                    row: row.clone(),
+                    why,
+                });
+            }
+        }
+        out
+    }
+
+    /// Sets `rejected` rows aside: appends them, with why, to
+    /// `rejected.csv`, and rewrites games.csv without them (a temporary
+    /// file and a rename), so that their games are played again.
+    pub fn set_aside(&mut self, rejected: &[Rejected]) -> Result<(), StoreError> {
+        if rejected.is_empty() {
+            return Ok(());
+        }
+        let path = self.layout.rejected_csv();
+        let fresh = !path.exists();
+        let mut out = append_to(&path, false)?;
+        let err = |e: csv::Error| StoreError::Io {
+            path: path.clone(),
+            source: std::io::Error::other(e),
+        };
+        if fresh {
+            let mut header: Vec<&str> = csvio::COLUMNS.to_vec();
+            header.push("rejected_because");
+            out.write_record(&header).map_err(err)?;
+        }
+        for r in rejected {
+            out.serialize((&r.row, &r.why)).map_err(err)?;
+        }
+        out.flush().map_err(io(&path))?;
+
+        let lines: BTreeSet<u64> = rejected.iter().map(|r| r.line).collect();
+        self.found.retain(|(line, _)| !lines.contains(line));
+        let mut bytes = Vec::new();
+        {
+            let mut w = csv::Writer::from_writer(&mut bytes);
+            for (_, row) in &self.found {
+                w.serialize(row).map_err(err)?;
+            }
+            if self.found.is_empty() {
+                w.write_record(csvio::COLUMNS).map_err(err)?;
+            }
+            w.flush().map_err(io(&path))?;
+        }
+        let csv_path = self.layout.games_csv();
+        write_atomically(&csv_path, &bytes)?;
+        self.csv = append_to(&csv_path, false)?;
+        self.done = self.found.iter().map(|(_, r)| r.game_id.clone()).collect();
+        Ok(())
     }
 
     pub fn layout(&self) -> &Layout {
@@ -231,6 +348,104 @@ impl ResultsDir {
     pub fn rows(&self) -> Result<Vec<GameRow>, StoreError> {
         Ok(csvio::read_rows(&self.layout.games_csv())?)
     }
+}
+
+/// Takes the folder's lock (an OS lock on `run.lock`, released by the
+/// kernel when this process ends) and writes our pid and host into it.
+fn lock(layout: &Layout) -> Result<File, StoreError> {
+    let path = layout.lock();
+    let mut f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(io(&path))?;
+    match f.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = f.read_to_string(&mut holder);
+            let holder = match holder.trim() {
+                "" => "its pid and host are not written yet".to_string(),
+                h => h.to_string(),
+            };
+            return Err(StoreError::Locked {
+                dir: layout.root().to_path_buf(),
+                holder,
+            });
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(io(&path)(e)),
+    }
+    let me = format!("pid {} on host {}\n", std::process::id(), host_name());
+    f.set_len(0).map_err(io(&path))?;
+    f.seek(SeekFrom::Start(0)).map_err(io(&path))?;
+    f.write_all(me.as_bytes()).map_err(io(&path))?;
+    Ok(f)
+}
+
+/// This machine's name, for the lock.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// A CSV writer appending to `path` (created if needed), with a header
+/// line first when `header`.
+fn append_to(path: &Path, header: bool) -> Result<csv::Writer<File>, StoreError> {
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(io(path))?;
+    Ok(csv::WriterBuilder::new()
+        .has_headers(header)
+        .from_writer(file))
+}
+
+/// Why the record of `row`'s game does not back the row, if it does not:
+/// missing, without its `end` line, or with another result.
+fn record_problem(path: &Path, row: &GameRow) -> Option<String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return Some(format!("its record {}: {e}", path.display())),
+    };
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    let end: serde_json::Value = match serde_json::from_str(last) {
+        Ok(v) => v,
+        Err(_) => return Some(format!("its record {} is incomplete", path.display())),
+    };
+    if end["type"] != "end" {
+        return Some(format!("its record {} has no end line", path.display()));
+    }
+    let scores: Vec<f64> = end["scores"]
+        .as_array()
+        .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
+        .unwrap_or_default();
+    let same_scores = scores.len() == row.scores().len()
+        && scores
+            .iter()
+            .zip(row.scores())
+            .all(|(a, b)| (a - b).abs() < 1e-9);
+    if end["reason"] != row.reason.as_str() || !same_scores {
+        return Some(format!(
+            "its record {} ends {} {:?}, the row says {} {:?}",
+            path.display(),
+            end["reason"],
+            scores,
+            row.reason,
+            row.scores()
+        ));
+    }
+    None
 }
 
 /// Cuts a last line that has no newline (a write torn by a crash). Returns
@@ -366,6 +581,119 @@ mod tests {
         assert!(!s.is_done("g2"));
         let ids: Vec<String> = s.rows().unwrap().into_iter().map(|r| r.game_id).collect();
         assert_eq!(ids, ["g1"]);
+    }
+
+    #[test]
+    fn a_second_writer_is_refused_with_the_holders_pid_and_host() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        let e = ResultsDir::open(dir.path(), &meta("x"))
+            .err()
+            .unwrap()
+            .to_string();
+        let me = format!("pid {} on host {}", std::process::id(), host_name());
+        assert!(
+            e.contains("in use by another run") && e.contains(&me),
+            "{e}"
+        );
+        assert!(e.contains(&dir.path().display().to_string()), "{e}");
+        drop(first);
+        // Released with its holder: the next run opens it.
+        ResultsDir::open(dir.path(), &meta("x")).unwrap();
+    }
+
+    #[test]
+    fn rows_are_checked_against_the_schedule_and_set_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = Layout::new(dir.path());
+        let end = |r: &GameRow| {
+            format!(
+                "{{\"type\":\"game\"}}\n{{\"type\":\"end\",\"scores\":[{},{}],\"reason\":\"{}\"}}\n",
+                r.score0, r.score1, r.reason
+            )
+        };
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        let mut wrong_seats = row("g3");
+        wrong_seats.seat1 = "z".into();
+        let mut other_result = row("g5");
+        other_result.reason = "illegal".into();
+        for r in [
+            row("g1"),
+            row("g2"),
+            row("g2"),
+            wrong_seats,
+            row("g4"),
+            row("forged"),
+        ] {
+            s.commit(end(&r).as_bytes(), &r).unwrap();
+        }
+        // g4's record torn; g5's record says another result; g6's is gone.
+        std::fs::write(
+            layout.record("g4"),
+            "{\"type\":\"game\"}\n{\"type\":\"end\",\"sco",
+        )
+        .unwrap();
+        s.commit(end(&row("g5")).as_bytes(), &other_result).unwrap();
+        s.commit(end(&row("g6")).as_bytes(), &row("g6")).unwrap();
+        std::fs::remove_file(layout.record("g6")).unwrap();
+        drop(s);
+
+        let schedule: HashMap<String, Expected> = ["g1", "g2", "g3", "g4", "g5", "g6", "g7"]
+            .iter()
+            .map(|id| {
+                let e = Expected {
+                    variant: "diffusion".into(),
+                    seats: vec!["a".into(), "b".into()],
+                };
+                (id.to_string(), e)
+            })
+            .collect();
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        let rejected = s.check(&schedule);
+        let got: Vec<(u64, &str)> = rejected
+            .iter()
+            .map(|r| (r.line, r.row.game_id.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (3, "g2"),
+                (4, "g2"),
+                (5, "g3"),
+                (6, "g4"),
+                (7, "forged"),
+                (8, "g5"),
+                (9, "g6")
+            ]
+        );
+        let whys: Vec<&str> = rejected.iter().map(|r| r.why.as_str()).collect();
+        assert!(whys[0].contains("2 rows"), "{whys:?}");
+        assert!(
+            whys[2].contains("seats a, b") && whys[2].contains("a, z"),
+            "{whys:?}"
+        );
+        assert!(whys[3].contains("incomplete"), "{whys:?}");
+        assert!(whys[4].contains("no game with this id"), "{whys:?}");
+        assert!(whys[5].contains("illegal"), "{whys:?}");
+        assert!(whys[6].contains("g6.jsonl"), "{whys:?}");
+
+        s.set_aside(&rejected).unwrap();
+        assert!(s.is_done("g1") && !s.is_done("g2") && !s.is_done("g6"));
+        s.commit(end(&row("g2")).as_bytes(), &row("g2")).unwrap();
+        let ids: Vec<String> = s.rows().unwrap().into_iter().map(|r| r.game_id).collect();
+        assert_eq!(ids, ["g1", "g2"]);
+        let set_aside = csvio::read_file(&layout.rejected_csv()).unwrap().rows;
+        assert_eq!(set_aside.len(), 7);
+        let text = std::fs::read_to_string(layout.rejected_csv()).unwrap();
+        assert!(
+            text.starts_with("game_id,") && text.contains(",rejected_because\n"),
+            "{text}"
+        );
+        assert!(text.contains("no game with this id"), "{text}");
+        drop(s);
+        // The repaired folder checks clean.
+        let s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        assert!(s.check(&schedule).is_empty());
     }
 
     #[test]

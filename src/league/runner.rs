@@ -11,7 +11,7 @@
 //! emits [`Event`]s; the command line's console consumes them.
 
 use super::config::{BotSpec, Tournament};
-use super::results_dir::{Layout, LeagueMeta, ResultsDir, StoreError};
+use super::results_dir::{Expected, Layout, LeagueMeta, Rejected, ResultsDir, StoreError};
 use super::schedule::{self, ScheduledGame, Shard};
 use crate::bot::manifest;
 use crate::bot::{sys, BotCommand, Launch};
@@ -44,6 +44,25 @@ pub enum LeagueError {
     },
     #[error("cannot start the worker runtime: {0}")]
     Runtime(std::io::Error),
+    /// Rows of games.csv that the schedule does not account for.
+    #[error("{}", rejected_message(.path, .rows))]
+    Rejected { path: PathBuf, rows: Vec<Rejected> },
+}
+
+fn rejected_message(path: &std::path::Path, rows: &[Rejected]) -> String {
+    let mut msg = format!(
+        "{} row(s) of {} do not match the schedule:",
+        rows.len(),
+        path.display()
+    );
+    for r in rows.iter().take(20) {
+        msg.push_str(&format!("\n  {}:{}: {}", path.display(), r.line, r.why));
+    }
+    if rows.len() > 20 {
+        msg.push_str(&format!("\n  ... and {} more", rows.len() - 20));
+    }
+    msg.push_str("\nNothing was played. Run again with --repair to set these rows aside in rejected.csv and play their games again.");
+    msg
 }
 
 /// How to run (the tournament says what to run).
@@ -54,6 +73,9 @@ pub struct RunOptions {
     pub no_build: bool,
     /// Do not pin workers to CPUs.
     pub no_affinity: bool,
+    /// Set rows that do not match the schedule aside (rejected.csv) and
+    /// play their games again, instead of stopping.
+    pub repair: bool,
 }
 
 /// What the runner reports as it goes.
@@ -61,6 +83,8 @@ pub struct RunOptions {
 pub enum Event {
     /// A bot's build command is running.
     Building { bot: String },
+    /// `--repair` set rows aside in `path` (their games will be played).
+    SetAside { rows: Vec<Rejected>, path: PathBuf },
     /// The games are about to start: `done` of `total` were finished before.
     Started {
         total: usize,
@@ -294,6 +318,30 @@ pub fn run(
         shard: opts.shard.map(|s| format!("{}/{}", s.index, s.count)),
     };
     let mut store = ResultsDir::open(&dir, &meta)?;
+    let expected: HashMap<String, Expected> = games
+        .iter()
+        .map(|g| {
+            let e = Expected {
+                variant: t.variants[g.variant].key.clone(),
+                seats: g.seats.iter().map(|&b| t.bots[b].name.clone()).collect(),
+            };
+            (g.game_id.clone(), e)
+        })
+        .collect();
+    let rejected = store.check(&expected);
+    if !rejected.is_empty() {
+        if !opts.repair {
+            return Err(LeagueError::Rejected {
+                path: store.layout().games_csv(),
+                rows: rejected,
+            });
+        }
+        store.set_aside(&rejected)?;
+        on_event(&Event::SetAside {
+            rows: rejected,
+            path: store.layout().rejected_csv(),
+        });
+    }
     let todo: Vec<ScheduledGame> = games
         .iter()
         .filter(|g| !store.is_done(&g.game_id))
@@ -496,7 +544,7 @@ async fn play_one(
     let settings = vspec.settings(t.max_plies);
     let opening = schedule::opening(vspec, &settings, game.seed, t.openings);
     let start = Instant::now();
-    let spec = GameSpec {
+    let mut spec = GameSpec {
         game_id: game.game_id.clone(),
         variant: vspec.variant,
         settings,
@@ -514,14 +562,25 @@ async fn play_one(
             }),
         },
         watchdog: Duration::from_millis(t.time.watchdog_ms),
+        notes: Vec::new(),
     };
 
     // Make sure every seat has a live bot; a bot that cannot be (re)started
     // forfeits this game (a crash, or what its handshake did wrong).
     for (seat, &b) in game.seats.iter().enumerate() {
-        let restart = match bots.get(&b) {
-            Some(p) if !p.needs_restart() => continue,
-            Some(_) => true,
+        let restart = match bots.get_mut(&b) {
+            Some(p) if p.needs_restart() => true,
+            // Output after its last game's commit: not that game's, not
+            // this one's. A new process, no charge, and a note.
+            Some(p) => match p.quiet("between games") {
+                Ok(()) => continue,
+                Err(f) => {
+                    let name = &t.bots[b].name;
+                    spec.notes
+                        .push(format!("{name} was restarted before this game: {f}"));
+                    true
+                }
+            },
             None => false,
         };
         if let Some(mut old) = bots.remove(&b) {

@@ -188,6 +188,9 @@ pub struct GameSpec {
     /// Wall-clock limit for the whole game, always on. Exceeding it while
     /// waiting on a player is a forfeit `stall` (recorded apart from crashes).
     pub watchdog: Duration,
+    /// What happened before the game that its record should say (a bot
+    /// restarted for output it wrote between games, without charge).
+    pub notes: Vec<String>,
 }
 
 impl GameSpec {
@@ -201,6 +204,7 @@ impl GameSpec {
             names: Vec::new(),
             time: TimeControl::default(),
             watchdog: Duration::from_secs(600),
+            notes: Vec::new(),
         }
     }
 }

@@ -256,13 +256,25 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         forfeit: Option<(usize, Fault)>,
         on_event: &mut (dyn FnMut(&Event<'_>) + Send),
     ) -> GameReport {
+        // Output nobody asked for belongs to this game: a second reply to
+        // the last request, a daemon writing to the bot's stdout.
+        let forfeit = forfeit.or_else(|| self.stray_output());
         if let Some((seat, fault)) = &forfeit {
+            self.players[*seat].forfeited();
             on_event(&Event::Forfeit { seat: *seat, fault });
         }
         let report = self.report(forfeit);
         on_event(&Event::Ended { report: &report });
         self.tell_end(&report).await;
         report
+    }
+
+    /// The first seat that wrote output it was not asked for, if any.
+    fn stray_output(&mut self) -> Option<(usize, Fault)> {
+        self.players
+            .iter_mut()
+            .enumerate()
+            .find_map(|(seat, p)| p.quiet("after its last reply").err().map(|f| (seat, f)))
     }
 
     fn report(&mut self, forfeit: Option<(usize, Fault)>) -> GameReport {

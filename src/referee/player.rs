@@ -103,6 +103,16 @@ pub trait Player: Send {
     fn needs_restart(&self) -> bool {
         false
     }
+    /// Fails when the player wrote anything it was not asked for (`when`
+    /// says at which point, for the message). A failure marks it for
+    /// restart. The default: an in-process player never does.
+    fn quiet(&mut self, _when: &str) -> Result<(), Fault> {
+        Ok(())
+    }
+    /// The referee ruled a forfeit against this player: it is not fit for
+    /// another game (a bot's process is replaced, so that a reply it still
+    /// owes is never read in a later game).
+    fn forfeited(&mut self) {}
     /// Says goodbye (`quit` for a bot, then its process group is ended).
     /// True when the player left cleanly.
     fn quit<'a>(&'a mut self) -> PlayerFuture<'a, bool> {
@@ -219,7 +229,7 @@ fn stray_fault(when: &str, bytes: &[u8]) -> Fault {
 }
 
 /// Longest name a bot may announce (bytes).
-pub const NAME_MAX: usize = 64;
+pub const NAME_MAX: usize = crate::bot::manifest::NAME_MAX;
 
 /// Checks a bot's announced name: 1 to [`NAME_MAX`] bytes, not only
 /// spaces, no control characters (names end up in terminals and tables).
@@ -546,6 +556,14 @@ impl Player for BotPlayer {
         // A bot that exited between games (after game_end) is restarted
         // before its next game, and no game is charged for it.
         self.broken || self.process.has_exited()
+    }
+
+    fn quiet(&mut self, when: &str) -> Result<(), Fault> {
+        self.check_quiet(when)
+    }
+
+    fn forfeited(&mut self) {
+        self.broken = true;
     }
 
     fn quit<'a>(&'a mut self) -> PlayerFuture<'a, bool> {

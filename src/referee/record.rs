@@ -5,7 +5,9 @@
 //!
 //! Lines, each a JSON object with a `type`:
 //! 1. `game`: `game_id`, `variant`, `players`, `options`, `max_plies`,
-//!    `names`, `time` (as in the protocol's game start), `opening`.
+//!    `names`, `time` (as in the protocol's game start), `opening`, `notes`
+//!    (what happened before the game, such as a bot restarted for output
+//!    it wrote between games; usually empty).
 //! 2. `decision`, one per decision in order: `seat`, `ply`, `option`,
 //!    `forced`, `opening`, `elapsed_us`.
 //! 3. `end`: `scores`, `reason`, `offender`, `detail`, `plies`,
@@ -28,6 +30,8 @@ struct Header<'a> {
     names: &'a [String],
     time: crate::protocol::TimeMsg,
     opening: &'a [String],
+    /// Notes on what happened before the game (empty: nothing).
+    notes: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -67,6 +71,7 @@ pub fn write_record_to<W: Write>(
         names: &report.names,
         time: spec.time.msg(),
         opening: &spec.opening,
+        notes: &spec.notes,
     };
     serde_json::to_writer(&mut *out, &header)?;
     out.write_all(b"\n")?;
