@@ -289,6 +289,67 @@ fn rows_the_schedule_does_not_hold_stop_the_run_until_repaired() {
     assert_eq!(rejected.len(), 3, "{rejected:?}");
 }
 
+/// `arena run` under a shell's `ulimit` (`soft_only`: `-S`, so the hard
+/// limit stays high).
+fn run_with_open_files_limit(file: &Path, limit: u32, soft_only: bool) -> Output {
+    let flag = if soft_only { "-S -n" } else { "-n" };
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit {flag} {limit} && exec \"$0\" run \"$1\" --quiet"
+        ))
+        .arg(env!("CARGO_BIN_EXE_arena"))
+        .arg(file)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// Too few descriptors is the machine's fault: no game is charged as a
+/// crash, the league stops with one line saying what to do, and a resume
+/// with enough descriptors finishes the schedule exactly. A low soft limit
+/// alone is raised to the hard one.
+#[test]
+fn too_few_file_descriptors_are_never_charged_to_a_bot() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let csv = dir.path().join("out/games.csv");
+    let out = run_with_open_files_limit(&file, 40, false);
+    let err = String::from_utf8_lossy(&out.stderr);
+    // Stopped before the games (2) or during them (1): either way cleanly.
+    assert!(matches!(out.status.code(), Some(1 | 2)), "{err}");
+    assert!(
+        err.contains("Too many open files") && err.contains("ulimit -n"),
+        "{err}"
+    );
+    let before = if csv.exists() { rows(&csv) } else { Vec::new() };
+    assert!(before.iter().all(|r| r.offender.is_none()), "{err}");
+
+    let again = run(&file, &[]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let got = rows(&csv);
+    by_id(&got);
+    assert_eq!(got.len(), schedule_ids(&file).len());
+    assert!(got.iter().all(|r| r.offender.is_none()), "{got:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let out = run_with_open_files_limit(&file, 40, true);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        rows(&dir.path().join("out/games.csv")).len(),
+        schedule_ids(&file).len()
+    );
+}
+
 #[test]
 fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
     let dir = tempfile::tempdir().unwrap();

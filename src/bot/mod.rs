@@ -155,6 +155,34 @@ pub enum BotError {
     Io(#[from] std::io::Error),
 }
 
+impl BotError {
+    /// True when the failure is the machine's, not the bot's: out of
+    /// descriptors (EMFILE, ENFILE), processes or memory (EAGAIN, ENOMEM),
+    /// disk (ENOSPC, EIO), or a stderr log that cannot be opened. Such a
+    /// failure must never be charged to the bot.
+    pub fn is_harness(&self) -> bool {
+        let harness = |e: &std::io::Error| {
+            matches!(
+                e.raw_os_error(),
+                Some(
+                    libc::EMFILE
+                        | libc::ENFILE
+                        | libc::EAGAIN
+                        | libc::ENOMEM
+                        | libc::ENOSPC
+                        | libc::EIO
+                )
+            )
+        };
+        match self {
+            BotError::Log { .. } => true,
+            BotError::Spawn { source, .. } => harness(source),
+            BotError::Io(e) => harness(e),
+            _ => false,
+        }
+    }
+}
+
 /// "status 3", "signal 9", "unknown status".
 pub fn describe_status(status: &Option<ExitStatus>) -> String {
     use std::os::unix::process::ExitStatusExt;

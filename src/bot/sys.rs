@@ -131,3 +131,30 @@ pub fn pin_current_thread(cpu: usize) {
     #[cfg(not(target_os = "linux"))]
     let _ = cpu;
 }
+
+/// Raises this process's soft limit on open files to its hard limit (bots
+/// cost descriptors: see docs/league.md); returns the limit now in force,
+/// or `None` when the system does not say.
+pub fn raise_open_files_limit() -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write one plain struct that
+    // we own.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) != 0 {
+            return None;
+        }
+        if r.rlim_cur < r.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: r.rlim_max,
+                rlim_max: r.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                r = raised;
+            }
+        }
+    }
+    Some(r.rlim_cur as u64)
+}

@@ -357,8 +357,10 @@ impl Tournament {
             message: e.to_string(),
         })?;
         let ctx = Ctx { path, src };
+        // `t.toml` has the parent "": its folder is the working directory.
         let base = path
             .parent()
+            .filter(|p| !p.as_os_str().is_empty())
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
 
@@ -884,6 +886,15 @@ bots = [
             .unwrap_err()
             .to_string();
         assert!(e.contains("x.toml") && e.contains("watchdog_ms"), "{e}");
+    }
+
+    /// A file named without a folder (`arena run t.toml`) lives in the
+    /// working directory: its bots run there, not in "" (which no process
+    /// can enter).
+    #[test]
+    fn a_bare_file_name_means_the_working_directory() {
+        let t = Tournament::parse(Path::new("t.toml"), TWO_BOTS).unwrap();
+        assert_eq!(t.bots[0].cwd.as_deref(), Some(Path::new(".")));
     }
 
     #[test]

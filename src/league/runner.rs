@@ -255,7 +255,11 @@ pub fn check_bots_start(
                     return Err(LeagueError::Start {
                         bot: b.name.clone(),
                         command: b.command.clone(),
-                        why: e.to_string(),
+                        why: if e.is_harness() {
+                            format!("{e}. {MACHINE_LIMIT}")
+                        } else {
+                            e.to_string()
+                        },
                     })
                 }
             }
@@ -275,6 +279,13 @@ fn allowed_cpus() -> Vec<usize> {
 fn pin_current_thread(cpu: usize) {
     sys::pin_current_thread(cpu);
 }
+
+/// What to do when a bot cannot start for the machine's reasons.
+const MACHINE_LIMIT: &str = "This is the machine's limit, not the bot's fault: raise `ulimit -n` or the process limit, lower the concurrency, or free memory or disk, then run the same command again";
+
+/// Bot processes a worker keeps alive between games (a 3-player game needs
+/// 3); the others are ended and started again when needed.
+pub const LIVE_BOTS_PER_WORKER: usize = 4;
 
 enum WorkerMsg {
     /// A game is over: its record (the bytes of its JSON lines) and row, to
@@ -317,6 +328,10 @@ pub fn run(
         games: games.len(),
         shard: opts.shard.map(|s| format!("{}/{}", s.index, s.count)),
     };
+    // Every live bot costs the referee descriptors (docs/league.md).
+    if let Some(n) = sys::raise_open_files_limit() {
+        tracing::debug!("open files limit: {n}");
+    }
     let mut store = ResultsDir::open(&dir, &meta)?;
     let expected: HashMap<String, Expected> = games
         .iter()
@@ -586,6 +601,16 @@ async fn play_one(
         if let Some(mut old) = bots.remove(&b) {
             old.kill();
         }
+        // Bound the processes (and descriptors) a worker keeps alive: end
+        // bots this game does not need.
+        while bots.len() >= LIVE_BOTS_PER_WORKER {
+            let Some(&idle) = bots.keys().find(|k| !game.seats.contains(k)) else {
+                break;
+            };
+            if let Some(mut p) = bots.remove(&idle) {
+                p.quit().await;
+            }
+        }
         let bot = &t.bots[b];
         let log = layout.bot_log(&bot.name, worker);
         match BotPlayer::start(&launch(bot, log), &timing(t.time.startup_ms)).await {
@@ -596,6 +621,14 @@ async fn play_one(
                     worker,
                     restart,
                 });
+            }
+            // Out of descriptors, processes, memory or disk: the machine's
+            // fault. Nothing is committed and the league stops cleanly.
+            Err(e) if e.is_harness() => {
+                return WorkerMsg::Failed {
+                    game_id: game.game_id.clone(),
+                    why: format!("cannot start bot `{}`: {e}. {MACHINE_LIMIT}", bot.name),
+                };
             }
             Err(e) => {
                 let report =

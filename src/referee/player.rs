@@ -156,6 +156,12 @@ pub enum StartError {
 }
 
 impl StartError {
+    /// True when the start failed for the machine's reasons, not the bot's
+    /// (see [`BotError::is_harness`]).
+    pub fn is_harness(&self) -> bool {
+        matches!(self, StartError::Spawn(e) if e.is_harness())
+    }
+
     /// The forfeit kind this start failure amounts to (a spawn failure is a crash).
     pub fn kind(&self) -> ForfeitKind {
         match self {
