@@ -156,5 +156,5 @@ pub fn raise_open_files_limit() -> Option<u64> {
             }
         }
     }
-    Some(r.rlim_cur as u64)
+    Some(r.rlim_cur)
 }
