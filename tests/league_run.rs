@@ -504,13 +504,19 @@ fn bad_files_and_bots_are_reported_before_any_game() {
     let bot = env!("CARGO_BIN_EXE_random-bot");
     std::fs::write(
         &file,
-        format!("name = \"m\"\noutput = \"m\"\nbots = [\n {{ name = \"ok\", command = [\"{bot}\"] }},\n {{ name = \"gone\", command = [\"/no/such/bot\"] }},\n]\n"),
+        format!("name = \"m\"\noutput = \"m\"\nbots = [\n {{ name = \"ok\", command = [\"{bot}\"] }},\n {{ name = \"gone\", command = [\"/no/such/bot\"] }},\n {{ name = \"gone2\", command = [\"/no/such/bot2\"] }},\n]\n"),
     )
     .unwrap();
     let out = run(&file, &["--no-build"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("`gone` cannot start"), "{err}");
+    // Every bot that cannot start, in one message.
+    assert!(
+        err.contains("2 bots cannot start")
+            && err.contains("`gone` cannot start")
+            && err.contains("`gone2` cannot start"),
+        "{err}"
+    );
     assert_eq!(data_lines(&dir.path().join("m/games.csv")), 0);
 
     let out = run(&write_tournament(dir.path(), 1, ""), &["--shard", "4/3"]);

@@ -55,6 +55,9 @@ pub struct LeagueMeta {
     pub games: usize,
     #[serde(default)]
     pub shard: Option<String>,
+    /// The league's bots, in order (absent in folders of older versions).
+    #[serde(default)]
+    pub bots: Vec<String>,
 }
 
 /// Where everything lives in a results folder.
@@ -182,6 +185,41 @@ impl ResultsDir {
                         path: meta_path.clone(),
                         why: format!("unreadable ({e}); move the folder away to start afresh"),
                     })?;
+                if old.fingerprint != meta.fingerprint
+                    && !old.bots.is_empty()
+                    && old.bots != meta.bots
+                {
+                    let added: Vec<&str> = meta
+                        .bots
+                        .iter()
+                        .filter(|b| !old.bots.contains(b))
+                        .map(String::as_str)
+                        .collect();
+                    let gone: Vec<&str> = old
+                        .bots
+                        .iter()
+                        .filter(|b| !meta.bots.contains(b))
+                        .map(String::as_str)
+                        .collect();
+                    let list = |v: &[&str]| {
+                        if v.is_empty() {
+                            "none".to_string()
+                        } else {
+                            v.join(", ")
+                        }
+                    };
+                    return Err(StoreError::Mismatch {
+                        path: meta_path,
+                        why: format!(
+                            "the bots changed since league `{}` started (new: {}; gone: {}), so these results belong to another schedule. To resume, give the file the league's bots again: with `bots = \"all\"`, move the new bot folders out of bots/ (or list the league's bots by name: bots = [{}]); to start a new league instead, choose another `output` or move {} away",
+                            old.name,
+                            list(&added),
+                            list(&gone),
+                            old.bots.iter().map(|b| format!("\"{b}\"")).collect::<Vec<_>>().join(", "),
+                            dir.display()
+                        ),
+                    });
+                }
                 if old.fingerprint != meta.fingerprint {
                     return Err(StoreError::Mismatch {
                         path: meta_path,
@@ -537,6 +575,7 @@ mod tests {
             fingerprint: fp.into(),
             games: 3,
             shard: None,
+            bots: vec!["a".into(), "b".into()],
         }
     }
 
@@ -705,5 +744,22 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("different schedule"), "{e}");
+    }
+
+    /// `bots = "all"` and a new folder under bots/: the error says which
+    /// bots changed and exactly how to resume.
+    #[test]
+    fn changed_bots_are_named_with_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(ResultsDir::open(dir.path(), &meta("x")).unwrap());
+        let mut more = meta("y");
+        more.bots.push("newcomer".into());
+        let e = ResultsDir::open(dir.path(), &more)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("new: newcomer; gone: none"), "{e}");
+        assert!(e.contains("move the new bot folders out of bots/"), "{e}");
+        assert!(e.contains(r#"bots = ["a", "b"]"#), "{e}");
     }
 }

@@ -36,17 +36,38 @@ pub enum LeagueError {
         dir: PathBuf,
         why: String,
     },
-    #[error("bot `{bot}` cannot start ({command:?}): {why}")]
-    Start {
-        bot: String,
-        command: Vec<String>,
-        why: String,
-    },
+    /// Every bot that cannot start, each with its command and why.
+    #[error("{}", cannot_start_message(.0))]
+    Start(Vec<CannotStart>),
     #[error("cannot start the worker runtime: {0}")]
     Runtime(std::io::Error),
     /// Rows of games.csv that the schedule does not account for.
     #[error("{}", rejected_message(.path, .rows))]
     Rejected { path: PathBuf, rows: Vec<Rejected> },
+}
+
+/// A bot that cannot start.
+#[derive(Debug)]
+pub struct CannotStart {
+    pub bot: String,
+    pub command: Vec<String>,
+    pub why: String,
+}
+
+fn cannot_start_message(bots: &[CannotStart]) -> String {
+    let one =
+        |b: &CannotStart| format!("bot `{}` cannot start ({:?}): {}", b.bot, b.command, b.why);
+    match bots {
+        [b] => one(b),
+        _ => {
+            let mut msg = format!("{} bots cannot start:", bots.len());
+            for b in bots {
+                msg.push_str("\n  ");
+                msg.push_str(&one(b));
+            }
+            msg
+        }
+    }
 }
 
 fn rejected_message(path: &std::path::Path, rows: &[Rejected]) -> String {
@@ -235,7 +256,8 @@ pub fn build_bots(bots: &[BotSpec], on_event: &mut dyn FnMut(&Event)) -> Result<
 }
 
 /// Starts every bot once (spawn and handshake) and stops it again, so that
-/// a bot that cannot start is reported before any game runs.
+/// the bots that cannot start are reported, all of them, before any game
+/// runs.
 pub fn check_bots_start(
     bots: &[BotSpec],
     startup_ms: u64,
@@ -246,25 +268,27 @@ pub fn check_bots_start(
         .build()
         .map_err(LeagueError::Runtime)?;
     rt.block_on(async {
+        let mut failed = Vec::new();
         for b in bots {
             match BotPlayer::start(&launch(b, logs.check_log(&b.name)), &timing(startup_ms)).await {
                 Ok(mut p) => {
                     p.quit().await;
                 }
-                Err(e) => {
-                    return Err(LeagueError::Start {
-                        bot: b.name.clone(),
-                        command: b.command.clone(),
-                        why: if e.is_harness() {
-                            format!("{e}. {MACHINE_LIMIT}")
-                        } else {
-                            e.to_string()
-                        },
-                    })
-                }
+                Err(e) => failed.push(CannotStart {
+                    bot: b.name.clone(),
+                    command: b.command.clone(),
+                    why: if e.is_harness() {
+                        format!("{e}. {MACHINE_LIMIT}")
+                    } else {
+                        e.to_string()
+                    },
+                }),
             }
         }
-        Ok(())
+        match failed.is_empty() {
+            true => Ok(()),
+            false => Err(LeagueError::Start(failed)),
+        }
     })
 }
 
@@ -327,6 +351,7 @@ pub fn run(
         fingerprint: fingerprint(t, &games),
         games: games.len(),
         shard: opts.shard.map(|s| format!("{}/{}", s.index, s.count)),
+        bots: t.bots.iter().map(|b| b.name.clone()).collect(),
     };
     // Every live bot costs the referee descriptors (docs/league.md).
     if let Some(n) = sys::raise_open_files_limit() {
