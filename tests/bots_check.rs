@@ -288,3 +288,46 @@ fn wait_for<T>(mut f: impl FnMut() -> Option<T>) -> T {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
+
+/// Output after the last game is reported as stray output, not as a quit
+/// that failed (tricala: five games, so the last one is played by a fresh
+/// process that then talks after its game_end).
+#[test]
+fn stray_output_after_the_last_game_is_named() {
+    let script = root().join("bots/broken/misbehave.py");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(root())
+        .args(["check-bot", "--game", "tricala", "--"])
+        .args(["python3", script.to_str().unwrap(), "talk_after_end"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains("FAIL  stray output: after its last request the bot wrote, unasked:")
+            && text.contains("thanks"),
+        "{text}"
+    );
+    assert!(text.contains("PASS  quit"), "{text}");
+}
+
+/// `arena check-bot ... | head -2`: the reader goes away, the check ends
+/// quietly (no panic, no backtrace).
+#[test]
+fn a_closed_stdout_ends_the_check_quietly() {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("\"$0\" check-bot --game filo -- \"$1\" | head -1")
+        .arg(env!("CARGO_BIN_EXE_arena"))
+        .arg(env!("CARGO_BIN_EXE_random-bot"))
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("Broken pipe"),
+        "{err}"
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+}

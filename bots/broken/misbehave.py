@@ -33,6 +33,7 @@ are not league bots (see README.md). Modes:
                 and sleeps; plays well
   fork_hang     forks a child holding the pipes, then hangs at its first request
   exit_after_game  plays well, exits (status 0) right after its first game_end
+  talk_after_end  plays well, but answers every game_end with a stray reply line
   bad_version   says protocol 2 in its hello
   no_name       sends a hello without a name
   silent        never answers the hello (keeps reading)
@@ -196,6 +197,8 @@ def main():
             sys.exit(0)
         elif kind == "game_end" and MODE == "exit_after_game":
             sys.exit(0)
+        elif kind == "game_end" and MODE == "talk_after_end":
+            send({"type": "reply", "option": "thanks"})
         elif kind == "request":
             requests += 1
             if MODE == "stderr_flood":

@@ -221,7 +221,9 @@ fn is_blank_run(bytes: &[u8]) -> bool {
 }
 
 /// Reads into `line` up to the next newline. Bytes beyond `max` are read
-/// and dropped (`overflow` set); the newline ends the line either way.
+/// and dropped (`overflow` set); the newline ends the line either way. A
+/// `\r` before the newline (a CRLF ending) does not count towards `max`,
+/// as the newline does not.
 /// `Ok(true)`: newline seen; `Ok(false)`: EOF. Cancel-safe: the partial line
 /// stays in `line`.
 async fn fill_line(
@@ -239,7 +241,8 @@ async fn fill_line(
             Some(i) => (&buf[..i], true),
             None => (buf, false),
         };
-        let room = max.saturating_sub(line.len());
+        // One byte more than `max`: room for the `\r` of a CRLF ending.
+        let room = (max + 1).saturating_sub(line.len());
         if chunk.len() > room {
             line.extend_from_slice(&chunk[..room]);
             *overflow = true;
@@ -249,6 +252,9 @@ async fn fill_line(
         let used = chunk.len() + usize::from(found);
         r.consume(used);
         if found {
+            if line.len() > max && line.last() != Some(&b'\r') {
+                *overflow = true;
+            }
             return Ok(true);
         }
         if *overflow {

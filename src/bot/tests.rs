@@ -129,6 +129,31 @@ async fn blank_lines_do_not_move_the_deadline() {
     }
 }
 
+/// The line limit counts the message, not its ending: LF and CRLF alike.
+#[tokio::test]
+async fn the_line_limit_excludes_the_crlf_ending() {
+    let limits = Limits {
+        max_line: 100,
+        ..limits()
+    };
+    let script = format!(
+        "printf '{x}\\r\\n{x}\\n{x}x\\r\\n'; sleep 100",
+        x = "x".repeat(100)
+    );
+    let mut p = spawn_with(sh(&script), None, &limits).unwrap();
+    let mut crlf = "x".repeat(100).into_bytes();
+    crlf.push(b'\r');
+    assert_eq!(p.read_line(soon(10_000)).await.unwrap(), &crlf[..]);
+    assert_eq!(
+        p.read_line(soon(10_000)).await.unwrap(),
+        "x".repeat(100).as_bytes()
+    );
+    match p.read_line(soon(10_000)).await {
+        Err(BotError::LineTooLong { limit: 100, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn blank_lines_are_skipped() {
     let mut p = spawn_with(

@@ -39,17 +39,26 @@ pub struct CheckBotArgs {
     bot: Vec<String>,
 }
 
+/// Prints a line on stdout, ignoring a reader that went away (`| head`):
+/// the checks go on and end quietly with their exit status.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 struct Checks {
     failed: usize,
 }
 
 impl Checks {
     fn pass(&mut self, what: &str, msg: &str) {
-        println!("PASS  {what}: {msg}");
+        say!("PASS  {what}: {msg}");
     }
     fn fail(&mut self, what: &str, msg: &str) {
         self.failed += 1;
-        println!("FAIL  {what}: {msg}");
+        say!("FAIL  {what}: {msg}");
     }
 }
 
@@ -77,7 +86,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
     };
     let mut launch = BotPlayer::launch(cmd.clone());
     launch.stderr_log = args.log.clone();
-    println!("checking `{}`", cmd.display());
+    say!("checking `{}`", cmd.display());
     let rt = runtime()?;
     let checks = async {
         let mut c = Checks { failed: 0 };
@@ -162,7 +171,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                     }
                     if bot.needs_restart() {
                         bot.kill();
-                        println!("      restarting the bot");
+                        say!("      restarting the bot");
                         match start(&mut c, BotPlayer::start(&launch, &timing).await) {
                             Some(b) => bot = b,
                             None => return c.failed,
@@ -171,7 +180,17 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        if bot.quit().await {
+        let left = bot.quit_report().await;
+        if let Some(bytes) = &left.stray {
+            c.fail(
+                "stray output",
+                &format!(
+                    "after its last request the bot wrote, unasked: {}",
+                    crate::protocol::truncate(bytes, 200)
+                ),
+            );
+        }
+        if left.clean {
             c.pass("quit", "exited with status 0");
         } else {
             c.fail(
@@ -186,7 +205,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
             latencies.sort_unstable();
             let median = latencies[latencies.len() / 2];
             let p99 = latencies[(latencies.len() * 99 / 100).min(latencies.len() - 1)];
-            println!(
+            say!(
                 "latency over {} replies: median {:.2} ms, p99 {:.2} ms",
                 latencies.len(),
                 median as f64 / 1000.0,
@@ -205,15 +224,15 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
     let failed = match failed {
         Ok(f) => f,
         Err(code) => {
-            println!("interrupted");
+            say!("interrupted");
             return Ok(code);
         }
     };
     if failed == 0 {
-        println!("all checks passed");
+        say!("all checks passed");
         Ok(ExitCode::SUCCESS)
     } else {
-        println!("{failed} check(s) failed");
+        say!("{failed} check(s) failed");
         Ok(ExitCode::from(1))
     }
 }

@@ -128,6 +128,16 @@ pub struct BotInfo {
     pub author: String,
 }
 
+/// How a bot left: [`BotPlayer::quit_report`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuitReport {
+    /// It exited by itself with status 0 within the grace period.
+    pub clean: bool,
+    /// The first output it wrote without being asked after its last
+    /// request (its first bytes), if any.
+    pub stray: Option<Vec<u8>>,
+}
+
 /// How long the referee waits for a bot outside its moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timing {
@@ -366,21 +376,39 @@ impl BotPlayer {
     /// the group). Returns true when the bot exited by itself with status 0
     /// within the grace period.
     pub async fn quit(&mut self) -> bool {
+        self.quit_report().await.clean
+    }
+
+    /// [`BotPlayer::quit`], also saying what the bot wrote without being
+    /// asked after its last request (before or after `quit`).
+    pub async fn quit_report(&mut self) -> QuitReport {
+        let mut stray = match self.process.stray_output() {
+            Ok(Some(bytes)) => Some(bytes),
+            _ => None,
+        };
         self.buf.clear();
         protocol::encode_into(&ToBot::Quit {}, &mut self.buf);
         let deadline = Instant::now() + self.grace;
         let sent = self.process.send_line(&self.buf, deadline).await.is_ok();
-        let clean = if sent {
+        let mut clean = false;
+        if sent {
             // Wait for the exit by reading to end of file / exit.
-            matches!(
-                self.process.read_line(deadline).await,
-                Err(BotError::Exited { .. })
-            ) && self.process.exit_status().is_some_and(|s| s.success())
-        } else {
-            false
-        };
+            loop {
+                match self.process.read_line(deadline).await {
+                    Ok(line) => {
+                        let line = line.to_vec();
+                        stray.get_or_insert(line);
+                    }
+                    Err(BotError::Exited { .. }) => {
+                        clean = self.process.exit_status().is_some_and(|s| s.success());
+                        break;
+                    }
+                    Err(_) => break,
+                }
+            }
+        }
         self.process.shutdown(self.grace).await;
-        clean
+        QuitReport { clean, stray }
     }
 
     /// Kills the bot's process group now.
