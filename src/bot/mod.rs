@@ -84,7 +84,49 @@ pub struct Launch {
     /// Where the bot's stderr is appended; `None`: discarded.
     pub stderr_log: Option<PathBuf>,
     pub limits: Limits,
+    /// Bytes of stderr that this process shares with the others launched
+    /// with the same budget (a league gives one per bot): once spent,
+    /// their stderr is discarded, however often the bot is restarted.
+    pub stderr_budget: Option<StderrBudget>,
 }
+
+/// Bytes of stderr log shared by several processes (see
+/// [`Launch::stderr_budget`]).
+#[derive(Clone, Debug)]
+pub struct StderrBudget(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl StderrBudget {
+    pub fn new(bytes: u64) -> StderrBudget {
+        StderrBudget(std::sync::Arc::new(bytes.into()))
+    }
+
+    /// Takes up to `want` bytes from the budget; returns how many it got.
+    pub fn take(&self, want: u64) -> u64 {
+        use std::sync::atomic::Ordering;
+        let mut left = self.0.load(Ordering::Relaxed);
+        loop {
+            let got = want.min(left);
+            match self.0.compare_exchange_weak(
+                left,
+                left - got,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return got,
+                Err(now) => left = now,
+            }
+        }
+    }
+}
+
+/// Two budgets are equal when they are the same budget.
+impl PartialEq for StderrBudget {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for StderrBudget {}
 
 impl Launch {
     /// Launches `command` under `limits`, its stderr discarded.
@@ -93,6 +135,7 @@ impl Launch {
             command,
             stderr_log: None,
             limits,
+            stderr_budget: None,
         }
     }
 

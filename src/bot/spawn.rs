@@ -2,7 +2,7 @@
 //! drained into a capped log, a token in its environment, and death with the
 //! referee.
 
-use super::{sys, BotError, BotProcess, Launch};
+use super::{sys, BotError, BotProcess, Launch, StderrBudget};
 use std::process::Stdio;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
@@ -30,6 +30,7 @@ impl BotProcess {
             command: cmd,
             stderr_log,
             limits,
+            stderr_budget,
         } = launch;
         let log = match stderr_log {
             Some(path) => {
@@ -90,6 +91,7 @@ impl BotProcess {
                 err,
                 tokio::fs::File::from_std(file),
                 limits.stderr_cap,
+                stderr_budget.clone(),
             ))),
             _ => None,
         };
@@ -110,27 +112,45 @@ impl BotProcess {
     }
 }
 
-/// Copies stderr into the log until EOF, keeping at most `cap` bytes.
-async fn drain_stderr(mut err: tokio::process::ChildStderr, mut log: tokio::fs::File, cap: u64) {
+/// Copies stderr into the log until EOF, keeping at most `cap` bytes of
+/// this process and no more than `budget` allows; the rest is read and
+/// discarded (a note in the log says so).
+async fn drain_stderr(
+    mut err: tokio::process::ChildStderr,
+    mut log: tokio::fs::File,
+    cap: u64,
+    budget: Option<StderrBudget>,
+) {
     let mut buf = vec![0u8; 16 * 1024];
     let mut kept = 0u64;
-    let mut log_ok = true;
+    let mut open = true;
     loop {
         let n = match err.read(&mut buf).await {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        if log_ok && kept < cap {
-            let take = (n as u64).min(cap - kept) as usize;
-            if log.write_all(&buf[..take]).await.is_err() {
-                log_ok = false;
-            }
-            kept += take as u64;
-            if kept >= cap && log_ok {
-                let _ = log
-                    .write_all(b"\n[arena: stderr log cap reached; the rest is discarded]\n")
-                    .await;
-            }
+        if !open {
+            continue;
+        }
+        let want = (n as u64).min(cap - kept);
+        let take = match &budget {
+            Some(b) => b.take(want),
+            None => want,
+        };
+        if take > 0 && log.write_all(&buf[..take as usize]).await.is_err() {
+            open = false;
+            continue;
+        }
+        kept += take;
+        if take < n as u64 {
+            let why = if kept >= cap {
+                "this process's stderr log cap is reached"
+            } else {
+                "this bot's stderr budget for the league is spent"
+            };
+            let note = format!("\n[arena: {why}; the rest is discarded]\n");
+            let _ = log.write_all(note.as_bytes()).await;
+            open = false;
         }
     }
     let _ = log.flush().await;

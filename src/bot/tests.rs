@@ -154,6 +154,30 @@ async fn the_line_limit_excludes_the_crlf_ending() {
     }
 }
 
+/// Processes launched with one stderr budget share it: restarts do not
+/// renew it.
+#[tokio::test]
+async fn a_stderr_budget_is_shared_by_every_process_of_a_bot() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("bot.log");
+    let budget = StderrBudget::new(1500);
+    for _ in 0..3 {
+        let mut launch =
+            Launch::new(sh("head -c 1000 /dev/zero >&2; echo done"), limits()).log_to(&log);
+        launch.stderr_budget = Some(budget.clone());
+        let mut p = BotProcess::spawn(&launch).unwrap();
+        assert_eq!(p.read_line(soon(10_000)).await.unwrap(), b"done");
+        p.shutdown(Duration::from_millis(500)).await;
+    }
+    let text = std::fs::read(&log).unwrap();
+    let zeros = text.iter().filter(|&&b| b == 0).count();
+    assert_eq!(zeros, 1500, "kept bytes across three processes");
+    let notes = String::from_utf8_lossy(&text)
+        .matches("stderr budget for the league is spent")
+        .count();
+    assert_eq!(notes, 2, "one note per process that was cut");
+}
+
 #[tokio::test]
 async fn blank_lines_are_skipped() {
     let mut p = spawn_with(

@@ -102,6 +102,25 @@ impl Layout {
             .join(format!("{}-w{worker}.log", file_safe(bot)))
     }
 
+    /// Bytes in `bot`'s stderr logs of the games (all workers).
+    pub fn bot_logs_size(&self, bot: &str) -> u64 {
+        let prefix = format!("{}-w", file_safe(bot));
+        let Ok(dir) = std::fs::read_dir(self.logs()) else {
+            return 0;
+        };
+        // BOT-wN.log exactly: bot `a` must not count `a-wolf-w0.log`.
+        let ours = |name: &str| {
+            name.strip_prefix(&prefix)
+                .and_then(|r| r.strip_suffix(".log"))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        };
+        dir.flatten()
+            .filter(|e| ours(&e.file_name().to_string_lossy()))
+            .filter_map(|e| e.metadata().ok())
+            .map(|m| m.len())
+            .sum()
+    }
+
     /// The stderr log of `bot`'s start check before the games.
     pub fn check_log(&self, bot: &str) -> PathBuf {
         self.logs().join(format!("{}-check.log", file_safe(bot)))
@@ -744,6 +763,20 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("different schedule"), "{e}");
+    }
+
+    #[test]
+    fn a_bots_logs_are_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = Layout::new(dir.path());
+        std::fs::create_dir_all(l.logs()).unwrap();
+        std::fs::write(l.bot_log("a", 0), "12345").unwrap();
+        std::fs::write(l.bot_log("a", 11), "123").unwrap();
+        std::fs::write(l.bot_log("a-wolf", 0), "1234567").unwrap();
+        std::fs::write(l.check_log("a"), "12").unwrap();
+        assert_eq!(l.bot_logs_size("a"), 8);
+        assert_eq!(l.bot_logs_size("a-wolf"), 7);
+        assert_eq!(l.bot_logs_size("b"), 0);
     }
 
     /// `bots = "all"` and a new folder under bots/: the error says which

@@ -14,7 +14,7 @@ use super::config::{BotSpec, Tournament};
 use super::results_dir::{Expected, Layout, LeagueMeta, Rejected, ResultsDir, StoreError};
 use super::schedule::{self, ScheduledGame, Shard};
 use crate::bot::manifest;
-use crate::bot::{sys, BotCommand, Launch};
+use crate::bot::{sys, BotCommand, Launch, StderrBudget};
 use crate::referee::{
     self, record, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl, Timing,
 };
@@ -330,8 +330,15 @@ struct Shared {
     todo: Vec<ScheduledGame>,
     next: AtomicUsize,
     layout: Layout,
+    /// Per bot (by index), the stderr log it may still write in this
+    /// league, shared by all its processes on all workers.
+    budgets: Vec<StderrBudget>,
     cancel: tokio::sync::watch::Receiver<bool>,
 }
+
+/// Bytes of stderr log each bot may write over a whole league (all its
+/// processes, all workers, every resume); the rest is discarded.
+pub const STDERR_PER_BOT: u64 = 8 << 20;
 
 /// Runs (or resumes) a league. Returns when every game of the schedule (or
 /// shard) is in games.csv, or when interrupted.
@@ -413,6 +420,14 @@ pub fn run(
         todo,
         next: AtomicUsize::new(0),
         layout: store.layout().clone(),
+        budgets: t
+            .bots
+            .iter()
+            .map(|b| {
+                let used = store.layout().bot_logs_size(&b.name);
+                StderrBudget::new(STDERR_PER_BOT.saturating_sub(used))
+            })
+            .collect(),
         cancel: cancel_rx,
     });
     let (tx, rx) = mpsc::channel::<WorkerMsg>();
@@ -545,7 +560,6 @@ fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::Sender<Work
         return;
     };
     rt.block_on(async {
-        let t = &shared.t;
         let mut cancel = shared.cancel.clone();
         let mut bots: HashMap<usize, BotPlayer> = HashMap::new();
         loop {
@@ -556,7 +570,7 @@ fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::Sender<Work
             let Some(game) = shared.todo.get(i) else {
                 break;
             };
-            let play = play_one(id, t, game, &shared.layout, &mut bots, tx);
+            let play = play_one(id, shared, game, &mut bots, tx);
             let msg = tokio::select! {
                 msg = play => msg,
                 _ = cancel.wait_for(|&c| c) => break,
@@ -574,12 +588,12 @@ fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::Sender<Work
 /// Plays one scheduled game on this worker, (re)starting its bots as needed.
 async fn play_one(
     worker: usize,
-    t: &Tournament,
+    shared: &Shared,
     game: &ScheduledGame,
-    layout: &Layout,
     bots: &mut HashMap<usize, BotPlayer>,
     tx: &mpsc::Sender<WorkerMsg>,
 ) -> WorkerMsg {
+    let (t, layout) = (&shared.t, &shared.layout);
     let vspec = &t.variants[game.variant];
     let settings = vspec.settings(t.max_plies);
     let opening = schedule::opening(vspec, &settings, game.seed, t.openings);
@@ -638,7 +652,9 @@ async fn play_one(
         }
         let bot = &t.bots[b];
         let log = layout.bot_log(&bot.name, worker);
-        match BotPlayer::start(&launch(bot, log), &timing(t.time.startup_ms)).await {
+        let mut launch = launch(bot, log);
+        launch.stderr_budget = Some(shared.budgets[b].clone());
+        match BotPlayer::start(&launch, &timing(t.time.startup_ms)).await {
             Ok(p) => {
                 bots.insert(b, p);
                 let _ = tx.send(WorkerMsg::BotStarted {
