@@ -350,6 +350,78 @@ fn too_few_file_descriptors_are_never_charged_to_a_bot() {
     );
 }
 
+/// A full disk is the machine's fault: in a private mount namespace (no
+/// root needed: a user namespace) the results go to a tmpfs too small for
+/// the league. The run stops cleanly naming the error, no game is charged,
+/// no row lacks its record; after the tmpfs grows, the same command
+/// finishes the schedule exactly.
+#[test]
+fn a_full_disk_stops_the_league_and_resume_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let disk = dir.path().join("disk");
+    std::fs::create_dir(&disk).unwrap();
+    let script = r#"
+        set -u
+        mount -t tmpfs -o size=96k tmpfs "$2" || exit 90
+        cp "$4" "$2/t.toml"
+        cd "$2"
+        "$1" run t.toml --quiet > "$3/first.out" 2> "$3/first.err"; echo $? > "$3/first.rc"
+        cp out/games.csv "$3/first.csv" 2>/dev/null
+        for r in out/games/*.jsonl; do tail -n 1 "$r" | grep -q '"type":"end"' || echo "$r" >> "$3/torn"; done
+        mount -o remount,size=64m tmpfs "$2"
+        "$1" run t.toml --quiet > "$3/second.out" 2> "$3/second.err"; echo $? > "$3/second.rc"
+        cp out/games.csv "$3/second.csv"
+    "#;
+    let out = Command::new("unshare")
+        .args([
+            "--user",
+            "--map-root-user",
+            "--mount",
+            "sh",
+            "-c",
+            script,
+            "sh",
+        ])
+        .arg(env!("CARGO_BIN_EXE_arena"))
+        .arg(&disk)
+        .arg(dir.path())
+        .arg(&file)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read = |f: &str| std::fs::read_to_string(dir.path().join(f)).unwrap_or_default();
+    let err = read("first.err");
+    assert_eq!(read("first.rc").trim(), "1", "{err}");
+    assert!(
+        err.contains("No space left on device") && err.contains("the league stopped"),
+        "{err}"
+    );
+    assert_eq!(read("torn"), "", "rows whose record is torn");
+    let first = if read("first.csv").is_empty() {
+        Vec::new()
+    } else {
+        rows(&dir.path().join("first.csv"))
+    };
+    assert!(first.len() < schedule_ids(&file).len());
+    assert_eq!(read("second.rc").trim(), "0", "{}", read("second.err"));
+    let got = rows(&dir.path().join("second.csv"));
+    by_id(&got);
+    assert_eq!(
+        got.iter()
+            .map(|r| r.game_id.clone())
+            .collect::<BTreeSet<_>>(),
+        schedule_ids(&file)
+    );
+    assert!(got.iter().all(|r| r.offender.is_none()), "{got:?}");
+    assert_eq!(&got[..first.len()], &first[..]);
+}
+
 #[test]
 fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
     let dir = tempfile::tempdir().unwrap();

@@ -524,8 +524,18 @@ async fn handshake_faults() {
     let long = Timing::default();
     for (mode, kind, text, timing) in [
         ("bad_version", ForfeitKind::Protocol, "protocol 2", &long),
-        ("no_name", ForfeitKind::Protocol, "missing field `name`", &long),
-        ("silent", ForfeitKind::Timeout, "no hello within 300 ms", &short),
+        (
+            "no_name",
+            ForfeitKind::Protocol,
+            "missing field `name`",
+            &long,
+        ),
+        (
+            "silent",
+            ForfeitKind::Timeout,
+            "no hello within 300 ms",
+            &short,
+        ),
         ("close_stdin", ForfeitKind::Crash, "", &long),
     ] {
         let err = match start(&broken(mode), None, timing).await {
