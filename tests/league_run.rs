@@ -422,6 +422,74 @@ fn a_full_disk_stops_the_league_and_resume_finishes() {
     assert_eq!(&got[..first.len()], &first[..]);
 }
 
+/// Live processes whose command line holds every one of `words`.
+fn processes_with(words: &[&str]) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if words.iter().all(|w| cmd.contains(w)) {
+            found.push(cmd);
+        }
+    }
+    found
+}
+
+/// A bot whose daemon writes to the inherited stdout: every game is played
+/// once, only the daemon's bot is ever charged, and no daemon outlives the
+/// league.
+#[test]
+fn a_daemon_writing_to_stdout_is_charged_to_its_own_bot_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+    let marker = format!("daemon-{}", std::process::id());
+    let file = dir.path().join("d.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"
+name = "d"
+bots = [
+  {{ name = "a", command = ["{bot}"], env = {{ RANDOM_BOT_SEED = "1" }} }},
+  {{ name = "b", command = ["{bot}"], env = {{ RANDOM_BOT_SEED = "2" }} }},
+  {{ name = "d", command = ["python3", "{}", "daemon", "{marker}"] }},
+]
+variants = ["filo", "diffusion"]
+concurrency = 2
+output = "out"
+"#,
+            script.display()
+        ),
+    )
+    .unwrap();
+    let out = run(&file, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = rows(&dir.path().join("out/games.csv"));
+    by_id(&got);
+    assert_eq!(got.len(), schedule_ids(&file).len());
+    for r in &got {
+        if let Some(seat) = r.offender {
+            assert_eq!(
+                r.seats()[seat as usize],
+                "d",
+                "charged to the wrong bot: {r:?}"
+            );
+        }
+    }
+    assert!(
+        got.iter().any(|r| r.offender.is_some()),
+        "the daemon was never noticed"
+    );
+    assert_eq!(processes_with(&[marker.as_str()]), Vec::<String>::new());
+}
+
 #[test]
 fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
     let dir = tempfile::tempdir().unwrap();

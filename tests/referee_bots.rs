@@ -358,6 +358,14 @@ async fn a_stray_line_after_hello() {
     assert!(detail(&r).contains("before game_start"), "{r:?}");
 }
 
+/// Blank lines without end: a timeout at the decision deadline, not a
+/// stall when the game's watchdog (60 s here) runs out.
+#[tokio::test]
+async fn a_blank_line_flood_times_out_at_the_decision_deadline() {
+    let r = misbehaving("blank_flood", 500, Some(ForfeitKind::Timeout)).await;
+    assert!(detail(&r).contains("no reply within 500 ms"), "{r:?}");
+}
+
 #[tokio::test]
 async fn a_flood_of_replies() {
     misbehaving("write_flood", 5000, Some(ForfeitKind::Protocol)).await;

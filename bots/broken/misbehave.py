@@ -34,6 +34,9 @@ are not league bots (see README.md). Modes:
   fork_hang     forks a child holding the pipes, then hangs at its first request
   exit_after_game  plays well, exits (status 0) right after its first game_end
   talk_after_end  plays well, but answers every game_end with a stray reply line
+  blank_flood   at its first request writes blank lines without end
+  daemon        plays well, but leaves a daemon (setsid) that writes a reply
+                line to the inherited stdout at once and then every 10 ms
   bad_version   says protocol 2 in its hello
   no_name       sends a hello without a name
   silent        never answers the hello (keeps reading)
@@ -108,6 +111,10 @@ def misbehave(requests, message):
         line = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
         raw((line + "\n" + line + "\n").encode())
         return True
+    if MODE == "blank_flood":
+        chunk = b"\n" * 65536
+        while True:
+            raw(chunk)
     if MODE == "write_flood":
         line = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
         raw(((line + "\n") * 10000).encode())
@@ -164,6 +171,16 @@ def main():
         sys.exit(3)
     if MODE == "ignore_term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if MODE == "daemon":
+        if os.fork() == 0:
+            os.setsid()
+            line = (json.dumps({"type": "reply", "option": "daemon"}) + "\n").encode()
+            while True:
+                try:
+                    os.write(1, line)
+                except OSError:
+                    os._exit(0)
+                time.sleep(0.01)
     if MODE == "setsid_child":
         fork_sleeper(True)
     if MODE == "stderr_flood":
