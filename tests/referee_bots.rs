@@ -366,6 +366,33 @@ async fn a_blank_line_flood_times_out_at_the_decision_deadline() {
     assert!(detail(&r).contains("no reply within 500 ms"), "{r:?}");
 }
 
+/// A bot at fault is killed, with its descendants, as soon as the fault is
+/// found: it burns no CPU that a later game needs (a hanging bot, a bot that
+/// spins after its timeout with a child, an illegal move).
+#[tokio::test]
+async fn a_faulted_bot_is_killed_at_once() {
+    for (mode, kind, timeout_ms) in [
+        ("hang", ForfeitKind::Timeout, 300),
+        ("spin", ForfeitKind::Timeout, 300),
+        ("illegal", ForfeitKind::Illegal, 5000),
+    ] {
+        let mut bad = start(&broken(mode), None, &Timing::default())
+            .await
+            .unwrap();
+        let pid = bad.pid();
+        let mut random = RandomPlayer::new("random", 3);
+        let s = spec(two_player_variant(), 2, timeout_ms);
+        let r = {
+            let mut ps: Vec<&mut dyn Player> = vec![&mut bad, &mut random];
+            play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+        };
+        assert_eq!(r.reason, EndReason::Forfeit(kind), "{mode}: {r:?}");
+        // Neither quit nor dropped: the referee killed it.
+        assert_group_gone(pid).await;
+        assert!(bad.needs_restart(), "{mode}");
+    }
+}
+
 #[tokio::test]
 async fn a_flood_of_replies() {
     misbehaving("write_flood", 5000, Some(ForfeitKind::Protocol)).await;

@@ -35,6 +35,7 @@ are not league bots (see README.md). Modes:
   exit_after_game  plays well, exits (status 0) right after its first game_end
   talk_after_end  plays well, but answers every game_end with a stray reply line
   blank_flood   at its first request writes blank lines without end
+  spin          at its first request forks a child, and both spin on the CPU
   daemon        plays well, but leaves a daemon (setsid) that writes a reply
                 line to the inherited stdout at once and then every 10 ms
   bad_version   says protocol 2 in its hello
@@ -111,6 +112,10 @@ def misbehave(requests, message):
         line = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
         raw((line + "\n" + line + "\n").encode())
         return True
+    if MODE == "spin":
+        os.fork()
+        while True:
+            pass
     if MODE == "blank_flood":
         chunk = b"\n" * 65536
         while True:

@@ -416,18 +416,26 @@ impl BotPlayer {
         self.process.kill();
     }
 
+    /// The bot is at fault: kill it now, with every descendant, so that it
+    /// burns no CPU a later game needs and a reply it still owes is never
+    /// read; it is started afresh for its next game.
+    fn break_off(&mut self) {
+        self.broken = true;
+        self.process.kill();
+    }
+
     async fn send(&mut self, deadline: Instant) -> Result<(), Fault> {
         match self.process.send_line(&self.buf, deadline).await {
             Ok(()) => Ok(()),
             Err(BotError::Timeout) => {
-                self.broken = true;
+                self.break_off();
                 Err(Fault::new(
                     ForfeitKind::Timeout,
                     "does not read its stdin (the referee's write did not finish in time)",
                 ))
             }
             Err(e) => {
-                self.broken = true;
+                self.break_off();
                 Err(fault_of(e))
             }
         }
@@ -442,7 +450,7 @@ impl BotPlayer {
             Ok(Some(bytes)) => stray_fault(when, &bytes),
             Err(e) => fault_of(e),
         };
-        self.broken = true;
+        self.break_off();
         Err(r)
     }
 }
@@ -504,7 +512,7 @@ impl Player for BotPlayer {
             let line = match self.process.read_line(deadline).await {
                 Ok(l) => l,
                 Err(BotError::Timeout) => {
-                    self.broken = true;
+                    self.break_off();
                     let what = match ask.time_left {
                         Some(left) if left <= ask.timeout => "the game clock",
                         _ => "the decision timeout",
@@ -515,7 +523,7 @@ impl Player for BotPlayer {
                     ));
                 }
                 Err(e) => {
-                    self.broken = true;
+                    self.break_off();
                     return Err(fault_of(e));
                 }
             };
@@ -532,15 +540,16 @@ impl Player for BotPlayer {
                     if game_id.as_deref().is_some_and(|g| g != ask.game_id)
                         || ply.is_some_and(|p| p != plies)
                     {
-                        self.broken = true;
-                        return Err(Fault::new(
+                        let fault = Fault::new(
                             ForfeitKind::Protocol,
                             format!(
                                 "reply to another request (this one is game {} ply {plies}): {}",
                                 protocol::truncate(ask.game_id.as_bytes(), 64),
                                 protocol::truncate(line, DETAIL_MAX)
                             ),
-                        ));
+                        );
+                        self.break_off();
+                        return Err(fault);
                     }
                     Ok(Answer {
                         option,
@@ -548,18 +557,20 @@ impl Player for BotPlayer {
                     })
                 }
                 Ok(FromBot::Hello { .. }) => {
-                    self.broken = true;
-                    Err(Fault::new(
+                    let fault = Fault::new(
                         ForfeitKind::Protocol,
                         format!(
                             "expected a reply, got: {}",
                             protocol::truncate(line, DETAIL_MAX)
                         ),
-                    ))
+                    );
+                    self.break_off();
+                    Err(fault)
                 }
                 Err(e) => {
-                    self.broken = true;
-                    Err(decode_fault(e, line))
+                    let fault = decode_fault(e, line);
+                    self.break_off();
+                    Err(fault)
                 }
             }
         })
@@ -597,7 +608,7 @@ impl Player for BotPlayer {
     }
 
     fn forfeited(&mut self) {
-        self.broken = true;
+        self.break_off();
     }
 
     fn quit<'a>(&'a mut self) -> PlayerFuture<'a, bool> {
