@@ -4,9 +4,10 @@
 //! request line, so the difference is the referee's own cost (tokio, the
 //! engine's snapshot and legal list, serialization, parsing). Each is run
 //! with the bench and the bot pinned to one CPU (the league's set-up) and
-//! unpinned. Run: `cargo bench --bench referee` (a few seconds).
+//! unpinned. Then the referee's CPU cost of a bot flooding blank lines
+//! (issue 11). Run: `cargo bench --bench referee` (a few seconds).
 
-use mancala_arena::bot::BotCommand;
+use mancala_arena::bot::{BotCommand, BotProcess, Launch, Limits};
 use mancala_arena::engine::{Game, Settings, Variant};
 use mancala_arena::protocol::{encode_into, ToBot};
 use mancala_arena::referee::{play_game, BotPlayer, GameSpec, Player, RandomPlayer};
@@ -159,6 +160,34 @@ fn referee_games(v: Variant) -> (Duration, f64, f64) {
     })
 }
 
+/// This process's CPU time (user + system), from /proc/self/stat.
+fn cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+    let rest = stat.rsplit_once(')').unwrap().1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // After the command: state is field 3; utime 14 and stime 15 (ticks).
+    let ticks: u64 = f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap();
+    Duration::from_millis(ticks * 10)
+}
+
+/// Reads past `mb` MB of blank lines to the line after them, as the
+/// referee does while a bot floods: wall time and the referee's CPU time.
+fn blank_flood(mb: usize) -> (Duration, Duration) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let script = format!("head -c {} /dev/zero | tr '\\0' '\\n'; echo done", mb << 20);
+        let cmd = BotCommand::from_words(&["sh", "-c", &script]).unwrap();
+        let mut p = BotProcess::spawn(&Launch::new(cmd, Limits::new(1 << 16))).unwrap();
+        let (t0, c0) = (Instant::now(), cpu_time());
+        let far = tokio::time::Instant::now() + Duration::from_secs(600);
+        assert_eq!(p.read_line(far).await.unwrap(), b"done");
+        (t0.elapsed(), cpu_time() - c0)
+    })
+}
+
 fn main() {
     let v = variant();
     let line = request_line(v);
@@ -188,4 +217,10 @@ fn main() {
             all_rate
         );
     }
+    let (wall, cpu) = blank_flood(50);
+    println!(
+        "50 MB of blank lines (52 M lines): {:.2} s wall, {:.2} s referee CPU",
+        wall.as_secs_f64(),
+        cpu.as_secs_f64()
+    );
 }

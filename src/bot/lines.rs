@@ -237,6 +237,19 @@ async fn fill_line(
         if buf.is_empty() {
             return Ok(false);
         }
+        if line.is_empty() && !*overflow {
+            // Blank lines before a message cost one scan of the buffer, not
+            // a call each: all those in the buffer come back as one blank
+            // line, and the caller checks its deadline before reading on.
+            let blank = buf
+                .iter()
+                .position(|&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                .unwrap_or(buf.len());
+            if let Some(end) = buf[..blank].iter().rposition(|&b| b == b'\n') {
+                r.consume(end + 1);
+                return Ok(true);
+            }
+        }
         let (chunk, found) = match buf.iter().position(|&b| b == b'\n') {
             Some(i) => (&buf[..i], true),
             None => (buf, false),
