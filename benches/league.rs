@@ -50,6 +50,7 @@ fn tournament(out: &Path, rounds: u32, concurrency: usize) -> Tournament {
         output: out.to_path_buf(),
         openings: 0,
         gauntlet: None,
+        sandbox: Default::default(),
     }
 }
 

@@ -7,7 +7,7 @@
 //! unpinned. Then the referee's CPU cost of a bot flooding blank lines
 //! (issue 11). Run: `cargo bench --bench referee` (a few seconds).
 
-use mancala_arena::bot::{BotCommand, BotProcess, Launch, Limits};
+use mancala_arena::bot::{BotCommand, BotProcess, Launch, Limits, Sandbox};
 use mancala_arena::engine::{Game, Settings, Variant};
 use mancala_arena::protocol::{encode_into, ToBot};
 use mancala_arena::referee::{play_game, BotPlayer, GameSpec, Player, RandomPlayer};
@@ -104,14 +104,15 @@ fn raw_ping_pong(line: &[u8]) -> (Duration, usize) {
 /// player on a current-thread runtime (the league's worker set-up).
 /// Returns the mean time the referee waited per bot decision, the bot
 /// decisions per second over the whole run, and all decisions per second.
-fn referee_games(v: Variant) -> (Duration, f64, f64) {
+fn referee_games(v: Variant, sandbox: Sandbox) -> (Duration, f64, f64) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
         let cmd = BotCommand::from_words(&[bot()]).unwrap();
-        let mut bot = BotPlayer::start(&BotPlayer::launch(cmd), &Default::default())
+        let launch = BotPlayer::launch(cmd).sandboxed(sandbox);
+        let mut bot = BotPlayer::start(&launch, &Default::default())
             .await
             .unwrap();
         let mut random = RandomPlayer::new("random", 1);
@@ -188,6 +189,26 @@ fn blank_flood(mb: usize) -> (Duration, Duration) {
     })
 }
 
+/// Mean time to start a bot (spawn and handshake) and end it, over `n`.
+fn start_cost(sandbox: Sandbox, n: u32) -> Duration {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let t0 = Instant::now();
+        for _ in 0..n {
+            let cmd = BotCommand::from_words(&[bot()]).unwrap();
+            let launch = BotPlayer::launch(cmd).sandboxed(sandbox);
+            let mut b = BotPlayer::start(&launch, &Default::default())
+                .await
+                .unwrap();
+            b.quit().await;
+        }
+        t0.elapsed() / n
+    })
+}
+
 fn main() {
     let v = variant();
     let line = request_line(v);
@@ -207,7 +228,14 @@ fn main() {
             "unpinned"
         };
         let (raw, reply_len) = raw_ping_pong(&line);
-        let (rt, bot_rate, all_rate) = referee_games(v);
+        let (rt, bot_rate, all_rate) = referee_games(v, Sandbox::On);
+        let (rt_off, _, _) = referee_games(v, Sandbox::Off);
+        println!(
+            "{place:>17}: referee round trip, sandbox off {:>7.2} us, on {:>7.2} us = {:.2}x",
+            rt_off.as_secs_f64() * 1e6,
+            rt.as_secs_f64() * 1e6,
+            rt.as_secs_f64() / rt_off.as_secs_f64()
+        );
         println!(
             "{place:>17}: raw round trip {:>7.2} us (reply {reply_len} bytes) | referee round trip {:>7.2} us = {:.2}x raw | {:>8.0} bot decisions/s, {:>8.0} decisions/s in games",
             raw.as_secs_f64() * 1e6,
@@ -215,6 +243,12 @@ fn main() {
             rt.as_secs_f64() / raw.as_secs_f64(),
             bot_rate,
             all_rate
+        );
+    }
+    for sandbox in [Sandbox::Off, Sandbox::On] {
+        println!(
+            "bot start + quit, sandbox {sandbox:?}: {:.2} ms",
+            start_cost(sandbox, 200).as_secs_f64() * 1e3
         );
     }
     let (wall, cpu) = blank_flood(50);

@@ -490,6 +490,100 @@ output = "out"
     assert_eq!(processes_with(&[marker.as_str()]), Vec::<String>::new());
 }
 
+/// A league of a spy, a victim with a secret in its bot.toml-style `env`,
+/// and the referee with a secret in its own environment. With the sandbox
+/// (the default) the spy finds no secret, no descriptor of the referee, no
+/// network, and a scratch HOME of its own that is gone afterwards. With
+/// `--sandbox off` the same spy finds them: the attack is real.
+#[test]
+fn a_sandboxed_spy_finds_no_secret_no_network_and_no_referee() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let spy_report = |sandbox: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let bot = env!("CARGO_BIN_EXE_random-bot");
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+        let file = dir.path().join("s.toml");
+        std::fs::write(
+            &file,
+            format!(
+                r#"
+name = "s"
+bots = [
+  {{ name = "victim", command = ["{bot}"], env = {{ VICTIM_SECRET = "hunter2" }} }},
+  {{ name = "spy", command = ["python3", "{}", "spy"], env = {{ SPY_PORT = "{port}" }} }},
+]
+variants = ["filo"]
+concurrency = 1
+output = "out"
+"#,
+                script.display()
+            ),
+        )
+        .unwrap();
+        let out = arena()
+            .args(["run", "--quiet", "--sandbox", sandbox])
+            .arg(&file)
+            .env("REFEREE_SECRET", "swordfish")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got = rows(&dir.path().join("out/games.csv"));
+        assert_eq!(got.len(), 2);
+        assert!(got.iter().all(|r| r.offender.is_none()), "{got:?}");
+        let mut log = String::new();
+        for e in std::fs::read_dir(dir.path().join("out/logs"))
+            .unwrap()
+            .flatten()
+        {
+            if e.file_name().to_string_lossy().starts_with("spy-w") {
+                log += &std::fs::read_to_string(e.path()).unwrap();
+            }
+        }
+        (log, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+
+    let (log, _) = spy_report("on");
+    let line = |what: &str| {
+        log.lines()
+            .find(|l| l.starts_with(&format!("SPY {what}: ")))
+            .unwrap_or_else(|| panic!("no `{what}` in the spy's log:\n{log}"))
+            .to_string()
+    };
+    // Nothing of the referee's environment (cargo's CARGO_* among it) but
+    // PATH and LANG; the interpreter's launcher (pyenv's shim) may add its
+    // own variables.
+    let env = line("env");
+    for var in env["SPY env: ".len()..].split(',') {
+        assert!(
+            !var.contains("SECRET") && !var.starts_with("CARGO") && !var.starts_with("RUST"),
+            "{var} reached the bot: {env}"
+        );
+    }
+    assert_eq!(line("secrets in"), "SPY secrets in: none");
+    for what in ["referee environ", "referee fds", "referee pipes"] {
+        assert!(line(what).contains("denied"), "{log}");
+    }
+    assert!(line("network").contains("blocked"), "{log}");
+    let home = line("home");
+    let home = home.strip_prefix("SPY home: writable ").expect(&home);
+    assert!(
+        !Path::new(home).exists(),
+        "the scratch folder {home} is still there"
+    );
+
+    let (log, warning) = spy_report("off");
+    assert!(warning.contains("warning: sandbox = \"off\""), "{warning}");
+    assert!(!log.contains("SPY secrets in: none"), "{log}");
+    assert!(log.contains("SPY network: connected"), "{log}");
+    assert!(log.contains("SPY referee pipes: opened"), "{log}");
+    drop(listener);
+}
+
 #[test]
 fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
     let dir = tempfile::tempdir().unwrap();

@@ -36,6 +36,9 @@ are not league bots (see README.md). Modes:
   talk_after_end  plays well, but answers every game_end with a stray reply line
   blank_flood   at its first request writes blank lines without end
   spin          at its first request forks a child, and both spin on the CPU
+  spy           plays well; at its first request looks for secrets (other
+                processes' environments and descriptors, the network on
+                127.0.0.1:$SPY_PORT) and writes what it found to stderr
   daemon        plays well, but leaves a daemon (setsid) that writes a reply
                 line to the inherited stdout at once and then every 10 ms
   bad_version   says protocol 2 in its hello
@@ -85,6 +88,61 @@ def fork_sleeper(leave_group):
     return pid
 
 
+def spy():
+    """Reports to stderr, one finding per line, what it could reach."""
+    found = []
+    found.append("env: " + ",".join(sorted(os.environ)))
+    secrets = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                if b"SECRET" in f.read():
+                    secrets.append(pid)
+        except OSError:
+            pass
+    found.append("secrets in: " + (",".join(secrets) or "none"))
+    referee = os.getppid()
+    try:
+        with open("/proc/%d/environ" % referee, "rb") as f:
+            f.read()
+        found.append("referee environ: read")
+    except OSError as e:
+        found.append("referee environ: denied (%s)" % e.strerror)
+    try:
+        targets = [os.readlink("/proc/%d/fd/%s" % (referee, fd))
+                   for fd in os.listdir("/proc/%d/fd" % referee)]
+        found.append("referee fds: %s" % " ".join(sorted(set(targets)))[:300])
+    except OSError as e:
+        found.append("referee fds: denied (%s)" % e.strerror)
+    try:
+        os.close(os.open("/proc/%d/fd/0" % referee, os.O_WRONLY))
+        found.append("referee pipes: opened")
+    except OSError as e:
+        found.append("referee pipes: denied (%s)" % e.strerror)
+    try:
+        os.kill(referee, 0)
+        found.append("referee signals: allowed")
+    except OSError as e:
+        found.append("referee signals: denied (%s)" % e.strerror)
+    try:
+        import socket
+        socket.create_connection(("127.0.0.1", int(os.environ.get("SPY_PORT", "1"))), timeout=2).close()
+        found.append("network: connected")
+    except OSError as e:
+        found.append("network: blocked (%s)" % e.strerror)
+    home = os.environ.get("HOME", "")
+    try:
+        with open(os.path.join(home, "scratch.txt"), "w") as f:
+            f.write("mine")
+        found.append("home: writable " + home)
+    except OSError as e:
+        found.append("home: not writable (%s)" % e.strerror)
+    sys.stderr.write("".join("SPY " + line + "\n" for line in found))
+    sys.stderr.flush()
+
+
 def misbehave(requests, message):
     """Called before answering a request; returns True if it answered."""
     if MODE == "crash_mid" and requests == 2:
@@ -112,6 +170,9 @@ def misbehave(requests, message):
         line = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
         raw((line + "\n" + line + "\n").encode())
         return True
+    if MODE == "spy":
+        spy()
+        return False
     if MODE == "spin":
         os.fork()
         while True:

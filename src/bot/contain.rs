@@ -51,6 +51,7 @@ impl BotProcess {
                 self.exited = Some(s);
             }
         }
+        self.remove_scratch();
         if let Some(t) = self.stderr_task.take() {
             // The group is dead, so stderr reaches EOF unless a process
             // outside the group holds it; do not wait for that.
@@ -66,6 +67,14 @@ impl BotProcess {
         self.stdin = None;
     }
 
+    /// Removes the sandbox's scratch folder (the processes are dead or
+    /// dying: what they still hold open goes with them).
+    fn remove_scratch(&mut self) {
+        if let Some(dir) = self.scratch.take() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+
     pub(super) fn kill_all(&self) {
         kill_group(self.pid, libc::SIGKILL);
         kill_tokened(&self.token);
@@ -78,6 +87,7 @@ impl Drop for BotProcess {
         // here reaches grandchildren that `kill_on_drop` would miss. The
         // leader itself is reaped by tokio's orphan queue.
         self.kill_all();
+        self.remove_scratch();
         if let Some(t) = self.stderr_task.take() {
             t.abort();
         }

@@ -88,7 +88,25 @@ pub struct Launch {
     /// with the same budget (a league gives one per bot): once spent,
     /// their stderr is discarded, however often the bot is restarted.
     pub stderr_budget: Option<StderrBudget>,
+    pub sandbox: Sandbox,
 }
+
+/// How a bot process is shut in (docs/security.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sandbox {
+    /// Its own user, network and IPC namespaces (no network at all), and an
+    /// environment cleared to [`SANDBOX_ENV`], the bot's own `env` and
+    /// [`TOKEN_VAR`], with `HOME` and `TMPDIR` in a scratch folder of its
+    /// own, created for the process and removed after it.
+    #[default]
+    On,
+    /// None of that: the referee's environment and network.
+    Off,
+}
+
+/// The variables a sandboxed bot keeps from the referee's environment
+/// (besides `HOME` and `TMPDIR`, which point at its scratch folder).
+pub const SANDBOX_ENV: &[&str] = &["PATH", "LANG"];
 
 /// Bytes of stderr log shared by several processes (see
 /// [`Launch::stderr_budget`]).
@@ -136,7 +154,14 @@ impl Launch {
             stderr_log: None,
             limits,
             stderr_budget: None,
+            sandbox: Sandbox::On,
         }
+    }
+
+    /// The same launch in `sandbox`.
+    pub fn sandboxed(mut self, sandbox: Sandbox) -> Launch {
+        self.sandbox = sandbox;
+        self
     }
 
     /// The same launch with stderr appended to `path`.
@@ -194,6 +219,12 @@ pub enum BotError {
     /// A line longer than the limit; `start` holds its first bytes.
     #[error("line longer than {limit} bytes")]
     LineTooLong { limit: usize, start: Vec<u8> },
+    /// The sandbox could not be set up (no user namespaces, say).
+    #[error("cannot start `{command}` in its sandbox: {source}. The sandbox needs user namespaces (Linux: sysctl user.max_user_namespaces > 0, and kernel.unprivileged_userns_clone = 1 where it exists; in a container, allow unshare); or run without it: `sandbox = \"off\"` in the league file (docs/security.md)")]
+    Sandbox {
+        command: String,
+        source: std::io::Error,
+    },
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -218,7 +249,7 @@ impl BotError {
             )
         };
         match self {
-            BotError::Log { .. } => true,
+            BotError::Log { .. } | BotError::Sandbox { .. } => true,
             BotError::Spawn { source, .. } => harness(source),
             BotError::Io(e) => harness(e),
             _ => false,
@@ -260,6 +291,9 @@ pub struct BotProcess {
     /// The value of [`TOKEN_VAR`] in the bot's environment, inherited by
     /// its descendants: finds the ones that left the process group.
     token: String,
+    /// The sandbox's scratch folder (HOME, TMPDIR), removed with the
+    /// process.
+    scratch: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for BotProcess {

@@ -2,7 +2,8 @@
 //! drained into a capped log, a token in its environment, and death with the
 //! referee.
 
-use super::{sys, BotError, BotProcess, Launch, StderrBudget};
+use super::{sys, BotError, BotProcess, Launch, Sandbox, StderrBudget, SANDBOX_ENV};
+use std::path::PathBuf;
 use std::process::Stdio;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
@@ -31,6 +32,7 @@ impl BotProcess {
             stderr_log,
             limits,
             stderr_budget,
+            sandbox,
         } = launch;
         let log = match stderr_log {
             Some(path) => {
@@ -63,19 +65,48 @@ impl BotProcess {
         if let Some(dir) = &cmd.cwd {
             c.current_dir(dir);
         }
+        let token = new_token();
+        let scratch = match sandbox {
+            Sandbox::Off => None,
+            Sandbox::On => {
+                let dir = scratch_dir(&token).map_err(|source| BotError::Sandbox {
+                    command: cmd.display(),
+                    source,
+                })?;
+                c.env_clear();
+                for k in SANDBOX_ENV {
+                    if let Some(v) = std::env::var_os(k) {
+                        c.env(k, v);
+                    }
+                }
+                c.env("HOME", &dir).env("TMPDIR", &dir);
+                sys::isolate(c.as_std_mut());
+                Some(dir)
+            }
+        };
         for (k, v) in &cmd.env {
             c.env(k, v);
         }
-        let token = new_token();
         c.env(TOKEN_VAR, &token);
         // If the referee itself dies without cleaning up (kill -9, a crash),
         // the kernel kills the bot: no orphan keeps running. (Its own
         // children are reached by the group kill on every ordinary exit
         // path.)
         sys::die_with_parent(c.as_std_mut());
-        let mut child = c.spawn().map_err(|source| BotError::Spawn {
-            command: cmd.display(),
-            source,
+        let mut child = c.spawn().map_err(|source| {
+            if let Some(dir) = &scratch {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            match sys::is_isolate_error(&source) && scratch.is_some() {
+                true => BotError::Sandbox {
+                    command: cmd.display(),
+                    source,
+                },
+                false => BotError::Spawn {
+                    command: cmd.display(),
+                    source,
+                },
+            }
         })?;
         let pid = child.id().unwrap_or(0);
         let stdin = child.stdin.take();
@@ -108,8 +139,17 @@ impl BotProcess {
             stdout_eof: false,
             stderr_task,
             token,
+            scratch,
         })
     }
+}
+
+/// A fresh scratch folder for one sandboxed process, readable by it alone.
+fn scratch_dir(token: &str) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let dir = std::env::temp_dir().join(format!("arena-scratch-{token}"));
+    std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+    Ok(dir)
 }
 
 /// Copies stderr into the log until EOF, keeping at most `cap` bytes of

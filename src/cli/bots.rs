@@ -2,6 +2,7 @@
 //! and starts (answers the hello).
 
 use crate::bot::manifest;
+use crate::bot::Sandbox;
 use crate::league::config::{BotSpec, TimeSettings};
 use crate::league::results_dir::Layout;
 use crate::league::runner;
@@ -83,7 +84,7 @@ fn check(spec: &BotSpec) -> (String, String, Option<String>) {
     };
     let startup_ms = TimeSettings::default().startup_ms;
     let scratch = Layout::new(std::env::temp_dir().join("arena-bots-check"));
-    match runner::check_bots_start(bots, startup_ms, &scratch) {
+    match runner::check_bots_start(bots, startup_ms, &scratch, Sandbox::On) {
         Ok(()) => (builds, "yes".into(), None),
         Err(e) => (builds, "no".into(), Some(e.to_string())),
     }

@@ -3,6 +3,7 @@
 //! print the standings and write the rating tables.
 
 use super::console::Console;
+use crate::bot::Sandbox;
 use crate::league::config::{RunSettings, Tournament};
 use crate::league::results_dir::Layout;
 use crate::league::runner::{self, RunEnd, RunOptions};
@@ -64,6 +65,10 @@ pub struct RunArgs {
     /// Wall-clock limit on a whole game, in ms.
     #[arg(long)]
     pub watchdog_ms: Option<u64>,
+    /// `on` (the default: every bot in its sandbox) or `off` (bots run with
+    /// the referee's user, environment and network; a warning each run).
+    #[arg(long, value_name = "on|off")]
+    pub sandbox: Option<String>,
     /// Skip the bots' build commands.
     #[arg(long)]
     pub no_build: bool,
@@ -103,12 +108,18 @@ impl RunArgs {
             base_ms: self.base_ms,
             increment_ms: self.increment_ms,
             watchdog_ms: self.watchdog_ms,
+            sandbox: self.sandbox.clone(),
         }
     }
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let t = Tournament::load_with(&args.file, &args.settings())?;
+    if t.sandbox == Sandbox::Off {
+        eprintln!(
+            "warning: sandbox = \"off\": the bots run with this user's rights, environment and network, and can reach each other and the results (docs/security.md)"
+        );
+    }
     let opts = RunOptions {
         shard: args.shard,
         no_build: args.no_build,

@@ -5,6 +5,7 @@
 //! results files; bot manifests are read by [`crate::bot::manifest`].
 
 use crate::bot::manifest::{self, CommandValue, Manifest};
+use crate::bot::Sandbox;
 use crate::engine::{Settings, Variant, DEFAULT_MAX_PLIES};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -67,6 +68,8 @@ pub struct RunSettings {
     pub base_ms: Option<u64>,
     pub increment_ms: Option<u64>,
     pub watchdog_ms: Option<u64>,
+    /// `on` or `off`.
+    pub sandbox: Option<String>,
 }
 
 /// Where a setting's value came from.
@@ -175,6 +178,8 @@ pub struct Tournament {
     pub openings: u32,
     /// When set, only pairings that include this bot are played.
     pub gauntlet: Option<String>,
+    /// Every bot in its sandbox (the default), or `off` (docs/security.md).
+    pub sandbox: Sandbox,
 }
 
 #[derive(Deserialize)]
@@ -193,6 +198,7 @@ struct RawFile {
     openings: Option<Spanned<i64>>,
     gauntlet: Option<Spanned<String>>,
     bots_dir: Option<String>,
+    sandbox: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -557,7 +563,22 @@ impl Tournament {
             (None, Some(o)) => base.join(o),
             (None, None) => default_results_dir(&base).join(&name),
         };
+        let sandbox = match pick(&flags.sandbox, &raw.sandbox) {
+            None => Sandbox::On,
+            Some((s, from)) => match s.trim() {
+                "on" => Sandbox::On,
+                "off" => Sandbox::Off,
+                other => {
+                    return Err(ctx.at(
+                        &from,
+                        "sandbox",
+                        format!("must be \"on\" or \"off\", got `{other}`"),
+                    ))
+                }
+            },
+        };
         Ok(Tournament {
+            sandbox,
             name,
             seed: flags.seed.or(raw.seed).unwrap_or(1),
             bots,
@@ -895,6 +916,26 @@ bots = [
     fn a_bare_file_name_means_the_working_directory() {
         let t = Tournament::parse(Path::new("t.toml"), TWO_BOTS).unwrap();
         assert_eq!(t.bots[0].cwd.as_deref(), Some(Path::new(".")));
+    }
+
+    #[test]
+    fn the_sandbox_is_on_unless_said_off() {
+        assert_eq!(parse(TWO_BOTS).unwrap().sandbox, Sandbox::On);
+        let off = parse(&format!("{TWO_BOTS}\nsandbox = \"off\"\n")).unwrap();
+        assert_eq!(off.sandbox, Sandbox::Off);
+        let e = parse(&format!("{TWO_BOTS}\nsandbox = \"maybe\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(":8:") && e.contains("`sandbox`") && e.contains("maybe"),
+            "{e}"
+        );
+        let flag = RunSettings {
+            sandbox: Some("off".into()),
+            ..Default::default()
+        };
+        let t = Tournament::parse_with(Path::new("/tmp/t/x.toml"), TWO_BOTS, &flag).unwrap();
+        assert_eq!(t.sandbox, Sandbox::Off);
     }
 
     #[test]

@@ -58,6 +58,9 @@ pub struct LeagueMeta {
     /// The league's bots, in order (absent in folders of older versions).
     #[serde(default)]
     pub bots: Vec<String>,
+    /// Whether the bots ran in their sandbox (`false`: `sandbox = "off"`).
+    #[serde(default)]
+    pub sandbox: Option<bool>,
 }
 
 /// Where everything lives in a results folder.
@@ -238,6 +241,21 @@ impl ResultsDir {
                             dir.display()
                         ),
                     });
+                }
+                // Once a run was without its sandbox, the folder says so.
+                let sandbox = match (old.sandbox, meta.sandbox) {
+                    (Some(a), Some(b)) => Some(a && b),
+                    (a, b) => a.or(b),
+                };
+                if old.fingerprint == meta.fingerprint && sandbox != old.sandbox {
+                    let mut kept = old.clone();
+                    kept.sandbox = sandbox;
+                    let text =
+                        serde_json::to_string_pretty(&kept).map_err(|e| StoreError::Mismatch {
+                            path: meta_path.clone(),
+                            why: e.to_string(),
+                        })?;
+                    write_atomically(&meta_path, text.as_bytes())?;
                 }
                 if old.fingerprint != meta.fingerprint {
                     return Err(StoreError::Mismatch {
@@ -595,6 +613,7 @@ mod tests {
             games: 3,
             shard: None,
             bots: vec!["a".into(), "b".into()],
+            sandbox: Some(true),
         }
     }
 

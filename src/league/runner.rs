@@ -14,7 +14,7 @@ use super::config::{BotSpec, Tournament};
 use super::results_dir::{Expected, Layout, LeagueMeta, Rejected, ResultsDir, StoreError};
 use super::schedule::{self, ScheduledGame, Shard};
 use crate::bot::manifest;
-use crate::bot::{sys, BotCommand, Launch, StderrBudget};
+use crate::bot::{sys, BotCommand, Launch, Sandbox, StderrBudget};
 use crate::referee::{
     self, record, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl, Timing,
 };
@@ -196,7 +196,7 @@ pub fn fingerprint(t: &Tournament, games: &[ScheduledGame]) -> String {
 }
 
 /// How a league starts `spec`'s bot, its stderr appended to `log`.
-fn launch(spec: &BotSpec, log: PathBuf) -> Launch {
+fn launch(spec: &BotSpec, log: PathBuf, sandbox: Sandbox) -> Launch {
     let argv = manifest::expand(&spec.command);
     BotPlayer::launch(BotCommand {
         program: argv.first().cloned().unwrap_or_default(),
@@ -205,6 +205,7 @@ fn launch(spec: &BotSpec, log: PathBuf) -> Launch {
         env: spec.env.clone(),
     })
     .log_to(log)
+    .sandboxed(sandbox)
 }
 
 fn timing(startup_ms: u64) -> Timing {
@@ -262,6 +263,7 @@ pub fn check_bots_start(
     bots: &[BotSpec],
     startup_ms: u64,
     logs: &Layout,
+    sandbox: Sandbox,
 ) -> Result<(), LeagueError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -270,18 +272,15 @@ pub fn check_bots_start(
     rt.block_on(async {
         let mut failed = Vec::new();
         for b in bots {
-            match BotPlayer::start(&launch(b, logs.check_log(&b.name)), &timing(startup_ms)).await {
+            let launch = launch(b, logs.check_log(&b.name), sandbox);
+            match BotPlayer::start(&launch, &timing(startup_ms)).await {
                 Ok(mut p) => {
                     p.quit().await;
                 }
                 Err(e) => failed.push(CannotStart {
                     bot: b.name.clone(),
                     command: b.command.clone(),
-                    why: if e.is_harness() {
-                        format!("{e}. {MACHINE_LIMIT}")
-                    } else {
-                        e.to_string()
-                    },
+                    why: why_not_started(&e),
                 }),
             }
         }
@@ -306,6 +305,16 @@ fn pin_current_thread(cpu: usize) {
 
 /// What to do when a bot cannot start for the machine's reasons.
 const MACHINE_LIMIT: &str = "This is the machine's limit, not the bot's fault: raise `ulimit -n` or the process limit, lower the concurrency, or free memory or disk, then run the same command again";
+
+/// Why a bot could not start, with what to do when it is the machine's
+/// fault (the sandbox's error says it itself).
+fn why_not_started(e: &referee::StartError) -> String {
+    match e {
+        referee::StartError::Spawn(crate::bot::BotError::Sandbox { .. }) => e.to_string(),
+        e if e.is_harness() => format!("{e}. {MACHINE_LIMIT}"),
+        e => e.to_string(),
+    }
+}
 
 /// Bot processes a worker keeps alive between games (a 3-player game needs
 /// 3); the others are ended and started again when needed.
@@ -359,6 +368,7 @@ pub fn run(
         games: games.len(),
         shard: opts.shard.map(|s| format!("{}/{}", s.index, s.count)),
         bots: t.bots.iter().map(|b| b.name.clone()).collect(),
+        sandbox: Some(t.sandbox == Sandbox::On),
     };
     // Every live bot costs the referee descriptors (docs/league.md).
     if let Some(n) = sys::raise_open_files_limit() {
@@ -400,7 +410,7 @@ pub fn run(
         if !opts.no_build {
             build_bots(&t.bots, on_event)?;
         }
-        check_bots_start(&t.bots, t.time.startup_ms, store.layout())?;
+        check_bots_start(&t.bots, t.time.startup_ms, store.layout(), t.sandbox)?;
     }
     on_event(&Event::Started {
         total: games.len(),
@@ -652,7 +662,7 @@ async fn play_one(
         }
         let bot = &t.bots[b];
         let log = layout.bot_log(&bot.name, worker);
-        let mut launch = launch(bot, log);
+        let mut launch = launch(bot, log, t.sandbox);
         launch.stderr_budget = Some(shared.budgets[b].clone());
         match BotPlayer::start(&launch, &timing(t.time.startup_ms)).await {
             Ok(p) => {
@@ -668,7 +678,7 @@ async fn play_one(
             Err(e) if e.is_harness() => {
                 return WorkerMsg::Failed {
                     game_id: game.game_id.clone(),
-                    why: format!("cannot start bot `{}`: {e}. {MACHINE_LIMIT}", bot.name),
+                    why: format!("cannot start bot `{}`: {}", bot.name, why_not_started(&e)),
                 };
             }
             Err(e) => {

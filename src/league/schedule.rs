@@ -228,6 +228,7 @@ mod tests {
             output: "out".into(),
             openings: 0,
             gauntlet: None,
+            sandbox: Default::default(),
         }
     }
 

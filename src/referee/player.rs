@@ -212,9 +212,10 @@ pub fn fault_of(e: BotError) -> Fault {
                 protocol::truncate(&start, DETAIL_MAX)
             ),
         ),
-        e @ (BotError::Io(_) | BotError::Spawn { .. } | BotError::Log { .. }) => {
-            Fault::new(ForfeitKind::Crash, e.to_string())
-        }
+        e @ (BotError::Io(_)
+        | BotError::Spawn { .. }
+        | BotError::Log { .. }
+        | BotError::Sandbox { .. }) => Fault::new(ForfeitKind::Crash, e.to_string()),
     }
 }
 
