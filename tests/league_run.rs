@@ -3,6 +3,9 @@
 //! Covers a full run, resume after SIGKILL with a torn last line, Ctrl-C,
 //! shards whose merge equals one run, and bad input.
 
+mod common;
+
+use common::processes_with;
 use mancala_arena::league::config::Tournament;
 use mancala_arena::league::schedule;
 use mancala_arena::results::{csvio, GameRow};
@@ -422,21 +425,6 @@ fn a_full_disk_stops_the_league_and_resume_finishes() {
     assert_eq!(&got[..first.len()], &first[..]);
 }
 
-/// Live processes whose command line holds every one of `words`.
-fn processes_with(words: &[&str]) -> Vec<String> {
-    let mut found = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
-            continue;
-        };
-        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-        if words.iter().all(|w| cmd.contains(w)) {
-            found.push(cmd);
-        }
-    }
-    found
-}
-
 /// A bot whose daemon writes to the inherited stdout: every game is played
 /// once, only the daemon's bot is ever charged, and no daemon outlives the
 /// league.
@@ -487,7 +475,7 @@ output = "out"
         got.iter().any(|r| r.offender.is_some()),
         "the daemon was never noticed"
     );
-    assert_eq!(processes_with(&[marker.as_str()]), Vec::<String>::new());
+    assert_eq!(processes_with(&marker), Vec::<u32>::new());
 }
 
 /// A league of a spy, a victim with a secret in its bot.toml-style `env`,
@@ -565,7 +553,12 @@ output = "out"
         );
     }
     assert_eq!(line("secrets in"), "SPY secrets in: none");
-    for what in ["referee environ", "referee fds", "referee pipes"] {
+    for what in [
+        "referee environ",
+        "referee fds",
+        "referee pipes",
+        "referee signals",
+    ] {
         assert!(line(what).contains("denied"), "{log}");
     }
     assert!(line("network").contains("blocked"), "{log}");
@@ -581,6 +574,7 @@ output = "out"
     assert!(!log.contains("SPY secrets in: none"), "{log}");
     assert!(log.contains("SPY network: connected"), "{log}");
     assert!(log.contains("SPY referee pipes: opened"), "{log}");
+    assert!(log.contains("SPY referee signals: allowed"), "{log}");
     drop(listener);
 }
 

@@ -99,11 +99,20 @@ def spy():
         try:
             with open("/proc/%s/environ" % pid, "rb") as f:
                 if b"SECRET" in f.read():
-                    secrets.append(pid)
+                    with open("/proc/%s/comm" % pid) as c:
+                        secrets.append(pid + "/" + c.read().strip())
         except OSError:
             pass
     found.append("secrets in: " + (",".join(secrets) or "none"))
+    # The referee: the `arena` process in /proc, else the parent.
     referee = os.getppid()
+    for pid in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/comm" % pid) as c:
+                if pid.isdigit() and c.read().strip() == "arena":
+                    referee = int(pid)
+        except OSError:
+            pass
     try:
         with open("/proc/%d/environ" % referee, "rb") as f:
             f.read()

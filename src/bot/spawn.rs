@@ -80,7 +80,6 @@ impl BotProcess {
                     }
                 }
                 c.env("HOME", &dir).env("TMPDIR", &dir);
-                sys::isolate(c.as_std_mut());
                 Some(dir)
             }
         };
@@ -93,6 +92,11 @@ impl BotProcess {
         // children are reached by the group kill on every ordinary exit
         // path.)
         sys::die_with_parent(c.as_std_mut());
+        // After die_with_parent: in the sandbox the bot's parent is not the
+        // referee (see isolate).
+        if scratch.is_some() {
+            sys::isolate(c.as_std_mut());
+        }
         let mut child = c.spawn().map_err(|source| {
             if let Some(dir) = &scratch {
                 let _ = std::fs::remove_dir_all(dir);

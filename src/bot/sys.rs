@@ -30,11 +30,20 @@ pub fn die_with_parent(cmd: &mut std::process::Command) {
     let _ = cmd;
 }
 
-/// Puts the child, between fork and exec, in user, network and IPC
+/// Puts the child, between fork and exec, in user, PID, network and IPC
 /// namespaces of its own: no network (only a loopback that is down), no
-/// System V IPC or POSIX queues shared with others. Inside, the user is
-/// mapped to itself, so files are reached as before. Fails (and the spawn
-/// with it) where user namespaces are not allowed.
+/// System V IPC or POSIX queues shared with others, and no other process it
+/// can signal or trace (their pids do not exist in its namespace). Inside,
+/// the user is mapped to itself, so files are reached as before. Fails (and
+/// the spawn with it) where user namespaces are not allowed.
+///
+/// A new PID namespace takes effect for children only, so the child forks
+/// once more: the bot is the grandchild, PID 1 of its namespace (when it
+/// ends, the kernel kills everything it left in there), and the child stays
+/// outside as its keeper: it holds no descriptor, waits for the bot and
+/// exits as the bot did, so the referee sees the bot's status. Both share
+/// the bot's process group, so a group kill reaches both; the bot dies with
+/// its keeper (PR_SET_PDEATHSIG).
 pub fn isolate(cmd: &mut std::process::Command) {
     use std::os::unix::process::CommandExt;
     // SAFETY: geteuid and getegid cannot fail.
@@ -43,22 +52,65 @@ pub fn isolate(cmd: &mut std::process::Command) {
     let uid_map = format!("0 {uid} 1\n");
     let gid_map = format!("0 {gid} 1\n");
     // SAFETY: only async-signal-safe system calls (unshare, open, write,
-    // close) run between fork and exec, on buffers built before the fork.
+    // close, fork, prctl, waitpid, kill, _exit) run between fork and exec,
+    // on buffers built before the fork.
     unsafe {
         cmd.pre_exec(move || {
-            let set_up =
-                libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET | libc::CLONE_NEWIPC) == 0
-                    && write_proc(c"/proc/self/setgroups", b"deny")
-                    && write_proc(c"/proc/self/uid_map", uid_map.as_bytes())
-                    && write_proc(c"/proc/self/gid_map", gid_map.as_bytes());
-            match set_up {
-                true => Ok(()),
+            let flags =
+                libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC;
+            let set_up = libc::unshare(flags) == 0
+                && write_proc(c"/proc/self/setgroups", b"deny")
+                && write_proc(c"/proc/self/uid_map", uid_map.as_bytes())
+                && write_proc(c"/proc/self/gid_map", gid_map.as_bytes());
+            if !set_up {
                 // An errno that exec never gives: the spawn's caller can
                 // tell a sandbox failure from a bad command.
-                false => Err(std::io::Error::from_raw_os_error(ISOLATE_FAILED)),
+                return Err(std::io::Error::from_raw_os_error(ISOLATE_FAILED));
             }
+            let bot = libc::fork();
+            if bot < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if bot == 0 {
+                // The bot, PID 1 of its namespace: it dies with its keeper.
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                return Ok(());
+            }
+            keep(bot)
         });
     }
+}
+
+/// The keeper's life (see [`isolate`]): hides its memory, lets go of
+/// every descriptor (the
+/// bot's pipes, and the pipe through which the spawn learns of the exec,
+/// which must close when the bot execs), waits for the bot and ends as it
+/// ended. Never returns.
+///
+/// # Safety
+/// Between fork and exec: only async-signal-safe calls.
+unsafe fn keep(bot: libc::pid_t) -> ! {
+    // The keeper is a copy of the referee, memory and environment included,
+    // in the bot's user namespace: not dumpable, so that the bot cannot
+    // read its /proc/PID/environ or mem.
+    libc::prctl(libc::PR_SET_DUMPABLE, 0);
+    libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
+    let mut status = 0;
+    loop {
+        let r = libc::waitpid(bot, &mut status, 0);
+        if r == bot {
+            break;
+        }
+        if r < 0 && *libc::__errno_location() != libc::EINTR {
+            libc::_exit(127);
+        }
+    }
+    if libc::WIFSIGNALED(status) {
+        let sig = libc::WTERMSIG(status);
+        libc::signal(sig, libc::SIG_DFL);
+        libc::kill(libc::getpid(), sig);
+    }
+    libc::_exit(libc::WEXITSTATUS(status))
 }
 
 /// The errno [`isolate`] reports when the namespaces cannot be set up

@@ -271,7 +271,9 @@ async fn a_descendant_that_leaves_the_group_is_killed_too() {
         "setsid sh -c 'echo $$ > {0}.tmp; mv {0}.tmp {0}; exec sleep 100' & exec sleep 100",
         pidfile.display()
     );
-    let mut p = spawn_with(sh(&script), None, &limits()).unwrap();
+    // Outside the sandbox: the pid it writes is the host's.
+    let launch = Launch::new(sh(&script), limits()).sandboxed(Sandbox::Off);
+    let mut p = BotProcess::spawn(&launch).unwrap();
     let token = p.token().to_string();
     let end = std::time::Instant::now() + Duration::from_secs(5);
     let escaped: u32 = loop {
@@ -289,6 +291,28 @@ async fn a_descendant_that_leaves_the_group_is_killed_too() {
     let end = std::time::Instant::now() + Duration::from_secs(5);
     while process_alive(escaped) || token_alive(&token) {
         assert!(std::time::Instant::now() < end, "escaped grandchild alive");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// In the sandbox a descendant that leaves the group dies with the bot too:
+/// the bot is PID 1 of its namespace, and the token scan finds the rest.
+#[tokio::test]
+async fn a_sandboxed_descendant_that_leaves_the_group_dies_with_the_bot() {
+    let script = "setsid sh -c 'exec sleep 100' & echo ready; exec sleep 100";
+    let mut p = spawn_with(sh(script), None, &limits()).unwrap();
+    assert_eq!(p.read_line(soon(10_000)).await.unwrap(), b"ready");
+    let token = p.token().to_string();
+    assert!(token_alive(&token));
+    let pid = p.pid();
+    p.shutdown(Duration::from_millis(50)).await;
+    wait_group_gone(pid).await;
+    let end = std::time::Instant::now() + Duration::from_secs(5);
+    while token_alive(&token) {
+        assert!(
+            std::time::Instant::now() < end,
+            "a descendant outlived the bot"
+        );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }

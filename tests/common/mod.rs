@@ -1,0 +1,23 @@
+//! Helpers shared by the integration tests.
+
+/// Live (not zombie) processes whose command line holds `word`. A bot in
+/// its sandbox knows only its own namespace's pids, so what it leaves
+/// behind is found by its command line.
+pub fn processes_with(word: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        if String::from_utf8_lossy(&cmd).contains(word) && mancala_arena::bot::process_alive(pid) {
+            found.push(pid);
+        }
+    }
+    found
+}
