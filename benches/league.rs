@@ -51,6 +51,7 @@ fn tournament(out: &Path, rounds: u32, concurrency: usize) -> Tournament {
         openings: 0,
         gauntlet: None,
         sandbox: Default::default(),
+        limits: Default::default(),
     }
 }
 

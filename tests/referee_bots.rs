@@ -396,6 +396,68 @@ async fn a_faulted_bot_is_killed_at_once() {
     }
 }
 
+/// Plays `mode` (seat 0, in its sandbox with `memory_mb`) against the
+/// random player and returns the report; the bot's processes must all be
+/// gone afterwards.
+async fn in_sandbox_with_memory(mode: &str, memory_mb: u64) -> mancala_arena::referee::GameReport {
+    let mut launch = BotPlayer::launch(broken(mode));
+    launch.limits.memory_mb = memory_mb;
+    let mut bad = BotPlayer::start(&launch, &Timing::default()).await.unwrap();
+    let pid = bad.pid();
+    let mut random = RandomPlayer::new("random", 5);
+    let s = spec(two_player_variant(), 2, 20_000);
+    let r = {
+        let mut ps: Vec<&mut dyn Player> = vec![&mut bad, &mut random];
+        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+    };
+    assert_group_gone(pid).await;
+    r
+}
+
+/// A bot over its memory limit is killed by the kernel and forfeits
+/// `memory`; the machine and the referee are unharmed. (Needs cgroups:
+/// where none can be made, the memory limit is not enforced, and said so.)
+#[tokio::test]
+async fn a_memory_hog_forfeits_memory() {
+    let mechanism = mancala_arena::bot::cgroup::mechanism();
+    if !mechanism.starts_with("cgroup") {
+        eprintln!("not run: {mechanism}");
+        return;
+    }
+    let r = in_sandbox_with_memory("hog", 200).await;
+    assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Memory), "{r:?}");
+    assert_eq!(r.offender, Some(0));
+    assert!(detail(&r).contains("memory limit"), "{r:?}");
+}
+
+/// A fork bomb is contained (at most `processes` at once) and forfeits;
+/// nothing of it is left.
+#[tokio::test]
+async fn a_fork_bomb_is_contained_and_forfeits() {
+    let mechanism = mancala_arena::bot::cgroup::mechanism();
+    if !mechanism.starts_with("cgroup") {
+        eprintln!("not run: {mechanism}");
+        return;
+    }
+    let mut launch = BotPlayer::launch(broken("fork_bomb"));
+    launch.limits.processes = 32;
+    let mut bad = BotPlayer::start(&launch, &Timing::default()).await.unwrap();
+    let pid = bad.pid();
+    let mut random = RandomPlayer::new("random", 6);
+    let s = spec(two_player_variant(), 2, 2000);
+    let r = {
+        let mut ps: Vec<&mut dyn Player> = vec![&mut bad, &mut random];
+        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+    };
+    assert_eq!(r.offender, Some(0), "{r:?}");
+    assert_group_gone(pid).await;
+    // The machine still forks.
+    assert!(std::process::Command::new("true")
+        .status()
+        .unwrap()
+        .success());
+}
+
 #[tokio::test]
 async fn a_flood_of_replies() {
     misbehaving("write_flood", 5000, Some(ForfeitKind::Protocol)).await;

@@ -36,6 +36,8 @@ are not league bots (see README.md). Modes:
   talk_after_end  plays well, but answers every game_end with a stray reply line
   blank_flood   at its first request writes blank lines without end
   spin          at its first request forks a child, and both spin on the CPU
+  hog           at its first request takes memory, 16 MB at a time, without end
+  fork_bomb     at its first request forks without end (children fork too)
   spy           plays well; at its first request looks for secrets (other
                 processes' environments and descriptors, the network on
                 127.0.0.1:$SPY_PORT) and writes what it found to stderr
@@ -182,6 +184,16 @@ def misbehave(requests, message):
     if MODE == "spy":
         spy()
         return False
+    if MODE == "hog":
+        hoard = []
+        while True:
+            hoard.append(b"x" * (16 << 20))
+    if MODE == "fork_bomb":
+        while True:
+            try:
+                os.fork()
+            except OSError:
+                time.sleep(0.01)
     if MODE == "spin":
         os.fork()
         while True:

@@ -73,6 +73,12 @@ impl BotProcess {
         if let Some(dir) = self.scratch.take() {
             let _ = std::fs::remove_dir_all(dir);
         }
+        // Its cgroups go once empty; kept (and read) until then.
+        if let Some(g) = self.cgroup.as_mut() {
+            if self.exited.is_some() {
+                g.remove();
+            }
+        }
     }
 
     pub(super) fn kill_all(&self) {

@@ -26,6 +26,7 @@
 //! Everything here runs on the caller's tokio runtime (a `current_thread`
 //! runtime per worker is the intended use); nothing blocks a thread.
 
+pub mod cgroup;
 mod contain;
 mod lines;
 pub mod manifest;
@@ -171,25 +172,39 @@ impl Launch {
     }
 }
 
-/// What the bot runner enforces on one process's pipes. (How long a bot
-/// may take is the referee's business: it passes deadlines per call.)
+/// What the bot runner enforces on one process: its pipes, and in the
+/// sandbox its resources (docs/security.md). (How long a bot may take is
+/// the referee's business: it passes deadlines per call.)
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Longest line (bytes, newline excluded) accepted from the bot's stdout.
     pub max_line: usize,
     /// Bytes of stderr kept in the log; the rest is read and discarded.
     pub stderr_cap: u64,
+    /// Memory of the bot's whole process tree, MiB (cgroup).
+    pub memory_mb: u64,
+    /// Processes and threads of the bot's tree at once (cgroup).
+    pub processes: u64,
+    /// CPUs' worth of time the tree may use (cgroup CFS quota).
+    pub cpus: u32,
+    /// Largest file the bot may write, MiB (rlimit).
+    pub file_size_mb: u64,
 }
 
 /// Bytes of a bot's stderr kept per process by default (1 MiB).
 pub const DEFAULT_STDERR_CAP: u64 = 1 << 20;
 
 impl Limits {
-    /// Lines up to `max_line` bytes, the default stderr cap.
+    /// Lines up to `max_line` bytes, the default stderr cap and resource
+    /// limits (1024 MiB, 64 processes, 1 CPU, 64 MiB files).
     pub fn new(max_line: usize) -> Limits {
         Limits {
             max_line,
             stderr_cap: DEFAULT_STDERR_CAP,
+            memory_mb: 1024,
+            processes: 64,
+            cpus: 1,
+            file_size_mb: 64,
         }
     }
 }
@@ -294,6 +309,9 @@ pub struct BotProcess {
     /// The sandbox's scratch folder (HOME, TMPDIR), removed with the
     /// process.
     scratch: Option<PathBuf>,
+    /// The sandbox's cgroups (memory, processes, CPU), where they can be
+    /// made.
+    cgroup: Option<cgroup::Cgroup>,
 }
 
 impl std::fmt::Debug for BotProcess {
@@ -313,6 +331,12 @@ impl BotProcess {
     /// The token of this bot's processes (see [`TOKEN_VAR`]).
     pub fn token(&self) -> &str {
         &self.token
+    }
+
+    /// True when the kernel killed one of the bot's processes at its
+    /// memory limit.
+    pub fn over_memory(&self) -> bool {
+        self.cgroup.as_ref().is_some_and(cgroup::Cgroup::oom_killed)
     }
 }
 

@@ -94,9 +94,19 @@ impl BotProcess {
         sys::die_with_parent(c.as_std_mut());
         // After die_with_parent: in the sandbox the bot's parent is not the
         // referee (see isolate).
-        if scratch.is_some() {
-            sys::isolate(c.as_std_mut());
-        }
+        let cgroup = match scratch {
+            Some(_) => {
+                let cgroup = super::cgroup::Cgroup::create(&token, limits);
+                let procs = cgroup.as_ref().map(|g| g.procs_files()).unwrap_or_default();
+                sys::isolate(
+                    c.as_std_mut(),
+                    procs,
+                    limits.file_size_mb.saturating_mul(1 << 20),
+                );
+                cgroup
+            }
+            None => None,
+        };
         let mut child = c.spawn().map_err(|source| {
             if let Some(dir) = &scratch {
                 let _ = std::fs::remove_dir_all(dir);
@@ -144,6 +154,7 @@ impl BotProcess {
             stderr_task,
             token,
             scratch,
+            cgroup,
         })
     }
 }

@@ -44,7 +44,14 @@ pub fn die_with_parent(cmd: &mut std::process::Command) {
 /// exits as the bot did, so the referee sees the bot's status. Both share
 /// the bot's process group, so a group kill reaches both; the bot dies with
 /// its keeper (PR_SET_PDEATHSIG).
-pub fn isolate(cmd: &mut std::process::Command) {
+///
+/// Before that, the child joins the bot's cgroups (`cgroup_procs`: files to
+/// write `0` into) and the bot gets `RLIMIT_FSIZE` = `file_size` bytes.
+pub fn isolate(
+    cmd: &mut std::process::Command,
+    cgroup_procs: Vec<std::ffi::CString>,
+    file_size: u64,
+) {
     use std::os::unix::process::CommandExt;
     // SAFETY: geteuid and getegid cannot fail.
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
@@ -56,9 +63,19 @@ pub fn isolate(cmd: &mut std::process::Command) {
     // on buffers built before the fork.
     unsafe {
         cmd.pre_exec(move || {
+            for procs in &cgroup_procs {
+                if !write_proc(procs, b"0") {
+                    return Err(std::io::Error::from_raw_os_error(ISOLATE_FAILED));
+                }
+            }
+            let fsize = libc::rlimit {
+                rlim_cur: file_size,
+                rlim_max: file_size,
+            };
             let flags =
                 libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC;
-            let set_up = libc::unshare(flags) == 0
+            let set_up = libc::setrlimit(libc::RLIMIT_FSIZE, &fsize) == 0
+                && libc::unshare(flags) == 0
                 && write_proc(c"/proc/self/setgroups", b"deny")
                 && write_proc(c"/proc/self/uid_map", uid_map.as_bytes())
                 && write_proc(c"/proc/self/gid_map", gid_map.as_bytes());

@@ -67,6 +67,12 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
             println!("    {why}");
         }
     }
+    if !args.no_check {
+        println!(
+            "checked in the sandbox; limits: {}",
+            crate::bot::cgroup::mechanism()
+        );
+    }
     Ok(if failures > 0 {
         ExitCode::FAILURE
     } else {
@@ -84,7 +90,8 @@ fn check(spec: &BotSpec) -> (String, String, Option<String>) {
     };
     let startup_ms = TimeSettings::default().startup_ms;
     let scratch = Layout::new(std::env::temp_dir().join("arena-bots-check"));
-    match runner::check_bots_start(bots, startup_ms, &scratch, Sandbox::On) {
+    let limits = Default::default();
+    match runner::check_bots_start(bots, startup_ms, &scratch, Sandbox::On, &limits) {
         Ok(()) => (builds, "yes".into(), None),
         Err(e) => (builds, "no".into(), Some(e.to_string())),
     }

@@ -87,6 +87,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
     let mut launch = BotPlayer::launch(cmd.clone());
     launch.stderr_log = args.log.clone();
     say!("checking `{}`", cmd.display());
+    say!("sandbox: on; limits: {}", crate::bot::cgroup::mechanism());
     let rt = runtime()?;
     let checks = async {
         let mut c = Checks { failed: 0 };

@@ -180,6 +180,8 @@ pub struct Tournament {
     pub gauntlet: Option<String>,
     /// Every bot in its sandbox (the default), or `off` (docs/security.md).
     pub sandbox: Sandbox,
+    /// What each bot may use in its sandbox.
+    pub limits: BotLimits,
 }
 
 #[derive(Deserialize)]
@@ -199,6 +201,36 @@ struct RawFile {
     gauntlet: Option<Spanned<String>>,
     bots_dir: Option<String>,
     sandbox: Option<Spanned<String>>,
+    limits: Option<Spanned<RawLimits>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawLimits {
+    memory_mb: Option<i64>,
+    processes: Option<i64>,
+    cpus: Option<i64>,
+    file_size_mb: Option<i64>,
+}
+
+/// What each bot may use in its sandbox (the file's `[limits]` table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BotLimits {
+    pub memory_mb: u64,
+    pub processes: u64,
+    pub cpus: u32,
+    pub file_size_mb: u64,
+}
+
+impl Default for BotLimits {
+    fn default() -> Self {
+        BotLimits {
+            memory_mb: 1024,
+            processes: 64,
+            cpus: 1,
+            file_size_mb: 64,
+        }
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -577,7 +609,32 @@ impl Tournament {
                 }
             },
         };
+        let d = BotLimits::default();
+        let limits = match &raw.limits {
+            None => d,
+            Some(l) => {
+                let (span, l) = (l.span(), l.get_ref());
+                let get = |v: Option<i64>, name: &str, default: u64, max: i64| match v {
+                    None => Ok(default),
+                    Some(n) => ctx
+                        .count(
+                            &(n, Source::File(span.clone())),
+                            &format!("limits.{name}"),
+                            1,
+                            max,
+                        )
+                        .map(|n| n as u64),
+                };
+                BotLimits {
+                    memory_mb: get(l.memory_mb, "memory_mb", d.memory_mb, 1 << 20)?,
+                    processes: get(l.processes, "processes", d.processes, 100_000)?,
+                    cpus: get(l.cpus, "cpus", u64::from(d.cpus), 1024)? as u32,
+                    file_size_mb: get(l.file_size_mb, "file_size_mb", d.file_size_mb, 1 << 20)?,
+                }
+            }
+        };
         Ok(Tournament {
+            limits,
             sandbox,
             name,
             seed: flags.seed.or(raw.seed).unwrap_or(1),
@@ -936,6 +993,30 @@ bots = [
         };
         let t = Tournament::parse_with(Path::new("/tmp/t/x.toml"), TWO_BOTS, &flag).unwrap();
         assert_eq!(t.sandbox, Sandbox::Off);
+    }
+
+    #[test]
+    fn limits_have_defaults_and_bounds() {
+        assert_eq!(parse(TWO_BOTS).unwrap().limits, BotLimits::default());
+        let t = parse(&format!(
+            "{TWO_BOTS}\n[limits]\nmemory_mb = 256\ncpus = 2\n"
+        ))
+        .unwrap();
+        assert_eq!(
+            (t.limits.memory_mb, t.limits.cpus, t.limits.processes),
+            (256, 2, 64)
+        );
+        let e = parse(&format!("{TWO_BOTS}\n[limits]\nmemory_mb = 0\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("limits.memory_mb") && e.contains("between 1"),
+            "{e}"
+        );
+        let e = parse(&format!("{TWO_BOTS}\n[limits]\nram = 5\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("ram"), "{e}");
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! Knows nothing of rules (the referee plays the games) or of ratings. It
 //! emits [`Event`]s; the command line's console consumes them.
 
-use super::config::{BotSpec, Tournament};
+use super::config::{BotLimits, BotSpec, Tournament};
 use super::results_dir::{Expected, Layout, LeagueMeta, Rejected, ResultsDir, StoreError};
 use super::schedule::{self, ScheduledGame, Shard};
 use crate::bot::manifest;
@@ -196,16 +196,21 @@ pub fn fingerprint(t: &Tournament, games: &[ScheduledGame]) -> String {
 }
 
 /// How a league starts `spec`'s bot, its stderr appended to `log`.
-fn launch(spec: &BotSpec, log: PathBuf, sandbox: Sandbox) -> Launch {
+fn launch(spec: &BotSpec, log: PathBuf, sandbox: Sandbox, limits: &BotLimits) -> Launch {
     let argv = manifest::expand(&spec.command);
-    BotPlayer::launch(BotCommand {
+    let mut launch = BotPlayer::launch(BotCommand {
         program: argv.first().cloned().unwrap_or_default(),
         args: argv.get(1..).map(<[String]>::to_vec).unwrap_or_default(),
         cwd: spec.cwd.clone(),
         env: spec.env.clone(),
     })
     .log_to(log)
-    .sandboxed(sandbox)
+    .sandboxed(sandbox);
+    launch.limits.memory_mb = limits.memory_mb;
+    launch.limits.processes = limits.processes;
+    launch.limits.cpus = limits.cpus;
+    launch.limits.file_size_mb = limits.file_size_mb;
+    launch
 }
 
 fn timing(startup_ms: u64) -> Timing {
@@ -264,6 +269,7 @@ pub fn check_bots_start(
     startup_ms: u64,
     logs: &Layout,
     sandbox: Sandbox,
+    limits: &BotLimits,
 ) -> Result<(), LeagueError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -272,7 +278,7 @@ pub fn check_bots_start(
     rt.block_on(async {
         let mut failed = Vec::new();
         for b in bots {
-            let launch = launch(b, logs.check_log(&b.name), sandbox);
+            let launch = launch(b, logs.check_log(&b.name), sandbox, limits);
             match BotPlayer::start(&launch, &timing(startup_ms)).await {
                 Ok(mut p) => {
                     p.quit().await;
@@ -410,7 +416,13 @@ pub fn run(
         if !opts.no_build {
             build_bots(&t.bots, on_event)?;
         }
-        check_bots_start(&t.bots, t.time.startup_ms, store.layout(), t.sandbox)?;
+        check_bots_start(
+            &t.bots,
+            t.time.startup_ms,
+            store.layout(),
+            t.sandbox,
+            &t.limits,
+        )?;
     }
     on_event(&Event::Started {
         total: games.len(),
@@ -662,7 +674,7 @@ async fn play_one(
         }
         let bot = &t.bots[b];
         let log = layout.bot_log(&bot.name, worker);
-        let mut launch = launch(bot, log, t.sandbox);
+        let mut launch = launch(bot, log, t.sandbox, &t.limits);
         launch.stderr_budget = Some(shared.budgets[b].clone());
         match BotPlayer::start(&launch, &timing(t.time.startup_ms)).await {
             Ok(p) => {

@@ -229,6 +229,7 @@ mod tests {
             openings: 0,
             gauntlet: None,
             sandbox: Default::default(),
+            limits: Default::default(),
         }
     }
 

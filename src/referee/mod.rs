@@ -61,6 +61,8 @@ pub enum ForfeitKind {
     LineTooLong,
     /// JSON, but not the message expected.
     Protocol,
+    /// Killed by the kernel at its memory limit (the sandbox's cgroup).
+    Memory,
 }
 
 impl ForfeitKind {
@@ -73,6 +75,7 @@ impl ForfeitKind {
             ForfeitKind::BadJson => "bad_json",
             ForfeitKind::LineTooLong => "line_too_long",
             ForfeitKind::Protocol => "protocol",
+            ForfeitKind::Memory => "memory",
         }
     }
 }

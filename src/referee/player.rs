@@ -245,6 +245,13 @@ fn stray_fault(when: &str, bytes: &[u8]) -> Fault {
     )
 }
 
+fn memory_fault() -> Fault {
+    Fault::new(
+        ForfeitKind::Memory,
+        "killed by the kernel at its memory limit",
+    )
+}
+
 /// Longest name a bot may announce (bytes).
 pub const NAME_MAX: usize = crate::bot::manifest::NAME_MAX;
 
@@ -309,7 +316,10 @@ impl BotPlayer {
         process
             .send_line(&buf, deadline)
             .await
-            .map_err(|e| fail(fault_of(e)))?;
+            .map_err(|e| match process.over_memory() {
+                true => fail(memory_fault()),
+                false => fail(fault_of(e)),
+            })?;
         let line = match process.read_line(deadline).await {
             Ok(line) => line,
             Err(BotError::Timeout) => {
@@ -412,6 +422,15 @@ impl BotPlayer {
         QuitReport { clean, stray }
     }
 
+    /// The fault a bot error amounts to: a bot the kernel killed at its
+    /// memory limit forfeits `memory`, whatever the pipes then said.
+    fn fault(&self, e: BotError) -> Fault {
+        match self.process.over_memory() {
+            true => memory_fault(),
+            false => fault_of(e),
+        }
+    }
+
     /// Kills the bot's process group now.
     pub fn kill(&mut self) {
         self.process.kill();
@@ -437,7 +456,7 @@ impl BotPlayer {
             }
             Err(e) => {
                 self.break_off();
-                Err(fault_of(e))
+                Err(self.fault(e))
             }
         }
     }
@@ -449,7 +468,7 @@ impl BotPlayer {
         let r = match self.process.stray_output() {
             Ok(None) => return Ok(()),
             Ok(Some(bytes)) => stray_fault(when, &bytes),
-            Err(e) => fault_of(e),
+            Err(e) => self.fault(e),
         };
         self.break_off();
         Err(r)
@@ -525,7 +544,7 @@ impl Player for BotPlayer {
                 }
                 Err(e) => {
                     self.break_off();
-                    return Err(fault_of(e));
+                    return Err(self.fault(e));
                 }
             };
             let elapsed = t0.elapsed();

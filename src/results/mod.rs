@@ -36,7 +36,7 @@ pub struct GameRow {
     /// Why the game ended: a game rule (`block`, `store`, ...), a draw reason
     /// (`max_plies`, `perpetual`, `repetition`, `draw_claim`, `tie`) or a
     /// forfeit (`illegal`, `timeout`, `stall`, `crash`, `bad_json`,
-    /// `line_too_long`, `protocol`).
+    /// `line_too_long`, `protocol`, `memory`).
     pub reason: String,
     /// The seat that forfeited, empty otherwise.
     #[serde(default)]
