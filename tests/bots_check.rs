@@ -337,3 +337,17 @@ fn a_closed_stdout_ends_the_check_quietly() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
 }
+
+/// Where user namespaces are not available, `--sandbox off` checks a bot
+/// without its sandbox, with a warning; by default the sandbox is named.
+#[test]
+fn the_sandbox_can_be_turned_off_with_a_warning() {
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let (ok, text) = check_bot(&["--sandbox", "off"], &[bot], false);
+    assert!(ok, "{text}");
+    assert!(text.contains("warning: --sandbox off"), "{text}");
+    assert!(!text.contains("sandbox: on"), "{text}");
+    let (ok, text) = check_bot(&[], &[bot], false);
+    assert!(ok, "{text}");
+    assert!(text.contains("sandbox: on; limits: "), "{text}");
+}

@@ -33,6 +33,10 @@ pub struct CheckBotArgs {
     /// Append the bot's stderr to this file (default: discarded).
     #[arg(long)]
     log: Option<PathBuf>,
+    /// `off`: the bot without its sandbox (where Linux user namespaces are
+    /// not available; docs/security.md).
+    #[arg(long, value_enum, default_value_t)]
+    sandbox: super::SandboxArg,
     /// The bot: a folder under bots/ (or with a bot.toml), or its command
     /// line as separate words (`-- python3 my_bot.py`).
     #[arg(last = true, required = true, value_name = "BOT_COMMAND")]
@@ -84,10 +88,12 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
         startup: Duration::from_millis(args.startup_ms),
         ..Timing::default()
     };
-    let mut launch = BotPlayer::launch(cmd.clone());
+    let mut launch = BotPlayer::launch(cmd.clone()).sandboxed(args.sandbox.sandbox());
     launch.stderr_log = args.log.clone();
     say!("checking `{}`", cmd.display());
-    say!("sandbox: on; limits: {}", crate::bot::cgroup::mechanism());
+    if launch.sandbox == crate::bot::Sandbox::On {
+        say!("sandbox: on; limits: {}", crate::bot::cgroup::mechanism());
+    }
     let rt = runtime()?;
     let checks = async {
         let mut c = Checks { failed: 0 };

@@ -39,6 +39,29 @@ enum Command {
     Pgn(pgn::PgnArgs),
 }
 
+/// `--sandbox on|off` of the commands that start bots by hand.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SandboxArg {
+    /// Every bot in its sandbox (docs/security.md).
+    #[default]
+    On,
+    /// Bots with this user's rights, environment and network.
+    Off,
+}
+
+impl SandboxArg {
+    /// The bot runner's setting, with the warning when off.
+    pub fn sandbox(self) -> crate::bot::Sandbox {
+        match self {
+            SandboxArg::On => crate::bot::Sandbox::On,
+            SandboxArg::Off => {
+                eprintln!("warning: --sandbox off: the bots run with this user's rights, environment and network (docs/security.md)");
+                crate::bot::Sandbox::Off
+            }
+        }
+    }
+}
+
 /// Entry point of the `arena` binary.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();

@@ -57,6 +57,10 @@ pub struct PlayArgs {
     /// Do not print the board.
     #[arg(long)]
     quiet: bool,
+    /// `off`: bots without their sandbox (where Linux user namespaces are
+    /// not available; docs/security.md).
+    #[arg(long, value_enum, default_value_t)]
+    sandbox: super::SandboxArg,
     /// The players, by seat: `random` (built in), a folder under bots/ (or
     /// any folder with a bot.toml), or a command line in one argument
     /// (`"python3 my_bot.py"`).
@@ -187,7 +191,7 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
                 args.seed.wrapping_add(seat as u64),
             ))),
             BotArg::Command(cmd) => {
-                let mut launch = BotPlayer::launch(cmd.clone());
+                let mut launch = BotPlayer::launch(cmd.clone()).sandboxed(args.sandbox.sandbox());
                 launch.stderr_log = args
                     .logs
                     .as_ref()
