@@ -57,6 +57,33 @@ fn run(file: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Runs `file` (again) and checks that it succeeds and that `csv` then
+/// holds every game of the schedule exactly once; returns the rows.
+fn run_finishes_the_schedule(file: &Path, csv: &Path) -> Vec<GameRow> {
+    let out = run(file, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = rows(csv);
+    let ids: BTreeSet<String> = by_id(&got).into_keys().collect();
+    assert_eq!(ids, schedule_ids(file));
+    got
+}
+
+/// `arena run FILE --quiet` in the background, its stderr to `stderr`.
+fn spawn_run(file: &Path, stderr: Stdio) -> Child {
+    arena()
+        .arg("run")
+        .arg(file)
+        .arg("--quiet")
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap()
+}
+
 fn rows(csv: &Path) -> Vec<GameRow> {
     csvio::read_rows(csv).unwrap()
 }
@@ -211,14 +238,7 @@ fn a_second_run_into_a_folder_in_use_is_refused_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let file = write_tournament(dir.path(), 20, "");
     let csv = dir.path().join("out/games.csv");
-    let mut first = arena()
-        .arg("run")
-        .arg(&file)
-        .arg("--quiet")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut first = spawn_run(&file, Stdio::null());
     wait_for_rows(&mut first, &csv, 1);
     let second = run(&file, &[]);
     let err = String::from_utf8_lossy(&second.stderr);
@@ -235,15 +255,7 @@ fn a_second_run_into_a_folder_in_use_is_refused_at_once() {
     first.kill().unwrap();
     first.wait().unwrap();
 
-    let again = run(&file, &[]);
-    assert!(
-        again.status.success(),
-        "{}",
-        String::from_utf8_lossy(&again.stderr)
-    );
-    let got = rows(&csv);
-    by_id(&got);
-    assert_eq!(got.len(), schedule_ids(&file).len());
+    run_finishes_the_schedule(&file, &csv);
 }
 
 /// The schedule is the truth: a forged row and a duplicated row stop the
@@ -328,15 +340,7 @@ fn too_few_file_descriptors_are_never_charged_to_a_bot() {
     let before = if csv.exists() { rows(&csv) } else { Vec::new() };
     assert!(before.iter().all(|r| r.offender.is_none()), "{err}");
 
-    let again = run(&file, &[]);
-    assert!(
-        again.status.success(),
-        "{}",
-        String::from_utf8_lossy(&again.stderr)
-    );
-    let got = rows(&csv);
-    by_id(&got);
-    assert_eq!(got.len(), schedule_ids(&file).len());
+    let got = run_finishes_the_schedule(&file, &csv);
     assert!(got.iter().all(|r| r.offender.is_none()), "{got:?}");
 
     let dir = tempfile::tempdir().unwrap();
@@ -499,13 +503,14 @@ fn a_sandboxed_spy_finds_no_secret_no_network_and_no_referee() {
 name = "s"
 bots = [
   {{ name = "victim", command = ["{bot}"], env = {{ VICTIM_SECRET = "hunter2" }} }},
-  {{ name = "spy", command = ["python3", "{}", "spy"], env = {{ SPY_PORT = "{port}" }} }},
+  {{ name = "spy", command = ["python3", "{}", "spy"], env = {{ SPY_PORT = "{port}", SPY_LEAGUE = "{}" }} }},
 ]
 variants = ["filo"]
 concurrency = 1
 output = "out"
 "#,
-                script.display()
+                script.display(),
+                file.display()
             ),
         )
         .unwrap();
@@ -553,6 +558,8 @@ output = "out"
         );
     }
     assert_eq!(line("secrets in"), "SPY secrets in: none");
+    let referee: u32 = line("referee")["SPY referee: ".len()..].parse().unwrap();
+    assert!(referee > 1, "the spy did not find the referee: {log}");
     for what in [
         "referee environ",
         "referee fds",
@@ -630,14 +637,7 @@ fn ctrl_c_stops_cleanly_and_the_same_command_finishes() {
     let file = write_tournament(dir.path(), 12, "");
     let res = dir.path().join("out");
     let csv = res.join("games.csv");
-    let mut child = arena()
-        .arg("run")
-        .arg(&file)
-        .arg("--quiet")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_run(&file, Stdio::piped());
     wait_for_rows(&mut child, &csv, 20);
     // SAFETY: plain kill(2) on our own child.
     unsafe {

@@ -396,16 +396,20 @@ async fn a_faulted_bot_is_killed_at_once() {
     }
 }
 
-/// Plays `mode` (seat 0, in its sandbox with `memory_mb`) against the
-/// random player and returns the report; the bot's processes must all be
-/// gone afterwards.
-async fn in_sandbox_with_memory(mode: &str, memory_mb: u64) -> mancala_arena::referee::GameReport {
+/// Plays `mode` (seat 0, in its sandbox with `limits` changed by `set`)
+/// against the random player with a `timeout_ms` decision time, and
+/// returns the report; the bot's processes must all be gone afterwards.
+async fn in_sandbox(
+    mode: &str,
+    set: impl FnOnce(&mut mancala_arena::bot::Limits),
+    timeout_ms: u64,
+) -> mancala_arena::referee::GameReport {
     let mut launch = BotPlayer::launch(broken(mode));
-    launch.limits.memory_mb = memory_mb;
+    set(&mut launch.limits);
     let mut bad = BotPlayer::start(&launch, &Timing::default()).await.unwrap();
     let pid = bad.pid();
     let mut random = RandomPlayer::new("random", 5);
-    let s = spec(two_player_variant(), 2, 20_000);
+    let s = spec(two_player_variant(), 2, timeout_ms);
     let r = {
         let mut ps: Vec<&mut dyn Player> = vec![&mut bad, &mut random];
         play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
@@ -414,44 +418,39 @@ async fn in_sandbox_with_memory(mode: &str, memory_mb: u64) -> mancala_arena::re
     r
 }
 
+/// True when cgroups enforce the limits here; else says why not.
+fn cgroups_here() -> bool {
+    let mechanism = mancala_arena::bot::cgroup::mechanism();
+    let here = mechanism.starts_with("cgroup");
+    if !here {
+        eprintln!("not run: {mechanism}");
+    }
+    here
+}
+
 /// A bot over its memory limit is killed by the kernel and forfeits
 /// `memory`; the machine and the referee are unharmed. (Needs cgroups:
 /// where none can be made, the memory limit is not enforced, and said so.)
 #[tokio::test]
 async fn a_memory_hog_forfeits_memory() {
-    let mechanism = mancala_arena::bot::cgroup::mechanism();
-    if !mechanism.starts_with("cgroup") {
-        eprintln!("not run: {mechanism}");
+    if !cgroups_here() {
         return;
     }
-    let r = in_sandbox_with_memory("hog", 200).await;
+    let r = in_sandbox("hog", |l| l.memory_mb = 200, 20_000).await;
     assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Memory), "{r:?}");
     assert_eq!(r.offender, Some(0));
     assert!(detail(&r).contains("memory limit"), "{r:?}");
 }
 
 /// A fork bomb is contained (at most `processes` at once) and forfeits;
-/// nothing of it is left.
+/// nothing of it is left, and the machine still forks.
 #[tokio::test]
 async fn a_fork_bomb_is_contained_and_forfeits() {
-    let mechanism = mancala_arena::bot::cgroup::mechanism();
-    if !mechanism.starts_with("cgroup") {
-        eprintln!("not run: {mechanism}");
+    if !cgroups_here() {
         return;
     }
-    let mut launch = BotPlayer::launch(broken("fork_bomb"));
-    launch.limits.processes = 32;
-    let mut bad = BotPlayer::start(&launch, &Timing::default()).await.unwrap();
-    let pid = bad.pid();
-    let mut random = RandomPlayer::new("random", 6);
-    let s = spec(two_player_variant(), 2, 2000);
-    let r = {
-        let mut ps: Vec<&mut dyn Player> = vec![&mut bad, &mut random];
-        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
-    };
+    let r = in_sandbox("fork_bomb", |l| l.processes = 32, 2000).await;
     assert_eq!(r.offender, Some(0), "{r:?}");
-    assert_group_gone(pid).await;
-    // The machine still forks.
     assert!(std::process::Command::new("true")
         .status()
         .unwrap()

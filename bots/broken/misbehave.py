@@ -106,15 +106,18 @@ def spy():
         except OSError:
             pass
     found.append("secrets in: " + (",".join(secrets) or "none"))
-    # The referee: the `arena` process in /proc, else the parent.
+    # The referee: the `arena` process whose command line names this
+    # league's file ($SPY_LEAGUE), else the parent.
     referee = os.getppid()
+    league = os.environ.get("SPY_LEAGUE", "\0").encode()
     for pid in os.listdir("/proc"):
         try:
-            with open("/proc/%s/comm" % pid) as c:
-                if pid.isdigit() and c.read().strip() == "arena":
+            with open("/proc/%s/comm" % pid) as c, open("/proc/%s/cmdline" % pid, "rb") as a:
+                if pid.isdigit() and c.read().strip() == "arena" and league in a.read():
                     referee = int(pid)
         except OSError:
             pass
+    found.append("referee: %d" % referee)
     try:
         with open("/proc/%d/environ" % referee, "rb") as f:
             f.read()

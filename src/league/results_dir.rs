@@ -436,27 +436,53 @@ fn lock(layout: &Layout) -> Result<File, StoreError> {
         .truncate(false)
         .open(&path)
         .map_err(io(&path))?;
-    match f.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            let mut holder = String::new();
-            let _ = f.read_to_string(&mut holder);
-            let holder = match holder.trim() {
-                "" => "its pid and host are not written yet".to_string(),
-                h => h.to_string(),
-            };
-            return Err(StoreError::Locked {
-                dir: layout.root().to_path_buf(),
-                holder,
-            });
+    // A run killed a moment ago may leave processes that still share its
+    // lock while they die (a bot's keeper between fork and exec): when the
+    // holder named in the file is dead on this host, wait a little.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match f.try_lock() {
+            Ok(()) => break,
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                f.seek(SeekFrom::Start(0)).map_err(io(&path))?;
+                let _ = f.read_to_string(&mut holder);
+                if holder_is_gone(&holder) && std::time::Instant::now() < deadline {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    continue;
+                }
+                let holder = match holder.trim() {
+                    "" => "its pid and host are not written yet".to_string(),
+                    h => h.to_string(),
+                };
+                return Err(StoreError::Locked {
+                    dir: layout.root().to_path_buf(),
+                    holder,
+                });
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(&path)(e)),
         }
-        Err(std::fs::TryLockError::Error(e)) => return Err(io(&path)(e)),
     }
     let me = format!("pid {} on host {}\n", std::process::id(), host_name());
     f.set_len(0).map_err(io(&path))?;
     f.seek(SeekFrom::Start(0)).map_err(io(&path))?;
     f.write_all(me.as_bytes()).map_err(io(&path))?;
     Ok(f)
+}
+
+/// True when the lock's holder ("pid N on host H") is a process of this
+/// host that is no longer alive.
+fn holder_is_gone(holder: &str) -> bool {
+    let mut words = holder.split_whitespace();
+    let pid = match (words.next(), words.next()) {
+        (Some("pid"), Some(n)) => n.parse::<u32>().ok(),
+        _ => None,
+    };
+    let host = holder.rsplit(" on host ").next().map(str::trim);
+    match (pid, host) {
+        (Some(pid), Some(h)) => h == host_name() && !crate::bot::process_alive(pid),
+        _ => false,
+    }
 }
 
 /// This machine's name, for the lock.
