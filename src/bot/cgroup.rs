@@ -113,6 +113,24 @@ impl Drop for Cgroup {
     }
 }
 
+/// Removes the (empty) bot cgroups under ours whose name `left` says are
+/// left over.
+pub fn sweep(left: impl Fn(&str) -> bool) {
+    for controller in ["memory", "pids", "cpu"] {
+        let Some(dir) = own_dir(controller) else {
+            continue;
+        };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if left(&e.file_name().to_string_lossy()) {
+                let _ = std::fs::remove_dir(e.path());
+            }
+        }
+    }
+}
+
 /// Which mechanism enforces the limits here: cgroups when one can be made,
 /// else the file-size rlimit only.
 pub fn mechanism() -> &'static str {

@@ -35,7 +35,7 @@ pub(crate) mod sys;
 
 pub use contain::{group_alive, kill_group, kill_tokened, process_alive, token_alive};
 pub use lines::{STRAY_KEEP, STRAY_SCAN};
-pub use spawn::TOKEN_VAR;
+pub use spawn::{sweep_leftovers, TOKEN_VAR};
 
 use std::path::PathBuf;
 use std::process::ExitStatus;

@@ -159,6 +159,26 @@ impl BotProcess {
     }
 }
 
+/// Removes what sandboxed bots of runs that no longer live left behind
+/// (a referee killed with SIGKILL cleans nothing up): their scratch folders
+/// and empty cgroups, all named after the referee's pid.
+pub fn sweep_leftovers() {
+    let dead = |name: &str, prefix: &str| {
+        name.strip_prefix(prefix)
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+            .is_some_and(|pid| pid != std::process::id() && !super::process_alive(pid))
+    };
+    if let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) {
+        for e in dir.flatten() {
+            if dead(&e.file_name().to_string_lossy(), "arena-scratch-") {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    super::cgroup::sweep(|name| dead(name, "arena-"));
+}
+
 /// A fresh scratch folder for one sandboxed process, readable by it alone.
 fn scratch_dir(token: &str) -> std::io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;

@@ -325,3 +325,18 @@ pub(crate) async fn wait_group_gone(pid: u32) {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
+
+/// Scratch folders of referees that no longer live (killed with SIGKILL)
+/// are swept; those of live referees, ours included, are not.
+#[test]
+fn leftovers_of_dead_referees_are_swept() {
+    let tmp = std::env::temp_dir();
+    let dead = tmp.join("arena-scratch-4194000-1");
+    let ours = tmp.join(format!("arena-scratch-{}-999999", std::process::id()));
+    std::fs::create_dir_all(dead.join("inside")).unwrap();
+    std::fs::create_dir_all(&ours).unwrap();
+    sweep_leftovers();
+    assert!(!dead.exists());
+    assert!(ours.exists());
+    std::fs::remove_dir(&ours).unwrap();
+}

@@ -376,6 +376,8 @@ pub fn run(
         bots: t.bots.iter().map(|b| b.name.clone()).collect(),
         sandbox: Some(t.sandbox == Sandbox::On),
     };
+    // What sandboxed bots of killed runs left behind.
+    crate::bot::sweep_leftovers();
     // Every live bot costs the referee descriptors (docs/league.md).
     if let Some(n) = sys::raise_open_files_limit() {
         tracing::debug!("open files limit: {n}");
