@@ -40,6 +40,7 @@ fn tournament(out: &Path, rounds: u32, concurrency: usize) -> Tournament {
                 cwd: None,
                 env: vec![("RANDOM_BOT_SEED".into(), i.to_string())],
                 build: None,
+                limits: Default::default(),
             })
             .collect(),
         variants,

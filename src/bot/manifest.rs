@@ -95,6 +95,9 @@ pub struct Manifest {
     pub broken: bool,
     /// The bot's folder (absolute if the bots folder was given absolute).
     pub dir: PathBuf,
+    /// What the bot asks for in its sandbox (`[limits]`); a league's
+    /// `[limits]` and the flags override it.
+    pub limits: super::LimitSettings,
 }
 
 #[derive(Deserialize)]
@@ -113,6 +116,8 @@ struct RawManifest {
     env: BTreeMap<String, String>,
     #[serde(default)]
     broken: bool,
+    #[serde(default)]
+    limits: super::LimitSettings,
 }
 
 impl Manifest {
@@ -163,6 +168,12 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
             message: "`command` is empty".into(),
         });
     }
+    if let Some(field) = raw.limits.zero() {
+        return Err(ManifestError::Invalid {
+            path,
+            message: format!("`limits.{field}` must be at least 1"),
+        });
+    }
     Ok(Manifest {
         name,
         author: raw.author,
@@ -172,6 +183,7 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
         env: raw.env.into_iter().collect(),
         broken: raw.broken,
         dir: dir.to_path_buf(),
+        limits: raw.limits,
     })
 }
 
@@ -297,6 +309,29 @@ mod tests {
             !e.contains('\u{1b}'),
             "the error echoes the escape raw: {e:?}"
         );
+    }
+
+    #[test]
+    fn a_bot_asks_for_its_limits() {
+        let dir = tempfile::tempdir().unwrap();
+        let toml = "command = [\"true\"]\n[limits]\nmemory_mb = 2048\n";
+        std::fs::write(dir.path().join("bot.toml"), toml).unwrap();
+        let m = Manifest::load(dir.path()).unwrap();
+        assert_eq!(m.limits.memory_mb, Some(2048));
+        assert_eq!(m.limits.processes, None);
+        // The league's setting wins over the bot's, the bot's over the default.
+        let league = super::super::LimitSettings {
+            processes: Some(8),
+            memory_mb: None,
+            ..Default::default()
+        };
+        let mut l = super::super::Limits::new(1 << 16);
+        league.or(m.limits).apply(&mut l);
+        assert_eq!((l.memory_mb, l.processes, l.cpus), (2048, 8, 1));
+        let toml = "command = [\"true\"]\n[limits]\ncpus = 0\n";
+        std::fs::write(dir.path().join("bot.toml"), toml).unwrap();
+        let e = Manifest::load(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("limits.cpus"), "{e}");
     }
 
     #[test]

@@ -191,6 +191,50 @@ pub struct Limits {
     pub file_size_mb: u64,
 }
 
+/// Resource limits as given in one place (a bot.toml's `[limits]`, a
+/// league's `[limits]`, flags): fields not given fall back to the next
+/// place, then to [`Limits::new`]'s defaults.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitSettings {
+    pub memory_mb: Option<u64>,
+    pub processes: Option<u64>,
+    pub cpus: Option<u32>,
+    pub file_size_mb: Option<u64>,
+}
+
+impl LimitSettings {
+    /// These settings, where given; `other`'s elsewhere.
+    pub fn or(self, other: LimitSettings) -> LimitSettings {
+        LimitSettings {
+            memory_mb: self.memory_mb.or(other.memory_mb),
+            processes: self.processes.or(other.processes),
+            cpus: self.cpus.or(other.cpus),
+            file_size_mb: self.file_size_mb.or(other.file_size_mb),
+        }
+    }
+
+    /// Writes the settings given into `limits`.
+    pub fn apply(self, limits: &mut Limits) {
+        limits.memory_mb = self.memory_mb.unwrap_or(limits.memory_mb);
+        limits.processes = self.processes.unwrap_or(limits.processes);
+        limits.cpus = self.cpus.unwrap_or(limits.cpus);
+        limits.file_size_mb = self.file_size_mb.unwrap_or(limits.file_size_mb);
+    }
+
+    /// The first setting that is 0 (no limit can be 0), if any.
+    pub fn zero(&self) -> Option<&'static str> {
+        [
+            ("memory_mb", self.memory_mb == Some(0)),
+            ("processes", self.processes == Some(0)),
+            ("cpus", self.cpus == Some(0)),
+            ("file_size_mb", self.file_size_mb == Some(0)),
+        ]
+        .into_iter()
+        .find_map(|(name, zero)| zero.then_some(name))
+    }
+}
+
 /// Bytes of a bot's stderr kept per process by default (1 MiB).
 pub const DEFAULT_STDERR_CAP: u64 = 1 << 20;
 

@@ -44,6 +44,7 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
             cwd: Some(m.dir.clone()),
             env: m.env.clone(),
             build: m.build.clone(),
+            limits: m.limits,
         };
         let (builds, starts, why) = if args.no_check {
             ("-".to_string(), "-".to_string(), None)

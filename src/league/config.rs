@@ -5,7 +5,7 @@
 //! results files; bot manifests are read by [`crate::bot::manifest`].
 
 use crate::bot::manifest::{self, CommandValue, Manifest};
-use crate::bot::Sandbox;
+use crate::bot::{LimitSettings, Sandbox};
 use crate::engine::{Settings, Variant, DEFAULT_MAX_PLIES};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -70,6 +70,11 @@ pub struct RunSettings {
     pub watchdog_ms: Option<u64>,
     /// `on` or `off`.
     pub sandbox: Option<String>,
+    /// Per-bot resource limits (see [`LimitSettings`]).
+    pub memory_mb: Option<i64>,
+    pub processes: Option<i64>,
+    pub cpus: Option<i64>,
+    pub file_size_mb: Option<i64>,
 }
 
 /// Where a setting's value came from.
@@ -100,6 +105,8 @@ pub struct BotSpec {
     pub env: Vec<(String, String)>,
     /// Optional build command, run once in `cwd` before the league starts.
     pub build: Option<Vec<String>>,
+    /// What its bot.toml asks for in the sandbox.
+    pub limits: LimitSettings,
 }
 
 /// One variant entry of a league: a game, its player count and options.
@@ -180,8 +187,9 @@ pub struct Tournament {
     pub gauntlet: Option<String>,
     /// Every bot in its sandbox (the default), or `off` (docs/security.md).
     pub sandbox: Sandbox,
-    /// What each bot may use in its sandbox.
-    pub limits: BotLimits,
+    /// What each bot may use in its sandbox, from the flags and the file's
+    /// `[limits]` (a bot's own bot.toml fills in the rest).
+    pub limits: LimitSettings,
 }
 
 #[derive(Deserialize)]
@@ -211,26 +219,6 @@ struct RawLimits {
     processes: Option<i64>,
     cpus: Option<i64>,
     file_size_mb: Option<i64>,
-}
-
-/// What each bot may use in its sandbox (the file's `[limits]` table).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BotLimits {
-    pub memory_mb: u64,
-    pub processes: u64,
-    pub cpus: u32,
-    pub file_size_mb: u64,
-}
-
-impl Default for BotLimits {
-    fn default() -> Self {
-        BotLimits {
-            memory_mb: 1024,
-            processes: 64,
-            cpus: 1,
-            file_size_mb: 64,
-        }
-    }
 }
 
 #[derive(Deserialize, Default)]
@@ -609,29 +597,32 @@ impl Tournament {
                 }
             },
         };
-        let d = BotLimits::default();
-        let limits = match &raw.limits {
-            None => d,
-            Some(l) => {
-                let (span, l) = (l.span(), l.get_ref());
-                let get = |v: Option<i64>, name: &str, default: u64, max: i64| match v {
-                    None => Ok(default),
-                    Some(n) => ctx
-                        .count(
-                            &(n, Source::File(span.clone())),
-                            &format!("limits.{name}"),
-                            1,
-                            max,
-                        )
-                        .map(|n| n as u64),
-                };
-                BotLimits {
-                    memory_mb: get(l.memory_mb, "memory_mb", d.memory_mb, 1 << 20)?,
-                    processes: get(l.processes, "processes", d.processes, 100_000)?,
-                    cpus: get(l.cpus, "cpus", u64::from(d.cpus), 1024)? as u32,
-                    file_size_mb: get(l.file_size_mb, "file_size_mb", d.file_size_mb, 1 << 20)?,
+        // Flags first, then the file's [limits]; each checked where it
+        // came from, with the same bounds.
+        let file_limits = raw.limits.as_ref().map(|l| (l.span(), l.get_ref()));
+        let limit = |flag: Option<i64>, file: Option<i64>, name: &str, max: i64| {
+            let given = match (flag, file, &file_limits) {
+                (Some(n), _, _) => Some((n, Source::Flag, name.to_string())),
+                (None, Some(n), Some((span, _))) => {
+                    Some((n, Source::File(span.clone()), format!("limits.{name}")))
                 }
-            }
+                _ => None,
+            };
+            given
+                .map(|(n, from, field)| ctx.count(&(n, from), &field, 1, max).map(|n| n as u64))
+                .transpose()
+        };
+        let file = |f: fn(&RawLimits) -> Option<i64>| file_limits.as_ref().and_then(|(_, l)| f(l));
+        let limits = LimitSettings {
+            memory_mb: limit(flags.memory_mb, file(|l| l.memory_mb), "memory_mb", 1 << 20)?,
+            processes: limit(flags.processes, file(|l| l.processes), "processes", 100_000)?,
+            cpus: limit(flags.cpus, file(|l| l.cpus), "cpus", 1024)?.map(|n| n as u32),
+            file_size_mb: limit(
+                flags.file_size_mb,
+                file(|l| l.file_size_mb),
+                "file_size_mb",
+                1 << 20,
+            )?,
         };
         Ok(Tournament {
             limits,
@@ -689,6 +680,7 @@ fn parse_bots(
         cwd: Some(m.dir),
         env: m.env,
         build: m.build,
+        limits: m.limits,
     };
     match value.get_ref() {
         toml::Value::String(s) if s == "all" => {
@@ -749,6 +741,7 @@ fn parse_bots(
                             ),
                             env: raw.env.into_iter().collect(),
                             build: raw.build.map(CommandValue::into_argv),
+                            limits: LimitSettings::default(),
                         });
                     }
                     other => {
@@ -997,14 +990,14 @@ bots = [
 
     #[test]
     fn limits_have_defaults_and_bounds() {
-        assert_eq!(parse(TWO_BOTS).unwrap().limits, BotLimits::default());
+        assert_eq!(parse(TWO_BOTS).unwrap().limits, LimitSettings::default());
         let t = parse(&format!(
             "{TWO_BOTS}\n[limits]\nmemory_mb = 256\ncpus = 2\n"
         ))
         .unwrap();
         assert_eq!(
             (t.limits.memory_mb, t.limits.cpus, t.limits.processes),
-            (256, 2, 64)
+            (Some(256), Some(2), None)
         );
         let e = parse(&format!("{TWO_BOTS}\n[limits]\nmemory_mb = 0\n"))
             .unwrap_err()
@@ -1013,6 +1006,15 @@ bots = [
             e.contains("limits.memory_mb") && e.contains("between 1"),
             "{e}"
         );
+        let flags = RunSettings {
+            memory_mb: Some(512),
+            processes: Some(0),
+            ..Default::default()
+        };
+        let e = Tournament::parse_with(Path::new("/tmp/t/x.toml"), TWO_BOTS, &flags)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("--processes: must be between 1"), "{e}");
         let e = parse(&format!("{TWO_BOTS}\n[limits]\nram = 5\n"))
             .unwrap_err()
             .to_string();

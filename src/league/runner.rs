@@ -10,11 +10,11 @@
 //! Knows nothing of rules (the referee plays the games) or of ratings. It
 //! emits [`Event`]s; the command line's console consumes them.
 
-use super::config::{BotLimits, BotSpec, Tournament};
+use super::config::{BotSpec, Tournament};
 use super::results_dir::{Expected, Layout, LeagueMeta, Rejected, ResultsDir, StoreError};
 use super::schedule::{self, ScheduledGame, Shard};
 use crate::bot::manifest;
-use crate::bot::{sys, BotCommand, Launch, Sandbox, StderrBudget};
+use crate::bot::{sys, BotCommand, Launch, LimitSettings, Sandbox, StderrBudget};
 use crate::referee::{
     self, record, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl, Timing,
 };
@@ -196,7 +196,8 @@ pub fn fingerprint(t: &Tournament, games: &[ScheduledGame]) -> String {
 }
 
 /// How a league starts `spec`'s bot, its stderr appended to `log`.
-fn launch(spec: &BotSpec, log: PathBuf, sandbox: Sandbox, limits: &BotLimits) -> Launch {
+/// `limits` (the league's) override what the bot's bot.toml asks for.
+fn launch(spec: &BotSpec, log: PathBuf, sandbox: Sandbox, limits: &LimitSettings) -> Launch {
     let argv = manifest::expand(&spec.command);
     let mut launch = BotPlayer::launch(BotCommand {
         program: argv.first().cloned().unwrap_or_default(),
@@ -206,10 +207,7 @@ fn launch(spec: &BotSpec, log: PathBuf, sandbox: Sandbox, limits: &BotLimits) ->
     })
     .log_to(log)
     .sandboxed(sandbox);
-    launch.limits.memory_mb = limits.memory_mb;
-    launch.limits.processes = limits.processes;
-    launch.limits.cpus = limits.cpus;
-    launch.limits.file_size_mb = limits.file_size_mb;
+    limits.or(spec.limits).apply(&mut launch.limits);
     launch
 }
 
@@ -269,7 +267,7 @@ pub fn check_bots_start(
     startup_ms: u64,
     logs: &Layout,
     sandbox: Sandbox,
-    limits: &BotLimits,
+    limits: &LimitSettings,
 ) -> Result<(), LeagueError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -218,6 +218,7 @@ mod tests {
                     cwd: None,
                     env: vec![],
                     build: None,
+                    limits: Default::default(),
                 })
                 .collect(),
             variants,
