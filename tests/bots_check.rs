@@ -261,26 +261,29 @@ fn a_signalled_referee_leaves_no_process() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        let pids = wait_for(|| {
-            let s = std::fs::read_to_string(&pidfile).ok()?;
-            Some(
-                s.split_whitespace()
-                    .map(|w| w.parse::<u32>().unwrap())
-                    .collect::<Vec<_>>(),
-            )
-        });
+        // The pid file cannot be written from the sandbox; the bot and its
+        // child are the python processes whose command line names it.
+        let marker = pidfile.display().to_string();
+        wait_for(|| (python_processes_with(&marker).len() == 2).then_some(()));
         // SAFETY: signals the child we spawned.
         unsafe {
             libc::kill(child.id() as libc::pid_t, signal);
         }
         let status = wait_for(|| child.try_wait().unwrap());
         assert_eq!(status.code(), Some(code), "{command}");
-        assert_eq!(pids.len(), 2, "the bot and its child started");
-        // In its sandbox the bot's pids are its own namespace's: find what
-        // is left by its command line, which names the pid file.
-        let marker = pidfile.display().to_string();
         wait_for(|| processes_with(&marker).is_empty().then_some(()));
     }
+}
+
+/// The python processes whose command line holds `word`.
+fn python_processes_with(word: &str) -> Vec<u32> {
+    processes_with(word)
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|c| c.starts_with("python"))
+        })
+        .collect()
 }
 
 /// Polls `f` until it gives a value, for at most 10 s.

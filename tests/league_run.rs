@@ -482,17 +482,25 @@ output = "out"
     assert_eq!(processes_with(&marker), Vec::<u32>::new());
 }
 
-/// A league of a spy, a victim with a secret in its bot.toml-style `env`,
-/// and the referee with a secret in its own environment. With the sandbox
-/// (the default) the spy finds no secret, no descriptor of the referee, no
-/// network, and a scratch HOME of its own that is gone afterwards. With
-/// `--sandbox off` the same spy finds them: the attack is real.
+/// A league of a spy, a victim with a secret in its `env` and in its
+/// folder, and the referee with a secret in its own environment. With the
+/// sandbox (the default) the spy sees no other process, no secret, no
+/// descriptor of anyone, no network, no other bot's file, no results and no
+/// league file, cannot write its own folder, and has a scratch HOME of its
+/// own that is gone afterwards. With `--sandbox off` the same spy finds
+/// them: the attacks are real.
 #[test]
 fn a_sandboxed_spy_finds_no_secret_no_network_and_no_referee() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let spy_report = |sandbox: &str| {
         let dir = tempfile::tempdir().unwrap();
+        for sub in ["victim", "spy", "tmp"] {
+            std::fs::create_dir(dir.path().join(sub)).unwrap();
+        }
+        let secret = dir.path().join("victim/secret.txt");
+        std::fs::write(&secret, "hunter2").unwrap();
+        let forged = dir.path().join("out/forged.csv");
         let bot = env!("CARGO_BIN_EXE_random-bot");
         let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
         let file = dir.path().join("s.toml");
@@ -502,15 +510,18 @@ fn a_sandboxed_spy_finds_no_secret_no_network_and_no_referee() {
                 r#"
 name = "s"
 bots = [
-  {{ name = "victim", command = ["{bot}"], env = {{ VICTIM_SECRET = "hunter2" }} }},
-  {{ name = "spy", command = ["python3", "{}", "spy"], env = {{ SPY_PORT = "{port}", SPY_LEAGUE = "{}" }} }},
+  {{ name = "victim", command = ["{bot}"], cwd = "victim", env = {{ VICTIM_SECRET = "hunter2" }} }},
+  {{ name = "spy", command = ["python3", "{}", "spy"], cwd = "spy", env = {{ SPY_PORT = "{port}", SPY_LEAGUE = "{}", SPY_TARGET = "{}", SPY_VICTIM = "{}", SPY_RESULTS = "{}" }} }},
 ]
 variants = ["filo"]
 concurrency = 1
 output = "out"
 "#,
                 script.display(),
-                file.display()
+                file.display(),
+                std::process::id(),
+                secret.display(),
+                forged.display(),
             ),
         )
         .unwrap();
@@ -518,6 +529,7 @@ output = "out"
             .args(["run", "--quiet", "--sandbox", sandbox])
             .arg(&file)
             .env("REFEREE_SECRET", "swordfish")
+            .env("TMPDIR", dir.path().join("tmp"))
             .output()
             .unwrap();
         assert!(
@@ -537,10 +549,21 @@ output = "out"
                 log += &std::fs::read_to_string(e.path()).unwrap();
             }
         }
-        (log, String::from_utf8_lossy(&out.stderr).into_owned())
+        let scratch: Vec<_> = std::fs::read_dir(dir.path().join("tmp"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        (
+            log,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            forged.exists() || std::fs::read_to_string(&secret).unwrap() != "hunter2",
+            dir.path().join("spy/spy.txt").exists(),
+            scratch,
+        )
     };
 
-    let (log, _) = spy_report("on");
+    let (log, _, forged, scribbled, scratch) = spy_report("on");
     let line = |what: &str| {
         log.lines()
             .find(|l| l.starts_with(&format!("SPY {what}: ")))
@@ -558,30 +581,42 @@ output = "out"
         );
     }
     assert_eq!(line("secrets in"), "SPY secrets in: none");
-    let referee: u32 = line("referee")["SPY referee: ".len()..].parse().unwrap();
-    assert!(referee > 1, "the spy did not find the referee: {log}");
+    assert_eq!(line("processes"), "SPY processes: none");
+    assert!(line("referee").contains("not visible"), "{log}");
     for what in [
         "referee environ",
         "referee fds",
         "referee pipes",
         "referee signals",
+        "victim file",
+        "victim rewrite",
+        "results",
+        "league file",
+        "own folder",
     ] {
-        assert!(line(what).contains("denied"), "{log}");
+        assert!(line(what).contains("denied"), "{what}: {log}");
     }
-    assert!(line("network").contains("blocked"), "{log}");
-    let home = line("home");
-    let home = home.strip_prefix("SPY home: writable ").expect(&home);
     assert!(
-        !Path::new(home).exists(),
-        "the scratch folder {home} is still there"
+        !forged && !scribbled,
+        "the spy wrote outside its scratch folder"
+    );
+    assert!(line("network").contains("blocked"), "{log}");
+    assert_eq!(line("home"), "SPY home: writable /tmp");
+    assert_eq!(
+        scratch,
+        Vec::<PathBuf>::new(),
+        "scratch folders left behind"
     );
 
-    let (log, warning) = spy_report("off");
+    let (log, warning, forged, scribbled, _) = spy_report("off");
     assert!(warning.contains("warning: sandbox = \"off\""), "{warning}");
     assert!(!log.contains("SPY secrets in: none"), "{log}");
     assert!(log.contains("SPY network: connected"), "{log}");
     assert!(log.contains("SPY referee pipes: opened"), "{log}");
     assert!(log.contains("SPY referee signals: allowed"), "{log}");
+    assert!(log.contains("SPY victim file: read 'hunter2'"), "{log}");
+    assert!(log.contains("SPY league file: read"), "{log}");
+    assert!(forged && scribbled, "{log}");
     drop(listener);
 }
 

@@ -40,15 +40,19 @@ are not league bots (see README.md). Modes:
   fork_bomb     at its first request forks without end (children fork too)
   spy           plays well; at its first request looks for secrets (other
                 processes' environments and descriptors, the network on
-                127.0.0.1:$SPY_PORT) and writes what it found to stderr
-  daemon        plays well, but leaves a daemon (setsid) that writes a reply
-                line to the inherited stdout at once and then every 10 ms
+                127.0.0.1:$SPY_PORT), reads $SPY_VICTIM, $SPY_LEAGUE, appends
+                to $SPY_VICTIM, $SPY_RESULTS and its own folder, and writes
+                what it found to stderr
+  daemon        plays well, but at each game_start leaves a daemon (setsid)
+                that writes a reply line to the inherited stdout at once and
+                then every 10 ms
   bad_version   says protocol 2 in its hello
   no_name       sends a hello without a name
   silent        never answers the hello (keeps reading)
 
 With a second argument PIDFILE, the modes that fork write
-"GROUP CHILD" (process group, child pid) there once the child runs.
+"GROUP CHILD" (process group, child pid) there once the child runs, or,
+where the sandbox does not let them, "PIDS GROUP CHILD" to stderr.
 """
 import json
 import os
@@ -62,6 +66,20 @@ PIDFILE = sys.argv[2] if len(sys.argv) > 2 else None
 
 
 FIRST_PLY = [None]
+
+
+def start_daemon():
+    """A setsid daemon that writes a reply line to the inherited stdout at
+    once and then every 10 ms, until the pipe is gone."""
+    if os.fork() == 0:
+        os.setsid()
+        line = (json.dumps({"type": "reply", "option": "daemon"}) + "\n").encode()
+        while True:
+            try:
+                os.write(1, line)
+            except OSError:
+                os._exit(0)
+            time.sleep(0.01)
 
 
 def send(message):
@@ -84,9 +102,15 @@ def fork_sleeper(leave_group):
         time.sleep(3600)
         os._exit(0)
     if PIDFILE:
-        with open(PIDFILE + ".tmp", "w") as f:
-            f.write("%d %d\n" % (os.getpgid(0), pid))
-        os.rename(PIDFILE + ".tmp", PIDFILE)
+        line = "%d %d\n" % (os.getpgid(0), pid)
+        try:
+            with open(PIDFILE + ".tmp", "w") as f:
+                f.write(line)
+            os.rename(PIDFILE + ".tmp", PIDFILE)
+        except OSError:
+            # In its sandbox the bot cannot write there: say it on stderr.
+            sys.stderr.write("PIDS " + line)
+            sys.stderr.flush()
     return pid
 
 
@@ -106,18 +130,41 @@ def spy():
         except OSError:
             pass
     found.append("secrets in: " + (",".join(secrets) or "none"))
+    others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
+    found.append("processes: %s" % (len(others) or "none"))
     # The referee: the `arena` process whose command line names this
-    # league's file ($SPY_LEAGUE), else the parent.
-    referee = os.getppid()
+    # league's file ($SPY_LEAGUE). Where it cannot be seen, the attacks go
+    # to $SPY_TARGET, a pid the test knows is alive outside.
+    referee = None
     league = os.environ.get("SPY_LEAGUE", "\0").encode()
-    for pid in os.listdir("/proc"):
+    for pid in others:
         try:
             with open("/proc/%s/comm" % pid) as c, open("/proc/%s/cmdline" % pid, "rb") as a:
-                if pid.isdigit() and c.read().strip() == "arena" and league in a.read():
+                if c.read().strip() == "arena" and league in a.read():
                     referee = int(pid)
         except OSError:
             pass
-    found.append("referee: %d" % referee)
+    if referee is None:
+        referee = int(os.environ.get("SPY_TARGET", "1"))
+        found.append("referee: not visible; attacking %d" % referee)
+    else:
+        found.append("referee: %d" % referee)
+    # Files: another bot's, the results, the league file, its own.
+    for what, var, how in [("victim file", "SPY_VICTIM", "r"),
+                           ("victim rewrite", "SPY_VICTIM", "a"),
+                           ("results", "SPY_RESULTS", "a"),
+                           ("league file", "SPY_LEAGUE", "r"),
+                           ("own folder", "", "a")]:
+        path = os.environ.get(var, "") if var else os.path.join(os.getcwd(), "spy.txt")
+        try:
+            with open(path, how) as f:
+                if how == "a":
+                    f.write("spy was here\n")
+                    found.append("%s: written %s" % (what, path))
+                else:
+                    found.append("%s: read %r" % (what, f.read(40)))
+        except OSError as e:
+            found.append("%s: denied (%s)" % (what, e.strerror))
     try:
         with open("/proc/%d/environ" % referee, "rb") as f:
             f.read()
@@ -261,16 +308,6 @@ def main():
         sys.exit(3)
     if MODE == "ignore_term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    if MODE == "daemon":
-        if os.fork() == 0:
-            os.setsid()
-            line = (json.dumps({"type": "reply", "option": "daemon"}) + "\n").encode()
-            while True:
-                try:
-                    os.write(1, line)
-                except OSError:
-                    os._exit(0)
-                time.sleep(0.01)
     if MODE == "setsid_child":
         fork_sleeper(True)
     if MODE == "stderr_flood":
@@ -302,6 +339,8 @@ def main():
             send(hello)
         elif kind == "game_start" and MODE == "early_exit":
             sys.exit(0)
+        elif kind == "game_start" and MODE == "daemon":
+            start_daemon()
         elif kind == "game_end" and MODE == "exit_after_game":
             sys.exit(0)
         elif kind == "game_end" and MODE == "talk_after_end":

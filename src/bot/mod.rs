@@ -32,6 +32,7 @@ mod lines;
 pub mod manifest;
 mod spawn;
 pub(crate) mod sys;
+mod view;
 
 pub use contain::{group_alive, kill_group, kill_tokened, process_alive, token_alive};
 pub use lines::{STRAY_KEEP, STRAY_SCAN};
@@ -90,15 +91,20 @@ pub struct Launch {
     /// their stderr is discarded, however often the bot is restarted.
     pub stderr_budget: Option<StderrBudget>,
     pub sandbox: Sandbox,
+    /// Folders a sandboxed bot must not see even where its view would show
+    /// them (a league's results): an empty folder is shown instead.
+    pub hidden: Vec<PathBuf>,
 }
 
 /// How a bot process is shut in (docs/security.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sandbox {
-    /// Its own user, network and IPC namespaces (no network at all), and an
-    /// environment cleared to [`SANDBOX_ENV`], the bot's own `env` and
-    /// [`TOKEN_VAR`], with `HOME` and `TMPDIR` in a scratch folder of its
-    /// own, created for the process and removed after it.
+    /// Its own user, PID, mount, network and IPC namespaces (no network at
+    /// all, no other process), a root of its own (see `view.rs`: system
+    /// folders, `PATH`, its own folder, read-only), and an environment
+    /// cleared to [`SANDBOX_ENV`], the bot's own `env` and [`TOKEN_VAR`],
+    /// with `HOME` and `TMPDIR` at `/tmp`, a scratch folder of its own,
+    /// created for the process and removed after it.
     #[default]
     On,
     /// None of that: the referee's environment and network.
@@ -156,12 +162,19 @@ impl Launch {
             limits,
             stderr_budget: None,
             sandbox: Sandbox::On,
+            hidden: Vec::new(),
         }
     }
 
     /// The same launch in `sandbox`.
     pub fn sandboxed(mut self, sandbox: Sandbox) -> Launch {
         self.sandbox = sandbox;
+        self
+    }
+
+    /// The same launch, with `dir` hidden from a sandboxed bot.
+    pub fn hiding(mut self, dir: impl Into<PathBuf>) -> Launch {
+        self.hidden.push(dir.into());
         self
     }
 

@@ -33,6 +33,7 @@ impl BotProcess {
             limits,
             stderr_budget,
             sandbox,
+            hidden,
         } = launch;
         let log = match stderr_log {
             Some(path) => {
@@ -79,7 +80,8 @@ impl BotProcess {
                         c.env(k, v);
                     }
                 }
-                c.env("HOME", &dir).env("TMPDIR", &dir);
+                let home = super::view::SCRATCH_IN_VIEW;
+                c.env("HOME", home).env("TMPDIR", home);
                 Some(dir)
             }
         };
@@ -94,14 +96,23 @@ impl BotProcess {
         sys::die_with_parent(c.as_std_mut());
         // After die_with_parent: in the sandbox the bot's parent is not the
         // referee (see isolate).
-        let cgroup = match scratch {
-            Some(_) => {
+        let cgroup = match &scratch {
+            Some(dir) => {
+                let view = super::view::plan(cmd, &dir.join("root"), &dir.join("home"), hidden)
+                    .map_err(|source| {
+                        let _ = std::fs::remove_dir_all(dir);
+                        BotError::Sandbox {
+                            command: cmd.display(),
+                            source,
+                        }
+                    })?;
                 let cgroup = super::cgroup::Cgroup::create(&token, limits);
                 let procs = cgroup.as_ref().map(|g| g.procs_files()).unwrap_or_default();
                 sys::isolate(
                     c.as_std_mut(),
                     procs,
                     limits.file_size_mb.saturating_mul(1 << 20),
+                    view,
                 );
                 cgroup
             }
@@ -179,11 +190,17 @@ pub fn sweep_leftovers() {
     super::cgroup::sweep(|name| dead(name, "arena-"));
 }
 
-/// A fresh scratch folder for one sandboxed process, readable by it alone.
+/// A fresh scratch folder for one sandboxed process, readable by it alone:
+/// `root/`, where its root is built, and `home/`, its `/tmp` (and `HOME`).
 fn scratch_dir(token: &str) -> std::io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     let dir = std::env::temp_dir().join(format!("arena-scratch-{token}"));
     std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+    for sub in ["root", "home"] {
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(dir.join(sub))?;
+    }
     Ok(dir)
 }
 

@@ -20,7 +20,7 @@ use crate::referee::{
 };
 use crate::results::GameRow;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
@@ -195,9 +195,16 @@ pub fn fingerprint(t: &Tournament, games: &[ScheduledGame]) -> String {
     format!("{:016x}", schedule::group_seed(0, &text))
 }
 
-/// How a league starts `spec`'s bot, its stderr appended to `log`.
-/// `limits` (the league's) override what the bot's bot.toml asks for.
-fn launch(spec: &BotSpec, log: PathBuf, sandbox: Sandbox, limits: &LimitSettings) -> Launch {
+/// How a league starts `spec`'s bot, its stderr appended to `log`, the
+/// results folder `results` out of its sight. `limits` (the league's)
+/// override what the bot's bot.toml asks for.
+fn launch(
+    spec: &BotSpec,
+    log: PathBuf,
+    results: &Path,
+    sandbox: Sandbox,
+    limits: &LimitSettings,
+) -> Launch {
     let argv = manifest::expand(&spec.command);
     let mut launch = BotPlayer::launch(BotCommand {
         program: argv.first().cloned().unwrap_or_default(),
@@ -206,6 +213,7 @@ fn launch(spec: &BotSpec, log: PathBuf, sandbox: Sandbox, limits: &LimitSettings
         env: spec.env.clone(),
     })
     .log_to(log)
+    .hiding(results)
     .sandboxed(sandbox);
     limits.or(spec.limits).apply(&mut launch.limits);
     launch
@@ -266,6 +274,7 @@ pub fn check_bots_start(
     bots: &[BotSpec],
     startup_ms: u64,
     logs: &Layout,
+    results: &Path,
     sandbox: Sandbox,
     limits: &LimitSettings,
 ) -> Result<(), LeagueError> {
@@ -276,7 +285,7 @@ pub fn check_bots_start(
     rt.block_on(async {
         let mut failed = Vec::new();
         for b in bots {
-            let launch = launch(b, logs.check_log(&b.name), sandbox, limits);
+            let launch = launch(b, logs.check_log(&b.name), results, sandbox, limits);
             match BotPlayer::start(&launch, &timing(startup_ms)).await {
                 Ok(mut p) => {
                     p.quit().await;
@@ -420,6 +429,7 @@ pub fn run(
             &t.bots,
             t.time.startup_ms,
             store.layout(),
+            &t.output,
             t.sandbox,
             &t.limits,
         )?;
@@ -674,7 +684,7 @@ async fn play_one(
         }
         let bot = &t.bots[b];
         let log = layout.bot_log(&bot.name, worker);
-        let mut launch = launch(bot, log, t.sandbox, &t.limits);
+        let mut launch = launch(bot, log, &t.output, t.sandbox, &t.limits);
         launch.stderr_budget = Some(shared.budgets[b].clone());
         match BotPlayer::start(&launch, &timing(t.time.startup_ms)).await {
             Ok(p) => {
