@@ -786,3 +786,87 @@ fn bad_files_and_bots_are_reported_before_any_game() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("4/3"));
 }
+
+/// A memory hog in a league, at the default limit of 1024 MiB: each of its
+/// games is a `memory` forfeit, the other bots' games are untouched, and
+/// the referee's own peak resident memory stays under 50 MB. (Needs
+/// cgroups: where none can be made, the limit is not enforced, and the
+/// test says so.)
+#[test]
+fn a_memory_hog_in_a_league_forfeits_and_the_referee_stays_small() {
+    let mechanism = mancala_arena::bot::cgroup::mechanism();
+    if !mechanism.starts_with("cgroup") {
+        eprintln!("not run: {mechanism}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+    let file = dir.path().join("h.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"
+name = "h"
+bots = [
+  {{ name = "a", command = ["{bot}"] }},
+  {{ name = "b", command = ["{bot}"] }},
+  {{ name = "hog", command = ["python3", "{}", "hog"] }},
+]
+variants = ["filo"]
+concurrency = 2
+output = "out"
+
+[time_control]
+decision_ms = 60000
+"#,
+            script.display()
+        ),
+    )
+    .unwrap();
+    let mut child = arena()
+        .args(["run", "--quiet"])
+        .arg(&file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // VmHWM is the peak so far: the last reading before the exit is the
+    // run's peak up to its last moments (the summary, after every game).
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak_kb = 0u64;
+    let status = loop {
+        if let Some(kb) = std::fs::read_to_string(&status_file).ok().and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        }) {
+            peak_kb = peak_kb.max(kb);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(status.success(), "{err}");
+    let got = rows(&dir.path().join("out/games.csv"));
+    assert_eq!(got.len(), 6);
+    for r in &got {
+        let hog = r.seats().iter().position(|s| *s == "hog");
+        match hog {
+            Some(seat) => {
+                assert_eq!(r.reason, "memory", "{r:?}");
+                assert_eq!(r.offender, Some(seat as u8), "{r:?}");
+            }
+            None => assert!(r.offender.is_none(), "{r:?}"),
+        }
+    }
+    eprintln!("the referee's peak resident memory: {peak_kb} kB");
+    assert!(peak_kb > 0, "the referee's memory was never read");
+    assert!(
+        peak_kb < 50_000,
+        "the referee's peak resident memory was {peak_kb} kB"
+    );
+}
