@@ -1,6 +1,11 @@
 //! Kernel limits for one bot process tree through cgroup v1 (as root):
 //! memory (the kernel's OOM killer ends the tree at the limit, and the
-//! cgroup counts it), processes (pids.max) and CPU time (a CFS quota).
+//! cgroup counts it), processes (pids.max) and CPUs. A bot spawned by a
+//! thread pinned to at most `cpus` CPUs (a league's workers are) is held
+//! to those CPUs by a cpuset, which costs nothing per decision; otherwise
+//! a CFS quota of `cpus` CPUs applies (the cpu controller's group
+//! scheduling costs about 0.5 us per decision round trip, measured in
+//! BENCHMARKS.md).
 //! Where no cgroup can be made (not root, cgroup v2 not delegated), only
 //! the file-size rlimit applies; [`mechanism`] says which is in force.
 
@@ -40,16 +45,35 @@ impl Cgroup {
         };
         let bytes = limits.memory_mb.saturating_mul(1 << 20);
         let quota = u64::from(limits.cpus) * 100_000;
-        let settings: [(&str, Vec<(&str, String)>); 3] = [
-            ("memory", vec![("memory.limit_in_bytes", bytes.to_string())]),
-            ("pids", vec![("pids.max", limits.processes.to_string())]),
-            (
+        let pinned = super::sys::allowed_cpus().filter(|c| c.len() <= limits.cpus as usize);
+        let cpus = match (pinned, Self::parent_mems()) {
+            (Some(pinned), Some(mems)) => (
+                "cpuset",
+                vec![
+                    // Must be set before a process joins: the parent's.
+                    ("cpuset.mems", mems),
+                    (
+                        "cpuset.cpus",
+                        pinned
+                            .iter()
+                            .map(usize::to_string)
+                            .collect::<Vec<_>>()
+                            .join(","),
+                    ),
+                ],
+            ),
+            _ => (
                 "cpu",
                 vec![
                     ("cpu.cfs_period_us", "100000".into()),
                     ("cpu.cfs_quota_us", quota.to_string()),
                 ],
             ),
+        };
+        let settings: [(&str, Vec<(&str, String)>); 3] = [
+            ("memory", vec![("memory.limit_in_bytes", bytes.to_string())]),
+            ("pids", vec![("pids.max", limits.processes.to_string())]),
+            cpus,
         ];
         for (controller, files) in settings {
             let dir = own_dir(controller)?.join(format!("arena-{name}"));
@@ -71,6 +95,12 @@ impl Cgroup {
             }
         }
         Some(made)
+    }
+
+    /// The memory nodes of our own cpuset, which a new cpuset must copy.
+    fn parent_mems() -> Option<String> {
+        let mems = std::fs::read_to_string(own_dir("cpuset")?.join("cpuset.mems")).ok()?;
+        Some(mems.trim().to_string())
     }
 
     /// The `cgroup.procs` files a process writes `0` into to join.
@@ -116,7 +146,7 @@ impl Drop for Cgroup {
 /// Removes the (empty) bot cgroups under ours whose name `left` says are
 /// left over.
 pub fn sweep(left: impl Fn(&str) -> bool) {
-    for controller in ["memory", "pids", "cpu"] {
+    for controller in ["memory", "pids", "cpu", "cpuset"] {
         let Some(dir) = own_dir(controller) else {
             continue;
         };
@@ -136,7 +166,7 @@ pub fn sweep(left: impl Fn(&str) -> bool) {
 pub fn mechanism() -> &'static str {
     let probe = Limits::new(64);
     match Cgroup::create(&format!("probe-{}", std::process::id()), &probe) {
-        Some(_) => "cgroup v1 (memory, processes, CPU) and rlimit (file size)",
+        Some(_) => "cgroup v1 (memory, processes, CPUs: a cpuset where pinned, else a CFS quota) and rlimit (file size)",
         None => "rlimit (file size) only: no cgroup can be made here (memory, processes and CPU are not limited)",
     }
 }

@@ -340,3 +340,37 @@ fn leftovers_of_dead_referees_are_swept() {
     assert!(ours.exists());
     std::fs::remove_dir(&ours).unwrap();
 }
+
+/// A bot spawned from a thread pinned to one CPU (as a league's workers
+/// are) cannot widen its affinity beyond that CPU: its cpuset holds it.
+/// (Needs cgroups and two CPUs; else says why it did not run.)
+#[test]
+fn a_pinned_bot_cannot_widen_its_cpus() {
+    let cpus = sys::allowed_cpus().unwrap_or_default();
+    if cpus.len() < 2 || !cgroup::mechanism().starts_with("cgroup") {
+        eprintln!("not run: needs cgroups and two CPUs");
+        return;
+    }
+    let cpu = cpus[1];
+    let widen = format!(
+        "import os\ntry:\n    os.sched_setaffinity(0, {{{}}})\nexcept OSError:\n    pass\nprint(sorted(os.sched_getaffinity(0)), flush=True)\n",
+        cpus.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+    );
+    let seen = std::thread::spawn(move || {
+        sys::pin_current_thread(cpu);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let cmd = BotCommand::from_words(&["python3", "-c", &widen]).unwrap();
+            let mut p = spawn_with(cmd, None, &limits()).unwrap();
+            let line = p.read_line(soon(20_000)).await.unwrap().to_vec();
+            p.kill();
+            String::from_utf8(line).unwrap()
+        })
+    })
+    .join()
+    .unwrap();
+    assert_eq!(seen, format!("[{cpu}]"));
+}
