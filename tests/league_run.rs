@@ -870,3 +870,45 @@ decision_ms = 60000
         "the referee's peak resident memory was {peak_kb} kB"
     );
 }
+
+/// Where no user namespace can be made (here: `max_user_namespaces = 0`
+/// inside a user namespace of the test's own), the league is refused
+/// before any game, with what is missing and how to run anyway; with
+/// `--sandbox off` it runs, with a warning. (Needs `unshare` from
+/// util-linux and user namespaces to set up the test; else says so.)
+#[test]
+fn without_user_namespaces_a_league_is_refused_unless_sandbox_is_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let in_jail = |extra: &str| {
+        Command::new("unshare")
+            .args(["--user", "--map-root-user", "sh", "-c"])
+            .arg(format!(
+                "echo 0 > /proc/sys/user/max_user_namespaces || exit 99; exec \"$0\" run --quiet \"$1\" {extra}"
+            ))
+            .arg(env!("CARGO_BIN_EXE_arena"))
+            .arg(&file)
+            .output()
+    };
+    let out = match in_jail("") {
+        Ok(out) if out.status.code() != Some(99) => out,
+        other => {
+            eprintln!("not run: cannot set up a namespace without namespaces: {other:?}");
+            return;
+        }
+    };
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("no user namespace can be made here") && err.contains("sandbox = \"off\""),
+        "{err}"
+    );
+    assert!(
+        !dir.path().join("out/games.csv").exists()
+            || rows(&dir.path().join("out/games.csv")).is_empty()
+    );
+    let out = in_jail("--sandbox off").unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("warning: sandbox = \"off\""), "{err}");
+}

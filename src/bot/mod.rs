@@ -292,7 +292,7 @@ pub enum BotError {
     #[error("line longer than {limit} bytes")]
     LineTooLong { limit: usize, start: Vec<u8> },
     /// The sandbox could not be set up (no user namespaces, say).
-    #[error("cannot start `{command}` in its sandbox: {source}. The sandbox needs user namespaces (Linux: sysctl user.max_user_namespaces > 0, and kernel.unprivileged_userns_clone = 1 where it exists; in a container, allow unshare); or run without it: `sandbox = \"off\"` in the league file (docs/security.md)")]
+    #[error("cannot start `{command}` in its sandbox: {}", sandbox_why(.source))]
     Sandbox {
         command: String,
         source: std::io::Error,
@@ -326,6 +326,18 @@ impl BotError {
             BotError::Io(e) => harness(e),
             _ => false,
         }
+    }
+}
+
+/// Why a sandbox could not be set up, and what to do.
+fn sandbox_why(e: &std::io::Error) -> String {
+    const OFF: &str = "or run without it: `sandbox = \"off\"` in the league file, `--sandbox off` on the command line (docs/security.md)";
+    if e.raw_os_error() == Some(sys::VIEW_FAILED) {
+        format!("its root (the folders it may see) could not be built; the bot's stderr log names the step that failed (a folder that cannot be mounted, say); {OFF}")
+    } else if sys::is_isolate_error(e) {
+        format!("no user namespace can be made here. The sandbox needs them (Linux: sysctl user.max_user_namespaces > 0, and kernel.unprivileged_userns_clone = 1 where it exists; in a container, allow unshare and mount); {OFF}")
+    } else {
+        format!("{e}; {OFF}")
     }
 }
 
