@@ -354,3 +354,39 @@ fn the_sandbox_can_be_turned_off_with_a_warning() {
     assert!(ok, "{text}");
     assert!(text.contains("sandbox: on; limits: "), "{text}");
 }
+
+/// Where no cgroup can be made (here: the referee runs as `nobody`, through
+/// setpriv), a memory hog is still bounded: each process's data size is
+/// limited, so its allocation fails and the bot ends (`crash`) long before
+/// its 20 s timeout. (Needs root and setpriv to set up; else says so.)
+#[test]
+fn without_cgroups_a_memory_hog_is_bounded_by_its_data_size() {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("not run: needs root to become nobody");
+        return;
+    }
+    let script = root().join("bots/broken/misbehave.py");
+    let out = Command::new("setpriv")
+        .args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_arena"))
+        .args(["check-bot", "--game", "filo", "--timeout-ms", "20000"])
+        .args(["--memory-mb", "200", "--"])
+        .args(["python3", script.to_str().unwrap(), "hog"])
+        .current_dir(std::env::temp_dir())
+        .output();
+    let Ok(out) = out else {
+        eprintln!("not run: no setpriv");
+        return;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("200 MiB memory") && text.contains("memory as each process's data size"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("FAIL  filo 2p seat 0: crash"),
+        "the hog was not stopped by its limit: {text}"
+    );
+}

@@ -7,7 +7,8 @@
 //! scheduling costs about 0.5 us per decision round trip, measured in
 //! BENCHMARKS.md).
 //! Where no cgroup can be made (not root, cgroup v2 not delegated), only
-//! the file-size rlimit applies; [`mechanism`] says which is in force.
+//! rlimits apply: the file size, and the memory as each process's data
+//! size (`RLIMIT_DATA`); [`mechanism`] says which is in force.
 
 use super::Limits;
 use std::ffi::CString;
@@ -167,6 +168,6 @@ pub fn mechanism() -> &'static str {
     let probe = Limits::new(64);
     match Cgroup::create(&format!("probe-{}", std::process::id()), &probe) {
         Some(_) => "cgroup v1 (memory, processes, CPUs: a cpuset where pinned, else a CFS quota) and rlimit (file size)",
-        None => "rlimit (file size) only: no cgroup can be made here (memory, processes and CPU are not limited)",
+        None => "rlimit (file size; memory as each process's data size) only: no cgroup can be made here (processes and CPU are not limited)",
     }
 }

@@ -217,6 +217,13 @@ pub struct LimitSettings {
 }
 
 impl LimitSettings {
+    /// The largest `memory_mb` and `file_size_mb` accepted (1 TiB).
+    pub const MAX_MB: u64 = 1 << 20;
+    /// The largest `processes` accepted.
+    pub const MAX_PROCESSES: u64 = 100_000;
+    /// The largest `cpus` accepted.
+    pub const MAX_CPUS: u32 = 1024;
+
     /// These settings, where given; `other`'s elsewhere.
     pub fn or(self, other: LimitSettings) -> LimitSettings {
         LimitSettings {

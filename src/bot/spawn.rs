@@ -108,10 +108,17 @@ impl BotProcess {
                     })?;
                 let cgroup = super::cgroup::Cgroup::create(&token, limits);
                 let procs = cgroup.as_ref().map(|g| g.procs_files()).unwrap_or_default();
+                // Without a memory cgroup, each process's data (heap and
+                // private writable mappings) is bounded instead.
+                let data = match cgroup {
+                    Some(_) => None,
+                    None => Some(limits.memory_mb.saturating_mul(1 << 20)),
+                };
                 sys::isolate(
                     c.as_std_mut(),
                     procs,
                     limits.file_size_mb.saturating_mul(1 << 20),
+                    data,
                     view,
                 );
                 cgroup

@@ -49,11 +49,14 @@ pub fn die_with_parent(cmd: &mut std::process::Command) {
 /// mounts its `/proc`.
 ///
 /// Before that, the child joins the bot's cgroups (`cgroup_procs`: files to
-/// write `0` into) and the bot gets `RLIMIT_FSIZE` = `file_size` bytes.
+/// write `0` into) and the bot gets `RLIMIT_FSIZE` = `file_size` bytes, and
+/// `RLIMIT_DATA` = `data` bytes when given (the memory limit where no
+/// cgroup could be made).
 pub fn isolate(
     cmd: &mut std::process::Command,
     cgroup_procs: Vec<std::ffi::CString>,
     file_size: u64,
+    data: Option<u64>,
     view: RootPlan,
 ) {
     use std::os::unix::process::CommandExt;
@@ -83,7 +86,18 @@ pub fn isolate(
                 | libc::CLONE_NEWNS
                 | libc::CLONE_NEWNET
                 | libc::CLONE_NEWIPC;
+            let data_ok = match data {
+                Some(bytes) => {
+                    let limit = libc::rlimit {
+                        rlim_cur: bytes,
+                        rlim_max: bytes,
+                    };
+                    libc::setrlimit(libc::RLIMIT_DATA, &limit) == 0
+                }
+                None => true,
+            };
             let set_up = libc::setrlimit(libc::RLIMIT_FSIZE, &fsize) == 0
+                && data_ok
                 && libc::unshare(flags) == 0
                 && write_proc(c"/proc/self/setgroups", b"deny")
                 && write_proc(c"/proc/self/uid_map", uid_map.as_bytes())

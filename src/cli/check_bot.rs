@@ -37,6 +37,8 @@ pub struct CheckBotArgs {
     /// not available; docs/security.md).
     #[arg(long, value_enum, default_value_t)]
     sandbox: super::SandboxArg,
+    #[command(flatten)]
+    limits: super::LimitArgs,
     /// The bot: a folder under bots/ (or with a bot.toml), or its command
     /// line as separate words (`-- python3 my_bot.py`).
     #[arg(last = true, required = true, value_name = "BOT_COMMAND")]
@@ -67,14 +69,15 @@ impl Checks {
 }
 
 pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
-    let cmd = if args.bot.len() == 1 {
+    let (cmd, asks) = if args.bot.len() == 1 {
         match resolve_bot(&args.bot[0])? {
-            BotArg::Command(c) => c,
+            BotArg::Command(c, asks) => (c, asks),
             BotArg::Random => bail!("`random` is the built-in player; give a bot to check"),
         }
     } else {
-        crate::bot::BotCommand::from_words(&args.bot)
-            .ok_or_else(|| anyhow::anyhow!("empty bot command"))?
+        let c = crate::bot::BotCommand::from_words(&args.bot)
+            .ok_or_else(|| anyhow::anyhow!("empty bot command"))?;
+        (c, Default::default())
     };
     let variants: Vec<Variant> = if args.game.is_empty() {
         Variant::ALL.to_vec()
@@ -89,10 +92,19 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
         ..Timing::default()
     };
     let mut launch = BotPlayer::launch(cmd.clone()).sandboxed(args.sandbox.sandbox());
+    args.limits.settings().or(asks).apply(&mut launch.limits);
     launch.stderr_log = args.log.clone();
     say!("checking `{}`", cmd.display());
     if launch.sandbox == crate::bot::Sandbox::On {
-        say!("sandbox: on; limits: {}", crate::bot::cgroup::mechanism());
+        let l = &launch.limits;
+        say!(
+            "sandbox: on; limits: {} MiB memory, {} processes, {} CPU(s), {} MiB files, by {}",
+            l.memory_mb,
+            l.processes,
+            l.cpus,
+            l.file_size_mb,
+            crate::bot::cgroup::mechanism()
+        );
     }
     let rt = runtime()?;
     let checks = async {

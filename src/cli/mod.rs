@@ -39,6 +39,39 @@ enum Command {
     Pgn(pgn::PgnArgs),
 }
 
+use crate::bot::LimitSettings;
+
+/// The limits of each bot's sandbox, as flags (`run`, `play`, `check-bot`):
+/// they override a league file's `[limits]` and a bot.toml's.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct LimitArgs {
+    /// Memory of each bot's process tree, MiB (its sandbox's limit; over
+    /// it the bot forfeits `memory`). Overrides the file's `[limits]` and
+    /// the bots' bot.toml.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=LimitSettings::MAX_MB))]
+    pub memory_mb: Option<u64>,
+    /// Processes and threads of each bot's tree at once.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=LimitSettings::MAX_PROCESSES))]
+    pub processes: Option<u64>,
+    /// CPUs each bot's tree may use (its worker's CPU where pinned).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(LimitSettings::MAX_CPUS)))]
+    pub cpus: Option<u32>,
+    /// Largest file a bot may write, MiB.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=LimitSettings::MAX_MB))]
+    pub file_size_mb: Option<u64>,
+}
+
+impl LimitArgs {
+    pub fn settings(&self) -> LimitSettings {
+        LimitSettings {
+            memory_mb: self.memory_mb,
+            processes: self.processes,
+            cpus: self.cpus,
+            file_size_mb: self.file_size_mb,
+        }
+    }
+}
+
 /// `--sandbox on|off` of the commands that start bots by hand.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SandboxArg {

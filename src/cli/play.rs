@@ -61,6 +61,8 @@ pub struct PlayArgs {
     /// not available; docs/security.md).
     #[arg(long, value_enum, default_value_t)]
     sandbox: super::SandboxArg,
+    #[command(flatten)]
+    limits: super::LimitArgs,
     /// The players, by seat: `random` (built in), a folder under bots/ (or
     /// any folder with a bot.toml), or a command line in one argument
     /// (`"python3 my_bot.py"`).
@@ -71,7 +73,8 @@ pub struct PlayArgs {
 /// What a BOT argument names.
 pub(super) enum BotArg {
     Random,
-    Command(BotCommand),
+    /// A command, with the limits its bot.toml asks for.
+    Command(BotCommand, crate::bot::LimitSettings),
 }
 
 /// Understands a BOT argument: `random`, a bots/ folder name, a folder with
@@ -83,12 +86,12 @@ pub(super) fn resolve_bot(arg: &str) -> anyhow::Result<BotArg> {
     for dir in [Path::new("bots").join(arg), PathBuf::from(arg)] {
         if dir.join(MANIFEST).is_file() {
             let m = Manifest::load(&dir)?;
-            return Ok(BotArg::Command(m.command()));
+            return Ok(BotArg::Command(m.command(), m.limits));
         }
     }
     let words: Vec<&str> = arg.split_whitespace().collect();
     match BotCommand::from_words(&words) {
-        Some(c) => Ok(BotArg::Command(c)),
+        Some(c) => Ok(BotArg::Command(c, Default::default())),
         None => bail!("empty bot command"),
     }
 }
@@ -190,8 +193,9 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
                 format!("random-{seat}"),
                 args.seed.wrapping_add(seat as u64),
             ))),
-            BotArg::Command(cmd) => {
+            BotArg::Command(cmd, asks) => {
                 let mut launch = BotPlayer::launch(cmd.clone()).sandboxed(args.sandbox.sandbox());
+                args.limits.settings().or(asks).apply(&mut launch.limits);
                 launch.stderr_log = args
                     .logs
                     .as_ref()

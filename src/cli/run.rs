@@ -69,20 +69,8 @@ pub struct RunArgs {
     /// the referee's user, environment and network; a warning each run).
     #[arg(long, value_name = "on|off")]
     pub sandbox: Option<String>,
-    /// Memory of each bot's process tree, MiB (its sandbox's limit; over
-    /// it the bot forfeits `memory`). Overrides the file's `[limits]` and
-    /// the bots' bot.toml.
-    #[arg(long)]
-    pub memory_mb: Option<u64>,
-    /// Processes and threads of each bot's tree at once.
-    #[arg(long)]
-    pub processes: Option<u64>,
-    /// CPUs' worth of time each bot's tree may use.
-    #[arg(long)]
-    pub cpus: Option<u64>,
-    /// Largest file a bot may write, MiB.
-    #[arg(long)]
-    pub file_size_mb: Option<u64>,
+    #[command(flatten)]
+    pub limits: super::LimitArgs,
     /// Skip the bots' build commands.
     #[arg(long)]
     pub no_build: bool,
@@ -123,10 +111,10 @@ impl RunArgs {
             increment_ms: self.increment_ms,
             watchdog_ms: self.watchdog_ms,
             sandbox: self.sandbox.clone(),
-            memory_mb: self.memory_mb.map(u64::cast_signed),
-            processes: self.processes.map(u64::cast_signed),
-            cpus: self.cpus.map(u64::cast_signed),
-            file_size_mb: self.file_size_mb.map(u64::cast_signed),
+            memory_mb: self.limits.memory_mb.map(u64::cast_signed),
+            processes: self.limits.processes.map(u64::cast_signed),
+            cpus: self.limits.cpus.map(i64::from),
+            file_size_mb: self.limits.file_size_mb.map(u64::cast_signed),
         }
     }
 }

@@ -614,14 +614,30 @@ impl Tournament {
         };
         let file = |f: fn(&RawLimits) -> Option<i64>| file_limits.as_ref().and_then(|(_, l)| f(l));
         let limits = LimitSettings {
-            memory_mb: limit(flags.memory_mb, file(|l| l.memory_mb), "memory_mb", 1 << 20)?,
-            processes: limit(flags.processes, file(|l| l.processes), "processes", 100_000)?,
-            cpus: limit(flags.cpus, file(|l| l.cpus), "cpus", 1024)?.map(|n| n as u32),
+            memory_mb: limit(
+                flags.memory_mb,
+                file(|l| l.memory_mb),
+                "memory_mb",
+                LimitSettings::MAX_MB.cast_signed(),
+            )?,
+            processes: limit(
+                flags.processes,
+                file(|l| l.processes),
+                "processes",
+                LimitSettings::MAX_PROCESSES.cast_signed(),
+            )?,
+            cpus: limit(
+                flags.cpus,
+                file(|l| l.cpus),
+                "cpus",
+                i64::from(LimitSettings::MAX_CPUS),
+            )?
+            .map(|n| n as u32),
             file_size_mb: limit(
                 flags.file_size_mb,
                 file(|l| l.file_size_mb),
                 "file_size_mb",
-                1 << 20,
+                LimitSettings::MAX_MB.cast_signed(),
             )?,
         };
         Ok(Tournament {
