@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::processes_with;
+use common::{misbehave_py, processes_with};
 use mancala_arena::league::config::Tournament;
 use mancala_arena::league::schedule;
 use mancala_arena::results::{csvio, GameRow};
@@ -21,7 +21,8 @@ fn arena() -> Command {
     c
 }
 
-/// A tournament of three reproducible random bots over every variant.
+/// A tournament of three random bots over every variant, reproducible
+/// through the seed of `game_start` alone.
 fn write_tournament(dir: &Path, rounds: u32, extra: &str) -> PathBuf {
     let bot = env!("CARGO_BIN_EXE_random-bot");
     let text = format!(
@@ -29,9 +30,9 @@ fn write_tournament(dir: &Path, rounds: u32, extra: &str) -> PathBuf {
 name = "t"
 seed = 11
 bots = [
-  {{ name = "a", command = ["{bot}"], env = {{ RANDOM_BOT_SEED = "1" }} }},
-  {{ name = "b", command = ["{bot}"], env = {{ RANDOM_BOT_SEED = "2" }} }},
-  {{ name = "c", command = ["{bot}"], env = {{ RANDOM_BOT_SEED = "3" }} }},
+  {{ name = "a", command = ["{bot}"] }},
+  {{ name = "b", command = ["{bot}"] }},
+  {{ name = "c", command = ["{bot}"] }},
 ]
 variants = ["filo", "tricala", "tricala3", "hackaback", "kisolo", "diffusion"]
 rounds = {rounds}
@@ -436,7 +437,7 @@ fn a_full_disk_stops_the_league_and_resume_finishes() {
 fn a_daemon_writing_to_stdout_is_charged_to_its_own_bot_only() {
     let dir = tempfile::tempdir().unwrap();
     let bot = env!("CARGO_BIN_EXE_random-bot");
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+    let script = misbehave_py();
     let marker = format!("daemon-{}", std::process::id());
     let file = dir.path().join("d.toml");
     std::fs::write(
@@ -502,7 +503,7 @@ fn a_sandboxed_spy_finds_no_secret_no_network_and_no_referee() {
         std::fs::write(&secret, "hunter2").unwrap();
         let forged = dir.path().join("out/forged.csv");
         let bot = env!("CARGO_BIN_EXE_random-bot");
-        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+        let script = misbehave_py();
         let file = dir.path().join("s.toml");
         std::fs::write(
             &file,
@@ -801,7 +802,7 @@ fn a_memory_hog_in_a_league_forfeits_and_the_referee_stays_small() {
     }
     let dir = tempfile::tempdir().unwrap();
     let bot = env!("CARGO_BIN_EXE_random-bot");
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+    let script = misbehave_py();
     let file = dir.path().join("h.toml");
     std::fs::write(
         &file,
@@ -911,4 +912,144 @@ fn without_user_namespaces_a_league_is_refused_unless_sandbox_is_off() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("warning: sandbox = \"off\""), "{err}");
+}
+
+/// The example and reference bots (random in Rust, Python and JavaScript,
+/// greedy, the Python heuristic, search with a fixed iteration count) all
+/// draw their randomness from `game_start.seed`: the same league file and
+/// seed, run at `-j 2` and again at `-j 1`, give the same games, row for
+/// row and record for record, apart from the timings.
+#[test]
+fn the_same_league_and_seed_give_the_same_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let file = dir.path().join("r.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"
+name = "r"
+seed = 2026
+bots = [
+  {{ name = "random-rust", command = ["{}"] }},
+  {{ name = "random-python", command = ["python3", "{}"] }},
+  {{ name = "random-js", command = ["node", "{}"] }},
+  {{ name = "greedy", command = ["{}"] }},
+  {{ name = "heuristic", command = ["python3", "{}"] }},
+  {{ name = "search", command = ["{}", "--iterations", "40"] }},
+]
+variants = ["filo", "tricala", "tricala3", "hackaback", "kisolo", "diffusion"]
+openings = 2
+max_plies = 200
+
+[time_control]
+decision_ms = 60000
+"#,
+            env!("CARGO_BIN_EXE_random-bot"),
+            repo.join("bots/random-python/bot.py").display(),
+            repo.join("bots/random-js/bot.js").display(),
+            env!("CARGO_BIN_EXE_greedy-bot"),
+            repo.join("bots/heuristic-python/bot.py").display(),
+            env!("CARGO_BIN_EXE_search-bot"),
+        ),
+    )
+    .unwrap();
+    let league = |out: &str, jobs: &str| {
+        let res = dir.path().join(out);
+        let o = run(&file, &["-j", jobs, "--output", res.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let got = rows(&res.join("games.csv"));
+        assert!(got.iter().all(|r| r.offender.is_none()), "{got:?}");
+        let records: BTreeMap<String, Vec<serde_json::Value>> = got
+            .iter()
+            .map(|r| {
+                let text =
+                    std::fs::read_to_string(res.join("games").join(format!("{}.jsonl", r.game_id)))
+                        .unwrap();
+                let lines = text
+                    .lines()
+                    .map(|l| {
+                        let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                        if let Some(o) = v.as_object_mut() {
+                            o.remove("elapsed_us");
+                            o.remove("duration_ms");
+                        }
+                        v
+                    })
+                    .collect();
+                (r.game_id.clone(), lines)
+            })
+            .collect();
+        (by_id(&got), records)
+    };
+    let (rows_2, records_2) = league("j2", "2");
+    let (rows_1, records_1) = league("j1", "1");
+    assert_eq!(rows_2.len(), 270, "the whole schedule");
+    assert_eq!(rows_2, rows_1);
+    assert_eq!(records_2, records_1);
+    // The seed reaches the records, and differs from game to game.
+    let seeds: BTreeSet<String> = records_1
+        .values()
+        .map(|r| r[0]["seed"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(seeds.len(), records_1.len());
+}
+
+/// `arena replay FILE GAME_ID` plays a recorded game again with the same
+/// bots and seed and finds it the same; a record that says otherwise (one
+/// decision changed) is found different at that decision.
+#[test]
+fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    assert!(run(&file, &[]).status.success());
+    let got = rows(&dir.path().join("out/games.csv"));
+    let game = got
+        .iter()
+        .find(|r| r.variant == "kisolo" && r.plies > 4)
+        .expect("a kisolo game");
+    let replay = || {
+        arena()
+            .args(["replay"])
+            .arg(&file)
+            .arg(&game.game_id)
+            .output()
+            .unwrap()
+    };
+    let out = replay();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("same: "), "{text}");
+
+    let record = dir.path().join(format!("out/games/{}.jsonl", game.game_id));
+    let lines: Vec<String> = std::fs::read_to_string(&record)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let (i, changed) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(i, l)| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (v["type"] == "decision" && v["forced"] == false && v["opening"] == false).then(|| {
+                v["option"] = "Z9".into();
+                (i, v.to_string())
+            })
+        })
+        .expect("an asked decision");
+    let mut tampered = lines.clone();
+    tampered[i] = changed;
+    std::fs::write(&record, tampered.join("\n") + "\n").unwrap();
+    let out = replay();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(&format!("different: decision {i} ")) && text.contains("recorded `Z9`"),
+        "{text}"
+    );
 }

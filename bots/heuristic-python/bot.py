@@ -129,6 +129,11 @@ def main():
         if kind == "hello":
             send({"type": "hello", "name": "heuristic-python", "version": "1.0",
                   "author": "mancala-arena"})
+        elif kind == "game_start":
+            # Draw this game's randomness from the referee's seed (and the
+            # seat): the same seed gives the same game again.
+            if "seed" in message:
+                random.seed("%s-%s" % (message["seed"], message.get("seat")))
         elif kind == "request":
             send({"type": "reply", "option": choose(message)})
         elif kind == "quit":

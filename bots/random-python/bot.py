@@ -29,11 +29,16 @@ def main():
         if kind == "hello":
             send({"type": "hello", "name": "random-python", "version": "1.0",
                   "author": "mancala-arena"})
+        elif kind == "game_start":
+            # Draw this game's randomness from the referee's seed (and the
+            # seat): the same seed gives the same game again.
+            if "seed" in message:
+                random.seed("%s-%s" % (message["seed"], message.get("seat")))
         elif kind == "request":
             send({"type": "reply", "option": choose(message)})
         elif kind == "quit":
             return
-        # game_start, game_end and unknown types: nothing to answer.
+        # game_end and unknown types: nothing to answer.
 
 
 if __name__ == "__main__":

@@ -29,6 +29,19 @@ pub trait Player {
     fn report(&mut self) -> Option<String> {
         None
     }
+    /// Draws this game's randomness from `seed` (`game_start.seed`, mixed
+    /// with the seat): the same seed, the same game.
+    fn seed(&mut self, _seed: u64) {}
+}
+
+/// The seed of one seat's randomness in a game: the game's seed and the
+/// seat mixed (SplitMix64's finaliser), so two copies of a bot at one
+/// table do not draw the same numbers.
+pub fn seat_seed(game_seed: u64, seat: u64) -> u64 {
+    let mut z = game_seed ^ seat.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// How the loop spends time.
@@ -37,6 +50,10 @@ pub struct Timing {
     /// A fixed budget per decision (`--millis`), still capped by the safety
     /// rule below.
     pub millis: Option<u64>,
+    /// A fixed number of search iterations per decision (`--iterations`),
+    /// whatever the clock: a search that stops on time is never
+    /// reproducible, one that stops on a count is (given the seed).
+    pub iterations: Option<u64>,
 }
 
 impl Timing {
@@ -56,23 +73,38 @@ impl Timing {
 
 /// Parses `--millis N` (or `--millis=N`) from the command line.
 pub fn parse_args() -> Result<Timing, String> {
-    let mut millis = None;
-    let mut args = std::env::args().skip(1);
+    parse(std::env::args().skip(1))
+}
+
+/// Parses `--millis N` and `--iterations N` (or `--flag=N`).
+fn parse(mut args: impl Iterator<Item = String>) -> Result<Timing, String> {
+    let mut timing = Timing {
+        millis: None,
+        iterations: None,
+    };
     while let Some(a) = args.next() {
-        let value = if a == "--millis" {
-            args.next()
-        } else if let Some(v) = a.strip_prefix("--millis=") {
-            Some(v.to_string())
-        } else {
-            return Err(format!("unknown argument `{a}` (usage: [--millis N])"));
+        let (flag, value) = match a.split_once('=') {
+            Some((f, v)) => (f.to_string(), Some(v.to_string())),
+            None => (a.clone(), None),
         };
-        millis = Some(
+        let slot = match flag.as_str() {
+            "--millis" => &mut timing.millis,
+            "--iterations" => &mut timing.iterations,
+            _ => {
+                return Err(format!(
+                    "unknown argument `{a}` (usage: [--millis N] [--iterations N])"
+                ))
+            }
+        };
+        let value = value.or_else(|| args.next());
+        *slot = Some(
             value
                 .and_then(|v| v.parse::<u64>().ok())
-                .ok_or("--millis needs a number of milliseconds")?,
+                .filter(|&n| n > 0)
+                .ok_or(format!("{flag} needs a positive whole number"))?,
         );
     }
-    Ok(Timing { millis })
+    Ok(timing)
 }
 
 /// A random generator seeded from `BOT_SEED` or the clock and process id.
@@ -225,6 +257,9 @@ fn start<R: BufRead, W: Write, P: Player>(
         options,
     };
     let per_decision = msg["time"]["per_decision_ms"].as_u64().unwrap_or(2000);
+    if let Some(seed) = msg["seed"].as_str().and_then(|s| s.parse::<u64>().ok()) {
+        player.seed(seat_seed(seed, msg["seat"].as_u64().unwrap_or(0)));
+    }
     let ctx = Ctx {
         name,
         timing,
@@ -346,11 +381,37 @@ mod tests {
     }
 
     #[test]
+    fn the_arguments_are_millis_and_iterations() {
+        let args = |a: &[&str]| parse(a.iter().map(|s| s.to_string()));
+        let t = args(&["--iterations", "40", "--millis=7"]).unwrap();
+        assert_eq!((t.millis, t.iterations), (Some(7), Some(40)));
+        assert!(args(&["--iterations", "0"])
+            .unwrap_err()
+            .contains("--iterations needs a positive whole number"));
+        assert!(args(&["--fast"])
+            .unwrap_err()
+            .contains("unknown argument `--fast`"));
+    }
+
+    #[test]
+    fn seats_of_one_game_draw_different_seeds() {
+        assert_ne!(seat_seed(7, 0), seat_seed(7, 1));
+        assert_ne!(seat_seed(7, 0), seat_seed(8, 0));
+        assert_eq!(seat_seed(7, 2), seat_seed(7, 2));
+    }
+
+    #[test]
     fn budget_keeps_a_safety_margin() {
-        let t = Timing { millis: None };
+        let t = Timing {
+            millis: None,
+            iterations: None,
+        };
         assert_eq!(t.budget(2000, None), Duration::from_millis(500));
         assert_eq!(t.budget(2000, Some(4000)), Duration::from_millis(200));
-        let t = Timing { millis: Some(30) };
+        let t = Timing {
+            millis: Some(30),
+            iterations: None,
+        };
         assert_eq!(t.budget(2000, None), Duration::from_millis(30));
         assert_eq!(t.budget(40, None), Duration::from_millis(10));
     }
@@ -376,7 +437,15 @@ mod tests {
             out: Vec::new(),
             line: String::new(),
         };
-        serve(&mut io, "t", &mut First, Timing { millis: Some(5) });
+        serve(
+            &mut io,
+            "t",
+            &mut First,
+            Timing {
+                millis: Some(5),
+                iterations: None,
+            },
+        );
         let out = String::from_utf8(io.out).unwrap();
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), 2, "{out}");

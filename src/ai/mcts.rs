@@ -46,11 +46,14 @@ pub struct Stats {
     pub decisions: u64,
 }
 
-/// Searches until `deadline` (at least one iteration per option) and returns
-/// the most visited option of the current decision.
+/// Searches until `deadline` (at least one iteration per option), or for
+/// exactly `iterations` when given (the deadline then is not looked at: a
+/// search that stops on a count is reproducible), and returns the most
+/// visited option of the current decision.
 pub fn choose<G: Evaluate, R: Rng>(
     root: &G,
     deadline: Instant,
+    iterations: Option<u64>,
     params: Params,
     rng: &mut R,
 ) -> Option<(G::Opt, Stats)> {
@@ -72,10 +75,15 @@ pub fn choose<G: Evaluate, R: Rng>(
     let mut stats = Stats::default();
     let mut path: Vec<u32> = Vec::with_capacity(64);
     loop {
-        if stats.iterations % 16 == 0
-            && stats.iterations >= nodes[0].untried.len() as u64
-            && Instant::now() >= deadline
-        {
+        let done = match iterations {
+            Some(n) => stats.iterations >= n,
+            None => {
+                stats.iterations % 16 == 0
+                    && stats.iterations >= nodes[0].untried.len() as u64
+                    && Instant::now() >= deadline
+            }
+        };
+        if done {
             break;
         }
         stats.iterations += 1;

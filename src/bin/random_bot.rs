@@ -5,9 +5,10 @@
 //! fields it needs are decoded; everything else is skipped. Owns nothing
 //! of the arena: it talks to it only over the pipes.
 //!
-//! With `RANDOM_BOT_SEED=N` it is reproducible: each game's choices are
-//! drawn from N, the game id and the seat, whatever ran before on the same
-//! process (so a resumed league replays the same games).
+//! It is reproducible: each game's choices are drawn from the `seed` of
+//! `game_start`, the game id and the seat (and `RANDOM_BOT_SEED=N` if set,
+//! to tell copies of it apart), whatever ran before on the same process, so
+//! a league run again, or resumed, replays the same games.
 
 use rand::{Rng, SeedableRng};
 use serde::Deserialize;
@@ -23,6 +24,9 @@ struct Message {
     game_id: String,
     #[serde(default)]
     seat: u64,
+    /// `game_start.seed`: a u64 as a decimal string.
+    #[serde(default)]
+    seed: Option<String>,
 }
 
 /// FNV-1a over the game id, mixed with the seed and the seat.
@@ -74,7 +78,12 @@ fn main() {
                 s
             }
             "game_start" => {
-                if let Some(seed) = fixed {
+                // The referee's seed for this game, mixed with the seat and
+                // RANDOM_BOT_SEED (so that two bots of this program at one
+                // table differ); without one, RANDOM_BOT_SEED alone.
+                let sent = msg.seed.as_deref().and_then(|s| s.parse::<u64>().ok());
+                if sent.is_some() || fixed.is_some() {
+                    let seed = sent.unwrap_or(0) ^ fixed.unwrap_or(0);
                     rng = rand_chacha::ChaCha8Rng::seed_from_u64(game_seed(
                         seed,
                         &msg.game_id,

@@ -39,6 +39,10 @@ pub struct CheckBotArgs {
     sandbox: super::SandboxArg,
     #[command(flatten)]
     limits: super::LimitArgs,
+    /// Seed of the test games: each sends the bot a seed derived from it
+    /// and the game's id in `game_start`.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
     /// The bot: a folder under bots/ (or with a bot.toml), or its command
     /// line as separate words (`-- python3 my_bot.py`).
     #[arg(last = true, required = true, value_name = "BOT_COMMAND")]
@@ -149,6 +153,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                         per_decision: Duration::from_millis(args.timeout_ms),
                         clock: None,
                     };
+                    spec.seed = crate::league::schedule::bot_seed(args.seed, &spec.game_id);
                     let mut randoms: Vec<RandomPlayer> = (0..n)
                         .map(|s| RandomPlayer::new(format!("random-{s}"), game_no * 7 + s as u64))
                         .collect();

@@ -7,6 +7,7 @@ mod console;
 mod pgn;
 mod play;
 mod rate;
+mod replay;
 mod run;
 mod state;
 
@@ -37,9 +38,10 @@ enum Command {
     Bots(bots::BotsArgs),
     /// Export 2-player games of results CSVs as PGN for Ordo or BayesElo.
     Pgn(pgn::PgnArgs),
+    /// Play one recorded game of a league again, with the same bots and
+    /// seed, and say whether it came out the same, decision by decision.
+    Replay(replay::ReplayArgs),
 }
-
-use crate::bot::LimitSettings;
 
 /// The limits of each bot's sandbox, as flags (`run`, `play`, `check-bot`):
 /// they override a league file's `[limits]` and a bot.toml's.
@@ -48,22 +50,22 @@ pub struct LimitArgs {
     /// Memory of each bot's process tree, MiB (its sandbox's limit; over
     /// it the bot forfeits `memory`). Overrides the file's `[limits]` and
     /// the bots' bot.toml.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=LimitSettings::MAX_MB))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::bot::LimitSettings::MAX_MB))]
     pub memory_mb: Option<u64>,
     /// Processes and threads of each bot's tree at once.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=LimitSettings::MAX_PROCESSES))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::bot::LimitSettings::MAX_PROCESSES))]
     pub processes: Option<u64>,
     /// CPUs each bot's tree may use (its worker's CPU where pinned).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(LimitSettings::MAX_CPUS)))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::bot::LimitSettings::MAX_CPUS)))]
     pub cpus: Option<u32>,
     /// Largest file a bot may write, MiB.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=LimitSettings::MAX_MB))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::bot::LimitSettings::MAX_MB))]
     pub file_size_mb: Option<u64>,
 }
 
 impl LimitArgs {
-    pub fn settings(&self) -> LimitSettings {
-        LimitSettings {
+    pub fn settings(&self) -> crate::bot::LimitSettings {
+        crate::bot::LimitSettings {
             memory_mb: self.memory_mb,
             processes: self.processes,
             cpus: self.cpus,
@@ -106,6 +108,7 @@ pub fn main() -> ExitCode {
         Command::CheckBot(a) => check_bot::run(a),
         Command::State(a) => state::run(a),
         Command::Bots(a) => bots::run(a),
+        Command::Replay(a) => replay::run(a),
         Command::Pgn(a) => pgn::run(a),
     };
     match result {

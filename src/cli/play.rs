@@ -51,7 +51,9 @@ pub struct PlayArgs {
     /// Folder for the bots' stderr logs (default: discarded).
     #[arg(long)]
     logs: Option<PathBuf>,
-    /// Seed of the built-in random players.
+    /// The game's seed: sent to the bots in `game_start` (a bot that draws
+    /// its randomness from it plays the same game again), and the seed of
+    /// the built-in random players.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Do not print the board.
@@ -133,6 +135,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         settings(players, args.max_plies, &args.options)?,
     );
     spec.opening = args.opening.clone();
+    spec.seed = args.seed;
     spec.time = TimeControl {
         per_decision: Duration::from_millis(args.timeout_ms),
         clock: args.base_ms.map(|b| Clock {

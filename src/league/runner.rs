@@ -219,6 +219,14 @@ fn launch(
     launch
 }
 
+/// How the league `t` starts `bot` outside a league run (`arena replay`):
+/// the same command, sandbox, limits and start-up time; stderr to `log`.
+pub fn launch_alone(t: &Tournament, bot: &BotSpec, log: Option<PathBuf>) -> (Launch, Timing) {
+    let mut l = launch(bot, PathBuf::new(), &t.output, t.sandbox, &t.limits);
+    l.stderr_log = log;
+    (l, timing(t.time.startup_ms))
+}
+
 fn timing(startup_ms: u64) -> Timing {
     Timing {
         startup: Duration::from_millis(startup_ms),
@@ -649,6 +657,7 @@ async fn play_one(
         },
         watchdog: Duration::from_millis(t.time.watchdog_ms),
         notes: Vec::new(),
+        seed: schedule::bot_seed(t.seed, &game.game_id),
     };
 
     // Make sure every seat has a live bot; a bot that cannot be (re)started

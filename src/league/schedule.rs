@@ -65,6 +65,13 @@ fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
     out
 }
 
+/// The seed a game's bots are sent (`game_start.seed`): the tournament seed
+/// mixed with the game id, so the same league file and seed send the same
+/// seeds, whatever the order, the workers or a resume.
+pub fn bot_seed(seed: u64, game_id: &str) -> u64 {
+    group_seed(seed, &format!("bots:{game_id}"))
+}
+
 /// A stable 64-bit mix of the tournament seed and a group id (FNV-1a, then
 /// splitmix64), independent of platform and Rust version.
 pub fn group_seed(seed: u64, group: &str) -> u64 {

@@ -71,6 +71,9 @@ pub enum ToBot<'a> {
         /// The player names, by seat.
         names: &'a [String],
         time: TimeMsg,
+        /// The game's seed for the bots' randomness: an unsigned 64-bit
+        /// integer as a decimal string (every language can read it).
+        seed: String,
     },
     /// The bot must answer with [`FromBot::Reply`].
     Request {
@@ -381,6 +384,7 @@ mod tests {
                     base_ms: None,
                     increment_ms: None,
                 },
+                seed: u64::MAX.to_string(),
             },
             &mut buf,
         );
@@ -391,6 +395,8 @@ mod tests {
         assert_eq!(v["seat"], 1);
         assert_eq!(v["time"]["per_decision_ms"], 1000);
         assert!(v["time"].get("base_ms").is_none());
+        // A string: exact in every language, past 2^53 too.
+        assert_eq!(v["seed"], "18446744073709551615");
         buf.clear();
         encode_into(&ToBot::Quit {}, &mut buf);
         assert_eq!(buf, b"{\"type\":\"quit\"}\n");

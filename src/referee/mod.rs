@@ -166,6 +166,17 @@ impl Default for TimeControl {
 }
 
 impl TimeControl {
+    /// The time control a game start announced.
+    pub fn from_msg(m: &TimeMsg) -> TimeControl {
+        TimeControl {
+            per_decision: Duration::from_millis(m.per_decision_ms),
+            clock: m.base_ms.map(|b| Clock {
+                base: Duration::from_millis(b),
+                increment: Duration::from_millis(m.increment_ms.unwrap_or(0)),
+            }),
+        }
+    }
+
     fn msg(&self) -> TimeMsg {
         TimeMsg {
             per_decision_ms: self.per_decision.as_millis() as u64,
@@ -194,6 +205,9 @@ pub struct GameSpec {
     /// What happened before the game that its record should say (a bot
     /// restarted for output it wrote between games, without charge).
     pub notes: Vec<String>,
+    /// The seed every bot is sent in `game_start`: a bot that draws its
+    /// randomness from it plays the same game again (protocol.md).
+    pub seed: u64,
 }
 
 impl GameSpec {
@@ -208,6 +222,7 @@ impl GameSpec {
             time: TimeControl::default(),
             watchdog: Duration::from_secs(600),
             notes: Vec::new(),
+            seed: 0,
         }
     }
 }
@@ -228,7 +243,7 @@ pub enum SpecError {
 }
 
 /// One recorded decision.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct DecisionRecord {
     pub seat: usize,
     pub ply: u32,
@@ -238,6 +253,7 @@ pub struct DecisionRecord {
     /// Part of the spec's opening: applied without asking.
     pub opening: bool,
     /// Time the player took (0 when not asked), microseconds.
+    #[serde(default)]
     pub elapsed_us: u64,
 }
 

@@ -127,6 +127,7 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
                 seat,
                 names: &self.names,
                 time: spec.time.msg(),
+                seed: spec.seed,
                 deadline: (Instant::now() + spec.time.per_decision).min(self.watchdog),
             };
             p.start(&s).await.map_err(|f| (seat, f))?;

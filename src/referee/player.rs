@@ -30,6 +30,8 @@ pub struct Start<'a> {
     pub seat: usize,
     pub names: &'a [String],
     pub time: TimeMsg,
+    /// The game's seed for the bots (see [`GameSpec::seed`]).
+    pub seed: u64,
     pub deadline: Instant,
 }
 
@@ -493,6 +495,7 @@ impl Player for BotPlayer {
                     seat: s.seat,
                     names: s.names,
                     time: s.time,
+                    seed: s.seed.to_string(),
                 },
                 &mut self.buf,
             );

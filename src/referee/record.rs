@@ -5,7 +5,8 @@
 //!
 //! Lines, each a JSON object with a `type`:
 //! 1. `game`: `game_id`, `variant`, `players`, `options`, `max_plies`,
-//!    `names`, `time` (as in the protocol's game start), `opening`, `notes`
+//!    `names`, `time` (as in the protocol's game start), `opening`, `seed`
+//!    (the bots' seed, a decimal string as in `game_start`), `notes`
 //!    (what happened before the game, such as a bot restarted for output
 //!    it wrote between games; usually empty).
 //! 2. `decision`, one per decision in order: `seat`, `ply`, `option`,
@@ -30,6 +31,8 @@ struct Header<'a> {
     names: &'a [String],
     time: crate::protocol::TimeMsg,
     opening: &'a [String],
+    /// The bots' seed (decimal string, as in `game_start`).
+    seed: String,
     /// Notes on what happened before the game (empty: nothing).
     notes: &'a [String],
 }
@@ -55,6 +58,115 @@ struct Footer<'a> {
     state: &'a serde_json::Value,
 }
 
+/// A record read back: the game as it was set up, and what happened.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    /// The game as set up (its watchdog is the default: records do not
+    /// keep it).
+    pub spec: GameSpec,
+    pub decisions: Vec<super::DecisionRecord>,
+    pub scores: Vec<f64>,
+    pub reason: String,
+}
+
+/// A record that cannot be read: which line, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("record line {line}: {why}")]
+pub struct ReadError {
+    pub line: usize,
+    pub why: String,
+}
+
+#[derive(serde::Deserialize)]
+struct HeaderIn {
+    game_id: String,
+    variant: String,
+    players: usize,
+    #[serde(default)]
+    options: std::collections::BTreeMap<String, String>,
+    max_plies: u32,
+    names: Vec<String>,
+    time: crate::protocol::TimeMsg,
+    #[serde(default)]
+    opening: Vec<String>,
+    /// Absent in records written before seeds were sent.
+    #[serde(default)]
+    seed: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct EndIn {
+    scores: Vec<f64>,
+    reason: String,
+}
+
+/// Reads a record written by [`write_record_to`].
+pub fn read_record(text: &str) -> Result<Recorded, ReadError> {
+    let bad = |line: usize, why: String| ReadError { line, why };
+    let mut spec = None;
+    let mut decisions = Vec::new();
+    let mut end = None;
+    for (i, l) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let n = i + 1;
+        let v: serde_json::Value =
+            serde_json::from_str(l).map_err(|e| bad(n, format!("not JSON: {e}")))?;
+        let kind = v["type"].as_str().unwrap_or_default().to_string();
+        match kind.as_str() {
+            "game" => {
+                let h: HeaderIn = serde_json::from_value(v).map_err(|e| bad(n, e.to_string()))?;
+                let variant = h
+                    .variant
+                    .parse()
+                    .map_err(|_| bad(n, format!("unknown variant `{}`", h.variant)))?;
+                let seed = match h.seed {
+                    Some(s) => s
+                        .parse()
+                        .map_err(|_| bad(n, format!("seed `{s}` is not a u64")))?,
+                    None => 0,
+                };
+                let mut s = GameSpec::new(
+                    h.game_id,
+                    variant,
+                    crate::engine::Settings {
+                        players: h.players,
+                        max_plies: h.max_plies,
+                        options: h.options,
+                    },
+                );
+                s.names = h.names;
+                s.time = super::TimeControl::from_msg(&h.time);
+                s.opening = h.opening;
+                s.seed = seed;
+                spec = Some(s);
+            }
+            "decision" => {
+                decisions.push(serde_json::from_value(v).map_err(|e| bad(n, e.to_string()))?)
+            }
+            "end" => {
+                end = Some(serde_json::from_value::<EndIn>(v).map_err(|e| bad(n, e.to_string()))?)
+            }
+            other => return Err(bad(n, format!("unknown line type `{other}`"))),
+        }
+    }
+    let spec = spec.ok_or_else(|| bad(1, "no `game` line".into()))?;
+    let end = end.ok_or_else(|| {
+        bad(
+            text.lines().count(),
+            "no `end` line: the record is not whole".into(),
+        )
+    })?;
+    Ok(Recorded {
+        spec,
+        decisions,
+        scores: end.scores,
+        reason: end.reason,
+    })
+}
+
 /// Writes the record of `report` (played from `spec`) to `out`.
 pub fn write_record_to<W: Write>(
     out: &mut W,
@@ -71,6 +183,7 @@ pub fn write_record_to<W: Write>(
         names: &report.names,
         time: spec.time.msg(),
         opening: &spec.opening,
+        seed: spec.seed.to_string(),
         notes: &spec.notes,
     };
     serde_json::to_writer(&mut *out, &header)?;

@@ -21,3 +21,10 @@ pub fn processes_with(word: &str) -> Vec<u32> {
     }
     found
 }
+
+/// The misbehaving test bot (bots/broken/misbehave.py), for the league
+/// files the tests write.
+#[allow(dead_code)]
+pub fn misbehave_py() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py")
+}

@@ -1,0 +1,143 @@
+//! `arena replay`: one recorded game of a league played again with the same
+//! bots (started as the league starts them), the same opening, time control
+//! and seed, compared with its record decision by decision.
+
+use super::play::runtime;
+use crate::league::config::{RunSettings, Tournament};
+use crate::league::results_dir::Layout;
+use crate::league::runner;
+use crate::referee::{self, record, BotPlayer, DecisionRecord, Player};
+use anyhow::{bail, Context};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    /// The league's tournament file (its bots, sandbox and limits).
+    file: PathBuf,
+    /// The game to play again (a `game_id` of games.csv).
+    game_id: String,
+    /// The results folder that holds the game's record (default: the
+    /// league's, as `arena run` writes it).
+    #[arg(long)]
+    results: Option<PathBuf>,
+    /// Folder for the bots' stderr logs of the replay (default: discarded).
+    #[arg(long)]
+    logs: Option<PathBuf>,
+}
+
+/// Exit status 0: the replay made every decision of the record, and ended
+/// the same; 1: it did not (the first difference is printed).
+pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    let t = Tournament::load_with(&args.file, &RunSettings::default())?;
+    let dir = args.results.clone().unwrap_or_else(|| t.output.clone());
+    let path = Layout::new(&dir).record(&args.game_id);
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read the record of `{}`", args.game_id))?;
+    let recorded = record::read_record(&text).with_context(|| path.display().to_string())?;
+    let mut spec = recorded.spec.clone();
+    spec.watchdog = Duration::from_millis(t.time.watchdog_ms);
+    let mut seats = Vec::new();
+    for name in &spec.names {
+        let Some(bot) = t.bots.iter().find(|b| &b.name == name) else {
+            bail!(
+                "the game's bot `{name}` is not in {} any more",
+                args.file.display()
+            );
+        };
+        seats.push(bot.clone());
+    }
+    println!(
+        "replaying {} ({} {}p, seed {}): {}",
+        spec.game_id,
+        spec.variant,
+        spec.settings.players,
+        spec.seed,
+        spec.names.join(" vs ")
+    );
+    let rt = runtime()?;
+    let report = rt.block_on(async {
+        let mut players = Vec::new();
+        for (seat, bot) in seats.iter().enumerate() {
+            let log = args
+                .logs
+                .as_ref()
+                .map(|d| d.join(format!("seat{seat}-{}.log", bot.name)));
+            let (launch, timing) = runner::launch_alone(&t, bot, log);
+            let p = BotPlayer::start(&launch, &timing)
+                .await
+                .with_context(|| format!("cannot start `{}`", bot.name))?;
+            players.push(p);
+        }
+        let report = {
+            let mut refs: Vec<&mut dyn Player> =
+                players.iter_mut().map(|p| p as &mut dyn Player).collect();
+            referee::play_game(&spec, &mut refs, &mut |_| {}).await
+        };
+        for p in &mut players {
+            p.quit().await;
+        }
+        anyhow::Ok(report?)
+    })?;
+    match first_difference(&recorded.decisions, &report.decisions) {
+        None if report.reason.name() == recorded.reason => {
+            println!(
+                "same: {} decisions, the same end ({}, scores {:?})",
+                report.decisions.len(),
+                recorded.reason,
+                recorded.scores
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        None => {
+            println!(
+                "different end: recorded {} {:?}, replayed {} {:?} ({})",
+                recorded.reason,
+                recorded.scores,
+                report.reason.name(),
+                report.scores,
+                report.detail.as_deref().unwrap_or("")
+            );
+            Ok(ExitCode::FAILURE)
+        }
+        Some(d) => {
+            println!("different: {d}");
+            println!(
+                "(the replay ended {} after {} decisions; a bot that draws its randomness from game_start's seed and does not depend on time replays exactly: docs/league.md, Reproducible leagues)",
+                report.reason.name(),
+                report.decisions.len()
+            );
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// The first decision where the replay left the record, said plainly.
+fn first_difference(recorded: &[DecisionRecord], replayed: &[DecisionRecord]) -> Option<String> {
+    for (i, (a, b)) in recorded.iter().zip(replayed).enumerate() {
+        if (a.seat, a.ply, &a.option) != (b.seat, b.ply, &b.option) {
+            return Some(format!(
+                "decision {} (ply {}, seat {}): recorded `{}`, replayed `{}` (seat {})",
+                i + 1,
+                a.ply,
+                a.seat,
+                a.option,
+                b.option,
+                b.seat
+            ));
+        }
+    }
+    match recorded.len().cmp(&replayed.len()) {
+        std::cmp::Ordering::Equal => None,
+        std::cmp::Ordering::Greater => Some(format!(
+            "the replay stopped after {} decisions; the record has {}",
+            replayed.len(),
+            recorded.len()
+        )),
+        std::cmp::Ordering::Less => Some(format!(
+            "the replay went on past the record's {} decisions",
+            recorded.len()
+        )),
+    }
+}
