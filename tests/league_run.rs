@@ -1053,3 +1053,60 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
         "{text}"
     );
 }
+
+/// Where stderr is not a terminal (a batch job), the run prints one line
+/// per finished game and a line per forfeit with its reason and detail,
+/// and the standings every `--rating-interval` games; `--quiet` prints
+/// none of them.
+#[test]
+fn a_batch_run_prints_a_line_per_game_and_per_forfeit() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let file = dir.path().join("b.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"
+name = "b"
+bots = [
+  {{ name = "good", command = ["{bot}"] }},
+  {{ name = "cheat", command = ["python3", "{}", "illegal"] }},
+]
+variants = ["filo", "kisolo"]
+output = "out"
+"#,
+            misbehave_py().display()
+        ),
+    )
+    .unwrap();
+    let out = arena()
+        .args(["run", "--rating-interval", "2"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let games: Vec<&str> = err.lines().filter(|l| l.starts_with("game ")).collect();
+    assert_eq!(games.len(), 4, "{err}");
+    assert!(games.iter().any(|l| l.starts_with("game 4/4 ")), "{err}");
+    let forfeits: Vec<&str> = err.lines().filter(|l| l.starts_with("forfeit: ")).collect();
+    assert_eq!(forfeits.len(), 4, "{err}");
+    assert!(
+        forfeits
+            .iter()
+            .all(|l| l.contains(": cheat (seat ") && l.contains(" illegal: ")),
+        "{err}"
+    );
+    assert_eq!(err.matches("standings after ").count(), 2, "{err}");
+
+    let quiet = dir.path().join("quiet");
+    let out = arena()
+        .args(["run", "--quiet", "--output", quiet.to_str().unwrap()])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(rows(&quiet.join("games.csv")).len(), 4);
+    assert!(!err.contains("game ") && !err.contains("forfeit:"), "{err}");
+}

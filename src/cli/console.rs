@@ -8,24 +8,94 @@ use crate::results::GameRow;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
 
-/// Messages and a progress bar for one `arena run`.
+/// What the console shows.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Show {
+    /// The progress bar (a terminal); else one line per finished game.
+    pub bar: bool,
+    /// Neither the bar nor the lines of games and forfeits: only what is
+    /// wrong with the run itself.
+    pub quiet: bool,
+    /// The standings every N finished games.
+    pub rating_interval: Option<u64>,
+}
+
+/// Messages and a progress bar (or progress lines) for one `arena run`.
 pub struct Console {
     league: String,
     concurrency: usize,
-    show_bar: bool,
+    show: Show,
     bar: ProgressBar,
     leaders: Leaders,
+    total: usize,
+    done: usize,
+    /// The games finished in this run, for the periodic standings.
+    rows: Vec<GameRow>,
 }
 
 impl Console {
-    /// `show_bar`: draw the bar on stderr (messages are printed either way).
-    pub fn new(league: &str, concurrency: usize, show_bar: bool) -> Console {
+    pub fn new(league: &str, concurrency: usize, show: Show) -> Console {
         Console {
             league: league.to_string(),
             concurrency,
-            show_bar,
+            show,
             bar: ProgressBar::hidden(),
             leaders: Leaders::default(),
+            total: 0,
+            done: 0,
+            rows: Vec::new(),
+        }
+    }
+
+    /// Prints a line above the bar (or plainly without one).
+    fn say(&self, line: &str) {
+        self.bar.suspend(|| eprintln!("{line}"));
+    }
+
+    fn finished(&mut self, row: &GameRow, detail: Option<&str>) {
+        self.done += 1;
+        self.leaders.add(row);
+        self.bar.inc(1);
+        self.bar.set_message(self.leaders.leaders());
+        if self.show.quiet {
+            return;
+        }
+        if let Some(seat) = row.offender {
+            let bot = row.seats().get(seat as usize).copied().unwrap_or("?");
+            self.say(&format!(
+                "forfeit: {} {}: {bot} (seat {seat}) {}: {}",
+                row.game_id,
+                row.variant,
+                row.reason,
+                detail.unwrap_or("no detail")
+            ));
+        }
+        if !self.show.bar {
+            eprintln!(
+                "game {}/{} {}: {} ({}, {} plies, {:.1} s)",
+                self.done,
+                self.total,
+                row.game_id,
+                result_text(row),
+                row.reason,
+                row.plies,
+                row.duration_ms as f64 / 1000.0
+            );
+        }
+        if let Some(n) = self.show.rating_interval {
+            self.rows.push(row.clone());
+            if (self.rows.len() as u64).is_multiple_of(n) {
+                let text = match crate::ratings::rate(&self.rows, &Default::default()) {
+                    Ok(r) => crate::report::tables::standings_table(&r.overall),
+                    Err(e) => format!("(no standings yet: {e})"),
+                };
+                self.say(&format!(
+                    "standings after {} games of this run ({}/{} in all):\n{text}",
+                    self.rows.len(),
+                    self.done,
+                    self.total
+                ));
+            }
         }
     }
 
@@ -65,7 +135,9 @@ impl Console {
                     self.concurrency,
                     dir.display()
                 );
-                if self.show_bar {
+                self.total = *total;
+                self.done = *done;
+                if self.show.bar && !self.show.quiet {
                     self.bar.set_draw_target(ProgressDrawTarget::stderr());
                 }
                 self.bar.set_length(*total as u64);
@@ -77,19 +149,14 @@ impl Console {
                     .unwrap_or_else(|_| ProgressStyle::default_bar()),
                 );
             }
-            Event::Finished { row } => {
-                self.leaders.add(row);
-                self.bar.inc(1);
-                self.bar.set_message(self.leaders.leaders());
-            }
+            Event::Finished { row, detail } => self.finished(row, detail.as_deref()),
             Event::BotStarted {
                 bot,
                 worker,
                 restart,
             } => {
-                if *restart {
-                    self.bar
-                        .suspend(|| eprintln!("restarted {bot} on worker {worker}"));
+                if *restart && !self.show.quiet {
+                    self.say(&format!("restarted {bot} on worker {worker}"));
                 }
             }
             Event::Interrupted => self.bar.suspend(|| {
@@ -101,6 +168,35 @@ impl Console {
     /// Clears the bar (the run is over).
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// A game's result by seat: `greedy 1-0 random` for two players (`½` for a
+/// draw), `a 1, b 0.25, c 0.25` for three.
+fn result_text(row: &GameRow) -> String {
+    let seats = row.seats();
+    let scores = row.scores();
+    let score = |s: f64| match s {
+        1.0 => "1".to_string(),
+        0.0 => "0".to_string(),
+        0.5 => "½".to_string(),
+        s => format!("{s}"),
+    };
+    if seats.len() == 2 {
+        format!(
+            "{} {}-{} {}",
+            seats[0],
+            score(scores[0]),
+            score(scores[1]),
+            seats[1]
+        )
+    } else {
+        seats
+            .iter()
+            .zip(&scores)
+            .map(|(n, s)| format!("{n} {}", score(*s)))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 

@@ -2,7 +2,7 @@
 //! settings with the flags laid over them), show it on the console, then
 //! print the standings and write the rating tables.
 
-use super::console::Console;
+use super::console::{Console, Show};
 use crate::bot::Sandbox;
 use crate::league::config::{RunSettings, Tournament};
 use crate::league::results_dir::Layout;
@@ -82,9 +82,13 @@ pub struct RunArgs {
     /// aside in rejected.csv and play their games again.
     #[arg(long)]
     pub repair: bool,
-    /// No progress bar (also off when stderr is not a terminal).
+    /// No progress: neither the bar (on a terminal) nor the line per game
+    /// and per forfeit (elsewhere); only what is wrong with the run.
     #[arg(long)]
     pub quiet: bool,
+    /// Print the standings every N finished games.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub rating_interval: Option<u64>,
 }
 
 impl RunArgs {
@@ -132,8 +136,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         no_affinity: args.no_affinity,
         repair: args.repair,
     };
-    let show_bar = !args.quiet && std::io::stderr().is_terminal();
-    let mut console = Console::new(&t.name, t.concurrency, show_bar);
+    let show = Show {
+        bar: std::io::stderr().is_terminal(),
+        quiet: args.quiet,
+        rating_interval: args.rating_interval,
+    };
+    let mut console = Console::new(&t.name, t.concurrency, show);
     let summary = runner::run(&t, &opts, &mut |e| console.on_event(e))?;
     console.finish();
     let resume = || {

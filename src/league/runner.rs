@@ -113,8 +113,12 @@ pub enum Event {
         dir: PathBuf,
         repaired_bytes: u64,
     },
-    /// A game was committed to games.csv.
-    Finished { row: GameRow },
+    /// A game was committed to games.csv; `detail` says what the offender
+    /// of a forfeit did.
+    Finished {
+        row: Box<GameRow>,
+        detail: Option<String>,
+    },
     /// A bot process was (re)started on a worker.
     BotStarted {
         bot: String,
@@ -344,7 +348,11 @@ pub const LIVE_BOTS_PER_WORKER: usize = 4;
 enum WorkerMsg {
     /// A game is over: its record (the bytes of its JSON lines) and row, to
     /// be committed together.
-    Done { record: Vec<u8>, row: Box<GameRow> },
+    Done {
+        record: Vec<u8>,
+        row: Box<GameRow>,
+        detail: Option<String>,
+    },
     /// The harness failed on a game (it cannot be played at all, or its
     /// record cannot be written): nobody at the table is to blame.
     Failed { game_id: String, why: String },
@@ -490,7 +498,11 @@ pub fn run(
     let mut stop = None;
     for msg in rx {
         match msg {
-            WorkerMsg::Done { record, row } => {
+            WorkerMsg::Done {
+                record,
+                row,
+                detail,
+            } => {
                 if let Err(e) = store.commit(&record, &row) {
                     // Nothing more can be recorded: stop everything.
                     let _ = cancel_tx.send(true);
@@ -505,7 +517,7 @@ pub fn run(
                     let _ = store.sync();
                     last_sync = Instant::now();
                 }
-                on_event(&Event::Finished { row: *row });
+                on_event(&Event::Finished { row, detail });
             }
             WorkerMsg::Failed { game_id, why } => {
                 let _ = cancel_tx.send(true);
@@ -759,6 +771,7 @@ fn done(
     WorkerMsg::Done {
         record,
         row: Box::new(row_from_report(t, game, opening, report)),
+        detail: report.detail.clone(),
     }
 }
 
