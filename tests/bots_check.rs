@@ -390,3 +390,23 @@ fn without_cgroups_a_memory_hog_is_bounded_by_its_data_size() {
         "the hog was not stopped by its limit: {text}"
     );
 }
+
+/// A bot that crashes in a game is shown with the end of its stderr (its
+/// traceback), without `--log`.
+#[test]
+fn a_crash_is_shown_with_the_bots_traceback() {
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(root())
+        .args(["check-bot", "--game", "filo", "--", "python3", "-c"])
+        .arg("import sys, json\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello': print(json.dumps({'type': 'hello', 'name': 'c', 'version': '0'}), flush=True)\n    elif m['type'] == 'request': raise ValueError('my bug at ' + m['game_id'])\n")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains("FAIL  filo 2p seat 0: crash")
+            && text.contains("its stderr ends:")
+            && text.contains("ValueError: my bug at check-1"),
+        "{text}"
+    );
+}

@@ -1110,3 +1110,42 @@ output = "out"
     assert_eq!(rows(&quiet.join("games.csv")).len(), 4);
     assert!(!err.contains("game ") && !err.contains("forfeit:"), "{err}");
 }
+
+/// A bot that dies at start-up is reported with the end of its stderr (its
+/// traceback) and the log that holds it, before any game.
+#[test]
+fn a_bot_that_dies_at_start_is_shown_with_its_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let file = dir.path().join("d.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"
+name = "d"
+bots = [
+  {{ name = "good", command = ["{bot}"] }},
+  {{ name = "dies", command = ["python3", "-c", "import sys; print('loading the model', file=sys.stderr); sys.exit('model.bin not found')"] }},
+]
+variants = ["filo"]
+output = "out"
+"#
+        ),
+    )
+    .unwrap();
+    let out = run(&file, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("bot `dies` cannot start")
+            && err.contains("its stderr ends (")
+            && err.contains("dies-check.log")
+            && err.contains("loading the model")
+            && err.contains("model.bin not found"),
+        "{err}"
+    );
+    assert!(
+        !dir.path().join("out/games.csv").exists()
+            || rows(&dir.path().join("out/games.csv")).is_empty()
+    );
+}

@@ -336,6 +336,28 @@ impl BotError {
     }
 }
 
+/// The last `n` lines (at most the last 8 KiB) of a bot's stderr log,
+/// each line cut at 300 characters; `None` when there is nothing to show.
+/// Waits a moment first: the log is written by the bot's stderr drain,
+/// which may still be finishing when a start has just failed.
+pub async fn log_tail(path: &std::path::Path, n: usize) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let mut f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    f.seek(SeekFrom::Start(len.saturating_sub(8192))).ok()?;
+    let mut buf = Vec::new();
+    f.read_to_end(&mut buf).ok()?;
+    let text = String::from_utf8_lossy(&buf);
+    let lines: Vec<String> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.chars().take(300).collect())
+        .collect();
+    let tail = &lines[lines.len().saturating_sub(n)..];
+    (!tail.is_empty()).then(|| tail.join("\n"))
+}
+
 /// Why a sandbox could not be set up, and what to do.
 fn sandbox_why(e: &std::io::Error) -> String {
     const OFF: &str = "or run without it: `sandbox = \"off\"` in the league file, `--sandbox off` on the command line (docs/security.md)";

@@ -97,7 +97,13 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
     };
     let mut launch = BotPlayer::launch(cmd.clone()).sandboxed(args.sandbox.sandbox());
     args.limits.settings().or(asks).apply(&mut launch.limits);
-    launch.stderr_log = args.log.clone();
+    // Without --log, stderr still goes to a file of our own, so that a bot
+    // that fails is shown with the end of what it said.
+    let own_log = args
+        .log
+        .is_none()
+        .then(|| std::env::temp_dir().join(format!("arena-check-bot-{}.log", std::process::id())));
+    launch.stderr_log = args.log.clone().or_else(|| own_log.clone());
     say!("checking `{}`", cmd.display());
     if launch.sandbox == crate::bot::Sandbox::On {
         let l = &launch.limits;
@@ -127,9 +133,27 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                 None
             }
         };
+        // The end of the bot's stderr, after a failed start.
+        let tail = || {
+            let log = launch.stderr_log.clone();
+            async move {
+                if let Some(t) = match &log {
+                    Some(log) => crate::bot::log_tail(log, 20).await,
+                    None => None,
+                } {
+                    say!(
+                        "      its stderr ends:\n        {}",
+                        t.replace('\n', "\n        ")
+                    );
+                }
+            }
+        };
         let mut bot = match start(&mut c, BotPlayer::start(&launch, &timing).await) {
             Some(b) => b,
-            None => return c.failed,
+            None => {
+                tail().await;
+                return c.failed;
+            }
         };
         let mut latencies: Vec<u64> = Vec::new();
         let mut game_no = 0;
@@ -168,15 +192,24 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                     };
                     match report {
                         Err(e) => c.fail(&what, &format!("cannot play: {e}")),
-                        Ok(r) if r.offender == Some(seat) => c.fail(
-                            &what,
-                            &format!(
-                                "{} at ply {}: {}",
-                                r.reason,
-                                r.plies,
-                                r.detail.as_deref().unwrap_or("")
-                            ),
-                        ),
+                        Ok(r) if r.offender == Some(seat) => {
+                            c.fail(
+                                &what,
+                                &format!(
+                                    "{} at ply {}: {}",
+                                    r.reason,
+                                    r.plies,
+                                    r.detail.as_deref().unwrap_or("")
+                                ),
+                            );
+                            if r.reason
+                                == crate::referee::EndReason::Forfeit(
+                                    crate::referee::ForfeitKind::Crash,
+                                )
+                            {
+                                tail().await;
+                            }
+                        }
                         Ok(r) => {
                             latencies.extend(
                                 r.decisions
@@ -198,7 +231,10 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                         say!("      restarting the bot");
                         match start(&mut c, BotPlayer::start(&launch, &timing).await) {
                             Some(b) => bot = b,
-                            None => return c.failed,
+                            None => {
+                                tail().await;
+                                return c.failed;
+                            }
                         }
                     }
                 }
@@ -245,6 +281,9 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
             code = interrupted() => Err(code),
         }
     });
+    if let Some(log) = own_log {
+        let _ = std::fs::remove_file(log);
+    }
     let failed = match failed {
         Ok(f) => f,
         Err(code) => {

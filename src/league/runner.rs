@@ -297,16 +297,27 @@ pub fn check_bots_start(
     rt.block_on(async {
         let mut failed = Vec::new();
         for b in bots {
-            let launch = launch(b, logs.check_log(&b.name), results, sandbox, limits);
+            let log = logs.check_log(&b.name);
+            let launch = launch(b, log.clone(), results, sandbox, limits);
             match BotPlayer::start(&launch, &timing(startup_ms)).await {
                 Ok(mut p) => {
                     p.quit().await;
                 }
-                Err(e) => failed.push(CannotStart {
-                    bot: b.name.clone(),
-                    command: b.command.clone(),
-                    why: why_not_started(&e),
-                }),
+                Err(e) => {
+                    let mut why = why_not_started(&e);
+                    if let Some(tail) = crate::bot::log_tail(&log, 20).await {
+                        why += &format!(
+                            "\n    its stderr ends ({}):\n      {}",
+                            log.display(),
+                            tail.replace('\n', "\n      ")
+                        );
+                    }
+                    failed.push(CannotStart {
+                        bot: b.name.clone(),
+                        command: b.command.clone(),
+                        why,
+                    })
+                }
             }
         }
         match failed.is_empty() {
