@@ -1149,3 +1149,66 @@ output = "out"
             || rows(&dir.path().join("out/games.csv")).is_empty()
     );
 }
+
+/// A resume under another time control is refused, naming the change; a
+/// bot whose command changed is warned about; league.json keeps what the
+/// games were played under.
+#[test]
+fn a_resume_checks_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let out = run(&file, &["--rounds", "1"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta = std::fs::read_to_string(dir.path().join("out/league.json")).unwrap();
+    assert!(
+        meta.contains("\"decision_ms\"") && meta.contains("random-bot"),
+        "{meta}"
+    );
+
+    let out = run(&file, &["--decision-ms", "7"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("the time control changed") && err.contains("decision_ms"),
+        "{err}"
+    );
+
+    // The same bots under another command line (an extra argument that the
+    // random bot does not read).
+    let text = std::fs::read_to_string(&file).unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    std::fs::write(
+        &file,
+        text.replacen(
+            &format!("name = \"a\", command = [\"{bot}\"]"),
+            &format!("name = \"a\", command = [\"{bot}\", \"--v2\"]"),
+            1,
+        ),
+    )
+    .unwrap();
+    let out = run(&file, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("warning: bot `a`'s command changed"), "{err}");
+}
+
+/// More than 4 games at a time per CPU is refused without
+/// --force-concurrency, before anything is written.
+#[test]
+fn too_many_games_at_a_time_are_refused_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let out = run(&file, &["-j", "1000"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("concurrency 1000: more than 4 games at a time per CPU")
+            && err.contains("--force-concurrency"),
+        "{err}"
+    );
+    assert!(!dir.path().join("out").exists());
+}

@@ -159,6 +159,7 @@ impl Console {
                     self.say(&format!("restarted {bot} on worker {worker}"));
                 }
             }
+            Event::Warning(w) => self.say(&format!("warning: {w}")),
             Event::Interrupted => self.bar.suspend(|| {
                 eprintln!("interrupted: stopping, unfinished games will rerun on resume")
             }),

@@ -20,9 +20,13 @@ pub struct RunArgs {
     /// Run only the K-th of N disjoint slices of the schedule (e.g. 2/4).
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
-    /// Games at a time (default: the file's, else the number of CPUs).
+    /// Games at a time (default: the file's, else the number of CPUs; at
+    /// most 4 per CPU without --force-concurrency).
     #[arg(long, short = 'j')]
     pub concurrency: Option<usize>,
+    /// Allow more than 4 games at a time per CPU.
+    #[arg(long)]
+    pub force_concurrency: bool,
     /// Seat-swap groups per pairing and variant.
     #[arg(long)]
     pub rounds: Option<u32>,
@@ -123,11 +127,22 @@ impl RunArgs {
     }
 }
 
+/// Games at a time per CPU that `run` accepts without
+/// `--force-concurrency`.
+const MAX_GAMES_PER_CPU: usize = 4;
+
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let t = Tournament::load_with(&args.file, &args.settings())?;
     if t.sandbox == Sandbox::Off {
         eprintln!(
             "warning: sandbox = \"off\": the bots run with this user's rights, environment and network, and can reach each other and the results (docs/security.md)"
+        );
+    }
+    let cap = MAX_GAMES_PER_CPU * crate::league::config::default_concurrency();
+    if t.concurrency > cap && !args.force_concurrency {
+        anyhow::bail!(
+            "concurrency {}: more than {MAX_GAMES_PER_CPU} games at a time per CPU ({cap} on this machine); each game runs its bots at once, and they would time out for want of CPU, not of skill. Lower -j (or the file's `concurrency`), or add --force-concurrency",
+            t.concurrency
         );
     }
     let opts = RunOptions {

@@ -61,6 +61,24 @@ pub struct LeagueMeta {
     /// Whether the bots ran in their sandbox (`false`: `sandbox = "off"`).
     #[serde(default)]
     pub sandbox: Option<bool>,
+    /// The settings the games were played under, as the league started
+    /// (absent in folders of older versions).
+    #[serde(default)]
+    pub played_under: Option<PlayedUnder>,
+}
+
+/// What a league's games were played under, beyond the schedule: a resume
+/// under another time control is refused, a changed bot command is warned
+/// about.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PlayedUnder {
+    /// `decision_ms`, `base_ms`, `increment_ms`, `startup_ms`,
+    /// `watchdog_ms`.
+    pub time_control: std::collections::BTreeMap<String, u64>,
+    /// Each bot's command line, by name.
+    pub commands: std::collections::BTreeMap<String, Vec<String>>,
+    /// The `arena` version that started the league.
+    pub arena_version: String,
 }
 
 /// Where everything lives in a results folder.
@@ -188,6 +206,8 @@ pub struct ResultsDir {
     done: BTreeSet<String>,
     /// Bytes cut off a torn last line on open (0 if the file was whole).
     pub repaired_bytes: u64,
+    /// What changed since the league started that does not stop a resume.
+    pub warnings: Vec<String>,
 }
 
 impl ResultsDir {
@@ -200,6 +220,7 @@ impl ResultsDir {
         std::fs::create_dir_all(layout.logs()).map_err(io(dir))?;
         let lock = lock(&layout)?;
         let meta_path = layout.league_json();
+        let mut warnings = Vec::new();
         match std::fs::read_to_string(&meta_path) {
             Ok(text) => {
                 let old: LeagueMeta =
@@ -257,6 +278,37 @@ impl ResultsDir {
                         })?;
                     write_atomically(&meta_path, text.as_bytes())?;
                 }
+                if let (Some(was), Some(now)) = (&old.played_under, &meta.played_under) {
+                    let changed: Vec<String> = was
+                        .time_control
+                        .iter()
+                        .filter(|(k, v)| now.time_control.get(*k) != Some(v))
+                        .map(|(k, v)| {
+                            format!(
+                                "{k} {v} -> {}",
+                                now.time_control.get(k).copied().unwrap_or(0)
+                            )
+                        })
+                        .collect();
+                    if old.fingerprint == meta.fingerprint && !changed.is_empty() {
+                        return Err(StoreError::Mismatch {
+                            path: meta_path,
+                            why: format!(
+                                "the time control changed since league `{}` started ({}): its games so far were played under the old one. Resume with the same settings (the flags or the file's [time_control]), or choose another `output` for a new league",
+                                old.name,
+                                changed.join(", ")
+                            ),
+                        });
+                    }
+                    for (bot, cmd) in &now.commands {
+                        if let Some(before) = was.commands.get(bot).filter(|b| *b != cmd) {
+                            warnings.push(format!(
+                                "bot `{bot}`'s command changed since league `{}` started ({before:?} -> {cmd:?}): its games from now on are played by the new one",
+                                old.name
+                            ));
+                        }
+                    }
+                }
                 if old.fingerprint != meta.fingerprint {
                     return Err(StoreError::Mismatch {
                         path: meta_path,
@@ -296,6 +348,7 @@ impl ResultsDir {
             found,
             done,
             repaired_bytes,
+            warnings,
         })
     }
 
@@ -640,6 +693,7 @@ mod tests {
             shard: None,
             bots: vec!["a".into(), "b".into()],
             sandbox: Some(true),
+            played_under: None,
         }
     }
 

@@ -11,7 +11,9 @@
 //! emits [`Event`]s; the command line's console consumes them.
 
 use super::config::{BotSpec, Tournament};
-use super::results_dir::{Expected, Layout, LeagueMeta, Rejected, ResultsDir, StoreError};
+use super::results_dir::{
+    Expected, Layout, LeagueMeta, PlayedUnder, Rejected, ResultsDir, StoreError,
+};
 use super::schedule::{self, ScheduledGame, Shard};
 use crate::bot::manifest;
 use crate::bot::{sys, BotCommand, Launch, LimitSettings, Sandbox, StderrBudget};
@@ -127,6 +129,8 @@ pub enum Event {
     },
     /// Ctrl-C or SIGTERM: in-flight games are abandoned (they rerun on resume).
     Interrupted,
+    /// Something the organiser should know that does not stop the run.
+    Warning(String),
 }
 
 /// How a run ended.
@@ -409,6 +413,24 @@ pub fn run(
         shard: opts.shard.map(|s| format!("{}/{}", s.index, s.count)),
         bots: t.bots.iter().map(|b| b.name.clone()).collect(),
         sandbox: Some(t.sandbox == Sandbox::On),
+        played_under: Some(PlayedUnder {
+            time_control: [
+                ("decision_ms", t.time.decision_ms),
+                ("base_ms", t.time.base_ms),
+                ("increment_ms", t.time.increment_ms),
+                ("startup_ms", t.time.startup_ms),
+                ("watchdog_ms", t.time.watchdog_ms),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+            commands: t
+                .bots
+                .iter()
+                .map(|b| (b.name.clone(), manifest::expand(&b.command)))
+                .collect(),
+            arena_version: env!("CARGO_PKG_VERSION").to_string(),
+        }),
     };
     // What sandboxed bots of killed runs left behind.
     crate::bot::sweep_leftovers();
@@ -417,6 +439,9 @@ pub fn run(
         tracing::debug!("open files limit: {n}");
     }
     let mut store = ResultsDir::open(&dir, &meta)?;
+    for w in &store.warnings {
+        on_event(&Event::Warning(w.clone()));
+    }
     let expected: HashMap<String, Expected> = games
         .iter()
         .map(|g| {
