@@ -574,3 +574,44 @@ fn json_and_csv_formats_are_well_formed() {
         assert!(text.starts_with(first), "{f}");
     }
 }
+
+/// `rate` writes tables only where asked (`--out`), or into a league's own
+/// folder when it rates that whole league; a `--variant` subset or a file
+/// outside a league writes nothing and says so, so a league's tables are
+/// never replaced by a part of them.
+#[test]
+fn rate_writes_only_what_it_is_asked_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let league = dir.path().join("league");
+    std::fs::create_dir(&league).unwrap();
+    std::fs::copy(data("league.csv"), league.join("games.csv")).unwrap();
+    std::fs::write(
+        league.join("league.json"),
+        r#"{"name": "t", "fingerprint": "x", "games": 300}"#,
+    )
+    .unwrap();
+    let games = league.join("games.csv");
+    let out = arena(&["rate", s(&games)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("wrote ") && err.contains("ratings.csv"),
+        "{err}"
+    );
+    let whole = std::fs::read_to_string(league.join("ratings.csv")).unwrap();
+
+    let out = arena(&["rate", s(&games), "--variant", "filo"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("no files written"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(league.join("ratings.csv")).unwrap(),
+        whole
+    );
+
+    let loose = dir.path().join("loose.csv");
+    std::fs::copy(data("league.csv"), &loose).unwrap();
+    let out = arena(&["rate", s(&loose)]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no files written"));
+    assert!(!dir.path().join("ratings.csv").exists());
+}

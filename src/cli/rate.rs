@@ -1,6 +1,9 @@
 //! `arena rate FILE.csv [MORE.csv ...]`: merges results files, prints the
-//! standings and writes `ratings.csv`, `pairs.csv` and `variants.csv`.
-//! Parsing and printing only; the work is in `report::tables` and `ratings`.
+//! standings, and writes `ratings.csv`, `pairs.csv` and `variants.csv`
+//! where it is asked to (`--out DIR`), or into a league's own folder when
+//! it rates that whole league; never over a league's tables from a subset
+//! or a merge. Parsing and printing only; the work is in `report::tables`
+//! and `ratings`.
 
 use crate::ratings::{Anchor, RateOptions};
 use crate::report::tables::{ratings_csv, read_merged, write_tables};
@@ -36,7 +39,9 @@ pub struct RateArgs {
     /// Output on standard output.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
-    /// Where to write the three CSVs (default: the first file's directory).
+    /// Where to write the three CSVs. Without it they are written only when
+    /// the file is a whole league's games.csv (into its folder, beside
+    /// league.json), never for a --variant subset or a merge of files.
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -56,6 +61,25 @@ fn parse_anchor(s: &str) -> anyhow::Result<Anchor> {
         bot: bot.to_string(),
         elo,
     })
+}
+
+/// The folder of the league that `args` rate whole: one games.csv beside
+/// the league.json of a league that is not a shard, and no --variant.
+fn whole_league(args: &RateArgs) -> Option<PathBuf> {
+    let [file] = args.files.as_slice() else {
+        return None;
+    };
+    if args.variant.is_some() || file.file_name()? != "games.csv" {
+        return None;
+    }
+    let dir = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let layout = crate::league::results_dir::Layout::new(&dir);
+    let meta: crate::league::results_dir::LeagueMeta =
+        serde_json::from_str(&std::fs::read_to_string(layout.league_json()).ok()?).ok()?;
+    meta.shard.is_none().then_some(dir)
 }
 
 pub fn run(args: RateArgs) -> anyhow::Result<ExitCode> {
@@ -99,34 +123,25 @@ pub fn run(args: RateArgs) -> anyhow::Result<ExitCode> {
         seat_advantage: args.seat_advantage,
         extra_bots: Vec::new(),
     };
-    let dir = match &args.out {
-        Some(d) => d.clone(),
-        None => args.files[0]
-            .parent()
-            .map(|p| {
-                if p.as_os_str().is_empty() {
-                    PathBuf::from(".")
-                } else {
-                    p.to_path_buf()
-                }
-            })
-            .unwrap_or_else(|| PathBuf::from(".")),
-    };
-    let tables = write_tables(&rows, &opts, &dir)?;
-    match args.format {
-        Format::Table => {
-            print!("{}", tables.standings);
-            let names: Vec<String> = tables
-                .files
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect();
-            let dups = match merged.duplicates {
-                0 => String::new(),
-                n => format!(" ({n} duplicate rows counted once)"),
-            };
-            eprintln!("{kept} games rated{dups}; wrote {}", names.join(", "));
+    let (tables, wrote) = match (args.out.clone(), whole_league(&args)) {
+        (Some(dir), _) | (None, Some(dir)) => {
+            let t = write_tables(&rows, &opts, &dir)?;
+            let names: Vec<String> = t.files.iter().map(|p| p.display().to_string()).collect();
+            (t, format!("wrote {}", names.join(", ")))
         }
+        (None, None) => (
+            crate::report::tables::rate_only(&rows, &opts)?,
+            "no files written (not a whole league's games.csv: give --out DIR to write the tables)"
+                .to_string(),
+        ),
+    };
+    let dups = match merged.duplicates {
+        0 => String::new(),
+        n => format!(" ({n} duplicate rows counted once)"),
+    };
+    eprintln!("{kept} games rated{dups}; {wrote}");
+    match args.format {
+        Format::Table => print!("{}", tables.standings),
         Format::Csv => print!("{}", ratings_csv(&tables.report)?),
         Format::Json => {
             let value = serde_json::json!({

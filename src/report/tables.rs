@@ -104,6 +104,16 @@ pub fn read_merged(paths: &[PathBuf]) -> Result<Merged, TablesError> {
     })
 }
 
+/// Rates `rows` without writing anything.
+pub fn rate_only(rows: &[GameRow], opts: &RateOptions) -> Result<Tables, TablesError> {
+    let report = rate(rows, opts)?;
+    Ok(Tables {
+        standings: standings_text(&report),
+        report,
+        files: Vec::new(),
+    })
+}
+
 /// Rates `rows` and writes `ratings.csv`, `pairs.csv` and `variants.csv`
 /// into `dir` (created if missing). Returns the report and standings text.
 pub fn write_tables(
@@ -111,16 +121,15 @@ pub fn write_tables(
     opts: &RateOptions,
     dir: &Path,
 ) -> Result<Tables, TablesError> {
-    let report = rate(rows, opts)?;
+    let mut tables = rate_only(rows, opts)?;
     std::fs::create_dir_all(dir).map_err(|source| TablesError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
-    let mut files = Vec::new();
     for (name, text) in [
-        ("ratings.csv", ratings_csv(&report)),
-        ("pairs.csv", pairs_csv(&report)),
-        ("variants.csv", variants_csv(&report)),
+        ("ratings.csv", ratings_csv(&tables.report)),
+        ("pairs.csv", pairs_csv(&tables.report)),
+        ("variants.csv", variants_csv(&tables.report)),
     ] {
         let path = dir.join(name);
         let text = text.map_err(|source| TablesError::Write {
@@ -131,14 +140,9 @@ pub fn write_tables(
             path: path.clone(),
             source,
         })?;
-        files.push(path);
+        tables.files.push(path);
     }
-    let standings = standings_text(&report);
-    Ok(Tables {
-        report,
-        standings,
-        files,
-    })
+    Ok(tables)
 }
 
 fn f(x: f64, decimals: usize) -> String {
