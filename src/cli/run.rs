@@ -132,6 +132,7 @@ impl RunArgs {
 const MAX_GAMES_PER_CPU: usize = 4;
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let started = std::time::Instant::now();
     let t = Tournament::load_with(&args.file, &args.settings())?;
     if t.sandbox == Sandbox::Off {
         eprintln!(
@@ -184,12 +185,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("reading back {}", games_csv.display()))?;
     let tables = crate::report::tables::write_tables(&rows, &Default::default(), &summary.dir)
         .with_context(|| format!("writing rating tables in {}", summary.dir.display()))?;
-    println!("{}", tables.standings);
     println!(
-        "{} games ({} played now) in {}: games.csv, games/*.jsonl, logs/, ratings.csv, pairs.csv, variants.csv",
+        "{}",
+        crate::report::tables::league_summary(&tables.report, &rows)
+    );
+    println!(
+        "{} games ({} played now, in {:.1} s) in {}: games.csv, games/*.jsonl, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv",
         summary.total,
         summary.played,
-        summary.dir.display()
+        started.elapsed().as_secs_f64(),
+        summary.dir.display(),
+        games_csv.display()
     );
     Ok(ExitCode::SUCCESS)
 }

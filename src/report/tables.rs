@@ -419,6 +419,158 @@ pub fn standings_table(st: &Standings) -> String {
     s
 }
 
+/// The end of a league on one screen: one table (Elo and interval, games,
+/// W-D-L, score, draws, forfeits by reason), each bot's Elo per variant,
+/// and every note once.
+pub fn league_summary(report: &Report, rows: &[GameRow]) -> String {
+    #[derive(Default)]
+    struct Tally {
+        w: u32,
+        d: u32,
+        l: u32,
+        forfeits: BTreeMap<String, u32>,
+    }
+    let mut tally: HashMap<&str, Tally> = HashMap::new();
+    for r in rows {
+        let seats = r.seats();
+        let scores = r.scores();
+        let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let at_best = scores.iter().filter(|&&s| s == best).count();
+        for (i, (bot, s)) in seats.iter().zip(&scores).enumerate() {
+            let t = tally.entry(bot).or_default();
+            match (*s == best, at_best) {
+                (true, 1) => t.w += 1,
+                (true, _) => t.d += 1,
+                _ => t.l += 1,
+            }
+            if r.offender == Some(i as u8) {
+                *t.forfeits.entry(r.reason.clone()).or_default() += 1;
+            }
+        }
+    }
+    let st = &report.overall;
+    let width = st
+        .ratings
+        .iter()
+        .map(|r| r.bot.len())
+        .max()
+        .unwrap_or(3)
+        .max(3);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Standings ({}; {:.0}% intervals; W-D-L by game: a win is the best score alone)",
+        st.anchor,
+        CONFIDENCE * 100.0
+    );
+    let _ = writeln!(
+        s,
+        "{:>4}  {:<width$}  {:>8}  {:>7}  {:>6}  {:>11}  {:>6}  {:>6}  forfeits",
+        "rank", "bot", "Elo", "+/-", "games", "W-D-L", "score%", "draw%"
+    );
+    let mut rank = 0;
+    for r in &st.ratings {
+        let (rk, elo, pm) = if r.rated {
+            rank += 1;
+            (
+                rank.to_string(),
+                format!("{:.1}", r.elo),
+                format!("{:.1}", (r.elo_high - r.elo_low) / 2.0),
+            )
+        } else {
+            ("-".into(), "-".into(), "-".into())
+        };
+        let t = tally.get(r.bot.as_str());
+        let wdl = t.map_or("-".into(), |t| format!("{}-{}-{}", t.w, t.d, t.l));
+        let forfeits = t
+            .filter(|t| !t.forfeits.is_empty())
+            .map_or("-".into(), |t| {
+                t.forfeits
+                    .iter()
+                    .map(|(k, n)| format!("{k} {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            });
+        let _ = writeln!(
+            s,
+            "{rk:>4}  {:<width$}  {elo:>8}  {pm:>7}  {:>6}  {wdl:>11}  {:>6.1}  {:>6.1}  {forfeits}",
+            r.bot,
+            r.count.games,
+            100.0 * r.count.score(),
+            100.0 * r.count.draw_rate(),
+        );
+    }
+    if report.per_variant.len() > 1 {
+        let labels: Vec<&str> = report
+            .per_variant
+            .iter()
+            .map(|v| v.variant.as_str())
+            .collect();
+        let col = labels.iter().map(|l| l.len()).max().unwrap_or(6).max(7);
+        let _ = write!(s, "\nElo by variant\n{:<width$}", "bot");
+        for l in &labels {
+            let _ = write!(s, "  {l:>col$}");
+        }
+        s.push('\n');
+        for r in &st.ratings {
+            let _ = write!(s, "{:<width$}", r.bot);
+            for v in &report.per_variant {
+                let cell = v
+                    .ratings
+                    .iter()
+                    .find(|x| x.bot == r.bot && x.rated)
+                    // Never `-0`.
+                    .map_or("-".into(), |x| format!("{:.0}", x.elo.round() + 0.0));
+                let _ = write!(s, "  {cell:>col$}");
+            }
+            s.push('\n');
+        }
+    }
+    // Each note once, with the tables it concerns.
+    let tables: Vec<&Standings> = std::iter::once(st).chain(&report.per_variant).collect();
+    let name = |t: &Standings| {
+        if t.variant == ALL {
+            "all variants".to_string()
+        } else {
+            t.variant.clone()
+        }
+    };
+    let regularized: Vec<String> = tables
+        .iter()
+        .filter(|t| t.regularized)
+        .map(|t| name(t))
+        .collect();
+    if !regularized.is_empty() {
+        let _ = writeln!(
+            s,
+            "note ({}): someone won or lost every game against a group of bots, so the \
+             maximum-likelihood ratings do not exist; the groups are placed as if one game between \
+             them had been a draw (Ordo's rule for perfect scores). Flagged ratings rest on that rule.",
+            regularized.join(", ")
+        );
+    }
+    let split: Vec<String> = tables
+        .iter()
+        .filter(|t| t.groups > 1)
+        .map(|t| name(t))
+        .collect();
+    if !split.is_empty() {
+        let _ = writeln!(
+            s,
+            "note ({}): some bots never met, even through others; ratings of different groups \
+             cannot be compared.",
+            split.join(", ")
+        );
+    }
+    for (label, h, lo, hi) in &st.seat_advantage {
+        let _ = writeln!(
+            s,
+            "first-seat advantage {label}: {h:.1} Elo [{lo:.1}, {hi:.1}]"
+        );
+    }
+    s
+}
+
 /// The overall table, then one per variant label when there are several.
 pub fn standings_text(report: &Report) -> String {
     let mut s = standings_table(&report.overall);
@@ -521,6 +673,41 @@ mod tests {
             seed: 0,
             opening: String::new(),
         }
+    }
+
+    /// W-D-L and forfeits come from the rows; each note is printed once,
+    /// naming its tables.
+    #[test]
+    fn the_league_summary_counts_results_and_forfeits_and_says_each_note_once() {
+        let mut rows = vec![
+            row("1", "x", "y", 1.0),
+            row("2", "y", "x", 0.5),
+            row("3", "x", "y", 1.0),
+        ];
+        let mut kisolo = row("4", "y", "x", 1.0);
+        kisolo.variant = "kisolo".into();
+        kisolo.reason = "timeout".into();
+        kisolo.offender = Some(1);
+        rows.push(kisolo);
+        let report = rate(&rows, &RateOptions::default()).unwrap();
+        let text = league_summary(&report, &rows);
+        let line = |bot: &str| {
+            text.lines()
+                .find(|l| l.split_whitespace().nth(1) == Some(bot))
+                .unwrap_or_else(|| panic!("no {bot}: {text}"))
+                .to_string()
+        };
+        assert!(
+            line("x").contains(" 2-1-1 ") && line("x").ends_with("timeout 1"),
+            "{text}"
+        );
+        assert!(
+            line("y").contains(" 1-1-2 ") && line("y").ends_with(" -"),
+            "{text}"
+        );
+        assert!(text.contains("Elo by variant"), "{text}");
+        assert_eq!(text.matches("note (").count(), 1, "{text}");
+        assert!(!text.contains(" -0 "), "{text}");
     }
 
     #[test]
