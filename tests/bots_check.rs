@@ -410,3 +410,31 @@ fn a_crash_is_shown_with_the_bots_traceback() {
         "{text}"
     );
 }
+
+/// One bad bot.toml does not hide the others: `arena bots` lists every bot
+/// that loads, names the bad manifest and its problem, and fails.
+#[test]
+fn bots_lists_every_bot_past_a_bad_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("a-good", "name = \"good\"\ncommand = [\"true\"]\n"),
+        ("b-bad", "name = \"bad\"\ncommand = 7\n"),
+        ("c-fine", "name = \"fine\"\ncommand = [\"true\"]\n"),
+    ] {
+        std::fs::create_dir(dir.path().join(name)).unwrap();
+        std::fs::write(dir.path().join(name).join("bot.toml"), text).unwrap();
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["bots", "--no-check", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        listed.contains("good") && listed.contains("fine"),
+        "{listed}"
+    );
+    assert!(err.contains("b-bad") && err.contains("command"), "{err}");
+}

@@ -190,13 +190,30 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
 /// Every folder of `bots_dir` that holds a `bot.toml` (recursively, so
 /// `bots/broken/*` is found too), sorted by path.
 pub fn discover(bots_dir: &Path) -> Result<Vec<Manifest>, ManifestError> {
-    let mut out = Vec::new();
-    walk(bots_dir, &mut out, 0)?;
-    out.sort_by(|a, b| a.dir.cmp(&b.dir));
-    Ok(out)
+    let (found, mut bad) = discover_all(bots_dir)?;
+    match bad.is_empty() {
+        true => Ok(found),
+        false => Err(bad.remove(0)),
+    }
 }
 
-fn walk(dir: &Path, out: &mut Vec<Manifest>, depth: usize) -> Result<(), ManifestError> {
+/// Every manifest under `bots_dir` that loads, and the error of every one
+/// that does not (so that one bad bot.toml does not hide the others).
+/// Fails only when `bots_dir` cannot be read.
+pub fn discover_all(bots_dir: &Path) -> Result<(Vec<Manifest>, Vec<ManifestError>), ManifestError> {
+    let mut out = Vec::new();
+    let mut bad = Vec::new();
+    walk(bots_dir, &mut out, &mut bad, 0)?;
+    out.sort_by(|a, b| a.dir.cmp(&b.dir));
+    Ok((out, bad))
+}
+
+fn walk(
+    dir: &Path,
+    out: &mut Vec<Manifest>,
+    bad: &mut Vec<ManifestError>,
+    depth: usize,
+) -> Result<(), ManifestError> {
     let entries = std::fs::read_dir(dir).map_err(|source| ManifestError::Dir {
         path: dir.to_path_buf(),
         source,
@@ -209,9 +226,12 @@ fn walk(dir: &Path, out: &mut Vec<Manifest>, depth: usize) -> Result<(), Manifes
     dirs.sort();
     for d in dirs {
         if d.join(MANIFEST).is_file() {
-            out.push(Manifest::load(&d)?);
+            match Manifest::load(&d) {
+                Ok(m) => out.push(m),
+                Err(e) => bad.push(e),
+            }
         } else if depth < 2 {
-            walk(&d, out, depth + 1)?;
+            walk(&d, out, bad, depth + 1)?;
         }
     }
     Ok(())

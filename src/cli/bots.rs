@@ -23,14 +23,20 @@ pub struct BotsArgs {
 }
 
 pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
-    let found = manifest::discover(&args.dir)?;
+    let (found, bad) = manifest::discover_all(&args.dir)?;
+    for e in &bad {
+        eprintln!("error: {e}");
+    }
     let shown: Vec<_> = found
         .into_iter()
         .filter(|m| args.all || !m.broken)
         .collect();
     if shown.is_empty() {
         println!("no bots under {}", args.dir.display());
-        return Ok(ExitCode::SUCCESS);
+        return Ok(match bad.is_empty() {
+            true => ExitCode::SUCCESS,
+            false => ExitCode::FAILURE,
+        });
     }
     let mut failures = 0;
     println!(
@@ -74,7 +80,7 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
             crate::bot::cgroup::mechanism()
         );
     }
-    Ok(if failures > 0 {
+    Ok(if failures > 0 || !bad.is_empty() {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

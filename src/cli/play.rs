@@ -30,9 +30,10 @@ pub struct PlayArgs {
     /// Ply cap (reaching it is a draw, `max_plies`).
     #[arg(long, default_value_t = crate::engine::DEFAULT_MAX_PLIES)]
     max_plies: u32,
-    /// Decisions applied before the bots take over, comma-separated.
-    #[arg(long, value_delimiter = ',')]
-    opening: Vec<String>,
+    /// Decisions applied before the bots take over, space-separated as in
+    /// games.csv and `state --moves` ("D K"; commas are accepted too).
+    #[arg(long)]
+    opening: Option<String>,
     /// Time for one decision, in milliseconds.
     #[arg(long, default_value_t = 5000)]
     timeout_ms: u64,
@@ -127,14 +128,26 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let variant: Variant = args.game.parse()?;
     let players = args.players.unwrap_or(args.bots.len());
     if players != args.bots.len() {
-        bail!("{} players but {} BOTs given", players, args.bots.len());
+        bail!(
+            "--players {players}, but {} given",
+            match args.bots.len() {
+                1 => "1 BOT".to_string(),
+                n => format!("{n} BOTs"),
+            }
+        );
     }
     let mut spec = GameSpec::new(
         format!("play-{}-{}", variant.name(), std::process::id()),
         variant,
         settings(players, args.max_plies, &args.options)?,
     );
-    spec.opening = args.opening.clone();
+    spec.opening = args
+        .opening
+        .iter()
+        .flat_map(|o| o.split(|c: char| c == ',' || c.is_whitespace()))
+        .filter(|w| !w.is_empty())
+        .map(String::from)
+        .collect();
     spec.seed = args.seed;
     spec.time = TimeControl {
         per_decision: Duration::from_millis(args.timeout_ms),
@@ -227,9 +240,9 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
     let mut show = |e: &Event<'_>| match e {
         Event::Started { game, .. } => {
             println!(
-                "{} {} players: {}",
+                "{} {}: {}",
                 spec.variant,
-                spec.settings.players,
+                crate::engine::players_text(spec.settings.players),
                 names.join(" vs ")
             );
             if !quiet {

@@ -155,8 +155,13 @@ impl Settings {
             Err(EngineError::Setting {
                 key: "players".into(),
                 why: format!(
-                    "{} players not supported (supported: {:?})",
-                    self.players, counts
+                    "{} not supported (this game is played by {})",
+                    players_text(self.players),
+                    counts
+                        .iter()
+                        .map(usize::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" or ")
                 ),
             })
         }
@@ -387,4 +392,12 @@ pub fn random_playout<G: Rules, R: rand::Rng>(
         decisions += 1;
     }
     decisions
+}
+
+/// "1 player", "3 players".
+pub fn players_text(n: usize) -> String {
+    match n {
+        1 => "1 player".to_string(),
+        n => format!("{n} players"),
+    }
 }

@@ -232,7 +232,7 @@ impl GameSpec {
 pub enum SpecError {
     #[error(transparent)]
     Engine(#[from] EngineError),
-    #[error("{players} players given for a {expected}-player game")]
+    #[error("{} given for a {expected}-player game", crate::engine::players_text(*.players))]
     Players { players: usize, expected: usize },
     #[error("opening decision {index} `{option}`: {error}")]
     Opening {
