@@ -18,7 +18,7 @@
 //!   force the end of the game.
 //!
 //! A win in `d` plies is also a win in the arena whenever the ply cap leaves
-//! at least `d` more plies (reaching the cap is a draw; RULINGS.md).
+//! at least `d` more plies (reaching the cap is a draw; the rulings (docs/rules/filo.md)).
 
 use crate::engine::filo::{Filo, FiloOpt, BLACK, SQUARES, WHITE};
 use crate::engine::{EngineError, Rules, Seat, Settings};

@@ -1,8 +1,8 @@
-//! Diffusion (Mark Steere, 2006; seed 004_5edf625f990aef71.txt): the rules of
+//! Diffusion (Mark Steere, 2006; docs/rules/diffusion.md): the rules of
 //! the game and nothing else. Must not touch processes, transport or
 //! schedules; the string edge is `notation`/`parse`.
 //!
-//! The board, as in the text's figures (RULINGS.md, Diffusion):
+//! The board, as in the text's figures (the rulings (docs/rules/diffusion.md), Diffusion):
 //!
 //! ```text
 //!          F   E   D   C   B   A        <- North's near row
@@ -79,7 +79,7 @@ const fn pit_at(row: Row, col: i32) -> u8 {
 ///
 /// Near row (G..L): "Place one stone into the small pit immediately to the
 /// right of the emptied pit, and proceed counterclockwise": E, NE, N, NW, W.
-/// Far row (F..A): RULINGS.md: starts west and goes W, SW, S, SE, E (also
+/// Far row (F..A): the rulings (docs/rules/diffusion.md): starts west and goes W, SW, S, SE, E (also
 /// counterclockwise; Figure 4 shows it from the corner pit F).
 const NEIGHBOURS: [[u8; 5]; SMALL_PITS] = {
     let mut t = [[0u8; 5]; SMALL_PITS];
@@ -180,7 +180,7 @@ impl Diffusion {
     }
 
     /// The large pit that takes a stone refused by a full small pit: "you
-    /// must add that stone to one of the large pits instead" — RULINGS.md:
+    /// must add that stone to one of the large pits instead" — the rulings (docs/rules/diffusion.md):
     /// East when South moves, West when North moves.
     fn overflow_pit(&self) -> usize {
         if self.to_move as Seat == SOUTH {
@@ -451,7 +451,7 @@ mod tests {
         assert_eq!(g.outcome(), None);
     }
 
-    /// The same move by North sends the two stones West (RULINGS.md).
+    /// The same move by North sends the two stones West (a ruling, docs/rules/diffusion.md).
     #[test]
     fn overflow_goes_to_the_movers_large_pit() {
         let mut g =
@@ -637,7 +637,7 @@ mod tests {
     }
 
     /// Every pit's distribution order, written out by hand from the text
-    /// and RULINGS.md (near row E, NE, N, NW, W; far row W, SW, S, SE, E;
+    /// and the rulings (docs/rules/diffusion.md) (near row E, NE, N, NW, W; far row W, SW, S, SE, E;
     /// off the board = the adjacent large pit, twice at a corner). For each
     /// pit and each count 1..=5, the pit alone holds stones (the rest of
     /// the 48 wait in the large pits): exactly the first k neighbours of

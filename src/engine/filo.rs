@@ -1,5 +1,5 @@
-//! F.I.L.O, "First in, last out" (Richard Hutnik, 2011; seed
-//! 000_47acadf1a3fb5967.txt): the rules of the game and nothing else. Must
+//! F.I.L.O, "First in, last out" (Richard Hutnik, 2011; docs/rules/filo.md):
+//! the rules of the game and nothing else. Must
 //! not touch processes, transport or schedules; the string edge is
 //! `notation`/`parse`.
 //!
@@ -17,7 +17,7 @@
 //!
 //! After each turn: a player reduced to one piece or none wins (both: the
 //! mover); otherwise the player to move with no legal move loses. See
-//! docs/rules/filo.md and RULINGS.md (F.I.L.O).
+//! docs/rules/filo.md and the rulings (docs/rules/filo.md) (F.I.L.O).
 
 use super::{EngineError, Outcome, Reason, Rules, Seat, Settings, Variant};
 use serde_json::json;
@@ -172,7 +172,7 @@ impl Filo {
     }
 
     /// "A player's pieces are the checkers on the board plus in reserve"
-    /// (RULINGS.md); exited checkers are not pieces.
+    /// (a ruling, docs/rules/filo.md); exited checkers are not pieces.
     pub fn pieces(&self, seat: Seat) -> u8 {
         CHECKERS - self.exited[seat]
     }
@@ -194,7 +194,7 @@ impl Filo {
     }
 
     /// "The second phase begins after all pieces have entered the board"
-    /// (RULINGS.md: only when both reserves are empty).
+    /// (the rulings (docs/rules/filo.md): only when both reserves are empty).
     fn movement_phase(&self) -> bool {
         self.reserve == [0, 0]
     }
@@ -265,7 +265,7 @@ impl Filo {
     /// ensuing squares in the mover's direction, the lowermost checker
     /// first, wrapping round. A checker that meets a stack of four goes to
     /// the exit area, and the next checker goes to the following square.
-    /// (The emptied square receives normally if a lap reaches it, RULINGS.md;
+    /// (The emptied square receives normally if a lap reaches it, the rulings (docs/rules/filo.md);
     /// with at most 4 checkers on 8 squares this cannot happen.)
     fn sow(&mut self, seat: Seat, from: usize) {
         let lifted = self.stacks[from];
@@ -287,7 +287,7 @@ impl Filo {
     /// The escape: "the player ... must be down to 2 to 4 pieces; these
     /// pieces must all be arranged into a single stack; this stack may not
     /// contain any pieces of the opponent". Returns that stack's square.
-    /// Only asked after the mover's own movement move (RULINGS.md), when the
+    /// Only asked after the mover's own movement move (a ruling, docs/rules/filo.md), when the
     /// reserve is empty, so all pieces are on the board.
     fn escape_stack(&self, seat: Seat) -> Option<usize> {
         let pieces = self.pieces(seat);
@@ -322,7 +322,7 @@ impl Filo {
         !self.movement_phase() || (0..SQUARES).any(|sq| self.controls(seat, sq))
     }
 
-    /// The end of a turn (RULINGS.md, F.I.L.O; common rules): one ply more;
+    /// The end of a turn (the rulings (docs/rules/filo.md), F.I.L.O; common rules): one ply more;
     /// a player with one piece or none wins (if both, the mover); else the
     /// opponent, now to move, loses if they have no legal move ("the player
     /// who moves last ... wins"); else the ply cap.
@@ -652,7 +652,7 @@ mod tests {
     /// every main line and every numbered alternative replays legally, the
     /// game is not over before the last move, and Black wins. Line (4) is
     /// printed "If C (instead of B), then A, B, C+", but square A is empty
-    /// when Black is to play it; RULINGS.md corrects the misprint A -> H
+    /// when Black is to play it; the rulings (docs/rules/filo.md) corrects the misprint A -> H
     /// (the line then ends like (3)): the corrected line is tested here.
     #[test]
     fn published_solution_lines_are_black_wins() {
@@ -701,7 +701,7 @@ mod tests {
     }
 
     /// Note (4) as printed, "If C (instead of B), then A, B, C+": Black's A
-    /// is not legal (square A is empty then), which is why RULINGS.md
+    /// is not legal (square A is empty then), which is why the rulings (docs/rules/filo.md)
     /// corrects it.
     #[test]
     fn note_4_as_printed_is_illegal() {
@@ -896,7 +896,7 @@ mod tests {
     /// White, Black, White, Black (bottom to top) goes leftwards: the White
     /// checker meets A's four and exits, then H (wrapping round), G, F get
     /// Black, White, Black. Four checkers reach four squares at most, so
-    /// the emptied origin B is never reached on 8 squares (RULINGS.md: the
+    /// the emptied origin B is never reached on 8 squares (the rulings (docs/rules/filo.md): the
     /// lap would not skip it; docs/rules/filo.md).
     #[test]
     fn black_lap_wraps_past_a_full_square() {
@@ -1077,7 +1077,7 @@ mod tests {
         }
     }
     /// Cross-check against an independent implementation: a Python program
-    /// written from the rule text and RULINGS.md alone (not from this file)
+    /// written from the rule text and the rulings (docs/rules/filo.md) alone (not from this file)
     /// played random games and recorded, before every decision, its list of
     /// legal options and the option it picked, then the result, the plies
     /// and the final board (tests/data/rules/filo_random_games.jsonl, one

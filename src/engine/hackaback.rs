@@ -4,7 +4,7 @@
 //! not touch processes, JSON transport or other games. Documented in
 //! docs/rules/hackaback.md.
 //!
-//! The loop (RULINGS.md) is kept as a ring of 13 places in Black's sowing
+//! The loop (a ruling, docs/rules/hackaback.md) is kept as a ring of 13 places in Black's sowing
 //! order: b1..b6 (0..5), the store S (6), w6..w1 (7..12). Black sows up the
 //! ring, White down it.
 
@@ -12,7 +12,7 @@ use super::{EngineError, Outcome, Reason, Rules, Seat, Settings, Variant};
 use serde_json::{json, Map, Value};
 use std::fmt;
 
-/// Seat 0 is White (her set-up comes first), seat 1 Black (RULINGS.md).
+/// Seat 0 is White (her set-up comes first), seat 1 Black (a ruling, docs/rules/hackaback.md).
 pub const WHITE: Seat = 0;
 pub const BLACK: Seat = 1;
 /// Places on the ring: 12 holes and the store.
@@ -287,7 +287,7 @@ impl Hackaback {
     }
 
     /// End of a turn: the store win, then repetition, then the ply cap
-    /// (RULINGS.md order).
+    /// (the rulings (docs/rules/hackaback.md) order).
     fn end_turn(&mut self) {
         let sowing = self.phase != Phase::Setup;
         self.plies += 1;
@@ -601,7 +601,7 @@ mod tests {
         Hackaback::from_position(&Settings::default(), holes, store, to_move, turns).unwrap()
     }
 
-    /// The loop of RULINGS.md: Black b1..b6, S, w6..w1; White w1..w6, S,
+    /// The loop of the rulings (docs/rules/hackaback.md): Black b1..b6, S, w6..w1; White w1..w6, S,
     /// b6..b1.
     #[test]
     fn sowing_directions() {
@@ -706,7 +706,7 @@ mod tests {
         assert_eq!(g.to_decide(), Some(WHITE));
     }
 
-    /// A lap never skips its origin (RULINGS.md): 13 seeds from b1 go
+    /// A lap never skips its origin (a ruling, docs/rules/hackaback.md): 13 seeds from b1 go
     /// round, one into S, and the 13th lands back in b1.
     #[test]
     fn full_lap_fills_origin() {
@@ -819,7 +819,7 @@ mod tests {
     }
 
     /// Repetition is one of the game's own end conditions, judged before
-    /// the ply cap (RULINGS.md): the cycle of `repetition_draw` with the cap
+    /// the ply cap (a ruling, docs/rules/hackaback.md): the cycle of `repetition_draw` with the cap
     /// reached by the very turn that makes the third occurrence.
     #[test]
     fn repetition_before_the_ply_cap() {
@@ -988,10 +988,10 @@ mod tests {
         assert!(g.render().contains("B17"));
     }
 
-    // ---- an independent reference, written from RULINGS.md alone ----
+    // ---- an independent reference, written from the rulings (docs/rules/hackaback.md) alone ----
 
     /// A deliberately naive Hackaback: places by name, the loop as the two
-    /// sowing orders of RULINGS.md, the whole history of positions in a
+    /// sowing orders of the rulings (docs/rules/hackaback.md), the whole history of positions in a
     /// plain list. Speaks only canonical notation.
     struct Reference {
         /// `[white, black]` per place name, the store `S` included.

@@ -3,12 +3,12 @@
 //! Owns Kisolo's rules only; knows nothing of processes, JSON transport or
 //! tournaments. Documented in docs/rules/kisolo.md.
 //!
-//! One turn is one decision (RULINGS.md, Kisolo): either a compulsory start
+//! One turn is one decision (the rulings (docs/rules/kisolo.md), Kisolo): either a compulsory start
 //! capture `xiK` or a non-empty own hole `oK` / `iK`. Everything after it
 //! (laps, in-turn captures) follows without choice.
 //!
 //! Coordinates: each seat's holes are kept in *track order*, the order in
-//! which that seat sows (RULINGS.md: counterclockwise o1..oC, iC..i1, o1...).
+//! which that seat sows (the rulings (docs/rules/kisolo.md): counterclockwise o1..oC, iC..i1, o1...).
 //! Track index `t` in `0..C` is `o(t+1)`; `t` in `C..2C` is `i(2C-t)`.
 
 use super::{
@@ -16,7 +16,7 @@ use super::{
 };
 use serde_json::json;
 
-/// The common board has 7 columns (RULINGS.md); 6 and 8 are options.
+/// The common board has 7 columns (a ruling, docs/rules/kisolo.md); 6 and 8 are options.
 pub const DEFAULT_COLUMNS: usize = 7;
 pub const MIN_COLUMNS: usize = 6;
 pub const MAX_COLUMNS: usize = 8;
@@ -43,7 +43,7 @@ pub struct Kisolo {
     columns: u8,
     board: Board,
     /// Seeds still in hand: always 0, except after the drop guard stopped a
-    /// turn mid-lap (RULINGS.md: the position as it stands after that drop).
+    /// turn mid-lap (the rulings (docs/rules/kisolo.md): the position as it stands after that drop).
     hand: u8,
     to_move: u8,
     plies: u32,
@@ -53,7 +53,7 @@ pub struct Kisolo {
     outcome: Option<Outcome>,
 }
 
-// ---- the board's geometry (RULINGS.md, Kisolo) ----
+// ---- the board's geometry (the rulings (docs/rules/kisolo.md), Kisolo) ----
 
 /// The hole after `t` on the track (counterclockwise).
 #[inline]
@@ -106,7 +106,7 @@ fn hole_name(t: usize, c: usize) -> String {
 // ---- one turn: laps on a copy of the board ----
 
 /// What the repetition rule compares at the end of each lap: the board and
-/// the hole of the last seed (RULINGS.md). Whether that hole was non-empty
+/// the hole of the last seed (a ruling, docs/rules/kisolo.md). Whether that hole was non-empty
 /// before the last seed is part of it: it held one seed fewer.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct LapEnd {
@@ -134,7 +134,7 @@ struct Turn {
 
 impl Turn {
     /// Sows `hand` seeds one per hole starting *in* `start`, never skipping
-    /// any hole (RULINGS.md: a lap never skips its origin). With more seeds
+    /// any hole (the rulings (docs/rules/kisolo.md): a lap never skips its origin). With more seeds
     /// than `budget`, drops `budget + 1` of them (the guard's drop) and stops.
     #[inline]
     fn sow(&mut self, start: usize, hand: u8, budget: u32) -> Lap {
@@ -188,7 +188,7 @@ impl Turn {
         }
     }
 
-    /// After a lap (RULINGS.md): h = hole of the last seed, n = the next.
+    /// After a lap (a ruling, docs/rules/kisolo.md): h = hole of the last seed, n = the next.
     /// n empty: the turn ends. Else if h was non-empty before the last seed,
     /// n is inner and the hole facing n is non-empty: capture that file and
     /// sow the captured seeds starting in n. Otherwise lift n and sow from
@@ -468,7 +468,7 @@ impl Kisolo {
     }
 
     /// "At the end of each turn, a player whose inner row is empty loses; if
-    /// both are empty, the mover wins" (RULINGS.md); then the ply cap.
+    /// both are empty, the mover wins" (a ruling, docs/rules/kisolo.md); then the ply cap.
     fn end_of_turn(&mut self, me: Seat) {
         let opp = 1 - me;
         let (mine_empty, theirs_empty) = (self.inner_row_empty(me), self.inner_row_empty(opp));
@@ -716,7 +716,7 @@ impl Rules for Kisolo {
 
 #[cfg(test)]
 mod tests {
-    //! Positions worked out by hand from the rule text and RULINGS.md.
+    //! Positions worked out by hand from the rule text and the rulings (docs/rules/kisolo.md).
     //! Track indices in comments: with C columns, t0..t(C-1) = o1..oC and
     //! tC..t(2C-1) = iC..i1.
     use super::*;
@@ -790,7 +790,7 @@ mod tests {
         assert_eq!(b.inner(1), [0, 1, 1, 1, 1, 3]);
     }
 
-    /// In-turn capture, and a lap that passes its origin (RULINGS.md: never
+    /// In-turn capture, and a lap that passes its origin (the rulings (docs/rules/kisolo.md): never
     /// skipped). o6 holds 13: one full round (o6 itself gets a seed) and the
     /// 13th seed falls into i6, which was non-empty; next i5 is inner, non-
     /// empty, and faces their i2 (3, with 2 in o2 behind): capture 5, sow from
@@ -949,7 +949,7 @@ mod tests {
         assert_eq!(g.outcome().map(|o| o.reason), Some(Reason::InnerRow));
     }
 
-    /// RULINGS.md: a player whose inner row is empty at the end of a turn
+    /// the rulings (docs/rules/kisolo.md): a player whose inner row is empty at the end of a turn
     /// loses, the mover included; both empty: the mover wins.
     #[test]
     fn emptying_own_inner_row() {
@@ -1101,7 +1101,7 @@ mod tests {
         }
     }
 
-    // ---- an independent reference, written from RULINGS.md alone ----
+    // ---- an independent reference, written from the rulings (docs/rules/kisolo.md) alone ----
 
     /// A deliberately naive Kisolo: holes by name (`o3`, `i5`) per seat,
     /// every lap end of a turn in a plain list, the guard as a drop count.

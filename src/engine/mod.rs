@@ -3,7 +3,7 @@
 //! Owns the rules and nothing else: no processes, no JSON transport, no
 //! schedules. (`serde_json::Value` appears only as the state snapshot.)
 //!
-//! Every game is a state machine of *decisions* (RULINGS.md, "Common to all
+//! Every game is a state machine of *decisions* (the rulings (docs/rules.md), "Common to all
 //! games"): [`Rules::to_decide`] names the seat that decides,
 //! [`Rules::options`] lists the legal options of that decision as compact
 //! values, [`Rules::apply`] applies one (an illegal one is rejected and the
@@ -13,7 +13,7 @@
 //!
 //! A decision with a single option is still a decision: the engine lists it
 //! and expects it to be applied; the referee applies it without asking a bot
-//! and records it like any other (RULINGS.md).
+//! and records it like any other (a ruling, docs/rules.md).
 
 pub mod diffusion;
 pub mod filo;
@@ -39,11 +39,11 @@ pub type Seat = usize;
 /// The most players any game has (3-player Tricala).
 pub const MAX_SEATS: usize = 3;
 
-/// Default ply cap when a tournament names none (RULINGS.md: configurable).
+/// Default ply cap when a tournament names none (the rulings (docs/rules.md): configurable).
 pub const DEFAULT_MAX_PLIES: u32 = 1000;
 
 /// A turn that drops its 10,001st stone ends the game as a draw, reason
-/// `perpetual` (RULINGS.md, Kisolo's rule applied to all games as a guard).
+/// `perpetual` (the rulings (docs/rules.md), Kisolo's rule applied to all games as a guard).
 pub const DROP_GUARD: u32 = 10_000;
 
 /// The five games.
@@ -169,7 +169,7 @@ impl Settings {
 }
 
 /// Why a game ended. The game-specific reasons name the rule that ended it;
-/// the draw reasons are those of RULINGS.md.
+/// the draw reasons are those of the rulings (docs/rules.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
@@ -358,7 +358,7 @@ pub trait Rules: Clone + Send + Sync + fmt::Debug + 'static {
     /// Completed turns so far (set-up turns and passes included).
     fn plies(&self) -> u32;
 
-    /// The canonical notation of an option (RULINGS.md).
+    /// The canonical notation of an option (a ruling, docs/rules.md).
     fn notation(&self, opt: Self::Opt) -> String;
 
     /// Parses canonical notation. Only the syntax is checked here; legality

@@ -3,7 +3,7 @@
 //! the two winning conditions; must not touch processes, JSON transport or
 //! other games. Documented in docs/rules/tricala.md.
 //!
-//! Board (RULINGS.md): 21 pits in six rows, row r holding r pits `ra`..;
+//! Board (a ruling, docs/rules/tricala.md): 21 pits in six rows, row r holding r pits `ra`..;
 //! corners 1a, 6a, 6f. Directions from (r, c): E (r, c+1), W (r, c-1),
 //! NE (r-1, c), NW (r-1, c-1), SE (r+1, c+1), SW (r+1, c).
 
@@ -22,10 +22,10 @@ pub const PLACED_PER_TURN: u8 = 3;
 pub const CAPTURE_GOAL: u8 = 9;
 /// The corner pits 1a, 6a, 6f (pit indices).
 pub const CORNERS: [u8; 3] = [0, 15, 20];
-/// Colour letters by seat (RULINGS.md: W, B, R).
+/// Colour letters by seat (the rulings (docs/rules/tricala.md): W, B, R).
 pub const COLOURS: [char; 3] = ['W', 'B', 'R'];
 
-/// A sowing direction (RULINGS.md). The order of the variants is the
+/// A sowing direction (a ruling, docs/rules/tricala.md). The order of the variants is the
 /// order in which options are listed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dir {
@@ -67,7 +67,7 @@ impl Dir {
         Dir::ALL.into_iter().find(|d| d.name() == s)
     }
 
-    /// (row step, column step) of RULINGS.md.
+    /// (row step, column step) of the rulings (docs/rules/tricala.md).
     const fn step(self) -> (i8, i8) {
         match self {
             Dir::E => (0, 1),
@@ -201,7 +201,7 @@ pub struct Tricala {
     /// The pit the hand is at (the last pit sown or lifted).
     at: u8,
     dir: Dir,
-    /// Stones dropped in this turn (the DROP_GUARD of RULINGS.md).
+    /// Stones dropped in this turn (the DROP_GUARD of the rulings (docs/rules/tricala.md)).
     drops: u32,
     plies: u32,
     max_plies: u32,
@@ -297,7 +297,7 @@ impl Tricala {
     }
 
     /// Corner control: "having a majority of stones in the corner pits"
-    /// (RULINGS.md: more than half of the pit). 3+ stones on the board need
+    /// (the rulings (docs/rules/tricala.md): more than half of the pit). 3+ stones on the board need
     /// all three corners, 2 stones two, 1 stone one. A player with no stone
     /// on the board controls nothing and cannot win this way (see
     /// docs/rules/tricala.md).
@@ -359,7 +359,7 @@ impl Tricala {
         if self.hand_total() > 0 {
             return true;
         }
-        // The last stone, judged by what the pit held before (RULINGS.md).
+        // The last stone, judged by what the pit held before (a ruling, docs/rules/tricala.md).
         let held: u8 = before.iter().sum();
         if held == 0 {
             self.end_turn();
@@ -384,18 +384,18 @@ impl Tricala {
         self.outcome = Some(outcome);
         self.phase = Phase::Over;
         // The hand keeps its stones when the drop guard fires mid-lap: the
-        // position "as it stands after that drop" (RULINGS.md).
+        // position "as it stands after that drop" (a ruling, docs/rules/tricala.md).
     }
 
     /// End of a turn: the goals of every player, then stalemate, then the
-    /// ply cap (RULINGS.md order), then the next seat.
+    /// ply cap (the rulings (docs/rules/tricala.md) order), then the next seat.
     fn end_turn(&mut self) {
         self.plies += 1;
         self.drops = 0;
         let n = self.players as usize;
         // "It doesn't matter whose turn it is, when a winning condition is
         // reached." Several winners: the most captured stones wins; equal:
-        // those players draw (RULINGS.md).
+        // those players draw (a ruling, docs/rules/tricala.md).
         let mut winners = [0usize; 3];
         let mut count = 0;
         for s in 0..n {
@@ -811,7 +811,7 @@ mod tests {
         g.pit(parse_pit(name).unwrap())
     }
 
-    /// The board of RULINGS.md: 6 directions in the middle, 4 on an edge,
+    /// The board of the rulings (docs/rules/tricala.md): 6 directions in the middle, 4 on an edge,
     /// 2 in a corner, as the text says.
     #[test]
     fn board_geometry() {
@@ -840,7 +840,7 @@ mod tests {
 
     /// The text's tie example: White 6a, 4b with 6 captured; Black 1a, 4c
     /// with 8 captured; White captures 4bx4c: 8 each, each controls one
-    /// corner with the last stone on the board: a draw (RULINGS.md: tie).
+    /// corner with the last stone on the board: a draw (the rulings (docs/rules/tricala.md): tie).
     #[test]
     fn text_tie_example_capture_draws() {
         let mut g = position(
@@ -932,7 +932,7 @@ mod tests {
 
     /// "A player may sow the stones in any order he wishes": a colour
     /// decision before each drop while the hand holds several colours; at
-    /// an edge the direction is asked before the colour (RULINGS.md).
+    /// an edge the direction is asked before the colour (a ruling, docs/rules/tricala.md).
     #[test]
     fn colour_choice_and_direction_before_colour() {
         let mut g = position(2, &[("4c", [1, 2, 0]), ("2a", [0, 1, 0])], [6, 8, 0], 0);
@@ -974,7 +974,7 @@ mod tests {
         assert_eq!(g.to_decide(), Some(1));
     }
 
-    /// A lap never skips the pit it started from (RULINGS.md): 3 stones
+    /// A lap never skips the pit it started from (a ruling, docs/rules/tricala.md): 3 stones
     /// from 5d going E reach 5e, turn SW to 6e, turn NW back to 5d, which
     /// was emptied, so the turn ends there.
     #[test]
@@ -1274,7 +1274,7 @@ mod tests {
     }
 
     /// The text's tie example with the ply cap reached by the same turn:
-    /// the game's own end (the tie) is judged first (RULINGS.md).
+    /// the game's own end (the tie) is judged first (a ruling, docs/rules/tricala.md).
     #[test]
     fn ply_cap_after_the_games_own_end() {
         let mut s = settings(2);
@@ -1322,7 +1322,7 @@ mod tests {
         assert_eq!(g.outcome(), Some(Outcome::win(3, 0, Reason::Captures)));
     }
 
-    /// The drop guard (RULINGS.md, all games) in a relay that never ends.
+    /// The drop guard (the rulings (docs/rules/tricala.md), all games) in a relay that never ends.
     /// The rim of the board is a cycle of 15 pits whose three corner turns
     /// are forced: P0..P14 = 6a 6b 6c 6d 6e 6f (E), 5e 4d 3c 2b 1a (NW),
     /// 2a 3a 4a 5a (SW), back to 6a (E). White has 2 stones on 5a (P14) and
@@ -1442,7 +1442,7 @@ mod tests {
         assert!(g.render().contains("2a:B1"));
     }
     /// Cross-check against an independent implementation: a Python program
-    /// written from the rule text and RULINGS.md alone (not from this file)
+    /// written from the rule text and the rulings (docs/rules/tricala.md) alone (not from this file)
     /// played random 2- and 3-player games and recorded, before every
     /// decision, its list of legal options and the option it picked, then
     /// the result, the plies, the captures and the final board

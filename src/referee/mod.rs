@@ -19,8 +19,8 @@
 //!   [`Player::needs_restart`], [`BotPlayer::quit`]; [`RandomPlayer`].
 //! - [`record::write_record`]: the game record as JSON lines.
 //!
-//! Forfeits (RULINGS.md): a bot that sends an illegal option, breaks the
-//! protocol, times out or crashes loses; in a 3-player game it is ranked last
+//! Forfeits (a ruling, docs/rules.md): a bot that sends an illegal option,
+//! breaks the protocol, times out or crashes loses; in a 3-player game it is ranked last
 //! and the others share first place. A decision with a single option is
 //! applied without asking; every player still sees it in `since`.
 //!
@@ -344,7 +344,7 @@ pub enum Event<'a> {
     Ended { report: &'a GameReport },
 }
 
-/// Scores when `offender` forfeits (RULINGS.md): last, the others share
+/// Scores when `offender` forfeits (a ruling, docs/rules.md): last, the others share
 /// first.
 pub fn forfeit_scores(players: usize, offender: usize) -> Vec<f64> {
     let ranks: Vec<u8> = (0..players).map(|s| u8::from(s == offender)).collect();

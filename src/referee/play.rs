@@ -136,7 +136,7 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
     }
 
     /// One decision: applied without asking when it is the only option
-    /// (RULINGS.md), else asked of its seat under the decision timeout, the
+    /// (a ruling, docs/rules.md), else asked of its seat under the decision timeout, the
     /// seat's clock and the game's watchdog, and checked against the legal
     /// options.
     async fn turn(&mut self) -> Result<Turn, SpecError> {

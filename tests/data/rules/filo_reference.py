@@ -1,5 +1,5 @@
 # An independent F.I.L.O implementation, written from the rule text
-# (seeds/000_*.txt) and RULINGS.md only, not from src/engine/filo.rs.
+# (the published rule text) and the rulings (docs/rules/filo.md) only, not from src/engine/filo.rs.
 # It plays random games and prints one JSON line per game: before every
 # decision its legal options and the option picked, then the result, plies,
 # final squares (bottom to top) and exited checkers. The Rust test

@@ -1,5 +1,5 @@
 # An independent Tricala implementation, written from the rule text
-# (seeds/001_*.txt) and RULINGS.md only, not from src/engine/tricala.rs.
+# (the published rule text) and the rulings (docs/rules/tricala.md) only, not from src/engine/tricala.rs.
 # It plays random games and prints one JSON line per game: before every
 # decision its legal options and the option picked, then the result
 # (kind, winners, reason), plies, captures and the final board. The Rust
