@@ -72,14 +72,17 @@ impl Console {
         }
         if !self.show.bar {
             eprintln!(
-                "game {}/{} {}: {} ({}, {} plies, {:.1} s)",
+                "game {}/{} {}: {} ({}, {} plies, {})",
                 self.done,
                 self.total,
                 row.game_id,
                 result_text(row),
                 row.reason,
                 row.plies,
-                row.duration_ms as f64 / 1000.0
+                match row.duration_ms {
+                    ms if ms < 1000 => format!("{ms} ms"),
+                    ms => format!("{:.1} s", ms as f64 / 1000.0),
+                }
             );
         }
         if let Some(n) = self.show.rating_interval {
