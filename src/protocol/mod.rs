@@ -188,9 +188,27 @@ pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
             } else if e.is_syntax() || e.is_eof() || std::str::from_utf8(line).is_err() {
                 Err(DecodeError::BadJson(e.to_string()))
             } else {
-                Err(DecodeError::Protocol(e.to_string()))
+                Err(DecodeError::Protocol(shape_problem(line, &e)))
             }
         }
+    }
+}
+
+/// What is wrong with a JSON object that is not a bot's message, in the
+/// protocol's words (message types and fields, not the decoder's).
+fn shape_problem(line: &[u8], e: &serde_json::Error) -> String {
+    let v: serde_json::Value = serde_json::from_slice(line).unwrap_or_default();
+    match v.get("type") {
+        None => "no `type` field (a bot sends `hello` or `reply` messages)".into(),
+        Some(serde_json::Value::String(t)) if t != "hello" && t != "reply" => format!(
+            "unknown message type `{}` (a bot sends only `hello` and `reply`)",
+            truncate(t.as_bytes(), 40)
+        ),
+        Some(serde_json::Value::String(_)) => e.to_string(),
+        Some(t) => format!(
+            "`type` must be a string, got {}",
+            truncate(t.to_string().as_bytes(), 40)
+        ),
     }
 }
 
@@ -328,6 +346,22 @@ mod tests {
                 Ok(m) => panic!("{line:?} decoded as {m:?}"),
             }
         }
+    }
+
+    /// Wrong shapes are told in the protocol's words, not the decoder's.
+    #[test]
+    fn wrong_shapes_are_named_in_the_protocols_words() {
+        let problem = |line: &str| match decode(line.as_bytes()) {
+            Err(DecodeError::Protocol(m)) => m,
+            other => panic!("{line}: {other:?}"),
+        };
+        assert_eq!(
+            problem(r#"{"type":"ready"}"#),
+            "unknown message type `ready` (a bot sends only `hello` and `reply`)"
+        );
+        assert!(problem(r#"{"option":"G"}"#).starts_with("no `type` field"));
+        assert!(problem(r#"{"type":3}"#).starts_with("`type` must be a string"));
+        assert!(problem(r#"{"type":"reply"}"#).contains("option"));
     }
 
     #[test]

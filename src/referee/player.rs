@@ -237,9 +237,17 @@ fn decode_fault(e: DecodeError, line: &[u8]) -> Fault {
 }
 
 /// A fault for output the bot wrote without being asked.
+/// Output nobody asked for. A first line that is not JSON (a debug print
+/// on stdout) is `bad_json`, as it is when sent as an answer: the same
+/// line is the same fault wherever it comes; anything else is `protocol`.
 fn stray_fault(when: &str, bytes: &[u8]) -> Fault {
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or(bytes);
+    let kind = match protocol::decode(first) {
+        Err(protocol::DecodeError::BadJson(_)) => ForfeitKind::BadJson,
+        _ => ForfeitKind::Protocol,
+    };
     Fault::new(
-        ForfeitKind::Protocol,
+        kind,
         format!(
             "unsolicited output {when}: {}",
             protocol::truncate(bytes, DETAIL_MAX)
@@ -669,5 +677,30 @@ impl Player for RandomPlayer {
             ))
         };
         Box::pin(std::future::ready(r))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A debug print on stdout is `bad_json` whether it comes as an answer
+    /// or unasked; unasked JSON is `protocol`.
+    #[test]
+    fn a_line_that_is_not_json_is_the_same_fault_asked_or_not() {
+        let debug = b"thinking... depth 3\n";
+        assert!(matches!(
+            protocol::decode(&debug[..debug.len() - 1]),
+            Err(protocol::DecodeError::BadJson(_))
+        ));
+        assert_eq!(
+            stray_fault("before game_start", debug).kind,
+            ForfeitKind::BadJson
+        );
+        let json = br#"{"type":"reply","option":"A"}"#;
+        assert_eq!(
+            stray_fault("after game_end", json).kind,
+            ForfeitKind::Protocol
+        );
     }
 }
