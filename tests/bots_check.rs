@@ -438,3 +438,25 @@ fn bots_lists_every_bot_past_a_bad_manifest() {
     );
     assert!(err.contains("b-bad") && err.contains("command"), "{err}");
 }
+
+/// Given a bot folder, check-bot runs its bot.toml's build first, as a
+/// league does, and tells the start-up time.
+#[test]
+fn check_bot_builds_a_bot_folder_and_times_its_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("built");
+    std::fs::create_dir(&bot).unwrap();
+    std::fs::write(
+        bot.join("bot.toml"),
+        format!(
+            "name = \"built\"\nbuild = [\"cp\", \"{}\", \"bot.py\"]\ncommand = [\"python3\", \"bot.py\"]\n",
+            root().join("bots/random-python/bot.py").display()
+        ),
+    )
+    .unwrap();
+    let (ok, text) = check_bot(&[], &[bot.to_str().unwrap()], false);
+    assert!(ok, "{text}");
+    assert!(text.contains("PASS  build"), "{text}");
+    assert!(bot.join("bot.py").is_file(), "the build did not run");
+    assert!(text.contains("(started in "), "{text}");
+}

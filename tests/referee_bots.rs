@@ -694,3 +694,20 @@ async fn three_player_forfeit_ranks_the_offender_last() {
         assert!(b.quit().await);
     }
 }
+
+/// A timeout says what the referee saw: half a line without its newline,
+/// or nothing at all (with how to flush).
+#[tokio::test]
+async fn a_timeout_says_what_arrived() {
+    let r = misbehaving("no_newline", 1000, Some(ForfeitKind::Timeout)).await;
+    assert!(
+        detail(&r).contains("a line without its newline had arrived")
+            && detail(&r).contains(r#"{"type": "reply""#),
+        "{r:?}"
+    );
+    let r = misbehaving("hang", 300, Some(ForfeitKind::Timeout)).await;
+    assert!(
+        detail(&r).contains("nothing had arrived on stdout"),
+        "{r:?}"
+    );
+}

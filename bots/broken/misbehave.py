@@ -12,6 +12,7 @@ are not league bots (see README.md). Modes:
   wrong_shape   answers its first request with JSON of the wrong shape
   illegal       answers its first request with an option that is never legal
   huge_line     writes 100 MB without a newline at its first request
+  no_newline    answers its first request without the newline
   stderr_flood  writes 20 MB to stderr at start and 100 kB per request, plays well
   fork_child    forks a child that keeps the pipes open, then exits at its first request
   early_exit    exits cleanly (status 0) at game start
@@ -211,6 +212,9 @@ def misbehave(requests, message):
     if MODE == "stale_reply" and requests == 2:
         send({"type": "reply", "option": random.choice(message["legal"]),
               "game_id": "old-" + message["game_id"], "ply": FIRST_PLY[0]})
+        return True
+    if MODE == "no_newline" and requests == 1:
+        raw(json.dumps({"type": "reply", "option": message["legal"][0]}).encode())
         return True
     if MODE == "spaced":
         send({"type": "reply", "option": " " + random.choice(message["legal"]) + " "})

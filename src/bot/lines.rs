@@ -31,6 +31,13 @@ impl BotProcess {
         }
     }
 
+    /// The bytes of a line that had begun but not ended when the last
+    /// [`read_line`](Self::read_line) gave up (at a timeout): what a bot
+    /// that forgot its newline sent.
+    pub fn partial_line(&self) -> Option<&[u8]> {
+        (!self.line_done && !self.overflow && !self.line.is_empty()).then_some(&self.line[..])
+    }
+
     /// Reads one line (without its newline) and returns it; the slice is
     /// valid until the next call. Returns when a line is complete, when the
     /// process exits (a line it completed before exiting is still

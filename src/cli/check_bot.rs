@@ -73,16 +73,43 @@ impl Checks {
 }
 
 pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
-    let (cmd, asks) = if args.bot.len() == 1 {
+    let (cmd, asks, folder) = if args.bot.len() == 1 {
         match resolve_bot(&args.bot[0])? {
-            BotArg::Command(c, asks) => (c, asks),
+            BotArg::Command(c, asks, folder) => (c, asks, folder),
             BotArg::Random => bail!("`random` is the built-in player; give a bot to check"),
         }
     } else {
         let c = crate::bot::BotCommand::from_words(&args.bot)
             .ok_or_else(|| anyhow::anyhow!("empty bot command"))?;
-        (c, Default::default())
+        (c, Default::default(), None)
     };
+    // A bot folder is built first, as a league builds it.
+    if let Some(m) = folder.filter(|m| m.build.is_some()) {
+        let spec = crate::league::config::BotSpec {
+            name: m.name.clone(),
+            command: m.command.clone(),
+            cwd: Some(m.dir.clone()),
+            env: m.env.clone(),
+            build: m.build.clone(),
+            limits: m.limits,
+        };
+        say!(
+            "building `{}` ...",
+            m.build
+                .iter()
+                .flatten()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        if let Err(e) = crate::league::runner::build_bots(std::slice::from_ref(&spec), &mut |_| {})
+        {
+            say!("FAIL  build: {e}");
+            say!("1 check(s) failed");
+            return Ok(ExitCode::from(1));
+        }
+        say!("PASS  build");
+    }
     let variants: Vec<Variant> = if args.game.is_empty() {
         Variant::ALL.to_vec()
     } else {
@@ -119,12 +146,20 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
     let rt = runtime()?;
     let checks = async {
         let mut c = Checks { failed: 0 };
-        let start = |c: &mut Checks, bot: Result<BotPlayer, referee::StartError>| match bot {
+        let start = |c: &mut Checks,
+                     bot: Result<BotPlayer, referee::StartError>,
+                     took: Duration| match bot {
             Ok(b) => {
                 let i = b.info();
+                let cost = match took.as_millis() {
+                    ms if ms >= 1000 => format!(
+                        "started in {ms} ms: paid again at every restart after a fault, and by every league worker"
+                    ),
+                    ms => format!("started in {ms} ms"),
+                };
                 c.pass(
                     "handshake",
-                    &format!("{} {} by {}", i.name, i.version, i.author),
+                    &format!("{} {} by {} ({cost})", i.name, i.version, i.author),
                 );
                 Some(b)
             }
@@ -148,7 +183,12 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                 }
             }
         };
-        let mut bot = match start(&mut c, BotPlayer::start(&launch, &timing).await) {
+        let started = || async {
+            let t0 = std::time::Instant::now();
+            (BotPlayer::start(&launch, &timing).await, t0.elapsed())
+        };
+        let (b, took) = started().await;
+        let mut bot = match start(&mut c, b, took) {
             Some(b) => b,
             None => {
                 tail().await;
@@ -229,7 +269,8 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                     if bot.needs_restart() {
                         bot.kill();
                         say!("      restarting the bot");
-                        match start(&mut c, BotPlayer::start(&launch, &timing).await) {
+                        let (b, took) = started().await;
+                        match start(&mut c, b, took) {
                             Some(b) => bot = b,
                             None => {
                                 tail().await;

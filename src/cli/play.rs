@@ -76,8 +76,9 @@ pub struct PlayArgs {
 /// What a BOT argument names.
 pub(super) enum BotArg {
     Random,
-    /// A command, with the limits its bot.toml asks for.
-    Command(BotCommand, crate::bot::LimitSettings),
+    /// A command, with the limits its bot.toml asks for, and the bot.toml
+    /// itself when the argument named a bot folder.
+    Command(BotCommand, crate::bot::LimitSettings, Option<Box<Manifest>>),
 }
 
 /// Understands a BOT argument: `random`, a bots/ folder name, a folder with
@@ -89,12 +90,12 @@ pub(super) fn resolve_bot(arg: &str) -> anyhow::Result<BotArg> {
     for dir in [Path::new("bots").join(arg), PathBuf::from(arg)] {
         if dir.join(MANIFEST).is_file() {
             let m = Manifest::load(&dir)?;
-            return Ok(BotArg::Command(m.command(), m.limits));
+            return Ok(BotArg::Command(m.command(), m.limits, Some(Box::new(m))));
         }
     }
     let words: Vec<&str> = arg.split_whitespace().collect();
     match BotCommand::from_words(&words) {
-        Some(c) => Ok(BotArg::Command(c, Default::default())),
+        Some(c) => Ok(BotArg::Command(c, Default::default(), None)),
         None => bail!("empty bot command"),
     }
 }
@@ -209,7 +210,7 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
                 format!("random-{seat}"),
                 args.seed.wrapping_add(seat as u64),
             ))),
-            BotArg::Command(cmd, asks) => {
+            BotArg::Command(cmd, asks, _) => {
                 let mut launch = BotPlayer::launch(cmd.clone()).sandboxed(args.sandbox.sandbox());
                 args.limits.settings().or(asks).apply(&mut launch.limits);
                 launch.stderr_log = args

@@ -543,14 +543,25 @@ impl Player for BotPlayer {
             let line = match self.process.read_line(deadline).await {
                 Ok(l) => l,
                 Err(BotError::Timeout) => {
-                    self.break_off();
                     let what = match ask.time_left {
                         Some(left) if left <= ask.timeout => "the game clock",
                         _ => "the decision timeout",
                     };
+                    // What was seen: half a line, or nothing at all.
+                    let seen = match self.process.partial_line() {
+                        Some(part) => format!(
+                            "; a line without its newline had arrived: {} (end every message with a newline, and flush)",
+                            protocol::truncate(part, 80)
+                        ),
+                        None => "; nothing had arrived on stdout (if the bot did answer: flush stdout after each line: C fflush(stdout), Python print(..., flush=True), Java System.out.flush())".into(),
+                    };
+                    self.break_off();
                     return Err(Fault::new(
                         ForfeitKind::Timeout,
-                        format!("no reply within {} ms ({what})", ask.timeout.as_millis()),
+                        format!(
+                            "no reply within {} ms ({what}){seen}",
+                            ask.timeout.as_millis()
+                        ),
                     ));
                 }
                 Err(e) => {
