@@ -168,6 +168,36 @@ fn play_writes_a_record() {
     assert_eq!(lines[lines.len() - 1]["type"], "end");
     let decisions = lines.iter().filter(|l| l["type"] == "decision").count();
     assert_eq!(decisions, lines.len() - 2);
+    // The outcome in words, agreeing with the record's scores.
+    let scores = lines[lines.len() - 1]["scores"].as_array().unwrap().clone();
+    let said = text
+        .lines()
+        .find(|l| l.starts_with("winner: ") || l.starts_with("draw: "));
+    match (scores[0].as_f64(), scores[1].as_f64()) {
+        (Some(a), Some(b)) if a > b => {
+            assert_eq!(said, Some("winner: random-0 (seat 0)"), "{text}")
+        }
+        (Some(a), Some(b)) if a < b => {
+            assert_eq!(said, Some("winner: random-python (seat 1)"), "{text}")
+        }
+        _ => assert!(said.is_some_and(|l| l.starts_with("draw: ")), "{text}"),
+    }
+
+    // Given a folder, the record goes into it as GAME_ID.jsonl, and nothing
+    // is written under the working folder.
+    let work = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(work.path())
+        .args(["play", "--quiet", "--record"])
+        .arg(dir.path())
+        .args(&games[..2])
+        .args(["--", "random", "random"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let written: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+    assert_eq!(written.len(), 2, "g.jsonl and the new record");
+    assert_eq!(std::fs::read_dir(work.path()).unwrap().count(), 0);
 }
 
 #[test]

@@ -46,7 +46,9 @@ pub struct PlayArgs {
     /// Wall-clock limit for the whole game, in seconds.
     #[arg(long, default_value_t = 600)]
     watchdog_s: u64,
-    /// Where to write the game record (default: results/play/GAME_ID.jsonl).
+    /// Where to write the game record: a file, or a folder to write
+    /// GAME_ID.jsonl into (default: the system's temporary folder, under
+    /// arena-play/; the path is printed).
     #[arg(long)]
     record: Option<PathBuf>,
     /// Folder for the bots' stderr logs (default: discarded).
@@ -71,6 +73,22 @@ pub struct PlayArgs {
     /// (`"python3 my_bot.py"`).
     #[arg(last = true, required = true, value_name = "BOT")]
     bots: Vec<String>,
+}
+
+/// Who won, in words: `winner: NAME (seat S)`, or who shared first place.
+fn outcome(names: &[String], scores: &[f64]) -> String {
+    let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let first: Vec<String> = scores
+        .iter()
+        .enumerate()
+        .filter(|(_, &s)| s == best)
+        .map(|(i, _)| format!("{} (seat {i})", names.get(i).map_or("?", |n| n.as_str())))
+        .collect();
+    match first.as_slice() {
+        [one] => format!("winner: {one}"),
+        all if all.len() == scores.len() => format!("draw: {}", all.join(", ")),
+        shared => format!("shared first place: {}", shared.join(", ")),
+    }
 }
 
 /// What a BOT argument names.
@@ -158,11 +176,12 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         }),
     };
     spec.watchdog = Duration::from_secs(args.watchdog_s);
-    let record_path = args.record.clone().unwrap_or_else(|| {
-        Path::new("results")
-            .join("play")
-            .join(format!("{}.jsonl", spec.game_id))
-    });
+    let file_name = format!("{}.jsonl", spec.game_id);
+    let record_path = match &args.record {
+        Some(p) if p.is_dir() => p.join(&file_name),
+        Some(p) => p.clone(),
+        None => std::env::temp_dir().join("arena-play").join(&file_name),
+    };
     let rt = runtime()?;
     rt.block_on(async {
         tokio::select! {
@@ -234,6 +253,9 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
     }
     let quiet = args.quiet;
     let mut last_ply = u32::MAX;
+    // The kind of the decision about to be made (`W` is a colour or a
+    // direction in Tricala).
+    let mut kind = "";
     let mut names: Vec<String> = bots.iter().map(|b| b.name().to_string()).collect();
     if !spec.names.is_empty() {
         names = spec.names.clone();
@@ -250,6 +272,7 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
                 println!("{}", game.render());
             }
             last_ply = game.plies();
+            kind = game.decision_kind();
         }
         Event::Decided { decision: d, game } => {
             let how = if d.forced {
@@ -261,13 +284,14 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
             };
             let who = names.get(d.seat).map_or("?", |s| s.as_str());
             println!(
-                "ply {:>3}  seat {} {:<16} {:<8} {}",
-                d.ply, d.seat, who, d.option, how
+                "ply {:>3}  seat {} {:<16} {:<10} {:<8} {}",
+                d.ply, d.seat, who, kind, d.option, how
             );
             if !quiet && game.plies() != last_ply {
                 println!("{}", game.render());
             }
             last_ply = game.plies();
+            kind = game.decision_kind();
         }
         Event::Forfeit { seat, fault } => {
             println!("seat {seat} forfeits: {fault}");
@@ -282,6 +306,7 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
         referee::play_game(spec, &mut ps, &mut show).await?
     };
     let scores: Vec<String> = report.scores.iter().map(|s| format!("{s}")).collect();
+    println!("{}", outcome(&report.names, &report.scores));
     println!(
         "result: {} ({}{}) after {} plies in {:.2} s",
         scores.join("-"),
