@@ -58,6 +58,7 @@ fn request_line(v: Variant) -> Vec<u8> {
     encode_into(
         &ToBot::Request {
             game_id: "bench-000001",
+            seq: 1,
             ply: game.plies(),
             state: &state,
             legal: &legal,

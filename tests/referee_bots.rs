@@ -711,3 +711,13 @@ async fn a_timeout_says_what_arrived() {
         "{r:?}"
     );
 }
+
+/// A reply may echo the request's `seq`; the right one is accepted, any
+/// other is a reply to another request.
+#[tokio::test]
+async fn a_reply_may_echo_seq_and_must_echo_the_right_one() {
+    let r = misbehaving("echo_seq", 5000, None).await;
+    assert!(!r.is_forfeit(), "{r:?}");
+    let r = misbehaving("wrong_seq", 5000, Some(ForfeitKind::Protocol)).await;
+    assert!(detail(&r).contains("reply to another request"), "{r:?}");
+}

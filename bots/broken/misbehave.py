@@ -13,6 +13,8 @@ are not league bots (see README.md). Modes:
   illegal       answers its first request with an option that is never legal
   huge_line     writes 100 MB without a newline at its first request
   no_newline    answers its first request without the newline
+  echo_seq      plays well, echoing each request's seq (not a fault)
+  wrong_seq     echoes a seq one past the request's
   stderr_flood  writes 20 MB to stderr at start and 100 kB per request, plays well
   fork_child    forks a child that keeps the pipes open, then exits at its first request
   early_exit    exits cleanly (status 0) at game start
@@ -215,6 +217,10 @@ def misbehave(requests, message):
         return True
     if MODE == "no_newline" and requests == 1:
         raw(json.dumps({"type": "reply", "option": message["legal"][0]}).encode())
+        return True
+    if MODE in ("echo_seq", "wrong_seq"):
+        seq = message["seq"] + (1 if MODE == "wrong_seq" else 0)
+        send({"type": "reply", "option": random.choice(message["legal"]), "seq": seq})
         return True
     if MODE == "spaced":
         send({"type": "reply", "option": " " + random.choice(message["legal"]) + " "})

@@ -5,7 +5,7 @@ Usage: transcript.py OUT_FILE BOT_COMMAND...
 Lines from the referee are written as `> LINE`, the bot's as `< LINE`.
 Used to produce the example transcripts of protocol.md:
 
-  arena play --game diffusion --quiet -- random \
+  arena play --game diffusion --quiet --sandbox off -- random \
       "python3 bots/tools/transcript.py /tmp/t.txt python3 bots/random-python/bot.py"
 """
 import subprocess

@@ -21,7 +21,8 @@ pub struct CheckBotArgs {
     /// Check only this game (repeatable; default: every game).
     #[arg(long)]
     game: Vec<String>,
-    /// Time for one decision, in milliseconds.
+    /// Time for one decision, in milliseconds (0: no limit per decision,
+    /// only the game's watchdog).
     #[arg(long, default_value_t = 5000)]
     timeout_ms: u64,
     /// Time to answer the hello, in milliseconds.
@@ -214,7 +215,11 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                         },
                     );
                     spec.time = TimeControl {
-                        per_decision: Duration::from_millis(args.timeout_ms),
+                        // 0: no limit but the watchdog, as everywhere.
+                        per_decision: match args.timeout_ms {
+                            0 => spec.watchdog,
+                            ms => Duration::from_millis(ms),
+                        },
                         clock: None,
                     };
                     spec.seed = crate::league::schedule::bot_seed(args.seed, &spec.game_id);

@@ -34,7 +34,8 @@ pub struct PlayArgs {
     /// games.csv and `state --moves` ("D K"; commas are accepted too).
     #[arg(long)]
     opening: Option<String>,
-    /// Time for one decision, in milliseconds.
+    /// Time for one decision, in milliseconds (0: no limit per decision,
+    /// only the game's watchdog).
     #[arg(long, default_value_t = 5000)]
     timeout_ms: u64,
     /// Per-game clock: base time in milliseconds (default: no clock).
@@ -169,7 +170,12 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         .collect();
     spec.seed = args.seed;
     spec.time = TimeControl {
-        per_decision: Duration::from_millis(args.timeout_ms),
+        // 0: no limit per decision but the game's watchdog, as a league's
+        // `decision_ms = 0` (the bots are sent the real limit, never 0).
+        per_decision: match args.timeout_ms {
+            0 => Duration::from_secs(args.watchdog_s),
+            ms => Duration::from_millis(ms),
+        },
         clock: args.base_ms.map(|b| Clock {
             base: Duration::from_millis(b),
             increment: Duration::from_millis(args.increment_ms),

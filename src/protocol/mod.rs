@@ -32,7 +32,13 @@ pub struct DecisionMsg {
     pub seat: usize,
     pub ply: u32,
     pub option: String,
+    /// Applied without asking anyone: the only option, or part of the
+    /// opening.
     pub forced: bool,
+    /// Part of the game's opening (then `forced` is true too). Added in
+    /// protocol 1 without breaking it: older bots ignore it.
+    #[serde(default)]
+    pub opening: bool,
 }
 
 /// The time control as announced at game start (milliseconds).
@@ -78,6 +84,9 @@ pub enum ToBot<'a> {
     /// The bot must answer with [`FromBot::Reply`].
     Request {
         game_id: &'a str,
+        /// This request's number in the bot process's life (1, 2, ...): a
+        /// reply may echo it as `seq`, and is then checked against it.
+        seq: u64,
         ply: u32,
         /// The full state (the engine's snapshot).
         state: &'a serde_json::Value,
@@ -136,6 +145,10 @@ pub enum FromBot {
         /// Optional echo of the request's `ply`, checked the same way.
         #[serde(default)]
         ply: Option<u32>,
+        /// Optional echo of the request's `seq`, checked the same way (the
+        /// one echo that names a request exactly).
+        #[serde(default)]
+        seq: Option<u64>,
     },
 }
 
@@ -266,6 +279,7 @@ mod tests {
             option: o.into(),
             game_id: None,
             ply: None,
+            seq: None,
         }
     }
 

@@ -266,6 +266,7 @@ impl DecisionRecord {
             ply: self.ply,
             option: self.option.clone(),
             forced: self.forced || self.opening,
+            opening: self.opening,
         }
     }
 }
@@ -422,6 +423,7 @@ mod tests {
                     ply,
                     option: o.option.clone(),
                     forced: false,
+                    opening: false,
                 });
                 Ok(o)
             })

@@ -290,6 +290,8 @@ pub struct BotPlayer {
     buf: Vec<u8>,
     broken: bool,
     grace: Duration,
+    /// Requests sent to this process so far (the last one's `seq`).
+    seq: u64,
 }
 
 impl std::fmt::Debug for BotPlayer {
@@ -380,6 +382,7 @@ impl BotPlayer {
             buf,
             broken: false,
             grace: timing.shutdown_grace,
+            seq: 0,
         })
     }
 
@@ -521,6 +524,10 @@ impl Player for BotPlayer {
             protocol::encode_into(
                 &ToBot::Request {
                     game_id: ask.game_id,
+                    seq: {
+                        self.seq += 1;
+                        self.seq
+                    },
                     ply: ask.game.plies(),
                     state: &state,
                     legal: ask.legal,
@@ -575,12 +582,15 @@ impl Player for BotPlayer {
                     option,
                     game_id,
                     ply,
+                    seq,
                 }) => {
-                    // A reply may echo the request's game id and ply; if it
-                    // does, they must be this request's (a stale reply).
+                    // A reply may echo the request's game id, ply and seq;
+                    // if it does, they must be this request's (a stale
+                    // reply).
                     let plies = ask.game.plies();
                     if game_id.as_deref().is_some_and(|g| g != ask.game_id)
                         || ply.is_some_and(|p| p != plies)
+                        || seq.is_some_and(|n| n != self.seq)
                     {
                         let fault = Fault::new(
                             ForfeitKind::Protocol,
