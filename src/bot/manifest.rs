@@ -12,6 +12,7 @@
 //! build = ["make"]                  # optional, run once in the folder
 //! env = { SEED = "1" }              # optional
 //! broken = false                    # true: a test bot, never in "all"
+//! template = false                  # true: a template (bots/templates), never in "all"
 //! ```
 //!
 //! Commands may use `{bin_dir}` (the folder of the running `arena`
@@ -93,6 +94,9 @@ pub struct Manifest {
     pub env: Vec<(String, String)>,
     /// Misbehaving test bots: never part of `bots = "all"`.
     pub broken: bool,
+    /// A template for bot authors (bots/templates/): never in "all", since
+    /// its build needs a compiler the machine may not have.
+    pub template: bool,
     /// The bot's folder (absolute if the bots folder was given absolute).
     pub dir: PathBuf,
     /// What the bot asks for in its sandbox (`[limits]`); a league's
@@ -116,6 +120,8 @@ struct RawManifest {
     env: BTreeMap<String, String>,
     #[serde(default)]
     broken: bool,
+    #[serde(default)]
+    template: bool,
     #[serde(default)]
     limits: super::LimitSettings,
 }
@@ -182,6 +188,7 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
         build: raw.build.map(CommandValue::into_argv),
         env: raw.env.into_iter().collect(),
         broken: raw.broken,
+        template: raw.template,
         dir: dir.to_path_buf(),
         limits: raw.limits,
     })

@@ -68,7 +68,11 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
             builds,
             starts,
             m.command.join(" "),
-            if m.broken { "  (broken: test bot)" } else { "" }
+            match (m.broken, m.template) {
+                (true, _) => "  (broken: test bot)",
+                (_, true) => "  (template)",
+                _ => "",
+            }
         );
         if let Some(why) = why {
             println!("    {why}");

@@ -703,7 +703,7 @@ fn parse_bots(
             let found = manifest::discover(bots_dir)?;
             Ok(found
                 .into_iter()
-                .filter(|m| !m.broken)
+                .filter(|m| !m.broken && !m.template)
                 .map(from_manifest)
                 .collect())
         }
