@@ -490,3 +490,16 @@ fn check_bot_builds_a_bot_folder_and_times_its_start() {
     assert!(bot.join("bot.py").is_file(), "the build did not run");
     assert!(text.contains("(started in "), "{text}");
 }
+
+/// A bot that exits after each game is told that one process plays many
+/// games, whether its exit is seen between games or in the next one.
+#[test]
+fn a_bot_that_exits_after_its_game_is_told_about_reuse() {
+    let script = root().join("bots/broken/misbehave.py");
+    let (_, text) = check_bot(
+        &[],
+        &["python3", script.to_str().unwrap(), "exit_after_game"],
+        false,
+    );
+    assert!(text.contains("exit only on `quit`"), "{text}");
+}

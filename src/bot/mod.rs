@@ -338,11 +338,21 @@ impl BotError {
 
 /// The last `n` lines (at most the last 8 KiB) of a bot's stderr log,
 /// each line cut at 300 characters; `None` when there is nothing to show.
-/// Waits a moment first: the log is written by the bot's stderr drain,
-/// which may still be finishing when a start has just failed.
+/// Waits first until the log stops growing (at most a second): it is
+/// written by the bot's stderr drain, which may still be finishing.
 pub async fn log_tail(path: &std::path::Path, n: usize) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    // Until the log stops growing (at most a second).
+    let size = || std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let mut last = size();
+    for _ in 0..20 {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let now = size();
+        if now == last && now > 0 {
+            break;
+        }
+        last = now;
+    }
     let mut f = std::fs::File::open(path).ok()?;
     let len = f.metadata().ok()?.len();
     f.seek(SeekFrom::Start(len.saturating_sub(8192))).ok()?;

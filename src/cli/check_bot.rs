@@ -235,6 +235,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                         ps.insert(seat, &mut bot);
                         referee::play_game(&spec, &mut ps, &mut |_| {}).await
                     };
+                    let faulted = matches!(&report, Ok(r) if r.offender == Some(seat));
                     match report {
                         Err(e) => c.fail(&what, &format!("cannot play: {e}")),
                         Ok(r) if r.offender == Some(seat) => {
@@ -252,6 +253,9 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                                     crate::referee::ForfeitKind::Crash,
                                 )
                             {
+                                if r.detail.as_deref().is_some_and(|d| d.contains("status 0")) {
+                                    say!("      it exited by itself (status 0): the referee reuses one process for many games, so exit only on `quit` (protocol.md)");
+                                }
                                 tail().await;
                             }
                         }
@@ -273,7 +277,11 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                     }
                     if bot.needs_restart() {
                         bot.kill();
-                        say!("      restarting the bot");
+                        if faulted {
+                            say!("      restarting the bot (after a fault, a fresh process plays the next game)");
+                        } else {
+                            say!("      the bot exited after its game: the referee reuses one process for many games, so exit only on `quit` (protocol.md); a league restarts it without charge if it sees the exit in time, else the next game is a `crash`. Restarting it");
+                        }
                         let (b, took) = started().await;
                         match start(&mut c, b, took) {
                             Some(b) => bot = b,

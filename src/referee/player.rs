@@ -314,6 +314,28 @@ impl BotPlayer {
     /// version and games) and waits `timing.startup` for its hello.
     pub async fn start(launch: &Launch, timing: &Timing) -> Result<BotPlayer, StartError> {
         let mut process = BotProcess::spawn(launch).map_err(StartError::Spawn)?;
+        let info = match Self::handshake(&mut process, timing).await {
+            Ok(info) => info,
+            Err(e) => {
+                // Ended, and its stderr drained into the log to the end, so
+                // that what it said before failing can be shown.
+                process.kill();
+                process.shutdown(timing.shutdown_grace).await;
+                return Err(e);
+            }
+        };
+        Ok(BotPlayer {
+            process,
+            info,
+            buf: Vec::with_capacity(1024),
+            broken: false,
+            grace: timing.shutdown_grace,
+            seq: 0,
+        })
+    }
+
+    /// The hello exchange (see [`BotPlayer::start`]).
+    async fn handshake(process: &mut BotProcess, timing: &Timing) -> Result<BotInfo, StartError> {
         let deadline = Instant::now() + timing.startup;
         let games: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
         let mut buf = Vec::with_capacity(1024);
@@ -376,14 +398,7 @@ impl BotPlayer {
             }
             Err(e) => return Err(fail(decode_fault(e, line))),
         };
-        Ok(BotPlayer {
-            process,
-            info,
-            buf,
-            broken: false,
-            grace: timing.shutdown_grace,
-            seq: 0,
-        })
+        Ok(info)
     }
 
     /// What the bot announced.
