@@ -503,3 +503,31 @@ fn a_bot_that_exits_after_its_game_is_told_about_reuse() {
     );
     assert!(text.contains("exit only on `quit`"), "{text}");
 }
+
+/// A bot cannot fill the disk: its /tmp is a tmpfs of its own, at most
+/// `file_size_mb` in all (and in memory, counted against its limit); the
+/// bot gets "no space" and plays on.
+#[test]
+fn a_bot_cannot_fill_the_disk_through_its_tmp() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("fill.log");
+    let script = root().join("bots/broken/misbehave.py");
+    let (ok, text) = check_bot(
+        &["--file-size-mb", "40", "--log", log.to_str().unwrap()],
+        &["python3", script.to_str().unwrap(), "fill_tmp"],
+        false,
+    );
+    assert!(ok, "{text}");
+    let said = std::fs::read_to_string(&log).unwrap();
+    let line = said
+        .lines()
+        .find(|l| l.starts_with("FILL wrote "))
+        .unwrap_or_else(|| panic!("{said}"));
+    let mb: u64 = line["FILL wrote ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(mb <= 40 && line.contains("No space left"), "{line}");
+}

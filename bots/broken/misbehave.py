@@ -14,6 +14,8 @@ are not league bots (see README.md). Modes:
   huge_line     writes 100 MB without a newline at its first request
   no_newline    answers its first request without the newline
   echo_seq      plays well, echoing each request's seq (not a fault)
+  fill_tmp      at its first request fills its /tmp with 16 MB files until
+                the space runs out, says how much on stderr, plays on
   wrong_seq     echoes a seq one past the request's
   stderr_flood  writes 20 MB to stderr at start and 100 kB per request, plays well
   fork_child    forks a child that keeps the pipes open, then exits at its first request
@@ -222,6 +224,19 @@ def misbehave(requests, message):
         seq = message["seq"] + (1 if MODE == "wrong_seq" else 0)
         send({"type": "reply", "option": random.choice(message["legal"]), "seq": seq})
         return True
+    if MODE == "fill_tmp" and requests == 1:
+        # Files of 16 MB in its /tmp until the space runs out (at most 1 GB).
+        chunk, wrote, why = b"x" * (16 << 20), 0, "no error"
+        for n in range(64):
+            try:
+                with open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "fill%d" % n), "wb") as f:
+                    f.write(chunk)
+                wrote += 16
+            except OSError as e:
+                why = e.strerror
+                break
+        sys.stderr.write("FILL wrote %d MB (%s)\n" % (wrote, why))
+        sys.stderr.flush()
     if MODE == "spaced":
         send({"type": "reply", "option": " " + random.choice(message["legal"]) + " "})
         return True

@@ -98,14 +98,16 @@ impl BotProcess {
         // referee (see isolate).
         let cgroup = match &scratch {
             Some(dir) => {
-                let view = super::view::plan(cmd, &dir.join("root"), &dir.join("home"), hidden)
-                    .map_err(|source| {
+                let tmp_bytes = limits.file_size_mb.saturating_mul(1 << 20);
+                let view = super::view::plan(cmd, &dir.join("root"), tmp_bytes, hidden).map_err(
+                    |source| {
                         let _ = std::fs::remove_dir_all(dir);
                         BotError::Sandbox {
                             command: cmd.display(),
                             source,
                         }
-                    })?;
+                    },
+                )?;
                 let cgroup = super::cgroup::Cgroup::create(&token, limits);
                 let procs = cgroup.as_ref().map(|g| g.procs_files()).unwrap_or_default();
                 // Without a memory cgroup, each process's data (heap and
@@ -197,17 +199,15 @@ pub fn sweep_leftovers() {
     super::cgroup::sweep(|name| dead(name, "arena-"));
 }
 
-/// A fresh scratch folder for one sandboxed process, readable by it alone:
-/// `root/`, where its root is built, and `home/`, its `/tmp` (and `HOME`).
+/// A fresh folder for one sandboxed process, readable by it alone: `root/`,
+/// where its root is built (its `/tmp` is a tmpfs of its own, in there).
 fn scratch_dir(token: &str) -> std::io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     let dir = std::env::temp_dir().join(format!("arena-scratch-{token}"));
     std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
-    for sub in ["root", "home"] {
-        std::fs::DirBuilder::new()
-            .mode(0o700)
-            .create(dir.join(sub))?;
-    }
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(dir.join("root"))?;
     Ok(dir)
 }
 

@@ -152,6 +152,11 @@ pub enum MountStep {
     },
     /// An empty read-only folder over `dst` (a hidden folder).
     Empty(std::ffi::CString),
+    /// A fresh writable tmpfs at `dst` (`options`: its mode and size).
+    Scratch {
+        dst: std::ffi::CString,
+        options: std::ffi::CString,
+    },
     /// The `/proc` of the bot's PID namespace.
     Proc(std::ffi::CString),
 }
@@ -329,6 +334,12 @@ unsafe fn enter(view: &RootPlan) -> std::io::Result<()> {
                 ) != 0
                 {
                     return fail(b"hide", p);
+                }
+            }
+            MountStep::Scratch { dst, options } => {
+                let flags = libc::MS_NOSUID | libc::MS_NODEV;
+                if libc::mount(tmpfs, dst.as_ptr(), tmpfs, flags, options.as_ptr().cast()) != 0 {
+                    return fail(b"mount a scratch /tmp at", dst);
                 }
             }
             MountStep::Proc(p) => {

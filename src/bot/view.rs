@@ -7,8 +7,8 @@
 //! `shims`: a pyenv, a virtualenv, `~/.cargo`), the bot's working folder
 //! when its command names one, the program when it is named by a path, and
 //! the folder of every argument that names an existing file (the script and
-//! its neighbours). Writable: `/tmp`, which is the process's own scratch
-//! folder and also its `HOME` and `TMPDIR`. Besides: a `/proc` of its own
+//! its neighbours). Writable: `/tmp`, a tmpfs of the process's own (at most
+//! `file_size_mb`, in memory, gone with it), also its `HOME` and `TMPDIR`. Besides: a `/proc` of its own
 //! PID namespace (no other process in it) and the devices `null`, `zero`,
 //! `full`, `random`, `urandom`. Nothing else: no other bot's folder, no
 //! home folder, no results.
@@ -79,13 +79,14 @@ impl Exposed {
 }
 
 /// Plans the root of a sandboxed process of `cmd`: built at `root` (an
-/// empty folder), with `home` (an empty folder, removed after the process)
-/// as its writable `/tmp`, and the folders `hidden` emptied if it would see
-/// them.
+/// empty folder), with a fresh tmpfs of at most `tmp_bytes` as its
+/// writable `/tmp` (memory of its own, counted against its memory limit,
+/// gone with it: a bot cannot fill the disk), and the folders `hidden`
+/// emptied if it would see them.
 pub fn plan(
     cmd: &BotCommand,
     root: &Path,
-    home: &Path,
+    tmp_bytes: u64,
     hidden: &[PathBuf],
 ) -> std::io::Result<RootPlan> {
     let temp = std::env::temp_dir()
@@ -174,10 +175,10 @@ pub fn plan(
     // is mounted on top of it.
     let tmp = Path::new(SCRATCH_IN_VIEW);
     make_dirs(&mut steps, tmp)?;
-    steps.push(MountStep::Bind {
-        src: c_path(home)?,
+    steps.push(MountStep::Scratch {
         dst: at(tmp)?,
-        read_only: None,
+        options: CString::new(format!("mode=0700,size={}", tmp_bytes.max(4096)))
+            .map_err(std::io::Error::other)?,
     });
     for (target, link) in &links {
         steps.push(MountStep::Symlink {
@@ -310,13 +311,7 @@ mod tests {
             env: vec![],
         };
         let root = base.join("root");
-        let plan = plan(
-            &cmd,
-            &root,
-            &base.join("home"),
-            &[base.join("bots/me/results")],
-        )
-        .unwrap();
+        let plan = plan(&cmd, &root, 1 << 20, &[base.join("bots/me/results")]).unwrap();
         let shown = dirs_of(&plan, &root);
         let rel = |p: &str| {
             base.join(p)
@@ -356,7 +351,7 @@ mod tests {
             env: vec![],
         };
         let t = tempfile::tempdir().unwrap();
-        let plan = plan(&cmd, &t.path().join("r"), &t.path().join("h"), &[]).unwrap();
+        let plan = plan(&cmd, &t.path().join("r"), 1 << 20, &[]).unwrap();
         let shown = dirs_of(&plan, &t.path().join("r"));
         assert!(
             !shown.iter().any(|s| s.is_empty() || s == "tmp"),
