@@ -44,14 +44,7 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
         "name", "language", "author", "builds", "starts"
     );
     for m in shown {
-        let spec = BotSpec {
-            name: m.name.clone(),
-            command: m.command.clone(),
-            cwd: Some(m.dir.clone()),
-            env: m.env.clone(),
-            build: m.build.clone(),
-            limits: m.limits,
-        };
+        let spec = BotSpec::from_manifest(m.clone());
         let (builds, starts, why) = if args.no_check {
             ("-".to_string(), "-".to_string(), None)
         } else {

@@ -86,23 +86,9 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
     };
     // A bot folder is built first, as a league builds it.
     if let Some(m) = folder.filter(|m| m.build.is_some()) {
-        let spec = crate::league::config::BotSpec {
-            name: m.name.clone(),
-            command: m.command.clone(),
-            cwd: Some(m.dir.clone()),
-            env: m.env.clone(),
-            build: m.build.clone(),
-            limits: m.limits,
-        };
-        say!(
-            "building `{}` ...",
-            m.build
-                .iter()
-                .flatten()
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(" ")
-        );
+        let spec = crate::league::config::BotSpec::from_manifest(*m);
+        let words = crate::bot::manifest::expand(spec.build.as_deref().unwrap_or_default());
+        say!("building `{}` ...", words.join(" "));
         if let Err(e) = crate::league::runner::build_bots(std::slice::from_ref(&spec), &mut |_| {})
         {
             say!("FAIL  build: {e}");

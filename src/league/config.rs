@@ -109,6 +109,20 @@ pub struct BotSpec {
     pub limits: LimitSettings,
 }
 
+impl BotSpec {
+    /// The bot of a bots/ folder, as its bot.toml describes it.
+    pub fn from_manifest(m: Manifest) -> BotSpec {
+        BotSpec {
+            name: m.name,
+            command: m.command,
+            cwd: Some(m.dir),
+            env: m.env,
+            build: m.build,
+            limits: m.limits,
+        }
+    }
+}
+
 /// One variant entry of a league: a game, its player count and options.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VariantSpec {
@@ -690,14 +704,7 @@ fn parse_bots(
     bots_dir: &Path,
 ) -> Result<Vec<BotSpec>, ConfigError> {
     let span = value.span();
-    let from_manifest = |m: Manifest| BotSpec {
-        name: m.name,
-        command: m.command,
-        cwd: Some(m.dir),
-        env: m.env,
-        build: m.build,
-        limits: m.limits,
-    };
+    let from_manifest = BotSpec::from_manifest;
     match value.get_ref() {
         toml::Value::String(s) if s == "all" => {
             let found = manifest::discover(bots_dir)?;
