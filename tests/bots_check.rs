@@ -531,3 +531,59 @@ fn a_bot_cannot_fill_the_disk_through_its_tmp() {
         .unwrap();
     assert!(mb <= 40 && line.contains("No space left"), "{line}");
 }
+
+/// The classic first mistakes, named at the handshake: a hello that is
+/// never flushed, and a hello written to stderr.
+#[test]
+fn an_unflushed_or_misdirected_hello_is_diagnosed() {
+    let bot = |out: &str| {
+        format!(
+            "import sys\nsys.stdin.readline()\n{out}.write('{{\"type\":\"hello\",\"name\":\"x\"}}\\n')\n{out}.flush() if {out} is sys.stderr else None\nsys.stdin.readline()\n"
+        )
+    };
+    let (ok, text) = check_bot(
+        &["--startup-ms", "1500"],
+        &["python3", "-c", &bot("sys.stdout")],
+        false,
+    );
+    assert!(!ok);
+    assert!(
+        text.contains("no hello within 1500 ms; nothing had arrived on stdout")
+            && text.contains("fflush(stdout)"),
+        "{text}"
+    );
+    let (ok, text) = check_bot(
+        &["--startup-ms", "1500"],
+        &["python3", "-c", &bot("sys.stderr")],
+        false,
+    );
+    assert!(!ok);
+    assert!(text.contains("bytes on stderr"), "{text}");
+}
+
+/// `--json`: one JSON document for CI pipelines, with every check, its
+/// detail and notes, and the same exit status.
+#[test]
+fn check_bot_json_output() {
+    let script = root().join("bots/broken/misbehave.py");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(root())
+        .args(["check-bot", "--json", "--game", "filo", "--"])
+        .args(["python3", script.to_str().unwrap(), "illegal"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(doc["passed"], false);
+    let checks = doc["checks"].as_array().unwrap();
+    assert_eq!(checks[0]["check"], "handshake");
+    assert_eq!(checks[0]["pass"], true);
+    let failed: Vec<_> = checks.iter().filter(|c| c["pass"] == false).collect();
+    assert_eq!(doc["failed"].as_u64(), Some(failed.len() as u64));
+    assert!(
+        failed[0]["detail"].as_str().unwrap().starts_with("illegal"),
+        "{doc}"
+    );
+    assert!(doc["command"].as_str().unwrap().contains("misbehave.py"));
+}

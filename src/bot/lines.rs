@@ -31,6 +31,11 @@ impl BotProcess {
         }
     }
 
+    /// Bytes the bot has written to stderr so far (0 when not logged).
+    pub fn stderr_bytes(&self) -> u64 {
+        self.stderr_seen.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The bytes of a line that had begun but not ended when the last
     /// [`read_line`](Self::read_line) gave up (at a timeout): what a bot
     /// that forgot its newline sent.

@@ -411,6 +411,9 @@ pub struct BotProcess {
     exited: Option<ExitStatus>,
     stdout_eof: bool,
     stderr_task: Option<tokio::task::JoinHandle<()>>,
+    /// Bytes read from the bot's stderr so far (kept or not; 0 when its
+    /// stderr goes to /dev/null).
+    stderr_seen: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// The value of [`TOKEN_VAR`] in the bot's environment, inherited by
     /// its descendants: finds the ones that left the process group.
     token: String,

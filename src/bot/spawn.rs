@@ -151,12 +151,14 @@ impl BotProcess {
                 return Err(BotError::Io(std::io::Error::other("no stdout pipe")));
             }
         };
+        let stderr_seen = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let stderr_task = match (child.stderr.take(), log) {
             (Some(err), Some(file)) => Some(tokio::spawn(drain_stderr(
                 err,
                 tokio::fs::File::from_std(file),
                 limits.stderr_cap,
                 stderr_budget.clone(),
+                stderr_seen.clone(),
             ))),
             _ => None,
         };
@@ -172,6 +174,7 @@ impl BotProcess {
             exited: None,
             stdout_eof: false,
             stderr_task,
+            stderr_seen,
             token,
             scratch,
             cgroup,
@@ -219,6 +222,7 @@ async fn drain_stderr(
     mut log: tokio::fs::File,
     cap: u64,
     budget: Option<StderrBudget>,
+    seen: std::sync::Arc<std::sync::atomic::AtomicU64>,
 ) {
     let mut buf = vec![0u8; 16 * 1024];
     let mut kept = 0u64;
@@ -228,6 +232,7 @@ async fn drain_stderr(
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
+        seen.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
         if !open {
             continue;
         }

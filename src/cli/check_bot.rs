@@ -44,6 +44,10 @@ pub struct CheckBotArgs {
     /// and the game's id in `game_start`.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// One JSON document on stdout instead of the lines (for CI): the
+    /// command, every check with its outcome, detail and notes, latency.
+    #[arg(long)]
+    json: bool,
     /// The bot: a folder under bots/ (or with a bot.toml), or its command
     /// line as separate words (`-- python3 my_bot.py`).
     #[arg(last = true, required = true, value_name = "BOT_COMMAND")]
@@ -59,17 +63,82 @@ macro_rules! say {
     }};
 }
 
+/// The checks' outcomes: printed as they come, or kept for one JSON
+/// document at the end (`--json`).
 struct Checks {
     failed: usize,
+    json: bool,
+    checks: Vec<serde_json::Value>,
+    info: Vec<String>,
+    latency: Option<serde_json::Value>,
 }
 
 impl Checks {
+    fn new(json: bool) -> Checks {
+        Checks {
+            failed: 0,
+            json,
+            checks: Vec::new(),
+            info: Vec::new(),
+            latency: None,
+        }
+    }
+    fn outcome(&mut self, what: &str, pass: bool, msg: &str) {
+        if self.json {
+            self.checks.push(serde_json::json!({
+                "check": what, "pass": pass, "detail": msg, "notes": []
+            }));
+        } else {
+            say!("{}  {what}: {msg}", if pass { "PASS" } else { "FAIL" });
+        }
+    }
     fn pass(&mut self, what: &str, msg: &str) {
-        say!("PASS  {what}: {msg}");
+        self.outcome(what, true, msg);
     }
     fn fail(&mut self, what: &str, msg: &str) {
         self.failed += 1;
-        say!("FAIL  {what}: {msg}");
+        self.outcome(what, false, msg);
+    }
+    /// A note on the check just made (indented under it).
+    fn note(&mut self, msg: &str) {
+        match self.checks.last_mut() {
+            Some(last) if self.json => {
+                if let Some(notes) = last["notes"].as_array_mut() {
+                    notes.push(msg.into());
+                }
+            }
+            _ if self.json => self.info.push(msg.to_string()),
+            _ => say!("      {}", msg.replace('\n', "\n      ")),
+        }
+    }
+    /// A line about the run as a whole.
+    fn info(&mut self, msg: &str) {
+        match self.json {
+            true => self.info.push(msg.to_string()),
+            false => say!("{msg}"),
+        }
+    }
+    /// The end: the summary line, or the JSON document.
+    fn finish(&self, command: &str) -> ExitCode {
+        if self.json {
+            let doc = serde_json::json!({
+                "command": command,
+                "passed": self.failed == 0,
+                "failed": self.failed,
+                "checks": self.checks,
+                "latency_ms": self.latency,
+                "info": self.info,
+            });
+            say!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        } else if self.failed == 0 {
+            say!("all checks passed");
+        } else {
+            say!("{} check(s) failed", self.failed);
+        }
+        match self.failed {
+            0 => ExitCode::SUCCESS,
+            _ => ExitCode::from(1),
+        }
     }
 }
 
@@ -84,18 +153,19 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
             .ok_or_else(|| anyhow::anyhow!("empty bot command"))?;
         (c, Default::default(), None)
     };
+    let mut c = Checks::new(args.json);
     // A bot folder is built first, as a league builds it.
     if let Some(m) = folder.filter(|m| m.build.is_some()) {
         let spec = crate::league::config::BotSpec::from_manifest(*m);
         let words = crate::bot::manifest::expand(spec.build.as_deref().unwrap_or_default());
-        say!("building `{}` ...", words.join(" "));
-        if let Err(e) = crate::league::runner::build_bots(std::slice::from_ref(&spec), &mut |_| {})
-        {
-            say!("FAIL  build: {e}");
-            say!("1 check(s) failed");
-            return Ok(ExitCode::from(1));
+        let what = format!("`{}`", words.join(" "));
+        match crate::league::runner::build_bots(std::slice::from_ref(&spec), &mut |_| {}) {
+            Ok(()) => c.pass("build", &what),
+            Err(e) => {
+                c.fail("build", &format!("{what}: {e}"));
+                return Ok(c.finish(&cmd.display()));
+            }
         }
-        say!("PASS  build");
     }
     let variants: Vec<Variant> = if args.game.is_empty() {
         Variant::ALL.to_vec()
@@ -118,21 +188,20 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
         .is_none()
         .then(|| std::env::temp_dir().join(format!("arena-check-bot-{}.log", std::process::id())));
     launch.stderr_log = args.log.clone().or_else(|| own_log.clone());
-    say!("checking `{}`", cmd.display());
+    c.info(&format!("checking `{}`", cmd.display()));
     if launch.sandbox == crate::bot::Sandbox::On {
         let l = &launch.limits;
-        say!(
+        c.info(&format!(
             "sandbox: on; limits: {} MiB memory, {} processes, {} CPU(s), {} MiB files, by {}",
             l.memory_mb,
             l.processes,
             l.cpus,
             l.file_size_mb,
             crate::bot::cgroup::mechanism()
-        );
+        ));
     }
     let rt = runtime()?;
     let checks = async {
-        let mut c = Checks { failed: 0 };
         let start = |c: &mut Checks,
                      bot: Result<BotPlayer, referee::StartError>,
                      took: Duration| match bot {
@@ -156,17 +225,15 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
             }
         };
         // The end of the bot's stderr, after a failed start.
+        // The end of the bot's stderr, after a failed start or a crash.
         let tail = || {
             let log = launch.stderr_log.clone();
             async move {
-                if let Some(t) = match &log {
-                    Some(log) => crate::bot::log_tail(log, 20).await,
+                match &log {
+                    Some(log) => crate::bot::log_tail(log, 20)
+                        .await
+                        .map(|t| format!("its stderr ends:\n  {}", t.replace('\n', "\n  "))),
                     None => None,
-                } {
-                    say!(
-                        "      its stderr ends:\n        {}",
-                        t.replace('\n', "\n        ")
-                    );
                 }
             }
         };
@@ -178,8 +245,10 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
         let mut bot = match start(&mut c, b, took) {
             Some(b) => b,
             None => {
-                tail().await;
-                return c.failed;
+                if let Some(t) = tail().await {
+                    c.note(&t);
+                }
+                return c;
             }
         };
         let mut latencies: Vec<u64> = Vec::new();
@@ -240,9 +309,11 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                                 )
                             {
                                 if r.detail.as_deref().is_some_and(|d| d.contains("status 0")) {
-                                    say!("      it exited by itself (status 0): the referee reuses one process for many games, so exit only on `quit` (protocol.md)");
+                                    c.note("it exited by itself (status 0): the referee reuses one process for many games, so exit only on `quit` (protocol.md)");
                                 }
-                                tail().await;
+                                if let Some(t) = tail().await {
+                                    c.note(&t);
+                                }
                             }
                         }
                         Ok(r) => {
@@ -264,16 +335,18 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                     if bot.needs_restart() {
                         bot.kill();
                         if faulted {
-                            say!("      restarting the bot (after a fault, a fresh process plays the next game)");
+                            c.note("restarting the bot (after a fault, a fresh process plays the next game)");
                         } else {
-                            say!("      the bot exited after its game: the referee reuses one process for many games, so exit only on `quit` (protocol.md); a league restarts it without charge if it sees the exit in time, else the next game is a `crash`. Restarting it");
+                            c.note("the bot exited after its game: the referee reuses one process for many games, so exit only on `quit` (protocol.md); a league restarts it without charge if it sees the exit in time, else the next game is a `crash`. Restarting it");
                         }
                         let (b, took) = started().await;
                         match start(&mut c, b, took) {
                             Some(b) => bot = b,
                             None => {
-                                tail().await;
-                                return c.failed;
+                                if let Some(t) = tail().await {
+                                    c.note(&t);
+                                }
+                                return c;
                             }
                         }
                     }
@@ -305,14 +378,19 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
             latencies.sort_unstable();
             let median = latencies[latencies.len() / 2];
             let p99 = latencies[(latencies.len() * 99 / 100).min(latencies.len() - 1)];
-            say!(
+            c.latency = Some(serde_json::json!({
+                "replies": latencies.len(),
+                "median": median as f64 / 1000.0,
+                "p99": p99 as f64 / 1000.0,
+            }));
+            c.info(&format!(
                 "latency over {} replies: median {:.2} ms, p99 {:.2} ms",
                 latencies.len(),
                 median as f64 / 1000.0,
                 p99 as f64 / 1000.0
-            );
+            ));
         }
-        c.failed
+        c
     };
     let failed = rt.block_on(async {
         tokio::select! {
@@ -324,18 +402,11 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
     if let Some(log) = own_log {
         let _ = std::fs::remove_file(log);
     }
-    let failed = match failed {
-        Ok(f) => f,
+    match failed {
+        Ok(c) => Ok(c.finish(&cmd.display())),
         Err(code) => {
             say!("interrupted");
-            return Ok(code);
+            Ok(code)
         }
-    };
-    if failed == 0 {
-        say!("all checks passed");
-        Ok(ExitCode::SUCCESS)
-    } else {
-        say!("{failed} check(s) failed");
-        Ok(ExitCode::from(1))
     }
 }

@@ -237,6 +237,23 @@ fn decode_fault(e: DecodeError, line: &[u8]) -> Fault {
 }
 
 /// A fault for output the bot wrote without being asked.
+/// What the referee saw of a bot that did not answer in time: half a line
+/// without its newline, only stderr output, or nothing at all; said with
+/// the usual cause of each.
+fn what_arrived(process: &BotProcess) -> String {
+    match process.partial_line() {
+        Some(part) => format!(
+            "; a line without its newline had arrived: {} (end every message with a newline, and flush)",
+            protocol::truncate(part, 80)
+        ),
+        None if process.stderr_bytes() > 0 => format!(
+            "; nothing on stdout, but {} bytes on stderr (is the answer written to stderr, or not flushed?)",
+            process.stderr_bytes()
+        ),
+        None => "; nothing had arrived on stdout (if the bot did answer: flush stdout after each line: C fflush(stdout), Python print(..., flush=True), Java System.out.flush())".into(),
+    }
+}
+
 /// Output nobody asked for. A first line that is not JSON (a debug print
 /// on stdout) is `bad_json`, as it is when sent as an answer: the same
 /// line is the same fault wherever it comes; anything else is `protocol`.
@@ -359,7 +376,11 @@ impl BotPlayer {
             Err(BotError::Timeout) => {
                 return Err(fail(Fault::new(
                     ForfeitKind::Timeout,
-                    format!("no hello within {} ms", timing.startup.as_millis()),
+                    format!(
+                        "no hello within {} ms{}",
+                        timing.startup.as_millis(),
+                        what_arrived(process)
+                    ),
                 )))
             }
             Err(e) => return Err(fail(fault_of(e))),
@@ -569,14 +590,7 @@ impl Player for BotPlayer {
                         Some(left) if left <= ask.timeout => "the game clock",
                         _ => "the decision timeout",
                     };
-                    // What was seen: half a line, or nothing at all.
-                    let seen = match self.process.partial_line() {
-                        Some(part) => format!(
-                            "; a line without its newline had arrived: {} (end every message with a newline, and flush)",
-                            protocol::truncate(part, 80)
-                        ),
-                        None => "; nothing had arrived on stdout (if the bot did answer: flush stdout after each line: C fflush(stdout), Python print(..., flush=True), Java System.out.flush())".into(),
-                    };
+                    let seen = what_arrived(&self.process);
                     self.break_off();
                     return Err(Fault::new(
                         ForfeitKind::Timeout,
