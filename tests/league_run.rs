@@ -1212,3 +1212,46 @@ fn too_many_games_at_a_time_are_refused_without_force() {
     );
     assert!(!dir.path().join("out").exists());
 }
+
+/// `--log FILE` keeps the league's own log: the start, each bot started or
+/// restarted, each forfeit with its detail, and the end.
+#[test]
+fn the_league_log_holds_starts_forfeits_and_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let file = dir.path().join("l.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"
+name = "l"
+bots = [
+  {{ name = "good", command = ["{bot}"] }},
+  {{ name = "cheat", command = ["python3", "{}", "illegal"] }},
+]
+variants = ["filo"]
+output = "out"
+"#,
+            misbehave_py().display()
+        ),
+    )
+    .unwrap();
+    let log = dir.path().join("league.log");
+    let out = run(&file, &["--log", log.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    for needle in [
+        "league l: 2 bots",
+        "started good on worker",
+        "started cheat on worker",
+        "cheat (seat",
+        "illegal: ",
+        "league l: Complete after 2 new games",
+    ] {
+        assert!(text.contains(needle), "no `{needle}` in:\n{text}");
+    }
+}

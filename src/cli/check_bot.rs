@@ -23,7 +23,7 @@ pub struct CheckBotArgs {
     game: Vec<String>,
     /// Time for one decision, in milliseconds (0: no limit per decision,
     /// only the game's watchdog).
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, alias = "decision-ms", default_value_t = 5000)]
     timeout_ms: u64,
     /// Time to answer the hello, in milliseconds.
     #[arg(long, default_value_t = 10_000)]
@@ -32,7 +32,7 @@ pub struct CheckBotArgs {
     #[arg(long, default_value_t = DEFAULT_MAX_PLIES)]
     max_plies: u32,
     /// Append the bot's stderr to this file (default: discarded).
-    #[arg(long)]
+    #[arg(long, alias = "logs")]
     log: Option<PathBuf>,
     /// `off`: the bot without its sandbox (where Linux user namespaces are
     /// not available; docs/security.md).

@@ -100,7 +100,14 @@ impl SandboxArg {
 /// Entry point of the `arena` binary.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_tracing();
+    let log_file = match &cli.command {
+        Command::Run(a) => a.log.clone(),
+        _ => None,
+    };
+    if let Err(e) = init_tracing(log_file.as_deref()) {
+        eprintln!("error: {e:#}");
+        return ExitCode::from(2);
+    }
     let result = match cli.command {
         Command::Run(a) => run::run(a),
         Command::Play(a) => play::run(a),
@@ -134,13 +141,40 @@ fn error_message(e: &anyhow::Error) -> String {
     msg
 }
 
-fn init_tracing() {
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_env("ARENA_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+/// Warnings (or what `ARENA_LOG` asks, e.g. `ARENA_LOG=info`) on stderr;
+/// with `log_file` (`arena run --log FILE`), the league's own log there
+/// too, at `info` (or `ARENA_LOG`'s level), appended.
+fn init_tracing(log_file: Option<&std::path::Path>) -> anyhow::Result<()> {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::{fmt, EnvFilter, Layer};
+    let level = |default: &str| {
+        EnvFilter::try_from_env("ARENA_LOG").unwrap_or_else(|_| EnvFilter::new(default))
+    };
     // No colour codes in a log file, a pipe or a batch job's output.
-    let _ = tracing_subscriber::fmt()
+    let stderr = fmt::layer()
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_filter(level("warn"));
+    let file = match log_file {
+        Some(path) => {
+            let f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| anyhow::anyhow!("--log {}: {e}", path.display()))?;
+            Some(
+                fmt::layer()
+                    .with_ansi(false)
+                    .with_writer(std::sync::Mutex::new(f))
+                    .with_filter(level("info")),
+            )
+        }
+        None => None,
+    };
+    let _ = tracing_subscriber::registry()
+        .with(stderr)
+        .with(file)
         .try_init();
+    Ok(())
 }

@@ -36,7 +36,7 @@ pub struct PlayArgs {
     opening: Option<String>,
     /// Time for one decision, in milliseconds (0: no limit per decision,
     /// only the game's watchdog).
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, alias = "decision-ms", default_value_t = 5000)]
     timeout_ms: u64,
     /// Per-game clock: base time in milliseconds (default: no clock).
     #[arg(long)]
@@ -53,7 +53,7 @@ pub struct PlayArgs {
     #[arg(long)]
     record: Option<PathBuf>,
     /// Folder for the bots' stderr logs (default: discarded).
-    #[arg(long)]
+    #[arg(long, alias = "log")]
     logs: Option<PathBuf>,
     /// The game's seed: sent to the bots in `game_start` (a bot that draws
     /// its randomness from it plays the same game again), and the seed of

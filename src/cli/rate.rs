@@ -42,7 +42,7 @@ pub struct RateArgs {
     /// Where to write the three CSVs. Without it they are written only when
     /// the file is a whole league's games.csv (into its folder, beside
     /// league.json), never for a --variant subset or a merge of files.
-    #[arg(long)]
+    #[arg(long, short = 'o', alias = "output")]
     out: Option<PathBuf>,
 }
 

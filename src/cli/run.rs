@@ -90,6 +90,11 @@ pub struct RunArgs {
     /// and per forfeit (elsewhere); only what is wrong with the run.
     #[arg(long)]
     pub quiet: bool,
+    /// Also write the league's own log to FILE (appended): starts,
+    /// restarts, forfeits with their detail, resumes, warnings, the end;
+    /// every game too with `ARENA_LOG=debug`.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
     /// Print the standings every N finished games.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub rating_interval: Option<u64>,

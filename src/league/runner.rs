@@ -400,6 +400,87 @@ pub fn run(
     opts: &RunOptions,
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<Summary, LeagueError> {
+    tracing::info!(
+        "league {}: {} bots, {} variants, {} at a time, shard {:?}, sandbox {:?}",
+        t.name,
+        t.bots.len(),
+        t.variants.len(),
+        t.concurrency,
+        opts.shard.map(|s| format!("{}/{}", s.index, s.count)),
+        t.sandbox
+    );
+    let on_event = &mut |e: &Event| {
+        trace(e);
+        on_event(e)
+    };
+    let summary = run_logged(t, opts, on_event);
+    match &summary {
+        Ok(s) => tracing::info!(
+            "league {}: {:?} after {} new games ({} of {} done)",
+            t.name,
+            s.end,
+            s.played,
+            s.played + s.skipped,
+            s.total
+        ),
+        Err(e) => tracing::error!("league {}: {e}", t.name),
+    }
+    summary
+}
+
+/// The league's own log (`arena run --log FILE`, `ARENA_LOG`): each event
+/// as a line, forfeits and restarts at `info`, every game at `debug`.
+fn trace(e: &Event) {
+    match e {
+        Event::Building { bot } => tracing::info!("building {bot}"),
+        Event::SetAside { rows, path } => {
+            tracing::warn!(
+                "repair: {} rows set aside in {}",
+                rows.len(),
+                path.display()
+            )
+        }
+        Event::Started {
+            total, done, dir, ..
+        } => tracing::info!(
+            "started: {done} of {total} games already done in {}",
+            dir.display()
+        ),
+        Event::Finished { row, detail } => match row.offender {
+            Some(seat) => tracing::info!(
+                "forfeit {}: {} (seat {seat}) {}: {}",
+                row.game_id,
+                row.seats().get(seat as usize).copied().unwrap_or("?"),
+                row.reason,
+                detail.as_deref().unwrap_or("")
+            ),
+            None => tracing::debug!(
+                "game {}: {:?} {:?} {} in {} plies",
+                row.game_id,
+                row.seats(),
+                row.scores(),
+                row.reason,
+                row.plies
+            ),
+        },
+        Event::BotStarted {
+            bot,
+            worker,
+            restart,
+        } => match restart {
+            true => tracing::info!("restarted {bot} on worker {worker}"),
+            false => tracing::info!("started {bot} on worker {worker}"),
+        },
+        Event::Interrupted => tracing::warn!("interrupted: unfinished games rerun on resume"),
+        Event::Warning(w) => tracing::warn!("{w}"),
+    }
+}
+
+fn run_logged(
+    t: &Tournament,
+    opts: &RunOptions,
+    on_event: &mut dyn FnMut(&Event),
+) -> Result<Summary, LeagueError> {
     let all = schedule::schedule(t);
     let games: Vec<ScheduledGame> = match opts.shard {
         Some(s) => all.into_iter().filter(|g| s.contains(g)).collect(),
