@@ -168,7 +168,13 @@ fn a_full_run_writes_every_game_its_records_and_the_tables() {
         assert!(r.offender.is_none(), "random bots do not forfeit: {r:?}");
     }
     assert!(got.iter().any(|r| r.players == 3 && r.variant == "tricala"));
-    for f in ["ratings.csv", "pairs.csv", "variants.csv", "league.json"] {
+    for f in [
+        "ratings.csv",
+        "pairs.csv",
+        "variants.csv",
+        "crosstable.csv",
+        "league.json",
+    ] {
         assert!(res.join(f).is_file(), "{f}");
     }
     assert!(std::fs::read_dir(res.join("logs")).unwrap().count() > 0);

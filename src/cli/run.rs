@@ -195,7 +195,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         crate::report::tables::league_summary(&tables.report, &rows)
     );
     println!(
-        "{} games ({} played now, in {:.1} s) in {}: games.csv, games/*.jsonl, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv",
+        "{} games ({} played now, in {:.1} s) in {}: games.csv, games/*.jsonl, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
         summary.total,
         summary.played,
         started.elapsed().as_secs_f64(),

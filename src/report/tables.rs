@@ -130,6 +130,7 @@ pub fn write_tables(
         ("ratings.csv", ratings_csv(&tables.report)),
         ("pairs.csv", pairs_csv(&tables.report)),
         ("variants.csv", variants_csv(&tables.report)),
+        ("crosstable.csv", crosstable_csv(&tables.report)),
     ] {
         let path = dir.join(name);
         let text = text.map_err(|source| TablesError::Write {
@@ -289,6 +290,43 @@ pub fn pairs_csv(report: &Report) -> Result<String, csv::Error> {
             opt(p.los, 4),
         ]);
         w.write_record(&rec)?;
+    }
+    to_string(w)
+}
+
+/// `crosstable.csv`: per variant label (`all` first), one row per bot and
+/// one column per opponent (bots in the order of the overall standings):
+/// the row bot's score in % against that opponent over their pairwise
+/// results; empty where they did not meet (and on the diagonal).
+pub fn crosstable_csv(report: &Report) -> Result<String, csv::Error> {
+    let bots: Vec<&str> = report
+        .overall
+        .ratings
+        .iter()
+        .map(|r| r.bot.as_str())
+        .collect();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header = vec!["variant", "bot"];
+    header.extend(&bots);
+    w.write_record(&header)?;
+    let mut labels = vec![ALL.to_string()];
+    labels.extend(report.per_variant.iter().map(|v| v.variant.clone()));
+    labels.dedup();
+    for label in &labels {
+        for a in &bots {
+            let mut rec = vec![label.clone(), a.to_string()];
+            for b in &bots {
+                let score = report.pairs.iter().find_map(|p| match &p.variant == label {
+                    true if p.bot_a == *a && p.bot_b == *b && p.results > 0 => Some(p.a_score()),
+                    true if p.bot_a == *b && p.bot_b == *a && p.results > 0 => {
+                        Some(1.0 - p.a_score())
+                    }
+                    _ => None,
+                });
+                rec.push(score.map_or(String::new(), |s| f(100.0 * s, 1)));
+            }
+            w.write_record(&rec)?;
+        }
     }
     to_string(w)
 }
@@ -708,6 +746,24 @@ mod tests {
         assert!(text.contains("Elo by variant"), "{text}");
         assert_eq!(text.matches("note (").count(), 1, "{text}");
         assert!(!text.contains(" -0 "), "{text}");
+    }
+
+    /// Each cell is the row bot's score against the column bot, the two
+    /// cells of a pair adding up to 100; empty on the diagonal.
+    #[test]
+    fn the_crosstable_is_score_by_pair() {
+        let rows = vec![
+            row("1", "x", "y", 1.0),
+            row("2", "y", "x", 0.5),
+            row("3", "x", "y", 1.0),
+            row("4", "y", "x", 1.0),
+        ];
+        let report = rate(&rows, &RateOptions::default()).unwrap();
+        let text = crosstable_csv(&report).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "variant,bot,x,y");
+        assert_eq!(lines[1], "all,x,,62.5");
+        assert_eq!(lines[2], "all,y,37.5,");
     }
 
     #[test]
