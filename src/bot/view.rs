@@ -154,6 +154,21 @@ pub fn plan(
     }
     let files = std::mem::take(&mut ex.files);
     ex.files = files.into_iter().filter(|f| !ex.covers(f)).collect();
+    // The paths the command names, as it names them: a link on the way
+    // (`/srv/bot -> /data/bots/x`) is made in the view too, so that the
+    // given path leads where the shown (real) one is.
+    let mut named: Vec<PathBuf> = cmd
+        .args
+        .iter()
+        .chain(std::iter::once(&cmd.program).filter(|p| p.contains('/')))
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute() && p.exists())
+        .collect();
+    named.extend(cmd.cwd.iter().filter(|c| c.is_absolute()).cloned());
+    let mut symlinks = Vec::new();
+    for p in &named {
+        links_on_the_way(p, &mut symlinks, 0);
+    }
 
     let at = |p: &Path| c_path(&root.join(p.strip_prefix("/").unwrap_or(p)));
     let mut steps = Vec::new();
@@ -216,6 +231,21 @@ pub fn plan(
             read_only: Some(sys::locked_flags(file)),
         });
     }
+    for (link, target) in &symlinks {
+        // Inside a shown folder it is shown already; the system's links
+        // are made above. (A canonical path never passes through a link,
+        // so no folder was made at its place.)
+        if ex.covers(link) || links.iter().any(|(_, l)| l == link) {
+            continue;
+        }
+        if let Some(up) = link.parent() {
+            make_dirs(&mut steps, up)?;
+        }
+        steps.push(MountStep::Symlink {
+            target: c_path(target)?,
+            link: at(link)?,
+        });
+    }
     for h in hidden {
         let h = h.canonicalize().unwrap_or_else(|_| h.clone());
         if h.is_dir() && ex.covers(&h) {
@@ -257,6 +287,34 @@ pub fn plan(
         steps,
         cwd: c_path(&cwd)?,
     })
+}
+
+/// The symbolic links met on the way along the absolute path `p`, each with
+/// its target, then those along the targets (at most 8 deep).
+fn links_on_the_way(p: &Path, out: &mut Vec<(PathBuf, PathBuf)>, depth: usize) {
+    let mut at = PathBuf::from("/");
+    let mut parts = p.components().filter_map(|c| match c {
+        Component::Normal(n) => Some(n),
+        _ => None,
+    });
+    while let Some(part) = parts.next() {
+        at.push(part);
+        let Ok(target) = std::fs::read_link(&at) else {
+            continue;
+        };
+        if !out.iter().any(|(l, _)| *l == at) {
+            out.push((at.clone(), target.clone()));
+        }
+        if depth < 8 {
+            let mut next = match at.parent() {
+                Some(up) => up.join(&target),
+                None => target,
+            };
+            next.extend(parts);
+            links_on_the_way(&next, out, depth + 1);
+        }
+        return;
+    }
 }
 
 fn c_path(p: &Path) -> std::io::Result<CString> {
@@ -340,6 +398,38 @@ mod tests {
             plan.cwd.to_str().unwrap(),
             base.join("bots/me").to_str().unwrap()
         );
+    }
+
+    /// A script named through a link is reached through the same link in
+    /// the view.
+    #[test]
+    fn a_link_on_the_way_to_the_script_is_made_in_the_view() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(base.join("real/bot")).unwrap();
+        std::fs::write(base.join("real/bot/bot.py"), "").unwrap();
+        std::fs::create_dir(base.join("links")).unwrap();
+        std::os::unix::fs::symlink(base.join("real/bot"), base.join("links/bot")).unwrap();
+        let script = base.join("links/bot/bot.py");
+        let cmd = BotCommand {
+            program: "python3".into(),
+            args: vec![script.display().to_string()],
+            cwd: None,
+            env: vec![],
+        };
+        let root = base.join("root");
+        let plan = plan(&cmd, &root, 1 << 20, &[]).unwrap();
+        let link = root.join(base.join("links/bot").strip_prefix("/").unwrap());
+        assert!(
+            plan.steps.iter().any(|s| matches!(s,
+                MountStep::Symlink { target, link: l }
+                    if l.to_str().ok() == link.to_str() && target.to_str().ok() == base.join("real/bot").to_str())),
+            "{:?}",
+            plan.steps
+        );
+        assert!(dirs_of(&plan, &root)
+            .iter()
+            .any(|d| d.ends_with("real/bot")));
     }
 
     #[test]
