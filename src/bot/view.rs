@@ -138,7 +138,17 @@ pub fn plan(
         ex.add_dir(&cwd, &temp);
     }
     if cmd.program.contains('/') {
-        ex.add_file(&cwd.join(&cmd.program));
+        // A program in an installation's `bin` (a virtualenv's python)
+        // needs the installation; anything else, only itself.
+        let program = cwd.join(&cmd.program);
+        let installation = program
+            .parent()
+            .filter(|up| up.file_name().is_some_and(|n| n == "bin"))
+            .and_then(Path::parent)
+            .filter(|top| top.parent().is_some());
+        if !installation.is_some_and(|top| ex.add_dir(top, &temp)) {
+            ex.add_file(&program);
+        }
     }
     for arg in &cmd.args {
         let p = cwd.join(arg);
