@@ -17,7 +17,8 @@ pub struct BotsArgs {
     /// Only list the manifests; do not build or start anything.
     #[arg(long)]
     pub no_check: bool,
-    /// Include the misbehaving test bots (`broken = true`).
+    /// Include the misbehaving test bots (`broken = true`) and the
+    /// templates (`template = true`, which need their compilers).
     #[arg(long)]
     pub all: bool,
 }
@@ -29,7 +30,7 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
     }
     let shown: Vec<_> = found
         .into_iter()
-        .filter(|m| args.all || !m.broken)
+        .filter(|m| args.all || (!m.broken && !m.template))
         .collect();
     if shown.is_empty() {
         println!("no bots under {}", args.dir.display());
