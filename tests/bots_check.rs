@@ -587,3 +587,35 @@ fn check_bot_json_output() {
     );
     assert!(doc["command"].as_str().unwrap().contains("misbehave.py"));
 }
+
+/// In a container that masks part of /proc (here: a tmpfs over /proc/sys in
+/// a namespace of the test's own), no fresh /proc can be mounted: the bot
+/// runs without /proc, passes, and its log says so. (Needs `unshare` and
+/// user namespaces to set up; else says so.)
+#[test]
+fn where_proc_is_masked_a_bot_runs_without_proc() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("bot.log");
+    let out = Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c"])
+        .arg("mount -t tmpfs none /proc/sys || exit 99; exec \"$0\" check-bot --game filo --log \"$1\" -- python3 \"$2\"")
+        .arg(env!("CARGO_BIN_EXE_arena"))
+        .arg(&log)
+        .arg(root().join("bots/random-python/bot.py"))
+        .output();
+    let out = match out {
+        Ok(o) if o.status.code() != Some(99) => o,
+        other => {
+            eprintln!("not run: cannot mask /proc here: {other:?}");
+            return;
+        }
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(said.contains("runs without /proc"), "{said}");
+}
