@@ -74,6 +74,29 @@ fn run_finishes_the_schedule(file: &Path, csv: &Path) -> Vec<GameRow> {
 }
 
 /// `arena run FILE --quiet` in the background, its stderr to `stderr`.
+/// Writes `NAME.toml` in `dir`: the random bot `good` against the bot
+/// `other` (its command as a TOML array), over `variants`, into `out/`.
+fn good_against(dir: &Path, name: &str, other: &str, command: &str, variants: &str) -> PathBuf {
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let file = dir.join(format!("{name}.toml"));
+    std::fs::write(
+        &file,
+        format!(
+            r#"
+name = "{name}"
+bots = [
+  {{ name = "good", command = ["{bot}"] }},
+  {{ name = "{other}", command = {command} }},
+]
+variants = [{variants}]
+output = "out"
+"#
+        ),
+    )
+    .unwrap();
+    file
+}
+
 fn spawn_run(file: &Path, stderr: Stdio) -> Child {
     arena()
         .arg("run")
@@ -1067,24 +1090,8 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
 #[test]
 fn a_batch_run_prints_a_line_per_game_and_per_forfeit() {
     let dir = tempfile::tempdir().unwrap();
-    let bot = env!("CARGO_BIN_EXE_random-bot");
-    let file = dir.path().join("b.toml");
-    std::fs::write(
-        &file,
-        format!(
-            r#"
-name = "b"
-bots = [
-  {{ name = "good", command = ["{bot}"] }},
-  {{ name = "cheat", command = ["python3", "{}", "illegal"] }},
-]
-variants = ["filo", "kisolo"]
-output = "out"
-"#,
-            misbehave_py().display()
-        ),
-    )
-    .unwrap();
+    let cheat = format!(r#"["python3", "{}", "illegal"]"#, misbehave_py().display());
+    let file = good_against(dir.path(), "b", "cheat", &cheat, r#""filo", "kisolo""#);
     let out = arena()
         .args(["run", "--rating-interval", "2"])
         .arg(&file)
@@ -1122,23 +1129,8 @@ output = "out"
 #[test]
 fn a_bot_that_dies_at_start_is_shown_with_its_stderr() {
     let dir = tempfile::tempdir().unwrap();
-    let bot = env!("CARGO_BIN_EXE_random-bot");
-    let file = dir.path().join("d.toml");
-    std::fs::write(
-        &file,
-        format!(
-            r#"
-name = "d"
-bots = [
-  {{ name = "good", command = ["{bot}"] }},
-  {{ name = "dies", command = ["python3", "-c", "import sys; print('loading the model', file=sys.stderr); sys.exit('model.bin not found')"] }},
-]
-variants = ["filo"]
-output = "out"
-"#
-        ),
-    )
-    .unwrap();
+    let dies = r#"["python3", "-c", "import sys; print('loading the model', file=sys.stderr); sys.exit('model.bin not found')"]"#;
+    let file = good_against(dir.path(), "d", "dies", dies, r#""filo""#);
     let out = run(&file, &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
@@ -1224,24 +1216,8 @@ fn too_many_games_at_a_time_are_refused_without_force() {
 #[test]
 fn the_league_log_holds_starts_forfeits_and_the_end() {
     let dir = tempfile::tempdir().unwrap();
-    let bot = env!("CARGO_BIN_EXE_random-bot");
-    let file = dir.path().join("l.toml");
-    std::fs::write(
-        &file,
-        format!(
-            r#"
-name = "l"
-bots = [
-  {{ name = "good", command = ["{bot}"] }},
-  {{ name = "cheat", command = ["python3", "{}", "illegal"] }},
-]
-variants = ["filo"]
-output = "out"
-"#,
-            misbehave_py().display()
-        ),
-    )
-    .unwrap();
+    let cheat = format!(r#"["python3", "{}", "illegal"]"#, misbehave_py().display());
+    let file = good_against(dir.path(), "l", "cheat", &cheat, r#""filo""#);
     let log = dir.path().join("league.log");
     let out = run(&file, &["--log", log.to_str().unwrap()]);
     assert!(
