@@ -284,7 +284,7 @@ async fn a_descendant_that_leaves_the_group_is_killed_too() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     };
     assert!(process_alive(escaped));
-    assert!(token_alive(&token));
+    wait_token_seen(&token).await;
     let pid = p.pid();
     p.shutdown(Duration::from_millis(50)).await;
     wait_group_gone(pid).await;
@@ -303,7 +303,7 @@ async fn a_sandboxed_descendant_that_leaves_the_group_dies_with_the_bot() {
     let mut p = spawn_with(sh(script), None, &limits()).unwrap();
     assert_eq!(p.read_line(soon(10_000)).await.unwrap(), b"ready");
     let token = p.token().to_string();
-    assert!(token_alive(&token));
+    wait_token_seen(&token).await;
     let pid = p.pid();
     p.shutdown(Duration::from_millis(50)).await;
     wait_group_gone(pid).await;
@@ -313,6 +313,16 @@ async fn a_sandboxed_descendant_that_leaves_the_group_dies_with_the_bot() {
             std::time::Instant::now() < end,
             "a descendant outlived the bot"
         );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Waits (with a deadline) until a process with `token` is seen: a process
+/// in the middle of an exec can show an empty environment for a moment.
+async fn wait_token_seen(token: &str) {
+    let end = Instant::now() + Duration::from_secs(10);
+    while !token_alive(token) {
+        assert!(Instant::now() < end, "no process carries the token {token}");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
