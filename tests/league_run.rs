@@ -1054,6 +1054,29 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
     );
     assert!(text.contains("same: "), "{text}");
 
+    // `arena show` prints the same game: a line per decision, the result.
+    let out = arena()
+        .args(["show"])
+        .arg(dir.path().join("out"))
+        .arg(&game.game_id)
+        .arg("--board")
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{shown}");
+    let plies = shown.lines().filter(|l| l.starts_with("ply ")).count();
+    let recorded =
+        std::fs::read_to_string(dir.path().join(format!("out/games/{}.jsonl", game.game_id)))
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains(r#""type":"decision""#))
+            .count();
+    assert_eq!(plies, recorded, "{shown}");
+    assert!(
+        shown.contains("result: ") && shown.contains(&game.game_id),
+        "{shown}"
+    );
+
     let record = dir.path().join(format!("out/games/{}.jsonl", game.game_id));
     let lines: Vec<String> = std::fs::read_to_string(&record)
         .unwrap()

@@ -9,6 +9,7 @@ mod play;
 mod rate;
 mod replay;
 mod run;
+mod show;
 mod state;
 
 use clap::{Parser, Subcommand};
@@ -41,6 +42,9 @@ enum Command {
     /// Play one recorded game of a league again, with the same bots and
     /// seed, and say whether it came out the same, decision by decision.
     Replay(replay::ReplayArgs),
+    /// Print one recorded game: every decision, who made it and of which
+    /// kind, the result; with --board, the board after every turn.
+    Show(show::ShowArgs),
 }
 
 /// The limits of each bot's sandbox, as flags (`run`, `play`, `check-bot`):
@@ -116,6 +120,7 @@ pub fn main() -> ExitCode {
         Command::State(a) => state::run(a),
         Command::Bots(a) => bots::run(a),
         Command::Replay(a) => replay::run(a),
+        Command::Show(a) => show::run(a),
         Command::Pgn(a) => pgn::run(a),
     };
     match result {

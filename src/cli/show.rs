@@ -1,0 +1,95 @@
+//! `arena show RESULTS GAME_ID`: one recorded game, read from its record:
+//! the set-up, every decision with who made it and of which kind, the
+//! result; with `--board`, the board after every turn, replayed by the
+//! engine; with `--json`, the record itself.
+
+use crate::engine::Game;
+use crate::league::results_dir::Layout;
+use crate::referee::record;
+use anyhow::Context;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct ShowArgs {
+    /// The results folder (`results/NAME`, or a shard's folder).
+    results: PathBuf,
+    /// The game (a `game_id` of games.csv).
+    game_id: String,
+    /// Print the board after every turn.
+    #[arg(long)]
+    board: bool,
+    /// Print the record's JSON lines as they are.
+    #[arg(long, conflicts_with = "board")]
+    json: bool,
+}
+
+pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
+    let path = Layout::new(&args.results).record(&args.game_id);
+    let text = std::fs::read_to_string(&path).with_context(|| {
+        format!(
+            "no record of `{}` in {} (is it a game_id of its games.csv?)",
+            args.game_id,
+            args.results.display()
+        )
+    })?;
+    if args.json {
+        emit(&text);
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Written at the end in one go: a reader that goes away (`| head`)
+    // ends nothing but the output.
+    let mut out = String::new();
+    let rec = record::read_record(&text).with_context(|| path.display().to_string())?;
+    let spec = &rec.spec;
+    let _ = writeln!(
+        out,
+        "{} ({}, {}; seed {}): {}",
+        spec.game_id,
+        spec.variant,
+        crate::engine::players_text(spec.settings.players),
+        spec.seed,
+        spec.names.join(" vs ")
+    );
+    let mut game = Game::new(spec.variant, &spec.settings)
+        .with_context(|| format!("{}: the game cannot be set up", path.display()))?;
+    if args.board {
+        let _ = writeln!(out, "{}", game.render());
+    }
+    for d in &rec.decisions {
+        let kind = game.decision_kind();
+        let who = spec.names.get(d.seat).map_or("?", String::as_str);
+        let how = match (d.opening, d.forced) {
+            (true, _) => "opening".to_string(),
+            (_, true) => "forced".to_string(),
+            _ => format!("{:.1} ms", d.elapsed_us as f64 / 1000.0),
+        };
+        let _ = writeln!(
+            out,
+            "ply {:>3}  seat {} {:<16} {:<10} {:<8} {}",
+            d.ply, d.seat, who, kind, d.option, how
+        );
+        let before = game.plies();
+        game.play(&d.option).with_context(|| {
+            format!(
+                "{}: decision `{}` at ply {} cannot be replayed",
+                path.display(),
+                d.option,
+                d.ply
+            )
+        })?;
+        if args.board && game.plies() != before {
+            let _ = writeln!(out, "{}", game.render());
+        }
+    }
+    let _ = writeln!(out, "result: {:?} ({})", rec.scores, rec.reason);
+    emit(&out);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `text` to stdout, quietly if the reader went away.
+fn emit(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
