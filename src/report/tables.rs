@@ -382,6 +382,20 @@ pub fn variants_csv(report: &Report) -> Result<String, csv::Error> {
     to_string(w)
 }
 
+/// The rank, Elo and +/- cells of a standings line; `rank` counts the rated
+/// bots so far (an unrated bot gets `-` and no rank).
+fn rank_cells(r: &crate::ratings::BotRating, rank: &mut usize) -> (String, String, String) {
+    if !r.rated {
+        return ("-".into(), "-".into(), "-".into());
+    }
+    *rank += 1;
+    (
+        rank.to_string(),
+        format!("{:.1}", r.elo),
+        format!("{:.1}", (r.elo_high - r.elo_low) / 2.0),
+    )
+}
+
 /// One standings table as text.
 pub fn standings_table(st: &Standings) -> String {
     let title = if st.variant == ALL {
@@ -411,16 +425,7 @@ pub fn standings_table(st: &Standings) -> String {
     let mut rank = 0;
     for r in &st.ratings {
         let c = &r.count;
-        let (rk, elo, pm) = if r.rated {
-            rank += 1;
-            (
-                rank.to_string(),
-                format!("{:.1}", r.elo),
-                format!("{:.1}", (r.elo_high - r.elo_low) / 2.0),
-            )
-        } else {
-            ("-".into(), "-".into(), "-".into())
-        };
+        let (rk, elo, pm) = rank_cells(r, &mut rank);
         let _ = writeln!(
             s,
             "{rk:>4}  {:<width$}  {elo:>8}  {pm:>7}  {:>6}  {:>7.1}  {:>6.1}  {}",
@@ -508,16 +513,7 @@ pub fn league_summary(report: &Report, rows: &[GameRow]) -> String {
     );
     let mut rank = 0;
     for r in &st.ratings {
-        let (rk, elo, pm) = if r.rated {
-            rank += 1;
-            (
-                rank.to_string(),
-                format!("{:.1}", r.elo),
-                format!("{:.1}", (r.elo_high - r.elo_low) / 2.0),
-            )
-        } else {
-            ("-".into(), "-".into(), "-".into())
-        };
+        let (rk, elo, pm) = rank_cells(r, &mut rank);
         let t = tally.get(r.bot.as_str());
         let wdl = t.map_or("-".into(), |t| format!("{}-{}-{}", t.w, t.d, t.l));
         let forfeits = t
