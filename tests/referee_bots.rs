@@ -158,6 +158,15 @@ async fn misbehaving_in(
     report
 }
 
+/// One two-player game of `bot` (seat 0) against the built-in random
+/// player seeded with `seed`, 5 s per decision.
+async fn against_random(bot: &mut BotPlayer, seed: u64) -> mancala_arena::referee::GameReport {
+    let mut random = RandomPlayer::new("random", seed);
+    let s = spec(two_player_variant(), 2, 5000);
+    let mut ps: Vec<&mut dyn Player> = vec![bot, &mut random];
+    play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+}
+
 fn detail(report: &mancala_arena::referee::GameReport) -> &str {
     report.detail.as_deref().unwrap_or_default()
 }
@@ -517,12 +526,7 @@ async fn a_bot_that_ignores_sigterm_is_killed() {
     };
     let mut bot = start(&broken("ignore_term"), None, &timing).await.unwrap();
     let pid = bot.pid();
-    let mut random = RandomPlayer::new("random", 3);
-    let s = spec(two_player_variant(), 2, 5000);
-    let report = {
-        let mut ps: Vec<&mut dyn Player> = vec![&mut bot, &mut random];
-        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
-    };
+    let report = against_random(&mut bot, 3).await;
     assert!(!report.is_forfeit(), "{report:?}");
     assert!(!bot.quit().await, "it did not exit by itself");
     assert_group_gone(pid).await;
@@ -542,12 +546,7 @@ async fn a_grandchild_that_calls_setsid_is_killed() {
     let log = dir.path().join("bot.log");
     let timing = Timing::default();
     let mut bot = start(&cmd, Some(&log), &timing).await.unwrap();
-    let mut random = RandomPlayer::new("random", 4);
-    let s = spec(two_player_variant(), 2, 5000);
-    let report = {
-        let mut ps: Vec<&mut dyn Player> = vec![&mut bot, &mut random];
-        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
-    };
+    let report = against_random(&mut bot, 4).await;
     assert!(!report.is_forfeit(), "{report:?}");
     bot.quit().await;
     let said = std::fs::read_to_string(&log).unwrap();
