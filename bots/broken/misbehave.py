@@ -49,8 +49,8 @@ are not league bots (see README.md). Modes:
                 to $SPY_VICTIM, $SPY_RESULTS and its own folder, and writes
                 what it found to stderr
   daemon        plays well, but at each game_start leaves a daemon (setsid)
-                that writes a reply line to the inherited stdout at once and
-                then every 10 ms
+                that writes a reply line to the inherited stdout at once
+                (the bot goes on once it has) and then every 10 ms
   bad_version   says protocol 2 in its hello
   no_name       sends a hello without a name
   silent        never answers the hello (keeps reading)
@@ -75,16 +75,29 @@ FIRST_PLY = [None]
 
 def start_daemon():
     """A setsid daemon that writes a reply line to the inherited stdout at
-    once and then every 10 ms, until the pipe is gone."""
-    if os.fork() == 0:
-        os.setsid()
-        line = (json.dumps({"type": "reply", "option": "daemon"}) + "\n").encode()
-        while True:
-            try:
-                os.write(1, line)
-            except OSError:
-                os._exit(0)
-            time.sleep(0.01)
+    once and then every 10 ms, until the pipe is gone. Returns once the
+    first line is written: on a loaded machine the child might otherwise
+    not run before the game is over, and the test would prove nothing."""
+    ready_r, ready_w = os.pipe()
+    if os.fork() != 0:
+        os.close(ready_w)
+        os.read(ready_r, 1)
+        os.close(ready_r)
+        return
+    os.close(ready_r)
+    os.setsid()
+    line = (json.dumps({"type": "reply", "option": "daemon"}) + "\n").encode()
+    first = True
+    while True:
+        try:
+            os.write(1, line)
+        except OSError:
+            os._exit(0)
+        if first:
+            os.write(ready_w, b"x")
+            os.close(ready_w)
+            first = False
+        time.sleep(0.01)
 
 
 def send(message):
