@@ -52,6 +52,7 @@ fn league(bots: usize, games: usize) -> Vec<GameRow> {
                 duration_ms: 5,
                 seed: g as u64,
                 opening: String::new(),
+                ..Default::default()
             });
         }
         g += 1;

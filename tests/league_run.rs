@@ -189,6 +189,31 @@ fn a_full_run_writes_every_game_its_records_and_the_tables() {
         let total: f64 = r.scores().iter().sum();
         assert!((total - r.players as f64 / 2.0).abs() < 1e-9);
         assert!(r.offender.is_none(), "random bots do not forfeit: {r:?}");
+        // The added columns: when, which versions, how long each seat thought.
+        assert!(
+            humantime::parse_rfc3339(&r.started_at).is_ok(),
+            "{}",
+            r.started_at
+        );
+        assert_eq!((r.version0.as_str(), r.version1.as_str()), ("1.0", "1.0"));
+        assert_eq!(r.version2, if r.players == 3 { "1.0" } else { "" });
+        let record =
+            std::fs::read_to_string(res.join("games").join(format!("{}.jsonl", r.game_id)))
+                .unwrap();
+        let mut think = [0u64; 3];
+        for line in record.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            if v["type"] == "decision" && v["forced"] == false && v["opening"] == false {
+                think[v["seat"].as_u64().unwrap() as usize] += v["elapsed_us"].as_u64().unwrap();
+            }
+        }
+        let times = [r.time0_ms, r.time1_ms, r.time2_ms];
+        for seat in 0..3 {
+            match seat < r.players as usize {
+                true => assert_eq!(times[seat], Some(think[seat] as f64 / 1000.0)),
+                false => assert_eq!(times[seat], None),
+            }
+        }
     }
     assert!(got.iter().any(|r| r.players == 3 && r.variant == "tricala"));
     for f in [
@@ -1259,4 +1284,61 @@ fn the_league_log_holds_starts_forfeits_and_the_end() {
     ] {
         assert!(text.contains(needle), "no `{needle}` in:\n{text}");
     }
+}
+
+/// A folder started by a version before the lazy schedule (its league.json
+/// fingerprint hashed every game) still resumes: the fixture was written by
+/// that version, with this file, and cut to its first two rows.
+#[test]
+fn a_folder_of_the_previous_version_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/legacy-league");
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(out.join("games")).unwrap();
+    for name in ["league.json", "games.csv"] {
+        std::fs::copy(fixture.join(name), out.join(name)).unwrap();
+    }
+    for e in std::fs::read_dir(fixture.join("games")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), out.join("games").join(e.file_name())).unwrap();
+    }
+    let before = rows(&out.join("games.csv"));
+    assert_eq!(before.len(), 2);
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let file = dir.path().join("legacy.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"
+name = "legacy"
+seed = 5
+bots = [
+  {{ name = "a", command = ["{bot}"] }},
+  {{ name = "b", command = ["{bot}"] }},
+]
+variants = ["kisolo"]
+rounds = 3
+output = "out"
+"#
+        ),
+    )
+    .unwrap();
+    let got = run_finishes_the_schedule(&file, &out.join("games.csv"));
+    assert_eq!(got.len(), 6);
+    assert_eq!(&got[..2], &before[..], "the old rows are kept as they were");
+    let text = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with(",opening,started_at,version0,version1,version2,time0_ms,time1_ms,time2_ms"),
+        "the header gains the added columns: {text}"
+    );
+    assert!(got[2..].iter().all(|r| !r.started_at.is_empty()));
+    // Another schedule is still refused.
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("rounds = 3", "rounds = 4")).unwrap();
+    let out = run(&file, &[]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("different schedule"));
 }

@@ -256,6 +256,7 @@ mod tests {
             duration_ms: 1,
             seed: 1,
             opening: String::new(),
+            ..Default::default()
         }
     }
 

@@ -1,6 +1,6 @@
 //! `arena pgn FILE.csv... [-o out.pgn]`: the 2-player games of results CSVs
-//! as PGN (Event, White = seat 0, Black = seat 1, Result) for Ordo and
-//! BayesElo. Formatting lives in `report::tables::to_pgn`.
+//! as PGN (Event = the league, White = seat 0, Black = seat 1, Result) for
+//! Ordo and BayesElo. Formatting lives in `report::tables::to_pgn`.
 
 use crate::report::tables::{read_merged, to_pgn};
 use anyhow::{bail, Context};
@@ -34,7 +34,17 @@ pub fn run(args: PgnArgs) -> anyhow::Result<ExitCode> {
             .collect(),
         None => merged.rows,
     };
-    let pgn = to_pgn(&rows);
+    // The league's name, from the league.json beside the first file that
+    // has one (a CSV alone: the program's name).
+    let event = args
+        .files
+        .iter()
+        .find_map(|f| {
+            let dir = f.parent().filter(|d| !d.as_os_str().is_empty());
+            crate::league::results_dir::read_meta(dir.unwrap_or(std::path::Path::new(".")))
+        })
+        .map_or_else(|| "mancala-arena".to_string(), |m| m.name);
+    let pgn = to_pgn(&rows, &event);
     if pgn.games == 0 {
         bail!(
             "no 2-player games to export{}",

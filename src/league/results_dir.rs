@@ -163,6 +163,12 @@ impl Layout {
     }
 }
 
+/// The `league.json` of the folder `dir`, if it has a readable one.
+pub fn read_meta(dir: &Path) -> Option<LeagueMeta> {
+    let text = std::fs::read_to_string(Layout::new(dir).league_json()).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
 /// What the schedule says a game is: its variant and its bots by seat.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Expected {
@@ -341,7 +347,8 @@ impl ResultsDir {
         };
         let done = found.iter().map(|(_, r)| r.game_id.clone()).collect();
         let csv = append_to(&csv_path, !exists)?;
-        Ok(ResultsDir {
+        let old_header = exists && lacks_added_columns(&csv_path);
+        let mut store = ResultsDir {
             layout,
             _lock: lock,
             csv,
@@ -349,7 +356,18 @@ impl ResultsDir {
             done,
             repaired_bytes,
             warnings,
-        })
+        };
+        if old_header {
+            // New rows carry the added columns: the header must name them.
+            store.rewrite()?;
+            store.warnings.push(format!(
+                "{}: added the columns {} of this version; its {} earlier rows have them empty",
+                csv_path.display(),
+                csvio::ADDED_COLUMNS.join(", "),
+                store.found.len()
+            ));
+        }
+        Ok(store)
     }
 
     /// Checks every row found on open against the schedule: a game id the
@@ -357,14 +375,14 @@ impl ResultsDir {
     /// is true cannot be told), a variant or seats other than the
     /// schedule's, or a record that is missing, incomplete or says another
     /// result. Returns the rows that fail, with their lines.
-    pub fn check(&self, schedule: &HashMap<String, Expected>) -> Vec<Rejected> {
+    pub fn check(&self, schedule: &dyn Fn(&str) -> Option<Expected>) -> Vec<Rejected> {
         let mut count: HashMap<&str, usize> = HashMap::new();
         for (_, r) in &self.found {
             *count.entry(r.game_id.as_str()).or_default() += 1;
         }
         let mut out = Vec::new();
         for (line, row) in &self.found {
-            let why = match schedule.get(&row.game_id) {
+            let why = match schedule(&row.game_id) {
                 None => Some("the schedule has no game with this id".to_string()),
                 Some(_) if count[row.game_id.as_str()] > 1 => Some(format!(
                     "game {} has {} rows",
@@ -408,7 +426,7 @@ impl ResultsDir {
             source: std::io::Error::other(e),
         };
         if fresh {
-            let mut header: Vec<&str> = csvio::COLUMNS.to_vec();
+            let mut header: Vec<&str> = csvio::all_columns().collect();
             header.push("rejected_because");
             out.write_record(&header).map_err(err)?;
         }
@@ -419,6 +437,17 @@ impl ResultsDir {
 
         let lines: BTreeSet<u64> = rejected.iter().map(|r| r.line).collect();
         self.found.retain(|(line, _)| !lines.contains(line));
+        self.rewrite()
+    }
+
+    /// Writes games.csv anew from `found` under the current header (a
+    /// temporary file and a rename), and appends to the new file from now.
+    fn rewrite(&mut self) -> Result<(), StoreError> {
+        let csv_path = self.layout.games_csv();
+        let err = |e: csv::Error| StoreError::Io {
+            path: csv_path.clone(),
+            source: std::io::Error::other(e),
+        };
         let mut bytes = Vec::new();
         {
             let mut w = csv::Writer::from_writer(&mut bytes);
@@ -426,11 +455,10 @@ impl ResultsDir {
                 w.serialize(row).map_err(err)?;
             }
             if self.found.is_empty() {
-                w.write_record(csvio::COLUMNS).map_err(err)?;
+                w.write_record(csvio::all_columns()).map_err(err)?;
             }
-            w.flush().map_err(io(&path))?;
+            w.flush().map_err(io(&csv_path))?;
         }
-        let csv_path = self.layout.games_csv();
         write_atomically(&csv_path, &bytes)?;
         self.csv = append_to(&csv_path, false)?;
         self.done = self.found.iter().map(|(_, r)| r.game_id.clone()).collect();
@@ -443,6 +471,11 @@ impl ResultsDir {
 
     pub fn is_done(&self, game_id: &str) -> bool {
         self.done.contains(game_id)
+    }
+
+    /// The game ids in games.csv.
+    pub fn done_ids(&self) -> std::collections::HashSet<String> {
+        self.done.iter().cloned().collect()
     }
 
     pub fn done_count(&self) -> usize {
@@ -550,6 +583,19 @@ fn host_name() -> String {
 
 /// A CSV writer appending to `path` (created if needed), with a header
 /// line first when `header`.
+/// Whether the header of the results CSV at `path` lacks a column this
+/// version writes (a folder of an older version).
+fn lacks_added_columns(path: &Path) -> bool {
+    use std::io::BufRead;
+    let mut line = String::new();
+    let read = File::open(path).and_then(|f| std::io::BufReader::new(f).read_line(&mut line));
+    if read.is_err() {
+        return false;
+    }
+    let names: Vec<&str> = line.trim().split(',').map(str::trim).collect();
+    csvio::all_columns().any(|c| !names.contains(&c))
+}
+
 fn append_to(path: &Path, header: bool) -> Result<csv::Writer<File>, StoreError> {
     let file = OpenOptions::new()
         .create(true)
@@ -682,6 +728,7 @@ mod tests {
             duration_ms: 3,
             seed: 9,
             opening: "G H".into(),
+            ..Default::default()
         }
     }
 
@@ -806,7 +853,7 @@ mod tests {
             })
             .collect();
         let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
-        let rejected = s.check(&schedule);
+        let rejected = s.check(&|id: &str| schedule.get(id).cloned());
         let got: Vec<(u64, &str)> = rejected
             .iter()
             .map(|r| (r.line, r.row.game_id.as_str()))
@@ -850,7 +897,7 @@ mod tests {
         drop(s);
         // The repaired folder checks clean.
         let s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
-        assert!(s.check(&schedule).is_empty());
+        assert!(s.check(&|id: &str| schedule.get(id).cloned()).is_empty());
     }
 
     #[test]

@@ -12,19 +12,18 @@
 
 use super::config::{BotSpec, Tournament};
 use super::results_dir::{
-    Expected, Layout, LeagueMeta, PlayedUnder, Rejected, ResultsDir, StoreError,
+    self, Expected, Layout, LeagueMeta, PlayedUnder, Rejected, ResultsDir, StoreError,
 };
-use super::schedule::{self, ScheduledGame, Shard};
+use super::schedule::{self, Cursor, Schedule, ScheduledGame, Shard};
 use crate::bot::manifest;
 use crate::bot::{sys, BotCommand, Launch, LimitSettings, Sandbox, StderrBudget};
 use crate::referee::{
     self, record, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl, Timing,
 };
 use crate::results::GameRow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, thiserror::Error)]
@@ -182,7 +181,22 @@ pub fn output_dir(t: &Tournament, shard: Option<Shard>) -> PathBuf {
 }
 
 /// A hash of everything that makes the schedule what it is.
-pub fn fingerprint(t: &Tournament, games: &[ScheduledGame]) -> String {
+pub fn fingerprint(t: &Tournament, schedule: &Schedule) -> String {
+    let text = format!("{}{}", fingerprint_head(t), schedule.describe());
+    format!("{:016x}", schedule::group_seed(0, &text))
+}
+
+/// The fingerprint as versions before the lazy schedule computed it, over
+/// every game: a folder they started still resumes.
+fn legacy_fingerprint(t: &Tournament, schedule: &Schedule) -> String {
+    let mut text = fingerprint_head(t);
+    for g in schedule.iter() {
+        text.push_str(&format!("{}:{:?}\n", g.game_id, g.seats));
+    }
+    format!("{:016x}", schedule::group_seed(0, &text))
+}
+
+fn fingerprint_head(t: &Tournament) -> String {
     let mut text = format!(
         "{}|{}|{}|{}|{}\n",
         t.name, t.seed, t.rounds, t.max_plies, t.openings
@@ -197,10 +211,7 @@ pub fn fingerprint(t: &Tournament, games: &[ScheduledGame]) -> String {
         text.push_str(&b.name);
         text.push('\n');
     }
-    for g in games {
-        text.push_str(&format!("{}:{:?}\n", g.game_id, g.seats));
-    }
-    format!("{:016x}", schedule::group_seed(0, &text))
+    text
 }
 
 /// How a league starts `spec`'s bot, its stderr appended to `log`, the
@@ -380,13 +391,25 @@ enum WorkerMsg {
 
 struct Shared {
     t: Tournament,
-    todo: Vec<ScheduledGame>,
-    next: AtomicUsize,
+    schedule: Schedule,
+    /// The next game to hand out (those in `done` are passed over).
+    cursor: Mutex<Cursor>,
+    /// The games already in games.csv when the run started.
+    done: HashSet<String>,
     layout: Layout,
     /// Per bot (by index), the stderr log it may still write in this
     /// league, shared by all its processes on all workers.
     budgets: Vec<StderrBudget>,
     cancel: tokio::sync::watch::Receiver<bool>,
+}
+
+impl Shared {
+    /// The next game of the schedule not yet played, for a worker.
+    fn next_game(&self) -> Option<ScheduledGame> {
+        let mut cursor = self.cursor.lock().unwrap_or_else(|p| p.into_inner());
+        std::iter::from_fn(|| self.schedule.next_game(&mut cursor))
+            .find(|g| !self.done.contains(&g.game_id))
+    }
 }
 
 /// Bytes of stderr log each bot may write over a whole league (all its
@@ -481,15 +504,17 @@ fn run_logged(
     opts: &RunOptions,
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<Summary, LeagueError> {
-    let all = schedule::schedule(t);
-    let games: Vec<ScheduledGame> = match opts.shard {
-        Some(s) => all.into_iter().filter(|g| s.contains(g)).collect(),
-        None => all,
-    };
+    let games = Schedule::new(t, opts.shard);
     let dir = output_dir(t, opts.shard);
+    let mut fingerprint = fingerprint(t, &games);
+    if let Some(old) = results_dir::read_meta(&dir) {
+        if old.fingerprint != fingerprint && old.fingerprint == legacy_fingerprint(t, &games) {
+            fingerprint = old.fingerprint;
+        }
+    }
     let meta = LeagueMeta {
         name: t.name.clone(),
-        fingerprint: fingerprint(t, &games),
+        fingerprint,
         games: games.len(),
         shard: opts.shard.map(|s| format!("{}/{}", s.index, s.count)),
         bots: t.bots.iter().map(|b| b.name.clone()).collect(),
@@ -523,16 +548,12 @@ fn run_logged(
     for w in &store.warnings {
         on_event(&Event::Warning(w.clone()));
     }
-    let expected: HashMap<String, Expected> = games
-        .iter()
-        .map(|g| {
-            let e = Expected {
-                variant: t.variants[g.variant].key.clone(),
-                seats: g.seats.iter().map(|&b| t.bots[b].name.clone()).collect(),
-            };
-            (g.game_id.clone(), e)
+    let expected = |game_id: &str| {
+        games.find(game_id).map(|g| Expected {
+            variant: t.variants[g.variant].key.clone(),
+            seats: g.seats.iter().map(|&b| t.bots[b].name.clone()).collect(),
         })
-        .collect();
+    };
     let rejected = store.check(&expected);
     if !rejected.is_empty() {
         if !opts.repair {
@@ -547,14 +568,11 @@ fn run_logged(
             path: store.layout().rejected_csv(),
         });
     }
-    let todo: Vec<ScheduledGame> = games
-        .iter()
-        .filter(|g| !store.is_done(&g.game_id))
-        .cloned()
-        .collect();
-    let skipped = games.len() - todo.len();
+    // Every row left is a game of this schedule, once (`check`).
+    let skipped = store.done_count();
+    let todo = games.len() - skipped;
 
-    if !todo.is_empty() {
+    if todo > 0 {
         if !opts.no_build {
             build_bots(&t.bots, on_event)?;
         }
@@ -578,12 +596,13 @@ fn run_logged(
     let cancel_tx = Arc::new(cancel_tx);
     let signals = spawn_signal_watcher(cancel_tx.clone());
 
-    let workers = t.concurrency.min(todo.len()).max(1);
+    let workers = t.concurrency.min(todo).max(1);
     let cpus = allowed_cpus();
     let shared = Arc::new(Shared {
         t: t.clone(),
-        todo,
-        next: AtomicUsize::new(0),
+        cursor: Mutex::new(games.cursor()),
+        done: store.done_ids(),
+        schedule: games,
         layout: store.layout().clone(),
         budgets: t
             .bots
@@ -667,7 +686,7 @@ fn run_logged(
         (None, Ok(())) => RunEnd::Complete,
     };
     Ok(Summary {
-        total: games.len(),
+        total: shared.schedule.len(),
         played,
         skipped,
         end,
@@ -735,11 +754,10 @@ fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::Sender<Work
             if *cancel.borrow() {
                 break;
             }
-            let i = shared.next.fetch_add(1, Ordering::Relaxed);
-            let Some(game) = shared.todo.get(i) else {
+            let Some(game) = shared.next_game() else {
                 break;
             };
-            let play = play_one(id, shared, game, &mut bots, tx);
+            let play = play_one(id, shared, &game, &mut bots, tx);
             let msg = tokio::select! {
                 msg = play => msg,
                 _ = cancel.wait_for(|&c| c) => break,
@@ -767,6 +785,7 @@ async fn play_one(
     let settings = vspec.settings(t.max_plies);
     let opening = schedule::opening(vspec, &settings, game.seed, t.openings);
     let start = Instant::now();
+    let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
     let mut spec = GameSpec {
         game_id: game.game_id.clone(),
         variant: vspec.variant,
@@ -845,11 +864,13 @@ async fn play_one(
                 let report =
                     GameReport::unstarted(&spec, seat, e.kind(), e.to_string(), start.elapsed());
                 tracing::warn!("{}: seat {seat} cannot start: {e}", game.game_id);
-                return done(t, game, &opening, &spec, &report);
+                let versions = versions_of(game, bots);
+                return done(t, game, &spec, &report, &versions, &started_at);
             }
         }
     }
 
+    let versions = versions_of(game, bots);
     let mut seats: Vec<BotPlayer> = game.seats.iter().filter_map(|b| bots.remove(b)).collect();
     let result = {
         let mut refs: Vec<&mut dyn Player> =
@@ -860,7 +881,7 @@ async fn play_one(
         bots.insert(b, p);
     }
     match result {
-        Ok(report) => done(t, game, &opening, &spec, &report),
+        Ok(report) => done(t, game, &spec, &report, &versions, &started_at),
         // The schedule built an unplayable spec: a bug of ours, not the bots'.
         Err(e) => WorkerMsg::Failed {
             game_id: game.game_id.clone(),
@@ -871,12 +892,25 @@ async fn play_one(
 
 /// A finished game's record, serialized here on the worker, and its row,
 /// for the main thread to commit.
+/// The hello `version` of each seat's bot, where it is running.
+fn versions_of(game: &ScheduledGame, bots: &HashMap<usize, BotPlayer>) -> Vec<String> {
+    game.seats
+        .iter()
+        .map(|b| {
+            bots.get(b)
+                .map(|p| p.info().version.clone())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
 fn done(
     t: &Tournament,
     game: &ScheduledGame,
-    opening: &[String],
     spec: &GameSpec,
     report: &GameReport,
+    versions: &[String],
+    started_at: &str,
 ) -> WorkerMsg {
     let mut record = Vec::with_capacity(4096);
     if let Err(e) = record::write_record_to(&mut record, spec, report) {
@@ -887,35 +921,15 @@ fn done(
     }
     WorkerMsg::Done {
         record,
-        row: Box::new(row_from_report(t, game, opening, report)),
+        row: Box::new(row_from_report(
+            t,
+            game,
+            &spec.opening,
+            report,
+            versions,
+            started_at,
+        )),
         detail: report.detail.clone(),
-    }
-}
-
-fn base_row(t: &Tournament, game: &ScheduledGame, opening: &[String]) -> GameRow {
-    let name = |seat: usize| {
-        game.seats
-            .get(seat)
-            .map(|&b| t.bots[b].name.clone())
-            .unwrap_or_default()
-    };
-    GameRow {
-        game_id: game.game_id.clone(),
-        variant: t.variants[game.variant].key.clone(),
-        players: game.seats.len() as u8,
-        group: game.group.clone(),
-        seat0: name(0),
-        seat1: name(1),
-        seat2: name(2),
-        score0: 0.0,
-        score1: 0.0,
-        score2: None,
-        reason: String::new(),
-        offender: None,
-        plies: 0,
-        duration_ms: 0,
-        seed: game.seed,
-        opening: opening.join(" "),
     }
 }
 
@@ -930,12 +944,47 @@ fn row_from_report(
     game: &ScheduledGame,
     opening: &[String],
     r: &GameReport,
+    versions: &[String],
+    started_at: &str,
 ) -> GameRow {
-    let mut row = base_row(t, game, opening);
+    let name = |seat: usize| {
+        game.seats
+            .get(seat)
+            .map(|&b| t.bots[b].name.clone())
+            .unwrap_or_default()
+    };
+    let version = |seat: usize| versions.get(seat).cloned().unwrap_or_default();
+    // Thinking time by seat: the decisions it was asked for.
+    let mut think_us = vec![0u64; game.seats.len()];
+    for d in r.decisions.iter().filter(|d| !d.forced && !d.opening) {
+        if let Some(t) = think_us.get_mut(d.seat) {
+            *t += d.elapsed_us;
+        }
+    }
+    let time = |seat: usize| think_us.get(seat).map(|&us| us as f64 / 1000.0);
+    let mut row = GameRow {
+        game_id: game.game_id.clone(),
+        variant: t.variants[game.variant].key.clone(),
+        players: game.seats.len() as u8,
+        group: game.group.clone(),
+        seat0: name(0),
+        seat1: name(1),
+        seat2: name(2),
+        reason: r.reason.name().to_string(),
+        offender: r.offender.map(|s| s as u8),
+        plies: r.plies,
+        duration_ms: r.duration.as_millis() as u64,
+        seed: game.seed,
+        opening: opening.join(" "),
+        started_at: started_at.to_string(),
+        version0: version(0),
+        version1: version(1),
+        version2: version(2),
+        time0_ms: time(0),
+        time1_ms: time(1),
+        time2_ms: time(2),
+        ..GameRow::default()
+    };
     set_scores(&mut row, &r.scores);
-    row.reason = r.reason.name().to_string();
-    row.offender = r.offender.map(|s| s as u8);
-    row.plies = r.plies;
-    row.duration_ms = r.duration.as_millis() as u64;
     row
 }

@@ -86,55 +86,208 @@ pub fn group_seed(seed: u64, group: &str) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The full schedule: rounds outermost (so adding rounds keeps the earlier
-/// ids), then the groups of a round interleaved so that every block of
-/// `pairings` groups gives each pairing one game group, variants rotating;
-/// the games of a group (its seat orders) are adjacent.
-pub fn schedule(t: &Tournament) -> Vec<ScheduledGame> {
-    let mut games = Vec::new();
-    let mut group_index = 0;
-    let gauntlet = t
-        .gauntlet
-        .as_ref()
-        .and_then(|g| t.bots.iter().position(|b| &b.name == g));
-    let per_variant: Vec<Vec<Vec<usize>>> = t
-        .variants
-        .iter()
-        .map(|v| {
-            combinations(t.bots.len(), v.players)
-                .into_iter()
-                .filter(|c| gauntlet.is_none_or(|g| c.contains(&g)))
-                .collect()
-        })
-        .collect();
-    let most = per_variant.iter().map(Vec::len).max().unwrap_or(0);
-    let nv = t.variants.len();
-    for round in 1..=t.rounds {
+/// One seat-swap group of every round: a variant and a combination of
+/// bots, with its seat orders.
+#[derive(Clone, Debug)]
+struct Slot {
+    variant: usize,
+    /// The combination's index among the variant's combinations (the `p`
+    /// of the group id).
+    combo: usize,
+    /// Every seat order of the combination (its games, in order).
+    orders: Vec<Vec<usize>>,
+    /// Games of the round before this slot's first.
+    first_game: usize,
+}
+
+/// The schedule, computed game by game instead of held in memory: a league
+/// of 10^7 games costs what one round costs. Rounds are outermost (so
+/// adding rounds keeps the earlier ids), then the groups of a round
+/// interleaved so that every block of `pairings` groups gives each pairing
+/// one game group, variants rotating; the games of a group (its seat
+/// orders) are adjacent. A shard keeps every `count`-th group.
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    slots: Vec<Slot>,
+    /// Variant labels (`kisolo`, `tricala-3p`), by variant index.
+    labels: Vec<String>,
+    rounds: u32,
+    seed: u64,
+    games_per_round: usize,
+    shard: Option<Shard>,
+    len: usize,
+}
+
+impl Schedule {
+    pub fn new(t: &Tournament, shard: Option<Shard>) -> Schedule {
+        let gauntlet = t
+            .gauntlet
+            .as_ref()
+            .and_then(|g| t.bots.iter().position(|b| &b.name == g));
+        let per_variant: Vec<Vec<Vec<usize>>> = t
+            .variants
+            .iter()
+            .map(|v| {
+                combinations(t.bots.len(), v.players)
+                    .into_iter()
+                    .filter(|c| gauntlet.is_none_or(|g| c.contains(&g)))
+                    .collect()
+            })
+            .collect();
+        let most = per_variant.iter().map(Vec::len).max().unwrap_or(0);
+        let nv = t.variants.len();
+        let mut slots = Vec::new();
+        let mut first_game = 0;
         for j in 0..most * nv {
             let c = j % most.max(1);
             let v = (j / most.max(1) + c) % nv;
             let Some(combo) = per_variant[v].get(c) else {
                 continue;
             };
-            let key = t.variants[v].label();
-            let group = format!("r{round:03}-{key}-p{c:03}");
-            let seed = group_seed(t.seed, &group);
-            for (o, seats) in permutations(combo).into_iter().enumerate() {
-                games.push(ScheduledGame {
-                    index: games.len(),
-                    game_id: format!("{group}-o{o}"),
-                    group: group.clone(),
-                    group_index,
-                    round,
-                    variant: v,
-                    seats,
-                    seed,
-                });
-            }
-            group_index += 1;
+            let orders = permutations(combo);
+            let n = orders.len();
+            slots.push(Slot {
+                variant: v,
+                combo: c,
+                orders,
+                first_game,
+            });
+            first_game += n;
+        }
+        let mut s = Schedule {
+            slots,
+            labels: t.variants.iter().map(|v| v.label()).collect(),
+            rounds: t.rounds,
+            seed: t.seed,
+            games_per_round: first_game,
+            shard,
+            len: 0,
+        };
+        s.len = s
+            .groups()
+            .map(|g| s.slots[g % s.slots.len()].orders.len())
+            .sum();
+        s
+    }
+
+    /// Games in the schedule (or the shard).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The indices of the groups in the schedule (or the shard), in order.
+    fn groups(&self) -> impl Iterator<Item = usize> {
+        let total = self.slots.len() * self.rounds as usize;
+        let (start, step) = match self.shard {
+            Some(s) => (s.index - 1, s.count),
+            None => (0, 1),
+        };
+        (start..total).step_by(step)
+    }
+
+    /// Game `order` of group `group_index`.
+    fn game(&self, group_index: usize, order: usize) -> Option<ScheduledGame> {
+        let slot = self.slots.get(group_index % self.slots.len().max(1))?;
+        let seats = slot.orders.get(order)?;
+        let round = (group_index / self.slots.len()) as u32 + 1;
+        let group = format!(
+            "r{round:03}-{}-p{:03}",
+            self.labels[slot.variant], slot.combo
+        );
+        Some(ScheduledGame {
+            index: (round as usize - 1) * self.games_per_round + slot.first_game + order,
+            game_id: format!("{group}-o{order}"),
+            seed: group_seed(self.seed, &group),
+            group,
+            group_index,
+            round,
+            variant: slot.variant,
+            seats: seats.clone(),
+        })
+    }
+
+    /// Where [`Schedule::next_game`] starts: the first game.
+    pub fn cursor(&self) -> Cursor {
+        Cursor {
+            group: self.groups().next().unwrap_or(usize::MAX),
+            order: 0,
         }
     }
-    games
+
+    /// The game at `cursor`, moving it on; `None` after the last.
+    pub fn next_game(&self, cursor: &mut Cursor) -> Option<ScheduledGame> {
+        let step = self.shard.map_or(1, |s| s.count);
+        while cursor.group < self.slots.len() * self.rounds as usize {
+            if let Some(g) = self.game(cursor.group, cursor.order) {
+                cursor.order += 1;
+                return Some(g);
+            }
+            cursor.group += step;
+            cursor.order = 0;
+        }
+        None
+    }
+
+    /// Every game of the schedule (or the shard), in order.
+    pub fn iter(&self) -> impl Iterator<Item = ScheduledGame> + '_ {
+        let mut cursor = self.cursor();
+        std::iter::from_fn(move || self.next_game(&mut cursor))
+    }
+
+    /// The game with this id, if the schedule (or the shard) has it.
+    pub fn find(&self, game_id: &str) -> Option<ScheduledGame> {
+        let (rest, o) = game_id.rsplit_once("-o")?;
+        let (rest, c) = rest.rsplit_once("-p")?;
+        let (round, label) = rest.strip_prefix('r')?.split_once('-')?;
+        let (o, c, round): (usize, usize, u32) =
+            (o.parse().ok()?, c.parse().ok()?, round.parse().ok()?);
+        if round == 0 || round > self.rounds {
+            return None;
+        }
+        let pos = self
+            .slots
+            .iter()
+            .position(|s| s.combo == c && self.labels[s.variant] == label)?;
+        let group_index = (round as usize - 1) * self.slots.len() + pos;
+        if let Some(s) = self.shard {
+            if group_index % s.count != s.index - 1 {
+                return None;
+            }
+        }
+        // The canonical id only: `r1-...` or `-o00` name no game.
+        self.game(group_index, o).filter(|g| g.game_id == game_id)
+    }
+
+    /// A text that determines the schedule: what the fingerprint hashes.
+    pub fn describe(&self) -> String {
+        let mut text = format!(
+            "rounds {} seed {} shard {:?}\n",
+            self.rounds, self.seed, self.shard
+        );
+        for s in &self.slots {
+            text.push_str(&format!(
+                "{}:{}:{:?}\n",
+                self.labels[s.variant], s.combo, s.orders
+            ));
+        }
+        text
+    }
+}
+
+/// A place in a [`Schedule`]: a group and a seat order within it.
+#[derive(Clone, Copy, Debug)]
+pub struct Cursor {
+    group: usize,
+    order: usize,
+}
+
+/// The full schedule in memory (for tests and small leagues).
+pub fn schedule(t: &Tournament) -> Vec<ScheduledGame> {
+    Schedule::new(t, None).iter().collect()
 }
 
 /// A shard `K/N` (1-based K).
@@ -315,6 +468,59 @@ mod tests {
         assert!("0/3".parse::<Shard>().is_err());
         assert!("4/3".parse::<Shard>().is_err());
         assert_eq!("2/3".parse::<Shard>(), Ok(Shard { index: 2, count: 3 }));
+    }
+
+    #[test]
+    fn a_shard_is_every_count_th_group_and_finds_only_its_games() {
+        let mut vs = default_variants();
+        vs.push(tricala3());
+        let t = tournament(4, vs, 3);
+        let all = schedule(&t);
+        let whole = Schedule::new(&t, None);
+        assert_eq!(whole.len(), all.len());
+        for g in &all {
+            assert_eq!(whole.find(&g.game_id).as_ref(), Some(g));
+        }
+        for k in 1..=3 {
+            let shard = Shard { index: k, count: 3 };
+            let part = Schedule::new(&t, Some(shard));
+            let want: Vec<&ScheduledGame> = all.iter().filter(|g| shard.contains(g)).collect();
+            let got: Vec<ScheduledGame> = part.iter().collect();
+            assert_eq!(got.iter().collect::<Vec<_>>(), want);
+            assert_eq!(part.len(), want.len());
+            for g in &all {
+                assert_eq!(part.find(&g.game_id).is_some(), shard.contains(g));
+            }
+        }
+        for bad in [
+            "r1-filo-p000-o0",
+            "r001-filo-p000-o00",
+            "r001-filo-p000-o2",
+            "r004-filo-p000-o0",
+            "r000-filo-p000-o0",
+            "r001-nope-p000-o0",
+            "r001-filo-p099-o0",
+            "",
+            "r001-filo",
+        ] {
+            assert_eq!(whole.find(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn ten_million_games_are_not_built_to_be_counted() {
+        // 6 pairings x 2 orders x 5 variants = 60 games a round.
+        let t = tournament(4, default_variants(), 200_000);
+        let s = Schedule::new(&t, None);
+        assert_eq!(s.len(), 12_000_000);
+        let last = s
+            .find("r200000-diffusion-p005-o1")
+            .expect("the last round's game");
+        assert_eq!(last.round, 200_000);
+        assert!(last.index < s.len());
+        assert_eq!(s.iter().take(3).count(), 3);
+        let shard = Schedule::new(&t, Some(Shard { index: 7, count: 8 }));
+        assert_eq!(shard.len(), 12_000_000 / 8);
     }
 
     #[test]

@@ -23,6 +23,7 @@ fn row2(id: &str, variant: &str, group: &str, a: &str, b: &str, score_a: f64) ->
         duration_ms: 10,
         seed: 1,
         opening: String::new(),
+        ..Default::default()
     }
 }
 
@@ -44,6 +45,7 @@ fn row3(id: &str, seats: [&str; 3], scores: [f64; 3]) -> GameRow {
         duration_ms: 10,
         seed: 1,
         opening: String::new(),
+        ..Default::default()
     }
 }
 

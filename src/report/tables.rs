@@ -644,12 +644,14 @@ pub struct Pgn {
     pub renamed: Vec<(String, String)>,
 }
 
-/// Exports the 2-player games as PGN (Event = variant, Site, Date, Round =
-/// game_id, White = seat0, Black = seat1, Result, Termination = reason),
-/// readable by Ordo and BayesElo: the seven-tag roster, then the result
-/// token as the whole movetext, a blank line after each game. Forfeits are
-/// ordinary results (the offender lost), as in our ratings.
-pub fn to_pgn(rows: &[GameRow]) -> Pgn {
+/// Exports the 2-player games as PGN (Event = `event`, the league's name,
+/// Site, Date from `started_at`, Round = game_id, White = seat0, Black =
+/// seat1, Result; then Variant, Termination = reason and, where the row
+/// has its start, UTCDate and UTCTime), readable by Ordo and BayesElo: the
+/// seven-tag roster first, then the result token as the whole movetext, a
+/// blank line after each game. Forfeits are ordinary results (the offender
+/// lost), as in our ratings.
+pub fn to_pgn(rows: &[GameRow], event: &str) -> Pgn {
     let mut out = Pgn::default();
     let mut renamed = BTreeMap::new();
     for r in rows {
@@ -670,14 +672,25 @@ pub fn to_pgn(rows: &[GameRow]) -> Pgn {
                 renamed.insert(name.clone(), v.clone());
             }
         }
+        // `started_at` is 2026-11-23T16:05:09.123Z (checked when read).
+        let (date, utc) = match (r.started_at.get(..10), r.started_at.get(11..19)) {
+            (Some(d), Some(t)) => (d.replace('-', "."), Some(t)),
+            _ => ("????.??.??".to_string(), None),
+        };
         let _ = write!(
             out.text,
-            "[Event \"{}\"]\n[Site \"mancala-arena\"]\n[Date \"????.??.??\"]\n[Round \"{}\"]\n\
-             [White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n[Termination \"{}\"]\n\n{result}\n\n",
-            pgn_value(&r.variant),
+            "[Event \"{}\"]\n[Site \"mancala-arena\"]\n[Date \"{date}\"]\n[Round \"{}\"]\n\
+             [White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\
+             [Variant \"{}\"]\n[Termination \"{}\"]\n",
+            pgn_value(event),
             pgn_value(&r.game_id),
+            pgn_value(&r.variant),
             pgn_value(&r.reason),
         );
+        if let Some(time) = utc {
+            let _ = write!(out.text, "[UTCDate \"{date}\"]\n[UTCTime \"{time}\"]\n");
+        }
+        let _ = write!(out.text, "\n{result}\n\n");
         out.games += 1;
     }
     out.renamed = renamed.into_iter().collect();
@@ -706,6 +719,7 @@ mod tests {
             duration_ms: 1,
             seed: 0,
             opening: String::new(),
+            ..Default::default()
         }
     }
 
@@ -776,11 +790,16 @@ mod tests {
 
     #[test]
     fn pgn_has_the_tags_ordo_reads() {
-        let out = to_pgn(&[
-            row("g\"1", "x", "y", 0.5),
-            row("g2", "y", "x", 0.0),
-            row("g3", "a \"q\" b\\c\nd", "x", 1.0),
-        ]);
+        let mut dated = row("g2", "y", "x", 0.0);
+        dated.started_at = "2026-11-23T16:05:09.123Z".into();
+        let out = to_pgn(
+            &[
+                row("g\"1", "x", "y", 0.5),
+                dated,
+                row("g3", "a \"q\" b\\c\nd", "x", 1.0),
+            ],
+            "demo",
+        );
         let pgn = &out.text;
         assert_eq!((out.games, out.skipped), (3, 0));
         assert!(pgn.contains("[White \"x\"]\n[Black \"y\"]\n[Result \"1/2-1/2\"]\n"));
@@ -788,19 +807,26 @@ mod tests {
         assert!(pgn.contains("[Round \"g'1\"]"));
         assert!(pgn.contains("[White \"a 'q' b/c d\"]"));
         assert_eq!(out.renamed.len(), 1);
-        assert_eq!(pgn.matches("[Event \"filo\"]").count(), 3);
-        // Every game: seven tags + Termination, blank line, result, blank line.
+        assert_eq!(pgn.matches("[Event \"demo\"]").count(), 3);
+        assert_eq!(pgn.matches("[Variant \"filo\"]").count(), 3);
+        assert_eq!(pgn.matches("[Date \"????.??.??\"]").count(), 2);
+        assert!(pgn.contains(
+            "[Date \"2026.11.23\"]\n[Round \"g2\"]\n[White \"y\"]\n[Black \"x\"]\n[Result \"0-1\"]\n\
+             [Variant \"filo\"]\n[Termination \"store\"]\n[UTCDate \"2026.11.23\"]\n[UTCTime \"16:05:09\"]\n\n0-1\n\n"
+        ));
+        // Every game: seven tags, then ours, blank line, result, blank line.
         for game in pgn.split("[Event ").skip(1) {
             assert!(game.ends_with("\n\n"), "{game}");
             let game = format!("[Event {game}");
             let lines: Vec<&str> = game.trim_end().lines().collect();
-            assert_eq!(lines.len(), 10, "{game}");
-            assert!(lines[..8]
+            let tags = lines.len() - 2;
+            assert!(tags == 9 || tags == 11, "{game}");
+            assert!(lines[..tags]
                 .iter()
                 .all(|l| l.starts_with('[') && l.ends_with("\"]")));
-            assert_eq!(lines[8], "");
-            assert!(["1-0", "0-1", "1/2-1/2"].contains(&lines[9]));
-            assert!(lines[6].contains(lines[9]));
+            assert_eq!(lines[tags], "");
+            assert!(["1-0", "0-1", "1/2-1/2"].contains(&lines[tags + 1]));
+            assert!(lines[6].contains(lines[tags + 1]));
         }
     }
 

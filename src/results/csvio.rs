@@ -2,10 +2,11 @@
 //! and column; nothing a file contains can panic.
 //!
 //! What is accepted (docs/ratings.md, "Inputs and merging"):
-//! - the header names the columns, in any order; every column of
-//!   `GameRow` must be there (`seat2`, `score2`, `offender` and `opening`
-//!   may be empty); unknown columns are ignored (new columns are added at
-//!   the end of the schema);
+//! - the header names the columns, in any order; every column of the
+//!   first schema (`COLUMNS`) must be there (`seat2`, `score2`, `offender`
+//!   and `opening` may be empty); the columns added since
+//!   (`ADDED_COLUMNS`) are read when present and empty when not; unknown
+//!   columns are ignored (new columns are added at the end of the schema);
 //! - a UTF-8 byte-order mark, CRLF line endings, quoted fields (names with
 //!   commas or quotes), blank lines;
 //! - a last line without its newline that does not parse is a write torn
@@ -73,6 +74,23 @@ pub const COLUMNS: &[&str] = &[
     "seed",
     "opening",
 ];
+
+/// Columns added after the first schema, at its end: written by the league,
+/// read when present, empty when a file of an older version lacks them.
+pub const ADDED_COLUMNS: &[&str] = &[
+    "started_at",
+    "version0",
+    "version1",
+    "version2",
+    "time0_ms",
+    "time1_ms",
+    "time2_ms",
+];
+
+/// Every column, in the order the league writes them.
+pub fn all_columns() -> impl Iterator<Item = &'static str> {
+    COLUMNS.iter().chain(ADDED_COLUMNS).copied()
+}
 
 /// Reads every row of a results CSV. Any malformed row is an error with the
 /// file and line; a torn last line is skipped (see the module doc).
@@ -158,6 +176,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<CsvFile, CsvError> {
         return Err(row_err(path, 1, why));
     }
     let col: Vec<usize> = COLUMNS.iter().map(|c| index[c]).collect();
+    let added: Vec<Option<usize>> = ADDED_COLUMNS
+        .iter()
+        .map(|c| index.get(c).copied())
+        .collect();
 
     // The reader's own line numbers miscount CRLF and blank lines: count
     // the newlines before each record's first byte instead.
@@ -212,7 +234,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<CsvFile, CsvError> {
                 names.len()
             ))
         } else {
-            parse_record(&rec, &col)
+            parse_record(&rec, &col).and_then(|row| parse_added(row, &rec, &added))
         };
         pending = Some((line, parsed));
     }
@@ -285,8 +307,53 @@ fn parse_record(rec: &csv::ByteRecord, col: &[usize]) -> Result<GameRow, String>
         duration_ms: number(rec, col, 13, WHOLE)?,
         seed: number(rec, col, 14, WHOLE)?,
         opening: text(rec, col, 15)?,
+        ..GameRow::default()
     };
     check_row(&row)?;
+    Ok(row)
+}
+
+/// The added columns a file has (`added[k]`: the field of
+/// `ADDED_COLUMNS[k]`, if the header names it).
+fn parse_added(
+    mut row: GameRow,
+    rec: &csv::ByteRecord,
+    added: &[Option<usize>],
+) -> Result<GameRow, String> {
+    let get = |k: usize| -> Result<&str, String> {
+        let Some(i) = added[k] else {
+            return Ok("");
+        };
+        std::str::from_utf8(rec.get(i).unwrap_or(b""))
+            .map(str::trim)
+            .map_err(|_| format!("column `{}` is not valid UTF-8", ADDED_COLUMNS[k]))
+    };
+    let time = |k: usize| -> Result<Option<f64>, String> {
+        let s = get(k)?;
+        if s.is_empty() {
+            return Ok(None);
+        }
+        match s.parse::<f64>() {
+            Ok(t) if t.is_finite() && t >= 0.0 => Ok(Some(t)),
+            _ => Err(format!(
+                "column `{}`: `{s}` is not a time in milliseconds (a number >= 0)",
+                ADDED_COLUMNS[k]
+            )),
+        }
+    };
+    row.started_at = get(0)?.to_string();
+    if !row.started_at.is_empty() && humantime::parse_rfc3339_weak(&row.started_at).is_err() {
+        return Err(format!(
+            "column `started_at`: `{}` is not a UTC time like 2026-11-23T16:05:09.123Z",
+            row.started_at
+        ));
+    }
+    row.version0 = get(1)?.to_string();
+    row.version1 = get(2)?.to_string();
+    row.version2 = get(3)?.to_string();
+    row.time0_ms = time(4)?;
+    row.time1_ms = time(5)?;
+    row.time2_ms = time(6)?;
     Ok(row)
 }
 
@@ -392,6 +459,37 @@ mod tests {
             ("A", "B")
         );
         assert!(f.warnings.is_empty());
+    }
+
+    #[test]
+    fn the_added_columns_are_read_when_present_and_checked() {
+        // A file of the first schema: the added columns are empty.
+        let f = ok(&format!("{H}\n{R1}\n"));
+        assert_eq!(f.rows[0].1.started_at, "");
+        assert_eq!(f.rows[0].1.time0_ms, None);
+        let h = format!("{H},started_at,version0,version1,version2,time0_ms,time1_ms,time2_ms");
+        let f = ok(&format!(
+            "{h}\n{R1},2026-11-23T16:05:09.123Z,1.2,\"v,3\",,12.5,0,\n"
+        ));
+        let r = &f.rows[0].1;
+        assert_eq!(r.started_at, "2026-11-23T16:05:09.123Z");
+        assert_eq!((r.version0.as_str(), r.version1.as_str()), ("1.2", "v,3"));
+        assert_eq!(
+            (r.time0_ms, r.time1_ms, r.time2_ms),
+            (Some(12.5), Some(0.0), None)
+        );
+        // Written back, the row reads the same.
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.serialize(r).unwrap();
+        let again = ok(&String::from_utf8(w.into_inner().unwrap()).unwrap());
+        assert_eq!(&again.rows[0].1, r);
+        let e = err(&format!("{h}\n{R1},yesterday,,,,,,\n"));
+        assert!(
+            e.contains("t.csv:2: column `started_at`: `yesterday`"),
+            "{e}"
+        );
+        let e = err(&format!("{h}\n{R1},,,,,-3,,\n"));
+        assert!(e.contains("t.csv:2: column `time0_ms`: `-3`"), "{e}");
     }
 
     #[test]

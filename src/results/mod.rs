@@ -10,7 +10,7 @@ pub mod csvio;
 use serde::{Deserialize, Serialize};
 
 /// One finished game: one row of `games.csv`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GameRow {
     /// Unique, stable id of the game within its tournament (same file and
     /// seed give the same ids).
@@ -50,6 +50,27 @@ pub struct GameRow {
     /// The opening decisions played before the bots took over, space-separated.
     #[serde(default)]
     pub opening: String,
+    /// When the game started: UTC, ISO 8601 with milliseconds
+    /// (`2026-11-23T16:05:09.123Z`). Empty in rows of older versions.
+    #[serde(default)]
+    pub started_at: String,
+    /// The `version` each seat's bot gave in its hello (empty: none given,
+    /// or a row of an older version).
+    #[serde(default)]
+    pub version0: String,
+    #[serde(default)]
+    pub version1: String,
+    #[serde(default)]
+    pub version2: String,
+    /// Each seat's thinking time over the game, in milliseconds: the sum of
+    /// its decisions' times, opening and forced decisions excluded. Empty
+    /// for a seat a game does not have, and in rows of older versions.
+    #[serde(default)]
+    pub time0_ms: Option<f64>,
+    #[serde(default)]
+    pub time1_ms: Option<f64>,
+    #[serde(default)]
+    pub time2_ms: Option<f64>,
 }
 
 impl GameRow {
