@@ -614,7 +614,10 @@ fn run_logged(
             .collect(),
         cancel: cancel_rx,
     });
-    let (tx, rx) = mpsc::channel::<WorkerMsg>();
+    // Bounded: when the disk (or the console) is slower than the workers,
+    // they wait instead of queueing finished games in memory, and a Ctrl-C
+    // is not followed by a long drain of games played before it.
+    let (tx, rx) = mpsc::sync_channel::<WorkerMsg>(2 * workers);
     let mut handles = Vec::new();
     for w in 0..workers {
         let shared = shared.clone();
@@ -737,7 +740,7 @@ fn spawn_signal_watcher(
         .ok()
 }
 
-fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::Sender<WorkerMsg>) {
+fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::SyncSender<WorkerMsg>) {
     if let Some(cpu) = cpu {
         pin_current_thread(cpu);
     }
@@ -778,7 +781,7 @@ async fn play_one(
     shared: &Shared,
     game: &ScheduledGame,
     bots: &mut HashMap<usize, BotPlayer>,
-    tx: &mpsc::Sender<WorkerMsg>,
+    tx: &mpsc::SyncSender<WorkerMsg>,
 ) -> WorkerMsg {
     let (t, layout) = (&shared.t, &shared.layout);
     let vspec = &t.variants[game.variant];
