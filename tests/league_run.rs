@@ -1342,3 +1342,70 @@ output = "out"
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("different schedule"));
 }
+
+/// league.json keeps the SHA-256 of each bot's program files after the
+/// build; a resume whose bot files changed says which bot and which file.
+#[test]
+fn a_resume_names_a_bot_whose_program_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("bot.py");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-python/bot.py"),
+        &script,
+    )
+    .unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let file = dir.path().join("p.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"
+name = "p"
+bots = [
+  {{ name = "py", command = ["python3", "bot.py"], cwd = "." }},
+  {{ name = "rs", command = ["{bot}"] }},
+]
+variants = ["kisolo"]
+rounds = 2
+output = "out"
+"#
+        ),
+    )
+    .unwrap();
+    let out = run(&file, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/league.json")).unwrap())
+            .unwrap();
+    let programs = &meta["played_under"]["programs"];
+    let py = programs["py"].as_object().expect("py's files");
+    let (path, hash) = py
+        .iter()
+        .find(|(p, _)| p.ends_with("bot.py"))
+        .expect("the script is hashed");
+    assert_eq!(hash.as_str().unwrap().len(), 64, "{path}");
+    assert!(py.keys().any(|p| p.ends_with("python3")), "{py:?}");
+    assert!(programs["rs"].as_object().unwrap().keys().any(|p| p == bot));
+
+    // Two games to play again (their rows gone), and the script changed.
+    let csv = dir.path().join("out/games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let kept: Vec<&str> = text.lines().collect();
+    std::fs::write(&csv, kept[..kept.len() - 2].join("\n") + "\n").unwrap();
+    let mut source = std::fs::read_to_string(&script).unwrap();
+    source.push_str("\n# version 2\n");
+    std::fs::write(&script, source).unwrap();
+    let out = run(&file, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning: bot `py`'s program changed") && err.contains("bot.py (sha256 "),
+        "{err}"
+    );
+    assert!(!err.contains("bot `rs`"), "{err}");
+    assert_eq!(rows(&csv).len(), 4);
+}

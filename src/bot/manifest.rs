@@ -244,6 +244,59 @@ fn walk(
     Ok(())
 }
 
+/// The files a bot's command names: its program (found on `PATH` when
+/// the command names it bare, as `python3`) and every argument that is a
+/// file, relative to `cwd` (the bot's folder; else the current one).
+pub fn program_files(argv: &[String], cwd: Option<&Path>) -> Vec<PathBuf> {
+    let here = cwd.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let Some((program, args)) = argv.split_first() else {
+        return Vec::new();
+    };
+    let program = if program.contains('/') {
+        Some(here.join(program))
+    } else {
+        std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|d| d.join(program))
+                .find(|p| p.is_file())
+        })
+    };
+    program
+        .into_iter()
+        .chain(args.iter().map(|a| here.join(a)))
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+/// SHA-256 (hex) of each file of [`program_files`], by path as named: what
+/// `league.json` keeps so that a resume can say which bot changed.
+pub fn program_hashes(
+    argv: &[String],
+    cwd: Option<&Path>,
+) -> std::collections::BTreeMap<String, String> {
+    use sha2::{Digest, Sha256};
+    let mut out = std::collections::BTreeMap::new();
+    for file in program_files(argv, cwd) {
+        let Ok(mut f) = std::fs::File::open(&file) else {
+            continue;
+        };
+        let mut h = Sha256::new();
+        let mut buf = vec![0u8; 1 << 16];
+        let whole = loop {
+            match std::io::Read::read(&mut f, &mut buf) {
+                Ok(0) => break true,
+                Ok(n) => h.update(&buf[..n]),
+                Err(_) => break false,
+            }
+        };
+        if whole {
+            let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+            out.insert(file.display().to_string(), hex);
+        }
+    }
+    out
+}
+
 /// Replaces the placeholders `{arena}`, `{bin_dir}` and `{cargo_profile}`
 /// in a command.
 pub fn expand(argv: &[String]) -> Vec<String> {

@@ -79,6 +79,11 @@ pub struct PlayedUnder {
     pub commands: std::collections::BTreeMap<String, Vec<String>>,
     /// The `arena` version that started the league.
     pub arena_version: String,
+    /// Each bot's program files (what its command names, after its build)
+    /// with their SHA-256, by bot name (absent in folders of older
+    /// versions).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub programs: std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
 }
 
 /// Where everything lives in a results folder.
@@ -471,6 +476,63 @@ impl ResultsDir {
 
     pub fn is_done(&self, game_id: &str) -> bool {
         self.done.contains(game_id)
+    }
+
+    /// Keeps the bots' program hashes in `league.json` the first time, and
+    /// on a resume says which bots' files changed since (a warning each:
+    /// their games from now on are played by the new programs).
+    pub fn note_programs(
+        &mut self,
+        now: std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
+    ) -> Result<Vec<String>, StoreError> {
+        let path = self.layout.league_json();
+        let Some(mut meta) = read_meta(self.layout.root()) else {
+            return Ok(Vec::new());
+        };
+        let Some(under) = meta.played_under.as_mut() else {
+            return Ok(Vec::new());
+        };
+        let mut warnings = Vec::new();
+        if under.programs.is_empty() {
+            under.programs = now;
+            let text = serde_json::to_string_pretty(&meta).map_err(|e| StoreError::Mismatch {
+                path: path.clone(),
+                why: e.to_string(),
+            })?;
+            write_atomically(&path, text.as_bytes())?;
+            return Ok(warnings);
+        }
+        for (bot, files) in &now {
+            let Some(was) = under.programs.get(bot) else {
+                continue;
+            };
+            let changed: Vec<String> = files
+                .iter()
+                .filter(|(f, h)| was.get(*f).is_some_and(|old| old != *h))
+                .map(|(f, h)| {
+                    let old = &was[f];
+                    format!(
+                        "{f} (sha256 {}… -> {}…)",
+                        &old[..old.len().min(12)],
+                        &h[..h.len().min(12)]
+                    )
+                })
+                .chain(
+                    files
+                        .keys()
+                        .filter(|f| !was.contains_key(*f))
+                        .map(|f| format!("{f} (new)")),
+                )
+                .collect();
+            if !changed.is_empty() {
+                warnings.push(format!(
+                    "bot `{bot}`'s program changed since league `{}` started: {}; its games from now on are played by the new one",
+                    meta.name,
+                    changed.join(", ")
+                ));
+            }
+        }
+        Ok(warnings)
     }
 
     /// The game ids in games.csv.

@@ -536,6 +536,8 @@ fn run_logged(
                 .map(|b| (b.name.clone(), manifest::expand(&b.command)))
                 .collect(),
             arena_version: env!("CARGO_PKG_VERSION").to_string(),
+            // After the build: `ResultsDir::note_programs`.
+            programs: Default::default(),
         }),
     };
     // What sandboxed bots of killed runs left behind.
@@ -575,6 +577,20 @@ fn run_logged(
     if todo > 0 {
         if !opts.no_build {
             build_bots(&t.bots, on_event)?;
+        }
+        let programs = t
+            .bots
+            .iter()
+            .map(|b| {
+                let argv = manifest::expand(&b.command);
+                (
+                    b.name.clone(),
+                    manifest::program_hashes(&argv, b.cwd.as_deref()),
+                )
+            })
+            .collect();
+        for w in store.note_programs(programs)? {
+            on_event(&Event::Warning(w));
         }
         check_bots_start(
             &t.bots,
