@@ -804,6 +804,65 @@ fn shards_together_are_exactly_one_run() {
     let one = rate(&[whole.join("games.csv")], &dir.path().join("r1"));
     let three = rate(&paths, &dir.path().join("r3"));
     assert_eq!(one, three);
+
+    // The status of the three: complete, with their counts.
+    let o = arena()
+        .arg("status")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        text.contains(&format!(
+            "3 shards, {} of {} games done (100.0%)",
+            expected.len(),
+            expected.len()
+        )),
+        "{text}"
+    );
+    assert_eq!(text.matches(" complete ").count(), 3, "{text}");
+
+    // A shard left out of a rating is named; --partial rates the rest.
+    let o = arena().arg("rate").args(&paths[..2]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("shard 3/3 is not among the files"),
+        "{err}"
+    );
+    let o = arena()
+        .arg("rate")
+        .args(&paths[..2])
+        .arg("--partial")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // A shard of another split, or of another file, is refused.
+    let out = run(&file, &["--shard", "1/4"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("one league is split one way"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(dir.path().join("out/shard-3-of-3")).unwrap();
+    let out = run(&file, &["--shard", "3/3", "--decision-ms", "999"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("another tournament file"),
+        "{err}"
+    );
+    let o = arena()
+        .arg("status")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("3/3     missing") && text.contains("--shard 3/3"),
+        "{text}"
+    );
+    assert!(run(&file, &["--shard", "3/3"]).status.success());
 }
 
 #[test]

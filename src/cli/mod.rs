@@ -11,6 +11,7 @@ mod replay;
 mod run;
 mod show;
 mod state;
+mod status;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -45,6 +46,9 @@ enum Command {
     /// Print one recorded game: every decision, who made it and of which
     /// kind, the result; with --board, the board after every turn.
     Show(show::ShowArgs),
+    /// Every shard of a league: games done, running or not, last write,
+    /// time left, and which shards to start (again).
+    Status(status::StatusArgs),
 }
 
 /// The limits of each bot's sandbox, as flags (`run`, `play`, `check-bot`):
@@ -121,6 +125,7 @@ pub fn main() -> ExitCode {
         Command::Bots(a) => bots::run(a),
         Command::Replay(a) => replay::run(a),
         Command::Show(a) => show::run(a),
+        Command::Status(a) => status::run(a),
         Command::Pgn(a) => pgn::run(a),
     };
     match result {

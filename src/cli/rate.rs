@@ -44,6 +44,41 @@ pub struct RateArgs {
     /// league.json), never for a --variant subset or a merge of files.
     #[arg(long, short = 'o', alias = "output")]
     out: Option<PathBuf>,
+    /// Rate the shards given even when some of their league's shards are
+    /// not among the files (they are named on stderr).
+    #[arg(long)]
+    partial: bool,
+}
+
+/// The shards of each league that the files leave out: for every file
+/// whose folder's league.json says it is shard K of N, the shards of 1..N
+/// of that league not given. Returns (league, N, missing Ks).
+fn missing_shards(files: &[PathBuf]) -> Vec<(String, usize, Vec<usize>)> {
+    use std::collections::BTreeMap;
+    let mut given: BTreeMap<(String, usize), Vec<usize>> = BTreeMap::new();
+    for f in files {
+        let dir = match f.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => std::path::Path::new("."),
+        };
+        let Some(meta) = crate::league::results_dir::read_meta(dir) else {
+            continue;
+        };
+        let Some((k, n)) = meta.shard.as_deref().and_then(|s| s.split_once('/')) else {
+            continue;
+        };
+        let (Ok(k), Ok(n)) = (k.parse::<usize>(), n.parse::<usize>()) else {
+            continue;
+        };
+        given.entry((meta.name, n)).or_default().push(k);
+    }
+    given
+        .into_iter()
+        .filter_map(|((name, n), ks)| {
+            let missing: Vec<usize> = (1..=n).filter(|k| !ks.contains(k)).collect();
+            (!missing.is_empty()).then_some((name, n, missing))
+        })
+        .collect()
 }
 
 fn parse_anchor(s: &str) -> anyhow::Result<Anchor> {
@@ -84,6 +119,24 @@ fn whole_league(args: &RateArgs) -> Option<PathBuf> {
 
 pub fn run(args: RateArgs) -> anyhow::Result<ExitCode> {
     let anchor = args.anchor.as_deref().map(parse_anchor).transpose()?;
+    for (league, n, missing) in missing_shards(&args.files) {
+        let list = missing
+            .iter()
+            .map(|k| format!("{k}/{n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if !args.partial {
+            bail!(
+                "league `{league}` has {n} shards and shard{} {list} {} not among the files (arena status shows where each stands); give {}, or --partial to rate what is here",
+                if missing.len() > 1 { "s" } else { "" },
+                if missing.len() > 1 { "are" } else { "is" },
+                if missing.len() > 1 { "them" } else { "it" }
+            );
+        }
+        eprintln!(
+            "warning: rating part of league `{league}` ({n} shards): {list} left out (--partial)"
+        );
+    }
     let merged = read_merged(&args.files)?;
     for w in &merged.warnings {
         eprintln!("warning: {w}");

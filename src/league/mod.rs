@@ -7,3 +7,4 @@ pub mod config;
 pub mod results_dir;
 pub mod runner;
 pub mod schedule;
+pub mod status;

@@ -65,6 +65,11 @@ pub struct LeagueMeta {
     /// (absent in folders of older versions).
     #[serde(default)]
     pub played_under: Option<PlayedUnder>,
+    /// The whole league's fingerprint, the same in each of its shards: the
+    /// tournament's settings, its bots and variants, and the `arena`
+    /// version. A shard whose siblings carry another one is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub league: Option<String>,
 }
 
 /// What a league's games were played under, beyond the schedule: a resume
@@ -166,6 +171,100 @@ impl Layout {
     pub fn rejected_csv(&self) -> PathBuf {
         self.root.join("rejected.csv")
     }
+}
+
+/// The shard folders beside `dir` (`shard-K-of-N` in its parent), with
+/// their `league.json`, `dir` itself left out.
+pub fn sibling_shards(dir: &Path) -> Vec<(PathBuf, LeagueMeta)> {
+    let Some(parent) = dir.parent() else {
+        return Vec::new();
+    };
+    shard_folders(parent)
+        .into_iter()
+        .filter(|(p, _)| p.file_name() != dir.file_name())
+        .collect()
+}
+
+/// The shard folders in `parent` (`shard-K-of-N`) that have a readable
+/// `league.json`, by name.
+pub fn shard_folders(parent: &Path) -> Vec<(PathBuf, LeagueMeta)> {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(PathBuf, LeagueMeta)> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("shard-") && n.contains("-of-"))
+        })
+        .filter_map(|p| read_meta(&p).map(|m| (p, m)))
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// Refuses to start shard `meta` in `dir` when a sibling shard belongs to
+/// another league: another tournament file, bot list or `arena` version
+/// (their `league` fingerprints differ), or another shard count.
+pub fn check_siblings(dir: &Path, meta: &LeagueMeta) -> Result<(), StoreError> {
+    let count = |m: &LeagueMeta| {
+        m.shard
+            .as_deref()
+            .and_then(|s| s.split_once('/'))
+            .map(|(_, n)| n.to_string())
+    };
+    for (path, other) in sibling_shards(dir) {
+        let json = Layout::new(&path).league_json();
+        if count(&other) != count(meta) {
+            return Err(StoreError::Mismatch {
+                path: json,
+                why: format!(
+                    "this folder holds shard {} of league `{}`, while this run is shard {}: one league is split one way. Run it with the same N as its other shards, or give it another `output`",
+                    other.shard.as_deref().unwrap_or("?"),
+                    other.name,
+                    meta.shard.as_deref().unwrap_or("?")
+                ),
+            });
+        }
+        let (Some(theirs), Some(ours)) = (&other.league, &meta.league) else {
+            continue;
+        };
+        if theirs == ours {
+            continue;
+        }
+        let version = |m: &LeagueMeta| {
+            m.played_under
+                .as_ref()
+                .map(|p| p.arena_version.clone())
+                .unwrap_or_default()
+        };
+        let what = if other.bots != meta.bots {
+            format!(
+                "another bot list ({} there, {} here)",
+                other.bots.join(", "),
+                meta.bots.join(", ")
+            )
+        } else if version(&other) != version(meta) {
+            format!(
+                "another arena version ({} there, {} here)",
+                version(&other),
+                version(meta)
+            )
+        } else {
+            "another tournament file (its settings, bots' commands or variants differ)".to_string()
+        };
+        return Err(StoreError::Mismatch {
+            path: json,
+            why: format!(
+                "shard {} of league `{}` was started with {what}; the shards of one league must be run from the same file, bots and arena. Run this shard as the others were, or give it another `output`",
+                other.shard.as_deref().unwrap_or("?"),
+                other.name
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// The `league.json` of the folder `dir`, if it has a readable one.
@@ -620,6 +719,25 @@ fn lock(layout: &Layout) -> Result<File, StoreError> {
 
 /// True when the lock's holder ("pid N on host H") is a process of this
 /// host that is no longer alive.
+/// Whether a run holds the folder's lock now, and what `run.lock` says
+/// of its holder (`pid N on host H`). Tested by taking the lock for an
+/// instant: a run starting in that instant waits for it (see `lock`).
+pub fn lock_holder(layout: &Layout) -> Option<String> {
+    let path = layout.lock();
+    let mut f = OpenOptions::new().read(true).write(true).open(&path).ok()?;
+    match f.try_lock() {
+        Ok(()) => {
+            let _ = f.unlock();
+            None
+        }
+        Err(_) => {
+            let mut holder = String::new();
+            let _ = f.read_to_string(&mut holder);
+            Some(holder.trim().to_string())
+        }
+    }
+}
+
 fn holder_is_gone(holder: &str) -> bool {
     let mut words = holder.split_whitespace();
     let pid = match (words.next(), words.next()) {
@@ -643,8 +761,6 @@ fn host_name() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-/// A CSV writer appending to `path` (created if needed), with a header
-/// line first when `header`.
 /// Whether the header of the results CSV at `path` lacks a column this
 /// version writes (a folder of an older version).
 fn lacks_added_columns(path: &Path) -> bool {
@@ -658,6 +774,8 @@ fn lacks_added_columns(path: &Path) -> bool {
     csvio::all_columns().any(|c| !names.contains(&c))
 }
 
+/// A CSV writer appending to `path` (created if needed), with a header
+/// line first when `header`.
 fn append_to(path: &Path, header: bool) -> Result<csv::Writer<File>, StoreError> {
     let file = OpenOptions::new()
         .create(true)
@@ -803,6 +921,7 @@ mod tests {
             bots: vec!["a".into(), "b".into()],
             sandbox: Some(true),
             played_under: None,
+            league: None,
         }
     }
 

@@ -196,6 +196,30 @@ fn legacy_fingerprint(t: &Tournament, schedule: &Schedule) -> String {
     format!("{:016x}", schedule::group_seed(0, &text))
 }
 
+/// The whole league's fingerprint, the same for each of its shards
+/// (`LeagueMeta::league`): what makes two shards parts of one league. The
+/// bots' folders are left out (one checkout may sit at another path on
+/// each machine); their commands, environment and limits are in.
+pub fn league_fingerprint(t: &Tournament) -> String {
+    let mut text = fingerprint_head(t);
+    text.push_str(&Schedule::new(t, None).describe());
+    text.push_str(&format!(
+        "{:?}|{:?}|{:?}|{:?}|{}\n",
+        t.time,
+        t.gauntlet,
+        t.sandbox,
+        t.limits,
+        env!("CARGO_PKG_VERSION")
+    ));
+    for b in &t.bots {
+        text.push_str(&format!(
+            "{}:{:?}:{:?}:{:?}:{:?}\n",
+            b.name, b.command, b.env, b.build, b.limits
+        ));
+    }
+    format!("{:016x}", schedule::group_seed(0, &text))
+}
+
 fn fingerprint_head(t: &Tournament) -> String {
     let mut text = format!(
         "{}|{}|{}|{}|{}\n",
@@ -539,7 +563,11 @@ fn run_logged(
             // After the build: `ResultsDir::note_programs`.
             programs: Default::default(),
         }),
+        league: Some(league_fingerprint(t)),
     };
+    if opts.shard.is_some_and(|s| s.count > 1) {
+        results_dir::check_siblings(&dir, &meta)?;
+    }
     // What sandboxed bots of killed runs left behind.
     crate::bot::sweep_leftovers();
     // Every live bot costs the referee descriptors (docs/league.md).

@@ -1,0 +1,103 @@
+//! `arena status results/NAME`: every shard of a league at a glance (games
+//! done of the shard's total, running or not, last write, rate, time
+//! left) and what to start again. The reading is `league::status`'s.
+
+use crate::league::status::{league_status, ShardState};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::SystemTime;
+
+#[derive(clap::Args, Debug)]
+pub struct StatusArgs {
+    /// The league's results folder (`results/NAME`), or one shard's folder.
+    results: PathBuf,
+    /// Print the status as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
+    let st = league_status(&args.results)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&st)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = String::new();
+    let total = st
+        .total()
+        .map_or_else(|| "?".to_string(), |t| t.to_string());
+    let pct = st
+        .total()
+        .filter(|&t| t > 0)
+        .map(|t| format!(" ({:.1}%)", 100.0 * st.done() as f64 / t as f64))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "league {}: {} shard{}, {} of {total} games done{pct}",
+        st.name,
+        st.shards.len(),
+        if st.shards.len() == 1 { "" } else { "s" },
+        st.done()
+    );
+    let _ = writeln!(
+        out,
+        "{:<7} {:<9} {:>15}  {:<14} {:>9}  {:>9}  holder",
+        "shard", "state", "done/total", "last write", "games/s", "time left"
+    );
+    let n = st.shards.len();
+    for s in &st.shards {
+        let state = match s.state {
+            ShardState::Complete => "complete",
+            ShardState::Running => "running",
+            ShardState::Stopped => "stopped",
+            ShardState::Missing => "missing",
+        };
+        let total = s.total.map_or_else(|| "?".to_string(), |t| t.to_string());
+        let last = s.last_write.map_or_else(|| "-".to_string(), ago);
+        let rate = s
+            .rate
+            .map_or_else(|| "-".to_string(), |r| format!("{r:.1}"));
+        let eta = s.eta_s.map_or_else(|| "-".to_string(), duration);
+        let _ = writeln!(
+            out,
+            "{:<7} {:<9} {:>15}  {:<14} {:>9}  {:>9}  {}",
+            format!("{}/{n}", s.index),
+            state,
+            format!("{}/{total}", s.done),
+            last,
+            rate,
+            eta,
+            s.holder.as_deref().unwrap_or("-")
+        );
+    }
+    for s in st.to_start() {
+        let why = match s.state {
+            ShardState::Missing => format!("no results in {}", s.dir.display()),
+            _ => "games left and no run holds it".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "start shard {}/{n} ({why}): arena run FILE --shard {}/{n}",
+            s.index, s.index
+        );
+    }
+    print!("{out}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `12 s ago`, `3 min ago`, `2.5 h ago`.
+fn ago(t: SystemTime) -> String {
+    match SystemTime::now().duration_since(t) {
+        Ok(d) => format!("{} ago", duration(d.as_secs_f64())),
+        Err(_) => "just now".to_string(),
+    }
+}
+
+fn duration(s: f64) -> String {
+    match s {
+        s if s < 90.0 => format!("{s:.0} s"),
+        s if s < 90.0 * 60.0 => format!("{:.0} min", s / 60.0),
+        s => format!("{:.1} h", s / 3600.0),
+    }
+}

@@ -1,0 +1,305 @@
+//! The state of a league's results folders, read from disk while its shards
+//! run or after they stopped (`arena status`): games done of each shard's
+//! total, whether a run holds the shard's lock, when it last wrote, its
+//! rate and the time left, and the shards that are missing or incomplete.
+//!
+//! Reads folders only; starts nothing and changes nothing.
+
+use super::results_dir::{self, Layout, LeagueMeta};
+use crate::results::csvio;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+/// What a shard's folder says.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShardState {
+    /// Every game of the shard is in its games.csv.
+    Complete,
+    /// A run holds the folder's lock.
+    Running,
+    /// Games are left and nothing runs: start the shard again to finish it.
+    Stopped,
+    /// No folder (or no league.json): never started, or on another disk.
+    Missing,
+}
+
+/// One shard of a league.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ShardStatus {
+    /// 1-based, as in `--shard K/N`.
+    pub index: usize,
+    pub dir: PathBuf,
+    pub state: ShardState,
+    pub done: usize,
+    /// The shard's games (unknown for a missing shard).
+    pub total: Option<usize>,
+    /// The lock's holder as `run.lock` names it (`pid N on host H`).
+    pub holder: Option<String>,
+    /// When games.csv was last written.
+    #[serde(serialize_with = "ser_time")]
+    pub last_write: Option<SystemTime>,
+    /// Games per second over the shard's recent games (from `started_at`).
+    pub rate: Option<f64>,
+    /// The time left at that rate, while it runs.
+    pub eta_s: Option<f64>,
+}
+
+/// Every shard of one league.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LeagueStatus {
+    pub name: String,
+    /// The league's folder (the shards' parent).
+    pub dir: PathBuf,
+    pub shards: Vec<ShardStatus>,
+}
+
+impl LeagueStatus {
+    pub fn done(&self) -> usize {
+        self.shards.iter().map(|s| s.done).sum()
+    }
+
+    /// The league's games, when no shard is missing.
+    pub fn total(&self) -> Option<usize> {
+        self.shards.iter().map(|s| s.total).sum()
+    }
+
+    /// The shards to start (again): missing or stopped.
+    pub fn to_start(&self) -> Vec<&ShardStatus> {
+        self.shards
+            .iter()
+            .filter(|s| matches!(s.state, ShardState::Missing | ShardState::Stopped))
+            .collect()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StatusError {
+    #[error("{0}: no league here (no league.json, and no shard-K-of-N folder with one)")]
+    NoLeague(PathBuf),
+    #[error("{dir}: shard folders of different splits ({counts}): one league is split one way")]
+    MixedSplits { dir: PathBuf, counts: String },
+}
+
+fn ser_time<S: serde::Serializer>(t: &Option<SystemTime>, s: S) -> Result<S::Ok, S::Error> {
+    match t {
+        Some(t) => s.serialize_str(&humantime::format_rfc3339_seconds(*t).to_string()),
+        None => s.serialize_none(),
+    }
+}
+
+/// `K/N` of a league.json's `shard`.
+fn shard_of(meta: &LeagueMeta) -> Option<(usize, usize)> {
+    let (k, n) = meta.shard.as_deref()?.split_once('/')?;
+    Some((k.parse().ok()?, n.parse().ok()?))
+}
+
+/// The status of the league in `dir`: a league's folder (its shards inside
+/// it, or its own games for an unsharded league), or one shard's folder
+/// (then all of its league's shards).
+pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
+    let own = results_dir::read_meta(dir);
+    if let Some(meta) = own.as_ref().filter(|m| shard_of(m).is_none()) {
+        let shard = shard_status(1, dir, Some(meta));
+        return Ok(LeagueStatus {
+            name: meta.name.clone(),
+            dir: dir.to_path_buf(),
+            shards: vec![shard],
+        });
+    }
+    // A shard's folder stands for its league's.
+    let league_dir = match own {
+        Some(_) => dir
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        None => dir.to_path_buf(),
+    };
+    let found: Vec<(PathBuf, LeagueMeta, (usize, usize))> = results_dir::shard_folders(&league_dir)
+        .into_iter()
+        .filter_map(|(p, m)| shard_of(&m).map(|kn| (p, m, kn)))
+        .collect();
+    let mut counts: Vec<usize> = found.iter().map(|(_, _, (_, n))| *n).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    let n = match counts.as_slice() {
+        [] => return Err(StatusError::NoLeague(dir.to_path_buf())),
+        [n] => *n,
+        many => {
+            return Err(StatusError::MixedSplits {
+                dir: league_dir,
+                counts: many
+                    .iter()
+                    .map(|n| format!("of {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+        }
+    };
+    let name = found[0].1.name.clone();
+    let shards = (1..=n)
+        .map(|k| {
+            let at = league_dir.join(format!("shard-{k}-of-{n}"));
+            let meta = found
+                .iter()
+                .find(|(_, _, (i, _))| *i == k)
+                .map(|(_, m, _)| m);
+            shard_status(k, &at, meta)
+        })
+        .collect();
+    Ok(LeagueStatus {
+        name,
+        dir: league_dir,
+        shards,
+    })
+}
+
+/// Games per second over the last games of a results CSV (at most this
+/// many), from their `started_at`.
+const RATE_WINDOW: usize = 200;
+
+fn shard_status(index: usize, dir: &Path, meta: Option<&LeagueMeta>) -> ShardStatus {
+    let layout = Layout::new(dir);
+    let csv = layout.games_csv();
+    let bytes = std::fs::read(&csv).unwrap_or_default();
+    // Complete lines after the header: rows committed (a torn tail is not).
+    let done = bytes
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        .saturating_sub(1);
+    let last_write = std::fs::metadata(&csv).and_then(|m| m.modified()).ok();
+    let holder = meta.and_then(|_| results_dir::lock_holder(&layout));
+    let total = meta.map(|m| m.games);
+    let state = match (meta, &holder) {
+        (None, _) => ShardState::Missing,
+        (Some(_), Some(_)) => ShardState::Running,
+        (Some(m), None) if done >= m.games => ShardState::Complete,
+        (Some(_), None) => ShardState::Stopped,
+    };
+    let rate = recent_rate(&csv, &bytes);
+    let eta_s = match (&state, rate, total) {
+        (ShardState::Running, Some(r), Some(t)) if r > 0.0 => {
+            Some(t.saturating_sub(done) as f64 / r)
+        }
+        _ => None,
+    };
+    ShardStatus {
+        index,
+        dir: dir.to_path_buf(),
+        state,
+        done,
+        total,
+        holder,
+        last_write,
+        rate,
+        eta_s,
+    }
+}
+
+/// Games per second over the file's last [`RATE_WINDOW`] rows that carry a
+/// `started_at`: (rows - 1) / (last start - first start).
+fn recent_rate(path: &Path, bytes: &[u8]) -> Option<f64> {
+    let header_end = bytes.iter().position(|&b| b == b'\n')? + 1;
+    let body = &bytes[header_end..];
+    // The start of the last RATE_WINDOW complete lines.
+    let end = body.iter().rposition(|&b| b == b'\n')? + 1;
+    let mut start = end;
+    let mut lines = 0;
+    while start > 0 && lines <= RATE_WINDOW {
+        start -= 1;
+        if start == 0 || body[start - 1] == b'\n' {
+            lines += 1;
+        }
+    }
+    let mut text = bytes[..header_end].to_vec();
+    text.extend_from_slice(&body[start..end]);
+    let rows = csvio::parse(path, &text).ok()?.rows;
+    let times: Vec<SystemTime> = rows
+        .iter()
+        .filter_map(|(_, r)| humantime::parse_rfc3339_weak(&r.started_at).ok())
+        .collect();
+    let (first, last) = (times.iter().min()?, times.iter().max()?);
+    let span = last.duration_since(*first).ok()?;
+    (times.len() >= 2 && span > Duration::ZERO)
+        .then(|| (times.len() - 1) as f64 / span.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write_shard(root: &Path, k: usize, n: usize, games: usize, rows: &[&str]) -> PathBuf {
+        let dir = root.join(format!("shard-{k}-of-{n}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let meta = format!(
+            r#"{{"name":"lg","fingerprint":"f","games":{games},"shard":"{k}/{n}","bots":["a","b"]}}"#
+        );
+        std::fs::write(dir.join("league.json"), meta).unwrap();
+        let header = csvio::all_columns().collect::<Vec<_>>().join(",");
+        let mut text = format!("{header}\n");
+        for r in rows {
+            text.push_str(r);
+            text.push('\n');
+        }
+        std::fs::write(dir.join("games.csv"), text).unwrap();
+        dir
+    }
+
+    fn row(id: &str, at: &str) -> String {
+        format!("{id},filo,2,{id},a,b,,1,0,,store,,10,5,1,,{at},1.0,1.0,,0.5,0.5,")
+    }
+
+    #[test]
+    fn complete_stopped_and_missing_shards_are_told_apart() {
+        let root = tempfile::tempdir().unwrap();
+        let r1 = row("g1", "2026-11-23T10:00:00.000Z");
+        let r2 = row("g2", "2026-11-23T10:00:04.000Z");
+        let r3 = row("g3", "2026-11-23T10:00:08.000Z");
+        write_shard(root.path(), 1, 3, 2, &[&r1, &r2]);
+        let two = write_shard(root.path(), 2, 3, 5, &[&r1, &r2, &r3]);
+        // Shard 3 never started.
+        for dir in [root.path().to_path_buf(), two] {
+            let st = league_status(&dir).unwrap();
+            assert_eq!(st.name, "lg");
+            let states: Vec<&ShardState> = st.shards.iter().map(|s| &s.state).collect();
+            assert_eq!(
+                states,
+                [
+                    &ShardState::Complete,
+                    &ShardState::Stopped,
+                    &ShardState::Missing
+                ]
+            );
+            assert_eq!((st.done(), st.total()), (5, None));
+            assert_eq!(st.to_start().len(), 2);
+            // 2 games in 8 s of starts.
+            assert_eq!(st.shards[1].rate, Some(0.25));
+            assert_eq!(st.shards[1].eta_s, None, "nothing runs");
+        }
+    }
+
+    #[test]
+    fn a_held_lock_is_a_running_shard() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = write_shard(root.path(), 1, 1, 4, &[]);
+        let lock = std::fs::File::create(dir.join("run.lock")).unwrap();
+        lock.lock().unwrap();
+        // Another open file description of the same file: as another run.
+        let st = league_status(root.path()).unwrap();
+        assert_eq!(st.shards[0].state, ShardState::Running);
+        drop(lock);
+        let st = league_status(root.path()).unwrap();
+        assert_eq!(st.shards[0].state, ShardState::Stopped);
+    }
+
+    #[test]
+    fn no_league_and_mixed_splits_are_errors() {
+        let root = tempfile::tempdir().unwrap();
+        let e = league_status(root.path()).unwrap_err().to_string();
+        assert!(e.contains("no league here"), "{e}");
+        write_shard(root.path(), 1, 2, 1, &[]);
+        write_shard(root.path(), 1, 3, 1, &[]);
+        let e = league_status(root.path()).unwrap_err().to_string();
+        assert!(e.contains("of 2, of 3"), "{e}");
+    }
+}
