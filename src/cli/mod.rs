@@ -10,6 +10,7 @@ mod rate;
 mod replay;
 mod run;
 mod show;
+mod sprt;
 mod state;
 
 use clap::{Parser, Subcommand};
@@ -45,6 +46,10 @@ enum Command {
     /// Print one recorded game: every decision, who made it and of which
     /// kind, the result; with --board, the board after every turn.
     Show(show::ShowArgs),
+    /// Sequential probability ratio test of one bot against another on a
+    /// results file (pentanomial seat-swap pairs, as fastchess): H0 or H1
+    /// accepted, or no decision yet.
+    Sprt(sprt::SprtArgs),
 }
 
 /// The limits of each bot's sandbox, as flags (`run`, `play`, `check-bot`):
@@ -122,6 +127,7 @@ pub fn main() -> ExitCode {
         Command::Replay(a) => replay::run(a),
         Command::Show(a) => show::run(a),
         Command::Pgn(a) => pgn::run(a),
+        Command::Sprt(a) => sprt::run(a),
     };
     match result {
         Ok(code) => code,
