@@ -12,14 +12,16 @@ use std::fmt::Write;
 /// decision yet)`.
 ///
 /// ```text
-/// SPRT new vs old: H0 new - old = 0, H1 new - old = 5 (normalized Elo), alpha 0.05, beta 0.05
-/// LLR      1.23  bounds (-2.94, 2.94)
-/// games     400  new: W 150 D 100 L 150 (50.0%); 200 seat-swap pairs
-/// pairs from new's side    LL    LD  WL+DD    WD    WW
-///   all                    10    40    100    40    10
-///   ...
-/// Elo 0.0 +/- 24.1 (95%, pentanomial); nElo 0.0 +/- 27.7; LOS 50.0%
-/// H0 accepted
+/// SPRT alpha vs bravo: H0 alpha - bravo = 0, H1 alpha - bravo = 5 (normalized Elo), alpha 0.05, beta 0.05
+/// LLR 0.09  bounds (-2.94, 2.94)
+/// games 20  alpha: W 8 D 8 L 4 (60.0%); 10 seat-swap pairs counted (20 games)
+/// pairs from alpha's side     LL     LD  WL+DD     WD     WW
+///   all                        0      1      5      3      1
+///   filo                       0      0      3      2      1
+///   kisolo                     0      1      2      1      0
+/// Elo 70.4 +/- 92.1 (95%, pentanomial); nElo 122.8 +/- 152.3; LOS 94.3%
+/// not counted: 280 games of other pairings
+/// continue (no decision yet)
 /// ```
 pub fn sprt_text(r: &SprtReport) -> String {
     let c = &r.config;
@@ -62,7 +64,9 @@ pub fn sprt_text(r: &SprtReport) -> String {
     let pct = CONFIDENCE * 100.0;
     let elo = match (r.elo, r.elo_err) {
         (Some(e), Some(err)) => format!("Elo {e:.1} +/- {err:.1} ({pct:.0}%, pentanomial)"),
-        (Some(e), None) => format!("Elo {e:.1} (no {pct:.0}% interval: too few pairs)"),
+        (Some(e), None) => {
+            format!("Elo {e:.1} (no {pct:.0}% interval: it reaches a 0% or 100% score)")
+        }
         _ => "Elo -".to_string(),
     };
     let nelo = match (r.nelo, r.nelo_err) {
