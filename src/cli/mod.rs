@@ -10,6 +10,7 @@ mod rate;
 mod replay;
 mod run;
 mod show;
+mod sprt;
 mod state;
 mod status;
 
@@ -49,6 +50,10 @@ enum Command {
     /// Every shard of a league: games done, running or not, last write,
     /// time left, and which shards to start (again).
     Status(status::StatusArgs),
+    /// Sequential probability ratio test of one bot against another on a
+    /// results file (pentanomial seat-swap pairs, as fastchess): H0 or H1
+    /// accepted, or no decision yet.
+    Sprt(sprt::SprtArgs),
 }
 
 /// The limits of each bot's sandbox, as flags (`run`, `play`, `check-bot`):
@@ -127,6 +132,7 @@ pub fn main() -> ExitCode {
         Command::Show(a) => show::run(a),
         Command::Status(a) => status::run(a),
         Command::Pgn(a) => pgn::run(a),
+        Command::Sprt(a) => sprt::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,6 +1,7 @@
 //! Ratings and statistics: a pure function from results rows (`GameRow`) to
 //! Elo ratings with intervals, likelihood of superiority, pentanomial pair
-//! statistics, draw rates, seat advantage, game lengths and forfeits.
+//! statistics, draw rates, seat advantage, game lengths and forfeits; and
+//! the SPRT of one bot against another on seat-swap pairs (`sprt`).
 //!
 //! No I/O here and no knowledge of bots, processes or files: the CSV reading
 //! lives in `results::csvio`, the table writing in `report::tables`.
@@ -8,6 +9,7 @@
 
 mod fit;
 mod linalg;
+pub mod sprt;
 mod stats;
 
 pub use fit::{Cell, PRIOR_DRAWS};

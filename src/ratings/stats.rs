@@ -623,6 +623,19 @@ impl Evidence {
         }
     }
 
+    /// The counts of bots `a` < `b` (indices into `bots`) in each label
+    /// where they met, by label index: `[a's wins, draws, b's wins]` of
+    /// their pairwise results and the seat-swap pairs seen from `a`
+    /// (`[LL, LD, WL+DD, WD, WW]`, complete pairs only). The SPRT reads its
+    /// pentanomial counts here, so it groups pairs exactly as `pairs.csv`.
+    pub fn head_to_head(&self, a: usize, b: usize) -> Vec<(usize, [u64; 3], [u64; 5])> {
+        self.pairs
+            .iter()
+            .filter(|(&(_, pa, pb), _)| pa == a && pb == b)
+            .map(|(&(l, _, _), p)| (l, [p.a_wins, p.draws, p.b_wins], p.penta))
+            .collect()
+    }
+
     /// Head-to-head rows: every label, then `all`.
     pub fn pair_stats(&self, overall: &Standings, per_variant: &[Standings]) -> Vec<PairCount> {
         let mut all: BTreeMap<(usize, usize), PairAcc> = BTreeMap::new();

@@ -1,0 +1,100 @@
+//! `arena sprt GAMES_CSV --elo0 E0 --elo1 E1 [--alpha A] [--beta B]
+//! [--model normalized|logistic] [--bots A,B]`: the SPRT of one bot
+//! against another on any results file, offline. Parsing and printing
+//! only; the test is `ratings::sprt`, the text `report::sprt::sprt_text`.
+
+use crate::league::results_dir::Layout;
+use crate::ratings::sprt::{evaluate, pick_pair, Model, SprtConfig, SprtError};
+use crate::report::sprt::sprt_text;
+use crate::report::tables::read_merged;
+use anyhow::{anyhow, bail};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `--model`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ModelArg {
+    /// elo0 and elo1 in normalized Elo (nElo), as fastchess and fishtest.
+    #[default]
+    Normalized,
+    /// elo0 and elo1 in logistic Elo.
+    Logistic,
+}
+
+impl From<ModelArg> for Model {
+    fn from(m: ModelArg) -> Model {
+        match m {
+            ModelArg::Normalized => Model::Normalized,
+            ModelArg::Logistic => Model::Logistic,
+        }
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SprtArgs {
+    /// A league's games.csv, or its results folder (its games.csv is read).
+    results: PathBuf,
+    /// Elo difference A - B under H0 (e.g. 0).
+    #[arg(long, allow_hyphen_values = true)]
+    elo0: f64,
+    /// Elo difference A - B under H1 (e.g. 5); more than elo0.
+    #[arg(long, allow_hyphen_values = true)]
+    elo1: f64,
+    /// Probability of accepting H1 when H0 holds.
+    #[arg(long, default_value_t = crate::ratings::sprt::DEFAULT_ERROR_RATE)]
+    alpha: f64,
+    /// Probability of accepting H0 when H1 holds.
+    #[arg(long, default_value_t = crate::ratings::sprt::DEFAULT_ERROR_RATE)]
+    beta: f64,
+    /// What elo0 and elo1 measure.
+    #[arg(long, value_enum, default_value_t = ModelArg::Normalized)]
+    model: ModelArg,
+    /// The bot under test and its opponent, `A,B` (H1: A is elo1 stronger).
+    /// Needed when the file has more than two bots; with two, A is the
+    /// first by name.
+    #[arg(long, value_name = "A,B")]
+    bots: Option<String>,
+}
+
+pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
+    let config = SprtConfig::new(
+        args.elo0,
+        args.elo1,
+        args.alpha,
+        args.beta,
+        args.model.into(),
+    )?;
+    let file = if args.results.is_dir() {
+        Layout::new(&args.results).games_csv()
+    } else {
+        args.results.clone()
+    };
+    let merged = read_merged(std::slice::from_ref(&file))?;
+    for w in &merged.warnings {
+        eprintln!("warning: {w}");
+    }
+    if merged.rows.is_empty() {
+        bail!("no games in {}", file.display());
+    }
+    let wanted = match args.bots.as_deref() {
+        Some(s) => match s.split_once(',') {
+            Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => {
+                Some((a.trim(), b.trim()))
+            }
+            _ => bail!("--bots wants two bot names as A,B, got `{s}`"),
+        },
+        None => None,
+    };
+    let (a, b) = pick_pair(&merged.rows, wanted).map_err(|e| match e {
+        SprtError::NeedPair { bots } => anyhow!(
+            "{}: {} bots have 2-player games here ({}): name the two to test with --bots A,B",
+            file.display(),
+            bots.len(),
+            bots.join(", ")
+        ),
+        e => anyhow!("{}: {e}", file.display()),
+    })?;
+    let report = evaluate(&merged.rows, &a, &b, &config)?;
+    print!("{}", sprt_text(&report));
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,211 @@
+//! The SPRT as its users read it: `arena sprt` prints it, and the league
+//! runner prints it at the end of a league run with `--sprt`.
+
+use crate::ratings::sprt::{Model, SprtCounts, SprtReport};
+use crate::ratings::CONFIDENCE;
+use std::fmt::Write;
+
+/// The state of an SPRT on one screen: the hypotheses, the LLR with its
+/// bounds, the games with A's W/D/L, the pentanomial counts pooled and per
+/// variant, the Elo estimate with its interval, what was not counted, and
+/// last the decision: `H0 accepted`, `H1 accepted` or `continue (no
+/// decision yet)`.
+///
+/// ```text
+/// SPRT alpha vs bravo: H0 alpha - bravo = 0, H1 alpha - bravo = 5 (normalized Elo), alpha 0.05, beta 0.05
+/// LLR 0.09  bounds (-2.94, 2.94)
+/// games 20  alpha: W 8 D 8 L 4 (60.0%); 10 seat-swap pairs counted (20 games)
+/// pairs from alpha's side     LL     LD  WL+DD     WD     WW
+///   all                        0      1      5      3      1
+///   filo                       0      0      3      2      1
+///   kisolo                     0      1      2      1      0
+/// Elo 70.4 +/- 92.1 (95%, pentanomial); nElo 122.8 +/- 152.3; LOS 94.3%
+/// not counted: 280 games of other pairings
+/// continue (no decision yet)
+/// ```
+pub fn sprt_text(r: &SprtReport) -> String {
+    let c = &r.config;
+    let (a, b) = (&r.bot_a, &r.bot_b);
+    let unit = match c.model {
+        Model::Normalized => "normalized Elo",
+        Model::Logistic => "logistic Elo",
+    };
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "SPRT {a} vs {b}: H0 {a} - {b} = {}, H1 {a} - {b} = {} ({unit}), alpha {}, beta {}",
+        c.elo0, c.elo1, c.alpha, c.beta
+    );
+    let _ = writeln!(
+        s,
+        "LLR {:.2}  bounds ({:.2}, {:.2})",
+        r.llr, r.lower, r.upper
+    );
+    let t = &r.total;
+    let score = if t.games == 0 {
+        String::new()
+    } else {
+        format!(
+            " ({:.1}%)",
+            100.0 * (t.wins as f64 + 0.5 * t.draws as f64) / t.games as f64
+        )
+    };
+    let _ = writeln!(
+        s,
+        "games {}  {a}: W {} D {} L {}{score}; {} seat-swap pairs counted ({} games)",
+        t.games,
+        t.wins,
+        t.draws,
+        t.losses,
+        t.pairs(),
+        t.games_counted()
+    );
+    s.push_str(&penta_table(a, t, &r.per_variant));
+    let pct = CONFIDENCE * 100.0;
+    let elo = match (r.elo, r.elo_err) {
+        (Some(e), Some(err)) => format!("Elo {e:.1} +/- {err:.1} ({pct:.0}%, pentanomial)"),
+        (Some(e), None) => {
+            format!("Elo {e:.1} (no {pct:.0}% interval: it reaches a 0% or 100% score)")
+        }
+        _ => "Elo -".to_string(),
+    };
+    let nelo = match (r.nelo, r.nelo_err) {
+        (Some(e), Some(err)) => format!("nElo {e:.1} +/- {err:.1}"),
+        _ => "nElo -".to_string(),
+    };
+    let los = r
+        .los
+        .map_or("LOS -".to_string(), |l| format!("LOS {:.1}%", 100.0 * l));
+    let _ = writeln!(s, "{elo}; {nelo}; {los}");
+    let mut ignored = Vec::new();
+    let incomplete = t.games - t.games_counted().min(t.games);
+    if incomplete > 0 {
+        ignored.push(format!(
+            "{incomplete} games outside whole seat-swap pairs (in W/D/L, not in the LLR)"
+        ));
+    }
+    if r.three_player_rows > 0 {
+        ignored.push(format!("{} 3-player games", r.three_player_rows));
+    }
+    if r.other_rows > 0 {
+        ignored.push(format!("{} games of other pairings", r.other_rows));
+    }
+    if !ignored.is_empty() {
+        let _ = writeln!(s, "not counted: {}", ignored.join("; "));
+    }
+    let _ = writeln!(s, "{}", r.decision);
+    s
+}
+
+/// Pentanomial counts, `all` first, then one row per variant when there
+/// are several.
+fn penta_table(a: &str, total: &SprtCounts, per_variant: &[SprtCounts]) -> String {
+    let mut rows: Vec<&SprtCounts> = vec![total];
+    if per_variant.len() > 1 {
+        rows.extend(per_variant);
+    }
+    let label = format!("pairs from {a}'s side");
+    let name_w = rows
+        .iter()
+        .map(|r| r.variant.len() + 2)
+        .max()
+        .unwrap_or(0)
+        .max(label.len());
+    let heads = ["LL", "LD", "WL+DD", "WD", "WW"];
+    let num_w = total
+        .penta
+        .iter()
+        .map(|c| c.to_string().len())
+        .max()
+        .unwrap_or(1)
+        .max(5);
+    let mut s = format!("{label:<name_w$}");
+    for h in heads {
+        let _ = write!(s, "  {h:>num_w$}");
+    }
+    s.push('\n');
+    for r in rows {
+        let _ = write!(s, "{:<name_w$}", format!("  {}", r.variant));
+        for c in r.penta {
+            let _ = write!(s, "  {c:>num_w$}");
+        }
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ratings::sprt::{evaluate, SprtConfig};
+    use crate::results::GameRow;
+
+    fn row(id: usize, variant: &str, group: &str, s0: &str, s1: &str, score0: f64) -> GameRow {
+        GameRow {
+            game_id: id.to_string(),
+            variant: variant.into(),
+            players: 2,
+            group: group.into(),
+            seat0: s0.into(),
+            seat1: s1.into(),
+            seat2: String::new(),
+            score0,
+            score1: 1.0 - score0,
+            score2: None,
+            reason: "store".into(),
+            offender: None,
+            plies: 1,
+            duration_ms: 1,
+            seed: 1,
+            opening: String::new(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn prints_counts_estimate_and_decision() {
+        let mut rows = Vec::new();
+        for (i, v) in ["filo", "kisolo"].iter().enumerate() {
+            for g in 0..150 {
+                let group = format!("{v}{g}");
+                rows.push(row(rows.len(), v, &group, "new", "old", 1.0));
+                rows.push(row(rows.len(), v, &group, "old", "new", 0.5 * i as f64));
+            }
+        }
+        rows.push(row(rows.len(), "filo", "lone", "new", "old", 0.0));
+        let cfg: SprtConfig = "elo0=0,elo1=5".parse().unwrap();
+        let r = evaluate(&rows, "new", "old", &cfg).unwrap();
+        let text = sprt_text(&r);
+        assert!(text.starts_with("SPRT new vs old: H0 new - old = 0, H1 new - old = 5 (normalized Elo), alpha 0.05, beta 0.05\n"), "{text}");
+        // 300 lopsided pairs: with hypotheses 5 nElo apart each adds about
+        // 0.0175 to the LLR (both constrained fits have a mean near 1/2).
+        assert!(
+            text.contains(
+                "games 601  new: W 450 D 150 L 1 (87.4%); 300 seat-swap pairs counted (600 games)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("pairs from new's side     LL     LD  WL+DD     WD     WW\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  all                      0      0      0    150    150\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  filo                     0      0      0      0    150\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  kisolo                   0      0      0    150      0\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("not counted: 1 games outside whole seat-swap pairs"),
+            "{text}"
+        );
+        assert!(text.ends_with("H1 accepted\n"), "{text}");
+        assert!(text.contains("Elo "), "{text}");
+    }
+}
