@@ -53,6 +53,7 @@ fn tournament(out: &Path, rounds: u32, concurrency: usize) -> Tournament {
         gauntlet: None,
         sandbox: Default::default(),
         limits: Default::default(),
+        sprt: None,
     }
 }
 

@@ -207,7 +207,7 @@ pub struct Limits {
 /// Resource limits as given in one place (a bot.toml's `[limits]`, a
 /// league's `[limits]`, flags): fields not given fall back to the next
 /// place, then to [`Limits::new`]'s defaults.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LimitSettings {
     pub memory_mb: Option<u64>,

@@ -48,7 +48,7 @@ impl Console {
     }
 
     /// Prints a line above the bar (or plainly without one).
-    fn say(&self, line: &str) {
+    pub(super) fn say(&self, line: &str) {
         self.bar.suspend(|| eprintln!("{line}"));
     }
 

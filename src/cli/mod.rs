@@ -13,6 +13,7 @@ mod show;
 mod sprt;
 mod state;
 mod status;
+mod versus;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -54,6 +55,11 @@ enum Command {
     /// results file (pentanomial seat-swap pairs, as fastchess): H0 or H1
     /// accepted, or no decision yet.
     Sprt(sprt::SprtArgs),
+    /// A match of two bots, or a gauntlet of the first against the others,
+    /// without a tournament file; with --sprt it stops when the SPRT
+    /// decides.
+    #[command(name = "match")]
+    Match(versus::MatchArgs),
 }
 
 /// The limits of each bot's sandbox, as flags (`run`, `play`, `check-bot`):
@@ -131,6 +137,7 @@ pub fn main() -> ExitCode {
         Command::Replay(a) => replay::run(a),
         Command::Show(a) => show::run(a),
         Command::Status(a) => status::run(a),
+        Command::Match(a) => versus::run(a),
         Command::Pgn(a) => pgn::run(a),
         Command::Sprt(a) => sprt::run(a),
     };

@@ -6,8 +6,9 @@ use super::console::{Console, Show};
 use crate::bot::Sandbox;
 use crate::league::config::{RunSettings, Tournament};
 use crate::league::results_dir::Layout;
-use crate::league::runner::{self, RunEnd, RunOptions};
+use crate::league::runner::{self, Drain, Event, RunEnd, RunOptions};
 use crate::league::schedule::Shard;
+use crate::ratings::sprt::{self, SprtConfig, SprtTracker};
 use anyhow::Context;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -98,6 +99,11 @@ pub struct RunArgs {
     /// Print the standings every N finished games.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub rating_interval: Option<u64>,
+    /// Stop the league when the SPRT of its two bots decides:
+    /// `elo0=E0,elo1=E1[,alpha=A,beta=B,model=normalized|logistic]` (the
+    /// first bot against the second; overrides the file's `[sprt]`).
+    #[arg(long, value_name = "SPEC")]
+    pub sprt: Option<String>,
 }
 
 impl RunArgs {
@@ -128,8 +134,35 @@ impl RunArgs {
             processes: self.limits.processes.map(u64::cast_signed),
             cpus: self.limits.cpus.map(i64::from),
             file_size_mb: self.limits.file_size_mb.map(u64::cast_signed),
+            sprt: self.sprt.clone(),
         }
     }
+
+    /// How to run the league, beyond what it is.
+    fn how(&self) -> How {
+        How {
+            shard: self.shard,
+            no_build: self.no_build,
+            no_affinity: self.no_affinity,
+            repair: self.repair,
+            quiet: self.quiet,
+            rating_interval: self.rating_interval,
+            force_concurrency: self.force_concurrency,
+        }
+    }
+}
+
+/// How a league is run (`arena run`'s and `arena match`'s flags beyond the
+/// tournament).
+#[derive(Clone, Debug, Default)]
+pub(super) struct How {
+    pub shard: Option<Shard>,
+    pub no_build: bool,
+    pub no_affinity: bool,
+    pub repair: bool,
+    pub quiet: bool,
+    pub rating_interval: Option<u64>,
+    pub force_concurrency: bool,
 }
 
 /// Games at a time per CPU that `run` accepts without
@@ -137,70 +170,173 @@ impl RunArgs {
 const MAX_GAMES_PER_CPU: usize = 4;
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let started = std::time::Instant::now();
     let t = Tournament::load_with(&args.file, &args.settings())?;
+    run_league(&t, &args.how())
+}
+
+/// Runs (or resumes) league `t` on the console, then prints the standings
+/// and writes the rating tables; with an SPRT, stops when it decides.
+pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> {
+    let started = std::time::Instant::now();
     if t.sandbox == Sandbox::Off {
         eprintln!(
             "warning: sandbox = \"off\": the bots run with this user's rights, environment and network, and can reach each other and the results (docs/security.md)"
         );
     }
     let cap = MAX_GAMES_PER_CPU * crate::league::config::default_concurrency();
-    if t.concurrency > cap && !args.force_concurrency {
+    if t.concurrency > cap && !how.force_concurrency {
         anyhow::bail!(
             "concurrency {}: more than {MAX_GAMES_PER_CPU} games at a time per CPU ({cap} on this machine); each game runs its bots at once, and they would time out for want of CPU, not of skill. Lower -j (or the file's `concurrency`), or add --force-concurrency",
             t.concurrency
         );
     }
+    let mut sprt = match (&t.sprt, how.shard) {
+        (Some(_), Some(_)) => anyhow::bail!(
+            "an SPRT decides on all of a league's games as they finish: run it without --shard"
+        ),
+        (Some(c), None) => Some(SprtRun::new(t, *c)?),
+        (None, _) => None,
+    };
     let opts = RunOptions {
-        shard: args.shard,
-        no_build: args.no_build,
-        no_affinity: args.no_affinity,
-        repair: args.repair,
+        shard: how.shard,
+        no_build: how.no_build,
+        no_affinity: how.no_affinity,
+        repair: how.repair,
+        drain: Drain::default(),
     };
     let show = Show {
         bar: std::io::stderr().is_terminal(),
-        quiet: args.quiet,
-        rating_interval: args.rating_interval,
+        quiet: how.quiet,
+        rating_interval: how.rating_interval,
     };
-    let mut console = Console::new(&t.name, t.concurrency, show);
-    let summary = runner::run(&t, &opts, &mut |e| console.on_event(e))?;
-    console.finish();
-    let resume = || {
-        eprintln!(
-            "stopped after {} new games ({} of {} done). Run the same command again to resume.",
-            summary.played,
-            summary.played + summary.skipped,
-            summary.total
-        )
-    };
-    match &summary.end {
-        RunEnd::Complete => {}
-        RunEnd::Interrupted => {
-            resume();
-            return Ok(ExitCode::from(130));
+    let summary = match sprt.as_ref().and_then(|s| s.tracker.decided()) {
+        // Decided in an earlier run: nothing more to play.
+        Some(d) => {
+            eprintln!(
+                "league {}: the SPRT decided in an earlier run ({} after {} games); no game to play",
+                t.name,
+                d.decision,
+                2 * d.pairs
+            );
+            None
         }
-        RunEnd::Stopped(why) => {
-            eprintln!("error: the league stopped: {why}");
-            resume();
-            return Ok(ExitCode::FAILURE);
+        None => {
+            let mut console = Console::new(&t.name, t.concurrency, show);
+            let summary = runner::run(t, &opts, &mut |e| {
+                console.on_event(e);
+                if let (Event::Finished { row, .. }, Some(s)) = (e, sprt.as_mut()) {
+                    if let Some(d) = s.tracker.add(row) {
+                        opts.drain.raise();
+                        console.say(&format!(
+                            "SPRT: {} (LLR {:.2}) after {} games; finishing the games in flight",
+                            d.decision,
+                            d.llr,
+                            2 * d.pairs
+                        ));
+                    }
+                }
+            })?;
+            console.finish();
+            Some(summary)
+        }
+    };
+    if let Some(summary) = &summary {
+        let resume = || {
+            eprintln!(
+                "stopped after {} new games ({} of {} done). Run the same command again to resume.",
+                summary.played,
+                summary.played + summary.skipped,
+                summary.total
+            )
+        };
+        match &summary.end {
+            RunEnd::Complete | RunEnd::Drained => {}
+            RunEnd::Interrupted => {
+                resume();
+                return Ok(ExitCode::from(130));
+            }
+            RunEnd::Stopped(why) => {
+                eprintln!("error: the league stopped: {why}");
+                resume();
+                return Ok(ExitCode::FAILURE);
+            }
         }
     }
-    let games_csv = Layout::new(&summary.dir).games_csv();
+    let dir = runner::output_dir(t, how.shard);
+    let games_csv = Layout::new(&dir).games_csv();
     let rows = crate::results::csvio::read_rows(&games_csv)
         .with_context(|| format!("reading back {}", games_csv.display()))?;
-    let tables = crate::report::tables::write_tables(&rows, &Default::default(), &summary.dir)
-        .with_context(|| format!("writing rating tables in {}", summary.dir.display()))?;
+    let tables = crate::report::tables::write_tables(&rows, &Default::default(), &dir)
+        .with_context(|| format!("writing rating tables in {}", dir.display()))?;
     println!(
         "{}",
         crate::report::tables::league_summary(&tables.report, &rows)
     );
+    let total = crate::league::schedule::Schedule::new(t, how.shard).len();
+    let (played, elapsed) = summary
+        .as_ref()
+        .map_or((0, 0.0), |s| (s.played, started.elapsed().as_secs_f64()));
     println!(
-        "{} games ({} played now, in {:.1} s) in {}: games.csv, games/*.jsonl, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
-        summary.total,
-        summary.played,
-        started.elapsed().as_secs_f64(),
-        summary.dir.display(),
+        "{} of {total} games ({played} played now, in {elapsed:.1} s) in {}: games.csv, games/*.jsonl, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
+        rows.len(),
+        dir.display(),
         games_csv.display()
     );
+    if let Some(s) = &sprt {
+        println!("{}", s.verdict(&rows)?);
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The SPRT of a league with `[sprt]` or `--sprt`: the first bot (A)
+/// against the second, counted as the games finish, from the games an
+/// earlier run recorded on.
+struct SprtRun {
+    config: SprtConfig,
+    a: String,
+    b: String,
+    tracker: SprtTracker,
+}
+
+impl SprtRun {
+    fn new(t: &Tournament, config: SprtConfig) -> anyhow::Result<SprtRun> {
+        let (a, b) = match t.bots.as_slice() {
+            [a, b] => (a.name.clone(), b.name.clone()),
+            _ => anyhow::bail!("an SPRT needs a league of two bots"),
+        };
+        let mut tracker = SprtTracker::new(config, &a, &b);
+        // A resume goes on from the games recorded, in the order they were.
+        let csv = Layout::new(runner::output_dir(t, None)).games_csv();
+        if csv.is_file() {
+            let rows = crate::results::csvio::read_rows(&csv)
+                .with_context(|| format!("reading {} to resume the SPRT", csv.display()))?;
+            for r in &rows {
+                tracker.add(r);
+            }
+        }
+        Ok(SprtRun {
+            config,
+            a,
+            b,
+            tracker,
+        })
+    }
+
+    /// The SPRT over every recorded game, and when it decided.
+    fn verdict(&self, rows: &[crate::results::GameRow]) -> anyhow::Result<String> {
+        let report = sprt::evaluate(rows, &self.a, &self.b, &self.config)?;
+        let mut text = crate::report::sprt::sprt_text(&report);
+        match self.tracker.decided() {
+            Some(d) if 2 * d.pairs < report.total.games_counted() => text.push_str(&format!(
+                "\ndecided at {} games (LLR {:.2}: {}); the {} games in flight then were finished and are counted above",
+                2 * d.pairs,
+                d.llr,
+                d.decision,
+                report.total.games_counted() - 2 * d.pairs
+            )),
+            Some(_) => {}
+            None => text.push_str("\nthe schedule ended before the SPRT decided: give more rounds (or games) and run it again to go on"),
+        }
+        Ok(text)
+    }
 }

@@ -7,6 +7,7 @@
 use crate::bot::manifest::{self, CommandValue, Manifest};
 use crate::bot::{LimitSettings, Sandbox};
 use crate::engine::{Settings, Variant, DEFAULT_MAX_PLIES};
+use crate::ratings::sprt::SprtConfig;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -75,6 +76,9 @@ pub struct RunSettings {
     pub processes: Option<i64>,
     pub cpus: Option<i64>,
     pub file_size_mb: Option<i64>,
+    /// `elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]`: stop when the SPRT of
+    /// the league's two bots decides.
+    pub sprt: Option<String>,
 }
 
 /// Where a setting's value came from.
@@ -182,7 +186,7 @@ impl Default for TimeSettings {
 }
 
 /// A validated tournament.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Tournament {
     pub name: String,
     pub seed: u64,
@@ -204,6 +208,9 @@ pub struct Tournament {
     /// What each bot may use in its sandbox, from the flags and the file's
     /// `[limits]` (a bot's own bot.toml fills in the rest).
     pub limits: LimitSettings,
+    /// An SPRT of the first bot against the second (a league of two bots):
+    /// the league stops when it decides (`[sprt]`, `--sprt`).
+    pub sprt: Option<SprtConfig>,
 }
 
 #[derive(Deserialize)]
@@ -224,6 +231,7 @@ struct RawFile {
     bots_dir: Option<String>,
     sandbox: Option<Spanned<String>>,
     limits: Option<Spanned<RawLimits>>,
+    sprt: Option<Spanned<SprtConfig>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -256,6 +264,9 @@ struct RawBot {
     #[serde(default)]
     env: BTreeMap<String, String>,
     build: Option<CommandValue>,
+    /// What the bot asks for in its sandbox, as a bot.toml's `[limits]`.
+    #[serde(default)]
+    limits: LimitSettings,
 }
 
 #[derive(Deserialize)]
@@ -592,6 +603,33 @@ impl Tournament {
             }
             None => None,
         };
+        let sprt = match (&flags.sprt, &raw.sprt) {
+            (Some(text), _) => {
+                let c = text.parse::<SprtConfig>().map_err(|e| ConfigError::Flag {
+                    flag: "--sprt".into(),
+                    why: e.to_string(),
+                })?;
+                Some((c, Source::Flag))
+            }
+            (None, Some(c)) => Some((*c.get_ref(), Source::File(c.span()))),
+            (None, None) => None,
+        };
+        if let Some((_, from)) = &sprt {
+            let two_player = variants.iter().any(|v| v.players == 2);
+            if bots.len() != 2 || !two_player {
+                return Err(ctx.at(
+                    from,
+                    "sprt",
+                    format!(
+                        "an SPRT tests one bot against one other over 2-player games: this league has {} bot{}{} (keep two with --bots A,B, or use `arena match A B --sprt ...`)",
+                        bots.len(),
+                        if bots.len() == 1 { "" } else { "s" },
+                        if two_player { "" } else { " and no 2-player variant" }
+                    ),
+                ));
+            }
+        }
+        let sprt = sprt.map(|(c, _)| c);
         let output = match (&flags.output, &raw.output) {
             (Some(o), _) => o.clone(),
             (None, Some(o)) => base.join(o),
@@ -668,6 +706,7 @@ impl Tournament {
             output,
             openings,
             gauntlet,
+            sprt,
         })
     }
 }
@@ -754,6 +793,13 @@ fn parse_bots(
                                 format!("`{}` {why}", raw.name.escape_debug()),
                             ));
                         }
+                        if let Some(field) = raw.limits.zero() {
+                            return Err(ctx.field(
+                                span.clone(),
+                                &format!("bots[{i}].limits.{field}"),
+                                "must be at least 1",
+                            ));
+                        }
                         out.push(BotSpec {
                             name: raw.name,
                             command,
@@ -764,7 +810,7 @@ fn parse_bots(
                             ),
                             env: raw.env.into_iter().collect(),
                             build: raw.build.map(CommandValue::into_argv),
-                            limits: LimitSettings::default(),
+                            limits: raw.limits,
                         });
                     }
                     other => {

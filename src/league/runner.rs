@@ -98,6 +98,25 @@ pub struct RunOptions {
     /// Set rows that do not match the schedule aside (rejected.csv) and
     /// play their games again, instead of stopping.
     pub repair: bool,
+    /// Raised by the caller (from its event handler) to end the league
+    /// early: no game starts after it, the games in flight are finished
+    /// and recorded, and the run ends as [`RunEnd::Drained`].
+    pub drain: Drain,
+}
+
+/// A flag that asks a running league to finish its games in flight and
+/// start no other ([`RunOptions::drain`]).
+#[derive(Clone, Debug, Default)]
+pub struct Drain(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drain {
+    pub fn raise(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn is_raised(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }
 
 /// What the runner reports as it goes.
@@ -142,6 +161,9 @@ pub enum RunEnd {
     Interrupted,
     /// The league stopped itself before the end; resume goes on from here.
     Stopped(Stop),
+    /// The caller raised [`RunOptions::drain`]: the games in flight were
+    /// finished and recorded, the rest not started.
+    Drained,
 }
 
 /// Why a league stopped itself.
@@ -420,6 +442,7 @@ struct Shared {
     cursor: Mutex<Cursor>,
     /// The games already in games.csv when the run started.
     done: HashSet<String>,
+    drain: Drain,
     layout: Layout,
     /// Per bot (by index), the stderr log it may still write in this
     /// league, shared by all its processes on all workers.
@@ -430,6 +453,9 @@ struct Shared {
 impl Shared {
     /// The next game of the schedule not yet played, for a worker.
     fn next_game(&self) -> Option<ScheduledGame> {
+        if self.drain.is_raised() {
+            return None;
+        }
         let mut cursor = self.cursor.lock().unwrap_or_else(|p| p.into_inner());
         std::iter::from_fn(|| self.schedule.next_game(&mut cursor))
             .find(|g| !self.done.contains(&g.game_id))
@@ -646,6 +672,7 @@ fn run_logged(
         t: t.clone(),
         cursor: Mutex::new(games.cursor()),
         done: store.done_ids(),
+        drain: opts.drain.clone(),
         schedule: games,
         layout: store.layout().clone(),
         budgets: t
@@ -729,6 +756,9 @@ fn run_logged(
         (None, Ok(())) if *shared.cancel.borrow() => {
             on_event(&Event::Interrupted);
             RunEnd::Interrupted
+        }
+        (None, Ok(())) if shared.drain.is_raised() && played + skipped < shared.schedule.len() => {
+            RunEnd::Drained
         }
         (None, Ok(())) => RunEnd::Complete,
     };

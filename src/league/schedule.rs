@@ -391,6 +391,7 @@ mod tests {
             gauntlet: None,
             sandbox: Default::default(),
             limits: Default::default(),
+            sprt: None,
         }
     }
 

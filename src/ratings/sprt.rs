@@ -564,6 +564,124 @@ pub fn evaluate(
     })
 }
 
+/// The SPRT of a running league: the pooled pentanomial counts that
+/// [`evaluate`] gives, kept as the games finish (no pass over earlier
+/// rows), and the first decision, when the LLR first reaches a bound.
+///
+/// A seat-swap group counts once its two games are in, with swapped seats;
+/// a third row takes the count back, as `stats::Evidence` does (a league
+/// never writes one). Rows of other bots and 3-player rows are ignored.
+#[derive(Clone, Debug)]
+pub struct SprtTracker {
+    config: SprtConfig,
+    bot_a: String,
+    bot_b: String,
+    /// By (variant label, group).
+    groups: std::collections::HashMap<(String, String), GroupSeen>,
+    penta: [u64; 5],
+    decided: Option<Decided>,
+}
+
+/// A seat-swap group as its games arrive.
+#[derive(Clone, Debug)]
+struct GroupSeen {
+    a_points: f64,
+    rows: u8,
+    /// A's seat in the group's first game was seat 0.
+    a_first: bool,
+    /// The bucket the group was counted in, once a pair.
+    bucket: Option<usize>,
+}
+
+/// When the LLR first reached a bound.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decided {
+    pub decision: Decision,
+    pub llr: f64,
+    /// Complete seat-swap pairs then (games: twice as many).
+    pub pairs: u64,
+}
+
+impl SprtTracker {
+    pub fn new(config: SprtConfig, bot_a: &str, bot_b: &str) -> SprtTracker {
+        SprtTracker {
+            config,
+            bot_a: bot_a.to_string(),
+            bot_b: bot_b.to_string(),
+            groups: Default::default(),
+            penta: [0; 5],
+            decided: None,
+        }
+    }
+
+    /// Counts a finished game. Returns the decision when this game makes
+    /// the LLR reach a bound for the first time.
+    pub fn add(&mut self, r: &GameRow) -> Option<Decided> {
+        if r.players != 2 {
+            return None;
+        }
+        let a_points = if r.seat0 == self.bot_a && r.seat1 == self.bot_b {
+            r.score0
+        } else if r.seat1 == self.bot_a && r.seat0 == self.bot_b {
+            r.score1
+        } else {
+            return None;
+        };
+        let a_first = r.seat0 == self.bot_a;
+        let g = self
+            .groups
+            .entry((super::variant_label(r), r.group.clone()))
+            .or_insert(GroupSeen {
+                a_points: 0.0,
+                rows: 0,
+                a_first,
+                bucket: None,
+            });
+        g.a_points += a_points;
+        g.rows = g.rows.saturating_add(1);
+        match g.rows {
+            // The second game, with the seats swapped: a pair.
+            2 if g.a_first != a_first => {
+                let k = ((g.a_points * 2.0).round() as usize).min(4);
+                self.penta[k] += 1;
+                g.bucket = Some(k);
+            }
+            // Not a pair after all: take its count back.
+            3 => {
+                if let Some(k) = g.bucket.take() {
+                    self.penta[k] -= 1;
+                }
+            }
+            _ => {}
+        }
+        if self.decided.is_some() {
+            return None;
+        }
+        let llr = self.config.llr(&self.penta);
+        let decision = self.config.decide(llr);
+        if !decision.is_final() {
+            return None;
+        }
+        let d = Decided {
+            decision,
+            llr,
+            pairs: self.penta.iter().sum(),
+        };
+        self.decided = Some(d);
+        Some(d)
+    }
+
+    /// The first decision reached, if any.
+    pub fn decided(&self) -> Option<Decided> {
+        self.decided
+    }
+
+    /// The pooled counts so far, `[LL, LD, WL+DD, WD, WW]` from A's side.
+    pub fn penta(&self) -> [u64; 5] {
+        self.penta
+    }
+}
+
 /// Normalized Elo with its 95% half-width, and LOS, of pentanomial counts
 /// (fastchess `EloPentanomial`: `nElo = (mu - 1/2) / sqrt(2 var) * 800 / ln 10`,
 /// `LOS = Phi((mu - 1/2) / sqrt(var / n))`).
@@ -988,6 +1106,65 @@ mod tests {
         let c = SprtConfig::new(0.0, 5.0, 0.05, 0.1, Model::Normalized).unwrap();
         let json = serde_json::to_string(&c).unwrap();
         assert_eq!(serde_json::from_str::<SprtConfig>(&json).unwrap(), c);
+    }
+
+    #[test]
+    fn the_tracker_counts_what_evaluate_counts_and_decides_once() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let mut rows = Vec::new();
+        for g in 0..400 {
+            let variant = ["filo", "kisolo", "diffusion"][g % 3];
+            let group = format!("r{g}");
+            for (o, (s0, s1)) in [("new", "old"), ("old", "new")].into_iter().enumerate() {
+                // "new" is better: it wins 55%, draws 20%.
+                let x: f64 = rng.gen();
+                let new_score = if x < 0.55 {
+                    1.0
+                } else if x < 0.75 {
+                    0.5
+                } else {
+                    0.0
+                };
+                let score0 = if s0 == "new" {
+                    new_score
+                } else {
+                    1.0 - new_score
+                };
+                rows.push(row(
+                    &format!("{group}-o{o}"),
+                    variant,
+                    &group,
+                    s0,
+                    s1,
+                    score0,
+                ));
+            }
+        }
+        // A third bot's games and a 3-player row are ignored.
+        rows.push(row("x-o0", "filo", "x", "new", "third", 1.0));
+        // Games finish out of order across workers.
+        for i in (1..rows.len()).rev() {
+            let j = rng.gen_range(0..=i);
+            rows.swap(i, j);
+        }
+        let config: SprtConfig = "elo0=0,elo1=10,alpha=0.05,beta=0.05".parse().unwrap();
+        let mut t = SprtTracker::new(config, "new", "old");
+        let mut firsts = Vec::new();
+        for (i, r) in rows.iter().enumerate() {
+            if let Some(d) = t.add(r) {
+                firsts.push(d);
+                // The decision is the one of the rows so far.
+                let so_far = evaluate(&rows[..=i], "new", "old", &config).unwrap();
+                assert_eq!(so_far.total.penta, t.penta());
+                assert_eq!(so_far.decision, d.decision);
+            }
+        }
+        let all = evaluate(&rows, "new", "old", &config).unwrap();
+        assert_eq!(all.total.penta, t.penta());
+        assert_eq!(firsts.len(), 1, "one decision: {firsts:?}");
+        assert_eq!(firsts[0].decision, Decision::AcceptH1);
+        assert_eq!(t.decided(), Some(firsts[0]));
     }
 
     fn row(id: &str, variant: &str, group: &str, s0: &str, s1: &str, score0: f64) -> GameRow {

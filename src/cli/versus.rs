@@ -1,0 +1,199 @@
+//! `arena match BOT_A BOT_B [MORE...]`: a match of two bots (or a gauntlet
+//! of the first against the others) with no tournament file. Each BOT is
+//! named as in `arena play`: `random`, a folder under bots/, a folder with
+//! a bot.toml, or a command line. The league it makes is an ordinary one:
+//! results in results/match-A-vs-B/ (results/gauntlet-A/), resumed by the
+//! same command, stopped early by `--sprt`.
+
+use super::run::{run_league, How};
+use crate::bot::manifest::{Manifest, MANIFEST};
+use crate::league::config::{RunSettings, Tournament};
+use anyhow::{bail, Context};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct MatchArgs {
+    /// The bot under test, then its opponent(s): `random`, a bots/ folder
+    /// name, a folder with a bot.toml, or a command line in quotes.
+    #[arg(required = true, num_args = 2.., value_name = "BOT")]
+    bots: Vec<String>,
+    /// Comma-separated variants (default: the five games, 2 players).
+    #[arg(long, value_delimiter = ',')]
+    variants: Option<Vec<String>>,
+    /// Games per opponent, rounded up to whole seat-swap groups over the
+    /// variants (default: 200; 100,000 with --sprt, which stops earlier).
+    #[arg(long)]
+    games: Option<u64>,
+    /// Stop as soon as the SPRT of the first bot against the second
+    /// decides: `elo0=E0,elo1=E1[,alpha=A,beta=B,model=normalized|logistic]`.
+    #[arg(long, value_name = "SPEC")]
+    sprt: Option<String>,
+    /// Games at a time (default: the number of CPUs).
+    #[arg(long, short = 'j')]
+    concurrency: Option<usize>,
+    /// The schedule's seed.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Random opening decisions per seat-swap group (default 4).
+    #[arg(long)]
+    openings: Option<u32>,
+    /// Time for one decision in ms.
+    #[arg(long)]
+    decision_ms: Option<u64>,
+    /// Results folder (default: results/match-A-vs-B).
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
+    /// `on` (default) or `off`.
+    #[arg(long, value_name = "on|off")]
+    sandbox: Option<String>,
+    /// Skip the bots' build commands.
+    #[arg(long)]
+    no_build: bool,
+    /// No progress lines or bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// The five games with 2 players.
+const DEFAULT_VARIANTS: &[&str] = &["filo", "tricala", "hackaback", "kisolo", "diffusion"];
+
+pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
+    if args.sprt.is_some() && args.bots.len() > 2 {
+        bail!("--sprt tests the first bot against one opponent: give two bots");
+    }
+    let mut bots = toml::value::Array::new();
+    let mut names: Vec<String> = Vec::new();
+    for arg in &args.bots {
+        let (name, table) = bot_table(arg)?;
+        // The same folder name twice (bots/x and ../old/x): number them.
+        let mut unique = name.clone();
+        let mut n = 2;
+        while names.contains(&unique) {
+            unique = format!("{name}-{n}");
+            n += 1;
+        }
+        let mut table = table;
+        table.insert("name".into(), unique.clone().into());
+        names.push(unique);
+        bots.push(table.into());
+    }
+    let variants: Vec<String> = args
+        .variants
+        .clone()
+        .unwrap_or_else(|| DEFAULT_VARIANTS.iter().map(|v| v.to_string()).collect());
+    let opponents = names.len() as u64 - 1;
+    let games = args
+        .games
+        .unwrap_or(if args.sprt.is_some() { 100_000 } else { 200 });
+    if games == 0 {
+        bail!("--games 0: nothing to play");
+    }
+    // A round is one seat-swap group (2 games) per variant and opponent.
+    let per_round = 2 * variants.len().max(1) as u64;
+    let rounds = games.div_ceil(per_round).min(u64::from(u32::MAX));
+    let name = match names.as_slice() {
+        [a, b] => format!("match-{a}-vs-{b}"),
+        _ => format!("gauntlet-{}", names[0]),
+    };
+    let mut file = toml::Table::new();
+    file.insert("name".into(), name.into());
+    file.insert("bots".into(), bots.into());
+    file.insert("openings".into(), 4.into());
+    if opponents > 1 {
+        file.insert("gauntlet".into(), names[0].clone().into());
+    }
+    let src = toml::to_string(&file).context("cannot write the match as a tournament")?;
+    let flags = RunSettings {
+        rounds: Some(rounds as i64),
+        variants: Some(variants),
+        concurrency: args
+            .concurrency
+            .map(|c| i64::try_from(c).unwrap_or(i64::MAX)),
+        seed: args.seed,
+        openings: args.openings.map(i64::from),
+        decision_ms: args.decision_ms,
+        output: args.output.clone(),
+        sandbox: args.sandbox.clone(),
+        sprt: args.sprt.clone(),
+        ..Default::default()
+    };
+    // The tournament "file" lives in the working directory: bots/ and
+    // results/ are found there, as for `arena play`.
+    let t = Tournament::parse_with(Path::new("match.toml"), &src, &flags)?;
+    run_league(
+        &t,
+        &How {
+            no_build: args.no_build,
+            quiet: args.quiet,
+            ..Default::default()
+        },
+    )
+}
+
+/// A BOT argument as a tournament's bot table (without its name), and the
+/// name it suggests.
+fn bot_table(arg: &str) -> anyhow::Result<(String, toml::Table)> {
+    let mut t = toml::Table::new();
+    let list = |v: &[String]| toml::Value::Array(v.iter().cloned().map(Into::into).collect());
+    if arg == "random" {
+        t.insert(
+            "command".into(),
+            list(&["{bin_dir}/random-bot".to_string()]),
+        );
+        return Ok(("random".into(), t));
+    }
+    for dir in [Path::new("bots").join(arg), PathBuf::from(arg)] {
+        if dir.join(MANIFEST).is_file() {
+            let m = Manifest::load(&dir)?;
+            let folder = dir
+                .canonicalize()
+                .with_context(|| format!("bot folder {}", dir.display()))?;
+            let name = folder
+                .file_name()
+                .map_or_else(|| m.name.clone(), |n| n.to_string_lossy().to_string());
+            t.insert("command".into(), list(&m.command));
+            t.insert("cwd".into(), folder.to_string_lossy().to_string().into());
+            if let Some(b) = &m.build {
+                t.insert("build".into(), list(b));
+            }
+            if !m.env.is_empty() {
+                let env: toml::Table = m
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.clone(), toml::Value::from(v.clone())))
+                    .collect();
+                t.insert("env".into(), env.into());
+            }
+            let limits = toml::Value::try_from(m.limits)
+                .context("the bot's [limits] cannot be carried over")?;
+            t.insert("limits".into(), limits);
+            return Ok((name, t));
+        }
+    }
+    let words: Vec<String> = arg.split_whitespace().map(String::from).collect();
+    if words.is_empty() {
+        bail!("empty bot command");
+    }
+    // `python3 mybot.py` is named mybot; `./target/release/bot` bot.
+    let named = words
+        .iter()
+        .rev()
+        .find(|w| Path::new(w).is_file())
+        .unwrap_or(&words[0]);
+    let name: String = Path::new(named)
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    t.insert("command".into(), list(&words));
+    Ok((if name.is_empty() { "bot".into() } else { name }, t))
+}
