@@ -239,25 +239,7 @@ mod tests {
     use super::*;
 
     fn row(a: &str, b: &str, score0: f64) -> GameRow {
-        GameRow {
-            game_id: format!("{a}-{b}"),
-            variant: "filo".into(),
-            players: 2,
-            group: "g".into(),
-            seat0: a.into(),
-            seat1: b.into(),
-            seat2: String::new(),
-            score0,
-            score1: 1.0 - score0,
-            score2: None,
-            reason: "store".into(),
-            offender: None,
-            plies: 10,
-            duration_ms: 1,
-            seed: 1,
-            opening: String::new(),
-            ..Default::default()
-        }
+        GameRow::two_player(&format!("{a}-{b}"), "filo", "g", a, b, score0)
     }
 
     #[test]

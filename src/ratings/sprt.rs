@@ -1168,25 +1168,7 @@ mod tests {
     }
 
     fn row(id: &str, variant: &str, group: &str, s0: &str, s1: &str, score0: f64) -> GameRow {
-        GameRow {
-            game_id: id.to_string(),
-            variant: variant.to_string(),
-            players: 2,
-            group: group.to_string(),
-            seat0: s0.to_string(),
-            seat1: s1.to_string(),
-            seat2: String::new(),
-            score0,
-            score1: 1.0 - score0,
-            score2: None,
-            reason: "store".to_string(),
-            offender: None,
-            plies: 10,
-            duration_ms: 1,
-            seed: 1,
-            opening: String::new(),
-            ..Default::default()
-        }
+        GameRow::two_player(id, variant, group, s0, s1, score0)
     }
 
     /// A seat-swap pair: `new` first with `score_first`, then second with

@@ -141,25 +141,7 @@ mod tests {
     use crate::results::GameRow;
 
     fn row(id: usize, variant: &str, group: &str, s0: &str, s1: &str, score0: f64) -> GameRow {
-        GameRow {
-            game_id: id.to_string(),
-            variant: variant.into(),
-            players: 2,
-            group: group.into(),
-            seat0: s0.into(),
-            seat1: s1.into(),
-            seat2: String::new(),
-            score0,
-            score1: 1.0 - score0,
-            score2: None,
-            reason: "store".into(),
-            offender: None,
-            plies: 1,
-            duration_ms: 1,
-            seed: 1,
-            opening: String::new(),
-            ..Default::default()
-        }
+        GameRow::two_player(&id.to_string(), variant, group, s0, s1, score0)
     }
 
     #[test]

@@ -702,25 +702,7 @@ mod tests {
     use super::*;
 
     fn row(id: &str, a: &str, b: &str, s: f64) -> GameRow {
-        GameRow {
-            game_id: id.into(),
-            variant: "filo".into(),
-            players: 2,
-            group: id.into(),
-            seat0: a.into(),
-            seat1: b.into(),
-            seat2: String::new(),
-            score0: s,
-            score1: 1.0 - s,
-            score2: None,
-            reason: "store".into(),
-            offender: None,
-            plies: 3,
-            duration_ms: 1,
-            seed: 0,
-            opening: String::new(),
-            ..Default::default()
-        }
+        GameRow::two_player(id, "filo", id, a, b, s)
     }
 
     /// W-D-L and forfeits come from the rows; each note is printed once,

@@ -92,3 +92,34 @@ impl GameRow {
         v
     }
 }
+
+#[cfg(test)]
+impl GameRow {
+    /// A finished 2-player game for tests: `seat0` scored `score0` (and
+    /// `seat1` the rest) in `variant`, seat-swap group `group`, ended by the
+    /// rules (`store`) after 10 plies.
+    pub fn two_player(
+        game_id: &str,
+        variant: &str,
+        group: &str,
+        seat0: &str,
+        seat1: &str,
+        score0: f64,
+    ) -> GameRow {
+        GameRow {
+            game_id: game_id.into(),
+            variant: variant.into(),
+            players: 2,
+            group: group.into(),
+            seat0: seat0.into(),
+            seat1: seat1.into(),
+            score0,
+            score1: 1.0 - score0,
+            reason: "store".into(),
+            plies: 10,
+            duration_ms: 1,
+            seed: 1,
+            ..GameRow::default()
+        }
+    }
+}
