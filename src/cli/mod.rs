@@ -8,6 +8,7 @@ mod pgn;
 mod play;
 mod rate;
 mod replay;
+mod report;
 mod run;
 mod show;
 mod state;
@@ -45,6 +46,9 @@ enum Command {
     /// Print one recorded game: every decision, who made it and of which
     /// kind, the result; with --board, the board after every turn.
     Show(show::ShowArgs),
+    /// Write a league's HTML report (standings, crosstables, variants,
+    /// forfeits, a viewer for every game) into RESULTS/report/.
+    Report(report::ReportArgs),
 }
 
 /// The limits of each bot's sandbox, as flags (`run`, `play`, `check-bot`):
@@ -122,6 +126,7 @@ pub fn main() -> ExitCode {
         Command::Replay(a) => replay::run(a),
         Command::Show(a) => show::run(a),
         Command::Pgn(a) => pgn::run(a),
+        Command::Report(a) => report::run(a),
     };
     match result {
         Ok(code) => code,

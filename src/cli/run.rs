@@ -3,6 +3,7 @@
 //! print the standings and write the rating tables.
 
 use super::console::{Console, Show};
+use super::report::{Every, Live};
 use crate::bot::Sandbox;
 use crate::league::config::{RunSettings, Tournament};
 use crate::league::results_dir::Layout;
@@ -98,6 +99,13 @@ pub struct RunArgs {
     /// Print the standings every N finished games.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub rating_interval: Option<u64>,
+    /// Refresh the HTML report (report/index.html in the results folder)
+    /// every N finished games (default: about every 30 s).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub report_interval: Option<u64>,
+    /// Write no HTML report.
+    #[arg(long, conflicts_with = "report_interval")]
+    pub no_report: bool,
 }
 
 impl RunArgs {
@@ -163,8 +171,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         rating_interval: args.rating_interval,
     };
     let mut console = Console::new(&t.name, t.concurrency, show);
-    let summary = runner::run(&t, &opts, &mut |e| console.on_event(e))?;
+    let every = match (args.no_report, args.report_interval) {
+        (true, _) => None,
+        (false, Some(n)) => Some(Every::Games(n)),
+        (false, None) => Some(Every::Time(std::time::Duration::from_secs(30))),
+    };
+    let mut live = Live::new(every, &t.name);
+    let summary = runner::run(&t, &opts, &mut |e| {
+        console.on_event(e);
+        live.on_event(e);
+    })?;
     console.finish();
+    let report = live.finish(&summary.dir);
     let resume = || {
         eprintln!(
             "stopped after {} new games ({} of {} done). Run the same command again to resume.",
@@ -202,5 +220,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         summary.dir.display(),
         games_csv.display()
     );
+    if let Some(p) = report {
+        println!("report: {}", p.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
