@@ -198,16 +198,21 @@ struct League {
     _keep: tempfile::TempDir,
 }
 
-const BOTS: [&str; 3] = ["greedy", "rand-a", "rand-b"];
+const BOTS: [&str; 4] = ["greedy", "rand-a", "rand-b", "illegal"];
 
-/// A small league of real bots over every variant, played once for all
-/// the tests of this file; `arena run` writes its report at the end.
+/// A small league of real bots over every variant (one of them sends an
+/// illegal option at its first decision, for the forfeits), played once
+/// for all the tests of this file; `arena run` writes its report at the
+/// end.
 fn league() -> &'static League {
     static LEAGUE: OnceLock<League> = OnceLock::new();
     LEAGUE.get_or_init(|| {
         let tmp = tempfile::tempdir().unwrap();
         let random = env!("CARGO_BIN_EXE_random-bot");
         let greedy = env!("CARGO_BIN_EXE_greedy-bot");
+        let illegal =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+        let illegal = illegal.display();
         let file = tmp.path().join("t.toml");
         std::fs::write(
             &file,
@@ -219,6 +224,7 @@ bots = [
   {{ name = "greedy", command = ["{greedy}"] }},
   {{ name = "rand-a", command = ["{random}"] }},
   {{ name = "rand-b", command = ["{random}"] }},
+  {{ name = "illegal", command = ["python3", "{illegal}", "illegal"] }},
 ]
 variants = ["filo", "tricala", "tricala3", "hackaback", "kisolo", "diffusion"]
 rounds = 1
@@ -307,7 +313,8 @@ fn the_standings_list_every_bot_and_the_crosstable_links_to_the_games() {
         })
         .map(|r| r.game_id.as_str())
         .collect();
-    let shown: BTreeSet<String> = attrs(&list, "href")
+    let view = between(&list, "<section id=\"games-view\"", "</section>");
+    let shown: BTreeSet<String> = attrs(view, "href")
         .into_iter()
         .filter_map(|h| h.strip_prefix("#game=").map(str::to_string))
         .collect();
@@ -326,6 +333,37 @@ fn the_standings_list_every_bot_and_the_crosstable_links_to_the_games() {
     );
 }
 
+/// Forfeits by bot and reason, each with the referee's detail and a link
+/// to its game, whose viewer names the offender.
+#[test]
+fn forfeits_are_listed_with_their_detail_and_link_to_their_game() {
+    let l = league();
+    let dir = l.dir.join("report");
+    let dom = open_clean(&dir, "#forfeits");
+    let section = between(&dom, "<section id=\"forfeits\"", "</section>");
+    let forfeits: Vec<&GameRow> = l.rows.iter().filter(|r| r.offender.is_some()).collect();
+    assert!(!forfeits.is_empty());
+    assert!(section.contains("illegal"), "{section}");
+    let links: Vec<String> = attrs(section, "href")
+        .into_iter()
+        .filter(|h| h.starts_with("#game="))
+        .collect();
+    assert_eq!(links.len(), forfeits.len(), "{section}");
+    let details: Vec<&str> = section
+        .split("<td class=\"detail\">")
+        .skip(1)
+        .map(|d| &d[..d.find("</td>").unwrap_or(0)])
+        .collect();
+    assert_eq!(details.len(), forfeits.len());
+    assert!(details.iter().all(|d| !d.trim().is_empty()), "{details:?}");
+    let game = open_clean(&dir, &format!("{}&step=end", links[0]));
+    assert!(
+        game.contains("forfeit by illegal"),
+        "{}",
+        between(&game, "<div class=\"result\"", "</div></div>")
+    );
+}
+
 /// The viewer at `#game=ID&step=end` draws the record's final state: every
 /// number drawn (data-k names its path in the state) equals the record's.
 #[test]
@@ -339,7 +377,7 @@ fn the_viewer_shows_the_final_position_of_a_game_of_each_kind() {
         } else {
             row.variant.clone()
         };
-        if !labels.insert(label.clone()) {
+        if row.offender.is_some() || !labels.insert(label.clone()) {
             continue;
         }
         let record =
