@@ -243,3 +243,71 @@ fn write(dir: &Path, title: &str, total: Option<usize>, live: bool) -> anyhow::R
         .with_context(|| format!("writing {}", out.display()))?;
     Ok(w.index)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::GameRow;
+
+    fn finished(id: &str) -> Event {
+        Event::Finished {
+            row: Box::new(GameRow {
+                game_id: id.into(),
+                variant: "filo".into(),
+                players: 2,
+                group: id.into(),
+                seat0: "a".into(),
+                seat1: "b".into(),
+                seat2: String::new(),
+                score0: 1.0,
+                score1: 0.0,
+                score2: None,
+                reason: "pieces".into(),
+                offender: None,
+                plies: 3,
+                duration_ms: 1,
+                seed: 0,
+                opening: String::new(),
+            }),
+            detail: None,
+        }
+    }
+
+    /// A league whose folder cannot hold a report goes on: the refreshes
+    /// and the last report fail with a warning, never a panic; once the
+    /// folder has games, the report is written (a game without its record
+    /// is a note in it).
+    #[test]
+    fn the_live_report_never_stops_a_league() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("league");
+        let mut live = Live::new(Some(Every::Games(1)), "t");
+        live.on_event(&Event::Started {
+            total: 2,
+            done: 0,
+            dir: dir.clone(),
+            repaired_bytes: 0,
+        });
+        live.on_event(&finished("g1"));
+        assert_eq!(live.finish(&dir), None);
+
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut w = csv::Writer::from_path(dir.join("games.csv")).unwrap();
+        if let Event::Finished { row, .. } = finished("g1") {
+            w.serialize(*row).unwrap();
+        }
+        w.flush().unwrap();
+        live.on_event(&finished("g2"));
+        let index = live.finish(&dir).expect("a report");
+        assert_eq!(index, dir.join("report/index.html"));
+        let html = std::fs::read_to_string(index).unwrap();
+        assert!(
+            html.contains("Records that could not be shown (1)"),
+            "{html}"
+        );
+
+        let mut off = Live::new(None, "t");
+        off.on_event(&finished("g3"));
+        assert_eq!(off.finish(&dir), None);
+    }
+}
