@@ -329,7 +329,9 @@ fn remove_stale(dir: &Path, keep: &[String]) {
 /// reading the report meanwhile sees the old file or the new one.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HtmlError> {
     let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
+    // Two writers at once (a league's refresh, `arena report` by hand)
+    // each have their own temporary file.
+    tmp.push(format!(".{}.tmp", std::process::id()));
     let tmp = PathBuf::from(tmp);
     std::fs::write(&tmp, bytes).map_err(io(&tmp))?;
     std::fs::rename(&tmp, path).map_err(io(path))
