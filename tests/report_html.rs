@@ -364,10 +364,12 @@ fn forfeits_are_listed_with_their_detail_and_link_to_their_game() {
     );
 }
 
-/// The viewer at `#game=ID&step=end` draws the record's final state: every
-/// number drawn (data-k names its path in the state) equals the record's.
+/// The viewer at `#game=ID&step=end` draws the record's final state, and
+/// half way the position the engine gives for the same moves (`arena
+/// state`): every number drawn (data-k names its path in the state)
+/// equals theirs.
 #[test]
-fn the_viewer_shows_the_final_position_of_a_game_of_each_kind() {
+fn the_viewer_shows_a_game_of_each_kind_half_way_and_at_its_end() {
     let l = league();
     let dir = l.dir.join("report");
     let mut labels = BTreeSet::new();
@@ -400,39 +402,73 @@ fn the_viewer_shows_the_final_position_of_a_game_of_each_kind() {
             "{}: no reason",
             row.game_id
         );
-        let shown = drawn(between(&dom, "<div class=\"board\"", "</svg>"));
-        let minimum = match row.variant.as_str() {
-            "filo" => 8 + 6,
-            "tricala" => 21 + 2 * row.players as usize,
-            "hackaback" => 12 + 1,
-            "kisolo" => 28,
-            _ => 14,
-        };
-        assert!(
-            shown.len() >= minimum,
-            "{}: {} numbers drawn, want {minimum} at least",
-            row.game_id,
-            shown.len()
-        );
-        for (k, v) in &shown {
-            let want =
-                at(state, k).unwrap_or_else(|| panic!("{}: {k} is not in the state", row.game_id));
-            let got: Value = serde_json::from_str(v).unwrap();
-            // An object drawn from its non-empty parts: zero counts may be left out.
-            let same = match (want, &got) {
-                (Value::Object(w), Value::Object(g)) => w
-                    .iter()
-                    .all(|(c, x)| g.get(c).unwrap_or(&Value::from(0)) == x),
-                _ => want == &got,
-            };
-            assert!(
-                same,
-                "{}: {k} drawn {got}, the record says {want}",
-                row.game_id
-            );
+        check_drawn(&dom, state, row, "the record's final state");
+
+        // Half way: the position `arena state` gives after the same moves.
+        let header: Value = serde_json::from_str(record.lines().next().unwrap()).unwrap();
+        let moves: Vec<String> = record
+            .lines()
+            .filter_map(|x| serde_json::from_str::<Value>(x).ok())
+            .filter(|v| v["type"] == "decision")
+            .map(|v| v["option"].as_str().unwrap().to_string())
+            .collect();
+        let k = moves.len() / 2;
+        let mut cmd = arena();
+        cmd.args(["state", &row.variant, "--players", &row.players.to_string()])
+            .args(["--max-plies", &header["max_plies"].to_string()])
+            .args(["--moves", &moves[..k].join(" ")]);
+        for (key, v) in header["options"].as_object().unwrap() {
+            cmd.args(["--option", &format!("{key}={}", v.as_str().unwrap())]);
         }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let want: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let dom = open_clean(&dir, &format!("#game={}&step={k}", row.game_id));
+        assert!(
+            dom.contains(&format!("decision {k} of {decisions}")),
+            "{}: not at step {k}",
+            row.game_id
+        );
+        check_drawn(
+            &dom,
+            &want["state"],
+            row,
+            &format!("arena state after {k} moves"),
+        );
     }
     assert_eq!(labels.len(), 6, "{labels:?}");
+}
+
+/// The numbers drawn on the board of `dom` (data-k names each one's path
+/// in the state) are those of `state`, and there are enough of them.
+fn check_drawn(dom: &str, state: &Value, row: &GameRow, what: &str) {
+    let shown = drawn(between(dom, "<div class=\"board\"", "</svg>"));
+    let minimum = match row.variant.as_str() {
+        "filo" => 8 + 6,
+        "tricala" => 21 + 2 * row.players as usize,
+        "hackaback" => 12 + 1,
+        "kisolo" => 28,
+        _ => 14,
+    };
+    assert!(
+        shown.len() >= minimum,
+        "{}: {} numbers drawn, want {minimum} at least",
+        row.game_id,
+        shown.len()
+    );
+    for (k, v) in &shown {
+        let want = at(state, k).unwrap_or_else(|| panic!("{}: {k} is not in {what}", row.game_id));
+        let got: Value = serde_json::from_str(v).unwrap();
+        assert_eq!(
+            &got, want,
+            "{}: {k} drawn {got}, {what} says {want}",
+            row.game_id
+        );
+    }
 }
 
 /// A damaged record and a missing one are notes in the report, not errors;
