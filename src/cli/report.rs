@@ -120,6 +120,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         title,
         live: false,
         scheduled,
+        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let w = write_report(&sources(&folders), &out, &opts)
         .with_context(|| format!("writing the report into {}", out.display()))?;
@@ -234,10 +235,12 @@ impl Live {
 
 fn write(dir: &Path, title: &str, total: Option<usize>, live: bool) -> anyhow::Result<PathBuf> {
     let out = dir.join("report");
+    // One thread: the league's games need the CPUs more.
     let opts = Options {
         title: title.to_string(),
         live,
         scheduled: total,
+        threads: 1,
     };
     let w = write_report(&sources(&[dir.to_path_buf()]), &out, &opts)
         .with_context(|| format!("writing {}", out.display()))?;

@@ -83,6 +83,8 @@ pub struct Options {
     pub live: bool,
     /// Games the schedule holds, when known (shown as `done of total`).
     pub scheduled: Option<usize>,
+    /// Threads that build the viewer data (0 counts as 1).
+    pub threads: usize,
 }
 
 /// What `write_report` did.
@@ -148,7 +150,7 @@ pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Wr
         Some(s.records.join(format!("{id}.jsonl")))
     };
     let mut chunk_files = Vec::new();
-    let mut metas: Vec<GameMeta> = Vec::with_capacity(rows.len());
+    let mut done: Vec<Option<Vec<GameMeta>>> = Vec::new();
     for (k, chunk) in rows.chunks(CHUNK).enumerate() {
         let mut h = Fnv::new();
         h.write(FORMAT.as_bytes());
@@ -164,29 +166,60 @@ pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Wr
             }
         }
         let name = format!("c{k:04}-{:016x}", h.finish());
-        let js = games_dir.join(format!("{name}.js"));
-        let meta_path = games_dir.join(format!("{name}.json"));
-        let kept = std::fs::read(&meta_path)
+        let kept = std::fs::read(games_dir.join(format!("{name}.json")))
             .ok()
-            .filter(|_| js.is_file())
+            .filter(|_| games_dir.join(format!("{name}.js")).is_file())
             .and_then(|b| serde_json::from_slice::<Vec<GameMeta>>(&b).ok())
             .filter(|m| m.len() == chunk.len());
-        match kept {
-            Some(m) => {
-                metas.extend(m);
-                written.chunks_kept += 1;
-            }
-            None => {
-                let (text, m) = build_chunk(k, chunk, &record_of);
-                write_atomic(&js, text.as_bytes())?;
-                let meta_text = serde_json::to_vec(&m).unwrap_or_default();
-                write_atomic(&meta_path, &meta_text)?;
-                metas.extend(m);
-                written.chunks_built += 1;
-            }
-        }
+        done.push(kept);
         chunk_files.push(name);
     }
+    // The missing chunks, built by `opts.threads` threads at once.
+    let todo: Vec<usize> = (0..done.len()).filter(|&k| done[k].is_none()).collect();
+    written.chunks_kept = done.len() - todo.len();
+    written.chunks_built = todo.len();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let built = std::sync::Mutex::new(Vec::new());
+    let work = || -> Result<(), HtmlError> {
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&k) = todo.get(i) else {
+                return Ok(());
+            };
+            let chunk = &rows[k * CHUNK..((k + 1) * CHUNK).min(rows.len())];
+            let (text, m) = build_chunk(k, chunk, &record_of);
+            let name = &chunk_files[k];
+            write_atomic(&games_dir.join(format!("{name}.js")), text.as_bytes())?;
+            let meta_text = serde_json::to_vec(&m).unwrap_or_default();
+            write_atomic(&games_dir.join(format!("{name}.json")), &meta_text)?;
+            if let Ok(mut b) = built.lock() {
+                b.push((k, m));
+            }
+        }
+    };
+    let threads = opts.threads.clamp(1, todo.len().max(1));
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(HtmlError::Io {
+                        path: games_dir.clone(),
+                        source: std::io::Error::other("a thread building the viewer data failed"),
+                    })
+                })
+            })
+            .collect::<Result<Vec<()>, HtmlError>>()
+    })?;
+    for (k, m) in built.into_inner().unwrap_or_default() {
+        done[k] = Some(m);
+    }
+    let metas: Vec<GameMeta> = done
+        .into_iter()
+        .zip(rows.chunks(CHUNK))
+        .flat_map(|(m, chunk)| m.unwrap_or_else(|| vec![GameMeta::default(); chunk.len()]))
+        .collect();
     written.damaged = metas.iter().filter(|m| m.note.is_some()).count();
 
     let stamp = format!(
