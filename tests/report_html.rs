@@ -52,7 +52,7 @@ fn chromium() -> PathBuf {
 }
 
 /// The DOM of `url` after its scripts ran, and the console's messages.
-fn open(url: &str) -> (String, Vec<String>) {
+fn open(url: &str, extra: &[&str]) -> (String, Vec<String>) {
     let profile = tempfile::tempdir().unwrap();
     let mut child = Command::new(chromium())
         .args([
@@ -69,6 +69,7 @@ fn open(url: &str) -> (String, Vec<String>) {
             "--virtual-time-budget=20000",
             "--dump-dom",
         ])
+        .args(extra)
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg(url)
         .stdin(Stdio::null())
@@ -120,7 +121,7 @@ fn open_clean(report: &Path, fragment: &str) -> String {
         "file://{}{fragment}",
         report.join("index.html").canonicalize().unwrap().display()
     );
-    let (dom, console) = open(&url);
+    let (dom, console) = open(&url, &[]);
     assert!(
         console.is_empty(),
         "console at {url}:\n{}",
@@ -441,6 +442,91 @@ fn the_viewer_shows_a_game_of_each_kind_half_way_and_at_its_end() {
         );
     }
     assert_eq!(labels.len(), 6, "{labels:?}");
+}
+
+/// The viewer's keys (End, arrows, Home), slider and buttons step through
+/// the game: a page holding the report in a frame presses them (file://
+/// pages may script each other with --allow-file-access-from-files) and
+/// writes the step shown after each into its own DOM.
+#[test]
+fn the_viewer_steps_with_keys_slider_and_buttons() {
+    let l = league();
+    let row = l
+        .rows
+        .iter()
+        .find(|r| r.offender.is_none() && r.variant == "tricala")
+        .unwrap();
+    let record =
+        std::fs::read_to_string(l.dir.join("games").join(format!("{}.jsonl", row.game_id)))
+            .unwrap();
+    let n = record
+        .lines()
+        .filter(|x| x.contains("\"type\":\"decision\""))
+        .count();
+    assert!(n > 6);
+    let tmp = tempfile::tempdir().unwrap();
+    let index = l.dir.join("report/index.html").canonicalize().unwrap();
+    let page = tmp.path().join("keys.html");
+    std::fs::write(
+        &page,
+        format!(
+            r#"<!DOCTYPE html><html><body>
+<iframe id="f" width="1200" height="900" src="file://{}#game={}"></iframe>
+<pre id="out"></pre>
+<script>
+const f = document.getElementById("f");
+const log = [];
+const doc = () => f.contentDocument;
+const step = () => {{ const e = doc() && doc().querySelector(".step"); return e ? e.textContent : null; }};
+function key(k) {{
+  doc().dispatchEvent(new KeyboardEvent("keydown", {{ key: k, bubbles: true }}));
+  log.push(k + ": " + step());
+}}
+function run() {{
+  if (!step()) return setTimeout(run, 50);
+  log.push("open: " + step());
+  key("End"); key("ArrowLeft"); key("ArrowLeft"); key("Home"); key("ArrowRight");
+  const slider = doc().querySelector("input[type=range]");
+  slider.value = 5;
+  slider.dispatchEvent(new Event("input"));
+  log.push("slider: " + step());
+  doc().querySelectorAll(".controls button")[3].click();
+  log.push("last button: " + step());
+  doc().querySelectorAll(".controls button")[1].click();
+  log.push("previous button: " + step());
+  document.getElementById("out").textContent = log.join("\n");
+}}
+f.onload = run;
+</script></body></html>"#,
+            index.display(),
+            row.game_id
+        ),
+    )
+    .unwrap();
+    let (dom, console) = open(
+        &format!("file://{}", page.display()),
+        &["--allow-file-access-from-files"],
+    );
+    assert!(console.is_empty(), "{}", console.join("\n"));
+    let out = between(&dom, "<pre id=\"out\">", "</pre>");
+    let want = [
+        "open: decision 0 of N".to_string(),
+        "End: decision N of N".into(),
+        format!("ArrowLeft: decision {} of N", n - 1),
+        format!("ArrowLeft: decision {} of N", n - 2),
+        "Home: decision 0 of N".into(),
+        "ArrowRight: decision 1 of N".into(),
+        "slider: decision 5 of N".into(),
+        "last button: decision N of N".into(),
+        format!("previous button: decision {} of N", n - 1),
+    ]
+    .join("\n")
+    .replace('N', &n.to_string());
+    assert_eq!(
+        out.trim_start_matches("<pre id=\"out\">")
+            .trim_end_matches("</pre>"),
+        want
+    );
 }
 
 /// The numbers drawn on the board of `dom` (data-k names each one's path
