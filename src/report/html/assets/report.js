@@ -280,7 +280,7 @@
                 h("td", { text: g[3].map(scoreText).join(" – ") }),
                 h("td", { text: ix.reasons[g[4]] }),
                 h("td", { class: "num", text: g[6] }),
-                h("td", { class: "num", text: ms(g[7] * 1000) })
+                h("td", { class: "num", text: g[7] < 1000 ? g[7] + " ms" : (g[7] / 1000).toFixed(1) + " s" })
               )
             )
           )
