@@ -445,11 +445,12 @@ fn the_viewer_shows_a_game_of_each_kind_half_way_and_at_its_end() {
 }
 
 /// The viewer's keys (End, arrows, Home), slider and buttons step through
-/// the game: a page holding the report in a frame presses them (file://
-/// pages may script each other with --allow-file-access-from-files) and
-/// writes the step shown after each into its own DOM.
+/// the game, and a click on a column sorts the standings: a page holding
+/// the report in a frame presses them (file:// pages may script each other
+/// with --allow-file-access-from-files) and writes what the report shows
+/// after each into its own DOM.
 #[test]
-fn the_viewer_steps_with_keys_slider_and_buttons() {
+fn the_viewer_steps_with_keys_slider_and_buttons_and_the_standings_sort() {
     let l = league();
     let row = l
         .rows
@@ -494,6 +495,16 @@ function run() {{
   log.push("last button: " + step());
   doc().querySelectorAll(".controls button")[1].click();
   log.push("previous button: " + step());
+  // The overall standings, sorted by Elo up, then down.
+  const table = doc().querySelector(".standings-table");
+  const bots = () => Array.from(table.tBodies[0].rows).map((r) => r.dataset.bot).join(",");
+  const before = bots();
+  const elo = table.tHead.rows[0].cells[2];
+  elo.click();
+  const up = bots();
+  elo.click();
+  const down = bots();
+  log.push("sorted: " + (up === before.split(",").reverse().join(",") && down === before));
   document.getElementById("out").textContent = log.join("\n");
 }}
 f.onload = run;
@@ -519,6 +530,7 @@ f.onload = run;
         "slider: decision 5 of N".into(),
         "last button: decision N of N".into(),
         format!("previous button: decision {} of N", n - 1),
+        "sorted: true".into(),
     ]
     .join("\n")
     .replace('N', &n.to_string());
