@@ -248,6 +248,53 @@ mod tests {
         assert!(keys.names.contains(&"hand.W".to_string()));
     }
 
+    /// A record of two Diffusion decisions and a forfeit, ending in `state`.
+    fn record(state: &Value) -> String {
+        let mut lines = vec![
+            json!({"type": "game", "game_id": "g", "variant": "diffusion", "players": 2,
+                   "options": {}, "max_plies": 100, "names": ["a", "b"],
+                   "time": {"per_decision_ms": 100}, "opening": [], "seed": "1", "notes": ["n"]}),
+        ];
+        for (seat, option) in [(0, "G"), (1, "C")] {
+            lines.push(
+                json!({"type": "decision", "seat": seat, "ply": seat, "option": option,
+                              "forced": false, "opening": false, "elapsed_us": 5}),
+            );
+        }
+        lines.push(
+            json!({"type": "end", "scores": [0.0, 1.0], "reason": "illegal",
+                          "offender": 0, "detail": "sent `Z`", "plies": 2,
+                          "duration_ms": 1.0, "state": state}),
+        );
+        lines.iter().map(|l| format!("{l}\n")).collect()
+    }
+
+    /// The forfeit's detail reaches the report; a replay that ends
+    /// elsewhere than the record's final state is a note.
+    #[test]
+    fn the_replay_is_checked_against_the_final_state() {
+        let settings = crate::engine::Settings {
+            max_plies: 100,
+            ..Default::default()
+        };
+        let mut game = Game::new(crate::engine::Variant::Diffusion, &settings).unwrap();
+        game.play("G").unwrap();
+        game.play("C").unwrap();
+        let mut keys = Keys::default();
+        let (v, meta) = game_data("g", Some(&record(&game.snapshot())), &mut keys);
+        assert_eq!(meta.detail.as_deref(), Some("sent `Z`"));
+        assert!(meta.note.is_none(), "{:?}", meta.note);
+        assert_eq!(v["decisions"].as_array().unwrap().len(), 2);
+        assert_eq!(v["end"]["offender"], 0);
+        assert_eq!(v["notes"], json!(["n"]));
+
+        let mut other = game.snapshot();
+        other["east"] = json!(40);
+        let (v, meta) = game_data("g", Some(&record(&other)), &mut keys);
+        assert!(meta.note.unwrap().contains("final state"));
+        assert!(v["final"].is_array());
+    }
+
     #[test]
     fn a_damaged_record_gives_a_note() {
         let mut keys = Keys::default();
