@@ -8,6 +8,7 @@ mod pgn;
 mod play;
 mod rate;
 mod replay;
+mod report;
 mod run;
 mod show;
 mod sprt;
@@ -60,6 +61,9 @@ enum Command {
     /// decides.
     #[command(name = "match")]
     Match(versus::MatchArgs),
+    /// Write a league's HTML report (standings, crosstables, variants,
+    /// forfeits, a viewer for every game) into RESULTS/report/.
+    Report(report::ReportArgs),
 }
 
 /// The limits of each bot's sandbox, as flags (`run`, `play`, `check-bot`):
@@ -140,6 +144,7 @@ pub fn main() -> ExitCode {
         Command::Match(a) => versus::run(a),
         Command::Pgn(a) => pgn::run(a),
         Command::Sprt(a) => sprt::run(a),
+        Command::Report(a) => report::run(a),
     };
     match result {
         Ok(code) => code,

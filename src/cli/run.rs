@@ -3,6 +3,7 @@
 //! print the standings and write the rating tables.
 
 use super::console::{Console, Show};
+use super::report::{Every, Live};
 use crate::bot::Sandbox;
 use crate::league::config::{RunSettings, Tournament};
 use crate::league::results_dir::Layout;
@@ -104,6 +105,13 @@ pub struct RunArgs {
     /// first bot against the second; overrides the file's `[sprt]`).
     #[arg(long, value_name = "SPEC")]
     pub sprt: Option<String>,
+    /// Refresh the HTML report (report/index.html in the results folder)
+    /// every N finished games (default: about every 30 s).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub report_interval: Option<u64>,
+    /// Write no HTML report.
+    #[arg(long, conflicts_with = "report_interval")]
+    pub no_report: bool,
 }
 
 impl RunArgs {
@@ -148,6 +156,8 @@ impl RunArgs {
             quiet: self.quiet,
             rating_interval: self.rating_interval,
             force_concurrency: self.force_concurrency,
+            report_interval: self.report_interval,
+            no_report: self.no_report,
         }
     }
 }
@@ -163,6 +173,9 @@ pub(super) struct How {
     pub quiet: bool,
     pub rating_interval: Option<u64>,
     pub force_concurrency: bool,
+    /// The HTML report's refresh (default: about every 30 s), or none.
+    pub report_interval: Option<u64>,
+    pub no_report: bool,
 }
 
 /// Games at a time per CPU that `run` accepts without
@@ -209,6 +222,12 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         quiet: how.quiet,
         rating_interval: how.rating_interval,
     };
+    let every = match (how.no_report, how.report_interval) {
+        (true, _) => None,
+        (false, Some(n)) => Some(Every::Games(n)),
+        (false, None) => Some(Every::Time(std::time::Duration::from_secs(30))),
+    };
+    let mut live = Live::new(every, &t.name);
     let summary = match sprt.as_ref().and_then(|s| s.tracker.decided()) {
         // Decided in an earlier run: nothing more to play.
         Some(d) => {
@@ -224,6 +243,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
             let mut console = Console::new(&t.name, t.concurrency, show);
             let summary = runner::run(t, &opts, &mut |e| {
                 console.on_event(e);
+                live.on_event(e);
                 if let (Event::Finished { row, .. }, Some(s)) = (e, sprt.as_mut()) {
                     if let Some(d) = s.tracker.add(row) {
                         opts.drain.raise();
@@ -240,6 +260,8 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
             Some(summary)
         }
     };
+    let dir = runner::output_dir(t, how.shard);
+    let report = live.finish(&dir);
     if let Some(summary) = &summary {
         let resume = || {
             eprintln!(
@@ -262,7 +284,6 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
             }
         }
     }
-    let dir = runner::output_dir(t, how.shard);
     let games_csv = Layout::new(&dir).games_csv();
     let rows = crate::results::csvio::read_rows(&games_csv)
         .with_context(|| format!("reading back {}", games_csv.display()))?;
@@ -282,6 +303,9 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         dir.display(),
         games_csv.display()
     );
+    if let Some(p) = report {
+        println!("report: {}", p.display());
+    }
     if let Some(s) = &sprt {
         println!("{}", s.verdict(&rows)?);
     }

@@ -67,6 +67,15 @@ pub struct Recorded {
     pub decisions: Vec<super::DecisionRecord>,
     pub scores: Vec<f64>,
     pub reason: String,
+    /// The seat that forfeited, if any.
+    pub offender: Option<usize>,
+    /// What the referee said about the end (a forfeit's detail).
+    pub detail: Option<String>,
+    /// Completed turns, as the referee counted them.
+    pub plies: u32,
+    /// The final state (`Game::snapshot` at the end; `null` in damaged or
+    /// older records).
+    pub state: serde_json::Value,
 }
 
 /// A record that cannot be read: which line, and why.
@@ -92,12 +101,22 @@ struct HeaderIn {
     /// Absent in records written before seeds were sent.
     #[serde(default)]
     seed: Option<String>,
+    #[serde(default)]
+    notes: Vec<String>,
 }
 
 #[derive(serde::Deserialize)]
 struct EndIn {
     scores: Vec<f64>,
     reason: String,
+    #[serde(default)]
+    offender: Option<usize>,
+    #[serde(default)]
+    detail: Option<String>,
+    #[serde(default)]
+    plies: u32,
+    #[serde(default)]
+    state: serde_json::Value,
 }
 
 /// Reads a record written by [`write_record_to`].
@@ -141,6 +160,7 @@ pub fn read_record(text: &str) -> Result<Recorded, ReadError> {
                 s.time = super::TimeControl::from_msg(&h.time);
                 s.opening = h.opening;
                 s.seed = seed;
+                s.notes = h.notes;
                 spec = Some(s);
             }
             "decision" => {
@@ -164,6 +184,10 @@ pub fn read_record(text: &str) -> Result<Recorded, ReadError> {
         decisions,
         scores: end.scores,
         reason: end.reason,
+        offender: end.offender,
+        detail: end.detail,
+        plies: end.plies,
+        state: end.state,
     })
 }
 

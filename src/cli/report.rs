@@ -1,0 +1,299 @@
+//! `arena report RESULTS...`: the HTML report of a league
+//! (`RESULTS/report/index.html`), of its shards (`results/NAME/shard-*`),
+//! or of a folder of shards; and [`Live`], the report `arena run` keeps
+//! fresh while a league runs. Resolving folders and printing only; the
+//! report itself is `report::html`.
+
+use crate::league::results_dir::{Layout, LeagueMeta};
+use crate::league::runner::Event;
+use crate::report::html::{write_report, Options, Source};
+use anyhow::{bail, Context};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// A league's results folder (`results/NAME`), several shard folders
+    /// (`results/NAME/shard-*`), or a folder holding shard folders.
+    #[arg(required = true, value_name = "RESULTS")]
+    results: Vec<PathBuf>,
+    /// Where to write the report (default: `report/` in the league's
+    /// folder: the folder given, or the one holding the shards).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+/// The results folders `args` name, and the league folder they belong to.
+fn resolve(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
+    for p in paths {
+        if !p.is_dir() {
+            bail!(
+                "{}: no such folder (give a league's results folder, e.g. results/NAME)",
+                p.display()
+            );
+        }
+    }
+    if let [one] = paths {
+        if Layout::new(one).games_csv().is_file() {
+            return Ok((vec![one.clone()], one.clone()));
+        }
+        // A folder of shards.
+        let mut shards: Vec<PathBuf> = std::fs::read_dir(one)
+            .with_context(|| format!("reading {}", one.display()))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir() && Layout::new(p).games_csv().is_file())
+            .collect();
+        shards.sort();
+        if shards.is_empty() {
+            bail!(
+                "{}: no games.csv here, nor in a shard folder inside it (is it a league's results folder? has the league played a game yet?)",
+                one.display()
+            );
+        }
+        return Ok((shards, one.clone()));
+    }
+    for p in paths {
+        let csv = Layout::new(p).games_csv();
+        if !csv.is_file() {
+            bail!("{}: no games.csv in this folder", p.display());
+        }
+    }
+    let parent = |p: &PathBuf| {
+        let abs = std::path::absolute(p).unwrap_or_else(|_| p.clone());
+        abs.parent().map(Path::to_path_buf)
+    };
+    let first = parent(&paths[0]);
+    if first.is_none() || paths.iter().any(|p| parent(p) != first) {
+        bail!("the shard folders are not in one league folder: say where the report goes with --out DIR");
+    }
+    let league = paths[0]
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    Ok((paths.to_vec(), league))
+}
+
+/// The league's name and scheduled games, from league.json where there is
+/// one (the league's, or its shards').
+fn league_info(folders: &[PathBuf], league: &Path) -> (String, Option<usize>) {
+    let meta = |dir: &Path| -> Option<LeagueMeta> {
+        serde_json::from_str(&std::fs::read_to_string(Layout::new(dir).league_json()).ok()?).ok()
+    };
+    if let Some(m) = meta(league).filter(|m| m.shard.is_none()) {
+        return (m.name, Some(m.games));
+    }
+    let metas: Vec<LeagueMeta> = folders.iter().filter_map(|f| meta(f)).collect();
+    let name = metas.first().map_or_else(
+        || {
+            league
+                .file_name()
+                .map_or("league".into(), |n| n.to_string_lossy().into_owned())
+        },
+        |m| m.name.clone(),
+    );
+    let total = (metas.len() == folders.len()).then(|| metas.iter().map(|m| m.games).sum());
+    (name, total)
+}
+
+fn sources(folders: &[PathBuf]) -> Vec<Source> {
+    folders
+        .iter()
+        .map(|f| {
+            let l = Layout::new(f);
+            Source {
+                games_csv: l.games_csv(),
+                records: l.records(),
+            }
+        })
+        .collect()
+}
+
+pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let (folders, league) = resolve(&args.results)?;
+    let out = args.out.clone().unwrap_or_else(|| league.join("report"));
+    let (title, scheduled) = league_info(&folders, &league);
+    let opts = Options {
+        title,
+        live: false,
+        scheduled,
+        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let w = write_report(&sources(&folders), &out, &opts)
+        .with_context(|| format!("writing the report into {}", out.display()))?;
+    for warning in &w.warnings {
+        eprintln!("warning: {warning}");
+    }
+    if w.damaged > 0 {
+        eprintln!(
+            "note: {} game(s) whose record is missing or damaged: the report lists them",
+            w.damaged
+        );
+    }
+    eprintln!(
+        "{} games in {:.1} s ({} chunk(s) of viewer data built, {} kept)",
+        w.games,
+        started.elapsed().as_secs_f64(),
+        w.chunks_built,
+        w.chunks_kept
+    );
+    println!("{}", w.index.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How often `arena run` refreshes its report.
+#[derive(Clone, Copy, Debug)]
+pub enum Every {
+    Games(u64),
+    Time(Duration),
+}
+
+/// The report of a running league: written now and then as games finish
+/// (in a thread of its own, one at a time, so the league never waits for
+/// it), and once more at the end. A report that cannot be written is a
+/// warning: it never stops or loses a league.
+pub struct Live {
+    every: Option<Every>,
+    title: String,
+    dir: Option<PathBuf>,
+    total: Option<usize>,
+    since: u64,
+    last: Instant,
+    worker: Option<JoinHandle<()>>,
+}
+
+impl Live {
+    /// `every: None` writes no report at all (`--no-report`).
+    pub fn new(every: Option<Every>, title: &str) -> Live {
+        Live {
+            every,
+            title: title.to_string(),
+            dir: None,
+            total: None,
+            since: 0,
+            last: Instant::now(),
+            worker: None,
+        }
+    }
+
+    pub fn on_event(&mut self, e: &Event) {
+        let Some(every) = self.every else { return };
+        match e {
+            Event::Started { dir, total, .. } => {
+                self.dir = Some(dir.clone());
+                self.total = Some(*total);
+                self.last = Instant::now();
+            }
+            Event::Finished { .. } => {
+                self.since += 1;
+                let due = match every {
+                    Every::Games(n) => self.since >= n,
+                    Every::Time(t) => self.last.elapsed() >= t,
+                };
+                let busy = self.worker.as_ref().is_some_and(|w| !w.is_finished());
+                if due && !busy {
+                    self.since = 0;
+                    self.last = Instant::now();
+                    if let Some(w) = self.worker.take() {
+                        let _ = w.join();
+                    }
+                    let (dir, title, total) = match &self.dir {
+                        Some(d) => (d.clone(), self.title.clone(), self.total),
+                        None => return,
+                    };
+                    self.worker = Some(std::thread::spawn(move || {
+                        if let Err(e) = write(&dir, &title, total, true) {
+                            tracing::warn!("the league's report was not refreshed: {e:#}");
+                        }
+                    }));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Waits for a refresh under way, then writes the report of `dir` as
+    /// it stands. Returns where it is, or `None` (with a warning printed)
+    /// when it could not be written or no report is wanted.
+    pub fn finish(&mut self, dir: &Path) -> Option<PathBuf> {
+        self.every?;
+        if let Some(w) = self.worker.take() {
+            let _ = w.join();
+        }
+        match write(dir, &self.title, self.total, false) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                eprintln!("warning: the league's report was not written: {e:#}");
+                None
+            }
+        }
+    }
+}
+
+fn write(dir: &Path, title: &str, total: Option<usize>, live: bool) -> anyhow::Result<PathBuf> {
+    let out = dir.join("report");
+    // One thread: the league's games need the CPUs more.
+    let opts = Options {
+        title: title.to_string(),
+        live,
+        scheduled: total,
+        threads: 1,
+    };
+    let w = write_report(&sources(&[dir.to_path_buf()]), &out, &opts)
+        .with_context(|| format!("writing {}", out.display()))?;
+    Ok(w.index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::GameRow;
+
+    fn finished(id: &str) -> Event {
+        Event::Finished {
+            row: Box::new(GameRow::two_player(id, "filo", id, "a", "b", 1.0)),
+            detail: None,
+        }
+    }
+
+    /// A league whose folder cannot hold a report goes on: the refreshes
+    /// and the last report fail with a warning, never a panic; once the
+    /// folder has games, the report is written (a game without its record
+    /// is a note in it).
+    #[test]
+    fn the_live_report_never_stops_a_league() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("league");
+        let mut live = Live::new(Some(Every::Games(1)), "t");
+        live.on_event(&Event::Started {
+            total: 2,
+            done: 0,
+            dir: dir.clone(),
+            repaired_bytes: 0,
+        });
+        live.on_event(&finished("g1"));
+        assert_eq!(live.finish(&dir), None);
+
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut w = csv::Writer::from_path(dir.join("games.csv")).unwrap();
+        if let Event::Finished { row, .. } = finished("g1") {
+            w.serialize(*row).unwrap();
+        }
+        w.flush().unwrap();
+        live.on_event(&finished("g2"));
+        let index = live.finish(&dir).expect("a report");
+        assert_eq!(index, dir.join("report/index.html"));
+        let html = std::fs::read_to_string(index).unwrap();
+        assert!(
+            html.contains("Records that could not be shown (1)"),
+            "{html}"
+        );
+
+        let mut off = Live::new(None, "t");
+        off.on_event(&finished("g3"));
+        assert_eq!(off.finish(&dir), None);
+    }
+}

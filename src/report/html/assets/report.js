@@ -1,0 +1,673 @@
+// The league report's script: sortable tables, the views (main, bot page,
+// game list, game viewer) chosen by the URL fragment, and the boards of the
+// five games drawn in SVG from the positions the arena replayed. It knows
+// no rule of any game: every position comes from the engine.
+//
+// Data files are scripts calling arenaIndex(...) and arenaGames(...), loaded
+// with <script> elements: fetch() of local files is blocked under file://.
+(function () {
+  "use strict";
+
+  // ---- errors: shown on the page (and so seen by the tests) -------------
+  const errorBox = document.getElementById("errors");
+  function showError(msg) {
+    errorBox.hidden = false;
+    const p = document.createElement("p");
+    p.className = "js-error";
+    p.textContent = msg;
+    errorBox.appendChild(p);
+  }
+  window.addEventListener("error", (e) => showError("script error: " + e.message));
+  window.addEventListener("unhandledrejection", (e) =>
+    showError("script error: " + (e.reason && e.reason.message ? e.reason.message : e.reason))
+  );
+
+  // ---- small helpers ------------------------------------------------------
+  const SVG = "http://www.w3.org/2000/svg";
+  function h(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    setAttrs(e, attrs);
+    append(e, kids);
+    return e;
+  }
+  function s(tag, attrs, ...kids) {
+    const e = document.createElementNS(SVG, tag);
+    setAttrs(e, attrs);
+    append(e, kids);
+    return e;
+  }
+  function setAttrs(e, attrs) {
+    for (const k in attrs || {}) {
+      const v = attrs[k];
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "text") e.textContent = v;
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? "" : v);
+    }
+  }
+  function append(e, kids) {
+    for (const k of kids.flat(Infinity)) {
+      if (k === null || k === undefined || k === false) continue;
+      e.appendChild(typeof k === "object" ? k : document.createTextNode(String(k)));
+    }
+  }
+  function setChildren(e, ...kids) {
+    e.replaceChildren();
+    append(e, kids);
+  }
+  function frag(v) {
+    return encodeURIComponent(v);
+  }
+  function ms(us) {
+    if (!us) return "–";
+    if (us < 1000) return us + " µs";
+    if (us < 1e6) return (us / 1000).toFixed(1) + " ms";
+    return (us / 1e6).toFixed(2) + " s";
+  }
+  function scoreText(x) {
+    if (x === 1) return "1";
+    if (x === 0) return "0";
+    if (x === 0.5) return "½";
+    return String(x);
+  }
+
+  // ---- sortable tables ----------------------------------------------------
+  function sortKey(td, num) {
+    const raw = td.dataset.sort !== undefined ? td.dataset.sort : td.textContent.trim();
+    if (!num) return raw.toLowerCase();
+    const x = parseFloat(raw);
+    return isNaN(x) ? -Infinity : x;
+  }
+  function makeSortable(table) {
+    const heads = table.tHead ? table.tHead.rows[0].cells : [];
+    Array.from(heads).forEach((th, col) => {
+      if (th.classList.contains("nosort")) return;
+      th.classList.add("sorts");
+      th.title = "sort by " + th.textContent.trim();
+      th.addEventListener("click", () => {
+        const num = th.dataset.type === "num";
+        const asc = th.dataset.dir !== "asc";
+        Array.from(heads).forEach((x) => delete x.dataset.dir);
+        th.dataset.dir = asc ? "asc" : "desc";
+        const body = table.tBodies[0];
+        const rows = Array.from(body.rows);
+        rows.sort((a, b) => {
+          const x = sortKey(a.cells[col], num);
+          const y = sortKey(b.cells[col], num);
+          const c = x < y ? -1 : x > y ? 1 : 0;
+          return asc ? c : -c;
+        });
+        rows.forEach((r) => body.appendChild(r));
+      });
+    });
+  }
+  document.querySelectorAll("table.sortable").forEach(makeSortable);
+
+  // ---- data loading (JSONP style) -----------------------------------------
+  let index = null;
+  let indexWaiters = [];
+  const chunks = {};
+  const chunkWaiters = {};
+  window.arenaIndex = function (d) {
+    const byId = new Map();
+    d.games.forEach((g, i) => byId.set(g[0], i));
+    index = Object.assign({ byId: byId }, d);
+    indexWaiters.forEach((w) => w.ok(index));
+    indexWaiters = [];
+  };
+  window.arenaGames = function (d) {
+    const kidx = new Map();
+    d.keys.forEach((k, i) => kidx.set(k, i));
+    const games = new Map();
+    d.games.forEach((g) => games.set(g.id, g));
+    chunks[d.chunk] = { keys: d.keys, kidx: kidx, games: games };
+    (chunkWaiters[d.chunk] || []).forEach((w) => w.ok(chunks[d.chunk]));
+    delete chunkWaiters[d.chunk];
+  };
+  function script(src, onfail) {
+    const el = document.createElement("script");
+    el.src = src;
+    el.onerror = onfail;
+    document.head.appendChild(el);
+  }
+  function loadIndex() {
+    if (index) return Promise.resolve(index);
+    return new Promise((ok, fail) => {
+      const first = indexWaiters.length === 0;
+      indexWaiters.push({ ok: ok, fail: fail });
+      if (first)
+        script(ARENA.index, () => {
+          const msg = "cannot load " + ARENA.index + " (copy the report folder whole)";
+          indexWaiters.forEach((w) => w.fail(new Error(msg)));
+          indexWaiters = [];
+        });
+    });
+  }
+  function loadChunk(k) {
+    if (chunks[k]) return Promise.resolve(chunks[k]);
+    return new Promise((ok, fail) => {
+      const first = !chunkWaiters[k];
+      (chunkWaiters[k] = chunkWaiters[k] || []).push({ ok: ok, fail: fail });
+      if (first) {
+        const src = "games/" + index.chunks[k] + ".js";
+        script(src, () => {
+          const msg = "cannot load " + src + " (copy the report folder whole, or generate the report again)";
+          (chunkWaiters[k] || []).forEach((w) => w.fail(new Error(msg)));
+          delete chunkWaiters[k];
+        });
+      }
+    });
+  }
+
+  // ---- views ---------------------------------------------------------------
+  const mainView = document.getElementById("main-view");
+  const gamesView = document.getElementById("games-view");
+  const gameView = document.getElementById("game-view");
+  let viewer = null;
+
+  function parseHash() {
+    const raw = location.hash.replace(/^#/, "");
+    const parts = raw.split("&");
+    const args = {};
+    let view = "";
+    parts.forEach((p, i) => {
+      const eq = p.indexOf("=");
+      const k = eq < 0 ? p : p.slice(0, eq);
+      const v = eq < 0 ? "" : decodeURIComponent(p.slice(eq + 1));
+      if (i === 0) view = k;
+      args[k] = v;
+    });
+    return { view: view, args: args };
+  }
+
+  function show(el) {
+    document.querySelectorAll(".view").forEach((v) => (v.hidden = v !== el));
+    mainView.hidden = el !== mainView;
+    if (el !== gameView) viewer = null;
+  }
+
+  function route() {
+    const r = parseHash();
+    if (r.view === "game" && r.args.game) {
+      show(gameView);
+      openGame(r.args.game, r.args.step);
+    } else if (r.view === "games") {
+      show(gamesView);
+      gameList(r.args);
+    } else if (r.view === "bot" && r.args.bot !== undefined) {
+      const page = document.getElementById("bot-" + frag(r.args.bot).replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase()));
+      if (page) {
+        show(page);
+        window.scrollTo(0, 0);
+      } else {
+        show(mainView);
+        showError("no bot named " + r.args.bot + " in this report");
+      }
+    } else {
+      show(mainView);
+      if (r.view) {
+        const target = document.getElementById(r.view);
+        if (target) {
+          if (target.tagName === "DETAILS") target.open = true;
+          target.scrollIntoView();
+        }
+      }
+    }
+  }
+  window.addEventListener("hashchange", route);
+
+  // ---- game lists ------------------------------------------------------------
+  const PAGE = 100;
+  function gameList(args) {
+    gamesView.replaceChildren(h("h2", { text: "Games" }), h("p", { text: "loading the game list ..." }));
+    loadIndex()
+      .then((ix) => {
+        const bot = args.bot !== undefined ? ix.bots.indexOf(args.bot) : -2;
+        const vs = args.vs !== undefined ? ix.bots.indexOf(args.vs) : -2;
+        const label = args.label !== undefined ? ix.labels.indexOf(args.label) : -2;
+        const reason = args.reason !== undefined ? ix.reasons.indexOf(args.reason) : -2;
+        const forfeit = args.forfeit;
+        const fr = forfeit && forfeit !== "any" ? ix.reasons.indexOf(forfeit) : -2;
+        const rows = [];
+        for (const g of ix.games) {
+          if (label !== -2 && g[1] !== label) continue;
+          if (bot !== -2 && !g[2].includes(bot)) continue;
+          if (vs !== -2 && !g[2].includes(vs)) continue;
+          if (reason !== -2 && g[4] !== reason) continue;
+          if (forfeit !== undefined) {
+            if (g[5] < 0) continue;
+            if (bot !== -2 && g[2][g[5]] !== bot) continue;
+            if (fr !== -2 && g[4] !== fr) continue;
+          }
+          rows.push(g);
+        }
+        const what = [];
+        if (args.label) what.push(args.label);
+        if (args.bot) what.push((forfeit !== undefined ? "forfeited by " : "with ") + args.bot);
+        if (args.vs) what.push("against " + args.vs);
+        if (args.reason) what.push("ended by " + args.reason);
+        if (forfeit && forfeit !== "any") what.push("forfeit " + forfeit);
+        else if (forfeit === "any" && !args.bot) what.push("forfeits");
+        const page = Math.max(0, parseInt(args.page || "0", 10) || 0);
+        const pages = Math.max(1, Math.ceil(rows.length / PAGE));
+        const shown = rows.slice(page * PAGE, page * PAGE + PAGE);
+        const link = (p) => {
+          const a = Object.assign({}, args, { page: String(p) });
+          delete a.games;
+          return "#games" + Object.keys(a).map((k) => "&" + k + "=" + frag(a[k])).join("");
+        };
+        const nav = h(
+          "p",
+          { class: "pager" },
+          page > 0 ? h("a", { href: link(page - 1), text: "← previous" }) : null,
+          " page " + (page + 1) + " of " + pages + " ",
+          page + 1 < pages ? h("a", { href: link(page + 1), text: "next →" }) : null
+        );
+        const table = h(
+          "table",
+          { class: "game-list" },
+          h("thead", {}, h("tr", {}, ["game", "variant", "seats", "result", "reason", "plies", "time"].map((t) => h("th", { text: t })))),
+          h(
+            "tbody",
+            {},
+            shown.map((g) =>
+              h(
+                "tr",
+                { class: g[9] ? "damaged" : null },
+                h("td", {}, h("a", { href: "#game=" + frag(g[0]), text: g[0] })),
+                h("td", { text: ix.labels[g[1]] }),
+                h("td", { text: g[2].map((b, i) => ix.bots[b] + (g[5] === i ? " (forfeit)" : "")).join(" – ") }),
+                h("td", { text: g[3].map(scoreText).join(" – ") }),
+                h("td", { text: ix.reasons[g[4]] }),
+                h("td", { class: "num", text: g[6] }),
+                h("td", { class: "num", text: g[7] < 1000 ? g[7] + " ms" : (g[7] / 1000).toFixed(1) + " s" })
+              )
+            )
+          )
+        );
+        gamesView.replaceChildren(
+          h("h2", { text: "Games" + (what.length ? ": " + what.join(", ") : "") }),
+          h("p", { text: rows.length + " games" }),
+          nav,
+          table,
+          nav.cloneNode(true)
+        );
+      })
+      .catch((e) => showError(e.message));
+  }
+
+  // ---- the game viewer ---------------------------------------------------------
+  const SEAT_COLOURS = ["#f4f1e8", "#222", "#c0392b"];
+
+  function openGame(id, step) {
+    if (viewer && viewer.id === id) {
+      viewer.go(step === "end" ? viewer.n : parseInt(step, 10) || 0);
+      return;
+    }
+    gameView.replaceChildren(h("h2", { text: id }), h("p", { text: "loading ..." }));
+    loadIndex()
+      .then((ix) => {
+        const i = ix.byId.get(id);
+        if (i === undefined) throw new Error("no game " + id + " in this report");
+        return loadChunk(ix.games[i][8]).then((c) => {
+          const g = c.games.get(id);
+          if (!g) throw new Error("game " + id + " is missing from its data file");
+          viewer = new Viewer(g, c, ix.games[i]);
+          const n = viewer.n;
+          viewer.go(step === "end" ? n : Math.min(n, Math.max(0, parseInt(step, 10) || 0)));
+        });
+      })
+      .catch((e) => {
+        gameView.replaceChildren(h("h2", { text: id }), h("p", { class: "note", text: e.message }));
+        showError(e.message);
+      });
+  }
+
+  function Viewer(g, chunk, summary) {
+    this.id = g.id;
+    this.g = g;
+    this.chunk = chunk;
+    this.decisions = g.decisions || [];
+    this.n = this.decisions.length;
+    // Positions: the first whole, then each decision's changes applied.
+    const positions = [];
+    if (g.start) {
+      let pos = g.start.slice();
+      positions.push(pos);
+      for (const d of g.diffs || []) {
+        pos = pos.slice();
+        for (let i = 0; i < d.length; i += 2) pos[d[i]] = d[i + 1];
+        positions.push(pos);
+      }
+    }
+    this.positions = positions;
+    this.build(summary);
+  }
+
+  Viewer.prototype.value = function (pos, path) {
+    const kidx = this.chunk.kidx;
+    const get = (i) => (pos[i] === undefined ? null : pos[i]);
+    // A path of the snapshot (null here may be an object split in paths).
+    if (kidx.has(path) && get(kidx.get(path)) !== null) return get(kidx.get(path));
+    // A leaf array indexed further (kisolo's `inner.0.3`).
+    const parts = path.split(".");
+    for (let n = parts.length - 1; n > 0; n--) {
+      const key = parts.slice(0, n).join(".");
+      if (kidx.has(key) && get(kidx.get(key)) !== null) {
+        let v = get(kidx.get(key));
+        for (const p of parts.slice(n)) v = v === null || v === undefined ? null : v[p];
+        return v === undefined ? null : v;
+      }
+    }
+    // An object made of several paths (`pits.4b` = {W, B, R}).
+    const prefix = path + ".";
+    let obj = null;
+    this.chunk.keys.forEach((k, i) => {
+      if (k.startsWith(prefix) && get(i) !== null) {
+        obj = obj || {};
+        obj[k.slice(prefix.length)] = get(i);
+      }
+    });
+    return obj;
+  };
+
+  Viewer.prototype.build = function (summary) {
+    const g = this.g;
+    const names = g.names || [];
+    const self = this;
+    const seats = names.map((n, i) =>
+      h("span", { class: "seat" }, h("span", { class: "swatch", style: "background:" + SEAT_COLOURS[i] }), "seat " + i + ": ", h("a", { href: "#bot=" + frag(n), text: n }))
+    );
+    this.board = h("div", { class: "board" });
+    this.status = h("div", { class: "status" });
+    this.slider = h("input", { type: "range", min: 0, max: this.n, value: 0, "aria-label": "decision", oninput: (e) => self.go(parseInt(e.target.value, 10)) });
+    this.stepLabel = h("span", { class: "step" });
+    const btn = (t, title, f) => h("button", { type: "button", title: title, text: t, onclick: f });
+    const controls = h(
+      "div",
+      { class: "controls" },
+      btn("|◀", "start (Home)", () => self.go(0)),
+      btn("◀", "previous decision (←)", () => self.go(self.step - 1)),
+      btn("▶", "next decision (→)", () => self.go(self.step + 1)),
+      btn("▶|", "end (End)", () => self.go(self.n)),
+      this.slider,
+      this.stepLabel
+    );
+    this.rows = this.decisions.map((d, i) => {
+      const kind = d[2];
+      const flags = d[3];
+      const marks = [];
+      if (flags & 2) marks.push(h("span", { class: "mark opening", title: "opening: played before the bots took over", text: "opening" }));
+      if (flags & 1) marks.push(h("span", { class: "mark forced", title: "forced: the only option, applied without asking", text: "forced" }));
+      return h(
+        "tr",
+        { onclick: () => self.go(i + 1) },
+        h("td", { class: "num", text: i + 1 }),
+        h("td", {}, h("span", { class: "swatch", style: "background:" + SEAT_COLOURS[d[0]] }), names[d[0]] !== undefined ? names[d[0]] : "seat " + d[0]),
+        h("td", { text: kind }),
+        h("td", { class: "opt", text: d[1] }),
+        h("td", {}, marks),
+        h("td", { class: "num", text: flags ? "" : ms(d[4]) })
+      );
+    });
+    const list = h(
+      "div",
+      { class: "decisions" },
+      h(
+        "table",
+        {},
+        h("thead", {}, h("tr", {}, ["#", "who", "kind", "option", "", "time"].map((t) => h("th", { text: t })))),
+        h("tbody", {}, this.rows)
+      )
+    );
+    const end = g.end || {};
+    const scores = (end.scores || summary[3] || []).map((x, i) => (names[i] || "seat " + i) + " " + scoreText(x)).join(", ");
+    const result = h(
+      "div",
+      { class: "result" },
+      h("strong", { text: "Result: " }),
+      scores,
+      " (",
+      h("span", { class: "reason", text: end.reason || "" }),
+      end.plies !== undefined ? ", " + end.plies + " plies" : "",
+      ")",
+      end.offender !== null && end.offender !== undefined ? h("div", { class: "forfeit", text: "forfeit by " + (names[end.offender] || "seat " + end.offender) + (end.detail ? ": " + end.detail : "") }) : null
+    );
+    const opts = g.options && Object.keys(g.options).length ? " " + Object.keys(g.options).map((k) => k + "=" + g.options[k]).join(" ") : "";
+    setChildren(
+      gameView,
+      h("p", {}, h("a", { href: "#", text: "← report" })),
+      h("h2", { text: g.id }),
+      h("p", { class: "sub" }, (g.variant || "") + opts + ", " + (g.players || "") + " players, seed " + (g.seed || "") + ". ", seats),
+      g.notes ? h("p", { class: "note", text: "before the game: " + g.notes.join("; ") }) : null,
+      g.note ? h("p", { class: "note damaged-note", text: g.note }) : null,
+      h("div", { class: "viewer" }, h("div", { class: "board-col" }, this.board, controls, this.status, result), list)
+    );
+    this.keyHandler = (e) => {
+      if (viewer !== self || gameView.hidden || e.target.tagName === "INPUT" && e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
+      if (e.key === "ArrowRight") self.go(self.step + 1);
+      else if (e.key === "ArrowLeft") self.go(self.step - 1);
+      else if (e.key === "Home") self.go(0);
+      else if (e.key === "End") self.go(self.n);
+      else return;
+      e.preventDefault();
+    };
+    document.addEventListener("keydown", this.keyHandler);
+  };
+
+  Viewer.prototype.go = function (step) {
+    if (viewer !== this) {
+      document.removeEventListener("keydown", this.keyHandler);
+      return;
+    }
+    const last = Math.max(0, this.positions.length - 1);
+    step = Math.max(0, Math.min(isNaN(step) ? 0 : step, last));
+    this.step = step;
+    this.slider.value = step;
+    this.stepLabel.textContent = "decision " + step + " of " + this.n;
+    this.rows.forEach((r, i) => r.classList.toggle("current", i + 1 === step));
+    if (this.rows[step - 1]) {
+      const row = this.rows[step - 1];
+      const box = row.closest(".decisions");
+      if (box) box.scrollTop = Math.max(0, row.offsetTop - box.clientHeight / 2);
+    }
+    const pos = this.positions[step];
+    if (!pos) {
+      this.board.replaceChildren(h("p", { class: "note", text: "no position to show" }));
+      return;
+    }
+    const v = (path) => this.value(pos, path);
+    const draw = BOARDS[this.g.variant];
+    this.board.replaceChildren(draw ? draw(v, this.g) : h("p", { text: "no drawing for " + this.g.variant }));
+    this.board.dataset.step = step;
+    const who = v("to_decide");
+    const names = this.g.names || [];
+    this.status.replaceChildren(
+      "ply " + v("ply") + " · ",
+      who === null ? "game over" : "to decide: " + (names[who] || "seat " + who) + " (" + v("decision") + ")",
+      step > 0 ? " · last: " + this.decisions[step - 1][1] : ""
+    );
+    const here = "#game=" + frag(this.id) + "&step=" + (step === this.n ? "end" : step);
+    if (location.hash !== here) history.replaceState(null, "", here);
+  };
+
+  // ---- boards --------------------------------------------------------------------
+  // Every number drawn carries data-k (its path in the engine's snapshot)
+  // and data-v (its value as JSON), so that a test can compare the picture
+  // with the record.
+  function tag(v, path) {
+    return { "data-k": path, "data-v": JSON.stringify(v(path)) };
+  }
+  function num(x, y, v, path, cls) {
+    return s("text", Object.assign({ x: x, y: y, class: cls || "n", "text-anchor": "middle" }, tag(v, path)), String(v(path)));
+  }
+  function label(x, y, t, cls, anchor) {
+    return s("text", { x: x, y: y, class: cls || "lbl", "text-anchor": anchor || "middle" }, t);
+  }
+  function svg(w, hgt, ...kids) {
+    return s("svg", { viewBox: "0 0 " + w + " " + hgt, width: w, height: hgt, class: "board-svg" }, kids);
+  }
+  function stone(x, y, colour, r) {
+    const fill = { W: "#f4f1e8", B: "#222", R: "#c0392b" }[colour] || "#999";
+    return s("circle", { cx: x, cy: y, r: r || 9, fill: fill, class: "stone" });
+  }
+  // Counts of coloured stones in a pit: a badge per colour present.
+  function badges(x, y, obj, colours) {
+    const present = colours.filter((c) => obj && obj[c] > 0);
+    const out = [];
+    present.forEach((c, i) => {
+      const bx = x + (i - (present.length - 1) / 2) * 20;
+      out.push(stone(bx, y, c, 9));
+      out.push(s("text", { x: bx, y: y + 4, class: "badge " + (c === "W" ? "dark" : "light"), "text-anchor": "middle" }, String(obj[c])));
+    });
+    return out;
+  }
+
+  const BOARDS = {};
+
+  // F.I.L.O: squares A..H left to right, stacks bottom to top.
+  BOARDS.filo = function (v) {
+    const letters = "ABCDEFGH".split("");
+    const W = 60;
+    const kids = [];
+    letters.forEach((L, i) => {
+      const x = 20 + i * W;
+      const stack = v("squares." + L) || [];
+      kids.push(s("g", tag(v, "squares." + L), s("rect", { x: x, y: 40, width: W - 6, height: 120, class: "sq" }), stack.map((c, j) => stone(x + (W - 6) / 2, 145 - j * 26, c, 12))));
+      kids.push(label(x + (W - 6) / 2, 180, L));
+    });
+    const side = (who, x, anchor) =>
+      s(
+        "text",
+        { x: x, y: 22, class: "lbl", "text-anchor": anchor },
+        who + ": reserve ",
+        s("tspan", tag(v, "reserve." + who), String(v("reserve." + who))),
+        ", exited ",
+        s("tspan", tag(v, "exited." + who), String(v("exited." + who))),
+        ", pieces ",
+        s("tspan", tag(v, "pieces." + who), String(v("pieces." + who)))
+      );
+    kids.push(side("white", 20, "start"), side("black", 494, "end"));
+    kids.push(label(20, 200, "White → (enters at A)", "lbl small", "start"), label(494, 200, "← Black (enters at H)", "lbl small", "end"));
+    return svg(514, 210, kids);
+  };
+
+  // Tricala: the triangle of 21 pits, stones W, B (and R) by count.
+  BOARDS.tricala = function (v, g) {
+    const colours = g.players === 3 ? ["W", "B", "R"] : ["W", "B"];
+    const at = v("at");
+    const corners = v("corners") || ["1a", "6a", "6f"];
+    const kids = [];
+    for (let r = 1; r <= 6; r++) {
+      for (let c = 0; c < r; c++) {
+        const name = r + "abcdef"[c];
+        const x = 260 + (c - (r - 1) / 2) * 76;
+        const y = 40 + (r - 1) * 62;
+        const pit = v("pits." + name);
+        kids.push(
+          s(
+            "g",
+            tag(v, "pits." + name),
+            s("circle", { cx: x, cy: y, r: 30, class: "pit" + (corners.includes(name) ? " corner" : "") + (at === name ? " at" : "") }),
+            label(x, y - 16, name, "lbl tiny"),
+            badges(x, y + 6, pit, colours)
+          )
+        );
+      }
+    }
+    const info = [];
+    colours.forEach((c, i) => {
+      info.push(
+        s(
+          "text",
+          { x: 10, y: 400 + i * 18, class: "lbl", "text-anchor": "start" },
+          (g.names && g.names[i] ? g.names[i] : "seat " + i) + " (" + c + "): captured ",
+          s("tspan", tag(v, "captured." + i), String(v("captured." + i))),
+          ", on board ",
+          s("tspan", tag(v, "on_board." + i), String(v("on_board." + i)))
+        )
+      );
+    });
+    const hand = v("hand");
+    if (hand) {
+      info.push(label(510, 400, "in hand: " + Object.keys(hand).filter((k) => hand[k] > 0).map((k) => k + " " + hand[k]).join(", ") + (v("direction") ? ", going " + v("direction") : ""), "lbl", "end"));
+    }
+    info.push(label(510, 418, "phase " + v("phase"), "lbl small", "end"));
+    return svg(520, 400 + colours.length * 18 + 8, kids, info);
+  };
+
+  // Hackaback: White's row w1..w6 above, Black's b1..b6 below, the store S.
+  BOARDS.hackaback = function (v) {
+    const kids = [];
+    const at = v("at");
+    const hole = (name, x, y) =>
+      s("g", tag(v, "holes." + name), s("circle", { cx: x, cy: y, r: 28, class: "pit" + (at === name ? " at" : "") }), label(x, y - 32, name, "lbl tiny"), badges(x, y + 4, v("holes." + name), ["W", "B"]));
+    for (let i = 1; i <= 6; i++) {
+      kids.push(hole("w" + i, 40 + (i - 1) * 70, 70));
+      kids.push(hole("b" + i, 40 + (i - 1) * 70, 160));
+    }
+    kids.push(
+      s("g", tag(v, "store"), s("rect", { x: 450, y: 60, width: 70, height: 110, rx: 30, class: "pit store" + (at === "S" ? " at" : "") }), label(485, 52, "S", "lbl tiny"), badges(485, 120, v("store"), ["W", "B"]))
+    );
+    kids.push(label(10, 20, "White sows w1 → w6 → S → b6 … b1", "lbl small", "start"));
+    kids.push(label(10, 215, "Black sows b1 → b6 → S → w6 … w1", "lbl small", "start"));
+    const hand = v("hand");
+    kids.push(
+      label(530, 215, "phase " + v("phase") + (hand ? " · in hand: W " + (hand.W || 0) + ", B " + (hand.B || 0) : "") + " · sowing turns " + v("sowing_turns"), "lbl small", "end")
+    );
+    return svg(540, 230, kids);
+  };
+
+  // Kisolo: 4 x C holes as seat 0 sees them (seat 1's rows above, reversed).
+  BOARDS.kisolo = function (v, g) {
+    const C = v("columns") || 7;
+    const kids = [];
+    const rows = [
+      ["outer", 1, true],
+      ["inner", 1, true],
+      ["inner", 0, false],
+      ["outer", 0, false],
+    ];
+    rows.forEach((row, r) => {
+      const [ring, seat, reversed] = row;
+      const y = 40 + r * 56 + (r >= 2 ? 14 : 0);
+      kids.push(label(10, y + 5, (g.names && g.names[seat] ? g.names[seat] : "seat " + seat) + " " + (ring === "outer" ? "o" : "i"), "lbl small", "start"));
+      for (let c = 0; c < C; c++) {
+        const k = reversed ? C - 1 - c : c;
+        const x = 130 + c * 56;
+        const path = ring + "." + seat + "." + k;
+        kids.push(s("circle", { cx: x, cy: y, r: 22, class: "pit" + (ring === "inner" ? " inner" : "") }));
+        kids.push(num(x, y + 6, v, path));
+        kids.push(label(x, y + (r < 2 ? -25 : 34), (ring === "outer" ? "o" : "i") + (k + 1), "lbl tiny"));
+      }
+    });
+    kids.push(s("line", { x1: 100, x2: 130 + C * 56, y1: 139, y2: 139, class: "divider" }));
+    return svg(150 + C * 56, 270, kids);
+  };
+
+  // Diffusion: F E D C B A above, G .. L below, the West and East pits.
+  BOARDS.diffusion = function (v) {
+    const kids = [];
+    const top = "FEDCBA".split("");
+    const bottom = "GHIJKL".split("");
+    kids.push(s("rect", { x: 80, y: 20, width: 204, height: 150, class: "block a" }));
+    kids.push(s("rect", { x: 284, y: 20, width: 204, height: 150, class: "block b" }));
+    const pit = (L, x, y) => [s("circle", { cx: x, cy: y, r: 26, class: "pit" }), num(x, y + 7, v, "pits." + L), label(x, y + (y < 90 ? -30 : 42), L, "lbl tiny")];
+    top.forEach((L, i) => kids.push(pit(L, 114 + i * 68, 60)));
+    bottom.forEach((L, i) => kids.push(pit(L, 114 + i * 68, 130)));
+    kids.push(s("rect", { x: 16, y: 30, width: 54, height: 130, rx: 26, class: "pit" }), num(43, 102, v, "west"), label(43, 180, "West", "lbl small"));
+    kids.push(s("rect", { x: 498, y: 30, width: 54, height: 130, rx: 26, class: "pit" }), num(525, 102, v, "east"), label(525, 180, "East", "lbl small"));
+    kids.push(label(182, 186, "block A (South's)", "lbl tiny"), label(386, 186, "block B (North's)", "lbl tiny"));
+    kids.push(label(284, 14, "North", "lbl small"), label(284, 208, "South", "lbl small"));
+    return svg(568, 216, kids);
+  };
+
+  // ---- start ---------------------------------------------------------------
+  route();
+  if (ARENA.live) {
+    // A running league: reload now and then while the main page is shown.
+    setInterval(() => {
+      if (!mainView.hidden) location.reload();
+    }, 30000);
+  }
+})();

@@ -1,0 +1,410 @@
+//! The HTML report of a league: `report/index.html` and its files, one
+//! folder that opens from disk (file://) and loads nothing from the
+//! network.
+//!
+//! - `index.html`: standings, crosstables, per-variant statistics,
+//!   forfeits and a page per bot, rendered here from the ratings
+//!   (`crate::ratings::rate`, the same computation as the CSV tables) with
+//!   the minijinja templates of `templates/`; the charts are a few SVG
+//!   rectangles drawn by the template, so no chart library is needed.
+//! - `report.js`, `report.css` (`assets/`): sortable tables, the game lists
+//!   and the game viewer; the browser draws positions, it knows no rule.
+//! - `games/index.js`: one line of summary per game, and
+//!   `games/cNNNN-HASH.js`: the viewer data of a few hundred games each
+//!   (every position replayed by the engine here, see `replay`). Both are
+//!   scripts that call a global function (`arenaIndex`, `arenaGames`),
+//!   loaded with a `<script>` element when a game list or a game is first
+//!   shown: `fetch()` of a local file is blocked in browsers.
+//!
+//! A chunk's file name holds a hash of its games' rows and record files,
+//! so a refresh during a league rewrites only the chunks whose games
+//! changed (in practice the last one) and the summaries.
+//!
+//! Reads results rows and records only; a damaged record is a note in the
+//! report, never a panic or an error.
+
+mod replay;
+mod view;
+
+use crate::ratings::{rate, RateOptions, RatingError};
+use crate::report::tables::{merge, TablesError};
+use crate::results::{csvio, GameRow};
+use replay::{GameMeta, Keys};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+/// Games per chunk file of viewer data.
+pub const CHUNK: usize = 250;
+
+/// Bumped when the chunk format changes, so that old chunks are rebuilt.
+const FORMAT: &str = "arena-report-1";
+
+/// Errors of writing a report.
+#[derive(Debug, thiserror::Error)]
+pub enum HtmlError {
+    #[error(transparent)]
+    Tables(#[from] TablesError),
+    #[error(transparent)]
+    Csv(#[from] csvio::CsvError),
+    #[error(transparent)]
+    Rating(#[from] RatingError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the report's template: {0}")]
+    Template(#[from] minijinja::Error),
+    #[error("no games yet in {0}")]
+    NoGames(String),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> HtmlError + '_ {
+    move |source| HtmlError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// One results folder: its `games.csv` and its records' folder.
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub games_csv: PathBuf,
+    pub records: PathBuf,
+}
+
+/// What the report is of.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The league's name (the page title).
+    pub title: String,
+    /// The league is still running: the page says so and reloads itself.
+    pub live: bool,
+    /// Games the schedule holds, when known (shown as `done of total`).
+    pub scheduled: Option<usize>,
+    /// Threads that build the viewer data (0 counts as 1).
+    pub threads: usize,
+}
+
+/// What `write_report` did.
+#[derive(Debug, Default)]
+pub struct Written {
+    pub index: PathBuf,
+    pub games: usize,
+    /// Chunk files built now, and kept from an earlier report.
+    pub chunks_built: usize,
+    pub chunks_kept: usize,
+    /// Games whose record is missing or damaged.
+    pub damaged: usize,
+    /// Lines skipped while reading games.csv.
+    pub warnings: Vec<String>,
+}
+
+/// Writes the report of `sources` (one league, or its shards) into `out`
+/// (`index.html` and its files; the folder is created).
+pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Written, HtmlError> {
+    let mut written = Written::default();
+    let mut shards = Vec::new();
+    let mut origin: HashMap<String, usize> = HashMap::new();
+    for (k, s) in sources.iter().enumerate() {
+        let f = csvio::read_file(&s.games_csv)?;
+        written
+            .warnings
+            .extend(f.warnings.iter().map(|w| w.to_string()));
+        for (_, r) in &f.rows {
+            origin.entry(r.game_id.clone()).or_insert(k);
+        }
+        shards.push((s.games_csv.clone(), f.rows));
+    }
+    let (rows, _duplicates) = merge(shards)?;
+    if rows.is_empty() {
+        let names: Vec<String> = sources
+            .iter()
+            .map(|s| s.games_csv.display().to_string())
+            .collect();
+        return Err(HtmlError::NoGames(names.join(", ")));
+    }
+    let report = rate(&rows, &RateOptions::default())?;
+    // The first-seat advantage with its interval, per variant label, from
+    // the fit that models it (the standings stay those of ratings.csv).
+    let seat = rate(
+        &rows,
+        &RateOptions {
+            seat_advantage: true,
+            ..Default::default()
+        },
+    )
+    .ok();
+
+    let games_dir = out.join("games");
+    std::fs::create_dir_all(&games_dir).map_err(io(&games_dir))?;
+
+    // Viewer chunks: built where missing, kept where their hash matches.
+    let record_of = |row: &GameRow| -> Option<PathBuf> {
+        let id = &row.game_id;
+        if id.is_empty() || id.contains(['/', '\\']) || id.starts_with('.') {
+            return None;
+        }
+        let s = sources.get(*origin.get(id)?)?;
+        Some(s.records.join(format!("{id}.jsonl")))
+    };
+    let mut chunk_files = Vec::new();
+    let mut done: Vec<Option<Vec<GameMeta>>> = Vec::new();
+    for (k, chunk) in rows.chunks(CHUNK).enumerate() {
+        let mut h = Fnv::new();
+        h.write(FORMAT.as_bytes());
+        for row in chunk {
+            h.write(serde_json::to_string(row).unwrap_or_default().as_bytes());
+            if let Some(m) = record_of(row).and_then(|p| std::fs::metadata(p).ok()) {
+                h.write(&m.len().to_le_bytes());
+                let t = m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+                h.write(&t.map_or(0, |t| t.as_nanos()).to_le_bytes());
+            }
+        }
+        let name = format!("c{k:04}-{:016x}", h.finish());
+        let kept = std::fs::read(games_dir.join(format!("{name}.json")))
+            .ok()
+            .filter(|_| games_dir.join(format!("{name}.js")).is_file())
+            .and_then(|b| serde_json::from_slice::<Vec<GameMeta>>(&b).ok())
+            .filter(|m| m.len() == chunk.len());
+        done.push(kept);
+        chunk_files.push(name);
+    }
+    // The missing chunks, built by `opts.threads` threads at once.
+    let todo: Vec<usize> = (0..done.len()).filter(|&k| done[k].is_none()).collect();
+    written.chunks_kept = done.len() - todo.len();
+    written.chunks_built = todo.len();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let built = std::sync::Mutex::new(Vec::new());
+    let work = || -> Result<(), HtmlError> {
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&k) = todo.get(i) else {
+                return Ok(());
+            };
+            let chunk = &rows[k * CHUNK..((k + 1) * CHUNK).min(rows.len())];
+            let (text, m) = build_chunk(k, chunk, &record_of);
+            let name = &chunk_files[k];
+            write_atomic(&games_dir.join(format!("{name}.js")), text.as_bytes())?;
+            let meta_text = serde_json::to_vec(&m).unwrap_or_default();
+            write_atomic(&games_dir.join(format!("{name}.json")), &meta_text)?;
+            if let Ok(mut b) = built.lock() {
+                b.push((k, m));
+            }
+        }
+    };
+    let threads = opts.threads.clamp(1, todo.len().max(1));
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(HtmlError::Io {
+                        path: games_dir.clone(),
+                        source: std::io::Error::other("a thread building the viewer data failed"),
+                    })
+                })
+            })
+            .collect::<Result<Vec<()>, HtmlError>>()
+    })?;
+    for (k, m) in built.into_inner().unwrap_or_default() {
+        done[k] = Some(m);
+    }
+    let metas: Vec<GameMeta> = done
+        .into_iter()
+        .zip(rows.chunks(CHUNK))
+        .flat_map(|(m, chunk)| m.unwrap_or_else(|| vec![GameMeta::default(); chunk.len()]))
+        .collect();
+    written.damaged = metas.iter().filter(|m| m.note.is_some()).count();
+
+    let stamp = format!(
+        "{:x}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis())
+    );
+    let index_js = games_dir.join("index.js");
+    write_atomic(
+        &index_js,
+        game_index(&rows, &metas, &chunk_files).as_bytes(),
+    )?;
+    remove_stale(&games_dir, &chunk_files);
+
+    for (name, text) in [
+        ("report.js", include_str!("assets/report.js")),
+        ("report.css", include_str!("assets/report.css")),
+    ] {
+        write_atomic(&out.join(name), text.as_bytes())?;
+    }
+    let page = view::page(
+        &report,
+        seat.as_ref(),
+        &rows,
+        &metas,
+        opts,
+        &stamp,
+        &written.warnings,
+    );
+    let html = render(&page)?;
+    let index = out.join("index.html");
+    write_atomic(&index, html.as_bytes())?;
+    written.index = index;
+    written.games = rows.len();
+    Ok(written)
+}
+
+/// The page from its template.
+fn render(page: &view::Page) -> Result<String, minijinja::Error> {
+    let mut env = minijinja::Environment::new();
+    env.add_template("index.html", include_str!("templates/index.html"))?;
+    env.get_template("index.html")?
+        .render(minijinja::value::Serde(page))
+}
+
+/// The viewer data of one chunk of games (a script calling `arenaGames`),
+/// and each game's meta.
+fn build_chunk(
+    k: usize,
+    rows: &[GameRow],
+    record_of: &dyn Fn(&GameRow) -> Option<PathBuf>,
+) -> (String, Vec<GameMeta>) {
+    let mut keys = Keys::default();
+    let mut games = Vec::with_capacity(rows.len());
+    let mut metas = Vec::with_capacity(rows.len());
+    for row in rows {
+        let text = record_of(row).and_then(|p| std::fs::read_to_string(p).ok());
+        let (data, meta) = replay::game_data(&row.game_id, text.as_deref(), &mut keys);
+        games.push(data);
+        metas.push(meta);
+    }
+    let body = json!({ "chunk": k, "keys": keys.names, "games": games });
+    (format!("arenaGames({body});\n"), metas)
+}
+
+/// `games/index.js`: every game in one line (ids, labels, bots and reasons
+/// as indexes into tables).
+fn game_index(rows: &[GameRow], metas: &[GameMeta], chunks: &[String]) -> String {
+    let mut bots = Interner::default();
+    let mut labels = Interner::default();
+    let mut reasons = Interner::default();
+    let games: Vec<Value> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let seats: Vec<usize> = r.seats().iter().map(|b| bots.id(b)).collect();
+            let damaged = metas.get(i).is_some_and(|m| m.note.is_some());
+            json!([
+                r.game_id,
+                labels.id(&crate::ratings::variant_label(r)),
+                seats,
+                r.scores(),
+                reasons.id(&r.reason),
+                r.offender.map_or(-1, i64::from),
+                r.plies,
+                r.duration_ms,
+                i / CHUNK,
+                u8::from(damaged),
+            ])
+        })
+        .collect();
+    let body = json!({
+        "bots": bots.names,
+        "labels": labels.names,
+        "reasons": reasons.names,
+        "chunks": chunks,
+        "games": games,
+    });
+    format!("arenaIndex({body});\n")
+}
+
+#[derive(Default)]
+struct Interner {
+    names: Vec<String>,
+    index: HashMap<String, usize>,
+}
+
+impl Interner {
+    fn id(&mut self, s: &str) -> usize {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        self.names.push(s.to_string());
+        self.index.insert(s.to_string(), self.names.len() - 1);
+        self.names.len() - 1
+    }
+}
+
+/// Removes chunk files of earlier reports that no game refers to now.
+fn remove_stale(dir: &Path, keep: &[String]) {
+    let keep: BTreeSet<&str> = keep.iter().map(String::as_str).collect();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let stem = name
+            .strip_suffix(".js")
+            .or_else(|| name.strip_suffix(".json"));
+        if let Some(stem) = stem {
+            if stem.starts_with('c') && stem.contains('-') && !keep.contains(stem) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+/// Writes `path` through a temporary file and a rename, so that a browser
+/// reading the report meanwhile sees the old file or the new one.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HtmlError> {
+    let mut tmp = path.as_os_str().to_owned();
+    // Two writers at once (a league's refresh, `arena report` by hand)
+    // each have their own temporary file.
+    tmp.push(format!(".{}.tmp", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io(path))
+}
+
+/// FNV-1a, 64 bits: a hash that stays the same across runs and builds.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// `s` for a URL fragment's value: everything but letters, digits and
+/// `-_.~` percent-encoded (the page's script decodes it).
+pub fn frag(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Counts of a map, sorted by count (largest first), then by key.
+fn by_count(m: &BTreeMap<String, u64>) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = m.iter().map(|(k, n)| (k.clone(), *n)).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v
+}

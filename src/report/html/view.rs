@@ -1,0 +1,808 @@
+//! What `index.html` shows, ready for its template: every number formatted
+//! here from the ratings' `Report` (the same computation as the CSV tables)
+//! and the rows; the template only lays it out.
+
+use super::replay::GameMeta;
+use super::{by_count, frag, Options};
+use crate::ratings::{variant_label, Report, Standings, ALL, CONFIDENCE};
+use crate::results::GameRow;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// Forfeits listed one by one on the page (the rest are in the game lists).
+const FORFEITS_LISTED: usize = 300;
+/// Damaged records listed by name.
+const NOTES_LISTED: usize = 100;
+
+#[derive(Serialize)]
+pub struct Page {
+    title: String,
+    generated: String,
+    live: bool,
+    games: usize,
+    scheduled: Option<usize>,
+    bots: usize,
+    confidence: String,
+    warnings: Vec<String>,
+    standings: Vec<Table>,
+    crosstables: Vec<Cross>,
+    variants: Vec<VariantView>,
+    forfeits: Forfeits,
+    bot_pages: Vec<BotPage>,
+    notes: Vec<(String, String, String)>,
+    notes_total: usize,
+    /// The data the page's script needs, as JSON.
+    data: serde_json::Value,
+}
+
+#[derive(Serialize)]
+struct Table {
+    label: String,
+    title: String,
+    anchor: String,
+    notes: Vec<String>,
+    rows: Vec<Row>,
+    /// The Elo axis of the interval bars.
+    axis_lo: String,
+    axis_hi: String,
+    zero: f64,
+}
+
+#[derive(Serialize)]
+struct Row {
+    rank: String,
+    bot: String,
+    href: String,
+    elo: String,
+    elo_sort: f64,
+    pm: String,
+    interval: String,
+    /// Interval bar: left and width in % of the axis, the dot's position.
+    bar: Option<(f64, f64, f64)>,
+    games: u64,
+    wdl: String,
+    score: String,
+    draws: String,
+    forfeits: u64,
+    forfeit_text: String,
+    forfeit_href: String,
+    los: String,
+    los_sort: f64,
+    flag: String,
+}
+
+#[derive(Serialize)]
+struct Cross {
+    label: String,
+    anchor: String,
+    bots: Vec<(String, String)>,
+    rows: Vec<CrossRow>,
+}
+
+#[derive(Serialize)]
+struct CrossRow {
+    bot: String,
+    href: String,
+    cells: Vec<Cell>,
+}
+
+#[derive(Serialize, Default)]
+struct Cell {
+    text: String,
+    color: String,
+    title: String,
+    href: String,
+}
+
+#[derive(Serialize)]
+struct VariantView {
+    label: String,
+    anchor: String,
+    players: u8,
+    games: u64,
+    draws: u64,
+    draw_pct: String,
+    first_seat: String,
+    seat_interval: String,
+    plies: String,
+    duration: String,
+    forfeits: u64,
+    forfeits_href: String,
+    games_href: String,
+    reasons: Vec<(String, u64, String, f64, String)>,
+    hist: Hist,
+}
+
+#[derive(Serialize, Default)]
+struct Hist {
+    /// (x, y, width, height, title) in the SVG's units.
+    bars: Vec<(f64, f64, f64, f64, String)>,
+    ticks: Vec<(f64, String)>,
+    max: u64,
+}
+
+/// A reason, its count and the link to its games.
+type Counted = (String, u64, String);
+
+#[derive(Serialize, Default)]
+struct Forfeits {
+    total: usize,
+    /// Bot page link, bot, forfeits, by reason.
+    by_bot: Vec<(String, String, u64, Vec<Counted>)>,
+    list: Vec<ForfeitRow>,
+}
+
+#[derive(Serialize)]
+struct ForfeitRow {
+    game_id: String,
+    href: String,
+    bot: String,
+    label: String,
+    reason: String,
+    detail: String,
+}
+
+#[derive(Serialize)]
+struct BotPage {
+    bot: String,
+    anchor: String,
+    games_href: String,
+    ratings: Vec<BotLine>,
+    opponents: Vec<OppLine>,
+    forfeits: Vec<Counted>,
+}
+
+#[derive(Serialize)]
+struct BotLine {
+    label: String,
+    rank: String,
+    elo: String,
+    interval: String,
+    games: u64,
+    score: String,
+    draws: String,
+    forfeits: u64,
+    flag: String,
+}
+
+#[derive(Serialize)]
+struct OppLine {
+    label: String,
+    opponent: String,
+    href: String,
+    results: String,
+    score: String,
+    penta: String,
+    penta_elo: String,
+    los: String,
+    games_href: String,
+}
+
+fn pct(x: f64) -> String {
+    if x.is_finite() {
+        format!("{:.1}", 100.0 * x)
+    } else {
+        String::new()
+    }
+}
+
+fn elo_text(x: f64) -> String {
+    // Never `-0`.
+    format!("{:.0}", x.round() + 0.0)
+}
+
+fn title_of(label: &str) -> String {
+    if label == ALL {
+        "All variants".into()
+    } else {
+        label.to_string()
+    }
+}
+
+pub fn bot_href(bot: &str) -> String {
+    format!("#bot={}", frag(bot))
+}
+
+fn games_href(pairs: &[(&str, &str)]) -> String {
+    let mut s = "#games".to_string();
+    for (k, v) in pairs {
+        s.push('&');
+        s.push_str(k);
+        s.push('=');
+        s.push_str(&frag(v));
+    }
+    s
+}
+
+/// The label's argument in game-list links (`all` filters nothing).
+fn label_arg(label: &str) -> Vec<(&'static str, &str)> {
+    if label == ALL {
+        Vec::new()
+    } else {
+        vec![("label", label)]
+    }
+}
+
+fn table(st: &Standings) -> Table {
+    let rated: Vec<_> = st.ratings.iter().filter(|r| r.rated).collect();
+    let mut lo = rated
+        .iter()
+        .map(|r| r.elo_low)
+        .filter(|x| x.is_finite())
+        .fold(f64::INFINITY, f64::min);
+    let mut hi = rated
+        .iter()
+        .map(|r| r.elo_high)
+        .filter(|x| x.is_finite())
+        .fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() || !hi.is_finite() || hi - lo < 1.0 {
+        (lo, hi) = (-100.0, 100.0);
+    }
+    let pad = (hi - lo) * 0.05;
+    let (lo, hi) = (lo - pad, hi + pad);
+    let at = |x: f64| (100.0 * (x - lo) / (hi - lo)).clamp(0.0, 100.0);
+    let mut rank = 0;
+    let rows = st
+        .ratings
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let c = &r.count;
+            let next = st.ratings.get(i + 1).filter(|n| n.rated);
+            let los = next.and_then(|n| st.los(&r.bot, &n.bot));
+            let (rk, elo, pm, interval, bar) = if r.rated {
+                rank += 1;
+                (
+                    rank.to_string(),
+                    elo_text(r.elo),
+                    format!("{:.0}", (r.elo_high - r.elo_low) / 2.0),
+                    format!("[{}, {}]", elo_text(r.elo_low), elo_text(r.elo_high)),
+                    Some((
+                        at(r.elo_low),
+                        (at(r.elo_high) - at(r.elo_low)).max(0.5),
+                        at(r.elo),
+                    )),
+                )
+            } else {
+                ("-".into(), "-".into(), String::new(), String::new(), None)
+            };
+            let mut fa = vec![("bot", r.bot.as_str()), ("forfeit", "any")];
+            fa.extend(label_arg(&st.variant));
+            Row {
+                rank: rk,
+                href: bot_href(&r.bot),
+                bot: r.bot.clone(),
+                elo,
+                elo_sort: if r.rated { r.elo } else { f64::MIN },
+                pm,
+                interval,
+                bar,
+                games: c.games,
+                wdl: format!("{}-{}-{}", c.wins, c.draws, c.losses),
+                score: pct(c.score()),
+                draws: pct(c.draw_rate()),
+                forfeits: c.forfeits,
+                forfeit_text: c
+                    .forfeit_reasons
+                    .iter()
+                    .map(|(k, n)| format!("{k} {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                forfeit_href: games_href(&fa),
+                los: los.map_or(String::new(), pct),
+                los_sort: los.unwrap_or(-1.0),
+                flag: r.flag.as_str().to_string(),
+            }
+        })
+        .collect();
+    let mut notes = Vec::new();
+    if st.regularized {
+        notes.push(
+            "Someone won or lost every game against a group of bots: the groups are placed as if \
+             one game between them had been a draw (Ordo's rule); flagged ratings rest on that rule."
+                .to_string(),
+        );
+    }
+    if st.groups > 1 {
+        notes.push(format!(
+            "These bots form {} groups that never met, even through others: ratings of different \
+             groups cannot be compared.",
+            st.groups
+        ));
+    }
+    Table {
+        label: st.variant.clone(),
+        title: title_of(&st.variant),
+        anchor: format!("st-{}", frag(&st.variant)),
+        notes,
+        rows,
+        axis_lo: elo_text(lo),
+        axis_hi: elo_text(hi),
+        zero: at(0.0),
+    }
+}
+
+/// A score in [0, 1] as a heatmap colour (red: 0, white: 0.5, green: 1).
+fn heat(s: f64) -> String {
+    let t = (s - 0.5).clamp(-0.5, 0.5) * 2.0;
+    let (r, g, b) = if t >= 0.0 {
+        (255.0 - 155.0 * t, 255.0 - 55.0 * t, 255.0 - 155.0 * t)
+    } else {
+        (255.0, 255.0 + 155.0 * t, 255.0 + 155.0 * t)
+    };
+    format!("rgb({:.0},{:.0},{:.0})", r, g, b)
+}
+
+fn cross(report: &Report, label: &str, bots: &[String]) -> Cross {
+    let pairs: HashMap<(&str, &str), &crate::ratings::PairCount> = report
+        .pairs
+        .iter()
+        .filter(|p| p.variant == label)
+        .map(|p| ((p.bot_a.as_str(), p.bot_b.as_str()), p))
+        .collect();
+    let rows = bots
+        .iter()
+        .map(|a| {
+            let cells = bots
+                .iter()
+                .map(|b| {
+                    let (p, flip) = match (
+                        pairs.get(&(a.as_str(), b.as_str())),
+                        pairs.get(&(b.as_str(), a.as_str())),
+                    ) {
+                        (Some(p), _) => (*p, false),
+                        (None, Some(p)) => (*p, true),
+                        _ => return Cell::default(),
+                    };
+                    if p.results == 0 || a == b {
+                        return Cell::default();
+                    }
+                    let (w, l) = if flip {
+                        (p.b_wins, p.a_wins)
+                    } else {
+                        (p.a_wins, p.b_wins)
+                    };
+                    let score = if flip { 1.0 - p.a_score() } else { p.a_score() };
+                    let mut penta = p.penta;
+                    if flip {
+                        penta.reverse();
+                    }
+                    let sign = if flip { -1.0 } else { 1.0 };
+                    let mut title = format!(
+                        "{a} vs {b} ({label}): {} results, {w}-{}-{l} (W-D-L), score {}%",
+                        p.results,
+                        p.draws,
+                        pct(score)
+                    );
+                    if p.pairs() > 0 {
+                        title.push_str(&format!(
+                            "\npentanomial (LL, LD, WL+DD, WD, WW) over {} seat-swap pairs: {:?}",
+                            p.pairs(),
+                            penta
+                        ));
+                    }
+                    if let (Some(e), Some(err)) = (p.penta_elo, p.penta_elo_err) {
+                        title.push_str(&format!("\npentanomial Elo {:+.1} ± {:.1}", sign * e, err));
+                    }
+                    if let Some(d) = p.elo_diff {
+                        title.push_str(&format!("\nElo difference {:+.1}", sign * d));
+                    }
+                    if let Some(los) = p.los {
+                        let los = if flip { 1.0 - los } else { los };
+                        title.push_str(&format!("\nLOS {}%", pct(los)));
+                    }
+                    let mut args = vec![("bot", a.as_str()), ("vs", b.as_str())];
+                    args.extend(label_arg(label));
+                    Cell {
+                        text: format!("{:.0}", 100.0 * score),
+                        color: heat(score),
+                        title,
+                        href: games_href(&args),
+                    }
+                })
+                .collect();
+            CrossRow {
+                bot: a.clone(),
+                href: bot_href(a),
+                cells,
+            }
+        })
+        .collect();
+    Cross {
+        label: title_of(label),
+        anchor: format!("x-{}", frag(label)),
+        bots: bots
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (format!("{}", i + 1), b.clone()))
+            .collect(),
+        rows,
+    }
+}
+
+fn histogram(plies: &[u32]) -> Hist {
+    let (Some(&min), Some(&max)) = (plies.iter().min(), plies.iter().max()) else {
+        return Hist::default();
+    };
+    // A round bin width giving at most 30 bins.
+    let span = u64::from(max - min) + 1;
+    let mut width = 1u64;
+    for w in [
+        1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000,
+    ] {
+        width = w;
+        if span.div_ceil(w) <= 30 {
+            break;
+        }
+    }
+    let start = u64::from(min) / width * width;
+    let bins = ((u64::from(max) - start) / width + 1) as usize;
+    let mut counts = vec![0u64; bins];
+    for &p in plies {
+        counts[((u64::from(p) - start) / width) as usize] += 1;
+    }
+    let top = counts.iter().copied().max().unwrap_or(1).max(1);
+    let (w, h) = (300.0, 100.0);
+    let bw = w / bins as f64;
+    let bars = counts
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let lo = start + i as u64 * width;
+            let bh = h * c as f64 / top as f64;
+            let range = if width == 1 {
+                format!("{lo} plies")
+            } else {
+                format!("{lo}-{} plies", lo + width - 1)
+            };
+            (
+                i as f64 * bw,
+                h - bh,
+                (bw - 1.0).max(0.5),
+                bh,
+                format!("{range}: {c} games"),
+            )
+        })
+        .collect();
+    let step = bins.div_ceil(5).max(1);
+    let ticks = (0..bins)
+        .step_by(step)
+        .map(|i| (i as f64 * bw, (start + i as u64 * width).to_string()))
+        .collect();
+    Hist {
+        bars,
+        ticks,
+        max: top,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn page(
+    report: &Report,
+    seat: Option<&Report>,
+    rows: &[GameRow],
+    metas: &[GameMeta],
+    opts: &Options,
+    stamp: &str,
+    warnings: &[String],
+) -> Page {
+    let bots: Vec<String> = report
+        .overall
+        .ratings
+        .iter()
+        .map(|r| r.bot.clone())
+        .collect();
+    let standings: Vec<Table> = std::iter::once(&report.overall)
+        .chain(&report.per_variant)
+        .map(table)
+        .collect();
+    let mut labels = vec![ALL.to_string()];
+    labels.extend(report.per_variant.iter().map(|v| v.variant.clone()));
+    labels.dedup();
+    let crosstables = labels.iter().map(|l| cross(report, l, &bots)).collect();
+
+    let mut plies: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    for r in rows {
+        plies.entry(variant_label(r)).or_default().push(r.plies);
+    }
+    let variants = report
+        .variants
+        .iter()
+        .map(|v| {
+            let seat_elo = seat
+                .and_then(|s| s.variants.iter().find(|x| x.variant == v.variant))
+                .and_then(|x| x.seat_elo);
+            let to_score = |e: f64| 1.0 / (1.0 + 10f64.powf(-e / 400.0));
+            let seat_interval = match seat_elo {
+                Some((e, lo, hi)) => format!(
+                    "{:+.0} Elo [{:+.0}, {:+.0}]: an expected first-seat score of {}% [{}, {}] between equal bots",
+                    e,
+                    lo,
+                    hi,
+                    pct(to_score(e)),
+                    pct(to_score(lo)),
+                    pct(to_score(hi))
+                ),
+                None => String::new(),
+            };
+            let reasons = by_count(&v.reasons)
+                .into_iter()
+                .map(|(r, n)| {
+                    let share = n as f64 / v.games.max(1) as f64;
+                    let mut args = label_arg(&v.variant);
+                    args.push(("reason", &r));
+                    let href = games_href(&args);
+                    (r.clone(), n, pct(share), 100.0 * share, href)
+                })
+                .collect();
+            let mut fa = label_arg(&v.variant);
+            fa.push(("forfeit", "any"));
+            VariantView {
+                label: v.variant.clone(),
+                anchor: format!("v-{}", frag(&v.variant)),
+                players: v.players,
+                games: v.games,
+                draws: v.draws,
+                draw_pct: pct(v.draw_rate()),
+                first_seat: pct(v.first_seat_score),
+                seat_interval,
+                plies: format!(
+                    "mean {:.1}, median {:.0}, {} to {}",
+                    v.plies_mean, v.plies_median, v.plies_min, v.plies_max
+                ),
+                duration: format!("{:.1} ms", v.duration_ms_mean),
+                forfeits: v.forfeits,
+                forfeits_href: games_href(&fa),
+                games_href: games_href(&label_arg(&v.variant)),
+                reasons,
+                hist: histogram(plies.get(&v.variant).map_or(&[][..], Vec::as_slice)),
+            }
+        })
+        .collect();
+
+    // Forfeits: by bot and reason, then one by one with the detail.
+    let mut by_bot: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    let mut forfeits = Forfeits::default();
+    for (i, r) in rows.iter().enumerate() {
+        let Some(seat) = r.offender else { continue };
+        let bot = r.seats().get(usize::from(seat)).copied().unwrap_or("?");
+        *by_bot
+            .entry(bot.to_string())
+            .or_default()
+            .entry(r.reason.clone())
+            .or_default() += 1;
+        forfeits.total += 1;
+        if forfeits.list.len() < FORFEITS_LISTED {
+            forfeits.list.push(ForfeitRow {
+                href: format!("#game={}", frag(&r.game_id)),
+                game_id: r.game_id.clone(),
+                bot: bot.to_string(),
+                label: variant_label(r),
+                reason: r.reason.clone(),
+                detail: metas
+                    .get(i)
+                    .and_then(|m| m.detail.clone())
+                    .unwrap_or_default(),
+            });
+        }
+    }
+    forfeits.by_bot = by_bot
+        .into_iter()
+        .map(|(bot, m)| {
+            let total = m.values().sum();
+            let reasons = by_count(&m)
+                .into_iter()
+                .map(|(r, n)| {
+                    let href = games_href(&[("bot", &bot), ("forfeit", &r)]);
+                    (r, n, href)
+                })
+                .collect();
+            (bot_href(&bot), bot, total, reasons)
+        })
+        .collect();
+
+    let bot_pages = report
+        .overall
+        .ratings
+        .iter()
+        .map(|r| bot_page(report, &r.bot, &by_bot_forfeits(&forfeits, &r.bot)))
+        .collect();
+
+    let damaged: Vec<(String, String, String)> = rows
+        .iter()
+        .zip(metas)
+        .filter_map(|(r, m)| {
+            m.note.as_ref().map(|n| {
+                (
+                    r.game_id.clone(),
+                    format!("#game={}", frag(&r.game_id)),
+                    n.clone(),
+                )
+            })
+        })
+        .collect();
+    let data = serde_json::json!({
+        "index": format!("games/index.js?v={stamp}"),
+        "live": opts.live,
+        "stamp": stamp,
+        "games": rows.len(),
+    });
+    Page {
+        title: if opts.title.is_empty() {
+            "League report".into()
+        } else {
+            opts.title.clone()
+        },
+        generated: utc_now(),
+        live: opts.live,
+        games: rows.len(),
+        scheduled: opts.scheduled,
+        bots: bots.len(),
+        confidence: format!("{:.0}%", CONFIDENCE * 100.0),
+        warnings: warnings.to_vec(),
+        standings,
+        crosstables,
+        variants,
+        forfeits,
+        bot_pages,
+        notes_total: damaged.len(),
+        notes: damaged.into_iter().take(NOTES_LISTED).collect(),
+        data,
+    }
+}
+
+fn by_bot_forfeits(f: &Forfeits, bot: &str) -> Vec<Counted> {
+    f.by_bot
+        .iter()
+        .find(|(_, b, _, _)| b == bot)
+        .map(|(_, _, _, r)| r.clone())
+        .unwrap_or_default()
+}
+
+fn bot_page(report: &Report, bot: &str, forfeits: &[Counted]) -> BotPage {
+    let ratings = std::iter::once(&report.overall)
+        .chain(&report.per_variant)
+        .filter_map(|st| {
+            let mut rank = 0;
+            let mut found = None;
+            for r in &st.ratings {
+                if r.rated {
+                    rank += 1;
+                }
+                if r.bot == bot {
+                    found = Some((r, rank));
+                    break;
+                }
+            }
+            let (r, rank) = found?;
+            (r.count.games > 0).then(|| BotLine {
+                label: title_of(&st.variant),
+                rank: if r.rated {
+                    format!(
+                        "{rank} of {}",
+                        st.ratings.iter().filter(|x| x.rated).count()
+                    )
+                } else {
+                    "-".into()
+                },
+                elo: if r.rated { elo_text(r.elo) } else { "-".into() },
+                interval: if r.rated {
+                    format!("[{}, {}]", elo_text(r.elo_low), elo_text(r.elo_high))
+                } else {
+                    String::new()
+                },
+                games: r.count.games,
+                score: pct(r.count.score()),
+                draws: pct(r.count.draw_rate()),
+                forfeits: r.count.forfeits,
+                flag: r.flag.as_str().to_string(),
+            })
+        })
+        .collect();
+    let opponents = report
+        .pairs
+        .iter()
+        .filter(|p| p.results > 0 && (p.bot_a == bot || p.bot_b == bot))
+        .map(|p| {
+            let flip = p.bot_b == bot;
+            let opp = if flip { &p.bot_a } else { &p.bot_b };
+            let (w, l) = if flip {
+                (p.b_wins, p.a_wins)
+            } else {
+                (p.a_wins, p.b_wins)
+            };
+            let score = if flip { 1.0 - p.a_score() } else { p.a_score() };
+            let mut penta = p.penta;
+            if flip {
+                penta.reverse();
+            }
+            let sign = if flip { -1.0 } else { 1.0 };
+            let mut args = vec![("bot", bot), ("vs", opp.as_str())];
+            args.extend(label_arg(&p.variant));
+            OppLine {
+                label: title_of(&p.variant),
+                opponent: opp.clone(),
+                href: bot_href(opp),
+                results: format!("{w}-{}-{l}", p.draws),
+                score: pct(score),
+                penta: if p.pairs() > 0 {
+                    penta
+                        .iter()
+                        .map(u64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                } else {
+                    String::new()
+                },
+                penta_elo: match (p.penta_elo, p.penta_elo_err) {
+                    (Some(e), Some(err)) => format!("{:+.1} ± {:.1}", sign * e, err),
+                    _ => String::new(),
+                },
+                los: p
+                    .los
+                    .map_or(String::new(), |l| pct(if flip { 1.0 - l } else { l })),
+                games_href: games_href(&args),
+            }
+        })
+        .collect();
+    BotPage {
+        bot: bot.to_string(),
+        anchor: format!("bot-{}", frag(bot)),
+        games_href: games_href(&[("bot", bot)]),
+        ratings,
+        opponents,
+        forfeits: forfeits.to_vec(),
+    }
+}
+
+/// The time now, UTC, as `YYYY-MM-DD HH:MM UTC`.
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    let (h, m) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(mo <= 2);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{m:02} UTC")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_histogram_counts_every_game_once() {
+        let plies: Vec<u32> = (0..1000).map(|i| 20 + (i * 7) % 333).collect();
+        let h = histogram(&plies);
+        assert!(h.bars.len() <= 30 && !h.bars.is_empty());
+        let total: u64 = h
+            .bars
+            .iter()
+            .map(|b| {
+                b.4.split(": ")
+                    .nth(1)
+                    .and_then(|s| s.split(' ').next())
+                    .and_then(|s| s.parse::<u64>().ok())
+                    .unwrap_or(0)
+            })
+            .sum();
+        assert_eq!(total, 1000);
+        assert!(histogram(&[]).bars.is_empty());
+        assert_eq!(histogram(&[5, 5]).bars.len(), 1);
+    }
+
+    #[test]
+    fn fragments_are_percent_encoded() {
+        assert_eq!(frag("a b&c=d"), "a%20b%26c%3Dd");
+        assert_eq!(frag("r001-kisolo-p000-o1"), "r001-kisolo-p000-o1");
+    }
+}

@@ -1,0 +1,652 @@
+//! The HTML report in a real browser: a small league of real bots played
+//! by the real `arena` binary (`arena run` writes the report at its end;
+//! `arena report` writes it again, for a league, its shards, damaged
+//! records), opened from disk in headless Chromium.
+//!
+//! Chromium runs as a plain command (`--headless --dump-dom`, with
+//! `--virtual-time-budget` so that the page's scripts have run, and
+//! `--enable-logging=stderr` so that every console message and uncaught
+//! error shows on its stderr as a `CONSOLE` line) rather than through a
+//! DevTools client crate: the checks need only the DOM after the scripts
+//! ran and the console, the fragment (`#game=ID&step=end`) is how a user
+//! lands on a game's last step, and a plain command adds no dependency.
+//! The page's script also writes every error into `#errors`.
+//!
+//! The tests need Chromium (Debian package `chromium`; `.ci/run` installs
+//! it). Without it they fail, saying so: they are never skipped. `CHROMIUM`
+//! names another binary. No timing is asserted: the machine may be busy.
+
+use mancala_arena::results::{csvio, GameRow};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+fn arena() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
+    c.stdin(Stdio::null());
+    c
+}
+
+/// The Chromium binary: `CHROMIUM`, else `chromium` (or its other names)
+/// on PATH. None is a failure that says what to install.
+fn chromium() -> PathBuf {
+    if let Some(p) = std::env::var_os("CHROMIUM") {
+        return PathBuf::from(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join(name);
+            if p.is_file() {
+                return p;
+            }
+        }
+    }
+    panic!(
+        "the report's browser tests need headless Chromium and found none: install it \
+         (Debian/Ubuntu: apt-get install chromium; .ci/run does this) or set CHROMIUM=/path/to/chromium"
+    );
+}
+
+/// The DOM of `url` after its scripts ran, and the console's messages.
+fn open(url: &str, extra: &[&str]) -> (String, Vec<String>) {
+    let profile = tempfile::tempdir().unwrap();
+    let mut child = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=20000",
+            "--dump-dom",
+        ])
+        .args(extra)
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("chromium starts");
+    // Read both pipes while it runs; give up (and fail) after a generous time.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut out, &mut s);
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut err, &mut s);
+        s
+    });
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish with {url} in 180 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let dom = t_out.join().unwrap();
+    let console = t_err
+        .join()
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(str::to_string)
+        .collect();
+    assert!(dom.contains("</html>"), "no DOM from chromium for {url}");
+    (dom, console)
+}
+
+/// Opens `page` of the report in `dir` and checks that nothing went wrong
+/// in the browser: no console message, no error shown on the page.
+fn open_clean(report: &Path, fragment: &str) -> String {
+    let url = format!(
+        "file://{}{fragment}",
+        report.join("index.html").canonicalize().unwrap().display()
+    );
+    let (dom, console) = open(&url, &[]);
+    assert!(
+        console.is_empty(),
+        "console at {url}:\n{}",
+        console.join("\n")
+    );
+    assert!(
+        !dom.contains("class=\"js-error\""),
+        "errors shown at {url}: {}",
+        between(&dom, "<div id=\"errors\"", "</div>")
+    );
+    dom
+}
+
+fn between<'a>(s: &'a str, from: &str, to: &str) -> &'a str {
+    let Some(i) = s.find(from) else { return "" };
+    let rest = &s[i..];
+    &rest[..rest.find(to).map_or(rest.len(), |j| j + to.len())]
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// Every value of attribute `name` in `dom`, unescaped, in order.
+fn attrs(dom: &str, name: &str) -> Vec<String> {
+    let key = format!(" {name}=\"");
+    let mut out = Vec::new();
+    let mut rest = dom;
+    while let Some(i) = rest.find(&key) {
+        rest = &rest[i + key.len()..];
+        let end = rest.find('"').unwrap_or(rest.len());
+        out.push(unescape(&rest[..end]));
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// The (data-k, data-v) pairs of the elements of `dom` that carry them.
+fn drawn(dom: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = dom;
+    while let Some(i) = rest.find(" data-k=\"") {
+        // The tag holding it.
+        let start = rest[..i].rfind('<').unwrap_or(0);
+        let end = i + rest[i..].find('>').unwrap_or(rest.len() - i);
+        let tag = &rest[start..end];
+        let k = attrs(tag, "data-k");
+        let v = attrs(tag, "data-v");
+        if let (Some(k), Some(v)) = (k.first(), v.first()) {
+            out.push((k.clone(), v.clone()));
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// The value at a dotted path of the state (objects by key, arrays by
+/// index).
+fn at<'a>(state: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(state, |v, p| match v {
+        Value::Object(m) => m.get(p),
+        Value::Array(a) => a.get(p.parse::<usize>().ok()?),
+        _ => None,
+    })
+}
+
+struct League {
+    /// The league's folder (results of `arena run`).
+    dir: PathBuf,
+    rows: Vec<GameRow>,
+    _keep: tempfile::TempDir,
+}
+
+const BOTS: [&str; 4] = ["greedy", "rand-a", "rand-b", "illegal"];
+
+/// A small league of real bots over every variant (one of them sends an
+/// illegal option at its first decision, for the forfeits), played once
+/// for all the tests of this file; `arena run` writes its report at the
+/// end.
+fn league() -> &'static League {
+    static LEAGUE: OnceLock<League> = OnceLock::new();
+    LEAGUE.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        let random = env!("CARGO_BIN_EXE_random-bot");
+        let greedy = env!("CARGO_BIN_EXE_greedy-bot");
+        let illegal =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+        let illegal = illegal.display();
+        let file = tmp.path().join("t.toml");
+        std::fs::write(
+            &file,
+            format!(
+                r#"
+name = "browser"
+seed = 7
+bots = [
+  {{ name = "greedy", command = ["{greedy}"] }},
+  {{ name = "rand-a", command = ["{random}"] }},
+  {{ name = "rand-b", command = ["{random}"] }},
+  {{ name = "illegal", command = ["python3", "{illegal}", "illegal"] }},
+]
+variants = ["filo", "tricala", "tricala3", "hackaback", "kisolo", "diffusion"]
+rounds = 1
+openings = 1
+max_plies = 300
+concurrency = 2
+output = "out"
+"#
+            ),
+        )
+        .unwrap();
+        let out = arena()
+            .arg("run")
+            .arg(&file)
+            .arg("--quiet")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let dir = tmp.path().join("out");
+        assert!(
+            stdout.contains("report: ") && dir.join("report/index.html").is_file(),
+            "arena run wrote no report: {stdout}"
+        );
+        let rows = csvio::read_rows(&dir.join("games.csv")).unwrap();
+        League {
+            dir,
+            rows,
+            _keep: tmp,
+        }
+    })
+}
+
+/// `arena report ARGS...`: succeeds and prints the index's path.
+fn report(args: &[&Path]) -> PathBuf {
+    let out = arena().arg("report").args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    assert!(path.is_file(), "no {}", path.display());
+    path.parent().unwrap().to_path_buf()
+}
+
+#[test]
+fn the_standings_list_every_bot_and_the_crosstable_links_to_the_games() {
+    let l = league();
+    let dir = l.dir.join("report");
+    let dom = open_clean(&dir, "");
+    // Every bot in the overall standings and in each variant's.
+    let rows = attrs(&dom, "data-bot");
+    for bot in BOTS {
+        // all + 6 variant labels
+        assert_eq!(
+            rows.iter().filter(|b| *b == bot).count(),
+            7,
+            "{bot} in the standings: {rows:?}"
+        );
+        assert!(dom.contains(&format!("href=\"#bot={bot}\"")), "{bot}");
+    }
+    // Crosstable cells link to game lists; open one and find its games.
+    let cell = between(&dom, "<td class=\"cell\"", "</td>");
+    let href = attrs(cell, "href")
+        .into_iter()
+        .next()
+        .expect("a crosstable cell with a link");
+    assert!(href.starts_with("#games&"), "{href}");
+    let list = open_clean(&dir, &href);
+    let args: BTreeMap<&str, &str> = href
+        .split('&')
+        .skip(1)
+        .filter_map(|kv| kv.split_once('='))
+        .collect();
+    let want: BTreeSet<&str> = l
+        .rows
+        .iter()
+        .filter(|r| {
+            let seats = r.seats();
+            seats.contains(&args["bot"]) && seats.contains(&args["vs"])
+        })
+        .map(|r| r.game_id.as_str())
+        .collect();
+    let view = between(&list, "<section id=\"games-view\"", "</section>");
+    let shown: BTreeSet<String> = attrs(view, "href")
+        .into_iter()
+        .filter_map(|h| h.strip_prefix("#game=").map(str::to_string))
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(
+        shown,
+        want.iter().map(|s| s.to_string()).collect(),
+        "the games of {href}"
+    );
+    // A bot's page.
+    let page = open_clean(&dir, "#bot=greedy");
+    assert!(
+        page.contains("id=\"bot-greedy\"")
+            && !between(&page, "id=\"bot-greedy\"", ">").contains("hidden"),
+        "greedy's page is not shown"
+    );
+}
+
+/// Forfeits by bot and reason, each with the referee's detail and a link
+/// to its game, whose viewer names the offender.
+#[test]
+fn forfeits_are_listed_with_their_detail_and_link_to_their_game() {
+    let l = league();
+    let dir = l.dir.join("report");
+    let dom = open_clean(&dir, "#forfeits");
+    let section = between(&dom, "<section id=\"forfeits\"", "</section>");
+    let forfeits: Vec<&GameRow> = l.rows.iter().filter(|r| r.offender.is_some()).collect();
+    assert!(!forfeits.is_empty());
+    assert!(section.contains("illegal"), "{section}");
+    let links: Vec<String> = attrs(section, "href")
+        .into_iter()
+        .filter(|h| h.starts_with("#game="))
+        .collect();
+    assert_eq!(links.len(), forfeits.len(), "{section}");
+    let details: Vec<&str> = section
+        .split("<td class=\"detail\">")
+        .skip(1)
+        .map(|d| &d[..d.find("</td>").unwrap_or(0)])
+        .collect();
+    assert_eq!(details.len(), forfeits.len());
+    assert!(details.iter().all(|d| !d.trim().is_empty()), "{details:?}");
+    let game = open_clean(&dir, &format!("{}&step=end", links[0]));
+    assert!(
+        game.contains("forfeit by illegal"),
+        "{}",
+        between(&game, "<div class=\"result\"", "</div></div>")
+    );
+}
+
+/// The viewer at `#game=ID&step=end` draws the record's final state, and
+/// half way the position the engine gives for the same moves (`arena
+/// state`): every number drawn (data-k names its path in the state)
+/// equals theirs.
+#[test]
+fn the_viewer_shows_a_game_of_each_kind_half_way_and_at_its_end() {
+    let l = league();
+    let dir = l.dir.join("report");
+    let mut labels = BTreeSet::new();
+    for row in &l.rows {
+        let label = if row.players == 3 {
+            format!("{}-3p", row.variant)
+        } else {
+            row.variant.clone()
+        };
+        if row.offender.is_some() || !labels.insert(label.clone()) {
+            continue;
+        }
+        let record =
+            std::fs::read_to_string(l.dir.join("games").join(format!("{}.jsonl", row.game_id)))
+                .unwrap();
+        let decisions = record
+            .lines()
+            .filter(|x| x.contains("\"type\":\"decision\""))
+            .count();
+        let end: Value = serde_json::from_str(record.lines().last().unwrap()).unwrap();
+        let state = &end["state"];
+        let dom = open_clean(&dir, &format!("#game={}&step=end", row.game_id));
+        assert!(
+            dom.contains(&format!("decision {decisions} of {decisions}")),
+            "{}: not at the last step",
+            row.game_id
+        );
+        assert!(
+            dom.contains(&format!("<span class=\"reason\">{}</span>", row.reason)),
+            "{}: no reason",
+            row.game_id
+        );
+        check_drawn(&dom, state, row, "the record's final state");
+
+        // Half way: the position `arena state` gives after the same moves.
+        let header: Value = serde_json::from_str(record.lines().next().unwrap()).unwrap();
+        let moves: Vec<String> = record
+            .lines()
+            .filter_map(|x| serde_json::from_str::<Value>(x).ok())
+            .filter(|v| v["type"] == "decision")
+            .map(|v| v["option"].as_str().unwrap().to_string())
+            .collect();
+        let k = moves.len() / 2;
+        let mut cmd = arena();
+        cmd.args(["state", &row.variant, "--players", &row.players.to_string()])
+            .args(["--max-plies", &header["max_plies"].to_string()])
+            .args(["--moves", &moves[..k].join(" ")]);
+        for (key, v) in header["options"].as_object().unwrap() {
+            cmd.args(["--option", &format!("{key}={}", v.as_str().unwrap())]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let want: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let dom = open_clean(&dir, &format!("#game={}&step={k}", row.game_id));
+        assert!(
+            dom.contains(&format!("decision {k} of {decisions}")),
+            "{}: not at step {k}",
+            row.game_id
+        );
+        check_drawn(
+            &dom,
+            &want["state"],
+            row,
+            &format!("arena state after {k} moves"),
+        );
+    }
+    assert_eq!(labels.len(), 6, "{labels:?}");
+}
+
+/// The viewer's keys (End, arrows, Home), slider and buttons step through
+/// the game, and a click on a column sorts the standings: a page holding
+/// the report in a frame presses them (file:// pages may script each other
+/// with --allow-file-access-from-files) and writes what the report shows
+/// after each into its own DOM.
+#[test]
+fn the_viewer_steps_with_keys_slider_and_buttons_and_the_standings_sort() {
+    let l = league();
+    let row = l
+        .rows
+        .iter()
+        .find(|r| r.offender.is_none() && r.variant == "tricala")
+        .unwrap();
+    let record =
+        std::fs::read_to_string(l.dir.join("games").join(format!("{}.jsonl", row.game_id)))
+            .unwrap();
+    let n = record
+        .lines()
+        .filter(|x| x.contains("\"type\":\"decision\""))
+        .count();
+    assert!(n > 6);
+    let tmp = tempfile::tempdir().unwrap();
+    let index = l.dir.join("report/index.html").canonicalize().unwrap();
+    let page = tmp.path().join("keys.html");
+    std::fs::write(
+        &page,
+        format!(
+            r#"<!DOCTYPE html><html><body>
+<iframe id="f" width="1200" height="900" src="file://{}#game={}"></iframe>
+<pre id="out"></pre>
+<script>
+const f = document.getElementById("f");
+const log = [];
+const doc = () => f.contentDocument;
+const step = () => {{ const e = doc() && doc().querySelector(".step"); return e ? e.textContent : null; }};
+function key(k) {{
+  doc().dispatchEvent(new KeyboardEvent("keydown", {{ key: k, bubbles: true }}));
+  log.push(k + ": " + step());
+}}
+function run() {{
+  if (!step()) return setTimeout(run, 50);
+  log.push("open: " + step());
+  key("End"); key("ArrowLeft"); key("ArrowLeft"); key("Home"); key("ArrowRight");
+  const slider = doc().querySelector("input[type=range]");
+  slider.value = 5;
+  slider.dispatchEvent(new Event("input"));
+  log.push("slider: " + step());
+  doc().querySelectorAll(".controls button")[3].click();
+  log.push("last button: " + step());
+  doc().querySelectorAll(".controls button")[1].click();
+  log.push("previous button: " + step());
+  // The overall standings, sorted by Elo up, then down.
+  const table = doc().querySelector(".standings-table");
+  const bots = () => Array.from(table.tBodies[0].rows).map((r) => r.dataset.bot).join(",");
+  const before = bots();
+  const elo = table.tHead.rows[0].cells[2];
+  elo.click();
+  const up = bots();
+  elo.click();
+  const down = bots();
+  log.push("sorted: " + (up === before.split(",").reverse().join(",") && down === before));
+  document.getElementById("out").textContent = log.join("\n");
+}}
+f.onload = run;
+</script></body></html>"#,
+            index.display(),
+            row.game_id
+        ),
+    )
+    .unwrap();
+    let (dom, console) = open(
+        &format!("file://{}", page.display()),
+        &["--allow-file-access-from-files"],
+    );
+    assert!(console.is_empty(), "{}", console.join("\n"));
+    let out = between(&dom, "<pre id=\"out\">", "</pre>");
+    let want = [
+        "open: decision 0 of N".to_string(),
+        "End: decision N of N".into(),
+        format!("ArrowLeft: decision {} of N", n - 1),
+        format!("ArrowLeft: decision {} of N", n - 2),
+        "Home: decision 0 of N".into(),
+        "ArrowRight: decision 1 of N".into(),
+        "slider: decision 5 of N".into(),
+        "last button: decision N of N".into(),
+        format!("previous button: decision {} of N", n - 1),
+        "sorted: true".into(),
+    ]
+    .join("\n")
+    .replace('N', &n.to_string());
+    assert_eq!(
+        out.trim_start_matches("<pre id=\"out\">")
+            .trim_end_matches("</pre>"),
+        want
+    );
+}
+
+/// The numbers drawn on the board of `dom` (data-k names each one's path
+/// in the state) are those of `state`, and there are enough of them.
+fn check_drawn(dom: &str, state: &Value, row: &GameRow, what: &str) {
+    let shown = drawn(between(dom, "<div class=\"board\"", "</svg>"));
+    let minimum = match row.variant.as_str() {
+        "filo" => 8 + 6,
+        "tricala" => 21 + 2 * row.players as usize,
+        "hackaback" => 12 + 1,
+        "kisolo" => 28,
+        _ => 14,
+    };
+    assert!(
+        shown.len() >= minimum,
+        "{}: {} numbers drawn, want {minimum} at least",
+        row.game_id,
+        shown.len()
+    );
+    for (k, v) in &shown {
+        let want = at(state, k).unwrap_or_else(|| panic!("{}: {k} is not in {what}", row.game_id));
+        let got: Value = serde_json::from_str(v).unwrap();
+        assert_eq!(
+            &got, want,
+            "{}: {k} drawn {got}, {what} says {want}",
+            row.game_id
+        );
+    }
+}
+
+/// A damaged record and a missing one are notes in the report, not errors;
+/// shards merge into one report in the league's folder.
+#[test]
+fn damaged_records_are_notes_and_shards_merge() {
+    let l = league();
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("league");
+    copy_dir(&l.dir, &copy);
+    std::fs::remove_dir_all(copy.join("report")).unwrap();
+    let (a, b) = (&l.rows[0].game_id, &l.rows[1].game_id);
+    let rec = |id: &str| copy.join("games").join(format!("{id}.jsonl"));
+    let text = std::fs::read_to_string(rec(a)).unwrap();
+    std::fs::write(rec(a), &text[..text.len() / 2]).unwrap();
+    std::fs::remove_file(rec(b)).unwrap();
+    let dir = report(&[&copy]);
+    assert_eq!(dir, copy.join("report"));
+    let main = open_clean(&dir, "");
+    assert!(
+        main.contains("Records that could not be shown (2)"),
+        "{}",
+        between(&main, "<section id=\"damaged\"", "</section>")
+    );
+    for id in [a, b] {
+        let dom = open_clean(&dir, &format!("#game={id}&step=end"));
+        assert!(dom.contains("damaged-note"), "{id}: no note");
+    }
+
+    // The same games as two shard folders: one report in their folder.
+    let shards = tmp.path().join("sharded");
+    let (one, two) = (shards.join("shard-1-of-2"), shards.join("shard-2-of-2"));
+    copy_dir(&l.dir, &one);
+    copy_dir(&l.dir, &two);
+    let csv = std::fs::read_to_string(l.dir.join("games.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header = lines.next().unwrap();
+    let (mut x, mut y) = (format!("{header}\n"), format!("{header}\n"));
+    for (i, line) in lines.enumerate() {
+        let half = if i % 2 == 0 { &mut x } else { &mut y };
+        half.push_str(line);
+        half.push('\n');
+    }
+    std::fs::write(one.join("games.csv"), x).unwrap();
+    std::fs::write(two.join("games.csv"), y).unwrap();
+    for d in [&one, &two] {
+        let _ = std::fs::remove_file(d.join("league.json"));
+        let _ = std::fs::remove_dir_all(d.join("report"));
+    }
+    for args in [vec![shards.as_path()], vec![one.as_path(), two.as_path()]] {
+        let dir = report(&args);
+        assert_eq!(dir, shards.join("report"));
+        let index = std::fs::read_to_string(dir.join("games/index.js")).unwrap();
+        for r in &l.rows {
+            assert!(
+                index.contains(&format!("[\"{}\",", r.game_id)),
+                "{}",
+                r.game_id
+            );
+        }
+    }
+    // What is not a results folder is named.
+    let out = arena()
+        .arg("report")
+        .arg(tmp.path().join("nothing"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing"));
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        let t = to.join(e.file_name());
+        if p.is_dir() {
+            copy_dir(&p, &t);
+        } else {
+            std::fs::copy(&p, &t).unwrap();
+        }
+    }
+}
