@@ -12,9 +12,11 @@
 //! lands on a game's last step, and a plain command adds no dependency.
 //! The page's script also writes every error into `#errors`.
 //!
-//! The tests need Chromium (Debian package `chromium`; `.ci/run` installs
-//! it). Without it they fail, saying so: they are never skipped. `CHROMIUM`
-//! names another binary. No timing is asserted: the machine may be busy.
+//! The tests need Chromium (Debian package `chromium`): where it is
+//! missing they install it once with `.ci/install-chromium` (as `.ci/run`
+//! does; root or password-less sudo), and fail, saying what to install,
+//! when that cannot be done: they are never skipped. `CHROMIUM` names
+//! another binary. No timing is asserted: the machine may be busy.
 
 use mancala_arena::results::{csvio, GameRow};
 use serde_json::Value;
@@ -31,24 +33,39 @@ fn arena() -> Command {
 }
 
 /// The Chromium binary: `CHROMIUM`, else `chromium` (or its other names)
-/// on PATH. None is a failure that says what to install.
+/// on PATH, installed by `.ci/install-chromium` when there is none. None
+/// after that is a failure that says what to install.
 fn chromium() -> PathBuf {
+    static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
     if let Some(p) = std::env::var_os("CHROMIUM") {
         return PathBuf::from(p);
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for name in ["chromium", "chromium-browser", "google-chrome"] {
-        for dir in std::env::split_paths(&path) {
-            let p = dir.join(name);
-            if p.is_file() {
-                return p;
-            }
-        }
+    let find = || {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        ["chromium", "chromium-browser", "google-chrome"]
+            .iter()
+            .flat_map(|name| std::env::split_paths(&path).map(move |d| d.join(name)))
+            .find(|p| p.is_file())
+    };
+    let found = FOUND.get_or_init(|| {
+        find().or_else(|| {
+            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/install-chromium");
+            let installed = Command::new("bash")
+                .arg(&script)
+                .stdin(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            installed.then(find).flatten()
+        })
+    });
+    match found {
+        Some(p) => p.clone(),
+        None => panic!(
+            "the report's browser tests need headless Chromium, found none and could not install it \
+             with .ci/install-chromium (it needs root or password-less sudo on Debian/Ubuntu): \
+             apt-get install chromium, or set CHROMIUM=/path/to/chromium"
+        ),
     }
-    panic!(
-        "the report's browser tests need headless Chromium and found none: install it \
-         (Debian/Ubuntu: apt-get install chromium; .ci/run does this) or set CHROMIUM=/path/to/chromium"
-    );
 }
 
 /// The DOM of `url` after its scripts ran, and the console's messages.
