@@ -333,6 +333,36 @@ fn heat(s: f64) -> String {
     format!("rgb({:.0},{:.0},{:.0})", r, g, b)
 }
 
+/// A pair's head-to-head seen from one of its bots: from `bot_a`'s side,
+/// or turned around (`flip`) from `bot_b`'s.
+struct Sided {
+    w: u64,
+    l: u64,
+    score: f64,
+    /// `[LL, LD, WL+DD, WD, WW]` from this side.
+    penta: [u64; 5],
+    /// What an Elo difference of `bot_a` over `bot_b` is multiplied by.
+    sign: f64,
+    los: Option<f64>,
+}
+
+impl Sided {
+    fn of(p: &crate::ratings::PairCount, flip: bool) -> Sided {
+        let mut penta = p.penta;
+        if flip {
+            penta.reverse();
+        }
+        Sided {
+            w: if flip { p.b_wins } else { p.a_wins },
+            l: if flip { p.a_wins } else { p.b_wins },
+            score: if flip { 1.0 - p.a_score() } else { p.a_score() },
+            penta,
+            sign: if flip { -1.0 } else { 1.0 },
+            los: p.los.map(|l| if flip { 1.0 - l } else { l }),
+        }
+    }
+}
+
 fn cross(report: &Report, label: &str, bots: &[String]) -> Cross {
     let pairs: HashMap<(&str, &str), &crate::ratings::PairCount> = report
         .pairs
@@ -357,17 +387,14 @@ fn cross(report: &Report, label: &str, bots: &[String]) -> Cross {
                     if p.results == 0 || a == b {
                         return Cell::default();
                     }
-                    let (w, l) = if flip {
-                        (p.b_wins, p.a_wins)
-                    } else {
-                        (p.a_wins, p.b_wins)
-                    };
-                    let score = if flip { 1.0 - p.a_score() } else { p.a_score() };
-                    let mut penta = p.penta;
-                    if flip {
-                        penta.reverse();
-                    }
-                    let sign = if flip { -1.0 } else { 1.0 };
+                    let Sided {
+                        w,
+                        l,
+                        score,
+                        penta,
+                        sign,
+                        los,
+                    } = Sided::of(p, flip);
                     let mut title = format!(
                         "{a} vs {b} ({label}): {} results, {w}-{}-{l} (W-D-L), score {}%",
                         p.results,
@@ -387,8 +414,7 @@ fn cross(report: &Report, label: &str, bots: &[String]) -> Cross {
                     if let Some(d) = p.elo_diff {
                         title.push_str(&format!("\nElo difference {:+.1}", sign * d));
                     }
-                    if let Some(los) = p.los {
-                        let los = if flip { 1.0 - los } else { los };
+                    if let Some(los) = los {
                         title.push_str(&format!("\nLOS {}%", pct(los)));
                     }
                     let mut args = vec![("bot", a.as_str()), ("vs", b.as_str())];
@@ -706,17 +732,14 @@ fn bot_page(report: &Report, bot: &str, forfeits: &[Counted]) -> BotPage {
         .map(|p| {
             let flip = p.bot_b == bot;
             let opp = if flip { &p.bot_a } else { &p.bot_b };
-            let (w, l) = if flip {
-                (p.b_wins, p.a_wins)
-            } else {
-                (p.a_wins, p.b_wins)
-            };
-            let score = if flip { 1.0 - p.a_score() } else { p.a_score() };
-            let mut penta = p.penta;
-            if flip {
-                penta.reverse();
-            }
-            let sign = if flip { -1.0 } else { 1.0 };
+            let Sided {
+                w,
+                l,
+                score,
+                penta,
+                sign,
+                los,
+            } = Sided::of(p, flip);
             let mut args = vec![("bot", bot), ("vs", opp.as_str())];
             args.extend(label_arg(&p.variant));
             OppLine {
@@ -738,9 +761,7 @@ fn bot_page(report: &Report, bot: &str, forfeits: &[Counted]) -> BotPage {
                     (Some(e), Some(err)) => format!("{:+.1} ± {:.1}", sign * e, err),
                     _ => String::new(),
                 },
-                los: p
-                    .los
-                    .map_or(String::new(), |l| pct(if flip { 1.0 - l } else { l })),
+                los: los.map_or(String::new(), pct),
                 games_href: games_href(&args),
             }
         })
