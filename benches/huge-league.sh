@@ -2,7 +2,7 @@
 # How a league of ten million games starts, and what the referee's memory
 # does while it runs (BENCHMARKS.md, "A league of ten million games").
 #
-#     cargo build --release && bash benches/huge-league.sh [SECONDS]
+#     cargo build --release && bash benches/huge-league.sh [SECONDS [ARENA RUN FLAGS...]]
 #
 # Writes a league of 4 instant random bots over the five 2-player games
 # with 166,667 rounds (10,000,020 games) into a temporary folder, runs it
@@ -12,6 +12,7 @@
 # and the time the stop took.
 set -euo pipefail
 SECONDS_TO_RUN=${1:-20}
+shift || true
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$REPO/target/release
 [ -x "$BIN/arena" ] || { echo "build first: cargo build --release" >&2; exit 2; }
@@ -29,11 +30,11 @@ rounds = 166667
 concurrency = 2
 output = "out"
 EOF
-python3 - "$BIN/arena" "$DIR/huge.toml" "$SECONDS_TO_RUN" <<'EOF'
+python3 - "$BIN/arena" "$DIR/huge.toml" "$SECONDS_TO_RUN" "$@" <<'EOF'
 import signal, subprocess, sys, threading, time
 arena, league, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
 t0 = time.time()
-p = subprocess.Popen([arena, "run", league], stderr=subprocess.PIPE,
+p = subprocess.Popen([arena, "run", league, *sys.argv[4:]], stderr=subprocess.PIPE,
                      stdout=subprocess.DEVNULL, text=True)
 marks, games = {}, [0]
 def read():

@@ -261,7 +261,16 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         }
     };
     let dir = runner::output_dir(t, how.shard);
-    let report = live.finish(&dir);
+    // A Ctrl-C stops at once: the report of a large league takes a while
+    // to write (every new game's record is replayed), so it is left to
+    // `arena report`, and a refresh under way is abandoned.
+    let interrupted = summary
+        .as_ref()
+        .is_some_and(|s| matches!(s.end, RunEnd::Interrupted));
+    let report = match interrupted {
+        true => None,
+        false => live.finish(&dir),
+    };
     if let Some(summary) = &summary {
         let resume = || {
             eprintln!(
@@ -275,6 +284,13 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
             RunEnd::Complete | RunEnd::Drained => {}
             RunEnd::Interrupted => {
                 resume();
+                if how.no_report {
+                    return Ok(ExitCode::from(130));
+                }
+                eprintln!(
+                    "the HTML report was not brought up to date (interrupted): arena report {} writes it",
+                    dir.display()
+                );
                 return Ok(ExitCode::from(130));
             }
             RunEnd::Stopped(why) => {
