@@ -54,9 +54,9 @@ fn a_match_stops_when_the_sprt_accepts_h1_and_stays_decided() {
         .join("results/match-greedy-bot-vs-random-bot/games.csv");
     let rows = csvio::read_rows(&csv).unwrap();
     assert!(rows.len() < 1000, "stopped early: {} games", rows.len());
-    // Decided at some count; at most the two games in flight after it.
+    // Decided after some game; then at most the two games in flight.
     let decided: usize = out
-        .split("decided at ")
+        .split("decided after ")
         .nth(1)
         .map(|s| s.split(' ').next().unwrap().parse().unwrap())
         .unwrap_or(rows.len());

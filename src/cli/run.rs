@@ -235,7 +235,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
                 "league {}: the SPRT decided in an earlier run ({} after {} games); no game to play",
                 t.name,
                 d.decision,
-                2 * d.pairs
+                d.games
             );
             None
         }
@@ -249,9 +249,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
                         opts.drain.raise();
                         console.say(&format!(
                             "SPRT: {} (LLR {:.2}) after {} games; finishing the games in flight",
-                            d.decision,
-                            d.llr,
-                            2 * d.pairs
+                            d.decision, d.llr, d.games
                         ));
                     }
                 }
@@ -367,12 +365,12 @@ impl SprtRun {
         let report = sprt::evaluate(rows, &self.a, &self.b, &self.config)?;
         let mut text = crate::report::sprt::sprt_text(&report);
         match self.tracker.decided() {
-            Some(d) if 2 * d.pairs < report.total.games_counted() => text.push_str(&format!(
-                "\ndecided at {} games (LLR {:.2}: {}); the {} games in flight then were finished and are counted above",
-                2 * d.pairs,
+            Some(d) if d.games < report.total.games => text.push_str(&format!(
+                "\ndecided after {} games (LLR {:.2}: {}); the {} games in flight then were finished and are counted above",
+                d.games,
                 d.llr,
                 d.decision,
-                report.total.games_counted() - 2 * d.pairs
+                report.total.games - d.games
             )),
             Some(_) => {}
             None => text.push_str("\nthe schedule ended before the SPRT decided: give more rounds (or games) and run it again to go on"),

@@ -579,6 +579,8 @@ pub struct SprtTracker {
     /// By (variant label, group).
     groups: std::collections::HashMap<(String, String), GroupSeen>,
     penta: [u64; 5],
+    /// Games of A against B so far.
+    games: u64,
     decided: Option<Decided>,
 }
 
@@ -598,8 +600,10 @@ struct GroupSeen {
 pub struct Decided {
     pub decision: Decision,
     pub llr: f64,
-    /// Complete seat-swap pairs then (games: twice as many).
+    /// Complete seat-swap pairs then (the LLR's games: twice as many).
     pub pairs: u64,
+    /// Games of A against B counted then, in complete pairs or not.
+    pub games: u64,
 }
 
 impl SprtTracker {
@@ -610,6 +614,7 @@ impl SprtTracker {
             bot_b: bot_b.to_string(),
             groups: Default::default(),
             penta: [0; 5],
+            games: 0,
             decided: None,
         }
     }
@@ -627,6 +632,7 @@ impl SprtTracker {
         } else {
             return None;
         };
+        self.games += 1;
         let a_first = r.seat0 == self.bot_a;
         let g = self
             .groups
@@ -666,6 +672,7 @@ impl SprtTracker {
             decision,
             llr,
             pairs: self.penta.iter().sum(),
+            games: self.games,
         };
         self.decided = Some(d);
         Some(d)
