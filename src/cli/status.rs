@@ -76,11 +76,18 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
             ShardState::Missing => format!("no results in {}", s.dir.display()),
             _ => "games left and no run holds it".to_string(),
         };
-        let _ = writeln!(
-            out,
-            "start shard {}/{n} ({why}): arena run FILE --shard {}/{n}",
-            s.index, s.index
-        );
+        match n {
+            1 => {
+                let _ = writeln!(out, "resume it ({why}): arena run FILE");
+            }
+            _ => {
+                let _ = writeln!(
+                    out,
+                    "start shard {}/{n} ({why}): arena run FILE --shard {}/{n}",
+                    s.index, s.index
+                );
+            }
+        }
     }
     print!("{out}");
     Ok(ExitCode::SUCCESS)

@@ -79,6 +79,8 @@ pub enum StatusError {
     NoLeague(PathBuf),
     #[error("{dir}: shard folders of different splits ({counts}): one league is split one way")]
     MixedSplits { dir: PathBuf, counts: String },
+    #[error("{path}: unreadable ({why}): the shard's folder says nothing of its league")]
+    Unreadable { path: PathBuf, why: String },
 }
 
 fn ser_time<S: serde::Serializer>(t: &Option<SystemTime>, s: S) -> Result<S::Ok, S::Error> {
@@ -114,6 +116,7 @@ pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
         None => dir.to_path_buf(),
     };
+    check_readable(&league_dir)?;
     let found: Vec<(PathBuf, LeagueMeta, (usize, usize))> = results_dir::shard_folders(&league_dir)
         .into_iter()
         .filter_map(|(p, m)| shard_of(&m).map(|kn| (p, m, kn)))
@@ -151,6 +154,33 @@ pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
         dir: league_dir,
         shards,
     })
+}
+
+/// A league.json that is there but cannot be read is named, not passed
+/// over as if its shard were missing.
+fn check_readable(league_dir: &Path) -> Result<(), StatusError> {
+    let Ok(entries) = std::fs::read_dir(league_dir) else {
+        return Ok(());
+    };
+    for e in entries.filter_map(Result::ok) {
+        let is_shard = e
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with("shard-") && n.contains("-of-"));
+        let path = Layout::new(e.path()).league_json();
+        if !is_shard || !path.is_file() {
+            continue;
+        }
+        let why = match std::fs::read_to_string(&path) {
+            Ok(text) => match serde_json::from_str::<LeagueMeta>(&text) {
+                Ok(_) => continue,
+                Err(e) => e.to_string(),
+            },
+            Err(e) => e.to_string(),
+        };
+        return Err(StatusError::Unreadable { path, why });
+    }
+    Ok(())
 }
 
 /// Games per second over the last games of a results CSV (at most this
@@ -290,6 +320,18 @@ mod tests {
         drop(lock);
         let st = league_status(root.path()).unwrap();
         assert_eq!(st.shards[0].state, ShardState::Stopped);
+    }
+
+    #[test]
+    fn an_unreadable_league_json_is_named() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = write_shard(root.path(), 1, 2, 1, &[]);
+        std::fs::write(dir.join("league.json"), "{oops").unwrap();
+        let e = league_status(root.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("shard-1-of-2") && e.contains("unreadable"),
+            "{e}"
+        );
     }
 
     #[test]
