@@ -386,6 +386,16 @@ pub fn check_row(row: &GameRow) -> Result<(), String> {
     if let Some(s) = seats.iter().position(|s| s.trim().is_empty()) {
         return Err(format!("empty bot name in seat{s}"));
     }
+    // A bot has no result against itself: such a row would be rated as
+    // nothing, or counted twice, and no league writes one.
+    for (i, a) in seats.iter().enumerate() {
+        if let Some(j) = seats[i + 1..].iter().position(|b| b == a) {
+            return Err(format!(
+                "seat{i} and seat{} are the same bot `{a}`: a bot cannot play itself (give each copy a name of its own)",
+                i + 1 + j
+            ));
+        }
+    }
     let scores = row.scores();
     if scores.iter().any(|s| !(0.0..=1.0).contains(s)) {
         return Err(format!("scores must lie in [0, 1], got {scores:?}"));
@@ -490,6 +500,19 @@ mod tests {
         );
         let e = err(&format!("{h}\n{R1},,,,,-3,,\n"));
         assert!(e.contains("t.csv:2: column `time0_ms`: `-3`"), "{e}");
+    }
+
+    #[test]
+    fn a_bot_in_two_seats_is_refused_with_its_line() {
+        let e = err(&format!("{H}\n{R1}\ng9,filo,2,p9,A,A,,1,0,,store,,30,100,7,\n"));
+        assert!(
+            e.contains("t.csv:3: seat0 and seat1 are the same bot `A`"),
+            "{e}"
+        );
+        let e = err(&format!(
+            "{H}\ng9,tricala,3,p9,A,B,B,1,0.25,0.25,corners,,30,100,7,\n"
+        ));
+        assert!(e.contains("t.csv:2: seat1 and seat2 are the same bot `B`"), "{e}");
     }
 
     #[test]
