@@ -193,6 +193,9 @@ pub fn run(args: RateArgs) -> anyhow::Result<ExitCode> {
         n => format!(" ({n} duplicate rows counted once)"),
     };
     eprintln!("{kept} games rated{dups}; {wrote}");
+    for line in crate::report::tables::seat_unbounded_lines(&tables.report.overall) {
+        eprintln!("warning: {line}");
+    }
     match args.format {
         Format::Table => print!("{}", tables.standings),
         Format::Csv => print!("{}", ratings_csv(&tables.report)?),

@@ -53,6 +53,9 @@ pub struct MatchArgs {
     /// No progress lines or bar.
     #[arg(long)]
     quiet: bool,
+    /// Write no HTML report.
+    #[arg(long)]
+    no_report: bool,
 }
 
 /// The five games with 2 players.
@@ -126,6 +129,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
         &How {
             no_build: args.no_build,
             quiet: args.quiet,
+            no_report: args.no_report,
             ..Default::default()
         },
     )

@@ -369,8 +369,9 @@ fn root(parent: &mut [usize], mut i: usize) -> usize {
     i
 }
 
-/// Fits `nbots` ratings (and, if `seat_advantage`, one seat parameter per
-/// each of `ngroups` variant groups) to `cells`.
+/// Fits `nbots` ratings (and one seat parameter for each of the `ngroups`
+/// variant groups where `seat_groups` says so and there are games) to
+/// `cells`.
 ///
 /// When the maximum-likelihood estimate exists (the "scored against"
 /// graph is strongly connected) this is plain maximum likelihood. When it
@@ -385,7 +386,7 @@ fn root(parent: &mut [usize], mut i: usize) -> usize {
 /// rule for a perfect winner; at most a quarter of the games between
 /// them, so that one won game still leaves the winner ahead). Components that never met, even through
 /// others, cannot be compared: each such group is centred on 0.
-pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_advantage: bool) -> FitOutput {
+pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_groups: &[bool]) -> FitOutput {
     // Which bots and groups have evidence.
     let mut rated = vec![false; nbots];
     let mut group_used = vec![false; ngroups];
@@ -407,12 +408,10 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_advantage: bool) -
     let m = param_bot.len();
     let mut group_param = vec![None; ngroups];
     let mut nparams = m;
-    if seat_advantage {
-        for (gi, u) in group_used.iter().enumerate() {
-            if *u {
-                group_param[gi] = Some(nparams);
-                nparams += 1;
-            }
+    for (gi, u) in group_used.iter().enumerate() {
+        if *u && seat_groups.get(gi).copied().unwrap_or(false) {
+            group_param[gi] = Some(nparams);
+            nparams += 1;
         }
     }
     let seat_params: Vec<usize> = (m..nparams).collect();
@@ -647,7 +646,7 @@ mod tests {
     #[test]
     fn two_bots_match_the_closed_form() {
         // A scores 30 of 40 against B: r_A - r_B = 400 log10(30/10).
-        let out = fit(2, 1, &[cell(0, 1, 40.0, 30.0)], false);
+        let out = fit(2, 1, &[cell(0, 1, 40.0, 30.0)], &[false]);
         let want = 400.0 * 3f64.log10();
         assert!(!out.regularized);
         assert!(out.iterations < 30);
@@ -656,7 +655,7 @@ mod tests {
 
     #[test]
     fn a_perfect_score_is_finite_and_regularized() {
-        let out = fit(2, 1, &[cell(0, 1, 5.0, 5.0)], false);
+        let out = fit(2, 1, &[cell(0, 1, 5.0, 5.0)], &[false]);
         assert!(out.regularized);
         assert!(out.elo.iter().all(|e| e.is_finite()));
         assert!(out.elo[0] > out.elo[1]);

@@ -131,6 +131,10 @@ pub struct Standings {
     pub ratings: Vec<BotRating>,
     /// Seat advantage per variant label: (label, elo, low, high).
     pub seat_advantage: Vec<(String, f64, f64, f64)>,
+    /// Variant labels where the first seat scored (nearly) everything or
+    /// nothing, with its score: the seat advantage has no finite estimate
+    /// there, and the variant was rated without one.
+    pub seat_unbounded: Vec<(String, f64)>,
     #[serde(skip)]
     cov: Vec<f64>,
     #[serde(skip)]
@@ -301,6 +305,12 @@ fn collapse(cells: Vec<Cell>) -> Vec<Cell> {
     m.into_values().collect()
 }
 
+/// Within how many points of a perfect (or a zero) first-seat score a
+/// variant counts as separated (less than half a point away: every game
+/// won, or all but a fraction of a 3-player pair); there the fit's seat
+/// advantage would rest on its virtual draw alone.
+const SEPARATION_MARGIN: f64 = 0.5;
+
 /// Fits one standings table: all groups (`None`) or one variant label.
 fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> Standings {
     let n = ev.bots.len();
@@ -308,12 +318,33 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
         None => ev.cells.clone(),
         Some(g) => ev.cells.iter().filter(|c| c.group == g).copied().collect(),
     };
+    // A seat parameter per variant, but where one seat won (nearly) every
+    // game of a variant its maximum-likelihood value is infinite: that
+    // variant is rated without one, and said to be unbounded.
+    let mut seat_groups = vec![opts.seat_advantage; ev.labels.len()];
+    let mut seat_unbounded = Vec::new();
+    if opts.seat_advantage {
+        for (g, label) in ev.labels.iter().enumerate() {
+            let (w, x) = cells
+                .iter()
+                .filter(|c| c.group == g && c.first != c.second)
+                .fold((0.0, 0.0), |(w, x), c| (w + c.w, x + c.x));
+            // Within the margin of 0 or of every point (a lone drawn game
+            // is not: its half point is the whole margin).
+            let m = SEPARATION_MARGIN.min(w / 2.0);
+            let separated = x <= 1e-9 || w - x <= 1e-9 || x < m || w - x < m;
+            if w > 0.0 && separated {
+                seat_groups[g] = false;
+                seat_unbounded.push((label.clone(), x / w));
+            }
+        }
+    }
     let cells = if opts.seat_advantage {
         cells
     } else {
         collapse(cells)
     };
-    let out = fit::fit(n, ev.labels.len(), &cells, opts.seat_advantage);
+    let out = fit::fit(n, ev.labels.len(), &cells, &seat_groups);
     let variant = group.map_or(ALL.to_string(), |g| ev.labels[g].clone());
 
     // Anchoring: every reported rating is a contrast c·r, so its variance
@@ -464,6 +495,7 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
         .filter_map(|(g, s)| s.map(|(h, se)| (ev.labels[g].clone(), h, h - z * se, h + z * se)))
         .collect();
     Standings {
+        seat_unbounded,
         variant,
         anchor: anchor_text,
         regularized: out.regularized,

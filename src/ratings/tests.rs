@@ -513,6 +513,113 @@ fn simulated_leagues_cover_the_truth_about_95_percent() {
     assert!((0.93..=0.97).contains(&cov), "coverage {cov}");
 }
 
+/// Where the first seat won every game of a variant (Hackaback between
+/// random bots, say) the seat advantage has no finite estimate: it is
+/// reported unbounded, that variant is rated without it, and the other
+/// variants keep theirs.
+#[test]
+fn a_seat_that_wins_every_game_is_unbounded_not_a_number() {
+    let bots = ["a", "b", "c"];
+    let mut rows = Vec::new();
+    let mut k = 0;
+    for (i, x) in bots.iter().enumerate() {
+        for y in &bots[i + 1..] {
+            for round in 0..4 {
+                for (s0, s1) in [(x, y), (y, x)] {
+                    // Hackaback: the first seat always wins.
+                    rows.push(row2(
+                        &format!("h{k}"),
+                        "hackaback",
+                        &format!("h{i}{round}{x}{y}"),
+                        s0,
+                        s1,
+                        1.0,
+                    ));
+                    // Filo: `a` is better, seats alternate winning.
+                    let score = match (*s0, *s1) {
+                        ("a", _) => {
+                            if round % 4 == 3 {
+                                0.5
+                            } else {
+                                1.0
+                            }
+                        }
+                        (_, "a") => {
+                            if round % 4 == 3 {
+                                0.5
+                            } else {
+                                0.0
+                            }
+                        }
+                        _ => {
+                            if (k + round) % 2 == 0 {
+                                1.0
+                            } else {
+                                0.0
+                            }
+                        }
+                    };
+                    rows.push(row2(
+                        &format!("f{k}"),
+                        "filo",
+                        &format!("f{i}{round}{x}{y}"),
+                        s0,
+                        s1,
+                        score,
+                    ));
+                    k += 1;
+                }
+            }
+        }
+    }
+    let with = rate(
+        &rows,
+        &RateOptions {
+            seat_advantage: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let without = rate(&rows, &RateOptions::default()).unwrap();
+    assert_eq!(
+        with.overall.seat_unbounded,
+        vec![("hackaback".to_string(), 1.0)]
+    );
+    let labels: Vec<&str> = with
+        .overall
+        .seat_advantage
+        .iter()
+        .map(|s| s.0.as_str())
+        .collect();
+    assert_eq!(labels, ["filo"], "filo keeps its seat advantage");
+    assert!(with
+        .overall
+        .seat_advantage
+        .iter()
+        .all(|s| s.1.abs() < 400.0));
+    // Hackaback alone: rated as without the option.
+    let h_with = with
+        .per_variant
+        .iter()
+        .find(|s| s.variant == "hackaback")
+        .unwrap();
+    let h_without = without
+        .per_variant
+        .iter()
+        .find(|s| s.variant == "hackaback")
+        .unwrap();
+    assert!(h_with.seat_advantage.is_empty());
+    for r in &h_without.ratings {
+        let e = h_with.get(&r.bot).unwrap().elo;
+        assert!((e - r.elo).abs() < 1e-6, "{}: {e} vs {}", r.bot, r.elo);
+    }
+    let text = crate::report::tables::standings_table(&with.overall);
+    assert!(
+        text.contains("first-seat advantage hackaback: unbounded (the first seat scored 100.0%"),
+        "{text}"
+    );
+}
+
 #[test]
 fn seat_advantage_is_recovered_jointly() {
     let mut rng = ChaCha8Rng::seed_from_u64(99);

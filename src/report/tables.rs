@@ -384,6 +384,14 @@ pub fn variants_csv(report: &Report) -> Result<String, csv::Error> {
 
 /// The rank, Elo and +/- cells of a standings line; `rank` counts the rated
 /// bots so far (an unrated bot gets `-` and no rank).
+/// `x` to one decimal, never `-0.0`.
+fn tenths(x: f64) -> String {
+    match format!("{x:.1}") {
+        z if z == "-0.0" => "0.0".into(),
+        t => t,
+    }
+}
+
 fn rank_cells(r: &crate::ratings::BotRating, rank: &mut usize) -> (String, String, String) {
     if !r.rated {
         return ("-".into(), "-".into(), "-".into());
@@ -391,7 +399,7 @@ fn rank_cells(r: &crate::ratings::BotRating, rank: &mut usize) -> (String, Strin
     *rank += 1;
     (
         rank.to_string(),
-        format!("{:.1}", r.elo),
+        tenths(r.elo),
         format!("{:.1}", (r.elo_high - r.elo_low) / 2.0),
     )
 }
@@ -439,8 +447,14 @@ pub fn standings_table(st: &Standings) -> String {
     for (label, h, lo, hi) in &st.seat_advantage {
         let _ = writeln!(
             s,
-            "first-seat advantage {label}: {h:.1} Elo [{lo:.1}, {hi:.1}]"
+            "first-seat advantage {label}: {} Elo [{}, {}]",
+            tenths(*h),
+            tenths(*lo),
+            tenths(*hi)
         );
+    }
+    for line in seat_unbounded_lines(st) {
+        let _ = writeln!(s, "{line}");
     }
     if st.regularized {
         let _ = writeln!(
@@ -599,10 +613,31 @@ pub fn league_summary(report: &Report, rows: &[GameRow]) -> String {
     for (label, h, lo, hi) in &st.seat_advantage {
         let _ = writeln!(
             s,
-            "first-seat advantage {label}: {h:.1} Elo [{lo:.1}, {hi:.1}]"
+            "first-seat advantage {label}: {} Elo [{}, {}]",
+            tenths(*h),
+            tenths(*lo),
+            tenths(*hi)
         );
     }
+    for line in seat_unbounded_lines(st) {
+        let _ = writeln!(s, "{line}");
+    }
     s
+}
+
+/// One line per variant whose first seat won or lost (nearly) every game:
+/// its seat advantage has no finite estimate (`Standings::seat_unbounded`).
+pub fn seat_unbounded_lines(st: &Standings) -> Vec<String> {
+    st.seat_unbounded
+        .iter()
+        .map(|(label, score)| {
+            format!(
+                "first-seat advantage {label}: unbounded (the first seat scored {:.1}%: {} every game), so no finite estimate exists; {label} is rated without one",
+                100.0 * score,
+                if *score > 0.5 { "it won (nearly)" } else { "it lost (nearly)" }
+            )
+        })
+        .collect()
 }
 
 /// The overall table, then one per variant label when there are several.

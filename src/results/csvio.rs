@@ -504,7 +504,9 @@ mod tests {
 
     #[test]
     fn a_bot_in_two_seats_is_refused_with_its_line() {
-        let e = err(&format!("{H}\n{R1}\ng9,filo,2,p9,A,A,,1,0,,store,,30,100,7,\n"));
+        let e = err(&format!(
+            "{H}\n{R1}\ng9,filo,2,p9,A,A,,1,0,,store,,30,100,7,\n"
+        ));
         assert!(
             e.contains("t.csv:3: seat0 and seat1 are the same bot `A`"),
             "{e}"
@@ -512,7 +514,10 @@ mod tests {
         let e = err(&format!(
             "{H}\ng9,tricala,3,p9,A,B,B,1,0.25,0.25,corners,,30,100,7,\n"
         ));
-        assert!(e.contains("t.csv:2: seat1 and seat2 are the same bot `B`"), "{e}");
+        assert!(
+            e.contains("t.csv:2: seat1 and seat2 are the same bot `B`"),
+            "{e}"
+        );
     }
 
     #[test]

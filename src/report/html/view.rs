@@ -549,7 +549,15 @@ pub fn page(
                     pct(to_score(lo)),
                     pct(to_score(hi))
                 ),
-                None => String::new(),
+                None => seat
+                    .and_then(|s| s.overall.seat_unbounded.iter().find(|x| x.0 == v.variant))
+                    .map(|(_, score)| {
+                        format!(
+                            "unbounded: the first seat scored {}% of the points, so the model has no finite estimate",
+                            pct(*score)
+                        )
+                    })
+                    .unwrap_or_default(),
             };
             let reasons = by_count(&v.reasons)
                 .into_iter()
