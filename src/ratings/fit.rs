@@ -72,7 +72,7 @@ pub struct FitOutput {
     /// winners and losers it places afterwards).
     pub core: Vec<bool>,
     /// Quasi-likelihood dispersion: Pearson X² / degrees of freedom, clamped
-    /// to [0.25, 4]; 1 when fewer than 30 degrees of freedom.
+    /// to [0.01, 4]; 1 when fewer than 30 degrees of freedom.
     pub dispersion: f64,
     /// Newton iterations used.
     pub iterations: usize,
@@ -369,6 +369,13 @@ fn root(parent: &mut [usize], mut i: usize) -> usize {
     i
 }
 
+/// The smallest quasi-likelihood dispersion used. A draw rate `d` between
+/// equal bots makes the true value `1 - d`, so a floor must be low: at
+/// 0.25 (until 2026-11) intervals of close bots drawing 93% of their games
+/// covered the truth 100% of the time instead of 95%
+/// (`examples/draw_coverage.rs`, docs/ratings.md).
+const DISPERSION_MIN: f64 = 0.01;
+
 /// Fits `nbots` ratings (and one seat parameter for each of the `ngroups`
 /// variant groups where `seat_groups` says so and there are games) to
 /// `cells`.
@@ -481,7 +488,7 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_groups: &[bool]) -
     let free = ((m - ncomp.min(m)) + (nparams - m)) as f64;
     let dof = inside_w - free;
     let dispersion = if dof >= 30.0 {
-        (x2 / dof).clamp(0.25, 4.0)
+        (x2 / dof).clamp(DISPERSION_MIN, 4.0)
     } else {
         1.0
     };

@@ -497,6 +497,17 @@ fn coverage_of(st: &Standings, truth: &[f64], hit: &mut usize, total: &mut usize
     }
 }
 
+/// 95% draws between two equal bots: the score's variance is a twentieth
+/// of a coin's, and the dispersion says so instead of stopping at a floor
+/// of 0.25 (docs/ratings.md, "High draw rates").
+#[test]
+fn the_dispersion_follows_a_very_high_draw_rate() {
+    let rows = head_to_head(5, 190, 5);
+    let rep = rate(&rows, &RateOptions::default()).unwrap();
+    let phi = rep.overall.dispersion;
+    assert!((0.03..0.08).contains(&phi), "dispersion {phi}");
+}
+
 #[test]
 fn simulated_leagues_cover_the_truth_about_95_percent() {
     let mut rng = ChaCha8Rng::seed_from_u64(2024);
