@@ -142,7 +142,7 @@ fn reference(case: &str) -> Vec<(String, f64, Option<f64>)> {
 fn matches_the_scipy_reference_plain_3_player_and_perfect_scores() {
     // Plain maximum likelihood (Ordo's model, -a 0) and its curvature
     // intervals; 3-player games as weighted pairs; perfect scores by
-    // Ordo's rule (the others rated without them, each placed as if one of
+    // the half-point rule of Ordo's manual (the others rated without them, each placed as if one of
     // its games was a draw, the average over the others).
     for (case, file) in [
         ("league", "league.csv"),

@@ -1,6 +1,6 @@
 //! The Bradley-Terry fit on the Elo scale: maximum likelihood by Newton's
 //! method over aggregated pairwise evidence, its covariance, and the limit
-//! (Ordo's rule for perfect scores, generalised) that keeps every rating
+//! (the half-point rule Ordo's manual gives for perfect scores, generalised) that keeps every rating
 //! finite when the maximum-likelihood ratings do not exist. Pure numbers:
 //! knows bot indices, never names, files or rows.
 //!

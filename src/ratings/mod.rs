@@ -65,7 +65,7 @@ pub enum Flag {
     /// No games: no rating.
     Unrated,
     /// Won every rated result: its rating is a floor, placed as if one of
-    /// its games had been a draw (Ordo's rule).
+    /// its games had been a draw (the rule of Ordo's manual).
     AllWins,
     /// Lost every rated result: a ceiling, placed the same way.
     AllLosses,

@@ -301,7 +301,7 @@ fn three_player_pairs_weigh_one_game_in_total() {
 
 #[test]
 fn a_perfect_bot_leaves_the_others_at_their_maximum_likelihood() {
-    // Ordo's rule: the others are rated without the perfect players' games,
+    // the rule of Ordo's manual: the others are rated without the perfect players' games,
     // the perfect players are placed as if one of their games was a draw.
     let base = simulate_league(&mut ChaCha8Rng::seed_from_u64(11), &TRUE8, 4, 0.0);
     let mut rows = base.clone();

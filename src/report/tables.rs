@@ -462,7 +462,7 @@ pub fn standings_table(st: &Standings) -> String {
             "note: the maximum-likelihood ratings do not exist for these results (someone won or lost \
              every game against a group of bots). Ratings inside each such group are its own \
              maximum-likelihood ratings; the groups are placed as if one game between them had been \
-             a draw (Ordo's rule for perfect scores). Flagged ratings rest on that rule."
+             a draw (the half-point rule of Ordo's manual). Flagged ratings rest on that rule."
         );
     }
     if st.groups > 1 {
@@ -593,7 +593,7 @@ pub fn league_summary(report: &Report, rows: &[GameRow]) -> String {
             s,
             "note ({}): someone won or lost every game against a group of bots, so the \
              maximum-likelihood ratings do not exist; the groups are placed as if one game between \
-             them had been a draw (Ordo's rule for perfect scores). Flagged ratings rest on that rule.",
+             them had been a draw (the half-point rule of Ordo's manual). Flagged ratings rest on that rule.",
             regularized.join(", ")
         );
     }

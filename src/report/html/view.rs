@@ -299,7 +299,7 @@ fn table(st: &Standings) -> Table {
     if st.regularized {
         notes.push(
             "Someone won or lost every game against a group of bots: the groups are placed as if \
-             one game between them had been a draw (Ordo's rule); flagged ratings rest on that rule."
+             one game between them had been a draw (the half-point rule of Ordo's manual); flagged ratings rest on that rule."
                 .to_string(),
         );
     }

@@ -132,7 +132,7 @@ def fit(rows, seat=False):
 
 
 def fit_ordo_perfect(rows):
-    """Ordo's rule for perfect winners and losers (no dispersion, no seat)."""
+    """The half-point rule of Ordo's manual for perfect winners and losers (no dispersion, no seat)."""
     ev = evidence(rows)
     bots = sorted({e[0] for e in ev} | {e[1] for e in ev})
     purged = []
