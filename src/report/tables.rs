@@ -444,16 +444,7 @@ pub fn standings_table(st: &Standings) -> String {
             r.flag.as_str()
         );
     }
-    for (label, h, lo, hi) in &st.seat_advantage {
-        let _ = writeln!(
-            s,
-            "first-seat advantage {label}: {} Elo [{}, {}]",
-            tenths(*h),
-            tenths(*lo),
-            tenths(*hi)
-        );
-    }
-    for line in seat_unbounded_lines(st) {
+    for line in seat_advantage_lines(st) {
         let _ = writeln!(s, "{line}");
     }
     if st.regularized {
@@ -610,19 +601,27 @@ pub fn league_summary(report: &Report, rows: &[GameRow]) -> String {
             split.join(", ")
         );
     }
-    for (label, h, lo, hi) in &st.seat_advantage {
-        let _ = writeln!(
-            s,
-            "first-seat advantage {label}: {} Elo [{}, {}]",
-            tenths(*h),
-            tenths(*lo),
-            tenths(*hi)
-        );
-    }
-    for line in seat_unbounded_lines(st) {
+    for line in seat_advantage_lines(st) {
         let _ = writeln!(s, "{line}");
     }
     s
+}
+
+/// The first-seat advantage of each variant, fitted or unbounded, a line
+/// each (under the standings and in the league summary).
+fn seat_advantage_lines(st: &Standings) -> Vec<String> {
+    st.seat_advantage
+        .iter()
+        .map(|(label, h, lo, hi)| {
+            format!(
+                "first-seat advantage {label}: {} Elo [{}, {}]",
+                tenths(*h),
+                tenths(*lo),
+                tenths(*hi)
+            )
+        })
+        .chain(seat_unbounded_lines(st))
+        .collect()
 }
 
 /// One line per variant whose first seat won or lost (nearly) every game:
