@@ -5,8 +5,8 @@
 //! results in results/match-A-vs-B/ (results/gauntlet-A/), resumed by the
 //! same command, stopped early by `--sprt`.
 
+use super::play::{resolve_bot, BotArg};
 use super::run::{run_league, How};
-use crate::bot::manifest::{Manifest, MANIFEST};
 use crate::league::config::{RunSettings, Tournament};
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
@@ -135,56 +135,64 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
     )
 }
 
+/// A TOML array of strings.
+fn list(v: &[String]) -> toml::Value {
+    toml::Value::Array(v.iter().cloned().map(Into::into).collect())
+}
+
 /// A BOT argument as a tournament's bot table (without its name), and the
 /// name it suggests.
 fn bot_table(arg: &str) -> anyhow::Result<(String, toml::Table)> {
     let mut t = toml::Table::new();
-    let list = |v: &[String]| toml::Value::Array(v.iter().cloned().map(Into::into).collect());
-    if arg == "random" {
-        t.insert(
-            "command".into(),
-            list(&["{bin_dir}/random-bot".to_string()]),
-        );
-        return Ok(("random".into(), t));
-    }
-    for dir in [Path::new("bots").join(arg), PathBuf::from(arg)] {
-        if dir.join(MANIFEST).is_file() {
-            let m = Manifest::load(&dir)?;
-            let folder = dir
-                .canonicalize()
-                .with_context(|| format!("bot folder {}", dir.display()))?;
-            let name = folder
-                .file_name()
-                .map_or_else(|| m.name.clone(), |n| n.to_string_lossy().to_string());
-            t.insert("command".into(), list(&m.command));
-            t.insert("cwd".into(), folder.to_string_lossy().to_string().into());
-            if let Some(b) = &m.build {
-                t.insert("build".into(), list(b));
-            }
-            if !m.env.is_empty() {
-                let env: toml::Table = m
-                    .env
-                    .iter()
-                    .map(|(k, v)| (k.clone(), toml::Value::from(v.clone())))
-                    .collect();
-                t.insert("env".into(), env.into());
-            }
-            let limits = toml::Value::try_from(m.limits)
-                .context("the bot's [limits] cannot be carried over")?;
-            t.insert("limits".into(), limits);
-            return Ok((name, t));
+    // Named as `arena play` names its bots.
+    let m = match resolve_bot(arg)? {
+        BotArg::Random => {
+            t.insert(
+                "command".into(),
+                list(&["{bin_dir}/random-bot".to_string()]),
+            );
+            return Ok(("random".into(), t));
         }
+        BotArg::Command(_, _, Some(m)) => m,
+        BotArg::Command(_, _, None) => return Ok(command_table(arg, t)),
+    };
+    let folder = m
+        .dir
+        .canonicalize()
+        .with_context(|| format!("bot folder {}", m.dir.display()))?;
+    let name = folder
+        .file_name()
+        .map_or_else(|| m.name.clone(), |n| n.to_string_lossy().to_string());
+    t.insert("command".into(), list(&m.command));
+    t.insert("cwd".into(), folder.to_string_lossy().to_string().into());
+    if let Some(b) = &m.build {
+        t.insert("build".into(), list(b));
     }
+    if !m.env.is_empty() {
+        let env: toml::Table = m
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), toml::Value::from(v.clone())))
+            .collect();
+        t.insert("env".into(), env.into());
+    }
+    let limits =
+        toml::Value::try_from(m.limits).context("the bot's [limits] cannot be carried over")?;
+    t.insert("limits".into(), limits);
+    Ok((name, t))
+}
+
+/// A command-line BOT (`python3 mybot.py`) as a bot table, named after the
+/// last word that is a file (`mybot`), else the program.
+fn command_table(arg: &str, mut t: toml::Table) -> (String, toml::Table) {
+    // Not empty: `resolve_bot` refused an empty command.
     let words: Vec<String> = arg.split_whitespace().map(String::from).collect();
-    if words.is_empty() {
-        bail!("empty bot command");
-    }
-    // `python3 mybot.py` is named mybot; `./target/release/bot` bot.
     let named = words
         .iter()
         .rev()
         .find(|w| Path::new(w).is_file())
-        .unwrap_or(&words[0]);
+        .or(words.first())
+        .map_or("", String::as_str);
     let name: String = Path::new(named)
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
@@ -199,5 +207,5 @@ fn bot_table(arg: &str) -> anyhow::Result<(String, toml::Table)> {
         })
         .collect();
     t.insert("command".into(), list(&words));
-    Ok((if name.is_empty() { "bot".into() } else { name }, t))
+    (if name.is_empty() { "bot".into() } else { name }, t)
 }
