@@ -282,13 +282,12 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
             RunEnd::Complete | RunEnd::Drained => {}
             RunEnd::Interrupted => {
                 resume();
-                if how.no_report {
-                    return Ok(ExitCode::from(130));
+                if !how.no_report {
+                    eprintln!(
+                        "the HTML report was not brought up to date (interrupted): arena report {} writes it",
+                        dir.display()
+                    );
                 }
-                eprintln!(
-                    "the HTML report was not brought up to date (interrupted): arena report {} writes it",
-                    dir.display()
-                );
                 return Ok(ExitCode::from(130));
             }
             RunEnd::Stopped(why) => {

@@ -185,13 +185,12 @@ pub fn sibling_shards(dir: &Path) -> Vec<(PathBuf, LeagueMeta)> {
         .collect()
 }
 
-/// The shard folders in `parent` (`shard-K-of-N`) that have a readable
-/// `league.json`, by name.
-pub fn shard_folders(parent: &Path) -> Vec<(PathBuf, LeagueMeta)> {
+/// The folders in `parent` named as shards (`shard-K-of-N`), by name.
+pub fn shard_dirs(parent: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return Vec::new();
     };
-    let mut out: Vec<(PathBuf, LeagueMeta)> = entries
+    let mut out: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| {
@@ -199,10 +198,18 @@ pub fn shard_folders(parent: &Path) -> Vec<(PathBuf, LeagueMeta)> {
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| n.starts_with("shard-") && n.contains("-of-"))
         })
-        .filter_map(|p| read_meta(&p).map(|m| (p, m)))
         .collect();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.sort();
     out
+}
+
+/// The shard folders in `parent` (`shard-K-of-N`) that have a readable
+/// `league.json`, by name.
+pub fn shard_folders(parent: &Path) -> Vec<(PathBuf, LeagueMeta)> {
+    shard_dirs(parent)
+        .into_iter()
+        .filter_map(|p| read_meta(&p).map(|m| (p, m)))
+        .collect()
 }
 
 /// Refuses to start shard `meta` in `dir` when a sibling shard belongs to

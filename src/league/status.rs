@@ -159,16 +159,9 @@ pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
 /// A league.json that is there but cannot be read is named, not passed
 /// over as if its shard were missing.
 fn check_readable(league_dir: &Path) -> Result<(), StatusError> {
-    let Ok(entries) = std::fs::read_dir(league_dir) else {
-        return Ok(());
-    };
-    for e in entries.filter_map(Result::ok) {
-        let is_shard = e
-            .file_name()
-            .to_str()
-            .is_some_and(|n| n.starts_with("shard-") && n.contains("-of-"));
-        let path = Layout::new(e.path()).league_json();
-        if !is_shard || !path.is_file() {
+    for dir in results_dir::shard_dirs(league_dir) {
+        let path = Layout::new(dir).league_json();
+        if !path.is_file() {
             continue;
         }
         let why = match std::fs::read_to_string(&path) {
