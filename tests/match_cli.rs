@@ -54,13 +54,20 @@ fn a_match_stops_when_the_sprt_accepts_h1_and_stays_decided() {
         .join("results/match-greedy-bot-vs-random-bot/games.csv");
     let rows = csvio::read_rows(&csv).unwrap();
     assert!(rows.len() < 1000, "stopped early: {} games", rows.len());
-    // Decided after some game; then at most the two games in flight.
+    // Decided after some game; then only the games in flight: the two
+    // being played, and those finished but not yet counted, which wait in
+    // the runner's queue of twice the games at a time (a first version of
+    // this test allowed only the two, and failed once in CI with 3).
     let decided: usize = out
         .split("decided after ")
         .nth(1)
         .map(|s| s.split(' ').next().unwrap().parse().unwrap())
         .unwrap_or(rows.len());
-    assert!(rows.len() >= decided && rows.len() <= decided + 2, "{out}");
+    let in_flight = 2 + 2 * 2;
+    assert!(
+        rows.len() >= decided && rows.len() <= decided + in_flight,
+        "{out}"
+    );
 
     let again = arena(dir.path(), &args);
     let out = text(&again);
