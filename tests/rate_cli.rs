@@ -167,6 +167,33 @@ fn matches_the_scipy_reference_plain_3_player_and_perfect_scores() {
 }
 
 #[test]
+fn perfect_scores_by_the_half_point_rule_closed_form() {
+    // perfect_ordo.csv: alpha scored 6/8 against bravo (5 wins, 2 draws),
+    // zulu won its 4 games against bravo, yankee lost its 4 against alpha.
+    // By hand: alpha - bravo = 400 log10(6/2), centred on the two; zulu
+    // expects 3.5 of its 4 points against bravo: bravo + 400 log10(7);
+    // yankee 0.5 of 4 against alpha: alpha - 400 log10(7).
+    // (Ordo 1.2.x places zulu at 321.9, or 300.9 with -D: docs/ratings.md.)
+    let l = |x: f64| 400.0 * x.log10();
+    let alpha = l(3.0) / 2.0;
+    let got = rate_table(&[s(&data("perfect_ordo.csv"))]);
+    for (bot, want, flag) in [
+        ("alpha", alpha, ""),
+        ("bravo", -alpha, ""),
+        ("zulu", -alpha + l(7.0), "all_wins"),
+        ("yankee", alpha - l(7.0), "all_losses"),
+    ] {
+        let g = rating(&got, bot, "all");
+        assert!(
+            (num(g, "elo") - want).abs() < 0.01,
+            "{bot}: {} vs {want}",
+            g["elo"]
+        );
+        assert_eq!(g["flag"], flag, "{bot}");
+    }
+}
+
+#[test]
 fn seat_advantage_matches_the_reference_within_its_prior() {
     // One variant, one seat parameter (Ordo's -W). Our seat parameter
     // carries one virtual draw at 0, which moves it by ~0.2 Elo here.
