@@ -89,10 +89,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         0.0
                     };
                     let forfeit = rng.gen_bool(0.002) && score0 != 0.5;
-                    let reason = match (score0, forfeit) {
-                        (x, _) if x == 0.5 => "tie",
-                        (_, true) => "timeout",
-                        _ => "store",
+                    let reason = if score0 == 0.5 {
+                        "tie"
+                    } else if forfeit {
+                        "timeout"
+                    } else {
+                        "store"
                     };
                     let offender = match (forfeit, score0 == 1.0) {
                         (false, _) => "",
