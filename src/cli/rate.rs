@@ -3,10 +3,12 @@
 //! where it is asked to (`--out DIR`), or into a league's own folder when
 //! it rates that whole league; never over a league's tables from a subset
 //! or a merge. Parsing and printing only; the work is in `report::tables`
-//! and `ratings`.
+//! and `ratings`. The files are read one row at a time into counts
+//! (`ratings::Tally`): memory does not grow with the rows (docs/ratings.md,
+//! "Inputs and merging").
 
-use crate::ratings::{Anchor, RateOptions};
-use crate::report::tables::{ratings_csv, read_merged, write_tables};
+use crate::ratings::{Anchor, RateOptions, Tally};
+use crate::report::tables::{for_each_merged, ratings_csv, tables_of, write_files};
 use anyhow::{bail, Context};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -137,53 +139,43 @@ pub fn run(args: RateArgs) -> anyhow::Result<ExitCode> {
             "warning: rating part of league `{league}` ({n} shards): {list} left out (--partial)"
         );
     }
-    let merged = read_merged(&args.files)?;
-    for w in &merged.warnings {
-        eprintln!("warning: {w}");
-    }
-    let rows = merged.rows;
-    let files = args
-        .files
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    if rows.is_empty() {
-        bail!("no games to rate in {files}");
-    }
-    let kept = match &args.variant {
-        Some(v) => rows
-            .iter()
-            .filter(|r| crate::ratings::matches_variant(r, v))
-            .count(),
-        None => rows.len(),
-    };
-    if let (0, Some(v)) = (kept, &args.variant) {
-        let mut present: Vec<String> = rows
-            .iter()
-            .flat_map(|r| [r.variant.clone(), crate::ratings::variant_label(r)])
-            .collect();
-        present.sort();
-        present.dedup();
-        bail!(
-            "no games of variant `{v}` in {files}; the variants there are: {}",
-            present.join(", ")
-        );
-    }
     let opts = RateOptions {
         variant: args.variant.clone(),
         anchor,
         seat_advantage: args.seat_advantage,
         extra_bots: Vec::new(),
     };
+    // One row at a time: the rows are never all in memory.
+    let mut tally = Tally::new(&opts);
+    let merged = for_each_merged(&args.files, |r| tally.add(r))?;
+    for w in &merged.warnings {
+        eprintln!("warning: {w}");
+    }
+    let files = args
+        .files
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if tally.seen() == 0 {
+        bail!("no games to rate in {files}");
+    }
+    let kept = tally.kept();
+    if let (0, Some(v)) = (kept, &args.variant) {
+        bail!(
+            "no games of variant `{v}` in {files}; the variants there are: {}",
+            tally.variants_present().join(", ")
+        );
+    }
+    let tables = tables_of(tally.report()?);
     let (tables, wrote) = match (args.out.clone(), whole_league(&args)) {
         (Some(dir), _) | (None, Some(dir)) => {
-            let t = write_tables(&rows, &opts, &dir)?;
+            let t = write_files(tables, &dir)?;
             let names: Vec<String> = t.files.iter().map(|p| p.display().to_string()).collect();
             (t, format!("wrote {}", names.join(", ")))
         }
         (None, None) => (
-            crate::report::tables::rate_only(&rows, &opts)?,
+            tables,
             "no files written (not a whole league's games.csv: give --out DIR to write the tables)"
                 .to_string(),
         ),

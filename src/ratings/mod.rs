@@ -13,6 +13,7 @@ pub mod sprt;
 mod stats;
 
 pub use fit::{Cell, PRIOR_DRAWS};
+pub(crate) use stats::Fx;
 pub use stats::{elo_of_score, penta_elo, BotCount, PairCount, VariantStats};
 
 use crate::results::GameRow;
@@ -233,16 +234,98 @@ pub fn matches_variant(row: &GameRow, filter: &str) -> bool {
 /// Rates `rows`. Pure: the same rows in any order give the same report
 /// (counts are integers; only the fit's floating point is order-free too).
 pub fn rate(rows: &[GameRow], opts: &RateOptions) -> Result<Report, RatingError> {
-    let kept: Vec<&GameRow> = rows
-        .iter()
-        .filter(|r| {
-            opts.variant
-                .as_deref()
-                .is_none_or(|v| matches_variant(r, v))
-        })
-        .collect();
-    let filtered_out = rows.len() - kept.len();
-    let ev = stats::Evidence::collect(&kept, &opts.extra_bots);
+    let mut tally = Tally::new(opts);
+    for r in rows {
+        tally.add(r);
+    }
+    tally.report()
+}
+
+/// Rates games as they are read, one at a time (`rate` over rows that are
+/// never all in memory): the variant filter, then the counts of
+/// `stats::EvidenceBuilder`.
+pub struct Tally<'a> {
+    opts: &'a RateOptions,
+    evidence: stats::EvidenceBuilder,
+    kept: usize,
+    filtered_out: usize,
+    /// With a variant filter: every (variant, players) seen.
+    present: Vec<(String, u8)>,
+}
+
+impl<'a> Tally<'a> {
+    pub fn new(opts: &'a RateOptions) -> Self {
+        Tally {
+            opts,
+            evidence: stats::EvidenceBuilder::new(),
+            kept: 0,
+            filtered_out: 0,
+            present: Vec::new(),
+        }
+    }
+
+    /// Counts one game (or leaves it out, by the variant filter).
+    pub fn add(&mut self, row: &GameRow) {
+        if let Some(v) = self.opts.variant.as_deref() {
+            if !self
+                .present
+                .iter()
+                .any(|(name, p)| *p == row.players && *name == row.variant)
+            {
+                self.present.push((row.variant.clone(), row.players));
+            }
+            if !matches_variant(row, v) {
+                self.filtered_out += 1;
+                return;
+            }
+        }
+        self.kept += 1;
+        self.evidence.add(row);
+    }
+
+    /// Games counted (kept by the filter).
+    pub fn kept(&self) -> usize {
+        self.kept
+    }
+
+    /// Games seen, kept or not.
+    pub fn seen(&self) -> usize {
+        self.kept + self.filtered_out
+    }
+
+    /// With a variant filter, the variant names and labels of every game
+    /// seen, sorted (for the error of a filter that keeps nothing).
+    pub fn variants_present(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .present
+            .iter()
+            .flat_map(|(name, players)| {
+                let row = GameRow {
+                    variant: name.clone(),
+                    players: *players,
+                    ..GameRow::default()
+                };
+                [name.clone(), variant_label(&row)]
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// The report over the games counted.
+    pub fn report(self) -> Result<Report, RatingError> {
+        let ev = self.evidence.finish(&self.opts.extra_bots);
+        report(ev, self.opts, self.filtered_out)
+    }
+}
+
+/// The report of the counted evidence.
+fn report(
+    ev: stats::Evidence,
+    opts: &RateOptions,
+    filtered_out: usize,
+) -> Result<Report, RatingError> {
     if let Some(a) = &opts.anchor {
         if !a.elo.is_finite() {
             return Err(RatingError::BadAnchor(a.elo));

@@ -3,7 +3,9 @@
 //! variant). Pure; owns no model and no I/O.
 //!
 //! Counts are integers, converted to weights only at the end, so the result
-//! does not depend on the order of the rows.
+//! does not depend on the order of the rows. Rows arrive one at a time
+//! (`EvidenceBuilder::add`): nothing per row is kept but the seat-swap
+//! groups (see `EvidenceBuilder`).
 
 use super::fit::Cell;
 use super::{z_value, Standings};
@@ -15,7 +17,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// A small multiplicative hasher (the FxHash recipe): the keys are short
 /// bot names and indices, and SipHash dominated the profile.
 #[derive(Default, Clone, Copy)]
-struct Fx(u64);
+pub(crate) struct Fx(u64);
 
 impl Hasher for Fx {
     #[inline]
@@ -35,6 +37,10 @@ impl Hasher for Fx {
         self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
     #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64);
+    }
+    #[inline]
     fn write_usize(&mut self, i: usize) {
         self.write_u64(i as u64);
     }
@@ -50,7 +56,8 @@ impl Hasher for Fx {
     }
 }
 
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+/// A hash map with `Fx` hashing.
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 
 /// Weight of one seat pair of a 3-player game: the three pairs of a game
 /// add up to one 2-player game (docs/ratings.md, "3-player games").
@@ -254,59 +261,6 @@ struct GroupState {
     counted: u8,
 }
 
-/// The oriented pairwise counts: a dense table when bots x bots x labels is
-/// small (the usual case), a hash map otherwise.
-struct WdlTable {
-    nb: usize,
-    nl: usize,
-    dense: Vec<Wdl>,
-    sparse: FastMap<(usize, usize, usize), Wdl>,
-}
-
-impl WdlTable {
-    const DENSE_MAX: usize = 1 << 20;
-
-    fn new(nb: usize, nl: usize) -> Self {
-        let n = nb.saturating_mul(nb).saturating_mul(nl);
-        WdlTable {
-            nb,
-            nl,
-            dense: if n <= Self::DENSE_MAX {
-                vec![Wdl::default(); n]
-            } else {
-                Vec::new()
-            },
-            sparse: FastMap::default(),
-        }
-    }
-
-    #[inline]
-    fn get_mut(&mut self, a: usize, b: usize, l: usize) -> &mut Wdl {
-        if self.dense.is_empty() {
-            self.sparse.entry((a, b, l)).or_default()
-        } else {
-            &mut self.dense[(a * self.nb + b) * self.nl + l]
-        }
-    }
-
-    /// Non-empty entries, sorted by (a, b, l).
-    fn entries(&self) -> Vec<((usize, usize, usize), Wdl)> {
-        if self.dense.is_empty() {
-            let mut v: Vec<_> = self.sparse.iter().map(|(k, e)| (*k, *e)).collect();
-            v.sort_unstable_by_key(|(k, _)| *k);
-            v
-        } else {
-            let (nb, nl) = (self.nb, self.nl);
-            self.dense
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.total() > 0)
-                .map(|(i, e)| (((i / nl) / nb, (i / nl) % nb, i % nl), *e))
-                .collect()
-        }
-    }
-}
-
 #[derive(Clone, Copy, Default)]
 struct PairAcc {
     a_wins: u64,
@@ -347,31 +301,310 @@ impl Wdl {
     }
 }
 
-impl Evidence {
-    pub fn collect(rows: &[&GameRow], extra_bots: &[String]) -> Evidence {
-        // Names and labels.
-        // First pass: intern names and labels in order of appearance.
-        let mut bot_ix: FastMap<&str, usize> = FastMap::default();
-        let mut label_ix: FastMap<(&str, u8), usize> = FastMap::default();
-        let mut row_ids: Vec<([usize; 3], usize)> = Vec::with_capacity(rows.len());
-        for r in rows {
-            let names = [&r.seat0, &r.seat1, &r.seat2];
-            let mut ids = [0usize; 3];
-            for (s, name) in names[..(r.players as usize).clamp(2, 3)].iter().enumerate() {
-                let k = bot_ix.len();
-                ids[s] = *bot_ix.entry(name.as_str()).or_insert(k);
+/// Game lengths as a histogram (the median without keeping every game).
+#[derive(Clone, Default)]
+struct Plies {
+    /// Games by length, for lengths below `Plies::DENSE`.
+    dense: Vec<u64>,
+    /// Longer games.
+    long: BTreeMap<u32, u64>,
+    games: u64,
+}
+
+impl Plies {
+    const DENSE: u32 = 1 << 16;
+
+    fn add(&mut self, p: u32) {
+        self.games += 1;
+        if p < Self::DENSE {
+            let i = p as usize;
+            if self.dense.len() <= i {
+                self.dense.resize(i + 1, 0);
             }
-            let k = label_ix.len();
-            let l = *label_ix.entry((r.variant.as_str(), r.players)).or_insert(k);
-            row_ids.push((ids, l));
+            self.dense[i] += 1;
+        } else {
+            *self.long.entry(p).or_default() += 1;
         }
+    }
+
+    /// (length, games) in increasing length.
+    fn iter(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+        let dense = self.dense.iter().enumerate().map(|(p, &c)| (p as u32, c));
+        dense
+            .chain(self.long.iter().map(|(&p, &c)| (p, c)))
+            .filter(|&(_, c)| c > 0)
+    }
+
+    /// The `k`-th shortest length (0-based; `k < games`).
+    fn nth(&self, k: u64) -> u32 {
+        let mut seen = 0;
+        for (p, c) in self.iter() {
+            seen += c;
+            if seen > k {
+                return p;
+            }
+        }
+        0
+    }
+
+    /// Min, max, mean and median, as computed from the sorted lengths.
+    fn summary(&self) -> Option<(u32, u32, f64, f64)> {
+        let n = self.games;
+        if n == 0 {
+            return None;
+        }
+        // The same additions in the same order as summing the sorted list.
+        let mut sum = 0.0;
+        for (p, c) in self.iter() {
+            for _ in 0..c {
+                sum += p as f64;
+            }
+        }
+        let median = if n % 2 == 1 {
+            self.nth(n / 2) as f64
+        } else {
+            (self.nth(n / 2 - 1) as f64 + self.nth(n / 2) as f64) / 2.0
+        };
+        Some((self.nth(0), self.nth(n - 1), sum / n as f64, median))
+    }
+}
+
+/// One variant label as its rows arrive (bots by first-seen index).
+#[derive(Clone, Default)]
+struct LabelAcc {
+    games: u64,
+    draws: u64,
+    seat0_points: f64,
+    duration: u128,
+    forfeits: u64,
+    plies: Plies,
+    /// Games by end reason (reason index).
+    reasons: Vec<u64>,
+    /// Per bot.
+    bots: Vec<BotCount>,
+    /// Per bot, games by end reason (reason index).
+    bot_reasons: Vec<Vec<u64>>,
+}
+
+/// A stable 64-bit hash of a seat-swap group's (label, id).
+fn group_key(label: u32, group: &str) -> u64 {
+    use std::hash::Hash;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    label.hash(&mut h);
+    group.hash(&mut h);
+    h.finish()
+}
+
+/// Builds `Evidence` one row at a time, in memory that does not grow with
+/// the rows: names interned once, counts per (label, bot) and per (pair,
+/// label), lengths as histograms. Only the seat-swap groups of 2-player
+/// games are kept, 24 bytes each (a 64-bit hash of the label and group id
+/// and its state), so that a third game of a group (files of two leagues
+/// sharing group ids) takes its pair back out of the pentanomial counts.
+#[derive(Default)]
+pub struct EvidenceBuilder {
+    /// Bots in order of first appearance.
+    bot_ix: FastMap<Box<str>, u32>,
+    bot_names: Vec<Box<str>>,
+    /// (variant, players) in order of first appearance.
+    label_keys: Vec<(String, u8)>,
+    labels: Vec<LabelAcc>,
+    reason_ix: FastMap<Box<str>, u32>,
+    reason_names: Vec<Box<str>>,
+    /// Oriented pairwise results: (seat-order first, second, label).
+    wdl: FastMap<(u32, u32, u32), Wdl>,
+    /// 2-player seat-swap groups by `group_key`.
+    groups: FastMap<u64, GroupState>,
+    /// Complete seat-swap pairs: (label, lo, hi) by first-seen index, lo <
+    /// hi, in buckets of `lo`'s points (0, 1/2, ..., 2).
+    penta: FastMap<(u32, u32, u32), [u64; 5]>,
+}
+
+impl EvidenceBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn bot(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.bot_ix.get(name) {
+            return i;
+        }
+        let i = self.bot_names.len() as u32;
+        self.bot_ix.insert(name.into(), i);
+        self.bot_names.push(name.into());
+        i
+    }
+
+    fn label(&mut self, variant: &str, players: u8) -> u32 {
+        if let Some(i) = self
+            .label_keys
+            .iter()
+            .position(|(v, p)| *p == players && v == variant)
+        {
+            return i as u32;
+        }
+        self.label_keys.push((variant.to_string(), players));
+        self.labels.push(LabelAcc::default());
+        (self.labels.len() - 1) as u32
+    }
+
+    fn reason(&mut self, reason: &str) -> usize {
+        if let Some(&i) = self.reason_ix.get(reason) {
+            return i as usize;
+        }
+        let i = self.reason_names.len();
+        self.reason_ix.insert(reason.into(), i as u32);
+        self.reason_names.push(reason.into());
+        i
+    }
+
+    /// Counts one game.
+    pub fn add(&mut self, r: &GameRow) {
+        let np = (r.players as usize).clamp(2, 3);
+        let names = [&r.seat0, &r.seat1, &r.seat2];
+        let mut seats = [0u32; 3];
+        for s in 0..np {
+            seats[s] = self.bot(names[s]);
+        }
+        let l = self.label(&r.variant, r.players);
+        let scores = [r.score0, r.score1, r.score2.unwrap_or(0.0)];
+        let reason = self.reason(&r.reason);
+        self.count_bots(r, l, &seats[..np], &scores, reason);
+        self.count_pairwise(l, &seats[..np], &scores);
+        self.count_variant(r, l, &scores[..np], reason);
+        if np == 2 {
+            self.count_group(l, &r.group, seats[0], seats[1], &scores);
+        }
+    }
+
+    /// Per bot: games, points, pairwise results, forfeits, end reasons.
+    fn count_bots(&mut self, r: &GameRow, l: u32, seats: &[u32], scores: &[f64; 3], reason: usize) {
+        let acc = &mut self.labels[l as usize];
+        let nb = self.bot_names.len();
+        if acc.bots.len() < nb {
+            acc.bots.resize(nb, BotCount::default());
+            acc.bot_reasons.resize(nb, Vec::new());
+        }
+        let np = seats.len();
+        for s in 0..np {
+            let b = seats[s] as usize;
+            let br = &mut acc.bot_reasons[b];
+            if br.len() <= reason {
+                br.resize(reason + 1, 0);
+            }
+            br[reason] += 1;
+            let c = &mut acc.bots[b];
+            c.games += 1;
+            c.points += scores[s];
+            for t in 0..np {
+                // A bot seated against itself has no result against itself.
+                if t == s || seats[t] == seats[s] {
+                    continue;
+                }
+                match cmp_result(scores[s], scores[t]) {
+                    0 => c.wins += 1,
+                    1 => c.draws += 1,
+                    _ => c.losses += 1,
+                }
+            }
+            if r.offender == Some(s as u8) {
+                c.forfeits += 1;
+                *c.forfeit_reasons.entry(r.reason.clone()).or_default() += 1;
+            }
+        }
+    }
+
+    /// Pairwise evidence, oriented by seat order.
+    fn count_pairwise(&mut self, l: u32, seats: &[u32], scores: &[f64; 3]) {
+        let np = seats.len();
+        for s in 0..np {
+            for t in (s + 1)..np {
+                let (a, b) = (seats[s], seats[t]);
+                if a == b {
+                    continue;
+                }
+                let res = cmp_result(scores[s], scores[t]);
+                let e = self.wdl.entry((a, b, l)).or_default();
+                match (np, res) {
+                    (2, 0) => e.w2 += 1,
+                    (2, 1) => e.d2 += 1,
+                    (2, _) => e.l2 += 1,
+                    (_, 0) => e.w3 += 1,
+                    (_, 1) => e.d3 += 1,
+                    (_, _) => e.l3 += 1,
+                }
+            }
+        }
+    }
+
+    /// Per variant label: games, draws, first seat, lengths, reasons.
+    fn count_variant(&mut self, r: &GameRow, l: u32, scores: &[f64], reason: usize) {
+        let v = &mut self.labels[l as usize];
+        v.games += 1;
+        if scores.iter().all(|&x| (x - scores[0]).abs() < 1e-9) {
+            v.draws += 1;
+        }
+        v.seat0_points += scores[0];
+        v.plies.add(r.plies);
+        v.duration += r.duration_ms as u128;
+        if r.offender.is_some() {
+            v.forfeits += 1;
+        }
+        if v.reasons.len() <= reason {
+            v.reasons.resize(reason + 1, 0);
+        }
+        v.reasons[reason] += 1;
+    }
+
+    /// Seat-swap groups, counted as their rows arrive: two games with the
+    /// seats swapped are a pair; a third game undoes it.
+    fn count_group(&mut self, l: u32, group: &str, a: u32, b: u32, scores: &[f64; 3]) {
+        let g = self
+            .groups
+            .entry(group_key(l, group))
+            .or_insert(GroupState {
+                a,
+                b,
+                score0: scores[0] as f32,
+                rows: 0,
+                counted: 5,
+            });
+        g.rows = g.rows.saturating_add(1);
+        if g.rows == 2 && g.a == b && g.b == a && a != b {
+            // Points of the bot seen first over the two games.
+            let first = g.score0 as f64;
+            let pts = if a > b {
+                first + scores[1]
+            } else {
+                (1.0 - first) + scores[0]
+            };
+            let k = ((pts * 2.0).round() as usize).min(4);
+            self.penta.entry((l, a.min(b), a.max(b))).or_default()[k] += 1;
+            g.counted = k as u8;
+        } else if g.rows == 3 && g.counted < 5 {
+            // Not a pair after all: take back its count.
+            let (ga, gb) = (g.a, g.b);
+            if let Some(c) = self.penta.get_mut(&(l, ga.min(gb), ga.max(gb))) {
+                c[g.counted as usize] -= 1;
+            }
+            g.counted = 5;
+        }
+    }
+
+    /// The evidence: bots (with `extra_bots`, listed without games) and
+    /// labels sorted by name, counts renumbered to match.
+    pub fn finish(mut self, extra_bots: &[String]) -> Evidence {
         for b in extra_bots {
-            let k = bot_ix.len();
-            bot_ix.entry(b.as_str()).or_insert(k);
+            self.bot(b);
         }
-        // Sorted names; `renumber[first-seen id]` is the sorted index.
-        let mut seen: Vec<(&str, usize)> = bot_ix.iter().map(|(k, v)| (*k, *v)).collect();
+        let mut seen: Vec<(&str, usize)> = self
+            .bot_names
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (&**b, i))
+            .collect();
         seen.sort_unstable();
+        // `renumber[first-seen index]` is the sorted index.
         let mut renumber = vec![0usize; seen.len()];
         for (i, (_, old)) in seen.iter().enumerate() {
             renumber[*old] = i;
@@ -384,157 +617,84 @@ impl Evidence {
                 v.to_string()
             }
         };
-        let mut keys: Vec<(&str, u8)> = label_ix.keys().copied().collect();
-        keys.sort_by_key(|(v, p)| label_of(v, *p));
-        let labels: Vec<String> = keys.iter().map(|(v, p)| label_of(v, *p)).collect();
-        let mut label_renumber = vec![0usize; keys.len()];
-        for (i, k) in keys.iter().enumerate() {
-            label_renumber[label_ix[k]] = i;
+        let mut order: Vec<usize> = (0..self.label_keys.len()).collect();
+        order.sort_by_key(|&i| label_of(&self.label_keys[i].0, self.label_keys[i].1));
+        let labels: Vec<String> = order
+            .iter()
+            .map(|&i| label_of(&self.label_keys[i].0, self.label_keys[i].1))
+            .collect();
+        let mut label_renumber = vec![0usize; order.len()];
+        for (i, &k) in order.iter().enumerate() {
+            label_renumber[k] = i;
         }
-
         let nb = bots.len();
         let nl = labels.len();
-        let mut wdl = WdlTable::new(nb, nl);
+
         let mut bot_counts = vec![BotCount::default(); nl * nb];
-        let mut variants: Vec<VariantStats> = labels
-            .iter()
-            .zip(&keys)
-            .map(|(l, (_, p))| VariantStats {
-                variant: l.clone(),
-                players: *p,
-                plies_min: u32::MAX,
+        let mut variants = Vec::with_capacity(nl);
+        for (&k, label) in order.iter().zip(&labels) {
+            let acc = &mut self.labels[k];
+            let l = label_renumber[k];
+            for (b, (mut c, counts)) in acc
+                .bots
+                .drain(..)
+                .zip(acc.bot_reasons.drain(..))
+                .enumerate()
+            {
+                for (i, &n) in counts.iter().enumerate() {
+                    if n > 0 {
+                        *c.reasons
+                            .entry(self.reason_names[i].to_string())
+                            .or_default() += n;
+                    }
+                }
+                bot_counts[l * nb + renumber[b]] = c;
+            }
+            let mut v = VariantStats {
+                variant: label.clone(),
+                players: self.label_keys[k].1,
+                games: acc.games,
+                draws: acc.draws,
+                forfeits: acc.forfeits,
+                reasons: acc
+                    .reasons
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &c)| c > 0)
+                    .map(|(i, &c)| (self.reason_names[i].to_string(), c))
+                    .collect(),
                 ..Default::default()
+            };
+            if let Some((min, max, mean, median)) = acc.plies.summary() {
+                let n = acc.plies.games as f64;
+                v.plies_min = min;
+                v.plies_max = max;
+                v.plies_mean = mean;
+                v.plies_median = median;
+                v.first_seat_score = acc.seat0_points / n;
+                v.duration_ms_mean = acc.duration as f64 / n;
+            }
+            variants.push(v);
+        }
+
+        // Oriented evidence in the sorted numbering, sorted by (a, b, l).
+        let mut entries: Vec<((usize, usize, usize), Wdl)> = self
+            .wdl
+            .iter()
+            .filter(|(_, e)| e.total() > 0)
+            .map(|(&(a, b, l), &e)| {
+                let key = (
+                    renumber[a as usize],
+                    renumber[b as usize],
+                    label_renumber[l as usize],
+                );
+                (key, e)
             })
             .collect();
-        let mut plies: Vec<Vec<u32>> = vec![Vec::new(); nl];
-        let mut seat0_points = vec![0.0; nl];
-        let mut duration = vec![0u128; nl];
-        let mut reason_counts: Vec<FastMap<&str, u64>> = vec![FastMap::default(); nl];
-        // End reasons per (label, bot), by interned reason id (no string
-        // work per row).
-        let mut reason_ix: FastMap<&str, usize> = FastMap::default();
-        let mut bot_reasons: Vec<Vec<u64>> = vec![Vec::new(); nl * nb];
-        // Seat-swap groups, counted as the rows arrive (no second pass over
-        // the rows): (label, group) -> state of the group.
-        let mut groups: FastMap<(usize, &str), GroupState> = FastMap::default();
-        groups.reserve(rows.len() / 2 + 1);
-        let mut penta: FastMap<(usize, usize, usize), [u64; 5]> = FastMap::default();
-
-        for (r, (ids, l)) in rows.iter().zip(&row_ids) {
-            let l = label_renumber[*l];
-            let np = (r.players as usize).clamp(2, 3);
-            let mut seats = [0usize; 3];
-            for s in 0..np {
-                seats[s] = renumber[ids[s]];
-            }
-            let scores = [r.score0, r.score1, r.score2.unwrap_or(0.0)];
-            let k = reason_ix.len();
-            let reason = *reason_ix.entry(r.reason.as_str()).or_insert(k);
-            // Per bot.
-            for s in 0..np {
-                let br = &mut bot_reasons[l * nb + seats[s]];
-                if br.len() <= reason {
-                    br.resize(reason + 1, 0);
-                }
-                br[reason] += 1;
-                let c = &mut bot_counts[l * nb + seats[s]];
-                c.games += 1;
-                c.points += scores[s];
-                for t in 0..np {
-                    // A bot seated against itself has no result against itself.
-                    if t == s || seats[t] == seats[s] {
-                        continue;
-                    }
-                    match cmp_result(scores[s], scores[t]) {
-                        0 => c.wins += 1,
-                        1 => c.draws += 1,
-                        _ => c.losses += 1,
-                    }
-                }
-                if r.offender == Some(s as u8) {
-                    c.forfeits += 1;
-                    *c.forfeit_reasons.entry(r.reason.clone()).or_default() += 1;
-                }
-            }
-            // Pairwise evidence, oriented by seat order.
-            for s in 0..np {
-                for t in (s + 1)..np {
-                    let (a, b) = (seats[s], seats[t]);
-                    if a == b {
-                        continue;
-                    }
-                    let res = cmp_result(scores[s], scores[t]);
-                    let e = wdl.get_mut(a, b, l);
-                    match (np, res) {
-                        (2, 0) => e.w2 += 1,
-                        (2, 1) => e.d2 += 1,
-                        (2, _) => e.l2 += 1,
-                        (_, 0) => e.w3 += 1,
-                        (_, 1) => e.d3 += 1,
-                        (_, _) => e.l3 += 1,
-                    }
-                }
-            }
-            // Per variant.
-            let v = &mut variants[l];
-            v.games += 1;
-            if scores[..np].iter().all(|&x| (x - scores[0]).abs() < 1e-9) {
-                v.draws += 1;
-            }
-            seat0_points[l] += scores[0];
-            plies[l].push(r.plies);
-            duration[l] += r.duration_ms as u128;
-            if r.offender.is_some() {
-                v.forfeits += 1;
-            }
-            *reason_counts[l].entry(r.reason.as_str()).or_default() += 1;
-            if np == 2 {
-                let (a, b) = (seats[0], seats[1]);
-                let g = groups.entry((l, r.group.as_str())).or_insert(GroupState {
-                    a: a as u32,
-                    b: b as u32,
-                    score0: scores[0] as f32,
-                    rows: 0,
-                    counted: 5,
-                });
-                g.rows = g.rows.saturating_add(1);
-                if g.rows == 2 && g.a as usize == b && g.b as usize == a && a != b {
-                    // Points of the lower-index bot over the two games.
-                    let first = g.score0 as f64;
-                    let pts = if a > b {
-                        first + scores[1]
-                    } else {
-                        (1.0 - first) + scores[0]
-                    };
-                    let k = ((pts * 2.0).round() as usize).min(4);
-                    penta.entry((l, a.min(b), a.max(b))).or_default()[k] += 1;
-                    g.counted = k as u8;
-                } else if g.rows == 3 && g.counted < 5 {
-                    // Not a pair after all: take back its count.
-                    let (ga, gb) = (g.a as usize, g.b as usize);
-                    if let Some(c) = penta.get_mut(&(l, ga.min(gb), ga.max(gb))) {
-                        c[g.counted as usize] -= 1;
-                    }
-                    g.counted = 5;
-                }
-            }
-        }
-
-        let mut reason_names = vec![""; reason_ix.len()];
-        for (name, &i) in &reason_ix {
-            reason_names[i] = name;
-        }
-        for (c, counts) in bot_counts.iter_mut().zip(&bot_reasons) {
-            for (i, &n) in counts.iter().enumerate() {
-                if n > 0 {
-                    *c.reasons.entry(reason_names[i].to_string()).or_default() += n;
-                }
-            }
-        }
+        entries.sort_unstable_by_key(|(k, _)| *k);
 
         // Head-to-head counts from the oriented evidence.
         let mut pairs: BTreeMap<(usize, usize, usize), PairAcc> = BTreeMap::new();
-        let entries = wdl.entries();
         for &((a, b, l), e) in &entries {
             let (w, d, lo_) = (e.w2 + e.w3, e.d2 + e.d3, e.l2 + e.l3);
             if a < b {
@@ -549,34 +709,18 @@ impl Evidence {
                 p.b_wins += w;
             }
         }
-
-        for (key, c) in penta {
-            if let Some(p) = pairs.get_mut(&key) {
-                p.penta = c;
-            }
-        }
-
-        for (l, v) in variants.iter_mut().enumerate() {
-            v.reasons = reason_counts[l]
-                .iter()
-                .map(|(k, c)| (k.to_string(), *c))
-                .collect();
-            let ps = &mut plies[l];
-            ps.sort_unstable();
-            let n = ps.len();
-            if n > 0 {
-                v.plies_min = ps[0];
-                v.plies_max = ps[n - 1];
-                v.plies_mean = ps.iter().map(|&p| p as f64).sum::<f64>() / n as f64;
-                v.plies_median = if n % 2 == 1 {
-                    ps[n / 2] as f64
-                } else {
-                    (ps[n / 2 - 1] as f64 + ps[n / 2] as f64) / 2.0
-                };
-                v.first_seat_score = seat0_points[l] / n as f64;
-                v.duration_ms_mean = duration[l] as f64 / n as f64;
+        for (&(l, lo, hi), c) in &self.penta {
+            let (x, y) = (renumber[lo as usize], renumber[hi as usize]);
+            let l = label_renumber[l as usize];
+            // Buckets are `lo`'s points; the pair is seen from the bot
+            // first by name.
+            let c = if x < y {
+                *c
             } else {
-                v.plies_min = 0;
+                [c[4], c[3], c[2], c[1], c[0]]
+            };
+            if let Some(p) = pairs.get_mut(&(l, x.min(y), x.max(y))) {
+                p.penta = c;
             }
         }
 
@@ -604,6 +748,17 @@ impl Evidence {
             pairs,
             variants,
         }
+    }
+}
+
+impl Evidence {
+    /// The evidence of `rows` (see `EvidenceBuilder`).
+    pub fn collect(rows: &[&GameRow], extra_bots: &[String]) -> Evidence {
+        let mut b = EvidenceBuilder::new();
+        for r in rows {
+            b.add(r);
+        }
+        b.finish(extra_bots)
     }
 
     /// Per bot counts for one label, or summed over all labels.

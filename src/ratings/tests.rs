@@ -780,3 +780,51 @@ mod never_nan {
         }
     }
 }
+
+/// Rows counted one at a time in any order give `rate`'s report, field for
+/// field (the JSON of `arena rate --format json`), on real league files of
+/// 2- and 3-player games; a third game in a seat-swap group (two leagues
+/// sharing group ids) takes its pair out of the pentanomial counts.
+#[test]
+fn the_tally_in_any_order_is_the_report_of_rate() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ratings");
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    for name in ["league.csv", "tricala3_league.csv"] {
+        let rows = crate::results::csvio::read_rows(&dir.join(name)).unwrap();
+        for seat_advantage in [false, true] {
+            let opts = RateOptions {
+                seat_advantage,
+                ..Default::default()
+            };
+            let want = serde_json::to_string(&rate(&rows, &opts).unwrap()).unwrap();
+            let mut shuffled = rows.clone();
+            for _ in 0..3 {
+                for i in (1..shuffled.len()).rev() {
+                    shuffled.swap(i, rng.gen_range(0..=i));
+                }
+                let mut tally = Tally::new(&opts);
+                for r in &shuffled {
+                    tally.add(r);
+                }
+                let got = serde_json::to_string(&tally.report().unwrap()).unwrap();
+                assert!(got == want, "{name}: shuffled rows give another report");
+            }
+        }
+    }
+    // Three games in one group: no pair; two: a pair, wherever they are.
+    let mut rows = vec![
+        row2("1", "filo", "g", "A", "B", 1.0),
+        row2("2", "filo", "h", "A", "B", 0.5),
+        row2("3", "filo", "g", "B", "A", 0.5),
+        row2("4", "filo", "h", "B", "A", 0.0),
+        row2("5", "filo", "g", "B", "A", 0.0),
+    ];
+    let pairs = |rows: &[GameRow]| {
+        let rep = rate(rows, &RateOptions::default()).unwrap();
+        rep.pairs[0].penta
+    };
+    assert_eq!(pairs(&rows), [0, 0, 0, 1, 0]);
+    rows.remove(4);
+    rows.reverse();
+    assert_eq!(pairs(&rows), [0, 0, 0, 2, 0]);
+}

@@ -5,7 +5,7 @@
 //! Column meanings are documented in docs/ratings.md ("Output files").
 
 use crate::ratings::{rate, RateOptions, RatingError, Report, Standings, ALL, CONFIDENCE};
-use crate::results::csvio::{read_file, CsvError, CsvWarning};
+use crate::results::csvio::{CsvError, CsvWarning, RowReader};
 use crate::results::GameRow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -87,31 +87,126 @@ pub fn merge(
     Ok((out, duplicates))
 }
 
-/// Reads and merges results files (see `merge`).
+/// Reads and merges results files (see `merge`), every row in memory
+/// (`for_each_merged` reads one at a time).
 pub fn read_merged(paths: &[PathBuf]) -> Result<Merged, TablesError> {
-    let mut shards = Vec::with_capacity(paths.len());
-    let mut warnings = Vec::new();
-    for p in paths {
-        let f = read_file(p)?;
-        warnings.extend(f.warnings);
-        shards.push((p.clone(), f.rows));
-    }
-    let (rows, duplicates) = merge(shards)?;
+    let mut rows = Vec::new();
+    let info = for_each_merged(paths, |r| rows.push(r.clone()))?;
     Ok(Merged {
         rows,
-        duplicates,
-        warnings,
+        duplicates: info.duplicates,
+        warnings: info.warnings,
     })
+}
+
+/// What `for_each_merged` found besides the games.
+#[derive(Debug, Default)]
+pub struct MergeInfo {
+    /// Rows seen again with identical content (shards may overlap).
+    pub duplicates: usize,
+    /// What was skipped while reading (a torn last line, an empty file).
+    pub warnings: Vec<CsvWarning>,
+}
+
+/// A 64-bit SipHash of a game id (fixed keys: the same in every run).
+fn id_hash(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
+/// Reads results files one row at a time and gives `each` every game once,
+/// as `merge` would keep it (a `game_id` seen again with identical content
+/// counts once; with different content it is an error naming both places),
+/// in the same order, except that a game is given only when it is sure to
+/// be new: the rows whose id was seen before are settled by a second pass.
+///
+/// Memory: one 64-bit hash per distinct game id (about 9 to 18 bytes a
+/// game with the hash table's slack), never the rows. A row whose id hash
+/// was seen before (a duplicate, a conflict, or, with odds about
+/// n^2 / 2^65 for n games, two ids of the same hash) is held back by its
+/// place; if there are any, a second pass over the files compares each with
+/// the first row of exactly its id, holding those first rows only: a
+/// duplicate is dropped, a conflict is the error `merge` gives, and a row
+/// that was new after all is given then (counts do not depend on order).
+pub fn for_each_merged(
+    paths: &[PathBuf],
+    each: impl FnMut(&GameRow),
+) -> Result<MergeInfo, TablesError> {
+    merge_files(paths, id_hash, each)
+}
+
+/// `for_each_merged` with the id hash given (tests make it collide).
+fn merge_files(
+    paths: &[PathBuf],
+    id_hash: fn(&str) -> u64,
+    mut each: impl FnMut(&GameRow),
+) -> Result<MergeInfo, TablesError> {
+    use std::collections::HashSet;
+    type Seen = HashSet<u64, std::hash::BuildHasherDefault<crate::ratings::Fx>>;
+    let mut seen = Seen::default();
+    let mut held: HashSet<(usize, u64)> = HashSet::new();
+    let mut held_ids: HashSet<String> = HashSet::new();
+    let mut info = MergeInfo::default();
+    for (k, path) in paths.iter().enumerate() {
+        let mut reader = RowReader::open(path)?;
+        while let Some((line, row)) = reader.next_row()? {
+            if seen.insert(id_hash(&row.game_id)) {
+                each(row);
+            } else {
+                held.insert((k, line));
+                held_ids.insert(row.game_id.clone());
+            }
+        }
+        info.warnings.extend(reader.take_warnings());
+    }
+    if held.is_empty() {
+        return Ok(info);
+    }
+    drop(seen);
+    // The second pass: the first row of each held id, then every later one.
+    let mut first: HashMap<String, (GameRow, String)> = HashMap::new();
+    for (k, path) in paths.iter().enumerate() {
+        let mut reader = RowReader::open(path)?;
+        while let Some((line, row)) = reader.next_row()? {
+            if !held_ids.contains(&row.game_id) {
+                continue;
+            }
+            let here = format!("{}:{line}", path.display());
+            match first.get(&row.game_id) {
+                None => {
+                    if held.contains(&(k, line)) {
+                        each(row);
+                    }
+                    first.insert(row.game_id.clone(), (row.clone(), here));
+                }
+                Some((f, _)) if f == row => info.duplicates += 1,
+                Some((_, place)) => {
+                    return Err(TablesError::Conflict {
+                        game_id: row.game_id.clone(),
+                        first: place.clone(),
+                        second: here,
+                    })
+                }
+            }
+        }
+    }
+    Ok(info)
 }
 
 /// Rates `rows` without writing anything.
 pub fn rate_only(rows: &[GameRow], opts: &RateOptions) -> Result<Tables, TablesError> {
-    let report = rate(rows, opts)?;
-    Ok(Tables {
+    Ok(tables_of(rate(rows, opts)?))
+}
+
+/// The tables of a report, not written yet.
+pub fn tables_of(report: Report) -> Tables {
+    Tables {
         standings: standings_text(&report),
         report,
         files: Vec::new(),
-    })
+    }
 }
 
 /// Rates `rows` and writes `ratings.csv`, `pairs.csv` and `variants.csv`
@@ -121,7 +216,11 @@ pub fn write_tables(
     opts: &RateOptions,
     dir: &Path,
 ) -> Result<Tables, TablesError> {
-    let mut tables = rate_only(rows, opts)?;
+    write_files(rate_only(rows, opts)?, dir)
+}
+
+/// Writes the CSVs of `tables` into `dir` (created if missing).
+pub fn write_files(mut tables: Tables, dir: &Path) -> Result<Tables, TablesError> {
     std::fs::create_dir_all(dir).map_err(|source| TablesError::Io {
         path: dir.to_path_buf(),
         source,
@@ -686,12 +785,41 @@ pub struct Pgn {
 /// blank line after each game. Forfeits are ordinary results (the offender
 /// lost), as in our ratings.
 pub fn to_pgn(rows: &[GameRow], event: &str) -> Pgn {
-    let mut out = Pgn::default();
-    let mut renamed = BTreeMap::new();
+    let mut w = PgnWriter::new(Vec::new(), event);
     for r in rows {
+        // Writing into memory cannot fail.
+        let _ = w.add(r);
+    }
+    let (bytes, mut out) = w.finish();
+    out.text = String::from_utf8_lossy(&bytes).into_owned();
+    out
+}
+
+/// Writes PGN games one row at a time (see `to_pgn`) into `out`.
+pub struct PgnWriter<W> {
+    out: W,
+    event: String,
+    games: usize,
+    skipped: usize,
+    renamed: BTreeMap<String, String>,
+}
+
+impl<W: std::io::Write> PgnWriter<W> {
+    pub fn new(out: W, event: &str) -> Self {
+        PgnWriter {
+            out,
+            event: pgn_value(event),
+            games: 0,
+            skipped: 0,
+            renamed: BTreeMap::new(),
+        }
+    }
+
+    /// Writes one game (a 3-player game is counted and left out).
+    pub fn add(&mut self, r: &GameRow) -> std::io::Result<()> {
         if r.players != 2 {
-            out.skipped += 1;
-            continue;
+            self.skipped += 1;
+            return Ok(());
         }
         let result = if r.score0 > r.score1 {
             "1-0"
@@ -702,8 +830,8 @@ pub fn to_pgn(rows: &[GameRow], event: &str) -> Pgn {
         };
         let (white, black) = (pgn_value(&r.seat0), pgn_value(&r.seat1));
         for (name, v) in [(&r.seat0, &white), (&r.seat1, &black)] {
-            if name != v {
-                renamed.insert(name.clone(), v.clone());
+            if name != v && !self.renamed.contains_key(name) {
+                self.renamed.insert(name.clone(), v.clone());
             }
         }
         // `started_at` is 2026-11-23T16:05:09.123Z (checked when read).
@@ -711,24 +839,39 @@ pub fn to_pgn(rows: &[GameRow], event: &str) -> Pgn {
             (Some(d), Some(t)) => (d.replace('-', "."), Some(t)),
             _ => ("????.??.??".to_string(), None),
         };
-        let _ = write!(
-            out.text,
+        write!(
+            self.out,
             "[Event \"{}\"]\n[Site \"mancala-arena\"]\n[Date \"{date}\"]\n[Round \"{}\"]\n\
              [White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\
              [Variant \"{}\"]\n[Termination \"{}\"]\n",
-            pgn_value(event),
+            self.event,
             pgn_value(&r.game_id),
             pgn_value(&r.variant),
             pgn_value(&r.reason),
-        );
+        )?;
         if let Some(time) = utc {
-            let _ = write!(out.text, "[UTCDate \"{date}\"]\n[UTCTime \"{time}\"]\n");
+            write!(self.out, "[UTCDate \"{date}\"]\n[UTCTime \"{time}\"]\n")?;
         }
-        let _ = write!(out.text, "\n{result}\n\n");
-        out.games += 1;
+        write!(self.out, "\n{result}\n\n")?;
+        self.games += 1;
+        Ok(())
     }
-    out.renamed = renamed.into_iter().collect();
-    out
+
+    /// Games written so far.
+    pub fn games(&self) -> usize {
+        self.games
+    }
+
+    /// The output and the counts (`text` empty: it went to the output).
+    pub fn finish(self) -> (W, Pgn) {
+        let pgn = Pgn {
+            text: String::new(),
+            games: self.games,
+            skipped: self.skipped,
+            renamed: self.renamed.into_iter().collect(),
+        };
+        (self.out, pgn)
+    }
 }
 
 #[cfg(test)]
@@ -802,6 +945,58 @@ mod tests {
         let err = merge(vec![("a.csv".into(), a), ("c.csv".into(), c)]).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("a.csv:3") && msg.contains("c.csv:2"), "{msg}");
+    }
+
+    /// Streamed, the files give the games, duplicates and conflicts of
+    /// `merge`, also when every id hash collides (all settled exactly by
+    /// the second pass).
+    #[test]
+    fn streaming_merges_as_merge_does_even_when_every_hash_collides() {
+        let dir = tempfile::tempdir().unwrap();
+        let head = crate::results::csvio::COLUMNS.join(",");
+        let write = |name: &str, body: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, format!("{head}\n{body}")).unwrap();
+            p
+        };
+        let a = write(
+            "a.csv",
+            "1,filo,2,p1,x,y,,1,0,,store,,30,100,7,\n2,filo,2,p1,y,x,,0.5,0.5,,tie,,31,100,7,\n",
+        );
+        let b = write(
+            "b.csv",
+            "2,filo,2,p1,y,x,,0.5,0.5,,tie,,31,100,7,\n3,kisolo,2,p2,x,y,,0,1,,store,,9,5,1,\n1,filo,2,p1,x,y,,1,0,,store,,30,100,7,\n",
+        );
+        let c = write("c.csv", "2,filo,2,p1,y,x,,1,0,,store,,31,100,7,\n");
+        let files =
+            |paths: &[&PathBuf]| -> Vec<PathBuf> { paths.iter().map(|p| (*p).clone()).collect() };
+        let in_memory = |paths: &[PathBuf]| {
+            let shards = paths
+                .iter()
+                .map(|p| (p.clone(), crate::results::csvio::read_file(p).unwrap().rows))
+                .collect();
+            merge(shards)
+        };
+        let collide: fn(&str) -> u64 = |_| 7;
+        for hash in [id_hash, collide] {
+            let paths = files(&[&a, &b]);
+            let mut rows = Vec::new();
+            let info = merge_files(&paths, hash, |r| rows.push(r.clone())).unwrap();
+            let (want, dups) = in_memory(&paths).unwrap();
+            let ids = |rows: &[GameRow]| {
+                let mut v: Vec<String> = rows.iter().map(|r| r.game_id.clone()).collect();
+                v.sort();
+                v
+            };
+            assert_eq!(ids(&rows), ids(&want));
+            assert_eq!((rows.len(), info.duplicates), (3, dups));
+            assert_eq!(dups, 2);
+            let paths = files(&[&a, &b, &c]);
+            let err = merge_files(&paths, hash, |_| {}).unwrap_err().to_string();
+            let want = in_memory(&paths).unwrap_err().to_string();
+            assert_eq!(err, want);
+            assert!(err.contains("a.csv:3") && err.contains("c.csv:2"), "{err}");
+        }
     }
 
     #[test]

@@ -16,7 +16,8 @@
 //!   warning; a header alone has no rows.
 
 use super::GameRow;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
@@ -98,13 +99,10 @@ pub fn read_rows(path: &Path) -> Result<Vec<GameRow>, CsvError> {
     Ok(read_file(path)?.rows.into_iter().map(|(_, r)| r).collect())
 }
 
-/// Reads a results CSV with line numbers and warnings.
+/// Reads a results CSV with line numbers and warnings (every row in memory:
+/// `RowReader` reads one at a time).
 pub fn read_file(path: &Path) -> Result<CsvFile, CsvError> {
-    let bytes = std::fs::read(path).map_err(|source| CsvError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    parse(path, &bytes)
+    collect(RowReader::open(path)?)
 }
 
 fn row_err(path: &Path, line: u64, why: impl Into<String>) -> CsvError {
@@ -117,141 +115,339 @@ fn row_err(path: &Path, line: u64, why: impl Into<String>) -> CsvError {
 
 /// Parses the bytes of a results CSV (`path` only names it in messages).
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<CsvFile, CsvError> {
+    collect(RowReader::new(path, bytes)?)
+}
+
+fn collect<R: Read>(mut reader: RowReader<R>) -> Result<CsvFile, CsvError> {
     let mut out = CsvFile::default();
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    if body.iter().all(|b| b.is_ascii_whitespace()) {
-        out.warnings.push(CsvWarning {
-            path: path.to_path_buf(),
-            line: 1,
-            what: "empty file (no header line): no games".into(),
-        });
-        return Ok(out);
+    while let Some((line, row)) = reader.next_row()? {
+        out.rows.push((line, row.clone()));
     }
-    let torn_tail = !body.ends_with(b"\n");
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(body);
-    let mut records = reader.byte_records();
-
-    // The header.
-    let header = match records.next() {
-        Some(Ok(h)) => h,
-        Some(Err(e)) => return Err(row_err(path, 1, format!("unreadable header: {e}"))),
-        None => return Ok(out),
-    };
-    let names: Vec<String> = header
-        .iter()
-        .map(|f| String::from_utf8_lossy(f).trim().to_string())
-        .collect();
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    for (i, n) in names.iter().enumerate() {
-        if index.insert(n.as_str(), i).is_some() && COLUMNS.contains(&n.as_str()) {
-            return Err(row_err(
-                path,
-                1,
-                format!("column `{n}` appears twice in the header"),
-            ));
-        }
-    }
-    let missing: Vec<&str> = COLUMNS
-        .iter()
-        .copied()
-        .filter(|c| !index.contains_key(c))
-        .collect();
-    if !missing.is_empty() {
-        let why = if missing.len() == COLUMNS.len() {
-            format!(
-                "no header line: the first line must name the columns ({})",
-                COLUMNS.join(",")
-            )
-        } else {
-            format!(
-                "missing column{} `{}` in the header (the columns are {})",
-                if missing.len() > 1 { "s" } else { "" },
-                missing.join("`, `"),
-                COLUMNS.join(",")
-            )
-        };
-        return Err(row_err(path, 1, why));
-    }
-    let col: Vec<usize> = COLUMNS.iter().map(|c| index[c]).collect();
-    let added: Vec<Option<usize>> = ADDED_COLUMNS
-        .iter()
-        .map(|c| index.get(c).copied())
-        .collect();
-
-    // The reader's own line numbers miscount CRLF and blank lines: count
-    // the newlines before each record's first byte instead.
-    let mut cursor = 0usize;
-    let mut line_no = 1u64;
-    let mut line_at = |byte: u64| -> u64 {
-        let mut b = (byte as usize).min(body.len());
-        while b < body.len() && (body[b] == b'\r' || body[b] == b'\n') {
-            b += 1;
-        }
-        if b > cursor {
-            line_no += body[cursor..b].iter().filter(|&&c| c == b'\n').count() as u64;
-            cursor = b;
-        }
-        line_no
-    };
-    let mut pending: Option<(u64, Result<GameRow, String>)> = None;
-    for rec in records {
-        if let Some((line, parsed)) = pending.take() {
-            out.rows
-                .push((line, parsed.map_err(|why| row_err(path, line, why))?));
-        }
-        let rec = match rec {
-            Ok(r) => r,
-            Err(e) => {
-                let line = line_at(e.position().map_or(body.len() as u64, |p| p.byte()));
-                return Err(row_err(path, line, format!("unreadable CSV: {e}")));
-            }
-        };
-        let line = line_at(rec.position().map_or(body.len() as u64, |p| p.byte()));
-        // Blank lines are skipped by the reader; a lone empty field too.
-        if rec.len() == 1 && rec.get(0).is_some_and(|f| f.trim_ascii().is_empty()) {
-            continue;
-        }
-        let parsed = if rec.len() == names.len()
-            && rec
-                .iter()
-                .zip(&names)
-                .all(|(f, n)| String::from_utf8_lossy(f).trim() == n)
-        {
-            Err("a second header line: two runs wrote to this file (one writer per results folder), or files were concatenated with their headers".to_string())
-        } else if rec.len() < names.len() {
-            Err(format!(
-                "{} fields, the header has {}",
-                rec.len(),
-                names.len()
-            ))
-        } else if rec.len() > names.len() {
-            Err(format!(
-                "{} fields, the header has {} (a comma in a name must be quoted)",
-                rec.len(),
-                names.len()
-            ))
-        } else {
-            parse_record(&rec, &col).and_then(|row| parse_added(row, &rec, &added))
-        };
-        pending = Some((line, parsed));
-    }
-    if let Some((line, parsed)) = pending {
-        match parsed {
-            Ok(row) => out.rows.push((line, row)),
-            Err(why) if torn_tail => out.warnings.push(CsvWarning {
-                path: path.to_path_buf(),
-                line,
-                what: format!(
-                    "skipped a torn last line (no newline at the end: a run killed mid-write?): {why}"
-                ),
-            }),
-            Err(why) => return Err(row_err(path, line, why)),
-        }
-    }
+    out.warnings = reader.take_warnings();
     Ok(out)
+}
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The bytes of a file after its byte-order mark, counting the lines as
+/// they pass: `line_at(byte)` is the line of the first character at or
+/// after `byte` that is not a line break, as if the whole file were in
+/// memory (the csv reader's own line numbers miscount CRLF and blank
+/// lines). Holds only the runs of line breaks the reader has read ahead.
+struct Lines<R> {
+    inner: R,
+    /// Bytes read ahead (the head of the file) served before `inner`.
+    head: Vec<u8>,
+    head_at: usize,
+    /// Bytes served so far.
+    offset: u64,
+    /// Closed runs of CR/LF bytes not yet passed, with a newline:
+    /// (start, newlines).
+    runs: VecDeque<(u64, u64)>,
+    /// The last run seen, maybe still growing: (start, end, newlines).
+    open: Option<(u64, u64, u64)>,
+    /// Newlines of the runs passed.
+    passed: u64,
+    last: Option<u8>,
+}
+
+impl<R: Read> Lines<R> {
+    /// Reads the head of `inner` up to its first byte that is not white
+    /// space; `None` when there is none (an empty file).
+    fn new(mut inner: R) -> std::io::Result<Option<Self>> {
+        let mut head = Vec::new();
+        let mut chunk = [0u8; 8192];
+        loop {
+            let body = head.strip_prefix(BOM).unwrap_or(&head);
+            if head.len() >= BOM.len() && body.iter().any(|b| !b.is_ascii_whitespace()) {
+                break;
+            }
+            let n = match inner.read(&mut chunk) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if n == 0 {
+                if body.iter().all(|b| b.is_ascii_whitespace()) {
+                    return Ok(None);
+                }
+                break;
+            }
+            head.extend_from_slice(&chunk[..n]);
+        }
+        let head_at = if head.starts_with(BOM) { BOM.len() } else { 0 };
+        Ok(Some(Lines {
+            inner,
+            head,
+            head_at,
+            offset: 0,
+            runs: VecDeque::new(),
+            open: None,
+            passed: 0,
+            last: None,
+        }))
+    }
+
+    /// Notes the line breaks of `bytes`, the next bytes served.
+    fn scan(&mut self, bytes: &[u8]) {
+        for i in memchr::memchr2_iter(b'\r', b'\n', bytes) {
+            let at = self.offset + i as u64;
+            let nl = u64::from(bytes[i] == b'\n');
+            match &mut self.open {
+                Some(run) if run.1 == at => {
+                    run.1 = at + 1;
+                    run.2 += nl;
+                }
+                _ => {
+                    if let Some((start, _, n)) = self.open.take() {
+                        if n > 0 {
+                            self.runs.push_back((start, n));
+                        }
+                    }
+                    self.open = Some((at, at + 1, nl));
+                }
+            }
+        }
+        if let Some(&b) = bytes.last() {
+            self.last = Some(b);
+        }
+        self.offset += bytes.len() as u64;
+    }
+
+    /// The line of the first byte at or after `byte` that is not CR or LF
+    /// (positions only move forward).
+    fn line_at(&mut self, byte: u64) -> u64 {
+        let byte = byte.min(self.offset);
+        while let Some(&(start, n)) = self.runs.front() {
+            if start > byte {
+                break;
+            }
+            self.passed += n;
+            self.runs.pop_front();
+        }
+        let open = match self.open {
+            Some((start, _, n)) if start <= byte => n,
+            _ => 0,
+        };
+        1 + self.passed + open
+    }
+
+    /// Whether the bytes served so far end with a newline.
+    fn ends_with_newline(&self) -> bool {
+        self.last == Some(b'\n')
+    }
+}
+
+impl<R: Read> Read for Lines<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = if self.head_at < self.head.len() {
+            let n = (self.head.len() - self.head_at).min(buf.len());
+            buf[..n].copy_from_slice(&self.head[self.head_at..self.head_at + n]);
+            self.head_at += n;
+            if self.head_at == self.head.len() {
+                self.head = Vec::new();
+                self.head_at = 0;
+            }
+            n
+        } else {
+            self.inner.read(buf)?
+        };
+        self.scan(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// Reads the rows of one results CSV one at a time, with the checks and
+/// messages of the module doc, into one `GameRow` reused for every row:
+/// memory does not grow with the file.
+pub struct RowReader<R> {
+    path: PathBuf,
+    /// `None` for an empty file.
+    reader: Option<csv::Reader<Lines<R>>>,
+    names: Vec<String>,
+    col: Vec<usize>,
+    added: Vec<Option<usize>>,
+    rec: csv::ByteRecord,
+    row: GameRow,
+    /// A row that did not parse: an error unless it is a torn last line.
+    pending: Option<(u64, String)>,
+    warnings: Vec<CsvWarning>,
+}
+
+impl RowReader<std::fs::File> {
+    /// Opens a results CSV and reads its header.
+    pub fn open(path: &Path) -> Result<Self, CsvError> {
+        let file = std::fs::File::open(path).map_err(|source| CsvError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        RowReader::new(path, file)
+    }
+}
+
+impl<R: Read> RowReader<R> {
+    /// Reads the header of a results CSV from `input` (`path` only names it
+    /// in messages).
+    pub fn new(path: &Path, input: R) -> Result<Self, CsvError> {
+        let io = |source| CsvError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut out = RowReader {
+            path: path.to_path_buf(),
+            reader: None,
+            names: Vec::new(),
+            col: Vec::new(),
+            added: Vec::new(),
+            rec: csv::ByteRecord::new(),
+            row: GameRow::default(),
+            pending: None,
+            warnings: Vec::new(),
+        };
+        let Some(lines) = Lines::new(input).map_err(io)? else {
+            out.warnings.push(CsvWarning {
+                path: path.to_path_buf(),
+                line: 1,
+                what: "empty file (no header line): no games".into(),
+            });
+            return Ok(out);
+        };
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .buffer_capacity(1 << 16)
+            .from_reader(lines);
+
+        // The header.
+        let mut header = csv::ByteRecord::new();
+        match reader.read_byte_record(&mut header) {
+            Ok(true) => {}
+            Ok(false) => return Ok(out),
+            Err(e) => return Err(row_err(path, 1, format!("unreadable header: {e}"))),
+        }
+        let names: Vec<String> = header
+            .iter()
+            .map(|f| String::from_utf8_lossy(f).trim().to_string())
+            .collect();
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for (i, n) in names.iter().enumerate() {
+            if index.insert(n.as_str(), i).is_some() && COLUMNS.contains(&n.as_str()) {
+                return Err(row_err(
+                    path,
+                    1,
+                    format!("column `{n}` appears twice in the header"),
+                ));
+            }
+        }
+        let missing: Vec<&str> = COLUMNS
+            .iter()
+            .copied()
+            .filter(|c| !index.contains_key(c))
+            .collect();
+        if !missing.is_empty() {
+            let why = if missing.len() == COLUMNS.len() {
+                format!(
+                    "no header line: the first line must name the columns ({})",
+                    COLUMNS.join(",")
+                )
+            } else {
+                format!(
+                    "missing column{} `{}` in the header (the columns are {})",
+                    if missing.len() > 1 { "s" } else { "" },
+                    missing.join("`, `"),
+                    COLUMNS.join(",")
+                )
+            };
+            return Err(row_err(path, 1, why));
+        }
+        out.col = COLUMNS.iter().map(|c| index[c]).collect();
+        out.added = ADDED_COLUMNS
+            .iter()
+            .map(|c| index.get(c).copied())
+            .collect();
+        out.names = names;
+        out.reader = Some(reader);
+        Ok(out)
+    }
+
+    /// The next row and the line it starts on; `None` after the last.
+    pub fn next_row(&mut self) -> Result<Option<(u64, &GameRow)>, CsvError> {
+        let Some(reader) = self.reader.as_mut() else {
+            return Ok(None);
+        };
+        let path = self.path.as_path();
+        loop {
+            let read = reader.read_byte_record(&mut self.rec);
+            // A row that did not parse is an error when anything follows.
+            if let (Some((line, why)), Ok(true) | Err(_)) = (&self.pending, &read) {
+                return Err(row_err(path, *line, why.clone()));
+            }
+            match read {
+                Err(e) => {
+                    let at = e.position().map_or(u64::MAX, |p| p.byte());
+                    let line = reader.get_mut().line_at(at);
+                    return Err(row_err(path, line, format!("unreadable CSV: {e}")));
+                }
+                Ok(false) => {
+                    if let Some((line, why)) = self.pending.take() {
+                        if reader.get_ref().ends_with_newline() {
+                            return Err(row_err(path, line, why));
+                        }
+                        self.warnings.push(CsvWarning {
+                            path: path.to_path_buf(),
+                            line,
+                            what: format!(
+                                "skipped a torn last line (no newline at the end: a run killed mid-write?): {why}"
+                            ),
+                        });
+                    }
+                    self.reader = None;
+                    return Ok(None);
+                }
+                Ok(true) => {}
+            }
+            let rec = &self.rec;
+            let at = rec.position().map_or(u64::MAX, |p| p.byte());
+            let line = reader.get_mut().line_at(at);
+            // Blank lines are skipped by the reader; a lone empty field too.
+            if rec.len() == 1 && rec.get(0).is_some_and(|f| f.trim_ascii().is_empty()) {
+                continue;
+            }
+            let names = &self.names;
+            let parsed = if rec.len() == names.len()
+                && rec
+                    .iter()
+                    .zip(names)
+                    .all(|(f, n)| String::from_utf8_lossy(f).trim() == n)
+            {
+                Err("a second header line: two runs wrote to this file (one writer per results folder), or files were concatenated with their headers".to_string())
+            } else if rec.len() < names.len() {
+                Err(format!(
+                    "{} fields, the header has {}",
+                    rec.len(),
+                    names.len()
+                ))
+            } else if rec.len() > names.len() {
+                Err(format!(
+                    "{} fields, the header has {} (a comma in a name must be quoted)",
+                    rec.len(),
+                    names.len()
+                ))
+            } else {
+                parse_record(rec, &self.col, &mut self.row)
+                    .and_then(|()| parse_added(&mut self.row, rec, &self.added))
+            };
+            match parsed {
+                Ok(()) => return Ok(Some((line, &self.row))),
+                Err(why) => self.pending = Some((line, why)),
+            }
+        }
+    }
+
+    /// What was skipped so far (a torn last line, an empty file).
+    pub fn take_warnings(&mut self) -> Vec<CsvWarning> {
+        std::mem::take(&mut self.warnings)
+    }
 }
 
 fn field<'a>(rec: &'a csv::ByteRecord, col: &[usize], k: usize) -> Result<&'a str, String> {
@@ -259,8 +455,12 @@ fn field<'a>(rec: &'a csv::ByteRecord, col: &[usize], k: usize) -> Result<&'a st
     std::str::from_utf8(raw).map_err(|_| format!("column `{}` is not valid UTF-8", COLUMNS[k]))
 }
 
-fn text(rec: &csv::ByteRecord, col: &[usize], k: usize) -> Result<String, String> {
-    field(rec, col, k).map(|s| s.to_string())
+/// Sets `out` to column `k`, reusing its allocation.
+fn text(rec: &csv::ByteRecord, col: &[usize], k: usize, out: &mut String) -> Result<(), String> {
+    let s = field(rec, col, k)?;
+    out.clear();
+    out.push_str(s);
+    Ok(())
 }
 
 fn number<T: std::str::FromStr>(
@@ -287,39 +487,37 @@ fn optional<T: std::str::FromStr>(
     }
 }
 
-fn parse_record(rec: &csv::ByteRecord, col: &[usize]) -> Result<GameRow, String> {
+/// Parses the columns of the first schema into `row` (every one of its
+/// fields is set; its strings keep their allocations), then checks it.
+fn parse_record(rec: &csv::ByteRecord, col: &[usize], row: &mut GameRow) -> Result<(), String> {
     const WHOLE: &str = "a whole number >= 0";
     const SCORE: &str = "a number";
-    let row = GameRow {
-        game_id: text(rec, col, 0)?,
-        variant: text(rec, col, 1)?,
-        players: number(rec, col, 2, "2 or 3")?,
-        group: text(rec, col, 3)?,
-        seat0: text(rec, col, 4)?,
-        seat1: text(rec, col, 5)?,
-        seat2: text(rec, col, 6)?,
-        score0: number(rec, col, 7, SCORE)?,
-        score1: number(rec, col, 8, SCORE)?,
-        score2: optional(rec, col, 9, SCORE)?,
-        reason: text(rec, col, 10)?,
-        offender: optional(rec, col, 11, "a seat number (0, 1 or 2)")?,
-        plies: number(rec, col, 12, WHOLE)?,
-        duration_ms: number(rec, col, 13, WHOLE)?,
-        seed: number(rec, col, 14, WHOLE)?,
-        opening: text(rec, col, 15)?,
-        ..GameRow::default()
-    };
-    check_row(&row)?;
-    Ok(row)
+    text(rec, col, 0, &mut row.game_id)?;
+    text(rec, col, 1, &mut row.variant)?;
+    row.players = number(rec, col, 2, "2 or 3")?;
+    text(rec, col, 3, &mut row.group)?;
+    text(rec, col, 4, &mut row.seat0)?;
+    text(rec, col, 5, &mut row.seat1)?;
+    text(rec, col, 6, &mut row.seat2)?;
+    row.score0 = number(rec, col, 7, SCORE)?;
+    row.score1 = number(rec, col, 8, SCORE)?;
+    row.score2 = optional(rec, col, 9, SCORE)?;
+    text(rec, col, 10, &mut row.reason)?;
+    row.offender = optional(rec, col, 11, "a seat number (0, 1 or 2)")?;
+    row.plies = number(rec, col, 12, WHOLE)?;
+    row.duration_ms = number(rec, col, 13, WHOLE)?;
+    row.seed = number(rec, col, 14, WHOLE)?;
+    text(rec, col, 15, &mut row.opening)?;
+    check_row(row)
 }
 
-/// The added columns a file has (`added[k]`: the field of
-/// `ADDED_COLUMNS[k]`, if the header names it).
+/// Sets the added columns of `row` from those a file has (`added[k]`: the
+/// field of `ADDED_COLUMNS[k]`, if the header names it; else empty).
 fn parse_added(
-    mut row: GameRow,
+    row: &mut GameRow,
     rec: &csv::ByteRecord,
     added: &[Option<usize>],
-) -> Result<GameRow, String> {
+) -> Result<(), String> {
     let get = |k: usize| -> Result<&str, String> {
         let Some(i) = added[k] else {
             return Ok("");
@@ -341,20 +539,24 @@ fn parse_added(
             )),
         }
     };
-    row.started_at = get(0)?.to_string();
+    let set = |out: &mut String, s: &str| {
+        out.clear();
+        out.push_str(s);
+    };
+    set(&mut row.started_at, get(0)?);
     if !row.started_at.is_empty() && humantime::parse_rfc3339_weak(&row.started_at).is_err() {
         return Err(format!(
             "column `started_at`: `{}` is not a UTC time like 2026-11-23T16:05:09.123Z",
             row.started_at
         ));
     }
-    row.version0 = get(1)?.to_string();
-    row.version1 = get(2)?.to_string();
-    row.version2 = get(3)?.to_string();
+    set(&mut row.version0, get(1)?);
+    set(&mut row.version1, get(2)?);
+    set(&mut row.version2, get(3)?);
     row.time0_ms = time(4)?;
     row.time1_ms = time(5)?;
     row.time2_ms = time(6)?;
-    Ok(row)
+    Ok(())
 }
 
 fn is_multiple_of(x: f64, step: f64) -> bool {
@@ -518,6 +720,53 @@ mod tests {
             e.contains("t.csv:2: seat1 and seat2 are the same bot `B`"),
             "{e}"
         );
+    }
+
+    /// Reads in pieces of `n` bytes: the reader's buffer refills land
+    /// anywhere, inside CRLF pairs and runs of blank lines too.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.1.min(buf.len()).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    fn trickled(text: &str, n: usize) -> Result<CsvFile, String> {
+        collect(
+            RowReader::new(Path::new("t.csv"), Trickle(text.as_bytes(), n))
+                .map_err(|e| e.to_string())?,
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn lines_and_errors_do_not_depend_on_how_the_bytes_arrive() {
+        let texts = [
+            format!("\u{feff}{H}\r\n\r\n{R1}\r\n\n\r\n{R2}\r\n"),
+            format!("{H}\n\n\n{R1}\n \n{R2}"),
+            format!("\n\n  {H}\n{R1}\n{R2}\n"),
+            format!("{H}\ng1,filo,2,p1,\"A\nB\",B,,1,0,,store,,30,100,7,\n\n{R2}\n"),
+            format!("{H}\n{R1}\n\r\ng2,filo,2,p1,B,A,,0.5,0."),
+            format!("{H}\n{R1}\n\ng2,filo,2,p1,B,A,,0.5,0.\n{R2}\n"),
+            format!("{H}\n{R1}\n{H}\n"),
+            " \r\n\t\n".to_string(),
+        ];
+        for text in &texts {
+            let whole = parse(Path::new("t.csv"), text.as_bytes()).map_err(|e| e.to_string());
+            let whole = whole.map(|f| (f.rows, f.warnings));
+            for n in [1, 2, 3, 5, 64] {
+                let piece = trickled(text, n).map(|f| (f.rows, f.warnings));
+                assert_eq!(piece, whole, "{text:?} in pieces of {n}");
+            }
+        }
+        let f = trickled(&texts[0], 1).expect("accepted");
+        assert_eq!(f.rows.iter().map(|r| r.0).collect::<Vec<_>>(), [3, 6]);
+        let e = trickled(&texts[5], 1).expect_err("rejected");
+        assert!(e.starts_with("t.csv:4: 9 fields"), "{e}");
     }
 
     #[test]
