@@ -6,6 +6,7 @@
 //! does not depend on the order of the rows.
 
 use super::fit::Cell;
+use super::luce::{Choice, ChoiceCounts};
 use super::{z_value, Standings};
 use crate::results::GameRow;
 use serde::Serialize;
@@ -51,10 +52,6 @@ impl Hasher for Fx {
 }
 
 type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
-
-/// Weight of one seat pair of a 3-player game: the three pairs of a game
-/// add up to one 2-player game (docs/ratings.md, "3-player games").
-pub const THREE_PLAYER_PAIR_WEIGHT: f64 = 1.0 / 3.0;
 
 /// Per bot (in one variant label or all): games and results.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -321,8 +318,10 @@ pub struct Evidence {
     pub bots: Vec<String>,
     /// Every variant label, sorted.
     pub labels: Vec<String>,
-    /// Fit evidence; `group` is the label index.
+    /// Fit evidence of the 2-player games; `group` is the label index.
     pub cells: Vec<Cell>,
+    /// Fit evidence of the 3-player games (`luce`); `group` is the label.
+    pub choices: Vec<Choice>,
     /// [label * nbots + bot]
     bot_counts: Vec<BotCount>,
     /// (label, a, b) with a < b
@@ -419,6 +418,7 @@ impl Evidence {
         let mut groups: FastMap<(usize, &str), GroupState> = FastMap::default();
         groups.reserve(rows.len() / 2 + 1);
         let mut penta: FastMap<(usize, usize, usize), [u64; 5]> = FastMap::default();
+        let mut choices = ChoiceCounts::default();
 
         for (r, (ids, l)) in rows.iter().zip(&row_ids) {
             let l = label_renumber[*l];
@@ -456,7 +456,11 @@ impl Evidence {
                     *c.forfeit_reasons.entry(r.reason.clone()).or_default() += 1;
                 }
             }
-            // Pairwise evidence, oriented by seat order.
+            // 3-player games: Luce choice events for the fit.
+            if np == 3 {
+                choices.add(l, seats, scores);
+            }
+            // Pairwise counts, oriented by seat order.
             for s in 0..np {
                 for t in (s + 1)..np {
                     let (a, b) = (seats[s], seats[t]);
@@ -580,19 +584,19 @@ impl Evidence {
             }
         }
 
+        // The 2-player games; the 3-player ones are in `choices`.
         let cells = entries
             .iter()
+            .filter(|(_, e)| e.w2 + e.d2 + e.l2 > 0)
             .map(|&(k, e)| {
-                let w3 = THREE_PLAYER_PAIR_WEIGHT;
                 let (w2f, d2f, l2f) = (e.w2 as f64, e.d2 as f64, e.l2 as f64);
-                let (w3f, d3f, l3f) = (e.w3 as f64, e.d3 as f64, e.l3 as f64);
                 Cell {
                     first: k.0,
                     second: k.1,
                     group: k.2,
-                    w: (w2f + d2f + l2f) + w3 * (w3f + d3f + l3f),
-                    x: (w2f + 0.5 * d2f) + w3 * (w3f + 0.5 * d3f),
-                    x2: (w2f + 0.25 * d2f) + w3 * (w3f + 0.25 * d3f),
+                    w: w2f + d2f + l2f,
+                    x: w2f + 0.5 * d2f,
+                    x2: w2f + 0.25 * d2f,
                 }
             })
             .collect();
@@ -600,6 +604,7 @@ impl Evidence {
             bots,
             labels,
             cells,
+            choices: choices.choices(),
             bot_counts,
             pairs,
             variants,
