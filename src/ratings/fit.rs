@@ -35,7 +35,7 @@ pub struct Cell {
     pub first: usize,
     pub second: usize,
     pub group: usize,
-    /// Sum of weights (games, or 1/3 per seat pair of a 3-player game).
+    /// Sum of weights (2-player games; 3-player games are `luce::Choice`).
     pub w: f64,
     /// Sum of weight * score of `first`.
     pub x: f64,

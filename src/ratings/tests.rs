@@ -340,6 +340,7 @@ fn winner_only_exact_frequencies_give_back_the_truth() {
     let rep = rate(&rows, &RateOptions::default()).unwrap();
     for (bot, truth) in [("A", 200.0), ("B", 0.0), ("C", -200.0)] {
         let r = rep.overall.get(bot).unwrap();
+        eprintln!("{bot}: {:.2} +/- {:.2}", r.elo, r.elo_high - r.elo);
         assert!(close(r.elo, truth, 1.0), "{bot} {}", r.elo);
         assert!(r.elo_low <= truth && truth <= r.elo_high, "{bot} {r:?}");
         assert!(r.elo_se > 2.0 && r.elo_se < 6.0, "{bot} se {}", r.elo_se);
