@@ -21,6 +21,7 @@
 //! of the rows; never the rows themselves.
 
 use super::fit::K;
+use super::stats::cmp_result as compare;
 use std::collections::BTreeMap;
 
 /// Integer units per game: every weight, weighted score and weighted
@@ -74,17 +75,6 @@ struct Tally {
 #[derive(Clone, Debug, Default)]
 pub struct ChoiceCounts {
     tallies: BTreeMap<Key, Tally>,
-}
-
-/// 0 win, 1 draw, 2 loss for `a` (scores are multiples of 1/4).
-fn compare(a: f64, b: f64) -> u8 {
-    if (a - b).abs() < 1e-9 {
-        1
-    } else if a > b {
-        0
-    } else {
-        2
-    }
 }
 
 impl ChoiceCounts {

@@ -329,7 +329,7 @@ pub struct Evidence {
     variants: Vec<VariantStats>,
 }
 
-fn cmp_result(a: f64, b: f64) -> usize {
+pub(super) fn cmp_result(a: f64, b: f64) -> usize {
     // 0 win, 1 draw, 2 loss for `a`
     if (a - b).abs() < 1e-9 {
         1
