@@ -9,10 +9,15 @@
 //! (`h_v = 0` without the seat-advantage option); a draw counts as half a win
 //! and half a loss, i.e. the log-likelihood of a result `x` in [0, 1] is
 //! `x ln p + (1 - x) ln (1 - p)`.
+//!
+//! 3-player evidence enters as Luce choice events (`luce::Choice`), fitted
+//! jointly on the same scale: a bot's strength there is its rating plus
+//! `h_v` when it sat in seat 0 (docs/ratings.md, "3-player Tricala").
 
 #![allow(clippy::needless_range_loop)]
 
 use super::linalg::{cholesky, inverse, solve, Matrix};
+use super::luce::Choice;
 
 /// `ln(10) / 400`: the logistic slope of the Elo scale.
 pub const K: f64 = std::f64::consts::LN_10 / 400.0;
@@ -30,7 +35,7 @@ pub struct Cell {
     pub first: usize,
     pub second: usize,
     pub group: usize,
-    /// Sum of weights (games, or 1/3 per seat pair of a 3-player game).
+    /// Sum of weights (2-player games; 3-player games are `luce::Choice`).
     pub w: f64,
     /// Sum of weight * score of `first`.
     pub x: f64,
@@ -170,6 +175,8 @@ fn cholesky_ridge(h: &Matrix) -> Option<Matrix> {
 /// a variant group's seat advantage `group_base + θ[group_param]`.
 struct Problem<'a> {
     cells: &'a [Cell],
+    /// Luce choice events (3-player games); their members are all rated.
+    choices: &'a [Choice],
     bot_param: Vec<Option<usize>>,
     bot_base: Vec<f64>,
     group_param: Vec<Option<usize>>,
@@ -192,6 +199,27 @@ impl Problem<'_> {
         Some((a, b, g, d))
     }
 
+    /// The strengths `u` of a choice event's members (rating, plus the
+    /// seat advantage for the member in seat 0) and, per member, the
+    /// parameters `u` moves with (its rating; the seat parameter).
+    fn strengths(&self, theta: &[f64], c: &Choice) -> ([f64; 3], [[Option<usize>; 2]; 3]) {
+        let mut u = [0.0; 3];
+        let mut params = [[None; 2]; 3];
+        for k in 0..c.size {
+            let b = c.members[k];
+            let p = self.bot_param.get(b).copied().flatten();
+            u[k] = self.bot_base.get(b).copied().unwrap_or(0.0) + p.map_or(0.0, |p| theta[p]);
+            params[k][0] = p;
+            if c.seat0 == Some(k) {
+                let g = self.group_param.get(c.group).copied().flatten();
+                u[k] += self.group_base.get(c.group).copied().unwrap_or(0.0)
+                    + g.map_or(0.0, |g| theta[g]);
+                params[k][1] = g;
+            }
+        }
+        (u, params)
+    }
+
     /// Negative log-likelihood (plus seat prior and gauge terms).
     fn value(&self, theta: &[f64]) -> f64 {
         let mut f = 0.0;
@@ -200,6 +228,9 @@ impl Problem<'_> {
                 let z = K * d;
                 f -= c.x * ln_sigmoid(z) + (c.w - c.x) * ln_sigmoid(-z);
             }
+        }
+        for c in self.choices {
+            f += c.neg_log_likelihood(&self.strengths(theta, c).0);
         }
         for &k in &self.seat_prior {
             let t = theta[k];
@@ -235,6 +266,20 @@ impl Problem<'_> {
                         continue;
                     }
                     h.add(i, j, si * sj * hd);
+                }
+            }
+        }
+        for c in self.choices {
+            let (u, params) = self.strengths(theta, c);
+            let (gu, hu) = c.derivatives(&u);
+            for i in 0..c.size {
+                for pi in params[i].iter().flatten() {
+                    g[*pi] += gu[i];
+                    for j in 0..c.size {
+                        for pj in params[j].iter().flatten() {
+                            h.add(*pi, *pj, hu[i][j]);
+                        }
+                    }
                 }
             }
         }
@@ -319,6 +364,9 @@ impl Problem<'_> {
                 }
             }
         }
+        for c in self.choices {
+            x2 += c.pearson(&self.strengths(theta, c).0);
+        }
         x2
     }
 }
@@ -376,9 +424,65 @@ fn root(parent: &mut [usize], mut i: usize) -> usize {
 /// (`examples/draw_coverage.rs`, docs/ratings.md).
 const DISPERSION_MIN: f64 = 0.01;
 
+/// A choice event restricted to the members in its winners' strongly
+/// connected component (`comp_of`): in the limit that defines the
+/// estimate when it does not exist, the members of components below have
+/// probability 0 and drop out. `None` when fewer than two members remain.
+fn within_component(c: &Choice, comp_of: &dyn Fn(usize) -> Option<usize>) -> Option<Choice> {
+    let winner = (0..c.size).find(|&k| c.y[k] > 0.0)?;
+    let home = comp_of(c.members[winner])?;
+    let mut out = Choice {
+        members: [usize::MAX; 3],
+        size: 0,
+        seat0: None,
+        y: [0.0; 3],
+        q: [0.0; 3],
+        ..*c
+    };
+    for k in 0..c.size {
+        if comp_of(c.members[k]) == Some(home) {
+            let n = out.size;
+            out.members[n] = c.members[k];
+            out.y[n] = c.y[k];
+            out.q[n] = c.q[k];
+            if c.seat0 == Some(k) {
+                out.seat0 = Some(n);
+            }
+            out.size += 1;
+        }
+    }
+    (out.size >= 2).then_some(out)
+}
+
+/// The results of a choice event between members of different components,
+/// as pairwise cells for placing the components (stage 2 of `fit`): each
+/// winner beats each member of another component with its wins shared
+/// over the other members. No seat advantage (group out of range).
+fn cross_cells(c: &Choice, comp_of: &dyn Fn(usize) -> Option<usize>) -> Vec<Cell> {
+    let mut out = Vec::new();
+    let others = (c.size.max(2) - 1) as f64;
+    for i in (0..c.size).filter(|&i| c.y[i] > 0.0) {
+        for j in (0..c.size).filter(|&j| j != i) {
+            let (a, b) = (c.members[i], c.members[j]);
+            if comp_of(a) != comp_of(b) {
+                let w = c.y[i] / others;
+                out.push(Cell {
+                    first: a,
+                    second: b,
+                    group: usize::MAX,
+                    w,
+                    x: w,
+                    x2: w,
+                });
+            }
+        }
+    }
+    out
+}
+
 /// Fits `nbots` ratings (and one seat parameter for each of the `ngroups`
 /// variant groups where `seat_groups` says so and there are games) to
-/// `cells`.
+/// the pairwise `cells` and the 3-player `choices`, jointly.
 ///
 /// When the maximum-likelihood estimate exists (the "scored against"
 /// graph is strongly connected) this is plain maximum likelihood. When it
@@ -393,7 +497,13 @@ const DISPERSION_MIN: f64 = 0.01;
 /// rule for a perfect winner; at most a quarter of the games between
 /// them, so that one won game still leaves the winner ahead). Components that never met, even through
 /// others, cannot be compared: each such group is centred on 0.
-pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_groups: &[bool]) -> FitOutput {
+pub fn fit(
+    nbots: usize,
+    ngroups: usize,
+    cells: &[Cell],
+    choices: &[Choice],
+    seat_groups: &[bool],
+) -> FitOutput {
     // Which bots and groups have evidence.
     let mut rated = vec![false; nbots];
     let mut group_used = vec![false; ngroups];
@@ -401,6 +511,15 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_groups: &[bool]) -
         rated[c.first] = true;
         rated[c.second] = true;
         if c.group < ngroups {
+            group_used[c.group] = true;
+        }
+    }
+    let choices: Vec<&Choice> = choices.iter().filter(|c| c.w > 0.0).collect();
+    for c in &choices {
+        for &b in &c.members[..c.size] {
+            rated[b] = true;
+        }
+        if c.seat0.is_some() && c.group < ngroups {
             group_used[c.group] = true;
         }
     }
@@ -439,6 +558,18 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_groups: &[bool]) -
             }
         }
     }
+    // In a choice event every member who won scored against the others.
+    for c in &choices {
+        for i in (0..c.size).filter(|&i| c.y[i] > 0.0) {
+            for j in (0..c.size).filter(|&j| j != i) {
+                if let (Some(a), Some(b)) = (bot_param[c.members[i]], bot_param[c.members[j]]) {
+                    if a != b {
+                        adj[a].push(b);
+                    }
+                }
+            }
+        }
+    }
     let comp = scc(m, &adj);
     let ncomp = comp.iter().copied().max().map_or(0, |c| c + 1);
     let regularized = ncomp > 1;
@@ -455,10 +586,20 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_groups: &[bool]) -
         })
         .copied()
         .collect();
+    let comp_of = |b: usize| bot_param.get(b).copied().flatten().map(|p| comp[p]);
+    let inside_choices: Vec<Choice> = choices
+        .iter()
+        .filter_map(|c| within_component(c, &comp_of))
+        .collect();
     let mut comp_weight = vec![0.0; ncomp];
     for c in &inside {
         if let Some(a) = bot_param[c.first] {
             comp_weight[comp[a]] += c.w;
+        }
+    }
+    for c in &inside_choices {
+        if let Some(k) = comp_of(c.members[0]) {
+            comp_weight[k] += c.w;
         }
     }
     let mut members: Vec<Vec<(usize, f64)>> = vec![Vec::new(); ncomp];
@@ -472,6 +613,7 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_groups: &[bool]) -
         .collect();
     let stage1 = Problem {
         cells: &inside,
+        choices: &inside_choices,
         bot_param: bot_param.clone(),
         bot_base: vec![0.0; nbots],
         group_param: group_param.clone(),
@@ -484,7 +626,10 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_groups: &[bool]) -
 
     // Dispersion: Pearson X² over the evidence inside the components.
     let x2 = stage1.pearson(&theta);
-    let inside_w: f64 = inside.iter().map(|c| c.w).sum();
+    // Degrees of freedom: one per 2-player game, (members - 1) per choice
+    // event (the expectation of its Pearson X²).
+    let inside_w: f64 = inside.iter().map(|c| c.w).sum::<f64>()
+        + inside_choices.iter().map(|c| c.dof()).sum::<f64>();
     let free = ((m - ncomp.min(m)) + (nparams - m)) as f64;
     let dof = inside_w - free;
     let dispersion = if dof >= 30.0 {
@@ -518,7 +663,11 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_groups: &[bool]) -
         let mut parent: Vec<usize> = (0..ncomp).collect();
         // Weight between two components and the direction of the results.
         let mut between: std::collections::BTreeMap<(usize, usize), f64> = Default::default();
-        for c in cells.iter().filter(|c| c.w > 0.0) {
+        let cross: Vec<Cell> = choices
+            .iter()
+            .flat_map(|c| cross_cells(c, &comp_of))
+            .collect();
+        for c in cells.iter().chain(&cross).filter(|c| c.w > 0.0) {
             if let (Some(a), Some(b)) = (bot_param[c.first], bot_param[c.second]) {
                 let (ca, cb) = (comp[a], comp[b]);
                 if ca != cb {
@@ -530,6 +679,7 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_groups: &[bool]) -
         }
         let outside: Vec<Cell> = cells
             .iter()
+            .chain(&cross)
             .filter_map(|c| {
                 let (a, b) = (bot_param[c.first]?, bot_param[c.second]?);
                 let (ca, cb) = (comp[a], comp[b]);
@@ -568,6 +718,7 @@ pub fn fit(nbots: usize, ngroups: usize, cells: &[Cell], seat_groups: &[bool]) -
             .collect();
         let stage2 = Problem {
             cells: &outside,
+            choices: &[],
             bot_param: comp_param,
             bot_base: base,
             group_param: vec![None; ngroups],
@@ -653,7 +804,7 @@ mod tests {
     #[test]
     fn two_bots_match_the_closed_form() {
         // A scores 30 of 40 against B: r_A - r_B = 400 log10(30/10).
-        let out = fit(2, 1, &[cell(0, 1, 40.0, 30.0)], &[false]);
+        let out = fit(2, 1, &[cell(0, 1, 40.0, 30.0)], &[], &[false]);
         let want = 400.0 * 3f64.log10();
         assert!(!out.regularized);
         assert!(out.iterations < 30);
@@ -662,7 +813,7 @@ mod tests {
 
     #[test]
     fn a_perfect_score_is_finite_and_regularized() {
-        let out = fit(2, 1, &[cell(0, 1, 5.0, 5.0)], &[false]);
+        let out = fit(2, 1, &[cell(0, 1, 5.0, 5.0)], &[], &[false]);
         assert!(out.regularized);
         assert!(out.elo.iter().all(|e| e.is_finite()));
         assert!(out.elo[0] > out.elo[1]);

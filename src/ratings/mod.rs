@@ -9,6 +9,7 @@
 
 mod fit;
 mod linalg;
+mod luce;
 pub mod sprt;
 mod stats;
 
@@ -401,6 +402,15 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
         None => ev.cells.clone(),
         Some(g) => ev.cells.iter().filter(|c| c.group == g).copied().collect(),
     };
+    let choices: Vec<luce::Choice> = match group {
+        None => ev.choices.clone(),
+        Some(g) => ev
+            .choices
+            .iter()
+            .filter(|c| c.group == g)
+            .copied()
+            .collect(),
+    };
     // A seat parameter per variant, but where one seat won (nearly) every
     // game of a variant its maximum-likelihood value is infinite: that
     // variant is rated without one, and said to be unbounded.
@@ -408,10 +418,19 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
     let mut seat_unbounded = Vec::new();
     if opts.seat_advantage {
         for (g, label) in ev.labels.iter().enumerate() {
+            // The first seat's weight and wins: in 2-player cells and in
+            // the 3-player events that include the bot in seat 0.
             let (w, x) = cells
                 .iter()
                 .filter(|c| c.group == g && c.first != c.second)
-                .fold((0.0, 0.0), |(w, x), c| (w + c.w, x + c.x));
+                .map(|c| (c.w, c.x))
+                .chain(
+                    choices
+                        .iter()
+                        .filter(|c| c.group == g)
+                        .filter_map(|c| c.seat0.map(|k| (c.w, c.y[k]))),
+                )
+                .fold((0.0, 0.0), |(w, x), (cw, cx)| (w + cw, x + cx));
             // Within the margin of 0 or of every point (a lone drawn game
             // is not: its half point is the whole margin).
             let m = SEPARATION_MARGIN.min(w / 2.0);
@@ -422,12 +441,12 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
             }
         }
     }
-    let cells = if opts.seat_advantage {
-        cells
+    let (cells, choices) = if opts.seat_advantage {
+        (cells, choices)
     } else {
-        collapse(cells)
+        (collapse(cells), luce::collapse(choices))
     };
-    let out = fit::fit(n, ev.labels.len(), &cells, &seat_groups);
+    let out = fit::fit(n, ev.labels.len(), &cells, &choices, &seat_groups);
     let variant = group.map_or(ALL.to_string(), |g| ev.labels[g].clone());
 
     // Anchoring: every reported rating is a contrast c·r, so its variance

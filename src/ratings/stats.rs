@@ -8,6 +8,7 @@
 //! groups (see `EvidenceBuilder`).
 
 use super::fit::Cell;
+use super::luce::{Choice, ChoiceCounts};
 use super::{z_value, Standings};
 use crate::results::GameRow;
 use serde::Serialize;
@@ -58,10 +59,6 @@ impl Hasher for Fx {
 
 /// A hash map with `Fx` hashing.
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
-
-/// Weight of one seat pair of a 3-player game: the three pairs of a game
-/// add up to one 2-player game (docs/ratings.md, "3-player games").
-pub const THREE_PLAYER_PAIR_WEIGHT: f64 = 1.0 / 3.0;
 
 /// Per bot (in one variant label or all): games and results.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -275,8 +272,10 @@ pub struct Evidence {
     pub bots: Vec<String>,
     /// Every variant label, sorted.
     pub labels: Vec<String>,
-    /// Fit evidence; `group` is the label index.
+    /// Fit evidence of the 2-player games; `group` is the label index.
     pub cells: Vec<Cell>,
+    /// Fit evidence of the 3-player games (`luce`); `group` is the label.
+    pub choices: Vec<Choice>,
     /// [label * nbots + bot]
     bot_counts: Vec<BotCount>,
     /// (label, a, b) with a < b
@@ -284,7 +283,7 @@ pub struct Evidence {
     variants: Vec<VariantStats>,
 }
 
-fn cmp_result(a: f64, b: f64) -> usize {
+pub(super) fn cmp_result(a: f64, b: f64) -> usize {
     // 0 win, 1 draw, 2 loss for `a`
     if (a - b).abs() < 1e-9 {
         1
@@ -418,6 +417,8 @@ pub struct EvidenceBuilder {
     /// Complete seat-swap pairs: (label, lo, hi) by first-seen index, lo <
     /// hi, in buckets of `lo`'s points (0, 1/2, ..., 2).
     penta: FastMap<(u32, u32, u32), [u64; 5]>,
+    /// 3-player games as Luce choice events, by first-seen indices.
+    choices: ChoiceCounts,
 }
 
 impl EvidenceBuilder {
@@ -471,6 +472,11 @@ impl EvidenceBuilder {
         let reason = self.reason(&r.reason);
         self.count_bots(r, l, &seats[..np], &scores, reason);
         self.count_pairwise(l, &seats[..np], &scores);
+        // 3-player games: Luce choice events for the fit.
+        if np == 3 {
+            let seats = seats.map(|b| b as usize);
+            self.choices.add(l as usize, seats, scores);
+        }
         self.count_variant(r, l, &scores[..np], reason);
         if np == 2 {
             self.count_group(l, &r.group, seats[0], seats[1], &scores);
@@ -724,26 +730,31 @@ impl EvidenceBuilder {
             }
         }
 
+        // The 2-player games; the 3-player ones are in `choices`.
         let cells = entries
             .iter()
+            .filter(|(_, e)| e.w2 + e.d2 + e.l2 > 0)
             .map(|&(k, e)| {
-                let w3 = THREE_PLAYER_PAIR_WEIGHT;
                 let (w2f, d2f, l2f) = (e.w2 as f64, e.d2 as f64, e.l2 as f64);
-                let (w3f, d3f, l3f) = (e.w3 as f64, e.d3 as f64, e.l3 as f64);
                 Cell {
                     first: k.0,
                     second: k.1,
                     group: k.2,
-                    w: (w2f + d2f + l2f) + w3 * (w3f + d3f + l3f),
-                    x: (w2f + 0.5 * d2f) + w3 * (w3f + 0.5 * d3f),
-                    x2: (w2f + 0.25 * d2f) + w3 * (w3f + 0.25 * d3f),
+                    w: w2f + d2f + l2f,
+                    x: w2f + 0.5 * d2f,
+                    x2: w2f + 0.25 * d2f,
                 }
             })
             .collect();
+        let choices = self
+            .choices
+            .renumbered(&renumber, &label_renumber)
+            .choices();
         Evidence {
             bots,
             labels,
             cells,
+            choices,
             bot_counts,
             pairs,
             variants,

@@ -272,8 +272,9 @@ fn variant_statistics() {
 }
 
 #[test]
-fn three_player_pairs_weigh_one_game_in_total() {
-    // X first, Y second, Z third, 6 times; plus one draw-all.
+fn three_player_games_weigh_one_game_each() {
+    // X first, Y second, Z third, 6 times (full rankings); a three-way tie;
+    // one winner-only game.
     let mut rows: Vec<GameRow> = (0..6)
         .map(|k| row3(&format!("t{k}"), ["X", "Y", "Z"], [1.0, 0.5, 0.0]))
         .collect();
@@ -283,20 +284,156 @@ fn three_player_pairs_weigh_one_game_in_total() {
     assert_eq!(rep.per_variant[0].variant, "tricala-3p");
     let x = rep.overall.get("X").unwrap();
     assert_eq!(x.count.games, 8);
-    // X: 6 games beating both (12 wins), t6 2 draws, t7 loses to Z, draws Y.
+    // The counts stay pairwise: X beats both in 6 games (12 wins), draws
+    // twice in t6, loses to Z and "draws" Y in t7.
     assert_eq!((x.count.wins, x.count.draws, x.count.losses), (12, 3, 1));
     assert!(x.elo > rep.overall.get("Y").unwrap().elo);
     assert!(!rep.overall.regularized);
-    // Closed form on two of the bots: with only X and Y seated against a
-    // third bot that always loses, the X-Y evidence is 6 of 6... covered
-    // by simulations below; here check the weight: 8 games -> 8 * 3 pairs
-    // of weight 1/3 = 8 units of evidence in total.
-    let total: f64 = stats::Evidence::collect(&rows.iter().collect::<Vec<_>>(), &[])
-        .cells
-        .iter()
-        .map(|c| c.w)
-        .sum();
+    // For the fit: 7 ranked games as 3 seat pairs of weight 1/3, the
+    // winner-only game as one Luce event of weight 1 (no X-Y draw).
+    let ev = stats::Evidence::collect(&rows.iter().collect::<Vec<_>>(), &[]);
+    assert!(ev.cells.is_empty());
+    let total: f64 = ev.choices.iter().map(|c| c.w).sum();
     assert!(close(total, 8.0, 1e-9));
+    let triples: Vec<_> = ev.choices.iter().filter(|c| c.size == 3).collect();
+    assert_eq!(triples.len(), 1);
+    assert_eq!(triples[0].w, 1.0);
+}
+
+/// Winner-only 3-player rows at their exact expected frequencies under
+/// Luce's model: `per_arrangement` games for each of the 6 seatings of
+/// `bots` (name, Elo), seat 0 `seat` Elo stronger, win counts rounded.
+fn winner_only_rows(bots: [(&str, f64); 3], seat: f64, per_arrangement: f64) -> Vec<GameRow> {
+    let mut rows = Vec::new();
+    for perm in [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ] {
+        let u: Vec<f64> = (0..3)
+            .map(|s| bots[perm[s]].1 + if s == 0 { seat } else { 0.0 })
+            .collect();
+        let sum: f64 = u.iter().map(|v| 10f64.powf(v / 400.0)).sum();
+        for (s, v) in u.iter().enumerate() {
+            let n = (per_arrangement * 10f64.powf(v / 400.0) / sum).round() as usize;
+            let mut scores = [0.25; 3];
+            scores[s] = 1.0;
+            for _ in 0..n {
+                let id = format!("w{}", rows.len());
+                let names = perm.map(|b| bots[b].0);
+                rows.push(row3(&id, names, scores));
+            }
+        }
+    }
+    rows
+}
+
+#[test]
+fn winner_only_exact_frequencies_give_back_the_truth() {
+    // Issue 15: A = +200, B = 0, C = -200 came back as +147, -44, -103
+    // when the two losers counted as a draw. 6000 games, rounded counts.
+    let rows = winner_only_rows([("A", 200.0), ("B", 0.0), ("C", -200.0)], 0.0, 1000.0);
+    assert_eq!(rows.len(), 6000);
+    let rep = rate(&rows, &RateOptions::default()).unwrap();
+    for (bot, truth) in [("A", 200.0), ("B", 0.0), ("C", -200.0)] {
+        let r = rep.overall.get(bot).unwrap();
+        eprintln!("{bot}: {:.2} +/- {:.2}", r.elo, r.elo_high - r.elo);
+        assert!(close(r.elo, truth, 1.0), "{bot} {}", r.elo);
+        assert!(r.elo_low <= truth && truth <= r.elo_high, "{bot} {r:?}");
+        assert!(r.elo_se > 2.0 && r.elo_se < 6.0, "{bot} se {}", r.elo_se);
+    }
+    // No ties and a model that holds: the dispersion is about 1.
+    assert!(
+        close(rep.overall.dispersion, 1.0, 0.05),
+        "{}",
+        rep.overall.dispersion
+    );
+}
+
+#[test]
+fn winner_only_fractional_frequencies_are_exact() {
+    // The same at the level of the fit, with unrounded expected counts.
+    let truth = [200.0, 0.0, -200.0];
+    let p = luce::probabilities(&truth, 3);
+    let c = luce::Choice {
+        group: 0,
+        members: [0, 1, 2],
+        size: 3,
+        seat0: None,
+        w: 6000.0,
+        y: p.map(|v| 6000.0 * v),
+        q: p.map(|v| 6000.0 * v),
+    };
+    let out = fit::fit(3, 1, &[], &[c], &[false]);
+    let mean = out.elo.iter().sum::<f64>() / 3.0;
+    for (e, t) in out.elo.iter().zip(truth) {
+        assert!(close(e - mean, t, 1e-6), "{e} {t}");
+    }
+}
+
+#[test]
+fn winner_only_seat_advantage_is_fitted_on_the_first_seat() {
+    // Seat 0 plays 60 Elo stronger in every arrangement.
+    let rows = winner_only_rows([("A", 200.0), ("B", 0.0), ("C", -200.0)], 60.0, 2000.0);
+    let opts = RateOptions {
+        seat_advantage: true,
+        ..Default::default()
+    };
+    let rep = rate(&rows, &opts).unwrap();
+    let (label, h, lo, hi) = rep.overall.seat_advantage[0].clone();
+    assert_eq!(label, "tricala-3p");
+    assert!(
+        close(h, 60.0, 1.0) && lo < 60.0 && 60.0 < hi,
+        "{h} [{lo}, {hi}]"
+    );
+    for (bot, truth) in [("A", 200.0), ("B", 0.0), ("C", -200.0)] {
+        assert!(
+            close(rep.overall.get(bot).unwrap().elo, truth, 1.0),
+            "{bot}"
+        );
+    }
+    // Without the option the seats cancel (every seating equally often).
+    let rep = rate(&rows, &RateOptions::default()).unwrap();
+    assert!(close(rep.overall.get("A").unwrap().elo, 200.0, 3.0));
+}
+
+#[test]
+fn two_and_three_player_games_share_one_scale() {
+    // A and B meet only in 2-player games (A +200: 76% expected, exact),
+    // B, C and D only in winner-only 3-player games (0, -100, -300). The
+    // joint fit links A to C and D through B.
+    let mut rows = Vec::new();
+    let e = 1.0 / (1.0 + 10f64.powf(-0.5));
+    let wins = (1000.0 * e).round() as usize;
+    for k in 0..1000 {
+        let (id, g) = (format!("p{k}"), format!("pg{}", k / 2));
+        let a_won = if k < wins { 1.0 } else { 0.0 };
+        rows.push(if k % 2 == 0 {
+            row2(&id, "tricala", &g, "A", "B", a_won)
+        } else {
+            row2(&id, "tricala", &g, "B", "A", 1.0 - a_won)
+        });
+    }
+    rows.extend(winner_only_rows(
+        [("B", 0.0), ("C", -100.0), ("D", -300.0)],
+        0.0,
+        1000.0,
+    ));
+    let rep = rate(&rows, &RateOptions::default()).unwrap();
+    // Centred on the average: 200, 0, -100, -300 minus -50.
+    for (bot, truth) in [("A", 250.0), ("B", 50.0), ("C", -50.0), ("D", -250.0)] {
+        let r = rep.overall.get(bot).unwrap();
+        assert!(close(r.elo, truth, 1.5), "{bot} {}", r.elo);
+        assert!(r.elo_low <= truth && truth <= r.elo_high, "{bot}");
+    }
+    // A's distance to D carries the uncertainty of both kinds of games.
+    let (a, d) = (rep.overall.get("A").unwrap(), rep.overall.get("D").unwrap());
+    assert!(a.elo_se > rep.overall.get("B").unwrap().elo_se);
+    assert!(rep.overall.los("A", "D").unwrap() > 0.999);
+    assert!(a.elo - d.elo > 490.0);
 }
 
 #[test]
