@@ -120,16 +120,24 @@ impl Console {
                 done,
                 dir,
                 repaired_bytes,
+                cut_record_bytes,
+                checked_in,
             } => {
                 if *repaired_bytes > 0 {
                     eprintln!(
                         "resume: cut a torn last line ({repaired_bytes} bytes) from games.csv"
                     );
                 }
+                if *cut_record_bytes > 0 {
+                    eprintln!(
+                        "resume: cut {cut_record_bytes} bytes of records without a row from the record logs"
+                    );
+                }
                 if *done > 0 {
                     eprintln!(
-                        "resume: {done} of {total} games already done in {}",
-                        dir.display()
+                        "resume: {done} of {total} games already done in {} (rows checked in {:.2} s)",
+                        dir.display(),
+                        checked_in.as_secs_f64()
                     );
                 }
                 eprintln!(

@@ -269,7 +269,7 @@ mod tests {
     }
 
     fn row(id: &str, at: &str) -> String {
-        format!("{id},filo,2,{id},a,b,,1,0,,store,,10,5,1,,{at},1.0,1.0,,0.5,0.5,")
+        format!("{id},filo,2,{id},a,b,,1,0,,store,,10,5,1,,{at},1.0,1.0,,0.5,0.5,,records-0000.jsonl,0,10")
     }
 
     #[test]
