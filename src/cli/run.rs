@@ -311,7 +311,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         .as_ref()
         .map_or((0, 0.0), |s| (s.played, started.elapsed().as_secs_f64()));
     println!(
-        "{} of {total} games ({played} played now, in {elapsed:.1} s) in {}: games.csv, games/*.jsonl, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
+        "{} of {total} games ({played} played now, in {elapsed:.1} s) in {}: games.csv, games/records-*.jsonl, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
         rows.len(),
         dir.display(),
         games_csv.display()

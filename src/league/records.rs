@@ -119,7 +119,9 @@ pub fn cut_uncommitted(games: &Path, committed: &dyn Fn(&str) -> u64) -> Result<
     let mut cut = 0;
     for (n, path) in logs(games) {
         let end = committed(&log_name(n));
-        let len = std::fs::metadata(&path).map_err(io(&path))?.len();
+        let meta = std::fs::metadata(&path).map_err(io(&path))?;
+        // Not a file: nothing to cut (appending to it fails, naming it).
+        let len = if meta.is_file() { meta.len() } else { continue };
         if len > end {
             let f = OpenOptions::new()
                 .write(true)

@@ -511,26 +511,50 @@ impl ResultsDir {
         let mut twice: HashSet<String> = HashSet::new();
         let mut rejected: Vec<Rejected> = Vec::new();
         let mut ends: HashMap<String, u64> = HashMap::new();
-        let mut lens: HashMap<PathBuf, Option<u64>> = HashMap::new();
+        // Each log's length, by name, looked up once.
+        let mut lens: HashMap<String, Option<u64>> = HashMap::new();
         let mut last: Option<(u64, GameRow)> = None;
-        let mut log_len = |p: &Path| -> Option<u64> {
-            *lens
-                .entry(p.to_path_buf())
-                .or_insert_with(|| std::fs::metadata(p).ok().map(|m| m.len()))
-        };
         scan_rows(&csv_path, &mut |line, row| {
-            let place = match RecordAt::of(&games, &row) {
-                None => Some(
-                    "its record_file, record_offset and record_length name no record".to_string(),
-                ),
-                Some(at) => at.problem(&mut log_len).or_else(|| {
-                    // A record that is there: the log is committed up to its end.
-                    if let RecordAt::Log { offset, length, .. } = at {
-                        let end = ends.entry(row.record_file.clone()).or_default();
-                        *end = (*end).max(offset + length);
+            let place = match (&row, row.record_offset, row.record_length) {
+                // A row of this version: its range must lie in its log (no
+                // path built, no allocation but a log's first sight).
+                (r, Some(offset), Some(length))
+                    if !r.record_file.is_empty() && records::is_log_name(&r.record_file) =>
+                {
+                    let len = match lens.get(&r.record_file) {
+                        Some(len) => *len,
+                        None => {
+                            let len = std::fs::metadata(games.join(&r.record_file))
+                                .ok()
+                                .filter(|m| m.is_file())
+                                .map(|m| m.len());
+                            lens.insert(r.record_file.clone(), len);
+                            len
+                        }
+                    };
+                    match offset.checked_add(length) {
+                        Some(end) if len.is_some_and(|len| end <= len) => {
+                            // The log is committed up to this record's end.
+                            match ends.get_mut(&r.record_file) {
+                                Some(e) => *e = (*e).max(end),
+                                None => {
+                                    ends.insert(r.record_file.clone(), end);
+                                }
+                            }
+                            None
+                        }
+                        _ => RecordAt::of(&games, r).and_then(|at| {
+                            at.problem(&mut |p| std::fs::metadata(p).ok().map(|m| m.len()))
+                        }),
                     }
-                    None
-                }),
+                }
+                (r, ..) => match RecordAt::of(&games, r) {
+                    None => Some(
+                        "its record_file, record_offset and record_length name no record"
+                            .to_string(),
+                    ),
+                    Some(at) => at.problem(&mut |p| std::fs::metadata(p).ok().map(|m| m.len())),
+                },
             };
             let expected = schedule(&row.game_id);
             let why = match &expected {
@@ -1024,7 +1048,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
 }
 
 /// Bytes of games.csv parsed at a time by [`scan_rows`].
-const SCAN_CHUNK: usize = 8 << 20;
+const SCAN_CHUNK: usize = 1 << 20;
 
 /// Calls `each(line, row)` for every row of the results CSV at `path`, in
 /// order, reading it a chunk at a time: memory stays bounded whatever the
@@ -1050,21 +1074,23 @@ fn scan_rows_by(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(io(path)(e)),
     };
+    // `buf`: what was read and not parsed yet; `text`: the header and one
+    // chunk. Both are reused: no chunk costs an allocation.
     let mut buf: Vec<u8> = Vec::with_capacity(chunk_bytes + (64 << 10));
+    let mut text: Vec<u8> = Vec::with_capacity(chunk_bytes + (64 << 10));
     let mut header: Option<Vec<u8>> = None;
     // Newlines of the file before `buf`'s first byte.
     let mut lines_before = 0u64;
     let mut eof = false;
+    let mut want = chunk_bytes;
     while !eof || !buf.is_empty() {
-        if !eof && buf.len() < chunk_bytes {
-            let at = buf.len();
-            buf.resize(chunk_bytes, 0);
-            let n = f.read(&mut buf[at..]).map_err(io(path))?;
-            buf.truncate(at + n);
-            eof = n == 0;
-            if !eof {
-                continue;
-            }
+        while !eof && buf.len() < want {
+            let room = (want - buf.len()) as u64;
+            eof = (&mut f)
+                .take(room)
+                .read_to_end(&mut buf)
+                .map_err(io(path))?
+                == 0;
         }
         // The last newline outside quotes (all of it at the end).
         let mut quotes = 0usize;
@@ -1081,17 +1107,15 @@ fn scan_rows_by(
             (false, Some(c)) => c,
             // One row longer than a chunk: read on.
             (false, None) => {
-                let at = buf.len();
-                buf.resize(at + chunk_bytes, 0);
-                let n = f.read(&mut buf[at..]).map_err(io(path))?;
-                buf.truncate(at + n);
-                eof = n == 0;
+                want = buf.len() + chunk_bytes;
                 continue;
             }
         };
-        let chunk: Vec<u8> = buf.drain(..cut).collect();
+        want = chunk_bytes;
+        let chunk = &buf[..cut];
         let newlines = chunk.iter().filter(|&&b| b == b'\n').count() as u64;
-        let (text, offset) = match &header {
+        text.clear();
+        let offset = match &header {
             None => {
                 // The first chunk holds the header.
                 let end = chunk
@@ -1099,15 +1123,16 @@ fn scan_rows_by(
                     .position(|&b| b == b'\n')
                     .map_or(chunk.len(), |i| i + 1);
                 header = Some(chunk[..end].to_vec());
-                (chunk, 0)
+                0
             }
             Some(h) => {
-                let mut t = h.clone();
-                t.extend_from_slice(&chunk);
+                text.extend_from_slice(h);
                 // Line 2 of the chunk's text is line lines_before + 1.
-                (t, lines_before - 1)
+                lines_before - 1
             }
         };
+        text.extend_from_slice(chunk);
+        buf.drain(..cut);
         let parsed = csvio::parse(path, &text).map_err(|e| match e {
             csvio::CsvError::Row { path, line, why } => StoreError::Csv(csvio::CsvError::Row {
                 path,
