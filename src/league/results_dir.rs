@@ -117,15 +117,12 @@ impl Layout {
         self.root.join("games.csv")
     }
 
-    /// The folder of the game records.
+    /// The folder of the game records: the record logs
+    /// (`records-NNNN.jsonl`), and the files of older versions
+    /// (`GAME_ID.jsonl`); `results::records::RecordAt` says which holds a
+    /// row's record.
     pub fn records(&self) -> PathBuf {
         self.root.join("games")
-    }
-
-    /// The record file of one game, as versions before the record logs
-    /// wrote it (see [`records::RecordAt`] for where a row's record is).
-    pub fn record(&self, game_id: &str) -> PathBuf {
-        self.records().join(format!("{game_id}.jsonl"))
     }
 
     /// The folder of the bots' stderr logs.
