@@ -13,6 +13,7 @@ use mancala_arena::league::config::{
 };
 use mancala_arena::league::runner::{self, RunOptions};
 use mancala_arena::results::csvio;
+use mancala_arena::results::records::RecordAt;
 use std::path::Path;
 use std::time::Instant;
 
@@ -84,11 +85,8 @@ fn main() {
         // Decisions, from the records (forced ones included).
         let mut decisions = 0usize;
         for r in &rows {
-            let rec = dir
-                .path()
-                .join("games")
-                .join(format!("{}.jsonl", r.game_id));
-            let text = std::fs::read_to_string(rec).expect("record");
+            let rec = RecordAt::of(&dir.path().join("games"), r).expect("a record");
+            let text = rec.read_text().expect("record");
             decisions += text
                 .lines()
                 .filter(|l| l.contains(r#""type":"decision""#))

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{misbehave_py, processes_with};
+use common::{misbehave_py, processes_with, record_text};
 use mancala_arena::league::config::Tournament;
 use mancala_arena::league::schedule;
 use mancala_arena::results::{csvio, GameRow};
@@ -181,11 +181,14 @@ fn a_full_run_writes_every_game_its_records_and_the_tables() {
     assert_eq!(ids, schedule_ids(&file));
     // 3 pairs x 2 orders x 5 two-player variants + 1 triple x 6 orders.
     assert_eq!(got.len(), 3 * 2 * 5 + 6);
+    // One record log, no file per game; each row says where its record is.
+    let files: Vec<String> = std::fs::read_dir(res.join("games"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files, ["records-0000.jsonl"]);
     for r in &got {
-        assert!(res
-            .join("games")
-            .join(format!("{}.jsonl", r.game_id))
-            .is_file());
+        assert_eq!(r.record_file, "records-0000.jsonl");
         let total: f64 = r.scores().iter().sum();
         assert!((total - r.players as f64 / 2.0).abs() < 1e-9);
         assert!(r.offender.is_none(), "random bots do not forfeit: {r:?}");
@@ -197,9 +200,8 @@ fn a_full_run_writes_every_game_its_records_and_the_tables() {
         );
         assert_eq!((r.version0.as_str(), r.version1.as_str()), ("1.0", "1.0"));
         assert_eq!(r.version2, if r.players == 3 { "1.0" } else { "" });
-        let record =
-            std::fs::read_to_string(res.join("games").join(format!("{}.jsonl", r.game_id)))
-                .unwrap();
+        let record = record_text(&res, r);
+        assert!(record.starts_with(&format!(r#"{{"type":"game","game_id":"{}","#, r.game_id)));
         let mut think = [0u64; 3];
         for line in record.lines() {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -226,6 +228,10 @@ fn a_full_run_writes_every_game_its_records_and_the_tables() {
         assert!(res.join(f).is_file(), "{f}");
     }
     assert!(std::fs::read_dir(res.join("logs")).unwrap().count() > 0);
+    // The log is the records one after another, in the rows' order.
+    let log = std::fs::read_to_string(res.join("games/records-0000.jsonl")).unwrap();
+    let joined: String = got.iter().map(|r| record_text(&res, r)).collect();
+    assert_eq!(log, joined);
 
     // Running it again finds everything done and changes nothing.
     let before = std::fs::read_to_string(res.join("games.csv")).unwrap();
@@ -238,29 +244,26 @@ fn a_full_run_writes_every_game_its_records_and_the_tables() {
 }
 
 /// A record that cannot be written stops the league at once with an error
-/// that names the game; the game is not counted as done, nothing already
-/// recorded is lost, and the same command finishes once the cause is gone.
+/// that names the game and the record log; the game is not counted as
+/// done, and the same command finishes once the cause is gone.
 #[test]
 fn a_record_that_cannot_be_written_stops_the_league_and_resume_finishes() {
     let dir = tempfile::tempdir().unwrap();
     let file = write_tournament(dir.path(), 1, "");
     let ids = schedule_ids(&file);
-    let victim = ids.iter().nth(ids.len() / 2).unwrap().clone();
-    // A non-empty folder where the record should go: the rename fails.
-    let blocker = dir.path().join("out/games").join(format!("{victim}.jsonl"));
+    // A non-empty folder where the record log should go: its open fails.
+    let blocker = dir.path().join("out/games/records-0000.jsonl");
     std::fs::create_dir_all(blocker.join("x")).unwrap();
 
     let out = run(&file, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains(&victim) && stderr.contains("could not be recorded"),
+        stderr.contains("could not be recorded") && stderr.contains("records-0000.jsonl"),
         "{stderr}"
     );
     let csv = dir.path().join("out/games.csv");
-    let before = rows(&csv);
-    assert!(before.iter().all(|r| r.game_id != victim));
-    assert!(before.len() < ids.len());
+    assert!(rows(&csv).is_empty());
 
     std::fs::remove_dir_all(&blocker).unwrap();
     let again = run(&file, &[]);
@@ -277,12 +280,9 @@ fn a_record_that_cannot_be_written_stops_the_league_and_resume_finishes() {
             .collect::<BTreeSet<_>>(),
         ids
     );
-    assert_eq!(&after[..before.len()], &before[..]);
-    assert!(dir
-        .path()
-        .join("out/games")
-        .join(format!("{victim}.jsonl"))
-        .is_file());
+    for r in &after {
+        assert!(record_text(&dir.path().join("out"), r).contains(r#""type":"end""#));
+    }
 }
 
 /// One writer per results folder: a second run into a folder in use fails
@@ -430,7 +430,7 @@ fn a_full_disk_stops_the_league_and_resume_finishes() {
         cd "$2"
         "$1" run t.toml --quiet > "$3/first.out" 2> "$3/first.err"; echo $? > "$3/first.rc"
         cp out/games.csv "$3/first.csv" 2>/dev/null
-        for r in out/games/*.jsonl; do tail -n 1 "$r" | grep -q '"type":"end"' || echo "$r" >> "$3/torn"; done
+        mkdir "$3/first/" "$3/first/games" && cp out/games/records-*.jsonl "$3/first/games/" 2>/dev/null
         mount -o remount,size=64m tmpfs "$2"
         "$1" run t.toml --quiet > "$3/second.out" 2> "$3/second.err"; echo $? > "$3/second.rc"
         cp out/games.csv "$3/second.csv"
@@ -464,12 +464,21 @@ fn a_full_disk_stops_the_league_and_resume_finishes() {
         err.contains("No space left on device") && err.contains("the league stopped"),
         "{err}"
     );
-    assert_eq!(read("torn"), "", "rows whose record is torn");
     let first = if read("first.csv").is_empty() {
         Vec::new()
     } else {
         rows(&dir.path().join("first.csv"))
     };
+    // No row lacks its whole record.
+    for r in &first {
+        let record = record_text(&dir.path().join("first"), r);
+        assert!(
+            record.trim_end().ends_with('}')
+                && record.lines().last().unwrap().contains(r#""type":"end""#),
+            "{}: its record is torn",
+            r.game_id
+        );
+    }
     assert!(first.len() < schedule_ids(&file).len());
     assert_eq!(read("second.rc").trim(), "0", "{}", read("second.err"));
     let got = rows(&dir.path().join("second.csv"));
@@ -709,6 +718,18 @@ fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
     f.write_all(b"r012-kisolo-p002-o1,kisolo,2,r012-kisolo-p002,b,c,,1.0")
         .unwrap();
     drop(f);
+    // And a record whose row was never written, torn half-way.
+    let log = cut.join("games/records-0000.jsonl");
+    let committed: u64 = rows(&csv)
+        .iter()
+        .map(|r| r.record_offset.unwrap() + r.record_length.unwrap())
+        .max()
+        .unwrap();
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    f.write_all(br#"{"type":"game","game_id":"r012-kisolo-p002-o1","variant":"kis"#)
+        .unwrap();
+    drop(f);
+    assert!(std::fs::metadata(&log).unwrap().len() > committed);
 
     let out = run(&file, &["--output", cut.to_str().unwrap()]);
     assert!(
@@ -718,7 +739,20 @@ fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("torn"), "{stderr}");
-    assert_eq!(by_id(&rows(&csv)), expected);
+    assert!(stderr.contains("records without a row"), "{stderr}");
+    let got = rows(&csv);
+    assert_eq!(by_id(&got), expected);
+    // The log holds whole records only, each once: every line is JSON.
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text
+        .lines()
+        .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with(r#"{"type":"game""#))
+            .count(),
+        got.len()
+    );
 }
 
 #[test]
@@ -1076,9 +1110,7 @@ decision_ms = 60000
         let records: BTreeMap<String, Vec<serde_json::Value>> = got
             .iter()
             .map(|r| {
-                let text =
-                    std::fs::read_to_string(res.join("games").join(format!("{}.jsonl", r.game_id)))
-                        .unwrap();
+                let text = record_text(&res, r);
                 let lines = text
                     .lines()
                     .map(|l| {
@@ -1149,43 +1181,49 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
     let shown = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{shown}");
     let plies = shown.lines().filter(|l| l.starts_with("ply ")).count();
-    let recorded =
-        std::fs::read_to_string(dir.path().join(format!("out/games/{}.jsonl", game.game_id)))
-            .unwrap()
-            .lines()
-            .filter(|l| l.contains(r#""type":"decision""#))
-            .count();
+    let res = dir.path().join("out");
+    let recorded = record_text(&res, game)
+        .lines()
+        .filter(|l| l.contains(r#""type":"decision""#))
+        .count();
     assert_eq!(plies, recorded, "{shown}");
     assert!(
         shown.contains("result: ") && shown.contains(&game.game_id),
         "{shown}"
     );
 
-    let record = dir.path().join(format!("out/games/{}.jsonl", game.game_id));
-    let lines: Vec<String> = std::fs::read_to_string(&record)
-        .unwrap()
-        .lines()
-        .map(String::from)
-        .collect();
+    let lines: Vec<String> = record_text(&res, game).lines().map(String::from).collect();
+    let mut forged = String::new();
     let (i, changed) = lines
         .iter()
         .enumerate()
         .find_map(|(i, l)| {
             let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
             (v["type"] == "decision" && v["forced"] == false && v["opening"] == false).then(|| {
-                v["option"] = "Z9".into();
+                // As long as the option it replaces: the record keeps its
+                // place in the log.
+                forged = "Z".repeat(v["option"].as_str().unwrap().len());
+                v["option"] = forged.clone().into();
                 (i, v.to_string())
             })
         })
         .expect("an asked decision");
     let mut tampered = lines.clone();
     tampered[i] = changed;
-    std::fs::write(&record, tampered.join("\n") + "\n").unwrap();
+    let text = tampered.join("\n") + "\n";
+    assert_eq!(text.len() as u64, game.record_length.unwrap());
+    let log = std::fs::OpenOptions::new()
+        .write(true)
+        .open(res.join("games").join(&game.record_file))
+        .unwrap();
+    std::os::unix::fs::FileExt::write_at(&log, text.as_bytes(), game.record_offset.unwrap())
+        .unwrap();
     let out = replay();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
-        text.contains(&format!("different: decision {i} ")) && text.contains("recorded `Z9`"),
+        text.contains(&format!("different: decision {i} "))
+            && text.contains(&format!("recorded `{forged}`")),
         "{text}"
     );
 }
@@ -1345,14 +1383,12 @@ fn the_league_log_holds_starts_forfeits_and_the_end() {
     }
 }
 
-/// A folder started by a version before the lazy schedule (its league.json
-/// fingerprint hashed every game) still resumes: the fixture was written by
-/// that version, with this file, and cut to its first two rows.
-#[test]
-fn a_folder_of_the_previous_version_resumes() {
-    let dir = tempfile::tempdir().unwrap();
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/legacy-league");
-    let out = dir.path().join("out");
+/// Copies the results folder `tests/data/NAME` (league.json, games.csv and
+/// a record file per game) to `out`.
+fn copy_fixture(name: &str, out: &Path) {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
     std::fs::create_dir_all(out.join("games")).unwrap();
     for name in ["league.json", "games.csv"] {
         std::fs::copy(fixture.join(name), out.join(name)).unwrap();
@@ -1361,45 +1397,100 @@ fn a_folder_of_the_previous_version_resumes() {
         let e = e.unwrap();
         std::fs::copy(e.path(), out.join("games").join(e.file_name())).unwrap();
     }
-    let before = rows(&out.join("games.csv"));
-    assert_eq!(before.len(), 2);
+}
+
+/// The league file of a fixture: two random bots.
+fn fixture_league(dir: &Path, name: &str, variants: &str, rounds: u32) -> PathBuf {
     let bot = env!("CARGO_BIN_EXE_random-bot");
-    let file = dir.path().join("legacy.toml");
+    let file = dir.join(format!("{name}.toml"));
     std::fs::write(
         &file,
         format!(
             r#"
-name = "legacy"
+name = "{name}"
 seed = 5
 bots = [
   {{ name = "a", command = ["{bot}"] }},
   {{ name = "b", command = ["{bot}"] }},
 ]
-variants = ["kisolo"]
-rounds = 3
+variants = [{variants}]
+rounds = {rounds}
 output = "out"
 "#
         ),
     )
     .unwrap();
-    let got = run_finishes_the_schedule(&file, &out.join("games.csv"));
-    assert_eq!(got.len(), 6);
-    assert_eq!(&got[..2], &before[..], "the old rows are kept as they were");
+    file
+}
+
+/// Resumes a folder of an older version (a record file per game): the old
+/// rows are kept, the header gains the added columns, the new games go to
+/// the record log, and `arena show` finds games of both kinds.
+fn an_old_folder_resumes(file: &Path, out: &Path, old_rows: usize, total: usize) {
+    let before = rows(&out.join("games.csv"));
+    assert_eq!(before.len(), old_rows);
+    let got = run_finishes_the_schedule(file, &out.join("games.csv"));
+    assert_eq!(got.len(), total);
+    assert_eq!(
+        &got[..old_rows],
+        &before[..],
+        "the old rows are kept as they were"
+    );
+    assert!(before.iter().all(|r| r.record_file.is_empty()));
     let text = std::fs::read_to_string(out.join("games.csv")).unwrap();
     assert!(
-        text.lines()
-            .next()
-            .unwrap()
-            .ends_with(",opening,started_at,version0,version1,version2,time0_ms,time1_ms,time2_ms"),
+        text.lines().next().unwrap().ends_with(
+            ",opening,started_at,version0,version1,version2,time0_ms,time1_ms,time2_ms,record_file,record_offset,record_length"
+        ),
         "the header gains the added columns: {text}"
     );
-    assert!(got[2..].iter().all(|r| !r.started_at.is_empty()));
+    assert!(got[old_rows..]
+        .iter()
+        .all(|r| !r.started_at.is_empty() && r.record_file == "records-0000.jsonl"));
+    for r in [&got[0], &got[total - 1]] {
+        let shown = arena()
+            .args(["show", "--json"])
+            .arg(out)
+            .arg(&r.game_id)
+            .output()
+            .unwrap();
+        assert!(
+            shown.status.success(),
+            "{}",
+            String::from_utf8_lossy(&shown.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&shown.stdout), record_text(out, r));
+    }
+}
+
+/// A folder started by a version before the lazy schedule (its league.json
+/// fingerprint hashed every game) still resumes: the fixture was written by
+/// that version, with this file, and cut to its first two rows.
+#[test]
+fn a_folder_of_the_previous_version_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    copy_fixture("legacy-league", &out);
+    let file = fixture_league(dir.path(), "legacy", r#""kisolo""#, 3);
+    an_old_folder_resumes(&file, &out, 2, 6);
     // Another schedule is still refused.
     let text = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&file, text.replace("rounds = 3", "rounds = 4")).unwrap();
     let out = run(&file, &[]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("different schedule"));
+}
+
+/// A folder of the version before the record logs (a record file per game,
+/// the added columns up to `time2_ms`) resumes: the fixture was written by
+/// that version with this file and cut to its first three rows.
+#[test]
+fn a_folder_with_a_record_file_per_game_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    copy_fixture("head-league", &out);
+    let file = fixture_league(dir.path(), "head", r#""kisolo", "filo""#, 2);
+    an_old_folder_resumes(&file, &out, 3, 8);
 }
 
 /// league.json keeps the SHA-256 of each bot's program files after the

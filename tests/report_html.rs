@@ -18,6 +18,7 @@
 //! when that cannot be done: they are never skipped. `CHROMIUM` names
 //! another binary. No timing is asserted: the machine may be busy.
 
+use mancala_arena::results::records::RecordAt;
 use mancala_arena::results::{csvio, GameRow};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -400,9 +401,7 @@ fn the_viewer_shows_a_game_of_each_kind_half_way_and_at_its_end() {
         if row.offender.is_some() || !labels.insert(label.clone()) {
             continue;
         }
-        let record =
-            std::fs::read_to_string(l.dir.join("games").join(format!("{}.jsonl", row.game_id)))
-                .unwrap();
+        let record = record_text(&l.dir, row);
         let decisions = record
             .lines()
             .filter(|x| x.contains("\"type\":\"decision\""))
@@ -474,9 +473,7 @@ fn the_viewer_steps_with_keys_slider_and_buttons_and_the_standings_sort() {
         .iter()
         .find(|r| r.offender.is_none() && r.variant == "tricala")
         .unwrap();
-    let record =
-        std::fs::read_to_string(l.dir.join("games").join(format!("{}.jsonl", row.game_id)))
-            .unwrap();
+    let record = record_text(&l.dir, row);
     let n = record
         .lines()
         .filter(|x| x.contains("\"type\":\"decision\""))
@@ -596,10 +593,27 @@ fn damaged_records_are_notes_and_shards_merge() {
     copy_dir(&l.dir, &copy);
     std::fs::remove_dir_all(copy.join("report")).unwrap();
     let (a, b) = (&l.rows[0].game_id, &l.rows[1].game_id);
-    let rec = |id: &str| copy.join("games").join(format!("{id}.jsonl"));
-    let text = std::fs::read_to_string(rec(a)).unwrap();
-    std::fs::write(rec(a), &text[..text.len() / 2]).unwrap();
-    std::fs::remove_file(rec(b)).unwrap();
+    // a's record damaged in its log (its second half overwritten); b's
+    // row pointing past the end of the log.
+    let ra = &l.rows[0];
+    let half = ra.record_length.unwrap() / 2;
+    let log = std::fs::OpenOptions::new()
+        .write(true)
+        .open(copy.join("games").join(&ra.record_file))
+        .unwrap();
+    std::os::unix::fs::FileExt::write_at(
+        &log,
+        &vec![b'#'; half as usize],
+        ra.record_offset.unwrap() + half,
+    )
+    .unwrap();
+    let mut csv_rows = csvio::read_rows(&copy.join("games.csv")).unwrap();
+    csv_rows[1].record_offset = Some(1 << 40);
+    let mut w = csv::Writer::from_path(copy.join("games.csv")).unwrap();
+    for r in &csv_rows {
+        w.serialize(r).unwrap();
+    }
+    drop(w);
     let dir = report(&[&copy]);
     assert_eq!(dir, copy.join("report"));
     let main = open_clean(&dir, "");
@@ -653,6 +667,14 @@ fn damaged_records_are_notes_and_shards_merge() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothing"));
+}
+
+/// The record of `row` in the results folder `dir`, where its row says.
+fn record_text(dir: &Path, row: &GameRow) -> String {
+    RecordAt::of(&dir.join("games"), row)
+        .unwrap()
+        .read_text()
+        .unwrap()
 }
 
 fn copy_dir(from: &Path, to: &Path) {

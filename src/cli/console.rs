@@ -31,6 +31,8 @@ pub struct Console {
     done: usize,
     /// The games finished in this run, for the periodic standings.
     rows: Vec<GameRow>,
+    /// When the leaders were last shown on the bar.
+    last_message: std::time::Instant,
 }
 
 impl Console {
@@ -44,6 +46,7 @@ impl Console {
             total: 0,
             done: 0,
             rows: Vec::new(),
+            last_message: std::time::Instant::now(),
         }
     }
 
@@ -56,7 +59,12 @@ impl Console {
         self.done += 1;
         self.leaders.add(row);
         self.bar.inc(1);
-        self.bar.set_message(self.leaders.leaders());
+        // The leaders, redrawn at most 10 times a second (a thousand games
+        // a second would otherwise sort and format them a thousand times).
+        if self.last_message.elapsed() >= std::time::Duration::from_millis(100) {
+            self.bar.set_message(self.leaders.leaders());
+            self.last_message = std::time::Instant::now();
+        }
         if self.show.quiet {
             return;
         }
@@ -120,16 +128,24 @@ impl Console {
                 done,
                 dir,
                 repaired_bytes,
+                cut_record_bytes,
+                checked_in,
             } => {
                 if *repaired_bytes > 0 {
                     eprintln!(
                         "resume: cut a torn last line ({repaired_bytes} bytes) from games.csv"
                     );
                 }
+                if *cut_record_bytes > 0 {
+                    eprintln!(
+                        "resume: cut {cut_record_bytes} bytes of records without a row from the record logs"
+                    );
+                }
                 if *done > 0 {
                     eprintln!(
-                        "resume: {done} of {total} games already done in {}",
-                        dir.display()
+                        "resume: {done} of {total} games already done in {} (rows checked in {:.2} s)",
+                        dir.display(),
+                        checked_in.as_secs_f64()
                     );
                 }
                 eprintln!(
@@ -145,6 +161,11 @@ impl Console {
                 }
                 self.bar.set_length(*total as u64);
                 self.bar.set_position(*done as u64);
+                // The games done before this run are not this run's rate:
+                // the rate and ETA count from here (else a resume of a
+                // million games would start with a rate of millions a
+                // second, and an ETA of nothing).
+                self.bar.reset_eta();
                 self.bar.set_style(
                     ProgressStyle::with_template(
                         "{bar:30} {pos}/{len} games  {per_sec}  ETA {eta}  {msg}",
@@ -240,6 +261,31 @@ mod tests {
 
     fn row(a: &str, b: &str, score0: f64) -> GameRow {
         GameRow::two_player(&format!("{a}-{b}"), "filo", "g", a, b, score0)
+    }
+
+    /// A resume of a million games done: the rate (and so the ETA) counts
+    /// this run's games only, not the million found done at its start.
+    #[test]
+    fn a_resumed_league_is_timed_by_its_own_games() {
+        let mut c = Console::new(
+            "t",
+            2,
+            Show {
+                quiet: true,
+                ..Show::default()
+            },
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        c.on_event(&Event::Started {
+            total: 2_000_000,
+            done: 1_000_000,
+            dir: std::path::PathBuf::from("out"),
+            repaired_bytes: 0,
+            cut_record_bytes: 0,
+            checked_in: std::time::Duration::ZERO,
+        });
+        assert!(c.bar.per_sec() < 1000.0, "{} games/s", c.bar.per_sec());
+        assert_eq!(c.bar.position(), 1_000_000);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use super::play::runtime;
 use crate::league::config::{RunSettings, Tournament};
+use crate::league::records;
 use crate::league::results_dir::Layout;
 use crate::league::runner;
 use crate::referee::{self, record, BotPlayer, DecisionRecord, Player};
@@ -32,10 +33,9 @@ pub struct ReplayArgs {
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let t = Tournament::load_with(&args.file, &RunSettings::default())?;
     let dir = args.results.clone().unwrap_or_else(|| t.output.clone());
-    let path = Layout::new(&dir).record(&args.game_id);
-    let text = std::fs::read_to_string(&path)
+    let (at, text) = records::find_record(&Layout::new(&dir), &args.game_id)
         .with_context(|| format!("cannot read the record of `{}`", args.game_id))?;
-    let recorded = record::read_record(&text).with_context(|| path.display().to_string())?;
+    let recorded = record::read_record(&text).with_context(|| at.path().display().to_string())?;
     let mut spec = recorded.spec.clone();
     spec.watchdog = Duration::from_millis(t.time.watchdog_ms);
     let mut seats = Vec::new();

@@ -273,6 +273,8 @@ mod tests {
             done: 0,
             dir: dir.clone(),
             repaired_bytes: 0,
+            cut_record_bytes: 0,
+            checked_in: Duration::ZERO,
         });
         live.on_event(&finished("g1"));
         assert_eq!(live.finish(&dir), None);

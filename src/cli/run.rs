@@ -298,21 +298,38 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         }
     }
     let games_csv = Layout::new(&dir).games_csv();
-    let rows = crate::results::csvio::read_rows(&games_csv)
+    // The rows are read back one at a time into counts: the memory of the
+    // tables does not grow with the games (docs/ratings.md).
+    let opts = Default::default();
+    let mut tally = crate::ratings::Tally::new(&opts);
+    let mut finishes = crate::report::tables::Finishes::default();
+    let mut rows = crate::results::csvio::RowReader::open(&games_csv)
         .with_context(|| format!("reading back {}", games_csv.display()))?;
-    let tables = crate::report::tables::write_tables(&rows, &Default::default(), &dir)
+    let mut games = 0usize;
+    while let Some((_, row)) = rows
+        .next_row()
+        .with_context(|| format!("reading back {}", games_csv.display()))?
+    {
+        tally.add(row);
+        finishes.add(row);
+        games += 1;
+    }
+    let rated = tally
+        .report()
+        .with_context(|| format!("rating {}", games_csv.display()))?;
+    let tables = crate::report::tables::write_files(crate::report::tables::tables_of(rated), &dir)
         .with_context(|| format!("writing rating tables in {}", dir.display()))?;
     println!(
         "{}",
-        crate::report::tables::league_summary(&tables.report, &rows)
+        crate::report::tables::league_summary(&tables.report, &finishes)
     );
     let total = crate::league::schedule::Schedule::new(t, how.shard).len();
     let (played, elapsed) = summary
         .as_ref()
         .map_or((0, 0.0), |s| (s.played, started.elapsed().as_secs_f64()));
     println!(
-        "{} of {total} games ({played} played now, in {elapsed:.1} s) in {}: games.csv, games/*.jsonl, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
-        rows.len(),
+        "{} of {total} games ({played} played now, in {elapsed:.1} s) in {}: games.csv, games/records-*.jsonl, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
+        games,
         dir.display(),
         games_csv.display()
     );
@@ -320,6 +337,9 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         println!("report: {}", p.display());
     }
     if let Some(s) = &sprt {
+        // Two bots: the SPRT's pairs are counted from the rows themselves.
+        let rows = crate::results::csvio::read_rows(&games_csv)
+            .with_context(|| format!("reading back {}", games_csv.display()))?;
         println!("{}", s.verdict(&rows)?);
     }
     Ok(ExitCode::SUCCESS)

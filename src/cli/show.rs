@@ -1,9 +1,11 @@
-//! `arena show RESULTS GAME_ID`: one recorded game, read from its record:
+//! `arena show RESULTS GAME_ID`: one recorded game, read from its record
+//! (found through its row of games.csv, read up to that row only):
 //! the set-up, every decision with who made it and of which kind, the
 //! result; with `--board`, the board after every turn, replayed by the
 //! engine; with `--json`, the record itself.
 
 use crate::engine::Game;
+use crate::league::records;
 use crate::league::results_dir::Layout;
 use crate::referee::record;
 use anyhow::Context;
@@ -27,14 +29,17 @@ pub struct ShowArgs {
 }
 
 pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
-    let path = Layout::new(&args.results).record(&args.game_id);
-    let text = std::fs::read_to_string(&path).with_context(|| {
-        format!(
-            "no record of `{}` in {} (is it a game_id of its games.csv?)",
-            args.game_id,
-            args.results.display()
-        )
-    })?;
+    // The game's row says where its record is (a record log and an
+    // offset, or a file of its own in folders of older versions).
+    let (at, text) = records::find_record(&Layout::new(&args.results), &args.game_id)
+        .with_context(|| {
+            format!(
+                "no record of `{}` in {} (is it a game_id of its games.csv?)",
+                args.game_id,
+                args.results.display()
+            )
+        })?;
+    let path = at.path();
     if args.json {
         emit(&text);
         return Ok(ExitCode::SUCCESS);

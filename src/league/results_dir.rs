@@ -2,23 +2,28 @@
 //! results.
 //!
 //! [`Layout`] owns the folder's layout (no path strings elsewhere):
-//! `games.csv` (one row per game), `games/GAME_ID.jsonl` (one record per
-//! game), `logs/` (the bots' stderr), and `league.json`, which ties the
+//! `games.csv` (one row per game), `games/records-NNNN.jsonl` (the record
+//! logs, see [`records`]; `games/GAME_ID.jsonl` in folders of older
+//! versions), `logs/` (the bots' stderr), and `league.json`, which ties the
 //! folder to one schedule so that a resume never mixes two leagues.
 //!
 //! [`ResultsDir::commit`]`(record, row)` is the only commit point, called by
-//! one ordered writer (the league's main thread): the record is written
-//! whole (a temporary file and a rename), then the row is appended and
-//! flushed. A row therefore always has its whole record; a record without a
-//! row is a game that is not done and will be played again. Any I/O error
-//! is returned to the runner, which stops the league.
+//! one ordered writer (the league's main thread): the record is appended to
+//! the record log, then the row, which says where the record is, is
+//! appended and flushed. A row therefore always has its whole record; a
+//! record without a row is a game that is not done and will be played
+//! again (its bytes are cut from the log on resume). Any I/O error is
+//! returned to the runner, which stops the league.
 //!
-//! On open, a torn last line (a run killed mid-write) is cut off; the games
-//! whose rows are complete are done, every other game is (re)run.
+//! On open, a torn last line (a run killed mid-write) is cut off;
+//! [`ResultsDir::check`] then reads the rows once, one at a time: the
+//! games whose rows are complete and match the schedule are done (a bit
+//! each, [`DoneSet`]), every other game is (re)run.
 
+use super::records::{self, RecordAt};
 use crate::results::{csvio, GameRow};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -112,14 +117,12 @@ impl Layout {
         self.root.join("games.csv")
     }
 
-    /// The folder of the game records.
+    /// The folder of the game records: the record logs
+    /// (`records-NNNN.jsonl`), and the files of older versions
+    /// (`GAME_ID.jsonl`); `results::records::RecordAt` says which holds a
+    /// row's record.
     pub fn records(&self) -> PathBuf {
         self.root.join("games")
-    }
-
-    /// The record of one game.
-    pub fn record(&self, game_id: &str) -> PathBuf {
-        self.records().join(format!("{game_id}.jsonl"))
     }
 
     /// The folder of the bots' stderr logs.
@@ -283,6 +286,8 @@ pub fn read_meta(dir: &Path) -> Option<LeagueMeta> {
 /// What the schedule says a game is: its variant and its bots by seat.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Expected {
+    /// The game's place in the schedule.
+    pub index: usize,
     pub variant: String,
     pub seats: Vec<String>,
 }
@@ -318,11 +323,17 @@ pub struct ResultsDir {
     /// process ends, however it ends.
     _lock: File,
     csv: csv::Writer<File>,
-    /// The rows found on open, with their lines.
-    found: Vec<(u64, GameRow)>,
-    done: BTreeSet<String>,
+    /// The record log appended to, opened at the first commit.
+    log: Option<records::Appender>,
+    /// A log is rolled once it holds this many bytes.
+    roll_bytes: u64,
+    /// The games with a row that `check` accepted (and those committed
+    /// since), by schedule index: the one set of done games.
+    done: DoneSet,
     /// Bytes cut off a torn last line on open (0 if the file was whole).
     pub repaired_bytes: u64,
+    /// Bytes of records without a row cut off the record logs by `check`.
+    pub cut_record_bytes: u64,
     /// What changed since the league started that does not stop a resume.
     pub warnings: Vec<String>,
 }
@@ -451,55 +462,104 @@ impl ResultsDir {
         let csv_path = layout.games_csv();
         let repaired_bytes = repair_torn_tail(&csv_path)?;
         let exists = csv_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
-        let found = if exists {
-            csvio::read_file(&csv_path)?.rows
-        } else {
-            Vec::new()
-        };
-        let done = found.iter().map(|(_, r)| r.game_id.clone()).collect();
         let csv = append_to(&csv_path, !exists)?;
         let old_header = exists && lacks_added_columns(&csv_path);
         let mut store = ResultsDir {
             layout,
             _lock: lock,
             csv,
-            found,
-            done,
+            log: None,
+            roll_bytes: records::ROLL_BYTES,
+            done: DoneSet::default(),
             repaired_bytes,
+            cut_record_bytes: 0,
             warnings,
         };
         if old_header {
             // New rows carry the added columns: the header must name them.
-            store.rewrite()?;
+            let rows = store.rewrite(&BTreeSet::new())?;
             store.warnings.push(format!(
-                "{}: added the columns {} of this version; its {} earlier rows have them empty",
+                "{}: added the columns {} of this version; its {rows} earlier rows have them empty",
                 csv_path.display(),
                 csvio::ADDED_COLUMNS.join(", "),
-                store.found.len()
             ));
         }
         Ok(store)
     }
 
-    /// Checks every row found on open against the schedule: a game id the
-    /// schedule does not hold, a game id seen twice (every copy: which one
-    /// is true cannot be told), a variant or seats other than the
-    /// schedule's, or a record that is missing, incomplete or says another
-    /// result. Returns the rows that fail, with their lines.
-    pub fn check(&self, schedule: &dyn Fn(&str) -> Option<Expected>) -> Vec<Rejected> {
-        let mut count: HashMap<&str, usize> = HashMap::new();
-        for (_, r) in &self.found {
-            *count.entry(r.game_id.as_str()).or_default() += 1;
-        }
-        let mut out = Vec::new();
-        for (line, row) in &self.found {
-            let why = match schedule(&row.game_id) {
+    /// Reads games.csv once, row by row, and checks each row against the
+    /// schedule: a game id the schedule does not hold, a game id seen
+    /// twice (every copy: which one is true cannot be told), a variant or
+    /// seats other than the schedule's, or a record that is not there (its
+    /// log too short, its file missing). Only the last row's record is
+    /// read and compared with its row: a resume costs one pass over the
+    /// rows, not a read of every record. The rows that pass are the done
+    /// games ([`ResultsDir::done`]); the bytes of the record logs after the
+    /// last record with a row are cut. Returns the rows that fail, with
+    /// their lines.
+    pub fn check(
+        &mut self,
+        schedule: &dyn Fn(&str) -> Option<Expected>,
+    ) -> Result<Vec<Rejected>, StoreError> {
+        let csv_path = self.layout.games_csv();
+        let games = self.layout.records();
+        let mut done = DoneSet::default();
+        let mut seen = DoneSet::default();
+        let mut twice: HashSet<String> = HashSet::new();
+        let mut rejected: Vec<Rejected> = Vec::new();
+        let mut ends: HashMap<String, u64> = HashMap::new();
+        // Each log's length, by name, looked up once.
+        let mut lens: HashMap<String, Option<u64>> = HashMap::new();
+        let mut last: Option<(u64, GameRow)> = None;
+        scan_rows(&csv_path, &mut |line, row| {
+            let place = match (row, row.record_offset, row.record_length) {
+                // A row of this version: its range must lie in its log (no
+                // path built, no allocation but a log's first sight).
+                (r, Some(offset), Some(length))
+                    if !r.record_file.is_empty() && records::is_log_name(&r.record_file) =>
+                {
+                    let len = match lens.get(&r.record_file) {
+                        Some(len) => *len,
+                        None => {
+                            let len = std::fs::metadata(games.join(&r.record_file))
+                                .ok()
+                                .filter(|m| m.is_file())
+                                .map(|m| m.len());
+                            lens.insert(r.record_file.clone(), len);
+                            len
+                        }
+                    };
+                    match offset.checked_add(length) {
+                        Some(end) if len.is_some_and(|len| end <= len) => {
+                            // The log is committed up to this record's end.
+                            match ends.get_mut(&r.record_file) {
+                                Some(e) => *e = (*e).max(end),
+                                None => {
+                                    ends.insert(r.record_file.clone(), end);
+                                }
+                            }
+                            None
+                        }
+                        _ => RecordAt::of(&games, r).and_then(|at| {
+                            at.problem(&mut |p| std::fs::metadata(p).ok().map(|m| m.len()))
+                        }),
+                    }
+                }
+                (r, ..) => match RecordAt::of(&games, r) {
+                    None => Some(
+                        "its record_file, record_offset and record_length name no record"
+                            .to_string(),
+                    ),
+                    Some(at) => at.problem(&mut |p| std::fs::metadata(p).ok().map(|m| m.len())),
+                },
+            };
+            let expected = schedule(&row.game_id);
+            let why = match &expected {
                 None => Some("the schedule has no game with this id".to_string()),
-                Some(_) if count[row.game_id.as_str()] > 1 => Some(format!(
-                    "game {} has {} rows",
-                    row.game_id,
-                    count[row.game_id.as_str()]
-                )),
+                Some(e) if !seen.insert(e.index) => {
+                    twice.insert(row.game_id.clone());
+                    None
+                }
                 Some(e) if e.variant != row.variant => Some(format!(
                     "the schedule plays {} in this game, the row says {}",
                     e.variant, row.variant
@@ -509,17 +569,72 @@ impl ResultsDir {
                     e.seats.join(", "),
                     row.seats().join(", ")
                 )),
-                Some(_) => record_problem(&self.layout.record(&row.game_id), row),
+                Some(_) => place,
             };
-            if let Some(why) = why {
-                out.push(Rejected {
-                    line: *line,
+            match (why, expected) {
+                (Some(why), _) => rejected.push(Rejected {
+                    line,
                     row: row.clone(),
                     why,
-                });
+                }),
+                (None, Some(e)) => {
+                    if !twice.contains(&row.game_id) {
+                        done.insert(e.index);
+                        last = Some((line, row.clone()));
+                    }
+                }
+                (None, None) => {}
+            }
+            Ok(())
+        })?;
+        if !twice.is_empty() {
+            // Every copy of a game with two rows: a second pass over them.
+            let mut copies: HashMap<String, Vec<(u64, GameRow)>> = HashMap::new();
+            scan_rows(&csv_path, &mut |line, row| {
+                if twice.contains(&row.game_id) {
+                    copies
+                        .entry(row.game_id.clone())
+                        .or_default()
+                        .push((line, row.clone()));
+                }
+                Ok(())
+            })?;
+            for (id, rows) in copies {
+                if let Some(e) = schedule(&id) {
+                    done.remove(e.index);
+                }
+                for (line, row) in &rows {
+                    rejected.retain(|r| r.line != *line);
+                    rejected.push(Rejected {
+                        line: *line,
+                        row: row.clone(),
+                        why: format!("game {id} has {} rows", rows.len()),
+                    });
+                }
+            }
+            if last
+                .as_ref()
+                .is_some_and(|(_, r)| twice.contains(&r.game_id))
+            {
+                last = None;
             }
         }
-        out
+        // The last row's record, read whole: the one a crash could have
+        // torn (any other was followed by a row written after it).
+        if let Some((line, row)) = last {
+            let why = RecordAt::of(&games, &row).and_then(|at| record_problem(&at, &row));
+            if let Some(why) = why {
+                if let Some(e) = schedule(&row.game_id) {
+                    done.remove(e.index);
+                }
+                rejected.push(Rejected { line, row, why });
+            }
+        }
+        rejected.sort_by_key(|r| r.line);
+        self.cut_record_bytes +=
+            records::cut_uncommitted(&games, &|name| ends.get(name).copied().unwrap_or(0))?;
+        self.done = done;
+        Ok(rejected)
     }
 
     /// Sets `rejected` rows aside: appends them, with why, to
@@ -547,41 +662,65 @@ impl ResultsDir {
         out.flush().map_err(io(&path))?;
 
         let lines: BTreeSet<u64> = rejected.iter().map(|r| r.line).collect();
-        self.found.retain(|(line, _)| !lines.contains(line));
-        self.rewrite()
+        self.rewrite(&lines).map(|_| ())
     }
 
-    /// Writes games.csv anew from `found` under the current header (a
-    /// temporary file and a rename), and appends to the new file from now.
-    fn rewrite(&mut self) -> Result<(), StoreError> {
+    /// Writes games.csv anew under the current header without the rows
+    /// on lines `skip` (a temporary file and a rename; rows read and
+    /// written one at a time), and appends to the new file from now.
+    /// Returns the rows kept.
+    fn rewrite(&mut self, skip: &BTreeSet<u64>) -> Result<usize, StoreError> {
         let csv_path = self.layout.games_csv();
-        let err = |e: csv::Error| StoreError::Io {
-            path: csv_path.clone(),
+        let tmp = csv_path.with_extension("csv.tmp");
+        let err = |p: &Path, e: csv::Error| StoreError::Io {
+            path: p.to_path_buf(),
             source: std::io::Error::other(e),
         };
-        let mut bytes = Vec::new();
-        {
-            let mut w = csv::Writer::from_writer(&mut bytes);
-            for (_, row) in &self.found {
-                w.serialize(row).map_err(err)?;
+        let file = File::create(&tmp).map_err(io(&tmp))?;
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(std::io::BufWriter::with_capacity(1 << 20, file));
+        w.write_record(csvio::all_columns())
+            .map_err(|e| err(&tmp, e))?;
+        let mut kept = 0;
+        scan_rows(&csv_path, &mut |line, row| {
+            if !skip.contains(&line) {
+                w.serialize(row).map_err(|e| err(&tmp, e))?;
+                kept += 1;
             }
-            if self.found.is_empty() {
-                w.write_record(csvio::all_columns()).map_err(err)?;
-            }
-            w.flush().map_err(io(&csv_path))?;
-        }
-        write_atomically(&csv_path, &bytes)?;
+            Ok(())
+        })?;
+        let file = w
+            .into_inner()
+            .map_err(|e| io(&tmp)(e.into_error()))?
+            .into_inner()
+            .map_err(|e| io(&tmp)(e.into_error()))?;
+        file.sync_data().map_err(io(&tmp))?;
+        drop(file);
+        std::fs::rename(&tmp, &csv_path).map_err(io(&csv_path))?;
         self.csv = append_to(&csv_path, false)?;
-        self.done = self.found.iter().map(|(_, r)| r.game_id.clone()).collect();
-        Ok(())
+        Ok(kept)
     }
 
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
 
-    pub fn is_done(&self, game_id: &str) -> bool {
-        self.done.contains(game_id)
+    /// The games done: those whose rows `check` accepted, and those
+    /// committed since.
+    pub fn done(&self) -> &DoneSet {
+        &self.done
+    }
+
+    /// Takes the set of done games (for the runner's workers, which pass
+    /// over them); the folder's set is empty afterwards.
+    pub fn take_done(&mut self) -> DoneSet {
+        std::mem::take(&mut self.done)
+    }
+
+    /// Starts a new record log once one holds `bytes` (for tests).
+    pub fn roll_logs_at(&mut self, bytes: u64) {
+        self.roll_bytes = bytes;
     }
 
     /// Keeps the bots' program hashes in `league.json` the first time, and
@@ -641,33 +780,46 @@ impl ResultsDir {
         Ok(warnings)
     }
 
-    /// The game ids in games.csv.
-    pub fn done_ids(&self) -> std::collections::HashSet<String> {
-        self.done.iter().cloned().collect()
-    }
-
-    pub fn done_count(&self) -> usize {
-        self.done.len()
-    }
-
-    /// Makes one finished game part of the results: writes its `record`
-    /// (the bytes of `games/GAME_ID.jsonl`) whole, then appends its `row`
-    /// and flushes it to the operating system. The game is done from here
-    /// on; on error it is not, and the caller must stop.
-    pub fn commit(&mut self, record: &[u8], row: &GameRow) -> Result<(), StoreError> {
-        write_whole(&self.layout.record(&row.game_id), record, false)?;
+    /// Makes one finished game part of the results: appends its `record`
+    /// (its JSON lines) to the record log, notes where in `row`
+    /// (`record_file`, `record_offset`, `record_length`), then appends the
+    /// row and flushes it to the operating system. The game is done from
+    /// here on; on error it is not (the log is cut back to where the
+    /// record began), and the caller must stop. `index`: the game's place
+    /// in the schedule.
+    pub fn commit(
+        &mut self,
+        record: &[u8],
+        row: &mut GameRow,
+        index: usize,
+    ) -> Result<(), StoreError> {
+        let log = match &mut self.log {
+            Some(log) => log,
+            None => self.log.insert(records::Appender::open(
+                &self.layout.records(),
+                self.roll_bytes,
+            )?),
+        };
+        let (file, offset) = log.append(record)?;
+        row.record_file = file;
+        row.record_offset = Some(offset);
+        row.record_length = Some(record.len() as u64);
         let path = self.layout.games_csv();
-        self.csv.serialize(row).map_err(|e| StoreError::Io {
+        self.csv.serialize(&*row).map_err(|e| StoreError::Io {
             path: path.clone(),
             source: std::io::Error::other(e),
         })?;
         self.csv.flush().map_err(io(&path))?;
-        self.done.insert(row.game_id.clone());
+        self.done.insert(index);
         Ok(())
     }
 
-    /// Flushes to stable storage (at the end, and now and then).
+    /// Flushes to stable storage (at the end, and now and then): the record
+    /// log first, then games.csv, so that no synced row lacks its record.
     pub fn sync(&mut self) -> Result<(), StoreError> {
+        if let Some(log) = &self.log {
+            log.sync()?;
+        }
         let path = self.layout.games_csv();
         self.csv.flush().map_err(io(&path))?;
         self.csv.get_ref().sync_data().map_err(io(&path))
@@ -796,11 +948,24 @@ fn append_to(path: &Path, header: bool) -> Result<csv::Writer<File>, StoreError>
 
 /// Why the record of `row`'s game does not back the row, if it does not:
 /// missing, without its `end` line, or with another result.
-fn record_problem(path: &Path, row: &GameRow) -> Option<String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
+fn record_problem(at: &RecordAt, row: &GameRow) -> Option<String> {
+    let path = at.path();
+    let text = match at.read() {
+        Ok(t) => String::from_utf8_lossy(&t).into_owned(),
         Err(e) => return Some(format!("its record {}: {e}", path.display())),
     };
+    let first: serde_json::Value = text
+        .lines()
+        .next()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_default();
+    if first["type"] != "game" || first["game_id"] != row.game_id.as_str() {
+        return Some(format!(
+            "its record in {} does not start with the game line of {}",
+            path.display(),
+            row.game_id
+        ));
+    }
     let last = text
         .lines()
         .rev()
@@ -874,23 +1039,83 @@ pub fn repair_torn_tail(path: &Path) -> Result<u64, StoreError> {
 /// Writes a file via a temporary file, synced, and a rename, so that readers
 /// never see half of it, even after a power cut.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    write_whole(path, bytes, true)
-}
-
-/// Writes a file via a temporary file and a rename, so that no reader and no
-/// crash of ours ever leaves half of it. `durable`: sync the data before the
-/// rename (a game record is not: games.csv is synced every few seconds, and
-/// a sync per game would cost the league its throughput).
-fn write_whole(path: &Path, bytes: &[u8], durable: bool) -> Result<(), StoreError> {
     let tmp = path.with_extension("tmp");
     {
         let mut f = File::create(&tmp).map_err(io(&tmp))?;
         f.write_all(bytes).map_err(io(&tmp))?;
-        if durable {
-            f.sync_data().map_err(io(&tmp))?;
-        }
+        f.sync_data().map_err(io(&tmp))?;
     }
     std::fs::rename(&tmp, path).map_err(io(path))
+}
+
+/// Calls `each(line, row)` for every row of the results CSV at `path`, in
+/// order, one row at a time (`csvio::RowReader`): memory stays bounded
+/// whatever the rows, every row is checked as `arena rate` checks it, and
+/// an error names the file's own line. A missing file has no rows.
+pub fn scan_rows(
+    path: &Path,
+    each: &mut dyn FnMut(u64, &GameRow) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let mut rows = match csvio::RowReader::open(path) {
+        Ok(r) => r,
+        Err(csvio::CsvError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            return Ok(())
+        }
+        Err(e) => return Err(e.into()),
+    };
+    while let Some((line, row)) = rows.next_row()? {
+        each(line, row)?;
+    }
+    Ok(())
+}
+
+/// A set of games by their index in the schedule, one bit each: the done
+/// games of a league of a million games in 125 KB.
+#[derive(Clone, Debug, Default)]
+pub struct DoneSet {
+    bits: Vec<u64>,
+    len: usize,
+}
+
+impl DoneSet {
+    /// Adds game `index`; false if it was there.
+    pub fn insert(&mut self, index: usize) -> bool {
+        let (w, b) = (index / 64, 1u64 << (index % 64));
+        if w >= self.bits.len() {
+            self.bits.resize(w + 1, 0);
+        }
+        let new = self.bits[w] & b == 0;
+        self.bits[w] |= b;
+        self.len += usize::from(new);
+        new
+    }
+
+    pub fn remove(&mut self, index: usize) {
+        let (w, b) = (index / 64, 1u64 << (index % 64));
+        if let Some(word) = self.bits.get_mut(w) {
+            if *word & b != 0 {
+                *word &= !b;
+                self.len -= 1;
+            }
+        }
+    }
+
+    pub fn contains(&self, index: usize) -> bool {
+        self.bits
+            .get(index / 64)
+            .is_some_and(|w| w & (1 << (index % 64)) != 0)
+    }
+
+    /// How many games are in the set.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 #[cfg(test)]
@@ -932,12 +1157,42 @@ mod tests {
         }
     }
 
+    /// The games `g1`..`g9` of a schedule of diffusion games, a vs b.
+    fn schedule(id: &str) -> Option<Expected> {
+        let n: usize = id.strip_prefix('g')?.parse().ok()?;
+        (1..=9).contains(&n).then(|| Expected {
+            index: n,
+            variant: "diffusion".into(),
+            seats: vec!["a".into(), "b".into()],
+        })
+    }
+
+    fn index(id: &str) -> usize {
+        schedule(id).unwrap().index
+    }
+
+    /// A record of `r` as the referee writes it: its game line first, its
+    /// end line last.
+    fn record(r: &GameRow) -> Vec<u8> {
+        format!(
+            "{{\"type\":\"game\",\"game_id\":\"{}\"}}\n{{\"type\":\"decision\"}}\n{{\"type\":\"end\",\"scores\":[{},{}],\"reason\":\"{}\"}}\n",
+            r.game_id, r.score0, r.score1, r.reason
+        )
+        .into_bytes()
+    }
+
+    fn commit(s: &mut ResultsDir, id: &str) -> GameRow {
+        let mut r = row(id);
+        s.commit(&record(&r), &mut r, index(id)).unwrap();
+        r
+    }
+
     #[test]
     fn rows_survive_reopen_and_torn_tail_is_cut() {
         let dir = tempfile::tempdir().unwrap();
         let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
-        s.commit(b"{}\n", &row("g1")).unwrap();
-        s.commit(b"{}\n", &row("g2")).unwrap();
+        let g1 = commit(&mut s, "g1");
+        commit(&mut s, "g2");
         drop(s);
         // A crash in the middle of the third row.
         let path = Layout::new(dir.path()).games_csv();
@@ -947,15 +1202,27 @@ mod tests {
 
         let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
         assert_eq!(s.repaired_bytes, 25);
-        assert!(s.is_done("g1") && s.is_done("g2") && !s.is_done("g3"));
-        s.commit(b"{}\n", &row("g3")).unwrap();
-        assert!(Layout::new(dir.path()).record("g3").is_file());
+        assert!(s.check(&schedule).unwrap().is_empty());
+        let done = s.done();
+        assert!(done.contains(1) && done.contains(2) && !done.contains(3));
+        assert_eq!(done.len(), 2);
+        let g3 = commit(&mut s, "g3");
+        assert!(s.done().contains(3));
+        // One log, the records one after another; each row says where.
+        assert_eq!(
+            (g3.record_file.as_str(), g3.record_offset),
+            ("records-0000.jsonl", Some(2 * record(&g1).len() as u64))
+        );
         let rows = s.rows().unwrap();
         assert_eq!(
             rows.iter().map(|r| r.game_id.as_str()).collect::<Vec<_>>(),
             ["g1", "g2", "g3"]
         );
-        assert_eq!(rows[0], row("g1"));
+        assert_eq!(rows[0], g1);
+        for r in &rows {
+            let at = RecordAt::of(&Layout::new(dir.path()).records(), r).unwrap();
+            assert_eq!(at.read().unwrap(), record(r));
+        }
         // One header only.
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.matches("game_id").count(), 1);
@@ -965,12 +1232,18 @@ mod tests {
     fn a_record_that_cannot_be_written_commits_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
-        s.commit(b"{}\n", &row("g1")).unwrap();
-        // A non-empty folder where g2's record should go.
-        std::fs::create_dir_all(Layout::new(dir.path()).record("g2").join("x")).unwrap();
-        let e = s.commit(b"{}\n", &row("g2")).unwrap_err().to_string();
-        assert!(e.contains("g2.jsonl"), "{e}");
-        assert!(!s.is_done("g2"));
+        s.roll_logs_at(1);
+        commit(&mut s, "g1");
+        // A non-empty folder where the next log should go.
+        let next = Layout::new(dir.path()).records().join("records-0001.jsonl");
+        std::fs::create_dir_all(next.join("x")).unwrap();
+        let mut g2 = row("g2");
+        let e = s
+            .commit(&record(&g2), &mut g2, index("g2"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("records-0001.jsonl"), "{e}");
+        assert!(!s.done().contains(index("g2")));
         let ids: Vec<String> = s.rows().unwrap().into_iter().map(|r| r.game_id).collect();
         assert_eq!(ids, ["g1"]);
     }
@@ -994,54 +1267,46 @@ mod tests {
         ResultsDir::open(dir.path(), &meta("x")).unwrap();
     }
 
+    /// Every problem a resume finds in one pass over the rows, the record
+    /// logs' torn tail cut, and `--repair`'s setting aside.
     #[test]
     fn rows_are_checked_against_the_schedule_and_set_aside() {
         let dir = tempfile::tempdir().unwrap();
         let layout = Layout::new(dir.path());
-        let end = |r: &GameRow| {
-            format!(
-                "{{\"type\":\"game\"}}\n{{\"type\":\"end\",\"scores\":[{},{}],\"reason\":\"{}\"}}\n",
-                r.score0, r.score1, r.reason
-            )
-        };
         let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        commit(&mut s, "g1");
+        commit(&mut s, "g2");
+        commit(&mut s, "g2");
         let mut wrong_seats = row("g3");
         wrong_seats.seat1 = "z".into();
+        s.commit(&record(&wrong_seats), &mut wrong_seats, 3)
+            .unwrap();
+        let mut forged = row("forged");
+        s.commit(&record(&forged), &mut forged, 0).unwrap();
+        // g4: a row of an older version whose record file is gone; g6: a
+        // row pointing past the end of the log.
+        s.csv.serialize(row("g4")).unwrap();
+        let mut past = row("g6");
+        (past.record_file, past.record_offset, past.record_length) =
+            ("records-0000.jsonl".into(), Some(1 << 20), Some(10));
+        s.csv.serialize(&past).unwrap();
+        // g5 last, its record says another result.
         let mut other_result = row("g5");
+        let rec = record(&other_result);
         other_result.reason = "illegal".into();
-        for r in [
-            row("g1"),
-            row("g2"),
-            row("g2"),
-            wrong_seats,
-            row("g4"),
-            row("forged"),
-        ] {
-            s.commit(end(&r).as_bytes(), &r).unwrap();
-        }
-        // g4's record torn; g5's record says another result; g6's is gone.
-        std::fs::write(
-            layout.record("g4"),
-            "{\"type\":\"game\"}\n{\"type\":\"end\",\"sco",
-        )
-        .unwrap();
-        s.commit(end(&row("g5")).as_bytes(), &other_result).unwrap();
-        s.commit(end(&row("g6")).as_bytes(), &row("g6")).unwrap();
-        std::fs::remove_file(layout.record("g6")).unwrap();
+        s.commit(&rec, &mut other_result, 5).unwrap();
         drop(s);
+        // A record whose row was never written: a run killed between them.
+        let log = layout.records().join("records-0000.jsonl");
+        let committed = std::fs::metadata(&log).unwrap().len();
+        let mut f = OpenOptions::new().append(true).open(&log).unwrap();
+        f.write_all(&record(&row("g7"))[..50]).unwrap();
+        drop(f);
 
-        let schedule: HashMap<String, Expected> = ["g1", "g2", "g3", "g4", "g5", "g6", "g7"]
-            .iter()
-            .map(|id| {
-                let e = Expected {
-                    variant: "diffusion".into(),
-                    seats: vec!["a".into(), "b".into()],
-                };
-                (id.to_string(), e)
-            })
-            .collect();
         let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
-        let rejected = s.check(&|id: &str| schedule.get(id).cloned());
+        let rejected = s.check(&schedule).unwrap();
+        assert_eq!(s.cut_record_bytes, 50);
+        assert_eq!(std::fs::metadata(&log).unwrap().len(), committed);
         let got: Vec<(u64, &str)> = rejected
             .iter()
             .map(|r| (r.line, r.row.game_id.as_str()))
@@ -1052,26 +1317,29 @@ mod tests {
                 (3, "g2"),
                 (4, "g2"),
                 (5, "g3"),
-                (6, "g4"),
-                (7, "forged"),
-                (8, "g5"),
-                (9, "g6")
+                (6, "forged"),
+                (7, "g4"),
+                (8, "g6"),
+                (9, "g5")
             ]
         );
         let whys: Vec<&str> = rejected.iter().map(|r| r.why.as_str()).collect();
-        assert!(whys[0].contains("2 rows"), "{whys:?}");
+        assert!(
+            whys[0].contains("2 rows") && whys[1].contains("2 rows"),
+            "{whys:?}"
+        );
         assert!(
             whys[2].contains("seats a, b") && whys[2].contains("a, z"),
             "{whys:?}"
         );
-        assert!(whys[3].contains("incomplete"), "{whys:?}");
-        assert!(whys[4].contains("no game with this id"), "{whys:?}");
-        assert!(whys[5].contains("illegal"), "{whys:?}");
-        assert!(whys[6].contains("g6.jsonl"), "{whys:?}");
+        assert!(whys[3].contains("no game with this id"), "{whys:?}");
+        assert!(whys[4].contains("g4.jsonl"), "{whys:?}");
+        assert!(whys[5].contains("past the end"), "{whys:?}");
+        assert!(whys[6].contains("illegal"), "{whys:?}");
+        assert_eq!(s.done().len(), 1, "g1 only");
 
         s.set_aside(&rejected).unwrap();
-        assert!(s.is_done("g1") && !s.is_done("g2") && !s.is_done("g6"));
-        s.commit(end(&row("g2")).as_bytes(), &row("g2")).unwrap();
+        commit(&mut s, "g2");
         let ids: Vec<String> = s.rows().unwrap().into_iter().map(|r| r.game_id).collect();
         assert_eq!(ids, ["g1", "g2"]);
         let set_aside = csvio::read_file(&layout.rejected_csv()).unwrap().rows;
@@ -1083,9 +1351,67 @@ mod tests {
         );
         assert!(text.contains("no game with this id"), "{text}");
         drop(s);
-        // The repaired folder checks clean.
-        let s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
-        assert!(s.check(&|id: &str| schedule.get(id).cloned()).is_empty());
+        // The repaired folder checks clean, and keeps the records' places.
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        assert!(s.check(&schedule).unwrap().is_empty());
+        assert_eq!((s.done().len(), s.cut_record_bytes), (2, 0));
+        for r in s.rows().unwrap() {
+            let at = RecordAt::of(&layout.records(), &r).unwrap();
+            assert_eq!(at.read().unwrap(), record(&r));
+        }
+    }
+
+    /// Rows scanned one at a time are the rows read whole, with the same
+    /// lines, quoted newlines included.
+    #[test]
+    fn rows_scanned_one_at_a_time_are_the_rows_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.csv");
+        let mut w = csv::Writer::from_path(&path).unwrap();
+        for k in 0..40 {
+            let mut r = row(&format!("g{k}"));
+            r.version0 = if k % 7 == 3 {
+                "v\n\"2\",\n".into()
+            } else {
+                "1".into()
+            };
+            w.serialize(&r).unwrap();
+        }
+        drop(w);
+        let whole = csvio::read_file(&path).unwrap().rows;
+        let mut got = Vec::new();
+        scan_rows(&path, &mut |line, r| {
+            got.push((line, r.clone()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(got, whole);
+        // A broken row names the file's own line.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let broken = text.replacen("g30,diffusion,2", "g30,diffusion,two", 1);
+        std::fs::write(&path, broken).unwrap();
+        let line = whole.iter().find(|(_, r)| r.game_id == "g30").unwrap().0;
+        let e = scan_rows(&path, &mut |_, _| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("games.csv:{line}: column `players`")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_done_set_holds_a_bit_per_game() {
+        let mut d = DoneSet::default();
+        assert!(d.insert(3) && d.insert(1_000_000) && !d.insert(3));
+        assert!(d.contains(3) && d.contains(1_000_000) && !d.contains(4));
+        assert_eq!(d.len(), 2);
+        d.remove(3);
+        d.remove(3);
+        d.remove(7_000_000);
+        assert!(!d.contains(3));
+        assert_eq!(d.len(), 1);
+        assert!(d.bits.len() <= 1_000_000 / 64 + 1);
     }
 
     #[test]

@@ -12,7 +12,7 @@
 
 use super::config::{BotSpec, Tournament};
 use super::results_dir::{
-    self, Expected, Layout, LeagueMeta, PlayedUnder, Rejected, ResultsDir, StoreError,
+    self, DoneSet, Expected, Layout, LeagueMeta, PlayedUnder, Rejected, ResultsDir, StoreError,
 };
 use super::schedule::{self, Cursor, Schedule, ScheduledGame, Shard};
 use crate::bot::manifest;
@@ -21,7 +21,7 @@ use crate::referee::{
     self, record, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl, Timing,
 };
 use crate::results::GameRow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -132,6 +132,10 @@ pub enum Event {
         done: usize,
         dir: PathBuf,
         repaired_bytes: u64,
+        /// Bytes of records without a row cut from the record logs.
+        cut_record_bytes: u64,
+        /// How long the check of the rows found took.
+        checked_in: Duration,
     },
     /// A game was committed to games.csv; `detail` says what the offender
     /// of a forfeit did.
@@ -423,6 +427,8 @@ enum WorkerMsg {
     Done {
         record: Vec<u8>,
         row: Box<GameRow>,
+        /// The game's place in the schedule.
+        index: usize,
         detail: Option<String>,
     },
     /// The harness failed on a game (it cannot be played at all, or its
@@ -440,8 +446,8 @@ struct Shared {
     schedule: Schedule,
     /// The next game to hand out (those in `done` are passed over).
     cursor: Mutex<Cursor>,
-    /// The games already in games.csv when the run started.
-    done: HashSet<String>,
+    /// The games already in games.csv when the run started, by index.
+    done: DoneSet,
     drain: Drain,
     layout: Layout,
     /// Per bot (by index), the stderr log it may still write in this
@@ -458,7 +464,7 @@ impl Shared {
         }
         let mut cursor = self.cursor.lock().unwrap_or_else(|p| p.into_inner());
         std::iter::from_fn(|| self.schedule.next_game(&mut cursor))
-            .find(|g| !self.done.contains(&g.game_id))
+            .find(|g| !self.done.contains(g.index))
     }
 }
 
@@ -604,13 +610,15 @@ fn run_logged(
     for w in &store.warnings {
         on_event(&Event::Warning(w.clone()));
     }
+    let checking = Instant::now();
     let expected = |game_id: &str| {
         games.find(game_id).map(|g| Expected {
+            index: g.index,
             variant: t.variants[g.variant].key.clone(),
             seats: g.seats.iter().map(|&b| t.bots[b].name.clone()).collect(),
         })
     };
-    let rejected = store.check(&expected);
+    let rejected = store.check(&expected)?;
     if !rejected.is_empty() {
         if !opts.repair {
             return Err(LeagueError::Rejected {
@@ -625,7 +633,9 @@ fn run_logged(
         });
     }
     // Every row left is a game of this schedule, once (`check`).
-    let skipped = store.done_count();
+    let done = store.take_done();
+    let skipped = done.len();
+    let checked_in = checking.elapsed();
     let todo = games.len() - skipped;
 
     if todo > 0 {
@@ -660,6 +670,8 @@ fn run_logged(
         done: skipped,
         dir: dir.clone(),
         repaired_bytes: store.repaired_bytes,
+        cut_record_bytes: store.cut_record_bytes,
+        checked_in,
     });
 
     let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
@@ -671,7 +683,7 @@ fn run_logged(
     let shared = Arc::new(Shared {
         t: t.clone(),
         cursor: Mutex::new(games.cursor()),
-        done: store.done_ids(),
+        done,
         drain: opts.drain.clone(),
         schedule: games,
         layout: store.layout().clone(),
@@ -710,10 +722,11 @@ fn run_logged(
         match msg {
             WorkerMsg::Done {
                 record,
-                row,
+                mut row,
+                index,
                 detail,
             } => {
-                if let Err(e) = store.commit(&record, &row) {
+                if let Err(e) = store.commit(&record, &mut row, index) {
                     // Nothing more can be recorded: stop everything.
                     let _ = cancel_tx.send(true);
                     stop = Some(Stop::Failed(format!(
@@ -1006,6 +1019,7 @@ fn done(
             versions,
             started_at,
         )),
+        index: game.index,
         detail: report.detail.clone(),
     }
 }

@@ -177,19 +177,60 @@ fn check_readable(league_dir: &Path) -> Result<(), StatusError> {
 }
 
 /// Games per second over the last games of a results CSV (at most this
-/// many), from their `started_at`.
-const RATE_WINDOW: usize = 200;
+/// many), from their `started_at`: at a thousand games a second, two
+/// seconds of games, long enough for millisecond times.
+const RATE_WINDOW: usize = 2000;
+
+/// Bytes read from the end of a results CSV for its last rows' rate.
+const TAIL_BYTES: u64 = 1 << 20;
+
+/// The lines of the file at `path` (its newlines), counted a block at a
+/// time, its header line, and its last [`TAIL_BYTES`] bytes: what a status
+/// needs of a games.csv of a million rows without holding it.
+fn csv_summary(path: &Path) -> (usize, Vec<u8>, Vec<u8>) {
+    use std::io::{BufRead, Read, Seek, SeekFrom};
+    let Ok(f) = std::fs::File::open(path) else {
+        return (0, Vec::new(), Vec::new());
+    };
+    let mut r = std::io::BufReader::with_capacity(1 << 20, f);
+    let mut header = Vec::new();
+    let _ = r.read_until(b'\n', &mut header);
+    let mut lines = usize::from(header.ends_with(b"\n"));
+    loop {
+        let n = match r.fill_buf() {
+            Ok([]) | Err(_) => break,
+            Ok(buf) => {
+                lines += buf.iter().filter(|&&b| b == b'\n').count();
+                buf.len()
+            }
+        };
+        r.consume(n);
+    }
+    let mut tail = Vec::new();
+    let mut f = r.into_inner();
+    if let Ok(len) = f.seek(SeekFrom::End(0)) {
+        let start = len.saturating_sub(TAIL_BYTES).max(header.len() as u64);
+        if f.seek(SeekFrom::Start(start)).is_ok() {
+            let _ = f.read_to_end(&mut tail);
+        }
+        if start > header.len() as u64 {
+            // From the first whole line on.
+            let first = tail
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(tail.len(), |i| i + 1);
+            tail.drain(..first);
+        }
+    }
+    (lines, header, tail)
+}
 
 fn shard_status(index: usize, dir: &Path, meta: Option<&LeagueMeta>) -> ShardStatus {
     let layout = Layout::new(dir);
     let csv = layout.games_csv();
-    let bytes = std::fs::read(&csv).unwrap_or_default();
+    let (lines, header, tail) = csv_summary(&csv);
     // Complete lines after the header: rows committed (a torn tail is not).
-    let done = bytes
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        .saturating_sub(1);
+    let done = lines.saturating_sub(1);
     let last_write = std::fs::metadata(&csv).and_then(|m| m.modified()).ok();
     let holder = meta.and_then(|_| results_dir::lock_holder(&layout));
     let total = meta.map(|m| m.games);
@@ -199,7 +240,7 @@ fn shard_status(index: usize, dir: &Path, meta: Option<&LeagueMeta>) -> ShardSta
         (Some(m), None) if done >= m.games => ShardState::Complete,
         (Some(_), None) => ShardState::Stopped,
     };
-    let rate = recent_rate(&csv, &bytes);
+    let rate = recent_rate(&csv, &header, &tail);
     let eta_s = match (&state, rate, total) {
         (ShardState::Running, Some(r), Some(t)) if r > 0.0 => {
             Some(t.saturating_sub(done) as f64 / r)
@@ -219,11 +260,11 @@ fn shard_status(index: usize, dir: &Path, meta: Option<&LeagueMeta>) -> ShardSta
     }
 }
 
-/// Games per second over the file's last [`RATE_WINDOW`] rows that carry a
-/// `started_at`: (rows - 1) / (last start - first start).
-fn recent_rate(path: &Path, bytes: &[u8]) -> Option<f64> {
-    let header_end = bytes.iter().position(|&b| b == b'\n')? + 1;
-    let body = &bytes[header_end..];
+/// Games per second over the last [`RATE_WINDOW`] rows (of `body`, the
+/// file's whole lines after `header`) that carry a `started_at`:
+/// (rows - 1) / (last start - first start).
+fn recent_rate(path: &Path, header: &[u8], body: &[u8]) -> Option<f64> {
+    let header_end = header.len();
     // The start of the last RATE_WINDOW complete lines.
     let end = body.iter().rposition(|&b| b == b'\n')? + 1;
     let mut start = end;
@@ -234,7 +275,7 @@ fn recent_rate(path: &Path, bytes: &[u8]) -> Option<f64> {
             lines += 1;
         }
     }
-    let mut text = bytes[..header_end].to_vec();
+    let mut text = header[..header_end].to_vec();
     text.extend_from_slice(&body[start..end]);
     let rows = csvio::parse(path, &text).ok()?.rows;
     let times: Vec<SystemTime> = rows
@@ -269,7 +310,7 @@ mod tests {
     }
 
     fn row(id: &str, at: &str) -> String {
-        format!("{id},filo,2,{id},a,b,,1,0,,store,,10,5,1,,{at},1.0,1.0,,0.5,0.5,")
+        format!("{id},filo,2,{id},a,b,,1,0,,store,,10,5,1,,{at},1.0,1.0,,0.5,0.5,,records-0000.jsonl,0,10")
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! The game record: one game as JSON lines (`results/NAME/games/GAME_ID.jsonl`
-//! in leagues, wherever `arena play` is told otherwise).
+//! The game record: one game as JSON lines (appended to a record log of
+//! `results/NAME/games/` in leagues, see `league::records`; a file of its
+//! own wherever `arena play` is told).
 //!
 //! Owns the record format only; it does not decide where records go.
 //!

@@ -4,7 +4,7 @@
 //! `crate::ratings` (pure); this file only reads, merges, formats and writes.
 //! Column meanings are documented in docs/ratings.md ("Output files").
 
-use crate::ratings::{rate, RateOptions, RatingError, Report, Standings, ALL, CONFIDENCE};
+use crate::ratings::{RatingError, Report, Standings, ALL, CONFIDENCE};
 use crate::results::csvio::{CsvError, CsvWarning, RowReader};
 use crate::results::GameRow;
 use std::collections::{BTreeMap, HashMap};
@@ -33,7 +33,7 @@ pub enum TablesError {
     Write { path: PathBuf, source: csv::Error },
 }
 
-/// What `write_tables` produced.
+/// A report's tables: what `tables_of` makes and `write_files` writes.
 #[derive(Debug)]
 pub struct Tables {
     pub report: Report,
@@ -195,11 +195,6 @@ fn merge_files(
     Ok(info)
 }
 
-/// Rates `rows` without writing anything.
-pub fn rate_only(rows: &[GameRow], opts: &RateOptions) -> Result<Tables, TablesError> {
-    Ok(tables_of(rate(rows, opts)?))
-}
-
 /// The tables of a report, not written yet.
 pub fn tables_of(report: Report) -> Tables {
     Tables {
@@ -207,16 +202,6 @@ pub fn tables_of(report: Report) -> Tables {
         report,
         files: Vec::new(),
     }
-}
-
-/// Rates `rows` and writes `ratings.csv`, `pairs.csv` and `variants.csv`
-/// into `dir` (created if missing). Returns the report and standings text.
-pub fn write_tables(
-    rows: &[GameRow],
-    opts: &RateOptions,
-    dir: &Path,
-) -> Result<Tables, TablesError> {
-    write_files(rate_only(rows, opts)?, dir)
 }
 
 /// Writes the CSVs of `tables` into `dir` (created if missing).
@@ -566,25 +551,36 @@ pub fn standings_table(st: &Standings) -> String {
     s
 }
 
-/// The end of a league on one screen: one table (Elo and interval, games,
-/// W-D-L, score, draws, forfeits by reason), each bot's Elo per variant,
-/// and every note once.
-pub fn league_summary(report: &Report, rows: &[GameRow]) -> String {
-    #[derive(Default)]
-    struct Tally {
-        w: u32,
-        d: u32,
-        l: u32,
-        forfeits: BTreeMap<String, u32>,
-    }
-    let mut tally: HashMap<&str, Tally> = HashMap::new();
-    for r in rows {
+/// Per bot, the games won (the best score alone), drawn (the best score
+/// shared) and lost, and its forfeits by reason: what `league_summary`
+/// shows besides the ratings, counted one row at a time.
+#[derive(Default)]
+pub struct Finishes {
+    per_bot: HashMap<String, Finish>,
+}
+
+#[derive(Default)]
+struct Finish {
+    w: u32,
+    d: u32,
+    l: u32,
+    forfeits: BTreeMap<String, u32>,
+}
+
+impl Finishes {
+    /// Counts one game.
+    pub fn add(&mut self, r: &GameRow) {
         let seats = r.seats();
         let scores = r.scores();
         let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let at_best = scores.iter().filter(|&&s| s == best).count();
         for (i, (bot, s)) in seats.iter().zip(&scores).enumerate() {
-            let t = tally.entry(bot).or_default();
+            if !self.per_bot.contains_key(*bot) {
+                self.per_bot.insert(bot.to_string(), Finish::default());
+            }
+            let Some(t) = self.per_bot.get_mut(*bot) else {
+                continue;
+            };
             match (*s == best, at_best) {
                 (true, 1) => t.w += 1,
                 (true, _) => t.d += 1,
@@ -595,6 +591,13 @@ pub fn league_summary(report: &Report, rows: &[GameRow]) -> String {
             }
         }
     }
+}
+
+/// The end of a league on one screen: one table (Elo and interval, games,
+/// W-D-L, score, draws, forfeits by reason), each bot's Elo per variant,
+/// and every note once.
+pub fn league_summary(report: &Report, finishes: &Finishes) -> String {
+    let tally = &finishes.per_bot;
     let st = &report.overall;
     let width = st
         .ratings
@@ -877,6 +880,7 @@ impl<W: std::io::Write> PgnWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ratings::{rate, RateOptions};
 
     fn row(id: &str, a: &str, b: &str, s: f64) -> GameRow {
         GameRow::two_player(id, "filo", id, a, b, s)
@@ -897,7 +901,9 @@ mod tests {
         kisolo.offender = Some(1);
         rows.push(kisolo);
         let report = rate(&rows, &RateOptions::default()).unwrap();
-        let text = league_summary(&report, &rows);
+        let mut finishes = Finishes::default();
+        rows.iter().for_each(|r| finishes.add(r));
+        let text = league_summary(&report, &finishes);
         let line = |bot: &str| {
             text.lines()
                 .find(|l| l.split_whitespace().nth(1) == Some(bot))

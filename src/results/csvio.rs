@@ -86,6 +86,9 @@ pub const ADDED_COLUMNS: &[&str] = &[
     "time0_ms",
     "time1_ms",
     "time2_ms",
+    "record_file",
+    "record_offset",
+    "record_length",
 ];
 
 /// Every column, in the order the league writes them.
@@ -556,6 +559,20 @@ fn parse_added(
     row.time0_ms = time(4)?;
     row.time1_ms = time(5)?;
     row.time2_ms = time(6)?;
+    set(&mut row.record_file, get(7)?);
+    let place = |k: usize| -> Result<Option<u64>, String> {
+        match get(k)? {
+            "" => Ok(None),
+            s => s.parse().map(Some).map_err(|_| {
+                format!(
+                    "column `{}`: `{s}` is not a whole number >= 0",
+                    ADDED_COLUMNS[k]
+                )
+            }),
+        }
+    };
+    row.record_offset = place(8)?;
+    row.record_length = place(9)?;
     Ok(())
 }
 

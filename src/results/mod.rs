@@ -6,6 +6,7 @@
 //! each): new columns may be added at the end, none renamed or removed.
 
 pub mod csvio;
+pub mod records;
 
 use serde::{Deserialize, Serialize};
 
@@ -71,6 +72,16 @@ pub struct GameRow {
     pub time1_ms: Option<f64>,
     #[serde(default)]
     pub time2_ms: Option<f64>,
+    /// Where the game's record is: a record log in the folder's `games/`
+    /// (`records-0000.jsonl`), the byte offset of its first line and its
+    /// length in bytes. Empty in rows of older versions, whose record is
+    /// the file `games/GAME_ID.jsonl`.
+    #[serde(default)]
+    pub record_file: String,
+    #[serde(default)]
+    pub record_offset: Option<u64>,
+    #[serde(default)]
+    pub record_length: Option<u64>,
 }
 
 impl GameRow {

@@ -28,3 +28,13 @@ pub fn processes_with(word: &str) -> Vec<u32> {
 pub fn misbehave_py() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py")
 }
+
+/// The record of `row` in the results folder `dir`, read where its row says
+/// it is (a record log, or a file of its own in older folders).
+#[allow(dead_code)]
+pub fn record_text(dir: &std::path::Path, row: &mancala_arena::results::GameRow) -> String {
+    mancala_arena::results::records::RecordAt::of(&dir.join("games"), row)
+        .expect("the row names a record")
+        .read_text()
+        .expect("the record reads")
+}

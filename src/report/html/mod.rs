@@ -16,7 +16,8 @@
 //!   loaded with a `<script>` element when a game list or a game is first
 //!   shown: `fetch()` of a local file is blocked in browsers.
 //!
-//! A chunk's file name holds a hash of its games' rows and record files,
+//! A chunk's file name holds a hash of its games' rows (which say where
+//! each record is) and of the record files of older versions,
 //! so a refresh during a league rewrites only the chunks whose games
 //! changed (in practice the last one) and the summaries.
 //!
@@ -28,6 +29,7 @@ mod view;
 
 use crate::ratings::{rate, RateOptions, RatingError};
 use crate::report::tables::{merge, TablesError};
+use crate::results::records::RecordAt;
 use crate::results::{csvio, GameRow};
 use replay::{GameMeta, Keys};
 use serde_json::{json, Value};
@@ -67,7 +69,8 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> HtmlError + '_ {
     }
 }
 
-/// One results folder: its `games.csv` and its records' folder.
+/// One results folder: its `games.csv` and its records' folder (`games/`:
+/// the record logs, or a file per game in folders of older versions).
 #[derive(Clone, Debug)]
 pub struct Source {
     pub games_csv: PathBuf,
@@ -141,13 +144,9 @@ pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Wr
     std::fs::create_dir_all(&games_dir).map_err(io(&games_dir))?;
 
     // Viewer chunks: built where missing, kept where their hash matches.
-    let record_of = |row: &GameRow| -> Option<PathBuf> {
-        let id = &row.game_id;
-        if id.is_empty() || id.contains(['/', '\\']) || id.starts_with('.') {
-            return None;
-        }
-        let s = sources.get(*origin.get(id)?)?;
-        Some(s.records.join(format!("{id}.jsonl")))
+    let record_of = |row: &GameRow| -> Option<RecordAt> {
+        let s = sources.get(*origin.get(&row.game_id)?)?;
+        RecordAt::of(&s.records, row)
     };
     let mut chunk_files = Vec::new();
     let mut done: Vec<Option<Vec<GameMeta>>> = Vec::new();
@@ -155,8 +154,14 @@ pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Wr
         let mut h = Fnv::new();
         h.write(FORMAT.as_bytes());
         for row in chunk {
+            // The row names its record's place in a log, whose bytes never
+            // change; a file of its own (older versions) by size and time.
             h.write(serde_json::to_string(row).unwrap_or_default().as_bytes());
-            if let Some(m) = record_of(row).and_then(|p| std::fs::metadata(p).ok()) {
+            let file = match record_of(row) {
+                Some(RecordAt::File(p)) => Some(p),
+                _ => None,
+            };
+            if let Some(m) = file.and_then(|p| std::fs::metadata(p).ok()) {
                 h.write(&m.len().to_le_bytes());
                 let t = m
                     .modified()
@@ -271,13 +276,13 @@ fn render(page: &view::Page) -> Result<String, minijinja::Error> {
 fn build_chunk(
     k: usize,
     rows: &[GameRow],
-    record_of: &dyn Fn(&GameRow) -> Option<PathBuf>,
+    record_of: &dyn Fn(&GameRow) -> Option<RecordAt>,
 ) -> (String, Vec<GameMeta>) {
     let mut keys = Keys::default();
     let mut games = Vec::with_capacity(rows.len());
     let mut metas = Vec::with_capacity(rows.len());
     for row in rows {
-        let text = record_of(row).and_then(|p| std::fs::read_to_string(p).ok());
+        let text = record_of(row).and_then(|at| at.read_text().ok());
         let (data, meta) = replay::game_data(&row.game_id, text.as_deref(), &mut keys);
         games.push(data);
         metas.push(meta);

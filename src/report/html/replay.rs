@@ -73,7 +73,7 @@ pub struct GameMeta {
 /// One game for the viewer, as JSON, and its meta.
 pub fn game_data(game_id: &str, text: Option<&str>, keys: &mut Keys) -> (Value, GameMeta) {
     let Some(text) = text else {
-        let note = "no record of this game (games/GAME_ID.jsonl is missing)".to_string();
+        let note = "no record of this game (its record is missing)".to_string();
         return (
             json!({ "id": game_id, "note": note }),
             GameMeta {

@@ -1,0 +1,278 @@
+//! The game records of a results folder: append-only record logs, and
+//! where each game's record is (issue 16, item 1).
+//!
+//! A league appends every record to a log in `games/`:
+//! `games/records-0000.jsonl`, then `records-0001.jsonl` once the current
+//! one holds [`ROLL_BYTES`], and so on. A log is plain JSON lines, one
+//! record after another, each starting with its `game` line and ending with
+//! its `end` line (the lines of `referee::record`), so that
+//! `cat games/records-*.jsonl | grep '"type":"end"'` or `jq` read them as
+//! they are. A game's row in games.csv says where its record is:
+//! `record_file` (the log's name), `record_offset` (the byte its `game`
+//! line starts at) and `record_length` (its bytes). The row is the index:
+//! no other file has to agree with games.csv.
+//!
+//! Rows of older versions have these columns empty: their record is the
+//! file `games/GAME_ID.jsonl`, which every reader here still finds.
+//!
+//! Crash safety (`ResultsDir::commit`): a record is appended before its
+//! row, and a log is synced before games.csv is; so a row always points at
+//! whole bytes, and bytes after the last row's record are a record whose
+//! row was never written, cut on resume.
+
+use super::results_dir::{Layout, StoreError};
+pub use crate::results::records::{is_log_name, log_name, RecordAt};
+use crate::results::{csvio, GameRow};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+/// A log is rolled (the next one started) once it holds this many bytes.
+pub const ROLL_BYTES: u64 = 1 << 30;
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+    move |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The logs of `games` (the folder), in order: `records-0000.jsonl`,
+/// `records-0001.jsonl`, ... up to the first missing one. Found by their
+/// names, without listing a folder that may hold a million files of an
+/// older version.
+pub fn logs(games: &Path) -> Vec<(u32, PathBuf)> {
+    (0u32..)
+        .map(|n| (n, games.join(log_name(n))))
+        .take_while(|(_, p)| p.exists())
+        .collect()
+}
+
+/// The log the league appends to: the last one, opened at its end.
+pub struct Appender {
+    games: PathBuf,
+    number: u32,
+    name: String,
+    file: File,
+    len: u64,
+    roll: u64,
+}
+
+impl Appender {
+    /// Opens the last log of `games` (or the first, created), to append
+    /// to; a new one is started once a log holds `roll` bytes.
+    pub fn open(games: &Path, roll: u64) -> Result<Appender, StoreError> {
+        let number = logs(games).last().map_or(0, |(n, _)| *n);
+        Appender::open_number(games, number, roll)
+    }
+
+    fn open_number(games: &Path, number: u32, roll: u64) -> Result<Appender, StoreError> {
+        let name = log_name(number);
+        let path = games.join(&name);
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io(&path))?;
+        let len = file.metadata().map_err(io(&path))?.len();
+        Ok(Appender {
+            games: games.to_path_buf(),
+            number,
+            name,
+            file,
+            len,
+            roll,
+        })
+    }
+
+    /// Appends one record (in one write), returning its log's name and its
+    /// offset. On error the log is cut back to where the record started.
+    pub fn append(&mut self, record: &[u8]) -> Result<(String, u64), StoreError> {
+        if self.len >= self.roll && self.len > 0 {
+            self.file.sync_data().map_err(io(&self.path()))?;
+            *self = Appender::open_number(&self.games, self.number + 1, self.roll)?;
+        }
+        let offset = self.len;
+        if let Err(e) = self.file.write_all(record) {
+            let _ = self.file.set_len(offset);
+            return Err(io(&self.path())(e));
+        }
+        self.len += record.len() as u64;
+        Ok((self.name.clone(), offset))
+    }
+
+    /// Syncs the log to stable storage (before games.csv is).
+    pub fn sync(&self) -> Result<(), StoreError> {
+        self.file.sync_data().map_err(io(&self.path()))
+    }
+
+    fn path(&self) -> PathBuf {
+        self.games.join(&self.name)
+    }
+}
+
+/// Cuts every log of `games` to `committed(name)` bytes, the end of its
+/// last record that has a row: the bytes after it are records whose rows
+/// were never written (a run killed between the two writes). Returns the
+/// bytes cut.
+pub fn cut_uncommitted(games: &Path, committed: &dyn Fn(&str) -> u64) -> Result<u64, StoreError> {
+    let mut cut = 0;
+    for (n, path) in logs(games) {
+        let end = committed(&log_name(n));
+        let meta = std::fs::metadata(&path).map_err(io(&path))?;
+        // Not a file: nothing to cut (appending to it fails, naming it).
+        let len = if meta.is_file() { meta.len() } else { continue };
+        if len > end {
+            let f = OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .map_err(io(&path))?;
+            f.set_len(end).map_err(io(&path))?;
+            cut += len - end;
+        }
+    }
+    Ok(cut)
+}
+
+/// The row of `game_id` in the results CSV `csv` (its first one), found
+/// by reading the file line by line (no row but that one is parsed).
+pub fn find_row(csv: &Path, game_id: &str) -> Result<Option<GameRow>, StoreError> {
+    let f = File::open(csv).map_err(io(csv))?;
+    let mut r = std::io::BufReader::with_capacity(1 << 20, f);
+    let mut header = Vec::new();
+    r.read_until(b'\n', &mut header).map_err(io(csv))?;
+    let plain = format!("{game_id},");
+    let quoted = format!("\"{game_id}\",");
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if r.read_until(b'\n', &mut line).map_err(io(csv))? == 0 {
+            return Ok(None);
+        }
+        if !(line.starts_with(plain.as_bytes()) || line.starts_with(quoted.as_bytes())) {
+            continue;
+        }
+        let mut text = header.clone();
+        text.extend_from_slice(&line);
+        if let Ok(f) = csvio::parse(csv, &text) {
+            if let Some((_, row)) = f.rows.into_iter().find(|(_, r)| r.game_id == game_id) {
+                return Ok(Some(row));
+            }
+        }
+    }
+}
+
+/// The record of `game_id` in the results folder `layout`: its row's
+/// place (or, for a game without a row, a file of an older version), and
+/// its text.
+pub fn find_record(layout: &Layout, game_id: &str) -> Result<(RecordAt, String), StoreError> {
+    let csv = layout.games_csv();
+    let row = match find_row(&csv, game_id) {
+        Ok(Some(row)) => row,
+        Ok(None) | Err(_) => GameRow {
+            game_id: game_id.to_string(),
+            ..GameRow::default()
+        },
+    };
+    let at = RecordAt::of(&layout.records(), &row).ok_or_else(|| StoreError::Mismatch {
+        path: csv.clone(),
+        why: format!("game `{game_id}` names no valid record place"),
+    })?;
+    if row.record_file.is_empty() && !at.path().is_file() {
+        return Err(StoreError::Mismatch {
+            path: csv,
+            why: format!("no game `{game_id}` here (no row in games.csv, no record file)"),
+        });
+    }
+    let text = at.read_text().map_err(io(at.path()))?;
+    Ok((at, text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_logs_and_only_them() {
+        assert_eq!(log_name(3), "records-0003.jsonl");
+        assert!(is_log_name("records-0003.jsonl") && is_log_name("records-12345.jsonl"));
+        for bad in [
+            "records-03.jsonl",
+            "../records-0000.jsonl",
+            "records-000a.jsonl",
+            "x.jsonl",
+        ] {
+            assert!(!is_log_name(bad), "{bad}");
+        }
+        let row = GameRow {
+            game_id: "g".into(),
+            record_file: "../../etc/passwd".into(),
+            record_offset: Some(0),
+            record_length: Some(3),
+            ..GameRow::default()
+        };
+        assert_eq!(RecordAt::of(Path::new("games"), &row), None);
+    }
+
+    #[test]
+    fn appends_roll_and_read_back_by_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = Appender::open(dir.path(), 10).unwrap();
+        let mut places = Vec::new();
+        for rec in ["{\"a\":1}\n", "{\"b\":22}\n", "{\"c\":333}\n"] {
+            let (file, offset) = a.append(rec.as_bytes()).unwrap();
+            places.push((file, offset, rec));
+        }
+        // The first holds 8 bytes (< 10): the second goes there too.
+        assert_eq!(places[0].0, "records-0000.jsonl");
+        assert_eq!(places[1].0, "records-0000.jsonl");
+        assert_eq!(places[2].0, "records-0001.jsonl");
+        assert_eq!((places[1].1, places[2].1), (8, 0));
+        for (file, offset, rec) in &places {
+            let at = RecordAt::Log {
+                path: dir.path().join(file),
+                offset: *offset,
+                length: rec.len() as u64,
+            };
+            assert_eq!(at.read_text().unwrap(), *rec);
+        }
+        // Reopened, it appends to the last log, or rolls it if full.
+        drop(a);
+        let mut a = Appender::open(dir.path(), 100).unwrap();
+        assert_eq!(a.append(b"x\n").unwrap(), ("records-0001.jsonl".into(), 10));
+        drop(a);
+        let mut a = Appender::open(dir.path(), 10).unwrap();
+        assert_eq!(a.append(b"y\n").unwrap(), ("records-0002.jsonl".into(), 0));
+        // A range past the end is an error, not an allocation.
+        let at = RecordAt::Log {
+            path: dir.path().join("records-0000.jsonl"),
+            offset: 4,
+            length: u64::MAX - 1,
+        };
+        assert!(at.read().is_err());
+        assert!(at
+            .problem(&mut |p| std::fs::metadata(p).ok().map(|m| m.len()))
+            .is_some());
+    }
+
+    #[test]
+    fn uncommitted_bytes_are_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(log_name(0)), "whole\ntorn").unwrap();
+        std::fs::write(dir.path().join(log_name(1)), "no row").unwrap();
+        let cut = cut_uncommitted(dir.path(), &|name| match name {
+            "records-0000.jsonl" => 6,
+            _ => 0,
+        })
+        .unwrap();
+        assert_eq!(cut, 4 + 6);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(log_name(0))).unwrap(),
+            "whole\n"
+        );
+        assert_eq!(
+            std::fs::read(dir.path().join(log_name(1))).unwrap().len(),
+            0
+        );
+    }
+}
