@@ -9,7 +9,8 @@
 # benches/throughput.toml (5,040 games) at -j 2 and at -j 1, each into a
 # fresh results folder under DIR (default: a temporary folder; give a
 # folder on the disk or on a tmpfs to choose), and the minimal blocking
-# harness (examples/harness.rs) at 2 workers over the same games. It prints
+# harness (examples/harness.rs) at 2 and at 1 workers over the same games
+# (what the machine allows: its 1-to-2 ratio is the ceiling of arena's). It prints
 # each run's 100-decision games/s (decisions from games.csv's `plies`,
 # forced ones included, over the wall time of the command, start-up checks
 # and all), then the best of each and the ratios arena -j 2 / harness and
@@ -50,7 +51,7 @@ PY
 }
 
 harness_run() {
-    "$BIN/examples/harness" "$LEAGUE" 2 | python3 -c '
+    "$BIN/examples/harness" "$LEAGUE" "$1" | python3 -c '
 import re, sys
 line = sys.stdin.read()
 games, plies, wall, rate = re.search(r"(\d+) games, (\d+) decisions, ([\d.]+) s, (\d+) 100", line).groups()
@@ -58,16 +59,18 @@ print(rate, games, plies, wall)'
 }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); results under $DIR; arena run flags: ${*:-none}"
-best_j2=0 best_j1=0 best_h=0
+best_j2=0 best_j1=0 best_h=0 best_h1=0
 for r in $(seq 1 "$RUNS"); do
     read -r j2 g p w2 < <(arena_run 2 "$r" "$@")
     read -r j1 _ _ w1 < <(arena_run 1 "$r" "$@")
-    read -r h _ _ wh < <(harness_run)
-    echo "round $r ($g games, $p decisions): arena -j 2 $j2 ($w2 s), arena -j 1 $j1 ($w1 s), harness $h ($wh s); arena/harness $(python3 -c "print(f'{$j2/$h:.2f}')"), -j1/-j2 $(python3 -c "print(f'{$j1/$j2:.2f}')")"
+    read -r h _ _ wh < <(harness_run 2)
+    read -r h1 _ _ wh1 < <(harness_run 1)
+    echo "round $r ($g games, $p decisions): arena -j 2 $j2 ($w2 s), arena -j 1 $j1 ($w1 s), harness 2 workers $h ($wh s), 1 worker $h1 ($wh1 s); arena/harness $(python3 -c "print(f'{$j2/$h:.2f}')"), -j1/-j2 $(python3 -c "print(f'{$j1/$j2:.2f}')") (harness 1/2 workers $(python3 -c "print(f'{$h1/$h:.2f}')"))"
     best_j2=$(( j2 > best_j2 ? j2 : best_j2 ))
     best_j1=$(( j1 > best_j1 ? j1 : best_j1 ))
     best_h=$(( h > best_h ? h : best_h ))
+    best_h1=$(( h1 > best_h1 ? h1 : best_h1 ))
 done
-echo "best of $RUNS, 100-decision games/s: arena -j 2 $best_j2, arena -j 1 $best_j1, harness (2 workers) $best_h"
-python3 -c "print(f'ratios of the bests: arena -j 2 / harness {$best_j2/$best_h:.2f} (goal >= 0.6), -j 1 / -j 2 {$best_j1/$best_j2:.2f} (goal >= 0.5)')"
+echo "best of $RUNS, 100-decision games/s: arena -j 2 $best_j2, arena -j 1 $best_j1, harness $best_h (2 workers), $best_h1 (1 worker)"
+python3 -c "print(f'ratios of the bests: arena -j 2 / harness {$best_j2/$best_h:.2f} (goal >= 0.6), -j 1 / -j 2 {$best_j1/$best_j2:.2f} (goal >= 0.5; the harness 1 / 2 workers: {$best_h1/$best_h:.2f})')"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
