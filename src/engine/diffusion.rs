@@ -352,9 +352,11 @@ impl Rules for Diffusion {
         o.uint("east", u64::from(self.pits[EAST]));
         o.uints("north_row", &self.north_row());
         o.obj("pits", |m| {
-            for p in 0..SMALL_PITS {
-                let key = char::from(LETTERS[p]);
-                m.uint(key.encode_utf8(&mut [0; 4]), u64::from(self.pits[p]));
+            for (&letter, &stones) in LETTERS.iter().zip(&self.pits[..SMALL_PITS]) {
+                m.uint(
+                    char::from(letter).encode_utf8(&mut [0; 4]),
+                    u64::from(stones),
+                );
             }
         });
         match self.outcome {
