@@ -105,12 +105,14 @@ impl BotProcess {
         }
         if !self.stdout_eof {
             let fd = self.stdout.get_ref().as_raw_fd();
-            let mut buf = [0u8; 16 * 1024];
+            // The usual case, nothing there, costs one poll and no buffer.
+            let mut buf = Vec::new();
             let mut scanned = 0usize;
             while scanned < STRAY_SCAN {
                 if !sys::poll_readable(fd) {
                     break;
                 }
+                buf.resize(16 * 1024, 0);
                 let n = match sys::read_ready(fd, &mut buf) {
                     Ok(0) => {
                         self.stdout_eof = true;

@@ -305,8 +305,12 @@ pub fn expand(argv: &[String]) -> Vec<String> {
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."));
-    // Test harnesses live in target/<profile>/deps; the binaries one up.
-    let bin_dir = if bin_dir.file_name().is_some_and(|n| n == "deps") {
+    // Test harnesses live in target/<profile>/deps, examples in
+    // target/<profile>/examples; the binaries one up.
+    let bin_dir = if bin_dir
+        .file_name()
+        .is_some_and(|n| n == "deps" || n == "examples")
+    {
         bin_dir.parent().map(Path::to_path_buf).unwrap_or(bin_dir)
     } else {
         bin_dir

@@ -534,16 +534,26 @@ pub fn allowed_cpus() -> Option<Vec<usize>> {
 /// Pins the calling thread (and so the processes it spawns, which inherit
 /// the mask) to one CPU.
 pub fn pin_current_thread(cpu: usize) {
+    pin_current_thread_to(&[cpu]);
+}
+
+/// Lets the calling thread run on `cpus` only (none: nothing changes).
+pub fn pin_current_thread_to(cpus: &[usize]) {
     #[cfg(target_os = "linux")]
-    // SAFETY: the set is a plain bit set built with the libc macros; pid 0
-    // is the calling thread.
+    // SAFETY: the set is a plain bit set built with the libc macros (CPU_SET
+    // ignores numbers past CPU_SETSIZE); pid 0 is the calling thread.
     unsafe {
+        if cpus.is_empty() {
+            return;
+        }
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
+        for &cpu in cpus {
+            libc::CPU_SET(cpu, &mut set);
+        }
         let _ = libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = cpu;
+    let _ = cpus;
 }
 
 /// Raises this process's soft limit on open files to its hard limit (bots

@@ -347,6 +347,33 @@ impl Rules for Diffusion {
         })
     }
 
+    fn write_snapshot(&self, o: &mut super::json::Obj<'_>) {
+        let side = |s: Seat| if s == SOUTH { "south" } else { "north" };
+        o.uint("east", u64::from(self.pits[EAST]));
+        o.uints("north_row", &self.north_row());
+        o.obj("pits", |m| {
+            for (&letter, &stones) in LETTERS.iter().zip(&self.pits[..SMALL_PITS]) {
+                m.uint(
+                    char::from(letter).encode_utf8(&mut [0; 4]),
+                    u64::from(stones),
+                );
+            }
+        });
+        match self.outcome {
+            Some(out) => o.obj("result", |r| {
+                r.str("reason", out.reason.name());
+                match (0..2).find(|&s| out.ranks[s] == 0 && !out.is_draw()) {
+                    Some(s) => r.str("winner", side(s)),
+                    None => r.null("winner"),
+                }
+            }),
+            None => o.null("result"),
+        }
+        o.uints("south_row", &self.south_row());
+        o.str("to_move", side(self.to_move as Seat));
+        o.uint("west", u64::from(self.pits[WEST]));
+    }
+
     fn render(&self) -> String {
         let row = |r: [u8; 6]| {
             r.iter()

@@ -535,6 +535,55 @@ impl Rules for Filo {
         })
     }
 
+    fn write_snapshot(&self, o: &mut super::json::Obj<'_>) {
+        let name = |s: Seat| if s == WHITE { "white" } else { "black" };
+        let per_seat = |o: &mut super::json::Obj<'_>, key: &str, v: [u8; 2]| {
+            o.obj(key, |m| {
+                m.uint("black", u64::from(v[BLACK]));
+                m.uint("white", u64::from(v[WHITE]));
+            })
+        };
+        per_seat(o, "exited", self.exited);
+        o.str(
+            "phase",
+            if self.movement_phase() {
+                "movement"
+            } else {
+                "entry"
+            },
+        );
+        per_seat(o, "pieces", [self.pieces(WHITE), self.pieces(BLACK)]);
+        per_seat(o, "reserve", self.reserve);
+        match self.outcome {
+            Some(out) => o.obj("result", |r| {
+                r.str("reason", out.reason.name());
+                match (0..2).find(|&s| out.ranks[s] == 0 && !out.is_draw()) {
+                    Some(s) => r.str("winner", name(s)),
+                    None => r.null("winner"),
+                }
+            }),
+            None => o.null("result"),
+        }
+        o.obj("squares", |m| {
+            for sq in 0..SQUARES {
+                let key = Self::letter(sq);
+                let b = m.key(key.encode_utf8(&mut [0; 4]));
+                b.push(b'[');
+                for (i, c) in self.stacks[sq][..self.heights[sq] as usize]
+                    .iter()
+                    .enumerate()
+                {
+                    if i > 0 {
+                        b.push(b',');
+                    }
+                    super::json::string(b, c.letter().encode_utf8(&mut [0; 4]));
+                }
+                b.push(b']');
+            }
+        });
+        o.str("to_move", name(self.to_move as Seat));
+    }
+
     /// Each square's stack, top checker on the top line.
     fn render(&self) -> String {
         let mut s = String::new();

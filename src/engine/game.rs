@@ -165,6 +165,26 @@ impl Game {
         v
     }
 
+    /// [`Game::snapshot`] written into `buf`, byte for byte as serde_json
+    /// writes it, without building the value (see [`super::json`]).
+    pub fn write_snapshot(&self, buf: &mut Vec<u8>) {
+        use super::json::{Obj, Scalar};
+        let extra = [
+            ("decision", Scalar::Str(self.decision_kind())),
+            ("players", Scalar::Uint(self.players() as u64)),
+            ("ply", Scalar::Uint(u64::from(self.plies()))),
+            (
+                "to_decide",
+                self.to_decide()
+                    .map_or(Scalar::Null, |s| Scalar::Uint(s as u64)),
+            ),
+            ("variant", Scalar::Str(self.variant.name())),
+        ];
+        let mut o = Obj::with_extra(buf, &extra);
+        with_game!(&self.state, g => g.write_snapshot(&mut o));
+        o.end();
+    }
+
     /// The board as text.
     pub fn render(&self) -> String {
         with_game!(&self.state, g => g.render())

@@ -334,6 +334,12 @@ impl Hackaback {
 /// Holes in the order options are listed: b1..b6, then w1..w6.
 const HOLE_ORDER: [u8; 12] = [0, 1, 2, 3, 4, 5, 12, 11, 10, 9, 8, 7];
 
+/// The names of [`HOLE_ORDER`]'s holes (`place_name`), which sort in that
+/// order too.
+const HOLE_NAMES: [&str; 12] = [
+    "b1", "b2", "b3", "b4", "b5", "b6", "w1", "w2", "w3", "w4", "w5", "w6",
+];
+
 impl Rules for Hackaback {
     type Opt = Opt;
     const VARIANT: Variant = Variant::Hackaback;
@@ -503,6 +509,48 @@ impl Rules for Hackaback {
             "at": if pending { Value::from(place_name(self.at)) } else { Value::Null },
             "repetitions": self.window_len as usize + self.spill.len(),
         })
+    }
+
+    fn write_snapshot(&self, o: &mut super::json::Obj<'_>) {
+        let both = |o: &mut super::json::Obj<'_>, key: &str, place: usize| {
+            o.obj(key, |m| {
+                m.uint("B", u64::from(self.seeds[BLACK][place]));
+                m.uint("W", u64::from(self.seeds[WHITE][place]));
+            })
+        };
+        let pending = self.phase == Phase::Colour;
+        match pending {
+            true => o.str("at", &place_name(self.at)),
+            false => o.null("at"),
+        }
+        o.bool("draw_offered", self.draw_offered());
+        match pending {
+            true => o.obj("hand", |m| {
+                m.uint("B", u64::from(self.hand[BLACK]));
+                m.uint("W", u64::from(self.hand[WHITE]));
+            }),
+            false => o.null("hand"),
+        }
+        o.obj("holes", |m| {
+            for (h, name) in HOLE_ORDER.iter().zip(HOLE_NAMES) {
+                both(m, name, *h as usize);
+            }
+        });
+        o.str(
+            "phase",
+            match self.phase {
+                Phase::Setup => "setup",
+                Phase::Over => "over",
+                _ => "sowing",
+            },
+        );
+        o.uint(
+            "repetitions",
+            (self.window_len as usize + self.spill.len()) as u64,
+        );
+        o.uint("sowing_turns", u64::from(self.sowing_turns));
+        both(o, "store", STORE as usize);
+        o.uint("white_placed", u64::from(self.placed));
     }
 
     fn render(&self) -> String {

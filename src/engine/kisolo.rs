@@ -648,6 +648,33 @@ impl Rules for Kisolo {
         })
     }
 
+    fn write_snapshot(&self, o: &mut super::json::Obj<'_>) {
+        let c = self.columns();
+        o.uint("columns", c as u64);
+        o.uint("hand", u64::from(self.hand));
+        let rows = |o: &mut super::json::Obj<'_>, key: &str, index: &dyn Fn(usize) -> usize| {
+            let b = o.key(key);
+            b.push(b'[');
+            for s in 0..2 {
+                if s > 0 {
+                    b.push(b',');
+                }
+                b.push(b'[');
+                for k in 1..=c {
+                    if k > 1 {
+                        b.push(b',');
+                    }
+                    super::json::uint(b, u64::from(self.board[s][index(k)]));
+                }
+                b.push(b']');
+            }
+            b.push(b']');
+        };
+        rows(o, "inner", &|k| inner_index(k, c));
+        rows(o, "outer", &outer_index);
+        o.uint("to_move", u64::from(self.to_move));
+    }
+
     /// Seat 1 on top, seat 0 at the bottom, columns as seat 0 sees them:
     /// seat 1's rows read right to left, so that `ik` of seat 0 stands under
     /// the `i(C+1-k)` of seat 1 it faces.

@@ -19,6 +19,7 @@ pub mod diffusion;
 pub mod filo;
 mod game;
 pub mod hackaback;
+pub mod json;
 pub mod kisolo;
 #[cfg(test)]
 mod proptests;
@@ -367,6 +368,10 @@ pub trait Rules: Clone + Send + Sync + fmt::Debug + 'static {
 
     /// The full state as JSON (board, reserves, stores, hand, phase, ...).
     fn snapshot(&self) -> serde_json::Value;
+
+    /// The fields of [`Rules::snapshot`] written into `o`, byte for byte
+    /// as serde_json writes the snapshot (keys in byte order).
+    fn write_snapshot(&self, o: &mut json::Obj<'_>);
 
     /// The board as human-readable text.
     fn render(&self) -> String;

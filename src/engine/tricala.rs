@@ -698,6 +698,58 @@ impl Rules for Tricala {
         })
     }
 
+    fn write_snapshot(&self, o: &mut super::json::Obj<'_>) {
+        use super::json::{uints, Obj};
+        let n = self.players as usize;
+        // Colour letters sort B, R, W: seats 1, 2, 0.
+        let colours = |o: &mut Obj<'_>, key: &str, counts: &[u8; 3]| {
+            o.obj(key, |m| {
+                for c in [1, 2, 0] {
+                    if c < n {
+                        m.uint(COLOURS[c].encode_utf8(&mut [0; 4]), u64::from(counts[c]));
+                    }
+                }
+            })
+        };
+        let pending = matches!(self.phase, Phase::Direction | Phase::Colour)
+            || (self.phase == Phase::Over && self.hand_total() > 0);
+        match pending {
+            true => o.str("at", &pit_name(self.at)),
+            false => o.null("at"),
+        }
+        o.uints("captured", &self.captured[..n]);
+        let b = o.key("corners");
+        b.extend_from_slice(br#"["1a","6a","6f"]"#);
+        match pending {
+            true => o.str("direction", self.dir.name()),
+            false => o.null("direction"),
+        }
+        match pending {
+            true => colours(o, "hand", &self.hand),
+            false => o.null("hand"),
+        }
+        let on_board: [u8; 3] = std::array::from_fn(|c| self.on_board(c));
+        o.uints("on_board", &on_board[..n]);
+        o.str(
+            "phase",
+            match self.phase {
+                Phase::Place => "setup",
+                Phase::Over => "over",
+                _ => "sowing",
+            },
+        );
+        // Pit indices run row by row, column by column: the names' order.
+        o.obj("pits", |m| {
+            for (p, &(r, c)) in ROW_COL.iter().enumerate() {
+                let name = [b'0' + r, b'a' + c];
+                colours(m, std::str::from_utf8(&name).unwrap_or("?"), &self.pits[p]);
+            }
+        });
+        let b = o.key("placed");
+        uints(b, &self.placed[..n]);
+        o.uint("placed_this_turn", u64::from(self.placed_this_turn));
+    }
+
     fn render(&self) -> String {
         let n = self.players as usize;
         let mut s = String::new();

@@ -404,6 +404,15 @@ fn pin_current_thread(cpu: usize) {
     sys::pin_current_thread(cpu);
 }
 
+/// The CPUs no worker is pinned to, where workers are pinned: the main
+/// thread's (the writer's) while the games run.
+fn spare_cpus(cpus: &[usize], workers: usize, no_affinity: bool) -> Vec<usize> {
+    match no_affinity || workers >= cpus.len() {
+        true => Vec::new(),
+        false => cpus[workers..].to_vec(),
+    }
+}
+
 /// What to do when a bot cannot start for the machine's reasons.
 const MACHINE_LIMIT: &str = "This is the machine's limit, not the bot's fault: raise `ulimit -n` or the process limit, lower the concurrency, or free memory or disk, then run the same command again";
 
@@ -714,6 +723,13 @@ fn run_logged(
         );
     }
     drop(tx);
+    // With CPUs to spare (-j 1 on two CPUs), the writer keeps off the
+    // workers' CPUs: woken by a worker, the kernel would otherwise often
+    // run it on the worker's CPU, between the referee and its bots.
+    let spare = spare_cpus(&cpus, workers, opts.no_affinity);
+    if !spare.is_empty() {
+        sys::pin_current_thread_to(&spare);
+    }
 
     let mut played = 0;
     let mut last_sync = Instant::now();
@@ -760,6 +776,9 @@ fn run_logged(
     }
     for h in handles {
         let _ = h.join();
+    }
+    if !spare.is_empty() {
+        sys::pin_current_thread_to(&cpus);
     }
     let synced = store.sync();
     drop(signals);
@@ -1078,4 +1097,18 @@ fn row_from_report(
     };
     set_scores(&mut row, &r.scores);
     row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spare_cpus;
+
+    #[test]
+    fn the_writer_gets_the_cpus_no_worker_is_pinned_to() {
+        assert_eq!(spare_cpus(&[0, 1], 1, false), vec![1]);
+        assert_eq!(spare_cpus(&[2, 5, 7], 1, false), vec![5, 7]);
+        assert!(spare_cpus(&[0, 1], 2, false).is_empty());
+        assert!(spare_cpus(&[0, 1], 3, false).is_empty());
+        assert!(spare_cpus(&[0, 1], 1, true).is_empty());
+    }
 }

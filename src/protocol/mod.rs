@@ -174,6 +174,67 @@ pub fn encode_into(msg: &ToBot<'_>, buf: &mut Vec<u8>) {
     buf.push(b'\n');
 }
 
+/// A request's fields but its state (see [`ToBot::Request`]).
+pub struct RequestMsg<'a> {
+    pub game_id: &'a str,
+    pub seq: u64,
+    pub ply: u32,
+    pub legal: &'a [String],
+    pub since: &'a [DecisionMsg],
+    pub timeout_ms: u64,
+    pub time_left_ms: Option<u64>,
+}
+
+/// Appends a request as one JSON line to `buf`, its state written by
+/// `state` (a game's [`write_snapshot`](crate::engine::Game::write_snapshot)):
+/// the bytes [`encode_into`] writes for the same [`ToBot::Request`], without
+/// a `serde_json::Value` of the state. The referee sends one per decision.
+pub fn encode_request(r: &RequestMsg<'_>, state: impl FnOnce(&mut Vec<u8>), buf: &mut Vec<u8>) {
+    use crate::engine::json::{string, uint};
+    buf.extend_from_slice(br#"{"type":"request","game_id":"#);
+    string(buf, r.game_id);
+    buf.extend_from_slice(br#","seq":"#);
+    uint(buf, r.seq);
+    buf.extend_from_slice(br#","ply":"#);
+    uint(buf, u64::from(r.ply));
+    buf.extend_from_slice(br#","state":"#);
+    state(buf);
+    buf.extend_from_slice(br#","legal":["#);
+    for (i, option) in r.legal.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        string(buf, option);
+    }
+    buf.extend_from_slice(br#"],"since":["#);
+    for (i, d) in r.since.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        buf.extend_from_slice(br#"{"seat":"#);
+        uint(buf, d.seat as u64);
+        buf.extend_from_slice(br#","ply":"#);
+        uint(buf, u64::from(d.ply));
+        buf.extend_from_slice(br#","option":"#);
+        string(buf, &d.option);
+        buf.extend_from_slice(match d.forced {
+            true => br#","forced":true"#.as_slice(),
+            false => br#","forced":false"#.as_slice(),
+        });
+        buf.extend_from_slice(match d.opening {
+            true => br#","opening":true}"#.as_slice(),
+            false => br#","opening":false}"#.as_slice(),
+        });
+    }
+    buf.extend_from_slice(br#"],"timeout_ms":"#);
+    uint(buf, r.timeout_ms);
+    if let Some(left) = r.time_left_ms {
+        buf.extend_from_slice(br#","time_left_ms":"#);
+        uint(buf, left);
+    }
+    buf.extend_from_slice(b"}\n");
+}
+
 /// Decodes one line sent by a bot (without its newline). Surrounding JSON
 /// white space (a trailing `\r` of CRLF line endings included) and one
 /// leading UTF-8 byte order mark are accepted.
@@ -376,6 +437,71 @@ mod tests {
         assert!(problem(r#"{"option":"G"}"#).starts_with("no `type` field"));
         assert!(problem(r#"{"type":3}"#).starts_with("`type` must be a string"));
         assert!(problem(r#"{"type":"reply"}"#).contains("option"));
+    }
+
+    /// The direct request encoder writes [`encode_into`]'s bytes.
+    #[test]
+    fn requests_are_written_as_the_serde_encoder_writes_them() {
+        use crate::engine::{Game, Settings, Variant};
+        let mut game = Game::new(Variant::Filo, &Settings::default()).unwrap();
+        game.play("1").unwrap();
+        let legal = game.legal();
+        let since = [
+            DecisionMsg {
+                seat: 0,
+                ply: 0,
+                option: "1".into(),
+                forced: false,
+                opening: true,
+            },
+            DecisionMsg {
+                seat: 1,
+                ply: 1,
+                option: "a\"b".into(),
+                forced: true,
+                opening: false,
+            },
+        ];
+        for (since, time_left_ms, game_id) in [
+            (&since[..], Some(1234), "g\"1\\"),
+            (&since[..1], None, "g2"),
+            (&[][..], Some(0), ""),
+        ] {
+            let state = game.snapshot();
+            let mut expected = Vec::new();
+            encode_into(
+                &ToBot::Request {
+                    game_id,
+                    seq: 17,
+                    ply: game.plies(),
+                    state: &state,
+                    legal: &legal,
+                    since,
+                    timeout_ms: 2000,
+                    time_left_ms,
+                },
+                &mut expected,
+            );
+            let mut buf = b"left over".to_vec();
+            buf.clear();
+            encode_request(
+                &RequestMsg {
+                    game_id,
+                    seq: 17,
+                    ply: game.plies(),
+                    legal: &legal,
+                    since,
+                    timeout_ms: 2000,
+                    time_left_ms,
+                },
+                |b| game.write_snapshot(b),
+                &mut buf,
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&buf),
+                String::from_utf8_lossy(&expected)
+            );
+        }
     }
 
     #[test]

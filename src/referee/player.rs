@@ -556,21 +556,19 @@ impl Player for BotPlayer {
         Box::pin(async move {
             self.check_quiet("before a request")?;
             self.buf.clear();
-            let state = ask.game.snapshot();
-            protocol::encode_into(
-                &ToBot::Request {
+            self.seq += 1;
+            // The state goes straight into the reused buffer: no value tree.
+            protocol::encode_request(
+                &protocol::RequestMsg {
                     game_id: ask.game_id,
-                    seq: {
-                        self.seq += 1;
-                        self.seq
-                    },
+                    seq: self.seq,
                     ply: ask.game.plies(),
-                    state: &state,
                     legal: ask.legal,
                     since: ask.since,
                     timeout_ms: ask.timeout.as_millis() as u64,
                     time_left_ms: ask.time_left.map(|d| d.as_millis() as u64),
                 },
+                |b| ask.game.write_snapshot(b),
                 &mut self.buf,
             );
             // The bot's time starts now that the request is ready: the
