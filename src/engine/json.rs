@@ -164,7 +164,16 @@ pub fn uints(buf: &mut Vec<u8>, values: &[u8]) {
 /// A JSON string, escaped as serde_json escapes it.
 pub fn string(buf: &mut Vec<u8>, s: &str) {
     buf.push(b'"');
-    for &b in s.as_bytes() {
+    let bytes = s.as_bytes();
+    // Runs of bytes that need no escape are copied whole (names and
+    // notation usually are one run).
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b != b'"' && b != b'\\' && b >= 0x20 {
+            continue;
+        }
+        buf.extend_from_slice(&bytes[start..i]);
+        start = i + 1;
         match b {
             b'"' => buf.extend_from_slice(b"\\\""),
             b'\\' => buf.extend_from_slice(b"\\\\"),
@@ -173,15 +182,15 @@ pub fn string(buf: &mut Vec<u8>, s: &str) {
             b'\t' => buf.extend_from_slice(b"\\t"),
             0x08 => buf.extend_from_slice(b"\\b"),
             0x0c => buf.extend_from_slice(b"\\f"),
-            0..=0x1f => {
+            _ => {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
                 buf.extend_from_slice(b"\\u00");
                 buf.push(HEX[usize::from(b >> 4)]);
                 buf.push(HEX[usize::from(b & 0xf)]);
             }
-            _ => buf.push(b),
         }
     }
+    buf.extend_from_slice(&bytes[start..]);
     buf.push(b'"');
 }
 
