@@ -131,6 +131,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         &format!("{t0:.1}"),
                         &format!("{t1:.1}"),
                         "",
+                        // No record: record_file, record_offset, record_length.
+                        "",
+                        "",
+                        "",
                     ])?;
                     rows += 1;
                 }
