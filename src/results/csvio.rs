@@ -447,6 +447,18 @@ impl<R: Read> RowReader<R> {
         }
     }
 
+    /// The next row, swapped into `out` (whose old contents the reader
+    /// reuses for the row after: no allocation per row when rows are
+    /// handed on, as to another thread), and the line it starts on.
+    pub fn next_row_into(&mut self, out: &mut GameRow) -> Result<Option<u64>, CsvError> {
+        let line = match self.next_row()? {
+            Some((line, _)) => line,
+            None => return Ok(None),
+        };
+        std::mem::swap(&mut self.row, out);
+        Ok(Some(line))
+    }
+
     /// What was skipped so far (a torn last line, an empty file).
     pub fn take_warnings(&mut self) -> Vec<CsvWarning> {
         std::mem::take(&mut self.warnings)
