@@ -231,10 +231,9 @@ fn merge_files(
     let mut seen = Seen::default();
     let mut held: HashSet<(usize, u64)> = HashSet::new();
     let mut held_ids: HashSet<String> = HashSet::new();
-    let mut info = MergeInfo::default();
     // The first pass reads and checks the rows on a second thread (half the
     // time of `arena rate` is parsing), handing them over in batches.
-    info.warnings = read_in_batches(paths, |k, line, row| {
+    let warnings = read_in_batches(paths, |k, line, row| {
         if seen.insert(id_hash(&row.game_id)) {
             each(row);
         } else {
@@ -242,6 +241,10 @@ fn merge_files(
             held_ids.insert(row.game_id.clone());
         }
     })?;
+    let mut info = MergeInfo {
+        warnings,
+        ..MergeInfo::default()
+    };
     if held.is_empty() {
         return Ok(info);
     }
