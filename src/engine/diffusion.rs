@@ -25,7 +25,6 @@
 //! wins. See docs/rules/diffusion.md.
 
 use super::{EngineError, Outcome, Reason, Rules, Seat, Settings, Variant};
-use serde_json::json;
 
 /// South: sits at G..L, moves first, owns block A.
 pub const SOUTH: Seat = 0;
@@ -327,26 +326,6 @@ impl Rules for Diffusion {
     /// `{"pits": {"A": n, .., "L": n}, "north_row": [F,E,D,C,B,A],
     /// "south_row": [G,..,L], "west": n, "east": n, "to_move": "south"|"north",
     /// "result": null | {"winner": "south"|"north"|null, "reason": ..}}`.
-    fn snapshot(&self) -> serde_json::Value {
-        let pits: serde_json::Map<String, serde_json::Value> = (0..SMALL_PITS as u8)
-            .map(|p| (Self::letter(p).to_string(), self.pits[p as usize].into()))
-            .collect();
-        let side = |s: Seat| if s == SOUTH { "south" } else { "north" };
-        let result = self.outcome.map(|o| {
-            let winner = (0..2).find(|&s| o.ranks[s] == 0 && !o.is_draw()).map(side);
-            json!({ "winner": winner, "reason": o.reason.name() })
-        });
-        json!({
-            "pits": pits,
-            "north_row": self.north_row(),
-            "south_row": self.south_row(),
-            "west": self.pits[WEST],
-            "east": self.pits[EAST],
-            "to_move": side(self.to_move as Seat),
-            "result": result,
-        })
-    }
-
     fn write_snapshot(&self, o: &mut super::json::Obj<'_>) {
         let side = |s: Seat| if s == SOUTH { "south" } else { "north" };
         o.uint("east", u64::from(self.pits[EAST]));

@@ -20,7 +20,6 @@
 //! docs/rules/filo.md and the rulings (docs/rules/filo.md) (F.I.L.O).
 
 use super::{EngineError, Outcome, Reason, Rules, Seat, Settings, Variant};
-use serde_json::json;
 
 /// The squares of the track.
 pub const SQUARES: usize = 8;
@@ -508,33 +507,6 @@ impl Rules for Filo {
     /// `"exited"`, `"pieces"` (each `{"white": n, "black": n}`), `"phase"`
     /// (`entry`|`movement`), `"to_move"` (`white`|`black`), `"result"`
     /// (null, or `{"winner": "white"|"black"|null, "reason": ..}`).
-    fn snapshot(&self) -> serde_json::Value {
-        let squares: serde_json::Map<String, serde_json::Value> = self
-            .squares()
-            .iter()
-            .enumerate()
-            .map(|(sq, s)| {
-                let checkers: Vec<String> = s.chars().map(String::from).collect();
-                (Self::letter(sq).to_string(), checkers.into())
-            })
-            .collect();
-        let name = |s: Seat| if s == WHITE { "white" } else { "black" };
-        let per_seat = |v: [u8; 2]| json!({ "white": v[0], "black": v[1] });
-        let result = self.outcome.map(|o| {
-            let winner = (0..2).find(|&s| o.ranks[s] == 0 && !o.is_draw()).map(name);
-            json!({ "winner": winner, "reason": o.reason.name() })
-        });
-        json!({
-            "squares": squares,
-            "reserve": per_seat(self.reserve),
-            "exited": per_seat(self.exited),
-            "pieces": per_seat([self.pieces(WHITE), self.pieces(BLACK)]),
-            "phase": if self.movement_phase() { "movement" } else { "entry" },
-            "to_move": name(self.to_move as Seat),
-            "result": result,
-        })
-    }
-
     fn write_snapshot(&self, o: &mut super::json::Obj<'_>) {
         let name = |s: Seat| if s == WHITE { "white" } else { "black" };
         let per_seat = |o: &mut super::json::Obj<'_>, key: &str, v: [u8; 2]| {

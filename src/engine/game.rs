@@ -148,25 +148,20 @@ impl Game {
     }
 
     /// The full state as JSON: the game's own snapshot plus `variant`,
-    /// `players`, `ply`, `to_decide`, `decision`, and `result` once over.
+    /// `players`, `ply`, `to_decide`, `decision`, and `result` once over;
+    /// [`Game::write_snapshot`]'s bytes read back (one writer of a state's
+    /// JSON).
     pub fn snapshot(&self) -> serde_json::Value {
-        let mut v = with_game!(&self.state, g => g.snapshot());
-        if let serde_json::Value::Object(map) = &mut v {
-            map.insert("variant".into(), self.variant.name().into());
-            map.insert("players".into(), self.players().into());
-            map.insert("ply".into(), self.plies().into());
-            map.insert(
-                "to_decide".into(),
-                self.to_decide()
-                    .map_or(serde_json::Value::Null, |s| s.into()),
-            );
-            map.insert("decision".into(), self.decision_kind().into());
-        }
-        v
+        let mut buf = Vec::new();
+        self.write_snapshot(&mut buf);
+        // The engine's own bytes: JSON whatever the state (tests read them
+        // back at every ply of random games).
+        serde_json::from_slice(&buf).unwrap_or_default()
     }
 
-    /// [`Game::snapshot`] written into `buf`, byte for byte as serde_json
-    /// writes it, without building the value (see [`super::json`]).
+    /// The full state's JSON written into `buf` (compact, keys in byte
+    /// order, as serde_json writes a value), without building a value (see
+    /// [`super::json`]).
     pub fn write_snapshot(&self, buf: &mut Vec<u8>) {
         use super::json::{Obj, Scalar};
         let extra = [

@@ -9,7 +9,6 @@
 //! ring, White down it.
 
 use super::{EngineError, Outcome, Reason, Rules, Seat, Settings, Variant};
-use serde_json::{json, Map, Value};
 use std::fmt;
 
 /// Seat 0 is White (her set-up comes first), seat 1 Black (a ruling, docs/rules/hackaback.md).
@@ -486,31 +485,6 @@ impl Rules for Hackaback {
     /// `at` (the last place sown) while a sowing is pending, else null;
     /// `repetitions`: how many positions the repetition history holds (the
     /// sowing-turn starts since the last store change, this one included).
-    fn snapshot(&self) -> Value {
-        let both =
-            |place: usize| json!({"W": self.seeds[WHITE][place], "B": self.seeds[BLACK][place]});
-        let mut holes = Map::new();
-        for h in HOLE_ORDER {
-            holes.insert(place_name(h), both(h as usize));
-        }
-        let pending = self.phase == Phase::Colour;
-        json!({
-            "phase": match self.phase {
-                Phase::Setup => "setup",
-                Phase::Over => "over",
-                _ => "sowing",
-            },
-            "holes": holes,
-            "store": both(STORE as usize),
-            "white_placed": self.placed,
-            "sowing_turns": self.sowing_turns,
-            "draw_offered": self.draw_offered(),
-            "hand": if pending { json!({"W": self.hand[WHITE], "B": self.hand[BLACK]}) } else { Value::Null },
-            "at": if pending { Value::from(place_name(self.at)) } else { Value::Null },
-            "repetitions": self.window_len as usize + self.spill.len(),
-        })
-    }
-
     fn write_snapshot(&self, o: &mut super::json::Obj<'_>) {
         let both = |o: &mut super::json::Obj<'_>, key: &str, place: usize| {
             o.obj(key, |m| {
@@ -638,6 +612,7 @@ mod tests {
     use crate::engine::testing::{legal, play};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
+    use serde_json::json;
 
     /// `[white, black]` seeds in a hole.
     fn hole(g: &Hackaback, name: &str) -> [u8; 2] {

@@ -3,10 +3,13 @@
 //! building the tree (a map per object, a string per key) cost more than
 //! the rest of the referee's work on a decision.
 //!
-//! The bytes are those of `serde_json::to_writer(&game.snapshot())`: compact
-//! JSON with every object's keys in byte order (serde_json's `Map` is
-//! sorted). [`Obj`] checks the order in debug builds, and the engine's tests
-//! compare both writers over random games of every variant.
+//! The bytes are what serde_json writes for the same value: compact JSON
+//! with every object's keys in byte order (serde_json's `Map` is sorted).
+//! These bytes are the one place a state's JSON is made: a game's
+//! `snapshot()` value is read back from them. [`Obj`] checks the key order
+//! in debug builds, and the tests check, over random games of every
+//! variant, that serde_json writes the value read back byte for byte as
+//! these.
 
 /// One JSON object being written: keys must come in byte order. The
 /// object's `extra` fields (scalars of the caller's, such as the game's
@@ -223,9 +226,11 @@ mod tests {
         assert_eq!(buf, br#"{"a":"x","b":2,"c":{"z":true},"d":null}"#);
     }
 
-    /// Every game's written snapshot is the serde_json text of its value,
-    /// at every ply of seeded random games (Kisolo at each size, Tricala
-    /// with 2 and 3 players), up to the end and its result.
+    /// Every game's written snapshot is canonical JSON: read back (the
+    /// game's `snapshot()`, with the `Game`'s own fields added to the
+    /// value) and written by serde_json, it gives the same bytes, at every
+    /// ply of seeded random games (Kisolo at each size, Tricala with 2 and 3
+    /// players), up to the end and its result.
     #[test]
     fn written_snapshots_are_serde_jsons_bytes() {
         use crate::engine::{Game, Settings, Variant};

@@ -14,7 +14,6 @@
 use super::{
     EngineError, Outcome, Reason, Rules, Seat, Settings, Variant, DEFAULT_MAX_PLIES, DROP_GUARD,
 };
-use serde_json::json;
 
 /// The common board has 7 columns (a ruling, docs/rules/kisolo.md); 6 and 8 are options.
 pub const DEFAULT_COLUMNS: usize = 7;
@@ -638,16 +637,6 @@ impl Rules for Kisolo {
 
     /// `{columns, outer: [[o1..oC] per seat], inner: [[i1..iC] per seat],
     /// hand, to_move}`; rows in each seat's own numbering.
-    fn snapshot(&self) -> serde_json::Value {
-        json!({
-            "columns": self.columns(),
-            "outer": [self.outer(0), self.outer(1)],
-            "inner": [self.inner(0), self.inner(1)],
-            "hand": self.hand,
-            "to_move": self.to_move,
-        })
-    }
-
     fn write_snapshot(&self, o: &mut super::json::Obj<'_>) {
         let c = self.columns();
         o.uint("columns", c as u64);

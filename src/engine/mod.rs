@@ -366,11 +366,21 @@ pub trait Rules: Clone + Send + Sync + fmt::Debug + 'static {
     /// is checked by `apply`.
     fn parse(&self, s: &str) -> Result<Self::Opt, EngineError>;
 
-    /// The full state as JSON (board, reserves, stores, hand, phase, ...).
-    fn snapshot(&self) -> serde_json::Value;
+    /// The full state as JSON (board, reserves, stores, hand, phase, ...):
+    /// what [`Rules::write_snapshot`] writes, read back, so that the JSON
+    /// of a state is written in one place.
+    fn snapshot(&self) -> serde_json::Value {
+        let mut buf = Vec::new();
+        let mut o = json::Obj::new(&mut buf);
+        self.write_snapshot(&mut o);
+        o.end();
+        // The engine's own bytes: JSON whatever the state (tests read them
+        // back at every ply of random games).
+        serde_json::from_slice(&buf).unwrap_or_default()
+    }
 
-    /// The fields of [`Rules::snapshot`] written into `o`, byte for byte
-    /// as serde_json writes the snapshot (keys in byte order).
+    /// The state's fields written into `o`, keys in byte order, as
+    /// serde_json writes a `Value` (compact, sorted keys).
     fn write_snapshot(&self, o: &mut json::Obj<'_>);
 
     /// The board as human-readable text.

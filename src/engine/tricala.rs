@@ -8,7 +8,6 @@
 //! NE (r-1, c), NW (r-1, c-1), SE (r+1, c+1), SW (r+1, c).
 
 use super::{EngineError, Outcome, Reason, Rules, Seat, Settings, Variant, DROP_GUARD};
-use serde_json::{json, Map, Value};
 
 /// Number of pits: 1 + 2 + 3 + 4 + 5 + 6.
 pub const PITS: usize = 21;
@@ -665,39 +664,6 @@ impl Rules for Tricala {
     /// `captured`, `on_board`, `placed`: per seat; `phase`; `hand`
     /// (colour -> count), `at` and `direction` while a sowing is pending,
     /// else null.
-    fn snapshot(&self) -> Value {
-        let n = self.players as usize;
-        let colours = |counts: &[u8; 3]| {
-            let mut m = Map::new();
-            for c in 0..n {
-                m.insert(COLOURS[c].to_string(), counts[c].into());
-            }
-            Value::Object(m)
-        };
-        let mut pits = Map::new();
-        for p in 0..PITS as u8 {
-            pits.insert(pit_name(p), colours(&self.pits[p as usize]));
-        }
-        let pending = matches!(self.phase, Phase::Direction | Phase::Colour)
-            || (self.phase == Phase::Over && self.hand_total() > 0);
-        json!({
-            "phase": match self.phase {
-                Phase::Place => "setup",
-                Phase::Over => "over",
-                _ => "sowing",
-            },
-            "pits": pits,
-            "corners": ["1a", "6a", "6f"],
-            "captured": &self.captured[..n],
-            "on_board": (0..n).map(|c| self.on_board(c)).collect::<Vec<_>>(),
-            "placed": &self.placed[..n],
-            "placed_this_turn": self.placed_this_turn,
-            "hand": if pending { colours(&self.hand) } else { Value::Null },
-            "at": if pending { Value::from(pit_name(self.at)) } else { Value::Null },
-            "direction": if pending { Value::from(self.dir.name()) } else { Value::Null },
-        })
-    }
-
     fn write_snapshot(&self, o: &mut super::json::Obj<'_>) {
         use super::json::{uints, Obj};
         let n = self.players as usize;
@@ -845,6 +811,7 @@ mod tests {
     use crate::engine::testing::{legal, play, replay_reference_steps};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
+    use serde_json::json;
 
     fn settings(players: usize) -> Settings {
         Settings::with_players(players)
