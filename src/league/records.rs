@@ -20,7 +20,7 @@
 //! whole bytes, and bytes after the last row's record are a record whose
 //! row was never written, cut on resume.
 
-use super::results_dir::{Layout, StoreError};
+use super::results_dir::{io, Layout, StoreError};
 pub use crate::results::records::{is_log_name, log_name, RecordAt};
 use crate::results::{csvio, GameRow};
 use std::fs::{File, OpenOptions};
@@ -29,13 +29,6 @@ use std::path::{Path, PathBuf};
 
 /// A log is rolled (the next one started) once it holds this many bytes.
 pub const ROLL_BYTES: u64 = 1 << 30;
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
-    move |source| StoreError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
 
 /// The logs of `games` (the folder), in order: `records-0000.jsonl`,
 /// `records-0001.jsonl`, ... up to the first missing one. Found by their

@@ -44,7 +44,8 @@ pub enum StoreError {
     Locked { dir: PathBuf, holder: String },
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+/// Turns an I/O error on `path` into a store error naming it.
+pub(super) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
     move |source| StoreError::Io {
         path: path.to_path_buf(),
         source,
