@@ -60,6 +60,13 @@ fn legal_strings<G: Rules>(g: &G) -> Vec<String> {
     buf.into_iter().map(|o| g.notation(o)).collect()
 }
 
+/// How many options the current decision has, without writing them.
+fn option_count<G: Rules>(g: &G) -> usize {
+    let mut buf = Vec::new();
+    g.options(&mut buf);
+    buf.len()
+}
+
 fn play_str<G: Rules>(g: &mut G, s: &str) -> Result<String, EngineError> {
     if g.to_decide().is_none() {
         return Err(EngineError::GameOver);
@@ -118,7 +125,7 @@ impl Game {
     pub fn play(&mut self, option: &str) -> Result<&Decision, EngineError> {
         let seat = self.to_decide().ok_or(EngineError::GameOver)?;
         let ply = self.plies();
-        let forced = self.legal().len() == 1;
+        let forced = with_game!(&self.state, g => option_count(g)) == 1;
         let option = with_game!(&mut self.state, g => play_str(g, option.trim()))?;
         self.history.push(Decision {
             seat,

@@ -32,9 +32,10 @@ const COLOUR_LETTER: [char; 2] = ['W', 'B'];
 /// The name of a ring place: `b1`..`b6`, `S`, `w1`..`w6`.
 pub fn place_name(i: u8) -> String {
     match i {
-        0..=5 => format!("b{}", i + 1),
+        0..=5 => ['b', char::from(b'1' + i)].iter().collect(),
         STORE => "S".to_string(),
-        _ => format!("w{}", 13 - i),
+        7..=12 => ['w', char::from(b'0' + 13 - i)].iter().collect(),
+        _ => format!("?{i}"),
     }
 }
 

@@ -129,8 +129,16 @@ fn neighbour(pit: u8, dir: Dir) -> u8 {
 
 /// The name of a pit (`1a`, `4b`, `6f`).
 pub fn pit_name(pit: u8) -> String {
+    let mut name = String::with_capacity(8);
+    push_pit_name(&mut name, pit);
+    name
+}
+
+/// [`pit_name`] appended to `out` (the row is a single digit).
+fn push_pit_name(out: &mut String, pit: u8) {
     let (r, c) = ROW_COL[pit as usize];
-    format!("{}{}", r, (b'a' + c) as char)
+    out.push(char::from(b'0' + r));
+    out.push(char::from(b'a' + c));
 }
 
 /// Parses a pit name.
@@ -622,6 +630,13 @@ impl Rules for Tricala {
         };
         match opt {
             Opt::Place(p) => pit(p),
+            Opt::Sow(p, d) if (p as usize) < PITS => {
+                let mut s = String::with_capacity(8);
+                push_pit_name(&mut s, p);
+                s.push(':');
+                s.push_str(d.name());
+                s
+            }
             Opt::Sow(p, d) => format!("{}:{}", pit(p), d.name()),
             Opt::Colour(c) => COLOURS
                 .get(c as usize)
