@@ -81,6 +81,20 @@ impl BotProcess {
     /// `Ok(None)`: nothing (or only blank lines). `Err(Exited)`: the bot
     /// closed its stdout (end of file), whether or not it still runs.
     pub fn stray_output(&mut self) -> Result<Option<Vec<u8>>, BotError> {
+        self.stray(true)
+    }
+
+    /// [`stray_output`](Self::stray_output) without a system call: only
+    /// what the last read brought in beyond its line (a second line in the
+    /// same write, say). Before a request, this is the check folded into
+    /// the next read: a line written unasked that is still in the pipe is
+    /// read in the reply's place, and what follows it is then seen here,
+    /// or by the full check at the game's end.
+    pub fn stray_buffered(&mut self) -> Result<Option<Vec<u8>>, BotError> {
+        self.stray(false)
+    }
+
+    fn stray(&mut self, look_in_pipe: bool) -> Result<Option<Vec<u8>>, BotError> {
         use std::os::fd::AsRawFd;
         let mut kept: Vec<u8> = Vec::new();
         let mut stray = false;
@@ -103,7 +117,7 @@ impl BotProcess {
             note(&bytes, &mut kept);
             self.stdout.consume(buffered);
         }
-        if !self.stdout_eof {
+        if look_in_pipe && !self.stdout_eof {
             let fd = self.stdout.get_ref().as_raw_fd();
             // The usual case, nothing there, costs one poll and no buffer.
             let mut buf = Vec::new();

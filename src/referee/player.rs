@@ -513,8 +513,15 @@ impl BotPlayer {
     /// Fails (and marks the bot for restart) if it wrote anything it was
     /// not asked for, or closed its stdout, since it was last read: a
     /// stale line must never be taken for the answer to a later request.
-    fn check_quiet(&mut self, when: &str) -> Result<(), Fault> {
-        let r = match self.process.stray_output() {
+    /// `in_pipe`: also look in the pipe (a system call); without it, only
+    /// at what the last read brought in beyond its line (see
+    /// [`BotProcess::stray_buffered`]).
+    fn check_quiet(&mut self, when: &str, in_pipe: bool) -> Result<(), Fault> {
+        let stray = match in_pipe {
+            true => self.process.stray_output(),
+            false => self.process.stray_buffered(),
+        };
+        let r = match stray {
             Ok(None) => return Ok(()),
             Ok(Some(bytes)) => stray_fault(when, &bytes),
             Err(e) => self.fault(e),
@@ -547,14 +554,17 @@ impl Player for BotPlayer {
                 &mut self.buf,
             );
             // Left over from the handshake or the previous game.
-            self.check_quiet("before game_start")?;
+            self.check_quiet("before game_start", true)?;
             self.send(s.deadline).await
         })
     }
 
     fn decide<'a>(&'a mut self, ask: &'a Ask<'a>) -> PlayerFuture<'a, Result<Answer, Fault>> {
         Box::pin(async move {
-            self.check_quiet("before a request")?;
+            // Folded into the reply's read: no system call per decision
+            // (output unasked is still seen at the latest by the check at
+            // the game's end, and charged in this game).
+            self.check_quiet("before a request", false)?;
             self.buf.clear();
             self.seq += 1;
             // The state goes straight into the reused buffer: no value tree.
@@ -683,7 +693,7 @@ impl Player for BotPlayer {
     }
 
     fn quiet(&mut self, when: &str) -> Result<(), Fault> {
-        self.check_quiet(when)
+        self.check_quiet(when, true)
     }
 
     fn forfeited(&mut self) {
