@@ -152,6 +152,43 @@ pub enum FromBot {
     },
 }
 
+/// A reply read as a plain struct: serde reads an internally tagged enum
+/// (`FromBot`) by first buffering every field of the object, which cost
+/// more than the rest of reading a reply. `None` for anything else (a
+/// hello, a reply with an escape in its `type`, a duplicate or mistyped
+/// field, anything nested): [`decode`] then reads the line as `FromBot`,
+/// which decides.
+/// Where this says `Some`, `FromBot` reads the same reply.
+fn usual_reply(line: &[u8]) -> Option<FromBot> {
+    #[derive(Deserialize)]
+    struct Flat<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: &'a str,
+        option: Option<String>,
+        #[serde(default)]
+        game_id: Option<String>,
+        #[serde(default)]
+        ply: Option<u32>,
+        #[serde(default)]
+        seq: Option<u64>,
+    }
+    // Only a flat object: serde_json skips a nested unknown field without
+    // its depth limit, which the enum's reading enforces.
+    if line.iter().filter(|&&b| b == b'{' || b == b'[').count() != 1 {
+        return None;
+    }
+    let flat: Flat<'_> = serde_json::from_slice(line).ok()?;
+    match (flat.kind, flat.option) {
+        ("reply", Some(option)) => Some(FromBot::Reply {
+            option,
+            game_id: flat.game_id,
+            ply: flat.ply,
+            seq: flat.seq,
+        }),
+        _ => None,
+    }
+}
+
 /// Why a line from a bot is not a message we expected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {
@@ -254,6 +291,9 @@ pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
             },
         );
     }
+    if let Some(reply) = usual_reply(line) {
+        return Ok(reply);
+    }
     match serde_json::from_slice::<FromBot>(line) {
         Ok(m) => Ok(m),
         Err(e) => {
@@ -333,6 +373,47 @@ mod tests {
     fn reply_decodes_and_ignores_unknown_fields() {
         let m = decode(br#"{"type":"reply","option":"G","think_ms":3}"#);
         assert_eq!(m, Ok(reply("G")));
+    }
+
+    /// The plain-struct reading of a reply says what the tagged enum says,
+    /// or leaves the line to it.
+    #[test]
+    fn the_usual_reply_reads_as_the_enum_reads_it() {
+        let lines: &[&[u8]] = &[
+            br#"{"type":"reply","option":"G"}"#,
+            br#"{"option":"3a:NE","type":"reply","seq":7,"ply":4,"game_id":"g1"}"#,
+            br#"{"type":"reply","option":"G\u0041","extra":[1,{"a":null}]}"#,
+            br#"{"type":"reply","option":"G\u0041","extra":"[{"}"#,
+            br#"{"type":"reply","option":"G\u0041","extra":true}"#,
+            br#"{"type":"re\u0070ly","option":"G"}"#,
+            br#"{"type":"reply","option":"G","option":"H"}"#,
+            br#"{"type":"reply","type":"reply","option":"G"}"#,
+            br#"{"type":"reply","option":null}"#,
+            br#"{"type":"reply"}"#,
+            br#"{"type":"reply","option":7}"#,
+            br#"{"type":"reply","option":"G","ply":-1}"#,
+            br#"{"type":"reply","option":"G","ply":null,"seq":null,"game_id":null}"#,
+            br#"{"type":"reply","option":"G","seq":18446744073709551615}"#,
+            br#"{"type":"reply","option":"G"} x"#,
+            br#"{"type":"Reply","option":"G"}"#,
+            br#"{"type":"hello","name":"x","option":"G"}"#,
+            b"{\"type\":\"reply\",\"option\":\"G\"}\r",
+        ];
+        for line in lines {
+            let enum_reads = serde_json::from_slice::<FromBot>(line).ok();
+            if let Some(fast) = usual_reply(line) {
+                assert_eq!(Some(fast), enum_reads, "{}", String::from_utf8_lossy(line));
+            }
+        }
+        assert_eq!(
+            usual_reply(br#"{"type":"reply","option":"G","seq":3}"#),
+            Some(FromBot::Reply {
+                option: "G".into(),
+                game_id: None,
+                ply: None,
+                seq: Some(3),
+            })
+        );
     }
 
     fn reply(o: &str) -> FromBot {

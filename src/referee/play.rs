@@ -191,9 +191,9 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         };
         // The option must be one of `legal`, exactly: the engine's parser
         // is more forgiving (case, spaces) than the protocol.
-        let shown = crate::protocol::truncate(answer.option.as_bytes(), player::DETAIL_MAX);
+        let shown = || crate::protocol::truncate(answer.option.as_bytes(), player::DETAIL_MAX);
         if !legal.contains(&answer.option) {
-            let detail = format!("`{shown}` is not one of the legal options");
+            let detail = format!("`{}` is not one of the legal options", shown());
             return Ok(Turn::Forfeit(
                 seat,
                 Fault::new(ForfeitKind::Illegal, detail),
@@ -202,7 +202,7 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         let decision = match self.game.play(&answer.option) {
             Ok(d) => d.clone(),
             Err(e) => {
-                let detail = format!("`{shown}` is not legal here (engine: {e})");
+                let detail = format!("`{}` is not legal here (engine: {e})", shown());
                 return Ok(Turn::Forfeit(
                     seat,
                     Fault::new(ForfeitKind::Illegal, detail),
