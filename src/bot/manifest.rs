@@ -269,32 +269,40 @@ pub fn program_files(argv: &[String], cwd: Option<&Path>) -> Vec<PathBuf> {
 }
 
 /// SHA-256 (hex) of each file of [`program_files`], by path as named: what
-/// `league.json` keeps so that a resume can say which bot changed.
+/// `league.json` keeps so that a resume can say which bot changed. `seen`
+/// holds the files hashed so far (bots of one program share it: each file
+/// is read once).
 pub fn program_hashes(
     argv: &[String],
     cwd: Option<&Path>,
+    seen: &mut std::collections::HashMap<PathBuf, Option<String>>,
 ) -> std::collections::BTreeMap<String, String> {
-    use sha2::{Digest, Sha256};
     let mut out = std::collections::BTreeMap::new();
     for file in program_files(argv, cwd) {
-        let Ok(mut f) = std::fs::File::open(&file) else {
-            continue;
-        };
-        let mut h = Sha256::new();
-        let mut buf = vec![0u8; 1 << 16];
-        let whole = loop {
-            match std::io::Read::read(&mut f, &mut buf) {
-                Ok(0) => break true,
-                Ok(n) => h.update(&buf[..n]),
-                Err(_) => break false,
-            }
-        };
-        if whole {
-            let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-            out.insert(file.display().to_string(), hex);
+        let hex = seen
+            .entry(file.clone())
+            .or_insert_with(|| sha256_hex(&file));
+        if let Some(hex) = hex {
+            out.insert(file.display().to_string(), hex.clone());
         }
     }
     out
+}
+
+/// SHA-256 (hex) of a whole file; `None` when it cannot be read to its end.
+fn sha256_hex(file: &Path) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let mut f = std::fs::File::open(file).ok()?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match std::io::Read::read(&mut f, &mut buf) {
+            Ok(0) => break,
+            Ok(n) => h.update(&buf[..n]),
+            Err(_) => return None,
+        }
+    }
+    Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Replaces the placeholders `{arena}`, `{bin_dir}` and `{cargo_profile}`

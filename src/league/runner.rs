@@ -346,7 +346,8 @@ pub fn build_bots(bots: &[BotSpec], on_event: &mut dyn FnMut(&Event)) -> Result<
 
 /// Starts every bot once (spawn and handshake) and stops it again, so that
 /// the bots that cannot start are reported, all of them, before any game
-/// runs.
+/// runs. As many start at once as this process has CPUs (a league of slow
+/// starters waits for the slowest of each batch, not for the sum).
 pub fn check_bots_start(
     bots: &[BotSpec],
     startup_ms: u64,
@@ -359,35 +360,50 @@ pub fn check_bots_start(
         .enable_all()
         .build()
         .map_err(LeagueError::Runtime)?;
+    let at_once = allowed_cpus().len().max(1);
     rt.block_on(async {
+        let mut starting = tokio::task::JoinSet::new();
         let mut failed = Vec::new();
-        for b in bots {
-            let log = logs.check_log(&b.name);
-            let launch = launch(b, log.clone(), results, sandbox, limits);
-            match BotPlayer::start(&launch, &timing(startup_ms)).await {
-                Ok(mut p) => {
-                    p.quit().await;
-                }
-                Err(e) => {
-                    let mut why = why_not_started(&e);
-                    if let Some(tail) = crate::bot::log_tail(&log, 20).await {
-                        why += &format!(
-                            "\n    its stderr ends ({}):\n      {}",
-                            log.display(),
-                            tail.replace('\n', "\n      ")
-                        );
-                    }
-                    failed.push(CannotStart {
-                        bot: b.name.clone(),
-                        command: b.command.clone(),
-                        why,
-                    })
+        for (i, b) in bots.iter().enumerate() {
+            if starting.len() >= at_once {
+                if let Some(Ok(Some(f))) = starting.join_next().await {
+                    failed.push(f);
                 }
             }
+            let log = logs.check_log(&b.name);
+            let launch = launch(b, log.clone(), results, sandbox, limits);
+            let (bot, command) = (b.name.clone(), b.command.clone());
+            starting.spawn(async move {
+                let e = match BotPlayer::start(&launch, &timing(startup_ms)).await {
+                    Ok(mut p) => {
+                        p.quit().await;
+                        return None;
+                    }
+                    Err(e) => e,
+                };
+                let mut why = why_not_started(&e);
+                if let Some(tail) = crate::bot::log_tail(&log, 20).await {
+                    why += &format!(
+                        "\n    its stderr ends ({}):\n      {}",
+                        log.display(),
+                        tail.replace('\n', "\n      ")
+                    );
+                }
+                Some((i, CannotStart { bot, command, why }))
+            });
         }
+        while let Some(r) = starting.join_next().await {
+            if let Ok(Some(f)) = r {
+                failed.push(f);
+            }
+        }
+        // In the league file's order, however they finished.
+        failed.sort_by_key(|&(i, _)| i);
         match failed.is_empty() {
             true => Ok(()),
-            false => Err(LeagueError::Start(failed)),
+            false => Err(LeagueError::Start(
+                failed.into_iter().map(|(_, f)| f).collect(),
+            )),
         }
     })
 }
@@ -651,6 +667,7 @@ fn run_logged(
         if !opts.no_build {
             build_bots(&t.bots, on_event)?;
         }
+        let mut seen = HashMap::new();
         let programs = t
             .bots
             .iter()
@@ -658,7 +675,7 @@ fn run_logged(
                 let argv = manifest::expand(&b.command);
                 (
                     b.name.clone(),
-                    manifest::program_hashes(&argv, b.cwd.as_deref()),
+                    manifest::program_hashes(&argv, b.cwd.as_deref(), &mut seen),
                 )
             })
             .collect();
@@ -875,9 +892,12 @@ fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::SyncSender<
                 break;
             }
         }
+        // All at once: each quit mostly waits for its bot to exit.
+        let mut quitting = tokio::task::JoinSet::new();
         for (_, mut b) in bots.drain() {
-            b.quit().await;
+            quitting.spawn(async move { b.quit().await });
         }
+        while quitting.join_next().await.is_some() {}
     });
 }
 
