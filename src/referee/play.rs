@@ -67,6 +67,10 @@ struct Table<'s, 'p, 'q> {
     clocks: Vec<Option<Duration>>,
     started: Instant,
     watchdog: Instant,
+    /// The referee's own hold on the watchdog (100 ms after it), in case a
+    /// player ignores its deadlines: one timer for the whole game, not one
+    /// per decision.
+    stall: std::pin::Pin<Box<tokio::time::Sleep>>,
 }
 
 impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
@@ -99,6 +103,9 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
             clocks: vec![spec.time.clock.map(|c| c.base); n],
             started,
             watchdog: started + spec.watchdog,
+            stall: Box::pin(tokio::time::sleep_until(
+                started + spec.watchdog + Duration::from_millis(100),
+            )),
         };
         for (index, option) in spec.opening.iter().enumerate() {
             let decision = table
@@ -169,13 +176,16 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         };
         // The player is given the deadline; the referee also enforces the
         // watchdog itself in case a player ignores it.
-        let answer = tokio::time::timeout_at(
-            self.watchdog + Duration::from_millis(100),
-            self.players[seat].decide(&ask),
-        )
-        .await
-        .unwrap_or_else(|_| Err(Fault::new(ForfeitKind::Stall, "no answer")));
-        let measured = asked.elapsed();
+        let answer = tokio::select! {
+            biased;
+            answer = self.players[seat].decide(&ask) => answer,
+            () = self.stall.as_mut() => Err(Fault::new(ForfeitKind::Stall, "no answer")),
+        };
+        // A player that does not time itself (the built-in ones) is timed
+        // here; a bot's time is measured from its request's write.
+        let elapsed = answer.as_ref().map_or(Duration::ZERO, |a| {
+            a.elapsed.unwrap_or_else(|| asked.elapsed())
+        });
         self.unseen[seat].clear();
         let answer = match answer {
             Ok(a) => a,
@@ -209,7 +219,6 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
                 ));
             }
         };
-        let elapsed = answer.elapsed.unwrap_or(measured);
         if let (Some(left), Some(c)) = (self.clocks[seat].as_mut(), spec.time.clock) {
             *left = left.saturating_sub(elapsed) + c.increment;
         }
