@@ -366,7 +366,7 @@ pub fn check_bots_start(
         let mut failed = Vec::new();
         for (i, b) in bots.iter().enumerate() {
             if starting.len() >= at_once {
-                if let Some(Ok(Some(f))) = starting.join_next().await {
+                if let Some(f) = starting.join_next().await.and_then(joined).flatten() {
                     failed.push(f);
                 }
             }
@@ -393,7 +393,7 @@ pub fn check_bots_start(
             });
         }
         while let Some(r) = starting.join_next().await {
-            if let Ok(Some(f)) = r {
+            if let Some(f) = joined(r).flatten() {
                 failed.push(f);
             }
         }
@@ -406,6 +406,17 @@ pub fn check_bots_start(
             )),
         }
     })
+}
+
+/// A task's result (`None` if it was cancelled); a task that panicked
+/// panics here too, as the same code would without the task (a bug must
+/// not pass for a bot that started).
+fn joined<T>(r: Result<T, tokio::task::JoinError>) -> Option<T> {
+    match r {
+        Ok(t) => Some(t),
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(_) => None,
+    }
 }
 
 /// The CPUs this process may run on.
@@ -897,7 +908,9 @@ fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::SyncSender<
         for (_, mut b) in bots.drain() {
             quitting.spawn(async move { b.quit().await });
         }
-        while quitting.join_next().await.is_some() {}
+        while let Some(r) = quitting.join_next().await {
+            joined(r);
+        }
     });
 }
 
