@@ -168,8 +168,9 @@ impl Console {
                 self.bar.reset_eta();
                 self.bar.set_style(
                     ProgressStyle::with_template(
-                        "{bar:30} {pos}/{len} games  {per_sec}  ETA {eta}  {msg}",
+                        "{bar:30} {pos}/{len} games  {rate} games/s  ETA {eta}  {msg}",
                     )
+                    .map(|s| s.with_key("rate", rate))
                     .unwrap_or_else(|_| ProgressStyle::default_bar()),
                 );
             }
@@ -194,6 +195,16 @@ impl Console {
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }
+}
+
+/// The bar's rate of games: whole games a second, one decimal below 10
+/// (indicatif's own `per_sec` prints four at any rate).
+fn rate(state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write) {
+    let r = state.per_sec();
+    let _ = match r < 10.0 {
+        true => write!(w, "{r:.1}"),
+        false => write!(w, "{r:.0}"),
+    };
 }
 
 /// A game's result by seat: `greedy 1-0 random` for two players (`½` for a
