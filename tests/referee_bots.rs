@@ -9,8 +9,8 @@ use common::processes_with;
 use mancala_arena::bot::{group_alive, BotCommand};
 use mancala_arena::engine::{Game, Settings, Variant};
 use mancala_arena::referee::{
-    play_game, BotPlayer, EndReason, ForfeitKind, GameSpec, Player, RandomPlayer, StartError,
-    TimeControl, Timing,
+    play_game, Answer, Ask, BotPlayer, EndReason, Fault, ForfeitKind, GameSpec, Player,
+    RandomPlayer, StartError, TimeControl, Timing,
 };
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -356,6 +356,59 @@ async fn a_double_reply_at_the_last_request_is_charged_in_that_game() {
     )
     .await;
     assert!(detail(&r).contains("after its last reply"), "{r:?}");
+}
+
+/// The built-in random player, slow to answer: the referee waits for it
+/// (and its runtime looks at the other pipes) while it thinks.
+struct SlowRandom(RandomPlayer, Duration);
+
+impl Player for SlowRandom {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn decide<'a>(
+        &'a mut self,
+        ask: &'a Ask<'a>,
+    ) -> mancala_arena::referee::player::PlayerFuture<'a, Result<Answer, Fault>> {
+        Box::pin(async move {
+            tokio::time::sleep(self.1).await;
+            self.0.decide(ask).await
+        })
+    }
+}
+
+/// A reply written twice in two writes, the second while the other seat
+/// thinks: the check before the bot's next request sees it (no system call
+/// for it: the referee's runtime saw the pipe readable while it waited),
+/// and the bot is charged in this game, at that request.
+#[tokio::test]
+async fn a_line_written_while_the_other_seat_thinks_is_seen_before_the_next_request() {
+    let s = spec(two_player_variant(), 2, 5000);
+    let mut bad = start(&broken("stray_after"), None, &Timing::default())
+        .await
+        .unwrap();
+    let mut slow = SlowRandom(RandomPlayer::new("slow", 5), Duration::from_secs(1));
+    let r = {
+        let mut ps: Vec<&mut dyn Player> = vec![&mut bad, &mut slow];
+        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+    };
+    assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Protocol), "{r:?}");
+    assert_eq!(r.offender, Some(0));
+    assert!(detail(&r).contains("before a request"), "{r:?}");
+}
+
+/// An answer that is not legal, followed by another line: the bot wrote
+/// more lines than it was asked for (a reply written twice, the first read
+/// in this request's place), and that is what it is told, not `illegal`.
+#[tokio::test]
+async fn an_illegal_answer_with_a_line_after_it_is_one_line_too_many() {
+    let r = misbehaving("illegal_more", 5000, Some(ForfeitKind::Protocol)).await;
+    let d = detail(&r);
+    assert!(d.contains("more lines than requests"), "{r:?}");
+    assert!(d.contains("`Z99` (not legal here)"), "{r:?}");
+    // The plain illegal answer stays `illegal` (nothing comes after it).
+    let r = misbehaving("illegal", 5000, Some(ForfeitKind::Illegal)).await;
+    assert!(detail(&r).contains("Z99"), "{r:?}");
 }
 
 #[tokio::test]

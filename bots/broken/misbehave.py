@@ -11,6 +11,8 @@ are not league bots (see README.md). Modes:
   not_json      answers its first request with a line that is not JSON
   wrong_shape   answers its first request with JSON of the wrong shape
   illegal       answers its first request with an option that is never legal
+  illegal_more  answers its first request with an option that is never legal
+                and then a legal one (both lines in one write): one line too many
   huge_line     writes 100 MB without a newline at its first request
   no_newline    answers its first request without the newline
   echo_seq      plays well, echoing each request's seq (not a fault)
@@ -21,6 +23,8 @@ are not league bots (see README.md). Modes:
   fork_child    forks a child that keeps the pipes open, then exits at its first request
   early_exit    exits cleanly (status 0) at game start
   double_reply  answers its first request twice (both lines in one write)
+  stray_after   answers its first request, then writes the same reply again
+                in a second write
   double_first  answers every request twice with its first legal option
                 (both lines in one write)
   stale_reply   answers its second request echoing another game id and the
@@ -268,6 +272,16 @@ def misbehave(requests, message):
     if MODE == "double_reply":
         line = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
         raw((line + "\n" + line + "\n").encode())
+        return True
+    if MODE == "stray_after":
+        line = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
+        raw((line + "\n").encode())
+        raw((line + "\n").encode())
+        return True
+    if MODE == "illegal_more":
+        bad = json.dumps({"type": "reply", "option": "Z99"})
+        good = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
+        raw((bad + "\n" + good + "\n").encode())
         return True
     if MODE == "spy":
         spy()

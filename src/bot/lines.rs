@@ -84,14 +84,34 @@ impl BotProcess {
         self.stray(true)
     }
 
-    /// [`stray_output`](Self::stray_output) without a system call: only
-    /// what the last read brought in beyond its line (a second line in the
-    /// same write, say). Before a request, this is the check folded into
-    /// the next read: a line written unasked that is still in the pipe is
-    /// read in the reply's place, and what follows it is then seen here,
-    /// or by the full check at the game's end.
+    /// [`stray_output`](Self::stray_output) without a system call in the
+    /// usual case: what the last read brought in beyond its line (a second
+    /// line in the same write, say), and what is in the pipe if the
+    /// runtime has already seen it readable (it has, when output came
+    /// while the referee waited for anything else: the other seats' moves).
+    /// Before a request, this is the check folded into the next read: a
+    /// line written unasked that is in the pipe unseen is read in the
+    /// reply's place, and what follows it is then seen here, or by the
+    /// full check at the game's end.
     pub fn stray_buffered(&mut self) -> Result<Option<Vec<u8>>, BotError> {
         self.stray(false)
+    }
+
+    /// What the pipe holds if the runtime already knows it is readable; no
+    /// system call (and nothing read) when it does not. End of file sets
+    /// `stdout_eof`.
+    fn read_if_known_ready(&mut self) -> &[u8] {
+        use std::task::{Context, Poll, Waker};
+        use tokio::io::AsyncBufRead;
+        let mut cx = Context::from_waker(Waker::noop());
+        match std::pin::Pin::new(&mut self.stdout).poll_fill_buf(&mut cx) {
+            Poll::Ready(Ok([])) => {
+                self.stdout_eof = true;
+                &[]
+            }
+            Poll::Ready(Ok(_)) => self.stdout.buffer(),
+            Poll::Ready(Err(_)) | Poll::Pending => &[],
+        }
     }
 
     fn stray(&mut self, look_in_pipe: bool) -> Result<Option<Vec<u8>>, BotError> {
@@ -116,6 +136,15 @@ impl BotProcess {
             let bytes = self.stdout.buffer().to_vec();
             note(&bytes, &mut kept);
             self.stdout.consume(buffered);
+        }
+        if !look_in_pipe && !self.stdout_eof {
+            let ready = self.read_if_known_ready();
+            let n = ready.len();
+            if n > 0 {
+                let bytes = ready.to_vec();
+                note(&bytes, &mut kept);
+                self.stdout.consume(n);
+            }
         }
         if look_in_pipe && !self.stdout_eof {
             let fd = self.stdout.get_ref().as_raw_fd();

@@ -22,6 +22,11 @@ pub type PlayerFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// Bytes of a bot's offending text kept in records.
 pub const DETAIL_MAX: usize = 200;
 
+/// How long the referee waits, after an answer that is not legal, for a
+/// line that would show the bot wrote more lines than it was asked for
+/// (see [`BotPlayer::decide`]). Only illegal answers wait.
+pub const EXTRA_LINE_GRACE: Duration = Duration::from_millis(50);
+
 /// A game is starting; `seat` is this player's.
 pub struct Start<'a> {
     pub game_id: &'a str,
@@ -510,6 +515,24 @@ impl BotPlayer {
         }
     }
 
+    /// After an answer that is not legal here: if the bot writes another
+    /// line within [`EXTRA_LINE_GRACE`], it wrote more lines than it was
+    /// asked for (an answer written twice, one of them read in this
+    /// request's place), and that is the fault to report, not the illegal
+    /// option. `None`: nothing more came (the option is the bot's answer).
+    async fn one_line_too_many(&mut self, option: &str) -> Option<Fault> {
+        let by = Instant::now() + EXTRA_LINE_GRACE;
+        let next = self.process.read_line(by).await.ok()?;
+        Some(Fault::new(
+            ForfeitKind::Protocol,
+            format!(
+                "more lines than requests: `{}` (not legal here) was read as this request's answer, and then came: {} (answer each request once)",
+                protocol::truncate(option.as_bytes(), DETAIL_MAX),
+                protocol::truncate(next, DETAIL_MAX)
+            ),
+        ))
+    }
+
     /// Fails (and marks the bot for restart) if it wrote anything it was
     /// not asked for, or closed its stdout, since it was last read: a
     /// stale line must never be taken for the answer to a later request.
@@ -639,6 +662,12 @@ impl Player for BotPlayer {
                         );
                         self.break_off();
                         return Err(fault);
+                    }
+                    if !ask.legal.contains(&option) {
+                        if let Some(fault) = self.one_line_too_many(&option).await {
+                            self.break_off();
+                            return Err(fault);
+                        }
                     }
                     Ok(Answer {
                         option,
