@@ -230,7 +230,8 @@ pub fn write_record_to<W: Write>(
         offender: report.offender,
         detail: report.detail.as_deref(),
         plies: report.plies,
-        duration_ms: report.duration.as_secs_f64() * 1000.0,
+        // Whole microseconds: 0.416, not 0.41601000000000005.
+        duration_ms: report.duration.as_micros() as f64 / 1000.0,
         state: &report.final_state,
     };
     serde_json::to_writer(&mut *out, &footer)?;
