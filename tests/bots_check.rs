@@ -439,6 +439,14 @@ fn a_crash_is_shown_with_the_bots_traceback() {
             && text.contains("ValueError: my bug at check-1"),
         "{text}"
     );
+    // The second game's crash is shown with its own process's stderr, not
+    // with the first one's too (the log is shared by every restart).
+    let second = text
+        .split("FAIL  filo 2p seat 1: crash")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no second crash: {text}"));
+    assert!(second.contains("my bug at check-2"), "{text}");
+    assert!(!second.contains("check-1"), "{text}");
 }
 
 /// One bad bot.toml does not hide the others: `arena bots` lists every bot

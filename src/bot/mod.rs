@@ -340,7 +340,10 @@ impl BotError {
 /// each line cut at 300 characters; `None` when there is nothing to show.
 /// Waits first until the log stops growing (at most a second): it is
 /// written by the bot's stderr drain, which may still be finishing.
-pub async fn log_tail(path: &std::path::Path, n: usize) -> Option<String> {
+///
+/// `from`: the log's length when the process of interest started (a log
+/// shared by several processes in turn shows only the last one's lines).
+pub async fn log_tail(path: &std::path::Path, n: usize, from: u64) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
     // Until the log stops growing (at most a second).
     let size = || std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
@@ -355,7 +358,8 @@ pub async fn log_tail(path: &std::path::Path, n: usize) -> Option<String> {
     }
     let mut f = std::fs::File::open(path).ok()?;
     let len = f.metadata().ok()?.len();
-    f.seek(SeekFrom::Start(len.saturating_sub(8192))).ok()?;
+    f.seek(SeekFrom::Start(len.saturating_sub(8192).max(from.min(len))))
+        .ok()?;
     let mut buf = Vec::new();
     f.read_to_end(&mut buf).ok()?;
     let text = String::from_utf8_lossy(&buf);

@@ -224,13 +224,20 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                 None
             }
         };
-        // The end of the bot's stderr, after a failed start.
-        // The end of the bot's stderr, after a failed start or a crash.
-        let tail = || {
+        // The end of the bot's stderr, after a failed start or a crash:
+        // only the current process's (the log is shared by every restart).
+        let log_len = || {
+            launch
+                .stderr_log
+                .as_deref()
+                .and_then(|p| std::fs::metadata(p).ok())
+                .map_or(0, |m| m.len())
+        };
+        let tail = |from: u64| {
             let log = launch.stderr_log.clone();
             async move {
                 match &log {
-                    Some(log) => crate::bot::log_tail(log, 20)
+                    Some(log) => crate::bot::log_tail(log, 20, from)
                         .await
                         .map(|t| format!("its stderr ends:\n  {}", t.replace('\n', "\n  "))),
                     None => None,
@@ -241,11 +248,12 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
             let t0 = std::time::Instant::now();
             (BotPlayer::start(&launch, &timing).await, t0.elapsed())
         };
+        let mut since = log_len();
         let (b, took) = started().await;
         let mut bot = match start(&mut c, b, took) {
             Some(b) => b,
             None => {
-                if let Some(t) = tail().await {
+                if let Some(t) = tail(since).await {
                     c.note(&t);
                 }
                 return c;
@@ -311,7 +319,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                                 if r.detail.as_deref().is_some_and(|d| d.contains("status 0")) {
                                     c.note("it exited by itself (status 0): the referee reuses one process for many games, so exit only on `quit` (protocol.md)");
                                 }
-                                if let Some(t) = tail().await {
+                                if let Some(t) = tail(since).await {
                                     c.note(&t);
                                 }
                             }
@@ -339,11 +347,12 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                         } else {
                             c.note("the bot exited after its game: the referee reuses one process for many games, so exit only on `quit` (protocol.md); a league restarts it without charge if it sees the exit in time, else the next game is a `crash`. Restarting it");
                         }
+                        since = log_len();
                         let (b, took) = started().await;
                         match start(&mut c, b, took) {
                             Some(b) => bot = b,
                             None => {
-                                if let Some(t) = tail().await {
+                                if let Some(t) = tail(since).await {
                                     c.note(&t);
                                 }
                                 return c;

@@ -382,7 +382,7 @@ pub fn check_bots_start(
                     Err(e) => e,
                 };
                 let mut why = why_not_started(&e);
-                if let Some(tail) = crate::bot::log_tail(&log, 20).await {
+                if let Some(tail) = crate::bot::log_tail(&log, 20, 0).await {
                     why += &format!(
                         "\n    its stderr ends ({}):\n      {}",
                         log.display(),

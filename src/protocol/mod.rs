@@ -340,18 +340,20 @@ fn too_deep(e: &serde_json::Error) -> DecodeError {
 
 /// Shortens a bot's text for a record or a terminal: at most `max` bytes
 /// (cut at a char boundary), with `...` when cut; invalid UTF-8 is replaced
-/// by U+FFFD and control characters (escape sequences, NUL, new lines) are
-/// written as `\u{1b}`, so the result is one safe line. The limit applies
+/// by U+FFFD and control characters are written as `\n`, `\r`, `\t` or
+/// `\u{1b}` (escape sequences, NUL), so the result is one safe line. The limit applies
 /// to the result, escapes included.
 pub fn truncate(bytes: &[u8], max: usize) -> String {
     // Every byte gives at least one char of output: no need to look further.
     let s = String::from_utf8_lossy(&bytes[..bytes.len().min(max + 1)]);
     let mut out = String::with_capacity(max.min(s.len()) + 8);
     for c in s.chars() {
-        let piece = if c.is_control() {
-            format!("\\u{{{:x}}}", c as u32)
-        } else {
-            c.to_string()
+        let piece = match c {
+            '\n' => "\\n".to_string(),
+            '\r' => "\\r".to_string(),
+            '\t' => "\\t".to_string(),
+            c if c.is_control() => format!("\\u{{{:x}}}", c as u32),
+            c => c.to_string(),
         };
         if out.len() + piece.len() > max {
             out.push_str("...");
@@ -662,10 +664,7 @@ mod tests {
         assert_eq!(truncate(b"abc", 10), "abc");
         assert_eq!(truncate(b"abcdef", 3), "abc...");
         assert_eq!(truncate("ééé".as_bytes(), 3), "é...");
-        assert_eq!(
-            truncate(b"a\x1b[31mb\0\n", 100),
-            "a\\u{1b}[31mb\\u{0}\\u{a}"
-        );
+        assert_eq!(truncate(b"a\x1b[31mb\0\n", 100), "a\\u{1b}[31mb\\u{0}\\n");
         assert_eq!(truncate(b"\xff!", 100), "\u{fffd}!");
     }
 }

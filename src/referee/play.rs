@@ -43,6 +43,22 @@ pub async fn play_game(
     Ok(table.finish(forfeit, on_event).await)
 }
 
+/// The legal options for a message: the first ones, up to about 100 bytes.
+fn listed(legal: &[String]) -> String {
+    let mut out = String::new();
+    for (i, o) in legal.iter().enumerate() {
+        if out.len() + o.len() > 100 {
+            out.push_str(&format!(" ... ({} in all)", legal.len()));
+            break;
+        }
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(&crate::protocol::truncate(o.as_bytes(), 100));
+    }
+    out
+}
+
 /// What one turn came to.
 enum Turn {
     /// A decision was made and recorded.
@@ -203,7 +219,11 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         // is more forgiving (case, spaces) than the protocol.
         let shown = || crate::protocol::truncate(answer.option.as_bytes(), player::DETAIL_MAX);
         if !legal.contains(&answer.option) {
-            let detail = format!("`{}` is not one of the legal options", shown());
+            let detail = format!(
+                "`{}` is not one of the legal options ({}; exactly as written)",
+                shown(),
+                listed(&legal)
+            );
             return Ok(Turn::Forfeit(
                 seat,
                 Fault::new(ForfeitKind::Illegal, detail),

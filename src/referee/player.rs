@@ -227,19 +227,22 @@ pub fn fault_of(e: BotError) -> Fault {
 }
 
 fn decode_fault(e: DecodeError, line: &[u8]) -> Fault {
-    let (kind, why) = match e {
-        DecodeError::BadJson(why) => (ForfeitKind::BadJson, why),
-        DecodeError::Protocol(why) => (ForfeitKind::Protocol, why),
+    let (kind, why, hint) = match e {
+        DecodeError::BadJson(why) => (ForfeitKind::BadJson, why, LOGS_TO_STDERR),
+        DecodeError::Protocol(why) => (ForfeitKind::Protocol, why, ""),
     };
     Fault::new(
         kind,
         format!(
-            "{} ({})",
+            "{} ({}){hint}",
             protocol::truncate(line, DETAIL_MAX),
             protocol::truncate(why.as_bytes(), 100)
         ),
     )
 }
+
+/// What a line on stdout that is not JSON usually is, and where it goes.
+const LOGS_TO_STDERR: &str = "; stdout is for protocol messages only: write logs to stderr";
 
 /// A fault for output the bot wrote without being asked.
 /// What the referee saw of a bot that did not answer in time: half a line
@@ -264,15 +267,17 @@ fn what_arrived(process: &BotProcess) -> String {
 /// line is the same fault wherever it comes; anything else is `protocol`.
 fn stray_fault(when: &str, bytes: &[u8]) -> Fault {
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or(bytes);
-    let kind = match protocol::decode(first) {
-        Err(protocol::DecodeError::BadJson(_)) => ForfeitKind::BadJson,
-        _ => ForfeitKind::Protocol,
+    let (kind, hint) = match protocol::decode(first) {
+        Err(protocol::DecodeError::BadJson(_)) => (ForfeitKind::BadJson, LOGS_TO_STDERR),
+        _ => (ForfeitKind::Protocol, ""),
     };
+    // The last line's newline says nothing.
+    let shown = bytes.trim_ascii_end();
     Fault::new(
         kind,
         format!(
-            "unsolicited output {when}: {}",
-            protocol::truncate(bytes, DETAIL_MAX)
+            "unsolicited output {when}: {}{hint}",
+            protocol::truncate(shown, DETAIL_MAX)
         ),
     )
 }
@@ -655,8 +660,9 @@ impl Player for BotPlayer {
                         let fault = Fault::new(
                             ForfeitKind::Protocol,
                             format!(
-                                "reply to another request (this one is game {} ply {plies}): {}",
+                                "reply to another request (this one is game {} ply {plies} seq {}): {}",
                                 protocol::truncate(ask.game_id.as_bytes(), 64),
+                                self.seq,
                                 protocol::truncate(line, DETAIL_MAX)
                             ),
                         );
