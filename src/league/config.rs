@@ -418,7 +418,9 @@ impl Tournament {
         let name = match &raw.name {
             Some(n) => {
                 let s = n.get_ref().trim().to_string();
-                if s.is_empty()
+                // Only dots (`.`, `..`) would name the folder itself or
+                // its parent, not a folder of its own.
+                if s.chars().all(|c| c == '.')
                     || !s
                         .chars()
                         .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
@@ -426,7 +428,7 @@ impl Tournament {
                     return Err(ctx.field(
                         n.span(),
                         "name",
-                        "must be non-empty and use only letters, digits, '-', '_' and '.' (it names the results folder)",
+                        "must be non-empty, use only letters, digits, '-', '_' and '.', and not be dots alone (it names the results folder)",
                     ));
                 }
                 s
@@ -943,6 +945,13 @@ bots = [
 
         let e = parse("name = \"t\"\n").unwrap_err().to_string();
         assert!(e.contains("`bots`"), "{e}");
+
+        // A name is a folder of its own, never the results folder's parent.
+        for name in ["..", ".", "", "a/b"] {
+            let src = TWO_BOTS.replace("name = \"t\"", &format!("name = \"{name}\""));
+            let e = parse(&src).unwrap_err().to_string();
+            assert!(e.contains(":2:") && e.contains("name"), "{name}: {e}");
+        }
 
         let src = format!("{TWO_BOTS}\ngauntlet = \"zed\"\n");
         let e = parse(&src).unwrap_err().to_string();
