@@ -37,6 +37,10 @@ pub enum StoreError {
     },
     #[error(transparent)]
     Csv(#[from] csvio::CsvError),
+    /// A row of games.csv that cannot be read, found when a run resumes
+    /// (`--repair` sets aside rows it can read, not this).
+    #[error("{0}. Correct that line of games.csv, or delete it (its game is then played again), and run the same command again")]
+    Unreadable(csvio::CsvError),
     #[error("{path}: {why}")]
     Mismatch { path: PathBuf, why: String },
     /// Another run holds the folder's lock.
@@ -439,10 +443,29 @@ impl ResultsDir {
                     }
                 }
                 if old.fingerprint != meta.fingerprint {
+                    // What league.json lets us name of the change.
+                    let mut seen = Vec::new();
+                    if old.games != meta.games {
+                        seen.push(format!(
+                            "{} games then, {} now: rounds, openings or variants",
+                            old.games, meta.games
+                        ));
+                    }
+                    if !old.bots.is_empty() && old.bots != meta.bots {
+                        seen.push(format!(
+                            "the bots were {}, now {}",
+                            old.bots.join(", "),
+                            meta.bots.join(", ")
+                        ));
+                    }
+                    let seen = match seen.is_empty() {
+                        true => String::new(),
+                        false => format!(": {}", seen.join("; ")),
+                    };
                     return Err(StoreError::Mismatch {
                         path: meta_path,
                         why: format!(
-                            "these results belong to a different schedule (the tournament file, its bots, seed or variants changed since league `{}` started). Resume needs the same file; to start afresh, choose another `output` or move {} away",
+                            "these results belong to a different schedule (the tournament file, its bots, seed or variants changed since league `{}` started{seen}). Resume needs the same file; to start afresh, choose another `output` or move {} away",
                             old.name,
                             dir.display()
                         ),
@@ -587,6 +610,10 @@ impl ResultsDir {
                 (None, None) => {}
             }
             Ok(())
+        })
+        .map_err(|e| match e {
+            StoreError::Csv(e) => StoreError::Unreadable(e),
+            e => e,
         })?;
         if !twice.is_empty() {
             // Every copy of a game with two rows: a second pass over them.
