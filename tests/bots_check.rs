@@ -566,7 +566,10 @@ fn an_unflushed_or_misdirected_hello_is_diagnosed() {
         false,
     );
     assert!(!ok);
-    assert!(text.contains("bytes on stderr"), "{text}");
+    assert!(
+        text.contains("bytes of stderr so far: if the answer is among them, it belongs on stdout"),
+        "{text}"
+    );
 }
 
 /// `--json`: one JSON document for CI pipelines, with every check, its

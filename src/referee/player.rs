@@ -255,7 +255,7 @@ fn what_arrived(process: &BotProcess) -> String {
             protocol::truncate(part, 80)
         ),
         None if process.stderr_bytes() > 0 => format!(
-            "; nothing on stdout, but {} bytes on stderr (is the answer written to stderr, or not flushed?)",
+            "; nothing had arrived on stdout ({} bytes of stderr so far: if the answer is among them, it belongs on stdout; else flush stdout after each line)",
             process.stderr_bytes()
         ),
         None => "; nothing had arrived on stdout (if the bot did answer: flush stdout after each line: C fflush(stdout), Python print(..., flush=True), Java System.out.flush())".into(),
