@@ -288,6 +288,32 @@ fn a_record_that_cannot_be_written_stops_the_league_and_resume_finishes() {
 /// One writer per results folder: a second run into a folder in use fails
 /// at once and names the first run's pid; the lock dies with its holder, so
 /// a resume after kill -9 needs no clean-up and gives each game once.
+/// A league whose terminal goes away (`arena run ... 2>&1 | head -3`, a
+/// closed ssh session) plays on to the end: its output is lost, not its
+/// games, and it does not die of a panic on the first line it prints.
+#[test]
+fn a_league_whose_output_pipes_close_plays_to_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 2, "");
+    let mut child = arena()
+        .arg("run")
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Both readers gone before the first game: every line printed
+    // (announcement, a line per game, the standings) meets a closed pipe.
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let ids: BTreeSet<String> = by_id(&rows(&dir.path().join("out/games.csv")))
+        .into_keys()
+        .collect();
+    assert_eq!(ids, schedule_ids(&file));
+}
+
 #[test]
 fn a_second_run_into_a_folder_in_use_is_refused_at_once() {
     let dir = tempfile::tempdir().unwrap();
@@ -544,6 +570,33 @@ output = "out"
         "the daemon was never noticed"
     );
     assert_eq!(processes_with(&marker), Vec::<u32>::new());
+
+    // `arena show` of a forfeited game says who forfeited and why.
+    let forfeited = got.iter().find(|r| r.offender.is_some()).unwrap();
+    let seat = forfeited.offender.unwrap();
+    let out = arena()
+        .args(["show"])
+        .arg(dir.path().join("out"))
+        .arg(&forfeited.game_id)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains(&format!("forfeit by seat {seat} d: ")),
+        "{shown}"
+    );
+    // And of a folder that is not there, says so.
+    let out = arena()
+        .args(["show"])
+        .arg(dir.path().join("nowhere"))
+        .arg(&forfeited.game_id)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && said.contains("no such folder"),
+        "{said}"
+    );
 }
 
 /// A league of a spy, a victim with a secret in its `env` and in its

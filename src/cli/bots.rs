@@ -26,23 +26,27 @@ pub struct BotsArgs {
 pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
     let (found, bad) = manifest::discover_all(&args.dir)?;
     for e in &bad {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
     }
     let shown: Vec<_> = found
         .into_iter()
         .filter(|m| args.all || (!m.broken && !m.template))
         .collect();
     if shown.is_empty() {
-        println!("no bots under {}", args.dir.display());
+        outln!("no bots under {}", args.dir.display());
         return Ok(match bad.is_empty() {
             true => ExitCode::SUCCESS,
             false => ExitCode::FAILURE,
         });
     }
     let mut failures = 0;
-    println!(
+    outln!(
         "{:<18} {:<10} {:<16} {:<7} {:<7} command",
-        "name", "language", "author", "builds", "starts"
+        "name",
+        "language",
+        "author",
+        "builds",
+        "starts"
     );
     for m in shown {
         let spec = BotSpec::from_manifest(m.clone());
@@ -54,7 +58,7 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
         if why.is_some() {
             failures += 1;
         }
-        println!(
+        outln!(
             "{:<18} {:<10} {:<16} {:<7} {:<7} {}{}",
             m.name,
             m.language,
@@ -69,11 +73,11 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
             }
         );
         if let Some(why) = why {
-            println!("    {why}");
+            outln!("    {why}");
         }
     }
     if !args.no_check {
-        println!(
+        outln!(
             "checked in the sandbox; limits: {}",
             crate::bot::cgroup::mechanism()
         );

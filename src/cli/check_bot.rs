@@ -54,15 +54,6 @@ pub struct CheckBotArgs {
     bot: Vec<String>,
 }
 
-/// Prints a line on stdout, ignoring a reader that went away (`| head`):
-/// the checks go on and end quietly with their exit status.
-macro_rules! say {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
-    }};
-}
-
 /// The checks' outcomes: printed as they come, or kept for one JSON
 /// document at the end (`--json`).
 struct Checks {
@@ -89,7 +80,7 @@ impl Checks {
                 "check": what, "pass": pass, "detail": msg, "notes": []
             }));
         } else {
-            say!("{}  {what}: {msg}", if pass { "PASS" } else { "FAIL" });
+            outln!("{}  {what}: {msg}", if pass { "PASS" } else { "FAIL" });
         }
     }
     fn pass(&mut self, what: &str, msg: &str) {
@@ -108,14 +99,14 @@ impl Checks {
                 }
             }
             _ if self.json => self.info.push(msg.to_string()),
-            _ => say!("      {}", msg.replace('\n', "\n      ")),
+            _ => outln!("      {}", msg.replace('\n', "\n      ")),
         }
     }
     /// A line about the run as a whole.
     fn info(&mut self, msg: &str) {
         match self.json {
             true => self.info.push(msg.to_string()),
-            false => say!("{msg}"),
+            false => outln!("{msg}"),
         }
     }
     /// The end: the summary line, or the JSON document.
@@ -129,11 +120,11 @@ impl Checks {
                 "latency_ms": self.latency,
                 "info": self.info,
             });
-            say!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         } else if self.failed == 0 {
-            say!("all checks passed");
+            outln!("all checks passed");
         } else {
-            say!("{} check(s) failed", self.failed);
+            outln!("{} check(s) failed", self.failed);
         }
         match self.failed {
             0 => ExitCode::SUCCESS,
@@ -414,7 +405,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
     match failed {
         Ok(c) => Ok(c.finish(&cmd.display())),
         Err(code) => {
-            say!("interrupted");
+            outln!("interrupted");
             Ok(code)
         }
     }

@@ -52,7 +52,7 @@ impl Console {
 
     /// Prints a line above the bar (or plainly without one).
     pub(super) fn say(&self, line: &str) {
-        self.bar.suspend(|| eprintln!("{line}"));
+        self.bar.suspend(|| errln!("{line}"));
     }
 
     fn finished(&mut self, row: &GameRow, detail: Option<&str>) {
@@ -79,7 +79,7 @@ impl Console {
             ));
         }
         if !self.show.bar {
-            eprintln!(
+            errln!(
                 "game {}/{} {}: {} ({}, {} plies, {})",
                 self.done,
                 self.total,
@@ -112,12 +112,12 @@ impl Console {
 
     pub fn on_event(&mut self, e: &Event) {
         match e {
-            Event::Building { bot } => eprintln!("building {bot} ..."),
+            Event::Building { bot } => errln!("building {bot} ..."),
             Event::SetAside { rows, path } => {
                 for r in rows {
-                    eprintln!("repair: games.csv:{}: set aside: {}", r.line, r.why);
+                    errln!("repair: games.csv:{}: set aside: {}", r.line, r.why);
                 }
-                eprintln!(
+                errln!(
                     "repair: {} row(s) moved to {}; their games will be played again",
                     rows.len(),
                     path.display()
@@ -132,23 +132,21 @@ impl Console {
                 checked_in,
             } => {
                 if *repaired_bytes > 0 {
-                    eprintln!(
-                        "resume: cut a torn last line ({repaired_bytes} bytes) from games.csv"
-                    );
+                    errln!("resume: cut a torn last line ({repaired_bytes} bytes) from games.csv");
                 }
                 if *cut_record_bytes > 0 {
-                    eprintln!(
+                    errln!(
                         "resume: cut {cut_record_bytes} bytes of records without a row from the record logs"
                     );
                 }
                 if *done > 0 {
-                    eprintln!(
+                    errln!(
                         "resume: {done} of {total} games already done in {} (rows checked in {:.2} s)",
                         dir.display(),
                         checked_in.as_secs_f64()
                     );
                 }
-                eprintln!(
+                errln!(
                     "league {}: {total} games, {} at a time -> {}",
                     self.league,
                     self.concurrency,
@@ -185,9 +183,9 @@ impl Console {
                 }
             }
             Event::Warning(w) => self.say(&format!("warning: {w}")),
-            Event::Interrupted => self.bar.suspend(|| {
-                eprintln!("interrupted: stopping, unfinished games will rerun on resume")
-            }),
+            Event::Interrupted => self
+                .bar
+                .suspend(|| errln!("interrupted: stopping, unfinished games will rerun on resume")),
         }
     }
 

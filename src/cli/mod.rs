@@ -1,6 +1,25 @@
 //! The command line: what the user typed -> validated settings -> the library.
 //! One file per subcommand; `anyhow` lives here and nowhere below.
 
+/// `println!` that does not panic when stdout is gone (`| head`, a closed
+/// terminal): the commands that play bots ignore SIGPIPE (a bot that
+/// closes its stdin must be an error, not the referee's death), so a
+/// closed stdout is a write error, and a league goes on without it.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// `eprintln!` that does not panic when stderr is gone (see [`outln!`]).
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod bots;
 mod check_bot;
 mod console;
@@ -113,7 +132,7 @@ impl SandboxArg {
         match self {
             SandboxArg::On => crate::bot::Sandbox::On,
             SandboxArg::Off => {
-                eprintln!("warning: --sandbox off: the bots run with this user's rights, environment and network (docs/security.md)");
+                errln!("warning: --sandbox off: the bots run with this user's rights, environment and network (docs/security.md)");
                 crate::bot::Sandbox::Off
             }
         }
@@ -123,12 +142,15 @@ impl SandboxArg {
 /// Entry point of the `arena` binary.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !cli.command.plays_bots() {
+        end_quietly_when_the_reader_goes();
+    }
     let log_file = match &cli.command {
         Command::Run(a) => a.log.clone(),
         _ => None,
     };
     if let Err(e) = init_tracing(log_file.as_deref()) {
-        eprintln!("error: {e:#}");
+        errln!("error: {e:#}");
         return ExitCode::from(2);
     }
     let result = match cli.command {
@@ -149,9 +171,36 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", error_message(&e));
+            errln!("error: {}", error_message(&e));
             ExitCode::from(2)
         }
+    }
+}
+
+impl Command {
+    /// The commands that start bots and write to their pipes.
+    fn plays_bots(&self) -> bool {
+        matches!(
+            self,
+            Command::Run(_)
+                | Command::Play(_)
+                | Command::CheckBot(_)
+                | Command::Bots(_)
+                | Command::Replay(_)
+                | Command::Match(_)
+        )
+    }
+}
+
+/// The commands that only read files end as Unix filters do when their
+/// reader goes away (`arena pgn games.csv | head`): SIGPIPE back to its
+/// default, which Rust sets to ignored. (The commands that play bots keep
+/// it ignored, see [`outln!`].)
+fn end_quietly_when_the_reader_goes() {
+    // SAFETY: sets one signal's disposition to its default; called before
+    // any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
@@ -183,6 +232,9 @@ fn init_tracing(log_file: Option<&std::path::Path>) -> anyhow::Result<()> {
     let stderr = fmt::layer()
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
+        .with_filter(tracing_subscriber::filter::filter_fn(|m| {
+            m.target() != crate::league::runner::LOG_FILE_ONLY
+        }))
         .with_filter(level("warn"));
     let file = match log_file {
         Some(path) => {

@@ -194,7 +194,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             r = play(&args, &spec, &record_path) => r,
             code = interrupted() => {
                 // Dropping the game drops the bots: their groups are killed.
-                eprintln!("interrupted");
+                errln!("interrupted");
                 Ok(code)
             }
         }
@@ -246,7 +246,7 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
                     .await
                     .with_context(|| format!("seat {seat}: `{}`", cmd.display()))?;
                 let i = b.info();
-                println!(
+                outln!(
                     "seat {seat}: {} {} by {} (pid {})",
                     i.name,
                     i.version,
@@ -268,14 +268,14 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
     }
     let mut show = |e: &Event<'_>| match e {
         Event::Started { game, .. } => {
-            println!(
+            outln!(
                 "{} {}: {}",
                 spec.variant,
                 crate::engine::players_text(spec.settings.players),
                 names.join(" vs ")
             );
             if !quiet {
-                println!("{}", game.render());
+                outln!("{}", game.render());
             }
             last_ply = game.plies();
             kind = game.decision_kind();
@@ -289,18 +289,23 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
                 format!("{:.1} ms", d.elapsed_us as f64 / 1000.0)
             };
             let who = names.get(d.seat).map_or("?", |s| s.as_str());
-            println!(
+            outln!(
                 "ply {:>3}  seat {} {:<16} {:<10} {:<8} {}",
-                d.ply, d.seat, who, kind, d.option, how
+                d.ply,
+                d.seat,
+                who,
+                kind,
+                d.option,
+                how
             );
             if !quiet && game.plies() != last_ply {
-                println!("{}", game.render());
+                outln!("{}", game.render());
             }
             last_ply = game.plies();
             kind = game.decision_kind();
         }
         Event::Forfeit { seat, fault } => {
-            println!("seat {seat} forfeits: {fault}");
+            outln!("seat {seat} forfeits: {fault}");
         }
         Event::Ended { .. } => {}
     };
@@ -312,8 +317,8 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
         referee::play_game(spec, &mut ps, &mut show).await?
     };
     let scores: Vec<String> = report.scores.iter().map(|s| format!("{s}")).collect();
-    println!("{}", outcome(&report.names, &report.scores));
-    println!(
+    outln!("{}", outcome(&report.names, &report.scores));
+    outln!(
         "result: {} ({}{}) after {} plies in {:.2} s",
         scores.join("-"),
         report.reason,
@@ -326,7 +331,7 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
     );
     record::write_record(record_path, spec, &report)
         .with_context(|| format!("cannot write {}", record_path.display()))?;
-    println!("record: {}", record_path.display());
+    outln!("record: {}", record_path.display());
     for b in bots.iter_mut() {
         b.quit().await;
     }

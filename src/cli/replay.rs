@@ -48,7 +48,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         };
         seats.push(bot.clone());
     }
-    println!(
+    outln!(
         "replaying {} ({} {}p, seed {}): {}",
         spec.game_id,
         spec.variant,
@@ -82,7 +82,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     })?;
     match first_difference(&recorded.decisions, &report.decisions) {
         None if report.reason.name() == recorded.reason => {
-            println!(
+            outln!(
                 "same: {} decisions, the same end ({}, scores {:?})",
                 report.decisions.len(),
                 recorded.reason,
@@ -91,7 +91,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         None => {
-            println!(
+            outln!(
                 "different end: recorded {} {:?}, replayed {} {:?} ({})",
                 recorded.reason,
                 recorded.scores,
@@ -102,8 +102,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
         Some(d) => {
-            println!("different: {d}");
-            println!(
+            outln!("different: {d}");
+            outln!(
                 "(the replay ended {} after {} decisions; a bot that draws its randomness from game_start's seed and does not depend on time replays exactly: docs/league.md, Reproducible leagues)",
                 report.reason.name(),
                 report.decisions.len()

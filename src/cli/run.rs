@@ -192,7 +192,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> {
     let started = std::time::Instant::now();
     if t.sandbox == Sandbox::Off {
-        eprintln!(
+        errln!(
             "warning: sandbox = \"off\": the bots run with this user's rights, environment and network, and can reach each other and the results (docs/security.md)"
         );
     }
@@ -231,7 +231,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
     let summary = match sprt.as_ref().and_then(|s| s.tracker.decided()) {
         // Decided in an earlier run: nothing more to play.
         Some(d) => {
-            eprintln!(
+            errln!(
                 "league {}: the SPRT decided in an earlier run ({} after {} games); no game to play",
                 t.name,
                 d.decision,
@@ -271,7 +271,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
     };
     if let Some(summary) = &summary {
         let resume = || {
-            eprintln!(
+            errln!(
                 "stopped after {} new games ({} of {} done). Run the same command again to resume.",
                 summary.played,
                 summary.played + summary.skipped,
@@ -283,7 +283,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
             RunEnd::Interrupted => {
                 resume();
                 if !how.no_report {
-                    eprintln!(
+                    errln!(
                         "the HTML report was not brought up to date (interrupted): arena report {} writes it",
                         dir.display()
                     );
@@ -291,7 +291,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
                 return Ok(ExitCode::from(130));
             }
             RunEnd::Stopped(why) => {
-                eprintln!("error: the league stopped: {why}");
+                errln!("error: the league stopped: {why}");
                 resume();
                 return Ok(ExitCode::FAILURE);
             }
@@ -319,7 +319,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         .with_context(|| format!("rating {}", games_csv.display()))?;
     let tables = crate::report::tables::write_files(crate::report::tables::tables_of(rated), &dir)
         .with_context(|| format!("writing rating tables in {}", dir.display()))?;
-    println!(
+    outln!(
         "{}",
         crate::report::tables::league_summary(&tables.report, &finishes)
     );
@@ -327,20 +327,20 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
     let (played, elapsed) = summary
         .as_ref()
         .map_or((0, 0.0), |s| (s.played, started.elapsed().as_secs_f64()));
-    println!(
+    outln!(
         "{} of {total} games ({played} played now, in {elapsed:.1} s) in {}: games.csv, games/records-*.jsonl, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
         games,
         dir.display(),
         games_csv.display()
     );
     if let Some(p) = report {
-        println!("report: {}", p.display());
+        outln!("report: {}", p.display());
     }
     if let Some(s) = &sprt {
         // Two bots: the SPRT's pairs are counted from the rows themselves.
         let rows = crate::results::csvio::read_rows(&games_csv)
             .with_context(|| format!("reading back {}", games_csv.display()))?;
-        println!("{}", s.verdict(&rows)?);
+        outln!("{}", s.verdict(&rows)?);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -29,6 +29,12 @@ pub struct ShowArgs {
 }
 
 pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
+    if !args.results.is_dir() {
+        anyhow::bail!(
+            "{}: no such folder (give a league's results folder, then a game_id of its games.csv)",
+            args.results.display()
+        );
+    }
     // The game's row says where its record is (a record log and an
     // offset, or a file of its own in folders of older versions).
     let (at, text) = records::find_record(&Layout::new(&args.results), &args.game_id)
@@ -90,6 +96,14 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let _ = writeln!(out, "result: {:?} ({})", rec.scores, rec.reason);
+    if let Some(seat) = rec.offender {
+        let who = spec.names.get(seat).map_or("?", String::as_str);
+        let _ = writeln!(
+            out,
+            "forfeit by seat {seat} {who}: {}",
+            rec.detail.as_deref().unwrap_or("(no detail)")
+        );
+    }
     emit(&out);
     Ok(ExitCode::SUCCESS)
 }

@@ -538,10 +538,15 @@ pub fn run(
             s.played + s.skipped,
             s.total
         ),
-        Err(e) => tracing::error!("league {}: {e}", t.name),
+        // For the log file: the command line says it on stderr itself.
+        Err(e) => tracing::error!(target: LOG_FILE_ONLY, "league {}: {e}", t.name),
     }
     summary
 }
+
+/// The target of the log events that only the league's log file wants
+/// (the command line shows the same on stderr its own way).
+pub const LOG_FILE_ONLY: &str = "mancala_arena::league::log_file";
 
 /// The league's own log (`arena run --log FILE`, `ARENA_LOG`): each event
 /// as a line, forfeits and restarts at `info`, every game at `debug`.
