@@ -793,6 +793,13 @@ fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("torn"), "{stderr}");
     assert!(stderr.contains("records without a row"), "{stderr}");
+    // What was cut is kept: the torn record's bytes, at the end of the file
+    // of records without a row.
+    let aside = std::fs::read_to_string(cut.join("uncommitted-records.jsonl")).unwrap();
+    assert!(
+        aside.ends_with(r#"{"type":"game","game_id":"r012-kisolo-p002-o1","variant":"kis"#),
+        "{aside}"
+    );
     let got = rows(&csv);
     assert_eq!(by_id(&got), expected);
     // The log holds whole records only, each once: every line is JSON.

@@ -24,7 +24,7 @@ use super::results_dir::{io, Layout, StoreError};
 pub use crate::results::records::{is_log_name, log_name, RecordAt};
 use crate::results::{csvio, GameRow};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// A log is rolled (the next one started) once it holds this many bytes.
@@ -106,23 +106,47 @@ impl Appender {
 
 /// Cuts every log of `games` to `committed(name)` bytes, the end of its
 /// last record that has a row: the bytes after it are records whose rows
-/// were never written (a run killed between the two writes). Returns the
+/// were never written (a run killed between the two writes; or rows lost
+/// from games.csv). They are appended to `aside` first, so nothing
+/// recorded is lost, and synced there before any log is cut. Returns the
 /// bytes cut.
-pub fn cut_uncommitted(games: &Path, committed: &dyn Fn(&str) -> u64) -> Result<u64, StoreError> {
-    let mut cut = 0;
+pub fn cut_uncommitted(
+    games: &Path,
+    committed: &dyn Fn(&str) -> u64,
+    aside: &Path,
+) -> Result<u64, StoreError> {
+    let mut tails = Vec::new();
     for (n, path) in logs(games) {
         let end = committed(&log_name(n));
         let meta = std::fs::metadata(&path).map_err(io(&path))?;
         // Not a file: nothing to cut (appending to it fails, naming it).
         let len = if meta.is_file() { meta.len() } else { continue };
         if len > end {
-            let f = OpenOptions::new()
-                .write(true)
-                .open(&path)
-                .map_err(io(&path))?;
-            f.set_len(end).map_err(io(&path))?;
-            cut += len - end;
+            tails.push((path, end, len));
         }
+    }
+    if tails.is_empty() {
+        return Ok(0);
+    }
+    let mut out = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(aside)
+        .map_err(io(aside))?;
+    for (path, end, _) in &tails {
+        let mut f = File::open(path).map_err(io(path))?;
+        f.seek(std::io::SeekFrom::Start(*end)).map_err(io(path))?;
+        std::io::copy(&mut f, &mut out).map_err(io(aside))?;
+    }
+    out.sync_all().map_err(io(aside))?;
+    let mut cut = 0;
+    for (path, end, len) in tails {
+        let f = OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .map_err(io(&path))?;
+        f.set_len(end).map_err(io(&path))?;
+        cut += len - end;
     }
     Ok(cut)
 }
@@ -249,16 +273,22 @@ mod tests {
     }
 
     #[test]
-    fn uncommitted_bytes_are_cut() {
+    fn uncommitted_bytes_are_cut_and_kept_aside() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(log_name(0)), "whole\ntorn").unwrap();
         std::fs::write(dir.path().join(log_name(1)), "no row").unwrap();
-        let cut = cut_uncommitted(dir.path(), &|name| match name {
-            "records-0000.jsonl" => 6,
-            _ => 0,
-        })
+        let aside = dir.path().join("aside.jsonl");
+        let cut = cut_uncommitted(
+            dir.path(),
+            &|name| match name {
+                "records-0000.jsonl" => 6,
+                _ => 0,
+            },
+            &aside,
+        )
         .unwrap();
         assert_eq!(cut, 4 + 6);
+        assert_eq!(std::fs::read_to_string(&aside).unwrap(), "tornno row");
         assert_eq!(
             std::fs::read_to_string(dir.path().join(log_name(0))).unwrap(),
             "whole\n"

@@ -179,6 +179,12 @@ impl Layout {
     pub fn rejected_csv(&self) -> PathBuf {
         self.root.join("rejected.csv")
     }
+
+    /// The record bytes a resume cut from the logs (records without a
+    /// row), kept.
+    pub fn uncommitted_records(&self) -> PathBuf {
+        self.root.join("uncommitted-records.jsonl")
+    }
 }
 
 /// The shard folders beside `dir` (`shard-K-of-N` in its parent), with
@@ -659,8 +665,11 @@ impl ResultsDir {
             }
         }
         rejected.sort_by_key(|r| r.line);
-        self.cut_record_bytes +=
-            records::cut_uncommitted(&games, &|name| ends.get(name).copied().unwrap_or(0))?;
+        self.cut_record_bytes += records::cut_uncommitted(
+            &games,
+            &|name| ends.get(name).copied().unwrap_or(0),
+            &self.layout.uncommitted_records(),
+        )?;
         self.done = done;
         Ok(rejected)
     }
