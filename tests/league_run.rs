@@ -574,24 +574,22 @@ output = "out"
     // `arena show` of a forfeited game says who forfeited and why.
     let forfeited = got.iter().find(|r| r.offender.is_some()).unwrap();
     let seat = forfeited.offender.unwrap();
-    let out = arena()
-        .args(["show"])
-        .arg(dir.path().join("out"))
-        .arg(&forfeited.game_id)
-        .output()
-        .unwrap();
+    let show = |folder: &str| {
+        arena()
+            .args(["show"])
+            .arg(dir.path().join(folder))
+            .arg(&forfeited.game_id)
+            .output()
+            .unwrap()
+    };
+    let out = show("out");
     let shown = String::from_utf8_lossy(&out.stdout);
     assert!(
         shown.contains(&format!("forfeit by seat {seat} d: ")),
         "{shown}"
     );
     // And of a folder that is not there, says so.
-    let out = arena()
-        .args(["show"])
-        .arg(dir.path().join("nowhere"))
-        .arg(&forfeited.game_id)
-        .output()
-        .unwrap();
+    let out = show("nowhere");
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && said.contains("no such folder"),
