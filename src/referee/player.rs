@@ -24,7 +24,7 @@ pub const DETAIL_MAX: usize = 200;
 
 /// How long the referee waits, after an answer that is not legal, for a
 /// line that would show the bot wrote more lines than it was asked for
-/// (see [`BotPlayer::decide`]). Only illegal answers wait.
+/// (see [`Player::explain_illegal`]). Only illegal answers wait.
 pub const EXTRA_LINE_GRACE: Duration = Duration::from_millis(50);
 
 /// A game is starting; `seat` is this player's.
@@ -115,6 +115,12 @@ pub trait Player: Send {
     /// restart. The default: an in-process player never does.
     fn quiet(&mut self, _when: &str) -> Result<(), Fault> {
         Ok(())
+    }
+    /// Its answer `option` is not one of the legal options: a fault that
+    /// says better what happened, if the player knows one (a bot that wrote
+    /// more lines than it was asked for). The default: none.
+    fn explain_illegal<'a>(&'a mut self, _option: &'a str) -> PlayerFuture<'a, Option<Fault>> {
+        Box::pin(std::future::ready(None))
     }
     /// The referee ruled a forfeit against this player: it is not fit for
     /// another game (a bot's process is replaced, so that a reply it still
@@ -669,12 +675,6 @@ impl Player for BotPlayer {
                         self.break_off();
                         return Err(fault);
                     }
-                    if !ask.legal.contains(&option) {
-                        if let Some(fault) = self.one_line_too_many(&option).await {
-                            self.break_off();
-                            return Err(fault);
-                        }
-                    }
                     Ok(Answer {
                         option,
                         elapsed: Some(elapsed),
@@ -729,6 +729,10 @@ impl Player for BotPlayer {
 
     fn quiet(&mut self, when: &str) -> Result<(), Fault> {
         self.check_quiet(when, true)
+    }
+
+    fn explain_illegal<'a>(&'a mut self, option: &'a str) -> PlayerFuture<'a, Option<Fault>> {
+        Box::pin(self.one_line_too_many(option))
     }
 
     fn forfeited(&mut self) {
