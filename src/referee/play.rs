@@ -43,7 +43,8 @@ pub async fn play_game(
     Ok(table.finish(forfeit, on_event).await)
 }
 
-/// The legal options for a message: the first ones, up to about 100 bytes.
+/// The legal options for a message: the first ones, up to about 100 bytes
+/// (the engine's notation: nothing to escape).
 fn listed(legal: &[String]) -> String {
     let mut out = String::new();
     for (i, o) in legal.iter().enumerate() {
@@ -54,7 +55,7 @@ fn listed(legal: &[String]) -> String {
         if i > 0 {
             out.push(' ');
         }
-        out.push_str(&crate::protocol::truncate(o.as_bytes(), 100));
+        out.push_str(o);
     }
     out
 }
