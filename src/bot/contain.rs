@@ -19,6 +19,17 @@ impl BotProcess {
         self.exited
     }
 
+    /// The exit status, waiting up to `grace` for it: for a process that
+    /// closed its stdout and is on its way out.
+    pub async fn exit_status_within(&mut self, grace: Duration) -> Option<ExitStatus> {
+        if self.exit_status().is_none() {
+            if let Ok(Ok(s)) = tokio::time::timeout(grace, self.child.wait()).await {
+                self.exited = Some(s);
+            }
+        }
+        self.exited
+    }
+
     /// True when the leader process has exited (even if nobody has reaped
     /// it yet). Does not reap it, so it works through `&self`.
     pub fn has_exited(&self) -> bool {

@@ -27,6 +27,10 @@ pub const DETAIL_MAX: usize = 200;
 /// (see [`Player::explain_illegal`]). Only illegal answers wait.
 pub const EXTRA_LINE_GRACE: Duration = Duration::from_millis(50);
 
+/// How long the referee waits for the exit status of a bot whose stdout
+/// closed between games (as a read that meets the end of its stdout does).
+const EXIT_GRACE: Duration = Duration::from_millis(100);
+
 /// A game is starting; `seat` is this player's.
 pub struct Start<'a> {
     pub game_id: &'a str,
@@ -588,7 +592,17 @@ impl Player for BotPlayer {
                 &mut self.buf,
             );
             // Left over from the handshake or the previous game.
-            self.check_quiet("before game_start", true)?;
+            if let Err(f) = self.check_quiet("before game_start", true) {
+                if f.kind != ForfeitKind::Crash {
+                    return Err(f);
+                }
+                // Its stdout closed after the last game: it is on its way
+                // out, and its status, if it comes soon, says how (a bot
+                // that exits after each game with status 0 is told why
+                // that is wrong).
+                let status = self.process.exit_status_within(EXIT_GRACE).await;
+                return Err(self.fault(BotError::Exited { status }));
+            }
             self.send(s.deadline).await
         })
     }
