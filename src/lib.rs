@@ -2,6 +2,7 @@
 //! for five mancala-family games.
 //!
 //! Dependencies point one way: `cli -> league -> referee -> (engine, bot)`;
+//! `host` (machine facts: CPUs, descriptor limits, liveness) is below all;
 //! `cli -> report -> (ratings, results)`; `ratings` depends only on the
 //! `results` rows, and `results` on nothing of ours.
 
@@ -9,6 +10,7 @@ pub mod ai;
 pub mod bot;
 pub mod cli;
 pub mod engine;
+pub mod host;
 pub mod league;
 pub mod protocol;
 pub mod ratings;

@@ -46,7 +46,7 @@ impl Cgroup {
         };
         let bytes = limits.memory_mb.saturating_mul(1 << 20);
         let quota = u64::from(limits.cpus) * 100_000;
-        let pinned = super::sys::allowed_cpus().filter(|c| c.len() <= limits.cpus as usize);
+        let pinned = crate::host::allowed_cpus().filter(|c| c.len() <= limits.cpus as usize);
         let cpus = match (pinned, Self::parent_mems()) {
             (Some(pinned), Some(mems)) => (
                 "cpuset",

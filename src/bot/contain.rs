@@ -3,6 +3,7 @@
 //! their environment; the leader is reaped.
 
 use super::{sys, BotProcess, TOKEN_VAR};
+use crate::host::process_alive;
 use std::process::ExitStatus;
 use std::time::Duration;
 
@@ -159,17 +160,6 @@ fn tokened_pids(needle: &[u8]) -> Vec<u32> {
         }
     }
     pids
-}
-
-/// True while process `pid` exists and is not a zombie (Linux: /proc).
-pub fn process_alive(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    let state = stat
-        .rsplit_once(')')
-        .and_then(|(_, r)| r.split_whitespace().next());
-    !matches!(state, None | Some("Z") | Some("X"))
 }
 
 /// True while any process carrying `token` lives (see [`TOKEN_VAR`]).

@@ -34,7 +34,7 @@ mod spawn;
 pub(crate) mod sys;
 mod view;
 
-pub use contain::{group_alive, kill_group, kill_tokened, process_alive, token_alive};
+pub use contain::{group_alive, kill_group, kill_tokened, token_alive};
 pub use lines::{STRAY_KEEP, STRAY_SCAN};
 pub use spawn::{sweep_leftovers, TOKEN_VAR};
 

@@ -190,7 +190,7 @@ pub fn sweep_leftovers() {
         name.strip_prefix(prefix)
             .and_then(|rest| rest.split('-').next())
             .and_then(|pid| pid.parse::<u32>().ok())
-            .is_some_and(|pid| pid != std::process::id() && !super::process_alive(pid))
+            .is_some_and(|pid| pid != std::process::id() && !crate::host::process_alive(pid))
     };
     if let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) {
         for e in dir.flatten() {

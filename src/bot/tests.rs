@@ -1,6 +1,7 @@
 //! The bot runner against real `sh` processes.
 
 use super::*;
+use crate::host::process_alive;
 use std::path::Path;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -356,7 +357,7 @@ fn leftovers_of_dead_referees_are_swept() {
 /// (Needs cgroups and two CPUs; else says why it did not run.)
 #[test]
 fn a_pinned_bot_cannot_widen_its_cpus() {
-    let cpus = sys::allowed_cpus().unwrap_or_default();
+    let cpus = crate::host::allowed_cpus().unwrap_or_default();
     if cpus.len() < 2 || !cgroup::mechanism().starts_with("cgroup") {
         eprintln!("not run: needs cgroups and two CPUs");
         return;
@@ -367,7 +368,7 @@ fn a_pinned_bot_cannot_widen_its_cpus() {
         cpus.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
     );
     let seen = std::thread::spawn(move || {
-        sys::pin_current_thread(cpu);
+        crate::host::pin_current_thread(cpu);
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

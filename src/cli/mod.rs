@@ -197,11 +197,7 @@ impl Command {
 /// default, which Rust sets to ignored. (The commands that play bots keep
 /// it ignored, see [`outln!`].)
 fn end_quietly_when_the_reader_goes() {
-    // SAFETY: sets one signal's disposition to its default; called before
-    // any thread is started.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    crate::host::default_sigpipe();
 }
 
 /// The error and its causes, each cause once: library errors often show

@@ -942,7 +942,7 @@ fn holder_is_gone(holder: &str) -> bool {
     };
     let host = holder.rsplit(" on host ").next().map(str::trim);
     match (pid, host) {
-        (Some(pid), Some(h)) => h == host_name() && !crate::bot::process_alive(pid),
+        (Some(pid), Some(h)) => h == host_name() && !crate::host::process_alive(pid),
         _ => false,
     }
 }

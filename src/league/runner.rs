@@ -16,7 +16,7 @@ use super::results_dir::{
 };
 use super::schedule::{self, Cursor, Schedule, ScheduledGame, Shard};
 use crate::bot::manifest;
-use crate::bot::{sys, BotCommand, Launch, LimitSettings, Sandbox, StderrBudget};
+use crate::bot::{BotCommand, Launch, LimitSettings, Sandbox, StderrBudget};
 use crate::referee::{
     self, record, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl, Timing,
 };
@@ -421,14 +421,14 @@ fn joined<T>(r: Result<T, tokio::task::JoinError>) -> Option<T> {
 
 /// The CPUs this process may run on.
 fn allowed_cpus() -> Vec<usize> {
-    sys::allowed_cpus().unwrap_or_else(|| (0..super::config::default_concurrency()).collect())
+    crate::host::allowed_cpus().unwrap_or_else(|| (0..super::config::default_concurrency()).collect())
 }
 
 /// Pins the calling thread (and so the bot processes it spawns, which
 /// inherit the mask) to one CPU: a game's referee and bots then share a
 /// core and its caches, as fastchess's affinity option does.
 fn pin_current_thread(cpu: usize) {
-    sys::pin_current_thread(cpu);
+    crate::host::pin_current_thread(cpu);
 }
 
 /// The CPUs no worker is pinned to, where workers are pinned: the main
@@ -644,7 +644,7 @@ fn run_logged(
     // What sandboxed bots of killed runs left behind.
     crate::bot::sweep_leftovers();
     // Every live bot costs the referee descriptors (docs/league.md).
-    if let Some(n) = sys::raise_open_files_limit() {
+    if let Some(n) = crate::host::raise_open_files_limit() {
         tracing::debug!("open files limit: {n}");
     }
     let mut store = ResultsDir::open(&dir, &meta)?;
@@ -761,7 +761,7 @@ fn run_logged(
     // run it on the worker's CPU, between the referee and its bots.
     let spare = spare_cpus(&cpus, workers, opts.no_affinity);
     if !spare.is_empty() {
-        sys::pin_current_thread_to(&spare);
+        crate::host::pin_current_thread_to(&spare);
     }
 
     let mut played = 0;
@@ -811,7 +811,7 @@ fn run_logged(
         let _ = h.join();
     }
     if !spare.is_empty() {
-        sys::pin_current_thread_to(&cpus);
+        crate::host::pin_current_thread_to(&cpus);
     }
     let synced = store.sync();
     drop(signals);

@@ -15,7 +15,7 @@ pub fn processes_with(word: &str) -> Vec<u32> {
         let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
             continue;
         };
-        if String::from_utf8_lossy(&cmd).contains(word) && mancala_arena::bot::process_alive(pid) {
+        if String::from_utf8_lossy(&cmd).contains(word) && mancala_arena::host::process_alive(pid) {
             found.push(pid);
         }
     }

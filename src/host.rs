@@ -1,0 +1,98 @@
+//! Facts of the machine the referee runs on that are not the sandbox: the
+//! CPUs it may use and pinning to them, its open-files limit, whether a
+//! process lives, and signal set-up. (Everything that shuts a bot in lives
+//! in `bot::sandbox`.) Linux is the target; elsewhere these do nothing or
+//! say they do not know.
+
+/// The CPUs this process may run on (`sched_getaffinity`), or `None` when
+/// the system does not say.
+pub fn allowed_cpus() -> Option<Vec<usize>> {
+    #[cfg(target_os = "linux")]
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity
+    // writes at most size_of::<cpu_set_t>() bytes into it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+            let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+                .filter(|&c| libc::CPU_ISSET(c, &set))
+                .collect();
+            if !cpus.is_empty() {
+                return Some(cpus);
+            }
+        }
+    }
+    None
+}
+
+/// Pins the calling thread (and so the processes it spawns, which inherit
+/// the mask) to one CPU.
+pub fn pin_current_thread(cpu: usize) {
+    pin_current_thread_to(&[cpu]);
+}
+
+/// Lets the calling thread run on `cpus` only (none: nothing changes).
+pub fn pin_current_thread_to(cpus: &[usize]) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: the set is a plain bit set built with the libc macros (CPU_SET
+    // ignores numbers past CPU_SETSIZE); pid 0 is the calling thread.
+    unsafe {
+        if cpus.is_empty() {
+            return;
+        }
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &cpu in cpus {
+            libc::CPU_SET(cpu, &mut set);
+        }
+        let _ = libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cpus;
+}
+
+/// Raises this process's soft limit on open files to its hard limit (bots
+/// cost descriptors: see docs/league.md); returns the limit now in force,
+/// or `None` when the system does not say.
+pub fn raise_open_files_limit() -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write one plain struct that
+    // we own.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) != 0 {
+            return None;
+        }
+        if r.rlim_cur < r.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: r.rlim_max,
+                rlim_max: r.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                r = raised;
+            }
+        }
+    }
+    Some(r.rlim_cur)
+}
+
+/// True while process `pid` exists and is not a zombie (Linux: /proc).
+pub fn process_alive(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, r)| r.split_whitespace().next());
+    !matches!(state, None | Some("Z") | Some("X"))
+}
+
+/// SIGPIPE back to its default, which Rust sets to ignored: for the
+/// commands that end as Unix filters do when their reader goes away.
+/// Call before any thread is started.
+pub fn default_sigpipe() {
+    // SAFETY: sets one signal's disposition to its default.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
