@@ -1000,7 +1000,7 @@ fn bad_files_and_bots_are_reported_before_any_game() {
 /// test says so.)
 #[test]
 fn a_memory_hog_in_a_league_forfeits_and_the_referee_stays_small() {
-    let mechanism = mancala_arena::bot::cgroup::mechanism();
+    let mechanism = mancala_arena::bot::sandbox::cgroup::mechanism();
     if !mechanism.starts_with("cgroup") {
         eprintln!("not run: {mechanism}");
         return;

@@ -482,7 +482,7 @@ async fn in_sandbox(
 
 /// True when cgroups enforce the limits here; else says why not.
 fn cgroups_here() -> bool {
-    let mechanism = mancala_arena::bot::cgroup::mechanism();
+    let mechanism = mancala_arena::bot::sandbox::cgroup::mechanism();
     let here = mechanism.starts_with("cgroup");
     if !here {
         eprintln!("not run: {mechanism}");

@@ -79,17 +79,11 @@ impl BotProcess {
         self.stdin = None;
     }
 
-    /// Removes the sandbox's scratch folder (the processes are dead or
-    /// dying: what they still hold open goes with them).
+    /// Gives back the sandbox's share (see [`super::sandbox::Jail::release`]).
     fn remove_scratch(&mut self) {
-        if let Some(dir) = self.scratch.take() {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-        // Its cgroups go once empty; kept (and read) until then.
-        if let Some(g) = self.cgroup.as_mut() {
-            if self.exited.is_some() {
-                g.remove();
-            }
+        let exited = self.exited.is_some();
+        if let Some(j) = self.jail.as_mut() {
+            j.release(exited);
         }
     }
 

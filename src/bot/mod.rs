@@ -26,13 +26,12 @@
 //! Everything here runs on the caller's tokio runtime (a `current_thread`
 //! runtime per worker is the intended use); nothing blocks a thread.
 
-pub mod cgroup;
 mod contain;
 mod lines;
 pub mod manifest;
+pub mod sandbox;
 mod spawn;
 pub(crate) mod sys;
-mod view;
 
 pub use contain::{group_alive, kill_group, kill_tokened, token_alive};
 pub use lines::{STRAY_KEEP, STRAY_SCAN};
@@ -102,7 +101,7 @@ pub enum Sandbox {
     /// Its own user, PID, mount, network and IPC namespaces (no network at
     /// all, no other process), a root of its own (see `view.rs`: system
     /// folders, `PATH`, its own folder, read-only), and an environment
-    /// cleared to [`SANDBOX_ENV`], the bot's own `env` and [`TOKEN_VAR`],
+    /// cleared to [`sandbox::SANDBOX_ENV`], the bot's own `env` and [`TOKEN_VAR`],
     /// with `HOME` and `TMPDIR` at `/tmp`, a scratch folder of its own,
     /// created for the process and removed after it.
     #[default]
@@ -110,10 +109,6 @@ pub enum Sandbox {
     /// None of that: the referee's environment and network.
     Off,
 }
-
-/// The variables a sandboxed bot keeps from the referee's environment
-/// (besides `HOME` and `TMPDIR`, which point at its scratch folder).
-pub const SANDBOX_ENV: &[&str] = &["PATH", "LANG"];
 
 /// Bytes of stderr log shared by several processes (see
 /// [`Launch::stderr_budget`]).
@@ -375,9 +370,9 @@ pub async fn log_tail(path: &std::path::Path, n: usize, from: u64) -> Option<Str
 /// Why a sandbox could not be set up, and what to do.
 fn sandbox_why(e: &std::io::Error) -> String {
     const OFF: &str = "or run without it: `sandbox = \"off\"` in the league file, `--sandbox off` on the command line (docs/security.md)";
-    if e.raw_os_error() == Some(sys::VIEW_FAILED) {
+    if e.raw_os_error() == Some(sandbox::VIEW_FAILED) {
         format!("its root (the folders it may see) could not be built; the bot's stderr log names the step that failed (a folder that cannot be mounted, say); {OFF}")
-    } else if sys::is_isolate_error(e) {
+    } else if sandbox::is_isolate_error(e) {
         format!("no user namespace can be made here. The sandbox needs them (Linux: sysctl user.max_user_namespaces > 0, and kernel.unprivileged_userns_clone = 1 where it exists; in a container, allow unshare and mount); {OFF}")
     } else {
         format!("{e}; {OFF}")
@@ -421,12 +416,9 @@ pub struct BotProcess {
     /// The value of [`TOKEN_VAR`] in the bot's environment, inherited by
     /// its descendants: finds the ones that left the process group.
     token: String,
-    /// The sandbox's scratch folder (HOME, TMPDIR), removed with the
-    /// process.
-    scratch: Option<PathBuf>,
-    /// The sandbox's cgroups (memory, processes, CPU), where they can be
-    /// made.
-    cgroup: Option<cgroup::Cgroup>,
+    /// The sandbox's share of the machine (scratch folder, cgroups),
+    /// released with the process.
+    jail: Option<sandbox::Jail>,
 }
 
 impl std::fmt::Debug for BotProcess {
@@ -451,7 +443,7 @@ impl BotProcess {
     /// True when the kernel killed one of the bot's processes at its
     /// memory limit.
     pub fn over_memory(&self) -> bool {
-        self.cgroup.as_ref().is_some_and(cgroup::Cgroup::oom_killed)
+        self.jail.as_ref().is_some_and(sandbox::Jail::over_memory)
     }
 }
 

@@ -2,8 +2,8 @@
 //! drained into a capped log, a token in its environment, and death with the
 //! referee.
 
-use super::{sys, BotError, BotProcess, Launch, Sandbox, StderrBudget, SANDBOX_ENV};
-use std::path::PathBuf;
+use super::sandbox::{self, Jail};
+use super::{sys, BotError, BotProcess, Launch, Sandbox, StderrBudget};
 use std::process::Stdio;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
@@ -33,7 +33,7 @@ impl BotProcess {
             limits,
             stderr_budget,
             sandbox,
-            hidden,
+            hidden: _,
         } = launch;
         let log = match stderr_log {
             Some(path) => {
@@ -67,71 +67,25 @@ impl BotProcess {
             c.current_dir(dir);
         }
         let token = new_token();
-        let scratch = match sandbox {
-            Sandbox::Off => None,
-            Sandbox::On => {
-                let dir = scratch_dir(&token).map_err(|source| BotError::Sandbox {
-                    command: cmd.display(),
-                    source,
-                })?;
-                c.env_clear();
-                for k in SANDBOX_ENV {
-                    if let Some(v) = std::env::var_os(k) {
-                        c.env(k, v);
-                    }
-                }
-                let home = super::view::SCRATCH_IN_VIEW;
-                c.env("HOME", home).env("TMPDIR", home);
-                Some(dir)
-            }
-        };
-        for (k, v) in &cmd.env {
-            c.env(k, v);
-        }
-        c.env(TOKEN_VAR, &token);
+        // Before the sandbox's own set-up: in the sandbox, the bot's parent
+        // is not the referee (see sandbox::child::isolate).
+        //
         // If the referee itself dies without cleaning up (kill -9, a crash),
         // the kernel kills the bot: no orphan keeps running. (Its own
         // children are reached by the group kill on every ordinary exit
         // path.)
         sys::die_with_parent(c.as_std_mut());
-        // After die_with_parent: in the sandbox the bot's parent is not the
-        // referee (see isolate).
-        let cgroup = match &scratch {
-            Some(dir) => {
-                let tmp_bytes = limits.file_size_mb.saturating_mul(1 << 20);
-                let view = super::view::plan(cmd, &dir.join("root"), tmp_bytes, hidden).map_err(
-                    |source| {
-                        let _ = std::fs::remove_dir_all(dir);
-                        BotError::Sandbox {
-                            command: cmd.display(),
-                            source,
-                        }
-                    },
-                )?;
-                let cgroup = super::cgroup::Cgroup::create(&token, limits);
-                let procs = cgroup.as_ref().map(|g| g.procs_files()).unwrap_or_default();
-                // Without a memory cgroup, each process's data (heap and
-                // private writable mappings) is bounded instead.
-                let data = match cgroup {
-                    Some(_) => None,
-                    None => Some(limits.memory_mb.saturating_mul(1 << 20)),
-                };
-                sys::isolate(
-                    c.as_std_mut(),
-                    procs,
-                    limits.file_size_mb.saturating_mul(1 << 20),
-                    data,
-                    view,
-                );
-                cgroup
-            }
-            None => None,
+        let jail = match sandbox {
+            Sandbox::Off => None,
+            Sandbox::On => Some(Jail::prepare(launch, c.as_std_mut(), &token)?),
         };
+        for (k, v) in &cmd.env {
+            c.env(k, v);
+        }
+        c.env(TOKEN_VAR, &token);
         let mut child = c.spawn().map_err(|source| {
-            if let Some(dir) = &scratch {
-                let _ = std::fs::remove_dir_all(dir);
-            }
-            match sys::is_isolate_error(&source) && scratch.is_some() {
+            // On failure, `jail` is dropped: its scratch folder with it.
+            match sandbox::is_isolate_error(&source) && jail.is_some() {
                 true => BotError::Sandbox {
                     command: cmd.display(),
                     source,
@@ -176,8 +130,7 @@ impl BotProcess {
             stderr_task,
             stderr_seen,
             token,
-            scratch,
-            cgroup,
+            jail,
         })
     }
 }
@@ -186,32 +139,12 @@ impl BotProcess {
 /// (a referee killed with SIGKILL cleans nothing up): their scratch folders
 /// and empty cgroups, all named after the referee's pid.
 pub fn sweep_leftovers() {
-    let dead = |name: &str, prefix: &str| {
+    sandbox::sweep_leftovers(|name: &str, prefix: &str| {
         name.strip_prefix(prefix)
             .and_then(|rest| rest.split('-').next())
             .and_then(|pid| pid.parse::<u32>().ok())
             .is_some_and(|pid| pid != std::process::id() && !crate::host::process_alive(pid))
-    };
-    if let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) {
-        for e in dir.flatten() {
-            if dead(&e.file_name().to_string_lossy(), "arena-scratch-") {
-                let _ = std::fs::remove_dir_all(e.path());
-            }
-        }
-    }
-    super::cgroup::sweep(|name| dead(name, "arena-"));
-}
-
-/// A fresh folder for one sandboxed process, readable by it alone: `root/`,
-/// where its root is built (its `/tmp` is a tmpfs of its own, in there).
-fn scratch_dir(token: &str) -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    let dir = std::env::temp_dir().join(format!("arena-scratch-{token}"));
-    std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
-    std::fs::DirBuilder::new()
-        .mode(0o700)
-        .create(dir.join("root"))?;
-    Ok(dir)
+    });
 }
 
 /// Copies stderr into the log until EOF, keeping at most `cap` bytes of

@@ -358,7 +358,7 @@ fn leftovers_of_dead_referees_are_swept() {
 #[test]
 fn a_pinned_bot_cannot_widen_its_cpus() {
     let cpus = crate::host::allowed_cpus().unwrap_or_default();
-    if cpus.len() < 2 || !cgroup::mechanism().starts_with("cgroup") {
+    if cpus.len() < 2 || !sandbox::cgroup::mechanism().starts_with("cgroup") {
         eprintln!("not run: needs cgroups and two CPUs");
         return;
     }

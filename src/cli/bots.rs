@@ -79,7 +79,7 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
     if !args.no_check {
         outln!(
             "checked in the sandbox; limits: {}",
-            crate::bot::cgroup::mechanism()
+            crate::bot::sandbox::cgroup::mechanism()
         );
     }
     Ok(if failures > 0 || !bad.is_empty() {

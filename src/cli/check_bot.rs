@@ -188,7 +188,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
             l.processes,
             l.cpus,
             l.file_size_mb,
-            crate::bot::cgroup::mechanism()
+            crate::bot::sandbox::cgroup::mechanism()
         ));
     }
     let rt = runtime()?;

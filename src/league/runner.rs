@@ -421,7 +421,8 @@ fn joined<T>(r: Result<T, tokio::task::JoinError>) -> Option<T> {
 
 /// The CPUs this process may run on.
 fn allowed_cpus() -> Vec<usize> {
-    crate::host::allowed_cpus().unwrap_or_else(|| (0..super::config::default_concurrency()).collect())
+    crate::host::allowed_cpus()
+        .unwrap_or_else(|| (0..super::config::default_concurrency()).collect())
 }
 
 /// Pins the calling thread (and so the bot processes it spawns, which

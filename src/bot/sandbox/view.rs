@@ -21,8 +21,8 @@
 //! Everything is planned here, in ordinary code, before the fork; the child
 //! only replays the plan (`sys::RootPlan`).
 
-use super::sys::{self, MountStep, RootPlan};
-use super::BotCommand;
+use super::child::{self as sys, MountStep, RootPlan};
+use crate::bot::BotCommand;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};

@@ -10,7 +10,7 @@
 //! rlimits apply: the file size, and the memory as each process's data
 //! size (`RLIMIT_DATA`); [`mechanism`] says which is in force.
 
-use super::Limits;
+use crate::bot::Limits;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 

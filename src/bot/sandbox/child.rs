@@ -1,0 +1,417 @@
+//! The sandboxed child's side, between fork and exec: namespaces, the
+//! keeper, and the bot's root replayed from its plan (`view.rs`). Every
+//! call here is async-signal-safe, on buffers built before the fork.
+
+/// Puts the child, between fork and exec, in user, PID, mount, network and
+/// IPC namespaces of its own: no network (only a loopback that is down), no
+/// System V IPC or POSIX queues shared with others, no other process it can
+/// signal or trace (their pids do not exist in its namespace), and a root
+/// of its own built from `view` (see `view.rs`). Inside, the user is not
+/// root ([`VIEW_UID`]), so the bot keeps no capability after exec: it
+/// cannot undo its mounts. Fails (and the spawn with it) where user
+/// namespaces are not allowed.
+///
+/// A new PID namespace takes effect for children only, so the child forks
+/// once more: the bot is the grandchild, PID 1 of its namespace (when it
+/// ends, the kernel kills everything it left in there), and the child stays
+/// outside as its keeper: it holds no descriptor, waits for the bot and
+/// exits as the bot did, so the referee sees the bot's status. Both share
+/// the bot's process group, so a group kill reaches both; the bot dies with
+/// its keeper (PR_SET_PDEATHSIG). The bot, as PID 1, builds its root and
+/// mounts its `/proc`.
+///
+/// Before that, the child joins the bot's cgroups (`cgroup_procs`: files to
+/// write `0` into) and the bot gets `RLIMIT_FSIZE` = `file_size` bytes, and
+/// `RLIMIT_DATA` = `data` bytes when given (the memory limit where no
+/// cgroup could be made).
+pub fn isolate(
+    cmd: &mut std::process::Command,
+    cgroup_procs: Vec<std::ffi::CString>,
+    file_size: u64,
+    data: Option<u64>,
+    view: RootPlan,
+) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: geteuid and getegid cannot fail.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    let inside = |id: u32| if id == 0 { VIEW_UID } else { id };
+    // Built before the fork: nothing allocates between fork and exec.
+    let uid_map = format!("{} {uid} 1\n", inside(uid));
+    let gid_map = format!("{} {gid} 1\n", inside(gid));
+    // SAFETY: only async-signal-safe system calls (unshare, open, write,
+    // close, fork, prctl, waitpid, kill, mkdir, symlink, mount, chdir,
+    // pivot_root, umount2, _exit) run between fork and exec, on buffers
+    // built before the fork.
+    unsafe {
+        cmd.pre_exec(move || {
+            for procs in &cgroup_procs {
+                if !write_proc(procs, b"0") {
+                    return Err(std::io::Error::from_raw_os_error(ISOLATE_FAILED));
+                }
+            }
+            let fsize = libc::rlimit {
+                rlim_cur: file_size,
+                rlim_max: file_size,
+            };
+            let flags = libc::CLONE_NEWUSER
+                | libc::CLONE_NEWPID
+                | libc::CLONE_NEWNS
+                | libc::CLONE_NEWNET
+                | libc::CLONE_NEWIPC;
+            let data_ok = match data {
+                Some(bytes) => {
+                    let limit = libc::rlimit {
+                        rlim_cur: bytes,
+                        rlim_max: bytes,
+                    };
+                    libc::setrlimit(libc::RLIMIT_DATA, &limit) == 0
+                }
+                None => true,
+            };
+            let set_up = libc::setrlimit(libc::RLIMIT_FSIZE, &fsize) == 0
+                && data_ok
+                && libc::unshare(flags) == 0
+                && write_proc(c"/proc/self/setgroups", b"deny")
+                && write_proc(c"/proc/self/uid_map", uid_map.as_bytes())
+                && write_proc(c"/proc/self/gid_map", gid_map.as_bytes());
+            if !set_up {
+                // An errno that exec never gives: the spawn's caller can
+                // tell a sandbox failure from a bad command.
+                return Err(std::io::Error::from_raw_os_error(ISOLATE_FAILED));
+            }
+            let bot = libc::fork();
+            if bot < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if bot == 0 {
+                // The bot, PID 1 of its namespace: it dies with its keeper.
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                return enter(&view);
+            }
+            keep(bot)
+        });
+    }
+}
+
+/// The user and group id a sandboxed bot has inside its namespace when
+/// the referee runs as root: any id but 0, so that exec leaves the bot no
+/// capability.
+pub const VIEW_UID: u32 = 1000;
+
+/// One step of building a sandboxed bot's root; every path but a bind's
+/// source and a link's target is already under the new root.
+#[derive(Debug)]
+pub enum MountStep {
+    /// An empty folder (nothing if it exists).
+    Dir(std::ffi::CString),
+    /// An empty file, to bind a file over.
+    File(std::ffi::CString),
+    Symlink {
+        target: std::ffi::CString,
+        link: std::ffi::CString,
+    },
+    /// `src` shown at `dst`, with what is mounted inside it; read-only with
+    /// these flags (those the kernel will not let us drop), or writable.
+    Bind {
+        src: std::ffi::CString,
+        dst: std::ffi::CString,
+        read_only: Option<libc::c_ulong>,
+    },
+    /// A mount that came with a bind, made read-only too.
+    ReadOnly {
+        dst: std::ffi::CString,
+        flags: libc::c_ulong,
+    },
+    /// An empty read-only folder over `dst` (a hidden folder).
+    Empty(std::ffi::CString),
+    /// A fresh writable tmpfs at `dst` (`options`: its mode and size).
+    Scratch {
+        dst: std::ffi::CString,
+        options: std::ffi::CString,
+    },
+    /// The `/proc` of the bot's PID namespace.
+    Proc(std::ffi::CString),
+}
+
+/// A sandboxed bot's root: built at `root` from `steps`, then made `/`;
+/// the bot starts in `cwd`.
+#[derive(Debug)]
+pub struct RootPlan {
+    pub root: std::ffi::CString,
+    pub steps: Vec<MountStep>,
+    pub cwd: std::ffi::CString,
+}
+
+/// The mount flags that [`MountStep::Bind`] must keep when it remounts
+/// `path` read-only (a user namespace may add restrictions to a mount, not
+/// drop them), plus `nosuid` and `nodev`.
+pub fn locked_flags(path: &std::path::Path) -> libc::c_ulong {
+    use std::os::unix::ffi::OsStrExt;
+    let keep = libc::ST_NOSUID
+        | libc::ST_NODEV
+        | libc::ST_NOEXEC
+        | libc::ST_NOATIME
+        | libc::ST_NODIRATIME
+        | libc::ST_RELATIME;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return libc::MS_NOSUID | libc::MS_NODEV;
+    };
+    // SAFETY: statvfs fills a zeroed plain struct that we own, from a
+    // NUL-terminated path.
+    let flags = unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(c.as_ptr(), &mut st) == 0 {
+            st.f_flag & keep
+        } else {
+            0
+        }
+    };
+    // ST_* and MS_* share their values.
+    flags as libc::c_ulong | libc::MS_NOSUID | libc::MS_NODEV
+}
+
+/// Every mount point of this process's mount namespace
+/// (/proc/self/mountinfo), `\040`-style escapes undone.
+pub fn mount_points() -> Vec<std::path::PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    let Ok(info) = std::fs::read_to_string("/proc/self/mountinfo") else {
+        return Vec::new();
+    };
+    let unescape = |s: &str| {
+        let b = s.as_bytes();
+        let mut out = Vec::with_capacity(b.len());
+        let mut i = 0;
+        while i < b.len() {
+            let octal = b.get(i + 1..i + 4).and_then(|o| {
+                std::str::from_utf8(o)
+                    .ok()
+                    .and_then(|o| u8::from_str_radix(o, 8).ok())
+            });
+            match (b[i], octal) {
+                (b'\\', Some(v)) => {
+                    out.push(v);
+                    i += 4;
+                }
+                (c, _) => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+        }
+        std::path::PathBuf::from(std::ffi::OsString::from_vec(out))
+    };
+    info.lines()
+        .filter_map(|l| l.split(' ').nth(4).map(unescape))
+        .collect()
+}
+
+/// Builds the bot's root from `view` and makes it `/` (see [`RootPlan`]).
+/// On failure, says which step failed on stderr (the bot's log) and
+/// returns [`VIEW_FAILED`].
+///
+/// # Safety
+/// Between fork and exec, as PID 1 of the bot's namespaces: only
+/// async-signal-safe calls, on buffers built before the fork.
+unsafe fn enter(view: &RootPlan) -> std::io::Result<()> {
+    let fail = |what: &[u8], path: &std::ffi::CStr| {
+        for part in [
+            b"arena sandbox: cannot ".as_slice(),
+            what,
+            b" ",
+            path.to_bytes(),
+            b"\n",
+        ] {
+            libc::write(2, part.as_ptr().cast(), part.len());
+        }
+        Err(std::io::Error::from_raw_os_error(VIEW_FAILED))
+    };
+    let none = std::ptr::null::<libc::c_char>();
+    let root = view.root.as_ptr();
+    if libc::mount(
+        none,
+        c"/".as_ptr(),
+        none,
+        libc::MS_REC | libc::MS_PRIVATE,
+        none.cast(),
+    ) != 0
+    {
+        return fail(b"make private", c"/");
+    }
+    let tmpfs = c"tmpfs".as_ptr();
+    let opts = c"mode=0755,size=1m";
+    if libc::mount(
+        tmpfs,
+        root,
+        tmpfs,
+        libc::MS_NOSUID | libc::MS_NODEV,
+        opts.as_ptr().cast(),
+    ) != 0
+    {
+        return fail(b"mount a root at", &view.root);
+    }
+    for step in &view.steps {
+        match step {
+            MountStep::Dir(p) => {
+                if libc::mkdir(p.as_ptr(), 0o755) != 0 && *libc::__errno_location() != libc::EEXIST
+                {
+                    return fail(b"make the folder", p);
+                }
+            }
+            MountStep::File(p) => {
+                let fd = libc::open(
+                    p.as_ptr(),
+                    libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                    0o644,
+                );
+                if fd < 0 {
+                    return fail(b"make the file", p);
+                }
+                libc::close(fd);
+            }
+            MountStep::Symlink { target, link } => {
+                if libc::symlink(target.as_ptr(), link.as_ptr()) != 0 {
+                    return fail(b"link", link);
+                }
+            }
+            MountStep::Bind {
+                src,
+                dst,
+                read_only,
+            } => {
+                let bind = libc::MS_BIND | libc::MS_REC;
+                if libc::mount(src.as_ptr(), dst.as_ptr(), none, bind, none.cast()) != 0 {
+                    return fail(b"show", src);
+                }
+                if let Some(flags) = read_only {
+                    if !remount_read_only(dst, *flags) {
+                        return fail(b"make read-only", src);
+                    }
+                }
+            }
+            MountStep::ReadOnly { dst, flags } => {
+                // A mount the kernel will not let us touch stays as it was
+                // only if it is already read-only.
+                if !remount_read_only(dst, *flags) {
+                    return fail(b"make read-only", dst);
+                }
+            }
+            MountStep::Empty(p) => {
+                let flags = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+                if libc::mount(
+                    tmpfs,
+                    p.as_ptr(),
+                    tmpfs,
+                    flags,
+                    c"mode=0555,size=4k".as_ptr().cast(),
+                ) != 0
+                {
+                    return fail(b"hide", p);
+                }
+            }
+            MountStep::Scratch { dst, options } => {
+                let flags = libc::MS_NOSUID | libc::MS_NODEV;
+                if libc::mount(tmpfs, dst.as_ptr(), tmpfs, flags, options.as_ptr().cast()) != 0 {
+                    return fail(b"mount a scratch /tmp at", dst);
+                }
+            }
+            MountStep::Proc(p) => {
+                let proc_ = c"proc".as_ptr();
+                let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+                if libc::mount(proc_, p.as_ptr(), proc_, flags, none.cast()) != 0 {
+                    // A container that masks parts of /proc forbids a new
+                    // one: the bot runs without /proc (it sees less, not
+                    // more; most interpreters start without it, the JVM
+                    // does not), and its log says so.
+                    let note = b"arena sandbox: no /proc of its own could be mounted here (a container that masks /proc?); the bot runs without /proc\n";
+                    libc::write(2, note.as_ptr().cast(), note.len());
+                }
+            }
+        }
+    }
+    if !remount_read_only(&view.root, libc::MS_NOSUID | libc::MS_NODEV) {
+        return fail(b"make read-only", &view.root);
+    }
+    // pivot_root(".", "."): the old root ends up on top of the new one and
+    // is detached at once (pivot_root(2)); nothing of it stays reachable.
+    let dot = c".".as_ptr();
+    if libc::chdir(root) != 0
+        || libc::syscall(libc::SYS_pivot_root, dot, dot) != 0
+        || libc::umount2(dot, libc::MNT_DETACH) != 0
+        || libc::chdir(c"/".as_ptr()) != 0
+    {
+        return fail(b"enter the root", &view.root);
+    }
+    if libc::chdir(view.cwd.as_ptr()) != 0 {
+        return fail(b"enter the working folder", &view.cwd);
+    }
+    Ok(())
+}
+
+/// Remounts the mount at `dst` read-only, keeping `flags`.
+///
+/// # Safety
+/// Between fork and exec: one system call.
+unsafe fn remount_read_only(dst: &std::ffi::CStr, flags: libc::c_ulong) -> bool {
+    let none = std::ptr::null::<libc::c_char>();
+    let flags = flags | libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY;
+    libc::mount(none, dst.as_ptr(), none, flags, none.cast()) == 0
+}
+
+/// The keeper's life (see [`isolate`]): hides its memory, lets go of
+/// every descriptor (the
+/// bot's pipes, and the pipe through which the spawn learns of the exec,
+/// which must close when the bot execs), waits for the bot and ends as it
+/// ended. Never returns.
+///
+/// # Safety
+/// Between fork and exec: only async-signal-safe calls.
+unsafe fn keep(bot: libc::pid_t) -> ! {
+    // The keeper is a copy of the referee, memory and environment included,
+    // in the bot's user namespace: not dumpable, so that the bot cannot
+    // read its /proc/PID/environ or mem.
+    libc::prctl(libc::PR_SET_DUMPABLE, 0);
+    libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
+    let mut status = 0;
+    loop {
+        let r = libc::waitpid(bot, &mut status, 0);
+        if r == bot {
+            break;
+        }
+        if r < 0 && *libc::__errno_location() != libc::EINTR {
+            libc::_exit(127);
+        }
+    }
+    if libc::WIFSIGNALED(status) {
+        let sig = libc::WTERMSIG(status);
+        libc::signal(sig, libc::SIG_DFL);
+        libc::kill(libc::getpid(), sig);
+    }
+    libc::_exit(libc::WEXITSTATUS(status))
+}
+
+/// The errno [`isolate`] reports when the namespaces cannot be set up
+/// (user namespaces not allowed, or none left).
+const ISOLATE_FAILED: i32 = libc::EOPNOTSUPP;
+
+/// The errno [`isolate`] reports when the bot's root cannot be built (the
+/// step that failed is named in the bot's log).
+pub const VIEW_FAILED: i32 = libc::ENOTRECOVERABLE;
+
+/// True when a spawn error came from setting up the namespaces.
+pub fn is_isolate_error(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(ISOLATE_FAILED | VIEW_FAILED))
+}
+
+/// Writes `data` to a /proc file in one write (between fork and exec).
+///
+/// # Safety
+/// Only async-signal-safe calls: open, write, close.
+unsafe fn write_proc(path: &std::ffi::CStr, data: &[u8]) -> bool {
+    let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+    if fd < 0 {
+        return false;
+    }
+    let n = libc::write(fd, data.as_ptr().cast(), data.len());
+    libc::close(fd);
+    n == data.len() as isize
+}
