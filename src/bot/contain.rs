@@ -40,11 +40,69 @@ impl BotProcess {
         sys::child_has_exited(self.pid)
     }
 
+    /// Stops every process of the bot (SIGSTOP to its process group, which
+    /// none of its processes can leave in the sandbox) until
+    /// [`BotProcess::resume`], so that it uses no CPU while another bot
+    /// thinks. `force`: now; else only when the bot's main process is
+    /// idle (asleep: waiting for its next message), so that a bot is not
+    /// stopped halfway through writing. True when it is paused, may
+    /// ponder, or has exited.
+    pub fn pause(&mut self, force: bool) -> bool {
+        if self.ponder || self.paused || self.has_exited() {
+            return true;
+        }
+        if !force && !self.main_idle() {
+            return false;
+        }
+        kill_group(self.pid, libc::SIGSTOP);
+        self.paused = true;
+        true
+    }
+
+    /// True when the bot's main process is asleep. In the sandbox it is
+    /// the only child of the keeper (the process the referee started).
+    fn main_idle(&mut self) -> bool {
+        if self.main_pid.is_none() {
+            self.main_pid = match self.jail.is_some() {
+                true => std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", self.pid))
+                    .ok()
+                    .and_then(|c| c.split_whitespace().next()?.parse().ok()),
+                false => Some(self.pid),
+            };
+        }
+        let Some(pid) = self.main_pid else {
+            return false;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return false;
+        };
+        let state = stat
+            .rsplit_once(')')
+            .and_then(|(_, r)| r.split_whitespace().next());
+        matches!(state, Some("S"))
+    }
+
+    /// Lets a paused bot run again (SIGCONT to its process group); every
+    /// line sent to the bot does this first.
+    pub fn resume(&mut self) {
+        if self.paused {
+            kill_group(self.pid, libc::SIGCONT);
+            self.paused = false;
+        }
+    }
+
+    /// True while the bot is paused.
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
     /// Ends the process: closes its stdin, waits up to `grace` for it to
     /// exit, then SIGTERMs its group, waits `grace` again, and SIGKILLs the
     /// group (always, so that children it left behind die too). Returns the
     /// leader's exit status when known.
     pub async fn shutdown(&mut self, grace: Duration) -> Option<ExitStatus> {
+        // A paused bot could not exit by itself.
+        self.resume();
         self.stdin = None;
         if self.exited.is_none() {
             if let Ok(Ok(s)) = tokio::time::timeout(grace, self.child.wait()).await {

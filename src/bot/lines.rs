@@ -12,6 +12,8 @@ impl BotProcess {
     /// write, giving up at `deadline` (a bot that does not read its stdin
     /// cannot block the referee).
     pub async fn send_line(&mut self, line: &[u8], deadline: Instant) -> Result<(), BotError> {
+        // A paused bot runs again to read what it is sent.
+        self.resume();
         let stdin = match self.stdin.as_mut() {
             Some(s) => s,
             None => return Err(BotError::Io(std::io::ErrorKind::BrokenPipe.into())),

@@ -93,6 +93,16 @@ pub struct Launch {
     /// Folders a sandboxed bot must not see even where its view would show
     /// them (a league's results): an empty folder is shown instead.
     pub hidden: Vec<PathBuf>,
+    /// Paths a sandboxed bot sees read-only besides its own view (a league
+    /// file's `[sandbox] expose`).
+    pub expose: Vec<PathBuf>,
+    /// The user ids (`first`, `count`) sandboxed bots run as when the
+    /// referee runs as root; `None`: [`sandbox::DEFAULT_UIDS`].
+    pub uids: Option<(u32, u32)>,
+    /// False (the default): the bot's processes are stopped while it is
+    /// not its turn (see [`BotProcess::pause`]); true: it may think on
+    /// the others' time.
+    pub ponder: bool,
 }
 
 /// How a bot process is shut in (docs/security.md).
@@ -158,6 +168,9 @@ impl Launch {
             stderr_budget: None,
             sandbox: Sandbox::On,
             hidden: Vec::new(),
+            expose: Vec::new(),
+            uids: None,
+            ponder: false,
         }
     }
 
@@ -170,6 +183,12 @@ impl Launch {
     /// The same launch, with `dir` hidden from a sandboxed bot.
     pub fn hiding(mut self, dir: impl Into<PathBuf>) -> Launch {
         self.hidden.push(dir.into());
+        self
+    }
+
+    /// The same launch, with `path` shown read-only to a sandboxed bot.
+    pub fn exposing(mut self, path: impl Into<PathBuf>) -> Launch {
+        self.expose.push(path.into());
         self
     }
 
@@ -419,6 +438,13 @@ pub struct BotProcess {
     /// The sandbox's share of the machine (scratch folder, cgroups),
     /// released with the process.
     jail: Option<sandbox::Jail>,
+    /// See [`Launch::ponder`].
+    ponder: bool,
+    /// Stopped by [`BotProcess::pause`].
+    paused: bool,
+    /// The bot's main process (the keeper's child in the sandbox), once
+    /// known.
+    main_pid: Option<u32>,
 }
 
 impl std::fmt::Debug for BotProcess {

@@ -33,7 +33,8 @@ impl BotProcess {
             limits,
             stderr_budget,
             sandbox,
-            hidden: _,
+            ponder,
+            ..
         } = launch;
         let log = match stderr_log {
             Some(path) => {
@@ -52,7 +53,15 @@ impl BotProcess {
             }
             None => None,
         };
-        let mut c = Command::new(&cmd.program);
+        let token = new_token();
+        let mut jail = match sandbox {
+            Sandbox::Off => None,
+            Sandbox::On => Some(Jail::new(launch, &token)?),
+        };
+        let mut c = match &jail {
+            Some(j) => Command::new(j.program()),
+            None => Command::new(&cmd.program),
+        };
         c.args(&cmd.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -61,24 +70,22 @@ impl BotProcess {
             } else {
                 Stdio::null()
             })
-            .process_group(0)
             .kill_on_drop(true);
         if let Some(dir) = &cmd.cwd {
             c.current_dir(dir);
         }
-        let token = new_token();
         // Before the sandbox's own set-up: in the sandbox, the bot's parent
         // is not the referee (see sandbox::child::isolate).
         //
-        // If the referee itself dies without cleaning up (kill -9, a crash),
-        // the kernel kills the bot: no orphan keeps running. (Its own
-        // children are reached by the group kill on every ordinary exit
+        // A session of its own, no inherited descriptor, no core dump; and
+        // if the referee itself dies without cleaning up (kill -9, a
+        // crash), the kernel kills the bot: no orphan keeps running. (Its
+        // own children are reached by the group kill on every ordinary exit
         // path.)
-        sys::die_with_parent(c.as_std_mut());
-        let jail = match sandbox {
-            Sandbox::Off => None,
-            Sandbox::On => Some(Jail::prepare(launch, c.as_std_mut(), &token)?),
-        };
+        sys::start_clean(c.as_std_mut());
+        if let Some(j) = jail.as_mut() {
+            j.apply(c.as_std_mut());
+        }
         for (k, v) in &cmd.env {
             c.env(k, v);
         }
@@ -131,6 +138,9 @@ impl BotProcess {
             stderr_seen,
             token,
             jail,
+            ponder: *ponder,
+            paused: false,
+            main_pid: None,
         })
     }
 }

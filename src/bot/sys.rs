@@ -4,20 +4,39 @@
 
 use std::os::fd::RawFd;
 
-/// Asks the kernel to SIGKILL the child when the thread that spawned it
-/// dies (`PR_SET_PDEATHSIG`), and exits at once if the parent is already
-/// gone. The signal follows the spawning thread, so bots must be spawned
-/// from long-lived threads, as the league's workers and the commands' main
-/// threads are.
-pub fn die_with_parent(cmd: &mut std::process::Command) {
+/// A clean start for a bot process, between fork and exec, whether
+/// sandboxed or not (docs/security.md):
+/// - a session of its own (`setsid`): no controlling terminal, so no
+///   `TIOCSTI` into the organiser's shell; the process leads its own
+///   process group, which the referee kills (and freezes) as a whole;
+/// - every descriptor above 2 closed at exec (`close_range` with
+///   `CLOSE_RANGE_CLOEXEC`): nothing the referee inherited from its own
+///   parent (a shell's `3<secret`) reaches the bot;
+/// - no core dumps (`RLIMIT_CORE` = 0);
+/// - death with the referee: the kernel SIGKILLs the child when the thread
+///   that spawned it dies (`PR_SET_PDEATHSIG`), and it exits at once if
+///   the parent is already gone. The signal follows the spawning thread, so
+///   bots must be spawned from long-lived threads, as the league's workers
+///   and the commands' main threads are.
+pub fn start_clean(cmd: &mut std::process::Command) {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::process::CommandExt;
         let parent = std::process::id() as libc::pid_t;
-        // SAFETY: only async-signal-safe calls (prctl, getppid, _exit) run
-        // between fork and exec.
+        // SAFETY: only async-signal-safe calls (setsid, setrlimit, syscall
+        // close_range, fcntl, prctl, getppid, _exit) run between fork and
+        // exec.
         unsafe {
             cmd.pre_exec(move || {
+                if libc::setsid() < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                let none = libc::rlimit {
+                    rlim_cur: 0,
+                    rlim_max: 0,
+                };
+                libc::setrlimit(libc::RLIMIT_CORE, &none);
+                close_inherited_at_exec();
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 if libc::getppid() != parent {
                     libc::_exit(1);
@@ -28,6 +47,36 @@ pub fn die_with_parent(cmd: &mut std::process::Command) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = cmd;
+}
+
+/// Marks every descriptor above 2 close-on-exec (`close_range(3, ~0,
+/// CLOSE_RANGE_CLOEXEC)`, Linux 5.11; on older kernels one `fcntl` per
+/// descriptor up to the open-files limit, at most 65,536). The pipe
+/// through which the spawn learns of a failed exec stays open until the
+/// exec, as it must.
+///
+/// # Safety
+/// Between fork and exec: only async-signal-safe calls.
+#[cfg(target_os = "linux")]
+pub unsafe fn close_inherited_at_exec() {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) == 0 {
+        return;
+    }
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    let top = match libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) {
+        0 => r.rlim_cur.min(65_536) as libc::c_int,
+        _ => 1024,
+    };
+    for fd in 3..top {
+        let flags = libc::fcntl(fd, libc::F_GETFD);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+        }
+    }
 }
 
 /// True when reading `fd` will not block: data, end of file or an error is

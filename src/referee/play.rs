@@ -193,10 +193,27 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         };
         // The player is given the deadline; the referee also enforces the
         // watchdog itself in case a player ignores it.
-        let answer = tokio::select! {
-            biased;
-            answer = self.players[seat].decide(&ask) => answer,
-            () = self.stall.as_mut() => Err(Fault::new(ForfeitKind::Stall, "no answer")),
+        // The other seats are paused while this one thinks (see
+        // `pause_others`), as soon as they are idle, at the latest after
+        // PAUSE_GRACE.
+        let answer = {
+            let (before, rest) = self.players.split_at_mut(seat);
+            let (mover, after) = rest.split_at_mut(1);
+            let mut others: Vec<&mut &mut dyn Player> =
+                before.iter_mut().chain(after.iter_mut()).collect();
+            let decide = mover[0].decide(&ask);
+            tokio::pin!(decide);
+            let pausing = pause_others(&mut others);
+            tokio::pin!(pausing);
+            let mut paused = false;
+            loop {
+                tokio::select! {
+                    biased;
+                    answer = &mut decide => break answer,
+                    () = &mut pausing, if !paused => paused = true,
+                    () = self.stall.as_mut() => break Err(Fault::new(ForfeitKind::Stall, "no answer")),
+                }
+            }
         };
         // A player that does not time itself (the built-in ones) is timed
         // here; a bot's time is measured from its request's write.
@@ -368,4 +385,24 @@ enum Origin {
     Forced,
     /// Asked of its seat, which took this long.
     Asked(Duration),
+}
+
+/// How long a seat that is not to move may go on running after another
+/// seat's request is written, when it is not idle by then (a bot still
+/// handling `game_start`, or writing): then it is paused all the same.
+pub const PAUSE_GRACE: Duration = Duration::from_millis(10);
+
+/// Pauses every player of `others` (they are not to move): each as soon as
+/// it is idle (looked at every millisecond), all after [`PAUSE_GRACE`].
+async fn pause_others(others: &mut [&mut &mut dyn Player]) {
+    let until = Instant::now() + PAUSE_GRACE;
+    let mut left: Vec<usize> = (0..others.len()).collect();
+    loop {
+        let force = Instant::now() >= until;
+        left.retain(|&i| !others[i].pause(force));
+        if left.is_empty() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
 }

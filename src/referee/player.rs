@@ -126,6 +126,13 @@ pub trait Player: Send {
     fn explain_illegal<'a>(&'a mut self, _option: &'a str) -> PlayerFuture<'a, Option<Fault>> {
         Box::pin(std::future::ready(None))
     }
+    /// It is not this player's turn: it gets no CPU until it is sent
+    /// something again (a bot's processes are stopped), unless it may
+    /// ponder. `force`: now; else only if it is idle. True when it is
+    /// paused (or has nothing to pause: the default).
+    fn pause(&mut self, _force: bool) -> bool {
+        true
+    }
     /// The referee ruled a forfeit against this player: it is not fit for
     /// another game (a bot's process is replaced, so that a reply it still
     /// owes is never read in a later game).
@@ -629,6 +636,8 @@ impl Player for BotPlayer {
                 |b| ask.game.write_snapshot(b),
                 &mut self.buf,
             );
+            // A paused bot runs again before its time starts.
+            self.process.resume();
             // The bot's time starts now that the request is ready: the
             // referee's own work (the state, the encoding) is not charged.
             let t0 = Instant::now();
@@ -751,6 +760,10 @@ impl Player for BotPlayer {
 
     fn forfeited(&mut self) {
         self.break_off();
+    }
+
+    fn pause(&mut self, force: bool) -> bool {
+        self.process.pause(force)
     }
 
     fn quit<'a>(&'a mut self) -> PlayerFuture<'a, bool> {

@@ -2,14 +2,36 @@
 //! keeper, and the bot's root replayed from its plan (`view.rs`). Every
 //! call here is async-signal-safe, on buffers built before the fork.
 
-/// Puts the child, between fork and exec, in user, PID, mount, network and
-/// IPC namespaces of its own: no network (only a loopback that is down), no
-/// System V IPC or POSIX queues shared with others, no other process it can
-/// signal or trace (their pids do not exist in its namespace), and a root
-/// of its own built from `view` (see `view.rs`). Inside, the user is not
-/// root ([`VIEW_UID`]), so the bot keeps no capability after exec: it
-/// cannot undo its mounts. Fails (and the spawn with it) where user
-/// namespaces are not allowed.
+/// What the child sets up, planned before the fork.
+#[derive(Debug)]
+pub struct Setup {
+    /// The bot's cgroups' `cgroup.procs` files, to write `0` into.
+    pub cgroup_procs: Vec<std::ffi::CString>,
+    /// `RLIMIT_FSIZE`, bytes.
+    pub file_size: u64,
+    /// `RLIMIT_DATA`, bytes: the memory limit where no cgroup could be made.
+    pub data: Option<u64>,
+    /// `RLIMIT_NPROC` inside the bot's own user namespace: the process
+    /// limit where no cgroup could be made.
+    pub processes: Option<u64>,
+    /// The user and group the bot runs as outside, when the referee runs
+    /// as root (a uid that owns nothing on the host); `None`: the
+    /// referee's own.
+    pub outside: Option<(u32, u32)>,
+    pub view: RootPlan,
+}
+
+/// Puts the child, between fork and exec, in user, PID, mount, network,
+/// IPC and UTS namespaces of its own: no network (only a loopback that is
+/// down), no System V IPC or POSIX queues shared with others, no other
+/// process it can signal or trace (their pids do not exist in its
+/// namespace), and a root of its own built from the view (see `view.rs`).
+/// Inside, the user is not root ([`VIEW_UID`]), so the bot keeps no
+/// capability after exec: it cannot undo its mounts. When the referee runs
+/// as root, the child first becomes `setup.outside`, a user that owns
+/// nothing, so that what the host keeps for root alone stays unreadable
+/// even where shown. Fails (and the spawn with it) where user namespaces
+/// are not allowed.
 ///
 /// A new PID namespace takes effect for children only, so the child forks
 /// once more: the bot is the grandchild, PID 1 of its namespace (when it
@@ -17,67 +39,82 @@
 /// outside as its keeper: it holds no descriptor, waits for the bot and
 /// exits as the bot did, so the referee sees the bot's status. Both share
 /// the bot's process group, so a group kill reaches both; the bot dies with
-/// its keeper (PR_SET_PDEATHSIG). The bot, as PID 1, builds its root and
-/// mounts its `/proc`.
+/// its keeper (PR_SET_PDEATHSIG). The bot, as PID 1, builds its root,
+/// mounts its `/proc`, joins a session keyring of its own, and sets
+/// `PR_SET_NO_NEW_PRIVS`.
 ///
-/// Before that, the child joins the bot's cgroups (`cgroup_procs`: files to
-/// write `0` into) and the bot gets `RLIMIT_FSIZE` = `file_size` bytes, and
-/// `RLIMIT_DATA` = `data` bytes when given (the memory limit where no
-/// cgroup could be made).
-pub fn isolate(
-    cmd: &mut std::process::Command,
-    cgroup_procs: Vec<std::ffi::CString>,
-    file_size: u64,
-    data: Option<u64>,
-    view: RootPlan,
-) {
+/// Before that, the child joins the bot's cgroups and the bot gets its
+/// rlimits: `RLIMIT_FSIZE`, and where no cgroup could be made
+/// `RLIMIT_DATA` and `RLIMIT_NPROC` (the latter counted in the bot's own
+/// user namespace).
+pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
     use std::os::unix::process::CommandExt;
     // SAFETY: geteuid and getegid cannot fail.
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    let (uid, gid) = setup.outside.unwrap_or((uid, gid));
     let inside = |id: u32| if id == 0 { VIEW_UID } else { id };
     // Built before the fork: nothing allocates between fork and exec.
     let uid_map = format!("{} {uid} 1\n", inside(uid));
     let gid_map = format!("{} {gid} 1\n", inside(gid));
-    // SAFETY: only async-signal-safe system calls (unshare, open, write,
-    // close, fork, prctl, waitpid, kill, mkdir, symlink, mount, chdir,
-    // pivot_root, umount2, _exit) run between fork and exec, on buffers
-    // built before the fork.
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: only async-signal-safe system calls (setrlimit, setgroups,
+    // setresgid, setresuid, prctl, getppid, unshare, open, write, close,
+    // fork, waitpid, kill, mkdir, symlink, mount, chdir, pivot_root,
+    // umount2, keyctl, _exit) run between fork and exec, on buffers built
+    // before the fork.
     unsafe {
         cmd.pre_exec(move || {
-            for procs in &cgroup_procs {
+            let failed = || Err(std::io::Error::from_raw_os_error(ISOLATE_FAILED));
+            for procs in &setup.cgroup_procs {
                 if !write_proc(procs, b"0") {
-                    return Err(std::io::Error::from_raw_os_error(ISOLATE_FAILED));
+                    return failed();
                 }
             }
-            let fsize = libc::rlimit {
-                rlim_cur: file_size,
-                rlim_max: file_size,
+            let limit = |resource, bytes: u64| {
+                let r = libc::rlimit {
+                    rlim_cur: bytes,
+                    rlim_max: bytes,
+                };
+                libc::setrlimit(resource, &r) == 0
             };
+            if !limit(libc::RLIMIT_FSIZE, setup.file_size)
+                || !setup.data.is_none_or(|b| limit(libc::RLIMIT_DATA, b))
+            {
+                return failed();
+            }
+            if let Some((uid, gid)) = setup.outside {
+                if !stage(&setup.view.stage) {
+                    return Err(std::io::Error::from_raw_os_error(VIEW_FAILED));
+                }
+                // A credential change clears the parent-death signal and
+                // dumpability: both are set again (dumpable, so that this
+                // process may write its own uid_map below).
+                let ok = libc::setgroups(0, std::ptr::null()) == 0
+                    && libc::setresgid(gid, gid, gid) == 0
+                    && libc::setresuid(uid, uid, uid) == 0;
+                if !ok {
+                    return failed();
+                }
+                libc::prctl(libc::PR_SET_DUMPABLE, 1);
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                if libc::getppid() != parent {
+                    libc::_exit(1);
+                }
+            }
             let flags = libc::CLONE_NEWUSER
                 | libc::CLONE_NEWPID
                 | libc::CLONE_NEWNS
                 | libc::CLONE_NEWNET
-                | libc::CLONE_NEWIPC;
-            let data_ok = match data {
-                Some(bytes) => {
-                    let limit = libc::rlimit {
-                        rlim_cur: bytes,
-                        rlim_max: bytes,
-                    };
-                    libc::setrlimit(libc::RLIMIT_DATA, &limit) == 0
-                }
-                None => true,
-            };
-            let set_up = libc::setrlimit(libc::RLIMIT_FSIZE, &fsize) == 0
-                && data_ok
-                && libc::unshare(flags) == 0
+                | libc::CLONE_NEWIPC
+                | libc::CLONE_NEWUTS;
+            let set_up = libc::unshare(flags) == 0
                 && write_proc(c"/proc/self/setgroups", b"deny")
                 && write_proc(c"/proc/self/uid_map", uid_map.as_bytes())
                 && write_proc(c"/proc/self/gid_map", gid_map.as_bytes());
             if !set_up {
                 // An errno that exec never gives: the spawn's caller can
                 // tell a sandbox failure from a bad command.
-                return Err(std::io::Error::from_raw_os_error(ISOLATE_FAILED));
+                return failed();
             }
             let bot = libc::fork();
             if bot < 0 {
@@ -86,11 +123,69 @@ pub fn isolate(
             if bot == 0 {
                 // The bot, PID 1 of its namespace: it dies with its keeper.
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                return enter(&view);
+                enter(&setup.view)?;
+                return settle(setup.processes);
             }
             keep(bot)
         });
     }
+}
+
+/// Mounts each source on its staging folder, in a mount namespace of the
+/// child's own (see [`RootPlan::stage`]); says which failed in the bot's
+/// log.
+///
+/// # Safety
+/// Between fork and exec: only async-signal-safe calls.
+unsafe fn stage(staged: &[(std::ffi::CString, std::ffi::CString)]) -> bool {
+    let none = std::ptr::null::<libc::c_char>();
+    if libc::unshare(libc::CLONE_NEWNS) != 0
+        || libc::mount(
+            none,
+            c"/".as_ptr(),
+            none,
+            libc::MS_REC | libc::MS_PRIVATE,
+            none.cast(),
+        ) != 0
+    {
+        return fail(b"stage the view in", c"a mount namespace").is_ok();
+    }
+    for (src, at) in staged {
+        let bind = libc::MS_BIND | libc::MS_REC;
+        if libc::mount(src.as_ptr(), at.as_ptr(), none, bind, none.cast()) != 0 {
+            return fail(b"stage", src).is_ok();
+        }
+    }
+    true
+}
+
+/// The bot's last steps before exec, inside its root: a session keyring of
+/// its own (the one it inherited is shared with the organiser), its
+/// process limit, and `PR_SET_NO_NEW_PRIVS` (no set-uid program can give
+/// it back what it lost).
+///
+/// # Safety
+/// Between fork and exec: only async-signal-safe calls.
+unsafe fn settle(processes: Option<u64>) -> std::io::Result<()> {
+    const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+    let none = std::ptr::null::<libc::c_char>();
+    if libc::syscall(libc::SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, none) < 0 {
+        let note = b"arena sandbox: no session keyring of its own could be made (keyctl is refused to the bot all the same)\n";
+        libc::write(2, note.as_ptr().cast(), note.len());
+    }
+    if let Some(n) = processes {
+        let r = libc::rlimit {
+            rlim_cur: n,
+            rlim_max: n,
+        };
+        if libc::setrlimit(libc::RLIMIT_NPROC, &r) != 0 {
+            return Err(std::io::Error::from_raw_os_error(ISOLATE_FAILED));
+        }
+    }
+    if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+        return Err(std::io::Error::from_raw_os_error(ISOLATE_FAILED));
+    }
+    Ok(())
 }
 
 /// The user and group id a sandboxed bot has inside its namespace when
@@ -112,10 +207,19 @@ pub enum MountStep {
     },
     /// `src` shown at `dst`, with what is mounted inside it; read-only with
     /// these flags (those the kernel will not let us drop), or writable.
+    /// `src` is the path itself or its staged copy; `name` is the path,
+    /// for messages.
     Bind {
         src: std::ffi::CString,
+        name: std::ffi::CString,
         dst: std::ffi::CString,
         read_only: Option<libc::c_ulong>,
+    },
+    /// The empty file `src` mounted read-only over `dst` (a masked file,
+    /// socket or FIFO).
+    Mask {
+        src: std::ffi::CString,
+        dst: std::ffi::CString,
     },
     /// A mount that came with a bind, made read-only too.
     ReadOnly {
@@ -129,8 +233,13 @@ pub enum MountStep {
         dst: std::ffi::CString,
         options: std::ffi::CString,
     },
-    /// The `/proc` of the bot's PID namespace.
-    Proc(std::ffi::CString),
+    /// The `/proc` of the bot's PID namespace at `dst`, then `masks`
+    /// (host-wide files), and `sys` (its `/proc/sys`) made read-only.
+    Proc {
+        dst: std::ffi::CString,
+        masks: Vec<MountStep>,
+        sys: std::ffi::CString,
+    },
 }
 
 /// A sandboxed bot's root: built at `root` from `steps`, then made `/`;
@@ -140,6 +249,10 @@ pub struct RootPlan {
     pub root: std::ffi::CString,
     pub steps: Vec<MountStep>,
     pub cwd: std::ffi::CString,
+    /// Sources to mount on staging folders (`(source, stage)`) while the
+    /// child is still the referee's root user, before it becomes the bot's
+    /// user (see `view::Steps`); empty when it stays the referee's user.
+    pub stage: Vec<(std::ffi::CString, std::ffi::CString)>,
 }
 
 /// The mount flags that [`MountStep::Bind`] must keep when it remounts
@@ -213,18 +326,6 @@ pub fn mount_points() -> Vec<std::path::PathBuf> {
 /// Between fork and exec, as PID 1 of the bot's namespaces: only
 /// async-signal-safe calls, on buffers built before the fork.
 unsafe fn enter(view: &RootPlan) -> std::io::Result<()> {
-    let fail = |what: &[u8], path: &std::ffi::CStr| {
-        for part in [
-            b"arena sandbox: cannot ".as_slice(),
-            what,
-            b" ",
-            path.to_bytes(),
-            b"\n",
-        ] {
-            libc::write(2, part.as_ptr().cast(), part.len());
-        }
-        Err(std::io::Error::from_raw_os_error(VIEW_FAILED))
-    };
     let none = std::ptr::null::<libc::c_char>();
     let root = view.root.as_ptr();
     if libc::mount(
@@ -250,83 +351,7 @@ unsafe fn enter(view: &RootPlan) -> std::io::Result<()> {
         return fail(b"mount a root at", &view.root);
     }
     for step in &view.steps {
-        match step {
-            MountStep::Dir(p) => {
-                if libc::mkdir(p.as_ptr(), 0o755) != 0 && *libc::__errno_location() != libc::EEXIST
-                {
-                    return fail(b"make the folder", p);
-                }
-            }
-            MountStep::File(p) => {
-                let fd = libc::open(
-                    p.as_ptr(),
-                    libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
-                    0o644,
-                );
-                if fd < 0 {
-                    return fail(b"make the file", p);
-                }
-                libc::close(fd);
-            }
-            MountStep::Symlink { target, link } => {
-                if libc::symlink(target.as_ptr(), link.as_ptr()) != 0 {
-                    return fail(b"link", link);
-                }
-            }
-            MountStep::Bind {
-                src,
-                dst,
-                read_only,
-            } => {
-                let bind = libc::MS_BIND | libc::MS_REC;
-                if libc::mount(src.as_ptr(), dst.as_ptr(), none, bind, none.cast()) != 0 {
-                    return fail(b"show", src);
-                }
-                if let Some(flags) = read_only {
-                    if !remount_read_only(dst, *flags) {
-                        return fail(b"make read-only", src);
-                    }
-                }
-            }
-            MountStep::ReadOnly { dst, flags } => {
-                // A mount the kernel will not let us touch stays as it was
-                // only if it is already read-only.
-                if !remount_read_only(dst, *flags) {
-                    return fail(b"make read-only", dst);
-                }
-            }
-            MountStep::Empty(p) => {
-                let flags = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
-                if libc::mount(
-                    tmpfs,
-                    p.as_ptr(),
-                    tmpfs,
-                    flags,
-                    c"mode=0555,size=4k".as_ptr().cast(),
-                ) != 0
-                {
-                    return fail(b"hide", p);
-                }
-            }
-            MountStep::Scratch { dst, options } => {
-                let flags = libc::MS_NOSUID | libc::MS_NODEV;
-                if libc::mount(tmpfs, dst.as_ptr(), tmpfs, flags, options.as_ptr().cast()) != 0 {
-                    return fail(b"mount a scratch /tmp at", dst);
-                }
-            }
-            MountStep::Proc(p) => {
-                let proc_ = c"proc".as_ptr();
-                let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
-                if libc::mount(proc_, p.as_ptr(), proc_, flags, none.cast()) != 0 {
-                    // A container that masks parts of /proc forbids a new
-                    // one: the bot runs without /proc (it sees less, not
-                    // more; most interpreters start without it, the JVM
-                    // does not), and its log says so.
-                    let note = b"arena sandbox: no /proc of its own could be mounted here (a container that masks /proc?); the bot runs without /proc\n";
-                    libc::write(2, note.as_ptr().cast(), note.len());
-                }
-            }
-        }
+        take(step)?;
     }
     if !remount_read_only(&view.root, libc::MS_NOSUID | libc::MS_NODEV) {
         return fail(b"make read-only", &view.root);
@@ -343,6 +368,128 @@ unsafe fn enter(view: &RootPlan) -> std::io::Result<()> {
     }
     if libc::chdir(view.cwd.as_ptr()) != 0 {
         return fail(b"enter the working folder", &view.cwd);
+    }
+    Ok(())
+}
+
+/// Says which step failed on stderr (the bot's log); [`VIEW_FAILED`].
+///
+/// # Safety
+/// Between fork and exec: write only.
+unsafe fn fail(what: &[u8], path: &std::ffi::CStr) -> std::io::Result<()> {
+    for part in [
+        b"arena sandbox: cannot ".as_slice(),
+        what,
+        b" ",
+        path.to_bytes(),
+        b"\n",
+    ] {
+        libc::write(2, part.as_ptr().cast(), part.len());
+    }
+    Err(std::io::Error::from_raw_os_error(VIEW_FAILED))
+}
+
+/// One step of [`enter`].
+///
+/// # Safety
+/// Between fork and exec: only async-signal-safe calls.
+unsafe fn take(step: &MountStep) -> std::io::Result<()> {
+    let none = std::ptr::null::<libc::c_char>();
+    let tmpfs = c"tmpfs".as_ptr();
+    match step {
+        MountStep::Dir(p) => {
+            if libc::mkdir(p.as_ptr(), 0o755) != 0 && *libc::__errno_location() != libc::EEXIST {
+                return fail(b"make the folder", p);
+            }
+        }
+        MountStep::File(p) => {
+            let fd = libc::open(
+                p.as_ptr(),
+                libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                0o644,
+            );
+            if fd < 0 {
+                return fail(b"make the file", p);
+            }
+            libc::close(fd);
+        }
+        MountStep::Symlink { target, link } => {
+            if libc::symlink(target.as_ptr(), link.as_ptr()) != 0 {
+                return fail(b"link", link);
+            }
+        }
+        MountStep::Bind {
+            src,
+            name,
+            dst,
+            read_only,
+        } => {
+            let bind = libc::MS_BIND | libc::MS_REC;
+            if libc::mount(src.as_ptr(), dst.as_ptr(), none, bind, none.cast()) != 0 {
+                return fail(b"show", name);
+            }
+            if let Some(flags) = read_only {
+                if !remount_read_only(dst, *flags) {
+                    return fail(b"make read-only", name);
+                }
+            }
+        }
+        MountStep::Mask { src, dst } => {
+            let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+            if libc::mount(src.as_ptr(), dst.as_ptr(), none, libc::MS_BIND, none.cast()) != 0
+                || !remount_read_only(dst, flags)
+            {
+                return fail(b"mask", dst);
+            }
+        }
+        MountStep::ReadOnly { dst, flags } => {
+            // A mount the kernel will not let us touch stays as it was
+            // only if it is already read-only.
+            if !remount_read_only(dst, *flags) {
+                return fail(b"make read-only", dst);
+            }
+        }
+        MountStep::Empty(p) => {
+            let flags = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+            if libc::mount(
+                tmpfs,
+                p.as_ptr(),
+                tmpfs,
+                flags,
+                c"mode=0555,size=4k".as_ptr().cast(),
+            ) != 0
+            {
+                return fail(b"hide", p);
+            }
+        }
+        MountStep::Scratch { dst, options } => {
+            let flags = libc::MS_NOSUID | libc::MS_NODEV;
+            if libc::mount(tmpfs, dst.as_ptr(), tmpfs, flags, options.as_ptr().cast()) != 0 {
+                return fail(b"mount a scratch /tmp at", dst);
+            }
+        }
+        MountStep::Proc { dst, masks, sys } => {
+            let proc_ = c"proc".as_ptr();
+            let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+            if libc::mount(proc_, dst.as_ptr(), proc_, flags, none.cast()) != 0 {
+                // A container that masks parts of /proc forbids a new
+                // one: the bot runs without /proc (it sees less, not
+                // more; most interpreters start without it, the JVM
+                // does not), and its log says so.
+                let note = b"arena sandbox: no /proc of its own could be mounted here (a container that masks /proc?); the bot runs without /proc\n";
+                libc::write(2, note.as_ptr().cast(), note.len());
+                return Ok(());
+            }
+            for m in masks {
+                take(m)?;
+            }
+            let bind = libc::MS_BIND | libc::MS_REC;
+            if libc::mount(sys.as_ptr(), sys.as_ptr(), none, bind, none.cast()) != 0
+                || !remount_read_only(sys, flags)
+            {
+                return fail(b"make read-only", sys);
+            }
+        }
     }
     Ok(())
 }

@@ -16,71 +16,123 @@ mod child;
 mod view;
 
 pub use child::{is_isolate_error, VIEW_FAILED};
-pub use view::SCRATCH_IN_VIEW;
+pub use view::{outside_arguments, resolve_program, OutsideArgument, SCRATCH_IN_VIEW};
 
 use super::{BotError, Launch};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The variables a sandboxed bot keeps from the referee's environment
-/// (besides `HOME` and `TMPDIR`, which point at its scratch folder).
-pub const SANDBOX_ENV: &[&str] = &["PATH", "LANG"];
+/// (besides `HOME` and `TMPDIR`, which point at its scratch folder, and
+/// `PATH`, which names what it sees: see [`view::Planned::path`]).
+pub const SANDBOX_ENV: &[&str] = &["LANG"];
+
+/// The users sandboxed bots run as when the referee runs as root, by
+/// default: `count` user ids from `first`, far above any that a system or
+/// a person is given, so that they own no file on the host. A league file
+/// sets its own with `[sandbox] uid_range`.
+pub const DEFAULT_UIDS: (u32, u32) = (3_000_000_000, 65_536);
 
 /// One sandboxed process's share of the machine: its scratch folder (where
-/// its root is built) and its cgroups. Made by [`Jail::prepare`] before
-/// the spawn, released when the process is gone.
+/// its root is built), its cgroups, and until it starts, what its child
+/// sets up. Made by [`Jail::new`] before the spawn, applied to the command
+/// by [`Jail::apply`], released when the process is gone.
 #[derive(Debug)]
 pub struct Jail {
     scratch: Option<PathBuf>,
     cgroup: Option<cgroup::Cgroup>,
+    program: PathBuf,
+    path: std::ffi::OsString,
+    setup: Option<child::Setup>,
 }
 
 impl Jail {
-    /// Prepares `c` to start `launch`'s command in the sandbox: its
-    /// environment cleared to [`SANDBOX_ENV`] (with `HOME` and `TMPDIR` at
-    /// its scratch `/tmp`), its cgroups made where they can be, and the
-    /// namespaces and root that the child builds between fork and exec.
-    /// `token` names the scratch folder and the cgroups.
-    pub fn prepare(
-        launch: &Launch,
-        c: &mut std::process::Command,
-        token: &str,
-    ) -> Result<Jail, BotError> {
+    /// Plans the sandbox of `launch`'s command: its view (see `view.rs`),
+    /// its cgroups where they can be made, its user outside when the
+    /// referee runs as root. `token` names the scratch folder and the
+    /// cgroups.
+    pub fn new(launch: &Launch, token: &str) -> Result<Jail, BotError> {
         let cmd = &launch.command;
         let limits = &launch.limits;
         let failed = |source| BotError::Sandbox {
             command: cmd.display(),
             source,
         };
-        let dir = scratch_dir(token).map_err(failed)?;
+        let outside = as_root().then(|| pick_user(launch.uids.unwrap_or(DEFAULT_UIDS)));
+        let dir = scratch_dir(token, outside).map_err(failed)?;
         let mut jail = Jail {
             scratch: Some(dir.clone()),
             cgroup: None,
+            program: PathBuf::new(),
+            path: Default::default(),
+            setup: None,
         };
-        c.env_clear();
-        for k in SANDBOX_ENV {
-            if let Some(v) = std::env::var_os(k) {
-                c.env(k, v);
-            }
-        }
-        c.env("HOME", SCRATCH_IN_VIEW)
-            .env("TMPDIR", SCRATCH_IN_VIEW);
         let tmp_bytes = limits.file_size_mb.saturating_mul(1 << 20);
         // On failure, `jail` is dropped: the scratch folder goes with it.
-        let view = view::plan(cmd, &dir.join("root"), tmp_bytes, &launch.hidden).map_err(failed)?;
+        let stage = dir.join("stage");
+        if outside.is_some() {
+            std::fs::create_dir(&stage).map_err(failed)?;
+        }
+        let planned = view::plan(
+            cmd,
+            &dir.join("root"),
+            &dir.join("empty"),
+            outside.is_some().then_some(stage.as_path()),
+            tmp_bytes,
+            &launch.hidden,
+            &launch.expose,
+        )
+        .map_err(failed)?;
         jail.cgroup = cgroup::Cgroup::create(token, limits);
         let procs = jail
             .cgroup
             .as_ref()
             .map(|g| g.procs_files())
             .unwrap_or_default();
-        // Without a memory cgroup, each process's data (heap and private
-        // writable mappings) is bounded instead.
-        let data = match jail.cgroup {
-            Some(_) => None,
-            None => Some(limits.memory_mb.saturating_mul(1 << 20)),
+        // Without cgroups, each process's data (heap and private writable
+        // mappings) and the processes of the bot's own user are bounded
+        // instead.
+        let (data, processes) = match jail.cgroup {
+            Some(_) => (None, None),
+            None => (
+                Some(limits.memory_mb.saturating_mul(1 << 20)),
+                Some(limits.processes),
+            ),
         };
-        child::isolate(c, procs, tmp_bytes, data, view);
+        jail.program = planned.program;
+        jail.path = planned.path;
+        jail.setup = Some(child::Setup {
+            cgroup_procs: procs,
+            file_size: tmp_bytes,
+            data,
+            processes,
+            outside,
+            view: planned.plan,
+        });
         Ok(jail)
+    }
+
+    /// The program to execute (see [`view::Planned::program`]).
+    pub fn program(&self) -> &Path {
+        &self.program
+    }
+
+    /// Sets `c` up to start in the sandbox: its environment cleared to
+    /// [`SANDBOX_ENV`], `PATH` to what it sees, `HOME` and `TMPDIR` at its
+    /// scratch `/tmp`, and the namespaces and root that the child builds
+    /// between fork and exec.
+    pub fn apply(&mut self, c: &mut std::process::Command) {
+        c.env_clear();
+        for k in SANDBOX_ENV {
+            if let Some(v) = std::env::var_os(k) {
+                c.env(k, v);
+            }
+        }
+        c.env("PATH", &self.path)
+            .env("HOME", SCRATCH_IN_VIEW)
+            .env("TMPDIR", SCRATCH_IN_VIEW);
+        if let Some(setup) = self.setup.take() {
+            child::isolate(c, setup);
+        }
     }
 
     /// True when the kernel killed one of the bot's processes at its
@@ -111,6 +163,21 @@ impl Drop for Jail {
     }
 }
 
+/// True when the referee runs as root.
+fn as_root() -> bool {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The next user (and group) of `range` (`first`, `count`), in turn: two
+/// bots running at once have different users.
+fn pick_user((first, count): (u32, u32)) -> (u32, u32) {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % count.max(1);
+    let id = first.saturating_add(n);
+    (id, id)
+}
+
 /// Removes what sandboxed bots of runs that no longer live left behind (a
 /// referee killed with SIGKILL cleans nothing up): their scratch folders
 /// and empty cgroups, named after the referee's pid; `dead(name, prefix)`
@@ -126,14 +193,24 @@ pub fn sweep_leftovers(dead: impl Fn(&str, &str) -> bool) {
     cgroup::sweep(|name| dead(name, "arena-"));
 }
 
-/// A fresh folder for one sandboxed process, readable by it alone: `root/`,
-/// where its root is built (its `/tmp` is a tmpfs of its own, in there).
-fn scratch_dir(token: &str) -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
+/// A fresh folder for one sandboxed process, readable by it alone (by
+/// `owner` where it runs as another user): `root/`, where its root is
+/// built (its `/tmp` is a tmpfs of its own, in there), and `empty`, an
+/// empty read-only file mounted over what it must not see.
+fn scratch_dir(token: &str, owner: Option<(u32, u32)>) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
     let dir = std::env::temp_dir().join(format!("arena-scratch-{token}"));
     std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
-    std::fs::DirBuilder::new()
-        .mode(0o700)
-        .create(dir.join("root"))?;
+    let root = dir.join("root");
+    std::fs::DirBuilder::new().mode(0o700).create(&root)?;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o444)
+        .open(dir.join("empty"))?;
+    if let Some((uid, gid)) = owner {
+        std::os::unix::fs::chown(&dir, Some(uid), Some(gid))?;
+        std::os::unix::fs::chown(&root, Some(uid), Some(gid))?;
+    }
     Ok(dir)
 }

@@ -1,35 +1,84 @@
 //! What a sandboxed bot sees of the file system: a root of its own, built
-//! for each process before it starts (docs/security.md).
+//! for each process before it starts (docs/security.md, "What a bot sees").
 //!
-//! Read-only: the system folders (`/usr`, `/etc`, `/opt`, and `/bin`, `/lib`
-//! and the like, as folders or as the links they are), each folder on
-//! `PATH` (with the installation that holds it when it is named `bin` or
-//! `shims`: a pyenv, a virtualenv, `~/.cargo`), the bot's working folder
-//! when its command names one, the program when it is named by a path, and
-//! the folder of every argument that names an existing file (the script and
-//! its neighbours). Writable: `/tmp`, a tmpfs of the process's own (at most
-//! `file_size_mb`, in memory, gone with it), also its `HOME` and `TMPDIR`. Besides: a `/proc` of its own
-//! PID namespace (no other process in it) and the devices `null`, `zero`,
-//! `full`, `random`, `urandom`. Nothing else: no other bot's folder, no
-//! home folder, no results.
+//! The organiser decides it, never the bot: the system folders (`/usr`,
+//! `/etc` less its secrets, `/opt`, `/bin`, `/lib` and the like); the bot's
+//! own folder; the installation of the one program its command starts, as
+//! the organiser's `PATH` resolves it (an interpreter's prefix, a pyenv or
+//! nvm version folder; a program alone where it has none); and what the
+//! league file lists under `[sandbox] expose`. All read-only. Command
+//! arguments and `env` values reach the bot as written but never widen
+//! the view: [`outside_arguments`] finds the arguments that name a file the
+//! bot would not see, for the caller to refuse before any game.
 //!
-//! Where one of those folders holds a folder the caller hides (the league's
-//! results), an empty read-only folder is mounted over it. A folder that
-//! holds the system's temporary folder (`/`, `/tmp`) is never shown: the
-//! other bots' scratch folders are there.
+//! Writable: `/tmp`, a tmpfs of the process's own (at most `file_size_mb`,
+//! in memory, gone with it), also its `HOME` and `TMPDIR`. Besides: a
+//! `/proc` of its own PID namespace without the host-wide files
+//! ([`PROC_MASKED`]) and with `/proc/sys` read-only, and the devices
+//! `null`, `zero`, `full`, `random`, `urandom`.
 //!
-//! Everything is planned here, in ordinary code, before the fork; the child
-//! only replays the plan (`sys::RootPlan`).
+//! Never shown: sockets, FIFOs and device files inside shown folders (an
+//! empty file is mounted over each); files under `/etc` that are not
+//! world-readable, and the system's secrets ([`ETC_SECRETS`]); the folders
+//! the caller hides (the league's results), as an empty folder. Symbolic
+//! links are shown as they are and resolve inside the bot's root, where
+//! only what is shown exists: a link that leads out of the view dangles.
+//!
+//! Everything is planned here, in ordinary code, before the fork; the
+//! child only replays the plan (`child::RootPlan`).
 
-use super::child::{self as sys, MountStep, RootPlan};
+use super::child::{self, MountStep, RootPlan};
 use crate::bot::BotCommand;
-use std::ffi::CString;
+use std::collections::HashMap;
+use std::ffi::{CString, OsString};
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The system folders every bot sees, read-only (those that exist).
-const SYSTEM: &[&str] = &[
+pub const SYSTEM: &[&str] = &[
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+];
+
+/// Files and folders under `/etc` that are never shown, whatever their
+/// mode (besides everything there that is not world-readable).
+pub const ETC_SECRETS: &[&str] = &[
+    "shadow",
+    "shadow-",
+    "gshadow",
+    "gshadow-",
+    "sudoers",
+    "sudoers.d",
+    "security/opasswd",
+    "ssl/private",
+];
+
+/// Host-wide files of `/proc` that a bot's own `/proc` does not show (an
+/// empty file is mounted over each): CPU, memory and I/O statistics of the
+/// whole machine, kernel symbols and timers.
+pub const PROC_MASKED: &[&str] = &[
+    "stat",
+    "loadavg",
+    "uptime",
+    "diskstats",
+    "vmstat",
+    "interrupts",
+    "softirqs",
+    "schedstat",
+    "zoneinfo",
+    "buddyinfo",
+    "pagetypeinfo",
+    "slabinfo",
+    "kallsyms",
+    "timer_list",
+    "sched_debug",
+    "keys",
+    "key-users",
+    "swaps",
+    "partitions",
+    "sysrq-trigger",
+    "kcore",
 ];
 
 /// The devices every bot may open.
@@ -38,22 +87,48 @@ const DEVICES: &[&str] = &["null", "zero", "full", "random", "urandom"];
 /// Where the bot's scratch folder appears, as `HOME` and `TMPDIR`.
 pub const SCRATCH_IN_VIEW: &str = "/tmp";
 
-/// The folders of a bot's view, before they become mount steps.
-struct Exposed {
+/// `PATH` inside the sandbox after the program's own `bin` (if any).
+const SYSTEM_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/// Most entries walked in one shown folder to find the sockets, FIFOs and
+/// devices to hide; a larger folder is refused (keep bots small).
+const WALK_MAX: usize = 200_000;
+
+/// The view of one sandboxed process, ready for the child.
+#[derive(Debug)]
+pub struct Planned {
+    pub plan: RootPlan,
+    /// The program to execute: the one the organiser's `PATH` resolves
+    /// the command's first word to (its real file), or the word itself
+    /// when nothing does (the exec then fails as it would outside).
+    pub program: PathBuf,
+    /// `PATH` inside: the program's installation's `bin`, then the
+    /// system's.
+    pub path: OsString,
+}
+
+/// What the view shows before it becomes mount steps.
+#[derive(Default)]
+struct Shown {
     /// Folders shown read-only at their own path (canonical).
     dirs: Vec<PathBuf>,
     /// Files shown read-only at their own path (canonical).
     files: Vec<PathBuf>,
+    /// Paths inside shown folders with an empty file (or folder) mounted
+    /// over them.
+    masked_files: Vec<PathBuf>,
+    masked_dirs: Vec<PathBuf>,
 }
 
-impl Exposed {
+impl Shown {
     fn covers(&self, p: &Path) -> bool {
-        self.dirs.iter().any(|d| p.starts_with(d))
+        self.dirs.iter().any(|d| p.starts_with(d)) || self.files.iter().any(|f| f == p)
     }
 
-    /// Adds a folder unless it is already covered; drops the folders it
-    /// covers. Never `/` or a folder that holds the temporary folder.
-    /// False when it cannot be shown.
+    /// Shows a folder unless it is covered already; drops the folders it
+    /// covers. Never `/` or a folder that holds the temporary folder
+    /// (other bots' scratch folders are there). False when it cannot be
+    /// shown.
     fn add_dir(&mut self, dir: &Path, temp: &Path) -> bool {
         let Ok(dir) = dir.canonicalize() else {
             return false;
@@ -72,38 +147,138 @@ impl Exposed {
         let Ok(file) = file.canonicalize() else {
             return;
         };
-        if file.is_file() && !self.files.contains(&file) {
+        if file.is_file() && !self.covers(&file) {
             self.files.push(file);
         }
     }
 }
 
-/// Plans the root of a sandboxed process of `cmd`: built at `root` (an
-/// empty folder), with a fresh tmpfs of at most `tmp_bytes` as its
-/// writable `/tmp` (memory of its own, counted against its memory limit,
-/// gone with it: a bot cannot fill the disk), and the folders `hidden`
-/// emptied if it would see them.
-pub fn plan(
-    cmd: &BotCommand,
-    root: &Path,
-    tmp_bytes: u64,
-    hidden: &[PathBuf],
-) -> std::io::Result<RootPlan> {
-    let temp = std::env::temp_dir()
-        .canonicalize()
-        .unwrap_or_else(|_| std::env::temp_dir());
+/// The folder a command runs in, canonical: its `cwd`, else the referee's.
+fn working_folder(cmd: &BotCommand) -> std::io::Result<PathBuf> {
     let referee_cwd = std::env::current_dir()?;
     let cwd = match &cmd.cwd {
-        Some(c) if c.is_absolute() => c.clone(),
         Some(c) => referee_cwd.join(c),
         None => referee_cwd,
     };
-    let cwd = cwd.canonicalize().unwrap_or(cwd);
+    Ok(cwd.canonicalize().unwrap_or(cwd))
+}
 
-    let mut ex = Exposed {
-        dirs: Vec::new(),
-        files: Vec::new(),
-    };
+/// The bot's own folder, shown read-only: its working folder, unless that
+/// is `/`, the organiser's home folder or one above it, or a folder that
+/// holds the temporary folder (a command typed in such a folder sees an
+/// empty working folder instead).
+fn bot_folder(cwd: &Path, temp: &Path) -> Option<PathBuf> {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .and_then(|h| h.canonicalize().ok());
+    let too_wide =
+        cwd.parent().is_none() || temp.starts_with(cwd) || home.is_some_and(|h| h.starts_with(cwd));
+    (!too_wide).then(|| cwd.to_path_buf())
+}
+
+fn temp_folder() -> PathBuf {
+    std::env::temp_dir()
+        .canonicalize()
+        .unwrap_or_else(|_| std::env::temp_dir())
+}
+
+/// The canonical paths a bot may be pointed at: its own folder and what is
+/// exposed.
+fn granted(cmd: &BotCommand, expose: &[PathBuf]) -> std::io::Result<(PathBuf, Vec<PathBuf>)> {
+    let cwd = working_folder(cmd)?;
+    let temp = temp_folder();
+    let mut out: Vec<PathBuf> = bot_folder(&cwd, &temp).into_iter().collect();
+    out.extend(expose.iter().filter_map(|e| e.canonicalize().ok()));
+    Ok((cwd, out))
+}
+
+/// An argument of a command that names a file the bot would not see.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutsideArgument {
+    /// The argument as written.
+    pub arg: String,
+    /// Where it leads (canonical).
+    pub leads_to: PathBuf,
+    /// Why the bot would not see it.
+    pub why: &'static str,
+}
+
+/// The arguments of `cmd` that name an existing file or folder outside
+/// the bot's own folder, the system folders and `expose` (absolute, with
+/// `..`, or through a symbolic link), or a secret of the system: the bot
+/// would not find them in its sandbox, so the caller refuses the command
+/// before any game and says where it was written.
+pub fn outside_arguments(
+    cmd: &BotCommand,
+    expose: &[PathBuf],
+) -> std::io::Result<Vec<OutsideArgument>> {
+    let (cwd, granted) = granted(cmd, expose)?;
+    let mut out = Vec::new();
+    for arg in &cmd.args {
+        let p = cwd.join(arg);
+        if std::fs::symlink_metadata(&p).is_err() {
+            continue;
+        }
+        let Ok(real) = p.canonicalize() else {
+            // A dangling link: nothing outside is reached through it.
+            continue;
+        };
+        let why = if etc_masked(&real) {
+            Some("is a secret of the system, never shown to a bot")
+        } else if granted.iter().any(|g| real.starts_with(g)) || in_system(&real) {
+            None
+        } else {
+            Some("is outside the bot's folder and what the league file's `[sandbox] expose` lists")
+        };
+        if let Some(why) = why {
+            out.push(OutsideArgument {
+                arg: arg.clone(),
+                leads_to: real,
+                why,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// True when `p` (canonical) is under a system folder shown to every bot.
+fn in_system(p: &Path) -> bool {
+    SYSTEM
+        .iter()
+        .any(|s| p.starts_with(s) && Path::new(s).is_dir() && !is_link(Path::new(s)))
+}
+
+fn is_link(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// True when `p` (canonical) is under `/etc` and hidden from bots.
+fn etc_masked(p: &Path) -> bool {
+    let masks = etc_masks();
+    masks.files.iter().any(|f| f == p) || masks.dirs.iter().any(|d| p.starts_with(d))
+}
+
+/// Plans the root of a sandboxed process of `cmd`: built at `root` (an
+/// empty folder), with a fresh tmpfs of at most `tmp_bytes` as its
+/// writable `/tmp` (memory of its own, counted against its memory limit,
+/// gone with it: a bot cannot fill the disk), `expose` shown read-only
+/// besides the bot's own view, and the folders `hidden` emptied if it
+/// would see them. `empty` is an empty read-only file outside the root,
+/// mounted over what is masked; `stage`, where the child will run as
+/// another user, a folder to stage the binds' sources in (see `Steps`).
+#[allow(clippy::too_many_arguments)]
+pub fn plan(
+    cmd: &BotCommand,
+    root: &Path,
+    empty: &Path,
+    stage: Option<&Path>,
+    tmp_bytes: u64,
+    hidden: &[PathBuf],
+    expose: &[PathBuf],
+) -> std::io::Result<Planned> {
+    let temp = temp_folder();
+    let cwd = working_folder(cmd)?;
+    let mut shown = Shown::default();
     let mut links = Vec::new();
     for s in SYSTEM {
         let p = Path::new(s);
@@ -114,217 +289,501 @@ pub fn plan(
                 }
             }
             Ok(m) if m.is_dir() => {
-                ex.add_dir(p, &temp);
+                shown.add_dir(p, &temp);
             }
             _ => {}
         }
     }
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            if !dir.is_absolute() {
-                continue;
+    let program = resolve_program(&cmd.program, &cwd);
+    let mut bin = None;
+    for exe in std::iter::once(program.clone()).chain(interpreter(&program, &cwd)) {
+        match installation(&exe) {
+            Some(prefix) if shown.add_dir(&prefix, &temp) => {
+                bin.get_or_insert(exe.parent().map(Path::to_path_buf));
             }
-            let installation = matches!(
-                dir.file_name().and_then(|n| n.to_str()),
-                Some("bin" | "shims")
-            );
-            match (installation, dir.parent()) {
-                (true, Some(up)) if up.parent().is_some() => ex.add_dir(up, &temp),
-                _ => ex.add_dir(&dir, &temp),
-            };
+            _ if exe.is_absolute() && !in_system(&exe) => shown.add_file(&exe),
+            _ => {}
         }
     }
-    if cmd.cwd.is_some() {
-        ex.add_dir(&cwd, &temp);
+    if let Some(own) = bot_folder(&cwd, &temp) {
+        shown.add_dir(&own, &temp);
     }
-    if cmd.program.contains('/') {
-        // A program in an installation's `bin` (a virtualenv's python)
-        // needs the installation; anything else, only itself.
-        let program = cwd.join(&cmd.program);
-        let installation = program
-            .parent()
-            .filter(|up| up.file_name().is_some_and(|n| n == "bin"))
-            .and_then(Path::parent)
-            .filter(|top| top.parent().is_some());
-        if !installation.is_some_and(|top| ex.add_dir(top, &temp)) {
-            ex.add_file(&program);
-        }
-    }
-    for arg in &cmd.args {
-        let p = cwd.join(arg);
-        if p.is_dir() {
-            ex.add_dir(&p, &temp);
-        } else if p.is_file() {
-            // The script's folder; the script alone when its folder cannot
-            // be shown (a script in /tmp).
-            if !p.parent().is_some_and(|up| ex.add_dir(up, &temp)) {
-                ex.add_file(&p);
+    for e in expose {
+        match e.is_dir() {
+            true => shown.add_dir(e, &temp),
+            false => {
+                shown.add_file(e);
+                true
             }
-        }
+        };
     }
-    let files = std::mem::take(&mut ex.files);
-    ex.files = files.into_iter().filter(|f| !ex.covers(f)).collect();
-    // The paths the command names, as it names them: a link on the way
-    // (`/srv/bot -> /data/bots/x`) is made in the view too, so that the
-    // given path leads where the shown (real) one is.
-    let mut named: Vec<PathBuf> = cmd
-        .args
-        .iter()
-        .chain(std::iter::once(&cmd.program).filter(|p| p.contains('/')))
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute() && p.exists())
-        .collect();
-    named.extend(cmd.cwd.iter().filter(|c| c.is_absolute()).cloned());
-    let mut symlinks = Vec::new();
-    for p in &named {
-        links_on_the_way(p, &mut symlinks, 0);
+    let files = std::mem::take(&mut shown.files);
+    for f in files {
+        shown.add_file(&f);
+    }
+    mask_specials(&mut shown)?;
+    let masks = etc_masks();
+    if shown.covers(Path::new("/etc")) {
+        shown.masked_files.extend(masks.files.iter().cloned());
+        shown.masked_dirs.extend(masks.dirs.iter().cloned());
+    }
+    let mut path = OsString::new();
+    if let Some(Some(b)) = bin {
+        path.push(b.as_os_str());
+        path.push(":");
+    }
+    path.push(SYSTEM_PATH);
+    let plan = Steps::new(root, empty, stage)?.build(&shown, &links, hidden, &cwd, tmp_bytes)?;
+    Ok(Planned {
+        plan,
+        program,
+        path,
+    })
+}
+
+/// Mount steps in the making. Where the child will run as another user
+/// (the referee is root), each bind's source is first mounted, while the
+/// child is still root, on a staging folder of the scratch folder
+/// (`stage`), which that user can reach (the source may lie under a folder
+/// it cannot search, such as `/root`): the bind then reads the staged
+/// copy.
+struct Steps {
+    root: PathBuf,
+    steps: Vec<MountStep>,
+    made: Vec<PathBuf>,
+    stage: Option<PathBuf>,
+    staged: Vec<(CString, CString)>,
+    empty: CString,
+}
+
+impl Steps {
+    fn new(root: &Path, empty: &Path, stage: Option<&Path>) -> std::io::Result<Steps> {
+        Ok(Steps {
+            root: root.to_path_buf(),
+            steps: Vec::new(),
+            made: Vec::new(),
+            stage: stage.map(Path::to_path_buf),
+            staged: Vec::new(),
+            empty: c_path(empty)?,
+        })
     }
 
-    let at = |p: &Path| c_path(&root.join(p.strip_prefix("/").unwrap_or(p)));
-    let mut steps = Vec::new();
-    let mut made: Vec<PathBuf> = Vec::new();
-    let mut make_dirs = |steps: &mut Vec<MountStep>, p: &Path| -> std::io::Result<()> {
+    /// The path a bind of `p` reads: `p`, or its staged copy.
+    fn source(&mut self, p: &Path) -> std::io::Result<CString> {
+        let Some(stage) = &self.stage else {
+            return c_path(p);
+        };
+        let at = stage.join(self.staged.len().to_string());
+        match p.is_dir() {
+            true => std::fs::create_dir(&at)?,
+            false => {
+                std::fs::File::create(&at)?;
+            }
+        }
+        let at = c_path(&at)?;
+        self.staged.push((c_path(p)?, at.clone()));
+        Ok(at)
+    }
+
+    /// `p` under the new root.
+    fn at(&self, p: &Path) -> std::io::Result<CString> {
+        c_path(&self.root.join(p.strip_prefix("/").unwrap_or(p)))
+    }
+
+    /// The folders on the way to `p`, made empty in the new root.
+    fn make_dirs(&mut self, p: &Path) -> std::io::Result<()> {
         let mut sofar = PathBuf::from("/");
         for c in p.components() {
             if let Component::Normal(n) = c {
                 sofar.push(n);
-                if !made.contains(&sofar) {
-                    made.push(sofar.clone());
-                    steps.push(MountStep::Dir(at(&sofar)?));
+                if !self.made.contains(&sofar) {
+                    self.made.push(sofar.clone());
+                    let at = self.at(&sofar)?;
+                    self.steps.push(MountStep::Dir(at));
                 }
             }
         }
         Ok(())
-    };
-    // The scratch folder first: what is shown below /tmp (a script there)
-    // is mounted on top of it.
-    let tmp = Path::new(SCRATCH_IN_VIEW);
-    make_dirs(&mut steps, tmp)?;
-    steps.push(MountStep::Scratch {
-        dst: at(tmp)?,
-        options: CString::new(format!("mode=0700,size={}", tmp_bytes.max(4096)))
-            .map_err(std::io::Error::other)?,
-    });
-    for (target, link) in &links {
-        steps.push(MountStep::Symlink {
-            target: c_path(target)?,
-            link: at(link)?,
-        });
     }
-    let mounts = sys::mount_points();
-    for dir in &ex.dirs {
-        make_dirs(&mut steps, dir)?;
-        steps.push(MountStep::Bind {
-            src: c_path(dir)?,
-            dst: at(dir)?,
-            read_only: Some(sys::locked_flags(dir)),
+
+    fn bind(&mut self, src: &Path, read_only: bool) -> std::io::Result<()> {
+        let dst = self.at(src)?;
+        let from = self.source(src)?;
+        self.steps.push(MountStep::Bind {
+            src: from,
+            name: c_path(src)?,
+            dst,
+            read_only: read_only.then(|| child::locked_flags(src)),
         });
-        // Mounts inside it are bound with it, and made read-only too.
-        for m in mounts
-            .iter()
-            .filter(|m| m.starts_with(dir) && m.as_path() != dir.as_path())
-        {
-            steps.push(MountStep::ReadOnly {
-                dst: at(m)?,
-                flags: sys::locked_flags(m),
+        Ok(())
+    }
+
+    fn mask_file(&mut self, p: &Path) -> std::io::Result<()> {
+        let dst = self.at(p)?;
+        self.steps.push(MountStep::Mask {
+            src: self.empty.clone(),
+            dst,
+        });
+        Ok(())
+    }
+
+    fn build(
+        mut self,
+        shown: &Shown,
+        links: &[(PathBuf, PathBuf)],
+        hidden: &[PathBuf],
+        cwd: &Path,
+        tmp_bytes: u64,
+    ) -> std::io::Result<RootPlan> {
+        // The scratch folder first: what is shown below /tmp is mounted on
+        // top of it.
+        let tmp = Path::new(SCRATCH_IN_VIEW);
+        self.make_dirs(tmp)?;
+        let options = CString::new(format!("mode=0700,size={}", tmp_bytes.max(4096)))
+            .map_err(std::io::Error::other)?;
+        let dst = self.at(tmp)?;
+        self.steps.push(MountStep::Scratch { dst, options });
+        for (target, link) in links {
+            let link = self.at(link)?;
+            self.steps.push(MountStep::Symlink {
+                target: c_path(target)?,
+                link,
             });
         }
-    }
-    for file in &ex.files {
-        if let Some(up) = file.parent() {
-            make_dirs(&mut steps, up)?;
+        let mounts = child::mount_points();
+        for dir in &shown.dirs {
+            self.make_dirs(dir)?;
+            self.bind(dir, true)?;
+            // Mounts inside it are bound with it, and made read-only too.
+            for m in mounts
+                .iter()
+                .filter(|m| m.starts_with(dir) && m.as_path() != dir.as_path())
+            {
+                let dst = self.at(m)?;
+                self.steps.push(MountStep::ReadOnly {
+                    dst,
+                    flags: child::locked_flags(m),
+                });
+            }
         }
-        steps.push(MountStep::File(at(file)?));
-        steps.push(MountStep::Bind {
-            src: c_path(file)?,
-            dst: at(file)?,
-            read_only: Some(sys::locked_flags(file)),
-        });
+        for file in &shown.files {
+            if let Some(up) = file.parent() {
+                self.make_dirs(up)?;
+            }
+            let at = self.at(file)?;
+            self.steps.push(MountStep::File(at));
+            self.bind(file, true)?;
+        }
+        for f in &shown.masked_files {
+            self.mask_file(f)?;
+        }
+        for d in shown.masked_dirs.iter().chain(
+            hidden
+                .iter()
+                .map(|h| h.canonicalize().unwrap_or_else(|_| h.clone()))
+                .filter(|h| h.is_dir() && shown.covers(h))
+                .collect::<Vec<_>>()
+                .iter(),
+        ) {
+            let at = self.at(d)?;
+            self.steps.push(MountStep::Empty(at));
+        }
+        self.devices()?;
+        self.proc()?;
+        // The working folder exists in the view even when nothing shows it
+        // (an empty folder, so that relative paths in the command resolve).
+        if !shown.covers(cwd) {
+            self.make_dirs(cwd)?;
+        }
+        Ok(RootPlan {
+            root: c_path(&self.root)?,
+            steps: self.steps,
+            cwd: c_path(cwd)?,
+            stage: self.staged,
+        })
     }
-    for (link, target) in &symlinks {
-        // Inside a shown folder it is shown already; the system's links
-        // are made above. (A canonical path never passes through a link,
-        // so no folder was made at its place.)
-        if ex.covers(link) || links.iter().any(|(_, l)| l == link) {
+
+    fn devices(&mut self) -> std::io::Result<()> {
+        self.make_dirs(Path::new("/dev"))?;
+        for d in DEVICES {
+            let dev = Path::new("/dev").join(d);
+            if dev.exists() {
+                let at = self.at(&dev)?;
+                self.steps.push(MountStep::File(at));
+                self.bind(&dev, false)?;
+            }
+        }
+        for (link, target) in [
+            ("fd", "/proc/self/fd"),
+            ("stdin", "/proc/self/fd/0"),
+            ("stdout", "/proc/self/fd/1"),
+            ("stderr", "/proc/self/fd/2"),
+        ] {
+            let link = self.at(&Path::new("/dev").join(link))?;
+            self.steps.push(MountStep::Symlink {
+                target: c_path(Path::new(target))?,
+                link,
+            });
+        }
+        Ok(())
+    }
+
+    /// The bot's own `/proc`, without the host-wide files, `/proc/sys`
+    /// read-only.
+    fn proc(&mut self) -> std::io::Result<()> {
+        self.make_dirs(Path::new("/proc"))?;
+        let at = self.at(Path::new("/proc"))?;
+        let mut hide = Vec::new();
+        for f in PROC_MASKED {
+            let p = Path::new("/proc").join(f);
+            if p.exists() {
+                hide.push(MountStep::Mask {
+                    src: self.empty.clone(),
+                    dst: self.at(&p)?,
+                });
+            }
+        }
+        let sys = self.at(Path::new("/proc/sys"))?;
+        self.steps.push(MountStep::Proc {
+            dst: at,
+            masks: hide,
+            sys,
+        });
+        Ok(())
+    }
+}
+
+/// Finds the special files (sockets, FIFOs, devices) in the shown folders
+/// and masks them. The system folders are packaged, and hold none where
+/// sockets live (`/run`, `/var` are not shown): only `/etc` and `/opt` of
+/// them are walked. Walks are cached for the life of the process.
+fn mask_specials(shown: &mut Shown) -> std::io::Result<()> {
+    let skip = [
+        "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+    ];
+    let dirs: Vec<PathBuf> = shown
+        .dirs
+        .iter()
+        .filter(|d| !skip.iter().any(|s| d.starts_with(s)))
+        .cloned()
+        .collect();
+    for d in dirs {
+        let found = specials(&d)?;
+        shown.masked_files.extend(found.iter().cloned());
+    }
+    Ok(())
+}
+
+/// The sockets, FIFOs and device files under `dir` (not following links).
+fn specials(dir: &Path) -> std::io::Result<Arc<Vec<PathBuf>>> {
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<Vec<PathBuf>>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(hit) = cache.lock().ok().and_then(|c| c.get(dir).cloned()) {
+        return Ok(hit);
+    }
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
             continue;
-        }
-        if let Some(up) = link.parent() {
-            make_dirs(&mut steps, up)?;
-        }
-        steps.push(MountStep::Symlink {
-            target: c_path(target)?,
-            link: at(link)?,
-        });
-    }
-    for h in hidden {
-        let h = h.canonicalize().unwrap_or_else(|_| h.clone());
-        if h.is_dir() && ex.covers(&h) {
-            steps.push(MountStep::Empty(at(&h)?));
-        }
-    }
-    make_dirs(&mut steps, Path::new("/dev"))?;
-    for d in DEVICES {
-        let dev = Path::new("/dev").join(d);
-        if dev.exists() {
-            steps.push(MountStep::File(at(&dev)?));
-            steps.push(MountStep::Bind {
-                src: c_path(&dev)?,
-                dst: at(&dev)?,
-                read_only: None,
-            });
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > WALK_MAX {
+                return Err(std::io::Error::other(format!(
+                    "{} holds more than {WALK_MAX} files: too many to show to a bot",
+                    dir.display()
+                )));
+            }
+            let Ok(t) = e.file_type() else { continue };
+            if t.is_dir() {
+                stack.push(e.path());
+            } else if t.is_socket() || t.is_fifo() || t.is_char_device() || t.is_block_device() {
+                found.push(e.path());
+            }
         }
     }
-    for (link, target) in [
-        ("fd", "/proc/self/fd"),
-        ("stdin", "/proc/self/fd/0"),
-        ("stdout", "/proc/self/fd/1"),
-        ("stderr", "/proc/self/fd/2"),
-    ] {
-        steps.push(MountStep::Symlink {
-            target: c_path(Path::new(target))?,
-            link: at(&Path::new("/dev").join(link))?,
-        });
+    let found = Arc::new(found);
+    if let Ok(mut c) = cache.lock() {
+        c.insert(dir.to_path_buf(), found.clone());
     }
-    make_dirs(&mut steps, Path::new("/proc"))?;
-    steps.push(MountStep::Proc(at(Path::new("/proc"))?));
-    // The working folder exists in the view even when nothing shows it (an
-    // empty folder, so that relative paths in the command resolve).
-    if !ex.covers(&cwd) {
-        make_dirs(&mut steps, &cwd)?;
-    }
-    Ok(RootPlan {
-        root: c_path(root)?,
-        steps,
-        cwd: c_path(&cwd)?,
+    Ok(found)
+}
+
+/// What of `/etc` is never shown.
+struct EtcMasks {
+    files: Vec<PathBuf>,
+    dirs: Vec<PathBuf>,
+}
+
+/// `/etc`'s secrets: [`ETC_SECRETS`], every file and folder there that is
+/// not world-readable (a folder also not world-searchable), and the SSH
+/// host keys. Read once per process.
+fn etc_masks() -> &'static EtcMasks {
+    static MASKS: OnceLock<EtcMasks> = OnceLock::new();
+    MASKS.get_or_init(|| {
+        let mut m = EtcMasks {
+            files: Vec::new(),
+            dirs: Vec::new(),
+        };
+        let etc = Path::new("/etc");
+        let mut stack = vec![etc.to_path_buf()];
+        let mut seen = 0usize;
+        while let Some(d) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                seen += 1;
+                if seen > WALK_MAX {
+                    break;
+                }
+                let p = e.path();
+                let Ok(meta) = std::fs::symlink_metadata(&p) else {
+                    continue;
+                };
+                let t = meta.file_type();
+                if t.is_symlink() {
+                    continue;
+                }
+                let mode = meta.permissions().mode();
+                let rel = p.strip_prefix(etc).unwrap_or(&p);
+                let named = ETC_SECRETS.iter().any(|s| rel == Path::new(s))
+                    || (rel.starts_with("ssh")
+                        && rel
+                            .file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.starts_with("ssh_host_") && n.ends_with("_key")));
+                if t.is_dir() {
+                    if named || mode & 0o005 != 0o005 {
+                        m.dirs.push(p);
+                    } else {
+                        stack.push(p);
+                    }
+                } else if named
+                    || mode & 0o004 == 0
+                    || t.is_socket()
+                    || t.is_fifo()
+                    || t.is_char_device()
+                    || t.is_block_device()
+                {
+                    m.files.push(p);
+                }
+            }
+        }
+        m
     })
 }
 
-/// The symbolic links met on the way along the absolute path `p`, each with
-/// its target, then those along the targets (at most 8 deep).
-fn links_on_the_way(p: &Path, out: &mut Vec<(PathBuf, PathBuf)>, depth: usize) {
-    let mut at = PathBuf::from("/");
-    let mut parts = p.components().filter_map(|c| match c {
-        Component::Normal(n) => Some(n),
-        _ => None,
-    });
-    while let Some(part) = parts.next() {
-        at.push(part);
-        let Ok(target) = std::fs::read_link(&at) else {
-            continue;
-        };
-        if !out.iter().any(|(l, _)| *l == at) {
-            out.push((at.clone(), target.clone()));
-        }
-        if depth < 8 {
-            let mut next = match at.parent() {
-                Some(up) => up.join(&target),
-                None => target,
-            };
-            next.extend(parts);
-            links_on_the_way(&next, out, depth + 1);
-        }
-        return;
+/// The program a command's first word names, as the organiser's `PATH`
+/// resolves it from `cwd`: a path as it is (relative to `cwd`), a name
+/// through `PATH`; a version manager's shim (pyenv, nodenv, rbenv, asdf:
+/// a file in a folder named `shims`) through the manager's own `which`,
+/// run in `cwd` so that a local version file counts. The real file, or
+/// the word itself when nothing resolves it.
+pub fn resolve_program(program: &str, cwd: &Path) -> PathBuf {
+    let found = if program.contains('/') {
+        Some(cwd.join(program))
+    } else {
+        std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .filter(|d| d.is_absolute())
+                .map(|d| d.join(program))
+                .find(|p| is_executable(p))
+        })
+    };
+    let Some(found) = found else {
+        return PathBuf::from(program);
+    };
+    let found = match found.parent().and_then(Path::file_name) {
+        Some(n) if n == "shims" => through_shim(&found, program, cwd).unwrap_or(found),
+        _ => found,
+    };
+    found.canonicalize().unwrap_or(found)
+}
+
+fn is_executable(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// What a version manager's shim `shim` would run for `program` in `cwd`:
+/// `<manager> which <program>`, the manager named after the folder that
+/// holds `shims` (`~/.pyenv`: `pyenv`). Cached for the life of the process.
+fn through_shim(shim: &Path, program: &str, cwd: &Path) -> Option<PathBuf> {
+    static CACHE: OnceLock<Mutex<HashMap<(PathBuf, PathBuf), Option<PathBuf>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (shim.to_path_buf(), cwd.to_path_buf());
+    if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return hit;
     }
+    let top = shim.parent()?.parent()?;
+    let name = top
+        .file_name()?
+        .to_str()?
+        .trim_start_matches('.')
+        .to_string();
+    let manager = ["bin", "libexec"]
+        .iter()
+        .map(|d| top.join(d).join(&name))
+        .find(|p| is_executable(p))
+        .unwrap_or_else(|| PathBuf::from(&name));
+    let out = std::process::Command::new(manager)
+        .args(["which", program])
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| {
+            let p = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+            is_executable(&p).then_some(p)
+        });
+    if let Ok(mut c) = cache.lock() {
+        c.insert(key, out.clone());
+    }
+    out
+}
+
+/// The interpreter a script names on its `#!` line (through `env`, as the
+/// organiser's `PATH` resolves it), if it is a script.
+fn interpreter(program: &Path, cwd: &Path) -> Option<PathBuf> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(program).ok()?.read(&mut head).ok()?;
+    let line = head[..n].strip_prefix(b"#!")?;
+    let line = line.split(|&b| b == b'\n').next()?;
+    let line = std::str::from_utf8(line).ok()?;
+    let mut words = line.split_whitespace();
+    let first = words.next()?;
+    match Path::new(first).file_name() {
+        Some(n) if n == "env" => {
+            let name = words.find(|w| !w.starts_with('-') && !w.contains('='))?;
+            Some(resolve_program(name, cwd))
+        }
+        _ => Some(resolve_program(first, cwd)),
+    }
+}
+
+/// The installation that holds `exe` (canonical), to be shown whole: the
+/// folder above its `bin` or `sbin` when that folder has a `lib` beside
+/// (an interpreter's prefix: a pyenv or nvm version, a virtualenv, a JDK),
+/// and is neither `/`, the organiser's home folder or one above it.
+/// `None`: the program alone is shown (a `~/.cargo/bin` tool, a program in
+/// `~/bin`).
+fn installation(exe: &Path) -> Option<PathBuf> {
+    let up = exe.parent()?;
+    if !matches!(up.file_name()?.to_str()?, "bin" | "sbin") {
+        return None;
+    }
+    let prefix = up.parent()?;
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .and_then(|h| h.canonicalize().ok());
+    let wide = prefix.parent().is_none() || home.is_some_and(|h| h.starts_with(prefix));
+    let has_lib = ["lib", "lib64"].iter().any(|l| prefix.join(l).is_dir());
+    (!wide && has_lib).then(|| prefix.to_path_buf())
 }
 
 fn c_path(p: &Path) -> std::io::Result<CString> {
@@ -340,106 +799,152 @@ fn c_path(p: &Path) -> std::io::Result<CString> {
 mod tests {
     use super::*;
 
-    fn dirs_of(plan: &RootPlan, root: &Path) -> Vec<String> {
-        plan.steps
+    fn shown_of(planned: &Planned) -> Vec<String> {
+        planned
+            .plan
+            .steps
             .iter()
             .filter_map(|s| match s {
                 MountStep::Bind {
-                    dst,
+                    name,
                     read_only: Some(_),
                     ..
-                } => Some(
-                    Path::new(dst.to_str().unwrap())
-                        .strip_prefix(root)
-                        .unwrap()
-                        .display()
-                        .to_string(),
-                ),
+                } => Some(name.to_str().unwrap().to_string()),
                 _ => None,
             })
             .collect()
     }
 
+    fn empty_file(base: &Path) -> PathBuf {
+        let e = base.join("empty");
+        std::fs::write(&e, "").unwrap();
+        e
+    }
+
     #[test]
-    fn a_bot_sees_its_folder_and_the_script_folder_but_not_the_hidden_one() {
+    fn arguments_never_widen_the_view_and_are_found_outside() {
         let t = tempfile::tempdir().unwrap();
         let base = t.path().canonicalize().unwrap();
         std::fs::create_dir_all(base.join("bots/me")).unwrap();
-        std::fs::create_dir_all(base.join("bots/other")).unwrap();
-        std::fs::create_dir_all(base.join("lib/shared")).unwrap();
-        std::fs::write(base.join("lib/shared/run.py"), "").unwrap();
+        std::fs::create_dir_all(base.join("bots/victim")).unwrap();
+        std::fs::write(base.join("bots/victim/secret.txt"), "s").unwrap();
+        std::fs::write(base.join("bots/me/bot.py"), "").unwrap();
+        std::os::unix::fs::symlink(base.join("bots/victim"), base.join("bots/me/peek")).unwrap();
         std::fs::create_dir_all(base.join("bots/me/results")).unwrap();
         let cmd = BotCommand {
             program: "python3".into(),
             args: vec![
                 "bot.py".into(),
-                base.join("lib/shared/run.py").display().to_string(),
+                "../victim/secret.txt".into(),
+                "peek/secret.txt".into(),
+                "/etc/shadow".into(),
+                "/usr".into(),
             ],
             cwd: Some(base.join("bots/me")),
             env: vec![],
         };
         let root = base.join("root");
-        let plan = plan(&cmd, &root, 1 << 20, &[base.join("bots/me/results")]).unwrap();
-        let shown = dirs_of(&plan, &root);
-        let rel = |p: &str| {
-            base.join(p)
-                .strip_prefix("/")
-                .unwrap()
-                .display()
-                .to_string()
+        let planned = plan(
+            &cmd,
+            &root,
+            &empty_file(&base),
+            None,
+            1 << 20,
+            &[base.join("bots/me/results")],
+            &[],
+        )
+        .unwrap();
+        let shown = shown_of(&planned);
+        assert!(
+            shown.contains(&base.join("bots/me").display().to_string()),
+            "{shown:?}"
+        );
+        assert!(!shown.iter().any(|s| s.contains("victim")), "{shown:?}");
+        assert!(shown.contains(&"/usr".to_string()), "{shown:?}");
+        let outside = outside_arguments(&cmd, &[]).unwrap();
+        let args: Vec<&str> = outside.iter().map(|o| o.arg.as_str()).collect();
+        let mut want = vec!["../victim/secret.txt", "peek/secret.txt"];
+        if Path::new("/etc/shadow").exists() {
+            want.push("/etc/shadow");
+        }
+        assert_eq!(args, want);
+        // What the league exposes may be named.
+        let outside = outside_arguments(&cmd, &[base.join("bots/victim")]).unwrap();
+        assert!(
+            outside.iter().all(|o| o.arg == "/etc/shadow"),
+            "{outside:?}"
+        );
+        let emptied = planned
+            .plan
+            .steps
+            .iter()
+            .filter(|s| matches!(s, MountStep::Empty(p) if p.to_str().unwrap().ends_with("bots/me/results")))
+            .count();
+        assert_eq!(emptied, 1);
+    }
+
+    #[test]
+    fn sockets_and_fifos_in_the_bot_folder_are_masked() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let me = base.join("me");
+        std::fs::create_dir_all(&me).unwrap();
+        let _sock = std::os::unix::net::UnixListener::bind(me.join("host.sock")).unwrap();
+        let fifo = c_path(&me.join("pipe")).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let cmd = BotCommand {
+            program: "true".into(),
+            args: vec![],
+            cwd: Some(me.clone()),
+            env: vec![],
         };
-        assert!(shown.contains(&rel("bots/me")), "{shown:?}");
-        assert!(shown.contains(&rel("lib/shared")), "{shown:?}");
-        assert!(!shown.iter().any(|s| s.contains("other")), "{shown:?}");
-        assert!(shown.contains(&"usr".to_string()), "{shown:?}");
-        let emptied: Vec<_> = plan
+        let planned = plan(
+            &cmd,
+            &base.join("root"),
+            &empty_file(&base),
+            None,
+            1 << 20,
+            &[],
+            &[],
+        )
+        .unwrap();
+        let masked: Vec<String> = planned
+            .plan
             .steps
             .iter()
             .filter_map(|s| match s {
-                MountStep::Empty(p) => Some(p.to_str().unwrap().to_string()),
+                MountStep::Mask { dst, .. } => Some(dst.to_str().unwrap().to_string()),
                 _ => None,
             })
             .collect();
-        assert_eq!(
-            emptied,
-            vec![root.join(rel("bots/me/results")).display().to_string()]
-        );
-        assert_eq!(
-            plan.cwd.to_str().unwrap(),
-            base.join("bots/me").to_str().unwrap()
-        );
+        for name in ["host.sock", "pipe"] {
+            assert!(
+                masked.iter().any(|m| m.ends_with(name)),
+                "{name}: {masked:?}"
+            );
+        }
     }
 
-    /// A script named through a link is reached through the same link in
-    /// the view.
     #[test]
-    fn a_link_on_the_way_to_the_script_is_made_in_the_view() {
+    fn a_program_in_the_home_folders_bin_shows_itself_only() {
         let t = tempfile::tempdir().unwrap();
-        let base = t.path().canonicalize().unwrap();
-        std::fs::create_dir_all(base.join("real/bot")).unwrap();
-        std::fs::write(base.join("real/bot/bot.py"), "").unwrap();
-        std::fs::create_dir(base.join("links")).unwrap();
-        std::os::unix::fs::symlink(base.join("real/bot"), base.join("links/bot")).unwrap();
-        let script = base.join("links/bot/bot.py");
-        let cmd = BotCommand {
-            program: "python3".into(),
-            args: vec![script.display().to_string()],
-            cwd: None,
-            env: vec![],
-        };
-        let root = base.join("root");
-        let plan = plan(&cmd, &root, 1 << 20, &[]).unwrap();
-        let link = root.join(base.join("links/bot").strip_prefix("/").unwrap());
-        assert!(
-            plan.steps.iter().any(|s| matches!(s,
-                MountStep::Symlink { target, link: l }
-                    if l.to_str().ok() == link.to_str() && target.to_str().ok() == base.join("real/bot").to_str())),
-            "{:?}",
-            plan.steps
+        let home = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(home.join("bin")).unwrap();
+        std::fs::create_dir_all(home.join("lib")).unwrap();
+        std::fs::create_dir_all(home.join(".venv/bin")).unwrap();
+        std::fs::create_dir_all(home.join(".venv/lib")).unwrap();
+        // `home` stands for the organiser's home here: an installation
+        // must have a lib beside its bin and not be the home folder.
+        assert_eq!(
+            installation(&home.join(".venv/bin/python")),
+            Some(home.join(".venv"))
         );
-        assert!(dirs_of(&plan, &root)
-            .iter()
-            .any(|d| d.ends_with("real/bot")));
+        assert_eq!(installation(&home.join(".cargo/bin/tool")), None);
+        assert_eq!(
+            installation(Path::new("/usr/bin/python3")),
+            Some(PathBuf::from("/usr"))
+        );
     }
 
     #[test]
@@ -451,10 +956,20 @@ mod tests {
             env: vec![],
         };
         let t = tempfile::tempdir().unwrap();
-        let plan = plan(&cmd, &t.path().join("r"), 1 << 20, &[]).unwrap();
-        let shown = dirs_of(&plan, &t.path().join("r"));
+        let base = t.path().canonicalize().unwrap();
+        let planned = plan(
+            &cmd,
+            &base.join("r"),
+            &empty_file(&base),
+            None,
+            1 << 20,
+            &[],
+            &[],
+        )
+        .unwrap();
+        let shown = shown_of(&planned);
         assert!(
-            !shown.iter().any(|s| s.is_empty() || s == "tmp"),
+            !shown.iter().any(|s| s == "/" || s.starts_with("/tmp")),
             "{shown:?}"
         );
     }
