@@ -105,14 +105,15 @@ fn raw_ping_pong(line: &[u8]) -> (Duration, usize) {
 /// player on a current-thread runtime (the league's worker set-up).
 /// Returns the mean time the referee waited per bot decision, the bot
 /// decisions per second over the whole run, and all decisions per second.
-fn referee_games(v: Variant, sandbox: Sandbox) -> (Duration, f64, f64) {
+fn referee_games(v: Variant, sandbox: Sandbox, ponder: bool) -> (Duration, f64, f64) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
         let cmd = BotCommand::from_words(&[bot()]).unwrap();
-        let launch = BotPlayer::launch(cmd).sandboxed(sandbox);
+        let mut launch = BotPlayer::launch(cmd).sandboxed(sandbox);
+        launch.ponder = ponder;
         let mut bot = BotPlayer::start(&launch, &Default::default())
             .await
             .unwrap();
@@ -229,13 +230,23 @@ fn main() {
             "unpinned"
         };
         let (raw, reply_len) = raw_ping_pong(&line);
-        let (rt, bot_rate, all_rate) = referee_games(v, Sandbox::On);
-        let (rt_off, _, _) = referee_games(v, Sandbox::Off);
+        // None: no sandbox, and the bot may think between turns; the
+        // sandbox without pausing; the full sandbox, paused between turns.
+        let (rt_off, _, all_off) = referee_games(v, Sandbox::Off, true);
+        let (rt_on, _, all_on) = referee_games(v, Sandbox::On, true);
+        let (rt, bot_rate, all_rate) = referee_games(v, Sandbox::On, false);
         println!(
-            "{place:>17}: referee round trip, sandbox off {:>7.2} us, on {:>7.2} us = {:.2}x",
+            "{place:>17}: referee round trip, none {:>7.2} us, sandbox {:>7.2} us = {:.2}x, sandbox + pausing {:>7.2} us = {:.2}x | decisions/s in games {:>8.0}, {:>8.0} = {:.2}x, {:>8.0} = {:.2}x",
             rt_off.as_secs_f64() * 1e6,
+            rt_on.as_secs_f64() * 1e6,
+            rt_on.as_secs_f64() / rt_off.as_secs_f64(),
             rt.as_secs_f64() * 1e6,
-            rt.as_secs_f64() / rt_off.as_secs_f64()
+            rt.as_secs_f64() / rt_off.as_secs_f64(),
+            all_off,
+            all_on,
+            all_off / all_on,
+            all_rate,
+            all_off / all_rate,
         );
         println!(
             "{place:>17}: raw round trip {:>7.2} us (reply {reply_len} bytes) | referee round trip {:>7.2} us = {:.2}x raw | {:>8.0} bot decisions/s, {:>8.0} decisions/s in games",

@@ -102,6 +102,8 @@ pub struct Manifest {
     /// What the bot asks for in its sandbox (`[limits]`); a league's
     /// `[limits]` and the flags override it.
     pub limits: super::LimitSettings,
+    /// The line of bot.toml where `command` is written (for messages).
+    pub command_line: usize,
 }
 
 #[derive(Deserialize)]
@@ -114,7 +116,7 @@ struct RawManifest {
     language: String,
     #[serde(default)]
     description: String,
-    command: CommandValue,
+    command: toml::Spanned<CommandValue>,
     build: Option<CommandValue>,
     #[serde(default)]
     env: BTreeMap<String, String>,
@@ -167,7 +169,11 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
             ),
         });
     }
-    let command = raw.command.into_argv();
+    let command_line = src[..raw.command.span().start.min(src.len())]
+        .matches('\n')
+        .count()
+        + 1;
+    let command = raw.command.into_inner().into_argv();
     if command.is_empty() {
         return Err(ManifestError::Invalid {
             path,
@@ -191,6 +197,7 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
         template: raw.template,
         dir: dir.to_path_buf(),
         limits: raw.limits,
+        command_line,
     })
 }
 

@@ -57,7 +57,8 @@ impl Jail {
             command: cmd.display(),
             source,
         };
-        let outside = as_root().then(|| pick_user(launch.uids.unwrap_or(DEFAULT_UIDS)));
+        let range = launch.uids.unwrap_or(DEFAULT_UIDS);
+        let outside = (as_root() && mapped(range)).then(|| pick_user(range));
         let dir = scratch_dir(token, outside).map_err(failed)?;
         let mut jail = Jail {
             scratch: Some(dir.clone()),
@@ -167,6 +168,21 @@ impl Drop for Jail {
 fn as_root() -> bool {
     // SAFETY: geteuid cannot fail.
     unsafe { libc::geteuid() == 0 }
+}
+
+/// True when every id of `range` (`first`, `count`) exists in this
+/// process's user namespace (it does on a host; in a container or a user
+/// namespace that maps root alone it does not, and the bots then run as
+/// the referee's user there, which is no root of the host).
+fn mapped((first, count): (u32, u32)) -> bool {
+    let Ok(map) = std::fs::read_to_string("/proc/self/uid_map") else {
+        return false;
+    };
+    let last = u64::from(first) + u64::from(count.max(1)) - 1;
+    map.lines().any(|l| {
+        let f: Vec<u64> = l.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+        matches!(f.as_slice(), [inside, _, len] if *inside <= u64::from(first) && last < inside + len)
+    })
 }
 
 /// The next user (and group) of `range` (`first`, `count`), in turn: two

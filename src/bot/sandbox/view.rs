@@ -163,17 +163,55 @@ fn working_folder(cmd: &BotCommand) -> std::io::Result<PathBuf> {
     Ok(cwd.canonicalize().unwrap_or(cwd))
 }
 
-/// The bot's own folder, shown read-only: its working folder, unless that
-/// is `/`, the organiser's home folder or one above it, or a folder that
-/// holds the temporary folder (a command typed in such a folder sees an
-/// empty working folder instead).
-fn bot_folder(cwd: &Path, temp: &Path) -> Option<PathBuf> {
+/// True when the command runs in a folder that holds a bot.toml: a bot
+/// author's command, whose arguments never widen the view.
+fn from_bot_toml(cwd: &Path) -> bool {
+    cwd.join(crate::bot::manifest::MANIFEST).is_file()
+}
+
+/// True for `/`, the organiser's home folder or one above it, and a
+/// folder that holds the temporary folder: never shown whole.
+fn too_wide(p: &Path, temp: &Path) -> bool {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .and_then(|h| h.canonicalize().ok());
-    let too_wide =
-        cwd.parent().is_none() || temp.starts_with(cwd) || home.is_some_and(|h| h.starts_with(cwd));
-    (!too_wide).then(|| cwd.to_path_buf())
+    p.parent().is_none() || temp.starts_with(p) || home.is_some_and(|h| h.starts_with(p))
+}
+
+/// The symbolic links met on the way along the absolute path `p`, each
+/// with its target, then those along the targets (at most 8 deep).
+fn links_on_the_way(p: &Path, out: &mut Vec<(PathBuf, PathBuf)>, depth: usize) {
+    let mut at = PathBuf::from("/");
+    let mut parts = p.components().filter_map(|c| match c {
+        Component::Normal(n) => Some(n),
+        _ => None,
+    });
+    while let Some(part) = parts.next() {
+        at.push(part);
+        let Ok(target) = std::fs::read_link(&at) else {
+            continue;
+        };
+        if !out.iter().any(|(l, _)| *l == at) {
+            out.push((at.clone(), target.clone()));
+        }
+        if depth < 8 {
+            let mut next = match at.parent() {
+                Some(up) => up.join(&target),
+                None => target,
+            };
+            next.extend(parts);
+            links_on_the_way(&next, out, depth + 1);
+        }
+        return;
+    }
+}
+
+/// The bot's own folder, shown read-only: the folder its command runs in
+/// (a bot.toml's folder, a league entry's `cwd`, the folder a command is
+/// typed in), unless that is too wide to show (see [`too_wide`]): the bot
+/// then sees an empty working folder.
+fn bot_folder(cwd: &Path, temp: &Path) -> Option<PathBuf> {
+    (!too_wide(cwd, temp)).then(|| cwd.to_path_buf())
 }
 
 fn temp_folder() -> PathBuf {
@@ -203,7 +241,8 @@ pub struct OutsideArgument {
     pub why: &'static str,
 }
 
-/// The arguments of `cmd` that name an existing file or folder outside
+/// The arguments of a bot.toml's command `cmd` that name an existing file
+/// or folder outside
 /// the bot's own folder, the system folders and `expose` (absolute, with
 /// `..`, or through a symbolic link), or a secret of the system: the bot
 /// would not find them in its sandbox, so the caller refuses the command
@@ -214,6 +253,10 @@ pub fn outside_arguments(
 ) -> std::io::Result<Vec<OutsideArgument>> {
     let (cwd, granted) = granted(cmd, expose)?;
     let mut out = Vec::new();
+    if !from_bot_toml(&cwd) {
+        // The organiser's own command: what it names is shown.
+        return Ok(out);
+    }
     for arg in &cmd.args {
         let p = cwd.join(arg);
         if std::fs::symlink_metadata(&p).is_err() {
@@ -308,6 +351,32 @@ pub fn plan(
     if let Some(own) = bot_folder(&cwd, &temp) {
         shown.add_dir(&own, &temp);
     }
+    // A command that is not a bot.toml's was written by the organiser (a
+    // league file's entry, a command line): what its arguments name is
+    // shown, as the organiser chose. A bot.toml's arguments never widen
+    // the view.
+    let mut symlinks = Vec::new();
+    if !from_bot_toml(&cwd) {
+        for arg in &cmd.args {
+            let p = cwd.join(arg);
+            let Ok(real) = p.canonicalize() else { continue };
+            if etc_masked(&real) || too_wide(&real, &temp) {
+                continue;
+            }
+            if real.is_dir() {
+                shown.add_dir(&real, &temp);
+            } else if real.is_file()
+                && !real
+                    .parent()
+                    .is_some_and(|up| !too_wide(up, &temp) && shown.add_dir(up, &temp))
+            {
+                shown.add_file(&real);
+            }
+            if p.is_absolute() {
+                links_on_the_way(&p, &mut symlinks, 0);
+            }
+        }
+    }
     for e in expose {
         match e.is_dir() {
             true => shown.add_dir(e, &temp),
@@ -333,6 +402,14 @@ pub fn plan(
         path.push(":");
     }
     path.push(SYSTEM_PATH);
+    // Links on the way to what the organiser's arguments name, made in the
+    // view too (unless a shown folder holds them already), so that the path
+    // as written leads to the shown one.
+    for (link, target) in symlinks {
+        if !shown.covers(&link) && !links.iter().any(|(_, l)| *l == link) {
+            links.push((target, link));
+        }
+    }
     let plan = Steps::new(root, empty, stage)?.build(&shown, &links, hidden, &cwd, tmp_bytes)?;
     Ok(Planned {
         plan,
@@ -444,6 +521,9 @@ impl Steps {
         let dst = self.at(tmp)?;
         self.steps.push(MountStep::Scratch { dst, options });
         for (target, link) in links {
+            if let Some(up) = link.parent() {
+                self.make_dirs(up)?;
+            }
             let link = self.at(link)?;
             self.steps.push(MountStep::Symlink {
                 target: c_path(target)?,
@@ -829,6 +909,11 @@ mod tests {
         std::fs::create_dir_all(base.join("bots/victim")).unwrap();
         std::fs::write(base.join("bots/victim/secret.txt"), "s").unwrap();
         std::fs::write(base.join("bots/me/bot.py"), "").unwrap();
+        std::fs::write(
+            base.join("bots/me/bot.toml"),
+            "command = \"python3 bot.py\"",
+        )
+        .unwrap();
         std::os::unix::fs::symlink(base.join("bots/victim"), base.join("bots/me/peek")).unwrap();
         std::fs::create_dir_all(base.join("bots/me/results")).unwrap();
         let cmd = BotCommand {

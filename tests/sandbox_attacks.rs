@@ -1,0 +1,332 @@
+//! The sandbox, proven by attack (docs/security.md, "Attacks and their
+//! tests"): bots of tests/attack/attack.py try each way out in real
+//! leagues, and each test fails if one works.
+
+use mancala_arena::results::{csvio, GameRow};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn arena() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
+    c.stdin(Stdio::null());
+    c
+}
+
+fn attack_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/attack")
+}
+
+fn as_root() -> bool {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// A bot folder in `dir` holding a copy of attack.py.
+fn attack_bot(dir: &Path, name: &str) -> PathBuf {
+    let folder = dir.join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(attack_dir().join("attack.py"), folder.join("attack.py")).unwrap();
+    folder
+}
+
+/// Runs the league file `text` (written to `dir/l.toml`) and returns its
+/// rows and every `ATTACK` line of the bot logs whose names start with
+/// `log_prefix`.
+fn league(
+    dir: &Path,
+    text: &str,
+    args: &[&str],
+    log_prefix: &str,
+    env: &[(&str, &str)],
+) -> (Vec<GameRow>, Vec<String>) {
+    let file = dir.join("l.toml");
+    std::fs::write(&file, text).unwrap();
+    let mut c = arena();
+    c.args(["run", "--quiet", "--no-report"])
+        .args(args)
+        .arg(&file);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = csvio::read_rows(&dir.join("out/games.csv")).unwrap();
+    let mut lines = Vec::new();
+    for e in std::fs::read_dir(dir.join("out/logs")).unwrap().flatten() {
+        if e.file_name().to_string_lossy().starts_with(log_prefix) {
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            lines.extend(
+                text.lines()
+                    .filter_map(|l| l.strip_prefix("ATTACK "))
+                    .map(str::to_string),
+            );
+        }
+    }
+    (rows, lines)
+}
+
+/// The result of the finding `what` (its first), or a panic naming the
+/// findings.
+fn finding<'a>(lines: &'a [String], what: &str) -> &'a str {
+    lines
+        .iter()
+        .find_map(|l| l.strip_prefix(&format!("{what}: ")))
+        .unwrap_or_else(|| panic!("no finding `{what}` in:\n{}", lines.join("\n")))
+}
+
+/// One probe bot against the random bot: an inherited descriptor, the
+/// terminal, the keyrings, inotify, flock, vsock and inet sockets, ptrace,
+/// unshare, mount, bpf, perf_event_open, userfaultfd and io_uring each find
+/// nothing; /etc/shadow and, as root, a root-only file of its own folder
+/// are unreadable; /proc shows no host-wide statistics; NoNewPrivs and a
+/// seccomp filter are in force.
+#[test]
+fn a_probe_bot_finds_every_door_shut() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = attack_bot(dir.path(), "probe");
+    let secret = dir.path().join("organiser-secret");
+    std::fs::write(&secret, "organiser secret").unwrap();
+    let root_only = probe.join("root-only.txt");
+    std::fs::write(&root_only, "for root alone").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&root_only, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let text = format!(
+        r#"
+name = "probe"
+bots = [
+  {{ name = "probe", command = ["python3", "attack.py", "probe"], cwd = "probe", env = {{ PROBE_FD = "9", PROBE_FILES = "/etc/shadow:/etc/gshadow:root-only.txt" }} }},
+  {{ name = "r", command = ["{bot}"] }},
+]
+variants = ["kisolo"]
+output = "out"
+"#
+    );
+    // The organiser's descriptor 9, open on a file of theirs, and not
+    // marked close-on-exec: the referee inherits it; no bot may.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&secret)
+        .unwrap();
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
+    let path = dir.path().join("l.toml");
+    std::fs::write(&path, &text).unwrap();
+    let mut c = arena();
+    c.args(["run", "--quiet", "--no-report"])
+        .arg(&path)
+        .stdout(Stdio::null());
+    // SAFETY: dup2 is async-signal-safe.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        c.pre_exec(move || {
+            if libc::dup2(fd, 9) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut lines = Vec::new();
+    for e in std::fs::read_dir(dir.path().join("out/logs"))
+        .unwrap()
+        .flatten()
+    {
+        if e.file_name().to_string_lossy().starts_with("probe-w") {
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            lines.extend(
+                text.lines()
+                    .filter_map(|l| l.strip_prefix("ATTACK "))
+                    .map(str::to_string),
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(&secret).unwrap(),
+        "organiser secret",
+        "the organiser's file was written through the inherited descriptor"
+    );
+    for what in [
+        "inherited descriptor",
+        "controlling terminal",
+        "tiocsti",
+        "session keyring",
+        "user keyring",
+        "inotify",
+        "flock",
+        "vsock",
+        "inet socket",
+        "ptrace",
+        "unshare",
+        "mount",
+        "bpf",
+        "perf_event_open",
+        "userfaultfd",
+        "io_uring",
+        "read root-only.txt",
+        "read /etc/gshadow",
+    ] {
+        let got = finding(&lines, what);
+        let root_file = what == "read root-only.txt";
+        if root_file && !as_root() {
+            println!("skipped: `{what}` (a root-only file is the organiser's own when not root)");
+            continue;
+        }
+        assert!(got.starts_with("refused"), "{what}: {got}");
+    }
+    // Masked: empty or missing, never the real content.
+    let shadow = finding(&lines, "read /etc/shadow");
+    assert!(
+        shadow.starts_with("refused") || shadow == "open: b''",
+        "/etc/shadow: {shadow}"
+    );
+    assert_eq!(finding(&lines, "descriptors"), "0 1 2 3");
+    for f in ["/proc/stat", "/proc/loadavg"] {
+        assert_ne!(finding(&lines, f), "open", "{f}");
+    }
+    assert_eq!(finding(&lines, "no_new_privs"), "1");
+    assert_eq!(finding(&lines, "seccomp"), "2");
+}
+
+/// An organiser with `~/bin` on `PATH` and a key in `~/.ssh`: the bot sees
+/// nothing of the home folder.
+#[test]
+fn an_organisers_home_bin_on_path_exposes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    attack_bot(dir.path(), "probe");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join("bin")).unwrap();
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    let key = home.join(".ssh/id_rsa");
+    std::fs::write(&key, "PRIVATE KEY").unwrap();
+    let path = format!(
+        "{}:{}",
+        home.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let text = format!(
+        r#"
+name = "home"
+bots = [
+  {{ name = "probe", command = ["python3", "attack.py", "probe"], cwd = "probe", env = {{ PROBE_FILES = "{}:{}" }} }},
+  {{ name = "r", command = ["{bot}"] }},
+]
+variants = ["kisolo"]
+output = "out"
+"#,
+        key.display(),
+        home.join("bin").display()
+    );
+    let (_, lines) = league(
+        dir.path(),
+        &text,
+        &[],
+        "probe-w",
+        &[("PATH", &path), ("HOME", home.to_str().unwrap())],
+    );
+    for f in [
+        key.display().to_string(),
+        home.join("bin").display().to_string(),
+    ] {
+        let got = finding(&lines, &format!("read {f}"));
+        assert!(got.starts_with("refused"), "{f}: {got}");
+    }
+}
+
+/// Two bots of one author in the same game: the sender says "1" on every
+/// channel it knows, the receiver looks for it on each; none carries it.
+/// (The channels: flock and fcntl locks on a shared system file, the user
+/// keyring, reads of a shared folder watched by inotify, a vsock port, an
+/// abstract unix socket; docs/security.md lists them.)
+#[test]
+fn two_colluding_bots_cannot_pass_a_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    attack_bot(dir.path(), "send");
+    attack_bot(dir.path(), "recv");
+    let text = r#"
+name = "collude"
+bots = [
+  { name = "send", command = ["python3", "attack.py", "send"], cwd = "send" },
+  { name = "recv", command = ["python3", "attack.py", "recv"], cwd = "recv" },
+]
+variants = ["kisolo"]
+output = "out"
+ponder = true
+"#;
+    let (rows, lines) = league(dir.path(), text, &[], "recv-w", &[]);
+    assert!(rows.iter().all(|r| r.offender.is_none()), "{rows:?}");
+    let received: Vec<&String> = lines.iter().filter(|l| l.starts_with("recv ")).collect();
+    assert!(received.len() >= 6, "{lines:?}");
+    for l in received {
+        assert!(!l.contains(": open"), "a bit went through: {l}");
+    }
+}
+
+/// Fairness: an honest bot that thinks for 30% of a 300 ms decision time
+/// against a bot that leaves 4 children spinning, CPU pinning on, `-j 1`:
+/// no timeout in 40 games, and its median thinking wall time within 1.25x
+/// of the same bot's against a quiet opponent in the same run.
+#[test]
+fn a_hog_between_turns_steals_no_time_from_an_honest_bot() {
+    let dir = tempfile::tempdir().unwrap();
+    attack_bot(dir.path(), "honest");
+    attack_bot(dir.path(), "hog");
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let text = format!(
+        r#"
+name = "fair"
+bots = [
+  {{ name = "honest", command = ["python3", "attack.py", "honest"], cwd = "honest", env = {{ THINK_MS = "90" }} }},
+  {{ name = "hog", command = ["python3", "attack.py", "hog"], cwd = "hog" }},
+  {{ name = "quiet", command = ["{bot}"] }},
+]
+variants = ["kisolo"]
+gauntlet = "honest"
+rounds = 20
+max_plies = 16
+concurrency = 1
+output = "out"
+
+[time_control]
+decision_ms = 300
+"#
+    );
+    let (rows, lines) = league(dir.path(), &text, &[], "honest-w", &[]);
+    assert_eq!(rows.len(), 80, "{rows:?}");
+    let honest_faults: Vec<&GameRow> = rows
+        .iter()
+        .filter(|r| {
+            r.offender
+                .is_some_and(|s| [&r.seat0, &r.seat1][s as usize] == "honest")
+        })
+        .collect();
+    assert!(honest_faults.is_empty(), "{honest_faults:?}");
+    let median = |who: &str| {
+        let mut v: Vec<f64> = lines
+            .iter()
+            .filter_map(|l| l.strip_prefix(&format!("think wall ms vs {who}: ")))
+            .map(|x| x.parse::<f64>().unwrap())
+            .collect();
+        assert!(v.len() >= 40, "{who}: {v:?}");
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (hog, quiet) = (median("hog"), median("quiet"));
+    println!(
+        "median thinking wall time: {hog:.1} ms against the hog, {quiet:.1} ms against a quiet bot"
+    );
+    assert!(
+        hog <= 1.25 * quiet,
+        "{hog} ms against the hog, {quiet} ms against a quiet bot"
+    );
+}
