@@ -330,3 +330,53 @@ decision_ms = 300
         "{hog} ms against the hog, {quiet} ms against a quiet bot"
     );
 }
+
+/// A bot.toml whose command names a file outside its folder (absolute,
+/// relative with `..`, or through a symbolic link of its folder) is refused
+/// before any game, with the bot.toml's name and line.
+#[test]
+fn a_bot_toml_naming_files_outside_its_folder_is_refused_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(base.join("bots/victim")).unwrap();
+    std::fs::write(base.join("bots/victim/secret.txt"), "hunter2").unwrap();
+    let outside = base.join("organiser-key");
+    std::fs::write(&outside, "PRIVATE").unwrap();
+    for (name, arg) in [
+        ("absolute", outside.display().to_string()),
+        ("dotdot", "../victim/secret.txt".to_string()),
+        ("link", "peek/secret.txt".to_string()),
+    ] {
+        let folder = base.join("bots").join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::copy(attack_dir().join("attack.py"), folder.join("attack.py")).unwrap();
+        std::os::unix::fs::symlink(base.join("bots/victim"), folder.join("peek")).unwrap();
+        std::fs::write(
+            folder.join("bot.toml"),
+            format!("name = \"{name}\"\n# a peek\ncommand = [\"python3\", \"attack.py\", \"{arg}\"]\n"),
+        )
+        .unwrap();
+        let league = base.join(format!("{name}.toml"));
+        let bot = env!("CARGO_BIN_EXE_random-bot");
+        std::fs::write(
+            &league,
+            format!(
+                "name = \"{name}\"\nbots = [\"{name}\", {{ name = \"r\", command = [\"{bot}\"] }}]\nvariants = [\"filo\"]\noutput = \"out-{name}\"\n"
+            ),
+        )
+        .unwrap();
+        let out = arena()
+            .args(["run", "--quiet", "--no-report"])
+            .arg(&league)
+            .current_dir(&base)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{name}: {err}");
+        let at = format!("bots/{name}/bot.toml:3: `command` argument `{arg}`");
+        assert!(err.contains(&at), "{name}: {err}");
+        assert!(err.contains("would not find it"), "{name}: {err}");
+        let rows = csvio::read_rows(&base.join(format!("out-{name}/games.csv"))).unwrap_or_default();
+        assert!(rows.is_empty(), "{name}: a game was played: {rows:?}");
+    }
+}

@@ -318,6 +318,11 @@ pub enum BotError {
         command: String,
         source: std::io::Error,
     },
+    /// The command cannot run in the sandbox as written (a bot.toml's
+    /// argument names a file the bot would not see); the message says
+    /// where it is written and why.
+    #[error("{0}")]
+    Refused(String),
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
 }

@@ -239,7 +239,8 @@ pub fn fault_of(e: BotError) -> Fault {
         e @ (BotError::Io(_)
         | BotError::Spawn { .. }
         | BotError::Log { .. }
-        | BotError::Sandbox { .. }) => Fault::new(ForfeitKind::Crash, e.to_string()),
+        | BotError::Sandbox { .. }
+        | BotError::Refused(_)) => Fault::new(ForfeitKind::Crash, e.to_string()),
     }
 }
 

@@ -57,6 +57,7 @@ impl Jail {
             command: cmd.display(),
             source,
         };
+        refuse_outside_arguments(launch)?;
         let range = launch.uids.unwrap_or(DEFAULT_UIDS);
         let outside = (as_root() && mapped(range)).then(|| pick_user(range));
         let dir = scratch_dir(token, outside).map_err(failed)?;
@@ -162,6 +163,36 @@ impl Drop for Jail {
     fn drop(&mut self) {
         self.release(false);
     }
+}
+
+/// Refuses a bot.toml's command whose arguments name files the bot would
+/// not see (see [`outside_arguments`]), naming the bot.toml and the line
+/// of its `command`.
+fn refuse_outside_arguments(launch: &Launch) -> Result<(), BotError> {
+    let cmd = &launch.command;
+    let outside = outside_arguments(cmd, &launch.expose).map_err(|source| BotError::Sandbox {
+        command: cmd.display(),
+        source,
+    })?;
+    let Some(first) = outside.first() else {
+        return Ok(());
+    };
+    let folder = cmd.cwd.clone().unwrap_or_default();
+    let file = folder.join(crate::bot::manifest::MANIFEST);
+    let line = crate::bot::manifest::Manifest::load(&folder)
+        .map(|m| format!(":{}", m.command_line))
+        .unwrap_or_default();
+    let more = match outside.len() {
+        1 => String::new(),
+        n => format!(" ({} more such arguments)", n - 1),
+    };
+    Err(BotError::Refused(format!(
+        "{}{line}: `command` argument `{}` leads to {}, which {}: a sandboxed bot would not find it (keep it in the bot's folder, or ask the organiser to list it in the league file's `[sandbox] expose`){more}",
+        file.display(),
+        first.arg,
+        first.leads_to.display(),
+        first.why
+    )))
 }
 
 /// True when the referee runs as root.
