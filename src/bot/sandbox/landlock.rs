@@ -315,3 +315,242 @@ fn describe_with(abi: u32, writable: &[String]) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+    use std::path::Path;
+
+    fn c(p: &Path) -> CString {
+        CString::new(p.to_str().unwrap()).unwrap()
+    }
+
+    /// `/` read-only, `own` and /dev/null read-write.
+    fn rules(own: &Path) -> Vec<Rule> {
+        vec![
+            Rule::new(c"/".into(), Access::ReadOnly),
+            Rule::new(c(own), Access::ReadWrite),
+            Rule::new(c"/dev/null".into(), Access::ReadWrite),
+            Rule::new(c"/no/such/path".into(), Access::ReadWrite),
+        ]
+    }
+
+    /// Runs `call` in a forked child, behind `wall` when given: `Ok(())`
+    /// or the errno. `call` makes raw system calls on memory made before.
+    fn probe(wall: Option<&Wall>, call: &dyn Fn() -> libc::c_long) -> Result<(), i32> {
+        // SAFETY: the child makes only raw system calls and _exits.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0);
+        if pid == 0 {
+            // SAFETY: as above; 255: the wall could not be raised.
+            unsafe {
+                if let Some(w) = wall {
+                    if w.restrict().is_err() {
+                        libc::_exit(255);
+                    }
+                }
+                let r = call();
+                libc::_exit(if r < 0 { errno() } else { 0 });
+            }
+        }
+        let mut status = 0;
+        // SAFETY: our own child.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status), "probe killed: {status:#x}");
+        match libc::WEXITSTATUS(status) {
+            0 => Ok(()),
+            255 => panic!("landlock_restrict_self failed"),
+            e => Err(e),
+        }
+    }
+
+    fn create(path: &CString) -> impl Fn() -> libc::c_long + '_ {
+        move || {
+            // SAFETY: open with a path made before the fork.
+            unsafe {
+                libc::open(
+                    path.as_ptr(),
+                    libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                    0o600,
+                ) as libc::c_long
+            }
+        }
+    }
+
+    fn kernel_abi() -> Option<u32> {
+        let abi = abi();
+        println!("{}", describe(abi));
+        if abi == 0 {
+            println!("SKIPPED: this kernel has no Landlock");
+            return None;
+        }
+        Some(abi)
+    }
+
+    #[test]
+    fn descriptions_say_what_is_in_force() {
+        assert!(describe(0).contains("not available"));
+        assert!(describe(3).contains("ABI 4 needed"));
+        assert!(describe(4).contains("TCP bind and connect denied"));
+        assert!(describe(6).contains("signals scoped"));
+        let w = Wall::with_abi(6, rules(Path::new("/tmp")));
+        if w.abi() >= 6 {
+            assert!(w.describe().contains("read-only but /tmp, /dev/null"));
+        }
+    }
+
+    /// At every ABI the kernel has: a file in the walled child's own
+    /// folder can be made, one in another folder cannot (EACCES), and it
+    /// still reads under `/`. Without the wall both are made.
+    #[test]
+    fn a_walled_child_writes_in_its_own_folder_only() {
+        let Some(kernel) = kernel_abi() else { return };
+        for at in 1..=kernel {
+            let own = tempfile::tempdir().unwrap();
+            let other = tempfile::tempdir().unwrap();
+            let wall = Wall::with_abi(at, rules(own.path()));
+            assert_eq!(wall.abi(), at);
+            let mine = c(&own.path().join("mine"));
+            let theirs = c(&other.path().join("theirs"));
+            assert_eq!(probe(Some(&wall), &create(&mine)), Ok(()), "ABI {at}");
+            assert_eq!(
+                probe(Some(&wall), &create(&theirs)),
+                Err(libc::EACCES),
+                "ABI {at}"
+            );
+            assert!(!other.path().join("theirs").exists());
+            let readable = c"/etc/passwd";
+            let read = || {
+                // SAFETY: open of a constant path.
+                unsafe { libc::open(readable.as_ptr(), libc::O_RDONLY) as libc::c_long }
+            };
+            assert_eq!(probe(Some(&wall), &read), Ok(()), "ABI {at}");
+            // The same without the wall: the probe can tell.
+            assert_eq!(probe(None, &create(&theirs)), Ok(()));
+        }
+    }
+
+    /// A real program: `sh` behind the wall writes its own folder, is
+    /// refused another, and writes /dev/null.
+    #[test]
+    fn a_shell_behind_the_wall() {
+        let Some(_) = kernel_abi() else { return };
+        let own = tempfile::tempdir().unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let wall = Wall::new(rules(own.path()));
+        let mut cmd = std::process::Command::new("/bin/sh");
+        cmd.args([
+            "-c",
+            r#"echo a > "$0/a"; echo own=$?; echo b > "$1/b"; echo other=$?; echo c > /dev/null; echo null=$?"#,
+        ])
+        .arg(own.path())
+        .arg(other.path());
+        let w = wall.clone();
+        // SAFETY: restrict makes system calls on memory built before the
+        // fork (async-signal-safe).
+        unsafe {
+            cmd.pre_exec(move || {
+                w.restrict()
+                    .map(|_| ())
+                    .map_err(std::io::Error::from_raw_os_error)
+            });
+        }
+        let out = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        println!("{stdout}{stderr}");
+        assert!(stdout.contains("own=0\n"), "{stdout}");
+        assert!(!stdout.contains("other=0\n"), "{stdout}");
+        assert!(stderr.contains("Permission denied"), "{stderr}");
+        assert!(stdout.contains("null=0\n"), "{stdout}");
+        assert!(own.path().join("a").exists());
+        assert!(!other.path().join("b").exists());
+    }
+
+    /// From ABI 4: TCP connect is denied (EACCES) behind the wall, to a
+    /// listener of the test on the loopback that the bare child reaches.
+    #[test]
+    fn tcp_connect_is_denied() {
+        let Some(kernel) = kernel_abi() else { return };
+        if kernel < 4 {
+            println!("SKIPPED: Landlock ABI {kernel} does not handle TCP");
+            return;
+        }
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let addr = libc::sockaddr_in {
+            sin_family: libc::AF_INET as libc::sa_family_t,
+            sin_port: port.to_be(),
+            sin_addr: libc::in_addr {
+                s_addr: u32::from(std::net::Ipv4Addr::LOCALHOST).to_be(),
+            },
+            sin_zero: [0; 8],
+        };
+        let connect = || {
+            // SAFETY: a socket and a sockaddr made before the fork.
+            unsafe {
+                let s = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+                libc::connect(
+                    s,
+                    (&addr as *const libc::sockaddr_in).cast(),
+                    std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+                ) as libc::c_long
+            }
+        };
+        let own = tempfile::tempdir().unwrap();
+        let wall = Wall::new(rules(own.path()));
+        assert_eq!(probe(None, &connect), Ok(()));
+        assert_eq!(probe(Some(&wall), &connect), Err(libc::EACCES));
+    }
+
+    /// From ABI 6: the walled child cannot signal a process outside its
+    /// domain (its parent, the test), which the bare child can.
+    #[test]
+    fn signals_are_scoped() {
+        let Some(kernel) = kernel_abi() else { return };
+        if kernel < 6 {
+            println!("SKIPPED: Landlock ABI {kernel} does not scope signals");
+            return;
+        }
+        let signal_parent = || {
+            // SAFETY: signal 0 only checks that a signal may be sent.
+            unsafe { libc::kill(libc::getppid(), 0) as libc::c_long }
+        };
+        let own = tempfile::tempdir().unwrap();
+        let wall = Wall::new(rules(own.path()));
+        assert_eq!(probe(None, &signal_parent), Ok(()));
+        assert_eq!(probe(Some(&wall), &signal_parent), Err(libc::EPERM));
+    }
+
+    /// Both walls in the order the child must raise them (Landlock, then
+    /// the seccomp filter that denies Landlock's calls): a shell runs and
+    /// writes its own folder only.
+    #[test]
+    fn landlock_then_seccomp() {
+        let Some(_) = kernel_abi() else { return };
+        let filter = super::super::seccomp::bot_filter().expect("filter");
+        let own = tempfile::tempdir().unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let wall = Wall::new(rules(own.path()));
+        let mut cmd = std::process::Command::new("/bin/sh");
+        cmd.args([
+            "-c",
+            r#"echo a > "$0/a" && ! (echo b > "$1/b") 2>/dev/null"#,
+        ])
+        .arg(own.path())
+        .arg(other.path());
+        // SAFETY: restrict and install make system calls on memory built
+        // before the fork (async-signal-safe).
+        unsafe {
+            cmd.pre_exec(move || {
+                wall.restrict().map_err(std::io::Error::from_raw_os_error)?;
+                filter.install().map_err(std::io::Error::from_raw_os_error)
+            });
+        }
+        let status = cmd.status().unwrap();
+        assert!(status.success(), "{status}");
+        assert!(own.path().join("a").exists());
+        assert!(!other.path().join("b").exists());
+    }
+}
