@@ -367,6 +367,7 @@ pub const ALLOWED: &[i64] = &[
     libc::SYS_fchdir,
     libc::SYS_mkdirat,
     libc::SYS_unlinkat,
+    libc::SYS_renameat,
     libc::SYS_renameat2,
     libc::SYS_linkat,
     libc::SYS_symlinkat,
@@ -578,8 +579,6 @@ pub const ALLOWED: &[i64] = &[
     libc::SYS_rmdir,
     #[cfg(target_arch = "x86_64")]
     libc::SYS_rename,
-    #[cfg(target_arch = "x86_64")]
-    libc::SYS_renameat,
     #[cfg(target_arch = "x86_64")]
     libc::SYS_link,
     #[cfg(target_arch = "x86_64")]
@@ -1102,6 +1101,87 @@ mod tests {
                 }
                 r
             });
+        }
+    }
+
+    /// What a hostile Python bot would write, through the interpreter's
+    /// own modules and ctypes; each line of the probe is `name result`.
+    const PY_PROBE: &str = r#"
+import ctypes, errno, fcntl, os, socket, subprocess, sys, termios, threading
+libc = ctypes.CDLL(None, use_errno=True)
+def report(name, f):
+    try:
+        r = f()
+        if isinstance(r, int) and r < 0:
+            print(name, errno.errorcode.get(ctypes.get_errno(), "?"))
+        else:
+            print(name, "ok")
+    except OSError as e:
+        print(name, errno.errorcode.get(e.errno, "?"))
+sys_nr = {"x86_64": dict(ptrace=101, keyctl=250, unshare=272, inotify_init1=294, io_uring_setup=425),
+          "aarch64": dict(ptrace=117, keyctl=219, unshare=97, inotify_init1=26, io_uring_setup=425)}[os.uname().machine]
+report("socket_inet", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+report("socket_vsock", lambda: socket.socket(40, socket.SOCK_STREAM))
+report("socketpair_inet", lambda: socket.socketpair(socket.AF_INET))
+report("socketpair_unix", lambda: socket.socketpair())
+f = open(sys.argv[1], "rb")
+report("lockf", lambda: fcntl.lockf(f, fcntl.LOCK_SH | fcntl.LOCK_NB))
+report("flock", lambda: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB))
+tty = os.open("/dev/null", os.O_RDWR)
+report("tiocsti", lambda: fcntl.ioctl(tty, termios.TIOCSTI, b"x"))
+report("setsid", os.setsid)
+report("setpgid", lambda: os.setpgid(0, 0))
+report("ptrace", lambda: libc.syscall(sys_nr["ptrace"], 0, 0, 0, 0))
+report("keyctl", lambda: libc.syscall(sys_nr["keyctl"], 0, -3, 1))
+report("unshare", lambda: libc.syscall(sys_nr["unshare"], 0x10000000))
+report("inotify", lambda: libc.syscall(sys_nr["inotify_init1"], 0))
+report("io_uring", lambda: libc.syscall(sys_nr["io_uring_setup"], 1, 0))
+t = threading.Thread(target=lambda: None); t.start(); t.join()
+print("thread ok")
+report("subprocess", lambda: subprocess.run(["true"], check=True) and 0)
+"#;
+
+    #[test]
+    fn a_python_probe_finds_every_door_shut() {
+        if !on_path("python3") {
+            println!("python3 probe: SKIPPED (no python3)");
+            return;
+        }
+        let (_dir, file) = scratch_file();
+        let f = filter();
+        let mut cmd = Command::new("python3");
+        cmd.args(["-c", PY_PROBE, file.to_str().unwrap()]);
+        // SAFETY: as in `play_under_filter`.
+        unsafe {
+            cmd.pre_exec(move || f.install().map_err(std::io::Error::from_raw_os_error));
+        }
+        let out = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        println!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success());
+        for expected in [
+            "socket_inet EPERM",
+            "socket_vsock EPERM",
+            "socketpair_inet EPERM",
+            "socketpair_unix ok",
+            "lockf EPERM",
+            // A success that locks nothing (see ANSWERED).
+            "flock ok",
+            "tiocsti EPERM",
+            "setsid EPERM",
+            "setpgid EPERM",
+            "ptrace EPERM",
+            "keyctl EPERM",
+            "unshare EPERM",
+            "inotify EPERM",
+            "io_uring EPERM",
+            "thread ok",
+            "subprocess ok",
+        ] {
+            assert!(
+                stdout.lines().any(|l| l == expected),
+                "expected `{expected}` in:\n{stdout}"
+            );
         }
     }
 
