@@ -728,6 +728,7 @@ pub const DENIED: &[i64] = &[
 
 #[cfg(test)]
 mod tests {
+    use super::super::landlock::{self, Access, Rule, Wall};
     use super::*;
     use std::ffi::CString;
     use std::io::{BufRead, BufReader, Write};
@@ -1217,17 +1218,29 @@ report("subprocess", lambda: subprocess.run(["true"], check=True) and 0)
     const GAME_END: &str = r#"{"type":"game_end","game_id":"g1","scores":[0.5,0.5],"reason":"max_plies","since":[],"state":{}}"#;
     const QUIT: &str = r#"{"type":"quit"}"#;
 
+    /// Makes `cmd` start behind `wall` (when given) and then the bots'
+    /// filter, in the order the sandbox's child must raise them.
+    fn walled(cmd: &mut Command, wall: Option<&Wall>) {
+        let f = filter();
+        let wall = wall.cloned();
+        // SAFETY: restrict and install make system calls on memory built
+        // before the fork (async-signal-safe).
+        unsafe {
+            cmd.pre_exec(move || {
+                if let Some(w) = &wall {
+                    w.restrict().map_err(std::io::Error::from_raw_os_error)?;
+                }
+                f.install().map_err(std::io::Error::from_raw_os_error)
+            });
+        }
+    }
+
     /// Starts `cmd` under the bots' filter and plays the start of a game
     /// with it: hello, game_start, one request (its reply must be a legal
     /// option), game_end, quit; then it must exit 0. Err says what went
     /// wrong, with the bot's stderr.
-    fn play_under_filter(mut cmd: Command) -> Result<(), String> {
-        let f = filter();
-        // SAFETY: install makes two system calls on memory built before
-        // the fork (async-signal-safe).
-        unsafe {
-            cmd.pre_exec(move || f.install().map_err(std::io::Error::from_raw_os_error));
-        }
+    fn play_under_filter(mut cmd: Command, wall: Option<&Wall>) -> Result<(), String> {
+        walled(&mut cmd, wall);
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -1312,11 +1325,15 @@ report("subprocess", lambda: subprocess.run(["true"], check=True) and 0)
     }
 
     /// Runs one bot, or prints why it is skipped; the error otherwise.
-    fn check(name: &str, cmd: Option<Command>, failures: &mut Vec<String>) {
+    fn check(name: &str, cmd: Option<Command>, wall: Option<&Wall>, failures: &mut Vec<String>) {
+        let under = match wall {
+            Some(_) => "Landlock and the filter",
+            None => "the filter",
+        };
         match cmd {
             None => println!("{name}: SKIPPED (its interpreter or binary is missing)"),
-            Some(cmd) => match play_under_filter(cmd) {
-                Ok(()) => println!("{name}: started and played under the filter"),
+            Some(cmd) => match play_under_filter(cmd, wall) {
+                Ok(()) => println!("{name}: started and played under {under}"),
                 Err(e) => failures.push(format!("{name}: {e}")),
             },
         }
@@ -1324,13 +1341,14 @@ report("subprocess", lambda: subprocess.run(["true"], check=True) and 0)
 
     /// Compiles a template under the filter too (a bot's build will run in
     /// the sandbox): `cc`/`c++` and their children must work in it.
-    fn build_under_filter(program: &str, args: &[&str], dir: &Path) -> Result<(), String> {
-        let f = filter();
+    fn build_under_filter(
+        program: &str,
+        args: &[&str],
+        dir: &Path,
+        wall: Option<&Wall>,
+    ) -> Result<(), String> {
         let mut c = command(program, args, dir);
-        // SAFETY: as in `play_under_filter`.
-        unsafe {
-            c.pre_exec(move || f.install().map_err(std::io::Error::from_raw_os_error));
-        }
+        walled(&mut c, wall);
         let out = c.output().map_err(|e| format!("{program}: {e}"))?;
         if out.status.success() {
             Ok(())
@@ -1345,21 +1363,54 @@ report("subprocess", lambda: subprocess.run(["true"], check=True) and 0)
 
     #[test]
     fn shipped_bots_start_and_play_under_the_filter() {
+        shipped_bots(None);
+    }
+
+    /// The same behind Landlock too, as the sandbox will lay it out: `/`
+    /// read-only, the temporary folder and /dev/null writable.
+    #[test]
+    fn shipped_bots_start_and_play_behind_landlock_and_the_filter() {
+        let abi = landlock::abi();
+        if abi == 0 {
+            println!("SKIPPED: this kernel has no Landlock");
+            return;
+        }
+        let tmp = std::env::temp_dir();
+        let mut rules = vec![
+            Rule::new(c"/".into(), Access::ReadOnly),
+            Rule::new(c"/tmp".into(), Access::ReadWrite),
+            Rule::new(c"/dev/null".into(), Access::ReadWrite),
+        ];
+        if tmp != Path::new("/tmp") {
+            let tmp = CString::new(tmp.to_str().unwrap()).unwrap();
+            rules.push(Rule::new(tmp, Access::ReadWrite));
+        }
+        let wall = Wall::new(rules);
+        println!("{}", wall.describe());
+        shipped_bots(Some(&wall));
+    }
+
+    fn shipped_bots(wall: Option<&Wall>) {
         let repo = repo();
         let bots = repo.join("bots");
         let mut failures = Vec::new();
         let python = on_path("python3")
             .then(|| command("python3", &["bot.py"], &bots.join("random-python")));
-        check("python3 bots/random-python/bot.py", python, &mut failures);
+        check(
+            "python3 bots/random-python/bot.py",
+            python,
+            wall,
+            &mut failures,
+        );
         let node = on_path("node").then(|| command("node", &["bot.js"], &bots.join("random-js")));
-        check("node bots/random-js/bot.js", node, &mut failures);
+        check("node bots/random-js/bot.js", node, wall, &mut failures);
         for bin in ["random-bot", "greedy-bot", "search-bot"] {
             let cmd = built_bin(bin).map(|p| command(p, &[], &repo));
-            check(&format!("target/*/{bin}"), cmd, &mut failures);
+            check(&format!("target/*/{bin}"), cmd, wall, &mut failures);
         }
         let java =
             on_path("java").then(|| command("java", &["Bot.java"], &bots.join("templates/java")));
-        check("java Bot.java (templates/java)", java, &mut failures);
+        check("java Bot.java (templates/java)", java, wall, &mut failures);
         let build = tempfile::tempdir().unwrap();
         let out = build.path();
         for (lang, compiler, src, std) in [
@@ -1368,7 +1419,7 @@ report("subprocess", lambda: subprocess.run(["true"], check=True) and 0)
         ] {
             let name = format!("templates/{lang} ({compiler}, built under the filter)");
             if !on_path(compiler) {
-                check(&name, None, &mut failures);
+                check(&name, None, wall, &mut failures);
                 continue;
             }
             let src = bots.join("templates").join(lang).join(src);
@@ -1380,8 +1431,8 @@ report("subprocess", lambda: subprocess.run(["true"], check=True) and 0)
                 exe.to_str().unwrap(),
                 src.to_str().unwrap(),
             ];
-            match build_under_filter(compiler, &args, out) {
-                Ok(()) => check(&name, Some(command(&exe, &[], out)), &mut failures),
+            match build_under_filter(compiler, &args, out, wall) {
+                Ok(()) => check(&name, Some(command(&exe, &[], out)), wall, &mut failures),
                 Err(e) => failures.push(format!("{name}: build: {e}")),
             }
         }
@@ -1389,12 +1440,17 @@ report("subprocess", lambda: subprocess.run(["true"], check=True) and 0)
             let exe = out.join("bot-go");
             let src = bots.join("templates/go/bot.go");
             let args = ["build", "-o", exe.to_str().unwrap(), src.to_str().unwrap()];
-            match build_under_filter("go", &args, out) {
-                Ok(()) => check("templates/go", Some(command(&exe, &[], out)), &mut failures),
+            match build_under_filter("go", &args, out, wall) {
+                Ok(()) => check(
+                    "templates/go",
+                    Some(command(&exe, &[], out)),
+                    wall,
+                    &mut failures,
+                ),
                 Err(e) => failures.push(format!("templates/go: build: {e}")),
             }
         } else {
-            check("templates/go", None, &mut failures);
+            check("templates/go", None, wall, &mut failures);
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
