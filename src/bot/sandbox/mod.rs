@@ -13,6 +13,8 @@
 
 pub mod cgroup;
 mod child;
+pub mod landlock;
+pub mod seccomp;
 mod view;
 
 pub use child::{is_isolate_error, VIEW_FAILED};
