@@ -81,6 +81,7 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
             "checked in the sandbox; limits: {}",
             crate::bot::sandbox::cgroup::mechanism()
         );
+        outln!("walls: {}", crate::bot::sandbox::walls());
     }
     Ok(if failures > 0 || !bad.is_empty() {
         ExitCode::FAILURE

@@ -190,6 +190,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
             l.file_size_mb,
             crate::bot::sandbox::cgroup::mechanism()
         ));
+        c.info(&format!("walls: {}", crate::bot::sandbox::walls()));
     }
     let rt = runtime()?;
     let checks = async {

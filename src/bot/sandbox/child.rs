@@ -19,6 +19,11 @@ pub struct Setup {
     /// referee's own.
     pub outside: Option<(u32, u32)>,
     pub view: RootPlan,
+    /// Landlock, the second wall behind the view (see `landlock.rs`).
+    pub wall: super::landlock::Wall,
+    /// The system-call filter, installed last (see `seccomp.rs`); `None`
+    /// where it could not be built (the bot's log says so).
+    pub filter: Option<&'static super::seccomp::Filter>,
 }
 
 /// Puts the child, between fork and exec, in user, PID, mount, network,
@@ -124,7 +129,8 @@ pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
                 // The bot, PID 1 of its namespace: it dies with its keeper.
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 enter(&setup.view)?;
-                return settle(setup.processes);
+                settle(setup.processes)?;
+                return walls(&setup.wall, setup.filter);
             }
             keep(bot)
         });
@@ -157,6 +163,39 @@ unsafe fn stage(staged: &[(std::ffi::CString, std::ffi::CString)]) -> bool {
         }
     }
     true
+}
+
+/// The walls behind the view, last before exec: Landlock (file access to
+/// what is shown, writes to `/tmp`; TCP, abstract sockets and signals
+/// where the kernel's ABI has them), then the system-call filter, which
+/// refuses even Landlock's own calls. A wall the kernel does not have is
+/// said in the bot's log, never silently left out.
+///
+/// # Safety
+/// Between fork and exec: only async-signal-safe calls.
+unsafe fn walls(
+    wall: &super::landlock::Wall,
+    filter: Option<&super::seccomp::Filter>,
+) -> std::io::Result<()> {
+    let say = |parts: &[&[u8]]| {
+        for p in parts {
+            libc::write(2, p.as_ptr().cast(), p.len());
+        }
+    };
+    match wall.restrict() {
+        Ok(0) => say(&[b"arena sandbox: Landlock is not available in this kernel: the mount view alone limits files\n"]),
+        Ok(_) => {}
+        Err(_) => say(&[b"arena sandbox: Landlock could not be applied: the mount view alone limits files\n"]),
+    }
+    match filter {
+        Some(f) => {
+            if f.install().is_err() {
+                say(&[b"arena sandbox: the system-call filter could not be installed (no seccomp here?): system calls are not filtered\n"]);
+            }
+        }
+        None => say(&[b"arena sandbox: no system-call filter for this machine: system calls are not filtered\n"]),
+    }
+    Ok(())
 }
 
 /// The bot's last steps before exec, inside its root: a session keyring of

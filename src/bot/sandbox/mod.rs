@@ -111,6 +111,8 @@ impl Jail {
             processes,
             outside,
             view: planned.plan,
+            wall: landlock_wall(),
+            filter: seccomp::bot_filter(),
         });
         Ok(jail)
     }
@@ -165,6 +167,35 @@ impl Drop for Jail {
     fn drop(&mut self) {
         self.release(false);
     }
+}
+
+/// Landlock's rules for a bot, as paths inside its root: everything
+/// read-only, `/tmp` and the writable devices read-write.
+fn landlock_wall() -> landlock::Wall {
+    use landlock::{Access, Rule};
+    let rule = |p: &std::ffi::CStr, access| Rule::new(p.to_owned(), access);
+    landlock::Wall::new(vec![
+        rule(c"/", Access::ReadOnly),
+        rule(c"/tmp", Access::ReadWrite),
+        rule(c"/dev/null", Access::ReadWrite),
+        rule(c"/dev/zero", Access::ReadWrite),
+        rule(c"/dev/full", Access::ReadWrite),
+        rule(c"/dev/random", Access::ReadWrite),
+        rule(c"/dev/urandom", Access::ReadWrite),
+    ])
+}
+
+/// One line on the walls in force here besides the namespaces and the
+/// view, for `arena bots` and `arena check-bot`.
+pub fn walls() -> String {
+    let filter = match seccomp::bot_filter() {
+        Some(f) => format!(
+            "a system-call filter ({} BPF instructions; EPERM for the rest)",
+            f.len()
+        ),
+        None => "no system-call filter (it cannot be built for this machine)".to_string(),
+    };
+    format!("{filter}; {}", landlock_wall().describe())
 }
 
 /// Refuses a bot.toml's command whose arguments name files the bot would
