@@ -791,7 +791,9 @@ fn is_executable(p: &Path) -> bool {
 /// `<manager> which <program>`, the manager named after the folder that
 /// holds `shims` (`~/.pyenv`: `pyenv`). Cached for the life of the process.
 fn through_shim(shim: &Path, program: &str, cwd: &Path) -> Option<PathBuf> {
-    static CACHE: OnceLock<Mutex<HashMap<(PathBuf, PathBuf), Option<PathBuf>>>> = OnceLock::new();
+    /// (shim, folder) -> what the manager runs there.
+    type Resolved = HashMap<(PathBuf, PathBuf), Option<PathBuf>>;
+    static CACHE: OnceLock<Mutex<Resolved>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let key = (shim.to_path_buf(), cwd.to_path_buf());
     if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
