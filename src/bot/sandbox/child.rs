@@ -322,8 +322,9 @@ pub fn locked_flags(path: &std::path::Path) -> libc::c_ulong {
     flags as libc::c_ulong | libc::MS_NOSUID | libc::MS_NODEV
 }
 
-/// Every mount point of this process's mount namespace
-/// (/proc/self/mountinfo), `\040`-style escapes undone.
+/// Every mount point of this process's mount namespace that is not
+/// covered by a later mount (/proc/self/mountinfo), `\040`-style escapes
+/// undone.
 pub fn mount_points() -> Vec<std::path::PathBuf> {
     use std::os::unix::ffi::OsStringExt;
     let Ok(info) = std::fs::read_to_string("/proc/self/mountinfo") else {
@@ -352,8 +353,16 @@ pub fn mount_points() -> Vec<std::path::PathBuf> {
         }
         std::path::PathBuf::from(std::ffi::OsString::from_vec(out))
     };
-    info.lines()
+    let all: Vec<std::path::PathBuf> = info
+        .lines()
         .filter_map(|l| l.split(' ').nth(4).map(unescape))
+        .collect();
+    // A mount that a later one covers (mounted on it or on a folder above
+    // it) cannot be reached, and cannot be remounted: it is left out.
+    all.iter()
+        .enumerate()
+        .filter(|(i, m)| !all[i + 1..].iter().any(|later| m.starts_with(later)))
+        .map(|(_, m)| m.clone())
         .collect()
 }
 
