@@ -112,6 +112,9 @@ pub struct RunArgs {
     /// Write no HTML report.
     #[arg(long, conflicts_with = "report_interval")]
     pub no_report: bool,
+    /// Let the bots think while the others do (the file's `ponder`).
+    #[arg(long)]
+    pub ponder: bool,
 }
 
 impl RunArgs {
@@ -143,6 +146,7 @@ impl RunArgs {
             cpus: self.limits.cpus.map(i64::from),
             file_size_mb: self.limits.file_size_mb.map(u64::cast_signed),
             sprt: self.sprt.clone(),
+            ponder: self.ponder.then_some(true),
         }
     }
 
