@@ -18,9 +18,7 @@
 
 use super::linalg::{cholesky, inverse, solve, Matrix};
 use super::luce::Choice;
-
-/// `ln(10) / 400`: the logistic slope of the Elo scale.
-pub const K: f64 = std::f64::consts::LN_10 / 400.0;
+use super::scale::K;
 
 /// Weight of the virtual draw at `h = 0` that each seat parameter gets, so
 /// that a variant whose first seat won (or lost) everything stays finite.

@@ -10,6 +10,7 @@
 mod fit;
 mod linalg;
 mod luce;
+mod scale;
 pub mod sprt;
 mod stats;
 
