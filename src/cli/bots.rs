@@ -4,7 +4,7 @@
 use crate::bot::manifest;
 use crate::bot::Sandbox;
 use crate::league::config::{BotSpec, TimeSettings};
-use crate::league::results_dir::Layout;
+use crate::league::folder::Layout;
 use crate::league::runner;
 use std::path::PathBuf;
 use std::process::ExitCode;

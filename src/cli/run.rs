@@ -6,7 +6,7 @@ use super::console::{Console, Show};
 use super::report::{Every, Live};
 use crate::bot::Sandbox;
 use crate::league::config::{RunSettings, Tournament};
-use crate::league::results_dir::Layout;
+use crate::league::folder::Layout;
 use crate::league::runner::{self, Drain, Event, RunEnd, RunOptions};
 use crate::league::schedule::Shard;
 use crate::ratings::sprt::{self, SprtConfig, SprtTracker};

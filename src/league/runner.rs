@@ -2,7 +2,7 @@
 //! schedule on N pinned worker threads (each a single-threaded tokio
 //! runtime reusing its own bot processes), and commits each finished game
 //! through one ordered writer, the main thread's
-//! [`ResultsDir::commit`](super::results_dir::ResultsDir::commit). Workers
+//! [`ResultsDir::commit`](super::folder::ResultsDir::commit). Workers
 //! play and serialize; only the main thread writes. A run ends as a
 //! [`RunEnd`]: complete, interrupted (Ctrl-C, SIGTERM, SIGHUP), or stopped
 //! by the league itself (a harness failure, nothing charged to a bot).
@@ -11,7 +11,7 @@
 //! emits [`Event`]s; the command line's console consumes them.
 
 use super::config::{BotSpec, Tournament};
-use super::results_dir::{
+use super::folder::{
     self, DoneSet, Expected, Layout, LeagueMeta, PlayedUnder, Rejected, ResultsDir, StoreError,
 };
 use super::schedule::{self, Cursor, Schedule, ScheduledGame, Shard};
@@ -605,7 +605,7 @@ fn run_logged(
     let games = Schedule::new(t, opts.shard);
     let dir = output_dir(t, opts.shard);
     let mut fingerprint = fingerprint(t, &games);
-    if let Some(old) = results_dir::read_meta(&dir) {
+    if let Some(old) = folder::read_meta(&dir) {
         if old.fingerprint != fingerprint && old.fingerprint == legacy_fingerprint(t, &games) {
             fingerprint = old.fingerprint;
         }
@@ -640,7 +640,7 @@ fn run_logged(
         league: Some(league_fingerprint(t)),
     };
     if opts.shard.is_some_and(|s| s.count > 1) {
-        results_dir::check_siblings(&dir, &meta)?;
+        folder::check_siblings(&dir, &meta)?;
     }
     // What sandboxed bots of killed runs left behind.
     crate::bot::sweep_leftovers();
