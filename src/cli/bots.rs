@@ -99,15 +99,12 @@ fn check(spec: &BotSpec) -> (String, String, Option<String>) {
     };
     let startup_ms = TimeSettings::default().startup_ms;
     let scratch = Layout::new(std::env::temp_dir().join("arena-bots-check"));
-    let limits = Default::default();
-    match runner::check_bots_start(
-        bots,
-        startup_ms,
-        &scratch,
-        scratch.root(),
-        Sandbox::On,
-        &limits,
-    ) {
+    let room = crate::league::launch::Room {
+        sandbox: Sandbox::On,
+        limits: Default::default(),
+        hide: Some(scratch.root()),
+    };
+    match runner::check_bots_start(bots, startup_ms, &scratch, &room) {
         Ok(()) => (builds, "yes".into(), None),
         Err(e) => (builds, "no".into(), Some(e.to_string())),
     }

@@ -170,15 +170,22 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
         startup: Duration::from_millis(args.startup_ms),
         ..Timing::default()
     };
-    let mut launch = BotPlayer::launch(cmd.clone()).sandboxed(args.sandbox.sandbox());
-    args.limits.settings().or(asks).apply(&mut launch.limits);
     // Without --log, stderr still goes to a file of our own, so that a bot
     // that fails is shown with the end of what it said.
     let own_log = args
         .log
         .is_none()
         .then(|| std::env::temp_dir().join(format!("arena-check-bot-{}.log", std::process::id())));
-    launch.stderr_log = args.log.clone().or_else(|| own_log.clone());
+    let room = crate::league::launch::Room {
+        sandbox: args.sandbox.sandbox(),
+        limits: args.limits.settings(),
+        hide: None,
+    };
+    let launch = room.launch(
+        cmd.clone(),
+        asks,
+        args.log.clone().or_else(|| own_log.clone()),
+    );
     c.info(&format!("checking `{}`", cmd.display()));
     if launch.sandbox == crate::bot::Sandbox::On {
         let l = &launch.limits;

@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod folder;
+pub mod launch;
 pub mod runner;
 pub mod schedule;
 pub mod status;

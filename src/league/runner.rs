@@ -14,15 +14,16 @@ use super::config::{BotSpec, Tournament};
 use super::folder::{
     self, DoneSet, Expected, Layout, LeagueMeta, PlayedUnder, Rejected, ResultsDir, StoreError,
 };
+use super::launch::Room;
 use super::schedule::{self, Cursor, Schedule, ScheduledGame, Shard};
 use crate::bot::manifest;
-use crate::bot::{BotCommand, Launch, LimitSettings, Sandbox, StderrBudget};
+use crate::bot::{Launch, Sandbox, StderrBudget};
 use crate::referee::{
     self, record, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl, Timing,
 };
 use crate::results::GameRow;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -264,36 +265,10 @@ fn fingerprint_head(t: &Tournament) -> String {
     text
 }
 
-/// How a league starts `spec`'s bot, its stderr appended to `log`, the
-/// results folder `results` out of its sight. `limits` (the league's)
-/// override what the bot's bot.toml asks for.
-fn launch(
-    spec: &BotSpec,
-    log: PathBuf,
-    results: &Path,
-    sandbox: Sandbox,
-    limits: &LimitSettings,
-) -> Launch {
-    let argv = manifest::expand(&spec.command);
-    let mut launch = BotPlayer::launch(BotCommand {
-        program: argv.first().cloned().unwrap_or_default(),
-        args: argv.get(1..).map(<[String]>::to_vec).unwrap_or_default(),
-        cwd: spec.cwd.clone(),
-        env: spec.env.clone(),
-    })
-    .log_to(log)
-    .hiding(results)
-    .sandboxed(sandbox);
-    limits.or(spec.limits).apply(&mut launch.limits);
-    launch
-}
-
 /// How the league `t` starts `bot` outside a league run (`arena replay`):
 /// the same command, sandbox, limits and start-up time; stderr to `log`.
 pub fn launch_alone(t: &Tournament, bot: &BotSpec, log: Option<PathBuf>) -> (Launch, Timing) {
-    let mut l = launch(bot, PathBuf::new(), &t.output, t.sandbox, &t.limits);
-    l.stderr_log = log;
-    (l, timing(t.time.startup_ms))
+    (Room::of(t).launch_bot(bot, log), timing(t.time.startup_ms))
 }
 
 fn timing(startup_ms: u64) -> Timing {
@@ -352,9 +327,7 @@ pub fn check_bots_start(
     bots: &[BotSpec],
     startup_ms: u64,
     logs: &Layout,
-    results: &Path,
-    sandbox: Sandbox,
-    limits: &LimitSettings,
+    room: &Room<'_>,
 ) -> Result<(), LeagueError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -371,7 +344,7 @@ pub fn check_bots_start(
                 }
             }
             let log = logs.check_log(&b.name);
-            let launch = launch(b, log.clone(), results, sandbox, limits);
+            let launch = room.launch_bot(b, Some(log.clone()));
             let (bot, command) = (b.name.clone(), b.command.clone());
             starting.spawn(async move {
                 let e = match BotPlayer::start(&launch, &timing(startup_ms)).await {
@@ -699,14 +672,7 @@ fn run_logged(
         for w in store.note_programs(programs)? {
             on_event(&Event::Warning(w));
         }
-        check_bots_start(
-            &t.bots,
-            t.time.startup_ms,
-            store.layout(),
-            &t.output,
-            t.sandbox,
-            &t.limits,
-        )?;
+        check_bots_start(&t.bots, t.time.startup_ms, store.layout(), &Room::of(t))?;
     }
     on_event(&Event::Started {
         total: games.len(),
@@ -989,7 +955,7 @@ async fn play_one(
         }
         let bot = &t.bots[b];
         let log = layout.bot_log(&bot.name, worker);
-        let mut launch = launch(bot, log, &t.output, t.sandbox, &t.limits);
+        let mut launch = Room::of(t).launch_bot(bot, Some(log));
         launch.stderr_budget = Some(shared.budgets[b].clone());
         match BotPlayer::start(&launch, &timing(t.time.startup_ms)).await {
             Ok(p) => {

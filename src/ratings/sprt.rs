@@ -984,9 +984,9 @@ mod tests {
             for (model, want) in [(Model::Normalized, normalized), (Model::Logistic, logistic)] {
                 let got = cfg(e0, e1, model).llr_unguarded(&counts);
                 // All pairs drawn was the hardest case for fastchess's
-                // stopping rules (used before issue 29): -0.409688 for -0.407915 (normalized, p
-                // to 1e-4), -14.480589 for -14.484581 (logistic, theta to
-                // 1e-3). The ordinary cases agree to 2e-6 relative.
+                // stopping rules (used before issue 29): -0.409688 for
+                // -0.407915 (normalized, p to 1e-4), -14.480589 for
+                // -14.484581 (logistic, theta to 1e-3).
                 assert!(
                     (got - want).abs() < 5e-3 * want.abs().max(1e-3),
                     "{model} {counts:?} [{e0}, {e1}]: {got} vs {want}"

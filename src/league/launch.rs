@@ -1,0 +1,61 @@
+//! How a bot is started, built in one place for every command that starts
+//! bots (`run`, `match`, `replay`, `bots`, `play`, `check-bot`): its command
+//! (placeholders expanded), the sandbox mode, the limits (the league's or
+//! the flags' over what its bot.toml asks for), the folder hidden from it
+//! and where its stderr goes. A setting added here reaches them all.
+
+use super::config::{BotSpec, Tournament};
+use crate::bot::{manifest, BotCommand, Launch, LimitSettings, Sandbox};
+use crate::referee::BotPlayer;
+use std::path::{Path, PathBuf};
+
+/// Where bots run: the same for every bot of a league or a command.
+#[derive(Clone, Debug, Default)]
+pub struct Room<'a> {
+    pub sandbox: Sandbox,
+    /// The league's `[limits]` or the command's flags; they override what
+    /// a bot's bot.toml asks for.
+    pub limits: LimitSettings,
+    /// A folder the bots must not see (the results folder).
+    pub hide: Option<&'a Path>,
+}
+
+impl<'a> Room<'a> {
+    /// The room of league `t`: its sandbox and limits, its results folder
+    /// hidden.
+    pub fn of(t: &'a Tournament) -> Room<'a> {
+        Room {
+            sandbox: t.sandbox,
+            limits: t.limits,
+            hide: Some(&t.output),
+        }
+    }
+
+    /// The launch of `command`, whose bot.toml asks for `asks`, with its
+    /// stderr appended to `log` (none: discarded).
+    pub fn launch(&self, command: BotCommand, asks: LimitSettings, log: Option<PathBuf>) -> Launch {
+        let mut launch = BotPlayer::launch(command).sandboxed(self.sandbox);
+        launch.stderr_log = log;
+        if let Some(dir) = self.hide {
+            launch = launch.hiding(dir);
+        }
+        self.limits.or(asks).apply(&mut launch.limits);
+        launch
+    }
+
+    /// The launch of a league's bot entry.
+    pub fn launch_bot(&self, spec: &BotSpec, log: Option<PathBuf>) -> Launch {
+        self.launch(command(spec), spec.limits, log)
+    }
+}
+
+/// A bot entry's command, its placeholders (`{bin_dir}`, ...) expanded.
+pub fn command(spec: &BotSpec) -> BotCommand {
+    let argv = manifest::expand(&spec.command);
+    BotCommand {
+        program: argv.first().cloned().unwrap_or_default(),
+        args: argv.get(1..).map(<[String]>::to_vec).unwrap_or_default(),
+        cwd: spec.cwd.clone(),
+        env: spec.env.clone(),
+    }
+}
