@@ -6,6 +6,7 @@
 pub mod config;
 pub mod folder;
 pub mod launch;
+pub mod pairings;
 pub mod runner;
 pub mod schedule;
 pub mod status;

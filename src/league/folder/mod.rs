@@ -32,6 +32,8 @@ pub mod records;
 mod rows;
 mod shards;
 
+pub use crate::results::store::DoneSet;
+use crate::results::store::Store;
 use crate::results::{csvio, GameRow};
 pub(crate) use layout::io;
 pub use layout::{file_safe, Layout, StoreError};
@@ -40,7 +42,7 @@ pub use lock::lock_holder;
 pub use meta::{read_meta, LeagueMeta, PlayedUnder};
 use records::RecordAt;
 use rows::{append_to, lacks_added_columns, record_problem};
-pub use rows::{repair_torn_tail, scan_rows, write_atomically, DoneSet, Expected, Rejected};
+pub use rows::{repair_torn_tail, scan_rows, write_atomically, Expected, Rejected};
 pub use shards::{check_siblings, shard_dirs, shard_folders, sibling_shards};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::File;
@@ -549,7 +551,7 @@ impl ResultsDir {
         record: &[u8],
         row: &mut GameRow,
         index: usize,
-    ) -> Result<(), StoreError> {
+    ) -> Result<RecordAt, StoreError> {
         let log = match &mut self.log {
             Some(log) => log,
             None => self.log.insert(records::Appender::open(
@@ -558,6 +560,11 @@ impl ResultsDir {
             )?),
         };
         let (file, offset) = log.append(record)?;
+        let at = RecordAt::Log {
+            path: self.layout.records().join(&file),
+            offset,
+            length: record.len() as u64,
+        };
         row.record_file = file;
         row.record_offset = Some(offset);
         row.record_length = Some(record.len() as u64);
@@ -568,7 +575,7 @@ impl ResultsDir {
         })?;
         self.csv.flush().map_err(io(&path))?;
         self.done.insert(index);
-        Ok(())
+        Ok(at)
     }
 
     /// Flushes to stable storage (at the end, and now and then): the record
@@ -585,6 +592,32 @@ impl ResultsDir {
     /// Every row written so far, read back from the file.
     pub fn rows(&self) -> Result<Vec<GameRow>, StoreError> {
         Ok(csvio::read_rows(&self.layout.games_csv())?)
+    }
+}
+
+/// The results folder as the pipeline's store.
+impl Store for ResultsDir {
+    type Error = StoreError;
+
+    fn commit(
+        &mut self,
+        record: &[u8],
+        row: &mut GameRow,
+        index: usize,
+    ) -> Result<RecordAt, StoreError> {
+        ResultsDir::commit(self, record, row, index)
+    }
+
+    fn sync(&mut self) -> Result<(), StoreError> {
+        ResultsDir::sync(self)
+    }
+
+    fn done(&self) -> &DoneSet {
+        ResultsDir::done(self)
+    }
+
+    fn record(&self, game_id: &str) -> Result<String, StoreError> {
+        records::find_record(&self.layout, game_id).map(|(_, text)| text)
     }
 }
 
@@ -658,6 +691,22 @@ mod tests {
         let mut r = row(id);
         s.commit(&record(&r), &mut r, index(id)).unwrap();
         r
+    }
+
+    /// `commit` says where the record went: the place its row names, which
+    /// the store reads back.
+    #[test]
+    fn a_commit_returns_where_its_record_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        commit(&mut s, "g1");
+        let mut r = row("g2");
+        let at = Store::commit(&mut s, &record(&r), &mut r, index("g2")).unwrap();
+        assert_eq!(Some(at.clone()), RecordAt::of(&s.layout().records(), &r));
+        assert_eq!(at.read().unwrap(), record(&r));
+        let text = Store::record(&s, "g2").unwrap();
+        assert_eq!(text.as_bytes(), record(&r).as_slice());
+        assert!(Store::done(&s).contains(index("g2")));
     }
 
     #[test]
