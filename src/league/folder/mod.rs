@@ -80,136 +80,7 @@ impl ResultsDir {
         std::fs::create_dir_all(layout.records()).map_err(io(dir))?;
         std::fs::create_dir_all(layout.logs()).map_err(io(dir))?;
         let lock = lock(&layout)?;
-        let meta_path = layout.league_json();
-        let mut warnings = Vec::new();
-        match std::fs::read_to_string(&meta_path) {
-            Ok(text) => {
-                let old: LeagueMeta =
-                    serde_json::from_str(&text).map_err(|e| StoreError::Mismatch {
-                        path: meta_path.clone(),
-                        why: format!("unreadable ({e}); move the folder away to start afresh"),
-                    })?;
-                if old.fingerprint != meta.fingerprint
-                    && !old.bots.is_empty()
-                    && old.bots != meta.bots
-                {
-                    let added: Vec<&str> = meta
-                        .bots
-                        .iter()
-                        .filter(|b| !old.bots.contains(b))
-                        .map(String::as_str)
-                        .collect();
-                    let gone: Vec<&str> = old
-                        .bots
-                        .iter()
-                        .filter(|b| !meta.bots.contains(b))
-                        .map(String::as_str)
-                        .collect();
-                    let list = |v: &[&str]| {
-                        if v.is_empty() {
-                            "none".to_string()
-                        } else {
-                            v.join(", ")
-                        }
-                    };
-                    return Err(StoreError::Mismatch {
-                        path: meta_path,
-                        why: format!(
-                            "the bots changed since league `{}` started (new: {}; gone: {}), so these results belong to another schedule. To resume, give the file the league's bots again: with `bots = \"all\"`, move the new bot folders out of bots/ (or list the league's bots by name: bots = [{}]); to start a new league instead, choose another `output` or move {} away",
-                            old.name,
-                            list(&added),
-                            list(&gone),
-                            old.bots.iter().map(|b| format!("\"{b}\"")).collect::<Vec<_>>().join(", "),
-                            dir.display()
-                        ),
-                    });
-                }
-                // Once a run was without its sandbox, the folder says so.
-                let sandbox = match (old.sandbox, meta.sandbox) {
-                    (Some(a), Some(b)) => Some(a && b),
-                    (a, b) => a.or(b),
-                };
-                if old.fingerprint == meta.fingerprint && sandbox != old.sandbox {
-                    let mut kept = old.clone();
-                    kept.sandbox = sandbox;
-                    let text =
-                        serde_json::to_string_pretty(&kept).map_err(|e| StoreError::Mismatch {
-                            path: meta_path.clone(),
-                            why: e.to_string(),
-                        })?;
-                    write_atomically(&meta_path, text.as_bytes())?;
-                }
-                if let (Some(was), Some(now)) = (&old.played_under, &meta.played_under) {
-                    let changed: Vec<String> = was
-                        .time_control
-                        .iter()
-                        .filter(|(k, v)| now.time_control.get(*k) != Some(v))
-                        .map(|(k, v)| {
-                            format!(
-                                "{k} {v} -> {}",
-                                now.time_control.get(k).copied().unwrap_or(0)
-                            )
-                        })
-                        .collect();
-                    if old.fingerprint == meta.fingerprint && !changed.is_empty() {
-                        return Err(StoreError::Mismatch {
-                            path: meta_path,
-                            why: format!(
-                                "the time control changed since league `{}` started ({}): its games so far were played under the old one. Resume with the same settings (the flags or the file's [time_control]), or choose another `output` for a new league",
-                                old.name,
-                                changed.join(", ")
-                            ),
-                        });
-                    }
-                    for (bot, cmd) in &now.commands {
-                        if let Some(before) = was.commands.get(bot).filter(|b| *b != cmd) {
-                            warnings.push(format!(
-                                "bot `{bot}`'s command changed since league `{}` started ({before:?} -> {cmd:?}): its games from now on are played by the new one",
-                                old.name
-                            ));
-                        }
-                    }
-                }
-                if old.fingerprint != meta.fingerprint {
-                    // What league.json lets us name of the change.
-                    let mut seen = Vec::new();
-                    if old.games != meta.games {
-                        seen.push(format!(
-                            "{} games then, {} now: rounds, openings or variants",
-                            old.games, meta.games
-                        ));
-                    }
-                    if !old.bots.is_empty() && old.bots != meta.bots {
-                        seen.push(format!(
-                            "the bots were {}, now {}",
-                            old.bots.join(", "),
-                            meta.bots.join(", ")
-                        ));
-                    }
-                    let seen = match seen.is_empty() {
-                        true => String::new(),
-                        false => format!(": {}", seen.join("; ")),
-                    };
-                    return Err(StoreError::Mismatch {
-                        path: meta_path,
-                        why: format!(
-                            "these results belong to a different schedule (the tournament file, its bots, seed or variants changed since league `{}` started{seen}). Resume needs the same file; to start afresh, choose another `output` or move {} away",
-                            old.name,
-                            dir.display()
-                        ),
-                    });
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let text =
-                    serde_json::to_string_pretty(meta).map_err(|e| StoreError::Mismatch {
-                        path: meta_path.clone(),
-                        why: e.to_string(),
-                    })?;
-                write_atomically(&meta_path, text.as_bytes())?;
-            }
-            Err(e) => return Err(io(&meta_path)(e)),
-        }
+        let warnings = meta::settle(&layout, meta)?;
 
         let csv_path = layout.games_csv();
         let repaired_bytes = repair_torn_tail(&csv_path)?;
@@ -264,47 +135,7 @@ impl ResultsDir {
         let mut lens: HashMap<String, Option<u64>> = HashMap::new();
         let mut last: Option<(u64, GameRow)> = None;
         scan_rows(&csv_path, &mut |line, row| {
-            let place = match (row, row.record_offset, row.record_length) {
-                // A row of this version: its range must lie in its log (no
-                // path built, no allocation but a log's first sight).
-                (r, Some(offset), Some(length))
-                    if !r.record_file.is_empty() && records::is_log_name(&r.record_file) =>
-                {
-                    let len = match lens.get(&r.record_file) {
-                        Some(len) => *len,
-                        None => {
-                            let len = std::fs::metadata(games.join(&r.record_file))
-                                .ok()
-                                .filter(|m| m.is_file())
-                                .map(|m| m.len());
-                            lens.insert(r.record_file.clone(), len);
-                            len
-                        }
-                    };
-                    match offset.checked_add(length) {
-                        Some(end) if len.is_some_and(|len| end <= len) => {
-                            // The log is committed up to this record's end.
-                            match ends.get_mut(&r.record_file) {
-                                Some(e) => *e = (*e).max(end),
-                                None => {
-                                    ends.insert(r.record_file.clone(), end);
-                                }
-                            }
-                            None
-                        }
-                        _ => RecordAt::of(&games, r).and_then(|at| {
-                            at.problem(&mut |p| std::fs::metadata(p).ok().map(|m| m.len()))
-                        }),
-                    }
-                }
-                (r, ..) => match RecordAt::of(&games, r) {
-                    None => Some(
-                        "its record_file, record_offset and record_length name no record"
-                            .to_string(),
-                    ),
-                    Some(at) => at.problem(&mut |p| std::fs::metadata(p).ok().map(|m| m.len())),
-                },
-            };
+            let place = place_problem(&games, row, &mut lens, &mut ends);
             let expected = schedule(&row.game_id);
             let why = match &expected {
                 None => Some("the schedule has no game with this id".to_string()),
@@ -344,30 +175,7 @@ impl ResultsDir {
             e => e,
         })?;
         if !twice.is_empty() {
-            // Every copy of a game with two rows: a second pass over them.
-            let mut copies: HashMap<String, Vec<(u64, GameRow)>> = HashMap::new();
-            scan_rows(&csv_path, &mut |line, row| {
-                if twice.contains(&row.game_id) {
-                    copies
-                        .entry(row.game_id.clone())
-                        .or_default()
-                        .push((line, row.clone()));
-                }
-                Ok(())
-            })?;
-            for (id, rows) in copies {
-                if let Some(e) = schedule(&id) {
-                    done.remove(e.index);
-                }
-                for (line, row) in &rows {
-                    rejected.retain(|r| r.line != *line);
-                    rejected.push(Rejected {
-                        line: *line,
-                        row: row.clone(),
-                        why: format!("game {id} has {} rows", rows.len()),
-                    });
-                }
-            }
+            reject_copies(&csv_path, &twice, schedule, &mut done, &mut rejected)?;
             if last
                 .as_ref()
                 .is_some_and(|(_, r)| twice.contains(&r.game_id))
@@ -593,6 +401,93 @@ impl ResultsDir {
     pub fn rows(&self) -> Result<Vec<GameRow>, StoreError> {
         Ok(csvio::read_rows(&self.layout.games_csv())?)
     }
+}
+
+/// Why the record place `row` names does not hold a record, if it does not.
+/// A row of this version is checked against its log's length alone (`lens`,
+/// each log looked up once), and raises the committed end of its log in
+/// `ends`.
+fn place_problem(
+    games: &Path,
+    row: &GameRow,
+    lens: &mut HashMap<String, Option<u64>>,
+    ends: &mut HashMap<String, u64>,
+) -> Option<String> {
+    match (row, row.record_offset, row.record_length) {
+        // A row of this version: its range must lie in its log (no
+        // path built, no allocation but a log's first sight).
+        (r, Some(offset), Some(length))
+            if !r.record_file.is_empty() && records::is_log_name(&r.record_file) =>
+        {
+            let len = match lens.get(&r.record_file) {
+                Some(len) => *len,
+                None => {
+                    let len = std::fs::metadata(games.join(&r.record_file))
+                        .ok()
+                        .filter(|m| m.is_file())
+                        .map(|m| m.len());
+                    lens.insert(r.record_file.clone(), len);
+                    len
+                }
+            };
+            match offset.checked_add(length) {
+                Some(end) if len.is_some_and(|len| end <= len) => {
+                    // The log is committed up to this record's end.
+                    match ends.get_mut(&r.record_file) {
+                        Some(e) => *e = (*e).max(end),
+                        None => {
+                            ends.insert(r.record_file.clone(), end);
+                        }
+                    }
+                    None
+                }
+                _ => RecordAt::of(games, r)
+                    .and_then(|at| at.problem(&mut |p| std::fs::metadata(p).ok().map(|m| m.len()))),
+            }
+        }
+        (r, ..) => match RecordAt::of(games, r) {
+            None => {
+                Some("its record_file, record_offset and record_length name no record".to_string())
+            }
+            Some(at) => at.problem(&mut |p| std::fs::metadata(p).ok().map(|m| m.len())),
+        },
+    }
+}
+
+/// Every copy of a game with two rows or more (`twice`) is rejected, and
+/// the game is not done: a second pass over the rows.
+fn reject_copies(
+    csv_path: &Path,
+    twice: &HashSet<String>,
+    schedule: &dyn Fn(&str) -> Option<Expected>,
+    done: &mut DoneSet,
+    rejected: &mut Vec<Rejected>,
+) -> Result<(), StoreError> {
+    // Every copy of a game with two rows: a second pass over them.
+    let mut copies: HashMap<String, Vec<(u64, GameRow)>> = HashMap::new();
+    scan_rows(csv_path, &mut |line, row| {
+        if twice.contains(&row.game_id) {
+            copies
+                .entry(row.game_id.clone())
+                .or_default()
+                .push((line, row.clone()));
+        }
+        Ok(())
+    })?;
+    for (id, rows) in copies {
+        if let Some(e) = schedule(&id) {
+            done.remove(e.index);
+        }
+        for (line, row) in &rows {
+            rejected.retain(|r| r.line != *line);
+            rejected.push(Rejected {
+                line: *line,
+                row: row.clone(),
+                why: format!("game {id} has {} rows", rows.len()),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The results folder as the pipeline's store.
