@@ -264,26 +264,13 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                 for seat in 0..n {
                     game_no += 1;
                     let what = format!("{variant} {n}p seat {seat}");
-                    let mut spec = GameSpec::new(
-                        format!("check-{game_no}"),
-                        variant,
-                        match settings(n, args.max_plies, &[]) {
-                            Ok(s) => s,
-                            Err(e) => {
-                                c.fail(&what, &e.to_string());
-                                continue;
-                            }
-                        },
-                    );
-                    spec.time = TimeControl {
-                        // 0: no limit but the watchdog, as everywhere.
-                        per_decision: match args.timeout_ms {
-                            0 => spec.watchdog,
-                            ms => Duration::from_millis(ms),
-                        },
-                        clock: None,
+                    let spec = match check_spec(&args, variant, n, game_no) {
+                        Ok(spec) => spec,
+                        Err(e) => {
+                            c.fail(&what, &e.to_string());
+                            continue;
+                        }
                     };
-                    spec.seed = crate::league::schedule::bot_seed(args.seed, &spec.game_id);
                     let mut randoms: Vec<RandomPlayer> = (0..n)
                         .map(|s| RandomPlayer::new(format!("random-{s}"), game_no * 7 + s as u64))
                         .collect();
@@ -297,45 +284,9 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                         referee::play_game(&spec, &mut ps, &mut |_| {}).await
                     };
                     let faulted = matches!(&report, Ok(r) if r.offender == Some(seat));
-                    match report {
-                        Err(e) => c.fail(&what, &format!("cannot play: {e}")),
-                        Ok(r) if r.offender == Some(seat) => {
-                            c.fail(
-                                &what,
-                                &format!(
-                                    "{} at ply {}: {}",
-                                    r.reason,
-                                    r.plies,
-                                    r.detail.as_deref().unwrap_or("")
-                                ),
-                            );
-                            if r.reason
-                                == crate::referee::EndReason::Forfeit(
-                                    crate::referee::ForfeitKind::Crash,
-                                )
-                            {
-                                if r.detail.as_deref().is_some_and(|d| d.contains("status 0")) {
-                                    c.note("it exited by itself (status 0): the referee reuses one process for many games, so exit only on `quit` (protocol.md)");
-                                }
-                                if let Some(t) = tail(since).await {
-                                    c.note(&t);
-                                }
-                            }
-                        }
-                        Ok(r) => {
-                            latencies.extend(
-                                r.decisions
-                                    .iter()
-                                    .filter(|d| d.seat == seat && !d.forced && !d.opening)
-                                    .map(|d| d.elapsed_us),
-                            );
-                            c.pass(
-                                &what,
-                                &format!(
-                                    "{} plies, {} (score {})",
-                                    r.plies, r.reason, r.scores[seat]
-                                ),
-                            );
+                    if judge(&mut c, &what, report, seat, &mut latencies) {
+                        if let Some(t) = tail(since).await {
+                            c.note(&t);
                         }
                     }
                     if bot.needs_restart() {
@@ -360,43 +311,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        let left = bot.quit_report().await;
-        if let Some(bytes) = &left.stray {
-            c.fail(
-                "stray output",
-                &format!(
-                    "after its last request the bot wrote, unasked: {}",
-                    crate::protocol::truncate(bytes, 200)
-                ),
-            );
-        }
-        if left.clean {
-            c.pass("quit", "exited with status 0");
-        } else {
-            c.fail(
-                "quit",
-                &format!(
-                    "did not exit with status 0 within {:?} of quit",
-                    timing.shutdown_grace
-                ),
-            );
-        }
-        if !latencies.is_empty() {
-            latencies.sort_unstable();
-            let median = latencies[latencies.len() / 2];
-            let p99 = latencies[(latencies.len() * 99 / 100).min(latencies.len() - 1)];
-            c.latency = Some(serde_json::json!({
-                "replies": latencies.len(),
-                "median": median as f64 / 1000.0,
-                "p99": p99 as f64 / 1000.0,
-            }));
-            c.info(&format!(
-                "latency over {} replies: median {:.2} ms, p99 {:.2} ms",
-                latencies.len(),
-                median as f64 / 1000.0,
-                p99 as f64 / 1000.0
-            ));
-        }
+        quit_and_latency(&mut c, &mut bot, &mut latencies, timing.shutdown_grace).await;
         c
     };
     let failed = rt.block_on(async {
@@ -416,4 +331,118 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
             Ok(code)
         }
     }
+}
+
+/// The last checks: the bot quits cleanly with nothing unasked after its
+/// last request; then the latency of its replies (microseconds).
+async fn quit_and_latency(
+    c: &mut Checks,
+    bot: &mut BotPlayer,
+    latencies: &mut [u64],
+    grace: Duration,
+) {
+    let left = bot.quit_report().await;
+    if let Some(bytes) = &left.stray {
+        c.fail(
+            "stray output",
+            &format!(
+                "after its last request the bot wrote, unasked: {}",
+                crate::protocol::truncate(bytes, 200)
+            ),
+        );
+    }
+    if left.clean {
+        c.pass("quit", "exited with status 0");
+    } else {
+        c.fail(
+            "quit",
+            &format!("did not exit with status 0 within {:?} of quit", grace),
+        );
+    }
+    if !latencies.is_empty() {
+        latencies.sort_unstable();
+        let median = latencies[latencies.len() / 2];
+        let p99 = latencies[(latencies.len() * 99 / 100).min(latencies.len() - 1)];
+        c.latency = Some(serde_json::json!({
+            "replies": latencies.len(),
+            "median": median as f64 / 1000.0,
+            "p99": p99 as f64 / 1000.0,
+        }));
+        c.info(&format!(
+            "latency over {} replies: median {:.2} ms, p99 {:.2} ms",
+            latencies.len(),
+            median as f64 / 1000.0,
+            p99 as f64 / 1000.0
+        ));
+    }
+}
+
+/// Game `game_no` of the check: `variant` with `n` players, under the
+/// flags' time per decision and ply cap.
+fn check_spec(
+    args: &CheckBotArgs,
+    variant: Variant,
+    n: usize,
+    game_no: u64,
+) -> anyhow::Result<GameSpec> {
+    let mut spec = GameSpec::new(
+        format!("check-{game_no}"),
+        variant,
+        settings(n, args.max_plies, &[])?,
+    );
+    spec.time = TimeControl {
+        // 0: no limit but the watchdog, as everywhere.
+        per_decision: match args.timeout_ms {
+            0 => spec.watchdog,
+            ms => Duration::from_millis(ms),
+        },
+        clock: None,
+    };
+    spec.seed = crate::league::schedule::bot_seed(args.seed, &spec.game_id);
+    Ok(spec)
+}
+
+/// Records the result of one check game for the bot in `seat`: passed
+/// (its decisions' times join `latencies`) or failed, and why. True when
+/// the bot crashed: the end of its stderr is then worth showing.
+fn judge(
+    c: &mut Checks,
+    what: &str,
+    report: Result<referee::GameReport, referee::SpecError>,
+    seat: usize,
+    latencies: &mut Vec<u64>,
+) -> bool {
+    match report {
+        Err(e) => c.fail(what, &format!("cannot play: {e}")),
+        Ok(r) if r.offender == Some(seat) => {
+            c.fail(
+                what,
+                &format!(
+                    "{} at ply {}: {}",
+                    r.reason,
+                    r.plies,
+                    r.detail.as_deref().unwrap_or("")
+                ),
+            );
+            if r.reason == crate::referee::EndReason::Forfeit(crate::referee::ForfeitKind::Crash) {
+                if r.detail.as_deref().is_some_and(|d| d.contains("status 0")) {
+                    c.note("it exited by itself (status 0): the referee reuses one process for many games, so exit only on `quit` (protocol.md)");
+                }
+                return true;
+            }
+        }
+        Ok(r) => {
+            latencies.extend(
+                r.decisions
+                    .iter()
+                    .filter(|d| d.seat == seat && !d.forced && !d.opening)
+                    .map(|d| d.elapsed_us),
+            );
+            c.pass(
+                what,
+                &format!("{} plies, {} (score {})", r.plies, r.reason, r.scores[seat]),
+            );
+        }
+    }
+    false
 }
