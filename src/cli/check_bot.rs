@@ -134,29 +134,11 @@ impl Checks {
 }
 
 pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
-    let (cmd, asks, folder) = if args.bot.len() == 1 {
-        match resolve_bot(&args.bot[0])? {
-            BotArg::Command(c, asks, folder) => (c, asks, folder),
-            BotArg::Random => bail!("`random` is the built-in player; give a bot to check"),
-        }
-    } else {
-        let c = crate::bot::BotCommand::from_words(&args.bot)
-            .ok_or_else(|| anyhow::anyhow!("empty bot command"))?;
-        (c, Default::default(), None)
-    };
+    let (cmd, asks, folder) = bot_of(&args)?;
     let mut c = Checks::new(args.json);
     // A bot folder is built first, as a league builds it.
-    if let Some(m) = folder.filter(|m| m.build.is_some()) {
-        let spec = crate::league::config::BotSpec::from_manifest(*m);
-        let words = crate::bot::manifest::expand(spec.build.as_deref().unwrap_or_default());
-        let what = format!("`{}`", words.join(" "));
-        match crate::league::runner::build_bots(std::slice::from_ref(&spec), &mut |_| {}) {
-            Ok(()) => c.pass("build", &what),
-            Err(e) => {
-                c.fail("build", &format!("{what}: {e}"));
-                return Ok(c.finish(&cmd.display()));
-            }
-        }
+    if !build_folder(&mut c, folder) {
+        return Ok(c.finish(&cmd.display()));
     }
     let variants: Vec<Variant> = if args.game.is_empty() {
         Variant::ALL.to_vec()
@@ -187,41 +169,9 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
         args.log.clone().or_else(|| own_log.clone()),
     );
     c.info(&format!("checking `{}`", cmd.display()));
-    if launch.sandbox == crate::bot::Sandbox::On {
-        let l = &launch.limits;
-        c.info(&format!(
-            "sandbox: on; limits: {} MiB memory, {} processes, {} CPU(s), {} MiB files, by {}",
-            l.memory_mb,
-            l.processes,
-            l.cpus,
-            l.file_size_mb,
-            crate::bot::sandbox::cgroup::mechanism()
-        ));
-    }
+    say_sandbox(&mut c, &launch);
     let rt = runtime()?;
     let checks = async {
-        let start = |c: &mut Checks,
-                     bot: Result<BotPlayer, referee::StartError>,
-                     took: Duration| match bot {
-            Ok(b) => {
-                let i = b.info();
-                let cost = match took.as_millis() {
-                    ms if ms >= 1000 => format!(
-                        "started in {ms} ms: paid again at every restart after a fault, and by every league worker"
-                    ),
-                    ms => format!("started in {ms} ms"),
-                };
-                c.pass(
-                    "handshake",
-                    &format!("{} {} by {} ({cost})", i.name, i.version, i.author),
-                );
-                Some(b)
-            }
-            Err(e) => {
-                c.fail("handshake", &e.fault().to_string());
-                None
-            }
-        };
         // The end of the bot's stderr, after a failed start or a crash:
         // only the current process's (the log is shared by every restart).
         let log_len = || {
@@ -248,7 +198,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
         };
         let mut since = log_len();
         let (b, took) = started().await;
-        let mut bot = match start(&mut c, b, took) {
+        let mut bot = match handshake(&mut c, b, took) {
             Some(b) => b,
             None => {
                 if let Some(t) = tail(since).await {
@@ -298,7 +248,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                         }
                         since = log_len();
                         let (b, took) = started().await;
-                        match start(&mut c, b, took) {
+                        match handshake(&mut c, b, took) {
                             Some(b) => bot = b,
                             None => {
                                 if let Some(t) = tail(since).await {
@@ -445,4 +395,86 @@ fn judge(
         }
     }
     false
+}
+
+/// The bot to check: a BOT argument (`resolve_bot`) or a command line of
+/// several words; what its bot.toml asks for; its folder's manifest.
+fn bot_of(
+    args: &CheckBotArgs,
+) -> anyhow::Result<(
+    crate::bot::BotCommand,
+    crate::bot::LimitSettings,
+    Option<Box<crate::bot::manifest::Manifest>>,
+)> {
+    Ok(if args.bot.len() == 1 {
+        match resolve_bot(&args.bot[0])? {
+            BotArg::Command(c, asks, folder) => (c, asks, folder),
+            BotArg::Random => bail!("`random` is the built-in player; give a bot to check"),
+        }
+    } else {
+        let c = crate::bot::BotCommand::from_words(&args.bot)
+            .ok_or_else(|| anyhow::anyhow!("empty bot command"))?;
+        (c, Default::default(), None)
+    })
+}
+
+/// Runs the build command of the bot's folder, if it has one, as a league
+/// would; false when it fails.
+fn build_folder(c: &mut Checks, folder: Option<Box<crate::bot::manifest::Manifest>>) -> bool {
+    if let Some(m) = folder.filter(|m| m.build.is_some()) {
+        let spec = crate::league::config::BotSpec::from_manifest(*m);
+        let words = crate::bot::manifest::expand(spec.build.as_deref().unwrap_or_default());
+        let what = format!("`{}`", words.join(" "));
+        match crate::league::runner::build_bots(std::slice::from_ref(&spec), &mut |_| {}) {
+            Ok(()) => c.pass("build", &what),
+            Err(e) => {
+                c.fail("build", &format!("{what}: {e}"));
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// What the bot is given in its sandbox, when it has one.
+fn say_sandbox(c: &mut Checks, launch: &crate::bot::Launch) {
+    if launch.sandbox == crate::bot::Sandbox::On {
+        let l = &launch.limits;
+        c.info(&format!(
+            "sandbox: on; limits: {} MiB memory, {} processes, {} CPU(s), {} MiB files, by {}",
+            l.memory_mb,
+            l.processes,
+            l.cpus,
+            l.file_size_mb,
+            crate::bot::sandbox::cgroup::mechanism()
+        ));
+    }
+}
+
+/// The check of the bot's start (spawn and hello) and what it cost.
+fn handshake(
+    c: &mut Checks,
+    bot: Result<BotPlayer, referee::StartError>,
+    took: Duration,
+) -> Option<BotPlayer> {
+    match bot {
+        Ok(b) => {
+            let i = b.info();
+            let cost = match took.as_millis() {
+                ms if ms >= 1000 => format!(
+                    "started in {ms} ms: paid again at every restart after a fault, and by every league worker"
+                ),
+                ms => format!("started in {ms} ms"),
+            };
+            c.pass(
+                "handshake",
+                &format!("{} {} by {} ({cost})", i.name, i.version, i.author),
+            );
+            Some(b)
+        }
+        Err(e) => {
+            c.fail("handshake", &e.fault().to_string());
+            None
+        }
+    }
 }
