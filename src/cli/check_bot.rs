@@ -133,6 +133,11 @@ impl Checks {
     }
 }
 
+/// `arena check-bot`: builds, starts and checks a bot game by game.
+///
+/// Long (about 150 lines): the game loop shares the bot, its log position
+/// and the restart with closures over the launch; what could leave it
+/// without them did (issue 29).
 pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
     let (cmd, asks, folder) = bot_of(&args)?;
     let mut c = Checks::new(args.json);
