@@ -53,6 +53,8 @@ fn tournament(out: &Path, rounds: u32, concurrency: usize) -> Tournament {
         openings: 0,
         gauntlet: None,
         sandbox: Default::default(),
+        sandbox_settings: Default::default(),
+        ponder: false,
         limits: Default::default(),
         sprt: None,
     }

@@ -152,6 +152,10 @@ const LOSS: u8 = 2;
 
 /// Solves `root` (a position not over). Fails without proving anything if
 /// more than `max_states` positions are reachable.
+///
+/// Long (about 150 lines): one retrograde analysis whose phases share the
+/// state tables; its result is pinned by docs/filo-solved.md, so it was
+/// left whole in issue 29.
 pub fn solve(root: &Filo, max_states: usize) -> Result<Solution, SolveError> {
     let t0 = Instant::now();
     let mut index: HashMap<u64, u32> = HashMap::new();

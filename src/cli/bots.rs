@@ -4,7 +4,7 @@
 use crate::bot::manifest;
 use crate::bot::Sandbox;
 use crate::league::config::{BotSpec, TimeSettings};
-use crate::league::results_dir::Layout;
+use crate::league::folder::Layout;
 use crate::league::runner;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -100,15 +100,13 @@ fn check(spec: &BotSpec) -> (String, String, Option<String>) {
     };
     let startup_ms = TimeSettings::default().startup_ms;
     let scratch = Layout::new(std::env::temp_dir().join("arena-bots-check"));
-    let limits = Default::default();
-    match runner::check_bots_start(
-        bots,
-        startup_ms,
-        &scratch,
-        scratch.root(),
-        Sandbox::On,
-        &limits,
-    ) {
+    let room = crate::league::launch::Room {
+        sandbox: Sandbox::On,
+        limits: Default::default(),
+        hide: Some(scratch.root()),
+        ..Default::default()
+    };
+    match runner::check_bots_start(bots, startup_ms, &scratch, &room) {
         Ok(()) => (builds, "yes".into(), None),
         Err(e) => (builds, "no".into(), Some(e.to_string())),
     }

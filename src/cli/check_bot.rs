@@ -133,30 +133,17 @@ impl Checks {
     }
 }
 
+/// `arena check-bot`: builds, starts and checks a bot game by game.
+///
+/// Long (about 150 lines): the game loop shares the bot, its log position
+/// and the restart with closures over the launch; what could leave it
+/// without them did (issue 29).
 pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
-    let (cmd, asks, folder) = if args.bot.len() == 1 {
-        match resolve_bot(&args.bot[0])? {
-            BotArg::Command(c, asks, folder) => (c, asks, folder),
-            BotArg::Random => bail!("`random` is the built-in player; give a bot to check"),
-        }
-    } else {
-        let c = crate::bot::BotCommand::from_words(&args.bot)
-            .ok_or_else(|| anyhow::anyhow!("empty bot command"))?;
-        (c, Default::default(), None)
-    };
+    let (cmd, asks, folder) = bot_of(&args)?;
     let mut c = Checks::new(args.json);
     // A bot folder is built first, as a league builds it.
-    if let Some(m) = folder.filter(|m| m.build.is_some()) {
-        let spec = crate::league::config::BotSpec::from_manifest(*m);
-        let words = crate::bot::manifest::expand(spec.build.as_deref().unwrap_or_default());
-        let what = format!("`{}`", words.join(" "));
-        match crate::league::runner::build_bots(std::slice::from_ref(&spec), &mut |_| {}) {
-            Ok(()) => c.pass("build", &what),
-            Err(e) => {
-                c.fail("build", &format!("{what}: {e}"));
-                return Ok(c.finish(&cmd.display()));
-            }
-        }
+    if !build_folder(&mut c, folder) {
+        return Ok(c.finish(&cmd.display()));
     }
     let variants: Vec<Variant> = if args.game.is_empty() {
         Variant::ALL.to_vec()
@@ -170,52 +157,27 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
         startup: Duration::from_millis(args.startup_ms),
         ..Timing::default()
     };
-    let mut launch = BotPlayer::launch(cmd.clone()).sandboxed(args.sandbox.sandbox());
-    args.limits.settings().or(asks).apply(&mut launch.limits);
     // Without --log, stderr still goes to a file of our own, so that a bot
     // that fails is shown with the end of what it said.
     let own_log = args
         .log
         .is_none()
         .then(|| std::env::temp_dir().join(format!("arena-check-bot-{}.log", std::process::id())));
-    launch.stderr_log = args.log.clone().or_else(|| own_log.clone());
+    let room = crate::league::launch::Room {
+        sandbox: args.sandbox.sandbox(),
+        limits: args.limits.settings(),
+        hide: None,
+        ..Default::default()
+    };
+    let launch = room.launch(
+        cmd.clone(),
+        asks,
+        args.log.clone().or_else(|| own_log.clone()),
+    );
     c.info(&format!("checking `{}`", cmd.display()));
-    if launch.sandbox == crate::bot::Sandbox::On {
-        let l = &launch.limits;
-        c.info(&format!(
-            "sandbox: on; limits: {} MiB memory, {} processes, {} CPU(s), {} MiB files, by {}",
-            l.memory_mb,
-            l.processes,
-            l.cpus,
-            l.file_size_mb,
-            crate::bot::sandbox::cgroup::mechanism()
-        ));
-        c.info(&format!("walls: {}", crate::bot::sandbox::walls()));
-    }
+    say_sandbox(&mut c, &launch);
     let rt = runtime()?;
     let checks = async {
-        let start = |c: &mut Checks,
-                     bot: Result<BotPlayer, referee::StartError>,
-                     took: Duration| match bot {
-            Ok(b) => {
-                let i = b.info();
-                let cost = match took.as_millis() {
-                    ms if ms >= 1000 => format!(
-                        "started in {ms} ms: paid again at every restart after a fault, and by every league worker"
-                    ),
-                    ms => format!("started in {ms} ms"),
-                };
-                c.pass(
-                    "handshake",
-                    &format!("{} {} by {} ({cost})", i.name, i.version, i.author),
-                );
-                Some(b)
-            }
-            Err(e) => {
-                c.fail("handshake", &e.fault().to_string());
-                None
-            }
-        };
         // The end of the bot's stderr, after a failed start or a crash:
         // only the current process's (the log is shared by every restart).
         let log_len = || {
@@ -242,7 +204,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
         };
         let mut since = log_len();
         let (b, took) = started().await;
-        let mut bot = match start(&mut c, b, took) {
+        let mut bot = match handshake(&mut c, b, took) {
             Some(b) => b,
             None => {
                 if let Some(t) = tail(since).await {
@@ -258,26 +220,13 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                 for seat in 0..n {
                     game_no += 1;
                     let what = format!("{variant} {n}p seat {seat}");
-                    let mut spec = GameSpec::new(
-                        format!("check-{game_no}"),
-                        variant,
-                        match settings(n, args.max_plies, &[]) {
-                            Ok(s) => s,
-                            Err(e) => {
-                                c.fail(&what, &e.to_string());
-                                continue;
-                            }
-                        },
-                    );
-                    spec.time = TimeControl {
-                        // 0: no limit but the watchdog, as everywhere.
-                        per_decision: match args.timeout_ms {
-                            0 => spec.watchdog,
-                            ms => Duration::from_millis(ms),
-                        },
-                        clock: None,
+                    let spec = match check_spec(&args, variant, n, game_no) {
+                        Ok(spec) => spec,
+                        Err(e) => {
+                            c.fail(&what, &e.to_string());
+                            continue;
+                        }
                     };
-                    spec.seed = crate::league::schedule::bot_seed(args.seed, &spec.game_id);
                     let mut randoms: Vec<RandomPlayer> = (0..n)
                         .map(|s| RandomPlayer::new(format!("random-{s}"), game_no * 7 + s as u64))
                         .collect();
@@ -291,45 +240,9 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                         referee::play_game(&spec, &mut ps, &mut |_| {}).await
                     };
                     let faulted = matches!(&report, Ok(r) if r.offender == Some(seat));
-                    match report {
-                        Err(e) => c.fail(&what, &format!("cannot play: {e}")),
-                        Ok(r) if r.offender == Some(seat) => {
-                            c.fail(
-                                &what,
-                                &format!(
-                                    "{} at ply {}: {}",
-                                    r.reason,
-                                    r.plies,
-                                    r.detail.as_deref().unwrap_or("")
-                                ),
-                            );
-                            if r.reason
-                                == crate::referee::EndReason::Forfeit(
-                                    crate::referee::ForfeitKind::Crash,
-                                )
-                            {
-                                if r.detail.as_deref().is_some_and(|d| d.contains("status 0")) {
-                                    c.note("it exited by itself (status 0): the referee reuses one process for many games, so exit only on `quit` (protocol.md)");
-                                }
-                                if let Some(t) = tail(since).await {
-                                    c.note(&t);
-                                }
-                            }
-                        }
-                        Ok(r) => {
-                            latencies.extend(
-                                r.decisions
-                                    .iter()
-                                    .filter(|d| d.seat == seat && !d.forced && !d.opening)
-                                    .map(|d| d.elapsed_us),
-                            );
-                            c.pass(
-                                &what,
-                                &format!(
-                                    "{} plies, {} (score {})",
-                                    r.plies, r.reason, r.scores[seat]
-                                ),
-                            );
+                    if judge(&mut c, &what, report, seat, &mut latencies) {
+                        if let Some(t) = tail(since).await {
+                            c.note(&t);
                         }
                     }
                     if bot.needs_restart() {
@@ -341,7 +254,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                         }
                         since = log_len();
                         let (b, took) = started().await;
-                        match start(&mut c, b, took) {
+                        match handshake(&mut c, b, took) {
                             Some(b) => bot = b,
                             None => {
                                 if let Some(t) = tail(since).await {
@@ -354,43 +267,7 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        let left = bot.quit_report().await;
-        if let Some(bytes) = &left.stray {
-            c.fail(
-                "stray output",
-                &format!(
-                    "after its last request the bot wrote, unasked: {}",
-                    crate::protocol::truncate(bytes, 200)
-                ),
-            );
-        }
-        if left.clean {
-            c.pass("quit", "exited with status 0");
-        } else {
-            c.fail(
-                "quit",
-                &format!(
-                    "did not exit with status 0 within {:?} of quit",
-                    timing.shutdown_grace
-                ),
-            );
-        }
-        if !latencies.is_empty() {
-            latencies.sort_unstable();
-            let median = latencies[latencies.len() / 2];
-            let p99 = latencies[(latencies.len() * 99 / 100).min(latencies.len() - 1)];
-            c.latency = Some(serde_json::json!({
-                "replies": latencies.len(),
-                "median": median as f64 / 1000.0,
-                "p99": p99 as f64 / 1000.0,
-            }));
-            c.info(&format!(
-                "latency over {} replies: median {:.2} ms, p99 {:.2} ms",
-                latencies.len(),
-                median as f64 / 1000.0,
-                p99 as f64 / 1000.0
-            ));
-        }
+        quit_and_latency(&mut c, &mut bot, &mut latencies, timing.shutdown_grace).await;
         c
     };
     let failed = rt.block_on(async {
@@ -408,6 +285,203 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
         Err(code) => {
             outln!("interrupted");
             Ok(code)
+        }
+    }
+}
+
+/// The last checks: the bot quits cleanly with nothing unasked after its
+/// last request; then the latency of its replies (microseconds).
+async fn quit_and_latency(
+    c: &mut Checks,
+    bot: &mut BotPlayer,
+    latencies: &mut [u64],
+    grace: Duration,
+) {
+    let left = bot.quit_report().await;
+    if let Some(bytes) = &left.stray {
+        c.fail(
+            "stray output",
+            &format!(
+                "after its last request the bot wrote, unasked: {}",
+                crate::protocol::truncate(bytes, 200)
+            ),
+        );
+    }
+    if left.clean {
+        c.pass("quit", "exited with status 0");
+    } else {
+        c.fail(
+            "quit",
+            &format!("did not exit with status 0 within {:?} of quit", grace),
+        );
+    }
+    if !latencies.is_empty() {
+        latencies.sort_unstable();
+        let median = latencies[latencies.len() / 2];
+        let p99 = latencies[(latencies.len() * 99 / 100).min(latencies.len() - 1)];
+        c.latency = Some(serde_json::json!({
+            "replies": latencies.len(),
+            "median": median as f64 / 1000.0,
+            "p99": p99 as f64 / 1000.0,
+        }));
+        c.info(&format!(
+            "latency over {} replies: median {:.2} ms, p99 {:.2} ms",
+            latencies.len(),
+            median as f64 / 1000.0,
+            p99 as f64 / 1000.0
+        ));
+    }
+}
+
+/// Game `game_no` of the check: `variant` with `n` players, under the
+/// flags' time per decision and ply cap.
+fn check_spec(
+    args: &CheckBotArgs,
+    variant: Variant,
+    n: usize,
+    game_no: u64,
+) -> anyhow::Result<GameSpec> {
+    let mut spec = GameSpec::new(
+        format!("check-{game_no}"),
+        variant,
+        settings(n, args.max_plies, &[])?,
+    );
+    spec.time = TimeControl {
+        // 0: no limit but the watchdog, as everywhere.
+        per_decision: match args.timeout_ms {
+            0 => spec.watchdog,
+            ms => Duration::from_millis(ms),
+        },
+        clock: None,
+    };
+    spec.seed = crate::league::schedule::bot_seed(args.seed, &spec.game_id);
+    Ok(spec)
+}
+
+/// Records the result of one check game for the bot in `seat`: passed
+/// (its decisions' times join `latencies`) or failed, and why. True when
+/// the bot crashed: the end of its stderr is then worth showing.
+fn judge(
+    c: &mut Checks,
+    what: &str,
+    report: Result<referee::GameReport, referee::SpecError>,
+    seat: usize,
+    latencies: &mut Vec<u64>,
+) -> bool {
+    match report {
+        Err(e) => c.fail(what, &format!("cannot play: {e}")),
+        Ok(r) if r.offender == Some(seat) => {
+            c.fail(
+                what,
+                &format!(
+                    "{} at ply {}: {}",
+                    r.reason,
+                    r.plies,
+                    r.detail.as_deref().unwrap_or("")
+                ),
+            );
+            if r.reason == crate::referee::EndReason::Forfeit(crate::referee::ForfeitKind::Crash) {
+                if r.detail.as_deref().is_some_and(|d| d.contains("status 0")) {
+                    c.note("it exited by itself (status 0): the referee reuses one process for many games, so exit only on `quit` (protocol.md)");
+                }
+                return true;
+            }
+        }
+        Ok(r) => {
+            latencies.extend(
+                r.decisions
+                    .iter()
+                    .filter(|d| d.seat == seat && !d.forced && !d.opening)
+                    .map(|d| d.elapsed_us),
+            );
+            c.pass(
+                what,
+                &format!("{} plies, {} (score {})", r.plies, r.reason, r.scores[seat]),
+            );
+        }
+    }
+    false
+}
+
+/// The bot to check: a BOT argument (`resolve_bot`) or a command line of
+/// several words; what its bot.toml asks for; its folder's manifest.
+fn bot_of(
+    args: &CheckBotArgs,
+) -> anyhow::Result<(
+    crate::bot::BotCommand,
+    crate::bot::LimitSettings,
+    Option<Box<crate::bot::manifest::Manifest>>,
+)> {
+    Ok(if args.bot.len() == 1 {
+        match resolve_bot(&args.bot[0])? {
+            BotArg::Command(c, asks, folder) => (c, asks, folder),
+            BotArg::Random => bail!("`random` is the built-in player; give a bot to check"),
+        }
+    } else {
+        let c = crate::bot::BotCommand::from_words(&args.bot)
+            .ok_or_else(|| anyhow::anyhow!("empty bot command"))?;
+        (c, Default::default(), None)
+    })
+}
+
+/// Runs the build command of the bot's folder, if it has one, as a league
+/// would; false when it fails.
+fn build_folder(c: &mut Checks, folder: Option<Box<crate::bot::manifest::Manifest>>) -> bool {
+    if let Some(m) = folder.filter(|m| m.build.is_some()) {
+        let spec = crate::league::config::BotSpec::from_manifest(*m);
+        let words = crate::bot::manifest::expand(spec.build.as_deref().unwrap_or_default());
+        let what = format!("`{}`", words.join(" "));
+        match crate::league::runner::build_bots(std::slice::from_ref(&spec), &mut |_| {}) {
+            Ok(()) => c.pass("build", &what),
+            Err(e) => {
+                c.fail("build", &format!("{what}: {e}"));
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// What the bot is given in its sandbox, when it has one.
+fn say_sandbox(c: &mut Checks, launch: &crate::bot::Launch) {
+    if launch.sandbox == crate::bot::Sandbox::On {
+        let l = &launch.limits;
+        c.info(&format!(
+            "sandbox: on; limits: {} MiB memory, {} processes, {} CPU(s), {} MiB files, by {}",
+            l.memory_mb,
+            l.processes,
+            l.cpus,
+            l.file_size_mb,
+            crate::bot::sandbox::cgroup::mechanism()
+        ));
+        c.info(&format!("walls: {}", crate::bot::sandbox::walls()));
+    }
+}
+
+/// The check of the bot's start (spawn and hello) and what it cost.
+fn handshake(
+    c: &mut Checks,
+    bot: Result<BotPlayer, referee::StartError>,
+    took: Duration,
+) -> Option<BotPlayer> {
+    match bot {
+        Ok(b) => {
+            let i = b.info();
+            let cost = match took.as_millis() {
+                ms if ms >= 1000 => format!(
+                    "started in {ms} ms: paid again at every restart after a fault, and by every league worker"
+                ),
+                ms => format!("started in {ms} ms"),
+            };
+            c.pass(
+                "handshake",
+                &format!("{} {} by {} ({cost})", i.name, i.version, i.author),
+            );
+            Some(b)
+        }
+        Err(e) => {
+            c.fail("handshake", &e.fault().to_string());
+            None
         }
     }
 }

@@ -31,7 +31,7 @@ pub fn run(args: PgnArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .find_map(|f| {
             let dir = f.parent().filter(|d| !d.as_os_str().is_empty());
-            crate::league::results_dir::read_meta(dir.unwrap_or(std::path::Path::new(".")))
+            crate::league::folder::read_meta(dir.unwrap_or(std::path::Path::new(".")))
         })
         .map_or_else(|| "mancala-arena".to_string(), |m| m.name);
     // Games go out as they are read; a file is written beside the output

@@ -236,12 +236,17 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
                 args.seed.wrapping_add(seat as u64),
             ))),
             BotArg::Command(cmd, asks, _) => {
-                let mut launch = BotPlayer::launch(cmd.clone()).sandboxed(args.sandbox.sandbox());
-                args.limits.settings().or(asks).apply(&mut launch.limits);
-                launch.stderr_log = args
+                let room = crate::league::launch::Room {
+                    sandbox: args.sandbox.sandbox(),
+                    limits: args.limits.settings(),
+                    hide: None,
+                    ..Default::default()
+                };
+                let log = args
                     .logs
                     .as_ref()
                     .map(|d| d.join(format!("seat{seat}.log")));
+                let launch = room.launch(cmd.clone(), asks, log);
                 let b = BotPlayer::start(&launch, &Timing::default())
                     .await
                     .with_context(|| format!("seat {seat}: `{}`", cmd.display()))?;

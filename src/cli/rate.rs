@@ -63,7 +63,7 @@ fn missing_shards(files: &[PathBuf]) -> Vec<(String, usize, Vec<usize>)> {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => std::path::Path::new("."),
         };
-        let Some(meta) = crate::league::results_dir::read_meta(dir) else {
+        let Some(meta) = crate::league::folder::read_meta(dir) else {
             continue;
         };
         let Some((k, n)) = meta.shard.as_deref().and_then(|s| s.split_once('/')) else {
@@ -113,9 +113,7 @@ fn whole_league(args: &RateArgs) -> Option<PathBuf> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let layout = crate::league::results_dir::Layout::new(&dir);
-    let meta: crate::league::results_dir::LeagueMeta =
-        serde_json::from_str(&std::fs::read_to_string(layout.league_json()).ok()?).ok()?;
+    let meta = crate::league::folder::read_meta(&dir)?;
     meta.shard.is_none().then_some(dir)
 }
 

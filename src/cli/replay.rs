@@ -4,8 +4,8 @@
 
 use super::play::runtime;
 use crate::league::config::{RunSettings, Tournament};
-use crate::league::records;
-use crate::league::results_dir::Layout;
+use crate::league::folder::records;
+use crate::league::folder::Layout;
 use crate::league::runner;
 use crate::referee::{self, record, BotPlayer, DecisionRecord, Player};
 use anyhow::{bail, Context};

@@ -4,7 +4,7 @@
 //! fresh while a league runs. Resolving folders and printing only; the
 //! report itself is `report::html`.
 
-use crate::league::results_dir::{Layout, LeagueMeta};
+use crate::league::folder::{read_meta, Layout, LeagueMeta};
 use crate::league::runner::Event;
 use crate::report::html::{write_report, Options, Source};
 use anyhow::{bail, Context};
@@ -79,9 +79,7 @@ fn resolve(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
 /// The league's name and scheduled games, from league.json where there is
 /// one (the league's, or its shards').
 fn league_info(folders: &[PathBuf], league: &Path) -> (String, Option<usize>) {
-    let meta = |dir: &Path| -> Option<LeagueMeta> {
-        serde_json::from_str(&std::fs::read_to_string(Layout::new(dir).league_json()).ok()?).ok()
-    };
+    let meta = read_meta;
     if let Some(m) = meta(league).filter(|m| m.shard.is_none()) {
         return (m.name, Some(m.games));
     }

@@ -6,7 +6,7 @@ use super::console::{Console, Show};
 use super::report::{Every, Live};
 use crate::bot::Sandbox;
 use crate::league::config::{RunSettings, Tournament};
-use crate::league::results_dir::Layout;
+use crate::league::folder::Layout;
 use crate::league::runner::{self, Drain, Event, RunEnd, RunOptions};
 use crate::league::schedule::Shard;
 use crate::ratings::sprt::{self, SprtConfig, SprtTracker};
@@ -112,6 +112,9 @@ pub struct RunArgs {
     /// Write no HTML report.
     #[arg(long, conflicts_with = "report_interval")]
     pub no_report: bool,
+    /// Let the bots think while the others do (the file's `ponder`).
+    #[arg(long)]
+    pub ponder: bool,
 }
 
 impl RunArgs {
@@ -143,6 +146,7 @@ impl RunArgs {
             cpus: self.limits.cpus.map(i64::from),
             file_size_mb: self.limits.file_size_mb.map(u64::cast_signed),
             sprt: self.sprt.clone(),
+            ponder: self.ponder.then_some(true),
         }
     }
 
@@ -269,60 +273,11 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         true => None,
         false => live.finish(&dir),
     };
-    if let Some(summary) = &summary {
-        let resume = || {
-            errln!(
-                "stopped after {} new games ({} of {} done). Run the same command again to resume.",
-                summary.played,
-                summary.played + summary.skipped,
-                summary.total
-            )
-        };
-        match &summary.end {
-            RunEnd::Complete | RunEnd::Drained => {}
-            RunEnd::Interrupted => {
-                resume();
-                if !how.no_report {
-                    errln!(
-                        "the HTML report was not brought up to date (interrupted): arena report {} writes it",
-                        dir.display()
-                    );
-                }
-                return Ok(ExitCode::from(130));
-            }
-            RunEnd::Stopped(why) => {
-                errln!("error: the league stopped: {why}");
-                resume();
-                return Ok(ExitCode::FAILURE);
-            }
-        }
+    if let Some(code) = summary.as_ref().and_then(|s| stopped_early(s, how, &dir)) {
+        return Ok(code);
     }
     let games_csv = Layout::new(&dir).games_csv();
-    // The rows are read back one at a time into counts: the memory of the
-    // tables does not grow with the games (docs/ratings.md).
-    let opts = Default::default();
-    let mut tally = crate::ratings::Tally::new(&opts);
-    let mut finishes = crate::report::tables::Finishes::default();
-    let mut rows = crate::results::csvio::RowReader::open(&games_csv)
-        .with_context(|| format!("reading back {}", games_csv.display()))?;
-    let mut games = 0usize;
-    while let Some((_, row)) = rows
-        .next_row()
-        .with_context(|| format!("reading back {}", games_csv.display()))?
-    {
-        tally.add(row);
-        finishes.add(row);
-        games += 1;
-    }
-    let rated = tally
-        .report()
-        .with_context(|| format!("rating {}", games_csv.display()))?;
-    let tables = crate::report::tables::write_files(crate::report::tables::tables_of(rated), &dir)
-        .with_context(|| format!("writing rating tables in {}", dir.display()))?;
-    outln!(
-        "{}",
-        crate::report::tables::league_summary(&tables.report, &finishes)
-    );
+    let games = rate_folder(&dir, &games_csv)?;
     let total = crate::league::schedule::Schedule::new(t, how.shard).len();
     let (played, elapsed) = summary
         .as_ref()
@@ -395,5 +350,67 @@ impl SprtRun {
             None => text.push_str("\nthe schedule ended before the SPRT decided: give more rounds (or games) and run it again to go on"),
         }
         Ok(text)
+    }
+}
+
+/// Rates the league in `dir` from its games.csv (read back one row at a
+/// time into counts: the memory of the tables does not grow with the
+/// games, docs/ratings.md), writes the rating tables and prints the
+/// standings. Returns the games read.
+fn rate_folder(dir: &std::path::Path, games_csv: &std::path::Path) -> anyhow::Result<usize> {
+    let opts = Default::default();
+    let mut tally = crate::ratings::Tally::new(&opts);
+    let mut finishes = crate::report::tables::Finishes::default();
+    let mut rows = crate::results::csvio::RowReader::open(games_csv)
+        .with_context(|| format!("reading back {}", games_csv.display()))?;
+    let mut games = 0usize;
+    while let Some((_, row)) = rows
+        .next_row()
+        .with_context(|| format!("reading back {}", games_csv.display()))?
+    {
+        tally.add(row);
+        finishes.add(row);
+        games += 1;
+    }
+    let rated = tally
+        .report()
+        .with_context(|| format!("rating {}", games_csv.display()))?;
+    let tables = crate::report::tables::write_files(crate::report::tables::tables_of(rated), dir)
+        .with_context(|| format!("writing rating tables in {}", dir.display()))?;
+    outln!(
+        "{}",
+        crate::report::tables::league_summary(&tables.report, &finishes)
+    );
+    Ok(games)
+}
+
+/// What to say when the league ended before its last game (interrupted or
+/// stopped), and the exit code; `None` when it is complete or drained.
+fn stopped_early(summary: &runner::Summary, how: &How, dir: &std::path::Path) -> Option<ExitCode> {
+    let resume = || {
+        errln!(
+            "stopped after {} new games ({} of {} done). Run the same command again to resume.",
+            summary.played,
+            summary.played + summary.skipped,
+            summary.total
+        )
+    };
+    match &summary.end {
+        RunEnd::Complete | RunEnd::Drained => None,
+        RunEnd::Interrupted => {
+            resume();
+            if !how.no_report {
+                errln!(
+                    "the HTML report was not brought up to date (interrupted): arena report {} writes it",
+                    dir.display()
+                );
+            }
+            Some(ExitCode::from(130))
+        }
+        RunEnd::Stopped(why) => {
+            errln!("error: the league stopped: {why}");
+            resume();
+            Some(ExitCode::FAILURE)
+        }
     }
 }

@@ -5,8 +5,8 @@
 //! engine; with `--json`, the record itself.
 
 use crate::engine::Game;
-use crate::league::records;
-use crate::league::results_dir::Layout;
+use crate::league::folder::records;
+use crate::league::folder::Layout;
 use crate::referee::record;
 use anyhow::Context;
 use std::fmt::Write as _;

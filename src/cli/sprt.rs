@@ -3,7 +3,7 @@
 //! against another on any results file, offline. Parsing and printing
 //! only; the test is `ratings::sprt`, the text `report::sprt::sprt_text`.
 
-use crate::league::results_dir::Layout;
+use crate::league::folder::Layout;
 use crate::ratings::sprt::{evaluate, pick_pair, Model, SprtConfig, SprtError};
 use crate::report::sprt::sprt_text;
 use crate::report::tables::read_merged;

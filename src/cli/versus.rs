@@ -56,6 +56,9 @@ pub struct MatchArgs {
     /// Write no HTML report.
     #[arg(long)]
     no_report: bool,
+    /// Let the bots think while the others do.
+    #[arg(long)]
+    ponder: bool,
 }
 
 /// The five games with 2 players.
@@ -119,6 +122,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
         output: args.output.clone(),
         sandbox: args.sandbox.clone(),
         sprt: args.sprt.clone(),
+        ponder: args.ponder.then_some(true),
         ..Default::default()
     };
     // The tournament "file" lives in the working directory: bots/ and

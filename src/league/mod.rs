@@ -4,8 +4,9 @@
 //! rating (that is `ratings`').
 
 pub mod config;
-pub mod records;
-pub mod results_dir;
+pub mod folder;
+pub mod launch;
+pub mod pairings;
 pub mod runner;
 pub mod schedule;
 pub mod status;

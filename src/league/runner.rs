@@ -1,9 +1,11 @@
 //! The concurrent league runner: builds and checks the bots, runs the
-//! schedule on N pinned worker threads (each a single-threaded tokio
-//! runtime reusing its own bot processes), and commits each finished game
-//! through one ordered writer, the main thread's
-//! [`ResultsDir::commit`](super::results_dir::ResultsDir::commit). Workers
-//! play and serialize; only the main thread writes. A run ends as a
+//! games its [`Pairings`] hand out on N pinned worker threads (each a
+//! single-threaded tokio runtime reusing its own bot processes), and
+//! commits each finished game through one ordered writer, the main
+//! thread's, to its [`Store`] (the results folder). Workers play and
+//! serialize; only the main thread writes. `run_logged` reads as the
+//! pipeline: open the store, prepare the bots, then get work, play,
+//! commit, report (`play_all`, `worker`, `play_one`, `commit_all`). A run ends as a
 //! [`RunEnd`]: complete, interrupted (Ctrl-C, SIGTERM, SIGHUP), or stopped
 //! by the league itself (a harness failure, nothing charged to a bot).
 //!
@@ -11,19 +13,22 @@
 //! emits [`Event`]s; the command line's console consumes them.
 
 use super::config::{BotSpec, Tournament};
-use super::results_dir::{
-    self, DoneSet, Expected, Layout, LeagueMeta, PlayedUnder, Rejected, ResultsDir, StoreError,
+use super::folder::{
+    self, Expected, Layout, LeagueMeta, PlayedUnder, Rejected, ResultsDir, StoreError,
 };
-use super::schedule::{self, Cursor, Schedule, ScheduledGame, Shard};
+use super::launch::Room;
+use super::pairings::{Pairings, RoundRobin};
+use super::schedule::{self, Schedule, ScheduledGame, Shard};
 use crate::bot::manifest;
-use crate::bot::{BotCommand, Launch, LimitSettings, Sandbox, StderrBudget};
+use crate::bot::{Launch, Sandbox, StderrBudget};
 use crate::referee::{
     self, record, BotPlayer, Clock, GameReport, GameSpec, Player, TimeControl, Timing,
 };
+use crate::results::store::Store;
 use crate::results::GameRow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, thiserror::Error)]
@@ -264,36 +269,10 @@ fn fingerprint_head(t: &Tournament) -> String {
     text
 }
 
-/// How a league starts `spec`'s bot, its stderr appended to `log`, the
-/// results folder `results` out of its sight. `limits` (the league's)
-/// override what the bot's bot.toml asks for.
-fn launch(
-    spec: &BotSpec,
-    log: PathBuf,
-    results: &Path,
-    sandbox: Sandbox,
-    limits: &LimitSettings,
-) -> Launch {
-    let argv = manifest::expand(&spec.command);
-    let mut launch = BotPlayer::launch(BotCommand {
-        program: argv.first().cloned().unwrap_or_default(),
-        args: argv.get(1..).map(<[String]>::to_vec).unwrap_or_default(),
-        cwd: spec.cwd.clone(),
-        env: spec.env.clone(),
-    })
-    .log_to(log)
-    .hiding(results)
-    .sandboxed(sandbox);
-    limits.or(spec.limits).apply(&mut launch.limits);
-    launch
-}
-
 /// How the league `t` starts `bot` outside a league run (`arena replay`):
 /// the same command, sandbox, limits and start-up time; stderr to `log`.
 pub fn launch_alone(t: &Tournament, bot: &BotSpec, log: Option<PathBuf>) -> (Launch, Timing) {
-    let mut l = launch(bot, PathBuf::new(), &t.output, t.sandbox, &t.limits);
-    l.stderr_log = log;
-    (l, timing(t.time.startup_ms))
+    (Room::of(t).launch_bot(bot, log), timing(t.time.startup_ms))
 }
 
 fn timing(startup_ms: u64) -> Timing {
@@ -352,9 +331,7 @@ pub fn check_bots_start(
     bots: &[BotSpec],
     startup_ms: u64,
     logs: &Layout,
-    results: &Path,
-    sandbox: Sandbox,
-    limits: &LimitSettings,
+    room: &Room<'_>,
 ) -> Result<(), LeagueError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -371,7 +348,7 @@ pub fn check_bots_start(
                 }
             }
             let log = logs.check_log(&b.name);
-            let launch = launch(b, log.clone(), results, sandbox, limits);
+            let launch = room.launch_bot(b, Some(log.clone()));
             let (bot, command) = (b.name.clone(), b.command.clone());
             starting.spawn(async move {
                 let e = match BotPlayer::start(&launch, &timing(startup_ms)).await {
@@ -480,11 +457,8 @@ enum WorkerMsg {
 
 struct Shared {
     t: Tournament,
-    schedule: Schedule,
-    /// The next game to hand out (those in `done` are passed over).
-    cursor: Mutex<Cursor>,
-    /// The games already in games.csv when the run started, by index.
-    done: DoneSet,
+    /// Where the next games come from.
+    pairings: Box<dyn Pairings>,
     drain: Drain,
     layout: Layout,
     /// Per bot (by index), the stderr log it may still write in this
@@ -494,14 +468,12 @@ struct Shared {
 }
 
 impl Shared {
-    /// The next game of the schedule not yet played, for a worker.
+    /// The next game to play, for a worker (none once drained).
     fn next_game(&self) -> Option<ScheduledGame> {
         if self.drain.is_raised() {
             return None;
         }
-        let mut cursor = self.cursor.lock().unwrap_or_else(|p| p.into_inner());
-        std::iter::from_fn(|| self.schedule.next_game(&mut cursor))
-            .find(|g| !self.done.contains(g.index))
+        self.pairings.next()
     }
 }
 
@@ -604,17 +576,71 @@ fn run_logged(
 ) -> Result<Summary, LeagueError> {
     let games = Schedule::new(t, opts.shard);
     let dir = output_dir(t, opts.shard);
-    let mut fingerprint = fingerprint(t, &games);
-    if let Some(old) = results_dir::read_meta(&dir) {
-        if old.fingerprint != fingerprint && old.fingerprint == legacy_fingerprint(t, &games) {
+    let meta = league_meta(t, &games, &dir, opts.shard);
+    if opts.shard.is_some_and(|s| s.count > 1) {
+        folder::check_siblings(&dir, &meta)?;
+    }
+    // What sandboxed bots of killed runs left behind.
+    crate::bot::sweep_leftovers();
+    // Every live bot costs the referee descriptors (docs/league.md).
+    if let Some(n) = crate::host::raise_open_files_limit() {
+        tracing::debug!("open files limit: {n}");
+    }
+    let checking = Instant::now();
+    let mut store = open_store(t, &games, &dir, &meta, opts.repair, on_event)?;
+    // Every row left is a game of this schedule, once (`check`).
+    let done = store.take_done();
+    let skipped = done.len();
+    let checked_in = checking.elapsed();
+    let todo = games.len() - skipped;
+    if todo > 0 {
+        prepare_bots(t, &mut store, opts.no_build, on_event)?;
+    }
+    on_event(&Event::Started {
+        total: games.len(),
+        done: skipped,
+        dir: dir.clone(),
+        repaired_bytes: store.repaired_bytes,
+        cut_record_bytes: store.cut_record_bytes,
+        checked_in,
+    });
+    let pairings = RoundRobin::new(games, done);
+    let (played, stop, shared) = play_all(t, opts, pairings, todo, &mut store, on_event)?;
+    let total = shared.pairings.total();
+    let end = match (stop, store.sync()) {
+        (Some(stop), _) => RunEnd::Stopped(stop),
+        (None, Err(e)) => RunEnd::Stopped(Stop::Failed(format!("games.csv: {e}"))),
+        (None, Ok(())) if *shared.cancel.borrow() => {
+            on_event(&Event::Interrupted);
+            RunEnd::Interrupted
+        }
+        (None, Ok(())) if shared.drain.is_raised() && played + skipped < total => RunEnd::Drained,
+        (None, Ok(())) => RunEnd::Complete,
+    };
+    Ok(Summary {
+        total,
+        played,
+        skipped,
+        end,
+        dir,
+    })
+}
+
+/// What `league.json` says of league `t` with schedule `games` in `dir`
+/// (a folder of an older version keeps its fingerprint if it is the same
+/// schedule's).
+fn league_meta(t: &Tournament, games: &Schedule, dir: &Path, shard: Option<Shard>) -> LeagueMeta {
+    let mut fingerprint = fingerprint(t, games);
+    if let Some(old) = folder::read_meta(dir) {
+        if old.fingerprint != fingerprint && old.fingerprint == legacy_fingerprint(t, games) {
             fingerprint = old.fingerprint;
         }
     }
-    let meta = LeagueMeta {
+    LeagueMeta {
         name: t.name.clone(),
         fingerprint,
         games: games.len(),
-        shard: opts.shard.map(|s| format!("{}/{}", s.index, s.count)),
+        shard: shard.map(|s| format!("{}/{}", s.index, s.count)),
         bots: t.bots.iter().map(|b| b.name.clone()).collect(),
         sandbox: Some(t.sandbox == Sandbox::On),
         played_under: Some(PlayedUnder {
@@ -638,21 +664,24 @@ fn run_logged(
             programs: Default::default(),
         }),
         league: Some(league_fingerprint(t)),
-    };
-    if opts.shard.is_some_and(|s| s.count > 1) {
-        results_dir::check_siblings(&dir, &meta)?;
     }
-    // What sandboxed bots of killed runs left behind.
-    crate::bot::sweep_leftovers();
-    // Every live bot costs the referee descriptors (docs/league.md).
-    if let Some(n) = crate::host::raise_open_files_limit() {
-        tracing::debug!("open files limit: {n}");
-    }
-    let mut store = ResultsDir::open(&dir, &meta)?;
+}
+
+/// Opens the results folder and checks its rows against the schedule:
+/// rows it does not account for stop the run, or with `repair` are set
+/// aside.
+fn open_store(
+    t: &Tournament,
+    games: &Schedule,
+    dir: &Path,
+    meta: &LeagueMeta,
+    repair: bool,
+    on_event: &mut dyn FnMut(&Event),
+) -> Result<ResultsDir, LeagueError> {
+    let mut store = ResultsDir::open(dir, meta)?;
     for w in &store.warnings {
         on_event(&Event::Warning(w.clone()));
     }
-    let checking = Instant::now();
     let expected = |game_id: &str| {
         games.find(game_id).map(|g| Expected {
             index: g.index,
@@ -662,7 +691,7 @@ fn run_logged(
     };
     let rejected = store.check(&expected)?;
     if !rejected.is_empty() {
-        if !opts.repair {
+        if !repair {
             return Err(LeagueError::Rejected {
                 path: store.layout().games_csv(),
                 rows: rejected,
@@ -674,61 +703,58 @@ fn run_logged(
             path: store.layout().rejected_csv(),
         });
     }
-    // Every row left is a game of this schedule, once (`check`).
-    let done = store.take_done();
-    let skipped = done.len();
-    let checked_in = checking.elapsed();
-    let todo = games.len() - skipped;
+    Ok(store)
+}
 
-    if todo > 0 {
-        if !opts.no_build {
-            build_bots(&t.bots, on_event)?;
-        }
-        let mut seen = HashMap::new();
-        let programs = t
-            .bots
-            .iter()
-            .map(|b| {
-                let argv = manifest::expand(&b.command);
-                (
-                    b.name.clone(),
-                    manifest::program_hashes(&argv, b.cwd.as_deref(), &mut seen),
-                )
-            })
-            .collect();
-        for w in store.note_programs(programs)? {
-            on_event(&Event::Warning(w));
-        }
-        check_bots_start(
-            &t.bots,
-            t.time.startup_ms,
-            store.layout(),
-            &t.output,
-            t.sandbox,
-            &t.limits,
-        )?;
+/// Before the first game: builds the bots, notes their programs' hashes
+/// in league.json and starts each once.
+fn prepare_bots(
+    t: &Tournament,
+    store: &mut ResultsDir,
+    no_build: bool,
+    on_event: &mut dyn FnMut(&Event),
+) -> Result<(), LeagueError> {
+    if !no_build {
+        build_bots(&t.bots, on_event)?;
     }
-    on_event(&Event::Started {
-        total: games.len(),
-        done: skipped,
-        dir: dir.clone(),
-        repaired_bytes: store.repaired_bytes,
-        cut_record_bytes: store.cut_record_bytes,
-        checked_in,
-    });
+    let mut seen = HashMap::new();
+    let programs = t
+        .bots
+        .iter()
+        .map(|b| {
+            let argv = manifest::expand(&b.command);
+            (
+                b.name.clone(),
+                manifest::program_hashes(&argv, b.cwd.as_deref(), &mut seen),
+            )
+        })
+        .collect();
+    for w in store.note_programs(programs)? {
+        on_event(&Event::Warning(w));
+    }
+    check_bots_start(&t.bots, t.time.startup_ms, store.layout(), &Room::of(t))
+}
 
+/// The pipeline: workers take games from `pairings` and play them; this
+/// thread commits each finished game to `store` in the order they finish
+/// and reports it. Returns the games played, why it stopped early (if it
+/// did) and what the workers shared.
+fn play_all(
+    t: &Tournament,
+    opts: &RunOptions,
+    pairings: RoundRobin,
+    todo: usize,
+    store: &mut ResultsDir,
+    on_event: &mut dyn FnMut(&Event),
+) -> Result<(usize, Option<Stop>, Arc<Shared>), LeagueError> {
     let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
     let cancel_tx = Arc::new(cancel_tx);
     let signals = spawn_signal_watcher(cancel_tx.clone());
-
     let workers = t.concurrency.min(todo).max(1);
-    let cpus = allowed_cpus();
     let shared = Arc::new(Shared {
         t: t.clone(),
-        cursor: Mutex::new(games.cursor()),
-        done,
+        pairings: Box::new(pairings),
         drain: opts.drain.clone(),
-        schedule: games,
         layout: store.layout().clone(),
         budgets: t
             .bots
@@ -744,18 +770,8 @@ fn run_logged(
     // they wait instead of queueing finished games in memory, and a Ctrl-C
     // is not followed by a long drain of games played before it.
     let (tx, rx) = mpsc::sync_channel::<WorkerMsg>(2 * workers);
-    let mut handles = Vec::new();
-    for w in 0..workers {
-        let shared = shared.clone();
-        let tx = tx.clone();
-        let cpu = (!opts.no_affinity && workers <= cpus.len()).then(|| cpus[w % cpus.len()]);
-        handles.push(
-            std::thread::Builder::new()
-                .name(format!("league-worker-{w}"))
-                .spawn(move || worker(w, cpu, &shared, &tx))
-                .map_err(LeagueError::Runtime)?,
-        );
-    }
+    let cpus = allowed_cpus();
+    let handles = start_workers(&shared, workers, &cpus, opts.no_affinity, &tx)?;
     drop(tx);
     // With CPUs to spare (-j 1 on two CPUs), the writer keeps off the
     // workers' CPUs: woken by a worker, the kernel would otherwise often
@@ -764,10 +780,54 @@ fn run_logged(
     if !spare.is_empty() {
         crate::host::pin_current_thread_to(&spare);
     }
+    let (played, stop) = commit_all(rx, store, shared.pairings.as_ref(), on_event);
+    if stop.is_some() {
+        let _ = cancel_tx.send(true);
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    if !spare.is_empty() {
+        crate::host::pin_current_thread_to(&cpus);
+    }
+    drop(signals);
+    Ok((played, stop, shared))
+}
 
+/// Starts `workers` worker threads, each pinned to a CPU of `cpus` unless
+/// `no_affinity` or there are more workers than CPUs.
+fn start_workers(
+    shared: &Arc<Shared>,
+    workers: usize,
+    cpus: &[usize],
+    no_affinity: bool,
+    tx: &mpsc::SyncSender<WorkerMsg>,
+) -> Result<Vec<std::thread::JoinHandle<()>>, LeagueError> {
+    (0..workers)
+        .map(|w| {
+            let shared = shared.clone();
+            let tx = tx.clone();
+            let cpu = (!no_affinity && workers <= cpus.len()).then(|| cpus[w % cpus.len()]);
+            std::thread::Builder::new()
+                .name(format!("league-worker-{w}"))
+                .spawn(move || worker(w, cpu, &shared, &tx))
+                .map_err(LeagueError::Runtime)
+        })
+        .collect()
+}
+
+/// The writer: commits each finished game to `store` as it arrives (the
+/// only commit point), tells `pairings`, syncs now and then and reports
+/// it; stops at the first game that cannot be recorded or played. Returns
+/// the games committed and why it stopped early, if it did.
+fn commit_all(
+    rx: mpsc::Receiver<WorkerMsg>,
+    store: &mut dyn Store<Error = StoreError>,
+    pairings: &dyn Pairings,
+    on_event: &mut dyn FnMut(&Event),
+) -> (usize, Option<Stop>) {
     let mut played = 0;
     let mut last_sync = Instant::now();
-    let mut stop = None;
     for msg in rx {
         match msg {
             WorkerMsg::Done {
@@ -778,13 +838,10 @@ fn run_logged(
             } => {
                 if let Err(e) = store.commit(&record, &mut row, index) {
                     // Nothing more can be recorded: stop everything.
-                    let _ = cancel_tx.send(true);
-                    stop = Some(Stop::Failed(format!(
-                        "game {} could not be recorded: {e}",
-                        row.game_id
-                    )));
-                    break;
+                    let why = format!("game {} could not be recorded: {e}", row.game_id);
+                    return (played, Some(Stop::Failed(why)));
                 }
+                pairings.finished(index, &row);
                 played += 1;
                 if last_sync.elapsed() > Duration::from_secs(2) {
                     let _ = store.sync();
@@ -793,9 +850,7 @@ fn run_logged(
                 on_event(&Event::Finished { row, detail });
             }
             WorkerMsg::Failed { game_id, why } => {
-                let _ = cancel_tx.send(true);
-                stop = Some(Stop::Failed(format!("game {game_id}: {why}")));
-                break;
+                return (played, Some(Stop::Failed(format!("game {game_id}: {why}"))));
             }
             WorkerMsg::BotStarted {
                 bot,
@@ -808,33 +863,7 @@ fn run_logged(
             }),
         }
     }
-    for h in handles {
-        let _ = h.join();
-    }
-    if !spare.is_empty() {
-        crate::host::pin_current_thread_to(&cpus);
-    }
-    let synced = store.sync();
-    drop(signals);
-    let end = match (stop, synced) {
-        (Some(stop), _) => RunEnd::Stopped(stop),
-        (None, Err(e)) => RunEnd::Stopped(Stop::Failed(format!("games.csv: {e}"))),
-        (None, Ok(())) if *shared.cancel.borrow() => {
-            on_event(&Event::Interrupted);
-            RunEnd::Interrupted
-        }
-        (None, Ok(())) if shared.drain.is_raised() && played + skipped < shared.schedule.len() => {
-            RunEnd::Drained
-        }
-        (None, Ok(())) => RunEnd::Complete,
-    };
-    Ok(Summary {
-        total: shared.schedule.len(),
-        played,
-        skipped,
-        end,
-        dir,
-    })
+    (played, None)
 }
 
 /// Watches for Ctrl-C, SIGTERM and SIGHUP (a closed terminal or ssh
@@ -989,7 +1018,7 @@ async fn play_one(
         }
         let bot = &t.bots[b];
         let log = layout.bot_log(&bot.name, worker);
-        let mut launch = launch(bot, log, &t.output, t.sandbox, &t.limits);
+        let mut launch = Room::of(t).launch_bot(bot, Some(log));
         launch.stderr_budget = Some(shared.budgets[b].clone());
         match BotPlayer::start(&launch, &timing(t.time.startup_ms)).await {
             Ok(p) => {

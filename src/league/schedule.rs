@@ -390,6 +390,8 @@ mod tests {
             openings: 0,
             gauntlet: None,
             sandbox: Default::default(),
+            sandbox_settings: Default::default(),
+            ponder: false,
             limits: Default::default(),
             sprt: None,
         }

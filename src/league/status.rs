@@ -5,7 +5,7 @@
 //!
 //! Reads folders only; starts nothing and changes nothing.
 
-use super::results_dir::{self, Layout, LeagueMeta};
+use super::folder::{self, Layout, LeagueMeta};
 use crate::results::csvio;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -100,7 +100,7 @@ fn shard_of(meta: &LeagueMeta) -> Option<(usize, usize)> {
 /// it, or its own games for an unsharded league), or one shard's folder
 /// (then all of its league's shards).
 pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
-    let own = results_dir::read_meta(dir);
+    let own = folder::read_meta(dir);
     if let Some(meta) = own.as_ref().filter(|m| shard_of(m).is_none()) {
         let shard = shard_status(1, dir, Some(meta));
         return Ok(LeagueStatus {
@@ -117,7 +117,7 @@ pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
         None => dir.to_path_buf(),
     };
     check_readable(&league_dir)?;
-    let found: Vec<(PathBuf, LeagueMeta, (usize, usize))> = results_dir::shard_folders(&league_dir)
+    let found: Vec<(PathBuf, LeagueMeta, (usize, usize))> = folder::shard_folders(&league_dir)
         .into_iter()
         .filter_map(|(p, m)| shard_of(&m).map(|kn| (p, m, kn)))
         .collect();
@@ -159,7 +159,7 @@ pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
 /// A league.json that is there but cannot be read is named, not passed
 /// over as if its shard were missing.
 fn check_readable(league_dir: &Path) -> Result<(), StatusError> {
-    for dir in results_dir::shard_dirs(league_dir) {
+    for dir in folder::shard_dirs(league_dir) {
         let path = Layout::new(dir).league_json();
         if !path.is_file() {
             continue;
@@ -232,7 +232,7 @@ fn shard_status(index: usize, dir: &Path, meta: Option<&LeagueMeta>) -> ShardSta
     // Complete lines after the header: rows committed (a torn tail is not).
     let done = lines.saturating_sub(1);
     let last_write = std::fs::metadata(&csv).and_then(|m| m.modified()).ok();
-    let holder = meta.and_then(|_| results_dir::lock_holder(&layout));
+    let holder = meta.and_then(|_| folder::lock_holder(&layout));
     let total = meta.map(|m| m.games);
     let state = match (meta, &holder) {
         (None, _) => ShardState::Missing,

@@ -20,8 +20,7 @@
 //! 1/2, 1 and their squares), so the evidence does not depend on the order
 //! of the rows; never the rows themselves.
 
-use super::fit::K;
-use super::stats::cmp_result as compare;
+use super::scale::{cmp_result as compare, K};
 use std::collections::BTreeMap;
 
 /// Integer units per game: every weight, weighted score and weighted

@@ -858,6 +858,13 @@ fn theta_checked(probs: &[f64; 5], phi: &[f64; 5], epsilon: f64) -> [f64; 5] {
     std::array::from_fn(|i| probs[i] / (1.0 + theta * phi[i]))
 }
 
+/// How far the maximum-likelihood theta may be from the root (fishtest's
+/// tolerance).
+const THETA_TOLERANCE: f64 = 1e-9;
+
+/// The normalized fixed point stops when no probability moves by more.
+const P_TOLERANCE: f64 = 1e-9;
+
 /// LLR under the logistic model (fastchess `getLLR_logistic`): the
 /// distributions with mean `s0` and `s1` closest to `probs`, from
 /// `p_i = phat_i / (1 + theta (a_i - s))` with theta the root of
@@ -866,9 +873,10 @@ fn theta_checked(probs: &[f64; 5], phi: &[f64; 5], epsilon: f64) -> [f64; 5] {
 fn llr_logistic(total: f64, probs: &[f64; 5], s0: f64, s1: f64) -> f64 {
     let mle = |s: f64| -> [f64; 5] {
         // phi_i = a_i - s: the interval is fastchess's
-        // (-1 / (a_max - s), -1 / (a_min - s)); theta to 1e-3.
+        // (-1 / (a_max - s), -1 / (a_min - s)); theta to fishtest's 1e-9
+        // (fastchess's 1e-3 moved the crossing on win-loss counts).
         let phi = PAIR_SCORES.map(|a| a - s);
-        theta_itp(probs, &phi, 1e-3)
+        theta_itp(probs, &phi, THETA_TOLERANCE)
     };
     log_ratio(total, probs, &mle(s0), &mle(s1))
 }
@@ -876,8 +884,10 @@ fn llr_logistic(total: f64, probs: &[f64; 5], s0: f64, s1: f64) -> f64 {
 /// LLR under the normalized model (fastchess `getLLR_normalized`): the
 /// distributions with `(mu - 1/2) / sigma = t0` and `t1` closest to
 /// `probs`, by the fixed-point iteration of Van den Bergh section 4.1
-/// (equation 4.9 solved for theta at each step, to 1e-7), from the uniform
-/// distribution until no probability moves by 1e-4.
+/// (equation 4.9 solved for theta at each step), from the uniform
+/// distribution until no probability moves by 1e-9 (fishtest's LLRcalc;
+/// fastchess stops at 1e-4, which on counts where almost every pair is
+/// win-loss moved the crossing by up to 4.6%, issue 29).
 fn llr_normalized(total: f64, probs: &[f64; 5], t0: f64, t1: f64) -> f64 {
     let mle = |mu_ref: f64, t_star: f64| -> [f64; 5] {
         let mut p = [1.0 / 5.0; 5];
@@ -890,14 +900,14 @@ fn llr_normalized(total: f64, probs: &[f64; 5], t0: f64, t1: f64) -> f64 {
                 let z = (a - mu) / sigma;
                 a - mu_ref - 0.5 * t_star * sigma * (1.0 + z * z)
             });
-            let new = theta_checked(probs, &phi, 1e-7);
+            let new = theta_checked(probs, &phi, THETA_TOLERANCE);
             let max_diff = new
                 .iter()
                 .zip(&p)
                 .map(|(n, o)| (n - o).abs())
                 .fold(0.0, f64::max);
             p = new;
-            if max_diff < 1e-4 || max_diff.is_nan() {
+            if max_diff < P_TOLERANCE || max_diff.is_nan() {
                 break;
             }
         }
@@ -957,8 +967,9 @@ mod tests {
         for &(counts, e0, e1, normalized, logistic) in REFERENCE {
             for (model, want) in [(Model::Normalized, normalized), (Model::Logistic, logistic)] {
                 let got = cfg(e0, e1, model).llr(&counts);
-                // fastchess's tolerances (theta to 1e-3 or 1e-7, p to 1e-4)
-                // leave differences up to 6e-6 here (4.373643, 4.373637).
+                // fastchess's tolerances (theta to 1e-3 or 1e-7, p to 1e-4,
+                // used before issue 29) left differences up to 6e-6 here
+                // (4.373643, 4.373637); fishtest's leave none at 1e-6.
                 assert!(
                     (got - want).abs() < 1e-5 * want.abs().max(1.0),
                     "{model} {counts:?} [{e0}, {e1}]: {got} vs {want}"
@@ -972,12 +983,36 @@ mod tests {
         for &(counts, e0, e1, normalized, logistic) in DEGENERATE {
             for (model, want) in [(Model::Normalized, normalized), (Model::Logistic, logistic)] {
                 let got = cfg(e0, e1, model).llr_unguarded(&counts);
-                // All pairs drawn is the hardest case for fastchess's
-                // stopping rules: -0.409688 for -0.407915 (normalized, p
-                // to 1e-4), -14.480589 for -14.484581 (logistic, theta to
-                // 1e-3). The ordinary cases agree to 2e-6 relative.
+                // All pairs drawn was the hardest case for fastchess's
+                // stopping rules (used before issue 29): -0.409688 for
+                // -0.407915 (normalized, p to 1e-4), -14.480589 for
+                // -14.484581 (logistic, theta to 1e-3).
                 assert!(
                     (got - want).abs() < 5e-3 * want.abs().max(1e-3),
+                    "{model} {counts:?} [{e0}, {e1}]: {got} vs {want}"
+                );
+            }
+        }
+    }
+
+    /// Counts where almost every pair, or every pair, is win-loss (same
+    /// script): fastchess's stopping rules (p to 1e-4, theta to 1e-3)
+    /// moved the crossing here by 0.4% to 4.6%; fishtest's (1e-9) agree
+    /// with the reference to 1e-6 relative.
+    const WIN_LOSS: &[([u64; 5], f64, f64, f64, f64)] = &[
+        ([0, 0, 15504, 0, 0], 0.0, 5.0, -6.411640, -224.713055),
+        ([0, 0, 15504, 0, 0], -3.0, 1.0, 2.052643, 89.760864),
+        ([2, 25, 15450, 24, 3], 0.0, 5.0, -3.063661, -203.834062),
+        ([2, 25, 15450, 24, 3], -3.0, 1.0, 1.284763, 89.206941),
+    ];
+
+    #[test]
+    fn win_loss_counts_match_the_reference_closely() {
+        for &(counts, e0, e1, normalized, logistic) in WIN_LOSS {
+            for (model, want) in [(Model::Normalized, normalized), (Model::Logistic, logistic)] {
+                let got = cfg(e0, e1, model).llr_unguarded(&counts);
+                assert!(
+                    (got - want).abs() < 1e-6 * want.abs().max(1.0),
                     "{model} {counts:?} [{e0}, {e1}]: {got} vs {want}"
                 );
             }

@@ -1,5 +1,5 @@
 //! The game record: one game as JSON lines (appended to a record log of
-//! `results/NAME/games/` in leagues, see `league::records`; a file of its
+//! `results/NAME/games/` in leagues, see `league::folder::records`; a file of its
 //! own wherever `arena play` is told).
 //!
 //! Owns the record format only; it does not decide where records go.

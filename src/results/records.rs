@@ -3,7 +3,7 @@
 //! `record_offset`, `record_length`), or, for rows of older versions (those
 //! columns empty), the file `games/GAME_ID.jsonl`. Read by the league, the
 //! command line and the HTML report; written by the league
-//! (`league::records`).
+//! (`league::folder::records`).
 
 use super::GameRow;
 use std::fs::File;

@@ -502,6 +502,9 @@ fn histogram(plies: &[u32]) -> Hist {
     }
 }
 
+/// The report's page model from the rated tables. Long (about 180 lines)
+/// because it is a table of the page's sections, one field after another,
+/// mostly data; left whole in issue 29.
 #[allow(clippy::too_many_arguments)]
 pub fn page(
     report: &Report,

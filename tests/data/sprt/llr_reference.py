@@ -166,6 +166,12 @@ CASES = [
     ([1000, 0, 0, 0, 0], 0.0, 5.0),
     ([0, 0, 1000, 0, 0], 0.0, 5.0),
     ([1000000, 0, 0, 0, 0], 0.0, 50.0),
+    # Almost every pair, or every pair, win-loss (Hackaback between weak
+    # bots, issue 29): where fastchess's stopping rules moved the crossing.
+    ([0, 0, 15504, 0, 0], 0.0, 5.0),
+    ([0, 0, 15504, 0, 0], -3.0, 1.0),
+    ([2, 25, 15450, 24, 3], 0.0, 5.0),
+    ([2, 25, 15450, 24, 3], -3.0, 1.0),
 ]
 
 if __name__ == "__main__":

@@ -4,7 +4,14 @@
 //! and, where the file has one, the line). Knows nothing of processes or
 //! results files; bot manifests are read by [`crate::bot::manifest`].
 
-use crate::bot::manifest::{self, CommandValue, Manifest};
+mod bots;
+mod sandbox;
+mod variants;
+
+pub use sandbox::SandboxSettings;
+pub use variants::{default_variants, parse_variant};
+
+use crate::bot::manifest::{self, Manifest};
 use crate::bot::{LimitSettings, Sandbox};
 use crate::engine::{Settings, Variant, DEFAULT_MAX_PLIES};
 use crate::ratings::sprt::SprtConfig;
@@ -79,6 +86,8 @@ pub struct RunSettings {
     /// `elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]`: stop when the SPRT of
     /// the league's two bots decides.
     pub sprt: Option<String>,
+    /// `--ponder`: the bots may think while the others do.
+    pub ponder: Option<bool>,
 }
 
 /// Where a setting's value came from.
@@ -205,6 +214,11 @@ pub struct Tournament {
     pub gauntlet: Option<String>,
     /// Every bot in its sandbox (the default), or `off` (docs/security.md).
     pub sandbox: Sandbox,
+    /// What the sandboxes are given beyond the mode (`[sandbox]`).
+    pub sandbox_settings: SandboxSettings,
+    /// Whether the bots may think while the others do (`ponder`,
+    /// `--ponder`; default false).
+    pub ponder: bool,
     /// What each bot may use in its sandbox, from the flags and the file's
     /// `[limits]` (a bot's own bot.toml fills in the rest).
     pub limits: LimitSettings,
@@ -229,9 +243,10 @@ struct RawFile {
     openings: Option<Spanned<i64>>,
     gauntlet: Option<Spanned<String>>,
     bots_dir: Option<String>,
-    sandbox: Option<Spanned<String>>,
+    sandbox: Option<Spanned<sandbox::RawSandbox>>,
     limits: Option<Spanned<RawLimits>>,
     sprt: Option<Spanned<SprtConfig>>,
+    ponder: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -251,37 +266,6 @@ struct RawTime {
     base_ms: Option<u64>,
     increment_ms: Option<u64>,
     watchdog_ms: Option<u64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawBot {
-    name: String,
-    command: CommandValue,
-    #[serde(default)]
-    args: Vec<String>,
-    cwd: Option<String>,
-    #[serde(default)]
-    env: BTreeMap<String, String>,
-    build: Option<CommandValue>,
-    /// What the bot asks for in its sandbox, as a bot.toml's `[limits]`.
-    #[serde(default)]
-    limits: LimitSettings,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawVariant {
-    game: String,
-    name: Option<String>,
-    #[serde(default = "two")]
-    players: usize,
-    #[serde(default)]
-    options: BTreeMap<String, toml::Value>,
-}
-
-fn two() -> usize {
-    2
 }
 
 /// The line (1-based) of byte offset `at` in `src`.
@@ -344,36 +328,6 @@ impl Ctx<'_> {
     }
 }
 
-/// Parses a variant name as written in a league file or on the command
-/// line: a game name, or `tricala3` (also `tricala-3p`) for 3-player Tricala.
-pub fn parse_variant(s: &str) -> Result<VariantSpec, String> {
-    let t = s.trim().to_ascii_lowercase();
-    let (variant, players) = match t.as_str() {
-        "tricala3" | "tricala-3p" => (Variant::Tricala, 3),
-        "tricala2" => (Variant::Tricala, 2),
-        _ => (t.parse::<Variant>().map_err(|e| e.to_string())?, 2),
-    };
-    Ok(VariantSpec {
-        key: variant.name().to_string(),
-        variant,
-        players,
-        options: BTreeMap::new(),
-    })
-}
-
-/// The default variants: all five games, Tricala as 2 players.
-pub fn default_variants() -> Vec<VariantSpec> {
-    Variant::ALL
-        .iter()
-        .map(|&v| VariantSpec {
-            key: v.name().to_string(),
-            variant: v,
-            players: 2,
-            options: BTreeMap::new(),
-        })
-        .collect()
-}
-
 impl Tournament {
     /// Reads and validates a tournament file. Bots named by a string are
     /// looked up in the bots directory (`bots_dir`, default `bots/` next to
@@ -397,7 +351,7 @@ impl Tournament {
     }
 
     /// Parses a tournament file's text, lays `flags` over its settings and
-    /// checks the result once.
+    /// checks the result once, section by section.
     pub fn parse_with(
         path: &Path,
         src: &str,
@@ -414,172 +368,15 @@ impl Tournament {
             .filter(|p| !p.as_os_str().is_empty())
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
-
-        let name = match &raw.name {
-            Some(n) => {
-                let s = n.get_ref().trim().to_string();
-                // Only dots (`.`, `..`) would name the folder itself or
-                // its parent, not a folder of its own.
-                if s.chars().all(|c| c == '.')
-                    || !s
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-                {
-                    return Err(ctx.field(
-                        n.span(),
-                        "name",
-                        "must be non-empty, use only letters, digits, '-', '_' and '.', and not be dots alone (it names the results folder)",
-                    ));
-                }
-                s
-            }
-            None => path
-                .file_stem()
-                .map(|s| s.to_string_lossy().to_string())
-                .unwrap_or_else(|| "league".into()),
-        };
-
+        let name = name_section(&ctx, raw.name.as_ref())?;
         let bots_dir = match &raw.bots_dir {
             Some(d) => base.join(d),
             None => default_bots_dir(&base),
         };
-        let bots = match &raw.bots {
-            None => {
-                return Err(ConfigError::Missing {
-                    path: path.to_path_buf(),
-                    field: "bots".into(),
-                    why: "a league needs bots: `bots = \"all\"` (every folder in bots/), a list of bots/ folder names, or [[bots]] tables with name and command".into(),
-                })
-            }
-            Some(b) => parse_bots(&ctx, b, &base, &bots_dir)?,
-        };
-        if bots.len() < 2 {
-            let span = raw.bots.as_ref().map(|b| b.span()).unwrap_or(0..0);
-            return Err(ctx.field(
-                span,
-                "bots",
-                format!("a league needs at least 2 bots, found {}", bots.len()),
-            ));
-        }
-        let mut seen = std::collections::BTreeSet::new();
-        for b in &bots {
-            if !seen.insert(b.name.clone()) {
-                let span = raw.bots.as_ref().map(|b| b.span()).unwrap_or(0..0);
-                return Err(ctx.field(
-                    span,
-                    "bots",
-                    format!("bot name `{}` appears twice", b.name),
-                ));
-            }
-        }
-
-        let mut bots = bots;
-        if let Some(names) = &flags.bots {
-            for n in names {
-                if !bots.iter().any(|b| &b.name == n) {
-                    let known: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
-                    return Err(ctx.at(
-                        &Source::Flag,
-                        "bots",
-                        format!(
-                            "`{n}` is not a bot of this tournament (it has: {})",
-                            known.join(", ")
-                        ),
-                    ));
-                }
-            }
-            bots.retain(|b| names.contains(&b.name));
-            if bots.len() < 2 {
-                return Err(ctx.at(&Source::Flag, "bots", "a league needs at least 2 bots"));
-            }
-        }
-
-        let variants = match (&flags.variants, &raw.variants) {
-            (Some(names), _) => {
-                let mut out = Vec::new();
-                for v in names {
-                    out.push(parse_variant(v).map_err(|e| ctx.at(&Source::Flag, "variants", e))?);
-                }
-                if out.is_empty() {
-                    return Err(ctx.at(&Source::Flag, "variants", "the list is empty"));
-                }
-                out
-            }
-            (None, None) => default_variants(),
-            (None, Some(list)) => {
-                let mut out: Vec<VariantSpec> = Vec::new();
-                for item in list.get_ref() {
-                    let spec = parse_variant_entry(&ctx, item)?;
-                    if out.iter().any(|v| v.label() == spec.label()) {
-                        return Err(ctx.field(
-                            item.span(),
-                            "variants",
-                            format!("variant `{}` appears twice", spec.label()),
-                        ));
-                    }
-                    out.push(spec);
-                }
-                if out.is_empty() {
-                    return Err(ctx.field(list.span(), "variants", "the list is empty"));
-                }
-                out
-            }
-        };
-
-        // The flags' rounds or games per pairing replace the file's pair.
-        let (rounds, games) = if flags.rounds.is_some() || flags.games_per_pairing.is_some() {
-            (
-                flags.rounds.map(|r| (r, Source::Flag)),
-                flags.games_per_pairing.map(|g| (g, Source::Flag)),
-            )
-        } else {
-            (
-                pick(&None, &raw.rounds),
-                pick(&None, &raw.games_per_pairing),
-            )
-        };
-        let rounds = match (&rounds, &games) {
-            (Some(_), Some(g)) => {
-                return Err(ctx.at(
-                    &g.1,
-                    "games_per_pairing",
-                    "give either `rounds` or `games_per_pairing`, not both",
-                ))
-            }
-            (Some(r), None) => ctx.count(r, "rounds", 1, 1_000_000)? as u32,
-            (None, Some(g)) => {
-                let n = ctx.count(g, "games_per_pairing", 2, 2_000_000)?;
-                if n % 2 != 0 {
-                    return Err(ctx.at(&g.1, "games_per_pairing", format!("must be even so that every pairing plays both seat orders equally often, got {n}")));
-                }
-                (n / 2) as u32
-            }
-            (None, None) => 1,
-        };
-
-        let t = raw.time_control.unwrap_or_default();
-        let d = TimeSettings::default();
-        let time = TimeSettings {
-            startup_ms: flags.startup_ms.or(t.startup_ms).unwrap_or(d.startup_ms),
-            decision_ms: flags.decision_ms.or(t.decision_ms).unwrap_or(d.decision_ms),
-            base_ms: flags.base_ms.or(t.base_ms).unwrap_or(d.base_ms),
-            increment_ms: flags
-                .increment_ms
-                .or(t.increment_ms)
-                .unwrap_or(d.increment_ms),
-            watchdog_ms: flags.watchdog_ms.or(t.watchdog_ms).unwrap_or(d.watchdog_ms),
-        };
-        if time.watchdog_ms == 0 {
-            let why = "must be positive: every game has a wall-clock watchdog";
-            return Err(match flags.watchdog_ms {
-                Some(_) => ctx.at(&Source::Flag, "watchdog_ms", why),
-                None => ConfigError::Missing {
-                    path: path.to_path_buf(),
-                    field: "time_control.watchdog_ms".into(),
-                    why: why.into(),
-                },
-            });
-        }
+        let bots = bots::section(&ctx, raw.bots.as_ref(), flags, &base, &bots_dir)?;
+        let variants = variants::section(&ctx, raw.variants.as_ref(), flags)?;
+        let rounds = rounds_section(&ctx, &raw, flags)?;
+        let time = time_section(&ctx, raw.time_control.unwrap_or_default(), flags)?;
         let max_plies = match pick(&flags.max_plies, &raw.max_plies) {
             Some(m) => ctx.count(&m, "max_plies", 1, 10_000_000)? as u32,
             None => DEFAULT_MAX_PLIES,
@@ -592,111 +389,21 @@ impl Tournament {
             Some(o) => ctx.count(&o, "openings", 0, 1000)? as u32,
             None => 0,
         };
-        let gauntlet = match pick(&flags.gauntlet, &raw.gauntlet) {
-            Some((g, from)) => {
-                if !bots.iter().any(|b| b.name == g) {
-                    return Err(ctx.at(
-                        &from,
-                        "gauntlet",
-                        format!("`{g}` is not one of the league's bots"),
-                    ));
-                }
-                Some(g)
-            }
-            None => None,
-        };
-        let sprt = match (&flags.sprt, &raw.sprt) {
-            (Some(text), _) => {
-                let c = text.parse::<SprtConfig>().map_err(|e| ConfigError::Flag {
-                    flag: "--sprt".into(),
-                    why: e.to_string(),
-                })?;
-                Some((c, Source::Flag))
-            }
-            (None, Some(c)) => Some((*c.get_ref(), Source::File(c.span()))),
-            (None, None) => None,
-        };
-        if let Some((_, from)) = &sprt {
-            let two_player = variants.iter().any(|v| v.players == 2);
-            if bots.len() != 2 || !two_player {
-                return Err(ctx.at(
-                    from,
-                    "sprt",
-                    format!(
-                        "an SPRT tests one bot against one other over 2-player games: this league has {} bot{}{} (keep two with --bots A,B, or use `arena match A B --sprt ...`)",
-                        bots.len(),
-                        if bots.len() == 1 { "" } else { "s" },
-                        if two_player { "" } else { " and no 2-player variant" }
-                    ),
-                ));
-            }
-        }
-        let sprt = sprt.map(|(c, _)| c);
+        let gauntlet = gauntlet_section(&ctx, raw.gauntlet.as_ref(), flags, &bots)?;
+        let sprt = sprt_section(&ctx, raw.sprt.as_ref(), flags, &bots, &variants)?;
         let output = match (&flags.output, &raw.output) {
             (Some(o), _) => o.clone(),
             (None, Some(o)) => base.join(o),
             (None, None) => default_results_dir(&base).join(&name),
         };
-        let sandbox = match pick(&flags.sandbox, &raw.sandbox) {
-            None => Sandbox::On,
-            Some((s, from)) => match s.trim() {
-                "on" => Sandbox::On,
-                "off" => Sandbox::Off,
-                other => {
-                    return Err(ctx.at(
-                        &from,
-                        "sandbox",
-                        format!("must be \"on\" or \"off\", got `{other}`"),
-                    ))
-                }
-            },
-        };
-        // Flags first, then the file's [limits]; each checked where it
-        // came from, with the same bounds.
-        let file_limits = raw.limits.as_ref().map(|l| (l.span(), l.get_ref()));
-        let limit = |flag: Option<i64>, file: Option<i64>, name: &str, max: i64| {
-            let given = match (flag, file, &file_limits) {
-                (Some(n), _, _) => Some((n, Source::Flag, name.to_string())),
-                (None, Some(n), Some((span, _))) => {
-                    Some((n, Source::File(span.clone()), format!("limits.{name}")))
-                }
-                _ => None,
-            };
-            given
-                .map(|(n, from, field)| ctx.count(&(n, from), &field, 1, max).map(|n| n as u64))
-                .transpose()
-        };
-        let file = |f: fn(&RawLimits) -> Option<i64>| file_limits.as_ref().and_then(|(_, l)| f(l));
-        let limits = LimitSettings {
-            memory_mb: limit(
-                flags.memory_mb,
-                file(|l| l.memory_mb),
-                "memory_mb",
-                LimitSettings::MAX_MB.cast_signed(),
-            )?,
-            processes: limit(
-                flags.processes,
-                file(|l| l.processes),
-                "processes",
-                LimitSettings::MAX_PROCESSES.cast_signed(),
-            )?,
-            cpus: limit(
-                flags.cpus,
-                file(|l| l.cpus),
-                "cpus",
-                i64::from(LimitSettings::MAX_CPUS),
-            )?
-            .map(|n| n as u32),
-            file_size_mb: limit(
-                flags.file_size_mb,
-                file(|l| l.file_size_mb),
-                "file_size_mb",
-                LimitSettings::MAX_MB.cast_signed(),
-            )?,
-        };
+        let (sandbox, sandbox_settings) =
+            sandbox::section(&ctx, raw.sandbox.as_ref(), flags, &base)?;
+        let limits = limits_section(&ctx, raw.limits.as_ref(), flags)?;
         Ok(Tournament {
             limits,
             sandbox,
+            sandbox_settings,
+            ponder: flags.ponder.or(raw.ponder).unwrap_or(false),
             name,
             seed: flags.seed.or(raw.seed).unwrap_or(1),
             bots,
@@ -711,6 +418,201 @@ impl Tournament {
             sprt,
         })
     }
+}
+
+/// `name`: the results folder's name (default: the file's stem).
+fn name_section(ctx: &Ctx<'_>, raw: Option<&Spanned<String>>) -> Result<String, ConfigError> {
+    let Some(n) = raw else {
+        return Ok(ctx
+            .path
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| "league".into()));
+    };
+    let s = n.get_ref().trim().to_string();
+    // Only dots (`.`, `..`) would name the folder itself or its parent,
+    // not a folder of its own.
+    if s.chars().all(|c| c == '.')
+        || !s
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        return Err(ctx.field(
+            n.span(),
+            "name",
+            "must be non-empty, use only letters, digits, '-', '_' and '.', and not be dots alone (it names the results folder)",
+        ));
+    }
+    Ok(s)
+}
+
+/// `rounds` or `games_per_pairing` (not both): the seat-swap groups per
+/// pairing and variant. The flags' pair replaces the file's.
+fn rounds_section(ctx: &Ctx<'_>, raw: &RawFile, flags: &RunSettings) -> Result<u32, ConfigError> {
+    let (rounds, games) = if flags.rounds.is_some() || flags.games_per_pairing.is_some() {
+        (
+            flags.rounds.map(|r| (r, Source::Flag)),
+            flags.games_per_pairing.map(|g| (g, Source::Flag)),
+        )
+    } else {
+        (
+            pick(&None, &raw.rounds),
+            pick(&None, &raw.games_per_pairing),
+        )
+    };
+    Ok(match (&rounds, &games) {
+        (Some(_), Some(g)) => {
+            return Err(ctx.at(
+                &g.1,
+                "games_per_pairing",
+                "give either `rounds` or `games_per_pairing`, not both",
+            ))
+        }
+        (Some(r), None) => ctx.count(r, "rounds", 1, 1_000_000)? as u32,
+        (None, Some(g)) => {
+            let n = ctx.count(g, "games_per_pairing", 2, 2_000_000)?;
+            if n % 2 != 0 {
+                return Err(ctx.at(&g.1, "games_per_pairing", format!("must be even so that every pairing plays both seat orders equally often, got {n}")));
+            }
+            (n / 2) as u32
+        }
+        (None, None) => 1,
+    })
+}
+
+/// `[time_control]` with the flags laid over it; the watchdog is always on.
+fn time_section(
+    ctx: &Ctx<'_>,
+    t: RawTime,
+    flags: &RunSettings,
+) -> Result<TimeSettings, ConfigError> {
+    let d = TimeSettings::default();
+    let time = TimeSettings {
+        startup_ms: flags.startup_ms.or(t.startup_ms).unwrap_or(d.startup_ms),
+        decision_ms: flags.decision_ms.or(t.decision_ms).unwrap_or(d.decision_ms),
+        base_ms: flags.base_ms.or(t.base_ms).unwrap_or(d.base_ms),
+        increment_ms: flags
+            .increment_ms
+            .or(t.increment_ms)
+            .unwrap_or(d.increment_ms),
+        watchdog_ms: flags.watchdog_ms.or(t.watchdog_ms).unwrap_or(d.watchdog_ms),
+    };
+    if time.watchdog_ms == 0 {
+        let why = "must be positive: every game has a wall-clock watchdog";
+        return Err(match flags.watchdog_ms {
+            Some(_) => ctx.at(&Source::Flag, "watchdog_ms", why),
+            None => ConfigError::Missing {
+                path: ctx.path.to_path_buf(),
+                field: "time_control.watchdog_ms".into(),
+                why: why.into(),
+            },
+        });
+    }
+    Ok(time)
+}
+
+/// `gauntlet`: one of the league's bots, or none.
+fn gauntlet_section(
+    ctx: &Ctx<'_>,
+    raw: Option<&Spanned<String>>,
+    flags: &RunSettings,
+    bots: &[BotSpec],
+) -> Result<Option<String>, ConfigError> {
+    let Some((g, from)) = pick(&flags.gauntlet, &raw.cloned()) else {
+        return Ok(None);
+    };
+    if !bots.iter().any(|b| b.name == g) {
+        return Err(ctx.at(
+            &from,
+            "gauntlet",
+            format!("`{g}` is not one of the league's bots"),
+        ));
+    }
+    Ok(Some(g))
+}
+
+/// `[sprt]` or `--sprt`: only for a league of two bots with a 2-player
+/// variant.
+fn sprt_section(
+    ctx: &Ctx<'_>,
+    raw: Option<&Spanned<SprtConfig>>,
+    flags: &RunSettings,
+    bots: &[BotSpec],
+    variants: &[VariantSpec],
+) -> Result<Option<SprtConfig>, ConfigError> {
+    let sprt = match (&flags.sprt, raw) {
+        (Some(text), _) => {
+            let c = text.parse::<SprtConfig>().map_err(|e| ConfigError::Flag {
+                flag: "--sprt".into(),
+                why: e.to_string(),
+            })?;
+            (c, Source::Flag)
+        }
+        (None, Some(c)) => (*c.get_ref(), Source::File(c.span())),
+        (None, None) => return Ok(None),
+    };
+    let two_player = variants.iter().any(|v| v.players == 2);
+    if bots.len() != 2 || !two_player {
+        return Err(ctx.at(
+            &sprt.1,
+            "sprt",
+            format!(
+                "an SPRT tests one bot against one other over 2-player games: this league has {} bot{}{} (keep two with --bots A,B, or use `arena match A B --sprt ...`)",
+                bots.len(),
+                if bots.len() == 1 { "" } else { "s" },
+                if two_player { "" } else { " and no 2-player variant" }
+            ),
+        ));
+    }
+    Ok(Some(sprt.0))
+}
+
+/// `[limits]`: the flags first, then the file's; each checked where it
+/// came from, with the same bounds.
+fn limits_section(
+    ctx: &Ctx<'_>,
+    raw: Option<&Spanned<RawLimits>>,
+    flags: &RunSettings,
+) -> Result<LimitSettings, ConfigError> {
+    let limit = |flag: Option<i64>, file: fn(&RawLimits) -> Option<i64>, name: &str, max: i64| {
+        let given = match (flag, raw) {
+            (Some(n), _) => Some((n, Source::Flag, name.to_string())),
+            (None, Some(l)) => {
+                file(l.get_ref()).map(|n| (n, Source::File(l.span()), format!("limits.{name}")))
+            }
+            (None, None) => None,
+        };
+        given
+            .map(|(n, from, field)| ctx.count(&(n, from), &field, 1, max).map(|n| n as u64))
+            .transpose()
+    };
+    Ok(LimitSettings {
+        memory_mb: limit(
+            flags.memory_mb,
+            |l| l.memory_mb,
+            "memory_mb",
+            LimitSettings::MAX_MB.cast_signed(),
+        )?,
+        processes: limit(
+            flags.processes,
+            |l| l.processes,
+            "processes",
+            LimitSettings::MAX_PROCESSES.cast_signed(),
+        )?,
+        cpus: limit(
+            flags.cpus,
+            |l| l.cpus,
+            "cpus",
+            i64::from(LimitSettings::MAX_CPUS),
+        )?
+        .map(|n| n as u32),
+        file_size_mb: limit(
+            flags.file_size_mb,
+            |l| l.file_size_mb,
+            "file_size_mb",
+            LimitSettings::MAX_MB.cast_signed(),
+        )?,
+    })
 }
 
 /// The number of CPUs this process may use.
@@ -735,162 +637,6 @@ fn project_dir(base: &Path) -> PathBuf {
         base.parent().map(Path::to_path_buf).unwrap_or_default()
     } else {
         base.to_path_buf()
-    }
-}
-
-fn parse_bots(
-    ctx: &Ctx<'_>,
-    value: &Spanned<toml::Value>,
-    base: &Path,
-    bots_dir: &Path,
-) -> Result<Vec<BotSpec>, ConfigError> {
-    let span = value.span();
-    let from_manifest = BotSpec::from_manifest;
-    match value.get_ref() {
-        toml::Value::String(s) if s == "all" => {
-            let found = manifest::discover(bots_dir)?;
-            Ok(found
-                .into_iter()
-                .filter(|m| !m.broken && !m.template)
-                .map(from_manifest)
-                .collect())
-        }
-        toml::Value::String(s) => Err(ctx.field(
-            span,
-            "bots",
-            format!("`{s}`: expected \"all\" or a list of bots"),
-        )),
-        toml::Value::Array(items) => {
-            let mut out = Vec::new();
-            for (i, item) in items.iter().enumerate() {
-                match item {
-                    toml::Value::String(folder) => {
-                        let m = Manifest::load(&bots_dir.join(folder)).map_err(|e| {
-                            ctx.field(span.clone(), &format!("bots[{i}]"), e.to_string())
-                        })?;
-                        out.push(from_manifest(m));
-                    }
-                    toml::Value::Table(_) => {
-                        let raw: RawBot =
-                            item.clone().try_into().map_err(|e: toml::de::Error| {
-                                ctx.field(
-                                    span.clone(),
-                                    &format!("bots[{i}]"),
-                                    e.message().to_string(),
-                                )
-                            })?;
-                        let mut command = raw.command.into_argv();
-                        command.extend(raw.args);
-                        if command.is_empty() {
-                            return Err(ctx.field(
-                                span.clone(),
-                                &format!("bots[{i}].command"),
-                                "is empty",
-                            ));
-                        }
-                        if let Some(why) = manifest::name_problem(&raw.name) {
-                            return Err(ctx.field(
-                                span.clone(),
-                                &format!("bots[{i}].name"),
-                                format!("`{}` {why}", raw.name.escape_debug()),
-                            ));
-                        }
-                        if let Some(field) = raw.limits.zero() {
-                            return Err(ctx.field(
-                                span.clone(),
-                                &format!("bots[{i}].limits.{field}"),
-                                "must be at least 1",
-                            ));
-                        }
-                        out.push(BotSpec {
-                            name: raw.name,
-                            command,
-                            cwd: Some(
-                                raw.cwd
-                                    .map(|c| base.join(c))
-                                    .unwrap_or_else(|| base.to_path_buf()),
-                            ),
-                            env: raw.env.into_iter().collect(),
-                            build: raw.build.map(CommandValue::into_argv),
-                            limits: raw.limits,
-                        });
-                    }
-                    other => {
-                        return Err(ctx.field(
-                            span.clone(),
-                            &format!("bots[{i}]"),
-                            format!(
-                            "expected a bots/ folder name or a table with name and command, got {}",
-                            other.type_str()
-                        ),
-                        ))
-                    }
-                }
-            }
-            Ok(out)
-        }
-        other => Err(ctx.field(
-            span,
-            "bots",
-            format!("expected \"all\" or a list, got {}", other.type_str()),
-        )),
-    }
-}
-
-fn parse_variant_entry(
-    ctx: &Ctx<'_>,
-    item: &Spanned<toml::Value>,
-) -> Result<VariantSpec, ConfigError> {
-    let span = item.span();
-    match item.get_ref() {
-        toml::Value::String(s) => {
-            parse_variant(s).map_err(|why| ctx.field(span.clone(), "variants", why))
-        }
-        toml::Value::Table(_) => {
-            let raw: RawVariant =
-                item.get_ref()
-                    .clone()
-                    .try_into()
-                    .map_err(|e: toml::de::Error| {
-                        ctx.field(span.clone(), "variants", e.message().to_string())
-                    })?;
-            let variant: Variant = raw.game.parse().map_err(|e: crate::engine::EngineError| {
-                ctx.field(span.clone(), "variants.game", e.to_string())
-            })?;
-            let options: BTreeMap<String, String> = raw
-                .options
-                .into_iter()
-                .map(|(k, v)| {
-                    let s = match v {
-                        toml::Value::String(s) => s,
-                        other => other.to_string(),
-                    };
-                    (k, s)
-                })
-                .collect();
-            let key = raw.name.unwrap_or_else(|| {
-                let mut k = variant.name().to_string();
-                for v in options.values() {
-                    k.push_str(v);
-                }
-                k
-            });
-            // Validate the game settings now, not at the first game.
-            let spec = VariantSpec {
-                key,
-                variant,
-                players: raw.players,
-                options,
-            };
-            crate::engine::Game::new(variant, &spec.settings(DEFAULT_MAX_PLIES))
-                .map_err(|e| ctx.field(span.clone(), "variants", e.to_string()))?;
-            Ok(spec)
-        }
-        other => Err(ctx.field(
-            span,
-            "variants",
-            format!("expected a game name or a table, got {}", other.type_str()),
-        )),
     }
 }
 

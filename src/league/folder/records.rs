@@ -20,7 +20,7 @@
 //! whole bytes, and bytes after the last row's record are a record whose
 //! row was never written, cut on resume.
 
-use super::results_dir::{io, Layout, StoreError};
+use super::layout::{io, Layout, StoreError};
 pub use crate::results::records::{is_log_name, log_name, RecordAt};
 use crate::results::{csvio, GameRow};
 use std::fs::{File, OpenOptions};

@@ -1,0 +1,181 @@
+//! The `bots` key of a tournament file: bots/ folder names, `"all"`, or
+//! tables with a name and a command; then `--bots` keeps some of them.
+
+use super::{BotSpec, ConfigError, Ctx, RunSettings, Source};
+use crate::bot::manifest::{self, CommandValue, Manifest};
+use crate::bot::LimitSettings;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+use toml::Spanned;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBot {
+    name: String,
+    command: CommandValue,
+    #[serde(default)]
+    args: Vec<String>,
+    cwd: Option<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    build: Option<CommandValue>,
+    /// What the bot asks for in its sandbox, as a bot.toml's `[limits]`.
+    #[serde(default)]
+    limits: LimitSettings,
+}
+
+/// The league's bots: the file's `bots` (at least two, names unique), then
+/// the ones `--bots` keeps.
+pub(super) fn section(
+    ctx: &Ctx<'_>,
+    raw: Option<&Spanned<toml::Value>>,
+    flags: &RunSettings,
+    base: &Path,
+    bots_dir: &Path,
+) -> Result<Vec<BotSpec>, ConfigError> {
+    let Some(raw) = raw else {
+        return Err(ConfigError::Missing {
+            path: ctx.path.to_path_buf(),
+            field: "bots".into(),
+            why: "a league needs bots: `bots = \"all\"` (every folder in bots/), a list of bots/ folder names, or [[bots]] tables with name and command".into(),
+        });
+    };
+    let mut bots = parse_bots(ctx, raw, base, bots_dir)?;
+    if bots.len() < 2 {
+        return Err(ctx.field(
+            raw.span(),
+            "bots",
+            format!("a league needs at least 2 bots, found {}", bots.len()),
+        ));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for b in &bots {
+        if !seen.insert(b.name.clone()) {
+            return Err(ctx.field(
+                raw.span(),
+                "bots",
+                format!("bot name `{}` appears twice", b.name),
+            ));
+        }
+    }
+    if let Some(names) = &flags.bots {
+        for n in names {
+            if !bots.iter().any(|b| &b.name == n) {
+                let known: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
+                return Err(ctx.at(
+                    &Source::Flag,
+                    "bots",
+                    format!(
+                        "`{n}` is not a bot of this tournament (it has: {})",
+                        known.join(", ")
+                    ),
+                ));
+            }
+        }
+        bots.retain(|b| names.contains(&b.name));
+        if bots.len() < 2 {
+            return Err(ctx.at(&Source::Flag, "bots", "a league needs at least 2 bots"));
+        }
+    }
+    Ok(bots)
+}
+
+fn parse_bots(
+    ctx: &Ctx<'_>,
+    value: &Spanned<toml::Value>,
+    base: &Path,
+    bots_dir: &Path,
+) -> Result<Vec<BotSpec>, ConfigError> {
+    let span = value.span();
+    let from_manifest = BotSpec::from_manifest;
+    match value.get_ref() {
+        toml::Value::String(s) if s == "all" => {
+            let found = manifest::discover(bots_dir)?;
+            Ok(found
+                .into_iter()
+                .filter(|m| !m.broken && !m.template)
+                .map(from_manifest)
+                .collect())
+        }
+        toml::Value::String(s) => Err(ctx.field(
+            span,
+            "bots",
+            format!("`{s}`: expected \"all\" or a list of bots"),
+        )),
+        toml::Value::Array(items) => {
+            let mut out = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                match item {
+                    toml::Value::String(folder) => {
+                        let m = Manifest::load(&bots_dir.join(folder)).map_err(|e| {
+                            ctx.field(span.clone(), &format!("bots[{i}]"), e.to_string())
+                        })?;
+                        out.push(from_manifest(m));
+                    }
+                    toml::Value::Table(_) => {
+                        let raw: RawBot =
+                            item.clone().try_into().map_err(|e: toml::de::Error| {
+                                ctx.field(
+                                    span.clone(),
+                                    &format!("bots[{i}]"),
+                                    e.message().to_string(),
+                                )
+                            })?;
+                        let mut command = raw.command.into_argv();
+                        command.extend(raw.args);
+                        if command.is_empty() {
+                            return Err(ctx.field(
+                                span.clone(),
+                                &format!("bots[{i}].command"),
+                                "is empty",
+                            ));
+                        }
+                        if let Some(why) = manifest::name_problem(&raw.name) {
+                            return Err(ctx.field(
+                                span.clone(),
+                                &format!("bots[{i}].name"),
+                                format!("`{}` {why}", raw.name.escape_debug()),
+                            ));
+                        }
+                        if let Some(field) = raw.limits.zero() {
+                            return Err(ctx.field(
+                                span.clone(),
+                                &format!("bots[{i}].limits.{field}"),
+                                "must be at least 1",
+                            ));
+                        }
+                        out.push(BotSpec {
+                            name: raw.name,
+                            command,
+                            cwd: Some(
+                                raw.cwd
+                                    .map(|c| base.join(c))
+                                    .unwrap_or_else(|| base.to_path_buf()),
+                            ),
+                            env: raw.env.into_iter().collect(),
+                            build: raw.build.map(CommandValue::into_argv),
+                            limits: raw.limits,
+                        });
+                    }
+                    other => {
+                        return Err(ctx.field(
+                            span.clone(),
+                            &format!("bots[{i}]"),
+                            format!(
+                            "expected a bots/ folder name or a table with name and command, got {}",
+                            other.type_str()
+                        ),
+                        ))
+                    }
+                }
+            }
+            Ok(out)
+        }
+        other => Err(ctx.field(
+            span,
+            "bots",
+            format!("expected \"all\" or a list, got {}", other.type_str()),
+        )),
+    }
+}

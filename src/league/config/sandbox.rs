@@ -1,0 +1,239 @@
+//! The sandbox of a tournament file: the top-level `sandbox = "on"|"off"`
+//! of older files, or a `[sandbox]` table (`mode`, `expose`,
+//! `build_network`, `uid_range`); `--sandbox` overrides the mode.
+
+use super::{pick, ConfigError, Ctx, RunSettings, Source};
+use crate::bot::Sandbox;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+/// The highest user id plus one that a `uid_range` may reach: 2^32 - 2
+/// (`(uid_t) -1` is "no user", and -2 is the overflow user of many
+/// kernels' namespaces).
+const UID_END: u64 = 4_294_967_294;
+
+/// What the sandbox of every bot is given beyond its mode
+/// ([`super::Tournament::sandbox`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SandboxSettings {
+    /// Extra paths shown read-only to every bot: absolute, existing when
+    /// the file was read (`expose`; relative ones are taken from the
+    /// league file's folder).
+    pub expose: Vec<PathBuf>,
+    /// Whether the bots' build commands may use the network
+    /// (`build_network`, default false).
+    pub build_network: bool,
+    /// The user ids the sandboxes may map to: the first and how many
+    /// (`uid_range = [first_uid, count]`), or none given.
+    pub uid_range: Option<(u32, u32)>,
+}
+
+/// `sandbox` as written: a mode string (older files) or a table.
+pub(super) enum RawSandbox {
+    Mode(Spanned<String>),
+    Table(RawSandboxTable),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawSandboxTable {
+    mode: Option<Spanned<String>>,
+    #[serde(default)]
+    expose: Vec<Spanned<String>>,
+    #[serde(default)]
+    build_network: bool,
+    uid_range: Option<Spanned<Vec<i64>>>,
+}
+
+impl<'de> Deserialize<'de> for RawSandbox {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawSandbox;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"on\", \"off\" or a [sandbox] table")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawSandbox, E> {
+                // The span is the key's value; the caller knows it.
+                Ok(RawSandbox::Mode(Spanned::new(0..0, v.to_string())))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawSandbox, A::Error> {
+                RawSandboxTable::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(RawSandbox::Table)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The mode (`--sandbox`, else the file's, else on) and the table's other
+/// settings, each checked with the file line it came from.
+pub(super) fn section(
+    ctx: &Ctx<'_>,
+    raw: Option<&Spanned<RawSandbox>>,
+    flags: &RunSettings,
+    base: &Path,
+) -> Result<(Sandbox, SandboxSettings), ConfigError> {
+    let file_mode = raw.and_then(|r| match r.get_ref() {
+        RawSandbox::Mode(m) => Some(Spanned::new(r.span(), m.get_ref().clone())),
+        RawSandbox::Table(t) => t.mode.clone(),
+    });
+    let mode = match pick(&flags.sandbox, &file_mode) {
+        None => Sandbox::On,
+        Some((s, from)) => mode_of(ctx, &s, &from)?,
+    };
+    let settings = match raw.map(Spanned::get_ref) {
+        Some(RawSandbox::Table(t)) => SandboxSettings {
+            expose: expose(ctx, &t.expose, base)?,
+            build_network: t.build_network,
+            uid_range: t
+                .uid_range
+                .as_ref()
+                .map(|r| uid_range(ctx, r))
+                .transpose()?,
+        },
+        _ => SandboxSettings::default(),
+    };
+    Ok((mode, settings))
+}
+
+fn mode_of(ctx: &Ctx<'_>, s: &str, from: &Source) -> Result<Sandbox, ConfigError> {
+    match s.trim() {
+        "on" => Ok(Sandbox::On),
+        "off" => Ok(Sandbox::Off),
+        other => Err(ctx.at(
+            from,
+            "sandbox",
+            format!("must be \"on\" or \"off\", got `{other}`"),
+        )),
+    }
+}
+
+/// `expose`: each path made absolute from the file's folder; one that does
+/// not exist is an error at its line.
+fn expose(
+    ctx: &Ctx<'_>,
+    paths: &[Spanned<String>],
+    base: &Path,
+) -> Result<Vec<PathBuf>, ConfigError> {
+    paths
+        .iter()
+        .map(|p| {
+            let given = base.join(p.get_ref());
+            std::fs::canonicalize(&given).map_err(|e| {
+                ctx.field(
+                    p.span(),
+                    "sandbox.expose",
+                    format!("`{}`: {e}", given.display()),
+                )
+            })
+        })
+        .collect()
+}
+
+/// `uid_range = [first_uid, count]`: both positive, the range within the
+/// user ids a namespace can map.
+fn uid_range(ctx: &Ctx<'_>, r: &Spanned<Vec<i64>>) -> Result<(u32, u32), ConfigError> {
+    let bad = |why: String| ctx.field(r.span(), "sandbox.uid_range", why);
+    let [first, count] = r.get_ref().as_slice() else {
+        return Err(bad(format!(
+            "must be [first_uid, count], got {} number(s)",
+            r.get_ref().len()
+        )));
+    };
+    if *first <= 0 || *count <= 0 {
+        return Err(bad(format!(
+            "first_uid and count must be positive, got [{first}, {count}]"
+        )));
+    }
+    let end = i128::from(*first) + i128::from(*count);
+    if end > i128::from(UID_END) {
+        return Err(bad(format!(
+            "first_uid + count must be at most {UID_END}, got {end}"
+        )));
+    }
+    // Both are below UID_END < 2^32 here.
+    Ok((*first as u32, *count as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Tournament;
+    use super::*;
+
+    const TWO_BOTS: &str = r#"
+name = "t"
+bots = [
+  { name = "a", command = "python3 a.py" },
+  { name = "b", command = "python3 b.py" },
+]
+"#;
+
+    fn parse_in(dir: &Path, extra: &str) -> Result<Tournament, ConfigError> {
+        Tournament::parse(&dir.join("x.toml"), &format!("{TWO_BOTS}{extra}"))
+    }
+
+    #[test]
+    fn the_table_gives_mode_and_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("data")).unwrap();
+        let t = parse_in(
+            dir.path(),
+            "ponder = true\n[sandbox]\nmode = \"off\"\nexpose = [\"data\"]\nbuild_network = true\nuid_range = [100000, 65536]\n",
+        )
+        .unwrap();
+        assert_eq!(t.sandbox, Sandbox::Off);
+        assert!(t.ponder);
+        let want = std::fs::canonicalize(dir.path().join("data")).unwrap();
+        assert_eq!(
+            t.sandbox_settings,
+            SandboxSettings {
+                expose: vec![want],
+                build_network: true,
+                uid_range: Some((100_000, 65_536)),
+            }
+        );
+        // The defaults: on, nothing exposed, no network, no range, no ponder.
+        let t = parse_in(dir.path(), "[sandbox]\n").unwrap();
+        assert_eq!(t.sandbox, Sandbox::On);
+        assert_eq!(t.sandbox_settings, SandboxSettings::default());
+        assert!(!t.ponder);
+        // The flag overrides the table's mode.
+        let flags = RunSettings {
+            sandbox: Some("on".into()),
+            ponder: Some(true),
+            ..Default::default()
+        };
+        let src = format!("{TWO_BOTS}[sandbox]\nmode = \"off\"\n");
+        let t = Tournament::parse_with(&dir.path().join("x.toml"), &src, &flags).unwrap();
+        assert_eq!((t.sandbox, t.ponder), (Sandbox::On, true));
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = |extra: &str| parse_in(dir.path(), extra).unwrap_err().to_string();
+        let e = err("[sandbox]\nexpose = [\n  \"nowhere\",\n]\n");
+        assert!(
+            e.contains(":9:") && e.contains("sandbox.expose") && e.contains("nowhere"),
+            "{e}"
+        );
+        let e = err("[sandbox]\nmode = \"maybe\"\n");
+        assert!(e.contains(":8:") && e.contains("`sandbox`"), "{e}");
+        for range in ["[0, 10]", "[10, 0]", "[-1, 10]", "[10]", "[4294967290, 5]"] {
+            let e = err(&format!("[sandbox]\nuid_range = {range}\n"));
+            assert!(
+                e.contains(":8:") && e.contains("sandbox.uid_range"),
+                "{range}: {e}"
+            );
+        }
+        assert!(parse_in(dir.path(), "[sandbox]\nuid_range = [4294967290, 4]\n").is_ok());
+        let e = err("[sandbox]\nnetwork = true\n");
+        assert!(e.contains("network"), "{e}");
+        let e = err("ponder = \"yes\"\n");
+        assert!(e.contains("ponder"), "{e}");
+    }
+}

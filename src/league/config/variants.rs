@@ -1,0 +1,148 @@
+//! The `variants` key of a tournament file (game names or tables with
+//! options), or `--variants`.
+
+use super::{ConfigError, Ctx, RunSettings, Source, VariantSpec};
+use crate::engine::{Variant, DEFAULT_MAX_PLIES};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use toml::Spanned;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawVariant {
+    game: String,
+    name: Option<String>,
+    #[serde(default = "two")]
+    players: usize,
+    #[serde(default)]
+    options: BTreeMap<String, toml::Value>,
+}
+
+fn two() -> usize {
+    2
+}
+
+/// Parses a variant name as written in a league file or on the command
+/// line: a game name, or `tricala3` (also `tricala-3p`) for 3-player Tricala.
+pub fn parse_variant(s: &str) -> Result<VariantSpec, String> {
+    let t = s.trim().to_ascii_lowercase();
+    let (variant, players) = match t.as_str() {
+        "tricala3" | "tricala-3p" => (Variant::Tricala, 3),
+        "tricala2" => (Variant::Tricala, 2),
+        _ => (t.parse::<Variant>().map_err(|e| e.to_string())?, 2),
+    };
+    Ok(VariantSpec {
+        key: variant.name().to_string(),
+        variant,
+        players,
+        options: BTreeMap::new(),
+    })
+}
+
+/// The default variants: all five games, Tricala as 2 players.
+pub fn default_variants() -> Vec<VariantSpec> {
+    Variant::ALL
+        .iter()
+        .map(|&v| VariantSpec {
+            key: v.name().to_string(),
+            variant: v,
+            players: 2,
+            options: BTreeMap::new(),
+        })
+        .collect()
+}
+
+/// The league's variants: `--variants`, else the file's list (no label
+/// twice), else all five games.
+pub(super) fn section(
+    ctx: &Ctx<'_>,
+    raw: Option<&Spanned<Vec<Spanned<toml::Value>>>>,
+    flags: &RunSettings,
+) -> Result<Vec<VariantSpec>, ConfigError> {
+    if let Some(names) = &flags.variants {
+        let mut out = Vec::new();
+        for v in names {
+            out.push(parse_variant(v).map_err(|e| ctx.at(&Source::Flag, "variants", e))?);
+        }
+        if out.is_empty() {
+            return Err(ctx.at(&Source::Flag, "variants", "the list is empty"));
+        }
+        return Ok(out);
+    }
+    let Some(list) = raw else {
+        return Ok(default_variants());
+    };
+    let mut out: Vec<VariantSpec> = Vec::new();
+    for item in list.get_ref() {
+        let spec = parse_variant_entry(ctx, item)?;
+        if out.iter().any(|v| v.label() == spec.label()) {
+            return Err(ctx.field(
+                item.span(),
+                "variants",
+                format!("variant `{}` appears twice", spec.label()),
+            ));
+        }
+        out.push(spec);
+    }
+    if out.is_empty() {
+        return Err(ctx.field(list.span(), "variants", "the list is empty"));
+    }
+    Ok(out)
+}
+
+fn parse_variant_entry(
+    ctx: &Ctx<'_>,
+    item: &Spanned<toml::Value>,
+) -> Result<VariantSpec, ConfigError> {
+    let span = item.span();
+    match item.get_ref() {
+        toml::Value::String(s) => {
+            parse_variant(s).map_err(|why| ctx.field(span.clone(), "variants", why))
+        }
+        toml::Value::Table(_) => {
+            let raw: RawVariant =
+                item.get_ref()
+                    .clone()
+                    .try_into()
+                    .map_err(|e: toml::de::Error| {
+                        ctx.field(span.clone(), "variants", e.message().to_string())
+                    })?;
+            let variant: Variant = raw.game.parse().map_err(|e: crate::engine::EngineError| {
+                ctx.field(span.clone(), "variants.game", e.to_string())
+            })?;
+            let options: BTreeMap<String, String> = raw
+                .options
+                .into_iter()
+                .map(|(k, v)| {
+                    let s = match v {
+                        toml::Value::String(s) => s,
+                        other => other.to_string(),
+                    };
+                    (k, s)
+                })
+                .collect();
+            let key = raw.name.unwrap_or_else(|| {
+                let mut k = variant.name().to_string();
+                for v in options.values() {
+                    k.push_str(v);
+                }
+                k
+            });
+            // Validate the game settings now, not at the first game.
+            let spec = VariantSpec {
+                key,
+                variant,
+                players: raw.players,
+                options,
+            };
+            crate::engine::Game::new(variant, &spec.settings(DEFAULT_MAX_PLIES))
+                .map_err(|e| ctx.field(span.clone(), "variants", e.to_string()))?;
+            Ok(spec)
+        }
+        other => Err(ctx.field(
+            span,
+            "variants",
+            format!("expected a game name or a table, got {}", other.type_str()),
+        )),
+    }
+}

@@ -1,0 +1,132 @@
+//! Where everything lives in a results folder, and the folder's errors.
+
+use crate::results::csvio;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Csv(#[from] csvio::CsvError),
+    /// A row of games.csv that cannot be read, found when a run resumes
+    /// (`--repair` sets aside rows it can read, not this).
+    #[error("{0}. Correct that line of games.csv, or delete it (its game is then played again), and run the same command again")]
+    Unreadable(csvio::CsvError),
+    #[error("{path}: {why}")]
+    Mismatch { path: PathBuf, why: String },
+    /// Another run holds the folder's lock.
+    #[error("{dir} is in use by another run ({holder}); wait for it to end or stop it, or give this run another output folder")]
+    Locked { dir: PathBuf, holder: String },
+}
+
+/// Turns an I/O error on `path` into a store error naming it.
+pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+    move |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Where everything lives in a results folder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    root: PathBuf,
+}
+
+impl Layout {
+    pub fn new(root: impl Into<PathBuf>) -> Layout {
+        Layout { root: root.into() }
+    }
+
+    /// The folder itself.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// One row per finished game.
+    pub fn games_csv(&self) -> PathBuf {
+        self.root.join("games.csv")
+    }
+
+    /// The folder of the game records: the record logs
+    /// (`records-NNNN.jsonl`), and the files of older versions
+    /// (`GAME_ID.jsonl`); `results::records::RecordAt` says which holds a
+    /// row's record.
+    pub fn records(&self) -> PathBuf {
+        self.root.join("games")
+    }
+
+    /// The folder of the bots' stderr logs.
+    pub fn logs(&self) -> PathBuf {
+        self.root.join("logs")
+    }
+
+    /// The stderr log of `bot`'s processes on `worker`.
+    pub fn bot_log(&self, bot: &str, worker: usize) -> PathBuf {
+        self.logs()
+            .join(format!("{}-w{worker}.log", file_safe(bot)))
+    }
+
+    /// Bytes in `bot`'s stderr logs of the games (all workers).
+    pub fn bot_logs_size(&self, bot: &str) -> u64 {
+        let prefix = format!("{}-w", file_safe(bot));
+        let Ok(dir) = std::fs::read_dir(self.logs()) else {
+            return 0;
+        };
+        // BOT-wN.log exactly: bot `a` must not count `a-wolf-w0.log`.
+        let ours = |name: &str| {
+            name.strip_prefix(&prefix)
+                .and_then(|r| r.strip_suffix(".log"))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        };
+        dir.flatten()
+            .filter(|e| ours(&e.file_name().to_string_lossy()))
+            .filter_map(|e| e.metadata().ok())
+            .map(|m| m.len())
+            .sum()
+    }
+
+    /// The stderr log of `bot`'s start check before the games.
+    pub fn check_log(&self, bot: &str) -> PathBuf {
+        self.logs().join(format!("{}-check.log", file_safe(bot)))
+    }
+
+    /// What ties the folder to one schedule.
+    pub fn league_json(&self) -> PathBuf {
+        self.root.join("league.json")
+    }
+
+    /// The lock a run holds on the folder; it holds the run's pid and host.
+    pub fn lock(&self) -> PathBuf {
+        self.root.join("run.lock")
+    }
+
+    /// Rows set aside by `--repair`, with why.
+    pub fn rejected_csv(&self) -> PathBuf {
+        self.root.join("rejected.csv")
+    }
+
+    /// The record bytes a resume cut from the logs (records without a
+    /// row), kept.
+    pub fn uncommitted_records(&self) -> PathBuf {
+        self.root.join("uncommitted-records.jsonl")
+    }
+}
+
+/// `name` with everything but letters, digits, `-`, `_` and `.` replaced by
+/// `_`, for file names.
+pub fn file_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,234 @@
+//! `league.json`: what ties a results folder to one schedule, read in one
+//! place for every command.
+
+use super::layout::{io, Layout, StoreError};
+use super::rows::write_atomically;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// What `league.json` records about the schedule the folder belongs to.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct LeagueMeta {
+    pub name: String,
+    /// A hash of the schedule (ids, seats, variants, settings, seed).
+    pub fingerprint: String,
+    pub games: usize,
+    #[serde(default)]
+    pub shard: Option<String>,
+    /// The league's bots, in order (absent in folders of older versions).
+    #[serde(default)]
+    pub bots: Vec<String>,
+    /// Whether the bots ran in their sandbox (`false`: `sandbox = "off"`).
+    #[serde(default)]
+    pub sandbox: Option<bool>,
+    /// The settings the games were played under, as the league started
+    /// (absent in folders of older versions).
+    #[serde(default)]
+    pub played_under: Option<PlayedUnder>,
+    /// The whole league's fingerprint, the same in each of its shards: the
+    /// tournament's settings, its bots and variants, and the `arena`
+    /// version. A shard whose siblings carry another one is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub league: Option<String>,
+}
+
+/// What a league's games were played under, beyond the schedule: a resume
+/// under another time control is refused, a changed bot command is warned
+/// about.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PlayedUnder {
+    /// `decision_ms`, `base_ms`, `increment_ms`, `startup_ms`,
+    /// `watchdog_ms`.
+    pub time_control: std::collections::BTreeMap<String, u64>,
+    /// Each bot's command line, by name.
+    pub commands: std::collections::BTreeMap<String, Vec<String>>,
+    /// The `arena` version that started the league.
+    pub arena_version: String,
+    /// Each bot's program files (what its command names, after its build)
+    /// with their SHA-256, by bot name (absent in folders of older
+    /// versions).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub programs: std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
+}
+
+/// The `league.json` of the folder `dir`, if it has a readable one.
+pub fn read_meta(dir: &Path) -> Option<LeagueMeta> {
+    let text = std::fs::read_to_string(Layout::new(dir).league_json()).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Writes `meta` to the folder's league.json, or, when there is one,
+/// checks that a resume of it is the same league (same schedule and time
+/// control; a changed bot command is a warning, returned) and notes a run
+/// without the sandbox.
+pub(super) fn settle(layout: &Layout, meta: &LeagueMeta) -> Result<Vec<String>, StoreError> {
+    let dir = layout.root();
+    let meta_path = layout.league_json();
+    let mut warnings = Vec::new();
+    match std::fs::read_to_string(&meta_path) {
+        Ok(text) => {
+            let old: LeagueMeta =
+                serde_json::from_str(&text).map_err(|e| StoreError::Mismatch {
+                    path: meta_path.clone(),
+                    why: format!("unreadable ({e}); move the folder away to start afresh"),
+                })?;
+            refuse_other_bots(&old, meta, &meta_path, dir)?;
+            keep_sandbox_note(&old, meta, &meta_path)?;
+            compare_played_under(&old, meta, &meta_path, &mut warnings)?;
+            refuse_other_schedule(&old, meta, &meta_path, dir)?;
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let text = serde_json::to_string_pretty(meta).map_err(|e| StoreError::Mismatch {
+                path: meta_path.clone(),
+                why: e.to_string(),
+            })?;
+            write_atomically(&meta_path, text.as_bytes())?;
+        }
+        Err(e) => return Err(io(&meta_path)(e)),
+    }
+    Ok(warnings)
+}
+
+/// A league's bots changed: the results belong to another schedule.
+fn refuse_other_bots(
+    old: &LeagueMeta,
+    meta: &LeagueMeta,
+    meta_path: &Path,
+    dir: &Path,
+) -> Result<(), StoreError> {
+    if old.fingerprint != meta.fingerprint && !old.bots.is_empty() && old.bots != meta.bots {
+        let added: Vec<&str> = meta
+            .bots
+            .iter()
+            .filter(|b| !old.bots.contains(b))
+            .map(String::as_str)
+            .collect();
+        let gone: Vec<&str> = old
+            .bots
+            .iter()
+            .filter(|b| !meta.bots.contains(b))
+            .map(String::as_str)
+            .collect();
+        let list = |v: &[&str]| {
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.join(", ")
+            }
+        };
+        return Err(StoreError::Mismatch {
+            path: meta_path.to_path_buf(),
+            why: format!(
+                "the bots changed since league `{}` started (new: {}; gone: {}), so these results belong to another schedule. To resume, give the file the league's bots again: with `bots = \"all\"`, move the new bot folders out of bots/ (or list the league's bots by name: bots = [{}]); to start a new league instead, choose another `output` or move {} away",
+                old.name,
+                list(&added),
+                list(&gone),
+                old.bots.iter().map(|b| format!("\"{b}\"")).collect::<Vec<_>>().join(", "),
+                dir.display()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Once a run was without its sandbox, the folder says so.
+fn keep_sandbox_note(
+    old: &LeagueMeta,
+    meta: &LeagueMeta,
+    meta_path: &Path,
+) -> Result<(), StoreError> {
+    let sandbox = match (old.sandbox, meta.sandbox) {
+        (Some(a), Some(b)) => Some(a && b),
+        (a, b) => a.or(b),
+    };
+    if old.fingerprint == meta.fingerprint && sandbox != old.sandbox {
+        let mut kept = old.clone();
+        kept.sandbox = sandbox;
+        let text = serde_json::to_string_pretty(&kept).map_err(|e| StoreError::Mismatch {
+            path: meta_path.to_path_buf(),
+            why: e.to_string(),
+        })?;
+        write_atomically(meta_path, text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// A changed time control is refused; a changed bot command is a warning.
+fn compare_played_under(
+    old: &LeagueMeta,
+    meta: &LeagueMeta,
+    meta_path: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<(), StoreError> {
+    if let (Some(was), Some(now)) = (&old.played_under, &meta.played_under) {
+        let changed: Vec<String> = was
+            .time_control
+            .iter()
+            .filter(|(k, v)| now.time_control.get(*k) != Some(v))
+            .map(|(k, v)| {
+                format!(
+                    "{k} {v} -> {}",
+                    now.time_control.get(k).copied().unwrap_or(0)
+                )
+            })
+            .collect();
+        if old.fingerprint == meta.fingerprint && !changed.is_empty() {
+            return Err(StoreError::Mismatch {
+                path: meta_path.to_path_buf(),
+                why: format!(
+                    "the time control changed since league `{}` started ({}): its games so far were played under the old one. Resume with the same settings (the flags or the file's [time_control]), or choose another `output` for a new league",
+                    old.name,
+                    changed.join(", ")
+                ),
+            });
+        }
+        for (bot, cmd) in &now.commands {
+            if let Some(before) = was.commands.get(bot).filter(|b| *b != cmd) {
+                warnings.push(format!(
+                    "bot `{bot}`'s command changed since league `{}` started ({before:?} -> {cmd:?}): its games from now on are played by the new one",
+                    old.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Another schedule: refused, with what league.json tells of the change.
+fn refuse_other_schedule(
+    old: &LeagueMeta,
+    meta: &LeagueMeta,
+    meta_path: &Path,
+    dir: &Path,
+) -> Result<(), StoreError> {
+    if old.fingerprint != meta.fingerprint {
+        // What league.json lets us name of the change.
+        let mut seen = Vec::new();
+        if old.games != meta.games {
+            seen.push(format!(
+                "{} games then, {} now: rounds, openings or variants",
+                old.games, meta.games
+            ));
+        }
+        if !old.bots.is_empty() && old.bots != meta.bots {
+            seen.push(format!(
+                "the bots were {}, now {}",
+                old.bots.join(", "),
+                meta.bots.join(", ")
+            ));
+        }
+        let seen = match seen.is_empty() {
+            true => String::new(),
+            false => format!(": {}", seen.join("; ")),
+        };
+        return Err(StoreError::Mismatch {
+            path: meta_path.to_path_buf(),
+            why: format!(
+                "these results belong to a different schedule (the tournament file, its bots, seed or variants changed since league `{}` started{seen}). Resume needs the same file; to start afresh, choose another `output` or move {} away",
+                old.name,
+                dir.display()
+            ),
+        });
+    }
+    Ok(())
+}

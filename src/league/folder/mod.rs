@@ -1,0 +1,875 @@
+//! A league's results folder, and the one place a game becomes part of the
+//! results.
+//!
+//! [`Layout`] owns the folder's layout (no path strings elsewhere):
+//! `games.csv` (one row per game), `games/records-NNNN.jsonl` (the record
+//! logs, see [`records`]; `games/GAME_ID.jsonl` in folders of older
+//! versions), `logs/` (the bots' stderr), and `league.json`, which ties the
+//! folder to one schedule so that a resume never mixes two leagues.
+//!
+//! [`ResultsDir::commit`]`(record, row)` is the only commit point, called by
+//! one ordered writer (the league's main thread): the record is appended to
+//! the record log, then the row, which says where the record is, is
+//! appended and flushed. A row therefore always has its whole record; a
+//! record without a row is a game that is not done and will be played
+//! again (its bytes are cut from the log on resume). Any I/O error is
+//! returned to the runner, which stops the league.
+//!
+//! On open, a torn last line (a run killed mid-write) is cut off;
+//! [`ResultsDir::check`] then reads the rows once, one at a time: the
+//! games whose rows are complete and match the schedule are done (a bit
+//! each, [`DoneSet`]), every other game is (re)run.
+//!
+//! The rooms: `layout` (paths and errors), `meta` (league.json, read by
+//! everyone through [`read_meta`]), `lock`, `records` (the record logs),
+//! `rows` (reading and checking games.csv), `shards`; this file opens and
+//! writes the folder. None of them imports this file.
+
+mod layout;
+mod lock;
+mod meta;
+pub mod records;
+mod rows;
+mod shards;
+
+pub use crate::results::store::DoneSet;
+use crate::results::store::Store;
+use crate::results::{csvio, GameRow};
+pub(crate) use layout::io;
+pub use layout::{file_safe, Layout, StoreError};
+use lock::lock;
+pub use lock::lock_holder;
+pub use meta::{read_meta, LeagueMeta, PlayedUnder};
+use records::RecordAt;
+use rows::{append_to, lacks_added_columns, record_problem};
+pub use rows::{repair_torn_tail, scan_rows, write_atomically, Expected, Rejected};
+pub use shards::{check_siblings, shard_dirs, shard_folders, sibling_shards};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fs::File;
+use std::path::Path;
+
+/// An open results folder, written by one writer: the run that holds its
+/// lock.
+pub struct ResultsDir {
+    layout: Layout,
+    /// Held open for the whole run: the kernel releases the lock when the
+    /// process ends, however it ends.
+    _lock: File,
+    csv: csv::Writer<File>,
+    /// The record log appended to, opened at the first commit.
+    log: Option<records::Appender>,
+    /// A log is rolled once it holds this many bytes.
+    roll_bytes: u64,
+    /// The games with a row that `check` accepted (and those committed
+    /// since), by schedule index: the one set of done games.
+    done: DoneSet,
+    /// Bytes cut off a torn last line on open (0 if the file was whole).
+    pub repaired_bytes: u64,
+    /// Bytes of records without a row cut off the record logs by `check`.
+    pub cut_record_bytes: u64,
+    /// What changed since the league started that does not stop a resume.
+    pub warnings: Vec<String>,
+}
+
+impl ResultsDir {
+    /// Opens (creating if needed) the folder for `meta` and locks it for
+    /// this run. Fails if another run holds it, or if it holds results of a
+    /// different schedule.
+    pub fn open(dir: &Path, meta: &LeagueMeta) -> Result<ResultsDir, StoreError> {
+        let layout = Layout::new(dir);
+        std::fs::create_dir_all(layout.records()).map_err(io(dir))?;
+        std::fs::create_dir_all(layout.logs()).map_err(io(dir))?;
+        let lock = lock(&layout)?;
+        let warnings = meta::settle(&layout, meta)?;
+
+        let csv_path = layout.games_csv();
+        let repaired_bytes = repair_torn_tail(&csv_path)?;
+        let exists = csv_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
+        let csv = append_to(&csv_path, !exists)?;
+        let old_header = exists && lacks_added_columns(&csv_path);
+        let mut store = ResultsDir {
+            layout,
+            _lock: lock,
+            csv,
+            log: None,
+            roll_bytes: records::ROLL_BYTES,
+            done: DoneSet::default(),
+            repaired_bytes,
+            cut_record_bytes: 0,
+            warnings,
+        };
+        if old_header {
+            // New rows carry the added columns: the header must name them.
+            let rows = store.rewrite(&BTreeSet::new())?;
+            store.warnings.push(format!(
+                "{}: added the columns {} of this version; its {rows} earlier rows have them empty",
+                csv_path.display(),
+                csvio::ADDED_COLUMNS.join(", "),
+            ));
+        }
+        Ok(store)
+    }
+
+    /// Reads games.csv once, row by row, and checks each row against the
+    /// schedule: a game id the schedule does not hold, a game id seen
+    /// twice (every copy: which one is true cannot be told), a variant or
+    /// seats other than the schedule's, or a record that is not there (its
+    /// log too short, its file missing). Only the last row's record is
+    /// read and compared with its row: a resume costs one pass over the
+    /// rows, not a read of every record. The rows that pass are the done
+    /// games ([`ResultsDir::done`]); the bytes of the record logs after the
+    /// last record with a row are cut. Returns the rows that fail, with
+    /// their lines.
+    pub fn check(
+        &mut self,
+        schedule: &dyn Fn(&str) -> Option<Expected>,
+    ) -> Result<Vec<Rejected>, StoreError> {
+        let csv_path = self.layout.games_csv();
+        let games = self.layout.records();
+        let mut done = DoneSet::default();
+        let mut seen = DoneSet::default();
+        let mut twice: HashSet<String> = HashSet::new();
+        let mut rejected: Vec<Rejected> = Vec::new();
+        let mut ends: HashMap<String, u64> = HashMap::new();
+        // Each log's length, by name, looked up once.
+        let mut lens: HashMap<String, Option<u64>> = HashMap::new();
+        let mut last: Option<(u64, GameRow)> = None;
+        scan_rows(&csv_path, &mut |line, row| {
+            let place = place_problem(&games, row, &mut lens, &mut ends);
+            let expected = schedule(&row.game_id);
+            let why = match &expected {
+                None => Some("the schedule has no game with this id".to_string()),
+                Some(e) if !seen.insert(e.index) => {
+                    twice.insert(row.game_id.clone());
+                    None
+                }
+                Some(e) if e.variant != row.variant => Some(format!(
+                    "the schedule plays {} in this game, the row says {}",
+                    e.variant, row.variant
+                )),
+                Some(e) if e.seats.iter().map(String::as_str).ne(row.seats()) => Some(format!(
+                    "the schedule seats {} in this game, the row says {}",
+                    e.seats.join(", "),
+                    row.seats().join(", ")
+                )),
+                Some(_) => place,
+            };
+            match (why, expected) {
+                (Some(why), _) => rejected.push(Rejected {
+                    line,
+                    row: row.clone(),
+                    why,
+                }),
+                (None, Some(e)) => {
+                    if !twice.contains(&row.game_id) {
+                        done.insert(e.index);
+                        last = Some((line, row.clone()));
+                    }
+                }
+                (None, None) => {}
+            }
+            Ok(())
+        })
+        .map_err(|e| match e {
+            StoreError::Csv(e) => StoreError::Unreadable(e),
+            e => e,
+        })?;
+        if !twice.is_empty() {
+            reject_copies(&csv_path, &twice, schedule, &mut done, &mut rejected)?;
+            if last
+                .as_ref()
+                .is_some_and(|(_, r)| twice.contains(&r.game_id))
+            {
+                last = None;
+            }
+        }
+        // The last row's record, read whole: the one a crash could have
+        // torn (any other was followed by a row written after it).
+        if let Some((line, row)) = last {
+            let why = RecordAt::of(&games, &row).and_then(|at| record_problem(&at, &row));
+            if let Some(why) = why {
+                if let Some(e) = schedule(&row.game_id) {
+                    done.remove(e.index);
+                }
+                rejected.push(Rejected { line, row, why });
+            }
+        }
+        rejected.sort_by_key(|r| r.line);
+        self.cut_record_bytes += records::cut_uncommitted(
+            &games,
+            &|name| ends.get(name).copied().unwrap_or(0),
+            &self.layout.uncommitted_records(),
+        )?;
+        self.done = done;
+        Ok(rejected)
+    }
+
+    /// Sets `rejected` rows aside: appends them, with why, to
+    /// `rejected.csv`, and rewrites games.csv without them (a temporary
+    /// file and a rename), so that their games are played again.
+    pub fn set_aside(&mut self, rejected: &[Rejected]) -> Result<(), StoreError> {
+        if rejected.is_empty() {
+            return Ok(());
+        }
+        let path = self.layout.rejected_csv();
+        let fresh = !path.exists();
+        let mut out = append_to(&path, false)?;
+        let err = |e: csv::Error| StoreError::Io {
+            path: path.clone(),
+            source: std::io::Error::other(e),
+        };
+        if fresh {
+            let mut header: Vec<&str> = csvio::all_columns().collect();
+            header.push("rejected_because");
+            out.write_record(&header).map_err(err)?;
+        }
+        for r in rejected {
+            out.serialize((&r.row, &r.why)).map_err(err)?;
+        }
+        out.flush().map_err(io(&path))?;
+
+        let lines: BTreeSet<u64> = rejected.iter().map(|r| r.line).collect();
+        self.rewrite(&lines).map(|_| ())
+    }
+
+    /// Writes games.csv anew under the current header without the rows
+    /// on lines `skip` (a temporary file and a rename; rows read and
+    /// written one at a time), and appends to the new file from now.
+    /// Returns the rows kept.
+    fn rewrite(&mut self, skip: &BTreeSet<u64>) -> Result<usize, StoreError> {
+        let csv_path = self.layout.games_csv();
+        let tmp = csv_path.with_extension("csv.tmp");
+        let err = |p: &Path, e: csv::Error| StoreError::Io {
+            path: p.to_path_buf(),
+            source: std::io::Error::other(e),
+        };
+        let file = File::create(&tmp).map_err(io(&tmp))?;
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(std::io::BufWriter::with_capacity(1 << 20, file));
+        w.write_record(csvio::all_columns())
+            .map_err(|e| err(&tmp, e))?;
+        let mut kept = 0;
+        scan_rows(&csv_path, &mut |line, row| {
+            if !skip.contains(&line) {
+                w.serialize(row).map_err(|e| err(&tmp, e))?;
+                kept += 1;
+            }
+            Ok(())
+        })?;
+        let file = w
+            .into_inner()
+            .map_err(|e| io(&tmp)(e.into_error()))?
+            .into_inner()
+            .map_err(|e| io(&tmp)(e.into_error()))?;
+        file.sync_data().map_err(io(&tmp))?;
+        drop(file);
+        std::fs::rename(&tmp, &csv_path).map_err(io(&csv_path))?;
+        self.csv = append_to(&csv_path, false)?;
+        Ok(kept)
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The games done: those whose rows `check` accepted, and those
+    /// committed since.
+    pub fn done(&self) -> &DoneSet {
+        &self.done
+    }
+
+    /// Takes the set of done games (for the runner's workers, which pass
+    /// over them); the folder's set is empty afterwards.
+    pub fn take_done(&mut self) -> DoneSet {
+        std::mem::take(&mut self.done)
+    }
+
+    /// Starts a new record log once one holds `bytes` (for tests).
+    pub fn roll_logs_at(&mut self, bytes: u64) {
+        self.roll_bytes = bytes;
+    }
+
+    /// Keeps the bots' program hashes in `league.json` the first time, and
+    /// on a resume says which bots' files changed since (a warning each:
+    /// their games from now on are played by the new programs).
+    pub fn note_programs(
+        &mut self,
+        now: std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
+    ) -> Result<Vec<String>, StoreError> {
+        let path = self.layout.league_json();
+        let Some(mut meta) = read_meta(self.layout.root()) else {
+            return Ok(Vec::new());
+        };
+        let Some(under) = meta.played_under.as_mut() else {
+            return Ok(Vec::new());
+        };
+        let mut warnings = Vec::new();
+        if under.programs.is_empty() {
+            under.programs = now;
+            let text = serde_json::to_string_pretty(&meta).map_err(|e| StoreError::Mismatch {
+                path: path.clone(),
+                why: e.to_string(),
+            })?;
+            write_atomically(&path, text.as_bytes())?;
+            return Ok(warnings);
+        }
+        for (bot, files) in &now {
+            let Some(was) = under.programs.get(bot) else {
+                continue;
+            };
+            let changed: Vec<String> = files
+                .iter()
+                .filter(|(f, h)| was.get(*f).is_some_and(|old| old != *h))
+                .map(|(f, h)| {
+                    let old = &was[f];
+                    format!(
+                        "{f} (sha256 {}… -> {}…)",
+                        &old[..old.len().min(12)],
+                        &h[..h.len().min(12)]
+                    )
+                })
+                .chain(
+                    files
+                        .keys()
+                        .filter(|f| !was.contains_key(*f))
+                        .map(|f| format!("{f} (new)")),
+                )
+                .collect();
+            if !changed.is_empty() {
+                warnings.push(format!(
+                    "bot `{bot}`'s program changed since league `{}` started: {}; its games from now on are played by the new one",
+                    meta.name,
+                    changed.join(", ")
+                ));
+            }
+        }
+        Ok(warnings)
+    }
+
+    /// Makes one finished game part of the results: appends its `record`
+    /// (its JSON lines) to the record log, notes where in `row`
+    /// (`record_file`, `record_offset`, `record_length`), then appends the
+    /// row and flushes it to the operating system. The game is done from
+    /// here on; on error it is not (the log is cut back to where the
+    /// record began), and the caller must stop. `index`: the game's place
+    /// in the schedule.
+    pub fn commit(
+        &mut self,
+        record: &[u8],
+        row: &mut GameRow,
+        index: usize,
+    ) -> Result<RecordAt, StoreError> {
+        let log = match &mut self.log {
+            Some(log) => log,
+            None => self.log.insert(records::Appender::open(
+                &self.layout.records(),
+                self.roll_bytes,
+            )?),
+        };
+        let (file, offset) = log.append(record)?;
+        let at = RecordAt::Log {
+            path: self.layout.records().join(&file),
+            offset,
+            length: record.len() as u64,
+        };
+        row.record_file = file;
+        row.record_offset = Some(offset);
+        row.record_length = Some(record.len() as u64);
+        let path = self.layout.games_csv();
+        self.csv.serialize(&*row).map_err(|e| StoreError::Io {
+            path: path.clone(),
+            source: std::io::Error::other(e),
+        })?;
+        self.csv.flush().map_err(io(&path))?;
+        self.done.insert(index);
+        Ok(at)
+    }
+
+    /// Flushes to stable storage (at the end, and now and then): the record
+    /// log first, then games.csv, so that no synced row lacks its record.
+    pub fn sync(&mut self) -> Result<(), StoreError> {
+        if let Some(log) = &self.log {
+            log.sync()?;
+        }
+        let path = self.layout.games_csv();
+        self.csv.flush().map_err(io(&path))?;
+        self.csv.get_ref().sync_data().map_err(io(&path))
+    }
+
+    /// Every row written so far, read back from the file.
+    pub fn rows(&self) -> Result<Vec<GameRow>, StoreError> {
+        Ok(csvio::read_rows(&self.layout.games_csv())?)
+    }
+}
+
+/// Why the record place `row` names does not hold a record, if it does not.
+/// A row of this version is checked against its log's length alone (`lens`,
+/// each log looked up once), and raises the committed end of its log in
+/// `ends`.
+fn place_problem(
+    games: &Path,
+    row: &GameRow,
+    lens: &mut HashMap<String, Option<u64>>,
+    ends: &mut HashMap<String, u64>,
+) -> Option<String> {
+    match (row, row.record_offset, row.record_length) {
+        // A row of this version: its range must lie in its log (no
+        // path built, no allocation but a log's first sight).
+        (r, Some(offset), Some(length))
+            if !r.record_file.is_empty() && records::is_log_name(&r.record_file) =>
+        {
+            let len = match lens.get(&r.record_file) {
+                Some(len) => *len,
+                None => {
+                    let len = std::fs::metadata(games.join(&r.record_file))
+                        .ok()
+                        .filter(|m| m.is_file())
+                        .map(|m| m.len());
+                    lens.insert(r.record_file.clone(), len);
+                    len
+                }
+            };
+            match offset.checked_add(length) {
+                Some(end) if len.is_some_and(|len| end <= len) => {
+                    // The log is committed up to this record's end.
+                    match ends.get_mut(&r.record_file) {
+                        Some(e) => *e = (*e).max(end),
+                        None => {
+                            ends.insert(r.record_file.clone(), end);
+                        }
+                    }
+                    None
+                }
+                _ => RecordAt::of(games, r)
+                    .and_then(|at| at.problem(&mut |p| std::fs::metadata(p).ok().map(|m| m.len()))),
+            }
+        }
+        (r, ..) => match RecordAt::of(games, r) {
+            None => {
+                Some("its record_file, record_offset and record_length name no record".to_string())
+            }
+            Some(at) => at.problem(&mut |p| std::fs::metadata(p).ok().map(|m| m.len())),
+        },
+    }
+}
+
+/// Every copy of a game with two rows or more (`twice`) is rejected, and
+/// the game is not done: a second pass over the rows.
+fn reject_copies(
+    csv_path: &Path,
+    twice: &HashSet<String>,
+    schedule: &dyn Fn(&str) -> Option<Expected>,
+    done: &mut DoneSet,
+    rejected: &mut Vec<Rejected>,
+) -> Result<(), StoreError> {
+    // Every copy of a game with two rows: a second pass over them.
+    let mut copies: HashMap<String, Vec<(u64, GameRow)>> = HashMap::new();
+    scan_rows(csv_path, &mut |line, row| {
+        if twice.contains(&row.game_id) {
+            copies
+                .entry(row.game_id.clone())
+                .or_default()
+                .push((line, row.clone()));
+        }
+        Ok(())
+    })?;
+    for (id, rows) in copies {
+        if let Some(e) = schedule(&id) {
+            done.remove(e.index);
+        }
+        for (line, row) in &rows {
+            rejected.retain(|r| r.line != *line);
+            rejected.push(Rejected {
+                line: *line,
+                row: row.clone(),
+                why: format!("game {id} has {} rows", rows.len()),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The results folder as the pipeline's store.
+impl Store for ResultsDir {
+    type Error = StoreError;
+
+    fn commit(
+        &mut self,
+        record: &[u8],
+        row: &mut GameRow,
+        index: usize,
+    ) -> Result<RecordAt, StoreError> {
+        ResultsDir::commit(self, record, row, index)
+    }
+
+    fn sync(&mut self) -> Result<(), StoreError> {
+        ResultsDir::sync(self)
+    }
+
+    fn done(&self) -> &DoneSet {
+        ResultsDir::done(self)
+    }
+
+    fn record(&self, game_id: &str) -> Result<String, StoreError> {
+        records::find_record(&self.layout, game_id).map(|(_, text)| text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lock::host_name;
+    use super::*;
+    use std::fs::OpenOptions;
+    use std::io::Write;
+
+    fn row(id: &str) -> GameRow {
+        GameRow {
+            game_id: id.into(),
+            variant: "diffusion".into(),
+            players: 2,
+            group: "g".into(),
+            seat0: "a".into(),
+            seat1: "b".into(),
+            seat2: String::new(),
+            score0: 1.0,
+            score1: 0.0,
+            score2: None,
+            reason: "block".into(),
+            offender: None,
+            plies: 12,
+            duration_ms: 3,
+            seed: 9,
+            opening: "G H".into(),
+            ..Default::default()
+        }
+    }
+
+    fn meta(fp: &str) -> LeagueMeta {
+        LeagueMeta {
+            name: "t".into(),
+            fingerprint: fp.into(),
+            games: 3,
+            shard: None,
+            bots: vec!["a".into(), "b".into()],
+            sandbox: Some(true),
+            played_under: None,
+            league: None,
+        }
+    }
+
+    /// The games `g1`..`g9` of a schedule of diffusion games, a vs b.
+    fn schedule(id: &str) -> Option<Expected> {
+        let n: usize = id.strip_prefix('g')?.parse().ok()?;
+        (1..=9).contains(&n).then(|| Expected {
+            index: n,
+            variant: "diffusion".into(),
+            seats: vec!["a".into(), "b".into()],
+        })
+    }
+
+    fn index(id: &str) -> usize {
+        schedule(id).unwrap().index
+    }
+
+    /// A record of `r` as the referee writes it: its game line first, its
+    /// end line last.
+    fn record(r: &GameRow) -> Vec<u8> {
+        format!(
+            "{{\"type\":\"game\",\"game_id\":\"{}\"}}\n{{\"type\":\"decision\"}}\n{{\"type\":\"end\",\"scores\":[{},{}],\"reason\":\"{}\"}}\n",
+            r.game_id, r.score0, r.score1, r.reason
+        )
+        .into_bytes()
+    }
+
+    fn commit(s: &mut ResultsDir, id: &str) -> GameRow {
+        let mut r = row(id);
+        s.commit(&record(&r), &mut r, index(id)).unwrap();
+        r
+    }
+
+    /// `commit` says where the record went: the place its row names, which
+    /// the store reads back.
+    #[test]
+    fn a_commit_returns_where_its_record_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        commit(&mut s, "g1");
+        let mut r = row("g2");
+        let at = Store::commit(&mut s, &record(&r), &mut r, index("g2")).unwrap();
+        assert_eq!(Some(at.clone()), RecordAt::of(&s.layout().records(), &r));
+        assert_eq!(at.read().unwrap(), record(&r));
+        let text = Store::record(&s, "g2").unwrap();
+        assert_eq!(text.as_bytes(), record(&r).as_slice());
+        assert!(Store::done(&s).contains(index("g2")));
+    }
+
+    #[test]
+    fn rows_survive_reopen_and_torn_tail_is_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        let g1 = commit(&mut s, "g1");
+        commit(&mut s, "g2");
+        drop(s);
+        // A crash in the middle of the third row.
+        let path = Layout::new(dir.path()).games_csv();
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"g3,diffusion,2,g,a,b,,1,0").unwrap();
+        drop(f);
+
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        assert_eq!(s.repaired_bytes, 25);
+        assert!(s.check(&schedule).unwrap().is_empty());
+        let done = s.done();
+        assert!(done.contains(1) && done.contains(2) && !done.contains(3));
+        assert_eq!(done.len(), 2);
+        let g3 = commit(&mut s, "g3");
+        assert!(s.done().contains(3));
+        // One log, the records one after another; each row says where.
+        assert_eq!(
+            (g3.record_file.as_str(), g3.record_offset),
+            ("records-0000.jsonl", Some(2 * record(&g1).len() as u64))
+        );
+        let rows = s.rows().unwrap();
+        assert_eq!(
+            rows.iter().map(|r| r.game_id.as_str()).collect::<Vec<_>>(),
+            ["g1", "g2", "g3"]
+        );
+        assert_eq!(rows[0], g1);
+        for r in &rows {
+            let at = RecordAt::of(&Layout::new(dir.path()).records(), r).unwrap();
+            assert_eq!(at.read().unwrap(), record(r));
+        }
+        // One header only.
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.matches("game_id").count(), 1);
+    }
+
+    #[test]
+    fn a_record_that_cannot_be_written_commits_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        s.roll_logs_at(1);
+        commit(&mut s, "g1");
+        // A non-empty folder where the next log should go.
+        let next = Layout::new(dir.path()).records().join("records-0001.jsonl");
+        std::fs::create_dir_all(next.join("x")).unwrap();
+        let mut g2 = row("g2");
+        let e = s
+            .commit(&record(&g2), &mut g2, index("g2"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("records-0001.jsonl"), "{e}");
+        assert!(!s.done().contains(index("g2")));
+        let ids: Vec<String> = s.rows().unwrap().into_iter().map(|r| r.game_id).collect();
+        assert_eq!(ids, ["g1"]);
+    }
+
+    #[test]
+    fn a_second_writer_is_refused_with_the_holders_pid_and_host() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        let e = ResultsDir::open(dir.path(), &meta("x"))
+            .err()
+            .unwrap()
+            .to_string();
+        let me = format!("pid {} on host {}", std::process::id(), host_name());
+        assert!(
+            e.contains("in use by another run") && e.contains(&me),
+            "{e}"
+        );
+        assert!(e.contains(&dir.path().display().to_string()), "{e}");
+        drop(first);
+        // Released with its holder: the next run opens it.
+        ResultsDir::open(dir.path(), &meta("x")).unwrap();
+    }
+
+    /// Every problem a resume finds in one pass over the rows, the record
+    /// logs' torn tail cut, and `--repair`'s setting aside.
+    #[test]
+    fn rows_are_checked_against_the_schedule_and_set_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = Layout::new(dir.path());
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        commit(&mut s, "g1");
+        commit(&mut s, "g2");
+        commit(&mut s, "g2");
+        let mut wrong_seats = row("g3");
+        wrong_seats.seat1 = "z".into();
+        s.commit(&record(&wrong_seats), &mut wrong_seats, 3)
+            .unwrap();
+        let mut forged = row("forged");
+        s.commit(&record(&forged), &mut forged, 0).unwrap();
+        // g4: a row of an older version whose record file is gone; g6: a
+        // row pointing past the end of the log.
+        s.csv.serialize(row("g4")).unwrap();
+        let mut past = row("g6");
+        (past.record_file, past.record_offset, past.record_length) =
+            ("records-0000.jsonl".into(), Some(1 << 20), Some(10));
+        s.csv.serialize(&past).unwrap();
+        // g5 last, its record says another result.
+        let mut other_result = row("g5");
+        let rec = record(&other_result);
+        other_result.reason = "illegal".into();
+        s.commit(&rec, &mut other_result, 5).unwrap();
+        drop(s);
+        // A record whose row was never written: a run killed between them.
+        let log = layout.records().join("records-0000.jsonl");
+        let committed = std::fs::metadata(&log).unwrap().len();
+        let mut f = OpenOptions::new().append(true).open(&log).unwrap();
+        f.write_all(&record(&row("g7"))[..50]).unwrap();
+        drop(f);
+
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        let rejected = s.check(&schedule).unwrap();
+        assert_eq!(s.cut_record_bytes, 50);
+        assert_eq!(std::fs::metadata(&log).unwrap().len(), committed);
+        let got: Vec<(u64, &str)> = rejected
+            .iter()
+            .map(|r| (r.line, r.row.game_id.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (3, "g2"),
+                (4, "g2"),
+                (5, "g3"),
+                (6, "forged"),
+                (7, "g4"),
+                (8, "g6"),
+                (9, "g5")
+            ]
+        );
+        let whys: Vec<&str> = rejected.iter().map(|r| r.why.as_str()).collect();
+        assert!(
+            whys[0].contains("2 rows") && whys[1].contains("2 rows"),
+            "{whys:?}"
+        );
+        assert!(
+            whys[2].contains("seats a, b") && whys[2].contains("a, z"),
+            "{whys:?}"
+        );
+        assert!(whys[3].contains("no game with this id"), "{whys:?}");
+        assert!(whys[4].contains("g4.jsonl"), "{whys:?}");
+        assert!(whys[5].contains("past the end"), "{whys:?}");
+        assert!(whys[6].contains("illegal"), "{whys:?}");
+        assert_eq!(s.done().len(), 1, "g1 only");
+
+        s.set_aside(&rejected).unwrap();
+        commit(&mut s, "g2");
+        let ids: Vec<String> = s.rows().unwrap().into_iter().map(|r| r.game_id).collect();
+        assert_eq!(ids, ["g1", "g2"]);
+        let set_aside = csvio::read_file(&layout.rejected_csv()).unwrap().rows;
+        assert_eq!(set_aside.len(), 7);
+        let text = std::fs::read_to_string(layout.rejected_csv()).unwrap();
+        assert!(
+            text.starts_with("game_id,") && text.contains(",rejected_because\n"),
+            "{text}"
+        );
+        assert!(text.contains("no game with this id"), "{text}");
+        drop(s);
+        // The repaired folder checks clean, and keeps the records' places.
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        assert!(s.check(&schedule).unwrap().is_empty());
+        assert_eq!((s.done().len(), s.cut_record_bytes), (2, 0));
+        for r in s.rows().unwrap() {
+            let at = RecordAt::of(&layout.records(), &r).unwrap();
+            assert_eq!(at.read().unwrap(), record(&r));
+        }
+    }
+
+    /// Rows scanned one at a time are the rows read whole, with the same
+    /// lines, quoted newlines included.
+    #[test]
+    fn rows_scanned_one_at_a_time_are_the_rows_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.csv");
+        let mut w = csv::Writer::from_path(&path).unwrap();
+        for k in 0..40 {
+            let mut r = row(&format!("g{k}"));
+            r.version0 = if k % 7 == 3 {
+                "v\n\"2\",\n".into()
+            } else {
+                "1".into()
+            };
+            w.serialize(&r).unwrap();
+        }
+        drop(w);
+        let whole = csvio::read_file(&path).unwrap().rows;
+        let mut got = Vec::new();
+        scan_rows(&path, &mut |line, r| {
+            got.push((line, r.clone()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(got, whole);
+        // A broken row names the file's own line.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let broken = text.replacen("g30,diffusion,2", "g30,diffusion,two", 1);
+        std::fs::write(&path, broken).unwrap();
+        let line = whole.iter().find(|(_, r)| r.game_id == "g30").unwrap().0;
+        let e = scan_rows(&path, &mut |_, _| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("games.csv:{line}: column `players`")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_done_set_holds_a_bit_per_game() {
+        let mut d = DoneSet::default();
+        assert!(d.insert(3) && d.insert(1_000_000) && !d.insert(3));
+        assert!(d.contains(3) && d.contains(1_000_000) && !d.contains(4));
+        assert_eq!(d.len(), 2);
+        d.remove(3);
+        d.remove(3);
+        d.remove(7_000_000);
+        assert!(!d.contains(3));
+        assert_eq!(d.len(), 1);
+        assert!(d.bits.len() <= 1_000_000 / 64 + 1);
+    }
+
+    #[test]
+    fn another_schedule_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(ResultsDir::open(dir.path(), &meta("x")).unwrap());
+        let e = ResultsDir::open(dir.path(), &meta("y"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("different schedule"), "{e}");
+    }
+
+    #[test]
+    fn a_bots_logs_are_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = Layout::new(dir.path());
+        std::fs::create_dir_all(l.logs()).unwrap();
+        std::fs::write(l.bot_log("a", 0), "12345").unwrap();
+        std::fs::write(l.bot_log("a", 11), "123").unwrap();
+        std::fs::write(l.bot_log("a-wolf", 0), "1234567").unwrap();
+        std::fs::write(l.check_log("a"), "12").unwrap();
+        assert_eq!(l.bot_logs_size("a"), 8);
+        assert_eq!(l.bot_logs_size("a-wolf"), 7);
+        assert_eq!(l.bot_logs_size("b"), 0);
+    }
+
+    /// `bots = "all"` and a new folder under bots/: the error says which
+    /// bots changed and exactly how to resume.
+    #[test]
+    fn changed_bots_are_named_with_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(ResultsDir::open(dir.path(), &meta("x")).unwrap());
+        let mut more = meta("y");
+        more.bots.push("newcomer".into());
+        let e = ResultsDir::open(dir.path(), &more)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("new: newcomer; gone: none"), "{e}");
+        assert!(e.contains("move the new bot folders out of bots/"), "{e}");
+        assert!(e.contains(r#"bots = ["a", "b"]"#), "{e}");
+    }
+}

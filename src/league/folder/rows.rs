@@ -1,0 +1,178 @@
+//! The rows of games.csv: reading them one at a time, checking them
+//! against the schedule and their records, the done set, torn tails.
+
+use super::layout::{io, StoreError};
+use crate::results::records::RecordAt;
+use crate::results::{csvio, GameRow};
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// What the schedule says a game is: its variant and its bots by seat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expected {
+    /// The game's place in the schedule.
+    pub index: usize,
+    pub variant: String,
+    pub seats: Vec<String>,
+}
+
+/// A row of games.csv the schedule does not account for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rejected {
+    /// Its line in games.csv.
+    pub line: u64,
+    pub row: GameRow,
+    pub why: String,
+}
+
+/// Whether the header of the results CSV at `path` lacks a column this
+/// version writes (a folder of an older version).
+pub(super) fn lacks_added_columns(path: &Path) -> bool {
+    use std::io::BufRead;
+    let mut line = String::new();
+    let read = File::open(path).and_then(|f| std::io::BufReader::new(f).read_line(&mut line));
+    if read.is_err() {
+        return false;
+    }
+    let names: Vec<&str> = line.trim().split(',').map(str::trim).collect();
+    csvio::all_columns().any(|c| !names.contains(&c))
+}
+
+/// A CSV writer appending to `path` (created if needed), with a header
+/// line first when `header`.
+pub(super) fn append_to(path: &Path, header: bool) -> Result<csv::Writer<File>, StoreError> {
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(io(path))?;
+    Ok(csv::WriterBuilder::new()
+        .has_headers(header)
+        .from_writer(file))
+}
+
+/// Why the record of `row`'s game does not back the row, if it does not:
+/// missing, without its `end` line, or with another result.
+pub(super) fn record_problem(at: &RecordAt, row: &GameRow) -> Option<String> {
+    let path = at.path();
+    let text = match at.read() {
+        Ok(t) => String::from_utf8_lossy(&t).into_owned(),
+        Err(e) => return Some(format!("its record {}: {e}", path.display())),
+    };
+    let first: serde_json::Value = text
+        .lines()
+        .next()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_default();
+    if first["type"] != "game" || first["game_id"] != row.game_id.as_str() {
+        return Some(format!(
+            "its record in {} does not start with the game line of {}",
+            path.display(),
+            row.game_id
+        ));
+    }
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    let end: serde_json::Value = match serde_json::from_str(last) {
+        Ok(v) => v,
+        Err(_) => return Some(format!("its record {} is incomplete", path.display())),
+    };
+    if end["type"] != "end" {
+        return Some(format!("its record {} has no end line", path.display()));
+    }
+    let scores: Vec<f64> = end["scores"]
+        .as_array()
+        .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
+        .unwrap_or_default();
+    let same_scores = scores.len() == row.scores().len()
+        && scores
+            .iter()
+            .zip(row.scores())
+            .all(|(a, b)| (a - b).abs() < 1e-9);
+    if end["reason"] != row.reason.as_str() || !same_scores {
+        return Some(format!(
+            "its record {} ends {} {:?}, the row says {} {:?}",
+            path.display(),
+            end["reason"],
+            scores,
+            row.reason,
+            row.scores()
+        ));
+    }
+    None
+}
+
+/// Cuts a last line that has no newline (a write torn by a crash). Returns
+/// the number of bytes removed.
+pub fn repair_torn_tail(path: &Path) -> Result<u64, StoreError> {
+    let mut f = match OpenOptions::new().read(true).write(true).open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(io(path)(e)),
+    };
+    let len = f.metadata().map_err(io(path))?.len();
+    if len == 0 {
+        return Ok(0);
+    }
+    // Scan back from the end for the last newline.
+    let mut pos = len;
+    let mut buf = [0u8; 4096];
+    loop {
+        let start = pos.saturating_sub(buf.len() as u64);
+        let n = (pos - start) as usize;
+        f.seek(SeekFrom::Start(start)).map_err(io(path))?;
+        f.read_exact(&mut buf[..n]).map_err(io(path))?;
+        if let Some(i) = buf[..n].iter().rposition(|&b| b == b'\n') {
+            let keep = start + i as u64 + 1;
+            if keep < len {
+                f.set_len(keep).map_err(io(path))?;
+            }
+            return Ok(len - keep);
+        }
+        if start == 0 {
+            // Not even a whole header line: start the file afresh.
+            f.set_len(0).map_err(io(path))?;
+            return Ok(len);
+        }
+        pos = start;
+    }
+}
+
+/// Writes a file via a temporary file, synced, and a rename, so that readers
+/// never see half of it, even after a power cut.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let tmp = path.with_extension("tmp");
+    {
+        let mut f = File::create(&tmp).map_err(io(&tmp))?;
+        f.write_all(bytes).map_err(io(&tmp))?;
+        f.sync_data().map_err(io(&tmp))?;
+    }
+    std::fs::rename(&tmp, path).map_err(io(path))
+}
+
+/// Calls `each(line, row)` for every row of the results CSV at `path`, in
+/// order, one row at a time (`csvio::RowReader`): memory stays bounded
+/// whatever the rows, every row is checked as `arena rate` checks it, and
+/// an error names the file's own line. A missing file has no rows.
+pub fn scan_rows(
+    path: &Path,
+    each: &mut dyn FnMut(u64, &GameRow) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let mut rows = match csvio::RowReader::open(path) {
+        Ok(r) => r,
+        Err(csvio::CsvError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            return Ok(())
+        }
+        Err(e) => return Err(e.into()),
+    };
+    while let Some((line, row)) = rows.next_row()? {
+        each(line, row)?;
+    }
+    Ok(())
+}

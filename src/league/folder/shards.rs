@@ -1,0 +1,107 @@
+//! The shard folders of one league (`shard-K-of-N` side by side) and the
+//! check that they belong together.
+
+use super::layout::{Layout, StoreError};
+use super::meta::{read_meta, LeagueMeta};
+use std::path::{Path, PathBuf};
+
+/// The shard folders beside `dir` (`shard-K-of-N` in its parent), with
+/// their `league.json`, `dir` itself left out.
+pub fn sibling_shards(dir: &Path) -> Vec<(PathBuf, LeagueMeta)> {
+    let Some(parent) = dir.parent() else {
+        return Vec::new();
+    };
+    shard_folders(parent)
+        .into_iter()
+        .filter(|(p, _)| p.file_name() != dir.file_name())
+        .collect()
+}
+
+/// The folders in `parent` named as shards (`shard-K-of-N`), by name.
+pub fn shard_dirs(parent: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("shard-") && n.contains("-of-"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The shard folders in `parent` (`shard-K-of-N`) that have a readable
+/// `league.json`, by name.
+pub fn shard_folders(parent: &Path) -> Vec<(PathBuf, LeagueMeta)> {
+    shard_dirs(parent)
+        .into_iter()
+        .filter_map(|p| read_meta(&p).map(|m| (p, m)))
+        .collect()
+}
+
+/// Refuses to start shard `meta` in `dir` when a sibling shard belongs to
+/// another league: another tournament file, bot list or `arena` version
+/// (their `league` fingerprints differ), or another shard count.
+pub fn check_siblings(dir: &Path, meta: &LeagueMeta) -> Result<(), StoreError> {
+    let count = |m: &LeagueMeta| {
+        m.shard
+            .as_deref()
+            .and_then(|s| s.split_once('/'))
+            .map(|(_, n)| n.to_string())
+    };
+    for (path, other) in sibling_shards(dir) {
+        let json = Layout::new(&path).league_json();
+        if count(&other) != count(meta) {
+            return Err(StoreError::Mismatch {
+                path: json,
+                why: format!(
+                    "this folder holds shard {} of league `{}`, while this run is shard {}: one league is split one way. Run it with the same N as its other shards, or give it another `output`",
+                    other.shard.as_deref().unwrap_or("?"),
+                    other.name,
+                    meta.shard.as_deref().unwrap_or("?")
+                ),
+            });
+        }
+        let (Some(theirs), Some(ours)) = (&other.league, &meta.league) else {
+            continue;
+        };
+        if theirs == ours {
+            continue;
+        }
+        let version = |m: &LeagueMeta| {
+            m.played_under
+                .as_ref()
+                .map(|p| p.arena_version.clone())
+                .unwrap_or_default()
+        };
+        let what = if other.bots != meta.bots {
+            format!(
+                "another bot list ({} there, {} here)",
+                other.bots.join(", "),
+                meta.bots.join(", ")
+            )
+        } else if version(&other) != version(meta) {
+            format!(
+                "another arena version ({} there, {} here)",
+                version(&other),
+                version(meta)
+            )
+        } else {
+            "another tournament file (its settings, bots' commands or variants differ)".to_string()
+        };
+        return Err(StoreError::Mismatch {
+            path: json,
+            why: format!(
+                "shard {} of league `{}` was started with {what}; the shards of one league must be run from the same file, bots and arena. Run this shard as the others were, or give it another `output`",
+                other.shard.as_deref().unwrap_or("?"),
+                other.name
+            ),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,76 @@
+//! How a bot is started, built in one place for every command that starts
+//! bots (`run`, `match`, `replay`, `bots`, `play`, `check-bot`): its command
+//! (placeholders expanded), the sandbox mode, the limits (the league's or
+//! the flags' over what its bot.toml asks for), the folder hidden from it
+//! and where its stderr goes. A setting added here reaches them all.
+
+use super::config::{BotSpec, Tournament};
+use crate::bot::{manifest, BotCommand, Launch, LimitSettings, Sandbox};
+use crate::referee::BotPlayer;
+use std::path::{Path, PathBuf};
+
+/// Where bots run: the same for every bot of a league or a command.
+#[derive(Clone, Debug, Default)]
+pub struct Room<'a> {
+    pub sandbox: Sandbox,
+    /// The league's `[limits]` or the command's flags; they override what
+    /// a bot's bot.toml asks for.
+    pub limits: LimitSettings,
+    /// A folder the bots must not see (the results folder).
+    pub hide: Option<&'a Path>,
+    /// Paths every bot sees read-only besides its own view (`[sandbox]
+    /// expose`).
+    pub expose: &'a [PathBuf],
+    /// The user ids bots run as when the referee is root (`[sandbox]
+    /// uid_range`; none: the default range).
+    pub uids: Option<(u32, u32)>,
+    /// The bots may think while the others do (`ponder`); else each is
+    /// paused while it is not its turn.
+    pub ponder: bool,
+}
+
+impl<'a> Room<'a> {
+    /// The room of league `t`: its sandbox and limits, its results folder
+    /// hidden.
+    pub fn of(t: &'a Tournament) -> Room<'a> {
+        Room {
+            sandbox: t.sandbox,
+            limits: t.limits,
+            hide: Some(&t.output),
+            expose: &t.sandbox_settings.expose,
+            uids: t.sandbox_settings.uid_range,
+            ponder: t.ponder,
+        }
+    }
+
+    /// The launch of `command`, whose bot.toml asks for `asks`, with its
+    /// stderr appended to `log` (none: discarded).
+    pub fn launch(&self, command: BotCommand, asks: LimitSettings, log: Option<PathBuf>) -> Launch {
+        let mut launch = BotPlayer::launch(command).sandboxed(self.sandbox);
+        launch.stderr_log = log;
+        if let Some(dir) = self.hide {
+            launch = launch.hiding(dir);
+        }
+        launch.expose = self.expose.to_vec();
+        launch.uids = self.uids;
+        launch.ponder = self.ponder;
+        self.limits.or(asks).apply(&mut launch.limits);
+        launch
+    }
+
+    /// The launch of a league's bot entry.
+    pub fn launch_bot(&self, spec: &BotSpec, log: Option<PathBuf>) -> Launch {
+        self.launch(command(spec), spec.limits, log)
+    }
+}
+
+/// A bot entry's command, its placeholders (`{bin_dir}`, ...) expanded.
+pub fn command(spec: &BotSpec) -> BotCommand {
+    let argv = manifest::expand(&spec.command);
+    BotCommand {
+        program: argv.first().cloned().unwrap_or_default(),
+        args: argv.get(1..).map(<[String]>::to_vec).unwrap_or_default(),
+        cwd: spec.cwd.clone(),
+        env: spec.env.clone(),
+    }
+}
