@@ -392,11 +392,19 @@ enum Origin {
 /// handling `game_start`, or writing): then it is paused all the same.
 pub const PAUSE_GRACE: Duration = Duration::from_millis(10);
 
-/// Pauses every player of `others` (they are not to move): each as soon as
-/// it is idle (looked at every millisecond), all after [`PAUSE_GRACE`].
+/// How long the other seats may run after a request is written before
+/// they are paused: a seat that answers sooner (an instant bot) costs no
+/// pause at all, and a bot that leaves processes running gains at most
+/// this much of another's turn.
+pub const PAUSE_AFTER: Duration = Duration::from_millis(1);
+
+/// Pauses every player of `others` (they are not to move), from
+/// [`PAUSE_AFTER`] on: each as soon as it is idle (looked at every
+/// millisecond), all after [`PAUSE_GRACE`].
 async fn pause_others(others: &mut [&mut &mut dyn Player]) {
     let until = Instant::now() + PAUSE_GRACE;
     let mut left: Vec<usize> = (0..others.len()).collect();
+    tokio::time::sleep(PAUSE_AFTER).await;
     loop {
         let force = Instant::now() >= until;
         left.retain(|&i| !others[i].pause(force));
