@@ -2,7 +2,7 @@
 //! is killed as a whole; descendants that left it are found by the token in
 //! their environment; the leader is reaped.
 
-use super::{sys, BotProcess, TOKEN_VAR};
+use super::{sys, BotProcess, PAUSE_AFTER, PAUSE_GRACE, TOKEN_VAR};
 use crate::host::process_alive;
 use std::process::ExitStatus;
 use std::time::Duration;
@@ -48,20 +48,59 @@ impl BotProcess {
     /// stopped halfway through writing. True when it is paused, may
     /// ponder, or has exited.
     pub fn pause(&mut self, force: bool) -> bool {
-        if self.ponder || self.paused || self.has_exited() {
+        if self.ponder || self.has_exited() {
             return true;
         }
-        if !force && !self.main_idle() {
+        let main = self.main_pid();
+        let mut state = self.pausing.lock().unwrap_or_else(|e| e.into_inner());
+        if state.paused {
+            return true;
+        }
+        if !force && !main.is_some_and(idle) {
             return false;
         }
         kill_group(self.pid, libc::SIGSTOP);
-        self.paused = true;
+        state.paused = true;
         true
     }
 
-    /// True when the bot's main process is asleep. In the sandbox it is
-    /// the only child of the keeper (the process the referee started).
-    fn main_idle(&mut self) -> bool {
+    /// Pauses the bot in the background, as the referee does between
+    /// turns (from [`PAUSE_AFTER`], as soon as it is idle, at the latest
+    /// after [`PAUSE_GRACE`]), unless a line is sent to it first: for a bot
+    /// between games, whose processes must not run while other games are
+    /// played.
+    pub fn pause_later(&mut self) {
+        if self.ponder || self.has_exited() {
+            return;
+        }
+        let main = self.main_pid();
+        let pid = self.pid;
+        let pausing = self.pausing.clone();
+        let generation = pausing.lock().map(|s| s.generation).unwrap_or(0);
+        tokio::spawn(async move {
+            let t0 = tokio::time::Instant::now();
+            tokio::time::sleep(PAUSE_AFTER).await;
+            loop {
+                let force = t0.elapsed() >= PAUSE_GRACE;
+                {
+                    let mut state = pausing.lock().unwrap_or_else(|e| e.into_inner());
+                    if state.generation != generation || state.paused {
+                        return;
+                    }
+                    if force || main.is_some_and(idle) {
+                        kill_group(pid, libc::SIGSTOP);
+                        state.paused = true;
+                        return;
+                    }
+                }
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        });
+    }
+
+    /// The bot's main process: in the sandbox, the only child of the
+    /// keeper (the process the referee started).
+    fn main_pid(&mut self) -> Option<u32> {
         if self.main_pid.is_none() {
             self.main_pid = match self.jail.is_some() {
                 true => std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", self.pid))
@@ -70,30 +109,24 @@ impl BotProcess {
                 false => Some(self.pid),
             };
         }
-        let Some(pid) = self.main_pid else {
-            return false;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            return false;
-        };
-        let state = stat
-            .rsplit_once(')')
-            .and_then(|(_, r)| r.split_whitespace().next());
-        matches!(state, Some("S"))
+        self.main_pid
     }
 
-    /// Lets a paused bot run again (SIGCONT to its process group); every
-    /// line sent to the bot does this first.
+    /// Lets a paused bot run again (SIGCONT to its process group), and
+    /// calls off a pause to come; every line sent to the bot does this
+    /// first.
     pub fn resume(&mut self) {
-        if self.paused {
+        let mut state = self.pausing.lock().unwrap_or_else(|e| e.into_inner());
+        state.generation += 1;
+        if state.paused {
             kill_group(self.pid, libc::SIGCONT);
-            self.paused = false;
+            state.paused = false;
         }
     }
 
     /// True while the bot is paused.
     pub fn is_paused(&self) -> bool {
-        self.paused
+        self.pausing.lock().map(|s| s.paused).unwrap_or(false)
     }
 
     /// Ends the process: closes its stdin, waits up to `grace` for it to
@@ -212,6 +245,17 @@ fn tokened_pids(needle: &[u8]) -> Vec<u32> {
         }
     }
     pids
+}
+
+/// True when process `pid` is asleep (state `S`).
+fn idle(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, r)| r.split_whitespace().next());
+    matches!(state, Some("S"))
 }
 
 /// True while any process carrying `token` lives (see [`TOKEN_VAR`]).

@@ -445,12 +445,31 @@ pub struct BotProcess {
     jail: Option<sandbox::Jail>,
     /// See [`Launch::ponder`].
     ponder: bool,
-    /// Stopped by [`BotProcess::pause`].
-    paused: bool,
+    /// Whether the bot is paused, and how many times it was resumed (a
+    /// pause to come is called off by a resume): shared with the task of
+    /// [`BotProcess::pause_later`].
+    pausing: std::sync::Arc<std::sync::Mutex<Pausing>>,
     /// The bot's main process (the keeper's child in the sandbox), once
     /// known.
     main_pid: Option<u32>,
 }
+
+/// See [`BotProcess::pausing`](BotProcess).
+#[derive(Debug, Default)]
+struct Pausing {
+    paused: bool,
+    generation: u64,
+}
+
+/// How long a bot that is not to move may run before it is paused: one
+/// that answers sooner costs no pause, and one that leaves processes
+/// running gains at most this much of another's turn.
+pub const PAUSE_AFTER: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// How long a bot that is not to move may run when it is not idle by then
+/// (still handling `game_start`, or writing): then it is paused all the
+/// same.
+pub const PAUSE_GRACE: std::time::Duration = std::time::Duration::from_millis(10);
 
 impl std::fmt::Debug for BotProcess {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

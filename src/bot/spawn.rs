@@ -139,7 +139,7 @@ impl BotProcess {
             token,
             jail,
             ponder: *ponder,
-            paused: false,
+            pausing: Default::default(),
             main_pid: None,
         })
     }

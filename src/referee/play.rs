@@ -387,16 +387,7 @@ enum Origin {
     Asked(Duration),
 }
 
-/// How long a seat that is not to move may go on running after another
-/// seat's request is written, when it is not idle by then (a bot still
-/// handling `game_start`, or writing): then it is paused all the same.
-pub const PAUSE_GRACE: Duration = Duration::from_millis(10);
-
-/// How long the other seats may run after a request is written before
-/// they are paused: a seat that answers sooner (an instant bot) costs no
-/// pause at all, and a bot that leaves processes running gains at most
-/// this much of another's turn.
-pub const PAUSE_AFTER: Duration = Duration::from_millis(1);
+pub use crate::bot::{PAUSE_AFTER, PAUSE_GRACE};
 
 /// Pauses every player of `others` (they are not to move), from
 /// [`PAUSE_AFTER`] on: each as soon as it is idle (looked at every

@@ -741,7 +741,10 @@ impl Player for BotPlayer {
                 },
                 &mut self.buf,
             );
-            let _ = self.send(e.deadline).await;
+            if self.send(e.deadline).await.is_ok() {
+                // Until its next game, the bot gets no CPU either.
+                self.process.pause_later();
+            }
         })
     }
 
