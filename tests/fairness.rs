@@ -3,16 +3,11 @@
 //! machine while it measures.
 
 use mancala_arena::results::{csvio, GameRow};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 
-fn attack_bot(dir: &Path, name: &str) -> PathBuf {
-    let folder = dir.join(name);
-    std::fs::create_dir_all(&folder).unwrap();
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/attack/attack.py");
-    std::fs::copy(script, folder.join("attack.py")).unwrap();
-    folder
-}
+mod common;
+use common::{attack_bot, attack_lines};
+use std::process::{Command, Stdio};
 
 /// Runs the league file `text` in `dir`; its rows and the `ATTACK` lines
 /// of the logs of `bot`.
@@ -31,20 +26,7 @@ fn league(dir: &Path, text: &str, bot: &str) -> (Vec<GameRow>, Vec<String>) {
         String::from_utf8_lossy(&out.stderr)
     );
     let rows = csvio::read_rows(&dir.join("out/games.csv")).unwrap();
-    let mut lines = Vec::new();
-    for e in std::fs::read_dir(dir.join("out/logs")).unwrap().flatten() {
-        if e.file_name()
-            .to_string_lossy()
-            .starts_with(&format!("{bot}-w"))
-        {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            lines.extend(
-                text.lines()
-                    .filter_map(|l| l.strip_prefix("ATTACK "))
-                    .map(str::to_string),
-            );
-        }
-    }
+    let lines = attack_lines(&dir.join("out"), &format!("{bot}-w"));
     (rows, lines)
 }
 

@@ -6,6 +6,9 @@ use mancala_arena::results::{csvio, GameRow};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+mod common;
+use common::{attack_bot, attack_lines};
+
 fn arena() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
     c.stdin(Stdio::null());
@@ -19,14 +22,6 @@ fn attack_dir() -> PathBuf {
 fn as_root() -> bool {
     // SAFETY: geteuid cannot fail.
     unsafe { libc::geteuid() == 0 }
-}
-
-/// A bot folder in `dir` holding a copy of attack.py.
-fn attack_bot(dir: &Path, name: &str) -> PathBuf {
-    let folder = dir.join(name);
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::copy(attack_dir().join("attack.py"), folder.join("attack.py")).unwrap();
-    folder
 }
 
 /// Runs the league file `text` (written to `dir/l.toml`) and returns its
@@ -55,17 +50,7 @@ fn league(
         String::from_utf8_lossy(&out.stderr)
     );
     let rows = csvio::read_rows(&dir.join("out/games.csv")).unwrap();
-    let mut lines = Vec::new();
-    for e in std::fs::read_dir(dir.join("out/logs")).unwrap().flatten() {
-        if e.file_name().to_string_lossy().starts_with(log_prefix) {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            lines.extend(
-                text.lines()
-                    .filter_map(|l| l.strip_prefix("ATTACK "))
-                    .map(str::to_string),
-            );
-        }
-    }
+    let lines = attack_lines(&dir.join("out"), log_prefix);
     (rows, lines)
 }
 
@@ -136,20 +121,7 @@ output = "out"
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut lines = Vec::new();
-    for e in std::fs::read_dir(dir.path().join("out/logs"))
-        .unwrap()
-        .flatten()
-    {
-        if e.file_name().to_string_lossy().starts_with("probe-w") {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            lines.extend(
-                text.lines()
-                    .filter_map(|l| l.strip_prefix("ATTACK "))
-                    .map(str::to_string),
-            );
-        }
-    }
+    let lines = attack_lines(&dir.path().join("out"), "probe-w");
     assert_eq!(
         std::fs::read_to_string(&secret).unwrap(),
         "organiser secret",

@@ -3,6 +3,7 @@
 /// Live (not zombie) processes whose command line holds `word`. A bot in
 /// its sandbox knows only its own namespace's pids, so what it leaves
 /// behind is found by its command line.
+#[allow(dead_code)]
 pub fn processes_with(word: &str) -> Vec<u32> {
     let mut found = Vec::new();
     let Ok(dir) = std::fs::read_dir("/proc") else {
@@ -37,4 +38,34 @@ pub fn record_text(dir: &std::path::Path, row: &mancala_arena::results::GameRow)
         .expect("the row names a record")
         .read_text()
         .expect("the record reads")
+}
+
+/// A bot folder `dir/name` holding a copy of the attack bots' script
+/// (tests/attack/attack.py).
+#[allow(dead_code)]
+pub fn attack_bot(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let folder = dir.join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    let script =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/attack/attack.py");
+    std::fs::copy(script, folder.join("attack.py")).unwrap();
+    folder
+}
+
+/// Every `ATTACK` finding (the prefix cut) in the bot logs of the results
+/// folder `out` whose names start with `prefix`.
+#[allow(dead_code)]
+pub fn attack_lines(out: &std::path::Path, prefix: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    for e in std::fs::read_dir(out.join("logs")).unwrap().flatten() {
+        if e.file_name().to_string_lossy().starts_with(prefix) {
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            lines.extend(
+                text.lines()
+                    .filter_map(|l| l.strip_prefix("ATTACK "))
+                    .map(str::to_string),
+            );
+        }
+    }
+    lines
 }

@@ -137,6 +137,22 @@ pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
     }
 }
 
+/// Makes every mount of this mount namespace private: nothing mounted here
+/// reaches the host's, nor the other way.
+///
+/// # Safety
+/// Between fork and exec: one system call.
+unsafe fn make_private() -> bool {
+    let none = std::ptr::null::<libc::c_char>();
+    libc::mount(
+        none,
+        c"/".as_ptr(),
+        none,
+        libc::MS_REC | libc::MS_PRIVATE,
+        none.cast(),
+    ) == 0
+}
+
 /// Mounts each source on its staging folder, in a mount namespace of the
 /// child's own (see [`RootPlan::stage`]); says which failed in the bot's
 /// log.
@@ -145,15 +161,7 @@ pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
 /// Between fork and exec: only async-signal-safe calls.
 unsafe fn stage(staged: &[(std::ffi::CString, std::ffi::CString)]) -> bool {
     let none = std::ptr::null::<libc::c_char>();
-    if libc::unshare(libc::CLONE_NEWNS) != 0
-        || libc::mount(
-            none,
-            c"/".as_ptr(),
-            none,
-            libc::MS_REC | libc::MS_PRIVATE,
-            none.cast(),
-        ) != 0
-    {
+    if libc::unshare(libc::CLONE_NEWNS) != 0 || !make_private() {
         return fail(b"stage the view in", c"a mount namespace").is_ok();
     }
     for (src, at) in staged {
@@ -374,16 +382,8 @@ pub fn mount_points() -> Vec<std::path::PathBuf> {
 /// Between fork and exec, as PID 1 of the bot's namespaces: only
 /// async-signal-safe calls, on buffers built before the fork.
 unsafe fn enter(view: &RootPlan) -> std::io::Result<()> {
-    let none = std::ptr::null::<libc::c_char>();
     let root = view.root.as_ptr();
-    if libc::mount(
-        none,
-        c"/".as_ptr(),
-        none,
-        libc::MS_REC | libc::MS_PRIVATE,
-        none.cast(),
-    ) != 0
-    {
+    if !make_private() {
         return fail(b"make private", c"/");
     }
     let tmpfs = c"tmpfs".as_ptr();
