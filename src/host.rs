@@ -76,15 +76,17 @@ pub fn raise_open_files_limit() -> Option<u64> {
     Some(r.rlim_cur)
 }
 
+/// The state letter of process `pid` (`R`, `S`, `Z`, ...: the field after
+/// the command name in /proc/PID/stat), or `None` when it does not exist.
+pub fn process_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().next()?.chars().next()
+}
+
 /// True while process `pid` exists and is not a zombie (Linux: /proc).
 pub fn process_alive(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    let state = stat
-        .rsplit_once(')')
-        .and_then(|(_, r)| r.split_whitespace().next());
-    !matches!(state, None | Some("Z") | Some("X"))
+    !matches!(process_state(pid), None | Some('Z') | Some('X'))
 }
 
 /// SIGPIPE back to its default, which Rust sets to ignored: for the

@@ -340,7 +340,7 @@ pub fn plan(
     let program = resolve_program(&cmd.program, &cwd);
     let mut bin = None;
     for exe in std::iter::once(program.clone()).chain(interpreter(&program, &cwd)) {
-        match installation(&exe) {
+        match installation(&exe, &temp) {
             Some(prefix) if shown.add_dir(&prefix, &temp) => {
                 bin.get_or_insert(exe.parent().map(Path::to_path_buf));
             }
@@ -851,21 +851,18 @@ fn interpreter(program: &Path, cwd: &Path) -> Option<PathBuf> {
 /// The installation that holds `exe` (canonical), to be shown whole: the
 /// folder above its `bin` or `sbin` when that folder has a `lib` beside
 /// (an interpreter's prefix: a pyenv or nvm version, a virtualenv, a JDK),
-/// and is neither `/`, the organiser's home folder or one above it.
+/// and is not too wide to show (see [`too_wide`]: `/`, the organiser's home
+/// folder or one above it).
 /// `None`: the program alone is shown (a `~/.cargo/bin` tool, a program in
 /// `~/bin`).
-fn installation(exe: &Path) -> Option<PathBuf> {
+fn installation(exe: &Path, temp: &Path) -> Option<PathBuf> {
     let up = exe.parent()?;
     if !matches!(up.file_name()?.to_str()?, "bin" | "sbin") {
         return None;
     }
     let prefix = up.parent()?;
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .and_then(|h| h.canonicalize().ok());
-    let wide = prefix.parent().is_none() || home.is_some_and(|h| h.starts_with(prefix));
     let has_lib = ["lib", "lib64"].iter().any(|l| prefix.join(l).is_dir());
-    (!wide && has_lib).then(|| prefix.to_path_buf())
+    (!too_wide(prefix, temp) && has_lib).then(|| prefix.to_path_buf())
 }
 
 fn c_path(p: &Path) -> std::io::Result<CString> {
@@ -1024,12 +1021,15 @@ mod tests {
         // `home` stands for the organiser's home here: an installation
         // must have a lib beside its bin and not be the home folder.
         assert_eq!(
-            installation(&home.join(".venv/bin/python")),
+            installation(&home.join(".venv/bin/python"), &temp_folder()),
             Some(home.join(".venv"))
         );
-        assert_eq!(installation(&home.join(".cargo/bin/tool")), None);
         assert_eq!(
-            installation(Path::new("/usr/bin/python3")),
+            installation(&home.join(".cargo/bin/tool"), &temp_folder()),
+            None
+        );
+        assert_eq!(
+            installation(Path::new("/usr/bin/python3"), &temp_folder()),
             Some(PathBuf::from("/usr"))
         );
     }
