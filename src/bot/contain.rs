@@ -2,7 +2,7 @@
 //! is killed as a whole; descendants that left it are found by the token in
 //! their environment; the leader is reaped.
 
-use super::{sys, BotProcess, PAUSE_AFTER, PAUSE_GRACE, TOKEN_VAR};
+use super::{sys, BotProcess, PAUSE_AFTER, TOKEN_VAR};
 use crate::host::process_alive;
 use std::process::ExitStatus;
 use std::time::Duration;
@@ -53,22 +53,15 @@ impl BotProcess {
         }
         let main = self.main_pid();
         let mut state = self.pausing.lock().unwrap_or_else(|e| e.into_inner());
-        if state.paused {
-            return true;
-        }
-        if !force && !main.is_some_and(idle) {
-            return false;
-        }
-        kill_group(self.pid, libc::SIGSTOP);
-        state.paused = true;
-        true
+        state.stop(self.pid, main, force)
     }
 
-    /// Pauses the bot in the background, as the referee does between
-    /// turns (from [`PAUSE_AFTER`], as soon as it is idle, at the latest
-    /// after [`PAUSE_GRACE`]), unless a line is sent to it first: for a bot
-    /// between games, whose processes must not run while other games are
-    /// played.
+    /// Pauses the bot in the background, unless a line is sent to it
+    /// first: for a bot between games, whose processes must not run while
+    /// other games are played. From [`PAUSE_AFTER`] on, as soon as its main
+    /// process is idle, and never by force: a bot may exit after
+    /// `game_end` (it is then restarted without charge, protocol.md), and
+    /// stopped halfway through its exit it would never be seen to exit.
     pub fn pause_later(&mut self) {
         if self.ponder || self.has_exited() {
             return;
@@ -78,18 +71,12 @@ impl BotProcess {
         let pausing = self.pausing.clone();
         let generation = pausing.lock().map(|s| s.generation).unwrap_or(0);
         tokio::spawn(async move {
-            let t0 = tokio::time::Instant::now();
             tokio::time::sleep(PAUSE_AFTER).await;
             loop {
-                let force = t0.elapsed() >= PAUSE_GRACE;
                 {
                     let mut state = pausing.lock().unwrap_or_else(|e| e.into_inner());
-                    if state.generation != generation || state.paused {
-                        return;
-                    }
-                    if force || main.is_some_and(idle) {
-                        kill_group(pid, libc::SIGSTOP);
-                        state.paused = true;
+                    let gone = main.is_none_or(|m| !crate::host::process_alive(m));
+                    if state.generation != generation || gone || state.stop(pid, main, false) {
                         return;
                     }
                 }
@@ -122,11 +109,6 @@ impl BotProcess {
             kill_group(self.pid, libc::SIGCONT);
             state.paused = false;
         }
-    }
-
-    /// True while the bot is paused.
-    pub fn is_paused(&self) -> bool {
-        self.pausing.lock().map(|s| s.paused).unwrap_or(false)
     }
 
     /// Ends the process: closes its stdin, waits up to `grace` for it to
@@ -247,15 +229,22 @@ fn tokened_pids(needle: &[u8]) -> Vec<u32> {
     pids
 }
 
+impl super::Pausing {
+    /// Stops the process group `pid` (SIGSTOP) unless it is stopped
+    /// already: at once with `force`, else only when its main process
+    /// `main` is idle. True when it is stopped.
+    fn stop(&mut self, pid: u32, main: Option<u32>, force: bool) -> bool {
+        if !self.paused && (force || main.is_some_and(idle)) {
+            kill_group(pid, libc::SIGSTOP);
+            self.paused = true;
+        }
+        self.paused
+    }
+}
+
 /// True when process `pid` is asleep (state `S`).
 fn idle(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    let state = stat
-        .rsplit_once(')')
-        .and_then(|(_, r)| r.split_whitespace().next());
-    matches!(state, Some("S"))
+    crate::host::process_state(pid) == Some('S')
 }
 
 /// True while any process carrying `token` lives (see [`TOKEN_VAR`]).
