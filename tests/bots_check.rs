@@ -478,25 +478,59 @@ fn bots_lists_every_bot_past_a_bad_manifest() {
 }
 
 /// Given a bot folder, check-bot runs its bot.toml's build first, as a
-/// league does, and tells the start-up time.
+/// league does (in the sandbox, in a copy of the folder: the folder itself
+/// is not written), and tells the start-up time.
 #[test]
 fn check_bot_builds_a_bot_folder_and_times_its_start() {
     let dir = tempfile::tempdir().unwrap();
     let bot = dir.path().join("built");
     std::fs::create_dir(&bot).unwrap();
+    std::fs::copy(
+        root().join("bots/random-python/bot.py"),
+        bot.join("source.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        bot.join("bot.toml"),
+        "name = \"built\"\nbuild = [\"cp\", \"source.py\", \"bot.py\"]\ncommand = [\"python3\", \"bot.py\"]\n",
+    )
+    .unwrap();
+    let check = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .arg("check-bot")
+            .args(game_args(false))
+            .arg("--")
+            .arg(&bot)
+            .env("XDG_CACHE_HOME", dir.path().join("cache"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.success(), text)
+    };
+    let (ok, text) = check();
+    assert!(ok, "{text}");
+    assert!(text.contains("PASS  build"), "{text}");
+    assert!(
+        !bot.join("bot.py").exists(),
+        "the build wrote in the bot's folder"
+    );
+    assert!(text.contains("the bot runs from"), "{text}");
+    assert!(text.contains("(started in "), "{text}");
+
+    // A build that names a file outside the folder is refused, with the
+    // bot.toml's line of `build`.
     std::fs::write(
         bot.join("bot.toml"),
         format!(
-            "name = \"built\"\nbuild = [\"cp\", \"{}\", \"bot.py\"]\ncommand = [\"python3\", \"bot.py\"]\n",
+            "name = \"built\"\ncommand = [\"python3\", \"bot.py\"]\nbuild = [\"cp\", \"{}\", \"bot.py\"]\n",
             root().join("bots/random-python/bot.py").display()
         ),
     )
     .unwrap();
-    let (ok, text) = check_bot(&[], &[bot.to_str().unwrap()], false);
-    assert!(ok, "{text}");
-    assert!(text.contains("PASS  build"), "{text}");
-    assert!(bot.join("bot.py").is_file(), "the build did not run");
-    assert!(text.contains("(started in "), "{text}");
+    let (ok, text) = check();
+    assert!(!ok, "{text}");
+    assert!(text.contains("bot.toml:3: `build` argument"), "{text}");
 }
 
 /// A bot that exits after each game is told that one process plays many

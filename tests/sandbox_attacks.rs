@@ -303,3 +303,139 @@ fn a_bot_toml_naming_files_outside_its_folder_is_refused_with_its_line() {
         assert!(rows.is_empty(), "{name}: a game was played: {rows:?}");
     }
 }
+
+/// A bot folder `dir/name` whose build is tests/attack/build.py, run with
+/// the given `[sandbox]` table; returns the league's stderr and the
+/// findings the build wrote in its built copy (none when it made none).
+/// The builds' copies go under `dir/cache`.
+fn build_league(dir: &Path, name: &str, sandbox: &str, port: u16) -> (bool, String, Vec<String>) {
+    let folder = dir.join("bots").join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(attack_dir().join("build.py"), folder.join("build.py")).unwrap();
+    let bot_py = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("bots/random-python/bot.py");
+    std::fs::copy(bot_py, folder.join("bot.py")).unwrap();
+    // Outside the temporary folder, which is the bot's own scratch folder
+    // in its view.
+    let mark = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("build-mark-{name}-{}", std::process::id()));
+    std::fs::write(
+        folder.join("bot.toml"),
+        format!(
+            "name = \"{name}\"\nbuild = [\"python3\", \"build.py\"]\ncommand = [\"python3\", \"bot.py\"]\n\
+             [env]\nBUILD_MARK = \"{}\"\nBUILD_ORIGINAL = \"{}\"\nBUILD_PORT = \"{port}\"\n",
+            mark.display(),
+            folder.display()
+        ),
+    )
+    .unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let file = dir.join(format!("{name}.toml"));
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"{name}\"\nbots = [\"{name}\", {{ name = \"r\", command = [\"{bot}\"] }}]\nvariants = [\"kisolo\"]\noutput = \"out-{name}\"\n{sandbox}\n"
+        ),
+    )
+    .unwrap();
+    let out = arena()
+        .args(["run", "--quiet", "--no-report"])
+        .arg(&file)
+        .current_dir(dir)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .output()
+        .unwrap();
+    assert!(!mark.exists(), "the build wrote {}", mark.display());
+    assert!(
+        !folder.join("from-build.txt").exists() && !folder.join("built.txt").exists(),
+        "the build wrote in the bot's own folder"
+    );
+    let builds = dir.join("cache/mancala-arena/builds");
+    let findings = std::fs::read_dir(&builds)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{name}-"))
+        })
+        .filter_map(|e| std::fs::read_to_string(e.path().join("built.txt")).ok())
+        .flat_map(|t| t.lines().map(str::to_string).collect::<Vec<_>>())
+        .collect();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.success(), err, findings)
+}
+
+/// A bot's build runs in the sandbox, in a copy of its folder: it writes
+/// there and nowhere else (not the host, not the bot's own folder), has no
+/// network, and the bot then plays from the built copy. With `[sandbox]
+/// build_network = true` the same build reaches the network.
+#[test]
+fn a_build_writes_only_its_copy_and_reaches_the_network_only_when_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+
+    let (ok, err, findings) = build_league(&base, "closed", "", port);
+    assert!(ok, "{err}");
+    for what in ["write mark", "write original", "connect"] {
+        let f = finding(&findings, what);
+        assert!(f.starts_with("refused"), "{what}: {f}");
+    }
+    assert!(listener.accept().is_err(), "the build connected");
+    let rows = csvio::read_rows(&base.join("out-closed/games.csv")).unwrap();
+    assert!(
+        !rows.is_empty() && rows.iter().all(|r| r.offender.is_none()),
+        "{rows:?}"
+    );
+
+    let (ok, err, findings) = build_league(&base, "open", "[sandbox]\nbuild_network = true", port);
+    assert!(ok, "{err}");
+    assert_eq!(finding(&findings, "connect"), "open", "{findings:?}");
+    assert!(finding(&findings, "write mark").starts_with("refused"));
+}
+
+/// A build that runs past `[sandbox] build_seconds` is stopped, and the
+/// league does not start, saying why.
+#[test]
+fn a_build_past_its_time_limit_is_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let folder = base.join("bots/slow");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("bot.toml"),
+        "name = \"slow\"\nbuild = [\"sleep\", \"613\"]\ncommand = [\"python3\", \"bot.py\"]\n",
+    )
+    .unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let file = base.join("slow.toml");
+    std::fs::write(
+        &file,
+        format!("name = \"slow\"\nbots = [\"slow\", {{ name = \"r\", command = [\"{bot}\"] }}]\nvariants = [\"kisolo\"]\noutput = \"out\"\n[sandbox]\nbuild_seconds = 1\n"),
+    )
+    .unwrap();
+    let out = arena()
+        .args(["run", "--quiet", "--no-report"])
+        .arg(&file)
+        .current_dir(&base)
+        .env("XDG_CACHE_HOME", base.join("cache"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("`slow`")
+            && err.contains("stopped after 1 s")
+            && err.contains("build_seconds"),
+        "{err}"
+    );
+    // The kernel ends what was left in the build's namespace: soon after.
+    let gone = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        common::processes_with("sleep\u{0}613").is_empty()
+    });
+    assert!(gone, "the build is still running");
+}

@@ -104,6 +104,8 @@ pub struct Manifest {
     pub limits: super::LimitSettings,
     /// The line of bot.toml where `command` is written (for messages).
     pub command_line: usize,
+    /// The line of bot.toml where `build` is written, if it is.
+    pub build_line: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -117,7 +119,7 @@ struct RawManifest {
     #[serde(default)]
     description: String,
     command: toml::Spanned<CommandValue>,
-    build: Option<CommandValue>,
+    build: Option<toml::Spanned<CommandValue>>,
     #[serde(default)]
     env: BTreeMap<String, String>,
     #[serde(default)]
@@ -169,10 +171,9 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
             ),
         });
     }
-    let command_line = src[..raw.command.span().start.min(src.len())]
-        .matches('\n')
-        .count()
-        + 1;
+    let line_of = |at: usize| src[..at.min(src.len())].matches('\n').count() + 1;
+    let command_line = line_of(raw.command.span().start);
+    let build_line = raw.build.as_ref().map(|b| line_of(b.span().start));
     let command = raw.command.into_inner().into_argv();
     if command.is_empty() {
         return Err(ManifestError::Invalid {
@@ -191,13 +192,14 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
         author: raw.author,
         language: raw.language,
         command,
-        build: raw.build.map(CommandValue::into_argv),
+        build: raw.build.map(|b| CommandValue::into_argv(b.into_inner())),
         env: raw.env.into_iter().collect(),
         broken: raw.broken,
         template: raw.template,
         dir: dir.to_path_buf(),
         limits: raw.limits,
         command_line,
+        build_line,
     })
 }
 

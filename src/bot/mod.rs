@@ -26,6 +26,7 @@
 //! Everything here runs on the caller's tokio runtime (a `current_thread`
 //! runtime per worker is the intended use); nothing blocks a thread.
 
+pub mod build;
 mod contain;
 mod lines;
 pub mod manifest;
@@ -63,6 +64,13 @@ impl BotCommand {
             cwd: None,
             env: Vec::new(),
         })
+    }
+
+    /// The program and its arguments.
+    pub fn argv(&self) -> Vec<String> {
+        std::iter::once(self.program.clone())
+            .chain(self.args.iter().cloned())
+            .collect()
     }
 
     /// The command as one line for messages.
@@ -103,6 +111,17 @@ pub struct Launch {
     /// not its turn (see [`BotProcess::pause`]); true: it may think on
     /// the others' time.
     pub ponder: bool,
+    /// Set for a bot's build (see [`build`]), not for the bot: its folder
+    /// (a copy made for the build) is writable, and the network is the
+    /// host's when the league allows it.
+    pub building: Option<Building>,
+}
+
+/// What a build may do that a bot may not (see [`Launch::building`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Building {
+    /// The host's network (`[sandbox] build_network = true`).
+    pub network: bool,
 }
 
 /// How a bot process is shut in (docs/security.md).
@@ -171,6 +190,7 @@ impl Launch {
             expose: Vec::new(),
             uids: None,
             ponder: false,
+            building: None,
         }
     }
 

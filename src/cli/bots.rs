@@ -5,7 +5,7 @@ use crate::bot::manifest;
 use crate::bot::Sandbox;
 use crate::league::config::{BotSpec, TimeSettings};
 use crate::league::folder::Layout;
-use crate::league::runner;
+use crate::league::{build, runner};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -93,12 +93,6 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
 /// Builds (if it has a build command) and starts one bot.
 fn check(spec: &BotSpec) -> (String, String, Option<String>) {
     let bots = std::slice::from_ref(spec);
-    let builds = match (&spec.build, runner::build_bots(bots, &mut |_| {})) {
-        (None, _) => "-".to_string(),
-        (Some(_), Ok(())) => "yes".to_string(),
-        (Some(_), Err(e)) => return ("no".into(), "-".into(), Some(e.to_string())),
-    };
-    let startup_ms = TimeSettings::default().startup_ms;
     let scratch = Layout::new(std::env::temp_dir().join("arena-bots-check"));
     let room = crate::league::launch::Room {
         sandbox: Sandbox::On,
@@ -106,6 +100,12 @@ fn check(spec: &BotSpec) -> (String, String, Option<String>) {
         hide: Some(scratch.root()),
         ..Default::default()
     };
+    let builds = match (&spec.build, build::build_bots(bots, &room, &mut |_| {})) {
+        (_, Err(e)) => return ("no".into(), "-".into(), Some(e.to_string())),
+        (None, Ok(())) => "-".to_string(),
+        (Some(_), Ok(())) => "yes".to_string(),
+    };
+    let startup_ms = TimeSettings::default().startup_ms;
     match runner::check_bots_start(bots, startup_ms, &scratch, &room) {
         Ok(()) => (builds, "yes".into(), None),
         Err(e) => (builds, "no".into(), Some(e.to_string())),

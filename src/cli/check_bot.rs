@@ -139,10 +139,10 @@ impl Checks {
 /// and the restart with closures over the launch; what could leave it
 /// without them did (issue 29).
 pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
-    let (cmd, asks, folder) = bot_of(&args)?;
+    let (mut cmd, asks, folder) = bot_of(&args)?;
     let mut c = Checks::new(args.json);
     // A bot folder is built first, as a league builds it.
-    if !build_folder(&mut c, folder) {
+    if !build_folder(&mut c, folder, &args, &mut cmd) {
         return Ok(c.finish(&cmd.display()));
     }
     let variants: Vec<Variant> = if args.game.is_empty() {
@@ -425,14 +425,36 @@ fn bot_of(
 }
 
 /// Runs the build command of the bot's folder, if it has one, as a league
-/// would; false when it fails.
-fn build_folder(c: &mut Checks, folder: Option<Box<crate::bot::manifest::Manifest>>) -> bool {
+/// would (in the sandbox, in a copy of the folder), and points `cmd` at
+/// the built copy; false when it fails.
+fn build_folder(
+    c: &mut Checks,
+    folder: Option<Box<crate::bot::manifest::Manifest>>,
+    args: &CheckBotArgs,
+    cmd: &mut crate::bot::BotCommand,
+) -> bool {
     if let Some(m) = folder.filter(|m| m.build.is_some()) {
         let spec = crate::league::config::BotSpec::from_manifest(*m);
         let words = crate::bot::manifest::expand(spec.build.as_deref().unwrap_or_default());
         let what = format!("`{}`", words.join(" "));
-        match crate::league::runner::build_bots(std::slice::from_ref(&spec), &mut |_| {}) {
-            Ok(()) => c.pass("build", &what),
+        let room = crate::league::launch::Room {
+            sandbox: args.sandbox.sandbox(),
+            limits: args.limits.settings(),
+            ..Default::default()
+        };
+        let bots = std::slice::from_ref(&spec);
+        match crate::league::build::build_bots(bots, &room, &mut |_| {}) {
+            Ok(()) => {
+                cmd.cwd = crate::league::launch::run_folder(&spec);
+                let dir = cmd.cwd.as_deref().unwrap_or(std::path::Path::new("."));
+                c.pass(
+                    "build",
+                    &format!(
+                        "{what}, in the sandbox; the bot runs from {}",
+                        dir.display()
+                    ),
+                );
+            }
             Err(e) => {
                 c.fail("build", &format!("{what}: {e}"));
                 return false;

@@ -4,8 +4,9 @@
 //! the flags' over what its bot.toml asks for), the folder hidden from it
 //! and where its stderr goes. A setting added here reaches them all.
 
+use super::config::DEFAULT_BUILD_SECONDS;
 use super::config::{BotSpec, Tournament};
-use crate::bot::{manifest, BotCommand, Launch, LimitSettings, Sandbox};
+use crate::bot::{manifest, BotCommand, Building, Launch, LimitSettings, Sandbox};
 use crate::referee::BotPlayer;
 use std::path::{Path, PathBuf};
 
@@ -27,6 +28,11 @@ pub struct Room<'a> {
     /// The bots may think while the others do (`ponder`); else each is
     /// paused while it is not its turn.
     pub ponder: bool,
+    /// The bots' builds may use the network (`[sandbox] build_network`).
+    pub build_network: bool,
+    /// How long each build may take (`[sandbox] build_seconds`; none: the
+    /// default).
+    pub build_seconds: Option<u64>,
 }
 
 impl<'a> Room<'a> {
@@ -40,6 +46,8 @@ impl<'a> Room<'a> {
             expose: &t.sandbox_settings.expose,
             uids: t.sandbox_settings.uid_range,
             ponder: t.ponder,
+            build_network: t.sandbox_settings.build_network,
+            build_seconds: t.sandbox_settings.build_seconds,
         }
     }
 
@@ -62,15 +70,49 @@ impl<'a> Room<'a> {
     pub fn launch_bot(&self, spec: &BotSpec, log: Option<PathBuf>) -> Launch {
         self.launch(command(spec), spec.limits, log)
     }
+
+    /// The launch of a bot entry's build, in its own folder (the build
+    /// runs in a copy of it: see [`crate::bot::build`]), with its output
+    /// kept for the error; `None` when the entry has no build.
+    pub fn launch_build(&self, spec: &BotSpec) -> Option<Launch> {
+        let argv = manifest::expand(spec.build.as_deref()?);
+        let mut launch = self.launch(words(argv, spec.cwd.clone(), spec), spec.limits, None);
+        launch.building = Some(Building {
+            network: self.build_network,
+        });
+        Some(launch)
+    }
+
+    /// How long each build may take.
+    pub fn build_limit(&self) -> std::time::Duration {
+        let s = self.build_seconds.unwrap_or(DEFAULT_BUILD_SECONDS);
+        std::time::Duration::from_secs(s)
+    }
 }
 
-/// A bot entry's command, its placeholders (`{bin_dir}`, ...) expanded.
+/// A bot entry's command, its placeholders (`{bin_dir}`, ...) expanded,
+/// run from its built copy where its build made one.
 pub fn command(spec: &BotSpec) -> BotCommand {
     let argv = manifest::expand(&spec.command);
+    words(argv, run_folder(spec), spec)
+}
+
+/// The folder a bot entry runs in: the built copy of its folder where its
+/// build made one (see [`crate::bot::build::built`]), else its folder.
+pub fn run_folder(spec: &BotSpec) -> Option<PathBuf> {
+    let built = spec
+        .build
+        .as_deref()
+        .zip(spec.cwd.as_deref())
+        .and_then(|(b, dir)| crate::bot::build::built(dir, &manifest::expand(b)));
+    built.or_else(|| spec.cwd.clone())
+}
+
+fn words(argv: Vec<String>, cwd: Option<PathBuf>, spec: &BotSpec) -> BotCommand {
     BotCommand {
         program: argv.first().cloned().unwrap_or_default(),
         args: argv.get(1..).map(<[String]>::to_vec).unwrap_or_default(),
-        cwd: spec.cwd.clone(),
+        cwd,
         env: spec.env.clone(),
     }
 }

@@ -3,6 +3,7 @@
 //! results; plays no game itself (that is the referee's job) and computes no
 //! rating (that is `ratings`').
 
+pub mod build;
 pub mod config;
 pub mod folder;
 pub mod launch;

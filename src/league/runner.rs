@@ -282,47 +282,6 @@ fn timing(startup_ms: u64) -> Timing {
     }
 }
 
-/// Runs each bot's build command once, in its folder.
-pub fn build_bots(bots: &[BotSpec], on_event: &mut dyn FnMut(&Event)) -> Result<(), LeagueError> {
-    for b in bots {
-        let Some(cmd) = &b.build else { continue };
-        let argv = manifest::expand(cmd);
-        let Some((program, args)) = argv.split_first() else {
-            continue;
-        };
-        on_event(&Event::Building {
-            bot: b.name.clone(),
-        });
-        let dir = b.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-        let out = std::process::Command::new(program)
-            .args(args)
-            .current_dir(&dir)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .map_err(|e| LeagueError::Build {
-                bot: b.name.clone(),
-                command: argv.clone(),
-                dir: dir.clone(),
-                why: e.to_string(),
-            })?;
-        if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
-            return Err(LeagueError::Build {
-                bot: b.name.clone(),
-                command: argv,
-                dir,
-                why: format!(
-                    "{}\n{}",
-                    out.status,
-                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-                ),
-            });
-        }
-    }
-    Ok(())
-}
-
 /// Starts every bot once (spawn and handshake) and stops it again, so that
 /// the bots that cannot start are reported, all of them, before any game
 /// runs. As many start at once as this process has CPUs (a league of slow
@@ -715,7 +674,7 @@ fn prepare_bots(
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<(), LeagueError> {
     if !no_build {
-        build_bots(&t.bots, on_event)?;
+        super::build::build_bots(&t.bots, &Room::of(t), on_event)?;
     }
     let mut seen = HashMap::new();
     let programs = t
@@ -723,9 +682,10 @@ fn prepare_bots(
         .iter()
         .map(|b| {
             let argv = manifest::expand(&b.command);
+            let folder = super::launch::run_folder(b);
             (
                 b.name.clone(),
-                manifest::program_hashes(&argv, b.cwd.as_deref(), &mut seen),
+                manifest::program_hashes(&argv, folder.as_deref(), &mut seen),
             )
         })
         .collect();

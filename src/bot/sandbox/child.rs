@@ -18,6 +18,9 @@ pub struct Setup {
     /// as root (a uid that owns nothing on the host); `None`: the
     /// referee's own.
     pub outside: Option<(u32, u32)>,
+    /// The host's network (a build allowed it): no network namespace of
+    /// its own.
+    pub network: bool,
     pub view: RootPlan,
     /// Landlock, the second wall behind the view (see `landlock.rs`).
     pub wall: super::landlock::Wall,
@@ -106,10 +109,14 @@ pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
                     libc::_exit(1);
                 }
             }
+            let net = match setup.network {
+                true => 0,
+                false => libc::CLONE_NEWNET,
+            };
             let flags = libc::CLONE_NEWUSER
                 | libc::CLONE_NEWPID
                 | libc::CLONE_NEWNS
-                | libc::CLONE_NEWNET
+                | net
                 | libc::CLONE_NEWIPC
                 | libc::CLONE_NEWUTS;
             let set_up = libc::unshare(flags) == 0

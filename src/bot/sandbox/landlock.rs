@@ -160,6 +160,23 @@ impl Wall {
         Wall { abi, attr, rules }
     }
 
+    /// The same wall with `dir` writable too (a build's own folder).
+    pub fn writable(mut self, dir: Option<&std::path::Path>) -> std::io::Result<Wall> {
+        if let Some(dir) = dir {
+            use std::os::unix::ffi::OsStrExt;
+            let path = CString::new(dir.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+            self.rules.push(Rule::new(path, Access::ReadWrite));
+        }
+        Ok(self)
+    }
+
+    /// The same wall with TCP left alone (a build the league lets use the
+    /// network).
+    pub fn with_network(mut self) -> Wall {
+        self.attr.handled_access_net = 0;
+        self
+    }
+
     /// The ABI [`Wall::restrict`] will use: 0 when Landlock is missing.
     pub fn abi(&self) -> u32 {
         self.abi

@@ -44,6 +44,7 @@ pub struct Jail {
     cgroup: Option<cgroup::Cgroup>,
     program: PathBuf,
     path: std::ffi::OsString,
+    outside: Option<(u32, u32)>,
     setup: Option<child::Setup>,
 }
 
@@ -68,6 +69,7 @@ impl Jail {
             cgroup: None,
             program: PathBuf::new(),
             path: Default::default(),
+            outside: None,
             setup: None,
         };
         let tmp_bytes = limits.file_size_mb.saturating_mul(1 << 20);
@@ -84,6 +86,7 @@ impl Jail {
             tmp_bytes,
             &launch.hidden,
             &launch.expose,
+            launch.building.is_some(),
         )
         .map_err(failed)?;
         jail.cgroup = cgroup::Cgroup::create(token, limits);
@@ -104,17 +107,38 @@ impl Jail {
         };
         jail.program = planned.program;
         jail.path = planned.path;
+        jail.outside = outside;
+        let network = launch.building.is_some_and(|b| b.network);
+        let mut wall = landlock_wall();
+        if launch.building.is_some() {
+            let cwd = cmd.cwd.as_deref().and_then(|d| d.canonicalize().ok());
+            wall = wall.writable(cwd.as_deref()).map_err(failed)?;
+        }
         jail.setup = Some(child::Setup {
             cgroup_procs: procs,
             file_size: tmp_bytes,
             data,
             processes,
             outside,
+            network,
             view: planned.plan,
-            wall: landlock_wall(),
-            filter: seccomp::bot_filter(),
+            wall: match network {
+                true => wall.with_network(),
+                false => wall,
+            },
+            filter: match network {
+                true => seccomp::network_filter(),
+                false => seccomp::bot_filter(),
+            },
         });
         Ok(jail)
+    }
+
+    /// The user and group the process runs as outside, when the referee
+    /// runs as root (see [`DEFAULT_UIDS`]); `None`: the referee's own. A
+    /// build's folder is given to that user before the build starts.
+    pub fn user(&self) -> Option<(u32, u32)> {
+        self.outside
     }
 
     /// The program to execute (see [`view::Planned::program`]).
@@ -212,15 +236,22 @@ fn refuse_outside_arguments(launch: &Launch) -> Result<(), BotError> {
     };
     let folder = cmd.cwd.clone().unwrap_or_default();
     let file = folder.join(crate::bot::manifest::MANIFEST);
-    let line = crate::bot::manifest::Manifest::load(&folder)
-        .map(|m| format!(":{}", m.command_line))
-        .unwrap_or_default();
+    let (key, line) = match (
+        launch.building,
+        crate::bot::manifest::Manifest::load(&folder),
+    ) {
+        (Some(_), Ok(m)) => ("build", m.build_line.map(|l| format!(":{l}"))),
+        (None, Ok(m)) => ("command", Some(format!(":{}", m.command_line))),
+        (Some(_), Err(_)) => ("build", None),
+        (None, Err(_)) => ("command", None),
+    };
+    let line = line.unwrap_or_default();
     let more = match outside.len() {
         1 => String::new(),
         n => format!(" ({} more such arguments)", n - 1),
     };
     Err(BotError::Refused(format!(
-        "{}{line}: `command` argument `{}` leads to {}, which {}: a sandboxed bot would not find it (keep it in the bot's folder, or ask the organiser to list it in the league file's `[sandbox] expose`){more}",
+        "{}{line}: `{key}` argument `{}` leads to {}, which {}: a sandboxed bot would not find it (keep it in the bot's folder, or ask the organiser to list it in the league file's `[sandbox] expose`){more}",
         file.display(),
         first.arg,
         first.leads_to.display(),

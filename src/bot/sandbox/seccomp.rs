@@ -90,15 +90,35 @@ pub fn bot_filter() -> Option<&'static Filter> {
         .as_ref()
 }
 
+/// The filter of a build that the league lets use the network: the bots'
+/// filter, with `AF_INET` and `AF_INET6` sockets allowed too.
+pub fn network_filter() -> Option<&'static Filter> {
+    static FILTER: OnceLock<Option<Filter>> = OnceLock::new();
+    FILTER
+        .get_or_init(|| match Filter::with_network(true) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                tracing::warn!("builds run without a system-call filter: {e}");
+                None
+            }
+        })
+        .as_ref()
+}
+
 impl Filter {
     /// The allowlist for bot processes described in the module doc.
     pub fn for_bots() -> Result<Filter, FilterError> {
+        Filter::with_network(false)
+    }
+
+    /// The bots' allowlist; with `network`, internet sockets allowed.
+    fn with_network(network: bool) -> Result<Filter, FilterError> {
         let arch = target_arch()?;
         let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
         for &nr in ALLOWED {
             rules.insert(nr, Vec::new());
         }
-        for (nr, chain) in conditional_rules()? {
+        for (nr, chain) in conditional_rules(network)? {
             rules.insert(nr, chain);
         }
         let filter = SeccompFilter::new(
@@ -285,14 +305,17 @@ pub const FCNTL_DENIED: &[libc::c_int] = &[
 /// must all hold.
 // `libc::Ioctl` is u64 here but c_int on other libcs: the casts stay.
 #[allow(clippy::unnecessary_cast)]
-fn conditional_rules() -> Result<Vec<(i64, Vec<SeccompRule>)>, BackendError> {
+fn conditional_rules(network: bool) -> Result<Vec<(i64, Vec<SeccompRule>)>, BackendError> {
     use SeccompCmpOp::{Eq, MaskedEq, Ne};
+    let families: &[i32] = match network {
+        true => &[libc::AF_UNIX, libc::AF_INET, libc::AF_INET6],
+        false => &[libc::AF_UNIX],
+    };
     let unix_only = || -> Result<Vec<SeccompRule>, BackendError> {
-        Ok(vec![SeccompRule::new(vec![arg32(
-            0,
-            Eq,
-            libc::AF_UNIX as u64,
-        )?])?])
+        families
+            .iter()
+            .map(|&f| SeccompRule::new(vec![arg32(0, Eq, f as u64)?]))
+            .collect()
     };
     let fcntl = SeccompRule::new(
         FCNTL_DENIED
@@ -752,7 +775,7 @@ mod tests {
                 "system call {nr} is answered and allowed"
             );
         }
-        let checked: Vec<i64> = conditional_rules()
+        let checked: Vec<i64> = conditional_rules(false)
             .unwrap()
             .into_iter()
             .map(|(nr, _)| nr)

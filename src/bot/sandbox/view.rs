@@ -318,6 +318,7 @@ pub fn plan(
     tmp_bytes: u64,
     hidden: &[PathBuf],
     expose: &[PathBuf],
+    building: bool,
 ) -> std::io::Result<Planned> {
     let temp = temp_folder();
     let cwd = working_folder(cmd)?;
@@ -410,7 +411,18 @@ pub fn plan(
             links.push((target, link));
         }
     }
-    let plan = Steps::new(root, empty, stage)?.build(&shown, &links, hidden, &cwd, tmp_bytes)?;
+    // A build writes in its own folder (a copy made for it), and nowhere
+    // else: that folder is bound on its own, last, whatever shows it.
+    if building && !shown.dirs.contains(&cwd) {
+        shown.dirs.push(cwd.clone());
+    }
+    let plan = Steps::new(root, empty, stage)?.build(
+        &shown,
+        &links,
+        hidden,
+        (&cwd, building),
+        tmp_bytes,
+    )?;
     Ok(Planned {
         plan,
         program,
@@ -509,7 +521,7 @@ impl Steps {
         shown: &Shown,
         links: &[(PathBuf, PathBuf)],
         hidden: &[PathBuf],
-        cwd: &Path,
+        (cwd, writable): (&Path, bool),
         tmp_bytes: u64,
     ) -> std::io::Result<RootPlan> {
         // The scratch folder first: what is shown below /tmp is mounted on
@@ -533,7 +545,7 @@ impl Steps {
         let mounts = child::mount_points();
         for dir in &shown.dirs {
             self.make_dirs(dir)?;
-            self.bind(dir, true)?;
+            self.bind(dir, !(writable && dir == cwd))?;
             // Mounts inside it are bound with it, and made read-only too.
             for m in mounts
                 .iter()
@@ -936,6 +948,7 @@ mod tests {
             1 << 20,
             &[base.join("bots/me/results")],
             &[],
+            false,
         )
         .unwrap();
         let shown = shown_of(&planned);
@@ -991,6 +1004,7 @@ mod tests {
             1 << 20,
             &[],
             &[],
+            false,
         )
         .unwrap();
         let masked: Vec<String> = planned
@@ -1052,6 +1066,7 @@ mod tests {
             1 << 20,
             &[],
             &[],
+            false,
         )
         .unwrap();
         let shown = shown_of(&planned);

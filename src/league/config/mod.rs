@@ -8,7 +8,7 @@ mod bots;
 mod sandbox;
 mod variants;
 
-pub use sandbox::SandboxSettings;
+pub use sandbox::{SandboxSettings, DEFAULT_BUILD_SECONDS};
 pub use variants::{default_variants, parse_variant};
 
 use crate::bot::manifest::{self, Manifest};

@@ -1,6 +1,7 @@
 //! The sandbox of a tournament file: the top-level `sandbox = "on"|"off"`
 //! of older files, or a `[sandbox]` table (`mode`, `expose`,
-//! `build_network`, `uid_range`); `--sandbox` overrides the mode.
+//! `build_network`, `build_seconds`, `uid_range`); `--sandbox` overrides
+//! the mode.
 
 use super::{pick, ConfigError, Ctx, RunSettings, Source};
 use crate::bot::Sandbox;
@@ -26,6 +27,9 @@ pub struct SandboxSettings {
     /// Whether the bots' build commands may use the network
     /// (`build_network`, default false).
     pub build_network: bool,
+    /// How long each bot's build may take (`build_seconds`, default
+    /// [`DEFAULT_BUILD_SECONDS`]).
+    pub build_seconds: Option<u64>,
     /// The user ids the sandboxes may map to: the first and how many
     /// (`uid_range = [first_uid, count]`), or none given.
     pub uid_range: Option<(u32, u32)>,
@@ -45,6 +49,7 @@ pub(super) struct RawSandboxTable {
     expose: Vec<Spanned<String>>,
     #[serde(default)]
     build_network: bool,
+    build_seconds: Option<Spanned<i64>>,
     uid_range: Option<Spanned<Vec<i64>>>,
 }
 
@@ -89,6 +94,11 @@ pub(super) fn section(
         Some(RawSandbox::Table(t)) => SandboxSettings {
             expose: expose(ctx, &t.expose, base)?,
             build_network: t.build_network,
+            build_seconds: t
+                .build_seconds
+                .as_ref()
+                .map(|s| build_seconds(ctx, s))
+                .transpose()?,
             uid_range: t
                 .uid_range
                 .as_ref()
@@ -98,6 +108,21 @@ pub(super) fn section(
         _ => SandboxSettings::default(),
     };
     Ok((mode, settings))
+}
+
+/// The build time limit a league gives when its file does not say.
+pub const DEFAULT_BUILD_SECONDS: u64 = 600;
+
+/// `build_seconds`: from 1 s to a day.
+fn build_seconds(ctx: &Ctx<'_>, s: &Spanned<i64>) -> Result<u64, ConfigError> {
+    match u64::try_from(*s.get_ref()) {
+        Ok(n @ 1..=86_400) => Ok(n),
+        _ => Err(ctx.field(
+            s.span(),
+            "sandbox.build_seconds",
+            format!("must be from 1 to 86400 (seconds), got {}", s.get_ref()),
+        )),
+    }
 }
 
 fn mode_of(ctx: &Ctx<'_>, s: &str, from: &Source) -> Result<Sandbox, ConfigError> {
@@ -182,7 +207,7 @@ bots = [
         std::fs::create_dir(dir.path().join("data")).unwrap();
         let t = parse_in(
             dir.path(),
-            "ponder = true\n[sandbox]\nmode = \"off\"\nexpose = [\"data\"]\nbuild_network = true\nuid_range = [100000, 65536]\n",
+            "ponder = true\n[sandbox]\nmode = \"off\"\nexpose = [\"data\"]\nbuild_network = true\nbuild_seconds = 90\nuid_range = [100000, 65536]\n",
         )
         .unwrap();
         assert_eq!(t.sandbox, Sandbox::Off);
@@ -193,6 +218,7 @@ bots = [
             SandboxSettings {
                 expose: vec![want],
                 build_network: true,
+                build_seconds: Some(90),
                 uid_range: Some((100_000, 65_536)),
             }
         );
@@ -201,6 +227,8 @@ bots = [
         assert_eq!(t.sandbox, Sandbox::On);
         assert_eq!(t.sandbox_settings, SandboxSettings::default());
         assert!(!t.ponder);
+        let err = parse_in(dir.path(), "[sandbox]\nbuild_seconds = 0\n").unwrap_err();
+        assert!(err.to_string().contains("build_seconds"), "{err}");
         // The flag overrides the table's mode.
         let flags = RunSettings {
             sandbox: Some("on".into()),

@@ -1,0 +1,143 @@
+//! Before a league's first game, the bots are built. Two kinds of build:
+//!
+//! - a bot's own (its bot.toml's or league entry's `build`) is its
+//!   author's code: it runs in the sandbox, in a copy of the bot's folder,
+//!   and the bot then runs from that copy ([`crate::bot::build`]);
+//! - this package's binaries that bots name as `{bin_dir}/NAME` (the
+//!   shipped Rust bots) are the organiser's own program, built from the
+//!   source `arena` was built from, by cargo, as `arena` itself was.
+
+use super::config::BotSpec;
+use super::launch::Room;
+use super::runner::{Event, LeagueError};
+use crate::bot::manifest;
+use std::path::{Path, PathBuf};
+
+/// The binaries of this package that a bot may name as `{bin_dir}/NAME`.
+pub const PACKAGE_BINARIES: &[&str] = &["random-bot", "greedy-bot", "search-bot", "filo-solve"];
+
+/// Builds what `bots` need: this package's binaries they name, then each
+/// bot's own build, in the sandbox of `room`.
+pub fn build_bots(
+    bots: &[BotSpec],
+    room: &Room<'_>,
+    on_event: &mut dyn FnMut(&Event),
+) -> Result<(), LeagueError> {
+    build_package_binaries(bots, on_event)?;
+    for b in bots {
+        let Some(launch) = room.launch_build(b) else {
+            continue;
+        };
+        on_event(&Event::Building {
+            bot: b.name.clone(),
+        });
+        crate::bot::build::build(&launch, room.build_limit()).map_err(|e| LeagueError::Build {
+            bot: b.name.clone(),
+            command: launch.command.argv(),
+            dir: b.cwd.clone().unwrap_or_else(|| PathBuf::from(".")),
+            why: e.to_string(),
+        })?;
+    }
+    Ok(())
+}
+
+/// The package binaries that `bots` name as their program.
+fn named_package_binaries(bots: &[BotSpec]) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = PACKAGE_BINARIES
+        .iter()
+        .copied()
+        .filter(|name| {
+            let program = format!("{{bin_dir}}/{name}");
+            bots.iter().any(|b| b.command.first() == Some(&program))
+        })
+        .collect();
+    names.dedup();
+    names
+}
+
+/// Brings the package binaries that `bots` name up to date with `cargo
+/// build` (a no-op when they are), in the profile of the running `arena`.
+/// Where the source `arena` was built from is gone (an installed binary)
+/// or cargo is missing, nothing is built: the binaries are what they are,
+/// and a missing one is reported when its bot cannot start.
+fn build_package_binaries(
+    bots: &[BotSpec],
+    on_event: &mut dyn FnMut(&Event),
+) -> Result<(), LeagueError> {
+    let names = named_package_binaries(bots);
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+    if names.is_empty() || !source.is_file() {
+        return Ok(());
+    }
+    for b in bots.iter().filter(|b| {
+        names
+            .iter()
+            .any(|n| b.command.first() == Some(&format!("{{bin_dir}}/{n}")))
+    }) {
+        on_event(&Event::Building {
+            bot: b.name.clone(),
+        });
+    }
+    let mut argv = manifest::expand(&[
+        "cargo".into(),
+        "build".into(),
+        "--quiet".into(),
+        "--profile".into(),
+        "{cargo_profile}".into(),
+        "--manifest-path".into(),
+    ]);
+    argv.push(source.to_string_lossy().into_owned());
+    for n in &names {
+        argv.extend(["--bin".to_string(), n.to_string()]);
+    }
+    let failed = |why: String| LeagueError::Build {
+        bot: names.join(", "),
+        command: argv.clone(),
+        dir: source.parent().map(Path::to_path_buf).unwrap_or_default(),
+        why,
+    };
+    let out = match std::process::Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(std::process::Stdio::null())
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(failed(e.to_string())),
+    };
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        return Err(failed(format!("{}\n{}", out.status, tail.join("\n"))));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(command: &str) -> BotSpec {
+        BotSpec {
+            name: "b".into(),
+            command: vec![command.into()],
+            cwd: None,
+            env: Default::default(),
+            build: None,
+            limits: Default::default(),
+        }
+    }
+
+    #[test]
+    fn only_package_binaries_named_through_bin_dir_are_built() {
+        let bots = [
+            spec("{bin_dir}/random-bot"),
+            spec("{bin_dir}/greedy-bot"),
+            spec("{bin_dir}/random-bot"),
+            spec("{bin_dir}/mine"),
+            spec("/elsewhere/search-bot"),
+        ];
+        assert_eq!(named_package_binaries(&bots), ["random-bot", "greedy-bot"]);
+    }
+}
