@@ -42,6 +42,7 @@ fn tournament(out: &Path, rounds: u32, concurrency: usize) -> Tournament {
                 env: vec![("RANDOM_BOT_SEED".into(), i.to_string())],
                 build: None,
                 limits: Default::default(),
+                origin: None,
             })
             .collect(),
         variants,

@@ -126,6 +126,7 @@ mod tests {
             env: Default::default(),
             build: None,
             limits: Default::default(),
+            origin: None,
         }
     }
 

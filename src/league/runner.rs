@@ -57,12 +57,28 @@ pub enum LeagueError {
 pub struct CannotStart {
     pub bot: String,
     pub command: Vec<String>,
+    /// Where the bot is written (`league.toml:4`), if known.
+    pub origin: Option<String>,
+    /// The folder its command runs in.
+    pub cwd: PathBuf,
     pub why: String,
 }
 
 fn cannot_start_message(bots: &[CannotStart]) -> String {
-    let one =
-        |b: &CannotStart| format!("bot `{}` cannot start ({:?}): {}", b.bot, b.command, b.why);
+    let one = |b: &CannotStart| {
+        let at = b
+            .origin
+            .as_deref()
+            .map(|o| format!("{o}: "))
+            .unwrap_or_default();
+        format!(
+            "{at}bot `{}` cannot start ({:?}, run in {}): {}",
+            b.bot,
+            b.command,
+            b.cwd.display(),
+            b.why
+        )
+    };
     match bots {
         [b] => one(b),
         _ => {
@@ -308,7 +324,9 @@ pub fn check_bots_start(
             }
             let log = logs.check_log(&b.name);
             let launch = room.launch_bot(b, Some(log.clone()));
-            let (bot, command) = (b.name.clone(), b.command.clone());
+            let (bot, command, origin) = (b.name.clone(), b.command.clone(), b.origin.clone());
+            let cwd = launch.command.cwd.clone().unwrap_or_default();
+            let cwd = std::path::absolute(&cwd).unwrap_or(cwd);
             starting.spawn(async move {
                 let e = match BotPlayer::start(&launch, &timing(startup_ms)).await {
                     Ok(mut p) => {
@@ -325,7 +343,16 @@ pub fn check_bots_start(
                         tail.replace('\n', "\n      ")
                     );
                 }
-                Some((i, CannotStart { bot, command, why }))
+                Some((
+                    i,
+                    CannotStart {
+                        bot,
+                        command,
+                        origin,
+                        cwd,
+                        why,
+                    },
+                ))
             });
         }
         while let Some(r) = starting.join_next().await {

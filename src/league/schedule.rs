@@ -379,6 +379,7 @@ mod tests {
                     env: vec![],
                     build: None,
                     limits: Default::default(),
+                    origin: None,
                 })
                 .collect(),
             variants,

@@ -81,6 +81,33 @@ pub(super) fn section(
     Ok(bots)
 }
 
+/// The line of each item of the array written at `span` (the value's
+/// own spans are lost once it is a `toml::Value`): the array read again,
+/// alone, with spans. Empty if it cannot be.
+fn item_lines(ctx: &Ctx<'_>, span: std::ops::Range<usize>) -> Vec<usize> {
+    #[derive(Deserialize)]
+    struct Alone {
+        x: Vec<Spanned<toml::Value>>,
+    }
+    const KEY: &str = "x = ";
+    let Some(text) = ctx.src.get(span.clone()) else {
+        return Vec::new();
+    };
+    match toml::from_str::<Alone>(&format!("{KEY}{text}")) {
+        Ok(a) => {
+            a.x.iter()
+                .map(|v| {
+                    super::line_of(
+                        ctx.src,
+                        span.start + v.span().start.saturating_sub(KEY.len()),
+                    )
+                })
+                .collect()
+        }
+        Err(_) => Vec::new(),
+    }
+}
+
 fn parse_bots(
     ctx: &Ctx<'_>,
     value: &Spanned<toml::Value>,
@@ -104,6 +131,7 @@ fn parse_bots(
             format!("`{s}`: expected \"all\" or a list of bots"),
         )),
         toml::Value::Array(items) => {
+            let lines = item_lines(ctx, span.clone());
             let mut out = Vec::new();
             for (i, item) in items.iter().enumerate() {
                 match item {
@@ -156,6 +184,14 @@ fn parse_bots(
                             env: raw.env.into_iter().collect(),
                             build: raw.build.map(CommandValue::into_argv),
                             limits: raw.limits,
+                            origin: Some(format!(
+                                "{}:{}",
+                                ctx.path.display(),
+                                lines
+                                    .get(i)
+                                    .copied()
+                                    .unwrap_or_else(|| super::line_of(ctx.src, span.start))
+                            )),
                         });
                     }
                     other => {

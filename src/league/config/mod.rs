@@ -120,11 +120,19 @@ pub struct BotSpec {
     pub build: Option<Vec<String>>,
     /// What its bot.toml asks for in the sandbox.
     pub limits: LimitSettings,
+    /// Where it is written (`league.toml:12`, `bots/x/bot.toml:3`), for
+    /// messages; none when it was not read from a file.
+    pub origin: Option<String>,
 }
 
 impl BotSpec {
     /// The bot of a bots/ folder, as its bot.toml describes it.
     pub fn from_manifest(m: Manifest) -> BotSpec {
+        let origin = format!(
+            "{}:{}",
+            m.dir.join(crate::bot::manifest::MANIFEST).display(),
+            m.command_line
+        );
         BotSpec {
             name: m.name,
             command: m.command,
@@ -132,6 +140,7 @@ impl BotSpec {
             env: m.env,
             build: m.build,
             limits: m.limits,
+            origin: Some(origin),
         }
     }
 }

@@ -72,21 +72,45 @@ pub(super) fn settle(layout: &Layout, meta: &LeagueMeta) -> Result<Vec<String>, 
                     path: meta_path.clone(),
                     why: format!("unreadable ({e}); move the folder away to start afresh"),
                 })?;
+            if old.fingerprint != meta.fingerprint && !any_game_played(layout) {
+                // Nothing was played under the old file (its bots could not
+                // start, say): the folder is not bound to it.
+                write_meta(&meta_path, meta)?;
+                warnings.push(format!(
+                    "{}: no game was played under the league file that made it; replaced by this one's",
+                    meta_path.display()
+                ));
+                return Ok(warnings);
+            }
             refuse_other_bots(&old, meta, &meta_path, dir)?;
             keep_sandbox_note(&old, meta, &meta_path)?;
             compare_played_under(&old, meta, &meta_path, &mut warnings)?;
             refuse_other_schedule(&old, meta, &meta_path, dir)?;
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let text = serde_json::to_string_pretty(meta).map_err(|e| StoreError::Mismatch {
-                path: meta_path.clone(),
-                why: e.to_string(),
-            })?;
-            write_atomically(&meta_path, text.as_bytes())?;
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => write_meta(&meta_path, meta)?,
         Err(e) => return Err(io(&meta_path)(e)),
     }
     Ok(warnings)
+}
+
+fn write_meta(meta_path: &Path, meta: &LeagueMeta) -> Result<(), StoreError> {
+    let text = serde_json::to_string_pretty(meta).map_err(|e| StoreError::Mismatch {
+        path: meta_path.to_path_buf(),
+        why: e.to_string(),
+    })?;
+    write_atomically(meta_path, text.as_bytes())
+}
+
+/// True when games.csv holds a row (a line after its header).
+fn any_game_played(layout: &Layout) -> bool {
+    use std::io::BufRead;
+    let Ok(f) = std::fs::File::open(layout.games_csv()) else {
+        return false;
+    };
+    std::io::BufReader::new(f)
+        .lines()
+        .skip(1)
+        .any(|l| l.map_or(true, |l| !l.trim().is_empty()))
 }
 
 /// A league's bots changed: the results belong to another schedule.
