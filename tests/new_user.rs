@@ -66,3 +66,36 @@ fn a_league_that_never_started_does_not_block_its_fix() {
     assert_eq!(rows.lines().count(), 3, "{rows}");
     assert!(rows.contains("ghost2"), "{rows}");
 }
+
+/// `arena match` outside the repository: the names are not found, the
+/// error says where bots/ was looked for and what to do, and no results
+/// folder is left behind. In the repository, a typo gets "did you mean".
+#[test]
+fn match_outside_the_repository_says_where_it_looked_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let out = arena(&base)
+        .args(["match", "random-rust", "greedy-rust", "--games", "2"])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains(&base.join("bots").display().to_string()),
+        "{said}"
+    );
+    assert!(said.contains("bot folder's path"), "{said}");
+    assert!(
+        !base.join("results").exists(),
+        "a results folder was left behind"
+    );
+
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = arena(repo)
+        .args(["match", "radnom-rust", "greedy-rust", "--games", "2"])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.contains("did you mean `random-rust`?"), "{said}");
+}

@@ -23,6 +23,7 @@ macro_rules! errln {
 mod bots;
 mod check_bot;
 mod console;
+mod hint;
 mod pgn;
 mod play;
 mod rate;

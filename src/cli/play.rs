@@ -113,10 +113,42 @@ pub(super) fn resolve_bot(arg: &str) -> anyhow::Result<BotArg> {
         }
     }
     let words: Vec<&str> = arg.split_whitespace().collect();
+    if let [word] = words.as_slice() {
+        if !word.contains('/') && !super::hint::on_path(word) {
+            bail!("{}", not_a_bot(word));
+        }
+    }
     match BotCommand::from_words(&words) {
         Some(c) => Ok(BotArg::Command(c, Default::default(), None)),
         None => bail!("empty bot command"),
     }
+}
+
+/// Why the one word `word` is no bot: not a folder of ./bots, not a
+/// program on PATH; with the bot names it could have meant, or where bots/
+/// was looked for.
+fn not_a_bot(word: &str) -> String {
+    let bots = Path::new("bots");
+    let here = std::env::current_dir().unwrap_or_default();
+    let names: Vec<String> = std::fs::read_dir(bots)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join(MANIFEST).is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let mut msg = format!(
+        "`{word}` is neither a bot folder under bots/ ({}) nor a program on PATH",
+        here.join(bots).display()
+    );
+    match super::hint::closest(word, names.iter().map(String::as_str)) {
+        Some(c) => msg.push_str(&format!("; did you mean `{c}`?")),
+        None if names.is_empty() => msg.push_str(
+            ": bot names are looked up in bots/ of the current folder; run arena from the folder that holds bots/ (the repository), or give a bot folder's path (path/to/bots/NAME)",
+        ),
+        None => msg.push_str(&format!("; the bots there: {}", names.join(", "))),
+    }
+    msg
 }
 
 /// Parses `KEY=VALUE` game options into settings.
