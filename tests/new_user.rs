@@ -99,3 +99,69 @@ fn match_outside_the_repository_says_where_it_looked_and_leaves_nothing() {
     assert!(!out.status.success(), "{said}");
     assert!(said.contains("did you mean `random-rust`?"), "{said}");
 }
+
+/// `arena rate` of a league is a query: it prints and leaves the league's
+/// tables alone unless told `--write`; a results folder is read as its
+/// games.csv.
+#[test]
+fn rating_a_league_is_a_query_unless_told_to_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    std::fs::write(
+        base.join("q.toml"),
+        format!("name = \"q\"\nbots = [{{ name = \"a\", command = [\"{bot}\"] }}, {{ name = \"b\", command = [\"{bot}\"] }}]\nvariants = [\"kisolo\", \"filo\"]\nrounds = 3\noutput = \"out\"\n"),
+    )
+    .unwrap();
+    let out = arena(&base)
+        .args(["run", "--quiet", "--no-report", "q.toml"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let ratings = base.join("out/ratings.csv");
+    let before = std::fs::read(&ratings).unwrap();
+
+    let out = arena(&base)
+        .args([
+            "rate",
+            "out/games.csv",
+            "--anchor",
+            "a=0",
+            "--format",
+            "csv",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("elo"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(
+        std::fs::read(&ratings).unwrap(),
+        before,
+        "a query rewrote ratings.csv"
+    );
+
+    // A folder is read as its games.csv; --write rewrites the league's own tables.
+    let out = arena(&base)
+        .args(["rate", "out", "--anchor", "a=0", "--write"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_ne!(
+        std::fs::read(&ratings).unwrap(),
+        before,
+        "--write wrote nothing"
+    );
+    let out = arena(&base)
+        .args(["rate", "out", "--variant", "filo", "--write"])
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success() && text(&out).contains("--write"),
+        "{}",
+        text(&out)
+    );
+}

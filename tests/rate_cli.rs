@@ -602,10 +602,10 @@ fn json_and_csv_formats_are_well_formed() {
     }
 }
 
-/// `rate` writes tables only where asked (`--out`), or into a league's own
-/// folder when it rates that whole league; a `--variant` subset or a file
-/// outside a league writes nothing and says so, so a league's tables are
-/// never replaced by a part of them.
+/// `rate` writes tables only where asked: `--out`, or `--write` into a
+/// league's own folder when it rates that whole league; without them it
+/// writes nothing and says so, and a `--variant` subset cannot `--write`,
+/// so a league's tables are never replaced by a part of them.
 #[test]
 fn rate_writes_only_what_it_is_asked_to() {
     let dir = tempfile::tempdir().unwrap();
@@ -621,6 +621,11 @@ fn rate_writes_only_what_it_is_asked_to() {
     let out = arena(&["rate", s(&games)]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
+    assert!(err.contains("no files written"), "{err}");
+    assert!(!league.join("ratings.csv").exists());
+    let out = arena(&["rate", s(&games), "--write"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
     assert!(
         err.contains("wrote ") && err.contains("ratings.csv"),
         "{err}"
@@ -631,6 +636,8 @@ fn rate_writes_only_what_it_is_asked_to() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("no files written"), "{err}");
+    let out = arena(&["rate", s(&games), "--variant", "filo", "--write"]);
+    assert!(!out.status.success());
     assert_eq!(
         std::fs::read_to_string(league.join("ratings.csv")).unwrap(),
         whole

@@ -26,7 +26,8 @@ pub enum Format {
 
 #[derive(clap::Args, Debug)]
 pub struct RateArgs {
-    /// Results CSVs (`games.csv`, or the shards of one league).
+    /// Results CSVs (`games.csv`, or the shards of one league), or results
+    /// folders (their games.csv is read).
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Only this variant (`filo`, `tricala`, or a label such as `tricala-3p`).
@@ -41,11 +42,15 @@ pub struct RateArgs {
     /// Output on standard output.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
-    /// Where to write the three CSVs. Without it they are written only when
-    /// the file is a whole league's games.csv (into its folder, beside
-    /// league.json), never for a --variant subset or a merge of files.
+    /// Where to write the tables (ratings.csv, pairs.csv, variants.csv,
+    /// crosstable.csv). Without it (or --write) nothing is written: a
+    /// query only prints.
     #[arg(long, short = 'o', alias = "output")]
     out: Option<PathBuf>,
+    /// Rewrite the league's own tables in its folder (beside league.json):
+    /// only for a whole league's games.csv, without --variant.
+    #[arg(long, conflicts_with = "out")]
+    write: bool,
     /// Rate the shards given even when some of their league's shards are
     /// not among the files (they are named on stderr).
     #[arg(long)]
@@ -117,7 +122,19 @@ fn whole_league(args: &RateArgs) -> Option<PathBuf> {
     meta.shard.is_none().then_some(dir)
 }
 
-pub fn run(args: RateArgs) -> anyhow::Result<ExitCode> {
+pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
+    for f in args.files.iter_mut() {
+        if f.is_dir() {
+            let csv = crate::league::folder::Layout::new(f.as_path()).games_csv();
+            if !csv.is_file() {
+                bail!(
+                    "{} is a folder without a games.csv: give a league's results folder or a games.csv",
+                    f.display()
+                );
+            }
+            *f = csv;
+        }
+    }
     let anchor = args.anchor.as_deref().map(parse_anchor).transpose()?;
     for (league, n, missing) in missing_shards(&args.files) {
         let list = missing
@@ -166,15 +183,23 @@ pub fn run(args: RateArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let tables = tables_of(tally.report()?);
-    let (tables, wrote) = match (args.out.clone(), whole_league(&args)) {
-        (Some(dir), _) | (None, Some(dir)) => {
+    let into = match (args.out.clone(), args.write, whole_league(&args)) {
+        (Some(dir), _, _) => Some(dir),
+        (None, true, Some(dir)) => Some(dir),
+        (None, true, None) => bail!(
+            "--write rewrites a league's own tables, so it takes one whole league's games.csv (or its folder) and no --variant; give --out DIR to write these tables elsewhere"
+        ),
+        (None, false, _) => None,
+    };
+    let (tables, wrote) = match into {
+        Some(dir) => {
             let t = write_files(tables, &dir)?;
             let names: Vec<String> = t.files.iter().map(|p| p.display().to_string()).collect();
             (t, format!("wrote {}", names.join(", ")))
         }
-        (None, None) => (
+        None => (
             tables,
-            "no files written (not a whole league's games.csv: give --out DIR to write the tables)"
+            "no files written (give --out DIR, or --write to rewrite a league's own tables)"
                 .to_string(),
         ),
     };
