@@ -165,3 +165,43 @@ fn rating_a_league_is_a_query_unless_told_to_write() {
         text(&out)
     );
 }
+
+/// `arena sprt` on a match's folder tests A against B as the match gave
+/// them, not in name order.
+#[test]
+fn sprt_on_a_match_tests_the_matchs_own_a_and_b() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    // Named so that name order is the reverse of the match's.
+    let out = arena(&base)
+        .args([
+            "match",
+            &format!("{bot}"),
+            "random",
+            "--games",
+            "4",
+            "--quiet",
+            "-o",
+            "m",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let meta = std::fs::read_to_string(base.join("m/league.json")).unwrap();
+    let meta: serde_json::Value = serde_json::from_str(&meta).unwrap();
+    let (a, b) = (
+        meta["bots"][0].as_str().unwrap(),
+        meta["bots"][1].as_str().unwrap(),
+    );
+    let out = arena(&base)
+        .args(["sprt", "m", "--elo0", "0", "--elo1", "5"])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains(&format!("{a} vs {b}")),
+        "not the match's order ({a}, {b}): {said}"
+    );
+}

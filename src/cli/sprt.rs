@@ -51,7 +51,8 @@ pub struct SprtArgs {
     model: ModelArg,
     /// The bot under test and its opponent, `A,B` (H1: A is elo1 stronger).
     /// Needed when the file has more than two bots; with two, A is the
-    /// first by name.
+    /// league's first bot (a match's A, as `arena match A B` gave it), or
+    /// the first by name for a file outside a results folder.
     #[arg(long, value_name = "A,B")]
     bots: Option<String>,
 }
@@ -85,6 +86,11 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
         },
         None => None,
     };
+    // A two-bot league's own order: what its match tested.
+    let folder = file.parent().filter(|p| !p.as_os_str().is_empty());
+    let meta = crate::league::folder::read_meta(folder.unwrap_or(std::path::Path::new(".")));
+    let own = meta.filter(|m| m.bots.len() == 2).map(|m| m.bots);
+    let wanted = wanted.or(own.as_ref().map(|b| (b[0].as_str(), b[1].as_str())));
     let (a, b) = pick_pair(&merged.rows, wanted).map_err(|e| match e {
         SprtError::NeedPair { bots } => anyhow!(
             "{}: {} bots have 2-player games here ({}): name the two to test with --bots A,B",
