@@ -66,7 +66,7 @@ fn build_package_binaries(
 ) -> Result<(), LeagueError> {
     let names = named_package_binaries(bots);
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
-    if names.is_empty() || !source.is_file() {
+    if names.is_empty() || !source.is_file() || !built_by_cargo_here() {
         return Ok(());
     }
     for b in bots.iter().filter(|b| {
@@ -112,6 +112,23 @@ fn build_package_binaries(
         return Err(failed(format!("{}\n{}", out.status, tail.join("\n"))));
     }
     Ok(())
+}
+
+/// True when the running `arena` lives in a cargo target folder of the
+/// source it was built from (`cargo run`, `cargo test`), so that cargo
+/// builds the package's binaries beside it; false for an installed copy
+/// (`cargo install` puts it in `~/.cargo/bin`), which is left as it is.
+fn built_by_cargo_here() -> bool {
+    let bin_dir = PathBuf::from(&manifest::expand(&["{bin_dir}".to_string()])[0]);
+    let targets = [
+        std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from),
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("target")),
+    ];
+    targets
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.canonicalize().ok())
+        .any(|t| bin_dir.canonicalize().is_ok_and(|b| b.starts_with(&t)))
 }
 
 #[cfg(test)]
