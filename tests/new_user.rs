@@ -205,3 +205,35 @@ fn sprt_on_a_match_tests_the_matchs_own_a_and_b() {
         "not the match's order ({a}, {b}): {said}"
     );
 }
+
+/// As root, bots run as users that own nothing: a league in a folder only
+/// root may enter (mktemp -d makes them 0700) is refused before any game,
+/// with the folder, its mode and the fix, not a bare "could not be built".
+#[test]
+fn as_root_a_folder_closed_to_others_is_named_with_its_fix() {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap().join("closed");
+    std::fs::create_dir(&base).unwrap();
+    std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    std::fs::write(
+        base.join("c.toml"),
+        format!("name = \"c\"\nbots = [{{ name = \"a\", command = [\"{bot}\"] }}, {{ name = \"b\", command = [\"{bot}\"] }}]\nvariants = [\"kisolo\"]\noutput = \"out\"\n"),
+    )
+    .unwrap();
+    let out = arena(&base)
+        .args(["run", "--quiet", "--no-report", "c.toml"])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains(&format!("chmod o+rx {}", base.display())),
+        "{said}"
+    );
+}

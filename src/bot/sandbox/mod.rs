@@ -105,6 +105,21 @@ impl Jail {
                 Some(limits.processes),
             ),
         };
+        if let Some((uid, _)) = outside {
+            let cwd = cmd.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+            let cwd = if cwd.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                cwd
+            };
+            let cwd = cwd.canonicalize().unwrap_or(cwd);
+            for (path, need, what) in [
+                (cwd.as_path(), 0o001, "entered"),
+                (planned.program.as_path(), 0o001, "run"),
+            ] {
+                closed_to_others(path, need, what, uid).map_err(failed)?;
+            }
+        }
         jail.program = planned.program;
         jail.path = planned.path;
         jail.outside = outside;
@@ -256,6 +271,30 @@ fn refuse_outside_arguments(launch: &Launch) -> Result<(), BotError> {
         first.arg,
         first.leads_to.display(),
         first.why
+    )))
+}
+
+/// Fails, saying what to do, when `path` (a folder or a file outside the
+/// system folders) lacks the permission bits `need` for others: a bot run
+/// as `uid` (the referee is root) could not use it. (Its parents need not
+/// be open: the view reaches them as root.)
+fn closed_to_others(path: &Path, need: u32, what: &str, uid: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    if !path.is_absolute() || view::in_system(path) {
+        return Ok(());
+    }
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    let mode = meta.permissions().mode();
+    if mode & need == need {
+        return Ok(());
+    }
+    Err(std::io::Error::other(format!(
+        "{} (mode {:o}) cannot be {what} by the bot: as root, bots run as a user of their own (uid {uid}) that owns nothing, so what they use must be open to others (chmod o+rx {})",
+        path.display(),
+        mode & 0o7777,
+        path.display()
     )))
 }
 

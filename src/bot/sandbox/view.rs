@@ -285,7 +285,7 @@ pub fn outside_arguments(
 }
 
 /// True when `p` (canonical) is under a system folder shown to every bot.
-fn in_system(p: &Path) -> bool {
+pub(super) fn in_system(p: &Path) -> bool {
     SYSTEM
         .iter()
         .any(|s| p.starts_with(s) && Path::new(s).is_dir() && !is_link(Path::new(s)))
