@@ -6,8 +6,10 @@
 //! serialize; only the main thread writes. `run_logged` reads as the
 //! pipeline: open the store, prepare the bots, then get work, play,
 //! commit, report (`play_all`, `worker`, `play_one`, `commit_all`). A run ends as a
-//! [`RunEnd`]: complete, interrupted (Ctrl-C, SIGTERM, SIGHUP), or stopped
-//! by the league itself (a harness failure, nothing charged to a bot).
+//! [`RunEnd`]: complete, interrupted (Ctrl-C, SIGTERM, SIGHUP), drained
+//! (the caller asked, or the pairings had no more games: an SPRT
+//! decided), or stopped by the league itself (a harness failure, nothing
+//! charged to a bot).
 //!
 //! Knows nothing of rules (the referee plays the games) or of ratings. It
 //! emits [`Event`]s; the command line's console consumes them.
@@ -17,7 +19,7 @@ use super::folder::{
     self, Expected, Layout, LeagueMeta, PlayedUnder, Rejected, ResultsDir, StoreError,
 };
 use super::launch::Room;
-use super::pairings::{Pairings, RoundRobin};
+use super::pairings::{Pairings, RoundRobin, SprtStop};
 use super::schedule::{self, Schedule, ScheduledGame, Shard};
 use crate::bot::manifest;
 use crate::bot::{Launch, Sandbox, StderrBudget};
@@ -107,6 +109,10 @@ pub struct RunOptions {
     /// early: no game starts after it, the games in flight are finished
     /// and recorded, and the run ends as [`RunEnd::Drained`].
     pub drain: Drain,
+    /// The league's SPRT, with the games of earlier runs counted: the
+    /// schedule ends when it decides (the run ends as
+    /// [`RunEnd::Drained`]).
+    pub sprt: Option<SprtStop>,
 }
 
 /// A flag that asks a running league to finish its games in flight and
@@ -154,6 +160,10 @@ pub enum Event {
         worker: usize,
         restart: bool,
     },
+    /// The pairings hand out no more games before the schedule's end, and
+    /// `why` (an SPRT decided): the games in flight are finished and
+    /// recorded.
+    Ending { why: String },
     /// Ctrl-C or SIGTERM: in-flight games are abandoned (they rerun on resume).
     Interrupted,
     /// Something the organiser should know that does not stop the run.
@@ -170,7 +180,8 @@ pub enum RunEnd {
     Interrupted,
     /// The league stopped itself before the end; resume goes on from here.
     Stopped(Stop),
-    /// The caller raised [`RunOptions::drain`]: the games in flight were
+    /// The caller raised [`RunOptions::drain`], or the pairings ended
+    /// before the schedule (an SPRT decided): the games in flight were
     /// finished and recorded, the rest not started.
     Drained,
 }
@@ -564,6 +575,7 @@ fn trace(e: &Event) {
             true => tracing::info!("restarted {bot} on worker {worker}"),
             false => tracing::info!("started {bot} on worker {worker}"),
         },
+        Event::Ending { why } => tracing::info!("{why}; finishing the games in flight"),
         Event::Interrupted => tracing::warn!("interrupted: unfinished games rerun on resume"),
         Event::Warning(w) => tracing::warn!("{w}"),
     }
@@ -604,22 +616,26 @@ fn run_logged(
         cut_record_bytes: store.cut_record_bytes,
         checked_in,
     });
-    let pairings = RoundRobin::new(games, done);
-    let (played, stop, shared) = play_all(t, opts, pairings, todo, &mut store, on_event)?;
-    let total = shared.pairings.total();
-    let end = match (stop, store.sync()) {
+    let mut pairings = RoundRobin::new(games, done);
+    if let Some(sprt) = &opts.sprt {
+        pairings = pairings.with_sprt(sprt.clone());
+    }
+    let total = pairings.total();
+    let layout = store.layout().clone();
+    let run = play_all(t, opts, pairings, todo, &mut store, &layout, on_event)?;
+    let end = match (run.stop, store.sync()) {
         (Some(stop), _) => RunEnd::Stopped(stop),
         (None, Err(e)) => RunEnd::Stopped(Stop::Failed(format!("games.csv: {e}"))),
-        (None, Ok(())) if *shared.cancel.borrow() => {
+        (None, Ok(())) if run.interrupted => {
             on_event(&Event::Interrupted);
             RunEnd::Interrupted
         }
-        (None, Ok(())) if shared.drain.is_raised() && played + skipped < total => RunEnd::Drained,
+        (None, Ok(())) if run.drained && run.played + skipped < total => RunEnd::Drained,
         (None, Ok(())) => RunEnd::Complete,
     };
     Ok(Summary {
         total,
-        played,
+        played: run.played,
         skipped,
         end,
         dir,
@@ -735,18 +751,33 @@ fn prepare_bots(
     check_bots_start(&t.bots, t.time.startup_ms, store.layout(), &Room::of(t))
 }
 
-/// The pipeline: workers take games from `pairings` and play them; this
-/// thread commits each finished game to `store` in the order they finish
-/// and reports it. Returns the games played, why it stopped early (if it
-/// did) and what the workers shared.
-fn play_all(
+/// What the pipeline did ([`play_all`]).
+#[derive(Clone, Debug)]
+pub struct Played {
+    /// Games committed.
+    pub played: usize,
+    /// Why it stopped before the games ran out, if it did.
+    pub stop: Option<Stop>,
+    /// Ctrl-C, SIGTERM or SIGHUP came: the games in flight were abandoned.
+    pub interrupted: bool,
+    /// The caller raised [`RunOptions::drain`], or the pairings ended
+    /// before their last game: no game was started after.
+    pub drained: bool,
+}
+
+/// The pipeline: workers take games from `pairings` and play them (at
+/// most `todo`: the workers are no more), with their bots' logs in
+/// `layout`; this thread commits each finished game to `store` in the
+/// order they finish, tells `pairings`, and reports it.
+pub fn play_all<S: Store>(
     t: &Tournament,
     opts: &RunOptions,
-    pairings: RoundRobin,
+    pairings: impl Pairings + 'static,
     todo: usize,
-    store: &mut ResultsDir,
+    store: &mut S,
+    layout: &Layout,
     on_event: &mut dyn FnMut(&Event),
-) -> Result<(usize, Option<Stop>, Arc<Shared>), LeagueError> {
+) -> Result<Played, LeagueError> {
     let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
     let cancel_tx = Arc::new(cancel_tx);
     let signals = spawn_signal_watcher(cancel_tx.clone());
@@ -755,12 +786,12 @@ fn play_all(
         t: t.clone(),
         pairings: Box::new(pairings),
         drain: opts.drain.clone(),
-        layout: store.layout().clone(),
+        layout: layout.clone(),
         budgets: t
             .bots
             .iter()
             .map(|b| {
-                let used = store.layout().bot_logs_size(&b.name);
+                let used = layout.bot_logs_size(&b.name);
                 StderrBudget::new(STDERR_PER_BOT.saturating_sub(used))
             })
             .collect(),
@@ -780,8 +811,8 @@ fn play_all(
     if !spare.is_empty() {
         crate::host::pin_current_thread_to(&spare);
     }
-    let (played, stop) = commit_all(rx, store, shared.pairings.as_ref(), on_event);
-    if stop.is_some() {
+    let committed = commit_all(rx, store, shared.pairings.as_ref(), on_event);
+    if committed.stop.is_some() {
         let _ = cancel_tx.send(true);
     }
     for h in handles {
@@ -791,7 +822,13 @@ fn play_all(
         crate::host::pin_current_thread_to(&cpus);
     }
     drop(signals);
-    Ok((played, stop, shared))
+    let interrupted = *shared.cancel.borrow();
+    Ok(Played {
+        played: committed.played,
+        stop: committed.stop,
+        interrupted,
+        drained: shared.drain.is_raised() || committed.ended,
+    })
 }
 
 /// Starts `workers` worker threads, each pinned to a CPU of `cpus` unless
@@ -816,17 +853,25 @@ fn start_workers(
         .collect()
 }
 
+/// What the writer did: the games committed, why it stopped early (if it
+/// did), and whether the pairings ended before their last game.
+struct Committed {
+    played: usize,
+    stop: Option<Stop>,
+    ended: bool,
+}
+
 /// The writer: commits each finished game to `store` as it arrives (the
 /// only commit point), tells `pairings`, syncs now and then and reports
-/// it; stops at the first game that cannot be recorded or played. Returns
-/// the games committed and why it stopped early, if it did.
-fn commit_all(
+/// it; stops at the first game that cannot be recorded or played.
+fn commit_all<S: Store>(
     rx: mpsc::Receiver<WorkerMsg>,
-    store: &mut dyn Store<Error = StoreError>,
+    store: &mut S,
     pairings: &dyn Pairings,
     on_event: &mut dyn FnMut(&Event),
-) -> (usize, Option<Stop>) {
+) -> Committed {
     let mut played = 0;
+    let mut ended = false;
     let mut last_sync = Instant::now();
     for msg in rx {
         match msg {
@@ -839,18 +884,32 @@ fn commit_all(
                 if let Err(e) = store.commit(&record, &mut row, index) {
                     // Nothing more can be recorded: stop everything.
                     let why = format!("game {} could not be recorded: {e}", row.game_id);
-                    return (played, Some(Stop::Failed(why)));
+                    let stop = Some(Stop::Failed(why));
+                    return Committed {
+                        played,
+                        stop,
+                        ended,
+                    };
                 }
-                pairings.finished(index, &row);
+                let ending = pairings.finished(index, &row);
                 played += 1;
                 if last_sync.elapsed() > Duration::from_secs(2) {
                     let _ = store.sync();
                     last_sync = Instant::now();
                 }
                 on_event(&Event::Finished { row, detail });
+                if let Some(why) = ending {
+                    ended = true;
+                    on_event(&Event::Ending { why });
+                }
             }
             WorkerMsg::Failed { game_id, why } => {
-                return (played, Some(Stop::Failed(format!("game {game_id}: {why}"))));
+                let stop = Some(Stop::Failed(format!("game {game_id}: {why}")));
+                return Committed {
+                    played,
+                    stop,
+                    ended,
+                };
             }
             WorkerMsg::BotStarted {
                 bot,
@@ -863,7 +922,11 @@ fn commit_all(
             }),
         }
     }
-    (played, None)
+    Committed {
+        played,
+        stop: None,
+        ended,
+    }
 }
 
 /// Watches for Ctrl-C, SIGTERM and SIGHUP (a closed terminal or ssh
