@@ -1020,17 +1020,56 @@ async fn play_one(
     bots: &mut HashMap<usize, BotPlayer>,
     tx: &mpsc::SyncSender<WorkerMsg>,
 ) -> WorkerMsg {
-    let (t, layout) = (&shared.t, &shared.layout);
+    let t = &shared.t;
+    let mut spec = game_spec(t, game);
+    let start = Instant::now();
+    let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+    if let Err((seat, e)) = seat_bots(worker, shared, game, &mut spec, bots, tx).await {
+        // Out of descriptors, processes, memory or disk: the machine's
+        // fault. Nothing is committed and the league stops cleanly.
+        if e.is_harness() {
+            let name = &t.bots[game.seats[seat]].name;
+            return WorkerMsg::Failed {
+                game_id: game.game_id.clone(),
+                why: format!("cannot start bot `{name}`: {}", why_not_started(&e)),
+            };
+        }
+        let report = GameReport::unstarted(&spec, seat, e.kind(), e.to_string(), start.elapsed());
+        tracing::warn!("{}: seat {seat} cannot start: {e}", game.game_id);
+        let versions = versions_of(game, bots);
+        return done(t, game, &spec, &report, &versions, &started_at);
+    }
+    let versions = versions_of(game, bots);
+    let mut seats: Vec<BotPlayer> = game.seats.iter().filter_map(|b| bots.remove(b)).collect();
+    let result = {
+        let mut refs: Vec<&mut dyn Player> =
+            seats.iter_mut().map(|p| p as &mut dyn Player).collect();
+        referee::play_game(&spec, &mut refs, &mut |_| {}).await
+    };
+    for (&b, p) in game.seats.iter().zip(seats) {
+        bots.insert(b, p);
+    }
+    match result {
+        Ok(report) => done(t, game, &spec, &report, &versions, &started_at),
+        // The schedule built an unplayable spec: a bug of ours, not the bots'.
+        Err(e) => WorkerMsg::Failed {
+            game_id: game.game_id.clone(),
+            why: format!("cannot be played (a bug of the arena, not of a bot): {e}"),
+        },
+    }
+}
+
+/// The referee's spec of a scheduled game of league `t`: its opening, the
+/// league's time control, the bots' seed.
+fn game_spec(t: &Tournament, game: &ScheduledGame) -> GameSpec {
     let vspec = &t.variants[game.variant];
     let settings = vspec.settings(t.max_plies);
     let opening = schedule::opening(vspec, &settings, game.seed, t.openings);
-    let start = Instant::now();
-    let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
-    let mut spec = GameSpec {
+    GameSpec {
         game_id: game.game_id.clone(),
         variant: vspec.variant,
         settings,
-        opening: opening.clone(),
+        opening,
         names: game.seats.iter().map(|&b| t.bots[b].name.clone()).collect(),
         time: TimeControl {
             per_decision: if t.time.decision_ms > 0 {
@@ -1046,10 +1085,22 @@ async fn play_one(
         watchdog: Duration::from_millis(t.time.watchdog_ms),
         notes: Vec::new(),
         seed: schedule::bot_seed(t.seed, &game.game_id),
-    };
+    }
+}
 
-    // Make sure every seat has a live bot; a bot that cannot be (re)started
-    // forfeits this game (a crash, or what its handshake did wrong).
+/// Makes sure every seat of `game` has a live bot in `bots`, (re)started
+/// on this worker as needed (noted in `spec` when a bot's output between
+/// games cost it its process). Fails with the first seat whose bot cannot
+/// start, and why: it forfeits the game, unless the machine is to blame.
+async fn seat_bots(
+    worker: usize,
+    shared: &Shared,
+    game: &ScheduledGame,
+    spec: &mut GameSpec,
+    bots: &mut HashMap<usize, BotPlayer>,
+    tx: &mpsc::SyncSender<WorkerMsg>,
+) -> Result<(), (usize, referee::StartError)> {
+    let t = &shared.t;
     for (seat, &b) in game.seats.iter().enumerate() {
         let restart = match bots.get_mut(&b) {
             Some(p) if p.needs_restart() => true,
@@ -1080,58 +1131,22 @@ async fn play_one(
             }
         }
         let bot = &t.bots[b];
-        let log = layout.bot_log(&bot.name, worker);
+        let log = shared.layout.bot_log(&bot.name, worker);
         let mut launch = Room::of(t).launch_bot(bot, Some(log));
         launch.stderr_budget = Some(shared.budgets[b].clone());
-        match BotPlayer::start(&launch, &timing(t.time.startup_ms)).await {
-            Ok(p) => {
-                bots.insert(b, p);
-                let _ = tx.send(WorkerMsg::BotStarted {
-                    bot: bot.name.clone(),
-                    worker,
-                    restart,
-                });
-            }
-            // Out of descriptors, processes, memory or disk: the machine's
-            // fault. Nothing is committed and the league stops cleanly.
-            Err(e) if e.is_harness() => {
-                return WorkerMsg::Failed {
-                    game_id: game.game_id.clone(),
-                    why: format!("cannot start bot `{}`: {}", bot.name, why_not_started(&e)),
-                };
-            }
-            Err(e) => {
-                let report =
-                    GameReport::unstarted(&spec, seat, e.kind(), e.to_string(), start.elapsed());
-                tracing::warn!("{}: seat {seat} cannot start: {e}", game.game_id);
-                let versions = versions_of(game, bots);
-                return done(t, game, &spec, &report, &versions, &started_at);
-            }
-        }
-    }
-
-    let versions = versions_of(game, bots);
-    let mut seats: Vec<BotPlayer> = game.seats.iter().filter_map(|b| bots.remove(b)).collect();
-    let result = {
-        let mut refs: Vec<&mut dyn Player> =
-            seats.iter_mut().map(|p| p as &mut dyn Player).collect();
-        referee::play_game(&spec, &mut refs, &mut |_| {}).await
-    };
-    for (&b, p) in game.seats.iter().zip(seats) {
+        let p = BotPlayer::start(&launch, &timing(t.time.startup_ms))
+            .await
+            .map_err(|e| (seat, e))?;
         bots.insert(b, p);
+        let _ = tx.send(WorkerMsg::BotStarted {
+            bot: bot.name.clone(),
+            worker,
+            restart,
+        });
     }
-    match result {
-        Ok(report) => done(t, game, &spec, &report, &versions, &started_at),
-        // The schedule built an unplayable spec: a bug of ours, not the bots'.
-        Err(e) => WorkerMsg::Failed {
-            game_id: game.game_id.clone(),
-            why: format!("cannot be played (a bug of the arena, not of a bot): {e}"),
-        },
-    }
+    Ok(())
 }
 
-/// A finished game's record, serialized here on the worker, and its row,
-/// for the main thread to commit.
 /// The hello `version` of each seat's bot, where it is running.
 fn versions_of(game: &ScheduledGame, bots: &HashMap<usize, BotPlayer>) -> Vec<String> {
     game.seats
@@ -1144,6 +1159,8 @@ fn versions_of(game: &ScheduledGame, bots: &HashMap<usize, BotPlayer>) -> Vec<St
         .collect()
 }
 
+/// A finished game's record, serialized here on the worker, and its row,
+/// for the main thread to commit.
 fn done(
     t: &Tournament,
     game: &ScheduledGame,
