@@ -122,3 +122,70 @@ impl SprtStop {
         self.tracker.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::league::config::{RunSettings, Tournament};
+
+    /// Two bots, `a` and `b`, over many rounds of F.I.L.O.
+    fn schedule() -> Schedule {
+        let src = r#"
+            name = "t"
+            bots = [{ name = "a", command = ["x"] }, { name = "b", command = ["x"] }]
+            variants = ["filo"]
+            rounds = 500
+        "#;
+        let t =
+            Tournament::parse_with(std::path::Path::new("t.toml"), src, &RunSettings::default())
+                .expect("a tournament");
+        Schedule::new(&t, None)
+    }
+
+    /// A's result in `g`: two pairs won outright, then one split.
+    fn row(g: &ScheduledGame) -> GameRow {
+        let names = ["a", "b"];
+        let a_seat = g.seats.iter().position(|&b| b == 0).unwrap_or(0);
+        let a_wins = g.round % 3 != 0 || a_seat == 0;
+        let a_score = if a_wins { 1.0 } else { 0.0 };
+        GameRow {
+            game_id: g.game_id.clone(),
+            variant: "filo".into(),
+            players: 2,
+            group: g.group.clone(),
+            seat0: names[g.seats[0]].into(),
+            seat1: names[g.seats[1]].into(),
+            score0: if a_seat == 0 { a_score } else { 1.0 - a_score },
+            score1: if a_seat == 1 { a_score } else { 1.0 - a_score },
+            ..GameRow::default()
+        }
+    }
+
+    #[test]
+    fn the_round_robin_hands_out_no_game_once_its_sprt_decides() {
+        let config = "elo0=0,elo1=5".parse().expect("an SPRT");
+        let stop = SprtStop::new(SprtTracker::new(config, "a", "b"));
+        let pairings = RoundRobin::new(schedule(), DoneSet::default()).with_sprt(stop.clone());
+        let (mut handed, mut endings) = (0, Vec::new());
+        while let Some(g) = pairings.next() {
+            handed += 1;
+            endings.extend(pairings.finished(g.index, &row(&g)));
+        }
+        let decided = stop.decided().expect("the SPRT decided");
+        assert_eq!(endings.len(), 1, "{endings:?}");
+        assert!(endings[0].starts_with("SPRT: H1 accepted"), "{endings:?}");
+        assert_eq!(handed, decided.games);
+        assert!(handed < pairings.total() as u64);
+    }
+
+    #[test]
+    fn without_an_sprt_the_round_robin_plays_the_whole_schedule() {
+        let pairings = RoundRobin::new(schedule(), DoneSet::default());
+        let mut handed = 0;
+        while let Some(g) = pairings.next() {
+            handed += 1;
+            assert_eq!(pairings.finished(g.index, &row(&g)), None);
+        }
+        assert_eq!(handed, pairings.total());
+    }
+}
