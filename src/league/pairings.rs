@@ -146,7 +146,7 @@ mod tests {
     fn row(g: &ScheduledGame) -> GameRow {
         let names = ["a", "b"];
         let a_seat = g.seats.iter().position(|&b| b == 0).unwrap_or(0);
-        let a_wins = g.round % 3 != 0 || a_seat == 0;
+        let a_wins = !g.round.is_multiple_of(3) || a_seat == 0;
         let a_score = if a_wins { 1.0 } else { 0.0 };
         GameRow {
             game_id: g.game_id.clone(),
