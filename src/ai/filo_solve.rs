@@ -152,107 +152,11 @@ const LOSS: u8 = 2;
 
 /// Solves `root` (a position not over). Fails without proving anything if
 /// more than `max_states` positions are reachable.
-///
-/// Long (about 150 lines): one retrograde analysis whose phases share the
-/// state tables; its result is pinned by docs/filo-solved.md, so it was
-/// left whole in issue 29.
 pub fn solve(root: &Filo, max_states: usize) -> Result<Solution, SolveError> {
     let t0 = Instant::now();
-    let mut index: HashMap<u64, u32> = HashMap::new();
-    let mut keys: Vec<u64> = vec![key(root)];
-    index.insert(keys[0], 0);
-    // Successors in CSR form; terminal moves are folded into the flags.
-    let mut succ_start: Vec<u64> = vec![0];
-    let mut succ: Vec<u32> = Vec::new();
-    let mut win_now: Vec<bool> = Vec::new();
-    let mut loss_now: Vec<bool> = Vec::new();
-    let mut edges = 0u64;
-    let mut opts: Vec<FiloOpt> = Vec::new();
-    let mut i = 0usize;
-    while i < keys.len() {
-        if keys.len() > max_states {
-            return Err(SolveError::TooMany(max_states));
-        }
-        let g = decode(keys[i])?;
-        let mover = g.to_decide().unwrap_or(WHITE);
-        g.options(&mut opts);
-        let (mut w, mut l) = (false, false);
-        for &o in &opts {
-            let mut child = g.clone();
-            child.apply(o)?;
-            edges += 1;
-            match edge_of(&child, mover, &mut index, &mut keys) {
-                Edge::WinNow => w = true,
-                Edge::LossNow => l = true,
-                Edge::To(c) => succ.push(c),
-            }
-        }
-        win_now.push(w);
-        loss_now.push(l);
-        succ_start.push(succ.len() as u64);
-        i += 1;
-    }
-    drop(index);
-    let n = keys.len();
-    // Predecessors.
-    let mut pred_start = vec![0u64; n + 1];
-    for &c in &succ {
-        pred_start[c as usize + 1] += 1;
-    }
-    for j in 0..n {
-        pred_start[j + 1] += pred_start[j];
-    }
-    let mut fill = pred_start.clone();
-    let mut pred = vec![0u32; succ.len()];
-    for p in 0..n {
-        for &c in &succ[succ_start[p] as usize..succ_start[p + 1] as usize] {
-            pred[fill[c as usize] as usize] = p as u32;
-            fill[c as usize] += 1;
-        }
-    }
-    drop(fill);
-    // Retrograde, in order of distance.
-    let mut value = vec![UNKNOWN; n];
-    let mut dist = vec![0u32; n];
-    let mut left: Vec<u32> = (0..n)
-        .map(|p| (succ_start[p + 1] - succ_start[p]) as u32)
-        .collect();
-    let mut queue: std::collections::VecDeque<u32> = std::collections::VecDeque::new();
-    for p in 0..n {
-        if win_now[p] {
-            value[p] = WIN;
-            dist[p] = 1;
-            queue.push_back(p as u32);
-        } else if left[p] == 0 {
-            // Every move ends the game against the mover.
-            value[p] = LOSS;
-            dist[p] = 1;
-            queue.push_back(p as u32);
-        }
-    }
-    drop(win_now);
-    while let Some(c) = queue.pop_front() {
-        let c = c as usize;
-        for &p in &pred[pred_start[c] as usize..pred_start[c + 1] as usize] {
-            let p = p as usize;
-            if value[p] != UNKNOWN {
-                continue;
-            }
-            if value[c] == LOSS {
-                value[p] = WIN;
-                dist[p] = dist[c] + 1;
-                queue.push_back(p as u32);
-            } else {
-                left[p] -= 1;
-                if left[p] == 0 {
-                    value[p] = LOSS;
-                    dist[p] = dist[c] + 1;
-                    queue.push_back(p as u32);
-                }
-            }
-        }
-    }
-    let _ = loss_now;
+    let graph = Graph::enumerate(root, max_states)?;
+    let n = graph.keys.len();
+    let (value, dist) = graph.retrograde();
     let val = |j: usize| match value[j] {
         WIN => Value::Win(dist[j]),
         LOSS => Value::Loss(dist[j]),
@@ -260,9 +164,159 @@ pub fn solve(root: &Filo, max_states: usize) -> Result<Solution, SolveError> {
     };
     let wins = value.iter().filter(|&&v| v == WIN).count();
     let losses = value.iter().filter(|&&v| v == LOSS).count();
-    // Principal variation, replayed on the engine.
+    let line = principal_variation(root, &graph.keys, &val)?;
+    Ok(Solution {
+        value: val(0),
+        states: n,
+        edges: graph.edges,
+        wins,
+        losses,
+        draws: n - wins - losses,
+        elapsed: t0.elapsed(),
+        line,
+    })
+}
+
+/// Every non-final position reachable from the root, by index (the root
+/// is 0), with its moves.
+struct Graph {
+    keys: Vec<u64>,
+    /// Successors in CSR form: those of `p` are
+    /// `succ[succ_start[p]..succ_start[p + 1]]`. Moves that end the game
+    /// are folded into `win_now`.
+    succ_start: Vec<u64>,
+    succ: Vec<u32>,
+    /// Whether some move of the position wins at once.
+    win_now: Vec<bool>,
+    /// Moves between them (options applied during the enumeration).
+    edges: u64,
+}
+
+impl Graph {
+    /// Enumerates the positions reachable from `root`, breadth first;
+    /// fails beyond `max_states`.
+    fn enumerate(root: &Filo, max_states: usize) -> Result<Graph, SolveError> {
+        let mut index: HashMap<u64, u32> = HashMap::new();
+        let mut keys: Vec<u64> = vec![key(root)];
+        index.insert(keys[0], 0);
+        let mut succ_start: Vec<u64> = vec![0];
+        let mut succ: Vec<u32> = Vec::new();
+        let mut win_now: Vec<bool> = Vec::new();
+        let mut edges = 0u64;
+        let mut opts: Vec<FiloOpt> = Vec::new();
+        let mut i = 0usize;
+        while i < keys.len() {
+            if keys.len() > max_states {
+                return Err(SolveError::TooMany(max_states));
+            }
+            let g = decode(keys[i])?;
+            let mover = g.to_decide().unwrap_or(WHITE);
+            g.options(&mut opts);
+            let mut w = false;
+            for &o in &opts {
+                let mut child = g.clone();
+                child.apply(o)?;
+                edges += 1;
+                match edge_of(&child, mover, &mut index, &mut keys) {
+                    Edge::WinNow => w = true,
+                    Edge::LossNow => {}
+                    Edge::To(c) => succ.push(c),
+                }
+            }
+            win_now.push(w);
+            succ_start.push(succ.len() as u64);
+            i += 1;
+        }
+        Ok(Graph {
+            keys,
+            succ_start,
+            succ,
+            win_now,
+            edges,
+        })
+    }
+
+    /// The predecessors in CSR form: those of `c` are
+    /// `pred[pred_start[c]..pred_start[c + 1]]`.
+    fn predecessors(&self) -> (Vec<u64>, Vec<u32>) {
+        let n = self.keys.len();
+        let mut pred_start = vec![0u64; n + 1];
+        for &c in &self.succ {
+            pred_start[c as usize + 1] += 1;
+        }
+        for j in 0..n {
+            pred_start[j + 1] += pred_start[j];
+        }
+        let mut fill = pred_start.clone();
+        let mut pred = vec![0u32; self.succ.len()];
+        for p in 0..n {
+            for &c in &self.succ[self.succ_start[p] as usize..self.succ_start[p + 1] as usize] {
+                pred[fill[c as usize] as usize] = p as u32;
+                fill[c as usize] += 1;
+            }
+        }
+        (pred_start, pred)
+    }
+
+    /// The retrograde analysis, in order of distance: each position's
+    /// value (`WIN`, `LOSS`, or `UNKNOWN` for a draw) and distance.
+    fn retrograde(&self) -> (Vec<u8>, Vec<u32>) {
+        let n = self.keys.len();
+        let (pred_start, pred) = self.predecessors();
+        let mut value = vec![UNKNOWN; n];
+        let mut dist = vec![0u32; n];
+        let mut left: Vec<u32> = (0..n)
+            .map(|p| (self.succ_start[p + 1] - self.succ_start[p]) as u32)
+            .collect();
+        let mut queue: std::collections::VecDeque<u32> = std::collections::VecDeque::new();
+        for p in 0..n {
+            if self.win_now[p] {
+                value[p] = WIN;
+                dist[p] = 1;
+                queue.push_back(p as u32);
+            } else if left[p] == 0 {
+                // Every move ends the game against the mover.
+                value[p] = LOSS;
+                dist[p] = 1;
+                queue.push_back(p as u32);
+            }
+        }
+        while let Some(c) = queue.pop_front() {
+            let c = c as usize;
+            for &p in &pred[pred_start[c] as usize..pred_start[c + 1] as usize] {
+                let p = p as usize;
+                if value[p] != UNKNOWN {
+                    continue;
+                }
+                if value[c] == LOSS {
+                    value[p] = WIN;
+                    dist[p] = dist[c] + 1;
+                    queue.push_back(p as u32);
+                } else {
+                    left[p] -= 1;
+                    if left[p] == 0 {
+                        value[p] = LOSS;
+                        dist[p] = dist[c] + 1;
+                        queue.push_back(p as u32);
+                    }
+                }
+            }
+        }
+        (value, dist)
+    }
+}
+
+/// A principal variation from `root`, replayed on the engine: the winner
+/// takes the fastest win, the loser the longest defence (`val` of the
+/// position with each of `keys`). Empty for a draw.
+fn principal_variation(
+    root: &Filo,
+    keys: &[u64],
+    val: &dyn Fn(usize) -> Value,
+) -> Result<Vec<String>, SolveError> {
     let mut line = Vec::new();
     let mut g = root.clone();
+    let mut opts: Vec<FiloOpt> = Vec::new();
     let lookup: HashMap<u64, u32> = if val(0) == Value::Draw {
         HashMap::new()
     } else {
@@ -296,16 +350,7 @@ pub fn solve(root: &Filo, max_states: usize) -> Result<Solution, SolveError> {
         line.push(g.notation(best));
         g.apply(best)?;
     }
-    Ok(Solution {
-        value: val(0),
-        states: n,
-        edges,
-        wins,
-        losses,
-        draws: n - wins - losses,
-        elapsed: t0.elapsed(),
-        line,
-    })
+    Ok(line)
 }
 
 /// The seat that wins `root` with best play, if either does.

@@ -134,10 +134,6 @@ impl Checks {
 }
 
 /// `arena check-bot`: builds, starts and checks a bot game by game.
-///
-/// Long (about 150 lines): the game loop shares the bot, its log position
-/// and the restart with closures over the launch; what could leave it
-/// without them did (issue 29).
 pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
     let (mut cmd, asks, folder) = bot_of(&args)?;
     let mut c = Checks::new(args.json);
@@ -177,99 +173,12 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
     c.info(&format!("checking `{}`", cmd.display()));
     say_sandbox(&mut c, &launch);
     let rt = runtime()?;
-    let checks = async {
-        // The end of the bot's stderr, after a failed start or a crash:
-        // only the current process's (the log is shared by every restart).
-        let log_len = || {
-            launch
-                .stderr_log
-                .as_deref()
-                .and_then(|p| std::fs::metadata(p).ok())
-                .map_or(0, |m| m.len())
-        };
-        let tail = |from: u64| {
-            let log = launch.stderr_log.clone();
-            async move {
-                match &log {
-                    Some(log) => crate::bot::log_tail(log, 20, from)
-                        .await
-                        .map(|t| format!("its stderr ends:\n  {}", t.replace('\n', "\n  "))),
-                    None => None,
-                }
-            }
-        };
-        let started = || async {
-            let t0 = std::time::Instant::now();
-            (BotPlayer::start(&launch, &timing).await, t0.elapsed())
-        };
-        let mut since = log_len();
-        let (b, took) = started().await;
-        let mut bot = match handshake(&mut c, b, took) {
-            Some(b) => b,
-            None => {
-                if let Some(t) = tail(since).await {
-                    c.note(&t);
-                }
-                return c;
-            }
-        };
-        let mut latencies: Vec<u64> = Vec::new();
-        let mut game_no = 0;
-        for variant in variants {
-            for &n in variant.player_counts() {
-                for seat in 0..n {
-                    game_no += 1;
-                    let what = format!("{variant} {n}p seat {seat}");
-                    let spec = match check_spec(&args, variant, n, game_no) {
-                        Ok(spec) => spec,
-                        Err(e) => {
-                            c.fail(&what, &e.to_string());
-                            continue;
-                        }
-                    };
-                    let mut randoms: Vec<RandomPlayer> = (0..n)
-                        .map(|s| RandomPlayer::new(format!("random-{s}"), game_no * 7 + s as u64))
-                        .collect();
-                    let report = {
-                        let mut ps: Vec<&mut dyn Player> = randoms
-                            .iter_mut()
-                            .take(n - 1)
-                            .map(|r| r as &mut dyn Player)
-                            .collect();
-                        ps.insert(seat, &mut bot);
-                        referee::play_game(&spec, &mut ps, &mut |_| {}).await
-                    };
-                    let faulted = matches!(&report, Ok(r) if r.offender == Some(seat));
-                    if judge(&mut c, &what, report, seat, &mut latencies) {
-                        if let Some(t) = tail(since).await {
-                            c.note(&t);
-                        }
-                    }
-                    if bot.needs_restart() {
-                        bot.kill();
-                        if faulted {
-                            c.note("restarting the bot (after a fault, a fresh process plays the next game)");
-                        } else {
-                            c.note("the bot exited after its game: the referee reuses one process for many games, so exit only on `quit` (protocol.md); a league restarts it without charge if it sees the exit in time, else the next game is a `crash`. Restarting it");
-                        }
-                        since = log_len();
-                        let (b, took) = started().await;
-                        match handshake(&mut c, b, took) {
-                            Some(b) => bot = b,
-                            None => {
-                                if let Some(t) = tail(since).await {
-                                    c.note(&t);
-                                }
-                                return c;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        quit_and_latency(&mut c, &mut bot, &mut latencies, timing.shutdown_grace).await;
-        c
+    let subject = Subject {
+        launch: &launch,
+        timing: &timing,
+        since: 0,
     };
+    let checks = check_games(c, &args, subject, variants);
     let failed = rt.block_on(async {
         tokio::select! {
             failed = checks => Ok(failed),
@@ -287,6 +196,123 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
             Ok(code)
         }
     }
+}
+
+/// The bot under check: how it starts, and where its current process's
+/// stderr begins in its log (shared by every restart).
+struct Subject<'a> {
+    launch: &'a crate::bot::Launch,
+    timing: &'a Timing,
+    since: u64,
+}
+
+impl Subject<'_> {
+    /// The size of the bot's stderr log so far.
+    fn log_len(&self) -> u64 {
+        self.launch
+            .stderr_log
+            .as_deref()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map_or(0, |m| m.len())
+    }
+
+    /// The end of the current process's stderr, after a failed start or a
+    /// crash.
+    async fn tail(&self) -> Option<String> {
+        let log = self.launch.stderr_log.as_deref()?;
+        crate::bot::log_tail(log, 20, self.since)
+            .await
+            .map(|t| format!("its stderr ends:\n  {}", t.replace('\n', "\n  ")))
+    }
+
+    /// Starts a bot process and checks its handshake; when it fails, notes
+    /// the end of its stderr.
+    async fn start(&mut self, c: &mut Checks) -> Option<BotPlayer> {
+        self.since = self.log_len();
+        let t0 = std::time::Instant::now();
+        let b = BotPlayer::start(self.launch, self.timing).await;
+        let bot = handshake(c, b, t0.elapsed());
+        if bot.is_none() {
+            if let Some(t) = self.tail().await {
+                c.note(&t);
+            }
+        }
+        bot
+    }
+}
+
+/// The checks after the build: the handshake, one game per seat of each of
+/// `variants` (the bot restarted after a fault or an exit), the quit and
+/// the latency.
+async fn check_games(
+    mut c: Checks,
+    args: &CheckBotArgs,
+    mut subject: Subject<'_>,
+    variants: Vec<Variant>,
+) -> Checks {
+    let Some(mut bot) = subject.start(&mut c).await else {
+        return c;
+    };
+    let mut latencies: Vec<u64> = Vec::new();
+    let mut game_no = 0;
+    for variant in variants {
+        for &n in variant.player_counts() {
+            for seat in 0..n {
+                game_no += 1;
+                let what = format!("{variant} {n}p seat {seat}");
+                let spec = match check_spec(args, variant, n, game_no) {
+                    Ok(spec) => spec,
+                    Err(e) => {
+                        c.fail(&what, &e.to_string());
+                        continue;
+                    }
+                };
+                let report = against_randoms(&spec, &mut bot, n, seat, game_no).await;
+                let faulted = matches!(&report, Ok(r) if r.offender == Some(seat));
+                if judge(&mut c, &what, report, seat, &mut latencies) {
+                    if let Some(t) = subject.tail().await {
+                        c.note(&t);
+                    }
+                }
+                if bot.needs_restart() {
+                    bot.kill();
+                    if faulted {
+                        c.note("restarting the bot (after a fault, a fresh process plays the next game)");
+                    } else {
+                        c.note("the bot exited after its game: the referee reuses one process for many games, so exit only on `quit` (protocol.md); a league restarts it without charge if it sees the exit in time, else the next game is a `crash`. Restarting it");
+                    }
+                    match subject.start(&mut c).await {
+                        Some(b) => bot = b,
+                        None => return c,
+                    }
+                }
+            }
+        }
+    }
+    let grace = subject.timing.shutdown_grace;
+    quit_and_latency(&mut c, &mut bot, &mut latencies, grace).await;
+    c
+}
+
+/// Plays check game `spec` (number `game_no`) of `n` players, the bot in
+/// `seat` and the built-in random player in the others.
+async fn against_randoms(
+    spec: &GameSpec,
+    bot: &mut BotPlayer,
+    n: usize,
+    seat: usize,
+    game_no: u64,
+) -> Result<referee::GameReport, referee::SpecError> {
+    let mut randoms: Vec<RandomPlayer> = (0..n)
+        .map(|s| RandomPlayer::new(format!("random-{s}"), game_no * 7 + s as u64))
+        .collect();
+    let mut ps: Vec<&mut dyn Player> = randoms
+        .iter_mut()
+        .take(n - 1)
+        .map(|r| r as &mut dyn Player)
+        .collect();
+    ps.insert(seat, bot);
+    referee::play_game(spec, &mut ps, &mut |_| {}).await
 }
 
 /// The last checks: the bot quits cleanly with nothing unasked after its

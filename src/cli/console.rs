@@ -183,6 +183,7 @@ impl Console {
                 }
             }
             Event::Warning(w) => self.say(&format!("warning: {w}")),
+            Event::Ending { why } => self.say(&format!("{why}; finishing the games in flight")),
             Event::Interrupted => self
                 .bar
                 .suspend(|| errln!("interrupted: stopping, unfinished games will rerun on resume")),

@@ -7,7 +7,8 @@ use super::report::{Every, Live};
 use crate::bot::Sandbox;
 use crate::league::config::{RunSettings, Tournament};
 use crate::league::folder::Layout;
-use crate::league::runner::{self, Drain, Event, RunEnd, RunOptions};
+use crate::league::pairings::SprtStop;
+use crate::league::runner::{self, Drain, RunEnd, RunOptions};
 use crate::league::schedule::Shard;
 use crate::ratings::sprt::{self, SprtConfig, SprtTracker};
 use anyhow::Context;
@@ -207,7 +208,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
             t.concurrency
         );
     }
-    let mut sprt = match (&t.sprt, how.shard) {
+    let sprt = match (&t.sprt, how.shard) {
         (Some(_), Some(_)) => anyhow::bail!(
             "an SPRT decides on all of a league's games as they finish: run it without --shard"
         ),
@@ -220,6 +221,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         no_affinity: how.no_affinity,
         repair: how.repair,
         drain: Drain::default(),
+        sprt: sprt.as_ref().map(|s| s.stop.clone()),
     };
     let show = Show {
         bar: std::io::stderr().is_terminal(),
@@ -232,7 +234,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         (false, None) => Some(Every::Time(std::time::Duration::from_secs(30))),
     };
     let mut live = Live::new(every, &t.name);
-    let summary = match sprt.as_ref().and_then(|s| s.tracker.decided()) {
+    let summary = match sprt.as_ref().and_then(|s| s.stop.decided()) {
         // Decided in an earlier run: nothing more to play.
         Some(d) => {
             errln!(
@@ -248,15 +250,6 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
             let summary = runner::run(t, &opts, &mut |e| {
                 console.on_event(e);
                 live.on_event(e);
-                if let (Event::Finished { row, .. }, Some(s)) = (e, sprt.as_mut()) {
-                    if let Some(d) = s.tracker.add(row) {
-                        opts.drain.raise();
-                        console.say(&format!(
-                            "SPRT: {} (LLR {:.2}) after {} games; finishing the games in flight",
-                            d.decision, d.llr, d.games
-                        ));
-                    }
-                }
             })?;
             console.finish();
             Some(summary)
@@ -301,13 +294,14 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
 }
 
 /// The SPRT of a league with `[sprt]` or `--sprt`: the first bot (A)
-/// against the second, counted as the games finish, from the games an
-/// earlier run recorded on.
+/// against the second, counted as the games finish (by the league's
+/// pairings, which end when it decides), from the games an earlier run
+/// recorded on.
 struct SprtRun {
     config: SprtConfig,
     a: String,
     b: String,
-    tracker: SprtTracker,
+    stop: SprtStop,
 }
 
 impl SprtRun {
@@ -330,7 +324,7 @@ impl SprtRun {
             config,
             a,
             b,
-            tracker,
+            stop: SprtStop::new(tracker),
         })
     }
 
@@ -338,7 +332,7 @@ impl SprtRun {
     fn verdict(&self, rows: &[crate::results::GameRow]) -> anyhow::Result<String> {
         let report = sprt::evaluate(rows, &self.a, &self.b, &self.config)?;
         let mut text = crate::report::sprt::sprt_text(&report);
-        match self.tracker.decided() {
+        match self.stop.decided() {
             Some(d) if d.games < report.total.games => text.push_str(&format!(
                 "\ndecided after {} games (LLR {:.2}: {}); the {} games in flight then were finished and are counted above",
                 d.games,

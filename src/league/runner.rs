@@ -6,8 +6,10 @@
 //! serialize; only the main thread writes. `run_logged` reads as the
 //! pipeline: open the store, prepare the bots, then get work, play,
 //! commit, report (`play_all`, `worker`, `play_one`, `commit_all`). A run ends as a
-//! [`RunEnd`]: complete, interrupted (Ctrl-C, SIGTERM, SIGHUP), or stopped
-//! by the league itself (a harness failure, nothing charged to a bot).
+//! [`RunEnd`]: complete, interrupted (Ctrl-C, SIGTERM, SIGHUP), drained
+//! (the caller asked, or the pairings had no more games: an SPRT
+//! decided), or stopped by the league itself (a harness failure, nothing
+//! charged to a bot).
 //!
 //! Knows nothing of rules (the referee plays the games) or of ratings. It
 //! emits [`Event`]s; the command line's console consumes them.
@@ -17,7 +19,7 @@ use super::folder::{
     self, Expected, Layout, LeagueMeta, PlayedUnder, Rejected, ResultsDir, StoreError,
 };
 use super::launch::Room;
-use super::pairings::{Pairings, RoundRobin};
+use super::pairings::{Pairings, RoundRobin, SprtStop};
 use super::schedule::{self, Schedule, ScheduledGame, Shard};
 use crate::bot::manifest;
 use crate::bot::{Launch, Sandbox, StderrBudget};
@@ -123,6 +125,10 @@ pub struct RunOptions {
     /// early: no game starts after it, the games in flight are finished
     /// and recorded, and the run ends as [`RunEnd::Drained`].
     pub drain: Drain,
+    /// The league's SPRT, with the games of earlier runs counted: the
+    /// schedule ends when it decides (the run ends as
+    /// [`RunEnd::Drained`]).
+    pub sprt: Option<SprtStop>,
 }
 
 /// A flag that asks a running league to finish its games in flight and
@@ -170,6 +176,10 @@ pub enum Event {
         worker: usize,
         restart: bool,
     },
+    /// The pairings hand out no more games before the schedule's end, and
+    /// `why` (an SPRT decided): the games in flight are finished and
+    /// recorded.
+    Ending { why: String },
     /// Ctrl-C or SIGTERM: in-flight games are abandoned (they rerun on resume).
     Interrupted,
     /// Something the organiser should know that does not stop the run.
@@ -186,7 +196,8 @@ pub enum RunEnd {
     Interrupted,
     /// The league stopped itself before the end; resume goes on from here.
     Stopped(Stop),
-    /// The caller raised [`RunOptions::drain`]: the games in flight were
+    /// The caller raised [`RunOptions::drain`], or the pairings ended
+    /// before the schedule (an SPRT decided): the games in flight were
     /// finished and recorded, the rest not started.
     Drained,
 }
@@ -550,6 +561,7 @@ fn trace(e: &Event) {
             true => tracing::info!("restarted {bot} on worker {worker}"),
             false => tracing::info!("started {bot} on worker {worker}"),
         },
+        Event::Ending { why } => tracing::info!("{why}; finishing the games in flight"),
         Event::Interrupted => tracing::warn!("interrupted: unfinished games rerun on resume"),
         Event::Warning(w) => tracing::warn!("{w}"),
     }
@@ -590,22 +602,26 @@ fn run_logged(
         cut_record_bytes: store.cut_record_bytes,
         checked_in,
     });
-    let pairings = RoundRobin::new(games, done);
-    let (played, stop, shared) = play_all(t, opts, pairings, todo, &mut store, on_event)?;
-    let total = shared.pairings.total();
-    let end = match (stop, store.sync()) {
+    let mut pairings = RoundRobin::new(games, done);
+    if let Some(sprt) = &opts.sprt {
+        pairings = pairings.with_sprt(sprt.clone());
+    }
+    let total = pairings.total();
+    let layout = store.layout().clone();
+    let run = play_all(t, opts, pairings, todo, &mut store, &layout, on_event)?;
+    let end = match (run.stop, store.sync()) {
         (Some(stop), _) => RunEnd::Stopped(stop),
         (None, Err(e)) => RunEnd::Stopped(Stop::Failed(format!("games.csv: {e}"))),
-        (None, Ok(())) if *shared.cancel.borrow() => {
+        (None, Ok(())) if run.interrupted => {
             on_event(&Event::Interrupted);
             RunEnd::Interrupted
         }
-        (None, Ok(())) if shared.drain.is_raised() && played + skipped < total => RunEnd::Drained,
+        (None, Ok(())) if run.drained && run.played + skipped < total => RunEnd::Drained,
         (None, Ok(())) => RunEnd::Complete,
     };
     Ok(Summary {
         total,
-        played,
+        played: run.played,
         skipped,
         end,
         dir,
@@ -722,18 +738,33 @@ fn prepare_bots(
     check_bots_start(&t.bots, t.time.startup_ms, store.layout(), &Room::of(t))
 }
 
-/// The pipeline: workers take games from `pairings` and play them; this
-/// thread commits each finished game to `store` in the order they finish
-/// and reports it. Returns the games played, why it stopped early (if it
-/// did) and what the workers shared.
-fn play_all(
+/// What the pipeline did ([`play_all`]).
+#[derive(Clone, Debug)]
+pub struct Played {
+    /// Games committed.
+    pub played: usize,
+    /// Why it stopped before the games ran out, if it did.
+    pub stop: Option<Stop>,
+    /// Ctrl-C, SIGTERM or SIGHUP came: the games in flight were abandoned.
+    pub interrupted: bool,
+    /// The caller raised [`RunOptions::drain`], or the pairings ended
+    /// before their last game: no game was started after.
+    pub drained: bool,
+}
+
+/// The pipeline: workers take games from `pairings` and play them (at
+/// most `todo`: the workers are no more), with their bots' logs in
+/// `layout`; this thread commits each finished game to `store` in the
+/// order they finish, tells `pairings`, and reports it.
+pub fn play_all<S: Store>(
     t: &Tournament,
     opts: &RunOptions,
-    pairings: RoundRobin,
+    pairings: impl Pairings + 'static,
     todo: usize,
-    store: &mut ResultsDir,
+    store: &mut S,
+    layout: &Layout,
     on_event: &mut dyn FnMut(&Event),
-) -> Result<(usize, Option<Stop>, Arc<Shared>), LeagueError> {
+) -> Result<Played, LeagueError> {
     let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
     let cancel_tx = Arc::new(cancel_tx);
     let signals = spawn_signal_watcher(cancel_tx.clone());
@@ -742,12 +773,12 @@ fn play_all(
         t: t.clone(),
         pairings: Box::new(pairings),
         drain: opts.drain.clone(),
-        layout: store.layout().clone(),
+        layout: layout.clone(),
         budgets: t
             .bots
             .iter()
             .map(|b| {
-                let used = store.layout().bot_logs_size(&b.name);
+                let used = layout.bot_logs_size(&b.name);
                 StderrBudget::new(STDERR_PER_BOT.saturating_sub(used))
             })
             .collect(),
@@ -767,8 +798,8 @@ fn play_all(
     if !spare.is_empty() {
         crate::host::pin_current_thread_to(&spare);
     }
-    let (played, stop) = commit_all(rx, store, shared.pairings.as_ref(), on_event);
-    if stop.is_some() {
+    let committed = commit_all(rx, store, shared.pairings.as_ref(), on_event);
+    if committed.stop.is_some() {
         let _ = cancel_tx.send(true);
     }
     for h in handles {
@@ -778,7 +809,13 @@ fn play_all(
         crate::host::pin_current_thread_to(&cpus);
     }
     drop(signals);
-    Ok((played, stop, shared))
+    let interrupted = *shared.cancel.borrow();
+    Ok(Played {
+        played: committed.played,
+        stop: committed.stop,
+        interrupted,
+        drained: shared.drain.is_raised() || committed.ended,
+    })
 }
 
 /// Starts `workers` worker threads, each pinned to a CPU of `cpus` unless
@@ -803,17 +840,25 @@ fn start_workers(
         .collect()
 }
 
+/// What the writer did: the games committed, why it stopped early (if it
+/// did), and whether the pairings ended before their last game.
+struct Committed {
+    played: usize,
+    stop: Option<Stop>,
+    ended: bool,
+}
+
 /// The writer: commits each finished game to `store` as it arrives (the
 /// only commit point), tells `pairings`, syncs now and then and reports
-/// it; stops at the first game that cannot be recorded or played. Returns
-/// the games committed and why it stopped early, if it did.
-fn commit_all(
+/// it; stops at the first game that cannot be recorded or played.
+fn commit_all<S: Store>(
     rx: mpsc::Receiver<WorkerMsg>,
-    store: &mut dyn Store<Error = StoreError>,
+    store: &mut S,
     pairings: &dyn Pairings,
     on_event: &mut dyn FnMut(&Event),
-) -> (usize, Option<Stop>) {
+) -> Committed {
     let mut played = 0;
+    let mut ended = false;
     let mut last_sync = Instant::now();
     for msg in rx {
         match msg {
@@ -826,18 +871,32 @@ fn commit_all(
                 if let Err(e) = store.commit(&record, &mut row, index) {
                     // Nothing more can be recorded: stop everything.
                     let why = format!("game {} could not be recorded: {e}", row.game_id);
-                    return (played, Some(Stop::Failed(why)));
+                    let stop = Some(Stop::Failed(why));
+                    return Committed {
+                        played,
+                        stop,
+                        ended,
+                    };
                 }
-                pairings.finished(index, &row);
+                let ending = pairings.finished(index, &row);
                 played += 1;
                 if last_sync.elapsed() > Duration::from_secs(2) {
                     let _ = store.sync();
                     last_sync = Instant::now();
                 }
                 on_event(&Event::Finished { row, detail });
+                if let Some(why) = ending {
+                    ended = true;
+                    on_event(&Event::Ending { why });
+                }
             }
             WorkerMsg::Failed { game_id, why } => {
-                return (played, Some(Stop::Failed(format!("game {game_id}: {why}"))));
+                let stop = Some(Stop::Failed(format!("game {game_id}: {why}")));
+                return Committed {
+                    played,
+                    stop,
+                    ended,
+                };
             }
             WorkerMsg::BotStarted {
                 bot,
@@ -850,7 +909,11 @@ fn commit_all(
             }),
         }
     }
-    (played, None)
+    Committed {
+        played,
+        stop: None,
+        ended,
+    }
 }
 
 /// Watches for Ctrl-C, SIGTERM and SIGHUP (a closed terminal or ssh
@@ -944,17 +1007,56 @@ async fn play_one(
     bots: &mut HashMap<usize, BotPlayer>,
     tx: &mpsc::SyncSender<WorkerMsg>,
 ) -> WorkerMsg {
-    let (t, layout) = (&shared.t, &shared.layout);
+    let t = &shared.t;
+    let mut spec = game_spec(t, game);
+    let start = Instant::now();
+    let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+    if let Err((seat, e)) = seat_bots(worker, shared, game, &mut spec, bots, tx).await {
+        // Out of descriptors, processes, memory or disk: the machine's
+        // fault. Nothing is committed and the league stops cleanly.
+        if e.is_harness() {
+            let name = &t.bots[game.seats[seat]].name;
+            return WorkerMsg::Failed {
+                game_id: game.game_id.clone(),
+                why: format!("cannot start bot `{name}`: {}", why_not_started(&e)),
+            };
+        }
+        let report = GameReport::unstarted(&spec, seat, e.kind(), e.to_string(), start.elapsed());
+        tracing::warn!("{}: seat {seat} cannot start: {e}", game.game_id);
+        let versions = versions_of(game, bots);
+        return done(t, game, &spec, &report, &versions, &started_at);
+    }
+    let versions = versions_of(game, bots);
+    let mut seats: Vec<BotPlayer> = game.seats.iter().filter_map(|b| bots.remove(b)).collect();
+    let result = {
+        let mut refs: Vec<&mut dyn Player> =
+            seats.iter_mut().map(|p| p as &mut dyn Player).collect();
+        referee::play_game(&spec, &mut refs, &mut |_| {}).await
+    };
+    for (&b, p) in game.seats.iter().zip(seats) {
+        bots.insert(b, p);
+    }
+    match result {
+        Ok(report) => done(t, game, &spec, &report, &versions, &started_at),
+        // The schedule built an unplayable spec: a bug of ours, not the bots'.
+        Err(e) => WorkerMsg::Failed {
+            game_id: game.game_id.clone(),
+            why: format!("cannot be played (a bug of the arena, not of a bot): {e}"),
+        },
+    }
+}
+
+/// The referee's spec of a scheduled game of league `t`: its opening, the
+/// league's time control, the bots' seed.
+fn game_spec(t: &Tournament, game: &ScheduledGame) -> GameSpec {
     let vspec = &t.variants[game.variant];
     let settings = vspec.settings(t.max_plies);
     let opening = schedule::opening(vspec, &settings, game.seed, t.openings);
-    let start = Instant::now();
-    let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
-    let mut spec = GameSpec {
+    GameSpec {
         game_id: game.game_id.clone(),
         variant: vspec.variant,
         settings,
-        opening: opening.clone(),
+        opening,
         names: game.seats.iter().map(|&b| t.bots[b].name.clone()).collect(),
         time: TimeControl {
             per_decision: if t.time.decision_ms > 0 {
@@ -970,10 +1072,22 @@ async fn play_one(
         watchdog: Duration::from_millis(t.time.watchdog_ms),
         notes: Vec::new(),
         seed: schedule::bot_seed(t.seed, &game.game_id),
-    };
+    }
+}
 
-    // Make sure every seat has a live bot; a bot that cannot be (re)started
-    // forfeits this game (a crash, or what its handshake did wrong).
+/// Makes sure every seat of `game` has a live bot in `bots`, (re)started
+/// on this worker as needed (noted in `spec` when a bot's output between
+/// games cost it its process). Fails with the first seat whose bot cannot
+/// start, and why: it forfeits the game, unless the machine is to blame.
+async fn seat_bots(
+    worker: usize,
+    shared: &Shared,
+    game: &ScheduledGame,
+    spec: &mut GameSpec,
+    bots: &mut HashMap<usize, BotPlayer>,
+    tx: &mpsc::SyncSender<WorkerMsg>,
+) -> Result<(), (usize, referee::StartError)> {
+    let t = &shared.t;
     for (seat, &b) in game.seats.iter().enumerate() {
         let restart = match bots.get_mut(&b) {
             Some(p) if p.needs_restart() => true,
@@ -1004,58 +1118,22 @@ async fn play_one(
             }
         }
         let bot = &t.bots[b];
-        let log = layout.bot_log(&bot.name, worker);
+        let log = shared.layout.bot_log(&bot.name, worker);
         let mut launch = Room::of(t).launch_bot(bot, Some(log));
         launch.stderr_budget = Some(shared.budgets[b].clone());
-        match BotPlayer::start(&launch, &timing(t.time.startup_ms)).await {
-            Ok(p) => {
-                bots.insert(b, p);
-                let _ = tx.send(WorkerMsg::BotStarted {
-                    bot: bot.name.clone(),
-                    worker,
-                    restart,
-                });
-            }
-            // Out of descriptors, processes, memory or disk: the machine's
-            // fault. Nothing is committed and the league stops cleanly.
-            Err(e) if e.is_harness() => {
-                return WorkerMsg::Failed {
-                    game_id: game.game_id.clone(),
-                    why: format!("cannot start bot `{}`: {}", bot.name, why_not_started(&e)),
-                };
-            }
-            Err(e) => {
-                let report =
-                    GameReport::unstarted(&spec, seat, e.kind(), e.to_string(), start.elapsed());
-                tracing::warn!("{}: seat {seat} cannot start: {e}", game.game_id);
-                let versions = versions_of(game, bots);
-                return done(t, game, &spec, &report, &versions, &started_at);
-            }
-        }
-    }
-
-    let versions = versions_of(game, bots);
-    let mut seats: Vec<BotPlayer> = game.seats.iter().filter_map(|b| bots.remove(b)).collect();
-    let result = {
-        let mut refs: Vec<&mut dyn Player> =
-            seats.iter_mut().map(|p| p as &mut dyn Player).collect();
-        referee::play_game(&spec, &mut refs, &mut |_| {}).await
-    };
-    for (&b, p) in game.seats.iter().zip(seats) {
+        let p = BotPlayer::start(&launch, &timing(t.time.startup_ms))
+            .await
+            .map_err(|e| (seat, e))?;
         bots.insert(b, p);
+        let _ = tx.send(WorkerMsg::BotStarted {
+            bot: bot.name.clone(),
+            worker,
+            restart,
+        });
     }
-    match result {
-        Ok(report) => done(t, game, &spec, &report, &versions, &started_at),
-        // The schedule built an unplayable spec: a bug of ours, not the bots'.
-        Err(e) => WorkerMsg::Failed {
-            game_id: game.game_id.clone(),
-            why: format!("cannot be played (a bug of the arena, not of a bot): {e}"),
-        },
-    }
+    Ok(())
 }
 
-/// A finished game's record, serialized here on the worker, and its row,
-/// for the main thread to commit.
 /// The hello `version` of each seat's bot, where it is running.
 fn versions_of(game: &ScheduledGame, bots: &HashMap<usize, BotPlayer>) -> Vec<String> {
     game.seats
@@ -1068,6 +1146,8 @@ fn versions_of(game: &ScheduledGame, bots: &HashMap<usize, BotPlayer>) -> Vec<St
         .collect()
 }
 
+/// A finished game's record, serialized here on the worker, and its row,
+/// for the main thread to commit.
 fn done(
     t: &Tournament,
     game: &ScheduledGame,

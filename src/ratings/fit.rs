@@ -19,6 +19,7 @@
 use super::linalg::{cholesky, inverse, solve, Matrix};
 use super::luce::Choice;
 use super::scale::K;
+use std::collections::BTreeMap;
 
 /// Weight of the virtual draw at `h = 0` that each seat parameter gets, so
 /// that a variant whose first seat won (or lost) everything stays finite.
@@ -495,10 +496,6 @@ fn cross_cells(c: &Choice, comp_of: &dyn Fn(usize) -> Option<usize>) -> Vec<Cell
 /// rule for a perfect winner; at most a quarter of the games between
 /// them, so that one won game still leaves the winner ahead). Components that never met, even through
 /// others, cannot be compared: each such group is centred on 0.
-///
-/// Long (about 290 lines) because it is one numerical procedure whose
-/// steps share the same index maps and matrices; splitting it is left to
-/// a change that can re-run the ratings' coverage examples (issue 29).
 pub fn fit(
     nbots: usize,
     ngroups: usize,
@@ -506,49 +503,128 @@ pub fn fit(
     choices: &[Choice],
     seat_groups: &[bool],
 ) -> FitOutput {
-    // Which bots and groups have evidence.
-    let mut rated = vec![false; nbots];
-    let mut group_used = vec![false; ngroups];
-    for c in cells.iter().filter(|c| c.w > 0.0 && c.first != c.second) {
-        rated[c.first] = true;
-        rated[c.second] = true;
-        if c.group < ngroups {
-            group_used[c.group] = true;
-        }
-    }
     let choices: Vec<&Choice> = choices.iter().filter(|c| c.w > 0.0).collect();
-    for c in &choices {
-        for &b in &c.members[..c.size] {
-            rated[b] = true;
-        }
-        if c.seat0.is_some() && c.group < ngroups {
-            group_used[c.group] = true;
-        }
+    let params = Params::of(nbots, ngroups, cells, &choices, seat_groups);
+    let comps = Components::of(&params, cells, &choices);
+    let inside = fit_inside(&params, &comps, cells, &choices);
+    let mut out = output_of(&params, &comps, &inside);
+    if out.regularized {
+        place_components(&mut out, &params, &comps, &inside.theta, cells, &choices);
     }
-    let mut bot_param = vec![None; nbots];
-    let mut param_bot = Vec::new();
-    for (i, r) in rated.iter().enumerate() {
-        if *r {
-            bot_param[i] = Some(param_bot.len());
-            param_bot.push(i);
-        }
-    }
-    let m = param_bot.len();
-    let mut group_param = vec![None; ngroups];
-    let mut nparams = m;
-    for (gi, u) in group_used.iter().enumerate() {
-        if *u && seat_groups.get(gi).copied().unwrap_or(false) {
-            group_param[gi] = Some(nparams);
-            nparams += 1;
-        }
-    }
-    let seat_params: Vec<usize> = (m..nparams).collect();
+    out
+}
 
-    // Existence of the MLE: the graph "a scored against b" must be strongly
-    // connected (Zermelo 1929; Hunter 2004, assumption 1).
-    let mut adj = vec![Vec::new(); m];
+/// The unknowns of a fit: one rating per bot with evidence, then one seat
+/// advantage per variant group with evidence whose seat is fitted.
+struct Params {
+    nbots: usize,
+    ngroups: usize,
+    /// Whether each bot has any evidence.
+    rated: Vec<bool>,
+    /// Each bot's parameter, if it is rated.
+    bot_param: Vec<Option<usize>>,
+    /// The bot of each rating parameter (the first `m()` parameters).
+    param_bot: Vec<usize>,
+    /// Each group's seat parameter, if it is fitted.
+    group_param: Vec<Option<usize>>,
+    /// Ratings and seat advantages.
+    nparams: usize,
+}
+
+impl Params {
+    /// Which bots and groups have evidence, numbered.
+    fn of(
+        nbots: usize,
+        ngroups: usize,
+        cells: &[Cell],
+        choices: &[&Choice],
+        seat_groups: &[bool],
+    ) -> Params {
+        let mut rated = vec![false; nbots];
+        let mut group_used = vec![false; ngroups];
+        for c in cells.iter().filter(|c| c.w > 0.0 && c.first != c.second) {
+            rated[c.first] = true;
+            rated[c.second] = true;
+            if c.group < ngroups {
+                group_used[c.group] = true;
+            }
+        }
+        for c in choices {
+            for &b in &c.members[..c.size] {
+                rated[b] = true;
+            }
+            if c.seat0.is_some() && c.group < ngroups {
+                group_used[c.group] = true;
+            }
+        }
+        let mut bot_param = vec![None; nbots];
+        let mut param_bot = Vec::new();
+        for (i, r) in rated.iter().enumerate() {
+            if *r {
+                bot_param[i] = Some(param_bot.len());
+                param_bot.push(i);
+            }
+        }
+        let mut group_param = vec![None; ngroups];
+        let mut nparams = param_bot.len();
+        for (gi, u) in group_used.iter().enumerate() {
+            if *u && seat_groups.get(gi).copied().unwrap_or(false) {
+                group_param[gi] = Some(nparams);
+                nparams += 1;
+            }
+        }
+        Params {
+            nbots,
+            ngroups,
+            rated,
+            bot_param,
+            param_bot,
+            group_param,
+            nparams,
+        }
+    }
+
+    /// The rated bots (their ratings are the first parameters).
+    fn m(&self) -> usize {
+        self.param_bot.len()
+    }
+}
+
+/// The strongly connected components of the "scored against" graph over
+/// the rated bots: the maximum-likelihood estimate exists when there is
+/// one (Zermelo 1929; Hunter 2004, assumption 1).
+struct Components {
+    /// Each rating parameter's component.
+    of: Vec<usize>,
+    /// Rated bots per component.
+    size: Vec<usize>,
+}
+
+impl Components {
+    fn of(p: &Params, cells: &[Cell], choices: &[&Choice]) -> Components {
+        let of = scc(p.m(), &scored_against(p, cells, choices));
+        let count = of.iter().copied().max().map_or(0, |c| c + 1);
+        let mut size = vec![0usize; count];
+        of.iter().for_each(|&c| size[c] += 1);
+        Components { of, size }
+    }
+
+    fn count(&self) -> usize {
+        self.size.len()
+    }
+
+    /// The component of bot `b`, if it is rated.
+    fn of_bot(&self, p: &Params, b: usize) -> Option<usize> {
+        p.bot_param.get(b).copied().flatten().map(|q| self.of[q])
+    }
+}
+
+/// The graph "a scored against b" over the rating parameters. In a choice
+/// event every member who won scored against the others.
+fn scored_against(p: &Params, cells: &[Cell], choices: &[&Choice]) -> Vec<Vec<usize>> {
+    let mut adj = vec![Vec::new(); p.m()];
     for c in cells.iter().filter(|c| c.w > 0.0) {
-        if let (Some(a), Some(b)) = (bot_param[c.first], bot_param[c.second]) {
+        if let (Some(a), Some(b)) = (p.bot_param[c.first], p.bot_param[c.second]) {
             if a == b {
                 continue;
             }
@@ -560,11 +636,11 @@ pub fn fit(
             }
         }
     }
-    // In a choice event every member who won scored against the others.
-    for c in &choices {
+    for c in choices {
         for i in (0..c.size).filter(|&i| c.y[i] > 0.0) {
             for j in (0..c.size).filter(|&j| j != i) {
-                if let (Some(a), Some(b)) = (bot_param[c.members[i]], bot_param[c.members[j]]) {
+                let (a, b) = (p.bot_param[c.members[i]], p.bot_param[c.members[j]]);
+                if let (Some(a), Some(b)) = (a, b) {
                     if a != b {
                         adj[a].push(b);
                     }
@@ -572,219 +648,308 @@ pub fn fit(
             }
         }
     }
-    let comp = scc(m, &adj);
-    let ncomp = comp.iter().copied().max().map_or(0, |c| c + 1);
-    let regularized = ncomp > 1;
-    let mut size = vec![0usize; ncomp];
-    comp.iter().for_each(|&c| size[c] += 1);
+    adj
+}
 
-    // Stage 1: maximum likelihood inside each component (all of it when
-    // the estimate exists), one gauge per component.
+/// What stage 1 of `fit` found: every parameter, fitted inside the
+/// components.
+struct Inside {
+    theta: Vec<f64>,
+    iterations: usize,
+    /// The inverse of the curvature at `theta`.
+    inv: Matrix,
+    dispersion: f64,
+}
+
+/// Stage 1 of `fit`: maximum likelihood inside each component (all of it
+/// when the estimate exists), one gauge per component.
+fn fit_inside(p: &Params, comps: &Components, cells: &[Cell], choices: &[&Choice]) -> Inside {
     let inside: Vec<Cell> = cells
         .iter()
-        .filter(|c| match (bot_param[c.first], bot_param[c.second]) {
-            (Some(a), Some(b)) => a != b && comp[a] == comp[b],
+        .filter(|c| match (p.bot_param[c.first], p.bot_param[c.second]) {
+            (Some(a), Some(b)) => a != b && comps.of[a] == comps.of[b],
             _ => false,
         })
         .copied()
         .collect();
-    let comp_of = |b: usize| bot_param.get(b).copied().flatten().map(|p| comp[p]);
+    let comp_of = |b: usize| comps.of_bot(p, b);
     let inside_choices: Vec<Choice> = choices
         .iter()
         .filter_map(|c| within_component(c, &comp_of))
         .collect();
-    let mut comp_weight = vec![0.0; ncomp];
-    for c in &inside {
-        if let Some(a) = bot_param[c.first] {
-            comp_weight[comp[a]] += c.w;
-        }
-    }
-    for c in &inside_choices {
-        if let Some(k) = comp_of(c.members[0]) {
-            comp_weight[k] += c.w;
-        }
-    }
-    let mut members: Vec<Vec<(usize, f64)>> = vec![Vec::new(); ncomp];
-    for p in 0..m {
-        members[comp[p]].push((p, 1.0));
-    }
-    let gauges: Vec<(f64, Vec<(usize, f64)>)> = members
-        .into_iter()
-        .enumerate()
-        .map(|(c, u)| (gauge_lambda(comp_weight[c], size[c]), u))
-        .collect();
-    let stage1 = Problem {
+    let problem = Problem {
         cells: &inside,
         choices: &inside_choices,
-        bot_param: bot_param.clone(),
-        bot_base: vec![0.0; nbots],
-        group_param: group_param.clone(),
-        group_base: vec![0.0; ngroups],
-        nparams,
-        seat_prior: seat_params.clone(),
-        gauges,
+        bot_param: p.bot_param.clone(),
+        bot_base: vec![0.0; p.nbots],
+        group_param: p.group_param.clone(),
+        group_base: vec![0.0; p.ngroups],
+        nparams: p.nparams,
+        seat_prior: (p.m()..p.nparams).collect(),
+        gauges: component_gauges(p, comps, &inside, &inside_choices),
     };
-    let (theta, mut iterations, inv) = stage1.solve();
+    let (theta, iterations, inv) = problem.solve();
+    let dispersion = dispersion(&problem, &theta, p, comps.count());
+    Inside {
+        theta,
+        iterations,
+        inv,
+        dispersion,
+    }
+}
 
-    // Dispersion: Pearson X² over the evidence inside the components.
-    let x2 = stage1.pearson(&theta);
-    // Degrees of freedom: one per 2-player game, (members - 1) per choice
-    // event (the expectation of its Pearson X²).
-    let inside_w: f64 = inside.iter().map(|c| c.w).sum::<f64>()
-        + inside_choices.iter().map(|c| c.dof()).sum::<f64>();
-    let free = ((m - ncomp.min(m)) + (nparams - m)) as f64;
+/// One gauge per component (the level of each is free in stage 1),
+/// weighted by the evidence inside it.
+fn component_gauges(
+    p: &Params,
+    comps: &Components,
+    inside: &[Cell],
+    inside_choices: &[Choice],
+) -> Vec<(f64, Vec<(usize, f64)>)> {
+    let mut weight = vec![0.0; comps.count()];
+    for c in inside {
+        if let Some(a) = p.bot_param[c.first] {
+            weight[comps.of[a]] += c.w;
+        }
+    }
+    for c in inside_choices {
+        if let Some(k) = comps.of_bot(p, c.members[0]) {
+            weight[k] += c.w;
+        }
+    }
+    let mut members: Vec<Vec<(usize, f64)>> = vec![Vec::new(); comps.count()];
+    for q in 0..p.m() {
+        members[comps.of[q]].push((q, 1.0));
+    }
+    members
+        .into_iter()
+        .enumerate()
+        .map(|(c, u)| (gauge_lambda(weight[c], comps.size[c]), u))
+        .collect()
+}
+
+/// The quasi-likelihood dispersion of stage 1: Pearson X² over the
+/// evidence inside the components, per degree of freedom (one per
+/// 2-player game, members - 1 per choice event: the expectation of its
+/// Pearson X²); 1 with fewer than 30.
+fn dispersion(stage1: &Problem, theta: &[f64], p: &Params, ncomp: usize) -> f64 {
+    let x2 = stage1.pearson(theta);
+    let inside_w: f64 = stage1.cells.iter().map(|c| c.w).sum::<f64>()
+        + stage1.choices.iter().map(|c| c.dof()).sum::<f64>();
+    let m = p.m();
+    let free = ((m - ncomp.min(m)) + (p.nparams - m)) as f64;
     let dof = inside_w - free;
-    let dispersion = if dof >= 30.0 {
+    if dof >= 30.0 {
         (x2 / dof).clamp(DISPERSION_MIN, 4.0)
     } else {
         1.0
-    };
+    }
+}
 
+/// The output of stage 1 alone, by bot and group: the whole fit when the
+/// estimate exists (one group of bots, all in the core, none leaning on
+/// the prior).
+fn output_of(p: &Params, comps: &Components, s: &Inside) -> FitOutput {
+    let nbots = p.nbots;
     let mut elo = vec![0.0; nbots];
     let mut cov = Matrix::zeros(nbots);
-    for &i in &param_bot {
-        let p = bot_param[i].unwrap_or(0);
-        elo[i] = theta[p];
-        for &j in &param_bot {
-            let q = bot_param[j].unwrap_or(0);
-            cov.a[i * nbots + j] = dispersion * inv.get(p, q);
+    for &i in &p.param_bot {
+        let a = p.bot_param[i].unwrap_or(0);
+        elo[i] = s.theta[a];
+        for &j in &p.param_bot {
+            let b = p.bot_param[j].unwrap_or(0);
+            cov.a[i * nbots + j] = s.dispersion * s.inv.get(a, b);
         }
     }
-    let seat = group_param
+    let seat = p
+        .group_param
         .iter()
-        .map(|g| g.map(|g| (theta[g], (dispersion * inv.get(g, g)).max(0.0).sqrt())))
+        .map(|g| g.map(|g| (s.theta[g], (s.dispersion * s.inv.get(g, g)).max(0.0).sqrt())))
         .collect();
-
-    // Stage 2: place the components.
-    let mut leans_on_prior = vec![false; nbots];
-    let mut group_of = vec![0usize; nbots];
-    let mut core = rated.clone();
-    let mut ngroups_connected = usize::from(m > 0);
-    if regularized {
-        // Groups of components that met, directly or through others.
-        let mut parent: Vec<usize> = (0..ncomp).collect();
-        // Weight between two components and the direction of the results.
-        let mut between: std::collections::BTreeMap<(usize, usize), f64> = Default::default();
-        let cross: Vec<Cell> = choices
-            .iter()
-            .flat_map(|c| cross_cells(c, &comp_of))
-            .collect();
-        for c in cells.iter().chain(&cross).filter(|c| c.w > 0.0) {
-            if let (Some(a), Some(b)) = (bot_param[c.first], bot_param[c.second]) {
-                let (ca, cb) = (comp[a], comp[b]);
-                if ca != cb {
-                    *between.entry((ca.min(cb), ca.max(cb))).or_default() += c.w;
-                    let (ra, rb) = (root(&mut parent, ca), root(&mut parent, cb));
-                    parent[ra] = rb;
-                }
-            }
-        }
-        let outside: Vec<Cell> = cells
-            .iter()
-            .chain(&cross)
-            .filter_map(|c| {
-                let (a, b) = (bot_param[c.first]?, bot_param[c.second]?);
-                let (ca, cb) = (comp[a], comp[b]);
-                if ca == cb || c.w <= 0.0 {
-                    return None;
-                }
-                let total = between.get(&(ca.min(cb), ca.max(cb))).copied()?;
-                // Half a point moves from the winner to the loser, shared
-                // by weight; at most a quarter of their games, so that the
-                // winner of a single game still ends up ahead (score 3/4).
-                let shift = (0.5f64).min(0.25 * total) * c.w / total;
-                let x = if c.x > 0.5 * c.w {
-                    c.x - shift
-                } else {
-                    c.x + shift
-                };
-                Some(Cell { x, ..*c })
-            })
-            .collect();
-        let mut comp_param = vec![None; nbots];
-        let mut base = vec![0.0; nbots];
-        for &i in &param_bot {
-            let p = bot_param[i].unwrap_or(0);
-            comp_param[i] = Some(comp[p]);
-            base[i] = theta[p];
-        }
-        let mut weak: std::collections::BTreeMap<usize, Vec<(usize, f64)>> = Default::default();
-        for c in 0..ncomp {
-            let r = root(&mut parent, c);
-            weak.entry(r).or_default().push((c, size[c] as f64));
-        }
-        let total_between: f64 = outside.iter().map(|c| c.w).sum();
-        let gauges: Vec<(f64, Vec<(usize, f64)>)> = weak
-            .values()
-            .map(|u| (gauge_lambda(total_between, ncomp), u.clone()))
-            .collect();
-        let stage2 = Problem {
-            cells: &outside,
-            choices: &[],
-            bot_param: comp_param,
-            bot_base: base,
-            group_param: vec![None; ngroups],
-            group_base: (0..ngroups)
-                .map(|g| group_param[g].map_or(0.0, |k| theta[k]))
-                .collect(),
-            nparams: ncomp,
-            seat_prior: Vec::new(),
-            gauges,
-        };
-        let (offset, it2, inv2) = stage2.solve();
-        iterations += it2;
-        for &i in &param_bot {
-            let ci = comp[bot_param[i].unwrap_or(0)];
-            elo[i] += offset[ci];
-            for &j in &param_bot {
-                let cj = comp[bot_param[j].unwrap_or(0)];
-                cov.a[i * nbots + j] += inv2.get(ci, cj);
-            }
-        }
-
-        // The largest component and the largest group of components.
-        let biggest = (0..ncomp)
-            .max_by_key(|&c| (size[c], usize::MAX - c))
-            .unwrap_or(0);
-        let mut weak_index = vec![0usize; ncomp];
-        let mut weak_size: Vec<usize> = Vec::new();
-        for (k, u) in weak.values().enumerate() {
-            for &(c, _) in u {
-                weak_index[c] = k;
-            }
-            weak_size.push(u.iter().map(|&(c, _)| size[c]).sum());
-        }
-        ngroups_connected = weak_size.len();
-        let main = (0..weak_size.len())
-            .max_by_key(|&k| (weak_size[k], usize::MAX - k))
-            .unwrap_or(0);
-        for &i in &param_bot {
-            let c = comp[bot_param[i].unwrap_or(0)];
-            leans_on_prior[i] = c != biggest;
-            core[i] = c == biggest || size[biggest] < 2;
-            // Group 0 is the main group; the others follow in order.
-            let k = weak_index[c];
-            group_of[i] = if k == main {
-                0
-            } else if k < main {
-                k + 1
-            } else {
-                k
-            };
-        }
-    }
     FitOutput {
-        rated,
+        rated: p.rated.clone(),
         elo,
         cov,
         seat,
-        regularized,
-        leans_on_prior,
-        group: group_of,
-        groups: ngroups_connected,
-        core,
-        dispersion,
-        iterations,
+        regularized: comps.count() > 1,
+        leans_on_prior: vec![false; nbots],
+        group: vec![0; nbots],
+        groups: usize::from(p.m() > 0),
+        core: p.rated.clone(),
+        dispersion: s.dispersion,
+        iterations: s.iterations,
+    }
+}
+
+/// Stage 2 of `fit`, when the estimate does not exist: places the
+/// components by maximum likelihood on the games between them (`theta`,
+/// stage 1's, fixed inside), moves `out`'s ratings and covariance by it,
+/// and says who leans on the prior, who is the core and which group of
+/// bots each belongs to.
+fn place_components(
+    out: &mut FitOutput,
+    p: &Params,
+    comps: &Components,
+    theta: &[f64],
+    cells: &[Cell],
+    choices: &[&Choice],
+) {
+    let comp_of = |b: usize| comps.of_bot(p, b);
+    let cross: Vec<Cell> = choices
+        .iter()
+        .flat_map(|c| cross_cells(c, &comp_of))
+        .collect();
+    let (weak, between) = meetings(p, comps, cells, &cross);
+    let outside = half_point_cells(p, comps, cells, &cross, &between);
+    let (offset, iterations, inv) = between_problem(p, comps, theta, &outside, &weak).solve();
+    out.iterations += iterations;
+    let nbots = p.nbots;
+    for &i in &p.param_bot {
+        let ci = comps.of[p.bot_param[i].unwrap_or(0)];
+        out.elo[i] += offset[ci];
+        for &j in &p.param_bot {
+            let cj = comps.of[p.bot_param[j].unwrap_or(0)];
+            out.cov.a[i * nbots + j] += inv.get(ci, cj);
+        }
+    }
+    label_bots(out, p, comps, &weak);
+}
+
+/// The weight of the games between two components, by their ids (the
+/// smaller first).
+type Between = BTreeMap<(usize, usize), f64>;
+
+/// The groups of components that met, directly or through others (each
+/// component with its size, the groups in a fixed order), and the weight
+/// of the games between every two components that met.
+fn meetings(
+    p: &Params,
+    comps: &Components,
+    cells: &[Cell],
+    cross: &[Cell],
+) -> (Vec<Vec<(usize, f64)>>, Between) {
+    let mut parent: Vec<usize> = (0..comps.count()).collect();
+    let mut between = Between::new();
+    for c in cells.iter().chain(cross).filter(|c| c.w > 0.0) {
+        if let (Some(a), Some(b)) = (p.bot_param[c.first], p.bot_param[c.second]) {
+            let (ca, cb) = (comps.of[a], comps.of[b]);
+            if ca != cb {
+                *between.entry((ca.min(cb), ca.max(cb))).or_default() += c.w;
+                let (ra, rb) = (root(&mut parent, ca), root(&mut parent, cb));
+                parent[ra] = rb;
+            }
+        }
+    }
+    let mut weak: BTreeMap<usize, Vec<(usize, f64)>> = BTreeMap::new();
+    for c in 0..comps.count() {
+        let r = root(&mut parent, c);
+        weak.entry(r).or_default().push((c, comps.size[c] as f64));
+    }
+    (weak.into_values().collect(), between)
+}
+
+/// The games between components as stage 2 fits them: between every two
+/// components that met, half a point moves from the winner to the loser,
+/// shared by weight; at most a quarter of their games, so that the winner
+/// of a single game still ends up ahead (score 3/4).
+fn half_point_cells(
+    p: &Params,
+    comps: &Components,
+    cells: &[Cell],
+    cross: &[Cell],
+    between: &Between,
+) -> Vec<Cell> {
+    cells
+        .iter()
+        .chain(cross)
+        .filter_map(|c| {
+            let (a, b) = (p.bot_param[c.first]?, p.bot_param[c.second]?);
+            let (ca, cb) = (comps.of[a], comps.of[b]);
+            if ca == cb || c.w <= 0.0 {
+                return None;
+            }
+            let total = between.get(&(ca.min(cb), ca.max(cb))).copied()?;
+            let shift = (0.5f64).min(0.25 * total) * c.w / total;
+            let x = if c.x > 0.5 * c.w {
+                c.x - shift
+            } else {
+                c.x + shift
+            };
+            Some(Cell { x, ..*c })
+        })
+        .collect()
+}
+
+/// Stage 2's problem: one offset per component, the ratings inside and
+/// the seat advantages fixed at stage 1's `theta`, one gauge per group of
+/// components that met (`weak`).
+fn between_problem<'a>(
+    p: &Params,
+    comps: &Components,
+    theta: &[f64],
+    outside: &'a [Cell],
+    weak: &[Vec<(usize, f64)>],
+) -> Problem<'a> {
+    let mut comp_param = vec![None; p.nbots];
+    let mut base = vec![0.0; p.nbots];
+    for &i in &p.param_bot {
+        let q = p.bot_param[i].unwrap_or(0);
+        comp_param[i] = Some(comps.of[q]);
+        base[i] = theta[q];
+    }
+    let total_between: f64 = outside.iter().map(|c| c.w).sum();
+    let gauges: Vec<(f64, Vec<(usize, f64)>)> = weak
+        .iter()
+        .map(|u| (gauge_lambda(total_between, comps.count()), u.clone()))
+        .collect();
+    Problem {
+        cells: outside,
+        choices: &[],
+        bot_param: comp_param,
+        bot_base: base,
+        group_param: vec![None; p.ngroups],
+        group_base: (0..p.ngroups)
+            .map(|g| p.group_param[g].map_or(0.0, |k| theta[k]))
+            .collect(),
+        nparams: comps.count(),
+        seat_prior: Vec::new(),
+        gauges,
+    }
+}
+
+/// After stage 2: the bots outside the largest component lean on the
+/// prior, the core is that component (if it has two bots or more), and
+/// the groups of components that met are numbered, 0 the largest.
+fn label_bots(out: &mut FitOutput, p: &Params, comps: &Components, weak: &[Vec<(usize, f64)>]) {
+    let (ncomp, size) = (comps.count(), &comps.size);
+    let biggest = (0..ncomp)
+        .max_by_key(|&c| (size[c], usize::MAX - c))
+        .unwrap_or(0);
+    let mut weak_index = vec![0usize; ncomp];
+    let mut weak_size: Vec<usize> = Vec::new();
+    for (k, u) in weak.iter().enumerate() {
+        for &(c, _) in u {
+            weak_index[c] = k;
+        }
+        weak_size.push(u.iter().map(|&(c, _)| size[c]).sum());
+    }
+    out.groups = weak_size.len();
+    let main = (0..weak_size.len())
+        .max_by_key(|&k| (weak_size[k], usize::MAX - k))
+        .unwrap_or(0);
+    for &i in &p.param_bot {
+        let c = comps.of[p.bot_param[i].unwrap_or(0)];
+        out.leans_on_prior[i] = c != biggest;
+        out.core[i] = c == biggest || size[biggest] < 2;
+        // Group 0 is the main group; the others follow in order.
+        let k = weak_index[c];
+        out.group[i] = if k == main {
+            0
+        } else if k < main {
+            k + 1
+        } else {
+            k
+        };
     }
 }
 

@@ -397,12 +397,50 @@ fn collapse(cells: Vec<Cell>) -> Vec<Cell> {
 const SEPARATION_MARGIN: f64 = 0.5;
 
 /// Fits one standings table: all groups (`None`) or one variant label.
-///
-/// Long (about 210 lines): it assembles one table from the fit, the
-/// counts and the flags in one pass over the same indices; left whole in
-/// issue 29 for want of time to re-check the rating tables around it.
 fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> Standings {
     let n = ev.bots.len();
+    let (cells, choices) = evidence_of(ev, group);
+    let (seat_groups, seat_unbounded) = seat_parameters(ev, &cells, &choices, opts);
+    let (cells, choices) = if opts.seat_advantage {
+        (cells, choices)
+    } else {
+        (collapse(cells), luce::collapse(choices))
+    };
+    let out = fit::fit(n, ev.labels.len(), &cells, &choices, &seat_groups);
+    let scale = Scale::of(ev, &out, opts);
+    let (elo, tcov) = on_scale(&out, &scale);
+    let ratings = bot_ratings(ev, group, &out, &elo, &tcov);
+    let (ratings, cov) = ranked(ratings, &tcov);
+    let index = ratings
+        .iter()
+        .enumerate()
+        .map(|(k, r)| (r.bot.clone(), k))
+        .collect();
+    let z = z_value();
+    let seat_advantage = out
+        .seat
+        .iter()
+        .enumerate()
+        .filter_map(|(g, s)| s.map(|(h, se)| (ev.labels[g].clone(), h, h - z * se, h + z * se)))
+        .collect();
+    Standings {
+        seat_unbounded,
+        variant: group.map_or(ALL.to_string(), |g| ev.labels[g].clone()),
+        anchor: scale.text,
+        regularized: out.regularized,
+        groups: out.groups,
+        dispersion: out.dispersion,
+        iterations: out.iterations,
+        ratings,
+        seat_advantage,
+        cov,
+        index,
+    }
+}
+
+/// The evidence of one table: the 2-player cells and the 3-player events
+/// of all groups (`None`) or of one.
+fn evidence_of(ev: &stats::Evidence, group: Option<usize>) -> (Vec<Cell>, Vec<luce::Choice>) {
     let cells: Vec<Cell> = match group {
         None => ev.cells.clone(),
         Some(g) => ev.cells.iter().filter(|c| c.group == g).copied().collect(),
@@ -416,74 +454,101 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
             .copied()
             .collect(),
     };
-    // A seat parameter per variant, but where one seat won (nearly) every
-    // game of a variant its maximum-likelihood value is infinite: that
-    // variant is rated without one, and said to be unbounded.
+    (cells, choices)
+}
+
+/// Which variants get a seat parameter, and those said to be unbounded
+/// with the first seat's score. A seat parameter per variant, but where
+/// one seat won (nearly) every game of a variant its maximum-likelihood
+/// value is infinite: that variant is rated without one.
+fn seat_parameters(
+    ev: &stats::Evidence,
+    cells: &[Cell],
+    choices: &[luce::Choice],
+    opts: &RateOptions,
+) -> (Vec<bool>, Vec<(String, f64)>) {
     let mut seat_groups = vec![opts.seat_advantage; ev.labels.len()];
     let mut seat_unbounded = Vec::new();
-    if opts.seat_advantage {
-        for (g, label) in ev.labels.iter().enumerate() {
-            // The first seat's weight and wins: in 2-player cells and in
-            // the 3-player events that include the bot in seat 0.
-            let (w, x) = cells
-                .iter()
-                .filter(|c| c.group == g && c.first != c.second)
-                .map(|c| (c.w, c.x))
-                .chain(
-                    choices
-                        .iter()
-                        .filter(|c| c.group == g)
-                        .filter_map(|c| c.seat0.map(|k| (c.w, c.y[k]))),
-                )
-                .fold((0.0, 0.0), |(w, x), (cw, cx)| (w + cw, x + cx));
-            // Within the margin of 0 or of every point (a lone drawn game
-            // is not: its half point is the whole margin).
-            let m = SEPARATION_MARGIN.min(w / 2.0);
-            let separated = x <= 1e-9 || w - x <= 1e-9 || x < m || w - x < m;
-            if w > 0.0 && separated {
-                seat_groups[g] = false;
-                seat_unbounded.push((label.clone(), x / w));
-            }
+    if !opts.seat_advantage {
+        return (seat_groups, seat_unbounded);
+    }
+    for (g, label) in ev.labels.iter().enumerate() {
+        // The first seat's weight and wins: in 2-player cells and in
+        // the 3-player events that include the bot in seat 0.
+        let (w, x) = cells
+            .iter()
+            .filter(|c| c.group == g && c.first != c.second)
+            .map(|c| (c.w, c.x))
+            .chain(
+                choices
+                    .iter()
+                    .filter(|c| c.group == g)
+                    .filter_map(|c| c.seat0.map(|k| (c.w, c.y[k]))),
+            )
+            .fold((0.0, 0.0), |(w, x), (cw, cx)| (w + cw, x + cx));
+        // Within the margin of 0 or of every point (a lone drawn game
+        // is not: its half point is the whole margin).
+        let m = SEPARATION_MARGIN.min(w / 2.0);
+        let separated = x <= 1e-9 || w - x <= 1e-9 || x < m || w - x < m;
+        if w > 0.0 && separated {
+            seat_groups[g] = false;
+            seat_unbounded.push((label.clone(), x / w));
         }
     }
-    let (cells, choices) = if opts.seat_advantage {
-        (cells, choices)
-    } else {
-        (collapse(cells), luce::collapse(choices))
-    };
-    let out = fit::fit(n, ev.labels.len(), &cells, &choices, &seat_groups);
-    let variant = group.map_or(ALL.to_string(), |g| ev.labels[g].clone());
+    (seat_groups, seat_unbounded)
+}
 
-    // Anchoring: every reported rating is a contrast c·r, so its variance
-    // is cᵀ Σ c whatever gauge the fit used.
+/// How a table's scale is fixed: the anchor at its Elo when it has games
+/// here, else the average (of the unflagged bots) at 0.
+struct Scale {
+    /// In words (`average = 0`, `alice = 1500`).
+    text: String,
+    /// The anchor bot, if it is rated here.
+    anchor: Option<usize>,
+    /// The anchor's Elo, or 0.
+    elo: f64,
+}
+
+impl Scale {
+    fn of(ev: &stats::Evidence, out: &fit::FitOutput, opts: &RateOptions) -> Scale {
+        let anchor_bot = opts
+            .anchor
+            .as_ref()
+            .and_then(|a| ev.bots.iter().position(|b| b == &a.bot).map(|i| (i, a)))
+            .filter(|(i, _)| out.rated[*i]);
+        let rated = (0..ev.bots.len()).filter(|&i| out.rated[i]);
+        let average = if rated.into_iter().all(|i| out.core[i]) {
+            "average"
+        } else {
+            "average of the unflagged bots"
+        };
+        let (text, anchor, elo) = match (anchor_bot, &opts.anchor) {
+            (Some((i, a)), _) => (format!("{} = {}", a.bot, a.elo), Some(i), a.elo),
+            (None, Some(a)) => (
+                format!("{average} = 0 ({} has no games here)", a.bot),
+                None,
+                0.0,
+            ),
+            (None, None) => (format!("{average} = 0"), None, 0.0),
+        };
+        Scale { text, anchor, elo }
+    }
+}
+
+/// The ratings on `scale`, e = T r, and their covariance T Σ Tᵀ (by bot,
+/// n x n): every reported rating is a contrast c·r, so its variance is
+/// cᵀ Σ c whatever gauge the fit used.
+fn on_scale(out: &fit::FitOutput, scale: &Scale) -> (Vec<f64>, Vec<f64>) {
+    let n = out.rated.len();
     let rated: Vec<usize> = (0..n).filter(|&i| out.rated[i]).collect();
     let cov = |i: usize, j: usize| out.cov.get(i, j);
-    let anchor_bot = opts
-        .anchor
-        .as_ref()
-        .and_then(|a| ev.bots.iter().position(|b| b == &a.bot).map(|i| (i, a)))
-        .filter(|(i, _)| out.rated[*i]);
-    let average = if rated.iter().all(|&i| out.core[i]) {
-        "average"
-    } else {
-        "average of the unflagged bots"
-    };
-    let (anchor_text, base) = match (anchor_bot, &opts.anchor) {
-        (Some((i, a)), _) => (format!("{} = {}", a.bot, a.elo), (Some(i), a.elo)),
-        (None, Some(a)) => (
-            format!("{average} = 0 ({} has no games here)", a.bot),
-            (None, 0.0),
-        ),
-        (None, None) => (format!("{average} = 0"), (None, 0.0)),
-    };
-    // Transformed ratings e = T r and their covariance T Σ Tᵀ.
     let mut elo = vec![0.0; n];
     let mut tcov = vec![0.0; n * n];
     if !rated.is_empty() {
-        match base.0 {
+        match scale.anchor {
             Some(a) => {
                 for &i in &rated {
-                    elo[i] = out.elo[i] - out.elo[a] + base.1;
+                    elo[i] = out.elo[i] - out.elo[a] + scale.elo;
                     for &j in &rated {
                         tcov[i * n + j] = cov(i, j) - cov(i, a) - cov(a, j) + cov(a, a);
                     }
@@ -501,7 +566,7 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
                 }
                 let all = core.iter().map(|&i| rowmean[i]).sum::<f64>() / m;
                 for &i in &rated {
-                    elo[i] = out.elo[i] - mean + base.1;
+                    elo[i] = out.elo[i] - mean + scale.elo;
                     for &j in &rated {
                         tcov[i * n + j] = cov(i, j) - rowmean[i] - rowmean[j] + all;
                     }
@@ -509,11 +574,24 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
             }
         }
     }
-    // Groups of bots that never met the reference group (the anchor's, or
-    // the largest): each is centred on its own average at the reference
-    // value (0, or the anchor's Elo), with the covariance of its
-    // within-group contrasts.
-    let reference_group = base.0.map_or(0, |a| out.group[a]);
+    centre_other_groups(out, &rated, scale, &mut elo, &mut tcov);
+    (elo, tcov)
+}
+
+/// Groups of bots that never met the reference group (the anchor's, or
+/// the largest): each is centred on its own average at the reference
+/// value (0, or the anchor's Elo), with the covariance of its
+/// within-group contrasts.
+fn centre_other_groups(
+    out: &fit::FitOutput,
+    rated: &[usize],
+    scale: &Scale,
+    elo: &mut [f64],
+    tcov: &mut [f64],
+) {
+    let n = elo.len();
+    let cov = |i: usize, j: usize| out.cov.get(i, j);
+    let reference_group = scale.anchor.map_or(0, |a| out.group[a]);
     for g in (0..out.groups).filter(|&g| g != reference_group) {
         let members: Vec<usize> = rated
             .iter()
@@ -531,7 +609,7 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
             .collect();
         let all = rowmean.iter().sum::<f64>() / k;
         for (x, &i) in members.iter().enumerate() {
-            elo[i] = out.elo[i] - mean + base.1;
+            elo[i] = out.elo[i] - mean + scale.elo;
             for j in 0..n {
                 tcov[i * n + j] = 0.0;
                 tcov[j * n + i] = 0.0;
@@ -541,25 +619,24 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
             }
         }
     }
+}
+
+/// Each bot's line of the table, by bot index: its rating on the scale
+/// (`elo`, `tcov`) with its interval, flag, group and counts.
+fn bot_ratings(
+    ev: &stats::Evidence,
+    group: Option<usize>,
+    out: &fit::FitOutput,
+    elo: &[f64],
+    tcov: &[f64],
+) -> Vec<BotRating> {
+    let n = ev.bots.len();
     let z = z_value();
     let counts = ev.bot_counts(group);
-    let mut ratings: Vec<BotRating> = (0..n)
+    (0..n)
         .map(|i| {
             let c = counts[i].clone();
             let se = tcov[i * n + i].max(0.0).sqrt();
-            let flag = if !out.rated[i] {
-                Flag::Unrated
-            } else if out.group[i] != 0 {
-                Flag::Disconnected
-            } else if out.regularized && c.losses == 0 && c.draws == 0 {
-                Flag::AllWins
-            } else if out.regularized && c.wins == 0 && c.draws == 0 {
-                Flag::AllLosses
-            } else if out.leans_on_prior[i] {
-                Flag::Prior
-            } else {
-                Flag::None
-            };
             BotRating {
                 bot: ev.bots[i].clone(),
                 rated: out.rated[i],
@@ -567,13 +644,35 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
                 elo_low: elo[i] - z * se,
                 elo_high: elo[i] + z * se,
                 elo_se: se,
-                flag,
+                flag: flag_of(out, i, &c),
                 group: out.group[i],
                 count: c,
             }
         })
-        .collect();
-    // Sort: rated by Elo (best first, ties by name), unrated last by name.
+        .collect()
+}
+
+/// Why bot `i`'s rating needs a second look, if it does.
+fn flag_of(out: &fit::FitOutput, i: usize, c: &BotCount) -> Flag {
+    if !out.rated[i] {
+        Flag::Unrated
+    } else if out.group[i] != 0 {
+        Flag::Disconnected
+    } else if out.regularized && c.losses == 0 && c.draws == 0 {
+        Flag::AllWins
+    } else if out.regularized && c.wins == 0 && c.draws == 0 {
+        Flag::AllLosses
+    } else if out.leans_on_prior[i] {
+        Flag::Prior
+    } else {
+        Flag::None
+    }
+}
+
+/// The table's order: rated by Elo (best first, ties by name), unrated
+/// last by name; the ratings and their covariance `tcov` in that order.
+fn ranked(mut ratings: Vec<BotRating>, tcov: &[f64]) -> (Vec<BotRating>, Vec<f64>) {
+    let n = ratings.len();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| {
         let (ra, rb) = (&ratings[a], &ratings[b]);
@@ -589,31 +688,8 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
         }
     }
     let mut taken: Vec<Option<BotRating>> = ratings.drain(..).map(Some).collect();
-    let ratings: Vec<BotRating> = order.iter().filter_map(|&i| taken[i].take()).collect();
-    let index = ratings
-        .iter()
-        .enumerate()
-        .map(|(k, r)| (r.bot.clone(), k))
-        .collect();
-    let seat_advantage = out
-        .seat
-        .iter()
-        .enumerate()
-        .filter_map(|(g, s)| s.map(|(h, se)| (ev.labels[g].clone(), h, h - z * se, h + z * se)))
-        .collect();
-    Standings {
-        seat_unbounded,
-        variant,
-        anchor: anchor_text,
-        regularized: out.regularized,
-        groups: out.groups,
-        dispersion: out.dispersion,
-        iterations: out.iterations,
-        ratings,
-        seat_advantage,
-        cov: sorted_cov,
-        index,
-    }
+    let ratings = order.iter().filter_map(|&i| taken[i].take()).collect();
+    (ratings, sorted_cov)
 }
 
 #[cfg(test)]

@@ -589,13 +589,29 @@ impl EvidenceBuilder {
 
     /// The evidence: bots (with `extra_bots`, listed without games) and
     /// labels sorted by name, counts renumbered to match.
-    ///
-    /// Long (about 160 lines): one renumbering of every count kind by the
-    /// same two maps; left whole in issue 29.
     pub fn finish(mut self, extra_bots: &[String]) -> Evidence {
         for b in extra_bots {
             self.bot(b);
         }
+        let num = self.numbering();
+        let (bot_counts, variants) = self.per_label(&num);
+        let entries = self.oriented(&num);
+        let pairs = self.head_to_head(&entries, &num);
+        let choices = self.choices.renumbered(&num.bot, &num.label).choices();
+        Evidence {
+            cells: two_player_cells(&entries),
+            bots: num.bots,
+            labels: num.labels,
+            choices,
+            bot_counts,
+            pairs,
+            variants,
+        }
+    }
+
+    /// The bots and labels sorted by name, and where each first-seen
+    /// index goes.
+    fn numbering(&self) -> Numbering {
         let mut seen: Vec<(&str, usize)> = self
             .bot_names
             .iter()
@@ -603,10 +619,9 @@ impl EvidenceBuilder {
             .map(|(i, b)| (&**b, i))
             .collect();
         seen.sort_unstable();
-        // `renumber[first-seen index]` is the sorted index.
-        let mut renumber = vec![0usize; seen.len()];
+        let mut bot = vec![0usize; seen.len()];
         for (i, (_, old)) in seen.iter().enumerate() {
-            renumber[*old] = i;
+            bot[*old] = i;
         }
         let bots: Vec<String> = seen.iter().map(|(b, _)| b.to_string()).collect();
         let label_of = |v: &str, p: u8| {
@@ -622,18 +637,29 @@ impl EvidenceBuilder {
             .iter()
             .map(|&i| label_of(&self.label_keys[i].0, self.label_keys[i].1))
             .collect();
-        let mut label_renumber = vec![0usize; order.len()];
+        let mut label = vec![0usize; order.len()];
         for (i, &k) in order.iter().enumerate() {
-            label_renumber[k] = i;
+            label[k] = i;
         }
-        let nb = bots.len();
-        let nl = labels.len();
+        Numbering {
+            bots,
+            bot,
+            labels,
+            label_order: order,
+            label,
+        }
+    }
 
+    /// Per label in the sorted numbering: each bot's counts (`[label *
+    /// nbots + bot]`, with its games by end reason) and the variant's
+    /// statistics.
+    fn per_label(&mut self, num: &Numbering) -> (Vec<BotCount>, Vec<VariantStats>) {
+        let (nb, nl) = (num.bots.len(), num.labels.len());
         let mut bot_counts = vec![BotCount::default(); nl * nb];
         let mut variants = Vec::with_capacity(nl);
-        for (&k, label) in order.iter().zip(&labels) {
+        for (&k, label) in num.label_order.iter().zip(&num.labels) {
             let acc = &mut self.labels[k];
-            let l = label_renumber[k];
+            let l = num.label[k];
             for (b, (mut c, counts)) in acc
                 .bots
                 .drain(..)
@@ -647,54 +673,43 @@ impl EvidenceBuilder {
                             .or_default() += n;
                     }
                 }
-                bot_counts[l * nb + renumber[b]] = c;
+                bot_counts[l * nb + num.bot[b]] = c;
             }
-            let mut v = VariantStats {
-                variant: label.clone(),
-                players: self.label_keys[k].1,
-                games: acc.games,
-                draws: acc.draws,
-                forfeits: acc.forfeits,
-                reasons: acc
-                    .reasons
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &c)| c > 0)
-                    .map(|(i, &c)| (self.reason_names[i].to_string(), c))
-                    .collect(),
-                ..Default::default()
-            };
-            if let Some((min, max, mean, median)) = acc.plies.summary() {
-                let n = acc.plies.games as f64;
-                v.plies_min = min;
-                v.plies_max = max;
-                v.plies_mean = mean;
-                v.plies_median = median;
-                v.first_seat_score = acc.seat0_points / n;
-                v.duration_ms_mean = acc.duration as f64 / n;
-            }
-            variants.push(v);
+            let players = self.label_keys[k].1;
+            variants.push(acc.stats(label, players, &self.reason_names));
         }
+        (bot_counts, variants)
+    }
 
-        // Oriented evidence in the sorted numbering, sorted by (a, b, l).
+    /// The oriented evidence in the sorted numbering, sorted by (first,
+    /// second, label).
+    fn oriented(&self, num: &Numbering) -> Vec<((usize, usize, usize), Wdl)> {
         let mut entries: Vec<((usize, usize, usize), Wdl)> = self
             .wdl
             .iter()
             .filter(|(_, e)| e.total() > 0)
             .map(|(&(a, b, l), &e)| {
                 let key = (
-                    renumber[a as usize],
-                    renumber[b as usize],
-                    label_renumber[l as usize],
+                    num.bot[a as usize],
+                    num.bot[b as usize],
+                    num.label[l as usize],
                 );
                 (key, e)
             })
             .collect();
         entries.sort_unstable_by_key(|(k, _)| *k);
+        entries
+    }
 
-        // Head-to-head counts from the oriented evidence.
+    /// Head-to-head counts by (label, a, b), a < b, from the oriented
+    /// evidence, with the pentanomial counts of their seat-swap pairs.
+    fn head_to_head(
+        &self,
+        entries: &[((usize, usize, usize), Wdl)],
+        num: &Numbering,
+    ) -> BTreeMap<(usize, usize, usize), PairAcc> {
         let mut pairs: BTreeMap<(usize, usize, usize), PairAcc> = BTreeMap::new();
-        for &((a, b, l), e) in &entries {
+        for &((a, b, l), e) in entries {
             let (w, d, lo_) = (e.w2 + e.w3, e.d2 + e.d3, e.l2 + e.l3);
             if a < b {
                 let p = pairs.entry((l, a, b)).or_default();
@@ -709,8 +724,8 @@ impl EvidenceBuilder {
             }
         }
         for (&(l, lo, hi), c) in &self.penta {
-            let (x, y) = (renumber[lo as usize], renumber[hi as usize]);
-            let l = label_renumber[l as usize];
+            let (x, y) = (num.bot[lo as usize], num.bot[hi as usize]);
+            let l = num.label[l as usize];
             // Buckets are `lo`'s points; the pair is seen from the bot
             // first by name.
             let c = if x < y {
@@ -722,37 +737,71 @@ impl EvidenceBuilder {
                 p.penta = c;
             }
         }
-
-        // The 2-player games; the 3-player ones are in `choices`.
-        let cells = entries
-            .iter()
-            .filter(|(_, e)| e.w2 + e.d2 + e.l2 > 0)
-            .map(|&(k, e)| {
-                let (w2f, d2f, l2f) = (e.w2 as f64, e.d2 as f64, e.l2 as f64);
-                Cell {
-                    first: k.0,
-                    second: k.1,
-                    group: k.2,
-                    w: w2f + d2f + l2f,
-                    x: w2f + 0.5 * d2f,
-                    x2: w2f + 0.25 * d2f,
-                }
-            })
-            .collect();
-        let choices = self
-            .choices
-            .renumbered(&renumber, &label_renumber)
-            .choices();
-        Evidence {
-            bots,
-            labels,
-            cells,
-            choices,
-            bot_counts,
-            pairs,
-            variants,
-        }
+        pairs
     }
+}
+
+/// The bots and labels of `EvidenceBuilder::finish`, sorted by name.
+struct Numbering {
+    bots: Vec<String>,
+    /// `bot[first-seen index]` is the sorted index.
+    bot: Vec<usize>,
+    labels: Vec<String>,
+    /// The first-seen label indices in sorted order.
+    label_order: Vec<usize>,
+    /// `label[first-seen index]` is the sorted index.
+    label: Vec<usize>,
+}
+
+impl LabelAcc {
+    /// The statistics of the variant `label` of `players` players.
+    fn stats(&self, label: &str, players: u8, reason_names: &[Box<str>]) -> VariantStats {
+        let mut v = VariantStats {
+            variant: label.to_string(),
+            players,
+            games: self.games,
+            draws: self.draws,
+            forfeits: self.forfeits,
+            reasons: self
+                .reasons
+                .iter()
+                .enumerate()
+                .filter(|(_, &c)| c > 0)
+                .map(|(i, &c)| (reason_names[i].to_string(), c))
+                .collect(),
+            ..Default::default()
+        };
+        if let Some((min, max, mean, median)) = self.plies.summary() {
+            let n = self.plies.games as f64;
+            v.plies_min = min;
+            v.plies_max = max;
+            v.plies_mean = mean;
+            v.plies_median = median;
+            v.first_seat_score = self.seat0_points / n;
+            v.duration_ms_mean = self.duration as f64 / n;
+        }
+        v
+    }
+}
+
+/// The fit's cells of the 2-player games (the 3-player ones are choice
+/// events).
+fn two_player_cells(entries: &[((usize, usize, usize), Wdl)]) -> Vec<Cell> {
+    entries
+        .iter()
+        .filter(|(_, e)| e.w2 + e.d2 + e.l2 > 0)
+        .map(|&(k, e)| {
+            let (w2f, d2f, l2f) = (e.w2 as f64, e.d2 as f64, e.l2 as f64);
+            Cell {
+                first: k.0,
+                second: k.1,
+                group: k.2,
+                w: w2f + d2f + l2f,
+                x: w2f + 0.5 * d2f,
+                x2: w2f + 0.25 * d2f,
+            }
+        })
+        .collect()
 }
 
 impl Evidence {

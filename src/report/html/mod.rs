@@ -106,31 +106,9 @@ pub struct Written {
 
 /// Writes the report of `sources` (one league, or its shards) into `out`
 /// (`index.html` and its files; the folder is created).
-///
-/// Long (about 155 lines): read, rate, replay and write in one pass over
-/// the rows; left whole in issue 29.
 pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Written, HtmlError> {
     let mut written = Written::default();
-    let mut shards = Vec::new();
-    let mut origin: HashMap<String, usize> = HashMap::new();
-    for (k, s) in sources.iter().enumerate() {
-        let f = csvio::read_file(&s.games_csv)?;
-        written
-            .warnings
-            .extend(f.warnings.iter().map(|w| w.to_string()));
-        for (_, r) in &f.rows {
-            origin.entry(r.game_id.clone()).or_insert(k);
-        }
-        shards.push((s.games_csv.clone(), f.rows));
-    }
-    let (rows, _duplicates) = merge(shards)?;
-    if rows.is_empty() {
-        let names: Vec<String> = sources
-            .iter()
-            .map(|s| s.games_csv.display().to_string())
-            .collect();
-        return Err(HtmlError::NoGames(names.join(", ")));
-    }
+    let (rows, origin) = read_sources(sources, &mut written.warnings)?;
     let report = rate(&rows, &RateOptions::default())?;
     // The first-seat advantage with its interval, per variant label, from
     // the fit that models it (the standings stay those of ratings.csv).
@@ -145,89 +123,12 @@ pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Wr
 
     let games_dir = out.join("games");
     std::fs::create_dir_all(&games_dir).map_err(io(&games_dir))?;
-
-    // Viewer chunks: built where missing, kept where their hash matches.
     let record_of = |row: &GameRow| -> Option<RecordAt> {
         let s = sources.get(*origin.get(&row.game_id)?)?;
         RecordAt::of(&s.records, row)
     };
-    let mut chunk_files = Vec::new();
-    let mut done: Vec<Option<Vec<GameMeta>>> = Vec::new();
-    for (k, chunk) in rows.chunks(CHUNK).enumerate() {
-        let mut h = Fnv::new();
-        h.write(FORMAT.as_bytes());
-        for row in chunk {
-            // The row names its record's place in a log, whose bytes never
-            // change; a file of its own (older versions) by size and time.
-            h.write(serde_json::to_string(row).unwrap_or_default().as_bytes());
-            let file = match record_of(row) {
-                Some(RecordAt::File(p)) => Some(p),
-                _ => None,
-            };
-            if let Some(m) = file.and_then(|p| std::fs::metadata(p).ok()) {
-                h.write(&m.len().to_le_bytes());
-                let t = m
-                    .modified()
-                    .ok()
-                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
-                h.write(&t.map_or(0, |t| t.as_nanos()).to_le_bytes());
-            }
-        }
-        let name = format!("c{k:04}-{:016x}", h.finish());
-        let kept = std::fs::read(games_dir.join(format!("{name}.json")))
-            .ok()
-            .filter(|_| games_dir.join(format!("{name}.js")).is_file())
-            .and_then(|b| serde_json::from_slice::<Vec<GameMeta>>(&b).ok())
-            .filter(|m| m.len() == chunk.len());
-        done.push(kept);
-        chunk_files.push(name);
-    }
-    // The missing chunks, built by `opts.threads` threads at once.
-    let todo: Vec<usize> = (0..done.len()).filter(|&k| done[k].is_none()).collect();
-    written.chunks_kept = done.len() - todo.len();
-    written.chunks_built = todo.len();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let built = std::sync::Mutex::new(Vec::new());
-    let work = || -> Result<(), HtmlError> {
-        loop {
-            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(&k) = todo.get(i) else {
-                return Ok(());
-            };
-            let chunk = &rows[k * CHUNK..((k + 1) * CHUNK).min(rows.len())];
-            let (text, m) = build_chunk(k, chunk, &record_of);
-            let name = &chunk_files[k];
-            write_atomic(&games_dir.join(format!("{name}.js")), text.as_bytes())?;
-            let meta_text = serde_json::to_vec(&m).unwrap_or_default();
-            write_atomic(&games_dir.join(format!("{name}.json")), &meta_text)?;
-            if let Ok(mut b) = built.lock() {
-                b.push((k, m));
-            }
-        }
-    };
-    let threads = opts.threads.clamp(1, todo.len().max(1));
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(HtmlError::Io {
-                        path: games_dir.clone(),
-                        source: std::io::Error::other("a thread building the viewer data failed"),
-                    })
-                })
-            })
-            .collect::<Result<Vec<()>, HtmlError>>()
-    })?;
-    for (k, m) in built.into_inner().unwrap_or_default() {
-        done[k] = Some(m);
-    }
-    let metas: Vec<GameMeta> = done
-        .into_iter()
-        .zip(rows.chunks(CHUNK))
-        .flat_map(|(m, chunk)| m.unwrap_or_else(|| vec![GameMeta::default(); chunk.len()]))
-        .collect();
+    let (chunk_files, metas) =
+        viewer_chunks(&rows, &games_dir, &record_of, opts.threads, &mut written)?;
     written.damaged = metas.iter().filter(|m| m.note.is_some()).count();
 
     let stamp = format!(
@@ -264,6 +165,147 @@ pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Wr
     written.index = index;
     written.games = rows.len();
     Ok(written)
+}
+
+/// Where a row's record is.
+type RecordOf<'a> = dyn Fn(&GameRow) -> Option<RecordAt> + Sync + 'a;
+
+/// The rows of every source, merged (a shard's duplicates once), and the
+/// source each game id was first read from; the lines skipped go to
+/// `warnings`.
+fn read_sources(
+    sources: &[Source],
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<GameRow>, HashMap<String, usize>), HtmlError> {
+    let mut shards = Vec::new();
+    let mut origin: HashMap<String, usize> = HashMap::new();
+    for (k, s) in sources.iter().enumerate() {
+        let f = csvio::read_file(&s.games_csv)?;
+        warnings.extend(f.warnings.iter().map(|w| w.to_string()));
+        for (_, r) in &f.rows {
+            origin.entry(r.game_id.clone()).or_insert(k);
+        }
+        shards.push((s.games_csv.clone(), f.rows));
+    }
+    let (rows, _duplicates) = merge(shards)?;
+    if rows.is_empty() {
+        let names: Vec<String> = sources
+            .iter()
+            .map(|s| s.games_csv.display().to_string())
+            .collect();
+        return Err(HtmlError::NoGames(names.join(", ")));
+    }
+    Ok((rows, origin))
+}
+
+/// The viewer data of `rows` in `games_dir`, a chunk file per `CHUNK`
+/// games: kept where their hash matches, built where missing, `threads`
+/// at once (counted in `written`). Returns the chunks' names and every
+/// game's meta.
+fn viewer_chunks(
+    rows: &[GameRow],
+    games_dir: &Path,
+    record_of: &RecordOf,
+    threads: usize,
+    written: &mut Written,
+) -> Result<(Vec<String>, Vec<GameMeta>), HtmlError> {
+    let mut chunk_files = Vec::new();
+    let mut done: Vec<Option<Vec<GameMeta>>> = Vec::new();
+    for (k, chunk) in rows.chunks(CHUNK).enumerate() {
+        let name = chunk_name(k, chunk, record_of);
+        let kept = std::fs::read(games_dir.join(format!("{name}.json")))
+            .ok()
+            .filter(|_| games_dir.join(format!("{name}.js")).is_file())
+            .and_then(|b| serde_json::from_slice::<Vec<GameMeta>>(&b).ok())
+            .filter(|m| m.len() == chunk.len());
+        done.push(kept);
+        chunk_files.push(name);
+    }
+    let todo: Vec<usize> = (0..done.len()).filter(|&k| done[k].is_none()).collect();
+    written.chunks_kept = done.len() - todo.len();
+    written.chunks_built = todo.len();
+    let built = build_chunks(rows, &todo, &chunk_files, games_dir, record_of, threads)?;
+    for (k, m) in built {
+        done[k] = Some(m);
+    }
+    let metas: Vec<GameMeta> = done
+        .into_iter()
+        .zip(rows.chunks(CHUNK))
+        .flat_map(|(m, chunk)| m.unwrap_or_else(|| vec![GameMeta::default(); chunk.len()]))
+        .collect();
+    Ok((chunk_files, metas))
+}
+
+/// The file name of chunk `k`: a hash of its rows and of the record files
+/// of older versions.
+fn chunk_name(k: usize, chunk: &[GameRow], record_of: &RecordOf) -> String {
+    let mut h = Fnv::new();
+    h.write(FORMAT.as_bytes());
+    for row in chunk {
+        // The row names its record's place in a log, whose bytes never
+        // change; a file of its own (older versions) by size and time.
+        h.write(serde_json::to_string(row).unwrap_or_default().as_bytes());
+        let file = match record_of(row) {
+            Some(RecordAt::File(p)) => Some(p),
+            _ => None,
+        };
+        if let Some(m) = file.and_then(|p| std::fs::metadata(p).ok()) {
+            h.write(&m.len().to_le_bytes());
+            let t = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+            h.write(&t.map_or(0, |t| t.as_nanos()).to_le_bytes());
+        }
+    }
+    format!("c{k:04}-{:016x}", h.finish())
+}
+
+/// Builds and writes the chunks `todo` (named `names`) on `threads`
+/// threads at once; returns each one's metas.
+fn build_chunks(
+    rows: &[GameRow],
+    todo: &[usize],
+    names: &[String],
+    games_dir: &Path,
+    record_of: &RecordOf,
+    threads: usize,
+) -> Result<Vec<(usize, Vec<GameMeta>)>, HtmlError> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let built = std::sync::Mutex::new(Vec::new());
+    let work = || -> Result<(), HtmlError> {
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&k) = todo.get(i) else {
+                return Ok(());
+            };
+            let chunk = &rows[k * CHUNK..((k + 1) * CHUNK).min(rows.len())];
+            let (text, m) = build_chunk(k, chunk, record_of);
+            let name = &names[k];
+            write_atomic(&games_dir.join(format!("{name}.js")), text.as_bytes())?;
+            let meta_text = serde_json::to_vec(&m).unwrap_or_default();
+            write_atomic(&games_dir.join(format!("{name}.json")), &meta_text)?;
+            if let Ok(mut b) = built.lock() {
+                b.push((k, m));
+            }
+        }
+    };
+    let threads = threads.clamp(1, todo.len().max(1));
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(HtmlError::Io {
+                        path: games_dir.to_path_buf(),
+                        source: std::io::Error::other("a thread building the viewer data failed"),
+                    })
+                })
+            })
+            .collect::<Result<Vec<()>, HtmlError>>()
+    })?;
+    Ok(built.into_inner().unwrap_or_default())
 }
 
 /// The page from its template.

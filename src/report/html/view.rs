@@ -4,7 +4,7 @@
 
 use super::replay::GameMeta;
 use super::{by_count, frag, Options};
-use crate::ratings::{variant_label, Report, Standings, ALL, CONFIDENCE};
+use crate::ratings::{variant_label, Report, Standings, VariantStats, ALL, CONFIDENCE};
 use crate::results::GameRow;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -502,9 +502,7 @@ fn histogram(plies: &[u32]) -> Hist {
     }
 }
 
-/// The report's page model from the rated tables. Long (about 180 lines)
-/// because it is a table of the page's sections, one field after another,
-/// mostly data; left whole in issue 29.
+/// The report's page model from the rated tables.
 #[allow(clippy::too_many_arguments)]
 pub fn page(
     report: &Report,
@@ -529,39 +527,55 @@ pub fn page(
     labels.extend(report.per_variant.iter().map(|v| v.variant.clone()));
     labels.dedup();
     let crosstables = labels.iter().map(|l| cross(report, l, &bots)).collect();
+    let forfeits = forfeits_of(rows, metas);
+    let bot_pages = report
+        .overall
+        .ratings
+        .iter()
+        .map(|r| bot_page(report, &r.bot, &by_bot_forfeits(&forfeits, &r.bot)))
+        .collect();
+    let damaged = damaged(rows, metas);
+    let data = serde_json::json!({
+        "index": format!("games/index.js?v={stamp}"),
+        "live": opts.live,
+        "stamp": stamp,
+        "games": rows.len(),
+    });
+    Page {
+        title: if opts.title.is_empty() {
+            "League report".into()
+        } else {
+            opts.title.clone()
+        },
+        generated: utc_now(),
+        live: opts.live,
+        games: rows.len(),
+        scheduled: opts.scheduled,
+        bots: bots.len(),
+        confidence: format!("{:.0}%", CONFIDENCE * 100.0),
+        warnings: warnings.to_vec(),
+        standings,
+        crosstables,
+        variants: variant_views(report, seat, rows),
+        forfeits,
+        bot_pages,
+        notes_total: damaged.len(),
+        notes: damaged.into_iter().take(NOTES_LISTED).collect(),
+        data,
+    }
+}
 
+/// The variants' section: a view per variant label of `report`, with the
+/// seat advantage of the `seat` fit and the histogram of `rows`' lengths.
+fn variant_views(report: &Report, seat: Option<&Report>, rows: &[GameRow]) -> Vec<VariantView> {
     let mut plies: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for r in rows {
         plies.entry(variant_label(r)).or_default().push(r.plies);
     }
-    let variants = report
+    report
         .variants
         .iter()
         .map(|v| {
-            let seat_elo = seat
-                .and_then(|s| s.variants.iter().find(|x| x.variant == v.variant))
-                .and_then(|x| x.seat_elo);
-            let to_score = |e: f64| 1.0 / (1.0 + 10f64.powf(-e / 400.0));
-            let seat_interval = match seat_elo {
-                Some((e, lo, hi)) => format!(
-                    "{:+.0} Elo [{:+.0}, {:+.0}]: an expected first-seat score of {}% [{}, {}] between equal bots",
-                    e,
-                    lo,
-                    hi,
-                    pct(to_score(e)),
-                    pct(to_score(lo)),
-                    pct(to_score(hi))
-                ),
-                None => seat
-                    .and_then(|s| s.overall.seat_unbounded.iter().find(|x| x.0 == v.variant))
-                    .map(|(_, score)| {
-                        format!(
-                            "unbounded: the first seat scored {}% of the points, so the model has no finite estimate",
-                            pct(*score)
-                        )
-                    })
-                    .unwrap_or_default(),
-            };
             let reasons = by_count(&v.reasons)
                 .into_iter()
                 .map(|(r, n)| {
@@ -582,7 +596,7 @@ pub fn page(
                 draws: v.draws,
                 draw_pct: pct(v.draw_rate()),
                 first_seat: pct(v.first_seat_score),
-                seat_interval,
+                seat_interval: seat_interval(v, seat),
                 plies: format!(
                     "mean {:.1}, median {:.0}, {} to {}",
                     v.plies_mean, v.plies_median, v.plies_min, v.plies_max
@@ -595,9 +609,41 @@ pub fn page(
                 hist: histogram(plies.get(&v.variant).map_or(&[][..], Vec::as_slice)),
             }
         })
-        .collect();
+        .collect()
+}
 
-    // Forfeits: by bot and reason, then one by one with the detail.
+/// Variant `v`'s first-seat advantage in words, from the fit that models
+/// it (`seat`): its interval, or why it has none.
+fn seat_interval(v: &VariantStats, seat: Option<&Report>) -> String {
+    let seat_elo = seat
+        .and_then(|s| s.variants.iter().find(|x| x.variant == v.variant))
+        .and_then(|x| x.seat_elo);
+    let to_score = |e: f64| 1.0 / (1.0 + 10f64.powf(-e / 400.0));
+    match seat_elo {
+        Some((e, lo, hi)) => format!(
+            "{:+.0} Elo [{:+.0}, {:+.0}]: an expected first-seat score of {}% [{}, {}] between equal bots",
+            e,
+            lo,
+            hi,
+            pct(to_score(e)),
+            pct(to_score(lo)),
+            pct(to_score(hi))
+        ),
+        None => seat
+            .and_then(|s| s.overall.seat_unbounded.iter().find(|x| x.0 == v.variant))
+            .map(|(_, score)| {
+                format!(
+                    "unbounded: the first seat scored {}% of the points, so the model has no finite estimate",
+                    pct(*score)
+                )
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// The forfeits' section: by bot and reason, then one by one with the
+/// detail (`metas`, by row).
+fn forfeits_of(rows: &[GameRow], metas: &[GameMeta]) -> Forfeits {
     let mut by_bot: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
     let mut forfeits = Forfeits::default();
     for (i, r) in rows.iter().enumerate() {
@@ -637,16 +683,12 @@ pub fn page(
             (bot_href(&bot), bot, total, reasons)
         })
         .collect();
+    forfeits
+}
 
-    let bot_pages = report
-        .overall
-        .ratings
-        .iter()
-        .map(|r| bot_page(report, &r.bot, &by_bot_forfeits(&forfeits, &r.bot)))
-        .collect();
-
-    let damaged: Vec<(String, String, String)> = rows
-        .iter()
+/// The games whose record is missing or damaged: id, link, note.
+fn damaged(rows: &[GameRow], metas: &[GameMeta]) -> Vec<(String, String, String)> {
+    rows.iter()
         .zip(metas)
         .filter_map(|(r, m)| {
             m.note.as_ref().map(|n| {
@@ -657,35 +699,7 @@ pub fn page(
                 )
             })
         })
-        .collect();
-    let data = serde_json::json!({
-        "index": format!("games/index.js?v={stamp}"),
-        "live": opts.live,
-        "stamp": stamp,
-        "games": rows.len(),
-    });
-    Page {
-        title: if opts.title.is_empty() {
-            "League report".into()
-        } else {
-            opts.title.clone()
-        },
-        generated: utc_now(),
-        live: opts.live,
-        games: rows.len(),
-        scheduled: opts.scheduled,
-        bots: bots.len(),
-        confidence: format!("{:.0}%", CONFIDENCE * 100.0),
-        warnings: warnings.to_vec(),
-        standings,
-        crosstables,
-        variants,
-        forfeits,
-        bot_pages,
-        notes_total: damaged.len(),
-        notes: damaged.into_iter().take(NOTES_LISTED).collect(),
-        data,
-    }
+        .collect()
 }
 
 fn by_bot_forfeits(f: &Forfeits, bot: &str) -> Vec<Counted> {
