@@ -177,7 +177,7 @@ fn sprt_on_a_match_tests_the_matchs_own_a_and_b() {
     let out = arena(&base)
         .args([
             "match",
-            &format!("{bot}"),
+            bot,
             "random",
             "--games",
             "4",
