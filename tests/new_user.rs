@@ -175,16 +175,7 @@ fn sprt_on_a_match_tests_the_matchs_own_a_and_b() {
     let bot = env!("CARGO_BIN_EXE_random-bot");
     // Named so that name order is the reverse of the match's.
     let out = arena(&base)
-        .args([
-            "match",
-            bot,
-            "random",
-            "--games",
-            "4",
-            "--quiet",
-            "-o",
-            "m",
-        ])
+        .args(["match", bot, "random", "--games", "4", "--quiet", "-o", "m"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
@@ -236,4 +227,81 @@ fn as_root_a_folder_closed_to_others_is_named_with_its_fix() {
         said.contains(&format!("chmod o+rx {}", base.display())),
         "{said}"
     );
+}
+
+/// Messages that misled, each now saying what was given and what to do.
+#[test]
+fn messages_say_what_was_given_and_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let run = |args: &[&str]| {
+        let out = arena(&base).args(args).output().unwrap();
+        (out.status.success(), text(&out))
+    };
+    // A file given where a results folder is wanted: said so, not "no such
+    // folder"; a league's games.csv stands for its folder.
+    std::fs::write(base.join("notes.txt"), "x").unwrap();
+    let (ok, said) = run(&["report", "notes.txt"]);
+    assert!(
+        !ok && said.contains("notes.txt is a file, not a results folder"),
+        "{said}"
+    );
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    std::fs::write(
+        base.join("l.toml"),
+        format!("name = \"l\"\nbots = [{{ name = \"a\", command = [\"{bot}\"] }}, {{ name = \"b\", command = [\"{bot}\"] }}]\nvariants = [\"kisolo\"]\noutput = \"out\"\n"),
+    )
+    .unwrap();
+    assert!(run(&["run", "--quiet", "--no-report", "l.toml"]).0);
+    let (ok, said) = run(&["report", "out/games.csv"]);
+    assert!(ok, "{said}");
+    assert!(base.join("out/report/index.html").is_file());
+
+    // A folder without a bot.toml: said so, not "No such file or directory".
+    std::fs::create_dir(base.join("empty")).unwrap();
+    let (ok, said) = run(&["check-bot", "--", "empty"]);
+    assert!(
+        !ok && said.contains("empty is a folder without a bot.toml"),
+        "{said}"
+    );
+
+    // A compiler that is not there: named as missing from PATH.
+    let folder = base.join("gobot");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(
+        folder.join("bot.toml"),
+        "name = \"gobot\"\nbuild = [\"no-such-compiler-here\", \"build\"]\ncommand = [\"./bot\"]\n",
+    )
+    .unwrap();
+    let out = arena(&base)
+        .args(["check-bot", "--", "gobot"])
+        .env("XDG_CACHE_HOME", base.join("cache"))
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("`no-such-compiler-here` was not found on PATH"),
+        "{said}"
+    );
+
+    // A negative number is a bad value of its flag, not a flag of its own.
+    let (ok, said) = run(&["run", "l.toml", "--rounds", "-1"]);
+    assert!(
+        !ok && said.contains("--rounds") && !said.contains("-- -1"),
+        "{said}"
+    );
+
+    // A hello without an author reads as such, not "by  ".
+    let quiet = base.join("anon.py");
+    let script = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-python/bot.py"),
+    )
+    .unwrap();
+    let anon = script.replace("\"author\"", "\"unused\"");
+    assert_ne!(anon, script, "the random bot's hello names no author field");
+    std::fs::write(&quiet, anon).unwrap();
+    let (_, said) = run(&["check-bot", "--game", "kisolo", "--", "python3", "anon.py"]);
+    assert!(!said.contains("by  "), "{said}");
+    assert!(said.contains("(no author in its hello)"), "{said}");
 }

@@ -310,7 +310,7 @@ impl Limits {
 /// What went wrong talking to a bot process.
 #[derive(Debug, thiserror::Error)]
 pub enum BotError {
-    #[error("cannot start `{command}`: {source}")]
+    #[error("cannot start `{command}`: {}", spawn_why(.command, .source))]
     Spawn {
         command: String,
         source: std::io::Error,
@@ -409,6 +409,18 @@ pub async fn log_tail(path: &std::path::Path, n: usize, from: u64) -> Option<Str
         .collect();
     let tail = &lines[lines.len().saturating_sub(n)..];
     (!tail.is_empty()).then(|| tail.join("\n"))
+}
+
+/// Why a command did not start: for a bare program name that does not
+/// exist, that it is not on `PATH` (a missing compiler, say).
+fn spawn_why(command: &str, e: &std::io::Error) -> String {
+    let program = command.split(' ').next().unwrap_or_default();
+    match e.kind() == std::io::ErrorKind::NotFound && !program.contains('/') {
+        true => {
+            format!("`{program}` was not found on PATH ({e}); install it, or name it by its path")
+        }
+        false => e.to_string(),
+    }
 }
 
 /// Why a sandbox could not be set up, and what to do.

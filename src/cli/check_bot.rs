@@ -17,6 +17,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
+// `--rounds -1` is a bad number, not a flag named -1.
+#[command(allow_negative_numbers = true)]
 pub struct CheckBotArgs {
     /// Check only this game (repeatable; default: every game).
     #[arg(long)]
@@ -523,7 +525,15 @@ fn handshake(
             };
             c.pass(
                 "handshake",
-                &format!("{} {} by {} ({cost})", i.name, i.version, i.author),
+                &format!(
+                    "{} {} {} ({cost})",
+                    i.name,
+                    i.version,
+                    match i.author.trim() {
+                        "" => "(no author in its hello)".to_string(),
+                        a => format!("by {a}"),
+                    }
+                ),
             );
             Some(b)
         }

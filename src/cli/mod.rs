@@ -255,3 +255,23 @@ fn init_tracing(log_file: Option<&std::path::Path>) -> anyhow::Result<()> {
         .try_init();
     Ok(())
 }
+
+/// The results folder a user named: a folder as it is, a league's
+/// games.csv as its folder; anything else is an error saying what was
+/// given and what is wanted (`wanted`, e.g. "a league's results folder").
+pub(crate) fn results_folder(
+    p: &std::path::Path,
+    wanted: &str,
+) -> anyhow::Result<std::path::PathBuf> {
+    if p.is_dir() {
+        return Ok(p.to_path_buf());
+    }
+    if p.is_file() {
+        if p.file_name().is_some_and(|n| n == "games.csv") {
+            let up = p.parent().filter(|d| !d.as_os_str().is_empty());
+            return Ok(up.map_or_else(|| std::path::PathBuf::from("."), |d| d.to_path_buf()));
+        }
+        anyhow::bail!("{} is a file, not a results folder ({wanted})", p.display());
+    }
+    anyhow::bail!("{}: no such file or folder ({wanted})", p.display())
+}

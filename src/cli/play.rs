@@ -17,6 +17,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
+// `--rounds -1` is a bad number, not a flag named -1.
+#[command(allow_negative_numbers = true)]
 pub struct PlayArgs {
     /// The game: filo, tricala, hackaback, kisolo, diffusion.
     #[arg(long)]
@@ -111,6 +113,11 @@ pub(super) fn resolve_bot(arg: &str) -> anyhow::Result<BotArg> {
             let m = Manifest::load(&dir)?;
             return Ok(BotArg::Command(m.command(), m.limits, Some(Box::new(m))));
         }
+    }
+    if Path::new(arg).is_dir() {
+        bail!(
+            "{arg} is a folder without a {MANIFEST}: give a bot folder (one with a {MANIFEST}) or the command that starts the bot (`python3 path/to/bot.py`)"
+        );
     }
     let words: Vec<&str> = arg.split_whitespace().collect();
     if let [word] = words.as_slice() {

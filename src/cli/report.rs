@@ -27,14 +27,11 @@ pub struct ReportArgs {
 
 /// The results folders `args` name, and the league folder they belong to.
 fn resolve(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
-    for p in paths {
-        if !p.is_dir() {
-            bail!(
-                "{}: no such folder (give a league's results folder, e.g. results/NAME)",
-                p.display()
-            );
-        }
-    }
+    let paths = paths
+        .iter()
+        .map(|p| super::results_folder(p, "give a league's results folder, e.g. results/NAME"))
+        .collect::<anyhow::Result<Vec<PathBuf>>>()?;
+    let paths = paths.as_slice();
     if let [one] = paths {
         if Layout::new(one).games_csv().is_file() {
             return Ok((vec![one.clone()], one.clone()));

@@ -17,6 +17,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
+// `--rounds -1` is a bad number, not a flag named -1.
+#[command(allow_negative_numbers = true)]
 pub struct RunArgs {
     /// The tournament file (TOML), e.g. tournaments/demo.toml.
     pub file: PathBuf,

@@ -29,12 +29,11 @@ pub struct ShowArgs {
 }
 
 pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
-    if !args.results.is_dir() {
-        anyhow::bail!(
-            "{}: no such folder (give a league's results folder, then a game_id of its games.csv)",
-            args.results.display()
-        );
-    }
+    let results = super::results_folder(
+        &args.results,
+        "give a league's results folder, then a game_id of its games.csv",
+    )?;
+    let args = ShowArgs { results, ..args };
     // The game's row says where its record is (a record log and an
     // offset, or a file of its own in folders of older versions).
     let (at, text) = records::find_record(&Layout::new(&args.results), &args.game_id)

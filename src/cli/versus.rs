@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
+// `--rounds -1` is a bad number, not a flag named -1.
+#[command(allow_negative_numbers = true)]
 pub struct MatchArgs {
     /// The bot under test, then its opponent(s): `random`, a bots/ folder
     /// name, a folder with a bot.toml, or a command line in quotes.
