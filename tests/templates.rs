@@ -32,7 +32,13 @@ fn copy_dir(from: &Path, to: &Path) {
 /// when `needs` is missing.
 fn check(folder: &str, needs: &str) -> Option<String> {
     if !have(needs) {
-        eprintln!("not run: the {folder} template needs `{needs}`, which is not on this machine");
+        // Straight to the process's stderr, past the test harness's
+        // capture: `cargo test` shows it next to the test's `ok`.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: the {folder} template needs `{needs}`, which is not on this machine"
+        );
         return None;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -41,6 +47,7 @@ fn check(folder: &str, needs: &str) -> Option<String> {
     let out = Command::new(env!("CARGO_BIN_EXE_arena"))
         .args(["check-bot", "--"])
         .arg(&bot)
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
         .output()
         .unwrap();
     let text =
