@@ -772,7 +772,7 @@ bots = [
                     variants: Some(vec!["chess".into()]),
                     ..Default::default()
                 },
-                "--variants: unknown game `chess`",
+                "--variants: unknown variant `chess` (known: filo, tricala, tricala3 (also tricala-3p",
             ),
             (
                 RunSettings {

@@ -29,7 +29,15 @@ pub fn parse_variant(s: &str) -> Result<VariantSpec, String> {
     let (variant, players) = match t.as_str() {
         "tricala3" | "tricala-3p" => (Variant::Tricala, 3),
         "tricala2" => (Variant::Tricala, 2),
-        _ => (t.parse::<Variant>().map_err(|e| e.to_string())?, 2),
+        _ => (
+            t.parse::<Variant>().map_err(|_| {
+                format!(
+                    "unknown variant `{}` (known: filo, tricala, tricala3 (also tricala-3p: Tricala for 3 players), hackaback, kisolo, diffusion)",
+                    s.trim()
+                )
+            })?,
+            2,
+        ),
     };
     Ok(VariantSpec {
         key: variant.name().to_string(),
