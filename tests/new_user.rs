@@ -305,3 +305,68 @@ fn messages_say_what_was_given_and_what_to_do() {
     assert!(!said.contains("by  "), "{said}");
     assert!(said.contains("(no author in its hello)"), "{said}");
 }
+
+/// A match decided by its SPRT is "decided" in `arena status`, with the
+/// verdict, LLR and bounds and no resume hint; a match with games left is
+/// resumed by its own `arena match` command, not `arena run FILE`.
+#[test]
+fn status_tells_a_decided_match_and_how_to_resume_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let greedy = Path::new(env!("CARGO_BIN_EXE_greedy-bot"))
+        .to_str()
+        .unwrap()
+        .to_string();
+    let out = arena(&base)
+        .args([
+            "match",
+            &greedy,
+            "random",
+            "--sprt",
+            "elo0=0,elo1=20",
+            "--quiet",
+            "--no-report",
+            "-o",
+            "m",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let out = arena(&base).args(["status", "m"]).output().unwrap();
+    let said = text(&out);
+    assert!(said.contains(" decided "), "{said}");
+    assert!(
+        said.contains("accepted after") && said.contains("LLR") && said.contains("bounds"),
+        "{said}"
+    );
+    assert!(!said.contains("resume it"), "{said}");
+
+    let random = env!("CARGO_BIN_EXE_random-bot");
+    let out = arena(&base)
+        .args([
+            "match",
+            random,
+            "random",
+            "--games",
+            "4",
+            "--quiet",
+            "--no-report",
+            "-o",
+            "p",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let csv = base.join("p/games.csv");
+    let all = std::fs::read_to_string(&csv).unwrap();
+    let kept: Vec<&str> = all.lines().take(3).collect();
+    std::fs::write(&csv, kept.join("\n") + "\n").unwrap();
+    let out = arena(&base).args(["status", "p"]).output().unwrap();
+    let said = text(&out);
+    assert!(said.contains(" stopped "), "{said}");
+    assert!(
+        said.contains(&format!("arena match {random} random --games 4")),
+        "{said}"
+    );
+    assert!(!said.contains("arena run FILE"), "{said}");
+}

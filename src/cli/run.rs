@@ -165,6 +165,7 @@ impl RunArgs {
             force_concurrency: self.force_concurrency,
             report_interval: self.report_interval,
             no_report: self.no_report,
+            resume: None,
         }
     }
 }
@@ -183,6 +184,9 @@ pub(super) struct How {
     /// The HTML report's refresh (default: about every 30 s), or none.
     pub report_interval: Option<u64>,
     pub no_report: bool,
+    /// The command that resumes this league when it is not `arena run
+    /// FILE` (a match's own command line).
+    pub resume: Option<String>,
 }
 
 /// Games at a time per CPU that `run` accepts without
@@ -224,6 +228,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         repair: how.repair,
         drain: Drain::default(),
         sprt: sprt.as_ref().map(|s| s.stop.clone()),
+        resume: how.resume.clone(),
     };
     let show = Show {
         bar: std::io::stderr().is_terminal(),

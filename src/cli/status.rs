@@ -46,10 +46,17 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
         "shard", "state", "done/total", "last write", "games/s", "time left"
     );
     let n = st.shards.len();
+    // A league that stops on an SPRT: its verdict, from its own settings.
+    let sprt = match st.shards.as_slice() {
+        [one] => sprt_verdict(&one.dir)?,
+        _ => None,
+    };
+    let decided = sprt.as_ref().is_some_and(|v| v.decided);
     for s in &st.shards {
         let state = match s.state {
             ShardState::Complete => "complete",
             ShardState::Running => "running",
+            ShardState::Stopped if decided => "decided",
             ShardState::Stopped => "stopped",
             ShardState::Missing => "missing",
         };
@@ -71,14 +78,23 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
             s.holder.as_deref().unwrap_or("-")
         );
     }
-    for s in st.to_start() {
+    if let Some(v) = &sprt {
+        let _ = writeln!(out, "{}", v.line);
+    }
+    let resume = st
+        .shards
+        .first()
+        .and_then(|s| crate::league::folder::read_meta(&s.dir))
+        .and_then(|m| m.resume)
+        .unwrap_or_else(|| "arena run FILE".to_string());
+    for s in st.to_start().into_iter().filter(|_| !decided) {
         let why = match s.state {
             ShardState::Missing => format!("no results in {}", s.dir.display()),
             _ => "games left and no run holds it".to_string(),
         };
         match n {
             1 => {
-                let _ = writeln!(out, "resume it ({why}): arena run FILE");
+                let _ = writeln!(out, "resume it ({why}): {resume}");
             }
             _ => {
                 let _ = writeln!(
@@ -91,6 +107,60 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     }
     print!("{out}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// An SPRT's verdict on a league's games, as `arena status` says it.
+struct Verdict {
+    decided: bool,
+    line: String,
+}
+
+/// The verdict of the SPRT that league.json in `dir` names, over its
+/// games.csv in the order the games finished (where a run stops); `None`
+/// for a league without one.
+fn sprt_verdict(dir: &std::path::Path) -> anyhow::Result<Option<Verdict>> {
+    use crate::ratings::sprt::{SprtConfig, SprtTracker};
+    let Some(meta) = crate::league::folder::read_meta(dir) else {
+        return Ok(None);
+    };
+    let (Some(config), [a, b]) = (meta.sprt, meta.bots.as_slice()) else {
+        return Ok(None);
+    };
+    let config: SprtConfig = serde_json::from_value(config)
+        .map_err(|e| anyhow::anyhow!("{}: its `sprt` is unreadable: {e}", dir.display()))?;
+    let csv = crate::league::folder::Layout::new(dir).games_csv();
+    let rows = match csv.is_file() {
+        true => crate::results::csvio::read_rows(&csv)?,
+        false => Vec::new(),
+    };
+    let mut tracker = SprtTracker::new(config, a, b);
+    let mut decided = None;
+    for r in &rows {
+        decided = decided.or(tracker.add(r));
+    }
+    let (lower, upper) = config.bounds();
+    let head = format!(
+        "SPRT {a} vs {b} (H0 {a} - {b} = {}, H1 = {}, {} Elo)",
+        config.elo0,
+        config.elo1,
+        config.model.as_str()
+    );
+    Ok(Some(match decided {
+        Some(d) => Verdict {
+            decided: true,
+            line: format!(
+                "{head}: decided, {} after {} games (LLR {:.2}, bounds ({lower:.2}, {upper:.2})); no game left to play",
+                d.decision, d.games, d.llr
+            ),
+        },
+        None => Verdict {
+            decided: false,
+            line: format!(
+                "{head}: no decision yet after {} games (bounds ({lower:.2}, {upper:.2}))",
+                rows.len()
+            ),
+        },
+    }))
 }
 
 /// `12 s ago`, `3 min ago`, `2.5 h ago`.

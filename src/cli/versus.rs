@@ -129,16 +129,43 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
     };
     // The tournament "file" lives in the working directory: bots/ and
     // results/ are found there, as for `arena play`.
-    let t = Tournament::parse_with(Path::new("match.toml"), &src, &flags)?;
+    let mut t = Tournament::parse_with(Path::new("match.toml"), &src, &flags)?;
+    // That file is made here: no line of it is the user's.
+    for b in &mut t.bots {
+        if b.origin
+            .as_deref()
+            .is_some_and(|o| o.starts_with("match.toml:"))
+        {
+            b.origin = None;
+        }
+    }
     run_league(
         &t,
         &How {
             no_build: args.no_build,
             quiet: args.quiet,
             no_report: args.no_report,
+            resume: Some(command_line()),
             ..Default::default()
         },
     )
+}
+
+/// This process's command line, quoted for a shell where needed, with the
+/// program as `arena`: how to run this match again (and so resume it).
+fn command_line() -> String {
+    let quote = |a: String| match a
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@".contains(c))
+        && !a.is_empty()
+    {
+        true => a,
+        false => format!("'{}'", a.replace('\'', "'\\''")),
+    };
+    std::iter::once("arena".to_string())
+        .chain(std::env::args().skip(1).map(quote))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A TOML array of strings.

@@ -129,6 +129,9 @@ pub struct RunOptions {
     /// schedule ends when it decides (the run ends as
     /// [`RunEnd::Drained`]).
     pub sprt: Option<SprtStop>,
+    /// The command that resumes this league, when it is not `arena run
+    /// FILE` (kept in league.json for `arena status`).
+    pub resume: Option<String>,
 }
 
 /// A flag that asks a running league to finish its games in flight and
@@ -574,7 +577,8 @@ fn run_logged(
 ) -> Result<Summary, LeagueError> {
     let games = Schedule::new(t, opts.shard);
     let dir = output_dir(t, opts.shard);
-    let meta = league_meta(t, &games, &dir, opts.shard);
+    let mut meta = league_meta(t, &games, &dir, opts.shard);
+    meta.resume = opts.resume.clone();
     if opts.shard.is_some_and(|s| s.count > 1) {
         folder::check_siblings(&dir, &meta)?;
     }
@@ -666,6 +670,8 @@ fn league_meta(t: &Tournament, games: &Schedule, dir: &Path, shard: Option<Shard
             programs: Default::default(),
         }),
         league: Some(league_fingerprint(t)),
+        sprt: t.sprt.and_then(|c| serde_json::to_value(c).ok()),
+        resume: None,
     }
 }
 

@@ -30,6 +30,15 @@ pub struct LeagueMeta {
     /// version. A shard whose siblings carry another one is refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub league: Option<String>,
+    /// The league's SPRT settings (a [`crate::ratings::sprt::SprtConfig`]
+    /// as JSON), when it stops on one: `arena status` and the report tell
+    /// its verdict from them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<serde_json::Value>,
+    /// The command that resumes the league, when it is not `arena run
+    /// FILE` (a match has no file: its own command line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<String>,
 }
 
 /// What a league's games were played under, beyond the schedule: a resume

@@ -555,6 +555,8 @@ mod tests {
             sandbox: Some(true),
             played_under: None,
             league: None,
+            sprt: None,
+            resume: None,
         }
     }
 
