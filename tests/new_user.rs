@@ -175,16 +175,7 @@ fn sprt_on_a_match_tests_the_matchs_own_a_and_b() {
     let bot = env!("CARGO_BIN_EXE_random-bot");
     // Named so that name order is the reverse of the match's.
     let out = arena(&base)
-        .args([
-            "match",
-            bot,
-            "random",
-            "--games",
-            "4",
-            "--quiet",
-            "-o",
-            "m",
-        ])
+        .args(["match", bot, "random", "--games", "4", "--quiet", "-o", "m"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));

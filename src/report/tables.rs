@@ -480,18 +480,21 @@ pub fn crosstable_csv(report: &Report) -> Result<String, csv::Error> {
     let mut labels = vec![ALL.to_string()];
     labels.extend(report.per_variant.iter().map(|v| v.variant.clone()));
     labels.dedup();
+    // The row bot's score against the column bot, by (label, row, column),
+    // built once from the pairs (the first pair of either orientation
+    // with results counts, as a scan in order would find it).
+    let mut score: HashMap<(&str, &str, &str), f64> = HashMap::new();
+    for p in report.pairs.iter().filter(|p| p.results > 0) {
+        let (v, a, b) = (p.variant.as_str(), p.bot_a.as_str(), p.bot_b.as_str());
+        score.entry((v, a, b)).or_insert_with(|| p.a_score());
+        score.entry((v, b, a)).or_insert_with(|| 1.0 - p.a_score());
+    }
     for label in &labels {
         for a in &bots {
             let mut rec = vec![label.clone(), a.to_string()];
             for b in &bots {
-                let score = report.pairs.iter().find_map(|p| match &p.variant == label {
-                    true if p.bot_a == *a && p.bot_b == *b && p.results > 0 => Some(p.a_score()),
-                    true if p.bot_a == *b && p.bot_b == *a && p.results > 0 => {
-                        Some(1.0 - p.a_score())
-                    }
-                    _ => None,
-                });
-                rec.push(score.map_or(String::new(), |s| f(100.0 * s, 1)));
+                let s = score.get(&(label.as_str(), *a, *b));
+                rec.push(s.map_or(String::new(), |s| f(100.0 * s, 1)));
             }
             w.write_record(&rec)?;
         }
@@ -737,15 +740,25 @@ pub fn league_summary(report: &Report, finishes: &Finishes) -> String {
             let _ = write!(s, "  {l:>col$}");
         }
         s.push('\n');
+        // Each variant's rated bots by name (the first of a name), once.
+        let by_bot: Vec<HashMap<&str, f64>> = report
+            .per_variant
+            .iter()
+            .map(|v| {
+                let mut m = HashMap::new();
+                for x in v.ratings.iter().filter(|x| x.rated) {
+                    m.entry(x.bot.as_str()).or_insert(x.elo);
+                }
+                m
+            })
+            .collect();
         for r in &st.ratings {
             let _ = write!(s, "{:<width$}", r.bot);
-            for v in &report.per_variant {
+            for v in &by_bot {
                 let cell = v
-                    .ratings
-                    .iter()
-                    .find(|x| x.bot == r.bot && x.rated)
+                    .get(r.bot.as_str())
                     // Never `-0`.
-                    .map_or("-".into(), |x| format!("{:.0}", x.elo.round() + 0.0));
+                    .map_or("-".into(), |elo| format!("{:.0}", elo.round() + 0.0));
                 let _ = write!(s, "  {cell:>col$}");
             }
             s.push('\n');
