@@ -528,11 +528,12 @@ pub fn page(
     labels.dedup();
     let crosstables = labels.iter().map(|l| cross(report, l, &bots)).collect();
     let forfeits = forfeits_of(rows, metas);
+    let index = BotIndex::of(report, &forfeits);
     let bot_pages = report
         .overall
         .ratings
         .iter()
-        .map(|r| bot_page(report, &r.bot, &by_bot_forfeits(&forfeits, &r.bot)))
+        .map(|r| bot_page(report, &index, &r.bot))
         .collect();
     let damaged = damaged(rows, metas);
     let data = serde_json::json!({
@@ -702,37 +703,67 @@ fn damaged(rows: &[GameRow], metas: &[GameMeta]) -> Vec<(String, String, String)
         .collect()
 }
 
-fn by_bot_forfeits(f: &Forfeits, bot: &str) -> Vec<Counted> {
-    f.by_bot
-        .iter()
-        .find(|(_, b, _, _)| b == bot)
-        .map(|(_, _, _, r)| r.clone())
-        .unwrap_or_default()
+/// A table's bots: name -> (place in the table, rank among the rated).
+type Places<'a> = HashMap<&'a str, (usize, usize)>;
+
+/// Where each bot is in the report, found once for all its pages (a scan
+/// per bot would make the pages quadratic to cubic in the bots): per table,
+/// its first rating with its rank among the rated so far; the pairs it
+/// played with results, in the report's order; its forfeits by reason.
+struct BotIndex<'a> {
+    /// Per table (overall, then per variant): bot -> (place, rank); and
+    /// the number of rated bots.
+    tables: Vec<(Places<'a>, usize)>,
+    pairs: HashMap<&'a str, Vec<&'a crate::ratings::PairCount>>,
+    forfeits: HashMap<&'a str, &'a Vec<Counted>>,
 }
 
-fn bot_page(report: &Report, bot: &str, forfeits: &[Counted]) -> BotPage {
+impl<'a> BotIndex<'a> {
+    fn of(report: &'a Report, forfeits: &'a Forfeits) -> Self {
+        let tables = std::iter::once(&report.overall)
+            .chain(&report.per_variant)
+            .map(|st| {
+                let (mut at, mut rank) = (HashMap::new(), 0);
+                for (k, r) in st.ratings.iter().enumerate() {
+                    if r.rated {
+                        rank += 1;
+                    }
+                    at.entry(r.bot.as_str()).or_insert((k, rank));
+                }
+                (at, rank)
+            })
+            .collect();
+        let mut pairs: HashMap<&str, Vec<_>> = HashMap::new();
+        for p in report.pairs.iter().filter(|p| p.results > 0) {
+            pairs.entry(p.bot_a.as_str()).or_default().push(p);
+            if p.bot_b != p.bot_a {
+                pairs.entry(p.bot_b.as_str()).or_default().push(p);
+            }
+        }
+        let mut by_bot = HashMap::new();
+        for (_, b, _, r) in &forfeits.by_bot {
+            by_bot.entry(b.as_str()).or_insert(r);
+        }
+        BotIndex {
+            tables,
+            pairs,
+            forfeits: by_bot,
+        }
+    }
+}
+
+fn bot_page(report: &Report, index: &BotIndex, bot: &str) -> BotPage {
+    let forfeits: &[Counted] = index.forfeits.get(bot).map_or(&[], |r| r.as_slice());
     let ratings = std::iter::once(&report.overall)
         .chain(&report.per_variant)
-        .filter_map(|st| {
-            let mut rank = 0;
-            let mut found = None;
-            for r in &st.ratings {
-                if r.rated {
-                    rank += 1;
-                }
-                if r.bot == bot {
-                    found = Some((r, rank));
-                    break;
-                }
-            }
-            let (r, rank) = found?;
+        .zip(&index.tables)
+        .filter_map(|(st, (at, rated))| {
+            let &(k, rank) = at.get(bot)?;
+            let r = &st.ratings[k];
             (r.count.games > 0).then(|| BotLine {
                 label: title_of(&st.variant),
                 rank: if r.rated {
-                    format!(
-                        "{rank} of {}",
-                        st.ratings.iter().filter(|x| x.rated).count()
-                    )
+                    format!("{rank} of {rated}")
                 } else {
                     "-".into()
                 },
@@ -750,10 +781,11 @@ fn bot_page(report: &Report, bot: &str, forfeits: &[Counted]) -> BotPage {
             })
         })
         .collect();
-    let opponents = report
+    let opponents = index
         .pairs
+        .get(bot)
+        .map_or(&[][..], |v| v.as_slice())
         .iter()
-        .filter(|p| p.results > 0 && (p.bot_a == bot || p.bot_b == bot))
         .map(|p| {
             let flip = p.bot_b == bot;
             let opp = if flip { &p.bot_a } else { &p.bot_b };
