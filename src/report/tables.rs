@@ -1039,11 +1039,10 @@ mod tests {
     }
 
     /// Issue 34: the tables of a full round robin of 300 bots (44,850
-    /// pairs, 90,000 cells per table) are written within 20 s (milliseconds
-    /// optimised). A scan of the pairs per cell (the crosstable before)
-    /// checks 2 x 90,000 x 2 x 44,850 = 1.6e10 pairs: about 70 s optimised
-    /// (7.2e9 took 33.6 s at 200 bots), far more unoptimised. The cells are checked against the closed
-    /// form: the better-numbered bot won every game.
+    /// pairs, 90,000 cells per table), each cell checked against the
+    /// closed form: the better-numbered bot won every game. (How long they
+    /// take, against the scan of the pairs per cell they replaced, is
+    /// measured in BENCHMARKS.md, not here.)
     #[test]
     fn the_tables_of_300_bots_are_not_a_scan_per_cell() {
         let n = 300;
@@ -1058,15 +1057,12 @@ mod tests {
             }
         }
         let report = rate(&rows, &RateOptions::default()).unwrap();
-        let t0 = std::time::Instant::now();
         let text = crosstable_csv(&report).unwrap();
         ratings_csv(&report).unwrap();
         pairs_csv(&report).unwrap();
         let mut finishes = Finishes::default();
         rows.iter().for_each(|r| finishes.add(r));
         league_summary(&report, &finishes);
-        let took = t0.elapsed();
-        assert!(took.as_secs() < 20, "{took:?}");
         // 1 header + 300 rows for `all` and for `filo`.
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 1 + 2 * n);
