@@ -616,6 +616,17 @@ fn damaged_records_are_notes_and_shards_merge() {
         "{}",
         between(&main, "<section id=\"damaged\"", "</section>")
     );
+    // The damaged frame is named by its log and offset.
+    let at = format!(
+        "{}: the record at byte {}",
+        ra.record_file,
+        ra.record_offset.unwrap()
+    );
+    assert!(
+        between(&main, "<section id=\"damaged\"", "</section>").contains(&at),
+        "{}",
+        between(&main, "<section id=\"damaged\"", "</section>")
+    );
     for id in [a, b] {
         let dom = open_clean(&dir, &format!("#game={id}&step=end"));
         assert!(dom.contains("damaged-note"), "{id}: no note");
