@@ -1646,6 +1646,24 @@ fn a_folder_of_plain_record_logs_resumes_and_replays() {
         torn
     );
     assert_eq!(frames(&out.join("games/records-0001.jsonl.zst")).len(), 5);
+    // The report, written at the end of the run, read every record of both
+    // logs.
+    let page = std::fs::read_to_string(out.join("report/index.html")).unwrap();
+    assert!(!page.contains("Records that could not be shown"));
+    assert!(out.join("report/games/index.js").is_file());
+    // `arena pgn` (games.csv only) has every game of both logs.
+    let pgn = arena()
+        .arg("pgn")
+        .arg(out.join("games.csv"))
+        .output()
+        .unwrap();
+    assert!(pgn.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&pgn.stdout)
+            .matches("[Result ")
+            .count(),
+        8
+    );
     for r in [&got[0], &got[7]] {
         let shown = arena()
             .args(["show", "--json"])
