@@ -81,13 +81,18 @@ fn main() {
     }
 }
 
-/// A record of format 1 with its decision lines as format 2 writes them:
-/// no `type`, `forced`/`opening` only when true, `elapsed_us` as `us`
-/// only when not 0.
+/// A record of format 1 as format 2 writes it: `format` on the game line;
+/// decision lines without `type`, `forced`/`opening` only when true,
+/// `elapsed_us` as `us` only when not 0.
 fn compact(record: &str) -> String {
     let mut out = String::new();
     for line in record.lines() {
         let v: serde_json::Value = serde_json::from_str(line).expect("JSON");
+        if v["type"] == "game" {
+            out.push_str(&line.replacen(r#"{"type":"game","#, r#"{"type":"game","format":2,"#, 1));
+            out.push('\n');
+            continue;
+        }
         if v["type"] != "decision" {
             out.push_str(line);
             out.push('\n');
