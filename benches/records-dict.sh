@@ -27,6 +27,7 @@ for league in "train1 1 0" "train2 7 2"; do
 name = "$1"
 seed = $2
 openings = $3
+sandbox = "off"   # training data only: no need for the walls (and the temporary folder holds the league)
 bots = [
   { name = "a", command = ["$BIN/random-bot"] },
   { name = "b", command = ["$BIN/random-bot"] },
