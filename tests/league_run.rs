@@ -181,14 +181,20 @@ fn a_full_run_writes_every_game_its_records_and_the_tables() {
     assert_eq!(ids, schedule_ids(&file));
     // 3 pairs x 2 orders x 5 two-player variants + 1 triple x 6 orders.
     assert_eq!(got.len(), 3 * 2 * 5 + 6);
-    // One record log, no file per game; each row says where its record is.
-    let files: Vec<String> = std::fs::read_dir(res.join("games"))
+    // One record log (and the frames' dictionary), no file per game; each
+    // row says where its record is.
+    let mut files: Vec<String> = std::fs::read_dir(res.join("games"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(files, ["records-0000.jsonl"]);
+    files.sort();
+    assert_eq!(files, ["records-0000.jsonl.zst", "records.zdict"]);
+    assert_eq!(
+        frames(&res.join("games/records-0000.jsonl.zst")).len(),
+        got.len()
+    );
     for r in &got {
-        assert_eq!(r.record_file, "records-0000.jsonl");
+        assert_eq!(r.record_file, "records-0000.jsonl.zst");
         let total: f64 = r.scores().iter().sum();
         assert!((total - r.players as f64 / 2.0).abs() < 1e-9);
         assert!(r.offender.is_none(), "random bots do not forfeit: {r:?}");
@@ -201,13 +207,19 @@ fn a_full_run_writes_every_game_its_records_and_the_tables() {
         assert_eq!((r.version0.as_str(), r.version1.as_str()), ("1.0", "1.0"));
         assert_eq!(r.version2, if r.players == 3 { "1.0" } else { "" });
         let record = record_text(&res, r);
-        assert!(record.starts_with(&format!(r#"{{"type":"game","game_id":"{}","#, r.game_id)));
+        assert!(record.starts_with(&format!(
+            r#"{{"type":"game","format":2,"game_id":"{}","#,
+            r.game_id
+        )));
+        // Format 2: decision lines without `type`, the flags only when
+        // true, the time (`us`) only when not 0.
         let mut think = [0u64; 3];
         for line in record.lines() {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
-            if v["type"] == "decision" && v["forced"] == false && v["opening"] == false {
-                think[v["seat"].as_u64().unwrap() as usize] += v["elapsed_us"].as_u64().unwrap();
+            if v.get("type").is_none() && v.get("forced").is_none() && v.get("opening").is_none() {
+                think[v["seat"].as_u64().unwrap() as usize] += v["us"].as_u64().unwrap_or(0);
             }
+            assert!(v["forced"] != false && v["opening"] != false, "{line}");
         }
         let times = [r.time0_ms, r.time1_ms, r.time2_ms];
         for seat in 0..3 {
@@ -228,10 +240,21 @@ fn a_full_run_writes_every_game_its_records_and_the_tables() {
         assert!(res.join(f).is_file(), "{f}");
     }
     assert!(std::fs::read_dir(res.join("logs")).unwrap().count() > 0);
-    // The log is the records one after another, in the rows' order.
-    let log = std::fs::read_to_string(res.join("games/records-0000.jsonl")).unwrap();
+    // The log is the records' frames one after another, in the rows'
+    // order; `zstd -d` with the dictionary beside them gives their lines.
+    let log: String = frames(&res.join("games/records-0000.jsonl.zst"))
+        .into_iter()
+        .map(|(_, _, text)| text)
+        .collect();
     let joined: String = got.iter().map(|r| record_text(&res, r)).collect();
     assert_eq!(log, joined);
+    if let Ok(out) = Command::new("zstd")
+        .args(["-dc", "-D", "records.zdict", "records-0000.jsonl.zst"])
+        .current_dir(res.join("games"))
+        .output()
+    {
+        assert_eq!(String::from_utf8_lossy(&out.stdout), joined);
+    }
 
     // Running it again finds everything done and changes nothing.
     let before = std::fs::read_to_string(res.join("games.csv")).unwrap();
@@ -252,14 +275,14 @@ fn a_record_that_cannot_be_written_stops_the_league_and_resume_finishes() {
     let file = write_tournament(dir.path(), 1, "");
     let ids = schedule_ids(&file);
     // A non-empty folder where the record log should go: its open fails.
-    let blocker = dir.path().join("out/games/records-0000.jsonl");
+    let blocker = dir.path().join("out/games/records-0000.jsonl.zst");
     std::fs::create_dir_all(blocker.join("x")).unwrap();
 
     let out = run(&file, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("could not be recorded") && stderr.contains("records-0000.jsonl"),
+        stderr.contains("could not be recorded") && stderr.contains("records-0000.jsonl.zst"),
         "{stderr}"
     );
     let csv = dir.path().join("out/games.csv");
@@ -446,7 +469,8 @@ fn too_few_file_descriptors_are_never_charged_to_a_bot() {
 #[test]
 fn a_full_disk_stops_the_league_and_resume_finishes() {
     let dir = tempfile::tempdir().unwrap();
-    let file = write_tournament(dir.path(), 1, "");
+    // 10 rounds: their compressed records and rows fill more than the 96k.
+    let file = write_tournament(dir.path(), 10, "");
     let disk = dir.path().join("disk");
     std::fs::create_dir(&disk).unwrap();
     let script = r#"
@@ -456,7 +480,7 @@ fn a_full_disk_stops_the_league_and_resume_finishes() {
         cd "$2"
         "$1" run t.toml --quiet > "$3/first.out" 2> "$3/first.err"; echo $? > "$3/first.rc"
         cp out/games.csv "$3/first.csv" 2>/dev/null
-        mkdir "$3/first/" "$3/first/games" && cp out/games/records-*.jsonl "$3/first/games/" 2>/dev/null
+        mkdir "$3/first/" "$3/first/games" && cp out/games/records-*.jsonl.zst "$3/first/games/" 2>/dev/null
         mount -o remount,size=64m tmpfs "$2"
         "$1" run t.toml --quiet > "$3/second.out" 2> "$3/second.err"; echo $? > "$3/second.rc"
         cp out/games.csv "$3/second.csv"
@@ -769,16 +793,20 @@ fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
     f.write_all(b"r012-kisolo-p002-o1,kisolo,2,r012-kisolo-p002,b,c,,1.0")
         .unwrap();
     drop(f);
-    // And a record whose row was never written, torn half-way.
-    let log = cut.join("games/records-0000.jsonl");
+    // And a record whose row was never written, its frame torn half-way.
+    let log = cut.join("games/records-0000.jsonl.zst");
     let committed: u64 = rows(&csv)
         .iter()
         .map(|r| r.record_offset.unwrap() + r.record_length.unwrap())
         .max()
         .unwrap();
+    let frame = mancala_arena::results::records::encode(
+        br#"{"type":"game","format":2,"game_id":"r012-kisolo-p002-o1","variant":"kisolo"}"#,
+    )
+    .unwrap();
+    let torn = &frame.bytes()[..frame.bytes().len() / 2];
     let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
-    f.write_all(br#"{"type":"game","game_id":"r012-kisolo-p002-o1","variant":"kis"#)
-        .unwrap();
+    f.write_all(torn).unwrap();
     drop(f);
     assert!(std::fs::metadata(&log).unwrap().len() > committed);
 
@@ -791,26 +819,45 @@ fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("torn"), "{stderr}");
     assert!(stderr.contains("records without a row"), "{stderr}");
-    // What was cut is kept: the torn record's bytes, at the end of the file
+    // What was cut is kept: the torn frame's bytes, at the end of the file
     // of records without a row.
-    let aside = std::fs::read_to_string(cut.join("uncommitted-records.jsonl")).unwrap();
-    assert!(
-        aside.ends_with(r#"{"type":"game","game_id":"r012-kisolo-p002-o1","variant":"kis"#),
-        "{aside}"
-    );
+    let aside = std::fs::read(cut.join("uncommitted-records.jsonl.zst")).unwrap();
+    assert!(aside.ends_with(torn));
     let got = rows(&csv);
     assert_eq!(by_id(&got), expected);
-    // The log holds whole records only, each once: every line is JSON.
-    let text = std::fs::read_to_string(&log).unwrap();
-    assert!(text
-        .lines()
-        .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
-    assert_eq!(
-        text.lines()
-            .filter(|l| l.starts_with(r#"{"type":"game""#))
-            .count(),
-        got.len()
-    );
+    // The log holds whole frames only, one record each, each game once,
+    // where its row says.
+    let records = frames(&log);
+    assert_eq!(records.len(), got.len());
+    let places: BTreeSet<(u64, u64)> = got
+        .iter()
+        .map(|r| (r.record_offset.unwrap(), r.record_length.unwrap()))
+        .collect();
+    let mut ids = BTreeSet::new();
+    for (offset, length, text) in &records {
+        assert!(places.contains(&(*offset, *length)));
+        assert!(text
+            .lines()
+            .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
+        let v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert!(ids.insert(v["game_id"].as_str().unwrap().to_string()));
+    }
+}
+
+/// The frames of a log of frames, one after another: each one's offset,
+/// length and record; a log that is not whole frames fails the test.
+fn frames(log: &Path) -> Vec<(u64, u64, String)> {
+    let bytes = std::fs::read(log).unwrap();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let n = zstd::zstd_safe::find_frame_compressed_size(&bytes[at..])
+            .unwrap_or_else(|e| panic!("{}: no whole frame at byte {at}: {e}", log.display()));
+        let text = mancala_arena::results::records::decode(&bytes[at..at + n]).unwrap();
+        out.push((at as u64, n as u64, String::from_utf8(text).unwrap()));
+        at += n;
+    }
+    out
 }
 
 #[test]
@@ -1174,7 +1221,7 @@ decision_ms = 60000
                     .map(|l| {
                         let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
                         if let Some(o) = v.as_object_mut() {
-                            o.remove("elapsed_us");
+                            o.remove("us");
                             o.remove("duration_ms");
                         }
                         v
@@ -1242,7 +1289,7 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
     let res = dir.path().join("out");
     let recorded = record_text(&res, game)
         .lines()
-        .filter(|l| l.contains(r#""type":"decision""#))
+        .filter(|l| !l.contains(r#""type":"#))
         .count();
     assert_eq!(plies, recorded, "{shown}");
     assert!(
@@ -1257,25 +1304,34 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
         .enumerate()
         .find_map(|(i, l)| {
             let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
-            (v["type"] == "decision" && v["forced"] == false && v["opening"] == false).then(|| {
-                // As long as the option it replaces: the record keeps its
-                // place in the log.
-                forged = "Z".repeat(v["option"].as_str().unwrap().len());
-                v["option"] = forged.clone().into();
-                (i, v.to_string())
-            })
+            // A decision line (format 2: no `type`) the bot was asked for.
+            (v.get("type").is_none() && v.get("forced").is_none() && v.get("opening").is_none())
+                .then(|| {
+                    forged = "Z".repeat(v["option"].as_str().unwrap().len());
+                    v["option"] = forged.clone().into();
+                    (i, v.to_string())
+                })
         })
         .expect("an asked decision");
     let mut tampered = lines.clone();
     tampered[i] = changed;
     let text = tampered.join("\n") + "\n";
-    assert_eq!(text.len() as u64, game.record_length.unwrap());
-    let log = std::fs::OpenOptions::new()
-        .write(true)
-        .open(res.join("games").join(&game.record_file))
+    // The forged record: a new frame at the end of the log, and the row
+    // pointing at it.
+    let frame = mancala_arena::results::records::encode(text.as_bytes()).unwrap();
+    let path = res.join("games").join(&game.record_file);
+    let end = std::fs::metadata(&path).unwrap().len();
+    let mut log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
         .unwrap();
-    std::os::unix::fs::FileExt::write_at(&log, text.as_bytes(), game.record_offset.unwrap())
-        .unwrap();
+    log.write_all(frame.bytes()).unwrap();
+    let csv = std::fs::read_to_string(res.join("games.csv")).unwrap();
+    let place = |o: u64, l: u64| format!(",{},{o},{l}\n", game.record_file);
+    let old = place(game.record_offset.unwrap(), game.record_length.unwrap());
+    assert_eq!(csv.matches(&old).count(), 1);
+    let csv = csv.replace(&old, &place(end, frame.bytes().len() as u64));
+    std::fs::write(res.join("games.csv"), csv).unwrap();
     let out = replay();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
@@ -1504,7 +1560,7 @@ fn an_old_folder_resumes(file: &Path, out: &Path, old_rows: usize, total: usize)
     );
     assert!(got[old_rows..]
         .iter()
-        .all(|r| !r.started_at.is_empty() && r.record_file == "records-0000.jsonl"));
+        .all(|r| !r.started_at.is_empty() && r.record_file == "records-0000.jsonl.zst"));
     for r in [&got[0], &got[total - 1]] {
         let shown = arena()
             .args(["show", "--json"])
@@ -1549,6 +1605,104 @@ fn a_folder_with_a_record_file_per_game_resumes() {
     copy_fixture("head-league", &out);
     let file = fixture_league(dir.path(), "head", r#""kisolo", "filo""#, 2);
     an_old_folder_resumes(&file, &out, 3, 8);
+}
+
+/// A folder of the version before issue 35 (a plain record log,
+/// `records-0000.jsonl`, of format-1 records): the fixture was written by
+/// that version with this file and cut to its first three rows. Its torn
+/// tail (a record without a row) is cut and kept, it resumes with the new
+/// games in a log of frames (the plain log is never appended to), and
+/// `arena show` and `arena replay` read games of both logs.
+#[test]
+fn a_folder_of_plain_record_logs_resumes_and_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    copy_fixture("log-league", &out);
+    let file = fixture_league(dir.path(), "log", r#""kisolo", "filo""#, 2);
+    let plain = out.join("games/records-0000.jsonl");
+    let whole = std::fs::metadata(&plain).unwrap().len();
+    let torn = r#"{"type":"game","game_id":"r001-kisolo-p000-o1","variant":"kis"#;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&plain)
+        .unwrap();
+    f.write_all(torn.as_bytes()).unwrap();
+    drop(f);
+
+    let before = rows(&out.join("games.csv"));
+    assert_eq!(before.len(), 3);
+    let got = run_finishes_the_schedule(&file, &out.join("games.csv"));
+    assert_eq!(got.len(), 8);
+    assert_eq!(&got[..3], &before[..], "the old rows are kept as they were");
+    assert!(got[..3]
+        .iter()
+        .all(|r| r.record_file == "records-0000.jsonl"));
+    assert!(got[3..]
+        .iter()
+        .all(|r| r.record_file == "records-0001.jsonl.zst"));
+    assert_eq!(std::fs::metadata(&plain).unwrap().len(), whole);
+    assert_eq!(
+        std::fs::read_to_string(out.join("uncommitted-records.jsonl")).unwrap(),
+        torn
+    );
+    assert_eq!(frames(&out.join("games/records-0001.jsonl.zst")).len(), 5);
+    // The report, written at the end of the run, read every record of both
+    // logs.
+    let page = std::fs::read_to_string(out.join("report/index.html")).unwrap();
+    assert!(!page.contains("Records that could not be shown"));
+    assert!(out.join("report/games/index.js").is_file());
+    // `arena pgn` (games.csv only) has every game of both logs.
+    let pgn = arena()
+        .arg("pgn")
+        .arg(out.join("games.csv"))
+        .output()
+        .unwrap();
+    assert!(pgn.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&pgn.stdout)
+            .matches("[Result ")
+            .count(),
+        8
+    );
+    for r in [&got[0], &got[7]] {
+        let shown = arena()
+            .args(["show", "--json"])
+            .arg(&out)
+            .arg(&r.game_id)
+            .output()
+            .unwrap();
+        assert!(
+            shown.status.success(),
+            "{}",
+            String::from_utf8_lossy(&shown.stderr)
+        );
+        let text = String::from_utf8_lossy(&shown.stdout);
+        assert_eq!(text, record_text(&out, r));
+        let format = if r.record_file.ends_with(".zst") {
+            r#""format":2,"#
+        } else {
+            ""
+        };
+        assert!(
+            text.starts_with(&format!(
+                r#"{{"type":"game",{format}"game_id":"{}""#,
+                r.game_id
+            )),
+            "{text}"
+        );
+        let replayed = arena()
+            .arg("replay")
+            .arg(&file)
+            .arg(&r.game_id)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&replayed.stdout);
+        assert!(
+            replayed.status.success() && said.contains("same: "),
+            "{said}{}",
+            String::from_utf8_lossy(&replayed.stderr)
+        );
+    }
 }
 
 /// league.json keeps the SHA-256 of each bot's program files after the

@@ -402,10 +402,7 @@ fn the_viewer_shows_a_game_of_each_kind_half_way_and_at_its_end() {
             continue;
         }
         let record = record_text(&l.dir, row);
-        let decisions = record
-            .lines()
-            .filter(|x| x.contains("\"type\":\"decision\""))
-            .count();
+        let decisions = record.lines().filter(|x| !x.contains("\"type\":")).count();
         let end: Value = serde_json::from_str(record.lines().last().unwrap()).unwrap();
         let state = &end["state"];
         let dom = open_clean(&dir, &format!("#game={}&step=end", row.game_id));
@@ -426,7 +423,7 @@ fn the_viewer_shows_a_game_of_each_kind_half_way_and_at_its_end() {
         let moves: Vec<String> = record
             .lines()
             .filter_map(|x| serde_json::from_str::<Value>(x).ok())
-            .filter(|v| v["type"] == "decision")
+            .filter(|v| v.get("type").is_none())
             .map(|v| v["option"].as_str().unwrap().to_string())
             .collect();
         let k = moves.len() / 2;
@@ -474,10 +471,7 @@ fn the_viewer_steps_with_keys_slider_and_buttons_and_the_standings_sort() {
         .find(|r| r.offender.is_none() && r.variant == "tricala")
         .unwrap();
     let record = record_text(&l.dir, row);
-    let n = record
-        .lines()
-        .filter(|x| x.contains("\"type\":\"decision\""))
-        .count();
+    let n = record.lines().filter(|x| !x.contains("\"type\":")).count();
     assert!(n > 6);
     let tmp = tempfile::tempdir().unwrap();
     let index = l.dir.join("report/index.html").canonicalize().unwrap();
@@ -619,6 +613,17 @@ fn damaged_records_are_notes_and_shards_merge() {
     let main = open_clean(&dir, "");
     assert!(
         main.contains("Records that could not be shown (2)"),
+        "{}",
+        between(&main, "<section id=\"damaged\"", "</section>")
+    );
+    // The damaged frame is named by its log and offset.
+    let at = format!(
+        "{}: the record at byte {}",
+        ra.record_file,
+        ra.record_offset.unwrap()
+    );
+    assert!(
+        between(&main, "<section id=\"damaged\"", "</section>").contains(&at),
         "{}",
         between(&main, "<section id=\"damaged\"", "</section>")
     );

@@ -35,6 +35,7 @@ for label in filo tricala tricala-3p hackaback kisolo diffusion; do
             lab = ($3 == 3) ? $2 "-3p" : $2
             if (lab == l && $5 == "greedy-rust") { print $1; exit }
         }' "$out/demo/games.csv")
-    decisions=$(grep -c '"type":"decision"' "$out/demo/games/$id.jsonl")
+    # The record's decision lines: those without a `type` (record format 2).
+    decisions=$(target/release/arena show "$out/demo" "$id" --json | grep -vc '"type":')
     shot "#game=$id&step=$((decisions / 2))" "viewer-$label.png" 1200 900
 done

@@ -283,7 +283,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         .as_ref()
         .map_or((0, 0.0), |s| (s.played, started.elapsed().as_secs_f64()));
     outln!(
-        "{} of {total} games ({played} played now, in {elapsed:.1} s) in {}: games.csv, games/records-*.jsonl, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
+        "{} of {total} games ({played} played now, in {elapsed:.1} s) in {}: games.csv, games/records-*.jsonl.zst, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
         games,
         dir.display(),
         games_csv.display()

@@ -436,10 +436,10 @@ fn why_not_started(e: &referee::StartError) -> String {
 pub const LIVE_BOTS_PER_WORKER: usize = 4;
 
 enum WorkerMsg {
-    /// A game is over: its record (the bytes of its JSON lines) and row, to
+    /// A game is over: its record (its JSON lines, as one zstd frame) and row, to
     /// be committed together.
     Done {
-        record: Vec<u8>,
+        record: crate::results::records::Frame,
         row: Box<GameRow>,
         /// The game's place in the schedule.
         index: usize,
@@ -1162,6 +1162,8 @@ fn done(
     versions: &[String],
     started_at: &str,
 ) -> WorkerMsg {
+    // Serialized and compressed here, on the worker: the writer only
+    // appends.
     let mut record = Vec::with_capacity(4096);
     if let Err(e) = record::write_record_to(&mut record, spec, report) {
         return WorkerMsg::Failed {
@@ -1169,6 +1171,15 @@ fn done(
             why: format!("its record cannot be serialized: {e}"),
         };
     }
+    let record = match crate::results::records::encode(&record) {
+        Ok(frame) => frame,
+        Err(e) => {
+            return WorkerMsg::Failed {
+                game_id: game.game_id.clone(),
+                why: format!("its record cannot be compressed: {e}"),
+            }
+        }
+    };
     WorkerMsg::Done {
         record,
         row: Box::new(row_from_report(

@@ -627,9 +627,14 @@ mod tests {
                 .collect();
             assert_eq!(lines.len(), report.decisions.len() + 2);
             assert_eq!(lines[0]["type"], "game");
+            assert_eq!(lines[0]["format"], record::FORMAT);
             assert_eq!(lines[0]["variant"], variant.name());
-            assert_eq!(lines[1]["type"], "decision");
+            // Format 2: a decision line has no `type`.
+            assert!(lines[1].get("type").is_none(), "{}", lines[1]);
             assert_eq!(lines[1]["option"], report.decisions[0].option.as_str());
+            // Read back, the same decisions.
+            let back = record::read_record(&text).unwrap();
+            assert_eq!(back.decisions, report.decisions);
             let end = &lines[lines.len() - 1];
             assert_eq!(end["type"], "end");
             assert_eq!(end["reason"], report.reason.name());

@@ -2,28 +2,38 @@
 //! `results/NAME/games/` in leagues, see `league::folder::records`; a file of its
 //! own wherever `arena play` is told).
 //!
-//! Owns the record format only; it does not decide where records go.
+//! Owns the record format only; it does not decide where records go, nor
+//! whether they are compressed.
 //!
-//! Lines, each a JSON object with a `type`:
-//! 1. `game`: `game_id`, `variant`, `players`, `options`, `max_plies`,
-//!    `names`, `time` (as in the protocol's game start), `opening`, `seed`
-//!    (the bots' seed, a decimal string as in `game_start`), `notes`
-//!    (what happened before the game, such as a bot restarted for output
-//!    it wrote between games; usually empty).
-//! 2. `decision`, one per decision in order: `seat`, `ply`, `option`,
-//!    `forced`, `opening`, `elapsed_us`.
-//! 3. `end`: `scores`, `reason`, `offender`, `detail`, `plies`,
-//!    `duration_ms`, `state` (the final state).
+//! Lines, each a JSON object:
+//! 1. `game` (`"type":"game"`): `format` (the record format, [`FORMAT`];
+//!    absent in records of format 1), `game_id`, `variant`, `players`,
+//!    `options`, `max_plies`, `names`, `time` (as in the protocol's game
+//!    start), `opening`, `seed` (the bots' seed, a decimal string as in
+//!    `game_start`), `notes` (what happened before the game, such as a bot
+//!    restarted for output it wrote between games; usually empty).
+//! 2. a decision line per decision, in order. Format 2: no `type`; `seat`,
+//!    `ply`, `option`, then `forced` and `opening` only when true and `us`
+//!    (the time taken, microseconds) only when not 0:
+//!    `{"seat":0,"ply":4,"option":"G","us":35}`. Format 1 (read, no longer
+//!    written): `"type":"decision"` and every field, `elapsed_us` for `us`.
+//! 3. `end` (`"type":"end"`): `scores`, `reason`, `offender`, `detail`,
+//!    `plies`, `duration_ms`, `state` (the final state).
 
 use super::{GameReport, GameSpec};
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 
+/// The record format this version writes: 2, the compact decision lines
+/// (issue 35). Records of format 1 have no `format` field.
+pub const FORMAT: u32 = 2;
+
 #[derive(Serialize)]
 struct Header<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
+    format: u32,
     game_id: &'a str,
     variant: &'static str,
     players: usize,
@@ -38,12 +48,42 @@ struct Header<'a> {
     notes: &'a [String],
 }
 
+/// A decision line of format 2: the flags only when true, the time only
+/// when not 0.
 #[derive(Serialize)]
 struct Decision<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    #[serde(flatten)]
-    d: &'a super::DecisionRecord,
+    seat: usize,
+    ply: u32,
+    option: &'a str,
+    #[serde(skip_serializing_if = "is_false")]
+    forced: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    opening: bool,
+    #[serde(skip_serializing_if = "is_zero")]
+    us: u64,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// A decision line of either format: format 1 has `elapsed_us` and both
+/// flags, format 2 `us` and the flags only when true.
+#[derive(serde::Deserialize)]
+struct DecisionIn {
+    seat: usize,
+    ply: u32,
+    option: String,
+    #[serde(default)]
+    forced: bool,
+    #[serde(default)]
+    opening: bool,
+    #[serde(default, alias = "elapsed_us")]
+    us: u64,
 }
 
 #[derive(Serialize)]
@@ -89,6 +129,9 @@ pub struct ReadError {
 
 #[derive(serde::Deserialize)]
 struct HeaderIn {
+    /// Absent in records of format 1.
+    #[serde(default)]
+    format: Option<u32>,
     game_id: String,
     variant: String,
     players: usize,
@@ -134,10 +177,20 @@ pub fn read_record(text: &str) -> Result<Recorded, ReadError> {
         let n = i + 1;
         let v: serde_json::Value =
             serde_json::from_str(l).map_err(|e| bad(n, format!("not JSON: {e}")))?;
-        let kind = v["type"].as_str().unwrap_or_default().to_string();
+        // Format 2's decision lines have no `type`.
+        let kind = match v.get("type") {
+            None => "decision".to_string(),
+            Some(t) => t.as_str().unwrap_or_default().to_string(),
+        };
         match kind.as_str() {
             "game" => {
                 let h: HeaderIn = serde_json::from_value(v).map_err(|e| bad(n, e.to_string()))?;
+                if let Some(f) = h.format.filter(|&f| f > FORMAT) {
+                    return Err(bad(
+                        n,
+                        format!("record format {f}: this arena reads formats 1 to {FORMAT} (a newer arena wrote it)"),
+                    ));
+                }
                 let variant = h
                     .variant
                     .parse()
@@ -165,7 +218,15 @@ pub fn read_record(text: &str) -> Result<Recorded, ReadError> {
                 spec = Some(s);
             }
             "decision" => {
-                decisions.push(serde_json::from_value(v).map_err(|e| bad(n, e.to_string()))?)
+                let d: DecisionIn = serde_json::from_value(v).map_err(|e| bad(n, e.to_string()))?;
+                decisions.push(super::DecisionRecord {
+                    seat: d.seat,
+                    ply: d.ply,
+                    option: d.option,
+                    forced: d.forced,
+                    opening: d.opening,
+                    elapsed_us: d.us,
+                })
             }
             "end" => {
                 end = Some(serde_json::from_value::<EndIn>(v).map_err(|e| bad(n, e.to_string()))?)
@@ -200,6 +261,7 @@ pub fn write_record_to<W: Write>(
 ) -> std::io::Result<()> {
     let header = Header {
         kind: "game",
+        format: FORMAT,
         game_id: &report.game_id,
         variant: report.variant.name(),
         players: report.players,
@@ -217,8 +279,12 @@ pub fn write_record_to<W: Write>(
         serde_json::to_writer(
             &mut *out,
             &Decision {
-                kind: "decision",
-                d,
+                seat: d.seat,
+                ply: d.ply,
+                option: &d.option,
+                forced: d.forced,
+                opening: d.opening,
+                us: d.elapsed_us,
             },
         )?;
         out.write_all(b"\n")?;
@@ -252,4 +318,76 @@ pub fn write_record(path: &Path, spec: &GameSpec, report: &GameReport) -> std::i
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     write_record_to(&mut f, spec, report)?;
     f.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const END: &str = r#"{"type":"end","scores":[1.0,0.0],"reason":"store","offender":null,"detail":null,"plies":2,"duration_ms":1.5,"state":null}"#;
+
+    fn header(format: &str) -> String {
+        format!(
+            r#"{{"type":"game",{format}"game_id":"g","variant":"kisolo","players":2,"options":{{}},"max_plies":10,"names":["a","b"],"time":{{"per_decision_ms":100}},"opening":["A"],"seed":"7","notes":[]}}"#
+        )
+    }
+
+    /// A record of format 1 (every field on every decision line) and the
+    /// same of format 2 (compact decision lines) read the same.
+    #[test]
+    fn both_formats_read_the_same() {
+        let v1 = [
+            header(""),
+            r#"{"type":"decision","seat":0,"ply":0,"option":"A","forced":false,"opening":true,"elapsed_us":0}"#.into(),
+            r#"{"type":"decision","seat":1,"ply":1,"option":"B","forced":true,"opening":false,"elapsed_us":0}"#.into(),
+            r#"{"type":"decision","seat":0,"ply":2,"option":"C","forced":false,"opening":false,"elapsed_us":35}"#.into(),
+            END.into(),
+        ]
+        .join("\n");
+        let v2 = [
+            header(r#""format":2,"#),
+            r#"{"seat":0,"ply":0,"option":"A","opening":true}"#.into(),
+            r#"{"seat":1,"ply":1,"option":"B","forced":true}"#.into(),
+            r#"{"seat":0,"ply":2,"option":"C","us":35}"#.into(),
+            END.into(),
+        ]
+        .join("\n");
+        let (a, b) = (read_record(&v1).unwrap(), read_record(&v2).unwrap());
+        assert_eq!(a.decisions, b.decisions);
+        assert_eq!(a.decisions.len(), 3);
+        assert!(a.decisions[0].opening && !a.decisions[0].forced);
+        assert!(a.decisions[1].forced && !a.decisions[1].opening);
+        assert_eq!(a.decisions[2].elapsed_us, 35);
+        assert_eq!((a.reason, a.scores), (b.reason, b.scores));
+        // Written again: format 2, the lines above.
+        let mut out = Vec::new();
+        let report = GameReport {
+            decisions: b.decisions.clone(),
+            ..GameReport::unstarted(
+                &b.spec,
+                0,
+                crate::referee::ForfeitKind::Crash,
+                String::new(),
+                std::time::Duration::ZERO,
+            )
+        };
+        write_record_to(&mut out, &b.spec, &report).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].starts_with(r#"{"type":"game","format":2,"#),
+            "{text}"
+        );
+        assert_eq!(&lines[1..4], &v2.lines().collect::<Vec<_>>()[1..4]);
+    }
+
+    #[test]
+    fn a_newer_format_is_refused_with_what_to_do() {
+        let text = [header(r#""format":3,"#), END.into()].join("\n");
+        let e = read_record(&text).unwrap_err().to_string();
+        assert!(
+            e.contains("record format 3") && e.contains("newer arena"),
+            "{e}"
+        );
+    }
 }

@@ -3,7 +3,7 @@
 //! folder (`league::folder::ResultsDir`) is one store; a ladder service's
 //! database would be another.
 
-use super::records::RecordAt;
+use super::records::{Frame, RecordAt};
 use super::GameRow;
 
 /// A store of finished games, written by one writer in the order games
@@ -11,12 +11,13 @@ use super::GameRow;
 pub trait Store {
     type Error: std::error::Error + Send + Sync + 'static;
 
-    /// Makes a finished game part of the results: its record, then its
-    /// row, completed with where the record went. Returns that place. A
-    /// game is done once this returns, and only then.
+    /// Makes a finished game part of the results: its record (compressed,
+    /// `records::encode`), then its row, completed with where the record
+    /// went. Returns that place. A game is done once this returns, and
+    /// only then.
     fn commit(
         &mut self,
-        record: &[u8],
+        record: &Frame,
         row: &mut GameRow,
         index: usize,
     ) -> Result<RecordAt, Self::Error>;

@@ -53,8 +53,9 @@ impl Layout {
     }
 
     /// The folder of the game records: the record logs
-    /// (`records-NNNN.jsonl`), and the files of older versions
-    /// (`GAME_ID.jsonl`); `results::records::RecordAt` says which holds a
+    /// (`records-NNNN.jsonl.zst`, and `records-NNNN.jsonl` of earlier
+    /// versions), the frames' dictionary (`records.zdict`), and the files
+    /// of older versions (`GAME_ID.jsonl`); `results::records::RecordAt` says which holds a
     /// row's record.
     pub fn records(&self) -> PathBuf {
         self.root.join("games")
@@ -110,10 +111,16 @@ impl Layout {
         self.root.join("rejected.csv")
     }
 
-    /// The record bytes a resume cut from the logs (records without a
-    /// row), kept.
+    /// The record bytes a resume cut from plain logs of earlier versions
+    /// (records without a row), kept.
     pub fn uncommitted_records(&self) -> PathBuf {
         self.root.join("uncommitted-records.jsonl")
+    }
+
+    /// The frames a resume cut from the logs of frames (records without a
+    /// row, the last perhaps torn), kept as they were.
+    pub fn uncommitted_frames(&self) -> PathBuf {
+        self.root.join("uncommitted-records.jsonl.zst")
     }
 }
 

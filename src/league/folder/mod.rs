@@ -2,8 +2,9 @@
 //! results.
 //!
 //! [`Layout`] owns the folder's layout (no path strings elsewhere):
-//! `games.csv` (one row per game), `games/records-NNNN.jsonl` (the record
-//! logs, see [`records`]; `games/GAME_ID.jsonl` in folders of older
+//! `games.csv` (one row per game), `games/records-NNNN.jsonl.zst` (the
+//! record logs, a zstd frame per game, see [`records`]; plain
+//! `records-NNNN.jsonl` logs and `games/GAME_ID.jsonl` in folders of older
 //! versions), `logs/` (the bots' stderr), and `league.json`, which ties the
 //! folder to one schedule so that a resume never mixes two leagues.
 //!
@@ -40,7 +41,7 @@ pub use layout::{file_safe, Layout, StoreError};
 use lock::lock;
 pub use lock::lock_holder;
 pub use meta::{read_meta, LeagueMeta, PlayedUnder};
-use records::RecordAt;
+use records::{Frame, RecordAt};
 use rows::{append_to, lacks_added_columns, record_problem};
 pub use rows::{repair_torn_tail, scan_rows, write_atomically, Expected, Rejected};
 pub use shards::{check_siblings, shard_dirs, shard_folders, sibling_shards};
@@ -198,7 +199,10 @@ impl ResultsDir {
         self.cut_record_bytes += records::cut_uncommitted(
             &games,
             &|name| ends.get(name).copied().unwrap_or(0),
-            &self.layout.uncommitted_records(),
+            (
+                &self.layout.uncommitted_records(),
+                &self.layout.uncommitted_frames(),
+            ),
         )?;
         self.done = done;
         Ok(rejected)
@@ -348,7 +352,7 @@ impl ResultsDir {
     }
 
     /// Makes one finished game part of the results: appends its `record`
-    /// (its JSON lines) to the record log, notes where in `row`
+    /// (its JSON lines as one zstd frame) to the record log, notes where in `row`
     /// (`record_file`, `record_offset`, `record_length`), then appends the
     /// row and flushes it to the operating system. The game is done from
     /// here on; on error it is not (the log is cut back to where the
@@ -356,10 +360,11 @@ impl ResultsDir {
     /// in the schedule.
     pub fn commit(
         &mut self,
-        record: &[u8],
+        record: &Frame,
         row: &mut GameRow,
         index: usize,
     ) -> Result<RecordAt, StoreError> {
+        let length = record.bytes().len() as u64;
         let log = match &mut self.log {
             Some(log) => log,
             None => self.log.insert(records::Appender::open(
@@ -371,11 +376,11 @@ impl ResultsDir {
         let at = RecordAt::Log {
             path: self.layout.records().join(&file),
             offset,
-            length: record.len() as u64,
+            length,
         };
         row.record_file = file;
         row.record_offset = Some(offset);
-        row.record_length = Some(record.len() as u64);
+        row.record_length = Some(length);
         let path = self.layout.games_csv();
         self.csv.serialize(&*row).map_err(|e| StoreError::Io {
             path: path.clone(),
@@ -496,7 +501,7 @@ impl Store for ResultsDir {
 
     fn commit(
         &mut self,
-        record: &[u8],
+        record: &Frame,
         row: &mut GameRow,
         index: usize,
     ) -> Result<RecordAt, StoreError> {
@@ -584,9 +589,14 @@ mod tests {
         .into_bytes()
     }
 
+    /// The record of `r` as a league commits it: one zstd frame.
+    fn frame(r: &GameRow) -> Frame {
+        crate::results::records::encode(&record(r)).unwrap()
+    }
+
     fn commit(s: &mut ResultsDir, id: &str) -> GameRow {
         let mut r = row(id);
-        s.commit(&record(&r), &mut r, index(id)).unwrap();
+        s.commit(&frame(&r), &mut r, index(id)).unwrap();
         r
     }
 
@@ -598,7 +608,7 @@ mod tests {
         let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
         commit(&mut s, "g1");
         let mut r = row("g2");
-        let at = Store::commit(&mut s, &record(&r), &mut r, index("g2")).unwrap();
+        let at = Store::commit(&mut s, &frame(&r), &mut r, index("g2")).unwrap();
         assert_eq!(Some(at.clone()), RecordAt::of(&s.layout().records(), &r));
         assert_eq!(at.read().unwrap(), record(&r));
         let text = Store::record(&s, "g2").unwrap();
@@ -627,10 +637,20 @@ mod tests {
         assert_eq!(done.len(), 2);
         let g3 = commit(&mut s, "g3");
         assert!(s.done().contains(3));
-        // One log, the records one after another; each row says where.
+        // One log, the frames one after another; each row says where.
+        let g2 = row("g2");
         assert_eq!(
             (g3.record_file.as_str(), g3.record_offset),
-            ("records-0000.jsonl", Some(2 * record(&g1).len() as u64))
+            (
+                "records-0000.jsonl.zst",
+                Some((frame(&g1).bytes().len() + frame(&g2).bytes().len()) as u64)
+            )
+        );
+        assert_eq!(g3.record_length, Some(frame(&g3).bytes().len() as u64));
+        // The dictionary is there for `zstd -D`.
+        assert_eq!(
+            std::fs::read(dir.path().join("games/records.zdict")).unwrap(),
+            crate::results::records::DICTIONARY
         );
         let rows = s.rows().unwrap();
         assert_eq!(
@@ -654,14 +674,16 @@ mod tests {
         s.roll_logs_at(1);
         commit(&mut s, "g1");
         // A non-empty folder where the next log should go.
-        let next = Layout::new(dir.path()).records().join("records-0001.jsonl");
+        let next = Layout::new(dir.path())
+            .records()
+            .join("records-0001.jsonl.zst");
         std::fs::create_dir_all(next.join("x")).unwrap();
         let mut g2 = row("g2");
         let e = s
-            .commit(&record(&g2), &mut g2, index("g2"))
+            .commit(&frame(&g2), &mut g2, index("g2"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("records-0001.jsonl"), "{e}");
+        assert!(e.contains("records-0001.jsonl.zst"), "{e}");
         assert!(!s.done().contains(index("g2")));
         let ids: Vec<String> = s.rows().unwrap().into_iter().map(|r| r.game_id).collect();
         assert_eq!(ids, ["g1"]);
@@ -698,34 +720,38 @@ mod tests {
         commit(&mut s, "g2");
         let mut wrong_seats = row("g3");
         wrong_seats.seat1 = "z".into();
-        s.commit(&record(&wrong_seats), &mut wrong_seats, 3)
-            .unwrap();
+        s.commit(&frame(&wrong_seats), &mut wrong_seats, 3).unwrap();
         let mut forged = row("forged");
-        s.commit(&record(&forged), &mut forged, 0).unwrap();
+        s.commit(&frame(&forged), &mut forged, 0).unwrap();
         // g4: a row of an older version whose record file is gone; g6: a
         // row pointing past the end of the log.
         s.csv.serialize(row("g4")).unwrap();
         let mut past = row("g6");
         (past.record_file, past.record_offset, past.record_length) =
-            ("records-0000.jsonl".into(), Some(1 << 20), Some(10));
+            ("records-0000.jsonl.zst".into(), Some(1 << 20), Some(10));
         s.csv.serialize(&past).unwrap();
         // g5 last, its record says another result.
         let mut other_result = row("g5");
-        let rec = record(&other_result);
+        let rec = frame(&other_result);
         other_result.reason = "illegal".into();
         s.commit(&rec, &mut other_result, 5).unwrap();
         drop(s);
-        // A record whose row was never written: a run killed between them.
-        let log = layout.records().join("records-0000.jsonl");
+        // A record whose row was never written: a run killed between them,
+        // half-way through its frame.
+        let log = layout.records().join("records-0000.jsonl.zst");
         let committed = std::fs::metadata(&log).unwrap().len();
+        let torn = frame(&row("g7"));
+        let torn = &torn.bytes()[..torn.bytes().len() / 2];
         let mut f = OpenOptions::new().append(true).open(&log).unwrap();
-        f.write_all(&record(&row("g7"))[..50]).unwrap();
+        f.write_all(torn).unwrap();
         drop(f);
 
         let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
         let rejected = s.check(&schedule).unwrap();
-        assert_eq!(s.cut_record_bytes, 50);
+        assert_eq!(s.cut_record_bytes, torn.len() as u64);
         assert_eq!(std::fs::metadata(&log).unwrap().len(), committed);
+        // Kept aside as they were.
+        assert_eq!(std::fs::read(layout.uncommitted_frames()).unwrap(), torn);
         let got: Vec<(u64, &str)> = rejected
             .iter()
             .map(|r| (r.line, r.row.game_id.as_str()))
@@ -778,6 +804,102 @@ mod tests {
             let at = RecordAt::of(&layout.records(), &r).unwrap();
             assert_eq!(at.read().unwrap(), record(&r));
         }
+    }
+
+    /// A folder written before issue 35 (a plain log, `records-0000.jsonl`)
+    /// resumes: its rows are read from the plain log, its torn tail is cut
+    /// to `uncommitted-records.jsonl`, and new games go to a new log of
+    /// frames, never to the plain one.
+    #[test]
+    fn a_folder_of_plain_logs_resumes_into_a_log_of_frames() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = Layout::new(dir.path());
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        let plain = layout.records().join("records-0000.jsonl");
+        let mut text = Vec::new();
+        for id in ["g1", "g2"] {
+            let mut r = row(id);
+            let rec = record(&r);
+            (r.record_file, r.record_offset, r.record_length) = (
+                "records-0000.jsonl".into(),
+                Some(text.len() as u64),
+                Some(rec.len() as u64),
+            );
+            text.extend_from_slice(&rec);
+            s.csv.serialize(&r).unwrap();
+        }
+        text.extend_from_slice(b"{\"type\":\"game\",\"game_id\":\"g3\"");
+        std::fs::write(&plain, &text).unwrap();
+        drop(s);
+
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        assert!(s.check(&schedule).unwrap().is_empty());
+        assert_eq!(s.done().len(), 2);
+        assert_eq!(
+            std::fs::read_to_string(layout.uncommitted_records()).unwrap(),
+            "{\"type\":\"game\",\"game_id\":\"g3\""
+        );
+        let g3 = commit(&mut s, "g3");
+        assert_eq!(
+            (g3.record_file.as_str(), g3.record_offset),
+            ("records-0001.jsonl.zst", Some(0))
+        );
+        drop(s);
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        assert!(s.check(&schedule).unwrap().is_empty());
+        let g4 = commit(&mut s, "g4");
+        assert_eq!(g4.record_file, "records-0001.jsonl.zst");
+        for r in s.rows().unwrap() {
+            assert_eq!(
+                Store::record(&s, &r.game_id).unwrap().as_bytes(),
+                record(&r)
+            );
+        }
+    }
+
+    /// A damaged frame is an error naming its log and offset, for a reader
+    /// and for a resume (the last row's frame is read whole); the frames
+    /// around it still read.
+    #[test]
+    fn a_damaged_frame_is_named_by_its_log_and_offset() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        let rows: Vec<GameRow> = ["g1", "g2", "g3"]
+            .iter()
+            .map(|id| commit(&mut s, id))
+            .collect();
+        drop(s);
+        let log = Layout::new(dir.path())
+            .records()
+            .join("records-0000.jsonl.zst");
+        let mut bytes = std::fs::read(&log).unwrap();
+        for r in &rows[1..] {
+            let mid = (r.record_offset.unwrap() + r.record_length.unwrap() / 2) as usize;
+            bytes[mid] ^= 0x55;
+        }
+        std::fs::write(&log, &bytes).unwrap();
+
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        let e = Store::record(&s, "g2").unwrap_err().to_string();
+        let at = format!("at byte {}", rows[1].record_offset.unwrap());
+        assert!(
+            e.contains("records-0000.jsonl.zst") && e.contains(&at),
+            "{e}"
+        );
+        assert_eq!(
+            Store::record(&s, "g1").unwrap().as_bytes(),
+            record(&rows[0])
+        );
+        let rejected = s.check(&schedule).unwrap();
+        assert_eq!(rejected.len(), 1);
+        let why = &rejected[0].why;
+        let at = format!("at byte {}", rows[2].record_offset.unwrap());
+        assert!(
+            rejected[0].row.game_id == "g3"
+                && why.contains("records-0000.jsonl.zst")
+                && why.contains(&at),
+            "{why}"
+        );
     }
 
     /// Rows scanned one at a time are the rows read whole, with the same

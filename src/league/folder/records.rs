@@ -1,27 +1,33 @@
 //! The game records of a results folder: append-only record logs, and
-//! where each game's record is (issue 16, item 1).
+//! where each game's record is (issues 16 and 35).
 //!
-//! A league appends every record to a log in `games/`:
-//! `games/records-0000.jsonl`, then `records-0001.jsonl` once the current
-//! one holds [`ROLL_BYTES`], and so on. A log is plain JSON lines, one
-//! record after another, each starting with its `game` line and ending with
-//! its `end` line (the lines of `referee::record`), so that
-//! `cat games/records-*.jsonl | grep '"type":"end"'` or `jq` read them as
-//! they are. A game's row in games.csv says where its record is:
-//! `record_file` (the log's name), `record_offset` (the byte its `game`
-//! line starts at) and `record_length` (its bytes). The row is the index:
-//! no other file has to agree with games.csv.
+//! A league appends every record, as one zstd frame
+//! ([`crate::results::records::Frame`]), to a log in `games/`:
+//! `games/records-0000.jsonl.zst`, then `records-0001.jsonl.zst` once the
+//! current one holds [`ROLL_BYTES`], and so on. A log is the frames one
+//! after another, nothing else, so that `zstd -dc -D games/records.zdict`
+//! gives its JSON lines (each record starting with its `game` line and
+//! ending with its `end` line, the lines of `referee::record`). A game's
+//! row in games.csv says where its record is: `record_file` (the log's
+//! name), `record_offset` (the byte its frame starts at) and
+//! `record_length` (the frame's bytes). The row is the index: no other
+//! file has to agree with games.csv.
 //!
-//! Rows of older versions have these columns empty: their record is the
-//! file `games/GAME_ID.jsonl`, which every reader here still finds.
+//! Logs of versions before issue 35 are plain JSON lines
+//! (`records-NNNN.jsonl`), the row's range the record's lines; they are
+//! read as they are and never appended to: a resume starts the next
+//! number as a log of frames. Rows of older versions still have the three
+//! columns empty: their record is the file `games/GAME_ID.jsonl`, which
+//! every reader here still finds.
 //!
 //! Crash safety (`ResultsDir::commit`): a record is appended before its
 //! row, and a log is synced before games.csv is; so a row always points at
 //! whole bytes, and bytes after the last row's record are a record whose
-//! row was never written, cut on resume.
+//! row was never written (a frame torn by `kill -9`, say), cut on resume.
 
 use super::layout::{io, Layout, StoreError};
-pub use crate::results::records::{is_log_name, log_name, RecordAt};
+use crate::results::records::{is_compressed, DICTIONARY, DICTIONARY_FILE};
+pub use crate::results::records::{is_log_name, log_name, plain_log_name, Frame, RecordAt};
 use crate::results::{csvio, GameRow};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, Seek, Write};
@@ -30,15 +36,30 @@ use std::path::{Path, PathBuf};
 /// A log is rolled (the next one started) once it holds this many bytes.
 pub const ROLL_BYTES: u64 = 1 << 30;
 
-/// The logs of `games` (the folder), in order: `records-0000.jsonl`,
-/// `records-0001.jsonl`, ... up to the first missing one. Found by their
-/// names, without listing a folder that may hold a million files of an
-/// older version.
+/// The logs of `games` (the folder), in order: `records-0000.jsonl.zst`
+/// (or `records-0000.jsonl`, plain, of an earlier version), then number 1,
+/// ... up to the first missing number. Found by their names, without
+/// listing a folder that may hold a million files of an older version.
 pub fn logs(games: &Path) -> Vec<(u32, PathBuf)> {
     (0u32..)
-        .map(|n| (n, games.join(log_name(n))))
-        .take_while(|(_, p)| p.exists())
+        .map_while(|n| {
+            [log_name(n), plain_log_name(n)]
+                .into_iter()
+                .map(|name| games.join(name))
+                .find(|p| p.exists())
+                .map(|p| (n, p))
+        })
         .collect()
+}
+
+/// Writes `games/records.zdict` (the dictionary of the frames, for
+/// `zstd -D`) if it is not there or not this dictionary.
+fn write_dictionary(games: &Path) -> Result<(), StoreError> {
+    let path = games.join(DICTIONARY_FILE);
+    if std::fs::read(&path).is_ok_and(|b| b == DICTIONARY) {
+        return Ok(());
+    }
+    super::rows::write_atomically(&path, DICTIONARY)
 }
 
 /// The log the league appends to: the last one, opened at its end.
@@ -53,9 +74,15 @@ pub struct Appender {
 
 impl Appender {
     /// Opens the last log of `games` (or the first, created), to append
-    /// to; a new one is started once a log holds `roll` bytes.
+    /// to; a new one is started once a log holds `roll` bytes, and after a
+    /// plain log of an earlier version. Writes `games/records.zdict`.
     pub fn open(games: &Path, roll: u64) -> Result<Appender, StoreError> {
-        let number = logs(games).last().map_or(0, |(n, _)| *n);
+        write_dictionary(games)?;
+        let number = match logs(games).last() {
+            None => 0,
+            Some((n, path)) if is_compressed(path) => *n,
+            Some((n, _)) => n + 1,
+        };
         Appender::open_number(games, number, roll)
     }
 
@@ -78,9 +105,11 @@ impl Appender {
         })
     }
 
-    /// Appends one record (in one write), returning its log's name and its
-    /// offset. On error the log is cut back to where the record started.
-    pub fn append(&mut self, record: &[u8]) -> Result<(String, u64), StoreError> {
+    /// Appends one record's frame (in one write), returning its log's name
+    /// and its offset. On error the log is cut back to where the frame
+    /// started.
+    pub fn append(&mut self, frame: &Frame) -> Result<(String, u64), StoreError> {
+        let record = frame.bytes();
         if self.len >= self.roll && self.len > 0 {
             self.file.sync_data().map_err(io(&self.path()))?;
             *self = Appender::open_number(&self.games, self.number + 1, self.roll)?;
@@ -106,18 +135,23 @@ impl Appender {
 
 /// Cuts every log of `games` to `committed(name)` bytes, the end of its
 /// last record that has a row: the bytes after it are records whose rows
-/// were never written (a run killed between the two writes; or rows lost
-/// from games.csv). They are appended to `aside` first, so nothing
-/// recorded is lost, and synced there before any log is cut. Returns the
-/// bytes cut.
+/// were never written (a run killed between the two writes, a frame torn
+/// half-way; or rows lost from games.csv). They are appended first, as
+/// they are, to `aside.0` (from plain logs: JSON lines) or `aside.1` (from
+/// logs of frames: frames, the last perhaps torn), so nothing recorded is
+/// lost, and synced there before any log is cut. Returns the bytes cut.
 pub fn cut_uncommitted(
     games: &Path,
     committed: &dyn Fn(&str) -> u64,
-    aside: &Path,
+    aside: (&Path, &Path),
 ) -> Result<u64, StoreError> {
     let mut tails = Vec::new();
-    for (n, path) in logs(games) {
-        let end = committed(&log_name(n));
+    for (_, path) in logs(games) {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let end = committed(&name);
         let meta = std::fs::metadata(&path).map_err(io(&path))?;
         // Not a file: nothing to cut (appending to it fails, naming it).
         let len = if meta.is_file() { meta.len() } else { continue };
@@ -128,17 +162,22 @@ pub fn cut_uncommitted(
     if tails.is_empty() {
         return Ok(0);
     }
-    let mut out = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(aside)
-        .map_err(io(aside))?;
     for (path, end, _) in &tails {
+        let aside = if is_compressed(path) {
+            aside.1
+        } else {
+            aside.0
+        };
+        let mut out = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(aside)
+            .map_err(io(aside))?;
         let mut f = File::open(path).map_err(io(path))?;
         f.seek(std::io::SeekFrom::Start(*end)).map_err(io(path))?;
         std::io::copy(&mut f, &mut out).map_err(io(aside))?;
+        out.sync_all().map_err(io(aside))?;
     }
-    out.sync_all().map_err(io(aside))?;
     let mut cut = 0;
     for (path, end, len) in tails {
         let f = OpenOptions::new()
@@ -208,16 +247,27 @@ pub fn find_record(layout: &Layout, game_id: &str) -> Result<(RecordAt, String),
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::records::encode;
 
     #[test]
     fn names_of_logs_and_only_them() {
-        assert_eq!(log_name(3), "records-0003.jsonl");
-        assert!(is_log_name("records-0003.jsonl") && is_log_name("records-12345.jsonl"));
+        assert_eq!(log_name(3), "records-0003.jsonl.zst");
+        assert_eq!(plain_log_name(3), "records-0003.jsonl");
+        for good in [
+            "records-0003.jsonl",
+            "records-12345.jsonl",
+            "records-0003.jsonl.zst",
+        ] {
+            assert!(is_log_name(good), "{good}");
+        }
         for bad in [
             "records-03.jsonl",
             "../records-0000.jsonl",
             "records-000a.jsonl",
             "x.jsonl",
+            "records-0000.zst",
+            "records-0000.jsonl.zst.zst",
+            "records.zdict",
         ] {
             assert!(!is_log_name(bad), "{bad}");
         }
@@ -234,35 +284,40 @@ mod tests {
     #[test]
     fn appends_roll_and_read_back_by_place() {
         let dir = tempfile::tempdir().unwrap();
-        let mut a = Appender::open(dir.path(), 10).unwrap();
+        let recs = ["{\"a\":1}\n", "{\"b\":22}\n", "{\"c\":333}\n"];
+        let frames: Vec<Frame> = recs.iter().map(|r| encode(r.as_bytes()).unwrap()).collect();
+        let roll = frames[0].bytes().len() as u64 + 1;
+        let mut a = Appender::open(dir.path(), roll).unwrap();
         let mut places = Vec::new();
-        for rec in ["{\"a\":1}\n", "{\"b\":22}\n", "{\"c\":333}\n"] {
-            let (file, offset) = a.append(rec.as_bytes()).unwrap();
-            places.push((file, offset, rec));
+        for (rec, frame) in recs.iter().zip(&frames) {
+            let (file, offset) = a.append(frame).unwrap();
+            places.push((file, offset, rec, frame.bytes().len() as u64));
         }
-        // The first holds 8 bytes (< 10): the second goes there too.
-        assert_eq!(places[0].0, "records-0000.jsonl");
-        assert_eq!(places[1].0, "records-0000.jsonl");
-        assert_eq!(places[2].0, "records-0001.jsonl");
-        assert_eq!((places[1].1, places[2].1), (8, 0));
-        for (file, offset, rec) in &places {
+        // The first holds less than `roll`: the second goes there too.
+        assert_eq!(places[0].0, "records-0000.jsonl.zst");
+        assert_eq!(places[1].0, "records-0000.jsonl.zst");
+        assert_eq!(places[2].0, "records-0001.jsonl.zst");
+        assert_eq!((places[1].1, places[2].1), (roll - 1, 0));
+        for (file, offset, rec, length) in &places {
             let at = RecordAt::Log {
                 path: dir.path().join(file),
                 offset: *offset,
-                length: rec.len() as u64,
+                length: *length,
             };
-            assert_eq!(at.read_text().unwrap(), *rec);
+            assert_eq!(at.read_text().unwrap(), **rec);
         }
         // Reopened, it appends to the last log, or rolls it if full.
         drop(a);
-        let mut a = Appender::open(dir.path(), 100).unwrap();
-        assert_eq!(a.append(b"x\n").unwrap(), ("records-0001.jsonl".into(), 10));
+        let x = encode(b"x\n").unwrap();
+        let mut a = Appender::open(dir.path(), 1 << 20).unwrap();
+        let at = frames[2].bytes().len() as u64;
+        assert_eq!(a.append(&x).unwrap(), ("records-0001.jsonl.zst".into(), at));
         drop(a);
-        let mut a = Appender::open(dir.path(), 10).unwrap();
-        assert_eq!(a.append(b"y\n").unwrap(), ("records-0002.jsonl".into(), 0));
+        let mut a = Appender::open(dir.path(), 1).unwrap();
+        assert_eq!(a.append(&x).unwrap(), ("records-0002.jsonl.zst".into(), 0));
         // A range past the end is an error, not an allocation.
         let at = RecordAt::Log {
-            path: dir.path().join("records-0000.jsonl"),
+            path: dir.path().join("records-0000.jsonl.zst"),
             offset: 4,
             length: u64::MAX - 1,
         };
@@ -270,32 +325,78 @@ mod tests {
         assert!(at
             .problem(&mut |p| std::fs::metadata(p).ok().map(|m| m.len()))
             .is_some());
+        // A range that is not one whole frame is an error naming its offset.
+        let at = RecordAt::Log {
+            path: dir.path().join("records-0000.jsonl.zst"),
+            offset: 0,
+            length: places[0].3 + 3,
+        };
+        let e = at.read().unwrap_err().to_string();
+        assert!(
+            e.contains("at byte 0") && e.contains("not one zstd frame"),
+            "{e}"
+        );
+        let at = RecordAt::Log {
+            path: dir.path().join("records-0000.jsonl.zst"),
+            offset: 0,
+            length: places[0].3 - 2,
+        };
+        let e = at.read().unwrap_err().to_string();
+        assert!(e.contains("torn or damaged"), "{e}");
+    }
+
+    /// A plain log of an earlier version is read as it is, and never
+    /// appended to: the next number is a log of frames.
+    #[test]
+    fn after_a_plain_log_comes_a_log_of_frames() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(plain_log_name(0)), "{\"a\":1}\n").unwrap();
+        let at = RecordAt::Log {
+            path: dir.path().join(plain_log_name(0)),
+            offset: 0,
+            length: 8,
+        };
+        assert_eq!(at.read_text().unwrap(), "{\"a\":1}\n");
+        let mut a = Appender::open(dir.path(), 1 << 30).unwrap();
+        let x = encode(b"x\n").unwrap();
+        assert_eq!(a.append(&x).unwrap(), ("records-0001.jsonl.zst".into(), 0));
+        let names: Vec<PathBuf> = logs(dir.path()).into_iter().map(|(_, p)| p).collect();
+        assert_eq!(
+            names,
+            [
+                dir.path().join("records-0000.jsonl"),
+                dir.path().join("records-0001.jsonl.zst")
+            ]
+        );
     }
 
     #[test]
     fn uncommitted_bytes_are_cut_and_kept_aside() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(log_name(0)), "whole\ntorn").unwrap();
-        std::fs::write(dir.path().join(log_name(1)), "no row").unwrap();
+        std::fs::write(dir.path().join(plain_log_name(0)), "whole\ntorn").unwrap();
+        std::fs::write(dir.path().join(log_name(1)), "frame+torn").unwrap();
         let aside = dir.path().join("aside.jsonl");
+        let frames = dir.path().join("aside.jsonl.zst");
         let cut = cut_uncommitted(
             dir.path(),
             &|name| match name {
                 "records-0000.jsonl" => 6,
+                "records-0001.jsonl.zst" => 5,
                 _ => 0,
             },
-            &aside,
+            (&aside, &frames),
         )
         .unwrap();
-        assert_eq!(cut, 4 + 6);
-        assert_eq!(std::fs::read_to_string(&aside).unwrap(), "tornno row");
+        assert_eq!(cut, 4 + 5);
+        assert_eq!(std::fs::read_to_string(&aside).unwrap(), "torn");
+        assert_eq!(std::fs::read_to_string(&frames).unwrap(), "+torn");
         assert_eq!(
-            std::fs::read_to_string(dir.path().join(log_name(0))).unwrap(),
+            std::fs::read_to_string(dir.path().join(plain_log_name(0))).unwrap(),
             "whole\n"
         );
         assert_eq!(
-            std::fs::read(dir.path().join(log_name(1))).unwrap().len(),
-            0
+            std::fs::read_to_string(dir.path().join(log_name(1))).unwrap(),
+            "frame"
         );
     }
 }

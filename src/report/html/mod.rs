@@ -327,8 +327,16 @@ fn build_chunk(
     let mut games = Vec::with_capacity(rows.len());
     let mut metas = Vec::with_capacity(rows.len());
     for row in rows {
-        let text = record_of(row).and_then(|at| at.read_text().ok());
-        let (data, meta) = replay::game_data(&row.game_id, text.as_deref(), &mut keys);
+        // A record that is there but cannot be read (a damaged frame, a
+        // range past the end of its log) is noted with why and where.
+        let (data, meta) = match record_of(row).map(|at| (at.read_text(), at)) {
+            Some((Err(e), at)) if at.path().is_file() => replay::damaged(
+                &row.game_id,
+                format!("the record cannot be read: {}: {e}", at.path().display()),
+            ),
+            Some((Ok(text), _)) => replay::game_data(&row.game_id, Some(&text), &mut keys),
+            _ => replay::game_data(&row.game_id, None, &mut keys),
+        };
         games.push(data);
         metas.push(meta);
     }

@@ -70,30 +70,28 @@ pub struct GameMeta {
     pub note: Option<String>,
 }
 
+/// A game whose record cannot be shown, with why (`note`).
+pub fn damaged(game_id: &str, note: String) -> (Value, GameMeta) {
+    (
+        json!({ "id": game_id, "note": note }),
+        GameMeta {
+            detail: None,
+            note: Some(note),
+        },
+    )
+}
+
 /// One game for the viewer, as JSON, and its meta.
 pub fn game_data(game_id: &str, text: Option<&str>, keys: &mut Keys) -> (Value, GameMeta) {
     let Some(text) = text else {
-        let note = "no record of this game (its record is missing)".to_string();
-        return (
-            json!({ "id": game_id, "note": note }),
-            GameMeta {
-                detail: None,
-                note: Some(note),
-            },
+        return damaged(
+            game_id,
+            "no record of this game (its record is missing)".to_string(),
         );
     };
     let rec = match read_record(text) {
         Ok(r) => r,
-        Err(e) => {
-            let note = format!("the record cannot be read: {e}");
-            return (
-                json!({ "id": game_id, "note": note }),
-                GameMeta {
-                    detail: None,
-                    note: Some(note),
-                },
-            );
-        }
+        Err(e) => return damaged(game_id, format!("the record cannot be read: {e}")),
     };
     let mut meta = GameMeta {
         detail: rec.detail.clone(),
