@@ -955,10 +955,34 @@ mod tests {
         assert!(d.bits.len() <= 1_000_000 / 64 + 1);
     }
 
+    /// A row in the folder's games.csv (its content does not matter here:
+    /// only that a game was played under the league.json there).
+    fn one_game_played(dir: &Path) {
+        use std::io::Write;
+        let path = Layout::new(dir).games_csv();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        if std::fs::metadata(&path).unwrap().len() == 0 {
+            let header: Vec<&str> = csvio::COLUMNS
+                .iter()
+                .chain(csvio::ADDED_COLUMNS)
+                .copied()
+                .collect();
+            writeln!(f, "{}", header.join(",")).unwrap();
+        }
+        writeln!(f, "g1").unwrap();
+    }
+
     #[test]
     fn another_schedule_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         drop(ResultsDir::open(dir.path(), &meta("x")).unwrap());
+        // Before any game, the folder is not bound: another league takes it.
+        drop(ResultsDir::open(dir.path(), &meta("y")).unwrap());
+        drop(ResultsDir::open(dir.path(), &meta("x")).unwrap());
+        one_game_played(dir.path());
         let e = ResultsDir::open(dir.path(), &meta("y"))
             .err()
             .unwrap()
@@ -986,6 +1010,7 @@ mod tests {
     fn changed_bots_are_named_with_what_to_do() {
         let dir = tempfile::tempdir().unwrap();
         drop(ResultsDir::open(dir.path(), &meta("x")).unwrap());
+        one_game_played(dir.path());
         let mut more = meta("y");
         more.bots.push("newcomer".into());
         let e = ResultsDir::open(dir.path(), &more)
