@@ -273,5 +273,5 @@ pub(crate) fn results_folder(
         }
         anyhow::bail!("{} is a file, not a results folder ({wanted})", p.display());
     }
-    anyhow::bail!("{}: no such file or folder ({wanted})", p.display())
+    anyhow::bail!("{}: no such folder or file ({wanted})", p.display())
 }
