@@ -729,40 +729,7 @@ pub fn league_summary(report: &Report, finishes: &Finishes) -> String {
         );
     }
     if report.per_variant.len() > 1 {
-        let labels: Vec<&str> = report
-            .per_variant
-            .iter()
-            .map(|v| v.variant.as_str())
-            .collect();
-        let col = labels.iter().map(|l| l.len()).max().unwrap_or(6).max(7);
-        let _ = write!(s, "\nElo by variant\n{:<width$}", "bot");
-        for l in &labels {
-            let _ = write!(s, "  {l:>col$}");
-        }
-        s.push('\n');
-        // Each variant's rated bots by name (the first of a name), once.
-        let by_bot: Vec<HashMap<&str, f64>> = report
-            .per_variant
-            .iter()
-            .map(|v| {
-                let mut m = HashMap::new();
-                for x in v.ratings.iter().filter(|x| x.rated) {
-                    m.entry(x.bot.as_str()).or_insert(x.elo);
-                }
-                m
-            })
-            .collect();
-        for r in &st.ratings {
-            let _ = write!(s, "{:<width$}", r.bot);
-            for v in &by_bot {
-                let cell = v
-                    .get(r.bot.as_str())
-                    // Never `-0`.
-                    .map_or("-".into(), |elo| format!("{:.0}", elo.round() + 0.0));
-                let _ = write!(s, "  {cell:>col$}");
-            }
-            s.push('\n');
-        }
+        elo_by_variant(&mut s, report, width);
     }
     // Each note once, with the tables it concerns.
     let tables: Vec<&Standings> = std::iter::once(st).chain(&report.per_variant).collect();
@@ -804,6 +771,46 @@ pub fn league_summary(report: &Report, finishes: &Finishes) -> String {
         let _ = writeln!(s, "{line}");
     }
     s
+}
+
+/// The league summary's "Elo by variant" table: a row per bot of the
+/// overall standings, a column per variant (`-` where it is not rated).
+fn elo_by_variant(s: &mut String, report: &Report, width: usize) {
+    let st = &report.overall;
+    let labels: Vec<&str> = report
+        .per_variant
+        .iter()
+        .map(|v| v.variant.as_str())
+        .collect();
+    let col = labels.iter().map(|l| l.len()).max().unwrap_or(6).max(7);
+    let _ = write!(s, "\nElo by variant\n{:<width$}", "bot");
+    for l in &labels {
+        let _ = write!(s, "  {l:>col$}");
+    }
+    s.push('\n');
+    // Each variant's rated bots by name (the first of a name), once.
+    let by_bot: Vec<HashMap<&str, f64>> = report
+        .per_variant
+        .iter()
+        .map(|v| {
+            let mut m = HashMap::new();
+            for x in v.ratings.iter().filter(|x| x.rated) {
+                m.entry(x.bot.as_str()).or_insert(x.elo);
+            }
+            m
+        })
+        .collect();
+    for r in &st.ratings {
+        let _ = write!(s, "{:<width$}", r.bot);
+        for v in &by_bot {
+            let cell = v
+                .get(r.bot.as_str())
+                // Never `-0`.
+                .map_or("-".into(), |elo| format!("{:.0}", elo.round() + 0.0));
+            let _ = write!(s, "  {cell:>col$}");
+        }
+        s.push('\n');
+    }
 }
 
 /// The first-seat advantage of each variant, fitted or unbounded, a line
