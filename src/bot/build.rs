@@ -161,9 +161,7 @@ fn give(dir: &Path, (uid, gid): (u32, u32)) -> std::io::Result<()> {
 
 /// Runs the build `job` to its end, or kills it at `limit`.
 fn run(job: &Launch, limit: Duration) -> Result<(), BuildError> {
-    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let token = format!("{}-build{n}", std::process::id());
+    let token = super::spawn::new_token();
     let cmd = &job.command;
     let mut jail = match job.sandbox {
         Sandbox::Off => None,
@@ -255,8 +253,9 @@ fn run(job: &Launch, limit: Duration) -> Result<(), BuildError> {
     }
 }
 
-/// The last [`TAIL_LINES`] lines of `output`.
-fn tail(output: &[u8]) -> String {
+/// The last [`TAIL_LINES`] lines of `output` (a build's, or a command's
+/// that failed: what its error shows).
+pub fn tail(output: &[u8]) -> String {
     let text = String::from_utf8_lossy(output);
     let lines: Vec<&str> = text.lines().rev().take(TAIL_LINES).collect();
     lines.into_iter().rev().collect::<Vec<_>>().join("\n")

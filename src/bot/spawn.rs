@@ -14,7 +14,7 @@ use tokio::process::Command;
 /// killed with the group.
 pub const TOKEN_VAR: &str = "ARENA_BOT_TOKEN";
 
-fn new_token() -> String {
+pub(super) fn new_token() -> String {
     static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     format!("{}-{n}", std::process::id())

@@ -12,19 +12,6 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, c)| c)
 }
 
-/// True when `program` (one word, no `/`) names an executable file on
-/// `PATH`.
-pub fn on_path(program: &str) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let Some(path) = std::env::var_os("PATH") else {
-        return false;
-    };
-    std::env::split_paths(&path).any(|d| {
-        std::fs::metadata(d.join(program))
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -35,11 +22,5 @@ mod tests {
         assert_eq!(closest("radnom-rust", names), Some("random-rust"));
         assert_eq!(closest("greedy", names), Some("greedy-rust"));
         assert_eq!(closest("zzz", names), None);
-    }
-
-    #[test]
-    fn sh_is_on_path_and_nonsense_is_not() {
-        assert!(on_path("sh"));
-        assert!(!on_path("no-such-program-anywhere"));
     }
 }

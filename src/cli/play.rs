@@ -121,7 +121,7 @@ pub(super) fn resolve_bot(arg: &str) -> anyhow::Result<BotArg> {
     }
     let words: Vec<&str> = arg.split_whitespace().collect();
     if let [word] = words.as_slice() {
-        if !word.contains('/') && !super::hint::on_path(word) {
+        if !word.contains('/') && crate::bot::sandbox::find_on_path(word).is_none() {
             bail!("{}", not_a_bot(word));
         }
     }

@@ -46,9 +46,14 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
         "shard", "state", "done/total", "last write", "games/s", "time left"
     );
     let n = st.shards.len();
+    // The league's settings, as its (first) folder's league.json keeps them.
+    let meta = st
+        .shards
+        .first()
+        .and_then(|s| crate::league::folder::read_meta(&s.dir));
     // A league that stops on an SPRT: its verdict, from its own settings.
-    let sprt = match st.shards.as_slice() {
-        [one] => sprt_verdict(&one.dir)?,
+    let sprt = match (st.shards.as_slice(), &meta) {
+        ([one], Some(meta)) => sprt_verdict(&one.dir, meta)?,
         _ => None,
     };
     let decided = sprt.as_ref().is_some_and(|v| v.decided);
@@ -81,10 +86,7 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     if let Some(v) = &sprt {
         let _ = writeln!(out, "{}", v.line);
     }
-    let resume = st
-        .shards
-        .first()
-        .and_then(|s| crate::league::folder::read_meta(&s.dir))
+    let resume = meta
         .and_then(|m| m.resume)
         .unwrap_or_else(|| "arena run FILE".to_string());
     for s in st.to_start().into_iter().filter(|_| !decided) {
@@ -115,18 +117,18 @@ struct Verdict {
     line: String,
 }
 
-/// The verdict of the SPRT that league.json in `dir` names, over its
-/// games.csv in the order the games finished (where a run stops); `None`
-/// for a league without one.
-fn sprt_verdict(dir: &std::path::Path) -> anyhow::Result<Option<Verdict>> {
+/// The verdict of the SPRT that `meta` (the league.json in `dir`) names,
+/// over the folder's games.csv in the order the games finished (where a
+/// run stops); `None` for a league without one.
+fn sprt_verdict(
+    dir: &std::path::Path,
+    meta: &crate::league::folder::LeagueMeta,
+) -> anyhow::Result<Option<Verdict>> {
     use crate::ratings::sprt::{SprtConfig, SprtTracker};
-    let Some(meta) = crate::league::folder::read_meta(dir) else {
+    let (Some(config), [a, b]) = (&meta.sprt, meta.bots.as_slice()) else {
         return Ok(None);
     };
-    let (Some(config), [a, b]) = (meta.sprt, meta.bots.as_slice()) else {
-        return Ok(None);
-    };
-    let config: SprtConfig = serde_json::from_value(config)
+    let config: SprtConfig = serde_json::from_value(config.clone())
         .map_err(|e| anyhow::anyhow!("{}: its `sprt` is unreadable: {e}", dir.display()))?;
     let csv = crate::league::folder::Layout::new(dir).games_csv();
     let rows = match csv.is_file() {

@@ -41,18 +41,22 @@ pub fn build_bots(
     Ok(())
 }
 
-/// The package binaries that `bots` name as their program.
+/// The package binary that bot `b` names as its program
+/// (`{bin_dir}/NAME`), if it does.
+fn package_binary(b: &BotSpec) -> Option<&'static str> {
+    let name = b.command.first()?.strip_prefix("{bin_dir}/")?;
+    PACKAGE_BINARIES.iter().copied().find(|n| *n == name)
+}
+
+/// The package binaries that `bots` name as their program, each once, in
+/// the order of [`PACKAGE_BINARIES`].
 fn named_package_binaries(bots: &[BotSpec]) -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = PACKAGE_BINARIES
+    let named: Vec<&str> = bots.iter().filter_map(package_binary).collect();
+    PACKAGE_BINARIES
         .iter()
         .copied()
-        .filter(|name| {
-            let program = format!("{{bin_dir}}/{name}");
-            bots.iter().any(|b| b.command.first() == Some(&program))
-        })
-        .collect();
-    names.dedup();
-    names
+        .filter(|n| named.contains(n))
+        .collect()
 }
 
 /// Brings the package binaries that `bots` name up to date with `cargo
@@ -69,11 +73,7 @@ fn build_package_binaries(
     if names.is_empty() || !source.is_file() || !built_by_cargo_here() {
         return Ok(());
     }
-    for b in bots.iter().filter(|b| {
-        names
-            .iter()
-            .any(|n| b.command.first() == Some(&format!("{{bin_dir}}/{n}")))
-    }) {
+    for b in bots.iter().filter(|b| package_binary(b).is_some()) {
         on_event(&Event::Building {
             bot: b.name.clone(),
         });
@@ -106,10 +106,8 @@ fn build_package_binaries(
         Err(e) => return Err(failed(e.to_string())),
     };
     if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        return Err(failed(format!("{}\n{}", out.status, tail.join("\n"))));
+        let tail = crate::bot::build::tail(&out.stderr);
+        return Err(failed(format!("{}\n{tail}", out.status)));
     }
     Ok(())
 }

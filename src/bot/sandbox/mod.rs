@@ -18,7 +18,9 @@ pub mod seccomp;
 mod view;
 
 pub use child::{is_isolate_error, VIEW_FAILED};
-pub use view::{outside_arguments, resolve_program, OutsideArgument, SCRATCH_IN_VIEW};
+pub use view::{
+    find_on_path, outside_arguments, resolve_program, OutsideArgument, SCRATCH_IN_VIEW,
+};
 
 use super::{BotError, Launch};
 use std::path::{Path, PathBuf};
@@ -106,13 +108,7 @@ impl Jail {
             ),
         };
         if let Some((uid, _)) = outside {
-            let cwd = cmd.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-            let cwd = if cwd.as_os_str().is_empty() {
-                PathBuf::from(".")
-            } else {
-                cwd
-            };
-            let cwd = cwd.canonicalize().unwrap_or(cwd);
+            let cwd = view::working_folder(cmd).map_err(failed)?;
             for (path, need, what) in [
                 (cwd.as_path(), 0o001, "entered"),
                 (planned.program.as_path(), 0o001, "run"),

@@ -154,7 +154,7 @@ impl Shown {
 }
 
 /// The folder a command runs in, canonical: its `cwd`, else the referee's.
-fn working_folder(cmd: &BotCommand) -> std::io::Result<PathBuf> {
+pub(super) fn working_folder(cmd: &BotCommand) -> std::io::Result<PathBuf> {
     let referee_cwd = std::env::current_dir()?;
     let cwd = match &cmd.cwd {
         Some(c) => referee_cwd.join(c),
@@ -778,12 +778,7 @@ pub fn resolve_program(program: &str, cwd: &Path) -> PathBuf {
     let found = if program.contains('/') {
         Some(cwd.join(program))
     } else {
-        std::env::var_os("PATH").and_then(|path| {
-            std::env::split_paths(&path)
-                .filter(|d| d.is_absolute())
-                .map(|d| d.join(program))
-                .find(|p| is_executable(p))
-        })
+        find_on_path(program)
     };
     let Some(found) = found else {
         return PathBuf::from(program);
@@ -793,6 +788,17 @@ pub fn resolve_program(program: &str, cwd: &Path) -> PathBuf {
         _ => found,
     };
     found.canonicalize().unwrap_or(found)
+}
+
+/// The executable file that `program` (a name, no `/`) names through the
+/// absolute folders of the organiser's `PATH`, if any.
+pub fn find_on_path(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .filter(|d| d.is_absolute())
+            .map(|d| d.join(program))
+            .find(|p| is_executable(p))
+    })
 }
 
 fn is_executable(p: &Path) -> bool {
@@ -889,6 +895,12 @@ fn c_path(p: &Path) -> std::io::Result<CString> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sh_is_on_path_and_nonsense_is_not() {
+        assert!(find_on_path("sh").is_some());
+        assert!(find_on_path("no-such-program-anywhere").is_none());
+    }
 
     fn shown_of(planned: &Planned) -> Vec<String> {
         planned
