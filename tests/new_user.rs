@@ -14,6 +14,19 @@ fn text(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
 }
 
+/// Writes `dir/NAME.toml`: league NAME of two random bots `a` and `b`, the
+/// given variants, results in `dir/out`, then `extra` lines.
+fn two_bot_league(dir: &Path, name: &str, variants: &str, extra: &str) {
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    std::fs::write(
+        dir.join(format!("{name}.toml")),
+        format!(
+            "name = \"{name}\"\nbots = [{{ name = \"a\", command = [\"{bot}\"] }}, {{ name = \"b\", command = [\"{bot}\"] }}]\nvariants = [{variants}]\noutput = \"out\"\n{extra}"
+        ),
+    )
+    .unwrap();
+}
+
 /// A league whose bot cannot start plays nothing and does not bind its
 /// folder: the error names the league file's line and the folder the
 /// command ran in, and once the file is fixed the league runs.
@@ -107,12 +120,7 @@ fn match_outside_the_repository_says_where_it_looked_and_leaves_nothing() {
 fn rating_a_league_is_a_query_unless_told_to_write() {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().canonicalize().unwrap();
-    let bot = env!("CARGO_BIN_EXE_random-bot");
-    std::fs::write(
-        base.join("q.toml"),
-        format!("name = \"q\"\nbots = [{{ name = \"a\", command = [\"{bot}\"] }}, {{ name = \"b\", command = [\"{bot}\"] }}]\nvariants = [\"kisolo\", \"filo\"]\nrounds = 3\noutput = \"out\"\n"),
-    )
-    .unwrap();
+    two_bot_league(&base, "q", r#""kisolo", "filo""#, "rounds = 3\n");
     let out = arena(&base)
         .args(["run", "--quiet", "--no-report", "q.toml"])
         .output()
@@ -211,12 +219,7 @@ fn as_root_a_folder_closed_to_others_is_named_with_its_fix() {
     let base = dir.path().canonicalize().unwrap().join("closed");
     std::fs::create_dir(&base).unwrap();
     std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o700)).unwrap();
-    let bot = env!("CARGO_BIN_EXE_random-bot");
-    std::fs::write(
-        base.join("c.toml"),
-        format!("name = \"c\"\nbots = [{{ name = \"a\", command = [\"{bot}\"] }}, {{ name = \"b\", command = [\"{bot}\"] }}]\nvariants = [\"kisolo\"]\noutput = \"out\"\n"),
-    )
-    .unwrap();
+    two_bot_league(&base, "c", r#""kisolo""#, "");
     let out = arena(&base)
         .args(["run", "--quiet", "--no-report", "c.toml"])
         .output()
@@ -246,12 +249,7 @@ fn messages_say_what_was_given_and_what_to_do() {
         !ok && said.contains("notes.txt is a file, not a results folder"),
         "{said}"
     );
-    let bot = env!("CARGO_BIN_EXE_random-bot");
-    std::fs::write(
-        base.join("l.toml"),
-        format!("name = \"l\"\nbots = [{{ name = \"a\", command = [\"{bot}\"] }}, {{ name = \"b\", command = [\"{bot}\"] }}]\nvariants = [\"kisolo\"]\noutput = \"out\"\n"),
-    )
-    .unwrap();
+    two_bot_league(&base, "l", r#""kisolo""#, "");
     assert!(run(&["run", "--quiet", "--no-report", "l.toml"]).0);
     let (ok, said) = run(&["report", "out/games.csv"]);
     assert!(ok, "{said}");
