@@ -42,7 +42,7 @@ use lock::lock;
 pub use lock::lock_holder;
 pub use meta::{read_meta, LeagueMeta, PlayedUnder};
 use records::{Frame, RecordAt};
-use rows::{append_to, lacks_added_columns, record_problem};
+use rows::{append_to, lacks_added_columns, record_problem, RowAppender};
 pub use rows::{repair_torn_tail, scan_rows, write_atomically, Expected, Rejected};
 pub use shards::{check_siblings, shard_dirs, shard_folders, sibling_shards};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -56,7 +56,7 @@ pub struct ResultsDir {
     /// Held open for the whole run: the kernel releases the lock when the
     /// process ends, however it ends.
     _lock: File,
-    csv: csv::Writer<File>,
+    csv: RowAppender,
     /// The record log appended to, opened at the first commit.
     log: Option<records::Appender>,
     /// A log is rolled once it holds this many bytes.
@@ -86,7 +86,7 @@ impl ResultsDir {
         let csv_path = layout.games_csv();
         let repaired_bytes = repair_torn_tail(&csv_path)?;
         let exists = csv_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
-        let csv = append_to(&csv_path, !exists)?;
+        let csv = RowAppender::open(&csv_path, !exists)?;
         let old_header = exists && lacks_added_columns(&csv_path);
         let mut store = ResultsDir {
             layout,
@@ -269,7 +269,7 @@ impl ResultsDir {
         file.sync_data().map_err(io(&tmp))?;
         drop(file);
         std::fs::rename(&tmp, &csv_path).map_err(io(&csv_path))?;
-        self.csv = append_to(&csv_path, false)?;
+        self.csv = RowAppender::open(&csv_path, false)?;
         Ok(kept)
     }
 
@@ -382,11 +382,7 @@ impl ResultsDir {
         row.record_offset = Some(offset);
         row.record_length = Some(length);
         let path = self.layout.games_csv();
-        self.csv.serialize(&*row).map_err(|e| StoreError::Io {
-            path: path.clone(),
-            source: std::io::Error::other(e),
-        })?;
-        self.csv.flush().map_err(io(&path))?;
+        self.csv.append(row, &path)?;
         self.done.insert(index);
         Ok(at)
     }
@@ -397,9 +393,7 @@ impl ResultsDir {
         if let Some(log) = &self.log {
             log.sync()?;
         }
-        let path = self.layout.games_csv();
-        self.csv.flush().map_err(io(&path))?;
-        self.csv.get_ref().sync_data().map_err(io(&path))
+        self.csv.sync(&self.layout.games_csv())
     }
 
     /// Every row written so far, read back from the file.
@@ -725,11 +719,12 @@ mod tests {
         s.commit(&frame(&forged), &mut forged, 0).unwrap();
         // g4: a row of an older version whose record file is gone; g6: a
         // row pointing past the end of the log.
-        s.csv.serialize(row("g4")).unwrap();
+        let csv = s.layout.games_csv();
+        s.csv.append(&row("g4"), &csv).unwrap();
         let mut past = row("g6");
         (past.record_file, past.record_offset, past.record_length) =
             ("records-0000.jsonl.zst".into(), Some(1 << 20), Some(10));
-        s.csv.serialize(&past).unwrap();
+        s.csv.append(&past, &csv).unwrap();
         // g5 last, its record says another result.
         let mut other_result = row("g5");
         let rec = frame(&other_result);
@@ -826,7 +821,7 @@ mod tests {
                 Some(rec.len() as u64),
             );
             text.extend_from_slice(&rec);
-            s.csv.serialize(&r).unwrap();
+            s.csv.append(&r, &s.layout.games_csv()).unwrap();
         }
         text.extend_from_slice(b"{\"type\":\"game\",\"game_id\":\"g3\"");
         std::fs::write(&plain, &text).unwrap();

@@ -52,6 +52,64 @@ pub(super) fn append_to(path: &Path, header: bool) -> Result<csv::Writer<File>, 
         .from_writer(file))
 }
 
+/// games.csv, appended to a whole row at a time. The league commits a game
+/// by its row's newline, so a row is one `write_all` of its line (the
+/// header line with the first row of a new file); if that fails (a full
+/// disk), the file is cut back to where the row started. A torn row would
+/// otherwise stay at the end, and one torn inside its last field (a record
+/// length cut to its first digit) still parses.
+pub(super) struct RowAppender {
+    file: File,
+    /// The file's length: where the next row starts.
+    len: u64,
+    /// Whether the header line is still to be written (a new file).
+    header: bool,
+}
+
+impl RowAppender {
+    /// Appends to `path` (created if needed), with a header line first when
+    /// `header`.
+    pub(super) fn open(path: &Path, header: bool) -> Result<RowAppender, StoreError> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(io(path))?;
+        let len = file.metadata().map_err(io(path))?.len();
+        Ok(RowAppender { file, len, header })
+    }
+
+    /// Appends `row`'s line to the file at `path` (the file opened).
+    pub(super) fn append(&mut self, row: &GameRow, path: &Path) -> Result<(), StoreError> {
+        let mut line = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::with_capacity(256));
+        let written = match self.header {
+            true => line.write_record(csvio::all_columns()),
+            false => Ok(()),
+        }
+        .and_then(|()| line.serialize(row));
+        let line = written
+            .and_then(|()| line.into_inner().map_err(|e| e.into_error().into()))
+            .map_err(|e| StoreError::Io {
+                path: path.to_path_buf(),
+                source: std::io::Error::other(e),
+            })?;
+        if let Err(e) = self.file.write_all(&line) {
+            let _ = self.file.set_len(self.len);
+            return Err(io(path)(e));
+        }
+        self.len += line.len() as u64;
+        self.header = false;
+        Ok(())
+    }
+
+    /// Syncs the file to stable storage.
+    pub(super) fn sync(&self, path: &Path) -> Result<(), StoreError> {
+        self.file.sync_data().map_err(io(path))
+    }
+}
+
 /// Why the record of `row`'s game does not back the row, if it does not:
 /// missing, without its `end` line, or with another result.
 pub(super) fn record_problem(at: &RecordAt, row: &GameRow) -> Option<String> {
