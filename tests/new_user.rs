@@ -305,7 +305,7 @@ fn messages_say_what_was_given_and_what_to_do() {
 }
 
 /// A match decided by its SPRT is "decided" in `arena status`, with the
-/// verdict, LLR and bounds and no resume hint; a match with games left is
+/// verdict, LLR and bounds and no resume hint, and in its report; a match with games left is
 /// resumed by its own `arena match` command, not `arena run FILE`.
 #[test]
 fn status_tells_a_decided_match_and_how_to_resume_one() {
@@ -338,6 +338,21 @@ fn status_tells_a_decided_match_and_how_to_resume_one() {
         "{said}"
     );
     assert!(!said.contains("resume it"), "{said}");
+    // The report says the same: the verdict, and no "N games of 100000".
+    let out = arena(&base).args(["report", "m"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let page = std::fs::read_to_string(base.join("m/report/index.html")).unwrap();
+    assert!(page.contains("its SPRT decided"), "{page}");
+    assert!(
+        page.contains("accepted after") && page.contains("LLR") && page.contains("bounds"),
+        "the report shows no verdict"
+    );
+    let sub = page.split(r#"<p class="sub">"#).nth(1).unwrap_or_default();
+    let sub = sub.split("</p>").next().unwrap_or_default();
+    assert!(
+        !sub.contains(" games of "),
+        "the report shows a decided match as unfinished: {sub}"
+    );
 
     let random = env!("CARGO_BIN_EXE_random-bot");
     let out = arena(&base)

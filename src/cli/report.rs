@@ -93,6 +93,15 @@ fn league_info(folders: &[PathBuf], league: &Path) -> (String, Option<usize>) {
     (name, total)
 }
 
+/// The verdict of the SPRT of the league in `dir`, if its league.json
+/// names one.
+fn sprt_of(dir: &Path) -> anyhow::Result<Option<super::status::Verdict>> {
+    match read_meta(dir).filter(|m| m.shard.is_none()) {
+        Some(meta) => super::status::sprt_verdict(dir, &meta),
+        None => Ok(None),
+    }
+}
+
 fn sources(folders: &[PathBuf]) -> Vec<Source> {
     folders
         .iter()
@@ -111,10 +120,13 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let (folders, league) = resolve(&args.results)?;
     let out = args.out.clone().unwrap_or_else(|| league.join("report"));
     let (title, scheduled) = league_info(&folders, &league);
+    let sprt = sprt_of(&league)?;
     let opts = Options {
         title,
         live: false,
         scheduled,
+        sprt: sprt.as_ref().map(|v| v.line.clone()),
+        decided: sprt.as_ref().is_some_and(|v| v.decided),
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let w = write_report(&sources(&folders), &out, &opts)
@@ -230,11 +242,14 @@ impl Live {
 
 fn write(dir: &Path, title: &str, total: Option<usize>, live: bool) -> anyhow::Result<PathBuf> {
     let out = dir.join("report");
+    let sprt = sprt_of(dir)?;
     // One thread: the league's games need the CPUs more.
     let opts = Options {
         title: title.to_string(),
         live,
         scheduled: total,
+        sprt: sprt.as_ref().map(|v| v.line.clone()),
+        decided: sprt.as_ref().is_some_and(|v| v.decided),
         threads: 1,
     };
     let w = write_report(&sources(&[dir.to_path_buf()]), &out, &opts)

@@ -112,15 +112,15 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// An SPRT's verdict on a league's games, as `arena status` says it.
-struct Verdict {
-    decided: bool,
-    line: String,
+pub(super) struct Verdict {
+    pub decided: bool,
+    pub line: String,
 }
 
 /// The verdict of the SPRT that `meta` (the league.json in `dir`) names,
 /// over the folder's games.csv in the order the games finished (where a
 /// run stops); `None` for a league without one.
-fn sprt_verdict(
+pub(super) fn sprt_verdict(
     dir: &std::path::Path,
     meta: &crate::league::folder::LeagueMeta,
 ) -> anyhow::Result<Option<Verdict>> {

@@ -86,6 +86,11 @@ pub struct Options {
     pub live: bool,
     /// Games the schedule holds, when known (shown as `done of total`).
     pub scheduled: Option<usize>,
+    /// The verdict of the league's SPRT, if it has one, as `arena status`
+    /// words it.
+    pub sprt: Option<String>,
+    /// That SPRT decided: the league ended there, not at `scheduled`.
+    pub decided: bool,
     /// Threads that build the viewer data (0 counts as 1).
     pub threads: usize,
 }
