@@ -638,9 +638,8 @@ pub fn standings_table(st: &Standings) -> String {
     s
 }
 
-/// Per bot, the games won (the best score alone), drawn (the best score
-/// shared) and lost, and its forfeits by reason: what `league_summary`
-/// shows besides the ratings, counted one row at a time.
+/// Per bot, its forfeits by reason: what `league_summary` shows besides
+/// the ratings, counted one row at a time.
 #[derive(Default)]
 pub struct Finishes {
     per_bot: HashMap<String, Finish>,
@@ -648,35 +647,20 @@ pub struct Finishes {
 
 #[derive(Default)]
 struct Finish {
-    w: u32,
-    d: u32,
-    l: u32,
     forfeits: BTreeMap<String, u32>,
 }
 
 impl Finishes {
     /// Counts one game.
     pub fn add(&mut self, r: &GameRow) {
-        let seats = r.seats();
-        let scores = r.scores();
-        let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let at_best = scores.iter().filter(|&&s| s == best).count();
-        for (i, (bot, s)) in seats.iter().zip(&scores).enumerate() {
-            if !self.per_bot.contains_key(*bot) {
-                self.per_bot.insert(bot.to_string(), Finish::default());
-            }
-            let Some(t) = self.per_bot.get_mut(*bot) else {
-                continue;
-            };
-            match (*s == best, at_best) {
-                (true, 1) => t.w += 1,
-                (true, _) => t.d += 1,
-                _ => t.l += 1,
-            }
-            if r.offender == Some(i as u8) {
-                *t.forfeits.entry(r.reason.clone()).or_default() += 1;
-            }
-        }
+        let Some(offender) = r.offender else {
+            return;
+        };
+        let Some(bot) = r.seats().get(offender as usize).map(|b| b.to_string()) else {
+            return;
+        };
+        let t = self.per_bot.entry(bot).or_default();
+        *t.forfeits.entry(r.reason.clone()).or_default() += 1;
     }
 }
 
@@ -696,7 +680,7 @@ pub fn league_summary(report: &Report, finishes: &Finishes) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Standings ({}; {:.0}% intervals; W-D-L by game: a win is the best score alone)",
+        "Standings ({}; {:.0}% intervals; W-D-L pairwise: one result per opponent per game)",
         st.anchor,
         CONFIDENCE * 100.0
     );
@@ -709,7 +693,8 @@ pub fn league_summary(report: &Report, finishes: &Finishes) -> String {
     for r in &st.ratings {
         let (rk, elo, pm) = rank_cells(r, &mut rank);
         let t = tally.get(r.bot.as_str());
-        let wdl = t.map_or("-".into(), |t| format!("{}-{}-{}", t.w, t.d, t.l));
+        let c = &r.count;
+        let wdl = format!("{}-{}-{}", c.wins, c.draws, c.losses);
         let forfeits = t
             .filter(|t| !t.forfeits.is_empty())
             .map_or("-".into(), |t| {
@@ -1025,6 +1010,40 @@ mod tests {
         assert!(text.contains("Elo by variant"), "{text}");
         assert_eq!(text.matches("note (").count(), 1, "{text}");
         assert!(!text.contains(" -0 "), "{text}");
+    }
+
+    /// One meaning of W-D-L, the report's: a 3-player game is one result
+    /// against each opponent (the winner's two wins; the two others lose to
+    /// it and draw with each other), as the draw % beside it counts.
+    #[test]
+    fn the_league_summary_counts_w_d_l_pairwise() {
+        let three = |id: &str, seats: [&str; 3]| GameRow {
+            game_id: id.into(),
+            variant: "tricala".into(),
+            players: 3,
+            group: id.into(),
+            seat0: seats[0].into(),
+            seat1: seats[1].into(),
+            seat2: seats[2].into(),
+            score0: 1.0,
+            score1: 0.25,
+            score2: Some(0.25),
+            reason: "normal".into(),
+            ..GameRow::default()
+        };
+        let rows = vec![three("1", ["x", "y", "z"]), three("2", ["y", "z", "x"])];
+        let report = rate(&rows, &RateOptions::default()).unwrap();
+        let text = league_summary(&report, &Finishes::default());
+        let line = |bot: &str| {
+            text.lines()
+                .find(|l| l.split_whitespace().nth(1) == Some(bot))
+                .unwrap_or_else(|| panic!("no {bot}: {text}"))
+                .to_string()
+        };
+        assert!(text.contains("W-D-L pairwise"), "{text}");
+        assert!(line("x").contains(" 2-1-1 "), "{text}");
+        assert!(line("y").contains(" 2-1-1 "), "{text}");
+        assert!(line("z").contains(" 0-2-2 "), "{text}");
     }
 
     /// Each cell is the row bot's score against the column bot, the two
