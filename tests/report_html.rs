@@ -383,10 +383,10 @@ fn forfeits_are_listed_with_their_detail_and_link_to_their_game() {
     );
 }
 
-/// The viewer at `#game=ID&step=end` draws the record's final state, and
-/// half way the position the engine gives for the same moves (`arena
-/// state`): every number drawn (data-k names its path in the state)
-/// equals theirs.
+/// The viewer at `#game=ID&step=end` (the old name of `&decision=`) draws
+/// the record's final state, and half way (`&decision=K`) the position the
+/// engine gives for the same moves (`arena state`): every number drawn
+/// (data-k names its path in the state) equals theirs.
 #[test]
 fn the_viewer_shows_a_game_of_each_kind_half_way_and_at_its_end() {
     let l = league();
@@ -441,7 +441,7 @@ fn the_viewer_shows_a_game_of_each_kind_half_way_and_at_its_end() {
             String::from_utf8_lossy(&out.stderr)
         );
         let want: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let dom = open_clean(&dir, &format!("#game={}&step={k}", row.game_id));
+        let dom = open_clean(&dir, &format!("#game={}&decision={k}", row.game_id));
         assert!(
             dom.contains(&format!("decision {k} of {decisions}")),
             "{}: not at step {k}",

@@ -190,7 +190,9 @@
     const r = parseHash();
     if (r.view === "game" && r.args.game) {
       show(gameView);
-      openGame(r.args.game, r.args.step);
+      // `&decision=N` (the viewer's own "decision N of M"); `&step=N`,
+      // its name before, still opens the same place.
+      openGame(r.args.game, r.args.decision !== undefined ? r.args.decision : r.args.step);
     } else if (r.view === "games") {
       show(gamesView);
       gameList(r.args);
@@ -487,7 +489,7 @@
       who === null ? "game over" : "to decide: " + (names[who] || "seat " + who) + " (" + v("decision") + ")",
       step > 0 ? " · last: " + this.decisions[step - 1][1] : ""
     );
-    const here = "#game=" + frag(this.id) + "&step=" + (step === this.n ? "end" : step);
+    const here = "#game=" + frag(this.id) + "&decision=" + (step === this.n ? "end" : step);
     if (location.hash !== here) history.replaceState(null, "", here);
   };
 
