@@ -417,6 +417,7 @@ fn the_viewer_shows_a_game_of_each_kind_half_way_and_at_its_end() {
             row.game_id
         );
         check_drawn(&dom, state, row, "the record's final state");
+        board_labels(&dom, row);
 
         // Half way: the position `arena state` gives after the same moves.
         let header: Value = serde_json::from_str(record.lines().next().unwrap()).unwrap();
@@ -455,6 +456,67 @@ fn the_viewer_shows_a_game_of_each_kind_half_way_and_at_its_end() {
         );
     }
     assert_eq!(labels.len(), 6, "{labels:?}");
+}
+
+/// The labels around a board say whose is what, without running into each
+/// other: F.I.L.O's two sides on lines of their own with their bots,
+/// Kisolo's rows by ring and bot, Diffusion's North and South bots and
+/// whose large pit is West and East.
+fn board_labels(dom: &str, row: &GameRow) {
+    let texts: Vec<String> = dom
+        .split("<text ")
+        .skip(1)
+        .map(|t| {
+            let inner = t.split_once('>').map_or("", |(_, r)| r);
+            let inner = inner.split("</text>").next().unwrap_or_default();
+            // The tspans' own tags out: the text as shown.
+            let mut shown = String::new();
+            let mut in_tag = false;
+            for c in inner.chars() {
+                match c {
+                    '<' => in_tag = true,
+                    '>' => in_tag = false,
+                    c if !in_tag => shown.push(c),
+                    _ => {}
+                }
+            }
+            let y = t.split("y=\"").nth(1).and_then(|r| r.split('"').next());
+            format!("{}|{shown}", y.unwrap_or_default())
+        })
+        .collect();
+    let has = |want: &str| texts.iter().any(|t| t.contains(want));
+    let (a, b) = (&row.seat0, &row.seat1);
+    match row.variant.as_str() {
+        "filo" => {
+            let white = texts
+                .iter()
+                .find(|t| t.contains(&format!("white ({a}): reserve")));
+            let black = texts
+                .iter()
+                .find(|t| t.contains(&format!("black ({b}): reserve")));
+            let y = |t: Option<&String>| t.and_then(|t| t.split('|').next().map(str::to_string));
+            assert!(white.is_some() && black.is_some(), "{texts:?}");
+            assert_ne!(
+                y(white),
+                y(black),
+                "F.I.L.O's sides share a line: {texts:?}"
+            );
+        }
+        "kisolo" => {
+            for (ring, bot) in [("outer", a), ("inner", a), ("outer", b), ("inner", b)] {
+                let short: String = bot.chars().take(13).collect();
+                assert!(has(&format!("{ring}: {short}")), "{ring} {bot}: {texts:?}");
+            }
+        }
+        "diffusion" => {
+            assert!(
+                has(&format!("North: {b}")) && has(&format!("South: {a}")),
+                "{texts:?}"
+            );
+            assert!(has("North's") && has("South's"), "{texts:?}");
+        }
+        _ => {}
+    }
 }
 
 /// The viewer's keys (End, arrows, Home), slider and buttons step through

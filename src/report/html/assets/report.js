@@ -527,31 +527,39 @@
 
   const BOARDS = {};
 
+  // The bot in `seat` (its name, cut to `max` characters), or "seat N".
+  function seatName(g, seat, max) {
+    const n = g && g.names && g.names[seat] ? g.names[seat] : "seat " + seat;
+    return max && n.length > max ? n.slice(0, max - 1) + "…" : n;
+  }
+
   // F.I.L.O: squares A..H left to right, stacks bottom to top.
-  BOARDS.filo = function (v) {
+  BOARDS.filo = function (v, g) {
     const letters = "ABCDEFGH".split("");
     const W = 60;
     const kids = [];
     letters.forEach((L, i) => {
       const x = 20 + i * W;
       const stack = v("squares." + L) || [];
-      kids.push(s("g", tag(v, "squares." + L), s("rect", { x: x, y: 40, width: W - 6, height: 120, class: "sq" }), stack.map((c, j) => stone(x + (W - 6) / 2, 145 - j * 26, c, 12))));
-      kids.push(label(x + (W - 6) / 2, 180, L));
+      kids.push(s("g", tag(v, "squares." + L), s("rect", { x: x, y: 50, width: W - 6, height: 120, class: "sq" }), stack.map((c, j) => stone(x + (W - 6) / 2, 155 - j * 26, c, 12))));
+      kids.push(label(x + (W - 6) / 2, 190, L));
     });
-    const side = (who, x, anchor) =>
+    // One line each (White's above Black's): side by side, long texts ran
+    // into each other.
+    const side = (who, seat, y) =>
       s(
         "text",
-        { x: x, y: 22, class: "lbl", "text-anchor": anchor },
-        who + ": reserve ",
+        { x: 20, y: y, class: "lbl", "text-anchor": "start" },
+        who + " (" + seatName(g, seat, 24) + "): reserve ",
         s("tspan", tag(v, "reserve." + who), String(v("reserve." + who))),
         ", exited ",
         s("tspan", tag(v, "exited." + who), String(v("exited." + who))),
         ", pieces ",
         s("tspan", tag(v, "pieces." + who), String(v("pieces." + who)))
       );
-    kids.push(side("white", 20, "start"), side("black", 494, "end"));
-    kids.push(label(20, 200, "White → (enters at A)", "lbl small", "start"), label(494, 200, "← Black (enters at H)", "lbl small", "end"));
-    return svg(514, 210, kids);
+    kids.push(side("white", 0, 18), side("black", 1, 38));
+    kids.push(label(20, 210, "White → (enters at A)", "lbl small", "start"), label(494, 210, "← Black (enters at H)", "lbl small", "end"));
+    return svg(514, 220, kids);
   };
 
   // Tricala: the triangle of 21 pits, stones W, B (and R) by count.
@@ -633,22 +641,24 @@
     rows.forEach((row, r) => {
       const [ring, seat, reversed] = row;
       const y = 40 + r * 56 + (r >= 2 ? 14 : 0);
-      kids.push(label(10, y + 5, (g.names && g.names[seat] ? g.names[seat] : "seat " + seat) + " " + (ring === "outer" ? "o" : "i"), "lbl small", "start"));
+      // The ring first: a long name ran under the first hole and hid it.
+      kids.push(label(10, y + 5, ring + ": " + seatName(g, seat, 14), "lbl small", "start"));
       for (let c = 0; c < C; c++) {
         const k = reversed ? C - 1 - c : c;
-        const x = 130 + c * 56;
+        const x = 170 + c * 56;
         const path = ring + "." + seat + "." + k;
         kids.push(s("circle", { cx: x, cy: y, r: 22, class: "pit" + (ring === "inner" ? " inner" : "") }));
         kids.push(num(x, y + 6, v, path));
         kids.push(label(x, y + (r < 2 ? -25 : 34), (ring === "outer" ? "o" : "i") + (k + 1), "lbl tiny"));
       }
     });
-    kids.push(s("line", { x1: 100, x2: 130 + C * 56, y1: 139, y2: 139, class: "divider" }));
-    return svg(150 + C * 56, 270, kids);
+    kids.push(s("line", { x1: 140, x2: 170 + C * 56, y1: 139, y2: 139, class: "divider" }));
+    return svg(190 + C * 56, 270, kids);
   };
 
   // Diffusion: F E D C B A above, G .. L below, the West and East pits.
-  BOARDS.diffusion = function (v) {
+  // South is seat 0; a mover's large pit is East for South, West for North.
+  BOARDS.diffusion = function (v, g) {
     const kids = [];
     const top = "FEDCBA".split("");
     const bottom = "GHIJKL".split("");
@@ -657,10 +667,10 @@
     const pit = (L, x, y) => [s("circle", { cx: x, cy: y, r: 26, class: "pit" }), num(x, y + 7, v, "pits." + L), label(x, y + (y < 90 ? -30 : 42), L, "lbl tiny")];
     top.forEach((L, i) => kids.push(pit(L, 114 + i * 68, 60)));
     bottom.forEach((L, i) => kids.push(pit(L, 114 + i * 68, 130)));
-    kids.push(s("rect", { x: 16, y: 30, width: 54, height: 130, rx: 26, class: "pit" }), num(43, 102, v, "west"), label(43, 180, "West", "lbl small"));
-    kids.push(s("rect", { x: 498, y: 30, width: 54, height: 130, rx: 26, class: "pit" }), num(525, 102, v, "east"), label(525, 180, "East", "lbl small"));
+    kids.push(s("rect", { x: 16, y: 30, width: 54, height: 130, rx: 26, class: "pit" }), num(43, 102, v, "west"), label(43, 180, "West", "lbl small"), label(43, 194, "North's", "lbl tiny"));
+    kids.push(s("rect", { x: 498, y: 30, width: 54, height: 130, rx: 26, class: "pit" }), num(525, 102, v, "east"), label(525, 180, "East", "lbl small"), label(525, 194, "South's", "lbl tiny"));
     kids.push(label(182, 186, "block A (South's)", "lbl tiny"), label(386, 186, "block B (North's)", "lbl tiny"));
-    kids.push(label(284, 14, "North", "lbl small"), label(284, 208, "South", "lbl small"));
+    kids.push(label(284, 14, "North: " + seatName(g, 1, 30), "lbl small"), label(284, 208, "South: " + seatName(g, 0, 30), "lbl small"));
     return svg(568, 216, kids);
   };
 
