@@ -37,5 +37,5 @@ for label in filo tricala tricala-3p hackaback kisolo diffusion; do
         }' "$out/demo/games.csv")
     # The record's decision lines: those without a `type` (record format 2).
     decisions=$(target/release/arena show "$out/demo" "$id" --json | grep -vc '"type":')
-    shot "#game=$id&step=$((decisions / 2))" "viewer-$label.png" 1200 900
+    shot "#game=$id&decision=$((decisions / 2))" "viewer-$label.png" 1200 900
 done
