@@ -304,9 +304,10 @@ fn messages_say_what_was_given_and_what_to_do() {
     assert!(said.contains("(no author in its hello)"), "{said}");
 }
 
-/// A match decided by its SPRT is "decided" in `arena status`, with the
-/// verdict, LLR and bounds and no resume hint, and in its report; a match with games left is
-/// resumed by its own `arena match` command, not `arena run FILE`.
+/// A match decided by its SPRT is "decided" in `arena status` and in its
+/// report, with the verdict, LLR and bounds and no resume hint; a match
+/// with games left is resumed by its own `arena match` command, not
+/// `arena run FILE`.
 #[test]
 fn status_tells_a_decided_match_and_how_to_resume_one() {
     let dir = tempfile::tempdir().unwrap();

@@ -94,12 +94,13 @@ fn league_info(folders: &[PathBuf], league: &Path) -> (String, Option<usize>) {
 }
 
 /// The verdict of the SPRT of the league in `dir`, if its league.json
-/// names one.
-fn sprt_of(dir: &Path) -> anyhow::Result<Option<super::status::Verdict>> {
-    match read_meta(dir).filter(|m| m.shard.is_none()) {
-        Some(meta) => super::status::sprt_verdict(dir, &meta),
-        None => Ok(None),
-    }
+/// names one, and whether it decided (the report's `sprt` and `decided`).
+fn sprt_of(dir: &Path) -> anyhow::Result<(Option<String>, bool)> {
+    let verdict = match read_meta(dir).filter(|m| m.shard.is_none()) {
+        Some(meta) => super::status::sprt_verdict(dir, &meta)?,
+        None => None,
+    };
+    Ok(verdict.map_or((None, false), |v| (Some(v.line), v.decided)))
 }
 
 fn sources(folders: &[PathBuf]) -> Vec<Source> {
@@ -120,13 +121,13 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let (folders, league) = resolve(&args.results)?;
     let out = args.out.clone().unwrap_or_else(|| league.join("report"));
     let (title, scheduled) = league_info(&folders, &league);
-    let sprt = sprt_of(&league)?;
+    let (sprt, decided) = sprt_of(&league)?;
     let opts = Options {
         title,
         live: false,
         scheduled,
-        sprt: sprt.as_ref().map(|v| v.line.clone()),
-        decided: sprt.as_ref().is_some_and(|v| v.decided),
+        sprt,
+        decided,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let w = write_report(&sources(&folders), &out, &opts)
@@ -242,14 +243,14 @@ impl Live {
 
 fn write(dir: &Path, title: &str, total: Option<usize>, live: bool) -> anyhow::Result<PathBuf> {
     let out = dir.join("report");
-    let sprt = sprt_of(dir)?;
+    let (sprt, decided) = sprt_of(dir)?;
     // One thread: the league's games need the CPUs more.
     let opts = Options {
         title: title.to_string(),
         live,
         scheduled: total,
-        sprt: sprt.as_ref().map(|v| v.line.clone()),
-        decided: sprt.as_ref().is_some_and(|v| v.decided),
+        sprt,
+        decided,
         threads: 1,
     };
     let w = write_report(&sources(&[dir.to_path_buf()]), &out, &opts)

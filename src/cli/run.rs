@@ -361,7 +361,6 @@ impl SprtRun {
 fn rate_folder(dir: &std::path::Path, games_csv: &std::path::Path) -> anyhow::Result<usize> {
     let opts = Default::default();
     let mut tally = crate::ratings::Tally::new(&opts);
-    let mut finishes = crate::report::tables::Finishes::default();
     let mut rows = crate::results::csvio::RowReader::open(games_csv)
         .with_context(|| format!("reading back {}", games_csv.display()))?;
     let mut games = 0usize;
@@ -370,7 +369,6 @@ fn rate_folder(dir: &std::path::Path, games_csv: &std::path::Path) -> anyhow::Re
         .with_context(|| format!("reading back {}", games_csv.display()))?
     {
         tally.add(row);
-        finishes.add(row);
         games += 1;
     }
     let rated = tally
@@ -378,10 +376,7 @@ fn rate_folder(dir: &std::path::Path, games_csv: &std::path::Path) -> anyhow::Re
         .with_context(|| format!("rating {}", games_csv.display()))?;
     let tables = crate::report::tables::write_files(crate::report::tables::tables_of(rated), dir)
         .with_context(|| format!("writing rating tables in {}", dir.display()))?;
-    outln!(
-        "{}",
-        crate::report::tables::league_summary(&tables.report, &finishes)
-    );
+    outln!("{}", crate::report::tables::league_summary(&tables.report));
     Ok(games)
 }
 

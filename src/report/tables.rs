@@ -638,37 +638,10 @@ pub fn standings_table(st: &Standings) -> String {
     s
 }
 
-/// Per bot, its forfeits by reason: what `league_summary` shows besides
-/// the ratings, counted one row at a time.
-#[derive(Default)]
-pub struct Finishes {
-    per_bot: HashMap<String, Finish>,
-}
-
-#[derive(Default)]
-struct Finish {
-    forfeits: BTreeMap<String, u32>,
-}
-
-impl Finishes {
-    /// Counts one game.
-    pub fn add(&mut self, r: &GameRow) {
-        let Some(offender) = r.offender else {
-            return;
-        };
-        let Some(bot) = r.seats().get(offender as usize).map(|b| b.to_string()) else {
-            return;
-        };
-        let t = self.per_bot.entry(bot).or_default();
-        *t.forfeits.entry(r.reason.clone()).or_default() += 1;
-    }
-}
-
 /// The end of a league on one screen: one table (Elo and interval, games,
 /// W-D-L, score, draws, forfeits by reason), each bot's Elo per variant,
 /// and every note once.
-pub fn league_summary(report: &Report, finishes: &Finishes) -> String {
-    let tally = &finishes.per_bot;
+pub fn league_summary(report: &Report) -> String {
     let st = &report.overall;
     let width = st
         .ratings
@@ -692,18 +665,17 @@ pub fn league_summary(report: &Report, finishes: &Finishes) -> String {
     let mut rank = 0;
     for r in &st.ratings {
         let (rk, elo, pm) = rank_cells(r, &mut rank);
-        let t = tally.get(r.bot.as_str());
         let c = &r.count;
         let wdl = format!("{}-{}-{}", c.wins, c.draws, c.losses);
-        let forfeits = t
-            .filter(|t| !t.forfeits.is_empty())
-            .map_or("-".into(), |t| {
-                t.forfeits
-                    .iter()
-                    .map(|(k, n)| format!("{k} {n}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            });
+        let forfeits = match c.forfeit_reasons.is_empty() {
+            true => "-".to_string(),
+            false => c
+                .forfeit_reasons
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
         let _ = writeln!(
             s,
             "{rk:>4}  {:<width$}  {elo:>8}  {pm:>7}  {:>6}  {wdl:>11}  {:>6.1}  {:>6.1}  {forfeits}",
@@ -990,9 +962,7 @@ mod tests {
         kisolo.offender = Some(1);
         rows.push(kisolo);
         let report = rate(&rows, &RateOptions::default()).unwrap();
-        let mut finishes = Finishes::default();
-        rows.iter().for_each(|r| finishes.add(r));
-        let text = league_summary(&report, &finishes);
+        let text = league_summary(&report);
         let line = |bot: &str| {
             text.lines()
                 .find(|l| l.split_whitespace().nth(1) == Some(bot))
@@ -1033,7 +1003,7 @@ mod tests {
         };
         let rows = vec![three("1", ["x", "y", "z"]), three("2", ["y", "z", "x"])];
         let report = rate(&rows, &RateOptions::default()).unwrap();
-        let text = league_summary(&report, &Finishes::default());
+        let text = league_summary(&report);
         let line = |bot: &str| {
             text.lines()
                 .find(|l| l.split_whitespace().nth(1) == Some(bot))
@@ -1086,9 +1056,7 @@ mod tests {
         let text = crosstable_csv(&report).unwrap();
         ratings_csv(&report).unwrap();
         pairs_csv(&report).unwrap();
-        let mut finishes = Finishes::default();
-        rows.iter().for_each(|r| finishes.add(r));
-        league_summary(&report, &finishes);
+        league_summary(&report);
         // 1 header + 300 rows for `all` and for `filo`.
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 1 + 2 * n);

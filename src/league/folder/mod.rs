@@ -381,8 +381,7 @@ impl ResultsDir {
         row.record_file = file;
         row.record_offset = Some(offset);
         row.record_length = Some(length);
-        let path = self.layout.games_csv();
-        self.csv.append(row, &path)?;
+        self.csv.append(row)?;
         self.done.insert(index);
         Ok(at)
     }
@@ -393,7 +392,7 @@ impl ResultsDir {
         if let Some(log) = &self.log {
             log.sync()?;
         }
-        self.csv.sync(&self.layout.games_csv())
+        self.csv.sync()
     }
 
     /// Every row written so far, read back from the file.
@@ -719,12 +718,11 @@ mod tests {
         s.commit(&frame(&forged), &mut forged, 0).unwrap();
         // g4: a row of an older version whose record file is gone; g6: a
         // row pointing past the end of the log.
-        let csv = s.layout.games_csv();
-        s.csv.append(&row("g4"), &csv).unwrap();
+        s.csv.append(&row("g4")).unwrap();
         let mut past = row("g6");
         (past.record_file, past.record_offset, past.record_length) =
             ("records-0000.jsonl.zst".into(), Some(1 << 20), Some(10));
-        s.csv.append(&past, &csv).unwrap();
+        s.csv.append(&past).unwrap();
         // g5 last, its record says another result.
         let mut other_result = row("g5");
         let rec = frame(&other_result);
@@ -821,7 +819,7 @@ mod tests {
                 Some(rec.len() as u64),
             );
             text.extend_from_slice(&rec);
-            s.csv.append(&r, &s.layout.games_csv()).unwrap();
+            s.csv.append(&r).unwrap();
         }
         text.extend_from_slice(b"{\"type\":\"game\",\"game_id\":\"g3\"");
         std::fs::write(&plain, &text).unwrap();

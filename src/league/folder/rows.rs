@@ -6,7 +6,7 @@ use crate::results::records::RecordAt;
 use crate::results::{csvio, GameRow};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What the schedule says a game is: its variant and its bots by seat.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,6 +59,7 @@ pub(super) fn append_to(path: &Path, header: bool) -> Result<csv::Writer<File>, 
 /// otherwise stay at the end, and one torn inside its last field (a record
 /// length cut to its first digit) still parses.
 pub(super) struct RowAppender {
+    path: PathBuf,
     file: File,
     /// The file's length: where the next row starts.
     len: u64,
@@ -76,11 +77,17 @@ impl RowAppender {
             .open(path)
             .map_err(io(path))?;
         let len = file.metadata().map_err(io(path))?.len();
-        Ok(RowAppender { file, len, header })
+        Ok(RowAppender {
+            path: path.to_path_buf(),
+            file,
+            len,
+            header,
+        })
     }
 
-    /// Appends `row`'s line to the file at `path` (the file opened).
-    pub(super) fn append(&mut self, row: &GameRow, path: &Path) -> Result<(), StoreError> {
+    /// Appends `row`'s line.
+    pub(super) fn append(&mut self, row: &GameRow) -> Result<(), StoreError> {
+        let path = &self.path;
         let mut line = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(Vec::with_capacity(256));
@@ -105,8 +112,8 @@ impl RowAppender {
     }
 
     /// Syncs the file to stable storage.
-    pub(super) fn sync(&self, path: &Path) -> Result<(), StoreError> {
-        self.file.sync_data().map_err(io(path))
+    pub(super) fn sync(&self) -> Result<(), StoreError> {
+        self.file.sync_data().map_err(io(&self.path))
     }
 }
 
