@@ -153,3 +153,114 @@ elo1 = 5
         "{out}"
     );
 }
+
+/// What a cutechess or fastchess user reaches for (issue 32, item 12): the
+/// head-to-head line at each rating interval and at the end, counted from
+/// the games themselves; the clock flags of `arena run`; PGN written as the
+/// match plays, which a resume carries on with every game in it.
+#[test]
+fn a_match_prints_its_head_to_head_line_writes_pgn_as_it_plays_and_takes_a_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("m.pgn");
+    let args = |games: &str| {
+        [
+            "match",
+            GREEDY,
+            RANDOM,
+            "--variants",
+            "kisolo,filo",
+            "--games",
+            games,
+            "-j",
+            "2",
+            "--rating-interval",
+            "4",
+            "--base-ms",
+            "60000",
+            "--increment-ms",
+            "250",
+            "--pgn",
+            "m.pgn",
+            "--no-report",
+        ]
+        .map(String::from)
+    };
+    let o = arena(dir.path(), &args("8").each_ref().map(String::as_str));
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    let folder = dir.path().join("results/match-greedy-bot-vs-random-bot");
+    let rows = csvio::read_rows(&folder.join("games.csv")).unwrap();
+    assert_eq!(rows.len(), 8, "{out}");
+    // The line's W-D-L is greedy's, from the rows.
+    let (mut w, mut d, mut l) = (0, 0, 0);
+    for r in &rows {
+        let s = if r.seat0 == "greedy-bot" {
+            r.score0
+        } else {
+            r.score1
+        };
+        match s {
+            1.0 => w += 1,
+            0.5 => d += 1,
+            _ => l += 1,
+        }
+    }
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let line = "greedy-bot vs random-bot: 8 games, score ";
+    let end = stdout
+        .lines()
+        .find(|x| x.starts_with(line))
+        .unwrap_or_else(|| panic!("no head-to-head line on stdout: {out}"));
+    assert!(end.contains(&format!("W-D-L {w}-{d}-{l}, ")), "{end}");
+    for part in ["draws ", "Elo ", "LOS ", "pairs LL-LD-(WL+DD)-WD-WW "] {
+        assert!(end.contains(part), "{end}");
+    }
+    // 4 seat-swap pairs, counted in the pentanomial.
+    let penta: u64 = end
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .split('-')
+        .map(|c| c.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(penta, 4, "{end}");
+    // At each interval too (on stderr, with the standings).
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("greedy-bot vs random-bot: 4 games, score "),
+        "{stderr}"
+    );
+    // The clock reached the league (and so the games and their resume).
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("league.json")).unwrap())
+            .unwrap();
+    let clock = &meta["played_under"]["time_control"];
+    assert_eq!(
+        (clock["base_ms"].as_u64(), clock["increment_ms"].as_u64()),
+        (Some(60000), Some(250)),
+        "{meta}"
+    );
+    // PGN: every game, as the rows say.
+    let text_pgn = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(text_pgn.matches("[Result ").count(), 8, "{text_pgn}");
+    for r in &rows {
+        assert!(
+            text_pgn.contains(&format!("[Round \"{}\"]", r.game_id)),
+            "{} missing: {text_pgn}",
+            r.game_id
+        );
+    }
+
+    // Run again (as a resume does): nothing left to play, and the PGN,
+    // written afresh, holds the games of the earlier run.
+    std::fs::write(&pgn, "stale").unwrap();
+    let o = arena(dir.path(), &args("8").each_ref().map(String::as_str));
+    assert!(o.status.success(), "{}", text(&o));
+    let again = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(again, text_pgn);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains(end),
+        "{}",
+        text(&o)
+    );
+}

@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
 
 /// What the console shows.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Show {
     /// The progress bar (a terminal); else one line per finished game.
     pub bar: bool,
@@ -18,6 +18,10 @@ pub struct Show {
     pub quiet: bool,
     /// The standings every N finished games.
     pub rating_interval: Option<u64>,
+    /// Shown with the standings: the head-to-head line of each of these
+    /// pairs (bot A, bot B) (a match's two bots, a gauntlet's bot against
+    /// each opponent).
+    pub head_to_head: Vec<(String, String)>,
 }
 
 /// Messages and a progress bar (or progress lines) for one `arena run`.
@@ -96,10 +100,14 @@ impl Console {
         if let Some(n) = self.show.rating_interval {
             self.rows.push(row.clone());
             if (self.rows.len() as u64).is_multiple_of(n) {
-                let text = match crate::ratings::rate(&self.rows, &Default::default()) {
+                let mut text = match crate::ratings::rate(&self.rows, &Default::default()) {
                     Ok(r) => crate::report::tables::standings_table(&r.overall),
                     Err(e) => format!("(no standings yet: {e})"),
                 };
+                for line in head_to_head_lines(&self.rows, &self.show.head_to_head) {
+                    text.push('\n');
+                    text.push_str(&line);
+                }
                 self.say(&format!(
                     "standings after {} games of this run ({}/{} in all):\n{text}",
                     self.rows.len(),
@@ -194,6 +202,15 @@ impl Console {
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }
+}
+
+/// The head-to-head line of each pair in `rows` (`report::sprt`).
+pub(super) fn head_to_head_lines(rows: &[GameRow], pairs: &[(String, String)]) -> Vec<String> {
+    pairs
+        .iter()
+        .filter_map(|(a, b)| crate::ratings::sprt::head_to_head(rows, a, b).ok())
+        .map(|h| crate::report::sprt::head_to_head_line(&h))
+        .collect()
 }
 
 /// The bar's rate of games: whole games a second, one decimal below 10

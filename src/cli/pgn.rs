@@ -115,3 +115,109 @@ fn export(args: &PgnArgs, sink: Box<dyn Write>, event: &str) -> anyhow::Result<P
         .with_context(|| format!("writing {}", target()))?;
     Ok(pgn)
 }
+
+/// PGN written as a league plays (`arena run|match --pgn FILE`): when the
+/// league starts, the games its results folder already holds (so a resumed
+/// match's file has them all), then each game as it finishes, flushed at
+/// once, so that Ordo or BayesElo can read the file at any time. A write
+/// that fails stops the PGN, not the league (games.csv keeps every game,
+/// and `arena pgn` writes the file again from it).
+pub(super) struct PgnLive {
+    path: PathBuf,
+    event: String,
+    out: Option<PgnWriter<std::io::BufWriter<std::fs::File>>>,
+    /// The results folder, once the league has started.
+    dir: Option<PathBuf>,
+}
+
+impl PgnLive {
+    /// Creates (or empties) `path` before any game, so that a path that
+    /// cannot be written stops the run before it starts.
+    pub fn create(path: &std::path::Path, event: &str) -> anyhow::Result<PgnLive> {
+        let f = std::fs::File::create(path)
+            .with_context(|| format!("--pgn: cannot write {}", path.display()))?;
+        Ok(PgnLive {
+            path: path.to_path_buf(),
+            event: event.to_string(),
+            out: Some(PgnWriter::new(std::io::BufWriter::new(f), event)),
+            dir: None,
+        })
+    }
+
+    pub fn on_event(&mut self, e: &crate::league::runner::Event) {
+        use crate::league::runner::Event;
+        match e {
+            Event::Started { dir, .. } => {
+                self.dir = Some(dir.clone());
+                let csv = crate::league::folder::Layout::new(dir).games_csv();
+                if let Err(e) = self.earlier_games(&csv) {
+                    self.fail(&format!("{e:#}"));
+                }
+            }
+            Event::Finished { row, .. } => {
+                let written = match self.out.as_mut() {
+                    Some(w) => w.add(row).and_then(|()| w.flush()),
+                    None => return,
+                };
+                if let Err(e) = written {
+                    self.fail(&e.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The games already in games.csv, as a resume finds them.
+    fn earlier_games(&mut self, csv: &std::path::Path) -> anyhow::Result<()> {
+        let Some(w) = self.out.as_mut() else {
+            return Ok(());
+        };
+        if !csv.is_file() {
+            return Ok(());
+        }
+        let mut rows = crate::results::csvio::RowReader::open(csv)
+            .with_context(|| format!("reading {}", csv.display()))?;
+        while let Some((_, row)) = rows
+            .next_row()
+            .with_context(|| format!("reading {}", csv.display()))?
+        {
+            w.add(row)
+                .with_context(|| format!("writing {}", self.path.display()))?;
+        }
+        w.flush()
+            .with_context(|| format!("writing {}", self.path.display()))
+    }
+
+    fn fail(&mut self, why: &str) {
+        self.out = None;
+        let csv = self.dir.as_ref().map_or_else(
+            || "the results folder's games.csv".to_string(),
+            |d| {
+                crate::league::folder::Layout::new(d)
+                    .games_csv()
+                    .display()
+                    .to_string()
+            },
+        );
+        errln!(
+            "warning: --pgn {}: {why}; no more games are written to it (the league goes on; `arena pgn {csv} -o {}` writes them all)",
+            self.path.display(),
+            self.path.display()
+        );
+    }
+
+    /// Where the PGN is and how many games it holds (`None` if it failed).
+    pub fn finish(self) -> Option<String> {
+        let (_, pgn) = self.out?.finish();
+        let skipped = match pgn.skipped {
+            0 => String::new(),
+            n => format!("; {n} 3-player games left out"),
+        };
+        Some(format!(
+            "pgn: {} ({} games of {}{skipped})",
+            self.path.display(),
+            pgn.games,
+            self.event
+        ))
+    }
+}

@@ -118,6 +118,10 @@ pub struct RunArgs {
     /// Let the bots think while the others do (the file's `ponder`).
     #[arg(long)]
     pub ponder: bool,
+    /// Write the 2-player games as PGN (for Ordo or BayesElo) to FILE as
+    /// they finish, after those the results folder already holds.
+    #[arg(long, value_name = "FILE")]
+    pub pgn: Option<PathBuf>,
 }
 
 impl RunArgs {
@@ -166,6 +170,7 @@ impl RunArgs {
             report_interval: self.report_interval,
             no_report: self.no_report,
             resume: None,
+            pgn: self.pgn.clone(),
         }
     }
 }
@@ -187,6 +192,8 @@ pub(super) struct How {
     /// The command that resumes this league when it is not `arena run
     /// FILE` (a match's own command line).
     pub resume: Option<String>,
+    /// `--pgn FILE`: the games as PGN, written as they finish.
+    pub pgn: Option<PathBuf>,
 }
 
 /// Games at a time per CPU that `run` accepts without
@@ -234,6 +241,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         bar: std::io::stderr().is_terminal(),
         quiet: how.quiet,
         rating_interval: how.rating_interval,
+        head_to_head: head_to_head_pairs(t),
     };
     let every = match (how.no_report, how.report_interval) {
         (true, _) => None,
@@ -254,11 +262,21 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         }
         None => {
             let mut console = Console::new(&t.name, t.concurrency, show);
+            let mut pgn = match &how.pgn {
+                Some(p) => Some(super::pgn::PgnLive::create(p, &t.name)?),
+                None => None,
+            };
             let summary = runner::run(t, &opts, &mut |e| {
                 console.on_event(e);
                 live.on_event(e);
+                if let Some(p) = pgn.as_mut() {
+                    p.on_event(e);
+                }
             })?;
             console.finish();
+            if let Some(line) = pgn.and_then(super::pgn::PgnLive::finish) {
+                errln!("{line}");
+            }
             Some(summary)
         }
     };
@@ -291,13 +309,33 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
     if let Some(p) = report {
         outln!("report: {}", p.display());
     }
-    if let Some(s) = &sprt {
-        // Two bots: the SPRT's pairs are counted from the rows themselves.
+    let pairs = head_to_head_pairs(t);
+    if sprt.is_some() || !pairs.is_empty() {
+        // Counted from the rows themselves, this run's and earlier ones'.
         let rows = crate::results::csvio::read_rows(&games_csv)
             .with_context(|| format!("reading back {}", games_csv.display()))?;
-        outln!("{}", s.verdict(&rows)?);
+        for line in super::console::head_to_head_lines(&rows, &pairs) {
+            outln!("{line}");
+        }
+        if let Some(s) = &sprt {
+            outln!("{}", s.verdict(&rows)?);
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The pairs a league's head-to-head lines are about: the two bots of a
+/// two-bot league (a match), or a gauntlet's bot against each opponent.
+fn head_to_head_pairs(t: &Tournament) -> Vec<(String, String)> {
+    match (&t.gauntlet, t.bots.as_slice()) {
+        (Some(g), bots) => bots
+            .iter()
+            .filter(|b| &b.name != g)
+            .map(|b| (g.clone(), b.name.clone()))
+            .collect(),
+        (None, [a, b]) => vec![(a.name.clone(), b.name.clone())],
+        (None, _) => Vec::new(),
+    }
 }
 
 /// The SPRT of a league with `[sprt]` or `--sprt`: the first bot (A)
@@ -340,12 +378,12 @@ impl SprtRun {
         let report = sprt::evaluate(rows, &self.a, &self.b, &self.config)?;
         let mut text = crate::report::sprt::sprt_text(&report);
         match self.stop.decided() {
-            Some(d) if d.games < report.total.games => text.push_str(&format!(
+            Some(d) if d.games < report.pair.total.games => text.push_str(&format!(
                 "\ndecided after {} games (LLR {:.2}: {}); the {} games in flight then were finished and are counted above",
                 d.games,
                 d.llr,
                 d.decision,
-                report.total.games - d.games
+                report.pair.total.games - d.games
             )),
             Some(_) => {}
             None => text.push_str("\nthe schedule ended before the SPRT decided: give more rounds (or games) and run it again to go on"),

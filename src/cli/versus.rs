@@ -43,6 +43,20 @@ pub struct MatchArgs {
     /// Time for one decision in ms.
     #[arg(long)]
     decision_ms: Option<u64>,
+    /// Per-game clock base in ms (0: no clock), as on `arena run`.
+    #[arg(long)]
+    base_ms: Option<u64>,
+    /// Clock increment per turn in ms.
+    #[arg(long)]
+    increment_ms: Option<u64>,
+    /// Print the standings and the head-to-head line every N finished
+    /// games (the line is printed at the end in any case).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    rating_interval: Option<u64>,
+    /// Write the games as PGN (for Ordo or BayesElo) to FILE as they
+    /// finish, after those of earlier runs of this match.
+    #[arg(long, value_name = "FILE")]
+    pgn: Option<PathBuf>,
     /// Results folder (default: results/match-A-vs-B).
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
@@ -121,6 +135,8 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
         seed: args.seed,
         openings: args.openings.map(i64::from),
         decision_ms: args.decision_ms,
+        base_ms: args.base_ms,
+        increment_ms: args.increment_ms,
         output: args.output.clone(),
         sandbox: args.sandbox.clone(),
         sprt: args.sprt.clone(),
@@ -146,6 +162,8 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
             quiet: args.quiet,
             no_report: args.no_report,
             resume: Some(command_line()),
+            rating_interval: args.rating_interval,
+            pgn: args.pgn.clone(),
             ..Default::default()
         },
     )

@@ -402,18 +402,14 @@ impl SprtCounts {
     }
 }
 
-/// The state of an SPRT on a set of results.
+/// What the games of two bots against each other say: A's counts and the
+/// pentanomial estimates, as cutechess and fastchess print them at the end
+/// of a match (and the SPRT's counts).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SprtReport {
-    pub config: SprtConfig,
-    /// The bot under test (H1: it is `elo1` stronger than `bot_b`).
+pub struct HeadToHead {
+    /// The bot whose side the counts are from, and its opponent.
     pub bot_a: String,
     pub bot_b: String,
-    /// Log-likelihood ratio of H1 over H0, and the bounds it is held to.
-    pub llr: f64,
-    pub lower: f64,
-    pub upper: f64,
-    pub decision: Decision,
     /// Pooled over every variant (`variant` = `all`); the LLR's counts.
     pub total: SprtCounts,
     /// One entry per variant where A met B, sorted by name.
@@ -433,6 +429,22 @@ pub struct SprtReport {
     pub three_player_rows: u64,
     /// 2-player rows of other pairings (or of a bot against itself), ignored.
     pub other_rows: u64,
+}
+
+/// The state of an SPRT on a set of results: the head-to-head counts, the
+/// LLR and the decision.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SprtReport {
+    pub config: SprtConfig,
+    /// Log-likelihood ratio of H1 over H0, and the bounds it is held to.
+    pub llr: f64,
+    pub lower: f64,
+    pub upper: f64,
+    pub decision: Decision,
+    /// The counts the LLR is computed from (A is the bot under test, H1:
+    /// it is `elo1` stronger than B).
+    #[serde(flatten)]
+    pub pair: HeadToHead,
 }
 
 /// Two bots that can be tested against each other, `(A, B)`.
@@ -475,25 +487,40 @@ pub fn pick_pair(
     }
 }
 
-/// The SPRT of `bot_a` against `bot_b` on `rows`.
-///
-/// Counted: the 2-player rows of the two bots (either seat order); their
-/// seat-swap groups (`group`: two games of one pairing and opening, seats
-/// swapped) give one pentanomial pair each when complete, seen from A, per
-/// variant and pooled over all variants (the LLR's counts). Incomplete
-/// groups (a game still missing, or a group with more rows) count in the
-/// games and W/D/L but not in the LLR. 3-player rows and other pairings are
-/// ignored and counted in the report. The grouping is the one of
-/// `pairs.csv` (`stats::Evidence`). Bots without games give empty counts
-/// and `Continue`.
-///
-/// Cost: one pass over `rows`.
+/// The SPRT of `bot_a` against `bot_b` on `rows`: the LLR of their
+/// [`head_to_head`] counts pooled over all variants.
 pub fn evaluate(
     rows: &[GameRow],
     bot_a: &str,
     bot_b: &str,
     config: &SprtConfig,
 ) -> Result<SprtReport, SprtError> {
+    let pair = head_to_head(rows, bot_a, bot_b)?;
+    let llr = config.llr(&pair.total.penta);
+    let (lower, upper) = config.bounds();
+    Ok(SprtReport {
+        config: *config,
+        llr,
+        lower,
+        upper,
+        decision: config.decide(llr),
+        pair,
+    })
+}
+
+/// The games of `bot_a` against `bot_b` in `rows`, from A's side.
+///
+/// Counted: the 2-player rows of the two bots (either seat order); their
+/// seat-swap groups (`group`: two games of one pairing and opening, seats
+/// swapped) give one pentanomial pair each when complete, seen from A, per
+/// variant and pooled over all variants (the SPRT's counts). Incomplete
+/// groups (a game still missing, or a group with more rows) count in the
+/// games and W/D/L but not in the pairs. 3-player rows and other pairings
+/// are ignored and counted. The grouping is the one of `pairs.csv`
+/// (`stats::Evidence`). Bots without games give empty counts.
+///
+/// Cost: one pass over `rows`.
+pub fn head_to_head(rows: &[GameRow], bot_a: &str, bot_b: &str) -> Result<HeadToHead, SprtError> {
     if bot_a == bot_b {
         return Err(SprtError::SameBot(bot_a.to_string()));
     }
@@ -540,18 +567,11 @@ pub fn evaluate(
     for v in &per_variant {
         total.add(v);
     }
-    let llr = config.llr(&total.penta);
-    let (lower, upper) = config.bounds();
     let (elo, elo_err) = penta_elo(&total.penta);
     let (nelo, nelo_err, los) = nelo_los(&total.penta);
-    Ok(SprtReport {
-        config: *config,
+    Ok(HeadToHead {
         bot_a: bot_a.to_string(),
         bot_b: bot_b.to_string(),
-        llr,
-        lower,
-        upper,
-        decision: config.decide(llr),
         total,
         per_variant,
         elo,
@@ -1198,12 +1218,12 @@ mod tests {
                 firsts.push(d);
                 // The decision is the one of the rows so far.
                 let so_far = evaluate(&rows[..=i], "new", "old", &config).unwrap();
-                assert_eq!(so_far.total.penta, t.penta());
+                assert_eq!(so_far.pair.total.penta, t.penta());
                 assert_eq!(so_far.decision, d.decision);
             }
         }
         let all = evaluate(&rows, "new", "old", &config).unwrap();
-        assert_eq!(all.total.penta, t.penta());
+        assert_eq!(all.pair.total.penta, t.penta());
         assert_eq!(firsts.len(), 1, "one decision: {firsts:?}");
         assert_eq!(firsts[0].decision, Decision::AcceptH1);
         assert_eq!(t.decided(), Some(firsts[0]));
@@ -1251,31 +1271,34 @@ mod tests {
         let c = cfg(0.0, 5.0, Model::Normalized);
         // "new" < "old": A is the first by name, counts as they are.
         let r = evaluate(&rows, "new", "old", &c).unwrap();
-        assert_eq!(r.total.penta, [1, 1, 2, 1, 1]);
-        assert_eq!(r.total.pairs(), 6);
-        assert_eq!(r.total.games_counted(), 12);
-        assert_eq!(r.total.games, 13);
-        assert_eq!((r.total.wins, r.total.draws, r.total.losses), (5, 4, 4));
-        assert_eq!(r.per_variant.len(), 2);
-        assert_eq!(r.per_variant[0].variant, "filo");
-        assert_eq!(r.per_variant[0].penta, [0, 0, 1, 1, 1]);
-        assert_eq!(r.per_variant[1].variant, "kisolo");
-        assert_eq!(r.per_variant[1].penta, [1, 1, 1, 0, 0]);
-        assert_eq!(r.per_variant[1].games, 7);
-        assert_eq!((r.three_player_rows, r.other_rows), (1, 1));
+        assert_eq!(r.pair.total.penta, [1, 1, 2, 1, 1]);
+        assert_eq!(r.pair.total.pairs(), 6);
+        assert_eq!(r.pair.total.games_counted(), 12);
+        assert_eq!(r.pair.total.games, 13);
+        assert_eq!(
+            (r.pair.total.wins, r.pair.total.draws, r.pair.total.losses),
+            (5, 4, 4)
+        );
+        assert_eq!(r.pair.per_variant.len(), 2);
+        assert_eq!(r.pair.per_variant[0].variant, "filo");
+        assert_eq!(r.pair.per_variant[0].penta, [0, 0, 1, 1, 1]);
+        assert_eq!(r.pair.per_variant[1].variant, "kisolo");
+        assert_eq!(r.pair.per_variant[1].penta, [1, 1, 1, 0, 0]);
+        assert_eq!(r.pair.per_variant[1].games, 7);
+        assert_eq!((r.pair.three_player_rows, r.pair.other_rows), (1, 1));
         assert_eq!(r.llr, c.llr(&[1, 1, 2, 1, 1]));
         assert_eq!(r.decision, Decision::Continue);
         // From B's side everything turns around.
         let s = evaluate(&rows, "old", "new", &c).unwrap();
-        assert_eq!(s.total.penta, [1, 1, 2, 1, 1]);
-        assert_eq!(s.per_variant[0].penta, [1, 1, 1, 0, 0]);
-        assert_eq!((s.total.wins, s.total.losses), (4, 5));
+        assert_eq!(s.pair.total.penta, [1, 1, 2, 1, 1]);
+        assert_eq!(s.pair.per_variant[0].penta, [1, 1, 1, 0, 0]);
+        assert_eq!((s.pair.total.wins, s.pair.total.losses), (4, 5));
         assert!(evaluate(&rows, "new", "new", &c).is_err());
         // Missing bots: empty counts, no decision.
         let e = evaluate(&rows, "x", "y", &c).unwrap();
-        assert_eq!(e.total.games, 0);
+        assert_eq!(e.pair.total.games, 0);
         assert_eq!(e.decision, Decision::Continue);
-        assert_eq!((e.elo, e.nelo, e.los), (None, None, None));
+        assert_eq!((e.pair.elo, e.pair.nelo, e.pair.los), (None, None, None));
     }
 
     #[test]
@@ -1291,14 +1314,14 @@ mod tests {
         // Pair scores 1, 3/4, 1/2, 1/4, 1/2: mean 0.6, variance 0.065.
         let (mu, var, n) = (0.6f64, 0.065f64, 5.0f64);
         let elo = -400.0 * (1.0 / mu - 1.0).log10();
-        assert!((r.elo.unwrap() - elo).abs() < 1e-9);
+        assert!((r.pair.elo.unwrap() - elo).abs() < 1e-9);
         let nelo = (mu - 0.5) / (2.0 * var).sqrt() * NELO_SCALE;
-        assert!((r.nelo.unwrap() - nelo).abs() < 1e-9);
+        assert!((r.pair.nelo.unwrap() - nelo).abs() < 1e-9);
         let se = (var / n).sqrt();
         let err = 1.959964 * se / (2.0 * var).sqrt() * NELO_SCALE;
-        assert!((r.nelo_err.unwrap() - err).abs() < 1e-4);
+        assert!((r.pair.nelo_err.unwrap() - err).abs() < 1e-4);
         let los = Normal::standard().cdf((mu - 0.5) / se);
-        assert!((r.los.unwrap() - los).abs() < 1e-12);
+        assert!((r.pair.los.unwrap() - los).abs() < 1e-12);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The SPRT as its users read it: `arena sprt` prints it, and the league
 //! runner prints it at the end of a league run with `--sprt`.
 
-use crate::ratings::sprt::{Model, SprtCounts, SprtReport};
+use crate::ratings::sprt::{HeadToHead, Model, SprtCounts, SprtReport};
 use crate::ratings::CONFIDENCE;
 use std::fmt::Write;
 
@@ -25,7 +25,8 @@ use std::fmt::Write;
 /// ```
 pub fn sprt_text(r: &SprtReport) -> String {
     let c = &r.config;
-    let (a, b) = (&r.bot_a, &r.bot_b);
+    let p = &r.pair;
+    let (a, b) = (&p.bot_a, &p.bot_b);
     let unit = match c.model {
         Model::Normalized => "normalized Elo",
         Model::Logistic => "logistic Elo",
@@ -41,14 +42,11 @@ pub fn sprt_text(r: &SprtReport) -> String {
         "LLR {:.2}  bounds ({:.2}, {:.2})",
         r.llr, r.lower, r.upper
     );
-    let t = &r.total;
+    let t = &p.total;
     let score = if t.games == 0 {
         String::new()
     } else {
-        format!(
-            " ({:.1}%)",
-            100.0 * (t.wins as f64 + 0.5 * t.draws as f64) / t.games as f64
-        )
+        format!(" ({:.1}%)", 100.0 * points(t) / t.games as f64)
     };
     let _ = writeln!(
         s,
@@ -60,23 +58,8 @@ pub fn sprt_text(r: &SprtReport) -> String {
         t.pairs(),
         t.games_counted()
     );
-    s.push_str(&penta_table(a, t, &r.per_variant));
-    let pct = CONFIDENCE * 100.0;
-    let elo = match (r.elo, r.elo_err) {
-        (Some(e), Some(err)) => format!("Elo {e:.1} +/- {err:.1} ({pct:.0}%, pentanomial)"),
-        (Some(e), None) => {
-            format!("Elo {e:.1} (no {pct:.0}% interval: it reaches a 0% or 100% score)")
-        }
-        _ => "Elo -".to_string(),
-    };
-    let nelo = match (r.nelo, r.nelo_err) {
-        (Some(e), Some(err)) => format!("nElo {e:.1} +/- {err:.1}"),
-        _ => "nElo -".to_string(),
-    };
-    let los = r
-        .los
-        .map_or("LOS -".to_string(), |l| format!("LOS {:.1}%", 100.0 * l));
-    let _ = writeln!(s, "{elo}; {nelo}; {los}");
+    s.push_str(&penta_table(a, t, &p.per_variant));
+    let _ = writeln!(s, "{}", estimates(p));
     let mut ignored = Vec::new();
     let incomplete = t.games - t.games_counted().min(t.games);
     if incomplete > 0 {
@@ -84,17 +67,73 @@ pub fn sprt_text(r: &SprtReport) -> String {
             "{incomplete} games outside whole seat-swap pairs (in W/D/L, not in the LLR)"
         ));
     }
-    if r.three_player_rows > 0 {
-        ignored.push(format!("{} 3-player games", r.three_player_rows));
+    if p.three_player_rows > 0 {
+        ignored.push(format!("{} 3-player games", p.three_player_rows));
     }
-    if r.other_rows > 0 {
-        ignored.push(format!("{} games of other pairings", r.other_rows));
+    if p.other_rows > 0 {
+        ignored.push(format!("{} games of other pairings", p.other_rows));
     }
     if !ignored.is_empty() {
         let _ = writeln!(s, "not counted: {}", ignored.join("; "));
     }
     let _ = writeln!(s, "{}", r.decision);
     s
+}
+
+/// A's points: a win 1, a draw 1/2.
+fn points(t: &SprtCounts) -> f64 {
+    t.wins as f64 + 0.5 * t.draws as f64
+}
+
+/// The pentanomial Elo with its interval, nElo and LOS of A over B.
+fn estimates(p: &HeadToHead) -> String {
+    let pct = CONFIDENCE * 100.0;
+    let elo = match (p.elo, p.elo_err) {
+        (Some(e), Some(err)) => format!("Elo {e:.1} +/- {err:.1} ({pct:.0}%, pentanomial)"),
+        (Some(e), None) => {
+            format!("Elo {e:.1} (no {pct:.0}% interval: it reaches a 0% or 100% score)")
+        }
+        _ => "Elo -".to_string(),
+    };
+    let nelo = match (p.nelo, p.nelo_err) {
+        (Some(e), Some(err)) => format!("nElo {e:.1} +/- {err:.1}"),
+        _ => "nElo -".to_string(),
+    };
+    let los = p
+        .los
+        .map_or("LOS -".to_string(), |l| format!("LOS {:.1}%", 100.0 * l));
+    format!("{elo}; {nelo}; {los}")
+}
+
+/// The match of A against B on one line, as cutechess-cli and fastchess
+/// end a match: games, A's score and W-D-L, the draw ratio, the Elo
+/// difference with its interval, LOS, and the pentanomial counts of the
+/// seat-swap pairs.
+///
+/// ```text
+/// new vs old: 601 games, score 525.0 (87.4%), W-D-L 450-150-1, draws 25.0%; Elo +338.4 +/- 9.7 (95%, pentanomial); nElo +2.3 +/- 0.2; LOS 100.0%; pairs LL-LD-(WL+DD)-WD-WW 0-0-0-150-150
+/// ```
+pub fn head_to_head_line(p: &HeadToHead) -> String {
+    let t = &p.total;
+    let (score, draws) = match t.games {
+        0 => ("-".to_string(), "-".to_string()),
+        n => (
+            format!("{:.1} ({:.1}%)", points(t), 100.0 * points(t) / n as f64),
+            format!("{:.1}%", 100.0 * t.draws as f64 / n as f64),
+        ),
+    };
+    let penta: Vec<String> = t.penta.iter().map(u64::to_string).collect();
+    format!(
+        "{} vs {}: {} games, score {score}, W-D-L {}-{}-{}, draws {draws}; {}; pairs LL-LD-(WL+DD)-WD-WW {}",
+        p.bot_a,
+        p.bot_b,
+        t.games,
+        t.wins,
+        t.draws,
+        t.losses,
+        estimates(p),
+        penta.join("-")
+    )
 }
 
 /// Pentanomial counts, `all` first, then one row per variant when there

@@ -921,6 +921,11 @@ impl<W: std::io::Write> PgnWriter<W> {
         Ok(())
     }
 
+    /// Flushes the output (a game written is then on disk for readers).
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+
     /// Games written so far.
     pub fn games(&self) -> usize {
         self.games
