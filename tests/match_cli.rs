@@ -263,4 +263,16 @@ fn a_match_prints_its_head_to_head_line_writes_pgn_as_it_plays_and_takes_a_clock
         "{}",
         text(&o)
     );
+
+    // Another number of games is another match: refused, with the command
+    // that resumes this one (a match has no league file to name).
+    let o = arena(dir.path(), &args("16").each_ref().map(String::as_str));
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("belong to another match"), "{out}");
+    assert!(
+        out.contains("resumes with the command that started it: arena match "),
+        "{out}"
+    );
+    assert!(out.contains("--games 8 "), "{out}");
 }

@@ -2,12 +2,44 @@
 //! host.
 
 use super::layout::{io, Layout, StoreError};
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// The locks this process holds, by the lock file's canonical path.
+static HELD: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+
+/// A folder's lock, held until dropped (the kernel also releases it when
+/// the process ends).
+#[derive(Debug)]
+pub(super) struct Lock {
+    _file: File,
+    path: PathBuf,
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        if let Ok(mut held) = HELD.lock() {
+            if let Some(h) = held.as_mut() {
+                h.remove(&self.path);
+            }
+        }
+    }
+}
+
+/// Whether this process holds the lock at `path` itself (as opposed to a
+/// child forked from it, which shares its open files until it execs).
+fn held_here(path: &PathBuf) -> bool {
+    HELD.lock()
+        .map(|h| h.as_ref().is_some_and(|h| h.contains(path)))
+        .unwrap_or(false)
+}
 
 /// Takes the folder's lock (an OS lock on `run.lock`, released by the
 /// kernel when this process ends) and writes our pid and host into it.
-pub(super) fn lock(layout: &Layout) -> Result<File, StoreError> {
+pub(super) fn lock(layout: &Layout) -> Result<Lock, StoreError> {
     let path = layout.lock();
     let mut f = OpenOptions::new()
         .read(true)
@@ -16,9 +48,13 @@ pub(super) fn lock(layout: &Layout) -> Result<File, StoreError> {
         .truncate(false)
         .open(&path)
         .map_err(io(&path))?;
+    let key = path.canonicalize().unwrap_or_else(|_| path.clone());
     // A run killed a moment ago may leave processes that still share its
     // lock while they die (a bot's keeper between fork and exec): when the
-    // holder named in the file is dead on this host, wait a little.
+    // holder named in the file is dead on this host, wait a little. The
+    // same holds for a lock this process let go of while a child it forked
+    // meanwhile (a bot's keeper, for another folder) still shares the open
+    // file: the file names this process, which does not hold it any more.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     loop {
         match f.try_lock() {
@@ -27,7 +63,10 @@ pub(super) fn lock(layout: &Layout) -> Result<File, StoreError> {
                 let mut holder = String::new();
                 f.seek(SeekFrom::Start(0)).map_err(io(&path))?;
                 let _ = f.read_to_string(&mut holder);
-                if holder_is_gone(&holder) && std::time::Instant::now() < deadline {
+                let released_here = holder_is_me(&holder) && !held_here(&key);
+                if (holder_is_gone(&holder) || released_here)
+                    && std::time::Instant::now() < deadline
+                {
                     std::thread::sleep(std::time::Duration::from_millis(50));
                     continue;
                 }
@@ -47,11 +86,15 @@ pub(super) fn lock(layout: &Layout) -> Result<File, StoreError> {
     f.set_len(0).map_err(io(&path))?;
     f.seek(SeekFrom::Start(0)).map_err(io(&path))?;
     f.write_all(me.as_bytes()).map_err(io(&path))?;
-    Ok(f)
+    if let Ok(mut held) = HELD.lock() {
+        held.get_or_insert_with(HashSet::new).insert(key.clone());
+    }
+    Ok(Lock {
+        _file: f,
+        path: key,
+    })
 }
 
-/// True when the lock's holder ("pid N on host H") is a process of this
-/// host that is no longer alive.
 /// Whether a run holds the folder's lock now, and what `run.lock` says
 /// of its holder (`pid N on host H`). Tested by taking the lock for an
 /// instant: a run starting in that instant waits for it (see `lock`).
@@ -71,7 +114,19 @@ pub fn lock_holder(layout: &Layout) -> Option<String> {
     }
 }
 
+/// True when the lock's holder ("pid N on host H") is a process of this
+/// host that is no longer alive.
 fn holder_is_gone(holder: &str) -> bool {
+    holder_on_this_host(holder).is_some_and(|pid| !crate::host::process_alive(pid))
+}
+
+/// Whether the lock's holder is this process.
+fn holder_is_me(holder: &str) -> bool {
+    holder_on_this_host(holder) == Some(std::process::id())
+}
+
+/// The pid of the lock's holder ("pid N on host H") when H is this host.
+fn holder_on_this_host(holder: &str) -> Option<u32> {
     let mut words = holder.split_whitespace();
     let pid = match (words.next(), words.next()) {
         (Some("pid"), Some(n)) => n.parse::<u32>().ok(),
@@ -79,8 +134,8 @@ fn holder_is_gone(holder: &str) -> bool {
     };
     let host = holder.rsplit(" on host ").next().map(str::trim);
     match (pid, host) {
-        (Some(pid), Some(h)) => h == host_name() && !crate::host::process_alive(pid),
-        _ => false,
+        (Some(pid), Some(h)) if h == host_name() => Some(pid),
+        _ => None,
     }
 }
 

@@ -254,13 +254,22 @@ fn refuse_other_schedule(
             true => String::new(),
             false => format!(": {}", seen.join("; ")),
         };
-        return Err(StoreError::Mismatch {
-            path: meta_path.to_path_buf(),
-            why: format!(
+        // A match has no file: its command line is what changed.
+        let why = match &old.resume {
+            Some(command) => format!(
+                "these results belong to another match (its bots, games, variants, seed or openings changed since `{}` started{seen}). It resumes with the command that started it: {command}; to start afresh, give another --output or move {} away",
+                old.name,
+                dir.display()
+            ),
+            None => format!(
                 "these results belong to a different schedule (the tournament file, its bots, seed or variants changed since league `{}` started{seen}). Resume needs the same file; to start afresh, choose another `output` or move {} away",
                 old.name,
                 dir.display()
             ),
+        };
+        return Err(StoreError::Mismatch {
+            path: meta_path.to_path_buf(),
+            why,
         });
     }
     Ok(())

@@ -55,7 +55,7 @@ pub struct ResultsDir {
     layout: Layout,
     /// Held open for the whole run: the kernel releases the lock when the
     /// process ends, however it ends.
-    _lock: File,
+    _lock: lock::Lock,
     csv: RowAppender,
     /// The record log appended to, opened at the first commit.
     log: Option<records::Appender>,
