@@ -49,8 +49,9 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    // Boxed: its many flags make it the largest command by far.
     /// Run a league from a tournament file (resumes an interrupted run).
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Play one game live in the terminal and write its record.
     Play(play::PlayArgs),
     /// Rate bots from one or more results CSVs.
@@ -155,7 +156,7 @@ pub fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let result = match cli.command {
-        Command::Run(a) => run::run(a),
+        Command::Run(a) => run::run(*a),
         Command::Play(a) => play::run(a),
         Command::Rate(a) => rate::run(a),
         Command::CheckBot(a) => check_bot::run(a),

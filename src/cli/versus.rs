@@ -40,6 +40,13 @@ pub struct MatchArgs {
     /// Random opening decisions per seat-swap group (default 4).
     #[arg(long)]
     openings: Option<u32>,
+    /// An openings book (default random openings: none), one opening a
+    /// line: `VARIANT: MOVE MOVE ...`.
+    #[arg(long, value_name = "FILE")]
+    openings_file: Option<PathBuf>,
+    /// `sequential` (default) or `random`: the order of the book's lines.
+    #[arg(long, value_name = "ORDER")]
+    openings_order: Option<String>,
     /// Time for one decision in ms.
     #[arg(long)]
     decision_ms: Option<u64>,
@@ -107,7 +114,9 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
     let mut file = toml::Table::new();
     file.insert("name".into(), name.into());
     file.insert("bots".into(), bots.into());
-    file.insert("openings".into(), 4.into());
+    if args.openings_file.is_none() {
+        file.insert("openings".into(), 4.into());
+    }
     if opponents > 1 {
         file.insert("gauntlet".into(), names[0].clone().into());
     }
@@ -120,6 +129,8 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
             .map(|c| i64::try_from(c).unwrap_or(i64::MAX)),
         seed: args.seed,
         openings: args.openings.map(i64::from),
+        openings_file: args.openings_file.clone(),
+        openings_order: args.openings_order.clone(),
         decision_ms: args.decision_ms,
         output: args.output.clone(),
         sandbox: args.sandbox.clone(),
