@@ -164,6 +164,74 @@ fn a_book_with_an_illegal_move_plays_nothing() {
     let o = arena(dir.path(), MATCH);
     let said = text(&o);
     assert!(!o.status.success(), "{said}");
-    assert!(said.contains("book.txt: no line for variant `filo`"), "{said}");
+    assert!(
+        said.contains("book.txt: no line for variant `filo`"),
+        "{said}"
+    );
     assert!(!dir.path().join("results").exists(), "{said}");
+}
+
+/// A league file's book is its folder's; `openings_order = "random"` deals
+/// the lines in an order drawn from the seed, the same on every run, and
+/// `openings = 1` adds one random decision after each line.
+#[test]
+fn a_league_file_s_book_in_random_order_is_the_same_for_the_same_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let leagues = dir.path().join("tournaments");
+    std::fs::create_dir(&leagues).unwrap();
+    let lines: Vec<String> = (0..4).map(|i| line(Variant::Kisolo, i, 1 + i)).collect();
+    let book: String = lines.iter().map(|l| format!("kisolo: {l}\n")).collect();
+    std::fs::write(leagues.join("book.txt"), book).unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let league = leagues.join("t.toml");
+    std::fs::write(
+        &league,
+        format!(
+            r#"
+name = "t"
+seed = 5
+bots = [{{ name = "a", command = ["{bot}"] }}, {{ name = "b", command = ["{bot}"] }}]
+variants = ["kisolo"]
+rounds = 8
+openings = 1
+openings_file = "book.txt"
+openings_order = "random"
+concurrency = 2
+"#
+        ),
+    )
+    .unwrap();
+    let openings = |out: &str| -> BTreeMap<String, String> {
+        let o = arena(
+            dir.path(),
+            &[
+                "run",
+                "tournaments/t.toml",
+                "--quiet",
+                "--no-report",
+                "-o",
+                out,
+            ],
+        );
+        assert!(o.status.success(), "{}", text(&o));
+        let rows = csvio::read_rows(&dir.path().join(out).join("games.csv")).unwrap();
+        assert_eq!(rows.len(), 16);
+        rows.into_iter().map(|r| (r.game_id, r.opening)).collect()
+    };
+    let a = openings("a");
+    assert_eq!(a, openings("b"), "the same seed, the same openings");
+    // Each group's line is one of the book's, then one random decision;
+    // 8 groups over 4 lines: each line twice.
+    let mut used: BTreeMap<String, usize> = BTreeMap::new();
+    for (id, opening) in &a {
+        let moves: Vec<&str> = opening.split(' ').collect();
+        let (book_part, _) = moves.split_at(moves.len() - 1);
+        let book_part = book_part.join(" ");
+        assert!(lines.contains(&book_part), "{id}: {opening}");
+        if id.ends_with("-o0") {
+            *used.entry(book_part).or_default() += 1;
+        }
+    }
+    assert!(used.values().all(|&n| n == 2), "{used:?}");
+    assert_eq!(used.len(), 4);
 }
