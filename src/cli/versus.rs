@@ -37,11 +37,12 @@ pub struct MatchArgs {
     /// The schedule's seed.
     #[arg(long)]
     seed: Option<u64>,
-    /// Random opening decisions per seat-swap group (default 4).
+    /// Random opening decisions per seat-swap group (default 4; 0 with
+    /// --openings-file, after whose lines they come).
     #[arg(long)]
     openings: Option<u32>,
-    /// An openings book (default random openings: none), one opening a
-    /// line: `VARIANT: MOVE MOVE ...`.
+    /// An openings book: each seat-swap group opens with a line of it,
+    /// `VARIANT: MOVE MOVE ...` a line (docs/league.md).
     #[arg(long, value_name = "FILE")]
     openings_file: Option<PathBuf>,
     /// `sequential` (default) or `random`: the order of the book's lines.
