@@ -52,6 +52,7 @@ fn tournament(out: &Path, rounds: u32, concurrency: usize) -> Tournament {
         concurrency,
         output: out.to_path_buf(),
         openings: 0,
+        book: None,
         gauntlet: None,
         sandbox: Default::default(),
         sandbox_settings: Default::default(),

@@ -49,6 +49,7 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    // Boxed: its many flags make it the largest command by far.
     /// Run a league from a tournament file (resumes an interrupted run).
     Run(Box<run::RunArgs>),
     /// Play one game live in the terminal and write its record.

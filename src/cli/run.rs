@@ -47,6 +47,14 @@ pub struct RunArgs {
     /// Random opening decisions per seat-swap group.
     #[arg(long)]
     pub openings: Option<u32>,
+    /// An openings book: one opening a line, `VARIANT: MOVE MOVE ...`
+    /// (docs/league.md); `--openings` random decisions follow each line.
+    #[arg(long, value_name = "FILE")]
+    pub openings_file: Option<PathBuf>,
+    /// The order the book's lines go to the groups: `sequential` (the
+    /// default) or `random` (shuffled by the seed).
+    #[arg(long, value_name = "ORDER")]
+    pub openings_order: Option<String>,
     /// Comma-separated variants (filo, tricala, tricala3, hackaback, kisolo, diffusion).
     #[arg(long, value_delimiter = ',')]
     pub variants: Option<Vec<String>>,
@@ -138,6 +146,8 @@ impl RunArgs {
             seed: self.seed,
             max_plies: int(self.max_plies),
             openings: int(self.openings),
+            openings_file: self.openings_file.clone(),
+            openings_order: self.openings_order.clone(),
             variants: self.variants.clone(),
             bots: self.bots.clone(),
             gauntlet: self.gauntlet.clone(),

@@ -37,9 +37,17 @@ pub struct MatchArgs {
     /// The schedule's seed.
     #[arg(long)]
     seed: Option<u64>,
-    /// Random opening decisions per seat-swap group (default 4).
+    /// Random opening decisions per seat-swap group (default 4; 0 with
+    /// --openings-file, after whose lines they come).
     #[arg(long)]
     openings: Option<u32>,
+    /// An openings book: each seat-swap group opens with a line of it,
+    /// `VARIANT: MOVE MOVE ...` a line (docs/league.md).
+    #[arg(long, value_name = "FILE")]
+    openings_file: Option<PathBuf>,
+    /// `sequential` (default) or `random`: the order of the book's lines.
+    #[arg(long, value_name = "ORDER")]
+    openings_order: Option<String>,
     /// Time for one decision in ms.
     #[arg(long)]
     decision_ms: Option<u64>,
@@ -121,7 +129,9 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
     let mut file = toml::Table::new();
     file.insert("name".into(), name.into());
     file.insert("bots".into(), bots.into());
-    file.insert("openings".into(), 4.into());
+    if args.openings_file.is_none() {
+        file.insert("openings".into(), 4.into());
+    }
     if opponents > 1 {
         file.insert("gauntlet".into(), names[0].clone().into());
     }
@@ -134,6 +144,8 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
             .map(|c| i64::try_from(c).unwrap_or(i64::MAX)),
         seed: args.seed,
         openings: args.openings.map(i64::from),
+        openings_file: args.openings_file.clone(),
+        openings_order: args.openings_order.clone(),
         decision_ms: args.decision_ms,
         base_ms: args.base_ms,
         increment_ms: args.increment_ms,

@@ -292,6 +292,10 @@ fn fingerprint_head(t: &Tournament) -> String {
             v.key, v.variant, v.players, v.options
         ));
     }
+    // Only with a book: the folders of leagues without one keep theirs.
+    if let Some(b) = &t.book {
+        text.push_str(&format!("openings book {}\n", b.describe()));
+    }
     for b in &t.bots {
         text.push_str(&b.name);
         text.push('\n');
@@ -672,6 +676,7 @@ fn league_meta(t: &Tournament, games: &Schedule, dir: &Path, shard: Option<Shard
         league: Some(league_fingerprint(t)),
         sprt: t.sprt.and_then(|c| serde_json::to_value(c).ok()),
         resume: None,
+        openings_book: t.book.as_ref().map(|b| b.describe()),
     }
 }
 
@@ -1057,7 +1062,11 @@ async fn play_one(
 fn game_spec(t: &Tournament, game: &ScheduledGame) -> GameSpec {
     let vspec = &t.variants[game.variant];
     let settings = vspec.settings(t.max_plies);
-    let opening = schedule::opening(vspec, &settings, game.seed, t.openings);
+    let book = t
+        .book
+        .as_ref()
+        .map_or(&[][..], |b| b.line(game.variant, game.variant_group));
+    let opening = schedule::opening_after(vspec, &settings, game.seed, book, t.openings);
     GameSpec {
         game_id: game.game_id.clone(),
         variant: vspec.variant,

@@ -26,6 +26,9 @@ pub struct ScheduledGame {
     pub seats: Vec<usize>,
     /// The group's seed: it draws the opening.
     pub seed: u64,
+    /// The group's place among its variant's groups in the whole schedule
+    /// (from 0, shards alike): which line of an openings book it plays.
+    pub variant_group: usize,
 }
 
 /// Every subset of `k` of `0..n` in lexicographic order.
@@ -98,6 +101,8 @@ struct Slot {
     orders: Vec<Vec<usize>>,
     /// Games of the round before this slot's first.
     first_game: usize,
+    /// The round's slots of the same variant before this one.
+    nth: usize,
 }
 
 /// The schedule, computed game by game instead of held in memory: a league
@@ -111,6 +116,8 @@ pub struct Schedule {
     slots: Vec<Slot>,
     /// Variant labels (`kisolo`, `tricala-3p`), by variant index.
     labels: Vec<String>,
+    /// Slots of each variant in a round, by variant index.
+    per_round: Vec<usize>,
     rounds: u32,
     seed: u64,
     games_per_round: usize,
@@ -137,6 +144,7 @@ impl Schedule {
         let most = per_variant.iter().map(Vec::len).max().unwrap_or(0);
         let nv = t.variants.len();
         let mut slots = Vec::new();
+        let mut per_round = vec![0; nv];
         let mut first_game = 0;
         for j in 0..most * nv {
             let c = j % most.max(1);
@@ -151,12 +159,15 @@ impl Schedule {
                 combo: c,
                 orders,
                 first_game,
+                nth: per_round[v],
             });
+            per_round[v] += 1;
             first_game += n;
         }
         let mut s = Schedule {
             slots,
             labels: t.variants.iter().map(|v| v.label()).collect(),
+            per_round,
             rounds: t.rounds,
             seed: t.seed,
             games_per_round: first_game,
@@ -202,6 +213,7 @@ impl Schedule {
             index: (round as usize - 1) * self.games_per_round + slot.first_game + order,
             game_id: format!("{group}-o{order}"),
             seed: group_seed(self.seed, &group),
+            variant_group: (round as usize - 1) * self.per_round[slot.variant] + slot.nth,
             group,
             group_index,
             round,
@@ -331,15 +343,31 @@ impl Shard {
 /// every option would). The same for every game of the group, since it does
 /// not depend on who sits where.
 pub fn opening(spec: &VariantSpec, settings: &Settings, seed: u64, n: u32) -> Vec<String> {
-    let mut out = Vec::new();
+    opening_after(spec, settings, seed, &[], n)
+}
+
+/// The opening of a group that starts with `book` (its line of an openings
+/// book): those decisions, then `n` random ones as [`opening`] draws them.
+pub fn opening_after(
+    spec: &VariantSpec,
+    settings: &Settings,
+    seed: u64,
+    book: &[String],
+    n: u32,
+) -> Vec<String> {
+    let mut out = book.to_vec();
     if n == 0 {
         return out;
     }
     let Ok(mut game) = Game::new(spec.variant, settings) else {
         return out;
     };
+    if book.iter().any(|m| game.play(m).is_err()) {
+        return out;
+    }
+    let n = n as usize + book.len();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    while out.len() < n as usize && game.to_decide().is_some() {
+    while out.len() < n && game.to_decide().is_some() {
         let mut legal = game.legal();
         let mut chosen = None;
         while !legal.is_empty() {
@@ -389,6 +417,7 @@ mod tests {
             concurrency: 1,
             output: "out".into(),
             openings: 0,
+            book: None,
             gauntlet: None,
             sandbox: Default::default(),
             sandbox_settings: Default::default(),
@@ -534,6 +563,41 @@ mod tests {
         let s = schedule(&t);
         assert_eq!(s.len(), 3 * 2 * 5);
         assert!(s.iter().all(|g| g.seats.contains(&2)));
+    }
+
+    /// Each variant's groups count 0, 1, 2, ... in schedule order, and a
+    /// shard's groups keep the whole schedule's numbers.
+    #[test]
+    fn variant_groups_count_each_variant_s_groups_in_order() {
+        let mut vs = default_variants();
+        vs.push(tricala3());
+        let t = tournament(4, vs, 3);
+        let all = schedule(&t);
+        let mut next = vec![0; t.variants.len()];
+        for g in all.iter().filter(|g| g.game_id.ends_with("-o0")) {
+            assert_eq!(g.variant_group, next[g.variant], "{}", g.game_id);
+            next[g.variant] += 1;
+        }
+        for w in all.windows(2).filter(|w| w[0].group == w[1].group) {
+            assert_eq!(w[0].variant_group, w[1].variant_group);
+        }
+        let part = Schedule::new(&t, Some(Shard { index: 2, count: 3 }));
+        for g in part.iter() {
+            assert_eq!(Some(&g), all.iter().find(|a| a.game_id == g.game_id));
+        }
+    }
+
+    #[test]
+    fn a_book_line_comes_first_then_the_random_decisions() {
+        let spec = crate::league::config::parse_variant("kisolo").unwrap();
+        let settings = spec.settings(100);
+        let random = opening(&spec, &settings, 3, 4);
+        assert_eq!(opening_after(&spec, &settings, 3, &[], 4), random);
+        let line = random[..2].to_vec();
+        assert_eq!(opening_after(&spec, &settings, 3, &line, 0), line);
+        let after = opening_after(&spec, &settings, 3, &line, 2);
+        assert_eq!(after.len(), 4);
+        assert_eq!(after[..2], line[..]);
     }
 
     #[test]

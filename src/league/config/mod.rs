@@ -4,10 +4,12 @@
 //! and, where the file has one, the line). Knows nothing of processes or
 //! results files; bot manifests are read by [`crate::bot::manifest`].
 
+mod book;
 mod bots;
 mod sandbox;
 mod variants;
 
+pub use book::{Book, BookError, BookLine, BookOrder};
 pub use sandbox::{SandboxSettings, DEFAULT_BUILD_SECONDS};
 pub use variants::{default_variants, parse_variant};
 
@@ -49,6 +51,8 @@ pub enum ConfigError {
     Flag { flag: String, why: String },
     #[error(transparent)]
     Manifest(#[from] manifest::ManifestError),
+    #[error(transparent)]
+    Book(#[from] BookError),
 }
 
 /// The settings of a run as given, before any check (ripgrep's "low"
@@ -64,6 +68,10 @@ pub struct RunSettings {
     pub seed: Option<u64>,
     pub max_plies: Option<i64>,
     pub openings: Option<i64>,
+    /// The openings book, as given (relative to the working directory).
+    pub openings_file: Option<PathBuf>,
+    /// `sequential` or `random`.
+    pub openings_order: Option<String>,
     /// Variant names (`filo`, `tricala3`, ...).
     pub variants: Option<Vec<String>>,
     /// Keep only these bots of the file.
@@ -219,6 +227,9 @@ pub struct Tournament {
     pub output: PathBuf,
     /// Random opening decisions played before the bots take over.
     pub openings: u32,
+    /// The openings book (`openings_file`): each group plays its line,
+    /// then `openings` random decisions.
+    pub book: Option<Book>,
     /// When set, only pairings that include this bot are played.
     pub gauntlet: Option<String>,
     /// Every bot in its sandbox (the default), or `off` (docs/security.md).
@@ -250,6 +261,8 @@ struct RawFile {
     concurrency: Option<Spanned<i64>>,
     output: Option<String>,
     openings: Option<Spanned<i64>>,
+    openings_file: Option<String>,
+    openings_order: Option<Spanned<String>>,
     gauntlet: Option<Spanned<String>>,
     bots_dir: Option<String>,
     sandbox: Option<Spanned<sandbox::RawSandbox>>,
@@ -398,6 +411,14 @@ impl Tournament {
             Some(o) => ctx.count(&o, "openings", 0, 1000)? as u32,
             None => 0,
         };
+        let seed = flags.seed.or(raw.seed).unwrap_or(1);
+        let book = book_section(
+            &ctx,
+            (&raw.openings_file, &raw.openings_order),
+            flags,
+            &base,
+            (&variants, max_plies, seed),
+        )?;
         let gauntlet = gauntlet_section(&ctx, raw.gauntlet.as_ref(), flags, &bots)?;
         let sprt = sprt_section(&ctx, raw.sprt.as_ref(), flags, &bots, &variants)?;
         let output = match (&flags.output, &raw.output) {
@@ -414,7 +435,7 @@ impl Tournament {
             sandbox_settings,
             ponder: flags.ponder.or(raw.ponder).unwrap_or(false),
             name,
-            seed: flags.seed.or(raw.seed).unwrap_or(1),
+            seed,
             bots,
             variants,
             rounds,
@@ -423,6 +444,7 @@ impl Tournament {
             concurrency,
             output,
             openings,
+            book,
             gauntlet,
             sprt,
         })
@@ -518,6 +540,42 @@ fn time_section(
         });
     }
     Ok(time)
+}
+
+/// `openings_file` and `openings_order`: the book, read and checked
+/// against the league's variants (`league` is its variants, ply cap and
+/// seed). A flag's path is the working directory's, the file's its
+/// folder's.
+fn book_section(
+    ctx: &Ctx<'_>,
+    (file, order): (&Option<String>, &Option<Spanned<String>>),
+    flags: &RunSettings,
+    base: &Path,
+    league: (&[VariantSpec], u32, u64),
+) -> Result<Option<Book>, ConfigError> {
+    let order = match pick(&flags.openings_order, order) {
+        Some((o, from)) => Some((
+            o.parse::<BookOrder>()
+                .map_err(|why| ctx.at(&from, "openings_order", why))?,
+            from,
+        )),
+        None => None,
+    };
+    let path = match (&flags.openings_file, file) {
+        (Some(p), _) => p.clone(),
+        (None, Some(p)) => base.join(p),
+        (None, None) => return match order {
+            Some((_, from)) => Err(ctx.at(
+                &from,
+                "openings_order",
+                "orders the lines of an openings book: give `openings_file` (--openings-file) too",
+            )),
+            None => Ok(None),
+        },
+    };
+    let (variants, max_plies, seed) = league;
+    let order = order.map(|o| o.0).unwrap_or_default();
+    Ok(Some(Book::load(&path, order, variants, max_plies, seed)?))
 }
 
 /// `gauntlet`: one of the league's bots, or none.
@@ -852,6 +910,75 @@ bots = [
             .unwrap_err()
             .to_string();
         assert!(e.contains("ram"), "{e}");
+    }
+
+    /// `openings_file` is the league file's folder's, `--openings-file`
+    /// the working directory's; errors name the book's line.
+    #[test]
+    fn an_openings_book_is_read_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let league = dir.path().join("t.toml");
+        let first = |v: &str| {
+            let s = parse_variant(v).unwrap();
+            crate::engine::Game::new(s.variant, &s.settings(100))
+                .unwrap()
+                .legal()[0]
+                .clone()
+        };
+        std::fs::write(
+            dir.path().join("book.txt"),
+            format!(
+                "# two\nfilo: {}\nkisolo: {}\n",
+                first("filo"),
+                first("kisolo")
+            ),
+        )
+        .unwrap();
+        let src = format!(
+            "{TWO_BOTS}\nvariants = [\"filo\", \"kisolo\"]\nopenings_file = \"book.txt\"\nopenings_order = \"random\"\n"
+        );
+        let t = Tournament::parse(&league, &src).unwrap();
+        let book = t.book.expect("a book");
+        assert_eq!(book.order, BookOrder::Random);
+        assert_eq!(book.line(1, 5), [first("kisolo")]);
+
+        let e = Tournament::parse(&league, &src.replace("\"random\"", "\"shuffled\""))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(":10: `openings_order`: expected"), "{e}");
+        let e = Tournament::parse(&league, &src.replace("book.txt", "none.txt"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("none.txt"), "{e}");
+        let e = Tournament::parse(&league, &src.replace("openings_file", "opening_file"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("opening_file") && e.contains("openings_file"),
+            "{e}"
+        );
+
+        std::fs::write(dir.path().join("bad.txt"), "filo: zz\n").unwrap();
+        let flags = RunSettings {
+            openings_file: Some(dir.path().join("bad.txt")),
+            openings_order: Some("sequential".into()),
+            ..Default::default()
+        };
+        let e = Tournament::parse_with(&league, &src, &flags)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("bad.txt:1: move 1 `zz` is not legal here"),
+            "{e}"
+        );
+        let flags = RunSettings {
+            openings_order: Some("random".into()),
+            ..Default::default()
+        };
+        let e = Tournament::parse_with(&league, TWO_BOTS, &flags)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("--openings-order: orders the lines"), "{e}");
     }
 
     #[test]

@@ -39,6 +39,10 @@ pub struct LeagueMeta {
     /// FILE` (a match has no file: its own command line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<String>,
+    /// The openings book's hash and order (`Book::describe`), when the
+    /// league has one: a changed book is another schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings_book: Option<String>,
 }
 
 /// What a league's games were played under, beyond the schedule: a resume
@@ -241,6 +245,14 @@ fn refuse_other_schedule(
             seen.push(format!(
                 "{} games then, {} now: rounds, openings or variants",
                 old.games, meta.games
+            ));
+        }
+        if old.openings_book != meta.openings_book {
+            let book = |b: &Option<String>| b.clone().unwrap_or_else(|| "none".into());
+            seen.push(format!(
+                "the openings book (its lines or order) was {}, now {}",
+                book(&old.openings_book),
+                book(&meta.openings_book)
             ));
         }
         if !old.bots.is_empty() && old.bots != meta.bots {

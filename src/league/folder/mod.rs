@@ -555,6 +555,7 @@ mod tests {
             league: None,
             sprt: None,
             resume: None,
+            openings_book: None,
         }
     }
 
