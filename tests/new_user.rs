@@ -289,6 +289,11 @@ fn messages_say_what_was_given_and_what_to_do() {
         !ok && said.contains("--rounds") && !said.contains("-- -1"),
         "{said}"
     );
+    let (ok, said) = run(&["run", "l.toml", "--decision-ms", "-5"]);
+    assert!(
+        !ok && said.contains("--decision-ms") && said.contains("-5 is negative"),
+        "{said}"
+    );
 
     // A hello without an author reads as such, not "by  ".
     let quiet = base.join("anon.py");

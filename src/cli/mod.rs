@@ -276,3 +276,15 @@ pub(crate) fn results_folder(
     }
     anyhow::bail!("{}: no such folder or file ({wanted})", p.display())
 }
+
+/// A whole number, 0 or more (a time in ms, a seed, a count), for flags
+/// whose bad value should be named as what it is: `-5` is negative, not
+/// a digit clap could not read.
+fn whole(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    t.parse::<u64>().map_err(|_| match t.parse::<i128>() {
+        Ok(n) if n < 0 => format!("{n} is negative: give a whole number, 0 or more"),
+        Ok(_) => format!("{t} is too large"),
+        Err(_) => format!("`{s}` is not a whole number (0 or more)"),
+    })
+}
