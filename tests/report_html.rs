@@ -756,3 +756,107 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A league of 1,000 bots (issue 34): each plays its four neighbours on a
+/// ring, a seat-swap pair each, in Kisolo (4,000 games, no records). The
+/// standings list every bot a page of rows at a time, a search
+/// (`#standings&q=NAME`, what typing in the box gives) finds one in every
+/// table, its page (a file of its own, loaded when first shown) holds its
+/// row of results, and the crosstable shows the best 30 saying so.
+#[test]
+fn a_report_of_a_thousand_bots_pages_finds_one_and_shows_its_row() {
+    const BOTS: usize = 1000;
+    let dir = tempfile::tempdir().unwrap();
+    let name = |i: usize| format!("bot{:04}", i % BOTS);
+    let mut w = csv::Writer::from_path(dir.path().join("games.csv")).unwrap();
+    let mut n = 0;
+    for i in 0..BOTS {
+        for d in [1, 2] {
+            let (a, b) = (name(i), name(i + d));
+            let group = format!("g{i}-{d}");
+            // Bots with higher numbers are stronger, with draws now and then.
+            for (k, (s0, s1)) in [(&a, &b), (&b, &a)].into_iter().enumerate() {
+                let score0 = match (i + d + k) % 5 {
+                    0 => 0.5,
+                    _ if (s0 > s1) == ((i + k) % 7 != 0) => 1.0,
+                    _ => 0.0,
+                };
+                let row = GameRow {
+                    game_id: format!("{group}-o{k}"),
+                    variant: "kisolo".into(),
+                    players: 2,
+                    group: group.clone(),
+                    seat0: s0.clone(),
+                    seat1: s1.clone(),
+                    score0,
+                    score1: 1.0 - score0,
+                    reason: if score0 == 0.5 { "tie" } else { "store" }.into(),
+                    plies: 10,
+                    duration_ms: 1,
+                    seed: 1,
+                    ..GameRow::default()
+                };
+                w.serialize(&row).unwrap();
+                n += 1;
+            }
+        }
+    }
+    w.flush().unwrap();
+    drop(w);
+    assert_eq!(n, 4 * BOTS);
+    let out = report(&[dir.path()]);
+    assert!(out.join("bots").is_dir(), "no bots/ folder in the report");
+
+    // Every bot in the standings, 50 rows of each table shown, a pager.
+    let dom = open_clean(&out, "");
+    let rows = dom.matches("class=\"bot-row\"").count();
+    assert_eq!(
+        rows,
+        2 * BOTS,
+        "rows of the two tables (all variants, kisolo)"
+    );
+    let shown = dom.matches("<tr class=\"bot-row\" data-bot=").count();
+    let hidden = dom.matches("<tr class=\"bot-row\" hidden=\"\"").count()
+        + dom.matches("hidden=\"\" data-bot=").count();
+    assert_eq!(shown + hidden, 2 * BOTS, "{shown} shown, {hidden} hidden");
+    assert!(dom.contains("rows 1–50 of 1000"), "no pager");
+    // The crosstable: the best 30, and a word on the others.
+    let cross = between(&dom, "<section id=\"crosstable\"", "</section>");
+    assert!(
+        cross.contains("The 30 best of this table's 1000 bots"),
+        "{}",
+        &cross[..cross.len().min(2000)]
+    );
+    assert!(cross.matches("class=\"rowhead\"").count() <= 2 * 30);
+
+    // A search finds one bot, in both tables, and hides the rest.
+    let wanted = "bot0777";
+    let dom = open_clean(&out, &format!("#standings&q={wanted}"));
+    let visible: Vec<&str> = dom
+        .split("<tr ")
+        .skip(1)
+        .filter(|r| {
+            r.starts_with("class=\"bot-row\"") && !r[..r.find('>').unwrap()].contains("hidden")
+        })
+        .filter_map(|r| r.split("data-bot=\"").nth(1)?.split('"').next())
+        .collect();
+    assert_eq!(visible, vec![wanted, wanted], "rows shown for the search");
+    assert!(dom.contains("2 rows match"), "no count of matches");
+
+    // Its page: its ratings and its row of results, against its four
+    // neighbours (from its own file).
+    let dom = open_clean(&out, &format!("#bot={wanted}"));
+    let page = between(&dom, &format!("id=\"bot-{wanted}\""), "</section>");
+    assert!(!page.is_empty(), "no page for {wanted}");
+    assert!(
+        !page[..page.find('>').unwrap()].contains("hidden"),
+        "its page is hidden"
+    );
+    for opp in ["bot0775", "bot0776", "bot0778", "bot0779"] {
+        assert!(
+            page.contains(&format!("#bot={opp}\"")),
+            "{opp} missing from {wanted}'s row"
+        );
+    }
+    assert!(!page.contains("#bot=bot0780\""), "a bot it never met");
+}

@@ -9,6 +9,9 @@
 //!   rectangles drawn by the template, so no chart library is needed.
 //! - `report.js`, `report.css` (`assets/`): sortable tables, the game lists
 //!   and the game viewer; the browser draws positions, it knows no rule.
+//! - `bots/bNNNN.js`: each bot's page (its ratings, its results against
+//!   each opponent, its forfeits), loaded when it is first shown, so that
+//!   `index.html` does not grow with the square of the bots.
 //! - `games/index.js`: one line of summary per game, and
 //!   `games/cNNNN-HASH.js`: the viewer data of a few hundred games each
 //!   (every position replayed by the engine here, see `replay`). Both are
@@ -155,7 +158,7 @@ pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Wr
     ] {
         write_atomic(&out.join(name), text.as_bytes())?;
     }
-    let page = view::page(
+    let (page, bot_pages) = view::page(
         &report,
         seat.as_ref(),
         &rows,
@@ -164,6 +167,7 @@ pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Wr
         &stamp,
         &written.warnings,
     );
+    write_bot_pages(out, &bot_pages)?;
     let html = render(&page)?;
     let index = out.join("index.html");
     write_atomic(&index, html.as_bytes())?;
@@ -315,10 +319,42 @@ fn build_chunks(
 
 /// The page from its template.
 fn render(page: &view::Page) -> Result<String, minijinja::Error> {
+    templates()?
+        .get_template("index.html")?
+        .render(minijinja::value::Serde(page))
+}
+
+fn templates() -> Result<minijinja::Environment<'static>, minijinja::Error> {
     let mut env = minijinja::Environment::new();
     env.add_template("index.html", include_str!("templates/index.html"))?;
-    env.get_template("index.html")?
-        .render(minijinja::value::Serde(page))
+    env.add_template("bot.html", include_str!("templates/bot.html"))?;
+    Ok(env)
+}
+
+/// Each bot's page in its own file (`bots/bNNNN.js`, a script calling
+/// `arenaBot`), and no file of a bot the report no longer has.
+fn write_bot_pages(out: &Path, pages: &[view::BotPage]) -> Result<(), HtmlError> {
+    let dir = out.join("bots");
+    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    let env = templates()?;
+    let template = env.get_template("bot.html")?;
+    let mut keep = BTreeSet::new();
+    for b in pages {
+        let html = template.render(minijinja::context! { b => minijinja::value::Serde(b) })?;
+        let body = json!({ "bot": b.bot, "html": html });
+        let path = out.join(&b.file);
+        write_atomic(&path, format!("arenaBot({body});\n").as_bytes())?;
+        keep.insert(path);
+    }
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('b') && name.ends_with(".js") && !keep.contains(&e.path()) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The viewer data of one chunk of games (a script calling `arenaGames`),

@@ -13,6 +13,10 @@ use std::collections::{BTreeMap, HashMap};
 const FORFEITS_LISTED: usize = 300;
 /// Damaged records listed by name.
 const NOTES_LISTED: usize = 100;
+/// Bots in a crosstable: the best of its table (a league of 1,000 bots
+/// would have a million cells per variant); every bot's whole row is on
+/// its page.
+pub const CROSS_TOP: usize = 30;
 
 #[derive(Serialize)]
 pub struct Page {
@@ -30,7 +34,6 @@ pub struct Page {
     crosstables: Vec<Cross>,
     variants: Vec<VariantView>,
     forfeits: Forfeits,
-    bot_pages: Vec<BotPage>,
     notes: Vec<(String, String, String)>,
     notes_total: usize,
     /// The data the page's script needs, as JSON.
@@ -79,6 +82,9 @@ struct Cross {
     anchor: String,
     bots: Vec<(String, String)>,
     rows: Vec<CrossRow>,
+    /// The bots shown, of the table's bots.
+    shown: usize,
+    of: usize,
 }
 
 #[derive(Serialize)]
@@ -144,9 +150,14 @@ struct ForfeitRow {
     detail: String,
 }
 
+/// A bot's page: written to a file of its own (`bots/bNNNN.js`), loaded
+/// when it is first shown, so that the report's page does not grow with
+/// the square of the bots.
 #[derive(Serialize)]
-struct BotPage {
-    bot: String,
+pub struct BotPage {
+    pub bot: String,
+    /// Its file, relative to the report's folder.
+    pub file: String,
     anchor: String,
     games_href: String,
     ratings: Vec<BotLine>,
@@ -365,7 +376,12 @@ impl Sided {
     }
 }
 
-fn cross(report: &Report, label: &str, bots: &[String]) -> Cross {
+/// The crosstable of table `st`: its first `CROSS_TOP` bots (the table's
+/// order: by rating), each against each.
+fn cross(report: &Report, st: &Standings) -> Cross {
+    let label = st.variant.as_str();
+    let all: Vec<&str> = st.ratings.iter().map(|r| r.bot.as_str()).collect();
+    let bots: Vec<String> = all.iter().take(CROSS_TOP).map(|b| b.to_string()).collect();
     let pairs: HashMap<(&str, &str), &crate::ratings::PairCount> = report
         .pairs
         .iter()
@@ -445,6 +461,8 @@ fn cross(report: &Report, label: &str, bots: &[String]) -> Cross {
             .map(|(i, b)| (format!("{}", i + 1), b.clone()))
             .collect(),
         rows,
+        shown: bots.len(),
+        of: all.len(),
     }
 }
 
@@ -504,7 +522,7 @@ fn histogram(plies: &[u32]) -> Hist {
     }
 }
 
-/// The report's page model from the rated tables.
+/// The report's page model from the rated tables, and the bots' pages.
 #[allow(clippy::too_many_arguments)]
 pub fn page(
     report: &Report,
@@ -514,7 +532,7 @@ pub fn page(
     opts: &Options,
     stamp: &str,
     warnings: &[String],
-) -> Page {
+) -> (Page, Vec<BotPage>) {
     let bots: Vec<String> = report
         .overall
         .ratings
@@ -525,17 +543,30 @@ pub fn page(
         .chain(&report.per_variant)
         .map(table)
         .collect();
-    let mut labels = vec![ALL.to_string()];
-    labels.extend(report.per_variant.iter().map(|v| v.variant.clone()));
-    labels.dedup();
-    let crosstables = labels.iter().map(|l| cross(report, l, &bots)).collect();
+    let mut labels = vec![ALL];
+    let crosstables = std::iter::once(&report.overall)
+        .chain(&report.per_variant)
+        .filter(|st| {
+            // One crosstable per label (the overall table's label is `all`).
+            let new = st.variant == ALL || !labels.contains(&st.variant.as_str());
+            labels.push(&st.variant);
+            new
+        })
+        .map(|st| cross(report, st))
+        .collect();
     let forfeits = forfeits_of(rows, metas);
     let index = BotIndex::of(report, &forfeits);
-    let bot_pages = report
+    let bot_pages: Vec<BotPage> = report
         .overall
         .ratings
         .iter()
-        .map(|r| bot_page(report, &index, &r.bot))
+        .enumerate()
+        .map(|(k, r)| bot_page(report, &index, &r.bot, format!("bots/b{k:04}.js")))
+        .collect();
+    // Pairs, not an object: a bot may be named `__proto__`.
+    let files: Vec<(&str, String)> = bot_pages
+        .iter()
+        .map(|b| (b.bot.as_str(), format!("{}?v={stamp}", b.file)))
         .collect();
     let damaged = damaged(rows, metas);
     let data = serde_json::json!({
@@ -543,8 +574,9 @@ pub fn page(
         "live": opts.live,
         "stamp": stamp,
         "games": rows.len(),
+        "bots": files,
     });
-    Page {
+    let page = Page {
         title: if opts.title.is_empty() {
             "League report".into()
         } else {
@@ -563,11 +595,11 @@ pub fn page(
         crosstables,
         variants: variant_views(report, seat, rows),
         forfeits,
-        bot_pages,
         notes_total: damaged.len(),
         notes: damaged.into_iter().take(NOTES_LISTED).collect(),
         data,
-    }
+    };
+    (page, bot_pages)
 }
 
 /// The variants' section: a view per variant label of `report`, with the
@@ -756,7 +788,7 @@ impl<'a> BotIndex<'a> {
     }
 }
 
-fn bot_page(report: &Report, index: &BotIndex, bot: &str) -> BotPage {
+fn bot_page(report: &Report, index: &BotIndex, bot: &str, file: String) -> BotPage {
     let forfeits: &[Counted] = index.forfeits.get(bot).map_or(&[], |r| r.as_slice());
     let ratings = std::iter::once(&report.overall)
         .chain(&report.per_variant)
@@ -829,6 +861,7 @@ fn bot_page(report: &Report, index: &BotIndex, bot: &str) -> BotPage {
         .collect();
     BotPage {
         bot: bot.to_string(),
+        file,
         anchor: format!("bot-{}", frag(bot)),
         games_href: games_href(&[("bot", bot)]),
         ratings,

@@ -98,10 +98,115 @@
           return asc ? c : -c;
         });
         rows.forEach((r) => body.appendChild(r));
+        table.dispatchEvent(new Event("sorted"));
       });
     });
   }
   document.querySelectorAll("table.sortable").forEach(makeSortable);
+
+  // ---- standings: find a bot, choose a table, a page of rows at a time ----
+  // A league of 1,000 bots has tables of 1,000 rows: each shows ROWS at a
+  // time, a search shows the matching rows of every table, and the choice
+  // of table hides the others. `#standings&q=NAME` opens a search.
+  const ROWS = 50;
+  const standingsTables = Array.from(document.querySelectorAll("table.standings-table"));
+  const search = document.getElementById("bot-search");
+  const tableFilter = document.getElementById("table-filter");
+  const searchCount = document.getElementById("search-count");
+  const pageOf = new Map();
+  function pagerOf(table) {
+    let p = table.nextElementSibling;
+    if (p && p.classList.contains("pager")) return p;
+    p = h("p", { class: "pager" });
+    table.after(p);
+    return p;
+  }
+  function layoutStandings() {
+    const q = search ? search.value.trim().toLowerCase() : "";
+    let found = 0;
+    standingsTables.forEach((t) => {
+      const rows = Array.from(t.tBodies[0].rows);
+      const details = t.closest("details");
+      const wanted = !tableFilter || !tableFilter.value || details.id === tableFilter.value;
+      details.hidden = !wanted;
+      const pager = pagerOf(t);
+      if (q) {
+        let n = 0;
+        rows.forEach((r) => {
+          const hit = (r.dataset.bot || "").toLowerCase().includes(q);
+          r.hidden = !hit;
+          if (hit) n++;
+        });
+        if (wanted) {
+          found += n;
+          if (n > 0) details.open = true;
+        }
+        pager.hidden = true;
+        return;
+      }
+      const page = pageOf.get(t) || 0;
+      const all = page < 0;
+      rows.forEach((r, i) => (r.hidden = !all && (i < page * ROWS || i >= (page + 1) * ROWS)));
+      pager.hidden = rows.length <= ROWS;
+      if (pager.hidden) return;
+      const pages = Math.ceil(rows.length / ROWS);
+      const go = (p) => () => {
+        pageOf.set(t, p);
+        layoutStandings();
+      };
+      const from = all ? 1 : page * ROWS + 1;
+      const to = all ? rows.length : Math.min(rows.length, (page + 1) * ROWS);
+      setChildren(
+        pager,
+        h("span", { text: "rows " + from + "–" + to + " of " + rows.length }),
+        !all && page > 0 ? h("button", { type: "button", text: "← previous", onclick: go(page - 1) }) : null,
+        !all && page + 1 < pages ? h("button", { type: "button", text: "next →", onclick: go(page + 1) }) : null,
+        all ? h("button", { type: "button", text: "pages of " + ROWS, onclick: go(0) }) : h("button", { type: "button", text: "show all", onclick: go(-1) })
+      );
+    });
+    if (searchCount) searchCount.textContent = q ? found + (found === 1 ? " row matches" : " rows match") : "";
+  }
+  standingsTables.forEach((t) => t.addEventListener("sorted", layoutStandings));
+  if (search)
+    search.addEventListener("input", () => {
+      const q = search.value.trim();
+      history.replaceState(null, "", q ? "#standings&q=" + frag(q) : "#standings");
+      layoutStandings();
+    });
+  if (tableFilter) tableFilter.addEventListener("change", layoutStandings);
+  layoutStandings();
+
+  // ---- bot pages: each in its own file, loaded when first shown ----------
+  const botFiles = new Map(ARENA.bots || []);
+  const botPages = new Map();
+  const botWaiters = new Map();
+  window.arenaBot = function (d) {
+    const holder = document.createElement("div");
+    holder.innerHTML = d.html;
+    const page = holder.querySelector("section");
+    document.getElementById("bot-pages").appendChild(page);
+    page.querySelectorAll("table.sortable").forEach(makeSortable);
+    botPages.set(d.bot, page);
+    (botWaiters.get(d.bot) || []).forEach((w) => w.ok(page));
+    botWaiters.delete(d.bot);
+  };
+  function loadBot(name) {
+    if (botPages.has(name)) return Promise.resolve(botPages.get(name));
+    if (!botFiles.has(name)) return Promise.reject(new Error("no bot named " + name + " in this report"));
+    return new Promise((ok, fail) => {
+      const first = !botWaiters.has(name);
+      if (first) botWaiters.set(name, []);
+      botWaiters.get(name).push({ ok: ok, fail: fail });
+      if (first) {
+        const src = botFiles.get(name);
+        script(src, () => {
+          const msg = "cannot load " + src + " (copy the report folder whole, or generate the report again)";
+          (botWaiters.get(name) || []).forEach((w) => w.fail(new Error(msg)));
+          botWaiters.delete(name);
+        });
+      }
+    });
+  }
 
   // ---- data loading (JSONP style) -----------------------------------------
   let index = null;
@@ -197,16 +302,23 @@
       show(gamesView);
       gameList(r.args);
     } else if (r.view === "bot" && r.args.bot !== undefined) {
-      const page = document.getElementById("bot-" + frag(r.args.bot).replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase()));
-      if (page) {
-        show(page);
-        window.scrollTo(0, 0);
-      } else {
-        show(mainView);
-        showError("no bot named " + r.args.bot + " in this report");
-      }
+      loadBot(r.args.bot)
+        .then((page) => {
+          // Another link may have been followed meanwhile.
+          if (parseHash().args.bot !== r.args.bot) return;
+          show(page);
+          window.scrollTo(0, 0);
+        })
+        .catch((e) => {
+          show(mainView);
+          showError(e.message);
+        });
     } else {
       show(mainView);
+      if (r.view === "standings" && r.args.q !== undefined && search) {
+        search.value = r.args.q;
+        layoutStandings();
+      }
       if (r.view) {
         const target = document.getElementById(r.view);
         if (target) {
