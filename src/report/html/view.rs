@@ -17,6 +17,10 @@ const NOTES_LISTED: usize = 100;
 /// would have a million cells per variant); every bot's whole row is on
 /// its page.
 pub const CROSS_TOP: usize = 30;
+/// Rows of a standings table shown at a time (the page's script pages
+/// through the rest; the rows after the first page start hidden, so that
+/// a table of 1,000 bots is not laid out whole when the page opens).
+const ROWS_PER_PAGE: usize = 50;
 
 #[derive(Serialize)]
 pub struct Page {
@@ -36,6 +40,7 @@ pub struct Page {
     forfeits: Forfeits,
     notes: Vec<(String, String, String)>,
     notes_total: usize,
+    rows_per_page: usize,
     /// The data the page's script needs, as JSON.
     data: serde_json::Value,
 }
@@ -575,6 +580,7 @@ pub fn page(
         "stamp": stamp,
         "games": rows.len(),
         "bots": files,
+        "rows": ROWS_PER_PAGE,
     });
     let page = Page {
         title: if opts.title.is_empty() {
@@ -597,6 +603,7 @@ pub fn page(
         forfeits,
         notes_total: damaged.len(),
         notes: damaged.into_iter().take(NOTES_LISTED).collect(),
+        rows_per_page: ROWS_PER_PAGE,
         data,
     };
     (page, bot_pages)

@@ -108,7 +108,7 @@
   // A league of 1,000 bots has tables of 1,000 rows: each shows ROWS at a
   // time, a search shows the matching rows of every table, and the choice
   // of table hides the others. `#standings&q=NAME` opens a search.
-  const ROWS = 50;
+  const ROWS = ARENA.rows || 50;
   const standingsTables = Array.from(document.querySelectorAll("table.standings-table"));
   const search = document.getElementById("bot-search");
   const tableFilter = document.getElementById("table-filter");
