@@ -361,10 +361,11 @@ impl Problem<'_> {
     /// of its log-likelihood) at `theta`. A game of expectation `p` and
     /// score `s` moves `K (s - p)` along `e_first - e_second` (+ its seat
     /// parameter); over a cell's games `Σ (s - p)² = x2 - 2 p x + w p²`.
-    /// 3-player choice events add their model information times `phi` (the
+    /// The games' part is multiplied by `games_factor` (HC1's). 3-player
+    /// choice events add their model information times `phi` (the
     /// dispersion's variance, not a robust one: docs/ratings.md, "Extreme
     /// tables").
-    fn score_outer_products(&self, theta: &[f64], phi: f64) -> Matrix {
+    fn score_outer_products(&self, theta: &[f64], games_factor: f64, phi: f64) -> Matrix {
         let mut b = Matrix::zeros(self.nparams);
         for c in self.cells {
             let Some((first, second, seat, d)) = self.diff(theta, c) else {
@@ -379,7 +380,7 @@ impl Problem<'_> {
             ];
             for &(i, si) in idx.iter().flatten() {
                 for &(j, sj) in idx.iter().flatten() {
-                    b.add(i, j, si * sj * K * K * squares);
+                    b.add(i, j, si * sj * K * K * squares * games_factor);
                 }
             }
         }
@@ -764,8 +765,9 @@ fn fit_inside(
 /// The robust covariance of stage 1's estimate (Huber 1967; White 1980):
 /// the sandwich `H⁻¹ B H⁻¹`, `H⁻¹` the inverse curvature `inv` and `B`
 /// the games' outer products of scores (`score_outer_products`), with the
-/// small-sample factor `N / (N - k)` of HC1 (`N` the weight of the games,
-/// `k` the free parameters).
+/// small-sample factor `N / (N - k)` of HC1 on the games (`N` the weight of
+/// the evidence, `k` the free parameters; the choice events' part, `φ`
+/// times their information, has its own).
 fn robust_covariance(
     stage1: &Problem,
     theta: &[f64],
@@ -776,9 +778,7 @@ fn robust_covariance(
 ) -> Matrix {
     let (n, k) = weight_and_free(stage1, p, ncomp);
     let hc1 = if n - k >= 1.0 { n / (n - k) } else { 1.0 };
-    let mut robust = sandwich(inv, &stage1.score_outer_products(theta, phi));
-    robust.a.iter_mut().for_each(|v| *v *= hc1);
-    robust
+    sandwich(inv, &stage1.score_outer_products(theta, hc1, phi))
 }
 
 /// The weight of stage 1's evidence (games, and the degrees of freedom of

@@ -123,6 +123,10 @@ pub struct BotRating {
     pub elo_high: f64,
     /// Standard error of `elo` (relative to the anchor).
     pub elo_se: f64,
+    /// The quasi-likelihood standard error (Fisher information times the
+    /// table's dispersion φ). `elo_se` is the larger of this and the bot's
+    /// robust (sandwich) one when the table's `intervals` is `robust`.
+    pub elo_se_dispersion: f64,
     pub flag: Flag,
     /// Group of bots that met, directly or through others (0: the largest).
     /// Ratings in different groups cannot be compared.
@@ -436,12 +440,12 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
         opts.intervals,
     );
     let scale = Scale::of(ev, &out, opts);
-    let (elo, tcov) = on_scale(&out, &out.cov, &scale);
+    let (elo, quasi) = on_scale(&out, &out.cov, &scale);
     let tcov = match &out.robust_cov {
-        Some(robust) => the_larger_per_bot(&tcov, &on_scale(&out, robust, &scale).1),
-        None => tcov,
+        Some(robust) => the_larger_per_bot(&quasi, &on_scale(&out, robust, &scale).1),
+        None => quasi.clone(),
     };
-    let ratings = bot_ratings(ev, group, &out, &elo, &tcov);
+    let ratings = bot_ratings(ev, group, &out, &elo, &tcov, &quasi);
     let (ratings, cov) = ranked(ratings, &tcov);
     let index = ratings
         .iter()
@@ -688,13 +692,15 @@ fn centre_other_groups(
 }
 
 /// Each bot's line of the table, by bot index: its rating on the scale
-/// (`elo`, `tcov`) with its interval, flag, group and counts.
+/// (`elo`, `tcov`) with its interval, the quasi-likelihood standard error
+/// (from `quasi`), flag, group and counts.
 fn bot_ratings(
     ev: &stats::Evidence,
     group: Option<usize>,
     out: &fit::FitOutput,
     elo: &[f64],
     tcov: &[f64],
+    quasi: &[f64],
 ) -> Vec<BotRating> {
     let n = ev.bots.len();
     let z = z_value();
@@ -710,6 +716,7 @@ fn bot_ratings(
                 elo_low: elo[i] - z * se,
                 elo_high: elo[i] + z * se,
                 elo_se: se,
+                elo_se_dispersion: quasi[i * n + i].max(0.0).sqrt(),
                 flag: flag_of(out, i, &c),
                 group: out.group[i],
                 count: c,
