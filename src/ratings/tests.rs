@@ -789,7 +789,7 @@ fn seat_advantage_is_recovered_jointly() {
         assert!(rep.variants[0].seat_elo.is_some());
     }
     let cov = hit as f64 / total as f64;
-    eprintln!("coverage {cov} ({hit}/{total})");
+    eprintln!("coverage {cov} ({hit}/{total}), seat {seat_hit}/{runs}");
     assert!((0.92..=0.975).contains(&cov), "rating coverage {cov}");
     assert!(
         (88..=99).contains(&seat_hit),
