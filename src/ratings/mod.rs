@@ -67,8 +67,9 @@ pub struct RateOptions {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IntervalMethod {
-    /// The default: the dispersion φ, and per-bot robust (sandwich)
-    /// variances where a table needs them (see `fit::Variance`).
+    /// The default: each bot's variance is the larger of the one from φ
+    /// and its robust (sandwich, Huber–White) one, with the correlations
+    /// of the former (`the_larger_per_bot`).
     #[default]
     Robust,
     /// The observed information times one quasi-likelihood dispersion φ
@@ -442,7 +443,7 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
     let scale = Scale::of(ev, &out, opts);
     let (elo, quasi) = on_scale(&out, &out.cov, &scale);
     let tcov = match &out.robust_cov {
-        Some(robust) => the_larger_per_bot(&quasi, &on_scale(&out, robust, &scale).1),
+        Some(robust) => the_larger_per_bot(&quasi, &on_scale(&out, robust, &scale).1, n),
         None => quasi.clone(),
     };
     let ratings = bot_ratings(ev, group, &out, &elo, &tcov, &quasi);
@@ -621,13 +622,12 @@ fn on_scale(out: &fit::FitOutput, fit_cov: &Matrix, scale: &Scale) -> (Vec<f64>,
 
 /// Per bot, the larger of the quasi-likelihood variance (`quasi`, `φ H⁻¹`
 /// on the scale) and the robust one (`robust`, the sandwich on the scale),
-/// with the correlations of `quasi`: `D quasi D`, `D` diagonal with
-/// `D_ii = sqrt(max(1, robust_ii / quasi_ii))` (docs/ratings.md, "Extreme
-/// tables"). One φ per table is too small for a bot whose games are more
+/// both `n` x `n` by bot, with the correlations of `quasi`: `D quasi D`,
+/// `D` diagonal with `D_ii = sqrt(max(1, robust_ii / quasi_ii))`
+/// (docs/ratings.md, "Extreme tables"). One φ per table is too small for a bot whose games are more
 /// decisive than the table's; its own sandwich is too small for a bot with
 /// a handful of decisive games: the larger holds in both.
-fn the_larger_per_bot(quasi: &[f64], robust: &[f64]) -> Vec<f64> {
-    let n = (quasi.len() as f64).sqrt().round() as usize;
+fn the_larger_per_bot(quasi: &[f64], robust: &[f64], n: usize) -> Vec<f64> {
     let factor: Vec<f64> = (0..n)
         .map(|i| {
             let (q, r) = (quasi[i * n + i], robust[i * n + i]);
