@@ -1090,3 +1090,41 @@ fn bold_bots_in_a_drawn_table_need_their_own_variance() {
     assert!(cov(1, 0) >= 0.92, "robust: bold {}", cov(1, 0));
     assert!(cov(1, 1) >= 0.93, "robust: calm {}", cov(1, 1));
 }
+
+/// The table of issue 34: six bots, 20 games per pairing, every game drawn
+/// but four (98.7% draws), all four played by `A` (3 wins, 1 loss). One φ
+/// (about 0.013) gives `A` the variance of a bot that draws as often as
+/// the table; its own games say more.
+#[test]
+fn the_bot_with_the_decisive_games_of_a_drawn_table_gets_a_wider_interval() {
+    let bots = ["A", "B", "C", "D", "E", "F"];
+    let mut rows = Vec::new();
+    for i in 0..bots.len() {
+        for j in (i + 1)..bots.len() {
+            for k in 0..20 {
+                // A beats B, C and D once each and loses once to E.
+                let s = match (i, j, k) {
+                    (0, 1..=3, 0) => 1.0,
+                    (0, 4, 0) => 0.0,
+                    _ => 0.5,
+                };
+                let id = format!("{i}-{j}-{k}");
+                rows.push(row2(&id, "filo", &id, bots[i], bots[j], s));
+            }
+        }
+    }
+    let rep = rate(&rows, &RateOptions::default()).unwrap();
+    let phi = rep.overall.dispersion;
+    assert!((0.01..0.02).contains(&phi), "dispersion {phi}");
+    let a = rep.overall.get("A").unwrap();
+    let half = |se: f64| z_value() * se;
+    eprintln!(
+        "φ {phi:.4}: A ±{:.1} (±{:.1} with φ alone)",
+        half(a.elo_se),
+        half(a.elo_se_dispersion)
+    );
+    assert!(a.elo_se > 1.4 * a.elo_se_dispersion, "{a:?}");
+    // F, with only draws, keeps the φ interval.
+    let f = rep.overall.get("F").unwrap();
+    assert!(close(f.elo_se, f.elo_se_dispersion, 1e-12));
+}
