@@ -103,11 +103,15 @@ fn league_matches_the_independent_python_reference() {
             "{} elo",
             w["bot"]
         );
+        // The reference's standard error is the quasi-likelihood one
+        // (φ-scaled Fisher); the interval takes the larger of it and the
+        // bot's robust one (docs/ratings.md, "Extreme tables").
         assert!(
-            (num(g, "elo_se") - num(w, "elo_se")).abs() < 0.01,
+            (num(g, "elo_se_dispersion") - num(w, "elo_se")).abs() < 0.01,
             "{} se",
             w["bot"]
         );
+        assert!(num(g, "elo_se") >= num(g, "elo_se_dispersion"));
     }
 }
 
@@ -156,7 +160,11 @@ fn matches_the_scipy_reference_plain_3_player_and_perfect_scores() {
             let g = rating(&got, &bot, "all");
             assert!((num(g, "elo") - elo).abs() < 0.01, "{case} {bot} elo");
             if let Some(se) = se {
-                assert!((num(g, "elo_se") - se).abs() < 0.01, "{case} {bot} se");
+                // The quasi-likelihood standard error, which the reference
+                // computes; `elo_se` is the larger of it and the robust one.
+                let quasi = num(g, "elo_se_dispersion");
+                assert!((quasi - se).abs() < 0.01, "{case} {bot} se");
+                assert!(num(g, "elo_se") >= quasi, "{case} {bot}");
             }
         }
     }
@@ -218,7 +226,9 @@ fn seat_advantage_matches_the_reference_within_its_prior() {
         }
         let g = rating(&got, &bot, "filo");
         assert!((num(g, "elo") - elo).abs() < 0.05, "{bot} elo");
-        assert!((num(g, "elo_se") - se.unwrap()).abs() < 0.05, "{bot} se");
+        let quasi = num(g, "elo_se_dispersion");
+        assert!((quasi - se.unwrap()).abs() < 0.05, "{bot} se");
+        assert!(num(g, "elo_se") >= quasi, "{bot}");
     }
 }
 

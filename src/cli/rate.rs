@@ -159,6 +159,7 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
         anchor,
         seat_advantage: args.seat_advantage,
         extra_bots: Vec::new(),
+        ..RateOptions::default()
     };
     // One row at a time: the rows are never all in memory.
     let mut tally = Tally::new(&opts);

@@ -16,9 +16,10 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use super::linalg::{cholesky, inverse, solve, Matrix};
+use super::linalg::{cholesky, inverse, sandwich, solve, Matrix};
 use super::luce::Choice;
 use super::scale::K;
+use super::IntervalMethod;
 use std::collections::BTreeMap;
 
 /// Weight of the virtual draw at `h = 0` that each seat parameter gets, so
@@ -53,6 +54,10 @@ pub struct FitOutput {
     /// Covariance of `elo` (already scaled by `dispersion`), bot x bot.
     /// Rows of unrated bots are 0.
     pub cov: Matrix,
+    /// The robust (sandwich) covariance of `elo`, bot x bot, when asked
+    /// for (`IntervalMethod::Robust`). The caller takes each bot's variance
+    /// as the larger of the two (docs/ratings.md, "Extreme tables").
+    pub robust_cov: Option<Matrix>,
     /// Seat advantage (Elo) per variant group, with its standard error;
     /// `None` when not fitted or the group has no evidence.
     pub seat: Vec<Option<(f64, f64)>>,
@@ -351,6 +356,50 @@ impl Problem<'_> {
         (theta, iterations, inv)
     }
 
+    /// The meat of the robust (sandwich, Huber–White) covariance: the sum
+    /// over games of the outer product of each game's score (the gradient
+    /// of its log-likelihood) at `theta`. A game of expectation `p` and
+    /// score `s` moves `K (s - p)` along `e_first - e_second` (+ its seat
+    /// parameter); over a cell's games `Σ (s - p)² = x2 - 2 p x + w p²`.
+    /// The games' part is multiplied by `games_factor` (HC1's). 3-player
+    /// choice events add their model information times `phi` (the
+    /// dispersion's variance, not a robust one: docs/ratings.md, "Extreme
+    /// tables").
+    fn score_outer_products(&self, theta: &[f64], games_factor: f64, phi: f64) -> Matrix {
+        let mut b = Matrix::zeros(self.nparams);
+        for c in self.cells {
+            let Some((first, second, seat, d)) = self.diff(theta, c) else {
+                continue;
+            };
+            let p = sigmoid(K * d);
+            let squares = (c.x2 - 2.0 * p * c.x + p * p * c.w).max(0.0);
+            let idx = [
+                Some((first, 1.0)),
+                Some((second, -1.0)),
+                seat.map(|s| (s, 1.0)),
+            ];
+            for &(i, si) in idx.iter().flatten() {
+                for &(j, sj) in idx.iter().flatten() {
+                    b.add(i, j, si * sj * K * K * squares * games_factor);
+                }
+            }
+        }
+        for c in self.choices {
+            let (u, params) = self.strengths(theta, c);
+            let (_, hu) = c.derivatives(&u);
+            for i in 0..c.size {
+                for pi in params[i].iter().flatten() {
+                    for j in 0..c.size {
+                        for pj in params[j].iter().flatten() {
+                            b.add(*pi, *pj, phi * hu[i][j]);
+                        }
+                    }
+                }
+            }
+        }
+        b
+    }
+
     /// Pearson X² of the evidence at `theta`.
     fn pearson(&self, theta: &[f64]) -> f64 {
         let mut x2 = 0.0;
@@ -502,11 +551,12 @@ pub fn fit(
     cells: &[Cell],
     choices: &[Choice],
     seat_groups: &[bool],
+    intervals: IntervalMethod,
 ) -> FitOutput {
     let choices: Vec<&Choice> = choices.iter().filter(|c| c.w > 0.0).collect();
     let params = Params::of(nbots, ngroups, cells, &choices, seat_groups);
     let comps = Components::of(&params, cells, &choices);
-    let inside = fit_inside(&params, &comps, cells, &choices);
+    let inside = fit_inside(&params, &comps, cells, &choices, intervals);
     let mut out = output_of(&params, &comps, &inside);
     if out.regularized {
         place_components(&mut out, &params, &comps, &inside.theta, cells, &choices);
@@ -656,14 +706,23 @@ fn scored_against(p: &Params, cells: &[Cell], choices: &[&Choice]) -> Vec<Vec<us
 struct Inside {
     theta: Vec<f64>,
     iterations: usize,
-    /// The inverse of the curvature at `theta`.
-    inv: Matrix,
+    /// The covariance of `theta`: the inverse of the curvature times the
+    /// dispersion.
+    cov: Matrix,
+    /// The robust (sandwich) covariance of `theta`, when asked for.
+    robust: Option<Matrix>,
     dispersion: f64,
 }
 
 /// Stage 1 of `fit`: maximum likelihood inside each component (all of it
 /// when the estimate exists), one gauge per component.
-fn fit_inside(p: &Params, comps: &Components, cells: &[Cell], choices: &[&Choice]) -> Inside {
+fn fit_inside(
+    p: &Params,
+    comps: &Components,
+    cells: &[Cell],
+    choices: &[&Choice],
+    intervals: IntervalMethod,
+) -> Inside {
     let inside: Vec<Cell> = cells
         .iter()
         .filter(|c| match (p.bot_param[c.first], p.bot_param[c.second]) {
@@ -690,12 +749,46 @@ fn fit_inside(p: &Params, comps: &Components, cells: &[Cell], choices: &[&Choice
     };
     let (theta, iterations, inv) = problem.solve();
     let dispersion = dispersion(&problem, &theta, p, comps.count());
+    let robust = (intervals == IntervalMethod::Robust)
+        .then(|| robust_covariance(&problem, &theta, &inv, dispersion, p, comps.count()));
+    let mut cov = inv;
+    cov.a.iter_mut().for_each(|v| *v *= dispersion);
     Inside {
         theta,
         iterations,
-        inv,
+        cov,
+        robust,
         dispersion,
     }
+}
+
+/// The robust covariance of stage 1's estimate (Huber 1967; White 1980):
+/// the sandwich `H⁻¹ B H⁻¹`, `H⁻¹` the inverse curvature `inv` and `B`
+/// the games' outer products of scores (`score_outer_products`), with the
+/// small-sample factor `N / (N - k)` of HC1 on the games (`N` the weight of
+/// the evidence, `k` the free parameters; the choice events' part, `φ`
+/// times their information, has its own).
+fn robust_covariance(
+    stage1: &Problem,
+    theta: &[f64],
+    inv: &Matrix,
+    phi: f64,
+    p: &Params,
+    ncomp: usize,
+) -> Matrix {
+    let (n, k) = weight_and_free(stage1, p, ncomp);
+    let hc1 = if n - k >= 1.0 { n / (n - k) } else { 1.0 };
+    sandwich(inv, &stage1.score_outer_products(theta, hc1, phi))
+}
+
+/// The weight of stage 1's evidence (games, and the degrees of freedom of
+/// the choice events) and its free parameters.
+fn weight_and_free(stage1: &Problem, p: &Params, ncomp: usize) -> (f64, f64) {
+    let inside_w: f64 = stage1.cells.iter().map(|c| c.w).sum::<f64>()
+        + stage1.choices.iter().map(|c| c.dof()).sum::<f64>();
+    let m = p.m();
+    let free = ((m - ncomp.min(m)) + (p.nparams - m)) as f64;
+    (inside_w, free)
 }
 
 /// One gauge per component (the level of each is free in stage 1),
@@ -734,10 +827,7 @@ fn component_gauges(
 /// Pearson X²); 1 with fewer than 30.
 fn dispersion(stage1: &Problem, theta: &[f64], p: &Params, ncomp: usize) -> f64 {
     let x2 = stage1.pearson(theta);
-    let inside_w: f64 = stage1.cells.iter().map(|c| c.w).sum::<f64>()
-        + stage1.choices.iter().map(|c| c.dof()).sum::<f64>();
-    let m = p.m();
-    let free = ((m - ncomp.min(m)) + (p.nparams - m)) as f64;
+    let (inside_w, free) = weight_and_free(stage1, p, ncomp);
     let dof = inside_w - free;
     if dof >= 30.0 {
         (x2 / dof).clamp(DISPERSION_MIN, 4.0)
@@ -752,24 +842,36 @@ fn dispersion(stage1: &Problem, theta: &[f64], p: &Params, ncomp: usize) -> f64 
 fn output_of(p: &Params, comps: &Components, s: &Inside) -> FitOutput {
     let nbots = p.nbots;
     let mut elo = vec![0.0; nbots];
-    let mut cov = Matrix::zeros(nbots);
     for &i in &p.param_bot {
-        let a = p.bot_param[i].unwrap_or(0);
-        elo[i] = s.theta[a];
-        for &j in &p.param_bot {
-            let b = p.bot_param[j].unwrap_or(0);
-            cov.a[i * nbots + j] = s.dispersion * s.inv.get(a, b);
-        }
+        elo[i] = s.theta[p.bot_param[i].unwrap_or(0)];
     }
+    let by_bot = |m: &Matrix| {
+        let mut cov = Matrix::zeros(nbots);
+        for &i in &p.param_bot {
+            let a = p.bot_param[i].unwrap_or(0);
+            for &j in &p.param_bot {
+                let b = p.bot_param[j].unwrap_or(0);
+                cov.a[i * nbots + j] = m.get(a, b);
+            }
+        }
+        cov
+    };
+    // The seat's variance: the larger of the two, as a bot's (see
+    // `FitOutput::robust_cov`).
+    let seat_var = |g: usize| {
+        let robust = s.robust.as_ref().map_or(0.0, |r| r.get(g, g));
+        s.cov.get(g, g).max(robust).max(0.0)
+    };
     let seat = p
         .group_param
         .iter()
-        .map(|g| g.map(|g| (s.theta[g], (s.dispersion * s.inv.get(g, g)).max(0.0).sqrt())))
+        .map(|g| g.map(|g| (s.theta[g], seat_var(g).sqrt())))
         .collect();
     FitOutput {
         rated: p.rated.clone(),
         elo,
-        cov,
+        cov: by_bot(&s.cov),
+        robust_cov: s.robust.as_ref().map(by_bot),
         seat,
         regularized: comps.count() > 1,
         leans_on_prior: vec![false; nbots],
@@ -810,6 +912,9 @@ fn place_components(
         for &j in &p.param_bot {
             let cj = comps.of[p.bot_param[j].unwrap_or(0)];
             out.cov.a[i * nbots + j] += inv.get(ci, cj);
+            if let Some(r) = out.robust_cov.as_mut() {
+                r.a[i * nbots + j] += inv.get(ci, cj);
+            }
         }
     }
     label_bots(out, p, comps, &weak);
@@ -971,7 +1076,14 @@ mod tests {
     #[test]
     fn two_bots_match_the_closed_form() {
         // A scores 30 of 40 against B: r_A - r_B = 400 log10(30/10).
-        let out = fit(2, 1, &[cell(0, 1, 40.0, 30.0)], &[], &[false]);
+        let out = fit(
+            2,
+            1,
+            &[cell(0, 1, 40.0, 30.0)],
+            &[],
+            &[false],
+            IntervalMethod::Dispersion,
+        );
         let want = 400.0 * 3f64.log10();
         assert!(!out.regularized);
         assert!(out.iterations < 30);
@@ -980,7 +1092,14 @@ mod tests {
 
     #[test]
     fn a_perfect_score_is_finite_and_regularized() {
-        let out = fit(2, 1, &[cell(0, 1, 5.0, 5.0)], &[], &[false]);
+        let out = fit(
+            2,
+            1,
+            &[cell(0, 1, 5.0, 5.0)],
+            &[],
+            &[false],
+            IntervalMethod::Dispersion,
+        );
         assert!(out.regularized);
         assert!(out.elo.iter().all(|e| e.is_finite()));
         assert!(out.elo[0] > out.elo[1]);

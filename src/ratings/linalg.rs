@@ -99,6 +99,37 @@ pub fn inverse(l: &Matrix) -> Matrix {
     inv
 }
 
+/// `A B A` for symmetric `A` and `B` of the same size: the sandwich
+/// covariance `H⁻¹ B H⁻¹` (bread `A = H⁻¹`, meat `B`).
+pub fn sandwich(bread: &Matrix, meat: &Matrix) -> Matrix {
+    let n = bread.n;
+    let mut ab = Matrix::zeros(n);
+    for i in 0..n {
+        for k in 0..n {
+            let a = bread.get(i, k);
+            if a == 0.0 {
+                continue;
+            }
+            for j in 0..n {
+                ab.a[i * n + j] += a * meat.get(k, j);
+            }
+        }
+    }
+    let mut out = Matrix::zeros(n);
+    for i in 0..n {
+        for k in 0..n {
+            let x = ab.get(i, k);
+            if x == 0.0 {
+                continue;
+            }
+            for j in 0..n {
+                out.a[i * n + j] += x * bread.get(k, j);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

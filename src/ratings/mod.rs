@@ -19,6 +19,7 @@ pub(crate) use stats::Fx;
 pub use stats::{elo_of_score, penta_elo, BotCount, PairCount, VariantStats};
 
 use crate::results::GameRow;
+use linalg::Matrix;
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal};
 use std::collections::BTreeMap;
@@ -57,6 +58,23 @@ pub struct RateOptions {
     pub seat_advantage: bool,
     /// Bots to list even without games (they appear as unrated).
     pub extra_bots: Vec<String>,
+    /// How the intervals take the variance of the results.
+    pub intervals: IntervalMethod,
+}
+
+/// How the rating intervals take the variance of the results
+/// (docs/ratings.md, "Intervals" and "Extreme tables").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntervalMethod {
+    /// The default: each bot's variance is the larger of the one from φ
+    /// and its robust (sandwich, Huber–White) one, with the correlations
+    /// of the former (`the_larger_per_bot`).
+    #[default]
+    Robust,
+    /// The observed information times one quasi-likelihood dispersion φ
+    /// per table, everywhere (the only method until 2026-11).
+    Dispersion,
 }
 
 /// Why a rating needs a second look.
@@ -106,6 +124,10 @@ pub struct BotRating {
     pub elo_high: f64,
     /// Standard error of `elo` (relative to the anchor).
     pub elo_se: f64,
+    /// The quasi-likelihood standard error (Fisher information times the
+    /// table's dispersion φ). `elo_se` is the larger of this and the bot's
+    /// robust (sandwich) one when the table's `intervals` is `robust`.
+    pub elo_se_dispersion: f64,
     pub flag: Flag,
     /// Group of bots that met, directly or through others (0: the largest).
     /// Ratings in different groups cannot be compared.
@@ -126,8 +148,12 @@ pub struct Standings {
     pub regularized: bool,
     /// Groups of bots that never met, even through others (1 normally).
     pub groups: usize,
-    /// Quasi-likelihood dispersion applied to the Fisher intervals.
+    /// Quasi-likelihood dispersion φ of the table.
     pub dispersion: f64,
+    /// How the intervals were taken: `dispersion` (the Fisher intervals
+    /// times φ) or `robust` (per-bot sandwich variances; docs/ratings.md,
+    /// "Extreme tables").
+    pub intervals: IntervalMethod,
     /// Newton iterations the fit took.
     pub iterations: usize,
     /// Sorted by Elo, best first; unrated bots last.
@@ -406,10 +432,21 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
     } else {
         (collapse(cells), luce::collapse(choices))
     };
-    let out = fit::fit(n, ev.labels.len(), &cells, &choices, &seat_groups);
+    let out = fit::fit(
+        n,
+        ev.labels.len(),
+        &cells,
+        &choices,
+        &seat_groups,
+        opts.intervals,
+    );
     let scale = Scale::of(ev, &out, opts);
-    let (elo, tcov) = on_scale(&out, &scale);
-    let ratings = bot_ratings(ev, group, &out, &elo, &tcov);
+    let (elo, quasi) = on_scale(&out, &out.cov, &scale);
+    let tcov = match &out.robust_cov {
+        Some(robust) => the_larger_per_bot(&quasi, &on_scale(&out, robust, &scale).1, n),
+        None => quasi.clone(),
+    };
+    let ratings = bot_ratings(ev, group, &out, &elo, &tcov, &quasi);
     let (ratings, cov) = ranked(ratings, &tcov);
     let index = ratings
         .iter()
@@ -430,6 +467,11 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
         regularized: out.regularized,
         groups: out.groups,
         dispersion: out.dispersion,
+        intervals: if out.robust_cov.is_some() {
+            IntervalMethod::Robust
+        } else {
+            IntervalMethod::Dispersion
+        },
         iterations: out.iterations,
         ratings,
         seat_advantage,
@@ -538,10 +580,10 @@ impl Scale {
 /// The ratings on `scale`, e = T r, and their covariance T Σ Tᵀ (by bot,
 /// n x n): every reported rating is a contrast c·r, so its variance is
 /// cᵀ Σ c whatever gauge the fit used.
-fn on_scale(out: &fit::FitOutput, scale: &Scale) -> (Vec<f64>, Vec<f64>) {
+fn on_scale(out: &fit::FitOutput, fit_cov: &Matrix, scale: &Scale) -> (Vec<f64>, Vec<f64>) {
     let n = out.rated.len();
     let rated: Vec<usize> = (0..n).filter(|&i| out.rated[i]).collect();
-    let cov = |i: usize, j: usize| out.cov.get(i, j);
+    let cov = |i: usize, j: usize| fit_cov.get(i, j);
     let mut elo = vec![0.0; n];
     let mut tcov = vec![0.0; n * n];
     if !rated.is_empty() {
@@ -574,8 +616,35 @@ fn on_scale(out: &fit::FitOutput, scale: &Scale) -> (Vec<f64>, Vec<f64>) {
             }
         }
     }
-    centre_other_groups(out, &rated, scale, &mut elo, &mut tcov);
+    centre_other_groups(out, fit_cov, &rated, scale, &mut elo, &mut tcov);
     (elo, tcov)
+}
+
+/// Per bot, the larger of the quasi-likelihood variance (`quasi`, `φ H⁻¹`
+/// on the scale) and the robust one (`robust`, the sandwich on the scale),
+/// both `n` x `n` by bot, with the correlations of `quasi`: `D quasi D`,
+/// `D` diagonal with `D_ii = sqrt(max(1, robust_ii / quasi_ii))`
+/// (docs/ratings.md, "Extreme tables"). One φ per table is too small for a bot whose games are more
+/// decisive than the table's; its own sandwich is too small for a bot with
+/// a handful of decisive games: the larger holds in both.
+fn the_larger_per_bot(quasi: &[f64], robust: &[f64], n: usize) -> Vec<f64> {
+    let factor: Vec<f64> = (0..n)
+        .map(|i| {
+            let (q, r) = (quasi[i * n + i], robust[i * n + i]);
+            if q > 0.0 && r > q {
+                (r / q).sqrt()
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    let mut out = quasi.to_vec();
+    for i in 0..n {
+        for j in 0..n {
+            out[i * n + j] *= factor[i] * factor[j];
+        }
+    }
+    out
 }
 
 /// Groups of bots that never met the reference group (the anchor's, or
@@ -584,13 +653,14 @@ fn on_scale(out: &fit::FitOutput, scale: &Scale) -> (Vec<f64>, Vec<f64>) {
 /// within-group contrasts.
 fn centre_other_groups(
     out: &fit::FitOutput,
+    fit_cov: &Matrix,
     rated: &[usize],
     scale: &Scale,
     elo: &mut [f64],
     tcov: &mut [f64],
 ) {
     let n = elo.len();
-    let cov = |i: usize, j: usize| out.cov.get(i, j);
+    let cov = |i: usize, j: usize| fit_cov.get(i, j);
     let reference_group = scale.anchor.map_or(0, |a| out.group[a]);
     for g in (0..out.groups).filter(|&g| g != reference_group) {
         let members: Vec<usize> = rated
@@ -622,13 +692,15 @@ fn centre_other_groups(
 }
 
 /// Each bot's line of the table, by bot index: its rating on the scale
-/// (`elo`, `tcov`) with its interval, flag, group and counts.
+/// (`elo`, `tcov`) with its interval, the quasi-likelihood standard error
+/// (from `quasi`), flag, group and counts.
 fn bot_ratings(
     ev: &stats::Evidence,
     group: Option<usize>,
     out: &fit::FitOutput,
     elo: &[f64],
     tcov: &[f64],
+    quasi: &[f64],
 ) -> Vec<BotRating> {
     let n = ev.bots.len();
     let z = z_value();
@@ -644,6 +716,7 @@ fn bot_ratings(
                 elo_low: elo[i] - z * se,
                 elo_high: elo[i] + z * se,
                 elo_se: se,
+                elo_se_dispersion: quasi[i * n + i].max(0.0).sqrt(),
                 flag: flag_of(out, i, &c),
                 group: out.group[i],
                 count: c,

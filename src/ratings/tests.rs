@@ -367,7 +367,7 @@ fn winner_only_fractional_frequencies_are_exact() {
         y: p.map(|v| 6000.0 * v),
         q: p.map(|v| 6000.0 * v),
     };
-    let out = fit::fit(3, 1, &[], &[c], &[false]);
+    let out = fit::fit(3, 1, &[], &[c], &[false], IntervalMethod::Dispersion);
     let mean = out.elo.iter().sum::<f64>() / 3.0;
     for (e, t) in out.elo.iter().zip(truth) {
         assert!(close(e - mean, t, 1e-6), "{e} {t}");
@@ -789,7 +789,7 @@ fn seat_advantage_is_recovered_jointly() {
         assert!(rep.variants[0].seat_elo.is_some());
     }
     let cov = hit as f64 / total as f64;
-    eprintln!("coverage {cov} ({hit}/{total})");
+    eprintln!("coverage {cov} ({hit}/{total}), seat {seat_hit}/{runs}");
     assert!((0.92..=0.975).contains(&cov), "rating coverage {cov}");
     assert!(
         (88..=99).contains(&seat_hit),
@@ -964,4 +964,167 @@ fn the_tally_in_any_order_is_the_report_of_rate() {
     rows.remove(4);
     rows.reverse();
     assert_eq!(pairs(&rows), [0, 0, 0, 2, 0]);
+}
+
+// ---- robust (sandwich) intervals: docs/ratings.md, "Extreme tables" ----
+
+/// Two bots, A scoring 6 wins, 10 draws and 4 losses against B (fewer than
+/// 30 degrees of freedom: φ = 1). With `p = 0.55` A's expected score, the
+/// rating difference `δ` has curvature `H = K² n p(1-p)` and the games'
+/// scores `K (s - p)`, so the sandwich with HC1's `n / (n - 1)` is
+/// `var(δ) = Σ (s - p)² / (K² n (n - 1) p² (1-p)²)`, with
+/// `Σ (s - p)² = 6·0.45² + 10·0.05² + 4·0.55² = 2.45`.
+#[test]
+fn the_sandwich_of_two_bots_in_closed_form() {
+    let k = std::f64::consts::LN_10 / 400.0;
+    let cell = Cell {
+        first: 0,
+        second: 1,
+        group: 0,
+        w: 20.0,
+        x: 6.0 + 5.0,
+        x2: 6.0 + 2.5,
+    };
+    let out = fit::fit(2, 1, &[cell], &[], &[false], IntervalMethod::Robust);
+    let (n, p, squares) = (20.0, 0.55, 2.45);
+    let want = squares / (k * k * n * (n - 1.0) * p * p * (1.0 - p) * (1.0 - p));
+    let r = out.robust_cov.expect("asked for");
+    let var = r.get(0, 0) + r.get(1, 1) - 2.0 * r.get(0, 1);
+    assert!(close(var, want, 1e-6 * want), "{var} vs {want}");
+    // The quasi-likelihood variance (φ = 1) is larger here: 1 / H.
+    let quasi = out.cov.get(0, 0) + out.cov.get(1, 1) - 2.0 * out.cov.get(0, 1);
+    let want_quasi = 1.0 / (k * k * n * p * (1.0 - p));
+    assert!(close(quasi, want_quasi, 1e-6 * want_quasi));
+    assert!(want < want_quasi);
+    // Reported: each bot's centred rating is ±δ/2 with the larger variance.
+    let rep = rate(&head_to_head(6, 10, 4), &RateOptions::default()).unwrap();
+    assert_eq!(rep.overall.intervals, IntervalMethod::Robust);
+    let a = rep.overall.get("A").unwrap();
+    assert!(
+        close(a.elo_se, want_quasi.sqrt() / 2.0, 1e-6),
+        "{}",
+        a.elo_se
+    );
+    // Mostly decisive games (18 wins, 2 draws, 20 losses; n ≥ 31, so φ =
+    // X² / (n - 1)): for two bots the sandwich with HC1 and φ / H are the
+    // same number.
+    let rep = rate(&head_to_head(18, 2, 20), &RateOptions::default()).unwrap();
+    let robust = rep.overall.get("A").unwrap().elo_se;
+    let opts = RateOptions {
+        intervals: IntervalMethod::Dispersion,
+        ..RateOptions::default()
+    };
+    let rep = rate(&head_to_head(18, 2, 20), &opts).unwrap();
+    assert_eq!(rep.overall.intervals, IntervalMethod::Dispersion);
+    let quasi = rep.overall.get("A").unwrap().elo_se;
+    assert!(close(robust, quasi, 1e-9 * quasi), "{robust} vs {quasi}");
+}
+
+/// Eight close bots (-3 to +3 Elo), 80 games per pairing; bots 2 and 7
+/// draw 90% of their games, the others 99.5% among themselves (as far as
+/// the expected score allows): the table's one φ (about 0.05) is the calm
+/// bots' variance, and the bold bots' intervals are too narrow
+/// (`examples/draw_coverage.rs`, line `bold 0.02 0.995/0.9`: 0.83 with φ,
+/// 0.96 robust over 2000 leagues).
+fn simulate_bold_league(rng: &mut ChaCha8Rng, truth: &[f64; 8]) -> Vec<GameRow> {
+    let names: Vec<String> = (0..truth.len()).map(|i| format!("b{i}")).collect();
+    let bold = |i: usize| i == 2 || i == 7;
+    let mut rows = Vec::new();
+    for i in 0..truth.len() {
+        for j in (i + 1)..truth.len() {
+            for k in 0..40 {
+                let g = format!("{i}-{j}-{k}");
+                for (s0, s1, tag) in [(i, j, "a"), (j, i, "b")] {
+                    let e = 1.0 / (1.0 + 10f64.powf(-(truth[s0] - truth[s1]) / 400.0));
+                    let rate = if bold(i) || bold(j) { 0.9 } else { 0.995 };
+                    let dr = f64::min(rate, 2.0 * e.min(1.0 - e));
+                    let u: f64 = rng.gen();
+                    let s = if u < e - dr / 2.0 {
+                        1.0
+                    } else if u < e + dr / 2.0 {
+                        0.5
+                    } else {
+                        0.0
+                    };
+                    let id = format!("{g}{tag}");
+                    rows.push(row2(&id, "filo", &g, &names[s0], &names[s1], s));
+                }
+            }
+        }
+    }
+    rows
+}
+
+#[test]
+fn bold_bots_in_a_drawn_table_need_their_own_variance() {
+    let truth = [-3.0, -2.0, -1.2, -0.4, 0.4, 1.2, 2.0, 3.0];
+    let mut rng = ChaCha8Rng::seed_from_u64(34);
+    // [method][bold, calm]: intervals holding the truth, intervals.
+    let (mut hit, mut total) = ([[0usize; 2]; 2], [[0usize; 2]; 2]);
+    let methods = [IntervalMethod::Dispersion, IntervalMethod::Robust];
+    for _ in 0..200 {
+        let rows = simulate_bold_league(&mut rng, &truth);
+        for (m, intervals) in methods.into_iter().enumerate() {
+            let opts = RateOptions {
+                intervals,
+                ..RateOptions::default()
+            };
+            let rep = rate(&rows, &opts).unwrap();
+            for (i, t) in truth.iter().enumerate() {
+                let r = rep.overall.get(&format!("b{i}")).unwrap();
+                let kind = usize::from(!(i == 2 || i == 7));
+                total[m][kind] += 1;
+                hit[m][kind] += usize::from(r.elo_low <= *t && *t <= r.elo_high);
+            }
+        }
+    }
+    let cov = |m: usize, k: usize| hit[m][k] as f64 / total[m][k] as f64;
+    eprintln!(
+        "bold: φ {} robust {}; calm: φ {} robust {}",
+        cov(0, 0),
+        cov(1, 0),
+        cov(0, 1),
+        cov(1, 1)
+    );
+    assert!(cov(0, 0) < 0.9, "one φ per table: bold {}", cov(0, 0));
+    assert!(cov(1, 0) >= 0.92, "robust: bold {}", cov(1, 0));
+    assert!(cov(1, 1) >= 0.93, "robust: calm {}", cov(1, 1));
+}
+
+/// The table of issue 34: six bots, 20 games per pairing, every game drawn
+/// but four (98.7% draws), all four played by `A` (3 wins, 1 loss). One φ
+/// (about 0.013) gives `A` the variance of a bot that draws as often as
+/// the table; its own games say more.
+#[test]
+fn the_bot_with_the_decisive_games_of_a_drawn_table_gets_a_wider_interval() {
+    let bots = ["A", "B", "C", "D", "E", "F"];
+    let mut rows = Vec::new();
+    for i in 0..bots.len() {
+        for j in (i + 1)..bots.len() {
+            for k in 0..20 {
+                // A beats B, C and D once each and loses once to E.
+                let s = match (i, j, k) {
+                    (0, 1..=3, 0) => 1.0,
+                    (0, 4, 0) => 0.0,
+                    _ => 0.5,
+                };
+                let id = format!("{i}-{j}-{k}");
+                rows.push(row2(&id, "filo", &id, bots[i], bots[j], s));
+            }
+        }
+    }
+    let rep = rate(&rows, &RateOptions::default()).unwrap();
+    let phi = rep.overall.dispersion;
+    assert!((0.01..0.02).contains(&phi), "dispersion {phi}");
+    let a = rep.overall.get("A").unwrap();
+    let half = |se: f64| z_value() * se;
+    eprintln!(
+        "φ {phi:.4}: A ±{:.1} (±{:.1} with φ alone)",
+        half(a.elo_se),
+        half(a.elo_se_dispersion)
+    );
+    assert!(a.elo_se > 1.4 * a.elo_se_dispersion, "{a:?}");
+    // F, with only draws, keeps the φ interval.
+    let f = rep.overall.get("F").unwrap();
+    assert!(close(f.elo_se, f.elo_se_dispersion, 1e-12));
 }

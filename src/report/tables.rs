@@ -361,6 +361,7 @@ pub const RATINGS_COLUMNS: &[&str] = &[
     "forfeit_reasons",
     "anchor",
     "reasons",
+    "elo_se_dispersion",
 ];
 
 /// `ratings.csv`: one row per bot per table (`all` first, then each
@@ -372,7 +373,7 @@ pub fn ratings_csv(report: &Report) -> Result<String, csv::Error> {
         let mut rank = 0;
         for r in &st.ratings {
             let c = &r.count;
-            let (elo, lo, hi, se, rk) = if r.rated {
+            let (elo, lo, hi, se, rk, se_dispersion) = if r.rated {
                 rank += 1;
                 (
                     f(r.elo, 2),
@@ -380,6 +381,7 @@ pub fn ratings_csv(report: &Report) -> Result<String, csv::Error> {
                     f(r.elo_high, 2),
                     f(r.elo_se, 2),
                     rank.to_string(),
+                    f(r.elo_se_dispersion, 2),
                 )
             } else {
                 Default::default()
@@ -404,6 +406,7 @@ pub fn ratings_csv(report: &Report) -> Result<String, csv::Error> {
                 &reasons(&c.forfeit_reasons),
                 &st.anchor,
                 &reasons(&c.reasons),
+                &se_dispersion,
             ])?;
         }
     }
