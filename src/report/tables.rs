@@ -294,24 +294,40 @@ pub fn write_files(mut tables: Tables, dir: &Path) -> Result<Tables, TablesError
         path: dir.to_path_buf(),
         source,
     })?;
-    for (name, text) in [
-        ("ratings.csv", ratings_csv(&tables.report)),
-        ("pairs.csv", pairs_csv(&tables.report)),
-        ("variants.csv", variants_csv(&tables.report)),
-        ("crosstable.csv", crosstable_csv(&tables.report)),
+    type File = std::io::BufWriter<std::fs::File>;
+    type Table = fn(&Report, &mut csv::Writer<File>) -> csv::Result<()>;
+    // Each written as it is formatted: a table of a million pairs is never
+    // held in memory whole.
+    for (name, write) in [
+        ("ratings.csv", write_ratings as Table),
+        ("pairs.csv", write_pairs),
+        ("variants.csv", write_variants),
+        ("crosstable.csv", write_crosstable),
     ] {
         let path = dir.join(name);
-        let text = text.map_err(|source| TablesError::Write {
+        let file = std::fs::File::create(&path).map_err(|source| TablesError::Io {
             path: path.clone(),
             source,
         })?;
-        std::fs::write(&path, text).map_err(|source| TablesError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let mut w = csv::Writer::from_writer(std::io::BufWriter::with_capacity(1 << 16, file));
+        write(&tables.report, &mut w)
+            .and_then(|()| w.flush().map_err(csv::Error::from))
+            .map_err(|source| TablesError::Write {
+                path: path.clone(),
+                source,
+            })?;
         tables.files.push(path);
     }
     Ok(tables)
+}
+
+/// A table written by `write` into memory, as text.
+fn in_memory(
+    write: impl FnOnce(&mut csv::Writer<Vec<u8>>) -> csv::Result<()>,
+) -> Result<String, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    write(&mut w)?;
+    to_string(w)
 }
 
 fn f(x: f64, decimals: usize) -> String {
@@ -367,7 +383,10 @@ pub const RATINGS_COLUMNS: &[&str] = &[
 /// `ratings.csv`: one row per bot per table (`all` first, then each
 /// variant label), best first. Unrated bots have empty Elo cells.
 pub fn ratings_csv(report: &Report) -> Result<String, csv::Error> {
-    let mut w = csv::Writer::from_writer(Vec::new());
+    in_memory(|w| write_ratings(report, w))
+}
+
+fn write_ratings<W: std::io::Write>(report: &Report, w: &mut csv::Writer<W>) -> csv::Result<()> {
     w.write_record(RATINGS_COLUMNS)?;
     for st in std::iter::once(&report.overall).chain(&report.per_variant) {
         let mut rank = 0;
@@ -410,7 +429,7 @@ pub fn ratings_csv(report: &Report) -> Result<String, csv::Error> {
             ])?;
         }
     }
-    to_string(w)
+    Ok(())
 }
 
 /// Columns of `pairs.csv`.
@@ -438,7 +457,10 @@ pub const PAIRS_COLUMNS: &[&str] = &[
 
 /// `pairs.csv`: head-to-head per variant label, then `all`.
 pub fn pairs_csv(report: &Report) -> Result<String, csv::Error> {
-    let mut w = csv::Writer::from_writer(Vec::new());
+    in_memory(|w| write_pairs(report, w))
+}
+
+fn write_pairs<W: std::io::Write>(report: &Report, w: &mut csv::Writer<W>) -> csv::Result<()> {
     w.write_record(PAIRS_COLUMNS)?;
     for p in &report.pairs {
         let mut rec = vec![
@@ -462,7 +484,7 @@ pub fn pairs_csv(report: &Report) -> Result<String, csv::Error> {
         ]);
         w.write_record(&rec)?;
     }
-    to_string(w)
+    Ok(())
 }
 
 /// `crosstable.csv`: per variant label (`all` first), one row per bot and
@@ -470,39 +492,66 @@ pub fn pairs_csv(report: &Report) -> Result<String, csv::Error> {
 /// the row bot's score in % against that opponent over their pairwise
 /// results; empty where they did not meet (and on the diagonal).
 pub fn crosstable_csv(report: &Report) -> Result<String, csv::Error> {
+    in_memory(|w| write_crosstable(report, w))
+}
+
+fn write_crosstable<W: std::io::Write>(report: &Report, w: &mut csv::Writer<W>) -> csv::Result<()> {
     let bots: Vec<&str> = report
         .overall
         .ratings
         .iter()
         .map(|r| r.bot.as_str())
         .collect();
-    let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["variant", "bot"];
     header.extend(&bots);
     w.write_record(&header)?;
     let mut labels = vec![ALL.to_string()];
     labels.extend(report.per_variant.iter().map(|v| v.variant.clone()));
     labels.dedup();
-    // The row bot's score against the column bot, by (label, row, column),
-    // built once from the pairs (the first pair of either orientation
-    // with results counts, as a scan in order would find it).
-    let mut score: HashMap<(&str, &str, &str), f64> = HashMap::new();
+    let column: HashMap<&str, usize> = bots.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+    let label_of: HashMap<&str, usize> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.as_str(), i))
+        .collect();
+    // The row bot's score against each column bot it met, by label and
+    // row, as (column, score) sorted by column: built once from the pairs
+    // (the first pair of either orientation with results counts, as a scan
+    // in order would find it), a few bytes per pair, not a map of names.
+    let mut met: Vec<Vec<Vec<(usize, f64)>>> = vec![vec![Vec::new(); bots.len()]; labels.len()];
     for p in report.pairs.iter().filter(|p| p.results > 0) {
-        let (v, a, b) = (p.variant.as_str(), p.bot_a.as_str(), p.bot_b.as_str());
-        score.entry((v, a, b)).or_insert_with(|| p.a_score());
-        score.entry((v, b, a)).or_insert_with(|| 1.0 - p.a_score());
+        let (Some(&l), Some(&a), Some(&b)) = (
+            label_of.get(p.variant.as_str()),
+            column.get(p.bot_a.as_str()),
+            column.get(p.bot_b.as_str()),
+        ) else {
+            continue;
+        };
+        met[l][a].push((b, p.a_score()));
+        met[l][b].push((a, 1.0 - p.a_score()));
     }
-    for label in &labels {
-        for a in &bots {
-            let mut rec = vec![label.clone(), a.to_string()];
-            for b in &bots {
-                let s = score.get(&(label.as_str(), *a, *b));
-                rec.push(s.map_or(String::new(), |s| f(100.0 * s, 1)));
+    let mut rec: Vec<String> = Vec::with_capacity(bots.len() + 2);
+    for (label, rows) in labels.iter().zip(&mut met) {
+        for (a, row) in bots.iter().zip(rows.iter_mut()) {
+            // Stable: of a column's scores the first pair's stays first.
+            row.sort_by_key(|&(b, _)| b);
+            row.dedup_by_key(|&mut (b, _)| b);
+            rec.clear();
+            rec.push(label.clone());
+            rec.push(a.to_string());
+            let mut next = row.iter().peekable();
+            for b in 0..bots.len() {
+                match next.next_if(|&&(c, _)| c == b) {
+                    Some(&(_, s)) => rec.push(f(100.0 * s, 1)),
+                    None => rec.push(String::new()),
+                }
             }
             w.write_record(&rec)?;
+            // The row is written: its memory goes back at once.
+            *row = Vec::new();
         }
     }
-    to_string(w)
+    Ok(())
 }
 
 /// Columns of `variants.csv`.
@@ -527,7 +576,10 @@ pub const VARIANTS_COLUMNS: &[&str] = &[
 
 /// `variants.csv`: one row per variant label.
 pub fn variants_csv(report: &Report) -> Result<String, csv::Error> {
-    let mut w = csv::Writer::from_writer(Vec::new());
+    in_memory(|w| write_variants(report, w))
+}
+
+fn write_variants<W: std::io::Write>(report: &Report, w: &mut csv::Writer<W>) -> csv::Result<()> {
     w.write_record(VARIANTS_COLUMNS)?;
     for v in &report.variants {
         let (s, lo, hi) = match v.seat_elo {
@@ -553,7 +605,7 @@ pub fn variants_csv(report: &Report) -> Result<String, csv::Error> {
             reasons(&v.reasons),
         ])?;
     }
-    to_string(w)
+    Ok(())
 }
 
 /// The rank, Elo and +/- cells of a standings line; `rank` counts the rated
