@@ -821,6 +821,8 @@ fn a_report_of_a_thousand_bots_pages_finds_one_and_shows_its_row() {
         .filter(|r| !r[..r.find('>').unwrap()].contains("hidden"))
         .count();
     assert_eq!(shown, 2 * 50, "rows shown: the first 50 of each table");
+    // Their interval bars only: the others are drawn when shown.
+    assert_eq!(dom.matches("class=\"ibar\"").count(), 2 * 50);
     assert!(dom.contains("rows 1–50 of 1000"), "no pager");
     // The crosstable: the best 30, and a word on the others.
     let cross = between(&dom, "<section id=\"crosstable\"", "</section>");
@@ -843,6 +845,8 @@ fn a_report_of_a_thousand_bots_pages_finds_one_and_shows_its_row() {
         .filter_map(|r| r.split("data-bot=\"").nth(1)?.split('"').next())
         .collect();
     assert_eq!(visible, vec![wanted, wanted], "rows shown for the search");
+    let row = between(&dom, &format!("data-bot=\"{wanted}\""), "</tr>");
+    assert!(row.contains("class=\"ibar\""), "no interval bar: {row}");
     assert!(dom.contains("2 rows match"), "no count of matches");
 
     // Its page: its ratings and its row of results, against its four
