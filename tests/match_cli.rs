@@ -3,25 +3,9 @@
 //! the protocol's seeds), real files.
 
 use mancala_arena::results::csvio;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
-fn arena(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("the arena binary runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+mod common;
+use common::{arena, text};
 
 const GREEDY: &str = env!("CARGO_BIN_EXE_greedy-bot");
 const RANDOM: &str = env!("CARGO_BIN_EXE_random-bot");

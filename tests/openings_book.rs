@@ -7,24 +7,9 @@ use mancala_arena::engine::{Game, Settings, Variant};
 use mancala_arena::results::{csvio, GameRow};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
-fn arena(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("the arena binary runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+mod common;
+use common::{arena, text};
 
 /// `len` legal moves of `variant` from its start that leave the game on:
 /// the first one from the `first`-th legal option on, then the first that

@@ -247,11 +247,13 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         sprt: sprt.as_ref().map(|s| s.stop.clone()),
         resume: how.resume.clone(),
     };
+    // The head-to-head lines' pairs, with the standings and at the end.
+    let pairs = head_to_head_pairs(t);
     let show = Show {
         bar: std::io::stderr().is_terminal(),
         quiet: how.quiet,
         rating_interval: how.rating_interval,
-        head_to_head: head_to_head_pairs(t),
+        head_to_head: pairs.clone(),
     };
     let every = match (how.no_report, how.report_interval) {
         (true, _) => None,
@@ -319,7 +321,6 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
     if let Some(p) = report {
         outln!("report: {}", p.display());
     }
-    let pairs = head_to_head_pairs(t);
     if sprt.is_some() || !pairs.is_empty() {
         // Counted from the rows themselves, this run's and earlier ones'.
         let rows = crate::results::csvio::read_rows(&games_csv)

@@ -102,28 +102,22 @@ pub fn inverse(l: &Matrix) -> Matrix {
 /// `A B A` for symmetric `A` and `B` of the same size: the sandwich
 /// covariance `H⁻¹ B H⁻¹` (bread `A = H⁻¹`, meat `B`).
 pub fn sandwich(bread: &Matrix, meat: &Matrix) -> Matrix {
-    let n = bread.n;
-    let mut ab = Matrix::zeros(n);
-    for i in 0..n {
-        for k in 0..n {
-            let a = bread.get(i, k);
-            if a == 0.0 {
-                continue;
-            }
-            for j in 0..n {
-                ab.a[i * n + j] += a * meat.get(k, j);
-            }
-        }
-    }
+    product(&product(bread, meat), bread)
+}
+
+/// `A B` for square `A` and `B` of the same size (rows of `A` skip their
+/// zeros: a bread of several groups is block-diagonal).
+fn product(a: &Matrix, b: &Matrix) -> Matrix {
+    let n = a.n;
     let mut out = Matrix::zeros(n);
     for i in 0..n {
         for k in 0..n {
-            let x = ab.get(i, k);
+            let x = a.get(i, k);
             if x == 0.0 {
                 continue;
             }
             for j in 0..n {
-                out.a[i * n + j] += x * bread.get(k, j);
+                out.a[i * n + j] += x * b.get(k, j);
             }
         }
     }

@@ -1007,6 +1007,14 @@ mod tests {
         GameRow::two_player(id, "filo", id, a, b, s)
     }
 
+    /// The line of `bot` in a league summary's standings.
+    fn summary_line(text: &str, bot: &str) -> String {
+        text.lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(bot))
+            .unwrap_or_else(|| panic!("no {bot}: {text}"))
+            .to_string()
+    }
+
     /// W-D-L and forfeits come from the rows; each note is printed once,
     /// naming its tables.
     #[test]
@@ -1023,12 +1031,7 @@ mod tests {
         rows.push(kisolo);
         let report = rate(&rows, &RateOptions::default()).unwrap();
         let text = league_summary(&report);
-        let line = |bot: &str| {
-            text.lines()
-                .find(|l| l.split_whitespace().nth(1) == Some(bot))
-                .unwrap_or_else(|| panic!("no {bot}: {text}"))
-                .to_string()
-        };
+        let line = |bot: &str| summary_line(&text, bot);
         assert!(
             line("x").contains(" 2-1-1 ") && line("x").ends_with("timeout 1"),
             "{text}"
@@ -1064,12 +1067,7 @@ mod tests {
         let rows = vec![three("1", ["x", "y", "z"]), three("2", ["y", "z", "x"])];
         let report = rate(&rows, &RateOptions::default()).unwrap();
         let text = league_summary(&report);
-        let line = |bot: &str| {
-            text.lines()
-                .find(|l| l.split_whitespace().nth(1) == Some(bot))
-                .unwrap_or_else(|| panic!("no {bot}: {text}"))
-                .to_string()
-        };
+        let line = |bot: &str| summary_line(&text, bot);
         assert!(text.contains("W-D-L pairwise"), "{text}");
         assert!(line("x").contains(" 2-1-1 "), "{text}");
         assert!(line("y").contains(" 2-1-1 "), "{text}");

@@ -69,3 +69,24 @@ pub fn attack_lines(out: &std::path::Path, prefix: &str) -> Vec<String> {
     }
     lines
 }
+
+/// `arena ARGS...` run in `dir`, stdin closed, to its end.
+#[allow(dead_code)]
+pub fn arena(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the arena binary runs")
+}
+
+/// What a command printed: stdout, then stderr.
+#[allow(dead_code)]
+pub fn text(o: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}

@@ -2,14 +2,14 @@
 //! host.
 
 use super::layout::{io, Layout, StoreError};
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
 /// The locks this process holds, by the lock file's canonical path.
-static HELD: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+static HELD: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
 
 /// A folder's lock, held until dropped (the kernel also releases it when
 /// the process ends).
@@ -22,9 +22,7 @@ pub(super) struct Lock {
 impl Drop for Lock {
     fn drop(&mut self) {
         if let Ok(mut held) = HELD.lock() {
-            if let Some(h) = held.as_mut() {
-                h.remove(&self.path);
-            }
+            held.remove(&self.path);
         }
     }
 }
@@ -32,9 +30,7 @@ impl Drop for Lock {
 /// Whether this process holds the lock at `path` itself (as opposed to a
 /// child forked from it, which shares its open files until it execs).
 fn held_here(path: &PathBuf) -> bool {
-    HELD.lock()
-        .map(|h| h.as_ref().is_some_and(|h| h.contains(path)))
-        .unwrap_or(false)
+    HELD.lock().is_ok_and(|h| h.contains(path))
 }
 
 /// Takes the folder's lock (an OS lock on `run.lock`, released by the
@@ -87,7 +83,7 @@ pub(super) fn lock(layout: &Layout) -> Result<Lock, StoreError> {
     f.seek(SeekFrom::Start(0)).map_err(io(&path))?;
     f.write_all(me.as_bytes()).map_err(io(&path))?;
     if let Ok(mut held) = HELD.lock() {
-        held.get_or_insert_with(HashSet::new).insert(key.clone());
+        held.insert(key.clone());
     }
     Ok(Lock {
         _file: f,

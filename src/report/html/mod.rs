@@ -344,16 +344,14 @@ fn write_bot_pages(out: &Path, pages: &[view::BotPage]) -> Result<(), HtmlError>
         let body = json!({ "bot": b.bot, "html": html });
         let path = out.join(&b.file);
         write_atomic(&path, format!("arenaBot({body});\n").as_bytes())?;
-        keep.insert(path);
+        keep.insert(
+            path.file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        );
     }
-    if let Ok(entries) = std::fs::read_dir(&dir) {
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('b') && name.ends_with(".js") && !keep.contains(&e.path()) {
-                let _ = std::fs::remove_file(e.path());
-            }
-        }
-    }
+    remove_files(&dir, |name| {
+        name.starts_with('b') && name.ends_with(".js") && !keep.contains(name)
+    });
     Ok(())
 }
 
@@ -441,18 +439,22 @@ impl Interner {
 /// Removes chunk files of earlier reports that no game refers to now.
 fn remove_stale(dir: &Path, keep: &[String]) {
     let keep: BTreeSet<&str> = keep.iter().map(String::as_str).collect();
+    remove_files(dir, |name| {
+        let stem = name
+            .strip_suffix(".js")
+            .or_else(|| name.strip_suffix(".json"));
+        stem.is_some_and(|s| s.starts_with('c') && s.contains('-') && !keep.contains(s))
+    });
+}
+
+/// Removes the files of `dir` whose name is `stale`.
+fn remove_files(dir: &Path, stale: impl Fn(&str) -> bool) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let stem = name
-            .strip_suffix(".js")
-            .or_else(|| name.strip_suffix(".json"));
-        if let Some(stem) = stem {
-            if stem.starts_with('c') && stem.contains('-') && !keep.contains(stem) {
-                let _ = std::fs::remove_file(e.path());
-            }
+        if stale(&e.file_name().to_string_lossy()) {
+            let _ = std::fs::remove_file(e.path());
         }
     }
 }

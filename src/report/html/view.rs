@@ -538,25 +538,15 @@ pub fn page(
     stamp: &str,
     warnings: &[String],
 ) -> (Page, Vec<BotPage>) {
-    let bots: Vec<String> = report
-        .overall
-        .ratings
-        .iter()
-        .map(|r| r.bot.clone())
-        .collect();
     let standings: Vec<Table> = std::iter::once(&report.overall)
         .chain(&report.per_variant)
         .map(table)
         .collect();
-    let mut labels = vec![ALL];
+    // One crosstable per label, the overall table's (`all`) first.
+    let mut labels = std::collections::BTreeSet::new();
     let crosstables = std::iter::once(&report.overall)
         .chain(&report.per_variant)
-        .filter(|st| {
-            // One crosstable per label (the overall table's label is `all`).
-            let new = st.variant == ALL || !labels.contains(&st.variant.as_str());
-            labels.push(&st.variant);
-            new
-        })
+        .filter(|st| labels.insert(st.variant.as_str()))
         .map(|st| cross(report, st))
         .collect();
     let forfeits = forfeits_of(rows, metas);
@@ -594,7 +584,7 @@ pub fn page(
         scheduled: opts.scheduled,
         sprt: opts.sprt.clone(),
         decided: opts.decided,
-        bots: bots.len(),
+        bots: report.overall.ratings.len(),
         confidence: format!("{:.0}%", CONFIDENCE * 100.0),
         warnings: warnings.to_vec(),
         standings,
