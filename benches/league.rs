@@ -59,6 +59,7 @@ fn tournament(out: &Path, rounds: u32, concurrency: usize) -> Tournament {
         ponder: false,
         limits: Default::default(),
         sprt: None,
+        ladder: None,
     }
 }
 

@@ -30,10 +30,12 @@ mod rate;
 mod replay;
 mod report;
 mod run;
+mod serve;
 mod show;
 mod sprt;
 mod state;
 mod status;
+mod submit;
 mod versus;
 
 use clap::{Parser, Subcommand};
@@ -85,6 +87,12 @@ enum Command {
     /// Write a league's HTML report (standings, crosstables, variants,
     /// forfeits, a viewer for every game) into RESULTS/report/.
     Report(report::ReportArgs),
+    /// Serve a ladder: owners upload bots over HTTP, which are built,
+    /// checked, entered and play for ever; standings, pages and an API.
+    Serve(serve::ServeArgs),
+    /// Upload a bot folder to a ladder (`arena serve`) and wait for its
+    /// verdict: entered, or refused with why.
+    Submit(submit::SubmitArgs),
 }
 
 /// The limits of each bot's sandbox, as flags (`run`, `play`, `check-bot`):
@@ -169,6 +177,8 @@ pub fn main() -> ExitCode {
         Command::Pgn(a) => pgn::run(a),
         Command::Sprt(a) => sprt::run(a),
         Command::Report(a) => report::run(a),
+        Command::Serve(a) => serve::run(a),
+        Command::Submit(a) => submit::run(a),
     };
     match result {
         Ok(code) => code,
@@ -190,6 +200,7 @@ impl Command {
                 | Command::Bots(_)
                 | Command::Replay(_)
                 | Command::Match(_)
+                | Command::Serve(_)
         )
     }
 }

@@ -212,6 +212,13 @@ const MAX_GAMES_PER_CPU: usize = 4;
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let t = Tournament::load_with(&args.file, &args.settings())?;
+    if t.ladder.is_some() {
+        anyhow::bail!(
+            "{}: a ladder file (it has a [ladder] table): serve it with `arena serve {}`",
+            args.file.display(),
+            args.file.display()
+        );
+    }
     run_league(&t, &args.how())
 }
 

@@ -424,6 +424,7 @@ mod tests {
             ponder: false,
             limits: Default::default(),
             sprt: None,
+            ladder: None,
         }
     }
 

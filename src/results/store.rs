@@ -3,7 +3,7 @@
 //! folder (`league::folder::ResultsDir`) is one store; a ladder service's
 //! database would be another.
 
-use super::records::{Frame, RecordAt};
+use super::records::Frame;
 use super::GameRow;
 
 /// A store of finished games, written by one writer in the order games
@@ -13,14 +13,14 @@ pub trait Store {
 
     /// Makes a finished game part of the results: its record (compressed,
     /// `records::encode`), then its row, completed with where the record
-    /// went. Returns that place. A game is done once this returns, and
-    /// only then.
+    /// went (a results folder's log and offset; a database needs none). A
+    /// game is done once this returns, and only then.
     fn commit(
         &mut self,
         record: &Frame,
         row: &mut GameRow,
         index: usize,
-    ) -> Result<RecordAt, Self::Error>;
+    ) -> Result<(), Self::Error>;
 
     /// Puts what is committed on stable storage.
     fn sync(&mut self) -> Result<(), Self::Error>;

@@ -6,6 +6,7 @@
 
 mod book;
 mod bots;
+pub mod ladder;
 mod sandbox;
 mod variants;
 
@@ -245,6 +246,9 @@ pub struct Tournament {
     /// An SPRT of the first bot against the second (a league of two bots):
     /// the league stops when it decides (`[sprt]`, `--sprt`).
     pub sprt: Option<SprtConfig>,
+    /// A ladder file's `[ladder]` table (`arena serve`, docs/ladder.md):
+    /// its bots come over HTTP, so it may name none.
+    pub ladder: Option<ladder::LadderSettings>,
 }
 
 #[derive(Deserialize)]
@@ -269,6 +273,7 @@ struct RawFile {
     limits: Option<Spanned<RawLimits>>,
     sprt: Option<Spanned<SprtConfig>>,
     ponder: Option<bool>,
+    ladder: Option<ladder::RawLadder>,
 }
 
 #[derive(Deserialize, Default)]
@@ -395,7 +400,11 @@ impl Tournament {
             Some(d) => base.join(d),
             None => default_bots_dir(&base),
         };
-        let bots = bots::section(&ctx, raw.bots.as_ref(), flags, &base, &bots_dir)?;
+        // A ladder's bots are uploaded: its file names none.
+        let bots = match (&raw.ladder, &raw.bots) {
+            (Some(_), None) => Vec::new(),
+            _ => bots::section(&ctx, raw.bots.as_ref(), flags, &base, &bots_dir)?,
+        };
         let variants = variants::section(&ctx, raw.variants.as_ref(), flags)?;
         let rounds = rounds_section(&ctx, &raw, flags)?;
         let time = time_section(&ctx, raw.time_control.unwrap_or_default(), flags)?;
@@ -429,7 +438,12 @@ impl Tournament {
         let (sandbox, sandbox_settings) =
             sandbox::section(&ctx, raw.sandbox.as_ref(), flags, &base)?;
         let limits = limits_section(&ctx, raw.limits.as_ref(), flags)?;
+        let ladder = match &raw.ladder {
+            Some(l) => Some(ladder::section(&ctx, l, concurrency)?),
+            None => None,
+        };
         Ok(Tournament {
+            ladder,
             limits,
             sandbox,
             sandbox_settings,

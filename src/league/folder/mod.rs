@@ -497,8 +497,8 @@ impl Store for ResultsDir {
         record: &Frame,
         row: &mut GameRow,
         index: usize,
-    ) -> Result<RecordAt, StoreError> {
-        ResultsDir::commit(self, record, row, index)
+    ) -> Result<(), StoreError> {
+        ResultsDir::commit(self, record, row, index).map(|_| ())
     }
 
     fn sync(&mut self) -> Result<(), StoreError> {

@@ -1,0 +1,133 @@
+//! The `[ladder]` table of a ladder file (docs/ladder.md): a league file
+//! whose bots come over HTTP (`arena serve`), with how many games are in
+//! flight, how new versions are placed, how often ratings are refitted and
+//! what an owner may upload. Every key is optional; each bound is checked
+//! here with the file's line.
+
+use super::{ConfigError, Ctx};
+use serde::Deserialize;
+use toml::Spanned;
+
+/// The ladder's settings, checked ([`super::Tournament::ladder`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LadderSettings {
+    /// Games played at once by the server itself (`games_in_flight`,
+    /// default: the league's `concurrency`).
+    pub games_in_flight: usize,
+    /// Games a new version plays before it counts as placed
+    /// (`placement_games`, default 20)...
+    pub placement_games: u32,
+    /// ...and the 95% interval half-width, in Elo, it must be under
+    /// (`placement_width`, default 50).
+    pub placement_width: f64,
+    /// The share of pairings drawn uniformly at random (`random_share`,
+    /// default 0.1), so that the comparison graph stays connected.
+    pub random_share: f64,
+    /// Ratings are refitted after this many new games (`refit_games`,
+    /// default 100)...
+    pub refit_games: u64,
+    /// ...or this many seconds after the first game the last fit lacks
+    /// (`refit_seconds`, default 10), whichever comes first.
+    pub refit_seconds: u64,
+    /// Bots one owner may have entered (`bots_per_owner`, default 5).
+    pub bots_per_owner: u32,
+    /// Uploads one owner may make in an hour (`uploads_per_hour`,
+    /// default 20).
+    pub uploads_per_hour: u32,
+    /// The largest upload, compressed (`upload_mb`, default 16).
+    pub upload_mb: u64,
+    /// The largest bot folder once unpacked (`unpacked_mb`, default 64).
+    pub unpacked_mb: u64,
+    /// The most files in one upload (`upload_files`, default 2000).
+    pub upload_files: usize,
+}
+
+impl Default for LadderSettings {
+    fn default() -> LadderSettings {
+        LadderSettings {
+            games_in_flight: 1,
+            placement_games: 20,
+            placement_width: 50.0,
+            random_share: 0.1,
+            refit_games: 100,
+            refit_seconds: 10,
+            bots_per_owner: 5,
+            uploads_per_hour: 20,
+            upload_mb: 16,
+            unpacked_mb: 64,
+            upload_files: 2000,
+        }
+    }
+}
+
+/// `[ladder]` as written.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawLadder {
+    games_in_flight: Option<Spanned<i64>>,
+    placement_games: Option<Spanned<i64>>,
+    placement_width: Option<Spanned<f64>>,
+    random_share: Option<Spanned<f64>>,
+    refit_games: Option<Spanned<i64>>,
+    refit_seconds: Option<Spanned<i64>>,
+    bots_per_owner: Option<Spanned<i64>>,
+    uploads_per_hour: Option<Spanned<i64>>,
+    upload_mb: Option<Spanned<i64>>,
+    unpacked_mb: Option<Spanned<i64>>,
+    upload_files: Option<Spanned<i64>>,
+}
+
+/// Checks `[ladder]`: each count within its bounds, with the file's line;
+/// `games_in_flight` defaults to the league's `concurrency`.
+pub(super) fn section(
+    ctx: &Ctx<'_>,
+    raw: &RawLadder,
+    concurrency: usize,
+) -> Result<LadderSettings, ConfigError> {
+    let count = |v: &Option<Spanned<i64>>, field: &str, min: i64, max: i64, default: i64| {
+        v.as_ref().map_or(Ok(default), |s| {
+            let n = *s.get_ref();
+            if n < min || n > max {
+                return Err(ctx.field(
+                    s.span(),
+                    &format!("ladder.{field}"),
+                    format!("{n} is out of bounds: give a whole number from {min} to {max}"),
+                ));
+            }
+            Ok(n)
+        })
+    };
+    let share = |v: &Option<Spanned<f64>>, field: &str, min: f64, max: f64, default: f64| {
+        v.as_ref().map_or(Ok(default), |s| {
+            let x = *s.get_ref();
+            if !(min..=max).contains(&x) {
+                return Err(ctx.field(
+                    s.span(),
+                    &format!("ladder.{field}"),
+                    format!("{x} is out of bounds: give a number from {min} to {max}"),
+                ));
+            }
+            Ok(x)
+        })
+    };
+    let d = LadderSettings::default();
+    Ok(LadderSettings {
+        games_in_flight: count(
+            &raw.games_in_flight,
+            "games_in_flight",
+            0,
+            1024,
+            concurrency as i64,
+        )? as usize,
+        placement_games: count(&raw.placement_games, "placement_games", 0, 100_000, 20)? as u32,
+        placement_width: share(&raw.placement_width, "placement_width", 1.0, 10_000.0, 50.0)?,
+        random_share: share(&raw.random_share, "random_share", 0.0, 1.0, d.random_share)?,
+        refit_games: count(&raw.refit_games, "refit_games", 1, 10_000_000, 100)? as u64,
+        refit_seconds: count(&raw.refit_seconds, "refit_seconds", 1, 86_400, 10)? as u64,
+        bots_per_owner: count(&raw.bots_per_owner, "bots_per_owner", 1, 10_000, 5)? as u32,
+        uploads_per_hour: count(&raw.uploads_per_hour, "uploads_per_hour", 1, 100_000, 20)? as u32,
+        upload_mb: count(&raw.upload_mb, "upload_mb", 1, 4096, 16)? as u64,
+        unpacked_mb: count(&raw.unpacked_mb, "unpacked_mb", 1, 65_536, 64)? as u64,
+        upload_files: count(&raw.upload_files, "upload_files", 1, 1_000_000, 2000)? as usize,
+    })
+}

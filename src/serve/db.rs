@@ -1,0 +1,565 @@
+//! The ladder's store: owners, bots and their versions, games (row and
+//! record), uploads and the server's claim, in SQLite through sqlx (WAL
+//! mode), with embedded migrations (`migrations/sqlite/`). The queries are
+//! plain SQL with `$N` parameters, which SQLite and PostgreSQL both read.
+
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::SqlitePool;
+use std::borrow::Cow;
+use std::path::Path;
+use std::str::FromStr;
+
+/// An error of the store, with what was being done.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error("database {url}: {source}")]
+    Open { url: String, source: sqlx::Error },
+    #[error("database migrations: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("database: {0}")]
+    Query(#[from] sqlx::Error),
+    #[error(
+        "another server already serves this database: pid {pid} on {host}, at http://{address} since {since}; stop it first (one server per database)"
+    )]
+    Taken {
+        pid: i64,
+        host: String,
+        address: String,
+        since: String,
+    },
+    #[error("{0}")]
+    Conflict(String),
+}
+
+/// The migrations, in order, compiled in.
+fn migrator() -> Migrator {
+    let m = |version, description, sql: &'static str| {
+        Migration::new(
+            version,
+            Cow::Borrowed(description),
+            MigrationType::Simple,
+            Cow::Borrowed(sql),
+            false,
+        )
+    };
+    Migrator {
+        migrations: Cow::Owned(vec![m(
+            1,
+            "ladder",
+            include_str!("../../migrations/sqlite/0001_ladder.sql"),
+        )]),
+        ..Migrator::DEFAULT
+    }
+}
+
+/// Now, UTC, ISO 8601 with milliseconds (as games.csv's `started_at`).
+pub fn now() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+/// Seconds since the epoch.
+pub fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// An owner (or a worker: `role`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Owner {
+    pub id: i64,
+    pub name: String,
+    pub role: String,
+}
+
+/// A version of a bot, as the store has it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Version {
+    pub id: i64,
+    pub bot: String,
+    pub owner: String,
+    pub number: i64,
+    pub status: String,
+    pub detail: String,
+    #[serde(skip)]
+    pub report: String,
+    #[serde(skip)]
+    pub folder: String,
+    pub sha256: String,
+    pub bytes: i64,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl Version {
+    /// Its name in games and standings: `BOT@N` for version N.
+    pub fn player(&self) -> String {
+        player_name(&self.bot, self.number)
+    }
+}
+
+/// The name of version `number` of `bot` in games and standings.
+pub fn player_name(bot: &str, number: i64) -> String {
+    format!("{bot}@{number}")
+}
+
+/// A game handed out: its id, variant (index in the ladder file) and
+/// seats (version ids).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameTicket {
+    pub id: i64,
+    pub variant: usize,
+    pub seats: Vec<i64>,
+}
+
+/// The store.
+#[derive(Clone)]
+pub struct Db {
+    pool: SqlitePool,
+}
+
+const VERSION_COLUMNS: &str = "v.id, b.name, o.name, v.number, v.status, v.detail, v.report, \
+     v.folder, v.sha256, v.bytes, v.created_at, v.updated_at";
+
+type VersionTuple = (
+    i64,
+    String,
+    String,
+    i64,
+    String,
+    String,
+    String,
+    String,
+    String,
+    i64,
+    String,
+    String,
+);
+
+fn version_of(t: VersionTuple) -> Version {
+    Version {
+        id: t.0,
+        bot: t.1,
+        owner: t.2,
+        number: t.3,
+        status: t.4,
+        detail: t.5,
+        report: t.6,
+        folder: t.7,
+        sha256: t.8,
+        bytes: t.9,
+        created_at: t.10,
+        updated_at: t.11,
+    }
+}
+
+impl Db {
+    /// Opens (creating) the database at `url` (`sqlite:PATH`) in WAL mode
+    /// and brings its schema up to date.
+    pub async fn open(url: &str) -> Result<Db, DbError> {
+        let open = |source| DbError::Open {
+            url: url.to_string(),
+            source,
+        };
+        let options = SqliteConnectOptions::from_str(url)
+            .map_err(open)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            // In WAL mode, NORMAL loses nothing when the process dies
+            // (kill -9); only a power cut may lose the last commits.
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(std::time::Duration::from_secs(10))
+            .foreign_keys(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await
+            .map_err(open)?;
+        migrator().run(&pool).await?;
+        Ok(Db { pool })
+    }
+
+    /// The URL of the SQLite database of a ladder's results folder.
+    pub fn default_url(folder: &Path) -> String {
+        format!("sqlite:{}", folder.join("ladder.db").display())
+    }
+
+    /// Claims the database for this server: refused while the process
+    /// named in it is alive on this host (one server per database).
+    pub async fn claim(&self, address: &str) -> Result<(), DbError> {
+        let host = crate::host::host_name();
+        let pid = std::process::id() as i64;
+        let mut tx = self.pool.begin().await?;
+        let held: Option<(i64, String, String, String)> =
+            sqlx::query_as("SELECT pid, host, address, started_at FROM server WHERE id = 1")
+                .fetch_optional(&mut *tx)
+                .await?;
+        if let Some((other, other_host, other_address, since)) = held {
+            let alive =
+                other_host != host || (other != pid && crate::host::process_alive(other as u32));
+            if alive {
+                return Err(DbError::Taken {
+                    pid: other,
+                    host: other_host,
+                    address: other_address,
+                    since,
+                });
+            }
+        }
+        sqlx::query(
+            "INSERT INTO server (id, pid, host, address, started_at) VALUES (1, $1, $2, $3, $4) \
+             ON CONFLICT (id) DO UPDATE SET pid = $1, host = $2, address = $3, started_at = $4",
+        )
+        .bind(pid)
+        .bind(&host)
+        .bind(address)
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Gives the claim up (a clean stop).
+    pub async fn release(&self) -> Result<(), DbError> {
+        sqlx::query("DELETE FROM server WHERE id = 1 AND pid = $1")
+            .bind(std::process::id() as i64)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Adds an owner with the hash of their token; refused if the name is
+    /// taken.
+    pub async fn add_owner(&self, name: &str, token_hash: &str, role: &str) -> Result<(), DbError> {
+        let r = sqlx::query(
+            "INSERT INTO owners (name, token_hash, role, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(name)
+        .bind(token_hash)
+        .bind(role)
+        .bind(now())
+        .execute(&self.pool)
+        .await;
+        match r {
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(DbError::Conflict(
+                format!("there is already a user named `{name}`: revoke it first, or choose another name"),
+            )),
+            r => r.map(|_| ()).map_err(DbError::from),
+        }
+    }
+
+    /// Revokes an owner's token; false if there is no such owner.
+    pub async fn revoke_owner(&self, name: &str) -> Result<bool, DbError> {
+        // The name stays taken; the token hash is replaced so it matches
+        // nothing.
+        let r = sqlx::query(
+            "UPDATE owners SET revoked_at = $2, token_hash = 'revoked:' || id WHERE name = $1",
+        )
+        .bind(name)
+        .bind(now())
+        .execute(&self.pool)
+        .await?;
+        Ok(r.rows_affected() > 0)
+    }
+
+    /// The owner whose token has this hash, if any and not revoked.
+    pub async fn owner_by_token(&self, token_hash: &str) -> Result<Option<Owner>, DbError> {
+        let r: Option<(i64, String, String)> = sqlx::query_as(
+            "SELECT id, name, role FROM owners WHERE token_hash = $1 AND revoked_at IS NULL",
+        )
+        .bind(token_hash)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(r.map(|(id, name, role)| Owner { id, name, role }))
+    }
+
+    /// The owner of bot `name`, if the bot exists.
+    pub async fn bot_owner(&self, name: &str) -> Result<Option<(i64, String)>, DbError> {
+        Ok(sqlx::query_as(
+            "SELECT o.id, o.name FROM bots b JOIN owners o ON o.id = b.owner_id WHERE b.name = $1",
+        )
+        .bind(name)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+
+    /// How many of `owner`'s bots have a version entered or on its way.
+    pub async fn live_bots_of(&self, owner: i64) -> Result<i64, DbError> {
+        let (n,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(DISTINCT b.id) FROM bots b JOIN versions v ON v.bot_id = b.id \
+             WHERE b.owner_id = $1 AND v.status IN ('queued', 'building', 'checking', 'entered')",
+        )
+        .bind(owner)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n)
+    }
+
+    /// Uploads by `owner` since `since` (unix seconds).
+    pub async fn uploads_since(&self, owner: i64, since: i64) -> Result<i64, DbError> {
+        let (n,): (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM uploads WHERE owner_id = $1 AND at >= $2")
+                .bind(owner)
+                .bind(since)
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(n)
+    }
+
+    /// Counts an upload of `bytes` by `owner`, now.
+    pub async fn note_upload(&self, owner: i64, bytes: i64) -> Result<(), DbError> {
+        sqlx::query("INSERT INTO uploads (owner_id, at, bytes) VALUES ($1, $2, $3)")
+            .bind(owner)
+            .bind(unix_now())
+            .bind(bytes)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Creates version N+1 of bot `name` (and the bot, owned by `owner`,
+    /// if new), queued, in `folder`. Returns the version.
+    pub async fn new_version(
+        &self,
+        name: &str,
+        owner: i64,
+        folder_of: &(dyn Fn(i64) -> String + Sync),
+        sha256: &str,
+        bytes: i64,
+    ) -> Result<Version, DbError> {
+        let mut tx = self.pool.begin().await?;
+        let bot: Option<(i64, i64)> =
+            sqlx::query_as("SELECT id, owner_id FROM bots WHERE name = $1")
+                .bind(name)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let bot_id = match bot {
+            Some((_, o)) if o != owner => {
+                return Err(DbError::Conflict(format!(
+                    "bot `{name}` belongs to another owner"
+                )))
+            }
+            Some((id, _)) => id,
+            None => {
+                let (id,): (i64,) = sqlx::query_as(
+                    "INSERT INTO bots (name, owner_id, created_at) VALUES ($1, $2, $3) RETURNING id",
+                )
+                .bind(name)
+                .bind(owner)
+                .bind(now())
+                .fetch_one(&mut *tx)
+                .await?;
+                id
+            }
+        };
+        let (number,): (i64,) =
+            sqlx::query_as("SELECT COALESCE(MAX(number), 0) + 1 FROM versions WHERE bot_id = $1")
+                .bind(bot_id)
+                .fetch_one(&mut *tx)
+                .await?;
+        let t = now();
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO versions (bot_id, number, status, folder, sha256, bytes, created_at, updated_at) \
+             VALUES ($1, $2, 'queued', $3, $4, $5, $6, $6) RETURNING id",
+        )
+        .bind(bot_id)
+        .bind(number)
+        .bind(folder_of(number))
+        .bind(sha256)
+        .bind(bytes)
+        .bind(&t)
+        .fetch_one(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        self.version(id)
+            .await?
+            .ok_or_else(|| DbError::Conflict(format!("version {id} vanished")))
+    }
+
+    /// Sets a version's status, with a one-line detail and (when given)
+    /// its check-bot report. Entering a version retires the bot's others.
+    pub async fn set_status(
+        &self,
+        id: i64,
+        status: &str,
+        detail: &str,
+        report: Option<&str>,
+    ) -> Result<(), DbError> {
+        let mut tx = self.pool.begin().await?;
+        let t = now();
+        if status == "entered" {
+            sqlx::query(
+                "UPDATE versions SET status = 'retired', detail = 'replaced by a newer version', updated_at = $2 \
+                 WHERE bot_id = (SELECT bot_id FROM versions WHERE id = $1) AND id <> $1 AND status = 'entered'",
+            )
+            .bind(id)
+            .bind(&t)
+            .execute(&mut *tx)
+            .await?;
+        }
+        sqlx::query(
+            "UPDATE versions SET status = $2, detail = $3, report = COALESCE($4, report), updated_at = $5 WHERE id = $1",
+        )
+        .bind(id)
+        .bind(status)
+        .bind(detail)
+        .bind(report)
+        .bind(&t)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Retires bot `name`'s entered version; false if it had none.
+    pub async fn retire(&self, name: &str) -> Result<bool, DbError> {
+        let r = sqlx::query(
+            "UPDATE versions SET status = 'retired', detail = 'withdrawn by its owner', updated_at = $2 \
+             WHERE status = 'entered' AND bot_id = (SELECT id FROM bots WHERE name = $1)",
+        )
+        .bind(name)
+        .bind(now())
+        .execute(&self.pool)
+        .await?;
+        Ok(r.rows_affected() > 0)
+    }
+
+    /// One version by id.
+    pub async fn version(&self, id: i64) -> Result<Option<Version>, DbError> {
+        let q = format!(
+            "SELECT {VERSION_COLUMNS} FROM versions v JOIN bots b ON b.id = v.bot_id \
+             JOIN owners o ON o.id = b.owner_id WHERE v.id = $1"
+        );
+        let t: Option<VersionTuple> = sqlx::query_as(&q)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(t.map(version_of))
+    }
+
+    /// Versions by status (`None`: all), oldest first.
+    pub async fn versions(&self, status: Option<&str>) -> Result<Vec<Version>, DbError> {
+        let q = format!(
+            "SELECT {VERSION_COLUMNS} FROM versions v JOIN bots b ON b.id = v.bot_id \
+             JOIN owners o ON o.id = b.owner_id WHERE $1 IS NULL OR v.status = $1 ORDER BY v.id"
+        );
+        let t: Vec<VersionTuple> = sqlx::query_as(&q)
+            .bind(status)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(t.into_iter().map(version_of).collect())
+    }
+
+    /// The versions of bot `name`, oldest first.
+    pub async fn versions_of(&self, name: &str) -> Result<Vec<Version>, DbError> {
+        let q = format!(
+            "SELECT {VERSION_COLUMNS} FROM versions v JOIN bots b ON b.id = v.bot_id \
+             JOIN owners o ON o.id = b.owner_id WHERE b.name = $1 ORDER BY v.number"
+        );
+        let t: Vec<VersionTuple> = sqlx::query_as(&q).bind(name).fetch_all(&self.pool).await?;
+        Ok(t.into_iter().map(version_of).collect())
+    }
+
+    /// Records a game handed out (`playing`); returns its id.
+    pub async fn start_game(&self, variant: usize, seats: &[i64]) -> Result<i64, DbError> {
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO games (state, variant, seats, created_at) VALUES ('playing', $1, $2, $3) RETURNING id",
+        )
+        .bind(variant as i64)
+        .bind(seats_text(seats))
+        .bind(now())
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(id)
+    }
+
+    /// The games handed out but never finished (cut off by a crash or a
+    /// stop): they are played again, once, first.
+    pub async fn unfinished_games(&self) -> Result<Vec<GameTicket>, DbError> {
+        let rows: Vec<(i64, i64, String)> = sqlx::query_as(
+            "SELECT id, variant, seats FROM games WHERE state = 'playing' ORDER BY id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, variant, seats)| GameTicket {
+                id,
+                variant: variant as usize,
+                seats: seats.split(',').filter_map(|s| s.parse().ok()).collect(),
+            })
+            .collect())
+    }
+
+    /// Drops a game that was handed out but can no longer be played (one
+    /// of its versions left the ladder).
+    pub async fn drop_game(&self, id: i64) -> Result<(), DbError> {
+        sqlx::query("DELETE FROM games WHERE id = $1 AND state = 'playing'")
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Makes game `id` done with its row (JSON) and record; false, and
+    /// nothing changed, if it was not `playing` (done already, or unknown).
+    pub async fn finish_game(
+        &self,
+        id: i64,
+        row_json: &str,
+        record: &[u8],
+    ) -> Result<bool, DbError> {
+        let r = sqlx::query(
+            "UPDATE games SET state = 'done', finished_at = $2, row_json = $3, record = $4 \
+             WHERE id = $1 AND state = 'playing'",
+        )
+        .bind(id)
+        .bind(now())
+        .bind(row_json)
+        .bind(record)
+        .execute(&self.pool)
+        .await?;
+        Ok(r.rows_affected() == 1)
+    }
+
+    /// Every finished game's row (JSON), in the order they finished.
+    pub async fn done_rows(&self) -> Result<Vec<String>, DbError> {
+        let rows: Vec<(String,)> = sqlx::query_as(
+            "SELECT row_json FROM games WHERE state = 'done' ORDER BY finished_at, id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(|(r,)| r).collect())
+    }
+
+    /// The record (compressed frame) of finished game `id`.
+    pub async fn record(&self, id: i64) -> Result<Option<Vec<u8>>, DbError> {
+        let r: Option<(Option<Vec<u8>>,)> =
+            sqlx::query_as("SELECT record FROM games WHERE id = $1 AND state = 'done'")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(r.and_then(|(b,)| b))
+    }
+
+    /// A consistent copy of the database in `path` (`VACUUM INTO`): the
+    /// online backup of docs/ladder.md.
+    pub async fn backup(&self, path: &Path) -> Result<(), DbError> {
+        sqlx::query("VACUUM INTO $1")
+            .bind(path.display().to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}
+
+/// Seats as stored: version ids, comma-separated.
+fn seats_text(seats: &[i64]) -> String {
+    seats
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}

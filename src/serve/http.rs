@@ -1,0 +1,520 @@
+//! The web layer (axum): validates each request and hands it over: the
+//! JSON API (`/api/...`, docs/ladder.md), the exports, the live feed
+//! (Server-Sent Events), the pages, `/health` and `/metrics`. Every error
+//! is a status and one line of JSON (`{"error": "..."}`) that says what to
+//! do.
+
+use super::db::Owner;
+use super::intake::{self, Upload};
+use super::pages;
+use super::play::{game_id, ladder_id};
+use super::state::Ladder;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// A refusal: a status and what to do, sent as one line of JSON.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+        }
+    }
+    fn internal(e: impl std::fmt::Display) -> ApiError {
+        tracing::error!("{e}");
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the server failed: {e}"),
+        )
+    }
+    fn not_found(what: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, what)
+    }
+}
+
+impl From<intake::Refusal> for ApiError {
+    fn from(r: intake::Refusal) -> ApiError {
+        ApiError::new(r.status, r.message)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({ "error": self.message }).to_string() + "\n";
+        (
+            self.status,
+            [(header::CONTENT_TYPE, "application/json")],
+            body,
+        )
+            .into_response()
+    }
+}
+
+type ApiResult<T> = Result<T, ApiError>;
+type Shared = State<Arc<Ladder>>;
+
+/// The service's routes.
+pub fn router(ladder: Arc<Ladder>) -> Router {
+    let upload_limit = (ladder.settings.upload_mb << 20) as usize;
+    Router::new()
+        .route("/", get(pages::standings_page))
+        .route("/bots/{name}", get(pages::bot_page))
+        .route("/games/{id}", get(pages::game_page))
+        .route("/health", get(health))
+        .route("/metrics", get(metrics))
+        .route(
+            "/api/bots",
+            post(upload)
+                .get(bots)
+                .layer(DefaultBodyLimit::max(upload_limit)),
+        )
+        .route("/api/bots/{name}", get(bot).delete(retire))
+        .route("/api/bots/{name}/log", get(bot_log))
+        .route("/api/standings", get(standings))
+        .route("/api/games", get(games))
+        .route("/api/games.csv", get(games_csv))
+        .route("/api/games.jsonl", get(games_jsonl))
+        .route("/api/games.pgn", get(games_pgn))
+        .route("/api/games/{id}", get(game))
+        .route("/api/events", get(events))
+        .fallback(|| async { ApiError::not_found("no such page: see docs/ladder.md for the API") })
+        .with_state(ladder)
+}
+
+/// The owner a request's `Authorization: Bearer TOKEN` names.
+pub async fn owner_of(ladder: &Ladder, headers: &HeaderMap) -> ApiResult<Owner> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "no token: send `Authorization: Bearer TOKEN` (the organiser gives you one with `arena serve LADDER.toml --add-user NAME`)",
+        ));
+    };
+    let token = value
+        .to_str()
+        .ok()
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "the Authorization header is not `Bearer TOKEN`",
+            )
+        })?;
+    match ladder
+        .db
+        .owner_by_token(&super::token_hash(token))
+        .await
+        .map_err(ApiError::internal)?
+    {
+        Some(o) if o.role == "owner" => Ok(o),
+        Some(_) => Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "this token is not an owner's: it cannot upload or retire bots",
+        )),
+        None => Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unknown or revoked token: ask the organiser for a new one",
+        )),
+    }
+}
+
+async fn health(State(l): Shared) -> Json<serde_json::Value> {
+    Json(serde_json::json!({
+        "status": "ok",
+        "games": l.games_done(),
+        "in_flight": l.metrics.games_in_flight.load(Ordering::Relaxed),
+    }))
+}
+
+/// `/metrics`, in Prometheus' text format.
+async fn metrics(State(l): Shared) -> impl IntoResponse {
+    let m = &l.metrics;
+    let mut out = String::new();
+    let mut put = |name: &str, help: &str, kind: &str, value: String| {
+        out.push_str(&format!(
+            "# HELP arena_{name} {help}\n# TYPE arena_{name} {kind}\narena_{name} {value}\n"
+        ));
+    };
+    let get = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed).to_string();
+    put(
+        "games_played_total",
+        "Games finished since the server started.",
+        "counter",
+        get(&m.games_played),
+    );
+    put(
+        "games_in_flight",
+        "Games being played.",
+        "gauge",
+        get(&m.games_in_flight),
+    );
+    put(
+        "games_replayed_total",
+        "Games cut off by a crash and played again.",
+        "counter",
+        get(&m.games_replayed),
+    );
+    put(
+        "games_done",
+        "Finished games in the ladder.",
+        "gauge",
+        l.games_done().to_string(),
+    );
+    put(
+        "builds_total",
+        "Bot versions built.",
+        "counter",
+        get(&m.builds),
+    );
+    put(
+        "builds_failed_total",
+        "Bot versions whose build failed.",
+        "counter",
+        get(&m.builds_failed),
+    );
+    put(
+        "checks_failed_total",
+        "Bot versions that failed check-bot.",
+        "counter",
+        get(&m.checks_failed),
+    );
+    put(
+        "uploads_total",
+        "Uploads accepted.",
+        "counter",
+        get(&m.uploads),
+    );
+    put(
+        "uploads_refused_total",
+        "Uploads refused.",
+        "counter",
+        get(&m.uploads_refused),
+    );
+    put("fits_total", "Rating fits.", "counter", get(&m.fits));
+    put(
+        "fit_seconds",
+        "How long the last rating fit took.",
+        "gauge",
+        format!("{:.6}", m.fit_micros.load(Ordering::Relaxed) as f64 / 1e6),
+    );
+    let queued = l.db.versions(Some("queued")).await.map_or(0, |v| v.len());
+    put(
+        "versions_queued",
+        "Uploads waiting for their build and check.",
+        "gauge",
+        queued.to_string(),
+    );
+    out.push_str(
+        "# HELP arena_faults_total Forfeits by reason.\n# TYPE arena_faults_total counter\n",
+    );
+    for (reason, n) in m.faults.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+        out.push_str(&format!("arena_faults_total{{reason=\"{reason}\"}} {n}\n"));
+    }
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out)
+}
+
+/// `POST /api/bots`: a bot folder as tar.gz, from its owner.
+async fn upload(
+    State(l): Shared,
+    headers: HeaderMap,
+    body: Result<axum::body::Bytes, BytesRejection>,
+) -> ApiResult<(StatusCode, Json<serde_json::Value>)> {
+    let owner = owner_of(&l, &headers).await?;
+    let body = body.map_err(|e| {
+        l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
+        match e.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "the upload is over this ladder's limit of {} MiB: leave build output and data out of the folder",
+                    l.settings.upload_mb
+                ),
+            ),
+            s => ApiError::new(s, format!("the upload could not be read: {e}")),
+        }
+    })?;
+    let r = intake::accept(
+        &l,
+        &owner,
+        Upload {
+            bytes: body.to_vec(),
+        },
+    )
+    .await;
+    if r.is_err() {
+        l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
+    }
+    let v = r?;
+    l.metrics.uploads.fetch_add(1, Ordering::Relaxed);
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(serde_json::json!({
+            "bot": v.bot,
+            "version": v.number,
+            "player": v.player(),
+            "status": v.status,
+            "url": format!("/api/bots/{}", v.bot),
+        })),
+    ))
+}
+
+/// `DELETE /api/bots/NAME`: its owner retires it.
+async fn retire(
+    State(l): Shared,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let owner = owner_of(&l, &headers).await?;
+    check_owner(&l, &owner, &name).await?;
+    let retired = l.db.retire(&name).await.map_err(ApiError::internal)?;
+    if retired {
+        l.roster_changed.store(true, Ordering::SeqCst);
+        l.wake_all();
+        l.announce(serde_json::json!({"type": "bot", "bot": name, "status": "retired"}));
+    }
+    Ok(Json(serde_json::json!({ "bot": name, "retired": retired })))
+}
+
+/// Refuses unless `owner` owns bot `name` (404 when there is no such bot).
+async fn check_owner(l: &Ladder, owner: &Owner, name: &str) -> ApiResult<()> {
+    match l.db.bot_owner(name).await.map_err(ApiError::internal)? {
+        None => Err(ApiError::not_found(format!("no bot named `{name}`"))),
+        Some((id, _)) if id == owner.id => Ok(()),
+        Some((_, other)) => Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "bot `{name}` belongs to `{other}`: you can replace or retire only your own bots"
+            ),
+        )),
+    }
+}
+
+/// `GET /api/bots`: every bot, its latest version and its standing.
+async fn bots(State(l): Shared) -> ApiResult<Json<serde_json::Value>> {
+    Ok(Json(
+        pages::bots_json(&l).await.map_err(ApiError::internal)?,
+    ))
+}
+
+/// `GET /api/bots/NAME`: the bot's versions (with their check-bot
+/// reports), ratings, results by opponent and recent games.
+async fn bot(State(l): Shared, Path(name): Path<String>) -> ApiResult<Json<serde_json::Value>> {
+    match pages::bot_json(&l, &name)
+        .await
+        .map_err(ApiError::internal)?
+    {
+        Some(v) => Ok(Json(v)),
+        None => Err(ApiError::not_found(format!("no bot named `{name}`"))),
+    }
+}
+
+/// `GET /api/bots/NAME/log`: the stderr of the bot's latest version, to
+/// its owner only (the last 64 KiB).
+async fn bot_log(
+    State(l): Shared,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+) -> ApiResult<impl IntoResponse> {
+    let owner = owner_of(&l, &headers).await?;
+    check_owner(&l, &owner, &name).await?;
+    let versions = l.db.versions_of(&name).await.map_err(ApiError::internal)?;
+    let Some(v) = versions.last() else {
+        return Err(ApiError::not_found(format!("bot `{name}` has no version")));
+    };
+    let text = log_tail(&l, &v.player(), 64 << 10);
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text))
+}
+
+/// The end (`most` bytes at most per file) of each stderr log of version
+/// `player`: its check's, then each game worker's, each under its name.
+fn log_tail(l: &Ladder, player: &str, most: u64) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let layout = crate::league::folder::Layout::new(l.t.output.clone());
+    let prefix = crate::league::folder::file_safe(player);
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(layout.logs())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .and_then(|n| n.strip_prefix(&prefix))
+                        .is_some_and(|rest| rest.starts_with("-w") || rest == "-check.log")
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    let mut out = String::new();
+    for f in files {
+        let Ok(mut file) = std::fs::File::open(&f) else {
+            continue;
+        };
+        let len = file.metadata().map_or(0, |m| m.len());
+        let _ = file.seek(SeekFrom::Start(len.saturating_sub(most)));
+        let mut buf = Vec::new();
+        let _ = file.take(most).read_to_end(&mut buf);
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "==> {name} <==\n{}\n",
+            String::from_utf8_lossy(&buf)
+        ));
+    }
+    out
+}
+
+#[derive(Deserialize)]
+struct StandingsQuery {
+    variant: Option<String>,
+}
+
+/// `GET /api/standings?variant=V`: the last complete fit's table.
+async fn standings(
+    State(l): Shared,
+    Query(q): Query<StandingsQuery>,
+) -> ApiResult<Json<serde_json::Value>> {
+    pages::standings_json(&l, q.variant.as_deref())
+        .map(Json)
+        .map_err(|e| ApiError::not_found(e))
+}
+
+#[derive(Deserialize)]
+struct GamesQuery {
+    bot: Option<String>,
+    variant: Option<String>,
+    after: Option<i64>,
+    limit: Option<usize>,
+}
+
+/// `GET /api/games?bot=&variant=&after=&limit=`: finished games' rows, in
+/// the order they finished; `after` a ladder game id.
+async fn games(State(l): Shared, Query(q): Query<GamesQuery>) -> Json<serde_json::Value> {
+    let rows = l.rows.read().unwrap_or_else(|p| p.into_inner());
+    let limit = q.limit.unwrap_or(100).min(10_000);
+    let start = match q.after {
+        Some(after) => rows
+            .iter()
+            .position(|r| r.game_id == game_id(after))
+            .map_or(0, |i| i + 1),
+        None => 0,
+    };
+    let out: Vec<&crate::results::GameRow> = rows[start..]
+        .iter()
+        .filter(|r| {
+            q.bot
+                .as_deref()
+                .is_none_or(|b| r.seats().contains(&b) || bot_of(r, b))
+        })
+        .filter(|r| {
+            q.variant
+                .as_deref()
+                .is_none_or(|v| crate::ratings::matches_variant(r, v))
+        })
+        .take(limit)
+        .collect();
+    Json(serde_json::json!({ "games": out }))
+}
+
+/// True when one of `row`'s seats is a version of bot `name`.
+fn bot_of(row: &crate::results::GameRow, name: &str) -> bool {
+    row.seats()
+        .iter()
+        .any(|s| s.rsplit_once('@').is_some_and(|(b, _)| b == name))
+}
+
+/// `GET /api/games.csv`: every finished game, as a league's games.csv
+/// (same columns; the record columns empty: records are in the database).
+async fn games_csv(State(l): Shared) -> ApiResult<impl IntoResponse> {
+    let rows = l.rows.read().unwrap_or_else(|p| p.into_inner()).clone();
+    let bytes = tokio::task::spawn_blocking(move || -> csv::Result<Vec<u8>> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        for r in &rows {
+            w.serialize(r)?;
+        }
+        w.into_inner().map_err(|e| e.into_error().into())
+    })
+    .await
+    .map_err(ApiError::internal)?
+    .map_err(ApiError::internal)?;
+    Ok(([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], bytes))
+}
+
+/// `GET /api/games.jsonl`: every finished game's record, one after the
+/// other, as `arena replay` reads them.
+async fn games_jsonl(State(l): Shared) -> ApiResult<impl IntoResponse> {
+    let ids: Vec<i64> = {
+        let rows = l.rows.read().unwrap_or_else(|p| p.into_inner());
+        rows.iter().filter_map(|r| ladder_id(&r.game_id)).collect()
+    };
+    let mut out = Vec::new();
+    for id in ids {
+        if let Some(frame) = l.db.record(id).await.map_err(ApiError::internal)? {
+            out.extend(crate::results::records::decode(&frame).map_err(ApiError::internal)?);
+        }
+    }
+    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], out))
+}
+
+/// `GET /api/games.pgn`: every finished 2-player game in PGN, as `arena
+/// pgn` writes it.
+async fn games_pgn(State(l): Shared) -> ApiResult<impl IntoResponse> {
+    let rows = l.rows.read().unwrap_or_else(|p| p.into_inner()).clone();
+    let event = l.t.name.clone();
+    let bytes = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
+        let mut w = crate::report::tables::PgnWriter::new(Vec::new(), &event);
+        for r in &rows {
+            w.add(r)?;
+        }
+        Ok(w.finish().0)
+    })
+    .await
+    .map_err(ApiError::internal)?
+    .map_err(ApiError::internal)?;
+    Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], bytes))
+}
+
+/// `GET /api/games/ID`: a finished game's row and record.
+async fn game(State(l): Shared, Path(id): Path<String>) -> ApiResult<Json<serde_json::Value>> {
+    match pages::game_of(&l, &id).await.map_err(ApiError::internal)? {
+        Some((row, record)) => Ok(Json(serde_json::json!({ "row": row, "record": record }))),
+        None => Err(ApiError::not_found(format!("no finished game `{id}`"))),
+    }
+}
+
+/// `GET /api/events`: the live feed: a `game` event per finished game, a
+/// `standings` event per fit, a `bot` event per version's step (each data
+/// line one JSON object with its `type`). A reader that falls behind
+/// skips what it missed.
+async fn events(
+    State(l): Shared,
+) -> Sse<impl futures_util::Stream<Item = Result<SseEvent, std::convert::Infallible>>> {
+    use tokio::sync::broadcast::error::RecvError;
+    let stream = futures_util::stream::unfold(l.events.subscribe(), |mut rx| async move {
+        loop {
+            match rx.recv().await {
+                Ok(s) => return Some((Ok(SseEvent::default().data(s)), rx)),
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}

@@ -1,0 +1,302 @@
+//! An upload's way to the ladder. [`accept`] (in the request): the
+//! owner's limits, the archive unpacked with hard limits into a fresh
+//! folder ([`super::archive`]), its bot.toml read and its name checked, the
+//! bot's owner checked, a new version queued. Then [`intake_forever`] (a
+//! thread of its own, one version at a time): built in the sandbox,
+//! checked by the full `check-bot`, and only then entered, or refused with
+//! the build's error or check-bot's report. Each step is the version's
+//! status, shown on its page, in the API and in the live feed.
+
+use super::archive::{self, Limits};
+use super::db::{unix_now, DbError, Owner, Version};
+use super::play::spec_of;
+use super::state::Ladder;
+use crate::bot::manifest::Manifest;
+use axum::http::StatusCode;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A bot folder as uploaded (tar.gz).
+pub struct Upload {
+    pub bytes: Vec<u8>,
+}
+
+/// Why an upload is refused: the status and what to do.
+#[derive(Debug)]
+pub struct Refusal {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+impl Refusal {
+    fn new(status: StatusCode, message: impl Into<String>) -> Refusal {
+        Refusal {
+            status,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<DbError> for Refusal {
+    fn from(e: DbError) -> Refusal {
+        tracing::error!("{e}");
+        Refusal::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the server failed: {e}"),
+        )
+    }
+}
+
+/// Why a ladder bot name is refused, if it is: it is part of URLs, file
+/// names and the games' rows, so letters, digits, `.`, `_` and `-` only,
+/// 1 to 40 of them, starting with a letter or digit.
+pub fn name_problem(name: &str) -> Option<String> {
+    let ok = !name.is_empty()
+        && name.len() <= 40
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric());
+    (!ok).then(|| {
+        format!(
+            "bot name {}: a ladder's bot names are 1 to 40 letters, digits, `.`, `_` or `-`, starting with a letter or digit (set `name` in bot.toml)",
+            serde_json::Value::from(name)
+        )
+    })
+}
+
+/// The folders of the ladder: bots' versions, and uploads being unpacked.
+pub fn bots_dir(l: &Ladder) -> PathBuf {
+    l.t.output.join("bots")
+}
+
+fn incoming_dir(l: &Ladder) -> PathBuf {
+    l.t.output.join("incoming")
+}
+
+/// The archive limits of this ladder.
+fn limits(l: &Ladder) -> Limits {
+    Limits {
+        compressed_bytes: l.settings.upload_mb << 20,
+        unpacked_bytes: l.settings.unpacked_mb << 20,
+        files: l.settings.upload_files,
+        ..Limits::default()
+    }
+}
+
+/// Takes an upload from `owner`: checks their limits, unpacks and reads
+/// it, and queues a new version of its bot. Nothing is written outside
+/// the new version's folder (and the upload's temporary one, removed).
+pub async fn accept(l: &Arc<Ladder>, owner: &Owner, upload: Upload) -> Result<Version, Refusal> {
+    let hour_ago = unix_now() - 3600;
+    let recent = l.db.uploads_since(owner.id, hour_ago).await?;
+    if recent >= l.settings.uploads_per_hour as i64 {
+        return Err(Refusal::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "{recent} uploads in the last hour: this ladder takes {} an hour from one owner; try again later",
+                l.settings.uploads_per_hour
+            ),
+        ));
+    }
+    l.db.note_upload(owner.id, upload.bytes.len() as i64)
+        .await?;
+    let sha = hex_sha256(&upload.bytes);
+    let bytes = upload.bytes.len() as i64;
+    let tmp = incoming_dir(l).join(format!("{}-{}", std::process::id(), unix_nanos()));
+    let lim = limits(l);
+    let tmp2 = tmp.clone();
+    let unpacked = tokio::task::spawn_blocking(move || unpack(&upload.bytes, &tmp2, &lim))
+        .await
+        .map_err(|e| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    let name = match unpacked {
+        Ok(name) => name,
+        Err(r) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(r);
+        }
+    };
+    let queued = queue(l, owner, &name, &tmp, &sha, bytes).await;
+    let _ = std::fs::remove_dir_all(&tmp);
+    let v = queued?;
+    l.announce(
+        serde_json::json!({"type": "bot", "bot": v.bot, "version": v.number, "status": v.status}),
+    );
+    l.wake_all();
+    Ok(v)
+}
+
+/// Unpacks `bytes` into `dir` and reads its bot.toml: the bot's name.
+fn unpack(bytes: &[u8], dir: &Path, limits: &Limits) -> Result<String, Refusal> {
+    if let Some(up) = dir.parent() {
+        std::fs::create_dir_all(up).map_err(|e| {
+            Refusal::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("{}: {e}", up.display()),
+            )
+        })?;
+    }
+    archive::unpack(bytes, dir, limits).map_err(|e| {
+        let status = match e.too_large() {
+            true => StatusCode::PAYLOAD_TOO_LARGE,
+            false => StatusCode::BAD_REQUEST,
+        };
+        Refusal::new(status, e.to_string())
+    })?;
+    archive::check_manifest(dir)
+        .map_err(|e| Refusal::new(StatusCode::BAD_REQUEST, e.to_string()))?;
+    let m = Manifest::load(dir).map_err(|e| {
+        Refusal::new(
+            StatusCode::BAD_REQUEST,
+            e.to_string().replace(&dir.display().to_string(), "."),
+        )
+    })?;
+    if let Some(why) = name_problem(&m.name) {
+        return Err(Refusal::new(StatusCode::BAD_REQUEST, why));
+    }
+    Ok(m.name)
+}
+
+/// Checks that `owner` may add a version of bot `name`, makes it, and
+/// moves the unpacked folder `tmp` to its place.
+async fn queue(
+    l: &Ladder,
+    owner: &Owner,
+    name: &str,
+    tmp: &Path,
+    sha: &str,
+    bytes: i64,
+) -> Result<Version, Refusal> {
+    match l.db.bot_owner(name).await? {
+        Some((id, other)) if id != owner.id => {
+            return Err(Refusal::new(
+                StatusCode::FORBIDDEN,
+                format!("bot `{name}` belongs to `{other}`: choose another name in bot.toml"),
+            ))
+        }
+        Some(_) => {}
+        None => {
+            let live = l.db.live_bots_of(owner.id).await?;
+            if live >= l.settings.bots_per_owner as i64 {
+                return Err(Refusal::new(
+                    StatusCode::FORBIDDEN,
+                    format!(
+                        "you have {live} bots in this ladder, its limit: retire one (DELETE /api/bots/NAME) or upload a new version of one"
+                    ),
+                ));
+            }
+        }
+    }
+    let root = bots_dir(l).join(name);
+    let folder_of = |n: i64| root.join(format!("v{n}")).display().to_string();
+    let v =
+        l.db.new_version(name, owner.id, &folder_of, sha, bytes)
+            .await
+            .map_err(|e| match e {
+                DbError::Conflict(m) => Refusal::new(StatusCode::FORBIDDEN, m),
+                e => Refusal::from(e),
+            })?;
+    let dest = PathBuf::from(&v.folder);
+    let moved = std::fs::create_dir_all(&root).and_then(|()| std::fs::rename(tmp, &dest));
+    if let Err(e) = moved {
+        let why = format!("the upload could not be stored: {e}");
+        l.db.set_status(v.id, "refused", &why, None).await?;
+        return Err(Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, why));
+    }
+    Ok(v)
+}
+
+/// Builds and checks queued versions, oldest first, one at a time, until
+/// the service stops. Versions cut off by a stop are taken again.
+pub fn intake_forever(l: Arc<Ladder>) {
+    while !l.is_stopping() {
+        let pending = l.query(async {
+            let mut v = Vec::new();
+            for s in ["building", "checking", "queued"] {
+                v.extend(l.db.versions(Some(s)).await?);
+            }
+            Ok(v)
+        });
+        match pending {
+            Ok(mut pending) if !pending.is_empty() => {
+                pending.sort_by_key(|v| v.id);
+                take(&l, &pending[0]);
+            }
+            Ok(_) => l.wait(Duration::from_secs(2)),
+            Err(e) => {
+                tracing::error!("cannot read the uploads: {e}");
+                l.wait(Duration::from_secs(5));
+            }
+        }
+    }
+}
+
+/// Sets version `v`'s status (and tells the feed).
+fn step(l: &Ladder, v: &Version, status: &str, detail: &str, report: Option<&str>) {
+    if let Err(e) = l.query(l.db.set_status(v.id, status, detail, report)) {
+        tracing::error!("{}: cannot record `{status}`: {e}", v.player());
+    }
+    tracing::info!("{}: {status} {detail}", v.player());
+    l.announce(serde_json::json!({
+        "type": "bot", "bot": v.bot, "version": v.number, "status": status, "detail": detail,
+    }));
+}
+
+/// Builds, checks and enters (or refuses) version `v`.
+fn take(l: &Ladder, v: &Version) {
+    let spec = match spec_of(v) {
+        Ok(s) => s,
+        Err(e) => {
+            let why = e.to_string().replace(&v.folder, ".");
+            return step(l, v, "refused", &why, None);
+        }
+    };
+    step(l, v, "building", "", None);
+    let room = crate::league::launch::Room::of(&l.t);
+    if spec.build.is_some() {
+        l.metrics.builds.fetch_add(1, Ordering::Relaxed);
+        let built =
+            crate::league::build::build_bots(std::slice::from_ref(&spec), &room, &mut |_| {});
+        if let Err(e) = built {
+            l.metrics.builds_failed.fetch_add(1, Ordering::Relaxed);
+            let why = e.to_string().replace(&v.folder, ".");
+            return step(l, v, "refused", "its build failed", Some(&why));
+        }
+    }
+    step(l, v, "checking", "", None);
+    let (passed, report) = super::checking::check(l, &spec);
+    if passed {
+        step(l, v, "entered", "", Some(&report));
+        l.roster_changed.store(true, Ordering::SeqCst);
+        l.wake_all();
+    } else {
+        l.metrics.checks_failed.fetch_add(1, Ordering::Relaxed);
+        step(
+            l,
+            v,
+            "refused",
+            "it failed check-bot (see its report)",
+            Some(&report),
+        );
+    }
+}
+
+/// Lower-case hex SHA-256 of `bytes`.
+pub fn hex_sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn unix_nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}

@@ -1,0 +1,243 @@
+//! The ladder service (`arena serve`, docs/ladder.md): owners upload bots
+//! over HTTP; each is unpacked, built and checked in the sandbox, entered,
+//! and plays for ever through the league's own pipeline; ratings are
+//! refitted in the background; pages, a JSON API and exports show it all.
+//!
+//! Rooms: `archive` (uploads, packed and unpacked safely), `db` (the
+//! store: SQLite through sqlx), `intake` (an upload's way to the ladder),
+//! `play` (the games: pairings and the store of the runner), `standings`
+//! (the fits), `http` (the web layer, which validates and hands over).
+
+pub mod archive;
+pub mod checking;
+pub mod db;
+pub mod http;
+pub mod intake;
+pub mod pages;
+pub mod pairing;
+pub mod play;
+pub mod standings;
+pub mod state;
+
+use crate::league::config::Tournament;
+use crate::results::GameRow;
+use db::{Db, DbError};
+use state::{Ladder, Metrics};
+use std::net::SocketAddr;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::time::Duration;
+
+/// Errors that stop the service, or a user command, with what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("{0}: this is not a ladder file: add a [ladder] table (docs/ladder.md)")]
+    NotALadder(String),
+    #[error(transparent)]
+    Db(#[from] DbError),
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+    #[error("no user named `{0}`")]
+    NoSuchUser(String),
+    #[error("user name `{0}`: give 1 to 40 letters, digits, `.`, `_` or `-`")]
+    BadUserName(String),
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> ServeError {
+    let what = what.into();
+    move |source| ServeError::Io { what, source }
+}
+
+/// The SHA-256 (hex) of a token: what the store keeps of it.
+pub fn token_hash(token: &str) -> String {
+    intake::hex_sha256(token.as_bytes())
+}
+
+/// A new random token: 32 bytes from the system's generator, in hex.
+pub fn new_token() -> String {
+    use rand::RngCore;
+    let mut b = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut b);
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// How `arena serve` runs.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// Where to listen (loopback unless told otherwise).
+    pub bind: SocketAddr,
+    /// The store's URL; default `sqlite:` in the ladder's results folder.
+    pub db: Option<String>,
+}
+
+/// The ladder's settings, or why `t` is not a ladder.
+fn settings_of(
+    t: &Tournament,
+) -> Result<crate::league::config::ladder::LadderSettings, ServeError> {
+    t.ladder
+        .clone()
+        .ok_or_else(|| ServeError::NotALadder(t.name.clone()))
+}
+
+/// A runtime for the store and the web layer.
+fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(io("cannot start the async runtime"))
+}
+
+/// Opens the ladder's store (creating its folder).
+async fn open_db(t: &Tournament, url: Option<&str>) -> Result<Db, ServeError> {
+    std::fs::create_dir_all(&t.output).map_err(io(t.output.display().to_string()))?;
+    let url = url.map_or_else(|| Db::default_url(&t.output), str::to_string);
+    Ok(Db::open(&url).await?)
+}
+
+/// `--add-user NAME`: a new owner; returns their token (shown once; only
+/// its hash is kept).
+pub fn add_user(t: &Tournament, db: Option<&str>, name: &str) -> Result<String, ServeError> {
+    settings_of(t)?;
+    if intake::name_problem(name).is_some() {
+        return Err(ServeError::BadUserName(name.to_string()));
+    }
+    let token = new_token();
+    runtime()?.block_on(async {
+        let db = open_db(t, db).await?;
+        db.add_owner(name, &token_hash(&token), "owner").await?;
+        Ok::<_, ServeError>(())
+    })?;
+    Ok(token)
+}
+
+/// `--revoke-user NAME`: their token stops working at once.
+pub fn revoke_user(t: &Tournament, db: Option<&str>, name: &str) -> Result<(), ServeError> {
+    settings_of(t)?;
+    runtime()?.block_on(async {
+        let db = open_db(t, db).await?;
+        match db.revoke_owner(name).await? {
+            true => Ok(()),
+            false => Err(ServeError::NoSuchUser(name.to_string())),
+        }
+    })
+}
+
+/// `--backup FILE`: a consistent copy of the store, while it serves.
+pub fn backup(t: &Tournament, db: Option<&str>, to: &std::path::Path) -> Result<(), ServeError> {
+    runtime()?.block_on(async {
+        let db = open_db(t, db).await?;
+        Ok(db.backup(to).await?)
+    })
+}
+
+/// `arena serve`: serves the ladder until Ctrl-C or SIGTERM; `on_listen`
+/// is told the address once it listens.
+pub fn serve(
+    t: Tournament,
+    opts: &ServeOptions,
+    on_listen: &mut dyn FnMut(SocketAddr),
+) -> Result<(), ServeError> {
+    let settings = settings_of(&t)?;
+    let rt = runtime()?;
+    let (ladder, listener) = rt.block_on(async {
+        let db = open_db(&t, opts.db.as_deref()).await?;
+        let listener = tokio::net::TcpListener::bind(opts.bind)
+            .await
+            .map_err(io(format!("cannot listen on {}", opts.bind)))?;
+        let address = listener
+            .local_addr()
+            .map_err(io("the listening address"))?
+            .to_string();
+        db.claim(&address).await?;
+        let rows = load_rows(&db).await?;
+        let (events, _) = tokio::sync::broadcast::channel(1024);
+        let ladder = Arc::new(Ladder {
+            t,
+            settings,
+            db,
+            rt: tokio::runtime::Handle::current(),
+            rows: RwLock::new(rows),
+            fit: RwLock::new(None),
+            history: RwLock::new(Default::default()),
+            roster_changed: AtomicBool::new(false),
+            wake: (Mutex::new(0), Condvar::new()),
+            stopping: AtomicBool::new(false),
+            events,
+            metrics: Metrics::default(),
+            address,
+        });
+        Ok::<_, ServeError>((ladder, listener))
+    })?;
+    let addr = listener.local_addr().map_err(io("the listening address"))?;
+    tracing::info!("serving {} at http://{addr}", ladder.t.name);
+    on_listen(addr);
+    let spawn = |name: &str, f: fn(Arc<Ladder>)| {
+        let l = ladder.clone();
+        std::thread::Builder::new()
+            .name(name.to_string())
+            .spawn(move || f(l))
+            .map_err(io(format!("cannot start the {name} thread")))
+    };
+    let player = spawn("ladder-play", play::play_forever)?;
+    let _fitter = spawn("ladder-fit", standings::fit_forever)?;
+    let _intake = spawn("ladder-intake", intake::intake_forever)?;
+    let router = http::router(ladder.clone());
+    let l = ladder.clone();
+    let served = rt.block_on(async move {
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                stop_signal(&l).await;
+                l.stop();
+            })
+            .await
+    });
+    ladder.stop();
+    // The games in flight are abandoned by the runner on the same signal
+    // and played again after a restart; give it a moment to let go.
+    let deadline = std::time::Instant::now() + Duration::from_secs(4);
+    while !player.is_finished() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = rt.block_on(ladder.db.release());
+    served.map_err(io("the web server"))
+}
+
+/// Waits for Ctrl-C or SIGTERM, or for the service to stop by itself.
+async fn stop_signal(l: &Ladder) {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let sigterm = async {
+        match term.as_mut() {
+            Some(t) => {
+                t.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    let stopped = async {
+        while !l.is_stopping() {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = sigterm => {}
+        _ = stopped => {}
+    }
+}
+
+/// Every finished game's row, from the store (a row that does not read
+/// is logged and left out).
+async fn load_rows(db: &Db) -> Result<Vec<GameRow>, ServeError> {
+    let mut rows = Vec::new();
+    for (i, json) in db.done_rows().await?.iter().enumerate() {
+        match serde_json::from_str(json) {
+            Ok(r) => rows.push(r),
+            Err(e) => tracing::error!("finished game {i} has a row that does not read: {e}"),
+        }
+    }
+    Ok(rows)
+}

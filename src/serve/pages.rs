@@ -1,0 +1,344 @@
+//! What the service shows: the JSON of the API (`/api/standings`,
+//! `/api/bots`, `/api/bots/NAME`, `/api/games/ID`) and the pages built
+//! from the same values with minijinja templates (`templates/`, HTML
+//! escaped everywhere). A page holds no data the API lacks.
+
+use super::db::{DbError, Version};
+use super::play::ladder_id;
+use super::state::Ladder;
+use crate::results::GameRow;
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// Recent games listed on a bot's page and in its JSON.
+const RECENT: usize = 20;
+
+/// The rating of `player` in the last fit's overall table, as JSON.
+fn rating_of(l: &Ladder, player: &str) -> Value {
+    let Some(fit) = l.last_fit() else {
+        return Value::Null;
+    };
+    match fit.report.overall.get(player) {
+        Some(r) if r.rated => json!({
+            "elo": r.elo, "low": r.elo_low, "high": r.elo_high,
+            "games": r.count.games, "score": r.count.score(),
+        }),
+        Some(r) => json!({ "elo": null, "games": r.count.games }),
+        None => Value::Null,
+    }
+}
+
+/// `/api/bots`: every bot with its latest version and standing.
+pub async fn bots_json(l: &Ladder) -> Result<Value, DbError> {
+    let versions = l.db.versions(None).await?;
+    let mut latest: std::collections::BTreeMap<String, &Version> = Default::default();
+    for v in &versions {
+        latest.insert(v.bot.clone(), v);
+    }
+    let bots: Vec<Value> = latest
+        .values()
+        .map(|v| {
+            let entered = versions
+                .iter()
+                .rev()
+                .find(|x| x.bot == v.bot && x.status == "entered");
+            json!({
+                "bot": v.bot,
+                "owner": v.owner,
+                "latest": { "version": v.number, "status": v.status, "detail": v.detail },
+                "entered": entered.map(Version::player),
+                "rating": entered.map_or(Value::Null, |e| rating_of(l, &e.player())),
+            })
+        })
+        .collect();
+    Ok(json!({ "bots": bots }))
+}
+
+/// `/api/bots/NAME`: versions (with check-bot's reports), ratings and
+/// their history, results by opponent, faults, recent games.
+pub async fn bot_json(l: &Ladder, name: &str) -> Result<Option<Value>, DbError> {
+    let versions = l.db.versions_of(name).await?;
+    let Some(last) = versions.last() else {
+        return Ok(None);
+    };
+    let players: Vec<String> = versions.iter().map(Version::player).collect();
+    let history = l.history.read().unwrap_or_else(|p| p.into_inner());
+    let vs: Vec<Value> = versions
+        .iter()
+        .map(|v| {
+            let p = v.player();
+            json!({
+                "version": v.number, "player": p, "status": v.status, "detail": v.detail,
+                "report": v.report, "sha256": v.sha256, "bytes": v.bytes,
+                "created_at": v.created_at, "updated_at": v.updated_at,
+                "rating": rating_of(l, &p),
+                "history": history.get(&p).cloned().unwrap_or_default(),
+            })
+        })
+        .collect();
+    drop(history);
+    let opponents = l.last_fit().map_or_else(Vec::new, |fit| {
+        fit.report
+            .pairs
+            .iter()
+            .filter(|p| p.variant == "all")
+            .filter_map(|p| {
+                let (me_a, other) = if players.contains(&p.bot_a) {
+                    (true, &p.bot_b)
+                } else if players.contains(&p.bot_b) {
+                    (false, &p.bot_a)
+                } else {
+                    return None;
+                };
+                let (w, lo) = if me_a {
+                    (p.a_wins, p.b_wins)
+                } else {
+                    (p.b_wins, p.a_wins)
+                };
+                let score = if me_a { p.a_score() } else { 1.0 - p.a_score() };
+                Some(json!({
+                    "player": if me_a { &p.bot_a } else { &p.bot_b },
+                    "opponent": other, "results": p.results,
+                    "wins": w, "draws": p.draws, "losses": lo, "score": score,
+                }))
+            })
+            .collect()
+    });
+    let (recent, faults) = {
+        let rows = l.rows.read().unwrap_or_else(|p| p.into_inner());
+        let mine = |r: &&GameRow| r.seats().iter().any(|s| players.iter().any(|p| p == s));
+        let recent: Vec<GameRow> = rows
+            .iter()
+            .rev()
+            .filter(mine)
+            .take(RECENT)
+            .cloned()
+            .collect();
+        let mut faults: std::collections::BTreeMap<String, u64> = Default::default();
+        for r in rows.iter().filter(mine) {
+            if let Some(o) = r.offender {
+                if r.seats()
+                    .get(o as usize)
+                    .is_some_and(|s| players.iter().any(|p| p == s))
+                {
+                    *faults.entry(r.reason.clone()).or_default() += 1;
+                }
+            }
+        }
+        (recent, faults)
+    };
+    Ok(Some(json!({
+        "bot": last.bot, "owner": last.owner, "versions": vs,
+        "opponents": opponents, "faults": faults, "recent": recent,
+    })))
+}
+
+/// `/api/standings?variant=V`: the last complete fit's table (`all`, the
+/// default, or a variant label), with when and over how many games.
+pub fn standings_json(l: &Ladder, variant: Option<&str>) -> Result<Value, String> {
+    let Some(fit) = l.last_fit() else {
+        return Ok(json!({
+            "at": null, "games": 0, "variant": variant.unwrap_or("all"), "ratings": [],
+            "note": "no games yet: the standings appear after the first games",
+        }));
+    };
+    let table = match variant {
+        None | Some("all") => &fit.report.overall,
+        Some(v) => fit
+            .report
+            .per_variant
+            .iter()
+            .find(|s| s.variant == v)
+            .ok_or_else(|| {
+                let labels: Vec<&str> = fit
+                    .report
+                    .per_variant
+                    .iter()
+                    .map(|s| s.variant.as_str())
+                    .collect();
+                format!(
+                    "no standings for variant `{v}`: there are `all`, `{}`",
+                    labels.join("`, `")
+                )
+            })?,
+    };
+    Ok(json!({
+        "at": fit.at, "games": fit.games, "fit_ms": fit.took.as_millis() as u64,
+        "variant": table.variant, "variants": fit.report.per_variant.iter().map(|s| &s.variant).collect::<Vec<_>>(),
+        "anchor": table.anchor, "intervals": table.intervals,
+        "ratings": table.ratings,
+    }))
+}
+
+/// A finished game's row and its record's JSON lines, by ladder id
+/// (`123` or `game-123`); `None` when there is no such finished game.
+pub async fn game_of(l: &Ladder, id: &str) -> Result<Option<(GameRow, Vec<Value>)>, DbError> {
+    let Some(n) = id.parse::<i64>().ok().or_else(|| ladder_id(id)) else {
+        return Ok(None);
+    };
+    let gid = super::play::game_id(n);
+    let row = {
+        let rows = l.rows.read().unwrap_or_else(|p| p.into_inner());
+        rows.iter().rev().find(|r| r.game_id == gid).cloned()
+    };
+    let (Some(row), Some(frame)) = (row, l.db.record(n).await?) else {
+        return Ok(None);
+    };
+    let text = crate::results::records::decode(&frame)
+        .map_err(|e| DbError::Conflict(format!("the record of game {n}: {e}")))?;
+    let lines = String::from_utf8_lossy(&text)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    Ok(Some((row, lines)))
+}
+
+/// The pages' templates.
+fn templates() -> Result<minijinja::Environment<'static>, minijinja::Error> {
+    let mut env = minijinja::Environment::new();
+    env.add_template("layout.html", include_str!("templates/layout.html"))?;
+    env.add_template("standings.html", include_str!("templates/standings.html"))?;
+    env.add_template("bot.html", include_str!("templates/bot.html"))?;
+    env.add_template("game.html", include_str!("templates/game.html"))?;
+    Ok(env)
+}
+
+/// A page from `template` and `data`, or a plain error page.
+fn page(template: &str, l: &Ladder, data: Value) -> Response {
+    let rendered = templates().and_then(|env| {
+        env.get_template(template)?.render(
+            minijinja::context! { ladder => &l.t.name, d => minijinja::value::Serde(&data) },
+        )
+    });
+    match rendered {
+        Ok(html) => Html(html).into_response(),
+        Err(e) => {
+            tracing::error!("page {template}: {e:#}");
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the page could not be made",
+            )
+                .into_response()
+        }
+    }
+}
+
+/// A page that says what is missing, with 404.
+fn missing(what: String) -> Response {
+    let html = format!(
+        "<!doctype html><meta charset=utf-8><title>not found</title><p>{}</p><p><a href=\"/\">standings</a></p>",
+        html_escape(&what)
+    );
+    (
+        StatusCode::NOT_FOUND,
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        html,
+    )
+        .into_response()
+}
+
+/// `&`, `<`, `>`, `"` and `'` as entities.
+pub fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// `/`: the standings, with every variant's table and the latest games,
+/// updated by the live feed.
+pub async fn standings_page(State(l): State<Arc<Ladder>>) -> Response {
+    let overall = standings_json(&l, None).unwrap_or(Value::Null);
+    let bots = bots_json(&l).await.unwrap_or(Value::Null);
+    let recent: Vec<GameRow> = {
+        let rows = l.rows.read().unwrap_or_else(|p| p.into_inner());
+        rows.iter().rev().take(RECENT).cloned().collect()
+    };
+    page(
+        "standings.html",
+        &l,
+        json!({ "standings": overall, "bots": bots["bots"], "recent": recent }),
+    )
+}
+
+/// `/bots/NAME`: a bot's page.
+pub async fn bot_page(State(l): State<Arc<Ladder>>, Path(name): Path<String>) -> Response {
+    // A version's name (`BOT@N`) leads to its bot's page.
+    let name = name
+        .rsplit_once('@')
+        .map_or(name.as_str(), |(b, _)| b)
+        .to_string();
+    match bot_json(&l, &name).await {
+        Ok(Some(mut b)) => {
+            b["plot"] = plot(&b["versions"]);
+            page("bot.html", &l, b)
+        }
+        Ok(None) => missing(format!("no bot named `{name}`")),
+        Err(e) => missing(format!("the bot cannot be shown: {e}")),
+    }
+}
+
+/// `/games/ID`: a game's page: its row, and its moves and positions as
+/// the engine replays them.
+pub async fn game_page(State(l): State<Arc<Ladder>>, Path(id): Path<String>) -> Response {
+    match game_of(&l, &id).await {
+        Ok(Some((row, record))) => page("game.html", &l, json!({ "row": row, "record": record })),
+        Ok(None) => missing(format!("no finished game `{id}`")),
+        Err(e) => missing(format!("the game cannot be shown: {e}")),
+    }
+}
+
+/// The rating-over-time plot of a bot's versions (their `history`): one
+/// line per version over the ladder's game count, with its 95% band, as
+/// SVG coordinates; null without two points.
+fn plot(versions: &Value) -> Value {
+    const W: f64 = 640.0;
+    const H: f64 = 220.0;
+    const PAD: f64 = 20.0;
+    const COLORS: [&str; 6] = [
+        "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+    ];
+    let series: Vec<(String, Vec<[f64; 4]>)> = versions
+        .as_array()
+        .map(|vs| {
+            vs.iter()
+                .filter_map(|v| {
+                    let h: Vec<[f64; 4]> = serde_json::from_value(v["history"].clone()).ok()?;
+                    Some((v["player"].as_str()?.to_string(), h)).filter(|(_, h)| !h.is_empty())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let all = || series.iter().flat_map(|(_, h)| h.iter());
+    if all().count() < 2 {
+        return Value::Null;
+    }
+    let (x0, x1) = all().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p[0]), b.max(p[0])));
+    let (y0, y1) = all().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p[2]), b.max(p[3])));
+    let sx = |x: f64| PAD + (x - x0) / (x1 - x0).max(1.0) * (W - 2.0 * PAD);
+    let sy = |y: f64| H - PAD - (y - y0) / (y1 - y0).max(1.0) * (H - 2.0 * PAD);
+    let pts = |h: &[[f64; 4]], k: usize| -> Vec<String> {
+        h.iter()
+            .map(|p| format!("{:.1},{:.1}", sx(p[0]), sy(p[k])))
+            .collect()
+    };
+    let lines: Vec<Value> = series
+        .iter()
+        .enumerate()
+        .map(|(i, (player, h))| {
+            let mut band = pts(h, 3);
+            band.extend(pts(h, 2).into_iter().rev());
+            let last = h[h.len() - 1];
+            json!({
+                "player": player, "color": COLORS[i % COLORS.len()],
+                "points": pts(h, 1).join(" "), "band": band.join(" "),
+                "label_x": sx(last[0]).min(W - 90.0), "label_y": (sy(last[1]) - 6.0).max(12.0),
+            })
+        })
+        .collect();
+    json!({ "width": W, "height": H, "lines": lines, "top": format!("{y1:.0}"), "bottom": format!("{y0:.0}") })
+}

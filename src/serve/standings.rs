@@ -1,0 +1,90 @@
+//! The ladder's ratings, refitted in the background with the models of
+//! `arena rate` (Bradley–Terry with draws for 2 players, Luce for 3; per
+//! variant and overall; the same default options), after `refit_games`
+//! new games or `refit_seconds` after the first game the last fit lacks.
+//! The standings shown are always those of a complete fit, with its time
+//! and game count; `arena rate` of `/api/games.csv` gives the same.
+
+use super::state::{Fit, Ladder, HISTORY_POINTS};
+use crate::ratings::{rate, RateOptions};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Refits until the service stops.
+pub fn fit_forever(ladder: Arc<Ladder>) {
+    let mut fitted = 0usize;
+    let mut waiting_since: Option<Instant> = None;
+    while !ladder.is_stopping() {
+        let n = ladder.games_done();
+        if n > fitted {
+            let since = *waiting_since.get_or_insert_with(Instant::now);
+            let due = (n - fitted) as u64 >= ladder.settings.refit_games
+                || since.elapsed() >= Duration::from_secs(ladder.settings.refit_seconds)
+                || fitted == 0;
+            if due {
+                if let Some(f) = refit(&ladder) {
+                    fitted = f.games;
+                }
+                waiting_since = None;
+            }
+        }
+        ladder.wait(Duration::from_millis(500));
+    }
+}
+
+/// Fits the ratings of every finished game now, keeps the fit as the
+/// last complete one and announces it. `None` when the fit fails (logged).
+pub fn refit(ladder: &Ladder) -> Option<Arc<Fit>> {
+    let rows = ladder
+        .rows
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    if rows.is_empty() {
+        return None;
+    }
+    let start = Instant::now();
+    let report = match rate(&rows, &RateOptions::default()) {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::error!("the ratings cannot be fitted: {e}");
+            return None;
+        }
+    };
+    let fit = Arc::new(Fit {
+        report,
+        games: rows.len(),
+        at: super::db::now(),
+        took: start.elapsed(),
+    });
+    ladder.metrics.fits.fetch_add(1, Ordering::Relaxed);
+    ladder
+        .metrics
+        .fit_micros
+        .store(fit.took.as_micros() as u64, Ordering::Relaxed);
+    note_history(ladder, &fit);
+    *ladder.fit.write().unwrap_or_else(|p| p.into_inner()) = Some(fit.clone());
+    ladder.announce(serde_json::json!({
+        "type": "standings",
+        "games": fit.games,
+        "at": fit.at,
+    }));
+    Some(fit)
+}
+
+/// Adds each rated version's place in `fit` to its history.
+fn note_history(ladder: &Ladder, fit: &Fit) {
+    let mut h = ladder.history.write().unwrap_or_else(|p| p.into_inner());
+    for r in fit.report.overall.ratings.iter().filter(|r| r.rated) {
+        let points = h.entry(r.bot.clone()).or_default();
+        points.push([fit.games as f64, r.elo, r.elo_low, r.elo_high]);
+        if points.len() > HISTORY_POINTS {
+            let mut i = 0;
+            points.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+        }
+    }
+}
