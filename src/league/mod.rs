@@ -4,6 +4,7 @@
 //! rating (that is `ratings`').
 
 pub mod build;
+pub mod check;
 pub mod config;
 pub mod folder;
 pub mod launch;

@@ -1,0 +1,842 @@
+//! The conformance check of one bot: what `arena check-bot` runs before a
+//! bot author enters a league, and what the ladder service runs on an
+//! uploaded bot before it is entered.
+//!
+//! The checks, each a PASS or a FAIL with the exact message: the build (a
+//! bot folder whose bot.toml has one, built as a league builds it); the
+//! handshake; one game per seat of every game asked for (3-player Tricala
+//! included) against the built-in random player; the quit (the bot must
+//! exit with status 0). Then the reply latency (median, p99).
+//!
+//! No console here: each line goes to the caller's `on_line` as it happens
+//! (the command prints it, the service streams it), and the whole is a
+//! [`CheckReport`], which gives the command's text and its `--json`
+//! document.
+//!
+//! Two ways in:
+//! - [`check_bot`], one async fn for a caller inside a tokio runtime (the
+//!   service): the blocking build runs on the runtime's blocking pool;
+//! - [`check_build`] (blocking) then [`check_built`] (async), for a caller
+//!   that builds before it starts a runtime (the command: a Ctrl-C during
+//!   the build ends it as any signal ends a plain process).
+//!
+//! The async part needs a runtime with I/O, timers and processes enabled
+//! (`enable_all`); its future is `Send`. Dropping it drops the bot: its
+//! process group dies.
+
+use super::config::BotSpec;
+use super::launch::{run_folder, Room};
+use crate::bot::manifest::{self, Manifest};
+use crate::bot::{BotCommand, Launch, LimitSettings, Sandbox};
+use crate::engine::{Settings, Variant, DEFAULT_MAX_PLIES};
+use crate::referee::{self, BotPlayer, GameSpec, Player, RandomPlayer, TimeControl, Timing};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How to check a bot (the flags of `arena check-bot`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// The games to check, one game per seat of each; empty: every game.
+    pub games: Vec<Variant>,
+    /// Time for one decision, in milliseconds (0: no limit per decision,
+    /// only the game's watchdog).
+    pub timeout_ms: u64,
+    /// Time to answer the hello, in milliseconds.
+    pub startup_ms: u64,
+    /// Ply cap of the test games.
+    pub max_plies: u32,
+    /// Where the bot's stderr is appended (none: discarded, and a failure
+    /// is shown without the end of what the bot said). Every restart
+    /// shares it; each failure shows its own process's part.
+    pub log: Option<PathBuf>,
+    /// The bot in its sandbox, or not.
+    pub sandbox: Sandbox,
+    /// Limits that override what the bot's bot.toml asks for.
+    pub limits: LimitSettings,
+    /// Seed of the test games: each sends the bot a seed derived from it
+    /// and the game's id in `game_start`.
+    pub seed: u64,
+}
+
+impl Default for CheckOptions {
+    /// The command's defaults: every game, 5 s a decision, 10 s to start,
+    /// the engines' ply cap, no log, in the sandbox.
+    fn default() -> CheckOptions {
+        CheckOptions {
+            games: Vec::new(),
+            timeout_ms: 5000,
+            startup_ms: 10_000,
+            max_plies: DEFAULT_MAX_PLIES,
+            log: None,
+            sandbox: Sandbox::On,
+            limits: LimitSettings::default(),
+            seed: 0,
+        }
+    }
+}
+
+/// One line of a check's report, in the order it happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckLine {
+    /// A check made: its name, whether it passed, and what was seen.
+    Outcome {
+        check: String,
+        pass: bool,
+        detail: String,
+    },
+    /// A note on the check just made (printed indented under it).
+    Note(String),
+    /// A line about the run as a whole.
+    Info(String),
+}
+
+impl fmt::Display for CheckLine {
+    /// The line as `arena check-bot` prints it (a note of several lines
+    /// indented on each).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckLine::Outcome {
+                check,
+                pass,
+                detail,
+            } => {
+                let word = if *pass { "PASS" } else { "FAIL" };
+                write!(f, "{word}  {check}: {detail}")
+            }
+            CheckLine::Note(msg) => write!(f, "      {}", msg.replace('\n', "\n      ")),
+            CheckLine::Info(msg) => f.write_str(msg),
+        }
+    }
+}
+
+/// The latency of the bot's replies in the check games (its own decisions
+/// only: not forced moves nor openings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Latency {
+    /// How many replies were timed.
+    pub replies: usize,
+    /// Their median, in microseconds.
+    pub median_us: u64,
+    /// Their 99th percentile, in microseconds.
+    pub p99_us: u64,
+}
+
+/// What a check found: every line, how many checks failed, the latency.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckReport {
+    /// The lines, in the order they happened.
+    pub lines: Vec<CheckLine>,
+    /// How many checks failed.
+    pub failed: usize,
+    /// The latency of the replies, when the bot made any.
+    pub latency: Option<Latency>,
+}
+
+impl CheckReport {
+    /// Every check passed: the bot may be entered.
+    pub fn passed(&self) -> bool {
+        self.failed == 0
+    }
+
+    /// The closing line: `all checks passed` or `N check(s) failed`.
+    pub fn summary(&self) -> String {
+        match self.failed {
+            0 => "all checks passed".to_string(),
+            n => format!("{n} check(s) failed"),
+        }
+    }
+
+    /// The report as `arena check-bot` prints it: every line, then the
+    /// summary, each ending with a newline.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        for line in &self.lines {
+            s.push_str(&line.to_string());
+            s.push('\n');
+        }
+        s.push_str(&self.summary());
+        s.push('\n');
+        s
+    }
+
+    /// The document of `arena check-bot --json` for the bot `command`:
+    /// every check with its outcome, detail and notes (a note before any
+    /// check is an info line), the latency in milliseconds, the info lines.
+    pub fn to_json(&self, command: &str) -> serde_json::Value {
+        let mut checks: Vec<serde_json::Value> = Vec::new();
+        let mut info: Vec<String> = Vec::new();
+        for line in &self.lines {
+            match line {
+                CheckLine::Outcome {
+                    check,
+                    pass,
+                    detail,
+                } => checks.push(serde_json::json!({
+                    "check": check, "pass": pass, "detail": detail, "notes": []
+                })),
+                CheckLine::Note(msg) => match checks.last_mut() {
+                    Some(last) => {
+                        if let Some(notes) = last["notes"].as_array_mut() {
+                            notes.push(msg.as_str().into());
+                        }
+                    }
+                    None => info.push(msg.clone()),
+                },
+                CheckLine::Info(msg) => info.push(msg.clone()),
+            }
+        }
+        let latency = self.latency.map(|l| {
+            serde_json::json!({
+                "replies": l.replies,
+                "median": l.median_us as f64 / 1000.0,
+                "p99": l.p99_us as f64 / 1000.0,
+            })
+        });
+        serde_json::json!({
+            "command": command,
+            "passed": self.passed(),
+            "failed": self.failed,
+            "checks": checks,
+            "latency_ms": latency,
+            "info": info,
+        })
+    }
+}
+
+/// What the caller is told of each line as it happens.
+pub type OnLine<'f> = &'f mut (dyn FnMut(&CheckLine) + Send + 'f);
+
+/// Checks the bot started by `cmd` (its bot.toml asks for `asks`; `folder`:
+/// its folder's manifest, whose build, if any, runs first): the whole
+/// check, each line given to `on_line` as it happens. For a caller inside
+/// a tokio runtime: the build runs on its blocking pool
+/// (`spawn_blocking`), the games on the runtime.
+pub async fn check_bot(
+    mut cmd: BotCommand,
+    asks: LimitSettings,
+    folder: Option<Box<Manifest>>,
+    opts: &CheckOptions,
+    on_line: OnLine<'_>,
+) -> CheckReport {
+    let mut c = Checker::new(CheckReport::default(), on_line);
+    let (sandbox, limits) = (opts.sandbox, opts.limits);
+    let built = tokio::task::spawn_blocking(move || build(folder, sandbox, limits))
+        .await
+        .unwrap_or_else(|e| Some(Err(format!("the build stopped: {e}"))));
+    if !c.built(built, &mut cmd) {
+        return c.report;
+    }
+    after_build(c, &cmd, asks, opts).await
+}
+
+/// The first check alone: runs the build of the bot's folder, if its
+/// bot.toml has one, as a league would (in the sandbox, in a copy of the
+/// folder), and points `cmd` at the built copy. Blocking: it waits for
+/// the build. The report so far (nothing without a build); go on with
+/// [`check_built`] when it passed.
+pub fn check_build(
+    cmd: &mut BotCommand,
+    folder: Option<Box<Manifest>>,
+    opts: &CheckOptions,
+    on_line: OnLine<'_>,
+) -> CheckReport {
+    let mut c = Checker::new(CheckReport::default(), on_line);
+    c.built(build(folder, opts.sandbox, opts.limits), cmd);
+    c.report
+}
+
+/// The checks after the build (the handshake, the games, the quit, the
+/// latency) of the bot started by `cmd`, its bot.toml asking for `asks`,
+/// added to `report` (what [`check_build`] gave).
+pub async fn check_built(
+    report: CheckReport,
+    cmd: &BotCommand,
+    asks: LimitSettings,
+    opts: &CheckOptions,
+    on_line: OnLine<'_>,
+) -> CheckReport {
+    after_build(Checker::new(report, on_line), cmd, asks, opts).await
+}
+
+/// The report being made, and who hears of each line.
+struct Checker<'f> {
+    report: CheckReport,
+    on_line: OnLine<'f>,
+}
+
+impl<'f> Checker<'f> {
+    fn new(report: CheckReport, on_line: OnLine<'f>) -> Checker<'f> {
+        Checker { report, on_line }
+    }
+    fn line(&mut self, line: CheckLine) {
+        (self.on_line)(&line);
+        self.report.lines.push(line);
+    }
+    fn outcome(&mut self, what: &str, pass: bool, msg: &str) {
+        self.line(CheckLine::Outcome {
+            check: what.to_string(),
+            pass,
+            detail: msg.to_string(),
+        });
+    }
+    fn pass(&mut self, what: &str, msg: &str) {
+        self.outcome(what, true, msg);
+    }
+    fn fail(&mut self, what: &str, msg: &str) {
+        self.report.failed += 1;
+        self.outcome(what, false, msg);
+    }
+    /// A note on the check just made.
+    fn note(&mut self, msg: &str) {
+        self.line(CheckLine::Note(msg.to_string()));
+    }
+    /// A line about the run as a whole.
+    fn info(&mut self, msg: &str) {
+        self.line(CheckLine::Info(msg.to_string()));
+    }
+
+    /// Records the build's outcome (see [`build`]) and points `cmd` at the
+    /// built copy; false when the build failed.
+    fn built(
+        &mut self,
+        built: Option<Result<(Option<PathBuf>, String), String>>,
+        cmd: &mut BotCommand,
+    ) -> bool {
+        match built {
+            None => true,
+            Some(Ok((dir, msg))) => {
+                cmd.cwd = dir;
+                self.pass("build", &msg);
+                true
+            }
+            Some(Err(msg)) => {
+                self.fail("build", &msg);
+                false
+            }
+        }
+    }
+}
+
+/// Runs the build command of the bot's folder, if it has one, as a league
+/// would (in the sandbox, in a copy of the folder). None without a build;
+/// else the folder the bot runs from and the PASS detail, or the FAIL
+/// detail.
+fn build(
+    folder: Option<Box<Manifest>>,
+    sandbox: Sandbox,
+    limits: LimitSettings,
+) -> Option<Result<(Option<PathBuf>, String), String>> {
+    let m = folder.filter(|m| m.build.is_some())?;
+    let spec = BotSpec::from_manifest(*m);
+    let words = manifest::expand(spec.build.as_deref().unwrap_or_default());
+    let what = format!("`{}`", words.join(" "));
+    let room = Room {
+        sandbox,
+        limits,
+        ..Default::default()
+    };
+    let bots = std::slice::from_ref(&spec);
+    Some(match super::build::build_bots(bots, &room, &mut |_| {}) {
+        Ok(()) => {
+            let dir = run_folder(&spec);
+            let shown = dir
+                .as_deref()
+                .unwrap_or(Path::new("."))
+                .display()
+                .to_string();
+            Ok((
+                dir,
+                format!("{what}, in the sandbox; the bot runs from {shown}"),
+            ))
+        }
+        Err(e) => Err(format!("{what}: {e}")),
+    })
+}
+
+/// The checks after the build: says what is checked and how, then plays.
+async fn after_build(
+    mut c: Checker<'_>,
+    cmd: &BotCommand,
+    asks: LimitSettings,
+    opts: &CheckOptions,
+) -> CheckReport {
+    let timing = Timing {
+        startup: Duration::from_millis(opts.startup_ms),
+        ..Timing::default()
+    };
+    let room = Room {
+        sandbox: opts.sandbox,
+        limits: opts.limits,
+        hide: None,
+        ..Default::default()
+    };
+    let launch = room.launch(cmd.clone(), asks, opts.log.clone());
+    c.info(&format!("checking `{}`", cmd.display()));
+    say_sandbox(&mut c, &launch);
+    let variants = match opts.games.is_empty() {
+        true => Variant::ALL.to_vec(),
+        false => opts.games.clone(),
+    };
+    let subject = Subject {
+        launch: &launch,
+        timing: &timing,
+        since: 0,
+    };
+    check_games(c, opts, subject, variants).await
+}
+
+/// The bot under check: how it starts, and where its current process's
+/// stderr begins in its log (shared by every restart).
+struct Subject<'a> {
+    launch: &'a Launch,
+    timing: &'a Timing,
+    since: u64,
+}
+
+impl Subject<'_> {
+    /// The size of the bot's stderr log so far.
+    fn log_len(&self) -> u64 {
+        self.launch
+            .stderr_log
+            .as_deref()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map_or(0, |m| m.len())
+    }
+
+    /// The end of the current process's stderr, after a failed start or a
+    /// crash.
+    async fn tail(&self) -> Option<String> {
+        let log = self.launch.stderr_log.as_deref()?;
+        crate::bot::log_tail(log, 20, self.since)
+            .await
+            .map(|t| format!("its stderr ends:\n  {}", t.replace('\n', "\n  ")))
+    }
+
+    /// Starts a bot process and checks its handshake; when it fails, notes
+    /// the end of its stderr.
+    async fn start(&mut self, c: &mut Checker<'_>) -> Option<BotPlayer> {
+        self.since = self.log_len();
+        let t0 = std::time::Instant::now();
+        let b = BotPlayer::start(self.launch, self.timing).await;
+        let bot = handshake(c, b, t0.elapsed());
+        if bot.is_none() {
+            if let Some(t) = self.tail().await {
+                c.note(&t);
+            }
+        }
+        bot
+    }
+}
+
+/// The handshake, one game per seat of each of `variants` (the bot
+/// restarted after a fault or an exit), the quit and the latency.
+async fn check_games(
+    mut c: Checker<'_>,
+    opts: &CheckOptions,
+    mut subject: Subject<'_>,
+    variants: Vec<Variant>,
+) -> CheckReport {
+    let Some(mut bot) = subject.start(&mut c).await else {
+        return c.report;
+    };
+    let mut latencies: Vec<u64> = Vec::new();
+    let mut game_no = 0;
+    for variant in variants {
+        for &n in variant.player_counts() {
+            for seat in 0..n {
+                game_no += 1;
+                let what = format!("{variant} {n}p seat {seat}");
+                let spec = check_spec(opts, variant, n, game_no);
+                let report = against_randoms(&spec, &mut bot, n, seat, game_no).await;
+                let faulted = matches!(&report, Ok(r) if r.offender == Some(seat));
+                if judge(&mut c, &what, report, seat, &mut latencies) {
+                    if let Some(t) = subject.tail().await {
+                        c.note(&t);
+                    }
+                }
+                if bot.needs_restart() {
+                    bot.kill();
+                    if faulted {
+                        c.note("restarting the bot (after a fault, a fresh process plays the next game)");
+                    } else {
+                        c.note("the bot exited after its game: the referee reuses one process for many games, so exit only on `quit` (protocol.md); a league restarts it without charge if it sees the exit in time, else the next game is a `crash`. Restarting it");
+                    }
+                    match subject.start(&mut c).await {
+                        Some(b) => bot = b,
+                        None => return c.report,
+                    }
+                }
+            }
+        }
+    }
+    let grace = subject.timing.shutdown_grace;
+    quit_and_latency(&mut c, &mut bot, &mut latencies, grace).await;
+    c.report
+}
+
+/// Plays check game `spec` (number `game_no`) of `n` players, the bot in
+/// `seat` and the built-in random player in the others.
+async fn against_randoms(
+    spec: &GameSpec,
+    bot: &mut BotPlayer,
+    n: usize,
+    seat: usize,
+    game_no: u64,
+) -> Result<referee::GameReport, referee::SpecError> {
+    let mut randoms: Vec<RandomPlayer> = (0..n)
+        .map(|s| RandomPlayer::new(format!("random-{s}"), game_no * 7 + s as u64))
+        .collect();
+    let mut ps: Vec<&mut dyn Player> = randoms
+        .iter_mut()
+        .take(n - 1)
+        .map(|r| r as &mut dyn Player)
+        .collect();
+    ps.insert(seat, bot);
+    referee::play_game(spec, &mut ps, &mut |_| {}).await
+}
+
+/// The last checks: the bot quits cleanly with nothing unasked after its
+/// last request; then the latency of its replies (microseconds).
+async fn quit_and_latency(
+    c: &mut Checker<'_>,
+    bot: &mut BotPlayer,
+    latencies: &mut [u64],
+    grace: Duration,
+) {
+    let left = bot.quit_report().await;
+    if let Some(bytes) = &left.stray {
+        c.fail(
+            "stray output",
+            &format!(
+                "after its last request the bot wrote, unasked: {}",
+                crate::protocol::truncate(bytes, 200)
+            ),
+        );
+    }
+    if left.clean {
+        c.pass("quit", "exited with status 0");
+    } else {
+        c.fail(
+            "quit",
+            &format!("did not exit with status 0 within {:?} of quit", grace),
+        );
+    }
+    if !latencies.is_empty() {
+        latencies.sort_unstable();
+        let l = Latency {
+            replies: latencies.len(),
+            median_us: latencies[latencies.len() / 2],
+            p99_us: latencies[(latencies.len() * 99 / 100).min(latencies.len() - 1)],
+        };
+        c.report.latency = Some(l);
+        c.info(&format!(
+            "latency over {} replies: median {:.2} ms, p99 {:.2} ms",
+            l.replies,
+            l.median_us as f64 / 1000.0,
+            l.p99_us as f64 / 1000.0
+        ));
+    }
+}
+
+/// Game `game_no` of the check: `variant` with `n` players, under the
+/// options' time per decision and ply cap.
+fn check_spec(opts: &CheckOptions, variant: Variant, n: usize, game_no: u64) -> GameSpec {
+    let mut settings = Settings::with_players(n);
+    settings.max_plies = opts.max_plies;
+    let mut spec = GameSpec::new(format!("check-{game_no}"), variant, settings);
+    spec.time = TimeControl {
+        // 0: no limit but the watchdog, as everywhere.
+        per_decision: match opts.timeout_ms {
+            0 => spec.watchdog,
+            ms => Duration::from_millis(ms),
+        },
+        clock: None,
+    };
+    spec.seed = super::schedule::bot_seed(opts.seed, &spec.game_id);
+    spec
+}
+
+/// Records the result of one check game for the bot in `seat`: passed
+/// (its decisions' times join `latencies`) or failed, and why. True when
+/// the bot crashed: the end of its stderr is then worth showing.
+fn judge(
+    c: &mut Checker<'_>,
+    what: &str,
+    report: Result<referee::GameReport, referee::SpecError>,
+    seat: usize,
+    latencies: &mut Vec<u64>,
+) -> bool {
+    match report {
+        Err(e) => c.fail(what, &format!("cannot play: {e}")),
+        Ok(r) if r.offender == Some(seat) => {
+            c.fail(
+                what,
+                &format!(
+                    "{} at ply {}: {}",
+                    r.reason,
+                    r.plies,
+                    r.detail.as_deref().unwrap_or("")
+                ),
+            );
+            if r.reason == referee::EndReason::Forfeit(referee::ForfeitKind::Crash) {
+                if r.detail.as_deref().is_some_and(|d| d.contains("status 0")) {
+                    c.note("it exited by itself (status 0): the referee reuses one process for many games, so exit only on `quit` (protocol.md)");
+                }
+                return true;
+            }
+        }
+        Ok(r) => {
+            latencies.extend(
+                r.decisions
+                    .iter()
+                    .filter(|d| d.seat == seat && !d.forced && !d.opening)
+                    .map(|d| d.elapsed_us),
+            );
+            c.pass(
+                what,
+                &format!("{} plies, {} (score {})", r.plies, r.reason, r.scores[seat]),
+            );
+        }
+    }
+    false
+}
+
+/// What the bot is given in its sandbox, when it has one.
+fn say_sandbox(c: &mut Checker<'_>, launch: &Launch) {
+    if launch.sandbox == Sandbox::On {
+        let l = &launch.limits;
+        c.info(&format!(
+            "sandbox: on; limits: {} MiB memory, {} processes, {} CPU(s), {} MiB files, by {}",
+            l.memory_mb,
+            l.processes,
+            l.cpus,
+            l.file_size_mb,
+            crate::bot::sandbox::cgroup::mechanism()
+        ));
+        c.info(&format!("walls: {}", crate::bot::sandbox::walls()));
+    }
+}
+
+/// The check of the bot's start (spawn and hello) and what it cost.
+fn handshake(
+    c: &mut Checker<'_>,
+    bot: Result<BotPlayer, referee::StartError>,
+    took: Duration,
+) -> Option<BotPlayer> {
+    match bot {
+        Ok(b) => {
+            let i = b.info();
+            let cost = match took.as_millis() {
+                ms if ms >= 1000 => format!(
+                    "started in {ms} ms: paid again at every restart after a fault, and by every league worker"
+                ),
+                ms => format!("started in {ms} ms"),
+            };
+            c.pass(
+                "handshake",
+                &format!(
+                    "{} {} {} ({cost})",
+                    i.name,
+                    i.version,
+                    match i.author.trim() {
+                        "" => "(no author in its hello)".to_string(),
+                        a => format!("by {a}"),
+                    }
+                ),
+            );
+            Some(b)
+        }
+        Err(e) => {
+            c.fail("handshake", &e.fault().to_string());
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Game;
+
+    fn root() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    }
+
+    /// The options of these tests: one game (the first this build plays),
+    /// no sandbox (these tests run where user namespaces may not be).
+    fn one_game() -> CheckOptions {
+        let v = Variant::ALL
+            .into_iter()
+            .find(|&v| Game::new(v, &Settings::with_players(2)).is_ok())
+            .expect("no game engine in this build");
+        CheckOptions {
+            games: vec![v],
+            sandbox: Sandbox::Off,
+            ..CheckOptions::default()
+        }
+    }
+
+    /// Checks `cmd` (folder `folder`) from inside a runtime, as the service
+    /// does; the report and the lines `on_line` saw.
+    async fn check(
+        cmd: BotCommand,
+        folder: Option<Box<Manifest>>,
+        opts: &CheckOptions,
+    ) -> (CheckReport, Vec<CheckLine>) {
+        let mut seen = Vec::new();
+        let mut on_line = |l: &CheckLine| seen.push(l.clone());
+        let asks = folder.as_ref().map(|m| m.limits).unwrap_or_default();
+        let report = check_bot(cmd, asks, folder, opts, &mut on_line).await;
+        (report, seen)
+    }
+
+    #[tokio::test]
+    async fn the_shipped_python_bot_passes_and_the_text_has_its_lines() {
+        let m = Manifest::load(&root().join("bots/random-python")).unwrap();
+        let (report, seen) = check(m.command(), Some(Box::new(m)), &one_game()).await;
+        let text = report.text();
+        assert!(report.passed(), "{text}");
+        assert_eq!(seen, report.lines);
+        let passes: Vec<String> = seen
+            .iter()
+            .filter(|l| matches!(l, CheckLine::Outcome { pass: true, .. }))
+            .map(|l| l.to_string())
+            .collect();
+        // The handshake, two seats at least, the quit.
+        assert!(passes.len() >= 4, "{text}");
+        assert!(passes[0].starts_with("PASS  handshake: "), "{text}");
+        assert_eq!(
+            passes.last().map(String::as_str),
+            Some("PASS  quit: exited with status 0")
+        );
+        let mut from = 0;
+        for p in &passes {
+            let at = text[from..].find(&format!("{p}\n"));
+            assert!(at.is_some(), "{p} missing or out of order in:\n{text}");
+            from += at.unwrap_or(0) + p.len();
+        }
+        assert!(text.starts_with("checking `python3 bot.py`\n"), "{text}");
+        assert!(text.ends_with("\nall checks passed\n"), "{text}");
+        let latency = report.latency.expect("no latency");
+        assert!(latency.replies > 0 && latency.median_us <= latency.p99_us);
+        let doc = report.to_json("python3 bot.py");
+        assert_eq!(doc["passed"], true);
+        assert_eq!(doc["checks"].as_array().map(Vec::len), Some(passes.len()));
+    }
+
+    #[tokio::test]
+    async fn a_bot_replying_garbage_fails_with_the_detail() {
+        let script = root().join("bots/broken/misbehave.py");
+        let words = ["python3", script.to_str().unwrap(), "not_json"];
+        let cmd = BotCommand::from_words(&words).unwrap();
+        let (report, seen) = check(cmd, None, &one_game()).await;
+        let text = report.text();
+        assert!(!report.passed(), "{text}");
+        assert_eq!(seen, report.lines);
+        let fail = seen.iter().find_map(|l| match l {
+            CheckLine::Outcome {
+                pass: false,
+                check,
+                detail,
+            } => Some((check.clone(), detail.clone())),
+            _ => None,
+        });
+        let (check, detail) = fail.unwrap_or_else(|| panic!("no FAIL:\n{text}"));
+        assert!(check.ends_with("2p seat 0"), "{text}");
+        assert!(detail.starts_with("bad_json at ply"), "{text}");
+        assert!(
+            text.contains(&format!("FAIL  {check}: {detail}\n")),
+            "{text}"
+        );
+        let summary = format!("{} check(s) failed", report.failed);
+        assert!(text.ends_with(&format!("\n{summary}\n")), "{text}");
+        assert_eq!(report.to_json("x")["failed"], report.failed);
+    }
+
+    /// A build that fails is the only check: the bot is not started.
+    #[test]
+    fn a_failed_build_stops_the_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let toml = "name = \"b\"\ncommand = [\"true\"]\nbuild = [\"sh\", \"-c\", \"exit 3\"]\n";
+        std::fs::write(dir.path().join("bot.toml"), toml).unwrap();
+        let m = Manifest::load(dir.path()).unwrap();
+        let mut cmd = m.command();
+        let mut seen = Vec::new();
+        let mut on_line = |l: &CheckLine| seen.push(l.clone());
+        let report = check_build(&mut cmd, Some(Box::new(m)), &one_game(), &mut on_line);
+        assert_eq!(report.failed, 1);
+        assert_eq!(seen, report.lines);
+        let [CheckLine::Outcome {
+            check,
+            pass: false,
+            detail,
+        }] = &report.lines[..]
+        else {
+            panic!("{:?}", report.lines);
+        };
+        assert_eq!(check, "build");
+        assert!(detail.starts_with("`sh -c exit 3`: "), "{detail}");
+    }
+
+    /// The text and the JSON document of a report: a note goes under the
+    /// check before it (into its notes), or among the info lines when no
+    /// check came before it.
+    #[test]
+    fn text_and_json_of_a_report() {
+        let report = CheckReport {
+            lines: vec![
+                CheckLine::Note("early".into()),
+                CheckLine::Info("checking `b`".into()),
+                CheckLine::Outcome {
+                    check: "handshake".into(),
+                    pass: false,
+                    detail: "crash".into(),
+                },
+                CheckLine::Info("between".into()),
+                CheckLine::Note("its stderr ends:\n  oops".into()),
+            ],
+            failed: 1,
+            latency: Some(Latency {
+                replies: 3,
+                median_us: 1500,
+                p99_us: 2250,
+            }),
+        };
+        assert_eq!(
+            report.text(),
+            "      early\nchecking `b`\nFAIL  handshake: crash\nbetween\n      its stderr ends:\n        oops\n1 check(s) failed\n"
+        );
+        let expected = serde_json::json!({
+            "command": "b",
+            "passed": false,
+            "failed": 1,
+            "checks": [{
+                "check": "handshake", "pass": false, "detail": "crash",
+                "notes": ["its stderr ends:\n  oops"],
+            }],
+            "latency_ms": {"replies": 3, "median": 1.5, "p99": 2.25},
+            "info": ["early", "checking `b`", "between"],
+        });
+        assert_eq!(report.to_json("b"), expected);
+        let empty = CheckReport::default();
+        assert_eq!(empty.text(), "all checks passed\n");
+        assert_eq!(empty.to_json("b")["latency_ms"], serde_json::Value::Null);
+    }
+
+    /// The service may spawn the check on a multi-thread runtime.
+    #[test]
+    fn the_check_is_a_send_future() {
+        fn send<T: Send>(_: &T) {}
+        let opts = CheckOptions::default();
+        let mut on_line = |_: &CheckLine| {};
+        let fut = check_bot(
+            BotCommand::default(),
+            LimitSettings::default(),
+            None,
+            &opts,
+            &mut on_line,
+        );
+        send(&fut);
+    }
+}
