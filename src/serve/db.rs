@@ -426,6 +426,21 @@ impl Db {
         Ok(r.rows_affected() > 0)
     }
 
+    /// Brings bot `name`'s latest version back in when its owner had
+    /// retired it (not one replaced or refused); false otherwise.
+    pub async fn reinstate(&self, name: &str) -> Result<bool, DbError> {
+        let r = sqlx::query(
+            "UPDATE versions SET status = 'entered', detail = '', updated_at = $2 \
+             WHERE status = 'retired' AND detail = 'withdrawn by its owner' AND id = \
+             (SELECT MAX(v.id) FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = $1)",
+        )
+        .bind(name)
+        .bind(now())
+        .execute(&self.pool)
+        .await?;
+        Ok(r.rows_affected() > 0)
+    }
+
     /// One version by id.
     pub async fn version(&self, id: i64) -> Result<Option<Version>, DbError> {
         let q = format!(

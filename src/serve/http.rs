@@ -9,7 +9,7 @@ use super::intake::{self, Upload};
 use super::pages;
 use super::play::{game_id, ladder_id};
 use super::state::Ladder;
-use axum::extract::rejection::BytesRejection;
+use axum::extract::rejection::{BytesRejection, JsonRejection};
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -82,7 +82,7 @@ pub fn router(ladder: Arc<Ladder>) -> Router {
                 .get(bots)
                 .layer(DefaultBodyLimit::max(upload_limit)),
         )
-        .route("/api/bots/{name}", get(bot).delete(retire))
+        .route("/api/bots/{name}", get(bot).delete(retire).patch(change))
         .route("/api/bots/{name}/log", get(bot_log))
         .route("/api/standings", get(standings))
         .route("/api/games", get(games))
@@ -288,6 +288,46 @@ async fn retire(
         l.announce(serde_json::json!({"type": "bot", "bot": name, "status": "retired"}));
     }
     Ok(Json(serde_json::json!({ "bot": name, "retired": retired })))
+}
+
+/// `PATCH /api/bots/NAME` with `{"active": false}` (retire it) or
+/// `{"active": true}` (its latest version back in, after its owner
+/// retired it): the owner's switch.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BotChange {
+    active: bool,
+}
+
+async fn change(
+    State(l): Shared,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+    body: Result<Json<BotChange>, JsonRejection>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let owner = owner_of(&l, &headers).await?;
+    let Json(change) = body.map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "{}: send {{\"active\": false}} to retire the bot, or {{\"active\": true}} to bring its latest version back",
+                e.body_text()
+            ),
+        )
+    })?;
+    check_owner(&l, &owner, &name).await?;
+    let changed = match change.active {
+        false => l.db.retire(&name).await,
+        true => l.db.reinstate(&name).await,
+    }
+    .map_err(ApiError::internal)?;
+    if changed {
+        l.roster_changed.store(true, Ordering::SeqCst);
+        l.wake_all();
+        let status = if change.active { "entered" } else { "retired" };
+        l.announce(serde_json::json!({"type": "bot", "bot": name, "status": status}));
+    }
+    Ok(Json(serde_json::json!({ "bot": name, "active": change.active, "changed": changed })))
 }
 
 /// Refuses unless `owner` owns bot `name` (404 when there is no such bot).
