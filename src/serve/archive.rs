@@ -1,0 +1,845 @@
+//! A bot folder as a tar.gz: [`pack`] makes one for upload (`arena submit`),
+//! [`unpack`] writes an uploaded one to a fresh folder without trusting it,
+//! and [`check_manifest`] refuses a bot.toml that names files outside its
+//! folder.
+//!
+//! Unpacking is where the danger is: the archive comes from anyone with an
+//! account. Every size is counted while streaming (compressed bytes read,
+//! bytes written, entries, path length and depth), so a gzip or tar bomb
+//! stops with at most the limit written; only regular files, folders and
+//! symbolic links that stay inside the folder are accepted; nothing is
+//! written through a link; and on any refusal the half-written folder is
+//! removed. No HTTP here: the service maps an error to a status with
+//! [`ArchiveError::http_status`].
+//!
+//! Links: hard links are always refused (they can only name another entry,
+//! and refusing them keeps the rule simple). A symbolic link is accepted
+//! when its target is relative and made of `..` components first (no more of
+//! them than the folders above the link) and then names only: `lib/x ->
+//! ../share/x` is accepted, `x -> /etc`, `x -> ../../..` and `x -> a/../..`
+//! are not. Because an entry is never written through a link and every link
+//! sits in a real folder, following any chain of such links never leaves
+//! the folder (a link's `..` climbs real folders only; a lexical check that
+//! allowed `..` after a name would let `d -> .` and `e -> d/d/..` escape).
+
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+use std::fs;
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+#[cfg(test)]
+mod tests;
+
+const MIB: u64 = 1 << 20;
+
+/// What an uploaded (or packed) bot folder may weigh. The defaults fit any
+/// bot written by hand with its data files; a ladder can set its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Bytes of the tar.gz itself, as uploaded.
+    pub compressed_bytes: u64,
+    /// Bytes of all files once unpacked (file contents only).
+    pub unpacked_bytes: u64,
+    /// Entries of the archive: files, folders and links.
+    pub files: usize,
+    /// Bytes of one entry's path inside the folder.
+    pub path_bytes: usize,
+    /// Folders deep of one entry's path (`a/b/c` is 3).
+    pub path_depth: usize,
+}
+
+impl Default for Limits {
+    /// 16 MiB compressed, 64 MiB unpacked, 2,000 entries, paths of at most
+    /// 200 bytes and 16 levels.
+    fn default() -> Limits {
+        Limits {
+            compressed_bytes: 16 * MIB,
+            unpacked_bytes: 64 * MIB,
+            files: 2000,
+            path_bytes: 200,
+            path_depth: 16,
+        }
+    }
+}
+
+/// What [`unpack`] wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unpacked {
+    /// Regular files written.
+    pub files: usize,
+    /// Their bytes.
+    pub bytes: u64,
+}
+
+/// Why a bot folder could not be packed or an upload could not be unpacked
+/// or accepted. Each message names the entry (escaped, so an upload cannot
+/// put control characters in a log) and says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    #[error("{dest}: the folder to unpack into already exists; unpack into a new folder")]
+    DestExists { dest: PathBuf },
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("not a gzip-compressed tar archive: {detail}; pack the bot's folder with `arena submit` or `tar czf`")]
+    NotGzip { detail: String },
+    #[error("the archive is damaged or cut short: {detail}; pack the bot's folder again and resend it")]
+    Corrupt { detail: String },
+    #[error("the archive is larger than {}: the limit of this ladder; leave build output and data the bot does not need out of its folder", size(*limit))]
+    CompressedTooLarge { limit: u64 },
+    #[error("the archive unpacks to more than {}: the limit of this ladder; leave build output and data the bot does not need out of its folder", size(*limit))]
+    UnpackedTooLarge { limit: u64 },
+    #[error("the archive holds more than {limit} files and folders: the limit of this ladder; leave what the bot does not need out of its folder")]
+    TooManyFiles { limit: usize },
+    #[error("entry `{path}`: a path of {len} bytes, over the limit of {limit}; use shorter names")]
+    PathTooLong { path: String, len: usize, limit: usize },
+    #[error("entry `{path}`: {depth} folders deep, over the limit of {limit}; flatten the folder")]
+    PathTooDeep {
+        path: String,
+        depth: usize,
+        limit: usize,
+    },
+    #[error("entry `{path}`: {why}; rename it")]
+    BadName { path: String, why: &'static str },
+    #[error("entry `{path}`: an absolute path; pack the folder itself, with paths relative to it")]
+    Absolute { path: String },
+    #[error("entry `{path}`: a path that leaves the bot's folder (`..`); pack the folder itself")]
+    DotDot { path: String },
+    #[error("entry `{path}`: a link to `{target}`, outside the bot's folder; only links inside the folder are accepted (relative, with `..` only at the start)")]
+    LinkOutside { path: String, target: String },
+    #[error("entry `{path}`: a hard link (to `{target}`); hard links are not accepted, store the file itself")]
+    HardLink { path: String, target: String },
+    #[error("entry `{path}`: a device; only files, folders and links inside the folder are accepted")]
+    Device { path: String },
+    #[error("entry `{path}`: a FIFO (named pipe); only files, folders and links inside the folder are accepted")]
+    Fifo { path: String },
+    #[error("entry `{path}`: {kind}; only files, folders and links inside the folder are accepted")]
+    OtherType { path: String, kind: String },
+    #[error("entry `{path}`: its path goes through a link; nothing is written through links, store the folder itself")]
+    ThroughLink { path: String },
+    #[error("entry `{path}`: {why}; each path may appear once")]
+    Clash { path: String, why: &'static str },
+    #[error("{folder}: no bot.toml in this folder; a bot's folder has its manifest at the top (see bots/random-python)")]
+    NoManifest { folder: PathBuf },
+    #[error("{folder}: {} of files, over the limit of {}; the largest: {largest}; leave build output and data the bot does not need out of its folder", size(*bytes), size(*limit))]
+    FolderTooLarge {
+        folder: PathBuf,
+        bytes: u64,
+        limit: u64,
+        largest: String,
+    },
+    #[error("{folder}: more than {limit} files and folders, the limit of this ladder; leave what the bot does not need out of it")]
+    FolderTooManyFiles { folder: PathBuf, limit: usize },
+    #[error("{folder}: packs to {}, over the limit of {} for an upload; leave data the bot does not need out of it", size(*bytes), size(*limit))]
+    PackedTooLarge {
+        folder: PathBuf,
+        bytes: u64,
+        limit: u64,
+    },
+    #[error("bot.toml: {message}")]
+    Manifest { message: String },
+    #[error("bot.toml `{key}`: `{value}` names a file outside the bot's folder; name files by their path inside the folder (as `bot.py`), programs on the PATH by bare name (as `python3`)")]
+    ManifestPath { key: &'static str, value: String },
+}
+
+impl ArchiveError {
+    /// Whether the refusal is about size or count (an HTTP 413, "Payload
+    /// Too Large"), rather than what the archive holds.
+    pub fn too_large(&self) -> bool {
+        matches!(
+            self,
+            ArchiveError::CompressedTooLarge { .. }
+                | ArchiveError::UnpackedTooLarge { .. }
+                | ArchiveError::TooManyFiles { .. }
+                | ArchiveError::FolderTooLarge { .. }
+                | ArchiveError::FolderTooManyFiles { .. }
+                | ArchiveError::PackedTooLarge { .. }
+        )
+    }
+
+    /// The HTTP status an upload refused for this reason gets: 413 for
+    /// sizes and counts, 500 when the fault is the server's (its disk, a
+    /// folder that exists), 400 for everything the archive got wrong.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            _ if self.too_large() => 413,
+            ArchiveError::Io { .. } | ArchiveError::DestExists { .. } => 500,
+            _ => 400,
+        }
+    }
+}
+
+/// `bytes` for a message: "64 MiB", "1.5 MiB", "300 KiB" or "12 bytes".
+fn size(bytes: u64) -> String {
+    let (unit, name) = match bytes {
+        b if b >= MIB => (MIB, "MiB"),
+        b if b >= 1024 => (1024, "KiB"),
+        _ => return format!("{bytes} bytes"),
+    };
+    let tenths = (bytes * 10 + unit / 2) / unit;
+    match tenths % 10 {
+        0 => format!("{} {name}", tenths / 10),
+        t => format!("{}.{t} {name}", tenths / 10),
+    }
+}
+
+/// A path from an archive or a folder, fit for a message: control
+/// characters escaped, backquotes made quotes.
+fn shown(path: &str) -> String {
+    path.escape_debug().to_string().replace('`', "'")
+}
+
+fn io_err(what: impl Into<String>) -> impl FnOnce(io::Error) -> ArchiveError {
+    let what = what.into();
+    move |source| ArchiveError::Io { what, source }
+}
+
+/// The normal components of an entry's path, after checking it is UTF-8,
+/// without NUL, relative, without `..`, and within the length and depth
+/// limits. `.` and empty components (`a//b`, a trailing `/`) are dropped;
+/// an empty result is the folder itself.
+fn entry_path(raw: &[u8], limits: &Limits) -> Result<Vec<String>, ArchiveError> {
+    let lossy = shown(&String::from_utf8_lossy(raw));
+    let Ok(text) = std::str::from_utf8(raw) else {
+        return Err(ArchiveError::BadName {
+            path: lossy,
+            why: "a name that is not UTF-8",
+        });
+    };
+    if text.contains('\0') {
+        return Err(ArchiveError::BadName {
+            path: lossy,
+            why: "a name with a NUL byte",
+        });
+    }
+    if text.len() > limits.path_bytes {
+        return Err(ArchiveError::PathTooLong {
+            path: lossy,
+            len: text.len(),
+            limit: limits.path_bytes,
+        });
+    }
+    if text.starts_with('/') {
+        return Err(ArchiveError::Absolute { path: lossy });
+    }
+    let mut parts = Vec::new();
+    for part in text.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return Err(ArchiveError::DotDot { path: lossy }),
+            name => parts.push(name.to_string()),
+        }
+    }
+    if parts.len() > limits.path_depth {
+        return Err(ArchiveError::PathTooDeep {
+            path: lossy,
+            depth: parts.len(),
+            limit: limits.path_depth,
+        });
+    }
+    Ok(parts)
+}
+
+/// Whether a link at `parts` (its path's components) to `target` stays in
+/// the folder by the rule of the module's doc: relative, `..` only before
+/// any name, no more of them than the folders above the link.
+fn link_inside(parts: &[String], target: &str) -> bool {
+    if target.is_empty() || target.starts_with('/') || target.contains('\0') {
+        return false;
+    }
+    let mut ups = 0;
+    let mut named = false;
+    for part in target.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if named => return false,
+            ".." => ups += 1,
+            _ => named = true,
+        }
+    }
+    ups < parts.len()
+}
+
+/// Counts what goes through it and fails past `limit`: the compressed side
+/// of [`unpack`]. The count is shared so that the caller can tell this
+/// refusal from the decoder's errors, whatever they wrap it in.
+struct Counted<R> {
+    inner: R,
+    read: std::rc::Rc<std::cell::Cell<u64>>,
+    limit: u64,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.set(self.read.get() + n as u64);
+        if self.read.get() > self.limit {
+            return Err(io::Error::other("over the compressed limit"));
+        }
+        Ok(n)
+    }
+}
+
+/// Unpacks a gzip-compressed tar archive from `reader` into `dest`, which
+/// must not exist yet (it is created; its parent must exist). Streams: sizes
+/// are checked as they are read and written, never after. Files get mode
+/// 0755 when the archive gives their owner the execute bit, else 0644;
+/// folders 0755; owners and times in the archive are ignored. On any
+/// refusal `dest` is removed and the error names the entry.
+pub fn unpack(reader: impl Read, dest: &Path, limits: &Limits) -> Result<Unpacked, ArchiveError> {
+    match fs::symlink_metadata(dest) {
+        Ok(_) => {
+            return Err(ArchiveError::DestExists {
+                dest: dest.to_path_buf(),
+            })
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_err(format!("{}", dest.display()))(e)),
+    }
+    fs::create_dir(dest).map_err(io_err(format!("creating {}", dest.display())))?;
+    let done = unpack_into(reader, dest, limits);
+    if done.is_err() {
+        let _ = fs::set_permissions(dest, fs::Permissions::from_mode(0o755));
+        let _ = fs::remove_dir_all(dest);
+    }
+    done
+}
+
+/// [`unpack`] into the folder it created; the caller removes it on error.
+fn unpack_into(
+    mut reader: impl Read,
+    dest: &Path,
+    limits: &Limits,
+) -> Result<Unpacked, ArchiveError> {
+    fs::set_permissions(dest, fs::Permissions::from_mode(0o755))
+        .map_err(io_err(format!("{}", dest.display())))?;
+    let read = std::rc::Rc::new(std::cell::Cell::new(0));
+    // The gzip magic first, for a plain message when the upload is not one.
+    let mut magic = [0u8; 2];
+    let got = read_full(&mut reader, &mut magic).map_err(|e| ArchiveError::NotGzip {
+        detail: e.to_string(),
+    })?;
+    if got < 2 || magic != [0x1f, 0x8b] {
+        return Err(ArchiveError::NotGzip {
+            detail: "it does not start as gzip does".into(),
+        });
+    }
+    let counted = Counted {
+        inner: io::Cursor::new(magic).chain(reader),
+        read: read.clone(),
+        limit: limits.compressed_bytes,
+    };
+    let over = |e: io::Error| match read.get() > limits.compressed_bytes {
+        true => ArchiveError::CompressedTooLarge {
+            limit: limits.compressed_bytes,
+        },
+        false => ArchiveError::Corrupt {
+            detail: e.to_string(),
+        },
+    };
+    let mut archive = tar::Archive::new(GzDecoder::new(counted));
+    let mut out = Unpacked { files: 0, bytes: 0 };
+    let mut entries = 0usize;
+    for entry in archive.entries().map_err(over)? {
+        let mut entry = entry.map_err(over)?;
+        entries += 1;
+        if entries > limits.files {
+            return Err(ArchiveError::TooManyFiles {
+                limit: limits.files,
+            });
+        }
+        unpack_entry(&mut entry, dest, limits, &mut out).map_err(|e| match e {
+            Unpacking::Refused(e) => e,
+            Unpacking::Read(e) => over(e),
+        })?;
+    }
+    // Read the gzip stream to its end, so that its checksum is checked; what
+    // follows the tar's end is padding, a little of it.
+    let mut rest = archive.into_inner().take(MIB + 1);
+    let trailing = io::copy(&mut rest, &mut io::sink()).map_err(over)?;
+    if trailing > MIB {
+        return Err(ArchiveError::Corrupt {
+            detail: "more than 1 MiB of data after the end of the tar archive".into(),
+        });
+    }
+    Ok(out)
+}
+
+/// Reads until `buf` is full or the end; how much was read.
+fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match reader.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// Why one entry failed: refused, or the archive could not be read (which
+/// the caller tells apart as damaged or over the compressed limit).
+enum Unpacking {
+    Refused(ArchiveError),
+    Read(io::Error),
+}
+
+impl From<ArchiveError> for Unpacking {
+    fn from(e: ArchiveError) -> Unpacking {
+        Unpacking::Refused(e)
+    }
+}
+
+/// Checks and writes one entry.
+fn unpack_entry<R: Read>(
+    entry: &mut tar::Entry<'_, R>,
+    dest: &Path,
+    limits: &Limits,
+    out: &mut Unpacked,
+) -> Result<(), Unpacking> {
+    let raw = entry.path_bytes().into_owned();
+    let parts = entry_path(&raw, limits)?;
+    let path = shown(&parts.join("/"));
+    let kind = entry.header().entry_type();
+    let target = || {
+        let t = entry.link_name_bytes().unwrap_or_default();
+        shown(&String::from_utf8_lossy(&t))
+    };
+    use tar::EntryType as T;
+    match kind {
+        // pax global headers (`git archive` writes one) only carry metadata.
+        T::XGlobalHeader => return Ok(()),
+        T::Link => {
+            return Err(ArchiveError::HardLink {
+                path,
+                target: target(),
+            }
+            .into())
+        }
+        T::Char | T::Block => return Err(ArchiveError::Device { path }.into()),
+        T::Fifo => return Err(ArchiveError::Fifo { path }.into()),
+        T::Regular | T::Continuous | T::Directory | T::Symlink => {}
+        other => {
+            return Err(ArchiveError::OtherType {
+                path,
+                kind: format!("an entry of tar type {:?}", other.as_byte() as char),
+            }
+            .into())
+        }
+    }
+    if parts.is_empty() {
+        // `./` itself: the folder exists already.
+        return match kind {
+            T::Directory => Ok(()),
+            _ => Err(ArchiveError::Clash {
+                path: shown(&String::from_utf8_lossy(&raw)),
+                why: "not a folder, yet it names the folder itself",
+            }
+            .into()),
+        };
+    }
+    let at = make_parents(dest, &parts, &path)?;
+    let existing = fs::symlink_metadata(&at).ok().map(|m| m.file_type());
+    match kind {
+        T::Directory => match existing {
+            Some(t) if t.is_dir() => Ok(()),
+            Some(_) => Err(ArchiveError::Clash {
+                path,
+                why: "a folder where the archive already put a file or link",
+            }
+            .into()),
+            None => Ok(make_dir(&at)?),
+        },
+        T::Symlink => {
+            let link = entry.link_name_bytes().unwrap_or_default().into_owned();
+            let text = std::str::from_utf8(&link).unwrap_or("\0");
+            if !link_inside(&parts, text) {
+                return Err(ArchiveError::LinkOutside {
+                    path,
+                    target: target(),
+                }
+                .into());
+            }
+            if existing.is_some() {
+                return Err(ArchiveError::Clash {
+                    path,
+                    why: "a link where the archive already put something",
+                }
+                .into());
+            }
+            std::os::unix::fs::symlink(text, &at)
+                .map_err(io_err(format!("writing entry `{path}`")))?;
+            Ok(())
+        }
+        _ => {
+            match existing {
+                None => {}
+                Some(t) if t.is_file() => {
+                    fs::remove_file(&at).map_err(io_err(format!("writing entry `{path}`")))?
+                }
+                Some(_) => {
+                    return Err(ArchiveError::Clash {
+                        path,
+                        why: "a file where the archive already put a folder or link",
+                    }
+                    .into())
+                }
+            }
+            let mode = match entry.header().mode() {
+                Ok(m) if m & 0o100 != 0 => 0o755,
+                _ => 0o644,
+            };
+            write_file(entry, &at, mode, &path, limits, out)
+        }
+    }
+}
+
+/// Makes the folders above an entry (`dest` joined with all but the last of
+/// `parts`) and returns the entry's place; refuses a path through a link
+/// or a file.
+fn make_parents(dest: &Path, parts: &[String], path: &str) -> Result<PathBuf, ArchiveError> {
+    let mut at = dest.to_path_buf();
+    for (i, part) in parts.iter().enumerate() {
+        at.push(part);
+        if i + 1 == parts.len() {
+            break;
+        }
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(ArchiveError::ThroughLink { path: path.into() })
+            }
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(ArchiveError::Clash {
+                    path: path.into(),
+                    why: "its path goes through a file of the archive",
+                })
+            }
+            Err(_) => make_dir(&at)?,
+        }
+    }
+    Ok(at)
+}
+
+/// Makes one folder, mode 0755 whatever the umask.
+fn make_dir(at: &Path) -> Result<(), ArchiveError> {
+    fs::create_dir(at).map_err(io_err(format!("creating {}", at.display())))?;
+    fs::set_permissions(at, fs::Permissions::from_mode(0o755))
+        .map_err(io_err(format!("{}", at.display())))
+}
+
+/// Writes a regular file's contents, counting them against the unpacked
+/// limit before each write (so at most the limit is ever written). The file
+/// is created new (`O_EXCL`: never through a link).
+fn write_file(
+    entry: &mut impl Read,
+    at: &Path,
+    mode: u32,
+    path: &str,
+    limits: &Limits,
+    out: &mut Unpacked,
+) -> Result<(), Unpacking> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(at)
+        .map_err(io_err(format!("writing entry `{path}`")))?;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match entry.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Unpacking::Read(e)),
+        };
+        if out.bytes + n as u64 > limits.unpacked_bytes {
+            return Err(ArchiveError::UnpackedTooLarge {
+                limit: limits.unpacked_bytes,
+            }
+            .into());
+        }
+        file.write_all(&buf[..n])
+            .map_err(io_err(format!("writing entry `{path}`")))?;
+        out.bytes += n as u64;
+    }
+    drop(file);
+    fs::set_permissions(at, fs::Permissions::from_mode(mode))
+        .map_err(io_err(format!("writing entry `{path}`")))?;
+    out.files += 1;
+    Ok(())
+}
+
+/// Folders [`pack`] leaves out wherever they are: version control data and
+/// build output (`.git`, Rust's `target`, Python's `__pycache__`). The
+/// service builds the bot itself; `node_modules` is kept, since a
+/// JavaScript bot may ship its dependencies.
+pub const SKIPPED: [&str; 3] = [".git", "target", "__pycache__"];
+
+/// One thing [`pack`] puts in the archive.
+struct Item {
+    /// Its path inside the folder, `/`-separated.
+    rel: String,
+    full: PathBuf,
+    kind: ItemKind,
+}
+
+enum ItemKind {
+    Dir,
+    File { len: u64, exec: bool },
+    Link(String),
+}
+
+/// Packs a bot folder for upload: a tar.gz (gzip level 6) of every file,
+/// folder and link under `folder` but [`SKIPPED`], sorted by path, with
+/// owners 0, times 0 and modes 0644 / 0755, so that the same folder packs
+/// to the same bytes. The folder needs a bot.toml at its top; links must
+/// stay inside it (the module's rule); the limits that [`unpack`] will
+/// apply are checked first, so an oversize folder is refused before any
+/// upload, naming its largest files.
+pub fn pack(folder: &Path, limits: &Limits) -> Result<Vec<u8>, ArchiveError> {
+    let manifest = folder.join(crate::bot::manifest::MANIFEST);
+    if !manifest.is_file() {
+        return Err(ArchiveError::NoManifest {
+            folder: folder.to_path_buf(),
+        });
+    }
+    let mut items = Vec::new();
+    walk(folder, folder, &mut Vec::new(), limits, &mut items)?;
+    let total: u64 = items
+        .iter()
+        .map(|i| match i.kind {
+            ItemKind::File { len, .. } => len,
+            _ => 0,
+        })
+        .sum();
+    if total > limits.unpacked_bytes {
+        return Err(ArchiveError::FolderTooLarge {
+            folder: folder.to_path_buf(),
+            bytes: total,
+            limit: limits.unpacked_bytes,
+            largest: largest(&items),
+        });
+    }
+    let gz = GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    let mut tar = tar::Builder::new(gz);
+    let mut written = 0u64;
+    for item in &items {
+        append(&mut tar, item, limits, &mut written)?;
+    }
+    let failed = io_err(format!("packing {}", folder.display()));
+    let bytes = tar
+        .into_inner()
+        .and_then(|gz| gz.finish())
+        .map_err(failed)?;
+    if bytes.len() as u64 > limits.compressed_bytes {
+        return Err(ArchiveError::PackedTooLarge {
+            folder: folder.to_path_buf(),
+            bytes: bytes.len() as u64,
+            limit: limits.compressed_bytes,
+        });
+    }
+    Ok(bytes)
+}
+
+/// The three largest files of a folder, for a message.
+fn largest(items: &[Item]) -> String {
+    let mut files: Vec<(u64, &str)> = items
+        .iter()
+        .filter_map(|i| match i.kind {
+            ItemKind::File { len, .. } => Some((len, i.rel.as_str())),
+            _ => None,
+        })
+        .collect();
+    files.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    let named: Vec<String> = files
+        .iter()
+        .take(3)
+        .map(|(len, rel)| format!("{} ({})", shown(rel), size(*len)))
+        .collect();
+    named.join(", ")
+}
+
+/// Lists `dir` (inside `root`, at `parts`) into `items`, sorted, checking
+/// each path and link as [`unpack`] will and the count of entries.
+fn walk(
+    root: &Path,
+    dir: &Path,
+    parts: &mut Vec<String>,
+    limits: &Limits,
+    items: &mut Vec<Item>,
+) -> Result<(), ArchiveError> {
+    let listing = fs::read_dir(dir).map_err(io_err(format!("reading {}", dir.display())))?;
+    let mut names = Vec::new();
+    for e in listing {
+        names.push(e.map_err(io_err(format!("reading {}", dir.display())))?.file_name());
+    }
+    names.sort();
+    for name in names {
+        let full = dir.join(&name);
+        let Some(name) = name.to_str().map(str::to_string) else {
+            return Err(ArchiveError::BadName {
+                path: shown(&full.to_string_lossy()),
+                why: "a name that is not UTF-8",
+            });
+        };
+        let meta = fs::symlink_metadata(&full).map_err(io_err(format!("{}", full.display())))?;
+        let t = meta.file_type();
+        if t.is_dir() && SKIPPED.contains(&name.as_str()) {
+            continue;
+        }
+        parts.push(name);
+        let rel = parts.join("/");
+        entry_path(rel.as_bytes(), limits)?;
+        if items.len() >= limits.files {
+            return Err(ArchiveError::FolderTooManyFiles {
+                folder: root.to_path_buf(),
+                limit: limits.files,
+            });
+        }
+        let kind = if t.is_dir() {
+            ItemKind::Dir
+        } else if t.is_file() {
+            ItemKind::File {
+                len: meta.len(),
+                exec: meta.permissions().mode() & 0o100 != 0,
+            }
+        } else if t.is_symlink() {
+            let target = fs::read_link(&full).map_err(io_err(format!("{}", full.display())))?;
+            let target = target.to_string_lossy().to_string();
+            if !link_inside(parts, &target) {
+                return Err(ArchiveError::LinkOutside {
+                    path: shown(&rel),
+                    target: shown(&target),
+                });
+            }
+            ItemKind::Link(target)
+        } else {
+            let path = shown(&rel);
+            return Err(match () {
+                _ if t.is_fifo() => ArchiveError::Fifo { path },
+                _ if t.is_char_device() || t.is_block_device() => ArchiveError::Device { path },
+                _ => ArchiveError::OtherType {
+                    path,
+                    kind: "a socket".into(),
+                },
+            });
+        };
+        let is_dir = matches!(kind, ItemKind::Dir);
+        items.push(Item {
+            rel,
+            full: full.clone(),
+            kind,
+        });
+        if is_dir {
+            walk(root, &full, parts, limits, items)?;
+        }
+        parts.pop();
+    }
+    Ok(())
+}
+
+/// Appends one item with a normalised header. A file is read whole (it is
+/// at most the unpacked limit) and counted again, in case it grew since the
+/// walk.
+fn append(
+    tar: &mut tar::Builder<GzEncoder<Vec<u8>>>,
+    item: &Item,
+    limits: &Limits,
+    written: &mut u64,
+) -> Result<(), ArchiveError> {
+    let failed = || io_err(format!("packing {}", item.full.display()));
+    let mut h = tar::Header::new_gnu();
+    h.set_uid(0);
+    h.set_gid(0);
+    h.set_mtime(0);
+    match &item.kind {
+        ItemKind::Dir => {
+            h.set_entry_type(tar::EntryType::Directory);
+            h.set_mode(0o755);
+            h.set_size(0);
+            tar.append_data(&mut h, format!("{}/", item.rel), io::empty())
+                .map_err(failed())
+        }
+        ItemKind::Link(target) => {
+            h.set_entry_type(tar::EntryType::Symlink);
+            h.set_mode(0o777);
+            h.set_size(0);
+            tar.append_link(&mut h, &item.rel, target).map_err(failed())
+        }
+        ItemKind::File { exec, .. } => {
+            let mut data = Vec::new();
+            fs::File::open(&item.full)
+                .and_then(|f| f.take(limits.unpacked_bytes + 1).read_to_end(&mut data))
+                .map_err(failed())?;
+            *written += data.len() as u64;
+            if *written > limits.unpacked_bytes {
+                return Err(ArchiveError::UnpackedTooLarge {
+                    limit: limits.unpacked_bytes,
+                });
+            }
+            h.set_entry_type(tar::EntryType::Regular);
+            h.set_mode(if *exec { 0o755 } else { 0o644 });
+            h.set_size(data.len() as u64);
+            tar.append_data(&mut h, &item.rel, data.as_slice())
+                .map_err(failed())
+        }
+    }
+}
+
+/// Checks an unpacked bot folder's bot.toml: it must be there and load (the
+/// crate's own reader, [`crate::bot::manifest::Manifest::load`]), and its
+/// `command` and `build` must not name files outside the folder: no word
+/// (nor the value of a `--flag=value` word) that is an absolute path or has
+/// a `..` component. Programs named bare (`python3`, `node`) are found on
+/// the PATH and are fine, and so are `{bin_dir}/NAME` and `{arena}`: the
+/// arena's own programs (the reference bots). This is a courtesy check with
+/// a clear message at upload; the sandbox is what keeps a bot in its folder.
+pub fn check_manifest(dir: &Path) -> Result<(), ArchiveError> {
+    use crate::bot::manifest::{Manifest, ManifestError};
+    let m = Manifest::load(dir).map_err(|e| ArchiveError::Manifest {
+        message: match e {
+            ManifestError::Read { source, .. } if source.kind() == io::ErrorKind::NotFound => {
+                "not found at the top of the bot's folder; put the manifest there".into()
+            }
+            ManifestError::Invalid { message, .. } => message,
+            other => other.to_string(),
+        },
+    })?;
+    let keys = [("command", Some(&m.command)), ("build", m.build.as_ref())];
+    for (key, words) in keys {
+        for word in words.into_iter().flatten() {
+            if !word_inside(word) {
+                return Err(ArchiveError::ManifestPath {
+                    key,
+                    value: shown(word),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether a command's word names nothing outside the bot's folder (see
+/// [`check_manifest`]).
+fn word_inside(word: &str) -> bool {
+    if word == "{arena}" {
+        return true;
+    }
+    if let Some(name) = word.strip_prefix("{bin_dir}/") {
+        return !name.is_empty() && !name.contains('/') && name != "..";
+    }
+    let value = word.split_once('=').map_or(word, |(_, v)| v);
+    [word, value]
+        .iter()
+        .all(|w| !w.starts_with('/') && !w.split('/').any(|p| p == ".."))
+}
