@@ -88,7 +88,9 @@ pub enum ArchiveError {
     },
     #[error("not a gzip-compressed tar archive: {detail}; pack the bot's folder with `arena submit` or `tar czf`")]
     NotGzip { detail: String },
-    #[error("the archive is damaged or cut short: {detail}; pack the bot's folder again and resend it")]
+    #[error(
+        "the archive is damaged or cut short: {detail}; pack the bot's folder again and resend it"
+    )]
     Corrupt { detail: String },
     #[error("the archive is larger than {}: the limit of this ladder; leave build output and data the bot does not need out of its folder", size(*limit))]
     CompressedTooLarge { limit: u64 },
@@ -97,7 +99,11 @@ pub enum ArchiveError {
     #[error("the archive holds more than {limit} files and folders: the limit of this ladder; leave what the bot does not need out of its folder")]
     TooManyFiles { limit: usize },
     #[error("entry `{path}`: a path of {len} bytes, over the limit of {limit}; use shorter names")]
-    PathTooLong { path: String, len: usize, limit: usize },
+    PathTooLong {
+        path: String,
+        len: usize,
+        limit: usize,
+    },
     #[error("entry `{path}`: {depth} folders deep, over the limit of {limit}; flatten the folder")]
     PathTooDeep {
         path: String,
@@ -114,11 +120,15 @@ pub enum ArchiveError {
     LinkOutside { path: String, target: String },
     #[error("entry `{path}`: a hard link (to `{target}`); hard links are not accepted, store the file itself")]
     HardLink { path: String, target: String },
-    #[error("entry `{path}`: a device; only files, folders and links inside the folder are accepted")]
+    #[error(
+        "entry `{path}`: a device; only files, folders and links inside the folder are accepted"
+    )]
     Device { path: String },
     #[error("entry `{path}`: a FIFO (named pipe); only files, folders and links inside the folder are accepted")]
     Fifo { path: String },
-    #[error("entry `{path}`: {kind}; only files, folders and links inside the folder are accepted")]
+    #[error(
+        "entry `{path}`: {kind}; only files, folders and links inside the folder are accepted"
+    )]
     OtherType { path: String, kind: String },
     #[error("entry `{path}`: its path goes through a link; nothing is written through links, store the folder itself")]
     ThroughLink { path: String },
@@ -492,6 +502,14 @@ fn unpack_entry<R: Read>(
                     .into())
                 }
             }
+            // The declared size first: a bomb in one entry is refused before
+            // a byte of it is written (the count while writing is the guard).
+            if out.bytes.saturating_add(entry.size()) > limits.unpacked_bytes {
+                return Err(ArchiveError::UnpackedTooLarge {
+                    limit: limits.unpacked_bytes,
+                }
+                .into());
+            }
             let mode = match entry.header().mode() {
                 Ok(m) if m & 0o100 != 0 => 0o755,
                 _ => 0o644,
@@ -681,7 +699,10 @@ fn walk(
     let listing = fs::read_dir(dir).map_err(io_err(format!("reading {}", dir.display())))?;
     let mut names = Vec::new();
     for e in listing {
-        names.push(e.map_err(io_err(format!("reading {}", dir.display())))?.file_name());
+        names.push(
+            e.map_err(io_err(format!("reading {}", dir.display())))?
+                .file_name(),
+        );
     }
     names.sort();
     for name in names {
