@@ -348,8 +348,9 @@ fn unpack_into(
         true => ArchiveError::CompressedTooLarge {
             limit: limits.compressed_bytes,
         },
+        // The decoder's message may quote a name from the archive.
         false => ArchiveError::Corrupt {
-            detail: e.to_string(),
+            detail: shown(&e.to_string()),
         },
     };
     let mut archive = tar::Archive::new(GzDecoder::new(counted));
