@@ -180,6 +180,14 @@ impl Db {
         Ok(Db { pool })
     }
 
+    /// A transaction that writes: it takes the write lock at once
+    /// (`BEGIN IMMEDIATE`), waiting for it as long as the busy timeout,
+    /// instead of failing when a read turns into a write after another
+    /// connection wrote.
+    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, DbError> {
+        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
     /// The URL of the SQLite database of a ladder's results folder.
     pub fn default_url(folder: &Path) -> String {
         format!("sqlite:{}", folder.join("ladder.db").display())
@@ -190,7 +198,7 @@ impl Db {
     pub async fn claim(&self, address: &str) -> Result<(), DbError> {
         let host = crate::host::host_name();
         let pid = std::process::id() as i64;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let held: Option<(i64, String, String, String)> =
             sqlx::query_as("SELECT pid, host, address, started_at FROM server WHERE id = 1")
                 .fetch_optional(&mut *tx)
@@ -320,7 +328,8 @@ impl Db {
     }
 
     /// Creates version N+1 of bot `name` (and the bot, owned by `owner`,
-    /// if new), queued, in `folder`. Returns the version.
+    /// if new), `receiving` until its folder is in place
+    /// (`folder_of(N)`) and the caller queues it. Returns the version.
     pub async fn new_version(
         &self,
         name: &str,
@@ -329,7 +338,7 @@ impl Db {
         sha256: &str,
         bytes: i64,
     ) -> Result<Version, DbError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let bot: Option<(i64, i64)> =
             sqlx::query_as("SELECT id, owner_id FROM bots WHERE name = $1")
                 .bind(name)
@@ -362,7 +371,7 @@ impl Db {
         let t = now();
         let (id,): (i64,) = sqlx::query_as(
             "INSERT INTO versions (bot_id, number, status, folder, sha256, bytes, created_at, updated_at) \
-             VALUES ($1, $2, 'queued', $3, $4, $5, $6, $6) RETURNING id",
+             VALUES ($1, $2, 'receiving', $3, $4, $5, $6, $6) RETURNING id",
         )
         .bind(bot_id)
         .bind(number)
@@ -387,7 +396,7 @@ impl Db {
         detail: &str,
         report: Option<&str>,
     ) -> Result<(), DbError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let t = now();
         if status == "entered" {
             sqlx::query(
@@ -410,6 +419,19 @@ impl Db {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
+        Ok(())
+    }
+
+    /// Versions left `receiving` by a server that stopped before their
+    /// folder was in place: refused, to be uploaded again.
+    pub async fn refuse_unreceived(&self) -> Result<(), DbError> {
+        sqlx::query(
+            "UPDATE versions SET status = 'refused', detail = 'the server stopped while receiving it: upload it again', \
+             updated_at = $1 WHERE status = 'receiving'",
+        )
+        .bind(now())
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 

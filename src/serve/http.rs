@@ -9,8 +9,7 @@ use super::intake::{self, Upload};
 use super::pages;
 use super::play::{game_id, ladder_id};
 use super::state::Ladder;
-use axum::extract::rejection::{BytesRejection, JsonRejection};
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -69,19 +68,13 @@ type Shared = State<Arc<Ladder>>;
 
 /// The service's routes.
 pub fn router(ladder: Arc<Ladder>) -> Router {
-    let upload_limit = (ladder.settings.upload_mb << 20) as usize;
     Router::new()
         .route("/", get(pages::standings_page))
         .route("/bots/{name}", get(pages::bot_page))
         .route("/games/{id}", get(pages::game_page))
         .route("/health", get(health))
         .route("/metrics", get(metrics))
-        .route(
-            "/api/bots",
-            post(upload)
-                .get(bots)
-                .layer(DefaultBodyLimit::max(upload_limit)),
-        )
+        .route("/api/bots", post(upload).get(bots))
         .route("/api/bots/{name}", get(bot).delete(retire).patch(change))
         .route("/api/bots/{name}/log", get(bot_log))
         .route("/api/standings", get(standings))
@@ -228,26 +221,36 @@ async fn metrics(State(l): Shared) -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out)
 }
 
-/// `POST /api/bots`: a bot folder as tar.gz, from its owner.
+/// `POST /api/bots`: a bot folder as tar.gz, from its owner. The token
+/// is checked before the body is read, and a body announced over the
+/// limit is refused from the head alone.
 async fn upload(
     State(l): Shared,
-    headers: HeaderMap,
-    body: Result<axum::body::Bytes, BytesRejection>,
+    req: axum::extract::Request,
 ) -> ApiResult<(StatusCode, Json<serde_json::Value>)> {
-    let owner = owner_of(&l, &headers).await?;
-    let body = body.map_err(|e| {
+    let owner = owner_of(&l, req.headers()).await?;
+    let limit = (l.settings.upload_mb << 20) as usize;
+    let too_large = || {
         l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
-        match e.status() {
-            StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!(
-                    "the upload is over this ladder's limit of {} MiB: leave build output and data out of the folder",
-                    l.settings.upload_mb
-                ),
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "the upload is over this ladder's limit of {} MiB: leave build output and data out of the folder",
+                l.settings.upload_mb
             ),
-            s => ApiError::new(s, format!("the upload could not be read: {e}")),
-        }
-    })?;
+        )
+    };
+    let announced = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    let body = axum::body::to_bytes(req.into_body(), limit)
+        .await
+        .map_err(|_| too_large())?;
     let r = intake::accept(
         &l,
         &owner,
@@ -303,15 +306,14 @@ async fn change(
     State(l): Shared,
     headers: HeaderMap,
     Path(name): Path<String>,
-    body: Result<Json<BotChange>, JsonRejection>,
+    body: axum::body::Bytes,
 ) -> ApiResult<Json<serde_json::Value>> {
     let owner = owner_of(&l, &headers).await?;
-    let Json(change) = body.map_err(|e| {
+    let change: BotChange = serde_json::from_slice(&body).map_err(|e| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
             format!(
-                "{}: send {{\"active\": false}} to retire the bot, or {{\"active\": true}} to bring its latest version back",
-                e.body_text()
+                "the body is not the JSON expected ({e}): send {{\"active\": false}} to retire the bot, or {{\"active\": true}} to bring its latest version back"
             ),
         )
     })?;

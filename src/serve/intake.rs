@@ -208,7 +208,11 @@ async fn queue(
         l.db.set_status(v.id, "refused", &why, None).await?;
         return Err(Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, why));
     }
-    Ok(v)
+    l.db.set_status(v.id, "queued", "", None).await?;
+    Ok(Version {
+        status: "queued".into(),
+        ..v
+    })
 }
 
 /// Builds and checks queued versions, oldest first, one at a time, until

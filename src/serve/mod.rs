@@ -153,6 +153,7 @@ pub fn serve(
             .map_err(io("the listening address"))?
             .to_string();
         db.claim(&address).await?;
+        db.refuse_unreceived().await?;
         let rows = load_rows(&db).await?;
         let (events, _) = tokio::sync::broadcast::channel(1024);
         let ladder = Arc::new(Ladder {
