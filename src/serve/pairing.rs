@@ -348,7 +348,6 @@ fn van_der_corput(k: u64) -> f64 {
     k.reverse_bits() as f64 / 2f64.powi(64)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -566,7 +565,10 @@ mod tests {
     fn none_below_the_player_count() {
         let mut rng = ChaCha8Rng::seed_from_u64(10);
         let config = PairingConfig::default();
-        assert_eq!(pick(&[placed(1, 0.0)], &two(), &config, &[], &mut rng), None);
+        assert_eq!(
+            pick(&[placed(1, 0.0)], &two(), &config, &[], &mut rng),
+            None
+        );
         assert_eq!(pick(&[], &two(), &config, &[], &mut rng), None);
         let pair = [placed(1, 0.0), placed(2, 0.0)];
         let three = [LadderVariant { players: 3 }];
