@@ -181,7 +181,7 @@ fn refit(bots: &mut [Bot], rows: &[GameRow], finished: u64) {
     }
 }
 
-/// Long: one simulated ladder from the first game to the cap, in one loop
+/// One simulated ladder from the first game to the cap, in one loop
 /// that reads as the scheduler's (arrivals, pick, finish, refit, measure).
 fn run(setup: &Setup, rule: Rule, seed: u64) -> Outcome {
     let n = setup.bots;
@@ -234,7 +234,7 @@ fn run(setup: &Setup, rule: Rule, seed: u64) -> Outcome {
             bots[id as usize].seat[seat] += 1;
         }
         finished += 1;
-        if finished % REFIT_EVERY != 0 {
+        if !finished.is_multiple_of(REFIT_EVERY) {
             continue;
         }
         refit(&mut bots, &rows, finished);

@@ -436,7 +436,14 @@ mod tests {
         let p = pick(&es, &two(), &rule_only(), &[], &mut rng).unwrap();
         assert!(p.seats.contains(&7), "{p:?}");
         // 7 in flight: 9 has fewer games counting those.
-        let p = pick(&es, &two(), &rule_only(), &[p.clone()], &mut rng).unwrap();
+        let p = pick(
+            &es,
+            &two(),
+            &rule_only(),
+            std::slice::from_ref(&p),
+            &mut rng,
+        )
+        .unwrap();
         assert!(p.seats.contains(&9), "{p:?}");
         // Too few games keeps a narrow interval in placement.
         let mut d = placed(5, 0.0);
