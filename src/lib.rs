@@ -17,3 +17,4 @@ pub mod ratings;
 pub mod referee;
 pub mod report;
 pub mod results;
+pub mod serve;
