@@ -285,15 +285,14 @@ impl LadderPairings {
             .map(|v| {
                 let name = v.player();
                 let p = played.get(&name).cloned().unwrap_or_default();
-                let rating = fit
-                    .as_ref()
-                    .and_then(|f| f.report.overall.get(&name))
-                    .filter(|r| r.rated);
+                let listed = fit.as_ref().and_then(|f| f.report.overall.get(&name));
+                let rating = listed.filter(|r| r.rated);
                 Entrant {
                     id: v.id as u64,
                     elo: rating.map(|r| r.elo),
                     half_width: rating.map(|r| (r.elo_high - r.elo_low) / 2.0),
                     games: p.games,
+                    fit_games: listed.map_or(0, |r| r.count.games),
                     seat_counts: p.seats,
                     variant_games: p.variants,
                 }
@@ -311,6 +310,7 @@ impl LadderPairings {
             random_share: self.ladder.settings.random_share,
             placement_width: self.ladder.settings.placement_width,
             placement_games: self.ladder.settings.placement_games,
+            ..PairingConfig::default()
         };
         let in_flight: Vec<Pick> = self
             .in_flight
