@@ -45,7 +45,10 @@ impl Server {
 
     /// `arena serve FILE --add-user NAME`: the token it prints.
     fn add_user(&self, name: &str) -> String {
-        let out = common::arena(&self.dir, &["serve", self.file.to_str().unwrap(), "--add-user", name]);
+        let out = common::arena(
+            &self.dir,
+            &["serve", self.file.to_str().unwrap(), "--add-user", name],
+        );
         assert!(out.status.success(), "{}", common::text(&out));
         let text = String::from_utf8_lossy(&out.stdout).to_string();
         let token = text.lines().last().unwrap().trim().to_string();
@@ -56,7 +59,12 @@ impl Server {
     /// Starts `arena serve` and waits for its address.
     fn start(&mut self) {
         let mut child = Command::new(ARENA)
-            .args(["serve", self.file.to_str().unwrap(), "--bind", "127.0.0.1:0"])
+            .args([
+                "serve",
+                self.file.to_str().unwrap(),
+                "--bind",
+                "127.0.0.1:0",
+            ])
             .current_dir(&self.dir)
             .stdout(Stdio::piped())
             .stderr(Stdio::from(
@@ -125,14 +133,22 @@ impl Server {
         let auth = token.map(|t| format!("Bearer {t}"));
         let mut resp = match method {
             "GET" | "DELETE" => {
-                let mut r = if method == "GET" { agent.get(&url) } else { agent.delete(&url) };
+                let mut r = if method == "GET" {
+                    agent.get(&url)
+                } else {
+                    agent.delete(&url)
+                };
                 if let Some(a) = &auth {
                     r = r.header("Authorization", a);
                 }
                 r.call().unwrap()
             }
             _ => {
-                let mut r = if method == "POST" { agent.post(&url) } else { agent.patch(&url) };
+                let mut r = if method == "POST" {
+                    agent.post(&url)
+                } else {
+                    agent.patch(&url)
+                };
                 if let Some(a) = &auth {
                     r = r.header("Authorization", a);
                 }
@@ -150,7 +166,11 @@ impl Server {
     }
 
     /// Waits (up to 3 minutes) until `ok` holds of the standings.
-    fn wait_standings(&self, what: &str, ok: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
+    fn wait_standings(
+        &self,
+        what: &str,
+        ok: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
         let start = Instant::now();
         loop {
             let s = self.json("/api/standings");
@@ -194,7 +214,9 @@ fn rated(s: &serde_json::Value) -> Vec<(String, f64, u64)> {
 
 /// A copy of the repository's bot folder `name` in `dir`.
 fn shipped(dir: &Path, name: &str) -> PathBuf {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots").join(name);
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("bots")
+        .join(name);
     let to = dir.join("upload").join(name);
     std::fs::create_dir_all(&to).unwrap();
     for e in std::fs::read_dir(&from).unwrap().flatten() {
@@ -238,7 +260,12 @@ fn rate_first(dir: &Path, csv: &str, n: usize) -> Vec<(String, f64)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r["bot"].as_str().unwrap().to_string(), r["elo"].as_f64().unwrap()))
+        .map(|r| {
+            (
+                r["bot"].as_str().unwrap().to_string(),
+                r["elo"].as_f64().unwrap(),
+            )
+        })
         .collect()
 }
 
@@ -247,13 +274,21 @@ fn assert_export_rates_the_same(server: &Server, s: &serde_json::Value) {
     let (status, csv) = server.call("GET", "/api/games.csv", None, b"");
     assert_eq!(status, 200);
     let n = s["games"].as_u64().unwrap() as usize;
-    assert!(csv.lines().count() > n, "the export has fewer games than the fit");
+    assert!(
+        csv.lines().count() > n,
+        "the export has fewer games than the fit"
+    );
     let theirs = rate_first(&server.dir, &csv, n);
     let ours: Vec<(String, f64)> = s["ratings"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r["bot"].as_str().unwrap().to_string(), r["elo"].as_f64().unwrap()))
+        .map(|r| {
+            (
+                r["bot"].as_str().unwrap().to_string(),
+                r["elo"].as_f64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(ours.len(), theirs.len(), "{ours:?} vs {theirs:?}");
     for ((a, x), (b, y)) in ours.iter().zip(&theirs) {
@@ -274,7 +309,11 @@ fn bots_in_three_languages_are_entered_play_are_rated_replaced_and_a_failing_one
     let mut expected = vec!["random-python@1", "random-rust@1"];
     let (code, out) = server.submit(&alice, &shipped(dir, "random-python"));
     assert_eq!(code, 0, "{out}");
-    for step in ["uploaded: random-python version 1: queued", "checking", "random-python version 1: entered"] {
+    for step in [
+        "uploaded: random-python version 1: queued",
+        "checking",
+        "random-python version 1: entered",
+    ] {
         assert!(out.contains(step), "no `{step}` in:\n{out}");
     }
     let (code, out) = server.submit(&bob, &shipped(dir, "random-rust"));
@@ -336,7 +375,10 @@ fn bots_in_three_languages_are_entered_play_are_rated_replaced_and_a_failing_one
     let (code, out) = server.submit(&alice, &garbage);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("garbage version 1: refused"), "{out}");
-    assert!(out.contains("FAIL  handshake"), "no check-bot report in:\n{out}");
+    assert!(
+        out.contains("FAIL  handshake"),
+        "no check-bot report in:\n{out}"
+    );
     let bots = server.json("/api/bots");
     let entry = bots["bots"]
         .as_array()
@@ -354,7 +396,11 @@ fn bots_in_three_languages_are_entered_play_are_rated_replaced_and_a_failing_one
     let start = Instant::now();
     let status = server.terminate();
     assert!(status.success(), "{status:?}\n{}", server.log());
-    assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 /// A gzip-compressed tar of `entries`: (path, kind, data or link target),
@@ -454,14 +500,31 @@ fn bad_input_gets_its_status_and_a_message_and_writes_nothing_outside_the_new_bo
         let zeros = vec![0u8; 8 << 20];
         tar_gz(&[("bot.toml", b'0', toml), ("big", b'0', &zeros)])
     };
-    let script_name = b"name = \"<script>alert(1)</script>\"\ncommand = [\"python3\", \"bot.py\"]\n";
+    let script_name =
+        b"name = \"<script>alert(1)</script>\"\ncommand = [\"python3\", \"bot.py\"]\n";
     let cases: Vec<(&str, Option<&str>, Vec<u8>, u16, &str)> = vec![
-        ("no token", None, tar_gz(&[("bot.toml", b'0', toml)]), 401, "Authorization"),
-        ("a wrong token", Some("0123"), tar_gz(&[("bot.toml", b'0', toml)]), 401, "token"),
+        (
+            "no token",
+            None,
+            tar_gz(&[("bot.toml", b'0', toml)]),
+            401,
+            "Authorization",
+        ),
+        (
+            "a wrong token",
+            Some("0123"),
+            tar_gz(&[("bot.toml", b'0', toml)]),
+            401,
+            "token",
+        ),
         (
             "another owner's bot",
             Some(&bob),
-            tar_gz(&[("bot.toml", b'0', b"name = \"random-python\"\ncommand = [\"python3\", \"bot.py\"]\n")]),
+            tar_gz(&[(
+                "bot.toml",
+                b'0',
+                b"name = \"random-python\"\ncommand = [\"python3\", \"bot.py\"]\n",
+            )]),
             403,
             "belongs to `alice`",
         ),
@@ -498,7 +561,13 @@ fn bad_input_gets_its_status_and_a_message_and_writes_nothing_outside_the_new_bo
             400,
             "bot name",
         ),
-        ("not an archive", Some(&alice), b"hello".to_vec(), 400, "gzip"),
+        (
+            "not an archive",
+            Some(&alice),
+            b"hello".to_vec(),
+            400,
+            "gzip",
+        ),
     ];
     for (what, token, body, status, says) in &cases {
         let (got, text) = server.call("POST", "/api/bots", *token, body);
@@ -516,15 +585,36 @@ fn bad_input_gets_its_status_and_a_message_and_writes_nothing_outside_the_new_bo
     // to send.
     let (got, text) = server.call("DELETE", "/api/bots/random-python", Some(&bob), b"");
     assert_eq!(got, 403, "{text}");
-    let (got, text) = server.call("PATCH", "/api/bots/random-python", Some(&alice), b"{\"active\": fals");
+    let (got, text) = server.call(
+        "PATCH",
+        "/api/bots/random-python",
+        Some(&alice),
+        b"{\"active\": fals",
+    );
     assert_eq!(got, 400, "{text}");
     assert!(text.contains("{\\\"active\\\": false}"), "{text}");
-    let (got, text) = server.call("PATCH", "/api/bots/random-python", Some(&alice), b"{\"active\": false}");
+    let (got, text) = server.call(
+        "PATCH",
+        "/api/bots/random-python",
+        Some(&alice),
+        b"{\"active\": false}",
+    );
     assert_eq!(got, 200, "{text}");
-    assert_eq!(server.json("/api/bots/random-python")["versions"][0]["status"], "retired");
-    let (got, text) = server.call("PATCH", "/api/bots/random-python", Some(&alice), b"{\"active\": true}");
+    assert_eq!(
+        server.json("/api/bots/random-python")["versions"][0]["status"],
+        "retired"
+    );
+    let (got, text) = server.call(
+        "PATCH",
+        "/api/bots/random-python",
+        Some(&alice),
+        b"{\"active\": true}",
+    );
     assert_eq!(got, 200, "{text}");
-    assert_eq!(server.json("/api/bots/random-python")["versions"][0]["status"], "entered");
+    assert_eq!(
+        server.json("/api/bots/random-python")["versions"][0]["status"],
+        "entered"
+    );
 
     // The escaped name: nowhere raw.
     for page in ["/", "/api/bots", "/bots/random-python"] {
@@ -538,7 +628,11 @@ fn bad_input_gets_its_status_and_a_message_and_writes_nothing_outside_the_new_bo
 
     // Too many uploads in an hour (12: one accepted and six refused above
     // count, and these).
-    let small = tar_gz(&[("bot.toml", b'0', b"name = \"late\"\ncommand = [\"python3\", \"bot.py\"]\n")]);
+    let small = tar_gz(&[(
+        "bot.toml",
+        b'0',
+        b"name = \"late\"\ncommand = [\"python3\", \"bot.py\"]\n",
+    )]);
     let mut last = (0, String::new());
     for _ in 0..12 {
         last = server.call("POST", "/api/bots", Some(&alice), &small);
@@ -582,12 +676,20 @@ fn kill_9_in_the_middle_of_games_loses_no_finished_game_and_plays_the_cut_ones_a
         s["games"].as_u64().unwrap_or(0) as usize >= done + cut.len() + 10
     });
     let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
-    let ids: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    let ids: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
     let unique: std::collections::BTreeSet<&&str> = ids.iter().collect();
     assert_eq!(unique.len(), ids.len(), "a game is in the export twice");
     for t in &cut {
         let id = format!("game-{}", t.id);
-        assert_eq!(ids.iter().filter(|i| **i == id).count(), 1, "{id}, cut off, is not there once");
+        assert_eq!(
+            ids.iter().filter(|i| **i == id).count(),
+            1,
+            "{id}, cut off, is not there once"
+        );
     }
     let m = server.call("GET", "/metrics", None, b"").1;
     assert!(

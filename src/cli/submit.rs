@@ -6,8 +6,10 @@
 //! when refused, 2 on any other error.
 
 use anyhow::{bail, Context};
+use std::io::BufRead;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
@@ -60,6 +62,8 @@ pub fn run(args: SubmitArgs) -> anyhow::Result<ExitCode> {
         args.folder.display(),
         bytes.len().div_ceil(1024)
     );
+    // The live feed first, so that no step of the new version is missed.
+    let steps = (!args.no_wait).then(|| listen(&server));
     let agent = agent();
     let mut resp = agent
         .post(format!("{server}/api/bots"))
@@ -79,54 +83,86 @@ pub fn run(args: SubmitArgs) -> anyhow::Result<ExitCode> {
         v["version"].as_i64().unwrap_or_default(),
     );
     outln!("uploaded: {bot} version {number}: queued");
-    if args.no_wait {
+    let Some(steps) = steps else {
         return Ok(ExitCode::SUCCESS);
-    }
-    follow(
-        &agent,
-        &server,
-        &bot,
-        number,
-        Duration::from_secs(args.wait_seconds),
-    )
+    };
+    let wait = Duration::from_secs(args.wait_seconds);
+    follow(&agent, &server, (&bot, number), &steps, wait)
 }
 
-/// Prints each step of version `number` of `bot` until its verdict.
+/// The ladder's live feed, read on a thread of its own: each event's
+/// JSON; returns once subscribed.
+fn listen(server: &str) -> mpsc::Receiver<serde_json::Value> {
+    let (tx, rx) = mpsc::channel();
+    let url = format!("{server}/api/events");
+    std::thread::spawn(move || {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let Ok(resp) = agent.get(&url).call() else {
+            return;
+        };
+        // Subscribed: the caller may upload now.
+        let _ = tx.send(serde_json::Value::Null);
+        let reader = std::io::BufReader::new(resp.into_body().into_reader());
+        for line in reader.lines() {
+            let Ok(line) = line else {
+                return;
+            };
+            if let Some(data) = line.strip_prefix("data:") {
+                if let Ok(v) = serde_json::from_str(data.trim()) {
+                    if tx.send(v).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    // Wait for the subscription (a feed that cannot be had is no reason
+    // not to upload: the steps are then read from the bot's page).
+    let _ = rx.recv_timeout(Duration::from_secs(10));
+    rx
+}
+
+/// Prints each step of version `number` of `bot` (from the live feed,
+/// and from its page now and then) until its verdict.
 fn follow(
     agent: &ureq::Agent,
     server: &str,
-    bot: &str,
-    number: i64,
+    (bot, number): (&str, i64),
+    steps: &mpsc::Receiver<serde_json::Value>,
     wait: Duration,
 ) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
     let mut last = "queued".to_string();
-    loop {
-        std::thread::sleep(Duration::from_millis(500));
-        let mut resp = agent
-            .get(format!("{server}/api/bots/{bot}"))
-            .call()
-            .with_context(|| format!("asking {server} about {bot}"))?;
-        let body = resp.body_mut().read_to_string().unwrap_or_default();
-        if resp.status().as_u16() != 200 {
-            bail!("{server}: {}", error_of(&body));
-        }
-        let doc: serde_json::Value = serde_json::from_str(&body).context("the server's answer")?;
-        let Some(v) = doc["versions"]
-            .as_array()
-            .and_then(|vs| vs.iter().find(|v| v["version"].as_i64() == Some(number)))
-        else {
-            bail!("{server} does not list version {number} of {bot}");
-        };
-        let status = v["status"].as_str().unwrap_or_default().to_string();
+    let mut say = |status: &str, detail: &str| {
         if status != last {
-            let detail = v["detail"].as_str().unwrap_or_default();
             match detail {
                 "" => outln!("{bot} version {number}: {status}"),
                 d => outln!("{bot} version {number}: {status}: {d}"),
             }
-            last = status.clone();
+            last = status.to_string();
         }
+    };
+    loop {
+        let heard = steps.recv_timeout(Duration::from_secs(1)).ok();
+        let ours = heard.as_ref().filter(|e| {
+            e["type"] == "bot" && e["bot"] == bot && e["version"].as_i64() == Some(number)
+        });
+        if let Some(e) = ours {
+            let status = e["status"].as_str().unwrap_or_default();
+            if !matches!(status, "entered" | "refused") {
+                say(status, e["detail"].as_str().unwrap_or_default());
+                continue;
+            }
+        } else if heard.is_some() {
+            continue;
+        }
+        // A verdict heard, or a quiet second: the version as its page says.
+        let v = version(agent, server, bot, number)?;
+        let status = v["status"].as_str().unwrap_or_default().to_string();
+        say(&status, v["detail"].as_str().unwrap_or_default());
         match status.as_str() {
             "entered" => {
                 outln!("{server}/bots/{bot}");
@@ -147,4 +183,27 @@ fn follow(
             _ => {}
         }
     }
+}
+
+/// Version `number` of `bot`, as `/api/bots/BOT` gives it.
+fn version(
+    agent: &ureq::Agent,
+    server: &str,
+    bot: &str,
+    number: i64,
+) -> anyhow::Result<serde_json::Value> {
+    let mut resp = agent
+        .get(format!("{server}/api/bots/{bot}"))
+        .call()
+        .with_context(|| format!("asking {server} about {bot}"))?;
+    let body = resp.body_mut().read_to_string().unwrap_or_default();
+    if resp.status().as_u16() != 200 {
+        bail!("{server}: {}", error_of(&body));
+    }
+    let doc: serde_json::Value = serde_json::from_str(&body).context("the server's answer")?;
+    doc["versions"]
+        .as_array()
+        .and_then(|vs| vs.iter().find(|v| v["version"].as_i64() == Some(number)))
+        .cloned()
+        .ok_or_else(|| anyhow::anyhow!("{server} does not list version {number} of {bot}"))
 }

@@ -329,7 +329,9 @@ async fn change(
         let status = if change.active { "entered" } else { "retired" };
         l.announce(serde_json::json!({"type": "bot", "bot": name, "status": status}));
     }
-    Ok(Json(serde_json::json!({ "bot": name, "active": change.active, "changed": changed })))
+    Ok(Json(
+        serde_json::json!({ "bot": name, "active": change.active, "changed": changed }),
+    ))
 }
 
 /// Refuses unless `owner` owns bot `name` (404 when there is no such bot).
