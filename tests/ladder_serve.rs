@@ -502,7 +502,9 @@ fn bad_input_gets_its_status_and_a_message_and_writes_nothing_outside_the_new_bo
     };
     let script_name =
         b"name = \"<script>alert(1)</script>\"\ncommand = [\"python3\", \"bot.py\"]\n";
-    let cases: Vec<(&str, Option<&str>, Vec<u8>, u16, &str)> = vec![
+    // What is sent, by whom, and the status and words of the answer.
+    type Case<'a> = (&'a str, Option<&'a str>, Vec<u8>, u16, &'a str);
+    let cases: Vec<Case> = vec![
         (
             "no token",
             None,

@@ -361,8 +361,12 @@ async fn after_build(
     asks: LimitSettings,
     opts: &CheckOptions,
 ) -> CheckReport {
+    // Two seconds to exit after `quit`, not a league's half second: the
+    // check judges the exit, and a Python bot on a loaded machine can take
+    // more than 500 ms to end.
     let timing = Timing {
         startup: Duration::from_millis(opts.startup_ms),
+        shutdown_grace: Duration::from_secs(2),
         ..Timing::default()
     };
     let room = Room {

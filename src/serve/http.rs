@@ -437,7 +437,7 @@ async fn standings(
 ) -> ApiResult<Json<serde_json::Value>> {
     pages::standings_json(&l, q.variant.as_deref())
         .map(Json)
-        .map_err(|e| ApiError::not_found(e))
+        .map_err(ApiError::not_found)
 }
 
 #[derive(Deserialize)]

@@ -602,7 +602,7 @@ mod tests {
         let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
         commit(&mut s, "g1");
         let mut r = row("g2");
-        let at = Store::commit(&mut s, &frame(&r), &mut r, index("g2")).unwrap();
+        let at = ResultsDir::commit(&mut s, &frame(&r), &mut r, index("g2")).unwrap();
         assert_eq!(Some(at.clone()), RecordAt::of(&s.layout().records(), &r));
         assert_eq!(at.read().unwrap(), record(&r));
         let text = Store::record(&s, "g2").unwrap();
