@@ -74,6 +74,10 @@ pub fn router(ladder: Arc<Ladder>) -> Router {
         .route("/", get(pages::standings_page))
         .route("/bots/{name}", get(pages::bot_page))
         .route("/games/{id}", get(pages::game_page))
+        .route("/games/{id}/index.js", get(pages::game_index_js))
+        .route("/games/{id}/chunk.js", get(pages::game_chunk_js))
+        .route("/assets/report.js", get(pages::report_js))
+        .route("/assets/report.css", get(pages::report_css))
         .route("/health", get(health))
         .route("/metrics", get(metrics))
         .route(
