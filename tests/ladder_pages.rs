@@ -116,7 +116,10 @@ impl Server {
             String::from_utf8_lossy(&added.stderr)
         );
         let token = out.lines().last().unwrap_or_default().trim().to_string();
-        assert!(token.len() >= 32, "no token on --add-user's last line: {out}");
+        assert!(
+            token.len() >= 32,
+            "no token on --add-user's last line: {out}"
+        );
         let log = std::fs::File::create(dir.path().join("serve.log")).unwrap();
         let mut child = arena()
             .current_dir(dir.path())
@@ -171,7 +174,9 @@ impl Server {
 
     /// `arena submit` of the shipped bot `name`, which must be entered.
     fn submit(&self, token: &str, name: &str) {
-        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots").join(name);
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("bots")
+            .join(name);
         let out = arena()
             .args(["submit", "--server", &self.url, "--token", token])
             .arg(&folder)
@@ -399,7 +404,11 @@ fn the_ladder_pages_show_ratings_live_games_boards_and_plots() {
         let ratings = s["ratings"].as_array()?;
         players
             .iter()
-            .all(|p| ratings.iter().any(|r| r["bot"] == **p && r["rated"] == true))
+            .all(|p| {
+                ratings
+                    .iter()
+                    .any(|r| r["bot"] == **p && r["rated"] == true)
+            })
             .then_some(())
     });
     let mut browser = Browser::start();
@@ -458,16 +467,26 @@ fn a_finished_game_reaches_the_open_standings_page(b: &mut Browser, server: &Ser
         .read_to_string()
         .unwrap();
     assert!(html.contains("<table id=\"games\">"), "{html}");
-    assert!(!html.contains("<tr class=\"fresh\""), "the page as served has fresh rows");
+    assert!(
+        !html.contains("<tr class=\"fresh\""),
+        "the page as served has fresh rows"
+    );
     // The page is open since (a); its newest game now, then a newer one.
     const TOP: &str = "(a => a && [a.textContent, a.getAttribute('href'), \
                        a.closest('tr').className])(document.querySelector('#games tbody tr a'))";
     let first = b.eval(&format!("window.loadedOnce = true; {TOP}"));
     let fresh = b.wait(
         "a new game from the live feed",
-        &format!("(t => t && t[0] !== {} && t[2] === 'fresh' && t)({TOP})", first[0]),
+        &format!(
+            "(t => t && t[0] !== {} && t[2] === 'fresh' && t)({TOP})",
+            first[0]
+        ),
     );
-    assert_eq!(b.eval("window.loadedOnce === true"), true, "the page reloaded");
+    assert_eq!(
+        b.eval("window.loadedOnce === true"),
+        true,
+        "the page reloaded"
+    );
     let id = fresh[0].as_str().unwrap();
     assert_eq!(fresh[1], json!(format!("/games/{id}")));
     let served = b.eval(
@@ -506,7 +525,8 @@ fn a_game_page_shows_the_board_and_steps(b: &mut Browser, server: &Server) {
     let summary = b.eval("document.getElementById('game-row').textContent");
     let summary = summary.as_str().unwrap();
     assert!(
-        summary.contains(row["seat0"].as_str().unwrap()) && summary.contains(row["reason"].as_str().unwrap()),
+        summary.contains(row["seat0"].as_str().unwrap())
+            && summary.contains(row["reason"].as_str().unwrap()),
         "{summary}"
     );
     // The board's numbers are the engine's: every one carries its value.
@@ -527,6 +547,29 @@ fn a_game_page_shows_the_board_and_steps(b: &mut Browser, server: &Server) {
     assert_eq!(
         b.eval("location.hash"),
         json!(format!("#game={id}&decision=end"))
+    );
+    // A link to a decision opens there (the page under its number).
+    let number = id.trim_start_matches("game-");
+    b.open(&format!(
+        "{}/games/{number}#game={id}&decision=end",
+        server.url
+    ));
+    b.wait(
+        "the viewer at the game's end",
+        &format!(
+            "(document.querySelector('#game-view .step') || {{}}).textContent === 'decision {n} of {n}'"
+        ),
+    );
+    // A seat's name leads to its bot's page on the ladder.
+    let seat0 = row["seat0"].as_str().unwrap();
+    let bot = seat0.split('@').next().unwrap();
+    b.eval("document.querySelector('#game-view .seat a').click()");
+    b.wait(
+        "the seat's link to lead to its bot's page",
+        &format!(
+            "location.pathname.startsWith('/bots/{bot}') && document.readyState === 'complete' \
+             && (document.querySelector('h2') || {{}}).textContent === '{bot}'"
+        ),
     );
 }
 
@@ -553,5 +596,8 @@ fn a_bot_page_shows_its_rating_plot(b: &mut Browser, server: &Server, bot: &str)
         })
         .collect();
     assert!(xy.len() >= 2, "{points}");
-    assert!(xy.iter().all(|(x, y)| x.is_finite() && y.is_finite()), "{points}");
+    assert!(
+        xy.iter().all(|(x, y)| x.is_finite() && y.is_finite()),
+        "{points}"
+    );
 }
