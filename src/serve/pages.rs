@@ -294,7 +294,7 @@ pub async fn bot_page(State(l): State<Arc<Ladder>>, Path(name): Path<String>) ->
 /// the HTML report's game viewer (`report.js`, its data from
 /// `/games/ID/index.js` and `/games/ID/chunk.js`).
 pub async fn game_page(State(l): State<Arc<Ladder>>, Path(id): Path<String>) -> Response {
-    match game_of(&l, &id).await {
+    match game_text(&l, &id).await {
         Ok(Some((row, _))) => {
             let url = format!("/games/{}", crate::report::html::frag(&row.game_id));
             let arena = json!({ "index": format!("{url}/index.js") });
@@ -322,8 +322,8 @@ pub async fn game_chunk_js(State(l): State<Arc<Ladder>>, Path(id): Path<String>)
     game_script(&l, &id, |g| g.chunk).await
 }
 
-/// One of a game's viewer scripts, or 404 with why (as a script comment,
-/// so that a page loading it shows nothing wrong but the viewer's note).
+/// One of a game's viewer scripts, or an error status whose body is a
+/// script comment (nothing of the request is echoed into a script).
 async fn game_script(l: &Ladder, id: &str, pick: fn(OneGame) -> String) -> Response {
     let (status, body) = match game_text(l, id).await {
         Ok(Some((row, text))) => {
@@ -335,15 +335,15 @@ async fn game_script(l: &Ladder, id: &str, pick: fn(OneGame) -> String) -> Respo
         }
         Ok(None) => (
             StatusCode::NOT_FOUND,
-            format!("// no finished game `{}`\n", id.replace(['\n', '\r'], " ")),
+            "// no such finished game\n".to_string(),
         ),
-        Err(e) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!(
-                "// the game cannot be shown: {}\n",
-                e.to_string().replace(['\n', '\r'], " ")
-            ),
-        ),
+        Err(e) => {
+            tracing::error!("the viewer's data of game {id:?}: {e}");
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "// the game cannot be shown: see the service's log\n".to_string(),
+            )
+        }
     };
     (status, [(header::CONTENT_TYPE, JS)], body).into_response()
 }
