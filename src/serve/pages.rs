@@ -6,6 +6,7 @@
 use super::db::{DbError, Version};
 use super::play::ladder_id;
 use super::state::Ladder;
+use crate::report::html::{one_game, OneGame, REPORT_CSS, REPORT_JS};
 use crate::results::GameRow;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
@@ -176,6 +177,17 @@ pub fn standings_json(l: &Ladder, variant: Option<&str>) -> Result<Value, String
 /// A finished game's row and its record's JSON lines, by ladder id
 /// (`123` or `game-123`); `None` when there is no such finished game.
 pub async fn game_of(l: &Ladder, id: &str) -> Result<Option<(GameRow, Vec<Value>)>, DbError> {
+    Ok(game_text(l, id).await?.map(|(row, text)| {
+        let lines = text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        (row, lines)
+    }))
+}
+
+/// A finished game's row and its record's text (JSON lines), by ladder id.
+async fn game_text(l: &Ladder, id: &str) -> Result<Option<(GameRow, String)>, DbError> {
     let Some(n) = id.parse::<i64>().ok().or_else(|| ladder_id(id)) else {
         return Ok(None);
     };
@@ -189,11 +201,7 @@ pub async fn game_of(l: &Ladder, id: &str) -> Result<Option<(GameRow, Vec<Value>
     };
     let text = crate::results::records::decode(&frame)
         .map_err(|e| DbError::Conflict(format!("the record of game {n}: {e}")))?;
-    let lines = String::from_utf8_lossy(&text)
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
-    Ok(Some((row, lines)))
+    Ok(Some((row, String::from_utf8_lossy(&text).into_owned())))
 }
 
 /// The pages' templates.
@@ -282,14 +290,80 @@ pub async fn bot_page(State(l): State<Arc<Ladder>>, Path(name): Path<String>) ->
     }
 }
 
-/// `/games/ID`: a game's page: its row, and its moves and positions as
-/// the engine replays them.
+/// `/games/ID`: a game's page: its row, and the board with its moves in
+/// the HTML report's game viewer (`report.js`, its data from
+/// `/games/ID/index.js` and `/games/ID/chunk.js`).
 pub async fn game_page(State(l): State<Arc<Ladder>>, Path(id): Path<String>) -> Response {
-    match game_of(&l, &id).await {
-        Ok(Some((row, record))) => page("game.html", &l, json!({ "row": row, "record": record })),
+    match game_text(&l, &id).await {
+        Ok(Some((row, _))) => {
+            let url = format!("/games/{}", crate::report::html::frag(&row.game_id));
+            let arena = json!({ "index": format!("{url}/index.js") });
+            let open = format!("#game={}", crate::report::html::frag(&row.game_id));
+            page(
+                "game.html",
+                &l,
+                json!({ "row": row, "url": url, "arena": arena, "open": open }),
+            )
+        }
         Ok(None) => missing(format!("no finished game `{id}`")),
         Err(e) => missing(format!("the game cannot be shown: {e}")),
     }
+}
+
+/// `/games/ID/index.js`: the viewer's index of this one game (a script
+/// calling `arenaIndex`).
+pub async fn game_index_js(State(l): State<Arc<Ladder>>, Path(id): Path<String>) -> Response {
+    game_script(&l, &id, |g| g.index).await
+}
+
+/// `/games/ID/chunk.js`: the viewer's data of this one game, every
+/// position replayed by the engine (a script calling `arenaGames`).
+pub async fn game_chunk_js(State(l): State<Arc<Ladder>>, Path(id): Path<String>) -> Response {
+    game_script(&l, &id, |g| g.chunk).await
+}
+
+/// One of a game's viewer scripts, or an error status whose body is a
+/// script comment (nothing of the request is echoed into a script).
+async fn game_script(l: &Ladder, id: &str, pick: fn(OneGame) -> String) -> Response {
+    let (status, body) = match game_text(l, id).await {
+        Ok(Some((row, text))) => {
+            // The index names the chunk as report.js finds it: it loads
+            // `games/NAME.js` relative to the page `/games/ID`, which is
+            // `/games/ID/chunk.js` for this name. The page loads it itself.
+            let name = format!("../{}/chunk", crate::report::html::frag(&row.game_id));
+            (StatusCode::OK, pick(one_game(&row, Some(&text), &name)))
+        }
+        Ok(None) => (
+            StatusCode::NOT_FOUND,
+            "// no such finished game\n".to_string(),
+        ),
+        Err(e) => {
+            tracing::error!("the viewer's data of game {id:?}: {e}");
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "// the game cannot be shown: see the service's log\n".to_string(),
+            )
+        }
+    };
+    (status, [(header::CONTENT_TYPE, JS)], body).into_response()
+}
+
+/// The content type of the scripts served.
+const JS: &str = "text/javascript; charset=utf-8";
+
+/// `/assets/report.js`: the HTML report's script, whose game viewer the
+/// game page uses; part of the binary, so no request leaves the service.
+pub async fn report_js() -> Response {
+    ([(header::CONTENT_TYPE, JS)], REPORT_JS).into_response()
+}
+
+/// `/assets/report.css`: the HTML report's style sheet, for its viewer.
+pub async fn report_css() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/css; charset=utf-8")],
+        REPORT_CSS,
+    )
+        .into_response()
 }
 
 /// The rating-over-time plot of a bot's versions (their `history`): one

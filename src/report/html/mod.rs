@@ -152,10 +152,7 @@ pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Wr
     )?;
     remove_stale(&games_dir, &chunk_files);
 
-    for (name, text) in [
-        ("report.js", include_str!("assets/report.js")),
-        ("report.css", include_str!("assets/report.css")),
-    ] {
+    for (name, text) in [("report.js", REPORT_JS), ("report.css", REPORT_CSS)] {
         write_atomic(&out.join(name), text.as_bytes())?;
     }
     let (page, bot_pages) = view::page(
@@ -362,19 +359,33 @@ fn build_chunk(
     rows: &[GameRow],
     record_of: &dyn Fn(&GameRow) -> Option<RecordAt>,
 ) -> (String, Vec<GameMeta>) {
+    build_chunk_of(k, rows, &|row| {
+        // A record that is there but cannot be read (a damaged frame, a
+        // range past the end of its log) is noted with why and where.
+        match record_of(row).map(|at| (at.read_text(), at)) {
+            Some((Err(e), at)) if at.path().is_file() => Err(format!(
+                "the record cannot be read: {}: {e}",
+                at.path().display()
+            )),
+            Some((Ok(text), _)) => Ok(Some(text)),
+            _ => Ok(None),
+        }
+    })
+}
+
+/// A row's record text: `Ok(None)` when it is missing, `Err(why)` when it
+/// is there but cannot be read.
+type TextOf<'a> = dyn Fn(&GameRow) -> Result<Option<String>, String> + 'a;
+
+/// `build_chunk` with each record's text given by `text_of`.
+fn build_chunk_of(k: usize, rows: &[GameRow], text_of: &TextOf) -> (String, Vec<GameMeta>) {
     let mut keys = Keys::default();
     let mut games = Vec::with_capacity(rows.len());
     let mut metas = Vec::with_capacity(rows.len());
     for row in rows {
-        // A record that is there but cannot be read (a damaged frame, a
-        // range past the end of its log) is noted with why and where.
-        let (data, meta) = match record_of(row).map(|at| (at.read_text(), at)) {
-            Some((Err(e), at)) if at.path().is_file() => replay::damaged(
-                &row.game_id,
-                format!("the record cannot be read: {}: {e}", at.path().display()),
-            ),
-            Some((Ok(text), _)) => replay::game_data(&row.game_id, Some(&text), &mut keys),
-            _ => replay::game_data(&row.game_id, None, &mut keys),
+        let (data, meta) = match text_of(row) {
+            Err(note) => replay::damaged(&row.game_id, note),
+            Ok(text) => replay::game_data(&row.game_id, text.as_deref(), &mut keys),
         };
         games.push(data);
         metas.push(meta);
@@ -382,6 +393,36 @@ fn build_chunk(
     let body = json!({ "chunk": k, "keys": keys.names, "games": games });
     (format!("arenaGames({body});\n"), metas)
 }
+
+/// The viewer's data for one game shown on a page of its own (the ladder
+/// service's game page): the scripts the report loads from
+/// `games/index.js` and its chunk file, with this game only.
+#[derive(Clone, Debug)]
+pub struct OneGame {
+    /// A script calling `arenaIndex(...)` with this one game, in chunk 0.
+    pub index: String,
+    /// A script calling `arenaGames(...)`: the game replayed by the engine.
+    pub chunk: String,
+}
+
+/// The viewer's data for `row`'s game from its record's text (`None`: the
+/// record is missing, which the viewer shows as a note), the index naming
+/// its chunk `chunk_name`. The same code as the report's files, so the
+/// report's `report.js` shows it unchanged.
+pub fn one_game(row: &GameRow, record: Option<&str>, chunk_name: &str) -> OneGame {
+    let rows = std::slice::from_ref(row);
+    let (chunk, metas) = build_chunk_of(0, rows, &|_| Ok(record.map(str::to_string)));
+    OneGame {
+        index: game_index(rows, &metas, &[chunk_name.to_string()]),
+        chunk,
+    }
+}
+
+/// The report's script (`report.js`: tables, views, the game viewer).
+pub const REPORT_JS: &str = include_str!("assets/report.js");
+
+/// The report's style sheet (`report.css`).
+pub const REPORT_CSS: &str = include_str!("assets/report.css");
 
 /// `games/index.js`: every game in one line (ids, labels, bots and reasons
 /// as indexes into tables).
@@ -508,4 +549,38 @@ fn by_count(m: &BTreeMap<String, u64>) -> Vec<(String, u64)> {
     let mut v: Vec<(String, u64)> = m.iter().map(|(k, n)| (k.clone(), *n)).collect();
     v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One game's scripts name it, its chunk, and say why a missing or
+    /// unreadable record cannot be shown, as the report's files do.
+    #[test]
+    fn one_game_gives_the_index_and_chunk_of_that_game() {
+        let row = GameRow {
+            game_id: "game-7".into(),
+            variant: "kisolo".into(),
+            seat0: "a@1".into(),
+            seat1: "b@1".into(),
+            ..Default::default()
+        };
+        let g = one_game(&row, None, "here");
+        let index = g.index.strip_prefix("arenaIndex(").unwrap();
+        let index: Value =
+            serde_json::from_str(index.trim_end().strip_suffix(");").unwrap()).unwrap();
+        assert_eq!(index["chunks"], json!(["here"]));
+        assert_eq!(index["games"][0][0], "game-7");
+        assert_eq!(index["bots"], json!(["a@1", "b@1"]));
+        assert_eq!(index["games"][0][9], 1, "a missing record is flagged");
+        assert!(g.chunk.starts_with("arenaGames({\"chunk\":0"));
+        assert!(g.chunk.contains("its record is missing"));
+        let bad = one_game(&row, Some("not a record"), "here");
+        assert!(
+            bad.chunk.contains("the record cannot be read"),
+            "{}",
+            bad.chunk
+        );
+    }
 }
