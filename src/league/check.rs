@@ -367,7 +367,6 @@ async fn after_build(
     let timing = Timing {
         startup: Duration::from_millis(opts.startup_ms),
         shutdown_grace: Duration::from_secs(2),
-        ..Timing::default()
     };
     let room = Room {
         sandbox: opts.sandbox,
