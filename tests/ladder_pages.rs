@@ -173,17 +173,9 @@ impl Server {
     }
 
     /// `arena submit` of the shipped bots `names`, all at once (so that
-    /// they are uploaded before the games begin), each of which must be
-    /// entered; returns their players (`NAME@VERSION`).
-    ///
-    /// Three faults of the service, seen on a loaded machine, are tried
-    /// again (at most five times in all): an upload refused with SQLite's
-    /// "database is locked" (its writes racing other writes), a version
-    /// refused because its folder was read before it was moved into place
-    /// ("cannot read ./bot.toml": the version's row is written first), and
-    /// check-bot's quit check failing a slow interpreter (a fixed 500 ms
-    /// to exit after `quit`). They are to be fixed in src/serve (db.rs,
-    /// intake.rs) and the check's grace.
+    /// they are uploaded before the games begin, and race each other's
+    /// writes to the store), each of which must be entered; returns their
+    /// players (`NAME@VERSION`).
     fn submit(&self, token: &str, names: &[&str]) -> Vec<String> {
         let start = |name: &str| {
             let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -197,37 +189,19 @@ impl Server {
                 .spawn()
                 .unwrap()
         };
-        let mut running: Vec<(&str, Child)> = names.iter().map(|n| (*n, start(n))).collect();
-        for tries in 1.. {
-            let mut again = Vec::new();
-            for (name, child) in running {
-                let out = child.wait_with_output().unwrap();
-                let text = format!(
-                    "{}{}",
-                    String::from_utf8_lossy(&out.stdout),
-                    String::from_utf8_lossy(&out.stderr)
-                );
-                if out.status.success() && text.contains("entered") {
-                    continue;
-                }
-                let known = [
-                    "database is locked",
-                    "cannot read ./bot.toml",
-                    "FAIL  quit: did not exit with status 0 within",
-                ];
-                assert!(
-                    tries < 5 && known.iter().any(|k| text.contains(k)),
-                    "arena submit {name}: {text}\n{}",
-                    self.log()
-                );
-                eprintln!("arena submit {name} again, after a known fault of the service: {text}");
-                again.push(name);
-            }
-            if again.is_empty() {
-                break;
-            }
-            std::thread::sleep(Duration::from_secs(1));
-            running = again.into_iter().map(|n| (n, start(n))).collect();
+        let running: Vec<(&str, Child)> = names.iter().map(|n| (*n, start(n))).collect();
+        for (name, child) in running {
+            let out = child.wait_with_output().unwrap();
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                out.status.success() && text.contains("entered"),
+                "arena submit {name}: {text}\n{}",
+                self.log()
+            );
         }
         let bots = self.json("/api/bots");
         names

@@ -699,4 +699,28 @@ fn kill_9_in_the_middle_of_games_loses_no_finished_game_and_plays_the_cut_ones_a
         "{m}"
     );
     assert_export_rates_the_same(&server, &s);
+
+    // The backup of docs/ladder.md, taken while it serves, is a store
+    // that opens, with every game finished when it was taken.
+    let copy = dir.join("backup.db");
+    let out = common::arena(
+        dir,
+        &[
+            "serve",
+            server.file.to_str().unwrap(),
+            "--backup",
+            copy.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", common::text(&out));
+    let backed_up = rt.block_on(async {
+        let store = mancala_arena::serve::db::Db::open(&format!("sqlite:{}", copy.display()))
+            .await
+            .unwrap();
+        store.done_rows().await.unwrap().len()
+    });
+    assert!(
+        backed_up >= s["games"].as_u64().unwrap() as usize,
+        "{backed_up} games backed up"
+    );
 }

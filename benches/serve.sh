@@ -1,0 +1,82 @@
+#!/bin/bash
+# The ladder service's figures (BENCHMARKS.md, "The ladder service"), in
+# one run on one machine:
+#
+#     cargo build --release --bins && cargo bench --no-run --bench serve_load
+#     bash benches/serve.sh [SECONDS [TARGET_GAMES]]
+#
+# 1. `arena run` of benches/throughput.toml at -j 2 (four instant, seeded
+#    random bots over every game, 5,040 games): games/s over its wall time.
+# 2. `arena serve` of a ladder with the same variants and 2 games in
+#    flight; the same four bots uploaded with `arena submit`; games/s over
+#    SECONDS (default 60) once all four are entered.
+# 3. 100 concurrent readers of `/` and `/api/standings` for 30 s while the
+#    games go on (benches/serve_load.rs): p50, p99 and max latency.
+# 4. The games go on until TARGET_GAMES (default 100000) are done: the
+#    server's memory then (VmRSS, VmHWM) and its last refit's time.
+set -euo pipefail
+SECONDS_RUN=${1:-60}
+TARGET=${2:-100000}
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BIN=$REPO/target/release
+LOAD=$(ls -t "$REPO"/target/release/deps/serve_load-* 2>/dev/null | grep -v '\.d$' | head -1)
+[ -x "$BIN/arena" ] && [ -x "$BIN/random-bot" ] && [ -n "$LOAD" ] || {
+    echo "build first: cargo build --release --bins && cargo bench --no-run --bench serve_load" >&2
+    exit 2
+}
+DIR=$(mktemp -d)
+SERVER=
+trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; rm -rf "$DIR"' EXIT
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# 1. arena run.
+t0=$(date +%s.%N)
+"$BIN/arena" run "$REPO/benches/throughput.toml" -o "$DIR/run" -j 2 --no-build --no-report --quiet >/dev/null 2>"$DIR/run.log"
+t1=$(date +%s.%N)
+RUN_GAMES=$(($(wc -l < "$DIR/run/games.csv") - 1))
+RUN_RATE=$(python3 -c "print(f'{$RUN_GAMES / ($t1 - $t0):.1f}')")
+echo "arena run -j 2: $RUN_GAMES games in $(python3 -c "print(f'{$t1 - $t0:.1f}')") s: $RUN_RATE games/s"
+
+# 2. arena serve, the same bots uploaded.
+cat > "$DIR/ladder.toml" <<TOML
+name = "bench"
+seed = 1
+variants = ["filo", "tricala", "tricala3", "hackaback", "kisolo", "diffusion"]
+openings = 0
+max_plies = 1000
+output = "results"
+[ladder]
+games_in_flight = 2
+refit_seconds = 10
+refit_games = 5000
+TOML
+for i in 0 1 2 3; do
+    mkdir -p "$DIR/bots/r$i"
+    printf 'name = "r%s"\ncommand = ["{bin_dir}/random-bot"]\nenv = { RANDOM_BOT_SEED = "%s" }\n' $i $i > "$DIR/bots/r$i/bot.toml"
+done
+TOKEN=$("$BIN/arena" serve "$DIR/ladder.toml" --add-user bench | tail -1)
+"$BIN/arena" serve "$DIR/ladder.toml" --bind 127.0.0.1:0 > "$DIR/serve.out" 2> "$DIR/serve.log" &
+SERVER=$!
+for _ in $(seq 100); do grep -q listening "$DIR/serve.out" 2>/dev/null && break; sleep 0.2; done
+URL=$(grep -o 'http://[0-9.:]*' "$DIR/serve.out")
+for i in 0 1 2 3; do
+    "$BIN/arena" submit --server "$URL" --token "$TOKEN" "$DIR/bots/r$i" > "$DIR/submit-$i.log"
+done
+games() { curl -s "$URL/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["games"])'; }
+g0=$(games); t0=$(date +%s.%N)
+sleep "$SECONDS_RUN"
+g1=$(games); t1=$(date +%s.%N)
+SERVE_RATE=$(python3 -c "print(f'{($g1 - $g0) / ($t1 - $t0):.1f}')")
+echo "arena serve, 2 games in flight: $((g1 - g0)) games in $(python3 -c "print(f'{$t1 - $t0:.1f}')") s: $SERVE_RATE games/s; serve / run $(python3 -c "print(f'{$SERVE_RATE / $RUN_RATE:.2f}')") (goal >= 0.8)"
+
+# 3. 100 readers while the games go on.
+echo "100 readers for 30 s while games are played, at $(games) games:"
+g0=$(games); t0=$(date +%s.%N)
+"$LOAD" "$URL" 30 100 / /api/standings
+g1=$(games); t1=$(date +%s.%N)
+echo "games meanwhile: $(python3 -c "print(f'{($g1 - $g0) / ($t1 - $t0):.1f}')") games/s"
+
+# 4. Memory at TARGET games.
+while [ "$(games)" -lt "$TARGET" ]; do sleep 5; done
+echo "at $(games) games: server $(grep -E 'VmRSS|VmHWM' /proc/$SERVER/status | tr -s ' \n' ' '); last refit $(curl -s "$URL/metrics" | awk '/^arena_fit_seconds/ {print $2}') s"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
