@@ -40,45 +40,46 @@ pub fn cholesky(m: &Matrix) -> Option<Matrix> {
     let n = m.n;
     let mut l = Matrix::zeros(n);
     for j in 0..n {
-        let mut d = m.get(j, j);
-        for k in 0..j {
-            let v = l.a[j * n + k];
-            d -= v * v;
-        }
+        let (done, rest) = l.a.split_at_mut((j + 1) * n);
+        let row_j = &mut done[j * n..];
+        let d = m.get(j, j) - dot(&row_j[..j], &row_j[..j]);
         if d.is_nan() || d <= 0.0 || !d.is_finite() {
             return None;
         }
         let d = d.sqrt();
-        l.a[j * n + j] = d;
-        for i in (j + 1)..n {
-            let mut s = m.get(i, j);
-            let (ri, rj) = (i * n, j * n);
-            for k in 0..j {
-                s -= l.a[ri + k] * l.a[rj + k];
-            }
-            l.a[ri + j] = s / d;
+        row_j[j] = d;
+        let row_j = &row_j[..j];
+        for (r, row_i) in rest.chunks_exact_mut(n.max(1)).enumerate() {
+            let i = j + 1 + r;
+            row_i[j] = (m.get(i, j) - dot(&row_i[..j], row_j)) / d;
         }
     }
     Some(l)
+}
+
+/// `Σ a_k b_k` over slices of the same length (slices, not indexes: the
+/// loop stays tight in unoptimised test builds too).
+#[inline]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 /// Solves `L Lᵀ x = b` given the Cholesky factor.
 pub fn solve(l: &Matrix, b: &[f64]) -> Vec<f64> {
     let n = l.n;
     let mut y = b.to_vec();
-    for i in 0..n {
-        let mut s = y[i];
-        for k in 0..i {
-            s -= l.a[i * n + k] * y[k];
-        }
-        y[i] = s / l.a[i * n + i];
+    for (i, row) in l.a.chunks_exact(n.max(1)).enumerate() {
+        y[i] = (y[i] - dot(&row[..i], &y[..i])) / row[i];
     }
+    // Lᵀ x = y, by columns of L: once x_i is known, it leaves the rows
+    // above it.
     for i in (0..n).rev() {
-        let mut s = y[i];
-        for k in (i + 1)..n {
-            s -= l.a[k * n + i] * y[k];
+        let row = &l.a[i * n..(i + 1) * n];
+        let x = y[i] / row[i];
+        y[i] = x;
+        for (yk, lik) in y[..i].iter_mut().zip(&row[..i]) {
+            *yk -= lik * x;
         }
-        y[i] = s / l.a[i * n + i];
     }
     y
 }
@@ -110,14 +111,16 @@ pub fn sandwich(bread: &Matrix, meat: &Matrix) -> Matrix {
 fn product(a: &Matrix, b: &Matrix) -> Matrix {
     let n = a.n;
     let mut out = Matrix::zeros(n);
-    for i in 0..n {
-        for k in 0..n {
-            let x = a.get(i, k);
+    for (row_a, row_out) in
+        a.a.chunks_exact(n.max(1))
+            .zip(out.a.chunks_exact_mut(n.max(1)))
+    {
+        for (&x, row_b) in row_a.iter().zip(b.a.chunks_exact(n.max(1))) {
             if x == 0.0 {
                 continue;
             }
-            for j in 0..n {
-                out.a[i * n + j] += x * b.get(k, j);
+            for (o, y) in row_out.iter_mut().zip(row_b) {
+                *o += x * y;
             }
         }
     }
