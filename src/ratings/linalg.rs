@@ -42,7 +42,7 @@ pub fn cholesky(m: &Matrix) -> Option<Matrix> {
     for j in 0..n {
         let (done, rest) = l.a.split_at_mut((j + 1) * n);
         let row_j = &mut done[j * n..];
-        let d = m.get(j, j) - dot(&row_j[..j], &row_j[..j]);
+        let d = sub_dot(m.get(j, j), &row_j[..j], &row_j[..j]);
         if d.is_nan() || d <= 0.0 || !d.is_finite() {
             return None;
         }
@@ -51,17 +51,21 @@ pub fn cholesky(m: &Matrix) -> Option<Matrix> {
         let row_j = &row_j[..j];
         for (r, row_i) in rest.chunks_exact_mut(n.max(1)).enumerate() {
             let i = j + 1 + r;
-            row_i[j] = (m.get(i, j) - dot(&row_i[..j], row_j)) / d;
+            row_i[j] = sub_dot(m.get(i, j), &row_i[..j], row_j) / d;
         }
     }
     Some(l)
 }
 
-/// `Σ a_k b_k` over slices of the same length (slices, not indexes: the
-/// loop stays tight in unoptimised test builds too).
+/// `s - a_0 b_0 - a_1 b_1 - ...`, in that order (the results stay the
+/// same to the last bit), over slices of the same length: slices, not
+/// indexes, so that the loop stays tight in unoptimised test builds too.
 #[inline]
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+fn sub_dot(mut s: f64, a: &[f64], b: &[f64]) -> f64 {
+    for (x, y) in a.iter().zip(b) {
+        s -= x * y;
+    }
+    s
 }
 
 /// Solves `L Lᵀ x = b` given the Cholesky factor.
@@ -69,17 +73,14 @@ pub fn solve(l: &Matrix, b: &[f64]) -> Vec<f64> {
     let n = l.n;
     let mut y = b.to_vec();
     for (i, row) in l.a.chunks_exact(n.max(1)).enumerate() {
-        y[i] = (y[i] - dot(&row[..i], &y[..i])) / row[i];
+        y[i] = sub_dot(y[i], &row[..i], &y[..i]) / row[i];
     }
-    // Lᵀ x = y, by columns of L: once x_i is known, it leaves the rows
-    // above it.
     for i in (0..n).rev() {
-        let row = &l.a[i * n..(i + 1) * n];
-        let x = y[i] / row[i];
-        y[i] = x;
-        for (yk, lik) in y[..i].iter_mut().zip(&row[..i]) {
-            *yk -= lik * x;
+        let mut s = y[i];
+        for (row_k, yk) in l.a.chunks_exact(n).skip(i + 1).zip(&y[i + 1..]) {
+            s -= row_k[i] * yk;
         }
+        y[i] = s / l.a[i * n + i];
     }
     y
 }
