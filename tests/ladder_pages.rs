@@ -18,14 +18,15 @@
 //! builds and checks the bots first), and the server and Chromium are
 //! stopped by guards, also when a check fails.
 
+mod common;
+
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// How long any one thing may take before the test fails.
@@ -35,42 +36,6 @@ fn arena() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
     c.stdin(Stdio::null());
     c
-}
-
-/// The Chromium binary: `CHROMIUM`, else `chromium` (or its other names)
-/// on PATH, installed by `.ci/install-chromium` when there is none. None
-/// after that is a failure that says what to install.
-fn chromium() -> PathBuf {
-    static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
-    if let Some(p) = std::env::var_os("CHROMIUM") {
-        return PathBuf::from(p);
-    }
-    let find = || {
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        ["chromium", "chromium-browser", "google-chrome"]
-            .iter()
-            .flat_map(|name| std::env::split_paths(&path).map(move |d| d.join(name)))
-            .find(|p| p.is_file())
-    };
-    let found = FOUND.get_or_init(|| {
-        find().or_else(|| {
-            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/install-chromium");
-            let installed = Command::new("bash")
-                .arg(&script)
-                .stdin(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success());
-            installed.then(find).flatten()
-        })
-    });
-    match found {
-        Some(p) => p.clone(),
-        None => panic!(
-            "the ladder's browser tests need headless Chromium, found none and could not install it \
-             with .ci/install-chromium (it needs root or password-less sudo on Debian/Ubuntu): \
-             apt-get install chromium, or set CHROMIUM=/path/to/chromium"
-        ),
-    }
 }
 
 /// Polls `f` every quarter second until it gives a value; fails with
@@ -265,7 +230,7 @@ impl Browser {
         let (child_in, to) = std::io::pipe().unwrap();
         let (from, child_out) = std::io::pipe().unwrap();
         let (r, w) = (child_in.as_raw_fd(), child_out.as_raw_fd());
-        let mut cmd = Command::new(chromium());
+        let mut cmd = Command::new(common::chromium("the ladder's browser tests"));
         cmd.args([
             "--headless",
             "--no-sandbox",

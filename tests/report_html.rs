@@ -18,6 +18,8 @@
 //! when that cannot be done: they are never skipped. `CHROMIUM` names
 //! another binary. No timing is asserted: the machine may be busy.
 
+mod common;
+
 use mancala_arena::results::records::RecordAt;
 use mancala_arena::results::{csvio, GameRow};
 use serde_json::Value;
@@ -33,46 +35,10 @@ fn arena() -> Command {
     c
 }
 
-/// The Chromium binary: `CHROMIUM`, else `chromium` (or its other names)
-/// on PATH, installed by `.ci/install-chromium` when there is none. None
-/// after that is a failure that says what to install.
-fn chromium() -> PathBuf {
-    static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
-    if let Some(p) = std::env::var_os("CHROMIUM") {
-        return PathBuf::from(p);
-    }
-    let find = || {
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        ["chromium", "chromium-browser", "google-chrome"]
-            .iter()
-            .flat_map(|name| std::env::split_paths(&path).map(move |d| d.join(name)))
-            .find(|p| p.is_file())
-    };
-    let found = FOUND.get_or_init(|| {
-        find().or_else(|| {
-            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/install-chromium");
-            let installed = Command::new("bash")
-                .arg(&script)
-                .stdin(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success());
-            installed.then(find).flatten()
-        })
-    });
-    match found {
-        Some(p) => p.clone(),
-        None => panic!(
-            "the report's browser tests need headless Chromium, found none and could not install it \
-             with .ci/install-chromium (it needs root or password-less sudo on Debian/Ubuntu): \
-             apt-get install chromium, or set CHROMIUM=/path/to/chromium"
-        ),
-    }
-}
-
 /// The DOM of `url` after its scripts ran, and the console's messages.
 fn open(url: &str, extra: &[&str]) -> (String, Vec<String>) {
     let profile = tempfile::tempdir().unwrap();
-    let mut child = Command::new(chromium())
+    let mut child = Command::new(common::chromium("the report's browser tests"))
         .args([
             "--headless",
             "--no-sandbox",

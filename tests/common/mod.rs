@@ -90,3 +90,42 @@ pub fn text(o: &std::process::Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     )
 }
+
+/// The Chromium binary: `CHROMIUM`, else `chromium` (or its other names)
+/// on PATH, installed by `.ci/install-chromium` when there is none. None
+/// after that is a failure that says what to install; `who` names the
+/// tests that need it.
+#[allow(dead_code)]
+pub fn chromium(who: &str) -> std::path::PathBuf {
+    static FOUND: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    if let Some(p) = std::env::var_os("CHROMIUM") {
+        return std::path::PathBuf::from(p);
+    }
+    let find = || {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        ["chromium", "chromium-browser", "google-chrome"]
+            .iter()
+            .flat_map(|name| std::env::split_paths(&path).map(move |d| d.join(name)))
+            .find(|p| p.is_file())
+    };
+    let found = FOUND.get_or_init(|| {
+        find().or_else(|| {
+            let script =
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/install-chromium");
+            let installed = std::process::Command::new("bash")
+                .arg(&script)
+                .stdin(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            installed.then(find).flatten()
+        })
+    });
+    match found {
+        Some(p) => p.clone(),
+        None => panic!(
+            "{who} need headless Chromium, found none and could not install it \
+             with .ci/install-chromium (it needs root or password-less sudo on Debian/Ubuntu): \
+             apt-get install chromium, or set CHROMIUM=/path/to/chromium"
+        ),
+    }
+}
