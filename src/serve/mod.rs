@@ -169,7 +169,6 @@ pub fn serve(
             stopping: AtomicBool::new(false),
             events,
             metrics: Metrics::default(),
-            address,
         });
         Ok::<_, ServeError>((ladder, listener))
     })?;

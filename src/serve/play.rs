@@ -7,7 +7,7 @@
 //! runner's `Store`: each finished game goes into the database in one
 //! transaction, and only then counts.
 
-use super::db::{player_name, DbError, GameTicket, Version};
+use super::db::{DbError, GameTicket, Version};
 use super::pairing::{self, Entrant, LadderVariant, PairingConfig, Pick};
 use super::state::Ladder;
 use crate::league::config::BotSpec;
@@ -441,12 +441,4 @@ impl Store for DbStore {
             .map_err(|e| DbError::Conflict(format!("the record of game {id}: {e}")))?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
-}
-
-/// The version ids of a row's seats, by their ladder names.
-pub fn player_of(roster: &[Version], name: &str) -> Option<i64> {
-    roster
-        .iter()
-        .find(|v| player_name(&v.bot, v.number) == name)
-        .map(|v| v.id)
 }

@@ -71,8 +71,6 @@ pub struct Ladder {
     /// The live feed (JSON events, for Server-Sent Events).
     pub events: tokio::sync::broadcast::Sender<String>,
     pub metrics: Metrics,
-    /// Where the server listens (for messages).
-    pub address: String,
 }
 
 impl Ladder {
