@@ -179,7 +179,6 @@ fn on_event(ladder: &Ladder, e: &Event) {
                 *f.entry(row.reason.clone()).or_default() += 1;
             }
             ladder.announce(serde_json::json!({"type": "game", "row": row}));
-            ladder.wake_all();
         }
         Event::Warning(w) => tracing::warn!("{w}"),
         Event::BotStarted {
