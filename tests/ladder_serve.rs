@@ -56,16 +56,18 @@ impl Server {
         token
     }
 
-    /// Starts `arena serve` and waits for its address.
+    /// Starts `arena serve ladder.toml` in the ladder's folder and waits
+    /// for its address.
     fn start(&mut self) {
+        let dir = self.dir.clone();
+        self.start_in(&dir, "ladder.toml");
+    }
+
+    /// Starts `arena serve FILE` in folder `cwd` and waits for its address.
+    fn start_in(&mut self, cwd: &Path, file: &str) {
         let mut child = Command::new(ARENA)
-            .args([
-                "serve",
-                self.file.to_str().unwrap(),
-                "--bind",
-                "127.0.0.1:0",
-            ])
-            .current_dir(&self.dir)
+            .args(["serve", file, "--bind", "127.0.0.1:0"])
+            .current_dir(cwd)
             .stdout(Stdio::piped())
             .stderr(Stdio::from(
                 std::fs::OpenOptions::new()
@@ -673,7 +675,11 @@ fn kill_9_in_the_middle_of_games_loses_no_finished_game_and_plays_the_cut_ones_a
         )
     });
     assert!(done >= 30);
-    server.start();
+    // Started again from another folder: the versions it entered (from
+    // `ladder.toml`, a relative path) are found all the same.
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    server.start_in(&elsewhere, "../ladder.toml");
     // Every cut game finished (played again first, but one can take
     // longer than many others), then a fit that has them all.
     let start = Instant::now();

@@ -141,6 +141,10 @@ pub fn serve(
     opts: &ServeOptions,
     on_listen: &mut dyn FnMut(SocketAddr),
 ) -> Result<(), ServeError> {
+    // The versions' folders are stored under it: absolute, so that a
+    // server started again from another folder still finds them.
+    let mut t = t;
+    t.output = std::path::absolute(&t.output).map_err(io(t.output.display().to_string()))?;
     let settings = settings_of(&t)?;
     let rt = runtime()?;
     let (ladder, listener) = rt.block_on(async {
