@@ -23,6 +23,10 @@ pub struct ReportArgs {
     /// folder: the folder given, or the one holding the shards).
     #[arg(long, short = 'o', value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Every game's viewer data (the default: a sample of the games,
+    /// bounded by the bots and variants; `arena view` shows any game).
+    #[arg(long)]
+    all_games: bool,
 }
 
 /// The results folders `args` name, and the league folder they belong to.
@@ -129,6 +133,8 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         sprt,
         decided,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        all_games: args.all_games,
+        on_demand: false,
     };
     let w = write_report(&sources(&folders), &out, &opts)
         .with_context(|| format!("writing the report into {}", out.display()))?;
@@ -142,8 +148,9 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         );
     }
     eprintln!(
-        "{} games in {:.1} s ({} chunk(s) of viewer data built, {} kept)",
+        "{} games ({} in the viewer) in {:.1} s ({} chunk(s) of viewer data built, {} kept)",
         w.games,
+        w.shown,
         started.elapsed().as_secs_f64(),
         w.chunks_built,
         w.chunks_kept
@@ -252,6 +259,7 @@ fn write(dir: &Path, title: &str, total: Option<usize>, live: bool) -> anyhow::R
         sprt,
         decided,
         threads: 1,
+        ..Default::default()
     };
     let w = write_report(&sources(&[dir.to_path_buf()]), &out, &opts)
         .with_context(|| format!("writing {}", out.display()))?;
