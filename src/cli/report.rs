@@ -30,7 +30,7 @@ pub struct ReportArgs {
 }
 
 /// The results folders `args` name, and the league folder they belong to.
-fn resolve(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
+pub(super) fn resolve(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
     let paths = paths
         .iter()
         .map(|p| super::results_folder(p, "give a league's results folder, e.g. results/NAME"))
@@ -79,7 +79,7 @@ fn resolve(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
 
 /// The league's name and scheduled games, from league.json where there is
 /// one (the league's, or its shards').
-fn league_info(folders: &[PathBuf], league: &Path) -> (String, Option<usize>) {
+pub(super) fn league_info(folders: &[PathBuf], league: &Path) -> (String, Option<usize>) {
     let meta = read_meta;
     if let Some(m) = meta(league).filter(|m| m.shard.is_none()) {
         return (m.name, Some(m.games));
@@ -107,7 +107,7 @@ fn sprt_of(dir: &Path) -> anyhow::Result<(Option<String>, bool)> {
     Ok(verdict.map_or((None, false), |v| (Some(v.line), v.decided)))
 }
 
-fn sources(folders: &[PathBuf]) -> Vec<Source> {
+pub(super) fn sources(folders: &[PathBuf]) -> Vec<Source> {
     folders
         .iter()
         .map(|f| {
