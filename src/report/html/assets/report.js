@@ -254,6 +254,22 @@
     (chunkWaiters[d.chunk] || []).forEach((w) => w.ok(chunks[d.chunk]));
     delete chunkWaiters[d.chunk];
   };
+  // A chunk of the report's files: its data gzipped in base64, inflated
+  // here (the browser's DecompressionStream; no rule, only bytes).
+  window.arenaGamesZ = function (k, b64) {
+    const bin = atob(b64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    new Response(stream)
+      .text()
+      .then((t) => window.arenaGames(JSON.parse(t)))
+      .catch((e) => {
+        const msg = "cannot read the data of chunk " + k + ": " + e.message;
+        (chunkWaiters[k] || []).forEach((w) => w.fail(new Error(msg)));
+        delete chunkWaiters[k];
+      });
+  };
   function script(src, onfail) {
     const el = document.createElement("script");
     el.src = src;
