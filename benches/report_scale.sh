@@ -20,12 +20,14 @@
 # differs from a real million-game league is only that records repeat.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-BIN=$REPO/target/release
+# ARENA_BIN: another folder holding `arena` and `random-bot`.
+BIN=${ARENA_BIN:-$REPO/target/release}
 [ -x "$BIN/arena" ] || { echo "build first: cargo build --release" >&2; exit 2; }
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(10000 100000 1000000)
 ALL_GAMES_MAX=${ALL_GAMES_MAX:-100000}
 DIR=$(mktemp -d)
+chmod o+rx "$DIR"  # bots in the sandbox run as users of their own
 trap 'rm -rf "$DIR"' EXIT
 
 cat >"$DIR/base.toml" <<EOF

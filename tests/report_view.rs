@@ -197,7 +197,12 @@ output = "out"
             ),
         )
         .unwrap();
-        let out = arena().arg("run").arg(&file).arg("--quiet").output().unwrap();
+        let out = arena()
+            .arg("run")
+            .arg(&file)
+            .arg("--quiet")
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{}", common::text(&out));
         let dir = tmp.path().join("out");
         let rows = csvio::read_rows(&dir.join("games.csv")).unwrap();
@@ -228,7 +233,10 @@ output = "out"
 fn file_url(dir: &Path, fragment: &str) -> String {
     format!(
         "file://{}{fragment}",
-        dir.join("report/index.html").canonicalize().unwrap().display()
+        dir.join("report/index.html")
+            .canonicalize()
+            .unwrap()
+            .display()
     )
 }
 
@@ -248,12 +256,18 @@ fn the_sampled_report_links_to_viewable_games_and_says_why_others_are_not_in_it(
     let main = open(&file_url(&l.dir, ""));
     let shown = format!("class=\"sample-shown\">{}<", l.sampled.len());
     let total = format!("class=\"sample-total\">{}<", l.rows.len());
-    assert!(main.contains(&shown) && main.contains(&total), "no sample note");
+    assert!(
+        main.contains(&shown) && main.contains(&total),
+        "no sample note"
+    );
     assert!(main.contains("most recent games of each pairing"));
     assert!(main.contains("arena view RESULTS"));
 
     let list = open(&file_url(&l.dir, "#games"));
-    assert!(list.contains("sample-note"), "the game list names the sample");
+    assert!(
+        list.contains("sample-note"),
+        "the game list names the sample"
+    );
     let mut linked: Vec<String> = attrs(&main, "href")
         .into_iter()
         .chain(attrs(&list, "href"))
@@ -263,7 +277,10 @@ fn the_sampled_report_links_to_viewable_games_and_says_why_others_are_not_in_it(
     linked.dedup();
     assert!(!linked.is_empty(), "no link to a game");
     for id in &linked {
-        assert!(l.sampled.contains(id), "{id} is linked but not in the report");
+        assert!(
+            l.sampled.contains(id),
+            "{id} is linked but not in the report"
+        );
     }
     // Open one linked game per variant label.
     let mut labels = BTreeSet::new();
@@ -271,14 +288,21 @@ fn the_sampled_report_links_to_viewable_games_and_says_why_others_are_not_in_it(
         if !labels.insert(label(row)) {
             continue;
         }
-        let dom = open(&file_url(&l.dir, &format!("#game={}&decision=end", row.game_id)));
+        let dom = open(&file_url(
+            &l.dir,
+            &format!("#game={}&decision=end", row.game_id),
+        ));
         let n = row.plies;
         assert!(
             dom.contains("<div class=\"board\"") && dom.contains(" of "),
             "{}: no board",
             row.game_id
         );
-        assert!(!dom.contains("not-in-sample"), "{} (plies {n})", row.game_id);
+        assert!(
+            !dom.contains("not-in-sample"),
+            "{} (plies {n})",
+            row.game_id
+        );
         if labels.len() == 2 {
             break;
         }
@@ -336,7 +360,11 @@ fn get(url: &str) -> (u16, String) {
     let (host, path) = rest.split_at(rest.find('/').unwrap());
     let mut s = std::net::TcpStream::connect(host).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(180))).unwrap();
-    write!(s, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
     let mut text = String::new();
     s.read_to_string(&mut text).unwrap();
     let status = text[9..12].parse().unwrap();
@@ -398,7 +426,12 @@ fn arena_view_serves_a_left_out_game_of_each_variant_with_its_legal_options() {
         );
         let board = between(&dom, "<div class=\"board\"", "</svg>");
         let shown = drawn(board);
-        assert!(shown.len() >= 10, "{}: {} numbers", row.game_id, shown.len());
+        assert!(
+            shown.len() >= 10,
+            "{}: {} numbers",
+            row.game_id,
+            shown.len()
+        );
         for (key, got) in &shown {
             assert_eq!(
                 Some(got),
@@ -407,9 +440,11 @@ fn arena_view_serves_a_left_out_game_of_each_variant_with_its_legal_options() {
                 row.game_id
             );
         }
-        let legal: Vec<String> = attrs(between(&dom, "<div class=\"legal\"", "</div>"), "data-option");
-        let want_legal: Vec<String> =
-            serde_json::from_value(want["legal"].clone()).unwrap();
+        let legal: Vec<String> = attrs(
+            between(&dom, "<div class=\"legal\"", "</div>"),
+            "data-option",
+        );
+        let want_legal: Vec<String> = serde_json::from_value(want["legal"].clone()).unwrap();
         assert_eq!(legal, want_legal, "{}: legal options at {k}", row.game_id);
         assert!(!want_legal.is_empty());
         let link = between(&dom, "<a class=\"permalink\"", "</a>");
@@ -426,8 +461,14 @@ fn arena_view_serves_a_left_out_game_of_each_variant_with_its_legal_options() {
     assert_eq!(want["state"]["ply"], ply, "kisolo: one ply a move");
     let dom = open(&format!("{}#game={}&ply={ply}", v.url, row.game_id));
     assert!(dom.contains("decision 3 of "), "not at ply {ply}");
-    let legal: Vec<String> = attrs(between(&dom, "<div class=\"legal\"", "</div>"), "data-option");
-    assert_eq!(legal, serde_json::from_value::<Vec<String>>(want["legal"].clone()).unwrap());
+    let legal: Vec<String> = attrs(
+        between(&dom, "<div class=\"legal\"", "</div>"),
+        "data-option",
+    );
+    assert_eq!(
+        legal,
+        serde_json::from_value::<Vec<String>>(want["legal"].clone()).unwrap()
+    );
 }
 
 /// `arena view` of a league still running: a game added to games.csv
@@ -461,7 +502,11 @@ fn arena_view_sees_games_added_while_it_runs() {
     std::fs::write(dir.join("games.csv"), &csv).unwrap();
     let (code, body) = get(&format!("{}games/one/{late}", v.url));
     assert_eq!(code, 200, "{body}");
-    assert!(body.starts_with(&format!("arenaGames({{\"chunk\":\"one:{late}\"")), "{}", &body[..80]);
+    assert!(
+        body.starts_with(&format!("arenaGames({{\"chunk\":\"one:{late}\"")),
+        "{}",
+        &body[..80]
+    );
     assert!(body.contains("\"decisions\""));
     let (_, page) = get(&v.url);
     assert!(page.contains(&format!("class=\"sample-total\">{}<", l.rows.len())));
@@ -480,5 +525,9 @@ fn arena_view_refuses_an_address_off_this_machine() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(common::text(&out).contains("loopback only"), "{}", common::text(&out));
+    assert!(
+        common::text(&out).contains("loopback only"),
+        "{}",
+        common::text(&out)
+    );
 }

@@ -45,6 +45,9 @@ pub struct Viewed {
     current: Mutex<Current>,
 }
 
+/// The rows, and each game id's place among them.
+type Known = (Arc<Rows>, Arc<HashMap<String, usize>>);
+
 /// The rows as last read, with the games.csv files' sizes and times then.
 #[derive(Default)]
 struct Current {
@@ -77,10 +80,7 @@ impl Viewed {
 
     /// The rows, read again when a games.csv changed; with `pages`, the
     /// report's pages are written from them too when they are not yet.
-    fn refresh(
-        &self,
-        pages: bool,
-    ) -> Result<(Arc<Rows>, Arc<HashMap<String, usize>>), String> {
+    fn refresh(&self, pages: bool) -> Result<Known, String> {
         let mut cur = self
             .current
             .lock()
