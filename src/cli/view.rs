@@ -26,9 +26,21 @@ pub struct ViewArgs {
 pub fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
     let (folders, league) = super::report::resolve(&args.results)?;
     let (title, scheduled) = super::report::league_info(&folders, &league);
-    // The pages go to a folder of the viewer's own: the results folder is
-    // only read.
-    let pages = std::env::temp_dir().join(format!("arena-view-{}", std::process::id()));
+    // The pages go to a new folder of the viewer's own (a random name,
+    // made here, readable by this user only): the results folder is only
+    // read, and a path made by someone else is never written into.
+    let pages = std::env::temp_dir().join(format!(
+        "arena-view-{}-{:016x}",
+        std::process::id(),
+        rand::random::<u64>()
+    ));
+    {
+        use std::os::unix::fs::DirBuilderExt as _;
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&pages)
+            .with_context(|| format!("making the pages' folder {}", pages.display()))?;
+    }
     let opts = ViewOptions {
         sources: super::report::sources(&folders),
         title,
