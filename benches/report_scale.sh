@@ -88,7 +88,7 @@ with open(dst, "w") as f:
             k += 1
 EOF
     measure "$n games: arena report" "$BIN/arena" report "$L" -o "$L/report"
-    echo "  size $(du -sh "$L/report" | cut -f1)"
+    echo "  size $(du -sh "$L/report" | cut -f1) $(grep -o '([0-9]* in the viewer)' "$DIR/err" || true)"
     measure "$n games: report again (refresh)" "$BIN/arena" report "$L" -o "$L/report"
     echo
     if [ "$n" -le "$ALL_GAMES_MAX" ]; then

@@ -327,7 +327,19 @@ struct View {
 }
 
 impl Drop for View {
+    /// SIGTERM, so that it removes its pages' folder; SIGKILL if it has
+    /// not stopped in a generous while.
     fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
