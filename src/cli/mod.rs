@@ -37,6 +37,7 @@ mod state;
 mod status;
 mod submit;
 mod versus;
+mod view;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -85,7 +86,8 @@ enum Command {
     #[command(name = "match")]
     Match(versus::MatchArgs),
     /// Write a league's HTML report (standings, crosstables, variants,
-    /// forfeits, a viewer for every game) into RESULTS/report/.
+    /// forfeits, a viewer for a sample of the games, or every game with
+    /// --all-games) into RESULTS/report/.
     Report(report::ReportArgs),
     /// Serve a ladder: owners upload bots over HTTP, which are built,
     /// checked, entered and play for ever; standings, pages and an API.
@@ -93,6 +95,9 @@ enum Command {
     /// Upload a bot folder to a ladder (`arena serve`) and wait for its
     /// verdict: entered, or refused with why.
     Submit(submit::SubmitArgs),
+    /// Serve a league's results folder read-only on loopback: the report's
+    /// pages and any game's viewer on demand; opens the browser.
+    View(view::ViewArgs),
 }
 
 /// The limits of each bot's sandbox, as flags (`run`, `play`, `check-bot`):
@@ -179,6 +184,7 @@ pub fn main() -> ExitCode {
         Command::Report(a) => report::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Submit(a) => submit::run(a),
+        Command::View(a) => view::run(a),
     };
     match result {
         Ok(code) => code,
@@ -201,6 +207,8 @@ impl Command {
                 | Command::Replay(_)
                 | Command::Match(_)
                 | Command::Serve(_)
+                // A server: a peer that goes away is an error, not SIGPIPE.
+                | Command::View(_)
         )
     }
 }

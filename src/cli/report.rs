@@ -23,10 +23,14 @@ pub struct ReportArgs {
     /// folder: the folder given, or the one holding the shards).
     #[arg(long, short = 'o', value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Every game's viewer data (the default: a sample of the games,
+    /// bounded by the bots and variants; `arena view` shows any game).
+    #[arg(long)]
+    all_games: bool,
 }
 
 /// The results folders `args` name, and the league folder they belong to.
-fn resolve(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
+pub(super) fn resolve(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
     let paths = paths
         .iter()
         .map(|p| super::results_folder(p, "give a league's results folder, e.g. results/NAME"))
@@ -75,7 +79,7 @@ fn resolve(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
 
 /// The league's name and scheduled games, from league.json where there is
 /// one (the league's, or its shards').
-fn league_info(folders: &[PathBuf], league: &Path) -> (String, Option<usize>) {
+pub(super) fn league_info(folders: &[PathBuf], league: &Path) -> (String, Option<usize>) {
     let meta = read_meta;
     if let Some(m) = meta(league).filter(|m| m.shard.is_none()) {
         return (m.name, Some(m.games));
@@ -103,7 +107,7 @@ fn sprt_of(dir: &Path) -> anyhow::Result<(Option<String>, bool)> {
     Ok(verdict.map_or((None, false), |v| (Some(v.line), v.decided)))
 }
 
-fn sources(folders: &[PathBuf]) -> Vec<Source> {
+pub(super) fn sources(folders: &[PathBuf]) -> Vec<Source> {
     folders
         .iter()
         .map(|f| {
@@ -129,6 +133,8 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         sprt,
         decided,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        all_games: args.all_games,
+        on_demand: false,
     };
     let w = write_report(&sources(&folders), &out, &opts)
         .with_context(|| format!("writing the report into {}", out.display()))?;
@@ -142,8 +148,9 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         );
     }
     eprintln!(
-        "{} games in {:.1} s ({} chunk(s) of viewer data built, {} kept)",
+        "{} games ({} in the viewer) in {:.1} s ({} chunk(s) of viewer data built, {} kept)",
         w.games,
+        w.shown,
         started.elapsed().as_secs_f64(),
         w.chunks_built,
         w.chunks_kept
@@ -252,6 +259,7 @@ fn write(dir: &Path, title: &str, total: Option<usize>, live: bool) -> anyhow::R
         sprt,
         decided,
         threads: 1,
+        ..Default::default()
     };
     let w = write_report(&sources(&[dir.to_path_buf()]), &out, &opts)
         .with_context(|| format!("writing {}", out.display()))?;

@@ -6,7 +6,9 @@
 //! Rooms: `archive` (uploads, packed and unpacked safely), `db` (the
 //! store: SQLite through sqlx), `intake` (an upload's way to the ladder),
 //! `play` (the games: pairings and the store of the runner), `standings`
-//! (the fits), `http` (the web layer, which validates and hands over).
+//! (the fits), `http` (the web layer, which validates and hands over);
+//! `view` (`arena view`: a league's results folder served read-only, the
+//! report's pages and any game on demand).
 
 pub mod archive;
 pub mod checking;
@@ -18,6 +20,7 @@ pub mod pairing;
 pub mod play;
 pub mod standings;
 pub mod state;
+pub mod view;
 
 use crate::league::config::Tournament;
 use crate::results::GameRow;

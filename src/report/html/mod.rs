@@ -28,6 +28,7 @@
 //! report, never a panic or an error.
 
 mod replay;
+pub mod sample;
 mod view;
 
 use crate::ratings::{rate, RateOptions, RatingError};
@@ -43,7 +44,7 @@ use std::path::{Path, PathBuf};
 pub const CHUNK: usize = 250;
 
 /// Bumped when the chunk format changes, so that old chunks are rebuilt.
-const FORMAT: &str = "arena-report-1";
+const FORMAT: &str = "arena-report-2";
 
 /// Errors of writing a report.
 #[derive(Debug, thiserror::Error)]
@@ -96,6 +97,12 @@ pub struct Options {
     pub decided: bool,
     /// Threads that build the viewer data (0 counts as 1).
     pub threads: usize,
+    /// Every game's viewer data (`--all-games`), not only the sample's
+    /// (`sample`).
+    pub all_games: bool,
+    /// The pages are served by `arena view`, which shows the games not in
+    /// the report on demand (at `games/one/ID`).
+    pub on_demand: bool,
 }
 
 /// What `write_report` did.
@@ -103,6 +110,8 @@ pub struct Options {
 pub struct Written {
     pub index: PathBuf,
     pub games: usize,
+    /// Games whose viewer data the report holds.
+    pub shown: usize,
     /// Chunk files built now, and kept from an earlier report.
     pub chunks_built: usize,
     pub chunks_kept: usize,
@@ -115,13 +124,57 @@ pub struct Written {
 /// Writes the report of `sources` (one league, or its shards) into `out`
 /// (`index.html` and its files; the folder is created).
 pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Written, HtmlError> {
-    let mut written = Written::default();
-    let (rows, origin) = read_sources(sources, &mut written.warnings)?;
-    let report = rate(&rows, &RateOptions::default())?;
+    let read = read_rows(sources)?;
+    write_report_of(sources, &read, out, opts)
+}
+
+/// The rows of a league's sources, as the report reads them.
+#[derive(Debug, Default)]
+pub struct Rows {
+    /// Every game, a shard's duplicates once.
+    pub rows: Vec<GameRow>,
+    /// The source each game id was first read from.
+    pub origin: HashMap<String, usize>,
+    /// Lines skipped while reading games.csv.
+    pub warnings: Vec<String>,
+}
+
+impl Rows {
+    /// Where `row`'s record is among `sources`.
+    pub fn record_of(&self, sources: &[Source], row: &GameRow) -> Option<RecordAt> {
+        let s = sources.get(*self.origin.get(&row.game_id)?)?;
+        RecordAt::of(&s.records, row)
+    }
+}
+
+/// Reads the rows of `sources` (one league, or its shards).
+pub fn read_rows(sources: &[Source]) -> Result<Rows, HtmlError> {
+    let mut warnings = Vec::new();
+    let (rows, origin) = read_sources(sources, &mut warnings)?;
+    Ok(Rows {
+        rows,
+        origin,
+        warnings,
+    })
+}
+
+/// `write_report` of rows already read from `sources`.
+pub fn write_report_of(
+    sources: &[Source],
+    read: &Rows,
+    out: &Path,
+    opts: &Options,
+) -> Result<Written, HtmlError> {
+    let mut written = Written {
+        warnings: read.warnings.clone(),
+        ..Default::default()
+    };
+    let rows = &read.rows;
+    let report = rate(rows, &RateOptions::default())?;
     // The first-seat advantage with its interval, per variant label, from
     // the fit that models it (the standings stay those of ratings.csv).
     let seat = rate(
-        &rows,
+        rows,
         &RateOptions {
             seat_advantage: true,
             ..Default::default()
@@ -131,13 +184,31 @@ pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Wr
 
     let games_dir = out.join("games");
     std::fs::create_dir_all(&games_dir).map_err(io(&games_dir))?;
-    let record_of = |row: &GameRow| -> Option<RecordAt> {
-        let s = sources.get(*origin.get(&row.game_id)?)?;
-        RecordAt::of(&s.records, row)
+    let record_of = |row: &GameRow| read.record_of(sources, row);
+    // The games the viewer holds: all, or the sample (with the forfeits
+    // the page lists one by one, so that their links lead to a game).
+    let chosen: Vec<(usize, Option<sample::Why>)> = if opts.all_games {
+        (0..rows.len()).map(|i| (i, None)).collect()
+    } else {
+        let listed: Vec<usize> = (0..rows.len())
+            .filter(|&i| rows[i].offender.is_some())
+            .take(view::FORFEITS_LISTED)
+            .collect();
+        sample::sample(rows, &listed)
+            .into_iter()
+            .map(|(i, w)| (i, Some(w)))
+            .collect()
     };
-    let (chunk_files, metas) =
-        viewer_chunks(&rows, &games_dir, &record_of, opts.threads, &mut written)?;
-    written.damaged = metas.iter().filter(|m| m.note.is_some()).count();
+    let shown: Vec<GameRow> = chosen.iter().map(|&(i, _)| rows[i].clone()).collect();
+    let whys: Vec<Option<sample::Why>> = chosen.iter().map(|&(_, w)| w).collect();
+    let (chunk_files, shown_metas) =
+        viewer_chunks(&shown, &games_dir, &record_of, opts.threads, &mut written)?;
+    written.damaged = shown_metas.iter().filter(|m| m.note.is_some()).count();
+    written.shown = shown.len();
+    let mut metas = vec![GameMeta::default(); rows.len()];
+    for (&(i, _), m) in chosen.iter().zip(&shown_metas) {
+        metas[i] = m.clone();
+    }
 
     let stamp = format!(
         "{:x}",
@@ -148,21 +219,27 @@ pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Wr
     let index_js = games_dir.join("index.js");
     write_atomic(
         &index_js,
-        game_index(&rows, &metas, &chunk_files).as_bytes(),
+        game_index(&shown, &shown_metas, &chunk_files, &whys).as_bytes(),
     )?;
     remove_stale(&games_dir, &chunk_files);
 
     for (name, text) in [("report.js", REPORT_JS), ("report.css", REPORT_CSS)] {
         write_atomic(&out.join(name), text.as_bytes())?;
     }
+    let note = (!opts.all_games).then(|| view::SampleNote {
+        shown: shown.len(),
+        total: rows.len(),
+        rule: sample::rule(),
+    });
     let (page, bot_pages) = view::page(
         &report,
         seat.as_ref(),
-        &rows,
+        rows,
         &metas,
         opts,
         &stamp,
         &written.warnings,
+        note,
     );
     write_bot_pages(out, &bot_pages)?;
     let html = render(&page)?;
@@ -359,7 +436,7 @@ fn build_chunk(
     rows: &[GameRow],
     record_of: &dyn Fn(&GameRow) -> Option<RecordAt>,
 ) -> (String, Vec<GameMeta>) {
-    build_chunk_of(k, rows, &|row| {
+    let (body, metas) = chunk_body(k.into(), rows, &|row| {
         // A record that is there but cannot be read (a damaged frame, a
         // range past the end of its log) is noted with why and where.
         match record_of(row).map(|at| (at.read_text(), at)) {
@@ -370,15 +447,56 @@ fn build_chunk(
             Some((Ok(text), _)) => Ok(Some(text)),
             _ => Ok(None),
         }
-    })
+    });
+    (gzip_script(k, &body), metas)
+}
+
+/// A chunk's data as a script that hands them over gzipped, in base64
+/// (`arenaGamesZ(K, "...")`, which the page inflates with the browser's
+/// `DecompressionStream`): a report of every game is a fifth of its plain
+/// size or less, and the positions stay the engine's.
+fn gzip_script(k: usize, body: &Value) -> String {
+    use std::io::Write as _;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    // Writing into a Vec cannot fail.
+    let _ = gz.write_all(body.to_string().as_bytes());
+    let bytes = gz.finish().unwrap_or_default();
+    format!("arenaGamesZ({k},\"{}\");\n", base64(&bytes))
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for c in bytes.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(c.get(1).copied().unwrap_or(0)) << 8)
+            | u32::from(c.get(2).copied().unwrap_or(0));
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= c.len() {
+                out.push(char::from(ABC[(n >> shift) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// A row's record text: `Ok(None)` when it is missing, `Err(why)` when it
 /// is there but cannot be read.
 type TextOf<'a> = dyn Fn(&GameRow) -> Result<Option<String>, String> + 'a;
 
-/// `build_chunk` with each record's text given by `text_of`.
-fn build_chunk_of(k: usize, rows: &[GameRow], text_of: &TextOf) -> (String, Vec<GameMeta>) {
+/// A chunk as the plain script `arenaGames(...)`, each record's text
+/// given by `text_of`.
+fn build_chunk_of(k: Value, rows: &[GameRow], text_of: &TextOf) -> (String, Vec<GameMeta>) {
+    let (body, metas) = chunk_body(k, rows, text_of);
+    (format!("arenaGames({body});\n"), metas)
+}
+
+/// The viewer data of a chunk of games (`k` names it), each record's text
+/// given by `text_of`, and each game's meta.
+fn chunk_body(k: Value, rows: &[GameRow], text_of: &TextOf) -> (Value, Vec<GameMeta>) {
     let mut keys = Keys::default();
     let mut games = Vec::with_capacity(rows.len());
     let mut metas = Vec::with_capacity(rows.len());
@@ -391,7 +509,7 @@ fn build_chunk_of(k: usize, rows: &[GameRow], text_of: &TextOf) -> (String, Vec<
         metas.push(meta);
     }
     let body = json!({ "chunk": k, "keys": keys.names, "games": games });
-    (format!("arenaGames({body});\n"), metas)
+    (body, metas)
 }
 
 /// The viewer's data for one game shown on a page of its own (the ladder
@@ -411,11 +529,21 @@ pub struct OneGame {
 /// report's `report.js` shows it unchanged.
 pub fn one_game(row: &GameRow, record: Option<&str>, chunk_name: &str) -> OneGame {
     let rows = std::slice::from_ref(row);
-    let (chunk, metas) = build_chunk_of(0, rows, &|_| Ok(record.map(str::to_string)));
+    let (chunk, metas) = build_chunk_of(0.into(), rows, &|_| Ok(record.map(str::to_string)));
     OneGame {
-        index: game_index(rows, &metas, &[chunk_name.to_string()]),
+        index: game_index(rows, &metas, &[chunk_name.to_string()], &[]),
         chunk,
     }
+}
+
+/// The viewer's data for a game the report does not hold, served on
+/// demand by `arena view` (`games/one/ID`): a script calling
+/// `arenaGames(...)` with this one game, in the chunk named `one:ID`,
+/// replayed by the engine from its record's text (`Err`: why it cannot be
+/// read; `None`: missing), as the report's chunks are.
+pub fn on_demand_game(row: &GameRow, record: Result<Option<String>, String>) -> String {
+    let key = Value::from(format!("one:{}", row.game_id));
+    build_chunk_of(key, std::slice::from_ref(row), &|_| record.clone()).0
 }
 
 /// The report's script (`report.js`: tables, views, the game viewer).
@@ -424,9 +552,15 @@ pub const REPORT_JS: &str = include_str!("assets/report.js");
 /// The report's style sheet (`report.css`).
 pub const REPORT_CSS: &str = include_str!("assets/report.css");
 
-/// `games/index.js`: every game in one line (ids, labels, bots and reasons
-/// as indexes into tables).
-fn game_index(rows: &[GameRow], metas: &[GameMeta], chunks: &[String]) -> String {
+/// `games/index.js`: every game the report holds in one line (ids, labels,
+/// bots and reasons as indexes into tables; why it is in the sample, when
+/// `whys` says).
+fn game_index(
+    rows: &[GameRow],
+    metas: &[GameMeta],
+    chunks: &[String],
+    whys: &[Option<sample::Why>],
+) -> String {
     let mut bots = Interner::default();
     let mut labels = Interner::default();
     let mut reasons = Interner::default();
@@ -447,6 +581,7 @@ fn game_index(rows: &[GameRow], metas: &[GameMeta], chunks: &[String]) -> String
                 r.duration_ms,
                 i / CHUNK,
                 u8::from(damaged),
+                whys.get(i).copied().flatten().map_or("", sample::Why::word),
             ])
         })
         .collect();
@@ -554,6 +689,16 @@ fn by_count(m: &BTreeMap<String, u64>) -> Vec<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn base64_is_the_standard_one() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+        assert_eq!(base64(&[0xfb, 0xff]), "+/8=");
+    }
 
     /// One game's scripts name it, its chunk, and say why a missing or
     /// unreadable record cannot be shown, as the report's files do.

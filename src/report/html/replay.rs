@@ -146,6 +146,8 @@ fn replay(game_id: &str, rec: &Recorded, keys: &mut Keys, meta: &mut GameMeta) -
     let mut diffs = Vec::with_capacity(rec.decisions.len());
     for d in &rec.decisions {
         let kind = game.decision_kind();
+        // The options the engine lists here, for the viewer to show.
+        let legal = game.legal();
         if let Err(e) = game.play(&d.option) {
             let note = format!(
                 "decision {} (`{}` at ply {}) cannot be replayed: {e}",
@@ -157,10 +159,16 @@ fn replay(game_id: &str, rec: &Recorded, keys: &mut Keys, meta: &mut GameMeta) -
             meta.note = Some(note);
             break;
         }
-        // seat, option, kind, 1 forced + 2 opening, microseconds
+        // seat, option, kind, 1 forced + 2 opening, microseconds, the
+        // legal options at the decision
         let flags = u8::from(d.forced) + 2 * u8::from(d.opening);
-        decisions.push(json!([d.seat, d.option, kind, flags, d.elapsed_us]));
+        decisions.push(json!([d.seat, d.option, kind, flags, d.elapsed_us, legal]));
         diffs.push(diff(&mut prev, flatten(&game.snapshot(), keys)));
+    }
+    // The options at the last position, when a decision is still due
+    // there (a forfeit, a damaged record).
+    if game.to_decide().is_some() {
+        out.insert("legal_end".into(), json!(game.legal()));
     }
     out.insert("decisions".into(), Value::Array(decisions));
     out.insert("diffs".into(), Value::Array(diffs));

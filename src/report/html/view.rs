@@ -10,7 +10,7 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
 /// Forfeits listed one by one on the page (the rest are in the game lists).
-const FORFEITS_LISTED: usize = 300;
+pub(super) const FORFEITS_LISTED: usize = 300;
 /// Damaged records listed by name.
 const NOTES_LISTED: usize = 100;
 /// Bots in a crosstable: the best of its table (a league of 1,000 bots
@@ -41,8 +41,21 @@ pub struct Page {
     notes: Vec<(String, String, String)>,
     notes_total: usize,
     rows_per_page: usize,
+    /// The games whose viewer data the report holds, when not all (the
+    /// default: a sample, `super::sample`).
+    sample: Option<SampleNote>,
+    /// Games not in the report are served by `arena view` (its pages).
+    on_demand: bool,
     /// The data the page's script needs, as JSON.
     data: serde_json::Value,
+}
+
+/// How many games the report's viewer holds, of how many, and the rule.
+#[derive(Serialize)]
+pub struct SampleNote {
+    pub shown: usize,
+    pub total: usize,
+    pub rule: String,
 }
 
 #[derive(Serialize)]
@@ -537,6 +550,7 @@ pub fn page(
     opts: &Options,
     stamp: &str,
     warnings: &[String],
+    sample: Option<SampleNote>,
 ) -> (Page, Vec<BotPage>) {
     let standings: Vec<Table> = std::iter::once(&report.overall)
         .chain(&report.per_variant)
@@ -571,6 +585,8 @@ pub fn page(
         "games": rows.len(),
         "bots": files,
         "rows": ROWS_PER_PAGE,
+        "sample": sample,
+        "on_demand": opts.on_demand.then_some("games/one/"),
     });
     let page = Page {
         title: if opts.title.is_empty() {
@@ -594,6 +610,8 @@ pub fn page(
         notes_total: damaged.len(),
         notes: damaged.into_iter().take(NOTES_LISTED).collect(),
         rows_per_page: ROWS_PER_PAGE,
+        sample,
+        on_demand: opts.on_demand,
         data,
     };
     (page, bot_pages)

@@ -254,6 +254,22 @@
     (chunkWaiters[d.chunk] || []).forEach((w) => w.ok(chunks[d.chunk]));
     delete chunkWaiters[d.chunk];
   };
+  // A chunk of the report's files: its data gzipped in base64, inflated
+  // here (the browser's DecompressionStream; no rule, only bytes).
+  window.arenaGamesZ = function (k, b64) {
+    const bin = atob(b64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    new Response(stream)
+      .text()
+      .then((t) => window.arenaGames(JSON.parse(t)))
+      .catch((e) => {
+        const msg = "cannot read the data of chunk " + k + ": " + e.message;
+        (chunkWaiters[k] || []).forEach((w) => w.fail(new Error(msg)));
+        delete chunkWaiters[k];
+      });
+  };
   function script(src, onfail) {
     const el = document.createElement("script");
     el.src = src;
@@ -273,13 +289,15 @@
         });
     });
   }
-  function loadChunk(k) {
+  // Chunk `k` of the index, or (`src` given) a game served on demand by
+  // `arena view`, whose script names its chunk `one:ID`.
+  function loadChunk(k, src) {
     if (chunks[k]) return Promise.resolve(chunks[k]);
     return new Promise((ok, fail) => {
       const first = !chunkWaiters[k];
       (chunkWaiters[k] = chunkWaiters[k] || []).push({ ok: ok, fail: fail });
       if (first) {
-        const src = "games/" + index.chunks[k] + ".js";
+        src = src || "games/" + index.chunks[k] + ".js";
         script(src, () => {
           const msg = "cannot load " + src + " (copy the report folder whole, or generate the report again)";
           (chunkWaiters[k] || []).forEach((w) => w.fail(new Error(msg)));
@@ -322,7 +340,8 @@
       show(gameView);
       // `&decision=N` (the viewer's own "decision N of M"); `&step=N`,
       // its name before, still opens the same place.
-      openGame(r.args.game, r.args.decision !== undefined ? r.args.decision : r.args.step);
+      // `&ply=N`: the first position at ply N.
+      openGame(r.args.game, r.args.decision !== undefined ? r.args.decision : r.args.ply !== undefined ? { ply: parseInt(r.args.ply, 10) || 0 } : r.args.step);
     } else if (r.view === "games") {
       show(gamesView);
       gameList(r.args);
@@ -402,10 +421,11 @@
           " page " + (page + 1) + " of " + pages + " ",
           page + 1 < pages ? h("a", { href: link(page + 1), text: "next →" }) : null
         );
+        const sampled = ARENA.sample;
         const table = h(
           "table",
           { class: "game-list" },
-          h("thead", {}, h("tr", {}, ["game", "variant", "seats", "result", "reason", "plies", "time"].map((t) => h("th", { text: t })))),
+          h("thead", {}, h("tr", {}, ["game", "variant", "seats", "result", "reason", "plies", "time"].concat(sampled ? ["in the sample as"] : []).map((t) => h("th", { text: t })))),
           h(
             "tbody",
             {},
@@ -419,7 +439,8 @@
                 h("td", { text: g[3].map(scoreText).join(" – ") }),
                 h("td", { text: ix.reasons[g[4]] }),
                 h("td", { class: "num", text: g[6] }),
-                h("td", { class: "num", text: g[7] < 1000 ? g[7] + " ms" : (g[7] / 1000).toFixed(1) + " s" })
+                h("td", { class: "num", text: g[7] < 1000 ? g[7] + " ms" : (g[7] / 1000).toFixed(1) + " s" }),
+                sampled ? h("td", { class: "why", text: g[10] || "" }) : null
               )
             )
           )
@@ -427,6 +448,7 @@
         gamesView.replaceChildren(
           h("h2", { text: "Games" + (what.length ? ": " + what.join(", ") : "") }),
           h("p", { text: rows.length + " games" }),
+          sampled ? h("p", { class: "note sample-note" }, sampleText()) : null,
           nav,
           table,
           nav.cloneNode(true)
@@ -436,24 +458,43 @@
   }
 
   // ---- the game viewer ---------------------------------------------------------
+  // What the report holds of the games, and how to see the others.
+  function sampleText() {
+    const sm = ARENA.sample;
+    return [
+      "This report holds the viewer data of " + sm.shown + " of its " + sm.total + " games, chosen by this rule: " + sm.rule + ". ",
+      ARENA.on_demand ? "Any other game opens here on demand." : ["To see any other game, serve the league's results folder with ", h("code", { text: "arena view RESULTS" }), " and open #game=ID there."],
+    ];
+  }
   const SEAT_COLOURS = ["#f4f1e8", "#222", "#c0392b"];
 
   function openGame(id, step) {
     if (viewer && viewer.id === id) {
-      viewer.go(step === "end" ? viewer.n : parseInt(step, 10) || 0);
+      viewer.go(step === "end" ? viewer.n : step && step.ply !== undefined ? viewer.stepOfPly(step.ply) : parseInt(step, 10) || 0);
       return;
     }
     gameView.replaceChildren(h("h2", { text: id }), h("p", { text: "loading ..." }));
     loadIndex()
       .then((ix) => {
         const i = ix.byId.get(id);
-        if (i === undefined) throw new Error("no game " + id + " in this report");
-        return loadChunk(ix.games[i][8]).then((c) => {
+        let load;
+        if (i !== undefined) load = loadChunk(ix.games[i][8]);
+        else if (ARENA.on_demand) load = loadChunk("one:" + id, ARENA.on_demand + frag(id));
+        else {
+          // Not an error: the report holds a sample of the games.
+          gameView.replaceChildren(
+            h("p", {}, h("a", { href: "#", text: "← report" })),
+            h("h2", { text: id }),
+            h("p", { class: "note not-in-sample" }, ARENA.sample ? ["Game " + id + " is not in this report. ", sampleText()] : "There is no game " + id + " in this report.")
+          );
+          return;
+        }
+        return load.then((c) => {
           const g = c.games.get(id);
           if (!g) throw new Error("game " + id + " is missing from its data file");
-          viewer = new Viewer(g, c, ix.games[i]);
+          viewer = new Viewer(g, c, i === undefined ? [] : ix.games[i]);
           const n = viewer.n;
-          viewer.go(step === "end" ? n : Math.min(n, Math.max(0, parseInt(step, 10) || 0)));
+          viewer.go(step === "end" ? n : step && step.ply !== undefined ? viewer.stepOfPly(step.ply) : Math.min(n, Math.max(0, parseInt(step, 10) || 0)));
         });
       })
       .catch((e) => {
@@ -519,6 +560,9 @@
     );
     this.board = h("div", { class: "board" });
     this.status = h("div", { class: "status" });
+    // The options the engine listed at this decision, and a link to it.
+    this.legal = h("div", { class: "legal" });
+    this.link = h("a", { class: "permalink", title: "a link to this game at this decision: copy it" });
     this.slider = h("input", { type: "range", min: 0, max: this.n, value: 0, "aria-label": "decision", oninput: (e) => self.go(parseInt(e.target.value, 10)) });
     this.stepLabel = h("span", { class: "step" });
     const btn = (t, title, f) => h("button", { type: "button", title: title, text: t, onclick: f });
@@ -580,7 +624,7 @@
       h("p", { class: "sub" }, (g.variant || "") + opts + ", " + (g.players || "") + " players, seed " + (g.seed || "") + ". ", seats),
       g.notes ? h("p", { class: "note", text: "before the game: " + g.notes.join("; ") }) : null,
       g.note ? h("p", { class: "note damaged-note", text: g.note }) : null,
-      h("div", { class: "viewer" }, h("div", { class: "board-col" }, this.board, controls, this.status, result), list)
+      h("div", { class: "viewer" }, h("div", { class: "board-col" }, this.board, this.legal, controls, this.status, h("p", { class: "link" }, "link: ", this.link), result), list)
     );
     this.keyHandler = (e) => {
       if (viewer !== self || gameView.hidden || e.target.tagName === "INPUT" && e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
@@ -626,8 +670,42 @@
       who === null ? "game over" : "to decide: " + (names[who] || "seat " + who) + " (" + v("decision") + ")",
       step > 0 ? " · last: " + this.decisions[step - 1][1] : ""
     );
+    this.showLegal(step);
     const here = "#game=" + frag(this.id) + "&decision=" + (step === this.n ? "end" : step);
     if (location.hash !== here) history.replaceState(null, "", here);
+    const link = "#game=" + frag(this.id) + "&decision=" + step;
+    this.link.href = link;
+    this.link.textContent = location.href.replace(/#.*$/, "") + link;
+  };
+
+  // The first step whose position is at ply `ply` (the last when none is).
+  Viewer.prototype.stepOfPly = function (ply) {
+    for (let i = 0; i < this.positions.length; i++) if (this.value(this.positions[i], "ply") >= ply) return i;
+    return this.n;
+  };
+
+  // The legal options at `step` as the engine listed them; the one played
+  // leads to the next decision.
+  Viewer.prototype.showLegal = function (step) {
+    const d = this.decisions[step];
+    const options = d ? d[5] || [] : this.g.legal_end || [];
+    const played = d ? d[1] : null;
+    const self = this;
+    this.legal.dataset.step = step;
+    setChildren(
+      this.legal,
+      options.length ? (d ? "legal options: " : "legal options (none was played): ") : d ? "" : "no decision is due here",
+      options.map((o) =>
+        h("button", {
+          type: "button",
+          class: "legal-option" + (o === played ? " played" : ""),
+          "data-option": o,
+          title: o === played ? "played here: show where it leads" : "a legal option not played here",
+          text: o,
+          onclick: o === played ? () => self.go(step + 1) : null,
+        })
+      )
+    );
   };
 
   // ---- boards --------------------------------------------------------------------

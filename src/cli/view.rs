@@ -1,0 +1,84 @@
+//! `arena view RESULTS [--bind 127.0.0.1:PORT] [--no-open]`: a league's
+//! results folder (or its shards, or a folder of shards) served read-only
+//! on loopback: the report's pages, and every game's viewer on demand
+//! (`serve::view`). Opens the browser where there is one.
+
+use crate::serve::view::{view, ViewOptions};
+use anyhow::Context;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct ViewArgs {
+    /// A league's results folder (`results/NAME`), several shard folders,
+    /// or a folder holding shard folders (as `arena report` takes).
+    #[arg(required = true, value_name = "RESULTS")]
+    results: Vec<PathBuf>,
+    /// Where to listen: a loopback address (port 0: any free port).
+    #[arg(long, default_value = "127.0.0.1:0")]
+    bind: SocketAddr,
+    /// Do not open a browser.
+    #[arg(long)]
+    no_open: bool,
+}
+
+pub fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
+    let (folders, league) = super::report::resolve(&args.results)?;
+    let (title, scheduled) = super::report::league_info(&folders, &league);
+    // The pages go to a new folder of the viewer's own (a random name,
+    // made here, readable by this user only): the results folder is only
+    // read, and a path made by someone else is never written into.
+    let pages = std::env::temp_dir().join(format!(
+        "arena-view-{}-{:016x}",
+        std::process::id(),
+        rand::random::<u64>()
+    ));
+    {
+        use std::os::unix::fs::DirBuilderExt as _;
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&pages)
+            .with_context(|| format!("making the pages' folder {}", pages.display()))?;
+    }
+    let opts = ViewOptions {
+        sources: super::report::sources(&folders),
+        title,
+        scheduled,
+        pages: pages.clone(),
+        bind: args.bind,
+    };
+    let no_open = args.no_open;
+    let served = view(opts, &mut |addr| {
+        let url = format!("http://{addr}/");
+        outln!("arena view: {} at {url} (Ctrl-C to stop)", league.display());
+        if !no_open {
+            open_browser(&url);
+        }
+    });
+    let _ = std::fs::remove_dir_all(&pages);
+    served.with_context(|| format!("serving {}", league.display()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Opens `url` in the desktop's browser when there is a desktop (a display
+/// on Linux, or macOS); says so when it cannot.
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else if std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some()
+    {
+        "xdg-open"
+    } else {
+        return;
+    };
+    let started = std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if started.is_err() {
+        errln!("note: could not open a browser ({opener}): open {url} yourself");
+    }
+}

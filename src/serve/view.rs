@@ -1,0 +1,289 @@
+//! `arena view RESULTS`: a league's results folder (or its shards) served
+//! read-only on loopback (issue 33): the pages of the HTML report
+//! (`report::html`, the same files `arena report` writes, kept in a
+//! folder of their own so that the results folder is never written), and
+//! any game's viewer data replayed by the engine on demand from its record
+//! (`games/one/ID`, `report::html::on_demand_game`), so a report that
+//! holds a sample of a million games still shows every one. The report's
+//! script and style sheet are the ladder's (`pages::report_js`,
+//! `report_css`): one viewer for the report, the ladder and this.
+//!
+//! A league still running is read again when its games.csv changes: the
+//! pages are rewritten when the main page is asked for, and a game not
+//! known yet is looked for in the rows as they are now.
+
+use super::{io, pages, runtime, ServeError};
+use crate::report::html::{on_demand_game, read_rows, write_report_of, Options, Rows, Source};
+use axum::extract::{Path as UrlPath, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+/// What `arena view` serves.
+#[derive(Clone, Debug)]
+pub struct ViewOptions {
+    /// The league's sources (its folder, or its shards).
+    pub sources: Vec<Source>,
+    /// The league's name (the pages' title) and its scheduled games.
+    pub title: String,
+    pub scheduled: Option<usize>,
+    /// Where the pages are written (a folder of the viewer's own).
+    pub pages: PathBuf,
+    /// Where to listen; a loopback address only.
+    pub bind: SocketAddr,
+}
+
+/// The served league: its sources and the rows read last.
+pub struct Viewed {
+    opts: ViewOptions,
+    current: Mutex<Current>,
+}
+
+/// The rows, and each game id's place among them.
+type Known = (Arc<Rows>, Arc<HashMap<String, usize>>);
+
+/// The rows as last read, with the games.csv files' sizes and times then.
+#[derive(Default)]
+struct Current {
+    seen: Vec<Option<(u64, SystemTime)>>,
+    rows: Arc<Rows>,
+    by_id: Arc<HashMap<String, usize>>,
+    /// The pages were written from these rows.
+    written: bool,
+}
+
+impl Viewed {
+    /// A viewer of `opts.sources`; nothing is read until asked.
+    pub fn new(opts: ViewOptions) -> Viewed {
+        Viewed {
+            opts,
+            current: Mutex::new(Current::default()),
+        }
+    }
+
+    fn signature(&self) -> Vec<Option<(u64, SystemTime)>> {
+        self.opts
+            .sources
+            .iter()
+            .map(|s| {
+                let m = std::fs::metadata(&s.games_csv).ok()?;
+                Some((m.len(), m.modified().ok()?))
+            })
+            .collect()
+    }
+
+    /// The rows, read again when a games.csv changed; with `pages`, the
+    /// report's pages are written from them too when they are not yet.
+    fn refresh(&self, pages: bool) -> Result<Known, String> {
+        let mut cur = self
+            .current
+            .lock()
+            .map_err(|_| "the viewer's state is poisoned".to_string())?;
+        let now = self.signature();
+        if now != cur.seen || cur.rows.rows.is_empty() {
+            let rows = read_rows(&self.opts.sources).map_err(|e| e.to_string())?;
+            let by_id = rows
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.game_id.clone(), i))
+                .collect();
+            *cur = Current {
+                seen: now,
+                rows: Arc::new(rows),
+                by_id: Arc::new(by_id),
+                written: false,
+            };
+        }
+        if pages && !cur.written {
+            let opts = Options {
+                title: self.opts.title.clone(),
+                scheduled: self.opts.scheduled,
+                threads: 1,
+                on_demand: true,
+                ..Default::default()
+            };
+            write_report_of(&self.opts.sources, &cur.rows, &self.opts.pages, &opts)
+                .map_err(|e| format!("writing the pages: {e}"))?;
+            cur.written = true;
+        }
+        Ok((cur.rows.clone(), cur.by_id.clone()))
+    }
+
+    /// The viewer's script of game `id`, or why there is none (404).
+    fn game_script(&self, id: &str) -> Result<Option<String>, String> {
+        let (mut rows, mut by_id) = self.refresh(false)?;
+        if !by_id.contains_key(id) {
+            // A game that finished since: the rows once more.
+            (rows, by_id) = self.refresh(false)?;
+        }
+        let Some(&i) = by_id.get(id) else {
+            return Ok(None);
+        };
+        let row = &rows.rows[i];
+        // As the report's chunks: a record that is there but cannot be
+        // read is noted with why and where; one not there is missing.
+        let record = match rows
+            .record_of(&self.opts.sources, row)
+            .map(|at| (at.read_text(), at))
+        {
+            Some((Ok(text), _)) => Ok(Some(text)),
+            Some((Err(e), at)) if at.path().is_file() => Err(format!(
+                "the record cannot be read: {}: {e}",
+                at.path().display()
+            )),
+            _ => Ok(None),
+        };
+        Ok(Some(on_demand_game(row, record)))
+    }
+}
+
+/// The view's routes: the report's pages at `/` (`index.html`, its
+/// `games/` and `bots/` files), its script and style sheet, and
+/// `games/one/ID`, any game's viewer data on demand. A router of its own,
+/// apart from the ladder's (`http::router`).
+pub fn router(v: Arc<Viewed>) -> Router {
+    Router::new()
+        .route("/", get(index_page))
+        .route("/index.html", get(index_page))
+        .route("/report.js", get(pages::report_js))
+        .route("/report.css", get(pages::report_css))
+        .route("/games/one/{id}", get(one_game))
+        .route("/games/{file}", get(games_file))
+        .route("/bots/{file}", get(bots_file))
+        .with_state(v)
+}
+
+fn text(status: StatusCode, kind: &'static str, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, kind)], body).into_response()
+}
+
+const HTML: &str = "text/html; charset=utf-8";
+const JS: &str = "text/javascript; charset=utf-8";
+
+/// `/`: the report's page, written again when the league has new games.
+async fn index_page(State(v): State<Arc<Viewed>>) -> Response {
+    let done = tokio::task::spawn_blocking(move || {
+        v.refresh(true)?;
+        std::fs::read_to_string(v.opts.pages.join("index.html")).map_err(|e| e.to_string())
+    })
+    .await;
+    match done {
+        Ok(Ok(html)) => text(StatusCode::OK, HTML, html),
+        Ok(Err(e)) => {
+            tracing::error!("arena view: {e}");
+            text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "text/plain; charset=utf-8",
+                format!("the report cannot be shown: {e}\n"),
+            )
+        }
+        Err(_) => text(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "text/plain; charset=utf-8",
+            "the report cannot be shown\n".into(),
+        ),
+    }
+}
+
+/// `/games/one/ID`: the viewer's data of any game of the league, replayed
+/// now (a script calling `arenaGames`); a script comment when there is no
+/// such game (nothing of the request is echoed into a script).
+async fn one_game(State(v): State<Arc<Viewed>>, UrlPath(id): UrlPath<String>) -> Response {
+    let done = tokio::task::spawn_blocking(move || v.game_script(&id)).await;
+    match done {
+        Ok(Ok(Some(js))) => text(StatusCode::OK, JS, js),
+        Ok(Ok(None)) => text(StatusCode::NOT_FOUND, JS, "// no such game\n".into()),
+        Ok(Err(e)) => {
+            tracing::error!("arena view: {e}");
+            text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                JS,
+                "// the game cannot be shown: see the viewer's output\n".into(),
+            )
+        }
+        Err(_) => text(StatusCode::INTERNAL_SERVER_ERROR, JS, "// failed\n".into()),
+    }
+}
+
+/// `/games/FILE`: a file the report wrote (`index.js`, a chunk).
+async fn games_file(State(v): State<Arc<Viewed>>, UrlPath(file): UrlPath<String>) -> Response {
+    written_file(&v.opts.pages.join("games"), &file)
+}
+
+/// `/bots/FILE`: a bot's page.
+async fn bots_file(State(v): State<Arc<Viewed>>, UrlPath(file): UrlPath<String>) -> Response {
+    written_file(&v.opts.pages.join("bots"), &file)
+}
+
+/// A script the report wrote in `dir`: only a plain name ending in `.js`
+/// (no path, no dot file), so that nothing outside the pages is served.
+fn written_file(dir: &Path, name: &str) -> Response {
+    let plain = name.ends_with(".js")
+        && !name.starts_with('.')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+    if !plain {
+        return text(StatusCode::NOT_FOUND, JS, "// no such file\n".into());
+    }
+    match std::fs::read_to_string(dir.join(name)) {
+        Ok(body) => text(StatusCode::OK, JS, body),
+        Err(_) => text(StatusCode::NOT_FOUND, JS, "// no such file\n".into()),
+    }
+}
+
+/// Serves `opts` until Ctrl-C or SIGTERM; `on_listen` is told the address.
+/// Refuses an address that is not loopback: the view is for this machine.
+pub fn view(opts: ViewOptions, on_listen: &mut dyn FnMut(SocketAddr)) -> Result<(), ServeError> {
+    if !opts.bind.ip().is_loopback() {
+        return Err(ServeError::Io {
+            what: format!(
+                "--bind {}: arena view listens on loopback only (127.0.0.1 or ::1)",
+                opts.bind
+            ),
+            source: std::io::Error::from(std::io::ErrorKind::InvalidInput),
+        });
+    }
+    std::fs::create_dir_all(&opts.pages).map_err(io(opts.pages.display().to_string()))?;
+    let rt = runtime()?;
+    let bind = opts.bind;
+    let viewed = Arc::new(Viewed::new(opts));
+    let listener = rt.block_on(async {
+        tokio::net::TcpListener::bind(bind)
+            .await
+            .map_err(io(format!("cannot listen on {bind}")))
+    })?;
+    let addr = listener.local_addr().map_err(io("the listening address"))?;
+    on_listen(addr);
+    let router = router(viewed);
+    rt.block_on(async move {
+        axum::serve(listener, router)
+            .with_graceful_shutdown(stopped())
+            .await
+    })
+    .map_err(io("serving"))
+}
+
+/// Ctrl-C or SIGTERM.
+async fn stopped() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let sigterm = async {
+        match term.as_mut() {
+            Some(t) => {
+                t.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = sigterm => {}
+    }
+}

@@ -1,0 +1,545 @@
+//! The report at a million games (issue 33) in a real browser: a league of
+//! three real random bots over the six variants, with more games per
+//! pairing than the report's sample keeps, played by the real `arena`
+//! binary. The report written at its end holds a sample: its links lead to
+//! games it can show, and a game it left out says why and how to see it.
+//! `arena view` serves the same folder on 127.0.0.1 port 0 and shows any
+//! game, replayed by the engine on demand, at a given decision, with the
+//! legal options `arena state` lists there; it sees games added while it
+//! runs.
+//!
+//! Chromium runs as in tests/report_html.rs (`--headless --dump-dom`, the
+//! console on stderr); `common::chromium` finds or installs it. Nothing is
+//! timed: waits poll with a generous limit.
+
+mod common;
+
+use mancala_arena::results::{csvio, GameRow};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+fn arena() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
+    c.stdin(Stdio::null());
+    c
+}
+
+/// The DOM of `url` after its scripts ran; fails on any console message
+/// or error shown on the page.
+fn open(url: &str) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let mut child = Command::new(common::chromium("the report's sample and view tests"))
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=20000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("chromium starts");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish with {url} in 180 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let dom = t_out.join().unwrap();
+    let console: Vec<String> = t_err
+        .join()
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(str::to_string)
+        .collect();
+    assert!(dom.contains("</html>"), "no DOM from chromium for {url}");
+    assert!(
+        console.is_empty(),
+        "console at {url}:\n{}",
+        console.join("\n")
+    );
+    assert!(
+        !dom.contains("class=\"js-error\""),
+        "errors shown at {url}: {}",
+        between(&dom, "<div id=\"errors\"", "</div>")
+    );
+    dom
+}
+
+fn between<'a>(s: &'a str, from: &str, to: &str) -> &'a str {
+    let Some(i) = s.find(from) else { return "" };
+    let rest = &s[i..];
+    &rest[..rest.find(to).map_or(rest.len(), |j| j + to.len())]
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// Every value of attribute `name` in `dom`, unescaped, in order.
+fn attrs(dom: &str, name: &str) -> Vec<String> {
+    let key = format!(" {name}=\"");
+    let mut out = Vec::new();
+    let mut rest = dom;
+    while let Some(i) = rest.find(&key) {
+        rest = &rest[i + key.len()..];
+        let end = rest.find('"').unwrap_or(rest.len());
+        out.push(unescape(&rest[..end]));
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// The (data-k, data-v) pairs of the board's drawn numbers.
+fn drawn(dom: &str) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    let mut rest = dom;
+    while let Some(i) = rest.find(" data-k=\"") {
+        let start = rest[..i].rfind('<').unwrap_or(0);
+        let end = i + rest[i..].find('>').unwrap_or(rest.len() - i);
+        let tag = &rest[start..end];
+        if let (Some(k), Some(v)) = (attrs(tag, "data-k").first(), attrs(tag, "data-v").first()) {
+            out.push((k.clone(), serde_json::from_str(v).unwrap()));
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// The value at a dotted path of a state (objects by key, arrays by index).
+fn at<'a>(state: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(state, |v, p| match v {
+        Value::Object(m) => m.get(p),
+        Value::Array(a) => a.get(p.parse::<usize>().ok()?),
+        _ => None,
+    })
+}
+
+fn label(row: &GameRow) -> String {
+    if row.players == 3 {
+        format!("{}-3p", row.variant)
+    } else {
+        row.variant.clone()
+    }
+}
+
+struct League {
+    dir: PathBuf,
+    rows: Vec<GameRow>,
+    /// The ids of the games the report's viewer holds (games/index.js).
+    sampled: BTreeSet<String>,
+    _keep: tempfile::TempDir,
+}
+
+/// Three random bots, six variants, five rounds: ten games per pairing of
+/// a 2-player variant and thirty of Tricala for three, more than the
+/// sample keeps of each; `arena run` writes the report at its end.
+fn league() -> &'static League {
+    static LEAGUE: OnceLock<League> = OnceLock::new();
+    LEAGUE.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        let random = env!("CARGO_BIN_EXE_random-bot");
+        let file = tmp.path().join("t.toml");
+        std::fs::write(
+            &file,
+            format!(
+                r#"
+name = "sampled"
+seed = 11
+bots = [
+  {{ name = "ra", command = ["{random}"] }},
+  {{ name = "rb", command = ["{random}"] }},
+  {{ name = "rc", command = ["{random}"] }},
+]
+variants = ["filo", "tricala", "tricala3", "hackaback", "kisolo", "diffusion"]
+rounds = 5
+openings = 1
+max_plies = 300
+concurrency = 2
+output = "out"
+"#
+            ),
+        )
+        .unwrap();
+        let out = arena()
+            .arg("run")
+            .arg(&file)
+            .arg("--quiet")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", common::text(&out));
+        let dir = tmp.path().join("out");
+        let rows = csvio::read_rows(&dir.join("games.csv")).unwrap();
+        let index = std::fs::read_to_string(dir.join("report/games/index.js")).unwrap();
+        let index: Value = serde_json::from_str(
+            index
+                .trim_end()
+                .strip_prefix("arenaIndex(")
+                .and_then(|s| s.strip_suffix(");"))
+                .unwrap(),
+        )
+        .unwrap();
+        let sampled = index["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g[0].as_str().unwrap().to_string())
+            .collect();
+        League {
+            dir,
+            rows,
+            sampled,
+            _keep: tmp,
+        }
+    })
+}
+
+fn file_url(dir: &Path, fragment: &str) -> String {
+    format!(
+        "file://{}{fragment}",
+        dir.join("report/index.html")
+            .canonicalize()
+            .unwrap()
+            .display()
+    )
+}
+
+/// The default report holds a sample and says so (how many of how many,
+/// and the rule); every game link of the main page and of the game list
+/// leads to a game it shows; a game it left out says why and names
+/// `arena view`.
+#[test]
+fn the_sampled_report_links_to_viewable_games_and_says_why_others_are_not_in_it() {
+    let l = league();
+    assert!(
+        l.sampled.len() < l.rows.len() && !l.sampled.is_empty(),
+        "{} of {} games sampled",
+        l.sampled.len(),
+        l.rows.len()
+    );
+    let main = open(&file_url(&l.dir, ""));
+    let shown = format!("class=\"sample-shown\">{}<", l.sampled.len());
+    let total = format!("class=\"sample-total\">{}<", l.rows.len());
+    assert!(
+        main.contains(&shown) && main.contains(&total),
+        "no sample note"
+    );
+    assert!(main.contains("most recent games of each pairing"));
+    assert!(main.contains("arena view RESULTS"));
+
+    let list = open(&file_url(&l.dir, "#games"));
+    assert!(
+        list.contains("sample-note"),
+        "the game list names the sample"
+    );
+    let mut linked: Vec<String> = attrs(&main, "href")
+        .into_iter()
+        .chain(attrs(&list, "href"))
+        .filter_map(|h| h.strip_prefix("#game=").map(str::to_string))
+        .collect();
+    linked.sort();
+    linked.dedup();
+    assert!(!linked.is_empty(), "no link to a game");
+    for id in &linked {
+        assert!(
+            l.sampled.contains(id),
+            "{id} is linked but not in the report"
+        );
+    }
+    // Open one linked game per variant label.
+    let mut labels = BTreeSet::new();
+    for row in l.rows.iter().filter(|r| linked.contains(&r.game_id)) {
+        if !labels.insert(label(row)) {
+            continue;
+        }
+        let dom = open(&file_url(
+            &l.dir,
+            &format!("#game={}&decision=end", row.game_id),
+        ));
+        let n = row.plies;
+        assert!(
+            dom.contains("<div class=\"board\"") && dom.contains(" of "),
+            "{}: no board",
+            row.game_id
+        );
+        assert!(
+            !dom.contains("not-in-sample"),
+            "{} (plies {n})",
+            row.game_id
+        );
+        if labels.len() == 2 {
+            break;
+        }
+    }
+    let left = l
+        .rows
+        .iter()
+        .find(|r| !l.sampled.contains(&r.game_id))
+        .unwrap();
+    let dom = open(&file_url(&l.dir, &format!("#game={}", left.game_id)));
+    let note = between(&dom, "class=\"note not-in-sample\"", "</p>");
+    assert!(note.contains(&left.game_id), "{note}");
+    assert!(note.contains("is not in this report"), "{note}");
+    assert!(note.contains("chosen by this rule"), "{note}");
+    assert!(note.contains("arena view RESULTS"), "{note}");
+}
+
+/// A running `arena view`, stopped when dropped.
+struct View {
+    child: Child,
+    url: String,
+}
+
+impl Drop for View {
+    /// SIGTERM, so that it removes its pages' folder; SIGKILL if it has
+    /// not stopped in a generous while.
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn view(dir: &Path) -> View {
+    let mut child = arena()
+        .args(["view", "--no-open", "--bind", "127.0.0.1:0"])
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    View { child, url }
+}
+
+/// The status and body of GET `url` (plain HTTP/1.1, the connection
+/// closed after it).
+fn get(url: &str) -> (u16, String) {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(180))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let status = text[9..12].parse().unwrap();
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, body.to_string())
+}
+
+/// The moves of a record, in order.
+fn moves_of(record: &str) -> (Value, Vec<String>) {
+    let header: Value = serde_json::from_str(record.lines().next().unwrap()).unwrap();
+    let moves = record
+        .lines()
+        .filter_map(|x| serde_json::from_str::<Value>(x).ok())
+        .filter(|v| v.get("type").is_none() || v["type"] == "decision")
+        .filter_map(|v| v["option"].as_str().map(str::to_string))
+        .collect();
+    (header, moves)
+}
+
+/// `arena state` of `row`'s game after `moves`.
+fn state_after(row: &GameRow, header: &Value, moves: &[String]) -> Value {
+    let mut cmd = arena();
+    cmd.args(["state", &row.variant, "--players", &row.players.to_string()])
+        .args(["--max-plies", &header["max_plies"].to_string()])
+        .args(["--moves", &moves.join(" ")]);
+    for (key, v) in header["options"].as_object().unwrap() {
+        cmd.args(["--option", &format!("{key}={}", v.as_str().unwrap())]);
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", common::text(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `arena view` shows a game of each variant that the static report left
+/// out, at a given decision (the board is `arena state`'s position after
+/// as many moves, the legal options shown are its `legal`) and at a given
+/// ply.
+#[test]
+fn arena_view_serves_a_left_out_game_of_each_variant_with_its_legal_options() {
+    let l = league();
+    let v = view(&l.dir);
+    let mut left: BTreeMap<String, &GameRow> = BTreeMap::new();
+    for row in &l.rows {
+        if !l.sampled.contains(&row.game_id) && row.plies >= 4 {
+            left.entry(label(row)).or_insert(row);
+        }
+    }
+    assert_eq!(left.len(), 6, "{:?}", left.keys());
+    for row in left.values() {
+        let record = common::record_text(&l.dir, row);
+        let (header, moves) = moves_of(&record);
+        let k = moves.len() / 2;
+        let want = state_after(row, &header, &moves[..k]);
+        let dom = open(&format!("{}#game={}&decision={k}", v.url, row.game_id));
+        assert!(
+            dom.contains(&format!("decision {k} of {}", moves.len())),
+            "{}: not at decision {k}",
+            row.game_id
+        );
+        let board = between(&dom, "<div class=\"board\"", "</svg>");
+        let shown = drawn(board);
+        assert!(
+            shown.len() >= 10,
+            "{}: {} numbers",
+            row.game_id,
+            shown.len()
+        );
+        for (key, got) in &shown {
+            assert_eq!(
+                Some(got),
+                at(&want["state"], key),
+                "{}: {key} at decision {k}",
+                row.game_id
+            );
+        }
+        let legal: Vec<String> = attrs(
+            between(&dom, "<div class=\"legal\"", "</div>"),
+            "data-option",
+        );
+        let want_legal: Vec<String> = serde_json::from_value(want["legal"].clone()).unwrap();
+        assert_eq!(legal, want_legal, "{}: legal options at {k}", row.game_id);
+        assert!(!want_legal.is_empty());
+        let link = between(&dom, "<a class=\"permalink\"", "</a>");
+        assert!(
+            link.contains(&format!("#game={}&amp;decision={k}", row.game_id)),
+            "{link}"
+        );
+    }
+    // At a ply: the first position at that ply.
+    let row = left["kisolo"];
+    let (header, moves) = moves_of(&common::record_text(&l.dir, row));
+    let ply = 3;
+    let want = state_after(row, &header, &moves[..3]);
+    assert_eq!(want["state"]["ply"], ply, "kisolo: one ply a move");
+    let dom = open(&format!("{}#game={}&ply={ply}", v.url, row.game_id));
+    assert!(dom.contains("decision 3 of "), "not at ply {ply}");
+    let legal: Vec<String> = attrs(
+        between(&dom, "<div class=\"legal\"", "</div>"),
+        "data-option",
+    );
+    assert_eq!(
+        legal,
+        serde_json::from_value::<Vec<String>>(want["legal"].clone()).unwrap()
+    );
+}
+
+/// `arena view` of a league still running: a game added to games.csv
+/// after the view started is served, and the main page counts it.
+#[test]
+fn arena_view_sees_games_added_while_it_runs() {
+    let l = league();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("league");
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = std::fs::read_to_string(l.dir.join("games.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    let half = lines.len() / 2;
+    std::fs::write(dir.join("games.csv"), lines[..half].join("\n") + "\n").unwrap();
+    let status = Command::new("cp")
+        .arg("-r")
+        .arg(l.dir.join("games"))
+        .arg(&dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let v = view(&dir);
+    let (code, page) = get(&v.url);
+    assert_eq!(code, 200);
+    assert!(page.contains(&format!("class=\"sample-total\">{}<", half - 1)));
+    let late = &l.rows[l.rows.len() - 1].game_id;
+    let (code, body) = get(&format!("{}games/one/{late}", v.url));
+    assert_eq!(code, 404, "{body}");
+    assert!(body.starts_with("//"));
+
+    std::fs::write(dir.join("games.csv"), &csv).unwrap();
+    let (code, body) = get(&format!("{}games/one/{late}", v.url));
+    assert_eq!(code, 200, "{body}");
+    assert!(
+        body.starts_with(&format!("arenaGames({{\"chunk\":\"one:{late}\"")),
+        "{}",
+        &body[..80]
+    );
+    assert!(body.contains("\"decisions\""));
+    let (_, page) = get(&v.url);
+    assert!(page.contains(&format!("class=\"sample-total\">{}<", l.rows.len())));
+    // Only the report's own scripts are served from its folders.
+    let (code, _) = get(&format!("{}games/..%2F..%2Fgames.csv", v.url));
+    assert_eq!(code, 404);
+}
+
+/// `arena view` listens on loopback only.
+#[test]
+fn arena_view_refuses_an_address_off_this_machine() {
+    let l = league();
+    let out = arena()
+        .args(["view", "--no-open", "--bind", "0.0.0.0:0"])
+        .arg(&l.dir)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        common::text(&out).contains("loopback only"),
+        "{}",
+        common::text(&out)
+    );
+}
