@@ -52,7 +52,10 @@ async fn owners_and_tokens(db: Db) {
         other => panic!("a second alice: {other:?}"),
     }
     let alice = db.owner_by_token("hash-a").await.unwrap().unwrap();
-    assert_eq!((alice.name.as_str(), alice.role.as_str()), ("alice", "owner"));
+    assert_eq!(
+        (alice.name.as_str(), alice.role.as_str()),
+        ("alice", "owner")
+    );
     assert!(db.owner_by_token("hash-c").await.unwrap().is_none());
     assert!(db.revoke_owner("alice").await.unwrap());
     assert!(!db.revoke_owner("nobody").await.unwrap());
@@ -77,9 +80,15 @@ async fn versions_lifecycle(db: Db) {
     let alice = db.owner_by_token("a").await.unwrap().unwrap();
     let bob = db.owner_by_token("b").await.unwrap().unwrap();
     let folder = |n: i64| format!("bots/x/{n}");
-    let v1 = db.new_version("x", alice.id, &folder, "s1", 10).await.unwrap();
+    let v1 = db
+        .new_version("x", alice.id, &folder, "s1", 10)
+        .await
+        .unwrap();
     assert_eq!((v1.number, v1.status.as_str()), (1, "receiving"));
-    assert_eq!((v1.owner.as_str(), v1.folder.as_str()), ("alice", "bots/x/1"));
+    assert_eq!(
+        (v1.owner.as_str(), v1.folder.as_str()),
+        ("alice", "bots/x/1")
+    );
     match db.new_version("x", bob.id, &folder, "s2", 10).await {
         Err(DbError::Conflict(m)) => assert!(m.contains("another owner"), "{m}"),
         other => panic!("bob's upload of alice's bot: {other:?}"),
@@ -90,12 +99,18 @@ async fn versions_lifecycle(db: Db) {
         .await
         .unwrap();
     assert_eq!(db.live_bots_of(alice.id).await.unwrap(), 1);
-    let v2 = db.new_version("x", alice.id, &folder, "s3", 20).await.unwrap();
+    let v2 = db
+        .new_version("x", alice.id, &folder, "s3", 20)
+        .await
+        .unwrap();
     assert_eq!(v2.number, 2);
     // A server that stopped while receiving: refused at the next start.
     db.refuse_unreceived().await.unwrap();
     assert_eq!(db.version(v2.id).await.unwrap().unwrap().status, "refused");
-    let v3 = db.new_version("x", alice.id, &folder, "s4", 30).await.unwrap();
+    let v3 = db
+        .new_version("x", alice.id, &folder, "s4", 30)
+        .await
+        .unwrap();
     db.set_status(v3.id, "entered", "", None).await.unwrap();
     let all = db.versions_of("x").await.unwrap();
     let states: Vec<(i64, &str)> = all.iter().map(|v| (v.number, v.status.as_str())).collect();
@@ -132,8 +147,10 @@ async fn games_start_finish_unfinished_drop(db: Db) {
     assert_eq!(db.record(g2).await.unwrap().unwrap(), record);
     assert!(db.record(g1).await.unwrap().is_none());
     let cut = db.unfinished_games().await.unwrap();
-    let cut: Vec<(i64, usize, Vec<i64>)> =
-        cut.into_iter().map(|t| (t.id, t.variant, t.seats)).collect();
+    let cut: Vec<(i64, usize, Vec<i64>)> = cut
+        .into_iter()
+        .map(|t| (t.id, t.variant, t.seats))
+        .collect();
     assert_eq!(cut, [(g1, 0, vec![3, 4]), (g3, 0, vec![5, 3])]);
     db.drop_game(g1).await.unwrap();
     // A finished game is not dropped.
@@ -208,7 +225,10 @@ fn a_url_of_neither_kind_is_refused_with_what_to_give() {
     match rt.block_on(Db::open("mysql://x@y/z")) {
         Err(e) => {
             let m = e.to_string();
-            assert!(m.contains("sqlite:PATH") && m.contains("postgres://"), "{m}");
+            assert!(
+                m.contains("sqlite:PATH") && m.contains("postgres://"),
+                "{m}"
+            );
         }
         Ok(_) => panic!("a MySQL URL opened"),
     }

@@ -139,7 +139,8 @@ pub fn chromium(who: &str) -> std::path::PathBuf {
 #[allow(dead_code)]
 pub fn postgres(test: &str) -> Option<String> {
     static BASE: std::sync::OnceLock<Result<String, String>> = std::sync::OnceLock::new();
-    if std::env::var("ARENA_TEST_PG").is_err() && std::env::var("ARENA_SKIP_PG").as_deref() == Ok("1")
+    if std::env::var("ARENA_TEST_PG").is_err()
+        && std::env::var("ARENA_SKIP_PG").as_deref() == Ok("1")
     {
         eprintln!("SKIPPED: {test}: the PostgreSQL tests were skipped (ARENA_SKIP_PG=1)");
         return None;
@@ -194,6 +195,8 @@ pub fn postgres(test: &str) -> Option<String> {
             .unwrap_or_else(|e| panic!("{test}: CREATE DATABASE {name}: {e}"));
         let _ = c.close().await;
     });
-    let (head, _) = base.rsplit_once('/').expect("a database URL ends in /DATABASE");
+    let (head, _) = base
+        .rsplit_once('/')
+        .expect("a database URL ends in /DATABASE");
     Some(format!("{head}/{name}"))
 }
