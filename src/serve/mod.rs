@@ -4,7 +4,7 @@
 //! refitted in the background; pages, a JSON API and exports show it all.
 //!
 //! Rooms: `archive` (uploads, packed and unpacked safely), `db` (the
-//! store: SQLite through sqlx), `intake` (an upload's way to the ladder),
+//! store: SQLite or PostgreSQL through sqlx), `intake` (an upload's way to the ladder),
 //! `play` (the games: pairings and the store of the runner), `standings`
 //! (the fits), `http` (the web layer, which validates and hands over).
 
