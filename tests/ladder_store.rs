@@ -45,6 +45,38 @@ macro_rules! both {
 }
 
 async fn owners_and_tokens(db: Db) {
+    if db.backend() == Backend::Sqlite {
+        // SQLite's settings, which the `Any` driver does not carry: set
+        // on every connection of the pool (docs/ladder.md).
+        for (pragma, want) in [
+            ("journal_mode", "wal"),
+            ("synchronous", "1"),
+            ("busy_timeout", "10000"),
+            ("foreign_keys", "1"),
+        ] {
+            let mut conns = Vec::new();
+            for _ in 0..3 {
+                let mut c = db.pool().acquire().await.unwrap();
+                let got: String = match pragma {
+                    "journal_mode" => {
+                        sqlx::query_as::<_, (String,)>("PRAGMA journal_mode")
+                            .fetch_one(&mut *c)
+                            .await
+                            .unwrap()
+                            .0
+                    }
+                    _ => sqlx::query_as::<_, (i64,)>(&format!("PRAGMA {pragma}"))
+                        .fetch_one(&mut *c)
+                        .await
+                        .unwrap()
+                        .0
+                        .to_string(),
+                };
+                assert_eq!(got, want, "PRAGMA {pragma}");
+                conns.push(c);
+            }
+        }
+    }
     db.add_owner("alice", "hash-a", "owner").await.unwrap();
     db.add_owner("bob", "hash-b", "owner").await.unwrap();
     match db.add_owner("alice", "hash-c", "owner").await {
