@@ -20,6 +20,10 @@ struct Server {
     file: PathBuf,
     child: Option<Child>,
     url: String,
+    /// `--db URL`, when not the default SQLite file.
+    db: Option<String>,
+    /// Extra arguments of `arena serve` (`--pages-only`).
+    extra: Vec<String>,
 }
 
 impl Server {
@@ -40,15 +44,18 @@ impl Server {
             file,
             child: None,
             url: String::new(),
+            db: None,
+            extra: Vec::new(),
         }
     }
 
     /// `arena serve FILE --add-user NAME`: the token it prints.
     fn add_user(&self, name: &str) -> String {
-        let out = common::arena(
-            &self.dir,
-            &["serve", self.file.to_str().unwrap(), "--add-user", name],
-        );
+        let mut args = vec!["serve", self.file.to_str().unwrap(), "--add-user", name];
+        if let Some(db) = &self.db {
+            args.extend(["--db", db]);
+        }
+        let out = common::arena(&self.dir, &args);
         assert!(out.status.success(), "{}", common::text(&out));
         let text = String::from_utf8_lossy(&out.stdout).to_string();
         let token = text.lines().last().unwrap().trim().to_string();
@@ -67,6 +74,8 @@ impl Server {
     fn start_in(&mut self, cwd: &Path, file: &str) {
         let mut child = Command::new(ARENA)
             .args(["serve", file, "--bind", "127.0.0.1:0"])
+            .args(self.db.iter().flat_map(|d| ["--db", d.as_str()]))
+            .args(&self.extra)
             .current_dir(cwd)
             .stdout(Stdio::piped())
             .stderr(Stdio::from(
@@ -744,5 +753,129 @@ fn kill_9_in_the_middle_of_games_loses_no_finished_game_and_plays_the_cut_ones_a
     assert!(
         backed_up >= s["games"].as_u64().unwrap() as usize,
         "{backed_up} games backed up"
+    );
+}
+
+#[test]
+fn on_postgresql_kill_9_loses_no_game_a_second_server_is_refused_and_a_pages_only_one_follows() {
+    let test = "on_postgresql_kill_9_loses_no_game";
+    let Some(url) = common::postgres(test) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = Server::new(dir, "");
+    server.db = Some(url.clone());
+    let alice = server.add_user("alice");
+    server.start();
+    for bot in ["random-rust", "random-python"] {
+        let (code, out) = server.submit(&alice, &shipped(dir, bot));
+        assert_eq!(code, 0, "{out}");
+    }
+    server.wait_standings("20 games", |s| s["games"].as_u64().unwrap_or(0) >= 20);
+    // A second server on the same database is refused, naming the first.
+    let out = common::arena(
+        dir,
+        &[
+            "serve",
+            server.file.to_str().unwrap(),
+            "--db",
+            &url,
+            "--bind",
+            "127.0.0.1:0",
+        ],
+    );
+    assert!(!out.status.success());
+    assert!(
+        common::text(&out).contains("another server already serves this database"),
+        "{}",
+        common::text(&out)
+    );
+    server.kill();
+    assert!(
+        !dir.join("results/ladder.db").exists(),
+        "a SQLite file was made"
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (done, cut) = rt.block_on(async {
+        let store = mancala_arena::serve::db::Db::open(&url).await.unwrap();
+        (
+            store.done_rows().await.unwrap().len(),
+            store.unfinished_games().await.unwrap(),
+        )
+    });
+    assert!(done >= 20);
+    server.start();
+    let start = Instant::now();
+    let finished = loop {
+        let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
+        let have = |id: i64| csv.lines().any(|l| l.starts_with(&format!("game-{id},")));
+        if cut.iter().all(|t| have(t.id)) {
+            break csv.lines().count() - 1;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "cut games not played again:\n{}",
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    let s = server.wait_standings("a fit with the cut games", |s| {
+        s["games"].as_u64().unwrap_or(0) as usize >= finished
+    });
+    let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
+    let ids: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    let unique: std::collections::BTreeSet<&&str> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "a game is in the export twice");
+    for t in &cut {
+        let id = format!("game-{}", t.id);
+        assert_eq!(
+            ids.iter().filter(|i| **i == id).count(),
+            1,
+            "{id}, cut off, is not there once"
+        );
+    }
+    assert_export_rates_the_same(&server, &s);
+
+    // A second process for the pages only: it sees the same games and
+    // follows new ones, and takes no uploads.
+    let mut pages = Server::new(dir, "");
+    pages.db = Some(url.clone());
+    pages.extra = vec!["--pages-only".into()];
+    std::fs::rename(dir.join("serve.log"), dir.join("serve-main.log")).unwrap();
+    pages.start();
+    let seen = server.json("/api/standings")["games"].as_u64().unwrap();
+    pages.wait_standings("the main server's games", |p| {
+        p["games"].as_u64().unwrap_or(0) >= seen
+    });
+    let (status, body) = pages.call("POST", "/api/bots", Some(&alice), b"x");
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("pages only"), "{body}");
+    let (status, body) = pages.call("DELETE", "/api/bots/random-rust", Some(&alice), b"");
+    assert_eq!(status, 503, "{body}");
+
+    // The backup of a PostgreSQL store is PostgreSQL's own: the command.
+    let copy = dir.join("backup.dump");
+    let out = common::arena(
+        dir,
+        &[
+            "serve",
+            server.file.to_str().unwrap(),
+            "--db",
+            &url,
+            "--backup",
+            copy.to_str().unwrap(),
+        ],
+    );
+    assert!(!out.status.success());
+    let text = common::text(&out);
+    assert!(text.contains("pg_dump --format=custom"), "{text}");
+    assert!(
+        !text.contains(url.split('@').next().unwrap().rsplit(':').next().unwrap()),
+        "the password is shown: {text}"
     );
 }

@@ -14,10 +14,15 @@ pub struct ServeArgs {
     /// Where to listen: loopback unless told otherwise.
     #[arg(long, default_value = "127.0.0.1:8080")]
     bind: SocketAddr,
-    /// The store (default: `sqlite:` ladder.db in the ladder's results
-    /// folder).
-    #[arg(long)]
+    /// The store: `sqlite:PATH` (default: ladder.db in the ladder's
+    /// results folder) or `postgres://USER:PASSWORD@HOST:PORT/DATABASE`
+    /// (docs/ladder.md).
+    #[arg(long, env = "ARENA_DB")]
     db: Option<String>,
+    /// Serve the pages and the API's reads only, beside the ladder's own
+    /// server on the same database: plays no games, takes no uploads.
+    #[arg(long, conflicts_with_all = ["add_user", "revoke_user", "backup"])]
+    pages_only: bool,
     /// Add an owner and print their token (once: only its hash is kept),
     /// then stop.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["revoke_user", "backup"])]
@@ -63,6 +68,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let opts = crate::serve::ServeOptions {
         bind: args.bind,
         db: args.db.clone(),
+        pages_only: args.pages_only,
     };
     crate::serve::serve(t, &opts, &mut |addr| {
         outln!("arena serve: listening on http://{addr}");

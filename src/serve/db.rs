@@ -1,26 +1,83 @@
 //! The ladder's store: owners, bots and their versions, games (row and
-//! record), uploads and the server's claim, in SQLite through sqlx (WAL
-//! mode), with embedded migrations (`migrations/sqlite/`). The queries are
-//! plain SQL with `$N` parameters, which SQLite and PostgreSQL both read.
+//! record), uploads and the server's claim, in SQLite (a file, WAL mode)
+//! or PostgreSQL, through sqlx's `Any` driver, with embedded migrations
+//! (`migrations/sqlite/`, `migrations/postgres/`, number for number). The
+//! queries are plain SQL with `$N` parameters, which both read; the few
+//! words where the dialects differ come from [`Backend`].
 
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::migrate::{Migration, MigrationType, Migrator};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::SqlitePool;
+use sqlx::{AnyPool, Executor};
 use std::borrow::Cow;
 use std::path::Path;
 use std::str::FromStr;
+
+/// Seconds without a heartbeat after which a server on another host is
+/// taken for dead, and its claim on the database may be taken over.
+pub const CLAIM_STALE_SECONDS: i64 = 30;
+
+/// How often a server refreshes its heartbeat (well within
+/// [`CLAIM_STALE_SECONDS`]).
+pub const HEARTBEAT_SECONDS: u64 = 5;
+
+/// Which database the store is in: the few places where the SQL differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+impl Backend {
+    /// The backend of a database URL (`sqlite:` or `postgres://`), or why
+    /// it is neither.
+    pub fn of_url(url: &str) -> Result<Backend, String> {
+        if url.starts_with("sqlite:") {
+            Ok(Backend::Sqlite)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Ok(Backend::Postgres)
+        } else {
+            Err(format!(
+                "`{url}` is not a database URL: give sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE"
+            ))
+        }
+    }
+
+    /// The row lock that a read-then-write needs on PostgreSQL; SQLite
+    /// locks the whole database at `BEGIN IMMEDIATE` and has no such words.
+    fn for_update(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "",
+            Backend::Postgres => " FOR UPDATE",
+        }
+    }
+
+    /// The database's clock, in unix seconds (one clock for every server
+    /// of a database, whatever their hosts' clocks say).
+    fn epoch(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "CAST(strftime('%s', 'now') AS INTEGER)",
+            Backend::Postgres => "CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)",
+        }
+    }
+}
 
 /// An error of the store, with what was being done.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
     #[error("database {url}: {source}")]
     Open { url: String, source: sqlx::Error },
+    #[error("{0}")]
+    BadUrl(String),
+    #[error(
+        "this server's claim on the database was taken over (its heartbeat was over {CLAIM_STALE_SECONDS} s old): stopping"
+    )]
+    Lost,
     #[error("database migrations: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("database: {0}")]
     Query(#[from] sqlx::Error),
     #[error(
-        "another server already serves this database: pid {pid} on {host}, at http://{address} since {since}; stop it first (one server per database)"
+        "another server already serves this database: pid {pid} on {host}, at http://{address} since {since}; stop it first (one server per database; a server on another host counts as stopped {CLAIM_STALE_SECONDS} s after its last heartbeat; `--pages-only` serves the pages beside it)"
     )]
     Taken {
         pid: i64,
@@ -32,8 +89,9 @@ pub enum DbError {
     Conflict(String),
 }
 
-/// The migrations, in order, compiled in.
-fn migrator() -> Migrator {
+/// The migrations of `backend`, in order, compiled in: the same numbers
+/// in both folders.
+fn migrator(backend: Backend) -> Migrator {
     let m = |version, description, sql: &'static str| {
         Migration::new(
             version,
@@ -43,12 +101,34 @@ fn migrator() -> Migrator {
             false,
         )
     };
+    let migrations = match backend {
+        Backend::Sqlite => vec![
+            m(
+                1,
+                "ladder",
+                include_str!("../../migrations/sqlite/0001_ladder.sql"),
+            ),
+            m(
+                2,
+                "server heartbeat",
+                include_str!("../../migrations/sqlite/0002_server_heartbeat.sql"),
+            ),
+        ],
+        Backend::Postgres => vec![
+            m(
+                1,
+                "ladder",
+                include_str!("../../migrations/postgres/0001_ladder.sql"),
+            ),
+            m(
+                2,
+                "server heartbeat",
+                include_str!("../../migrations/postgres/0002_server_heartbeat.sql"),
+            ),
+        ],
+    };
     Migrator {
-        migrations: Cow::Owned(vec![m(
-            1,
-            "ladder",
-            include_str!("../../migrations/sqlite/0001_ladder.sql"),
-        )]),
+        migrations: Cow::Owned(migrations),
         ..Migrator::DEFAULT
     }
 }
@@ -116,7 +196,8 @@ pub struct GameTicket {
 /// The store.
 #[derive(Clone)]
 pub struct Db {
-    pool: SqlitePool,
+    pool: AnyPool,
+    backend: Backend,
 }
 
 const VERSION_COLUMNS: &str = "v.id, b.name, o.name, v.number, v.status, v.detail, v.report, \
@@ -155,41 +236,91 @@ fn version_of(t: VersionTuple) -> Version {
 }
 
 impl Db {
-    /// Opens (creating) the database at `url` (`sqlite:PATH`) in WAL mode
-    /// and brings its schema up to date.
+    /// Opens the database at `url` (`sqlite:PATH`, created if missing, in
+    /// WAL mode; or `postgres://...`, which must exist) and brings its
+    /// schema up to date.
     pub async fn open(url: &str) -> Result<Db, DbError> {
+        let backend = Backend::of_url(url).map_err(DbError::BadUrl)?;
         let open = |source| DbError::Open {
-            url: url.to_string(),
+            url: redact(url),
             source,
         };
-        let options = SqliteConnectOptions::from_str(url)
-            .map_err(open)?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            // In WAL mode, NORMAL loses nothing when the process dies
-            // (kill -9); only a power cut may lose the last commits.
-            .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(std::time::Duration::from_secs(10))
-            .foreign_keys(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            // A local file cannot drop a connection: no ping before each
-            // query (it was one more round trip to SQLite's thread per
-            // query, a tenth of the server's time per game).
-            .test_before_acquire(false)
-            .connect_with(options)
-            .await
-            .map_err(open)?;
-        migrator().run(&pool).await?;
-        Ok(Db { pool })
+        sqlx::any::install_default_drivers();
+        let pool = match backend {
+            Backend::Sqlite => {
+                let url = match url.contains('?') {
+                    true => url.to_string(),
+                    false => format!("{url}?mode=rwc"),
+                };
+                let options = AnyConnectOptions::from_str(&url).map_err(open)?;
+                // WAL is a setting of the file, and switching to it needs
+                // the file to itself: once, before the pool.
+                let mut first = <sqlx::AnyConnection as sqlx::Connection>::connect_with(&options)
+                    .await
+                    .map_err(open)?;
+                first
+                    .execute("PRAGMA journal_mode = WAL")
+                    .await
+                    .map_err(open)?;
+                sqlx::Connection::close(first).await.map_err(open)?;
+                AnyPoolOptions::new()
+                    .max_connections(4)
+                    // A local file cannot drop a connection: no ping before
+                    // each query (it was one more round trip to SQLite's
+                    // thread per query, a tenth of the server's time per game).
+                    .test_before_acquire(false)
+                    .after_connect(|conn, _| {
+                        Box::pin(async move {
+                            // In WAL mode, NORMAL loses nothing when the
+                            // process dies (kill -9); only a power cut may
+                            // lose the last commits.
+                            conn.execute(
+                                "PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; \
+                                 PRAGMA foreign_keys = ON",
+                            )
+                            .await?;
+                            Ok(())
+                        })
+                    })
+                    .connect_with(options)
+                    .await
+                    .map_err(open)?
+            }
+            Backend::Postgres => {
+                let options = AnyConnectOptions::from_str(url).map_err(open)?;
+                AnyPoolOptions::new()
+                    .max_connections(8)
+                    .acquire_timeout(std::time::Duration::from_secs(30))
+                    .connect_with(options)
+                    .await
+                    .map_err(open)?
+            }
+        };
+        migrator(backend).run(&pool).await?;
+        Ok(Db { pool, backend })
     }
 
-    /// A transaction that writes: it takes the write lock at once
-    /// (`BEGIN IMMEDIATE`), waiting for it as long as the busy timeout,
-    /// instead of failing when a read turns into a write after another
-    /// connection wrote.
-    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, DbError> {
-        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    /// Which database this is.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// A transaction that writes. On SQLite it takes the write lock at
+    /// once (`BEGIN IMMEDIATE`), waiting for it as long as the busy
+    /// timeout, instead of failing when a read turns into a write after
+    /// another connection wrote. On PostgreSQL it is a plain `BEGIN`
+    /// (read committed): the reads that a write depends on lock their
+    /// rows (`FOR UPDATE`, [`Backend::for_update`]).
+    pub async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>, DbError> {
+        Ok(match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
+        })
+    }
+
+    /// The pool, for the queries of other rooms of the store.
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
     }
 
     /// The URL of the SQLite database of a ladder's results folder.
@@ -197,32 +328,56 @@ impl Db {
         format!("sqlite:{}", folder.join("ladder.db").display())
     }
 
-    /// Claims the database for this server: refused while the process
-    /// named in it is alive on this host (one server per database).
+    /// Claims the database for this server (one server per database):
+    /// refused while the server named in it is alive. On this host that
+    /// is its pid; on another host, a heartbeat (the database's clock)
+    /// newer than [`CLAIM_STALE_SECONDS`], which [`Db::heartbeat`]
+    /// refreshes.
     pub async fn claim(&self, address: &str) -> Result<(), DbError> {
         let host = crate::host::host_name();
         let pid = std::process::id() as i64;
+        let epoch = self.backend.epoch();
         let mut tx = self.begin_write().await?;
-        let held: Option<(i64, String, String, String)> =
-            sqlx::query_as("SELECT pid, host, address, started_at FROM server WHERE id = 1")
-                .fetch_optional(&mut *tx)
-                .await?;
-        if let Some((other, other_host, other_address, since)) = held {
-            let alive =
-                other_host != host || (other != pid && crate::host::process_alive(other as u32));
-            if alive {
-                return Err(DbError::Taken {
-                    pid: other,
-                    host: other_host,
-                    address: other_address,
-                    since,
-                });
-            }
+        // The row exists from here on, so that a second server starting
+        // at the same moment waits on its lock (PostgreSQL) or on the
+        // write lock (SQLite), then sees it.
+        let inserted = sqlx::query(&format!(
+            "INSERT INTO server (id, pid, host, address, started_at, heartbeat) \
+             VALUES (1, $1, $2, $3, $4, {epoch}) ON CONFLICT (id) DO NOTHING"
+        ))
+        .bind(pid)
+        .bind(&host)
+        .bind(address)
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        if inserted.rows_affected() == 1 {
+            tx.commit().await?;
+            return Ok(());
         }
-        sqlx::query(
-            "INSERT INTO server (id, pid, host, address, started_at) VALUES (1, $1, $2, $3, $4) \
-             ON CONFLICT (id) DO UPDATE SET pid = $1, host = $2, address = $3, started_at = $4",
-        )
+        let (other, other_host, other_address, since, age): (i64, String, String, String, i64) =
+            sqlx::query_as(&format!(
+                "SELECT pid, host, address, started_at, {epoch} - heartbeat FROM server WHERE id = 1{}",
+                self.backend.for_update()
+            ))
+            .fetch_one(&mut *tx)
+            .await?;
+        let alive = match other_host == host {
+            true => other != pid && crate::host::process_alive(other as u32),
+            false => age < CLAIM_STALE_SECONDS,
+        };
+        if alive {
+            return Err(DbError::Taken {
+                pid: other,
+                host: other_host,
+                address: other_address,
+                since,
+            });
+        }
+        sqlx::query(&format!(
+            "UPDATE server SET pid = $1, host = $2, address = $3, started_at = $4, heartbeat = {epoch} \
+             WHERE id = 1"
+        ))
         .bind(pid)
         .bind(&host)
         .bind(address)
@@ -233,10 +388,28 @@ impl Db {
         Ok(())
     }
 
+    /// Refreshes this server's heartbeat; [`DbError::Lost`] if its claim
+    /// is no longer its own (another server took it over).
+    pub async fn heartbeat(&self) -> Result<(), DbError> {
+        let r = sqlx::query(&format!(
+            "UPDATE server SET heartbeat = {} WHERE id = 1 AND pid = $1 AND host = $2",
+            self.backend.epoch()
+        ))
+        .bind(std::process::id() as i64)
+        .bind(crate::host::host_name())
+        .execute(&self.pool)
+        .await?;
+        match r.rows_affected() {
+            1 => Ok(()),
+            _ => Err(DbError::Lost),
+        }
+    }
+
     /// Gives the claim up (a clean stop).
     pub async fn release(&self) -> Result<(), DbError> {
-        sqlx::query("DELETE FROM server WHERE id = 1 AND pid = $1")
+        sqlx::query("DELETE FROM server WHERE id = 1 AND pid = $1 AND host = $2")
             .bind(std::process::id() as i64)
+            .bind(crate::host::host_name())
             .execute(&self.pool)
             .await?;
         Ok(())
@@ -343,30 +516,29 @@ impl Db {
         bytes: i64,
     ) -> Result<Version, DbError> {
         let mut tx = self.begin_write().await?;
-        let bot: Option<(i64, i64)> =
-            sqlx::query_as("SELECT id, owner_id FROM bots WHERE name = $1")
-                .bind(name)
-                .fetch_optional(&mut *tx)
-                .await?;
-        let bot_id = match bot {
-            Some((_, o)) if o != owner => {
-                return Err(DbError::Conflict(format!(
-                    "bot `{name}` belongs to another owner"
-                )))
-            }
-            Some((id, _)) => id,
-            None => {
-                let (id,): (i64,) = sqlx::query_as(
-                    "INSERT INTO bots (name, owner_id, created_at) VALUES ($1, $2, $3) RETURNING id",
-                )
-                .bind(name)
-                .bind(owner)
-                .bind(now())
-                .fetch_one(&mut *tx)
-                .await?;
-                id
-            }
-        };
+        // Made if new, then read with its row locked: two uploads of the
+        // same bot at once number their versions one after the other.
+        sqlx::query(
+            "INSERT INTO bots (name, owner_id, created_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (name) DO NOTHING",
+        )
+        .bind(name)
+        .bind(owner)
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        let (bot_id, bot_owner): (i64, i64) = sqlx::query_as(&format!(
+            "SELECT id, owner_id FROM bots WHERE name = $1{}",
+            self.backend.for_update()
+        ))
+        .bind(name)
+        .fetch_one(&mut *tx)
+        .await?;
+        if bot_owner != owner {
+            return Err(DbError::Conflict(format!(
+                "bot `{name}` belongs to another owner"
+            )));
+        }
         let (number,): (i64,) =
             sqlx::query_as("SELECT COALESCE(MAX(number), 0) + 1 FROM versions WHERE bot_id = $1")
                 .bind(bot_id)
@@ -585,14 +757,48 @@ impl Db {
         Ok(r.and_then(|(b,)| b))
     }
 
-    /// A consistent copy of the database in `path` (`VACUUM INTO`): the
-    /// online backup of docs/ladder.md.
-    pub async fn backup(&self, path: &Path) -> Result<(), DbError> {
+    /// A consistent copy of the database in `path` (SQLite's `VACUUM
+    /// INTO`): the online backup of docs/ladder.md. A PostgreSQL database
+    /// is backed up with its own tool, `pg_dump`: [`DbError::Conflict`]
+    /// with the command.
+    pub async fn backup(&self, path: &Path, url: &str) -> Result<(), DbError> {
+        if self.backend == Backend::Postgres {
+            return Err(DbError::Conflict(format!(
+                "a PostgreSQL store is backed up with PostgreSQL's own tool, while it serves: \
+                 pg_dump --format=custom --file={} '{}' (restore into an empty database with \
+                 pg_restore --dbname=URL {})",
+                path.display(),
+                redact(url),
+                path.display()
+            )));
+        }
         sqlx::query("VACUUM INTO $1")
             .bind(path.display().to_string())
             .execute(&self.pool)
             .await?;
         Ok(())
+    }
+
+    /// Finished games, counted.
+    pub async fn games_done(&self) -> Result<i64, DbError> {
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM games WHERE state = 'done'")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(n)
+    }
+}
+
+/// `url` with its password, if any, replaced by `***` (for messages).
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let Some((auth, host)) = rest.rsplit_once('@') else {
+        return url.to_string();
+    };
+    match auth.split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
+        None => url.to_string(),
     }
 }
 

@@ -225,6 +225,18 @@ async fn metrics(State(l): Shared) -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out)
 }
 
+/// Refuses a change on a server that shows pages only (`--pages-only`):
+/// changes go to the ladder's own server.
+fn writable(l: &Ladder) -> ApiResult<()> {
+    match l.pages_only {
+        false => Ok(()),
+        true => Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "this server shows the ladder's pages only (--pages-only): upload and change bots on the ladder's own server",
+        )),
+    }
+}
+
 /// `POST /api/bots`: a bot folder as tar.gz, from its owner. The token
 /// is checked before the body is read, and a body announced over the
 /// limit is refused from the head alone.
@@ -232,6 +244,7 @@ async fn upload(
     State(l): Shared,
     req: axum::extract::Request,
 ) -> ApiResult<(StatusCode, Json<serde_json::Value>)> {
+    writable(&l)?;
     let owner = owner_of(&l, req.headers()).await?;
     let limit = (l.settings.upload_mb << 20) as usize;
     let too_large = || {
@@ -286,6 +299,7 @@ async fn retire(
     headers: HeaderMap,
     Path(name): Path<String>,
 ) -> ApiResult<Json<serde_json::Value>> {
+    writable(&l)?;
     let owner = owner_of(&l, &headers).await?;
     check_owner(&l, &owner, &name).await?;
     let retired = l.db.retire(&name).await.map_err(ApiError::internal)?;
@@ -312,6 +326,7 @@ async fn change(
     Path(name): Path<String>,
     body: axum::body::Bytes,
 ) -> ApiResult<Json<serde_json::Value>> {
+    writable(&l)?;
     let owner = owner_of(&l, &headers).await?;
     let change: BotChange = serde_json::from_slice(&body).map_err(|e| {
         ApiError::new(

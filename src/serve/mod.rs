@@ -4,7 +4,7 @@
 //! refitted in the background; pages, a JSON API and exports show it all.
 //!
 //! Rooms: `archive` (uploads, packed and unpacked safely), `db` (the
-//! store: SQLite through sqlx), `intake` (an upload's way to the ladder),
+//! store: SQLite or PostgreSQL through sqlx), `intake` (an upload's way to the ladder),
 //! `play` (the games: pairings and the store of the runner), `standings`
 //! (the fits), `http` (the web layer, which validates and hands over);
 //! `view` (`arena view`: a league's results folder served read-only, the
@@ -74,6 +74,9 @@ pub struct ServeOptions {
     pub bind: SocketAddr,
     /// The store's URL; default `sqlite:` in the ladder's results folder.
     pub db: Option<String>,
+    /// Serve the pages and the API's reads only, beside the ladder's own
+    /// server on the same database: no claim, no games, no intake.
+    pub pages_only: bool,
 }
 
 /// The ladder's settings, or why `t` is not a ladder.
@@ -129,11 +132,13 @@ pub fn revoke_user(t: &Tournament, db: Option<&str>, name: &str) -> Result<(), S
     })
 }
 
-/// `--backup FILE`: a consistent copy of the store, while it serves.
+/// `--backup FILE`: a consistent copy of the store, while it serves
+/// (SQLite); for PostgreSQL, the `pg_dump` command that makes one.
 pub fn backup(t: &Tournament, db: Option<&str>, to: &std::path::Path) -> Result<(), ServeError> {
     runtime()?.block_on(async {
-        let db = open_db(t, db).await?;
-        Ok(db.backup(to).await?)
+        let url = db.map_or_else(|| Db::default_url(&t.output), str::to_string);
+        let db = open_db(t, Some(&url)).await?;
+        Ok(db.backup(to, &url).await?)
     })
 }
 
@@ -159,14 +164,17 @@ pub fn serve(
             .local_addr()
             .map_err(io("the listening address"))?
             .to_string();
-        db.claim(&address).await?;
-        db.refuse_unreceived().await?;
+        if !opts.pages_only {
+            db.claim(&address).await?;
+            db.refuse_unreceived().await?;
+        }
         let rows = load_rows(&db).await?;
         let (events, _) = tokio::sync::broadcast::channel(1024);
         let ladder = Arc::new(Ladder {
             t,
             settings,
             db,
+            pages_only: opts.pages_only,
             rt: tokio::runtime::Handle::current(),
             rows: RwLock::new(rows),
             fit: RwLock::new(None),
@@ -174,6 +182,7 @@ pub fn serve(
             roster_changed: AtomicBool::new(false),
             wake: (Mutex::new(0), Condvar::new()),
             stopping: AtomicBool::new(false),
+            lost: AtomicBool::new(false),
             events,
             metrics: Metrics::default(),
         });
@@ -189,9 +198,15 @@ pub fn serve(
             .spawn(move || f(l))
             .map_err(io(format!("cannot start the {name} thread")))
     };
-    let player = spawn("ladder-play", play::play_forever)?;
     let _fitter = spawn("ladder-fit", standings::fit_forever)?;
-    let _intake = spawn("ladder-intake", intake::intake_forever)?;
+    let player = match opts.pages_only {
+        true => spawn("ladder-reread", reread_forever)?,
+        false => {
+            let _intake = spawn("ladder-intake", intake::intake_forever)?;
+            rt.spawn(heartbeat_forever(ladder.clone()));
+            spawn("ladder-play", play::play_forever)?
+        }
+    };
     let router = http::router(ladder.clone());
     let l = ladder.clone();
     let served = rt.block_on(async move {
@@ -209,8 +224,48 @@ pub fn serve(
     while !player.is_finished() && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let _ = rt.block_on(ladder.db.release());
-    served.map_err(io("the web server"))
+    if !opts.pages_only {
+        let _ = rt.block_on(ladder.db.release());
+    }
+    served.map_err(io("the web server"))?;
+    match ladder.lost.load(std::sync::atomic::Ordering::SeqCst) {
+        true => Err(DbError::Lost.into()),
+        false => Ok(()),
+    }
+}
+
+/// Refreshes the server's heartbeat every [`db::HEARTBEAT_SECONDS`], so
+/// that a server on another host sees its claim alive; stops the server
+/// if the claim was taken over (it was taken for dead).
+async fn heartbeat_forever(l: Arc<Ladder>) {
+    while !l.is_stopping() {
+        tokio::time::sleep(Duration::from_secs(db::HEARTBEAT_SECONDS)).await;
+        match l.db.heartbeat().await {
+            Ok(()) => {}
+            Err(DbError::Lost) => {
+                tracing::error!("{}", DbError::Lost);
+                l.lost.store(true, std::sync::atomic::Ordering::SeqCst);
+                l.stop();
+            }
+            Err(e) => tracing::warn!("the heartbeat was not written: {e}"),
+        }
+    }
+}
+
+/// `--pages-only`: rereads the finished games' rows from the store when
+/// their count changes (every 2 s at most), for the fitter and the pages.
+fn reread_forever(l: Arc<Ladder>) {
+    while !l.is_stopping() {
+        match l.query(l.db.games_done()) {
+            Ok(n) if n as usize != l.games_done() => match l.query(load_rows(&l.db)) {
+                Ok(rows) => *l.rows.write().unwrap_or_else(|p| p.into_inner()) = rows,
+                Err(e) => tracing::warn!("the finished games were not reread: {e}"),
+            },
+            Ok(_) => {}
+            Err(e) => tracing::warn!("the finished games were not counted: {e}"),
+        }
+        l.wait(Duration::from_secs(2));
+    }
 }
 
 /// Waits for Ctrl-C or SIGTERM, or for the service to stop by itself.
@@ -238,7 +293,7 @@ async fn stop_signal(l: &Ladder) {
 
 /// Every finished game's row, from the store (a row that does not read
 /// is logged and left out).
-async fn load_rows(db: &Db) -> Result<Vec<GameRow>, ServeError> {
+async fn load_rows(db: &Db) -> Result<Vec<GameRow>, DbError> {
     let mut rows = Vec::new();
     for (i, json) in db.done_rows().await?.iter().enumerate() {
         match serde_json::from_str(json) {

@@ -51,6 +51,10 @@ pub struct Ladder {
     pub t: Tournament,
     pub settings: LadderSettings,
     pub db: Db,
+    /// A second server for the pages only (`--pages-only`): it plays no
+    /// games, takes no uploads and rereads the finished games' rows from
+    /// the store.
+    pub pages_only: bool,
     /// The runtime the store's queries run on.
     pub rt: tokio::runtime::Handle,
     /// Every finished game's row, in the order they finished.
@@ -69,6 +73,9 @@ pub struct Ladder {
     pub wake: (Mutex<u64>, Condvar),
     /// Raised once, to stop every part.
     pub stopping: AtomicBool,
+    /// Raised when another server took this one's claim over: it stops,
+    /// and says so.
+    pub lost: AtomicBool,
     /// The live feed (JSON events, for Server-Sent Events).
     pub events: tokio::sync::broadcast::Sender<String>,
     pub metrics: Metrics,

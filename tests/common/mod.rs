@@ -129,3 +129,74 @@ pub fn chromium(who: &str) -> std::path::PathBuf {
         ),
     }
 }
+
+/// A fresh PostgreSQL database for one test: `Some(URL)`, or `None` when
+/// `ARENA_SKIP_PG=1` (the test then passes, saying so). The cluster is
+/// `ARENA_TEST_PG`'s, else the throw-away one of `.ci/postgres start`
+/// (run here, installing PostgreSQL where it can); a failure says what to
+/// run. Each call makes a database of its own on that cluster, so that
+/// the test binaries running at once do not meet.
+#[allow(dead_code)]
+pub fn postgres(test: &str) -> Option<String> {
+    static BASE: std::sync::OnceLock<Result<String, String>> = std::sync::OnceLock::new();
+    if std::env::var("ARENA_TEST_PG").is_err()
+        && std::env::var("ARENA_SKIP_PG").as_deref() == Ok("1")
+    {
+        eprintln!("SKIPPED: {test}: the PostgreSQL tests were skipped (ARENA_SKIP_PG=1)");
+        return None;
+    }
+    let base = BASE.get_or_init(|| {
+        if let Ok(url) = std::env::var("ARENA_TEST_PG") {
+            return Ok(url);
+        }
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/postgres");
+        let out = std::process::Command::new("bash")
+            .arg(&script)
+            .arg("start")
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .map_err(|e| e.to_string())?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        match text.trim().strip_prefix("ARENA_TEST_PG=") {
+            Some(url) if out.status.success() => Ok(url.to_string()),
+            _ => Err(format!("{}: {}", out.status, text)),
+        }
+    });
+    let base = match base {
+        Ok(b) => b,
+        Err(e) => panic!(
+            "{test} needs PostgreSQL: ARENA_TEST_PG is not set and `.ci/postgres start` failed ({e}); \
+             run `bash .ci/postgres start` and export the ARENA_TEST_PG=... it prints, \
+             or set ARENA_SKIP_PG=1 to skip the PostgreSQL tests"
+        ),
+    };
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let name = format!(
+        "arena_{}_{}_{}",
+        std::process::id(),
+        N.fetch_add(1, std::sync::atomic::Ordering::SeqCst),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos())
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        use sqlx::{Connection, Executor};
+        sqlx::any::install_default_drivers();
+        let mut c = sqlx::AnyConnection::connect(base)
+            .await
+            .unwrap_or_else(|e| panic!("{test}: cannot connect to ARENA_TEST_PG: {e}"));
+        c.execute(format!("CREATE DATABASE {name}").as_str())
+            .await
+            .unwrap_or_else(|e| panic!("{test}: CREATE DATABASE {name}: {e}"));
+        let _ = c.close().await;
+    });
+    let (head, _) = base
+        .rsplit_once('/')
+        .expect("a database URL ends in /DATABASE");
+    Some(format!("{head}/{name}"))
+}

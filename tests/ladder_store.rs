@@ -1,0 +1,267 @@
+//! The ladder's store (src/serve/db.rs) on both of its databases: each
+//! test runs once on a temporary SQLite file and once on PostgreSQL (a
+//! database of its own on `ARENA_TEST_PG`'s cluster, or on the throw-away
+//! one of `.ci/postgres start`; `ARENA_SKIP_PG=1` skips that half).
+
+mod common;
+
+use mancala_arena::serve::db::{Backend, Db, DbError};
+use std::future::Future;
+
+/// Runs `f` on a fresh store of `backend`.
+fn with_store<F, Fut>(test: &str, backend: Backend, f: F)
+where
+    F: FnOnce(Db) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let tmp = tempfile::tempdir().unwrap();
+    let url = match backend {
+        Backend::Sqlite => format!("sqlite:{}", tmp.path().join("ladder.db").display()),
+        Backend::Postgres => match common::postgres(test) {
+            Some(u) => u,
+            None => return,
+        },
+    };
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let db = Db::open(&url).await.unwrap();
+        assert_eq!(db.backend(), backend);
+        f(db).await;
+    });
+}
+
+/// One test per backend: `NAME_sqlite` and `NAME_postgres`.
+macro_rules! both {
+    ($name:ident, $sqlite:ident, $postgres:ident) => {
+        #[test]
+        fn $sqlite() {
+            with_store(stringify!($sqlite), Backend::Sqlite, $name);
+        }
+        #[test]
+        fn $postgres() {
+            with_store(stringify!($postgres), Backend::Postgres, $name);
+        }
+    };
+}
+
+async fn owners_and_tokens(db: Db) {
+    if db.backend() == Backend::Sqlite {
+        // SQLite's settings, which the `Any` driver does not carry: set
+        // on every connection of the pool (docs/ladder.md).
+        for (pragma, want) in [
+            ("journal_mode", "wal"),
+            ("synchronous", "1"),
+            ("busy_timeout", "10000"),
+            ("foreign_keys", "1"),
+        ] {
+            let mut conns = Vec::new();
+            for _ in 0..3 {
+                let mut c = db.pool().acquire().await.unwrap();
+                let got: String = match pragma {
+                    "journal_mode" => {
+                        sqlx::query_as::<_, (String,)>("PRAGMA journal_mode")
+                            .fetch_one(&mut *c)
+                            .await
+                            .unwrap()
+                            .0
+                    }
+                    _ => sqlx::query_as::<_, (i64,)>(&format!("PRAGMA {pragma}"))
+                        .fetch_one(&mut *c)
+                        .await
+                        .unwrap()
+                        .0
+                        .to_string(),
+                };
+                assert_eq!(got, want, "PRAGMA {pragma}");
+                conns.push(c);
+            }
+        }
+    }
+    db.add_owner("alice", "hash-a", "owner").await.unwrap();
+    db.add_owner("bob", "hash-b", "owner").await.unwrap();
+    match db.add_owner("alice", "hash-c", "owner").await {
+        Err(DbError::Conflict(m)) => assert!(m.contains("already a user named `alice`"), "{m}"),
+        other => panic!("a second alice: {other:?}"),
+    }
+    let alice = db.owner_by_token("hash-a").await.unwrap().unwrap();
+    assert_eq!(
+        (alice.name.as_str(), alice.role.as_str()),
+        ("alice", "owner")
+    );
+    assert!(db.owner_by_token("hash-c").await.unwrap().is_none());
+    assert!(db.revoke_owner("alice").await.unwrap());
+    assert!(!db.revoke_owner("nobody").await.unwrap());
+    assert!(db.owner_by_token("hash-a").await.unwrap().is_none());
+    assert!(db.owner_by_token("hash-b").await.unwrap().is_some());
+    let bob = db.owner_by_token("hash-b").await.unwrap().unwrap();
+    assert_eq!(db.uploads_since(bob.id, 0).await.unwrap(), 0);
+    db.note_upload(bob.id, 1234).await.unwrap();
+    db.note_upload(bob.id, 10).await.unwrap();
+    assert_eq!(db.uploads_since(bob.id, 0).await.unwrap(), 2);
+    assert_eq!(db.uploads_since(bob.id, i64::MAX).await.unwrap(), 0);
+}
+both!(
+    owners_and_tokens,
+    owners_and_tokens_sqlite,
+    owners_and_tokens_postgres
+);
+
+async fn versions_lifecycle(db: Db) {
+    db.add_owner("alice", "a", "owner").await.unwrap();
+    db.add_owner("bob", "b", "owner").await.unwrap();
+    let alice = db.owner_by_token("a").await.unwrap().unwrap();
+    let bob = db.owner_by_token("b").await.unwrap().unwrap();
+    let folder = |n: i64| format!("bots/x/{n}");
+    let v1 = db
+        .new_version("x", alice.id, &folder, "s1", 10)
+        .await
+        .unwrap();
+    assert_eq!((v1.number, v1.status.as_str()), (1, "receiving"));
+    assert_eq!(
+        (v1.owner.as_str(), v1.folder.as_str()),
+        ("alice", "bots/x/1")
+    );
+    match db.new_version("x", bob.id, &folder, "s2", 10).await {
+        Err(DbError::Conflict(m)) => assert!(m.contains("another owner"), "{m}"),
+        other => panic!("bob's upload of alice's bot: {other:?}"),
+    }
+    assert_eq!(db.bot_owner("x").await.unwrap().unwrap().1, "alice");
+    assert!(db.bot_owner("y").await.unwrap().is_none());
+    db.set_status(v1.id, "entered", "", Some("report 1"))
+        .await
+        .unwrap();
+    assert_eq!(db.live_bots_of(alice.id).await.unwrap(), 1);
+    let v2 = db
+        .new_version("x", alice.id, &folder, "s3", 20)
+        .await
+        .unwrap();
+    assert_eq!(v2.number, 2);
+    // A server that stopped while receiving: refused at the next start.
+    db.refuse_unreceived().await.unwrap();
+    assert_eq!(db.version(v2.id).await.unwrap().unwrap().status, "refused");
+    let v3 = db
+        .new_version("x", alice.id, &folder, "s4", 30)
+        .await
+        .unwrap();
+    db.set_status(v3.id, "entered", "", None).await.unwrap();
+    let all = db.versions_of("x").await.unwrap();
+    let states: Vec<(i64, &str)> = all.iter().map(|v| (v.number, v.status.as_str())).collect();
+    assert_eq!(states, [(1, "retired"), (2, "refused"), (3, "entered")]);
+    assert_eq!(all[0].report, "report 1");
+    assert_eq!(all[0].detail, "replaced by a newer version");
+    assert_eq!(db.versions(Some("entered")).await.unwrap().len(), 1);
+    assert_eq!(db.versions(None).await.unwrap().len(), 3);
+    assert!(db.retire("x").await.unwrap());
+    assert!(!db.retire("x").await.unwrap());
+    assert!(db.versions(Some("entered")).await.unwrap().is_empty());
+    assert!(db.reinstate("x").await.unwrap());
+    assert_eq!(
+        db.versions(Some("entered")).await.unwrap()[0].player(),
+        "x@3"
+    );
+}
+both!(
+    versions_lifecycle,
+    versions_lifecycle_sqlite,
+    versions_lifecycle_postgres
+);
+
+async fn games_start_finish_unfinished_drop(db: Db) {
+    let g1 = db.start_game(0, &[3, 4]).await.unwrap();
+    let g2 = db.start_game(1, &[4, 5, 6]).await.unwrap();
+    let g3 = db.start_game(0, &[5, 3]).await.unwrap();
+    assert!(g1 < g2 && g2 < g3);
+    let record = vec![0u8, 1, 2, 255, 0, 7];
+    assert!(db.finish_game(g2, "{\"g\":2}", &record).await.unwrap());
+    // Once only.
+    assert!(!db.finish_game(g2, "{\"g\":2}", &record).await.unwrap());
+    assert!(!db.finish_game(9999, "{}", &record).await.unwrap());
+    assert_eq!(db.record(g2).await.unwrap().unwrap(), record);
+    assert!(db.record(g1).await.unwrap().is_none());
+    let cut = db.unfinished_games().await.unwrap();
+    let cut: Vec<(i64, usize, Vec<i64>)> = cut
+        .into_iter()
+        .map(|t| (t.id, t.variant, t.seats))
+        .collect();
+    assert_eq!(cut, [(g1, 0, vec![3, 4]), (g3, 0, vec![5, 3])]);
+    db.drop_game(g1).await.unwrap();
+    // A finished game is not dropped.
+    db.drop_game(g2).await.unwrap();
+    assert_eq!(db.unfinished_games().await.unwrap().len(), 1);
+    assert!(db.finish_game(g3, "{\"g\":3}", b"").await.unwrap());
+    assert_eq!(db.games_done().await.unwrap(), 2);
+    // Rows in the order the games finished, not by id.
+    let g4 = db.start_game(0, &[1, 2]).await.unwrap();
+    let g5 = db.start_game(0, &[2, 1]).await.unwrap();
+    assert!(db.finish_game(g5, "{\"g\":5}", b"x").await.unwrap());
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    assert!(db.finish_game(g4, "{\"g\":4}", b"y").await.unwrap());
+    assert_eq!(
+        db.done_rows().await.unwrap(),
+        ["{\"g\":2}", "{\"g\":3}", "{\"g\":5}", "{\"g\":4}"]
+    );
+}
+both!(
+    games_start_finish_unfinished_drop,
+    games_sqlite,
+    games_postgres
+);
+
+async fn one_server_per_database(db: Db) {
+    db.claim("127.0.0.1:1").await.unwrap();
+    db.heartbeat().await.unwrap();
+    // The same process again (a restart in the same process) may.
+    db.claim("127.0.0.1:2").await.unwrap();
+    // A live process on this host holds it: pid 1 is always alive.
+    sqlx::query("UPDATE server SET pid = 1")
+        .execute(db.pool())
+        .await
+        .unwrap();
+    match db.claim("127.0.0.1:3").await {
+        Err(e @ DbError::Taken { .. }) => {
+            let m = e.to_string();
+            assert!(m.contains("pid 1 on") && m.contains("127.0.0.1:2"), "{m}");
+        }
+        other => panic!("a second server: {other:?}"),
+    }
+    // Not ours any more: the heartbeat says so.
+    assert!(matches!(db.heartbeat().await, Err(DbError::Lost)));
+    // On another host: alive while its heartbeat is recent...
+    sqlx::query("UPDATE server SET host = 'elsewhere', pid = 99999999")
+        .execute(db.pool())
+        .await
+        .unwrap();
+    assert!(matches!(
+        db.claim("127.0.0.1:4").await,
+        Err(DbError::Taken { .. })
+    ));
+    // ...and taken over once it is 30 s old.
+    sqlx::query("UPDATE server SET heartbeat = heartbeat - 31")
+        .execute(db.pool())
+        .await
+        .unwrap();
+    db.claim("127.0.0.1:5").await.unwrap();
+    db.heartbeat().await.unwrap();
+    db.release().await.unwrap();
+    assert!(matches!(db.heartbeat().await, Err(DbError::Lost)));
+}
+both!(
+    one_server_per_database,
+    one_server_per_database_sqlite,
+    one_server_per_database_postgres
+);
+
+#[test]
+fn a_url_of_neither_kind_is_refused_with_what_to_give() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    match rt.block_on(Db::open("mysql://x@y/z")) {
+        Err(e) => {
+            let m = e.to_string();
+            assert!(
+                m.contains("sqlite:PATH") && m.contains("postgres://"),
+                "{m}"
+            );
+        }
+        Ok(_) => panic!("a MySQL URL opened"),
+    }
+}
