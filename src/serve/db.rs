@@ -44,11 +44,18 @@ fn migrator() -> Migrator {
         )
     };
     Migrator {
-        migrations: Cow::Owned(vec![m(
-            1,
-            "ladder",
-            include_str!("../../migrations/sqlite/0001_ladder.sql"),
-        )]),
+        migrations: Cow::Owned(vec![
+            m(
+                1,
+                "ladder",
+                include_str!("../../migrations/sqlite/0001_ladder.sql"),
+            ),
+            m(
+                2,
+                "workers",
+                include_str!("../../migrations/sqlite/0002_workers.sql"),
+            ),
+        ]),
         ..Migrator::DEFAULT
     }
 }
@@ -116,7 +123,7 @@ pub struct GameTicket {
 /// The store.
 #[derive(Clone)]
 pub struct Db {
-    pool: SqlitePool,
+    pub(super) pool: SqlitePool,
 }
 
 const VERSION_COLUMNS: &str = "v.id, b.name, o.name, v.number, v.status, v.detail, v.report, \
@@ -188,7 +195,9 @@ impl Db {
     /// (`BEGIN IMMEDIATE`), waiting for it as long as the busy timeout,
     /// instead of failing when a read turns into a write after another
     /// connection wrote.
-    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, DbError> {
+    pub(super) async fn begin_write(
+        &self,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, DbError> {
         Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
     }
 
@@ -597,7 +606,7 @@ impl Db {
 }
 
 /// Seats as stored: version ids, comma-separated.
-fn seats_text(seats: &[i64]) -> String {
+pub(super) fn seats_text(seats: &[i64]) -> String {
     seats
         .iter()
         .map(i64::to_string)

@@ -13,11 +13,15 @@ pub mod checking;
 pub mod db;
 pub mod http;
 pub mod intake;
+pub mod leases;
 pub mod pages;
 pub mod pairing;
 pub mod play;
+pub mod queue;
 pub mod standings;
 pub mod state;
+pub mod verify;
+pub mod workers;
 
 use crate::league::config::Tournament;
 use crate::results::GameRow;
@@ -71,6 +75,14 @@ pub struct ServeOptions {
     pub bind: SocketAddr,
     /// The store's URL; default `sqlite:` in the ladder's results folder.
     pub db: Option<String>,
+    /// The ladder file's text, sent to workers when they register.
+    pub ladder_text: String,
+    /// Games the server plays itself (`--local-games`; `None`: the file's
+    /// `games_in_flight`; 0: only workers play).
+    pub local_games: Option<usize>,
+    /// How long a worker's lease lasts without a heartbeat
+    /// (`--lease-seconds`).
+    pub lease_seconds: i64,
 }
 
 /// The ladder's settings, or why `t` is not a ladder.
@@ -114,6 +126,22 @@ pub fn add_user(t: &Tournament, db: Option<&str>, name: &str) -> Result<String, 
     Ok(token)
 }
 
+/// `--add-worker NAME`: a new worker token (role `worker`: it claims and
+/// uploads games, and cannot upload bots); returns it (shown once).
+pub fn add_worker(t: &Tournament, db: Option<&str>, name: &str) -> Result<String, ServeError> {
+    settings_of(t)?;
+    if intake::name_problem(name).is_some() {
+        return Err(ServeError::BadUserName(name.to_string()));
+    }
+    let token = new_token();
+    runtime()?.block_on(async {
+        let db = open_db(t, db).await?;
+        db.add_owner(name, &token_hash(&token), "worker").await?;
+        Ok::<_, ServeError>(())
+    })?;
+    Ok(token)
+}
+
 /// `--revoke-user NAME`: their token stops working at once.
 pub fn revoke_user(t: &Tournament, db: Option<&str>, name: &str) -> Result<(), ServeError> {
     settings_of(t)?;
@@ -141,7 +169,10 @@ pub fn serve(
     opts: &ServeOptions,
     on_listen: &mut dyn FnMut(SocketAddr),
 ) -> Result<(), ServeError> {
-    let settings = settings_of(&t)?;
+    let mut settings = settings_of(&t)?;
+    if let Some(n) = opts.local_games {
+        settings.games_in_flight = n;
+    }
     let rt = runtime()?;
     let (ladder, listener) = rt.block_on(async {
         let db = open_db(&t, opts.db.as_deref()).await?;
@@ -154,7 +185,10 @@ pub fn serve(
             .to_string();
         db.claim(&address).await?;
         db.refuse_unreceived().await?;
+        let cut = db.requeue_cut_off().await?;
         let rows = load_rows(&db).await?;
+        let workers =
+            workers::Workers::new(&t, &rows, opts.lease_seconds, opts.ladder_text.clone());
         let (events, _) = tokio::sync::broadcast::channel(1024);
         let ladder = Arc::new(Ladder {
             t,
@@ -169,7 +203,12 @@ pub fn serve(
             stopping: AtomicBool::new(false),
             events,
             metrics: Metrics::default(),
+            workers,
         });
+        ladder
+            .metrics
+            .games_replayed
+            .store(cut, std::sync::atomic::Ordering::Relaxed);
         Ok::<_, ServeError>((ladder, listener))
     })?;
     let addr = listener.local_addr().map_err(io("the listening address"))?;
