@@ -37,6 +37,7 @@ mod state;
 mod status;
 mod submit;
 mod versus;
+mod worker;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -93,6 +94,9 @@ enum Command {
     /// Upload a bot folder to a ladder (`arena serve`) and wait for its
     /// verdict: entered, or refused with why.
     Submit(submit::SubmitArgs),
+    /// Play a ladder's games on this machine: claim them from the server
+    /// (`arena serve`), play them in the sandbox, upload them.
+    Worker(worker::WorkerArgs),
 }
 
 /// The limits of each bot's sandbox, as flags (`run`, `play`, `check-bot`):
@@ -179,6 +183,7 @@ pub fn main() -> ExitCode {
         Command::Report(a) => report::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Submit(a) => submit::run(a),
+        Command::Worker(a) => worker::run(a),
     };
     match result {
         Ok(code) => code,

@@ -18,6 +18,7 @@ pub mod pages;
 pub mod pairing;
 pub mod play;
 pub mod queue;
+pub mod remote;
 pub mod standings;
 pub mod state;
 pub mod verify;
