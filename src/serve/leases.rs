@@ -369,3 +369,24 @@ impl Db {
         Ok(r.map(|(id,)| id))
     }
 }
+
+impl Db {
+    /// Every lease ever granted, oldest first (for an organiser's
+    /// questions, and the tests).
+    pub async fn leases(&self) -> Result<Vec<Lease>, DbError> {
+        let r: Vec<(String, i64, i64, String, i64)> = sqlx::query_as(
+            "SELECT id, game_id, worker_id, state, expires FROM leases ORDER BY granted_at, id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(r.into_iter()
+            .map(|(id, game_id, worker_id, state, expires)| Lease {
+                id,
+                game_id,
+                worker_id,
+                state,
+                expires,
+            })
+            .collect())
+    }
+}
