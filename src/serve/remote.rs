@@ -186,6 +186,10 @@ pub fn run(
                 register(&client, opts, &stop, say)?;
                 continue;
             }
+            // A token revoked or not a worker's: nothing to try again.
+            Err(Call::Refused(status @ (401 | 403), m)) => {
+                return Err(WorkerError::Refused(format!("{status}: {m}")))
+            }
             Err(e) => {
                 say(&format!("cannot claim games: {e}; trying again"));
                 pause(&stop, Duration::from_secs(2));
