@@ -63,13 +63,13 @@ impl Server {
     }
 
     fn start(&mut self, lease_seconds: u32) {
+        self.start_on(lease_seconds, "127.0.0.1:0")
+    }
+
+    /// Starts it listening on `bind`.
+    fn start_on(&mut self, lease_seconds: u32, bind: &str) {
         let mut child = Command::new(ARENA)
-            .args([
-                "serve",
-                self.file.to_str().unwrap(),
-                "--bind",
-                "127.0.0.1:0",
-            ])
+            .args(["serve", self.file.to_str().unwrap(), "--bind", bind])
             .args([
                 "--local-games",
                 "0",
@@ -432,8 +432,19 @@ fn forged_uploads_are_refused_without_a_change_and_counted_and_an_upload_counts_
     );
 }
 
-/// `arena worker` with its own cache, stdout in `out`.
-fn worker(server: &Server, token: &str, name: &str) -> Child {
+/// An `arena worker` process, killed when dropped.
+struct Worker(Child);
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `arena worker` with its own cache in folder `name`, its output in
+/// `name/out.log`.
+fn worker(server: &Server, token: &str, name: &str) -> Worker {
     let dir = server.dir.join(name);
     std::fs::create_dir_all(&dir).unwrap();
     Command::new(ARENA)
@@ -452,6 +463,7 @@ fn worker(server: &Server, token: &str, name: &str) -> Child {
         .stdout(Stdio::from(log_file(&dir.join("out.log"))))
         .stderr(Stdio::from(log_file(&dir.join("err.log"))))
         .spawn()
+        .map(Worker)
         .unwrap()
 }
 
@@ -497,8 +509,8 @@ fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_reco
             .find(|l| l.worker_id == wa && l.state == "active")
         {
             if done {
-                a.kill().unwrap();
-                a.wait().unwrap();
+                a.0.kill().unwrap();
+                a.0.wait().unwrap();
                 break l.clone();
             }
         }
@@ -532,8 +544,8 @@ fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_reco
         );
         std::thread::sleep(Duration::from_millis(300));
     }
-    unsafe { libc::kill(b.id() as i32, libc::SIGTERM) };
-    b.wait().unwrap();
+    unsafe { libc::kill(b.0.id() as i32, libc::SIGTERM) };
+    b.0.wait().unwrap();
     // Every game once, each under one lease that was done.
     let ids = server.csv_games();
     let unique: std::collections::BTreeSet<&String> = ids.iter().collect();
@@ -582,4 +594,76 @@ fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_reco
         let (x, y) = (x["elo"].as_f64().unwrap(), y["elo"].as_f64().unwrap());
         assert!((x - y).abs() < 1e-6, "{x} served, {y} by arena rate");
     }
+}
+
+/// Waits (up to 3 minutes) until worker `name`'s output has `line`.
+fn wait_output(server: &Server, name: &str, line: &str) -> String {
+    let start = Instant::now();
+    loop {
+        let out =
+            std::fs::read_to_string(server.dir.join(name).join("out.log")).unwrap_or_default();
+        if out.contains(line) {
+            return out;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "worker {name} never said `{line}`:\n{out}\n{}",
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_worker_that_loses_the_server_keeps_its_game_in_the_spool_and_uploads_it_when_the_server_is_back(
+) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = Server::new(dir);
+    let alice = server.add("--add-user", "alice");
+    let token = server.add("--add-worker", "wa");
+    server.start(60);
+    server.submit(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
+    // 50 ms a decision: the server is gone before the game ends.
+    let slow = |t: String| {
+        t.replace("import json", "import json\nimport time")
+            .replace(
+                "    return random.choice",
+                "    time.sleep(0.05)\n    return random.choice",
+            )
+    };
+    server.submit(&alice, &bot_copy(dir, "random-python", "slow-py", &slow));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let db = rt.block_on(Db::open(&server.db())).unwrap();
+    let w = worker(&server, &token, "a");
+    // The worker has uploaded a game (its bots are fetched and built)
+    // and holds a lease: the server dies (SIGKILL) in the middle of a game.
+    let start = Instant::now();
+    let cut = loop {
+        let leases = rt.block_on(db.leases()).unwrap();
+        let done = leases.iter().any(|l| l.state == "done");
+        if let Some(l) = leases.iter().find(|l| l.state == "active").filter(|_| done) {
+            break l.clone();
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "no lease:\n{}",
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let address = server.url.trim_start_matches("http://").to_string();
+    if let Some(mut c) = server.child.take() {
+        c.kill().unwrap();
+        c.wait().unwrap();
+    }
+    let gid = format!("game-{}", cut.game_id);
+    wait_output(&server, "a", &format!("{gid}: kept in the spool"));
+    // Back on the same address: the spooled game is uploaded, once.
+    server.start_on(60, &address);
+    let out = wait_output(&server, "a", &format!("{gid}: uploaded from the spool"));
+    assert!(!out.contains("discarded"), "{out}");
+    let ids = server.csv_games();
+    assert_eq!(ids.iter().filter(|i| **i == gid).count(), 1, "{ids:?}");
+    drop(w);
 }

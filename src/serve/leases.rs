@@ -99,10 +99,13 @@ impl Db {
 
     /// Drops the pending games that seat a version not in `entered` (it
     /// left the ladder); returns how many.
-    pub async fn drop_stale_pending(&self, entered: &[i64]) -> Result<usize, DbError> {
-        let (games, _) = self.queued_games().await?;
+    pub async fn drop_stale_pending(
+        &self,
+        queued: &[GameTicket],
+        entered: &[i64],
+    ) -> Result<usize, DbError> {
         let mut dropped = 0;
-        for g in games {
+        for g in queued {
             if g.seats.iter().all(|s| entered.contains(s)) {
                 continue;
             }
@@ -144,16 +147,13 @@ impl Db {
             if !can_play(variant as usize) {
                 continue;
             }
-            let lease = match worker {
-                None => None,
-                Some((worker_id, seconds)) => Some(Lease {
-                    id: new_lease_id(),
-                    game_id: id,
-                    worker_id,
-                    state: "active".into(),
-                    expires: unix + seconds,
-                }),
-            };
+            let lease = worker.map(|(worker_id, seconds)| Lease {
+                id: new_lease_id(),
+                game_id: id,
+                worker_id,
+                state: "active".into(),
+                expires: unix + seconds,
+            });
             sqlx::query("UPDATE games SET state = 'playing', lease_id = $2 WHERE id = $1")
                 .bind(id)
                 .bind(lease.as_ref().map(|l| l.id.clone()))
@@ -184,6 +184,15 @@ impl Db {
     /// Expires the active leases past their time (`now`, unix seconds):
     /// their games go back to the queue. Returns the games' ids.
     pub async fn expire_leases(&self, now_unix: i64) -> Result<Vec<i64>, DbError> {
+        // A read first: most calls find none, and take no write lock.
+        let (any,): (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM leases WHERE state = 'active' AND expires < $1")
+                .bind(now_unix)
+                .fetch_one(&self.pool)
+                .await?;
+        if any == 0 {
+            return Ok(Vec::new());
+        }
         let mut tx = self.begin_write().await?;
         let gone: Vec<(String, i64)> = sqlx::query_as(
             "SELECT id, game_id FROM leases WHERE state = 'active' AND expires < $1",

@@ -107,8 +107,10 @@ pub async fn refill(l: &Ladder) -> Result<(), DbError> {
     }
     let roster = l.db.versions(Some("entered")).await?;
     let ids: Vec<i64> = roster.iter().map(|v| v.id).collect();
-    l.db.drop_stale_pending(&ids).await?;
-    let (queued, pending) = l.db.queued_games().await?;
+    let (mut queued, mut pending) = l.db.queued_games().await?;
+    if l.db.drop_stale_pending(&queued, &ids).await? > 0 {
+        (queued, pending) = l.db.queued_games().await?;
+    }
     let recent = unix_now() - 2 * l.workers.lease_seconds;
     let (jobs, _) = l.db.worker_capacity(recent).await?;
     let target = l.settings.games_in_flight + jobs.max(0) as usize;

@@ -201,7 +201,9 @@ pub fn run(
             continue;
         }
         if let Err(e) = play_claims(&client, opts, &t, &layout, claims, lease_seconds, say) {
-            say(&format!("{e}"));
+            say(&format!(
+                "the claimed games are left to their leases' expiry: {e}"
+            ));
             pause(&stop, Duration::from_secs(2));
         }
     }
