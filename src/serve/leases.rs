@@ -357,14 +357,15 @@ impl Db {
     /// The games at once of the workers heard from since `since` (unix
     /// seconds), and how many workers that is.
     pub async fn worker_capacity(&self, since: i64) -> Result<(i64, i64), DbError> {
-        let (jobs, n): (Option<i64>, i64) = sqlx::query_as(
-            "SELECT SUM(w.jobs), COUNT(*) FROM workers w JOIN owners o ON o.id = w.owner_id \
+        // The cast: PostgreSQL's SUM of a BIGINT is a NUMERIC.
+        let (jobs, n): (i64, i64) = sqlx::query_as(
+            "SELECT CAST(COALESCE(SUM(w.jobs), 0) AS BIGINT), COUNT(*) FROM workers w JOIN owners o ON o.id = w.owner_id \
              WHERE w.last_seen >= $1 AND o.revoked_at IS NULL",
         )
         .bind(since)
         .fetch_one(&self.pool)
         .await?;
-        Ok((jobs.unwrap_or(0), n))
+        Ok((jobs, n))
     }
 
     /// The version whose upload has SHA-256 `sha` (the latest, if two

@@ -361,18 +361,40 @@ fn play_claims(
     lease_seconds: i64,
     say: &(dyn Fn(&str) + Sync),
 ) -> Result<(), String> {
+    // The heartbeat runs from the claim on: fetching and building the
+    // bots can take longer than a lease.
+    let leases: BTreeMap<usize, (String, String)> = claims
+        .iter()
+        .map(|c| (c.id as usize, (c.game_id.clone(), c.lease.clone())))
+        .collect();
+    let leases = Arc::new(Mutex::new(leases));
+    let playing = Arc::new(AtomicBool::new(true));
+    let beat = {
+        let (client, leases, playing) = (client.clone(), leases.clone(), playing.clone());
+        let every = Duration::from_millis((lease_seconds as u64 * 1000 / 3).max(500));
+        std::thread::spawn(move || heartbeat(&client, &leases, &playing, every))
+    };
+    let stop_beat = || {
+        playing.store(false, Ordering::SeqCst);
+    };
     let mut t = t.clone();
     t.bots.clear();
     let mut index: BTreeMap<String, usize> = BTreeMap::new();
     let mut games = VecDeque::new();
-    let mut leases = BTreeMap::new();
     for c in &claims {
         let mut seats = Vec::new();
         for (player, sha) in &c.seats {
             let i = match index.get(player) {
                 Some(&i) => i,
                 None => {
-                    let spec = bundle(client, &opts.cache, &t, sha, player, say)?;
+                    let spec = match bundle(client, &opts.cache, &t, sha, player, say) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            stop_beat();
+                            let _ = beat.join();
+                            return Err(e);
+                        }
+                    };
                     t.bots.push(spec);
                     index.insert(player.clone(), t.bots.len() - 1);
                     t.bots.len() - 1
@@ -381,16 +403,8 @@ fn play_claims(
             seats.push(i);
         }
         games.push_back(super::play::scheduled(t.seed, c.id, c.variant, seats));
-        leases.insert(c.id as usize, (c.game_id.clone(), c.lease.clone()));
     }
     t.concurrency = opts.jobs.min(games.len()).max(1);
-    let leases = Arc::new(Mutex::new(leases));
-    let playing = Arc::new(AtomicBool::new(true));
-    let beat = {
-        let (client, leases, playing) = (client.clone(), leases.clone(), playing.clone());
-        let every = Duration::from_millis((lease_seconds as u64 * 1000 / 3).max(500));
-        std::thread::spawn(move || heartbeat(&client, &leases, &playing, every))
-    };
     let todo = games.len();
     let mut store = Upload {
         client: client.clone(),
@@ -413,7 +427,7 @@ fn play_claims(
             }
         },
     );
-    playing.store(false, Ordering::SeqCst);
+    stop_beat();
     let _ = beat.join();
     let played = played.map_err(|e| e.to_string())?;
     if let Some(s) = played.stop {
