@@ -38,6 +38,7 @@ mod status;
 mod submit;
 mod versus;
 mod view;
+mod worker;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -98,6 +99,9 @@ enum Command {
     /// Serve a league's results folder read-only on loopback: the report's
     /// pages and any game's viewer on demand; opens the browser.
     View(view::ViewArgs),
+    /// Play a ladder's games on this machine: claim them from the server
+    /// (`arena serve`), play them in the sandbox, upload them.
+    Worker(worker::WorkerArgs),
 }
 
 /// The limits of each bot's sandbox, as flags (`run`, `play`, `check-bot`):
@@ -185,6 +189,7 @@ pub fn main() -> ExitCode {
         Command::Serve(a) => serve::run(a),
         Command::Submit(a) => submit::run(a),
         Command::View(a) => view::run(a),
+        Command::Worker(a) => worker::run(a),
     };
     match result {
         Ok(code) => code,

@@ -21,12 +21,25 @@ pub struct ServeArgs {
     db: Option<String>,
     /// Serve the pages and the API's reads only, beside the ladder's own
     /// server on the same database: plays no games, takes no uploads.
-    #[arg(long, conflicts_with_all = ["add_user", "revoke_user", "backup"])]
+    #[arg(long, conflicts_with_all = ["add_user", "add_worker", "revoke_user", "backup"])]
     pages_only: bool,
     /// Add an owner and print their token (once: only its hash is kept),
     /// then stop.
-    #[arg(long, value_name = "NAME", conflicts_with_all = ["revoke_user", "backup"])]
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["revoke_user", "backup", "add_worker"])]
     add_user: Option<String>,
+    /// Add a worker (`arena worker`) and print its token (once), then
+    /// stop. A worker's token claims and uploads games; it cannot upload
+    /// bots.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["revoke_user", "backup"])]
+    add_worker: Option<String>,
+    /// Games the server plays itself, over the ladder file's
+    /// `games_in_flight`; 0: only workers play.
+    #[arg(long, value_name = "N")]
+    local_games: Option<usize>,
+    /// How long a worker's lease of a game lasts without a heartbeat,
+    /// in seconds; then the game goes back to the queue.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(i64).range(2..=86400))]
+    lease_seconds: i64,
     /// Revoke an owner's token, then stop.
     #[arg(long, value_name = "NAME", conflicts_with = "backup")]
     revoke_user: Option<String>,
@@ -42,6 +55,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     if let Some(name) = &args.add_user {
         let token = crate::serve::add_user(&t, db, name)?;
         outln!("user `{name}` added; their token (shown only now, keep it):");
+        outln!("{token}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(name) = &args.add_worker {
+        let token = crate::serve::add_worker(&t, db, name)?;
+        outln!("worker `{name}` added; its token (shown only now, keep it):");
         outln!("{token}");
         return Ok(ExitCode::SUCCESS);
     }
@@ -69,6 +88,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         bind: args.bind,
         db: args.db.clone(),
         pages_only: args.pages_only,
+        ladder_text: std::fs::read_to_string(&args.ladder)
+            .with_context(|| format!("reading {}", args.ladder.display()))?,
+        local_games: args.local_games,
+        lease_seconds: args.lease_seconds,
     };
     crate::serve::serve(t, &opts, &mut |addr| {
         outln!("arena serve: listening on http://{addr}");

@@ -40,6 +40,12 @@ pub type Seat = usize;
 /// The most players any game has (3-player Tricala).
 pub const MAX_SEATS: usize = 3;
 
+/// The rules version: bumped whenever a rule of any game changes (what is
+/// legal, how a game ends, how it scores). A ladder's workers must play
+/// the server's (docs/ladder.md, "Workers"), since the server replays
+/// their records by its own rules.
+pub const RULES_VERSION: u32 = 1;
+
 /// Default ply cap when a tournament names none (the rulings (docs/rules.md): configurable).
 pub const DEFAULT_MAX_PLIES: u32 = 1000;
 

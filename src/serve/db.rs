@@ -44,7 +44,17 @@ impl Backend {
 
     /// The row lock that a read-then-write needs on PostgreSQL; SQLite
     /// locks the whole database at `BEGIN IMMEDIATE` and has no such words.
-    fn for_update(self) -> &'static str {
+    /// `FOR UPDATE SKIP LOCKED` on PostgreSQL: a claim takes rows no
+    /// other claim holds; nothing on SQLite, where `BEGIN IMMEDIATE`
+    /// already lets one writer in at a time.
+    pub(super) fn skip_locked(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "",
+            Backend::Postgres => " FOR UPDATE SKIP LOCKED",
+        }
+    }
+
+    pub(super) fn for_update(self) -> &'static str {
         match self {
             Backend::Sqlite => "",
             Backend::Postgres => " FOR UPDATE",
@@ -113,6 +123,11 @@ fn migrator(backend: Backend) -> Migrator {
                 "server heartbeat",
                 include_str!("../../migrations/sqlite/0002_server_heartbeat.sql"),
             ),
+            m(
+                3,
+                "workers",
+                include_str!("../../migrations/sqlite/0003_workers.sql"),
+            ),
         ],
         Backend::Postgres => vec![
             m(
@@ -124,6 +139,11 @@ fn migrator(backend: Backend) -> Migrator {
                 2,
                 "server heartbeat",
                 include_str!("../../migrations/postgres/0002_server_heartbeat.sql"),
+            ),
+            m(
+                3,
+                "workers",
+                include_str!("../../migrations/postgres/0003_workers.sql"),
             ),
         ],
     };
@@ -803,7 +823,7 @@ pub fn redact(url: &str) -> String {
 }
 
 /// Seats as stored: version ids, comma-separated.
-fn seats_text(seats: &[i64]) -> String {
+pub(super) fn seats_text(seats: &[i64]) -> String {
     seats
         .iter()
         .map(i64::to_string)

@@ -88,12 +88,27 @@ pub fn router(ladder: Arc<Ladder>) -> Router {
         .route("/api/games.pgn", get(games_pgn))
         .route("/api/games/{id}", get(game))
         .route("/api/events", get(events))
+        .merge(super::workers::routes())
         .fallback(|| async { ApiError::not_found("no such page: see docs/ladder.md for the API") })
         .with_state(ladder)
 }
 
-/// The owner a request's `Authorization: Bearer TOKEN` names.
+/// The owner a request's `Authorization: Bearer TOKEN` names, refused
+/// (403) for a worker's token.
 pub async fn owner_of(ladder: &Ladder, headers: &HeaderMap) -> ApiResult<Owner> {
+    let o = bearer_owner(ladder, headers).await?;
+    if o.role != "owner" {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "this token is not an owner's: it cannot upload or retire bots",
+        ));
+    }
+    Ok(o)
+}
+
+/// Whoever a request's `Authorization: Bearer TOKEN` names (an owner or a
+/// worker, by `role`); 401 without a valid token.
+pub async fn bearer_owner(ladder: &Ladder, headers: &HeaderMap) -> ApiResult<Owner> {
     let Some(value) = headers.get(header::AUTHORIZATION) else {
         return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
@@ -118,11 +133,7 @@ pub async fn owner_of(ladder: &Ladder, headers: &HeaderMap) -> ApiResult<Owner> 
         .await
         .map_err(ApiError::internal)?
     {
-        Some(o) if o.role == "owner" => Ok(o),
-        Some(_) => Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "this token is not an owner's: it cannot upload or retire bots",
-        )),
+        Some(o) => Ok(o),
         None => Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unknown or revoked token: ask the organiser for a new one",
@@ -216,6 +227,7 @@ async fn metrics(State(l): Shared) -> impl IntoResponse {
         "gauge",
         queued.to_string(),
     );
+    out.push_str(&super::workers::metrics_text(&l));
     out.push_str(
         "# HELP arena_faults_total Forfeits by reason.\n# TYPE arena_faults_total counter\n",
     );

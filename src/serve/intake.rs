@@ -111,6 +111,7 @@ pub async fn accept(l: &Arc<Ladder>, owner: &Owner, upload: Upload) -> Result<Ve
     let tmp = incoming_dir(l).join(format!("{}-{}", std::process::id(), unix_nanos()));
     let lim = limits(l);
     let tmp2 = tmp.clone();
+    let kept = upload.bytes.clone();
     let unpacked = tokio::task::spawn_blocking(move || unpack(&upload.bytes, &tmp2, &lim))
         .await
         .map_err(|e| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
@@ -124,11 +125,24 @@ pub async fn accept(l: &Arc<Ladder>, owner: &Owner, upload: Upload) -> Result<Ve
     let queued = queue(l, owner, &name, &tmp, &sha, bytes).await;
     let _ = std::fs::remove_dir_all(&tmp);
     let v = queued?;
+    // The upload as it came, for workers (`GET /api/worker/bundles/SHA`).
+    if let Err(e) = std::fs::write(bundle_path(&v.folder), &kept) {
+        tracing::error!(
+            "{}: the upload could not be kept for workers: {e}",
+            v.player()
+        );
+    }
     l.announce(
         serde_json::json!({"type": "bot", "bot": v.bot, "version": v.number, "status": v.status}),
     );
     l.wake_all();
     Ok(v)
+}
+
+/// Where the upload of the version in `folder` is kept, as uploaded
+/// (`vN.tar.gz` next to its folder `vN`): the workers' bundle.
+pub fn bundle_path(folder: &str) -> PathBuf {
+    PathBuf::from(format!("{folder}.tar.gz"))
 }
 
 /// Unpacks `bytes` into `dir` and reads its bot.toml: the bot's name.

@@ -15,12 +15,17 @@ pub mod checking;
 pub mod db;
 pub mod http;
 pub mod intake;
+pub mod leases;
 pub mod pages;
 pub mod pairing;
 pub mod play;
+pub mod queue;
+pub mod remote;
 pub mod standings;
 pub mod state;
+pub mod verify;
 pub mod view;
+pub mod workers;
 
 use crate::league::config::Tournament;
 use crate::results::GameRow;
@@ -77,6 +82,14 @@ pub struct ServeOptions {
     /// Serve the pages and the API's reads only, beside the ladder's own
     /// server on the same database: no claim, no games, no intake.
     pub pages_only: bool,
+    /// The ladder file's text, sent to workers when they register.
+    pub ladder_text: String,
+    /// Games the server plays itself (`--local-games`; `None`: the file's
+    /// `games_in_flight`; 0: only workers play).
+    pub local_games: Option<usize>,
+    /// How long a worker's lease lasts without a heartbeat
+    /// (`--lease-seconds`).
+    pub lease_seconds: i64,
 }
 
 /// The ladder's settings, or why `t` is not a ladder.
@@ -120,6 +133,22 @@ pub fn add_user(t: &Tournament, db: Option<&str>, name: &str) -> Result<String, 
     Ok(token)
 }
 
+/// `--add-worker NAME`: a new worker token (role `worker`: it claims and
+/// uploads games, and cannot upload bots); returns it (shown once).
+pub fn add_worker(t: &Tournament, db: Option<&str>, name: &str) -> Result<String, ServeError> {
+    settings_of(t)?;
+    if intake::name_problem(name).is_some() {
+        return Err(ServeError::BadUserName(name.to_string()));
+    }
+    let token = new_token();
+    runtime()?.block_on(async {
+        let db = open_db(t, db).await?;
+        db.add_owner(name, &token_hash(&token), "worker").await?;
+        Ok::<_, ServeError>(())
+    })?;
+    Ok(token)
+}
+
 /// `--revoke-user NAME`: their token stops working at once.
 pub fn revoke_user(t: &Tournament, db: Option<&str>, name: &str) -> Result<(), ServeError> {
     settings_of(t)?;
@@ -153,7 +182,10 @@ pub fn serve(
     // server started again from another folder still finds them.
     let mut t = t;
     t.output = std::path::absolute(&t.output).map_err(io(t.output.display().to_string()))?;
-    let settings = settings_of(&t)?;
+    let mut settings = settings_of(&t)?;
+    if let Some(n) = opts.local_games {
+        settings.games_in_flight = n;
+    }
     let rt = runtime()?;
     let (ladder, listener) = rt.block_on(async {
         let db = open_db(&t, opts.db.as_deref()).await?;
@@ -164,11 +196,15 @@ pub fn serve(
             .local_addr()
             .map_err(io("the listening address"))?
             .to_string();
+        let mut cut = 0;
         if !opts.pages_only {
             db.claim(&address).await?;
             db.refuse_unreceived().await?;
+            cut = db.requeue_cut_off().await?;
         }
         let rows = load_rows(&db).await?;
+        let workers =
+            workers::Workers::new(&t, &rows, opts.lease_seconds, opts.ladder_text.clone());
         let (events, _) = tokio::sync::broadcast::channel(1024);
         let ladder = Arc::new(Ladder {
             t,
@@ -185,7 +221,12 @@ pub fn serve(
             lost: AtomicBool::new(false),
             events,
             metrics: Metrics::default(),
+            workers,
         });
+        ladder
+            .metrics
+            .games_replayed
+            .store(cut, std::sync::atomic::Ordering::Relaxed);
         Ok::<_, ServeError>((ladder, listener))
     })?;
     let addr = listener.local_addr().map_err(io("the listening address"))?;

@@ -79,6 +79,8 @@ pub struct Ladder {
     /// The live feed (JSON events, for Server-Sent Events).
     pub events: tokio::sync::broadcast::Sender<String>,
     pub metrics: Metrics,
+    /// The queue's scheduler and what the workers' endpoints keep.
+    pub workers: super::workers::Workers,
 }
 
 impl Ladder {

@@ -1,0 +1,68 @@
+//! `arena worker --server URL --token TOKEN [-j N] [--cache DIR]`: plays a
+//! ladder's games on this machine (docs/ladder.md, "Workers"): registers,
+//! claims up to N games at a time, fetches and builds the bots it lacks,
+//! plays them in the sandbox as `arena run` does, and uploads each game;
+//! until Ctrl-C or SIGTERM.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+#[derive(clap::Args, Debug)]
+pub struct WorkerArgs {
+    /// The ladder's address (`http://HOST:PORT`).
+    #[arg(long)]
+    server: String,
+    /// The worker's token (from the organiser's `arena serve LADDER.toml
+    /// --add-worker NAME`); or the environment variable ARENA_WORKER_TOKEN.
+    #[arg(long, env = "ARENA_WORKER_TOKEN", hide_env_values = true)]
+    token: String,
+    /// Games at once.
+    #[arg(short = 'j', long = "jobs", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: u16,
+    /// Where bundles, builds, bots' logs and the spool of games not yet
+    /// uploaded are kept.
+    #[arg(long, default_value = "worker-cache")]
+    cache: PathBuf,
+}
+
+pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        std::thread::Builder::new()
+            .name("worker-signals".into())
+            .spawn(move || {
+                let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                else {
+                    return;
+                };
+                rt.block_on(async {
+                    use tokio::signal::unix::{signal, SignalKind};
+                    let (Ok(mut int), Ok(mut term)) = (
+                        signal(SignalKind::interrupt()),
+                        signal(SignalKind::terminate()),
+                    ) else {
+                        return;
+                    };
+                    tokio::select! {
+                        _ = int.recv() => {}
+                        _ = term.recv() => {}
+                    }
+                });
+                stop.store(true, Ordering::SeqCst);
+            })?;
+    }
+    let opts = crate::serve::remote::WorkerOptions {
+        server: args.server,
+        token: args.token,
+        jobs: args.jobs as usize,
+        cache: std::path::absolute(&args.cache)?,
+    };
+    crate::serve::remote::run(&opts, stop, &|line| outln!("{line}"))?;
+    outln!("arena worker: stopped");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,409 @@
+//! The store's queue of games and its leases (issue 31, docs/ladder.md
+//! "Workers"): a second `impl Db`. Pending games are rows; the server's
+//! own games and the workers claim them in one transaction each (SQLite:
+//! `BEGIN IMMEDIATE`, the database's one write lock; PostgreSQL:
+//! `SELECT ... FOR UPDATE SKIP LOCKED` in the claim's select, marked
+//! below). A worker's claim records a lease (id, worker, expiry); a lease
+//! not renewed in time is expired and its game goes back to the queue; an
+//! upload finishes a game only under its active lease, once.
+
+use super::db::{now, seats_text, Db, DbError, GameTicket};
+
+/// A lease as the store has it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    pub id: String,
+    pub game_id: i64,
+    pub worker_id: i64,
+    /// `active`, `done` or `expired`.
+    pub state: String,
+    /// Unix seconds.
+    pub expires: i64,
+}
+
+/// A game claimed: the ticket, and the lease when a worker claimed it.
+#[derive(Clone, Debug)]
+pub struct Claimed {
+    pub ticket: GameTicket,
+    pub lease: Option<Lease>,
+}
+
+/// What a worker says of itself when it registers.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Registration {
+    pub host: String,
+    pub cores: i64,
+    pub jobs: i64,
+    pub arena_version: String,
+    /// [`crate::engine::RULES_VERSION`] of the worker's arena.
+    pub rules_version: i64,
+    /// The record format it writes ([`crate::referee::record::FORMAT`]).
+    pub record_format: u32,
+    pub sandbox: Vec<String>,
+    pub variants: Vec<String>,
+}
+
+fn ticket(id: i64, variant: i64, seats: &str) -> GameTicket {
+    GameTicket {
+        id,
+        variant: variant as usize,
+        seats: seats.split(',').filter_map(|s| s.parse().ok()).collect(),
+    }
+}
+
+/// A new lease id: 16 random bytes in hex.
+fn new_lease_id() -> String {
+    super::new_token()[..32].to_string()
+}
+
+impl Db {
+    /// At start-up: the games the server itself was playing when it
+    /// stopped go back to the queue, first (`replay`); workers' leases
+    /// stay (their workers may still be playing). Returns how many.
+    pub async fn requeue_cut_off(&self) -> Result<u64, DbError> {
+        let r = sqlx::query(
+            "UPDATE games SET state = 'pending', replay = 1 WHERE state = 'playing' AND lease_id IS NULL",
+        )
+        .execute(self.pool())
+        .await?;
+        Ok(r.rows_affected())
+    }
+
+    /// The games pending or being played (the pairing rule's "in flight"),
+    /// and how many of them are pending.
+    pub async fn queued_games(&self) -> Result<(Vec<GameTicket>, usize), DbError> {
+        let rows: Vec<(i64, i64, String, String)> = sqlx::query_as(
+            "SELECT id, variant, seats, state FROM games WHERE state IN ('pending', 'playing') ORDER BY id",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        let pending = rows.iter().filter(|r| r.3 == "pending").count();
+        Ok((
+            rows.iter().map(|(i, v, s, _)| ticket(*i, *v, s)).collect(),
+            pending,
+        ))
+    }
+
+    /// Adds a pending game; returns its id.
+    pub async fn add_pending(&self, variant: usize, seats: &[i64]) -> Result<i64, DbError> {
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO games (state, variant, seats, created_at) VALUES ('pending', $1, $2, $3) RETURNING id",
+        )
+        .bind(variant as i64)
+        .bind(seats_text(seats))
+        .bind(now())
+        .fetch_one(self.pool())
+        .await?;
+        Ok(id)
+    }
+
+    /// Drops the pending games that seat a version not in `entered` (it
+    /// left the ladder); returns how many.
+    pub async fn drop_stale_pending(
+        &self,
+        queued: &[GameTicket],
+        entered: &[i64],
+    ) -> Result<usize, DbError> {
+        let mut dropped = 0;
+        for g in queued {
+            if g.seats.iter().all(|s| entered.contains(s)) {
+                continue;
+            }
+            let r = sqlx::query("DELETE FROM games WHERE id = $1 AND state = 'pending'")
+                .bind(g.id)
+                .execute(self.pool())
+                .await?;
+            dropped += r.rows_affected() as usize;
+        }
+        Ok(dropped)
+    }
+
+    /// Claims up to `max` pending games, cut-off ones first, of the
+    /// variants `can_play` accepts (by index): for the server itself when
+    /// `worker` is `None`, else for worker `(id, lease seconds)` under one
+    /// new lease per game. One transaction.
+    pub async fn claim_games(
+        &self,
+        worker: Option<(i64, i64)>,
+        max: usize,
+        can_play: &(dyn Fn(usize) -> bool + Sync),
+    ) -> Result<Vec<Claimed>, DbError> {
+        let mut tx = self.begin_write().await?;
+        // PostgreSQL: `FOR UPDATE SKIP LOCKED`, so that claims in
+        // parallel take different games.
+        let sql = format!(
+            "SELECT id, variant, seats FROM games WHERE state = 'pending' ORDER BY replay DESC, id LIMIT $1{}",
+            self.backend().skip_locked()
+        );
+        let rows: Vec<(i64, i64, String)> = sqlx::query_as(&sql)
+        .bind((max.max(1) * 8 + 64) as i64)
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut out = Vec::new();
+        let t = now();
+        let unix = super::db::unix_now();
+        for (id, variant, seats) in rows {
+            if out.len() >= max {
+                break;
+            }
+            if !can_play(variant as usize) {
+                continue;
+            }
+            let lease = worker.map(|(worker_id, seconds)| Lease {
+                id: new_lease_id(),
+                game_id: id,
+                worker_id,
+                state: "active".into(),
+                expires: unix + seconds,
+            });
+            sqlx::query("UPDATE games SET state = 'playing', lease_id = $2 WHERE id = $1")
+                .bind(id)
+                .bind(lease.as_ref().map(|l| l.id.clone()))
+                .execute(&mut *tx)
+                .await?;
+            if let Some(l) = &lease {
+                sqlx::query(
+                    "INSERT INTO leases (id, game_id, worker_id, state, granted_at, expires) \
+                     VALUES ($1, $2, $3, 'active', $4, $5)",
+                )
+                .bind(&l.id)
+                .bind(id)
+                .bind(l.worker_id)
+                .bind(&t)
+                .bind(l.expires)
+                .execute(&mut *tx)
+                .await?;
+            }
+            out.push(Claimed {
+                ticket: ticket(id, variant, &seats),
+                lease,
+            });
+        }
+        tx.commit().await?;
+        Ok(out)
+    }
+
+    /// Expires the active leases past their time (`now`, unix seconds):
+    /// their games go back to the queue. Returns the games' ids.
+    pub async fn expire_leases(&self, now_unix: i64) -> Result<Vec<i64>, DbError> {
+        // A read first: most calls find none, and take no write lock.
+        let (any,): (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM leases WHERE state = 'active' AND expires < $1")
+                .bind(now_unix)
+                .fetch_one(self.pool())
+                .await?;
+        if any == 0 {
+            return Ok(Vec::new());
+        }
+        let mut tx = self.begin_write().await?;
+        // PostgreSQL: the leases locked, so that an upload in between
+        // either finishes first (and the lease is no longer active here)
+        // or waits and finds it expired.
+        let sql = format!(
+            "SELECT id, game_id FROM leases WHERE state = 'active' AND expires < $1{}",
+            self.backend().for_update()
+        );
+        let gone: Vec<(String, i64)> = sqlx::query_as(&sql)
+        .bind(now_unix)
+        .fetch_all(&mut *tx)
+        .await?;
+        for (lease, game) in &gone {
+            sqlx::query("UPDATE leases SET state = 'expired' WHERE id = $1")
+                .bind(lease)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(
+                "UPDATE games SET state = 'pending', lease_id = NULL WHERE id = $1 AND state = 'playing' AND lease_id = $2",
+            )
+            .bind(game)
+            .bind(lease)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(gone.into_iter().map(|(_, g)| g).collect())
+    }
+
+    /// Renews worker `worker`'s active leases among `leases` to
+    /// `now + seconds`; returns those renewed (the others are lost:
+    /// expired, done, or not its own).
+    pub async fn renew_leases(
+        &self,
+        worker: i64,
+        leases: &[String],
+        now_unix: i64,
+        seconds: i64,
+    ) -> Result<Vec<String>, DbError> {
+        let mut renewed = Vec::new();
+        for id in leases {
+            let r = sqlx::query(
+                "UPDATE leases SET expires = $3 WHERE id = $1 AND worker_id = $2 AND state = 'active' AND expires >= $4",
+            )
+            .bind(id)
+            .bind(worker)
+            .bind(now_unix + seconds)
+            .bind(now_unix)
+            .execute(self.pool())
+            .await?;
+            if r.rows_affected() == 1 {
+                renewed.push(id.clone());
+            }
+        }
+        sqlx::query("UPDATE workers SET last_seen = $2 WHERE owner_id = $1")
+            .bind(worker)
+            .bind(now_unix)
+            .execute(self.pool())
+            .await?;
+        Ok(renewed)
+    }
+
+    /// Lease `id`, if it was ever granted.
+    pub async fn lease(&self, id: &str) -> Result<Option<Lease>, DbError> {
+        let r: Option<(String, i64, i64, String, i64)> = sqlx::query_as(
+            "SELECT id, game_id, worker_id, state, expires FROM leases WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(r.map(|(id, game_id, worker_id, state, expires)| Lease {
+            id,
+            game_id,
+            worker_id,
+            state,
+            expires,
+        }))
+    }
+
+    /// Game `id`'s state and ticket, if it exists.
+    pub async fn game_ticket(&self, id: i64) -> Result<Option<(String, GameTicket)>, DbError> {
+        let r: Option<(i64, i64, String, String)> =
+            sqlx::query_as("SELECT id, variant, seats, state FROM games WHERE id = $1")
+                .bind(id)
+                .fetch_optional(self.pool())
+                .await?;
+        Ok(r.map(|(i, v, s, state)| (state, ticket(i, v, &s))))
+    }
+
+    /// Finishes game `game` uploaded under `lease` by `worker`, in one
+    /// transaction: only while the lease is active and unexpired at
+    /// `now_unix`; false, and nothing changed, otherwise.
+    pub async fn finish_leased(
+        &self,
+        game: i64,
+        lease: &str,
+        worker: i64,
+        now_unix: i64,
+        row_json: &str,
+        record: &[u8],
+    ) -> Result<bool, DbError> {
+        let mut tx = self.begin_write().await?;
+        let r = sqlx::query(
+            "UPDATE leases SET state = 'done' WHERE id = $1 AND game_id = $2 AND worker_id = $3 \
+             AND state = 'active' AND expires >= $4",
+        )
+        .bind(lease)
+        .bind(game)
+        .bind(worker)
+        .bind(now_unix)
+        .execute(&mut *tx)
+        .await?;
+        if r.rows_affected() != 1 {
+            return Ok(false);
+        }
+        let r = sqlx::query(
+            "UPDATE games SET state = 'done', finished_at = $2, row_json = $3, record = $4 \
+             WHERE id = $1 AND state = 'playing' AND lease_id = $5",
+        )
+        .bind(game)
+        .bind(now())
+        .bind(row_json)
+        .bind(record)
+        .bind(lease)
+        .execute(&mut *tx)
+        .await?;
+        if r.rows_affected() != 1 {
+            return Ok(false);
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Records (or renews) worker `owner`'s registration.
+    pub async fn register_worker(&self, owner: i64, r: &Registration) -> Result<(), DbError> {
+        sqlx::query(
+            "INSERT INTO workers (owner_id, host, cores, jobs, arena_version, rules_version, sandbox, variants, registered_at, last_seen) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
+             ON CONFLICT (owner_id) DO UPDATE SET host = $2, cores = $3, jobs = $4, arena_version = $5, \
+             rules_version = $6, sandbox = $7, variants = $8, registered_at = $9, last_seen = $10",
+        )
+        .bind(owner)
+        .bind(&r.host)
+        .bind(r.cores)
+        .bind(r.jobs)
+        .bind(&r.arena_version)
+        .bind(r.rules_version)
+        .bind(r.sandbox.join(","))
+        .bind(r.variants.join(","))
+        .bind(now())
+        .bind(super::db::unix_now())
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Worker `owner`'s registered variants, if it registered.
+    pub async fn worker_variants(&self, owner: i64) -> Result<Option<Vec<String>>, DbError> {
+        let r: Option<(String,)> =
+            sqlx::query_as("SELECT variants FROM workers WHERE owner_id = $1")
+                .bind(owner)
+                .fetch_optional(self.pool())
+                .await?;
+        Ok(r.map(|(v,)| v.split(',').map(str::to_string).collect()))
+    }
+
+    /// The games at once of the workers heard from since `since` (unix
+    /// seconds), and how many workers that is.
+    pub async fn worker_capacity(&self, since: i64) -> Result<(i64, i64), DbError> {
+        // The cast: PostgreSQL's SUM of a BIGINT is a NUMERIC.
+        let (jobs, n): (i64, i64) = sqlx::query_as(
+            "SELECT CAST(COALESCE(SUM(w.jobs), 0) AS BIGINT), COUNT(*) FROM workers w JOIN owners o ON o.id = w.owner_id \
+             WHERE w.last_seen >= $1 AND o.revoked_at IS NULL",
+        )
+        .bind(since)
+        .fetch_one(self.pool())
+        .await?;
+        Ok((jobs, n))
+    }
+
+    /// The version whose upload has SHA-256 `sha` (the latest, if two
+    /// uploads were the same bytes).
+    pub async fn version_by_sha(&self, sha: &str) -> Result<Option<i64>, DbError> {
+        let r: Option<(i64,)> =
+            sqlx::query_as("SELECT MAX(id) FROM versions WHERE sha256 = $1 HAVING COUNT(*) > 0")
+                .bind(sha)
+                .fetch_optional(self.pool())
+                .await?;
+        Ok(r.map(|(id,)| id))
+    }
+}
+
+impl Db {
+    /// Every lease ever granted, oldest first (for an organiser's
+    /// questions, and the tests).
+    pub async fn leases(&self) -> Result<Vec<Lease>, DbError> {
+        let r: Vec<(String, i64, i64, String, i64)> = sqlx::query_as(
+            "SELECT id, game_id, worker_id, state, expires FROM leases ORDER BY granted_at, id",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        Ok(r.into_iter()
+            .map(|(id, game_id, worker_id, state, expires)| Lease {
+                id,
+                game_id,
+                worker_id,
+                state,
+                expires,
+            })
+            .collect())
+    }
+}

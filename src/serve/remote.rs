@@ -1,0 +1,612 @@
+//! `arena worker`'s library (issue 31, docs/ladder.md "Workers"): a
+//! ladder's client that plays games on another machine. It registers,
+//! then loops: claims up to `-j` games, fetches each bot version it lacks
+//! as a bundle addressed by its SHA-256 (checked, cached, built once per
+//! hash by the league's build in the ladder's sandbox), plays the games
+//! through the same pipeline and sandbox as `arena run`
+//! ([`crate::league::runner::play_all`], with its own `Pairings`, the
+//! claimed games, and `Store`, the server), heartbeats while it plays, and
+//! uploads each finished game. A game whose upload cannot reach the
+//! server waits in a spool on disk and is sent when the server is back,
+//! or discarded when its lease has gone.
+
+use super::leases::Registration;
+use crate::league::config::{BotSpec, Tournament};
+use crate::league::folder::{DoneSet, Layout};
+use crate::league::pairings::Pairings;
+use crate::league::runner::{play_all, Event, RunOptions};
+use crate::league::schedule::ScheduledGame;
+use crate::results::records::Frame;
+use crate::results::store::Store;
+use crate::results::GameRow;
+use std::collections::{BTreeMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// An error that stops the worker.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    #[error("the server refused this worker: {0}")]
+    Refused(String),
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+    #[error("the ladder file the server sent: {0}")]
+    Ladder(String),
+    #[error("the server's answer to {what} is not what a worker expects: {why}")]
+    Protocol { what: String, why: String },
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> WorkerError {
+    let what = what.into();
+    move |source| WorkerError::Io { what, source }
+}
+
+/// How `arena worker` runs.
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    /// The server's URL (`http://host:port`).
+    pub server: String,
+    /// The worker's token (`arena serve LADDER.toml --add-worker NAME`).
+    pub token: String,
+    /// Games at once.
+    pub jobs: usize,
+    /// Bundles, builds, logs and the spool.
+    pub cache: PathBuf,
+}
+
+/// A failed request: the server answered with a refusal (status and its
+/// message), or could not be reached.
+#[derive(Debug)]
+enum Call {
+    Refused(u16, String),
+    Unreachable(String),
+}
+
+impl std::fmt::Display for Call {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Call::Refused(s, m) => write!(f, "{s}: {m}"),
+            Call::Unreachable(m) => write!(f, "the server cannot be reached: {m}"),
+        }
+    }
+}
+
+/// The server, over HTTP.
+#[derive(Clone)]
+struct Client {
+    agent: ureq::Agent,
+    server: String,
+    auth: String,
+}
+
+impl Client {
+    fn new(server: &str, token: &str) -> Client {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(60)))
+            .build()
+            .into();
+        Client {
+            agent,
+            server: server.trim_end_matches('/').to_string(),
+            auth: format!("Bearer {token}"),
+        }
+    }
+
+    /// POSTs `body` (JSON) to `path`: the answer's bytes when 2xx.
+    fn post(&self, path: &str, body: &serde_json::Value) -> Result<Vec<u8>, Call> {
+        let r = self
+            .agent
+            .post(&format!("{}{path}", self.server))
+            .header("Authorization", &self.auth)
+            .header("Content-Type", "application/json")
+            .send(body.to_string().as_bytes());
+        Self::answer(r)
+    }
+
+    fn get(&self, path: &str) -> Result<Vec<u8>, Call> {
+        let r = self
+            .agent
+            .get(&format!("{}{path}", self.server))
+            .header("Authorization", &self.auth)
+            .call();
+        Self::answer(r)
+    }
+
+    fn answer(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Result<Vec<u8>, Call> {
+        let mut resp = r.map_err(|e| Call::Unreachable(e.to_string()))?;
+        let status = resp.status().as_u16();
+        let bytes = resp
+            .body_mut()
+            .with_config()
+            .limit(256 << 20)
+            .read_to_vec()
+            .map_err(|e| Call::Unreachable(e.to_string()))?;
+        if (200..300).contains(&status) {
+            return Ok(bytes);
+        }
+        let msg = serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .and_then(|v| v["error"].as_str().map(str::to_string))
+            .unwrap_or_else(|| String::from_utf8_lossy(&bytes).into_owned());
+        // 5xx: the server is there but failing; try again later.
+        if status >= 500 {
+            return Err(Call::Unreachable(format!("{status}: {msg}")));
+        }
+        Err(Call::Refused(status, msg))
+    }
+}
+
+fn json(bytes: &[u8], what: &str) -> Result<serde_json::Value, WorkerError> {
+    serde_json::from_slice(bytes).map_err(|e| WorkerError::Protocol {
+        what: what.into(),
+        why: e.to_string(),
+    })
+}
+
+/// A claimed game.
+#[derive(Clone, Debug)]
+struct Claim {
+    id: i64,
+    game_id: String,
+    lease: String,
+    variant: usize,
+    /// (player, bundle SHA-256) by seat.
+    seats: Vec<(String, String)>,
+}
+
+/// Runs the worker until `stop` is raised (Ctrl-C, SIGTERM); each line
+/// of what it does goes to `say`.
+pub fn run(
+    opts: &WorkerOptions,
+    stop: Arc<AtomicBool>,
+    say: &(dyn Fn(&str) + Sync),
+) -> Result<(), WorkerError> {
+    let client = Client::new(&opts.server, &opts.token);
+    for d in ["bundles", "spool", "results"] {
+        std::fs::create_dir_all(opts.cache.join(d)).map_err(io(opts
+            .cache
+            .join(d)
+            .display()
+            .to_string()))?;
+    }
+    let (t, lease_seconds) = register(&client, opts, &stop, say)?;
+    let layout = Layout::new(t.output.clone());
+    while !stop.load(Ordering::SeqCst) {
+        send_spool(&client, &opts.cache, say);
+        let claims = match claim(&client, opts.jobs) {
+            Ok(c) => c,
+            Err(Call::Refused(409, m)) => {
+                say(&format!("claim refused ({m}): registering again"));
+                register(&client, opts, &stop, say)?;
+                continue;
+            }
+            // A token revoked or not a worker's: nothing to try again.
+            Err(Call::Refused(status @ (401 | 403), m)) => {
+                return Err(WorkerError::Refused(format!("{status}: {m}")))
+            }
+            Err(e) => {
+                say(&format!("cannot claim games: {e}; trying again"));
+                pause(&stop, Duration::from_secs(2));
+                continue;
+            }
+        };
+        if claims.is_empty() {
+            pause(&stop, Duration::from_secs(1));
+            continue;
+        }
+        if let Err(e) = play_claims(&client, opts, &t, &layout, claims, lease_seconds, say) {
+            say(&format!(
+                "the claimed games are left to their leases' expiry: {e}"
+            ));
+            pause(&stop, Duration::from_secs(2));
+        }
+    }
+    send_spool(&client, &opts.cache, say);
+    Ok(())
+}
+
+/// Sleeps `d`, or less when `stop` is raised.
+fn pause(stop: &AtomicBool, d: Duration) {
+    let end = std::time::Instant::now() + d;
+    while !stop.load(Ordering::SeqCst) && std::time::Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Registers (again, until the server answers): the ladder file it sends,
+/// read, and the lease time.
+fn register(
+    client: &Client,
+    opts: &WorkerOptions,
+    stop: &AtomicBool,
+    say: &(dyn Fn(&str) + Sync),
+) -> Result<(Tournament, i64), WorkerError> {
+    let cores = crate::host::allowed_cpus().map_or(1, |c| c.len()) as i64;
+    let reg = Registration {
+        host: crate::host::host_name(),
+        cores,
+        jobs: opts.jobs as i64,
+        arena_version: env!("CARGO_PKG_VERSION").into(),
+        rules_version: crate::engine::RULES_VERSION as i64,
+        record_format: crate::referee::record::FORMAT,
+        sandbox: vec![
+            "namespaces".into(),
+            "seccomp".into(),
+            "landlock".into(),
+            crate::bot::sandbox::cgroup::mechanism().into(),
+        ],
+        variants: crate::engine::Variant::ALL
+            .iter()
+            .map(|v| v.name().to_string())
+            .collect(),
+    };
+    let body = serde_json::to_value(&reg).map_err(|e| WorkerError::Protocol {
+        what: "register".into(),
+        why: e.to_string(),
+    })?;
+    let answer = loop {
+        match client.post("/api/worker/register", &body) {
+            Ok(b) => break json(&b, "register")?,
+            Err(Call::Refused(_, m)) => return Err(WorkerError::Refused(m)),
+            Err(e) if stop.load(Ordering::SeqCst) => {
+                return Err(WorkerError::Refused(e.to_string()))
+            }
+            Err(e) => {
+                say(&format!("cannot register: {e}; trying again in 2 s"));
+                pause(stop, Duration::from_secs(2));
+            }
+        }
+    };
+    let text = answer["ladder"].as_str().unwrap_or_default();
+    let file = opts.cache.join("ladder.toml");
+    std::fs::write(&file, text).map_err(io(file.display().to_string()))?;
+    let mut t = Tournament::parse(&file, text).map_err(|e| WorkerError::Ladder(e.to_string()))?;
+    t.output = opts.cache.join("results");
+    let lease_seconds = answer["lease_seconds"].as_i64().unwrap_or(60).max(1);
+    say(&format!(
+        "registered with {} as `{}`: ladder {}, leases of {lease_seconds} s, -j {}",
+        client.server,
+        answer["worker"].as_str().unwrap_or("?"),
+        t.name,
+        opts.jobs
+    ));
+    Ok((t, lease_seconds))
+}
+
+/// Claims up to `max` games.
+fn claim(client: &Client, max: usize) -> Result<Vec<Claim>, Call> {
+    let b = client.post("/api/worker/claim", &serde_json::json!({ "max": max }))?;
+    let v: serde_json::Value =
+        serde_json::from_slice(&b).map_err(|e| Call::Unreachable(e.to_string()))?;
+    let games = v["games"].as_array().cloned().unwrap_or_default();
+    Ok(games
+        .iter()
+        .filter_map(|g| {
+            Some(Claim {
+                id: g["id"].as_i64()?,
+                game_id: g["game_id"].as_str()?.to_string(),
+                lease: g["lease"].as_str()?.to_string(),
+                variant: g["variant"].as_u64()? as usize,
+                seats: g["seats"]
+                    .as_array()?
+                    .iter()
+                    .filter_map(|s| {
+                        Some((
+                            s["player"].as_str()?.to_string(),
+                            s["sha256"].as_str()?.to_string(),
+                        ))
+                    })
+                    .collect(),
+            })
+        })
+        .collect())
+}
+
+/// The folder of the bot in bundle `sha`, fetched, checked and unpacked
+/// the first time, and built once (a `SHA.built` mark beside it).
+fn bundle(
+    client: &Client,
+    cache: &Path,
+    t: &Tournament,
+    sha: &str,
+    player: &str,
+    say: &(dyn Fn(&str) + Sync),
+) -> Result<BotSpec, String> {
+    let dir = cache.join("bundles").join(sha);
+    if !dir.is_dir() {
+        let bytes = client
+            .get(&format!("/api/worker/bundles/{sha}"))
+            .map_err(|e| format!("bundle {sha} of {player}: {e}"))?;
+        let got = super::intake::hex_sha256(&bytes);
+        if got != sha {
+            return Err(format!(
+                "bundle of {player}: its SHA-256 is {got}, not {sha}: not used"
+            ));
+        }
+        let tmp = cache.join("bundles").join(format!("{sha}.tmp"));
+        let _ = std::fs::remove_dir_all(&tmp);
+        super::archive::unpack(&bytes[..], &tmp, &super::archive::Limits::default())
+            .map_err(|e| format!("bundle of {player}: {e}"))?;
+        std::fs::rename(&tmp, &dir).map_err(|e| format!("bundle of {player}: {e}"))?;
+        say(&format!("fetched {player} (bundle {})", &sha[..12]));
+    }
+    let m = crate::bot::manifest::Manifest::load(&dir).map_err(|e| format!("{player}: {e}"))?;
+    let mut spec = BotSpec::from_manifest(m);
+    spec.name = player.to_string();
+    let mark = cache.join("bundles").join(format!("{sha}.built"));
+    if !mark.exists() {
+        let room = crate::league::launch::Room::of(t);
+        crate::league::build::build_bots(std::slice::from_ref(&spec), &room, &mut |_| {})
+            .map_err(|e| e.to_string())?;
+        std::fs::write(&mark, b"").map_err(|e| format!("{}: {e}", mark.display()))?;
+        say(&format!("built {player}"));
+    }
+    Ok(spec)
+}
+
+/// Plays the claimed games and uploads each as it finishes, with a
+/// heartbeat for the leases while they play.
+fn play_claims(
+    client: &Client,
+    opts: &WorkerOptions,
+    t: &Tournament,
+    layout: &Layout,
+    claims: Vec<Claim>,
+    lease_seconds: i64,
+    say: &(dyn Fn(&str) + Sync),
+) -> Result<(), String> {
+    // The heartbeat runs from the claim on: fetching and building the
+    // bots can take longer than a lease.
+    let leases: BTreeMap<usize, (String, String)> = claims
+        .iter()
+        .map(|c| (c.id as usize, (c.game_id.clone(), c.lease.clone())))
+        .collect();
+    let leases = Arc::new(Mutex::new(leases));
+    let playing = Arc::new(AtomicBool::new(true));
+    let beat = {
+        let (client, leases, playing) = (client.clone(), leases.clone(), playing.clone());
+        let every = Duration::from_millis((lease_seconds as u64 * 1000 / 3).max(500));
+        std::thread::spawn(move || heartbeat(&client, &leases, &playing, every))
+    };
+    let stop_beat = || {
+        playing.store(false, Ordering::SeqCst);
+    };
+    let mut t = t.clone();
+    t.bots.clear();
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    let mut games = VecDeque::new();
+    for c in &claims {
+        let mut seats = Vec::new();
+        for (player, sha) in &c.seats {
+            let i = match index.get(player) {
+                Some(&i) => i,
+                None => {
+                    let spec = match bundle(client, &opts.cache, &t, sha, player, say) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            stop_beat();
+                            let _ = beat.join();
+                            return Err(e);
+                        }
+                    };
+                    t.bots.push(spec);
+                    index.insert(player.clone(), t.bots.len() - 1);
+                    t.bots.len() - 1
+                }
+            };
+            seats.push(i);
+        }
+        games.push_back(super::play::scheduled(t.seed, c.id, c.variant, seats));
+    }
+    t.concurrency = opts.jobs.min(games.len()).max(1);
+    let todo = games.len();
+    let mut store = Upload {
+        client: client.clone(),
+        spool: opts.cache.join("spool"),
+        leases: leases.clone(),
+        done: DoneSet::default(),
+        say,
+    };
+    let pairings = Claimed(Mutex::new(games));
+    let played = play_all(
+        &t,
+        &RunOptions::default(),
+        pairings,
+        todo,
+        &mut store,
+        layout,
+        &mut |e| {
+            if let Event::Warning(w) = e {
+                say(w)
+            }
+        },
+    );
+    stop_beat();
+    let _ = beat.join();
+    let played = played.map_err(|e| e.to_string())?;
+    if let Some(s) = played.stop {
+        return Err(format!("the games stopped: {s}"));
+    }
+    Ok(())
+}
+
+/// Renews the leases of the games still playing, every `every`.
+fn heartbeat(
+    client: &Client,
+    leases: &Mutex<BTreeMap<usize, (String, String)>>,
+    playing: &AtomicBool,
+    every: Duration,
+) {
+    let mut last = std::time::Instant::now();
+    while playing.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(100));
+        if last.elapsed() < every {
+            continue;
+        }
+        last = std::time::Instant::now();
+        let ids: Vec<String> = leases
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .map(|(_, l)| l.clone())
+            .collect();
+        if !ids.is_empty() {
+            let _ = client.post(
+                "/api/worker/heartbeat",
+                &serde_json::json!({ "leases": ids }),
+            );
+        }
+    }
+}
+
+/// The claimed games, in order, as the runner's `Pairings`.
+struct Claimed(Mutex<VecDeque<ScheduledGame>>);
+
+impl Pairings for Claimed {
+    fn next(&self) -> Option<ScheduledGame> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).pop_front()
+    }
+
+    fn finished(&self, _index: usize, _row: &GameRow) -> Option<String> {
+        None
+    }
+
+    fn total(&self) -> usize {
+        usize::MAX
+    }
+}
+
+/// A spooled upload: the game's URL path and body.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Spooled {
+    game_id: String,
+    body: serde_json::Value,
+}
+
+/// The runner's `Store` on a worker: each finished game goes to the
+/// server; when it cannot be reached, to the spool.
+struct Upload<'a> {
+    client: Client,
+    spool: PathBuf,
+    leases: Arc<Mutex<BTreeMap<usize, (String, String)>>>,
+    done: DoneSet,
+    say: &'a (dyn Fn(&str) + Sync),
+}
+
+/// The error of the worker's store: a game that cannot be spooled.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct SpoolError(String);
+
+impl Store for Upload<'_> {
+    type Error = SpoolError;
+
+    fn commit(
+        &mut self,
+        record: &Frame,
+        row: &mut GameRow,
+        index: usize,
+    ) -> Result<(), SpoolError> {
+        let lease = self
+            .leases
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&index);
+        let Some((game_id, lease)) = lease else {
+            return Err(SpoolError(format!("game {index} was not claimed")));
+        };
+        let text = crate::results::records::decode(record.bytes())
+            .map_err(|e| SpoolError(format!("the record of {game_id}: {e}")))?;
+        let body = serde_json::json!({
+            "lease": lease,
+            "row": row,
+            "record": String::from_utf8_lossy(&text),
+        });
+        self.done.insert(index);
+        let s = Spooled { game_id, body };
+        match send(&self.client, &s) {
+            Ok(()) => (self.say)(&format!("{}: uploaded", s.game_id)),
+            Err(Call::Refused(status, m)) => (self.say)(&format!(
+                "{}: discarded, the server refused it ({status}: {m})",
+                s.game_id
+            )),
+            Err(e) => {
+                let path = self.spool.join(format!("{}.json", s.game_id));
+                let bytes = serde_json::to_vec(&s).map_err(|e| SpoolError(e.to_string()))?;
+                crate::league::folder::write_atomically(&path, &bytes)
+                    .map_err(|e| SpoolError(format!("{}: {e}", path.display())))?;
+                (self.say)(&format!(
+                    "{}: kept in the spool ({}): {e}",
+                    s.game_id,
+                    path.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<(), SpoolError> {
+        Ok(())
+    }
+
+    fn done(&self) -> &DoneSet {
+        &self.done
+    }
+
+    fn record(&self, game_id: &str) -> Result<String, SpoolError> {
+        Err(SpoolError(format!(
+            "a worker keeps no records: {game_id} is on the server"
+        )))
+    }
+}
+
+fn send(client: &Client, s: &Spooled) -> Result<(), Call> {
+    client
+        .post(&format!("/api/worker/games/{}", s.game_id), &s.body)
+        .map(|_| ())
+}
+
+/// Sends the spooled games: each accepted or refused (a lease gone) is
+/// removed, and said; the others wait for the next try.
+fn send_spool(client: &Client, cache: &Path, say: &(dyn Fn(&str) + Sync)) {
+    let Ok(dir) = std::fs::read_dir(cache.join("spool")) else {
+        return;
+    };
+    let mut files: Vec<PathBuf> = dir.flatten().map(|e| e.path()).collect();
+    files.sort();
+    for f in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "json"))
+    {
+        let s: Spooled = match std::fs::read(f)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+        {
+            Some(s) => s,
+            None => {
+                say(&format!("{}: not a spooled game; left there", f.display()));
+                continue;
+            }
+        };
+        match send(client, &s) {
+            Ok(()) => {
+                say(&format!("{}: uploaded from the spool", s.game_id));
+                let _ = std::fs::remove_file(f);
+            }
+            Err(Call::Refused(status, m)) => {
+                say(&format!(
+                    "{}: discarded from the spool, the server refused it ({status}: {m})",
+                    s.game_id
+                ));
+                let _ = std::fs::remove_file(f);
+            }
+            Err(_) => return,
+        }
+    }
+}

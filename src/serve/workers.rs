@@ -1,0 +1,476 @@
+//! The workers' side of the service (issue 31, docs/ladder.md "Workers"):
+//! worker tokens, and the HTTP endpoints `arena worker` speaks, merged
+//! into the service's router ([`routes`]): register, claim, heartbeat,
+//! bundles of bot versions by content hash, and uploads of finished
+//! games, each replayed through the engine before it counts
+//! ([`super::verify`]). Every refusal is a status and one line of JSON;
+//! refused uploads are logged with the worker's name and counted in
+//! `/metrics` by kind.
+
+use super::db::{unix_now, Owner};
+use super::http::{bearer_owner, ApiError};
+use super::leases::Registration;
+use super::play::game_id;
+use super::queue::Scheduler;
+use super::state::Ladder;
+use super::verify::{check_upload, Expected};
+use crate::results::GameRow;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The rules version this arena plays: [`crate::engine::RULES_VERSION`]
+/// and the record format it writes; a worker must play the same.
+pub fn rules_version() -> i64 {
+    crate::engine::RULES_VERSION as i64
+}
+
+/// What the service keeps for its workers.
+pub struct Workers {
+    /// The queue's scheduler ([`super::queue`]).
+    pub sched: Scheduler,
+    /// The ladder's variants as (key, players).
+    pub variants: Vec<(String, usize)>,
+    /// How long a lease lasts without a heartbeat (`--lease-seconds`).
+    pub lease_seconds: i64,
+    /// The ladder file's text, sent to workers at register: they play
+    /// its variants, time control, limits and sandbox.
+    pub ladder_text: String,
+    /// Games uploaded by workers and accepted.
+    pub uploads: AtomicU64,
+    /// Leases expired (their games back in the queue).
+    pub leases_expired: AtomicU64,
+    /// Uploads refused, by kind.
+    pub refused: Mutex<BTreeMap<&'static str, u64>>,
+}
+
+impl Workers {
+    /// The workers' state of a ladder with these finished `rows`.
+    pub fn new(
+        t: &crate::league::config::Tournament,
+        rows: &[GameRow],
+        lease_seconds: i64,
+        ladder_text: String,
+    ) -> Workers {
+        let variants = super::queue::variant_keys(t);
+        Workers {
+            sched: Scheduler::new(t.seed, rows, &variants),
+            variants,
+            lease_seconds,
+            ladder_text,
+            uploads: AtomicU64::new(0),
+            leases_expired: AtomicU64::new(0),
+            refused: Mutex::new(BTreeMap::new()),
+        }
+    }
+}
+
+type Shared = State<Arc<Ladder>>;
+type ApiResult<T> = Result<T, ApiError>;
+
+/// The workers' endpoints, to merge into the service's router.
+pub fn routes() -> Router<Arc<Ladder>> {
+    Router::new()
+        .route("/api/worker/register", post(register))
+        .route("/api/worker/claim", post(claim))
+        .route("/api/worker/heartbeat", post(heartbeat))
+        .route("/api/worker/bundles/{sha256}", get(bundle))
+        .route("/api/worker/games/{id}", post(upload))
+}
+
+/// The worker a request's token names: 403 for an owner's token.
+async fn worker_of(l: &Ladder, headers: &HeaderMap) -> ApiResult<Owner> {
+    let o = bearer_owner(l, headers).await?;
+    if o.role != "worker" {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "this token is not a worker's: it cannot claim or upload games (the organiser makes one with `arena serve LADDER.toml --add-worker NAME`)",
+        ));
+    }
+    Ok(o)
+}
+
+fn internal(e: impl std::fmt::Display) -> ApiError {
+    tracing::error!("{e}");
+    ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        format!("the server failed: {e}"),
+    )
+}
+
+fn bad_json(what: &str, e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        format!("the body is not the JSON of {what} ({e}): see docs/ladder.md, \"Workers\""),
+    )
+}
+
+/// `POST /api/worker/register`: a worker says what it is; refused (409)
+/// when its rules version or record format is not the server's, or it
+/// can play none of the ladder's variants. The answer: the ladder file,
+/// the lease time, the versions the server accepts.
+async fn register(
+    State(l): Shared,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<serde_json::Value>> {
+    let w = worker_of(&l, &headers).await?;
+    let r: Registration =
+        serde_json::from_slice(&body).map_err(|e| bad_json("a registration", e))?;
+    let accepts = serde_json::json!({
+        "rules_version": rules_version(),
+        "record_format": crate::referee::record::FORMAT,
+        "arena_version": env!("CARGO_PKG_VERSION"),
+    });
+    if r.rules_version != rules_version() || r.record_format != crate::referee::record::FORMAT {
+        tracing::warn!(
+            "worker {}: refused at register: rules version {}, record format {} (arena {}); this server plays {}, {}",
+            w.name,
+            r.rules_version,
+            r.record_format,
+            r.arena_version,
+            rules_version(),
+            crate::referee::record::FORMAT
+        );
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            format!(
+                "this server plays rules version {} with record format {} (arena {}); this worker has rules version {} and record format {} (arena {}): install the server's arena version",
+                rules_version(),
+                crate::referee::record::FORMAT,
+                env!("CARGO_PKG_VERSION"),
+                r.rules_version,
+                r.record_format,
+                r.arena_version
+            ),
+        ));
+    }
+    let playable: Vec<&str> =
+        l.t.variants
+            .iter()
+            .filter(|v| r.variants.iter().any(|x| x == v.variant.name()))
+            .map(|v| v.key.as_str())
+            .collect();
+    if playable.is_empty() {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "this worker plays none of the ladder's variants",
+        ));
+    }
+    l.db.register_worker(w.id, &r).await.map_err(internal)?;
+    tracing::info!(
+        "worker {} registered: {} ({} cores, -j {}, arena {}, sandbox {})",
+        w.name,
+        r.host,
+        r.cores,
+        r.jobs,
+        r.arena_version,
+        r.sandbox.join(" ")
+    );
+    Ok(Json(serde_json::json!({
+        "worker": w.name,
+        "lease_seconds": l.workers.lease_seconds,
+        "ladder": l.workers.ladder_text,
+        "variants": playable,
+        "accepts": accepts,
+    })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClaimBody {
+    max: usize,
+}
+
+/// `POST /api/worker/claim` `{"max": N}`: up to N games from the queue,
+/// each under a new lease: its id, game, variant, and each seat's player
+/// and bundle hash. 409 before the worker registered.
+async fn claim(
+    State(l): Shared,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<serde_json::Value>> {
+    let w = worker_of(&l, &headers).await?;
+    let c: ClaimBody = serde_json::from_slice(&body).map_err(|e| bad_json("a claim", e))?;
+    let Some(variants) = l.db.worker_variants(w.id).await.map_err(internal)? else {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "register first: POST /api/worker/register",
+        ));
+    };
+    l.db.renew_leases(w.id, &[], unix_now(), 0)
+        .await
+        .map_err(internal)?;
+    super::queue::refill(&l).await.map_err(internal)?;
+    let can: Vec<bool> =
+        l.t.variants
+            .iter()
+            .map(|v| variants.iter().any(|x| x == v.variant.name()))
+            .collect();
+    let claimed =
+        l.db.claim_games(Some((w.id, l.workers.lease_seconds)), c.max.min(64), &|v| {
+            can.get(v).copied().unwrap_or(false)
+        })
+        .await
+        .map_err(internal)?;
+    let mut games = Vec::new();
+    for c in claimed {
+        let mut seats = Vec::new();
+        for id in &c.ticket.seats {
+            let v =
+                l.db.version(*id).await.map_err(internal)?.ok_or_else(|| {
+                    internal(format!("version {id} of game {} is gone", c.ticket.id))
+                })?;
+            seats.push(serde_json::json!({ "player": v.player(), "sha256": v.sha256 }));
+        }
+        let lease = c.lease.as_ref().map(|x| x.id.clone()).unwrap_or_default();
+        games.push(serde_json::json!({
+            "id": c.ticket.id,
+            "game_id": game_id(c.ticket.id),
+            "lease": lease,
+            "variant": c.ticket.variant,
+            "seats": seats,
+        }));
+    }
+    Ok(Json(serde_json::json!({
+        "games": games,
+        "lease_seconds": l.workers.lease_seconds,
+    })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HeartbeatBody {
+    leases: Vec<String>,
+}
+
+/// `POST /api/worker/heartbeat` `{"leases": [...]}`: renews the worker's
+/// active leases among them; the answer lists those renewed and those
+/// lost (expired, done, or never its own).
+async fn heartbeat(
+    State(l): Shared,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<serde_json::Value>> {
+    let w = worker_of(&l, &headers).await?;
+    let h: HeartbeatBody = serde_json::from_slice(&body).map_err(|e| bad_json("a heartbeat", e))?;
+    let renewed =
+        l.db.renew_leases(w.id, &h.leases, unix_now(), l.workers.lease_seconds)
+            .await
+            .map_err(internal)?;
+    let lost: Vec<&String> = h.leases.iter().filter(|x| !renewed.contains(x)).collect();
+    Ok(Json(
+        serde_json::json!({ "renewed": renewed, "lost": lost }),
+    ))
+}
+
+/// `GET /api/worker/bundles/SHA256`: the bot folder uploaded with that
+/// SHA-256, as uploaded (tar.gz); the worker checks the hash.
+async fn bundle(
+    State(l): Shared,
+    headers: HeaderMap,
+    Path(sha): Path<String>,
+) -> ApiResult<impl IntoResponse> {
+    worker_of(&l, &headers).await?;
+    let not_found = || ApiError::new(StatusCode::NOT_FOUND, format!("no bundle {sha}"));
+    if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(not_found());
+    }
+    let id = l.db.version_by_sha(&sha).await.map_err(internal)?;
+    let Some(v) = (match id {
+        Some(id) => l.db.version(id).await.map_err(internal)?,
+        None => None,
+    }) else {
+        return Err(not_found());
+    };
+    let path = super::intake::bundle_path(&v.folder);
+    let bytes = tokio::fs::read(&path).await.map_err(|e| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!(
+                "{} has no stored upload ({e}): it was uploaded before workers existed; its owner uploads it again",
+                v.player()
+            ),
+        )
+    })?;
+    Ok(([(header::CONTENT_TYPE, "application/gzip")], bytes))
+}
+
+/// An upload of a finished game: the lease it was played under, its row
+/// and its record (the JSON lines).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UploadBody {
+    pub lease: String,
+    pub row: GameRow,
+    pub record: String,
+}
+
+/// The largest upload of one game.
+const UPLOAD_LIMIT: usize = 64 << 20;
+
+/// `POST /api/worker/games/ID`: a finished game, accepted once (201).
+/// Refused without a change: 404 no such game; 403 not leased to this
+/// worker (an unknown lease, another game's, another worker's); 409
+/// recorded already (a second upload); 410 the lease expired; 422 the
+/// replay disagrees (`illegal_move`, `result`, `seats`, `record`).
+async fn upload(
+    State(l): Shared,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    req: axum::extract::Request,
+) -> ApiResult<(StatusCode, Json<serde_json::Value>)> {
+    let w = worker_of(&l, &headers).await?;
+    let id: i64 = super::play::ladder_id(&id)
+        .or_else(|| id.parse().ok())
+        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("no game `{id}`")))?;
+    let body = axum::body::to_bytes(req.into_body(), UPLOAD_LIMIT)
+        .await
+        .map_err(|e| bad_json("an upload", e))?;
+    let u: UploadBody = serde_json::from_slice(&body).map_err(|e| bad_json("an upload", e))?;
+    let r = accept(&l, &w, id, u).await;
+    if let Err((kind, e)) = &r {
+        *l.workers
+            .refused
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(kind)
+            .or_default() += 1;
+        tracing::warn!(
+            "worker {}: upload of {} refused ({kind}): {}",
+            w.name,
+            game_id(id),
+            e.message
+        );
+    }
+    r.map_err(|(_, e)| e)?;
+    l.workers.uploads.fetch_add(1, Ordering::Relaxed);
+    Ok((
+        StatusCode::CREATED,
+        Json(serde_json::json!({ "game_id": game_id(id), "accepted": true })),
+    ))
+}
+
+type Refusal = (&'static str, ApiError);
+
+/// An internal failure while an upload is checked.
+fn fail(e: impl std::fmt::Display) -> Refusal {
+    ("internal", internal(e))
+}
+
+/// The checks of an upload, in order, then its commit.
+async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<(), Refusal> {
+    let Some((state, ticket)) = l.db.game_ticket(id).await.map_err(fail)? else {
+        return Err((
+            "not_leased",
+            ApiError::new(StatusCode::NOT_FOUND, format!("no game {}", game_id(id))),
+        ));
+    };
+    let lease = l.db.lease(&u.lease).await.map_err(fail)?;
+    let Some(lease) = lease.filter(|x| x.game_id == id && x.worker_id == w.id) else {
+        return Err((
+            "not_leased",
+            ApiError::new(
+                StatusCode::FORBIDDEN,
+                format!("{} was never leased to you under this lease", game_id(id)),
+            ),
+        ));
+    };
+    if lease.state == "done" || state == "done" {
+        return Err((
+            "duplicate",
+            ApiError::new(
+                StatusCode::CONFLICT,
+                format!("{} is recorded already: nothing changed", game_id(id)),
+            ),
+        ));
+    }
+    if lease.state == "expired" || lease.expires < unix_now() {
+        return Err((
+            "expired",
+            ApiError::new(
+                StatusCode::GONE,
+                format!(
+                    "your lease of {} expired (no heartbeat for {} s): the game went back to the queue; discard it",
+                    game_id(id),
+                    l.workers.lease_seconds
+                ),
+            ),
+        ));
+    }
+    let mut players = Vec::new();
+    for v in &ticket.seats {
+        let v = l.db.version(*v).await.map_err(fail)?;
+        players.push(v.map(|v| v.player()).unwrap_or_default());
+    }
+    let expected = Expected {
+        game_id: game_id(id),
+        variant: ticket.variant,
+        players,
+        seed: crate::league::schedule::group_seed(l.t.seed, &game_id(id)),
+    };
+    let l2 = l.clone();
+    let (row, record) = (u.row, u.record);
+    let checked = tokio::task::spawn_blocking(move || {
+        let r = check_upload(&l2.t, &expected, &row, &record);
+        r.map(|()| (row, record))
+    })
+    .await
+    .map_err(fail)?;
+    let (row, record) = checked.map_err(|e| {
+        (
+            e.kind,
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("refused by the replay: {e}"),
+            ),
+        )
+    })?;
+    let frame = crate::results::records::encode(record.as_bytes()).map_err(fail)?;
+    let json = serde_json::to_string(&row).map_err(fail)?;
+    let fresh =
+        l.db.finish_leased(id, &lease.id, w.id, unix_now(), &json, frame.bytes())
+            .await
+            .map_err(fail)?;
+    if !fresh {
+        return Err((
+            "expired",
+            ApiError::new(
+                StatusCode::GONE,
+                format!("your lease of {} ended while it was checked", game_id(id)),
+            ),
+        ));
+    }
+    super::queue::note_finished(l, &row);
+    l.metrics.games_played.fetch_add(1, Ordering::Relaxed);
+    l.announce(serde_json::json!({"type": "game", "row": row}));
+    l.rows.write().unwrap_or_else(|p| p.into_inner()).push(row);
+    Ok(())
+}
+
+/// The workers' lines of `/metrics`.
+pub fn metrics_text(l: &Ladder) -> String {
+    let w = &l.workers;
+    let mut out = format!(
+        "# HELP arena_worker_uploads_total Games uploaded by workers and accepted.\n\
+         # TYPE arena_worker_uploads_total counter\narena_worker_uploads_total {}\n\
+         # HELP arena_leases_expired_total Workers' leases expired, their games back in the queue.\n\
+         # TYPE arena_leases_expired_total counter\narena_leases_expired_total {}\n\
+         # HELP arena_worker_uploads_refused_total Workers' uploads refused, by reason.\n\
+         # TYPE arena_worker_uploads_refused_total counter\n",
+        w.uploads.load(Ordering::Relaxed),
+        w.leases_expired.load(Ordering::Relaxed)
+    );
+    for (kind, n) in w.refused.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+        out.push_str(&format!(
+            "arena_worker_uploads_refused_total{{reason=\"{kind}\"}} {n}\n"
+        ));
+    }
+    out
+}

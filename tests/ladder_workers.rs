@@ -1,0 +1,669 @@
+//! `arena serve` with workers (issue 31, docs/ladder.md "Workers"): the
+//! real binary on 127.0.0.1:0 with a temporary SQLite store and
+//! `--local-games 0`, so that only workers play. Forged uploads of each
+//! kind, sent by hand, are refused without a change and counted; an
+//! upload counts once; two real `arena worker` processes play, one is
+//! killed with SIGKILL in the middle of a game, its lease expires and the
+//! other plays that game: every game is in the store once, and the
+//! standings are `arena rate` of the export.
+
+mod common;
+
+use mancala_arena::engine::{Game, Settings, Variant};
+use mancala_arena::serve::db::Db;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+const SEED: u64 = 7;
+const MAX_PLIES: u32 = 300;
+
+/// A ladder being served, stopped (SIGKILL) when dropped.
+struct Server {
+    dir: PathBuf,
+    file: PathBuf,
+    child: Option<Child>,
+    url: String,
+}
+
+impl Server {
+    fn new(dir: &Path) -> Server {
+        let file = dir.join("ladder.toml");
+        std::fs::write(
+            &file,
+            format!(
+                "name = \"workers-ladder\"\nseed = {SEED}\nvariants = [\"kisolo\"]\noutput = \"results\"\n\
+                 max_plies = {MAX_PLIES}\n\
+                 [time_control]\nstartup_ms = 20000\ndecision_ms = 5000\n\
+                 [ladder]\ngames_in_flight = 2\nrefit_seconds = 1\n"
+            ),
+        )
+        .unwrap();
+        Server {
+            dir: dir.to_path_buf(),
+            file,
+            child: None,
+            url: String::new(),
+        }
+    }
+
+    /// `arena serve FILE --add-user NAME` (or `--add-worker`): the token.
+    fn add(&self, flag: &str, name: &str) -> String {
+        let out = common::arena(
+            &self.dir,
+            &["serve", self.file.to_str().unwrap(), flag, name],
+        );
+        assert!(out.status.success(), "{}", common::text(&out));
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let token = text.lines().last().unwrap().trim().to_string();
+        assert_eq!(token.len(), 64, "{text}");
+        token
+    }
+
+    fn start(&mut self, lease_seconds: u32) {
+        self.start_on(lease_seconds, "127.0.0.1:0")
+    }
+
+    /// Starts it listening on `bind`.
+    fn start_on(&mut self, lease_seconds: u32, bind: &str) {
+        let mut child = Command::new(ARENA)
+            .args(["serve", self.file.to_str().unwrap(), "--bind", bind])
+            .args([
+                "--local-games",
+                "0",
+                "--lease-seconds",
+                &lease_seconds.to_string(),
+            ])
+            .current_dir(&self.dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(log_file(&self.dir.join("serve.log"))))
+            .spawn()
+            .unwrap();
+        let mut out = child.stdout.take().unwrap();
+        let mut line = Vec::new();
+        let mut b = [0u8; 1];
+        while out.read(&mut b).unwrap_or(0) == 1 && b[0] != b'\n' {
+            line.push(b[0]);
+        }
+        let line = String::from_utf8_lossy(&line).to_string();
+        self.url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no address in {line:?}: {}", self.log()))
+            .to_string();
+        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+        self.child = Some(child);
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("serve.log")).unwrap_or_default()
+    }
+
+    fn submit(&self, token: &str, folder: &Path) {
+        let out = Command::new(ARENA)
+            .args(["submit", "--server", &self.url, "--token", token])
+            .arg(folder)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}\n{}",
+            common::text(&out),
+            self.log()
+        );
+    }
+
+    /// A request with a JSON body (or none): (status, body).
+    fn call(&self, method: &str, path: &str, token: Option<&str>, body: &str) -> (u16, String) {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let url = format!("{}{path}", self.url);
+        let auth = token.map(|t| format!("Bearer {t}"));
+        let mut resp = if method == "GET" {
+            let mut r = agent.get(&url);
+            if let Some(a) = &auth {
+                r = r.header("Authorization", a);
+            }
+            r.call().unwrap()
+        } else {
+            let mut r = agent.post(&url);
+            if let Some(a) = &auth {
+                r = r.header("Authorization", a);
+            }
+            r.send(body.as_bytes()).unwrap()
+        };
+        let status = resp.status().as_u16();
+        (status, resp.body_mut().read_to_string().unwrap_or_default())
+    }
+
+    fn json(&self, path: &str) -> serde_json::Value {
+        let (status, body) = self.call("GET", path, None, "");
+        assert_eq!(status, 200, "{path}: {body}");
+        serde_json::from_str(&body).unwrap()
+    }
+
+    fn csv_games(&self) -> Vec<String> {
+        let (_, csv) = self.call("GET", "/api/games.csv", None, "");
+        csv.lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().to_string())
+            .collect()
+    }
+
+    fn db(&self) -> String {
+        format!("sqlite:{}", self.dir.join("results/ladder.db").display())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn log_file(path: &Path) -> std::fs::File {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap()
+}
+
+/// A copy of the repository's bot folder `from`, named `name`, with
+/// `edit` applied to each file's text.
+fn bot_copy(dir: &Path, from: &str, name: &str, edit: &dyn Fn(String) -> String) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("bots")
+        .join(from);
+    let to = dir.join("upload").join(name);
+    std::fs::create_dir_all(&to).unwrap();
+    for e in std::fs::read_dir(&src).unwrap().flatten() {
+        if e.path().is_file() {
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            let text = text.replace(&format!("name = \"{from}\""), &format!("name = \"{name}\""));
+            std::fs::write(to.join(e.file_name()), edit(text)).unwrap();
+        }
+    }
+    to
+}
+
+fn same(s: String) -> String {
+    s
+}
+
+fn registration(rules_version: u32) -> String {
+    serde_json::json!({
+        "host": "test-host", "cores": 1, "jobs": 1, "arena_version": "0.1.0",
+        "rules_version": rules_version,
+        "record_format": mancala_arena::referee::record::FORMAT,
+        "sandbox": ["namespaces"], "variants": ["kisolo"],
+    })
+    .to_string()
+}
+
+/// A claimed game: (numeric id, game_id, lease, players).
+fn claim_one(server: &Server, token: &str) -> (i64, String, String, Vec<String>) {
+    let (status, body) = server.call("POST", "/api/worker/claim", Some(token), r#"{"max":1}"#);
+    assert_eq!(status, 200, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let g = &v["games"][0];
+    assert!(g.is_object(), "no game claimed: {body}\n{}", server.log());
+    (
+        g["id"].as_i64().unwrap(),
+        g["game_id"].as_str().unwrap().to_string(),
+        g["lease"].as_str().unwrap().to_string(),
+        g["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["player"].as_str().unwrap().to_string())
+            .collect(),
+    )
+}
+
+/// A legal game of Kisolo between `players`, as a worker uploads it:
+/// `(row, record)`, played through the engine (the first legal option at
+/// each decision, the second every third ply).
+fn honest_game(game_id: &str, players: &[String]) -> (serde_json::Value, Vec<String>) {
+    let settings = Settings {
+        players: 2,
+        max_plies: MAX_PLIES,
+        options: Default::default(),
+    };
+    let mut game = Game::new(Variant::Kisolo, &settings).unwrap();
+    let mut lines = vec![serde_json::json!({
+        "type": "game", "format": 2, "game_id": game_id, "variant": "kisolo", "players": 2,
+        "options": {}, "max_plies": MAX_PLIES, "names": players,
+        "time": {"per_decision_ms": 5000}, "opening": [], "seed": "1", "notes": [],
+    })
+    .to_string()];
+    let mut n = 0;
+    while let Some(seat) = game.to_decide() {
+        let legal = game.legal();
+        let option = legal[if n % 3 == 2 { 1 % legal.len() } else { 0 }].clone();
+        let ply = game.plies();
+        game.play(&option).unwrap();
+        lines.push(serde_json::json!({"seat": seat, "ply": ply, "option": option}).to_string());
+        n += 1;
+    }
+    let outcome = game.outcome().unwrap();
+    let scores = outcome.scores();
+    lines.push(
+        serde_json::json!({
+            "type": "end", "scores": scores, "reason": outcome.reason.name(), "offender": null,
+            "detail": null, "plies": game.plies(), "duration_ms": 1.0, "state": null,
+        })
+        .to_string(),
+    );
+    let row = serde_json::json!({
+        "game_id": game_id, "variant": "kisolo", "players": 2, "group": game_id,
+        "seat0": players[0], "seat1": players[1], "seat2": "",
+        "score0": scores[0], "score1": scores[1], "score2": null,
+        "reason": outcome.reason.name(), "offender": null, "plies": game.plies(),
+        "duration_ms": 1, "seed": mancala_arena::league::schedule::group_seed(SEED, game_id),
+    });
+    (row, lines)
+}
+
+fn upload_body(lease: &str, row: &serde_json::Value, lines: &[String]) -> String {
+    serde_json::json!({ "lease": lease, "row": row, "record": lines.join("\n") + "\n" }).to_string()
+}
+
+#[test]
+fn forged_uploads_are_refused_without_a_change_and_counted_and_an_upload_counts_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = Server::new(dir);
+    let alice = server.add("--add-user", "alice");
+    let w1 = server.add("--add-worker", "w1");
+    let w2 = server.add("--add-worker", "w2");
+    server.start(5);
+    server.submit(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
+    server.submit(&alice, &bot_copy(dir, "random-rust", "rand-b", &same));
+
+    // Tokens keep to their role; a worker of other rules is refused.
+    let (s, b) = server.call("POST", "/api/worker/claim", Some(&alice), r#"{"max":1}"#);
+    assert_eq!(s, 403, "an owner's token claimed: {b}");
+    let (s, b) = server.call("POST", "/api/bots", Some(&w1), "not a bot");
+    assert_eq!(s, 403, "a worker's token uploaded a bot: {b}");
+    let (s, b) = server.call("POST", "/api/worker/claim", Some(&w1), r#"{"max":1}"#);
+    assert_eq!(s, 409, "a claim before register: {b}");
+    let (s, b) = server.call(
+        "POST",
+        "/api/worker/register",
+        Some(&w1),
+        &registration(999),
+    );
+    assert_eq!(s, 409, "{b}");
+    assert!(b.contains("rules version"), "{b}");
+    for w in [&w1, &w2] {
+        let (s, b) = server.call(
+            "POST",
+            "/api/worker/register",
+            Some(w),
+            &registration(mancala_arena::engine::RULES_VERSION),
+        );
+        assert_eq!(s, 200, "{b}");
+    }
+
+    // Each forgery on a game of its own, claimed by w1.
+    let refuse = |token: &str, id: &str, body: &str, status: u16, says: &str| {
+        let (s, b) = server.call(
+            "POST",
+            &format!("/api/worker/games/{id}"),
+            Some(token),
+            body,
+        );
+        assert_eq!(s, status, "{id}: {b}");
+        assert!(b.contains(says), "{id}: {b}");
+    };
+    // An illegal move.
+    let (_, gid, lease, players) = claim_one(&server, &w1);
+    let (row, mut lines) = honest_game(&gid, &players);
+    lines[3] = lines[3].replace("\"option\":\"", "\"option\":\"Z9");
+    refuse(
+        &w1,
+        &gid,
+        &upload_body(&lease, &row, &lines),
+        422,
+        "illegal_move",
+    );
+    // A result that is not the replay's (record and row agree on it).
+    let (_, gid, lease, players) = claim_one(&server, &w1);
+    let (mut row, mut lines) = honest_game(&gid, &players);
+    let end: serde_json::Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    let mut forged = end.clone();
+    forged["scores"] = serde_json::json!([end["scores"][1], end["scores"][0]]);
+    *lines.last_mut().unwrap() = forged.to_string();
+    (row["score0"], row["score1"]) = (end["scores"][1].clone(), end["scores"][0].clone());
+    if end["scores"][0] == end["scores"][1] {
+        // A draw swaps to itself: say the first seat won instead.
+        forged["scores"] = serde_json::json!([1.0, 0.0]);
+        *lines.last_mut().unwrap() = forged.to_string();
+        (row["score0"], row["score1"]) = (serde_json::json!(1.0), serde_json::json!(0.0));
+    }
+    refuse(&w1, &gid, &upload_body(&lease, &row, &lines), 422, "result");
+    // Seats other than the lease's, in row and record alike.
+    let (_, gid, lease, players) = claim_one(&server, &w1);
+    let swapped = vec![players[1].clone(), players[0].clone()];
+    let (row, lines) = honest_game(&gid, &swapped);
+    refuse(&w1, &gid, &upload_body(&lease, &row, &lines), 422, "seats");
+    // A game never leased to w2: w1's lease, then a lease made up.
+    let (_, gid, lease, players) = claim_one(&server, &w1);
+    let (row, lines) = honest_game(&gid, &players);
+    refuse(
+        &w2,
+        &gid,
+        &upload_body(&lease, &row, &lines),
+        403,
+        "never leased",
+    );
+    refuse(
+        &w2,
+        &gid,
+        &upload_body("0123456789abcdef0123456789abcdef", &row, &lines),
+        403,
+        "never leased",
+    );
+    // The honest upload counts, once.
+    let (s, b) = server.call(
+        "POST",
+        &format!("/api/worker/games/{gid}"),
+        Some(&w1),
+        &upload_body(&lease, &row, &lines),
+    );
+    assert_eq!(s, 201, "{b}\n{}", server.log());
+    assert_eq!(server.csv_games(), vec![gid.clone()]);
+    refuse(
+        &w1,
+        &gid,
+        &upload_body(&lease, &row, &lines),
+        409,
+        "recorded already",
+    );
+    assert_eq!(
+        server.csv_games(),
+        vec![gid.clone()],
+        "a second upload changed the games"
+    );
+    // An upload after the lease expired (no heartbeat for 5 s).
+    let (_, gid2, lease2, players2) = claim_one(&server, &w1);
+    let (row2, lines2) = honest_game(&gid2, &players2);
+    std::thread::sleep(Duration::from_secs(7));
+    refuse(
+        &w1,
+        &gid2,
+        &upload_body(&lease2, &row2, &lines2),
+        410,
+        "expired",
+    );
+
+    // Nothing refused changed the games; each refusal is counted and
+    // logged with the worker's name.
+    assert_eq!(server.csv_games(), vec![gid.clone()]);
+    let (_, m) = server.call("GET", "/metrics", None, "");
+    for (reason, n) in [
+        ("illegal_move", 1),
+        ("result", 1),
+        ("seats", 1),
+        ("not_leased", 2),
+        ("duplicate", 1),
+        ("expired", 1),
+    ] {
+        assert!(
+            m.contains(&format!(
+                "arena_worker_uploads_refused_total{{reason=\"{reason}\"}} {n}\n"
+            )),
+            "{reason}: {m}"
+        );
+    }
+    assert!(m.contains("arena_worker_uploads_total 1\n"), "{m}");
+    let log = server.log();
+    assert!(
+        log.contains("worker w1: upload of") && log.contains("worker w2: upload of"),
+        "{log}"
+    );
+}
+
+/// An `arena worker` process, killed when dropped.
+struct Worker(Child);
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `arena worker` with its own cache in folder `name`, its output in
+/// `name/out.log`.
+fn worker(server: &Server, token: &str, name: &str) -> Worker {
+    let dir = server.dir.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    Command::new(ARENA)
+        .args([
+            "worker",
+            "--server",
+            &server.url,
+            "--token",
+            token,
+            "-j",
+            "1",
+            "--cache",
+        ])
+        .arg(dir.join("cache"))
+        .current_dir(&dir)
+        .stdout(Stdio::from(log_file(&dir.join("out.log"))))
+        .stderr(Stdio::from(log_file(&dir.join("err.log"))))
+        .spawn()
+        .map(Worker)
+        .unwrap()
+}
+
+#[test]
+fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_recorded_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = Server::new(dir);
+    let alice = server.add("--add-user", "alice");
+    let ta = server.add("--add-worker", "wa");
+    let tb = server.add("--add-worker", "wb");
+    server.start(4);
+    server.submit(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
+    // A bot that thinks 20 ms a decision: a worker killed while it holds
+    // a lease is killed in the middle of a game.
+    let slow = |t: String| {
+        t.replace("import json", "import json\nimport time")
+            .replace(
+                "    return random.choice",
+                "    time.sleep(0.02)\n    return random.choice",
+            )
+    };
+    server.submit(&alice, &bot_copy(dir, "random-python", "slow-py", &slow));
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let db = rt.block_on(Db::open(&server.db())).unwrap();
+    let wa = rt
+        .block_on(db.owner_by_token(&mancala_arena::serve::token_hash(&ta)))
+        .unwrap()
+        .unwrap()
+        .id;
+    let mut a = worker(&server, &ta, "a");
+    let mut b = worker(&server, &tb, "b");
+    // Worker a has played a game and holds a lease: SIGKILL.
+    let start = Instant::now();
+    let cut = loop {
+        let leases = rt.block_on(db.leases()).unwrap();
+        let done = leases
+            .iter()
+            .any(|l| l.worker_id == wa && l.state == "done");
+        if let Some(l) = leases
+            .iter()
+            .find(|l| l.worker_id == wa && l.state == "active")
+        {
+            if done {
+                a.0.kill().unwrap();
+                a.0.wait().unwrap();
+                break l.clone();
+            }
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "worker a played nothing:\n{}\n{}",
+            std::fs::read_to_string(dir.join("a/out.log")).unwrap_or_default(),
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Its lease expires, and b plays the game.
+    let start = Instant::now();
+    loop {
+        let leases = rt.block_on(db.leases()).unwrap();
+        let expired = leases
+            .iter()
+            .any(|l| l.id == cut.id && l.state == "expired");
+        let redone = leases
+            .iter()
+            .any(|l| l.game_id == cut.game_id && l.worker_id != wa && l.state == "done");
+        let games = server.csv_games().len();
+        if expired && redone && games >= 16 {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "expired {expired}, played again {redone}, {games} games:\n{}\n{}",
+            std::fs::read_to_string(dir.join("b/out.log")).unwrap_or_default(),
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    unsafe { libc::kill(b.0.id() as i32, libc::SIGTERM) };
+    b.0.wait().unwrap();
+    // Every game once, each under one lease that was done.
+    let ids = server.csv_games();
+    let unique: std::collections::BTreeSet<&String> = ids.iter().collect();
+    assert_eq!(
+        unique.len(),
+        ids.len(),
+        "a game is in the export twice: {ids:?}"
+    );
+    let leases = rt.block_on(db.leases()).unwrap();
+    for id in &ids {
+        let n: i64 = id.strip_prefix("game-").unwrap().parse().unwrap();
+        let done = leases
+            .iter()
+            .filter(|l| l.game_id == n && l.state == "done")
+            .count();
+        assert_eq!(done, 1, "{id}: {done} leases done");
+    }
+    assert!(ids.contains(&format!("game-{}", cut.game_id)));
+    let out_b = std::fs::read_to_string(dir.join("b/out.log")).unwrap();
+    assert!(out_b.contains("registered with"), "{out_b}");
+    // The standings are `arena rate` of the export.
+    let n = ids.len() as u64;
+    let start = Instant::now();
+    let s = loop {
+        let s = server.json("/api/standings");
+        if s["games"].as_u64().unwrap_or(0) == n {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no fit of {n} games: {s}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    let (_, csv) = server.call("GET", "/api/games.csv", None, "");
+    let path = dir.join("export.csv");
+    std::fs::write(&path, &csv).unwrap();
+    let out = common::arena(dir, &["rate", "--format", "json", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", common::text(&out));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let theirs = r["report"]["overall"]["ratings"].as_array().unwrap();
+    let ours = s["ratings"].as_array().unwrap();
+    assert_eq!(ours.len(), theirs.len(), "{s} vs {r}");
+    for (x, y) in ours.iter().zip(theirs) {
+        assert_eq!(x["bot"], y["bot"]);
+        let (x, y) = (x["elo"].as_f64().unwrap(), y["elo"].as_f64().unwrap());
+        assert!((x - y).abs() < 1e-6, "{x} served, {y} by arena rate");
+    }
+}
+
+/// Waits (up to 3 minutes) until worker `name`'s output has `line`.
+fn wait_output(server: &Server, name: &str, line: &str) -> String {
+    let start = Instant::now();
+    loop {
+        let out =
+            std::fs::read_to_string(server.dir.join(name).join("out.log")).unwrap_or_default();
+        if out.contains(line) {
+            return out;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "worker {name} never said `{line}`:\n{out}\n{}",
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_worker_that_loses_the_server_keeps_its_game_in_the_spool_and_uploads_it_when_the_server_is_back(
+) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = Server::new(dir);
+    let alice = server.add("--add-user", "alice");
+    let token = server.add("--add-worker", "wa");
+    server.start(60);
+    server.submit(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
+    // 50 ms a decision: the server is gone before the game ends.
+    let slow = |t: String| {
+        t.replace("import json", "import json\nimport time")
+            .replace(
+                "    return random.choice",
+                "    time.sleep(0.05)\n    return random.choice",
+            )
+    };
+    server.submit(&alice, &bot_copy(dir, "random-python", "slow-py", &slow));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let db = rt.block_on(Db::open(&server.db())).unwrap();
+    let w = worker(&server, &token, "a");
+    // The worker has uploaded a game (its bots are fetched and built)
+    // and holds a lease: the server dies (SIGKILL) in the middle of a game.
+    let start = Instant::now();
+    let cut = loop {
+        let leases = rt.block_on(db.leases()).unwrap();
+        let done = leases.iter().any(|l| l.state == "done");
+        if let Some(l) = leases.iter().find(|l| l.state == "active").filter(|_| done) {
+            break l.clone();
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "no lease:\n{}",
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let address = server.url.trim_start_matches("http://").to_string();
+    if let Some(mut c) = server.child.take() {
+        c.kill().unwrap();
+        c.wait().unwrap();
+    }
+    let gid = format!("game-{}", cut.game_id);
+    wait_output(&server, "a", &format!("{gid}: kept in the spool"));
+    // Back on the same address: the spooled game is uploaded, once.
+    server.start_on(60, &address);
+    let out = wait_output(&server, "a", &format!("{gid}: uploaded from the spool"));
+    assert!(!out.contains("discarded"), "{out}");
+    let ids = server.csv_games();
+    assert_eq!(ids.iter().filter(|i| **i == gid).count(), 1, "{ids:?}");
+    drop(w);
+}
