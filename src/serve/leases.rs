@@ -136,9 +136,9 @@ impl Db {
             self.backend().skip_locked()
         );
         let rows: Vec<(i64, i64, String)> = sqlx::query_as(&sql)
-        .bind((max.max(1) * 8 + 64) as i64)
-        .fetch_all(&mut *tx)
-        .await?;
+            .bind((max.max(1) * 8 + 64) as i64)
+            .fetch_all(&mut *tx)
+            .await?;
         let mut out = Vec::new();
         let t = now();
         let unix = super::db::unix_now();
@@ -204,9 +204,9 @@ impl Db {
             self.backend().for_update()
         );
         let gone: Vec<(String, i64)> = sqlx::query_as(&sql)
-        .bind(now_unix)
-        .fetch_all(&mut *tx)
-        .await?;
+            .bind(now_unix)
+            .fetch_all(&mut *tx)
+            .await?;
         for (lease, game) in &gone {
             sqlx::query("UPDATE leases SET state = 'expired' WHERE id = $1")
                 .bind(lease)
