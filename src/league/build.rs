@@ -73,6 +73,12 @@ fn build_package_binaries(
     if names.is_empty() || !source.is_file() || !built_by_cargo_here() {
         return Ok(());
     }
+    let bin_dir = PathBuf::from(&manifest::expand(&["{bin_dir}".to_string()])[0]);
+    if let Some(root) = source.parent() {
+        if newer_than_the_source(&bin_dir, &names, root) {
+            return Ok(());
+        }
+    }
     for b in bots.iter().filter(|b| package_binary(b).is_some()) {
         on_event(&Event::Building {
             bot: b.name.clone(),
@@ -112,6 +118,37 @@ fn build_package_binaries(
     Ok(())
 }
 
+/// True when each of the binaries `names` in `bin_dir` is newer than
+/// every file of the package's source in `root` (`src/`, `migrations/`,
+/// Cargo.toml, Cargo.lock): then cargo has nothing to bring up to date. Asking it anyway is not free: under `cargo test` the binaries
+/// were built with the dev-dependencies' features, and `cargo build`
+/// without them compiled the whole crate a second time in a fresh clone.
+fn newer_than_the_source(bin_dir: &Path, names: &[&str], root: &Path) -> bool {
+    fn newest(path: &Path, newest_so_far: &mut std::time::SystemTime) -> std::io::Result<()> {
+        let meta = std::fs::metadata(path)?;
+        if meta.is_dir() {
+            for entry in std::fs::read_dir(path)? {
+                newest(&entry?.path(), newest_so_far)?;
+            }
+        } else {
+            *newest_so_far = (*newest_so_far).max(meta.modified()?);
+        }
+        Ok(())
+    }
+    let mut source = std::time::SystemTime::UNIX_EPOCH;
+    for part in ["src", "migrations", "Cargo.toml", "Cargo.lock"] {
+        let path = root.join(part);
+        if path.exists() && newest(&path, &mut source).is_err() {
+            return false;
+        }
+    }
+    names.iter().all(|n| {
+        std::fs::metadata(bin_dir.join(n))
+            .and_then(|m| m.modified())
+            .is_ok_and(|built| built > source)
+    })
+}
+
 /// True when the running `arena` lives in a cargo target folder of the
 /// source it was built from (`cargo run`, `cargo test`), so that cargo
 /// builds the package's binaries beside it; false for an installed copy
@@ -132,6 +169,36 @@ fn built_by_cargo_here() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Binaries built after the last change of the source are up to
+    /// date; a source file changed after them, or a missing binary, is not.
+    #[test]
+    fn binaries_newer_than_every_source_file_need_no_cargo() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, bin) = (dir.path().join("pkg"), dir.path().join("bin"));
+        std::fs::create_dir_all(root.join("src/engine")).unwrap();
+        std::fs::create_dir_all(&bin).unwrap();
+        let set = |path: &Path, secs: u64| {
+            let f = std::fs::File::options()
+                .create(true)
+                .append(true)
+                .open(path)
+                .unwrap();
+            let t = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+            f.set_modified(t).unwrap();
+        };
+        set(&root.join("Cargo.toml"), 1_000);
+        set(&root.join("src/engine/filo.rs"), 2_000);
+        set(&bin.join("random-bot"), 3_000);
+        assert!(newer_than_the_source(&bin, &["random-bot"], &root));
+        assert!(!newer_than_the_source(
+            &bin,
+            &["random-bot", "greedy-bot"],
+            &root
+        ));
+        set(&root.join("src/engine/filo.rs"), 4_000);
+        assert!(!newer_than_the_source(&bin, &["random-bot"], &root));
+    }
 
     fn spec(command: &str) -> BotSpec {
         BotSpec {
