@@ -120,22 +120,22 @@ async fn open_db(t: &Tournament, url: Option<&str>) -> Result<Db, ServeError> {
 /// `--add-user NAME`: a new owner; returns their token (shown once; only
 /// its hash is kept).
 pub fn add_user(t: &Tournament, db: Option<&str>, name: &str) -> Result<String, ServeError> {
-    settings_of(t)?;
-    if intake::name_problem(name).is_some() {
-        return Err(ServeError::BadUserName(name.to_string()));
-    }
-    let token = new_token();
-    runtime()?.block_on(async {
-        let db = open_db(t, db).await?;
-        db.add_owner(name, &token_hash(&token), "owner").await?;
-        Ok::<_, ServeError>(())
-    })?;
-    Ok(token)
+    add_token(t, db, name, "owner")
 }
 
 /// `--add-worker NAME`: a new worker token (role `worker`: it claims and
 /// uploads games, and cannot upload bots); returns it (shown once).
 pub fn add_worker(t: &Tournament, db: Option<&str>, name: &str) -> Result<String, ServeError> {
+    add_token(t, db, name, "worker")
+}
+
+/// A new token for `name` in `role`: only its hash is stored.
+fn add_token(
+    t: &Tournament,
+    db: Option<&str>,
+    name: &str,
+    role: &str,
+) -> Result<String, ServeError> {
     settings_of(t)?;
     if intake::name_problem(name).is_some() {
         return Err(ServeError::BadUserName(name.to_string()));
@@ -143,7 +143,7 @@ pub fn add_worker(t: &Tournament, db: Option<&str>, name: &str) -> Result<String
     let token = new_token();
     runtime()?.block_on(async {
         let db = open_db(t, db).await?;
-        db.add_owner(name, &token_hash(&token), "worker").await?;
+        db.add_owner(name, &token_hash(&token), role).await?;
         Ok::<_, ServeError>(())
     })?;
     Ok(token)
