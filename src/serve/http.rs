@@ -316,8 +316,7 @@ async fn retire(
     check_owner(&l, &owner, &name).await?;
     let retired = l.db.retire(&name).await.map_err(ApiError::internal)?;
     if retired {
-        l.roster_changed.store(true, Ordering::SeqCst);
-        l.wake_all();
+        l.roster_changed_now();
         l.announce(serde_json::json!({"type": "bot", "bot": name, "status": "retired"}));
     }
     Ok(Json(serde_json::json!({ "bot": name, "retired": retired })))
@@ -355,8 +354,7 @@ async fn change(
     }
     .map_err(ApiError::internal)?;
     if changed {
-        l.roster_changed.store(true, Ordering::SeqCst);
-        l.wake_all();
+        l.roster_changed_now();
         let status = if change.active { "entered" } else { "retired" };
         l.announce(serde_json::json!({"type": "bot", "bot": name, "status": status}));
     }

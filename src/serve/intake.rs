@@ -290,8 +290,7 @@ fn take(l: &Ladder, v: &Version) {
     let (passed, report) = super::checking::check(l, &spec);
     if passed {
         step(l, v, "entered", "", Some(&report));
-        l.roster_changed.store(true, Ordering::SeqCst);
-        l.wake_all();
+        l.roster_changed_now();
     } else {
         l.metrics.checks_failed.fetch_add(1, Ordering::Relaxed);
         step(

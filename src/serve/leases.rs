@@ -84,19 +84,6 @@ impl Db {
         ))
     }
 
-    /// Adds a pending game; returns its id.
-    pub async fn add_pending(&self, variant: usize, seats: &[i64]) -> Result<i64, DbError> {
-        let (id,): (i64,) = sqlx::query_as(
-            "INSERT INTO games (state, variant, seats, created_at) VALUES ('pending', $1, $2, $3) RETURNING id",
-        )
-        .bind(variant as i64)
-        .bind(seats_text(seats))
-        .bind(now())
-        .fetch_one(self.pool())
-        .await?;
-        Ok(id)
-    }
-
     /// Drops the pending games that seat a version not in `entered` (it
     /// left the ladder); returns how many.
     pub async fn drop_stale_pending(
@@ -118,17 +105,30 @@ impl Db {
         Ok(dropped)
     }
 
-    /// Claims up to `max` pending games, cut-off ones first, of the
-    /// variants `can_play` accepts (by index): for the server itself when
-    /// `worker` is `None`, else for worker `(id, lease seconds)` under one
-    /// new lease per game. One transaction.
+    /// Adds the pending games `add` (variant, seats), then claims up to
+    /// `max` pending games, cut-off ones first, of the variants `can_play`
+    /// accepts (by index): for the server itself when `worker` is `None`,
+    /// else for worker `(id, lease seconds)` under one new lease per game.
+    /// One transaction.
     pub async fn claim_games(
         &self,
         worker: Option<(i64, i64)>,
         max: usize,
         can_play: &(dyn Fn(usize) -> bool + Sync),
+        add: &[(usize, Vec<i64>)],
     ) -> Result<Vec<Claimed>, DbError> {
         let mut tx = self.begin_write().await?;
+        let t = now();
+        for (variant, seats) in add {
+            sqlx::query(
+                "INSERT INTO games (state, variant, seats, created_at) VALUES ('pending', $1, $2, $3)",
+            )
+            .bind(*variant as i64)
+            .bind(seats_text(seats))
+            .bind(&t)
+            .execute(&mut *tx)
+            .await?;
+        }
         // PostgreSQL: `FOR UPDATE SKIP LOCKED`, so that claims in
         // parallel take different games.
         let sql = format!(
@@ -140,7 +140,6 @@ impl Db {
             .fetch_all(&mut *tx)
             .await?;
         let mut out = Vec::new();
-        let t = now();
         let unix = super::db::unix_now();
         for (id, variant, seats) in rows {
             if out.len() >= max {

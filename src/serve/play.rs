@@ -178,11 +178,13 @@ impl LadderPairings {
 
     /// Claims one game from the queue (topped up first), if there is one.
     fn claim(&self) -> Result<Option<GameTicket>, DbError> {
-        self.ladder.query(super::queue::refill(&self.ladder))?;
         let variants = self.ladder.t.variants.len();
-        let mut c = self
-            .ladder
-            .query(self.ladder.db.claim_games(None, 1, &|v| v < variants))?;
+        let mut c = self.ladder.query(super::queue::claim(
+            &self.ladder,
+            None,
+            1,
+            &|v| v < variants,
+        ))?;
         Ok(c.pop().map(|c| c.ticket))
     }
 }

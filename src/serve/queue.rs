@@ -3,11 +3,16 @@
 //! the pairing rule ([`super::pairing`]): one per slot that plays (the
 //! server's own games in flight plus the `-j` of every worker heard from
 //! lately). The server's own games ([`super::play::LadderPairings`]) and
-//! the workers (`POST /api/worker/claim`) both claim from it. Each refill
-//! first expires the leases past their time (their games go back to the
-//! queue) and drops the pending games of versions that left the ladder.
+//! the workers (`POST /api/worker/claim`) both claim from it, through
+//! [`claim`]: the top-up and the claim are one transaction. At most once a
+//! second, or when the roster changed, the claim first does the queue's
+//! housekeeping: it expires the leases past their time (their games go
+//! back to the queue), drops the pending games of versions that left the
+//! ladder, and rereads the roster and the workers' capacity. (Doing that
+//! before every claim cost eight statements per game where two do.)
 
 use super::db::{unix_now, DbError};
+use super::leases::Claimed;
 use super::pairing::{self, Entrant, LadderVariant, PairingConfig, Pick};
 use super::play::Played;
 use super::state::Ladder;
@@ -15,15 +20,34 @@ use crate::results::GameRow;
 use rand::SeedableRng;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 /// The scheduler's state: what each version has played, and the pairing
 /// rule's random numbers.
 pub struct Scheduler {
     /// By ladder name (`BOT@N`), from the finished games.
     pub played: std::sync::Mutex<HashMap<String, Played>>,
-    /// Held while a refill runs (one refill at a time).
-    rng: tokio::sync::Mutex<rand_chacha::ChaCha8Rng>,
+    /// Held while a claim tops the queue up (one at a time).
+    queue: tokio::sync::Mutex<Queue>,
+    /// Raised by [`Scheduler::roster_changed`]: the next claim rereads the
+    /// roster first.
+    stale: std::sync::atomic::AtomicBool,
 }
+
+/// What the top-up needs between two housekeepings.
+struct Queue {
+    /// The pairing rule's random numbers.
+    rng: rand_chacha::ChaCha8Rng,
+    /// The entered versions at the last housekeeping.
+    roster: Vec<super::db::Version>,
+    /// Pending games to keep: one per slot that plays.
+    target: usize,
+    /// When the last housekeeping ran.
+    kept: Option<Instant>,
+}
+
+/// How often a claim does the queue's housekeeping.
+const HOUSEKEEPING: Duration = Duration::from_secs(1);
 
 impl Scheduler {
     /// A scheduler seeded from the ladder's seed and the games done, with
@@ -36,8 +60,20 @@ impl Scheduler {
         let seed = crate::league::schedule::group_seed(seed, &format!("epoch:{}", rows.len()));
         Scheduler {
             played: std::sync::Mutex::new(played),
-            rng: tokio::sync::Mutex::new(rand_chacha::ChaCha8Rng::seed_from_u64(seed)),
+            queue: tokio::sync::Mutex::new(Queue {
+                rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+                roster: Vec::new(),
+                target: 0,
+                kept: None,
+            }),
+            stale: std::sync::atomic::AtomicBool::new(true),
         }
+    }
+
+    /// A version was entered or left: the next claim rereads the roster
+    /// (and drops the pending games of one that left) before it tops up.
+    pub fn roster_changed(&self) {
+        self.stale.store(true, Ordering::SeqCst);
     }
 }
 
@@ -86,11 +122,62 @@ pub fn note_finished(l: &Ladder, row: &GameRow) {
     count_row(&l.workers.variants, &mut played, row);
 }
 
-/// Tops the queue up: expires the leases past their time, drops pending
-/// games of versions no longer entered, then adds the pairing rule's
-/// picks until there is one pending game per slot.
-pub async fn refill(l: &Ladder) -> Result<(), DbError> {
-    let mut rng = l.workers.sched.rng.lock().await;
+/// Claims up to `max` pending games of the variants `can_play` accepts,
+/// for the server itself (`worker` is `None`) or for a worker under
+/// leases ([`super::db::Db::claim_games`]), after topping the queue up with the
+/// pairing rule's picks until there is one pending game per slot: the
+/// picks are added in the claim's own transaction.
+pub async fn claim(
+    l: &Ladder,
+    worker: Option<(i64, i64)>,
+    max: usize,
+    can_play: &(dyn Fn(usize) -> bool + Sync),
+) -> Result<Vec<Claimed>, DbError> {
+    let mut q = l.workers.sched.queue.lock().await;
+    let due = q.kept.is_none_or(|t| t.elapsed() >= HOUSEKEEPING);
+    if due || l.workers.sched.stale.swap(false, Ordering::SeqCst) {
+        housekeeping(l, &mut q).await?;
+    }
+    let (queued, pending) = l.db.queued_games().await?;
+    let mut add: Vec<(usize, Vec<i64>)> = Vec::new();
+    if pending < q.target {
+        let mut in_flight: Vec<Pick> = queued
+            .iter()
+            .map(|t| Pick {
+                variant: t.variant,
+                seats: t.seats.iter().map(|&s| s as u64).collect(),
+            })
+            .collect();
+        let entrants = entrants(l, &q.roster);
+        let variants: Vec<LadderVariant> =
+            l.t.variants
+                .iter()
+                .map(|v| LadderVariant { players: v.players })
+                .collect();
+        let config = PairingConfig {
+            random_share: l.settings.random_share,
+            placement_width: l.settings.placement_width,
+            placement_games: l.settings.placement_games,
+            ..PairingConfig::default()
+        };
+        for _ in pending..q.target {
+            let Some(pick) = pairing::pick(&entrants, &variants, &config, &in_flight, &mut q.rng)
+            else {
+                break;
+            };
+            add.push((pick.variant, pick.seats.iter().map(|&s| s as i64).collect()));
+            in_flight.push(pick);
+        }
+    }
+    l.db.claim_games(worker, max, can_play, &add).await
+}
+
+/// The queue's housekeeping: expires the leases past their time, rereads
+/// the roster, drops the pending games of versions no longer entered, and
+/// sets the target from the server's games in flight and the `-j` of the
+/// workers heard from lately.
+async fn housekeeping(l: &Ladder, q: &mut Queue) -> Result<(), DbError> {
+    q.kept = Some(Instant::now());
     let expired = l.db.expire_leases(unix_now()).await?;
     if !expired.is_empty() {
         l.workers
@@ -105,45 +192,13 @@ pub async fn refill(l: &Ladder) -> Result<(), DbError> {
                 .join(", ")
         );
     }
-    let roster = l.db.versions(Some("entered")).await?;
-    let ids: Vec<i64> = roster.iter().map(|v| v.id).collect();
-    let (mut queued, mut pending) = l.db.queued_games().await?;
-    if l.db.drop_stale_pending(&queued, &ids).await? > 0 {
-        (queued, pending) = l.db.queued_games().await?;
-    }
+    q.roster = l.db.versions(Some("entered")).await?;
+    let ids: Vec<i64> = q.roster.iter().map(|v| v.id).collect();
+    let (queued, _) = l.db.queued_games().await?;
+    l.db.drop_stale_pending(&queued, &ids).await?;
     let recent = unix_now() - 2 * l.workers.lease_seconds;
     let (jobs, _) = l.db.worker_capacity(recent).await?;
-    let target = l.settings.games_in_flight + jobs.max(0) as usize;
-    if pending >= target {
-        return Ok(());
-    }
-    let mut in_flight: Vec<Pick> = queued
-        .iter()
-        .map(|t| Pick {
-            variant: t.variant,
-            seats: t.seats.iter().map(|&s| s as u64).collect(),
-        })
-        .collect();
-    let entrants = entrants(l, &roster);
-    let variants: Vec<LadderVariant> =
-        l.t.variants
-            .iter()
-            .map(|v| LadderVariant { players: v.players })
-            .collect();
-    let config = PairingConfig {
-        random_share: l.settings.random_share,
-        placement_width: l.settings.placement_width,
-        placement_games: l.settings.placement_games,
-        ..PairingConfig::default()
-    };
-    for _ in pending..target {
-        let Some(pick) = pairing::pick(&entrants, &variants, &config, &in_flight, &mut *rng) else {
-            break;
-        };
-        let seats: Vec<i64> = pick.seats.iter().map(|&s| s as i64).collect();
-        l.db.add_pending(pick.variant, &seats).await?;
-        in_flight.push(pick);
-    }
+    q.target = l.settings.games_in_flight + jobs.max(0) as usize;
     Ok(())
 }
 

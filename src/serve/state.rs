@@ -96,6 +96,14 @@ impl Ladder {
         block_on(f)
     }
 
+    /// A version was entered or left: the games in flight finish, the
+    /// queue rereads the roster, and play goes on with the new one.
+    pub fn roster_changed_now(&self) {
+        self.roster_changed.store(true, Ordering::SeqCst);
+        self.workers.sched.roster_changed();
+        self.wake_all();
+    }
+
     /// Wakes whoever waits in [`Ladder::wait`].
     pub fn wake_all(&self) {
         let (m, c) = &self.wake;

@@ -207,18 +207,19 @@ async fn claim(
     l.db.renew_leases(w.id, &[], unix_now(), 0)
         .await
         .map_err(internal)?;
-    super::queue::refill(&l).await.map_err(internal)?;
     let can: Vec<bool> =
         l.t.variants
             .iter()
             .map(|v| variants.iter().any(|x| x == v.variant.name()))
             .collect();
-    let claimed =
-        l.db.claim_games(Some((w.id, l.workers.lease_seconds)), c.max.min(64), &|v| {
-            can.get(v).copied().unwrap_or(false)
-        })
-        .await
-        .map_err(internal)?;
+    let claimed = super::queue::claim(
+        &l,
+        Some((w.id, l.workers.lease_seconds)),
+        c.max.min(64),
+        &|v| can.get(v).copied().unwrap_or(false),
+    )
+    .await
+    .map_err(internal)?;
     let mut games = Vec::new();
     for c in claimed {
         let mut seats = Vec::new();
