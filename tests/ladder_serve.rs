@@ -280,6 +280,82 @@ fn rate_first(dir: &Path, csv: &str, n: usize) -> Vec<(String, f64)> {
         .collect()
 }
 
+/// `/api/games` lists the export's games in its order, from after a given
+/// game, and only those of a bot or of a variant when asked (the games go
+/// on meanwhile: each answer starts with what the snapshot before it
+/// expects).
+fn assert_games_pages_and_filters(server: &Server) {
+    let ids = |v: &serde_json::Value| -> Vec<String> {
+        v["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["game_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let snapshot = server.json("/api/games?limit=10000");
+    let games = snapshot["games"].as_array().unwrap().clone();
+    assert!(games.len() >= 4, "too few games: {}", games.len());
+    let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
+    let exported: Vec<String> = csv::Reader::from_reader(csv.as_bytes())
+        .records()
+        .map(|r| r.unwrap()[0].to_string())
+        .collect();
+    let listed = ids(&snapshot);
+    assert_eq!(
+        listed,
+        exported[..listed.len()],
+        "the API and the export differ"
+    );
+    let starts_with = |what: &str, got: Vec<String>, want: Vec<String>| {
+        assert!(
+            got.len() >= want.len() && got[..want.len()] == want[..],
+            "{what}: {got:?}, expected to start with {want:?}"
+        );
+    };
+    let k = listed.len() / 2;
+    starts_with(
+        "after",
+        ids(&server.json(&format!("/api/games?after={}&limit=3", &listed[k][5..]))),
+        listed[k + 1..].iter().take(3).cloned().collect(),
+    );
+    let seat0 = games[0]["seat0"].as_str().unwrap();
+    let bot = seat0.rsplit_once('@').unwrap().0;
+    let seats = |g: &serde_json::Value| -> Vec<String> {
+        ["seat0", "seat1", "seat2"]
+            .iter()
+            .filter_map(|s| g[s].as_str())
+            .map(str::to_string)
+            .collect()
+    };
+    for (query, keep) in [
+        (
+            format!("bot={bot}"),
+            Box::new(|g: &serde_json::Value| {
+                seats(g)
+                    .iter()
+                    .any(|s| s.rsplit_once('@').is_some_and(|(b, _)| b == bot))
+            }) as Box<dyn Fn(&serde_json::Value) -> bool>,
+        ),
+        (
+            format!("bot={seat0}"),
+            Box::new(|g: &serde_json::Value| seats(g).iter().any(|s| s == seat0)),
+        ),
+        (
+            "variant=kisolo".to_string(),
+            Box::new(|g: &serde_json::Value| g["variant"] == "kisolo"),
+        ),
+    ] {
+        let want: Vec<String> = games
+            .iter()
+            .filter(|g| keep(g))
+            .map(|g| g["game_id"].as_str().unwrap().to_string())
+            .collect();
+        let got = ids(&server.json(&format!("/api/games?{query}&limit=10000")));
+        starts_with(&query, got, want);
+    }
+}
+
 /// The standings `s` equal `arena rate` of the export's first `games` rows.
 fn assert_export_rates_the_same(server: &Server, s: &serde_json::Value) {
     let (status, csv) = server.call("GET", "/api/games.csv", None, b"");
@@ -343,6 +419,7 @@ fn bots_in_three_languages_are_entered_play_are_rated_replaced_and_a_failing_one
             .all(|b| r.iter().any(|(n, _, g)| n == b && *g >= 10))
     });
     assert_export_rates_the_same(&server, &s);
+    assert_games_pages_and_filters(&server);
 
     // A new version replaces the old one: it is entered, the old one
     // retired, and its games stay.

@@ -272,6 +272,7 @@ pub fn rate(rows: &[GameRow], opts: &RateOptions) -> Result<Report, RatingError>
 /// Rates games as they are read, one at a time (`rate` over rows that are
 /// never all in memory): the variant filter, then the counts of
 /// `stats::EvidenceBuilder`.
+#[derive(Clone)]
 pub struct Tally<'a> {
     opts: &'a RateOptions,
     evidence: stats::EvidenceBuilder,
@@ -294,21 +295,42 @@ impl<'a> Tally<'a> {
 
     /// Counts one game (or leaves it out, by the variant filter).
     pub fn add(&mut self, row: &GameRow) {
-        if let Some(v) = self.opts.variant.as_deref() {
-            if !self
-                .present
-                .iter()
-                .any(|(name, p)| *p == row.players && *name == row.variant)
-            {
-                self.present.push((row.variant.clone(), row.players));
-            }
-            if !matches_variant(row, v) {
-                self.filtered_out += 1;
-                return;
-            }
+        if self.opts.variant.is_some() && !self.keeps(row) {
+            return;
         }
         self.kept += 1;
         self.evidence.add(row);
+    }
+
+    /// Whether the variant filter keeps `row` (noting its variant, and
+    /// counting it out when not).
+    fn keeps(&mut self, row: &GameRow) -> bool {
+        let Some(v) = self.opts.variant.as_deref() else {
+            return true;
+        };
+        if !self
+            .present
+            .iter()
+            .any(|(name, p)| *p == row.players && *name == row.variant)
+        {
+            self.present.push((row.variant.clone(), row.players));
+        }
+        if !matches_variant(row, v) {
+            self.filtered_out += 1;
+            return false;
+        }
+        true
+    }
+
+    /// Counts one game that is a seat-swap group of its own
+    /// ([`stats::EvidenceBuilder::add_unpaired`]; the ladder's games), or
+    /// leaves it out, by the variant filter.
+    pub fn add_unpaired(&mut self, row: &GameRow) {
+        if self.opts.variant.is_some() && !self.keeps(row) {
+            return;
+        }
+        self.kept += 1;
+        self.evidence.add_unpaired(row);
     }
 
     /// Games counted (kept by the filter).

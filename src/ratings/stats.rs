@@ -248,6 +248,7 @@ struct Wdl {
 }
 
 /// A seat-swap group as its rows arrive (kept small: one per two games).
+#[derive(Clone)]
 struct GroupState {
     /// Seats (bot indices) and seat-0 score of its first row (scores are
     /// multiples of 1/4, exact in f32).
@@ -390,7 +391,7 @@ fn group_key(label: u32, group: &str) -> u64 {
 /// games are kept, 24 bytes each (a 64-bit hash of the label and group id
 /// and its state), so that a third game of a group (files of two leagues
 /// sharing group ids) takes its pair back out of the pentanomial counts.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct EvidenceBuilder {
     /// Bots in order of first appearance.
     bot_ix: FastMap<Box<str>, u32>,
@@ -451,6 +452,18 @@ impl EvidenceBuilder {
 
     /// Counts one game.
     pub fn add(&mut self, r: &GameRow) {
+        self.add_game(r, true);
+    }
+
+    /// Counts one game that is a seat-swap group of its own, which no
+    /// other row can complete (the ladder's games: each one's group is its
+    /// unique id): the same counts as [`EvidenceBuilder::add`], without
+    /// remembering the group (24 bytes a game).
+    pub fn add_unpaired(&mut self, r: &GameRow) {
+        self.add_game(r, false);
+    }
+
+    fn add_game(&mut self, r: &GameRow, grouped: bool) {
         let np = (r.players as usize).clamp(2, 3);
         let names = [&r.seat0, &r.seat1, &r.seat2];
         let mut seats = [0u32; 3];
@@ -468,7 +481,7 @@ impl EvidenceBuilder {
             self.choices.add(l as usize, seats, scores);
         }
         self.count_variant(r, l, &scores[..np], reason);
-        if np == 2 {
+        if np == 2 && grouped {
             self.count_group(l, &r.group, seats[0], seats[1], &scores);
         }
     }

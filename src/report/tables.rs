@@ -987,6 +987,11 @@ impl<W: std::io::Write> PgnWriter<W> {
     }
 
     /// The output and the counts (`text` empty: it went to the output).
+    /// The output written so far, to send on (a stream of pages).
+    pub fn out_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
     pub fn finish(self) -> (W, Pgn) {
         let pgn = Pgn {
             text: String::new(),

@@ -767,6 +767,75 @@ impl Db {
         Ok(rows.into_iter().map(|(r,)| r).collect())
     }
 
+    /// Up to `limit` finished games in the order they finished (by finish
+    /// time, then id), after `after` (from the first when `None`), of the
+    /// games `only` keeps: one page of the exports and of `/api/games`.
+    pub async fn done_page(
+        &self,
+        after: Option<&DoneKey>,
+        limit: usize,
+        only: &GameFilter,
+    ) -> Result<Vec<Done>, DbError> {
+        let mut sql = String::from(
+            "SELECT finished_at, id, row_json FROM games WHERE state = 'done' AND row_json IS NOT NULL",
+        );
+        if after.is_some() {
+            sql.push_str(" AND (finished_at > $2 OR (finished_at = $2 AND id > $3))");
+        }
+        // The filter's ids are the store's own integers, written as such.
+        if let Some(versions) = &only.versions {
+            let any: Vec<String> = versions
+                .iter()
+                .map(|v| format!("(',' || seats || ',') LIKE '%,{v},%'"))
+                .collect();
+            match any.is_empty() {
+                true => sql.push_str(" AND 1 = 0"),
+                false => sql.push_str(&format!(" AND ({})", any.join(" OR "))),
+            }
+        }
+        if let Some(variants) = &only.variants {
+            let list: Vec<String> = variants.iter().map(|v| v.to_string()).collect();
+            match list.is_empty() {
+                true => sql.push_str(" AND 1 = 0"),
+                false => sql.push_str(&format!(" AND variant IN ({})", list.join(", "))),
+            }
+        }
+        sql.push_str(" ORDER BY finished_at, id LIMIT $1");
+        let mut q = sqlx::query_as::<_, (String, i64, String)>(&sql).bind(limit as i64);
+        if let Some(k) = after {
+            q = q.bind(&k.finished_at).bind(k.id);
+        }
+        let rows = q.fetch_all(&self.pool).await?;
+        Ok(rows
+            .into_iter()
+            .map(|(finished_at, id, row_json)| Done {
+                key: DoneKey { finished_at, id },
+                row_json,
+            })
+            .collect())
+    }
+
+    /// Where finished game `id` stands in the order they finished.
+    pub async fn done_key(&self, id: i64) -> Result<Option<DoneKey>, DbError> {
+        let r: Option<(String,)> = sqlx::query_as(
+            "SELECT finished_at FROM games WHERE id = $1 AND state = 'done' AND finished_at IS NOT NULL",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(r.map(|(finished_at,)| DoneKey { finished_at, id }))
+    }
+
+    /// The row (JSON) of finished game `id`.
+    pub async fn done_row(&self, id: i64) -> Result<Option<String>, DbError> {
+        let r: Option<(Option<String>,)> =
+            sqlx::query_as("SELECT row_json FROM games WHERE id = $1 AND state = 'done'")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(r.and_then(|(j,)| j))
+    }
+
     /// The record (compressed frame) of finished game `id`.
     pub async fn record(&self, id: i64) -> Result<Option<Vec<u8>>, DbError> {
         let r: Option<(Option<Vec<u8>>,)> =
@@ -806,6 +875,30 @@ impl Db {
             .await?;
         Ok(n)
     }
+}
+
+/// A finished game's place in the order they finished.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DoneKey {
+    /// When it finished (RFC 3339, milliseconds: sorts as text).
+    pub finished_at: String,
+    /// Its id (ties of the same millisecond).
+    pub id: i64,
+}
+
+/// A finished game: its place and its row (JSON).
+pub struct Done {
+    pub key: DoneKey,
+    pub row_json: String,
+}
+
+/// Which finished games a page lists: `None` keeps all.
+#[derive(Default)]
+pub struct GameFilter {
+    /// Games that seat one of these versions.
+    pub versions: Option<Vec<i64>>,
+    /// Games of these variants (the ladder file's indexes).
+    pub variants: Option<Vec<usize>>,
 }
 
 /// `url` with its password, if any, replaced by `***` (for messages).

@@ -4,10 +4,9 @@
 //! is a status and one line of JSON (`{"error": "..."}`) that says what to
 //! do.
 
-use super::db::Owner;
+use super::db::{DbError, GameFilter, Owner};
 use super::intake::{self, Upload};
 use super::pages;
-use super::play::{game_id, ladder_id};
 use super::state::Ladder;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -478,90 +477,188 @@ struct GamesQuery {
 }
 
 /// `GET /api/games?bot=&variant=&after=&limit=`: finished games' rows, in
-/// the order they finished; `after` a ladder game id.
-async fn games(State(l): Shared, Query(q): Query<GamesQuery>) -> Json<serde_json::Value> {
-    let rows = l.rows.read().unwrap_or_else(|p| p.into_inner());
+/// the order they finished; `after` a ladder game id; `bot` a bot's name
+/// (any of its versions) or one version (`BOT@N`); `variant` a variant's
+/// name or label. Read from the store: one page of at most 10,000.
+async fn games(
+    State(l): Shared,
+    Query(q): Query<GamesQuery>,
+) -> ApiResult<Json<serde_json::Value>> {
     let limit = q.limit.unwrap_or(100).min(10_000);
-    let start = match q.after {
-        Some(after) => rows
-            .iter()
-            .position(|r| r.game_id == game_id(after))
-            .map_or(0, |i| i + 1),
-        None => 0,
+    let after = match q.after {
+        Some(id) => l.db.done_key(id).await.map_err(ApiError::internal)?,
+        None => None,
     };
-    let out: Vec<&crate::results::GameRow> = rows[start..]
+    let mut only = GameFilter::default();
+    if let Some(b) = q.bot.as_deref() {
+        only.versions = Some(versions_named(&l, b).await.map_err(ApiError::internal)?);
+    }
+    if let Some(v) = q.variant.as_deref() {
+        only.variants = Some(
+            l.workers
+                .variants
+                .iter()
+                .enumerate()
+                .filter(|(_, (name, players))| {
+                    let row = crate::results::GameRow {
+                        variant: name.clone(),
+                        players: *players as u8,
+                        ..Default::default()
+                    };
+                    crate::ratings::matches_variant(&row, v)
+                })
+                .map(|(i, _)| i)
+                .collect(),
+        );
+    }
+    let page =
+        l.db.done_page(after.as_ref(), limit, &only)
+            .await
+            .map_err(ApiError::internal)?;
+    let out: Vec<crate::results::GameRow> = page
         .iter()
-        .filter(|r| {
-            q.bot
-                .as_deref()
-                .is_none_or(|b| r.seats().contains(&b) || bot_of(r, b))
-        })
-        .filter(|r| {
-            q.variant
-                .as_deref()
-                .is_none_or(|v| crate::ratings::matches_variant(r, v))
-        })
-        .take(limit)
+        .filter_map(|d| serde_json::from_str(&d.row_json).ok())
         .collect();
-    Json(serde_json::json!({ "games": out }))
+    Ok(Json(serde_json::json!({ "games": out })))
 }
 
-/// True when one of `row`'s seats is a version of bot `name`.
-fn bot_of(row: &crate::results::GameRow, name: &str) -> bool {
-    row.seats()
-        .iter()
-        .any(|s| s.rsplit_once('@').is_some_and(|(b, _)| b == name))
+/// The versions that `name` names: every version of bot `name`, or the
+/// one version `BOT@N`.
+async fn versions_named(l: &Ladder, name: &str) -> Result<Vec<i64>, DbError> {
+    let mut ids: Vec<i64> = l.db.versions_of(name).await?.iter().map(|v| v.id).collect();
+    if let Some((bot, n)) = name.rsplit_once('@') {
+        ids.extend(
+            l.db.versions_of(bot)
+                .await?
+                .iter()
+                .filter(|v| v.number.to_string() == n)
+                .map(|v| v.id),
+        );
+    }
+    Ok(ids)
+}
+
+/// Rows a page of an export holds.
+const EXPORT_PAGE: usize = 2_000;
+
+/// A response body fed by `produce`, which sends its chunks as it makes
+/// them (the exports: a page of the store at a time, never every row at
+/// once). An error after the first chunk can only cut the body short: it
+/// is logged.
+fn streamed<F, Fut>(l: Arc<Ladder>, what: &'static str, produce: F) -> axum::body::Body
+where
+    F: FnOnce(Arc<Ladder>, tokio::sync::mpsc::Sender<Vec<u8>>) -> Fut,
+    Fut: std::future::Future<Output = Result<(), String>> + Send + 'static,
+{
+    let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(4);
+    let work = produce(l, tx);
+    tokio::spawn(async move {
+        if let Err(e) = work.await {
+            tracing::error!("the export {what} was cut short: {e}");
+        }
+    });
+    axum::body::Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|chunk| (Ok::<_, std::convert::Infallible>(chunk), rx))
+    }))
+}
+
+/// Writes one page of rows as the export's bytes.
+type PageWriter<'a> = dyn FnMut(&[crate::results::GameRow]) -> Result<Vec<u8>, String> + Send + 'a;
+
+/// Sends every finished game's row, a page of the store at a time, each
+/// page written by `write`; stops when the reader went away.
+async fn send_rows(
+    l: &Ladder,
+    tx: &tokio::sync::mpsc::Sender<Vec<u8>>,
+    write: &mut PageWriter<'_>,
+) -> Result<(), String> {
+    let mut after = None;
+    loop {
+        let page =
+            l.db.done_page(after.as_ref(), EXPORT_PAGE, &GameFilter::default())
+                .await
+                .map_err(|e| e.to_string())?;
+        let Some(last) = page.last() else {
+            return Ok(());
+        };
+        after = Some(last.key.clone());
+        let rows: Vec<crate::results::GameRow> = page
+            .iter()
+            .map(|d| {
+                serde_json::from_str(&d.row_json)
+                    .map_err(|e| format!("game {}: its row does not read: {e}", d.key.id))
+            })
+            .collect::<Result<_, _>>()?;
+        if tx.send(write(&rows)?).await.is_err() {
+            return Ok(());
+        }
+    }
 }
 
 /// `GET /api/games.csv`: every finished game, as a league's games.csv
 /// (same columns; the record columns empty: records are in the database).
-async fn games_csv(State(l): Shared) -> ApiResult<impl IntoResponse> {
-    let rows = l.rows.read().unwrap_or_else(|p| p.into_inner()).clone();
-    let bytes = tokio::task::spawn_blocking(move || -> csv::Result<Vec<u8>> {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        for r in &rows {
-            w.serialize(r)?;
-        }
-        w.into_inner().map_err(|e| e.into_error().into())
-    })
-    .await
-    .map_err(ApiError::internal)?
-    .map_err(ApiError::internal)?;
-    Ok(([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], bytes))
+async fn games_csv(State(l): Shared) -> impl IntoResponse {
+    let body = streamed(l, "games.csv", |l, tx| async move {
+        let mut header = true;
+        send_rows(&l, &tx, &mut |rows| {
+            let mut w = csv::WriterBuilder::new()
+                .has_headers(std::mem::take(&mut header))
+                .from_writer(Vec::new());
+            for r in rows {
+                w.serialize(r).map_err(|e| e.to_string())?;
+            }
+            w.into_inner().map_err(|e| e.to_string())
+        })
+        .await
+    });
+    ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], body)
 }
 
 /// `GET /api/games.jsonl`: every finished game's record, one after the
 /// other, as `arena replay` reads them.
-async fn games_jsonl(State(l): Shared) -> ApiResult<impl IntoResponse> {
-    let ids: Vec<i64> = {
-        let rows = l.rows.read().unwrap_or_else(|p| p.into_inner());
-        rows.iter().filter_map(|r| ladder_id(&r.game_id)).collect()
-    };
-    let mut out = Vec::new();
-    for id in ids {
-        if let Some(frame) = l.db.record(id).await.map_err(ApiError::internal)? {
-            out.extend(crate::results::records::decode(&frame).map_err(ApiError::internal)?);
+async fn games_jsonl(State(l): Shared) -> impl IntoResponse {
+    let body = streamed(l, "games.jsonl", |l, tx| async move {
+        let mut after = None;
+        loop {
+            let page =
+                l.db.done_page(after.as_ref(), EXPORT_PAGE, &GameFilter::default())
+                    .await
+                    .map_err(|e| e.to_string())?;
+            let Some(last) = page.last() else {
+                return Ok(());
+            };
+            after = Some(last.key.clone());
+            let mut out = Vec::new();
+            for d in &page {
+                if let Some(frame) = l.db.record(d.key.id).await.map_err(|e| e.to_string())? {
+                    out.extend(crate::results::records::decode(&frame).map_err(|e| e.to_string())?);
+                }
+            }
+            if tx.send(out).await.is_err() {
+                return Ok(());
+            }
         }
-    }
-    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], out))
+    });
+    ([(header::CONTENT_TYPE, "application/x-ndjson")], body)
 }
 
 /// `GET /api/games.pgn`: every finished 2-player game in PGN, as `arena
 /// pgn` writes it.
-async fn games_pgn(State(l): Shared) -> ApiResult<impl IntoResponse> {
-    let rows = l.rows.read().unwrap_or_else(|p| p.into_inner()).clone();
+async fn games_pgn(State(l): Shared) -> impl IntoResponse {
     let event = l.t.name.clone();
-    let bytes = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
+    let body = streamed(l, "games.pgn", |l, tx| async move {
         let mut w = crate::report::tables::PgnWriter::new(Vec::new(), &event);
-        for r in &rows {
-            w.add(r)?;
-        }
-        Ok(w.finish().0)
-    })
-    .await
-    .map_err(ApiError::internal)?
-    .map_err(ApiError::internal)?;
-    Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], bytes))
+        send_rows(&l, &tx, &mut |rows| {
+            for r in rows {
+                w.add(r).map_err(|e| e.to_string())?;
+            }
+            Ok(std::mem::take(w.out_mut()))
+        })
+        .await
+    });
+    ([(header::CONTENT_TYPE, "application/x-chess-pgn")], body)
 }
 
 /// `GET /api/games/ID`: a finished game's row and record.

@@ -13,6 +13,7 @@
 pub mod archive;
 pub mod checking;
 pub mod db;
+pub mod finished;
 pub mod http;
 pub mod intake;
 pub mod leases;
@@ -29,7 +30,8 @@ pub mod workers;
 
 use crate::league::config::Tournament;
 use crate::results::GameRow;
-use db::{Db, DbError};
+use db::{Db, DbError, DoneKey};
+use finished::Finished;
 use state::{Ladder, Metrics};
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
@@ -202,9 +204,23 @@ pub fn serve(
             db.refuse_unreceived().await?;
             cut = db.requeue_cut_off().await?;
         }
-        let rows = load_rows(&db).await?;
-        let workers =
-            workers::Workers::new(&t, &rows, opts.lease_seconds, opts.ladder_text.clone());
+        let variants = queue::variant_keys(&t);
+        let mut played = std::collections::HashMap::new();
+        let mut from_store = Finished::default();
+        let (to, read) = read_finished(&db, None, &mut |r| {
+            queue::count_row(&variants, &mut played, &r);
+            from_store.add(&r);
+        })
+        .await?;
+        let mut finished = from_store;
+        (finished.read_to, finished.read) = (to, read);
+        let workers = workers::Workers::new(
+            &t,
+            finished.games(),
+            played,
+            opts.lease_seconds,
+            opts.ladder_text.clone(),
+        );
         let (events, _) = tokio::sync::broadcast::channel(1024);
         let ladder = Arc::new(Ladder {
             t,
@@ -212,7 +228,7 @@ pub fn serve(
             db,
             pages_only: opts.pages_only,
             rt: tokio::runtime::Handle::current(),
-            rows: RwLock::new(rows),
+            finished: RwLock::new(finished),
             fit: RwLock::new(None),
             history: RwLock::new(Default::default()),
             roster_changed: AtomicBool::new(false),
@@ -293,20 +309,47 @@ async fn heartbeat_forever(l: Arc<Ladder>) {
     }
 }
 
-/// `--pages-only`: rereads the finished games' rows from the store when
-/// their count changes (every 2 s at most), for the fitter and the pages.
+/// `--pages-only`: reads the games finished since it last looked (every
+/// 2 s at most), for the fitter and the pages. A game that finished a
+/// moment earlier than the last one read but was stored later (another
+/// process's clock) would be missed: when the counts then differ, it reads
+/// them all again.
 fn reread_forever(l: Arc<Ladder>) {
     while !l.is_stopping() {
         match l.query(l.db.games_done()) {
-            Ok(n) if n as usize != l.games_done() => match l.query(load_rows(&l.db)) {
-                Ok(rows) => *l.rows.write().unwrap_or_else(|p| p.into_inner()) = rows,
-                Err(e) => tracing::warn!("the finished games were not reread: {e}"),
-            },
+            Ok(n) if n as usize != l.games_done() => {
+                if let Err(e) = reread(&l, n as usize) {
+                    tracing::warn!("the finished games were not read: {e}");
+                }
+            }
             Ok(_) => {}
             Err(e) => tracing::warn!("the finished games were not counted: {e}"),
         }
         l.wait(Duration::from_secs(2));
     }
+}
+
+/// Reads the games finished since the last read; when that does not make
+/// the `done` games of the store, all of them again.
+fn reread(l: &Ladder, done: usize) -> Result<(), DbError> {
+    let from = l.finished().read_to.clone();
+    let mut rows = Vec::new();
+    let (to, read) = l.query(read_finished(&l.db, from, &mut |r| rows.push(r)))?;
+    let mut f = l.finished.write().unwrap_or_else(|p| p.into_inner());
+    for r in &rows {
+        f.add(r);
+    }
+    f.read_to = to;
+    f.read += read;
+    if f.read >= done {
+        return Ok(());
+    }
+    drop(f);
+    let mut all = Finished::default();
+    let (to, read) = l.query(read_finished(&l.db, None, &mut |r| all.add(&r)))?;
+    (all.read_to, all.read) = (to, read);
+    *l.finished.write().unwrap_or_else(|p| p.into_inner()) = all;
+    Ok(())
 }
 
 /// Waits for Ctrl-C or SIGTERM, or for the service to stop by itself.
@@ -332,15 +375,34 @@ async fn stop_signal(l: &Ladder) {
     }
 }
 
-/// Every finished game's row, from the store (a row that does not read
-/// is logged and left out).
-async fn load_rows(db: &Db) -> Result<Vec<GameRow>, DbError> {
-    let mut rows = Vec::new();
-    for (i, json) in db.done_rows().await?.iter().enumerate() {
-        match serde_json::from_str(json) {
-            Ok(r) => rows.push(r),
-            Err(e) => tracing::error!("finished game {i} has a row that does not read: {e}"),
+/// Reads the games finished after `after` (from the first when `None`), a
+/// page at a time, and passes each row to `each`; returns where it ended
+/// (`after` when there was none) and how many it read. A row that does
+/// not read is logged and left out (and counted).
+async fn read_finished(
+    db: &Db,
+    after: Option<DoneKey>,
+    each: &mut (dyn FnMut(GameRow) + Send),
+) -> Result<(Option<DoneKey>, usize), DbError> {
+    let mut to = after;
+    let mut read = 0;
+    loop {
+        let page = db
+            .done_page(to.as_ref(), 5_000, &Default::default())
+            .await?;
+        let Some(last) = page.last() else {
+            return Ok((to, read));
+        };
+        to = Some(last.key.clone());
+        read += page.len();
+        for done in page {
+            match serde_json::from_str::<GameRow>(&done.row_json) {
+                Ok(r) => each(r),
+                Err(e) => tracing::error!(
+                    "finished game {} has a row that does not read: {e}",
+                    done.key.id
+                ),
+            }
         }
     }
-    Ok(rows)
 }

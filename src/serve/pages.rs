@@ -14,9 +14,6 @@ use axum::response::{Html, IntoResponse, Response};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// Recent games listed on a bot's page and in its JSON.
-const RECENT: usize = 20;
-
 /// The rating of `player` in the last fit's overall table, as JSON.
 fn rating_of(l: &Ladder, player: &str) -> Value {
     let Some(fit) = l.last_fit() else {
@@ -108,29 +105,7 @@ pub async fn bot_json(l: &Ladder, name: &str) -> Result<Option<Value>, DbError> 
             })
             .collect()
     });
-    let (recent, faults) = {
-        let rows = l.rows.read().unwrap_or_else(|p| p.into_inner());
-        let mine = |r: &&GameRow| r.seats().iter().any(|s| players.iter().any(|p| p == s));
-        let recent: Vec<GameRow> = rows
-            .iter()
-            .rev()
-            .filter(mine)
-            .take(RECENT)
-            .cloned()
-            .collect();
-        let mut faults: std::collections::BTreeMap<String, u64> = Default::default();
-        for r in rows.iter().filter(mine) {
-            if let Some(o) = r.offender {
-                if r.seats()
-                    .get(o as usize)
-                    .is_some_and(|s| players.iter().any(|p| p == s))
-                {
-                    *faults.entry(r.reason.clone()).or_default() += 1;
-                }
-            }
-        }
-        (recent, faults)
-    };
+    let (recent, faults) = l.finished().of_players(&players);
     Ok(Some(json!({
         "bot": last.bot, "owner": last.owner, "versions": vs,
         "opponents": opponents, "faults": faults, "recent": recent,
@@ -191,14 +166,11 @@ async fn game_text(l: &Ladder, id: &str) -> Result<Option<(GameRow, String)>, Db
     let Some(n) = id.parse::<i64>().ok().or_else(|| ladder_id(id)) else {
         return Ok(None);
     };
-    let gid = super::play::game_id(n);
-    let row = {
-        let rows = l.rows.read().unwrap_or_else(|p| p.into_inner());
-        rows.iter().rev().find(|r| r.game_id == gid).cloned()
-    };
-    let (Some(row), Some(frame)) = (row, l.db.record(n).await?) else {
+    let (Some(row), Some(frame)) = (l.db.done_row(n).await?, l.db.record(n).await?) else {
         return Ok(None);
     };
+    let row: GameRow = serde_json::from_str(&row)
+        .map_err(|e| DbError::Conflict(format!("the row of game {n}: {e}")))?;
     let text = crate::results::records::decode(&frame)
         .map_err(|e| DbError::Conflict(format!("the record of game {n}: {e}")))?;
     Ok(Some((row, String::from_utf8_lossy(&text).into_owned())))
@@ -262,10 +234,7 @@ pub fn html_escape(s: &str) -> String {
 pub async fn standings_page(State(l): State<Arc<Ladder>>) -> Response {
     let overall = standings_json(&l, None).unwrap_or(Value::Null);
     let bots = bots_json(&l).await.unwrap_or(Value::Null);
-    let recent: Vec<GameRow> = {
-        let rows = l.rows.read().unwrap_or_else(|p| p.into_inner());
-        rows.iter().rev().take(RECENT).cloned().collect()
-    };
+    let recent: Vec<GameRow> = l.finished().recent();
     page(
         "standings.html",
         &l,

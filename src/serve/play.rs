@@ -179,12 +179,11 @@ impl LadderPairings {
     /// Claims one game from the queue (topped up first), if there is one.
     fn claim(&self) -> Result<Option<GameTicket>, DbError> {
         let variants = self.ladder.t.variants.len();
-        let mut c = self.ladder.query(super::queue::claim(
-            &self.ladder,
-            None,
-            1,
-            &|v| v < variants,
-        ))?;
+        let mut c = self
+            .ladder
+            .query(super::queue::claim(&self.ladder, None, 1, &|v| {
+                v < variants
+            }))?;
         Ok(c.pop().map(|c| c.ticket))
     }
 }
@@ -292,11 +291,7 @@ impl Store for DbStore {
                 "game {id} was not being played: it is done already or was dropped"
             )));
         }
-        self.ladder
-            .rows
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(row.clone());
+        self.ladder.finished_now(row);
         self.done.insert(index);
         Ok(())
     }

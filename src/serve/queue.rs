@@ -50,14 +50,10 @@ struct Queue {
 const HOUSEKEEPING: Duration = Duration::from_secs(1);
 
 impl Scheduler {
-    /// A scheduler seeded from the ladder's seed and the games done, with
-    /// the counts of `rows`.
-    pub fn new(seed: u64, rows: &[GameRow], variants: &[(String, usize)]) -> Scheduler {
-        let mut played = HashMap::new();
-        for r in rows {
-            count_row(variants, &mut played, r);
-        }
-        let seed = crate::league::schedule::group_seed(seed, &format!("epoch:{}", rows.len()));
+    /// A scheduler seeded from the ladder's seed and the number of games
+    /// done, with what each version has `played` ([`count_row`]).
+    pub fn new(seed: u64, games: usize, played: HashMap<String, Played>) -> Scheduler {
+        let seed = crate::league::schedule::group_seed(seed, &format!("epoch:{games}"));
         Scheduler {
             played: std::sync::Mutex::new(played),
             queue: tokio::sync::Mutex::new(Queue {

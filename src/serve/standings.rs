@@ -6,7 +6,6 @@
 //! and game count; `arena rate` of `/api/games.csv` gives the same.
 
 use super::state::{Fit, Ladder, HISTORY_POINTS};
-use crate::ratings::{rate, RateOptions};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -36,16 +35,15 @@ pub fn fit_forever(ladder: Arc<Ladder>) {
 /// Fits the ratings of every finished game now, keeps the fit as the
 /// last complete one and announces it. `None` when the fit fails (logged).
 pub fn refit(ladder: &Ladder) -> Option<Arc<Fit>> {
-    let rows = ladder
-        .rows
-        .read()
-        .unwrap_or_else(|p| p.into_inner())
-        .clone();
-    if rows.is_empty() {
+    let (tally, games) = {
+        let f = ladder.finished();
+        (f.tally(), f.games())
+    };
+    if games == 0 {
         return None;
     }
     let start = Instant::now();
-    let report = match rate(&rows, &RateOptions::default()) {
+    let report = match tally.report() {
         Ok(r) => r,
         Err(e) => {
             tracing::error!("the ratings cannot be fitted: {e}");
@@ -54,7 +52,7 @@ pub fn refit(ladder: &Ladder) -> Option<Arc<Fit>> {
     };
     let fit = Arc::new(Fit {
         report,
-        games: rows.len(),
+        games,
         at: super::db::now(),
         took: start.elapsed(),
     });

@@ -3,6 +3,7 @@
 //! complete fit, the live feed and the counters of `/metrics`.
 
 use super::db::{Db, DbError};
+use super::finished::Finished;
 use crate::league::config::ladder::LadderSettings;
 use crate::league::config::Tournament;
 use crate::ratings::Report;
@@ -57,8 +58,8 @@ pub struct Ladder {
     pub pages_only: bool,
     /// The runtime the store's queries run on.
     pub rt: tokio::runtime::Handle,
-    /// Every finished game's row, in the order they finished.
-    pub rows: RwLock<Vec<GameRow>>,
+    /// The finished games, summed up (their rows are in the store).
+    pub finished: RwLock<Finished>,
     /// The last complete fit.
     pub fit: RwLock<Option<Arc<Fit>>>,
     /// Each version's overall rating at each fit since the server started:
@@ -145,7 +146,20 @@ impl Ladder {
 
     /// Games finished so far.
     pub fn games_done(&self) -> usize {
-        self.rows.read().unwrap_or_else(|p| p.into_inner()).len()
+        self.finished().games()
+    }
+
+    /// The finished games, to read.
+    pub fn finished(&self) -> std::sync::RwLockReadGuard<'_, Finished> {
+        self.finished.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A game finished (its row is in the store).
+    pub fn finished_now(&self, row: &GameRow) {
+        self.finished
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .add(row);
     }
 }
 

@@ -51,16 +51,18 @@ pub struct Workers {
 }
 
 impl Workers {
-    /// The workers' state of a ladder with these finished `rows`.
+    /// The workers' state of a ladder with `games` finished, in which
+    /// each version `played` so many ([`super::queue::count_row`]).
     pub fn new(
         t: &crate::league::config::Tournament,
-        rows: &[GameRow],
+        games: usize,
+        played: std::collections::HashMap<String, super::play::Played>,
         lease_seconds: i64,
         ladder_text: String,
     ) -> Workers {
         let variants = super::queue::variant_keys(t);
         Workers {
-            sched: Scheduler::new(t.seed, rows, &variants),
+            sched: Scheduler::new(t.seed, games, played),
             variants,
             lease_seconds,
             ladder_text,
@@ -451,7 +453,7 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<()
     super::queue::note_finished(l, &row);
     l.metrics.games_played.fetch_add(1, Ordering::Relaxed);
     l.announce(serde_json::json!({"type": "game", "row": row}));
-    l.rows.write().unwrap_or_else(|p| p.into_inner()).push(row);
+    l.finished_now(&row);
     Ok(())
 }
 
