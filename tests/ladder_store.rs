@@ -207,6 +207,30 @@ both!(
     games_postgres
 );
 
+async fn max_games_caps_the_queue(db: Db) {
+    // No limit: as many as asked.
+    assert!(db.add_pending(0, &[1, 2]).await.unwrap().is_some());
+    let db = db.with_max_games(Some(3));
+    let a = db.add_pending(0, &[2, 1]).await.unwrap();
+    let b = db.add_pending(0, &[1, 2]).await.unwrap();
+    assert!(a.is_some() && b.is_some() && a < b, "{a:?} {b:?}");
+    // Three games in the store: no fourth, however often asked.
+    for _ in 0..3 {
+        assert_eq!(db.add_pending(0, &[1, 2]).await.unwrap(), None);
+    }
+    let (queued, pending) = db.queued_games().await.unwrap();
+    assert_eq!((queued.len(), pending), (3, 3));
+    // A game dropped (its version left) makes room for one more.
+    assert_eq!(db.drop_stale_pending(&queued[..1], &[]).await.unwrap(), 1);
+    assert!(db.add_pending(0, &[1, 2]).await.unwrap().is_some());
+    assert_eq!(db.add_pending(0, &[1, 2]).await.unwrap(), None);
+}
+both!(
+    max_games_caps_the_queue,
+    max_games_sqlite,
+    max_games_postgres
+);
+
 async fn one_server_per_database(db: Db) {
     db.claim("127.0.0.1:1").await.unwrap();
     db.heartbeat().await.unwrap();

@@ -84,17 +84,28 @@ impl Db {
         ))
     }
 
-    /// Adds a pending game; returns its id.
-    pub async fn add_pending(&self, variant: usize, seats: &[i64]) -> Result<i64, DbError> {
-        let (id,): (i64,) = sqlx::query_as(
-            "INSERT INTO games (state, variant, seats, created_at) VALUES ('pending', $1, $2, $3) RETURNING id",
-        )
-        .bind(variant as i64)
-        .bind(seats_text(seats))
-        .bind(now())
-        .fetch_one(self.pool())
-        .await?;
-        Ok(id)
+    /// Adds a pending game; returns its id, or `None` when the store holds
+    /// the ladder's `max_games` games already ([`Db::with_max_games`]):
+    /// the count and the insert are one statement, so whoever queues, the
+    /// ladder never has more (games dropped because a version left do not
+    /// count: they are deleted).
+    pub async fn add_pending(&self, variant: usize, seats: &[i64]) -> Result<Option<i64>, DbError> {
+        let q = match self.max_games() {
+            None => sqlx::query_as(
+                "INSERT INTO games (state, variant, seats, created_at) VALUES ('pending', $1, $2, $3) RETURNING id",
+            ),
+            Some(_) => sqlx::query_as(
+                "INSERT INTO games (state, variant, seats, created_at) SELECT 'pending', $1, $2, $3 \
+                 WHERE (SELECT COUNT(*) FROM games) < $4 RETURNING id",
+            ),
+        };
+        let q = q.bind(variant as i64).bind(seats_text(seats)).bind(now());
+        let q = match self.max_games() {
+            Some(n) => q.bind(n),
+            None => q,
+        };
+        let id: Option<(i64,)> = q.fetch_optional(self.pool()).await?;
+        Ok(id.map(|(id,)| id))
     }
 
     /// Drops the pending games that seat a version not in `entered` (it
