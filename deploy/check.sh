@@ -10,7 +10,8 @@
 #   - deploy/compose.yaml, by check-jsonschema against the Compose
 #     Specification's schema that it bundles (vendor.compose-spec); then
 #     by `docker compose config` or `podman-compose config` where one of
-#     them runs here (with stand-in values for the file's variables).
+#     them runs here and has it (with stand-in values for the file's
+#     variables).
 #
 # The two Python tools are installed, pinned, into a virtual environment
 # of their own (ARENA_CHECK_VENV, default ${TMPDIR:-/tmp}/arena-deploy-check)
@@ -63,8 +64,14 @@ if docker compose version >/dev/null 2>&1; then
     docker compose -f compose.yaml config --quiet
     say "compose.yaml: docker compose config read it"
 elif command -v podman-compose >/dev/null 2>&1; then
-    podman-compose -f compose.yaml config >/dev/null
-    say "compose.yaml: podman-compose config read it"
+    # podman-compose 1.0 (Debian 12) has no `config`; and its --dry-run
+    # still makes the volumes and network, so it is not used here.
+    if podman-compose -h 2>/dev/null | grep -qw config; then
+        podman-compose -f compose.yaml config >/dev/null
+        say "compose.yaml: podman-compose config read it"
+    else
+        say "this podman-compose has no config command: the schema check only"
+    fi
 else
     say "neither docker compose nor podman-compose here: the schema check only"
 fi
