@@ -782,7 +782,7 @@ fn on_postgresql_three_workers_play_300_games_through_a_worker_and_a_server_kill
     // Worker a has played a game and holds a lease (a game claimed and not
     // uploaded): SIGKILL.
     let start = Instant::now();
-    let cut = loop {
+    let (cut, worker_killed) = loop {
         let leases = rt.block_on(db.leases()).unwrap();
         let played = leases
             .iter()
@@ -793,7 +793,7 @@ fn on_postgresql_three_workers_play_300_games_through_a_worker_and_a_server_kill
         if let Some(l) = held.filter(|_| played && done(&db) >= 30) {
             a.0.kill().unwrap();
             a.0.wait().unwrap();
-            break l.clone();
+            break (l.clone(), began.elapsed());
         }
         assert!(
             start.elapsed() < Duration::from_secs(180),
@@ -819,6 +819,7 @@ fn on_postgresql_three_workers_play_300_games_through_a_worker_and_a_server_kill
     c.kill().unwrap();
     c.wait().unwrap();
     let at_kill = done(&db);
+    let server_killed = began.elapsed();
     server.start_on(4, &address);
 
     // The set is played to its end: every game done, none left, none
@@ -877,9 +878,11 @@ fn on_postgresql_three_workers_play_300_games_through_a_worker_and_a_server_kill
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(games_table(&rt, &db).len(), GAMES);
     eprintln!(
-        "{GAMES} games: set up in {:.1} s, played by {:.1} s (the server killed at {at_kill} games), \
-         checked by {:.1} s",
+        "{GAMES} games: set up in {:.1} s, worker a killed at {:.1} s, the server at {:.1} s \
+         ({at_kill} games), played by {:.1} s, checked by {:.1} s",
         set_up.as_secs_f64(),
+        worker_killed.as_secs_f64(),
+        server_killed.as_secs_f64(),
         played.as_secs_f64(),
         began.elapsed().as_secs_f64()
     );
