@@ -1,11 +1,14 @@
 //! `arena serve` with workers (issue 31, docs/ladder.md "Workers"): the
-//! real binary on 127.0.0.1:0 with a temporary SQLite store and
-//! `--local-games 0`, so that only workers play. Forged uploads of each
-//! kind, sent by hand, are refused without a change and counted; an
-//! upload counts once; two real `arena worker` processes play, one is
-//! killed with SIGKILL in the middle of a game, its lease expires and the
-//! other plays that game: every game is in the store once, and the
-//! standings are `arena rate` of the export.
+//! real binary on 127.0.0.1:0 with `--local-games 0`, so that only
+//! workers play, on a temporary SQLite store or on PostgreSQL. Forged
+//! uploads of each kind, sent by hand, are refused without a change and
+//! counted; an upload counts once (on both stores); two real `arena
+//! worker` processes play, one is killed with SIGKILL in the middle of a
+//! game, its lease expires and the other plays that game: every game is
+//! in the store once, and the standings are `arena rate` of the export; a
+//! worker that loses the server spools its game. And issue 31's done-when
+//! test: on PostgreSQL, three workers play a set of 300 games through a
+//! worker and the server killed with SIGKILL.
 
 mod common;
 
