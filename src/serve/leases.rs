@@ -85,10 +85,12 @@ impl Db {
     }
 
     /// Adds a pending game; returns its id, or `None` when the store holds
-    /// the ladder's `max_games` games already ([`Db::with_max_games`]):
-    /// the count and the insert are one statement, so whoever queues, the
-    /// ladder never has more (games dropped because a version left do not
-    /// count: they are deleted).
+    /// the ladder's `max_games` games already ([`Db::with_max_games`]).
+    /// The count and the insert are one statement, and the server's
+    /// refills run one at a time (one server per store), so the ladder
+    /// never has more. Games dropped because a version left do not count:
+    /// they are deleted. (On PostgreSQL the count reads the whole table:
+    /// a cost only where `max_games` is set.)
     pub async fn add_pending(&self, variant: usize, seats: &[i64]) -> Result<Option<i64>, DbError> {
         let q = match self.max_games() {
             None => sqlx::query_as(
