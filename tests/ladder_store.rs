@@ -207,6 +207,37 @@ both!(
     games_postgres
 );
 
+async fn max_games_caps_the_queue(db: Db) {
+    // Games added to the queue, none claimed.
+    let add = |db: &Db, n: usize| {
+        let db = db.clone();
+        async move {
+            db.claim_games(None, 0, &|_| true, &vec![(0, vec![1, 2]); n])
+                .await
+                .unwrap();
+            db.queued_games().await.unwrap()
+        }
+    };
+    // No limit: as many as asked.
+    assert_eq!(add(&db, 1).await.1, 1);
+    let db = db.with_max_games(Some(3));
+    assert_eq!(add(&db, 1).await.1, 2);
+    // Three games in the store: no fourth, however many are asked for.
+    for n in [2, 1, 5] {
+        assert_eq!(add(&db, n).await.1, 3);
+    }
+    let (queued, pending) = db.queued_games().await.unwrap();
+    assert_eq!((queued.len(), pending), (3, 3));
+    // A game dropped (its version left) makes room for one more.
+    assert_eq!(db.drop_stale_pending(&queued[..1], &[]).await.unwrap(), 1);
+    assert_eq!(add(&db, 2).await.1, 3);
+}
+both!(
+    max_games_caps_the_queue,
+    max_games_sqlite,
+    max_games_postgres
+);
+
 async fn one_server_per_database(db: Db) {
     db.claim("127.0.0.1:1").await.unwrap();
     db.heartbeat().await.unwrap();

@@ -1,11 +1,14 @@
 //! `arena serve` with workers (issue 31, docs/ladder.md "Workers"): the
-//! real binary on 127.0.0.1:0 with a temporary SQLite store and
-//! `--local-games 0`, so that only workers play. Forged uploads of each
-//! kind, sent by hand, are refused without a change and counted; an
-//! upload counts once; two real `arena worker` processes play, one is
-//! killed with SIGKILL in the middle of a game, its lease expires and the
-//! other plays that game: every game is in the store once, and the
-//! standings are `arena rate` of the export.
+//! real binary on 127.0.0.1:0 with `--local-games 0`, so that only
+//! workers play, on a temporary SQLite store or on PostgreSQL. Forged
+//! uploads of each kind, sent by hand, are refused without a change and
+//! counted; an upload counts once (on both stores); two real `arena
+//! worker` processes play, one is killed with SIGKILL in the middle of a
+//! game, its lease expires and the other plays that game: every game is
+//! in the store once, and the standings are `arena rate` of the export; a
+//! worker that loses the server spools its game. And issue 31's done-when
+//! test: on PostgreSQL, three workers play a set of 300 games through a
+//! worker and the server killed with SIGKILL.
 
 mod common;
 
@@ -26,10 +29,18 @@ struct Server {
     file: PathBuf,
     child: Option<Child>,
     url: String,
+    /// `--db URL` (PostgreSQL), or the SQLite file in the results folder.
+    db: Option<String>,
 }
 
 impl Server {
     fn new(dir: &Path) -> Server {
+        Server::with(dir, None, "")
+    }
+
+    /// A ladder file in `dir` with more `[ladder]` lines `ladder`, served
+    /// from the store `db` (None: SQLite in its results folder).
+    fn with(dir: &Path, db: Option<String>, ladder: &str) -> Server {
         let file = dir.join("ladder.toml");
         std::fs::write(
             &file,
@@ -37,7 +48,7 @@ impl Server {
                 "name = \"workers-ladder\"\nseed = {SEED}\nvariants = [\"kisolo\"]\noutput = \"results\"\n\
                  max_plies = {MAX_PLIES}\n\
                  [time_control]\nstartup_ms = 20000\ndecision_ms = 5000\n\
-                 [ladder]\ngames_in_flight = 2\nrefit_seconds = 1\n"
+                 [ladder]\ngames_in_flight = 2\nrefit_seconds = 1\n{ladder}\n"
             ),
         )
         .unwrap();
@@ -46,15 +57,24 @@ impl Server {
             file,
             child: None,
             url: String::new(),
+            db,
+        }
+    }
+
+    /// `--db URL` when the store is not the SQLite file.
+    fn db_args(&self) -> Vec<String> {
+        match &self.db {
+            Some(url) => vec!["--db".into(), url.clone()],
+            None => Vec::new(),
         }
     }
 
     /// `arena serve FILE --add-user NAME` (or `--add-worker`): the token.
     fn add(&self, flag: &str, name: &str) -> String {
-        let out = common::arena(
-            &self.dir,
-            &["serve", self.file.to_str().unwrap(), flag, name],
-        );
+        let mut args = vec!["serve", self.file.to_str().unwrap(), flag, name];
+        let db = self.db_args();
+        args.extend(db.iter().map(String::as_str));
+        let out = common::arena(&self.dir, &args);
         assert!(out.status.success(), "{}", common::text(&out));
         let text = String::from_utf8_lossy(&out.stdout).to_string();
         let token = text.lines().last().unwrap().trim().to_string();
@@ -70,6 +90,7 @@ impl Server {
     fn start_on(&mut self, lease_seconds: u32, bind: &str) {
         let mut child = Command::new(ARENA)
             .args(["serve", self.file.to_str().unwrap(), "--bind", bind])
+            .args(self.db_args())
             .args([
                 "--local-games",
                 "0",
@@ -155,7 +176,10 @@ impl Server {
     }
 
     fn db(&self) -> String {
-        format!("sqlite:{}", self.dir.join("results/ladder.db").display())
+        match &self.db {
+            Some(url) => url.clone(),
+            None => format!("sqlite:{}", self.dir.join("results/ladder.db").display()),
+        }
     }
 }
 
@@ -278,9 +302,27 @@ fn upload_body(lease: &str, row: &serde_json::Value, lines: &[String]) -> String
 
 #[test]
 fn forged_uploads_are_refused_without_a_change_and_counted_and_an_upload_counts_once() {
+    forged_uploads(None);
+}
+
+/// The same on PostgreSQL, whose claims and lease expiry take their rows'
+/// locks (`FOR UPDATE`, `SKIP LOCKED`) where SQLite takes its one write
+/// lock.
+#[test]
+fn on_postgresql_forged_uploads_are_refused_and_an_upload_counts_once() {
+    let Some(url) = common::postgres("on_postgresql_forged_uploads_are_refused") else {
+        return;
+    };
+    forged_uploads(Some(url));
+}
+
+/// Forged uploads of each kind, sent by hand to a server on store `db`
+/// (None: SQLite): refused, without a change, counted and logged; an
+/// honest upload counts once.
+fn forged_uploads(db: Option<String>) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let mut server = Server::new(dir);
+    let mut server = Server::with(dir, db, "");
     let alice = server.add("--add-user", "alice");
     let w1 = server.add("--add-worker", "w1");
     let w2 = server.add("--add-worker", "w2");
@@ -566,8 +608,14 @@ fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_reco
     assert!(ids.contains(&format!("game-{}", cut.game_id)));
     let out_b = std::fs::read_to_string(dir.join("b/out.log")).unwrap();
     assert!(out_b.contains("registered with"), "{out_b}");
-    // The standings are `arena rate` of the export.
-    let n = ids.len() as u64;
+    assert_standings_are_arena_rate_of_export(&server, ids.len());
+}
+
+/// Waits (up to a minute) for a fit of the ladder's `n` games, then
+/// checks that its standings are `arena rate` of the export (Elo to 1e-6).
+fn assert_standings_are_arena_rate_of_export(server: &Server, n: usize) {
+    let dir = &server.dir;
+    let n = n as u64;
     let start = Instant::now();
     let s = loop {
         let s = server.json("/api/standings");
@@ -666,4 +714,179 @@ fn a_worker_that_loses_the_server_keeps_its_game_in_the_spool_and_uploads_it_whe
     let ids = server.csv_games();
     assert_eq!(ids.iter().filter(|i| **i == gid).count(), 1, "{ids:?}");
     drop(w);
+}
+
+/// Every game of the store as `(id, state)`, by id.
+fn games_table(rt: &tokio::runtime::Runtime, db: &Db) -> Vec<(i64, String)> {
+    rt.block_on(sqlx::query_as("SELECT id, state FROM games ORDER BY id").fetch_all(db.pool()))
+        .unwrap()
+}
+
+/// The done-when test of issue 31: on PostgreSQL, one server with
+/// `--local-games 0` and three `arena worker -j 1` processes play a set
+/// of 300 games (`[ladder] max_games`) between the package's instant
+/// bots; one worker is killed with SIGKILL while it holds a lease, the
+/// server is killed with SIGKILL once and started again on the same
+/// database and address. Every game is in the database once (ids and
+/// count, one lease done each), none is left or added, and the standings
+/// are `arena rate` of the export.
+#[test]
+fn on_postgresql_three_workers_play_300_games_through_a_worker_and_a_server_killed_and_each_is_recorded_once(
+) {
+    const GAMES: usize = 300;
+    let test = "on_postgresql_three_workers_play_300_games";
+    let Some(url) = common::postgres(test) else {
+        return;
+    };
+    let began = Instant::now();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = Server::with(dir, Some(url), &format!("max_games = {GAMES}"));
+    let alice = server.add("--add-user", "alice");
+    let tokens: Vec<String> = ["wa", "wb", "wc"]
+        .iter()
+        .map(|w| server.add("--add-worker", w))
+        .collect();
+    server.start(4);
+    server.submit(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
+    server.submit(&alice, &bot_copy(dir, "random-rust", "rand-b", &same));
+    server.submit(&alice, &bot_copy(dir, "greedy-rust", "greedy", &same));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let db = rt.block_on(Db::open(&server.db())).unwrap();
+    let wa = rt
+        .block_on(db.owner_by_token(&mancala_arena::serve::token_hash(&tokens[0])))
+        .unwrap()
+        .unwrap()
+        .id;
+    let mut a = worker(&server, &tokens[0], "a");
+    let _b = worker(&server, &tokens[1], "b");
+    let _c = worker(&server, &tokens[2], "c");
+    let logs = |server: &Server| {
+        let mut text = String::new();
+        for w in ["a", "b", "c"] {
+            let out = std::fs::read_to_string(dir.join(w).join("out.log")).unwrap_or_default();
+            let tail: Vec<&str> = out.lines().rev().take(15).collect();
+            text += &format!("--- worker {w}, last lines:\n");
+            for l in tail.iter().rev() {
+                text += &format!("{l}\n");
+            }
+        }
+        let log = server.log();
+        let tail: Vec<&str> = log.lines().rev().take(40).collect();
+        text += "--- server, last lines:\n";
+        for l in tail.iter().rev() {
+            text += &format!("{l}\n");
+        }
+        text
+    };
+    let done = |db: &Db| rt.block_on(db.games_done()).unwrap() as usize;
+    let set_up = began.elapsed();
+
+    // Worker a has played a game and holds a lease (a game claimed and not
+    // uploaded): SIGKILL.
+    let start = Instant::now();
+    let (cut, worker_killed) = loop {
+        let leases = rt.block_on(db.leases()).unwrap();
+        let played = leases
+            .iter()
+            .any(|l| l.worker_id == wa && l.state == "done");
+        let held = leases
+            .iter()
+            .find(|l| l.worker_id == wa && l.state == "active");
+        if let Some(l) = held.filter(|_| played && done(&db) >= 30) {
+            a.0.kill().unwrap();
+            a.0.wait().unwrap();
+            break (l.clone(), began.elapsed());
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "worker a held no lease after 30 games:\n{}",
+            logs(&server)
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    // The server, once a third of the games are played: SIGKILL, and
+    // started again on the same database and address.
+    let start = Instant::now();
+    while done(&db) < GAMES / 3 {
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "{} games of {GAMES}:\n{}",
+            done(&db),
+            logs(&server)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let address = server.url.trim_start_matches("http://").to_string();
+    let mut c = server.child.take().unwrap();
+    c.kill().unwrap();
+    c.wait().unwrap();
+    let at_kill = done(&db);
+    let server_killed = began.elapsed();
+    server.start_on(4, &address);
+
+    // The set is played to its end: every game done, none left, none
+    // added (the workers keep asking).
+    let start = Instant::now();
+    loop {
+        let table = games_table(&rt, &db);
+        let finished = table.iter().filter(|(_, s)| s == "done").count();
+        if finished == GAMES {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(240) && table.len() <= GAMES,
+            "{finished} games done, {} in the store:\n{}",
+            table.len(),
+            logs(&server)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let played = began.elapsed();
+    let table = games_table(&rt, &db);
+    assert_eq!(table.len(), GAMES, "{table:?}");
+    assert!(table.iter().all(|(_, s)| s == "done"), "{table:?}");
+    // Each once in the export, with the store's ids.
+    let ids = server.csv_games();
+    let unique: std::collections::BTreeSet<&String> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "a game is in the export twice");
+    let stored: std::collections::BTreeSet<String> =
+        table.iter().map(|(id, _)| format!("game-{id}")).collect();
+    assert_eq!(
+        unique,
+        stored.iter().collect(),
+        "the export is not the store's games"
+    );
+    // Each under one lease that was done; worker a's cut game expired and
+    // was played by another worker.
+    let leases = rt.block_on(db.leases()).unwrap();
+    for (id, _) in &table {
+        let n = leases
+            .iter()
+            .filter(|l| l.game_id == *id && l.state == "done")
+            .count();
+        assert_eq!(n, 1, "game-{id}: {n} leases done");
+    }
+    assert!(
+        leases
+            .iter()
+            .any(|l| l.id == cut.id && l.state == "expired"),
+        "{cut:?}"
+    );
+    assert!(leases
+        .iter()
+        .any(|l| l.game_id == cut.game_id && l.worker_id != wa && l.state == "done"));
+    assert_standings_are_arena_rate_of_export(&server, GAMES);
+    // Still 300 a moment later: the workers ask, nothing is queued.
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(games_table(&rt, &db).len(), GAMES);
+    eprintln!(
+        "{GAMES} games: set up in {:.1} s, worker a killed at {:.1} s, the server at {:.1} s \
+         ({at_kill} games), played by {:.1} s, checked by {:.1} s",
+        set_up.as_secs_f64(),
+        worker_killed.as_secs_f64(),
+        server_killed.as_secs_f64(),
+        played.as_secs_f64(),
+        began.elapsed().as_secs_f64()
+    );
 }

@@ -218,6 +218,9 @@ pub struct GameTicket {
 pub struct Db {
     pool: AnyPool,
     backend: Backend,
+    /// The ladder's `max_games`: no game is queued past that many in the
+    /// store ([`Db::claim_games`]).
+    max_games: Option<i64>,
 }
 
 const VERSION_COLUMNS: &str = "v.id, b.name, o.name, v.number, v.status, v.detail, v.report, \
@@ -317,7 +320,23 @@ impl Db {
             }
         };
         migrator(backend).run(&pool).await?;
-        Ok(Db { pool, backend })
+        Ok(Db {
+            pool,
+            backend,
+            max_games: None,
+        })
+    }
+
+    /// The same store, queueing no game once `max_games` games are in it
+    /// (the ladder's `[ladder] max_games`; `None`: no limit).
+    pub fn with_max_games(mut self, max_games: Option<u64>) -> Db {
+        self.max_games = max_games.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+        self
+    }
+
+    /// The most games this store queues (`[ladder] max_games`).
+    pub fn max_games(&self) -> Option<i64> {
+        self.max_games
     }
 
     /// Which database this is.

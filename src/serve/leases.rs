@@ -105,11 +105,15 @@ impl Db {
         Ok(dropped)
     }
 
-    /// Adds the pending games `add` (variant, seats), then claims up to
-    /// `max` pending games, cut-off ones first, of the variants `can_play`
-    /// accepts (by index): for the server itself when `worker` is `None`,
-    /// else for worker `(id, lease seconds)` under one new lease per game.
-    /// One transaction.
+    /// Adds the pending games `add` (variant, seats), as many as the
+    /// ladder's `max_games` leaves room for ([`Db::with_max_games`]), then
+    /// claims up to `max` pending games, cut-off ones first, of the
+    /// variants `can_play` accepts (by index): for the server itself when
+    /// `worker` is `None`, else for worker `(id, lease seconds)` under one
+    /// new lease per game. One transaction, and one server's claims run
+    /// one at a time, so the ladder never has more than `max_games`. Games
+    /// dropped because a version left do not count: they are deleted. (The
+    /// count reads the whole table: a cost only where `max_games` is set.)
     pub async fn claim_games(
         &self,
         worker: Option<(i64, i64)>,
@@ -118,8 +122,17 @@ impl Db {
         add: &[(usize, Vec<i64>)],
     ) -> Result<Vec<Claimed>, DbError> {
         let mut tx = self.begin_write().await?;
+        let room = match self.max_games() {
+            Some(n) => {
+                let (stored,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM games")
+                    .fetch_one(&mut *tx)
+                    .await?;
+                usize::try_from(n - stored).unwrap_or(0)
+            }
+            None => add.len(),
+        };
         let t = now();
-        for (variant, seats) in add {
+        for (variant, seats) in add.iter().take(room) {
             sqlx::query(
                 "INSERT INTO games (state, variant, seats, created_at) VALUES ('pending', $1, $2, $3)",
             )

@@ -190,7 +190,9 @@ pub fn serve(
     }
     let rt = runtime()?;
     let (ladder, listener) = rt.block_on(async {
-        let db = open_db(&t, opts.db.as_deref()).await?;
+        let db = open_db(&t, opts.db.as_deref())
+            .await?
+            .with_max_games(settings.max_games);
         let listener = tokio::net::TcpListener::bind(opts.bind)
             .await
             .map_err(io(format!("cannot listen on {}", opts.bind)))?;

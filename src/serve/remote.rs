@@ -368,14 +368,17 @@ fn play_claims(
         .map(|c| (c.id as usize, (c.game_id.clone(), c.lease.clone())))
         .collect();
     let leases = Arc::new(Mutex::new(leases));
-    let playing = Arc::new(AtomicBool::new(true));
+    // Dropping `playing` (the sender) stops the heartbeat at once: a
+    // batch's end does not wait for its next tick.
+    let (playing, stopped) = std::sync::mpsc::channel::<()>();
+    let playing = Mutex::new(Some(playing));
     let beat = {
-        let (client, leases, playing) = (client.clone(), leases.clone(), playing.clone());
+        let (client, leases) = (client.clone(), leases.clone());
         let every = Duration::from_millis((lease_seconds as u64 * 1000 / 3).max(500));
-        std::thread::spawn(move || heartbeat(&client, &leases, &playing, every))
+        std::thread::spawn(move || heartbeat(&client, &leases, &stopped, every))
     };
     let stop_beat = || {
-        playing.store(false, Ordering::SeqCst);
+        playing.lock().unwrap_or_else(|p| p.into_inner()).take();
     };
     let mut t = t.clone();
     t.bots.clear();
@@ -436,20 +439,15 @@ fn play_claims(
     Ok(())
 }
 
-/// Renews the leases of the games still playing, every `every`.
+/// Renews the leases of the games still playing, every `every`, until
+/// `stopped`'s sender is dropped.
 fn heartbeat(
     client: &Client,
     leases: &Mutex<BTreeMap<usize, (String, String)>>,
-    playing: &AtomicBool,
+    stopped: &std::sync::mpsc::Receiver<()>,
     every: Duration,
 ) {
-    let mut last = std::time::Instant::now();
-    while playing.load(Ordering::SeqCst) {
-        std::thread::sleep(Duration::from_millis(100));
-        if last.elapsed() < every {
-            continue;
-        }
-        last = std::time::Instant::now();
+    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
         let ids: Vec<String> = leases
             .lock()
             .unwrap_or_else(|p| p.into_inner())

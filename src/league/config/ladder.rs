@@ -40,6 +40,11 @@ pub struct LadderSettings {
     pub unpacked_mb: u64,
     /// The most files in one upload (`upload_files`, default 2000).
     pub upload_files: usize,
+    /// The most games the ladder schedules (`max_games`, default none:
+    /// for ever); once that many are in the store, no new one is queued
+    /// and the ladder stops when they are played (issue 31, a set of N
+    /// games for a test or an event).
+    pub max_games: Option<u64>,
 }
 
 impl Default for LadderSettings {
@@ -56,6 +61,7 @@ impl Default for LadderSettings {
             upload_mb: 16,
             unpacked_mb: 64,
             upload_files: 2000,
+            max_games: None,
         }
     }
 }
@@ -75,6 +81,7 @@ pub(super) struct RawLadder {
     upload_mb: Option<Spanned<i64>>,
     unpacked_mb: Option<Spanned<i64>>,
     upload_files: Option<Spanned<i64>>,
+    max_games: Option<Spanned<i64>>,
 }
 
 /// Checks `[ladder]`: each count within its bounds, with the file's line;
@@ -129,5 +136,33 @@ pub(super) fn section(
         upload_mb: count(&raw.upload_mb, "upload_mb", 1, 4096, 16)? as u64,
         unpacked_mb: count(&raw.unpacked_mb, "unpacked_mb", 1, 65_536, 64)? as u64,
         upload_files: count(&raw.upload_files, "upload_files", 1, 1_000_000, 2000)? as usize,
+        max_games: match raw.max_games {
+            Some(_) => Some(count(&raw.max_games, "max_games", 1, i64::MAX, 0)? as u64),
+            None => None,
+        },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::league::config::Tournament;
+    use std::path::Path;
+
+    fn ladder(lines: &str) -> Result<Tournament, String> {
+        let src = format!("name = \"l\"\nvariants = [\"kisolo\"]\n[ladder]\n{lines}\n");
+        Tournament::parse(Path::new("ladder.toml"), &src).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn max_games_is_none_by_default_and_a_positive_count_when_given() {
+        let t = ladder("").unwrap();
+        assert_eq!(t.ladder.unwrap().max_games, None);
+        let t = ladder("max_games = 300").unwrap();
+        assert_eq!(t.ladder.unwrap().max_games, Some(300));
+        let e = ladder("max_games = 0").err().unwrap();
+        assert!(
+            e.contains("ladder.max_games") && e.contains("0 is out of bounds"),
+            "{e}"
+        );
+    }
 }
