@@ -14,6 +14,9 @@
 #    games go on (benches/serve_load.rs): p50, p99 and max latency.
 # 4. The games go on until TARGET_GAMES (default 100000) are done: the
 #    server's memory then (VmRSS, VmHWM) and its last refit's time.
+# 5. A refit at 1,000,000 games: benches/serve_scale.py with the same four
+#    bots' names and a store of a million finished games (its start-up,
+#    first fit, memory, pages and export).
 set -euo pipefail
 SECONDS_RUN=${1:-60}
 TARGET=${2:-100000}
@@ -79,4 +82,9 @@ echo "games meanwhile: $(python3 -c "print(f'{($g1 - $g0) / ($t1 - $t0):.1f}')")
 # 4. Memory at TARGET games.
 while [ "$(games)" -lt "$TARGET" ]; do sleep 5; done
 echo "at $(games) games: server $(grep -E 'VmRSS|VmHWM' /proc/$SERVER/status | tr -s ' \n' ' '); last refit $(curl -s "$URL/metrics" | awk '/^arena_fit_seconds/ {print $2}') s"
+kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=
+
+# 5. A refit at 1 M games.
+echo "a store of 1,000,000 finished games of 4 bots:"
+python3 "$REPO/benches/serve_scale.py" 4 1000000 "$DIR/million"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -307,6 +307,28 @@ fn assert_games_pages_and_filters(server: &Server) {
         exported[..listed.len()],
         "the API and the export differ"
     );
+    // The records' export: a record per game, in the same order (games
+    // finish meanwhile: it starts with the rows read before it).
+    let (status, jsonl) = server.call("GET", "/api/games.jsonl", None, b"");
+    assert_eq!(status, 200);
+    let recorded: Vec<String> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["type"] == "game")
+        .map(|v| v["game_id"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        recorded.len() >= exported.len() && recorded[..exported.len()] == exported[..],
+        "the records' export differs: {recorded:?} against {exported:?}"
+    );
+    // PGN: the 2-player games, one `[Event` each.
+    let (status, pgn) = server.call("GET", "/api/games.pgn", None, b"");
+    assert_eq!(status, 200);
+    let two_player = games.iter().filter(|g| g["players"] == 2).count();
+    assert!(
+        pgn.matches("[Event ").count() >= two_player,
+        "the PGN export has fewer games than the 2-player games listed before it"
+    );
     let starts_with = |what: &str, got: Vec<String>, want: Vec<String>| {
         assert!(
             got.len() >= want.len() && got[..want.len()] == want[..],

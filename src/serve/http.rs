@@ -567,6 +567,31 @@ where
 /// Writes one page of rows as the export's bytes.
 type PageWriter<'a> = dyn FnMut(&[crate::results::GameRow]) -> Result<Vec<u8>, String> + Send + 'a;
 
+/// The finished games, a page of the store at a time, in the order they
+/// finished.
+struct Pages<'a> {
+    l: &'a Ladder,
+    after: Option<super::db::DoneKey>,
+}
+
+impl<'a> Pages<'a> {
+    fn new(l: &'a Ladder) -> Self {
+        Pages { l, after: None }
+    }
+
+    /// The next page; `None` after the last.
+    async fn next(&mut self) -> Result<Option<Vec<super::db::Done>>, String> {
+        let page = self
+            .l
+            .db
+            .done_page(self.after.as_ref(), EXPORT_PAGE, &GameFilter::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        self.after = page.last().map(|d| d.key.clone());
+        Ok(self.after.is_some().then_some(page))
+    }
+}
+
 /// Sends every finished game's row, a page of the store at a time, each
 /// page written by `write`; stops when the reader went away.
 async fn send_rows(
@@ -574,16 +599,8 @@ async fn send_rows(
     tx: &tokio::sync::mpsc::Sender<Vec<u8>>,
     write: &mut PageWriter<'_>,
 ) -> Result<(), String> {
-    let mut after = None;
-    loop {
-        let page =
-            l.db.done_page(after.as_ref(), EXPORT_PAGE, &GameFilter::default())
-                .await
-                .map_err(|e| e.to_string())?;
-        let Some(last) = page.last() else {
-            return Ok(());
-        };
-        after = Some(last.key.clone());
+    let mut pages = Pages::new(l);
+    while let Some(page) = pages.next().await? {
         let rows: Vec<crate::results::GameRow> = page
             .iter()
             .map(|d| {
@@ -592,9 +609,10 @@ async fn send_rows(
             })
             .collect::<Result<_, _>>()?;
         if tx.send(write(&rows)?).await.is_err() {
-            return Ok(());
+            break;
         }
     }
+    Ok(())
 }
 
 /// `GET /api/games.csv`: every finished game, as a league's games.csv
@@ -620,16 +638,8 @@ async fn games_csv(State(l): Shared) -> impl IntoResponse {
 /// other, as `arena replay` reads them.
 async fn games_jsonl(State(l): Shared) -> impl IntoResponse {
     let body = streamed(l, "games.jsonl", |l, tx| async move {
-        let mut after = None;
-        loop {
-            let page =
-                l.db.done_page(after.as_ref(), EXPORT_PAGE, &GameFilter::default())
-                    .await
-                    .map_err(|e| e.to_string())?;
-            let Some(last) = page.last() else {
-                return Ok(());
-            };
-            after = Some(last.key.clone());
+        let mut pages = Pages::new(&l);
+        while let Some(page) = pages.next().await? {
             let mut out = Vec::new();
             for d in &page {
                 if let Some(frame) = l.db.record(d.key.id).await.map_err(|e| e.to_string())? {
@@ -637,9 +647,10 @@ async fn games_jsonl(State(l): Shared) -> impl IntoResponse {
                 }
             }
             if tx.send(out).await.is_err() {
-                return Ok(());
+                break;
             }
         }
+        Ok(())
     });
     ([(header::CONTENT_TYPE, "application/x-ndjson")], body)
 }
