@@ -128,6 +128,11 @@ fn migrator(backend: Backend) -> Migrator {
                 "workers",
                 include_str!("../../migrations/sqlite/0003_workers.sql"),
             ),
+            m(
+                4,
+                "games by finish",
+                include_str!("../../migrations/sqlite/0004_games_by_finish.sql"),
+            ),
         ],
         Backend::Postgres => vec![
             m(
@@ -144,6 +149,11 @@ fn migrator(backend: Backend) -> Migrator {
                 3,
                 "workers",
                 include_str!("../../migrations/postgres/0003_workers.sql"),
+            ),
+            m(
+                4,
+                "games by finish",
+                include_str!("../../migrations/postgres/0004_games_by_finish.sql"),
             ),
         ],
     };
@@ -799,7 +809,7 @@ impl Db {
             "SELECT finished_at, id, row_json FROM games WHERE state = 'done' AND row_json IS NOT NULL",
         );
         if after.is_some() {
-            sql.push_str(" AND (finished_at > $2 OR (finished_at = $2 AND id > $3))");
+            sql.push_str(" AND (finished_at, id) > ($2, $3)");
         }
         // The filter's ids are the store's own integers, written as such.
         if let Some(versions) = &only.versions {
