@@ -16,7 +16,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use super::linalg::{cholesky, inverse, sandwich, solve, Matrix};
+use super::linalg::{cholesky, dot, inverse, sandwich, solve, Matrix};
 use super::luce::Choice;
 use super::scale::K;
 use super::IntervalMethod;
@@ -175,6 +175,174 @@ fn cholesky_ridge(h: &Matrix) -> Option<Matrix> {
     None
 }
 
+/// No parameter (a cell without a seat parameter).
+const NONE: usize = usize::MAX;
+
+/// Residual of the conjugate gradients relative to the gradient at which a
+/// Newton direction is taken as solved: far below what moves a rating by
+/// the fit's tolerance (steps under 1e-7 Elo end it).
+const CG_TOLERANCE: f64 = 1e-10;
+
+/// Conjugate-gradient iterations per Newton direction, at least; more for
+/// more parameters (`Curvature::conjugate_gradients`).
+const CG_MIN_ITERATIONS: usize = 200;
+
+/// The Hessian of `Problem::value` at one point, as its terms: what
+/// `Problem::derivatives` used to add into a dense matrix, kept apart so
+/// that its product with a vector costs O(cells) (`times`), and the dense
+/// matrix is built only where a factorisation needs it (`dense`).
+struct Curvature<'a> {
+    n: usize,
+    /// Per 2-player cell: its parameters (first, second, seat or `NONE`)
+    /// and `hd`; the cell adds `hd v vᵀ`, `v = e_first - e_second + e_seat`.
+    cells: Vec<([usize; 3], f64)>,
+    /// The entries of the choice events' blocks: (row, column, value).
+    entries: Vec<(usize, usize, f64)>,
+    /// The seat priors' diagonal: (parameter, value).
+    prior: Vec<(usize, f64)>,
+    /// The gauge penalties: each adds `λ u uᵀ`.
+    gauges: &'a [(f64, Vec<(usize, f64)>)],
+}
+
+impl Curvature<'_> {
+    /// The signs of a cell's parameters in `v`.
+    const SIGNS: [f64; 3] = [1.0, -1.0, 1.0];
+
+    /// The dense Hessian, each entry the sum of its terms in the order
+    /// the dense fit always added them: cells, choice events, priors,
+    /// gauges.
+    fn dense(&self) -> Matrix {
+        let mut h = Matrix::zeros(self.n);
+        for &(idx, hd) in &self.cells {
+            for (&i, si) in idx.iter().zip(Self::SIGNS) {
+                if i == NONE {
+                    continue;
+                }
+                for (&j, sj) in idx.iter().zip(Self::SIGNS) {
+                    if j == NONE {
+                        continue;
+                    }
+                    h.add(i, j, si * sj * hd);
+                }
+            }
+        }
+        for &(i, j, v) in &self.entries {
+            h.add(i, j, v);
+        }
+        for &(k, v) in &self.prior {
+            h.add(k, k, v);
+        }
+        for (lambda, u) in self.gauges {
+            for &(i, wi) in u {
+                for &(j, wj) in u {
+                    h.add(i, j, lambda * wi * wj);
+                }
+            }
+        }
+        h
+    }
+
+    /// `H x` into `out`.
+    fn times(&self, x: &[f64], out: &mut [f64]) {
+        out.iter_mut().for_each(|o| *o = 0.0);
+        for &([a, b, s], hd) in &self.cells {
+            let xs = if s == NONE { 0.0 } else { x[s] };
+            let t = hd * (x[a] - x[b] + xs);
+            out[a] += t;
+            out[b] -= t;
+            if s != NONE {
+                out[s] += t;
+            }
+        }
+        for &(i, j, v) in &self.entries {
+            out[i] += v * x[j];
+        }
+        for &(k, v) in &self.prior {
+            out[k] += v * x[k];
+        }
+        for (lambda, u) in self.gauges {
+            let s: f64 = u.iter().map(|&(k, w)| w * x[k]).sum();
+            for &(i, wi) in u {
+                out[i] += lambda * wi * s;
+            }
+        }
+    }
+
+    /// The diagonal of `H`.
+    fn diagonal(&self) -> Vec<f64> {
+        let mut d = vec![0.0; self.n];
+        for &(idx, hd) in &self.cells {
+            for &i in idx.iter().filter(|&&i| i != NONE) {
+                d[i] += hd;
+            }
+        }
+        for &(i, j, v) in &self.entries {
+            if i == j {
+                d[i] += v;
+            }
+        }
+        for &(k, v) in &self.prior {
+            d[k] += v;
+        }
+        for (lambda, u) in self.gauges {
+            for &(i, wi) in u {
+                d[i] += lambda * wi * wi;
+            }
+        }
+        d
+    }
+
+    /// `H⁻¹ g` by conjugate gradients preconditioned by the diagonal
+    /// (Hestenes and Stiefel 1952; Nocedal and Wright, "Numerical
+    /// Optimization", algorithm 5.3), to a residual of `CG_TOLERANCE`
+    /// times `|g|`. `None` when `H` shows a direction of no or negative
+    /// curvature, or the iterations (`CG_MIN_ITERATIONS`, or twice the
+    /// parameters) run out: the caller then factors `H`.
+    fn conjugate_gradients(&self, g: &[f64]) -> Option<Vec<f64>> {
+        let n = self.n;
+        let norm_g = dot(g, g).sqrt();
+        let mut x = vec![0.0; n];
+        if norm_g == 0.0 {
+            return Some(x);
+        }
+        let inv_diag: Vec<f64> = self
+            .diagonal()
+            .iter()
+            .map(|&d| if d > 0.0 { 1.0 / d } else { 1.0 })
+            .collect();
+        let mut r = g.to_vec();
+        let mut z: Vec<f64> = r.iter().zip(&inv_diag).map(|(r, m)| r * m).collect();
+        let mut p = z.clone();
+        let mut rz = dot(&r, &z);
+        let mut q = vec![0.0; n];
+        for _ in 0..CG_MIN_ITERATIONS.max(2 * n) {
+            self.times(&p, &mut q);
+            let pq = dot(&p, &q);
+            if pq.is_nan() || pq <= 0.0 || pq.is_infinite() {
+                return None;
+            }
+            let alpha = rz / pq;
+            for k in 0..n {
+                x[k] += alpha * p[k];
+                r[k] -= alpha * q[k];
+            }
+            if dot(&r, &r).sqrt() <= CG_TOLERANCE * norm_g {
+                return Some(x);
+            }
+            for k in 0..n {
+                z[k] = r[k] * inv_diag[k];
+            }
+            let rz_next = dot(&r, &z);
+            let beta = rz_next / rz;
+            rz = rz_next;
+            for k in 0..n {
+                p[k] = z[k] + beta * p[k];
+            }
+        }
+        None
+    }
+}
+
 /// One maximum-likelihood problem: a bot's rating is `bot_base + θ[bot_param]`,
 /// a variant group's seat advantage `group_base + θ[group_param]`.
 struct Problem<'a> {
@@ -247,11 +415,13 @@ impl Problem<'_> {
         f
     }
 
-    /// Gradient and Hessian of `value`.
-    fn derivatives(&self, theta: &[f64]) -> (Vec<f64>, Matrix) {
+    /// Gradient and Hessian of `value`, the Hessian as its terms
+    /// (`Curvature`): one per 2-player cell and per entry of a choice
+    /// event's block, O(cells) in all, never a dense matrix.
+    fn derivatives(&self, theta: &[f64]) -> (Vec<f64>, Curvature<'_>) {
         let n = self.nparams;
         let mut g = vec![0.0; n];
-        let mut h = Matrix::zeros(n);
+        let mut cells = Vec::with_capacity(self.cells.len());
         for c in self.cells {
             let Some((a, b, s, d)) = self.diff(theta, c) else {
                 continue;
@@ -259,20 +429,14 @@ impl Problem<'_> {
             let p = sigmoid(K * d);
             let gd = -K * (c.x - c.w * p);
             let hd = K * K * c.w * p * (1.0 - p);
-            let idx: [(usize, f64); 3] = [(a, 1.0), (b, -1.0), (s.unwrap_or(usize::MAX), 1.0)];
-            for &(i, si) in &idx {
-                if i == usize::MAX {
-                    continue;
-                }
-                g[i] += si * gd;
-                for &(j, sj) in &idx {
-                    if j == usize::MAX {
-                        continue;
-                    }
-                    h.add(i, j, si * sj * hd);
-                }
+            g[a] += gd;
+            g[b] -= gd;
+            if let Some(s) = s {
+                g[s] += gd;
             }
+            cells.push(([a, b, s.unwrap_or(NONE)], hd));
         }
+        let mut entries = Vec::new();
         for c in self.choices {
             let (u, params) = self.strengths(theta, c);
             let (gu, hu) = c.derivatives(&u);
@@ -281,44 +445,64 @@ impl Problem<'_> {
                     g[*pi] += gu[i];
                     for j in 0..c.size {
                         for pj in params[j].iter().flatten() {
-                            h.add(*pi, *pj, hu[i][j]);
+                            entries.push((*pi, *pj, hu[i][j]));
                         }
                     }
                 }
             }
         }
+        let mut prior = Vec::with_capacity(self.seat_prior.len());
         for &k in &self.seat_prior {
             let p = sigmoid(K * theta[k]);
             g[k] += -K * PRIOR_DRAWS * (0.5 - p);
-            h.add(k, k, K * K * PRIOR_DRAWS * p * (1.0 - p));
+            prior.push((k, K * K * PRIOR_DRAWS * p * (1.0 - p)));
         }
         for (lambda, u) in &self.gauges {
             let s: f64 = u.iter().map(|&(k, w)| w * theta[k]).sum();
             for &(i, wi) in u {
                 g[i] += lambda * wi * s;
-                for &(j, wj) in u {
-                    h.add(i, j, lambda * wi * wj);
-                }
             }
         }
+        let h = Curvature {
+            n,
+            cells,
+            entries,
+            prior,
+            gauges: &self.gauges,
+        };
         (g, h)
     }
 
     /// Newton's method with a backtracking line search from 0. Returns the
     /// optimum, the iterations and the inverse of the curvature there.
+    ///
+    /// Each Newton direction solves `H s = g` by conjugate gradients on
+    /// the Hessian's product with a vector (`Curvature::times`, O(cells)),
+    /// preconditioned by its diagonal, to a residual of `CG_TOLERANCE`
+    /// relative to the gradient; where that fails (the curvature is not
+    /// positive definite, or the iterations run out) the direction is the
+    /// dense one (Cholesky of `H`, with a ridge if needed). The dense
+    /// curvature is factored once, at the optimum, for the covariance.
     fn solve(&self) -> (Vec<f64>, usize, Matrix) {
         let mut theta = vec![0.0; self.nparams];
         let mut iterations = 0;
         let mut fval = self.value(&theta);
-        let mut last_h = None;
+        let mut last_l = None;
         for it in 0..200 {
             iterations = it + 1;
             let (g, h) = self.derivatives(&theta);
-            let Some(l) = cholesky(&h).or_else(|| cholesky_ridge(&h)) else {
-                break;
+            let step = match h.conjugate_gradients(&g) {
+                Some(step) => step,
+                None => {
+                    let dense = h.dense();
+                    let Some(l) = cholesky(&dense).or_else(|| cholesky_ridge(&dense)) else {
+                        break;
+                    };
+                    let step = solve(&l, &g);
+                    last_l = Some(l);
+                    step
+                }
             };
-            let step = solve(&l, &g);
-            last_h = Some(l);
             let slope: f64 = -g.iter().zip(&step).map(|(a, b)| a * b).sum::<f64>();
             let mut t = 1.0;
             let mut accepted = false;
@@ -341,8 +525,9 @@ impl Problem<'_> {
         }
         // Curvature at the optimum (with a tiny ridge if rounding made it
         // indefinite: intervals must stay finite).
-        let (_, h) = self.derivatives(&theta);
-        let l = cholesky(&h).or_else(|| cholesky_ridge(&h)).or(last_h);
+        let h = self.derivatives(&theta).1.dense();
+        let l = cholesky(&h).or_else(|| cholesky_ridge(&h)).or(last_l);
+        drop(h);
         let mut inv = l
             .as_ref()
             .map(inverse)
@@ -1104,6 +1289,125 @@ mod tests {
         assert!(out.elo.iter().all(|e| e.is_finite()));
         assert!(out.elo[0] > out.elo[1]);
         assert!(out.cov.a.iter().all(|v| v.is_finite()));
+    }
+
+    /// A league of `n` bots over two variant groups with seat parameters,
+    /// random pairs and results, and a few 3-player events: every kind of
+    /// term of the curvature.
+    fn league(n: usize, games: usize) -> (Vec<Cell>, Vec<Choice>) {
+        let mut s = 34u64;
+        let mut next = |m: usize| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 33) as usize) % m
+        };
+        let mut cells = Vec::new();
+        for k in 0..games {
+            let a = next(n);
+            let b = (a + 1 + next(n - 1)) % n;
+            // The stronger bot (higher index) scores more often.
+            let x = if next(n + 4) < b + 2 {
+                1.0
+            } else {
+                next(2) as f64 * 0.5
+            };
+            cells.push(Cell {
+                first: a,
+                second: b,
+                group: k % 2,
+                w: 1.0,
+                x,
+                x2: x * x,
+            });
+        }
+        let choices = (0..n / 3)
+            .map(|k| Choice {
+                group: 1,
+                members: [k, k + n / 3, k + 2 * (n / 3)],
+                size: 3,
+                seat0: Some(k % 3),
+                w: 4.0,
+                y: [1.0, 1.0, 2.0],
+                q: [1.0, 1.0, 2.0],
+            })
+            .collect();
+        (cells, choices)
+    }
+
+    /// The problem of stage 1 of `fit` for `league`.
+    fn problem<'a>(n: usize, cells: &'a [Cell], choices: &'a [Choice]) -> Problem<'a> {
+        let refs: Vec<&Choice> = choices.iter().collect();
+        let p = Params::of(n, 2, cells, &refs, &[true, true]);
+        let comps = Components::of(&p, cells, &refs);
+        assert_eq!(comps.count(), 1, "the test league is connected");
+        Problem {
+            cells,
+            choices,
+            bot_param: p.bot_param.clone(),
+            bot_base: vec![0.0; n],
+            group_param: p.group_param.clone(),
+            group_base: vec![0.0; 2],
+            nparams: p.nparams,
+            seat_prior: (p.m()..p.nparams).collect(),
+            gauges: component_gauges(&p, &comps, cells, choices),
+        }
+    }
+
+    #[test]
+    fn conjugate_gradients_give_the_dense_newton_direction() {
+        let (cells, choices) = league(60, 3000);
+        let problem = problem(60, &cells, &choices);
+        let mut theta: Vec<f64> = (0..problem.nparams).map(|k| k as f64 - 30.0).collect();
+        for _ in 0..3 {
+            let (g, h) = problem.derivatives(&theta);
+            let dense = h.dense();
+            let mut hx = vec![0.0; h.n];
+            h.times(&g, &mut hx);
+            for i in 0..h.n {
+                let want: f64 = (0..h.n).map(|j| dense.get(i, j) * g[j]).sum();
+                assert!(
+                    (hx[i] - want).abs() <= 1e-9 * want.abs().max(1e-6),
+                    "H g row {i}"
+                );
+            }
+            let want = solve(&cholesky(&dense).expect("positive definite"), &g);
+            let got = h.conjugate_gradients(&g).expect("converges");
+            for (a, b) in got.iter().zip(&want) {
+                assert!((a - b).abs() <= 1e-7 * b.abs().max(1.0), "{a} against {b}");
+            }
+            theta = theta.iter().zip(&want).map(|(t, s)| t - s).collect();
+        }
+    }
+
+    #[test]
+    fn the_fit_by_conjugate_gradients_is_the_dense_newton_fit() {
+        let (cells, choices) = league(40, 2000);
+        let problem = problem(40, &cells, &choices);
+        let (theta, iterations, inv) = problem.solve();
+        assert!(iterations < 20);
+        // Newton's method with dense directions from the same start.
+        let mut dense = vec![0.0; problem.nparams];
+        for _ in 0..50 {
+            let (g, h) = problem.derivatives(&dense);
+            let l = cholesky(&h.dense()).expect("positive definite");
+            let step = solve(&l, &g);
+            dense.iter_mut().zip(&step).for_each(|(t, s)| *t -= s);
+            if step.iter().all(|s| s.abs() < 1e-10) {
+                break;
+            }
+        }
+        for (a, b) in theta.iter().zip(&dense) {
+            assert!((a - b).abs() < 1e-6, "{a} against {b}");
+        }
+        let (_, h) = problem.derivatives(&dense);
+        let mut want = inverse(&cholesky(&h.dense()).expect("positive definite"));
+        for (_, u) in &problem.gauges {
+            project_out(&mut want, u);
+        }
+        for (a, b) in inv.a.iter().zip(&want.a) {
+            assert!((a - b).abs() <= 1e-9 * b.abs().max(1e-3), "{a} against {b}");
+        }
     }
 
     #[test]

@@ -23,6 +23,7 @@ use linalg::Matrix;
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal};
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The label of the `variant`/`all` column for every variant together.
 pub const ALL: &str = "all";
@@ -37,6 +38,8 @@ pub enum RatingError {
     UnknownAnchor(String),
     #[error("anchor Elo must be finite, got {0}")]
     BadAnchor(f64),
+    #[error("the table with a first-seat advantage was not fitted")]
+    NoSeatTable,
 }
 
 /// `--anchor BOT=ELO`: the named bot's rating is fixed at `elo`.
@@ -366,16 +369,45 @@ impl<'a> Tally<'a> {
     /// The report over the games counted.
     pub fn report(self) -> Result<Report, RatingError> {
         let ev = self.evidence.finish(&self.opts.extra_bots);
-        report(ev, self.opts, self.filtered_out)
+        Ok(report(ev, self.opts, self.filtered_out, false)?.0)
+    }
+
+    /// The report, and the overall table of the same games fitted with a
+    /// first-seat advantage per variant label (`RateOptions::seat_advantage`;
+    /// its ratings are not the standings'): what `arena report` shows,
+    /// from one count of the games, the tables fitted two at a time.
+    pub fn report_with_seat_advantage(self) -> Result<(Report, Standings), RatingError> {
+        let ev = self.evidence.finish(&self.opts.extra_bots);
+        let (report, seat) = report(ev, self.opts, self.filtered_out, true)?;
+        match seat {
+            Some(seat) => Ok((report, seat)),
+            None => Err(RatingError::NoSeatTable),
+        }
     }
 }
 
-/// The report of the counted evidence.
+/// `rate` of `rows` with `opts`, and the overall table of the same games
+/// with a first-seat advantage (`Tally::report_with_seat_advantage`): one
+/// count of the rows where two `rate`s counted them twice.
+pub fn rate_with_seat_advantage(
+    rows: &[GameRow],
+    opts: &RateOptions,
+) -> Result<(Report, Standings), RatingError> {
+    let mut tally = Tally::new(opts);
+    for r in rows {
+        tally.add(r);
+    }
+    tally.report_with_seat_advantage()
+}
+
+/// The report of the counted evidence, and with `seat_table` the overall
+/// table fitted with a first-seat advantage.
 fn report(
     ev: stats::Evidence,
     opts: &RateOptions,
     filtered_out: usize,
-) -> Result<Report, RatingError> {
+    seat_table: bool,
+) -> Result<(Report, Option<Standings>), RatingError> {
     if let Some(a) = &opts.anchor {
         if !a.elo.is_finite() {
             return Err(RatingError::BadAnchor(a.elo));
@@ -384,10 +416,19 @@ fn report(
             return Err(RatingError::UnknownAnchor(a.bot.clone()));
         }
     }
-    let mut overall = standings(&ev, None, opts);
-    let mut per_variant: Vec<Standings> = (0..ev.labels.len())
-        .map(|g| standings(&ev, Some(g), opts))
+    let with_seat = RateOptions {
+        seat_advantage: true,
+        ..opts.clone()
+    };
+    // The seat table first, so that it starts on the second core while
+    // the first fits the overall table.
+    let tables: Vec<Table> = seat_table
+        .then_some((None, &with_seat))
+        .into_iter()
+        .chain((0..ev.labels.len()).map(|g| (Some(g), opts)))
         .collect();
+    let (mut overall, mut per_variant) = fit_tables(&ev, (None, opts), &tables);
+    let seat = (seat_table && !per_variant.is_empty()).then(|| per_variant.remove(0));
     let mut pairs = ev.pair_stats(&overall, &per_variant);
     if opts.variant.is_some() {
         // Filtered: the overall table covers only the variants kept, so it
@@ -405,12 +446,49 @@ fn report(
         overall.variant = label;
     }
     let variants = ev.variant_stats(&overall);
-    Ok(Report {
+    let report = Report {
         overall,
         per_variant,
         pairs,
         variants,
         filtered_out,
+    };
+    Ok((report, seat))
+}
+
+/// A table to fit: every group (`None`) or one, and how.
+type Table<'a> = (Option<usize>, &'a RateOptions);
+
+/// Fits `first` and each of `rest` (`standings`), two at a time when the
+/// machine has two cores or more: each table is fitted alone on one
+/// thread, so the results do not depend on the threads. Two, not more:
+/// each fit holds a few matrices of bots x bots (32 MB each at 2,000).
+fn fit_tables(ev: &stats::Evidence, first: Table, rest: &[Table]) -> (Standings, Vec<Standings>) {
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&(group, opts)) = rest.get(k) else {
+                break;
+            };
+            done.push((k, standings(ev, group, opts)));
+        }
+        done
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        let helper = (cores > 1 && !rest.is_empty()).then(|| scope.spawn(work));
+        let first = standings(ev, first.0, first.1);
+        let mut done = work();
+        if let Some(helper) = helper {
+            match helper.join() {
+                Ok(more) => done.extend(more),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        done.sort_by_key(|&(k, _)| k);
+        (first, done.into_iter().map(|(_, s)| s).collect())
     })
 }
 

@@ -31,7 +31,7 @@ mod replay;
 pub mod sample;
 mod view;
 
-use crate::ratings::{rate, RateOptions, RatingError};
+use crate::ratings::{rate_with_seat_advantage, RateOptions, RatingError};
 use crate::report::tables::{merge, TablesError};
 use crate::results::records::RecordAt;
 use crate::results::{csvio, GameRow};
@@ -170,17 +170,10 @@ pub fn write_report_of(
         ..Default::default()
     };
     let rows = &read.rows;
-    let report = rate(rows, &RateOptions::default())?;
     // The first-seat advantage with its interval, per variant label, from
-    // the fit that models it (the standings stay those of ratings.csv).
-    let seat = rate(
-        rows,
-        &RateOptions {
-            seat_advantage: true,
-            ..Default::default()
-        },
-    )
-    .ok();
+    // the fit that models it (the standings stay those of ratings.csv),
+    // from the same count of the games.
+    let (report, seat) = rate_with_seat_advantage(rows, &RateOptions::default())?;
 
     let games_dir = out.join("games");
     std::fs::create_dir_all(&games_dir).map_err(io(&games_dir))?;
@@ -233,7 +226,7 @@ pub fn write_report_of(
     });
     let (page, bot_pages) = view::page(
         &report,
-        seat.as_ref(),
+        Some(&seat),
         rows,
         &metas,
         opts,

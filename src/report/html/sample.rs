@@ -7,11 +7,15 @@
 //! the set of its bots), its `RECENT` most recent games, its shortest and
 //! its longest, and its `FORFEITS` most recent forfeits; per variant label,
 //! the first game of each of its first `OPENINGS` openings; and the
-//! forfeits the page lists one by one (`listed`).
+//! forfeits the page lists one by one (`listed`). In a variant label of
+//! more than `PAIRING_BOTS` bots the same is kept per bot instead of per
+//! pairing: the pairings grow with the square of the bots (a million at
+//! 1,000 bots, where the sample per pairing held nearly every game of a
+//! league of a million), the bots do not (issue 34).
 
 use crate::ratings::variant_label;
 use crate::results::GameRow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Most recent games kept per pairing.
 pub const RECENT: usize = 5;
@@ -19,6 +23,9 @@ pub const RECENT: usize = 5;
 pub const FORFEITS: usize = 20;
 /// Openings per variant label whose first game is kept.
 pub const OPENINGS: usize = 20;
+/// Bots of a variant label up to which its games are kept per pairing;
+/// beyond, per bot (a label of 50 bots has 1,225 pairings).
+pub const PAIRING_BOTS: usize = 50;
 
 /// The rule of the sample, in words, for the page.
 pub fn rule() -> String {
@@ -26,7 +33,8 @@ pub fn rule() -> String {
         "every forfeit (the {FORFEITS} most recent of each pairing when it has more), \
          the shortest and the longest game of each pairing, the {RECENT} most recent \
          games of each pairing, and the first game of each of the first {OPENINGS} \
-         openings of each variant"
+         openings of each variant; in a variant of more than {PAIRING_BOTS} bots, \
+         of each bot instead of each pairing"
     )
 }
 
@@ -45,8 +53,8 @@ impl Why {
     pub fn word(self) -> &'static str {
         match self {
             Why::Forfeit => "forfeit",
-            Why::Shortest => "shortest of its pairing",
-            Why::Longest => "longest of its pairing",
+            Why::Shortest => "shortest of its pairing (or its bot's)",
+            Why::Longest => "longest of its pairing (or its bot's)",
             Why::Recent => "recent",
             Why::Opening => "first of its opening",
         }
@@ -64,22 +72,44 @@ pub fn sample(rows: &[GameRow], listed: &[usize]) -> Vec<(usize, Why)> {
         recent: Vec<usize>,
         forfeits: Vec<usize>,
     }
+    // The labels of more than PAIRING_BOTS bots, kept per bot.
+    let mut bots_of: HashMap<String, HashSet<&str>> = HashMap::new();
+    for r in rows {
+        bots_of
+            .entry(variant_label(r))
+            .or_default()
+            .extend(r.seats());
+    }
+    let per_bot: HashSet<String> = bots_of
+        .into_iter()
+        .filter(|(_, bots)| bots.len() > PAIRING_BOTS)
+        .map(|(label, _)| label)
+        .collect();
+    // Keyed by label and the pairing's bots, sorted, or one bot.
     let mut pairings: HashMap<(String, Vec<&str>), Pairing> = HashMap::new();
     let mut openings: HashMap<String, HashMap<&str, usize>> = HashMap::new();
     for (i, r) in rows.iter().enumerate() {
         let label = variant_label(r);
         let mut bots = r.seats();
         bots.sort_unstable();
-        let p = pairings.entry((label.clone(), bots)).or_default();
-        if p.shortest.is_none_or(|(n, _)| r.plies < n) {
-            p.shortest = Some((r.plies, i));
-        }
-        if p.longest.is_none_or(|(n, _)| r.plies > n) {
-            p.longest = Some((r.plies, i));
-        }
-        push_ring(&mut p.recent, i, RECENT);
-        if r.offender.is_some() {
-            push_ring(&mut p.forfeits, i, FORFEITS);
+        let keys: Vec<Vec<&str>> = if per_bot.contains(&label) {
+            bots.dedup();
+            bots.into_iter().map(|b| vec![b]).collect()
+        } else {
+            vec![bots]
+        };
+        for key in keys {
+            let p = pairings.entry((label.clone(), key)).or_default();
+            if p.shortest.is_none_or(|(n, _)| r.plies < n) {
+                p.shortest = Some((r.plies, i));
+            }
+            if p.longest.is_none_or(|(n, _)| r.plies > n) {
+                p.longest = Some((r.plies, i));
+            }
+            push_ring(&mut p.recent, i, RECENT);
+            if r.offender.is_some() {
+                push_ring(&mut p.forfeits, i, FORFEITS);
+            }
         }
         let o = openings.entry(label).or_default();
         if o.len() < OPENINGS {
@@ -161,5 +191,40 @@ mod tests {
         let more: Vec<GameRow> = (0..10_000).map(|i| row(i, "a", "b", 50, false)).collect();
         assert!(sample(&more, &[]).len() < 20);
         assert!(sample(&more, &[7]).contains(&(7, Why::Forfeit)));
+    }
+
+    /// Past `PAIRING_BOTS` bots in a label, the sample is kept per bot:
+    /// it grows with the bots, not with the pairings.
+    #[test]
+    fn with_many_bots_the_sample_is_bounded_by_the_bots() {
+        let bots: Vec<String> = (0..200).map(|k| format!("b{k}")).collect();
+        let mut rows = Vec::new();
+        // Every pairing of 200 bots (19,900) plays twice.
+        for round in 0..2 {
+            for a in 0..bots.len() {
+                for b in a + 1..bots.len() {
+                    let id = rows.len();
+                    let plies = 10 + (id % 37) as u32 + round;
+                    rows.push(row(id, &bots[a], &bots[b], plies, false));
+                }
+            }
+        }
+        let s = sample(&rows, &[]);
+        // At most shortest, longest and RECENT per bot, and the openings.
+        assert!(s.len() <= 200 * (RECENT + 2) + OPENINGS, "{}", s.len());
+        // Each bot's most recent game is in it.
+        for b in &bots {
+            let last = rows.iter().rposition(|r| r.seats().contains(&b.as_str()));
+            assert!(last.is_some_and(|i| s.iter().any(|&(k, _)| k == i)), "{b}");
+        }
+        // A few bots are still kept per pairing: both of a's games with b
+        // are the most recent of their pairing.
+        let few: Vec<GameRow> = rows
+            .iter()
+            .filter(|r| r.seats().iter().all(|b| bots[..10].iter().any(|x| x == b)))
+            .cloned()
+            .collect();
+        assert_eq!(few.len(), 90);
+        assert_eq!(sample(&few, &[]).len(), 90);
     }
 }

@@ -544,7 +544,7 @@ fn histogram(plies: &[u32]) -> Hist {
 #[allow(clippy::too_many_arguments)]
 pub fn page(
     report: &Report,
-    seat: Option<&Report>,
+    seat: Option<&Standings>,
     rows: &[GameRow],
     metas: &[GameMeta],
     opts: &Options,
@@ -619,7 +619,7 @@ pub fn page(
 
 /// The variants' section: a view per variant label of `report`, with the
 /// seat advantage of the `seat` fit and the histogram of `rows`' lengths.
-fn variant_views(report: &Report, seat: Option<&Report>, rows: &[GameRow]) -> Vec<VariantView> {
+fn variant_views(report: &Report, seat: Option<&Standings>, rows: &[GameRow]) -> Vec<VariantView> {
     let mut plies: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for r in rows {
         plies.entry(variant_label(r)).or_default().push(r.plies);
@@ -665,11 +665,12 @@ fn variant_views(report: &Report, seat: Option<&Report>, rows: &[GameRow]) -> Ve
 }
 
 /// Variant `v`'s first-seat advantage in words, from the fit that models
-/// it (`seat`): its interval, or why it has none.
-fn seat_interval(v: &VariantStats, seat: Option<&Report>) -> String {
+/// it (`seat`, the overall table fitted with a seat advantage): its
+/// interval, or why it has none.
+fn seat_interval(v: &VariantStats, seat: Option<&Standings>) -> String {
     let seat_elo = seat
-        .and_then(|s| s.variants.iter().find(|x| x.variant == v.variant))
-        .and_then(|x| x.seat_elo);
+        .and_then(|s| s.seat_advantage.iter().find(|x| x.0 == v.variant))
+        .map(|x| (x.1, x.2, x.3));
     let to_score = |e: f64| 1.0 / (1.0 + 10f64.powf(-e / 400.0));
     match seat_elo {
         Some((e, lo, hi)) => format!(
@@ -682,7 +683,7 @@ fn seat_interval(v: &VariantStats, seat: Option<&Report>) -> String {
             pct(to_score(hi))
         ),
         None => seat
-            .and_then(|s| s.overall.seat_unbounded.iter().find(|x| x.0 == v.variant))
+            .and_then(|s| s.seat_unbounded.iter().find(|x| x.0 == v.variant))
             .map(|(_, score)| {
                 format!(
                     "unbounded: the first seat scored {}% of the points, so the model has no finite estimate",
