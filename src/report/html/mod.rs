@@ -14,8 +14,10 @@
 //!   `index.html` does not grow with the square of the bots.
 //! - `games/index.js`: one line of summary per game, and
 //!   `games/cNNNN-HASH.js`: the viewer data of a few hundred games each
-//!   (every position replayed by the engine here, see `replay`). Both are
-//!   scripts that call a global function (`arenaIndex`, `arenaGames`),
+//!   (every position replayed by the engine here and kept compactly, see
+//!   `replay`; gzipped, in base64). Both are scripts that call a global
+//!   function (`arenaIndex`, `arenaGamesZ`; `arenaGames` for one game
+//!   served alone),
 //!   loaded with a `<script>` element when a game list or a game is first
 //!   shown: `fetch()` of a local file is blocked in browsers.
 //!
