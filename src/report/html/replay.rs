@@ -49,13 +49,14 @@ struct Table<T> {
     index: HashMap<String, usize>,
 }
 
-impl<T: Clone> Table<T> {
-    fn id(&mut self, key: String, item: &T) -> usize {
-        if let Some(&i) = self.index.get(&key) {
+impl<T> Table<T> {
+    /// The index of `key`, `make` giving its item the first time.
+    fn id(&mut self, key: &str, make: impl FnOnce() -> T) -> usize {
+        if let Some(&i) = self.index.get(key) {
             return i;
         }
-        self.items.push(item.clone());
-        self.index.insert(key, self.items.len() - 1);
+        self.items.push(make());
+        self.index.insert(key.to_string(), self.items.len() - 1);
         self.items.len() - 1
     }
 }
@@ -66,6 +67,7 @@ pub struct Chunk {
     keys: Table<String>,
     values: Table<Value>,
     options: Table<String>,
+    flat: Flattener,
     /// The streams, in the order of `STREAMS`.
     streams: [Vec<u8>; 6],
 }
@@ -78,16 +80,21 @@ const TIME: usize = 4;
 const DIFF: usize = 5;
 
 impl Chunk {
-    fn key(&mut self, path: &str) -> usize {
-        self.keys.id(path.to_string(), &path.to_string())
-    }
-
-    fn value(&mut self, v: &Value) -> usize {
-        self.values.id(v.to_string(), v)
+    /// The index of the value whose JSON text is `text` (`null` when
+    /// empty: a cell gone).
+    fn value(&mut self, text: &str) -> usize {
+        let text = if text.is_empty() { "null" } else { text };
+        self.values
+            .id(text, || serde_json::from_str(text).unwrap_or(Value::Null))
     }
 
     fn option(&mut self, o: &str) -> usize {
-        self.options.id(o.to_string(), &o.to_string())
+        self.options.id(o, || o.to_string())
+    }
+
+    /// The cells of the position whose JSON text is `text`, into `out`.
+    fn flatten(&mut self, text: &[u8], out: &mut Cells) {
+        self.flat.cells(text, &mut self.keys, out);
     }
 
     fn put(&mut self, stream: usize, n: u64) {
@@ -168,49 +175,191 @@ pub fn unquantize_us(q: u64) -> u64 {
     m * 10u64.pow(e as u32)
 }
 
-/// `state` as (path index, value) cells, in path order.
-fn flatten(state: &Value, chunk: &mut Chunk) -> Vec<(usize, Value)> {
-    fn numbers(v: &Value) -> bool {
-        match v {
-            Value::Number(_) => true,
-            Value::Array(a) => !a.is_empty() && a.iter().all(numbers),
-            _ => false,
+/// White space skipped from `p`.
+fn ws(b: &[u8], mut p: usize) -> usize {
+    while matches!(b.get(p), Some(b' ' | b'\n' | b'\t' | b'\r')) {
+        p += 1;
+    }
+    p
+}
+
+/// The end of the string whose quote is at `p`.
+fn end_of_string(b: &[u8], p: usize) -> usize {
+    let mut q = p + 1;
+    while let Some(&c) = b.get(q) {
+        q += 1;
+        if c == b'\\' {
+            q += 1;
+        } else if c == b'"' {
+            return q;
         }
     }
-    fn child(
-        k: &str,
-        x: &Value,
-        prefix: &mut String,
-        chunk: &mut Chunk,
-        out: &mut Vec<(usize, Value)>,
-    ) {
-        let len = prefix.len();
-        if !prefix.is_empty() {
-            prefix.push('.');
-        }
-        prefix.push_str(k);
-        walk(x, prefix, chunk, out);
-        prefix.truncate(len);
-    }
-    fn walk(v: &Value, prefix: &mut String, chunk: &mut Chunk, out: &mut Vec<(usize, Value)>) {
-        match v {
-            Value::Object(m) => {
-                for (k, x) in m {
-                    child(k, x, prefix, chunk, out);
+    b.len()
+}
+
+/// The end of the JSON value at `p`, and whether it is a number or a
+/// non-empty array of such (kept a cell a number). Text that is not JSON
+/// ends the scan (`b.len()`), never a panic.
+fn skip(b: &[u8], p: usize) -> (usize, bool) {
+    let p = ws(b, p);
+    match b.get(p) {
+        Some(b'"') => (end_of_string(b, p), false),
+        Some(&open @ (b'{' | b'[')) => {
+            let close = if open == b'{' { b'}' } else { b']' };
+            let mut q = ws(b, p + 1);
+            if b.get(q) == Some(&close) {
+                return (q + 1, false);
+            }
+            let mut numeric = open == b'[';
+            loop {
+                if open == b'{' {
+                    q = ws(b, end_of_string(b, ws(b, q)));
+                    if b.get(q) != Some(&b':') {
+                        return (b.len(), false);
+                    }
+                    q += 1;
+                }
+                let (e, n) = skip(b, q);
+                numeric &= n;
+                q = ws(b, e);
+                match b.get(q) {
+                    Some(b',') => q += 1,
+                    Some(&c) if c == close => return (q + 1, numeric),
+                    _ => return (b.len(), false),
                 }
             }
-            Value::Array(a) if numbers(v) => {
-                for (k, x) in a.iter().enumerate() {
-                    child(&k.to_string(), x, prefix, chunk, out);
+        }
+        Some(c) if c.is_ascii_digit() || *c == b'-' => {
+            let mut q = p;
+            while matches!(b.get(q), Some(c) if c.is_ascii_digit() || b"-+.eE".contains(c)) {
+                q += 1;
+            }
+            (q, true)
+        }
+        Some(_) => {
+            let mut q = p + 1;
+            while matches!(b.get(q), Some(c) if c.is_ascii_alphabetic()) {
+                q += 1;
+            }
+            (q, false)
+        }
+        None => (b.len(), false),
+    }
+}
+
+/// Flattens the JSON text of positions into cells (`path -> value's
+/// text`): objects are walked (`pits.4b.W`), and so are arrays of numbers
+/// (`inner.0.3`); other arrays and scalars are values
+/// (`squares.A = ["W","B"]`); an empty object has no cell. Works on the
+/// engine's bytes (`Game::write_snapshot`), so that no JSON value is built
+/// per position; the paths of the position before are tried first, as
+/// consecutive positions of a game have the same.
+#[derive(Default)]
+struct Flattener {
+    /// The path and path index of each cell of the last position, in order.
+    cache: Vec<(String, usize)>,
+    prefix: String,
+    leaves: usize,
+}
+
+/// A position's cells: by path index, the range of its value's text
+/// (`None`: absent).
+type Cells = Vec<Option<(usize, usize)>>;
+
+impl Flattener {
+    /// The cells of `text` into `out` (cleared first, sized to the paths).
+    fn cells(&mut self, text: &[u8], keys: &mut Table<String>, out: &mut Cells) {
+        out.clear();
+        self.prefix.clear();
+        self.leaves = 0;
+        self.walk(text, 0, keys, out);
+        out.resize(keys.items.len(), None);
+    }
+
+    fn leaf(&mut self, range: (usize, usize), keys: &mut Table<String>, out: &mut Cells) {
+        let n = self.leaves;
+        self.leaves += 1;
+        let k = match self.cache.get(n) {
+            Some((path, k)) if *path == self.prefix => *k,
+            _ => {
+                let k = keys.id(&self.prefix, || self.prefix.clone());
+                let entry = (self.prefix.clone(), k);
+                if n < self.cache.len() {
+                    self.cache[n] = entry;
+                } else {
+                    self.cache.push(entry);
+                }
+                k
+            }
+        };
+        if out.len() <= k {
+            out.resize(k + 1, None);
+        }
+        out[k] = Some(range);
+    }
+
+    fn child(&mut self, name: &str, b: &[u8], p: usize, keys: &mut Table<String>, out: &mut Cells) -> usize {
+        let len = self.prefix.len();
+        if len > 0 {
+            self.prefix.push('.');
+        }
+        self.prefix.push_str(name);
+        let end = self.walk(b, p, keys, out);
+        self.prefix.truncate(len);
+        end
+    }
+
+    /// Walks the value at `p`; returns its end.
+    fn walk(&mut self, b: &[u8], p: usize, keys: &mut Table<String>, out: &mut Cells) -> usize {
+        let p = ws(b, p);
+        match b.get(p) {
+            Some(b'{') => {
+                let mut q = ws(b, p + 1);
+                if b.get(q) == Some(&b'}') {
+                    return q + 1;
+                }
+                loop {
+                    let ke = end_of_string(b, q);
+                    let key = b
+                        .get(q + 1..ke.saturating_sub(1))
+                        .and_then(|k| std::str::from_utf8(k).ok())
+                        .unwrap_or("?")
+                        .to_string();
+                    q = ws(b, ke);
+                    if b.get(q) != Some(&b':') {
+                        return b.len();
+                    }
+                    q = ws(b, self.child(&key, b, q + 1, keys, out));
+                    match b.get(q) {
+                        Some(b',') => q = ws(b, q + 1),
+                        Some(b'}') => return q + 1,
+                        _ => return b.len(),
+                    }
                 }
             }
-            other => out.push((chunk.key(prefix), other.clone())),
+            Some(b'[') => {
+                let (end, numeric) = skip(b, p);
+                if !numeric {
+                    self.leaf((p, end), keys, out);
+                    return end;
+                }
+                let mut q = p + 1;
+                for i in 0.. {
+                    q = ws(b, self.child(&i.to_string(), b, q, keys, out));
+                    match b.get(q) {
+                        Some(b',') => q += 1,
+                        _ => break,
+                    }
+                }
+                end
+            }
+            _ => {
+                let (end, _) = skip(b, p);
+                self.leaf((p, end), keys, out);
+                end
+            }
         }
     }
-    let mut out = Vec::new();
-    walk(state, &mut String::new(), chunk, &mut out);
-    out.sort_by_key(|(i, _)| *i);
-    out
 }
 
 /// What the report needs of a game besides its viewer data.
@@ -256,18 +405,6 @@ pub fn game_data(game_id: &str, text: Option<&str>, chunk: &mut Chunk) -> (Value
     (data, meta)
 }
 
-/// The cells of a flattened position, by path index (`null`: absent).
-fn cells(flat: Vec<(usize, Value)>, len: usize) -> Vec<Value> {
-    let mut out = vec![Value::Null; len];
-    for (i, v) in flat {
-        if out.len() <= i {
-            out.resize(i + 1, Value::Null);
-        }
-        out[i] = v;
-    }
-    out
-}
-
 fn replay(game_id: &str, rec: &Recorded, chunk: &mut Chunk, meta: &mut GameMeta) -> Value {
     let spec = &rec.spec;
     let mut out = Map::new();
@@ -301,17 +438,23 @@ fn replay(game_id: &str, rec: &Recorded, chunk: &mut Chunk, meta: &mut GameMeta)
             return Value::Object(out);
         }
     };
-    // The first position: its cells that are not null.
-    let first = flatten(&game.snapshot(), chunk);
-    chunk.put(START, first.len() as u64);
+    // The first position: its cells (in path order).
+    let mut buf = Vec::new();
+    let mut cells = Cells::new();
+    game.write_snapshot(&mut buf);
+    chunk.flatten(&buf, &mut cells);
+    let present: Vec<usize> = (0..cells.len()).filter(|&k| cells[k].is_some()).collect();
+    chunk.put(START, present.len() as u64);
     let mut last = -1i64;
-    for (k, v) in &first {
-        chunk.put(START, (*k as i64 - last - 1) as u64);
-        last = *k as i64;
-        let i = chunk.value(v);
+    for &k in &present {
+        chunk.put(START, (k as i64 - last - 1) as u64);
+        last = k as i64;
+        let i = chunk.value(text_of(&buf, &cells, k));
         chunk.put(START, i as u64);
     }
-    let mut prev = cells(first, 0);
+    let mut prev: Vec<String> = (0..cells.len())
+        .map(|k| text_of(&buf, &cells, k).to_string())
+        .collect();
     let mut decisions = 0usize;
     for d in &rec.decisions {
         let kind = game.decision_kind();
@@ -331,7 +474,7 @@ fn replay(game_id: &str, rec: &Recorded, chunk: &mut Chunk, meta: &mut GameMeta)
         decisions += 1;
         let flags = u64::from(d.forced) + 2 * u64::from(d.opening);
         chunk.put(DEC, d.seat as u64 * 4 + flags);
-        let k = chunk.value(&Value::from(kind));
+        let k = chunk.value(&Value::from(kind).to_string());
         chunk.put(DEC, k as u64);
         chunk.put(LEGAL, legal.len() as u64);
         let mut last = -1i64;
@@ -348,8 +491,10 @@ fn replay(game_id: &str, rec: &Recorded, chunk: &mut Chunk, meta: &mut GameMeta)
         if flags == 0 {
             chunk.put(TIME, quantize_us(d.elapsed_us));
         }
-        let next = cells(flatten(&game.snapshot(), chunk), prev.len());
-        put_diff(chunk, &mut prev, next);
+        buf.clear();
+        game.write_snapshot(&mut buf);
+        chunk.flatten(&buf, &mut cells);
+        put_diff(chunk, &mut prev, &buf, &cells);
     }
     out.insert("decisions".into(), decisions.into());
     out.insert("positions".into(), true.into());
@@ -359,11 +504,16 @@ fn replay(game_id: &str, rec: &Recorded, chunk: &mut Chunk, meta: &mut GameMeta)
         out.insert("legal_end".into(), json!(game.legal()));
     }
     if meta.note.is_none() && !rec.state.is_null() {
-        // The position after the last decision must be the record's.
-        let mut end = cells(flatten(&rec.state, chunk), prev.len());
-        prev.resize(end.len(), Value::Null);
-        end.resize(prev.len(), Value::Null);
-        if end != prev {
+        // The position after the last decision must be the record's
+        // (compared as values: the record's text is serde_json's).
+        let text = rec.state.to_string().into_bytes();
+        chunk.flatten(&text, &mut cells);
+        prev.resize(cells.len(), String::new());
+        let value = |t: &str| serde_json::from_str::<Value>(t).unwrap_or(Value::Null);
+        let end: Vec<Value> = (0..cells.len())
+            .map(|k| value(text_of(&text, &cells, k)))
+            .collect();
+        if prev.iter().zip(&end).any(|(p, e)| value(p) != *e) {
             let note = "the replayed game does not reach the record's final state".to_string();
             out.insert("final".into(), Value::Array(end));
             out.insert("note".into(), note.clone().into());
@@ -373,31 +523,47 @@ fn replay(game_id: &str, rec: &Recorded, chunk: &mut Chunk, meta: &mut GameMeta)
     Value::Object(out)
 }
 
-/// Writes the cells of `next` that differ from `prev` into the `diff`
-/// stream (a number's change as such, anything else by value index);
-/// `prev` becomes `next`.
-fn put_diff(chunk: &mut Chunk, prev: &mut Vec<Value>, mut next: Vec<Value>) {
-    let len = prev.len().max(next.len());
-    prev.resize(len, Value::Null);
-    next.resize(len, Value::Null);
-    let changed: Vec<usize> = (0..len).filter(|&i| prev[i] != next[i]).collect();
+/// Cell `k`'s text in `text` (empty when absent).
+fn text_of<'a>(text: &'a [u8], cells: &Cells, k: usize) -> &'a str {
+    cells
+        .get(k)
+        .copied()
+        .flatten()
+        .and_then(|(s, e)| text.get(s..e))
+        .and_then(|t| std::str::from_utf8(t).ok())
+        .unwrap_or("")
+}
+
+/// Writes the cells of the position `text` (`cells`) that differ from
+/// `prev` (each cell's text, empty when absent) into the `diff` stream (a
+/// whole number's change as such, anything else by value index); `prev`
+/// becomes this position.
+fn put_diff(chunk: &mut Chunk, prev: &mut Vec<String>, text: &[u8], cells: &Cells) {
+    if prev.len() < cells.len() {
+        prev.resize(cells.len(), String::new());
+    }
+    let changed: Vec<usize> = (0..prev.len())
+        .filter(|&k| prev[k] != text_of(text, cells, k))
+        .collect();
     chunk.put(DIFF, changed.len() as u64);
     let mut last = -1i64;
-    for i in changed {
-        chunk.put(DIFF, (i as i64 - last - 1) as u64);
-        last = i as i64;
+    for k in changed {
+        chunk.put(DIFF, (k as i64 - last - 1) as u64);
+        last = k as i64;
+        let next = text_of(text, cells, k);
         // A change of a whole number that fits the page's numbers.
-        let change = match (prev[i].as_i64(), next[i].as_i64()) {
-            (Some(a), Some(b)) => b.checked_sub(a).filter(|d| d.unsigned_abs() < 1 << 50),
+        let change = match (prev[k].parse::<i64>(), next.parse::<i64>()) {
+            (Ok(a), Ok(b)) => b.checked_sub(a).filter(|d| d.unsigned_abs() < 1 << 50),
             _ => None,
         };
         let code = match change {
             Some(d) => 2 * zigzag(d),
-            None => 2 * chunk.value(&next[i]) as u64 + 1,
+            None => 2 * chunk.value(next) as u64 + 1,
         };
         chunk.put(DIFF, code);
+        prev[k].clear();
+        prev[k].push_str(next);
     }
-    *prev = next;
 }
 
 #[cfg(test)]
@@ -503,14 +669,40 @@ mod tests {
         out
     }
 
-    /// `state` as path -> value, as the viewer finds it.
+    /// `state` as path -> value, as the viewer finds it: objects walked,
+    /// arrays of numbers too, the rest values (written here on JSON
+    /// values, apart from `Flattener`'s bytes).
     fn paths(state: &Value) -> BTreeMap<String, Value> {
-        let mut c = Chunk::default();
-        let flat = flatten(state, &mut c);
-        flat.into_iter()
-            .filter(|(_, v)| !v.is_null())
-            .map(|(i, v)| (c.key_names()[i].clone(), v))
-            .collect()
+        fn numbers(v: &Value) -> bool {
+            match v {
+                Value::Number(_) => true,
+                Value::Array(a) => !a.is_empty() && a.iter().all(numbers),
+                _ => false,
+            }
+        }
+        fn walk(v: &Value, prefix: &str, out: &mut BTreeMap<String, Value>) {
+            let at = |k: &str| {
+                if prefix.is_empty() {
+                    k.to_string()
+                } else {
+                    format!("{prefix}.{k}")
+                }
+            };
+            match v {
+                Value::Object(m) => m.iter().for_each(|(k, x)| walk(x, &at(k), out)),
+                Value::Array(a) if numbers(v) => a
+                    .iter()
+                    .enumerate()
+                    .for_each(|(k, x)| walk(x, &at(&k.to_string()), out)),
+                Value::Null => {}
+                other => {
+                    out.insert(prefix.to_string(), other.clone());
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        walk(state, "", &mut out);
+        out
     }
 
     /// A record of `moves` in `variant` for `players`, ending in `state`;
