@@ -101,12 +101,6 @@ impl Chunk {
         varint(&mut self.streams[stream], n);
     }
 
-    /// The paths' table (`keys` of the page's data).
-    #[cfg(test)]
-    pub fn key_names(&self) -> &[String] {
-        &self.keys.items
-    }
-
     /// The tables and the streams' lengths, as the page's data names them
     /// (`keys`, `values`, `options`, `streams`), and the streams' bytes
     /// one after the other.
@@ -298,7 +292,14 @@ impl Flattener {
         out[k] = Some(range);
     }
 
-    fn child(&mut self, name: &str, b: &[u8], p: usize, keys: &mut Table<String>, out: &mut Cells) -> usize {
+    fn child(
+        &mut self,
+        name: &str,
+        b: &[u8],
+        p: usize,
+        keys: &mut Table<String>,
+        out: &mut Cells,
+    ) -> usize {
         let len = self.prefix.len();
         if len > 0 {
             self.prefix.push('.');
