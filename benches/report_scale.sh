@@ -13,7 +13,7 @@
 # system), the wall time, the peak memory and the size of `arena report`
 # (the default: a sample of the games) and of `arena report --all-games`
 # (every game's viewer; skipped above ALL_GAMES_MAX games, default
-# 100000: a million games replayed is some half an hour of CPU).
+# 100000: a million games replayed is some 21 minutes of CPU).
 #
 # The repeated rows are the real league's games again, so the ratings and
 # the sample are those of a league with many games per pairing; what
