@@ -13,7 +13,7 @@
 # system), the wall time, the peak memory and the size of `arena report`
 # (the default: a sample of the games) and of `arena report --all-games`
 # (every game's viewer; skipped above ALL_GAMES_MAX games, default
-# 100000: a million games replayed is some twenty minutes of CPU).
+# 100000: a million games replayed is some 21 minutes of CPU).
 #
 # The repeated rows are the real league's games again, so the ratings and
 # the sample are those of a league with many games per pairing; what
@@ -23,6 +23,8 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # ARENA_BIN: another folder holding `arena` and `random-bot`.
 BIN=${ARENA_BIN:-$REPO/target/release}
 [ -x "$BIN/arena" ] || { echo "build first: cargo build --release" >&2; exit 2; }
+# Absolute: the league is played from a folder of its own.
+BIN=$(cd "$BIN" && pwd)
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(10000 100000 1000000)
 ALL_GAMES_MAX=${ALL_GAMES_MAX:-100000}

@@ -14,8 +14,10 @@
 //!   `index.html` does not grow with the square of the bots.
 //! - `games/index.js`: one line of summary per game, and
 //!   `games/cNNNN-HASH.js`: the viewer data of a few hundred games each
-//!   (every position replayed by the engine here, see `replay`). Both are
-//!   scripts that call a global function (`arenaIndex`, `arenaGames`),
+//!   (every position replayed by the engine here and kept compactly, see
+//!   `replay`; gzipped, in base64). Both are scripts that call a global
+//!   function (`arenaIndex`, `arenaGamesZ`; `arenaGames` for one game
+//!   served alone),
 //!   loaded with a `<script>` element when a game list or a game is first
 //!   shown: `fetch()` of a local file is blocked in browsers.
 //!
@@ -35,7 +37,7 @@ use crate::ratings::{rate_with_seat_advantage, RateOptions, RatingError};
 use crate::report::tables::{merge, TablesError};
 use crate::results::records::RecordAt;
 use crate::results::{csvio, GameRow};
-use replay::{GameMeta, Keys};
+use replay::{Chunk, GameMeta};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -44,7 +46,7 @@ use std::path::{Path, PathBuf};
 pub const CHUNK: usize = 250;
 
 /// Bumped when the chunk format changes, so that old chunks are rebuilt.
-const FORMAT: &str = "arena-report-2";
+const FORMAT: &str = "arena-report-3";
 
 /// Errors of writing a report.
 #[derive(Debug, thiserror::Error)]
@@ -446,13 +448,16 @@ fn build_chunk(
 
 /// A chunk's data as a script that hands them over gzipped, in base64
 /// (`arenaGamesZ(K, "...")`, which the page inflates with the browser's
-/// `DecompressionStream`): a report of every game is a fifth of its plain
-/// size or less, and the positions stay the engine's.
-fn gzip_script(k: usize, body: &Value) -> String {
+/// `DecompressionStream`): the data's JSON (its length first, 4 bytes
+/// little-endian) followed by its streams (`replay`), all inside the gzip.
+fn gzip_script(k: usize, body: &ChunkData) -> String {
     use std::io::Write as _;
+    let head = Value::Object(body.head.clone()).to_string();
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     // Writing into a Vec cannot fail.
-    let _ = gz.write_all(body.to_string().as_bytes());
+    let _ = gz.write_all(&(head.len() as u32).to_le_bytes());
+    let _ = gz.write_all(head.as_bytes());
+    let _ = gz.write_all(&body.streams);
     let bytes = gz.finish().unwrap_or_default();
     format!("arenaGamesZ({k},\"{}\");\n", base64(&bytes))
 }
@@ -480,29 +485,46 @@ fn base64(bytes: &[u8]) -> String {
 /// is there but cannot be read.
 type TextOf<'a> = dyn Fn(&GameRow) -> Result<Option<String>, String> + 'a;
 
-/// A chunk as the plain script `arenaGames(...)`, each record's text
-/// given by `text_of`.
+/// A chunk as the plain script `arenaGames(...)` (its streams in base64
+/// as `data`), each record's text given by `text_of`.
 fn build_chunk_of(k: Value, rows: &[GameRow], text_of: &TextOf) -> (String, Vec<GameMeta>) {
-    let (body, metas) = chunk_body(k, rows, text_of);
-    (format!("arenaGames({body});\n"), metas)
+    let (mut body, metas) = chunk_body(k, rows, text_of);
+    body.head
+        .insert("data".into(), Value::from(base64(&body.streams)));
+    (
+        format!("arenaGames({});\n", Value::Object(body.head)),
+        metas,
+    )
+}
+
+/// A chunk's viewer data: its JSON (`chunk`, the tables, the streams'
+/// lengths, `games`: each game's summary) and its streams' bytes.
+struct ChunkData {
+    head: serde_json::Map<String, Value>,
+    streams: Vec<u8>,
 }
 
 /// The viewer data of a chunk of games (`k` names it), each record's text
 /// given by `text_of`, and each game's meta.
-fn chunk_body(k: Value, rows: &[GameRow], text_of: &TextOf) -> (Value, Vec<GameMeta>) {
-    let mut keys = Keys::default();
+fn chunk_body(k: Value, rows: &[GameRow], text_of: &TextOf) -> (ChunkData, Vec<GameMeta>) {
+    let mut chunk = Chunk::default();
     let mut games = Vec::with_capacity(rows.len());
     let mut metas = Vec::with_capacity(rows.len());
     for row in rows {
         let (data, meta) = match text_of(row) {
             Err(note) => replay::damaged(&row.game_id, note),
-            Ok(text) => replay::game_data(&row.game_id, text.as_deref(), &mut keys),
+            Ok(text) => replay::game_data(&row.game_id, text.as_deref(), &mut chunk),
         };
         games.push(data);
         metas.push(meta);
     }
-    let body = json!({ "chunk": k, "keys": keys.names, "games": games });
-    (body, metas)
+    let (tables, streams) = chunk.finish();
+    // The keys in byte order (serde_json's map), so `chunk` comes first.
+    let mut head = serde_json::Map::new();
+    head.insert("chunk".into(), k);
+    head.extend(tables);
+    head.insert("games".into(), Value::Array(games));
+    (ChunkData { head, streams }, metas)
 }
 
 /// The viewer's data for one game shown on a page of its own (the ladder

@@ -245,7 +245,79 @@
     indexWaiters.forEach((w) => w.ok(index));
     indexWaiters = [];
   };
-  window.arenaGames = function (d) {
+  // A chunk's data: its tables and summaries (`d`), and its positions and
+  // decisions in six streams of varints (`bytes`; see src/report/html/
+  // replay.rs): read back here into each game's first position, its
+  // decisions and each decision's changes. Only bytes, no rule.
+  function decodeChunk(d, bytes) {
+    const at = {};
+    let off = 0;
+    for (const [name, len] of d.streams || []) {
+      at[name] = { p: off, end: off + len };
+      off += len;
+    }
+    if (off > bytes.length) throw new Error("the data of chunk " + d.chunk + " are cut short");
+    const rd = (name) => {
+      const s = at[name];
+      let x = 0;
+      let mul = 1;
+      for (;;) {
+        if (!s || s.p >= s.end) throw new Error("the data of chunk " + d.chunk + " end early (" + name + ")");
+        const c = bytes[s.p++];
+        x += (c & 127) * mul;
+        mul *= 128;
+        if (c < 128) return x;
+      }
+    };
+    const unzz = (x) => (x % 2 ? -(x + 1) / 2 : x / 2);
+    const unq = (q) => (q < 100 ? q : ((q - 100) % 90 + 10) * Math.pow(10, Math.floor((q - 100) / 90) + 1));
+    const values = d.values || [];
+    const options = d.options || [];
+    for (const g of d.games) {
+      const n = g.decisions || 0;
+      g.decisions = [];
+      if (!g.positions) continue;
+      const start = [];
+      let k = -1;
+      for (let c = rd("start"); c > 0; c--) {
+        k += rd("start") + 1;
+        start[k] = values[rd("start")];
+      }
+      const cur = start.slice();
+      const diffs = [];
+      for (let j = 0; j < n; j++) {
+        const sf = rd("dec");
+        const kind = values[rd("dec")];
+        const legal = [];
+        let last = -1;
+        for (let c = rd("legal"); c > 0; c--) {
+          last += unzz(rd("legal")) + 1;
+          legal.push(options[last]);
+        }
+        const o = rd("opt");
+        const option = o < legal.length ? legal[o] : options[o - legal.length];
+        const flags = sf % 4;
+        const us = flags ? 0 : unq(rd("time"));
+        // seat, option, kind, 1 forced + 2 opening, microseconds, the
+        // legal options at the decision
+        g.decisions.push([(sf - flags) / 4, option, kind, flags, us, legal]);
+        const diff = [];
+        k = -1;
+        for (let c = rd("diff"); c > 0; c--) {
+          k += rd("diff") + 1;
+          const code = rd("diff");
+          const v = code % 2 ? values[(code - 1) / 2] : cur[k] + unzz(code / 2);
+          cur[k] = v;
+          diff.push(k, v);
+        }
+        diffs.push(diff);
+      }
+      g.start = start;
+      g.diffs = diffs;
+    }
+    return d;
+  }
+  function gamesLoaded(d) {
     const kidx = new Map();
     d.keys.forEach((k, i) => kidx.set(k, i));
     const games = new Map();
@@ -253,22 +325,42 @@
     chunks[d.chunk] = { keys: d.keys, kidx: kidx, games: games };
     (chunkWaiters[d.chunk] || []).forEach((w) => w.ok(chunks[d.chunk]));
     delete chunkWaiters[d.chunk];
-  };
-  // A chunk of the report's files: its data gzipped in base64, inflated
-  // here (the browser's DecompressionStream; no rule, only bytes).
-  window.arenaGamesZ = function (k, b64) {
+  }
+  function chunkFailed(k, e) {
+    const msg = "cannot read the data of chunk " + k + ": " + e.message;
+    (chunkWaiters[k] || []).forEach((w) => w.fail(new Error(msg)));
+    delete chunkWaiters[k];
+  }
+  function fromBase64(b64) {
     const bin = atob(b64);
     const bytes = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return bytes;
+  }
+  // A game's data in plain form (served one game at a time): its streams
+  // in base64 (`data`).
+  window.arenaGames = function (d) {
+    try {
+      gamesLoaded(decodeChunk(d, fromBase64(d.data || "")));
+    } catch (e) {
+      chunkFailed(d.chunk, e);
+    }
+  };
+  // A chunk of the report's files: gzipped in base64, inflated here (the
+  // browser's DecompressionStream): the length of its JSON (4 bytes,
+  // little-endian), its JSON, its streams.
+  window.arenaGamesZ = function (k, b64) {
+    const stream = new Blob([fromBase64(b64)]).stream().pipeThrough(new DecompressionStream("gzip"));
     new Response(stream)
-      .text()
-      .then((t) => window.arenaGames(JSON.parse(t)))
-      .catch((e) => {
-        const msg = "cannot read the data of chunk " + k + ": " + e.message;
-        (chunkWaiters[k] || []).forEach((w) => w.fail(new Error(msg)));
-        delete chunkWaiters[k];
-      });
+      .arrayBuffer()
+      .then((buf) => {
+        const bytes = new Uint8Array(buf);
+        if (bytes.length < 4) throw new Error("no data");
+        const n = bytes[0] + bytes[1] * 256 + bytes[2] * 65536 + bytes[3] * 16777216;
+        const d = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + n)));
+        gamesLoaded(decodeChunk(d, bytes.subarray(4 + n)));
+      })
+      .catch((e) => chunkFailed(k, e));
   };
   function script(src, onfail) {
     const el = document.createElement("script");
@@ -539,16 +631,26 @@
         return v === undefined ? null : v;
       }
     }
-    // An object made of several paths (`pits.4b` = {W, B, R}).
+    // An object made of several paths (`pits.4b` = {W, B, R}), or an
+    // array of numbers (`inner.0` = [3, 0, ...], kept a number a path).
     const prefix = path + ".";
     let obj = null;
     this.chunk.keys.forEach((k, i) => {
       if (k.startsWith(prefix) && get(i) !== null) {
         obj = obj || {};
-        obj[k.slice(prefix.length)] = get(i);
+        const parts = k.slice(prefix.length).split(".");
+        let o = obj;
+        parts.slice(0, -1).forEach((p) => (o = o[p] = o[p] || {}));
+        o[parts[parts.length - 1]] = get(i);
       }
     });
-    return obj;
+    const arrays = (o) => {
+      if (o === null || typeof o !== "object") return o;
+      const ks = Object.keys(o);
+      ks.forEach((k) => (o[k] = arrays(o[k])));
+      return ks.length && ks.every((k, j) => k === String(j)) ? ks.map((k) => o[k]) : o;
+    };
+    return arrays(obj);
   };
 
   Viewer.prototype.build = function (summary) {
@@ -599,7 +701,7 @@
       h(
         "table",
         {},
-        h("thead", {}, h("tr", {}, ["#", "who", "kind", "option", "", "time"].map((t) => h("th", { text: t })))),
+        h("thead", {}, h("tr", {}, ["#", "who", "kind", "option", "", "time"].map((t) => h("th", { text: t, title: t === "time" ? "the bot's time to decide, to two significant digits" : null })))),
         h("tbody", {}, this.rows)
       )
     );
