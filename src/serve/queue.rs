@@ -122,7 +122,10 @@ pub fn note_finished(l: &Ladder, row: &GameRow) {
 /// for the server itself (`worker` is `None`) or for a worker under
 /// leases ([`super::db::Db::claim_games`]), after topping the queue up with the
 /// pairing rule's picks until there is one pending game per slot: the
-/// picks are added in the claim's own transaction.
+/// picks are added in the claim's own transaction. The server alone (no
+/// worker heard from lately, no `max_games`) with an empty queue takes its
+/// pick straight, `playing`: one statement for the game's start, as
+/// before there were workers.
 pub async fn claim(
     l: &Ladder,
     worker: Option<(i64, i64)>,
@@ -135,37 +138,75 @@ pub async fn claim(
         housekeeping(l, &mut q).await?;
     }
     let (queued, pending) = l.db.queued_games().await?;
-    let mut add: Vec<(usize, Vec<i64>)> = Vec::new();
-    if pending < q.target {
-        let mut in_flight: Vec<Pick> = queued
-            .iter()
-            .map(|t| Pick {
-                variant: t.variant,
-                seats: t.seats.iter().map(|&s| s as u64).collect(),
-            })
-            .collect();
-        let entrants = entrants(l, &q.roster);
-        let variants: Vec<LadderVariant> =
-            l.t.variants
-                .iter()
-                .map(|v| LadderVariant { players: v.players })
-                .collect();
-        let config = PairingConfig {
-            random_share: l.settings.random_share,
-            placement_width: l.settings.placement_width,
-            placement_games: l.settings.placement_games,
-            ..PairingConfig::default()
+    // The server alone (no worker heard from lately, no cap) with nothing
+    // queued: its pick is handed out at once, `playing`, in one statement
+    // instead of a queue entry and a claim.
+    let alone = worker.is_none()
+        && pending == 0
+        && q.target <= l.settings.games_in_flight
+        && l.db.max_games().is_none();
+    let want = if alone {
+        1
+    } else {
+        q.target.saturating_sub(pending)
+    };
+    let add = picks(l, &mut q, &queued, want);
+    if alone {
+        let Some((variant, seats)) = add.into_iter().next() else {
+            return Ok(Vec::new());
         };
-        for _ in pending..q.target {
-            let Some(pick) = pairing::pick(&entrants, &variants, &config, &in_flight, &mut q.rng)
-            else {
-                break;
-            };
-            add.push((pick.variant, pick.seats.iter().map(|&s| s as i64).collect()));
-            in_flight.push(pick);
+        if !can_play(variant) {
+            return Ok(Vec::new());
         }
+        let id = l.db.start_game(variant, &seats).await?;
+        return Ok(vec![Claimed {
+            ticket: super::db::GameTicket { id, variant, seats },
+            lease: None,
+        }]);
     }
     l.db.claim_games(worker, max, can_play, &add).await
+}
+
+/// Up to `n` games picked by the pairing rule, as (variant, seats), given
+/// the games `queued` (pending or playing) already.
+fn picks(
+    l: &Ladder,
+    q: &mut Queue,
+    queued: &[super::db::GameTicket],
+    n: usize,
+) -> Vec<(usize, Vec<i64>)> {
+    let mut add = Vec::new();
+    if n == 0 {
+        return add;
+    }
+    let mut in_flight: Vec<Pick> = queued
+        .iter()
+        .map(|t| Pick {
+            variant: t.variant,
+            seats: t.seats.iter().map(|&s| s as u64).collect(),
+        })
+        .collect();
+    let entrants = entrants(l, &q.roster);
+    let variants: Vec<LadderVariant> =
+        l.t.variants
+            .iter()
+            .map(|v| LadderVariant { players: v.players })
+            .collect();
+    let config = PairingConfig {
+        random_share: l.settings.random_share,
+        placement_width: l.settings.placement_width,
+        placement_games: l.settings.placement_games,
+        ..PairingConfig::default()
+    };
+    for _ in 0..n {
+        let Some(pick) = pairing::pick(&entrants, &variants, &config, &in_flight, &mut q.rng)
+        else {
+            break;
+        };
+        add.push((pick.variant, pick.seats.iter().map(|&s| s as i64).collect()));
+        in_flight.push(pick);
+    }
+    add
 }
 
 /// The queue's housekeeping: expires the leases past their time, rereads
