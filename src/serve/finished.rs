@@ -8,7 +8,7 @@
 use crate::ratings::{RateOptions, Tally};
 use crate::results::GameRow;
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 /// Games listed as the latest, on the standings page and per bot.
 pub const RECENT: usize = 20;
@@ -23,8 +23,9 @@ pub struct Finished {
     games: usize,
     /// Every game's counts, for the next fit.
     tally: Tally<'static>,
-    /// The latest [`RECENT`] games, oldest first, with their order.
-    recent: VecDeque<(usize, GameRow)>,
+    /// The latest [`RECENT`] games, oldest first, with their order (a
+    /// row shared with its players' lists: one copy per game).
+    recent: VecDeque<(usize, Arc<GameRow>)>,
     /// By player (`BOT@N`).
     players: HashMap<String, Player>,
     /// How far the store's finished games were read (a server for the
@@ -38,7 +39,7 @@ pub struct Finished {
 /// forfeits by reason.
 #[derive(Default)]
 struct Player {
-    recent: VecDeque<(usize, GameRow)>,
+    recent: VecDeque<(usize, Arc<GameRow>)>,
     faults: BTreeMap<String, u64>,
 }
 
@@ -63,12 +64,13 @@ impl Finished {
         let n = self.games;
         self.games += 1;
         self.tally.add_unpaired(row);
-        keep_latest(&mut self.recent, n, row);
+        let row = Arc::new(row.clone());
+        keep_latest(&mut self.recent, n, &row);
         for (seat, name) in row.seats().into_iter().enumerate() {
             let p = self.players.entry(name.to_string()).or_default();
             // A bot seated twice (a ladder never does it) counts once.
             if p.recent.back().is_none_or(|(m, _)| *m != n) {
-                keep_latest(&mut p.recent, n, row);
+                keep_latest(&mut p.recent, n, &row);
             }
             if row.offender == Some(seat as u8) {
                 *p.faults.entry(row.reason.clone()).or_default() += 1;
@@ -83,13 +85,17 @@ impl Finished {
 
     /// The latest games, newest first.
     pub fn recent(&self) -> Vec<GameRow> {
-        self.recent.iter().rev().map(|(_, r)| r.clone()).collect()
+        self.recent
+            .iter()
+            .rev()
+            .map(|(_, r)| GameRow::clone(r))
+            .collect()
     }
 
     /// The latest games of any of `players` (newest first, at most
     /// [`RECENT`]) and their forfeits by reason.
     pub fn of_players(&self, players: &[String]) -> (Vec<GameRow>, BTreeMap<String, u64>) {
-        let mut games: Vec<&(usize, GameRow)> = Vec::new();
+        let mut games: Vec<&(usize, Arc<GameRow>)> = Vec::new();
         let mut faults = BTreeMap::new();
         for p in players.iter().filter_map(|p| self.players.get(p)) {
             games.extend(&p.recent);
@@ -102,7 +108,7 @@ impl Finished {
         let recent = games
             .into_iter()
             .take(RECENT)
-            .map(|(_, r)| r.clone())
+            .map(|(_, r)| GameRow::clone(r))
             .collect();
         (recent, faults)
     }
@@ -114,7 +120,7 @@ impl Finished {
 }
 
 /// Pushes game `n` onto `latest`, which keeps [`RECENT`].
-fn keep_latest(latest: &mut VecDeque<(usize, GameRow)>, n: usize, row: &GameRow) {
+fn keep_latest(latest: &mut VecDeque<(usize, Arc<GameRow>)>, n: usize, row: &Arc<GameRow>) {
     if latest.len() == RECENT {
         latest.pop_front();
     }

@@ -208,13 +208,12 @@ pub fn serve(
         }
         let variants = queue::variant_keys(&t);
         let mut played = std::collections::HashMap::new();
-        let mut from_store = Finished::default();
+        let mut finished = Finished::default();
         let (to, read) = read_finished(&db, None, &mut |r| {
             queue::count_row(&variants, &mut played, &r);
-            from_store.add(&r);
+            finished.add(&r);
         })
         .await?;
-        let mut finished = from_store;
         (finished.read_to, finished.read) = (to, read);
         let workers = workers::Workers::new(
             &t,
