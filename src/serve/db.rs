@@ -11,6 +11,7 @@ use sqlx::{AnyPool, Executor};
 use std::borrow::Cow;
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// Seconds without a heartbeat after which a server on another host is
 /// taken for dead, and its claim on the database may be taken over.
@@ -226,7 +227,17 @@ pub struct GameTicket {
 /// The store.
 #[derive(Clone)]
 pub struct Db {
+    /// Reads, and the writes of other rooms of the store.
     pool: AnyPool,
+    /// The writes of the games and the queue: on SQLite a pool of one
+    /// connection, whose page cache no other write of the server's own
+    /// empties ([`sqlite_pool`]); on PostgreSQL the same pool as `pool`.
+    write: AnyPool,
+    /// SQLite: the connection of the games' starts and finishes, held
+    /// rather than pooled. A pool's connection goes back to it through a
+    /// task of its own after each statement: a wake of another thread per
+    /// statement, on the path of every game.
+    games: Option<Arc<tokio::sync::Mutex<sqlx::AnyConnection>>>,
     backend: Backend,
     /// The ladder's `max_games`: no game is queued past that many in the
     /// store ([`Db::claim_games`]).
@@ -268,6 +279,30 @@ fn version_of(t: VersionTuple) -> Version {
     }
 }
 
+/// The settings of each SQLite connection ([`sqlite_pool`]).
+const SQLITE_PRAGMAS: &str =
+    "PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON";
+
+/// A pool of up to `connections` connections to the SQLite file of
+/// `options`, with no ping before each query (a local file cannot drop a
+/// connection, and the ping was one more round trip to SQLite's thread
+/// per query, a tenth of the server's time per game), in `synchronous =
+/// NORMAL` (in WAL mode that loses nothing when the process dies, kill
+/// -9; only a power cut may lose the last commits).
+async fn sqlite_pool(connections: u32, options: AnyConnectOptions) -> Result<AnyPool, sqlx::Error> {
+    AnyPoolOptions::new()
+        .max_connections(connections)
+        .test_before_acquire(false)
+        .after_connect(|conn, _| {
+            Box::pin(async move {
+                conn.execute(SQLITE_PRAGMAS).await?;
+                Ok(())
+            })
+        })
+        .connect_with(options)
+        .await
+}
+
 impl Db {
     /// Opens the database at `url` (`sqlite:PATH`, created if missing, in
     /// WAL mode; or `postgres://...`, which must exist) and brings its
@@ -279,7 +314,7 @@ impl Db {
             source,
         };
         sqlx::any::install_default_drivers();
-        let pool = match backend {
+        let (pool, write, games) = match backend {
             Backend::Sqlite => {
                 let url = match url.contains('?') {
                     true => url.to_string(),
@@ -296,42 +331,36 @@ impl Db {
                     .await
                     .map_err(open)?;
                 sqlx::Connection::close(first).await.map_err(open)?;
-                AnyPoolOptions::new()
-                    .max_connections(4)
-                    // A local file cannot drop a connection: no ping before
-                    // each query (it was one more round trip to SQLite's
-                    // thread per query, a tenth of the server's time per game).
-                    .test_before_acquire(false)
-                    .after_connect(|conn, _| {
-                        Box::pin(async move {
-                            // In WAL mode, NORMAL loses nothing when the
-                            // process dies (kill -9); only a power cut may
-                            // lose the last commits.
-                            conn.execute(
-                                "PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; \
-                                 PRAGMA foreign_keys = ON",
-                            )
-                            .await?;
-                            Ok(())
-                        })
-                    })
-                    .connect_with(options)
+                // Readers (the pages, the exports) get a pool of their
+                // own; every write goes through one connection. SQLite
+                // writes one at a time anyway, and a connection drops
+                // its page cache whenever another connection wrote, so
+                // spreading the game's statements over four connections
+                // made SQLite read its pages again for almost each one.
+                let pool = sqlite_pool(4, options.clone()).await.map_err(open)?;
+                let write = sqlite_pool(1, options.clone()).await.map_err(open)?;
+                let mut games = <sqlx::AnyConnection as sqlx::Connection>::connect_with(&options)
                     .await
-                    .map_err(open)?
+                    .map_err(open)?;
+                games.execute(SQLITE_PRAGMAS).await.map_err(open)?;
+                (pool, write, Some(Arc::new(tokio::sync::Mutex::new(games))))
             }
             Backend::Postgres => {
                 let options = AnyConnectOptions::from_str(url).map_err(open)?;
-                AnyPoolOptions::new()
+                let pool = AnyPoolOptions::new()
                     .max_connections(8)
                     .acquire_timeout(std::time::Duration::from_secs(30))
                     .connect_with(options)
                     .await
-                    .map_err(open)?
+                    .map_err(open)?;
+                (pool.clone(), pool, None)
             }
         };
         migrator(backend).run(&pool).await?;
         Ok(Db {
             pool,
+            write,
+            games,
             backend,
             max_games: None,
         })
@@ -362,14 +391,20 @@ impl Db {
     /// rows (`FOR UPDATE`, [`Backend::for_update`]).
     pub async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>, DbError> {
         Ok(match self.backend {
-            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
-            Backend::Postgres => self.pool.begin().await?,
+            Backend::Sqlite => self.write.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.write.begin().await?,
         })
     }
 
     /// The pool, for the queries of other rooms of the store.
     pub fn pool(&self) -> &AnyPool {
         &self.pool
+    }
+
+    /// The pool of the games' and the queue's writes: the claims, the
+    /// starts and the finishes.
+    pub fn write_pool(&self) -> &AnyPool {
+        &self.write
     }
 
     /// The URL of the SQLite database of a ladder's results folder.
@@ -724,17 +759,66 @@ impl Db {
         Ok(t.into_iter().map(version_of).collect())
     }
 
-    /// Records a game handed out (`playing`); returns its id.
+    /// Hands out a game, `playing`, of `variant` with `seats` (version
+    /// ids); returns its id.
     pub async fn start_game(&self, variant: usize, seats: &[i64]) -> Result<i64, DbError> {
-        let (id,): (i64,) = sqlx::query_as(
-            "INSERT INTO games (state, variant, seats, created_at) VALUES ('playing', $1, $2, $3) RETURNING id",
-        )
-        .bind(variant as i64)
-        .bind(seats_text(seats))
-        .bind(now())
-        .fetch_one(&self.pool)
-        .await?;
-        Ok(id)
+        let started = self.start_games(&[(variant, seats.to_vec())]).await?;
+        started
+            .first()
+            .map(|t| t.id)
+            .ok_or_else(|| DbError::Conflict("no game was started".into()))
+    }
+
+    /// Hands out the games `games` (variant, seats), `playing`, in one
+    /// statement; returns their tickets, in the order of `games`.
+    pub async fn start_games(
+        &self,
+        games: &[(usize, Vec<i64>)],
+    ) -> Result<Vec<GameTicket>, DbError> {
+        if games.is_empty() {
+            return Ok(Vec::new());
+        }
+        let values: Vec<String> = (0..games.len())
+            .map(|i| {
+                format!(
+                    "('playing', ${}, ${}, ${})",
+                    3 * i + 1,
+                    3 * i + 2,
+                    3 * i + 3
+                )
+            })
+            .collect();
+        let sql = format!(
+            "INSERT INTO games (state, variant, seats, created_at) VALUES {} RETURNING id, variant, seats",
+            values.join(", ")
+        );
+        let t = now();
+        let mut q = sqlx::query_as(&sql);
+        for (variant, seats) in games {
+            q = q
+                .bind(*variant as i64)
+                .bind(seats_text(seats))
+                .bind(t.clone());
+        }
+        let rows: Vec<(i64, i64, String)> = match &self.games {
+            Some(c) => q.fetch_all(&mut *c.lock().await).await?,
+            None => q.fetch_all(&self.write).await?,
+        };
+        // RETURNING's order is the database's: match the rows back to
+        // `games` (two equal games are interchangeable).
+        let mut rows: Vec<GameTicket> = rows
+            .into_iter()
+            .map(|(id, variant, seats)| super::leases::ticket(id, variant, &seats))
+            .collect();
+        let mut out = Vec::with_capacity(games.len());
+        for (variant, seats) in games {
+            let at = rows
+                .iter()
+                .position(|r| r.variant == *variant && r.seats == *seats)
+                .ok_or_else(|| DbError::Conflict("a started game was not returned".into()))?;
+            out.push(rows.swap_remove(at));
+        }
+        Ok(out)
     }
 
     /// The games handed out but never finished (cut off by a crash or a
@@ -747,11 +831,7 @@ impl Db {
         .await?;
         Ok(rows
             .into_iter()
-            .map(|(id, variant, seats)| GameTicket {
-                id,
-                variant: variant as usize,
-                seats: seats.split(',').filter_map(|s| s.parse().ok()).collect(),
-            })
+            .map(|(id, variant, seats)| super::leases::ticket(id, variant, &seats))
             .collect())
     }
 
@@ -760,7 +840,7 @@ impl Db {
     pub async fn drop_game(&self, id: i64) -> Result<(), DbError> {
         sqlx::query("DELETE FROM games WHERE id = $1 AND state = 'playing'")
             .bind(id)
-            .execute(&self.pool)
+            .execute(&self.write)
             .await?;
         Ok(())
     }
@@ -773,16 +853,18 @@ impl Db {
         row_json: &str,
         record: &[u8],
     ) -> Result<bool, DbError> {
-        let r = sqlx::query(
+        let q = sqlx::query(
             "UPDATE games SET state = 'done', finished_at = $2, row_json = $3, record = $4 \
              WHERE id = $1 AND state = 'playing'",
         )
         .bind(id)
         .bind(now())
         .bind(row_json)
-        .bind(record)
-        .execute(&self.pool)
-        .await?;
+        .bind(record);
+        let r = match &self.games {
+            Some(c) => q.execute(&mut *c.lock().await).await?,
+            None => q.execute(&self.write).await?,
+        };
         Ok(r.rows_affected() == 1)
     }
 

@@ -43,7 +43,7 @@ pub struct Registration {
     pub variants: Vec<String>,
 }
 
-fn ticket(id: i64, variant: i64, seats: &str) -> GameTicket {
+pub(super) fn ticket(id: i64, variant: i64, seats: &str) -> GameTicket {
     GameTicket {
         id,
         variant: variant as usize,
@@ -64,7 +64,7 @@ impl Db {
         let r = sqlx::query(
             "UPDATE games SET state = 'pending', replay = 1 WHERE state = 'playing' AND lease_id IS NULL",
         )
-        .execute(self.pool())
+        .execute(self.write_pool())
         .await?;
         Ok(r.rows_affected())
     }
@@ -75,7 +75,7 @@ impl Db {
         let rows: Vec<(i64, i64, String, String)> = sqlx::query_as(
             "SELECT id, variant, seats, state FROM games WHERE state IN ('pending', 'playing') ORDER BY id",
         )
-        .fetch_all(self.pool())
+        .fetch_all(self.write_pool())
         .await?;
         let pending = rows.iter().filter(|r| r.3 == "pending").count();
         Ok((
@@ -98,7 +98,7 @@ impl Db {
             }
             let r = sqlx::query("DELETE FROM games WHERE id = $1 AND state = 'pending'")
                 .bind(g.id)
-                .execute(self.pool())
+                .execute(self.write_pool())
                 .await?;
             dropped += r.rows_affected() as usize;
         }
@@ -255,7 +255,7 @@ impl Db {
             .bind(worker)
             .bind(now_unix + seconds)
             .bind(now_unix)
-            .execute(self.pool())
+            .execute(self.write_pool())
             .await?;
             if r.rows_affected() == 1 {
                 renewed.push(id.clone());
@@ -264,7 +264,7 @@ impl Db {
         sqlx::query("UPDATE workers SET last_seen = $2 WHERE owner_id = $1")
             .bind(worker)
             .bind(now_unix)
-            .execute(self.pool())
+            .execute(self.write_pool())
             .await?;
         Ok(renewed)
     }

@@ -145,7 +145,7 @@ fn on_event(ladder: &Ladder, e: &Event) {
                     .unwrap_or_else(|p| p.into_inner());
                 *f.entry(row.reason.clone()).or_default() += 1;
             }
-            ladder.announce(serde_json::json!({"type": "game", "row": row}));
+            ladder.announce_game(row);
         }
         Event::Warning(w) => tracing::warn!("{w}"),
         Event::BotStarted {
@@ -246,6 +246,7 @@ impl Pairings for LadderPairings {
                 // A version of it left the ladder: it can no longer be
                 // played.
                 _ => {
+                    self.ladder.workers.sched.forget_queue();
                     if let Err(e) = self.ladder.query(self.ladder.db.drop_game(ticket.id)) {
                         tracing::error!("cannot drop game {}: {e}", ticket.id);
                     }

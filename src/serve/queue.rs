@@ -32,6 +32,21 @@ pub struct Scheduler {
     /// Raised by [`Scheduler::roster_changed`]: the next claim rereads the
     /// roster first.
     stale: std::sync::atomic::AtomicBool,
+    /// The queue as the server alone last left it.
+    mirror: std::sync::Mutex<Mirror>,
+}
+
+/// The games pending or being played, as the last read of the store and
+/// the server's own changes since leave them: while the server is alone
+/// it is the only one to change the queue, so its claims need not read
+/// the store before each pick. Any other change (a worker's claim, a
+/// dropped game, the housekeeping) forgets it, and the next claim reads
+/// the store again. A game finished elsewhere that it missed only biases
+/// the pairing rule's picks (it counts as in flight) until then.
+#[derive(Default)]
+struct Mirror {
+    /// The games and how many are pending, when known.
+    queued: Option<(Vec<super::db::GameTicket>, usize)>,
 }
 
 /// What the top-up needs between two housekeepings.
@@ -44,6 +59,10 @@ struct Queue {
     target: usize,
     /// When the last housekeeping ran.
     kept: Option<Instant>,
+    /// Games the server alone started in one statement with the one it
+    /// took, for its next claims (they are `playing` in the store: a
+    /// crash before they are played replays them).
+    ready: std::collections::VecDeque<super::db::GameTicket>,
 }
 
 /// How often a claim does the queue's housekeeping.
@@ -61,8 +80,10 @@ impl Scheduler {
                 roster: Vec::new(),
                 target: 0,
                 kept: None,
+                ready: std::collections::VecDeque::new(),
             }),
             stale: std::sync::atomic::AtomicBool::new(true),
+            mirror: std::sync::Mutex::new(Mirror::default()),
         }
     }
 
@@ -70,6 +91,16 @@ impl Scheduler {
     /// (and drops the pending games of one that left) before it tops up.
     pub fn roster_changed(&self) {
         self.stale.store(true, Ordering::SeqCst);
+    }
+
+    fn mirror(&self) -> std::sync::MutexGuard<'_, Mirror> {
+        self.mirror.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Forgets the queue as the server last left it: the next claim
+    /// reads the store.
+    pub fn forget_queue(&self) {
+        self.mirror().queued = None;
     }
 }
 
@@ -109,6 +140,12 @@ pub fn count_row(
 /// A finished game (the server's or a worker's) counts for the pairing
 /// rule.
 pub fn note_finished(l: &Ladder, row: &GameRow) {
+    if let (Some((queued, _)), Some(id)) = (
+        &mut l.workers.sched.mirror().queued,
+        super::play::ladder_id(&row.game_id),
+    ) {
+        queued.retain(|t| t.id != id);
+    }
     let mut played = l
         .workers
         .sched
@@ -123,9 +160,9 @@ pub fn note_finished(l: &Ladder, row: &GameRow) {
 /// leases ([`super::db::Db::claim_games`]), after topping the queue up with the
 /// pairing rule's picks until there is one pending game per slot: the
 /// picks are added in the claim's own transaction. The server alone (no
-/// worker heard from lately, no `max_games`) with an empty queue takes its
-/// pick straight, `playing`: one statement for the game's start, as
-/// before there were workers.
+/// worker heard from lately, no `max_games`) with an empty queue starts
+/// one pick per game in flight straight, `playing`, in one statement,
+/// takes the first and keeps the others for its next claims.
 pub async fn claim(
     l: &Ladder,
     worker: Option<(i64, i64)>,
@@ -133,38 +170,56 @@ pub async fn claim(
     can_play: &(dyn Fn(usize) -> bool + Sync),
 ) -> Result<Vec<Claimed>, DbError> {
     let mut q = l.workers.sched.queue.lock().await;
+    if worker.is_none() {
+        if let Some(t) = q.ready.iter().position(|t| can_play(t.variant)) {
+            return Ok(q.ready.remove(t).map(claimed).into_iter().collect());
+        }
+    }
     let due = q.kept.is_none_or(|t| t.elapsed() >= HOUSEKEEPING);
     if due || l.workers.sched.stale.swap(false, Ordering::SeqCst) {
         housekeeping(l, &mut q).await?;
     }
-    let (queued, pending) = l.db.queued_games().await?;
+    let known = l.workers.sched.mirror().queued.clone();
+    let (queued, pending) = match known {
+        Some(q) => q,
+        None => {
+            let q = l.db.queued_games().await?;
+            l.workers.sched.mirror().queued = Some(q.clone());
+            q
+        }
+    };
     // The server alone (no worker heard from lately, no cap) with nothing
-    // queued: its pick is handed out at once, `playing`, in one statement
-    // instead of a queue entry and a claim.
+    // queued: its picks are handed out at once, `playing`, one per game in
+    // flight in one statement, instead of queue entries and a claim.
     let alone = worker.is_none()
         && pending == 0
         && q.target <= l.settings.games_in_flight
         && l.db.max_games().is_none();
     let want = if alone {
-        1
+        l.settings.games_in_flight.max(1)
     } else {
         q.target.saturating_sub(pending)
     };
     let add = picks(l, &mut q, &queued, want);
     if alone {
-        let Some((variant, seats)) = add.into_iter().next() else {
-            return Ok(Vec::new());
-        };
-        if !can_play(variant) {
-            return Ok(Vec::new());
+        let add: Vec<_> = add.into_iter().filter(|(v, _)| can_play(*v)).collect();
+        let started = l.db.start_games(&add).await?;
+        if let Some((queued, _)) = &mut l.workers.sched.mirror().queued {
+            queued.extend(started.iter().cloned());
         }
-        let id = l.db.start_game(variant, &seats).await?;
-        return Ok(vec![Claimed {
-            ticket: super::db::GameTicket { id, variant, seats },
-            lease: None,
-        }]);
+        q.ready.extend(started);
+        return Ok(q.ready.pop_front().map(claimed).into_iter().collect());
     }
+    l.workers.sched.forget_queue();
     l.db.claim_games(worker, max, can_play, &add).await
+}
+
+/// A game the server itself plays (no lease).
+fn claimed(ticket: super::db::GameTicket) -> Claimed {
+    Claimed {
+        ticket,
+        lease: None,
+    }
 }
 
 /// Up to `n` games picked by the pairing rule, as (variant, seats), given
@@ -215,6 +270,7 @@ fn picks(
 /// workers heard from lately.
 async fn housekeeping(l: &Ladder, q: &mut Queue) -> Result<(), DbError> {
     q.kept = Some(Instant::now());
+    l.workers.sched.forget_queue();
     let expired = l.db.expire_leases(unix_now()).await?;
     if !expired.is_empty() {
         l.workers

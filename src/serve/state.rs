@@ -139,6 +139,14 @@ impl Ladder {
         }
     }
 
+    /// A finished game, to the live feed: its row (built only when a page
+    /// listens).
+    pub fn announce_game(&self, row: &crate::results::GameRow) {
+        if self.events.receiver_count() > 0 {
+            self.announce(serde_json::json!({"type": "game", "row": row}));
+        }
+    }
+
     /// The last complete fit, if there was one.
     pub fn last_fit(&self) -> Option<Arc<Fit>> {
         self.fit.read().unwrap_or_else(|p| p.into_inner()).clone()

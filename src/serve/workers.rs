@@ -452,7 +452,7 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<()
     }
     super::queue::note_finished(l, &row);
     l.metrics.games_played.fetch_add(1, Ordering::Relaxed);
-    l.announce(serde_json::json!({"type": "game", "row": row}));
+    l.announce_game(&row);
     l.finished_now(&row);
     Ok(())
 }
