@@ -207,6 +207,38 @@ both!(
     games_postgres
 );
 
+async fn games_started_together_come_back_in_order(db: Db) {
+    // Two equal games among them: either id may go to either.
+    let games = vec![
+        (1, vec![7, 8, 9]),
+        (0, vec![8, 7]),
+        (0, vec![7, 8]),
+        (0, vec![8, 7]),
+    ];
+    let started = db.start_games(&games).await.unwrap();
+    let got: Vec<(usize, Vec<i64>)> = started
+        .iter()
+        .map(|t| (t.variant, t.seats.clone()))
+        .collect();
+    assert_eq!(got, games);
+    let mut ids: Vec<i64> = started.iter().map(|t| t.id).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 4, "{started:?}");
+    // Each is `playing`, as the tickets say.
+    let mut cut = db.unfinished_games().await.unwrap();
+    let mut want = started.clone();
+    cut.sort_by_key(|t| t.id);
+    want.sort_by_key(|t| t.id);
+    assert_eq!(cut, want);
+    assert!(db.start_games(&[]).await.unwrap().is_empty());
+}
+both!(
+    games_started_together_come_back_in_order,
+    games_together_sqlite,
+    games_together_postgres
+);
+
 async fn max_games_caps_the_queue(db: Db) {
     // Games added to the queue, none claimed.
     let add = |db: &Db, n: usize| {
