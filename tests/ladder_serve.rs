@@ -7,200 +7,41 @@
 
 mod common;
 
+use common::ladder::Server;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-const ARENA: &str = env!("CARGO_BIN_EXE_arena");
-
-/// A ladder being served, stopped (SIGKILL) when dropped.
-struct Server {
-    dir: PathBuf,
-    file: PathBuf,
-    child: Option<Child>,
-    url: String,
-    /// `--db URL`, when not the default SQLite file.
-    db: Option<String>,
-    /// Extra arguments of `arena serve` (`--pages-only`).
-    extra: Vec<String>,
+/// A ladder of kisolo in `dir` with `[ladder]` settings `ladder` (TOML
+/// lines).
+fn new_server(dir: &Path, ladder: &str) -> Server {
+    Server::new(
+        dir,
+        "name = \"test-ladder\"\nseed = 7\nvariants = [\"kisolo\"]",
+        ladder,
+    )
 }
 
-impl Server {
-    /// A ladder file in `dir` with `[ladder]` settings `ladder` (TOML lines).
-    fn new(dir: &Path, ladder: &str) -> Server {
-        let file = dir.join("ladder.toml");
-        std::fs::write(
-            &file,
-            format!(
-                "name = \"test-ladder\"\nseed = 7\nvariants = [\"kisolo\"]\noutput = \"results\"\n\
-                 [time_control]\nstartup_ms = 20000\ndecision_ms = 5000\n\
-                 [ladder]\ngames_in_flight = 2\nrefit_seconds = 1\n{ladder}\n"
-            ),
-        )
-        .unwrap();
-        Server {
-            dir: dir.to_path_buf(),
-            file,
-            child: None,
-            url: String::new(),
-            db: None,
-            extra: Vec::new(),
+/// Waits (up to 3 minutes) until `ok` holds of `server`'s standings.
+fn wait_standings(
+    server: &Server,
+    what: &str,
+    ok: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let start = Instant::now();
+    loop {
+        let s = server.json("/api/standings");
+        if ok(&s) {
+            return s;
         }
-    }
-
-    /// `arena serve FILE --add-user NAME`: the token it prints.
-    fn add_user(&self, name: &str) -> String {
-        let mut args = vec!["serve", self.file.to_str().unwrap(), "--add-user", name];
-        if let Some(db) = &self.db {
-            args.extend(["--db", db]);
-        }
-        let out = common::arena(&self.dir, &args);
-        assert!(out.status.success(), "{}", common::text(&out));
-        let text = String::from_utf8_lossy(&out.stdout).to_string();
-        let token = text.lines().last().unwrap().trim().to_string();
-        assert_eq!(token.len(), 64, "{text}");
-        token
-    }
-
-    /// Starts `arena serve ladder.toml` in the ladder's folder and waits
-    /// for its address.
-    fn start(&mut self) {
-        let dir = self.dir.clone();
-        self.start_in(&dir, "ladder.toml");
-    }
-
-    /// Starts `arena serve FILE` in folder `cwd` and waits for its address.
-    fn start_in(&mut self, cwd: &Path, file: &str) {
-        let mut child = Command::new(ARENA)
-            .args(["serve", file, "--bind", "127.0.0.1:0"])
-            .args(self.db.iter().flat_map(|d| ["--db", d.as_str()]))
-            .args(&self.extra)
-            .current_dir(cwd)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(self.dir.join("serve.log"))
-                    .unwrap(),
-            ))
-            .spawn()
-            .unwrap();
-        let mut out = child.stdout.take().unwrap();
-        let mut line = Vec::new();
-        let mut b = [0u8; 1];
-        while out.read(&mut b).unwrap_or(0) == 1 && b[0] != b'\n' {
-            line.push(b[0]);
-        }
-        let line = String::from_utf8_lossy(&line).to_string();
-        let url = line
-            .split_whitespace()
-            .find(|w| w.starts_with("http://"))
-            .unwrap_or_else(|| panic!("no address in {line:?}: {}", self.log()))
-            .to_string();
-        // Keep reading its stdout so that it never blocks on a full pipe.
-        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-        self.child = Some(child);
-        self.url = url;
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.join("serve.log")).unwrap_or_default()
-    }
-
-    /// kill -9.
-    fn kill(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-
-    /// SIGTERM, and the exit status.
-    fn terminate(&mut self) -> std::process::ExitStatus {
-        let mut c = self.child.take().unwrap();
-        unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
-        c.wait().unwrap()
-    }
-
-    /// `arena submit` of `folder` with `token`: its exit code and output.
-    fn submit(&self, token: &str, folder: &Path) -> (i32, String) {
-        let out = Command::new(ARENA)
-            .args(["submit", "--server", &self.url, "--token", token])
-            .arg(folder)
-            .output()
-            .unwrap();
-        (out.status.code().unwrap_or(-1), common::text(&out))
-    }
-
-    /// A request: (status, body).
-    fn call(&self, method: &str, path: &str, token: Option<&str>, body: &[u8]) -> (u16, String) {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .build()
-            .into();
-        let url = format!("{}{path}", self.url);
-        let auth = token.map(|t| format!("Bearer {t}"));
-        let mut resp = match method {
-            "GET" | "DELETE" => {
-                let mut r = if method == "GET" {
-                    agent.get(&url)
-                } else {
-                    agent.delete(&url)
-                };
-                if let Some(a) = &auth {
-                    r = r.header("Authorization", a);
-                }
-                r.call().unwrap()
-            }
-            _ => {
-                let mut r = if method == "POST" {
-                    agent.post(&url)
-                } else {
-                    agent.patch(&url)
-                };
-                if let Some(a) = &auth {
-                    r = r.header("Authorization", a);
-                }
-                r.send(body).unwrap()
-            }
-        };
-        let status = resp.status().as_u16();
-        (status, resp.body_mut().read_to_string().unwrap_or_default())
-    }
-
-    fn json(&self, path: &str) -> serde_json::Value {
-        let (status, body) = self.call("GET", path, None, b"");
-        assert_eq!(status, 200, "{path}: {body}");
-        serde_json::from_str(&body).unwrap()
-    }
-
-    /// Waits (up to 3 minutes) until `ok` holds of the standings.
-    fn wait_standings(
-        &self,
-        what: &str,
-        ok: impl Fn(&serde_json::Value) -> bool,
-    ) -> serde_json::Value {
-        let start = Instant::now();
-        loop {
-            let s = self.json("/api/standings");
-            if ok(&s) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(180),
-                "{what}: not after 3 minutes; standings {s}\n{}",
-                self.log()
-            );
-            std::thread::sleep(Duration::from_millis(300));
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "{what}: not after 3 minutes; standings {s}\n{}",
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(300));
     }
 }
 
@@ -410,7 +251,7 @@ fn assert_export_rates_the_same(server: &Server, s: &serde_json::Value) {
 fn bots_in_three_languages_are_entered_play_are_rated_replaced_and_a_failing_one_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let mut server = Server::new(dir, "placement_games = 4");
+    let mut server = new_server(dir, "placement_games = 4");
     let alice = server.add_user("alice");
     let bob = server.add_user("bob");
     server.start();
@@ -434,7 +275,7 @@ fn bots_in_three_languages_are_entered_play_are_rated_replaced_and_a_failing_one
     } else {
         eprintln!("node is missing: the JavaScript bot is left out");
     }
-    let s = server.wait_standings("every bot rated over 10 games", |s| {
+    let s = wait_standings(&server, "every bot rated over 10 games", |s| {
         let r = rated(s);
         expected
             .iter()
@@ -460,7 +301,7 @@ fn bots_in_three_languages_are_entered_play_are_rated_replaced_and_a_failing_one
         .as_str()
         .unwrap()
         .contains("all checks passed"));
-    let s = server.wait_standings("the new version rated, the old one kept", |s| {
+    let s = wait_standings(&server, "the new version rated, the old one kept", |s| {
         let r = rated(s);
         r.iter().any(|(n, _, g)| n == "random-python@2" && *g >= 4)
             && r.iter().any(|(n, _, _)| n == "random-python@1")
@@ -473,7 +314,7 @@ fn bots_in_three_languages_are_entered_play_are_rated_replaced_and_a_failing_one
     };
     let before = old_games(&s);
     std::thread::sleep(Duration::from_secs(3));
-    let later = server.wait_standings("a later fit", |x| x["games"] != s["games"]);
+    let later = wait_standings(&server, "a later fit", |x| x["games"] != s["games"]);
     assert_eq!(old_games(&later), before, "the retired version still plays");
 
     // A bot that fails check-bot is refused with check-bot's report.
@@ -597,7 +438,7 @@ fn announce_body(url: &str, token: &str, length: u64) -> String {
 fn bad_input_gets_its_status_and_a_message_and_writes_nothing_outside_the_new_bots_folder() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let mut server = Server::new(dir, "uploads_per_hour = 12\nupload_mb = 1\nunpacked_mb = 2");
+    let mut server = new_server(dir, "uploads_per_hour = 12\nupload_mb = 1\nunpacked_mb = 2");
     let alice = server.add_user("alice");
     let bob = server.add_user("bob");
     server.start();
@@ -760,14 +601,16 @@ fn bad_input_gets_its_status_and_a_message_and_writes_nothing_outside_the_new_bo
 fn kill_9_in_the_middle_of_games_loses_no_finished_game_and_plays_the_cut_ones_again_once() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let mut server = Server::new(dir, "");
+    let mut server = new_server(dir, "");
     let alice = server.add_user("alice");
     server.start();
     for bot in ["random-rust", "random-python"] {
         let (code, out) = server.submit(&alice, &shipped(dir, bot));
         assert_eq!(code, 0, "{out}");
     }
-    server.wait_standings("30 games", |s| s["games"].as_u64().unwrap_or(0) >= 30);
+    wait_standings(&server, "30 games", |s| {
+        s["games"].as_u64().unwrap_or(0) >= 30
+    });
     server.kill();
     // What the store holds after the crash: the finished games and those
     // that were being played.
@@ -787,7 +630,7 @@ fn kill_9_in_the_middle_of_games_loses_no_finished_game_and_plays_the_cut_ones_a
     // `ladder.toml`, a relative path) are found all the same.
     let elsewhere = dir.join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
-    server.start_in(&elsewhere, "../ladder.toml");
+    server.start_at(&elsewhere, "../ladder.toml", "127.0.0.1:0");
     // Every cut game finished (played again first, but one can take
     // longer than many others), then a fit that has them all.
     let start = Instant::now();
@@ -804,7 +647,7 @@ fn kill_9_in_the_middle_of_games_loses_no_finished_game_and_plays_the_cut_ones_a
         );
         std::thread::sleep(Duration::from_millis(300));
     };
-    let s = server.wait_standings("a fit with the cut games", |s| {
+    let s = wait_standings(&server, "a fit with the cut games", |s| {
         s["games"].as_u64().unwrap_or(0) as usize >= finished
     });
     let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
@@ -863,7 +706,7 @@ fn on_postgresql_kill_9_loses_no_game_a_second_server_is_refused_and_a_pages_onl
     };
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let mut server = Server::new(dir, "");
+    let mut server = new_server(dir, "");
     server.db = Some(url.clone());
     let alice = server.add_user("alice");
     server.start();
@@ -871,7 +714,9 @@ fn on_postgresql_kill_9_loses_no_game_a_second_server_is_refused_and_a_pages_onl
         let (code, out) = server.submit(&alice, &shipped(dir, bot));
         assert_eq!(code, 0, "{out}");
     }
-    server.wait_standings("20 games", |s| s["games"].as_u64().unwrap_or(0) >= 20);
+    wait_standings(&server, "20 games", |s| {
+        s["games"].as_u64().unwrap_or(0) >= 20
+    });
     // A second server on the same database is refused, naming the first.
     let out = common::arena(
         dir,
@@ -919,7 +764,7 @@ fn on_postgresql_kill_9_loses_no_game_a_second_server_is_refused_and_a_pages_onl
         );
         std::thread::sleep(Duration::from_millis(300));
     };
-    let s = server.wait_standings("a fit with the cut games", |s| {
+    let s = wait_standings(&server, "a fit with the cut games", |s| {
         s["games"].as_u64().unwrap_or(0) as usize >= finished
     });
     let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
@@ -942,13 +787,13 @@ fn on_postgresql_kill_9_loses_no_game_a_second_server_is_refused_and_a_pages_onl
 
     // A second process for the pages only: it sees the same games and
     // follows new ones, and takes no uploads.
-    let mut pages = Server::new(dir, "");
+    let mut pages = new_server(dir, "");
     pages.db = Some(url.clone());
     pages.extra = vec!["--pages-only".into()];
     std::fs::rename(dir.join("serve.log"), dir.join("serve-main.log")).unwrap();
     pages.start();
     let seen = server.json("/api/standings")["games"].as_u64().unwrap();
-    pages.wait_standings("the main server's games", |p| {
+    wait_standings(&pages, "the main server's games", |p| {
         p["games"].as_u64().unwrap_or(0) >= seen
     });
     let (status, body) = pages.call("POST", "/api/bots", Some(&alice), b"x");

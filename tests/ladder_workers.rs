@@ -12,9 +12,10 @@
 
 mod common;
 
+use common::ladder::Server;
+
 use mancala_arena::engine::{Game, Settings, Variant};
 use mancala_arena::serve::db::Db;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -23,181 +24,35 @@ const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 const SEED: u64 = 7;
 const MAX_PLIES: u32 = 300;
 
-/// A ladder being served, stopped (SIGKILL) when dropped.
-struct Server {
-    dir: PathBuf,
-    file: PathBuf,
-    child: Option<Child>,
-    url: String,
-    /// `--db URL` (PostgreSQL), or the SQLite file in the results folder.
-    db: Option<String>,
+/// A ladder of kisolo in `dir` with more `[ladder]` lines `ladder`,
+/// served from the store `db` (None: SQLite in its results folder).
+fn new_server(dir: &Path, db: Option<String>, ladder: &str) -> Server {
+    let mut server = Server::new(
+        dir,
+        &format!(
+            "name = \"workers-ladder\"\nseed = {SEED}\nvariants = [\"kisolo\"]\nmax_plies = {MAX_PLIES}"
+        ),
+        ladder,
+    );
+    server.db = db;
+    server
 }
 
-impl Server {
-    fn new(dir: &Path) -> Server {
-        Server::with(dir, None, "")
-    }
-
-    /// A ladder file in `dir` with more `[ladder]` lines `ladder`, served
-    /// from the store `db` (None: SQLite in its results folder).
-    fn with(dir: &Path, db: Option<String>, ladder: &str) -> Server {
-        let file = dir.join("ladder.toml");
-        std::fs::write(
-            &file,
-            format!(
-                "name = \"workers-ladder\"\nseed = {SEED}\nvariants = [\"kisolo\"]\noutput = \"results\"\n\
-                 max_plies = {MAX_PLIES}\n\
-                 [time_control]\nstartup_ms = 20000\ndecision_ms = 5000\n\
-                 [ladder]\ngames_in_flight = 2\nrefit_seconds = 1\n{ladder}\n"
-            ),
-        )
-        .unwrap();
-        Server {
-            dir: dir.to_path_buf(),
-            file,
-            child: None,
-            url: String::new(),
-            db,
-        }
-    }
-
-    /// `--db URL` when the store is not the SQLite file.
-    fn db_args(&self) -> Vec<String> {
-        match &self.db {
-            Some(url) => vec!["--db".into(), url.clone()],
-            None => Vec::new(),
-        }
-    }
-
-    /// `arena serve FILE --add-user NAME` (or `--add-worker`): the token.
-    fn add(&self, flag: &str, name: &str) -> String {
-        let mut args = vec!["serve", self.file.to_str().unwrap(), flag, name];
-        let db = self.db_args();
-        args.extend(db.iter().map(String::as_str));
-        let out = common::arena(&self.dir, &args);
-        assert!(out.status.success(), "{}", common::text(&out));
-        let text = String::from_utf8_lossy(&out.stdout).to_string();
-        let token = text.lines().last().unwrap().trim().to_string();
-        assert_eq!(token.len(), 64, "{text}");
-        token
-    }
-
-    fn start(&mut self, lease_seconds: u32) {
-        self.start_on(lease_seconds, "127.0.0.1:0")
-    }
-
-    /// Starts it listening on `bind`.
-    fn start_on(&mut self, lease_seconds: u32, bind: &str) {
-        let mut child = Command::new(ARENA)
-            .args(["serve", self.file.to_str().unwrap(), "--bind", bind])
-            .args(self.db_args())
-            .args([
-                "--local-games",
-                "0",
-                "--lease-seconds",
-                &lease_seconds.to_string(),
-            ])
-            .current_dir(&self.dir)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(log_file(&self.dir.join("serve.log"))))
-            .spawn()
-            .unwrap();
-        let mut out = child.stdout.take().unwrap();
-        let mut line = Vec::new();
-        let mut b = [0u8; 1];
-        while out.read(&mut b).unwrap_or(0) == 1 && b[0] != b'\n' {
-            line.push(b[0]);
-        }
-        let line = String::from_utf8_lossy(&line).to_string();
-        self.url = line
-            .split_whitespace()
-            .find(|w| w.starts_with("http://"))
-            .unwrap_or_else(|| panic!("no address in {line:?}: {}", self.log()))
-            .to_string();
-        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-        self.child = Some(child);
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.join("serve.log")).unwrap_or_default()
-    }
-
-    fn submit(&self, token: &str, folder: &Path) {
-        let out = Command::new(ARENA)
-            .args(["submit", "--server", &self.url, "--token", token])
-            .arg(folder)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}\n{}",
-            common::text(&out),
-            self.log()
-        );
-    }
-
-    /// A request with a JSON body (or none): (status, body).
-    fn call(&self, method: &str, path: &str, token: Option<&str>, body: &str) -> (u16, String) {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .build()
-            .into();
-        let url = format!("{}{path}", self.url);
-        let auth = token.map(|t| format!("Bearer {t}"));
-        let mut resp = if method == "GET" {
-            let mut r = agent.get(&url);
-            if let Some(a) = &auth {
-                r = r.header("Authorization", a);
-            }
-            r.call().unwrap()
-        } else {
-            let mut r = agent.post(&url);
-            if let Some(a) = &auth {
-                r = r.header("Authorization", a);
-            }
-            r.send(body.as_bytes()).unwrap()
-        };
-        let status = resp.status().as_u16();
-        (status, resp.body_mut().read_to_string().unwrap_or_default())
-    }
-
-    fn json(&self, path: &str) -> serde_json::Value {
-        let (status, body) = self.call("GET", path, None, "");
-        assert_eq!(status, 200, "{path}: {body}");
-        serde_json::from_str(&body).unwrap()
-    }
-
-    fn csv_games(&self) -> Vec<String> {
-        let (_, csv) = self.call("GET", "/api/games.csv", None, "");
-        csv.lines()
-            .skip(1)
-            .map(|l| l.split(',').next().unwrap().to_string())
-            .collect()
-    }
-
-    fn db(&self) -> String {
-        match &self.db {
-            Some(url) => url.clone(),
-            None => format!("sqlite:{}", self.dir.join("results/ladder.db").display()),
-        }
-    }
+/// Starts `server` on loopback, playing no game itself (only workers
+/// play), with leases of `lease_seconds`.
+fn start(server: &mut Server, lease_seconds: u32) {
+    start_on(server, lease_seconds, "127.0.0.1:0")
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-fn log_file(path: &Path) -> std::fs::File {
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .unwrap()
+/// [`start`], listening on `bind`.
+fn start_on(server: &mut Server, lease_seconds: u32, bind: &str) {
+    server.extra = ["--local-games", "0", "--lease-seconds"]
+        .map(String::from)
+        .into_iter()
+        .chain([lease_seconds.to_string()])
+        .collect();
+    let dir = server.dir.clone();
+    server.start_at(&dir, "ladder.toml", bind);
 }
 
 /// A copy of the repository's bot folder `from`, named `name`, with
@@ -322,13 +177,13 @@ fn on_postgresql_forged_uploads_are_refused_and_an_upload_counts_once() {
 fn forged_uploads(db: Option<String>) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let mut server = Server::with(dir, db, "");
+    let mut server = new_server(dir, db, "");
     let alice = server.add("--add-user", "alice");
     let w1 = server.add("--add-worker", "w1");
     let w2 = server.add("--add-worker", "w2");
-    server.start(5);
-    server.submit(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
-    server.submit(&alice, &bot_copy(dir, "random-rust", "rand-b", &same));
+    start(&mut server, 5);
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-b", &same));
 
     // Tokens keep to their role; a worker of other rules is refused.
     let (s, b) = server.call("POST", "/api/worker/claim", Some(&alice), r#"{"max":1}"#);
@@ -337,12 +192,7 @@ fn forged_uploads(db: Option<String>) {
     assert_eq!(s, 403, "a worker's token uploaded a bot: {b}");
     let (s, b) = server.call("POST", "/api/worker/claim", Some(&w1), r#"{"max":1}"#);
     assert_eq!(s, 409, "a claim before register: {b}");
-    let (s, b) = server.call(
-        "POST",
-        "/api/worker/register",
-        Some(&w1),
-        &registration(999),
-    );
+    let (s, b) = server.call("POST", "/api/worker/register", Some(&w1), registration(999));
     assert_eq!(s, 409, "{b}");
     assert!(b.contains("rules version"), "{b}");
     for w in [&w1, &w2] {
@@ -350,7 +200,7 @@ fn forged_uploads(db: Option<String>) {
             "POST",
             "/api/worker/register",
             Some(w),
-            &registration(mancala_arena::engine::RULES_VERSION),
+            registration(mancala_arena::engine::RULES_VERSION),
         );
         assert_eq!(s, 200, "{b}");
     }
@@ -419,7 +269,7 @@ fn forged_uploads(db: Option<String>) {
         "POST",
         &format!("/api/worker/games/{gid}"),
         Some(&w1),
-        &upload_body(&lease, &row, &lines),
+        upload_body(&lease, &row, &lines),
     );
     assert_eq!(s, 201, "{b}\n{}", server.log());
     assert_eq!(server.csv_games(), vec![gid.clone()]);
@@ -502,8 +352,8 @@ fn worker(server: &Server, token: &str, name: &str) -> Worker {
         ])
         .arg(dir.join("cache"))
         .current_dir(&dir)
-        .stdout(Stdio::from(log_file(&dir.join("out.log"))))
-        .stderr(Stdio::from(log_file(&dir.join("err.log"))))
+        .stdout(Stdio::from(common::ladder::log_file(&dir.join("out.log"))))
+        .stderr(Stdio::from(common::ladder::log_file(&dir.join("err.log"))))
         .spawn()
         .map(Worker)
         .unwrap()
@@ -513,12 +363,12 @@ fn worker(server: &Server, token: &str, name: &str) -> Worker {
 fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_recorded_once() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let mut server = Server::new(dir);
+    let mut server = new_server(dir, None, "");
     let alice = server.add("--add-user", "alice");
     let ta = server.add("--add-worker", "wa");
     let tb = server.add("--add-worker", "wb");
-    server.start(4);
-    server.submit(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
+    start(&mut server, 4);
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
     // A bot that thinks 20 ms a decision: a worker killed while it holds
     // a lease is killed in the middle of a game.
     let slow = |t: String| {
@@ -528,10 +378,10 @@ fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_reco
                 "    time.sleep(0.02)\n    return random.choice",
             )
     };
-    server.submit(&alice, &bot_copy(dir, "random-python", "slow-py", &slow));
+    server.submit_ok(&alice, &bot_copy(dir, "random-python", "slow-py", &slow));
 
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let db = rt.block_on(Db::open(&server.db())).unwrap();
+    let db = rt.block_on(Db::open(&server.db_url())).unwrap();
     let wa = rt
         .block_on(db.owner_by_token(&mancala_arena::serve::token_hash(&ta)))
         .unwrap()
@@ -667,11 +517,11 @@ fn a_worker_that_loses_the_server_keeps_its_game_in_the_spool_and_uploads_it_whe
 ) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let mut server = Server::new(dir);
+    let mut server = new_server(dir, None, "");
     let alice = server.add("--add-user", "alice");
     let token = server.add("--add-worker", "wa");
-    server.start(60);
-    server.submit(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
+    start(&mut server, 60);
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
     // 50 ms a decision: the server is gone before the game ends.
     let slow = |t: String| {
         t.replace("import json", "import json\nimport time")
@@ -680,9 +530,9 @@ fn a_worker_that_loses_the_server_keeps_its_game_in_the_spool_and_uploads_it_whe
                 "    time.sleep(0.05)\n    return random.choice",
             )
     };
-    server.submit(&alice, &bot_copy(dir, "random-python", "slow-py", &slow));
+    server.submit_ok(&alice, &bot_copy(dir, "random-python", "slow-py", &slow));
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let db = rt.block_on(Db::open(&server.db())).unwrap();
+    let db = rt.block_on(Db::open(&server.db_url())).unwrap();
     let w = worker(&server, &token, "a");
     // The worker has uploaded a game (its bots are fetched and built)
     // and holds a lease: the server dies (SIGKILL) in the middle of a game.
@@ -701,14 +551,11 @@ fn a_worker_that_loses_the_server_keeps_its_game_in_the_spool_and_uploads_it_whe
         std::thread::sleep(Duration::from_millis(20));
     };
     let address = server.url.trim_start_matches("http://").to_string();
-    if let Some(mut c) = server.child.take() {
-        c.kill().unwrap();
-        c.wait().unwrap();
-    }
+    server.kill();
     let gid = format!("game-{}", cut.game_id);
     wait_output(&server, "a", &format!("{gid}: kept in the spool"));
     // Back on the same address: the spooled game is uploaded, once.
-    server.start_on(60, &address);
+    start_on(&mut server, 60, &address);
     let out = wait_output(&server, "a", &format!("{gid}: uploaded from the spool"));
     assert!(!out.contains("discarded"), "{out}");
     let ids = server.csv_games();
@@ -741,18 +588,18 @@ fn on_postgresql_three_workers_play_300_games_through_a_worker_and_a_server_kill
     let began = Instant::now();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let mut server = Server::with(dir, Some(url), &format!("max_games = {GAMES}"));
+    let mut server = new_server(dir, Some(url), &format!("max_games = {GAMES}"));
     let alice = server.add("--add-user", "alice");
     let tokens: Vec<String> = ["wa", "wb", "wc"]
         .iter()
         .map(|w| server.add("--add-worker", w))
         .collect();
-    server.start(4);
-    server.submit(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
-    server.submit(&alice, &bot_copy(dir, "random-rust", "rand-b", &same));
-    server.submit(&alice, &bot_copy(dir, "greedy-rust", "greedy", &same));
+    start(&mut server, 4);
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-b", &same));
+    server.submit_ok(&alice, &bot_copy(dir, "greedy-rust", "greedy", &same));
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let db = rt.block_on(Db::open(&server.db())).unwrap();
+    let db = rt.block_on(Db::open(&server.db_url())).unwrap();
     let wa = rt
         .block_on(db.owner_by_token(&mancala_arena::serve::token_hash(&tokens[0])))
         .unwrap()
@@ -818,12 +665,10 @@ fn on_postgresql_three_workers_play_300_games_through_a_worker_and_a_server_kill
         std::thread::sleep(Duration::from_millis(50));
     }
     let address = server.url.trim_start_matches("http://").to_string();
-    let mut c = server.child.take().unwrap();
-    c.kill().unwrap();
-    c.wait().unwrap();
+    server.kill();
     let at_kill = done(&db);
     let server_killed = began.elapsed();
-    server.start_on(4, &address);
+    start_on(&mut server, 4, &address);
 
     // The set is played to its end: every game done, none left, none
     // added (the workers keep asking).

@@ -1,5 +1,7 @@
 //! Helpers shared by the integration tests.
 
+pub mod ladder;
+
 /// Live (not zombie) processes whose command line holds `word`. A bot in
 /// its sandbox knows only its own namespace's pids, so what it leaves
 /// behind is found by its command line.

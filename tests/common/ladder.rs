@@ -1,0 +1,231 @@
+//! A ladder served by the real `arena serve`, for the ladder's
+//! integration tests (tests/ladder_serve.rs, tests/ladder_workers.rs):
+//! its ladder file, its tokens, the server process and requests to it.
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+
+/// A ladder being served, stopped (SIGKILL) when dropped.
+pub struct Server {
+    pub dir: PathBuf,
+    pub file: PathBuf,
+    child: Option<Child>,
+    pub url: String,
+    /// `--db URL`, when not the default SQLite file in its results folder.
+    pub db: Option<String>,
+    /// More arguments of `arena serve` (`--pages-only`, `--local-games 0`).
+    pub extra: Vec<String>,
+}
+
+impl Server {
+    /// `dir/ladder.toml`: the top-level lines `top` (name, seed, variants),
+    /// the results in `results/`, generous start-up and decision times (a
+    /// loaded machine), and `[ladder]` with 2 games in flight, a refit
+    /// every second and the lines `ladder`.
+    pub fn new(dir: &Path, top: &str, ladder: &str) -> Server {
+        let file = dir.join("ladder.toml");
+        std::fs::write(
+            &file,
+            format!(
+                "{top}\noutput = \"results\"\n\
+                 [time_control]\nstartup_ms = 20000\ndecision_ms = 5000\n\
+                 [ladder]\ngames_in_flight = 2\nrefit_seconds = 1\n{ladder}\n"
+            ),
+        )
+        .unwrap();
+        Server {
+            dir: dir.to_path_buf(),
+            file,
+            child: None,
+            url: String::new(),
+            db: None,
+            extra: Vec::new(),
+        }
+    }
+
+    /// `--db URL` when the store is not the SQLite file.
+    fn db_args(&self) -> Vec<String> {
+        match &self.db {
+            Some(url) => vec!["--db".into(), url.clone()],
+            None => Vec::new(),
+        }
+    }
+
+    /// The store's URL.
+    pub fn db_url(&self) -> String {
+        match &self.db {
+            Some(url) => url.clone(),
+            None => format!("sqlite:{}", self.dir.join("results/ladder.db").display()),
+        }
+    }
+
+    /// `arena serve FILE FLAG NAME` (`--add-user` or `--add-worker`): the
+    /// token it prints.
+    pub fn add(&self, flag: &str, name: &str) -> String {
+        let mut args = vec!["serve", self.file.to_str().unwrap(), flag, name];
+        let db = self.db_args();
+        args.extend(db.iter().map(String::as_str));
+        let out = super::arena(&self.dir, &args);
+        assert!(out.status.success(), "{}", super::text(&out));
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let token = text.lines().last().unwrap().trim().to_string();
+        assert_eq!(token.len(), 64, "{text}");
+        token
+    }
+
+    /// `arena serve FILE --add-user NAME`: the token it prints.
+    pub fn add_user(&self, name: &str) -> String {
+        self.add("--add-user", name)
+    }
+
+    /// Starts `arena serve ladder.toml` in the ladder's folder on
+    /// loopback, and waits for its address.
+    pub fn start(&mut self) {
+        let dir = self.dir.clone();
+        self.start_at(&dir, "ladder.toml", "127.0.0.1:0");
+    }
+
+    /// Starts `arena serve FILE --bind BIND` in folder `cwd`, with the
+    /// store's and the extra arguments, and waits for its address.
+    pub fn start_at(&mut self, cwd: &Path, file: &str, bind: &str) {
+        let mut child = Command::new(ARENA)
+            .args(["serve", file, "--bind", bind])
+            .args(self.db_args())
+            .args(&self.extra)
+            .current_dir(cwd)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(log_file(&self.dir.join("serve.log"))))
+            .spawn()
+            .unwrap();
+        let mut out = child.stdout.take().unwrap();
+        let mut line = Vec::new();
+        let mut b = [0u8; 1];
+        while out.read(&mut b).unwrap_or(0) == 1 && b[0] != b'\n' {
+            line.push(b[0]);
+        }
+        let line = String::from_utf8_lossy(&line).to_string();
+        self.url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no address in {line:?}: {}", self.log()))
+            .to_string();
+        // Keep reading its stdout so that it never blocks on a full pipe.
+        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+        self.child = Some(child);
+    }
+
+    /// The server's log so far (its stderr, over its restarts).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("serve.log")).unwrap_or_default()
+    }
+
+    /// kill -9.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// SIGTERM, and the exit status.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let mut c = self.child.take().unwrap();
+        // SAFETY: signals the child this guard spawned and has not reaped.
+        unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
+        c.wait().unwrap()
+    }
+
+    /// `arena submit` of `folder` with `token`: its exit code and output.
+    pub fn submit(&self, token: &str, folder: &Path) -> (i32, String) {
+        let out = Command::new(ARENA)
+            .args(["submit", "--server", &self.url, "--token", token])
+            .arg(folder)
+            .output()
+            .unwrap();
+        (out.status.code().unwrap_or(-1), super::text(&out))
+    }
+
+    /// `arena submit`, which must succeed.
+    pub fn submit_ok(&self, token: &str, folder: &Path) {
+        let (code, out) = self.submit(token, folder);
+        assert_eq!(code, 0, "{out}\n{}", self.log());
+    }
+
+    /// A request (GET, DELETE, POST or PATCH) with `body` for the last
+    /// two: (status, body).
+    pub fn call(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: impl AsRef<[u8]>,
+    ) -> (u16, String) {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let url = format!("{}{path}", self.url);
+        let auth = token.map(|t| format!("Bearer {t}"));
+        let mut resp = match method {
+            "GET" | "DELETE" => {
+                let mut r = if method == "GET" {
+                    agent.get(&url)
+                } else {
+                    agent.delete(&url)
+                };
+                if let Some(a) = &auth {
+                    r = r.header("Authorization", a);
+                }
+                r.call().unwrap()
+            }
+            _ => {
+                let mut r = if method == "POST" {
+                    agent.post(&url)
+                } else {
+                    agent.patch(&url)
+                };
+                if let Some(a) = &auth {
+                    r = r.header("Authorization", a);
+                }
+                r.send(body.as_ref()).unwrap()
+            }
+        };
+        let status = resp.status().as_u16();
+        (status, resp.body_mut().read_to_string().unwrap_or_default())
+    }
+
+    /// `GET path`, which must answer 200, as JSON.
+    pub fn json(&self, path: &str) -> serde_json::Value {
+        let (status, body) = self.call("GET", path, None, b"");
+        assert_eq!(status, 200, "{path}: {body}");
+        serde_json::from_str(&body).unwrap()
+    }
+
+    /// The game ids of `/api/games.csv`, in its order.
+    pub fn csv_games(&self) -> Vec<String> {
+        let (_, csv) = self.call("GET", "/api/games.csv", None, b"");
+        csv.lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().to_string())
+            .collect()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// `path` opened to append to (a log kept over restarts).
+pub fn log_file(path: &Path) -> std::fs::File {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap()
+}
