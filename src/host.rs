@@ -107,3 +107,56 @@ pub fn host_name() -> String {
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "localhost".to_string())
 }
+
+/// Watches, on a thread of its own named `name`, for Ctrl-C, SIGTERM and
+/// SIGHUP (a closed terminal or ssh session), and runs `then` when one
+/// comes; gives up, without running it, once `give_up` finishes.
+pub fn on_stop_signal<G, T>(
+    name: &str,
+    give_up: G,
+    then: T,
+) -> std::io::Result<std::thread::JoinHandle<()>>
+where
+    G: std::future::Future<Output = ()> + Send + 'static,
+    T: FnOnce() + Send + 'static,
+{
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            let signalled = rt.block_on(async move {
+                #[cfg(unix)]
+                {
+                    use tokio::signal::unix::{signal, SignalKind};
+                    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+                        signal(SignalKind::interrupt()),
+                        signal(SignalKind::terminate()),
+                        signal(SignalKind::hangup()),
+                    ) else {
+                        return false;
+                    };
+                    tokio::select! {
+                        _ = int.recv() => true,
+                        _ = term.recv() => true,
+                        _ = hup.recv() => true,
+                        _ = give_up => false,
+                    }
+                }
+                #[cfg(not(unix))]
+                {
+                    tokio::select! {
+                        r = tokio::signal::ctrl_c() => r.is_ok(),
+                        _ = give_up => false,
+                    }
+                }
+            });
+            if signalled {
+                then();
+            }
+        })
+}

@@ -30,31 +30,12 @@ pub struct WorkerArgs {
 pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     {
+        // Ctrl-C, SIGTERM or SIGHUP: the games in hand finish and are
+        // uploaded, then the worker stops.
         let stop = stop.clone();
-        std::thread::Builder::new()
-            .name("worker-signals".into())
-            .spawn(move || {
-                let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                else {
-                    return;
-                };
-                rt.block_on(async {
-                    use tokio::signal::unix::{signal, SignalKind};
-                    let (Ok(mut int), Ok(mut term)) = (
-                        signal(SignalKind::interrupt()),
-                        signal(SignalKind::terminate()),
-                    ) else {
-                        return;
-                    };
-                    tokio::select! {
-                        _ = int.recv() => {}
-                        _ = term.recv() => {}
-                    }
-                });
-                stop.store(true, Ordering::SeqCst);
-            })?;
+        crate::host::on_stop_signal("worker-signals", std::future::pending(), move || {
+            stop.store(true, Ordering::SeqCst)
+        })?;
     }
     let opts = crate::serve::remote::WorkerOptions {
         server: args.server,

@@ -928,46 +928,20 @@ fn commit_all<S: Store>(
 }
 
 /// Watches for Ctrl-C, SIGTERM and SIGHUP (a closed terminal or ssh
-/// session) on its own thread and raises `cancel`.
+/// session) on its own thread and raises `cancel`, until the league drops
+/// it.
 fn spawn_signal_watcher(
     cancel: Arc<tokio::sync::watch::Sender<bool>>,
 ) -> Option<std::thread::JoinHandle<()>> {
-    std::thread::Builder::new()
-        .name("league-signals".into())
-        .spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
-                return;
-            };
-            rt.block_on(async move {
-                #[cfg(unix)]
-                {
-                    use tokio::signal::unix::{signal, SignalKind};
-                    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
-                        signal(SignalKind::interrupt()),
-                        signal(SignalKind::terminate()),
-                        signal(SignalKind::hangup()),
-                    ) else {
-                        return;
-                    };
-                    tokio::select! {
-                        _ = int.recv() => { let _ = cancel.send(true); }
-                        _ = term.recv() => { let _ = cancel.send(true); }
-                        _ = hup.recv() => { let _ = cancel.send(true); }
-                        _ = cancel.closed() => {}
-                    }
-                }
-                #[cfg(not(unix))]
-                {
-                    if tokio::signal::ctrl_c().await.is_ok() {
-                        let _ = cancel.send(true);
-                    }
-                }
-            });
-        })
-        .ok()
+    let watched = cancel.clone();
+    crate::host::on_stop_signal(
+        "league-signals",
+        async move { watched.closed().await },
+        move || {
+            let _ = cancel.send(true);
+        },
+    )
+    .ok()
 }
 
 fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::SyncSender<WorkerMsg>) {

@@ -160,7 +160,7 @@ struct Claim {
     seats: Vec<(String, String)>,
 }
 
-/// Runs the worker until `stop` is raised (Ctrl-C, SIGTERM); each line
+/// Runs the worker until `stop` is raised (Ctrl-C, SIGTERM, SIGHUP); each line
 /// of what it does goes to `say`.
 pub fn run(
     opts: &WorkerOptions,
