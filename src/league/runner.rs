@@ -1031,16 +1031,25 @@ async fn play_one(
     }
 }
 
-/// The referee's spec of a scheduled game of league `t`: its opening, the
-/// league's time control, the bots' seed.
-fn game_spec(t: &Tournament, game: &ScheduledGame) -> GameSpec {
+/// The opening of a scheduled game of league `t`: its line of the
+/// openings book, if the league has one, then `openings` random
+/// decisions drawn from its seed ([`schedule::opening_after`]).
+pub fn opening_of(t: &Tournament, game: &ScheduledGame) -> Vec<String> {
     let vspec = &t.variants[game.variant];
     let settings = vspec.settings(t.max_plies);
     let book = t
         .book
         .as_ref()
         .map_or(&[][..], |b| b.line(game.variant, game.variant_group));
-    let opening = schedule::opening_after(vspec, &settings, game.seed, book, t.openings);
+    schedule::opening_after(vspec, &settings, game.seed, book, t.openings)
+}
+
+/// The referee's spec of a scheduled game of league `t`: its opening, the
+/// league's time control, the bots' seed.
+fn game_spec(t: &Tournament, game: &ScheduledGame) -> GameSpec {
+    let vspec = &t.variants[game.variant];
+    let settings = vspec.settings(t.max_plies);
+    let opening = opening_of(t, game);
     GameSpec {
         game_id: game.game_id.clone(),
         variant: vspec.variant,

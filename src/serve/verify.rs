@@ -20,6 +20,9 @@ pub struct Expected {
     pub players: Vec<String>,
     /// The game's seed.
     pub seed: u64,
+    /// The game's opening (the ladder's `openings` and book), which the
+    /// record must start with, marked as the opening.
+    pub opening: Vec<String>,
 }
 
 /// Why an upload is refused: a kind (the `/metrics` label) and the detail.
@@ -28,7 +31,7 @@ pub struct Expected {
 pub struct Refused {
     /// `record` (unreadable), `illegal_move`, `result` (differs from the
     /// replay, or from the row), `seats` (bots, seats, variant or seed
-    /// differ from the lease).
+    /// differ from the lease), `opening` (not the game's).
     pub kind: &'static str,
     pub detail: String,
 }
@@ -112,10 +115,37 @@ pub fn check_upload(
             "the record's variant, players, options or ply limit are not the ladder's",
         ));
     }
+    if spec.opening != expected.opening {
+        return Err(refused(
+            "opening",
+            format!(
+                "the record's opening is {:?}, the game's {:?}",
+                spec.opening, expected.opening
+            ),
+        ));
+    }
     // The replay.
     let mut game = Game::new(spec.variant, &spec.settings)
         .map_err(|e| refused("record", format!("the game cannot be set up: {e}")))?;
     for (i, d) in rec.decisions.iter().enumerate() {
+        let book = expected.opening.get(i);
+        if d.opening != book.is_some() || book.is_some_and(|o| *o != d.option) {
+            return Err(refused(
+                "opening",
+                format!(
+                    "decision {} (ply {}) `{}` {} the opening, which is {:?}",
+                    i + 1,
+                    d.ply,
+                    d.option,
+                    if d.opening {
+                        "is marked"
+                    } else {
+                        "is not marked"
+                    },
+                    expected.opening
+                ),
+            ));
+        }
         let to_decide = game.to_decide();
         if to_decide != Some(d.seat) {
             return Err(refused(
@@ -208,4 +238,145 @@ fn check_result(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Settings;
+    use serde_json::json;
+
+    /// A ladder of kisolo with `openings` random opening decisions.
+    fn ladder(openings: u32) -> Tournament {
+        let text = format!(
+            "name = \"l\"\nseed = 5\nvariants = [\"kisolo\"]\nopenings = {openings}\nmax_plies = 200\n[ladder]\n"
+        );
+        Tournament::parse(std::path::Path::new("ladder.toml"), &text).unwrap()
+    }
+
+    /// What the server expects of ladder game 9 of `t`.
+    fn expected(t: &Tournament) -> Expected {
+        let game = crate::serve::play::scheduled(t.seed, 9, 0, vec![0, 1]);
+        Expected {
+            game_id: game.game_id.clone(),
+            variant: 0,
+            players: vec!["a@1".into(), "b@1".into()],
+            seed: game.seed,
+            opening: crate::league::runner::opening_of(t, &game),
+        }
+    }
+
+    /// A game played to its end from `opening` (the record's header says
+    /// `header`; the first `marked` decisions are marked as the opening),
+    /// then always the first legal option: its row and record.
+    fn played(
+        e: &Expected,
+        header: &[String],
+        opening: &[String],
+        marked: usize,
+    ) -> (GameRow, String) {
+        let settings = Settings {
+            players: 2,
+            max_plies: 200,
+            options: Default::default(),
+        };
+        let mut game = Game::new(crate::engine::Variant::Kisolo, &settings).unwrap();
+        let mut lines = vec![json!({
+            "type": "game", "format": 2, "game_id": e.game_id, "variant": "kisolo",
+            "players": 2, "options": {}, "max_plies": 200, "names": e.players,
+            "time": {"per_decision_ms": 100}, "opening": header, "seed": "1", "notes": [],
+        })
+        .to_string()];
+        let mut i = 0;
+        while let Some(seat) = game.to_decide() {
+            let option = opening
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| game.legal()[0].clone());
+            let ply = game.plies();
+            game.play(&option).unwrap();
+            lines.push(
+                json!({"seat": seat, "ply": ply, "option": option, "opening": i < marked})
+                    .to_string(),
+            );
+            i += 1;
+        }
+        let outcome = game.outcome().unwrap();
+        let scores = outcome.scores();
+        lines.push(
+            json!({
+                "type": "end", "scores": scores, "reason": outcome.reason.name(),
+                "offender": null, "detail": null, "plies": game.plies(),
+                "duration_ms": 1.0, "state": null,
+            })
+            .to_string(),
+        );
+        let row = serde_json::from_value(json!({
+            "game_id": e.game_id, "variant": "kisolo", "players": 2, "group": e.game_id,
+            "seat0": e.players[0], "seat1": e.players[1], "seat2": "",
+            "score0": scores[0], "score1": scores[1], "score2": null,
+            "reason": outcome.reason.name(), "offender": null, "plies": game.plies(),
+            "duration_ms": 1, "seed": e.seed,
+        }))
+        .unwrap();
+        (row, lines.join("\n") + "\n")
+    }
+
+    #[test]
+    fn the_games_opening_passes_and_any_other_is_refused() {
+        let t = ladder(3);
+        let e = expected(&t);
+        assert_eq!(e.opening.len(), 3, "{:?}", e.opening);
+        let honest = played(&e, &e.opening, &e.opening, 3);
+        assert_eq!(check_upload(&t, &e, &honest.0, &honest.1), Ok(()));
+
+        // Another opening, said in the header and played: refused.
+        let settings = t.variants[0].settings(t.max_plies);
+        let mut game = Game::new(t.variants[0].variant, &settings).unwrap();
+        let mut other = Vec::new();
+        for want in &e.opening {
+            let legal = game.legal();
+            let pick = legal
+                .iter()
+                .find(|o| *o != want)
+                .unwrap_or(&legal[0])
+                .clone();
+            game.play(&pick).unwrap();
+            other.push(pick);
+        }
+        assert_ne!(other, e.opening);
+        let forged = played(&e, &other, &other, 3);
+        let err = check_upload(&t, &e, &forged.0, &forged.1).unwrap_err();
+        assert_eq!(err.kind, "opening", "{err}");
+
+        // The right header, but the bots' own moves played instead.
+        let forged = played(&e, &e.opening, &other, 3);
+        let err = check_upload(&t, &e, &forged.0, &forged.1).unwrap_err();
+        assert_eq!(err.kind, "opening", "{err}");
+
+        // The opening's decisions not marked as the opening (the bots'
+        // then), or a bot's decision marked as one.
+        for marked in [0, 2, 4] {
+            let forged = played(&e, &e.opening, &e.opening, marked);
+            let err = check_upload(&t, &e, &forged.0, &forged.1).unwrap_err();
+            assert_eq!(err.kind, "opening", "{marked}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_ladder_without_openings_wants_none() {
+        let t = ladder(0);
+        let e = expected(&t);
+        assert!(e.opening.is_empty());
+        let honest = played(&e, &[], &[], 0);
+        assert_eq!(check_upload(&t, &e, &honest.0, &honest.1), Ok(()));
+        let first = {
+            let settings = t.variants[0].settings(t.max_plies);
+            Game::new(t.variants[0].variant, &settings).unwrap().legal()[0].clone()
+        };
+        let one = std::slice::from_ref(&first);
+        let forged = played(&e, one, one, 1);
+        let err = check_upload(&t, &e, &forged.0, &forged.1).unwrap_err();
+        assert_eq!(err.kind, "opening", "{err}");
+    }
 }

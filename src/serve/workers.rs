@@ -412,11 +412,17 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<()
         let v = l.db.version(*v).await.map_err(fail)?;
         players.push(v.map(|v| v.player()).unwrap_or_default());
     }
+    let game = super::play::scheduled(l.t.seed, id, ticket.variant, Vec::new());
     let expected = Expected {
-        game_id: game_id(id),
+        game_id: game.game_id.clone(),
         variant: ticket.variant,
         players,
-        seed: crate::league::schedule::group_seed(l.t.seed, &game_id(id)),
+        seed: game.seed,
+        // A variant the ladder no longer has is refused by the check.
+        opening: match ticket.variant < l.t.variants.len() {
+            true => crate::league::runner::opening_of(&l.t, &game),
+            false => Vec::new(),
+        },
     };
     let l2 = l.clone();
     let (row, record) = (u.row, u.record);
