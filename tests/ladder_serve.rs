@@ -297,10 +297,20 @@ fn bots_in_three_languages_are_entered_play_are_rated_replaced_and_a_failing_one
         .map(|v| v["status"].as_str().unwrap())
         .collect();
     assert_eq!(statuses, ["retired", "entered"], "{bot}");
-    assert!(bot["versions"][1]["report"]
-        .as_str()
-        .unwrap()
-        .contains("all checks passed"));
+    let report = bot["versions"][1]["report"].as_str().unwrap();
+    assert!(report.contains("all checks passed"), "{report}");
+    // The public reports name no folder of the organiser's: the arena's
+    // own binaries as the bot.toml says them.
+    let rust = server.json("/api/bots/random-rust");
+    let rust = rust["versions"][0]["report"].as_str().unwrap();
+    assert!(rust.contains("checking `{bin_dir}/random-bot`"), "{rust}");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_arena")).parent().unwrap();
+    for folder in [dir, bin_dir] {
+        let folder = folder.display().to_string();
+        for r in [report, rust] {
+            assert!(!r.contains(&folder), "{folder} in {r}");
+        }
+    }
     let s = wait_standings(&server, "the new version rated, the old one kept", |s| {
         let r = rated(s);
         r.iter().any(|(n, _, g)| n == "random-python@2" && *g >= 4)

@@ -2,7 +2,8 @@
 //! ([`crate::league::check`]), after its build: the handshake, one game
 //! per seat of each of the ladder's games against the built-in random
 //! player, the quit and the latency, under the ladder's time control,
-//! sandbox and limits. Its report is the version's, word for word.
+//! sandbox and limits. Its report is the version's, word for word, but
+//! for the organiser's folders ([`public`]).
 
 use super::state::Ladder;
 use crate::league::check::{check_built, CheckOptions, CheckReport};
@@ -46,5 +47,41 @@ pub fn check(l: &Ladder, spec: &BotSpec) -> (bool, String) {
         &opts,
         &mut |_| {},
     ));
-    (report.passed(), report.text())
+    (report.passed(), public(&report.text(), spec.cwd.as_deref()))
+}
+
+/// A report as the ladder shows it to anyone: the organiser's folders,
+/// which the expanded command and some errors name, as the bot.toml says
+/// them: the bot's own folder as `.`, the folder of `arena` as
+/// `{bin_dir}`.
+pub fn public(text: &str, folder: Option<&std::path::Path>) -> String {
+    let bin_dir = crate::bot::manifest::expand(&["{bin_dir}".to_string()]);
+    let mut text = text.to_string();
+    if let Some(f) = folder.map(|f| f.display().to_string()) {
+        text = text.replace(&format!("{f}/"), "./").replace(&f, ".");
+    }
+    if let Some(b) = bin_dir.first().filter(|b| b.len() > 1) {
+        text = text.replace(b.as_str(), "{bin_dir}");
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_organisers_folders_are_not_shown() {
+        let bin = crate::bot::manifest::expand(&["{bin_dir}/random-bot".to_string()]);
+        let folder = std::path::Path::new("/srv/ladder/results/versions/x-1");
+        let text = format!(
+            "checking `{}`\nFAIL start: /srv/ladder/results/versions/x-1/bot.py: not found in /srv/ladder/results/versions/x-1\n",
+            bin[0]
+        );
+        let shown = public(&text, Some(folder));
+        assert_eq!(
+            shown,
+            "checking `{bin_dir}/random-bot`\nFAIL start: ./bot.py: not found in .\n"
+        );
+    }
 }

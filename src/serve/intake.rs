@@ -270,7 +270,8 @@ fn take(l: &Ladder, v: &Version) {
     let spec = match spec_of(v) {
         Ok(s) => s,
         Err(e) => {
-            let why = e.to_string().replace(&v.folder, ".");
+            let why =
+                super::checking::public(&e.to_string(), Some(std::path::Path::new(&v.folder)));
             return step(l, v, "refused", &why, None);
         }
     };
@@ -282,7 +283,8 @@ fn take(l: &Ladder, v: &Version) {
             crate::league::build::build_bots(std::slice::from_ref(&spec), &room, &mut |_| {});
         if let Err(e) = built {
             l.metrics.builds_failed.fetch_add(1, Ordering::Relaxed);
-            let why = e.to_string().replace(&v.folder, ".");
+            let why =
+                super::checking::public(&e.to_string(), Some(std::path::Path::new(&v.folder)));
             return step(l, v, "refused", "its build failed", Some(&why));
         }
     }
