@@ -8,6 +8,7 @@
 mod common;
 
 use common::ladder::Server;
+use mancala_arena::serve::db::GameTicket;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -607,6 +608,59 @@ fn bad_input_gets_its_status_and_a_message_and_writes_nothing_outside_the_new_bo
     assert!(last.1.contains("an hour"), "{}", last.1);
 }
 
+/// What the store at `url` holds after a crash: how many games finished,
+/// and those that were being played.
+fn after_the_crash(rt: &tokio::runtime::Runtime, url: &str) -> (usize, Vec<GameTicket>) {
+    rt.block_on(async {
+        let store = mancala_arena::serve::db::Db::open(url).await.unwrap();
+        (
+            store.done_rows().await.unwrap().len(),
+            store.unfinished_games().await.unwrap(),
+        )
+    })
+}
+
+/// After a restart: waits until every game `cut` off by the crash is
+/// finished (played again first, but one can take longer than many
+/// others), then for a fit that has them all; checks that each game is
+/// in the export once. Returns that fit's standings.
+fn assert_cut_games_played_again_once(server: &Server, cut: &[GameTicket]) -> serde_json::Value {
+    let start = Instant::now();
+    let finished = loop {
+        let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
+        let have = |id: i64| csv.lines().any(|l| l.starts_with(&format!("game-{id},")));
+        if cut.iter().all(|t| have(t.id)) {
+            break csv.lines().count() - 1;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "cut games not played again:\n{}",
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    let s = wait_standings(server, "a fit with the cut games", |s| {
+        s["games"].as_u64().unwrap_or(0) as usize >= finished
+    });
+    let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
+    let ids: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    let unique: std::collections::BTreeSet<&&str> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "a game is in the export twice");
+    for t in cut {
+        let id = format!("game-{}", t.id);
+        assert_eq!(
+            ids.iter().filter(|i| **i == id).count(),
+            1,
+            "{id}, cut off, is not there once"
+        );
+    }
+    s
+}
+
 #[test]
 fn kill_9_in_the_middle_of_games_loses_no_finished_game_and_plays_the_cut_ones_again_once() {
     let tmp = tempfile::tempdir().unwrap();
@@ -626,56 +680,14 @@ fn kill_9_in_the_middle_of_games_loses_no_finished_game_and_plays_the_cut_ones_a
     // that were being played.
     let db = dir.join("results/ladder.db");
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let (done, cut) = rt.block_on(async {
-        let store = mancala_arena::serve::db::Db::open(&format!("sqlite:{}", db.display()))
-            .await
-            .unwrap();
-        (
-            store.done_rows().await.unwrap().len(),
-            store.unfinished_games().await.unwrap(),
-        )
-    });
+    let (done, cut) = after_the_crash(&rt, &format!("sqlite:{}", db.display()));
     assert!(done >= 30);
     // Started again from another folder: the versions it entered (from
     // `ladder.toml`, a relative path) are found all the same.
     let elsewhere = dir.join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     server.start_at(&elsewhere, "../ladder.toml", "127.0.0.1:0");
-    // Every cut game finished (played again first, but one can take
-    // longer than many others), then a fit that has them all.
-    let start = Instant::now();
-    let finished = loop {
-        let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
-        let have = |id: i64| csv.lines().any(|l| l.starts_with(&format!("game-{id},")));
-        if cut.iter().all(|t| have(t.id)) {
-            break csv.lines().count() - 1;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(180),
-            "cut games not played again:\n{}",
-            server.log()
-        );
-        std::thread::sleep(Duration::from_millis(300));
-    };
-    let s = wait_standings(&server, "a fit with the cut games", |s| {
-        s["games"].as_u64().unwrap_or(0) as usize >= finished
-    });
-    let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
-    let ids: Vec<&str> = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').next().unwrap())
-        .collect();
-    let unique: std::collections::BTreeSet<&&str> = ids.iter().collect();
-    assert_eq!(unique.len(), ids.len(), "a game is in the export twice");
-    for t in &cut {
-        let id = format!("game-{}", t.id);
-        assert_eq!(
-            ids.iter().filter(|i| **i == id).count(),
-            1,
-            "{id}, cut off, is not there once"
-        );
-    }
+    let s = assert_cut_games_played_again_once(&server, &cut);
     let m = server.call("GET", "/metrics", None, b"").1;
     assert!(
         m.contains(&format!("arena_games_replayed_total {}", cut.len())),
@@ -751,48 +763,10 @@ fn on_postgresql_kill_9_loses_no_game_a_second_server_is_refused_and_a_pages_onl
         "a SQLite file was made"
     );
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let (done, cut) = rt.block_on(async {
-        let store = mancala_arena::serve::db::Db::open(&url).await.unwrap();
-        (
-            store.done_rows().await.unwrap().len(),
-            store.unfinished_games().await.unwrap(),
-        )
-    });
+    let (done, cut) = after_the_crash(&rt, &url);
     assert!(done >= 20);
     server.start();
-    let start = Instant::now();
-    let finished = loop {
-        let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
-        let have = |id: i64| csv.lines().any(|l| l.starts_with(&format!("game-{id},")));
-        if cut.iter().all(|t| have(t.id)) {
-            break csv.lines().count() - 1;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(180),
-            "cut games not played again:\n{}",
-            server.log()
-        );
-        std::thread::sleep(Duration::from_millis(300));
-    };
-    let s = wait_standings(&server, "a fit with the cut games", |s| {
-        s["games"].as_u64().unwrap_or(0) as usize >= finished
-    });
-    let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
-    let ids: Vec<&str> = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').next().unwrap())
-        .collect();
-    let unique: std::collections::BTreeSet<&&str> = ids.iter().collect();
-    assert_eq!(unique.len(), ids.len(), "a game is in the export twice");
-    for t in &cut {
-        let id = format!("game-{}", t.id);
-        assert_eq!(
-            ids.iter().filter(|i| **i == id).count(),
-            1,
-            "{id}, cut off, is not there once"
-        );
-    }
+    let s = assert_cut_games_played_again_once(&server, &cut);
     assert_export_rates_the_same(&server, &s);
 
     // A second process for the pages only: it sees the same games and
