@@ -780,6 +780,30 @@ fn on_postgresql_kill_9_loses_no_game_a_second_server_is_refused_and_a_pages_onl
     wait_standings(&pages, "the main server's games", |p| {
         p["games"].as_u64().unwrap_or(0) >= seen
     });
+    // Its live feed announces the main server's games as it reads them.
+    let feed = format!("{}/api/events", pages.url);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let Ok(resp) = ureq::get(&feed).call() else {
+            return;
+        };
+        let reader = std::io::BufReader::new(resp.into_body().into_reader());
+        for line in std::io::BufRead::lines(reader).map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = rx
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("no game in the pages-only feed:\n{}", pages.log()));
+        if line.starts_with("data:") && line.contains("\"type\":\"game\"") {
+            break;
+        }
+    }
     let (status, body) = pages.call("POST", "/api/bots", Some(&alice), b"x");
     assert_eq!(status, 503, "{body}");
     assert!(body.contains("pages only"), "{body}");

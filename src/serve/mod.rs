@@ -330,8 +330,9 @@ fn reread_forever(l: Arc<Ladder>) {
     }
 }
 
-/// Reads the games finished since the last read; when that does not make
-/// the `done` games of the store, all of them again.
+/// Reads the games finished since the last read (and announces them on
+/// the live feed); when that does not make the `done` games of the store,
+/// all of them again.
 fn reread(l: &Ladder, done: usize) -> Result<(), DbError> {
     let from = l.finished().read_to.clone();
     let mut rows = Vec::new();
@@ -342,10 +343,16 @@ fn reread(l: &Ladder, done: usize) -> Result<(), DbError> {
     }
     f.read_to = to;
     f.read += read;
-    if f.read >= done {
+    let complete = f.read >= done;
+    drop(f);
+    // The live feed of the pages: the games new since the last read, as
+    // the serving process announces its own.
+    for r in &rows {
+        l.announce_game(r);
+    }
+    if complete {
         return Ok(());
     }
-    drop(f);
     let mut all = Finished::default();
     let (to, read) = l.query(read_finished(&l.db, None, &mut |r| all.add(&r)))?;
     (all.read_to, all.read) = (to, read);
