@@ -9,9 +9,11 @@
 //!   rectangles drawn by the template, so no chart library is needed.
 //! - `report.js`, `report.css` (`assets/`): sortable tables, the game lists
 //!   and the game viewer; the browser draws positions, it knows no rule.
-//! - `bots/bNNNN.js`: each bot's page (its ratings, its results against
-//!   each opponent, its forfeits), loaded when it is first shown, so that
-//!   `index.html` does not grow with the square of the bots.
+//! - `bots/bNNNN.js`: each bot's page (its ratings and forfeits as HTML,
+//!   its results against each opponent as data the script lays out: a
+//!   short array per opponent and variant), loaded when it is first shown,
+//!   so that `index.html` does not grow with the square of the bots; made
+//!   and written one at a time.
 //! - `games/index.js`: one line of summary per game, and
 //!   `games/cNNNN-HASH.js`: the viewer data of a few hundred games each
 //!   (every position replayed by the engine here and kept compactly, see
@@ -25,6 +27,16 @@
 //! each record is) and of the record files of older versions,
 //! so a refresh during a league rewrites only the chunks whose games
 //! changed (in practice the last one) and the summaries.
+//!
+//! The rows are read once, one at a time, and never all held
+//! (`write_report`; issue 34): each is counted by the ratings
+//! (`ratings::Tally`, as `arena rate` counts them), by the page's counts
+//! (`view::Counts`: the games, each label's lengths, the forfeits by bot
+//! and reason and the first ones listed) and by the sample
+//! (`sample::Sampler`, which holds only the rows its rule may still keep:
+//! a few thousand at 1,000 bots, whatever the games). `--all-games` keeps
+//! every row, as it needs every game's viewer data; so does `arena view`
+//! (`read_rows`, `write_report_of`), which finds any game by its id.
 //!
 //! Reads results rows and records only; a damaged record is a note in the
 //! report, never a panic or an error.
@@ -130,7 +142,13 @@ pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Wr
     let paths: Vec<PathBuf> = sources.iter().map(|s| s.games_csv.clone()).collect();
     let rate = RateOptions::default();
     let mut c = Collector::new(&rate, opts.all_games);
+    let t = std::time::Instant::now();
     let info = for_each_merged_from(&paths, |k, row| c.add(k, row))?;
+    tracing::debug!(
+        "report: {} rows read and counted in {:.2} s",
+        c.counts.games(),
+        t.elapsed().as_secs_f64()
+    );
     let warnings = info.warnings.iter().map(|w| w.to_string()).collect();
     c.write(sources, warnings, out, opts)
 }
@@ -293,7 +311,14 @@ fn write_rated(
     // The first-seat advantage with its interval, per variant label, from
     // the fit that models it (the standings stay those of ratings.csv),
     // from the same count of the games.
+    let t = std::time::Instant::now();
     let (report, seat) = tally.report_with_seat_advantage()?;
+    let step = |what: &str, t: &mut std::time::Instant| {
+        tracing::debug!("report: {what} in {:.2} s", t.elapsed().as_secs_f64());
+        *t = std::time::Instant::now();
+    };
+    let mut t = t;
+    step("rated (with the seat-advantage fit)", &mut t);
 
     let games_dir = out.join("games");
     std::fs::create_dir_all(&games_dir).map_err(io(&games_dir))?;
@@ -317,6 +342,7 @@ fn write_rated(
     )?;
     written.damaged = shown_metas.iter().filter(|m| m.note.is_some()).count();
     written.shown = shown.rows.len();
+    step("viewer data", &mut t);
 
     let stamp = format!(
         "{:x}",
@@ -330,6 +356,7 @@ fn write_rated(
         game_index(shown.rows, &shown_metas, &chunk_files, shown.whys).as_bytes(),
     )?;
     remove_stale(&games_dir, &chunk_files);
+    step("game index", &mut t);
 
     for (name, text) in [("report.js", REPORT_JS), ("report.css", REPORT_CSS)] {
         write_atomic(&out.join(name), text.as_bytes())?;
@@ -339,7 +366,7 @@ fn write_rated(
         total: counts.games(),
         rule: sample::rule(),
     });
-    let (page, bot_pages) = view::page(
+    let page = view::page(
         &report,
         Some(&seat),
         counts,
@@ -350,10 +377,13 @@ fn write_rated(
         &written.warnings,
         note,
     );
-    write_bot_pages(out, &bot_pages)?;
+    step("page model", &mut t);
+    write_bot_pages(out, view::bot_pages(&report, &page))?;
+    step("bots' pages", &mut t);
     let html = render(&page)?;
     let index = out.join("index.html");
     write_atomic(&index, html.as_bytes())?;
+    step("index.html", &mut t);
     written.index = index;
     written.games = counts.games();
     Ok(written)
@@ -515,16 +545,26 @@ fn templates() -> Result<minijinja::Environment<'static>, minijinja::Error> {
 }
 
 /// Each bot's page in its own file (`bots/bNNNN.js`, a script calling
-/// `arenaBot`), and no file of a bot the report no longer has.
-fn write_bot_pages(out: &Path, pages: &[view::BotPage]) -> Result<(), HtmlError> {
+/// `arenaBot` with its page's HTML and its results against each opponent
+/// as data), written as it is made, and no file of a bot the report no
+/// longer has.
+fn write_bot_pages(
+    out: &Path,
+    pages: impl Iterator<Item = view::BotPage>,
+) -> Result<(), HtmlError> {
     let dir = out.join("bots");
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
     let env = templates()?;
     let template = env.get_template("bot.html")?;
     let mut keep = BTreeSet::new();
     for b in pages {
-        let html = template.render(minijinja::context! { b => minijinja::value::Serde(b) })?;
-        let body = json!({ "bot": b.bot, "html": html });
+        let html = template.render(minijinja::context! { b => minijinja::value::Serde(&b) })?;
+        let body = json!({
+            "bot": b.bot,
+            "html": html,
+            "labels": b.labels,
+            "opponents": b.opponents,
+        });
         let path = out.join(&b.file);
         write_atomic(&path, format!("arenaBot({body});\n").as_bytes())?;
         keep.insert(

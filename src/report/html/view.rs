@@ -170,7 +170,10 @@ struct ForfeitRow {
 
 /// A bot's page: written to a file of its own (`bots/bNNNN.js`), loaded
 /// when it is first shown, so that the report's page does not grow with
-/// the square of the bots.
+/// the square of the bots. Its results against each opponent are data
+/// (`opponents`, a short array each, with the `labels` they name), laid
+/// out by the page's script: a league of 1,000 bots that all meet has
+/// two million such lines, 400 MB as HTML (issue 34).
 #[derive(Serialize)]
 pub struct BotPage {
     pub bot: String,
@@ -179,7 +182,12 @@ pub struct BotPage {
     anchor: String,
     games_href: String,
     ratings: Vec<BotLine>,
-    opponents: Vec<OppLine>,
+    #[serde(skip)]
+    pub opponents: Vec<OppLine>,
+    /// The variant labels the opponents' lines name: the title shown and
+    /// the label of the game list's links (empty: every variant).
+    #[serde(skip)]
+    pub labels: Vec<(String, String)>,
     forfeits: Vec<Counted>,
 }
 
@@ -196,18 +204,12 @@ struct BotLine {
     flag: String,
 }
 
+/// A bot's results against one opponent in one variant label, as the
+/// page's script reads them: the label (an index into `BotPage::labels`),
+/// the opponent, W-D-L, score %, pentanomial counts, pentanomial Elo and
+/// LOS %.
 #[derive(Serialize)]
-struct OppLine {
-    label: String,
-    opponent: String,
-    href: String,
-    results: String,
-    score: String,
-    penta: String,
-    penta_elo: String,
-    los: String,
-    games_href: String,
-}
+pub struct OppLine(usize, String, String, String, String, String, String);
 
 fn pct(x: f64) -> String {
     if x.is_finite() {
@@ -617,7 +619,25 @@ impl Counts {
     }
 }
 
-/// The report's page model from the rated tables, and the bots' pages.
+/// Bot `k`'s page's file (in the overall table's order).
+fn bot_file(k: usize) -> String {
+    format!("bots/b{k:04}.js")
+}
+
+/// The bots' pages of `page` (made from `report`), one at a time: a
+/// league of 1,000 bots that all meet has two million lines of results.
+pub fn bot_pages<'a>(report: &'a Report, page: &'a Page) -> impl Iterator<Item = BotPage> + 'a {
+    let index = BotIndex::of(report, &page.forfeits);
+    report
+        .overall
+        .ratings
+        .iter()
+        .enumerate()
+        .map(move |(k, r)| bot_page(report, &index, &r.bot, bot_file(k)))
+}
+
+/// The report's page model from the rated tables (the bots' pages are
+/// `bot_pages`).
 #[allow(clippy::too_many_arguments)]
 pub fn page(
     report: &Report,
@@ -629,7 +649,7 @@ pub fn page(
     stamp: &str,
     warnings: &[String],
     sample: Option<SampleNote>,
-) -> (Page, Vec<BotPage>) {
+) -> Page {
     let standings: Vec<Table> = std::iter::once(&report.overall)
         .chain(&report.per_variant)
         .map(table)
@@ -642,18 +662,13 @@ pub fn page(
         .map(|st| cross(report, st))
         .collect();
     let forfeits = forfeits_of(counts, shown, metas);
-    let index = BotIndex::of(report, &forfeits);
-    let bot_pages: Vec<BotPage> = report
+    // Pairs, not an object: a bot may be named `__proto__`.
+    let files: Vec<(&str, String)> = report
         .overall
         .ratings
         .iter()
         .enumerate()
-        .map(|(k, r)| bot_page(report, &index, &r.bot, format!("bots/b{k:04}.js")))
-        .collect();
-    // Pairs, not an object: a bot may be named `__proto__`.
-    let files: Vec<(&str, String)> = bot_pages
-        .iter()
-        .map(|b| (b.bot.as_str(), format!("{}?v={stamp}", b.file)))
+        .map(|(k, r)| (r.bot.as_str(), format!("{}?v={stamp}", bot_file(k))))
         .collect();
     let damaged = damaged(shown, metas);
     let data = serde_json::json!({
@@ -692,7 +707,7 @@ pub fn page(
         on_demand: opts.on_demand,
         data,
     };
-    (page, bot_pages)
+    page
 }
 
 /// The variants' section: a view per variant label of `report`, with the
@@ -911,6 +926,7 @@ fn bot_page(report: &Report, index: &BotIndex, bot: &str, file: String) -> BotPa
             })
         })
         .collect();
+    let mut labels: Vec<(String, String)> = Vec::new();
     let opponents = index
         .pairs
         .get(bot)
@@ -927,15 +943,19 @@ fn bot_page(report: &Report, index: &BotIndex, bot: &str, file: String) -> BotPa
                 sign,
                 los,
             } = Sided::of(p, flip);
-            let mut args = vec![("bot", bot), ("vs", opp.as_str())];
-            args.extend(label_arg(&p.variant));
-            OppLine {
-                label: title_of(&p.variant),
-                opponent: opp.clone(),
-                href: bot_href(opp),
-                results: format!("{w}-{}-{l}", p.draws),
-                score: pct(score),
-                penta: if p.pairs() > 0 {
+            let label = match labels.iter().position(|(_, l)| *l == p.variant) {
+                Some(k) => k,
+                None => {
+                    labels.push((title_of(&p.variant), p.variant.clone()));
+                    labels.len() - 1
+                }
+            };
+            OppLine(
+                label,
+                opp.clone(),
+                format!("{w}-{}-{l}", p.draws),
+                pct(score),
+                if p.pairs() > 0 {
                     penta
                         .iter()
                         .map(u64::to_string)
@@ -944,15 +964,20 @@ fn bot_page(report: &Report, index: &BotIndex, bot: &str, file: String) -> BotPa
                 } else {
                     String::new()
                 },
-                penta_elo: match (p.penta_elo, p.penta_elo_err) {
+                match (p.penta_elo, p.penta_elo_err) {
                     (Some(e), Some(err)) => format!("{:+.1} ± {:.1}", sign * e, err),
                     _ => String::new(),
                 },
-                los: los.map_or(String::new(), pct),
-                games_href: games_href(&args),
-            }
+                los.map_or(String::new(), pct),
+            )
         })
         .collect();
+    // The game lists' links name no label for the overall table's pairs.
+    for (_, l) in &mut labels {
+        if l == ALL {
+            l.clear();
+        }
+    }
     BotPage {
         bot: bot.to_string(),
         file,
@@ -960,6 +985,7 @@ fn bot_page(report: &Report, index: &BotIndex, bot: &str, file: String) -> BotPa
         games_href: games_href(&[("bot", bot)]),
         ratings,
         opponents,
+        labels,
         forfeits: forfeits.to_vec(),
     }
 }
