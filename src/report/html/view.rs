@@ -544,6 +544,9 @@ fn histogram(plies: &BTreeMap<u32, u64>) -> Hist {
     }
 }
 
+/// A variant and its number of players (a variant label's parts).
+type LabelKey = (String, u8);
+
 /// What the page shows of every game (not only of those in the viewer),
 /// counted as the rows are read, one at a time: the games, each label's
 /// lengths, the forfeits by bot and reason, and the first
@@ -553,7 +556,7 @@ pub struct Counts {
     games: usize,
     /// (variant, players) -> label and its games' lengths (plies ->
     /// games); a handful, searched in order.
-    plies: Vec<((String, u8), String, BTreeMap<u32, u64>)>,
+    plies: Vec<(LabelKey, String, BTreeMap<u32, u64>)>,
     forfeits_by_bot: BTreeMap<String, BTreeMap<String, u64>>,
     forfeits: usize,
     /// The forfeits listed: game id, bot, label, reason.
@@ -822,7 +825,7 @@ fn forfeits_of(counts: &Counts, shown: &[GameRow], metas: &[GameMeta]) -> Forfei
             let reasons = by_count(m)
                 .into_iter()
                 .map(|(r, n)| {
-                    let href = games_href(&[("bot", &bot), ("forfeit", &r)]);
+                    let href = games_href(&[("bot", bot), ("forfeit", &r)]);
                     (r, n, href)
                 })
                 .collect();
