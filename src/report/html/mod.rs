@@ -378,7 +378,7 @@ fn write_rated(
         note,
     );
     step("page model", &mut t);
-    write_bot_pages(out, view::bot_pages(&report, &page))?;
+    write_bot_pages(out, &view::BotPages::of(&report, &page), opts.threads)?;
     step("bots' pages", &mut t);
     let html = render(&page)?;
     let index = out.join("index.html");
@@ -546,32 +546,65 @@ fn templates() -> Result<minijinja::Environment<'static>, minijinja::Error> {
 
 /// Each bot's page in its own file (`bots/bNNNN.js`, a script calling
 /// `arenaBot` with its page's HTML and its results against each opponent
-/// as data), written as it is made, and no file of a bot the report no
-/// longer has.
-fn write_bot_pages(
-    out: &Path,
-    pages: impl Iterator<Item = view::BotPage>,
-) -> Result<(), HtmlError> {
+/// as data), made and written one at a time on each of `threads` threads,
+/// and no file of a bot the report no longer has.
+fn write_bot_pages(out: &Path, pages: &view::BotPages, threads: usize) -> Result<(), HtmlError> {
+    /// A bot's file's data, serialized as it is written.
+    #[derive(serde::Serialize)]
+    struct BotFile<'b> {
+        bot: &'b str,
+        html: &'b str,
+        labels: &'b [(String, String)],
+        opponents: &'b [view::OppLine<'b>],
+    }
     let dir = out.join("bots");
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-    let env = templates()?;
-    let template = env.get_template("bot.html")?;
-    let mut keep = BTreeSet::new();
-    for b in pages {
-        let html = template.render(minijinja::context! { b => minijinja::value::Serde(&b) })?;
-        let body = json!({
-            "bot": b.bot,
-            "html": html,
-            "labels": b.labels,
-            "opponents": b.opponents,
-        });
-        let path = out.join(&b.file);
-        write_atomic(&path, format!("arenaBot({body});\n").as_bytes())?;
-        keep.insert(
-            path.file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-        );
-    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let keep = std::sync::Mutex::new(BTreeSet::new());
+    let work = || -> Result<(), HtmlError> {
+        let env = templates()?;
+        let template = env.get_template("bot.html")?;
+        let mut text = Vec::new();
+        loop {
+            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(b) = pages.page(k) else {
+                return Ok(());
+            };
+            let html = template.render(minijinja::context! { b => minijinja::value::Serde(&b) })?;
+            text.clear();
+            text.extend_from_slice(b"arenaBot(");
+            let file = BotFile {
+                bot: &b.bot,
+                html: &html,
+                labels: &b.labels,
+                opponents: &b.opponents,
+            };
+            // Serializing into a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut text, &file);
+            text.extend_from_slice(b");\n");
+            let path = out.join(&b.file);
+            write_atomic(&path, &text)?;
+            if let (Ok(mut keep), Some(name)) = (keep.lock(), path.file_name()) {
+                keep.insert(name.to_string_lossy().into_owned());
+            }
+        }
+    };
+    let threads = threads.clamp(1, pages.bots().max(1));
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(HtmlError::Io {
+                        path: dir.clone(),
+                        source: std::io::Error::other("a thread writing the bots' pages failed"),
+                    })
+                })
+            })
+            .collect::<Result<Vec<()>, HtmlError>>()
+    })?;
+    let keep = keep.into_inner().unwrap_or_default();
     remove_files(&dir, |name| {
         name.starts_with('b') && name.ends_with(".js") && !keep.contains(name)
     });

@@ -175,7 +175,7 @@ struct ForfeitRow {
 /// out by the page's script: a league of 1,000 bots that all meet has
 /// two million such lines, 400 MB as HTML (issue 34).
 #[derive(Serialize)]
-pub struct BotPage {
+pub struct BotPage<'a> {
     pub bot: String,
     /// Its file, relative to the report's folder.
     pub file: String,
@@ -183,7 +183,7 @@ pub struct BotPage {
     games_href: String,
     ratings: Vec<BotLine>,
     #[serde(skip)]
-    pub opponents: Vec<OppLine>,
+    pub opponents: Vec<OppLine<'a>>,
     /// The variant labels the opponents' lines name: the title shown and
     /// the label of the game list's links (empty: every variant).
     #[serde(skip)]
@@ -209,7 +209,7 @@ struct BotLine {
 /// the opponent, W-D-L, score %, pentanomial counts, pentanomial Elo and
 /// LOS %.
 #[derive(Serialize)]
-pub struct OppLine(usize, String, String, String, String, String, String);
+pub struct OppLine<'a>(usize, &'a str, String, String, String, String, String);
 
 fn pct(x: f64) -> String {
     if x.is_finite() {
@@ -627,16 +627,33 @@ fn bot_file(k: usize) -> String {
     format!("bots/b{k:04}.js")
 }
 
-/// The bots' pages of `page` (made from `report`), one at a time: a
-/// league of 1,000 bots that all meet has two million lines of results.
-pub fn bot_pages<'a>(report: &'a Report, page: &'a Page) -> impl Iterator<Item = BotPage> + 'a {
-    let index = BotIndex::of(report, &page.forfeits);
-    report
-        .overall
-        .ratings
-        .iter()
-        .enumerate()
-        .map(move |(k, r)| bot_page(report, &index, &r.bot, bot_file(k)))
+/// The bots' pages of a report's page, each made when asked for (by its
+/// place in the overall table): a league of 1,000 bots that all meet has
+/// two million lines of results, never all in memory.
+pub struct BotPages<'a> {
+    report: &'a Report,
+    index: BotIndex<'a>,
+}
+
+impl<'a> BotPages<'a> {
+    /// The pages of `page`, made from `report`.
+    pub fn of(report: &'a Report, page: &'a Page) -> Self {
+        BotPages {
+            report,
+            index: BotIndex::of(report, &page.forfeits),
+        }
+    }
+
+    /// Bots (pages).
+    pub fn bots(&self) -> usize {
+        self.report.overall.ratings.len()
+    }
+
+    /// The page of the `k`th bot of the overall table.
+    pub fn page(&self, k: usize) -> Option<BotPage<'a>> {
+        let r = self.report.overall.ratings.get(k)?;
+        Some(bot_page(self.report, &self.index, &r.bot, bot_file(k)))
+    }
 }
 
 /// The report's page model from the rated tables (the bots' pages are
@@ -900,7 +917,7 @@ impl<'a> BotIndex<'a> {
     }
 }
 
-fn bot_page(report: &Report, index: &BotIndex, bot: &str, file: String) -> BotPage {
+fn bot_page<'a>(report: &'a Report, index: &BotIndex<'a>, bot: &str, file: String) -> BotPage<'a> {
     let forfeits: &[Counted] = index.forfeits.get(bot).map_or(&[], |r| r.as_slice());
     let ratings = std::iter::once(&report.overall)
         .chain(&report.per_variant)
@@ -955,15 +972,12 @@ fn bot_page(report: &Report, index: &BotIndex, bot: &str, file: String) -> BotPa
             };
             OppLine(
                 label,
-                opp.clone(),
+                opp.as_str(),
                 format!("{w}-{}-{l}", p.draws),
                 pct(score),
                 if p.pairs() > 0 {
-                    penta
-                        .iter()
-                        .map(u64::to_string)
-                        .collect::<Vec<_>>()
-                        .join(" ")
+                    let [a, b, c, d, e] = penta;
+                    format!("{a} {b} {c} {d} {e}")
                 } else {
                     String::new()
                 },
