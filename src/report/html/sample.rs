@@ -72,9 +72,10 @@ pub fn sample(rows: &[GameRow], listed: &[usize]) -> Vec<(usize, Why)> {
     s.finish().into_iter().map(|(i, w, _, _)| (i, w)).collect()
 }
 
-/// What is kept of one pairing (or one bot of a label): the indexes of its
-/// shortest and longest game (with their plies), of its `RECENT` most
-/// recent games and of its `FORFEITS` most recent forfeits.
+/// What is kept of one pairing (or one bot of a label): the slots
+/// (`Sampler::slots`) of its shortest and longest game (with their plies),
+/// of its `RECENT` most recent games and of its `FORFEITS` most recent
+/// forfeits.
 #[derive(Default)]
 struct Keep {
     shortest: Option<(u32, usize)>,
@@ -84,8 +85,8 @@ struct Keep {
 }
 
 impl Keep {
-    /// Counts game `i`; the games it no longer keeps go to `dropped`, and
-    /// each place it now holds `i` in is one in `held`.
+    /// Counts the game in slot `i`; the slots it no longer keeps go to
+    /// `dropped`, and each place it now holds `i` in is one in `held`.
     fn add(
         &mut self,
         i: usize,
@@ -175,7 +176,9 @@ type Fx = std::hash::BuildHasherDefault<crate::ratings::Fx>;
 /// pairing's and its bots' keeps (`PAIRING_BOTS` is only known at the end,
 /// so both are kept until the label has more bots, when its pairings are
 /// dropped), and a row is held while some keep names it. At 1,000 bots
-/// that is a few thousand rows, whatever the games (issue 34).
+/// that is a few thousand rows, whatever the games (issue 34). The keeps
+/// name a game by its slot (`slots`), where its row stays until no keep
+/// names it; a slot let go is reused with its row's allocations.
 #[derive(Default)]
 pub struct Sampler {
     /// Games seen: the next game's index.
@@ -184,28 +187,41 @@ pub struct Sampler {
     label_of: Vec<(String, u8)>,
     labels: Vec<Label>,
     bots: HashMap<String, u32, Fx>,
-    /// The rows some keep names, with how many places hold each and the
-    /// source each was read from.
-    held: HashMap<usize, (GameRow, u32, usize), Fx>,
-    /// The rows listed (`add`'s `listed`): kept whatever happens.
+    slots: Vec<Slot>,
+    /// Slots no keep names.
+    free: Vec<usize>,
+    /// The slots of the rows listed (`add`'s `listed`): kept whatever
+    /// happens.
     listed: Vec<usize>,
-    /// Rows no longer held, whose allocations the next rows reuse.
-    spare: Vec<GameRow>,
     dropped: Vec<usize>,
 }
 
-/// Rows kept for reuse at most.
-const SPARE: usize = 64;
+/// A game some keep names: its index, the source it was read from, how
+/// many places name it, and its row.
+#[derive(Default)]
+struct Slot {
+    index: usize,
+    from: usize,
+    refs: u32,
+    row: GameRow,
+}
 
 impl Sampler {
     /// Counts the next game (its index is the number of games given
     /// before), read from source `from`; `listed`: it is one of the
     /// forfeits the page lists, kept whatever the rule says. Takes the row
-    /// when it may be in the sample (`row` is left holding a spare row's
-    /// allocations).
+    /// when it may be in the sample (`row` is left holding the allocations
+    /// of a row let go).
     pub fn add(&mut self, row: &mut GameRow, from: usize, listed: bool) {
         let i = self.seen;
         self.seen += 1;
+        let slot = match self.free.pop() {
+            Some(k) => k,
+            None => {
+                self.slots.push(Slot::default());
+                self.slots.len() - 1
+            }
+        };
         let l = match self
             .label_of
             .iter()
@@ -248,50 +264,49 @@ impl Sampler {
                 label.bots += 1;
                 Keep::default()
             });
-            keep.add(i, row.plies, forfeit, &mut held, dropped);
+            keep.add(slot, row.plies, forfeit, &mut held, dropped);
         }
         if label.bots > PAIRING_BOTS {
-            for p in std::mem::take(&mut label.pairings).into_values() {
-                dropped.extend(p.places());
+            if !label.pairings.is_empty() {
+                for p in std::mem::take(&mut label.pairings).into_values() {
+                    dropped.extend(p.places());
+                }
             }
         } else {
             label
                 .pairings
                 .entry(ids)
                 .or_default()
-                .add(i, row.plies, forfeit, &mut held, dropped);
+                .add(slot, row.plies, forfeit, &mut held, dropped);
         }
         if label.openings.len() < OPENINGS && !label.openings.iter().any(|(o, _)| *o == row.opening)
         {
-            label.openings.push((row.opening.clone(), i));
+            label.openings.push((row.opening.clone(), slot));
             held += 1;
         }
         if listed {
-            self.listed.push(i);
+            self.listed.push(slot);
             held += 1;
         }
+        let s = &mut self.slots[slot];
+        (s.index, s.from, s.refs) = (i, from, held);
         if held > 0 {
-            let mut mine = self.spare.pop().unwrap_or_default();
-            std::mem::swap(&mut mine, row);
-            self.held.insert(i, (mine, held, from));
+            std::mem::swap(&mut s.row, row);
+        } else {
+            self.free.push(slot);
         }
         for old in self.dropped.drain(..) {
-            if let Some(h) = self.held.get_mut(&old) {
-                h.1 -= 1;
-                if h.1 == 0 {
-                    if let Some((r, _, _)) = self.held.remove(&old) {
-                        if self.spare.len() < SPARE {
-                            self.spare.push(r);
-                        }
-                    }
-                }
+            let s = &mut self.slots[old];
+            s.refs = s.refs.saturating_sub(1);
+            if s.refs == 0 {
+                self.free.push(old);
             }
         }
     }
 
     /// Games held now (their rows are in memory).
     pub fn held(&self) -> usize {
-        self.held.len()
+        self.slots.len() - self.free.len()
     }
 
     /// The sample: its games' indexes in row order, each with why (the
@@ -299,23 +314,24 @@ impl Sampler {
     /// shortest, longest and recent, then the openings), its row and the
     /// source it was read from.
     pub fn finish(mut self) -> Vec<(usize, Why, GameRow, usize)> {
+        // Slot -> why.
         let mut why: HashMap<usize, Why> = HashMap::new();
-        let mut add = |i: usize, w: Why| {
-            why.entry(i).or_insert(w);
+        let mut add = |slot: usize, w: Why| {
+            why.entry(slot).or_insert(w);
         };
-        for &i in &self.listed {
-            add(i, Why::Forfeit);
+        for &k in &self.listed {
+            add(k, Why::Forfeit);
         }
         for label in &self.labels {
             if label.bots > PAIRING_BOTS {
                 for keep in label.by_bot.iter().flatten() {
-                    keep.whys().for_each(|(i, w)| add(i, w));
+                    keep.whys().for_each(|(k, w)| add(k, w));
                 }
             } else {
                 let mut keys: Vec<&[u32; 3]> = label.pairings.keys().collect();
                 keys.sort_unstable();
-                for k in keys {
-                    label.pairings[k].whys().for_each(|(i, w)| add(i, w));
+                for key in keys {
+                    label.pairings[key].whys().for_each(|(k, w)| add(k, w));
                 }
             }
         }
@@ -323,13 +339,13 @@ impl Sampler {
             label
                 .openings
                 .iter()
-                .for_each(|&(_, i)| add(i, Why::Opening));
+                .for_each(|&(_, k)| add(k, Why::Opening));
         }
         let mut out: Vec<(usize, Why, GameRow, usize)> = why
             .into_iter()
-            .filter_map(|(i, w)| {
-                let (row, _, from) = self.held.remove(&i)?;
-                Some((i, w, row, from))
+            .map(|(k, w)| {
+                let s = &mut self.slots[k];
+                (s.index, w, std::mem::take(&mut s.row), s.from)
             })
             .collect();
         out.sort_unstable_by_key(|(i, _, _, _)| *i);
