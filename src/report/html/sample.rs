@@ -12,6 +12,11 @@
 //! pairing: the pairings grow with the square of the bots (a million at
 //! 1,000 bots, where the sample per pairing held nearly every game of a
 //! league of a million), the bots do not (issue 34).
+//!
+//! The sample is chosen as the rows are read, one at a time ([`Sampler`]),
+//! holding only the rows the rule may still keep, so that `arena report`
+//! never holds every row; [`sample`] gives the same choice over rows in
+//! memory.
 
 use crate::results::GameRow;
 use std::collections::{HashMap, HashSet, VecDeque};

@@ -1,6 +1,7 @@
 //! What `index.html` shows, ready for its template: every number formatted
-//! here from the ratings' `Report` (the same computation as the CSV tables)
-//! and the rows; the template only lays it out.
+//! here from the ratings' `Report` (the same computation as the CSV tables),
+//! the page's counts of every game (`Counts`, made as the rows are read)
+//! and the games the viewer holds; the template only lays it out.
 
 use super::replay::GameMeta;
 use super::{by_count, frag, Options};
