@@ -134,6 +134,18 @@ pub fn for_each_merged(
     paths: &[PathBuf],
     each: impl FnMut(&GameRow),
 ) -> Result<MergeInfo, TablesError> {
+    let mut each = each;
+    merge_files(paths, id_hash, |_, r| each(r))
+}
+
+/// `for_each_merged`, telling `each` which of `paths` each row was first
+/// read from (its index), and lending the row mutably: `each` may take it
+/// (`std::mem::swap` with a row of its own, whose allocations the reader
+/// then reuses), as `arena report` keeps the rows of its sample.
+pub fn for_each_merged_from(
+    paths: &[PathBuf],
+    each: impl FnMut(usize, &mut GameRow),
+) -> Result<MergeInfo, TablesError> {
     merge_files(paths, id_hash, each)
 }
 
@@ -155,7 +167,7 @@ struct Batch {
 /// readers skipped; a bad row is the error, after the rows before it.
 fn read_in_batches(
     paths: &[PathBuf],
-    mut each: impl FnMut(usize, u64, &GameRow),
+    mut each: impl FnMut(usize, u64, &mut GameRow),
 ) -> Result<Vec<CsvWarning>, TablesError> {
     use std::sync::mpsc::sync_channel;
     let (full_tx, full_rx) = sync_channel::<Batch>(2);
@@ -206,9 +218,9 @@ fn read_in_batches(
             }
             Ok(warnings)
         });
-        for b in full_rx {
+        for mut b in full_rx {
             for i in 0..b.len {
-                each(b.file, b.lines[i], &b.rows[i]);
+                each(b.file, b.lines[i], &mut b.rows[i]);
             }
             // The reader may be done: then the batch is not needed.
             let _ = empty_tx.send(b);
@@ -224,7 +236,7 @@ fn read_in_batches(
 fn merge_files(
     paths: &[PathBuf],
     id_hash: fn(&str) -> u64,
-    mut each: impl FnMut(&GameRow),
+    mut each: impl FnMut(usize, &mut GameRow),
 ) -> Result<MergeInfo, TablesError> {
     use std::collections::HashSet;
     type Seen = HashSet<u64, std::hash::BuildHasherDefault<crate::ratings::Fx>>;
@@ -235,7 +247,7 @@ fn merge_files(
     // time of `arena rate` is parsing), handing them over in batches.
     let warnings = read_in_batches(paths, |k, line, row| {
         if seen.insert(id_hash(&row.game_id)) {
-            each(row);
+            each(k, row);
         } else {
             held.insert((k, line));
             held_ids.insert(row.game_id.clone());
@@ -260,10 +272,10 @@ fn merge_files(
             let here = format!("{}:{line}", path.display());
             match first.get(&row.game_id) {
                 None => {
-                    if held.contains(&(k, line)) {
-                        each(row);
-                    }
                     first.insert(row.game_id.clone(), (row.clone(), here));
+                    if held.contains(&(k, line)) {
+                        each(k, &mut row.clone());
+                    }
                 }
                 Some((f, _)) if f == row => info.duplicates += 1,
                 Some((_, place)) => {
@@ -1225,7 +1237,7 @@ mod tests {
         for hash in [id_hash, collide] {
             let paths = files(&[&a, &b]);
             let mut rows = Vec::new();
-            let info = merge_files(&paths, hash, |r| rows.push(r.clone())).unwrap();
+            let info = merge_files(&paths, hash, |_, r| rows.push(r.clone())).unwrap();
             let (want, dups) = in_memory(&paths).unwrap();
             let ids = |rows: &[GameRow]| {
                 let mut v: Vec<String> = rows.iter().map(|r| r.game_id.clone()).collect();
@@ -1236,7 +1248,9 @@ mod tests {
             assert_eq!((rows.len(), info.duplicates), (3, dups));
             assert_eq!(dups, 2);
             let paths = files(&[&a, &b, &c]);
-            let err = merge_files(&paths, hash, |_| {}).unwrap_err().to_string();
+            let err = merge_files(&paths, hash, |_, _| {})
+                .unwrap_err()
+                .to_string();
             let want = in_memory(&paths).unwrap_err().to_string();
             assert_eq!(err, want);
             assert!(err.contains("a.csv:3") && err.contains("c.csv:2"), "{err}");

@@ -9,9 +9,11 @@
 //!   rectangles drawn by the template, so no chart library is needed.
 //! - `report.js`, `report.css` (`assets/`): sortable tables, the game lists
 //!   and the game viewer; the browser draws positions, it knows no rule.
-//! - `bots/bNNNN.js`: each bot's page (its ratings, its results against
-//!   each opponent, its forfeits), loaded when it is first shown, so that
-//!   `index.html` does not grow with the square of the bots.
+//! - `bots/bNNNN.js`: each bot's page (its ratings and forfeits as HTML,
+//!   its results against each opponent as data the script lays out: a
+//!   short array per opponent and variant), loaded when it is first shown,
+//!   so that `index.html` does not grow with the square of the bots; made
+//!   and written one at a time.
 //! - `games/index.js`: one line of summary per game, and
 //!   `games/cNNNN-HASH.js`: the viewer data of a few hundred games each
 //!   (every position replayed by the engine here and kept compactly, see
@@ -26,6 +28,16 @@
 //! so a refresh during a league rewrites only the chunks whose games
 //! changed (in practice the last one) and the summaries.
 //!
+//! The rows are read once, one at a time, and never all held
+//! (`write_report`; issue 34): each is counted by the ratings
+//! (`ratings::Tally`, as `arena rate` counts them), by the page's counts
+//! (`view::Counts`: the games, each label's lengths, the forfeits by bot
+//! and reason and the first ones listed) and by the sample
+//! (`sample::Sampler`, which holds only the rows its rule may still keep:
+//! a few thousand at 1,000 bots, whatever the games). `--all-games` keeps
+//! every row, as it needs every game's viewer data; so does `arena view`
+//! (`read_rows`, `write_report_of`), which finds any game by its id.
+//!
 //! Reads results rows and records only; a damaged record is a note in the
 //! report, never a panic or an error.
 
@@ -33,8 +45,8 @@ mod replay;
 pub mod sample;
 mod view;
 
-use crate::ratings::{rate_with_seat_advantage, RateOptions, RatingError};
-use crate::report::tables::{merge, TablesError};
+use crate::ratings::{RateOptions, RatingError, Tally};
+use crate::report::tables::{for_each_merged_from, merge, TablesError};
 use crate::results::records::RecordAt;
 use crate::results::{csvio, GameRow};
 use replay::{Chunk, GameMeta};
@@ -124,13 +136,26 @@ pub struct Written {
 }
 
 /// Writes the report of `sources` (one league, or its shards) into `out`
-/// (`index.html` and its files; the folder is created).
+/// (`index.html` and its files; the folder is created). One pass over the
+/// rows, which are never all in memory (except with `--all-games`).
 pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Written, HtmlError> {
-    let read = read_rows(sources)?;
-    write_report_of(sources, &read, out, opts)
+    let paths: Vec<PathBuf> = sources.iter().map(|s| s.games_csv.clone()).collect();
+    let rate = RateOptions::default();
+    let mut c = Collector::new(&rate, opts.all_games);
+    let t = std::time::Instant::now();
+    let info = for_each_merged_from(&paths, |k, row| c.add(k, row))?;
+    tracing::debug!(
+        "report: {} rows read and counted in {:.2} s",
+        c.counts.games(),
+        t.elapsed().as_secs_f64()
+    );
+    let warnings = info.warnings.iter().map(|w| w.to_string()).collect();
+    c.write(sources, warnings, out, opts)
 }
 
-/// The rows of a league's sources, as the report reads them.
+/// The rows of a league's sources, as the report reads them, every one in
+/// memory: what `arena view` keeps to find any game by its id (`arena
+/// report` reads its rows one at a time instead, `write_report`).
 #[derive(Debug, Default)]
 pub struct Rows {
     /// Every game, a shard's duplicates once.
@@ -167,43 +192,157 @@ pub fn write_report_of(
     out: &Path,
     opts: &Options,
 ) -> Result<Written, HtmlError> {
+    let rate = RateOptions::default();
+    let mut c = Collector::new(&rate, opts.all_games);
+    for r in &read.rows {
+        let k = read.origin.get(&r.game_id).copied().unwrap_or(0);
+        c.add(k, &mut r.clone());
+    }
+    c.write(sources, read.warnings.clone(), out, opts)
+}
+
+/// What the report keeps of its rows as they are read, one at a time: the
+/// ratings' counts (`ratings::Tally`, as `arena rate`), the page's counts
+/// (`view::Counts`), and the rows of the games the viewer will hold (the
+/// sample, chosen as it goes, `sample::Sampler`; or, with `--all-games`,
+/// every row) with the source each was read from.
+struct Collector<'a> {
+    tally: Tally<'a>,
+    counts: view::Counts,
+    sampler: Option<sample::Sampler>,
+    /// With `--all-games`: every row, and its source.
+    all: Vec<(usize, GameRow)>,
+}
+
+impl<'a> Collector<'a> {
+    fn new(rate: &'a RateOptions, all_games: bool) -> Self {
+        Collector {
+            tally: Tally::new(rate),
+            counts: view::Counts::default(),
+            sampler: (!all_games).then(sample::Sampler::default),
+            all: Vec::new(),
+        }
+    }
+
+    /// Counts the next row, read from source `k`; may take it (leaving
+    /// `row` with other allocations).
+    fn add(&mut self, k: usize, row: &mut GameRow) {
+        self.tally.add(row);
+        let listed = self.counts.add(row);
+        match &mut self.sampler {
+            Some(s) => s.add(row, k, listed),
+            None => self.all.push((k, std::mem::take(row))),
+        }
+    }
+
+    /// Rates what was counted and writes the report.
+    fn write(
+        self,
+        sources: &[Source],
+        warnings: Vec<String>,
+        out: &Path,
+        opts: &Options,
+    ) -> Result<Written, HtmlError> {
+        let Collector {
+            tally,
+            counts,
+            sampler,
+            all,
+        } = self;
+        if counts.games() == 0 {
+            let names: Vec<String> = sources
+                .iter()
+                .map(|s| s.games_csv.display().to_string())
+                .collect();
+            return Err(HtmlError::NoGames(names.join(", ")));
+        }
+        // The games the viewer holds (with their source and why they are in
+        // the sample): all, or the sample (with the forfeits the page lists
+        // one by one, so that their links lead to a game).
+        let (chosen, whys): (Vec<(usize, GameRow)>, Vec<Option<sample::Why>>) = match sampler {
+            Some(s) => s
+                .finish()
+                .into_iter()
+                .map(|(_, w, r, k)| ((k, r), Some(w)))
+                .unzip(),
+            None => all.into_iter().map(|x| (x, None)).unzip(),
+        };
+        let (from, shown): (Vec<usize>, Vec<GameRow>) = chosen.into_iter().unzip();
+        write_rated(
+            tally,
+            &counts,
+            Shown {
+                rows: &shown,
+                from: &from,
+                whys: &whys,
+            },
+            sources,
+            warnings,
+            out,
+            opts,
+        )
+    }
+}
+
+/// The games the viewer holds: their rows, the source each was read from
+/// and why each is in the sample.
+struct Shown<'a> {
+    rows: &'a [GameRow],
+    from: &'a [usize],
+    whys: &'a [Option<sample::Why>],
+}
+
+/// The report from the counts of every game (`tally`, `counts`) and the
+/// games the viewer holds (`shown`).
+#[allow(clippy::too_many_arguments)]
+fn write_rated(
+    tally: Tally,
+    counts: &view::Counts,
+    shown: Shown,
+    sources: &[Source],
+    warnings: Vec<String>,
+    out: &Path,
+    opts: &Options,
+) -> Result<Written, HtmlError> {
     let mut written = Written {
-        warnings: read.warnings.clone(),
+        warnings,
         ..Default::default()
     };
-    let rows = &read.rows;
     // The first-seat advantage with its interval, per variant label, from
     // the fit that models it (the standings stay those of ratings.csv),
     // from the same count of the games.
-    let (report, seat) = rate_with_seat_advantage(rows, &RateOptions::default())?;
+    let t = std::time::Instant::now();
+    let (report, seat) = tally.report_with_seat_advantage()?;
+    let step = |what: &str, t: &mut std::time::Instant| {
+        tracing::debug!("report: {what} in {:.2} s", t.elapsed().as_secs_f64());
+        *t = std::time::Instant::now();
+    };
+    let mut t = t;
+    step("rated (with the seat-advantage fit)", &mut t);
 
     let games_dir = out.join("games");
     std::fs::create_dir_all(&games_dir).map_err(io(&games_dir))?;
-    let record_of = |row: &GameRow| read.record_of(sources, row);
-    // The games the viewer holds: all, or the sample (with the forfeits
-    // the page lists one by one, so that their links lead to a game).
-    let chosen: Vec<(usize, Option<sample::Why>)> = if opts.all_games {
-        (0..rows.len()).map(|i| (i, None)).collect()
-    } else {
-        let listed: Vec<usize> = (0..rows.len())
-            .filter(|&i| rows[i].offender.is_some())
-            .take(view::FORFEITS_LISTED)
-            .collect();
-        sample::sample(rows, &listed)
-            .into_iter()
-            .map(|(i, w)| (i, Some(w)))
-            .collect()
+    // Where each shown game's record is: its source's records folder.
+    let place: HashMap<&str, usize> = shown
+        .rows
+        .iter()
+        .zip(shown.from)
+        .map(|(r, &k)| (r.game_id.as_str(), k))
+        .collect();
+    let record_of = |row: &GameRow| {
+        let s = sources.get(*place.get(row.game_id.as_str())?)?;
+        RecordAt::of(&s.records, row)
     };
-    let shown: Vec<GameRow> = chosen.iter().map(|&(i, _)| rows[i].clone()).collect();
-    let whys: Vec<Option<sample::Why>> = chosen.iter().map(|&(_, w)| w).collect();
-    let (chunk_files, shown_metas) =
-        viewer_chunks(&shown, &games_dir, &record_of, opts.threads, &mut written)?;
+    let (chunk_files, shown_metas) = viewer_chunks(
+        shown.rows,
+        &games_dir,
+        &record_of,
+        opts.threads,
+        &mut written,
+    )?;
     written.damaged = shown_metas.iter().filter(|m| m.note.is_some()).count();
-    written.shown = shown.len();
-    let mut metas = vec![GameMeta::default(); rows.len()];
-    for (&(i, _), m) in chosen.iter().zip(&shown_metas) {
-        metas[i] = m.clone();
-    }
+    written.shown = shown.rows.len();
+    step("viewer data", &mut t);
 
     let stamp = format!(
         "{:x}",
@@ -214,34 +353,39 @@ pub fn write_report_of(
     let index_js = games_dir.join("index.js");
     write_atomic(
         &index_js,
-        game_index(&shown, &shown_metas, &chunk_files, &whys).as_bytes(),
+        game_index(shown.rows, &shown_metas, &chunk_files, shown.whys).as_bytes(),
     )?;
     remove_stale(&games_dir, &chunk_files);
+    step("game index", &mut t);
 
     for (name, text) in [("report.js", REPORT_JS), ("report.css", REPORT_CSS)] {
         write_atomic(&out.join(name), text.as_bytes())?;
     }
     let note = (!opts.all_games).then(|| view::SampleNote {
-        shown: shown.len(),
-        total: rows.len(),
+        shown: shown.rows.len(),
+        total: counts.games(),
         rule: sample::rule(),
     });
-    let (page, bot_pages) = view::page(
+    let page = view::page(
         &report,
         Some(&seat),
-        rows,
-        &metas,
+        counts,
+        shown.rows,
+        &shown_metas,
         opts,
         &stamp,
         &written.warnings,
         note,
     );
-    write_bot_pages(out, &bot_pages)?;
+    step("page model", &mut t);
+    write_bot_pages(out, &view::BotPages::of(&report, &page), opts.threads)?;
+    step("bots' pages", &mut t);
     let html = render(&page)?;
     let index = out.join("index.html");
     write_atomic(&index, html.as_bytes())?;
+    step("index.html", &mut t);
     written.index = index;
-    written.games = rows.len();
+    written.games = counts.games();
     Ok(written)
 }
 
@@ -401,23 +545,66 @@ fn templates() -> Result<minijinja::Environment<'static>, minijinja::Error> {
 }
 
 /// Each bot's page in its own file (`bots/bNNNN.js`, a script calling
-/// `arenaBot`), and no file of a bot the report no longer has.
-fn write_bot_pages(out: &Path, pages: &[view::BotPage]) -> Result<(), HtmlError> {
+/// `arenaBot` with its page's HTML and its results against each opponent
+/// as data), made and written one at a time on each of `threads` threads,
+/// and no file of a bot the report no longer has.
+fn write_bot_pages(out: &Path, pages: &view::BotPages, threads: usize) -> Result<(), HtmlError> {
+    /// A bot's file's data, serialized as it is written.
+    #[derive(serde::Serialize)]
+    struct BotFile<'b> {
+        bot: &'b str,
+        html: &'b str,
+        labels: &'b [(String, String)],
+        opponents: &'b [view::OppLine<'b>],
+    }
     let dir = out.join("bots");
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-    let env = templates()?;
-    let template = env.get_template("bot.html")?;
-    let mut keep = BTreeSet::new();
-    for b in pages {
-        let html = template.render(minijinja::context! { b => minijinja::value::Serde(b) })?;
-        let body = json!({ "bot": b.bot, "html": html });
-        let path = out.join(&b.file);
-        write_atomic(&path, format!("arenaBot({body});\n").as_bytes())?;
-        keep.insert(
-            path.file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-        );
-    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let keep = std::sync::Mutex::new(BTreeSet::new());
+    let work = || -> Result<(), HtmlError> {
+        let env = templates()?;
+        let template = env.get_template("bot.html")?;
+        let mut text = Vec::new();
+        loop {
+            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(b) = pages.page(k) else {
+                return Ok(());
+            };
+            let html = template.render(minijinja::context! { b => minijinja::value::Serde(&b) })?;
+            text.clear();
+            text.extend_from_slice(b"arenaBot(");
+            let file = BotFile {
+                bot: &b.bot,
+                html: &html,
+                labels: &b.labels,
+                opponents: &b.opponents,
+            };
+            // Serializing into a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut text, &file);
+            text.extend_from_slice(b");\n");
+            let path = out.join(&b.file);
+            write_atomic(&path, &text)?;
+            if let (Ok(mut keep), Some(name)) = (keep.lock(), path.file_name()) {
+                keep.insert(name.to_string_lossy().into_owned());
+            }
+        }
+    };
+    let threads = threads.clamp(1, pages.bots().max(1));
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(HtmlError::Io {
+                        path: dir.clone(),
+                        source: std::io::Error::other("a thread writing the bots' pages failed"),
+                    })
+                })
+            })
+            .collect::<Result<Vec<()>, HtmlError>>()
+    })?;
+    let keep = keep.into_inner().unwrap_or_default();
     remove_files(&dir, |name| {
         name.starts_with('b') && name.ends_with(".js") && !keep.contains(name)
     });

@@ -1,6 +1,7 @@
 //! What `index.html` shows, ready for its template: every number formatted
-//! here from the ratings' `Report` (the same computation as the CSV tables)
-//! and the rows; the template only lays it out.
+//! here from the ratings' `Report` (the same computation as the CSV tables),
+//! the page's counts of every game (`Counts`, made as the rows are read)
+//! and the games the viewer holds; the template only lays it out.
 
 use super::replay::GameMeta;
 use super::{by_count, frag, Options};
@@ -170,16 +171,24 @@ struct ForfeitRow {
 
 /// A bot's page: written to a file of its own (`bots/bNNNN.js`), loaded
 /// when it is first shown, so that the report's page does not grow with
-/// the square of the bots.
+/// the square of the bots. Its results against each opponent are data
+/// (`opponents`, a short array each, with the `labels` they name), laid
+/// out by the page's script: a league of 1,000 bots that all meet has
+/// two million such lines, 400 MB as HTML (issue 34).
 #[derive(Serialize)]
-pub struct BotPage {
+pub struct BotPage<'a> {
     pub bot: String,
     /// Its file, relative to the report's folder.
     pub file: String,
     anchor: String,
     games_href: String,
     ratings: Vec<BotLine>,
-    opponents: Vec<OppLine>,
+    #[serde(skip)]
+    pub opponents: Vec<OppLine<'a>>,
+    /// The variant labels the opponents' lines name: the title shown and
+    /// the label of the game list's links (empty: every variant).
+    #[serde(skip)]
+    pub labels: Vec<(String, String)>,
     forfeits: Vec<Counted>,
 }
 
@@ -196,18 +205,12 @@ struct BotLine {
     flag: String,
 }
 
+/// A bot's results against one opponent in one variant label, as the
+/// page's script reads them: the label (an index into `BotPage::labels`),
+/// the opponent, W-D-L, score %, pentanomial counts, pentanomial Elo and
+/// LOS %.
 #[derive(Serialize)]
-struct OppLine {
-    label: String,
-    opponent: String,
-    href: String,
-    results: String,
-    score: String,
-    penta: String,
-    penta_elo: String,
-    los: String,
-    games_href: String,
-}
+pub struct OppLine<'a>(usize, &'a str, String, String, String, String, String);
 
 fn pct(x: f64) -> String {
     if x.is_finite() {
@@ -484,8 +487,10 @@ fn cross(report: &Report, st: &Standings) -> Cross {
     }
 }
 
-fn histogram(plies: &[u32]) -> Hist {
-    let (Some(&min), Some(&max)) = (plies.iter().min(), plies.iter().max()) else {
+/// The histogram of games' lengths from their counts (plies -> games).
+fn histogram(plies: &BTreeMap<u32, u64>) -> Hist {
+    let (Some((&min, _)), Some((&max, _))) = (plies.first_key_value(), plies.last_key_value())
+    else {
         return Hist::default();
     };
     // A round bin width giving at most 30 bins.
@@ -502,8 +507,8 @@ fn histogram(plies: &[u32]) -> Hist {
     let start = u64::from(min) / width * width;
     let bins = ((u64::from(max) - start) / width + 1) as usize;
     let mut counts = vec![0u64; bins];
-    for &p in plies {
-        counts[((u64::from(p) - start) / width) as usize] += 1;
+    for (&p, &n) in plies {
+        counts[((u64::from(p) - start) / width) as usize] += n;
     }
     let top = counts.iter().copied().max().unwrap_or(1).max(1);
     let (w, h) = (300.0, 100.0);
@@ -540,18 +545,132 @@ fn histogram(plies: &[u32]) -> Hist {
     }
 }
 
-/// The report's page model from the rated tables, and the bots' pages.
+/// A variant and its number of players (a variant label's parts).
+type LabelKey = (String, u8);
+
+/// What the page shows of every game (not only of those in the viewer),
+/// counted as the rows are read, one at a time: the games, each label's
+/// lengths, the forfeits by bot and reason, and the first
+/// `FORFEITS_LISTED` forfeits, listed one by one.
+#[derive(Default)]
+pub struct Counts {
+    games: usize,
+    /// (variant, players) -> label and its games' lengths (plies ->
+    /// games); a handful, searched in order.
+    plies: Vec<(LabelKey, String, BTreeMap<u32, u64>)>,
+    forfeits_by_bot: BTreeMap<String, BTreeMap<String, u64>>,
+    forfeits: usize,
+    /// The forfeits listed: game id, bot, label, reason.
+    listed: Vec<(String, String, String, String)>,
+}
+
+impl Counts {
+    /// Counts the next game; true when it is one of the forfeits listed.
+    pub fn add(&mut self, r: &GameRow) -> bool {
+        self.games += 1;
+        let k = match self
+            .plies
+            .iter()
+            .position(|((v, p), _, _)| *p == r.players && *v == r.variant)
+        {
+            Some(k) => k,
+            None => {
+                let key = (r.variant.clone(), r.players);
+                self.plies.push((key, variant_label(r), BTreeMap::new()));
+                self.plies.len() - 1
+            }
+        };
+        *self.plies[k].2.entry(r.plies).or_default() += 1;
+        let Some(seat) = r.offender else {
+            return false;
+        };
+        let bot = r.seats().get(usize::from(seat)).copied().unwrap_or("?");
+        let reasons = match self.forfeits_by_bot.get_mut(bot) {
+            Some(m) => m,
+            None => self.forfeits_by_bot.entry(bot.to_string()).or_default(),
+        };
+        match reasons.get_mut(&r.reason) {
+            Some(n) => *n += 1,
+            None => {
+                reasons.insert(r.reason.clone(), 1);
+            }
+        }
+        self.forfeits += 1;
+        if self.listed.len() >= FORFEITS_LISTED {
+            return false;
+        }
+        let label = self.plies[k].1.clone();
+        self.listed
+            .push((r.game_id.clone(), bot.to_string(), label, r.reason.clone()));
+        true
+    }
+
+    /// Games counted.
+    pub fn games(&self) -> usize {
+        self.games
+    }
+
+    /// Each label's lengths (plies -> games), labels merged.
+    fn plies_by_label(&self) -> BTreeMap<&str, BTreeMap<u32, u64>> {
+        let mut out: BTreeMap<&str, BTreeMap<u32, u64>> = BTreeMap::new();
+        for (_, label, counts) in &self.plies {
+            let m = out.entry(label.as_str()).or_default();
+            for (&p, &n) in counts {
+                *m.entry(p).or_default() += n;
+            }
+        }
+        out
+    }
+}
+
+/// Bot `k`'s page's file (in the overall table's order).
+fn bot_file(k: usize) -> String {
+    format!("bots/b{k:04}.js")
+}
+
+/// The bots' pages of a report's page, each made when asked for (by its
+/// place in the overall table): a league of 1,000 bots that all meet has
+/// two million lines of results, never all in memory.
+pub struct BotPages<'a> {
+    report: &'a Report,
+    index: BotIndex<'a>,
+}
+
+impl<'a> BotPages<'a> {
+    /// The pages of `page`, made from `report`.
+    pub fn of(report: &'a Report, page: &'a Page) -> Self {
+        BotPages {
+            report,
+            index: BotIndex::of(report, &page.forfeits),
+        }
+    }
+
+    /// Bots (pages).
+    pub fn bots(&self) -> usize {
+        self.report.overall.ratings.len()
+    }
+
+    /// The page of the `k`th bot of the overall table.
+    pub fn page(&self, k: usize) -> Option<BotPage<'a>> {
+        let r = self.report.overall.ratings.get(k)?;
+        Some(bot_page(self.report, &self.index, &r.bot, bot_file(k)))
+    }
+}
+
+/// The report's page model from the rated tables (the bots' pages are
+/// `bot_pages`).
 #[allow(clippy::too_many_arguments)]
 pub fn page(
     report: &Report,
     seat: Option<&Standings>,
-    rows: &[GameRow],
+    counts: &Counts,
+    shown: &[GameRow],
     metas: &[GameMeta],
     opts: &Options,
     stamp: &str,
     warnings: &[String],
     sample: Option<SampleNote>,
-) -> (Page, Vec<BotPage>) {
+) -> Page {
     let standings: Vec<Table> = std::iter::once(&report.overall)
         .chain(&report.per_variant)
         .map(table)
@@ -563,26 +682,21 @@ pub fn page(
         .filter(|st| labels.insert(st.variant.as_str()))
         .map(|st| cross(report, st))
         .collect();
-    let forfeits = forfeits_of(rows, metas);
-    let index = BotIndex::of(report, &forfeits);
-    let bot_pages: Vec<BotPage> = report
+    let forfeits = forfeits_of(counts, shown, metas);
+    // Pairs, not an object: a bot may be named `__proto__`.
+    let files: Vec<(&str, String)> = report
         .overall
         .ratings
         .iter()
         .enumerate()
-        .map(|(k, r)| bot_page(report, &index, &r.bot, format!("bots/b{k:04}.js")))
+        .map(|(k, r)| (r.bot.as_str(), format!("{}?v={stamp}", bot_file(k))))
         .collect();
-    // Pairs, not an object: a bot may be named `__proto__`.
-    let files: Vec<(&str, String)> = bot_pages
-        .iter()
-        .map(|b| (b.bot.as_str(), format!("{}?v={stamp}", b.file)))
-        .collect();
-    let damaged = damaged(rows, metas);
+    let damaged = damaged(shown, metas);
     let data = serde_json::json!({
         "index": format!("games/index.js?v={stamp}"),
         "live": opts.live,
         "stamp": stamp,
-        "games": rows.len(),
+        "games": counts.games,
         "bots": files,
         "rows": ROWS_PER_PAGE,
         "sample": sample,
@@ -596,7 +710,7 @@ pub fn page(
         },
         generated: utc_now(),
         live: opts.live,
-        games: rows.len(),
+        games: counts.games,
         scheduled: opts.scheduled,
         sprt: opts.sprt.clone(),
         decided: opts.decided,
@@ -605,7 +719,7 @@ pub fn page(
         warnings: warnings.to_vec(),
         standings,
         crosstables,
-        variants: variant_views(report, seat, rows),
+        variants: variant_views(report, seat, counts),
         forfeits,
         notes_total: damaged.len(),
         notes: damaged.into_iter().take(NOTES_LISTED).collect(),
@@ -614,16 +728,14 @@ pub fn page(
         on_demand: opts.on_demand,
         data,
     };
-    (page, bot_pages)
+    page
 }
 
 /// The variants' section: a view per variant label of `report`, with the
-/// seat advantage of the `seat` fit and the histogram of `rows`' lengths.
-fn variant_views(report: &Report, seat: Option<&Standings>, rows: &[GameRow]) -> Vec<VariantView> {
-    let mut plies: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-    for r in rows {
-        plies.entry(variant_label(r)).or_default().push(r.plies);
-    }
+/// seat advantage of the `seat` fit and the histogram of the games'
+/// lengths (`counts`).
+fn variant_views(report: &Report, seat: Option<&Standings>, counts: &Counts) -> Vec<VariantView> {
+    let plies = counts.plies_by_label();
     report
         .variants
         .iter()
@@ -658,7 +770,9 @@ fn variant_views(report: &Report, seat: Option<&Standings>, rows: &[GameRow]) ->
                 forfeits_href: games_href(&fa),
                 games_href: games_href(&label_arg(&v.variant)),
                 reasons,
-                hist: histogram(plies.get(&v.variant).map_or(&[][..], Vec::as_slice)),
+                hist: plies
+                    .get(v.variant.as_str())
+                    .map_or_else(Hist::default, histogram),
             }
         })
         .collect()
@@ -694,46 +808,46 @@ fn seat_interval(v: &VariantStats, seat: Option<&Standings>) -> String {
     }
 }
 
-/// The forfeits' section: by bot and reason, then one by one with the
-/// detail (`metas`, by row).
-fn forfeits_of(rows: &[GameRow], metas: &[GameMeta]) -> Forfeits {
-    let mut by_bot: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
-    let mut forfeits = Forfeits::default();
-    for (i, r) in rows.iter().enumerate() {
-        let Some(seat) = r.offender else { continue };
-        let bot = r.seats().get(usize::from(seat)).copied().unwrap_or("?");
-        *by_bot
-            .entry(bot.to_string())
-            .or_default()
-            .entry(r.reason.clone())
-            .or_default() += 1;
-        forfeits.total += 1;
-        if forfeits.list.len() < FORFEITS_LISTED {
-            forfeits.list.push(ForfeitRow {
-                href: format!("#game={}", frag(&r.game_id)),
-                game_id: r.game_id.clone(),
-                bot: bot.to_string(),
-                label: variant_label(r),
-                reason: r.reason.clone(),
-                detail: metas
-                    .get(i)
-                    .and_then(|m| m.detail.clone())
-                    .unwrap_or_default(),
-            });
-        }
-    }
+/// The forfeits' section: by bot and reason (`counts`), then one by one
+/// with the detail (`metas` of the games in the viewer, `shown`).
+fn forfeits_of(counts: &Counts, shown: &[GameRow], metas: &[GameMeta]) -> Forfeits {
+    let detail: HashMap<&str, &GameMeta> = shown
+        .iter()
+        .zip(metas)
+        .map(|(r, m)| (r.game_id.as_str(), m))
+        .collect();
+    let mut forfeits = Forfeits {
+        total: counts.forfeits,
+        ..Forfeits::default()
+    };
+    forfeits.list = counts
+        .listed
+        .iter()
+        .map(|(id, bot, label, reason)| ForfeitRow {
+            href: format!("#game={}", frag(id)),
+            game_id: id.clone(),
+            bot: bot.clone(),
+            label: label.clone(),
+            reason: reason.clone(),
+            detail: detail
+                .get(id.as_str())
+                .and_then(|m| m.detail.clone())
+                .unwrap_or_default(),
+        })
+        .collect();
+    let by_bot = &counts.forfeits_by_bot;
     forfeits.by_bot = by_bot
-        .into_iter()
+        .iter()
         .map(|(bot, m)| {
             let total = m.values().sum();
-            let reasons = by_count(&m)
+            let reasons = by_count(m)
                 .into_iter()
                 .map(|(r, n)| {
-                    let href = games_href(&[("bot", &bot), ("forfeit", &r)]);
+                    let href = games_href(&[("bot", bot), ("forfeit", &r)]);
                     (r, n, href)
                 })
                 .collect();
-            (bot_href(&bot), bot, total, reasons)
+            (bot_href(bot), bot.clone(), total, reasons)
         })
         .collect();
     forfeits
@@ -804,7 +918,7 @@ impl<'a> BotIndex<'a> {
     }
 }
 
-fn bot_page(report: &Report, index: &BotIndex, bot: &str, file: String) -> BotPage {
+fn bot_page<'a>(report: &'a Report, index: &BotIndex<'a>, bot: &str, file: String) -> BotPage<'a> {
     let forfeits: &[Counted] = index.forfeits.get(bot).map_or(&[], |r| r.as_slice());
     let ratings = std::iter::once(&report.overall)
         .chain(&report.per_variant)
@@ -833,6 +947,7 @@ fn bot_page(report: &Report, index: &BotIndex, bot: &str, file: String) -> BotPa
             })
         })
         .collect();
+    let mut labels: Vec<(String, String)> = Vec::new();
     let opponents = index
         .pairs
         .get(bot)
@@ -849,32 +964,38 @@ fn bot_page(report: &Report, index: &BotIndex, bot: &str, file: String) -> BotPa
                 sign,
                 los,
             } = Sided::of(p, flip);
-            let mut args = vec![("bot", bot), ("vs", opp.as_str())];
-            args.extend(label_arg(&p.variant));
-            OppLine {
-                label: title_of(&p.variant),
-                opponent: opp.clone(),
-                href: bot_href(opp),
-                results: format!("{w}-{}-{l}", p.draws),
-                score: pct(score),
-                penta: if p.pairs() > 0 {
-                    penta
-                        .iter()
-                        .map(u64::to_string)
-                        .collect::<Vec<_>>()
-                        .join(" ")
+            let label = match labels.iter().position(|(_, l)| *l == p.variant) {
+                Some(k) => k,
+                None => {
+                    labels.push((title_of(&p.variant), p.variant.clone()));
+                    labels.len() - 1
+                }
+            };
+            OppLine(
+                label,
+                opp.as_str(),
+                format!("{w}-{}-{l}", p.draws),
+                pct(score),
+                if p.pairs() > 0 {
+                    let [a, b, c, d, e] = penta;
+                    format!("{a} {b} {c} {d} {e}")
                 } else {
                     String::new()
                 },
-                penta_elo: match (p.penta_elo, p.penta_elo_err) {
+                match (p.penta_elo, p.penta_elo_err) {
                     (Some(e), Some(err)) => format!("{:+.1} ± {:.1}", sign * e, err),
                     _ => String::new(),
                 },
-                los: los.map_or(String::new(), pct),
-                games_href: games_href(&args),
-            }
+                los.map_or(String::new(), pct),
+            )
         })
         .collect();
+    // The game lists' links name no label for the overall table's pairs.
+    for (_, l) in &mut labels {
+        if l == ALL {
+            l.clear();
+        }
+    }
     BotPage {
         bot: bot.to_string(),
         file,
@@ -882,6 +1003,7 @@ fn bot_page(report: &Report, index: &BotIndex, bot: &str, file: String) -> BotPa
         games_href: games_href(&[("bot", bot)]),
         ratings,
         opponents,
+        labels,
         forfeits: forfeits.to_vec(),
     }
 }
@@ -910,10 +1032,18 @@ fn utc_now() -> String {
 mod tests {
     use super::*;
 
+    fn counted(plies: &[u32]) -> BTreeMap<u32, u64> {
+        let mut m = BTreeMap::new();
+        for &p in plies {
+            *m.entry(p).or_default() += 1;
+        }
+        m
+    }
+
     #[test]
     fn the_histogram_counts_every_game_once() {
         let plies: Vec<u32> = (0..1000).map(|i| 20 + (i * 7) % 333).collect();
-        let h = histogram(&plies);
+        let h = histogram(&counted(&plies));
         assert!(h.bars.len() <= 30 && !h.bars.is_empty());
         let total: u64 = h
             .bars
@@ -927,8 +1057,8 @@ mod tests {
             })
             .sum();
         assert_eq!(total, 1000);
-        assert!(histogram(&[]).bars.is_empty());
-        assert_eq!(histogram(&[5, 5]).bars.len(), 1);
+        assert!(histogram(&counted(&[])).bars.is_empty());
+        assert_eq!(histogram(&counted(&[5, 5])).bars.len(), 1);
     }
 
     #[test]

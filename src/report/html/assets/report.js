@@ -209,12 +209,38 @@
     const holder = document.createElement("div");
     holder.innerHTML = d.html;
     const page = holder.querySelector("section");
+    opponentRows(page, d);
     document.getElementById("bot-pages").appendChild(page);
     page.querySelectorAll("table.sortable").forEach(makeSortable);
     botPages.set(d.bot, page);
     (botWaiters.get(d.bot) || []).forEach((w) => w.ok(page));
     botWaiters.delete(d.bot);
   };
+  // A bot's results against each opponent, sent as data (a league of
+  // 1,000 bots has two million such lines): [label, opponent, W-D-L,
+  // score %, pentanomial, pentanomial Elo, LOS %], the label an index into
+  // d.labels ([title, label of the game lists' links]).
+  function opponentRows(page, d) {
+    const body = page.querySelector("tbody.opponents");
+    if (!body || !d.opponents) return;
+    const labels = d.labels || [];
+    append(
+      body,
+      d.opponents.map((o) => {
+        const [title, label] = labels[o[0]] || ["", ""];
+        let games = "#games&bot=" + frag(d.bot) + "&vs=" + frag(o[1]);
+        if (label) games += "&label=" + frag(label);
+        return h(
+          "tr",
+          null,
+          h("td", null, title),
+          h("td", null, h("a", { href: "#bot=" + frag(o[1]) }, o[1])),
+          o.slice(2).map((x) => h("td", null, x)),
+          h("td", null, h("a", { href: games }, "list"))
+        );
+      })
+    );
+  }
   function loadBot(name) {
     if (botPages.has(name)) return Promise.resolve(botPages.get(name));
     if (!botFiles.has(name)) return Promise.reject(new Error("no bot named " + name + " in this report"));
