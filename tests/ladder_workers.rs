@@ -522,12 +522,12 @@ fn a_worker_that_loses_the_server_keeps_its_game_in_the_spool_and_uploads_it_whe
     let token = server.add("--add-worker", "wa");
     start(&mut server, 60);
     server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
-    // 50 ms a decision: the server is gone before the game ends.
+    // 100 ms a decision: the server is gone before the game ends.
     let slow = |t: String| {
         t.replace("import json", "import json\nimport time")
             .replace(
                 "    return random.choice",
-                "    time.sleep(0.05)\n    return random.choice",
+                "    time.sleep(0.1)\n    return random.choice",
             )
     };
     server.submit_ok(&alice, &bot_copy(dir, "random-python", "slow-py", &slow));
@@ -536,12 +536,23 @@ fn a_worker_that_loses_the_server_keeps_its_game_in_the_spool_and_uploads_it_whe
     let w = worker(&server, &token, "a");
     // The worker has uploaded a game (its bots are fetched and built)
     // and holds a lease: the server dies (SIGKILL) in the middle of a game.
+    // The lease must have been active for a moment first: the claim's
+    // transaction commits before its answer is sent, and a server killed
+    // in between leaves a lease its worker never heard of.
     let start = Instant::now();
+    let mut seen: Option<(String, Instant)> = None;
     let cut = loop {
         let leases = rt.block_on(db.leases()).unwrap();
         let done = leases.iter().any(|l| l.state == "done");
         if let Some(l) = leases.iter().find(|l| l.state == "active").filter(|_| done) {
-            break l.clone();
+            match &seen {
+                Some((id, at)) if *id == l.id => {
+                    if at.elapsed() >= Duration::from_millis(500) {
+                        break l.clone();
+                    }
+                }
+                _ => seen = Some((l.id.clone(), Instant::now())),
+            }
         }
         assert!(
             start.elapsed() < Duration::from_secs(180),

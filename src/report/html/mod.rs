@@ -513,6 +513,19 @@ fn build_chunks(
         }
     };
     let threads = threads.clamp(1, todo.len().max(1));
+    on_threads(threads, &work, games_dir, "building the viewer data")?;
+    Ok(built.into_inner().unwrap_or_default())
+}
+
+/// Runs `work` on `threads` threads at once (each takes its share of a
+/// common list); the first error, or a thread that panicked (`what` it
+/// was doing, in `path`).
+fn on_threads(
+    threads: usize,
+    work: &(dyn Fn() -> Result<(), HtmlError> + Sync),
+    path: &Path,
+    what: &str,
+) -> Result<(), HtmlError> {
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
         handles
@@ -520,14 +533,14 @@ fn build_chunks(
             .map(|h| {
                 h.join().unwrap_or_else(|_| {
                     Err(HtmlError::Io {
-                        path: games_dir.to_path_buf(),
-                        source: std::io::Error::other("a thread building the viewer data failed"),
+                        path: path.to_path_buf(),
+                        source: std::io::Error::other(format!("a thread {what} failed")),
                     })
                 })
             })
             .collect::<Result<Vec<()>, HtmlError>>()
     })?;
-    Ok(built.into_inner().unwrap_or_default())
+    Ok(())
 }
 
 /// The page from its template.
@@ -590,20 +603,7 @@ fn write_bot_pages(out: &Path, pages: &view::BotPages, threads: usize) -> Result
         }
     };
     let threads = threads.clamp(1, pages.bots().max(1));
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(HtmlError::Io {
-                        path: dir.clone(),
-                        source: std::io::Error::other("a thread writing the bots' pages failed"),
-                    })
-                })
-            })
-            .collect::<Result<Vec<()>, HtmlError>>()
-    })?;
+    on_threads(threads, &work, &dir, "writing the bots' pages")?;
     let keep = keep.into_inner().unwrap_or_default();
     remove_files(&dir, |name| {
         name.starts_with('b') && name.ends_with(".js") && !keep.contains(name)
