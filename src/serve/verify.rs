@@ -115,37 +115,11 @@ pub fn check_upload(
             "the record's variant, players, options or ply limit are not the ladder's",
         ));
     }
-    if spec.opening != expected.opening {
-        return Err(refused(
-            "opening",
-            format!(
-                "the record's opening is {:?}, the game's {:?}",
-                spec.opening, expected.opening
-            ),
-        ));
-    }
+    check_opening(&expected.opening, &rec)?;
     // The replay.
     let mut game = Game::new(spec.variant, &spec.settings)
         .map_err(|e| refused("record", format!("the game cannot be set up: {e}")))?;
     for (i, d) in rec.decisions.iter().enumerate() {
-        let book = expected.opening.get(i);
-        if d.opening != book.is_some() || book.is_some_and(|o| *o != d.option) {
-            return Err(refused(
-                "opening",
-                format!(
-                    "decision {} (ply {}) `{}` {} the opening, which is {:?}",
-                    i + 1,
-                    d.ply,
-                    d.option,
-                    if d.opening {
-                        "is marked"
-                    } else {
-                        "is not marked"
-                    },
-                    expected.opening
-                ),
-            ));
-        }
         let to_decide = game.to_decide();
         if to_decide != Some(d.seat) {
             return Err(refused(
@@ -173,6 +147,43 @@ pub fn check_upload(
         })?;
     }
     check_result(&game, &rec, row)
+}
+
+/// The opening: the record's is the game's `opening`, and its first
+/// decisions are that opening, marked as the opening, and no others.
+fn check_opening(
+    opening: &[String],
+    rec: &crate::referee::record::Recorded,
+) -> Result<(), Refused> {
+    if rec.spec.opening != opening {
+        return Err(refused(
+            "opening",
+            format!(
+                "the record's opening is {:?}, the game's {:?}",
+                rec.spec.opening, opening
+            ),
+        ));
+    }
+    for (i, d) in rec.decisions.iter().enumerate() {
+        let book = opening.get(i);
+        if d.opening != book.is_some() || book.is_some_and(|o| *o != d.option) {
+            let marked = if d.opening {
+                "is marked"
+            } else {
+                "is not marked"
+            };
+            return Err(refused(
+                "opening",
+                format!(
+                    "decision {} (ply {}) `{}` {marked} the opening, which is {opening:?}",
+                    i + 1,
+                    d.ply,
+                    d.option,
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The end: the record's result is the replay's (or a forfeit's, scored
