@@ -31,19 +31,12 @@ fn wait_standings(
     what: &str,
     ok: impl Fn(&serde_json::Value) -> bool,
 ) -> serde_json::Value {
-    let start = Instant::now();
-    loop {
-        let s = server.json("/api/standings");
-        if ok(&s) {
-            return s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(180),
-            "{what}: not after 3 minutes; standings {s}\n{}",
-            server.log()
-        );
-        std::thread::sleep(Duration::from_millis(300));
-    }
+    server.wait(
+        what,
+        Duration::from_millis(300),
+        || server.json("/api/standings"),
+        ok,
+    )
 }
 
 /// The rated players of a standings document, with their Elo.

@@ -496,20 +496,12 @@ fn assert_standings_are_arena_rate_of_export(server: &Server, n: usize) {
 
 /// Waits (up to 3 minutes) until worker `name`'s output has `line`.
 fn wait_output(server: &Server, name: &str, line: &str) -> String {
-    let start = Instant::now();
-    loop {
-        let out =
-            std::fs::read_to_string(server.dir.join(name).join("out.log")).unwrap_or_default();
-        if out.contains(line) {
-            return out;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(180),
-            "worker {name} never said `{line}`:\n{out}\n{}",
-            server.log()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    server.wait(
+        &format!("worker {name} saying `{line}`"),
+        Duration::from_millis(100),
+        || std::fs::read_to_string(server.dir.join(name).join("out.log")).unwrap_or_default(),
+        |out| out.contains(line),
+    )
 }
 
 #[test]

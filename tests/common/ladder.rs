@@ -205,6 +205,31 @@ impl Server {
         serde_json::from_str(&body).unwrap()
     }
 
+    /// Polls `get` every `every` until `ok` holds of what it gives, and
+    /// returns that; fails after 3 minutes, saying `what`, the last value
+    /// and the server's log.
+    pub fn wait<T: std::fmt::Display>(
+        &self,
+        what: &str,
+        every: std::time::Duration,
+        mut get: impl FnMut() -> T,
+        ok: impl Fn(&T) -> bool,
+    ) -> T {
+        let start = std::time::Instant::now();
+        loop {
+            let v = get();
+            if ok(&v) {
+                return v;
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(180),
+                "{what}: not after 3 minutes; last:\n{v}\n{}",
+                self.log()
+            );
+            std::thread::sleep(every);
+        }
+    }
+
     /// The game ids of `/api/games.csv`, in its order.
     pub fn csv_games(&self) -> Vec<String> {
         let (_, csv) = self.call("GET", "/api/games.csv", None, b"");
