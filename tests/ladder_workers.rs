@@ -6,7 +6,8 @@
 //! worker` processes play, one is killed with SIGKILL in the middle of a
 //! game, its lease expires and the other plays that game: every game is
 //! in the store once, and the standings are `arena rate` of the export; a
-//! worker that loses the server spools its game. And issue 31's done-when
+//! worker that loses the server spools its game; a worker plays the
+//! ladder's openings book, sent with the ladder. And issue 31's done-when
 //! test: on PostgreSQL, three workers play a set of 300 games through a
 //! worker and the server killed with SIGKILL.
 
@@ -459,6 +460,76 @@ fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_reco
     let out_b = std::fs::read_to_string(dir.join("b/out.log")).unwrap();
     assert!(out_b.contains("registered with"), "{out_b}");
     assert_standings_are_arena_rate_of_export(&server, ids.len());
+}
+
+/// `len` moves of Kisolo from its start, each the first legal one, that
+/// leave the game on.
+fn book_line(len: usize) -> String {
+    let mut g = Game::new(Variant::Kisolo, &Settings::with_players(2)).unwrap();
+    let mut moves = Vec::new();
+    for _ in 0..len {
+        let m = g
+            .legal()
+            .into_iter()
+            .find(|m| {
+                let mut t = g.clone();
+                t.play(m).is_ok() && t.outcome().is_none()
+            })
+            .expect("a move that leaves the game on");
+        g.play(&m).unwrap();
+        moves.push(m);
+    }
+    moves.join(" ")
+}
+
+/// A ladder with an openings book (`openings_file`, a file beside the
+/// ladder file, on the server only): the worker gets the book's text with
+/// the ladder's, and every game it plays opens with the book's line,
+/// which the server checks and accepts. (Before, the worker looked for
+/// the book beside its cached ladder file and stopped at register.)
+#[test]
+fn a_worker_plays_the_openings_book_of_the_ladder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let line = book_line(3);
+    std::fs::write(
+        dir.join("book.txt"),
+        format!("# one line\nkisolo: {line}\n"),
+    )
+    .unwrap();
+    let mut server = Server::new(
+        dir,
+        &format!(
+            "name = \"book-ladder\"\nseed = {SEED}\nvariants = [\"kisolo\"]\nmax_plies = {MAX_PLIES}\nopenings_file = \"book.txt\""
+        ),
+        "",
+    );
+    let alice = server.add("--add-user", "alice");
+    let token = server.add("--add-worker", "wa");
+    start(&mut server, 60);
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
+    server.submit_ok(&alice, &bot_copy(dir, "random-python", "rand-b", &same));
+    let w = worker(&server, &token, "a");
+    let csv = server.wait(
+        "4 games played by the worker",
+        Duration::from_millis(300),
+        || {
+            let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
+            let out = std::fs::read_to_string(dir.join("a/out.log")).unwrap_or_default();
+            let err = std::fs::read_to_string(dir.join("a/err.log")).unwrap_or_default();
+            format!("{csv}\n--- worker:\n{out}{err}")
+        },
+        |all| all.split("\n--- worker:").next().unwrap().lines().count() > 4,
+    );
+    let csv = csv.split("\n--- worker:").next().unwrap();
+    let mut r = csv::Reader::from_reader(csv.as_bytes());
+    let col = r.headers().unwrap().iter().position(|h| h == "opening");
+    let col = col.expect("an `opening` column");
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        assert_eq!(&rec[col], line, "{rec:?}");
+    }
+    drop(w);
 }
 
 /// Waits (up to a minute) for a fit of the ladder's `n` games, then

@@ -11,7 +11,7 @@
 //! or discarded when its lease has gone.
 
 use super::leases::Registration;
-use crate::league::config::{BotSpec, Tournament};
+use crate::league::config::{BotSpec, RunSettings, Tournament};
 use crate::league::folder::{DoneSet, Layout};
 use crate::league::pairings::Pairings;
 use crate::league::runner::{play_all, Event, RunOptions};
@@ -266,7 +266,16 @@ fn register(
     let text = answer["ladder"].as_str().unwrap_or_default();
     let file = opts.cache.join("ladder.toml");
     std::fs::write(&file, text).map_err(io(file.display().to_string()))?;
-    let mut t = Tournament::parse(&file, text).map_err(|e| WorkerError::Ladder(e.to_string()))?;
+    // The ladder's openings book comes with it: its `openings_file` names
+    // a file of the server's, read here from the cache in its place.
+    let mut flags = RunSettings::default();
+    if let Some(book) = answer["book"].as_str() {
+        let path = opts.cache.join("openings.txt");
+        std::fs::write(&path, book).map_err(io(path.display().to_string()))?;
+        flags.openings_file = Some(path);
+    }
+    let mut t = Tournament::parse_with(&file, text, &flags)
+        .map_err(|e| WorkerError::Ladder(e.to_string()))?;
     t.output = opts.cache.join("results");
     let lease_seconds = answer["lease_seconds"].as_i64().unwrap_or(60).max(1);
     say(&format!(
