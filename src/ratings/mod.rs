@@ -228,12 +228,44 @@ pub struct Report {
     pub overall: Standings,
     /// One table per variant label, sorted by label.
     pub per_variant: Vec<Standings>,
-    /// Head-to-head statistics per (variant label or `all`, pair of bots).
-    pub pairs: Vec<PairCount>,
+    /// Head-to-head statistics per (variant label or `all`, pair of bots):
+    /// read through [`Report::pairs`].
+    pairs: Vec<PairCount>,
     /// Per variant label: draws, first-seat score, lengths, reasons.
     pub variants: Vec<VariantStats>,
     /// Rows left out by the variant filter.
     pub filtered_out: usize,
+}
+
+impl Report {
+    /// The head-to-head statistics, per variant label (sorted) then `all`,
+    /// each label's pairs by bot. Every reader outside the fit goes through
+    /// here, and the tests count the pairs read ([`pairs_read`]): a table
+    /// that looked each of its cells up by a scan of the pairs (a cost of
+    /// bots⁴, issue 34) fails them.
+    pub fn pairs(&self) -> impl ExactSizeIterator<Item = &PairCount> + '_ {
+        self.pairs.iter().inspect(|_| note_pair_read())
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Pairs read through [`Report::pairs`] on this thread.
+    static PAIRS_READ: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts a pair read (in tests only).
+#[inline(always)]
+fn note_pair_read() {
+    #[cfg(test)]
+    PAIRS_READ.with(|c| c.set(c.get() + 1));
+}
+
+/// The pairs read through [`Report::pairs`] on this thread so far (tests
+/// only): what a table costs, counted rather than timed.
+#[cfg(test)]
+pub(crate) fn pairs_read() -> u64 {
+    PAIRS_READ.with(|c| c.get())
 }
 
 fn std_normal() -> Normal {

@@ -80,8 +80,7 @@ pub async fn bot_json(l: &Ladder, name: &str) -> Result<Option<Value>, DbError> 
     drop(history);
     let opponents = l.last_fit().map_or_else(Vec::new, |fit| {
         fit.report
-            .pairs
-            .iter()
+            .pairs()
             .filter(|p| p.variant == "all")
             .filter_map(|p| {
                 let (me_a, other) = if players.contains(&p.bot_a) {

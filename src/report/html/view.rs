@@ -404,8 +404,7 @@ fn cross(report: &Report, st: &Standings) -> Cross {
     let all: Vec<&str> = st.ratings.iter().map(|r| r.bot.as_str()).collect();
     let bots: Vec<String> = all.iter().take(CROSS_TOP).map(|b| b.to_string()).collect();
     let pairs: HashMap<(&str, &str), &crate::ratings::PairCount> = report
-        .pairs
-        .iter()
+        .pairs()
         .filter(|p| p.variant == label)
         .map(|p| ((p.bot_a.as_str(), p.bot_b.as_str()), p))
         .collect();
@@ -900,7 +899,7 @@ impl<'a> BotIndex<'a> {
             })
             .collect();
         let mut pairs: HashMap<&str, Vec<_>> = HashMap::new();
-        for p in report.pairs.iter().filter(|p| p.results > 0) {
+        for p in report.pairs().filter(|p| p.results > 0) {
             pairs.entry(p.bot_a.as_str()).or_default().push(p);
             if p.bot_b != p.bot_a {
                 pairs.entry(p.bot_b.as_str()).or_default().push(p);
@@ -1059,6 +1058,37 @@ mod tests {
         assert_eq!(total, 1000);
         assert!(histogram(&counted(&[])).bars.is_empty());
         assert_eq!(histogram(&counted(&[5, 5])).bars.len(), 1);
+    }
+
+    /// Issue 34: the page model and every bot's page of a round robin of
+    /// 300 bots read the pairs a few times over (once per table and once
+    /// for the bots' index), not once per bot or per cell: counted
+    /// ([`crate::ratings::pairs_read`]), not timed.
+    #[test]
+    fn the_page_and_the_bots_pages_of_300_bots_read_the_pairs_a_few_times() {
+        let report = crate::report::tables::round_robin(300);
+        let before = crate::ratings::pairs_read();
+        let opts = Options::default();
+        let page = page(
+            &report,
+            None,
+            &Counts::default(),
+            &[],
+            &[],
+            &opts,
+            "0",
+            &[],
+            None,
+        );
+        let pages = BotPages::of(&report, &page);
+        let made = (0..pages.bots()).filter_map(|k| pages.page(k)).count();
+        let read = crate::ratings::pairs_read() - before;
+        assert_eq!(made, 300);
+        let pairs = report.pairs().len() as u64;
+        assert!(
+            read <= 4 * pairs,
+            "the page and the bots' pages read {read} pairs: more than four passes over the {pairs}"
+        );
     }
 
     #[test]
