@@ -527,6 +527,54 @@ fn arena_view_sees_games_added_while_it_runs() {
     assert_eq!(code, 404);
 }
 
+/// `arena view` of a folder of two shards that share a game (as shards
+/// copied by hand may): the page counts each game once, and a game of
+/// either shard, the shared one and none other are served (each found by
+/// where its row is, read again when asked).
+#[test]
+fn arena_view_serves_the_games_of_every_shard_once() {
+    let l = league();
+    let tmp = tempfile::tempdir().unwrap();
+    let csv = std::fs::read_to_string(l.dir.join("games.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    let half = lines.len() / 2;
+    for (name, rows) in [("s0", &lines[1..=half]), ("s1", &lines[half..])] {
+        let dir = tmp.path().join("league").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = format!("{}\n{}\n", lines[0], rows.join("\n"));
+        std::fs::write(dir.join("games.csv"), text).unwrap();
+        let status = Command::new("cp")
+            .arg("-r")
+            .arg(l.dir.join("games"))
+            .arg(&dir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let v = view(&tmp.path().join("league"));
+    let (code, page) = get(&v.url);
+    assert_eq!(code, 200);
+    let total = format!("class=\"sample-total\">{}<", l.rows.len());
+    assert!(page.contains(&total), "not {total}");
+    let shared = &l.rows[half - 1].game_id;
+    for id in [
+        &l.rows[0].game_id,
+        shared,
+        &l.rows[l.rows.len() - 1].game_id,
+    ] {
+        let (code, body) = get(&format!("{}games/one/{id}", v.url));
+        assert_eq!(code, 200, "{id}: {body}");
+        assert!(
+            body.starts_with(&format!("arenaGames({{\"chunk\":\"one:{id}\"")),
+            "{id}: {}",
+            &body[..body.len().min(80)]
+        );
+        assert!(body.contains("\"decisions\""), "{id}");
+    }
+    let (code, _) = get(&format!("{}games/one/{shared}x", v.url));
+    assert_eq!(code, 404);
+}
+
 /// `arena view` listens on loopback only.
 #[test]
 fn arena_view_refuses_an_address_off_this_machine() {

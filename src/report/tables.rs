@@ -109,7 +109,7 @@ pub struct MergeInfo {
 }
 
 /// A 64-bit SipHash of a game id (fixed keys: the same in every run).
-fn id_hash(id: &str) -> u64 {
+pub(crate) fn id_hash(id: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     id.hash(&mut h);

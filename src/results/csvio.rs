@@ -108,6 +108,29 @@ pub fn read_file(path: &Path) -> Result<CsvFile, CsvError> {
     collect(RowReader::open(path)?)
 }
 
+/// The row of the results CSV at `path` that starts at byte `at` (as
+/// [`RowReader::next_row_at`] gave it, on line `line`): its header and
+/// that row read again, with the same checks. `None` when no row starts
+/// there any more (the file was cut short).
+pub fn row_at(path: &Path, at: u64, line: u64) -> Result<Option<GameRow>, CsvError> {
+    use std::io::{BufRead, Seek};
+    let io = |source| CsvError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = std::io::BufReader::new(std::fs::File::open(path).map_err(io)?);
+    let mut header = Vec::new();
+    file.read_until(b'\n', &mut header).map_err(io)?;
+    file.seek(std::io::SeekFrom::Start(at)).map_err(io)?;
+    let mut reader = RowReader::new(path, header.chain(file))?;
+    match reader.next_row() {
+        Ok(row) => Ok(row.map(|(_, r)| r.clone())),
+        // The messages name the line of the file, not of these two.
+        Err(CsvError::Row { path, why, .. }) => Err(CsvError::Row { path, line, why }),
+        Err(e) => Err(e),
+    }
+}
+
 fn row_err(path: &Path, line: u64, why: impl Into<String>) -> CsvError {
     CsvError::Row {
         path: path.to_path_buf(),
@@ -144,6 +167,9 @@ struct Lines<R> {
     head_at: usize,
     /// Bytes served so far.
     offset: u64,
+    /// Bytes of the file never served (its byte-order mark): a served
+    /// byte's place in the file is this much further.
+    skipped: u64,
     /// Closed runs of CR/LF bytes not yet passed, with a newline:
     /// (start, newlines).
     runs: VecDeque<(u64, u64)>,
@@ -184,6 +210,7 @@ impl<R: Read> Lines<R> {
             head,
             head_at,
             offset: 0,
+            skipped: head_at as u64,
             runs: VecDeque::new(),
             open: None,
             passed: 0,
@@ -272,6 +299,8 @@ pub struct RowReader<R> {
     added: Vec<Option<usize>>,
     rec: csv::ByteRecord,
     row: GameRow,
+    /// Where the last row returned starts in the file (a byte offset).
+    at: u64,
     /// A row that did not parse: an error unless it is a torn last line.
     pending: Option<(u64, String)>,
     warnings: Vec<CsvWarning>,
@@ -304,6 +333,7 @@ impl<R: Read> RowReader<R> {
             added: Vec::new(),
             rec: csv::ByteRecord::new(),
             row: GameRow::default(),
+            at: 0,
             pending: None,
             warnings: Vec::new(),
         };
@@ -441,9 +471,21 @@ impl<R: Read> RowReader<R> {
                     .and_then(|()| parse_added(&mut self.row, rec, &self.added))
             };
             match parsed {
-                Ok(()) => return Ok(Some((line, &self.row))),
+                Ok(()) => {
+                    self.at = at.saturating_add(reader.get_ref().skipped);
+                    return Ok(Some((line, &self.row)));
+                }
                 Err(why) => self.pending = Some((line, why)),
             }
+        }
+    }
+
+    /// The next row, the line it starts on and where it starts in the
+    /// file (a byte offset for [`row_at`]).
+    pub fn next_row_at(&mut self) -> Result<Option<(u64, u64, &GameRow)>, CsvError> {
+        match self.next_row()? {
+            Some((line, _)) => Ok(Some((line, self.at, &self.row))),
+            None => Ok(None),
         }
     }
 
@@ -804,6 +846,34 @@ mod tests {
         assert!(f.rows.is_empty() && f.warnings.len() == 1);
         let f = ok(&format!("{H}\n"));
         assert!(f.rows.is_empty() && f.warnings.is_empty());
+    }
+
+    /// Every row read again from where `next_row_at` says it starts, in
+    /// a file with a byte-order mark, CRLF line ends, blank lines and a
+    /// quoted name across two lines; a place past the end has no row.
+    #[test]
+    fn each_row_is_read_again_from_its_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.csv");
+        let odd = R2.replacen(",B,", ",\"B\nb\",", 1);
+        let third = R1.replacen("g1", "g3", 1);
+        let text = format!("\u{feff}{H}\r\n{R1}\r\n\r\n{odd}\n\n{third}\n");
+        std::fs::write(&path, &text).unwrap();
+        let mut r = RowReader::open(&path).unwrap();
+        let mut seen = Vec::new();
+        while let Some((line, at, row)) = r.next_row_at().unwrap() {
+            seen.push((line, at, row.clone()));
+        }
+        assert_eq!(seen.len(), 3);
+        for (line, at, row) in &seen {
+            assert_eq!(
+                row_at(&path, *at, *line).unwrap().as_ref(),
+                Some(row),
+                "line {line}"
+            );
+        }
+        assert_eq!(seen[1].2.seat0, "B\nb");
+        assert_eq!(row_at(&path, text.len() as u64, 9).unwrap(), None);
     }
 
     #[test]

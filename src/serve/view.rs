@@ -13,13 +13,13 @@
 //! known yet is looked for in the rows as they are now.
 
 use super::{io, pages, runtime, ServeError};
-use crate::report::html::{on_demand_game, read_rows, write_report_of, Options, Rows, Source};
+use crate::report::html::{on_demand_game, write_report, GameIndex, Options, Source};
+use crate::results::records::RecordAt;
 use axum::extract::{Path as UrlPath, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -39,22 +39,20 @@ pub struct ViewOptions {
     pub bind: SocketAddr,
 }
 
-/// The served league: its sources and the rows read last.
+/// The served league: its sources and where their rows were last.
 pub struct Viewed {
     opts: ViewOptions,
     current: Mutex<Current>,
 }
 
-/// The rows, and each game id's place among them.
-type Known = (Arc<Rows>, Arc<HashMap<String, usize>>);
-
-/// The rows as last read, with the games.csv files' sizes and times then.
+/// Where the rows were, with the games.csv files' sizes and times then.
+/// The rows themselves are read again when a game is asked for: a league
+/// of 10 M games is 240 MB of index, not the rows' 6 GB.
 #[derive(Default)]
 struct Current {
     seen: Vec<Option<(u64, SystemTime)>>,
-    rows: Arc<Rows>,
-    by_id: Arc<HashMap<String, usize>>,
-    /// The pages were written from these rows.
+    index: Arc<GameIndex>,
+    /// The pages were written from the rows as they were then.
     written: bool,
 }
 
@@ -78,26 +76,20 @@ impl Viewed {
             .collect()
     }
 
-    /// The rows, read again when a games.csv changed; with `pages`, the
-    /// report's pages are written from them too when they are not yet.
-    fn refresh(&self, pages: bool) -> Result<Known, String> {
+    /// Where the rows are, indexed again when a games.csv changed; with
+    /// `pages`, the report's pages are written from the rows too when they
+    /// are not yet (`report::html::write_report`, one row at a time).
+    fn refresh(&self, pages: bool) -> Result<Arc<GameIndex>, String> {
         let mut cur = self
             .current
             .lock()
             .map_err(|_| "the viewer's state is poisoned".to_string())?;
         let now = self.signature();
-        if now != cur.seen || cur.rows.rows.is_empty() {
-            let rows = read_rows(&self.opts.sources).map_err(|e| e.to_string())?;
-            let by_id = rows
-                .rows
-                .iter()
-                .enumerate()
-                .map(|(i, r)| (r.game_id.clone(), i))
-                .collect();
+        if now != cur.seen || cur.index.is_empty() {
+            let index = GameIndex::build(&self.opts.sources).map_err(|e| e.to_string())?;
             *cur = Current {
                 seen: now,
-                rows: Arc::new(rows),
-                by_id: Arc::new(by_id),
+                index: Arc::new(index),
                 written: false,
             };
         }
@@ -109,28 +101,30 @@ impl Viewed {
                 on_demand: true,
                 ..Default::default()
             };
-            write_report_of(&self.opts.sources, &cur.rows, &self.opts.pages, &opts)
+            write_report(&self.opts.sources, &self.opts.pages, &opts)
                 .map_err(|e| format!("writing the pages: {e}"))?;
             cur.written = true;
         }
-        Ok((cur.rows.clone(), cur.by_id.clone()))
+        Ok(cur.index.clone())
     }
 
     /// The viewer's script of game `id`, or why there is none (404).
     fn game_script(&self, id: &str) -> Result<Option<String>, String> {
-        let (mut rows, mut by_id) = self.refresh(false)?;
-        if !by_id.contains_key(id) {
+        let sources = &self.opts.sources;
+        let find = |index: Arc<GameIndex>| index.find(sources, id).map_err(|e| e.to_string());
+        let mut found = find(self.refresh(false)?)?;
+        if found.is_none() {
             // A game that finished since: the rows once more.
-            (rows, by_id) = self.refresh(false)?;
+            found = find(self.refresh(false)?)?;
         }
-        let Some(&i) = by_id.get(id) else {
+        let Some((k, row)) = found else {
             return Ok(None);
         };
-        let row = &rows.rows[i];
         // As the report's chunks: a record that is there but cannot be
         // read is noted with why and where; one not there is missing.
-        let record = match rows
-            .record_of(&self.opts.sources, row)
+        let record = match sources
+            .get(k)
+            .and_then(|s| RecordAt::of(&s.records, &row))
             .map(|at| (at.read_text(), at))
         {
             Some((Ok(text), _)) => Ok(Some(text)),
@@ -140,7 +134,7 @@ impl Viewed {
             )),
             _ => Ok(None),
         };
-        Ok(Some(on_demand_game(row, record)))
+        Ok(Some(on_demand_game(&row, record)))
     }
 }
 

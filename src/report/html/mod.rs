@@ -35,8 +35,9 @@
 //! and reason and the first ones listed) and by the sample
 //! (`sample::Sampler`, which holds only the rows its rule may still keep:
 //! a few thousand at 1,000 bots, whatever the games). `--all-games` keeps
-//! every row, as it needs every game's viewer data; so does `arena view`
-//! (`read_rows`, `write_report_of`), which finds any game by its id.
+//! every row, as it needs every game's viewer data. `arena view`, which
+//! finds any game by its id, keeps where each row is (`GameIndex`: 24
+//! bytes a game) and reads it again when asked.
 //!
 //! Reads results rows and records only; a damaged record is a note in the
 //! report, never a panic or an error.
@@ -46,7 +47,7 @@ pub mod sample;
 mod view;
 
 use crate::ratings::{RateOptions, RatingError, Tally};
-use crate::report::tables::{for_each_merged_from, merge, TablesError};
+use crate::report::tables::{for_each_merged_from, id_hash, TablesError};
 use crate::results::records::RecordAt;
 use crate::results::{csvio, GameRow};
 use replay::{Chunk, GameMeta};
@@ -153,52 +154,77 @@ pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Wr
     c.write(sources, warnings, out, opts)
 }
 
-/// The rows of a league's sources, as the report reads them, every one in
-/// memory: what `arena view` keeps to find any game by its id (`arena
-/// report` reads its rows one at a time instead, `write_report`).
+/// Where each game of a league's sources is, to read its row again when it
+/// is asked for (`arena view`): each row's game id hash, source, byte and
+/// line, sorted by hash: 24 bytes a game, where the rows themselves took
+/// about 600 (issue 34). A game id read from several sources (a shard's
+/// duplicates) is found in the first, as the report counts it.
 #[derive(Debug, Default)]
-pub struct Rows {
-    /// Every game, a shard's duplicates once.
-    pub rows: Vec<GameRow>,
-    /// The source each game id was first read from.
-    pub origin: HashMap<String, usize>,
-    /// Lines skipped while reading games.csv.
-    pub warnings: Vec<String>,
+pub struct GameIndex {
+    places: Vec<Place>,
 }
 
-impl Rows {
-    /// Where `row`'s record is among `sources`.
-    pub fn record_of(&self, sources: &[Source], row: &GameRow) -> Option<RecordAt> {
-        let s = sources.get(*self.origin.get(&row.game_id)?)?;
-        RecordAt::of(&s.records, row)
+/// Where one row starts: in source `source`, at byte `at`, on line `line`.
+#[derive(Clone, Copy, Debug)]
+struct Place {
+    hash: u64,
+    at: u64,
+    source: u32,
+    line: u32,
+}
+
+impl GameIndex {
+    /// Reads the rows of `sources` (one league, or its shards) once; a bad
+    /// row is the error, with its file and line.
+    pub fn build(sources: &[Source]) -> Result<GameIndex, HtmlError> {
+        let mut places = Vec::new();
+        for (k, s) in sources.iter().enumerate() {
+            let mut reader = csvio::RowReader::open(&s.games_csv)?;
+            while let Some((line, at, row)) = reader.next_row_at()? {
+                places.push(Place {
+                    hash: id_hash(&row.game_id),
+                    at,
+                    source: u32::try_from(k).unwrap_or(u32::MAX),
+                    line: u32::try_from(line).unwrap_or(u32::MAX),
+                });
+            }
+        }
+        // Stable: of one hash, the first source's rows first, in file order.
+        places.sort_by_key(|p| p.hash);
+        Ok(GameIndex { places })
     }
-}
 
-/// Reads the rows of `sources` (one league, or its shards).
-pub fn read_rows(sources: &[Source]) -> Result<Rows, HtmlError> {
-    let mut warnings = Vec::new();
-    let (rows, origin) = read_sources(sources, &mut warnings)?;
-    Ok(Rows {
-        rows,
-        origin,
-        warnings,
-    })
-}
-
-/// `write_report` of rows already read from `sources`.
-pub fn write_report_of(
-    sources: &[Source],
-    read: &Rows,
-    out: &Path,
-    opts: &Options,
-) -> Result<Written, HtmlError> {
-    let rate = RateOptions::default();
-    let mut c = Collector::new(&rate, opts.all_games);
-    for r in &read.rows {
-        let k = read.origin.get(&r.game_id).copied().unwrap_or(0);
-        c.add(k, &mut r.clone());
+    /// Games indexed (a shard's duplicates each time).
+    pub fn len(&self) -> usize {
+        self.places.len()
     }
-    c.write(sources, read.warnings.clone(), out, opts)
+
+    /// No game indexed.
+    pub fn is_empty(&self) -> bool {
+        self.places.is_empty()
+    }
+
+    /// Game `id`'s row, read again from its file, and the source it is in;
+    /// `None` when no source has it (or no longer has it where it was).
+    pub fn find(
+        &self,
+        sources: &[Source],
+        id: &str,
+    ) -> Result<Option<(usize, GameRow)>, HtmlError> {
+        let hash = id_hash(id);
+        let first = self.places.partition_point(|p| p.hash < hash);
+        // Every row of that hash in turn: two ids may share one.
+        for p in self.places[first..].iter().take_while(|p| p.hash == hash) {
+            let k = p.source as usize;
+            let Some(s) = sources.get(k) else { continue };
+            if let Some(row) = csvio::row_at(&s.games_csv, p.at, u64::from(p.line))? {
+                if row.game_id == id {
+                    return Ok(Some((k, row)));
+                }
+            }
+        }
+        Ok(None)
+    }
 }
 
 /// What the report keeps of its rows as they are read, one at a time: the
@@ -391,34 +417,6 @@ fn write_rated(
 
 /// Where a row's record is.
 type RecordOf<'a> = dyn Fn(&GameRow) -> Option<RecordAt> + Sync + 'a;
-
-/// The rows of every source, merged (a shard's duplicates once), and the
-/// source each game id was first read from; the lines skipped go to
-/// `warnings`.
-fn read_sources(
-    sources: &[Source],
-    warnings: &mut Vec<String>,
-) -> Result<(Vec<GameRow>, HashMap<String, usize>), HtmlError> {
-    let mut shards = Vec::new();
-    let mut origin: HashMap<String, usize> = HashMap::new();
-    for (k, s) in sources.iter().enumerate() {
-        let f = csvio::read_file(&s.games_csv)?;
-        warnings.extend(f.warnings.iter().map(|w| w.to_string()));
-        for (_, r) in &f.rows {
-            origin.entry(r.game_id.clone()).or_insert(k);
-        }
-        shards.push((s.games_csv.clone(), f.rows));
-    }
-    let (rows, _duplicates) = merge(shards)?;
-    if rows.is_empty() {
-        let names: Vec<String> = sources
-            .iter()
-            .map(|s| s.games_csv.display().to_string())
-            .collect();
-        return Err(HtmlError::NoGames(names.join(", ")));
-    }
-    Ok((rows, origin))
-}
 
 /// The viewer data of `rows` in `games_dir`, a chunk file per `CHUNK`
 /// games: kept where their hash matches, built where missing, `threads`
