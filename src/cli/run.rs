@@ -8,7 +8,7 @@ use crate::bot::Sandbox;
 use crate::league::config::{RunSettings, Tournament};
 use crate::league::folder::Layout;
 use crate::league::pairings::SprtStop;
-use crate::league::runner::{self, Drain, RunEnd, RunOptions};
+use crate::league::runner::{self, Drain, Event, RunEnd, RunOptions};
 use crate::league::schedule::Shard;
 use crate::ratings::sprt::{self, SprtConfig, SprtTracker};
 use anyhow::Context;
@@ -268,6 +268,10 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         (false, None) => Some(Every::Time(std::time::Duration::from_secs(30))),
     };
     let mut live = Live::new(every, &t.name);
+    // The games' time is counted from their start: the bots' builds
+    // before it (a minute on a fresh machine) are said apart.
+    let mut games_from: Option<std::time::Instant> = None;
+    let mut built = false;
     let summary = match sprt.as_ref().and_then(|s| s.stop.decided()) {
         // Decided in an earlier run: nothing more to play.
         Some(d) => {
@@ -286,6 +290,11 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
                 None => None,
             };
             let summary = runner::run(t, &opts, &mut |e| {
+                match e {
+                    Event::Building { .. } => built = true,
+                    Event::Started { .. } => games_from = Some(std::time::Instant::now()),
+                    _ => {}
+                }
                 console.on_event(e);
                 live.on_event(e);
                 if let Some(p) = pgn.as_mut() {
@@ -316,11 +325,18 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
     let games_csv = Layout::new(&dir).games_csv();
     let games = rate_folder(&dir, &games_csv)?;
     let total = crate::league::schedule::Schedule::new(t, how.shard).len();
+    let from = games_from.unwrap_or(started);
     let (played, elapsed) = summary
         .as_ref()
-        .map_or((0, 0.0), |s| (s.played, started.elapsed().as_secs_f64()));
+        .map_or((0, 0.0), |s| (s.played, from.elapsed().as_secs_f64()));
+    // A build that found its bots up to date is not worth a word.
+    let building = from.duration_since(started).as_secs_f64();
+    let builds = match built && building >= 1.0 {
+        true => format!(", after {building:.1} s building the bots"),
+        false => String::new(),
+    };
     outln!(
-        "{} of {total} games ({played} played now, in {elapsed:.1} s) in {}: games.csv, games/records-*.jsonl.zst, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
+        "{} of {total} games ({played} played now, in {elapsed:.1} s{builds}) in {}: games.csv, games/records-*.jsonl.zst, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
         games,
         dir.display(),
         games_csv.display()
