@@ -509,7 +509,7 @@ fn a_worker_plays_the_openings_book_of_the_ladder() {
     start(&mut server, 60);
     server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
     server.submit_ok(&alice, &bot_copy(dir, "random-python", "rand-b", &same));
-    let w = worker(&server, &token, "a");
+    let mut w = worker(&server, &token, "a");
     let csv = server.wait(
         "4 games played by the worker",
         Duration::from_millis(300),
@@ -517,6 +517,10 @@ fn a_worker_plays_the_openings_book_of_the_ladder() {
             let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
             let out = std::fs::read_to_string(dir.join("a/out.log")).unwrap_or_default();
             let err = std::fs::read_to_string(dir.join("a/err.log")).unwrap_or_default();
+            // A worker that stopped (at register, say) plays no more.
+            if let Ok(Some(status)) = w.0.try_wait() {
+                panic!("the worker stopped ({status}):\n{out}{err}");
+            }
             format!("{csv}\n--- worker:\n{out}{err}")
         },
         |all| all.split("\n--- worker:").next().unwrap().lines().count() > 4,
