@@ -485,23 +485,29 @@ fn arena_view_serves_a_left_out_game_of_each_variant_with_its_legal_options() {
 
 /// `arena view` of a league still running: a game added to games.csv
 /// after the view started is served, and the main page counts it.
+/// A results folder `dir` (made if missing) with the games.csv `csv` and
+/// a copy of the records of the league in `from`.
+fn results_folder(from: &Path, dir: &Path, csv: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("games.csv"), csv).unwrap();
+    let status = Command::new("cp")
+        .arg("-r")
+        .arg(from.join("games"))
+        .arg(dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
 #[test]
 fn arena_view_sees_games_added_while_it_runs() {
     let l = league();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("league");
-    std::fs::create_dir_all(&dir).unwrap();
     let csv = std::fs::read_to_string(l.dir.join("games.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     let half = lines.len() / 2;
-    std::fs::write(dir.join("games.csv"), lines[..half].join("\n") + "\n").unwrap();
-    let status = Command::new("cp")
-        .arg("-r")
-        .arg(l.dir.join("games"))
-        .arg(&dir)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    results_folder(&l.dir, &dir, &(lines[..half].join("\n") + "\n"));
     let v = view(&dir);
     let (code, page) = get(&v.url);
     assert_eq!(code, 200);
@@ -539,17 +545,8 @@ fn arena_view_serves_the_games_of_every_shard_once() {
     let lines: Vec<&str> = csv.lines().collect();
     let half = lines.len() / 2;
     for (name, rows) in [("s0", &lines[1..=half]), ("s1", &lines[half..])] {
-        let dir = tmp.path().join("league").join(name);
-        std::fs::create_dir_all(&dir).unwrap();
         let text = format!("{}\n{}\n", lines[0], rows.join("\n"));
-        std::fs::write(dir.join("games.csv"), text).unwrap();
-        let status = Command::new("cp")
-            .arg("-r")
-            .arg(l.dir.join("games"))
-            .arg(&dir)
-            .status()
-            .unwrap();
-        assert!(status.success());
+        results_folder(&l.dir, &tmp.path().join("league").join(name), &text);
     }
     let v = view(&tmp.path().join("league"));
     let (code, page) = get(&v.url);
