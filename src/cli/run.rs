@@ -225,7 +225,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 /// Runs (or resumes) league `t` on the console, then prints the standings
 /// and writes the rating tables; with an SPRT, stops when it decides.
 pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> {
-    let started = std::time::Instant::now();
+    let mut clock = Clock::new();
     if t.sandbox == Sandbox::Off {
         errln!(
             "warning: sandbox = \"off\": the bots run with this user's rights, environment and network, and can reach each other and the results (docs/security.md)"
@@ -268,10 +268,6 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         (false, None) => Some(Every::Time(std::time::Duration::from_secs(30))),
     };
     let mut live = Live::new(every, &t.name);
-    // The games' time is counted from their start: the bots' builds
-    // before it (a minute on a fresh machine) are said apart.
-    let mut games_from: Option<std::time::Instant> = None;
-    let mut built = false;
     let summary = match sprt.as_ref().and_then(|s| s.stop.decided()) {
         // Decided in an earlier run: nothing more to play.
         Some(d) => {
@@ -290,11 +286,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
                 None => None,
             };
             let summary = runner::run(t, &opts, &mut |e| {
-                match e {
-                    Event::Building { .. } => built = true,
-                    Event::Started { .. } => games_from = Some(std::time::Instant::now()),
-                    _ => {}
-                }
+                clock.on_event(e);
                 console.on_event(e);
                 live.on_event(e);
                 if let Some(p) = pgn.as_mut() {
@@ -325,16 +317,8 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
     let games_csv = Layout::new(&dir).games_csv();
     let games = rate_folder(&dir, &games_csv)?;
     let total = crate::league::schedule::Schedule::new(t, how.shard).len();
-    let from = games_from.unwrap_or(started);
-    let (played, elapsed) = summary
-        .as_ref()
-        .map_or((0, 0.0), |s| (s.played, from.elapsed().as_secs_f64()));
-    // A build that found its bots up to date is not worth a word.
-    let building = from.duration_since(started).as_secs_f64();
-    let builds = match built && building >= 1.0 {
-        true => format!(", after {building:.1} s building the bots"),
-        false => String::new(),
-    };
+    let (elapsed, builds) = clock.words();
+    let played = summary.as_ref().map_or(0, |s| s.played);
     outln!(
         "{} of {total} games ({played} played now, in {elapsed:.1} s{builds}) in {}: games.csv, games/records-*.jsonl.zst, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
         games,
@@ -356,6 +340,44 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// When a run's games started, apart from the bots' builds before them (a
+/// minute of cargo on a fresh machine is not the games' time).
+struct Clock {
+    started: std::time::Instant,
+    games_from: Option<std::time::Instant>,
+    built: bool,
+}
+
+impl Clock {
+    fn new() -> Clock {
+        Clock {
+            started: std::time::Instant::now(),
+            games_from: None,
+            built: false,
+        }
+    }
+
+    fn on_event(&mut self, e: &Event) {
+        match e {
+            Event::Building { .. } => self.built = true,
+            Event::Started { .. } => self.games_from = Some(std::time::Instant::now()),
+            _ => {}
+        }
+    }
+
+    /// The games' seconds so far, and words on the bots' build before
+    /// them (none for a build that found them up to date).
+    fn words(&self) -> (f64, String) {
+        let from = self.games_from.unwrap_or(self.started);
+        let building = from.duration_since(self.started).as_secs_f64();
+        let builds = match self.built && building >= 1.0 {
+            true => format!(", after {building:.1} s building the bots"),
+            false => String::new(),
+        };
+        (from.elapsed().as_secs_f64(), builds)
+    }
 }
 
 /// The pairs a league's head-to-head lines are about: the two bots of a
