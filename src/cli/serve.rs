@@ -90,14 +90,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         pages_only: args.pages_only,
         ladder_text: std::fs::read_to_string(&args.ladder)
             .with_context(|| format!("reading {}", args.ladder.display()))?,
-        book_text: t
-            .book
-            .as_ref()
-            .map(|b| {
-                std::fs::read_to_string(&b.path)
-                    .with_context(|| format!("reading {}", b.path.display()))
-            })
-            .transpose()?,
         local_games: args.local_games,
         lease_seconds: args.lease_seconds,
     };

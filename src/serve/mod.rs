@@ -86,9 +86,6 @@ pub struct ServeOptions {
     pub pages_only: bool,
     /// The ladder file's text, sent to workers when they register.
     pub ladder_text: String,
-    /// Its openings book's text (`openings_file`), if it names one: sent
-    /// with it, since a worker cannot read the server's files.
-    pub book_text: Option<String>,
     /// Games the server plays itself (`--local-games`; `None`: the file's
     /// `games_in_flight`; 0: only workers play).
     pub local_games: Option<usize>,
@@ -224,7 +221,6 @@ pub fn serve(
             played,
             opts.lease_seconds,
             opts.ladder_text.clone(),
-            opts.book_text.clone(),
         );
         let (events, _) = tokio::sync::broadcast::channel(1024);
         let ladder = Arc::new(Ladder {

@@ -42,9 +42,6 @@ pub struct Workers {
     /// The ladder file's text, sent to workers at register: they play
     /// its variants, time control, limits and sandbox.
     pub ladder_text: String,
-    /// The text of the ladder's openings book, if it has one: a worker
-    /// draws each game's opening from it as the server does.
-    pub book_text: Option<String>,
     /// Games uploaded by workers and accepted.
     pub uploads: AtomicU64,
     /// Leases expired (their games back in the queue).
@@ -62,7 +59,6 @@ impl Workers {
         played: std::collections::HashMap<String, super::play::Played>,
         lease_seconds: i64,
         ladder_text: String,
-        book_text: Option<String>,
     ) -> Workers {
         let variants = super::queue::variant_keys(t);
         Workers {
@@ -70,7 +66,6 @@ impl Workers {
             variants,
             lease_seconds,
             ladder_text,
-            book_text,
             uploads: AtomicU64::new(0),
             leases_expired: AtomicU64::new(0),
             refused: Mutex::new(BTreeMap::new()),
@@ -184,7 +179,9 @@ async fn register(
         "worker": w.name,
         "lease_seconds": l.workers.lease_seconds,
         "ladder": l.workers.ladder_text,
-        "book": l.workers.book_text,
+        // Its openings book's text, if it has one: a worker draws each
+        // game's opening from it as the server does.
+        "book": l.t.book.as_ref().map(|b| &b.text),
         "variants": playable,
         "accepts": accepts,
     })))

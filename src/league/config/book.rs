@@ -79,6 +79,9 @@ pub struct Book {
     /// A hash of the league's lines in file order (comments, blank lines
     /// and other variants' lines left out).
     pub hash: String,
+    /// The file's text, as read: what a ladder sends its workers, who
+    /// cannot read the organiser's files.
+    pub text: String,
 }
 
 impl Book {
@@ -95,23 +98,24 @@ impl Book {
             path: path.to_path_buf(),
             source,
         })?;
-        let lines = parse(path, &src)?;
-        Book::new(path, &lines, order, variants, max_plies, seed)
+        Book::new(path, &src, order, variants, max_plies, seed)
     }
 
-    /// Checks `lines` (each replayed from its variant's start under the
-    /// league's settings: legal, and not ending the game) and assigns them
-    /// to the league's variants. A line whose name matches no league
-    /// variant is checked under the variant's defaults and left out; a
-    /// league variant with no line is an error.
+    /// Parses `text` (the file at `path`), checks its lines (each replayed
+    /// from its variant's start under the league's settings: legal, and
+    /// not ending the game) and assigns them to the league's variants. A
+    /// line whose name matches no league variant is checked under the
+    /// variant's defaults and left out; a league variant with no line is
+    /// an error.
     pub fn new(
         path: &Path,
-        lines: &[BookLine],
+        text: &str,
         order: BookOrder,
         variants: &[VariantSpec],
         max_plies: u32,
         seed: u64,
     ) -> Result<Book, BookError> {
+        let lines = parse(path, text)?;
         let at = |line: usize, why: String| BookError::Line {
             path: path.to_path_buf(),
             line,
@@ -169,6 +173,7 @@ impl Book {
             order,
             lines: per_variant,
             hash,
+            text: text.to_string(),
         })
     }
 
@@ -290,7 +295,7 @@ mod tests {
 
     fn book(src: &str, order: BookOrder, seed: u64) -> Result<Book, BookError> {
         let p = Path::new("book.txt");
-        Book::new(p, &parse(p, src)?, order, &kisolo_filo(), 1000, seed)
+        Book::new(p, src, order, &kisolo_filo(), 1000, seed)
     }
 
     #[test]
