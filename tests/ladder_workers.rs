@@ -462,26 +462,6 @@ fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_reco
     assert_standings_are_arena_rate_of_export(&server, ids.len());
 }
 
-/// `len` moves of Kisolo from its start, each the first legal one, that
-/// leave the game on.
-fn book_line(len: usize) -> String {
-    let mut g = Game::new(Variant::Kisolo, &Settings::with_players(2)).unwrap();
-    let mut moves = Vec::new();
-    for _ in 0..len {
-        let m = g
-            .legal()
-            .into_iter()
-            .find(|m| {
-                let mut t = g.clone();
-                t.play(m).is_ok() && t.outcome().is_none()
-            })
-            .expect("a move that leaves the game on");
-        g.play(&m).unwrap();
-        moves.push(m);
-    }
-    moves.join(" ")
-}
-
 /// A ladder with an openings book (`openings_file`, a file beside the
 /// ladder file, on the server only): the worker gets the book's text with
 /// the ladder's, and every game it plays opens with the book's line,
@@ -491,7 +471,7 @@ fn book_line(len: usize) -> String {
 fn a_worker_plays_the_openings_book_of_the_ladder() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let line = book_line(3);
+    let line = common::book_line(Variant::Kisolo, 0, 3);
     std::fs::write(
         dir.join("book.txt"),
         format!("# one line\nkisolo: {line}\n"),

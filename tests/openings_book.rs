@@ -3,35 +3,13 @@
 //! seats, a bad book stops the match before any game, a changed book is
 //! refused on resume.
 
-use mancala_arena::engine::{Game, Settings, Variant};
+use mancala_arena::engine::Variant;
 use mancala_arena::results::{csvio, GameRow};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{arena, text};
-
-/// `len` legal moves of `variant` from its start that leave the game on:
-/// the first one from the `first`-th legal option on, then the first that
-/// does.
-fn line(variant: Variant, first: usize, len: usize) -> String {
-    let mut g = Game::new(variant, &Settings::with_players(2)).unwrap();
-    let mut moves = Vec::new();
-    for i in 0..len {
-        let legal = g.legal();
-        let skip = if i == 0 { first } else { 0 };
-        let (m, next) = (0..legal.len())
-            .map(|k| legal[(skip + k) % legal.len()].clone())
-            .find_map(|m| {
-                let mut t = g.clone();
-                (t.play(&m).is_ok() && t.outcome().is_none()).then_some((m, t))
-            })
-            .expect("a move that leaves the game on");
-        g = next;
-        moves.push(m);
-    }
-    moves.join(" ")
-}
+use common::{arena, book_line as line, text};
 
 /// The only results folder under `dir`/results.
 fn results_dir(dir: &Path) -> PathBuf {

@@ -483,8 +483,6 @@ fn arena_view_serves_a_left_out_game_of_each_variant_with_its_legal_options() {
     );
 }
 
-/// `arena view` of a league still running: a game added to games.csv
-/// after the view started is served, and the main page counts it.
 /// A results folder `dir` (made if missing) with the games.csv `csv` and
 /// a copy of the records of the league in `from`.
 fn results_folder(from: &Path, dir: &Path, csv: &str) {
@@ -499,6 +497,8 @@ fn results_folder(from: &Path, dir: &Path, csv: &str) {
     assert!(status.success());
 }
 
+/// `arena view` of a league still running: a game added to games.csv
+/// after the view started is served, and the main page counts it.
 #[test]
 fn arena_view_sees_games_added_while_it_runs() {
     let l = league();

@@ -2,6 +2,8 @@
 
 pub mod ladder;
 
+use mancala_arena::engine::{Game, Settings, Variant};
+
 /// Live (not zombie) processes whose command line holds `word`. A bot in
 /// its sandbox knows only its own namespace's pids, so what it leaves
 /// behind is found by its command line.
@@ -201,4 +203,27 @@ pub fn postgres(test: &str) -> Option<String> {
         .rsplit_once('/')
         .expect("a database URL ends in /DATABASE");
     Some(format!("{head}/{name}"))
+}
+
+/// `len` legal moves of `variant` from its start that leave the game on:
+/// the first one from the `first`-th legal option on, then the first that
+/// does.
+#[allow(dead_code)]
+pub fn book_line(variant: Variant, first: usize, len: usize) -> String {
+    let mut g = Game::new(variant, &Settings::with_players(2)).unwrap();
+    let mut moves = Vec::new();
+    for i in 0..len {
+        let legal = g.legal();
+        let skip = if i == 0 { first } else { 0 };
+        let (m, next) = (0..legal.len())
+            .map(|k| legal[(skip + k) % legal.len()].clone())
+            .find_map(|m| {
+                let mut t = g.clone();
+                (t.play(&m).is_ok() && t.outcome().is_none()).then_some((m, t))
+            })
+            .expect("a move that leaves the game on");
+        g = next;
+        moves.push(m);
+    }
+    moves.join(" ")
 }

@@ -194,11 +194,6 @@ impl GameIndex {
         Ok(GameIndex { places })
     }
 
-    /// Games indexed (a shard's duplicates each time).
-    pub fn len(&self) -> usize {
-        self.places.len()
-    }
-
     /// No game indexed.
     pub fn is_empty(&self) -> bool {
         self.places.is_empty()
