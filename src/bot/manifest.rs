@@ -20,7 +20,7 @@
 //! `{arena}` (the `arena` executable itself) and `{cargo_profile}` (`release`
 //! or `dev`, matching how `arena` was built).
 
-use super::BotCommand;
+use super::launch::BotCommand;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -101,7 +101,7 @@ pub struct Manifest {
     pub dir: PathBuf,
     /// What the bot asks for in its sandbox (`[limits]`); a league's
     /// `[limits]` and the flags override it.
-    pub limits: super::LimitSettings,
+    pub limits: super::launch::LimitSettings,
     /// The line of bot.toml where `command` is written (for messages).
     pub command_line: usize,
     /// The line of bot.toml where `build` is written, if it is.
@@ -127,7 +127,7 @@ struct RawManifest {
     #[serde(default)]
     template: bool,
     #[serde(default)]
-    limits: super::LimitSettings,
+    limits: super::launch::LimitSettings,
 }
 
 impl Manifest {
@@ -421,12 +421,12 @@ mod tests {
         assert_eq!(m.limits.memory_mb, Some(2048));
         assert_eq!(m.limits.processes, None);
         // The league's setting wins over the bot's, the bot's over the default.
-        let league = super::super::LimitSettings {
+        let league = super::super::launch::LimitSettings {
             processes: Some(8),
             memory_mb: None,
             ..Default::default()
         };
-        let mut l = super::super::Limits::new(1 << 16);
+        let mut l = super::super::launch::Limits::new(1 << 16);
         league.or(m.limits).apply(&mut l);
         assert_eq!((l.memory_mb, l.processes, l.cpus), (2048, 8, 1));
         let toml = "command = [\"true\"]\n[limits]\ncpus = 0\n";

@@ -38,9 +38,9 @@ pub struct CheckBotArgs {
     /// `off`: the bot without its sandbox (where Linux user namespaces are
     /// not available; docs/security.md).
     #[arg(long, value_enum, default_value_t)]
-    sandbox: super::SandboxArg,
+    sandbox: super::args::SandboxArg,
     #[command(flatten)]
-    limits: super::LimitArgs,
+    limits: super::args::LimitArgs,
     /// Seed of the test games: each sends the bot a seed derived from it
     /// and the game's id in `game_start`.
     #[arg(long, default_value_t = 0)]

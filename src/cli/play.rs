@@ -68,9 +68,9 @@ pub struct PlayArgs {
     /// `off`: bots without their sandbox (where Linux user namespaces are
     /// not available; docs/security.md).
     #[arg(long, value_enum, default_value_t)]
-    sandbox: super::SandboxArg,
+    sandbox: super::args::SandboxArg,
     #[command(flatten)]
-    limits: super::LimitArgs,
+    limits: super::args::LimitArgs,
     /// The players, by seat: `random` (built in), a folder under bots/ (or
     /// any folder with a bot.toml), or a command line in one argument
     /// (`"python3 my_bot.py"`).

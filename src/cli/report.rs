@@ -33,7 +33,9 @@ pub struct ReportArgs {
 pub(super) fn resolve(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
     let paths = paths
         .iter()
-        .map(|p| super::results_folder(p, "give a league's results folder, e.g. results/NAME"))
+        .map(|p| {
+            super::args::results_folder(p, "give a league's results folder, e.g. results/NAME")
+        })
         .collect::<anyhow::Result<Vec<PathBuf>>>()?;
     let paths = paths.as_slice();
     if let [one] = paths {

@@ -39,7 +39,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub games_per_pairing: Option<u32>,
     /// The schedule's seed.
-    #[arg(long, value_parser = super::whole)]
+    #[arg(long, value_parser = super::args::whole)]
     pub seed: Option<u64>,
     /// Ply cap (a game reaching it is a draw, reason max_plies).
     #[arg(long)]
@@ -68,26 +68,26 @@ pub struct RunArgs {
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
     /// Time for one decision in ms (0: none).
-    #[arg(long, value_parser = super::whole)]
+    #[arg(long, value_parser = super::args::whole)]
     pub decision_ms: Option<u64>,
     /// Per-game clock base in ms (0: no clock).
-    #[arg(long, value_parser = super::whole)]
+    #[arg(long, value_parser = super::args::whole)]
     pub base_ms: Option<u64>,
     /// Clock increment per turn in ms.
-    #[arg(long, value_parser = super::whole)]
+    #[arg(long, value_parser = super::args::whole)]
     pub increment_ms: Option<u64>,
     /// Time a bot has to answer the hello, in ms.
-    #[arg(long, value_parser = super::whole)]
+    #[arg(long, value_parser = super::args::whole)]
     pub startup_ms: Option<u64>,
     /// Wall-clock limit on a whole game, in ms.
-    #[arg(long, value_parser = super::whole)]
+    #[arg(long, value_parser = super::args::whole)]
     pub watchdog_ms: Option<u64>,
     /// `on` (the default: every bot in its sandbox) or `off` (bots run with
     /// the referee's user, environment and network; a warning each run).
     #[arg(long, value_name = "on|off")]
     pub sandbox: Option<String>,
     #[command(flatten)]
-    pub limits: super::LimitArgs,
+    pub limits: super::args::LimitArgs,
     /// Skip the bots' build commands.
     #[arg(long)]
     pub no_build: bool,

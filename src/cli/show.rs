@@ -29,7 +29,7 @@ pub struct ShowArgs {
 }
 
 pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
-    let results = super::results_folder(
+    let results = super::args::results_folder(
         &args.results,
         "give a league's results folder, then a game_id of its games.csv",
     )?;

@@ -25,7 +25,7 @@ pub struct MatchArgs {
     variants: Option<Vec<String>>,
     /// Games per opponent, rounded up to whole seat-swap groups over the
     /// variants (default: 200; 100,000 with --sprt, which stops earlier).
-    #[arg(long, value_parser = super::whole)]
+    #[arg(long, value_parser = super::args::whole)]
     games: Option<u64>,
     /// Stop as soon as the SPRT of the first bot against the second
     /// decides: `elo0=E0,elo1=E1[,alpha=A,beta=B,model=normalized|logistic]`.
@@ -35,7 +35,7 @@ pub struct MatchArgs {
     #[arg(long, short = 'j')]
     concurrency: Option<usize>,
     /// The schedule's seed.
-    #[arg(long, value_parser = super::whole)]
+    #[arg(long, value_parser = super::args::whole)]
     seed: Option<u64>,
     /// Random opening decisions per seat-swap group (default 4; 0 with
     /// --openings-file, after whose lines they come).
@@ -49,13 +49,13 @@ pub struct MatchArgs {
     #[arg(long, value_name = "ORDER")]
     openings_order: Option<String>,
     /// Time for one decision in ms.
-    #[arg(long, value_parser = super::whole)]
+    #[arg(long, value_parser = super::args::whole)]
     decision_ms: Option<u64>,
     /// Per-game clock base in ms (0: no clock), as on `arena run`.
-    #[arg(long, value_parser = super::whole)]
+    #[arg(long, value_parser = super::args::whole)]
     base_ms: Option<u64>,
     /// Clock increment per turn in ms.
-    #[arg(long, value_parser = super::whole)]
+    #[arg(long, value_parser = super::args::whole)]
     increment_ms: Option<u64>,
     /// Print the standings and the head-to-head line every N finished
     /// games (the line is printed at the end in any case).

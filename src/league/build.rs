@@ -8,8 +8,8 @@
 //!   source `arena` was built from, by cargo, as `arena` itself was.
 
 use super::config::BotSpec;
+use super::events::{Event, LeagueError};
 use super::launch::Room;
-use super::runner::{Event, LeagueError};
 use crate::bot::manifest;
 use std::path::{Path, PathBuf};
 

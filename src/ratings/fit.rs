@@ -19,7 +19,7 @@
 use super::linalg::{cholesky, dot, inverse, sandwich, solve, Matrix};
 use super::luce::Choice;
 use super::scale::K;
-use super::IntervalMethod;
+use super::table::IntervalMethod;
 use std::collections::BTreeMap;
 
 /// Weight of the virtual draw at `h = 0` that each seat parameter gets, so

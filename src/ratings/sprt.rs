@@ -26,8 +26,9 @@
 //! does not have; |elo0|, |elo1| <= 200. On ordinary counts none of this
 //! triggers and the LLR is fastchess's.
 
+use super::stats::penta_elo;
 use super::stats::Evidence;
-use super::{penta_elo, z_value};
+use super::table::z_value;
 use crate::results::GameRow;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
@@ -561,7 +562,7 @@ pub fn head_to_head(rows: &[GameRow], bot_a: &str, bot_b: &str) -> Result<HeadTo
         .collect();
     per_variant.sort_by(|x, y| x.variant.cmp(&y.variant));
     let mut total = SprtCounts {
-        variant: super::ALL.to_string(),
+        variant: super::table::ALL.to_string(),
         ..Default::default()
     };
     for v in &per_variant {
@@ -656,7 +657,7 @@ impl SprtTracker {
         let a_first = r.seat0 == self.bot_a;
         let g = self
             .groups
-            .entry((super::variant_label(r), r.group.clone()))
+            .entry((super::table::variant_label(r), r.group.clone()))
             .or_insert(GroupSeen {
                 a_points: 0.0,
                 rows: 0,

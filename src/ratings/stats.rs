@@ -10,7 +10,7 @@
 use super::fit::Cell;
 use super::luce::{Choice, ChoiceCounts};
 use super::scale::cmp_result;
-use super::{z_value, Standings};
+use super::table::{z_value, BotCount, Standings};
 use crate::results::GameRow;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -60,60 +60,6 @@ impl Hasher for Fx {
 
 /// A hash map with `Fx` hashing.
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
-
-/// Per bot (in one variant label or all): games and results.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct BotCount {
-    /// Games played.
-    pub games: u64,
-    /// Sum of the bot's seat scores (a 2-player win is 1, a draw 1/2).
-    pub points: f64,
-    /// Pairwise results against the other seats (one per opponent per game).
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
-    /// Games this bot forfeited, and why.
-    pub forfeits: u64,
-    pub forfeit_reasons: BTreeMap<String, u64>,
-    /// How the games this bot played ended, whoever caused it: reason -> games.
-    pub reasons: BTreeMap<String, u64>,
-}
-
-impl BotCount {
-    /// Mean seat score in [0, 1] (0 without games).
-    pub fn score(&self) -> f64 {
-        if self.games == 0 {
-            0.0
-        } else {
-            self.points / self.games as f64
-        }
-    }
-
-    /// Share of pairwise results that were draws.
-    pub fn draw_rate(&self) -> f64 {
-        let n = self.wins + self.draws + self.losses;
-        if n == 0 {
-            0.0
-        } else {
-            self.draws as f64 / n as f64
-        }
-    }
-
-    fn add(&mut self, o: &BotCount) {
-        self.games += o.games;
-        self.points += o.points;
-        self.wins += o.wins;
-        self.draws += o.draws;
-        self.losses += o.losses;
-        self.forfeits += o.forfeits;
-        for (k, v) in &o.forfeit_reasons {
-            *self.forfeit_reasons.entry(k.clone()).or_default() += v;
-        }
-        for (k, v) in &o.reasons {
-            *self.reasons.entry(k.clone()).or_default() += v;
-        }
-    }
-}
 
 /// Head-to-head statistics of two bots (`bot_a` < `bot_b` by name).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -896,7 +842,7 @@ impl Evidence {
             }
         }
         for (&(a, b), p) in &all {
-            out.push(make(super::ALL, a, b, p, Some(overall)));
+            out.push(make(super::table::ALL, a, b, p, Some(overall)));
         }
         out
     }

@@ -24,7 +24,7 @@
 //! memory as each process's data size (`RLIMIT_DATA`); [`mechanism`] says
 //! which is in force, and why when no cgroup is.
 
-use crate::bot::Limits;
+use crate::bot::launch::Limits;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -539,35 +539,4 @@ mod tests {
         assert_eq!(probe(None, &signal_parent), Ok(()));
         assert_eq!(probe(Some(&wall), &signal_parent), Err(libc::EPERM));
     }
-
-    /// Both walls in the order the child must raise them (Landlock, then
-    /// the seccomp filter that denies Landlock's calls): a shell runs and
-    /// writes its own folder only.
-    #[test]
-    fn landlock_then_seccomp() {
-        let Some(_) = kernel_abi() else { return };
-        let filter = super::super::seccomp::bot_filter().expect("filter");
-        let own = tempfile::tempdir().unwrap();
-        let other = tempfile::tempdir().unwrap();
-        let wall = Wall::new(rules(own.path()));
-        let mut cmd = std::process::Command::new("/bin/sh");
-        cmd.args([
-            "-c",
-            r#"echo a > "$0/a" && ! (echo b > "$1/b") 2>/dev/null"#,
-        ])
-        .arg(own.path())
-        .arg(other.path());
-        // SAFETY: restrict and install make system calls on memory built
-        // before the fork (async-signal-safe).
-        unsafe {
-            cmd.pre_exec(move || {
-                wall.restrict().map_err(std::io::Error::from_raw_os_error)?;
-                filter.install().map_err(std::io::Error::from_raw_os_error)
-            });
-        }
-        let status = cmd.status().unwrap();
-        assert!(status.success(), "{status}");
-        assert!(own.path().join("a").exists());
-        assert!(!other.path().join("b").exists());
-    }
 }

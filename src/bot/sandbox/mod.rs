@@ -12,7 +12,7 @@
 //! Nothing outside this folder makes a namespace, a mount or a cgroup.
 
 pub mod cgroup;
-mod child;
+pub(super) mod child;
 pub mod landlock;
 pub mod seccomp;
 mod view;
@@ -22,7 +22,8 @@ pub use view::{
     find_on_path, outside_arguments, resolve_program, OutsideArgument, SCRATCH_IN_VIEW,
 };
 
-use super::{BotError, Launch};
+use super::error::BotError;
+use super::launch::Launch;
 use std::path::{Path, PathBuf};
 
 /// The variables a sandboxed bot keeps from the referee's environment

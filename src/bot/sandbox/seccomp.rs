@@ -1420,6 +1420,47 @@ report("subprocess", lambda: subprocess.run(["true"], check=True) and 0)
         shipped_bots(Some(&wall));
     }
 
+    /// Both walls in the order the child must raise them (Landlock, then
+    /// the seccomp filter that denies Landlock's calls): a shell runs and
+    /// writes its own folder only.
+    #[test]
+    fn landlock_then_seccomp() {
+        if landlock::abi() == 0 {
+            println!("SKIPPED: this kernel has no Landlock");
+            return;
+        }
+        let filter = filter();
+        let own = tempfile::tempdir().unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let wall = Wall::new(vec![
+            Rule::new(c"/".into(), Access::ReadOnly),
+            Rule::new(
+                CString::new(own.path().to_str().unwrap()).unwrap(),
+                Access::ReadWrite,
+            ),
+            Rule::new(c"/dev/null".into(), Access::ReadWrite),
+        ]);
+        let mut cmd = std::process::Command::new("/bin/sh");
+        cmd.args([
+            "-c",
+            r#"echo a > "$0/a" && ! (echo b > "$1/b") 2>/dev/null"#,
+        ])
+        .arg(own.path())
+        .arg(other.path());
+        // SAFETY: restrict and install make system calls on memory built
+        // before the fork (async-signal-safe).
+        unsafe {
+            cmd.pre_exec(move || {
+                wall.restrict().map_err(std::io::Error::from_raw_os_error)?;
+                filter.install().map_err(std::io::Error::from_raw_os_error)
+            });
+        }
+        let status = cmd.status().unwrap();
+        assert!(status.success(), "{status}");
+        assert!(own.path().join("a").exists());
+        assert!(!other.path().join("b").exists());
+    }
+
     fn shipped_bots(wall: Option<&Wall>) {
         let repo = repo();
         let bots = repo.join("bots");

@@ -28,7 +28,7 @@
 //! child only replays the plan (`child::RootPlan`).
 
 use super::child::{self, MountStep, RootPlan};
-use crate::bot::BotCommand;
+use crate::bot::launch::BotCommand;
 use std::collections::HashMap;
 use std::ffi::{CString, OsString};
 use std::os::unix::ffi::OsStrExt;

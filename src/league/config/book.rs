@@ -3,7 +3,7 @@
 //! replayed by the engine and laid out per league variant here, before any
 //! game is played.
 
-use super::{parse_variant, VariantSpec};
+use super::spec::{parse_variant, VariantSpec};
 use crate::engine::Game;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;

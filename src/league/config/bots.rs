@@ -1,7 +1,8 @@
 //! The `bots` key of a tournament file: bots/ folder names, `"all"`, or
 //! tables with a name and a command; then `--bots` keeps some of them.
 
-use super::{BotSpec, ConfigError, Ctx, RunSettings, Source};
+use super::ctx::{line_of, ConfigError, Ctx, RunSettings, Source};
+use super::spec::BotSpec;
 use crate::bot::manifest::{self, CommandValue, Manifest};
 use crate::bot::LimitSettings;
 use serde::Deserialize;
@@ -97,7 +98,7 @@ fn item_lines(ctx: &Ctx<'_>, span: std::ops::Range<usize>) -> Vec<usize> {
         Ok(a) => {
             a.x.iter()
                 .map(|v| {
-                    super::line_of(
+                    line_of(
                         ctx.src,
                         span.start + v.span().start.saturating_sub(KEY.len()),
                     )
@@ -190,7 +191,7 @@ fn parse_bots(
                                 lines
                                     .get(i)
                                     .copied()
-                                    .unwrap_or_else(|| super::line_of(ctx.src, span.start))
+                                    .unwrap_or_else(|| line_of(ctx.src, span.start))
                             )),
                         });
                     }

@@ -4,7 +4,7 @@
 //! what an owner may upload. Every key is optional; each bound is checked
 //! here with the file's line.
 
-use super::{ConfigError, Ctx};
+use super::ctx::{ConfigError, Ctx};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -141,28 +141,4 @@ pub(super) fn section(
             None => None,
         },
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::league::config::Tournament;
-    use std::path::Path;
-
-    fn ladder(lines: &str) -> Result<Tournament, String> {
-        let src = format!("name = \"l\"\nvariants = [\"kisolo\"]\n[ladder]\n{lines}\n");
-        Tournament::parse(Path::new("ladder.toml"), &src).map_err(|e| e.to_string())
-    }
-
-    #[test]
-    fn max_games_is_none_by_default_and_a_positive_count_when_given() {
-        let t = ladder("").unwrap();
-        assert_eq!(t.ladder.unwrap().max_games, None);
-        let t = ladder("max_games = 300").unwrap();
-        assert_eq!(t.ladder.unwrap().max_games, Some(300));
-        let e = ladder("max_games = 0").err().unwrap();
-        assert!(
-            e.contains("ladder.max_games") && e.contains("0 is out of bounds"),
-            "{e}"
-        );
-    }
 }

@@ -3,7 +3,7 @@
 //! `build_network`, `build_seconds`, `uid_range`); `--sandbox` overrides
 //! the mode.
 
-use super::{pick, ConfigError, Ctx, RunSettings, Source};
+use super::ctx::{pick, ConfigError, Ctx, RunSettings, Source};
 use crate::bot::Sandbox;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
@@ -182,86 +182,4 @@ fn uid_range(ctx: &Ctx<'_>, r: &Spanned<Vec<i64>>) -> Result<(u32, u32), ConfigE
     }
     // Both are below UID_END < 2^32 here.
     Ok((*first as u32, *count as u32))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::Tournament;
-    use super::*;
-
-    const TWO_BOTS: &str = r#"
-name = "t"
-bots = [
-  { name = "a", command = "python3 a.py" },
-  { name = "b", command = "python3 b.py" },
-]
-"#;
-
-    fn parse_in(dir: &Path, extra: &str) -> Result<Tournament, ConfigError> {
-        Tournament::parse(&dir.join("x.toml"), &format!("{TWO_BOTS}{extra}"))
-    }
-
-    #[test]
-    fn the_table_gives_mode_and_settings() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("data")).unwrap();
-        let t = parse_in(
-            dir.path(),
-            "ponder = true\n[sandbox]\nmode = \"off\"\nexpose = [\"data\"]\nbuild_network = true\nbuild_seconds = 90\nuid_range = [100000, 65536]\n",
-        )
-        .unwrap();
-        assert_eq!(t.sandbox, Sandbox::Off);
-        assert!(t.ponder);
-        let want = std::fs::canonicalize(dir.path().join("data")).unwrap();
-        assert_eq!(
-            t.sandbox_settings,
-            SandboxSettings {
-                expose: vec![want],
-                build_network: true,
-                build_seconds: Some(90),
-                uid_range: Some((100_000, 65_536)),
-            }
-        );
-        // The defaults: on, nothing exposed, no network, no range, no ponder.
-        let t = parse_in(dir.path(), "[sandbox]\n").unwrap();
-        assert_eq!(t.sandbox, Sandbox::On);
-        assert_eq!(t.sandbox_settings, SandboxSettings::default());
-        assert!(!t.ponder);
-        let err = parse_in(dir.path(), "[sandbox]\nbuild_seconds = 0\n").unwrap_err();
-        assert!(err.to_string().contains("build_seconds"), "{err}");
-        // The flag overrides the table's mode.
-        let flags = RunSettings {
-            sandbox: Some("on".into()),
-            ponder: Some(true),
-            ..Default::default()
-        };
-        let src = format!("{TWO_BOTS}[sandbox]\nmode = \"off\"\n");
-        let t = Tournament::parse_with(&dir.path().join("x.toml"), &src, &flags).unwrap();
-        assert_eq!((t.sandbox, t.ponder), (Sandbox::On, true));
-    }
-
-    #[test]
-    fn errors_name_the_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let err = |extra: &str| parse_in(dir.path(), extra).unwrap_err().to_string();
-        let e = err("[sandbox]\nexpose = [\n  \"nowhere\",\n]\n");
-        assert!(
-            e.contains(":9:") && e.contains("sandbox.expose") && e.contains("nowhere"),
-            "{e}"
-        );
-        let e = err("[sandbox]\nmode = \"maybe\"\n");
-        assert!(e.contains(":8:") && e.contains("`sandbox`"), "{e}");
-        for range in ["[0, 10]", "[10, 0]", "[-1, 10]", "[10]", "[4294967290, 5]"] {
-            let e = err(&format!("[sandbox]\nuid_range = {range}\n"));
-            assert!(
-                e.contains(":8:") && e.contains("sandbox.uid_range"),
-                "{range}: {e}"
-            );
-        }
-        assert!(parse_in(dir.path(), "[sandbox]\nuid_range = [4294967290, 4]\n").is_ok());
-        let e = err("[sandbox]\nnetwork = true\n");
-        assert!(e.contains("network"), "{e}");
-        let e = err("ponder = \"yes\"\n");
-        assert!(e.contains("ponder"), "{e}");
-    }
 }

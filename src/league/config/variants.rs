@@ -1,7 +1,8 @@
 //! The `variants` key of a tournament file (game names or tables with
 //! options), or `--variants`.
 
-use super::{ConfigError, Ctx, RunSettings, Source, VariantSpec};
+use super::ctx::{ConfigError, Ctx, RunSettings, Source};
+use super::spec::{parse_variant, VariantSpec};
 use crate::engine::{Variant, DEFAULT_MAX_PLIES};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -20,31 +21,6 @@ struct RawVariant {
 
 fn two() -> usize {
     2
-}
-
-/// Parses a variant name as written in a league file or on the command
-/// line: a game name, or `tricala3` (also `tricala-3p`) for 3-player Tricala.
-pub fn parse_variant(s: &str) -> Result<VariantSpec, String> {
-    let t = s.trim().to_ascii_lowercase();
-    let (variant, players) = match t.as_str() {
-        "tricala3" | "tricala-3p" => (Variant::Tricala, 3),
-        "tricala2" => (Variant::Tricala, 2),
-        _ => (
-            t.parse::<Variant>().map_err(|_| {
-                format!(
-                    "unknown variant `{}` (known: filo, tricala, tricala3 (also tricala-3p: Tricala for 3 players), hackaback, kisolo, diffusion)",
-                    s.trim()
-                )
-            })?,
-            2,
-        ),
-    };
-    Ok(VariantSpec {
-        key: variant.name().to_string(),
-        variant,
-        players,
-        options: BTreeMap::new(),
-    })
 }
 
 /// The default variants: all five games, Tricala as 2 players.

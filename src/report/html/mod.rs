@@ -45,6 +45,7 @@
 mod replay;
 pub mod sample;
 mod view;
+pub use view::{frag, Options};
 
 use crate::ratings::{RateOptions, RatingError, Tally};
 use crate::report::tables::{for_each_merged_from, id_hash, TablesError};
@@ -52,7 +53,7 @@ use crate::results::records::RecordAt;
 use crate::results::{csvio, GameRow};
 use replay::{Chunk, GameMeta};
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 /// Games per chunk file of viewer data.
@@ -94,30 +95,6 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> HtmlError + '_ {
 pub struct Source {
     pub games_csv: PathBuf,
     pub records: PathBuf,
-}
-
-/// What the report is of.
-#[derive(Clone, Debug, Default)]
-pub struct Options {
-    /// The league's name (the page title).
-    pub title: String,
-    /// The league is still running: the page says so and reloads itself.
-    pub live: bool,
-    /// Games the schedule holds, when known (shown as `done of total`).
-    pub scheduled: Option<usize>,
-    /// The verdict of the league's SPRT, if it has one, as `arena status`
-    /// words it.
-    pub sprt: Option<String>,
-    /// That SPRT decided: the league ended there, not at `scheduled`.
-    pub decided: bool,
-    /// Threads that build the viewer data (0 counts as 1).
-    pub threads: usize,
-    /// Every game's viewer data (`--all-games`), not only the sample's
-    /// (`sample`).
-    pub all_games: bool,
-    /// The pages are served by `arena view`, which shows the games not in
-    /// the report on demand (at `games/one/ID`).
-    pub on_demand: bool,
 }
 
 /// What `write_report` did.
@@ -858,27 +835,6 @@ impl Fnv {
     fn finish(&self) -> u64 {
         self.0
     }
-}
-
-/// `s` for a URL fragment's value: everything but letters, digits and
-/// `-_.~` percent-encoded (the page's script decodes it).
-pub fn frag(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// Counts of a map, sorted by count (largest first), then by key.
-fn by_count(m: &BTreeMap<String, u64>) -> Vec<(String, u64)> {
-    let mut v: Vec<(String, u64)> = m.iter().map(|(k, n)| (k.clone(), *n)).collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    v
 }
 
 #[cfg(test)]

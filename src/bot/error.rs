@@ -1,0 +1,110 @@
+//! What went wrong talking to a bot process, in words that say what to do.
+
+use super::sandbox::child::{is_isolate_error, VIEW_FAILED};
+use std::path::PathBuf;
+use std::process::ExitStatus;
+
+/// What went wrong talking to a bot process.
+#[derive(Debug, thiserror::Error)]
+pub enum BotError {
+    #[error("cannot start `{command}`: {}", spawn_why(.command, .source))]
+    Spawn {
+        command: String,
+        source: std::io::Error,
+    },
+    #[error("cannot open the stderr log {path}: {source}")]
+    Log {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("no line before the deadline")]
+    Timeout,
+    /// The process exited (or closed its stdout, `status` then unknown).
+    #[error("the bot exited ({})", describe_status(.status))]
+    Exited { status: Option<ExitStatus> },
+    /// Writing to the bot failed because nothing reads its stdin any more
+    /// (it closed stdin or exited): EPIPE. `status` when already known.
+    #[error("the bot closed its stdin ({})", describe_status(.status))]
+    InputClosed { status: Option<ExitStatus> },
+    /// A line longer than the limit; `start` holds its first bytes.
+    #[error("line longer than {limit} bytes")]
+    LineTooLong { limit: usize, start: Vec<u8> },
+    /// The sandbox could not be set up (no user namespaces, say).
+    #[error("cannot start `{command}` in its sandbox: {}", sandbox_why(.source))]
+    Sandbox {
+        command: String,
+        source: std::io::Error,
+    },
+    /// The command cannot run in the sandbox as written (a bot.toml's
+    /// argument names a file the bot would not see); the message says
+    /// where it is written and why.
+    #[error("{0}")]
+    Refused(String),
+    #[error("i/o error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl BotError {
+    /// True when the failure is the machine's, not the bot's: out of
+    /// descriptors (EMFILE, ENFILE), processes or memory (EAGAIN, ENOMEM),
+    /// disk (ENOSPC, EIO), or a stderr log that cannot be opened. Such a
+    /// failure must never be charged to the bot.
+    pub fn is_harness(&self) -> bool {
+        let harness = |e: &std::io::Error| {
+            matches!(
+                e.raw_os_error(),
+                Some(
+                    libc::EMFILE
+                        | libc::ENFILE
+                        | libc::EAGAIN
+                        | libc::ENOMEM
+                        | libc::ENOSPC
+                        | libc::EIO
+                )
+            )
+        };
+        match self {
+            BotError::Log { .. } | BotError::Sandbox { .. } => true,
+            BotError::Spawn { source, .. } => harness(source),
+            BotError::Io(e) => harness(e),
+            _ => false,
+        }
+    }
+}
+
+/// Why a command did not start: for a bare program name that does not
+/// exist, that it is not on `PATH` (a missing compiler, say).
+fn spawn_why(command: &str, e: &std::io::Error) -> String {
+    let program = command.split(' ').next().unwrap_or_default();
+    match e.kind() == std::io::ErrorKind::NotFound && !program.contains('/') {
+        true => {
+            format!("`{program}` was not found on PATH ({e}); install it, or name it by its path")
+        }
+        false => e.to_string(),
+    }
+}
+
+/// Why a sandbox could not be set up, and what to do.
+fn sandbox_why(e: &std::io::Error) -> String {
+    const OFF: &str = "or run without it: `sandbox = \"off\"` in the league file, `--sandbox off` on the command line (docs/security.md)";
+    if e.raw_os_error() == Some(VIEW_FAILED) {
+        format!("its root (the folders it may see) could not be built; the bot's stderr log names the step that failed (a folder that cannot be mounted, say); {OFF}")
+    } else if is_isolate_error(e) {
+        format!("no user namespace can be made here. The sandbox needs them (Linux: sysctl user.max_user_namespaces > 0, and kernel.unprivileged_userns_clone = 1 where it exists; in a container, allow unshare and mount); {OFF}")
+    } else {
+        format!("{e}; {OFF}")
+    }
+}
+
+/// "status 3", "signal 9", "unknown status".
+pub fn describe_status(status: &Option<ExitStatus>) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match status {
+        Some(s) => match (s.code(), s.signal()) {
+            (Some(c), _) => format!("status {c}"),
+            (None, Some(sig)) => format!("signal {sig}"),
+            _ => "unknown status".into(),
+        },
+        None => "stdout closed".into(),
+    }
+}

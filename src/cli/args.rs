@@ -1,0 +1,88 @@
+//! The flags and arguments that several subcommands share: the sandbox's
+//! limits, `--sandbox`, a results folder named by the user, whole numbers.
+
+/// The limits of each bot's sandbox, as flags (`run`, `play`, `check-bot`):
+/// they override a league file's `[limits]` and a bot.toml's.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct LimitArgs {
+    /// Memory of each bot's process tree, MiB (its sandbox's limit; over
+    /// it the bot forfeits `memory`). Overrides the file's `[limits]` and
+    /// the bots' bot.toml.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::bot::LimitSettings::MAX_MB))]
+    pub memory_mb: Option<u64>,
+    /// Processes and threads of each bot's tree at once.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::bot::LimitSettings::MAX_PROCESSES))]
+    pub processes: Option<u64>,
+    /// CPUs each bot's tree may use (its worker's CPU where pinned).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::bot::LimitSettings::MAX_CPUS)))]
+    pub cpus: Option<u32>,
+    /// Largest file a bot may write, MiB.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::bot::LimitSettings::MAX_MB))]
+    pub file_size_mb: Option<u64>,
+}
+
+impl LimitArgs {
+    pub fn settings(&self) -> crate::bot::LimitSettings {
+        crate::bot::LimitSettings {
+            memory_mb: self.memory_mb,
+            processes: self.processes,
+            cpus: self.cpus,
+            file_size_mb: self.file_size_mb,
+        }
+    }
+}
+
+/// `--sandbox on|off` of the commands that start bots by hand.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SandboxArg {
+    /// Every bot in its sandbox (docs/security.md).
+    #[default]
+    On,
+    /// Bots with this user's rights, environment and network.
+    Off,
+}
+
+impl SandboxArg {
+    /// The bot runner's setting, with the warning when off.
+    pub fn sandbox(self) -> crate::bot::Sandbox {
+        match self {
+            SandboxArg::On => crate::bot::Sandbox::On,
+            SandboxArg::Off => {
+                errln!("warning: --sandbox off: the bots run with this user's rights, environment and network (docs/security.md)");
+                crate::bot::Sandbox::Off
+            }
+        }
+    }
+}
+
+/// The results folder a user named: a folder as it is, a league's
+/// games.csv as its folder; anything else is an error saying what was
+/// given and what is wanted (`wanted`, e.g. "a league's results folder").
+pub(crate) fn results_folder(
+    p: &std::path::Path,
+    wanted: &str,
+) -> anyhow::Result<std::path::PathBuf> {
+    if p.is_dir() {
+        return Ok(p.to_path_buf());
+    }
+    if p.is_file() {
+        if p.file_name().is_some_and(|n| n == "games.csv") {
+            let up = p.parent().filter(|d| !d.as_os_str().is_empty());
+            return Ok(up.map_or_else(|| std::path::PathBuf::from("."), |d| d.to_path_buf()));
+        }
+        anyhow::bail!("{} is a file, not a results folder ({wanted})", p.display());
+    }
+    anyhow::bail!("{}: no such folder or file ({wanted})", p.display())
+}
+
+/// A whole number, 0 or more (a time in ms, a seed, a count), for flags
+/// whose bad value should be named as what it is: `-5` is negative, not
+/// a digit clap could not read.
+pub(super) fn whole(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    t.parse::<u64>().map_err(|_| match t.parse::<i128>() {
+        Ok(n) if n < 0 => format!("{n} is negative: give a whole number, 0 or more"),
+        Ok(_) => format!("{t} is too large"),
+        Err(_) => format!("`{s}` is not a whole number (0 or more)"),
+    })
+}

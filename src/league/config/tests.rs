@@ -1,0 +1,393 @@
+//! The tournament file's tests, section by section.
+
+use super::*;
+
+fn parse(src: &str) -> Result<Tournament, ConfigError> {
+    Tournament::parse(Path::new("/tmp/t/tournaments/x.toml"), src)
+}
+
+const TWO_BOTS: &str = r#"
+name = "t"
+bots = [
+  { name = "a", command = "python3 a.py" },
+  { name = "b", command = ["node", "b.js"], env = { X = "1" } },
+]
+"#;
+
+#[test]
+fn minimal_file_takes_defaults() {
+    let t = parse(TWO_BOTS).unwrap();
+    assert_eq!(t.name, "t");
+    assert_eq!(t.bots.len(), 2);
+    assert_eq!(t.bots[0].command, vec!["python3", "a.py"]);
+    assert_eq!(t.bots[1].env, vec![("X".to_string(), "1".to_string())]);
+    assert_eq!(t.variants.len(), 5);
+    assert_eq!(t.rounds, 1);
+    assert_eq!(t.output, PathBuf::from("/tmp/t/results/t"));
+    assert_eq!(t.max_plies, DEFAULT_MAX_PLIES);
+}
+
+#[test]
+fn errors_name_field_and_line() {
+    let src = format!("{TWO_BOTS}\nconcurrency = 0\n");
+    let e = parse(&src).unwrap_err().to_string();
+    assert!(e.contains(":8:") && e.contains("concurrency"), "{e}");
+
+    let src = format!("{TWO_BOTS}\nvariants = [\"diffusion\", \"chess\"]\n");
+    let e = parse(&src).unwrap_err().to_string();
+    assert!(
+        e.contains(":8:") && e.contains("variants") && e.contains("chess"),
+        "{e}"
+    );
+
+    let src = format!("{TWO_BOTS}\ngames_per_pairing = 3\n");
+    let e = parse(&src).unwrap_err().to_string();
+    assert!(e.contains("games_per_pairing") && e.contains("even"), "{e}");
+
+    let e = parse("name = \"t\"\nbotz = 1\n").unwrap_err().to_string();
+    assert!(e.contains("botz") && e.contains("line 2"), "{e}");
+
+    let e = parse("name = \"t\"\n").unwrap_err().to_string();
+    assert!(e.contains("`bots`"), "{e}");
+
+    // A name is a folder of its own, never the results folder's parent.
+    for name in ["..", ".", "", "a/b"] {
+        let src = TWO_BOTS.replace("name = \"t\"", &format!("name = \"{name}\""));
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(e.contains(":2:") && e.contains("name"), "{name}: {e}");
+    }
+
+    let src = format!("{TWO_BOTS}\ngauntlet = \"zed\"\n");
+    let e = parse(&src).unwrap_err().to_string();
+    assert!(e.contains("gauntlet") && e.contains("zed"), "{e}");
+}
+
+/// The flags go through the same checks as the file, and their errors
+/// name the flag, not a line of the file.
+#[test]
+fn flags_are_checked_like_the_file() {
+    let with = |src: &str, flags: RunSettings| {
+        Tournament::parse_with(Path::new("/tmp/t/tournaments/x.toml"), src, &flags)
+    };
+    let src = format!("{TWO_BOTS}\nconcurrency = 4\nrounds = 2\nseed = 5\n");
+    let e = with(
+        &src,
+        RunSettings {
+            concurrency: Some(5000),
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(e, "--concurrency: must be between 1 and 1024, got 5000");
+
+    let t = with(
+        &src,
+        RunSettings {
+            concurrency: Some(2),
+            games_per_pairing: Some(6),
+            output: Some(PathBuf::from("elsewhere")),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!((t.concurrency, t.rounds, t.seed), (2, 3, 5));
+    assert_eq!(t.output, PathBuf::from("elsewhere"));
+
+    for (flags, want) in [
+        (
+            RunSettings {
+                games_per_pairing: Some(3),
+                ..Default::default()
+            },
+            "--games-per-pairing: must be even",
+        ),
+        (
+            RunSettings {
+                watchdog_ms: Some(0),
+                ..Default::default()
+            },
+            "--watchdog-ms: must be positive",
+        ),
+        (
+            RunSettings {
+                bots: Some(vec!["a".into(), "zed".into()]),
+                ..Default::default()
+            },
+            "--bots: `zed` is not a bot",
+        ),
+        (
+            RunSettings {
+                variants: Some(vec!["chess".into()]),
+                ..Default::default()
+            },
+            "--variants: unknown variant `chess` (known: filo, tricala, tricala3 (also tricala-3p",
+        ),
+        (
+            RunSettings {
+                gauntlet: Some("zed".into()),
+                ..Default::default()
+            },
+            "--gauntlet: `zed` is not one",
+        ),
+    ] {
+        let e = with(&src, flags).unwrap_err().to_string();
+        assert!(e.starts_with(want), "{e}");
+    }
+    // A watchdog of 0 in the file is the file's error.
+    let e = parse(&format!("{TWO_BOTS}\n[time_control]\nwatchdog_ms = 0\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("x.toml") && e.contains("watchdog_ms"), "{e}");
+}
+
+/// A file named without a folder (`arena run t.toml`) lives in the
+/// working directory: its bots run there, not in "" (which no process
+/// can enter).
+#[test]
+fn a_bare_file_name_means_the_working_directory() {
+    let t = Tournament::parse(Path::new("t.toml"), TWO_BOTS).unwrap();
+    assert_eq!(t.bots[0].cwd.as_deref(), Some(Path::new(".")));
+}
+
+#[test]
+fn the_sandbox_is_on_unless_said_off() {
+    assert_eq!(parse(TWO_BOTS).unwrap().sandbox, Sandbox::On);
+    let off = parse(&format!("{TWO_BOTS}\nsandbox = \"off\"\n")).unwrap();
+    assert_eq!(off.sandbox, Sandbox::Off);
+    let e = parse(&format!("{TWO_BOTS}\nsandbox = \"maybe\"\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(":8:") && e.contains("`sandbox`") && e.contains("maybe"),
+        "{e}"
+    );
+    let flag = RunSettings {
+        sandbox: Some("off".into()),
+        ..Default::default()
+    };
+    let t = Tournament::parse_with(Path::new("/tmp/t/x.toml"), TWO_BOTS, &flag).unwrap();
+    assert_eq!(t.sandbox, Sandbox::Off);
+}
+
+#[test]
+fn limits_have_defaults_and_bounds() {
+    assert_eq!(parse(TWO_BOTS).unwrap().limits, LimitSettings::default());
+    let t = parse(&format!(
+        "{TWO_BOTS}\n[limits]\nmemory_mb = 256\ncpus = 2\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        (t.limits.memory_mb, t.limits.cpus, t.limits.processes),
+        (Some(256), Some(2), None)
+    );
+    let e = parse(&format!("{TWO_BOTS}\n[limits]\nmemory_mb = 0\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("limits.memory_mb") && e.contains("between 1"),
+        "{e}"
+    );
+    let flags = RunSettings {
+        memory_mb: Some(512),
+        processes: Some(0),
+        ..Default::default()
+    };
+    let e = Tournament::parse_with(Path::new("/tmp/t/x.toml"), TWO_BOTS, &flags)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("--processes: must be between 1"), "{e}");
+    let e = parse(&format!("{TWO_BOTS}\n[limits]\nram = 5\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ram"), "{e}");
+}
+
+/// `openings_file` is the league file's folder's, `--openings-file`
+/// the working directory's; errors name the book's line.
+#[test]
+fn an_openings_book_is_read_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let league = dir.path().join("t.toml");
+    let first = |v: &str| {
+        let s = parse_variant(v).unwrap();
+        crate::engine::Game::new(s.variant, &s.settings(100))
+            .unwrap()
+            .legal()[0]
+            .clone()
+    };
+    std::fs::write(
+        dir.path().join("book.txt"),
+        format!(
+            "# two\nfilo: {}\nkisolo: {}\n",
+            first("filo"),
+            first("kisolo")
+        ),
+    )
+    .unwrap();
+    let src = format!(
+            "{TWO_BOTS}\nvariants = [\"filo\", \"kisolo\"]\nopenings_file = \"book.txt\"\nopenings_order = \"random\"\n"
+        );
+    let t = Tournament::parse(&league, &src).unwrap();
+    let book = t.book.expect("a book");
+    assert_eq!(book.order, BookOrder::Random);
+    assert_eq!(book.line(1, 5), [first("kisolo")]);
+
+    let e = Tournament::parse(&league, &src.replace("\"random\"", "\"shuffled\""))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(":10: `openings_order`: expected"), "{e}");
+    let e = Tournament::parse(&league, &src.replace("book.txt", "none.txt"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("none.txt"), "{e}");
+    let e = Tournament::parse(&league, &src.replace("openings_file", "opening_file"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("opening_file") && e.contains("openings_file"),
+        "{e}"
+    );
+
+    std::fs::write(dir.path().join("bad.txt"), "filo: zz\n").unwrap();
+    let flags = RunSettings {
+        openings_file: Some(dir.path().join("bad.txt")),
+        openings_order: Some("sequential".into()),
+        ..Default::default()
+    };
+    let e = Tournament::parse_with(&league, &src, &flags)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("bad.txt:1: move 1 `zz` is not legal here"),
+        "{e}"
+    );
+    let flags = RunSettings {
+        openings_order: Some("random".into()),
+        ..Default::default()
+    };
+    let e = Tournament::parse_with(&league, TWO_BOTS, &flags)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("--openings-order: orders the lines"), "{e}");
+}
+
+#[test]
+fn variant_keys() {
+    let src =
+        format!("{TWO_BOTS}\nvariants = [\"tricala\", \"tricala3\"]\ngames_per_pairing = 4\n");
+    let t = parse(&src).unwrap();
+    assert_eq!(t.variants[1].players, 3);
+    assert_eq!(t.variants[1].key, "tricala");
+    assert_eq!(t.variants[1].label(), "tricala-3p");
+    let src = format!("{TWO_BOTS}\nvariants = [\"tricala3\", \"tricala-3p\"]\n");
+    let e = parse(&src).unwrap_err().to_string();
+    assert!(e.contains("appears twice"), "{e}");
+    assert_eq!(t.rounds, 2);
+}
+
+mod sandbox_table {
+    use super::super::sandbox::SandboxSettings;
+    use super::super::{ConfigError, RunSettings, Tournament};
+    use crate::bot::Sandbox;
+    use std::path::Path;
+
+    const TWO_BOTS: &str = r#"
+name = "t"
+bots = [
+  { name = "a", command = "python3 a.py" },
+  { name = "b", command = "python3 b.py" },
+]
+"#;
+
+    fn parse_in(dir: &Path, extra: &str) -> Result<Tournament, ConfigError> {
+        Tournament::parse(&dir.join("x.toml"), &format!("{TWO_BOTS}{extra}"))
+    }
+
+    #[test]
+    fn the_table_gives_mode_and_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("data")).unwrap();
+        let t = parse_in(
+            dir.path(),
+            "ponder = true\n[sandbox]\nmode = \"off\"\nexpose = [\"data\"]\nbuild_network = true\nbuild_seconds = 90\nuid_range = [100000, 65536]\n",
+        )
+        .unwrap();
+        assert_eq!(t.sandbox, Sandbox::Off);
+        assert!(t.ponder);
+        let want = std::fs::canonicalize(dir.path().join("data")).unwrap();
+        assert_eq!(
+            t.sandbox_settings,
+            SandboxSettings {
+                expose: vec![want],
+                build_network: true,
+                build_seconds: Some(90),
+                uid_range: Some((100_000, 65_536)),
+            }
+        );
+        // The defaults: on, nothing exposed, no network, no range, no ponder.
+        let t = parse_in(dir.path(), "[sandbox]\n").unwrap();
+        assert_eq!(t.sandbox, Sandbox::On);
+        assert_eq!(t.sandbox_settings, SandboxSettings::default());
+        assert!(!t.ponder);
+        let err = parse_in(dir.path(), "[sandbox]\nbuild_seconds = 0\n").unwrap_err();
+        assert!(err.to_string().contains("build_seconds"), "{err}");
+        // The flag overrides the table's mode.
+        let flags = RunSettings {
+            sandbox: Some("on".into()),
+            ponder: Some(true),
+            ..Default::default()
+        };
+        let src = format!("{TWO_BOTS}[sandbox]\nmode = \"off\"\n");
+        let t = Tournament::parse_with(&dir.path().join("x.toml"), &src, &flags).unwrap();
+        assert_eq!((t.sandbox, t.ponder), (Sandbox::On, true));
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = |extra: &str| parse_in(dir.path(), extra).unwrap_err().to_string();
+        let e = err("[sandbox]\nexpose = [\n  \"nowhere\",\n]\n");
+        assert!(
+            e.contains(":9:") && e.contains("sandbox.expose") && e.contains("nowhere"),
+            "{e}"
+        );
+        let e = err("[sandbox]\nmode = \"maybe\"\n");
+        assert!(e.contains(":8:") && e.contains("`sandbox`"), "{e}");
+        for range in ["[0, 10]", "[10, 0]", "[-1, 10]", "[10]", "[4294967290, 5]"] {
+            let e = err(&format!("[sandbox]\nuid_range = {range}\n"));
+            assert!(
+                e.contains(":8:") && e.contains("sandbox.uid_range"),
+                "{range}: {e}"
+            );
+        }
+        assert!(parse_in(dir.path(), "[sandbox]\nuid_range = [4294967290, 4]\n").is_ok());
+        let e = err("[sandbox]\nnetwork = true\n");
+        assert!(e.contains("network"), "{e}");
+        let e = err("ponder = \"yes\"\n");
+        assert!(e.contains("ponder"), "{e}");
+    }
+}
+
+mod ladder_table {
+    use crate::league::config::Tournament;
+    use std::path::Path;
+
+    fn ladder(lines: &str) -> Result<Tournament, String> {
+        let src = format!("name = \"l\"\nvariants = [\"kisolo\"]\n[ladder]\n{lines}\n");
+        Tournament::parse(Path::new("ladder.toml"), &src).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn max_games_is_none_by_default_and_a_positive_count_when_given() {
+        let t = ladder("").unwrap();
+        assert_eq!(t.ladder.unwrap().max_games, None);
+        let t = ladder("max_games = 300").unwrap();
+        assert_eq!(t.ladder.unwrap().max_games, Some(300));
+        let e = ladder("max_games = 0").err().unwrap();
+        assert!(
+            e.contains("ladder.max_games") && e.contains("0 is out of bounds"),
+            "{e}"
+        );
+    }
+}
