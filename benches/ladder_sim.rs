@@ -1,4 +1,4 @@
-//! The ladder's pairing rule (`serve::pairing`) against uniform random
+//! The ladder's pairing rule (`serve::schedule::pairing`) against uniform random
 //! pairing, in a simulated ladder (docs/ladder.md, "Simulation").
 //!
 //! Bots of known strength (Elo drawn from N(0, 200)) play one 2-player
@@ -20,7 +20,7 @@
 
 use mancala_arena::ratings::{rate, RateOptions};
 use mancala_arena::results::GameRow;
-use mancala_arena::serve::pairing::{pick, Entrant, LadderVariant, PairingConfig, Pick};
+use mancala_arena::serve::schedule::pairing::{pick, Entrant, LadderVariant, PairingConfig, Pick};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;

@@ -9,6 +9,7 @@
 pub mod ai;
 pub mod bot;
 pub mod cli;
+pub mod client;
 pub mod engine;
 pub mod host;
 pub mod league;
@@ -18,3 +19,5 @@ pub mod referee;
 pub mod report;
 pub mod results;
 pub mod serve;
+pub mod view;
+pub mod wire;

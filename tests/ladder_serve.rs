@@ -8,7 +8,7 @@
 mod common;
 
 use common::ladder::Server;
-use mancala_arena::serve::db::GameTicket;
+use mancala_arena::serve::store::GameTicket;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -605,7 +605,7 @@ fn bad_input_gets_its_status_and_a_message_and_writes_nothing_outside_the_new_bo
 /// and those that were being played.
 fn after_the_crash(rt: &tokio::runtime::Runtime, url: &str) -> (usize, Vec<GameTicket>) {
     rt.block_on(async {
-        let store = mancala_arena::serve::db::Db::open(url).await.unwrap();
+        let store = mancala_arena::serve::store::Db::open(url).await.unwrap();
         (
             store.done_rows().await.unwrap().len(),
             store.unfinished_games().await.unwrap(),
@@ -702,7 +702,7 @@ fn kill_9_in_the_middle_of_games_loses_no_finished_game_and_plays_the_cut_ones_a
     );
     assert!(out.status.success(), "{}", common::text(&out));
     let backed_up = rt.block_on(async {
-        let store = mancala_arena::serve::db::Db::open(&format!("sqlite:{}", copy.display()))
+        let store = mancala_arena::serve::store::Db::open(&format!("sqlite:{}", copy.display()))
             .await
             .unwrap();
         store.done_rows().await.unwrap().len()

@@ -1,11 +1,11 @@
-//! The ladder's store (src/serve/db.rs) on both of its databases: each
+//! The ladder's store (src/serve/store/mod.rs) on both of its databases: each
 //! test runs once on a temporary SQLite file and once on PostgreSQL (a
 //! database of its own on `ARENA_TEST_PG`'s cluster, or on the throw-away
 //! one of `.ci/postgres start`; `ARENA_SKIP_PG=1` skips that half).
 
 mod common;
 
-use mancala_arena::serve::db::{Backend, Db, DbError};
+use mancala_arena::serve::store::{Backend, Db, DbError};
 use std::future::Future;
 
 /// Runs `f` on a fresh store of `backend`.

@@ -16,7 +16,7 @@ mod common;
 use common::ladder::Server;
 
 use mancala_arena::engine::{Game, Settings, Variant};
-use mancala_arena::serve::db::Db;
+use mancala_arena::serve::store::Db;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -384,7 +384,7 @@ fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_reco
     let rt = tokio::runtime::Runtime::new().unwrap();
     let db = rt.block_on(Db::open(&server.db_url())).unwrap();
     let wa = rt
-        .block_on(db.owner_by_token(&mancala_arena::serve::token_hash(&ta)))
+        .block_on(db.owner_by_token(&mancala_arena::serve::store::token_hash(&ta)))
         .unwrap()
         .unwrap()
         .id;
@@ -659,7 +659,7 @@ fn on_postgresql_three_workers_play_300_games_through_a_worker_and_a_server_kill
     let rt = tokio::runtime::Runtime::new().unwrap();
     let db = rt.block_on(Db::open(&server.db_url())).unwrap();
     let wa = rt
-        .block_on(db.owner_by_token(&mancala_arena::serve::token_hash(&tokens[0])))
+        .block_on(db.owner_by_token(&mancala_arena::serve::store::token_hash(&tokens[0])))
         .unwrap()
         .unwrap()
         .id;

@@ -54,8 +54,8 @@ pub fn run(args: SubmitArgs) -> anyhow::Result<ExitCode> {
     if !server.starts_with("http://") {
         bail!("--server {server}: give http://HOST:PORT (this arena speaks plain HTTP; for HTTPS, see docs/ladder.md)");
     }
-    let limits = crate::serve::archive::Limits::default();
-    let bytes = crate::serve::archive::pack(&args.folder, &limits)
+    let limits = crate::wire::archive::Limits::default();
+    let bytes = crate::wire::archive::pack(&args.folder, &limits)
         .with_context(|| format!("packing {}", args.folder.display()))?;
     outln!(
         "packed {} ({} KiB)",

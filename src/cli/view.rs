@@ -3,7 +3,7 @@
 //! on loopback: the report's pages, and every game's viewer on demand
 //! (`serve::view`). Opens the browser where there is one.
 
-use crate::serve::view::{view, ViewOptions};
+use crate::view::{view, ViewOptions};
 use anyhow::Context;
 use std::net::SocketAddr;
 use std::path::PathBuf;

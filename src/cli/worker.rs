@@ -37,13 +37,13 @@ pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
             stop.store(true, Ordering::SeqCst)
         })?;
     }
-    let opts = crate::serve::remote::WorkerOptions {
+    let opts = crate::client::worker::WorkerOptions {
         server: args.server,
         token: args.token,
         jobs: args.jobs as usize,
         cache: std::path::absolute(&args.cache)?,
     };
-    crate::serve::remote::run(&opts, stop, &|line| outln!("{line}"))?;
+    crate::client::worker::run(&opts, stop, &|line| outln!("{line}"))?;
     outln!("arena worker: stopped");
     Ok(ExitCode::SUCCESS)
 }

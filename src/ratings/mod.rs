@@ -26,7 +26,6 @@ pub use table::{
 use crate::results::GameRow;
 use linalg::Matrix;
 use serde::Serialize;
-use statrs::distribution::{ContinuousCDF, Normal};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -4,6 +4,7 @@
 use super::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use statrs::distribution::{ContinuousCDF, Normal};
 
 fn row2(id: &str, variant: &str, group: &str, a: &str, b: &str, score_a: f64) -> GameRow {
     GameRow {

@@ -10,33 +10,23 @@
 //! `view` (`arena view`: a league's results folder served read-only, the
 //! report's pages and any game on demand).
 
-pub mod archive;
-pub mod checking;
-pub mod db;
-pub mod finished;
-pub mod http;
 pub mod intake;
-pub mod leases;
-pub mod pages;
-pub mod pairing;
+pub mod ladder;
 pub mod play;
-pub mod queue;
-pub mod remote;
+pub mod schedule;
 pub mod standings;
-pub mod state;
-pub mod verify;
-pub mod view;
-pub mod workers;
+pub mod store;
+pub mod web;
 
 use crate::league::config::Tournament;
 use crate::results::GameRow;
-use db::{Db, DbError, DoneKey};
-use finished::Finished;
-use state::{Ladder, Metrics};
+use ladder::{Ladder, Metrics};
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::Duration;
+use store::finished::Finished;
+use store::{new_token, token_hash, Db, DbError, DoneKey};
 
 /// Errors that stop the service, or a user command, with what to do.
 #[derive(Debug, thiserror::Error)]
@@ -59,19 +49,6 @@ pub enum ServeError {
 fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> ServeError {
     let what = what.into();
     move |source| ServeError::Io { what, source }
-}
-
-/// The SHA-256 (hex) of a token: what the store keeps of it.
-pub fn token_hash(token: &str) -> String {
-    intake::hex_sha256(token.as_bytes())
-}
-
-/// A new random token: 32 bytes from the system's generator, in hex.
-pub fn new_token() -> String {
-    use rand::RngCore;
-    let mut b = [0u8; 32];
-    rand::rngs::OsRng.fill_bytes(&mut b);
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// How `arena serve` runs.
@@ -206,16 +183,16 @@ pub fn serve(
             db.refuse_unreceived().await?;
             cut = db.requeue_cut_off().await?;
         }
-        let variants = queue::variant_keys(&t);
+        let variants = schedule::queue::variant_keys(&t);
         let mut played = std::collections::HashMap::new();
         let mut finished = Finished::default();
         let (to, read) = read_finished(&db, None, &mut |r| {
-            queue::count_row(&variants, &mut played, &r);
+            schedule::queue::count_row(&variants, &mut played, &r);
             finished.add(&r);
         })
         .await?;
         (finished.read_to, finished.read) = (to, read);
-        let workers = workers::Workers::new(
+        let workers = web::workers::Workers::new(
             &t,
             finished.games(),
             played,
@@ -265,7 +242,7 @@ pub fn serve(
             spawn("ladder-play", play::play_forever)?
         }
     };
-    let router = http::router(ladder.clone());
+    let router = web::router(ladder.clone());
     let l = ladder.clone();
     let served = rt.block_on(async move {
         axum::serve(listener, router)
@@ -292,12 +269,12 @@ pub fn serve(
     }
 }
 
-/// Refreshes the server's heartbeat every [`db::HEARTBEAT_SECONDS`], so
+/// Refreshes the server's heartbeat every [`store::HEARTBEAT_SECONDS`], so
 /// that a server on another host sees its claim alive; stops the server
 /// if the claim was taken over (it was taken for dead).
 async fn heartbeat_forever(l: Arc<Ladder>) {
     while !l.is_stopping() {
-        tokio::time::sleep(Duration::from_secs(db::HEARTBEAT_SECONDS)).await;
+        tokio::time::sleep(Duration::from_secs(store::HEARTBEAT_SECONDS)).await;
         match l.db.heartbeat().await {
             Ok(()) => {}
             Err(DbError::Lost) => {

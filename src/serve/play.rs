@@ -8,46 +8,21 @@
 //! runner's `Store`: each finished game goes into the database in one
 //! transaction, and only then counts.
 
-use super::db::{DbError, GameTicket, Version};
-use super::state::Ladder;
+use super::intake::spec_of;
+use super::ladder::Ladder;
+use super::store::{DbError, GameTicket, Version};
 use crate::league::config::BotSpec;
 use crate::league::folder::{DoneSet, Layout};
 use crate::league::pairings::Pairings;
 use crate::league::runner::{play_all, Event, RunOptions, Stop};
-use crate::league::schedule::{group_seed, ScheduledGame};
+use crate::league::schedule::ScheduledGame;
 use crate::results::records::Frame;
 use crate::results::store::Store;
 use crate::results::GameRow;
+use crate::wire::worker::{ladder_id, scheduled};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// What one version has played, for the pairing rule.
-#[derive(Clone, Debug, Default)]
-pub struct Played {
-    pub games: u64,
-    pub seats: Vec<u64>,
-    pub variants: Vec<u64>,
-}
-
-/// The game id of ladder game `id` in rows and records.
-pub fn game_id(id: i64) -> String {
-    format!("game-{id}")
-}
-
-/// The ladder game id of a row's `game_id`.
-pub fn ladder_id(game_id: &str) -> Option<i64> {
-    game_id.strip_prefix("game-")?.parse().ok()
-}
-
-/// The bot of an entered version, as the runner starts it: its bot.toml
-/// in its folder, under its ladder name (`BOT@N`).
-pub fn spec_of(v: &Version) -> Result<BotSpec, crate::bot::manifest::ManifestError> {
-    let m = crate::bot::manifest::Manifest::load(std::path::Path::new(&v.folder))?;
-    let mut spec = BotSpec::from_manifest(m);
-    spec.name = v.player();
-    Ok(spec)
-}
 
 /// Plays until the service stops: one epoch per roster of entered
 /// versions; waits while fewer than two are entered, or while the server
@@ -179,29 +154,12 @@ impl LadderPairings {
     /// Claims one game from the queue (topped up first), if there is one.
     fn claim(&self) -> Result<Option<GameTicket>, DbError> {
         let variants = self.ladder.t.variants.len();
-        let mut c = self
-            .ladder
-            .query(super::queue::claim(&self.ladder, None, 1, &|v| {
-                v < variants
-            }))?;
+        let mut c =
+            self.ladder
+                .query(super::schedule::queue::claim(&self.ladder, None, 1, &|v| {
+                    v < variants
+                }))?;
         Ok(c.pop().map(|c| c.ticket))
-    }
-}
-
-/// Ladder game `id` as the runner takes it, on the server or a worker:
-/// its seed is drawn from the ladder's seed and the game's id.
-pub fn scheduled(ladder_seed: u64, id: i64, variant: usize, seats: Vec<usize>) -> ScheduledGame {
-    let game_id = game_id(id);
-    ScheduledGame {
-        index: id as usize,
-        group: game_id.clone(),
-        group_index: 0,
-        round: 0,
-        variant,
-        seats,
-        seed: group_seed(ladder_seed, &game_id),
-        variant_group: id as usize,
-        game_id,
     }
 }
 
@@ -260,7 +218,7 @@ impl Pairings for LadderPairings {
             .metrics
             .games_in_flight
             .fetch_sub(1, Ordering::Relaxed);
-        super::queue::note_finished(&self.ladder, row);
+        super::schedule::queue::note_finished(&self.ladder, row);
         None
     }
 

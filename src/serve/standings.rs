@@ -5,7 +5,7 @@
 //! The standings shown are always those of a complete fit, with its time
 //! and game count; `arena rate` of `/api/games.csv` gives the same.
 
-use super::state::{Fit, Ladder, HISTORY_POINTS};
+use super::ladder::{Fit, Ladder, HISTORY_POINTS};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -53,7 +53,7 @@ pub fn refit(ladder: &Ladder) -> Option<Arc<Fit>> {
     let fit = Arc::new(Fit {
         report,
         games,
-        at: super::db::now(),
+        at: super::store::now(),
         took: start.elapsed(),
     });
     ladder.metrics.fits.fetch_add(1, Ordering::Relaxed);

@@ -267,7 +267,7 @@ mod tests {
 
     /// What the server expects of ladder game 9 of `t`.
     fn expected(t: &Tournament) -> Expected {
-        let game = crate::serve::play::scheduled(t.seed, 9, 0, vec![0, 1]);
+        let game = crate::wire::worker::scheduled(t.seed, 9, 0, vec![0, 1]);
         Expected {
             game_id: game.game_id.clone(),
             variant: 0,

@@ -3,7 +3,7 @@
 //! its latest games and faults. It grows with the versions and the pairs
 //! that met, not with the games (a ladder of 1,000 bots and 10 M games,
 //! issue 34); the rows themselves stay in the store, which the exports and
-//! `/api/games` read a page at a time ([`super::db::Db::done_page`]).
+//! `/api/games` read a page at a time ([`crate::serve::store::Db::done_page`]).
 
 use crate::ratings::{RateOptions, Tally};
 use crate::results::GameRow;
@@ -30,7 +30,7 @@ pub struct Finished {
     players: HashMap<String, Player>,
     /// How far the store's finished games were read (a server for the
     /// pages only reads on from there).
-    pub read_to: Option<super::db::DoneKey>,
+    pub read_to: Option<crate::serve::store::DoneKey>,
     /// Rows read from the store so far, those that did not read included.
     pub read: usize,
 }

@@ -2,7 +2,7 @@
 //! server's scheduler keeps a few `pending` games in the store, chosen by
 //! the pairing rule ([`super::pairing`]): one per slot that plays (the
 //! server's own games in flight plus the `-j` of every worker heard from
-//! lately). The server's own games ([`super::play::LadderPairings`]) and
+//! lately). The server's own games ([`crate::serve::play::LadderPairings`]) and
 //! the workers (`POST /api/worker/claim`) both claim from it, through
 //! [`claim`]: the top-up and the claim are one transaction. At most once a
 //! second, or when the roster changed, the claim first does the queue's
@@ -11,16 +11,23 @@
 //! ladder, and rereads the roster and the workers' capacity. (Doing that
 //! before every claim cost eight statements per game where two do.)
 
-use super::db::{unix_now, DbError};
-use super::leases::Claimed;
 use super::pairing::{self, Entrant, LadderVariant, PairingConfig, Pick};
-use super::play::Played;
-use super::state::Ladder;
 use crate::results::GameRow;
+use crate::serve::ladder::Ladder;
+use crate::serve::store::leases::Claimed;
+use crate::serve::store::{unix_now, DbError};
 use rand::SeedableRng;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
+
+/// What one version has played, for the pairing rule.
+#[derive(Clone, Debug, Default)]
+pub struct Played {
+    pub games: u64,
+    pub seats: Vec<u64>,
+    pub variants: Vec<u64>,
+}
 
 /// The scheduler's state: what each version has played, and the pairing
 /// rule's random numbers.
@@ -46,7 +53,7 @@ pub struct Scheduler {
 #[derive(Default)]
 struct Mirror {
     /// The games and how many are pending, when known.
-    queued: Option<(Vec<super::db::GameTicket>, usize)>,
+    queued: Option<(Vec<crate::serve::store::GameTicket>, usize)>,
 }
 
 /// What the top-up needs between two housekeepings.
@@ -54,7 +61,7 @@ struct Queue {
     /// The pairing rule's random numbers.
     rng: rand_chacha::ChaCha8Rng,
     /// The entered versions at the last housekeeping.
-    roster: Vec<super::db::Version>,
+    roster: Vec<crate::serve::store::Version>,
     /// Pending games to keep: one per slot that plays.
     target: usize,
     /// When the last housekeeping ran.
@@ -62,7 +69,7 @@ struct Queue {
     /// Games the server alone started in one statement with the one it
     /// took, for its next claims (they are `playing` in the store: a
     /// crash before they are played replays them).
-    ready: std::collections::VecDeque<super::db::GameTicket>,
+    ready: std::collections::VecDeque<crate::serve::store::GameTicket>,
 }
 
 /// How often a claim does the queue's housekeeping.
@@ -142,7 +149,7 @@ pub fn count_row(
 pub fn note_finished(l: &Ladder, row: &GameRow) {
     if let (Some((queued, _)), Some(id)) = (
         &mut l.workers.sched.mirror().queued,
-        super::play::ladder_id(&row.game_id),
+        crate::wire::worker::ladder_id(&row.game_id),
     ) {
         queued.retain(|t| t.id != id);
     }
@@ -157,7 +164,7 @@ pub fn note_finished(l: &Ladder, row: &GameRow) {
 
 /// Claims up to `max` pending games of the variants `can_play` accepts,
 /// for the server itself (`worker` is `None`) or for a worker under
-/// leases ([`super::db::Db::claim_games`]), after topping the queue up with the
+/// leases ([`crate::serve::store::Db::claim_games`]), after topping the queue up with the
 /// pairing rule's picks until there is one pending game per slot: the
 /// picks are added in the claim's own transaction. The server alone (no
 /// worker heard from lately, no `max_games`) with an empty queue starts
@@ -215,7 +222,7 @@ pub async fn claim(
 }
 
 /// A game the server itself plays (no lease).
-fn claimed(ticket: super::db::GameTicket) -> Claimed {
+fn claimed(ticket: crate::serve::store::GameTicket) -> Claimed {
     Claimed {
         ticket,
         lease: None,
@@ -227,7 +234,7 @@ fn claimed(ticket: super::db::GameTicket) -> Claimed {
 fn picks(
     l: &Ladder,
     q: &mut Queue,
-    queued: &[super::db::GameTicket],
+    queued: &[crate::serve::store::GameTicket],
     n: usize,
 ) -> Vec<(usize, Vec<i64>)> {
     let mut add = Vec::new();
@@ -280,7 +287,7 @@ async fn housekeeping(l: &Ladder, q: &mut Queue) -> Result<(), DbError> {
             "leases expired, back in the queue: {}",
             expired
                 .iter()
-                .map(|g| super::play::game_id(*g))
+                .map(|g| crate::wire::worker::game_id(*g))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
@@ -297,7 +304,7 @@ async fn housekeeping(l: &Ladder, q: &mut Queue) -> Result<(), DbError> {
 
 /// The roster as the pairing rule sees it: ratings of the last fit, and
 /// what each has played.
-fn entrants(l: &Ladder, roster: &[super::db::Version]) -> Vec<Entrant> {
+fn entrants(l: &Ladder, roster: &[crate::serve::store::Version]) -> Vec<Entrant> {
     let fit = l.last_fit();
     let played = l
         .workers

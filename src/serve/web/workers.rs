@@ -7,14 +7,15 @@
 //! refused uploads are logged with the worker's name and counted in
 //! `/metrics` by kind.
 
-use super::db::{unix_now, Owner};
-use super::http::{bearer_owner, ApiError};
-use super::leases::Registration;
-use super::play::game_id;
-use super::queue::Scheduler;
-use super::state::Ladder;
-use super::verify::{check_upload, Expected};
+use super::auth::bearer_owner;
+use super::error::{ApiError, ApiResult, Shared};
 use crate::results::GameRow;
+use crate::serve::intake::verify::{check_upload, Expected};
+use crate::serve::ladder::Ladder;
+use crate::serve::schedule::queue::Scheduler;
+use crate::serve::store::{unix_now, Owner};
+use crate::wire::worker::game_id;
+use crate::wire::worker::Registration;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
@@ -52,15 +53,15 @@ pub struct Workers {
 
 impl Workers {
     /// The workers' state of a ladder with `games` finished, in which
-    /// each version `played` so many ([`super::queue::count_row`]).
+    /// each version `played` so many ([`crate::serve::schedule::queue::count_row`]).
     pub fn new(
         t: &crate::league::config::Tournament,
         games: usize,
-        played: std::collections::HashMap<String, super::play::Played>,
+        played: std::collections::HashMap<String, crate::serve::schedule::queue::Played>,
         lease_seconds: i64,
         ladder_text: String,
     ) -> Workers {
-        let variants = super::queue::variant_keys(t);
+        let variants = crate::serve::schedule::queue::variant_keys(t);
         Workers {
             sched: Scheduler::new(t.seed, games, played),
             variants,
@@ -73,11 +74,8 @@ impl Workers {
     }
 }
 
-type Shared = State<Arc<Ladder>>;
-type ApiResult<T> = Result<T, ApiError>;
-
 /// The workers' endpoints, to merge into the service's router.
-pub fn routes() -> Router<Arc<Ladder>> {
+pub fn router() -> Router<Arc<Ladder>> {
     Router::new()
         .route("/api/worker/register", post(register))
         .route("/api/worker/claim", post(claim))
@@ -217,7 +215,7 @@ async fn claim(
             .iter()
             .map(|v| variants.iter().any(|x| x == v.variant.name()))
             .collect();
-    let claimed = super::queue::claim(
+    let claimed = crate::serve::schedule::queue::claim(
         &l,
         Some((w.id, l.workers.lease_seconds)),
         c.max.min(64),
@@ -295,7 +293,7 @@ async fn bundle(
     }) else {
         return Err(not_found());
     };
-    let path = super::intake::bundle_path(&v.folder);
+    let path = crate::serve::intake::bundle_path(&v.folder);
     let bytes = tokio::fs::read(&path).await.map_err(|e| {
         ApiError::new(
             StatusCode::NOT_FOUND,
@@ -333,7 +331,7 @@ async fn upload(
     req: axum::extract::Request,
 ) -> ApiResult<(StatusCode, Json<serde_json::Value>)> {
     let w = worker_of(&l, &headers).await?;
-    let id: i64 = super::play::ladder_id(&id)
+    let id: i64 = crate::wire::worker::ladder_id(&id)
         .or_else(|| id.parse().ok())
         .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("no game `{id}`")))?;
     let body = axum::body::to_bytes(req.into_body(), UPLOAD_LIMIT)
@@ -415,7 +413,7 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<()
         let v = l.db.version(*v).await.map_err(fail)?;
         players.push(v.map(|v| v.player()).unwrap_or_default());
     }
-    let game = super::play::scheduled(l.t.seed, id, ticket.variant, Vec::new());
+    let game = crate::wire::worker::scheduled(l.t.seed, id, ticket.variant, Vec::new());
     let expected = Expected {
         game_id: game.game_id.clone(),
         variant: ticket.variant,
@@ -459,7 +457,7 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<()
             ),
         ));
     }
-    super::queue::note_finished(l, &row);
+    crate::serve::schedule::queue::note_finished(l, &row);
     l.metrics.games_played.fetch_add(1, Ordering::Relaxed);
     l.announce_game(&row);
     l.finished_now(&row);

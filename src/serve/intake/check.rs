@@ -5,9 +5,9 @@
 //! sandbox and limits. Its report is the version's, word for word, but
 //! for the organiser's folders ([`public`]).
 
-use super::state::Ladder;
 use crate::league::check::{check_built, CheckOptions, CheckReport};
 use crate::league::config::BotSpec;
+use crate::serve::ladder::Ladder;
 
 /// Checks `spec` (built already): whether it passed, and the report.
 pub fn check(l: &Ladder, spec: &BotSpec) -> (bool, String) {

@@ -2,8 +2,8 @@
 //! finished games' rows (in memory, for fits and exports), the last
 //! complete fit, the live feed and the counters of `/metrics`.
 
-use super::db::{Db, DbError};
-use super::finished::Finished;
+use super::store::finished::Finished;
+use super::store::{Db, DbError};
 use crate::league::config::ladder::LadderSettings;
 use crate::league::config::Tournament;
 use crate::ratings::Report;
@@ -81,7 +81,7 @@ pub struct Ladder {
     pub events: tokio::sync::broadcast::Sender<String>,
     pub metrics: Metrics,
     /// The queue's scheduler and what the workers' endpoints keep.
-    pub workers: super::workers::Workers,
+    pub workers: super::web::workers::Workers,
 }
 
 impl Ladder {

@@ -7,7 +7,9 @@
 //! not renewed in time is expired and its game goes back to the queue; an
 //! upload finishes a game only under its active lease, once.
 
-use super::db::{now, seats_text, Db, DbError, GameTicket};
+use super::tokens::new_token;
+use super::{now, seats_text, ticket, Db, DbError, GameTicket};
+use crate::wire::worker::Registration;
 
 /// A lease as the store has it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,32 +30,9 @@ pub struct Claimed {
     pub lease: Option<Lease>,
 }
 
-/// What a worker says of itself when it registers.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct Registration {
-    pub host: String,
-    pub cores: i64,
-    pub jobs: i64,
-    pub arena_version: String,
-    /// [`crate::engine::RULES_VERSION`] of the worker's arena.
-    pub rules_version: i64,
-    /// The record format it writes ([`crate::referee::record::FORMAT`]).
-    pub record_format: u32,
-    pub sandbox: Vec<String>,
-    pub variants: Vec<String>,
-}
-
-pub(super) fn ticket(id: i64, variant: i64, seats: &str) -> GameTicket {
-    GameTicket {
-        id,
-        variant: variant as usize,
-        seats: seats.split(',').filter_map(|s| s.parse().ok()).collect(),
-    }
-}
-
 /// A new lease id: 16 random bytes in hex.
 fn new_lease_id() -> String {
-    super::new_token()[..32].to_string()
+    new_token()[..32].to_string()
 }
 
 impl Db {
@@ -153,7 +132,7 @@ impl Db {
             .fetch_all(&mut *tx)
             .await?;
         let mut out = Vec::new();
-        let unix = super::db::unix_now();
+        let unix = super::unix_now();
         for (id, variant, seats) in rows {
             if out.len() >= max {
                 break;
@@ -357,7 +336,7 @@ impl Db {
         .bind(r.sandbox.join(","))
         .bind(r.variants.join(","))
         .bind(now())
-        .bind(super::db::unix_now())
+        .bind(super::unix_now())
         .execute(self.pool())
         .await?;
         Ok(())

@@ -7,11 +7,15 @@
 //! the build's error or check-bot's report. Each step is the version's
 //! status, shown on its page, in the API and in the live feed.
 
-use super::archive::{self, Limits};
-use super::db::{unix_now, DbError, Owner, Version};
-use super::play::spec_of;
-use super::state::Ladder;
+pub mod check;
+pub mod verify;
+
 use crate::bot::manifest::Manifest;
+use crate::league::config::BotSpec;
+use crate::serve::ladder::Ladder;
+use crate::serve::store::{unix_now, DbError, Owner, Version};
+use crate::wire::archive::{self, Limits};
+use crate::wire::hex_sha256;
 use axum::http::StatusCode;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -270,8 +274,7 @@ fn take(l: &Ladder, v: &Version) {
     let spec = match spec_of(v) {
         Ok(s) => s,
         Err(e) => {
-            let why =
-                super::checking::public(&e.to_string(), Some(std::path::Path::new(&v.folder)));
+            let why = check::public(&e.to_string(), Some(std::path::Path::new(&v.folder)));
             return step(l, v, "refused", &why, None);
         }
     };
@@ -283,13 +286,12 @@ fn take(l: &Ladder, v: &Version) {
             crate::league::build::build_bots(std::slice::from_ref(&spec), &room, &mut |_| {});
         if let Err(e) = built {
             l.metrics.builds_failed.fetch_add(1, Ordering::Relaxed);
-            let why =
-                super::checking::public(&e.to_string(), Some(std::path::Path::new(&v.folder)));
+            let why = check::public(&e.to_string(), Some(std::path::Path::new(&v.folder)));
             return step(l, v, "refused", "its build failed", Some(&why));
         }
     }
     step(l, v, "checking", "", None);
-    let (passed, report) = super::checking::check(l, &spec);
+    let (passed, report) = check::check(l, &spec);
     if passed {
         step(l, v, "entered", "", Some(&report));
         l.roster_changed_now();
@@ -305,13 +307,13 @@ fn take(l: &Ladder, v: &Version) {
     }
 }
 
-/// Lower-case hex SHA-256 of `bytes`.
-pub fn hex_sha256(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+/// The bot of an entered version, as the runner starts it: its bot.toml
+/// in its folder, under its ladder name (`BOT@N`).
+pub fn spec_of(v: &Version) -> Result<BotSpec, crate::bot::manifest::ManifestError> {
+    let m = crate::bot::manifest::Manifest::load(std::path::Path::new(&v.folder))?;
+    let mut spec = BotSpec::from_manifest(m);
+    spec.name = v.player();
+    Ok(spec)
 }
 
 fn unix_nanos() -> u128 {

@@ -3,16 +3,30 @@
 //! from the same values with minijinja templates (`templates/`, HTML
 //! escaped everywhere). A page holds no data the API lacks.
 
-use super::db::{DbError, Version};
-use super::play::ladder_id;
-use super::state::Ladder;
 use crate::report::html::{one_game, OneGame, REPORT_CSS, REPORT_JS};
 use crate::results::GameRow;
+use crate::serve::ladder::Ladder;
+use crate::serve::store::{DbError, Version};
+use crate::wire::worker::ladder_id;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
 use serde_json::{json, Value};
 use std::sync::Arc;
+
+/// The pages' routes, and their script and style sheet.
+pub fn router() -> Router<Arc<Ladder>> {
+    Router::new()
+        .route("/", get(standings_page))
+        .route("/bots/{name}", get(bot_page))
+        .route("/games/{id}", get(game_page))
+        .route("/games/{id}/index.js", get(game_index_js))
+        .route("/games/{id}/chunk.js", get(game_chunk_js))
+        .route("/assets/report.js", get(report_js))
+        .route("/assets/report.css", get(report_css))
+}
 
 /// The rating of `player` in the last fit's overall table, as JSON.
 fn rating_of(l: &Ladder, player: &str) -> Value {

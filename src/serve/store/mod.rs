@@ -5,6 +5,10 @@
 //! queries are plain SQL with `$N` parameters, which both read; the few
 //! words where the dialects differ come from [`Backend`].
 
+pub mod finished;
+pub mod leases;
+pub mod tokens;
+
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::{AnyPool, Executor};
@@ -12,6 +16,7 @@ use std::borrow::Cow;
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
+pub use tokens::{new_token, token_hash};
 
 /// Seconds without a heartbeat after which a server on another host is
 /// taken for dead, and its claim on the database may be taken over.
@@ -117,44 +122,44 @@ fn migrator(backend: Backend) -> Migrator {
             m(
                 1,
                 "ladder",
-                include_str!("../../migrations/sqlite/0001_ladder.sql"),
+                include_str!("../../../migrations/sqlite/0001_ladder.sql"),
             ),
             m(
                 2,
                 "server heartbeat",
-                include_str!("../../migrations/sqlite/0002_server_heartbeat.sql"),
+                include_str!("../../../migrations/sqlite/0002_server_heartbeat.sql"),
             ),
             m(
                 3,
                 "workers",
-                include_str!("../../migrations/sqlite/0003_workers.sql"),
+                include_str!("../../../migrations/sqlite/0003_workers.sql"),
             ),
             m(
                 4,
                 "games by finish",
-                include_str!("../../migrations/sqlite/0004_games_by_finish.sql"),
+                include_str!("../../../migrations/sqlite/0004_games_by_finish.sql"),
             ),
         ],
         Backend::Postgres => vec![
             m(
                 1,
                 "ladder",
-                include_str!("../../migrations/postgres/0001_ladder.sql"),
+                include_str!("../../../migrations/postgres/0001_ladder.sql"),
             ),
             m(
                 2,
                 "server heartbeat",
-                include_str!("../../migrations/postgres/0002_server_heartbeat.sql"),
+                include_str!("../../../migrations/postgres/0002_server_heartbeat.sql"),
             ),
             m(
                 3,
                 "workers",
-                include_str!("../../migrations/postgres/0003_workers.sql"),
+                include_str!("../../../migrations/postgres/0003_workers.sql"),
             ),
             m(
                 4,
                 "games by finish",
-                include_str!("../../migrations/postgres/0004_games_by_finish.sql"),
+                include_str!("../../../migrations/postgres/0004_games_by_finish.sql"),
             ),
         ],
     };
@@ -808,7 +813,7 @@ impl Db {
         // `games` (two equal games are interchangeable).
         let mut rows: Vec<GameTicket> = rows
             .into_iter()
-            .map(|(id, variant, seats)| super::leases::ticket(id, variant, &seats))
+            .map(|(id, variant, seats)| ticket(id, variant, &seats))
             .collect();
         let mut out = Vec::with_capacity(games.len());
         for (variant, seats) in games {
@@ -831,7 +836,7 @@ impl Db {
         .await?;
         Ok(rows
             .into_iter()
-            .map(|(id, variant, seats)| super::leases::ticket(id, variant, &seats))
+            .map(|(id, variant, seats)| ticket(id, variant, &seats))
             .collect())
     }
 
@@ -1033,6 +1038,15 @@ pub(super) fn seats_text(seats: &[i64]) -> String {
         .map(i64::to_string)
         .collect::<Vec<_>>()
         .join(",")
+}
+
+/// A game ticket from its columns.
+pub(super) fn ticket(id: i64, variant: i64, seats: &str) -> GameTicket {
+    GameTicket {
+        id,
+        variant: variant as usize,
+        seats: seats.split(',').filter_map(|s| s.parse().ok()).collect(),
+    }
 }
 
 #[cfg(test)]

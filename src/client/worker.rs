@@ -10,7 +10,6 @@
 //! server waits in a spool on disk and is sent when the server is back,
 //! or discarded when its lease has gone.
 
-use super::leases::Registration;
 use crate::league::config::{BotSpec, RunSettings, Tournament};
 use crate::league::folder::{DoneSet, Layout};
 use crate::league::pairings::Pairings;
@@ -19,6 +18,7 @@ use crate::league::schedule::ScheduledGame;
 use crate::results::records::Frame;
 use crate::results::store::Store;
 use crate::results::GameRow;
+use crate::wire::worker::Registration;
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -332,7 +332,7 @@ fn bundle(
         let bytes = client
             .get(&format!("/api/worker/bundles/{sha}"))
             .map_err(|e| format!("bundle {sha} of {player}: {e}"))?;
-        let got = super::intake::hex_sha256(&bytes);
+        let got = crate::wire::hex_sha256(&bytes);
         if got != sha {
             return Err(format!(
                 "bundle of {player}: its SHA-256 is {got}, not {sha}: not used"
@@ -340,7 +340,7 @@ fn bundle(
         }
         let tmp = cache.join("bundles").join(format!("{sha}.tmp"));
         let _ = std::fs::remove_dir_all(&tmp);
-        super::archive::unpack(&bytes[..], &tmp, &super::archive::Limits::default())
+        crate::wire::archive::unpack(&bytes[..], &tmp, &crate::wire::archive::Limits::default())
             .map_err(|e| format!("bundle of {player}: {e}"))?;
         std::fs::rename(&tmp, &dir).map_err(|e| format!("bundle of {player}: {e}"))?;
         say(&format!("fetched {player} (bundle {})", &sha[..12]));
@@ -414,7 +414,9 @@ fn play_claims(
             };
             seats.push(i);
         }
-        games.push_back(super::play::scheduled(t.seed, c.id, c.variant, seats));
+        games.push_back(crate::wire::worker::scheduled(
+            t.seed, c.id, c.variant, seats,
+        ));
     }
     t.concurrency = opts.jobs.min(games.len()).max(1);
     let todo = games.len();

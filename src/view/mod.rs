@@ -5,15 +5,17 @@
 //! any game's viewer data replayed by the engine on demand from its record
 //! (`games/one/ID`, `report::html::on_demand_game`), so a report that
 //! holds a sample of a million games still shows every one. The report's
-//! script and style sheet are the ladder's (`pages::report_js`,
-//! `report_css`): one viewer for the report, the ladder and this.
+//! script and style sheet are the report's own (`report::html`'s
+//! `REPORT_JS`, `REPORT_CSS`): one viewer for the report, the ladder and
+//! this. A room of its own, beside the report: no ladder here.
 //!
 //! A league still running is read again when its games.csv changes: the
 //! pages are rewritten when the main page is asked for, and a game not
 //! known yet is looked for in the rows as they are now.
 
-use super::{io, pages, runtime, ServeError};
-use crate::report::html::{on_demand_game, write_report, GameIndex, Options, Source};
+use crate::report::html::{
+    on_demand_game, write_report, GameIndex, Options, Source, REPORT_CSS, REPORT_JS,
+};
 use crate::results::records::RecordAt;
 use axum::extract::{Path as UrlPath, State};
 use axum::http::{header, StatusCode};
@@ -24,6 +26,19 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
+
+/// Why `arena view` could not serve: what it was doing, and the cause.
+#[derive(Debug, thiserror::Error)]
+#[error("{what}: {source}")]
+pub struct ViewError {
+    what: String,
+    source: std::io::Error,
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> ViewError {
+    let what = what.into();
+    move |source| ViewError { what, source }
+}
 
 /// What `arena view` serves.
 #[derive(Clone, Debug)]
@@ -141,17 +156,25 @@ impl Viewed {
 /// The view's routes: the report's pages at `/` (`index.html`, its
 /// `games/` and `bots/` files), its script and style sheet, and
 /// `games/one/ID`, any game's viewer data on demand. A router of its own,
-/// apart from the ladder's (`http::router`).
+/// apart from the ladder's (`serve::web::router`).
 pub fn router(v: Arc<Viewed>) -> Router {
     Router::new()
         .route("/", get(index_page))
         .route("/index.html", get(index_page))
-        .route("/report.js", get(pages::report_js))
-        .route("/report.css", get(pages::report_css))
+        .route("/report.js", get(|| async { asset(JS, REPORT_JS) }))
+        .route(
+            "/report.css",
+            get(|| async { asset("text/css; charset=utf-8", REPORT_CSS) }),
+        )
         .route("/games/one/{id}", get(one_game))
         .route("/games/{file}", get(games_file))
         .route("/bots/{file}", get(bots_file))
         .with_state(v)
+}
+
+/// The report's script or style sheet.
+fn asset(kind: &'static str, body: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, kind)], body).into_response()
 }
 
 fn text(status: StatusCode, kind: &'static str, body: String) -> Response {
@@ -235,9 +258,9 @@ fn written_file(dir: &Path, name: &str) -> Response {
 
 /// Serves `opts` until Ctrl-C or SIGTERM; `on_listen` is told the address.
 /// Refuses an address that is not loopback: the view is for this machine.
-pub fn view(opts: ViewOptions, on_listen: &mut dyn FnMut(SocketAddr)) -> Result<(), ServeError> {
+pub fn view(opts: ViewOptions, on_listen: &mut dyn FnMut(SocketAddr)) -> Result<(), ViewError> {
     if !opts.bind.ip().is_loopback() {
-        return Err(ServeError::Io {
+        return Err(ViewError {
             what: format!(
                 "--bind {}: arena view listens on loopback only (127.0.0.1 or ::1)",
                 opts.bind
@@ -246,7 +269,11 @@ pub fn view(opts: ViewOptions, on_listen: &mut dyn FnMut(SocketAddr)) -> Result<
         });
     }
     std::fs::create_dir_all(&opts.pages).map_err(io(opts.pages.display().to_string()))?;
-    let rt = runtime()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(io("cannot start the async runtime"))?;
     let bind = opts.bind;
     let viewed = Arc::new(Viewed::new(opts));
     let listener = rt.block_on(async {

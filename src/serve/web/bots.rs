@@ -1,0 +1,215 @@
+//! `/api/bots`: the bots and their versions; an owner's upload, retirement
+//! and change of a bot; a version's log.
+
+use super::auth::{check_owner, owner_of, writable};
+use super::error::{ApiError, ApiResult, Shared};
+use super::pages;
+use crate::serve::intake::{self, Upload};
+use crate::serve::ladder::Ladder;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// The routes of this resource.
+pub fn router() -> Router<Arc<Ladder>> {
+    Router::new()
+        .route("/api/bots", post(upload).get(bots))
+        .route("/api/bots/{name}", get(bot).delete(retire).patch(change))
+        .route("/api/bots/{name}/log", get(bot_log))
+}
+
+/// `POST /api/bots`: a bot folder as tar.gz, from its owner. The token
+/// is checked before the body is read, and a body announced over the
+/// limit is refused from the head alone.
+async fn upload(
+    State(l): Shared,
+    req: axum::extract::Request,
+) -> ApiResult<(StatusCode, Json<serde_json::Value>)> {
+    writable(&l)?;
+    let owner = owner_of(&l, req.headers()).await?;
+    let limit = (l.settings.upload_mb << 20) as usize;
+    let too_large = || {
+        l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "the upload is over this ladder's limit of {} MiB: leave build output and data out of the folder",
+                l.settings.upload_mb
+            ),
+        )
+    };
+    let announced = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    let body = axum::body::to_bytes(req.into_body(), limit)
+        .await
+        .map_err(|_| too_large())?;
+    let r = intake::accept(
+        &l,
+        &owner,
+        Upload {
+            bytes: body.to_vec(),
+        },
+    )
+    .await;
+    if r.is_err() {
+        l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
+    }
+    let v = r?;
+    l.metrics.uploads.fetch_add(1, Ordering::Relaxed);
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(serde_json::json!({
+            "bot": v.bot,
+            "version": v.number,
+            "player": v.player(),
+            "status": v.status,
+            "url": format!("/api/bots/{}", v.bot),
+        })),
+    ))
+}
+
+/// `DELETE /api/bots/NAME`: its owner retires it.
+async fn retire(
+    State(l): Shared,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+) -> ApiResult<Json<serde_json::Value>> {
+    writable(&l)?;
+    let owner = owner_of(&l, &headers).await?;
+    check_owner(&l, &owner, &name).await?;
+    let retired = l.db.retire(&name).await.map_err(ApiError::internal)?;
+    if retired {
+        l.roster_changed_now();
+        l.announce(serde_json::json!({"type": "bot", "bot": name, "status": "retired"}));
+    }
+    Ok(Json(serde_json::json!({ "bot": name, "retired": retired })))
+}
+
+/// `PATCH /api/bots/NAME` with `{"active": false}` (retire it) or
+/// `{"active": true}` (its latest version back in, after its owner
+/// retired it): the owner's switch.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BotChange {
+    active: bool,
+}
+
+async fn change(
+    State(l): Shared,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<serde_json::Value>> {
+    writable(&l)?;
+    let owner = owner_of(&l, &headers).await?;
+    let change: BotChange = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "the body is not the JSON expected ({e}): send {{\"active\": false}} to retire the bot, or {{\"active\": true}} to bring its latest version back"
+            ),
+        )
+    })?;
+    check_owner(&l, &owner, &name).await?;
+    let changed = match change.active {
+        false => l.db.retire(&name).await,
+        true => l.db.reinstate(&name).await,
+    }
+    .map_err(ApiError::internal)?;
+    if changed {
+        l.roster_changed_now();
+        let status = if change.active { "entered" } else { "retired" };
+        l.announce(serde_json::json!({"type": "bot", "bot": name, "status": status}));
+    }
+    Ok(Json(
+        serde_json::json!({ "bot": name, "active": change.active, "changed": changed }),
+    ))
+}
+
+/// `GET /api/bots`: every bot, its latest version and its standing.
+async fn bots(State(l): Shared) -> ApiResult<Json<serde_json::Value>> {
+    Ok(Json(
+        pages::bots_json(&l).await.map_err(ApiError::internal)?,
+    ))
+}
+
+/// `GET /api/bots/NAME`: the bot's versions (with their check-bot
+/// reports), ratings, results by opponent and recent games.
+async fn bot(State(l): Shared, Path(name): Path<String>) -> ApiResult<Json<serde_json::Value>> {
+    match pages::bot_json(&l, &name)
+        .await
+        .map_err(ApiError::internal)?
+    {
+        Some(v) => Ok(Json(v)),
+        None => Err(ApiError::not_found(format!("no bot named `{name}`"))),
+    }
+}
+
+/// `GET /api/bots/NAME/log`: the stderr of the bot's latest version, to
+/// its owner only (the last 64 KiB).
+async fn bot_log(
+    State(l): Shared,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+) -> ApiResult<impl IntoResponse> {
+    let owner = owner_of(&l, &headers).await?;
+    check_owner(&l, &owner, &name).await?;
+    let versions = l.db.versions_of(&name).await.map_err(ApiError::internal)?;
+    let Some(v) = versions.last() else {
+        return Err(ApiError::not_found(format!("bot `{name}` has no version")));
+    };
+    let text = log_tail(&l, &v.player(), 64 << 10);
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text))
+}
+
+/// The end (`most` bytes at most per file) of each stderr log of version
+/// `player`: its check's, then each game worker's, each under its name.
+fn log_tail(l: &Ladder, player: &str, most: u64) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let layout = crate::league::folder::Layout::new(l.t.output.clone());
+    let prefix = crate::league::folder::file_safe(player);
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(layout.logs())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .and_then(|n| n.strip_prefix(&prefix))
+                        .is_some_and(|rest| rest.starts_with("-w") || rest == "-check.log")
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    let mut out = String::new();
+    for f in files {
+        let Ok(mut file) = std::fs::File::open(&f) else {
+            continue;
+        };
+        let len = file.metadata().map_or(0, |m| m.len());
+        let _ = file.seek(SeekFrom::Start(len.saturating_sub(most)));
+        let mut buf = Vec::new();
+        let _ = file.take(most).read_to_end(&mut buf);
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "==> {name} <==\n{}\n",
+            String::from_utf8_lossy(&buf)
+        ));
+    }
+    out
+}

@@ -1,0 +1,60 @@
+//! A refusal as the web layer sends it: a status and one line of JSON
+//! (`{"error": "..."}`) that says what to do. A failure of the server's
+//! own is logged with its cause and answered with a fixed message: the
+//! store's errors never reach a client.
+
+use crate::serve::intake::{self};
+use crate::serve::ladder::Ladder;
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+
+/// A refusal: a status and what to do, sent as one line of JSON.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+        }
+    }
+    pub(super) fn internal(e: impl std::fmt::Display) -> ApiError {
+        tracing::error!("{e}");
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the server failed: {e}"),
+        )
+    }
+    pub(super) fn not_found(what: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, what)
+    }
+}
+
+impl From<intake::Refusal> for ApiError {
+    fn from(r: intake::Refusal) -> ApiError {
+        ApiError::new(r.status, r.message)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({ "error": self.message }).to_string() + "\n";
+        (
+            self.status,
+            [(header::CONTENT_TYPE, "application/json")],
+            body,
+        )
+            .into_response()
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+/// What every handler is given: the service.
+pub type Shared = State<Arc<Ladder>>;

@@ -1,0 +1,41 @@
+//! The web layer (axum): validates each request and hands it over: the
+//! JSON API (`/api/...`, docs/ladder.md), the exports, the live feed
+//! (Server-Sent Events), the pages, `/health` and `/metrics`. Every error
+//! is a status and one line of JSON (`{"error": "..."}`) that says what to
+//! do.
+//!
+//! One file per resource, each with its own `router()`, merged here with
+//! one shared context (the service, [`Shared`]): `pages` (the HTML pages
+//! and their assets), `status` (`/health`, `/metrics`), `bots` (uploads and
+//! the bots' API), `games` (standings and games), `exports` (the games as
+//! CSV, JSON lines, PGN), `feed` (the live feed), `workers` (the workers'
+//! endpoints); `auth` (whose token) and `error` (the refusals) below them.
+
+mod auth;
+mod bots;
+pub mod error;
+mod exports;
+mod feed;
+mod games;
+pub mod pages;
+mod status;
+pub mod workers;
+
+use crate::serve::ladder::Ladder;
+use axum::Router;
+pub use error::{ApiError, ApiResult, Shared};
+use std::sync::Arc;
+
+/// The service's routes.
+pub fn router(ladder: Arc<Ladder>) -> Router {
+    Router::new()
+        .merge(pages::router())
+        .merge(status::router())
+        .merge(bots::router())
+        .merge(games::router())
+        .merge(exports::router())
+        .merge(feed::router())
+        .merge(workers::router())
+        .fallback(|| async { ApiError::not_found("no such page: see docs/ladder.md for the API") })
+        .with_state(ladder)
+}

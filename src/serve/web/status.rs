@@ -1,0 +1,115 @@
+//! `/health` (is the service up, how many games) and `/metrics` (the
+//! counters, in Prometheus' text format).
+
+use super::error::Shared;
+use crate::serve::ladder::Ladder;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::{Json, Router};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// The routes of this resource.
+pub fn router() -> Router<Arc<Ladder>> {
+    Router::new()
+        .route("/health", get(health))
+        .route("/metrics", get(metrics))
+}
+
+async fn health(State(l): Shared) -> Json<serde_json::Value> {
+    Json(serde_json::json!({
+        "status": "ok",
+        "games": l.games_done(),
+        "in_flight": l.metrics.games_in_flight.load(Ordering::Relaxed),
+    }))
+}
+
+/// `/metrics`, in Prometheus' text format.
+async fn metrics(State(l): Shared) -> impl IntoResponse {
+    let m = &l.metrics;
+    let mut out = String::new();
+    let mut put = |name: &str, help: &str, kind: &str, value: String| {
+        out.push_str(&format!(
+            "# HELP arena_{name} {help}\n# TYPE arena_{name} {kind}\narena_{name} {value}\n"
+        ));
+    };
+    let get = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed).to_string();
+    put(
+        "games_played_total",
+        "Games finished since the server started.",
+        "counter",
+        get(&m.games_played),
+    );
+    put(
+        "games_in_flight",
+        "Games being played.",
+        "gauge",
+        get(&m.games_in_flight),
+    );
+    put(
+        "games_replayed_total",
+        "Games cut off by a crash and played again.",
+        "counter",
+        get(&m.games_replayed),
+    );
+    put(
+        "games_done",
+        "Finished games in the ladder.",
+        "gauge",
+        l.games_done().to_string(),
+    );
+    put(
+        "builds_total",
+        "Bot versions built.",
+        "counter",
+        get(&m.builds),
+    );
+    put(
+        "builds_failed_total",
+        "Bot versions whose build failed.",
+        "counter",
+        get(&m.builds_failed),
+    );
+    put(
+        "checks_failed_total",
+        "Bot versions that failed check-bot.",
+        "counter",
+        get(&m.checks_failed),
+    );
+    put(
+        "uploads_total",
+        "Uploads accepted.",
+        "counter",
+        get(&m.uploads),
+    );
+    put(
+        "uploads_refused_total",
+        "Uploads refused.",
+        "counter",
+        get(&m.uploads_refused),
+    );
+    put("fits_total", "Rating fits.", "counter", get(&m.fits));
+    put(
+        "fit_seconds",
+        "How long the last rating fit took.",
+        "gauge",
+        format!("{:.6}", m.fit_micros.load(Ordering::Relaxed) as f64 / 1e6),
+    );
+    let queued = l.db.versions(Some("queued")).await.map_or(0, |v| v.len());
+    put(
+        "versions_queued",
+        "Uploads waiting for their build and check.",
+        "gauge",
+        queued.to_string(),
+    );
+    out.push_str(&super::workers::metrics_text(&l));
+    out.push_str(
+        "# HELP arena_faults_total Forfeits by reason.\n# TYPE arena_faults_total counter\n",
+    );
+    for (reason, n) in m.faults.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+        out.push_str(&format!("arena_faults_total{{reason=\"{reason}\"}} {n}\n"));
+    }
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out)
+}
