@@ -1,51 +1,21 @@
-//! What the parts of the service share: the ladder file, the store, the
-//! finished games' rows (in memory, for fits and exports), the last
-//! complete fit, the live feed and the counters of `/metrics`.
+//! The core's own type: the service as its core starts it and the web
+//! layer reaches it. It owns the parts and the handles they share; no wing
+//! imports it (each wing is handed the handles it uses: `bus`).
 
+use super::bus::{Feed, Fit, Fits, Metrics, Queries, Wake};
+use super::intake::Intake;
+use super::schedule::queue::Scheduler;
 use super::store::finished::Finished;
 use super::store::{Db, DbError};
 use crate::league::config::ladder::LadderSettings;
 use crate::league::config::Tournament;
-use crate::ratings::Report;
 use crate::results::GameRow;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-/// The most points kept of one version's rating history: past it, every
-/// other point is dropped.
-pub const HISTORY_POINTS: usize = 400;
-
-/// A complete fit of the ratings, with when and over how many games.
-#[derive(Debug)]
-pub struct Fit {
-    pub report: Report,
-    /// Games the fit saw.
-    pub games: usize,
-    /// When it finished (UTC, ISO 8601).
-    pub at: String,
-    /// How long it took.
-    pub took: Duration,
-}
-
-/// Counters for `/metrics`.
-#[derive(Debug, Default)]
-pub struct Metrics {
-    pub games_played: AtomicU64,
-    pub games_in_flight: AtomicU64,
-    pub games_replayed: AtomicU64,
-    pub builds: AtomicU64,
-    pub builds_failed: AtomicU64,
-    pub checks_failed: AtomicU64,
-    pub uploads: AtomicU64,
-    pub uploads_refused: AtomicU64,
-    pub fits: AtomicU64,
-    pub fit_micros: AtomicU64,
-    /// Forfeits by reason (`timeout`, `crash`, ...).
-    pub faults: Mutex<std::collections::BTreeMap<String, u64>>,
-}
-
-/// The ladder service's shared state.
+/// The ladder service.
 pub struct Ladder {
     /// The ladder file: variants, time control, limits, sandbox, openings,
     /// and where its folder is (`output`). Its `bots` are empty.
@@ -56,100 +26,107 @@ pub struct Ladder {
     /// games, takes no uploads and rereads the finished games' rows from
     /// the store.
     pub pages_only: bool,
-    /// The runtime the store's queries run on.
-    pub rt: tokio::runtime::Handle,
+    /// How the core's threads run the store's queries.
+    pub queries: Queries,
     /// The finished games, summed up (their rows are in the store).
     pub finished: RwLock<Finished>,
-    /// The last complete fit.
-    pub fit: RwLock<Option<Arc<Fit>>>,
-    /// Each version's overall rating at each fit since the server started:
-    /// `[games, elo, low, high]` (at most [`HISTORY_POINTS`], thinned).
-    pub history: RwLock<std::collections::HashMap<String, Vec<[f64; 4]>>>,
+    /// The last complete fit and the ratings' history.
+    pub fits: Arc<Fits>,
     /// The entered versions changed: the games in flight finish, and play
     /// goes on with the new roster.
-    pub roster_changed: AtomicBool,
-    /// Wakes the player and the intake (a version was uploaded, entered
-    /// or retired), and tells every part to stop. Finished games do not
-    /// raise it: the fitter looks at the count twice a second.
-    pub wake: (Mutex<u64>, Condvar),
-    /// Raised once, to stop every part.
-    pub stopping: AtomicBool,
+    pub roster_changed: Arc<AtomicBool>,
+    /// Wakes the player, the intake and the fitter (a version was
+    /// uploaded, entered or retired), and tells every part to stop.
+    /// Finished games do not raise it: the fitter looks at the count twice
+    /// a second.
+    pub wake: Arc<Wake>,
     /// Raised when another server took this one's claim over: it stops,
     /// and says so.
     pub lost: AtomicBool,
     /// The live feed (JSON events, for Server-Sent Events).
-    pub events: tokio::sync::broadcast::Sender<String>,
-    pub metrics: Metrics,
-    /// The queue's scheduler and what the workers' endpoints keep.
-    pub workers: super::web::workers::Workers,
+    pub feed: Feed,
+    pub metrics: Arc<Metrics>,
+    /// The queue's scheduler: the pairing rule's picks, claimed by the
+    /// server's own games and the workers.
+    pub sched: Arc<Scheduler>,
+    /// Uploads in, versions out.
+    pub intake: Arc<Intake>,
+    /// What the workers' endpoints keep.
+    pub workers: Workers,
+}
+
+/// What the service keeps for its workers.
+pub struct Workers {
+    /// How long a lease lasts without a heartbeat (`--lease-seconds`).
+    pub lease_seconds: i64,
+    /// The ladder file's text, sent to workers at register: they play
+    /// its variants, time control, limits and sandbox.
+    pub ladder_text: String,
+    /// Games uploaded by workers and accepted.
+    pub uploads: AtomicU64,
+    /// Uploads refused, by kind.
+    pub refused: Mutex<BTreeMap<&'static str, u64>>,
+}
+
+impl Workers {
+    pub fn new(lease_seconds: i64, ladder_text: String) -> Workers {
+        Workers {
+            lease_seconds,
+            ladder_text,
+            uploads: AtomicU64::new(0),
+            refused: Mutex::new(BTreeMap::new()),
+        }
+    }
 }
 
 impl Ladder {
-    /// Runs a store query from a thread that is not one of the runtime's
-    /// own (the player, the intake, the fitter): it polls the query here,
-    /// in the runtime's context, and sleeps while the query waits. (A
-    /// thread spawned per query cost a fifth of the server's time per game.)
+    /// Runs a store query from one of the core's threads ([`Queries`]).
     pub fn query<T, F>(&self, f: F) -> Result<T, DbError>
     where
         F: std::future::Future<Output = Result<T, DbError>>,
     {
-        let _context = self.rt.enter();
-        block_on(f)
+        self.queries.run(f)
     }
 
     /// A version was entered or left: the games in flight finish, the
     /// queue rereads the roster, and play goes on with the new one.
     pub fn roster_changed_now(&self) {
-        self.roster_changed.store(true, Ordering::SeqCst);
-        self.workers.sched.roster_changed();
-        self.wake_all();
+        roster_changed(&self.roster_changed, &self.sched, &self.wake);
     }
 
     /// Wakes whoever waits in [`Ladder::wait`].
     pub fn wake_all(&self) {
-        let (m, c) = &self.wake;
-        let mut n = m.lock().unwrap_or_else(|p| p.into_inner());
-        *n += 1;
-        c.notify_all();
+        self.wake.wake_all();
     }
 
     /// Waits until woken or `timeout` passes.
     pub fn wait(&self, timeout: Duration) {
-        let (m, c) = &self.wake;
-        let n = m.lock().unwrap_or_else(|p| p.into_inner());
-        let start = *n;
-        let _ = c.wait_timeout_while(n, timeout, |n| *n == start && !self.is_stopping());
+        self.wake.wait(timeout);
     }
 
     /// Whether the service is stopping.
     pub fn is_stopping(&self) -> bool {
-        self.stopping.load(Ordering::SeqCst)
+        self.wake.is_stopping()
     }
 
     /// Asks every part to stop.
     pub fn stop(&self) {
-        self.stopping.store(true, Ordering::SeqCst);
-        self.wake_all();
+        self.wake.stop();
     }
 
     /// Sends `event` (`{"type": ...}`) to the live feed's listeners.
     pub fn announce(&self, event: serde_json::Value) {
-        if self.events.receiver_count() > 0 {
-            let _ = self.events.send(event.to_string());
-        }
+        self.feed.announce(event);
     }
 
-    /// A finished game, to the live feed: its row (built only when a page
-    /// listens).
-    pub fn announce_game(&self, row: &crate::results::GameRow) {
-        if self.events.receiver_count() > 0 {
-            self.announce(serde_json::json!({"type": "game", "row": row}));
-        }
+    /// A finished game, to the live feed.
+    pub fn announce_game(&self, row: &GameRow) {
+        self.feed.announce_game(row);
     }
 
     /// The last complete fit, if there was one.
     pub fn last_fit(&self) -> Option<Arc<Fit>> {
-        self.fit.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.fits.last()
     }
 
     /// Games finished so far.
@@ -171,22 +148,10 @@ impl Ladder {
     }
 }
 
-/// Runs `f` to completion on this thread: polls it, and parks the thread
-/// until its waker unparks it.
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    struct Unpark(std::thread::Thread);
-    impl std::task::Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = std::task::Waker::from(Arc::new(Unpark(std::thread::current())));
-    let mut cx = std::task::Context::from_waker(&waker);
-    let mut f = std::pin::pin!(f);
-    loop {
-        if let std::task::Poll::Ready(out) = f.as_mut().poll(&mut cx) {
-            return out;
-        }
-        std::thread::park();
-    }
+/// The roster changed: the player's epoch ends (`flag`), the scheduler
+/// rereads the roster before its next pick, and the waiting parts wake.
+pub fn roster_changed(flag: &AtomicBool, sched: &Scheduler, wake: &Wake) {
+    flag.store(true, Ordering::SeqCst);
+    sched.roster_changed();
+    wake.wake_all();
 }

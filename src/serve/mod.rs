@@ -3,13 +3,39 @@
 //! and plays for ever through the league's own pipeline; ratings are
 //! refitted in the background; pages, a JSON API and exports show it all.
 //!
-//! Rooms: `archive` (uploads, packed and unpacked safely), `db` (the
-//! store: SQLite or PostgreSQL through sqlx), `intake` (an upload's way to the ladder),
-//! `play` (the games: pairings and the store of the runner), `standings`
-//! (the fits), `http` (the web layer, which validates and hands over);
-//! `view` (`arena view`: a league's results folder served read-only, the
-//! report's pages and any game on demand).
+//! A small core that starts the parts and stops them, over wings laid out
+//! by the way data flows. Every file here:
+//!
+//! - the core (this folder's own files; no wing imports them):
+//!   - `mod.rs`: `arena serve` and its organiser's commands (`--add-user`,
+//!     `--backup`, ...); the service assembled (each part handed what it
+//!     uses), its threads started and stopped in one place ([`Parts`]);
+//!   - `ladder.rs`: [`ladder::Ladder`], the core's own type: the parts and
+//!     the handles they share, as the core and the web layer reach them;
+//!   - `play.rs`: the server's own games, through the league's runner
+//!     (`LadderPairings` and `DbStore`, the two seams);
+//!   - `standings.rs`: the ratings refitted in the background.
+//! - `bus/`: the handles the parts share (wake-up and stop, live feed,
+//!   counters, fits, store queries from a thread); imports nothing above.
+//! - `store/`: SQLite or PostgreSQL through sqlx, and SQL nowhere else:
+//!   `mod.rs` (the store, its migrations, owners, bots, versions, games),
+//!   `leases.rs` (the queue's rows and the workers' leases), `finished.rs`
+//!   (the finished games summed up for fits and exports), `tokens.rs`.
+//! - `schedule/`: `pairing.rs` (the pure pairing rule), `queue.rs` (the
+//!   scheduler that keeps the rule's picks in the store to be claimed).
+//! - `intake/`: uploads in, versions out: `mod.rs` (an upload accepted,
+//!   built, checked, entered), `check.rs` (the upload's `check-bot`),
+//!   `verify.rs` (a worker's uploaded game replayed and checked).
+//! - `web/`: one file per resource, each a router, merged in `web/mod.rs`:
+//!   `pages.rs`, `status.rs` (`/health`, `/metrics`), `bots.rs`, `games.rs`,
+//!   `exports.rs`, `feed.rs`, `workers.rs`; `auth.rs` and `error.rs` below
+//!   them.
+//!
+//! What the server shares with its clients (the upload archive, the
+//! worker protocol's words) is in [`crate::wire`]; the clients (`arena
+//! worker`) in [`crate::client`]; `arena view` in [`crate::view`].
 
+pub mod bus;
 pub mod intake;
 pub mod ladder;
 pub mod play;
@@ -18,12 +44,16 @@ pub mod standings;
 pub mod store;
 pub mod web;
 
+use crate::league::config::ladder::LadderSettings;
 use crate::league::config::Tournament;
 use crate::results::GameRow;
-use ladder::{Ladder, Metrics};
+use bus::{Feed, Fits, Metrics, Queries, Wake};
+use intake::Intake;
+use ladder::{Ladder, Workers};
+use schedule::queue::Scheduler;
 use std::net::SocketAddr;
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use store::finished::Finished;
 use store::{new_token, token_hash, Db, DbError, DoneKey};
@@ -72,9 +102,7 @@ pub struct ServeOptions {
 }
 
 /// The ladder's settings, or why `t` is not a ladder.
-fn settings_of(
-    t: &Tournament,
-) -> Result<crate::league::config::ladder::LadderSettings, ServeError> {
+fn settings_of(t: &Tournament) -> Result<LadderSettings, ServeError> {
     t.ladder
         .clone()
         .ok_or_else(|| ServeError::NotALadder(t.name.clone()))
@@ -183,65 +211,14 @@ pub fn serve(
             db.refuse_unreceived().await?;
             cut = db.requeue_cut_off().await?;
         }
-        let variants = schedule::queue::variant_keys(&t);
-        let mut played = std::collections::HashMap::new();
-        let mut finished = Finished::default();
-        let (to, read) = read_finished(&db, None, &mut |r| {
-            schedule::queue::count_row(&variants, &mut played, &r);
-            finished.add(&r);
-        })
-        .await?;
-        (finished.read_to, finished.read) = (to, read);
-        let workers = web::workers::Workers::new(
-            &t,
-            finished.games(),
-            played,
-            opts.lease_seconds,
-            opts.ladder_text.clone(),
-        );
-        let (events, _) = tokio::sync::broadcast::channel(1024);
-        let ladder = Arc::new(Ladder {
-            t,
-            settings,
-            db,
-            pages_only: opts.pages_only,
-            rt: tokio::runtime::Handle::current(),
-            finished: RwLock::new(finished),
-            fit: RwLock::new(None),
-            history: RwLock::new(Default::default()),
-            roster_changed: AtomicBool::new(false),
-            wake: (Mutex::new(0), Condvar::new()),
-            stopping: AtomicBool::new(false),
-            lost: AtomicBool::new(false),
-            events,
-            metrics: Metrics::default(),
-            workers,
-        });
-        ladder
-            .metrics
-            .games_replayed
-            .store(cut, std::sync::atomic::Ordering::Relaxed);
+        let ladder = assemble(t, settings, opts, db).await?;
+        ladder.metrics.games_replayed.store(cut, Ordering::Relaxed);
         Ok::<_, ServeError>((ladder, listener))
     })?;
     let addr = listener.local_addr().map_err(io("the listening address"))?;
     tracing::info!("serving {} at http://{addr}", ladder.t.name);
     on_listen(addr);
-    let spawn = |name: &str, f: fn(Arc<Ladder>)| {
-        let l = ladder.clone();
-        std::thread::Builder::new()
-            .name(name.to_string())
-            .spawn(move || f(l))
-            .map_err(io(format!("cannot start the {name} thread")))
-    };
-    let _fitter = spawn("ladder-fit", standings::fit_forever)?;
-    let player = match opts.pages_only {
-        true => spawn("ladder-reread", reread_forever)?,
-        false => {
-            let _intake = spawn("ladder-intake", intake::intake_forever)?;
-            rt.spawn(heartbeat_forever(ladder.clone()));
-            spawn("ladder-play", play::play_forever)?
-        }
-    };
+    let parts = Parts::start(&ladder, &rt)?;
     let router = web::router(ladder.clone());
     let l = ladder.clone();
     let served = rt.block_on(async move {
@@ -252,13 +229,7 @@ pub fn serve(
             })
             .await
     });
-    ladder.stop();
-    // The games in flight are abandoned by the runner on the same signal
-    // and played again after a restart; give it a moment to let go.
-    let deadline = std::time::Instant::now() + Duration::from_secs(4);
-    while !player.is_finished() && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    parts.stop(&ladder);
     if !opts.pages_only {
         let _ = rt.block_on(ladder.db.release());
     }
@@ -266,6 +237,130 @@ pub fn serve(
     match ladder.lost.load(std::sync::atomic::Ordering::SeqCst) {
         true => Err(DbError::Lost.into()),
         false => Ok(()),
+    }
+}
+
+/// The service over `db`, its parts handed what each uses: the finished
+/// games read, the scheduler primed with what each version played.
+async fn assemble(
+    t: Tournament,
+    settings: LadderSettings,
+    opts: &ServeOptions,
+    db: Db,
+) -> Result<Arc<Ladder>, ServeError> {
+    let variants = schedule::queue::variant_keys(&t);
+    let mut played = std::collections::HashMap::new();
+    let mut finished = Finished::default();
+    let (to, read) = read_finished(&db, None, &mut |r| {
+        schedule::queue::count_row(&variants, &mut played, &r);
+        finished.add(&r);
+    })
+    .await?;
+    (finished.read_to, finished.read) = (to, read);
+    let fits = Arc::new(Fits::default());
+    let sched = Arc::new(Scheduler::new(
+        &t,
+        &settings,
+        opts.lease_seconds,
+        (finished.games(), played),
+        db.clone(),
+        fits.clone(),
+    ));
+    let wake = Arc::new(Wake::default());
+    let roster_changed = Arc::new(AtomicBool::new(false));
+    let queries = Queries(tokio::runtime::Handle::current());
+    let feed = Feed::new(1024);
+    let metrics = Arc::new(Metrics::default());
+    let entered = {
+        let (flag, sched, wake) = (roster_changed.clone(), sched.clone(), wake.clone());
+        Box::new(move || ladder::roster_changed(&flag, &sched, &wake))
+    };
+    let handles = intake::Handles {
+        db: db.clone(),
+        queries: queries.clone(),
+        wake: wake.clone(),
+        feed: feed.clone(),
+        metrics: metrics.clone(),
+    };
+    let intake = Arc::new(Intake::new(t.clone(), settings.clone(), handles, entered));
+    Ok(Arc::new(Ladder {
+        t,
+        settings,
+        db,
+        pages_only: opts.pages_only,
+        queries,
+        finished: RwLock::new(finished),
+        fits,
+        roster_changed,
+        wake,
+        lost: AtomicBool::new(false),
+        feed,
+        metrics,
+        sched,
+        intake,
+        workers: Workers::new(opts.lease_seconds, opts.ladder_text.clone()),
+    }))
+}
+
+/// The service's threads and tasks, started and stopped in one place: the
+/// fitter; and the player, the intake and the heartbeat, or, serving the
+/// pages only, the reader of the finished games.
+struct Parts {
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Parts {
+    fn start(ladder: &Arc<Ladder>, rt: &tokio::runtime::Runtime) -> Result<Parts, ServeError> {
+        let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
+            std::thread::Builder::new()
+                .name(name.to_string())
+                .spawn(f)
+                .map_err(io(format!("cannot start the {name} thread")))
+        };
+        let l = ladder.clone();
+        let mut threads = vec![spawn(
+            "ladder-fit",
+            Box::new(move || standings::fit_forever(l)),
+        )?];
+        let l = ladder.clone();
+        if ladder.pages_only {
+            threads.push(spawn("ladder-reread", Box::new(move || reread_forever(l)))?);
+        } else {
+            let intake = ladder.intake.clone();
+            threads.push(spawn(
+                "ladder-intake",
+                Box::new(move || intake::intake_forever(intake)),
+            )?);
+            rt.spawn(heartbeat_forever(ladder.clone()));
+            threads.push(spawn(
+                "ladder-play",
+                Box::new(move || play::play_forever(l)),
+            )?);
+        }
+        Ok(Parts { threads })
+    }
+
+    /// Stops every part and joins each thread that ends within a few
+    /// seconds. The games in flight are abandoned by the runner on the same
+    /// signal and played again after a restart; a build or check still
+    /// running is left to the process's end (its version is taken again).
+    fn stop(self, ladder: &Ladder) {
+        ladder.stop();
+        let deadline = std::time::Instant::now() + Duration::from_secs(4);
+        for t in self.threads {
+            while !t.is_finished() && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let name = t.thread().name().unwrap_or("a part").to_string();
+            match t.is_finished() {
+                true => {
+                    if t.join().is_err() {
+                        tracing::error!("the {name} thread panicked");
+                    }
+                }
+                false => tracing::warn!("the {name} thread had not stopped; leaving it"),
+            }
+        }
     }
 }
 

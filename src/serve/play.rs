@@ -154,11 +154,9 @@ impl LadderPairings {
     /// Claims one game from the queue (topped up first), if there is one.
     fn claim(&self) -> Result<Option<GameTicket>, DbError> {
         let variants = self.ladder.t.variants.len();
-        let mut c =
-            self.ladder
-                .query(super::schedule::queue::claim(&self.ladder, None, 1, &|v| {
-                    v < variants
-                }))?;
+        let mut c = self
+            .ladder
+            .query(self.ladder.sched.claim(None, 1, &|v| v < variants))?;
         Ok(c.pop().map(|c| c.ticket))
     }
 }
@@ -204,7 +202,7 @@ impl Pairings for LadderPairings {
                 // A version of it left the ladder: it can no longer be
                 // played.
                 _ => {
-                    self.ladder.workers.sched.forget_queue();
+                    self.ladder.sched.forget_queue();
                     if let Err(e) = self.ladder.query(self.ladder.db.drop_game(ticket.id)) {
                         tracing::error!("cannot drop game {}: {e}", ticket.id);
                     }
@@ -218,7 +216,7 @@ impl Pairings for LadderPairings {
             .metrics
             .games_in_flight
             .fetch_sub(1, Ordering::Relaxed);
-        super::schedule::queue::note_finished(&self.ladder, row);
+        self.ladder.sched.note_finished(row);
         None
     }
 

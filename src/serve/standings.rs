@@ -5,7 +5,8 @@
 //! The standings shown are always those of a complete fit, with its time
 //! and game count; `arena rate` of `/api/games.csv` gives the same.
 
-use super::ladder::{Fit, Ladder, HISTORY_POINTS};
+use super::bus::Fit;
+use super::ladder::Ladder;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -61,28 +62,11 @@ pub fn refit(ladder: &Ladder) -> Option<Arc<Fit>> {
         .metrics
         .fit_micros
         .store(fit.took.as_micros() as u64, Ordering::Relaxed);
-    note_history(ladder, &fit);
-    *ladder.fit.write().unwrap_or_else(|p| p.into_inner()) = Some(fit.clone());
+    ladder.fits.keep(fit.clone());
     ladder.announce(serde_json::json!({
         "type": "standings",
         "games": fit.games,
         "at": fit.at,
     }));
     Some(fit)
-}
-
-/// Adds each rated version's place in `fit` to its history.
-fn note_history(ladder: &Ladder, fit: &Fit) {
-    let mut h = ladder.history.write().unwrap_or_else(|p| p.into_inner());
-    for r in fit.report.overall.ratings.iter().filter(|r| r.rated) {
-        let points = h.entry(r.bot.clone()).or_default();
-        points.push([fit.games as f64, r.elo, r.elo_low, r.elo_high]);
-        if points.len() > HISTORY_POINTS {
-            let mut i = 0;
-            points.retain(|_| {
-                i += 1;
-                i % 2 == 1
-            });
-        }
-    }
 }

@@ -7,7 +7,11 @@
 //!   code before the fork;
 //! - `child.rs`: the child's side between fork and exec (namespaces, the
 //!   keeper, the root replayed from the plan), async-signal-safe only;
-//! - `cgroup.rs`: kernel limits on memory, processes and CPU.
+//! - `cgroup.rs`: kernel limits on memory, processes and CPU;
+//! - `landlock.rs`: the file-system wall the kernel keeps (Landlock), raised
+//!   in the child before exec;
+//! - `seccomp.rs`: the system-call filter, raised last (its tests also run
+//!   both walls together).
 //!
 //! Nothing outside this folder makes a namespace, a mount or a cgroup.
 

@@ -7,30 +7,30 @@
 
 use crate::league::check::{check_built, CheckOptions, CheckReport};
 use crate::league::config::BotSpec;
-use crate::serve::ladder::Ladder;
+use crate::league::config::Tournament;
 
 /// Checks `spec` (built already): whether it passed, and the report.
-pub fn check(l: &Ladder, spec: &BotSpec) -> (bool, String) {
+pub fn check(t: &Tournament, spec: &BotSpec) -> (bool, String) {
     let mut games: Vec<crate::engine::Variant> = Vec::new();
-    for v in &l.t.variants {
+    for v in &t.variants {
         if !games.contains(&v.variant) {
             games.push(v.variant);
         }
     }
-    let layout = crate::league::folder::Layout::new(l.t.output.clone());
+    let layout = crate::league::folder::Layout::new(t.output.clone());
     let log = layout.check_log(&spec.name);
     if let Some(up) = log.parent() {
         let _ = std::fs::create_dir_all(up);
     }
     let opts = CheckOptions {
         games,
-        timeout_ms: l.t.time.decision_ms,
-        startup_ms: l.t.time.startup_ms,
-        max_plies: l.t.max_plies,
+        timeout_ms: t.time.decision_ms,
+        startup_ms: t.time.startup_ms,
+        max_plies: t.max_plies,
         log: Some(log),
-        sandbox: l.t.sandbox,
-        limits: l.t.limits,
-        seed: l.t.seed,
+        sandbox: t.sandbox,
+        limits: t.limits,
+        seed: t.seed,
     };
     let cmd = crate::league::launch::command(spec);
     let rt = match tokio::runtime::Builder::new_current_thread()

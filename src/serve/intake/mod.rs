@@ -11,9 +11,11 @@ pub mod check;
 pub mod verify;
 
 use crate::bot::manifest::Manifest;
+use crate::league::config::ladder::LadderSettings;
 use crate::league::config::BotSpec;
-use crate::serve::ladder::Ladder;
-use crate::serve::store::{unix_now, DbError, Owner, Version};
+use crate::league::config::Tournament;
+use crate::serve::bus::{Feed, Metrics, Queries, Wake};
+use crate::serve::store::{unix_now, Db, DbError, Owner, Version};
 use crate::wire::archive::{self, Limits};
 use crate::wire::hex_sha256;
 use axum::http::StatusCode;
@@ -22,10 +24,60 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The intake, with what it is handed: the ladder file and its settings,
+/// the store, the wake-up, the live feed and the counters; and what to do
+/// when a version is entered (the roster changed).
+pub struct Intake {
+    t: Tournament,
+    settings: LadderSettings,
+    db: Db,
+    queries: Queries,
+    wake: Arc<Wake>,
+    feed: Feed,
+    metrics: Arc<Metrics>,
+    entered: Box<dyn Fn() + Send + Sync>,
+}
+
+/// What the intake is handed.
+pub struct Handles {
+    pub db: Db,
+    pub queries: Queries,
+    pub wake: Arc<Wake>,
+    pub feed: Feed,
+    pub metrics: Arc<Metrics>,
+}
+
+impl Intake {
+    /// The intake of ladder `t` (with its `[ladder]` table, `settings`);
+    /// `entered` is called once a version is entered.
+    pub fn new(
+        t: Tournament,
+        settings: LadderSettings,
+        h: Handles,
+        entered: Box<dyn Fn() + Send + Sync>,
+    ) -> Intake {
+        Intake {
+            t,
+            settings,
+            db: h.db,
+            queries: h.queries,
+            wake: h.wake,
+            feed: h.feed,
+            metrics: h.metrics,
+            entered,
+        }
+    }
+}
+
 /// A bot folder as uploaded (tar.gz).
 pub struct Upload {
     pub bytes: Vec<u8>,
 }
+
+/// What a client is told of a failure of the server's own (the store, a
+/// task): the cause goes to the log only.
+pub const INTERNAL: &str =
+    "the server failed; its log says why: try again later, or tell the organiser";
 
 /// Why an upload is refused: the status and what to do.
 #[derive(Debug)]
@@ -46,10 +98,7 @@ impl Refusal {
 impl From<DbError> for Refusal {
     fn from(e: DbError) -> Refusal {
         tracing::error!("{e}");
-        Refusal::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("the server failed: {e}"),
-        )
+        Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, INTERNAL)
     }
 }
 
@@ -75,16 +124,16 @@ pub fn name_problem(name: &str) -> Option<String> {
 }
 
 /// The folders of the ladder: bots' versions, and uploads being unpacked.
-pub fn bots_dir(l: &Ladder) -> PathBuf {
+fn bots_dir(l: &Intake) -> PathBuf {
     l.t.output.join("bots")
 }
 
-fn incoming_dir(l: &Ladder) -> PathBuf {
+fn incoming_dir(l: &Intake) -> PathBuf {
     l.t.output.join("incoming")
 }
 
 /// The archive limits of this ladder.
-fn limits(l: &Ladder) -> Limits {
+fn limits(l: &Intake) -> Limits {
     Limits {
         compressed_bytes: l.settings.upload_mb << 20,
         unpacked_bytes: l.settings.unpacked_mb << 20,
@@ -96,7 +145,7 @@ fn limits(l: &Ladder) -> Limits {
 /// Takes an upload from `owner`: checks their limits, unpacks and reads
 /// it, and queues a new version of its bot. Nothing is written outside
 /// the new version's folder (and the upload's temporary one, removed).
-pub async fn accept(l: &Arc<Ladder>, owner: &Owner, upload: Upload) -> Result<Version, Refusal> {
+pub async fn accept(l: &Intake, owner: &Owner, upload: Upload) -> Result<Version, Refusal> {
     let hour_ago = unix_now() - 3600;
     let recent = l.db.uploads_since(owner.id, hour_ago).await?;
     if recent >= l.settings.uploads_per_hour as i64 {
@@ -136,10 +185,10 @@ pub async fn accept(l: &Arc<Ladder>, owner: &Owner, upload: Upload) -> Result<Ve
             v.player()
         );
     }
-    l.announce(
+    l.feed.announce(
         serde_json::json!({"type": "bot", "bot": v.bot, "version": v.number, "status": v.status}),
     );
-    l.wake_all();
+    l.wake.wake_all();
     Ok(v)
 }
 
@@ -183,7 +232,7 @@ fn unpack(bytes: &[u8], dir: &Path, limits: &Limits) -> Result<String, Refusal> 
 /// Checks that `owner` may add a version of bot `name`, makes it, and
 /// moves the unpacked folder `tmp` to its place.
 async fn queue(
-    l: &Ladder,
+    l: &Intake,
     owner: &Owner,
     name: &str,
     tmp: &Path,
@@ -235,42 +284,42 @@ async fn queue(
 
 /// Builds and checks queued versions, oldest first, one at a time, until
 /// the service stops. Versions cut off by a stop are taken again.
-pub fn intake_forever(l: Arc<Ladder>) {
-    while !l.is_stopping() {
-        let pending = l.query(async {
+pub fn intake_forever(l: Arc<Intake>) {
+    while !l.wake.is_stopping() {
+        let pending = l.queries.run(async {
             let mut v = Vec::new();
             for s in ["building", "checking", "queued"] {
                 v.extend(l.db.versions(Some(s)).await?);
             }
-            Ok(v)
+            Ok::<_, DbError>(v)
         });
         match pending {
             Ok(mut pending) if !pending.is_empty() => {
                 pending.sort_by_key(|v| v.id);
                 take(&l, &pending[0]);
             }
-            Ok(_) => l.wait(Duration::from_secs(2)),
+            Ok(_) => l.wake.wait(Duration::from_secs(2)),
             Err(e) => {
                 tracing::error!("cannot read the uploads: {e}");
-                l.wait(Duration::from_secs(5));
+                l.wake.wait(Duration::from_secs(5));
             }
         }
     }
 }
 
 /// Sets version `v`'s status (and tells the feed).
-fn step(l: &Ladder, v: &Version, status: &str, detail: &str, report: Option<&str>) {
-    if let Err(e) = l.query(l.db.set_status(v.id, status, detail, report)) {
+fn step(l: &Intake, v: &Version, status: &str, detail: &str, report: Option<&str>) {
+    if let Err(e) = l.queries.run(l.db.set_status(v.id, status, detail, report)) {
         tracing::error!("{}: cannot record `{status}`: {e}", v.player());
     }
     tracing::info!("{}: {status} {detail}", v.player());
-    l.announce(serde_json::json!({
+    l.feed.announce(serde_json::json!({
         "type": "bot", "bot": v.bot, "version": v.number, "status": status, "detail": detail,
     }));
 }
 
 /// Builds, checks and enters (or refuses) version `v`.
-fn take(l: &Ladder, v: &Version) {
+fn take(l: &Intake, v: &Version) {
     let spec = match spec_of(v) {
         Ok(s) => s,
         Err(e) => {
@@ -291,10 +340,10 @@ fn take(l: &Ladder, v: &Version) {
         }
     }
     step(l, v, "checking", "", None);
-    let (passed, report) = check::check(l, &spec);
+    let (passed, report) = check::check(&l.t, &spec);
     if passed {
         step(l, v, "entered", "", Some(&report));
-        l.roster_changed_now();
+        (l.entered)();
     } else {
         l.metrics.checks_failed.fetch_add(1, Ordering::Relaxed);
         step(

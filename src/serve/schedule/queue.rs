@@ -12,13 +12,17 @@
 //! before every claim cost eight statements per game where two do.)
 
 use super::pairing::{self, Entrant, LadderVariant, PairingConfig, Pick};
+use crate::league::config::ladder::LadderSettings;
+use crate::league::config::Tournament;
 use crate::results::GameRow;
-use crate::serve::ladder::Ladder;
+use crate::serve::bus::Fits;
 use crate::serve::store::leases::Claimed;
-use crate::serve::store::{unix_now, DbError};
+use crate::serve::store::{unix_now, Db, DbError, GameTicket, Version};
 use rand::SeedableRng;
 use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What one version has played, for the pairing rule.
@@ -41,6 +45,24 @@ pub struct Scheduler {
     stale: std::sync::atomic::AtomicBool,
     /// The queue as the server alone last left it.
     mirror: std::sync::Mutex<Mirror>,
+    /// The store of the queue and the leases.
+    db: Db,
+    /// The last complete fit: the entrants' ratings.
+    fits: Arc<Fits>,
+    /// Pending games to keep for the server's own slots (the file's
+    /// `games_in_flight`, or `--local-games`).
+    games_in_flight: usize,
+    /// The pairing rule's settings, from the ladder file.
+    pairing: PairingConfig,
+    /// The ladder's variants, as the pairing rule and the rows name them.
+    variants: Vec<LadderVariant>,
+    /// The ladder's variants as (key, players), to count rows by.
+    pub keys: Vec<(String, usize)>,
+    /// How long a worker's lease lasts without a heartbeat: a worker heard
+    /// from in twice that counts in the target.
+    lease_seconds: i64,
+    /// Leases expired (their games back in the queue).
+    pub leases_expired: AtomicU64,
 }
 
 /// The games pending or being played, as the last read of the store and
@@ -53,7 +75,7 @@ pub struct Scheduler {
 #[derive(Default)]
 struct Mirror {
     /// The games and how many are pending, when known.
-    queued: Option<(Vec<crate::serve::store::GameTicket>, usize)>,
+    queued: Option<(Vec<GameTicket>, usize)>,
 }
 
 /// What the top-up needs between two housekeepings.
@@ -61,7 +83,7 @@ struct Queue {
     /// The pairing rule's random numbers.
     rng: rand_chacha::ChaCha8Rng,
     /// The entered versions at the last housekeeping.
-    roster: Vec<crate::serve::store::Version>,
+    roster: Vec<Version>,
     /// Pending games to keep: one per slot that plays.
     target: usize,
     /// When the last housekeeping ran.
@@ -69,18 +91,44 @@ struct Queue {
     /// Games the server alone started in one statement with the one it
     /// took, for its next claims (they are `playing` in the store: a
     /// crash before they are played replays them).
-    ready: std::collections::VecDeque<crate::serve::store::GameTicket>,
+    ready: std::collections::VecDeque<GameTicket>,
 }
 
 /// How often a claim does the queue's housekeeping.
 const HOUSEKEEPING: Duration = Duration::from_secs(1);
 
 impl Scheduler {
-    /// A scheduler seeded from the ladder's seed and the number of games
-    /// done, with what each version has `played` ([`count_row`]).
-    pub fn new(seed: u64, games: usize, played: HashMap<String, Played>) -> Scheduler {
-        let seed = crate::league::schedule::group_seed(seed, &format!("epoch:{games}"));
+    /// The scheduler of ladder `t` (`settings`, its `[ladder]` table, with
+    /// the server's own games in flight), seeded from the ladder's seed and
+    /// the number of games done, with what each version has `played`
+    /// ([`count_row`]); it claims from `db`, with the ratings of `fits`.
+    pub fn new(
+        t: &Tournament,
+        settings: &LadderSettings,
+        lease_seconds: i64,
+        (games, played): (usize, HashMap<String, Played>),
+        db: Db,
+        fits: Arc<Fits>,
+    ) -> Scheduler {
+        let seed = crate::league::schedule::group_seed(t.seed, &format!("epoch:{games}"));
         Scheduler {
+            db,
+            fits,
+            games_in_flight: settings.games_in_flight,
+            pairing: PairingConfig {
+                random_share: settings.random_share,
+                placement_width: settings.placement_width,
+                placement_games: settings.placement_games,
+                ..PairingConfig::default()
+            },
+            variants: t
+                .variants
+                .iter()
+                .map(|v| LadderVariant { players: v.players })
+                .collect(),
+            keys: variant_keys(t),
+            lease_seconds,
+            leases_expired: AtomicU64::new(0),
             played: std::sync::Mutex::new(played),
             queue: tokio::sync::Mutex::new(Queue {
                 rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
@@ -144,190 +192,172 @@ pub fn count_row(
     }
 }
 
-/// A finished game (the server's or a worker's) counts for the pairing
-/// rule.
-pub fn note_finished(l: &Ladder, row: &GameRow) {
-    if let (Some((queued, _)), Some(id)) = (
-        &mut l.workers.sched.mirror().queued,
-        crate::wire::worker::ladder_id(&row.game_id),
-    ) {
-        queued.retain(|t| t.id != id);
+impl Scheduler {
+    /// A finished game (the server's or a worker's) counts for the pairing
+    /// rule.
+    pub fn note_finished(&self, row: &GameRow) {
+        if let (Some((queued, _)), Some(id)) = (
+            &mut self.mirror().queued,
+            crate::wire::worker::ladder_id(&row.game_id),
+        ) {
+            queued.retain(|t| t.id != id);
+        }
+        let mut played = self.played.lock().unwrap_or_else(|p| p.into_inner());
+        count_row(&self.keys, &mut played, row);
     }
-    let mut played = l
-        .workers
-        .sched
-        .played
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
-    count_row(&l.workers.variants, &mut played, row);
-}
 
-/// Claims up to `max` pending games of the variants `can_play` accepts,
-/// for the server itself (`worker` is `None`) or for a worker under
-/// leases ([`crate::serve::store::Db::claim_games`]), after topping the queue up with the
-/// pairing rule's picks until there is one pending game per slot: the
-/// picks are added in the claim's own transaction. The server alone (no
-/// worker heard from lately, no `max_games`) with an empty queue starts
-/// one pick per game in flight straight, `playing`, in one statement,
-/// takes the first and keeps the others for its next claims.
-pub async fn claim(
-    l: &Ladder,
-    worker: Option<(i64, i64)>,
-    max: usize,
-    can_play: &(dyn Fn(usize) -> bool + Sync),
-) -> Result<Vec<Claimed>, DbError> {
-    let mut q = l.workers.sched.queue.lock().await;
-    if worker.is_none() {
-        if let Some(t) = q.ready.iter().position(|t| can_play(t.variant)) {
-            return Ok(q.ready.remove(t).map(claimed).into_iter().collect());
+    /// Claims up to `max` pending games of the variants `can_play` accepts,
+    /// for the server itself (`worker` is `None`) or for a worker under
+    /// leases ([`crate::serve::store::Db::claim_games`]), after topping the queue up with the
+    /// pairing rule's picks until there is one pending game per slot: the
+    /// picks are added in the claim's own transaction. The server alone (no
+    /// worker heard from lately, no `max_games`) with an empty queue starts
+    /// one pick per game in flight straight, `playing`, in one statement,
+    /// takes the first and keeps the others for its next claims.
+    pub async fn claim(
+        &self,
+        worker: Option<(i64, i64)>,
+        max: usize,
+        can_play: &(dyn Fn(usize) -> bool + Sync),
+    ) -> Result<Vec<Claimed>, DbError> {
+        let mut q = self.queue.lock().await;
+        if worker.is_none() {
+            if let Some(t) = q.ready.iter().position(|t| can_play(t.variant)) {
+                return Ok(q.ready.remove(t).map(claimed).into_iter().collect());
+            }
         }
-    }
-    let due = q.kept.is_none_or(|t| t.elapsed() >= HOUSEKEEPING);
-    if due || l.workers.sched.stale.swap(false, Ordering::SeqCst) {
-        housekeeping(l, &mut q).await?;
-    }
-    let known = l.workers.sched.mirror().queued.clone();
-    let (queued, pending) = match known {
-        Some(q) => q,
-        None => {
-            let q = l.db.queued_games().await?;
-            l.workers.sched.mirror().queued = Some(q.clone());
-            q
+        let due = q.kept.is_none_or(|t| t.elapsed() >= HOUSEKEEPING);
+        if due || self.stale.swap(false, Ordering::SeqCst) {
+            self.housekeeping(&mut q).await?;
         }
-    };
-    // The server alone (no worker heard from lately, no cap) with nothing
-    // queued: its picks are handed out at once, `playing`, one per game in
-    // flight in one statement, instead of queue entries and a claim.
-    let alone = worker.is_none()
-        && pending == 0
-        && q.target <= l.settings.games_in_flight
-        && l.db.max_games().is_none();
-    let want = if alone {
-        l.settings.games_in_flight.max(1)
-    } else {
-        q.target.saturating_sub(pending)
-    };
-    let add = picks(l, &mut q, &queued, want);
-    if alone {
-        let add: Vec<_> = add.into_iter().filter(|(v, _)| can_play(*v)).collect();
-        let started = l.db.start_games(&add).await?;
-        if let Some((queued, _)) = &mut l.workers.sched.mirror().queued {
-            queued.extend(started.iter().cloned());
+        let known = self.mirror().queued.clone();
+        let (queued, pending) = match known {
+            Some(q) => q,
+            None => {
+                let q = self.db.queued_games().await?;
+                self.mirror().queued = Some(q.clone());
+                q
+            }
+        };
+        // The server alone (no worker heard from lately, no cap) with nothing
+        // queued: its picks are handed out at once, `playing`, one per game in
+        // flight in one statement, instead of queue entries and a claim.
+        let alone = worker.is_none()
+            && pending == 0
+            && q.target <= self.games_in_flight
+            && self.db.max_games().is_none();
+        let want = if alone {
+            self.games_in_flight.max(1)
+        } else {
+            q.target.saturating_sub(pending)
+        };
+        let add = self.picks(&mut q, &queued, want);
+        if alone {
+            let add: Vec<_> = add.into_iter().filter(|(v, _)| can_play(*v)).collect();
+            let started = self.db.start_games(&add).await?;
+            if let Some((queued, _)) = &mut self.mirror().queued {
+                queued.extend(started.iter().cloned());
+            }
+            q.ready.extend(started);
+            return Ok(q.ready.pop_front().map(claimed).into_iter().collect());
         }
-        q.ready.extend(started);
-        return Ok(q.ready.pop_front().map(claimed).into_iter().collect());
+        self.forget_queue();
+        self.db.claim_games(worker, max, can_play, &add).await
     }
-    l.workers.sched.forget_queue();
-    l.db.claim_games(worker, max, can_play, &add).await
 }
 
 /// A game the server itself plays (no lease).
-fn claimed(ticket: crate::serve::store::GameTicket) -> Claimed {
+fn claimed(ticket: GameTicket) -> Claimed {
     Claimed {
         ticket,
         lease: None,
     }
 }
 
-/// Up to `n` games picked by the pairing rule, as (variant, seats), given
-/// the games `queued` (pending or playing) already.
-fn picks(
-    l: &Ladder,
-    q: &mut Queue,
-    queued: &[crate::serve::store::GameTicket],
-    n: usize,
-) -> Vec<(usize, Vec<i64>)> {
-    let mut add = Vec::new();
-    if n == 0 {
-        return add;
-    }
-    let mut in_flight: Vec<Pick> = queued
-        .iter()
-        .map(|t| Pick {
-            variant: t.variant,
-            seats: t.seats.iter().map(|&s| s as u64).collect(),
-        })
-        .collect();
-    let entrants = entrants(l, &q.roster);
-    let variants: Vec<LadderVariant> =
-        l.t.variants
+impl Scheduler {
+    /// Up to `n` games picked by the pairing rule, as (variant, seats), given
+    /// the games `queued` (pending or playing) already.
+    fn picks(&self, q: &mut Queue, queued: &[GameTicket], n: usize) -> Vec<(usize, Vec<i64>)> {
+        let mut add = Vec::new();
+        if n == 0 {
+            return add;
+        }
+        let mut in_flight: Vec<Pick> = queued
             .iter()
-            .map(|v| LadderVariant { players: v.players })
+            .map(|t| Pick {
+                variant: t.variant,
+                seats: t.seats.iter().map(|&s| s as u64).collect(),
+            })
             .collect();
-    let config = PairingConfig {
-        random_share: l.settings.random_share,
-        placement_width: l.settings.placement_width,
-        placement_games: l.settings.placement_games,
-        ..PairingConfig::default()
-    };
-    for _ in 0..n {
-        let Some(pick) = pairing::pick(&entrants, &variants, &config, &in_flight, &mut q.rng)
-        else {
-            break;
-        };
-        add.push((pick.variant, pick.seats.iter().map(|&s| s as i64).collect()));
-        in_flight.push(pick);
+        let entrants = self.entrants(&q.roster);
+        for _ in 0..n {
+            let Some(pick) = pairing::pick(
+                &entrants,
+                &self.variants,
+                &self.pairing,
+                &in_flight,
+                &mut q.rng,
+            ) else {
+                break;
+            };
+            add.push((pick.variant, pick.seats.iter().map(|&s| s as i64).collect()));
+            in_flight.push(pick);
+        }
+        add
     }
-    add
-}
 
-/// The queue's housekeeping: expires the leases past their time, rereads
-/// the roster, drops the pending games of versions no longer entered, and
-/// sets the target from the server's games in flight and the `-j` of the
-/// workers heard from lately.
-async fn housekeeping(l: &Ladder, q: &mut Queue) -> Result<(), DbError> {
-    q.kept = Some(Instant::now());
-    l.workers.sched.forget_queue();
-    let expired = l.db.expire_leases(unix_now()).await?;
-    if !expired.is_empty() {
-        l.workers
-            .leases_expired
-            .fetch_add(expired.len() as u64, Ordering::Relaxed);
-        tracing::warn!(
-            "leases expired, back in the queue: {}",
-            expired
-                .iter()
-                .map(|g| crate::wire::worker::game_id(*g))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+    /// The queue's housekeeping: expires the leases past their time, rereads
+    /// the roster, drops the pending games of versions no longer entered, and
+    /// sets the target from the server's games in flight and the `-j` of the
+    /// workers heard from lately.
+    async fn housekeeping(&self, q: &mut Queue) -> Result<(), DbError> {
+        q.kept = Some(Instant::now());
+        self.forget_queue();
+        let expired = self.db.expire_leases(unix_now()).await?;
+        if !expired.is_empty() {
+            self.leases_expired
+                .fetch_add(expired.len() as u64, Ordering::Relaxed);
+            tracing::warn!(
+                "leases expired, back in the queue: {}",
+                expired
+                    .iter()
+                    .map(|g| crate::wire::worker::game_id(*g))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        q.roster = self.db.versions(Some("entered")).await?;
+        let ids: Vec<i64> = q.roster.iter().map(|v| v.id).collect();
+        let (queued, _) = self.db.queued_games().await?;
+        self.db.drop_stale_pending(&queued, &ids).await?;
+        let recent = unix_now() - 2 * self.lease_seconds;
+        let (jobs, _) = self.db.worker_capacity(recent).await?;
+        q.target = self.games_in_flight + jobs.max(0) as usize;
+        Ok(())
     }
-    q.roster = l.db.versions(Some("entered")).await?;
-    let ids: Vec<i64> = q.roster.iter().map(|v| v.id).collect();
-    let (queued, _) = l.db.queued_games().await?;
-    l.db.drop_stale_pending(&queued, &ids).await?;
-    let recent = unix_now() - 2 * l.workers.lease_seconds;
-    let (jobs, _) = l.db.worker_capacity(recent).await?;
-    q.target = l.settings.games_in_flight + jobs.max(0) as usize;
-    Ok(())
-}
 
-/// The roster as the pairing rule sees it: ratings of the last fit, and
-/// what each has played.
-fn entrants(l: &Ladder, roster: &[crate::serve::store::Version]) -> Vec<Entrant> {
-    let fit = l.last_fit();
-    let played = l
-        .workers
-        .sched
-        .played
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
-    roster
-        .iter()
-        .map(|v| {
-            let name = v.player();
-            let p = played.get(&name).cloned().unwrap_or_default();
-            let listed = fit.as_ref().and_then(|f| f.report.overall.get(&name));
-            let rating = listed.filter(|r| r.rated);
-            Entrant {
-                id: v.id as u64,
-                elo: rating.map(|r| r.elo),
-                half_width: rating.map(|r| (r.elo_high - r.elo_low) / 2.0),
-                games: p.games,
-                fit_games: listed.map_or(0, |r| r.count.games),
-                seat_counts: p.seats,
-                variant_games: p.variants,
-            }
-        })
-        .collect()
+    /// The roster as the pairing rule sees it: ratings of the last fit, and
+    /// what each has played.
+    fn entrants(&self, roster: &[Version]) -> Vec<Entrant> {
+        let fit = self.fits.last();
+        let played = self.played.lock().unwrap_or_else(|p| p.into_inner());
+        roster
+            .iter()
+            .map(|v| {
+                let name = v.player();
+                let p = played.get(&name).cloned().unwrap_or_default();
+                let listed = fit.as_ref().and_then(|f| f.report.overall.get(&name));
+                let rating = listed.filter(|r| r.rated);
+                Entrant {
+                    id: v.id as u64,
+                    elo: rating.map(|r| r.elo),
+                    half_width: rating.map(|r| (r.elo_high - r.elo_low) / 2.0),
+                    games: p.games,
+                    fit_games: listed.map_or(0, |r| r.count.games),
+                    seat_counts: p.seats,
+                    variant_games: p.variants,
+                }
+            })
+            .collect()
+    }
 }

@@ -55,7 +55,7 @@ async fn upload(
         .await
         .map_err(|_| too_large())?;
     let r = intake::accept(
-        &l,
+        &l.intake,
         &owner,
         Upload {
             bytes: body.to_vec(),

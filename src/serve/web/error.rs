@@ -24,12 +24,11 @@ impl ApiError {
             message: message.into(),
         }
     }
+    /// A failure of the server's own (the store, a task): its cause goes
+    /// to the log, the client gets [`intake::INTERNAL`] and nothing of the cause.
     pub(super) fn internal(e: impl std::fmt::Display) -> ApiError {
         tracing::error!("{e}");
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("the server failed: {e}"),
-        )
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, intake::INTERNAL)
     }
     pub(super) fn not_found(what: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::NOT_FOUND, what)
@@ -58,3 +57,18 @@ pub type ApiResult<T> = Result<T, ApiError>;
 
 /// What every handler is given: the service.
 pub type Shared = State<Arc<Ladder>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The store's own words (a query, a path, a constraint's name) stay
+    /// in the log.
+    #[test]
+    fn an_internal_failure_tells_the_client_nothing_of_its_cause() {
+        let e = ApiError::internal("error returned from database: no such table: owners_secret");
+        assert_eq!(e.status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(e.message, intake::INTERNAL);
+        assert!(!e.message.contains("owners_secret"));
+    }
+}

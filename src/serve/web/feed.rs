@@ -22,7 +22,7 @@ async fn events(
     State(l): Shared,
 ) -> Sse<impl futures_util::Stream<Item = Result<SseEvent, std::convert::Infallible>>> {
     use tokio::sync::broadcast::error::RecvError;
-    let stream = futures_util::stream::unfold(l.events.subscribe(), |mut rx| async move {
+    let stream = futures_util::stream::unfold(l.feed.subscribe(), |mut rx| async move {
         loop {
             match rx.recv().await {
                 Ok(s) => return Some((Ok(SseEvent::default().data(s)), rx)),

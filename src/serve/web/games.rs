@@ -61,8 +61,8 @@ async fn games(
     }
     if let Some(v) = q.variant.as_deref() {
         only.variants = Some(
-            l.workers
-                .variants
+            l.sched
+                .keys
                 .iter()
                 .enumerate()
                 .filter(|(_, (name, players))| {

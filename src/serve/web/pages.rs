@@ -77,7 +77,7 @@ pub async fn bot_json(l: &Ladder, name: &str) -> Result<Option<Value>, DbError> 
         return Ok(None);
     };
     let players: Vec<String> = versions.iter().map(Version::player).collect();
-    let history = l.history.read().unwrap_or_else(|p| p.into_inner());
+    let history = l.fits.history.read().unwrap_or_else(|p| p.into_inner());
     let vs: Vec<Value> = versions
         .iter()
         .map(|v| {

@@ -12,7 +12,6 @@ use super::error::{ApiError, ApiResult, Shared};
 use crate::results::GameRow;
 use crate::serve::intake::verify::{check_upload, Expected};
 use crate::serve::ladder::Ladder;
-use crate::serve::schedule::queue::Scheduler;
 use crate::serve::store::{unix_now, Owner};
 use crate::wire::worker::game_id;
 use crate::wire::worker::Registration;
@@ -22,56 +21,13 @@ use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
-use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// The rules version this arena plays: [`crate::engine::RULES_VERSION`]
 /// and the record format it writes; a worker must play the same.
 pub fn rules_version() -> i64 {
     crate::engine::RULES_VERSION as i64
-}
-
-/// What the service keeps for its workers.
-pub struct Workers {
-    /// The queue's scheduler ([`super::queue`]).
-    pub sched: Scheduler,
-    /// The ladder's variants as (key, players).
-    pub variants: Vec<(String, usize)>,
-    /// How long a lease lasts without a heartbeat (`--lease-seconds`).
-    pub lease_seconds: i64,
-    /// The ladder file's text, sent to workers at register: they play
-    /// its variants, time control, limits and sandbox.
-    pub ladder_text: String,
-    /// Games uploaded by workers and accepted.
-    pub uploads: AtomicU64,
-    /// Leases expired (their games back in the queue).
-    pub leases_expired: AtomicU64,
-    /// Uploads refused, by kind.
-    pub refused: Mutex<BTreeMap<&'static str, u64>>,
-}
-
-impl Workers {
-    /// The workers' state of a ladder with `games` finished, in which
-    /// each version `played` so many ([`crate::serve::schedule::queue::count_row`]).
-    pub fn new(
-        t: &crate::league::config::Tournament,
-        games: usize,
-        played: std::collections::HashMap<String, crate::serve::schedule::queue::Played>,
-        lease_seconds: i64,
-        ladder_text: String,
-    ) -> Workers {
-        let variants = crate::serve::schedule::queue::variant_keys(t);
-        Workers {
-            sched: Scheduler::new(t.seed, games, played),
-            variants,
-            lease_seconds,
-            ladder_text,
-            uploads: AtomicU64::new(0),
-            leases_expired: AtomicU64::new(0),
-            refused: Mutex::new(BTreeMap::new()),
-        }
-    }
 }
 
 /// The workers' endpoints, to merge into the service's router.
@@ -94,14 +50,6 @@ async fn worker_of(l: &Ladder, headers: &HeaderMap) -> ApiResult<Owner> {
         ));
     }
     Ok(o)
-}
-
-fn internal(e: impl std::fmt::Display) -> ApiError {
-    tracing::error!("{e}");
-    ApiError::new(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        format!("the server failed: {e}"),
-    )
 }
 
 fn bad_json(what: &str, e: impl std::fmt::Display) -> ApiError {
@@ -163,7 +111,9 @@ async fn register(
             "this worker plays none of the ladder's variants",
         ));
     }
-    l.db.register_worker(w.id, &r).await.map_err(internal)?;
+    l.db.register_worker(w.id, &r)
+        .await
+        .map_err(ApiError::internal)?;
     tracing::info!(
         "worker {} registered: {} ({} cores, -j {}, arena {}, sandbox {})",
         w.name,
@@ -201,7 +151,11 @@ async fn claim(
 ) -> ApiResult<Json<serde_json::Value>> {
     let w = worker_of(&l, &headers).await?;
     let c: ClaimBody = serde_json::from_slice(&body).map_err(|e| bad_json("a claim", e))?;
-    let Some(variants) = l.db.worker_variants(w.id).await.map_err(internal)? else {
+    let Some(variants) =
+        l.db.worker_variants(w.id)
+            .await
+            .map_err(ApiError::internal)?
+    else {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "register first: POST /api/worker/register",
@@ -209,28 +163,30 @@ async fn claim(
     };
     l.db.renew_leases(w.id, &[], unix_now(), 0)
         .await
-        .map_err(internal)?;
+        .map_err(ApiError::internal)?;
     let can: Vec<bool> =
         l.t.variants
             .iter()
             .map(|v| variants.iter().any(|x| x == v.variant.name()))
             .collect();
-    let claimed = crate::serve::schedule::queue::claim(
-        &l,
-        Some((w.id, l.workers.lease_seconds)),
-        c.max.min(64),
-        &|v| can.get(v).copied().unwrap_or(false),
-    )
-    .await
-    .map_err(internal)?;
+    let claimed = l
+        .sched
+        .claim(Some((w.id, l.workers.lease_seconds)), c.max.min(64), &|v| {
+            can.get(v).copied().unwrap_or(false)
+        })
+        .await
+        .map_err(ApiError::internal)?;
     let mut games = Vec::new();
     for c in claimed {
         let mut seats = Vec::new();
         for id in &c.ticket.seats {
             let v =
-                l.db.version(*id).await.map_err(internal)?.ok_or_else(|| {
-                    internal(format!("version {id} of game {} is gone", c.ticket.id))
-                })?;
+                l.db.version(*id)
+                    .await
+                    .map_err(ApiError::internal)?
+                    .ok_or_else(|| {
+                        ApiError::internal(format!("version {id} of game {} is gone", c.ticket.id))
+                    })?;
             seats.push(serde_json::json!({ "player": v.player(), "sha256": v.sha256 }));
         }
         let lease = c.lease.as_ref().map(|x| x.id.clone()).unwrap_or_default();
@@ -267,7 +223,7 @@ async fn heartbeat(
     let renewed =
         l.db.renew_leases(w.id, &h.leases, unix_now(), l.workers.lease_seconds)
             .await
-            .map_err(internal)?;
+            .map_err(ApiError::internal)?;
     let lost: Vec<&String> = h.leases.iter().filter(|x| !renewed.contains(x)).collect();
     Ok(Json(
         serde_json::json!({ "renewed": renewed, "lost": lost }),
@@ -286,9 +242,12 @@ async fn bundle(
     if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(not_found());
     }
-    let id = l.db.version_by_sha(&sha).await.map_err(internal)?;
+    let id =
+        l.db.version_by_sha(&sha)
+            .await
+            .map_err(ApiError::internal)?;
     let Some(v) = (match id {
-        Some(id) => l.db.version(id).await.map_err(internal)?,
+        Some(id) => l.db.version(id).await.map_err(ApiError::internal)?,
         None => None,
     }) else {
         return Err(not_found());
@@ -365,7 +324,7 @@ type Refusal = (&'static str, ApiError);
 
 /// An internal failure while an upload is checked.
 fn fail(e: impl std::fmt::Display) -> Refusal {
-    ("internal", internal(e))
+    ("internal", ApiError::internal(e))
 }
 
 /// The checks of an upload, in order, then its commit.
@@ -457,7 +416,7 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<()
             ),
         ));
     }
-    crate::serve::schedule::queue::note_finished(l, &row);
+    l.sched.note_finished(&row);
     l.metrics.games_played.fetch_add(1, Ordering::Relaxed);
     l.announce_game(&row);
     l.finished_now(&row);
@@ -475,7 +434,7 @@ pub fn metrics_text(l: &Ladder) -> String {
          # HELP arena_worker_uploads_refused_total Workers' uploads refused, by reason.\n\
          # TYPE arena_worker_uploads_refused_total counter\n",
         w.uploads.load(Ordering::Relaxed),
-        w.leases_expired.load(Ordering::Relaxed)
+        l.sched.leases_expired.load(Ordering::Relaxed)
     );
     for (kind, n) in w.refused.lock().unwrap_or_else(|p| p.into_inner()).iter() {
         out.push_str(&format!(

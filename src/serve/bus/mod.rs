@@ -1,0 +1,187 @@
+//! The handles the service's parts share, each named for what it is and
+//! handed only to the parts that use it: the wake-up and stop ([`Wake`]),
+//! the live feed ([`Feed`]), the counters of `/metrics` ([`Metrics`]), the
+//! last complete fit and the ratings' history ([`Fits`]), and the way a
+//! part's own thread runs a store query ([`Queries`]). Below every wing:
+//! it imports nothing of the service.
+
+use crate::ratings::Report;
+use crate::results::GameRow;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::time::Duration;
+
+/// Wakes the parts that wait (the player, the intake, the fitter) and
+/// tells them all to stop.
+#[derive(Debug, Default)]
+pub struct Wake {
+    /// Raised by every wake-up; a waiter returns when it changes.
+    count: Mutex<u64>,
+    cond: Condvar,
+    /// Raised once, to stop every part.
+    stopping: AtomicBool,
+}
+
+impl Wake {
+    /// Wakes whoever waits in [`Wake::wait`].
+    pub fn wake_all(&self) {
+        let mut n = self.count.lock().unwrap_or_else(|p| p.into_inner());
+        *n += 1;
+        self.cond.notify_all();
+    }
+
+    /// Waits until woken, stopped, or `timeout` passes.
+    pub fn wait(&self, timeout: Duration) {
+        let n = self.count.lock().unwrap_or_else(|p| p.into_inner());
+        let start = *n;
+        let _ = self
+            .cond
+            .wait_timeout_while(n, timeout, |n| *n == start && !self.is_stopping());
+    }
+
+    /// Whether the service is stopping.
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
+    }
+
+    /// Asks every part to stop.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.wake_all();
+    }
+}
+
+/// The live feed: JSON events (`{"type": ...}`) for the pages' listeners
+/// (Server-Sent Events).
+#[derive(Clone, Debug)]
+pub struct Feed(tokio::sync::broadcast::Sender<String>);
+
+impl Feed {
+    /// A feed that keeps the last `capacity` events for slow listeners.
+    pub fn new(capacity: usize) -> Feed {
+        Feed(tokio::sync::broadcast::channel(capacity).0)
+    }
+
+    /// Sends `event` to the listeners, if any.
+    pub fn announce(&self, event: serde_json::Value) {
+        if self.0.receiver_count() > 0 {
+            let _ = self.0.send(event.to_string());
+        }
+    }
+
+    /// A finished game: its row (built only when a page listens).
+    pub fn announce_game(&self, row: &GameRow) {
+        if self.0.receiver_count() > 0 {
+            self.announce(serde_json::json!({"type": "game", "row": row}));
+        }
+    }
+
+    /// A new listener.
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.0.subscribe()
+    }
+}
+
+/// Counters for `/metrics`.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    pub games_played: AtomicU64,
+    pub games_in_flight: AtomicU64,
+    pub games_replayed: AtomicU64,
+    pub builds: AtomicU64,
+    pub builds_failed: AtomicU64,
+    pub checks_failed: AtomicU64,
+    pub uploads: AtomicU64,
+    pub uploads_refused: AtomicU64,
+    pub fits: AtomicU64,
+    pub fit_micros: AtomicU64,
+    /// Forfeits by reason (`timeout`, `crash`, ...).
+    pub faults: Mutex<BTreeMap<String, u64>>,
+}
+
+/// The most points kept of one version's rating history: past it, every
+/// other point is dropped.
+pub const HISTORY_POINTS: usize = 400;
+
+/// A complete fit of the ratings, with when and over how many games.
+#[derive(Debug)]
+pub struct Fit {
+    pub report: Report,
+    /// Games the fit saw.
+    pub games: usize,
+    /// When it finished (UTC, ISO 8601).
+    pub at: String,
+    /// How long it took.
+    pub took: Duration,
+}
+
+/// The last complete fit, and each version's overall rating at each fit
+/// since the server started: `[games, elo, low, high]` (at most
+/// [`HISTORY_POINTS`], thinned).
+#[derive(Debug, Default)]
+pub struct Fits {
+    last: RwLock<Option<Arc<Fit>>>,
+    pub history: RwLock<HashMap<String, Vec<[f64; 4]>>>,
+}
+
+impl Fits {
+    /// The last complete fit, if there was one.
+    pub fn last(&self) -> Option<Arc<Fit>> {
+        self.last.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// `fit` is the last complete one; each rated version's place in it
+    /// joins its history.
+    pub fn keep(&self, fit: Arc<Fit>) {
+        let mut h = self.history.write().unwrap_or_else(|p| p.into_inner());
+        for r in fit.report.overall.ratings.iter().filter(|r| r.rated) {
+            let points = h.entry(r.bot.clone()).or_default();
+            points.push([fit.games as f64, r.elo, r.elo_low, r.elo_high]);
+            if points.len() > HISTORY_POINTS {
+                let mut i = 0;
+                points.retain(|_| {
+                    i += 1;
+                    i % 2 == 1
+                });
+            }
+        }
+        drop(h);
+        *self.last.write().unwrap_or_else(|p| p.into_inner()) = Some(fit);
+    }
+}
+
+/// Runs store queries from a thread that is not one of the runtime's own
+/// (the player, the intake, the fitter): it polls the query there, in the
+/// runtime's context, and sleeps while the query waits. (A thread spawned
+/// per query cost a fifth of the server's time per game.)
+#[derive(Clone, Debug)]
+pub struct Queries(pub tokio::runtime::Handle);
+
+impl Queries {
+    /// Runs `f` to its end on this thread.
+    pub fn run<F: std::future::Future>(&self, f: F) -> F::Output {
+        let _context = self.0.enter();
+        block_on(f)
+    }
+}
+
+/// Runs `f` to completion on this thread: polls it, and parks the thread
+/// until its waker unparks it.
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    struct Unpark(std::thread::Thread);
+    impl std::task::Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = std::task::Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = std::task::Context::from_waker(&waker);
+    let mut f = std::pin::pin!(f);
+    loop {
+        if let std::task::Poll::Ready(out) = f.as_mut().poll(&mut cx) {
+            return out;
+        }
+        std::thread::park();
+    }
+}
