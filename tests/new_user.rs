@@ -389,3 +389,45 @@ fn status_tells_a_decided_match_and_how_to_resume_one() {
     );
     assert!(!said.contains("arena run FILE"), "{said}");
 }
+
+/// `arena status --json` of a match its SPRT decided says so, as the text
+/// does: the shard's state is `decided`, the league is `finished`, and
+/// `sprt` carries the verdict, LLR and bounds (issue 50, 1): a script
+/// must not restart a finished match.
+#[test]
+fn status_json_carries_the_sprt_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let greedy = env!("CARGO_BIN_EXE_greedy-bot");
+    let out = arena(&base)
+        .args([
+            "match",
+            greedy,
+            "random",
+            "--sprt",
+            "elo0=0,elo1=20",
+            "--quiet",
+            "--no-report",
+            "-o",
+            "m",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let out = arena(&base)
+        .args(["status", "m", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["shards"][0]["state"], "decided", "{v:#}");
+    assert_eq!(v["finished"], true, "{v:#}");
+    let sprt = &v["sprt"];
+    assert_eq!(sprt["decided"], true, "{v:#}");
+    assert_eq!(sprt["decision"], "H1", "{v:#}");
+    let llr = sprt["llr"].as_f64().unwrap();
+    let upper = sprt["upper_bound"].as_f64().unwrap();
+    assert!(llr >= upper, "{v:#}");
+    assert!(sprt["games"].as_u64().unwrap() > 0, "{v:#}");
+    assert!(v["shards"][0]["done"].as_u64().unwrap() < v["shards"][0]["total"].as_u64().unwrap());
+}
