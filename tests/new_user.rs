@@ -431,3 +431,60 @@ fn status_json_carries_the_sprt_verdict() {
     assert!(sprt["games"].as_u64().unwrap() > 0, "{v:#}");
     assert!(v["shards"][0]["done"].as_u64().unwrap() < v["shards"][0]["total"].as_u64().unwrap());
 }
+
+/// The HTML report says what its numbers mean (issue 50, 3): the
+/// standings explain pairwise W-D-L (a 3-player game is two results, so
+/// a bot's W+D+L exceeds its games), and a bot's page explains its
+/// columns and never leaves a pentanomial Elo cell blank: it says why
+/// there is none.
+#[test]
+fn the_report_explains_pairwise_wdl_and_missing_pentanomial_elo() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    std::fs::write(
+        base.join("t.toml"),
+        format!(
+            "name = \"t\"\nbots = [{{ name = \"a\", command = [\"{bot}\"] }}, {{ name = \"b\", command = [\"{bot}\"] }}, {{ name = \"c\", command = [\"{bot}\"] }}]\nvariants = [\"tricala3\", \"kisolo\"]\nrounds = 1\noutput = \"out\"\n"
+        ),
+    )
+    .unwrap();
+    let out = arena(&base)
+        .args(["run", "--quiet", "t.toml"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let page = std::fs::read_to_string(base.join("out/report/index.html")).unwrap();
+    assert!(
+        page.contains("<b>Pairwise W-D-L</b> counts one result per opponent per game")
+            && page.contains("a 3-player game two"),
+        "the standings do not explain pairwise W-D-L"
+    );
+    let mut seen = 0;
+    for e in std::fs::read_dir(base.join("out/report/bots")).unwrap() {
+        let js = std::fs::read_to_string(e.unwrap().path()).unwrap();
+        let json = js
+            .trim_end()
+            .strip_prefix("arenaBot(")
+            .and_then(|j| j.strip_suffix(");"))
+            .expect("a bot's file is arenaBot(JSON);");
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        let html = v["html"].as_str().unwrap();
+        assert!(
+            html.contains("<b>Pentanomial Elo</b>") && html.contains("the cell says why"),
+            "a bot's page does not explain its columns: {html}"
+        );
+        for o in v["opponents"].as_array().unwrap() {
+            let cell = o[5].as_str().unwrap();
+            assert!(!cell.is_empty(), "a blank pentanomial Elo cell: {o}");
+            seen += 1;
+        }
+    }
+    assert!(seen > 0, "no opponent rows");
+    // The 3-player games have no seat-swap pairs: said in the cell.
+    let bots = std::fs::read_dir(base.join("out/report/bots"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect::<String>();
+    assert!(bots.contains("none: no complete seat-swap pair"), "{bots}");
+}

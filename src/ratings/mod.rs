@@ -16,7 +16,7 @@ mod stats;
 
 pub use fit::{Cell, PRIOR_DRAWS};
 pub(crate) use stats::Fx;
-pub use stats::{elo_of_score, penta_elo, BotCount, PairCount, VariantStats};
+pub use stats::{elo_of_score, penta_elo, penta_elo_gap, BotCount, PairCount, VariantStats};
 
 use crate::results::GameRow;
 use linalg::Matrix;

@@ -161,6 +161,28 @@ impl PairCount {
     }
 }
 
+/// Why [`penta_elo`] of `penta` gives no interval (or no Elo at all), in
+/// a few words for a table's cell or a line's parenthesis; `None` when it
+/// gives both.
+pub fn penta_elo_gap(penta: &[u64; 5]) -> Option<&'static str> {
+    let n: u64 = penta.iter().sum();
+    let k_sum: u64 = penta.iter().enumerate().map(|(k, &c)| k as u64 * c).sum();
+    if n == 0 {
+        return Some("no complete seat-swap pair");
+    }
+    if k_sum == 0 || k_sum == 4 * n {
+        return Some("its seat-swap pairs score 0% or 100%");
+    }
+    match penta_elo(penta) {
+        (Some(_), Some(_)) => None,
+        _ if n == 1 => Some("one seat-swap pair is too few"),
+        _ if penta.iter().filter(|&&c| c > 0).count() == 1 => {
+            Some("every seat-swap pair scored the same")
+        }
+        _ => Some("it reaches a 0% or 100% score"),
+    }
+}
+
 /// Elo of a score in (0, 1).
 pub fn elo_of_score(s: f64) -> f64 {
     -400.0 * (1.0 / s - 1.0).log10()
