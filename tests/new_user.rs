@@ -488,3 +488,48 @@ fn the_report_explains_pairwise_wdl_and_missing_pentanomial_elo() {
         .collect::<String>();
     assert!(bots.contains("none: no complete seat-swap pair"), "{bots}");
 }
+
+/// A match of one seat-swap pair has no interval: its head-to-head line
+/// says so and why, not `Elo -0.0 +/- 0.0` (issue 50, 9).
+#[test]
+fn one_pair_gives_no_interval_rather_than_a_zero_width_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    // Seeds until one splits the pair (a win each: Elo 0 from one pair).
+    let mut split = None;
+    for seed in 1..=20 {
+        let seed = seed.to_string();
+        let folder = format!("m{seed}");
+        let out = arena(&base)
+            .args([
+                "match",
+                bot,
+                "random",
+                "--games",
+                "2",
+                "--variants",
+                "kisolo",
+            ])
+            .args(["--seed", &seed, "--quiet", "--no-report", "-o", &folder])
+            .output()
+            .unwrap();
+        let said = text(&out);
+        assert!(out.status.success(), "{said}");
+        let line = said
+            .lines()
+            .find(|l| l.contains(" vs random: 2 games"))
+            .unwrap_or_else(|| panic!("no head-to-head line: {said}"))
+            .to_string();
+        assert!(!line.contains("+/- 0.0"), "{line}");
+        if line.ends_with("0-0-1-0-0") {
+            split = Some(line);
+            break;
+        }
+    }
+    let line = split.expect("no seed of 20 split the pair");
+    assert!(
+        line.contains("Elo 0.0 (no 95% interval: one seat-swap pair is too few)"),
+        "{line}"
+    );
+}

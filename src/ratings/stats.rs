@@ -129,7 +129,10 @@ pub struct PairCount {
     /// Seat-swap pairs seen from `bot_a`: [LL, LD, WL+DD, WD, WW].
     pub penta: [u64; 5],
     /// Pentanomial Elo of `a` over `b` and its 95% half-width (fastchess);
-    /// `None` without complete pairs or when `a` scored 0% or 100%.
+    /// `None` without complete pairs or when `a` scored 0% or 100%; the
+    /// half-width is `None` too when every pair scored the same (one
+    /// pair, say) or the interval leaves (0, 1): [`penta_elo_gap`] says
+    /// which.
     pub penta_elo: Option<f64>,
     pub penta_elo_err: Option<f64>,
     /// Rating difference `a - b` and LOS(a > b) from the fit of this variant.
@@ -218,7 +221,9 @@ fn penta_elo_z(penta: &[u64; 5], z: f64) -> (Option<f64>, Option<f64>) {
         / nf;
     let se = (var / nf).sqrt();
     let (lo, hi) = (mu - z * se, mu + z * se);
-    let err = if lo > 0.0 && hi < 1.0 {
+    // No spread (one pair, or every pair alike): no interval, not a
+    // zero-width one.
+    let err = if var > 0.0 && lo > 0.0 && hi < 1.0 {
         Some((elo_of_score(hi) - elo_of_score(lo)) / 2.0)
     } else {
         None
