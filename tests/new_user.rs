@@ -533,3 +533,48 @@ fn one_pair_gives_no_interval_rather_than_a_zero_width_one() {
         "{line}"
     );
 }
+
+/// A league file outside the repository: its bot names are looked up
+/// beside the file, and the error says so and names `bots_dir`; with
+/// `bots_dir` set, a misspelt bot gets "did you mean" (issue 50, 4).
+#[test]
+fn a_league_file_outside_the_repository_points_to_bots_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    std::fs::write(
+        base.join("my.toml"),
+        "name = \"my\"\nbots = [\"random-python\", \"random-rust\"]\nvariants = [\"kisolo\"]\n",
+    )
+    .unwrap();
+    let out = arena(&base)
+        .args(["run", "--quiet", "my.toml"])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.contains("my.toml:2"), "{said}");
+    assert!(
+        said.contains("bots_dir = \"/path/to/mancala-arena/bots\"")
+            && said.contains("relative to the file")
+            && said.contains(&base.join("bots").display().to_string()),
+        "no hint of bots_dir: {said}"
+    );
+
+    let repo_bots = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots");
+    std::fs::write(
+        base.join("typo.toml"),
+        format!(
+            "name = \"typo\"\nbots_dir = \"{}\"\nbots = [\"radnom-rust\", \"greedy-rust\"]\nvariants = [\"kisolo\"]\n",
+            repo_bots.display()
+        ),
+    )
+    .unwrap();
+    let out = arena(&base)
+        .args(["run", "--quiet", "typo.toml"])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.contains("did you mean `random-rust`?"), "{said}");
+    assert!(!base.join("results").exists(), "a results folder was left");
+}

@@ -23,7 +23,6 @@ macro_rules! errln {
 mod bots;
 mod check_bot;
 mod console;
-mod hint;
 mod pgn;
 mod play;
 mod rate;
