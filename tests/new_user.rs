@@ -578,3 +578,40 @@ fn a_league_file_outside_the_repository_points_to_bots_dir() {
     assert!(said.contains("did you mean `random-rust`?"), "{said}");
     assert!(!base.join("results").exists(), "a results folder was left");
 }
+
+/// A bot that answered its first requests and then timed out (a search
+/// starved of CPU) is told what the referee saw, nothing on stdout this
+/// turn and its stderr, and that it was still thinking: not to flush
+/// stdout, which it evidently does (issue 50, 5).
+#[test]
+fn a_timeout_says_what_the_referee_saw_before_advising() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let staller = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+    std::fs::write(
+        base.join("s.toml"),
+        format!(
+            "name = \"s\"\nbots = [{{ name = \"staller\", command = [\"python3\", \"{}\", \"stall_later\"] }}, {{ name = \"r\", command = [\"{bot}\"] }}]\nvariants = [\"kisolo\"]\nrounds = 1\noutput = \"out\"\n[time_control]\ndecision_ms = 4000\n",
+            staller.display()
+        ),
+    )
+    .unwrap();
+    let out = arena(&base)
+        .args(["run", "--no-report", "s.toml"])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    let forfeit = said
+        .lines()
+        .find(|l| l.starts_with("forfeit:") && l.contains("staller"))
+        .unwrap_or_else(|| panic!("no forfeit line: {said}"));
+    assert!(
+        forfeit.contains("the referee saw nothing on stdout this turn and 9 bytes on stderr")
+            && forfeit.contains("3 earlier lines (hello and replies) arrived on stdout")
+            && forfeit.contains("still thinking"),
+        "{forfeit}"
+    );
+    assert!(!forfeit.contains("flush"), "{forfeit}");
+}
