@@ -591,8 +591,9 @@ fn an_unflushed_or_misdirected_hello_is_diagnosed() {
     );
     assert!(!ok);
     assert!(
-        text.contains("no hello within 1500 ms; nothing had arrived on stdout")
-            && text.contains("fflush(stdout)"),
+        text.contains(
+            "no hello within 1500 ms; the referee saw nothing at all, on stdout or stderr"
+        ) && text.contains("fflush(stdout)"),
         "{text}"
     );
     let (ok, text) = check_bot(
@@ -602,7 +603,8 @@ fn an_unflushed_or_misdirected_hello_is_diagnosed() {
     );
     assert!(!ok);
     assert!(
-        text.contains("bytes of stderr so far: if the answer is among them, it belongs on stdout"),
+        text.contains("the referee saw nothing on stdout and ")
+            && text.contains("bytes on stderr: if the answer is among them, it belongs on stdout"),
         "{text}"
     );
 }

@@ -328,3 +328,69 @@ fn a_url_of_neither_kind_is_refused_with_what_to_give() {
         Ok(_) => panic!("a MySQL URL opened"),
     }
 }
+
+/// `cargo test` leaves no PostgreSQL server running (issue 50, 2): this
+/// binary run again for one PostgreSQL test, with no `ARENA_TEST_PG` and
+/// a throw-away cluster folder of its own, starts the cluster, and when it
+/// ends the cluster is stopped and its folder gone.
+#[test]
+fn the_tests_stop_the_postgres_cluster_they_start() {
+    if std::env::var("ARENA_SKIP_PG").as_deref() == Ok("1") {
+        eprintln!("SKIPPED: the PostgreSQL tests were skipped (ARENA_SKIP_PG=1)");
+        return;
+    }
+    // Under /tmp itself: as root the cluster belongs to `postgres`, who
+    // cannot enter a private temporary folder.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let dir = std::path::PathBuf::from(format!(
+        "/tmp/arena-pg-stop-test-{}-{nanos}",
+        std::process::id()
+    ));
+    /// Stops and removes what a failed run left.
+    struct Leftovers(std::path::PathBuf);
+    impl Drop for Leftovers {
+        fn drop(&mut self) {
+            let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/postgres");
+            if self.0.exists() {
+                let _ = std::process::Command::new("bash")
+                    .arg(script)
+                    .arg("stop")
+                    .env("ARENA_PG_DIR", &self.0)
+                    .output();
+            }
+            for end in ["lock", "users"] {
+                let _ = std::fs::remove_file(format!("{}.{end}", self.0.display()));
+            }
+        }
+    }
+    let _leftovers = Leftovers(dir.clone());
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "owners_and_tokens_postgres",
+            "--test-threads",
+            "1",
+        ])
+        .env_remove("ARENA_TEST_PG")
+        .env("ARENA_PG_DIR", &dir)
+        .output()
+        .unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && said.contains("1 passed"),
+        "the PostgreSQL test failed: {said}"
+    );
+    assert!(
+        said.contains("running on 127.0.0.1"),
+        "no cluster was started: {said}"
+    );
+    let running = common::processes_with(&dir.display().to_string());
+    assert!(
+        running.is_empty() && !dir.exists(),
+        "the cluster in {} still runs (pids {running:?}) after its tests ended: {said}",
+        dir.display()
+    );
+}

@@ -389,3 +389,229 @@ fn status_tells_a_decided_match_and_how_to_resume_one() {
     );
     assert!(!said.contains("arena run FILE"), "{said}");
 }
+
+/// `arena status --json` of a match its SPRT decided says so, as the text
+/// does: the shard's state is `decided`, the league is `finished`, and
+/// `sprt` carries the verdict, LLR and bounds (issue 50, 1): a script
+/// must not restart a finished match.
+#[test]
+fn status_json_carries_the_sprt_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let greedy = env!("CARGO_BIN_EXE_greedy-bot");
+    let out = arena(&base)
+        .args([
+            "match",
+            greedy,
+            "random",
+            "--sprt",
+            "elo0=0,elo1=20",
+            "--quiet",
+            "--no-report",
+            "-o",
+            "m",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let out = arena(&base)
+        .args(["status", "m", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["shards"][0]["state"], "decided", "{v:#}");
+    assert_eq!(v["finished"], true, "{v:#}");
+    let sprt = &v["sprt"];
+    assert_eq!(sprt["decided"], true, "{v:#}");
+    assert_eq!(sprt["decision"], "H1", "{v:#}");
+    let llr = sprt["llr"].as_f64().unwrap();
+    let upper = sprt["upper_bound"].as_f64().unwrap();
+    assert!(llr >= upper, "{v:#}");
+    assert!(sprt["games"].as_u64().unwrap() > 0, "{v:#}");
+    assert!(v["shards"][0]["done"].as_u64().unwrap() < v["shards"][0]["total"].as_u64().unwrap());
+}
+
+/// The HTML report says what its numbers mean (issue 50, 3): the
+/// standings explain pairwise W-D-L (a 3-player game is two results, so
+/// a bot's W+D+L exceeds its games), and a bot's page explains its
+/// columns and never leaves a pentanomial Elo cell blank: it says why
+/// there is none.
+#[test]
+fn the_report_explains_pairwise_wdl_and_missing_pentanomial_elo() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    std::fs::write(
+        base.join("t.toml"),
+        format!(
+            "name = \"t\"\nbots = [{{ name = \"a\", command = [\"{bot}\"] }}, {{ name = \"b\", command = [\"{bot}\"] }}, {{ name = \"c\", command = [\"{bot}\"] }}]\nvariants = [\"tricala3\", \"kisolo\"]\nrounds = 1\noutput = \"out\"\n"
+        ),
+    )
+    .unwrap();
+    let out = arena(&base)
+        .args(["run", "--quiet", "t.toml"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let page = std::fs::read_to_string(base.join("out/report/index.html")).unwrap();
+    assert!(
+        page.contains("<b>Pairwise W-D-L</b> counts one result per opponent per game")
+            && page.contains("a 3-player game two"),
+        "the standings do not explain pairwise W-D-L"
+    );
+    let mut seen = 0;
+    for e in std::fs::read_dir(base.join("out/report/bots")).unwrap() {
+        let js = std::fs::read_to_string(e.unwrap().path()).unwrap();
+        let json = js
+            .trim_end()
+            .strip_prefix("arenaBot(")
+            .and_then(|j| j.strip_suffix(");"))
+            .expect("a bot's file is arenaBot(JSON);");
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        let html = v["html"].as_str().unwrap();
+        assert!(
+            html.contains("<b>Pentanomial Elo</b>") && html.contains("the cell says why"),
+            "a bot's page does not explain its columns: {html}"
+        );
+        for o in v["opponents"].as_array().unwrap() {
+            let cell = o[5].as_str().unwrap();
+            assert!(!cell.is_empty(), "a blank pentanomial Elo cell: {o}");
+            seen += 1;
+        }
+    }
+    assert!(seen > 0, "no opponent rows");
+    // The 3-player games have no seat-swap pairs: said in the cell.
+    let bots = std::fs::read_dir(base.join("out/report/bots"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect::<String>();
+    assert!(bots.contains("none: no complete seat-swap pair"), "{bots}");
+}
+
+/// A match of one seat-swap pair has no interval: its head-to-head line
+/// says so and why, not `Elo -0.0 +/- 0.0` (issue 50, 9).
+#[test]
+fn one_pair_gives_no_interval_rather_than_a_zero_width_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    // Seeds until one splits the pair (a win each: Elo 0 from one pair).
+    let mut split = None;
+    for seed in 1..=20 {
+        let seed = seed.to_string();
+        let folder = format!("m{seed}");
+        let out = arena(&base)
+            .args([
+                "match",
+                bot,
+                "random",
+                "--games",
+                "2",
+                "--variants",
+                "kisolo",
+            ])
+            .args(["--seed", &seed, "--quiet", "--no-report", "-o", &folder])
+            .output()
+            .unwrap();
+        let said = text(&out);
+        assert!(out.status.success(), "{said}");
+        let line = said
+            .lines()
+            .find(|l| l.contains(" vs random: 2 games"))
+            .unwrap_or_else(|| panic!("no head-to-head line: {said}"))
+            .to_string();
+        assert!(!line.contains("+/- 0.0"), "{line}");
+        if line.ends_with("0-0-1-0-0") {
+            split = Some(line);
+            break;
+        }
+    }
+    let line = split.expect("no seed of 20 split the pair");
+    assert!(
+        line.contains("Elo 0.0 (no 95% interval: one seat-swap pair is too few)"),
+        "{line}"
+    );
+}
+
+/// A league file outside the repository: its bot names are looked up
+/// beside the file, and the error says so and names `bots_dir`; with
+/// `bots_dir` set, a misspelt bot gets "did you mean" (issue 50, 4).
+#[test]
+fn a_league_file_outside_the_repository_points_to_bots_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    std::fs::write(
+        base.join("my.toml"),
+        "name = \"my\"\nbots = [\"random-python\", \"random-rust\"]\nvariants = [\"kisolo\"]\n",
+    )
+    .unwrap();
+    let out = arena(&base)
+        .args(["run", "--quiet", "my.toml"])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.contains("my.toml:2"), "{said}");
+    assert!(
+        said.contains("bots_dir = \"/path/to/mancala-arena/bots\"")
+            && said.contains("relative to the file")
+            && said.contains(&base.join("bots").display().to_string()),
+        "no hint of bots_dir: {said}"
+    );
+
+    let repo_bots = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots");
+    std::fs::write(
+        base.join("typo.toml"),
+        format!(
+            "name = \"typo\"\nbots_dir = \"{}\"\nbots = [\"radnom-rust\", \"greedy-rust\"]\nvariants = [\"kisolo\"]\n",
+            repo_bots.display()
+        ),
+    )
+    .unwrap();
+    let out = arena(&base)
+        .args(["run", "--quiet", "typo.toml"])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.contains("did you mean `random-rust`?"), "{said}");
+    assert!(!base.join("results").exists(), "a results folder was left");
+}
+
+/// A bot that answered its first requests and then timed out (a search
+/// starved of CPU) is told what the referee saw, nothing on stdout this
+/// turn and its stderr, and that it was still thinking: not to flush
+/// stdout, which it evidently does (issue 50, 5).
+#[test]
+fn a_timeout_says_what_the_referee_saw_before_advising() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let staller = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+    std::fs::write(
+        base.join("s.toml"),
+        format!(
+            "name = \"s\"\nbots = [{{ name = \"staller\", command = [\"python3\", \"{}\", \"stall_later\"] }}, {{ name = \"r\", command = [\"{bot}\"] }}]\nvariants = [\"kisolo\"]\nrounds = 1\noutput = \"out\"\n[time_control]\ndecision_ms = 4000\n",
+            staller.display()
+        ),
+    )
+    .unwrap();
+    let out = arena(&base)
+        .args(["run", "--no-report", "s.toml"])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    let forfeit = said
+        .lines()
+        .find(|l| l.starts_with("forfeit:") && l.contains("staller"))
+        .unwrap_or_else(|| panic!("no forfeit line: {said}"));
+    assert!(
+        forfeit.contains("the referee saw nothing on stdout this turn and 9 bytes on stderr")
+            && forfeit.contains("3 earlier lines (hello and replies) arrived on stdout")
+            && forfeit.contains("still thinking"),
+        "{forfeit}"
+    );
+    assert!(!forfeit.contains("flush"), "{forfeit}");
+}

@@ -748,18 +748,21 @@ async fn three_player_forfeit_ranks_the_offender_last() {
 }
 
 /// A timeout says what the referee saw: half a line without its newline,
-/// or nothing at all (with how to flush).
+/// or nothing this turn from a bot whose hello arrived (still thinking,
+/// not a flush to add).
 #[tokio::test]
 async fn a_timeout_says_what_arrived() {
     let r = misbehaving("no_newline", 1000, Some(ForfeitKind::Timeout)).await;
     assert!(
-        detail(&r).contains("a line without its newline had arrived")
+        detail(&r).contains("the referee saw a line without its newline on stdout")
             && detail(&r).contains(r#"{"type": "reply""#),
         "{r:?}"
     );
     let r = misbehaving("hang", 300, Some(ForfeitKind::Timeout)).await;
     assert!(
-        detail(&r).contains("nothing had arrived on stdout"),
+        detail(&r).contains("the referee saw nothing on stdout this turn")
+            && detail(&r).contains("still thinking")
+            && !detail(&r).contains("flush"),
         "{r:?}"
     );
 }

@@ -8,6 +8,9 @@ are not league bots (see README.md). Modes:
   crash_mid     crashes (status 1) at its second request
   hang          stops answering at its first request (keeps reading)
   slow          answers its first request after 60 s
+  stall_later   answers its first two requests, then at its third writes
+                "thinking" to stderr and answers after 60 s (a search bot
+                starved of CPU)
   not_json      answers its first request with a line that is not JSON
   wrong_shape   answers its first request with JSON of the wrong shape
   illegal       answers its first request with an option that is never legal
@@ -239,6 +242,10 @@ def misbehave(requests, message):
     """Called before answering a request; returns True if it answered."""
     if MODE == "crash_mid" and requests == 2:
         sys.exit(1)
+    if MODE == "stall_later" and requests == 3:
+        sys.stderr.write("thinking\n")
+        sys.stderr.flush()
+        time.sleep(60)
     if MODE == "stale_reply" and requests == 2:
         send({"type": "reply", "option": random.choice(message["legal"]),
               "game_id": "old-" + message["game_id"], "ply": FIRST_PLY[0]})

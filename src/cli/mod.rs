@@ -24,7 +24,6 @@ mod args;
 mod bots;
 mod check_bot;
 mod console;
-mod hint;
 mod pgn;
 mod play;
 mod rate;

@@ -19,8 +19,22 @@ pub struct StatusArgs {
 
 pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     let st = league_status(&args.results)?;
+    // The league's settings, as its (first) folder's league.json keeps them.
+    let meta = st
+        .shards
+        .first()
+        .and_then(|s| crate::league::folder::read_meta(&s.dir));
+    // A league that stops on an SPRT: its verdict, from its own settings.
+    let sprt = match (st.shards.as_slice(), &meta) {
+        ([one], Some(meta)) => sprt_verdict(&one.dir, meta)?,
+        _ => None,
+    };
+    let decided = sprt.as_ref().is_some_and(|v| v.decided);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&st)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json(&st, sprt.as_ref()))?
+        );
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = String::new();
@@ -46,25 +60,8 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
         "shard", "state", "done/total", "last write", "games/s", "time left"
     );
     let n = st.shards.len();
-    // The league's settings, as its (first) folder's league.json keeps them.
-    let meta = st
-        .shards
-        .first()
-        .and_then(|s| crate::league::folder::read_meta(&s.dir));
-    // A league that stops on an SPRT: its verdict, from its own settings.
-    let sprt = match (st.shards.as_slice(), &meta) {
-        ([one], Some(meta)) => sprt_verdict(&one.dir, meta)?,
-        _ => None,
-    };
-    let decided = sprt.as_ref().is_some_and(|v| v.decided);
     for s in &st.shards {
-        let state = match s.state {
-            ShardState::Complete => "complete",
-            ShardState::Running => "running",
-            ShardState::Stopped if decided => "decided",
-            ShardState::Stopped => "stopped",
-            ShardState::Missing => "missing",
-        };
+        let state = state_word(&s.state, decided);
         let total = s.total.map_or_else(|| "?".to_string(), |t| t.to_string());
         let last = s.last_write.map_or_else(|| "-".to_string(), ago);
         let rate = s
@@ -111,10 +108,45 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A shard's state in a word; a stopped league whose SPRT decided is
+/// `decided` (nothing is left to play).
+fn state_word(state: &ShardState, decided: bool) -> &'static str {
+    match state {
+        ShardState::Complete => "complete",
+        ShardState::Running => "running",
+        ShardState::Stopped if decided => "decided",
+        ShardState::Stopped => "stopped",
+        ShardState::Missing => "missing",
+    }
+}
+
+/// `arena status --json`: the league's status as `league::status` reads
+/// it, each shard's `state` as the text says it (`decided` for a match
+/// whose SPRT decided), `finished` (no game is left to play: every shard
+/// complete, or the SPRT decided) and, for a league with an SPRT, its
+/// verdict as `sprt`.
+fn json(st: &crate::league::status::LeagueStatus, sprt: Option<&Verdict>) -> serde_json::Value {
+    let decided = sprt.is_some_and(|v| v.decided);
+    let mut v = serde_json::to_value(st).unwrap_or_default();
+    if let Some(shards) = v.get_mut("shards").and_then(|s| s.as_array_mut()) {
+        for (j, s) in shards.iter_mut().zip(&st.shards) {
+            j["state"] = state_word(&s.state, decided).into();
+        }
+    }
+    let finished = decided || st.shards.iter().all(|s| s.state == ShardState::Complete);
+    v["finished"] = finished.into();
+    v["sprt"] = sprt.map_or(serde_json::Value::Null, |s| s.json.clone());
+    v
+}
+
 /// An SPRT's verdict on a league's games, as `arena status` says it.
 pub(super) struct Verdict {
     pub decided: bool,
     pub line: String,
+    /// The same for `--json`: the test's settings, its bounds, and
+    /// `decision` (`H0`, `H1`, or null), and the LLR and games when it
+    /// decided (else the LLR and games so far).
+    pub json: serde_json::Value,
 }
 
 /// The verdict of the SPRT that `meta` (the league.json in `dir`) names,
@@ -147,8 +179,27 @@ pub(super) fn sprt_verdict(
         config.elo1,
         config.model.as_str()
     );
+    let json = serde_json::json!({
+        "bot_a": a,
+        "bot_b": b,
+        "elo0": config.elo0,
+        "elo1": config.elo1,
+        "alpha": config.alpha,
+        "beta": config.beta,
+        "model": config.model.as_str(),
+        "lower_bound": lower,
+        "upper_bound": upper,
+        "decided": decided.is_some(),
+        "decision": decided.map(|d| match d.decision {
+            crate::ratings::sprt::Decision::AcceptH0 => "H0",
+            _ => "H1",
+        }),
+        "llr": decided.map_or_else(|| config.llr(&tracker.penta()), |d| d.llr),
+        "games": decided.map_or(rows.len() as u64, |d| d.games),
+    });
     Ok(Some(match decided {
         Some(d) => Verdict {
+            json,
             decided: true,
             line: format!(
                 "{head}: decided, {} after {} games (LLR {:.2}, bounds ({lower:.2}, {upper:.2})); no game left to play",
@@ -156,6 +207,7 @@ pub(super) fn sprt_verdict(
             ),
         },
         None => Verdict {
+            json,
             decided: false,
             line: format!(
                 "{head}: no decision yet after {} games (bounds ({lower:.2}, {upper:.2}))",

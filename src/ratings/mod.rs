@@ -17,7 +17,7 @@ mod table;
 
 pub use fit::{Cell, PRIOR_DRAWS};
 pub(crate) use stats::Fx;
-pub use stats::{elo_of_score, penta_elo, PairCount, VariantStats};
+pub use stats::{elo_of_score, penta_elo, penta_elo_gap, PairCount, VariantStats};
 pub use table::{
     matches_variant, variant_label, z_value, BotCount, BotRating, Flag, IntervalMethod, Standings,
     ALL, CONFIDENCE,

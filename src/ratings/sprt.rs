@@ -416,8 +416,8 @@ pub struct HeadToHead {
     /// One entry per variant where A met B, sorted by name.
     pub per_variant: Vec<SprtCounts>,
     /// Pentanomial Elo of A over B and its 95% half-width (fastchess
-    /// `EloPentanomial`; `None` without pairs, at 0% or 100%, or when the
-    /// interval leaves (0, 1)).
+    /// `EloPentanomial`; `None` without pairs, at 0% or 100%, when every
+    /// pair scored the same, or when the interval leaves (0, 1)).
     pub elo: Option<f64>,
     pub elo_err: Option<f64>,
     /// Normalized Elo and its 95% half-width (fastchess `nElo`); `None`

@@ -75,7 +75,10 @@ pub struct PairCount {
     /// Seat-swap pairs seen from `bot_a`: [LL, LD, WL+DD, WD, WW].
     pub penta: [u64; 5],
     /// Pentanomial Elo of `a` over `b` and its 95% half-width (fastchess);
-    /// `None` without complete pairs or when `a` scored 0% or 100%.
+    /// `None` without complete pairs or when `a` scored 0% or 100%; the
+    /// half-width is `None` too when every pair scored the same (one
+    /// pair, say) or the interval leaves (0, 1): [`penta_elo_gap`] says
+    /// which.
     pub penta_elo: Option<f64>,
     pub penta_elo_err: Option<f64>,
     /// Rating difference `a - b` and LOS(a > b) from the fit of this variant.
@@ -104,6 +107,28 @@ impl PairCount {
     /// Complete seat-swap pairs.
     pub fn pairs(&self) -> u64 {
         self.penta.iter().sum()
+    }
+}
+
+/// Why [`penta_elo`] of `penta` gives no interval (or no Elo at all), in
+/// a few words for a table's cell or a line's parenthesis; `None` when it
+/// gives both.
+pub fn penta_elo_gap(penta: &[u64; 5]) -> Option<&'static str> {
+    let n: u64 = penta.iter().sum();
+    let k_sum: u64 = penta.iter().enumerate().map(|(k, &c)| k as u64 * c).sum();
+    if n == 0 {
+        return Some("no complete seat-swap pair");
+    }
+    if k_sum == 0 || k_sum == 4 * n {
+        return Some("its seat-swap pairs score 0% or 100%");
+    }
+    match penta_elo(penta) {
+        (Some(_), Some(_)) => None,
+        _ if n == 1 => Some("one seat-swap pair is too few"),
+        _ if penta.iter().filter(|&&c| c > 0).count() == 1 => {
+            Some("every seat-swap pair scored the same")
+        }
+        _ => Some("it reaches a 0% or 100% score"),
     }
 }
 
@@ -142,7 +167,9 @@ fn penta_elo_z(penta: &[u64; 5], z: f64) -> (Option<f64>, Option<f64>) {
         / nf;
     let se = (var / nf).sqrt();
     let (lo, hi) = (mu - z * se, mu + z * se);
-    let err = if lo > 0.0 && hi < 1.0 {
+    // No spread (one pair, or every pair alike): no interval, not a
+    // zero-width one.
+    let err = if var > 0.0 && lo > 0.0 && hi < 1.0 {
         Some((elo_of_score(hi) - elo_of_score(lo)) / 2.0)
     } else {
         None

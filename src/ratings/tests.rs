@@ -1129,3 +1129,24 @@ fn the_bot_with_the_decisive_games_of_a_drawn_table_gets_a_wider_interval() {
     let f = rep.overall.get("F").unwrap();
     assert!(close(f.elo_se, f.elo_se_dispersion, 1e-12));
 }
+
+#[test]
+fn why_a_pentanomial_elo_has_no_interval() {
+    use super::penta_elo_gap;
+    assert_eq!(penta_elo_gap(&[0; 5]), Some("no complete seat-swap pair"));
+    assert_eq!(
+        penta_elo_gap(&[0, 0, 0, 0, 3]),
+        Some("its seat-swap pairs score 0% or 100%")
+    );
+    // One pair, or every pair alike: no interval, not a zero-width one.
+    assert_eq!(
+        penta_elo_gap(&[0, 0, 1, 0, 0]),
+        Some("one seat-swap pair is too few")
+    );
+    assert_eq!(super::penta_elo(&[0, 0, 3, 0, 0]), (Some(0.0), None));
+    assert_eq!(
+        penta_elo_gap(&[0, 0, 3, 0, 0]),
+        Some("every seat-swap pair scored the same")
+    );
+    assert_eq!(penta_elo_gap(&[0, 1, 2, 0, 2]), None);
+}

@@ -262,21 +262,34 @@ fn decode_fault(e: DecodeError, line: &[u8]) -> Fault {
 /// What a line on stdout that is not JSON usually is, and where it goes.
 const LOGS_TO_STDERR: &str = "; stdout is for protocol messages only: write logs to stderr";
 
-/// A fault for output the bot wrote without being asked.
-/// What the referee saw of a bot that did not answer in time: half a line
-/// without its newline, only stderr output, or nothing at all; said with
-/// the usual cause of each.
-fn what_arrived(process: &BotProcess) -> String {
-    match process.partial_line() {
-        Some(part) => format!(
-            "; a line without its newline had arrived: {} (end every message with a newline, and flush)",
+/// What the referee saw of a bot that did not answer in time, then the
+/// usual cause of that: half a line without its newline (no newline or
+/// no flush); nothing on stdout from a bot whose earlier lines arrived
+/// there (`replied` of them: its hello and replies), which answers through
+/// the pipe and so was still thinking (slow, or short of CPU); nothing on
+/// stdout from a bot that never got a line through (flush, or output on
+/// stderr instead); and how much it wrote on stderr meanwhile (since it
+/// had written `stderr_before` bytes).
+fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> String {
+    let stderr = process.stderr_bytes().saturating_sub(stderr_before);
+    let on_stderr = match stderr {
+        0 => "nothing on stderr either".to_string(),
+        n => format!("{n} bytes on stderr"),
+    };
+    match (process.partial_line(), replied) {
+        (Some(part), _) => format!(
+            "; the referee saw a line without its newline on stdout: {} (end every message with a newline, and flush)",
             protocol::truncate(part, 80)
         ),
-        None if process.stderr_bytes() > 0 => format!(
-            "; nothing had arrived on stdout ({} bytes of stderr so far: if the answer is among them, it belongs on stdout; else flush stdout after each line)",
-            process.stderr_bytes()
+        (None, n) if n > 0 => format!(
+            "; the referee saw nothing on stdout this turn and {on_stderr}, while its {} earlier line{} (hello and replies) arrived on stdout: it was most likely still thinking, too slow for this time or short of CPU (on a busy machine, play fewer games at a time, -j, or give more time, --decision-ms)",
+            n,
+            if n == 1 { "" } else { "s" }
         ),
-        None => "; nothing had arrived on stdout (if the bot did answer: flush stdout after each line: C fflush(stdout), Python print(..., flush=True), Java System.out.flush())".into(),
+        (None, _) if stderr > 0 => format!(
+            "; the referee saw nothing on stdout and {on_stderr}: if the answer is among them, it belongs on stdout; else flush stdout after each line (C fflush(stdout), Python print(..., flush=True), Java System.out.flush())"
+        ),
+        (None, _) => "; the referee saw nothing at all, on stdout or stderr: if the bot did answer, flush stdout after each line (C fflush(stdout), Python print(..., flush=True), Java System.out.flush()); else it was still starting or thinking".into(),
     }
 }
 
@@ -407,7 +420,7 @@ impl BotPlayer {
                     format!(
                         "no hello within {} ms{}",
                         timing.startup.as_millis(),
-                        what_arrived(process)
+                        what_arrived(process, 0, 0)
                     ),
                 )))
             }
@@ -643,6 +656,7 @@ impl Player for BotPlayer {
             // referee's own work (the state, the encoding) is not charged.
             let t0 = Instant::now();
             let deadline = (t0 + ask.timeout).min(ask.watchdog);
+            let stderr_before = self.process.stderr_bytes();
             if let Err(mut f) = self.send(deadline).await {
                 if f.kind == ForfeitKind::Timeout {
                     f.detail = format!("{} ({} ms)", f.detail, ask.timeout.as_millis());
@@ -656,7 +670,8 @@ impl Player for BotPlayer {
                         Some(left) if left <= ask.timeout => "the game clock",
                         _ => "the decision timeout",
                     };
-                    let seen = what_arrived(&self.process);
+                    // Its hello and a reply to each request before this.
+                    let seen = what_arrived(&self.process, self.seq, stderr_before);
                     self.break_off();
                     return Err(Fault::new(
                         ForfeitKind::Timeout,

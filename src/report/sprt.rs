@@ -88,12 +88,12 @@ fn points(t: &SprtCounts) -> f64 {
 /// The pentanomial Elo with its interval, nElo and LOS of A over B.
 fn estimates(p: &HeadToHead) -> String {
     let pct = CONFIDENCE * 100.0;
+    use super::tables::tenths;
+    let why = crate::ratings::penta_elo_gap(&p.total.penta).unwrap_or("too few pairs");
     let elo = match (p.elo, p.elo_err) {
-        (Some(e), Some(err)) => format!("Elo {e:.1} +/- {err:.1} ({pct:.0}%, pentanomial)"),
-        (Some(e), None) => {
-            format!("Elo {e:.1} (no {pct:.0}% interval: it reaches a 0% or 100% score)")
-        }
-        _ => "Elo -".to_string(),
+        (Some(e), Some(err)) => format!("Elo {} +/- {err:.1} ({pct:.0}%, pentanomial)", tenths(e)),
+        (Some(e), None) => format!("Elo {} (no {pct:.0}% interval: {why})", tenths(e)),
+        _ => format!("Elo - ({why})"),
     };
     let nelo = match (p.nelo, p.nelo_err) {
         (Some(e), Some(err)) => format!("nElo {e:.1} +/- {err:.1}"),

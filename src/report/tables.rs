@@ -620,16 +620,16 @@ fn write_variants<W: std::io::Write>(report: &Report, w: &mut csv::Writer<W>) ->
     Ok(())
 }
 
-/// The rank, Elo and +/- cells of a standings line; `rank` counts the rated
-/// bots so far (an unrated bot gets `-` and no rank).
 /// `x` to one decimal, never `-0.0`.
-fn tenths(x: f64) -> String {
+pub(crate) fn tenths(x: f64) -> String {
     match format!("{x:.1}") {
         z if z == "-0.0" => "0.0".into(),
         t => t,
     }
 }
 
+/// The rank, Elo and +/- cells of a standings line; `rank` counts the rated
+/// bots so far (an unrated bot gets `-` and no rank).
 fn rank_cells(r: &crate::ratings::BotRating, rank: &mut usize) -> (String, String, String) {
     if !r.rated {
         return ("-".into(), "-".into(), "-".into());

@@ -134,12 +134,88 @@ pub fn chromium(who: &str) -> std::path::PathBuf {
     }
 }
 
+/// The throw-away cluster's folder, as `.ci/postgres` names it:
+/// `ARENA_PG_DIR`, else `${TMPDIR:-/tmp}/arena-pg-UID`.
+fn pg_dir() -> std::path::PathBuf {
+    if let Ok(d) = std::env::var("ARENA_PG_DIR") {
+        return d.into();
+    }
+    let tmp = std::env::var("TMPDIR")
+        .ok()
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| "/tmp".into());
+    // SAFETY: getuid cannot fail.
+    let uid = unsafe { libc::getuid() };
+    std::path::Path::new(&tmp).join(format!("arena-pg-{uid}"))
+}
+
+/// The users' lock of the throw-away cluster (`DIR.users`), held shared
+/// by each test process that uses the cluster, from before it is started
+/// to the process's exit.
+static PG_USERS: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+/// Marks this process as a user of the throw-away cluster, and has it
+/// stopped at the process's exit when this is the last user and the tests
+/// started it (`.ci/postgres` marks such a cluster; one started by hand
+/// is left alone): `cargo test` leaves no server running.
+fn use_throwaway_cluster() -> Result<(), String> {
+    use std::os::fd::IntoRawFd;
+    let dir = pg_dir();
+    let path = std::path::PathBuf::from(format!("{}.users", dir.display()));
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let fd = f.into_raw_fd();
+    // SAFETY: fd is an open descriptor this process owns (kept to exit).
+    if unsafe { libc::flock(fd, libc::LOCK_SH) } != 0 {
+        return Err(format!(
+            "{}: {}",
+            path.display(),
+            std::io::Error::last_os_error()
+        ));
+    }
+    PG_USERS.store(fd, std::sync::atomic::Ordering::SeqCst);
+    // SAFETY: registers a function of no arguments that does not unwind.
+    unsafe { libc::atexit(stop_throwaway_cluster) };
+    Ok(())
+}
+
+/// At exit: the last user of a cluster the tests started stops it
+/// (`.ci/postgres stop`). Another test process still using it holds the
+/// lock shared, and stops it itself when it ends.
+extern "C" fn stop_throwaway_cluster() {
+    let fd = PG_USERS.load(std::sync::atomic::Ordering::SeqCst);
+    // SAFETY: fd is the lock's descriptor, open until exit.
+    let last = unsafe {
+        libc::flock(fd, libc::LOCK_UN);
+        libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) == 0
+    };
+    if !last || !pg_dir().join("started-by-tests").exists() {
+        return;
+    }
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/postgres");
+    let _ = std::process::Command::new("bash")
+        .arg(&script)
+        .arg("stop")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .status();
+    // SAFETY: as above.
+    unsafe { libc::flock(fd, libc::LOCK_UN) };
+}
+
 /// A fresh PostgreSQL database for one test: `Some(URL)`, or `None` when
 /// `ARENA_SKIP_PG=1` (the test then passes, saying so). The cluster is
 /// `ARENA_TEST_PG`'s, else the throw-away one of `.ci/postgres start`
-/// (run here, installing PostgreSQL where it can); a failure says what to
-/// run. Each call makes a database of its own on that cluster, so that
-/// the test binaries running at once do not meet.
+/// (run here, installing PostgreSQL where it can, and stopped when the
+/// last test process using it ends); a failure says what to run. Each
+/// call makes a database of its own on that cluster, so that the test
+/// binaries running at once do not meet.
 #[allow(dead_code)]
 pub fn postgres(test: &str) -> Option<String> {
     static BASE: std::sync::OnceLock<Result<String, String>> = std::sync::OnceLock::new();
@@ -153,10 +229,12 @@ pub fn postgres(test: &str) -> Option<String> {
         if let Ok(url) = std::env::var("ARENA_TEST_PG") {
             return Ok(url);
         }
+        use_throwaway_cluster()?;
         let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/postgres");
         let out = std::process::Command::new("bash")
             .arg(&script)
             .arg("start")
+            .env("ARENA_PG_BY_TESTS", "1")
             .stdin(std::process::Stdio::null())
             .stderr(std::process::Stdio::inherit())
             .output()

@@ -26,6 +26,13 @@ struct RawBot {
     limits: LimitSettings,
 }
 
+/// Where a league file's bot names are looked up, and whether the file
+/// said so (`bots_dir`) or it is the default beside the file.
+pub(super) struct BotsDir {
+    pub dir: std::path::PathBuf,
+    pub given: bool,
+}
+
 /// The league's bots: the file's `bots` (at least two, names unique), then
 /// the ones `--bots` keeps.
 pub(super) fn section(
@@ -33,7 +40,7 @@ pub(super) fn section(
     raw: Option<&Spanned<toml::Value>>,
     flags: &RunSettings,
     base: &Path,
-    bots_dir: &Path,
+    bots_dir: &BotsDir,
 ) -> Result<Vec<BotSpec>, ConfigError> {
     let Some(raw) = raw else {
         return Err(ConfigError::Missing {
@@ -113,13 +120,13 @@ fn parse_bots(
     ctx: &Ctx<'_>,
     value: &Spanned<toml::Value>,
     base: &Path,
-    bots_dir: &Path,
+    bots_dir: &BotsDir,
 ) -> Result<Vec<BotSpec>, ConfigError> {
     let span = value.span();
     let from_manifest = BotSpec::from_manifest;
     match value.get_ref() {
         toml::Value::String(s) if s == "all" => {
-            let found = manifest::discover(bots_dir)?;
+            let found = manifest::discover(&bots_dir.dir)?;
             Ok(found
                 .into_iter()
                 .filter(|m| !m.broken && !m.template)
@@ -137,7 +144,15 @@ fn parse_bots(
             for (i, item) in items.iter().enumerate() {
                 match item {
                     toml::Value::String(folder) => {
-                        let m = Manifest::load(&bots_dir.join(folder)).map_err(|e| {
+                        let dir = bots_dir.dir.join(folder);
+                        if !dir.join(manifest::MANIFEST).is_file() {
+                            return Err(ctx.field(
+                                span.clone(),
+                                &format!("bots[{i}]"),
+                                no_such_bot(folder, bots_dir),
+                            ));
+                        }
+                        let m = Manifest::load(&dir).map_err(|e| {
                             ctx.field(span.clone(), &format!("bots[{i}]"), e.to_string())
                         })?;
                         out.push(from_manifest(m));
@@ -215,4 +230,41 @@ fn parse_bots(
             format!("expected \"all\" or a list, got {}", other.type_str()),
         )),
     }
+}
+
+/// Why bot `name` of a league file is not in its bots folder: the name it
+/// could have meant, the bots there, or (none there) where names are
+/// looked up, relative to the file, and how to point elsewhere.
+fn no_such_bot(name: &str, bots_dir: &BotsDir) -> String {
+    let dir = &std::path::absolute(&bots_dir.dir).unwrap_or_else(|_| bots_dir.dir.clone());
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join(manifest::MANIFEST).is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut msg = format!(
+        "`{name}`: no bot folder {} (no {} there)",
+        dir.join(name).display(),
+        manifest::MANIFEST
+    );
+    match manifest::closest(name, names.iter().map(String::as_str)) {
+        Some(c) => msg.push_str(&format!("; did you mean `{c}`?")),
+        None if names.is_empty() => {
+            let whence = match bots_dir.given {
+                true => format!("in the file's `bots_dir`, {}", dir.display()),
+                false => format!(
+                    "relative to the file: in bots/ beside it (or beside its tournaments/ folder), here {}, as the file sets no `bots_dir`",
+                    dir.display()
+                ),
+            };
+            msg.push_str(&format!(
+                ". A league file's bot names are looked up {whence}: set `bots_dir = \"/path/to/mancala-arena/bots\"` in the file (a relative path is relative to the file), or give the bot as a table with its command (`{{ name = \"{name}\", command = [...] }}`)"
+            ));
+        }
+        None => msg.push_str(&format!("; the bots there: {}", names.join(", "))),
+    }
+    msg
 }

@@ -179,8 +179,14 @@ impl Tournament {
             .unwrap_or_else(|| PathBuf::from("."));
         let name = name_section(&ctx, raw.name.as_ref())?;
         let bots_dir = match &raw.bots_dir {
-            Some(d) => base.join(d),
-            None => default_bots_dir(&base),
+            Some(d) => bots::BotsDir {
+                dir: base.join(d),
+                given: true,
+            },
+            None => bots::BotsDir {
+                dir: default_bots_dir(&base),
+                given: false,
+            },
         };
         // A ladder's bots are uploaded: its file names none.
         let bots = match (&raw.ladder, &raw.bots) {

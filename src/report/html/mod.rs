@@ -553,7 +553,10 @@ fn write_bot_pages(out: &Path, pages: &view::BotPages, threads: usize) -> Result
             let Some(b) = pages.page(k) else {
                 return Ok(());
             };
-            let html = template.render(minijinja::context! { b => minijinja::value::Serde(&b) })?;
+            let html = template.render(minijinja::context! {
+                b => minijinja::value::Serde(&b),
+                confidence => format!("{:.0}%", crate::ratings::CONFIDENCE * 100.0),
+            })?;
             text.clear();
             text.extend_from_slice(b"arenaBot(");
             let file = BotFile {

@@ -978,12 +978,9 @@ fn bot_page<'a>(report: &'a Report, index: &BotIndex<'a>, bot: &str, file: Strin
                     let [a, b, c, d, e] = penta;
                     format!("{a} {b} {c} {d} {e}")
                 } else {
-                    String::new()
+                    "none".to_string()
                 },
-                match (p.penta_elo, p.penta_elo_err) {
-                    (Some(e), Some(err)) => format!("{:+.1} ± {:.1}", sign * e, err),
-                    _ => String::new(),
-                },
+                penta_elo_cell(p, sign),
                 los.map_or(String::new(), pct),
             )
         })
@@ -1003,6 +1000,18 @@ fn bot_page<'a>(report: &'a Report, index: &BotIndex<'a>, bot: &str, file: Strin
         opponents,
         labels,
         forfeits: forfeits.to_vec(),
+    }
+}
+
+/// A pair's pentanomial Elo from the side `sign` says, with its interval,
+/// or why there is none (never a blank cell).
+fn penta_elo_cell(p: &crate::ratings::PairCount, sign: f64) -> String {
+    let gap = crate::ratings::penta_elo_gap(&p.penta);
+    match (p.penta_elo, p.penta_elo_err, gap) {
+        (Some(e), Some(err), _) => format!("{:+.1} ± {:.1}", sign * e, err),
+        (Some(e), None, Some(why)) => format!("{:+.1}, no interval: {why}", sign * e),
+        (None, _, Some(why)) => format!("none: {why}"),
+        _ => "none".to_string(),
     }
 }
 
