@@ -29,6 +29,7 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+mod headers;
 #[cfg(test)]
 mod tests;
 
@@ -98,6 +99,13 @@ pub enum ArchiveError {
     UnpackedTooLarge { limit: u64 },
     #[error("the archive holds more than {limit} files and folders: the limit of this ladder; leave what the bot does not need out of its folder")]
     TooManyFiles { limit: usize },
+    #[error("entry {index}: {kind} of {}, over the limit of {} (read before any of it); pack the folder with `arena submit` or `tar czf`", size(*declared), size(*limit))]
+    HeaderTooLarge {
+        index: usize,
+        kind: &'static str,
+        declared: u64,
+        limit: u64,
+    },
     #[error("entry `{path}`: a path of {len} bytes, over the limit of {limit}; use shorter names")]
     PathTooLong {
         path: String,
@@ -165,6 +173,7 @@ impl ArchiveError {
             self,
             ArchiveError::CompressedTooLarge { .. }
                 | ArchiveError::UnpackedTooLarge { .. }
+                | ArchiveError::HeaderTooLarge { .. }
                 | ArchiveError::TooManyFiles { .. }
                 | ArchiveError::FolderTooLarge { .. }
                 | ArchiveError::FolderTooManyFiles { .. }
@@ -344,30 +353,54 @@ fn unpack_into(
         read: read.clone(),
         limit: limits.compressed_bytes,
     };
-    let over = |e: io::Error| match read.get() > limits.compressed_bytes {
-        true => ArchiveError::CompressedTooLarge {
+    // The tar stream itself is bounded too, whatever its entries declare.
+    let tar_read = std::rc::Rc::new(std::cell::Cell::new(0));
+    let tar_limit = headers::stream_limit(limits);
+    let decoded = Counted {
+        inner: GzDecoder::new(counted),
+        read: tar_read.clone(),
+        limit: tar_limit,
+    };
+    let over = |e: io::Error| match () {
+        _ if read.get() > limits.compressed_bytes => ArchiveError::CompressedTooLarge {
             limit: limits.compressed_bytes,
         },
+        _ if tar_read.get() > tar_limit => ArchiveError::UnpackedTooLarge {
+            limit: limits.unpacked_bytes,
+        },
         // The decoder's message may quote a name from the archive.
-        false => ArchiveError::Corrupt {
+        _ => ArchiveError::Corrupt {
             detail: shown(&e.to_string()),
         },
     };
-    let mut archive = tar::Archive::new(GzDecoder::new(counted));
+    let refused = |e: Unpacking| match e {
+        Unpacking::Refused(e) => e,
+        Unpacking::Read(e) => over(e),
+    };
+    let mut archive = tar::Archive::new(decoded);
     let mut out = Unpacked { files: 0, bytes: 0 };
     let mut entries = 0usize;
-    for entry in archive.entries().map_err(over)? {
+    let mut pending = headers::Pending::default();
+    // Raw: the headers that describe the next entry come as entries of
+    // their own, and `headers` bounds them before reading them.
+    for (index, entry) in archive.entries().map_err(over)?.raw(true).enumerate() {
         let mut entry = entry.map_err(over)?;
+        if pending.take(&mut entry, index + 1).map_err(refused)? {
+            continue;
+        }
         entries += 1;
         if entries > limits.files {
             return Err(ArchiveError::TooManyFiles {
                 limit: limits.files,
             });
         }
-        unpack_entry(&mut entry, dest, limits, &mut out).map_err(|e| match e {
-            Unpacking::Refused(e) => e,
-            Unpacking::Read(e) => over(e),
-        })?;
+        let names = pending.names(&entry, index + 1).map_err(refused)?;
+        unpack_entry(&mut entry, &names, dest, limits, &mut out).map_err(refused)?;
+    }
+    if pending.waiting() {
+        return Err(ArchiveError::Corrupt {
+            detail: "the archive ends with headers that describe no entry".into(),
+        });
     }
     // Read the gzip stream to its end, so that its checksum is checked; what
     // follows the tar's end is padding, a little of it.
@@ -411,17 +444,18 @@ impl From<ArchiveError> for Unpacking {
 /// Checks and writes one entry.
 fn unpack_entry<R: Read>(
     entry: &mut tar::Entry<'_, R>,
+    names: &headers::Names,
     dest: &Path,
     limits: &Limits,
     out: &mut Unpacked,
 ) -> Result<(), Unpacking> {
-    let raw = entry.path_bytes().into_owned();
+    let raw = names.path.clone();
     let parts = entry_path(&raw, limits)?;
     let path = shown(&parts.join("/"));
     let kind = entry.header().entry_type();
     let target = || {
-        let t = entry.link_name_bytes().unwrap_or_default();
-        shown(&String::from_utf8_lossy(&t))
+        let t = names.link.as_deref().unwrap_or_default();
+        shown(&String::from_utf8_lossy(t))
     };
     use tar::EntryType as T;
     match kind {
@@ -469,8 +503,8 @@ fn unpack_entry<R: Read>(
             None => Ok(make_dir(&at)?),
         },
         T::Symlink => {
-            let link = entry.link_name_bytes().unwrap_or_default().into_owned();
-            let text = std::str::from_utf8(&link).unwrap_or("\0");
+            let link = names.link.as_deref().unwrap_or_default();
+            let text = std::str::from_utf8(link).unwrap_or("\0");
             if !link_inside(&parts, text) {
                 return Err(ArchiveError::LinkOutside {
                     path,

@@ -23,6 +23,9 @@ use std::sync::Arc;
 pub struct ApiError {
     pub status: StatusCode,
     pub message: String,
+    /// Seconds to wait before trying again (`Retry-After`), on a 503 of a
+    /// full server.
+    pub retry_after: Option<u32>,
 }
 
 impl ApiError {
@@ -30,6 +33,7 @@ impl ApiError {
         ApiError {
             status,
             message: message.into(),
+            retry_after: None,
         }
     }
     fn internal(e: impl std::fmt::Display) -> ApiError {
@@ -50,15 +54,29 @@ impl From<intake::Refusal> for ApiError {
     }
 }
 
+impl From<super::inbox::Busy> for ApiError {
+    fn from(b: super::inbox::Busy) -> ApiError {
+        ApiError {
+            retry_after: Some(super::inbox::RETRY_SECONDS),
+            ..ApiError::new(StatusCode::SERVICE_UNAVAILABLE, b.message)
+        }
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = serde_json::json!({ "error": self.message }).to_string() + "\n";
-        (
+        let mut r = (
             self.status,
             [(header::CONTENT_TYPE, "application/json")],
             body,
         )
-            .into_response()
+            .into_response();
+        if let Some(s) = self.retry_after {
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, header::HeaderValue::from(s));
+        }
+        r
     }
 }
 
@@ -276,17 +294,22 @@ async fn upload(
     if announced.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    let body = axum::body::to_bytes(req.into_body(), limit)
+    // A slot first, then the body, to a file as it comes.
+    let _slot = l.gates.bots.enter()?;
+    let spooled = super::inbox::spool(req.into_body(), &intake::incoming_dir(&l), limit as u64)
         .await
-        .map_err(|_| too_large())?;
-    let r = intake::accept(
-        &l,
-        &owner,
-        Upload {
-            bytes: body.to_vec(),
-        },
-    )
-    .await;
+        .map_err(|e| match e {
+            super::inbox::SpoolError::TooLarge => too_large(),
+            super::inbox::SpoolError::Body(e) => {
+                l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
+                ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    format!("the upload's body did not arrive whole: {e}"),
+                )
+            }
+            super::inbox::SpoolError::Io(e) => ApiError::internal(e),
+        })?;
+    let r = intake::accept(&l, &owner, Upload { file: spooled }).await;
     if r.is_err() {
         l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
     }

@@ -18,9 +18,10 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A bot folder as uploaded (tar.gz).
+/// A bot folder as uploaded (tar.gz), spooled to a file (removed unless
+/// kept as the version's bundle).
 pub struct Upload {
-    pub bytes: Vec<u8>,
+    pub file: super::inbox::Spooled,
 }
 
 /// Why an upload is refused: the status and what to do.
@@ -75,7 +76,7 @@ pub fn bots_dir(l: &Ladder) -> PathBuf {
     l.t.output.join("bots")
 }
 
-fn incoming_dir(l: &Ladder) -> PathBuf {
+pub fn incoming_dir(l: &Ladder) -> PathBuf {
     l.t.output.join("incoming")
 }
 
@@ -104,17 +105,24 @@ pub async fn accept(l: &Arc<Ladder>, owner: &Owner, upload: Upload) -> Result<Ve
             ),
         ));
     }
-    l.db.note_upload(owner.id, upload.bytes.len() as i64)
-        .await?;
-    let sha = hex_sha256(&upload.bytes);
-    let bytes = upload.bytes.len() as i64;
+    let bytes = upload.file.len as i64;
+    l.db.note_upload(owner.id, bytes).await?;
+    let sha = upload.file.sha256.clone();
     let tmp = incoming_dir(l).join(format!("{}-{}", std::process::id(), unix_nanos()));
     let lim = limits(l);
     let tmp2 = tmp.clone();
-    let kept = upload.bytes.clone();
-    let unpacked = tokio::task::spawn_blocking(move || unpack(&upload.bytes, &tmp2, &lim))
-        .await
-        .map_err(|e| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    let from = upload.file.path.clone();
+    let unpacked = tokio::task::spawn_blocking(move || {
+        let file = std::fs::File::open(&from).map_err(|e| {
+            Refusal::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("the upload could not be read back: {e}"),
+            )
+        })?;
+        unpack(std::io::BufReader::new(file), &tmp2, &lim)
+    })
+    .await
+    .map_err(|e| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     let name = match unpacked {
         Ok(name) => name,
         Err(r) => {
@@ -126,7 +134,7 @@ pub async fn accept(l: &Arc<Ladder>, owner: &Owner, upload: Upload) -> Result<Ve
     let _ = std::fs::remove_dir_all(&tmp);
     let v = queued?;
     // The upload as it came, for workers (`GET /api/worker/bundles/SHA`).
-    if let Err(e) = std::fs::write(bundle_path(&v.folder), &kept) {
+    if let Err(e) = upload.file.keep(&bundle_path(&v.folder)) {
         tracing::error!(
             "{}: the upload could not be kept for workers: {e}",
             v.player()
@@ -146,7 +154,7 @@ pub fn bundle_path(folder: &str) -> PathBuf {
 }
 
 /// Unpacks `bytes` into `dir` and reads its bot.toml: the bot's name.
-fn unpack(bytes: &[u8], dir: &Path, limits: &Limits) -> Result<String, Refusal> {
+fn unpack(bytes: impl std::io::Read, dir: &Path, limits: &Limits) -> Result<String, Refusal> {
     if let Some(up) = dir.parent() {
         std::fs::create_dir_all(up).map_err(|e| {
             Refusal::new(

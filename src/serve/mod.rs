@@ -15,6 +15,7 @@ pub mod checking;
 pub mod db;
 pub mod finished;
 pub mod http;
+pub mod inbox;
 pub mod intake;
 pub mod leases;
 pub mod pages;
@@ -223,6 +224,7 @@ pub fn serve(
             opts.ladder_text.clone(),
         );
         let (events, _) = tokio::sync::broadcast::channel(1024);
+        let gates = inbox::Gates::of(&settings);
         let ladder = Arc::new(Ladder {
             t,
             settings,
@@ -239,6 +241,7 @@ pub fn serve(
             events,
             metrics: Metrics::default(),
             workers,
+            gates,
         });
         ladder
             .metrics

@@ -82,6 +82,8 @@ pub struct Ladder {
     pub metrics: Metrics,
     /// The queue's scheduler and what the workers' endpoints keep.
     pub workers: super::workers::Workers,
+    /// How many uploads are handled at once ([`super::inbox`]).
+    pub gates: super::inbox::Gates,
 }
 
 impl Ladder {
