@@ -65,14 +65,7 @@ pub fn run(args: SubmitArgs) -> anyhow::Result<ExitCode> {
     // The live feed first, so that no step of the new version is missed.
     let steps = (!args.no_wait).then(|| listen(&server));
     let agent = agent();
-    let mut resp = agent
-        .post(format!("{server}/api/bots"))
-        .header("Authorization", format!("Bearer {}", args.token))
-        .content_type("application/gzip")
-        .send(&bytes[..])
-        .with_context(|| format!("uploading to {server}"))?;
-    let status = resp.status().as_u16();
-    let body = resp.body_mut().read_to_string().unwrap_or_default();
+    let (status, body) = send_upload(&agent, &server, &args.token, &bytes)?;
     if status != 202 {
         errln!("refused ({status}): {}", error_of(&body));
         return Ok(ExitCode::from(1));
@@ -88,6 +81,44 @@ pub fn run(args: SubmitArgs) -> anyhow::Result<ExitCode> {
     };
     let wait = Duration::from_secs(args.wait_seconds);
     follow(&agent, &server, (&bot, number), &steps, wait)
+}
+
+/// POSTs the upload: (status, body). A server busy with other uploads
+/// (503 with `Retry-After`) is asked again after the time it gives, for
+/// up to 10 minutes.
+fn send_upload(
+    agent: &ureq::Agent,
+    server: &str,
+    token: &str,
+    bytes: &[u8],
+) -> anyhow::Result<(u16, String)> {
+    let start = Instant::now();
+    loop {
+        let mut resp = agent
+            .post(format!("{server}/api/bots"))
+            .header("Authorization", format!("Bearer {token}"))
+            .content_type("application/gzip")
+            .send(bytes)
+            .with_context(|| format!("uploading to {server}"))?;
+        let status = resp.status().as_u16();
+        let retry = resp
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        let body = resp.body_mut().read_to_string().unwrap_or_default();
+        match retry {
+            Some(secs) if status == 503 && start.elapsed() < Duration::from_secs(600) => {
+                let secs = secs.clamp(1, 60);
+                outln!(
+                    "the server is busy ({}): trying again in {secs} s",
+                    error_of(&body)
+                );
+                std::thread::sleep(Duration::from_secs(secs));
+            }
+            _ => return Ok((status, body)),
+        }
+    }
 }
 
 /// The ladder's live feed, read on a thread of its own: each event's

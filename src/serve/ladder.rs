@@ -53,6 +53,8 @@ pub struct Ladder {
     pub intake: Arc<Intake>,
     /// What the workers' endpoints keep.
     pub workers: Workers,
+    /// How many uploads are handled at once ([`super::intake::inbox`]).
+    pub gates: super::intake::inbox::Gates,
 }
 
 /// What the service keeps for its workers.

@@ -48,6 +48,7 @@ use crate::league::config::ladder::LadderSettings;
 use crate::league::config::Tournament;
 use crate::results::GameRow;
 use bus::{Feed, Fits, Metrics, Queries, Wake};
+use intake::inbox::Gates;
 use intake::Intake;
 use ladder::{Ladder, Workers};
 use schedule::queue::Scheduler;
@@ -283,6 +284,7 @@ async fn assemble(
         metrics: metrics.clone(),
     };
     let intake = Arc::new(Intake::new(t.clone(), settings.clone(), handles, entered));
+    let gates = Gates::of(&settings);
     Ok(Arc::new(Ladder {
         t,
         settings,
@@ -299,6 +301,7 @@ async fn assemble(
         sched,
         intake,
         workers: Workers::new(opts.lease_seconds, opts.ladder_text.clone()),
+        gates,
     }))
 }
 

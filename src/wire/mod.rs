@@ -2,8 +2,10 @@
 //! submit`) share, below both: the archive of an uploaded bot folder
 //! ([`archive`]) and the worker protocol's words ([`worker`]).
 //!
-//! Rooms: `archive.rs` (a bot folder packed and unpacked as tar.gz, with
-//! hard limits; its tests in `archive/tests.rs`), `worker.rs` (a worker's
+//! Rooms: `archive/` (a bot folder packed and unpacked as tar.gz, with
+//! hard limits: `mod.rs` packs and unpacks, `headers.rs` reads the headers
+//! that describe an entry with their size bounded first, `limits.rs` holds
+//! the limits and the refusals, `tests.rs`), `worker.rs` (a worker's
 //! registration, ladder game ids, a ladder game as the runner plays it).
 
 pub mod archive;

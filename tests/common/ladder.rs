@@ -123,6 +123,11 @@ impl Server {
         std::fs::read_to_string(self.dir.join("serve.log")).unwrap_or_default()
     }
 
+    /// The server process's id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// kill -9.
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {

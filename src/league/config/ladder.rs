@@ -40,6 +40,12 @@ pub struct LadderSettings {
     pub unpacked_mb: u64,
     /// The most files in one upload (`upload_files`, default 2000).
     pub upload_files: usize,
+    /// Owners' uploads handled at once (`uploads_at_once`, default 4);
+    /// past it, 503 before the body is read.
+    pub uploads_at_once: usize,
+    /// Workers' game uploads handled at once (`game_uploads_at_once`,
+    /// default 8); past it, 503 before the body is read.
+    pub game_uploads_at_once: usize,
     /// The most games the ladder schedules (`max_games`, default none:
     /// for ever); once that many are in the store, no new one is queued
     /// and the ladder stops when they are played (issue 31, a set of N
@@ -61,6 +67,8 @@ impl Default for LadderSettings {
             upload_mb: 16,
             unpacked_mb: 64,
             upload_files: 2000,
+            uploads_at_once: 4,
+            game_uploads_at_once: 8,
             max_games: None,
         }
     }
@@ -81,6 +89,8 @@ pub(super) struct RawLadder {
     upload_mb: Option<Spanned<i64>>,
     unpacked_mb: Option<Spanned<i64>>,
     upload_files: Option<Spanned<i64>>,
+    uploads_at_once: Option<Spanned<i64>>,
+    game_uploads_at_once: Option<Spanned<i64>>,
     max_games: Option<Spanned<i64>>,
 }
 
@@ -136,6 +146,14 @@ pub(super) fn section(
         upload_mb: count(&raw.upload_mb, "upload_mb", 1, 4096, 16)? as u64,
         unpacked_mb: count(&raw.unpacked_mb, "unpacked_mb", 1, 65_536, 64)? as u64,
         upload_files: count(&raw.upload_files, "upload_files", 1, 1_000_000, 2000)? as usize,
+        uploads_at_once: count(&raw.uploads_at_once, "uploads_at_once", 1, 1024, 4)? as usize,
+        game_uploads_at_once: count(
+            &raw.game_uploads_at_once,
+            "game_uploads_at_once",
+            1,
+            1024,
+            8,
+        )? as usize,
         max_games: match raw.max_games {
             Some(_) => Some(count(&raw.max_games, "max_games", 1, i64::MAX, 0)? as u64),
             None => None,

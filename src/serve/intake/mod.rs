@@ -8,6 +8,7 @@
 //! status, shown on its page, in the API and in the live feed.
 
 pub mod check;
+pub mod inbox;
 pub mod verify;
 
 use crate::bot::manifest::Manifest;
@@ -17,7 +18,6 @@ use crate::league::config::Tournament;
 use crate::serve::bus::{Feed, Metrics, Queries, Wake};
 use crate::serve::store::{unix_now, Db, DbError, Owner, Version};
 use crate::wire::archive::{self, Limits};
-use crate::wire::hex_sha256;
 use axum::http::StatusCode;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -69,9 +69,10 @@ impl Intake {
     }
 }
 
-/// A bot folder as uploaded (tar.gz).
+/// A bot folder as uploaded (tar.gz), spooled to a file (removed unless
+/// kept as the version's bundle).
 pub struct Upload {
-    pub bytes: Vec<u8>,
+    pub file: inbox::Spooled,
 }
 
 /// What a client is told of a failure of the server's own (the store, a
@@ -128,8 +129,11 @@ fn bots_dir(l: &Intake) -> PathBuf {
     l.t.output.join("bots")
 }
 
-fn incoming_dir(l: &Intake) -> PathBuf {
-    l.t.output.join("incoming")
+impl Intake {
+    /// Where uploads are spooled and unpacked before they are looked at.
+    pub fn incoming_dir(&self) -> PathBuf {
+        self.t.output.join("incoming")
+    }
 }
 
 /// The archive limits of this ladder.
@@ -157,17 +161,26 @@ pub async fn accept(l: &Intake, owner: &Owner, upload: Upload) -> Result<Version
             ),
         ));
     }
-    l.db.note_upload(owner.id, upload.bytes.len() as i64)
-        .await?;
-    let sha = hex_sha256(&upload.bytes);
-    let bytes = upload.bytes.len() as i64;
-    let tmp = incoming_dir(l).join(format!("{}-{}", std::process::id(), unix_nanos()));
+    let bytes = upload.file.len as i64;
+    l.db.note_upload(owner.id, bytes).await?;
+    let sha = upload.file.sha256.clone();
+    let tmp = l
+        .incoming_dir()
+        .join(format!("{}-{}", std::process::id(), unix_nanos()));
     let lim = limits(l);
     let tmp2 = tmp.clone();
-    let kept = upload.bytes.clone();
-    let unpacked = tokio::task::spawn_blocking(move || unpack(&upload.bytes, &tmp2, &lim))
-        .await
-        .map_err(|e| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    let from = upload.file.path.clone();
+    let unpacked = tokio::task::spawn_blocking(move || {
+        let file = std::fs::File::open(&from).map_err(|e| {
+            Refusal::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("the upload could not be read back: {e}"),
+            )
+        })?;
+        unpack(std::io::BufReader::new(file), &tmp2, &lim)
+    })
+    .await
+    .map_err(|e| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     let name = match unpacked {
         Ok(name) => name,
         Err(r) => {
@@ -179,7 +192,7 @@ pub async fn accept(l: &Intake, owner: &Owner, upload: Upload) -> Result<Version
     let _ = std::fs::remove_dir_all(&tmp);
     let v = queued?;
     // The upload as it came, for workers (`GET /api/worker/bundles/SHA`).
-    if let Err(e) = std::fs::write(bundle_path(&v.folder), &kept) {
+    if let Err(e) = upload.file.keep(&bundle_path(&v.folder)) {
         tracing::error!(
             "{}: the upload could not be kept for workers: {e}",
             v.player()
@@ -199,7 +212,7 @@ pub fn bundle_path(folder: &str) -> PathBuf {
 }
 
 /// Unpacks `bytes` into `dir` and reads its bot.toml: the bot's name.
-fn unpack(bytes: &[u8], dir: &Path, limits: &Limits) -> Result<String, Refusal> {
+fn unpack(bytes: impl std::io::Read, dir: &Path, limits: &Limits) -> Result<String, Refusal> {
     if let Some(up) = dir.parent() {
         std::fs::create_dir_all(up).map_err(|e| {
             Refusal::new(

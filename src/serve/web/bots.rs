@@ -4,7 +4,7 @@
 use super::auth::{check_owner, owner_of, writable};
 use super::error::{ApiError, ApiResult, Shared};
 use super::pages;
-use crate::serve::intake::{self, Upload};
+use crate::serve::intake::{self, inbox, Upload};
 use crate::serve::ladder::Ladder;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -51,17 +51,22 @@ async fn upload(
     if announced.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    let body = axum::body::to_bytes(req.into_body(), limit)
+    // A slot first, then the body, to a file as it comes.
+    let _slot = l.gates.bots.enter()?;
+    let spooled = inbox::spool(req.into_body(), &l.intake.incoming_dir(), limit as u64)
         .await
-        .map_err(|_| too_large())?;
-    let r = intake::accept(
-        &l.intake,
-        &owner,
-        Upload {
-            bytes: body.to_vec(),
-        },
-    )
-    .await;
+        .map_err(|e| match e {
+            inbox::SpoolError::TooLarge => too_large(),
+            inbox::SpoolError::Body(e) => {
+                l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
+                ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    format!("the upload's body did not arrive whole: {e}"),
+                )
+            }
+            inbox::SpoolError::Io(e) => ApiError::internal(e),
+        })?;
+    let r = intake::accept(&l.intake, &owner, Upload { file: spooled }).await;
     if r.is_err() {
         l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
     }

@@ -3,7 +3,7 @@
 //! own is logged with its cause and answered with a fixed message: the
 //! store's errors never reach a client.
 
-use crate::serve::intake::{self};
+use crate::serve::intake::{self, inbox};
 use crate::serve::ladder::Ladder;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
@@ -15,6 +15,9 @@ use std::sync::Arc;
 pub struct ApiError {
     pub status: StatusCode,
     pub message: String,
+    /// Seconds to wait before trying again (`Retry-After`), on a 503 of a
+    /// full server.
+    pub retry_after: Option<u32>,
 }
 
 impl ApiError {
@@ -22,6 +25,7 @@ impl ApiError {
         ApiError {
             status,
             message: message.into(),
+            retry_after: None,
         }
     }
     /// A failure of the server's own (the store, a task): its cause goes
@@ -41,15 +45,29 @@ impl From<intake::Refusal> for ApiError {
     }
 }
 
+impl From<inbox::Busy> for ApiError {
+    fn from(b: inbox::Busy) -> ApiError {
+        ApiError {
+            retry_after: Some(inbox::RETRY_SECONDS),
+            ..ApiError::new(StatusCode::SERVICE_UNAVAILABLE, b.message)
+        }
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = serde_json::json!({ "error": self.message }).to_string() + "\n";
-        (
+        let mut r = (
             self.status,
             [(header::CONTENT_TYPE, "application/json")],
             body,
         )
-            .into_response()
+            .into_response();
+        if let Some(s) = self.retry_after {
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, header::HeaderValue::from(s));
+        }
+        r
     }
 }
 

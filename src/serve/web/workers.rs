@@ -293,6 +293,8 @@ async fn upload(
     let id: i64 = crate::wire::worker::ladder_id(&id)
         .or_else(|| id.parse().ok())
         .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("no game `{id}`")))?;
+    // A slot before the body is read: at most so many bodies in memory.
+    let _slot = l.gates.games.enter()?;
     let body = axum::body::to_bytes(req.into_body(), UPLOAD_LIMIT)
         .await
         .map_err(|e| bad_json("an upload", e))?;

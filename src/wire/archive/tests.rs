@@ -566,3 +566,49 @@ fn the_shipped_bots_pass_the_manifest_check() {
         check_manifest(&m.dir).unwrap_or_else(|e| panic!("{}: {e}", m.dir.display()));
     }
 }
+
+#[test]
+fn long_names_from_gnu_and_pax_headers_are_applied_and_their_size_bounded() {
+    // A 150-byte path: the crate writes a GNU long-name entry for it; a
+    // pax `path` and `linkpath` give another file's and a link's.
+    let long = format!("{}/bot.py", "d".repeat(140));
+    let gz = targz(|b| {
+        file(b, "bot.toml", b"name = \"x\"\n", 0o644);
+        file(b, &long, b"print(1)\n", 0o644);
+        b.append_pax_extensions([("path", b"pax-named.txt".as_slice())])
+            .unwrap();
+        file(b, "short.txt", b"pax\n", 0o644);
+        b.append_pax_extensions([("linkpath", b"pax-named.txt".as_slice())])
+            .unwrap();
+        raw(b, b"link", tar::EntryType::Symlink, b"bot.toml", b"");
+    });
+    let root = tempfile::tempdir().unwrap();
+    let dest = root.path().join("bot");
+    unpack(gz.as_slice(), &dest, &Limits::default()).unwrap();
+    assert_eq!(fs::read(dest.join(&long)).unwrap(), b"print(1)\n");
+    assert_eq!(fs::read(dest.join("pax-named.txt")).unwrap(), b"pax\n");
+    assert!(!dest.join("short.txt").exists());
+    let link = fs::read_link(dest.join("link")).unwrap();
+    assert_eq!(link, Path::new("pax-named.txt"));
+    // A pax header over the bound is refused by its declared size.
+    let big = vec![b'a'; 70 * 1024];
+    let gz = targz(|b| {
+        b.append_pax_extensions([("comment", big.as_slice())])
+            .unwrap();
+        file(b, "bot.toml", b"name = \"x\"\n", 0o644);
+    });
+    let e = refused(&gz, &Limits::default());
+    assert!(
+        matches!(e, ArchiveError::HeaderTooLarge { index: 1, .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("pax extended header"), "{e}");
+    // A header that describes nothing: damaged.
+    let gz = targz(|b| {
+        file(b, "bot.toml", b"name = \"x\"\n", 0o644);
+        b.append_pax_extensions([("path", b"a".as_slice())])
+            .unwrap();
+    });
+    let e = refused(&gz, &Limits::default());
+    assert!(e.to_string().contains("describe no entry"), "{e}");
+}

@@ -29,40 +29,13 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+mod headers;
+mod limits;
+
+use limits::{size, Unpacking, MIB};
+pub use limits::{ArchiveError, Limits};
 #[cfg(test)]
 mod tests;
-
-const MIB: u64 = 1 << 20;
-
-/// What an uploaded (or packed) bot folder may weigh. The defaults fit any
-/// bot written by hand with its data files; a ladder can set its own.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Bytes of the tar.gz itself, as uploaded.
-    pub compressed_bytes: u64,
-    /// Bytes of all files once unpacked (file contents only).
-    pub unpacked_bytes: u64,
-    /// Entries of the archive: files, folders and links.
-    pub files: usize,
-    /// Bytes of one entry's path inside the folder.
-    pub path_bytes: usize,
-    /// Folders deep of one entry's path (`a/b/c` is 3).
-    pub path_depth: usize,
-}
-
-impl Default for Limits {
-    /// 16 MiB compressed, 64 MiB unpacked, 2,000 entries, paths of at most
-    /// 200 bytes and 16 levels.
-    fn default() -> Limits {
-        Limits {
-            compressed_bytes: 16 * MIB,
-            unpacked_bytes: 64 * MIB,
-            files: 2000,
-            path_bytes: 200,
-            path_depth: 16,
-        }
-    }
-}
 
 /// What [`unpack`] wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,131 +44,6 @@ pub struct Unpacked {
     pub files: usize,
     /// Their bytes.
     pub bytes: u64,
-}
-
-/// Why a bot folder could not be packed or an upload could not be unpacked
-/// or accepted. Each message names the entry (escaped, so an upload cannot
-/// put control characters in a log) and says what to do.
-#[derive(Debug, thiserror::Error)]
-pub enum ArchiveError {
-    #[error("{dest}: the folder to unpack into already exists; unpack into a new folder")]
-    DestExists { dest: PathBuf },
-    #[error("{what}: {source}")]
-    Io {
-        what: String,
-        #[source]
-        source: io::Error,
-    },
-    #[error("not a gzip-compressed tar archive: {detail}; pack the bot's folder with `arena submit` or `tar czf`")]
-    NotGzip { detail: String },
-    #[error(
-        "the archive is damaged or cut short: {detail}; pack the bot's folder again and resend it"
-    )]
-    Corrupt { detail: String },
-    #[error("the archive is larger than {}: the limit of this ladder; leave build output and data the bot does not need out of its folder", size(*limit))]
-    CompressedTooLarge { limit: u64 },
-    #[error("the archive unpacks to more than {}: the limit of this ladder; leave build output and data the bot does not need out of its folder", size(*limit))]
-    UnpackedTooLarge { limit: u64 },
-    #[error("the archive holds more than {limit} files and folders: the limit of this ladder; leave what the bot does not need out of its folder")]
-    TooManyFiles { limit: usize },
-    #[error("entry `{path}`: a path of {len} bytes, over the limit of {limit}; use shorter names")]
-    PathTooLong {
-        path: String,
-        len: usize,
-        limit: usize,
-    },
-    #[error("entry `{path}`: {depth} folders deep, over the limit of {limit}; flatten the folder")]
-    PathTooDeep {
-        path: String,
-        depth: usize,
-        limit: usize,
-    },
-    #[error("entry `{path}`: {why}; rename it")]
-    BadName { path: String, why: &'static str },
-    #[error("entry `{path}`: an absolute path; pack the folder itself, with paths relative to it")]
-    Absolute { path: String },
-    #[error("entry `{path}`: a path that leaves the bot's folder (`..`); pack the folder itself")]
-    DotDot { path: String },
-    #[error("entry `{path}`: a link to `{target}`, outside the bot's folder; only links inside the folder are accepted (relative, with `..` only at the start)")]
-    LinkOutside { path: String, target: String },
-    #[error("entry `{path}`: a hard link (to `{target}`); hard links are not accepted, store the file itself")]
-    HardLink { path: String, target: String },
-    #[error(
-        "entry `{path}`: a device; only files, folders and links inside the folder are accepted"
-    )]
-    Device { path: String },
-    #[error("entry `{path}`: a FIFO (named pipe); only files, folders and links inside the folder are accepted")]
-    Fifo { path: String },
-    #[error(
-        "entry `{path}`: {kind}; only files, folders and links inside the folder are accepted"
-    )]
-    OtherType { path: String, kind: String },
-    #[error("entry `{path}`: its path goes through a link; nothing is written through links, store the folder itself")]
-    ThroughLink { path: String },
-    #[error("entry `{path}`: {why}; each path may appear once")]
-    Clash { path: String, why: &'static str },
-    #[error("{folder}: no bot.toml in this folder; a bot's folder has its manifest at the top (see bots/random-python)")]
-    NoManifest { folder: PathBuf },
-    #[error("{folder}: {} of files, over the limit of {}; the largest: {largest}; leave build output and data the bot does not need out of its folder", size(*bytes), size(*limit))]
-    FolderTooLarge {
-        folder: PathBuf,
-        bytes: u64,
-        limit: u64,
-        largest: String,
-    },
-    #[error("{folder}: more than {limit} files and folders, the limit of this ladder; leave what the bot does not need out of it")]
-    FolderTooManyFiles { folder: PathBuf, limit: usize },
-    #[error("{folder}: packs to {}, over the limit of {} for an upload; leave data the bot does not need out of it", size(*bytes), size(*limit))]
-    PackedTooLarge {
-        folder: PathBuf,
-        bytes: u64,
-        limit: u64,
-    },
-    #[error("bot.toml: {message}")]
-    Manifest { message: String },
-    #[error("bot.toml `{key}`: `{value}` names a file outside the bot's folder; name files by their path inside the folder (as `bot.py`), programs on the PATH by bare name (as `python3`)")]
-    ManifestPath { key: &'static str, value: String },
-}
-
-impl ArchiveError {
-    /// Whether the refusal is about size or count (an HTTP 413, "Payload
-    /// Too Large"), rather than what the archive holds.
-    pub fn too_large(&self) -> bool {
-        matches!(
-            self,
-            ArchiveError::CompressedTooLarge { .. }
-                | ArchiveError::UnpackedTooLarge { .. }
-                | ArchiveError::TooManyFiles { .. }
-                | ArchiveError::FolderTooLarge { .. }
-                | ArchiveError::FolderTooManyFiles { .. }
-                | ArchiveError::PackedTooLarge { .. }
-        )
-    }
-
-    /// The HTTP status an upload refused for this reason gets: 413 for
-    /// sizes and counts, 500 when the fault is the server's (its disk, a
-    /// folder that exists), 400 for everything the archive got wrong.
-    pub fn http_status(&self) -> u16 {
-        match self {
-            _ if self.too_large() => 413,
-            ArchiveError::Io { .. } | ArchiveError::DestExists { .. } => 500,
-            _ => 400,
-        }
-    }
-}
-
-/// `bytes` for a message: "64 MiB", "1.5 MiB", "300 KiB" or "12 bytes".
-fn size(bytes: u64) -> String {
-    let (unit, name) = match bytes {
-        b if b >= MIB => (MIB, "MiB"),
-        b if b >= 1024 => (1024, "KiB"),
-        _ => return format!("{bytes} bytes"),
-    };
-    let tenths = (bytes * 10 + unit / 2) / unit;
-    match tenths % 10 {
-        0 => format!("{} {name}", tenths / 10),
-        t => format!("{}.{t} {name}", tenths / 10),
-    }
 }
 
 /// A path from an archive or a folder, fit for a message: control
@@ -344,30 +192,54 @@ fn unpack_into(
         read: read.clone(),
         limit: limits.compressed_bytes,
     };
-    let over = |e: io::Error| match read.get() > limits.compressed_bytes {
-        true => ArchiveError::CompressedTooLarge {
+    // The tar stream itself is bounded too, whatever its entries declare.
+    let tar_read = std::rc::Rc::new(std::cell::Cell::new(0));
+    let tar_limit = headers::stream_limit(limits);
+    let decoded = Counted {
+        inner: GzDecoder::new(counted),
+        read: tar_read.clone(),
+        limit: tar_limit,
+    };
+    let over = |e: io::Error| match () {
+        _ if read.get() > limits.compressed_bytes => ArchiveError::CompressedTooLarge {
             limit: limits.compressed_bytes,
         },
+        _ if tar_read.get() > tar_limit => ArchiveError::UnpackedTooLarge {
+            limit: limits.unpacked_bytes,
+        },
         // The decoder's message may quote a name from the archive.
-        false => ArchiveError::Corrupt {
+        _ => ArchiveError::Corrupt {
             detail: shown(&e.to_string()),
         },
     };
-    let mut archive = tar::Archive::new(GzDecoder::new(counted));
+    let refused = |e: Unpacking| match e {
+        Unpacking::Refused(e) => e,
+        Unpacking::Read(e) => over(e),
+    };
+    let mut archive = tar::Archive::new(decoded);
     let mut out = Unpacked { files: 0, bytes: 0 };
     let mut entries = 0usize;
-    for entry in archive.entries().map_err(over)? {
+    let mut pending = headers::Pending::default();
+    // Raw: the headers that describe the next entry come as entries of
+    // their own, and `headers` bounds them before reading them.
+    for (index, entry) in archive.entries().map_err(over)?.raw(true).enumerate() {
         let mut entry = entry.map_err(over)?;
+        if pending.take(&mut entry, index + 1).map_err(refused)? {
+            continue;
+        }
         entries += 1;
         if entries > limits.files {
             return Err(ArchiveError::TooManyFiles {
                 limit: limits.files,
             });
         }
-        unpack_entry(&mut entry, dest, limits, &mut out).map_err(|e| match e {
-            Unpacking::Refused(e) => e,
-            Unpacking::Read(e) => over(e),
-        })?;
+        let names = pending.names(&entry, index + 1).map_err(refused)?;
+        unpack_entry(&mut entry, &names, dest, limits, &mut out).map_err(refused)?;
+    }
+    if pending.waiting() {
+        return Err(ArchiveError::Corrupt {
+            detail: "the archive ends with headers that describe no entry".into(),
+        });
     }
     // Read the gzip stream to its end, so that its checksum is checked; what
     // follows the tar's end is padding, a little of it.
@@ -395,33 +267,21 @@ fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(got)
 }
 
-/// Why one entry failed: refused, or the archive could not be read (which
-/// the caller tells apart as damaged or over the compressed limit).
-enum Unpacking {
-    Refused(ArchiveError),
-    Read(io::Error),
-}
-
-impl From<ArchiveError> for Unpacking {
-    fn from(e: ArchiveError) -> Unpacking {
-        Unpacking::Refused(e)
-    }
-}
-
 /// Checks and writes one entry.
 fn unpack_entry<R: Read>(
     entry: &mut tar::Entry<'_, R>,
+    names: &headers::Names,
     dest: &Path,
     limits: &Limits,
     out: &mut Unpacked,
 ) -> Result<(), Unpacking> {
-    let raw = entry.path_bytes().into_owned();
+    let raw = names.path.clone();
     let parts = entry_path(&raw, limits)?;
     let path = shown(&parts.join("/"));
     let kind = entry.header().entry_type();
     let target = || {
-        let t = entry.link_name_bytes().unwrap_or_default();
-        shown(&String::from_utf8_lossy(&t))
+        let t = names.link.as_deref().unwrap_or_default();
+        shown(&String::from_utf8_lossy(t))
     };
     use tar::EntryType as T;
     match kind {
@@ -469,8 +329,8 @@ fn unpack_entry<R: Read>(
             None => Ok(make_dir(&at)?),
         },
         T::Symlink => {
-            let link = entry.link_name_bytes().unwrap_or_default().into_owned();
-            let text = std::str::from_utf8(&link).unwrap_or("\0");
+            let link = names.link.as_deref().unwrap_or_default();
+            let text = std::str::from_utf8(link).unwrap_or("\0");
             if !link_inside(&parts, text) {
                 return Err(ArchiveError::LinkOutside {
                     path,

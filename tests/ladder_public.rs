@@ -1,0 +1,196 @@
+//! A ladder open to strangers (issue 47), attacked as a hostile owner or a
+//! rogue worker would, through the real `arena serve` over HTTP on
+//! 127.0.0.1:0: each test performs one attack and fails if it succeeds
+//! (docs/security.md, "Open to the public").
+
+mod common;
+
+use common::ladder::Server;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::time::Duration;
+
+/// A ladder of kisolo in `dir` with `[ladder]` settings `ladder` (TOML
+/// lines).
+fn new_server(dir: &Path, ladder: &str) -> Server {
+    Server::new(
+        dir,
+        "name = \"public-ladder\"\nseed = 7\nvariants = [\"kisolo\"]",
+        ladder,
+    )
+}
+
+/// A tar header block: `name`, type `kind`, declaring `size` bytes.
+fn header(name: &str, kind: u8, size: u64) -> [u8; 512] {
+    let mut h = [0u8; 512];
+    h[..name.len()].copy_from_slice(name.as_bytes());
+    h[100..107].copy_from_slice(b"0000644");
+    h[108..115].copy_from_slice(b"0000000");
+    h[116..123].copy_from_slice(b"0000000");
+    h[124..135].copy_from_slice(format!("{size:011o}").as_bytes());
+    h[136..147].copy_from_slice(b"00000000000");
+    h[156] = kind;
+    h[257..263].copy_from_slice(b"ustar\0");
+    h[263..265].copy_from_slice(b"00");
+    h[148..156].copy_from_slice(b"        ");
+    let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
+    h[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
+    h
+}
+
+/// A header bomb: a bot.toml, then a header of type `kind` (`x` pax,
+/// `L` GNU long name, `K` GNU long link, `g` pax global) declaring `size`
+/// bytes and followed by them (zeros: about a thousandth of that once
+/// compressed), then a file it would describe.
+fn header_bomb(kind: u8, size: u64) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let toml = b"name = \"bomb\"\ncommand = [\"python3\", \"bot.py\"]\n";
+    gz.write_all(&header("bot.toml", b'0', toml.len() as u64))
+        .unwrap();
+    let mut data = toml.to_vec();
+    data.resize(512, 0);
+    gz.write_all(&data).unwrap();
+    gz.write_all(&header("././@LongLink", kind, size)).unwrap();
+    let zeros = vec![0u8; 1 << 20];
+    let mut left = size.div_ceil(512) * 512;
+    while left > 0 {
+        let n = left.min(zeros.len() as u64) as usize;
+        gz.write_all(&zeros[..n]).unwrap();
+        left -= n as u64;
+    }
+    gz.write_all(&header("bot.py", b'0', 0)).unwrap();
+    gz.write_all(&[0u8; 1024]).unwrap();
+    gz.finish().unwrap()
+}
+
+/// The peak resident memory of process `pid` so far (VmHWM), in bytes.
+fn peak_memory(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    kb * 1024
+}
+
+#[test]
+fn tar_header_bombs_are_refused_before_they_are_read_and_the_server_stays_small() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut server = new_server(tmp.path(), "");
+    let alice = server.add_user("alice");
+    server.start();
+    let pid = server.pid().unwrap();
+    let before = peak_memory(pid);
+    // Each declares 1 GiB: read whole, as the tar crate reads such
+    // headers, it would take the server's memory 1 GiB up.
+    for (kind, what) in [
+        (b'x', "pax extended header"),
+        (b'L', "GNU long-name header"),
+        (b'K', "GNU long-link header"),
+        (b'g', "pax global header"),
+    ] {
+        let bomb = header_bomb(kind, 1 << 30);
+        assert!(bomb.len() < 16 << 20, "{} bytes", bomb.len());
+        let (status, body) = server.call("POST", "/api/bots", Some(&alice), &bomb);
+        assert_eq!(status, 413, "{what}: {body}");
+        assert!(body.contains(what) && body.contains("64 KiB"), "{body}");
+    }
+    let grew = peak_memory(pid).saturating_sub(before);
+    assert!(
+        grew < 64 << 20,
+        "the server's peak memory grew by {} MiB",
+        grew >> 20
+    );
+    // Nothing of the bombs is left behind.
+    let incoming = tmp.path().join("results/incoming");
+    let left: Vec<_> = std::fs::read_dir(&incoming)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Sends a request head for `path` with `token` announcing `length` bytes
+/// of body, then `body` (part of it, or none): the open connection.
+fn send_head(
+    server: &Server,
+    path: &str,
+    token: &str,
+    length: u64,
+    body: &[u8],
+) -> std::net::TcpStream {
+    let addr = server.url.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nContent-Length: {length}\r\n\r\n"
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(body).unwrap();
+    s
+}
+
+/// The answer on `s`, up to the end of its first JSON line.
+fn answer(s: &mut std::net::TcpStream) -> String {
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = s.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        answer.extend_from_slice(&buf[..n]);
+        if answer.windows(4).any(|w| w == b"\r\n\r\n") && answer.ends_with(b"\n") {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&answer).to_string()
+}
+
+/// While uploads to `path` hold every slot (their bodies half sent), one
+/// more is refused from its head alone: 503 with `Retry-After`. Once they
+/// are gone, an upload is taken again.
+fn assert_gate(server: &Server, path: &str, token: &str, slots: usize) {
+    // The holders are taken in their own time, and one may be refused by a
+    // probe that came first: new holders, then a probe, until it is refused.
+    let mut holders = Vec::new();
+    let refused = server.wait(
+        "an upload past the bound refused",
+        Duration::from_millis(200),
+        || {
+            holders = (0..slots)
+                .map(|_| send_head(server, path, token, 1 << 20, b"\x1f\x8b half a body"))
+                .collect();
+            std::thread::sleep(Duration::from_millis(300));
+            // Taken (a slot was free): it waits for its body; give up.
+            let mut s = send_head(server, path, token, 1 << 20, b"");
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            answer(&mut s)
+        },
+        |a| a.starts_with("HTTP/1.1 503"),
+    );
+    assert!(refused.starts_with("HTTP/1.1 503"), "{path}: {refused}");
+    assert!(
+        refused.to_ascii_lowercase().contains("retry-after: 5"),
+        "{refused}"
+    );
+    assert!(refused.contains("try again"), "{refused}");
+    drop(holders);
+    let taken = server.wait(
+        "an upload taken once the slots are free",
+        Duration::from_millis(200),
+        || answer(&mut send_head(server, path, token, 11, b"not a gzip!")),
+        |a| !a.starts_with("HTTP/1.1 503"),
+    );
+    assert!(taken.starts_with("HTTP/1.1 4"), "{path}: {taken}");
+}
+
+#[test]
+fn uploads_past_the_bound_get_503_and_retry_after_before_their_body_is_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut server = new_server(tmp.path(), "uploads_at_once = 2\ngame_uploads_at_once = 1");
+    let alice = server.add_user("alice");
+    let worker = server.add("--add-worker", "w1");
+    server.start();
+    assert_gate(&server, "/api/bots", &alice, 2);
+    assert_gate(&server, "/api/worker/games/1", &worker, 1);
+}
