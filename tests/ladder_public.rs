@@ -123,14 +123,15 @@ fn send_head(
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let head = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nContent-Length: {length}\r\n\r\n"
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n"
     );
     s.write_all(head.as_bytes()).unwrap();
     s.write_all(body).unwrap();
     s
 }
 
-/// The answer on `s`, up to the end of its first JSON line.
+/// The answer on `s` (the server closes the connection after it; an
+/// error's JSON ends its line, and is taken at once).
 fn answer(s: &mut std::net::TcpStream) -> String {
     let mut answer = Vec::new();
     let mut buf = [0u8; 4096];
@@ -193,4 +194,99 @@ fn uploads_past_the_bound_get_503_and_retry_after_before_their_body_is_read() {
     server.start();
     assert_gate(&server, "/api/bots", &alice, 2);
     assert_gate(&server, "/api/worker/games/1", &worker, 1);
+}
+
+/// A copy of the repository's bot `random-rust` named `name`, in `dir`.
+fn random_bot(dir: &Path, name: &str) -> std::path::PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-rust/bot.toml");
+    let to = dir.join("upload").join(name);
+    std::fs::create_dir_all(&to).unwrap();
+    let text = std::fs::read_to_string(src).unwrap();
+    let text = text.replace("name = \"random-rust\"", &format!("name = \"{name}\""));
+    std::fs::write(to.join("bot.toml"), text).unwrap();
+    to
+}
+
+/// A worker's registration saying `cores` and `jobs`.
+fn registration(cores: i64, jobs: i64) -> String {
+    serde_json::json!({
+        "host": "rogue", "cores": cores, "jobs": jobs, "arena_version": "0.1.0",
+        "rules_version": mancala_arena::engine::RULES_VERSION,
+        "record_format": mancala_arena::referee::record::FORMAT,
+        "sandbox": ["namespaces"], "variants": ["kisolo"],
+    })
+    .to_string()
+}
+
+/// A POST of `body` to `path` with `token`, answered within a minute (or
+/// the test fails): (status, answer).
+fn post_within(server: &Server, path: &str, token: &str, body: &str) -> (u16, String) {
+    let mut s = send_head(server, path, token, body.len() as u64, body.as_bytes());
+    let a = answer(&mut s);
+    let status = a
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("{path}: no answer within a minute: {a:?}\n{}", server.log()));
+    (status, a)
+}
+
+#[test]
+fn a_worker_cannot_ask_for_more_games_than_its_cores_or_the_ladder_allows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "worker_jobs_max = 4");
+    let alice = server.add_user("alice");
+    let rogue = server.add("--add-worker", "rogue");
+    server.extra = vec!["--local-games".into(), "0".into()];
+    server.start();
+    server.submit_ok(&alice, &random_bot(dir, "rand-a"));
+    server.submit_ok(&alice, &random_bot(dir, "rand-b"));
+    let register = "/api/worker/register";
+    for (cores, jobs, says) in [
+        (4, 100_000_000, "`jobs` 100000000"),
+        (4, i64::MAX, "`jobs` 9223372036854775807"),
+        (64, 8, "`worker_jobs_max` of 4"),
+        (2, 3, "its 2 cores"),
+        (4, 0, "`jobs` 0"),
+        (4, -5, "`jobs` -5"),
+        (-1, 1, "`cores` -1"),
+        (i64::MAX, 1, "`cores`"),
+    ] {
+        let (status, a) = post_within(&server, register, &rogue, &registration(cores, jobs));
+        assert_eq!(status, 400, "cores {cores}, jobs {jobs}: {a}");
+        assert!(a.contains(says), "{a}");
+    }
+    // Refused, it cannot claim.
+    let (status, a) = post_within(&server, "/api/worker/claim", &rogue, r#"{"max": 1000000}"#);
+    assert_eq!(status, 409, "{a}");
+    let (status, a) = post_within(&server, register, &rogue, &registration(2, 2));
+    assert_eq!(status, 200, "{a}");
+    // A claim of a million gives at most its 2, at once; the next none,
+    // while those two are leased.
+    let games = |a: &str| -> usize {
+        let body = &a[a.find("\r\n\r\n").unwrap() + 4..];
+        let v: serde_json::Value = serde_json::from_str(body.trim()).unwrap();
+        v["games"].as_array().unwrap().len()
+    };
+    let claimed = server.wait(
+        "the first games claimed",
+        Duration::from_millis(500),
+        || post_within(&server, "/api/worker/claim", &rogue, r#"{"max": 1000000}"#).1,
+        |a| games(a) > 0,
+    );
+    assert!(games(&claimed) <= 2, "{claimed}");
+    let mut held = games(&claimed);
+    while held < 2 {
+        let (_, a) = post_within(&server, "/api/worker/claim", &rogue, r#"{"max": 1000000}"#);
+        held += games(&a);
+    }
+    assert_eq!(held, 2);
+    let (status, a) = post_within(&server, "/api/worker/claim", &rogue, r#"{"max": 1000000}"#);
+    assert_eq!((status, games(&a)), (200, 0), "{a}");
+    // The server still answers everyone, and stops when told.
+    let (status, _) = server.call("GET", "/health", None, b"");
+    assert_eq!(status, 200);
+    let code = server.terminate();
+    assert!(code.success(), "{code:?}\n{}", server.log());
 }

@@ -65,6 +65,9 @@ struct Queue {
     ready: std::collections::VecDeque<super::db::GameTicket>,
 }
 
+/// The most games one claim adds to the queue.
+const TOP_UP_MOST: usize = 256;
+
 /// How often a claim does the queue's housekeeping.
 const HOUSEKEEPING: Duration = Duration::from_secs(1);
 
@@ -195,10 +198,12 @@ pub async fn claim(
         && pending == 0
         && q.target <= l.settings.games_in_flight
         && l.db.max_games().is_none();
+    // At most a claim's worth of picks per claim: the queue fills over a
+    // few claims, and no claim holds the queue's lock for long.
     let want = if alone {
         l.settings.games_in_flight.max(1)
     } else {
-        q.target.saturating_sub(pending)
+        q.target.saturating_sub(pending).min(TOP_UP_MOST)
     };
     let add = picks(l, &mut q, &queued, want);
     if alone {
@@ -290,8 +295,12 @@ async fn housekeeping(l: &Ladder, q: &mut Queue) -> Result<(), DbError> {
     let (queued, _) = l.db.queued_games().await?;
     l.db.drop_stale_pending(&queued, &ids).await?;
     let recent = unix_now() - 2 * l.workers.lease_seconds;
-    let (jobs, _) = l.db.worker_capacity(recent).await?;
-    q.target = l.settings.games_in_flight + jobs.max(0) as usize;
+    let most = i64::from(l.settings.worker_jobs_max);
+    let (jobs, _) = l.db.worker_capacity(recent, most).await?;
+    q.target = l
+        .settings
+        .games_in_flight
+        .saturating_add(usize::try_from(jobs).unwrap_or(0));
     Ok(())
 }
 
