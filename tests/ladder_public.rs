@@ -290,3 +290,95 @@ fn a_worker_cannot_ask_for_more_games_than_its_cores_or_the_ladder_allows() {
     let code = server.terminate();
     assert!(code.success(), "{code:?}\n{}", server.log());
 }
+
+/// A copy of the shipped Python bot named `name` whose bot.toml asks for
+/// `[limits]` `limits` (TOML lines) and which, before it says hello,
+/// fills `hog_mb` MiB of memory (0: none).
+fn python_bot(dir: &Path, name: &str, limits: &str, hog_mb: u64) -> std::path::PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-python");
+    let to = dir.join("upload").join(name);
+    std::fs::create_dir_all(&to).unwrap();
+    let code = std::fs::read_to_string(src.join("bot.py")).unwrap();
+    let hog = format!(
+        "HOG = bytearray({hog_mb} << 20)\nfor i in range(0, len(HOG), 4096):\n    HOG[i] = 1\n"
+    );
+    let code = code.replacen("\nimport json", &format!("\n{hog}import json"), 1);
+    std::fs::write(to.join("bot.py"), code).unwrap();
+    std::fs::write(
+        to.join("bot.toml"),
+        format!("name = \"{name}\"\ncommand = [\"python3\", \"bot.py\"]\n[limits]\n{limits}\n"),
+    )
+    .unwrap();
+    to
+}
+
+/// The check report of the latest version of `bot`, once it is entered
+/// or refused: (status, report).
+fn verdict(server: &Server, bot: &str) -> (String, String) {
+    let v = server.wait(
+        &format!("{bot}'s verdict"),
+        Duration::from_millis(500),
+        || server.json(&format!("/api/bots/{bot}")),
+        |v| {
+            let s = v["versions"][0]["status"].as_str().unwrap_or("");
+            s == "entered" || s == "refused"
+        },
+    );
+    let version = &v["versions"][0];
+    (
+        version["status"].as_str().unwrap().to_string(),
+        version["report"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+#[test]
+fn a_bot_toml_asks_for_less_than_the_ladders_limits_never_more() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // No [limits] in the ladder file: the defaults are the most.
+    let mut server = new_server(dir, "");
+    let alice = server.add_user("alice");
+    server.start();
+    // Asks for 8,000 MiB, 5,000 processes, 2 CPUs and 4,000 MiB of files,
+    // and fills 1,500 MiB: within what it asked, over the ladder's 1,024.
+    let greedy = python_bot(
+        dir,
+        "greedy",
+        "memory_mb = 8000\nprocesses = 5000\ncpus = 2\nfile_size_mb = 4000",
+        1500,
+    );
+    let _ = server.submit(&alice, &greedy);
+    let (status, report) = verdict(&server, "greedy");
+    assert_eq!(status, "refused", "{report}");
+    for said in [
+        "memory_mb = 1024 (the ladder's default: 1024; its bot.toml asks for 8000, more is never given)",
+        "processes = 64 (the ladder's default: 64; its bot.toml asks for 5000",
+        "cpus = 1 (the ladder's default: 1; its bot.toml asks for 2",
+        "file_size_mb = 64 (the ladder's default: 64; its bot.toml asks for 4000",
+    ] {
+        assert!(report.contains(said), "{said}\n{report}");
+    }
+    // What the sandbox was given, as the launch had it.
+    if report.contains("sandbox: on") {
+        assert!(
+            report.contains("limits: 1024 MiB memory, 64 processes, 1 CPU(s), 64 MiB files"),
+            "{report}"
+        );
+    }
+    // One asking for less gets less, and says so.
+    let modest = python_bot(dir, "modest", "memory_mb = 256\nprocesses = 16", 0);
+    server.submit_ok(&alice, &modest);
+    let (status, report) = verdict(&server, "modest");
+    assert_eq!(status, "entered", "{report}");
+    assert!(
+        report
+            .contains("memory_mb = 256 (its bot.toml asks for less (the ladder's default: 1024))"),
+        "{report}"
+    );
+    if report.contains("sandbox: on") {
+        assert!(
+            report.contains("limits: 256 MiB memory, 16 processes, 1 CPU(s), 64 MiB files"),
+            "{report}"
+        );
+    }
+}

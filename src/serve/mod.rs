@@ -18,6 +18,7 @@ pub mod http;
 pub mod inbox;
 pub mod intake;
 pub mod leases;
+pub mod limits;
 pub mod pages;
 pub mod pairing;
 pub mod play;
