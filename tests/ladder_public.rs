@@ -123,14 +123,15 @@ fn send_head(
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let head = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nContent-Length: {length}\r\n\r\n"
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n"
     );
     s.write_all(head.as_bytes()).unwrap();
     s.write_all(body).unwrap();
     s
 }
 
-/// The answer on `s`, up to the end of its first JSON line.
+/// The answer on `s` (the server closes the connection after it; an
+/// error's JSON ends its line, and is taken at once).
 fn answer(s: &mut std::net::TcpStream) -> String {
     let mut answer = Vec::new();
     let mut buf = [0u8; 4096];
@@ -193,4 +194,191 @@ fn uploads_past_the_bound_get_503_and_retry_after_before_their_body_is_read() {
     server.start();
     assert_gate(&server, "/api/bots", &alice, 2);
     assert_gate(&server, "/api/worker/games/1", &worker, 1);
+}
+
+/// A copy of the repository's bot `random-rust` named `name`, in `dir`.
+fn random_bot(dir: &Path, name: &str) -> std::path::PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-rust/bot.toml");
+    let to = dir.join("upload").join(name);
+    std::fs::create_dir_all(&to).unwrap();
+    let text = std::fs::read_to_string(src).unwrap();
+    let text = text.replace("name = \"random-rust\"", &format!("name = \"{name}\""));
+    std::fs::write(to.join("bot.toml"), text).unwrap();
+    to
+}
+
+/// A worker's registration saying `cores` and `jobs`.
+fn registration(cores: i64, jobs: i64) -> String {
+    serde_json::json!({
+        "host": "rogue", "cores": cores, "jobs": jobs, "arena_version": "0.1.0",
+        "rules_version": mancala_arena::engine::RULES_VERSION,
+        "record_format": mancala_arena::referee::record::FORMAT,
+        "sandbox": ["namespaces"], "variants": ["kisolo"],
+    })
+    .to_string()
+}
+
+/// A POST of `body` to `path` with `token`, answered within a minute (or
+/// the test fails): (status, answer).
+fn post_within(server: &Server, path: &str, token: &str, body: &str) -> (u16, String) {
+    let mut s = send_head(server, path, token, body.len() as u64, body.as_bytes());
+    let a = answer(&mut s);
+    let status = a
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("{path}: no answer within a minute: {a:?}\n{}", server.log()));
+    (status, a)
+}
+
+#[test]
+fn a_worker_cannot_ask_for_more_games_than_its_cores_or_the_ladder_allows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "worker_jobs_max = 4");
+    let alice = server.add_user("alice");
+    let rogue = server.add("--add-worker", "rogue");
+    server.extra = vec!["--local-games".into(), "0".into()];
+    server.start();
+    server.submit_ok(&alice, &random_bot(dir, "rand-a"));
+    server.submit_ok(&alice, &random_bot(dir, "rand-b"));
+    let register = "/api/worker/register";
+    for (cores, jobs, says) in [
+        (4, 100_000_000, "`jobs` 100000000"),
+        (4, i64::MAX, "`jobs` 9223372036854775807"),
+        (64, 8, "`worker_jobs_max` of 4"),
+        (2, 3, "its 2 cores"),
+        (4, 0, "`jobs` 0"),
+        (4, -5, "`jobs` -5"),
+        (-1, 1, "`cores` -1"),
+        (i64::MAX, 1, "`cores`"),
+    ] {
+        let (status, a) = post_within(&server, register, &rogue, &registration(cores, jobs));
+        assert_eq!(status, 400, "cores {cores}, jobs {jobs}: {a}");
+        assert!(a.contains(says), "{a}");
+    }
+    // Refused, it cannot claim.
+    let (status, a) = post_within(&server, "/api/worker/claim", &rogue, r#"{"max": 1000000}"#);
+    assert_eq!(status, 409, "{a}");
+    let (status, a) = post_within(&server, register, &rogue, &registration(2, 2));
+    assert_eq!(status, 200, "{a}");
+    // A claim of a million gives at most its 2, at once; the next none,
+    // while those two are leased.
+    let games = |a: &str| -> usize {
+        let body = &a[a.find("\r\n\r\n").unwrap() + 4..];
+        let v: serde_json::Value = serde_json::from_str(body.trim()).unwrap();
+        v["games"].as_array().unwrap().len()
+    };
+    let claimed = server.wait(
+        "the first games claimed",
+        Duration::from_millis(500),
+        || post_within(&server, "/api/worker/claim", &rogue, r#"{"max": 1000000}"#).1,
+        |a| games(a) > 0,
+    );
+    assert!(games(&claimed) <= 2, "{claimed}");
+    let mut held = games(&claimed);
+    while held < 2 {
+        let (_, a) = post_within(&server, "/api/worker/claim", &rogue, r#"{"max": 1000000}"#);
+        held += games(&a);
+    }
+    assert_eq!(held, 2);
+    let (status, a) = post_within(&server, "/api/worker/claim", &rogue, r#"{"max": 1000000}"#);
+    assert_eq!((status, games(&a)), (200, 0), "{a}");
+    // The server still answers everyone, and stops when told.
+    let (status, _) = server.call("GET", "/health", None, b"");
+    assert_eq!(status, 200);
+    let code = server.terminate();
+    assert!(code.success(), "{code:?}\n{}", server.log());
+}
+
+/// A copy of the shipped Python bot named `name` whose bot.toml asks for
+/// `[limits]` `limits` (TOML lines) and which, before it says hello,
+/// fills `hog_mb` MiB of memory (0: none).
+fn python_bot(dir: &Path, name: &str, limits: &str, hog_mb: u64) -> std::path::PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-python");
+    let to = dir.join("upload").join(name);
+    std::fs::create_dir_all(&to).unwrap();
+    let code = std::fs::read_to_string(src.join("bot.py")).unwrap();
+    let hog = format!(
+        "HOG = bytearray({hog_mb} << 20)\nfor i in range(0, len(HOG), 4096):\n    HOG[i] = 1\n"
+    );
+    let code = code.replacen("\nimport json", &format!("\n{hog}import json"), 1);
+    std::fs::write(to.join("bot.py"), code).unwrap();
+    std::fs::write(
+        to.join("bot.toml"),
+        format!("name = \"{name}\"\ncommand = [\"python3\", \"bot.py\"]\n[limits]\n{limits}\n"),
+    )
+    .unwrap();
+    to
+}
+
+/// The check report of the latest version of `bot`, once it is entered
+/// or refused: (status, report).
+fn verdict(server: &Server, bot: &str) -> (String, String) {
+    let v = server.wait(
+        &format!("{bot}'s verdict"),
+        Duration::from_millis(500),
+        || server.json(&format!("/api/bots/{bot}")),
+        |v| {
+            let s = v["versions"][0]["status"].as_str().unwrap_or("");
+            s == "entered" || s == "refused"
+        },
+    );
+    let version = &v["versions"][0];
+    (
+        version["status"].as_str().unwrap().to_string(),
+        version["report"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+#[test]
+fn a_bot_toml_asks_for_less_than_the_ladders_limits_never_more() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // No [limits] in the ladder file: the defaults are the most.
+    let mut server = new_server(dir, "");
+    let alice = server.add_user("alice");
+    server.start();
+    // Asks for 8,000 MiB, 5,000 processes, 2 CPUs and 4,000 MiB of files,
+    // and fills 1,500 MiB: within what it asked, over the ladder's 1,024.
+    let greedy = python_bot(
+        dir,
+        "greedy",
+        "memory_mb = 8000\nprocesses = 5000\ncpus = 2\nfile_size_mb = 4000",
+        1500,
+    );
+    let _ = server.submit(&alice, &greedy);
+    let (status, report) = verdict(&server, "greedy");
+    assert_eq!(status, "refused", "{report}");
+    for said in [
+        "memory_mb = 1024 (the ladder's default: 1024; its bot.toml asks for 8000, more is never given)",
+        "processes = 64 (the ladder's default: 64; its bot.toml asks for 5000",
+        "cpus = 1 (the ladder's default: 1; its bot.toml asks for 2",
+        "file_size_mb = 64 (the ladder's default: 64; its bot.toml asks for 4000",
+    ] {
+        assert!(report.contains(said), "{said}\n{report}");
+    }
+    // What the sandbox was given, as the launch had it.
+    if report.contains("sandbox: on") {
+        assert!(
+            report.contains("limits: 1024 MiB memory, 64 processes, 1 CPU(s), 64 MiB files"),
+            "{report}"
+        );
+    }
+    // One asking for less gets less, and says so.
+    let modest = python_bot(dir, "modest", "memory_mb = 256\nprocesses = 16", 0);
+    server.submit_ok(&alice, &modest);
+    let (status, report) = verdict(&server, "modest");
+    assert_eq!(status, "entered", "{report}");
+    assert!(
+        report
+            .contains("memory_mb = 256 (its bot.toml asks for less (the ladder's default: 1024))"),
+        "{report}"
+    );
+    if report.contains("sandbox: on") {
+        assert!(
+            report.contains("limits: 256 MiB memory, 16 processes, 1 CPU(s), 64 MiB files"),
+            "{report}"
+        );
+    }
 }

@@ -80,7 +80,7 @@ fn same(s: String) -> String {
 
 fn registration(rules_version: u32) -> String {
     serde_json::json!({
-        "host": "test-host", "cores": 1, "jobs": 1, "arena_version": "0.1.0",
+        "host": "test-host", "cores": 8, "jobs": 8, "arena_version": "0.1.0",
         "rules_version": rules_version,
         "record_format": mancala_arena::referee::record::FORMAT,
         "sandbox": ["namespaces"], "variants": ["kisolo"],

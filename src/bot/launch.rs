@@ -228,6 +228,29 @@ impl LimitSettings {
         }
     }
 
+    /// A ladder's rule (issue 47): these settings where given, else the
+    /// defaults of [`Limits::new`], each lowered where `asks` (a bot.toml
+    /// written by a stranger) asks for less; never raised. Every field is
+    /// given.
+    pub fn capping(self, asks: LimitSettings) -> LimitSettings {
+        let d = Limits::new(0);
+        let at_most = |own: Option<u64>, default: u64, ask: Option<u64>| {
+            let ceiling = own.unwrap_or(default);
+            Some(ask.map_or(ceiling, |a| a.min(ceiling)))
+        };
+        LimitSettings {
+            memory_mb: at_most(self.memory_mb, d.memory_mb, asks.memory_mb),
+            processes: at_most(self.processes, d.processes, asks.processes),
+            cpus: at_most(
+                self.cpus.map(u64::from),
+                u64::from(d.cpus),
+                asks.cpus.map(u64::from),
+            )
+            .map(|c| c as u32),
+            file_size_mb: at_most(self.file_size_mb, d.file_size_mb, asks.file_size_mb),
+        }
+    }
+
     /// Writes the settings given into `limits`.
     pub fn apply(self, limits: &mut Limits) {
         limits.memory_mb = self.memory_mb.unwrap_or(limits.memory_mb);

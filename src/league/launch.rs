@@ -33,6 +33,10 @@ pub struct Room<'a> {
     /// How long each build may take (`[sandbox] build_seconds`; none: the
     /// default).
     pub build_seconds: Option<u64>,
+    /// A ladder's room (its bots are strangers'): `limits`, or the
+    /// defaults where it gives none, are the most a bot gets; its bot.toml
+    /// may ask for less, never more ([`LimitSettings::capping`]).
+    pub asks_at_most: bool,
 }
 
 impl<'a> Room<'a> {
@@ -48,6 +52,7 @@ impl<'a> Room<'a> {
             ponder: t.ponder,
             build_network: t.sandbox_settings.build_network,
             build_seconds: t.sandbox_settings.build_seconds,
+            asks_at_most: t.ladder.is_some(),
         }
     }
 
@@ -62,7 +67,11 @@ impl<'a> Room<'a> {
         launch.expose = self.expose.to_vec();
         launch.uids = self.uids;
         launch.ponder = self.ponder;
-        self.limits.or(asks).apply(&mut launch.limits);
+        match self.asks_at_most {
+            true => self.limits.capping(asks),
+            false => self.limits.or(asks),
+        }
+        .apply(&mut launch.limits);
         launch
     }
 

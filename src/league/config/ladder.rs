@@ -46,6 +46,11 @@ pub struct LadderSettings {
     /// Workers' game uploads handled at once (`game_uploads_at_once`,
     /// default 8); past it, 503 before the body is read.
     pub game_uploads_at_once: usize,
+    /// The most games one worker may play at once (`worker_jobs_max`,
+    /// default 32): a worker registering a larger `-j`, or more than the
+    /// cores it reports, is refused, and a worker holds at most its `-j`
+    /// leases.
+    pub worker_jobs_max: u32,
     /// The most games the ladder schedules (`max_games`, default none:
     /// for ever); once that many are in the store, no new one is queued
     /// and the ladder stops when they are played (issue 31, a set of N
@@ -69,6 +74,7 @@ impl Default for LadderSettings {
             upload_files: 2000,
             uploads_at_once: 4,
             game_uploads_at_once: 8,
+            worker_jobs_max: 32,
             max_games: None,
         }
     }
@@ -91,6 +97,7 @@ pub(super) struct RawLadder {
     upload_files: Option<Spanned<i64>>,
     uploads_at_once: Option<Spanned<i64>>,
     game_uploads_at_once: Option<Spanned<i64>>,
+    worker_jobs_max: Option<Spanned<i64>>,
     max_games: Option<Spanned<i64>>,
 }
 
@@ -154,6 +161,7 @@ pub(super) fn section(
             1024,
             8,
         )? as usize,
+        worker_jobs_max: count(&raw.worker_jobs_max, "worker_jobs_max", 1, 1024, 32)? as u32,
         max_games: match raw.max_games {
             Some(_) => Some(count(&raw.max_games, "max_games", 1, i64::MAX, 0)? as u64),
             None => None,

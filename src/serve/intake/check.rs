@@ -22,6 +22,8 @@ pub fn check(t: &Tournament, spec: &BotSpec) -> (bool, String) {
     if let Some(up) = log.parent() {
         let _ = std::fs::create_dir_all(up);
     }
+    // The ladder's limits, lowered where the bot.toml asks for less.
+    let (limits, said) = super::limits::in_force(t.limits, spec.limits);
     let opts = CheckOptions {
         games,
         timeout_ms: t.time.decision_ms,
@@ -29,7 +31,7 @@ pub fn check(t: &Tournament, spec: &BotSpec) -> (bool, String) {
         max_plies: t.max_plies,
         log: Some(log),
         sandbox: t.sandbox,
-        limits: t.limits,
+        limits,
         seed: t.seed,
     };
     let cmd = crate::league::launch::command(spec);
@@ -43,11 +45,12 @@ pub fn check(t: &Tournament, spec: &BotSpec) -> (bool, String) {
     let report: CheckReport = rt.block_on(check_built(
         CheckReport::default(),
         &cmd,
-        spec.limits,
+        limits,
         &opts,
         &mut |_| {},
     ));
-    (report.passed(), public(&report.text(), spec.cwd.as_deref()))
+    let text = format!("{said}\n{}", report.text());
+    (report.passed(), public(&text, spec.cwd.as_deref()))
 }
 
 /// A report as the ladder shows it to anyone: the organiser's folders,

@@ -9,6 +9,7 @@
 
 pub mod check;
 pub mod inbox;
+pub mod limits;
 pub mod verify;
 
 use crate::bot::manifest::Manifest;

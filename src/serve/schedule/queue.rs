@@ -61,6 +61,9 @@ pub struct Scheduler {
     /// How long a worker's lease lasts without a heartbeat: a worker heard
     /// from in twice that counts in the target.
     lease_seconds: i64,
+    /// The most games one worker counts for in the target (`[ladder]
+    /// worker_jobs_max`), whatever it registered with.
+    worker_jobs_max: u32,
     /// Leases expired (their games back in the queue).
     pub leases_expired: AtomicU64,
 }
@@ -93,6 +96,9 @@ struct Queue {
     /// crash before they are played replays them).
     ready: std::collections::VecDeque<GameTicket>,
 }
+
+/// The most games one claim adds to the queue.
+const TOP_UP_MOST: usize = 256;
 
 /// How often a claim does the queue's housekeeping.
 const HOUSEKEEPING: Duration = Duration::from_secs(1);
@@ -128,6 +134,7 @@ impl Scheduler {
                 .collect(),
             keys: variant_keys(t),
             lease_seconds,
+            worker_jobs_max: settings.worker_jobs_max,
             leases_expired: AtomicU64::new(0),
             played: std::sync::Mutex::new(played),
             queue: tokio::sync::Mutex::new(Queue {
@@ -246,10 +253,12 @@ impl Scheduler {
             && pending == 0
             && q.target <= self.games_in_flight
             && self.db.max_games().is_none();
+        // At most a claim's worth of picks per claim: the queue fills over a
+        // few claims, and no claim holds the queue's lock for long.
         let want = if alone {
             self.games_in_flight.max(1)
         } else {
-            q.target.saturating_sub(pending)
+            q.target.saturating_sub(pending).min(TOP_UP_MOST)
         };
         let add = self.picks(&mut q, &queued, want);
         if alone {
@@ -331,8 +340,11 @@ impl Scheduler {
         let (queued, _) = self.db.queued_games().await?;
         self.db.drop_stale_pending(&queued, &ids).await?;
         let recent = unix_now() - 2 * self.lease_seconds;
-        let (jobs, _) = self.db.worker_capacity(recent).await?;
-        q.target = self.games_in_flight + jobs.max(0) as usize;
+        let most = i64::from(self.worker_jobs_max);
+        let (jobs, _) = self.db.worker_capacity(recent, most).await?;
+        q.target = self
+            .games_in_flight
+            .saturating_add(usize::try_from(jobs).unwrap_or(0));
         Ok(())
     }
 

@@ -354,16 +354,46 @@ impl Db {
 
     /// The games at once of the workers heard from since `since` (unix
     /// seconds), and how many workers that is.
-    pub async fn worker_capacity(&self, since: i64) -> Result<(i64, i64), DbError> {
+    /// Each worker's `jobs` counts as at most `most` (a row registered
+    /// before the bound, or forged in the store, cannot raise the target
+    /// past it, nor overflow the sum).
+    pub async fn worker_capacity(&self, since: i64, most: i64) -> Result<(i64, i64), DbError> {
         // The cast: PostgreSQL's SUM of a BIGINT is a NUMERIC.
         let (jobs, n): (i64, i64) = sqlx::query_as(
-            "SELECT CAST(COALESCE(SUM(w.jobs), 0) AS BIGINT), COUNT(*) FROM workers w JOIN owners o ON o.id = w.owner_id \
+            "SELECT CAST(COALESCE(SUM(CASE WHEN w.jobs > $2 THEN $2 WHEN w.jobs < 0 THEN 0 ELSE w.jobs END), 0) AS BIGINT), \
+             COUNT(*) FROM workers w JOIN owners o ON o.id = w.owner_id \
              WHERE w.last_seen >= $1 AND o.revoked_at IS NULL",
         )
         .bind(since)
+        .bind(most)
         .fetch_one(self.pool())
         .await?;
         Ok((jobs, n))
+    }
+
+    /// Worker `owner`'s registered `jobs` and its leases active at
+    /// `now_unix` (a claim gives it at most the difference); `None`
+    /// before it registered.
+    pub async fn worker_load(
+        &self,
+        owner: i64,
+        now_unix: i64,
+    ) -> Result<Option<(i64, i64)>, DbError> {
+        let jobs: Option<(i64,)> = sqlx::query_as("SELECT jobs FROM workers WHERE owner_id = $1")
+            .bind(owner)
+            .fetch_optional(self.pool())
+            .await?;
+        let Some((jobs,)) = jobs else {
+            return Ok(None);
+        };
+        let (active,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM leases WHERE worker_id = $1 AND state = 'active' AND expires >= $2",
+        )
+        .bind(owner)
+        .bind(now_unix)
+        .fetch_one(self.pool())
+        .await?;
+        Ok(Some((jobs, active)))
     }
 
     /// The version whose upload has SHA-256 `sha` (the latest, if two

@@ -111,6 +111,7 @@ async fn register(
             "this worker plays none of the ladder's variants",
         ));
     }
+    check_numbers(&l, &r)?;
     l.db.register_worker(w.id, &r)
         .await
         .map_err(ApiError::internal)?;
@@ -133,6 +134,31 @@ async fn register(
         "variants": playable,
         "accepts": accepts,
     })))
+}
+
+/// Refuses (400) a registration whose numbers are out of range: `cores`
+/// from 1 to 65,536, `jobs` from 1 to its `cores` and to the ladder's
+/// `worker_jobs_max`; the message says which and what to run.
+fn check_numbers(l: &Ladder, r: &Registration) -> ApiResult<()> {
+    if !(1..=65_536).contains(&r.cores) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("`cores` {}: a worker has from 1 to 65536 cores", r.cores),
+        ));
+    }
+    let most = r.cores.min(i64::from(l.settings.worker_jobs_max));
+    if !(1..=most).contains(&r.jobs) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "`jobs` {}: this ladder takes from 1 to {most} games at once from this worker (at most its {} cores, and the ladder's `worker_jobs_max` of {}): run `arena worker -j {most}` or less",
+                r.jobs,
+                r.cores,
+                l.settings.worker_jobs_max
+            ),
+        ));
+    }
+    Ok(())
 }
 
 #[derive(Deserialize)]
@@ -164,6 +190,20 @@ async fn claim(
     l.db.renew_leases(w.id, &[], unix_now(), 0)
         .await
         .map_err(ApiError::internal)?;
+    // At most its `-j` games under lease at once, at most 64 a claim.
+    let (jobs, active) =
+        l.db.worker_load(w.id, unix_now())
+            .await
+            .map_err(ApiError::internal)?
+            .unwrap_or((0, 0));
+    let jobs = jobs.clamp(0, i64::from(l.settings.worker_jobs_max));
+    let room = usize::try_from(jobs - active).unwrap_or(0);
+    if room == 0 {
+        return Ok(Json(serde_json::json!({
+            "games": [],
+            "lease_seconds": l.workers.lease_seconds,
+        })));
+    }
     let can: Vec<bool> =
         l.t.variants
             .iter()
@@ -171,9 +211,11 @@ async fn claim(
             .collect();
     let claimed = l
         .sched
-        .claim(Some((w.id, l.workers.lease_seconds)), c.max.min(64), &|v| {
-            can.get(v).copied().unwrap_or(false)
-        })
+        .claim(
+            Some((w.id, l.workers.lease_seconds)),
+            c.max.min(64).min(room),
+            &|v| can.get(v).copied().unwrap_or(false),
+        )
         .await
         .map_err(ApiError::internal)?;
     let mut games = Vec::new();
