@@ -52,31 +52,10 @@ run_once() {
 for _ in 1 2 3; do run_once; done
 
 # 2. arena serve, the same bots uploaded.
-cat > "$DIR/ladder.toml" <<TOML
-name = "bench"
-seed = 1
-variants = ["filo", "tricala", "tricala3", "hackaback", "kisolo", "diffusion"]
-openings = 0
-max_plies = 1000
-output = "results"
-[ladder]
-games_in_flight = 2
-refit_seconds = 10
-refit_games = 5000
-TOML
-for i in 0 1 2 3; do
-    mkdir -p "$DIR/bots/r$i"
-    printf 'name = "r%s"\ncommand = ["{bin_dir}/random-bot"]\nenv = { RANDOM_BOT_SEED = "%s" }\n' $i $i > "$DIR/bots/r$i/bot.toml"
-done
-TOKEN=$("$BIN/arena" serve "$DIR/ladder.toml" --add-user bench | tail -1)
-"$BIN/arena" serve "$DIR/ladder.toml" --bind 127.0.0.1:0 > "$DIR/serve.out" 2> "$DIR/serve.log" &
-SERVER=$!
-for _ in $(seq 100); do grep -q listening "$DIR/serve.out" 2>/dev/null && break; sleep 0.2; done
-URL=$(grep -o 'http://[0-9.:]*' "$DIR/serve.out")
-for i in 0 1 2 3; do
-    "$BIN/arena" submit --server "$URL" --token "$TOKEN" "$DIR/bots/r$i" > "$DIR/submit-$i.log"
-done
-games() { curl -s "$URL/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["games"])'; }
+. "$REPO/benches/bench_ladder.sh"
+write_bench_ladder "$DIR"
+serve_bench_ladder "$BIN" "$DIR"
+games() { bench_games; }
 g0=$(games); t0=$(date +%s.%N)
 sleep "$SECONDS_RUN"
 g1=$(games); t1=$(date +%s.%N)

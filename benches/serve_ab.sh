@@ -22,6 +22,7 @@ for b in "$OLD" "$NEW"; do
     [ -x "$b/arena" ] && [ -x "$b/random-bot" ] || { echo "$b: no arena and random-bot there" >&2; exit 2; }
 done
 DIR=$(mktemp -d)
+. "$(dirname "$0")/bench_ladder.sh"
 SERVER=
 trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; rm -rf "$DIR"' EXIT
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -30,35 +31,12 @@ echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 serve_once() {
     local bin=$1 run=$DIR/run-$RANDOM
     mkdir -p "$run"
-    cat > "$run/ladder.toml" <<TOML
-name = "bench"
-seed = 1
-variants = ["filo", "tricala", "tricala3", "hackaback", "kisolo", "diffusion"]
-openings = 0
-max_plies = 1000
-output = "results"
-[ladder]
-games_in_flight = 2
-refit_seconds = 10
-refit_games = 5000
-TOML
-    for i in 0 1 2 3; do
-        mkdir -p "$run/bots/r$i"
-        printf 'name = "r%s"\ncommand = ["%s/random-bot"]\nenv = { RANDOM_BOT_SEED = "%s" }\n' $i "$bin" $i > "$run/bots/r$i/bot.toml"
-    done
-    local token url g0 g1 t0 t1
-    token=$("$bin/arena" serve "$run/ladder.toml" --add-user bench | tail -1)
-    "$bin/arena" serve "$run/ladder.toml" --bind 127.0.0.1:0 > "$run/serve.out" 2> "$run/serve.log" &
-    SERVER=$!
-    for _ in $(seq 100); do grep -q listening "$run/serve.out" 2>/dev/null && break; sleep 0.2; done
-    url=$(grep -o 'http://[0-9.:]*' "$run/serve.out")
-    for i in 0 1 2 3; do
-        "$bin/arena" submit --server "$url" --token "$token" "$run/bots/r$i" > "$run/submit-$i.log"
-    done
-    games() { curl -s "$url/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["games"])'; }
-    g0=$(games); t0=$(date +%s.%N)
+    write_bench_ladder "$run"
+    serve_bench_ladder "$bin" "$run"
+    local g0 g1 t0 t1
+    g0=$(bench_games); t0=$(date +%s.%N)
     sleep "$SECONDS_RUN"
-    g1=$(games); t1=$(date +%s.%N)
+    g1=$(bench_games); t1=$(date +%s.%N)
     kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=
     rm -rf "$run"
     python3 -c "print(f'{($g1 - $g0) / ($t1 - $t0):.1f}')"

@@ -160,3 +160,21 @@ where
             }
         })
 }
+
+/// Resolves at Ctrl-C or SIGTERM (on the caller's tokio runtime): the stop
+/// of a server (`arena serve`, `arena view`).
+pub async fn terminated() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let sigterm = async {
+        match term.as_mut() {
+            Some(t) => {
+                t.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = sigterm => {}
+    }
+}

@@ -437,23 +437,13 @@ fn reread(l: &Ladder, done: usize) -> Result<(), DbError> {
 
 /// Waits for Ctrl-C or SIGTERM, or for the service to stop by itself.
 async fn stop_signal(l: &Ladder) {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-    let sigterm = async {
-        match term.as_mut() {
-            Some(t) => {
-                t.recv().await;
-            }
-            None => std::future::pending().await,
-        }
-    };
     let stopped = async {
         while !l.is_stopping() {
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     };
     tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = sigterm => {}
+        _ = crate::host::terminated() => {}
         _ = stopped => {}
     }
 }

@@ -286,25 +286,8 @@ pub fn view(opts: ViewOptions, on_listen: &mut dyn FnMut(SocketAddr)) -> Result<
     let router = router(viewed);
     rt.block_on(async move {
         axum::serve(listener, router)
-            .with_graceful_shutdown(stopped())
+            .with_graceful_shutdown(crate::host::terminated())
             .await
     })
     .map_err(io("serving"))
-}
-
-/// Ctrl-C or SIGTERM.
-async fn stopped() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-    let sigterm = async {
-        match term.as_mut() {
-            Some(t) => {
-                t.recv().await;
-            }
-            None => std::future::pending().await,
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = sigterm => {}
-    }
 }
