@@ -5,7 +5,7 @@
 
 mod common;
 
-use mancala_arena::serve::store::{Backend, Db, DbError};
+use mancala_arena::serve::store::{Backend, Db, DbError, Role};
 use std::future::Future;
 
 /// Runs `f` on a fresh store of `backend`.
@@ -77,9 +77,9 @@ async fn owners_and_tokens(db: Db) {
             }
         }
     }
-    db.add_owner("alice", "hash-a", "owner").await.unwrap();
-    db.add_owner("bob", "hash-b", "owner").await.unwrap();
-    match db.add_owner("alice", "hash-c", "owner").await {
+    db.add_owner("alice", "hash-a", Role::Owner).await.unwrap();
+    db.add_owner("bob", "hash-b", Role::Owner).await.unwrap();
+    match db.add_owner("alice", "hash-c", Role::Owner).await {
         Err(DbError::Conflict(m)) => assert!(m.contains("already a user named `alice`"), "{m}"),
         other => panic!("a second alice: {other:?}"),
     }
@@ -107,8 +107,8 @@ both!(
 );
 
 async fn versions_lifecycle(db: Db) {
-    db.add_owner("alice", "a", "owner").await.unwrap();
-    db.add_owner("bob", "b", "owner").await.unwrap();
+    db.add_owner("alice", "a", Role::Owner).await.unwrap();
+    db.add_owner("bob", "b", Role::Owner).await.unwrap();
     let alice = db.owner_by_token("a").await.unwrap().unwrap();
     let bob = db.owner_by_token("b").await.unwrap().unwrap();
     let folder = |n: i64| format!("bots/x/{n}");

@@ -57,7 +57,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use store::finished::Finished;
-use store::{new_token, token_hash, Db, DbError, DoneKey};
+use store::{new_token, token_hash, Db, DbError, DoneKey, Role};
 
 /// Errors that stop the service, or a user command, with what to do.
 #[derive(Debug, thiserror::Error)]
@@ -128,13 +128,13 @@ async fn open_db(t: &Tournament, url: Option<&str>) -> Result<Db, ServeError> {
 /// `--add-user NAME`: a new owner; returns their token (shown once; only
 /// its hash is kept).
 pub fn add_user(t: &Tournament, db: Option<&str>, name: &str) -> Result<String, ServeError> {
-    add_token(t, db, name, "owner")
+    add_token(t, db, name, Role::Owner)
 }
 
 /// `--add-worker NAME`: a new worker token (role `worker`: it claims and
 /// uploads games, and cannot upload bots); returns it (shown once).
 pub fn add_worker(t: &Tournament, db: Option<&str>, name: &str) -> Result<String, ServeError> {
-    add_token(t, db, name, "worker")
+    add_token(t, db, name, Role::Worker)
 }
 
 /// A new token for `name` in `role`: only its hash is stored.
@@ -142,7 +142,7 @@ fn add_token(
     t: &Tournament,
     db: Option<&str>,
     name: &str,
-    role: &str,
+    role: Role,
 ) -> Result<String, ServeError> {
     settings_of(t)?;
     if intake::name_problem(name).is_some() {

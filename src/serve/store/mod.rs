@@ -103,6 +103,9 @@ pub enum DbError {
     },
     #[error("{0}")]
     Conflict(String),
+    /// A row holds what no version of the server writes.
+    #[error("the store holds a row this server does not read: {0}")]
+    Corrupt(String),
 }
 
 /// The migrations of `backend`, in order, compiled in: the same numbers
@@ -181,12 +184,41 @@ pub fn unix_now() -> i64 {
         .map_or(0, |d| d.as_secs() as i64)
 }
 
+/// What a token may do: an owner's uploads and retires bots; a worker's
+/// claims and uploads games. Stored as its word (`owner`, `worker`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Owner,
+    Worker,
+}
+
+impl Role {
+    /// The word the store keeps.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Owner => "owner",
+            Role::Worker => "worker",
+        }
+    }
+
+    /// The role a stored word names.
+    pub fn from_word(word: &str) -> Result<Role, DbError> {
+        match word {
+            "owner" => Ok(Role::Owner),
+            "worker" => Ok(Role::Worker),
+            other => Err(DbError::Corrupt(format!(
+                "owners.role is `{other}`, neither `owner` nor `worker`"
+            ))),
+        }
+    }
+}
+
 /// An owner (or a worker: `role`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Owner {
     pub id: i64,
     pub name: String,
-    pub role: String,
+    pub role: Role,
 }
 
 /// A version of a bot, as the store has it.
@@ -506,13 +538,13 @@ impl Db {
 
     /// Adds an owner with the hash of their token; refused if the name is
     /// taken.
-    pub async fn add_owner(&self, name: &str, token_hash: &str, role: &str) -> Result<(), DbError> {
+    pub async fn add_owner(&self, name: &str, token_hash: &str, role: Role) -> Result<(), DbError> {
         let r = sqlx::query(
             "INSERT INTO owners (name, token_hash, role, created_at) VALUES ($1, $2, $3, $4)",
         )
         .bind(name)
         .bind(token_hash)
-        .bind(role)
+        .bind(role.as_str())
         .bind(now())
         .execute(&self.pool)
         .await;
@@ -546,7 +578,14 @@ impl Db {
         .bind(token_hash)
         .fetch_optional(&self.pool)
         .await?;
-        Ok(r.map(|(id, name, role)| Owner { id, name, role }))
+        r.map(|(id, name, role)| {
+            Ok(Owner {
+                id,
+                name,
+                role: Role::from_word(&role)?,
+            })
+        })
+        .transpose()
     }
 
     /// The owner of bot `name`, if the bot exists.

@@ -3,14 +3,14 @@
 
 use super::error::{ApiError, ApiResult};
 use crate::serve::ladder::Ladder;
-use crate::serve::store::Owner;
+use crate::serve::store::{Owner, Role};
 use axum::http::{header, HeaderMap, StatusCode};
 
 /// The owner a request's `Authorization: Bearer TOKEN` names, refused
 /// (403) for a worker's token.
 pub async fn owner_of(ladder: &Ladder, headers: &HeaderMap) -> ApiResult<Owner> {
     let o = bearer_owner(ladder, headers).await?;
-    if o.role != "owner" {
+    if o.role != Role::Owner {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
             "this token is not an owner's: it cannot upload or retire bots",

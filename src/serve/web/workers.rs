@@ -12,7 +12,7 @@ use super::error::{ApiError, ApiResult, Shared};
 use crate::results::GameRow;
 use crate::serve::intake::verify::{check_upload, Expected};
 use crate::serve::ladder::Ladder;
-use crate::serve::store::{unix_now, Owner};
+use crate::serve::store::{unix_now, Owner, Role};
 use crate::wire::worker::game_id;
 use crate::wire::worker::Registration;
 use axum::extract::{Path, State};
@@ -43,7 +43,7 @@ pub fn router() -> Router<Arc<Ladder>> {
 /// The worker a request's token names: 403 for an owner's token.
 async fn worker_of(l: &Ladder, headers: &HeaderMap) -> ApiResult<Owner> {
     let o = bearer_owner(l, headers).await?;
-    if o.role != "worker" {
+    if o.role != Role::Worker {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
             "this token is not a worker's: it cannot claim or upload games (the organiser makes one with `arena serve LADDER.toml --add-worker NAME`)",
