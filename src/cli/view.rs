@@ -1,7 +1,7 @@
 //! `arena view RESULTS [--bind 127.0.0.1:PORT] [--no-open]`: a league's
 //! results folder (or its shards, or a folder of shards) served read-only
 //! on loopback: the report's pages, and every game's viewer on demand
-//! (`serve::view`). Opens the browser where there is one.
+//! (`crate::view`). Opens the browser where there is one.
 
 use crate::view::{view, ViewOptions};
 use anyhow::Context;
