@@ -1,6 +1,8 @@
 //! What a new user meets first (issue 32): dead ends and messages that
 //! mislead, each reproduced with the real binary.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -614,4 +616,66 @@ fn a_timeout_says_what_the_referee_saw_before_advising() {
         "{forfeit}"
     );
     assert!(!forfeit.contains("flush"), "{forfeit}");
+}
+
+/// Ctrl-C during a league: one friendly line, no raw log line before it
+/// (`... WARN mancala_arena::league::runner: interrupted ...`), and with
+/// `--quiet` only the closing line that says how to resume (issue 50, 6).
+#[test]
+fn ctrl_c_prints_no_raw_log_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let hanger = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+    for quiet in [false, true] {
+        // A word of its own on the hanging bot's command line finds it.
+        let token = format!("ctrl-c-{}-{quiet}", std::process::id());
+        let file = format!("h{quiet}.toml");
+        std::fs::write(
+            base.join(&file),
+            format!(
+                "name = \"h\"\nbots = [{{ name = \"hanger\", command = [\"python3\", \"{}\", \"hang\", \"{token}\"] }}, {{ name = \"r\", command = [\"{bot}\"] }}]\nvariants = [\"kisolo\"]\nrounds = 1\noutput = \"out-{quiet}\"\n[time_control]\ndecision_ms = 120000\n",
+                hanger.display()
+            ),
+        )
+        .unwrap();
+        let log = base.join(format!("log-{quiet}.txt"));
+        let mut args = vec!["run", "--no-report", file.as_str(), "--log"];
+        args.push(log.to_str().unwrap());
+        if quiet {
+            args.push("--quiet");
+        }
+        let child = arena(&base)
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Until a worker started the hanging bot (the league's log says
+        // so) and it runs: its games are then in flight.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while !std::fs::read_to_string(&log).is_ok_and(|l| l.contains("started hanger on worker"))
+            || common::processes_with(&token).is_empty()
+        {
+            assert!(std::time::Instant::now() < until, "the bot never started");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        // SAFETY: signals the child this test spawned and has not reaped.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(130), "{err}");
+        assert!(
+            !err.contains("WARN") && !err.contains("mancala_arena::"),
+            "a raw log line: {err}"
+        );
+        let friendly = err
+            .matches("interrupted: stopping, unfinished games will rerun on resume")
+            .count();
+        assert_eq!(friendly, usize::from(!quiet), "{err}");
+        assert!(
+            err.contains("Run the same command again to resume."),
+            "{err}"
+        );
+    }
 }
