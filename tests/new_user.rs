@@ -679,3 +679,75 @@ fn ctrl_c_prints_no_raw_log_line() {
         );
     }
 }
+
+/// `arena status` of a stopped league gives the command it was started
+/// with, from any folder: the file's absolute path and the flags given
+/// (`--rounds 3`); the same run without `--rounds` is refused naming the
+/// setting and its flag; the hint's command resumes it (issue 50, 7).
+#[test]
+fn the_resume_hint_is_the_command_the_league_was_started_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    two_bot_league(&base, "r", r#""kisolo""#, "");
+    let elsewhere = base.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let out = arena(&elsewhere)
+        .args([
+            "run",
+            "../r.toml",
+            "--rounds",
+            "3",
+            "--quiet",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    // Stopped with games left: the last rows gone.
+    let csv = base.join("out/games.csv");
+    let all = std::fs::read_to_string(&csv).unwrap();
+    let kept: Vec<&str> = all.lines().take(3).collect();
+    std::fs::write(&csv, kept.join("\n") + "\n").unwrap();
+
+    let command = format!(
+        "arena run {} --rounds 3 --quiet --no-report",
+        base.join("r.toml").display()
+    );
+    let out = arena(&base).args(["status", "out"]).output().unwrap();
+    let said = text(&out);
+    assert!(
+        said.contains(&format!(
+            "resume it (games left and no run holds it): {command}\n"
+        )),
+        "{said}"
+    );
+    let out = arena(&base)
+        .args(["status", "out", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["shards"][0]["start"], command.as_str(), "{v:#}");
+    assert_eq!(v["finished"], false, "{v:#}");
+
+    // Without --rounds: refused, naming the setting and its flag.
+    let out = arena(&base)
+        .args(["run", "r.toml", "--quiet", "--no-report"])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("`rounds` was 3, now 1") && said.contains("--rounds 3"),
+        "{said}"
+    );
+    assert!(said.contains(&command), "{said}");
+
+    // The hint's command, run from yet another folder, resumes it.
+    let words: Vec<&str> = command.split(' ').skip(1).collect();
+    let out = arena(&elsewhere).args(&words).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(rows.lines().count(), 7, "{rows}");
+    let out = arena(&base).args(["status", "out"]).output().unwrap();
+    assert!(!text(&out).contains("resume it"), "{}", text(&out));
+}

@@ -300,6 +300,18 @@ pub(crate) fn results_folder(
     anyhow::bail!("{}: no such folder or file ({wanted})", p.display())
 }
 
+/// `a` as one word for a POSIX shell: as it is when it needs no quoting,
+/// else in single quotes.
+pub(crate) fn shell_word(a: &str) -> String {
+    match !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@".contains(c))
+    {
+        true => a.to_string(),
+        false => format!("'{}'", a.replace('\'', "'\\''")),
+    }
+}
+
 /// A whole number, 0 or more (a time in ms, a seed, a count), for flags
 /// whose bad value should be named as what it is: `-5` is negative, not
 /// a digit clap could not read.

@@ -179,9 +179,87 @@ impl RunArgs {
             force_concurrency: self.force_concurrency,
             report_interval: self.report_interval,
             no_report: self.no_report,
-            resume: None,
+            resume: Some(self.started_with()),
             pgn: self.pgn.clone(),
         }
+    }
+
+    /// The command that runs this league again as it was started, and so
+    /// resumes it from any folder (`arena status` shows it): the file and
+    /// every path absolute, every flag given but `--shard` (a shard's is
+    /// added where needed) and `--repair` (a one-off).
+    fn started_with(&self) -> String {
+        // Absolute, `..` resolved by its words (the output folder may not
+        // exist yet).
+        let abs = |p: &std::path::Path| {
+            let full = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+            let mut out = std::path::PathBuf::new();
+            for c in full.components() {
+                match c {
+                    std::path::Component::ParentDir => {
+                        out.pop();
+                    }
+                    std::path::Component::CurDir => {}
+                    c => out.push(c),
+                }
+            }
+            out.display().to_string()
+        };
+        let mut a: Vec<String> = vec!["arena".into(), "run".into(), abs(&self.file)];
+        let mut flag = |name: &str, value: Option<String>| {
+            if let Some(v) = value {
+                a.push(name.to_string());
+                a.push(v);
+            }
+        };
+        let s = |v: Option<u64>| v.map(|v| v.to_string());
+        let list = |v: &Option<Vec<String>>| v.as_ref().map(|v| v.join(","));
+        flag("-j", self.concurrency.map(|c| c.to_string()));
+        flag("--rounds", self.rounds.map(|r| r.to_string()));
+        flag(
+            "--games-per-pairing",
+            self.games_per_pairing.map(|r| r.to_string()),
+        );
+        flag("--seed", s(self.seed));
+        flag("--max-plies", self.max_plies.map(|r| r.to_string()));
+        flag("--openings", self.openings.map(|r| r.to_string()));
+        flag("--openings-file", self.openings_file.as_deref().map(abs));
+        flag("--openings-order", self.openings_order.clone());
+        flag("--variants", list(&self.variants));
+        flag("--bots", list(&self.bots));
+        flag("--gauntlet", self.gauntlet.clone());
+        flag("-o", self.output.as_deref().map(abs));
+        flag("--decision-ms", s(self.decision_ms));
+        flag("--base-ms", s(self.base_ms));
+        flag("--increment-ms", s(self.increment_ms));
+        flag("--startup-ms", s(self.startup_ms));
+        flag("--watchdog-ms", s(self.watchdog_ms));
+        flag("--sandbox", self.sandbox.clone());
+        flag("--memory-mb", s(self.limits.memory_mb));
+        flag("--processes", s(self.limits.processes));
+        flag("--cpus", self.limits.cpus.map(|c| c.to_string()));
+        flag("--file-size-mb", s(self.limits.file_size_mb));
+        flag("--log", self.log.as_deref().map(abs));
+        flag("--rating-interval", s(self.rating_interval));
+        flag("--sprt", self.sprt.clone());
+        flag("--report-interval", s(self.report_interval));
+        flag("--pgn", self.pgn.as_deref().map(abs));
+        for (on, name) in [
+            (self.force_concurrency, "--force-concurrency"),
+            (self.no_build, "--no-build"),
+            (self.no_affinity, "--no-affinity"),
+            (self.quiet, "--quiet"),
+            (self.no_report, "--no-report"),
+            (self.ponder, "--ponder"),
+        ] {
+            if on {
+                a.push(name.to_string());
+            }
+        }
+        a.iter()
+            .map(|w| super::shell_word(w))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 

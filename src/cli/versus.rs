@@ -184,16 +184,8 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
 /// This process's command line, quoted for a shell where needed, with the
 /// program as `arena`: how to run this match again (and so resume it).
 fn command_line() -> String {
-    let quote = |a: String| match a
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@".contains(c))
-        && !a.is_empty()
-    {
-        true => a,
-        false => format!("'{}'", a.replace('\'', "'\\''")),
-    };
     std::iter::once("arena".to_string())
-        .chain(std::env::args().skip(1).map(quote))
+        .chain(std::env::args().skip(1).map(|a| super::shell_word(&a)))
         .collect::<Vec<_>>()
         .join(" ")
 }

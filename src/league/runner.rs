@@ -684,6 +684,31 @@ fn league_meta(t: &Tournament, games: &Schedule, dir: &Path, shard: Option<Shard
         sprt: t.sprt.and_then(|c| serde_json::to_value(c).ok()),
         resume: None,
         openings_book: t.book.as_ref().map(|b| b.describe()),
+        schedule: [
+            ("rounds", t.rounds.to_string()),
+            ("seed", t.seed.to_string()),
+            ("openings", t.openings.to_string()),
+            ("max_plies", t.max_plies.to_string()),
+            (
+                "variants",
+                // As `--variants` names them (`tricala3`).
+                t.variants
+                    .iter()
+                    .map(|v| match v.players {
+                        2 => v.key.clone(),
+                        n => format!("{}{n}", v.key),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            (
+                "gauntlet",
+                t.gauntlet.clone().unwrap_or_else(|| "none".into()),
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect(),
     }
 }
 
