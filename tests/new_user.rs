@@ -751,3 +751,34 @@ fn the_resume_hint_is_the_command_the_league_was_started_with() {
     let out = arena(&base).args(["status", "out"]).output().unwrap();
     assert!(!text(&out).contains("resume it"), "{}", text(&out));
 }
+
+/// `--rounds` has one range, said the same way for every bad value (not
+/// clap's `not in 0..=4294967295` for -1 and the league's `1 and 1000000`
+/// for 0), and its help says it too (issue 50, 8).
+#[test]
+fn rounds_has_one_range_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    two_bot_league(&base, "l", r#""kisolo""#, "");
+    for bad in ["-1", "0", "1000001", "5000000000"] {
+        let out = arena(&base)
+            .args(["run", "l.toml", "--quiet", "--rounds", bad])
+            .output()
+            .unwrap();
+        let said = text(&out);
+        assert!(!out.status.success(), "{said}");
+        assert!(
+            said.contains(&format!(
+                "--rounds: must be between 1 and 1000000, got {bad}"
+            )),
+            "{bad}: {said}"
+        );
+        assert!(!base.join("out").exists(), "{bad}: a results folder");
+    }
+    let out = arena(&base).args(["run", "--help"]).output().unwrap();
+    assert!(
+        text(&out).contains("Seat-swap groups per pairing and variant, 1 to 1000000"),
+        "{}",
+        text(&out)
+    );
+}

@@ -25,28 +25,33 @@ pub struct RunArgs {
     /// Run only the K-th of N disjoint slices of the schedule (e.g. 2/4).
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
-    /// Games at a time (default: the file's, else the number of CPUs; at
-    /// most 4 per CPU without --force-concurrency).
+    /// Games at a time, 1 to 1024 (default: the file's, else the number
+    /// of CPUs; at most 4 per CPU without --force-concurrency).
+    // Read as any whole number: the tournament's check says the range,
+    // once, for a flag as for the file (see `rounds`).
     #[arg(long, short = 'j')]
-    pub concurrency: Option<usize>,
+    pub concurrency: Option<i64>,
     /// Allow more than 4 games at a time per CPU.
     #[arg(long)]
     pub force_concurrency: bool,
-    /// Seat-swap groups per pairing and variant.
+    /// Seat-swap groups per pairing and variant, 1 to 1000000.
+    // Any whole number here: `-1` and `0` get the same message, the
+    // tournament's range check, not clap's u32 bounds for one of them.
     #[arg(long)]
-    pub rounds: Option<u32>,
-    /// Games per pairing and variant (even; 2 x rounds).
+    pub rounds: Option<i64>,
+    /// Games per pairing and variant, 2 to 2000000 (even; 2 x rounds).
     #[arg(long)]
-    pub games_per_pairing: Option<u32>,
+    pub games_per_pairing: Option<i64>,
     /// The schedule's seed.
     #[arg(long, value_parser = super::whole)]
     pub seed: Option<u64>,
-    /// Ply cap (a game reaching it is a draw, reason max_plies).
+    /// Ply cap, 1 to 10000000 (a game reaching it is a draw, reason
+    /// max_plies).
     #[arg(long)]
-    pub max_plies: Option<u32>,
-    /// Random opening decisions per seat-swap group.
+    pub max_plies: Option<i64>,
+    /// Random opening decisions per seat-swap group, 0 to 1000.
     #[arg(long)]
-    pub openings: Option<u32>,
+    pub openings: Option<i64>,
     /// An openings book: one opening a line, `VARIANT: MOVE MOVE ...`
     /// (docs/league.md); `--openings` random decisions follow each line.
     #[arg(long, value_name = "FILE")]
@@ -136,16 +141,13 @@ impl RunArgs {
     /// The flags as settings laid over the file's; the tournament checks
     /// both with the same bounds.
     pub fn settings(&self) -> RunSettings {
-        let int = |v: Option<u32>| v.map(i64::from);
         RunSettings {
-            concurrency: self
-                .concurrency
-                .map(|c| i64::try_from(c).unwrap_or(i64::MAX)),
-            rounds: int(self.rounds),
-            games_per_pairing: int(self.games_per_pairing),
+            concurrency: self.concurrency,
+            rounds: self.rounds,
+            games_per_pairing: self.games_per_pairing,
             seed: self.seed,
-            max_plies: int(self.max_plies),
-            openings: int(self.openings),
+            max_plies: self.max_plies,
+            openings: self.openings,
             openings_file: self.openings_file.clone(),
             openings_order: self.openings_order.clone(),
             variants: self.variants.clone(),
