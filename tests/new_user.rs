@@ -782,3 +782,52 @@ fn rounds_has_one_range_said_once() {
         text(&out)
     );
 }
+
+/// Every subcommand's help ends with two or three examples, as ripgrep's
+/// and cargo's do (issue 50, 10); those that only read run as shown.
+#[test]
+fn every_subcommand_help_ends_with_examples() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = arena(repo).arg("--help").output().unwrap();
+    let top = String::from_utf8_lossy(&out.stdout).to_string();
+    let commands: Vec<&str> = top
+        .split("Commands:")
+        .nth(1)
+        .expect("a Commands: section")
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 17, "{top}");
+    for c in commands {
+        for flag in ["-h", "--help"] {
+            let out = arena(repo).args([c, flag]).output().unwrap();
+            let help = String::from_utf8_lossy(&out.stdout).to_string();
+            let examples = help
+                .rsplit_once("\nExamples:\n")
+                .unwrap_or_else(|| panic!("`arena {c} {flag}` ends without examples:\n{help}"))
+                .1;
+            let lines: Vec<&str> = examples.lines().collect();
+            assert!(
+                (2..=3).contains(&lines.len())
+                    && lines
+                        .iter()
+                        .all(|l| l.starts_with(&format!("  arena {c} ")) && l.contains(" # ")),
+                "`arena {c} {flag}`: {examples}"
+            );
+            if c == "state" {
+                for l in &lines {
+                    let cmd = l.split(" # ").next().unwrap().trim();
+                    let out = Command::new("sh")
+                        .arg("-c")
+                        .arg(cmd.replacen("arena", env!("CARGO_BIN_EXE_arena"), 1))
+                        .output()
+                        .unwrap();
+                    assert!(out.status.success(), "{cmd}: {}", text(&out));
+                }
+            }
+        }
+    }
+}
