@@ -831,3 +831,50 @@ fn every_subcommand_help_ends_with_examples() {
         }
     }
 }
+
+/// A bot given to `arena match` as a command is named after the name in
+/// its hello, not its script: two `bot.py` are `alice` and `bob`, not
+/// `bot` and `bot-2` (issue 50, 11).
+#[test]
+fn a_command_bot_is_named_by_its_hello() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let script = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-python/bot.py"),
+    )
+    .unwrap();
+    for who in ["alice", "bob"] {
+        let renamed = script.replace(
+            "\"name\": \"random-python\"",
+            &format!("\"name\": \"{who}\""),
+        );
+        assert_ne!(
+            renamed, script,
+            "the random bot's hello has no name to change"
+        );
+        std::fs::create_dir(base.join(who)).unwrap();
+        std::fs::write(base.join(who).join("bot.py"), renamed).unwrap();
+    }
+    let out = arena(&base)
+        .args([
+            "match",
+            "python3 alice/bot.py",
+            "python3 bob/bot.py",
+            "--games",
+            "2",
+            "--variants",
+            "kisolo",
+            "--quiet",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("alice vs bob: 2 games"), "{said}");
+    let rows = std::fs::read_to_string(base.join("results/match-alice-vs-bob/games.csv")).unwrap();
+    assert!(
+        rows.contains(",alice,bob,") || rows.contains(",bob,alice,"),
+        "{rows}"
+    );
+}
