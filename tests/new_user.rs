@@ -878,3 +878,27 @@ fn a_command_bot_is_named_by_its_hello() {
         "{rows}"
     );
 }
+
+/// README's test times name the longest test binary on a busy machine,
+/// tests/fairness.rs, and say what a busy machine takes; every test
+/// binary README names exists (issue 50, 12).
+#[test]
+fn readme_says_what_a_busy_machine_takes() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(repo.join("README.md")).unwrap();
+    let times = readme
+        .split("How long the tests take")
+        .nth(1)
+        .and_then(|t| t.split("\n## ").next())
+        .expect("README's paragraph on how long the tests take");
+    assert!(times.contains("On a busy machine"), "{times}");
+    assert!(times.contains("`tests/fairness.rs`"), "{times}");
+    for word in readme.split(|c: char| c.is_whitespace() || "`(),;".contains(c)) {
+        if let Some(name) = word.strip_prefix("tests/").filter(|n| n.ends_with(".rs")) {
+            assert!(
+                repo.join("tests").join(name).is_file(),
+                "README names tests/{name}, which is not there"
+            );
+        }
+    }
+}
