@@ -19,11 +19,12 @@ pub struct StatusArgs {
 
 pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     let st = league_status(&args.results)?;
-    // The league's settings, as its (first) folder's league.json keeps them.
+    // The league's settings, as its (first present) folder's league.json
+    // keeps them.
     let meta = st
         .shards
-        .first()
-        .and_then(|s| crate::league::folder::read_meta(&s.dir));
+        .iter()
+        .find_map(|s| crate::league::folder::read_meta(&s.dir));
     // A league that stops on an SPRT: its verdict, from its own settings.
     let sprt = match (st.shards.as_slice(), &meta) {
         ([one], Some(meta)) => sprt_verdict(&one.dir, meta)?,
