@@ -31,11 +31,11 @@ fn a_match_stops_when_the_sprt_accepts_h1_and_stays_decided() {
     let o = arena(dir.path(), &args);
     let out = text(&o);
     assert!(o.status.success(), "{out}");
-    assert!(out.contains("SPRT greedy-bot vs random-bot"), "{out}");
+    assert!(out.contains("SPRT greedy-rust vs random-rust"), "{out}");
     assert!(out.trim_end().contains("\nH1 accepted"), "{out}");
     let csv = dir
         .path()
-        .join("results/match-greedy-bot-vs-random-bot/games.csv");
+        .join("results/match-greedy-rust-vs-random-rust/games.csv");
     let rows = csvio::read_rows(&csv).unwrap();
     assert!(rows.len() < 1000, "stopped early: {} games", rows.len());
     // Decided after some game; then only the games in flight: the two
@@ -83,7 +83,7 @@ fn equal_bots_get_h0_accepted() {
     );
     let out = text(&o);
     assert!(o.status.success(), "{out}");
-    assert!(out.contains("SPRT random-bot vs random-bot-2"), "{out}");
+    assert!(out.contains("SPRT random-rust vs random-rust-2"), "{out}");
     assert!(out.trim_end().contains("\nH0 accepted"), "{out}");
 }
 
@@ -172,13 +172,13 @@ fn a_match_prints_its_head_to_head_line_writes_pgn_as_it_plays_and_takes_a_clock
     let o = arena(dir.path(), &args("8").each_ref().map(String::as_str));
     let out = text(&o);
     assert!(o.status.success(), "{out}");
-    let folder = dir.path().join("results/match-greedy-bot-vs-random-bot");
+    let folder = dir.path().join("results/match-greedy-rust-vs-random-rust");
     let rows = csvio::read_rows(&folder.join("games.csv")).unwrap();
     assert_eq!(rows.len(), 8, "{out}");
     // The line's W-D-L is greedy's, from the rows.
     let (mut w, mut d, mut l) = (0, 0, 0);
     for r in &rows {
-        let s = if r.seat0 == "greedy-bot" {
+        let s = if r.seat0 == "greedy-rust" {
             r.score0
         } else {
             r.score1
@@ -190,7 +190,7 @@ fn a_match_prints_its_head_to_head_line_writes_pgn_as_it_plays_and_takes_a_clock
         }
     }
     let stdout = String::from_utf8_lossy(&o.stdout);
-    let line = "greedy-bot vs random-bot: 8 games, score ";
+    let line = "greedy-rust vs random-rust: 8 games, score ";
     let end = stdout
         .lines()
         .find(|x| x.starts_with(line))
@@ -211,7 +211,7 @@ fn a_match_prints_its_head_to_head_line_writes_pgn_as_it_plays_and_takes_a_clock
     // At each interval too (on stderr, with the standings).
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
-        stderr.contains("greedy-bot vs random-bot: 4 games, score "),
+        stderr.contains("greedy-rust vs random-rust: 4 games, score "),
         "{stderr}"
     );
     // The clock reached the league (and so the games and their resume).

@@ -1,6 +1,8 @@
 //! What a new user meets first (issue 32): dead ends and messages that
 //! mislead, each reproduced with the real binary.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -614,4 +616,289 @@ fn a_timeout_says_what_the_referee_saw_before_advising() {
         "{forfeit}"
     );
     assert!(!forfeit.contains("flush"), "{forfeit}");
+}
+
+/// Ctrl-C during a league: one friendly line, no raw log line before it
+/// (`... WARN mancala_arena::league::runner: interrupted ...`), and with
+/// `--quiet` only the closing line that says how to resume (issue 50, 6).
+#[test]
+fn ctrl_c_prints_no_raw_log_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let hanger = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+    for quiet in [false, true] {
+        // A word of its own on the hanging bot's command line finds it.
+        let token = format!("ctrl-c-{}-{quiet}", std::process::id());
+        let file = format!("h{quiet}.toml");
+        std::fs::write(
+            base.join(&file),
+            format!(
+                "name = \"h\"\nbots = [{{ name = \"hanger\", command = [\"python3\", \"{}\", \"hang\", \"{token}\"] }}, {{ name = \"r\", command = [\"{bot}\"] }}]\nvariants = [\"kisolo\"]\nrounds = 1\noutput = \"out-{quiet}\"\n[time_control]\ndecision_ms = 120000\n",
+                hanger.display()
+            ),
+        )
+        .unwrap();
+        let log = base.join(format!("log-{quiet}.txt"));
+        let mut args = vec!["run", "--no-report", file.as_str(), "--log"];
+        args.push(log.to_str().unwrap());
+        if quiet {
+            args.push("--quiet");
+        }
+        let child = arena(&base)
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Until a worker started the hanging bot (the league's log says
+        // so) and it runs: its games are then in flight.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while !std::fs::read_to_string(&log).is_ok_and(|l| l.contains("started hanger on worker"))
+            || common::processes_with(&token).is_empty()
+        {
+            assert!(std::time::Instant::now() < until, "the bot never started");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        // SAFETY: signals the child this test spawned and has not reaped.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(130), "{err}");
+        assert!(
+            !err.contains("WARN") && !err.contains("mancala_arena::"),
+            "a raw log line: {err}"
+        );
+        let friendly = err
+            .matches("interrupted: stopping, unfinished games will rerun on resume")
+            .count();
+        assert_eq!(friendly, usize::from(!quiet), "{err}");
+        assert!(
+            err.contains("Run the same command again to resume."),
+            "{err}"
+        );
+    }
+}
+
+/// `arena status` of a stopped league gives the command it was started
+/// with, from any folder: the file's absolute path and the flags given
+/// (`--rounds 3`); the same run without `--rounds` is refused naming the
+/// setting and its flag; the hint's command resumes it (issue 50, 7).
+#[test]
+fn the_resume_hint_is_the_command_the_league_was_started_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    two_bot_league(&base, "r", r#""kisolo""#, "");
+    let elsewhere = base.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let out = arena(&elsewhere)
+        .args([
+            "run",
+            "../r.toml",
+            "--rounds",
+            "3",
+            "--quiet",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    // Stopped with games left: the last rows gone.
+    let csv = base.join("out/games.csv");
+    let all = std::fs::read_to_string(&csv).unwrap();
+    let kept: Vec<&str> = all.lines().take(3).collect();
+    std::fs::write(&csv, kept.join("\n") + "\n").unwrap();
+
+    let command = format!(
+        "arena run {} --rounds 3 --quiet --no-report",
+        base.join("r.toml").display()
+    );
+    let out = arena(&base).args(["status", "out"]).output().unwrap();
+    let said = text(&out);
+    assert!(
+        said.contains(&format!(
+            "resume it (games left and no run holds it): {command}\n"
+        )),
+        "{said}"
+    );
+    let out = arena(&base)
+        .args(["status", "out", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["shards"][0]["start"], command.as_str(), "{v:#}");
+    assert_eq!(v["finished"], false, "{v:#}");
+
+    // Without --rounds: refused, naming the setting and its flag.
+    let out = arena(&base)
+        .args(["run", "r.toml", "--quiet", "--no-report"])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("`rounds` was 3, now 1") && said.contains("--rounds 3"),
+        "{said}"
+    );
+    assert!(said.contains(&command), "{said}");
+
+    // The hint's command, run from yet another folder, resumes it.
+    let words: Vec<&str> = command.split(' ').skip(1).collect();
+    let out = arena(&elsewhere).args(&words).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(rows.lines().count(), 7, "{rows}");
+    let out = arena(&base).args(["status", "out"]).output().unwrap();
+    assert!(!text(&out).contains("resume it"), "{}", text(&out));
+}
+
+/// `--rounds` has one range, said the same way for every bad value (not
+/// clap's `not in 0..=4294967295` for -1 and the league's `1 and 1000000`
+/// for 0), and its help says it too (issue 50, 8).
+#[test]
+fn rounds_has_one_range_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    two_bot_league(&base, "l", r#""kisolo""#, "");
+    for bad in ["-1", "0", "1000001", "5000000000"] {
+        let out = arena(&base)
+            .args(["run", "l.toml", "--quiet", "--rounds", bad])
+            .output()
+            .unwrap();
+        let said = text(&out);
+        assert!(!out.status.success(), "{said}");
+        assert!(
+            said.contains(&format!(
+                "--rounds: must be between 1 and 1000000, got {bad}"
+            )),
+            "{bad}: {said}"
+        );
+        assert!(!base.join("out").exists(), "{bad}: a results folder");
+    }
+    let out = arena(&base).args(["run", "--help"]).output().unwrap();
+    assert!(
+        text(&out).contains("Seat-swap groups per pairing and variant, 1 to 1000000"),
+        "{}",
+        text(&out)
+    );
+}
+
+/// Every subcommand's help ends with two or three examples, as ripgrep's
+/// and cargo's do (issue 50, 10); those that only read run as shown.
+#[test]
+fn every_subcommand_help_ends_with_examples() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = arena(repo).arg("--help").output().unwrap();
+    let top = String::from_utf8_lossy(&out.stdout).to_string();
+    let commands: Vec<&str> = top
+        .split("Commands:")
+        .nth(1)
+        .expect("a Commands: section")
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 17, "{top}");
+    for c in commands {
+        for flag in ["-h", "--help"] {
+            let out = arena(repo).args([c, flag]).output().unwrap();
+            let help = String::from_utf8_lossy(&out.stdout).to_string();
+            let examples = help
+                .rsplit_once("\nExamples:\n")
+                .unwrap_or_else(|| panic!("`arena {c} {flag}` ends without examples:\n{help}"))
+                .1;
+            let lines: Vec<&str> = examples.lines().collect();
+            assert!(
+                (2..=3).contains(&lines.len())
+                    && lines
+                        .iter()
+                        .all(|l| l.starts_with(&format!("  arena {c} ")) && l.contains(" # ")),
+                "`arena {c} {flag}`: {examples}"
+            );
+            if c == "state" {
+                for l in &lines {
+                    let cmd = l.split(" # ").next().unwrap().trim();
+                    let out = Command::new("sh")
+                        .arg("-c")
+                        .arg(cmd.replacen("arena", env!("CARGO_BIN_EXE_arena"), 1))
+                        .output()
+                        .unwrap();
+                    assert!(out.status.success(), "{cmd}: {}", text(&out));
+                }
+            }
+        }
+    }
+}
+
+/// A bot given to `arena match` as a command is named after the name in
+/// its hello, not its script: two `bot.py` are `alice` and `bob`, not
+/// `bot` and `bot-2` (issue 50, 11).
+#[test]
+fn a_command_bot_is_named_by_its_hello() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let script = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-python/bot.py"),
+    )
+    .unwrap();
+    for who in ["alice", "bob"] {
+        let renamed = script.replace(
+            "\"name\": \"random-python\"",
+            &format!("\"name\": \"{who}\""),
+        );
+        assert_ne!(
+            renamed, script,
+            "the random bot's hello has no name to change"
+        );
+        std::fs::create_dir(base.join(who)).unwrap();
+        std::fs::write(base.join(who).join("bot.py"), renamed).unwrap();
+    }
+    let out = arena(&base)
+        .args([
+            "match",
+            "python3 alice/bot.py",
+            "python3 bob/bot.py",
+            "--games",
+            "2",
+            "--variants",
+            "kisolo",
+            "--quiet",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("alice vs bob: 2 games"), "{said}");
+    let rows = std::fs::read_to_string(base.join("results/match-alice-vs-bob/games.csv")).unwrap();
+    assert!(
+        rows.contains(",alice,bob,") || rows.contains(",bob,alice,"),
+        "{rows}"
+    );
+}
+
+/// README's test times name the longest test binary on a busy machine,
+/// tests/fairness.rs, and say what a busy machine takes; every test
+/// binary README names exists (issue 50, 12).
+#[test]
+fn readme_says_what_a_busy_machine_takes() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(repo.join("README.md")).unwrap();
+    let times = readme
+        .split("How long the tests take")
+        .nth(1)
+        .and_then(|t| t.split("\n## ").next())
+        .expect("README's paragraph on how long the tests take");
+    assert!(times.contains("On a busy machine"), "{times}");
+    assert!(times.contains("`tests/fairness.rs`"), "{times}");
+    for word in readme.split(|c: char| c.is_whitespace() || "`(),;".contains(c)) {
+        if let Some(name) = word.strip_prefix("tests/").filter(|n| n.ends_with(".rs")) {
+            assert!(
+                repo.join("tests").join(name).is_file(),
+                "README names tests/{name}, which is not there"
+            );
+        }
+    }
 }

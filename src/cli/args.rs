@@ -86,3 +86,15 @@ pub(super) fn whole(s: &str) -> Result<u64, String> {
         Err(_) => format!("`{s}` is not a whole number (0 or more)"),
     })
 }
+
+/// `a` as one word for a POSIX shell: as it is when it needs no quoting,
+/// else in single quotes.
+pub(crate) fn shell_word(a: &str) -> String {
+    match !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@".contains(c))
+    {
+        true => a.to_string(),
+        false => format!("'{}'", a.replace('\'', "'\\''")),
+    }
+}

@@ -192,9 +192,11 @@ impl Console {
             }
             Event::Warning(w) => self.say(&format!("warning: {w}")),
             Event::Ending { why } => self.say(&format!("{why}; finishing the games in flight")),
-            Event::Interrupted => self
-                .bar
-                .suspend(|| errln!("interrupted: stopping, unfinished games will rerun on resume")),
+            // With --quiet, the run's last line says it (`stopped after ...`).
+            Event::Interrupted if self.show.quiet => {}
+            Event::Interrupted => {
+                self.say("interrupted: stopping, unfinished games will rerun on resume")
+            }
         }
     }
 

@@ -55,54 +55,91 @@ pub struct Cli {
 enum Command {
     // Boxed: its many flags make it the largest command by far.
     /// Run a league from a tournament file (resumes an interrupted run).
+    #[command(after_help = EX_RUN)]
     Run(Box<run::RunArgs>),
     /// Play one game live in the terminal and write its record.
+    #[command(after_help = EX_PLAY)]
     Play(play::PlayArgs),
     /// Rate bots from one or more results CSVs.
+    #[command(after_help = EX_RATE)]
     Rate(rate::RateArgs),
     /// Check that a bot follows the protocol, game by game.
+    #[command(after_help = EX_CHECK_BOT)]
     CheckBot(check_bot::CheckBotArgs),
     /// Replay a move list and print the state, legal options and result as JSON.
+    #[command(after_help = EX_STATE)]
     State(state::StateArgs),
     /// List the bots under bots/, whether each builds and starts.
+    #[command(after_help = EX_BOTS)]
     Bots(bots::BotsArgs),
     /// Export 2-player games of results CSVs as PGN for Ordo or BayesElo.
+    #[command(after_help = EX_PGN)]
     Pgn(pgn::PgnArgs),
     /// Play one recorded game of a league again, with the same bots and
     /// seed, and say whether it came out the same, decision by decision.
+    #[command(after_help = EX_REPLAY)]
     Replay(replay::ReplayArgs),
     /// Print one recorded game: every decision, who made it and of which
     /// kind, the result; with --board, the board after every turn.
+    #[command(after_help = EX_SHOW)]
     Show(show::ShowArgs),
     /// Every shard of a league: games done, running or not, last write,
     /// time left, and which shards to start (again).
+    #[command(after_help = EX_STATUS)]
     Status(status::StatusArgs),
     /// Sequential probability ratio test of one bot against another on a
     /// results file (pentanomial seat-swap pairs, as fastchess): H0 or H1
     /// accepted, or no decision yet.
+    #[command(after_help = EX_SPRT)]
     Sprt(sprt::SprtArgs),
     /// A match of two bots, or a gauntlet of the first against the others,
     /// without a tournament file; with --sprt it stops when the SPRT
     /// decides.
+    #[command(after_help = EX_MATCH)]
     #[command(name = "match")]
     Match(versus::MatchArgs),
     /// Write a league's HTML report (standings, crosstables, variants,
     /// forfeits, a viewer for a sample of the games, or every game with
     /// --all-games) into RESULTS/report/.
+    #[command(after_help = EX_REPORT)]
     Report(report::ReportArgs),
     /// Serve a ladder: owners upload bots over HTTP, which are built,
     /// checked, entered and play for ever; standings, pages and an API.
+    #[command(after_help = EX_SERVE)]
     Serve(serve::ServeArgs),
     /// Upload a bot folder to a ladder (`arena serve`) and wait for its
     /// verdict: entered, or refused with why.
+    #[command(after_help = EX_SUBMIT)]
     Submit(submit::SubmitArgs),
     /// Serve a league's results folder read-only on loopback: the report's
     /// pages and any game's viewer on demand; opens the browser.
+    #[command(after_help = EX_VIEW)]
     View(view::ViewArgs),
     /// Play a ladder's games on this machine: claim them from the server
     /// (`arena serve`), play them in the sandbox, upload them.
+    #[command(after_help = EX_WORKER)]
     Worker(worker::WorkerArgs),
 }
+
+/// The examples that end each subcommand's help, as ripgrep's and cargo's
+/// do (README has more).
+const EX_RUN: &str = "Examples:\n  arena run tournaments/demo.toml                     # run the demo league, or resume it\n  arena run my.toml --rounds 40 -j 2 -o results/long  # more rounds, 2 games at a time, into another folder\n  arena run my.toml --shard 2/4                       # the 2nd of 4 slices (one per machine)";
+const EX_PLAY: &str = "Examples:\n  arena play --game kisolo -- random \"python3 my_bot.py\"              # your bot against the built-in random player\n  arena play --game tricala --players 3 -- greedy-rust random random  # 3-player Tricala with bots of bots/";
+const EX_RATE: &str = "Examples:\n  arena rate results/demo                                     # the standings of a league (printed only)\n  arena rate results/big/shard-*/games.csv --out results/big  # the shards of one league, tables written\n  arena rate results/demo --variant kisolo --format csv       # one variant, as CSV for pandas";
+const EX_CHECK_BOT: &str = "Examples:\n  arena check-bot -- python3 my_bot.py         # every check, every variant\n  arena check-bot --game kisolo -- bots/mybot  # a bot folder (built first), one game\n  arena check-bot --json -- ./my_bot           # one JSON document for CI";
+const EX_STATE: &str = "Examples:\n  arena state kisolo --moves \"\"                             # the start: seat to decide, legal options\n  arena state tricala --players 3 --moves \"3b 4c\" --render  # a 3-player position as a board";
+const EX_BOTS: &str = "Examples:\n  arena bots                   # the bots of bots/, built and started once each\n  arena bots --no-check --all  # every manifest, test bots included, without starting any";
+const EX_PGN: &str = "Examples:\n  arena pgn results/demo/games.csv -o demo.pgn       # every 2-player game, for Ordo or BayesElo\n  arena pgn results/demo/games.csv --variant kisolo  # one variant, on standard output";
+const EX_REPLAY: &str = "Examples:\n  arena replay tournaments/demo.toml r002-kisolo-p004-o1                     # play a game of the demo again: `same`, or the first difference\n  arena replay my.toml r001-filo-p000-o0 --results results/big/shard-1-of-4  # a game of a shard";
+const EX_SHOW: &str = "Examples:\n  arena show results/demo r002-kisolo-p004-o1          # a game, decision by decision\n  arena show results/demo r002-kisolo-p004-o1 --board  # with the board after every turn";
+const EX_STATUS: &str = "Examples:\n  arena status results/demo                 # every shard: done, running, time left, and how to resume\n  arena status results/match-a-vs-b --json  # the same for scripts (`finished`, `sprt`, each shard's `start`)";
+const EX_SPRT: &str = "Examples:\n  arena sprt results/match-new-vs-old --elo0 0 --elo1 10                # is the first bot 10 nElo stronger?\n  arena sprt results/league/games.csv --elo0 0 --elo1 5 --bots new,old  # two bots of a larger league";
+const EX_MATCH: &str = "Examples:\n  arena match mybot-new mybot --sprt elo0=0,elo1=10                      # until the SPRT decides\n  arena match greedy-rust random-rust --games 40 --variants kisolo,filo  # 40 games per variant\n  arena match mybot random-rust greedy-rust --games 20                   # a gauntlet of mybot against two others";
+const EX_REPORT: &str = "Examples:\n  arena report results/demo                       # writes results/demo/report/index.html\n  arena report results/big/shard-* -o report-big  # the shards of one league, elsewhere\n  arena report results/demo --all-games           # a viewer for every game, not a sample";
+const EX_SERVE: &str = "Examples:\n  arena serve tournaments/club-ladder.toml --add-user alice         # prints alice's token, once\n  arena serve tournaments/club-ladder.toml                          # the ladder on http://127.0.0.1:8080\n  arena serve tournaments/club-ladder.toml --backup ladder-copy.db  # a consistent copy of the store";
+const EX_SUBMIT: &str = "Examples:\n  arena submit --server http://127.0.0.1:8080 --token TOKEN bots/mybot       # upload and wait for the verdict\n  arena submit --server http://host:8080 --token TOKEN bots/mybot --no-wait  # upload only";
+const EX_VIEW: &str = "Examples:\n  arena view results/demo                                         # serve the demo's results, open the browser\n  arena view results/big/shard-* --no-open --bind 127.0.0.1:8000  # the shards of a league, on a fixed port";
+const EX_WORKER: &str = "Examples:\n  arena worker --server http://host:8080 --token TOKEN                                # play the ladder's games here, one at a time\n  arena worker --server http://host:8080 --token TOKEN -j 4 --cache /var/cache/arena  # 4 at a time, with its cache elsewhere";
 
 /// Entry point of the `arena` binary.
 pub fn main() -> ExitCode {

@@ -25,28 +25,33 @@ pub struct RunArgs {
     /// Run only the K-th of N disjoint slices of the schedule (e.g. 2/4).
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
-    /// Games at a time (default: the file's, else the number of CPUs; at
-    /// most 4 per CPU without --force-concurrency).
+    /// Games at a time, 1 to 1024 (default: the file's, else the number
+    /// of CPUs; at most 4 per CPU without --force-concurrency).
+    // Read as any whole number: the tournament's check says the range,
+    // once, for a flag as for the file (see `rounds`).
     #[arg(long, short = 'j')]
-    pub concurrency: Option<usize>,
+    pub concurrency: Option<i64>,
     /// Allow more than 4 games at a time per CPU.
     #[arg(long)]
     pub force_concurrency: bool,
-    /// Seat-swap groups per pairing and variant.
+    /// Seat-swap groups per pairing and variant, 1 to 1000000.
+    // Any whole number here: `-1` and `0` get the same message, the
+    // tournament's range check, not clap's u32 bounds for one of them.
     #[arg(long)]
-    pub rounds: Option<u32>,
-    /// Games per pairing and variant (even; 2 x rounds).
+    pub rounds: Option<i64>,
+    /// Games per pairing and variant, 2 to 2000000 (even; 2 x rounds).
     #[arg(long)]
-    pub games_per_pairing: Option<u32>,
+    pub games_per_pairing: Option<i64>,
     /// The schedule's seed.
     #[arg(long, value_parser = super::args::whole)]
     pub seed: Option<u64>,
-    /// Ply cap (a game reaching it is a draw, reason max_plies).
+    /// Ply cap, 1 to 10000000 (a game reaching it is a draw, reason
+    /// max_plies).
     #[arg(long)]
-    pub max_plies: Option<u32>,
-    /// Random opening decisions per seat-swap group.
+    pub max_plies: Option<i64>,
+    /// Random opening decisions per seat-swap group, 0 to 1000.
     #[arg(long)]
-    pub openings: Option<u32>,
+    pub openings: Option<i64>,
     /// An openings book: one opening a line, `VARIANT: MOVE MOVE ...`
     /// (docs/league.md); `--openings` random decisions follow each line.
     #[arg(long, value_name = "FILE")]
@@ -136,16 +141,13 @@ impl RunArgs {
     /// The flags as settings laid over the file's; the tournament checks
     /// both with the same bounds.
     pub fn settings(&self) -> RunSettings {
-        let int = |v: Option<u32>| v.map(i64::from);
         RunSettings {
-            concurrency: self
-                .concurrency
-                .map(|c| i64::try_from(c).unwrap_or(i64::MAX)),
-            rounds: int(self.rounds),
-            games_per_pairing: int(self.games_per_pairing),
+            concurrency: self.concurrency,
+            rounds: self.rounds,
+            games_per_pairing: self.games_per_pairing,
             seed: self.seed,
-            max_plies: int(self.max_plies),
-            openings: int(self.openings),
+            max_plies: self.max_plies,
+            openings: self.openings,
             openings_file: self.openings_file.clone(),
             openings_order: self.openings_order.clone(),
             variants: self.variants.clone(),
@@ -179,9 +181,87 @@ impl RunArgs {
             force_concurrency: self.force_concurrency,
             report_interval: self.report_interval,
             no_report: self.no_report,
-            resume: None,
+            resume: Some(self.started_with()),
             pgn: self.pgn.clone(),
         }
+    }
+
+    /// The command that runs this league again as it was started, and so
+    /// resumes it from any folder (`arena status` shows it): the file and
+    /// every path absolute, every flag given but `--shard` (a shard's is
+    /// added where needed) and `--repair` (a one-off).
+    fn started_with(&self) -> String {
+        // Absolute, `..` resolved by its words (the output folder may not
+        // exist yet).
+        let abs = |p: &std::path::Path| {
+            let full = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+            let mut out = std::path::PathBuf::new();
+            for c in full.components() {
+                match c {
+                    std::path::Component::ParentDir => {
+                        out.pop();
+                    }
+                    std::path::Component::CurDir => {}
+                    c => out.push(c),
+                }
+            }
+            out.display().to_string()
+        };
+        let mut a: Vec<String> = vec!["arena".into(), "run".into(), abs(&self.file)];
+        let mut flag = |name: &str, value: Option<String>| {
+            if let Some(v) = value {
+                a.push(name.to_string());
+                a.push(v);
+            }
+        };
+        let s = |v: Option<u64>| v.map(|v| v.to_string());
+        let list = |v: &Option<Vec<String>>| v.as_ref().map(|v| v.join(","));
+        flag("-j", self.concurrency.map(|c| c.to_string()));
+        flag("--rounds", self.rounds.map(|r| r.to_string()));
+        flag(
+            "--games-per-pairing",
+            self.games_per_pairing.map(|r| r.to_string()),
+        );
+        flag("--seed", s(self.seed));
+        flag("--max-plies", self.max_plies.map(|r| r.to_string()));
+        flag("--openings", self.openings.map(|r| r.to_string()));
+        flag("--openings-file", self.openings_file.as_deref().map(abs));
+        flag("--openings-order", self.openings_order.clone());
+        flag("--variants", list(&self.variants));
+        flag("--bots", list(&self.bots));
+        flag("--gauntlet", self.gauntlet.clone());
+        flag("-o", self.output.as_deref().map(abs));
+        flag("--decision-ms", s(self.decision_ms));
+        flag("--base-ms", s(self.base_ms));
+        flag("--increment-ms", s(self.increment_ms));
+        flag("--startup-ms", s(self.startup_ms));
+        flag("--watchdog-ms", s(self.watchdog_ms));
+        flag("--sandbox", self.sandbox.clone());
+        flag("--memory-mb", s(self.limits.memory_mb));
+        flag("--processes", s(self.limits.processes));
+        flag("--cpus", self.limits.cpus.map(|c| c.to_string()));
+        flag("--file-size-mb", s(self.limits.file_size_mb));
+        flag("--log", self.log.as_deref().map(abs));
+        flag("--rating-interval", s(self.rating_interval));
+        flag("--sprt", self.sprt.clone());
+        flag("--report-interval", s(self.report_interval));
+        flag("--pgn", self.pgn.as_deref().map(abs));
+        for (on, name) in [
+            (self.force_concurrency, "--force-concurrency"),
+            (self.no_build, "--no-build"),
+            (self.no_affinity, "--no-affinity"),
+            (self.quiet, "--quiet"),
+            (self.no_report, "--no-report"),
+            (self.ponder, "--ponder"),
+        ] {
+            if on {
+                a.push(name.to_string());
+            }
+        }
+        a.iter()
+            .map(|w| super::args::shell_word(w))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 

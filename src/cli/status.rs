@@ -19,11 +19,12 @@ pub struct StatusArgs {
 
 pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     let st = league_status(&args.results)?;
-    // The league's settings, as its (first) folder's league.json keeps them.
+    // The league's settings, as its (first present) folder's league.json
+    // keeps them.
     let meta = st
         .shards
-        .first()
-        .and_then(|s| crate::league::folder::read_meta(&s.dir));
+        .iter()
+        .find_map(|s| crate::league::folder::read_meta(&s.dir));
     // A league that stops on an SPRT: its verdict, from its own settings.
     let sprt = match (st.shards.as_slice(), &meta) {
         ([one], Some(meta)) => sprt_verdict(&one.dir, meta)?,
@@ -31,9 +32,10 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     };
     let decided = sprt.as_ref().is_some_and(|v| v.decided);
     if args.json {
+        let starts = start_commands(&st, meta.as_ref(), decided);
         println!(
             "{}",
-            serde_json::to_string_pretty(&json(&st, sprt.as_ref()))?
+            serde_json::to_string_pretty(&json(&st, sprt.as_ref(), &starts))?
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -83,29 +85,51 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     if let Some(v) = &sprt {
         let _ = writeln!(out, "{}", v.line);
     }
-    let resume = meta
-        .and_then(|m| m.resume)
-        .unwrap_or_else(|| "arena run FILE".to_string());
-    for s in st.to_start().into_iter().filter(|_| !decided) {
+    let starts = start_commands(&st, meta.as_ref(), decided);
+    for (s, command) in st.shards.iter().zip(&starts) {
+        let Some(command) = command else { continue };
         let why = match s.state {
             ShardState::Missing => format!("no results in {}", s.dir.display()),
             _ => "games left and no run holds it".to_string(),
         };
-        match n {
-            1 => {
-                let _ = writeln!(out, "resume it ({why}): {resume}");
-            }
-            _ => {
-                let _ = writeln!(
-                    out,
-                    "start shard {}/{n} ({why}): arena run FILE --shard {}/{n}",
-                    s.index, s.index
-                );
-            }
-        }
+        let _ = match n {
+            1 => writeln!(out, "resume it ({why}): {command}"),
+            _ => writeln!(out, "start shard {}/{n} ({why}): {command}", s.index),
+        };
     }
     print!("{out}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The command that starts (or resumes) each shard that has games left
+/// and no run: the command the league was started with (a match's, or
+/// `arena run` with the file's path and the flags given), with the
+/// shard's `--shard K/N` where it is one of several; `arena run FILE` for
+/// folders of versions that kept no command.
+fn start_commands(
+    st: &crate::league::status::LeagueStatus,
+    meta: Option<&crate::league::folder::LeagueMeta>,
+    decided: bool,
+) -> Vec<Option<String>> {
+    let started = meta.and_then(|m| m.resume.clone());
+    let n = st.shards.len();
+    st.shards
+        .iter()
+        .map(|s| {
+            let left = matches!(s.state, ShardState::Missing | ShardState::Stopped);
+            if !left || decided {
+                return None;
+            }
+            Some(match (n, &started) {
+                (1, Some(c)) => c.clone(),
+                (1, None) => "arena run FILE".to_string(),
+                (_, Some(c)) if c.starts_with("arena run ") => {
+                    format!("{c} --shard {}/{n}", s.index)
+                }
+                _ => format!("arena run FILE --shard {}/{n}", s.index),
+            })
+        })
+        .collect()
 }
 
 /// A shard's state in a word; a stopped league whose SPRT decided is
@@ -122,15 +146,21 @@ fn state_word(state: &ShardState, decided: bool) -> &'static str {
 
 /// `arena status --json`: the league's status as `league::status` reads
 /// it, each shard's `state` as the text says it (`decided` for a match
-/// whose SPRT decided), `finished` (no game is left to play: every shard
+/// whose SPRT decided) and `start`, the command that starts or resumes
+/// it (null when it has nothing to do), `finished` (no game is left to play: every shard
 /// complete, or the SPRT decided) and, for a league with an SPRT, its
 /// verdict as `sprt`.
-fn json(st: &crate::league::status::LeagueStatus, sprt: Option<&Verdict>) -> serde_json::Value {
+fn json(
+    st: &crate::league::status::LeagueStatus,
+    sprt: Option<&Verdict>,
+    starts: &[Option<String>],
+) -> serde_json::Value {
     let decided = sprt.is_some_and(|v| v.decided);
     let mut v = serde_json::to_value(st).unwrap_or_default();
     if let Some(shards) = v.get_mut("shards").and_then(|s| s.as_array_mut()) {
-        for (j, s) in shards.iter_mut().zip(&st.shards) {
+        for ((j, s), start) in shards.iter_mut().zip(&st.shards).zip(starts) {
             j["state"] = state_word(&s.state, decided).into();
+            j["start"] = start.clone().into();
         }
     }
     let finished = decided || st.shards.iter().all(|s| s.state == ShardState::Complete);

@@ -94,8 +94,12 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
     }
     let mut bots = toml::value::Array::new();
     let mut names: Vec<String> = Vec::new();
+    let sandbox = match args.sandbox.as_deref() {
+        Some("off") => crate::bot::Sandbox::Off,
+        _ => crate::bot::Sandbox::On,
+    };
     for arg in &args.bots {
-        let (name, table) = bot_table(arg)?;
+        let (name, table) = bot_table(arg, sandbox)?;
         // The same folder name twice (bots/x and ../old/x): number them.
         let mut unique = name.clone();
         let mut n = 2;
@@ -184,16 +188,12 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
 /// This process's command line, quoted for a shell where needed, with the
 /// program as `arena`: how to run this match again (and so resume it).
 fn command_line() -> String {
-    let quote = |a: String| match a
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@".contains(c))
-        && !a.is_empty()
-    {
-        true => a,
-        false => format!("'{}'", a.replace('\'', "'\\''")),
-    };
     std::iter::once("arena".to_string())
-        .chain(std::env::args().skip(1).map(quote))
+        .chain(
+            std::env::args()
+                .skip(1)
+                .map(|a| super::args::shell_word(&a)),
+        )
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -205,7 +205,7 @@ fn list(v: &[String]) -> toml::Value {
 
 /// A BOT argument as a tournament's bot table (without its name), and the
 /// name it suggests.
-fn bot_table(arg: &str) -> anyhow::Result<(String, toml::Table)> {
+fn bot_table(arg: &str, sandbox: crate::bot::Sandbox) -> anyhow::Result<(String, toml::Table)> {
     let mut t = toml::Table::new();
     // Named as `arena play` names its bots.
     let m = match resolve_bot(arg)? {
@@ -217,7 +217,12 @@ fn bot_table(arg: &str) -> anyhow::Result<(String, toml::Table)> {
             return Ok(("random".into(), t));
         }
         BotArg::Command(_, _, Some(m)) => m,
-        BotArg::Command(_, _, None) => return Ok(command_table(arg, t)),
+        BotArg::Command(cmd, asks, None) => {
+            let (script, t) = command_table(arg, t);
+            // Named as it names itself, as a bot folder is by its folder.
+            let name = hello_name(&cmd, asks, sandbox).unwrap_or(script);
+            return Ok((name, t));
+        }
     };
     let folder = m
         .dir
@@ -245,8 +250,41 @@ fn bot_table(arg: &str) -> anyhow::Result<(String, toml::Table)> {
     Ok((name, t))
 }
 
+/// The name a command-line bot gives in its hello, started once in its
+/// sandbox for it, when that name is usable in results (letters, digits,
+/// `-`, `_`, `.`); `None` when it does not start (the league's own check
+/// then says why) or gives another.
+fn hello_name(
+    cmd: &crate::bot::BotCommand,
+    asks: crate::bot::LimitSettings,
+    sandbox: crate::bot::Sandbox,
+) -> Option<String> {
+    use crate::referee::player::{BotPlayer, Timing};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()?;
+    rt.block_on(async {
+        let room = crate::league::launch::Room {
+            sandbox,
+            ..Default::default()
+        };
+        let launch = room.launch(cmd.clone(), asks, None);
+        let mut bot = BotPlayer::start(&launch, &Timing::default()).await.ok()?;
+        let name = bot.info().name.clone();
+        bot.quit().await;
+        let usable = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            && crate::bot::manifest::name_problem(&name).is_none();
+        usable.then_some(name)
+    })
+}
+
 /// A command-line BOT (`python3 mybot.py`) as a bot table, named after the
-/// last word that is a file (`mybot`), else the program.
+/// last word that is a file (`mybot`), else the program: the name of a bot
+/// whose hello gives none usable.
 fn command_table(arg: &str, mut t: toml::Table) -> (String, toml::Table) {
     // Not empty: `resolve_bot` refused an empty command.
     let words: Vec<String> = arg.split_whitespace().map(String::from).collect();

@@ -365,12 +365,16 @@ pub fn run(
 pub const LOG_FILE_ONLY: &str = "mancala_arena::league::log_file";
 
 /// The league's own log (`arena run --log FILE`, `ARENA_LOG`): each event
-/// as a line, forfeits and restarts at `info`, every game at `debug`.
+/// as a line, forfeits and restarts at `info`, every game at `debug`. The
+/// warnings go to the log file only: the console says each on stderr in
+/// its own words (a raw log line there said it twice, glued to the
+/// progress bar, and despite `--quiet`).
 fn trace(e: &Event) {
     match e {
         Event::Building { bot } => tracing::info!("building {bot}"),
         Event::SetAside { rows, path } => {
             tracing::warn!(
+                target: LOG_FILE_ONLY,
                 "repair: {} rows set aside in {}",
                 rows.len(),
                 path.display()
@@ -408,8 +412,11 @@ fn trace(e: &Event) {
             false => tracing::info!("started {bot} on worker {worker}"),
         },
         Event::Ending { why } => tracing::info!("{why}; finishing the games in flight"),
-        Event::Interrupted => tracing::warn!("interrupted: unfinished games rerun on resume"),
-        Event::Warning(w) => tracing::warn!("{w}"),
+        Event::Interrupted => tracing::warn!(
+            target: LOG_FILE_ONLY,
+            "interrupted: unfinished games rerun on resume"
+        ),
+        Event::Warning(w) => tracing::warn!(target: LOG_FILE_ONLY, "{w}"),
     }
 }
 
@@ -516,6 +523,31 @@ fn league_meta(t: &Tournament, games: &Schedule, dir: &Path, shard: Option<Shard
         sprt: t.sprt.and_then(|c| serde_json::to_value(c).ok()),
         resume: None,
         openings_book: t.book.as_ref().map(|b| b.describe()),
+        schedule: [
+            ("rounds", t.rounds.to_string()),
+            ("seed", t.seed.to_string()),
+            ("openings", t.openings.to_string()),
+            ("max_plies", t.max_plies.to_string()),
+            (
+                "variants",
+                // As `--variants` names them (`tricala3`).
+                t.variants
+                    .iter()
+                    .map(|v| match v.players {
+                        2 => v.key.clone(),
+                        n => format!("{}{n}", v.key),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            (
+                "gauntlet",
+                t.gauntlet.clone().unwrap_or_else(|| "none".into()),
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect(),
     }
 }
 

@@ -43,6 +43,17 @@ pub struct LeagueMeta {
     /// league has one: a changed book is another schedule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub openings_book: Option<String>,
+    /// The settings that make the schedule, by their file key (`rounds`,
+    /// `seed`, `openings`, `max_plies`, `variants`, `gauntlet`): a resume
+    /// under other ones is refused naming each, with its flag (absent in
+    /// folders of older versions).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub schedule: std::collections::BTreeMap<String, String>,
+}
+
+/// The flag of a schedule setting that [`LeagueMeta::schedule`] keeps.
+fn flag_of(key: &str) -> String {
+    format!("--{}", key.replace('_', "-"))
 }
 
 /// What a league's games were played under, beyond the schedule: a resume
@@ -247,6 +258,14 @@ fn refuse_other_schedule(
                 old.games, meta.games
             ));
         }
+        for (key, was) in &old.schedule {
+            if let Some(now) = meta.schedule.get(key).filter(|now| *now != was) {
+                seen.push(format!(
+                    "`{key}` was {was}, now {now} (the file's `{key}`, or {} {was} as it was started)",
+                    flag_of(key)
+                ));
+            }
+        }
         if old.openings_book != meta.openings_book {
             let book = |b: &Option<String>| b.clone().unwrap_or_else(|| "none".into());
             seen.push(format!(
@@ -268,6 +287,11 @@ fn refuse_other_schedule(
         };
         // A match has no file: its command line is what changed.
         let why = match &old.resume {
+            Some(command) if command.starts_with("arena run ") => format!(
+                "these results belong to a different schedule (the tournament file, its bots, seed or variants, or the flags over them changed since league `{}` started{seen}). It was started with: {command}; resume it with the same file and flags, or, to start afresh, choose another `output` or move {} away",
+                old.name,
+                dir.display()
+            ),
             Some(command) => format!(
                 "these results belong to another match (its bots, games, variants, seed or openings changed since `{}` started{seen}). It resumes with the command that started it: {command}; to start afresh, give another --output or move {} away",
                 old.name,

@@ -556,6 +556,7 @@ mod tests {
             sprt: None,
             resume: None,
             openings_book: None,
+            schedule: Default::default(),
         }
     }
 
