@@ -382,3 +382,199 @@ fn a_bot_toml_asks_for_less_than_the_ladders_limits_never_more() {
         );
     }
 }
+
+/// An honest game between `players` of ladder game `game_id` (kisolo,
+/// seed 7, no opening), each decision said to take `us` microseconds:
+/// its row and record lines.
+fn honest_game(game_id: &str, players: &[String], us: u64) -> (serde_json::Value, Vec<String>) {
+    use mancala_arena::engine::{Game, Settings, Variant};
+    let settings = Settings {
+        players: 2,
+        max_plies: 300,
+        options: Default::default(),
+    };
+    let mut game = Game::new(Variant::Kisolo, &settings).unwrap();
+    let mut lines = vec![serde_json::json!({
+        "type": "game", "format": 2, "game_id": game_id, "variant": "kisolo", "players": 2,
+        "options": {}, "max_plies": 300, "names": players,
+        "time": {"per_decision_ms": 5000}, "opening": [], "seed": "1", "notes": [],
+    })
+    .to_string()];
+    let mut think = [0.0f64; 2];
+    while let Some(seat) = game.to_decide() {
+        let option = game.legal()[0].clone();
+        let ply = game.plies();
+        game.play(&option).unwrap();
+        think[seat] += us as f64 / 1000.0;
+        lines.push(
+            serde_json::json!({"seat": seat, "ply": ply, "option": option, "us": us}).to_string(),
+        );
+    }
+    let outcome = game.outcome().unwrap();
+    let scores = outcome.scores();
+    lines.push(
+        serde_json::json!({
+            "type": "end", "scores": scores, "reason": outcome.reason.name(), "offender": null,
+            "detail": null, "plies": game.plies(), "duration_ms": 1.0, "state": null,
+        })
+        .to_string(),
+    );
+    let row = serde_json::json!({
+        "game_id": game_id, "variant": "kisolo", "players": 2, "group": game_id,
+        "seat0": players[0], "seat1": players[1], "seat2": "",
+        "score0": scores[0], "score1": scores[1], "score2": null,
+        "reason": outcome.reason.name(), "offender": null, "plies": game.plies(),
+        "duration_ms": (think[0] + think[1]) as u64 + 50,
+        "seed": mancala_arena::league::schedule::group_seed(7, game_id),
+        "started_at": "2026-11-27T03:00:00.000Z", "version0": "1.0", "version1": "1.0",
+        "time0_ms": think[0], "time1_ms": think[1],
+    });
+    (row, lines)
+}
+
+#[test]
+fn forged_row_fields_are_refused_and_the_export_always_rates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = Server::new(
+        dir,
+        "name = \"public-ladder\"\nseed = 7\nvariants = [\"kisolo\"]\nmax_plies = 300",
+        "",
+    );
+    let alice = server.add_user("alice");
+    let w = server.add("--add-worker", "w1");
+    server.extra = vec!["--local-games".into(), "0".into()];
+    server.start();
+    server.submit_ok(&alice, &random_bot(dir, "rand-a"));
+    server.submit_ok(&alice, &random_bot(dir, "rand-b"));
+    let (status, a) = post_within(&server, "/api/worker/register", &w, &registration(2, 2));
+    assert_eq!(status, 200, "{a}");
+    let body_of = |a: &str| a[a.find("\r\n\r\n").unwrap() + 4..].trim().to_string();
+    let claimed = server.wait(
+        "a game claimed",
+        Duration::from_millis(500),
+        || body_of(&post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#).1),
+        |b| b.contains("\"lease\""),
+    );
+    let v: serde_json::Value = serde_json::from_str(&claimed).unwrap();
+    let g = &v["games"][0];
+    let gid = g["game_id"].as_str().unwrap().to_string();
+    let lease = g["lease"].as_str().unwrap().to_string();
+    let players: Vec<String> = g["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["player"].as_str().unwrap().to_string())
+        .collect();
+    let (row, lines) = honest_game(&gid, &players, 1500);
+    let upload = |row: &serde_json::Value| {
+        let body = serde_json::json!({
+            "lease": lease, "row": row, "record": lines.join("\n") + "\n",
+        })
+        .to_string();
+        post_within(&server, &format!("/api/worker/games/{gid}"), &w, &body)
+    };
+    // Each forgery of one field of an otherwise honest upload.
+    let forged: Vec<(&str, serde_json::Value)> = vec![
+        (
+            "started_at",
+            serde_json::json!("<img src=x onerror=alert(1)>"),
+        ),
+        ("started_at", serde_json::json!("2026-11-27 03:00:00")),
+        ("started_at", serde_json::json!("2999-01-01T00:00:00.000Z")),
+        ("duration_ms", serde_json::json!(u64::MAX)),
+        ("duration_ms", serde_json::json!(1)),
+        ("time0_ms", serde_json::json!(1e308)),
+        ("time1_ms", serde_json::json!(-5.0)),
+        ("time1_ms", serde_json::json!(0.0)),
+        ("time2_ms", serde_json::json!(3.0)),
+        ("version0", serde_json::json!("1.0\u{7}\u{1b}[2J")),
+        ("version1", serde_json::json!("v".repeat(300))),
+        ("version2", serde_json::json!("9.9")),
+        ("seat2", serde_json::json!("<script>")),
+        ("group", serde_json::json!("game-1-again")),
+        ("opening", serde_json::json!("A1 B2")),
+    ];
+    for (field, value) in &forged {
+        let mut bad = row.clone();
+        bad[*field] = value.clone();
+        let (status, a) = upload(&bad);
+        assert_eq!(status, 422, "{field} = {value}: {a}\n{}", server.log());
+        assert!(a.contains(field), "{field}: {a}");
+    }
+    // A decision said to take longer than the time control (5 s here).
+    {
+        let (slow_row, slow_lines) = honest_game(&gid, &players, 60_000_000);
+        let body = serde_json::json!({
+            "lease": lease, "row": slow_row, "record": slow_lines.join("\n") + "\n",
+        })
+        .to_string();
+        let (status, a) = post_within(&server, &format!("/api/worker/games/{gid}"), &w, &body);
+        assert_eq!(status, 422, "{a}");
+        assert!(a.contains("over the time control"), "{a}");
+    }
+    let (status, a) = upload(&row);
+    assert_eq!(status, 201, "{a}\n{}", server.log());
+    // A second game, honest, to be rated when the first is left out.
+    let claimed = server.wait(
+        "a second game claimed",
+        Duration::from_millis(500),
+        || body_of(&post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#).1),
+        |b| b.contains("\"lease\""),
+    );
+    let v2: serde_json::Value = serde_json::from_str(&claimed).unwrap();
+    let g2 = &v2["games"][0];
+    let gid2 = g2["game_id"].as_str().unwrap();
+    let players2: Vec<String> = g2["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["player"].as_str().unwrap().to_string())
+        .collect();
+    let (row2, lines2) = honest_game(gid2, &players2, 700);
+    let body = serde_json::json!({
+        "lease": g2["lease"], "row": row2, "record": lines2.join("\n") + "\n",
+    })
+    .to_string();
+    let (status, a) = post_within(&server, &format!("/api/worker/games/{gid2}"), &w, &body);
+    assert_eq!(status, 201, "{a}\n{}", server.log());
+    // The export rates as `arena rate` does, and still does after a row
+    // the checks would refuse is slipped into the store behind them: the
+    // restarted server names it and leaves it out.
+    let rate = |server: &Server, n: &str| {
+        let (status, csv) = server.call("GET", "/api/games.csv", None, b"");
+        assert_eq!(status, 200);
+        let path = dir.join(format!("export-{n}.csv"));
+        std::fs::write(&path, &csv).unwrap();
+        let out = common::arena(dir, &["rate", path.to_str().unwrap()]);
+        assert!(out.status.success(), "{}\n{csv}", common::text(&out));
+        csv
+    };
+    assert!(rate(&server, "before").contains(&gid));
+    server.kill();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let db = rt
+        .block_on(mancala_arena::serve::db::Db::open(&server.db_url()))
+        .unwrap();
+    let mut bad = row.clone();
+    bad["started_at"] = serde_json::json!("<img src=x onerror=alert(1)>");
+    rt.block_on(
+        sqlx::query("UPDATE games SET row_json = $1 WHERE id = $2")
+            .bind(bad.to_string())
+            .bind(g["id"].as_i64().unwrap())
+            .execute(db.pool()),
+    )
+    .unwrap();
+    drop(db);
+    server.start();
+    let log = server.log();
+    assert!(
+        log.contains("cannot be rated") && log.contains(&gid),
+        "the bad row is not named at start-up:\n{log}"
+    );
+    let after = rate(&server, "after");
+    assert!(
+        !after.contains(&format!("{gid},")) && after.contains(gid2),
+        "{after}"
+    );
+}

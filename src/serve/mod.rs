@@ -409,7 +409,16 @@ async fn read_finished(
         read += page.len();
         for done in page {
             match serde_json::from_str::<GameRow>(&done.row_json) {
-                Ok(r) => each(r),
+                Ok(r) => match crate::results::csvio::rateable(&r) {
+                    Ok(()) => each(r),
+                    // Named at every start: left out of the standings and
+                    // the exports, which must rate as `arena rate` does.
+                    Err(e) => tracing::error!(
+                        "finished game {} ({}) has a row that cannot be rated, left out of the standings and exports: {e}",
+                        done.key.id,
+                        r.game_id.escape_debug()
+                    ),
+                },
                 Err(e) => tracing::error!(
                     "finished game {} has a row that does not read: {e}",
                     done.key.id

@@ -470,7 +470,10 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<()
         },
     };
     let l2 = l.clone();
-    let (row, record) = (u.row, u.record);
+    let (mut row, record) = (u.row, u.record);
+    // Where a record lies is the server's to say: the store keeps it.
+    row.record_file.clear();
+    (row.record_offset, row.record_length) = (None, None);
     let checked = tokio::task::spawn_blocking(move || {
         let r = check_upload(&l2.t, &expected, &row, &record);
         r.map(|()| (row, record))
