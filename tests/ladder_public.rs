@@ -578,3 +578,70 @@ fn forged_row_fields_are_refused_and_the_export_always_rates() {
         "{after}"
     );
 }
+
+#[test]
+fn sigterm_stops_the_server_at_once_whatever_its_requests_and_builds_are_doing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "");
+    let alice = server.add_user("alice");
+    let w = server.add("--add-worker", "w1");
+    server.start();
+    // A build that takes two minutes...
+    let slow = dir.join("upload/slow");
+    std::fs::create_dir_all(&slow).unwrap();
+    std::fs::write(
+        slow.join("bot.toml"),
+        "name = \"slow\"\ncommand = [\"python3\", \"bot.py\"]\nbuild = [\"sleep\", \"117.25\"]\n",
+    )
+    .unwrap();
+    std::fs::write(slow.join("bot.py"), "print('never')\n").unwrap();
+    let (code, out) = {
+        let s = &server;
+        let submit = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["submit", "--no-wait", "--server", &s.url, "--token", &alice])
+            .arg(&slow)
+            .output()
+            .unwrap();
+        (submit.status.code(), common::text(&submit))
+    };
+    assert_eq!(code, Some(0), "{out}");
+    server.wait(
+        "the slow build running",
+        Duration::from_millis(200),
+        || server.json("/api/bots/slow")["versions"][0]["status"].to_string(),
+        |s| s.contains("building"),
+    );
+    // ...a live feed that never ends, an owner's upload and a worker's
+    // game upload whose bodies never come...
+    let addr = server.url.trim_start_matches("http://").to_string();
+    let mut feed = std::net::TcpStream::connect(&addr).unwrap();
+    feed.write_all(format!("GET /api/events HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes())
+        .unwrap();
+    let mut first = [0u8; 12];
+    feed.read_exact(&mut first).unwrap();
+    assert_eq!(&first, b"HTTP/1.1 200");
+    let _upload = send_head(&server, "/api/bots", &alice, 1 << 20, b"\x1f\x8b");
+    let _game = send_head(&server, "/api/worker/games/1", &w, 1 << 20, b"{");
+    std::thread::sleep(Duration::from_millis(500));
+    // ...and SIGTERM stops it all the same, in seconds, not minutes.
+    let status = server.terminate_within(Duration::from_secs(30));
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "the server did not stop well within 30 s of SIGTERM ({status:?}):\n{}",
+        server.log()
+    );
+    // The build went with it.
+    let start = std::time::Instant::now();
+    while !common::processes_with("117.25").is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the build outlived the server"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The store is released: a new server starts on it at once.
+    server.start();
+    let (status, _) = server.call("GET", "/health", None, b"");
+    assert_eq!(status, 200);
+}

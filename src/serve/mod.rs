@@ -271,13 +271,31 @@ pub fn serve(
     };
     let router = http::router(ladder.clone());
     let l = ladder.clone();
+    let stopping = ladder.clone();
     let served = rt.block_on(async move {
-        axum::serve(listener, router)
+        use std::future::IntoFuture;
+        let serve = axum::serve(listener, router)
             .with_graceful_shutdown(async move {
                 stop_signal(&l).await;
                 l.stop();
             })
-            .await
+            .into_future();
+        // The requests in flight get a moment to finish once the service
+        // stops; a live feed, a body that never comes or a claim that
+        // waits do not hold the stop longer (issue 47).
+        let cut = async {
+            while !stopping.is_stopping() {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            tokio::time::sleep(STOP_GRACE).await;
+        };
+        tokio::select! {
+            r = serve => r,
+            () = cut => {
+                tracing::warn!("requests still in flight {} s after the stop: cut off", STOP_GRACE.as_secs());
+                Ok(())
+            }
+        }
     });
     ladder.stop();
     // The games in flight are abandoned by the runner on the same signal
@@ -287,14 +305,28 @@ pub fn serve(
         std::thread::sleep(Duration::from_millis(50));
     }
     if !opts.pages_only {
-        let _ = rt.block_on(ladder.db.release());
+        let release =
+            rt.block_on(async { tokio::time::timeout(STOP_GRACE, ladder.db.release()).await });
+        if release.is_err() {
+            tracing::warn!(
+                "the store's claim was not released in time: the next server takes it over"
+            );
+        }
     }
+    // Tasks still running (an upload's unpacking, a request cut off) are
+    // not waited for; the intake's build, on a thread of its own, ends
+    // with the process.
+    rt.shutdown_timeout(Duration::from_secs(1));
     served.map_err(io("the web server"))?;
     match ladder.lost.load(std::sync::atomic::Ordering::SeqCst) {
         true => Err(DbError::Lost.into()),
         false => Ok(()),
     }
 }
+
+/// How long requests in flight (and the release of the store's claim) may
+/// hold a stop.
+const STOP_GRACE: Duration = Duration::from_secs(3);
 
 /// Refreshes the server's heartbeat every [`db::HEARTBEAT_SECONDS`], so
 /// that a server on another host sees its claim alive; stops the server
