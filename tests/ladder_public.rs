@@ -645,3 +645,146 @@ fn sigterm_stops_the_server_at_once_whatever_its_requests_and_builds_are_doing()
     let (status, _) = server.call("GET", "/health", None, b"");
     assert_eq!(status, 200);
 }
+
+/// Every lease of the store as `(id, state)`.
+fn leases(server: &Server) -> Vec<(String, String)> {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let db = mancala_arena::serve::db::Db::open(&server.db_url())
+            .await
+            .unwrap();
+        sqlx::query_as("SELECT id, state FROM leases ORDER BY granted_at, id")
+            .fetch_all(db.pool())
+            .await
+            .unwrap()
+    })
+}
+
+/// A ladder of kisolo with at most 300 plies, played by workers only,
+/// with leases of `lease_seconds`.
+fn workers_ladder(dir: &Path, lease_seconds: u32) -> Server {
+    let mut server = Server::new(
+        dir,
+        "name = \"public-ladder\"\nseed = 7\nvariants = [\"kisolo\"]\nmax_plies = 300",
+        "",
+    );
+    server.extra = ["--local-games", "0", "--lease-seconds"]
+        .map(String::from)
+        .into_iter()
+        .chain([lease_seconds.to_string()])
+        .collect();
+    server
+}
+
+#[test]
+fn a_restarted_server_gives_leases_a_grace_so_a_game_finished_meanwhile_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = workers_ladder(dir, 5);
+    let alice = server.add_user("alice");
+    let w = server.add("--add-worker", "w1");
+    server.start();
+    server.submit_ok(&alice, &random_bot(dir, "rand-a"));
+    server.submit_ok(&alice, &random_bot(dir, "rand-b"));
+    let (status, a) = post_within(&server, "/api/worker/register", &w, &registration(2, 1));
+    assert_eq!(status, 200, "{a}");
+    let body_of = |a: &str| a[a.find("\r\n\r\n").unwrap() + 4..].trim().to_string();
+    let claimed = server.wait(
+        "a game claimed",
+        Duration::from_millis(500),
+        || body_of(&post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#).1),
+        |b| b.contains("\"lease\""),
+    );
+    let v: serde_json::Value = serde_json::from_str(&claimed).unwrap();
+    let g = &v["games"][0];
+    let gid = g["game_id"].as_str().unwrap().to_string();
+    let players: Vec<String> = g["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["player"].as_str().unwrap().to_string())
+        .collect();
+    // The server is down for longer than a lease while the worker plays.
+    server.kill();
+    std::thread::sleep(Duration::from_secs(7));
+    server.start();
+    let (row, lines) = honest_game(&gid, &players, 900);
+    let body = serde_json::json!({
+        "lease": g["lease"], "row": row, "record": lines.join("\n") + "\n",
+    })
+    .to_string();
+    let (status, a) = post_within(&server, &format!("/api/worker/games/{gid}"), &w, &body);
+    assert_eq!(
+        status,
+        201,
+        "the spooled game was refused: {a}\n{}",
+        server.log()
+    );
+    assert_eq!(server.csv_games(), vec![gid]);
+}
+
+/// A copy of the shipped Python bot named `name` that thinks `think_s`
+/// seconds before each decision.
+fn slow_bot(dir: &Path, name: &str, think_s: f64) -> std::path::PathBuf {
+    let to = python_bot(dir, name, "", 0);
+    let code = std::fs::read_to_string(to.join("bot.py")).unwrap();
+    let code = code.replacen(
+        "    return random.choice(request[\"legal\"])",
+        &format!("    __import__(\"time\").sleep({think_s})\n    return random.choice(request[\"legal\"])"),
+        1,
+    );
+    std::fs::write(to.join("bot.py"), code).unwrap();
+    to
+}
+
+#[test]
+fn a_worker_stopped_with_sigterm_returns_its_leases_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = workers_ladder(dir, 120);
+    let alice = server.add_user("alice");
+    let token = server.add("--add-worker", "w1");
+    server.start();
+    server.submit_ok(&alice, &slow_bot(dir, "slow-a", 0.3));
+    server.submit_ok(&alice, &slow_bot(dir, "slow-b", 0.3));
+    let wdir = dir.join("worker");
+    std::fs::create_dir_all(&wdir).unwrap();
+    let mut worker = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args([
+            "worker",
+            "--server",
+            &server.url,
+            "--token",
+            &token,
+            "-j",
+            "1",
+            "--cache",
+        ])
+        .arg(wdir.join("cache"))
+        .current_dir(&wdir)
+        .stdout(std::process::Stdio::from(common::ladder::log_file(
+            &wdir.join("out.log"),
+        )))
+        .stderr(std::process::Stdio::from(common::ladder::log_file(
+            &wdir.join("err.log"),
+        )))
+        .spawn()
+        .unwrap();
+    let active = |l: &Vec<(String, String)>| l.iter().any(|(_, s)| s == "active");
+    let held = server.wait(
+        "a game in the worker's hands",
+        Duration::from_millis(100),
+        || format!("{:?}", leases(&server)),
+        |l| l.contains("\"active\""),
+    );
+    // SIGTERM, and the worker gives its lease back before it ends: the
+    // game is in the queue again, long before the lease would expire.
+    // SAFETY: signals the child this test spawned and has not reaped.
+    unsafe { libc::kill(worker.id() as i32, libc::SIGTERM) };
+    let status = worker.wait().unwrap();
+    let out = std::fs::read_to_string(wdir.join("out.log")).unwrap_or_default();
+    assert!(status.success(), "{status:?}\n{out}");
+    let now = leases(&server);
+    assert!(!active(&now), "held: {held}\nafter SIGTERM: {now:?}\n{out}");
+    assert!(out.contains("returned to the server"), "{out}");
+}

@@ -14,6 +14,7 @@ pub mod archive;
 pub mod checking;
 pub mod db;
 pub mod finished;
+pub mod grace;
 pub mod http;
 pub mod inbox;
 pub mod intake;
@@ -207,6 +208,15 @@ pub fn serve(
             db.claim(&address).await?;
             db.refuse_unreceived().await?;
             cut = db.requeue_cut_off().await?;
+            // Workers' leases that ran out while the server was down get
+            // one lease time more: their spooled games still count.
+            let graced = db.grace_leases(db::unix_now() + opts.lease_seconds).await?;
+            if graced > 0 {
+                tracing::info!(
+                    "{graced} workers' leases given {} s more after the restart",
+                    opts.lease_seconds
+                );
+            }
         }
         let variants = queue::variant_keys(&t);
         let mut played = std::collections::HashMap::new();
@@ -270,41 +280,65 @@ pub fn serve(
         }
     };
     let router = http::router(ladder.clone());
+    let served = rt.block_on(serve_until_stopped(listener, router, ladder.clone()));
+    wind_down(rt, &ladder, &player, opts.pages_only);
+    served.map_err(io("the web server"))?;
+    match ladder.lost.load(std::sync::atomic::Ordering::SeqCst) {
+        true => Err(DbError::Lost.into()),
+        false => Ok(()),
+    }
+}
+
+/// Serves `router` on `listener` until the service stops (a signal, or
+/// another part stopping it). The requests in flight then get
+/// [`STOP_GRACE`] to finish; a live feed, a body that never comes or a
+/// claim that waits do not hold the stop longer (issue 47).
+async fn serve_until_stopped(
+    listener: tokio::net::TcpListener,
+    router: axum::Router,
+    ladder: Arc<Ladder>,
+) -> std::io::Result<()> {
+    use std::future::IntoFuture;
     let l = ladder.clone();
-    let stopping = ladder.clone();
-    let served = rt.block_on(async move {
-        use std::future::IntoFuture;
-        let serve = axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                stop_signal(&l).await;
-                l.stop();
-            })
-            .into_future();
-        // The requests in flight get a moment to finish once the service
-        // stops; a live feed, a body that never comes or a claim that
-        // waits do not hold the stop longer (issue 47).
-        let cut = async {
-            while !stopping.is_stopping() {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            tokio::time::sleep(STOP_GRACE).await;
-        };
-        tokio::select! {
-            r = serve => r,
-            () = cut => {
-                tracing::warn!("requests still in flight {} s after the stop: cut off", STOP_GRACE.as_secs());
-                Ok(())
-            }
+    let serve = axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            stop_signal(&l).await;
+            l.stop();
+        })
+        .into_future();
+    let cut = async {
+        while !ladder.is_stopping() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
-    });
+        tokio::time::sleep(STOP_GRACE).await;
+    };
+    tokio::select! {
+        r = serve => r,
+        () = cut => {
+            tracing::warn!("requests still in flight {} s after the stop: cut off", STOP_GRACE.as_secs());
+            Ok(())
+        }
+    }
+}
+
+/// The end of a stop, in bounded time: the service's parts told, the
+/// player given a moment to let its games go (they are played again after
+/// a restart), the store's claim released (within [`STOP_GRACE`]), and the
+/// runtime shut down without waiting for what still runs (an upload's
+/// unpacking, a request cut off); the intake's build, on a thread of its
+/// own, ends with the process.
+fn wind_down(
+    rt: tokio::runtime::Runtime,
+    ladder: &Ladder,
+    player: &std::thread::JoinHandle<()>,
+    pages_only: bool,
+) {
     ladder.stop();
-    // The games in flight are abandoned by the runner on the same signal
-    // and played again after a restart; give it a moment to let go.
     let deadline = std::time::Instant::now() + Duration::from_secs(4);
     while !player.is_finished() && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    if !opts.pages_only {
+    if !pages_only {
         let release =
             rt.block_on(async { tokio::time::timeout(STOP_GRACE, ladder.db.release()).await });
         if release.is_err() {
@@ -313,15 +347,7 @@ pub fn serve(
             );
         }
     }
-    // Tasks still running (an upload's unpacking, a request cut off) are
-    // not waited for; the intake's build, on a thread of its own, ends
-    // with the process.
     rt.shutdown_timeout(Duration::from_secs(1));
-    served.map_err(io("the web server"))?;
-    match ladder.lost.load(std::sync::atomic::Ordering::SeqCst) {
-        true => Err(DbError::Lost.into()),
-        false => Ok(()),
-    }
 }
 
 /// How long requests in flight (and the release of the store's claim) may
