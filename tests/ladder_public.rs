@@ -382,3 +382,409 @@ fn a_bot_toml_asks_for_less_than_the_ladders_limits_never_more() {
         );
     }
 }
+
+/// An honest game between `players` of ladder game `game_id` (kisolo,
+/// seed 7, no opening), each decision said to take `us` microseconds:
+/// its row and record lines.
+fn honest_game(game_id: &str, players: &[String], us: u64) -> (serde_json::Value, Vec<String>) {
+    use mancala_arena::engine::{Game, Settings, Variant};
+    let settings = Settings {
+        players: 2,
+        max_plies: 300,
+        options: Default::default(),
+    };
+    let mut game = Game::new(Variant::Kisolo, &settings).unwrap();
+    let mut lines = vec![serde_json::json!({
+        "type": "game", "format": 2, "game_id": game_id, "variant": "kisolo", "players": 2,
+        "options": {}, "max_plies": 300, "names": players,
+        "time": {"per_decision_ms": 5000}, "opening": [], "seed": "1", "notes": [],
+    })
+    .to_string()];
+    let mut think = [0.0f64; 2];
+    while let Some(seat) = game.to_decide() {
+        let option = game.legal()[0].clone();
+        let ply = game.plies();
+        game.play(&option).unwrap();
+        think[seat] += us as f64 / 1000.0;
+        lines.push(
+            serde_json::json!({"seat": seat, "ply": ply, "option": option, "us": us}).to_string(),
+        );
+    }
+    let outcome = game.outcome().unwrap();
+    let scores = outcome.scores();
+    lines.push(
+        serde_json::json!({
+            "type": "end", "scores": scores, "reason": outcome.reason.name(), "offender": null,
+            "detail": null, "plies": game.plies(), "duration_ms": 1.0, "state": null,
+        })
+        .to_string(),
+    );
+    let row = serde_json::json!({
+        "game_id": game_id, "variant": "kisolo", "players": 2, "group": game_id,
+        "seat0": players[0], "seat1": players[1], "seat2": "",
+        "score0": scores[0], "score1": scores[1], "score2": null,
+        "reason": outcome.reason.name(), "offender": null, "plies": game.plies(),
+        "duration_ms": (think[0] + think[1]) as u64 + 50,
+        "seed": mancala_arena::league::schedule::group_seed(7, game_id),
+        "started_at": "2026-11-27T03:00:00.000Z", "version0": "1.0", "version1": "1.0",
+        "time0_ms": think[0], "time1_ms": think[1],
+    });
+    (row, lines)
+}
+
+#[test]
+fn forged_row_fields_are_refused_and_the_export_always_rates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = Server::new(
+        dir,
+        "name = \"public-ladder\"\nseed = 7\nvariants = [\"kisolo\"]\nmax_plies = 300",
+        "",
+    );
+    let alice = server.add_user("alice");
+    let w = server.add("--add-worker", "w1");
+    server.extra = vec!["--local-games".into(), "0".into()];
+    server.start();
+    server.submit_ok(&alice, &random_bot(dir, "rand-a"));
+    server.submit_ok(&alice, &random_bot(dir, "rand-b"));
+    let (status, a) = post_within(&server, "/api/worker/register", &w, &registration(2, 2));
+    assert_eq!(status, 200, "{a}");
+    let body_of = |a: &str| a[a.find("\r\n\r\n").unwrap() + 4..].trim().to_string();
+    let claimed = server.wait(
+        "a game claimed",
+        Duration::from_millis(500),
+        || body_of(&post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#).1),
+        |b| b.contains("\"lease\""),
+    );
+    let v: serde_json::Value = serde_json::from_str(&claimed).unwrap();
+    let g = &v["games"][0];
+    let gid = g["game_id"].as_str().unwrap().to_string();
+    let lease = g["lease"].as_str().unwrap().to_string();
+    let players: Vec<String> = g["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["player"].as_str().unwrap().to_string())
+        .collect();
+    let (row, lines) = honest_game(&gid, &players, 1500);
+    let upload = |row: &serde_json::Value| {
+        let body = serde_json::json!({
+            "lease": lease, "row": row, "record": lines.join("\n") + "\n",
+        })
+        .to_string();
+        post_within(&server, &format!("/api/worker/games/{gid}"), &w, &body)
+    };
+    // Each forgery of one field of an otherwise honest upload.
+    let forged: Vec<(&str, serde_json::Value)> = vec![
+        (
+            "started_at",
+            serde_json::json!("<img src=x onerror=alert(1)>"),
+        ),
+        ("started_at", serde_json::json!("2026-11-27 03:00:00")),
+        ("started_at", serde_json::json!("2999-01-01T00:00:00.000Z")),
+        ("duration_ms", serde_json::json!(u64::MAX)),
+        ("duration_ms", serde_json::json!(1)),
+        ("time0_ms", serde_json::json!(1e308)),
+        ("time1_ms", serde_json::json!(-5.0)),
+        ("time1_ms", serde_json::json!(0.0)),
+        ("time2_ms", serde_json::json!(3.0)),
+        ("version0", serde_json::json!("1.0\u{7}\u{1b}[2J")),
+        ("version1", serde_json::json!("v".repeat(300))),
+        ("version2", serde_json::json!("9.9")),
+        ("seat2", serde_json::json!("<script>")),
+        ("group", serde_json::json!("game-1-again")),
+        ("opening", serde_json::json!("A1 B2")),
+    ];
+    for (field, value) in &forged {
+        let mut bad = row.clone();
+        bad[*field] = value.clone();
+        let (status, a) = upload(&bad);
+        assert_eq!(status, 422, "{field} = {value}: {a}\n{}", server.log());
+        assert!(a.contains(field), "{field}: {a}");
+    }
+    // A decision said to take longer than the time control (5 s here).
+    {
+        let (slow_row, slow_lines) = honest_game(&gid, &players, 60_000_000);
+        let body = serde_json::json!({
+            "lease": lease, "row": slow_row, "record": slow_lines.join("\n") + "\n",
+        })
+        .to_string();
+        let (status, a) = post_within(&server, &format!("/api/worker/games/{gid}"), &w, &body);
+        assert_eq!(status, 422, "{a}");
+        assert!(a.contains("over the time control"), "{a}");
+    }
+    let (status, a) = upload(&row);
+    assert_eq!(status, 201, "{a}\n{}", server.log());
+    // A second game, honest, to be rated when the first is left out.
+    let claimed = server.wait(
+        "a second game claimed",
+        Duration::from_millis(500),
+        || body_of(&post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#).1),
+        |b| b.contains("\"lease\""),
+    );
+    let v2: serde_json::Value = serde_json::from_str(&claimed).unwrap();
+    let g2 = &v2["games"][0];
+    let gid2 = g2["game_id"].as_str().unwrap();
+    let players2: Vec<String> = g2["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["player"].as_str().unwrap().to_string())
+        .collect();
+    let (row2, lines2) = honest_game(gid2, &players2, 700);
+    let body = serde_json::json!({
+        "lease": g2["lease"], "row": row2, "record": lines2.join("\n") + "\n",
+    })
+    .to_string();
+    let (status, a) = post_within(&server, &format!("/api/worker/games/{gid2}"), &w, &body);
+    assert_eq!(status, 201, "{a}\n{}", server.log());
+    // The export rates as `arena rate` does, and still does after a row
+    // the checks would refuse is slipped into the store behind them: the
+    // restarted server names it and leaves it out.
+    let rate = |server: &Server, n: &str| {
+        let (status, csv) = server.call("GET", "/api/games.csv", None, b"");
+        assert_eq!(status, 200);
+        let path = dir.join(format!("export-{n}.csv"));
+        std::fs::write(&path, &csv).unwrap();
+        let out = common::arena(dir, &["rate", path.to_str().unwrap()]);
+        assert!(out.status.success(), "{}\n{csv}", common::text(&out));
+        csv
+    };
+    assert!(rate(&server, "before").contains(&gid));
+    server.kill();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let db = rt
+        .block_on(mancala_arena::serve::db::Db::open(&server.db_url()))
+        .unwrap();
+    let mut bad = row.clone();
+    bad["started_at"] = serde_json::json!("<img src=x onerror=alert(1)>");
+    rt.block_on(
+        sqlx::query("UPDATE games SET row_json = $1 WHERE id = $2")
+            .bind(bad.to_string())
+            .bind(g["id"].as_i64().unwrap())
+            .execute(db.pool()),
+    )
+    .unwrap();
+    drop(db);
+    server.start();
+    let log = server.log();
+    assert!(
+        log.contains("cannot be rated") && log.contains(&gid),
+        "the bad row is not named at start-up:\n{log}"
+    );
+    let after = rate(&server, "after");
+    assert!(
+        !after.contains(&format!("{gid},")) && after.contains(gid2),
+        "{after}"
+    );
+}
+
+#[test]
+fn sigterm_stops_the_server_at_once_whatever_its_requests_and_builds_are_doing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "");
+    let alice = server.add_user("alice");
+    let w = server.add("--add-worker", "w1");
+    server.start();
+    // A build that takes two minutes...
+    let slow = dir.join("upload/slow");
+    std::fs::create_dir_all(&slow).unwrap();
+    std::fs::write(
+        slow.join("bot.toml"),
+        "name = \"slow\"\ncommand = [\"python3\", \"bot.py\"]\nbuild = [\"sleep\", \"117.25\"]\n",
+    )
+    .unwrap();
+    std::fs::write(slow.join("bot.py"), "print('never')\n").unwrap();
+    let (code, out) = {
+        let s = &server;
+        let submit = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["submit", "--no-wait", "--server", &s.url, "--token", &alice])
+            .arg(&slow)
+            .output()
+            .unwrap();
+        (submit.status.code(), common::text(&submit))
+    };
+    assert_eq!(code, Some(0), "{out}");
+    server.wait(
+        "the slow build running",
+        Duration::from_millis(200),
+        || server.json("/api/bots/slow")["versions"][0]["status"].to_string(),
+        |s| s.contains("building"),
+    );
+    // ...a live feed that never ends, an owner's upload and a worker's
+    // game upload whose bodies never come...
+    let addr = server.url.trim_start_matches("http://").to_string();
+    let mut feed = std::net::TcpStream::connect(&addr).unwrap();
+    feed.write_all(format!("GET /api/events HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes())
+        .unwrap();
+    let mut first = [0u8; 12];
+    feed.read_exact(&mut first).unwrap();
+    assert_eq!(&first, b"HTTP/1.1 200");
+    let _upload = send_head(&server, "/api/bots", &alice, 1 << 20, b"\x1f\x8b");
+    let _game = send_head(&server, "/api/worker/games/1", &w, 1 << 20, b"{");
+    std::thread::sleep(Duration::from_millis(500));
+    // ...and SIGTERM stops it all the same, in seconds, not minutes.
+    let status = server.terminate_within(Duration::from_secs(30));
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "the server did not stop well within 30 s of SIGTERM ({status:?}):\n{}",
+        server.log()
+    );
+    // The build went with it.
+    let start = std::time::Instant::now();
+    while !common::processes_with("117.25").is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the build outlived the server"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The store is released: a new server starts on it at once.
+    server.start();
+    let (status, _) = server.call("GET", "/health", None, b"");
+    assert_eq!(status, 200);
+}
+
+/// Every lease of the store as `(id, state)`.
+fn leases(server: &Server) -> Vec<(String, String)> {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let db = mancala_arena::serve::db::Db::open(&server.db_url())
+            .await
+            .unwrap();
+        sqlx::query_as("SELECT id, state FROM leases ORDER BY granted_at, id")
+            .fetch_all(db.pool())
+            .await
+            .unwrap()
+    })
+}
+
+/// A ladder of kisolo with at most 300 plies, played by workers only,
+/// with leases of `lease_seconds`.
+fn workers_ladder(dir: &Path, lease_seconds: u32) -> Server {
+    let mut server = Server::new(
+        dir,
+        "name = \"public-ladder\"\nseed = 7\nvariants = [\"kisolo\"]\nmax_plies = 300",
+        "",
+    );
+    server.extra = ["--local-games", "0", "--lease-seconds"]
+        .map(String::from)
+        .into_iter()
+        .chain([lease_seconds.to_string()])
+        .collect();
+    server
+}
+
+#[test]
+fn a_restarted_server_gives_leases_a_grace_so_a_game_finished_meanwhile_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = workers_ladder(dir, 5);
+    let alice = server.add_user("alice");
+    let w = server.add("--add-worker", "w1");
+    server.start();
+    server.submit_ok(&alice, &random_bot(dir, "rand-a"));
+    server.submit_ok(&alice, &random_bot(dir, "rand-b"));
+    let (status, a) = post_within(&server, "/api/worker/register", &w, &registration(2, 1));
+    assert_eq!(status, 200, "{a}");
+    let body_of = |a: &str| a[a.find("\r\n\r\n").unwrap() + 4..].trim().to_string();
+    let claimed = server.wait(
+        "a game claimed",
+        Duration::from_millis(500),
+        || body_of(&post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#).1),
+        |b| b.contains("\"lease\""),
+    );
+    let v: serde_json::Value = serde_json::from_str(&claimed).unwrap();
+    let g = &v["games"][0];
+    let gid = g["game_id"].as_str().unwrap().to_string();
+    let players: Vec<String> = g["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["player"].as_str().unwrap().to_string())
+        .collect();
+    // The server is down for longer than a lease while the worker plays.
+    server.kill();
+    std::thread::sleep(Duration::from_secs(7));
+    server.start();
+    let (row, lines) = honest_game(&gid, &players, 900);
+    let body = serde_json::json!({
+        "lease": g["lease"], "row": row, "record": lines.join("\n") + "\n",
+    })
+    .to_string();
+    let (status, a) = post_within(&server, &format!("/api/worker/games/{gid}"), &w, &body);
+    assert_eq!(
+        status,
+        201,
+        "the spooled game was refused: {a}\n{}",
+        server.log()
+    );
+    assert_eq!(server.csv_games(), vec![gid]);
+}
+
+/// A copy of the shipped Python bot named `name` that thinks `think_s`
+/// seconds before each decision.
+fn slow_bot(dir: &Path, name: &str, think_s: f64) -> std::path::PathBuf {
+    let to = python_bot(dir, name, "", 0);
+    let code = std::fs::read_to_string(to.join("bot.py")).unwrap();
+    let code = code.replacen(
+        "    return random.choice(request[\"legal\"])",
+        &format!("    __import__(\"time\").sleep({think_s})\n    return random.choice(request[\"legal\"])"),
+        1,
+    );
+    std::fs::write(to.join("bot.py"), code).unwrap();
+    to
+}
+
+#[test]
+fn a_worker_stopped_with_sigterm_returns_its_leases_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = workers_ladder(dir, 120);
+    let alice = server.add_user("alice");
+    let token = server.add("--add-worker", "w1");
+    server.start();
+    server.submit_ok(&alice, &slow_bot(dir, "slow-a", 0.3));
+    server.submit_ok(&alice, &slow_bot(dir, "slow-b", 0.3));
+    let wdir = dir.join("worker");
+    std::fs::create_dir_all(&wdir).unwrap();
+    let mut worker = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args([
+            "worker",
+            "--server",
+            &server.url,
+            "--token",
+            &token,
+            "-j",
+            "1",
+            "--cache",
+        ])
+        .arg(wdir.join("cache"))
+        .current_dir(&wdir)
+        .stdout(std::process::Stdio::from(common::ladder::log_file(
+            &wdir.join("out.log"),
+        )))
+        .stderr(std::process::Stdio::from(common::ladder::log_file(
+            &wdir.join("err.log"),
+        )))
+        .spawn()
+        .unwrap();
+    let active = |l: &Vec<(String, String)>| l.iter().any(|(_, s)| s == "active");
+    let held = server.wait(
+        "a game in the worker's hands",
+        Duration::from_millis(100),
+        || format!("{:?}", leases(&server)),
+        |l| l.contains("\"active\""),
+    );
+    // SIGTERM, and the worker gives its lease back before it ends: the
+    // game is in the queue again, long before the lease would expire.
+    // SAFETY: signals the child this test spawned and has not reaped.
+    unsafe { libc::kill(worker.id() as i32, libc::SIGTERM) };
+    let status = worker.wait().unwrap();
+    let out = std::fs::read_to_string(wdir.join("out.log")).unwrap_or_default();
+    assert!(status.success(), "{status:?}\n{out}");
+    let now = leases(&server);
+    assert!(!active(&now), "held: {held}\nafter SIGTERM: {now:?}\n{out}");
+    assert!(out.contains("returned to the server"), "{out}");
+}

@@ -443,11 +443,46 @@ fn play_claims(
     );
     stop_beat();
     let _ = beat.join();
+    // Stopped (SIGTERM) or failed: the games not played go back to the
+    // queue at once, rather than when their leases expire.
+    if played
+        .as_ref()
+        .map_or(true, |p| p.stop.is_some() || p.interrupted)
+    {
+        give_back(client, &leases, say);
+    }
     let played = played.map_err(|e| e.to_string())?;
     if let Some(s) = played.stop {
         return Err(format!("the games stopped: {s}"));
     }
     Ok(())
+}
+
+/// Returns the leases of the games not played (`POST
+/// /api/worker/release`); their games go back to the server's queue.
+fn give_back(
+    client: &Client,
+    leases: &Mutex<BTreeMap<usize, (String, String)>>,
+    say: &(dyn Fn(&str) + Sync),
+) {
+    let left: Vec<(String, String)> = leases
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .values()
+        .cloned()
+        .collect();
+    if left.is_empty() {
+        return;
+    }
+    let ids: Vec<&String> = left.iter().map(|(_, l)| l).collect();
+    let games: Vec<&str> = left.iter().map(|(g, _)| g.as_str()).collect();
+    match client.post("/api/worker/release", &serde_json::json!({ "leases": ids })) {
+        Ok(_) => say(&format!("returned to the server: {}", games.join(", "))),
+        Err(e) => say(&format!(
+            "{}: not returned ({e}): left to their leases' expiry",
+            games.join(", ")
+        )),
+    }
 }
 
 /// Renews the leases of the games still playing, every `every`, until

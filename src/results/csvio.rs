@@ -635,6 +635,29 @@ fn is_multiple_of(x: f64, step: f64) -> bool {
     (k - k.round()).abs() < 1e-9
 }
 
+/// Whether `row`, written to a games.csv, reads back: [`check_row`] and
+/// the added columns' checks of the reader (`started_at` a UTC time, the
+/// times numbers >= 0). A ladder leaves out of its exports and standings
+/// the rows that would not (issue 47: the export always rates).
+pub fn rateable(row: &GameRow) -> Result<(), String> {
+    check_row(row)?;
+    if !row.started_at.is_empty() && humantime::parse_rfc3339_weak(&row.started_at).is_err() {
+        return Err(format!(
+            "column `started_at`: `{}` is not a UTC time like 2026-11-23T16:05:09.123Z",
+            row.started_at.escape_debug()
+        ));
+    }
+    let times = [row.time0_ms, row.time1_ms, row.time2_ms];
+    for (seat, t) in times.iter().enumerate() {
+        if let Some(t) = t.filter(|t| !(t.is_finite() && *t >= 0.0)) {
+            return Err(format!(
+                "column `time{seat}_ms`: `{t}` is not a time in milliseconds (a number >= 0)"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Semantic checks beyond the column types.
 pub fn check_row(row: &GameRow) -> Result<(), String> {
     if row.game_id.trim().is_empty() {

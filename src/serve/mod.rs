@@ -211,6 +211,17 @@ pub fn serve(
             db.claim(&address).await?;
             db.refuse_unreceived().await?;
             cut = db.requeue_cut_off().await?;
+            // Workers' leases that ran out while the server was down get
+            // one lease time more: their spooled games still count.
+            let graced = db
+                .grace_leases(store::unix_now() + opts.lease_seconds)
+                .await?;
+            if graced > 0 {
+                tracing::info!(
+                    "{graced} workers' leases given {} s more after the restart",
+                    opts.lease_seconds
+                );
+            }
         }
         let ladder = assemble(t, settings, opts, db).await?;
         ladder.metrics.games_replayed.store(cut, Ordering::Relaxed);
@@ -221,19 +232,8 @@ pub fn serve(
     on_listen(addr);
     let parts = Parts::start(&ladder, &rt)?;
     let router = web::router(ladder.clone());
-    let l = ladder.clone();
-    let served = rt.block_on(async move {
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                stop_signal(&l).await;
-                l.stop();
-            })
-            .await
-    });
-    parts.stop(&ladder);
-    if !opts.pages_only {
-        let _ = rt.block_on(ladder.db.release());
-    }
+    let served = rt.block_on(serve_until_stopped(listener, router, ladder.clone()));
+    wind_down(rt, &ladder, parts);
     served.map_err(io("the web server"))?;
     match ladder.lost.load(std::sync::atomic::Ordering::SeqCst) {
         true => Err(DbError::Lost.into()),
@@ -367,6 +367,62 @@ impl Parts {
     }
 }
 
+/// Serves `router` on `listener` until the service stops (a signal, or
+/// another part stopping it). The requests in flight then get
+/// [`STOP_GRACE`] to finish; a live feed, a body that never comes or a
+/// claim that waits do not hold the stop longer (issue 47).
+async fn serve_until_stopped(
+    listener: tokio::net::TcpListener,
+    router: axum::Router,
+    ladder: Arc<Ladder>,
+) -> std::io::Result<()> {
+    use std::future::IntoFuture;
+    let l = ladder.clone();
+    let serve = axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            stop_signal(&l).await;
+            l.stop();
+        })
+        .into_future();
+    let cut = async {
+        while !ladder.is_stopping() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        tokio::time::sleep(STOP_GRACE).await;
+    };
+    tokio::select! {
+        r = serve => r,
+        () = cut => {
+            tracing::warn!("requests still in flight {} s after the stop: cut off", STOP_GRACE.as_secs());
+            Ok(())
+        }
+    }
+}
+
+/// The end of a stop, in bounded time: the service's parts stopped
+/// ([`Parts::stop`]: the player's games in flight are played again after a
+/// restart), the store's claim released (within [`STOP_GRACE`]), and the
+/// runtime shut down without waiting for what still runs (an upload's
+/// unpacking, a request cut off); the intake's build, on a thread of its
+/// own, ends with the process.
+fn wind_down(rt: tokio::runtime::Runtime, ladder: &Ladder, parts: Parts) {
+    parts.stop(ladder);
+    if !ladder.pages_only {
+        let release =
+            rt.block_on(async { tokio::time::timeout(STOP_GRACE, ladder.db.release()).await });
+        if release.is_err() {
+            tracing::warn!(
+                "the store's claim was not released in time: the next server takes it over"
+            );
+        }
+    }
+    rt.shutdown_timeout(Duration::from_secs(1));
+}
+
+/// How long requests in flight (and the release of the store's claim) may
+/// hold a stop.
+const STOP_GRACE: Duration = Duration::from_secs(3);
+
 /// Refreshes the server's heartbeat every [`store::HEARTBEAT_SECONDS`], so
 /// that a server on another host sees its claim alive; stops the server
 /// if the claim was taken over (it was taken for dead).
@@ -470,7 +526,16 @@ async fn read_finished(
         read += page.len();
         for done in page {
             match serde_json::from_str::<GameRow>(&done.row_json) {
-                Ok(r) => each(r),
+                Ok(r) => match crate::results::csvio::rateable(&r) {
+                    Ok(()) => each(r),
+                    // Named at every start: left out of the standings and
+                    // the exports, which must rate as `arena rate` does.
+                    Err(e) => tracing::error!(
+                        "finished game {} ({}) has a row that cannot be rated, left out of the standings and exports: {e}",
+                        done.key.id,
+                        r.game_id.escape_debug()
+                    ),
+                },
                 Err(e) => tracing::error!(
                     "finished game {} has a row that does not read: {e}",
                     done.key.id

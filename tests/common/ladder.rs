@@ -144,6 +144,27 @@ impl Server {
         c.wait().unwrap()
     }
 
+    /// SIGTERM, and the exit status if it exits within `within` (else it
+    /// is killed, and `None`).
+    pub fn terminate_within(
+        &mut self,
+        within: std::time::Duration,
+    ) -> Option<std::process::ExitStatus> {
+        let mut c = self.child.take().unwrap();
+        // SAFETY: signals the child this guard spawned and has not reaped.
+        unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
+        let start = std::time::Instant::now();
+        while start.elapsed() < within {
+            if let Ok(Some(status)) = c.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let _ = c.kill();
+        let _ = c.wait();
+        None
+    }
+
     /// `arena submit` of `folder` with `token`: its exit code and output.
     pub fn submit(&self, token: &str, folder: &Path) -> (i32, String) {
         let out = Command::new(ARENA)

@@ -31,7 +31,8 @@ pub struct Expected {
 pub struct Refused {
     /// `record` (unreadable), `illegal_move`, `result` (differs from the
     /// replay, or from the row), `seats` (bots, seats, variant or seed
-    /// differ from the lease), `opening` (not the game's).
+    /// differ from the lease), `opening` (not the game's), `fields` (a
+    /// time, version or timestamp out of range or not the record's).
     pub kind: &'static str,
     pub detail: String,
 }
@@ -116,6 +117,7 @@ pub fn check_upload(
         ));
     }
     check_opening(&expected.opening, &rec)?;
+    check_fields(t, expected, row, &rec)?;
     // The replay.
     let mut game = Game::new(spec.variant, &spec.settings)
         .map_err(|e| refused("record", format!("the game cannot be set up: {e}")))?;
@@ -147,6 +149,140 @@ pub fn check_upload(
         })?;
     }
     check_result(&game, &rec, row)
+}
+
+/// Slack on the times a worker reports: the referee's own reading of a
+/// deadline, and rounding.
+const GRACE_MS: u64 = 2_000;
+
+/// The most bytes of a bot's hello `version` in a row (the referee keeps
+/// 64, escaped).
+const VERSION_BYTES: usize = 256;
+
+/// The row's other fields (issue 47: every field of an uploaded row is
+/// checked): its group and opening are the game's; `started_at` a UTC time
+/// not in the future; each seat's thinking time the sum of its decisions'
+/// in the record, each decision within the ladder's time control, the
+/// game within the watchdog; the hello versions short and printable; no
+/// field for a seat the game does not have.
+fn check_fields(
+    t: &Tournament,
+    expected: &Expected,
+    row: &GameRow,
+    rec: &crate::referee::record::Recorded,
+) -> Result<(), Refused> {
+    let field = |detail: String| Err(refused("fields", detail));
+    // What a games.csv reader checks (no field for a seat the game does
+    // not have, scores, names), first.
+    crate::results::csvio::rateable(row).map_err(|e| refused("fields", e))?;
+    if row.group != expected.game_id {
+        return field(format!(
+            "the row's group is `{}`, the game's `{}`",
+            row.group, expected.game_id
+        ));
+    }
+    if row.opening != expected.opening.join(" ") {
+        return field(format!(
+            "the row's opening is `{}`, the game's `{}`",
+            row.opening,
+            expected.opening.join(" ")
+        ));
+    }
+    if !row.started_at.is_empty() {
+        let at = humantime::parse_rfc3339(&row.started_at).map_err(|_| {
+            refused(
+                "fields",
+                format!(
+                    "`started_at` {:?} is not a UTC time like 2026-11-23T16:05:09.123Z",
+                    row.started_at
+                ),
+            )
+        })?;
+        let soon = std::time::SystemTime::now() + std::time::Duration::from_secs(600);
+        if at > soon {
+            return field(format!("`started_at` {} is in the future", row.started_at));
+        }
+    }
+    let n = rec.spec.settings.players;
+    let time = &t.time;
+    // The longest one decision may take: its own limit, or the clock.
+    let per_decision = match time.decision_ms {
+        0 => time.watchdog_ms,
+        ms => ms,
+    }
+    .max(
+        time.base_ms
+            .saturating_add(time.increment_ms.saturating_mul(u64::from(rec.plies))),
+    )
+    .saturating_add(GRACE_MS);
+    let mut think_us = vec![0u64; n];
+    for (i, d) in rec.decisions.iter().enumerate() {
+        if d.elapsed_us / 1000 > per_decision {
+            return field(format!(
+                "decision {} took {} ms, over the time control's {} ms",
+                i + 1,
+                d.elapsed_us / 1000,
+                per_decision - GRACE_MS
+            ));
+        }
+        if !d.forced && !d.opening {
+            if let Some(s) = think_us.get_mut(d.seat) {
+                *s = s.saturating_add(d.elapsed_us);
+            }
+        }
+    }
+    let times = [row.time0_ms, row.time1_ms, row.time2_ms];
+    let versions = [&row.version0, &row.version1, &row.version2];
+    let mut total = 0.0;
+    for seat in 0..3 {
+        let Some(ms) = times[seat] else {
+            if seat >= n || think_us[seat] == 0 {
+                continue;
+            }
+            return field(format!("`time{seat}_ms` is missing"));
+        };
+        let summed = think_us.get(seat).map(|&us| us as f64 / 1000.0);
+        match summed {
+            Some(s) if ms.is_finite() && (ms - s).abs() <= 0.01 => total += ms,
+            Some(s) => {
+                return field(format!(
+                    "`time{seat}_ms` is {ms}, the sum of the seat's decisions in the record {s}"
+                ))
+            }
+            None => {
+                return field(format!(
+                    "`time{seat}_ms` is {ms} for a seat the game does not have"
+                ))
+            }
+        }
+    }
+    for (seat, v) in versions.iter().enumerate() {
+        if seat >= n && !v.is_empty() {
+            return field(format!(
+                "`version{seat}` is given for a seat the game does not have"
+            ));
+        }
+        if v.len() > VERSION_BYTES || v.chars().any(char::is_control) {
+            return field(format!("`version{seat}` is not a hello's version (at most {VERSION_BYTES} bytes, no control characters)"));
+        }
+    }
+    let longest = time
+        .watchdog_ms
+        .saturating_add(time.startup_ms.saturating_mul(n as u64))
+        .saturating_add(GRACE_MS);
+    if row.duration_ms > longest {
+        return field(format!(
+            "`duration_ms` is {}, over the watchdog's {} ms and the bots' start-up",
+            row.duration_ms, time.watchdog_ms
+        ));
+    }
+    if total > row.duration_ms as f64 + 2.0 {
+        return field(format!(
+            "the seats thought {total} ms in all, longer than the game's `duration_ms` of {}",
+            row.duration_ms
+        ));
+    }
+    Ok(())
 }
 
 /// The opening: the record's is the game's `opening`, and its first
@@ -327,7 +463,7 @@ mod tests {
             "seat0": e.players[0], "seat1": e.players[1], "seat2": "",
             "score0": scores[0], "score1": scores[1], "score2": null,
             "reason": outcome.reason.name(), "offender": null, "plies": game.plies(),
-            "duration_ms": 1, "seed": e.seed,
+            "duration_ms": 1, "seed": e.seed, "opening": header.join(" "),
         }))
         .unwrap();
         (row, lines.join("\n") + "\n")

@@ -6,6 +6,7 @@
 //! words where the dialects differ come from [`Backend`].
 
 pub mod finished;
+pub mod grace;
 pub mod leases;
 pub mod tokens;
 

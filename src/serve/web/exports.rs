@@ -102,6 +102,15 @@ async fn games_csv(State(l): Shared) -> impl IntoResponse {
     let body = streamed(l, "games.csv", |l, tx| async move {
         let mut header = true;
         send_rows(&l, &tx, &mut |rows| {
+            // A row that would not read back (a store written before its
+            // fields were checked) is left out, as from the standings.
+            let rows: Vec<_> = rows
+                .iter()
+                .filter(|r| crate::results::csvio::rateable(r).is_ok())
+                .collect();
+            if rows.is_empty() {
+                return Ok(Vec::new());
+            }
             let mut w = csv::WriterBuilder::new()
                 .has_headers(std::mem::take(&mut header))
                 .from_writer(Vec::new());

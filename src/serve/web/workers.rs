@@ -36,6 +36,7 @@ pub fn router() -> Router<Arc<Ladder>> {
         .route("/api/worker/register", post(register))
         .route("/api/worker/claim", post(claim))
         .route("/api/worker/heartbeat", post(heartbeat))
+        .route("/api/worker/release", post(release))
         .route("/api/worker/bundles/{sha256}", get(bundle))
         .route("/api/worker/games/{id}", post(upload))
 }
@@ -272,6 +273,41 @@ async fn heartbeat(
     ))
 }
 
+/// `POST /api/worker/release` `{"leases": [...]}`: a worker that stops
+/// gives back its active leases among them (at most 1,024); their games go
+/// back to the queue at once. The answer: how many were returned.
+async fn release(
+    State(l): Shared,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<serde_json::Value>> {
+    let w = worker_of(&l, &headers).await?;
+    let b: HeartbeatBody = serde_json::from_slice(&body).map_err(|e| bad_json("a release", e))?;
+    if b.leases.len() > 1024 {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "at most 1024 leases in one release",
+        ));
+    }
+    let games =
+        l.db.return_leases(w.id, &b.leases)
+            .await
+            .map_err(ApiError::internal)?;
+    if !games.is_empty() {
+        l.sched.forget_queue();
+        tracing::info!(
+            "worker {} returned {}: back in the queue",
+            w.name,
+            games
+                .iter()
+                .map(|g| game_id(*g))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(Json(serde_json::json!({ "returned": games.len() })))
+}
+
 /// `GET /api/worker/bundles/SHA256`: the bot folder uploaded with that
 /// SHA-256, as uploaded (tar.gz); the worker checks the hash.
 async fn bundle(
@@ -429,7 +465,10 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<()
         },
     };
     let l2 = l.clone();
-    let (row, record) = (u.row, u.record);
+    let (mut row, record) = (u.row, u.record);
+    // Where a record lies is the server's to say: the store keeps it.
+    row.record_file.clear();
+    (row.record_offset, row.record_length) = (None, None);
     let checked = tokio::task::spawn_blocking(move || {
         let r = check_upload(&l2.t, &expected, &row, &record);
         r.map(|()| (row, record))
