@@ -554,7 +554,7 @@ fn forged_row_fields_are_refused_and_the_export_always_rates() {
     server.kill();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let db = rt
-        .block_on(mancala_arena::serve::db::Db::open(&server.db_url()))
+        .block_on(mancala_arena::serve::store::Db::open(&server.db_url()))
         .unwrap();
     let mut bad = row.clone();
     bad["started_at"] = serde_json::json!("<img src=x onerror=alert(1)>");
@@ -650,7 +650,7 @@ fn sigterm_stops_the_server_at_once_whatever_its_requests_and_builds_are_doing()
 fn leases(server: &Server) -> Vec<(String, String)> {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let db = mancala_arena::serve::db::Db::open(&server.db_url())
+        let db = mancala_arena::serve::store::Db::open(&server.db_url())
             .await
             .unwrap();
         sqlx::query_as("SELECT id, state FROM leases ORDER BY granted_at, id")
