@@ -147,10 +147,10 @@ fn limits(l: &Intake) -> Limits {
     }
 }
 
-/// Takes an upload from `owner`: checks their limits, unpacks and reads
-/// it, and queues a new version of its bot. Nothing is written outside
-/// the new version's folder (and the upload's temporary one, removed).
-pub async fn accept(l: &Intake, owner: &Owner, upload: Upload) -> Result<Version, Refusal> {
+/// Refuses (429) an owner who made `uploads_per_hour` uploads in the
+/// last hour: checked before an upload's body is read, and again when it
+/// is taken.
+pub async fn check_rate(l: &Intake, owner: &Owner) -> Result<(), Refusal> {
     let hour_ago = unix_now() - 3600;
     let recent = l.db.uploads_since(owner.id, hour_ago).await?;
     if recent >= l.settings.uploads_per_hour as i64 {
@@ -162,6 +162,14 @@ pub async fn accept(l: &Intake, owner: &Owner, upload: Upload) -> Result<Version
             ),
         ));
     }
+    Ok(())
+}
+
+/// Takes an upload from `owner`: checks their limits, unpacks and reads
+/// it, and queues a new version of its bot. Nothing is written outside
+/// the new version's folder (and the upload's temporary one, removed).
+pub async fn accept(l: &Intake, owner: &Owner, upload: Upload) -> Result<Version, Refusal> {
+    check_rate(l, owner).await?;
     let bytes = upload.file.len as i64;
     l.db.note_upload(owner.id, bytes).await?;
     let sha = upload.file.sha256.clone();

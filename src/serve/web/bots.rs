@@ -51,7 +51,13 @@ async fn upload(
     if announced.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    // A slot first, then the body, to a file as it comes.
+    // The owner's hourly count and a slot first, then the body, to a
+    // file as it comes.
+    intake::check_rate(&l.intake, &owner)
+        .await
+        .inspect_err(|_| {
+            l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
+        })?;
     let _slot = l.gates.bots.enter()?;
     let spooled = inbox::spool(req.into_body(), &l.intake.incoming_dir(), limit as u64)
         .await
