@@ -10,7 +10,7 @@
 
 use super::intake::spec_of;
 use super::ladder::Ladder;
-use super::store::{DbError, GameTicket, Version};
+use super::store::{DbError, GameTicket, Version, VersionStatus};
 use crate::league::config::BotSpec;
 use crate::league::folder::{DoneSet, Layout};
 use crate::league::pairings::Pairings;
@@ -31,7 +31,7 @@ pub fn play_forever(ladder: Arc<Ladder>) {
     let layout = Layout::new(ladder.t.output.clone());
     while !ladder.is_stopping() {
         ladder.roster_changed.store(false, Ordering::SeqCst);
-        let roster = match ladder.query(ladder.db.versions(Some("entered"))) {
+        let roster = match ladder.query(ladder.db.versions(Some(VersionStatus::Entered))) {
             Ok(r) => r,
             Err(e) => {
                 tracing::error!("cannot read the roster: {e}");

@@ -17,7 +17,7 @@ use crate::league::config::ladder::LadderSettings;
 use crate::league::config::BotSpec;
 use crate::league::config::Tournament;
 use crate::serve::bus::{Feed, Metrics, Queries, Wake};
-use crate::serve::store::{unix_now, Db, DbError, Owner, Version};
+use crate::serve::store::{unix_now, Db, DbError, Owner, Version, VersionStatus};
 use crate::wire::archive::{self, Limits};
 use axum::http::StatusCode;
 use std::path::{Path, PathBuf};
@@ -294,12 +294,14 @@ async fn queue(
     let moved = std::fs::create_dir_all(&root).and_then(|()| std::fs::rename(tmp, &dest));
     if let Err(e) = moved {
         let why = format!("the upload could not be stored: {e}");
-        l.db.set_status(v.id, "refused", &why, None).await?;
+        l.db.set_status(v.id, VersionStatus::Refused, &why, None)
+            .await?;
         return Err(Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, why));
     }
-    l.db.set_status(v.id, "queued", "", None).await?;
+    l.db.set_status(v.id, VersionStatus::Queued, "", None)
+        .await?;
     Ok(Version {
-        status: "queued".into(),
+        status: VersionStatus::Queued,
         ..v
     })
 }
@@ -310,7 +312,11 @@ pub fn intake_forever(l: Arc<Intake>) {
     while !l.wake.is_stopping() {
         let pending = l.queries.run(async {
             let mut v = Vec::new();
-            for s in ["building", "checking", "queued"] {
+            for s in [
+                VersionStatus::Building,
+                VersionStatus::Checking,
+                VersionStatus::Queued,
+            ] {
                 v.extend(l.db.versions(Some(s)).await?);
             }
             Ok::<_, DbError>(v)
@@ -330,7 +336,7 @@ pub fn intake_forever(l: Arc<Intake>) {
 }
 
 /// Sets version `v`'s status (and tells the feed).
-fn step(l: &Intake, v: &Version, status: &str, detail: &str, report: Option<&str>) {
+fn step(l: &Intake, v: &Version, status: VersionStatus, detail: &str, report: Option<&str>) {
     if let Err(e) = l.queries.run(l.db.set_status(v.id, status, detail, report)) {
         tracing::error!("{}: cannot record `{status}`: {e}", v.player());
     }
@@ -346,10 +352,10 @@ fn take(l: &Intake, v: &Version) {
         Ok(s) => s,
         Err(e) => {
             let why = check::public(&e.to_string(), Some(std::path::Path::new(&v.folder)));
-            return step(l, v, "refused", &why, None);
+            return step(l, v, VersionStatus::Refused, &why, None);
         }
     };
-    step(l, v, "building", "", None);
+    step(l, v, VersionStatus::Building, "", None);
     let room = crate::league::launch::Room::of(&l.t);
     if spec.build.is_some() {
         l.metrics.builds.fetch_add(1, Ordering::Relaxed);
@@ -358,20 +364,20 @@ fn take(l: &Intake, v: &Version) {
         if let Err(e) = built {
             l.metrics.builds_failed.fetch_add(1, Ordering::Relaxed);
             let why = check::public(&e.to_string(), Some(std::path::Path::new(&v.folder)));
-            return step(l, v, "refused", "its build failed", Some(&why));
+            return step(l, v, VersionStatus::Refused, "its build failed", Some(&why));
         }
     }
-    step(l, v, "checking", "", None);
+    step(l, v, VersionStatus::Checking, "", None);
     let (passed, report) = check::check(&l.t, &spec);
     if passed {
-        step(l, v, "entered", "", Some(&report));
+        step(l, v, VersionStatus::Entered, "", Some(&report));
         (l.entered)();
     } else {
         l.metrics.checks_failed.fetch_add(1, Ordering::Relaxed);
         step(
             l,
             v,
-            "refused",
+            VersionStatus::Refused,
             "it failed check-bot (see its report)",
             Some(&report),
         );

@@ -17,7 +17,7 @@ use crate::league::config::Tournament;
 use crate::results::GameRow;
 use crate::serve::bus::Fits;
 use crate::serve::store::leases::Claimed;
-use crate::serve::store::{unix_now, Db, DbError, GameTicket, Version};
+use crate::serve::store::{unix_now, Db, DbError, GameTicket, Version, VersionStatus};
 use rand::SeedableRng;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
@@ -335,7 +335,7 @@ impl Scheduler {
                     .join(", ")
             );
         }
-        q.roster = self.db.versions(Some("entered")).await?;
+        q.roster = self.db.versions(Some(VersionStatus::Entered)).await?;
         let ids: Vec<i64> = q.roster.iter().map(|v| v.id).collect();
         let (queued, _) = self.db.queued_games().await?;
         self.db.drop_stale_pending(&queued, &ids).await?;

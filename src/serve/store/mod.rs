@@ -222,6 +222,66 @@ pub struct Owner {
     pub role: Role,
 }
 
+/// Where a version is on its way to the ladder, and after: stored as its
+/// word (`receiving`, `queued`, `building`, `checking`, `entered`,
+/// `refused`, `retired`), shown as that word in the API and the pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VersionStatus {
+    /// Its upload is being unpacked and stored.
+    Receiving,
+    /// Waiting for the intake.
+    Queued,
+    Building,
+    Checking,
+    /// Playing: the bot's one entered version.
+    Entered,
+    /// Its build or check failed (or its upload could not be stored).
+    Refused,
+    /// Replaced by a newer version, or withdrawn by its owner.
+    Retired,
+}
+
+impl VersionStatus {
+    /// Every status, in the order a version goes through them.
+    pub const ALL: [VersionStatus; 7] = [
+        VersionStatus::Receiving,
+        VersionStatus::Queued,
+        VersionStatus::Building,
+        VersionStatus::Checking,
+        VersionStatus::Entered,
+        VersionStatus::Refused,
+        VersionStatus::Retired,
+    ];
+
+    /// The word the store keeps.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VersionStatus::Receiving => "receiving",
+            VersionStatus::Queued => "queued",
+            VersionStatus::Building => "building",
+            VersionStatus::Checking => "checking",
+            VersionStatus::Entered => "entered",
+            VersionStatus::Refused => "refused",
+            VersionStatus::Retired => "retired",
+        }
+    }
+
+    /// The status a stored word names.
+    pub fn from_word(word: &str) -> Result<VersionStatus, DbError> {
+        VersionStatus::ALL
+            .into_iter()
+            .find(|s| s.as_str() == word)
+            .ok_or_else(|| DbError::Corrupt(format!("versions.status is `{word}`, not a status")))
+    }
+}
+
+impl std::fmt::Display for VersionStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A version of a bot, as the store has it.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Version {
@@ -229,7 +289,7 @@ pub struct Version {
     pub bot: String,
     pub owner: String,
     pub number: i64,
-    pub status: String,
+    pub status: VersionStatus,
     pub detail: String,
     #[serde(skip)]
     pub report: String,
@@ -282,39 +342,28 @@ pub struct Db {
     max_games: Option<i64>,
 }
 
-const VERSION_COLUMNS: &str = "v.id, b.name, o.name, v.number, v.status, v.detail, v.report, \
-     v.folder, v.sha256, v.bytes, v.created_at, v.updated_at";
+const VERSION_COLUMNS: &str = "v.id AS id, b.name AS bot, o.name AS owner, v.number AS number, \
+     v.status AS status, v.detail AS detail, v.report AS report, v.folder AS folder, \
+     v.sha256 AS sha256, v.bytes AS bytes, v.created_at AS created_at, v.updated_at AS updated_at";
 
-type VersionTuple = (
-    i64,
-    String,
-    String,
-    i64,
-    String,
-    String,
-    String,
-    String,
-    String,
-    i64,
-    String,
-    String,
-);
-
-fn version_of(t: VersionTuple) -> Version {
-    Version {
-        id: t.0,
-        bot: t.1,
-        owner: t.2,
-        number: t.3,
-        status: t.4,
-        detail: t.5,
-        report: t.6,
-        folder: t.7,
-        sha256: t.8,
-        bytes: t.9,
-        created_at: t.10,
-        updated_at: t.11,
-    }
+/// A version from a row of [`VERSION_COLUMNS`], read by name.
+fn version_of(r: &sqlx::any::AnyRow) -> Result<Version, DbError> {
+    use sqlx::Row;
+    let status: String = r.try_get("status")?;
+    Ok(Version {
+        id: r.try_get("id")?,
+        bot: r.try_get("bot")?,
+        owner: r.try_get("owner")?,
+        number: r.try_get("number")?,
+        status: VersionStatus::from_word(&status)?,
+        detail: r.try_get("detail")?,
+        report: r.try_get("report")?,
+        folder: r.try_get("folder")?,
+        sha256: r.try_get("sha256")?,
+        bytes: r.try_get("bytes")?,
+        created_at: r.try_get("created_at")?,
+        updated_at: r.try_get("updated_at")?,
+    })
 }
 
 /// The settings of each SQLite connection ([`sqlite_pool`]).
@@ -697,13 +746,13 @@ impl Db {
     pub async fn set_status(
         &self,
         id: i64,
-        status: &str,
+        status: VersionStatus,
         detail: &str,
         report: Option<&str>,
     ) -> Result<(), DbError> {
         let mut tx = self.begin_write().await?;
         let t = now();
-        if status == "entered" {
+        if status == VersionStatus::Entered {
             sqlx::query(
                 "UPDATE versions SET status = 'retired', detail = 'replaced by a newer version', updated_at = $2 \
                  WHERE bot_id = (SELECT bot_id FROM versions WHERE id = $1) AND id <> $1 AND status = 'entered'",
@@ -717,7 +766,7 @@ impl Db {
             "UPDATE versions SET status = $2, detail = $3, report = COALESCE($4, report), updated_at = $5 WHERE id = $1",
         )
         .bind(id)
-        .bind(status)
+        .bind(status.as_str())
         .bind(detail)
         .bind(report)
         .bind(&t)
@@ -774,24 +823,21 @@ impl Db {
             "SELECT {VERSION_COLUMNS} FROM versions v JOIN bots b ON b.id = v.bot_id \
              JOIN owners o ON o.id = b.owner_id WHERE v.id = $1"
         );
-        let t: Option<VersionTuple> = sqlx::query_as(&q)
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(t.map(version_of))
+        let r = sqlx::query(&q).bind(id).fetch_optional(&self.pool).await?;
+        r.as_ref().map(version_of).transpose()
     }
 
     /// Versions by status (`None`: all), oldest first.
-    pub async fn versions(&self, status: Option<&str>) -> Result<Vec<Version>, DbError> {
+    pub async fn versions(&self, status: Option<VersionStatus>) -> Result<Vec<Version>, DbError> {
         let q = format!(
             "SELECT {VERSION_COLUMNS} FROM versions v JOIN bots b ON b.id = v.bot_id \
              JOIN owners o ON o.id = b.owner_id WHERE $1 IS NULL OR v.status = $1 ORDER BY v.id"
         );
-        let t: Vec<VersionTuple> = sqlx::query_as(&q)
-            .bind(status)
+        let rows = sqlx::query(&q)
+            .bind(status.map(VersionStatus::as_str))
             .fetch_all(&self.pool)
             .await?;
-        Ok(t.into_iter().map(version_of).collect())
+        rows.iter().map(version_of).collect()
     }
 
     /// The versions of bot `name`, oldest first.
@@ -800,8 +846,8 @@ impl Db {
             "SELECT {VERSION_COLUMNS} FROM versions v JOIN bots b ON b.id = v.bot_id \
              JOIN owners o ON o.id = b.owner_id WHERE b.name = $1 ORDER BY v.number"
         );
-        let t: Vec<VersionTuple> = sqlx::query_as(&q).bind(name).fetch_all(&self.pool).await?;
-        Ok(t.into_iter().map(version_of).collect())
+        let rows = sqlx::query(&q).bind(name).fetch_all(&self.pool).await?;
+        rows.iter().map(version_of).collect()
     }
 
     /// Hands out a game, `playing`, of `variant` with `seats` (version
@@ -1092,6 +1138,20 @@ pub(super) fn ticket(id: i64, variant: i64, seats: &str) -> GameTicket {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every status reads back from its word, and a word no server writes
+    /// is refused with what it was.
+    #[test]
+    fn a_status_is_its_word_and_back() {
+        for s in VersionStatus::ALL {
+            assert_eq!(VersionStatus::from_word(s.as_str()).unwrap(), s);
+            assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{s}\""));
+        }
+        let e = VersionStatus::from_word("Entered").unwrap_err().to_string();
+        assert!(e.contains("`Entered`"), "{e}");
+        assert_eq!(Role::from_word("worker").unwrap(), Role::Worker);
+        assert!(Role::from_word("admin").is_err());
+    }
 
     /// Every file of `migrations/DIALECT/` is run, in the order of its
     /// number (a migration written but not listed in [`migrator`] would

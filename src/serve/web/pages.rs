@@ -6,7 +6,7 @@
 use crate::report::html::{one_game, OneGame, REPORT_CSS, REPORT_JS};
 use crate::results::GameRow;
 use crate::serve::ladder::Ladder;
-use crate::serve::store::{DbError, Version};
+use crate::serve::store::{DbError, Version, VersionStatus};
 use crate::wire::worker::ladder_id;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
@@ -56,7 +56,7 @@ pub async fn bots_json(l: &Ladder) -> Result<Value, DbError> {
             let entered = versions
                 .iter()
                 .rev()
-                .find(|x| x.bot == v.bot && x.status == "entered");
+                .find(|x| x.bot == v.bot && x.status == VersionStatus::Entered);
             json!({
                 "bot": v.bot,
                 "owner": v.owner,

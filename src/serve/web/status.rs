@@ -3,6 +3,7 @@
 
 use super::error::Shared;
 use crate::serve::ladder::Ladder;
+use crate::serve::store::VersionStatus;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
@@ -97,7 +98,10 @@ async fn metrics(State(l): Shared) -> impl IntoResponse {
         "gauge",
         format!("{:.6}", m.fit_micros.load(Ordering::Relaxed) as f64 / 1e6),
     );
-    let queued = l.db.versions(Some("queued")).await.map_or(0, |v| v.len());
+    let queued =
+        l.db.versions(Some(VersionStatus::Queued))
+            .await
+            .map_or(0, |v| v.len());
     put(
         "versions_queued",
         "Uploads waiting for their build and check.",
