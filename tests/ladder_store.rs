@@ -138,22 +138,37 @@ async fn versions_lifecycle(db: Db) {
     assert_eq!(v2.number, 2);
     // A server that stopped while receiving: refused at the next start.
     db.refuse_unreceived().await.unwrap();
-    assert_eq!(db.version(v2.id).await.unwrap().unwrap().status, VersionStatus::Refused);
+    assert_eq!(
+        db.version(v2.id).await.unwrap().unwrap().status,
+        VersionStatus::Refused
+    );
     let v3 = db
         .new_version("x", alice.id, &folder, "s4", 30)
         .await
         .unwrap();
-    db.set_status(v3.id, VersionStatus::Entered, "", None).await.unwrap();
+    db.set_status(v3.id, VersionStatus::Entered, "", None)
+        .await
+        .unwrap();
     let all = db.versions_of("x").await.unwrap();
     let states: Vec<(i64, &str)> = all.iter().map(|v| (v.number, v.status.as_str())).collect();
     assert_eq!(states, [(1, "retired"), (2, "refused"), (3, "entered")]);
     assert_eq!(all[0].report, "report 1");
     assert_eq!(all[0].detail, "replaced by a newer version");
-    assert_eq!(db.versions(Some(VersionStatus::Entered)).await.unwrap().len(), 1);
+    assert_eq!(
+        db.versions(Some(VersionStatus::Entered))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
     assert_eq!(db.versions(None).await.unwrap().len(), 3);
     assert!(db.retire("x").await.unwrap());
     assert!(!db.retire("x").await.unwrap());
-    assert!(db.versions(Some(VersionStatus::Entered)).await.unwrap().is_empty());
+    assert!(db
+        .versions(Some(VersionStatus::Entered))
+        .await
+        .unwrap()
+        .is_empty());
     assert!(db.reinstate("x").await.unwrap());
     assert_eq!(
         db.versions(Some(VersionStatus::Entered)).await.unwrap()[0].player(),
