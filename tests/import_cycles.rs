@@ -50,15 +50,58 @@ fn modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
     out
 }
 
+/// A line's item without its visibility, and whether it had one (`pub`,
+/// `pub(crate)`, `pub(super)`).
+fn unpub(t: &str) -> (&str, bool) {
+    let bare = t
+        .strip_prefix("pub(crate) ")
+        .or_else(|| t.strip_prefix("pub(super) "))
+        .or_else(|| t.strip_prefix("pub "));
+    (bare.unwrap_or(t), bare.is_some())
+}
+
+/// The name of the inline module a line opens (`mod tests {`), if it does.
+fn opens_mod(bare: &str) -> Option<&str> {
+    Some(bare.strip_prefix("mod ")?.strip_suffix(" {")?.trim())
+}
+
+/// The inline modules (`mod tests { ... }`) the lines of a formatted file
+/// stand in, followed by indentation.
+#[derive(Default)]
+struct Inline(Vec<(usize, String)>);
+
+impl Inline {
+    /// Follows `line`: true when it is a `mod` line (it opens an inline
+    /// module, or names a file's) or closes an inline module, and holds
+    /// no path.
+    fn follow(&mut self, line: &str) -> bool {
+        let indent = line.len() - line.trim_start().len();
+        let t = line.trim();
+        if t == "}" && self.0.last().is_some_and(|(i, _)| *i == indent) {
+            self.0.pop();
+            return true;
+        }
+        let bare = unpub(t).0;
+        if let Some(name) = opens_mod(bare) {
+            self.0.push((indent, name.to_string()));
+        }
+        bare.starts_with("mod ")
+    }
+
+    /// The inline modules a line stands in, outermost first.
+    fn names(&self) -> Vec<String> {
+        self.0.iter().map(|(_, m)| m.clone()).collect()
+    }
+}
+
 /// The `use` declarations of a file, whole (joined across lines), each with
 /// the inline modules (`mod tests { ... }`) it stands in and whether it is a
 /// `pub use`.
 fn uses(text: &str) -> Vec<(String, Vec<String>, bool)> {
     let mut out = Vec::new();
-    let mut inline: Vec<(usize, String)> = Vec::new();
+    let mut inline = Inline::default();
     let mut pending: Option<(String, Vec<String>, bool)> = None;
     for line in text.lines() {
-        let indent = line.len() - line.trim_start().len();
         let t = line.trim();
         if let Some((text, mods, public)) = pending.as_mut() {
             text.push_str(t);
@@ -68,24 +111,12 @@ fn uses(text: &str) -> Vec<(String, Vec<String>, bool)> {
             }
             continue;
         }
-        if t == "}" && inline.last().is_some_and(|(i, _)| *i == indent) {
-            inline.pop();
+        if inline.follow(line) {
             continue;
         }
-        let bare = t
-            .strip_prefix("pub(crate) ")
-            .or_else(|| t.strip_prefix("pub(super) "))
-            .or_else(|| t.strip_prefix("pub "));
-        let public = bare.is_some();
-        let bare = bare.unwrap_or(t);
-        if let Some(rest) = bare.strip_prefix("mod ") {
-            if let Some(name) = rest.strip_suffix(" {") {
-                inline.push((indent, name.trim().to_string()));
-            }
-            continue;
-        }
+        let (bare, public) = unpub(t);
         if let Some(rest) = bare.strip_prefix("use ") {
-            let mods: Vec<String> = inline.iter().map(|(_, m)| m.clone()).collect();
+            let mods = inline.names();
             if rest.ends_with(';') {
                 out.push((rest.to_string(), mods, public));
             } else {
@@ -281,35 +312,22 @@ fn char_literal(s: &[u8]) -> Option<usize> {
 /// `["super", "leases", "ticket"]`.
 fn inline_paths(code: &str, children: &BTreeSet<String>) -> Vec<(Vec<String>, Vec<String>)> {
     let mut out = Vec::new();
-    let mut inline: Vec<(usize, String)> = Vec::new();
+    let mut inline = Inline::default();
     let mut in_use = false;
     for line in code.lines() {
-        let indent = line.len() - line.trim_start().len();
         let t = line.trim();
         if in_use {
             in_use = !t.ends_with(';');
             continue;
         }
-        if t == "}" && inline.last().is_some_and(|(i, _)| *i == indent) {
-            inline.pop();
+        if inline.follow(line) {
             continue;
         }
-        let bare = t
-            .strip_prefix("pub(crate) ")
-            .or_else(|| t.strip_prefix("pub(super) "))
-            .or_else(|| t.strip_prefix("pub "))
-            .unwrap_or(t);
-        if let Some(rest) = bare.strip_prefix("mod ") {
-            if let Some(name) = rest.strip_suffix(" {") {
-                inline.push((indent, name.trim().to_string()));
-            }
-            continue;
-        }
-        if bare.starts_with("use ") {
+        if unpub(t).0.starts_with("use ") {
             in_use = !t.ends_with(';');
             continue;
         }
-        let mods: Vec<String> = inline.iter().map(|(_, m)| m.clone()).collect();
+        let mods = inline.names();
         let bytes = line.as_bytes();
         let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
         let mut i = 0;
@@ -360,14 +378,8 @@ fn children(
         .map(|k| k[module.len()].clone())
         .collect();
     for line in code.lines() {
-        let t = line.trim();
-        let bare = t
-            .strip_prefix("pub(crate) ")
-            .or_else(|| t.strip_prefix("pub(super) "))
-            .or_else(|| t.strip_prefix("pub "))
-            .unwrap_or(t);
-        if let Some(name) = bare.strip_prefix("mod ").and_then(|r| r.strip_suffix(" {")) {
-            out.insert(name.trim().to_string());
+        if let Some(name) = opens_mod(unpub(line.trim()).0) {
+            out.insert(name.to_string());
         }
     }
     out
