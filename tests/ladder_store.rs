@@ -329,6 +329,161 @@ both!(
     one_server_per_database_postgres
 );
 
+/// Each closed set (a version's status, a token's role, a game's and a
+/// lease's state) is checked by the store itself: every word the server
+/// writes goes in, any other word is refused on insert and on update,
+/// written straight in SQL past the server's enums (issue 46).
+async fn closed_sets_take_only_their_words(db: Db) {
+    let pool = db.pool().clone();
+    let t = "2026-01-01T00:00:00.000Z";
+    sqlx::query(
+        "INSERT INTO owners (name, token_hash, role, created_at) VALUES ('o', 'h', 'worker', $1)",
+    )
+    .bind(t)
+    .execute(&pool)
+    .await
+    .unwrap();
+    sqlx::query("INSERT INTO bots (name, owner_id, created_at) SELECT 'b', id, $1 FROM owners")
+        .bind(t)
+        .execute(&pool)
+        .await
+        .unwrap();
+    // One row of each table with `WORD` in its closed column.
+    let insert = |column: &str, n: usize| -> String {
+        match column {
+            "owners.role" => format!(
+                "INSERT INTO owners (name, token_hash, role, created_at) VALUES ('o{n}', 'h{n}', $1, '{t}')"
+            ),
+            "versions.status" => format!(
+                "INSERT INTO versions (bot_id, number, status, folder, sha256, bytes, created_at, updated_at) \
+                 SELECT id, {n}, $1, 'f', 's', 0, '{t}', '{t}' FROM bots"
+            ),
+            "games.state" => format!(
+                "INSERT INTO games (state, variant, seats, created_at) VALUES ($1, 0, '1,2', '{t}')"
+            ),
+            "leases.state" => format!(
+                "INSERT INTO leases (id, game_id, worker_id, state, granted_at, expires) \
+                 SELECT 'l{n}', (SELECT MIN(id) FROM games), MIN(id), $1, '{t}', 0 FROM owners"
+            ),
+            other => panic!("a closed set this test does not know: {other}"),
+        }
+    };
+    let sets = mancala_arena::serve::store::closed_sets();
+    assert_eq!(sets.len(), 4, "{sets:?}");
+    let mut n = 0;
+    for (column, words) in &sets {
+        for word in words {
+            n += 1;
+            sqlx::query(&insert(column, n))
+                .bind(*word)
+                .execute(&pool)
+                .await
+                .unwrap_or_else(|e| panic!("{column} = {word} refused: {e}"));
+        }
+        n += 1;
+        let refused = sqlx::query(&insert(column, n))
+            .bind("Forged")
+            .execute(&pool)
+            .await
+            .expect_err(&format!("{column} took a word no server writes"));
+        let (table, name) = column.split_once('.').unwrap();
+        assert!(
+            refused
+                .to_string()
+                .contains(&format!("{table}_{name}_closed"))
+                || refused
+                    .to_string()
+                    .contains(&format!("{column} must be one of")),
+            "{column}: {refused}"
+        );
+        let updated = sqlx::query(&format!("UPDATE {table} SET {name} = 'Forged'"))
+            .execute(&pool)
+            .await;
+        assert!(
+            updated.is_err(),
+            "{column} was updated to a word no server writes"
+        );
+    }
+}
+both!(
+    closed_sets_take_only_their_words,
+    closed_sets_take_only_their_words_sqlite,
+    closed_sets_take_only_their_words_postgres
+);
+
+/// A store written before the closed sets were checked, holding words no
+/// server writes, is not half-migrated: the server names each bad row
+/// (table, id, column, word) and stops, and starts once they are mended.
+#[test]
+fn a_store_with_rows_outside_the_closed_sets_is_named_before_it_is_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", tmp.path().join("ladder.db").display());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let db = Db::open(&url).await.unwrap();
+        let pool = db.pool().clone();
+        // The store as migration 6 left it: no triggers, no record of 7.
+        let triggers: Vec<(String,)> =
+            sqlx::query_as("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+        assert_eq!(triggers.len(), 8, "{triggers:?}");
+        for (name,) in triggers {
+            sqlx::query(&format!("DROP TRIGGER {name}"))
+                .execute(&pool)
+                .await
+                .unwrap();
+        }
+        sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 7")
+            .execute(&pool)
+            .await
+            .unwrap();
+        db.add_owner("alice", "a", Role::Owner).await.unwrap();
+        sqlx::query("UPDATE owners SET role = 'admin'")
+            .execute(&pool)
+            .await
+            .unwrap();
+        sqlx::query(
+            "INSERT INTO games (state, variant, seats, created_at) VALUES ('lost', 0, '1,2', 't')",
+        )
+        .execute(&pool)
+        .await
+        .unwrap();
+        pool.close().await;
+        drop(db);
+        let said = match Db::open(&url).await {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("a store with bad rows was opened"),
+        };
+        for part in [
+            "owners id 1: role is `admin`",
+            "games id 1: state is `lost`",
+            "mend or delete these rows",
+        ] {
+            assert!(said.contains(part), "no `{part}` in: {said}");
+        }
+        let fix = sqlx::SqlitePool::connect(&url).await.unwrap();
+        sqlx::query("UPDATE owners SET role = 'owner'")
+            .execute(&fix)
+            .await
+            .unwrap();
+        sqlx::query("DELETE FROM games WHERE state = 'lost'")
+            .execute(&fix)
+            .await
+            .unwrap();
+        fix.close().await;
+        let db = Db::open(&url).await.expect("the mended store opens");
+        let refused = sqlx::query("UPDATE owners SET role = 'admin'")
+            .execute(db.pool())
+            .await;
+        assert!(
+            refused.is_err(),
+            "migration 7 ran once the rows were mended"
+        );
+    });
+}
+
 #[test]
 fn a_url_of_neither_kind_is_refused_with_what_to_give() {
     let rt = tokio::runtime::Runtime::new().unwrap();

@@ -8,7 +8,7 @@
 //! upload finishes a game only under its active lease, once.
 
 use super::tokens::new_token;
-use super::{now, seats_text, ticket, Db, DbError, GameTicket};
+use super::{now, seats_text, ticket, Db, DbError, GameState, GameTicket, LeaseState};
 use crate::wire::worker::Registration;
 
 /// A lease as the store has it.
@@ -17,8 +17,7 @@ pub struct Lease {
     pub id: String,
     pub game_id: i64,
     pub worker_id: i64,
-    /// `active`, `done` or `expired`.
-    pub state: String,
+    pub state: LeaseState,
     /// Unix seconds.
     pub expires: i64,
 }
@@ -56,7 +55,10 @@ impl Db {
         )
         .fetch_all(self.write_pool())
         .await?;
-        let pending = rows.iter().filter(|r| r.3 == "pending").count();
+        let pending = rows
+            .iter()
+            .filter(|r| r.3 == GameState::Pending.as_str())
+            .count();
         Ok((
             rows.iter().map(|(i, v, s, _)| ticket(*i, *v, s)).collect(),
             pending,
@@ -144,7 +146,7 @@ impl Db {
                 id: new_lease_id(),
                 game_id: id,
                 worker_id,
-                state: "active".into(),
+                state: LeaseState::Active,
                 expires: unix + seconds,
             });
             sqlx::query("UPDATE games SET state = 'playing', lease_id = $2 WHERE id = $1")
@@ -250,29 +252,22 @@ impl Db {
 
     /// Lease `id`, if it was ever granted.
     pub async fn lease(&self, id: &str) -> Result<Option<Lease>, DbError> {
-        let r: Option<(String, i64, i64, String, i64)> = sqlx::query_as(
-            "SELECT id, game_id, worker_id, state, expires FROM leases WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(self.pool())
-        .await?;
-        Ok(r.map(|(id, game_id, worker_id, state, expires)| Lease {
-            id,
-            game_id,
-            worker_id,
-            state,
-            expires,
-        }))
+        let r = sqlx::query(&format!("SELECT {LEASE_COLUMNS} FROM leases WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?;
+        r.as_ref().map(lease_of).transpose()
     }
 
     /// Game `id`'s state and ticket, if it exists.
-    pub async fn game_ticket(&self, id: i64) -> Result<Option<(String, GameTicket)>, DbError> {
+    pub async fn game_ticket(&self, id: i64) -> Result<Option<(GameState, GameTicket)>, DbError> {
         let r: Option<(i64, i64, String, String)> =
             sqlx::query_as("SELECT id, variant, seats, state FROM games WHERE id = $1")
                 .bind(id)
                 .fetch_optional(self.pool())
                 .await?;
-        Ok(r.map(|(i, v, s, state)| (state, ticket(i, v, &s))))
+        r.map(|(i, v, s, state)| Ok((GameState::from_word(&state)?, ticket(i, v, &s))))
+            .transpose()
     }
 
     /// Finishes game `game` uploaded under `lease` by `worker`, in one
@@ -412,19 +407,27 @@ impl Db {
     /// Every lease ever granted, oldest first (for an organiser's
     /// questions, and the tests).
     pub async fn leases(&self) -> Result<Vec<Lease>, DbError> {
-        let r: Vec<(String, i64, i64, String, i64)> = sqlx::query_as(
-            "SELECT id, game_id, worker_id, state, expires FROM leases ORDER BY granted_at, id",
-        )
+        let r = sqlx::query(&format!(
+            "SELECT {LEASE_COLUMNS} FROM leases ORDER BY granted_at, id"
+        ))
         .fetch_all(self.pool())
         .await?;
-        Ok(r.into_iter()
-            .map(|(id, game_id, worker_id, state, expires)| Lease {
-                id,
-                game_id,
-                worker_id,
-                state,
-                expires,
-            })
-            .collect())
+        r.iter().map(lease_of).collect()
     }
+}
+
+/// The columns [`lease_of`] reads.
+const LEASE_COLUMNS: &str = "id, game_id, worker_id, state, expires";
+
+/// A lease from its row, read by column name.
+fn lease_of(r: &sqlx::any::AnyRow) -> Result<Lease, DbError> {
+    use sqlx::Row;
+    let state: String = r.try_get("state")?;
+    Ok(Lease {
+        id: r.try_get("id")?,
+        game_id: r.try_get("game_id")?,
+        worker_id: r.try_get("worker_id")?,
+        state: LeaseState::from_word(&state)?,
+        expires: r.try_get("expires")?,
+    })
 }

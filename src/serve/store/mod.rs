@@ -109,68 +109,93 @@ pub enum DbError {
     Corrupt(String),
 }
 
+/// The migrations, by number, description and file name: one list, read
+/// from `migrations/sqlite/` and `migrations/postgres/` alike.
+macro_rules! migrations {
+    ($dialect:literal) => {
+        migrations!(@ $dialect;
+            1, "ladder", "0001_ladder.sql";
+            2, "server heartbeat", "0002_server_heartbeat.sql";
+            3, "workers", "0003_workers.sql";
+            4, "games by finish", "0004_games_by_finish.sql";
+            7, "closed sets", "0007_closed_sets.sql";
+        )
+    };
+    (@ $dialect:literal; $($version:literal, $description:literal, $file:literal;)+) => {
+        vec![$((
+            $version,
+            $description,
+            include_str!(concat!("../../../migrations/", $dialect, "/", $file)),
+        )),+]
+    };
+}
+
+/// The number of the migration that adds the closed sets' checks: before
+/// it runs, [`Db::open`] names the rows that break them.
+const CLOSED_SETS_MIGRATION: i64 = 7;
+
 /// The migrations of `backend`, in order, compiled in: the same numbers
 /// in both folders.
 fn migrator(backend: Backend) -> Migrator {
-    let m = |version, description, sql: &'static str| {
-        Migration::new(
-            version,
-            Cow::Borrowed(description),
-            MigrationType::Simple,
-            Cow::Borrowed(sql),
-            false,
-        )
+    let listed: Vec<(i64, &'static str, &'static str)> = match backend {
+        Backend::Sqlite => migrations!("sqlite"),
+        Backend::Postgres => migrations!("postgres"),
     };
-    let migrations = match backend {
-        Backend::Sqlite => vec![
-            m(
-                1,
-                "ladder",
-                include_str!("../../../migrations/sqlite/0001_ladder.sql"),
-            ),
-            m(
-                2,
-                "server heartbeat",
-                include_str!("../../../migrations/sqlite/0002_server_heartbeat.sql"),
-            ),
-            m(
-                3,
-                "workers",
-                include_str!("../../../migrations/sqlite/0003_workers.sql"),
-            ),
-            m(
-                4,
-                "games by finish",
-                include_str!("../../../migrations/sqlite/0004_games_by_finish.sql"),
-            ),
-        ],
-        Backend::Postgres => vec![
-            m(
-                1,
-                "ladder",
-                include_str!("../../../migrations/postgres/0001_ladder.sql"),
-            ),
-            m(
-                2,
-                "server heartbeat",
-                include_str!("../../../migrations/postgres/0002_server_heartbeat.sql"),
-            ),
-            m(
-                3,
-                "workers",
-                include_str!("../../../migrations/postgres/0003_workers.sql"),
-            ),
-            m(
-                4,
-                "games by finish",
-                include_str!("../../../migrations/postgres/0004_games_by_finish.sql"),
-            ),
-        ],
-    };
+    let migrations = listed
+        .into_iter()
+        .map(|(version, description, sql)| {
+            Migration::new(
+                version,
+                Cow::Borrowed(description),
+                MigrationType::Simple,
+                Cow::Borrowed(sql),
+                false,
+            )
+        })
+        .collect();
     Migrator {
         migrations: Cow::Owned(migrations),
         ..Migrator::DEFAULT
     }
+}
+
+/// Rows that break a closed set, in a store the checks of migration
+/// [`CLOSED_SETS_MIGRATION`] have not reached yet: each column's first
+/// few, by id and word. Empty once the migration ran (the store keeps
+/// them out since), or in a new store.
+async fn rows_outside_closed_sets(pool: &AnyPool) -> Result<Vec<String>, DbError> {
+    let migrated: Option<(i64,)> =
+        sqlx::query_as("SELECT version FROM _sqlx_migrations WHERE version = $1")
+            .bind(CLOSED_SETS_MIGRATION)
+            .fetch_optional(pool)
+            .await
+            .unwrap_or(None);
+    let has_tables: Option<(i64,)> = sqlx::query_as("SELECT COUNT(*) FROM leases")
+        .fetch_optional(pool)
+        .await
+        .unwrap_or(None);
+    if migrated.is_some() || has_tables.is_none() {
+        return Ok(Vec::new());
+    }
+    let mut bad = Vec::new();
+    for (column, words) in closed_sets() {
+        let Some((table, name)) = column.split_once('.') else {
+            continue;
+        };
+        let allowed: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+        let sql = format!(
+            "SELECT CAST(id AS TEXT), {name} FROM {table} WHERE {name} NOT IN ({}) LIMIT 5",
+            allowed.join(", "),
+        );
+        let rows: Vec<(String, String)> = sqlx::query_as(&sql).fetch_all(pool).await?;
+        bad.extend(rows.into_iter().map(|(id, word)| {
+            format!(
+                "{table} id {id}: {name} is `{word}`, not one of {}",
+                words.join(", ")
+            )
+        }));
+    }
+    Ok(bad)
 }
 
 /// Now, UTC, ISO 8601 with milliseconds (as games.csv's `started_at`).
@@ -185,33 +210,131 @@ pub fn unix_now() -> i64 {
         .map_or(0, |d| d.as_secs() as i64)
 }
 
-/// What a token may do: an owner's uploads and retires bots; a worker's
-/// claims and uploads games. Stored as its word (`owner`, `worker`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    Owner,
-    Worker,
+/// A closed set of words the store keeps in one column, as a Rust enum:
+/// `ALL` (every word, in order), `as_str` (the word), `from_word` (the
+/// word read back, [`DbError::Corrupt`] naming the column for any other)
+/// and `Display`. The same sets are the `CHECK`s of migration 0007
+/// (`migrations/*/0007_closed_sets.sql`), which a test holds equal.
+macro_rules! closed_set {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident in $column:literal {
+            $( $(#[$vmeta:meta])* $variant:ident = $word:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant, )+
+        }
+
+        impl $name {
+            /// Every value, in the order they are listed.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The column this set is kept in, as `table.column`.
+            pub const COLUMN: &'static str = $column;
+
+            /// The word the store keeps.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $word, )+
+                }
+            }
+
+            /// The value a stored word names.
+            pub fn from_word(word: &str) -> Result<$name, DbError> {
+                $name::ALL
+                    .iter()
+                    .copied()
+                    .find(|s| s.as_str() == word)
+                    .ok_or_else(|| {
+                        DbError::Corrupt(format!(
+                            "{} is `{word}`, not one of {}",
+                            $column,
+                            $name::ALL.iter().map(|s| format!("`{}`", s.as_str())).collect::<Vec<_>>().join(", ")
+                        ))
+                    })
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
 }
 
-impl Role {
-    /// The word the store keeps.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Owner => "owner",
-            Role::Worker => "worker",
-        }
+closed_set! {
+    /// What a token may do: an owner's uploads and retires bots; a
+    /// worker's claims and uploads games.
+    pub enum Role in "owners.role" {
+        Owner = "owner",
+        Worker = "worker",
     }
+}
 
-    /// The role a stored word names.
-    pub fn from_word(word: &str) -> Result<Role, DbError> {
-        match word {
-            "owner" => Ok(Role::Owner),
-            "worker" => Ok(Role::Worker),
-            other => Err(DbError::Corrupt(format!(
-                "owners.role is `{other}`, neither `owner` nor `worker`"
-            ))),
-        }
+closed_set! {
+    /// Where a version is on its way to the ladder, and after: shown as
+    /// its word in the API and the pages.
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum VersionStatus in "versions.status" {
+        /// Its upload is being unpacked and stored.
+        Receiving = "receiving",
+        /// Waiting for the intake.
+        Queued = "queued",
+        Building = "building",
+        Checking = "checking",
+        /// Playing: the bot's one entered version.
+        Entered = "entered",
+        /// Its build or check failed (or its upload could not be stored).
+        Refused = "refused",
+        /// Replaced by a newer version, or withdrawn by its owner.
+        Retired = "retired",
     }
+}
+
+closed_set! {
+    /// Where a game is: `Pending` in the queue the pairing rule fills,
+    /// `Playing` once claimed (by the server, or a worker under a lease),
+    /// `Done` once its row and record are in (migrations 0001, 0003).
+    pub enum GameState in "games.state" {
+        Pending = "pending",
+        Playing = "playing",
+        Done = "done",
+    }
+}
+
+closed_set! {
+    /// A lease: `Active` until its game is uploaded (`Done`) or it runs
+    /// out (`Expired`, its game back in the queue).
+    pub enum LeaseState in "leases.state" {
+        Active = "active",
+        Done = "done",
+        Expired = "expired",
+    }
+}
+
+/// Every closed set the store keeps, as (`table.column`, its words): what
+/// migration 0007's `CHECK`s allow, and what start-up looks for before it.
+pub fn closed_sets() -> Vec<(&'static str, Vec<&'static str>)> {
+    fn words<T: Copy>(all: &[T], word: fn(T) -> &'static str) -> Vec<&'static str> {
+        all.iter().map(|&s| word(s)).collect()
+    }
+    vec![
+        (Role::COLUMN, words(Role::ALL, Role::as_str)),
+        (
+            VersionStatus::COLUMN,
+            words(VersionStatus::ALL, VersionStatus::as_str),
+        ),
+        (GameState::COLUMN, words(GameState::ALL, GameState::as_str)),
+        (
+            LeaseState::COLUMN,
+            words(LeaseState::ALL, LeaseState::as_str),
+        ),
+    ]
 }
 
 /// An owner (or a worker: `role`).
@@ -220,66 +343,6 @@ pub struct Owner {
     pub id: i64,
     pub name: String,
     pub role: Role,
-}
-
-/// Where a version is on its way to the ladder, and after: stored as its
-/// word (`receiving`, `queued`, `building`, `checking`, `entered`,
-/// `refused`, `retired`), shown as that word in the API and the pages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum VersionStatus {
-    /// Its upload is being unpacked and stored.
-    Receiving,
-    /// Waiting for the intake.
-    Queued,
-    Building,
-    Checking,
-    /// Playing: the bot's one entered version.
-    Entered,
-    /// Its build or check failed (or its upload could not be stored).
-    Refused,
-    /// Replaced by a newer version, or withdrawn by its owner.
-    Retired,
-}
-
-impl VersionStatus {
-    /// Every status, in the order a version goes through them.
-    pub const ALL: [VersionStatus; 7] = [
-        VersionStatus::Receiving,
-        VersionStatus::Queued,
-        VersionStatus::Building,
-        VersionStatus::Checking,
-        VersionStatus::Entered,
-        VersionStatus::Refused,
-        VersionStatus::Retired,
-    ];
-
-    /// The word the store keeps.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VersionStatus::Receiving => "receiving",
-            VersionStatus::Queued => "queued",
-            VersionStatus::Building => "building",
-            VersionStatus::Checking => "checking",
-            VersionStatus::Entered => "entered",
-            VersionStatus::Refused => "refused",
-            VersionStatus::Retired => "retired",
-        }
-    }
-
-    /// The status a stored word names.
-    pub fn from_word(word: &str) -> Result<VersionStatus, DbError> {
-        VersionStatus::ALL
-            .into_iter()
-            .find(|s| s.as_str() == word)
-            .ok_or_else(|| DbError::Corrupt(format!("versions.status is `{word}`, not a status")))
-    }
-}
-
-impl std::fmt::Display for VersionStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// A version of a bot, as the store has it.
@@ -443,6 +506,13 @@ impl Db {
                 (pool.clone(), pool, None)
             }
         };
+        let bad = rows_outside_closed_sets(&pool).await?;
+        if !bad.is_empty() {
+            return Err(DbError::Corrupt(format!(
+                "before its columns are checked (migration {CLOSED_SETS_MIGRATION}), the store must hold only the words a server writes; mend or delete these rows and start again:\n  {}",
+                bad.join("\n  ")
+            )));
+        }
         migrator(backend).run(&pool).await?;
         Ok(Db {
             pool,
@@ -1143,7 +1213,7 @@ mod tests {
     /// is refused with what it was.
     #[test]
     fn a_status_is_its_word_and_back() {
-        for s in VersionStatus::ALL {
+        for &s in VersionStatus::ALL {
             assert_eq!(VersionStatus::from_word(s.as_str()).unwrap(), s);
             assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{s}\""));
         }

@@ -12,7 +12,7 @@ use super::error::{ApiError, ApiResult, Shared};
 use crate::results::GameRow;
 use crate::serve::intake::verify::{check_upload, Expected};
 use crate::serve::ladder::Ladder;
-use crate::serve::store::{unix_now, Owner, Role};
+use crate::serve::store::{unix_now, GameState, LeaseState, Owner, Role};
 use crate::wire::worker::game_id;
 use crate::wire::worker::Registration;
 use axum::extract::{Path, State};
@@ -425,7 +425,7 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<()
             ),
         ));
     };
-    if lease.state == "done" || state == "done" {
+    if lease.state == LeaseState::Done || state == GameState::Done {
         return Err((
             "duplicate",
             ApiError::new(
@@ -434,7 +434,7 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<()
             ),
         ));
     }
-    if lease.state == "expired" || lease.expires < unix_now() {
+    if lease.state == LeaseState::Expired || lease.expires < unix_now() {
         return Err((
             "expired",
             ApiError::new(
