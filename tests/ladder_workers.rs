@@ -396,10 +396,10 @@ fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_reco
         let leases = rt.block_on(db.leases()).unwrap();
         let done = leases
             .iter()
-            .any(|l| l.worker_id == wa && l.state == "done");
+            .any(|l| l.worker_id == wa && l.state.as_str() == "done");
         if let Some(l) = leases
             .iter()
-            .find(|l| l.worker_id == wa && l.state == "active")
+            .find(|l| l.worker_id == wa && l.state.as_str() == "active")
         {
             if done {
                 a.0.kill().unwrap();
@@ -421,10 +421,10 @@ fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_reco
         let leases = rt.block_on(db.leases()).unwrap();
         let expired = leases
             .iter()
-            .any(|l| l.id == cut.id && l.state == "expired");
+            .any(|l| l.id == cut.id && l.state.as_str() == "expired");
         let redone = leases
             .iter()
-            .any(|l| l.game_id == cut.game_id && l.worker_id != wa && l.state == "done");
+            .any(|l| l.game_id == cut.game_id && l.worker_id != wa && l.state.as_str() == "done");
         let games = server.csv_games().len();
         if expired && redone && games >= 16 {
             break;
@@ -452,7 +452,7 @@ fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_reco
         let n: i64 = id.strip_prefix("game-").unwrap().parse().unwrap();
         let done = leases
             .iter()
-            .filter(|l| l.game_id == n && l.state == "done")
+            .filter(|l| l.game_id == n && l.state.as_str() == "done")
             .count();
         assert_eq!(done, 1, "{id}: {done} leases done");
     }
@@ -590,8 +590,12 @@ fn a_worker_that_loses_the_server_keeps_its_game_in_the_spool_and_uploads_it_whe
     let mut seen: Option<(String, Instant)> = None;
     let cut = loop {
         let leases = rt.block_on(db.leases()).unwrap();
-        let done = leases.iter().any(|l| l.state == "done");
-        if let Some(l) = leases.iter().find(|l| l.state == "active").filter(|_| done) {
+        let done = leases.iter().any(|l| l.state.as_str() == "done");
+        if let Some(l) = leases
+            .iter()
+            .find(|l| l.state.as_str() == "active")
+            .filter(|_| done)
+        {
             match &seen {
                 Some((id, at)) if *id == l.id => {
                     if at.elapsed() >= Duration::from_millis(500) {
@@ -694,10 +698,10 @@ fn on_postgresql_three_workers_play_300_games_through_a_worker_and_a_server_kill
         let leases = rt.block_on(db.leases()).unwrap();
         let played = leases
             .iter()
-            .any(|l| l.worker_id == wa && l.state == "done");
+            .any(|l| l.worker_id == wa && l.state.as_str() == "done");
         let held = leases
             .iter()
-            .find(|l| l.worker_id == wa && l.state == "active");
+            .find(|l| l.worker_id == wa && l.state.as_str() == "active");
         if let Some(l) = held.filter(|_| played && done(&db) >= 30) {
             a.0.kill().unwrap();
             a.0.wait().unwrap();
@@ -766,19 +770,19 @@ fn on_postgresql_three_workers_play_300_games_through_a_worker_and_a_server_kill
     for (id, _) in &table {
         let n = leases
             .iter()
-            .filter(|l| l.game_id == *id && l.state == "done")
+            .filter(|l| l.game_id == *id && l.state.as_str() == "done")
             .count();
         assert_eq!(n, 1, "game-{id}: {n} leases done");
     }
     assert!(
         leases
             .iter()
-            .any(|l| l.id == cut.id && l.state == "expired"),
+            .any(|l| l.id == cut.id && l.state.as_str() == "expired"),
         "{cut:?}"
     );
     assert!(leases
         .iter()
-        .any(|l| l.game_id == cut.game_id && l.worker_id != wa && l.state == "done"));
+        .any(|l| l.game_id == cut.game_id && l.worker_id != wa && l.state.as_str() == "done"));
     assert_standings_are_arena_rate_of_export(&server, GAMES);
     // Still 300 a moment later: the workers ask, nothing is queued.
     std::thread::sleep(Duration::from_secs(2));

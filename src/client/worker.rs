@@ -18,7 +18,9 @@ use crate::league::schedule::ScheduledGame;
 use crate::results::records::Frame;
 use crate::results::store::Store;
 use crate::results::GameRow;
-use crate::wire::worker::Registration;
+use crate::wire::worker::{
+    ClaimRequest, GameUpload, Granted, LeasedGame, LeasedSeat, Leases, Registered, Registration,
+};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -98,14 +100,15 @@ impl Client {
         }
     }
 
-    /// POSTs `body` (JSON) to `path`: the answer's bytes when 2xx.
-    fn post(&self, path: &str, body: &serde_json::Value) -> Result<Vec<u8>, Call> {
+    /// POSTs `body` (as JSON) to `path`: the answer's bytes when 2xx.
+    fn post(&self, path: &str, body: &impl serde::Serialize) -> Result<Vec<u8>, Call> {
+        let body = serde_json::to_vec(body).map_err(|e| Call::Unreachable(e.to_string()))?;
         let r = self
             .agent
             .post(&format!("{}{path}", self.server))
             .header("Authorization", &self.auth)
             .header("Content-Type", "application/json")
-            .send(body.to_string().as_bytes());
+            .send(&body[..]);
         Self::answer(r)
     }
 
@@ -142,22 +145,12 @@ impl Client {
     }
 }
 
-fn json(bytes: &[u8], what: &str) -> Result<serde_json::Value, WorkerError> {
+/// The server's answer to `what`, as the protocol's type.
+fn json<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, WorkerError> {
     serde_json::from_slice(bytes).map_err(|e| WorkerError::Protocol {
         what: what.into(),
         why: e.to_string(),
     })
-}
-
-/// A claimed game.
-#[derive(Clone, Debug)]
-struct Claim {
-    id: i64,
-    game_id: String,
-    lease: String,
-    variant: usize,
-    /// (player, bundle SHA-256) by seat.
-    seats: Vec<(String, String)>,
 }
 
 /// Runs the worker until `stop` is raised (Ctrl-C, SIGTERM, SIGHUP); each line
@@ -246,12 +239,8 @@ fn register(
             .map(|v| v.name().to_string())
             .collect(),
     };
-    let body = serde_json::to_value(&reg).map_err(|e| WorkerError::Protocol {
-        what: "register".into(),
-        why: e.to_string(),
-    })?;
-    let answer = loop {
-        match client.post("/api/worker/register", &body) {
+    let answer: Registered = loop {
+        match client.post("/api/worker/register", &reg) {
             Ok(b) => break json(&b, "register")?,
             Err(Call::Refused(_, m)) => return Err(WorkerError::Refused(m)),
             Err(e) if stop.load(Ordering::SeqCst) => {
@@ -263,13 +252,13 @@ fn register(
             }
         }
     };
-    let text = answer["ladder"].as_str().unwrap_or_default();
+    let text = &answer.ladder;
     let file = opts.cache.join("ladder.toml");
     std::fs::write(&file, text).map_err(io(file.display().to_string()))?;
     // The ladder's openings book comes with it: its `openings_file` names
     // a file of the server's, read here from the cache in its place.
     let mut flags = RunSettings::default();
-    if let Some(book) = answer["book"].as_str() {
+    if let Some(book) = &answer.book {
         let path = opts.cache.join("openings.txt");
         std::fs::write(&path, book).map_err(io(path.display().to_string()))?;
         flags.openings_file = Some(path);
@@ -277,44 +266,20 @@ fn register(
     let mut t = Tournament::parse_with(&file, text, &flags)
         .map_err(|e| WorkerError::Ladder(e.to_string()))?;
     t.output = opts.cache.join("results");
-    let lease_seconds = answer["lease_seconds"].as_i64().unwrap_or(60).max(1);
+    let lease_seconds = answer.lease_seconds.max(1);
     say(&format!(
         "registered with {} as `{}`: ladder {}, leases of {lease_seconds} s, -j {}",
-        client.server,
-        answer["worker"].as_str().unwrap_or("?"),
-        t.name,
-        opts.jobs
+        client.server, answer.worker, t.name, opts.jobs
     ));
     Ok((t, lease_seconds))
 }
 
 /// Claims up to `max` games.
-fn claim(client: &Client, max: usize) -> Result<Vec<Claim>, Call> {
-    let b = client.post("/api/worker/claim", &serde_json::json!({ "max": max }))?;
-    let v: serde_json::Value =
-        serde_json::from_slice(&b).map_err(|e| Call::Unreachable(e.to_string()))?;
-    let games = v["games"].as_array().cloned().unwrap_or_default();
-    Ok(games
-        .iter()
-        .filter_map(|g| {
-            Some(Claim {
-                id: g["id"].as_i64()?,
-                game_id: g["game_id"].as_str()?.to_string(),
-                lease: g["lease"].as_str()?.to_string(),
-                variant: g["variant"].as_u64()? as usize,
-                seats: g["seats"]
-                    .as_array()?
-                    .iter()
-                    .filter_map(|s| {
-                        Some((
-                            s["player"].as_str()?.to_string(),
-                            s["sha256"].as_str()?.to_string(),
-                        ))
-                    })
-                    .collect(),
-            })
-        })
-        .collect())
+fn claim(client: &Client, max: usize) -> Result<Vec<LeasedGame>, Call> {
+    let b = client.post("/api/worker/claim", &ClaimRequest { max })?;
+    let granted: Granted = serde_json::from_slice(&b)
+        .map_err(|e| Call::Unreachable(format!("the server's answer to a claim: {e}")))?;
+    Ok(granted.games)
 }
 
 /// The folder of the bot in bundle `sha`, fetched, checked and unpacked
@@ -366,7 +331,7 @@ fn play_claims(
     opts: &WorkerOptions,
     t: &Tournament,
     layout: &Layout,
-    claims: Vec<Claim>,
+    claims: Vec<LeasedGame>,
     lease_seconds: i64,
     say: &(dyn Fn(&str) + Sync),
 ) -> Result<(), String> {
@@ -395,7 +360,11 @@ fn play_claims(
     let mut games = VecDeque::new();
     for c in &claims {
         let mut seats = Vec::new();
-        for (player, sha) in &c.seats {
+        for LeasedSeat {
+            player,
+            sha256: sha,
+        } in &c.seats
+        {
             let i = match index.get(player) {
                 Some(&i) => i,
                 None => {
@@ -474,9 +443,9 @@ fn give_back(
     if left.is_empty() {
         return;
     }
-    let ids: Vec<&String> = left.iter().map(|(_, l)| l).collect();
+    let ids: Vec<String> = left.iter().map(|(_, l)| l.clone()).collect();
     let games: Vec<&str> = left.iter().map(|(g, _)| g.as_str()).collect();
-    match client.post("/api/worker/release", &serde_json::json!({ "leases": ids })) {
+    match client.post("/api/worker/release", &Leases { leases: ids }) {
         Ok(_) => say(&format!("returned to the server: {}", games.join(", "))),
         Err(e) => say(&format!(
             "{}: not returned ({e}): left to their leases' expiry",
@@ -501,10 +470,7 @@ fn heartbeat(
             .map(|(_, l)| l.clone())
             .collect();
         if !ids.is_empty() {
-            let _ = client.post(
-                "/api/worker/heartbeat",
-                &serde_json::json!({ "leases": ids }),
-            );
+            let _ = client.post("/api/worker/heartbeat", &Leases { leases: ids });
         }
     }
 }
@@ -530,7 +496,7 @@ impl Pairings for Claimed {
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Spooled {
     game_id: String,
-    body: serde_json::Value,
+    body: GameUpload,
 }
 
 /// The runner's `Store` on a worker: each finished game goes to the
@@ -567,11 +533,11 @@ impl Store for Upload<'_> {
         };
         let text = crate::results::records::decode(record.bytes())
             .map_err(|e| SpoolError(format!("the record of {game_id}: {e}")))?;
-        let body = serde_json::json!({
-            "lease": lease,
-            "row": row,
-            "record": String::from_utf8_lossy(&text),
-        });
+        let body = GameUpload {
+            lease,
+            record: String::from_utf8_lossy(&text).into_owned(),
+            row: row.clone(),
+        };
         self.done.insert(index);
         let s = Spooled { game_id, body };
         match send(&self.client, &s) {

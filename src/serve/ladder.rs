@@ -117,7 +117,7 @@ impl Ladder {
     }
 
     /// Sends `event` (`{"type": ...}`) to the live feed's listeners.
-    pub fn announce(&self, event: serde_json::Value) {
+    pub fn announce(&self, event: crate::serve::bus::FeedEvent<'_>) {
         self.feed.announce(event);
     }
 

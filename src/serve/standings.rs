@@ -63,10 +63,9 @@ pub fn refit(ladder: &Ladder) -> Option<Arc<Fit>> {
         .fit_micros
         .store(fit.took.as_micros() as u64, Ordering::Relaxed);
     ladder.fits.keep(fit.clone());
-    ladder.announce(serde_json::json!({
-        "type": "standings",
-        "games": fit.games,
-        "at": fit.at,
-    }));
+    ladder.announce(crate::serve::bus::FeedEvent::Standings {
+        games: fit.games,
+        at: &fit.at,
+    });
     Some(fit)
 }

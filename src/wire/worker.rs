@@ -20,6 +20,105 @@ pub struct Registration {
     pub variants: Vec<String>,
 }
 
+/// What a server plays, in its answer to a registration.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Accepts {
+    pub arena_version: String,
+    pub record_format: u32,
+    pub rules_version: i64,
+}
+
+/// The server's answer to a registration: the ladder file, its openings
+/// book if it has one, the lease time, the ladder's variants the worker
+/// plays, and the worker's name. (The fields of every answer here are in
+/// alphabetical order, the order the server has always sent them in.)
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Registered {
+    pub accepts: Accepts,
+    /// The text of the ladder's `openings_file`: a worker draws each
+    /// game's opening from it as the server does.
+    pub book: Option<String>,
+    /// The ladder file's text.
+    pub ladder: String,
+    pub lease_seconds: i64,
+    /// The ladder's variant keys this worker plays.
+    pub variants: Vec<String>,
+    pub worker: String,
+}
+
+/// A worker's claim: up to `max` games.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimRequest {
+    pub max: usize,
+}
+
+/// The server's answer to a claim: the games leased, and for how long.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Granted {
+    pub games: Vec<LeasedGame>,
+    pub lease_seconds: i64,
+}
+
+/// One game leased to a worker.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LeasedGame {
+    /// Its [`game_id`] in rows and records.
+    pub game_id: String,
+    /// Its ladder id.
+    pub id: i64,
+    pub lease: String,
+    pub seats: Vec<LeasedSeat>,
+    /// The ladder file's variant index.
+    pub variant: usize,
+}
+
+/// A seat of a leased game: the version's player name and the SHA-256 of
+/// its bundle (`GET /api/worker/bundles/SHA256`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LeasedSeat {
+    pub player: String,
+    pub sha256: String,
+}
+
+/// Leases named by a worker: renewed by a heartbeat, or given back.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Leases {
+    pub leases: Vec<String>,
+}
+
+/// The answer to a heartbeat: the leases renewed, and those lost (expired
+/// or not the worker's).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Renewed {
+    pub lost: Vec<String>,
+    pub renewed: Vec<String>,
+}
+
+/// The answer to a release: how many games went back to the queue.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Released {
+    pub returned: usize,
+}
+
+/// An upload of a finished game: the lease it was played under, its
+/// record (the JSON lines) and its row.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameUpload {
+    pub lease: String,
+    pub record: String,
+    pub row: crate::results::GameRow,
+}
+
+/// The answer to an accepted game upload.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Uploaded {
+    pub accepted: bool,
+    pub game_id: String,
+}
+
 /// The game id of ladder game `id` in rows and records.
 pub fn game_id(id: i64) -> String {
     format!("game-{id}")

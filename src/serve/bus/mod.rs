@@ -7,6 +7,7 @@
 
 use crate::ratings::Report;
 use crate::results::GameRow;
+use crate::serve::store::VersionStatus;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock};
@@ -52,6 +53,26 @@ impl Wake {
     }
 }
 
+/// An event of the live feed, as JSON with its kind in `type`.
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum FeedEvent<'a> {
+    /// A version moved on its way (`status`, with what went wrong in
+    /// `detail`), or its bot was retired or brought back (no `version`).
+    Bot {
+        bot: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        version: Option<i64>,
+        status: VersionStatus,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        detail: Option<&'a str>,
+    },
+    /// A finished game's row.
+    Game { row: &'a GameRow },
+    /// A new fit of the standings: over how many games, and when.
+    Standings { games: usize, at: &'a str },
+}
+
 /// The live feed: JSON events (`{"type": ...}`) for the pages' listeners
 /// (Server-Sent Events).
 #[derive(Clone, Debug)]
@@ -64,16 +85,18 @@ impl Feed {
     }
 
     /// Sends `event` to the listeners, if any.
-    pub fn announce(&self, event: serde_json::Value) {
+    pub fn announce(&self, event: FeedEvent<'_>) {
         if self.0.receiver_count() > 0 {
-            let _ = self.0.send(event.to_string());
+            if let Ok(text) = serde_json::to_string(&event) {
+                let _ = self.0.send(text);
+            }
         }
     }
 
     /// A finished game: its row (built only when a page listens).
     pub fn announce_game(&self, row: &GameRow) {
         if self.0.receiver_count() > 0 {
-            self.announce(serde_json::json!({"type": "game", "row": row}));
+            self.announce(FeedEvent::Game { row });
         }
     }
 

@@ -16,7 +16,7 @@ use crate::bot::manifest::Manifest;
 use crate::league::config::ladder::LadderSettings;
 use crate::league::config::BotSpec;
 use crate::league::config::Tournament;
-use crate::serve::bus::{Feed, Metrics, Queries, Wake};
+use crate::serve::bus::{Feed, FeedEvent, Metrics, Queries, Wake};
 use crate::serve::store::{unix_now, Db, DbError, Owner, Version, VersionStatus};
 use crate::wire::archive::{self, Limits};
 use axum::http::StatusCode;
@@ -207,9 +207,12 @@ pub async fn accept(l: &Intake, owner: &Owner, upload: Upload) -> Result<Version
             v.player()
         );
     }
-    l.feed.announce(
-        serde_json::json!({"type": "bot", "bot": v.bot, "version": v.number, "status": v.status}),
-    );
+    l.feed.announce(FeedEvent::Bot {
+        bot: &v.bot,
+        version: Some(v.number),
+        status: v.status,
+        detail: None,
+    });
     l.wake.wake_all();
     Ok(v)
 }
@@ -341,9 +344,12 @@ fn step(l: &Intake, v: &Version, status: VersionStatus, detail: &str, report: Op
         tracing::error!("{}: cannot record `{status}`: {e}", v.player());
     }
     tracing::info!("{}: {status} {detail}", v.player());
-    l.feed.announce(serde_json::json!({
-        "type": "bot", "bot": v.bot, "version": v.number, "status": status, "detail": detail,
-    }));
+    l.feed.announce(FeedEvent::Bot {
+        bot: &v.bot,
+        version: Some(v.number),
+        status,
+        detail: Some(detail),
+    });
 }
 
 /// Builds, checks and enters (or refuses) version `v`.

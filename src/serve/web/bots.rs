@@ -4,8 +4,10 @@
 use super::auth::{check_owner, owner_of, writable};
 use super::error::{ApiError, ApiResult, Shared};
 use super::pages;
+use crate::serve::bus::FeedEvent;
 use crate::serve::intake::{self, inbox, Upload};
 use crate::serve::ladder::Ladder;
+use crate::serve::store::VersionStatus;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
@@ -29,7 +31,7 @@ pub fn router() -> Router<Arc<Ladder>> {
 async fn upload(
     State(l): Shared,
     req: axum::extract::Request,
-) -> ApiResult<(StatusCode, Json<serde_json::Value>)> {
+) -> ApiResult<(StatusCode, Json<Submitted>)> {
     writable(&l)?;
     let owner = owner_of(&l, req.headers()).await?;
     let limit = (l.settings.upload_mb << 20) as usize;
@@ -80,14 +82,40 @@ async fn upload(
     l.metrics.uploads.fetch_add(1, Ordering::Relaxed);
     Ok((
         StatusCode::ACCEPTED,
-        Json(serde_json::json!({
-            "bot": v.bot,
-            "version": v.number,
-            "player": v.player(),
-            "status": v.status,
-            "url": format!("/api/bots/{}", v.bot),
-        })),
+        Json(Submitted {
+            player: v.player(),
+            status: v.status,
+            url: format!("/api/bots/{}", v.bot),
+            version: v.number,
+            bot: v.bot,
+        }),
     ))
+}
+
+/// The answer to an upload (202): the version made, and where to follow
+/// it.
+#[derive(serde::Serialize)]
+struct Submitted {
+    bot: String,
+    player: String,
+    status: VersionStatus,
+    url: String,
+    version: i64,
+}
+
+/// The answer to a retirement: whether the bot had a version to retire.
+#[derive(serde::Serialize)]
+struct Retired {
+    bot: String,
+    retired: bool,
+}
+
+/// The answer to a change: the bot's switch, and whether it changed.
+#[derive(serde::Serialize)]
+struct Changed {
+    active: bool,
+    bot: String,
+    changed: bool,
 }
 
 /// `DELETE /api/bots/NAME`: its owner retires it.
@@ -95,16 +123,21 @@ async fn retire(
     State(l): Shared,
     headers: HeaderMap,
     Path(name): Path<String>,
-) -> ApiResult<Json<serde_json::Value>> {
+) -> ApiResult<Json<Retired>> {
     writable(&l)?;
     let owner = owner_of(&l, &headers).await?;
     check_owner(&l, &owner, &name).await?;
     let retired = l.db.retire(&name).await.map_err(ApiError::internal)?;
     if retired {
         l.roster_changed_now();
-        l.announce(serde_json::json!({"type": "bot", "bot": name, "status": "retired"}));
+        l.announce(FeedEvent::Bot {
+            bot: &name,
+            version: None,
+            status: VersionStatus::Retired,
+            detail: None,
+        });
     }
-    Ok(Json(serde_json::json!({ "bot": name, "retired": retired })))
+    Ok(Json(Retired { bot: name, retired }))
 }
 
 /// `PATCH /api/bots/NAME` with `{"active": false}` (retire it) or
@@ -121,7 +154,7 @@ async fn change(
     headers: HeaderMap,
     Path(name): Path<String>,
     body: axum::body::Bytes,
-) -> ApiResult<Json<serde_json::Value>> {
+) -> ApiResult<Json<Changed>> {
     writable(&l)?;
     let owner = owner_of(&l, &headers).await?;
     let change: BotChange = serde_json::from_slice(&body).map_err(|e| {
@@ -140,16 +173,25 @@ async fn change(
     .map_err(ApiError::internal)?;
     if changed {
         l.roster_changed_now();
-        let status = if change.active { "entered" } else { "retired" };
-        l.announce(serde_json::json!({"type": "bot", "bot": name, "status": status}));
+        l.announce(FeedEvent::Bot {
+            bot: &name,
+            version: None,
+            status: match change.active {
+                true => VersionStatus::Entered,
+                false => VersionStatus::Retired,
+            },
+            detail: None,
+        });
     }
-    Ok(Json(
-        serde_json::json!({ "bot": name, "active": change.active, "changed": changed }),
-    ))
+    Ok(Json(Changed {
+        active: change.active,
+        bot: name,
+        changed,
+    }))
 }
 
 /// `GET /api/bots`: every bot, its latest version and its standing.
-async fn bots(State(l): Shared) -> ApiResult<Json<serde_json::Value>> {
+async fn bots(State(l): Shared) -> ApiResult<Json<pages::BotsBody>> {
     Ok(Json(
         pages::bots_json(&l).await.map_err(ApiError::internal)?,
     ))
@@ -157,7 +199,7 @@ async fn bots(State(l): Shared) -> ApiResult<Json<serde_json::Value>> {
 
 /// `GET /api/bots/NAME`: the bot's versions (with their check-bot
 /// reports), ratings, results by opponent and recent games.
-async fn bot(State(l): Shared, Path(name): Path<String>) -> ApiResult<Json<serde_json::Value>> {
+async fn bot(State(l): Shared, Path(name): Path<String>) -> ApiResult<Json<pages::BotBody>> {
     match pages::bot_json(&l, &name)
         .await
         .map_err(ApiError::internal)?

@@ -54,9 +54,19 @@ impl From<inbox::Busy> for ApiError {
     }
 }
 
+/// An error's body: `{"error": "..."}`.
+#[derive(serde::Serialize)]
+struct ErrorBody<'a> {
+    error: &'a str,
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = serde_json::json!({ "error": self.message }).to_string() + "\n";
+        let body = serde_json::to_string(&ErrorBody {
+            error: &self.message,
+        })
+        .unwrap_or_default()
+            + "\n";
         let mut r = (
             self.status,
             [(header::CONTENT_TYPE, "application/json")],

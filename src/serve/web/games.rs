@@ -28,7 +28,7 @@ struct StandingsQuery {
 async fn standings(
     State(l): Shared,
     Query(q): Query<StandingsQuery>,
-) -> ApiResult<Json<serde_json::Value>> {
+) -> ApiResult<Json<pages::StandingsBody>> {
     pages::standings_json(&l, q.variant.as_deref())
         .map(Json)
         .map_err(ApiError::not_found)
@@ -46,10 +46,7 @@ struct GamesQuery {
 /// the order they finished; `after` a ladder game id; `bot` a bot's name
 /// (any of its versions) or one version (`BOT@N`); `variant` a variant's
 /// name or label. Read from the store: one page of at most 10,000.
-async fn games(
-    State(l): Shared,
-    Query(q): Query<GamesQuery>,
-) -> ApiResult<Json<serde_json::Value>> {
+async fn games(State(l): Shared, Query(q): Query<GamesQuery>) -> ApiResult<Json<GamesBody>> {
     let limit = q.limit.unwrap_or(100).min(10_000);
     let after = match q.after {
         Some(id) => l.db.done_key(id).await.map_err(ApiError::internal)?,
@@ -81,11 +78,24 @@ async fn games(
         l.db.done_page(after.as_ref(), limit, &only)
             .await
             .map_err(ApiError::internal)?;
-    let out: Vec<crate::results::GameRow> = page
+    let games = page
         .iter()
         .filter_map(|d| serde_json::from_str(&d.row_json).ok())
         .collect();
-    Ok(Json(serde_json::json!({ "games": out })))
+    Ok(Json(GamesBody { games }))
+}
+
+/// `/api/games`: a page of finished games' rows.
+#[derive(serde::Serialize)]
+struct GamesBody {
+    games: Vec<crate::results::GameRow>,
+}
+
+/// `/api/games/ID`: a finished game's record (its JSON lines) and row.
+#[derive(serde::Serialize)]
+struct GameBody {
+    record: Vec<serde_json::Value>,
+    row: crate::results::GameRow,
 }
 
 /// The versions that `name` names: every version of bot `name`, or the
@@ -105,9 +115,9 @@ async fn versions_named(l: &Ladder, name: &str) -> Result<Vec<i64>, DbError> {
 }
 
 /// `GET /api/games/ID`: a finished game's row and record.
-async fn game(State(l): Shared, Path(id): Path<String>) -> ApiResult<Json<serde_json::Value>> {
+async fn game(State(l): Shared, Path(id): Path<String>) -> ApiResult<Json<GameBody>> {
     match pages::game_of(&l, &id).await.map_err(ApiError::internal)? {
-        Some((row, record)) => Ok(Json(serde_json::json!({ "row": row, "record": record }))),
+        Some((row, record)) => Ok(Json(GameBody { record, row })),
         None => Err(ApiError::not_found(format!("no finished game `{id}`"))),
     }
 }

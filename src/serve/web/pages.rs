@@ -28,67 +28,187 @@ pub fn router() -> Router<Arc<Ladder>> {
         .route("/assets/report.css", get(report_css))
 }
 
-/// The rating of `player` in the last fit's overall table, as JSON.
-fn rating_of(l: &Ladder, player: &str) -> Value {
-    let Some(fit) = l.last_fit() else {
-        return Value::Null;
-    };
-    match fit.report.overall.get(player) {
-        Some(r) if r.rated => json!({
-            "elo": r.elo, "low": r.elo_low, "high": r.elo_high,
-            "games": r.count.games, "score": r.count.score(),
-        }),
-        Some(r) => json!({ "elo": null, "games": r.count.games }),
-        None => Value::Null,
-    }
+// The API's bodies. Their fields are in alphabetical order: the order
+// the API has always sent them in (built as JSON maps, which sort keys).
+
+/// A version's rating in the last fit's overall table: its Elo and
+/// interval, games and score once rated; its games alone before.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RatingBody {
+    pub elo: Option<f64>,
+    pub games: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub high: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub low: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+}
+
+/// A bot's latest version, in `/api/bots`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LatestBody {
+    pub detail: String,
+    pub status: VersionStatus,
+    pub version: i64,
+}
+
+/// A bot in `/api/bots`: its latest version, the version that plays and
+/// its rating.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BotSummary {
+    pub bot: String,
+    pub entered: Option<String>,
+    pub latest: LatestBody,
+    pub owner: String,
+    pub rating: Option<RatingBody>,
+}
+
+/// `/api/bots`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BotsBody {
+    pub bots: Vec<BotSummary>,
+}
+
+/// A version in `/api/bots/NAME`, with its check's report and its rating
+/// history (`[games, elo, low, high]` at each fit).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct VersionBody {
+    pub bytes: i64,
+    pub created_at: String,
+    pub detail: String,
+    pub history: Vec<[f64; 4]>,
+    pub player: String,
+    pub rating: Option<RatingBody>,
+    pub report: String,
+    pub sha256: String,
+    pub status: VersionStatus,
+    pub updated_at: String,
+    pub version: i64,
+}
+
+/// A bot's results against one opponent (all variants), in
+/// `/api/bots/NAME`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct OpponentBody {
+    pub draws: u64,
+    pub losses: u64,
+    pub opponent: String,
+    pub player: String,
+    pub results: u64,
+    pub score: f64,
+    pub wins: u64,
+}
+
+/// `/api/bots/NAME`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BotBody {
+    pub bot: String,
+    pub faults: std::collections::BTreeMap<String, u64>,
+    pub opponents: Vec<OpponentBody>,
+    pub owner: String,
+    pub recent: Vec<GameRow>,
+    pub versions: Vec<VersionBody>,
+}
+
+/// `/api/standings`: the last complete fit's table of one variant (or
+/// `all`); before the first fit, an empty table and a note.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct StandingsBody {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<String>,
+    pub at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit_ms: Option<u64>,
+    pub games: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<crate::ratings::IntervalMethod>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<&'static str>,
+    pub ratings: Vec<crate::ratings::BotRating>,
+    pub variant: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variants: Option<Vec<String>>,
+}
+
+/// The rating of `player` in the last fit's overall table.
+fn rating_of(l: &Ladder, player: &str) -> Option<RatingBody> {
+    let fit = l.last_fit()?;
+    let r = fit.report.overall.get(player)?;
+    Some(match r.rated {
+        true => RatingBody {
+            elo: Some(r.elo),
+            games: r.count.games,
+            high: Some(r.elo_high),
+            low: Some(r.elo_low),
+            score: Some(r.count.score()),
+        },
+        false => RatingBody {
+            elo: None,
+            games: r.count.games,
+            high: None,
+            low: None,
+            score: None,
+        },
+    })
 }
 
 /// `/api/bots`: every bot with its latest version and standing.
-pub async fn bots_json(l: &Ladder) -> Result<Value, DbError> {
+pub async fn bots_json(l: &Ladder) -> Result<BotsBody, DbError> {
     let versions = l.db.versions(None).await?;
     let mut latest: std::collections::BTreeMap<String, &Version> = Default::default();
     for v in &versions {
         latest.insert(v.bot.clone(), v);
     }
-    let bots: Vec<Value> = latest
+    let bots = latest
         .values()
         .map(|v| {
             let entered = versions
                 .iter()
                 .rev()
                 .find(|x| x.bot == v.bot && x.status == VersionStatus::Entered);
-            json!({
-                "bot": v.bot,
-                "owner": v.owner,
-                "latest": { "version": v.number, "status": v.status, "detail": v.detail },
-                "entered": entered.map(Version::player),
-                "rating": entered.map_or(Value::Null, |e| rating_of(l, &e.player())),
-            })
+            BotSummary {
+                bot: v.bot.clone(),
+                entered: entered.map(Version::player),
+                latest: LatestBody {
+                    detail: v.detail.clone(),
+                    status: v.status,
+                    version: v.number,
+                },
+                owner: v.owner.clone(),
+                rating: entered.and_then(|e| rating_of(l, &e.player())),
+            }
         })
         .collect();
-    Ok(json!({ "bots": bots }))
+    Ok(BotsBody { bots })
 }
 
 /// `/api/bots/NAME`: versions (with check-bot's reports), ratings and
 /// their history, results by opponent, faults, recent games.
-pub async fn bot_json(l: &Ladder, name: &str) -> Result<Option<Value>, DbError> {
+pub async fn bot_json(l: &Ladder, name: &str) -> Result<Option<BotBody>, DbError> {
     let versions = l.db.versions_of(name).await?;
     let Some(last) = versions.last() else {
         return Ok(None);
     };
     let players: Vec<String> = versions.iter().map(Version::player).collect();
     let history = l.fits.history.read().unwrap_or_else(|p| p.into_inner());
-    let vs: Vec<Value> = versions
+    let vs = versions
         .iter()
         .map(|v| {
             let p = v.player();
-            json!({
-                "version": v.number, "player": p, "status": v.status, "detail": v.detail,
-                "report": v.report, "sha256": v.sha256, "bytes": v.bytes,
-                "created_at": v.created_at, "updated_at": v.updated_at,
-                "rating": rating_of(l, &p),
-                "history": history.get(&p).cloned().unwrap_or_default(),
-            })
+            VersionBody {
+                bytes: v.bytes,
+                created_at: v.created_at.clone(),
+                detail: v.detail.clone(),
+                history: history.get(&p).cloned().unwrap_or_default(),
+                rating: rating_of(l, &p),
+                report: v.report.clone(),
+                sha256: v.sha256.clone(),
+                status: v.status,
+                updated_at: v.updated_at.clone(),
+                version: v.number,
+                player: p,
+            }
         })
         .collect();
     drop(history);
@@ -110,29 +230,44 @@ pub async fn bot_json(l: &Ladder, name: &str) -> Result<Option<Value>, DbError> 
                     (p.b_wins, p.a_wins)
                 };
                 let score = if me_a { p.a_score() } else { 1.0 - p.a_score() };
-                Some(json!({
-                    "player": if me_a { &p.bot_a } else { &p.bot_b },
-                    "opponent": other, "results": p.results,
-                    "wins": w, "draws": p.draws, "losses": lo, "score": score,
-                }))
+                Some(OpponentBody {
+                    draws: p.draws,
+                    losses: lo,
+                    opponent: other.clone(),
+                    player: if me_a { &p.bot_a } else { &p.bot_b }.clone(),
+                    results: p.results,
+                    score,
+                    wins: w,
+                })
             })
             .collect()
     });
     let (recent, faults) = l.finished().of_players(&players);
-    Ok(Some(json!({
-        "bot": last.bot, "owner": last.owner, "versions": vs,
-        "opponents": opponents, "faults": faults, "recent": recent,
-    })))
+    Ok(Some(BotBody {
+        bot: last.bot.clone(),
+        faults,
+        opponents,
+        owner: last.owner.clone(),
+        recent,
+        versions: vs,
+    }))
 }
 
 /// `/api/standings?variant=V`: the last complete fit's table (`all`, the
 /// default, or a variant label), with when and over how many games.
-pub fn standings_json(l: &Ladder, variant: Option<&str>) -> Result<Value, String> {
+pub fn standings_json(l: &Ladder, variant: Option<&str>) -> Result<StandingsBody, String> {
     let Some(fit) = l.last_fit() else {
-        return Ok(json!({
-            "at": null, "games": 0, "variant": variant.unwrap_or("all"), "ratings": [],
-            "note": "no games yet: the standings appear after the first games",
-        }));
+        return Ok(StandingsBody {
+            anchor: None,
+            at: None,
+            fit_ms: None,
+            games: 0,
+            intervals: None,
+            note: Some("no games yet: the standings appear after the first games"),
+            ratings: Vec::new(),
+            variant: variant.unwrap_or("all").to_string(),
+            variants: None,
+        });
     };
     let table = match variant {
         None | Some("all") => &fit.report.overall,
@@ -154,12 +289,23 @@ pub fn standings_json(l: &Ladder, variant: Option<&str>) -> Result<Value, String
                 )
             })?,
     };
-    Ok(json!({
-        "at": fit.at, "games": fit.games, "fit_ms": fit.took.as_millis() as u64,
-        "variant": table.variant, "variants": fit.report.per_variant.iter().map(|s| &s.variant).collect::<Vec<_>>(),
-        "anchor": table.anchor, "intervals": table.intervals,
-        "ratings": table.ratings,
-    }))
+    Ok(StandingsBody {
+        anchor: Some(table.anchor.clone()),
+        at: Some(fit.at.clone()),
+        fit_ms: Some(fit.took.as_millis() as u64),
+        games: fit.games,
+        intervals: Some(table.intervals),
+        note: None,
+        ratings: table.ratings.clone(),
+        variant: table.variant.clone(),
+        variants: Some(
+            fit.report
+                .per_variant
+                .iter()
+                .map(|s| s.variant.clone())
+                .collect(),
+        ),
+    })
 }
 
 /// A finished game's row and its record's JSON lines, by ladder id
@@ -200,7 +346,7 @@ fn templates() -> Result<minijinja::Environment<'static>, minijinja::Error> {
 }
 
 /// A page from `template` and `data`, or a plain error page.
-fn page(template: &str, l: &Ladder, data: Value) -> Response {
+fn page(template: &str, l: &Ladder, data: impl serde::Serialize) -> Response {
     let rendered = templates().and_then(|env| {
         env.get_template(template)?.render(
             minijinja::context! { ladder => &l.t.name, d => minijinja::value::Serde(&data) },
@@ -245,14 +391,22 @@ pub fn html_escape(s: &str) -> String {
 /// `/`: the standings, with every variant's table and the latest games,
 /// updated by the live feed.
 pub async fn standings_page(State(l): State<Arc<Ladder>>) -> Response {
-    let overall = standings_json(&l, None).unwrap_or(Value::Null);
-    let bots = bots_json(&l).await.unwrap_or(Value::Null);
+    let overall = standings_json(&l, None).ok();
+    let bots = bots_json(&l).await.ok().map(|b| b.bots);
     let recent: Vec<GameRow> = l.finished().recent();
     page(
         "standings.html",
         &l,
-        json!({ "standings": overall, "bots": bots["bots"], "recent": recent }),
+        json!({ "standings": overall, "bots": bots, "recent": recent }),
     )
+}
+
+/// What a bot's page shows: the API's body, and its rating chart.
+#[derive(serde::Serialize)]
+struct BotPage {
+    #[serde(flatten)]
+    bot: BotBody,
+    plot: Value,
 }
 
 /// `/bots/NAME`: a bot's page.
@@ -263,9 +417,9 @@ pub async fn bot_page(State(l): State<Arc<Ladder>>, Path(name): Path<String>) ->
         .map_or(name.as_str(), |(b, _)| b)
         .to_string();
     match bot_json(&l, &name).await {
-        Ok(Some(mut b)) => {
-            b["plot"] = plot(&b["versions"]);
-            page("bot.html", &l, b)
+        Ok(Some(b)) => {
+            let plot = plot(&b.versions);
+            page("bot.html", &l, BotPage { bot: b, plot })
         }
         Ok(None) => missing(format!("no bot named `{name}`")),
         Err(e) => missing(format!("the bot cannot be shown: {e}")),
@@ -351,24 +505,18 @@ pub async fn report_css() -> Response {
 /// The rating-over-time plot of a bot's versions (their `history`): one
 /// line per version over the ladder's game count, with its 95% band, as
 /// SVG coordinates; null without two points.
-fn plot(versions: &Value) -> Value {
+fn plot(versions: &[VersionBody]) -> Value {
     const W: f64 = 640.0;
     const H: f64 = 220.0;
     const PAD: f64 = 20.0;
     const COLORS: [&str; 6] = [
         "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
     ];
-    let series: Vec<(String, Vec<[f64; 4]>)> = versions
-        .as_array()
-        .map(|vs| {
-            vs.iter()
-                .filter_map(|v| {
-                    let h: Vec<[f64; 4]> = serde_json::from_value(v["history"].clone()).ok()?;
-                    Some((v["player"].as_str()?.to_string(), h)).filter(|(_, h)| !h.is_empty())
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let series: Vec<(&str, &[[f64; 4]])> = versions
+        .iter()
+        .filter(|v| !v.history.is_empty())
+        .map(|v| (v.player.as_str(), &v.history[..]))
+        .collect();
     let all = || series.iter().flat_map(|(_, h)| h.iter());
     if all().count() < 2 {
         return Value::Null;

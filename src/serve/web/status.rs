@@ -19,12 +19,20 @@ pub fn router() -> Router<Arc<Ladder>> {
         .route("/metrics", get(metrics))
 }
 
-async fn health(State(l): Shared) -> Json<serde_json::Value> {
-    Json(serde_json::json!({
-        "status": "ok",
-        "games": l.games_done(),
-        "in_flight": l.metrics.games_in_flight.load(Ordering::Relaxed),
-    }))
+/// `/health`: up, with the games finished and in flight.
+#[derive(serde::Serialize)]
+struct Health {
+    games: usize,
+    in_flight: u64,
+    status: &'static str,
+}
+
+async fn health(State(l): Shared) -> Json<Health> {
+    Json(Health {
+        games: l.games_done(),
+        in_flight: l.metrics.games_in_flight.load(Ordering::Relaxed),
+        status: "ok",
+    })
 }
 
 /// `/metrics`, in Prometheus' text format.

@@ -9,18 +9,18 @@
 
 use super::auth::bearer_owner;
 use super::error::{ApiError, ApiResult, Shared};
-use crate::results::GameRow;
 use crate::serve::intake::verify::{check_upload, Expected};
 use crate::serve::ladder::Ladder;
 use crate::serve::store::{unix_now, GameState, LeaseState, Owner, Role};
-use crate::wire::worker::game_id;
-use crate::wire::worker::Registration;
+use crate::wire::worker::{
+    game_id, Accepts, ClaimRequest, GameUpload, Granted, LeasedGame, LeasedSeat, Leases,
+    Registered, Registration, Released, Renewed, Uploaded,
+};
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::Deserialize;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -68,15 +68,10 @@ async fn register(
     State(l): Shared,
     headers: HeaderMap,
     body: axum::body::Bytes,
-) -> ApiResult<Json<serde_json::Value>> {
+) -> ApiResult<Json<Registered>> {
     let w = worker_of(&l, &headers).await?;
     let r: Registration =
         serde_json::from_slice(&body).map_err(|e| bad_json("a registration", e))?;
-    let accepts = serde_json::json!({
-        "rules_version": rules_version(),
-        "record_format": crate::referee::record::FORMAT,
-        "arena_version": env!("CARGO_PKG_VERSION"),
-    });
     if r.rules_version != rules_version() || r.record_format != crate::referee::record::FORMAT {
         tracing::warn!(
             "worker {}: refused at register: rules version {}, record format {} (arena {}); this server plays {}, {}",
@@ -100,11 +95,11 @@ async fn register(
             ),
         ));
     }
-    let playable: Vec<&str> =
+    let playable: Vec<String> =
         l.t.variants
             .iter()
             .filter(|v| r.variants.iter().any(|x| x == v.variant.name()))
-            .map(|v| v.key.as_str())
+            .map(|v| v.key.clone())
             .collect();
     if playable.is_empty() {
         return Err(ApiError::new(
@@ -125,16 +120,18 @@ async fn register(
         r.arena_version,
         r.sandbox.join(" ")
     );
-    Ok(Json(serde_json::json!({
-        "worker": w.name,
-        "lease_seconds": l.workers.lease_seconds,
-        "ladder": l.workers.ladder_text,
-        // Its openings book's text, if it has one: a worker draws each
-        // game's opening from it as the server does.
-        "book": l.t.book.as_ref().map(|b| &b.text),
-        "variants": playable,
-        "accepts": accepts,
-    })))
+    Ok(Json(Registered {
+        accepts: Accepts {
+            arena_version: env!("CARGO_PKG_VERSION").to_string(),
+            record_format: crate::referee::record::FORMAT,
+            rules_version: rules_version(),
+        },
+        book: l.t.book.as_ref().map(|b| b.text.clone()),
+        ladder: l.workers.ladder_text.clone(),
+        lease_seconds: l.workers.lease_seconds,
+        variants: playable,
+        worker: w.name,
+    }))
 }
 
 /// Refuses (400) a registration whose numbers are out of range: `cores`
@@ -162,12 +159,6 @@ fn check_numbers(l: &Ladder, r: &Registration) -> ApiResult<()> {
     Ok(())
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ClaimBody {
-    max: usize,
-}
-
 /// `POST /api/worker/claim` `{"max": N}`: up to N games from the queue,
 /// each under a new lease: its id, game, variant, and each seat's player
 /// and bundle hash. 409 before the worker registered.
@@ -175,9 +166,9 @@ async fn claim(
     State(l): Shared,
     headers: HeaderMap,
     body: axum::body::Bytes,
-) -> ApiResult<Json<serde_json::Value>> {
+) -> ApiResult<Json<Granted>> {
     let w = worker_of(&l, &headers).await?;
-    let c: ClaimBody = serde_json::from_slice(&body).map_err(|e| bad_json("a claim", e))?;
+    let c: ClaimRequest = serde_json::from_slice(&body).map_err(|e| bad_json("a claim", e))?;
     let Some(variants) =
         l.db.worker_variants(w.id)
             .await
@@ -200,10 +191,10 @@ async fn claim(
     let jobs = jobs.clamp(0, i64::from(l.settings.worker_jobs_max));
     let room = usize::try_from(jobs - active).unwrap_or(0);
     if room == 0 {
-        return Ok(Json(serde_json::json!({
-            "games": [],
-            "lease_seconds": l.workers.lease_seconds,
-        })));
+        return Ok(Json(Granted {
+            games: Vec::new(),
+            lease_seconds: l.workers.lease_seconds,
+        }));
     }
     let can: Vec<bool> =
         l.t.variants
@@ -230,27 +221,24 @@ async fn claim(
                     .ok_or_else(|| {
                         ApiError::internal(format!("version {id} of game {} is gone", c.ticket.id))
                     })?;
-            seats.push(serde_json::json!({ "player": v.player(), "sha256": v.sha256 }));
+            seats.push(LeasedSeat {
+                player: v.player(),
+                sha256: v.sha256.clone(),
+            });
         }
         let lease = c.lease.as_ref().map(|x| x.id.clone()).unwrap_or_default();
-        games.push(serde_json::json!({
-            "id": c.ticket.id,
-            "game_id": game_id(c.ticket.id),
-            "lease": lease,
-            "variant": c.ticket.variant,
-            "seats": seats,
-        }));
+        games.push(LeasedGame {
+            game_id: game_id(c.ticket.id),
+            id: c.ticket.id,
+            lease,
+            seats,
+            variant: c.ticket.variant,
+        });
     }
-    Ok(Json(serde_json::json!({
-        "games": games,
-        "lease_seconds": l.workers.lease_seconds,
-    })))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct HeartbeatBody {
-    leases: Vec<String>,
+    Ok(Json(Granted {
+        games,
+        lease_seconds: l.workers.lease_seconds,
+    }))
 }
 
 /// `POST /api/worker/heartbeat` `{"leases": [...]}`: renews the worker's
@@ -260,17 +248,19 @@ async fn heartbeat(
     State(l): Shared,
     headers: HeaderMap,
     body: axum::body::Bytes,
-) -> ApiResult<Json<serde_json::Value>> {
+) -> ApiResult<Json<Renewed>> {
     let w = worker_of(&l, &headers).await?;
-    let h: HeartbeatBody = serde_json::from_slice(&body).map_err(|e| bad_json("a heartbeat", e))?;
+    let h: Leases = serde_json::from_slice(&body).map_err(|e| bad_json("a heartbeat", e))?;
     let renewed =
         l.db.renew_leases(w.id, &h.leases, unix_now(), l.workers.lease_seconds)
             .await
             .map_err(ApiError::internal)?;
-    let lost: Vec<&String> = h.leases.iter().filter(|x| !renewed.contains(x)).collect();
-    Ok(Json(
-        serde_json::json!({ "renewed": renewed, "lost": lost }),
-    ))
+    let lost = h
+        .leases
+        .into_iter()
+        .filter(|x| !renewed.contains(x))
+        .collect();
+    Ok(Json(Renewed { lost, renewed }))
 }
 
 /// `POST /api/worker/release` `{"leases": [...]}`: a worker that stops
@@ -280,9 +270,9 @@ async fn release(
     State(l): Shared,
     headers: HeaderMap,
     body: axum::body::Bytes,
-) -> ApiResult<Json<serde_json::Value>> {
+) -> ApiResult<Json<Released>> {
     let w = worker_of(&l, &headers).await?;
-    let b: HeartbeatBody = serde_json::from_slice(&body).map_err(|e| bad_json("a release", e))?;
+    let b: Leases = serde_json::from_slice(&body).map_err(|e| bad_json("a release", e))?;
     if b.leases.len() > 1024 {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -305,7 +295,9 @@ async fn release(
                 .join(", ")
         );
     }
-    Ok(Json(serde_json::json!({ "returned": games.len() })))
+    Ok(Json(Released {
+        returned: games.len(),
+    }))
 }
 
 /// `GET /api/worker/bundles/SHA256`: the bot folder uploaded with that
@@ -343,16 +335,6 @@ async fn bundle(
     Ok(([(header::CONTENT_TYPE, "application/gzip")], bytes))
 }
 
-/// An upload of a finished game: the lease it was played under, its row
-/// and its record (the JSON lines).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UploadBody {
-    pub lease: String,
-    pub row: GameRow,
-    pub record: String,
-}
-
 /// The largest upload of one game.
 const UPLOAD_LIMIT: usize = 64 << 20;
 
@@ -366,7 +348,7 @@ async fn upload(
     headers: HeaderMap,
     Path(id): Path<String>,
     req: axum::extract::Request,
-) -> ApiResult<(StatusCode, Json<serde_json::Value>)> {
+) -> ApiResult<(StatusCode, Json<Uploaded>)> {
     let w = worker_of(&l, &headers).await?;
     let id: i64 = crate::wire::worker::ladder_id(&id)
         .or_else(|| id.parse().ok())
@@ -376,7 +358,7 @@ async fn upload(
     let body = axum::body::to_bytes(req.into_body(), UPLOAD_LIMIT)
         .await
         .map_err(|e| bad_json("an upload", e))?;
-    let u: UploadBody = serde_json::from_slice(&body).map_err(|e| bad_json("an upload", e))?;
+    let u: GameUpload = serde_json::from_slice(&body).map_err(|e| bad_json("an upload", e))?;
     let r = accept(&l, &w, id, u).await;
     if let Err((kind, e)) = &r {
         *l.workers
@@ -396,7 +378,10 @@ async fn upload(
     l.workers.uploads.fetch_add(1, Ordering::Relaxed);
     Ok((
         StatusCode::CREATED,
-        Json(serde_json::json!({ "game_id": game_id(id), "accepted": true })),
+        Json(Uploaded {
+            accepted: true,
+            game_id: game_id(id),
+        }),
     ))
 }
 
@@ -408,7 +393,7 @@ fn fail(e: impl std::fmt::Display) -> Refusal {
 }
 
 /// The checks of an upload, in order, then its commit.
-async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<(), Refusal> {
+async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: GameUpload) -> Result<(), Refusal> {
     let Some((state, ticket)) = l.db.game_ticket(id).await.map_err(fail)? else {
         return Err((
             "not_leased",

@@ -284,26 +284,8 @@ fn unpack_entry<R: Read>(
         shown(&String::from_utf8_lossy(t))
     };
     use tar::EntryType as T;
-    match kind {
-        // pax global headers (`git archive` writes one) only carry metadata.
-        T::XGlobalHeader => return Ok(()),
-        T::Link => {
-            return Err(ArchiveError::HardLink {
-                path,
-                target: target(),
-            }
-            .into())
-        }
-        T::Char | T::Block => return Err(ArchiveError::Device { path }.into()),
-        T::Fifo => return Err(ArchiveError::Fifo { path }.into()),
-        T::Regular | T::Continuous | T::Directory | T::Symlink => {}
-        other => {
-            return Err(ArchiveError::OtherType {
-                path,
-                kind: format!("an entry of tar type {:?}", other.as_byte() as char),
-            }
-            .into())
-        }
+    if !kept_kind(kind, &path, target)? {
+        return Ok(());
     }
     if parts.is_empty() {
         // `./` itself: the folder exists already.
@@ -330,24 +312,7 @@ fn unpack_entry<R: Read>(
         },
         T::Symlink => {
             let link = names.link.as_deref().unwrap_or_default();
-            let text = std::str::from_utf8(link).unwrap_or("\0");
-            if !link_inside(&parts, text) {
-                return Err(ArchiveError::LinkOutside {
-                    path,
-                    target: target(),
-                }
-                .into());
-            }
-            if existing.is_some() {
-                return Err(ArchiveError::Clash {
-                    path,
-                    why: "a link where the archive already put something",
-                }
-                .into());
-            }
-            std::os::unix::fs::symlink(text, &at)
-                .map_err(io_err(format!("writing entry `{path}`")))?;
-            Ok(())
+            write_link(link, &parts, &at, existing.is_some(), path, target)
         }
         _ => {
             match existing {
@@ -378,6 +343,63 @@ fn unpack_entry<R: Read>(
             write_file(entry, &at, mode, &path, limits, out)
         }
     }
+}
+
+/// Whether an entry of `kind` is unpacked (`false`: skipped, as pax
+/// global headers, which `git archive` writes and which only carry
+/// metadata); hard links, devices, fifos and other types are refused.
+fn kept_kind(
+    kind: tar::EntryType,
+    path: &str,
+    target: impl Fn() -> String,
+) -> Result<bool, Unpacking> {
+    use tar::EntryType as T;
+    let path = path.to_string();
+    match kind {
+        T::XGlobalHeader => Ok(false),
+        T::Link => Err(ArchiveError::HardLink {
+            path,
+            target: target(),
+        }
+        .into()),
+        T::Char | T::Block => Err(ArchiveError::Device { path }.into()),
+        T::Fifo => Err(ArchiveError::Fifo { path }.into()),
+        T::Regular | T::Continuous | T::Directory | T::Symlink => Ok(true),
+        other => Err(ArchiveError::OtherType {
+            path,
+            kind: format!("an entry of tar type {:?}", other.as_byte() as char),
+        }
+        .into()),
+    }
+}
+
+/// Writes a symbolic link entry at `at`: only to a place inside the
+/// folder, and only where nothing is yet.
+fn write_link(
+    link: &[u8],
+    parts: &[String],
+    at: &Path,
+    taken: bool,
+    path: String,
+    target: impl Fn() -> String,
+) -> Result<(), Unpacking> {
+    let text = std::str::from_utf8(link).unwrap_or("\0");
+    if !link_inside(parts, text) {
+        return Err(ArchiveError::LinkOutside {
+            path,
+            target: target(),
+        }
+        .into());
+    }
+    if taken {
+        return Err(ArchiveError::Clash {
+            path,
+            why: "a link where the archive already put something",
+        }
+        .into());
+    }
+    std::os::unix::fs::symlink(text, at).map_err(io_err(format!("writing entry `{path}`")))?;
+    Ok(())
 }
 
 /// Makes the folders above an entry (`dest` joined with all but the last of
