@@ -30,29 +30,10 @@ impl BotProcess {
         let Launch {
             command: cmd,
             stderr_log,
-            limits,
-            stderr_budget,
             sandbox,
-            ponder,
             ..
         } = launch;
-        let log = match stderr_log {
-            Some(path) => {
-                if let Some(dir) = path.parent() {
-                    let _ = std::fs::create_dir_all(dir);
-                }
-                let f = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(path)
-                    .map_err(|source| BotError::Log {
-                        path: path.clone(),
-                        source,
-                    })?;
-                Some(f)
-            }
-            None => None,
-        };
+        let log = stderr_log.as_deref().map(open_log).transpose()?;
         let token = new_token();
         let mut jail = match sandbox {
             Sandbox::Off => None,
@@ -90,7 +71,7 @@ impl BotProcess {
             c.env(k, v);
         }
         c.env(TOKEN_VAR, &token);
-        let mut child = c.spawn().map_err(|source| {
+        let child = c.spawn().map_err(|source| {
             // On failure, `jail` is dropped: its scratch folder with it.
             match sandbox::is_isolate_error(&source) && jail.is_some() {
                 true => BotError::Sandbox {
@@ -103,6 +84,24 @@ impl BotProcess {
                 },
             }
         })?;
+        BotProcess::started(child, jail, token, log, launch)
+    }
+
+    /// A bot process just spawned: its pipes taken, its stderr drained to
+    /// `log` (when kept) under the launch's limits.
+    fn started(
+        mut child: tokio::process::Child,
+        jail: Option<Jail>,
+        token: String,
+        log: Option<std::fs::File>,
+        launch: &Launch,
+    ) -> Result<BotProcess, BotError> {
+        let Launch {
+            limits,
+            stderr_budget,
+            ponder,
+            ..
+        } = launch;
         let pid = child.id().unwrap_or(0);
         let stdin = child.stdin.take();
         let stdout = match child.stdout.take() {
@@ -143,6 +142,21 @@ impl BotProcess {
             main_pid: None,
         })
     }
+}
+
+/// The bot's stderr log at `path`, opened to append (its folder made).
+fn open_log(path: &std::path::Path) -> Result<std::fs::File, BotError> {
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|source| BotError::Log {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// Removes what sandboxed bots of runs that no longer live left behind

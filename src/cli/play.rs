@@ -266,7 +266,10 @@ pub(super) async fn interrupted() -> ExitCode {
     ExitCode::from(128 + number as u8)
 }
 
-async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::Result<ExitCode> {
+/// The players of `arena play`'s seats, in order: a seeded random
+/// player, or a bot command started (in the sandbox, under the limits
+/// asked) and introduced by its hello.
+async fn seat_bots(args: &PlayArgs) -> anyhow::Result<Vec<Box<dyn Player>>> {
     let mut bots: Vec<Box<dyn Player>> = Vec::new();
     for (seat, arg) in args.bots.iter().enumerate() {
         match resolve_bot(arg)? {
@@ -301,6 +304,11 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
             }
         }
     }
+    Ok(bots)
+}
+
+async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::Result<ExitCode> {
+    let mut bots = seat_bots(args).await?;
     let quiet = args.quiet;
     let mut last_ply = u32::MAX;
     // The kind of the decision about to be made (`W` is a colour or a

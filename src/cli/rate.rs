@@ -122,7 +122,10 @@ fn whole_league(args: &RateArgs) -> Option<PathBuf> {
     meta.shard.is_none().then_some(dir)
 }
 
-pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
+/// The files to rate, checked: a league folder stands for its
+/// games.csv; every shard of a sharded league must be there (or
+/// `--partial`, with a warning naming those left out).
+fn check_files(args: &mut RateArgs) -> anyhow::Result<()> {
     for f in args.files.iter_mut() {
         if f.is_dir() {
             let csv = crate::league::folder::Layout::new(f.as_path()).games_csv();
@@ -135,7 +138,6 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
             *f = csv;
         }
     }
-    let anchor = args.anchor.as_deref().map(parse_anchor).transpose()?;
     for (league, n, missing) in missing_shards(&args.files) {
         let list = missing
             .iter()
@@ -154,6 +156,12 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
             "warning: rating part of league `{league}` ({n} shards): {list} left out (--partial)"
         );
     }
+    Ok(())
+}
+
+pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
+    check_files(&mut args)?;
+    let anchor = args.anchor.as_deref().map(parse_anchor).transpose()?;
     let opts = RateOptions {
         variant: args.variant.clone(),
         anchor,

@@ -13,7 +13,7 @@ use crate::league::schedule::Shard;
 use crate::ratings::sprt::{self, SprtConfig, SprtTracker};
 use anyhow::Context;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -306,25 +306,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 /// and writes the rating tables; with an SPRT, stops when it decides.
 pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> {
     let mut clock = Clock::new();
-    if t.sandbox == Sandbox::Off {
-        errln!(
-            "warning: sandbox = \"off\": the bots run with this user's rights, environment and network, and can reach each other and the results (docs/security.md)"
-        );
-    }
-    let cap = MAX_GAMES_PER_CPU * crate::league::config::default_concurrency();
-    if t.concurrency > cap && !how.force_concurrency {
-        anyhow::bail!(
-            "concurrency {}: more than {MAX_GAMES_PER_CPU} games at a time per CPU ({cap} on this machine); each game runs its bots at once, and they would time out for want of CPU, not of skill. Lower -j (or the file's `concurrency`), or add --force-concurrency",
-            t.concurrency
-        );
-    }
-    let sprt = match (&t.sprt, how.shard) {
-        (Some(_), Some(_)) => anyhow::bail!(
-            "an SPRT decides on all of a league's games as they finish: run it without --shard"
-        ),
-        (Some(c), None) => Some(SprtRun::new(t, *c)?),
-        (None, _) => None,
-    };
+    let sprt = before_run(t, how)?;
     let opts = RunOptions {
         shard: how.shard,
         no_build: how.no_build,
@@ -335,12 +317,11 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         resume: how.resume.clone(),
     };
     // The head-to-head lines' pairs, with the standings and at the end.
-    let pairs = head_to_head_pairs(t);
     let show = Show {
         bar: std::io::stderr().is_terminal(),
         quiet: how.quiet,
         rating_interval: how.rating_interval,
-        head_to_head: pairs.clone(),
+        head_to_head: head_to_head_pairs(t),
     };
     let every = match (how.no_report, how.report_interval) {
         (true, _) => None,
@@ -359,26 +340,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
             );
             None
         }
-        None => {
-            let mut console = Console::new(&t.name, t.concurrency, show);
-            let mut pgn = match &how.pgn {
-                Some(p) => Some(super::pgn::PgnLive::create(p, &t.name)?),
-                None => None,
-            };
-            let summary = runner::run(t, &opts, &mut |e| {
-                clock.on_event(e);
-                console.on_event(e);
-                live.on_event(e);
-                if let Some(p) = pgn.as_mut() {
-                    p.on_event(e);
-                }
-            })?;
-            console.finish();
-            if let Some(line) = pgn.and_then(super::pgn::PgnLive::finish) {
-                errln!("{line}");
-            }
-            Some(summary)
-        }
+        None => Some(play_on_console(t, &opts, how, show, &mut clock, &mut live)?),
     };
     let dir = runner::output_dir(t, how.shard);
     // A Ctrl-C stops at once: the report of a large league takes a while
@@ -394,11 +356,83 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
     if let Some(code) = summary.as_ref().and_then(|s| stopped_early(s, how, &dir)) {
         return Ok(code);
     }
-    let games_csv = Layout::new(&dir).games_csv();
-    let games = rate_folder(&dir, &games_csv)?;
+    let played = summary.as_ref().map_or(0, |s| s.played);
+    closing_lines(t, how, &dir, &clock, played, report, sprt.as_ref())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What is checked before a league runs: a warning for `sandbox = "off"`,
+/// the games at a time a machine can hold, and the SPRT (none with
+/// `--shard`), made ready.
+fn before_run(t: &Tournament, how: &How) -> anyhow::Result<Option<SprtRun>> {
+    if t.sandbox == Sandbox::Off {
+        errln!(
+            "warning: sandbox = \"off\": the bots run with this user's rights, environment and network, and can reach each other and the results (docs/security.md)"
+        );
+    }
+    let cap = MAX_GAMES_PER_CPU * crate::league::config::default_concurrency();
+    if t.concurrency > cap && !how.force_concurrency {
+        anyhow::bail!(
+            "concurrency {}: more than {MAX_GAMES_PER_CPU} games at a time per CPU ({cap} on this machine); each game runs its bots at once, and they would time out for want of CPU, not of skill. Lower -j (or the file's `concurrency`), or add --force-concurrency",
+            t.concurrency
+        );
+    }
+    Ok(match (&t.sprt, how.shard) {
+        (Some(_), Some(_)) => anyhow::bail!(
+            "an SPRT decides on all of a league's games as they finish: run it without --shard"
+        ),
+        (Some(c), None) => Some(SprtRun::new(t, *c)?),
+        (None, _) => None,
+    })
+}
+
+/// Plays the league's games with the console's progress, the live report
+/// and the PGN file (`--pgn`) following them.
+fn play_on_console(
+    t: &Tournament,
+    opts: &RunOptions,
+    how: &How,
+    show: Show,
+    clock: &mut Clock,
+    live: &mut Live,
+) -> anyhow::Result<runner::Summary> {
+    let mut console = Console::new(&t.name, t.concurrency, show);
+    let mut pgn = match &how.pgn {
+        Some(p) => Some(super::pgn::PgnLive::create(p, &t.name)?),
+        None => None,
+    };
+    let summary = runner::run(t, opts, &mut |e| {
+        clock.on_event(e);
+        console.on_event(e);
+        live.on_event(e);
+        if let Some(p) = pgn.as_mut() {
+            p.on_event(e);
+        }
+    })?;
+    console.finish();
+    if let Some(line) = pgn.and_then(super::pgn::PgnLive::finish) {
+        errln!("{line}");
+    }
+    Ok(summary)
+}
+
+/// The lines after a league's games: where its files are, its report,
+/// the head-to-head lines and the SPRT's verdict, counted from the rows
+/// (this run's and earlier ones').
+fn closing_lines(
+    t: &Tournament,
+    how: &How,
+    dir: &Path,
+    clock: &Clock,
+    played: usize,
+    report: Option<PathBuf>,
+    sprt: Option<&SprtRun>,
+) -> anyhow::Result<()> {
+    let pairs = head_to_head_pairs(t);
+    let games_csv = Layout::new(dir).games_csv();
+    let games = rate_folder(dir, &games_csv)?;
     let total = crate::league::schedule::Schedule::new(t, how.shard).len();
     let (elapsed, builds) = clock.words();
-    let played = summary.as_ref().map_or(0, |s| s.played);
     outln!(
         "{} of {total} games ({played} played now, in {elapsed:.1} s{builds}) in {}: games.csv, games/records-*.jsonl.zst, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
         games,
@@ -409,17 +443,16 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         outln!("report: {}", p.display());
     }
     if sprt.is_some() || !pairs.is_empty() {
-        // Counted from the rows themselves, this run's and earlier ones'.
         let rows = crate::results::csvio::read_rows(&games_csv)
             .with_context(|| format!("reading back {}", games_csv.display()))?;
         for line in super::console::head_to_head_lines(&rows, &pairs) {
             outln!("{line}");
         }
-        if let Some(s) = &sprt {
+        if let Some(s) = sprt {
             outln!("{}", s.verdict(&rows)?);
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// When a run's games started, apart from the bots' builds before them (a

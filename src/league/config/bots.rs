@@ -142,85 +142,28 @@ fn parse_bots(
             let lines = item_lines(ctx, span.clone());
             let mut out = Vec::new();
             for (i, item) in items.iter().enumerate() {
-                match item {
-                    toml::Value::String(folder) => {
-                        let dir = bots_dir.dir.join(folder);
-                        if !dir.join(manifest::MANIFEST).is_file() {
-                            return Err(ctx.field(
-                                span.clone(),
-                                &format!("bots[{i}]"),
-                                no_such_bot(folder, bots_dir),
-                            ));
-                        }
-                        let m = Manifest::load(&dir).map_err(|e| {
-                            ctx.field(span.clone(), &format!("bots[{i}]"), e.to_string())
-                        })?;
-                        out.push(from_manifest(m));
-                    }
+                let at = Item {
+                    ctx,
+                    span: span.clone(),
+                    i,
+                };
+                out.push(match item {
+                    toml::Value::String(folder) => at.folder_bot(folder, bots_dir)?,
                     toml::Value::Table(_) => {
-                        let raw: RawBot =
-                            item.clone().try_into().map_err(|e: toml::de::Error| {
-                                ctx.field(
-                                    span.clone(),
-                                    &format!("bots[{i}]"),
-                                    e.message().to_string(),
-                                )
-                            })?;
-                        let mut command = raw.command.into_argv();
-                        command.extend(raw.args);
-                        if command.is_empty() {
-                            return Err(ctx.field(
-                                span.clone(),
-                                &format!("bots[{i}].command"),
-                                "is empty",
-                            ));
-                        }
-                        if let Some(why) = manifest::name_problem(&raw.name) {
-                            return Err(ctx.field(
-                                span.clone(),
-                                &format!("bots[{i}].name"),
-                                format!("`{}` {why}", raw.name.escape_debug()),
-                            ));
-                        }
-                        if let Some(field) = raw.limits.zero() {
-                            return Err(ctx.field(
-                                span.clone(),
-                                &format!("bots[{i}].limits.{field}"),
-                                "must be at least 1",
-                            ));
-                        }
-                        out.push(BotSpec {
-                            name: raw.name,
-                            command,
-                            cwd: Some(
-                                raw.cwd
-                                    .map(|c| base.join(c))
-                                    .unwrap_or_else(|| base.to_path_buf()),
-                            ),
-                            env: raw.env.into_iter().collect(),
-                            build: raw.build.map(CommandValue::into_argv),
-                            limits: raw.limits,
-                            origin: Some(format!(
-                                "{}:{}",
-                                ctx.path.display(),
-                                lines
-                                    .get(i)
-                                    .copied()
-                                    .unwrap_or_else(|| line_of(ctx.src, span.start))
-                            )),
-                        });
+                        let line = lines
+                            .get(i)
+                            .copied()
+                            .unwrap_or_else(|| line_of(ctx.src, span.start));
+                        at.command_bot(item, base, line)?
                     }
-                    other => {
-                        return Err(ctx.field(
-                            span.clone(),
-                            &format!("bots[{i}]"),
-                            format!(
+                    other => return Err(at.error(
+                        "",
+                        format!(
                             "expected a bots/ folder name or a table with name and command, got {}",
                             other.type_str()
                         ),
-                        ))
-                    }
-                }
+                    )),
+                });
             }
             Ok(out)
         }
@@ -229,6 +172,72 @@ fn parse_bots(
             "bots",
             format!("expected \"all\" or a list, got {}", other.type_str()),
         )),
+    }
+}
+
+/// Item `i` of a league file's `bots` list, for its errors.
+struct Item<'a, 'c> {
+    ctx: &'a Ctx<'c>,
+    span: std::ops::Range<usize>,
+    i: usize,
+}
+
+impl Item<'_, '_> {
+    /// An error of this item's `field` (`""`: the item itself).
+    fn error(&self, field: &str, message: impl Into<String>) -> ConfigError {
+        self.ctx.field(
+            self.span.clone(),
+            &format!("bots[{}]{field}", self.i),
+            message,
+        )
+    }
+
+    /// A bot named by its folder under the bots folder: its bot.toml.
+    fn folder_bot(&self, folder: &str, bots_dir: &BotsDir) -> Result<BotSpec, ConfigError> {
+        let dir = bots_dir.dir.join(folder);
+        if !dir.join(manifest::MANIFEST).is_file() {
+            return Err(self.error("", no_such_bot(folder, bots_dir)));
+        }
+        let m = Manifest::load(&dir).map_err(|e| self.error("", e.to_string()))?;
+        Ok(BotSpec::from_manifest(m))
+    }
+
+    /// A bot written in the league file as a table (name, command, ...),
+    /// at `line` of it.
+    fn command_bot(
+        &self,
+        item: &toml::Value,
+        base: &Path,
+        line: usize,
+    ) -> Result<BotSpec, ConfigError> {
+        let raw: RawBot = item
+            .clone()
+            .try_into()
+            .map_err(|e: toml::de::Error| self.error("", e.message().to_string()))?;
+        let mut command = raw.command.into_argv();
+        command.extend(raw.args);
+        if command.is_empty() {
+            return Err(self.error(".command", "is empty"));
+        }
+        if let Some(why) = manifest::name_problem(&raw.name) {
+            return Err(self.error(".name", format!("`{}` {why}", raw.name.escape_debug())));
+        }
+        if let Some(field) = raw.limits.zero() {
+            return Err(self.error(&format!(".limits.{field}"), "must be at least 1"));
+        }
+        Ok(BotSpec {
+            name: raw.name,
+            command,
+            cwd: Some(
+                raw.cwd
+                    .map(|c| base.join(c))
+                    .unwrap_or_else(|| base.to_path_buf()),
+            ),
+            env: raw.env.into_iter().collect(),
+            build: raw.build.map(CommandValue::into_argv),
+            limits: raw.limits,
+            origin: Some(format!("{}:{line}", self.ctx.path.display())),
+        })
     }
 }
 

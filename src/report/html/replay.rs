@@ -36,6 +36,7 @@
 
 use crate::engine::Game;
 use crate::referee::record::{read_record, Recorded};
+use crate::referee::DecisionRecord;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -407,6 +408,59 @@ pub fn game_data(game_id: &str, text: Option<&str>, chunk: &mut Chunk) -> (Value
 }
 
 fn replay(game_id: &str, rec: &Recorded, chunk: &mut Chunk, meta: &mut GameMeta) -> Value {
+    let mut out = header(game_id, rec);
+    let mut game = match Game::new(rec.spec.variant, &rec.spec.settings) {
+        Ok(g) => g,
+        Err(e) => {
+            let note = format!("the game cannot be set up: {e}");
+            out.insert("note".into(), note.clone().into());
+            out.insert("decisions".into(), 0.into());
+            meta.note = Some(note);
+            return Value::Object(out);
+        }
+    };
+    let mut buf = Vec::new();
+    let mut cells = Cells::new();
+    let mut prev = put_start(chunk, &game, &mut buf, &mut cells);
+    let mut decisions = 0usize;
+    for d in &rec.decisions {
+        let kind = game.decision_kind();
+        // The options the engine lists here, for the viewer to show.
+        let legal = game.legal();
+        if let Err(e) = game.play(&d.option) {
+            let note = format!(
+                "decision {} (`{}` at ply {}) cannot be replayed: {e}",
+                decisions + 1,
+                d.option,
+                d.ply
+            );
+            out.insert("note".into(), note.clone().into());
+            meta.note = Some(note);
+            break;
+        }
+        decisions += 1;
+        put_decision(chunk, d, kind, &legal);
+        buf.clear();
+        game.write_snapshot(&mut buf);
+        chunk.flatten(&buf, &mut cells);
+        put_diff(chunk, &mut prev, &buf, &cells);
+    }
+    out.insert("decisions".into(), decisions.into());
+    out.insert("positions".into(), true.into());
+    // The options at the last position, when a decision is still due
+    // there (a forfeit, a damaged record).
+    if game.to_decide().is_some() {
+        out.insert("legal_end".into(), json!(game.legal()));
+    }
+    if meta.note.is_none() && !rec.state.is_null() {
+        check_final(rec, chunk, &mut cells, &mut prev, &mut out, meta);
+    }
+    Value::Object(out)
+}
+
+/// A game's header for the viewer: its id, variant, players, options,
+/// seed, notes and how it ended.
+fn header(game_id: &str, rec: &Recorded) -> Map<String, Value> {
     let spec = &rec.spec;
     let mut out = Map::new();
     out.insert("id".into(), game_id.into());
@@ -429,99 +483,76 @@ fn replay(game_id: &str, rec: &Recorded, chunk: &mut Chunk, meta: &mut GameMeta)
             "plies": rec.plies,
         }),
     );
-    let mut game = match Game::new(spec.variant, &spec.settings) {
-        Ok(g) => g,
-        Err(e) => {
-            let note = format!("the game cannot be set up: {e}");
-            out.insert("note".into(), note.clone().into());
-            out.insert("decisions".into(), 0.into());
-            meta.note = Some(note);
-            return Value::Object(out);
-        }
-    };
-    // The first position: its cells (in path order).
-    let mut buf = Vec::new();
-    let mut cells = Cells::new();
-    game.write_snapshot(&mut buf);
-    chunk.flatten(&buf, &mut cells);
+    out
+}
+
+/// The first position's cells (in path order) into `chunk`; returns each
+/// cell's text, the base of the next position's differences.
+fn put_start(chunk: &mut Chunk, game: &Game, buf: &mut Vec<u8>, cells: &mut Cells) -> Vec<String> {
+    game.write_snapshot(buf);
+    chunk.flatten(buf, cells);
     let present: Vec<usize> = (0..cells.len()).filter(|&k| cells[k].is_some()).collect();
     chunk.put(START, present.len() as u64);
     let mut last = -1i64;
     for &k in &present {
         chunk.put(START, (k as i64 - last - 1) as u64);
         last = k as i64;
-        let i = chunk.value(text_of(&buf, &cells, k));
+        let i = chunk.value(text_of(buf, cells, k));
         chunk.put(START, i as u64);
     }
-    let mut prev: Vec<String> = (0..cells.len())
-        .map(|k| text_of(&buf, &cells, k).to_string())
+    (0..cells.len())
+        .map(|k| text_of(buf, cells, k).to_string())
+        .collect()
+}
+
+/// One decision into `chunk`: its seat and flags, its kind, the options
+/// listed, the one played, and its time (neither forced nor an opening's).
+fn put_decision(chunk: &mut Chunk, d: &DecisionRecord, kind: &str, legal: &[String]) {
+    let flags = u64::from(d.forced) + 2 * u64::from(d.opening);
+    chunk.put(DEC, d.seat as u64 * 4 + flags);
+    let k = chunk.value(&Value::from(kind).to_string());
+    chunk.put(DEC, k as u64);
+    chunk.put(LEGAL, legal.len() as u64);
+    let mut last = -1i64;
+    for o in legal {
+        let i = chunk.option(o) as i64;
+        chunk.put(LEGAL, zigzag(i - last - 1));
+        last = i;
+    }
+    let played = match legal.iter().position(|o| *o == d.option) {
+        Some(p) => p,
+        None => legal.len() + chunk.option(&d.option),
+    };
+    chunk.put(OPT, played as u64);
+    if flags == 0 {
+        chunk.put(TIME, quantize_us(d.elapsed_us));
+    }
+}
+
+/// The position after the last decision must be the record's (compared
+/// as values: the record's text is serde_json's); when it is not, the
+/// record's cells and a note go into the game's data.
+fn check_final(
+    rec: &Recorded,
+    chunk: &mut Chunk,
+    cells: &mut Cells,
+    prev: &mut Vec<String>,
+    out: &mut Map<String, Value>,
+    meta: &mut GameMeta,
+) {
+    let text = rec.state.to_string().into_bytes();
+    chunk.flatten(&text, cells);
+    prev.resize(cells.len(), String::new());
+    let value = |t: &str| serde_json::from_str::<Value>(t).unwrap_or(Value::Null);
+    let end: Vec<Value> = (0..cells.len())
+        .map(|k| value(text_of(&text, cells, k)))
         .collect();
-    let mut decisions = 0usize;
-    for d in &rec.decisions {
-        let kind = game.decision_kind();
-        // The options the engine lists here, for the viewer to show.
-        let legal = game.legal();
-        if let Err(e) = game.play(&d.option) {
-            let note = format!(
-                "decision {} (`{}` at ply {}) cannot be replayed: {e}",
-                decisions + 1,
-                d.option,
-                d.ply
-            );
-            out.insert("note".into(), note.clone().into());
-            meta.note = Some(note);
-            break;
-        }
-        decisions += 1;
-        let flags = u64::from(d.forced) + 2 * u64::from(d.opening);
-        chunk.put(DEC, d.seat as u64 * 4 + flags);
-        let k = chunk.value(&Value::from(kind).to_string());
-        chunk.put(DEC, k as u64);
-        chunk.put(LEGAL, legal.len() as u64);
-        let mut last = -1i64;
-        for o in &legal {
-            let i = chunk.option(o) as i64;
-            chunk.put(LEGAL, zigzag(i - last - 1));
-            last = i;
-        }
-        let played = match legal.iter().position(|o| *o == d.option) {
-            Some(p) => p,
-            None => legal.len() + chunk.option(&d.option),
-        };
-        chunk.put(OPT, played as u64);
-        if flags == 0 {
-            chunk.put(TIME, quantize_us(d.elapsed_us));
-        }
-        buf.clear();
-        game.write_snapshot(&mut buf);
-        chunk.flatten(&buf, &mut cells);
-        put_diff(chunk, &mut prev, &buf, &cells);
+    if prev.iter().zip(&end).any(|(p, e)| value(p) != *e) {
+        let note = "the replayed game does not reach the record's final state".to_string();
+        out.insert("final".into(), Value::Array(end));
+        out.insert("note".into(), note.clone().into());
+        meta.note = Some(note);
     }
-    out.insert("decisions".into(), decisions.into());
-    out.insert("positions".into(), true.into());
-    // The options at the last position, when a decision is still due
-    // there (a forfeit, a damaged record).
-    if game.to_decide().is_some() {
-        out.insert("legal_end".into(), json!(game.legal()));
-    }
-    if meta.note.is_none() && !rec.state.is_null() {
-        // The position after the last decision must be the record's
-        // (compared as values: the record's text is serde_json's).
-        let text = rec.state.to_string().into_bytes();
-        chunk.flatten(&text, &mut cells);
-        prev.resize(cells.len(), String::new());
-        let value = |t: &str| serde_json::from_str::<Value>(t).unwrap_or(Value::Null);
-        let end: Vec<Value> = (0..cells.len())
-            .map(|k| value(text_of(&text, &cells, k)))
-            .collect();
-        if prev.iter().zip(&end).any(|(p, e)| value(p) != *e) {
-            let note = "the replayed game does not reach the record's final state".to_string();
-            out.insert("final".into(), Value::Array(end));
-            out.insert("note".into(), note.clone().into());
-            meta.note = Some(note);
-        }
-    }
-    Value::Object(out)
 }
 
 /// Cell `k`'s text in `text` (empty when absent).
