@@ -156,13 +156,15 @@ fn parse_bots(
                             .unwrap_or_else(|| line_of(ctx.src, span.start));
                         at.command_bot(item, base, line)?
                     }
-                    other => return Err(at.error(
-                        "",
-                        format!(
+                    other => {
+                        return Err(at.error(
+                            "",
+                            format!(
                             "expected a bots/ folder name or a table with name and command, got {}",
                             other.type_str()
                         ),
-                    )),
+                        ))
+                    }
                 });
             }
             Ok(out)

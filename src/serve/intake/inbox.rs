@@ -33,13 +33,37 @@ impl Gate {
 
     /// A slot, held until the permit is dropped; none free: [`Busy`]
     /// (the web layer's 503 with `Retry-After`), at once.
-    pub fn enter(&self) -> Result<OwnedSemaphorePermit, Busy> {
-        self.slots.clone().try_acquire_owned().map_err(|_| Busy {
+    pub fn enter(&self) -> Result<Slot, Busy> {
+        let permit = self.slots.clone().try_acquire_owned().map_err(|_| Busy {
             message: format!(
                 "the server is handling {} {} already, its limit: try again in {RETRY_SECONDS} s",
                 self.size, self.what
             ),
+        })?;
+        Ok(Slot {
+            permit: Some(permit),
+            slots: self.slots.clone(),
+            size: self.size,
         })
+    }
+}
+
+/// A slot of a [`Gate`], until dropped. The last one out hands the memory
+/// the uploads freed back to the system: the allocator keeps freed memory
+/// for the next request otherwise, and after a burst of large uploads the
+/// server stayed at twice its size at rest (BENCHMARKS.md, issue 47).
+pub struct Slot {
+    permit: Option<OwnedSemaphorePermit>,
+    slots: Arc<Semaphore>,
+    size: usize,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        drop(self.permit.take());
+        if self.slots.available_permits() == self.size {
+            crate::host::return_free_memory();
+        }
     }
 }
 
