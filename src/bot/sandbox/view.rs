@@ -1192,6 +1192,71 @@ mod tests {
         );
     }
 
+    /// What is mounted over masked paths comes from the bot's own files
+    /// (never a host path, which its mount table would name), and its
+    /// `/proc` counters are its own: `meminfo` states its memory limit.
+    #[test]
+    fn masks_come_from_the_bots_own_files_and_its_counters_are_its_own() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let cmd = BotCommand {
+            program: "true".into(),
+            args: vec![],
+            cwd: Some(base.clone()),
+            env: vec![],
+        };
+        let root = base.join("root");
+        let planned = plan(&cmd, &root, None, 1 << 20, 256 << 20, &[], &[], false).unwrap();
+        let own = root.join(OWN_FILES);
+        assert_eq!(planned.plan.own.dir.as_bytes(), own.as_os_str().as_bytes());
+        let mut masks = Vec::new();
+        for step in &planned.plan.steps {
+            match step {
+                MountStep::Mask { src, dst } => masks.push((src, dst)),
+                MountStep::Proc { masks: m, .. } => {
+                    for s in m {
+                        if let MountStep::Mask { src, dst } = s {
+                            masks.push((src, dst));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let files: Vec<&[u8]> = planned
+            .plan
+            .own
+            .files
+            .iter()
+            .map(|(p, _)| p.as_bytes())
+            .collect();
+        for (src, dst) in &masks {
+            assert!(files.contains(&src.as_bytes()), "{src:?} over {dst:?}");
+        }
+        let over = |p: &str| {
+            let dst = root.join(p);
+            masks
+                .iter()
+                .find(|(_, d)| d.as_bytes() == dst.as_os_str().as_bytes())
+                .map(|(src, _)| src.to_str().unwrap().to_string())
+        };
+        if Path::new("/proc/meminfo").exists() {
+            let src = over("proc/meminfo").expect("meminfo is replaced");
+            let (_, content) = planned
+                .plan
+                .own
+                .files
+                .iter()
+                .find(|(p, _)| p.to_str().unwrap() == src)
+                .unwrap();
+            let text = String::from_utf8_lossy(content);
+            assert!(text.starts_with("MemTotal:         262144 kB\n"), "{text}");
+        }
+        if Path::new("/proc/sys/fs/file-nr").exists() {
+            assert!(over("proc/sys/fs/file-nr").is_some());
+        }
+    }
+
     #[test]
     fn the_root_and_the_temporary_folder_are_never_shown() {
         let cmd = BotCommand {
