@@ -274,6 +274,11 @@ bots = [
 ]
 variants = ["kisolo"]
 output = "out"
+
+# The sender's turns fill 128 MiB and make 10,000 files and descriptors:
+# room for that on a loaded machine.
+[time_control]
+decision_ms = 10000
 "#;
     let (rows, lines) = league(dir.path(), text, &[], "count-w", &[]);
     assert!(rows.iter().all(|r| r.offender.is_none()), "{rows:?}");
