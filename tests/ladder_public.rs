@@ -383,6 +383,60 @@ fn a_bot_toml_asks_for_less_than_the_ladders_limits_never_more() {
     }
 }
 
+/// An owner's bot that, before its hello, prints to stderr each mount of
+/// its table whose source is not the path it is shown at (where a mask's
+/// source lies on the host), and the host-wide counters it can read, then
+/// exits: the check refuses it, and the end of its stderr is in the public
+/// report. No host path may be in there: before issue 47, every mask's
+/// source was the scratch folder, named after the checking process's pid.
+#[test]
+fn a_public_check_report_shows_no_host_path_from_the_bots_mount_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "");
+    let alice = server.add_user("alice");
+    server.start();
+    let folder = dir.join("upload/peek");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("bot.py"),
+        r#"import sys
+for line in open("/proc/self/mountinfo"):
+    f = line.split()
+    if f[3] not in ("/", f[4]):
+        sys.stderr.write("LEAK root=%s at=%s\n" % (f[3], f[4]))
+for p in ("/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr"):
+    sys.stderr.write("COUNTER %s %s\n" % (p, open(p).read().strip()))
+sys.exit(1)
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        folder.join("bot.toml"),
+        "name = \"peek\"\ncommand = [\"python3\", \"bot.py\"]\n",
+    )
+    .unwrap();
+    let _ = server.submit(&alice, &folder);
+    let (status, report) = verdict(&server, "peek");
+    assert_eq!(status, "refused", "{report}");
+    assert!(report.contains("COUNTER /proc/sys/fs/file-nr"), "{report}");
+    assert!(
+        !report.contains("arena-scratch"),
+        "the report names the server's scratch folder:\n{report}"
+    );
+    if report.contains("sandbox: on") {
+        // The masks' sources are a tmpfs of the bot's own; the counters
+        // are its own constants.
+        assert!(report.contains("LEAK root=/empty at=/"), "{report}");
+        assert!(
+            report.contains("COUNTER /proc/sys/fs/inode-nr 0\t0"),
+            "{report}"
+        );
+    }
+    let code = server.terminate();
+    assert!(code.success(), "{code:?}\n{}", server.log());
+}
+
 /// An honest game between `players` of ladder game `game_id` (kisolo,
 /// seed 7, no opening), each decision said to take `us` microseconds:
 /// its row and record lines.

@@ -251,6 +251,140 @@ ponder = true
     }
 }
 
+/// Two bots in the same game under the default `ponder = false`: the
+/// sender, at each odd request of its own, holds thousands of descriptors,
+/// 128 MiB of memory and 2,000 files (inodes and dentries) and stays
+/// paused holding them; at each even one it lets them go. The receiver
+/// reads the host-wide counters at each of its requests (`file-nr`,
+/// `inode-nr`, `dentry-state`, `meminfo`, `pressure/*`, `loadavg`, ...).
+/// A bit passes if a counter reads differently while the sender holds and
+/// while it does not: every counter must read the same at every request
+/// (or be absent), so no bit passes, and `meminfo` states the bot's own
+/// memory limit.
+#[test]
+fn two_colluding_bots_pass_no_bit_through_host_wide_counters() {
+    let dir = tempfile::tempdir().unwrap();
+    attack_bot(dir.path(), "hold");
+    attack_bot(dir.path(), "count");
+    let text = r#"
+name = "counters"
+bots = [
+  { name = "hold", command = ["python3", "attack.py", "hold"], cwd = "hold" },
+  { name = "count", command = ["python3", "attack.py", "count"], cwd = "count" },
+]
+variants = ["kisolo"]
+output = "out"
+
+# The sender's turns fill 128 MiB and make 10,000 files and descriptors:
+# room for that on a loaded machine.
+[time_control]
+decision_ms = 10000
+"#;
+    let (rows, lines) = league(dir.path(), text, &[], "count-w", &[]);
+    assert!(rows.iter().all(|r| r.offender.is_none()), "{rows:?}");
+    let sent = attack_lines(&dir.path().join("out"), "hold-w");
+    let held: Vec<&String> = sent.iter().filter(|l| l.contains(": 1 (")).collect();
+    assert!(
+        !held.is_empty() && sent.iter().any(|l| l.ends_with(": 0")),
+        "the sender never said both 1 and 0: {sent:?}"
+    );
+    assert!(
+        held.iter().all(|l| !l.contains("(0 descriptors")),
+        "the sender held no descriptor: {held:?}"
+    );
+    let mut readings: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for l in &lines {
+        if let Some((path, value)) = l
+            .strip_prefix("counter ")
+            .and_then(|rest| rest.split_once(": "))
+        {
+            readings.entry(path).or_default().push(value);
+        }
+    }
+    assert!(
+        readings.len() >= 10 && readings.values().all(|v| v.len() >= 4),
+        "too few readings: {readings:?}"
+    );
+    let changed: Vec<String> = readings
+        .iter()
+        .filter_map(|(path, values)| {
+            let distinct: std::collections::BTreeSet<&&str> = values.iter().collect();
+            let mut two = distinct.iter().take(2);
+            (distinct.len() > 1).then(|| {
+                format!(
+                    "{path}: {} readings, {} different ({:?} then {:?})",
+                    values.len(),
+                    distinct.len(),
+                    two.next(),
+                    two.next()
+                )
+            })
+        })
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "counters that changed while the receiver read them (a channel):\n{}",
+        changed.join("\n")
+    );
+    let meminfo = readings["/proc/meminfo"][0];
+    assert!(
+        meminfo.starts_with("MemTotal:") && meminfo.contains(" 1048576 kB"),
+        "meminfo does not state the bot's limit (1024 MiB): {meminfo}"
+    );
+}
+
+/// A bot's mount table (/proc/self/mountinfo, /proc/mounts) names no host
+/// path beyond what the bot is shown at that very place: no scratch folder
+/// (named after the referee's pid), no source of a mask, no results folder.
+/// Each mount's root (its source's path in its file system) is the tail
+/// of where it is shown, or a file at the top of a tmpfs of the bot's own
+/// (`/empty`, `/meminfo`) or of the devices (`/null`).
+#[test]
+fn a_bots_mount_table_names_no_host_path() {
+    let dir = tempfile::tempdir().unwrap();
+    attack_bot(dir.path(), "mounts");
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let text = format!(
+        r#"
+name = "mounts"
+bots = [
+  {{ name = "mounts", command = ["python3", "attack.py", "mounts"], cwd = "mounts" }},
+  {{ name = "r", command = ["{bot}"] }},
+]
+variants = ["kisolo"]
+output = "out"
+"#
+    );
+    let (_, lines) = league(dir.path(), &text, &[], "mounts-w", &[]);
+    let out = dir.path().join("out").canonicalize().unwrap();
+    let scratch = std::env::temp_dir().join("arena-scratch-");
+    let table: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("mountinfo: ") || l.starts_with("mounts: "))
+        .collect();
+    assert!(table.len() >= 10, "{lines:?}");
+    for l in &table {
+        for host in [
+            "arena-scratch".to_string(),
+            scratch.display().to_string(),
+            out.display().to_string(),
+        ] {
+            assert!(!l.contains(&host), "the mount table names {host}: {l}");
+        }
+    }
+    for l in table.iter().filter_map(|l| l.strip_prefix("mountinfo: ")) {
+        let f: Vec<&str> = l.split(' ').collect();
+        let (root, at) = (f[3], f[4]);
+        let fstype = f.iter().skip_while(|x| **x != "-").nth(1).copied();
+        let virtual_fs = matches!(fstype, Some("tmpfs" | "devtmpfs" | "proc"));
+        let own = virtual_fs && root.matches('/').count() == 1;
+        assert!(
+            root == "/" || at.ends_with(root) || own,
+            "a mount shows a host path as its source ({root} at {at}): {l}"
+        );
+    }
+}
+
 /// A bot.toml whose command names a file outside its folder (absolute,
 /// relative with `..`, or through a symbolic link of its folder) is refused
 /// before any game, with the bot.toml's name and line.

@@ -16,6 +16,15 @@ result that starts with `open` means the attack worked. Modes:
                 port, an abstract unix socket)
   recv          the other colluder: at each request looks for the bit on
                 every channel, and reports what it found
+  hold          a colluding bot that signals through the host-wide
+                counters: at each odd request it holds thousands of
+                descriptors, 128 MiB of memory and 2,000 files in its /tmp
+                (descriptors, memory, inodes and dentries), at each even
+                one it lets them go; it stays paused holding them
+  count         the other colluder: at each request reads the counters
+                ($COUNTERS) and reports what each said
+  mounts        at its first request reports every line of its mount table
+                (/proc/self/mountinfo and /proc/mounts) and its working folder
   honest        thinks $THINK_MS of CPU time (busy loop) per decision, and
                 reports the wall time each took
   hog           at its first request leaves 4 children that spin on the CPU
@@ -270,6 +279,81 @@ def inotify_sees():
         os.close(fd)
 
 
+HOLDING = {"fds": [], "memory": None, "files": []}
+
+
+def hold(request):
+    """Says 1 (odd request) or 0 (even) through the host-wide counters."""
+    if request % 2 == 1:
+        import resource
+        try:
+            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (OSError, ValueError):
+            pass
+        want = min(8000, resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 64)
+        try:
+            while len(HOLDING["fds"]) < want:
+                HOLDING["fds"].append(os.open("/dev/null", os.O_RDONLY))
+        except OSError:
+            pass
+        try:
+            HOLDING["memory"] = b"\x01" * (128 << 20)
+        except MemoryError:
+            pass
+        for i in range(2000):
+            path = "/tmp/hold-%d" % i
+            try:
+                with open(path, "w"):
+                    pass
+                HOLDING["files"].append(path)
+            except OSError:
+                break
+        report("hold %d" % request, "1 (%d descriptors, %d files)"
+               % (len(HOLDING["fds"]), len(HOLDING["files"])))
+    else:
+        for fd in HOLDING["fds"]:
+            os.close(fd)
+        for path in HOLDING["files"]:
+            os.unlink(path)
+        HOLDING.update(fds=[], memory=None, files=[])
+        report("hold %d" % request, "0")
+
+
+COUNTERS = ["/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/inode-state",
+            "/proc/sys/fs/dentry-state", "/proc/meminfo", "/proc/pressure/cpu",
+            "/proc/pressure/memory", "/proc/pressure/io", "/proc/loadavg", "/proc/stat",
+            "/proc/vmstat", "/proc/sys/kernel/random/entropy_avail", "/proc/sys/fs/aio-nr"]
+
+
+def count():
+    """Reports what each host-wide counter says now: the text itself, or
+    its first line and a digest when it is long."""
+    import hashlib
+    for path in os.environ.get("COUNTERS", ":".join(COUNTERS)).split(":"):
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            report("counter " + path, "absent (%s)" % e.strerror)
+            continue
+        text = data.decode("utf-8", "replace")
+        if len(text) > 120:
+            text = "%s ... sha1 %s" % (text.split("\n")[0], hashlib.sha1(data).hexdigest())
+        report("counter " + path, text.strip().replace("\n", " | "))
+
+
+def mounts():
+    for name in ("mountinfo", "mounts"):
+        try:
+            with open("/proc/self/" + name) as f:
+                for line in f:
+                    report(name, line.rstrip("\n"))
+        except OSError as e:
+            report(name, "refused (%s)" % e.strerror)
+    report("cwd", os.getcwd())
+
+
 SPINNERS = []
 
 
@@ -317,6 +401,12 @@ def main():
                     send()
             elif MODE == "recv":
                 recv()
+            elif MODE == "hold":
+                hold(requests)
+            elif MODE == "count":
+                count()
+            elif MODE == "mounts" and requests == 1:
+                mounts()
             elif MODE == "honest":
                 think()
             elif MODE == "hog" and not SPINNERS:

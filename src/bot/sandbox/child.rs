@@ -67,7 +67,7 @@ pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
     let parent = std::process::id() as libc::pid_t;
     // SAFETY: only async-signal-safe system calls (setrlimit, setgroups,
     // setresgid, setresuid, prctl, getppid, unshare, open, write, close,
-    // fork, waitpid, kill, mkdir, symlink, mount, chdir, pivot_root,
+    // fork, waitpid, kill, mkdir, rmdir, symlink, mount, chdir, pivot_root,
     // umount2, keyctl, _exit) run between fork and exec, on buffers built
     // before the fork.
     unsafe {
@@ -288,7 +288,8 @@ pub enum MountStep {
         options: std::ffi::CString,
     },
     /// The `/proc` of the bot's PID namespace at `dst`, then `masks`
-    /// (host-wide files), and `sys` (its `/proc/sys`) made read-only.
+    /// (host-wide files and folders emptied, host-wide counters replaced
+    /// by the bot's own), and `sys` (its `/proc/sys`) made read-only.
     Proc {
         dst: std::ffi::CString,
         masks: Vec<MountStep>,
@@ -301,12 +302,28 @@ pub enum MountStep {
 #[derive(Debug)]
 pub struct RootPlan {
     pub root: std::ffi::CString,
+    /// Files of the bot's own, written before the steps (see [`OwnFiles`]).
+    pub own: OwnFiles,
     pub steps: Vec<MountStep>,
     pub cwd: std::ffi::CString,
     /// Sources to mount on staging folders (`(source, stage)`) while the
     /// child is still the referee's root user, before it becomes the bot's
     /// user (see `view::Steps`); empty when it stays the referee's user.
     pub stage: Vec<(std::ffi::CString, std::ffi::CString)>,
+}
+
+/// The sources of what is mounted over masked paths: an empty file, and
+/// the bot's own values of the host-wide counters of `/proc` (its memory
+/// limit as `meminfo`, constants for `sys/fs/file-nr` and the like). They
+/// are written, before the steps, in a small tmpfs of the bot's own at
+/// `dir` (a folder under the new root), which is detached and removed
+/// before the root is made `/`: the masks keep it, and the mount table
+/// names only that tmpfs (`/empty`, `/meminfo`), never a host path.
+#[derive(Debug)]
+pub struct OwnFiles {
+    pub dir: std::ffi::CString,
+    /// Each file's path (under `dir`) and content.
+    pub files: Vec<(std::ffi::CString, Vec<u8>)>,
 }
 
 /// The mount flags that [`MountStep::Bind`] must keep when it remounts
@@ -405,8 +422,16 @@ unsafe fn enter(view: &RootPlan) -> std::io::Result<()> {
     {
         return fail(b"mount a root at", &view.root);
     }
+    write_own(&view.own)?;
     for step in &view.steps {
         take(step)?;
+    }
+    // The masks hold what they need of the bot's own files: their folder
+    // goes, so that nothing of it is left in the root.
+    if libc::umount2(view.own.dir.as_ptr(), libc::MNT_DETACH) != 0
+        || libc::rmdir(view.own.dir.as_ptr()) != 0
+    {
+        return fail(b"remove", &view.own.dir);
     }
     if !remount_read_only(&view.root, libc::MS_NOSUID | libc::MS_NODEV) {
         return fail(b"make read-only", &view.root);
@@ -423,6 +448,48 @@ unsafe fn enter(view: &RootPlan) -> std::io::Result<()> {
     }
     if libc::chdir(view.cwd.as_ptr()) != 0 {
         return fail(b"enter the working folder", &view.cwd);
+    }
+    Ok(())
+}
+
+/// Writes the bot's own files (see [`OwnFiles`]) in a fresh tmpfs at
+/// their folder, read-only for everyone.
+///
+/// # Safety
+/// Between fork and exec: only async-signal-safe calls.
+unsafe fn write_own(own: &OwnFiles) -> std::io::Result<()> {
+    let tmpfs = c"tmpfs".as_ptr();
+    let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    if libc::mkdir(own.dir.as_ptr(), 0o755) != 0
+        || libc::mount(
+            tmpfs,
+            own.dir.as_ptr(),
+            tmpfs,
+            flags,
+            c"mode=0755,size=64k".as_ptr().cast(),
+        ) != 0
+    {
+        return fail(b"mount its own files at", &own.dir);
+    }
+    for (path, content) in &own.files {
+        let fd = libc::open(
+            path.as_ptr(),
+            libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_CLOEXEC,
+            0o444,
+        );
+        if fd < 0 {
+            return fail(b"write", path);
+        }
+        let mut at = 0;
+        while at < content.len() {
+            let n = libc::write(fd, content[at..].as_ptr().cast(), content.len() - at);
+            if n <= 0 {
+                libc::close(fd);
+                return fail(b"write", path);
+            }
+            at += n as usize;
+        }
+        libc::close(fd);
     }
     Ok(())
 }

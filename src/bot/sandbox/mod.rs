@@ -88,9 +88,9 @@ impl Jail {
         let planned = view::plan(
             cmd,
             &dir.join("root"),
-            &dir.join("empty"),
             outside.is_some().then_some(stage.as_path()),
             tmp_bytes,
+            limits.memory_mb.saturating_mul(1 << 20),
             &launch.hidden,
             &launch.expose,
             launch.building.is_some(),
@@ -346,19 +346,14 @@ pub fn sweep_leftovers(dead: impl Fn(&str, &str) -> bool) {
 
 /// A fresh folder for one sandboxed process, readable by it alone (by
 /// `owner` where it runs as another user): `root/`, where its root is
-/// built (its `/tmp` is a tmpfs of its own, in there), and `empty`, an
-/// empty read-only file mounted over what it must not see.
+/// built (its `/tmp` is a tmpfs of its own, in there; what is mounted over
+/// masked paths comes from a tmpfs of its own too, `child::OwnFiles`).
 fn scratch_dir(token: &str, owner: Option<(u32, u32)>) -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    use std::os::unix::fs::DirBuilderExt;
     let dir = std::env::temp_dir().join(format!("arena-scratch-{token}"));
     std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
     let root = dir.join("root");
     std::fs::DirBuilder::new().mode(0o700).create(&root)?;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o444)
-        .open(dir.join("empty"))?;
     if let Some((uid, gid)) = owner {
         std::os::unix::fs::chown(&dir, Some(uid), Some(gid))?;
         std::os::unix::fs::chown(&root, Some(uid), Some(gid))?;

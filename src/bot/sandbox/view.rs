@@ -14,8 +14,12 @@
 //! Writable: `/tmp`, a tmpfs of the process's own (at most `file_size_mb`,
 //! in memory, gone with it), also its `HOME` and `TMPDIR`. Besides: a
 //! `/proc` of its own PID namespace without the host-wide files
-//! ([`PROC_MASKED`]) and with `/proc/sys` read-only, and the devices
-//! `null`, `zero`, `full`, `random`, `urandom`.
+//! ([`PROC_MASKED`], [`PROC_EMPTIED`]), its host-wide counters replaced by
+//! the bot's own values ([`proc_replaced`]: no channel between two bots
+//! through them), `/proc/sys` read-only, and the devices `null`, `zero`,
+//! `full`, `random`, `urandom`. What is mounted over a masked path comes
+//! from a tmpfs of the bot's own (`child::OwnFiles`), so that its mount
+//! table names no host path but those it is shown.
 //!
 //! Never shown: sockets, FIFOs and device files inside shown folders (an
 //! empty file is mounted over each); files under `/etc` that are not
@@ -79,7 +83,93 @@ pub const PROC_MASKED: &[&str] = &[
     "partitions",
     "sysrq-trigger",
     "kcore",
+    "locks",
 ];
+
+/// Host-wide folders of `/proc` that a bot's own `/proc` shows empty (an
+/// empty read-only tmpfs is mounted over each): the machine's pressure
+/// stall figures (`pressure/cpu`, `memory`, `io`), the file systems'
+/// statistics (`fs/ext4/*/mb_groups`: its free blocks), the quota
+/// counters.
+pub const PROC_EMPTIED: &[&str] = &["pressure", "fs", "sys/fs/quota"];
+
+/// The host-wide counters of `/proc` that a bot's own `/proc` replaces with
+/// values of its own (a read-only file mounted over each), each with its
+/// content: what one bot does to them (open descriptors, make inodes and
+/// dentries, take memory) would be seen by another running at the same
+/// time, a channel between the two. `meminfo` states the bot's memory
+/// limit (`memory_bytes`), as lxcfs does, as its total, free and available
+/// memory (the host's total where that is less); the rest are constants
+/// (no descriptor, inode or dentry in use; `file-nr` keeps the host's
+/// `file-max`, a setting; `entropy_avail` is 256 on every kernel since
+/// 5.18). None changes while the bot runs.
+pub fn proc_replaced(memory_bytes: u64) -> Vec<(&'static str, Vec<u8>)> {
+    let setting = |p: &str| {
+        std::fs::read_to_string(p)
+            .ok()
+            .and_then(|t| t.trim().parse::<u64>().ok())
+    };
+    let host_kb = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .unwrap_or(u64::MAX);
+    let file_max = setting("/proc/sys/fs/file-max").unwrap_or(i64::MAX as u64);
+    vec![
+        ("meminfo", meminfo((memory_bytes / 1024).min(host_kb))),
+        ("sys/fs/file-nr", format!("0\t0\t{file_max}\n").into_bytes()),
+        ("sys/fs/inode-nr", b"0\t0\n".to_vec()),
+        ("sys/fs/inode-state", b"0\t0\t0\t0\t0\t0\t0\n".to_vec()),
+        ("sys/fs/dentry-state", b"0\t0\t45\t0\t0\t0\n".to_vec()),
+        ("sys/fs/aio-nr", b"0\n".to_vec()),
+        ("sys/kernel/pty/nr", b"0\n".to_vec()),
+        ("sys/kernel/random/entropy_avail", b"256\n".to_vec()),
+    ]
+}
+
+/// A `/proc/meminfo` of `total_kb` kB, all of it free and available, no
+/// swap, nothing cached (the fields that programs read, in the kernel's
+/// layout).
+fn meminfo(total_kb: u64) -> Vec<u8> {
+    let mut out = String::new();
+    for (key, kb) in [
+        ("MemTotal:", total_kb),
+        ("MemFree:", total_kb),
+        ("MemAvailable:", total_kb),
+        ("Buffers:", 0),
+        ("Cached:", 0),
+        ("SwapCached:", 0),
+        ("Active:", 0),
+        ("Inactive:", 0),
+        ("Active(anon):", 0),
+        ("Inactive(anon):", 0),
+        ("Active(file):", 0),
+        ("Inactive(file):", 0),
+        ("Unevictable:", 0),
+        ("Mlocked:", 0),
+        ("SwapTotal:", 0),
+        ("SwapFree:", 0),
+        ("Dirty:", 0),
+        ("Writeback:", 0),
+        ("AnonPages:", 0),
+        ("Mapped:", 0),
+        ("Shmem:", 0),
+        ("Slab:", 0),
+        ("SReclaimable:", 0),
+        ("SUnreclaim:", 0),
+        ("CommitLimit:", total_kb),
+        ("Committed_AS:", 0),
+    ] {
+        out.push_str(&format!("{key:<16}{kb:>8} kB\n"));
+    }
+    out.push_str(
+        "HugePages_Total:       0\nHugePages_Free:        0\nHugepagesize:       2048 kB\n",
+    );
+    out.into_bytes()
+}
 
 /// The devices every bot may open.
 const DEVICES: &[&str] = &["null", "zero", "full", "random", "urandom"];
@@ -306,16 +396,16 @@ fn etc_masked(p: &Path) -> bool {
 /// writable `/tmp` (memory of its own, counted against its memory limit,
 /// gone with it: a bot cannot fill the disk), `expose` shown read-only
 /// besides the bot's own view, and the folders `hidden` emptied if it
-/// would see them. `empty` is an empty read-only file outside the root,
-/// mounted over what is masked; `stage`, where the child will run as
-/// another user, a folder to stage the binds' sources in (see `Steps`).
+/// would see them; its `/proc/meminfo` states `memory_bytes` (see
+/// [`proc_replaced`]). `stage`, where the child will run as another user,
+/// is a folder to stage the binds' sources in (see `Steps`).
 #[allow(clippy::too_many_arguments)]
 pub fn plan(
     cmd: &BotCommand,
     root: &Path,
-    empty: &Path,
     stage: Option<&Path>,
     tmp_bytes: u64,
+    memory_bytes: u64,
     hidden: &[PathBuf],
     expose: &[PathBuf],
     building: bool,
@@ -416,7 +506,7 @@ pub fn plan(
     if building && !shown.dirs.contains(&cwd) {
         shown.dirs.push(cwd.clone());
     }
-    let plan = Steps::new(root, empty, stage)?.build(
+    let plan = Steps::new(root, stage, memory_bytes)?.build(
         &shown,
         &links,
         hidden,
@@ -442,18 +532,41 @@ struct Steps {
     made: Vec<PathBuf>,
     stage: Option<PathBuf>,
     staged: Vec<(CString, CString)>,
+    /// The folder of the bot's own files (see `child::OwnFiles`) and
+    /// each file's name and content: the empty file mounted over what is
+    /// masked, then the counters of [`proc_replaced`].
+    own: PathBuf,
+    own_files: Vec<(String, Vec<u8>)>,
     empty: CString,
+    /// Each replaced counter's path under `/proc`, and the name of its
+    /// own file.
+    replaced: Vec<(&'static str, String)>,
 }
 
+/// The folder under the new root where the bot's own files are written
+/// while the root is built (it is gone before the bot starts).
+const OWN_FILES: &str = ".arena-own";
+
 impl Steps {
-    fn new(root: &Path, empty: &Path, stage: Option<&Path>) -> std::io::Result<Steps> {
+    fn new(root: &Path, stage: Option<&Path>, memory_bytes: u64) -> std::io::Result<Steps> {
+        let own = root.join(OWN_FILES);
+        let mut own_files = vec![("empty".to_string(), Vec::new())];
+        let mut replaced = Vec::new();
+        for (p, content) in proc_replaced(memory_bytes) {
+            let name = p.replace('/', "-");
+            replaced.push((p, name.clone()));
+            own_files.push((name, content));
+        }
         Ok(Steps {
             root: root.to_path_buf(),
             steps: Vec::new(),
             made: Vec::new(),
             stage: stage.map(Path::to_path_buf),
             staged: Vec::new(),
-            empty: c_path(empty)?,
+            empty: c_path(&own.join("empty"))?,
+            own,
+            own_files,
+            replaced,
         })
     }
 
@@ -587,8 +700,17 @@ impl Steps {
         if !shown.covers(cwd) {
             self.make_dirs(cwd)?;
         }
+        let files = self
+            .own_files
+            .iter()
+            .map(|(name, content)| Ok((c_path(&self.own.join(name))?, content.clone())))
+            .collect::<std::io::Result<_>>()?;
         Ok(RootPlan {
             root: c_path(&self.root)?,
+            own: child::OwnFiles {
+                dir: c_path(&self.own)?,
+                files,
+            },
             steps: self.steps,
             cwd: c_path(cwd)?,
             stage: self.staged,
@@ -620,7 +742,8 @@ impl Steps {
         Ok(())
     }
 
-    /// The bot's own `/proc`, without the host-wide files, `/proc/sys`
+    /// The bot's own `/proc`, without the host-wide files and folders,
+    /// its host-wide counters replaced by the bot's own, `/proc/sys`
     /// read-only.
     fn proc(&mut self) -> std::io::Result<()> {
         self.make_dirs(Path::new("/proc"))?;
@@ -633,6 +756,21 @@ impl Steps {
                     src: self.empty.clone(),
                     dst: self.at(&p)?,
                 });
+            }
+        }
+        for (path, name) in &self.replaced {
+            let p = Path::new("/proc").join(path);
+            if p.is_file() {
+                hide.push(MountStep::Mask {
+                    src: c_path(&self.own.join(name))?,
+                    dst: self.at(&p)?,
+                });
+            }
+        }
+        for f in PROC_EMPTIED {
+            let p = Path::new("/proc").join(f);
+            if p.is_dir() {
+                hide.push(MountStep::Empty(self.at(&p)?));
             }
         }
         let sys = self.at(Path::new("/proc/sys"))?;
@@ -918,12 +1056,6 @@ mod tests {
             .collect()
     }
 
-    fn empty_file(base: &Path) -> PathBuf {
-        let e = base.join("empty");
-        std::fs::write(&e, "").unwrap();
-        e
-    }
-
     #[test]
     fn arguments_never_widen_the_view_and_are_found_outside() {
         let t = tempfile::tempdir().unwrap();
@@ -955,9 +1087,9 @@ mod tests {
         let planned = plan(
             &cmd,
             &root,
-            &empty_file(&base),
             None,
             1 << 20,
+            1 << 30,
             &[base.join("bots/me/results")],
             &[],
             false,
@@ -1011,9 +1143,9 @@ mod tests {
         let planned = plan(
             &cmd,
             &base.join("root"),
-            &empty_file(&base),
             None,
             1 << 20,
+            1 << 30,
             &[],
             &[],
             false,
@@ -1060,6 +1192,71 @@ mod tests {
         );
     }
 
+    /// What is mounted over masked paths comes from the bot's own files
+    /// (never a host path, which its mount table would name), and its
+    /// `/proc` counters are its own: `meminfo` states its memory limit.
+    #[test]
+    fn masks_come_from_the_bots_own_files_and_its_counters_are_its_own() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let cmd = BotCommand {
+            program: "true".into(),
+            args: vec![],
+            cwd: Some(base.clone()),
+            env: vec![],
+        };
+        let root = base.join("root");
+        let planned = plan(&cmd, &root, None, 1 << 20, 256 << 20, &[], &[], false).unwrap();
+        let own = root.join(OWN_FILES);
+        assert_eq!(planned.plan.own.dir.as_bytes(), own.as_os_str().as_bytes());
+        let mut masks = Vec::new();
+        for step in &planned.plan.steps {
+            match step {
+                MountStep::Mask { src, dst } => masks.push((src, dst)),
+                MountStep::Proc { masks: m, .. } => {
+                    for s in m {
+                        if let MountStep::Mask { src, dst } = s {
+                            masks.push((src, dst));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let files: Vec<&[u8]> = planned
+            .plan
+            .own
+            .files
+            .iter()
+            .map(|(p, _)| p.as_bytes())
+            .collect();
+        for (src, dst) in &masks {
+            assert!(files.contains(&src.as_bytes()), "{src:?} over {dst:?}");
+        }
+        let over = |p: &str| {
+            let dst = root.join(p);
+            masks
+                .iter()
+                .find(|(_, d)| d.as_bytes() == dst.as_os_str().as_bytes())
+                .map(|(src, _)| src.to_str().unwrap().to_string())
+        };
+        if Path::new("/proc/meminfo").exists() {
+            let src = over("proc/meminfo").expect("meminfo is replaced");
+            let (_, content) = planned
+                .plan
+                .own
+                .files
+                .iter()
+                .find(|(p, _)| p.to_str().unwrap() == src)
+                .unwrap();
+            let text = String::from_utf8_lossy(content);
+            assert!(text.starts_with("MemTotal:         262144 kB\n"), "{text}");
+        }
+        if Path::new("/proc/sys/fs/file-nr").exists() {
+            assert!(over("proc/sys/fs/file-nr").is_some());
+        }
+    }
+
     #[test]
     fn the_root_and_the_temporary_folder_are_never_shown() {
         let cmd = BotCommand {
@@ -1073,9 +1270,9 @@ mod tests {
         let planned = plan(
             &cmd,
             &base.join("r"),
-            &empty_file(&base),
             None,
             1 << 20,
+            1 << 30,
             &[],
             &[],
             false,
