@@ -19,17 +19,21 @@
 //!   counters, fits, store queries from a thread); imports nothing above.
 //! - `store/`: SQLite or PostgreSQL through sqlx, and SQL nowhere else:
 //!   `mod.rs` (the store, its migrations, owners, bots, versions, games),
-//!   `leases.rs` (the queue's rows and the workers' leases), `finished.rs`
-//!   (the finished games summed up for fits and exports), `tokens.rs`.
+//!   `leases.rs` (the queue's rows and the workers' leases), `grace.rs` (a
+//!   restart's grace for the workers' leases, a stopping worker's leases
+//!   given back), `finished.rs` (the finished games summed up for fits and
+//!   exports), `tokens.rs`.
 //! - `schedule/`: `pairing.rs` (the pure pairing rule), `queue.rs` (the
 //!   scheduler that keeps the rule's picks in the store to be claimed).
 //! - `intake/`: uploads in, versions out: `mod.rs` (an upload accepted,
-//!   built, checked, entered), `check.rs` (the upload's `check-bot`),
-//!   `verify.rs` (a worker's uploaded game replayed and checked).
+//!   built, checked, entered), `inbox.rs` (uploads bounded at once, a body
+//!   streamed to a file), `limits.rs` (the organiser's limits over a
+//!   bot.toml's), `check.rs` (the upload's `check-bot`), `verify.rs` (a
+//!   worker's uploaded game replayed and checked).
 //! - `web/`: one file per resource, each a router, merged in `web/mod.rs`:
 //!   `pages.rs`, `status.rs` (`/health`, `/metrics`), `bots.rs`, `games.rs`,
 //!   `exports.rs`, `feed.rs`, `workers.rs`; `auth.rs` and `error.rs` below
-//!   them.
+//!   them; the pages' minijinja templates in `templates/`.
 //!
 //! What the server shares with its clients (the upload archive, the
 //! worker protocol's words) is in [`crate::wire`]; the clients (`arena
