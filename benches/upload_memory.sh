@@ -1,0 +1,86 @@
+#!/bin/bash
+# The server's memory under big uploads (issue 47, BENCHMARKS.md "Open to
+# the public: an upload's memory"):
+#
+#     cargo build --release --bins
+#     bash benches/upload_memory.sh [BIN_DIR [UPLOADS [MB]]]
+#
+# Serves an empty ladder with the `arena` in BIN_DIR (default
+# target/release) that takes UPLOADS (default 40) uploads at once
+# (`uploads_at_once`), then sends UPLOADS uploads of a bot folder holding
+# MB (default 15) MiB of random bytes (so about as many compressed), all
+# at once with curl, each from an owner of its own. Prints the server's
+# resident memory (VmRSS of /proc/PID/status, sampled every 100 ms): its
+# baseline at rest, its peak while the uploads arrive and are unpacked,
+# built and checked, and again at rest once the intake is idle.
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BIN=$(cd "${1:-$REPO/target/release}" && pwd)
+N=${2:-40}
+MB=${3:-15}
+[ -x "$BIN/arena" ] || { echo "$BIN: no arena there (cargo build --release --bins)" >&2; exit 2; }
+DIR=$(mktemp -d)
+SERVER=
+trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; rm -rf "$DIR"' EXIT
+cat > "$DIR/ladder.toml" <<TOML
+name = "uploads"
+seed = 1
+variants = ["kisolo"]
+output = "results"
+[ladder]
+games_in_flight = 1
+uploads_at_once = $N
+upload_mb = 16
+TOML
+# A bot of each owner's own (a bot's name is its owner's), the same
+# random bytes in each.
+mkdir -p "$DIR/bot"
+printf 'import sys\nfor line in sys.stdin:\n    pass\n' > "$DIR/bot/bot.py"
+head -c $((MB << 20)) /dev/urandom > "$DIR/bot/data.bin"
+for i in $(seq 0 $((N - 1))); do
+    printf 'name = "big%s"\ncommand = ["python3", "bot.py"]\n' "$i" > "$DIR/bot/bot.toml"
+    tar -czf "$DIR/bot-$i.tar.gz" -C "$DIR/bot" .
+done
+echo "upload: $(($(stat -c %s "$DIR/bot-0.tar.gz") >> 20)) MiB compressed, $N at once"
+TOKENS=()
+for i in $(seq "$N"); do
+    TOKENS+=("$("$BIN/arena" serve "$DIR/ladder.toml" --add-user "owner$i" | tail -1)")
+done
+"$BIN/arena" serve "$DIR/ladder.toml" --bind 127.0.0.1:0 > "$DIR/serve.out" 2> "$DIR/serve.log" &
+SERVER=$!
+for _ in $(seq 100); do grep -q listening "$DIR/serve.out" 2>/dev/null && break; sleep 0.2; done
+URL=$(grep -o 'http://[0-9.:]*' "$DIR/serve.out")
+rss() { awk '/^VmRSS/ {print int($2 / 1024)}' "/proc/$SERVER/status"; }
+sleep 3
+BASE=$(rss)
+echo "baseline: $BASE MiB"
+PEAK=$BASE
+PIDS=()
+for i in $(seq 0 $((N - 1))); do
+    curl -s -o "$DIR/answer-$i" -w '%{http_code}\n' -X POST \
+        -H "Authorization: Bearer ${TOKENS[$i]}" -H 'Content-Type: application/gzip' \
+        --data-binary @"$DIR/bot-$i.tar.gz" "$URL/api/bots" > "$DIR/code-$i" &
+    PIDS+=($!)
+done
+# Sample while the uploads arrive, then while the intake works through
+# them (none queued, building or checking any more), for at most 15 min.
+busy() {
+    curl -s "$URL/api/bots" | python3 -c '
+import json, sys
+bots = json.load(sys.stdin)["bots"]
+print(sum(b["latest"]["status"] in ("receiving", "queued", "building", "checking") for b in bots))'
+}
+t0=$(date +%s)
+while :; do
+    r=$(rss); [ "$r" -gt "$PEAK" ] && PEAK=$r
+    running=0
+    for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && running=1; done
+    if [ $running = 0 ] && [ "$(busy)" = 0 ]; then break; fi
+    [ $(($(date +%s) - t0)) -gt 900 ] && { echo "the intake was still busy after 15 min" >&2; break; }
+    sleep 0.1
+done
+echo "answers: $(cat "$DIR"/code-* | sort | uniq -c | tr -s ' \n' ' ')"
+# tokio's blocking threads (the bodies' writes to disk) end after 10 s idle.
+sleep 15
+AFTER=$(rss)
+echo "peak: $PEAK MiB ($((PEAK - BASE)) MiB above the baseline); after, at rest: $AFTER MiB ($(python3 -c "print(f'{100 * ($AFTER - $BASE) / $BASE:+.0f}')")% of the baseline)"
