@@ -309,6 +309,9 @@ fn etc_masked(p: &Path) -> bool {
 /// would see them. `empty` is an empty read-only file outside the root,
 /// mounted over what is masked; `stage`, where the child will run as
 /// another user, a folder to stage the binds' sources in (see `Steps`).
+/// `building`: the process is a build, whose working folder is then a
+/// tmpfs handed to the referee (see [`child::Handoff`]), its one writable
+/// folder besides `/tmp`.
 #[allow(clippy::too_many_arguments)]
 pub fn plan(
     cmd: &BotCommand,
@@ -318,7 +321,7 @@ pub fn plan(
     tmp_bytes: u64,
     hidden: &[PathBuf],
     expose: &[PathBuf],
-    building: bool,
+    building: Option<BuildFolder>,
 ) -> std::io::Result<Planned> {
     let temp = temp_folder();
     let cwd = working_folder(cmd)?;
@@ -413,7 +416,7 @@ pub fn plan(
     }
     // A build writes in its own folder (a copy made for it), and nowhere
     // else: that folder is bound on its own, last, whatever shows it.
-    if building && !shown.dirs.contains(&cwd) {
+    if building.is_some() && !shown.dirs.contains(&cwd) {
         shown.dirs.push(cwd.clone());
     }
     let plan = Steps::new(root, empty, stage)?.build(
@@ -442,7 +445,17 @@ struct Steps {
     made: Vec<PathBuf>,
     stage: Option<PathBuf>,
     staged: Vec<(CString, CString)>,
+    handed: Option<child::Handoff>,
     empty: CString,
+}
+
+/// A build's folder as [`plan`] is asked for it: the tmpfs's options
+/// (`size=`, `nr_inodes=`) and the socket it is handed over on (see
+/// [`child::Handoff`]).
+#[derive(Debug)]
+pub struct BuildFolder {
+    pub options: String,
+    pub sock: std::os::fd::RawFd,
 }
 
 impl Steps {
@@ -453,6 +466,7 @@ impl Steps {
             made: Vec::new(),
             stage: stage.map(Path::to_path_buf),
             staged: Vec::new(),
+            handed: None,
             empty: c_path(empty)?,
         })
     }
@@ -507,6 +521,38 @@ impl Steps {
         Ok(())
     }
 
+    /// A build's working folder `p`: a fresh tmpfs handed to the referee
+    /// (who fills it), mounted while the child is still root and bound
+    /// like the other staged sources where it will run as another user
+    /// (then owned by that user), else mounted in place.
+    fn hand(&mut self, p: &Path, b: BuildFolder) -> std::io::Result<()> {
+        let dst = self.at(p)?;
+        let Some(stage) = &self.stage else {
+            let options = CString::new(format!("mode=0755,{}", b.options))?;
+            self.steps.push(MountStep::Handed(child::Handoff {
+                at: dst,
+                options,
+                sock: b.sock,
+            }));
+            return Ok(());
+        };
+        let at = stage.join("build");
+        std::fs::create_dir(&at)?;
+        let at = c_path(&at)?;
+        self.handed = Some(child::Handoff {
+            at: at.clone(),
+            options: CString::new(format!("mode=0755,{}", b.options))?,
+            sock: b.sock,
+        });
+        self.steps.push(MountStep::Bind {
+            src: at,
+            name: c_path(p)?,
+            dst,
+            read_only: None,
+        });
+        Ok(())
+    }
+
     fn mask_file(&mut self, p: &Path) -> std::io::Result<()> {
         let dst = self.at(p)?;
         self.steps.push(MountStep::Mask {
@@ -521,7 +567,7 @@ impl Steps {
         shown: &Shown,
         links: &[(PathBuf, PathBuf)],
         hidden: &[PathBuf],
-        (cwd, writable): (&Path, bool),
+        (cwd, mut building): (&Path, Option<BuildFolder>),
         tmp_bytes: u64,
     ) -> std::io::Result<RootPlan> {
         // The scratch folder first: what is shown below /tmp is mounted on
@@ -545,7 +591,10 @@ impl Steps {
         let mounts = child::mount_points();
         for dir in &shown.dirs {
             self.make_dirs(dir)?;
-            self.bind(dir, !(writable && dir == cwd))?;
+            match building.take_if(|_| dir == cwd) {
+                Some(b) => self.hand(dir, b)?,
+                None => self.bind(dir, true)?,
+            }
             // Mounts inside it are bound with it, and made read-only too.
             for m in mounts
                 .iter()
@@ -592,6 +641,7 @@ impl Steps {
             steps: self.steps,
             cwd: c_path(cwd)?,
             stage: self.staged,
+            handed: self.handed,
         })
     }
 
@@ -960,7 +1010,7 @@ mod tests {
             1 << 20,
             &[base.join("bots/me/results")],
             &[],
-            false,
+            None,
         )
         .unwrap();
         let shown = shown_of(&planned);
@@ -1016,7 +1066,7 @@ mod tests {
             1 << 20,
             &[],
             &[],
-            false,
+            None,
         )
         .unwrap();
         let masked: Vec<String> = planned
@@ -1078,7 +1128,7 @@ mod tests {
             1 << 20,
             &[],
             &[],
-            false,
+            None,
         )
         .unwrap();
         let shown = shown_of(&planned);
