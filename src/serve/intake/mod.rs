@@ -347,7 +347,8 @@ pub fn intake_forever(l: Arc<Intake>) {
         waiting.sort_by_key(|v| v.id);
         let mut now = now;
         while now.len() < l.settings.builds_at_once {
-            let Some(i) = pool::next(&waiting, &now) else {
+            let free = l.settings.builds_at_once - now.len();
+            let Some(i) = pool::next(&waiting, &now, free) else {
                 break;
             };
             let v = waiting.remove(i);
