@@ -865,6 +865,11 @@ fn a_build_over_its_disk_or_file_quota_is_refused_and_leaves_nothing_on_the_disk
     // A build within the quota is entered, from its built copy.
     let small = built_bot(dir, "small", "open('built.txt', 'w').write('ok')\n");
     server.submit_ok(&alice, &small);
+    let (_, report) = verdict(&server, "small");
+    assert!(
+        report.contains("build limits: 16 MiB and 300 files and folders (a tmpfs of that size and inodes, kept by the kernel), 300 s"),
+        "{report}"
+    );
     let copies: Vec<_> = std::fs::read_dir(dir.join("cache/mancala-arena/builds"))
         .unwrap()
         .flatten()
@@ -933,6 +938,7 @@ fn a_slow_build_of_one_owner_does_not_hold_up_anothers_upload() {
         .args(["submit", "--server", &server.url, "--token", &alice])
         .arg(&third)
         .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     // Bob's upload is built, checked and entered meanwhile.

@@ -484,6 +484,10 @@ fn take(l: &Intake, v: &Version) {
     }
     step(l, v, VersionStatus::Checking, "", None);
     let (passed, report) = check::check(&l.t, &spec);
+    let report = match spec.build {
+        Some(_) => format!("{}\n{report}", build_said(&room)),
+        None => report,
+    };
     if passed {
         step(l, v, VersionStatus::Entered, "", Some(&report));
         (l.entered)();
@@ -497,6 +501,19 @@ fn take(l: &Intake, v: &Version) {
             Some(&report),
         );
     }
+}
+
+/// The check report's line on the build's limits: its quota and how it
+/// is kept, and its time limit.
+fn build_said(room: &crate::league::launch::Room<'_>) -> String {
+    let q = room.build_quota();
+    format!(
+        "build limits: {} MiB and {} files and folders ({}), {} s",
+        q.bytes >> 20,
+        q.files,
+        crate::bot::build::quota_kept(room.sandbox),
+        room.build_limit().as_secs()
+    )
 }
 
 /// The bot of an entered version, as the runner starts it: its bot.toml
