@@ -593,6 +593,56 @@ mod tests {
     }
 
     #[test]
+    fn the_output_comes_out_bounded_hard_links_and_sparse_files_in_full() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("out");
+        std::fs::create_dir_all(from.join("sub")).unwrap();
+        std::fs::write(from.join("sub/one.bin"), vec![7u8; 1 << 20]).unwrap();
+        std::fs::set_permissions(
+            from.join("sub/one.bin"),
+            std::fs::Permissions::from_mode(0o4755),
+        )
+        .unwrap();
+        let quota = Quota {
+            bytes: 4 << 20,
+            files: 50,
+        };
+        copy_out(&from, &dir.path().join("a"), quota).unwrap();
+        let mode = std::fs::metadata(dir.path().join("a/sub/one.bin"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o7777, 0o755, "set-id bits are dropped");
+        // Ten hard links of the same MiB take 1 MiB where they are, 10
+        // once copied: over the quota.
+        for i in 0..10 {
+            std::fs::hard_link(from.join("sub/one.bin"), from.join(format!("l{i}"))).unwrap();
+        }
+        let err = copy_out(&from, &dir.path().join("b"), quota).unwrap_err();
+        assert!(err.contains("too large"), "{err}");
+        // A sparse file of 1 GiB likewise.
+        let sparse = std::fs::File::create(dir.path().join("s")).unwrap();
+        sparse.set_len(1 << 30).unwrap();
+        let only = dir.path().join("sparse");
+        std::fs::create_dir(&only).unwrap();
+        std::fs::rename(dir.path().join("s"), only.join("s")).unwrap();
+        let err = copy_out(&only, &dir.path().join("c"), quota).unwrap_err();
+        assert!(err.contains("too large"), "{err}");
+        // Too many entries.
+        let many = dir.path().join("many");
+        std::fs::create_dir(&many).unwrap();
+        for i in 0..60 {
+            std::fs::write(many.join(i.to_string()), "").unwrap();
+        }
+        let err = copy_out(&many, &dir.path().join("d"), quota).unwrap_err();
+        assert!(err.contains("too many"), "{err}");
+        // Without the sandbox, measured after the build.
+        assert!(measure(&many, quota).unwrap_err().contains("60 files"));
+        assert!(measure(&dir.path().join("a"), quota).is_ok());
+    }
+
+    #[test]
     fn the_tail_is_the_last_lines() {
         let out: String = (0..40).map(|i| format!("line {i}\n")).collect();
         let t = tail(out.as_bytes());
