@@ -934,13 +934,24 @@ fn a_slow_build_of_one_owner_does_not_hold_up_anothers_upload() {
     assert!(detail.contains("2 builds and checks at once"), "{detail}");
     // `arena submit` of a third says its place while it waits.
     let third = slow("slow-c", "293.25");
-    let waiting = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+    let mut waiting = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
         .args(["submit", "--server", &server.url, "--token", &alice])
         .arg(&third)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    let (said, lines) = std::sync::mpsc::channel();
+    let stdout = waiting.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = said.send(line);
+        }
+    });
     // Bob's upload is built, checked and entered meanwhile.
     server.submit_ok(&bob, &random_bot(dir, "bobs"));
     let status = |bot: &str| {
@@ -953,13 +964,22 @@ fn a_slow_build_of_one_owner_does_not_hold_up_anothers_upload() {
     assert_eq!(status("slow-a"), "building", "{}", server.log());
     assert_eq!(status("slow-b"), "queued");
     assert!(!common::processes_with("291.25").is_empty());
+    // The waiting submit says its place (within a minute).
+    let mut out = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !out
+        .iter()
+        .any(|l: &String| l.contains("slow-c version 1: queued: place 2 in the queue"))
+    {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match lines.recv_timeout(left) {
+            Ok(line) => out.push(line),
+            Err(_) => panic!("arena submit did not say its place:\n{}", out.join("\n")),
+        }
+    }
     let _ = server.terminate_within(Duration::from_secs(30));
-    let out = waiting.wait_with_output().unwrap();
-    let out = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.contains("slow-c version 1: queued: place 2 in the queue"),
-        "{out}"
-    );
+    let _ = waiting.kill();
+    let _ = waiting.wait();
 }
 
 #[test]
