@@ -842,3 +842,260 @@ fn a_worker_stopped_with_sigterm_returns_its_leases_at_once() {
     assert!(!active(&now), "held: {held}\nafter SIGTERM: {now:?}\n{out}");
     assert!(out.contains("returned to the server"), "{out}");
 }
+
+/// A bot named `name` whose build runs the Python `build` (in its folder,
+/// `build.py`) before it plays as the shipped Python bot.
+fn built_bot(dir: &Path, name: &str, build: &str) -> std::path::PathBuf {
+    let to = python_bot(dir, name, "", 0);
+    std::fs::write(to.join("build.py"), build).unwrap();
+    std::fs::write(
+        to.join("bot.toml"),
+        format!("name = \"{name}\"\nbuild = [\"python3\", \"build.py\"]\ncommand = [\"python3\", \"bot.py\"]\n"),
+    )
+    .unwrap();
+    to
+}
+
+/// Bytes and entries (files, folders, links) on disk under `path`.
+fn disk(path: &Path) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return (0, 0);
+    };
+    let mut sum = (meta.blocks() * 512, 1);
+    if meta.is_dir() {
+        for e in std::fs::read_dir(path).unwrap().flatten() {
+            let (b, n) = disk(&e.path());
+            sum = (sum.0 + b, sum.1 + n);
+        }
+    }
+    sum
+}
+
+#[test]
+fn a_build_over_its_disk_or_file_quota_is_refused_and_leaves_nothing_on_the_disk() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "[sandbox]\nbuild_mb = 16\nbuild_files = 300");
+    server.env = vec![(
+        "XDG_CACHE_HOME".into(),
+        dir.join("cache").display().to_string(),
+    )];
+    let alice = server.add_user("alice");
+    server.start();
+    // 20 files of 8 MiB (each under the 64 MiB file size limit), then
+    // 5,000 empty files: were either kept, the disk would hold it.
+    let big = built_bot(
+        dir,
+        "big",
+        "for i in range(20):\n    open(f'f{i}.bin', 'wb').write(b'x' * (8 << 20))\n",
+    );
+    let many = built_bot(
+        dir,
+        "many",
+        "import os\nos.makedirs('d', exist_ok=True)\nfor i in range(5000):\n    open(f'd/n{i}', 'w').close()\n",
+    );
+    for (bot, folder) in [("big", &big), ("many", &many)] {
+        let (code, out) = server.submit(&alice, folder);
+        assert_eq!(code, 1, "{bot}: {out}");
+        let (status, report) = verdict(&server, bot);
+        assert_eq!(status, "refused", "{report}");
+        assert!(
+            report.contains("over the build's quota of 16 MiB and 300 files")
+                && report.contains("kept by the kernel"),
+            "{bot}: {report}"
+        );
+        // Nothing of it is left on the disk: no built copy, no folder of
+        // its build, beyond the upload itself.
+        let (bytes, files) = disk(dir);
+        assert!(bytes < 16 << 20, "{bot}: {} MiB on the disk", bytes >> 20);
+        let (cache_bytes, cache_files) = disk(&dir.join("cache"));
+        assert!(
+            cache_bytes < 1 << 20 && cache_files < 20,
+            "{bot}: the builds' cache holds {cache_bytes} bytes in {cache_files} entries"
+        );
+        assert!(files < 300, "{bot}: {files} entries");
+    }
+    // A build within the quota is entered, from its built copy.
+    let small = built_bot(dir, "small", "open('built.txt', 'w').write('ok')\n");
+    server.submit_ok(&alice, &small);
+    let (_, report) = verdict(&server, "small");
+    assert!(
+        report.contains("build limits: 16 MiB and 300 files and folders (a tmpfs of that size and inodes, kept by the kernel), 300 s"),
+        "{report}"
+    );
+    let copies: Vec<_> = std::fs::read_dir(dir.join("cache/mancala-arena/builds"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("built.txt").is_file())
+        .collect();
+    assert_eq!(copies.len(), 1, "{copies:?}");
+}
+
+#[test]
+fn a_slow_build_of_one_owner_does_not_hold_up_anothers_upload() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "builds_at_once = 2");
+    server.env = vec![(
+        "XDG_CACHE_HOME".into(),
+        dir.join("cache").display().to_string(),
+    )];
+    let alice = server.add_user("alice");
+    let bob = server.add_user("bob");
+    server.start();
+    // Alice uploads two bots whose builds sleep for minutes.
+    let slow = |name: &str, secs: &str| {
+        let to = python_bot(dir, name, "", 0);
+        std::fs::write(
+            to.join("bot.toml"),
+            format!("name = \"{name}\"\ncommand = [\"python3\", \"bot.py\"]\nbuild = [\"sleep\", \"{secs}\"]\n"),
+        )
+        .unwrap();
+        to
+    };
+    let no_wait = |token: &str, folder: &Path| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args([
+                "submit",
+                "--no-wait",
+                "--server",
+                &server.url,
+                "--token",
+                token,
+            ])
+            .arg(folder)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", common::text(&out));
+    };
+    no_wait(&alice, &slow("slow-a", "291.25"));
+    server.wait(
+        "slow-a building",
+        Duration::from_millis(200),
+        || server.json("/api/bots/slow-a")["versions"][0]["status"].to_string(),
+        |s| s.contains("building"),
+    );
+    no_wait(&alice, &slow("slow-b", "292.25"));
+    // Her second upload waits, told its place, though a slot is free: it
+    // is kept for another owner.
+    let detail = server.wait(
+        "slow-b told its place",
+        Duration::from_millis(200),
+        || server.json("/api/bots/slow-b")["versions"][0]["detail"].to_string(),
+        |d| d.contains("place 1 in the queue"),
+    );
+    assert!(detail.contains("2 builds and checks at once"), "{detail}");
+    // `arena submit` of a third says its place while it waits.
+    let third = slow("slow-c", "293.25");
+    let mut waiting = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["submit", "--server", &server.url, "--token", &alice])
+        .arg(&third)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (said, lines) = std::sync::mpsc::channel();
+    let stdout = waiting.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = said.send(line);
+        }
+    });
+    // Bob's upload is built, checked and entered meanwhile.
+    server.submit_ok(&bob, &random_bot(dir, "bobs"));
+    let status = |bot: &str| {
+        server.json(&format!("/api/bots/{bot}"))["versions"][0]["status"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(status("bobs"), "entered");
+    assert_eq!(status("slow-a"), "building", "{}", server.log());
+    assert_eq!(status("slow-b"), "queued");
+    assert!(!common::processes_with("291.25").is_empty());
+    // The waiting submit says its place (within a minute).
+    let mut out = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !out
+        .iter()
+        .any(|l: &String| l.contains("slow-c version 1: queued: place 2 in the queue"))
+    {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match lines.recv_timeout(left) {
+            Ok(line) => out.push(line),
+            Err(_) => panic!("arena submit did not say its place:\n{}", out.join("\n")),
+        }
+    }
+    let _ = server.terminate_within(Duration::from_secs(30));
+    let _ = waiting.kill();
+    let _ = waiting.wait();
+}
+
+#[test]
+fn a_workers_cache_stays_within_its_bound() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = workers_ladder(dir, 60);
+    server.env = vec![(
+        "XDG_CACHE_HOME".into(),
+        dir.join("server-cache").display().to_string(),
+    )];
+    let alice = server.add_user("alice");
+    let token = server.add("--add-worker", "w1");
+    server.start();
+    // Three bots whose built copies take 3 MiB each: any two of them
+    // (one game) are over the worker's bound of 4 MiB.
+    for name in ["fat-a", "fat-b", "fat-c"] {
+        let folder = built_bot(
+            dir,
+            name,
+            "open('data.bin', 'wb').write(b'x' * (3 << 20))\n",
+        );
+        server.submit_ok(&alice, &folder);
+    }
+    let wdir = dir.join("worker");
+    std::fs::create_dir_all(&wdir).unwrap();
+    let mut worker = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["worker", "--server", &server.url, "--token", &token])
+        .args(["-j", "1", "--cache-mb", "4", "--cache"])
+        .arg(wdir.join("cache"))
+        .env("XDG_CACHE_HOME", wdir.join("xdg"))
+        .current_dir(&wdir)
+        .stdout(std::process::Stdio::from(common::ladder::log_file(
+            &wdir.join("out.log"),
+        )))
+        .stderr(std::process::Stdio::from(common::ladder::log_file(
+            &wdir.join("err.log"),
+        )))
+        .spawn()
+        .unwrap();
+    let out = || std::fs::read_to_string(wdir.join("out.log")).unwrap_or_default();
+    // What the bots take in the worker's cache: their bundles and built
+    // copies.
+    let taken = || disk(&wdir.join("cache/bundles")).0 + disk(&wdir.join("xdg")).0;
+    server.wait(
+        "three games played and bundles evicted",
+        Duration::from_millis(300),
+        || format!("{} games\n{}", server.csv_games().len(), out()),
+        |s| {
+            s.split(' ').next().unwrap().parse::<usize>().unwrap() >= 3
+                && s.matches("evicted bundle").count() >= 2
+        },
+    );
+    // SAFETY: signals the child this test spawned and has not reaped.
+    unsafe { libc::kill(worker.id() as i32, libc::SIGTERM) };
+    let status = worker.wait().unwrap();
+    assert!(status.success(), "{status:?}\n{}", out());
+    let bytes = taken();
+    assert!(
+        bytes <= 4 << 20,
+        "the worker's bots take {} KiB, over its 4 MiB:\n{}",
+        bytes >> 10,
+        out()
+    );
+}

@@ -10,8 +10,9 @@
 //! `replay`, `play`, `check-bot`) finds the same one ([`built`]).
 
 use super::sandbox::Jail;
-use super::{sys, BotError, Launch, Sandbox};
+use super::{sys, BotError, Launch, Quota, Sandbox};
 use std::io::Read;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -35,6 +36,24 @@ pub enum BuildError {
     Failed { status: String, tail: String },
     #[error("stopped after {limit_s} s, the build time limit (`[sandbox] build_seconds`)\n{tail}")]
     TimedOut { limit_s: u64, tail: String },
+    #[error("{what}: over the build's quota of {} MiB and {} files and folders (`[sandbox] build_mb`, `build_files`; {how})\n{tail}", .quota.bytes >> 20, .quota.files)]
+    OverQuota {
+        what: String,
+        quota: Quota,
+        how: &'static str,
+        tail: String,
+    },
+}
+
+/// How a build's quota is kept, as its errors and the check report say
+/// it: by the kernel (the sandbox's tmpfs), or checked after the build.
+pub fn quota_kept(sandbox: Sandbox) -> &'static str {
+    match sandbox {
+        Sandbox::On => "a tmpfs of that size and inodes, kept by the kernel",
+        Sandbox::Off => {
+            "no kernel quota without the sandbox: the folder's size and files are checked after the build"
+        }
+    }
 }
 
 /// Where built copies are kept: `$XDG_CACHE_HOME/mancala-arena/builds`,
@@ -98,21 +117,142 @@ pub fn build(launch: &Launch, limit: Duration) -> Result<PathBuf, BuildError> {
     copy_tree(&folder, &work).map_err(copy_err(&work))?;
     let mut job = launch.clone();
     job.command.cwd = Some(work.clone());
-    job.building.get_or_insert_with(Default::default);
-    let outcome = run(&job, limit);
+    let quota = job.building.get_or_insert_with(Default::default).quota;
+    let how = quota_kept(job.sandbox);
+    let built = unique(&dest, "built");
+    let outcome = run(&job, limit).and_then(|folder| match folder {
+        // The tmpfs the build wrote in: its files come out to the disk,
+        // bounded again (hard links and sparse files count in full).
+        Some(fd) => {
+            let from = PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()));
+            let copied = copy_out(&from, &built, quota);
+            drop(fd);
+            copied.map_err(|what| BuildError::OverQuota {
+                what,
+                quota,
+                how,
+                tail: String::new(),
+            })
+        }
+        // No sandbox, no tmpfs: the copy is measured after the build.
+        None => match measure(&work, quota) {
+            Ok(()) => std::fs::rename(&work, &built).map_err(copy_err(&built)),
+            Err(what) => Err(BuildError::OverQuota {
+                what,
+                quota,
+                how,
+                tail: String::new(),
+            }),
+        },
+    });
+    let _ = std::fs::remove_dir_all(&work);
     if let Err(e) = outcome {
-        let _ = std::fs::remove_dir_all(&work);
+        let _ = std::fs::remove_dir_all(&built);
         return Err(e);
     }
     // The old copy is moved aside before the new one takes its name.
     let old = unique(&dest, "old");
     let had = std::fs::rename(&dest, &old).is_ok();
-    let placed = std::fs::rename(&work, &dest);
+    let placed = std::fs::rename(&built, &dest);
     if had {
         let _ = std::fs::remove_dir_all(&old);
     }
     placed.map_err(copy_err(&dest))?;
     Ok(dest)
+}
+
+/// Removes the built copy of `folder` by `argv`, if there is one (its
+/// version left the ladder, or a worker's cache evicts it).
+pub fn remove_built(folder: &Path, argv: &[String]) {
+    if let Some(at) = built(folder, argv) {
+        let _ = std::fs::remove_dir_all(at);
+    }
+}
+
+/// Deepest folder a build's output may nest.
+const DEPTH_MAX: usize = 128;
+
+/// Copies the build's output `from` (its tmpfs, through the descriptor's
+/// path) to `to` (made): folders, regular files (modes without set-id
+/// bits) and symbolic links, never more than `quota` in bytes (each file
+/// in full, whatever it shares or skips) or in entries; what else it
+/// made (FIFOs, sockets) is left out. What went wrong, if anything.
+fn copy_out(from: &Path, to: &Path, quota: Quota) -> Result<(), String> {
+    let mut left = (quota.bytes, quota.files);
+    copy_bounded(from, to, &mut left, 0).map_err(|e| match e.kind() {
+        std::io::ErrorKind::StorageFull => e.to_string(),
+        _ => format!("its output could not be kept: {e}"),
+    })
+}
+
+fn copy_bounded(
+    from: &Path,
+    to: &Path,
+    left: &mut (u64, u64),
+    depth: usize,
+) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let full = |what: String| std::io::Error::new(std::io::ErrorKind::StorageFull, what);
+    if depth > DEPTH_MAX {
+        return Err(full(format!(
+            "its output nests folders over {DEPTH_MAX} deep"
+        )));
+    }
+    std::fs::create_dir(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        left.1 = left
+            .1
+            .checked_sub(1)
+            .ok_or_else(|| full("its output holds too many files and folders".into()))?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_bounded(&src, &dst, left, depth + 1)?;
+        } else if kind.is_file() {
+            let mut input = std::fs::File::open(&src)?;
+            let mut out = std::fs::File::create(&dst)?;
+            let n = std::io::copy(&mut (&mut input).take(left.0 + 1), &mut out)?;
+            left.0 = left
+                .0
+                .checked_sub(n)
+                .ok_or_else(|| full("its output is too large".into()))?;
+            let mode = entry.metadata()?.permissions().mode() & 0o777;
+            out.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)?;
+        }
+    }
+    let mode = std::fs::metadata(from)?.permissions().mode() & 0o777;
+    std::fs::set_permissions(to, std::fs::Permissions::from_mode(mode))
+}
+
+/// Checks a build's folder `dir` against `quota` after the build (where
+/// no kernel keeps it): what is over, if anything.
+fn measure(dir: &Path, quota: Quota) -> Result<(), String> {
+    fn walk(dir: &Path, sum: &mut (u64, u64)) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            let meta = entry.metadata()?;
+            sum.1 += 1;
+            if meta.is_dir() {
+                walk(&entry.path(), sum)?;
+            } else {
+                sum.0 += std::os::unix::fs::MetadataExt::blocks(&meta) * 512;
+            }
+        }
+        Ok(())
+    }
+    let mut sum = (0, 0);
+    walk(dir, &mut sum).map_err(|e| format!("its folder could not be measured: {e}"))?;
+    if sum.0 > quota.bytes || sum.1 > quota.files {
+        return Err(format!(
+            "its folder holds {} MiB in {} files and folders after the build",
+            sum.0 >> 20,
+            sum.1
+        ));
+    }
+    Ok(())
 }
 
 /// A name beside `dest` that no other build uses.
@@ -159,22 +299,30 @@ fn give(dir: &Path, (uid, gid): (u32, u32)) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Runs the build `job` to its end, or kills it at `limit`.
-fn run(job: &Launch, limit: Duration) -> Result<(), BuildError> {
-    let token = super::spawn::new_token();
+/// Starts the build `job`: its process, its sandbox, and in the sandbox
+/// the tmpfs it builds in, filled with its folder's files by a thread of
+/// ours while the child waits (see [`crate::bot::sandbox::Handoff`]).
+fn start(
+    job: &Launch,
+    token: &str,
+) -> Result<(std::process::Child, Option<Jail>, Option<OwnedFd>), BuildError> {
     let cmd = &job.command;
     let mut jail = match job.sandbox {
         Sandbox::Off => None,
-        Sandbox::On => Some(Jail::new(job, &token)?),
+        Sandbox::On => Some(Jail::new(job, token)?),
     };
     let cwd = cmd.cwd.clone().unwrap_or_default();
-    if let Some(user) = jail.as_ref().and_then(Jail::user) {
-        give(&cwd, user).map_err(|source| BuildError::Copy {
-            from: cwd.clone(),
-            to: cwd.clone(),
-            source,
-        })?;
-    }
+    let user = jail.as_ref().and_then(Jail::user);
+    let handoff = jail.as_mut().and_then(Jail::take_handoff);
+    let (theirs, filler) = match handoff {
+        Some(h) => {
+            let from = cwd.clone();
+            let ours = h.ours;
+            let filler = std::thread::spawn(move || fill(ours, &from, user));
+            (Some(h.theirs), Some(filler))
+        }
+        None => (None, None),
+    };
     let mut c = std::process::Command::new(match &jail {
         Some(j) => j.program(),
         None => Path::new(&cmd.program),
@@ -189,10 +337,140 @@ fn run(job: &Launch, limit: Duration) -> Result<(), BuildError> {
         j.apply(&mut c);
     }
     c.envs(cmd.env.iter().map(|(k, v)| (k, v)));
-    let mut child = c.spawn().map_err(|source| BotError::Spawn {
+    let spawned = c.spawn();
+    // The child has its end (or failed): ours goes, so that the filler
+    // sees the end of the socket if the folder never comes.
+    drop(theirs);
+    let folder = match filler.map(|f| f.join()) {
+        None => None,
+        Some(Ok(Ok(folder))) => folder,
+        Some(Ok(Err(source))) if source.kind() == std::io::ErrorKind::StorageFull => {
+            return Err(BuildError::OverQuota {
+                what: format!("its folder does not fit in the build's folder ({source})"),
+                quota: job.building.map(|b| b.quota).unwrap_or_default(),
+                how: quota_kept(job.sandbox),
+                tail: String::new(),
+            })
+        }
+        Some(Ok(Err(source))) => {
+            return Err(BuildError::Copy {
+                from: cwd.clone(),
+                to: PathBuf::from("the build's tmpfs"),
+                source,
+            })
+        }
+        Some(Err(_)) => None,
+    };
+    let child = spawned.map_err(|source| BotError::Spawn {
         command: cmd.display(),
         source,
     })?;
+    Ok((child, jail, folder))
+}
+
+/// The filler's side of the build's folder: takes the tmpfs's descriptor
+/// from `sock`, copies the folder `from` into it (given to `user`, the
+/// build's, when the referee is root), and says go; the descriptor, or
+/// `None` when the child never sent it (it failed before).
+fn fill(sock: OwnedFd, from: &Path, user: Option<(u32, u32)>) -> std::io::Result<Option<OwnedFd>> {
+    let Some(folder) = receive_fd(&sock)? else {
+        return Ok(None);
+    };
+    let at = PathBuf::from(format!("/proc/self/fd/{}", folder.as_raw_fd()));
+    let filled = copy_into(from, &at).and_then(|()| match user {
+        Some(u) => give_inside(&at, u),
+        None => Ok(()),
+    });
+    let go: u8 = if filled.is_ok() { 1 } else { 0 };
+    // SAFETY: one byte from the stack to a socket we own.
+    unsafe { libc::write(sock.as_raw_fd(), (&go as *const u8).cast(), 1) };
+    filled.map_err(|e| match e.raw_os_error() {
+        Some(libc::ENOSPC) => std::io::Error::new(std::io::ErrorKind::StorageFull, e),
+        _ => e,
+    })?;
+    Ok(Some(folder))
+}
+
+/// One descriptor received on `sock` (SCM_RIGHTS); `None` at its end.
+fn receive_fd(sock: &OwnedFd) -> std::io::Result<Option<OwnedFd>> {
+    use std::os::fd::FromRawFd;
+    let mut byte = [0u8];
+    let mut iov = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    let mut room = [0u64; 8];
+    // SAFETY: a zeroed msghdr pointing at our buffers; the kernel writes
+    // at most msg_controllen bytes of control data into `room`.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = room.as_mut_ptr().cast();
+        msg.msg_controllen = std::mem::size_of_val(&room) as _;
+        let n = loop {
+            let n = libc::recvmsg(sock.as_raw_fd(), &mut msg, libc::MSG_CMSG_CLOEXEC);
+            if n >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                break n;
+            }
+        };
+        if n < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let c = libc::CMSG_FIRSTHDR(&msg);
+        if n == 0 || c.is_null() || (*c).cmsg_type != libc::SCM_RIGHTS {
+            return Ok(None);
+        }
+        let fd = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast::<libc::c_int>());
+        Ok(Some(OwnedFd::from_raw_fd(fd)))
+    }
+}
+
+/// Copies the folder `from` into the existing folder `to` (see
+/// [`copy_tree`]).
+fn copy_into(from: &Path, to: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_tree(&src, &dst)?;
+        } else if kind.is_file() {
+            std::fs::copy(&src, &dst)?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)?;
+        }
+    }
+    Ok(())
+}
+
+/// Gives what is inside `dir` (not `dir`) to `user` (see [`give`]).
+fn give_inside(dir: &Path, user: (u32, u32)) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        match entry.file_type()?.is_dir() {
+            true => give(&entry.path(), user)?,
+            false => std::os::unix::fs::lchown(entry.path(), Some(user.0), Some(user.1))?,
+        }
+    }
+    Ok(())
+}
+
+/// True when the build's tmpfs (`folder`) has no block or no inode left:
+/// the build failed against its quota.
+fn is_full(folder: &OwnedFd) -> bool {
+    // SAFETY: fstatvfs fills a zeroed plain struct that we own.
+    unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        libc::fstatvfs(folder.as_raw_fd(), &mut st) == 0 && (st.f_bavail == 0 || st.f_favail == 0)
+    }
+}
+
+/// Runs the build `job` to its end, or kills it at `limit`: the tmpfs it
+/// built in when it ran in the sandbox.
+fn run(job: &Launch, limit: Duration) -> Result<Option<OwnedFd>, BuildError> {
+    let token = super::spawn::new_token();
+    let (mut child, mut jail, folder) = start(job, &token)?;
     let output = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let readers: Vec<_> = [
         child
@@ -240,8 +518,16 @@ fn run(job: &Launch, limit: Duration) -> Result<(), BuildError> {
         j.release(true);
     }
     let tail = output.lock().map(|o| tail(&o)).unwrap_or_default();
+    if status.is_none_or(|s| !s.success()) && folder.as_ref().is_some_and(is_full) {
+        return Err(BuildError::OverQuota {
+            what: "it filled its folder".into(),
+            quota: job.building.map(|b| b.quota).unwrap_or_default(),
+            how: quota_kept(job.sandbox),
+            tail,
+        });
+    }
     match status {
-        Some(s) if s.success() => Ok(()),
+        Some(s) if s.success() => Ok(folder),
         Some(s) => Err(BuildError::Failed {
             status: s.to_string(),
             tail,
@@ -304,6 +590,56 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(a, copy_path(dir.path(), &["make".into()]).unwrap());
         assert!(copy_path(&dir.path().join("missing"), &[]).is_none());
+    }
+
+    #[test]
+    fn the_output_comes_out_bounded_hard_links_and_sparse_files_in_full() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("out");
+        std::fs::create_dir_all(from.join("sub")).unwrap();
+        std::fs::write(from.join("sub/one.bin"), vec![7u8; 1 << 20]).unwrap();
+        std::fs::set_permissions(
+            from.join("sub/one.bin"),
+            std::fs::Permissions::from_mode(0o4755),
+        )
+        .unwrap();
+        let quota = Quota {
+            bytes: 4 << 20,
+            files: 50,
+        };
+        copy_out(&from, &dir.path().join("a"), quota).unwrap();
+        let mode = std::fs::metadata(dir.path().join("a/sub/one.bin"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o7777, 0o755, "set-id bits are dropped");
+        // Ten hard links of the same MiB take 1 MiB where they are, 10
+        // once copied: over the quota.
+        for i in 0..10 {
+            std::fs::hard_link(from.join("sub/one.bin"), from.join(format!("l{i}"))).unwrap();
+        }
+        let err = copy_out(&from, &dir.path().join("b"), quota).unwrap_err();
+        assert!(err.contains("too large"), "{err}");
+        // A sparse file of 1 GiB likewise.
+        let sparse = std::fs::File::create(dir.path().join("s")).unwrap();
+        sparse.set_len(1 << 30).unwrap();
+        let only = dir.path().join("sparse");
+        std::fs::create_dir(&only).unwrap();
+        std::fs::rename(dir.path().join("s"), only.join("s")).unwrap();
+        let err = copy_out(&only, &dir.path().join("c"), quota).unwrap_err();
+        assert!(err.contains("too large"), "{err}");
+        // Too many entries.
+        let many = dir.path().join("many");
+        std::fs::create_dir(&many).unwrap();
+        for i in 0..60 {
+            std::fs::write(many.join(i.to_string()), "").unwrap();
+        }
+        let err = copy_out(&many, &dir.path().join("d"), quota).unwrap_err();
+        assert!(err.contains("too many"), "{err}");
+        // Without the sandbox, measured after the build.
+        assert!(measure(&many, quota).unwrap_err().contains("60 files"));
+        assert!(measure(&dir.path().join("a"), quota).is_ok());
     }
 
     #[test]

@@ -82,6 +82,37 @@ pub struct Launch {
 pub struct Building {
     /// The host's network (`[sandbox] build_network = true`).
     pub network: bool,
+    /// The most its folder may hold: bytes, and files and folders
+    /// (`[sandbox] build_mb`, `build_files`).
+    pub quota: Quota,
+}
+
+/// What a build's folder may hold: in the sandbox, the size and inodes of
+/// the tmpfs it is built in, so the kernel refuses more; without it,
+/// checked after the build (docs/security.md, "Builds").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quota {
+    pub bytes: u64,
+    pub files: u64,
+}
+
+impl Quota {
+    /// A league's, when its file does not say: 2 GiB in 200,000 files.
+    pub const LEAGUE: Quota = Quota {
+        bytes: 2048 << 20,
+        files: 200_000,
+    };
+    /// A ladder's, when its file does not say: 256 MiB in 20,000 files.
+    pub const LADDER: Quota = Quota {
+        bytes: 256 << 20,
+        files: 20_000,
+    };
+}
+
+impl Default for Quota {
+    fn default() -> Quota {
+        Quota::LEAGUE
+    }
 }
 
 /// How a bot process is shut in (docs/security.md).

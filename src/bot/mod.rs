@@ -39,7 +39,8 @@ pub(crate) mod sys;
 pub use contain::{group_alive, kill_group, kill_tokened, token_alive};
 pub use error::{describe_status, BotError};
 pub use launch::{
-    BotCommand, Building, Launch, LimitSettings, Limits, Sandbox, StderrBudget, DEFAULT_STDERR_CAP,
+    BotCommand, Building, Launch, LimitSettings, Limits, Quota, Sandbox, StderrBudget,
+    DEFAULT_STDERR_CAP,
 };
 pub use lines::{STRAY_KEEP, STRAY_SCAN};
 pub use spawn::{sweep_leftovers, TOKEN_VAR};

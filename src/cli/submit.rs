@@ -166,14 +166,16 @@ fn follow(
     wait: Duration,
 ) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
-    let mut last = "queued".to_string();
+    // A step is said when it or its detail changes: while it waits, its
+    // place in the queue (`place 2 in the queue ...`).
+    let mut last = ("queued".to_string(), String::new());
     let mut say = |status: &str, detail: &str| {
-        if status != last {
+        if (status, detail) != (last.0.as_str(), last.1.as_str()) {
             match detail {
                 "" => outln!("{bot} version {number}: {status}"),
                 d => outln!("{bot} version {number}: {status}: {d}"),
             }
-            last = status.to_string();
+            last = (status.to_string(), detail.to_string());
         }
     };
     loop {

@@ -25,6 +25,11 @@ pub struct WorkerArgs {
     /// uploaded are kept.
     #[arg(long, default_value = "worker-cache")]
     cache: PathBuf,
+    /// The most its bots take on disk, MiB: the bundles and their built
+    /// copies; past it, those used least recently are removed (fetched and
+    /// built again when a game needs them).
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
+    cache_mb: u64,
 }
 
 pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
@@ -42,6 +47,7 @@ pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
         token: args.token,
         jobs: args.jobs as usize,
         cache: std::path::absolute(&args.cache)?,
+        cache_bytes: args.cache_mb << 20,
     };
     crate::client::worker::run(&opts, stop, &|line| outln!("{line}"))?;
     outln!("arena worker: stopped");

@@ -59,6 +59,9 @@ pub struct WorkerOptions {
     pub jobs: usize,
     /// Bundles, builds, logs and the spool.
     pub cache: PathBuf,
+    /// The most the bundles and their built copies take (`--cache-mb`):
+    /// past it, those used least recently go ([`evict`]).
+    pub cache_bytes: u64,
 }
 
 /// A failed request: the server answered with a refusal (status and its
@@ -321,7 +324,98 @@ fn bundle(
         std::fs::write(&mark, b"").map_err(|e| format!("{}: {e}", mark.display()))?;
         say(&format!("built {player}"));
     }
+    // Its last use, for the cache's bound ([`evict`]).
+    let _ = std::fs::File::options()
+        .append(true)
+        .open(&mark)
+        .and_then(|f| f.set_modified(std::time::SystemTime::now()));
     Ok(spec)
+}
+
+/// A bundle in the cache: its SHA-256, when it was last used, and what it
+/// takes (its folder and its built copy).
+struct Cached {
+    sha: String,
+    used: std::time::SystemTime,
+    bytes: u64,
+    built: Option<PathBuf>,
+}
+
+/// Bytes taken on disk under `path` (its files' blocks).
+fn disk_bytes(path: &Path) -> u64 {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return 0;
+    };
+    let own = std::os::unix::fs::MetadataExt::blocks(&meta) * 512;
+    match meta.is_dir() {
+        true => std::fs::read_dir(path)
+            .map(|d| d.flatten().map(|e| disk_bytes(&e.path())).sum::<u64>())
+            .unwrap_or(0)
+            .saturating_add(own),
+        false => own,
+    }
+}
+
+/// The bundles in `cache` with what each takes, least recently used first.
+fn cached(cache: &Path) -> Vec<Cached> {
+    let dir = cache.join("bundles");
+    let mut all: Vec<Cached> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| {
+            let sha = e.file_name().to_str()?.to_string();
+            let folder = e.path();
+            let used = std::fs::metadata(dir.join(format!("{sha}.built")))
+                .and_then(|m| m.modified())
+                .unwrap_or(std::time::UNIX_EPOCH);
+            let built = crate::bot::manifest::Manifest::load(&folder)
+                .ok()
+                .and_then(|m| {
+                    let argv = crate::bot::manifest::expand(m.build.as_deref()?);
+                    crate::bot::build::built(&folder, &argv)
+                });
+            let bytes = disk_bytes(&folder) + built.as_deref().map_or(0, disk_bytes);
+            Some(Cached {
+                sha,
+                used,
+                bytes,
+                built,
+            })
+        })
+        .collect();
+    all.sort_by_key(|c| c.used);
+    all
+}
+
+/// Keeps the bundles in `cache` and their built copies within `bound`
+/// bytes: removes those used least recently, but never those of `keep`
+/// (the games in hand need them). Each removal is said.
+fn evict(cache: &Path, bound: u64, keep: &[String], say: &(dyn Fn(&str) + Sync)) {
+    let all = cached(cache);
+    let mut total: u64 = all.iter().map(|c| c.bytes).sum();
+    for c in all {
+        if total <= bound {
+            break;
+        }
+        if keep.contains(&c.sha) {
+            continue;
+        }
+        let dir = cache.join("bundles");
+        if let Some(b) = &c.built {
+            let _ = std::fs::remove_dir_all(b);
+        }
+        let _ = std::fs::remove_file(dir.join(format!("{}.built", c.sha)));
+        let _ = std::fs::remove_dir_all(dir.join(&c.sha));
+        total = total.saturating_sub(c.bytes);
+        say(&format!(
+            "evicted bundle {} from the cache ({} KiB; the cache's bound is {} MiB)",
+            &c.sha[..c.sha.len().min(12)],
+            c.bytes >> 10,
+            bound >> 20
+        ));
+    }
 }
 
 /// Plays the claimed games and uploads each as it finishes, with a
@@ -387,6 +481,12 @@ fn play_claims(
             t.seed, c.id, c.variant, seats,
         ));
     }
+    // The cache within its bound before play, but for this batch's bots.
+    let batch: Vec<String> = claims
+        .iter()
+        .flat_map(|c| c.seats.iter().map(|s| s.sha256.clone()))
+        .collect();
+    evict(&opts.cache, opts.cache_bytes, &batch, say);
     t.concurrency = opts.jobs.min(games.len()).max(1);
     let todo = games.len();
     let mut store = Upload {
@@ -412,6 +512,7 @@ fn play_claims(
     );
     stop_beat();
     let _ = beat.join();
+    evict(&opts.cache, opts.cache_bytes, &[], say);
     // Stopped (SIGTERM) or failed: the games not played go back to the
     // queue at once, rather than when their leases expire.
     if played

@@ -4,9 +4,12 @@
 //! the flags' over what its bot.toml asks for), the folder hidden from it
 //! and where its stderr goes. A setting added here reaches them all.
 
-use super::config::DEFAULT_BUILD_SECONDS;
 use super::config::{BotSpec, Tournament};
-use crate::bot::{manifest, BotCommand, Building, Launch, LimitSettings, Sandbox};
+use super::config::{
+    DEFAULT_BUILD_FILES, DEFAULT_BUILD_MB, DEFAULT_BUILD_SECONDS, LADDER_BUILD_FILES,
+    LADDER_BUILD_MB, LADDER_BUILD_SECONDS,
+};
+use crate::bot::{manifest, BotCommand, Building, Launch, LimitSettings, Quota, Sandbox};
 use crate::referee::BotPlayer;
 use std::path::{Path, PathBuf};
 
@@ -33,6 +36,10 @@ pub struct Room<'a> {
     /// How long each build may take (`[sandbox] build_seconds`; none: the
     /// default).
     pub build_seconds: Option<u64>,
+    /// The most a build's folder may hold, MiB and files (`[sandbox]
+    /// build_mb`, `build_files`; none: the defaults).
+    pub build_mb: Option<u64>,
+    pub build_files: Option<u64>,
     /// A ladder's room (its bots are strangers'): `limits`, or the
     /// defaults where it gives none, are the most a bot gets; its bot.toml
     /// may ask for less, never more ([`LimitSettings::capping`]).
@@ -52,6 +59,8 @@ impl<'a> Room<'a> {
             ponder: t.ponder,
             build_network: t.sandbox_settings.build_network,
             build_seconds: t.sandbox_settings.build_seconds,
+            build_mb: t.sandbox_settings.build_mb,
+            build_files: t.sandbox_settings.build_files,
             asks_at_most: t.ladder.is_some(),
         }
     }
@@ -88,14 +97,32 @@ impl<'a> Room<'a> {
         let mut launch = self.launch(words(argv, spec.cwd.clone(), spec), spec.limits, None);
         launch.building = Some(Building {
             network: self.build_network,
+            quota: self.build_quota(),
         });
         Some(launch)
     }
 
-    /// How long each build may take.
+    /// How long each build may take: `[sandbox] build_seconds`, else the
+    /// default, lower in a ladder (strangers' builds) than in a league.
     pub fn build_limit(&self) -> std::time::Duration {
-        let s = self.build_seconds.unwrap_or(DEFAULT_BUILD_SECONDS);
-        std::time::Duration::from_secs(s)
+        let default = match self.asks_at_most {
+            true => LADDER_BUILD_SECONDS,
+            false => DEFAULT_BUILD_SECONDS,
+        };
+        std::time::Duration::from_secs(self.build_seconds.unwrap_or(default))
+    }
+
+    /// What each build's folder may hold: `[sandbox] build_mb` and
+    /// `build_files`, else the defaults, lower in a ladder than in a league.
+    pub fn build_quota(&self) -> Quota {
+        let (mb, files) = match self.asks_at_most {
+            true => (LADDER_BUILD_MB, LADDER_BUILD_FILES),
+            false => (DEFAULT_BUILD_MB, DEFAULT_BUILD_FILES),
+        };
+        Quota {
+            bytes: self.build_mb.unwrap_or(mb) << 20,
+            files: self.build_files.unwrap_or(files),
+        }
     }
 }
 

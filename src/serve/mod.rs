@@ -27,8 +27,9 @@
 //!   scheduler that keeps the rule's picks in the store to be claimed).
 //! - `intake/`: uploads in, versions out: `mod.rs` (an upload accepted,
 //!   built, checked, entered), `inbox.rs` (uploads bounded at once, a body
-//!   streamed to a file), `limits.rs` (the organiser's limits over a
-//!   bot.toml's), `check.rs` (the upload's `check-bot`), `verify.rs` (a
+//!   streamed to a file), `pool.rs` (which upload is built and checked
+//!   next: fair between owners), `limits.rs` (the organiser's limits over
+//!   a bot.toml's), `check.rs` (the upload's `check-bot`), `verify.rs` (a
 //!   worker's uploaded game replayed and checked).
 //! - `web/`: one file per resource, each a router, merged in `web/mod.rs`:
 //!   `pages.rs`, `status.rs` (`/health`, `/metrics`), `bots.rs`, `games.rs`,

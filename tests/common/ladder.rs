@@ -19,6 +19,8 @@ pub struct Server {
     pub db: Option<String>,
     /// More arguments of `arena serve` (`--pages-only`, `--local-games 0`).
     pub extra: Vec<String>,
+    /// Variables set for `arena serve` (`XDG_CACHE_HOME`: where builds go).
+    pub env: Vec<(String, String)>,
 }
 
 impl Server {
@@ -44,6 +46,7 @@ impl Server {
             url: String::new(),
             db: None,
             extra: Vec::new(),
+            env: Vec::new(),
         }
     }
 
@@ -96,6 +99,7 @@ impl Server {
             .args(["serve", file, "--bind", bind])
             .args(self.db_args())
             .args(&self.extra)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .current_dir(cwd)
             .stdout(Stdio::piped())
             .stderr(Stdio::from(log_file(&self.dir.join("serve.log"))))

@@ -91,7 +91,7 @@ pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
                 return failed();
             }
             if let Some((uid, gid)) = setup.outside {
-                if !stage(&setup.view.stage) {
+                if !stage(&setup.view.stage, setup.view.handed.as_ref()) {
                     return Err(std::io::Error::from_raw_os_error(VIEW_FAILED));
                 }
                 // A credential change clears the parent-death signal and
@@ -166,7 +166,10 @@ unsafe fn make_private() -> bool {
 ///
 /// # Safety
 /// Between fork and exec: only async-signal-safe calls.
-unsafe fn stage(staged: &[(std::ffi::CString, std::ffi::CString)]) -> bool {
+unsafe fn stage(
+    staged: &[(std::ffi::CString, std::ffi::CString)],
+    handed: Option<&Handoff>,
+) -> bool {
     let none = std::ptr::null::<libc::c_char>();
     if libc::unshare(libc::CLONE_NEWNS) != 0 || !make_private() {
         return fail(b"stage the view in", c"a mount namespace").is_ok();
@@ -176,6 +179,76 @@ unsafe fn stage(staged: &[(std::ffi::CString, std::ffi::CString)]) -> bool {
         if libc::mount(src.as_ptr(), at.as_ptr(), none, bind, none.cast()) != 0 {
             return fail(b"stage", src).is_ok();
         }
+    }
+    handed.is_none_or(|h| hand_over(h))
+}
+
+/// Mounts the build's folder `h` and hands it to the referee, then waits
+/// for its word that the folder is filled (see [`Handoff`]); says what
+/// failed in the build's log.
+///
+/// # Safety
+/// Between fork and exec: only async-signal-safe calls (mount, open,
+/// sendmsg, read, close), on `h`'s buffers and the stack.
+unsafe fn hand_over(h: &Handoff) -> bool {
+    let tmpfs = c"tmpfs".as_ptr();
+    let flags = libc::MS_NOSUID | libc::MS_NODEV;
+    if libc::mount(
+        tmpfs,
+        h.at.as_ptr(),
+        tmpfs,
+        flags,
+        h.options.as_ptr().cast(),
+    ) != 0
+    {
+        return fail(b"mount the build's folder at", &h.at).is_ok();
+    }
+    let fd = libc::open(
+        h.at.as_ptr(),
+        libc::O_DIRECTORY | libc::O_RDONLY | libc::O_CLOEXEC,
+    );
+    if fd < 0 {
+        return fail(b"open the build's folder", &h.at).is_ok();
+    }
+    let mut byte = [1u8];
+    let mut iov = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    // Room for one cmsghdr and one descriptor (CMSG_SPACE(4) is 24 here),
+    // aligned as a cmsghdr.
+    let mut room = [0u64; 8];
+    let mut msg: libc::msghdr = std::mem::zeroed();
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = room.as_mut_ptr().cast();
+    msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) as _;
+    let c = libc::CMSG_FIRSTHDR(&msg);
+    if c.is_null() {
+        return fail(b"hand over the build's folder", &h.at).is_ok();
+    }
+    (*c).cmsg_level = libc::SOL_SOCKET;
+    (*c).cmsg_type = libc::SCM_RIGHTS;
+    (*c).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<libc::c_int>() as u32) as _;
+    std::ptr::write_unaligned(libc::CMSG_DATA(c).cast::<libc::c_int>(), fd);
+    let sent = libc::sendmsg(h.sock, &msg, libc::MSG_NOSIGNAL);
+    libc::close(fd);
+    if sent != 1 {
+        return fail(b"hand over the build's folder", &h.at).is_ok();
+    }
+    let mut go = [0u8];
+    let got = loop {
+        let n = libc::read(h.sock, go.as_mut_ptr().cast(), 1);
+        if n >= 0 || *libc::__errno_location() != libc::EINTR {
+            break n;
+        }
+    };
+    if got != 1 || go[0] != 1 {
+        return fail(
+            b"fill the build's folder (its files are over the build's quota?) at",
+            &h.at,
+        )
+        .is_ok();
     }
     true
 }
@@ -287,6 +360,8 @@ pub enum MountStep {
         dst: std::ffi::CString,
         options: std::ffi::CString,
     },
+    /// A build's folder, a tmpfs bounded by the kernel (see [`Handoff`]).
+    Handed(Handoff),
     /// The `/proc` of the bot's PID namespace at `dst`, then `masks`
     /// (host-wide files and folders emptied, host-wide counters replaced
     /// by the bot's own), and `sys` (its `/proc/sys`) made read-only.
@@ -310,6 +385,25 @@ pub struct RootPlan {
     /// child is still the referee's root user, before it becomes the bot's
     /// user (see `view::Steps`); empty when it stays the referee's user.
     pub stage: Vec<(std::ffi::CString, std::ffi::CString)>,
+    /// A build's folder mounted on a staging folder while the child is
+    /// still root (then bound as the others are), handed to the referee
+    /// there; `None` when it stays the referee's user (then it is a
+    /// [`MountStep::Handed`] among `steps`) or does not build.
+    pub handed: Option<Handoff>,
+}
+
+/// A build's folder as the kernel bounds it (issue 47): a fresh tmpfs at
+/// `at` whose `options` give its size and inodes (`size=`, `nr_inodes=`:
+/// past them, writes fail with ENOSPC), handed to the referee over the
+/// socket `sock` (its descriptor, with SCM_RIGHTS). The referee fills it
+/// with the bot's files and answers one byte, 1, before the child goes
+/// on; after the build it copies what the build made out of it, through
+/// that descriptor, and the tmpfs goes with the last of them.
+#[derive(Debug)]
+pub struct Handoff {
+    pub at: std::ffi::CString,
+    pub options: std::ffi::CString,
+    pub sock: libc::c_int,
 }
 
 /// The sources of what is mounted over masked paths: an empty file, and
@@ -588,6 +682,11 @@ unsafe fn take(step: &MountStep) -> std::io::Result<()> {
             let flags = libc::MS_NOSUID | libc::MS_NODEV;
             if libc::mount(tmpfs, dst.as_ptr(), tmpfs, flags, options.as_ptr().cast()) != 0 {
                 return fail(b"mount a scratch /tmp at", dst);
+            }
+        }
+        MountStep::Handed(h) => {
+            if !hand_over(h) {
+                return Err(std::io::Error::from_raw_os_error(VIEW_FAILED));
             }
         }
         MountStep::Proc { dst, masks, sys } => {

@@ -53,6 +53,15 @@ pub struct Jail {
     path: std::ffi::OsString,
     outside: Option<(u32, u32)>,
     setup: Option<child::Setup>,
+    handoff: Option<Handoff>,
+}
+
+/// The referee's side of a build's folder (see [`child::Handoff`]): the
+/// socket it comes on, and the child's end, to close once it is spawned.
+#[derive(Debug)]
+pub struct Handoff {
+    pub ours: std::os::fd::OwnedFd,
+    pub theirs: std::os::fd::OwnedFd,
 }
 
 impl Jail {
@@ -78,6 +87,7 @@ impl Jail {
             path: Default::default(),
             outside: None,
             setup: None,
+            handoff: None,
         };
         let tmp_bytes = limits.file_size_mb.saturating_mul(1 << 20);
         // On failure, `jail` is dropped: the scratch folder goes with it.
@@ -85,6 +95,19 @@ impl Jail {
         if outside.is_some() {
             std::fs::create_dir(&stage).map_err(failed)?;
         }
+        let folder = match launch.building {
+            Some(b) => {
+                let (ours, theirs) = socket_pair().map_err(failed)?;
+                let mut options = format!("size={},nr_inodes={}", b.quota.bytes, b.quota.files);
+                if let Some((uid, gid)) = outside {
+                    options.push_str(&format!(",uid={uid},gid={gid}"));
+                }
+                let sock = std::os::fd::AsRawFd::as_raw_fd(&theirs);
+                jail.handoff = Some(Handoff { ours, theirs });
+                Some(view::BuildFolder { options, sock })
+            }
+            None => None,
+        };
         let planned = view::plan(
             cmd,
             &dir.join("root"),
@@ -93,7 +116,7 @@ impl Jail {
             limits.memory_mb.saturating_mul(1 << 20),
             &launch.hidden,
             &launch.expose,
-            launch.building.is_some(),
+            folder,
         )
         .map_err(failed)?;
         jail.cgroup = cgroup::Cgroup::create(token, limits);
@@ -155,6 +178,12 @@ impl Jail {
     /// build's folder is given to that user before the build starts.
     pub fn user(&self) -> Option<(u32, u32)> {
         self.outside
+    }
+
+    /// A build's folder, to be handed over when the child starts (see
+    /// [`child::Handoff`]); taken once.
+    pub fn take_handoff(&mut self) -> Option<Handoff> {
+        self.handoff.take()
     }
 
     /// The program to execute (see [`view::Planned::program`]).
@@ -297,6 +326,31 @@ fn closed_to_others(path: &Path, need: u32, what: &str, uid: u32) -> std::io::Re
         mode & 0o7777,
         path.display()
     )))
+}
+
+/// A connected pair of Unix stream sockets, closed on exec.
+fn socket_pair() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: socketpair fills two descriptors we then own.
+    let r = unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
+    };
+    if r != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors are new and ours alone.
+    Ok(unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    })
 }
 
 /// True when the referee runs as root.

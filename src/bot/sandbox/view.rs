@@ -399,6 +399,9 @@ fn etc_masked(p: &Path) -> bool {
 /// would see them; its `/proc/meminfo` states `memory_bytes` (see
 /// [`proc_replaced`]). `stage`, where the child will run as another user,
 /// is a folder to stage the binds' sources in (see `Steps`).
+/// `building`: the process is a build, whose working folder is then a
+/// tmpfs handed to the referee (see [`child::Handoff`]), its one writable
+/// folder besides `/tmp`.
 #[allow(clippy::too_many_arguments)]
 pub fn plan(
     cmd: &BotCommand,
@@ -408,7 +411,7 @@ pub fn plan(
     memory_bytes: u64,
     hidden: &[PathBuf],
     expose: &[PathBuf],
-    building: bool,
+    building: Option<BuildFolder>,
 ) -> std::io::Result<Planned> {
     let temp = temp_folder();
     let cwd = working_folder(cmd)?;
@@ -503,7 +506,7 @@ pub fn plan(
     }
     // A build writes in its own folder (a copy made for it), and nowhere
     // else: that folder is bound on its own, last, whatever shows it.
-    if building && !shown.dirs.contains(&cwd) {
+    if building.is_some() && !shown.dirs.contains(&cwd) {
         shown.dirs.push(cwd.clone());
     }
     let plan = Steps::new(root, stage, memory_bytes)?.build(
@@ -537,6 +540,7 @@ struct Steps {
     /// masked, then the counters of [`proc_replaced`].
     own: PathBuf,
     own_files: Vec<(String, Vec<u8>)>,
+    handed: Option<child::Handoff>,
     empty: CString,
     /// Each replaced counter's path under `/proc`, and the name of its
     /// own file.
@@ -546,6 +550,14 @@ struct Steps {
 /// The folder under the new root where the bot's own files are written
 /// while the root is built (it is gone before the bot starts).
 const OWN_FILES: &str = ".arena-own";
+/// A build's folder as [`plan`] is asked for it: the tmpfs's options
+/// (`size=`, `nr_inodes=`) and the socket it is handed over on (see
+/// [`child::Handoff`]).
+#[derive(Debug)]
+pub struct BuildFolder {
+    pub options: String,
+    pub sock: std::os::fd::RawFd,
+}
 
 impl Steps {
     fn new(root: &Path, stage: Option<&Path>, memory_bytes: u64) -> std::io::Result<Steps> {
@@ -567,6 +579,7 @@ impl Steps {
             own,
             own_files,
             replaced,
+            handed: None,
         })
     }
 
@@ -620,6 +633,38 @@ impl Steps {
         Ok(())
     }
 
+    /// A build's working folder `p`: a fresh tmpfs handed to the referee
+    /// (who fills it), mounted while the child is still root and bound
+    /// like the other staged sources where it will run as another user
+    /// (then owned by that user), else mounted in place.
+    fn hand(&mut self, p: &Path, b: BuildFolder) -> std::io::Result<()> {
+        let dst = self.at(p)?;
+        let Some(stage) = &self.stage else {
+            let options = CString::new(format!("mode=0755,{}", b.options))?;
+            self.steps.push(MountStep::Handed(child::Handoff {
+                at: dst,
+                options,
+                sock: b.sock,
+            }));
+            return Ok(());
+        };
+        let at = stage.join("build");
+        std::fs::create_dir(&at)?;
+        let at = c_path(&at)?;
+        self.handed = Some(child::Handoff {
+            at: at.clone(),
+            options: CString::new(format!("mode=0755,{}", b.options))?,
+            sock: b.sock,
+        });
+        self.steps.push(MountStep::Bind {
+            src: at,
+            name: c_path(p)?,
+            dst,
+            read_only: None,
+        });
+        Ok(())
+    }
+
     fn mask_file(&mut self, p: &Path) -> std::io::Result<()> {
         let dst = self.at(p)?;
         self.steps.push(MountStep::Mask {
@@ -634,7 +679,7 @@ impl Steps {
         shown: &Shown,
         links: &[(PathBuf, PathBuf)],
         hidden: &[PathBuf],
-        (cwd, writable): (&Path, bool),
+        (cwd, mut building): (&Path, Option<BuildFolder>),
         tmp_bytes: u64,
     ) -> std::io::Result<RootPlan> {
         // The scratch folder first: what is shown below /tmp is mounted on
@@ -658,7 +703,10 @@ impl Steps {
         let mounts = child::mount_points();
         for dir in &shown.dirs {
             self.make_dirs(dir)?;
-            self.bind(dir, !(writable && dir == cwd))?;
+            match building.take_if(|_| dir == cwd) {
+                Some(b) => self.hand(dir, b)?,
+                None => self.bind(dir, true)?,
+            }
             // Mounts inside it are bound with it, and made read-only too.
             for m in mounts
                 .iter()
@@ -714,6 +762,7 @@ impl Steps {
             steps: self.steps,
             cwd: c_path(cwd)?,
             stage: self.staged,
+            handed: self.handed,
         })
     }
 
@@ -1092,7 +1141,7 @@ mod tests {
             1 << 30,
             &[base.join("bots/me/results")],
             &[],
-            false,
+            None,
         )
         .unwrap();
         let shown = shown_of(&planned);
@@ -1148,7 +1197,7 @@ mod tests {
             1 << 30,
             &[],
             &[],
-            false,
+            None,
         )
         .unwrap();
         let masked: Vec<String> = planned
@@ -1206,7 +1255,7 @@ mod tests {
             env: vec![],
         };
         let root = base.join("root");
-        let planned = plan(&cmd, &root, None, 1 << 20, 256 << 20, &[], &[], false).unwrap();
+        let planned = plan(&cmd, &root, None, 1 << 20, 256 << 20, &[], &[], None).unwrap();
         let own = root.join(OWN_FILES);
         assert_eq!(planned.plan.own.dir.as_bytes(), own.as_os_str().as_bytes());
         let mut masks = Vec::new();
@@ -1275,7 +1324,7 @@ mod tests {
             1 << 30,
             &[],
             &[],
-            false,
+            None,
         )
         .unwrap();
         let shown = shown_of(&planned);

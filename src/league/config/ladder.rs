@@ -46,6 +46,9 @@ pub struct LadderSettings {
     /// Workers' game uploads handled at once (`game_uploads_at_once`,
     /// default 8); past it, 503 before the body is read.
     pub game_uploads_at_once: usize,
+    /// Uploads built and checked at once (`builds_at_once`, default 2),
+    /// taken fairly between owners (`serve::intake::pool`).
+    pub builds_at_once: usize,
     /// The most games one worker may play at once (`worker_jobs_max`,
     /// default 32): a worker registering a larger `-j`, or more than the
     /// cores it reports, is refused, and a worker holds at most its `-j`
@@ -74,6 +77,7 @@ impl Default for LadderSettings {
             upload_files: 2000,
             uploads_at_once: 4,
             game_uploads_at_once: 8,
+            builds_at_once: 2,
             worker_jobs_max: 32,
             max_games: None,
         }
@@ -97,6 +101,7 @@ pub(super) struct RawLadder {
     upload_files: Option<Spanned<i64>>,
     uploads_at_once: Option<Spanned<i64>>,
     game_uploads_at_once: Option<Spanned<i64>>,
+    builds_at_once: Option<Spanned<i64>>,
     worker_jobs_max: Option<Spanned<i64>>,
     max_games: Option<Spanned<i64>>,
 }
@@ -161,6 +166,7 @@ pub(super) fn section(
             1024,
             8,
         )? as usize,
+        builds_at_once: count(&raw.builds_at_once, "builds_at_once", 1, 64, 2)? as usize,
         worker_jobs_max: count(&raw.worker_jobs_max, "worker_jobs_max", 1, 1024, 32)? as u32,
         max_games: match raw.max_games {
             Some(_) => Some(count(&raw.max_games, "max_games", 1, i64::MAX, 0)? as u64),

@@ -17,7 +17,10 @@ mod variants;
 pub use book::{Book, BookError, BookLine, BookOrder};
 use ctx::{pick, Ctx, Source};
 pub use ctx::{ConfigError, RunSettings};
-pub use sandbox::{SandboxSettings, DEFAULT_BUILD_SECONDS};
+pub use sandbox::{
+    SandboxSettings, DEFAULT_BUILD_FILES, DEFAULT_BUILD_MB, DEFAULT_BUILD_SECONDS,
+    LADDER_BUILD_FILES, LADDER_BUILD_MB, LADDER_BUILD_SECONDS,
+};
 pub use spec::{parse_variant, BotSpec, VariantSpec};
 pub use variants::default_variants;
 

@@ -1,6 +1,7 @@
 //! The sandbox of a tournament file: the top-level `sandbox = "on"|"off"`
 //! of older files, or a `[sandbox]` table (`mode`, `expose`,
-//! `build_network`, `build_seconds`, `uid_range`); `--sandbox` overrides
+//! `build_network`, `build_seconds`, `build_mb`, `build_files`,
+//! `uid_range`); `--sandbox` overrides
 //! the mode.
 
 use super::ctx::{pick, ConfigError, Ctx, RunSettings, Source};
@@ -30,6 +31,14 @@ pub struct SandboxSettings {
     /// How long each bot's build may take (`build_seconds`, default
     /// [`DEFAULT_BUILD_SECONDS`]).
     pub build_seconds: Option<u64>,
+    /// The most a build's folder may hold, MiB (`build_mb`; default
+    /// [`DEFAULT_BUILD_MB`], [`LADDER_BUILD_MB`] in a ladder): the size of
+    /// the tmpfs it is built in (docs/security.md, "Builds").
+    pub build_mb: Option<u64>,
+    /// The most files and folders a build's folder may hold
+    /// (`build_files`; default [`DEFAULT_BUILD_FILES`],
+    /// [`LADDER_BUILD_FILES`] in a ladder): that tmpfs's inodes.
+    pub build_files: Option<u64>,
     /// The user ids the sandboxes may map to: the first and how many
     /// (`uid_range = [first_uid, count]`), or none given.
     pub uid_range: Option<(u32, u32)>,
@@ -50,6 +59,8 @@ pub(super) struct RawSandboxTable {
     #[serde(default)]
     build_network: bool,
     build_seconds: Option<Spanned<i64>>,
+    build_mb: Option<Spanned<i64>>,
+    build_files: Option<Spanned<i64>>,
     uid_range: Option<Spanned<Vec<i64>>>,
 }
 
@@ -99,6 +110,16 @@ pub(super) fn section(
                 .as_ref()
                 .map(|s| build_seconds(ctx, s))
                 .transpose()?,
+            build_mb: t
+                .build_mb
+                .as_ref()
+                .map(|s| in_range(ctx, s, "sandbox.build_mb", 1..=1 << 20, "MiB"))
+                .transpose()?,
+            build_files: t
+                .build_files
+                .as_ref()
+                .map(|s| in_range(ctx, s, "sandbox.build_files", 16..=100_000_000, "files"))
+                .transpose()?,
             uid_range: t
                 .uid_range
                 .as_ref()
@@ -112,6 +133,42 @@ pub(super) fn section(
 
 /// The build time limit a league gives when its file does not say.
 pub const DEFAULT_BUILD_SECONDS: u64 = 600;
+/// The build time limit a ladder gives when its file does not say: its
+/// bots are strangers', and builds share a small pool (docs/ladder.md).
+pub const LADDER_BUILD_SECONDS: u64 = 300;
+/// The most a build's folder may hold (MiB) in a league, when its file
+/// does not say.
+pub const DEFAULT_BUILD_MB: u64 = crate::bot::Quota::LEAGUE.bytes >> 20;
+/// The same in a ladder.
+pub const LADDER_BUILD_MB: u64 = crate::bot::Quota::LADDER.bytes >> 20;
+/// The most files and folders a build's folder may hold in a league, when
+/// its file does not say.
+pub const DEFAULT_BUILD_FILES: u64 = crate::bot::Quota::LEAGUE.files;
+/// The same in a ladder.
+pub const LADDER_BUILD_FILES: u64 = crate::bot::Quota::LADDER.files;
+
+/// A whole number of `unit` in `range`, or an error at its line.
+fn in_range(
+    ctx: &Ctx<'_>,
+    s: &Spanned<i64>,
+    key: &str,
+    range: std::ops::RangeInclusive<u64>,
+    unit: &str,
+) -> Result<u64, ConfigError> {
+    match u64::try_from(*s.get_ref()) {
+        Ok(n) if range.contains(&n) => Ok(n),
+        _ => Err(ctx.field(
+            s.span(),
+            key,
+            format!(
+                "must be from {} to {} ({unit}), got {}",
+                range.start(),
+                range.end(),
+                s.get_ref()
+            ),
+        )),
+    }
+}
 
 /// `build_seconds`: from 1 s to a day.
 fn build_seconds(ctx: &Ctx<'_>, s: &Spanned<i64>) -> Result<u64, ConfigError> {

@@ -310,7 +310,7 @@ bots = [
         std::fs::create_dir(dir.path().join("data")).unwrap();
         let t = parse_in(
             dir.path(),
-            "ponder = true\n[sandbox]\nmode = \"off\"\nexpose = [\"data\"]\nbuild_network = true\nbuild_seconds = 90\nuid_range = [100000, 65536]\n",
+            "ponder = true\n[sandbox]\nmode = \"off\"\nexpose = [\"data\"]\nbuild_network = true\nbuild_seconds = 90\nbuild_mb = 300\nbuild_files = 5000\nuid_range = [100000, 65536]\n",
         )
         .unwrap();
         assert_eq!(t.sandbox, Sandbox::Off);
@@ -322,6 +322,8 @@ bots = [
                 expose: vec![want],
                 build_network: true,
                 build_seconds: Some(90),
+                build_mb: Some(300),
+                build_files: Some(5000),
                 uid_range: Some((100_000, 65_536)),
             }
         );
@@ -332,6 +334,11 @@ bots = [
         assert!(!t.ponder);
         let err = parse_in(dir.path(), "[sandbox]\nbuild_seconds = 0\n").unwrap_err();
         assert!(err.to_string().contains("build_seconds"), "{err}");
+        for bad in ["build_mb = 0", "build_files = 3", "build_mb = -1"] {
+            let err = parse_in(dir.path(), &format!("[sandbox]\n{bad}\n")).unwrap_err();
+            let key = bad.split(' ').next().unwrap();
+            assert!(err.to_string().contains(key), "{err}");
+        }
         // The flag overrides the table's mode.
         let flags = RunSettings {
             sandbox: Some("on".into()),

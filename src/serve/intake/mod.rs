@@ -2,7 +2,8 @@
 //! owner's limits, the archive unpacked with hard limits into a fresh
 //! folder ([`super::archive`]), its bot.toml read and its name checked, the
 //! bot's owner checked, a new version queued. Then [`intake_forever`] (a
-//! thread of its own, one version at a time): built in the sandbox,
+//! pool of `builds_at_once` threads, fair between owners: [`pool`]):
+//! built in the sandbox,
 //! checked by the full `check-bot`, and only then entered, or refused with
 //! the build's error or check-bot's report. Each step is the version's
 //! status, shown on its page, in the API and in the live feed.
@@ -10,6 +11,7 @@
 pub mod check;
 pub mod inbox;
 pub mod limits;
+pub mod pool;
 pub mod verify;
 
 use crate::bot::manifest::Manifest;
@@ -309,10 +311,21 @@ async fn queue(
     })
 }
 
-/// Builds and checks queued versions, oldest first, one at a time, until
-/// the service stops. Versions cut off by a stop are taken again.
+/// Builds and checks queued versions, `builds_at_once` at a time, fair
+/// between owners ([`pool`]), each on a thread of its own, until the
+/// service stops; the versions waiting are told their place in the queue
+/// (their detail, in the API, the feed and `arena submit`). Versions cut
+/// off by a stop are taken again.
 pub fn intake_forever(l: Arc<Intake>) {
+    let running: Arc<std::sync::Mutex<Vec<Version>>> = Arc::default();
+    let lock = |r: &std::sync::Mutex<Vec<Version>>| {
+        r.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    };
+    let mut leaving = std::collections::HashMap::new();
     while !l.wake.is_stopping() {
+        sweep_built(&l, &mut leaving);
         let pending = l.queries.run(async {
             let mut v = Vec::new();
             for s in [
@@ -324,16 +337,118 @@ pub fn intake_forever(l: Arc<Intake>) {
             }
             Ok::<_, DbError>(v)
         });
-        match pending {
-            Ok(mut pending) if !pending.is_empty() => {
-                pending.sort_by_key(|v| v.id);
-                take(&l, &pending[0]);
-            }
-            Ok(_) => l.wake.wait(Duration::from_secs(2)),
+        let mut waiting = match pending {
+            Ok(p) => p,
             Err(e) => {
                 tracing::error!("cannot read the uploads: {e}");
                 l.wake.wait(Duration::from_secs(5));
+                continue;
             }
+        };
+        let now = lock(&running);
+        waiting.retain(|v| !now.iter().any(|r| r.id == v.id));
+        waiting.sort_by_key(|v| v.id);
+        let mut now = now;
+        while now.len() < l.settings.builds_at_once {
+            let free = l.settings.builds_at_once - now.len();
+            let Some(i) = pool::next(&waiting, &now, free) else {
+                break;
+            };
+            let v = waiting.remove(i);
+            now.push(v.clone());
+            running
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(v.clone());
+            let (l2, running2) = (l.clone(), running.clone());
+            let started = std::thread::Builder::new()
+                .name(format!("ladder-build-{}", v.id))
+                .spawn(move || {
+                    take(&l2, &v);
+                    running2
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .retain(|r| r.id != v.id);
+                    l2.wake.wake_all();
+                });
+            if let Err(e) = started {
+                tracing::error!("cannot start a build's thread: {e}");
+                running
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .clear();
+                l.wake.wait(Duration::from_secs(5));
+            }
+        }
+        tell_places(&l, &waiting, &now);
+        l.wake.wait(Duration::from_secs(2));
+    }
+}
+
+/// How long the built copy of a version that left the ladder is kept
+/// (its games in flight run from it, and finish).
+const BUILT_GRACE: Duration = Duration::from_secs(600);
+
+/// Removes the built copies of versions that left the ladder for good:
+/// refused ones at once, those retired by a newer version after
+/// [`BUILT_GRACE`] (`leaving`: when each was first seen gone, `None` once
+/// swept). A bot
+/// withdrawn by its owner keeps its copy: the owner may bring it back.
+fn sweep_built(
+    l: &Intake,
+    leaving: &mut std::collections::HashMap<i64, Option<std::time::Instant>>,
+) {
+    let gone = l.queries.run(async {
+        let mut v = l.db.versions(Some(VersionStatus::Refused)).await?;
+        v.extend(l.db.versions(Some(VersionStatus::Retired)).await?);
+        Ok::<_, DbError>(v)
+    });
+    let Ok(gone) = gone else { return };
+    for v in gone {
+        if v.detail == "withdrawn by its owner" {
+            continue;
+        }
+        // `None`: swept already.
+        let Some(since) = *leaving
+            .entry(v.id)
+            .or_insert_with(|| Some(std::time::Instant::now()))
+        else {
+            continue;
+        };
+        if v.status == VersionStatus::Retired && since.elapsed() < BUILT_GRACE {
+            continue;
+        }
+        leaving.insert(v.id, None);
+        if let Ok(spec) = spec_of(&v) {
+            if let (Some(b), Some(dir)) = (&spec.build, &spec.cwd) {
+                let argv = crate::bot::manifest::expand(b);
+                if crate::bot::build::built(dir, &argv).is_some() {
+                    tracing::info!(
+                        "{}: its built copy removed (it left the ladder)",
+                        v.player()
+                    );
+                    crate::bot::build::remove_built(dir, &argv);
+                }
+            }
+        }
+    }
+}
+
+/// Tells each version still waiting its place in the queue (its detail,
+/// when it changed).
+fn tell_places(l: &Intake, waiting: &[Version], running: &[Version]) {
+    let order = pool::order(waiting, running);
+    for v in waiting {
+        let Some(place) = order.iter().position(|id| *id == v.id) else {
+            continue;
+        };
+        let detail = format!(
+            "place {} in the queue ({} builds and checks at once)",
+            place + 1,
+            l.settings.builds_at_once
+        );
+        if v.status == VersionStatus::Queued && v.detail != detail {
+            step(l, v, VersionStatus::Queued, &detail, None);
         }
     }
 }
@@ -375,6 +490,10 @@ fn take(l: &Intake, v: &Version) {
     }
     step(l, v, VersionStatus::Checking, "", None);
     let (passed, report) = check::check(&l.t, &spec);
+    let report = match spec.build {
+        Some(_) => format!("{}\n{report}", build_said(&room)),
+        None => report,
+    };
     if passed {
         step(l, v, VersionStatus::Entered, "", Some(&report));
         (l.entered)();
@@ -388,6 +507,19 @@ fn take(l: &Intake, v: &Version) {
             Some(&report),
         );
     }
+}
+
+/// The check report's line on the build's limits: its quota and how it
+/// is kept, and its time limit.
+fn build_said(room: &crate::league::launch::Room<'_>) -> String {
+    let q = room.build_quota();
+    format!(
+        "build limits: {} MiB and {} files and folders ({}), {} s",
+        q.bytes >> 20,
+        q.files,
+        crate::bot::build::quota_kept(room.sandbox),
+        room.build_limit().as_secs()
+    )
 }
 
 /// The bot of an entered version, as the runner starts it: its bot.toml
