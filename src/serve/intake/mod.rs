@@ -324,6 +324,7 @@ pub fn intake_forever(l: Arc<Intake>) {
             .clone()
     };
     let mut leaving = std::collections::HashMap::new();
+    let mut busy = false;
     while !l.wake.is_stopping() {
         sweep_built(&l, &mut leaving);
         let pending = l.queries.run(async {
@@ -381,6 +382,13 @@ pub fn intake_forever(l: Arc<Intake>) {
             }
         }
         tell_places(&l, &waiting, &now);
+        // Idle after a burst of builds and checks: the memory their
+        // unpacking and reports freed goes back to the system.
+        let idle = now.is_empty() && waiting.is_empty();
+        if idle && busy {
+            crate::host::return_free_memory();
+        }
+        busy = !idle;
         l.wake.wait(Duration::from_secs(2));
     }
 }
