@@ -14,18 +14,23 @@
 //!     the handles they share, as the core and the web layer reach them;
 //!   - `play.rs`: the server's own games, through the league's runner
 //!     (`LadderPairings` and `DbStore`, the two seams);
-//!   - `standings.rs`: the ratings refitted in the background.
+//!   - `standings.rs`: the ratings refitted in the background;
+//!   - `recheck.rs`: the forfeits workers report, played again on the
+//!     server, and the workers that fail them put in quarantine.
 //! - `bus/`: the handles the parts share (wake-up and stop, live feed,
 //!   counters, fits, store queries from a thread); imports nothing above.
 //! - `store/`: SQLite or PostgreSQL through sqlx, and SQL nowhere else:
 //!   `mod.rs` (the store, its migrations, owners, bots, versions, games),
 //!   `leases.rs` (the queue's rows and the workers' leases), `finished.rs`
-//!   (the finished games summed up for fits and exports), `tokens.rs`.
+//!   (the finished games summed up for fits and exports), `quarantine.rs`
+//!   (forfeits held for their re-check, workers in quarantine), `tokens.rs`.
 //! - `schedule/`: `pairing.rs` (the pure pairing rule), `queue.rs` (the
 //!   scheduler that keeps the rule's picks in the store to be claimed).
 //! - `intake/`: uploads in, versions out: `mod.rs` (an upload accepted,
 //!   built, checked, entered), `check.rs` (the upload's `check-bot`),
-//!   `verify.rs` (a worker's uploaded game replayed and checked).
+//!   `verify.rs` (a worker's uploaded game replayed and checked),
+//!   `recheck.rs` (a reported forfeit played again up to its decision),
+//!   `suspects.rs` (the pure rules that pick the workers to quarantine).
 //! - `web/`: one file per resource, each a router, merged in `web/mod.rs`:
 //!   `pages.rs`, `status.rs` (`/health`, `/metrics`), `bots.rs`, `games.rs`,
 //!   `exports.rs`, `feed.rs`, `workers.rs`; `auth.rs` and `error.rs` below
@@ -39,6 +44,7 @@ pub mod bus;
 pub mod intake;
 pub mod ladder;
 pub mod play;
+pub mod recheck;
 pub mod schedule;
 pub mod standings;
 pub mod store;
@@ -73,6 +79,10 @@ pub enum ServeError {
     },
     #[error("no user named `{0}`")]
     NoSuchUser(String),
+    #[error(
+        "no worker named `{0}` is in quarantine (the workers' page, /api/workers, lists them)"
+    )]
+    NotQuarantined(String),
     #[error("user name `{0}`: give 1 to 40 letters, digits, `.`, `_` or `-`")]
     BadUserName(String),
 }
@@ -165,6 +175,19 @@ pub fn revoke_user(t: &Tournament, db: Option<&str>, name: &str) -> Result<(), S
         match db.revoke_owner(name).await? {
             true => Ok(()),
             false => Err(ServeError::NoSuchUser(name.to_string())),
+        }
+    })
+}
+
+/// `--release-worker NAME`: a worker in quarantine may claim and upload
+/// games again (docs/security.md, "Forged results").
+pub fn release_worker(t: &Tournament, db: Option<&str>, name: &str) -> Result<(), ServeError> {
+    settings_of(t)?;
+    runtime()?.block_on(async {
+        let db = open_db(t, db).await?;
+        match db.release_worker(name).await? {
+            true => Ok(()),
+            false => Err(ServeError::NotQuarantined(name.to_string())),
         }
     })
 }
@@ -338,6 +361,11 @@ impl Parts {
             threads.push(spawn(
                 "ladder-play",
                 Box::new(move || play::play_forever(l)),
+            )?);
+            let l = ladder.clone();
+            threads.push(spawn(
+                "ladder-recheck",
+                Box::new(move || recheck::recheck_forever(l)),
             )?);
         }
         Ok(Parts { threads })

@@ -10,6 +10,8 @@
 pub mod check;
 pub mod inbox;
 pub mod limits;
+pub mod recheck;
+pub mod suspects;
 pub mod verify;
 
 use crate::bot::manifest::Manifest;

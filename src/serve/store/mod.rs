@@ -8,6 +8,7 @@
 pub mod finished;
 pub mod grace;
 pub mod leases;
+pub mod quarantine;
 pub mod tokens;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
@@ -143,6 +144,11 @@ fn migrator(backend: Backend) -> Migrator {
                 "games by finish",
                 include_str!("../../../migrations/sqlite/0004_games_by_finish.sql"),
             ),
+            m(
+                5,
+                "quarantine",
+                include_str!("../../../migrations/sqlite/0005_quarantine.sql"),
+            ),
         ],
         Backend::Postgres => vec![
             m(
@@ -164,6 +170,11 @@ fn migrator(backend: Backend) -> Migrator {
                 4,
                 "games by finish",
                 include_str!("../../../migrations/postgres/0004_games_by_finish.sql"),
+            ),
+            m(
+                5,
+                "quarantine",
+                include_str!("../../../migrations/postgres/0005_quarantine.sql"),
             ),
         ],
     };

@@ -53,6 +53,21 @@ async fn worker_of(l: &Ladder, headers: &HeaderMap) -> ApiResult<Owner> {
     Ok(o)
 }
 
+/// 403 for a worker in quarantine (docs/security.md, "Forged results"):
+/// it claims and uploads nothing until the organiser releases it.
+async fn not_quarantined(l: &Ladder, w: &Owner) -> ApiResult<()> {
+    match l.db.quarantine_of(w.id).await.map_err(ApiError::internal)? {
+        Some((since, why)) => Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "this worker is in quarantine since {since}: {why}; its games are played by others and its uploads are not counted until the organiser releases it (`arena serve LADDER.toml --release-worker {}`)",
+                w.name
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn bad_json(what: &str, e: impl std::fmt::Display) -> ApiError {
     ApiError::new(
         StatusCode::BAD_REQUEST,
@@ -178,6 +193,7 @@ async fn claim(
 ) -> ApiResult<Json<serde_json::Value>> {
     let w = worker_of(&l, &headers).await?;
     let c: ClaimBody = serde_json::from_slice(&body).map_err(|e| bad_json("a claim", e))?;
+    not_quarantined(&l, &w).await?;
     let Some(variants) =
         l.db.worker_variants(w.id)
             .await
@@ -392,7 +408,20 @@ async fn upload(
             e.message
         );
     }
-    r.map_err(|(_, e)| e)?;
+    let held = r.map_err(|(_, e)| e)?;
+    if held {
+        // A forfeit: it counts once the server has found it again.
+        l.workers.held.fetch_add(1, Ordering::Relaxed);
+        l.wake_all();
+        return Ok((
+            StatusCode::ACCEPTED,
+            Json(serde_json::json!({
+                "game_id": game_id(id),
+                "accepted": true,
+                "held": "a forfeit counts once the server has played the game again to it and found it again",
+            })),
+        ));
+    }
     l.workers.uploads.fetch_add(1, Ordering::Relaxed);
     Ok((
         StatusCode::CREATED,
@@ -407,8 +436,12 @@ fn fail(e: impl std::fmt::Display) -> Refusal {
     ("internal", ApiError::internal(e))
 }
 
-/// The checks of an upload, in order, then its commit.
-async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<(), Refusal> {
+/// The checks of an upload, in order, then its commit: true when it ends
+/// in a forfeit, held for its re-check rather than counted.
+async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<bool, Refusal> {
+    if let Err(e) = not_quarantined(l, w).await {
+        return Err(("quarantined", e));
+    }
     let Some((state, ticket)) = l.db.game_ticket(id).await.map_err(fail)? else {
         return Err((
             "not_leased",
@@ -486,10 +519,29 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<()
     })?;
     let frame = crate::results::records::encode(record.as_bytes()).map_err(fail)?;
     let json = serde_json::to_string(&row).map_err(fail)?;
-    let fresh =
-        l.db.finish_leased(id, &lease.id, w.id, unix_now(), &json, frame.bytes())
+    // A forfeit depends on the bots, which the replay cannot see: held
+    // until the server has played it again (crate::serve::recheck).
+    let held = row.offender.map(usize::from);
+    let fresh = match held {
+        Some(seat) => {
+            l.db.hold_forfeit(
+                id,
+                &lease.id,
+                w.id,
+                unix_now(),
+                (&row.reason, seat),
+                &json,
+                frame.bytes(),
+            )
             .await
-            .map_err(fail)?;
+            .map_err(fail)?
+        }
+        None => {
+            l.db.finish_leased(id, &lease.id, w.id, unix_now(), &json, frame.bytes())
+                .await
+                .map_err(fail)?
+        }
+    };
     if !fresh {
         return Err((
             "expired",
@@ -499,11 +551,15 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<()
             ),
         ));
     }
+    if held.is_some() {
+        l.sched.forget_queue();
+        return Ok(true);
+    }
     l.sched.note_finished(&row);
     l.metrics.games_played.fetch_add(1, Ordering::Relaxed);
     l.announce_game(&row);
     l.finished_now(&row);
-    Ok(())
+    Ok(false)
 }
 
 /// The workers' lines of `/metrics`.
