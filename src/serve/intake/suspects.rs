@@ -31,8 +31,8 @@ pub struct ForfeitRule {
 /// The ladder's forfeit rule (docs/security.md, "Forged results": chosen
 /// by `benches/forfeit_sim.rs`).
 pub const FORFEIT_RULE: ForfeitRule = ForfeitRule {
-    min_not_reproduced: 3,
-    alpha: 0.001,
+    min_not_reproduced: 5,
+    alpha: 0.0001,
     floor: 0.2,
 };
 
@@ -119,7 +119,7 @@ pub struct ResidualRule {
 /// The ladder's residual rule (docs/security.md, "Forged results": chosen
 /// by `benches/forfeit_sim.rs`).
 pub const RESIDUAL_RULE: ResidualRule = ResidualRule {
-    z: 4.5,
+    z: 5.5,
     min_pairings: 20,
 };
 
@@ -137,8 +137,9 @@ pub struct Scored {
 /// others (fishtest's `get_chi2`, by pairing): per pairing, the worker's
 /// summed score `S` over its `k` games against the others' mean `e`
 /// over their `n`; `(S − k·e)² / (k·v·(1 + k/n))` summed (`v` the
-/// others' variance of a game's score, at least 0.05; the last factor for
-/// the error of `e`), a chi-squared with one degree per pairing, made a
+/// others' variance of a game's score, at least 0.7·e'(1 − e') for their
+/// mean with a win and a loss added; the last factor for the error of
+/// `e`), a chi-squared with one degree per pairing, made a
 /// z-score by Wilson and Hilferty's cube root.
 pub fn residuals(games: &[Scored]) -> Vec<(i64, f64, usize)> {
     use std::collections::BTreeMap;
@@ -167,7 +168,12 @@ pub fn residuals(games: &[Scored]) -> Vec<(i64, f64, usize)> {
                 continue;
             }
             let e = (all.1 - c.1) / n;
-            let v = ((all.2 - c.2) / n - e * e).max(0.05);
+            // The others' variance, but never under that of a game whose
+            // mean is theirs drawn towards an even one (one win and one
+            // loss added), with draws: a pairing the others always won
+            // is not proof that it cannot be lost.
+            let shrunk = (all.1 - c.1 + 1.0) / (n + 2.0);
+            let v = ((all.2 - c.2) / n - e * e).max(0.7 * shrunk * (1.0 - shrunk));
             let r = c.1 - c.0 * e;
             let x = chi.entry(*w).or_default();
             x.0 += r * r / (c.0 * v * (1.0 + c.0 / n));
@@ -234,19 +240,24 @@ mod tests {
             counts(1, 40, 10),
             counts(2, 36, 9),
             counts(3, 44, 12),
-            counts(4, 5, 5),
+            counts(4, 10, 10),
         ];
         let s = forfeit_suspects(&all, &rule);
         assert_eq!(s.iter().map(|s| s.0).collect::<Vec<_>>(), vec![4], "{s:?}");
-        assert!(s[0].1.contains("5 of its 5"), "{}", s[0].1);
-        // Too few to tell: 2 of 2.
-        let s = forfeit_suspects(&[counts(1, 40, 10), counts(4, 2, 2)], &rule);
+        assert!(s[0].1.contains("10 of its 10"), "{}", s[0].1);
+        // Too few to tell: 4 of 4.
+        let s = forfeit_suspects(&[counts(1, 400, 10), counts(4, 4, 4)], &rule);
         assert!(s.is_empty(), "{s:?}");
-        // Alone on the ladder, with no one to compare: the floor.
-        let s = forfeit_suspects(&[counts(4, 6, 6)], &rule);
+        // Alone on the ladder, with no one to compare: one in two.
+        let s = forfeit_suspects(&[counts(4, 14, 14)], &rule);
         assert_eq!(s.len(), 1, "{s:?}");
-        let s = forfeit_suspects(&[counts(4, 12, 4)], &rule);
+        let s = forfeit_suspects(&[counts(4, 12, 12)], &rule);
         assert!(s.is_empty(), "{s:?}");
+        // Beside many, the floor: 5 of 5 against 1 of 1,000 is not enough.
+        let s = forfeit_suspects(&[counts(1, 1000, 1), counts(4, 5, 5)], &rule);
+        assert!(s.is_empty(), "{s:?}");
+        let s = forfeit_suspects(&[counts(1, 1000, 1), counts(4, 7, 7)], &rule);
+        assert_eq!(s.len(), 1, "{s:?}");
     }
 
     #[test]
