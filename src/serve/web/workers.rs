@@ -517,8 +517,20 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<bo
             ),
         )
     })?;
+    commit(l, w, (id, &lease.id), &row, &record).await
+}
+
+/// Commits game `id` checked under `lease`: counted at once, or, when it
+/// ends in a forfeit, held for its re-check (true).
+async fn commit(
+    l: &Arc<Ladder>,
+    w: &Owner,
+    (id, lease): (i64, &str),
+    row: &GameRow,
+    record: &str,
+) -> Result<bool, Refusal> {
     let frame = crate::results::records::encode(record.as_bytes()).map_err(fail)?;
-    let json = serde_json::to_string(&row).map_err(fail)?;
+    let json = serde_json::to_string(row).map_err(fail)?;
     // A forfeit depends on the bots, which the replay cannot see: held
     // until the server has played it again (crate::serve::recheck).
     let held = row.offender.map(usize::from);
@@ -526,7 +538,7 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<bo
         Some(seat) => {
             l.db.hold_forfeit(
                 id,
-                &lease.id,
+                lease,
                 w.id,
                 unix_now(),
                 (&row.reason, seat),
@@ -537,7 +549,7 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<bo
             .map_err(fail)?
         }
         None => {
-            l.db.finish_leased(id, &lease.id, w.id, unix_now(), &json, frame.bytes())
+            l.db.finish_leased(id, lease, w.id, unix_now(), &json, frame.bytes())
                 .await
                 .map_err(fail)?
         }
@@ -555,10 +567,10 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: UploadBody) -> Result<bo
         l.sched.forget_queue();
         return Ok(true);
     }
-    l.sched.note_finished(&row);
+    l.sched.note_finished(row);
     l.metrics.games_played.fetch_add(1, Ordering::Relaxed);
-    l.announce_game(&row);
-    l.finished_now(&row);
+    l.announce_game(row);
+    l.finished_now(row);
     Ok(false)
 }
 
