@@ -143,9 +143,10 @@ pub struct Scored {
 /// z-score by Wilson and Hilferty's cube root.
 pub fn residuals(games: &[Scored]) -> Vec<(i64, f64, usize)> {
     use std::collections::BTreeMap;
-    // Per pairing, per recorder: games, sum, sum of squares.
-    let mut cells: BTreeMap<&(usize, Vec<i64>), BTreeMap<Option<i64>, (f64, f64, f64)>> =
-        BTreeMap::new();
+    /// Games, their scores' sum and their squares' sum, per recorder.
+    type Sums = BTreeMap<Option<i64>, (f64, f64, f64)>;
+    // Per pairing.
+    let mut cells: BTreeMap<&(usize, Vec<i64>), Sums> = BTreeMap::new();
     for g in games {
         let c = cells
             .entry(&g.pairing)
