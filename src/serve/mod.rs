@@ -52,7 +52,6 @@ pub mod web;
 
 use crate::league::config::ladder::LadderSettings;
 use crate::league::config::Tournament;
-use crate::results::GameRow;
 use bus::{Feed, Fits, Metrics, Queries, Wake};
 use intake::inbox::Gates;
 use intake::Intake;
@@ -62,8 +61,8 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
-use store::finished::Finished;
-use store::{new_token, token_hash, Db, DbError, DoneKey, Role};
+use store::finished::{read_finished, Finished};
+use store::{new_token, token_hash, Db, DbError, Role};
 
 /// Errors that stop the service, or a user command, with what to do.
 #[derive(Debug, thiserror::Error)]
@@ -529,46 +528,5 @@ async fn stop_signal(l: &Ladder) {
     tokio::select! {
         _ = crate::host::terminated() => {}
         _ = stopped => {}
-    }
-}
-
-/// Reads the games finished after `after` (from the first when `None`), a
-/// page at a time, and passes each row to `each`; returns where it ended
-/// (`after` when there was none) and how many it read. A row that does
-/// not read is logged and left out (and counted).
-async fn read_finished(
-    db: &Db,
-    after: Option<DoneKey>,
-    each: &mut (dyn FnMut(GameRow) + Send),
-) -> Result<(Option<DoneKey>, usize), DbError> {
-    let mut to = after;
-    let mut read = 0;
-    loop {
-        let page = db
-            .done_page(to.as_ref(), 5_000, &Default::default())
-            .await?;
-        let Some(last) = page.last() else {
-            return Ok((to, read));
-        };
-        to = Some(last.key.clone());
-        read += page.len();
-        for done in page {
-            match serde_json::from_str::<GameRow>(&done.row_json) {
-                Ok(r) => match crate::results::csvio::rateable(&r) {
-                    Ok(()) => each(r),
-                    // Named at every start: left out of the standings and
-                    // the exports, which must rate as `arena rate` does.
-                    Err(e) => tracing::error!(
-                        "finished game {} ({}) has a row that cannot be rated, left out of the standings and exports: {e}",
-                        done.key.id,
-                        r.game_id.escape_debug()
-                    ),
-                },
-                Err(e) => tracing::error!(
-                    "finished game {} has a row that does not read: {e}",
-                    done.key.id
-                ),
-            }
-        }
     }
 }

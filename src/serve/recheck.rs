@@ -14,7 +14,7 @@ use super::intake::suspects::{
     forfeit_suspects, residual_suspects, ForfeitCounts, Scored, FORFEIT_RULE, RESIDUAL_RULE,
 };
 use super::ladder::Ladder;
-use super::store::finished::Finished;
+use super::store::finished::{read_finished, Finished};
 use super::store::quarantine::Recheck;
 use crate::results::GameRow;
 use crate::wire::worker::game_id;
@@ -24,6 +24,9 @@ use std::time::{Duration, Instant};
 
 /// How often the residual rule reads the finished games.
 const RESIDUALS_EVERY: Duration = Duration::from_secs(60);
+
+/// The latest games the residual rule reads.
+const RESIDUALS_OVER: i64 = 50_000;
 
 /// Re-checks held forfeits until the service stops.
 pub fn recheck_forever(l: Arc<Ladder>) {
@@ -211,11 +214,11 @@ fn judge_forfeits(l: &Ladder) -> Result<(), super::store::DbError> {
     Ok(())
 }
 
-/// The residual rule over the counted games: the suspects go in
-/// quarantine.
+/// The residual rule over the latest [`RESIDUALS_OVER`] counted games:
+/// the suspects go in quarantine.
 fn weigh_results(l: &Ladder) -> Result<(), super::store::DbError> {
     let games: Vec<Scored> = l
-        .query(l.db.scored_games())?
+        .query(l.db.scored_games(RESIDUALS_OVER))?
         .into_iter()
         .filter_map(|(worker, variant, seats, row)| {
             let row: GameRow = serde_json::from_str(&row).ok()?;
@@ -251,7 +254,7 @@ fn quarantine(l: &Ladder, worker: i64, why: &str) -> Result<(), super::store::Db
     );
     if q.held > 0 {
         let mut all = Finished::default();
-        let (to, read) = l.query(super::read_finished(&l.db, None, &mut |r| all.add(&r)))?;
+        let (to, read) = l.query(read_finished(&l.db, None, &mut |r| all.add(&r)))?;
         (all.read_to, all.read) = (to, read);
         *l.finished.write().unwrap_or_else(|p| p.into_inner()) = all;
     }

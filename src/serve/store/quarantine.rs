@@ -260,14 +260,20 @@ impl Db {
             .collect())
     }
 
-    /// Every counted game for the residual rule: who recorded it (`None`:
-    /// the server), its variant, its versions by seat and its row (JSON).
-    pub async fn scored_games(&self) -> Result<Vec<(Option<i64>, i64, String, String)>, DbError> {
+    /// The latest `most` counted games for the residual rule: who
+    /// recorded each (`None`: the server), its variant, its versions by
+    /// seat and its row (JSON). Bounded, so that the rule's memory and
+    /// time do not grow with the ladder's games.
+    pub async fn scored_games(
+        &self,
+        most: i64,
+    ) -> Result<Vec<(Option<i64>, i64, String, String)>, DbError> {
         let rows: Vec<(Option<i64>, i64, String, String)> = sqlx::query_as(
             "SELECT l.worker_id, g.variant, g.seats, g.row_json FROM games g \
              LEFT JOIN leases l ON l.id = g.lease_id \
-             WHERE g.state = 'done' AND g.row_json IS NOT NULL ORDER BY g.id",
+             WHERE g.state = 'done' AND g.row_json IS NOT NULL ORDER BY g.id DESC LIMIT $1",
         )
+        .bind(most)
         .fetch_all(self.pool())
         .await?;
         Ok(rows)
