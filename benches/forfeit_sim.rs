@@ -260,7 +260,7 @@ fn main() {
     println!("\n## Residuals ({runs} runs each, {total} games over {WORKERS} workers)\n");
     println!("| z | min pairings | honest flagged | bias 10%: caught; median forger games | 25% | 50% | 100% |");
     println!("|---|---|---|---|---|---|---|");
-    for z in [4.5, RESIDUAL_RULE.z, 6.5] {
+    for z in [4.5, 5.5, RESIDUAL_RULE.z] {
         let rule = ResidualRule {
             z,
             min_pairings: RESIDUAL_RULE.min_pairings,

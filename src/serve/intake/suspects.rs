@@ -119,7 +119,7 @@ pub struct ResidualRule {
 /// The ladder's residual rule (docs/security.md, "Forged results": chosen
 /// by `benches/forfeit_sim.rs`).
 pub const RESIDUAL_RULE: ResidualRule = ResidualRule {
-    z: 5.5,
+    z: 6.5,
     min_pairings: 20,
 };
 
