@@ -329,8 +329,8 @@ both!(
     one_server_per_database_postgres
 );
 
-/// Each closed set (a version's status, a token's role, a game's and a
-/// lease's state) is checked by the store itself: every word the server
+/// Each closed set (a version's status, a token's role, a game's, a
+/// lease's and a forfeit's re-check's state) is checked by the store itself: every word the server
 /// writes goes in, any other word is refused on insert and on update,
 /// written straight in SQL past the server's enums (issue 46).
 async fn closed_sets_take_only_their_words(db: Db) {
@@ -365,11 +365,15 @@ async fn closed_sets_take_only_their_words(db: Db) {
                 "INSERT INTO leases (id, game_id, worker_id, state, granted_at, expires) \
                  SELECT 'l{n}', (SELECT MIN(id) FROM games), MIN(id), $1, '{t}', 0 FROM owners"
             ),
+            "rechecks.state" => format!(
+                "INSERT INTO rechecks (game_id, worker_id, lease_id, reason, offender, row_json, record, state, reported_at) \
+                 SELECT (SELECT MIN(id) FROM games), MIN(id), 'l{n}', 'crash', 0, '{{}}', '', $1, '{t}' FROM owners"
+            ),
             other => panic!("a closed set this test does not know: {other}"),
         }
     };
     let sets = mancala_arena::serve::store::closed_sets();
-    assert_eq!(sets.len(), 4, "{sets:?}");
+    assert_eq!(sets.len(), 5, "{sets:?}");
     let mut n = 0;
     for (column, words) in &sets {
         for word in words {
@@ -422,20 +426,20 @@ fn a_store_with_rows_outside_the_closed_sets_is_named_before_it_is_checked() {
     rt.block_on(async {
         let db = Db::open(&url).await.unwrap();
         let pool = db.pool().clone();
-        // The store as migration 6 left it: no triggers, no record of 7.
+        // the store as migration 5 left it: no triggers, no record of 6.
         let triggers: Vec<(String,)> =
             sqlx::query_as("SELECT name FROM sqlite_master WHERE type = 'trigger'")
                 .fetch_all(&pool)
                 .await
                 .unwrap();
-        assert_eq!(triggers.len(), 8, "{triggers:?}");
+        assert_eq!(triggers.len(), 10, "{triggers:?}");
         for (name,) in triggers {
             sqlx::query(&format!("DROP TRIGGER {name}"))
                 .execute(&pool)
                 .await
                 .unwrap();
         }
-        sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 7")
+        sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 6")
             .execute(&pool)
             .await
             .unwrap();
@@ -479,7 +483,7 @@ fn a_store_with_rows_outside_the_closed_sets_is_named_before_it_is_checked() {
             .await;
         assert!(
             refused.is_err(),
-            "migration 7 ran once the rows were mended"
+            "migration 6 ran once the rows were mended"
         );
     });
 }

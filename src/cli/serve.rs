@@ -1,5 +1,5 @@
 //! `arena serve LADDER.toml`: the ladder service (docs/ladder.md); with
-//! `--add-user`, `--revoke-user` or `--backup`, a change to its store
+//! `--add-user`, `--revoke-user`, `--release-worker` or `--backup`, a change to its store
 //! instead, and out.
 
 use anyhow::Context;
@@ -43,6 +43,10 @@ pub struct ServeArgs {
     /// Revoke an owner's token, then stop.
     #[arg(long, value_name = "NAME", conflicts_with = "backup")]
     revoke_user: Option<String>,
+    /// Release a worker from quarantine (docs/security.md, "Forged
+    /// results"): it may claim and upload games again. Then stop.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["backup", "revoke_user", "add_user", "add_worker", "pages_only"])]
+    release_worker: Option<String>,
     /// Write a consistent copy of the store to FILE (while it serves,
     /// too), then stop.
     #[arg(long, value_name = "FILE")]
@@ -67,6 +71,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     if let Some(name) = &args.revoke_user {
         crate::serve::revoke_user(&t, db, name)?;
         outln!("user `{name}`: token revoked");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(name) = &args.release_worker {
+        crate::serve::release_worker(&t, db, name)?;
+        outln!("worker `{name}`: released from quarantine");
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(to) = &args.backup {

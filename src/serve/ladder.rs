@@ -68,6 +68,13 @@ pub struct Workers {
     pub uploads: AtomicU64,
     /// Uploads refused, by kind.
     pub refused: Mutex<BTreeMap<&'static str, u64>>,
+    /// Uploads ending in a forfeit, held for their re-check.
+    pub held: AtomicU64,
+    /// Forfeits re-checked, by outcome (`confirmed`, `not_reproduced`,
+    /// `void`).
+    pub rechecks: Mutex<BTreeMap<&'static str, u64>>,
+    /// Workers put in quarantine since the server started.
+    pub quarantines: AtomicU64,
 }
 
 impl Workers {
@@ -77,6 +84,9 @@ impl Workers {
             ladder_text,
             uploads: AtomicU64::new(0),
             refused: Mutex::new(BTreeMap::new()),
+            held: AtomicU64::new(0),
+            rechecks: Mutex::new(BTreeMap::new()),
+            quarantines: AtomicU64::new(0),
         }
     }
 }

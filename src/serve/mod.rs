@@ -14,7 +14,9 @@
 //!     the handles they share, as the core and the web layer reach them;
 //!   - `play.rs`: the server's own games, through the league's runner
 //!     (`LadderPairings` and `DbStore`, the two seams);
-//!   - `standings.rs`: the ratings refitted in the background.
+//!   - `standings.rs`: the ratings refitted in the background;
+//!   - `recheck.rs`: the forfeits workers report, played again on the
+//!     server, and the workers that fail them put in quarantine.
 //! - `bus/`: the handles the parts share (wake-up and stop, live feed,
 //!   counters, fits, store queries from a thread); imports nothing above.
 //! - `store/`: SQLite or PostgreSQL through sqlx, and SQL nowhere else:
@@ -22,7 +24,8 @@
 //!   `leases.rs` (the queue's rows and the workers' leases), `grace.rs` (a
 //!   restart's grace for the workers' leases, a stopping worker's leases
 //!   given back), `finished.rs` (the finished games summed up for fits and
-//!   exports), `tokens.rs`.
+//!   exports), `quarantine.rs` (forfeits held for their re-check, workers
+//!   in quarantine), `tokens.rs`.
 //! - `schedule/`: `pairing.rs` (the pure pairing rule), `queue.rs` (the
 //!   scheduler that keeps the rule's picks in the store to be claimed).
 //! - `intake/`: uploads in, versions out: `mod.rs` (an upload accepted,
@@ -30,7 +33,9 @@
 //!   streamed to a file), `pool.rs` (which upload is built and checked
 //!   next: fair between owners), `limits.rs` (the organiser's limits over
 //!   a bot.toml's), `check.rs` (the upload's `check-bot`), `verify.rs` (a
-//!   worker's uploaded game replayed and checked).
+//!   worker's uploaded game replayed and checked), `recheck.rs` (a reported
+//!   forfeit played again up to its decision), `suspects.rs` (the pure
+//!   rules that pick the workers to quarantine).
 //! - `web/`: one file per resource, each a router, merged in `web/mod.rs`:
 //!   `pages.rs`, `status.rs` (`/health`, `/metrics`), `bots.rs`, `games.rs`,
 //!   `exports.rs`, `feed.rs`, `workers.rs`; `auth.rs` and `error.rs` below
@@ -44,6 +49,7 @@ pub mod bus;
 pub mod intake;
 pub mod ladder;
 pub mod play;
+pub mod recheck;
 pub mod schedule;
 pub mod standings;
 pub mod store;
@@ -51,7 +57,6 @@ pub mod web;
 
 use crate::league::config::ladder::LadderSettings;
 use crate::league::config::Tournament;
-use crate::results::GameRow;
 use bus::{Feed, Fits, Metrics, Queries, Wake};
 use intake::inbox::Gates;
 use intake::Intake;
@@ -61,8 +66,8 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
-use store::finished::Finished;
-use store::{new_token, token_hash, Db, DbError, DoneKey, Role};
+use store::finished::{read_finished, Finished};
+use store::{new_token, token_hash, Db, DbError, Role};
 
 /// Errors that stop the service, or a user command, with what to do.
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +83,10 @@ pub enum ServeError {
     },
     #[error("no user named `{0}`")]
     NoSuchUser(String),
+    #[error(
+        "no worker named `{0}` is in quarantine (the workers' page, /api/workers, lists them)"
+    )]
+    NotQuarantined(String),
     #[error("user name `{0}`: give 1 to 40 letters, digits, `.`, `_` or `-`")]
     BadUserName(String),
 }
@@ -170,6 +179,19 @@ pub fn revoke_user(t: &Tournament, db: Option<&str>, name: &str) -> Result<(), S
         match db.revoke_owner(name).await? {
             true => Ok(()),
             false => Err(ServeError::NoSuchUser(name.to_string())),
+        }
+    })
+}
+
+/// `--release-worker NAME`: a worker in quarantine may claim and upload
+/// games again (docs/security.md, "Forged results").
+pub fn release_worker(t: &Tournament, db: Option<&str>, name: &str) -> Result<(), ServeError> {
+    settings_of(t)?;
+    runtime()?.block_on(async {
+        let db = open_db(t, db).await?;
+        match db.release_worker(name).await? {
+            true => Ok(()),
+            false => Err(ServeError::NotQuarantined(name.to_string())),
         }
     })
 }
@@ -344,6 +366,11 @@ impl Parts {
                 "ladder-play",
                 Box::new(move || play::play_forever(l)),
             )?);
+            let l = ladder.clone();
+            threads.push(spawn(
+                "ladder-recheck",
+                Box::new(move || recheck::recheck_forever(l)),
+            )?);
         }
         Ok(Parts { threads })
     }
@@ -506,46 +533,5 @@ async fn stop_signal(l: &Ladder) {
     tokio::select! {
         _ = crate::host::terminated() => {}
         _ = stopped => {}
-    }
-}
-
-/// Reads the games finished after `after` (from the first when `None`), a
-/// page at a time, and passes each row to `each`; returns where it ended
-/// (`after` when there was none) and how many it read. A row that does
-/// not read is logged and left out (and counted).
-async fn read_finished(
-    db: &Db,
-    after: Option<DoneKey>,
-    each: &mut (dyn FnMut(GameRow) + Send),
-) -> Result<(Option<DoneKey>, usize), DbError> {
-    let mut to = after;
-    let mut read = 0;
-    loop {
-        let page = db
-            .done_page(to.as_ref(), 5_000, &Default::default())
-            .await?;
-        let Some(last) = page.last() else {
-            return Ok((to, read));
-        };
-        to = Some(last.key.clone());
-        read += page.len();
-        for done in page {
-            match serde_json::from_str::<GameRow>(&done.row_json) {
-                Ok(r) => match crate::results::csvio::rateable(&r) {
-                    Ok(()) => each(r),
-                    // Named at every start: left out of the standings and
-                    // the exports, which must rate as `arena rate` does.
-                    Err(e) => tracing::error!(
-                        "finished game {} ({}) has a row that cannot be rated, left out of the standings and exports: {e}",
-                        done.key.id,
-                        r.game_id.escape_debug()
-                    ),
-                },
-                Err(e) => tracing::error!(
-                    "finished game {} has a row that does not read: {e}",
-                    done.key.id
-                ),
-            }
-        }
     }
 }

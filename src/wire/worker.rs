@@ -117,6 +117,9 @@ pub struct GameUpload {
 pub struct Uploaded {
     pub accepted: bool,
     pub game_id: String,
+    /// A forfeit (answered 202): why it does not count yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held: Option<String>,
 }
 
 /// The game id of ladder game `id` in rows and records.

@@ -12,6 +12,8 @@ pub mod check;
 pub mod inbox;
 pub mod limits;
 pub mod pool;
+pub mod recheck;
+pub mod suspects;
 pub mod verify;
 
 use crate::bot::manifest::Manifest;

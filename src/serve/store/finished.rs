@@ -127,6 +127,47 @@ fn keep_latest(latest: &mut VecDeque<(usize, Arc<GameRow>)>, n: usize, row: &Arc
     latest.push_back((n, row.clone()));
 }
 
+/// Reads the games finished after `after` (from the first when `None`), a
+/// page at a time, and passes each row to `each`; returns where it ended
+/// (`after` when there was none) and how many it read. A row that does
+/// not read is logged and left out (and counted).
+pub async fn read_finished(
+    db: &super::Db,
+    after: Option<super::DoneKey>,
+    each: &mut (dyn FnMut(GameRow) + Send),
+) -> Result<(Option<super::DoneKey>, usize), super::DbError> {
+    let mut to = after;
+    let mut read = 0;
+    loop {
+        let page = db
+            .done_page(to.as_ref(), 5_000, &Default::default())
+            .await?;
+        let Some(last) = page.last() else {
+            return Ok((to, read));
+        };
+        to = Some(last.key.clone());
+        read += page.len();
+        for done in page {
+            match serde_json::from_str::<GameRow>(&done.row_json) {
+                Ok(r) => match crate::results::csvio::rateable(&r) {
+                    Ok(()) => each(r),
+                    // Named at every start: left out of the standings and
+                    // the exports, which must rate as `arena rate` does.
+                    Err(e) => tracing::error!(
+                        "finished game {} ({}) has a row that cannot be rated, left out of the standings and exports: {e}",
+                        done.key.id,
+                        r.game_id.escape_debug()
+                    ),
+                },
+                Err(e) => tracing::error!(
+                    "finished game {} has a row that does not read: {e}",
+                    done.key.id
+                ),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

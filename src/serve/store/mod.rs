@@ -8,6 +8,7 @@
 pub mod finished;
 pub mod grace;
 pub mod leases;
+pub mod quarantine;
 pub mod tokens;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
@@ -118,7 +119,8 @@ macro_rules! migrations {
             2, "server heartbeat", "0002_server_heartbeat.sql";
             3, "workers", "0003_workers.sql";
             4, "games by finish", "0004_games_by_finish.sql";
-            7, "closed sets", "0007_closed_sets.sql";
+            5, "quarantine", "0005_quarantine.sql";
+            6, "closed sets", "0006_closed_sets.sql";
         )
     };
     (@ $dialect:literal; $($version:literal, $description:literal, $file:literal;)+) => {
@@ -132,7 +134,7 @@ macro_rules! migrations {
 
 /// The number of the migration that adds the closed sets' checks: before
 /// it runs, [`Db::open`] names the rows that break them.
-const CLOSED_SETS_MIGRATION: i64 = 7;
+const CLOSED_SETS_MIGRATION: i64 = 6;
 
 /// The migrations of `backend`, in order, compiled in: the same numbers
 /// in both folders.
@@ -213,8 +215,8 @@ pub fn unix_now() -> i64 {
 /// A closed set of words the store keeps in one column, as a Rust enum:
 /// `ALL` (every word, in order), `as_str` (the word), `from_word` (the
 /// word read back, [`DbError::Corrupt`] naming the column for any other)
-/// and `Display`. The same sets are the `CHECK`s of migration 0007
-/// (`migrations/*/0007_closed_sets.sql`), which a test holds equal.
+/// and `Display`. The same sets are the `CHECK`s of migration 0006
+/// (`migrations/*/0006_closed_sets.sql`), which a test holds equal.
 macro_rules! closed_set {
     (
         $(#[$meta:meta])*
@@ -299,11 +301,15 @@ closed_set! {
 closed_set! {
     /// Where a game is: `Pending` in the queue the pairing rule fills,
     /// `Playing` once claimed (by the server, or a worker under a lease),
-    /// `Done` once its row and record are in (migrations 0001, 0003).
+    /// `Checking` while a forfeit a worker reported is played again,
+    /// `Done` once its row and record are in, `Held` when the worker that
+    /// played it was quarantined (migrations 0001, 0003, 0005).
     pub enum GameState in "games.state" {
         Pending = "pending",
         Playing = "playing",
+        Checking = "checking",
         Done = "done",
+        Held = "held",
     }
 }
 
@@ -317,8 +323,18 @@ closed_set! {
     }
 }
 
+closed_set! {
+    /// A forfeit's re-check: `Waiting`, then `Confirmed` (the fault came
+    /// again) or `NotReproduced` (migration 0005).
+    pub enum RecheckState in "rechecks.state" {
+        Waiting = "waiting",
+        Confirmed = "confirmed",
+        NotReproduced = "not_reproduced",
+    }
+}
+
 /// Every closed set the store keeps, as (`table.column`, its words): what
-/// migration 0007's `CHECK`s allow, and what start-up looks for before it.
+/// migration 0006's `CHECK`s allow, and what start-up looks for before it.
 pub fn closed_sets() -> Vec<(&'static str, Vec<&'static str>)> {
     fn words<T: Copy>(all: &[T], word: fn(T) -> &'static str) -> Vec<&'static str> {
         all.iter().map(|&s| word(s)).collect()

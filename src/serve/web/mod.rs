@@ -9,7 +9,8 @@
 //! and their assets), `status` (`/health`, `/metrics`), `bots` (uploads and
 //! the bots' API), `games` (standings and games), `exports` (the games as
 //! CSV, JSON lines, PGN), `feed` (the live feed), `workers` (the workers'
-//! endpoints); `auth` (whose token) and `error` (the refusals) below them.
+//! endpoints), `quarantine` (the workers' page and its re-checks);
+//! `auth` (whose token) and `error` (the refusals) below them.
 
 mod auth;
 mod bots;
@@ -18,6 +19,7 @@ mod exports;
 mod feed;
 mod games;
 pub mod pages;
+mod quarantine;
 mod status;
 pub mod workers;
 
@@ -36,6 +38,7 @@ pub fn router(ladder: Arc<Ladder>) -> Router {
         .merge(exports::router())
         .merge(feed::router())
         .merge(workers::router())
+        .merge(quarantine::router())
         .fallback(|| async { ApiError::not_found("no such page: see docs/ladder.md for the API") })
         .with_state(ladder)
 }

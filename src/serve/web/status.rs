@@ -117,6 +117,7 @@ async fn metrics(State(l): Shared) -> impl IntoResponse {
         queued.to_string(),
     );
     out.push_str(&super::workers::metrics_text(&l));
+    out.push_str(&super::quarantine::metrics_text(&l).await);
     out.push_str(
         "# HELP arena_faults_total Forfeits by reason.\n# TYPE arena_faults_total counter\n",
     );

@@ -53,6 +53,21 @@ async fn worker_of(l: &Ladder, headers: &HeaderMap) -> ApiResult<Owner> {
     Ok(o)
 }
 
+/// 403 for a worker in quarantine (docs/security.md, "Forged results"):
+/// it claims and uploads nothing until the organiser releases it.
+async fn not_quarantined(l: &Ladder, w: &Owner) -> ApiResult<()> {
+    match l.db.quarantine_of(w.id).await.map_err(ApiError::internal)? {
+        Some((since, why)) => Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "this worker is in quarantine since {since}: {why}; its games are played by others and its uploads are not counted until the organiser releases it (`arena serve LADDER.toml --release-worker {}`)",
+                w.name
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn bad_json(what: &str, e: impl std::fmt::Display) -> ApiError {
     ApiError::new(
         StatusCode::BAD_REQUEST,
@@ -169,6 +184,7 @@ async fn claim(
 ) -> ApiResult<Json<Granted>> {
     let w = worker_of(&l, &headers).await?;
     let c: ClaimRequest = serde_json::from_slice(&body).map_err(|e| bad_json("a claim", e))?;
+    not_quarantined(&l, &w).await?;
     let Some(variants) =
         l.db.worker_variants(w.id)
             .await
@@ -374,13 +390,30 @@ async fn upload(
             e.message
         );
     }
-    r.map_err(|(_, e)| e)?;
+    let held = r.map_err(|(_, e)| e)?;
+    if held {
+        // A forfeit: it counts once the server has found it again.
+        l.workers.held.fetch_add(1, Ordering::Relaxed);
+        l.wake_all();
+        return Ok((
+            StatusCode::ACCEPTED,
+            Json(Uploaded {
+                accepted: true,
+                game_id: game_id(id),
+                held: Some(
+                    "a forfeit counts once the server has played the game again to it and found it again"
+                        .into(),
+                ),
+            }),
+        ));
+    }
     l.workers.uploads.fetch_add(1, Ordering::Relaxed);
     Ok((
         StatusCode::CREATED,
         Json(Uploaded {
             accepted: true,
             game_id: game_id(id),
+            held: None,
         }),
     ))
 }
@@ -392,8 +425,12 @@ fn fail(e: impl std::fmt::Display) -> Refusal {
     ("internal", ApiError::internal(e))
 }
 
-/// The checks of an upload, in order, then its commit.
-async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: GameUpload) -> Result<(), Refusal> {
+/// The checks of an upload, in order, then its commit: true when it ends
+/// in a forfeit, held for its re-check rather than counted.
+async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: GameUpload) -> Result<bool, Refusal> {
+    if let Err(e) = not_quarantined(l, w).await {
+        return Err(("quarantined", e));
+    }
     let Some((state, ticket)) = l.db.game_ticket(id).await.map_err(fail)? else {
         return Err((
             "not_leased",
@@ -469,12 +506,43 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: GameUpload) -> Result<()
             ),
         )
     })?;
+    commit(l, w, (id, &lease.id), &row, &record).await
+}
+
+/// Commits game `id` checked under `lease`: counted at once, or, when it
+/// ends in a forfeit, held for its re-check (true).
+async fn commit(
+    l: &Arc<Ladder>,
+    w: &Owner,
+    (id, lease): (i64, &str),
+    row: &crate::results::GameRow,
+    record: &str,
+) -> Result<bool, Refusal> {
     let frame = crate::results::records::encode(record.as_bytes()).map_err(fail)?;
-    let json = serde_json::to_string(&row).map_err(fail)?;
-    let fresh =
-        l.db.finish_leased(id, &lease.id, w.id, unix_now(), &json, frame.bytes())
+    let json = serde_json::to_string(row).map_err(fail)?;
+    // A forfeit depends on the bots, which the replay cannot see: held
+    // until the server has played it again (crate::serve::recheck).
+    let held = row.offender.map(usize::from);
+    let fresh = match held {
+        Some(seat) => {
+            l.db.hold_forfeit(
+                id,
+                lease,
+                w.id,
+                unix_now(),
+                (&row.reason, seat),
+                &json,
+                frame.bytes(),
+            )
             .await
-            .map_err(fail)?;
+            .map_err(fail)?
+        }
+        None => {
+            l.db.finish_leased(id, lease, w.id, unix_now(), &json, frame.bytes())
+                .await
+                .map_err(fail)?
+        }
+    };
     if !fresh {
         return Err((
             "expired",
@@ -484,11 +552,15 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: GameUpload) -> Result<()
             ),
         ));
     }
-    l.sched.note_finished(&row);
+    if held.is_some() {
+        l.sched.forget_queue();
+        return Ok(true);
+    }
+    l.sched.note_finished(row);
     l.metrics.games_played.fetch_add(1, Ordering::Relaxed);
-    l.announce_game(&row);
-    l.finished_now(&row);
-    Ok(())
+    l.announce_game(row);
+    l.finished_now(row);
+    Ok(false)
 }
 
 /// The workers' lines of `/metrics`.

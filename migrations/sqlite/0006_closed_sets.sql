@@ -26,12 +26,12 @@ WHEN NEW.status NOT IN ('receiving', 'queued', 'building', 'checking', 'entered'
 BEGIN SELECT RAISE(ABORT, 'versions.status must be one of receiving, queued, building, checking, entered, refused, retired'); END;
 
 CREATE TRIGGER games_state_closed_insert BEFORE INSERT ON games
-WHEN NEW.state NOT IN ('pending', 'playing', 'done')
-BEGIN SELECT RAISE(ABORT, 'games.state must be one of pending, playing, done'); END;
+WHEN NEW.state NOT IN ('pending', 'playing', 'checking', 'done', 'held')
+BEGIN SELECT RAISE(ABORT, 'games.state must be one of pending, playing, checking, done, held'); END;
 
 CREATE TRIGGER games_state_closed_update BEFORE UPDATE OF state ON games
-WHEN NEW.state NOT IN ('pending', 'playing', 'done')
-BEGIN SELECT RAISE(ABORT, 'games.state must be one of pending, playing, done'); END;
+WHEN NEW.state NOT IN ('pending', 'playing', 'checking', 'done', 'held')
+BEGIN SELECT RAISE(ABORT, 'games.state must be one of pending, playing, checking, done, held'); END;
 
 CREATE TRIGGER leases_state_closed_insert BEFORE INSERT ON leases
 WHEN NEW.state NOT IN ('active', 'done', 'expired')
@@ -40,3 +40,11 @@ BEGIN SELECT RAISE(ABORT, 'leases.state must be one of active, done, expired'); 
 CREATE TRIGGER leases_state_closed_update BEFORE UPDATE OF state ON leases
 WHEN NEW.state NOT IN ('active', 'done', 'expired')
 BEGIN SELECT RAISE(ABORT, 'leases.state must be one of active, done, expired'); END;
+
+CREATE TRIGGER rechecks_state_closed_insert BEFORE INSERT ON rechecks
+WHEN NEW.state NOT IN ('waiting', 'confirmed', 'not_reproduced')
+BEGIN SELECT RAISE(ABORT, 'rechecks.state must be one of waiting, confirmed, not_reproduced'); END;
+
+CREATE TRIGGER rechecks_state_closed_update BEFORE UPDATE OF state ON rechecks
+WHEN NEW.state NOT IN ('waiting', 'confirmed', 'not_reproduced')
+BEGIN SELECT RAISE(ABORT, 'rechecks.state must be one of waiting, confirmed, not_reproduced'); END;

@@ -8,6 +8,8 @@ ALTER TABLE owners ADD CONSTRAINT owners_role_closed CHECK (role IN ('owner', 'w
 
 ALTER TABLE versions ADD CONSTRAINT versions_status_closed CHECK (status IN ('receiving', 'queued', 'building', 'checking', 'entered', 'refused', 'retired'));
 
-ALTER TABLE games ADD CONSTRAINT games_state_closed CHECK (state IN ('pending', 'playing', 'done'));
+ALTER TABLE games ADD CONSTRAINT games_state_closed CHECK (state IN ('pending', 'playing', 'checking', 'done', 'held'));
 
 ALTER TABLE leases ADD CONSTRAINT leases_state_closed CHECK (state IN ('active', 'done', 'expired'));
+
+ALTER TABLE rechecks ADD CONSTRAINT rechecks_state_closed CHECK (state IN ('waiting', 'confirmed', 'not_reproduced'));
