@@ -350,6 +350,10 @@ pub fn closed_sets() -> Vec<(&'static str, Vec<&'static str>)> {
             LeaseState::COLUMN,
             words(LeaseState::ALL, LeaseState::as_str),
         ),
+        (
+            RecheckState::COLUMN,
+            words(RecheckState::ALL, RecheckState::as_str),
+        ),
     ]
 }
 
