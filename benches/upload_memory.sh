@@ -53,6 +53,10 @@ SERVER=$!
 for _ in $(seq 100); do grep -q listening "$DIR/serve.out" 2>/dev/null && break; sleep 0.2; done
 URL=$(grep -o 'http://[0-9.:]*' "$DIR/serve.out")
 rss() { awk '/^VmRSS/ {print int($2 / 1024)}' "/proc/$SERVER/status"; }
+# Of it, what the server holds (its heap, stacks, buffers): RssAnon, in
+# KiB. The rest is the binary's and libraries' pages, read in from the
+# files as code runs, shared and dropped by the kernel when it needs them.
+anon() { awk '/^RssAnon/ {print $2}' "/proc/$SERVER/status"; }
 busy() {
     curl -s "$URL/api/bots" | python3 -c '
 import json, sys
@@ -68,7 +72,8 @@ echo "warm-up upload: $(post 0)"
 for _ in $(seq 600); do [ "$(busy)" = 0 ] && break; sleep 0.5; done
 sleep 15
 BASE=$(rss)
-echo "baseline: $BASE MiB"
+BASE_ANON=$(anon)
+echo "baseline: $BASE MiB ($((BASE_ANON / 1024)) MiB anonymous)"
 PEAK=$BASE
 PIDS=()
 for i in $(seq 1 "$N"); do
@@ -90,4 +95,6 @@ echo "answers: $(cat "$DIR"/code-* | sort | uniq -c | tr -s ' \n' ' ')"
 # tokio's blocking threads (the bodies' writes to disk) end after 10 s idle.
 sleep 15
 AFTER=$(rss)
-echo "peak: $PEAK MiB ($((PEAK - BASE)) MiB above the baseline); after, at rest: $AFTER MiB ($(python3 -c "print(f'{100 * ($AFTER - $BASE) / $BASE:+.0f}')")% of the baseline)"
+AFTER_ANON=$(anon)
+echo "peak: $PEAK MiB ($((PEAK - BASE)) MiB above the baseline)"
+echo "after, at rest: $AFTER MiB ($(python3 -c "print(f'{100 * ($AFTER - $BASE) / $BASE:+.0f}')")% of the baseline), anonymous $((AFTER_ANON / 1024)) MiB ($(python3 -c "print(f'{100 * ($AFTER_ANON - $BASE_ANON) / $BASE_ANON:+.0f}')")% of the baseline's)"
