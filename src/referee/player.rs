@@ -213,6 +213,50 @@ impl StartError {
     }
 }
 
+/// A bot's line in answer to request `seq`: its option, with the time it
+/// took; or the fault it is (a reply to another request, a hello, a line
+/// that is not the protocol's).
+fn judge_reply(line: &[u8], ask: &Ask<'_>, asked: u64, elapsed: Duration) -> Result<Answer, Fault> {
+    match protocol::decode(line) {
+        Ok(FromBot::Reply {
+            option,
+            game_id,
+            ply,
+            seq,
+        }) => {
+            // A reply may echo the request's game id, ply and seq;
+            // if it does, they must be this request's (a stale
+            // reply).
+            let plies = ask.game.plies();
+            if game_id.as_deref().is_some_and(|g| g != ask.game_id)
+                || ply.is_some_and(|p| p != plies)
+                || seq.is_some_and(|n| n != asked)
+            {
+                return Err(Fault::new(
+                    ForfeitKind::Protocol,
+                    format!(
+                        "reply to another request (this one is game {} ply {plies} seq {asked}): {}",
+                        protocol::truncate(ask.game_id.as_bytes(), 64),
+                        protocol::truncate(line, DETAIL_MAX)
+                    ),
+                ));
+            }
+            Ok(Answer {
+                option,
+                elapsed: Some(elapsed),
+            })
+        }
+        Ok(FromBot::Hello { .. }) => Err(Fault::new(
+            ForfeitKind::Protocol,
+            format!(
+                "expected a reply, got: {}",
+                protocol::truncate(line, DETAIL_MAX)
+            ),
+        )),
+        Err(e) => Err(decode_fault(e, line)),
+    }
+}
+
 /// Turns a bot runner error into the fault it stands for.
 pub fn fault_of(e: BotError) -> Fault {
     match e {
@@ -687,55 +731,11 @@ impl Player for BotPlayer {
                 }
             };
             let elapsed = t0.elapsed();
-            match protocol::decode(line) {
-                Ok(FromBot::Reply {
-                    option,
-                    game_id,
-                    ply,
-                    seq,
-                }) => {
-                    // A reply may echo the request's game id, ply and seq;
-                    // if it does, they must be this request's (a stale
-                    // reply).
-                    let plies = ask.game.plies();
-                    if game_id.as_deref().is_some_and(|g| g != ask.game_id)
-                        || ply.is_some_and(|p| p != plies)
-                        || seq.is_some_and(|n| n != self.seq)
-                    {
-                        let fault = Fault::new(
-                            ForfeitKind::Protocol,
-                            format!(
-                                "reply to another request (this one is game {} ply {plies} seq {}): {}",
-                                protocol::truncate(ask.game_id.as_bytes(), 64),
-                                self.seq,
-                                protocol::truncate(line, DETAIL_MAX)
-                            ),
-                        );
-                        self.break_off();
-                        return Err(fault);
-                    }
-                    Ok(Answer {
-                        option,
-                        elapsed: Some(elapsed),
-                    })
-                }
-                Ok(FromBot::Hello { .. }) => {
-                    let fault = Fault::new(
-                        ForfeitKind::Protocol,
-                        format!(
-                            "expected a reply, got: {}",
-                            protocol::truncate(line, DETAIL_MAX)
-                        ),
-                    );
-                    self.break_off();
-                    Err(fault)
-                }
-                Err(e) => {
-                    let fault = decode_fault(e, line);
-                    self.break_off();
-                    Err(fault)
-                }
+            let judged = judge_reply(line, ask, self.seq, elapsed);
+            if judged.is_err() {
+                self.break_off();
             }
+            judged
         })
     }
 

@@ -415,22 +415,7 @@ pub fn plan(
 ) -> std::io::Result<Planned> {
     let temp = temp_folder();
     let cwd = working_folder(cmd)?;
-    let mut shown = Shown::default();
-    let mut links = Vec::new();
-    for s in SYSTEM {
-        let p = Path::new(s);
-        match std::fs::symlink_metadata(p) {
-            Ok(m) if m.file_type().is_symlink() => {
-                if let Ok(target) = std::fs::read_link(p) {
-                    links.push((target, p.to_path_buf()));
-                }
-            }
-            Ok(m) if m.is_dir() => {
-                shown.add_dir(p, &temp);
-            }
-            _ => {}
-        }
-    }
+    let (mut shown, mut links) = system_view(&temp);
     let program = resolve_program(&cmd.program, &cwd);
     let mut bin = None;
     for exe in std::iter::once(program.clone()).chain(interpreter(&program, &cwd)) {
@@ -451,25 +436,7 @@ pub fn plan(
     // the view.
     let mut symlinks = Vec::new();
     if !from_bot_toml(&cwd) {
-        for arg in &cmd.args {
-            let p = cwd.join(arg);
-            let Ok(real) = p.canonicalize() else { continue };
-            if etc_masked(&real) || too_wide(&real, &temp) {
-                continue;
-            }
-            if real.is_dir() {
-                shown.add_dir(&real, &temp);
-            } else if real.is_file()
-                && !real
-                    .parent()
-                    .is_some_and(|up| !too_wide(up, &temp) && shown.add_dir(up, &temp))
-            {
-                shown.add_file(&real);
-            }
-            if p.is_absolute() {
-                links_on_the_way(&p, &mut symlinks, 0);
-            }
-        }
+        show_arguments(cmd, &cwd, &temp, &mut shown, &mut symlinks);
     }
     for e in expose {
         match e.is_dir() {
@@ -521,6 +488,59 @@ pub fn plan(
         program,
         path,
     })
+}
+
+/// The system's folders shown (those of [`SYSTEM`] that are folders), and
+/// the links among them (`/bin` -> `usr/bin`), as (target, link).
+fn system_view(temp: &Path) -> (Shown, Vec<(PathBuf, PathBuf)>) {
+    let mut shown = Shown::default();
+    let mut links = Vec::new();
+    for s in SYSTEM {
+        let p = Path::new(s);
+        match std::fs::symlink_metadata(p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                if let Ok(target) = std::fs::read_link(p) {
+                    links.push((target, p.to_path_buf()));
+                }
+            }
+            Ok(m) if m.is_dir() => {
+                shown.add_dir(p, temp);
+            }
+            _ => {}
+        }
+    }
+    (shown, links)
+}
+
+/// What the organiser's command's arguments name, shown (a folder, or a
+/// file with its folder where that is not too wide), and the links on the
+/// way to an absolute one gathered in `symlinks`.
+fn show_arguments(
+    cmd: &BotCommand,
+    cwd: &Path,
+    temp: &Path,
+    shown: &mut Shown,
+    symlinks: &mut Vec<(PathBuf, PathBuf)>,
+) {
+    for arg in &cmd.args {
+        let p = cwd.join(arg);
+        let Ok(real) = p.canonicalize() else { continue };
+        if etc_masked(&real) || too_wide(&real, temp) {
+            continue;
+        }
+        if real.is_dir() {
+            shown.add_dir(&real, temp);
+        } else if real.is_file()
+            && !real
+                .parent()
+                .is_some_and(|up| !too_wide(up, temp) && shown.add_dir(up, temp))
+        {
+            shown.add_file(&real);
+        }
+        if p.is_absolute() {
+            links_on_the_way(&p, symlinks, 0);
+        }
+    }
 }
 
 /// Mount steps in the making. Where the child will run as another user

@@ -204,6 +204,31 @@ fn check_fields(
         }
     }
     let n = rec.spec.settings.players;
+    let versions = [&row.version0, &row.version1, &row.version2];
+    for (seat, v) in versions.iter().enumerate() {
+        if seat >= n && !v.is_empty() {
+            return field(format!(
+                "`version{seat}` is given for a seat the game does not have"
+            ));
+        }
+        if v.len() > VERSION_BYTES || v.chars().any(char::is_control) {
+            return field(format!("`version{seat}` is not a hello's version (at most {VERSION_BYTES} bytes, no control characters)"));
+        }
+    }
+    check_times(t, row, rec)
+}
+
+/// The row's times against its record and the ladder's time control: each
+/// decision within the time control, each seat's thinking time the sum of
+/// its decisions' in the record, the game within the watchdog and no
+/// shorter than the seats' thinking.
+fn check_times(
+    t: &Tournament,
+    row: &GameRow,
+    rec: &crate::referee::record::Recorded,
+) -> Result<(), Refused> {
+    let field = |detail: String| Err(refused("fields", detail));
+    let n = rec.spec.settings.players;
     let time = &t.time;
     // The longest one decision may take: its own limit, or the clock.
     let per_decision = match time.decision_ms {
@@ -232,7 +257,6 @@ fn check_fields(
         }
     }
     let times = [row.time0_ms, row.time1_ms, row.time2_ms];
-    let versions = [&row.version0, &row.version1, &row.version2];
     let mut total = 0.0;
     for seat in 0..3 {
         let Some(ms) = times[seat] else {
@@ -254,16 +278,6 @@ fn check_fields(
                     "`time{seat}_ms` is {ms} for a seat the game does not have"
                 ))
             }
-        }
-    }
-    for (seat, v) in versions.iter().enumerate() {
-        if seat >= n && !v.is_empty() {
-            return field(format!(
-                "`version{seat}` is given for a seat the game does not have"
-            ));
-        }
-        if v.len() > VERSION_BYTES || v.chars().any(char::is_control) {
-            return field(format!("`version{seat}` is not a hello's version (at most {VERSION_BYTES} bytes, no control characters)"));
         }
     }
     let longest = time
