@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # cgroup2-vm-test.sh: tests arena's cgroup v2 limits for real, in a throw-away VM whose
-# /sys/fs/cgroup is cgroup v2 (../shared/tools/cgroup2-vm; set CGROUP2_VM to use another path).
+# /sys/fs/cgroup is cgroup v2: CGROUP2_VM names the tool that boots it and runs a command as
+# root inside (`$CGROUP2_VM -- CMD`; any tool that does so will serve).
 # CI does not run it: it takes minutes (software emulation). Run from the repository root, as root:
 #     scripts/cgroup2-vm-test.sh            # builds the test binaries on the host, then boots the VM
 #     scripts/cgroup2-vm-test.sh --no-build # reuses target/cgroup2-vm/bins
@@ -33,7 +34,7 @@ for line in sys.stdin:
     echo "ARENA=$repo/target/debug/arena" >> "$bins"
   fi
   cat "$bins"
-  exec "${CGROUP2_VM:-../shared/tools/cgroup2-vm}" -- bash scripts/cgroup2-vm-test.sh --inside
+  exec "${CGROUP2_VM:?set CGROUP2_VM to a tool that runs \`TOOL -- CMD\` as root in a VM with cgroup v2}" -- bash scripts/cgroup2-vm-test.sh --inside
 fi
 
 # ---------------- inside the VM, as root ----------------
