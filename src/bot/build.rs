@@ -269,18 +269,7 @@ fn unique(dest: &Path, what: &str) -> PathBuf {
 /// left out.
 fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            copy_tree(&src, &dst)?;
-        } else if kind.is_file() {
-            std::fs::copy(&src, &dst)?;
-        } else if kind.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)?;
-        }
-    }
+    copy_into(from, to)?;
     let mode = std::fs::metadata(from)?.permissions();
     std::fs::set_permissions(to, mode)
 }

@@ -6,3 +6,12 @@
 
 pub mod submit;
 pub mod worker;
+
+/// The `error` of a server's JSON error body (`{"error": "..."}`), or the
+/// body itself, trimmed.
+pub fn error_of(body: &[u8]) -> String {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v["error"].as_str().map(str::to_string))
+        .unwrap_or_else(|| String::from_utf8_lossy(body).trim().to_string())
+}

@@ -4,6 +4,7 @@
 //! the bot's page gives it. What is printed, and when to stop, is the
 //! command line's business (`cli/submit.rs`).
 
+use super::error_of;
 use std::io::BufRead;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -39,16 +40,8 @@ pub struct Answer {
 impl Answer {
     /// The `error` of a JSON error body, or the body itself.
     pub fn error(&self) -> String {
-        error_of(&self.body)
+        error_of(self.body.as_bytes())
     }
-}
-
-/// The `error` of a JSON error body, or the body itself.
-fn error_of(body: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(body)
-        .ok()
-        .and_then(|v| v["error"].as_str().map(str::to_string))
-        .unwrap_or_else(|| body.trim().to_string())
 }
 
 impl Ladder {
@@ -104,7 +97,7 @@ impl Ladder {
             match retry {
                 Some(secs) if status == 503 && start.elapsed() < Duration::from_secs(600) => {
                     let secs = secs.clamp(1, 60);
-                    busy(&error_of(&body), secs);
+                    busy(&error_of(body.as_bytes()), secs);
                     std::thread::sleep(Duration::from_secs(secs));
                 }
                 _ => return Ok(Answer { status, body }),
@@ -165,7 +158,7 @@ impl Ladder {
             })?;
         let body = resp.body_mut().read_to_string().unwrap_or_default();
         if resp.status().as_u16() != 200 {
-            return Err(answer(error_of(&body)));
+            return Err(answer(error_of(body.as_bytes())));
         }
         let doc: serde_json::Value = serde_json::from_str(&body)
             .map_err(|e| answer(format!("the answer about {bot} is not JSON: {e}")))?;

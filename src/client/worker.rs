@@ -136,10 +136,7 @@ impl Client {
         if (200..300).contains(&status) {
             return Ok(bytes);
         }
-        let msg = serde_json::from_slice::<serde_json::Value>(&bytes)
-            .ok()
-            .and_then(|v| v["error"].as_str().map(str::to_string))
-            .unwrap_or_else(|| String::from_utf8_lossy(&bytes).into_owned());
+        let msg = super::error_of(&bytes);
         // 5xx: the server is there but failing; try again later.
         if status >= 500 {
             return Err(Call::Unreachable(format!("{status}: {msg}")));

@@ -283,17 +283,7 @@ impl Db {
         record: &[u8],
     ) -> Result<bool, DbError> {
         let mut tx = self.begin_write().await?;
-        let r = sqlx::query(
-            "UPDATE leases SET state = 'done' WHERE id = $1 AND game_id = $2 AND worker_id = $3 \
-             AND state = 'active' AND expires >= $4",
-        )
-        .bind(lease)
-        .bind(game)
-        .bind(worker)
-        .bind(now_unix)
-        .execute(&mut *tx)
-        .await?;
-        if r.rows_affected() != 1 {
+        if !close_lease(&mut tx, lease, game, worker, now_unix).await? {
             return Ok(false);
         }
         let r = sqlx::query(
@@ -430,4 +420,27 @@ fn lease_of(r: &sqlx::any::AnyRow) -> Result<Lease, DbError> {
         state: LeaseState::from_word(&state)?,
         expires: r.try_get("expires")?,
     })
+}
+
+/// Closes `lease` of `game` by `worker` (`done`) within `tx`, the first
+/// step of an upload's commit (counted, or held for its re-check): only
+/// while it is active and unexpired at `now_unix`; false when it was not.
+pub(super) async fn close_lease(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    lease: &str,
+    game: i64,
+    worker: i64,
+    now_unix: i64,
+) -> Result<bool, DbError> {
+    let r = sqlx::query(
+        "UPDATE leases SET state = 'done' WHERE id = $1 AND game_id = $2 AND worker_id = $3 \
+         AND state = 'active' AND expires >= $4",
+    )
+    .bind(lease)
+    .bind(game)
+    .bind(worker)
+    .bind(now_unix)
+    .execute(&mut **tx)
+    .await?;
+    Ok(r.rows_affected() == 1)
 }

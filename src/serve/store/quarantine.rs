@@ -7,6 +7,7 @@
 //! the games it had recorded held (`held`: out of the standings and the
 //! exports) and played again under new ids.
 
+use super::leases::close_lease;
 use super::{now, seats_text, ticket, Db, DbError};
 
 /// A reported forfeit waiting for its re-check.
@@ -91,17 +92,7 @@ impl Db {
         record: &[u8],
     ) -> Result<bool, DbError> {
         let mut tx = self.begin_write().await?;
-        let r = sqlx::query(
-            "UPDATE leases SET state = 'done' WHERE id = $1 AND game_id = $2 AND worker_id = $3 \
-             AND state = 'active' AND expires >= $4",
-        )
-        .bind(lease)
-        .bind(game)
-        .bind(worker)
-        .bind(now_unix)
-        .execute(&mut *tx)
-        .await?;
-        if r.rows_affected() != 1 {
+        if !close_lease(&mut tx, lease, game, worker, now_unix).await? {
             return Ok(false);
         }
         let r = sqlx::query(
