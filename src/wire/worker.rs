@@ -71,6 +71,10 @@ pub struct LeasedGame {
     pub seats: Vec<LeasedSeat>,
     /// The ladder file's variant index.
     pub variant: usize,
+    /// The game whose seed, opening and group it plays, when not its own
+    /// (a test's pair, docs/ladder.md "Tests between versions").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening_of: Option<i64>,
 }
 
 /// A seat of a leased game: the version's player name and the SHA-256 of
@@ -135,16 +139,30 @@ pub fn ladder_id(game_id: &str) -> Option<i64> {
 /// Ladder game `id` as the runner takes it, on the server or a worker:
 /// its seed is drawn from the ladder's seed and the game's id.
 pub fn scheduled(ladder_seed: u64, id: i64, variant: usize, seats: Vec<usize>) -> ScheduledGame {
-    let game_id = game_id(id);
+    scheduled_as(ladder_seed, id, id, variant, seats)
+}
+
+/// Ladder game `id` playing the seed, opening and group of game
+/// `opening` (a test's pair: its second game, seats swapped, plays its
+/// first game's; [`scheduled`] when it is `id`).
+pub fn scheduled_as(
+    ladder_seed: u64,
+    id: i64,
+    opening: i64,
+    variant: usize,
+    seats: Vec<usize>,
+) -> ScheduledGame {
+    let group = game_id(opening);
+    let group_index = usize::from(opening != id);
     ScheduledGame {
         index: id as usize,
-        group: game_id.clone(),
-        group_index: 0,
+        game_id: game_id(id),
+        group_index,
         round: 0,
         variant,
         seats,
-        seed: group_seed(ladder_seed, &game_id),
-        variant_group: id as usize,
-        game_id,
+        seed: group_seed(ladder_seed, &group),
+        variant_group: opening as usize,
+        group,
     }
 }
