@@ -166,3 +166,25 @@ pub fn scheduled_as(
         group,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A test's pair: the second game plays the first's seed, book line
+    /// and group, under its own id; a game on its own plays its own.
+    #[test]
+    fn a_pairs_second_game_plays_the_firsts_opening() {
+        let first = scheduled(7, 40, 0, vec![0, 1]);
+        let second = scheduled_as(7, 41, 40, 0, vec![1, 0]);
+        assert_eq!(second.game_id, "game-41");
+        assert_eq!(
+            (second.seed, second.variant_group, second.group.as_str()),
+            (first.seed, first.variant_group, "game-40")
+        );
+        assert_eq!((first.group_index, second.group_index), (0, 1));
+        let alone = scheduled(7, 41, 0, vec![1, 0]);
+        assert_ne!(alone.seed, first.seed);
+        assert_eq!(alone.group, "game-41");
+    }
+}
