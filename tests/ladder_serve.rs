@@ -278,9 +278,9 @@ fn bots_in_three_languages_are_entered_play_are_rated_replaced_and_a_failing_one
     assert_export_rates_the_same(&server, &s);
     assert_games_pages_and_filters(&server);
 
-    // A new version replaces the old one: it is entered, the old one
-    // retired, and its games stay.
-    let (code, out) = server.submit(&alice, &shipped(dir, "random-python"));
+    // A new version uploaded without a test replaces the old one: it is
+    // entered, the old one retired, and its games stay.
+    let (code, out) = server.submit_with(&alice, &shipped(dir, "random-python"), &["--no-test"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("random-python version 2: entered"), "{out}");
     let bot = server.json("/api/bots/random-python");

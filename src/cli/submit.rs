@@ -4,6 +4,13 @@
 //! (queued, building, checking) to the verdict: entered, or refused with
 //! the build's error or check-bot's report. Exit status 0 when entered, 1
 //! when refused, 2 on any other error.
+//!
+//! With `--test`, it then follows the version's test against the one it
+//! would replace (docs/ladder.md "Tests between versions"), a line per
+//! change of its LLR, to its verdict: exit status 0 on H1, 1 on H0 (or
+//! refused), [`NO_VERDICT`] when the test ends on its budget, is
+//! cancelled, or has no verdict within `--test-wait-seconds`; 2 on any
+//! other error (no test started, among them).
 
 use crate::client::submit::Ladder;
 use anyhow::{bail, Context};
@@ -27,8 +34,69 @@ pub struct SubmitArgs {
     /// How long to wait for the verdict, in seconds.
     #[arg(long, default_value_t = 900)]
     wait_seconds: u64,
+    /// Wait for the new version's test against the version it would
+    /// replace, printing its LLR as it goes: exit 0 on H1, 1 on H0, 3
+    /// when it ends with no verdict (its budget played, or cancelled).
+    #[arg(long, conflicts_with_all = ["no_wait", "no_test"])]
+    test: bool,
+    /// No test: the new version replaces the old one at once.
+    #[arg(long)]
+    no_test: bool,
+    /// The test's elo0 (normalized Elo; default: the ladder's `test_elo0`).
+    #[arg(long, allow_hyphen_values = true, conflicts_with = "no_test")]
+    elo0: Option<f64>,
+    /// The test's elo1 (default: the ladder's `test_elo1`).
+    #[arg(long, allow_hyphen_values = true, conflicts_with = "no_test")]
+    elo1: Option<f64>,
+    /// The test's alpha (default: the ladder's `test_alpha`).
+    #[arg(long, conflicts_with = "no_test")]
+    alpha: Option<f64>,
+    /// The test's beta (default: the ladder's `test_beta`).
+    #[arg(long, conflicts_with = "no_test")]
+    beta: Option<f64>,
+    /// The test's budget of games (default: the ladder's `test_max_games`).
+    #[arg(long, conflicts_with = "no_test")]
+    max_games: Option<u64>,
+    /// What becomes of the old version: retire-on-h1, keep-both or owner
+    /// (default: the ladder's `test_outcome`).
+    #[arg(long, conflicts_with = "no_test")]
+    outcome: Option<String>,
+    /// How long `--test` waits for the test's verdict, in seconds.
+    #[arg(long, default_value_t = 86_400)]
+    test_wait_seconds: u64,
     /// The bot's folder (with its bot.toml).
     folder: PathBuf,
+}
+
+/// `--test`'s exit status when the test ends with no verdict (its
+/// budget, or cancelled) or has none within `--test-wait-seconds`.
+pub const NO_VERDICT: u8 = 3;
+
+/// The upload's query: its test's words.
+fn test_query(args: &SubmitArgs) -> Vec<(&'static str, String)> {
+    let mut q = Vec::new();
+    if args.no_test {
+        q.push(("test", "no".to_string()));
+    } else if args.test {
+        q.push(("test", "yes".to_string()));
+    }
+    for (k, v) in [
+        ("elo0", args.elo0),
+        ("elo1", args.elo1),
+        ("alpha", args.alpha),
+        ("beta", args.beta),
+    ] {
+        if let Some(v) = v {
+            q.push((k, v.to_string()));
+        }
+    }
+    if let Some(n) = args.max_games {
+        q.push(("max_games", n.to_string()));
+    }
+    if let Some(o) = &args.outcome {
+        q.push(("outcome", o.clone()));
+    }
+    q
 }
 
 pub fn run(args: SubmitArgs) -> anyhow::Result<ExitCode> {
@@ -47,7 +115,7 @@ pub fn run(args: SubmitArgs) -> anyhow::Result<ExitCode> {
     let ladder = Ladder::new(&server, &args.token);
     // The live feed first, so that no step of the new version is missed.
     let steps = (!args.no_wait).then(|| ladder.listen());
-    let answer = ladder.upload(&bytes, &mut |why, secs| {
+    let answer = ladder.upload_with(&test_query(&args), &bytes, &mut |why, secs| {
         outln!("the server is busy ({why}): trying again in {secs} s");
     })?;
     if answer.status != 202 {
@@ -64,7 +132,96 @@ pub fn run(args: SubmitArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     };
     let wait = Duration::from_secs(args.wait_seconds);
-    follow(&ladder, (&bot, number), &steps, wait)
+    let code = follow(&ladder, (&bot, number), &steps, wait)?;
+    if !args.test || code != ExitCode::SUCCESS {
+        return Ok(code);
+    }
+    let wait = Duration::from_secs(args.test_wait_seconds);
+    follow_test(&ladder, (&bot, number), wait)
+}
+
+/// Follows the test of version `number` of `bot`, a line each time its
+/// games change, to its verdict: 0 on H1, 1 on H0, [`NO_VERDICT`]
+/// otherwise.
+fn follow_test(
+    ladder: &Ladder,
+    (bot, number): (&str, i64),
+    wait: Duration,
+) -> anyhow::Result<ExitCode> {
+    let server = ladder.server();
+    let Some(t) = ladder.test_of(bot, number)? else {
+        bail!(
+            "{bot} version {number} has no test: the bot had no other version entered (a first version is entered untested), or the ladder runs none"
+        );
+    };
+    let id = t["id"].as_i64().unwrap_or_default();
+    outln!(
+        "test {id}: {bot} version {number} against version {}, SPRT elo0 {} elo1 {} (normalized), alpha {} beta {}, at most {} games: {server}/tests/{id}",
+        t["old_version"],
+        t["elo0"],
+        t["elo1"],
+        t["alpha"],
+        t["beta"],
+        t["max_games"]
+    );
+    let start = Instant::now();
+    let mut last = -1;
+    loop {
+        let t = ladder.get_json(&format!("/api/tests/{id}"))?;
+        let games = t["games"].as_i64().unwrap_or_default();
+        let status = t["status"].as_str().unwrap_or_default().to_string();
+        if games != last || status != "running" {
+            last = games;
+            outln!("{}", progress(&t));
+        }
+        match status.as_str() {
+            "h1" => {
+                outln!(
+                    "H1: version {number} is stronger; the old version {}",
+                    t["old_fate"].as_str().unwrap_or_default()
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            "h0" => {
+                outln!(
+                    "H0: version {number} is not stronger; the old version {}",
+                    t["old_fate"].as_str().unwrap_or_default()
+                );
+                return Ok(ExitCode::from(1));
+            }
+            "budget" | "cancelled" => {
+                outln!("no verdict: the test ended `{status}`");
+                return Ok(ExitCode::from(NO_VERDICT));
+            }
+            _ if start.elapsed() > wait => {
+                errln!(
+                    "no verdict after {} s: see {server}/tests/{id}",
+                    wait.as_secs()
+                );
+                return Ok(ExitCode::from(NO_VERDICT));
+            }
+            _ => std::thread::sleep(Duration::from_secs(2)),
+        }
+    }
+}
+
+/// One line of a test's progress: games, LLR within its bounds, Elo,
+/// pentanomial counts.
+fn progress(t: &serde_json::Value) -> String {
+    let f = |k: &str| t[k].as_f64().unwrap_or(f64::NAN);
+    let elo = match (t["elo"].as_f64(), t["elo_err"].as_f64()) {
+        (Some(e), Some(err)) => format!("Elo {e:.1} ± {err:.1}"),
+        _ => "Elo -".to_string(),
+    };
+    format!(
+        "test {}: {} games, LLR {:.2} ({:.2}, {:.2}), {elo}, pentanomial {}",
+        t["id"],
+        t["games"],
+        f("llr"),
+        f("lower"),
+        f("upper"),
+        t["penta"]
+    )
 }
 
 /// Prints each step of version `number` of `bot` (from the live feed,

@@ -74,11 +74,25 @@ impl Ladder {
         bytes: &[u8],
         busy: &mut dyn FnMut(&str, u64),
     ) -> Result<Answer, SubmitError> {
+        self.upload_with(&[], bytes, busy)
+    }
+
+    /// [`Ladder::upload`] with the upload's query `query` (its test's
+    /// words: `test`, `elo0`, `elo1`, `alpha`, `beta`, `max_games`,
+    /// `outcome`).
+    pub fn upload_with(
+        &self,
+        query: &[(&str, String)],
+        bytes: &[u8],
+        busy: &mut dyn FnMut(&str, u64),
+    ) -> Result<Answer, SubmitError> {
         let start = Instant::now();
         loop {
-            let mut resp = self
-                .agent
-                .post(format!("{}/api/bots", self.server))
+            let mut req = self.agent.post(format!("{}/api/bots", self.server));
+            for (k, v) in query {
+                req = req.query(*k, v);
+            }
+            let mut resp = req
                 .header("Authorization", format!("Bearer {}", self.token))
                 .content_type("application/gzip")
                 .send(bytes)
@@ -139,6 +153,44 @@ impl Ladder {
         });
         let _ = rx.recv_timeout(Duration::from_secs(10));
         rx
+    }
+
+    /// `GET path` of the ladder's API, as JSON (an answer other than 200
+    /// is an error with the server's message).
+    pub fn get_json(&self, path: &str) -> Result<serde_json::Value, SubmitError> {
+        let answer = |message: String| SubmitError::Answer {
+            server: self.server.clone(),
+            message,
+        };
+        let mut resp = self
+            .agent
+            .get(format!("{}{path}", self.server))
+            .call()
+            .map_err(|e| SubmitError::Unreachable {
+                what: "asking",
+                server: self.server.clone(),
+                source: Box::new(e),
+            })?;
+        let body = resp.body_mut().read_to_string().unwrap_or_default();
+        if resp.status().as_u16() != 200 {
+            return Err(answer(format!("{path}: {}", error_of(body.as_bytes()))));
+        }
+        serde_json::from_str(&body).map_err(|e| answer(format!("{path} is not JSON: {e}")))
+    }
+
+    /// The test of version `number` of `bot` (`/api/tests?bot=BOT`), if
+    /// one started.
+    pub fn test_of(
+        &self,
+        bot: &str,
+        number: i64,
+    ) -> Result<Option<serde_json::Value>, SubmitError> {
+        let doc = self.get_json(&format!("/api/tests?bot={bot}&limit=1000"))?;
+        Ok(doc["tests"].as_array().and_then(|ts| {
+            ts.iter()
+                .find(|t| t["new_version"].as_i64() == Some(number))
+                .cloned()
+        }))
     }
 
     /// Version `number` of `bot`, as `/api/bots/BOT` gives it.

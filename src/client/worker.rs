@@ -474,8 +474,12 @@ fn play_claims(
             };
             seats.push(i);
         }
-        games.push_back(crate::wire::worker::scheduled(
-            t.seed, c.id, c.variant, seats,
+        games.push_back(crate::wire::worker::scheduled_as(
+            t.seed,
+            c.id,
+            c.opening_of.unwrap_or(c.id),
+            c.variant,
+            seats,
         ));
     }
     // The cache within its bound before play, but for this batch's bots.

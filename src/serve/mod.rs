@@ -16,7 +16,9 @@
 //!     (`LadderPairings` and `DbStore`, the two seams);
 //!   - `standings.rs`: the ratings refitted in the background;
 //!   - `recheck.rs`: the forfeits workers report, played again on the
-//!     server, and the workers that fail them put in quarantine.
+//!     server, and the workers that fail them put in quarantine;
+//!   - `version_tests.rs`: the tests between versions judged by the SPRT
+//!     as their games finish, and ended (the old version's fate).
 //! - `bus/`: the handles the parts share (wake-up and stop, live feed,
 //!   counters, fits, store queries from a thread); imports nothing above.
 //! - `store/`: SQLite or PostgreSQL through sqlx, and SQL nowhere else:
@@ -25,9 +27,11 @@
 //!   restart's grace for the workers' leases, a stopping worker's leases
 //!   given back), `finished.rs` (the finished games summed up for fits and
 //!   exports), `quarantine.rs` (forfeits held for their re-check, workers
-//!   in quarantine), `tokens.rs`.
+//!   in quarantine), `tokens.rs`, `version_tests.rs` (the tests between
+//!   versions, their pairs' games).
 //! - `schedule/`: `pairing.rs` (the pure pairing rule), `queue.rs` (the
-//!   scheduler that keeps the rule's picks in the store to be claimed).
+//!   scheduler that keeps the rule's picks in the store to be claimed),
+//!   `version_test.rs` (the tests' pairs, queued beside them).
 //! - `intake/`: uploads in, versions out: `mod.rs` (an upload accepted,
 //!   built, checked, entered), `inbox.rs` (uploads bounded at once, a body
 //!   streamed to a file), `pool.rs` (which upload is built and checked
@@ -38,7 +42,8 @@
 //!   rules that pick the workers to quarantine).
 //! - `web/`: one file per resource, each a router, merged in `web/mod.rs`:
 //!   `pages.rs`, `status.rs` (`/health`, `/metrics`), `bots.rs`, `games.rs`,
-//!   `exports.rs`, `feed.rs`, `workers.rs`; `auth.rs` and `error.rs` below
+//!   `exports.rs`, `feed.rs`, `workers.rs`, `version_tests.rs` (the tests
+//!   between versions); `auth.rs` and `error.rs` below
 //!   them; the pages' minijinja templates in `templates/`.
 //!
 //! What the server shares with its clients (the upload archive, the
@@ -53,6 +58,7 @@ pub mod recheck;
 pub mod schedule;
 pub mod standings;
 pub mod store;
+pub mod version_tests;
 pub mod web;
 
 use crate::league::config::ladder::LadderSettings;
@@ -370,6 +376,11 @@ impl Parts {
             threads.push(spawn(
                 "ladder-recheck",
                 Box::new(move || recheck::recheck_forever(l)),
+            )?);
+            let l = ladder.clone();
+            threads.push(spawn(
+                "ladder-tests",
+                Box::new(move || version_tests::judge_forever(l)),
             )?);
         }
         Ok(Parts { threads })

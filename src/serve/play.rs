@@ -19,7 +19,7 @@ use crate::league::schedule::ScheduledGame;
 use crate::results::records::Frame;
 use crate::results::store::Store;
 use crate::results::GameRow;
-use crate::wire::worker::{ladder_id, scheduled};
+use crate::wire::worker::{ladder_id, scheduled_as};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -146,11 +146,6 @@ impl LadderPairings {
         self.roster.iter().position(|v| v.id == id)
     }
 
-    /// Game `id` as the runner takes it.
-    fn scheduled(&self, id: i64, variant: usize, seats: Vec<usize>) -> ScheduledGame {
-        scheduled(self.ladder.t.seed, id, variant, seats)
-    }
-
     /// Claims one game from the queue (topped up first), if there is one.
     fn claim(&self) -> Result<Option<GameTicket>, DbError> {
         let variants = self.ladder.t.variants.len();
@@ -197,7 +192,13 @@ impl Pairings for LadderPairings {
                         .metrics
                         .games_in_flight
                         .fetch_add(1, Ordering::Relaxed);
-                    return Some(self.scheduled(ticket.id, ticket.variant, seats));
+                    return Some(scheduled_as(
+                        self.ladder.t.seed,
+                        ticket.id,
+                        ticket.opening,
+                        ticket.variant,
+                        seats,
+                    ));
                 }
                 // A version of it left the ladder: it can no longer be
                 // played.

@@ -71,6 +71,10 @@ pub struct LeasedGame {
     pub seats: Vec<LeasedSeat>,
     /// The ladder file's variant index.
     pub variant: usize,
+    /// The game whose seed, opening and group it plays, when not its own
+    /// (a test's pair, docs/ladder.md "Tests between versions").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening_of: Option<i64>,
 }
 
 /// A seat of a leased game: the version's player name and the SHA-256 of
@@ -135,16 +139,52 @@ pub fn ladder_id(game_id: &str) -> Option<i64> {
 /// Ladder game `id` as the runner takes it, on the server or a worker:
 /// its seed is drawn from the ladder's seed and the game's id.
 pub fn scheduled(ladder_seed: u64, id: i64, variant: usize, seats: Vec<usize>) -> ScheduledGame {
-    let game_id = game_id(id);
+    scheduled_as(ladder_seed, id, id, variant, seats)
+}
+
+/// Ladder game `id` playing the seed, opening and group of game
+/// `opening` (a test's pair: its second game, seats swapped, plays its
+/// first game's; [`scheduled`] when it is `id`).
+pub fn scheduled_as(
+    ladder_seed: u64,
+    id: i64,
+    opening: i64,
+    variant: usize,
+    seats: Vec<usize>,
+) -> ScheduledGame {
+    let group = game_id(opening);
+    let group_index = usize::from(opening != id);
     ScheduledGame {
         index: id as usize,
-        group: game_id.clone(),
-        group_index: 0,
+        game_id: game_id(id),
+        group_index,
         round: 0,
         variant,
         seats,
-        seed: group_seed(ladder_seed, &game_id),
-        variant_group: id as usize,
-        game_id,
+        seed: group_seed(ladder_seed, &group),
+        variant_group: opening as usize,
+        group,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A test's pair: the second game plays the first's seed, book line
+    /// and group, under its own id; a game on its own plays its own.
+    #[test]
+    fn a_pairs_second_game_plays_the_firsts_opening() {
+        let first = scheduled(7, 40, 0, vec![0, 1]);
+        let second = scheduled_as(7, 41, 40, 0, vec![1, 0]);
+        assert_eq!(second.game_id, "game-41");
+        assert_eq!(
+            (second.seed, second.variant_group, second.group.as_str()),
+            (first.seed, first.variant_group, "game-40")
+        );
+        assert_eq!((first.group_index, second.group_index), (0, 1));
+        let alone = scheduled(7, 41, 0, vec![1, 0]);
+        assert_ne!(alone.seed, first.seed);
+        assert_eq!(alone.group, "game-41");
     }
 }

@@ -179,6 +179,18 @@ impl Server {
         (out.status.code().unwrap_or(-1), super::text(&out))
     }
 
+    /// `arena submit` of `folder` with `token` and more arguments `args`
+    /// (`--test`, `--no-test`, ...): its exit code and output.
+    pub fn submit_with(&self, token: &str, folder: &Path, args: &[&str]) -> (i32, String) {
+        let out = Command::new(ARENA)
+            .args(["submit", "--server", &self.url, "--token", token])
+            .args(args)
+            .arg(folder)
+            .output()
+            .unwrap();
+        (out.status.code().unwrap_or(-1), super::text(&out))
+    }
+
     /// `arena submit`, which must succeed.
     pub fn submit_ok(&self, token: &str, folder: &Path) {
         let (code, out) = self.submit(token, folder);

@@ -59,6 +59,90 @@ pub struct LadderSettings {
     /// and the ladder stops when they are played (issue 31, a set of N
     /// games for a test or an event).
     pub max_games: Option<u64>,
+    /// Tests between versions (`test_*` keys; docs/ladder.md "Tests
+    /// between versions").
+    pub tests: TestSettings,
+}
+
+/// What becomes of the old version at the end of a test
+/// (`test_outcome`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TestOutcome {
+    /// `retire-on-h1`: retired when the test ends with H1; kept beside
+    /// the new one otherwise.
+    RetireOnH1,
+    /// `keep-both`: both versions stay, whatever the result.
+    KeepBoth,
+    /// `owner`: both stay until the owner decides (`POST
+    /// /api/tests/ID/decide`).
+    Owner,
+}
+
+impl TestOutcome {
+    pub const ALL: [TestOutcome; 3] = [
+        TestOutcome::RetireOnH1,
+        TestOutcome::KeepBoth,
+        TestOutcome::Owner,
+    ];
+
+    /// The word of the ladder file, the API and the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestOutcome::RetireOnH1 => "retire-on-h1",
+            TestOutcome::KeepBoth => "keep-both",
+            TestOutcome::Owner => "owner",
+        }
+    }
+
+    /// The outcome a word names.
+    pub fn from_word(word: &str) -> Option<TestOutcome> {
+        TestOutcome::ALL.into_iter().find(|o| o.as_str() == word)
+    }
+
+    /// The words, for messages.
+    pub fn words() -> String {
+        TestOutcome::ALL
+            .iter()
+            .map(|o| format!("`{}`", o.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// How a new version is tested against the version it would replace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestSettings {
+    /// Whether an upload of a bot with an entered version starts a test
+    /// (`test_versions`, default true); when false (or the upload says
+    /// `test=no`), the new version replaces the old one at once.
+    pub on: bool,
+    /// The SPRT's bounds, in normalized Elo as `arena sprt`'s default
+    /// (`test_elo0`, default 0; `test_elo1`, default 10).
+    pub elo0: f64,
+    pub elo1: f64,
+    /// Its error rates (`test_alpha`, `test_beta`, default 0.05).
+    pub alpha: f64,
+    pub beta: f64,
+    /// The test's budget: the most games it plays (`test_max_games`,
+    /// default 10000); at the budget without a decision it ends, `budget`.
+    pub max_games: u64,
+    /// What becomes of the old version (`test_outcome`, default
+    /// `retire-on-h1`).
+    pub outcome: TestOutcome,
+}
+
+impl Default for TestSettings {
+    fn default() -> TestSettings {
+        TestSettings {
+            on: true,
+            elo0: 0.0,
+            elo1: 10.0,
+            alpha: 0.05,
+            beta: 0.05,
+            max_games: 10_000,
+            outcome: TestOutcome::RetireOnH1,
+        }
+    }
 }
 
 impl Default for LadderSettings {
@@ -80,6 +164,7 @@ impl Default for LadderSettings {
             builds_at_once: 2,
             worker_jobs_max: 32,
             max_games: None,
+            tests: TestSettings::default(),
         }
     }
 }
@@ -104,6 +189,13 @@ pub(super) struct RawLadder {
     builds_at_once: Option<Spanned<i64>>,
     worker_jobs_max: Option<Spanned<i64>>,
     max_games: Option<Spanned<i64>>,
+    test_versions: Option<Spanned<bool>>,
+    test_elo0: Option<Spanned<f64>>,
+    test_elo1: Option<Spanned<f64>>,
+    test_alpha: Option<Spanned<f64>>,
+    test_beta: Option<Spanned<f64>>,
+    test_max_games: Option<Spanned<i64>>,
+    test_outcome: Option<Spanned<String>>,
 }
 
 /// Checks `[ladder]`: each count within its bounds, with the file's line;
@@ -172,5 +264,66 @@ pub(super) fn section(
             Some(_) => Some(count(&raw.max_games, "max_games", 1, i64::MAX, 0)? as u64),
             None => None,
         },
+        tests: test_section(ctx, raw)?,
+    })
+}
+
+/// The `test_*` keys of `[ladder]`: the SPRT's bounds as `arena sprt`
+/// checks them (named at `test_elo1`'s or `test_alpha`'s line), the
+/// budget, the outcome.
+fn test_section(ctx: &Ctx<'_>, raw: &RawLadder) -> Result<TestSettings, ConfigError> {
+    let d = TestSettings::default();
+    let num = |v: &Option<Spanned<f64>>, default: f64| v.as_ref().map_or(default, |s| *s.get_ref());
+    let (elo0, elo1) = (num(&raw.test_elo0, d.elo0), num(&raw.test_elo1, d.elo1));
+    let (alpha, beta) = (num(&raw.test_alpha, d.alpha), num(&raw.test_beta, d.beta));
+    let model = crate::ratings::sprt::Model::Normalized;
+    if let Err(e) = crate::ratings::sprt::SprtConfig::new(elo0, elo1, alpha, beta, model) {
+        let (span, key) = [
+            (&raw.test_elo1, "test_elo1"),
+            (&raw.test_elo0, "test_elo0"),
+            (&raw.test_alpha, "test_alpha"),
+            (&raw.test_beta, "test_beta"),
+        ]
+        .into_iter()
+        .find_map(|(v, k)| v.as_ref().map(|s| (s.span(), k)))
+        .unwrap_or((0..0, "test_elo1"));
+        return Err(ctx.field(span, &format!("ladder.{key}"), e.to_string()));
+    }
+    let max_games = match &raw.test_max_games {
+        Some(s) if !(2..=100_000_000).contains(s.get_ref()) => {
+            return Err(ctx.field(
+                s.span(),
+                "ladder.test_max_games",
+                format!(
+                    "{} is out of bounds: give a whole number from 2 to 100000000",
+                    s.get_ref()
+                ),
+            ))
+        }
+        Some(s) => *s.get_ref() as u64,
+        None => d.max_games,
+    };
+    let outcome = match &raw.test_outcome {
+        Some(s) => TestOutcome::from_word(s.get_ref()).ok_or_else(|| {
+            ctx.field(
+                s.span(),
+                "ladder.test_outcome",
+                format!(
+                    "`{}` is not an outcome: give one of {}",
+                    s.get_ref(),
+                    TestOutcome::words()
+                ),
+            )
+        })?,
+        None => d.outcome,
+    };
+    Ok(TestSettings {
+        on: raw.test_versions.as_ref().is_none_or(|s| *s.get_ref()),
+        elo0,
+        elo1,
+        alpha,
+        beta,
+        max_games,
+        outcome,
     })
 }

@@ -21,6 +21,7 @@ use crate::league::config::ladder::LadderSettings;
 use crate::league::config::BotSpec;
 use crate::league::config::Tournament;
 use crate::serve::bus::{Feed, FeedEvent, Metrics, Queries, Wake};
+use crate::serve::store::version_tests::TestSpec;
 use crate::serve::store::{unix_now, Db, DbError, Owner, Version, VersionStatus};
 use crate::wire::archive::{self, Limits};
 use axum::http::StatusCode;
@@ -170,9 +171,38 @@ pub async fn check_rate(l: &Intake, owner: &Owner) -> Result<(), Refusal> {
 }
 
 /// Takes an upload from `owner`: checks their limits, unpacks and reads
-/// it, and queues a new version of its bot. Nothing is written outside
-/// the new version's folder (and the upload's temporary one, removed).
+/// it, and queues a new version of its bot, with a test against the
+/// version it would replace as the ladder's settings say. Nothing is
+/// written outside the new version's folder (and the upload's temporary
+/// one, removed).
 pub async fn accept(l: &Intake, owner: &Owner, upload: Upload) -> Result<Version, Refusal> {
+    let test = default_test(&l.settings);
+    accept_tested(l, owner, upload, test.as_ref()).await
+}
+
+/// The test an upload gets unless it says otherwise: the ladder's
+/// `test_*` settings, or none when `test_versions` is off.
+pub fn default_test(settings: &LadderSettings) -> Option<TestSpec> {
+    let t = &settings.tests;
+    t.on.then(|| TestSpec {
+        elo0: t.elo0,
+        elo1: t.elo1,
+        alpha: t.alpha,
+        beta: t.beta,
+        max_games: t.max_games as i64,
+        outcome: t.outcome.as_str().to_string(),
+    })
+}
+
+/// [`accept`], with the upload's own test (`None`: the new version
+/// replaces the old one at once, untested): asked for here, started when
+/// the version is entered beside one of the bot's ([`enter`]).
+pub async fn accept_tested(
+    l: &Intake,
+    owner: &Owner,
+    upload: Upload,
+    test: Option<&TestSpec>,
+) -> Result<Version, Refusal> {
     check_rate(l, owner).await?;
     let bytes = upload.file.len as i64;
     l.db.note_upload(owner.id, bytes).await?;
@@ -201,7 +231,7 @@ pub async fn accept(l: &Intake, owner: &Owner, upload: Upload) -> Result<Version
             return Err(r);
         }
     };
-    let queued = queue(l, owner, &name, &tmp, &sha, bytes).await;
+    let queued = queue(l, owner, &name, &tmp, &sha, bytes, test).await;
     let _ = std::fs::remove_dir_all(&tmp);
     let v = queued?;
     // The upload as it came, for workers (`GET /api/worker/bundles/SHA`).
@@ -267,6 +297,7 @@ async fn queue(
     tmp: &Path,
     sha: &str,
     bytes: i64,
+    test: Option<&TestSpec>,
 ) -> Result<Version, Refusal> {
     match l.db.bot_owner(name).await? {
         Some((id, other)) if id != owner.id => {
@@ -304,6 +335,9 @@ async fn queue(
         l.db.set_status(v.id, VersionStatus::Refused, &why, None)
             .await?;
         return Err(Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, why));
+    }
+    if let Some(spec) = test {
+        l.db.ask_test(v.id, spec).await?;
     }
     l.db.set_status(v.id, VersionStatus::Queued, "", None)
         .await?;
@@ -505,8 +539,7 @@ fn take(l: &Intake, v: &Version) {
         None => report,
     };
     if passed {
-        step(l, v, VersionStatus::Entered, "", Some(&report));
-        (l.entered)();
+        enter(l, v, &report);
     } else {
         l.metrics.checks_failed.fetch_add(1, Ordering::Relaxed);
         step(
@@ -517,6 +550,28 @@ fn take(l: &Intake, v: &Version) {
             Some(&report),
         );
     }
+}
+
+/// Enters version `v`, its check passed (`report`): beside the bot's
+/// entered version with its test started when the upload asked for one,
+/// replacing the bot's others otherwise ([`Db::enter_version`]).
+fn enter(l: &Intake, v: &Version, report: &str) {
+    let detail = match l.queries.run(l.db.enter_version(v.id, report)) {
+        Ok(Some((test, old))) => format!("entered beside version {old}: test {test} runs"),
+        Ok(None) => String::new(),
+        Err(e) => {
+            tracing::error!("{}: cannot record `entered`: {e}", v.player());
+            return;
+        }
+    };
+    tracing::info!("{}: entered {detail}", v.player());
+    l.feed.announce(FeedEvent::Bot {
+        bot: &v.bot,
+        version: Some(v.number),
+        status: VersionStatus::Entered,
+        detail: Some(&detail),
+    });
+    (l.entered)();
 }
 
 /// The check report's line on the build's limits: its quota and how it

@@ -14,6 +14,9 @@ use crate::results::GameRow;
 pub struct Expected {
     /// The row's and record's `game_id` (`game-ID`).
     pub game_id: String,
+    /// The row's group: its `game_id`, or its pair's first game's (a
+    /// test's pair, [`crate::wire::worker::scheduled_as`]).
+    pub group: String,
     /// The variant's index in the ladder file.
     pub variant: usize,
     /// The players by seat (`BOT@N`).
@@ -175,10 +178,10 @@ fn check_fields(
     // What a games.csv reader checks (no field for a seat the game does
     // not have, scores, names), first.
     crate::results::csvio::rateable(row).map_err(|e| refused("fields", e))?;
-    if row.group != expected.game_id {
+    if row.group != expected.group {
         return field(format!(
             "the row's group is `{}`, the game's `{}`",
-            row.group, expected.game_id
+            row.group, expected.group
         ));
     }
     if row.opening != expected.opening.join(" ") {
@@ -420,6 +423,7 @@ mod tests {
         let game = crate::wire::worker::scheduled(t.seed, 9, 0, vec![0, 1]);
         Expected {
             game_id: game.game_id.clone(),
+            group: game.group.clone(),
             variant: 0,
             players: vec!["a@1".into(), "b@1".into()],
             seed: game.seed,

@@ -66,6 +66,11 @@ pub struct Scheduler {
     worker_jobs_max: u32,
     /// Leases expired (their games back in the queue).
     pub leases_expired: AtomicU64,
+    /// Whether a test between versions ran at the last housekeeping: its
+    /// pairs are then queued before each claim ([`super::version_test`]).
+    tests_running: std::sync::atomic::AtomicBool,
+    /// The ladder's 2-player variants (indexes), which tests play.
+    test_variants: Vec<usize>,
 }
 
 /// The games pending or being played, as the last read of the store and
@@ -136,6 +141,10 @@ impl Scheduler {
             lease_seconds,
             worker_jobs_max: settings.worker_jobs_max,
             leases_expired: AtomicU64::new(0),
+            tests_running: std::sync::atomic::AtomicBool::new(false),
+            test_variants: (0..t.variants.len())
+                .filter(|&v| t.variants[v].players == 2)
+                .collect(),
             played: std::sync::Mutex::new(played),
             queue: tokio::sync::Mutex::new(Queue {
                 rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
@@ -237,6 +246,11 @@ impl Scheduler {
         if due || self.stale.swap(false, Ordering::SeqCst) {
             self.housekeeping(&mut q).await?;
         }
+        if self.tests_running.load(Ordering::SeqCst)
+            && super::version_test::top_up(&self.db, &self.test_variants, q.target).await? > 0
+        {
+            self.forget_queue();
+        }
         let known = self.mirror().queued.clone();
         let (queued, pending) = match known {
             Some(q) => q,
@@ -336,6 +350,8 @@ impl Scheduler {
             );
         }
         q.roster = self.db.versions(Some(VersionStatus::Entered)).await?;
+        let tests = !self.db.running_tests().await?.is_empty();
+        self.tests_running.store(tests, Ordering::SeqCst);
         let ids: Vec<i64> = q.roster.iter().map(|v| v.id).collect();
         let (queued, _) = self.db.queued_games().await?;
         self.db.drop_stale_pending(&queued, &ids).await?;

@@ -126,16 +126,16 @@ impl Db {
         // PostgreSQL: `FOR UPDATE SKIP LOCKED`, so that claims in
         // parallel take different games.
         let sql = format!(
-            "SELECT id, variant, seats FROM games WHERE state = 'pending' ORDER BY replay DESC, id LIMIT $1{}",
+            "SELECT id, variant, seats, opening_of FROM games WHERE state = 'pending' ORDER BY replay DESC, id LIMIT $1{}",
             self.backend().skip_locked()
         );
-        let rows: Vec<(i64, i64, String)> = sqlx::query_as(&sql)
+        let rows: Vec<(i64, i64, String, Option<i64>)> = sqlx::query_as(&sql)
             .bind((max.max(1) * 8 + 64) as i64)
             .fetch_all(&mut *tx)
             .await?;
         let mut out = Vec::new();
         let unix = super::unix_now();
-        for (id, variant, seats) in rows {
+        for (id, variant, seats, opening) in rows {
             if out.len() >= max {
                 break;
             }
@@ -168,7 +168,7 @@ impl Db {
                 .await?;
             }
             out.push(Claimed {
-                ticket: ticket(id, variant, &seats),
+                ticket: ticket(id, variant, &seats).with_opening(opening),
                 lease,
             });
         }
@@ -261,13 +261,18 @@ impl Db {
 
     /// Game `id`'s state and ticket, if it exists.
     pub async fn game_ticket(&self, id: i64) -> Result<Option<(GameState, GameTicket)>, DbError> {
-        let r: Option<(i64, i64, String, String)> =
-            sqlx::query_as("SELECT id, variant, seats, state FROM games WHERE id = $1")
+        let r: Option<(i64, i64, String, String, Option<i64>)> =
+            sqlx::query_as("SELECT id, variant, seats, state, opening_of FROM games WHERE id = $1")
                 .bind(id)
                 .fetch_optional(self.pool())
                 .await?;
-        r.map(|(i, v, s, state)| Ok((GameState::from_word(&state)?, ticket(i, v, &s))))
-            .transpose()
+        r.map(|(i, v, s, state, o)| {
+            Ok((
+                GameState::from_word(&state)?,
+                ticket(i, v, &s).with_opening(o),
+            ))
+        })
+        .transpose()
     }
 
     /// Finishes game `game` uploaded under `lease` by `worker`, in one

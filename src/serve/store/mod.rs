@@ -10,6 +10,7 @@ pub mod grace;
 pub mod leases;
 pub mod quarantine;
 pub mod tokens;
+pub mod version_tests;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::migrate::{Migration, MigrationType, Migrator};
@@ -121,6 +122,7 @@ macro_rules! migrations {
             4, "games by finish", "0004_games_by_finish.sql";
             5, "quarantine", "0005_quarantine.sql";
             6, "closed sets", "0006_closed_sets.sql";
+            7, "version tests", "0007_version_tests.sql";
         )
     };
     (@ $dialect:literal; $($version:literal, $description:literal, $file:literal;)+) => {
@@ -407,6 +409,20 @@ pub struct GameTicket {
     pub id: i64,
     pub variant: usize,
     pub seats: Vec<i64>,
+    /// The game whose seed, opening and group it plays: its own id, or,
+    /// for the second game of a test's pair, the pair's first
+    /// (`games.opening_of`, migration 0007).
+    pub opening: i64,
+}
+
+impl GameTicket {
+    /// The ticket playing the opening of game `of` (`None`: its own).
+    pub fn with_opening(self, of: Option<i64>) -> GameTicket {
+        GameTicket {
+            opening: of.unwrap_or(self.id),
+            ..self
+        }
+    }
 }
 
 /// The store.
@@ -1226,6 +1242,7 @@ pub(super) fn ticket(id: i64, variant: i64, seats: &str) -> GameTicket {
         id,
         variant: variant as usize,
         seats: seats.split(',').filter_map(|s| s.parse().ok()).collect(),
+        opening: id,
     }
 }
 

@@ -34,6 +34,7 @@ async fn upload(
 ) -> ApiResult<(StatusCode, Json<Submitted>)> {
     writable(&l)?;
     let owner = owner_of(&l, req.headers()).await?;
+    let test = super::version_tests::upload_test(&l, req.uri())?;
     let limit = (l.settings.upload_mb << 20) as usize;
     let too_large = || {
         l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
@@ -74,7 +75,7 @@ async fn upload(
             }
             inbox::SpoolError::Io(e) => ApiError::internal(e),
         })?;
-    let r = intake::accept(&l.intake, &owner, Upload { file: spooled }).await;
+    let r = intake::accept_tested(&l.intake, &owner, Upload { file: spooled }, test.as_ref()).await;
     if r.is_err() {
         l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
     }

@@ -249,6 +249,7 @@ async fn claim(
             lease,
             seats,
             variant: c.ticket.variant,
+            opening_of: (c.ticket.opening != c.ticket.id).then_some(c.ticket.opening),
         });
     }
     Ok(Json(Granted {
@@ -474,9 +475,11 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: GameUpload) -> Result<bo
         let v = l.db.version(*v).await.map_err(fail)?;
         players.push(v.map(|v| v.player()).unwrap_or_default());
     }
-    let game = crate::wire::worker::scheduled(l.t.seed, id, ticket.variant, Vec::new());
+    let game =
+        crate::wire::worker::scheduled_as(l.t.seed, id, ticket.opening, ticket.variant, Vec::new());
     let expected = Expected {
         game_id: game.game_id.clone(),
+        group: game.group.clone(),
         variant: ticket.variant,
         players,
         seed: game.seed,

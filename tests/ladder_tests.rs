@@ -1,0 +1,294 @@
+//! Tests between versions (docs/ladder.md "Tests between versions"), as an
+//! owner drives them: the real `arena serve` on 127.0.0.1:0, bots that are
+//! real processes (the crate's random and greedy players under one bot
+//! name), `arena submit --test` waiting for the verdict. A version that is
+//! stronger than the one it replaces ends its test with H1 (exit 0, the
+//! old one retired); the same bot uploaded again ends with H0 (exit 1)
+//! or undecided at its budget (exit 3), both as the SPRT of `arena sprt`
+//! on the ladder's export says; the owner decides where the ladder leaves
+//! it to them, and no one else may. The test page in headless Chromium,
+//! with a screenshot under target/.
+//!
+//! The bounds are wide (elo0 0, elo1 100 normalized Elo): a pair's LLR
+//! step is then about 0.08 at either hypothesis, so both tests end within
+//! about a hundred games of instant bots.
+
+mod common;
+
+use common::ladder::Server;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A bot folder `dir/upload/NAME-TAG` named `name` that runs the crate's
+/// binary `bin` (`random-bot`, `greedy-bot`).
+fn bot(dir: &Path, name: &str, tag: &str, bin: &str) -> PathBuf {
+    let to = dir.join("upload").join(format!("{name}-{tag}"));
+    std::fs::create_dir_all(&to).unwrap();
+    std::fs::write(
+        to.join("bot.toml"),
+        format!(
+            "name = \"{name}\"\nauthor = \"t\"\nlanguage = \"rust\"\ncommand = [\"{{bin_dir}}/{bin}\"]\n"
+        ),
+    )
+    .unwrap();
+    to
+}
+
+/// A ladder of kisolo whose tests have wide bounds and a budget of 400.
+fn server(dir: &Path) -> Server {
+    Server::new(
+        dir,
+        "name = \"tests\"\nseed = 11\nvariants = [\"kisolo\"]",
+        "placement_games = 4\nuploads_per_hour = 100\ntest_elo0 = 0\ntest_elo1 = 100\ntest_max_games = 400",
+    )
+}
+
+/// The statuses of bot `name`'s versions, oldest first.
+fn statuses(server: &Server, name: &str) -> Vec<String> {
+    let bot = server.json(&format!("/api/bots/{name}"));
+    bot["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["status"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The pooled pentanomial counts `arena sprt` prints for `a` against `b`
+/// on `csv`, and its verdict line.
+fn arena_sprt(dir: &Path, csv: &Path, a: &str, b: &str) -> ([u64; 5], String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(dir)
+        .args([
+            "sprt",
+            csv.to_str().unwrap(),
+            "--elo0",
+            "0",
+            "--elo1",
+            "100",
+        ])
+        .args(["--bots", &format!("{a},{b}")])
+        .output()
+        .unwrap();
+    let text = common::text(&out);
+    assert!(out.status.success(), "{text}");
+    let all = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("all "))
+        .unwrap_or_else(|| panic!("no pooled counts in:\n{text}"));
+    let n: Vec<u64> = all
+        .split_whitespace()
+        .skip(1)
+        .map(|x| x.parse().unwrap())
+        .collect();
+    let last = text.lines().last().unwrap_or_default().to_string();
+    ([n[0], n[1], n[2], n[3], n[4]], last)
+}
+
+/// The test's counts against `arena sprt`'s on the ladder's export: the
+/// export has every pair the test counted (the same groups), and at most
+/// one more per slot (games in flight at the verdict finish after it).
+fn assert_counts_as_arena_sprt(server: &Server, dir: &Path, t: &serde_json::Value) {
+    let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
+    let file = dir.join(format!("export-{}.csv", t["id"]));
+    std::fs::write(&file, csv).unwrap();
+    let (penta, verdict) = arena_sprt(
+        dir,
+        &file,
+        t["new_player"].as_str().unwrap(),
+        t["old_player"].as_str().unwrap(),
+    );
+    let api: Vec<u64> = t["penta"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect();
+    let extra: u64 = penta.iter().sum::<u64>() - api.iter().sum::<u64>();
+    for k in 0..5 {
+        assert!(api[k] <= penta[k], "{t}: {api:?} vs arena sprt's {penta:?}");
+    }
+    assert!(extra <= 2, "{t}: {api:?} vs arena sprt's {penta:?}");
+    assert!(api.iter().sum::<u64>() > 0, "{t}");
+    if extra == 0 {
+        let want = match t["status"].as_str() {
+            Some("h1") => "H1 accepted",
+            Some("h0") => "H0 accepted",
+            _ => "continue (no decision yet)",
+        };
+        assert_eq!(verdict, want, "{t}");
+    }
+}
+
+#[test]
+fn a_stronger_version_passes_its_test_and_the_same_bot_does_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = server(dir);
+    let alice = server.add_user("alice");
+    let bob = server.add_user("bob");
+    server.start();
+
+    // A first version is entered untested.
+    server.submit_ok(&alice, &bot(dir, "climber", "v1", "random-bot"));
+    let (code, out) = server.submit_with(
+        &alice,
+        &bot(dir, "climber", "v1b", "random-bot"),
+        &["--test", "--elo0", "5", "--elo1", "1"],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("refused (400)") && out.contains("elo0"),
+        "{out}"
+    );
+
+    // The greedy player against the random one: H1, the old one retired.
+    let (code, out) = server.submit_with(
+        &alice,
+        &bot(dir, "climber", "v2", "greedy-bot"),
+        &["--test"],
+    );
+    assert_eq!(code, 0, "{out}\n{}", server.log());
+    for said in [
+        "climber version 2: entered",
+        "test 1: climber version 2 against version 1",
+        "LLR",
+        "H1: version 2 is stronger",
+    ] {
+        assert!(out.contains(said), "no `{said}` in:\n{out}");
+    }
+    let t = server.json("/api/tests/1");
+    assert_eq!(t["status"], "h1", "{t}");
+    assert_eq!(t["old_fate"], "retired", "{t}");
+    assert!(
+        t["llr"].as_f64().unwrap() >= t["upper"].as_f64().unwrap(),
+        "{t}"
+    );
+    assert!(t["elo"].as_f64().unwrap() > 0.0, "{t}");
+    assert!(t["games"].as_i64().unwrap() <= 400, "{t}");
+    // The refused upload made no version.
+    assert_eq!(statuses(&server, "climber"), ["retired", "entered"]);
+    assert_counts_as_arena_sprt(&server, dir, &t);
+
+    // The same bot again, its fate left to its owner: H0 or undecided.
+    server.submit_ok(&bob, &bot(dir, "twin", "v1", "random-bot"));
+    let (code, out) = server.submit_with(
+        &bob,
+        &bot(dir, "twin", "v2", "random-bot"),
+        &["--test", "--outcome", "owner"],
+    );
+    assert!(code == 1 || code == 3, "{code}: {out}\n{}", server.log());
+    let t = server.json("/api/tests/2");
+    match code {
+        1 => assert_eq!(t["status"], "h0", "{t}"),
+        _ => {
+            assert_eq!(t["status"], "budget", "{t}");
+            assert!(t["games"].as_i64().unwrap() >= 398, "{t}");
+        }
+    }
+    assert!(out.contains("LLR"), "{out}");
+    assert_eq!(t["old_fate"], "undecided", "{t}");
+    assert_eq!(statuses(&server, "twin"), ["entered", "entered"]);
+    assert_counts_as_arena_sprt(&server, dir, &t);
+
+    // Only the owner decides, once.
+    let keep = b"{\"old\": \"retire\"}";
+    let (status, text) = server.call("POST", "/api/tests/2/decide", Some(&alice), keep);
+    assert_eq!(status, 403, "{text}");
+    let (status, text) = server.call("POST", "/api/tests/2/decide", None, keep);
+    assert_eq!(status, 401, "{text}");
+    let (status, text) = server.call(
+        "POST",
+        "/api/tests/2/decide",
+        Some(&bob),
+        b"{\"old\": \"maybe\"}",
+    );
+    assert_eq!(status, 400, "{text}");
+    let (status, text) = server.call("POST", "/api/tests/2/decide", Some(&bob), keep);
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(statuses(&server, "twin"), ["retired", "entered"]);
+    let (status, text) = server.call("POST", "/api/tests/2/decide", Some(&bob), keep);
+    assert_eq!(status, 409, "{text}");
+    let (status, text) = server.call("POST", "/api/tests/1/decide", Some(&alice), keep);
+    assert_eq!(status, 409, "{text}");
+
+    // The listing and its filters.
+    let ids = |q: &str| -> Vec<i64> {
+        server.json(&format!("/api/tests{q}"))["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["id"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(ids(""), [2, 1]);
+    assert_eq!(ids("?owner=alice"), [1]);
+    assert_eq!(ids("?bot=twin"), [2]);
+    assert_eq!(ids("?result=h1"), [1]);
+    assert_eq!(ids("?result=finished"), [2, 1]);
+    assert!(ids("?result=running").is_empty());
+    let (status, text) = server.call("GET", "/api/tests?result=won", None, b"");
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("h1") && text.contains("budget"), "{text}");
+    let (status, text) = server.call("GET", "/api/tests?colour=red", None, b"");
+    assert_eq!(status, 400, "{text}");
+    for missing in ["/api/tests/99", "/api/tests/x", "/tests/99"] {
+        let (status, text) = server.call("GET", missing, None, b"");
+        assert_eq!(status, 404, "{missing}: {text}");
+    }
+
+    the_test_page_in_chromium(&server, dir);
+}
+
+/// The finished test's page and the listing filtered, as headless
+/// Chromium renders them; a screenshot of the test page under target/.
+fn the_test_page_in_chromium(server: &Server, dir: &Path) {
+    let chromium = common::chromium("the test page's browser test");
+    let run = |args: &[String]| {
+        let profile = dir.join("chromium-profile");
+        let out = Command::new(&chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg("--virtual-time-budget=3000")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", common::text(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let page = run(&["--dump-dom".into(), format!("{}/tests/1", server.url)]);
+    for said in [
+        "H1: version 2 is stronger",
+        "id=\"llr-mark\"",
+        "Pentanomial pairs",
+        "climber@2,climber@1",
+        "the old version retired",
+    ] {
+        assert!(page.contains(said), "no `{said}` in the test page:\n{page}");
+    }
+    let list = run(&[
+        "--dump-dom".into(),
+        format!("{}/tests?bot=twin", server.url),
+    ]);
+    assert!(list.contains("href=\"/tests/2\""), "{list}");
+    assert!(!list.contains("href=\"/tests/1\""), "{list}");
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ladder_tests-test-page.png");
+    let _ = std::fs::remove_file(&shot);
+    run(&[
+        format!("--screenshot={}", shot.display()),
+        "--window-size=900,900".into(),
+        format!("{}/tests/1", server.url),
+    ]);
+    let png = std::fs::read(&shot).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 5000,
+        "{}",
+        shot.display()
+    );
+}
