@@ -165,6 +165,12 @@ impl Pairings for LadderPairings {
             }
             let ticket = match self.claim() {
                 Ok(Some(t)) => t,
+                // The maintenance rate allows no game now: the slot waits
+                // for it (woken at once when the roster changes).
+                Ok(None) if self.ladder.sched.resting() => {
+                    self.ladder.wait(Duration::from_millis(250));
+                    continue;
+                }
                 // The workers hold every game for now: a moment, a few
                 // times, before this thread of the epoch gives up.
                 Ok(None) if empty < 10 => {

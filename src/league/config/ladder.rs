@@ -59,6 +59,16 @@ pub struct LadderSettings {
     /// and the ladder stops when they are played (issue 31, a set of N
     /// games for a test or an event).
     pub max_games: Option<u64>,
+    /// Games the ladder plays in an hour once every version is placed and
+    /// no test runs (`maintenance_games_per_hour`, default 600), instead
+    /// of as many as its slots can.
+    pub maintenance_games_per_hour: u64,
+    /// Days a finished game's record is kept (`record_days`, default 14);
+    /// older ones are pruned, their rows kept (the ratings do not change).
+    pub record_days: u64,
+    /// How many games a version's pace may run ahead of the slowest's
+    /// before it waits for it (`pace_lead`, default 4).
+    pub pace_lead: f64,
     /// Tests between versions (`test_*` keys; docs/ladder.md "Tests
     /// between versions").
     pub tests: TestSettings,
@@ -164,6 +174,9 @@ impl Default for LadderSettings {
             builds_at_once: 2,
             worker_jobs_max: 32,
             max_games: None,
+            maintenance_games_per_hour: 600,
+            record_days: 14,
+            pace_lead: 4.0,
             tests: TestSettings::default(),
         }
     }
@@ -189,6 +202,9 @@ pub(super) struct RawLadder {
     builds_at_once: Option<Spanned<i64>>,
     worker_jobs_max: Option<Spanned<i64>>,
     max_games: Option<Spanned<i64>>,
+    maintenance_games_per_hour: Option<Spanned<i64>>,
+    record_days: Option<Spanned<i64>>,
+    pace_lead: Option<Spanned<f64>>,
     test_versions: Option<Spanned<bool>>,
     test_elo0: Option<Spanned<f64>>,
     test_elo1: Option<Spanned<f64>>,
@@ -264,6 +280,21 @@ pub(super) fn section(
             Some(_) => Some(count(&raw.max_games, "max_games", 1, i64::MAX, 0)? as u64),
             None => None,
         },
+        maintenance_games_per_hour: count(
+            &raw.maintenance_games_per_hour,
+            "maintenance_games_per_hour",
+            1,
+            100_000_000,
+            d.maintenance_games_per_hour as i64,
+        )? as u64,
+        record_days: count(
+            &raw.record_days,
+            "record_days",
+            1,
+            36_500,
+            d.record_days as i64,
+        )? as u64,
+        pace_lead: share(&raw.pace_lead, "pace_lead", 1.0, 1_000_000.0, d.pace_lead)?,
         tests: test_section(ctx, raw)?,
     })
 }

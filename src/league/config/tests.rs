@@ -397,4 +397,31 @@ mod ladder_table {
             "{e}"
         );
     }
+
+    #[test]
+    fn the_time_share_keys_have_defaults_and_bounds() {
+        let l = ladder("").unwrap().ladder.unwrap();
+        assert_eq!(l.maintenance_games_per_hour, 600);
+        assert_eq!(l.record_days, 14);
+        assert_eq!(l.pace_lead, 4.0);
+        let l = ladder("maintenance_games_per_hour = 60\nrecord_days = 3\npace_lead = 10.5")
+            .unwrap()
+            .ladder
+            .unwrap();
+        assert_eq!(
+            (l.maintenance_games_per_hour, l.record_days, l.pace_lead),
+            (60, 3, 10.5)
+        );
+        for (line, key) in [
+            (
+                "maintenance_games_per_hour = 0",
+                "ladder.maintenance_games_per_hour",
+            ),
+            ("record_days = 0", "ladder.record_days"),
+            ("pace_lead = 0.5", "ladder.pace_lead"),
+        ] {
+            let e = ladder(line).err().unwrap();
+            assert!(e.contains(key) && e.contains("out of bounds"), "{e}");
+        }
+    }
 }

@@ -16,6 +16,16 @@
 //!
 //! In every case the variant is the one the chosen bots played least and the
 //! seats go to whoever is furthest below their share of them (seat balance).
+//!
+//! Before any of the three, the **time share** ([`Entrant::clock`]): the
+//! ladder's time is shared between versions by their measured time per
+//! game, so that each plays at the same pace whatever its speed. A version's
+//! clock is the time its own moves used since it joined the share, divided
+//! by its time per game ([`clock`]); with its games in flight (one expected
+//! game each) it is its pace. Only versions within `lead` of the lowest pace
+//! take part in a pick (with the lowest ones added when too few are), so a
+//! fast version waits for a slow one instead of racing ahead of it, and a
+//! slow one gets as many slots as its games need.
 
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -43,6 +53,9 @@ pub struct PairingConfig {
     /// Rating neighbours considered on each side of a bot by the
     /// information rule (default 3).
     pub window: usize,
+    /// How far (in games) a version's pace may run ahead of the lowest
+    /// before it waits for the others (default 4).
+    pub lead: f64,
 }
 
 impl Default for PairingConfig {
@@ -52,6 +65,7 @@ impl Default for PairingConfig {
             placement_width: 50.0,
             placement_games: 20,
             window: 3,
+            lead: 4.0,
         }
     }
 }
@@ -76,6 +90,20 @@ pub struct Entrant {
     pub seat_counts: Vec<u64>,
     /// Finished games per ladder variant index (missing entries count as 0).
     pub variant_games: Vec<u64>,
+    /// Its clock in the time share: the time its own moves used since it
+    /// joined the share, divided by its measured time per game, plus where
+    /// it joined ([`clock`]). In games: a version that played n games of
+    /// its usual length since it joined has `base + n`.
+    pub clock: f64,
+}
+
+/// A version's clock in the time share: `base` (the lowest clock when it
+/// joined, so that a newcomer is not owed the ladder's past) plus the
+/// seconds its own moves used since (`used_secs`) over its measured
+/// seconds per game (`secs_per_game`; at least a millisecond). A game its
+/// bot thought longer over than usual costs it more of its share.
+pub fn clock(base: f64, used_secs: f64, secs_per_game: f64) -> f64 {
+    base + used_secs / secs_per_game.max(1e-3)
 }
 
 impl Entrant {
@@ -119,6 +147,9 @@ pub fn pick(
     in_flight: &[Pick],
     rng: &mut impl Rng,
 ) -> Option<Pick> {
+    let most = variants.iter().map(|v| v.players).max().unwrap_or(0);
+    let sharing = within_share(entrants, in_flight, config.lead, most);
+    let entrants: Vec<Entrant> = sharing.iter().map(|&i| entrants[i].clone()).collect();
     let feasible: Vec<usize> = (0..variants.len())
         .filter(|&v| variants[v].players >= 2 && variants[v].players <= entrants.len())
         .collect();
@@ -126,7 +157,7 @@ pub fn pick(
         return None;
     }
     let ctx = Ctx {
-        entrants,
+        entrants: &entrants,
         variants,
         in_flight,
         feasible,
@@ -136,11 +167,53 @@ pub fn pick(
     }
     let placing = (0..entrants.len())
         .filter(|&i| entrants[i].in_placement(config))
-        .min_by_key(|&i| (entrants[i].games + ctx.load(i), entrants[i].id));
+        .min_by(|&a, &b| {
+            ctx.pace(a)
+                .total_cmp(&ctx.pace(b))
+                .then(entrants[a].games.cmp(&entrants[b].games))
+                .then(entrants[a].id.cmp(&entrants[b].id))
+        });
     Some(match placing {
         Some(focus) => ctx.placement(focus, rng),
         None => ctx.informative(config.window.max(1), rng),
     })
+}
+
+/// The time share: the indices of the entrants whose pace (clock plus
+/// games in flight) is within `lead` of the lowest, in their order; when
+/// fewer than `most` are, the next lowest paces are added up to `most`
+/// (so that every variant keeps enough players).
+pub fn within_share(
+    entrants: &[Entrant],
+    in_flight: &[Pick],
+    lead: f64,
+    most: usize,
+) -> Vec<usize> {
+    let pace: Vec<f64> = entrants
+        .iter()
+        .map(|e| {
+            let load = in_flight.iter().filter(|p| p.seats.contains(&e.id)).count();
+            e.clock + load as f64
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..entrants.len()).collect();
+    order.sort_by(|&a, &b| {
+        pace[a]
+            .total_cmp(&pace[b])
+            .then(entrants[a].id.cmp(&entrants[b].id))
+    });
+    let Some(&low) = order.first() else {
+        return order;
+    };
+    let cut = pace[low] + lead.max(0.0);
+    let mut keep: Vec<usize> = order
+        .iter()
+        .enumerate()
+        .filter(|&(rank, &i)| pace[i] <= cut || rank < most)
+        .map(|(_, &i)| i)
+        .collect();
+    keep.sort_unstable();
+    keep
 }
 
 /// One call's inputs, with the in-flight counts they imply.
@@ -160,6 +233,11 @@ impl Ctx<'_> {
             .iter()
             .filter(|p| p.seats.contains(&id))
             .count() as u64
+    }
+
+    /// Entrant `i`'s pace: its clock and its games in flight.
+    fn pace(&self, i: usize) -> f64 {
+        self.entrants[i].clock + self.load(i) as f64
     }
 
     /// Games in flight with both `i` and `j`.
@@ -364,6 +442,7 @@ mod tests {
             fit_games: 100,
             seat_counts: vec![50, 50],
             variant_games: vec![100],
+            clock: 0.0,
         }
     }
 
@@ -377,6 +456,7 @@ mod tests {
             fit_games: 0,
             seat_counts: vec![],
             variant_games: vec![],
+            clock: 0.0,
         }
     }
 
@@ -630,6 +710,125 @@ mod tests {
         };
         assert_eq!(run(12), run(12));
         assert_ne!(run(12), run(13));
+    }
+
+    /// A simulated ladder of `slots` slots over `seconds`: bot `i` spends
+    /// `secs[i]` of its own time per game, a game lasts its bots' times
+    /// summed, and a finished game moves its bots' clocks by their own time
+    /// over their time per game (one game each, here). With `elos`, the
+    /// bots are rated so (±40) from the start, and placed after 20 games;
+    /// without, never rated (in placement throughout). Games per bot.
+    fn timed(
+        secs: &[f64],
+        slots: usize,
+        seconds: f64,
+        config: &PairingConfig,
+        elos: Option<&[f64]>,
+    ) -> Vec<u64> {
+        let mut es: Vec<Entrant> = (0..secs.len())
+            .map(|i| match elos {
+                Some(elo) => placed(i as u64, elo[i]),
+                None => fresh(i as u64),
+            })
+            .collect();
+        for e in &mut es {
+            e.games = 0;
+            e.fit_games = 0;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(21);
+        let mut flying: Vec<(f64, Pick)> = Vec::new();
+        let mut now = 0.0;
+        while now < seconds {
+            while flying.len() < slots {
+                let in_flight: Vec<Pick> = flying.iter().map(|(_, p)| p.clone()).collect();
+                let p = pick(&es, &two(), config, &in_flight, &mut rng).unwrap();
+                let length: f64 = p.seats.iter().map(|&s| secs[s as usize]).sum();
+                flying.push((now + length, p));
+            }
+            let first = (0..flying.len())
+                .min_by(|&a, &b| flying[a].0.total_cmp(&flying[b].0))
+                .unwrap();
+            let (at, p) = flying.remove(first);
+            now = at;
+            finish(&mut es, &p);
+            for id in &p.seats {
+                let e = es.iter_mut().find(|e| e.id == *id).unwrap();
+                e.clock = clock(0.0, e.games as f64 * secs[*id as usize], secs[*id as usize]);
+            }
+        }
+        es.iter().map(|e| e.games).collect()
+    }
+
+    #[test]
+    fn a_slow_bot_plays_at_the_pace_of_fast_ones() {
+        // One bot at 5 s a game, four at 5 ms, four slots, ten minutes.
+        // Rated or not; the slow one far above the others or among them.
+        let secs = [5.0, 0.005, 0.005, 0.005, 0.005];
+        let far = [800.0, 0.0, 10.0, 20.0, 30.0];
+        let near = [0.0, -20.0, 10.0, 20.0, 30.0];
+        for elos in [None, Some(&far[..]), Some(&near[..])] {
+            let games = timed(&secs, 4, 600.0, &PairingConfig::default(), elos);
+            let (lo, hi) = (games.iter().min().unwrap(), games.iter().max().unwrap());
+            assert!(*lo >= 100, "{games:?}");
+            assert!(*hi <= lo + 12, "{elos:?}: {games:?}");
+        }
+    }
+
+    #[test]
+    fn without_the_share_the_fast_ones_race() {
+        // The same ladder with an unbounded lead (the rule as it was), the
+        // slow bot placed far above the others: its games are no longer
+        // informative, and it plays only the random share's.
+        let secs = [5.0, 0.005, 0.005, 0.005, 0.005];
+        let config = PairingConfig {
+            lead: f64::INFINITY,
+            ..PairingConfig::default()
+        };
+        let far = [800.0, 0.0, 10.0, 20.0, 30.0];
+        let games = timed(&secs, 4, 600.0, &config, Some(&far));
+        let (lo, hi) = (games.iter().min().unwrap(), games.iter().max().unwrap());
+        assert!(*hi > 5 * lo, "{games:?}");
+    }
+
+    #[test]
+    fn the_share_keeps_the_lowest_paces_and_enough_players() {
+        let mut es: Vec<Entrant> = (0..5).map(|i| placed(i, 0.0)).collect();
+        for (e, c) in es.iter_mut().zip([10.0, 3.0, 7.0, 3.5, 20.0]) {
+            e.clock = c;
+        }
+        assert_eq!(within_share(&es, &[], 4.0, 2), vec![1, 2, 3]);
+        assert_eq!(within_share(&es, &[], 0.0, 2), vec![1, 3]);
+        assert_eq!(within_share(&es, &[], 0.0, 3), vec![1, 2, 3]);
+        // Games in flight count: 1 is playing two, 3 is now the lowest.
+        let flying = vec![
+            Pick {
+                variant: 0,
+                seats: vec![1, 4],
+            },
+            Pick {
+                variant: 0,
+                seats: vec![2, 1],
+            },
+        ];
+        assert_eq!(within_share(&es, &flying, 1.0, 2), vec![1, 3]);
+        assert_eq!(within_share(&es, &flying, 0.4, 2), vec![1, 3]);
+        assert_eq!(within_share(&es, &flying, 0.4, 1), vec![3]);
+        assert!(within_share(&[], &[], 4.0, 2).is_empty());
+        // A pick never has a version beyond the share.
+        let mut rng = ChaCha8Rng::seed_from_u64(22);
+        for _ in 0..200 {
+            let p = pick(&es, &two(), &PairingConfig::default(), &[], &mut rng).unwrap();
+            assert!(p.seats.iter().all(|s| [1, 2, 3].contains(s)), "{p:?}");
+        }
+    }
+
+    #[test]
+    fn a_clock_counts_games_of_the_bots_own_length() {
+        assert_eq!(clock(5.0, 10.0, 0.5), 25.0);
+        // A game twice its usual length costs two.
+        assert_eq!(clock(0.0, 1.0, 0.5), 2.0);
+        // An instant bot (0 ms measured) is counted at a millisecond.
+        assert_eq!(clock(0.0, 0.002, 0.0), 2.0);
     }
 
     #[test]

@@ -10,6 +10,16 @@
 //! back to the queue), drops the pending games of versions that left the
 //! ladder, and rereads the roster and the workers' capacity. (Doing that
 //! before every claim cost eight statements per game where two do.)
+//!
+//! The ladder's time is shared between versions by their measured time per
+//! game (each version's clock, [`pairing::clock`]: the time its own moves
+//! used since it joined, over its time per game), so that a slow version
+//! plays at the pace of the fast ones. Once every version is placed and no
+//! test between versions runs ([`Tests`]), the ladder plays at the
+//! organiser's maintenance rate (`[ladder] maintenance_games_per_hour`)
+//! instead of as fast as its slots allow. The housekeeping also prunes the
+//! records past the retention (`[ladder] record_days`,
+//! [`crate::serve::store::Db::prune`]).
 
 use super::pairing::{self, Entrant, LadderVariant, PairingConfig, Pick};
 use crate::league::config::ladder::LadderSettings;
@@ -17,7 +27,7 @@ use crate::league::config::Tournament;
 use crate::results::GameRow;
 use crate::serve::bus::Fits;
 use crate::serve::store::leases::Claimed;
-use crate::serve::store::{unix_now, Db, DbError, GameTicket, Version, VersionStatus};
+use crate::serve::store::{prune, unix_now, Db, DbError, GameTicket, Version, VersionStatus};
 use rand::SeedableRng;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
@@ -31,6 +41,44 @@ pub struct Played {
     pub games: u64,
     pub seats: Vec<u64>,
     pub variants: Vec<u64>,
+    /// Seconds its own moves took over all its games (each game counted
+    /// as at least a millisecond): over `games`, its time per game.
+    pub secs: f64,
+}
+
+impl Played {
+    /// Its measured seconds per game (`None` before its first game).
+    pub fn secs_per_game(&self) -> Option<f64> {
+        (self.games > 0).then(|| self.secs / self.games as f64)
+    }
+}
+
+/// The seconds seat `seat`'s bot thought in `row` (at least a millisecond:
+/// an instant bot's game still costs something).
+fn own_secs(row: &GameRow, seat: usize) -> f64 {
+    let ms = match seat {
+        0 => row.time0_ms,
+        1 => row.time1_ms,
+        _ => row.time2_ms,
+    };
+    ms.unwrap_or(0.0).max(1.0) / 1000.0
+}
+
+/// A version's place in the time share since it joined it.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Share {
+    /// The lowest clock when it joined.
+    base: f64,
+    /// Seconds its own moves took since.
+    used_secs: f64,
+}
+
+/// The maintenance rate, as a bucket of games: it fills at the rate, up
+/// to one game per slot, and each game started takes one.
+#[derive(Clone, Debug)]
+struct Bucket {
+    games: f64,
+    at: Instant,
 }
 
 /// The scheduler's state: what each version has played, and the pairing
@@ -67,10 +115,21 @@ pub struct Scheduler {
     /// Leases expired (their games back in the queue).
     pub leases_expired: AtomicU64,
     /// Whether a test between versions ran at the last housekeeping: its
-    /// pairs are then queued before each claim ([`super::version_test`]).
+    /// pairs are then queued before each claim ([`super::version_test`]),
+    /// and the ladder plays as fast as its slots allow, not at the
+    /// maintenance rate.
     tests_running: std::sync::atomic::AtomicBool,
     /// The ladder's 2-player variants (indexes), which tests play.
     test_variants: Vec<usize>,
+    /// Each entered version's place in the time share, by ladder name.
+    shares: std::sync::Mutex<HashMap<String, Share>>,
+    /// The maintenance rate (`[ladder] maintenance_games_per_hour`).
+    maintenance_per_hour: f64,
+    /// Days a finished game's record is kept (`[ladder] record_days`).
+    record_days: u64,
+    /// Raised while every version is placed, no test runs and the
+    /// maintenance rate allows no game now: the server's slots wait.
+    resting: std::sync::atomic::AtomicBool,
 }
 
 /// The games pending or being played, as the last read of the store and
@@ -100,6 +159,10 @@ struct Queue {
     /// took, for its next claims (they are `playing` in the store: a
     /// crash before they are played replays them).
     ready: std::collections::VecDeque<GameTicket>,
+    /// The maintenance rate's games to start.
+    bucket: Bucket,
+    /// When the records were last pruned.
+    pruned: Option<Instant>,
 }
 
 /// The most games one claim adds to the queue.
@@ -107,6 +170,9 @@ const TOP_UP_MOST: usize = 256;
 
 /// How often a claim does the queue's housekeeping.
 const HOUSEKEEPING: Duration = Duration::from_secs(1);
+
+/// How often the housekeeping prunes the records past their retention.
+const PRUNE_EVERY: Duration = Duration::from_secs(600);
 
 impl Scheduler {
     /// The scheduler of ladder `t` (`settings`, its `[ladder]` table, with
@@ -130,6 +196,7 @@ impl Scheduler {
                 random_share: settings.random_share,
                 placement_width: settings.placement_width,
                 placement_games: settings.placement_games,
+                lead: settings.pace_lead,
                 ..PairingConfig::default()
             },
             variants: t
@@ -145,6 +212,10 @@ impl Scheduler {
             test_variants: (0..t.variants.len())
                 .filter(|&v| t.variants[v].players == 2)
                 .collect(),
+            shares: std::sync::Mutex::new(HashMap::new()),
+            maintenance_per_hour: settings.maintenance_games_per_hour as f64,
+            record_days: settings.record_days,
+            resting: std::sync::atomic::AtomicBool::new(false),
             played: std::sync::Mutex::new(played),
             queue: tokio::sync::Mutex::new(Queue {
                 rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
@@ -152,6 +223,11 @@ impl Scheduler {
                 target: 0,
                 kept: None,
                 ready: std::collections::VecDeque::new(),
+                bucket: Bucket {
+                    games: 0.0,
+                    at: Instant::now(),
+                },
+                pruned: None,
             }),
             stale: std::sync::atomic::AtomicBool::new(true),
             mirror: std::sync::Mutex::new(Mirror::default()),
@@ -172,6 +248,17 @@ impl Scheduler {
     /// reads the store.
     pub fn forget_queue(&self) {
         self.mirror().queued = None;
+    }
+
+    /// Whether the ladder is at its maintenance rate with no game to start
+    /// now (every version placed, no test running): a slot that finds the
+    /// queue empty waits rather than gives up.
+    pub fn resting(&self) -> bool {
+        self.resting.load(Ordering::SeqCst)
+    }
+
+    fn shares(&self) -> std::sync::MutexGuard<'_, HashMap<String, Share>> {
+        self.shares.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -199,6 +286,7 @@ pub fn count_row(
             p.seats.resize(seat + 1, 0);
         }
         p.seats[seat] += 1;
+        p.secs += own_secs(row, seat);
         if let Some(v) = variant {
             if p.variants.len() <= v {
                 p.variants.resize(v + 1, 0);
@@ -220,6 +308,12 @@ impl Scheduler {
         }
         let mut played = self.played.lock().unwrap_or_else(|p| p.into_inner());
         count_row(&self.keys, &mut played, row);
+        let mut shares = self.shares();
+        for (seat, name) in row.seats().into_iter().enumerate() {
+            if let Some(s) = shares.get_mut(name) {
+                s.used_secs += own_secs(row, seat);
+            }
+        }
     }
 
     /// Claims up to `max` pending games of the variants `can_play` accepts,
@@ -302,6 +396,21 @@ impl Scheduler {
     /// the games `queued` (pending or playing) already.
     fn picks(&self, q: &mut Queue, queued: &[GameTicket], n: usize) -> Vec<(usize, Vec<i64>)> {
         let mut add = Vec::new();
+        let entrants = self.entrants(&q.roster);
+        let busy = entrants.iter().any(|e| e.in_placement(&self.pairing))
+            || self.tests_running.load(Ordering::SeqCst);
+        let n = if busy {
+            q.bucket.games = q.target.max(1) as f64;
+            q.bucket.at = Instant::now();
+            n
+        } else {
+            let allowed = maintenance(&mut q.bucket, self.maintenance_per_hour, q.target, n);
+            self.resting.store(allowed == 0 && n > 0, Ordering::SeqCst);
+            allowed
+        };
+        if busy {
+            self.resting.store(false, Ordering::SeqCst);
+        }
         if n == 0 {
             return add;
         }
@@ -312,7 +421,6 @@ impl Scheduler {
                 seats: t.seats.iter().map(|&s| s as u64).collect(),
             })
             .collect();
-        let entrants = self.entrants(&q.roster);
         for _ in 0..n {
             let Some(pick) = pairing::pick(
                 &entrants,
@@ -361,7 +469,40 @@ impl Scheduler {
         q.target = self
             .games_in_flight
             .saturating_add(usize::try_from(jobs).unwrap_or(0));
+        self.join_shares(&q.roster);
+        if q.pruned.is_none_or(|t| t.elapsed() >= PRUNE_EVERY) {
+            q.pruned = Some(Instant::now());
+            let before = prune::cutoff(std::time::SystemTime::now(), self.record_days);
+            let pruned = self.db.prune(&before).await?;
+            if pruned.records > 0 {
+                tracing::info!(
+                    "pruned the records of {} games finished before {before} (their rows kept)",
+                    pruned.records
+                );
+            }
+        }
         Ok(())
+    }
+
+    /// The time share follows the roster: a version that left leaves it,
+    /// and one that entered joins it at the lowest clock of those in it
+    /// (it is owed the ladder's time from now on, not its past).
+    fn join_shares(&self, roster: &[Version]) {
+        let played = self.played.lock().unwrap_or_else(|p| p.into_inner());
+        let mut shares = self.shares();
+        let names: Vec<String> = roster.iter().map(|v| v.player()).collect();
+        shares.retain(|name, _| names.contains(name));
+        let floor = shares
+            .iter()
+            .map(|(name, s)| share_clock(s, played.get(name)))
+            .min_by(f64::total_cmp)
+            .unwrap_or(0.0);
+        for name in names {
+            shares.entry(name).or_insert(Share {
+                base: floor,
+                used_secs: 0.0,
+            });
+        }
     }
 
     /// The roster as the pairing rule sees it: ratings of the last fit, and
@@ -369,6 +510,7 @@ impl Scheduler {
     fn entrants(&self, roster: &[Version]) -> Vec<Entrant> {
         let fit = self.fits.last();
         let played = self.played.lock().unwrap_or_else(|p| p.into_inner());
+        let shares = self.shares();
         roster
             .iter()
             .map(|v| {
@@ -376,6 +518,9 @@ impl Scheduler {
                 let p = played.get(&name).cloned().unwrap_or_default();
                 let listed = fit.as_ref().and_then(|f| f.report.overall.get(&name));
                 let rating = listed.filter(|r| r.rated);
+                let clock = shares
+                    .get(&name)
+                    .map_or(0.0, |s| share_clock(s, played.get(&name)));
                 Entrant {
                     id: v.id as u64,
                     elo: rating.map(|r| r.elo),
@@ -384,8 +529,82 @@ impl Scheduler {
                     fit_games: listed.map_or(0, |r| r.count.games),
                     seat_counts: p.seats,
                     variant_games: p.variants,
+                    clock,
                 }
             })
             .collect()
+    }
+}
+
+/// A version's clock in the time share: where it joined plus the seconds
+/// its moves took since over its measured seconds per game (none measured
+/// yet: where it joined).
+fn share_clock(s: &Share, played: Option<&Played>) -> f64 {
+    match played.and_then(Played::secs_per_game) {
+        Some(per_game) => pairing::clock(s.base, s.used_secs, per_game),
+        None => s.base,
+    }
+}
+
+/// How many of `want` games the maintenance rate (`per_hour`) lets start
+/// now: the bucket fills at the rate, up to one game per slot (`slots`),
+/// and each game started takes one.
+fn maintenance(bucket: &mut Bucket, per_hour: f64, slots: usize, want: usize) -> usize {
+    let now = Instant::now();
+    let filled = now.duration_since(bucket.at).as_secs_f64() * per_hour / 3600.0;
+    bucket.games = (bucket.games + filled).min(slots.max(1) as f64);
+    bucket.at = now;
+    let n = (bucket.games.floor() as usize).min(want);
+    bucket.games -= n as f64;
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_maintenance_bucket_fills_at_the_rate_up_to_the_slots() {
+        let start = Instant::now();
+        let mut b = Bucket {
+            games: 0.0,
+            at: start,
+        };
+        // 3600 an hour: one a second. Nothing yet.
+        assert_eq!(maintenance(&mut b, 3600.0, 4, 8), 0);
+        // Ten seconds later: the four slots' worth, not ten.
+        b.at = start - Duration::from_secs(10);
+        assert_eq!(maintenance(&mut b, 3600.0, 4, 8), 4);
+        assert_eq!(maintenance(&mut b, 3600.0, 4, 8), 0);
+        // 2.5 seconds: two games, half a game left over.
+        b.at = Instant::now() - Duration::from_millis(2500);
+        assert_eq!(maintenance(&mut b, 3600.0, 4, 8), 2);
+        assert!((b.games - 0.5).abs() < 0.01, "{b:?}");
+        // No more than asked.
+        b.games = 3.0;
+        b.at = Instant::now();
+        assert_eq!(maintenance(&mut b, 3600.0, 4, 1), 1);
+    }
+
+    #[test]
+    fn a_row_counts_each_seats_own_time() {
+        let keys = vec![("kisolo".to_string(), 2)];
+        let mut played = HashMap::new();
+        let mut row = GameRow::two_player("game-1", "kisolo", "g1", "slow@1", "fast@1", 1.0);
+        row.time0_ms = Some(5000.0);
+        row.time1_ms = Some(0.0);
+        count_row(&keys, &mut played, &row);
+        count_row(&keys, &mut played, &row);
+        assert_eq!(played["slow@1"].secs_per_game(), Some(5.0));
+        // An instant bot's game counts a millisecond.
+        assert_eq!(played["fast@1"].secs_per_game(), Some(0.001));
+        assert_eq!(Played::default().secs_per_game(), None);
+        // Two games of its usual length since it joined at 3: a clock of 5.
+        let s = Share {
+            base: 3.0,
+            used_secs: 10.0,
+        };
+        assert_eq!(share_clock(&s, played.get("slow@1")), 5.0);
+        assert_eq!(share_clock(&s, None), 3.0);
     }
 }

@@ -8,6 +8,7 @@
 pub mod finished;
 pub mod grace;
 pub mod leases;
+pub mod prune;
 pub mod quarantine;
 pub mod tokens;
 pub mod version_tests;

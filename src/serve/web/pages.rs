@@ -325,11 +325,16 @@ async fn game_text(l: &Ladder, id: &str) -> Result<Option<(GameRow, String)>, Db
     let Some(n) = id.parse::<i64>().ok().or_else(|| ladder_id(id)) else {
         return Ok(None);
     };
-    let (Some(row), Some(frame)) = (l.db.done_row(n).await?, l.db.record(n).await?) else {
+    let Some(row) = l.db.done_row(n).await? else {
         return Ok(None);
     };
     let row: GameRow = serde_json::from_str(&row)
         .map_err(|e| DbError::Conflict(format!("the row of game {n}: {e}")))?;
+    // A record pruned past the retention (`[ladder] record_days`): the row
+    // alone, with an empty record.
+    let Some(frame) = l.db.record(n).await? else {
+        return Ok(Some((row, String::new())));
+    };
     let text = crate::results::records::decode(&frame)
         .map_err(|e| DbError::Conflict(format!("the record of game {n}: {e}")))?;
     Ok(Some((row, String::from_utf8_lossy(&text).into_owned())))
@@ -467,7 +472,8 @@ async fn game_script(l: &Ladder, id: &str, pick: fn(OneGame) -> String) -> Respo
             // `games/NAME.js` relative to the page `/games/ID`, which is
             // `/games/ID/chunk.js` for this name. The page loads it itself.
             let name = format!("../{}/chunk", crate::report::html::frag(&row.game_id));
-            (StatusCode::OK, pick(one_game(&row, Some(&text), &name)))
+            let record = (!text.is_empty()).then_some(text.as_str());
+            (StatusCode::OK, pick(one_game(&row, record, &name)))
         }
         Ok(None) => (
             StatusCode::NOT_FOUND,
