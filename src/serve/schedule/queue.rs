@@ -15,7 +15,7 @@
 //! game (each version's clock, [`pairing::clock`]: the time its own moves
 //! used since it joined, over its time per game), so that a slow version
 //! plays at the pace of the fast ones. Once every version is placed and no
-//! test between versions runs ([`Tests`]), the ladder plays at the
+//! test between versions runs ([`super::version_test`]), the ladder plays at the
 //! organiser's maintenance rate (`[ladder] maintenance_games_per_hour`)
 //! instead of as fast as its slots allow. The housekeeping also prunes the
 //! records past the retention (`[ladder] record_days`,
