@@ -59,6 +59,16 @@ pub struct LadderSettings {
     /// and the ladder stops when they are played (issue 31, a set of N
     /// games for a test or an event).
     pub max_games: Option<u64>,
+    /// Bytes of each bot's stderr kept per game, for its owner
+    /// (`stderr_kb`, default 64 KiB; 0: none kept).
+    pub stderr_kb: u64,
+}
+
+impl LadderSettings {
+    /// The stderr kept per seat and game, in bytes; `None` when none is.
+    pub fn stderr_cap(&self) -> Option<u64> {
+        (self.stderr_kb > 0).then_some(self.stderr_kb << 10)
+    }
 }
 
 impl Default for LadderSettings {
@@ -80,6 +90,7 @@ impl Default for LadderSettings {
             builds_at_once: 2,
             worker_jobs_max: 32,
             max_games: None,
+            stderr_kb: crate::results::stderr::DEFAULT_CAP >> 10,
         }
     }
 }
@@ -104,6 +115,7 @@ pub(super) struct RawLadder {
     builds_at_once: Option<Spanned<i64>>,
     worker_jobs_max: Option<Spanned<i64>>,
     max_games: Option<Spanned<i64>>,
+    stderr_kb: Option<Spanned<i64>>,
 }
 
 /// Checks `[ladder]`: each count within its bounds, with the file's line;
@@ -172,5 +184,6 @@ pub(super) fn section(
             Some(_) => Some(count(&raw.max_games, "max_games", 1, i64::MAX, 0)? as u64),
             None => None,
         },
+        stderr_kb: count(&raw.stderr_kb, "stderr_kb", 0, 16_384, d.stderr_kb as i64)? as u64,
     })
 }

@@ -9,6 +9,7 @@ pub mod finished;
 pub mod grace;
 pub mod leases;
 pub mod quarantine;
+pub mod stderr;
 pub mod tokens;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
@@ -121,6 +122,7 @@ macro_rules! migrations {
             4, "games by finish", "0004_games_by_finish.sql";
             5, "quarantine", "0005_quarantine.sql";
             6, "closed sets", "0006_closed_sets.sql";
+            8, "game stderr", "0008_game_stderr.sql";
         )
     };
     (@ $dialect:literal; $($version:literal, $description:literal, $file:literal;)+) => {

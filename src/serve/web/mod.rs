@@ -9,7 +9,8 @@
 //! and their assets), `status` (`/health`, `/metrics`), `bots` (uploads and
 //! the bots' API), `games` (standings and games), `exports` (the games as
 //! CSV, JSON lines, PGN), `feed` (the live feed), `workers` (the workers'
-//! endpoints), `quarantine` (the workers' page and its re-checks);
+//! endpoints), `quarantine` (the workers' page and its re-checks),
+//! `stderr` (a game's stderr for its bots' owners);
 //! `auth` (whose token) and `error` (the refusals) below them.
 
 mod auth;
@@ -21,6 +22,7 @@ mod games;
 pub mod pages;
 mod quarantine;
 mod status;
+mod stderr;
 pub mod workers;
 
 use crate::serve::ladder::Ladder;
@@ -39,6 +41,7 @@ pub fn router(ladder: Arc<Ladder>) -> Router {
         .merge(feed::router())
         .merge(workers::router())
         .merge(quarantine::router())
+        .merge(stderr::router())
         .fallback(|| async { ApiError::not_found("no such page: see docs/ladder.md for the API") })
         .with_state(ladder)
 }
