@@ -57,6 +57,12 @@ pub struct Launch {
     /// with the same budget (a league gives one per bot): once spent,
     /// their stderr is discarded, however often the bot is restarted.
     pub stderr_budget: Option<StderrBudget>,
+    /// Keep its stderr in memory too, as lines, at most this many bytes
+    /// between two takes (see [`BotProcess::take_stderr`]); `None`: not
+    /// kept (the default).
+    ///
+    /// [`BotProcess::take_stderr`]: super::BotProcess::take_stderr
+    pub capture: Option<u64>,
     pub sandbox: Sandbox,
     /// Folders a sandboxed bot must not see even where its view would show
     /// them (a league's results): an empty folder is shown instead.
@@ -176,6 +182,7 @@ impl Launch {
             stderr_log: None,
             limits,
             stderr_budget: None,
+            capture: None,
             sandbox: Sandbox::On,
             hidden: Vec::new(),
             expose: Vec::new(),

@@ -9,6 +9,10 @@
 //!   own process group, with piped stdin/stdout, its stderr drained on its
 //!   own task into the log (capped at [`Limits::stderr_cap`] bytes, the rest
 //!   discarded) or to `/dev/null`, and [`TOKEN_VAR`] in its environment.
+//! - `capture.rs`: with [`Launch::capture`], its stderr also kept in
+//!   memory as lines, each with a mark the caller sets
+//!   ([`BotProcess::mark_stderr`], the referee's turn), taken per game
+//!   ([`BotProcess::take_stderr`]).
 //! - `lines.rs`: [`BotProcess::send_line`] (one write per line, bounded by a
 //!   deadline), [`BotProcess::read_line`] (one `select!` over line / exit /
 //!   deadline; a line longer than [`Limits::max_line`] costs bounded memory
@@ -27,6 +31,7 @@
 //! runtime per worker is the intended use); nothing blocks a thread.
 
 pub mod build;
+mod capture;
 mod contain;
 mod error;
 mod launch;
@@ -36,6 +41,7 @@ pub mod sandbox;
 mod spawn;
 pub(crate) mod sys;
 
+pub use capture::{Captured, MarkedLine};
 pub use contain::{group_alive, kill_group, kill_tokened, token_alive};
 pub use error::{describe_status, BotError};
 pub use launch::{
@@ -106,6 +112,8 @@ pub struct BotProcess {
     /// Bytes read from the bot's stderr so far (kept or not; 0 when its
     /// stderr goes to /dev/null).
     stderr_seen: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// Its stderr kept in memory, line by line ([`Launch::capture`]).
+    capture: Option<capture::Capture>,
     /// The value of [`TOKEN_VAR`] in the bot's environment, inherited by
     /// its descendants: finds the ones that left the process group.
     token: String,

@@ -46,7 +46,7 @@ impl BotProcess {
         c.args(&cmd.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(if log.is_some() {
+            .stderr(if log.is_some() || launch.capture.is_some() {
                 Stdio::piped()
             } else {
                 Stdio::null()
@@ -88,7 +88,8 @@ impl BotProcess {
     }
 
     /// A bot process just spawned: its pipes taken, its stderr drained to
-    /// `log` (when kept) under the launch's limits.
+    /// `log` (when kept) under the launch's limits, and kept in memory
+    /// when captured ([`Launch::capture`]).
     fn started(
         mut child: tokio::process::Child,
         jail: Option<Jail>,
@@ -100,6 +101,7 @@ impl BotProcess {
             limits,
             stderr_budget,
             ponder,
+            capture,
             ..
         } = launch;
         let pid = child.id().unwrap_or(0);
@@ -112,14 +114,30 @@ impl BotProcess {
             }
         };
         let stderr_seen = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let stderr_task = match (child.stderr.take(), log) {
-            (Some(err), Some(file)) => Some(tokio::spawn(drain_stderr(
-                err,
-                tokio::fs::File::from_std(file),
-                limits.stderr_cap,
-                stderr_budget.clone(),
-                stderr_seen.clone(),
-            ))),
+        let sink = log.map(|file| LogSink {
+            file: tokio::fs::File::from_std(file),
+            cap: limits.stderr_cap,
+            kept: 0,
+            budget: stderr_budget.clone(),
+            open: true,
+        });
+        let mut captured = None;
+        let stderr_task = match (child.stderr.take(), sink, *capture) {
+            (Some(err), sink, Some(cap)) => {
+                let c = match super::capture::Capture::new(err, cap, sink.is_some()) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        sys::kill_group(pid, libc::SIGKILL);
+                        return Err(BotError::Io(e));
+                    }
+                };
+                captured = Some(c.clone());
+                let seen = stderr_seen.clone();
+                Some(tokio::spawn(super::capture::drain_captured(c, sink, seen)))
+            }
+            (Some(err), Some(sink), None) => {
+                Some(tokio::spawn(drain_stderr(err, sink, stderr_seen.clone())))
+            }
             _ => None,
         };
         Ok(BotProcess {
@@ -135,6 +153,7 @@ impl BotProcess {
             stdout_eof: false,
             stderr_task,
             stderr_seen,
+            capture: captured,
             token,
             jail,
             ponder: *ponder,
@@ -171,48 +190,65 @@ pub fn sweep_leftovers() {
     });
 }
 
-/// Copies stderr into the log until EOF, keeping at most `cap` bytes of
-/// this process and no more than `budget` allows; the rest is read and
-/// discarded (a note in the log says so).
+/// A bot's stderr log: at most `cap` bytes of this process, and no more
+/// than `budget` allows; the rest is discarded (a note in the log says
+/// so).
+pub(super) struct LogSink {
+    file: tokio::fs::File,
+    cap: u64,
+    kept: u64,
+    budget: Option<StderrBudget>,
+    open: bool,
+}
+
+impl LogSink {
+    /// Appends what the cap and the budget allow of `bytes`.
+    pub(super) async fn write(&mut self, bytes: &[u8]) {
+        if !self.open || bytes.is_empty() {
+            return;
+        }
+        let n = bytes.len() as u64;
+        let want = n.min(self.cap - self.kept);
+        let take = match &self.budget {
+            Some(b) => b.take(want),
+            None => want,
+        };
+        if take > 0 && self.file.write_all(&bytes[..take as usize]).await.is_err() {
+            self.open = false;
+            return;
+        }
+        self.kept += take;
+        if take < n {
+            let why = if self.kept >= self.cap {
+                "this process's stderr log cap is reached"
+            } else {
+                "this bot's stderr budget for the league is spent"
+            };
+            let note = format!("\n[arena: {why}; the rest is discarded]\n");
+            let _ = self.file.write_all(note.as_bytes()).await;
+            self.open = false;
+        }
+    }
+
+    pub(super) async fn flush(&mut self) {
+        let _ = self.file.flush().await;
+    }
+}
+
+/// Copies stderr into the log until EOF (see [`LogSink`]).
 async fn drain_stderr(
     mut err: tokio::process::ChildStderr,
-    mut log: tokio::fs::File,
-    cap: u64,
-    budget: Option<StderrBudget>,
+    mut log: LogSink,
     seen: std::sync::Arc<std::sync::atomic::AtomicU64>,
 ) {
     let mut buf = vec![0u8; 16 * 1024];
-    let mut kept = 0u64;
-    let mut open = true;
     loop {
         let n = match err.read(&mut buf).await {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
         seen.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
-        if !open {
-            continue;
-        }
-        let want = (n as u64).min(cap - kept);
-        let take = match &budget {
-            Some(b) => b.take(want),
-            None => want,
-        };
-        if take > 0 && log.write_all(&buf[..take as usize]).await.is_err() {
-            open = false;
-            continue;
-        }
-        kept += take;
-        if take < n as u64 {
-            let why = if kept >= cap {
-                "this process's stderr log cap is reached"
-            } else {
-                "this bot's stderr budget for the league is spent"
-            };
-            let note = format!("\n[arena: {why}; the rest is discarded]\n");
-            let _ = log.write_all(note.as_bytes()).await;
-            open = false;
-        }
+        log.write(&buf[..n]).await;
     }
-    let _ = log.flush().await;
+    log.flush().await;
 }

@@ -16,6 +16,7 @@ use crate::league::pairings::Pairings;
 use crate::league::runner::{play_all, Event, RunOptions};
 use crate::league::schedule::ScheduledGame;
 use crate::results::records::Frame;
+use crate::results::stderr::SeatStderr;
 use crate::results::store::Store;
 use crate::results::GameRow;
 use crate::wire::worker::{
@@ -496,6 +497,7 @@ fn play_claims(
         leases: leases.clone(),
         done: DoneSet::default(),
         say,
+        stderr: None,
     };
     let pairings = Claimed(Mutex::new(games));
     let played = play_all(
@@ -609,6 +611,8 @@ struct Upload<'a> {
     leases: Arc<Mutex<BTreeMap<usize, (String, String)>>>,
     done: DoneSet,
     say: &'a (dyn Fn(&str) + Sync),
+    /// The stderr offered for the next commit, by its game's index.
+    stderr: Option<(usize, Vec<SeatStderr>)>,
 }
 
 /// The error of the worker's store: a game that cannot be spooled.
@@ -639,6 +643,10 @@ impl Store for Upload<'_> {
             lease,
             record: String::from_utf8_lossy(&text).into_owned(),
             row: row.clone(),
+            stderr: match self.stderr.take() {
+                Some((i, seats)) if i == index => seats,
+                _ => Vec::new(),
+            },
         };
         self.done.insert(index);
         let s = Spooled { game_id, body };
@@ -661,6 +669,10 @@ impl Store for Upload<'_> {
             }
         }
         Ok(())
+    }
+
+    fn offer_stderr(&mut self, index: usize, stderr: Vec<SeatStderr>) {
+        self.stderr = Some((index, stderr));
     }
 
     fn sync(&mut self) -> Result<(), SpoolError> {

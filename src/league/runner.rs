@@ -287,6 +287,9 @@ enum WorkerMsg {
         /// The game's place in the schedule.
         index: usize,
         detail: Option<String>,
+        /// What the seats wrote on stderr, where it is kept (a ladder's
+        /// games: `stderr_kb`).
+        stderr: Vec<crate::results::stderr::SeatStderr>,
     },
     /// The harness failed on a game (it cannot be played at all, or its
     /// record cannot be written): nobody at the table is to blame.
@@ -749,7 +752,9 @@ fn commit_all<S: Store>(
                 mut row,
                 index,
                 detail,
+                stderr,
             } => {
+                store.offer_stderr(index, stderr);
                 if let Err(e) = store.commit(&record, &mut row, index) {
                     // Nothing more can be recorded: stop everything.
                     let why = format!("game {} could not be recorded: {e}", row.game_id);
@@ -990,6 +995,8 @@ async fn seat_bots(
         let log = shared.layout.bot_log(&bot.name, worker);
         let mut launch = Room::of(t).launch_bot(bot, Some(log));
         launch.stderr_budget = Some(shared.budgets[b].clone());
+        // A ladder keeps each game's stderr for the bot's owner.
+        launch.capture = t.ladder.as_ref().and_then(|l| l.stderr_cap());
         let p = BotPlayer::start(&launch, &timing(t.time.startup_ms))
             .await
             .map_err(|e| (seat, e))?;
@@ -1055,6 +1062,7 @@ fn done(
         )),
         index: game.index,
         detail: report.detail.clone(),
+        stderr: report.stderr.clone(),
     }
 }
 

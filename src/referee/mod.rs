@@ -290,6 +290,11 @@ pub struct GameReport {
     pub final_state: serde_json::Value,
     #[serde(serialize_with = "ser_ms")]
     pub duration: Duration,
+    /// What each seat wrote on stderr during the game, by turn, for the
+    /// seats whose stderr is kept ([`Player::take_stderr`]) and wrote
+    /// something.
+    #[serde(skip)]
+    pub stderr: Vec<crate::results::stderr::SeatStderr>,
 }
 
 fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -321,6 +326,7 @@ impl GameReport {
             decisions: Vec::new(),
             final_state: serde_json::Value::Null,
             duration,
+            stderr: Vec::new(),
         }
     }
 

@@ -11,6 +11,7 @@ use super::{
 };
 use crate::engine::{Decision, Game};
 use crate::protocol::DecisionMsg;
+use crate::results::stderr::{self, SeatStderr};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -144,6 +145,9 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
     async fn start(&mut self) -> Result<(), (usize, Fault)> {
         let spec = self.spec;
         for (seat, p) in self.players.iter_mut().enumerate() {
+            // What it wrote between games belongs to none.
+            let _ = p.take_stderr(seat);
+            p.mark_stderr(stderr::Turn::START);
             let s = Start {
                 game_id: &spec.game_id,
                 variant: spec.variant,
@@ -196,6 +200,7 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         // The other seats are paused while this one thinks (see
         // `pause_others`), as soon as they are idle, at the latest after
         // PAUSE_GRACE.
+        self.players[seat].mark_stderr(stderr::Turn::Ply(self.game.plies()));
         let answer = {
             let (before, rest) = self.players.split_at_mut(seat);
             let (mover, after) = rest.split_at_mut(1);
@@ -316,10 +321,22 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
             self.players[*seat].forfeited();
             on_event(&Event::Forfeit { seat: *seat, fault });
         }
-        let report = self.report(forfeit);
+        let mut report = self.report(forfeit);
         on_event(&Event::Ended { report: &report });
         self.tell_end(&report).await;
+        report.stderr = self.take_stderr();
         report
+    }
+
+    /// What each seat wrote on stderr in this game, for the seats whose
+    /// stderr is kept and that wrote something.
+    fn take_stderr(&mut self) -> Vec<SeatStderr> {
+        self.players
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(seat, p)| p.take_stderr(seat))
+            .filter(|s| !s.is_empty())
+            .collect()
     }
 
     /// The first seat that wrote output it was not asked for, if any.
@@ -356,6 +373,7 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
             decisions: std::mem::take(&mut self.decisions),
             final_state: self.game.snapshot(),
             duration: self.started.elapsed(),
+            stderr: Vec::new(),
         }
     }
 
@@ -363,6 +381,7 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         for (seat, p) in self.players.iter_mut().enumerate() {
             // Each player gets its own second: one that does not read its
             // stdin cannot make the others miss their game_end.
+            p.mark_stderr(stderr::Turn::END);
             let e = End {
                 game_id: &report.game_id,
                 scores: &report.scores,

@@ -10,6 +10,7 @@ use super::{Fault, ForfeitKind};
 use crate::bot::{BotCommand, BotError, BotProcess, Launch, Limits};
 use crate::engine::{Game, Settings, Variant};
 use crate::protocol::{self, DecisionMsg, DecodeError, FromBot, TimeMsg, ToBot};
+use crate::results::stderr::{Phase, SeatStderr, StderrLine, Turn};
 use rand::{Rng, SeedableRng};
 use std::future::Future;
 use std::pin::Pin;
@@ -137,6 +138,15 @@ pub trait Player: Send {
     /// another game (a bot's process is replaced, so that a reply it still
     /// owes is never read in a later game).
     fn forfeited(&mut self) {}
+    /// What the player writes on stderr from now on belongs to `turn`
+    /// (what it wrote before keeps its earlier turn). The default, and a
+    /// bot whose stderr is not captured: nothing.
+    fn mark_stderr(&mut self, _turn: Turn) {}
+    /// The stderr lines it wrote since the last take, each with its turn,
+    /// as seat `seat`'s; `None` when its stderr is not kept (the default).
+    fn take_stderr(&mut self, _seat: usize) -> Option<SeatStderr> {
+        None
+    }
     /// Says goodbye (`quit` for a bot, then its process group is ended).
     /// True when the player left cleanly.
     fn quit<'a>(&'a mut self) -> PlayerFuture<'a, bool> {
@@ -785,8 +795,47 @@ impl Player for BotPlayer {
         self.process.pause(force)
     }
 
+    fn mark_stderr(&mut self, turn: Turn) {
+        self.process.mark_stderr(mark_of(turn));
+    }
+
+    fn take_stderr(&mut self, seat: usize) -> Option<SeatStderr> {
+        let c = self.process.take_stderr()?;
+        Some(SeatStderr {
+            seat,
+            lines: c
+                .lines
+                .into_iter()
+                .map(|l| StderrLine {
+                    turn: turn_of(l.mark),
+                    text: l.text,
+                })
+                .collect(),
+            truncated_bytes: c.dropped,
+        })
+    }
+
     fn quit<'a>(&'a mut self) -> PlayerFuture<'a, bool> {
         Box::pin(BotPlayer::quit(self))
+    }
+}
+
+/// A turn as the bot runner's mark (a number it does not interpret):
+/// 0 the start, ply `p` as `p + 1`, `u32::MAX` the end.
+fn mark_of(turn: Turn) -> u32 {
+    match turn {
+        Turn::Ply(p) => p.saturating_add(1).min(u32::MAX - 1),
+        Turn::Phase(Phase::Start) => 0,
+        Turn::Phase(Phase::End) => u32::MAX,
+    }
+}
+
+/// The turn of a mark made by [`mark_of`].
+fn turn_of(mark: u32) -> Turn {
+    match mark {
+        0 => Turn::START,
+        u32::MAX => Turn::END,
+        m => Turn::Ply(m - 1),
     }
 }
 
@@ -826,6 +875,13 @@ impl Player for RandomPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_turn_survives_its_mark() {
+        for t in [Turn::START, Turn::END, Turn::Ply(0), Turn::Ply(41)] {
+            assert_eq!(turn_of(mark_of(t)), t);
+        }
+    }
 
     /// A debug print on stdout is `bad_json` whether it comes as an answer
     /// or unasked; unasked JSON is `protocol`.

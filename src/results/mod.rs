@@ -7,6 +7,7 @@
 
 pub mod csvio;
 pub mod records;
+pub mod stderr;
 pub mod store;
 
 use serde::{Deserialize, Serialize};

@@ -4,6 +4,7 @@
 //! database would be another.
 
 use super::records::Frame;
+use super::stderr::SeatStderr;
 use super::GameRow;
 
 /// A store of finished games, written by one writer in the order games
@@ -21,6 +22,12 @@ pub trait Store {
         row: &mut GameRow,
         index: usize,
     ) -> Result<(), Self::Error>;
+
+    /// The stderr of the next game to be committed (`index`), offered
+    /// just before its [`Store::commit`]: one entry per seat whose stderr
+    /// was kept and wrote something. A store that keeps it (the ladder's)
+    /// holds it until that commit; the default drops it.
+    fn offer_stderr(&mut self, _index: usize, _stderr: Vec<SeatStderr>) {}
 
     /// Puts what is committed on stable storage.
     fn sync(&mut self) -> Result<(), Self::Error>;

@@ -17,6 +17,7 @@ use crate::league::pairings::Pairings;
 use crate::league::runner::{play_all, Event, RunOptions, Stop};
 use crate::league::schedule::ScheduledGame;
 use crate::results::records::Frame;
+use crate::results::stderr::SeatStderr;
 use crate::results::store::Store;
 use crate::results::GameRow;
 use crate::wire::worker::{ladder_id, scheduled_as};
@@ -55,6 +56,7 @@ pub fn play_forever(ladder: Arc<Ladder>) {
         let mut store = DbStore {
             ladder: ladder.clone(),
             done: DoneSet::default(),
+            stderr: None,
         };
         let opts = RunOptions::default();
         let mut on_event = |e: &Event| on_event(&ladder, e);
@@ -236,6 +238,8 @@ impl Pairings for LadderPairings {
 pub struct DbStore {
     ladder: Arc<Ladder>,
     done: DoneSet,
+    /// The stderr offered for the next commit, by its game's index.
+    stderr: Option<(usize, Vec<SeatStderr>)>,
 }
 
 impl Store for DbStore {
@@ -257,7 +261,18 @@ impl Store for DbStore {
         }
         self.ladder.finished_now(row);
         self.done.insert(index);
+        if let Some((_, seats)) = self.stderr.take().filter(|(i, _)| *i == index) {
+            // The game counts already: stderr that cannot be kept is
+            // said in the log, and the games go on.
+            if let Err(e) = self.ladder.query(self.ladder.db.keep_stderr(id, &seats)) {
+                tracing::error!("the stderr of game {id} cannot be kept: {e}");
+            }
+        }
         Ok(())
+    }
+
+    fn offer_stderr(&mut self, index: usize, stderr: Vec<SeatStderr>) {
+        self.stderr = Some((index, stderr));
     }
 
     /// Each commit is durable when it returns (SQLite's WAL).

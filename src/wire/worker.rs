@@ -107,13 +107,17 @@ pub struct Released {
 }
 
 /// An upload of a finished game: the lease it was played under, its
-/// record (the JSON lines) and its row.
+/// record (the JSON lines) and its row; and what its seats wrote on stderr
+/// (each seat that wrote something, at most the ladder's `stderr_kb`),
+/// left out when none did (as workers before issue 48 send it).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameUpload {
     pub lease: String,
     pub record: String,
     pub row: crate::results::GameRow,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stderr: Vec<crate::results::stderr::SeatStderr>,
 }
 
 /// The answer to an accepted game upload.

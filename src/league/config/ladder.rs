@@ -71,6 +71,9 @@ pub struct LadderSettings {
     pub pace_lead: f64,
     /// Tests between versions (`test_*` keys; docs/ladder.md "Tests
     /// between versions").
+    /// Bytes of each bot's stderr kept per game, for its owner
+    /// (`stderr_kb`, default 64 KiB; 0: none kept).
+    pub stderr_kb: u64,
     pub tests: TestSettings,
 }
 
@@ -155,6 +158,13 @@ impl Default for TestSettings {
     }
 }
 
+impl LadderSettings {
+    /// The stderr kept per seat and game, in bytes; `None` when none is.
+    pub fn stderr_cap(&self) -> Option<u64> {
+        (self.stderr_kb > 0).then_some(self.stderr_kb << 10)
+    }
+}
+
 impl Default for LadderSettings {
     fn default() -> LadderSettings {
         LadderSettings {
@@ -174,6 +184,7 @@ impl Default for LadderSettings {
             builds_at_once: 2,
             worker_jobs_max: 32,
             max_games: None,
+            stderr_kb: crate::results::stderr::DEFAULT_CAP >> 10,
             maintenance_games_per_hour: 600,
             record_days: 14,
             pace_lead: 4.0,
@@ -202,6 +213,7 @@ pub(super) struct RawLadder {
     builds_at_once: Option<Spanned<i64>>,
     worker_jobs_max: Option<Spanned<i64>>,
     max_games: Option<Spanned<i64>>,
+    stderr_kb: Option<Spanned<i64>>,
     maintenance_games_per_hour: Option<Spanned<i64>>,
     record_days: Option<Spanned<i64>>,
     pace_lead: Option<Spanned<f64>>,
@@ -280,6 +292,7 @@ pub(super) fn section(
             Some(_) => Some(count(&raw.max_games, "max_games", 1, i64::MAX, 0)? as u64),
             None => None,
         },
+        stderr_kb: count(&raw.stderr_kb, "stderr_kb", 0, 16_384, d.stderr_kb as i64)? as u64,
         maintenance_games_per_hour: count(
             &raw.maintenance_games_per_hour,
             "maintenance_games_per_hour",

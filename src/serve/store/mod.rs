@@ -10,6 +10,7 @@ pub mod grace;
 pub mod leases;
 pub mod prune;
 pub mod quarantine;
+pub mod stderr;
 pub mod tokens;
 pub mod version_tests;
 
@@ -124,6 +125,7 @@ macro_rules! migrations {
             5, "quarantine", "0005_quarantine.sql";
             6, "closed sets", "0006_closed_sets.sql";
             7, "version tests", "0007_version_tests.sql";
+            8, "game stderr", "0008_game_stderr.sql";
         )
     };
     (@ $dialect:literal; $($version:literal, $description:literal, $file:literal;)+) => {

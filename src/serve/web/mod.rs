@@ -11,6 +11,7 @@
 //! CSV, JSON lines, PGN), `feed` (the live feed), `workers` (the workers'
 //! endpoints), `quarantine` (the workers' page and its re-checks),
 //! `version_tests` (the tests between versions, `/tests`, `/api/tests`);
+//! `stderr` (a game's stderr for its bots' owners);
 //! `auth` (whose token) and `error` (the refusals) below them.
 
 mod auth;
@@ -23,6 +24,7 @@ pub mod pages;
 mod quarantine;
 mod status;
 mod version_tests;
+mod stderr;
 pub mod workers;
 
 use crate::serve::ladder::Ladder;
@@ -42,6 +44,7 @@ pub fn router(ladder: Arc<Ladder>) -> Router {
         .merge(workers::router())
         .merge(quarantine::router())
         .merge(version_tests::router())
+        .merge(stderr::router())
         .fallback(|| async { ApiError::not_found("no such page: see docs/ladder.md for the API") })
         .with_state(ladder)
 }

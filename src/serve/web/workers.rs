@@ -489,6 +489,13 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: GameUpload) -> Result<bo
             false => Vec::new(),
         },
     };
+    let stderr = u.stderr;
+    if let Err(why) = check_stderr(l, &stderr, expected.players.len()) {
+        return Err((
+            "stderr",
+            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, why),
+        ));
+    }
     let l2 = l.clone();
     let (mut row, record) = (u.row, u.record);
     // Where a record lies is the server's to say: the store keeps it.
@@ -509,7 +516,37 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: GameUpload) -> Result<bo
             ),
         )
     })?;
-    commit(l, w, (id, &lease.id), &row, &record).await
+    let held = commit(l, w, (id, &lease.id), &row, &record).await?;
+    // The game counts (or is held) already: stderr that cannot be kept is
+    // said in the log, not charged to the worker.
+    if let Err(e) = l.db.keep_stderr(id, &stderr).await {
+        tracing::error!("the stderr of {} cannot be kept: {e}", game_id(id));
+    }
+    Ok(held)
+}
+
+/// Refuses an upload's stderr that the ladder's cap (`stderr_kb`) could
+/// not have kept, a seat the game lacks, or a seat given twice.
+fn check_stderr(
+    l: &Ladder,
+    stderr: &[crate::results::stderr::SeatStderr],
+    players: usize,
+) -> Result<(), String> {
+    if stderr.is_empty() {
+        return Ok(());
+    }
+    let Some(cap) = l.t.ladder.as_ref().and_then(|s| s.stderr_cap()) else {
+        return Err("this ladder keeps no stderr (stderr_kb = 0): send none".into());
+    };
+    let mut seen = Vec::new();
+    for s in stderr {
+        if seen.contains(&s.seat) {
+            return Err(format!("stderr of seat {} given twice", s.seat));
+        }
+        seen.push(s.seat);
+        s.check(cap, players)?;
+    }
+    Ok(())
 }
 
 /// Commits game `id` checked under `lease`: counted at once, or, when it
