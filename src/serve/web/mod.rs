@@ -9,11 +9,14 @@
 //! and their assets), `status` (`/health`, `/metrics`), `bots` (uploads and
 //! the bots' API), `games` (standings and games), `exports` (the games as
 //! CSV, JSON lines, PGN), `feed` (the live feed), `workers` (the workers'
-//! endpoints), `quarantine` (the workers' page and its re-checks);
-//! `auth` (whose token) and `error` (the refusals) below them.
+//! endpoints), `quarantine` (the workers' page and its re-checks),
+//! `browse` (the games browser, and the filters of every games listing);
+//! `auth` (whose token), `error` (the refusals) and `variants` (a
+//! variant as a request names it) below them.
 
 mod auth;
 mod bots;
+mod browse;
 pub mod error;
 mod exports;
 mod feed;
@@ -21,6 +24,7 @@ mod games;
 pub mod pages;
 mod quarantine;
 mod status;
+mod variants;
 pub mod workers;
 
 use crate::serve::ladder::Ladder;
@@ -39,6 +43,7 @@ pub fn router(ladder: Arc<Ladder>) -> Router {
         .merge(feed::router())
         .merge(workers::router())
         .merge(quarantine::router())
+        .merge(browse::router())
         .fallback(|| async { ApiError::not_found("no such page: see docs/ladder.md for the API") })
         .with_state(ladder)
 }
