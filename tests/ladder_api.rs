@@ -39,12 +39,13 @@ fn python_bot(dir: &Path, from: &str, name: &str, extra: &str) -> PathBuf {
 /// The ladder: kisolo and 3-player Tricala; `rp` in two versions (the
 /// first retired by the second), `hp` and `rb`; returns the server once
 /// games of both variants are in.
-fn ladder(dir: &Path) -> Server {
+fn ladder(dir: &Path, db: Option<String>) -> Server {
     let mut server = Server::new(
         dir,
         "name = \"api\"\nseed = 3\nvariants = [\"kisolo\", \"tricala3\"]",
         "uploads_per_hour = 100",
     );
+    server.db = db;
     let token = server.add_user("alice");
     server.start();
     server.submit_ok(&token, &python_bot(dir, "random-python", "rp", "one"));
@@ -111,12 +112,26 @@ fn refused(server: &Server, path: &str, status: u16, words: &[&str]) {
 #[test]
 fn the_games_filters_are_honoured_or_refused_and_the_feed_resumes() {
     let tmp = tempfile::tempdir().unwrap();
-    let server = ladder(tmp.path());
-    unknown_bots_versions_and_games_are_404(&server);
-    values_a_filter_cannot_take_are_400_naming_those_it_can(&server);
-    each_filter_keeps_only_its_games(&server);
-    both_names_of_a_variant_are_taken(&server);
-    the_feed_names_numbers_and_resumes(&server);
+    keeps_its_word(&ladder(tmp.path(), None));
+}
+
+/// The same on PostgreSQL (its own queries' words: the row comparison of
+/// the pages, the leases counted).
+#[test]
+fn on_postgresql_the_games_filters_are_honoured_or_refused() {
+    let Some(url) = common::postgres("on_postgresql_the_games_filters") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    keeps_its_word(&ladder(tmp.path(), Some(url)));
+}
+
+fn keeps_its_word(server: &Server) {
+    unknown_bots_versions_and_games_are_404(server);
+    values_a_filter_cannot_take_are_400_naming_those_it_can(server);
+    each_filter_keeps_only_its_games(server);
+    both_names_of_a_variant_are_taken(server);
+    the_feed_names_numbers_and_resumes(server);
     let h = server.json("/health");
     assert_eq!(
         h["in_flight"].as_u64(),

@@ -314,6 +314,16 @@ fn the_workers_page_shows_the_worker(b: &mut Browser, server: &Server) {
         (w["games_played"].as_i64()? > 0).then_some(w)
     });
     assert_eq!(line["jobs"], 1);
+    // /health counts the worker's game in flight beside the server's.
+    wait_for("/health to count the worker's game", || {
+        let h = server.json("/health");
+        let (all, own, leased) = (
+            h["in_flight"].as_u64()?,
+            h["in_flight_server"].as_u64()?,
+            h["in_flight_workers"].as_u64()?,
+        );
+        (leased >= 1 && all == own + leased).then_some(())
+    });
     assert!(line["cores"].as_i64().unwrap() >= 1, "{line}");
     b.open(&format!("{}/workers", server.url));
     let table = rows(b, "#workers");
