@@ -323,6 +323,23 @@ fn forged_uploads(db: Option<String>) {
         log.contains("worker w1: upload of") && log.contains("worker w2: upload of"),
         "{log}"
     );
+    // And on the workers' page, per worker (issue 48): the seven, each
+    // worker's own.
+    let workers = server.json("/api/workers");
+    let refusals: Vec<u64> = ["w1", "w2"]
+        .iter()
+        .map(|name| {
+            workers["workers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|w| w["name"] == *name)
+                .and_then(|w| w["refusals"].as_u64())
+                .unwrap_or_else(|| panic!("no refusals of {name}: {workers}"))
+        })
+        .collect();
+    assert!(refusals.iter().all(|n| *n >= 1), "{workers}");
+    assert_eq!(refusals.iter().sum::<u64>(), 7, "{workers}");
 }
 
 /// An `arena worker` process, killed when dropped.

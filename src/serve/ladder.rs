@@ -68,6 +68,8 @@ pub struct Workers {
     pub uploads: AtomicU64,
     /// Uploads refused, by kind.
     pub refused: Mutex<BTreeMap<&'static str, u64>>,
+    /// Uploads refused since the server started, by worker (`/workers`).
+    pub refused_by: Mutex<BTreeMap<String, u64>>,
     /// Uploads ending in a forfeit, held for their re-check.
     pub held: AtomicU64,
     /// Forfeits re-checked, by outcome (`confirmed`, `not_reproduced`,
@@ -84,6 +86,7 @@ impl Workers {
             ladder_text,
             uploads: AtomicU64::new(0),
             refused: Mutex::new(BTreeMap::new()),
+            refused_by: Mutex::new(BTreeMap::new()),
             held: AtomicU64::new(0),
             rechecks: Mutex::new(BTreeMap::new()),
             quarantines: AtomicU64::new(0),

@@ -27,8 +27,10 @@
 //!   restart's grace for the workers' leases, a stopping worker's leases
 //!   given back), `finished.rs` (the finished games summed up for fits and
 //!   exports), `quarantine.rs` (forfeits held for their re-check, workers
-//!   in quarantine), `tokens.rs`, `version_tests.rs` (the tests between
-//!   versions, their pairs' games).
+//!   in quarantine), `browse.rs` (the games browser's pages, the
+//!   workers' counts), `tokens.rs`, `version_tests.rs` (the tests between
+//!   versions, their pairs' games), `stderr.rs` (each bot's stderr per
+//!   game), `prune.rs` (records past the retention pruned, rows kept).
 //! - `schedule/`: `pairing.rs` (the pure pairing rule), `queue.rs` (the
 //!   scheduler that keeps the rule's picks in the store to be claimed),
 //!   `version_test.rs` (the tests' pairs, queued beside them).
@@ -42,9 +44,11 @@
 //!   rules that pick the workers to quarantine).
 //! - `web/`: one file per resource, each a router, merged in `web/mod.rs`:
 //!   `pages.rs`, `status.rs` (`/health`, `/metrics`), `bots.rs`, `games.rs`,
-//!   `exports.rs`, `feed.rs`, `workers.rs`, `version_tests.rs` (the tests
-//!   between versions); `auth.rs` and `error.rs` below
-//!   them; the pages' minijinja templates in `templates/`.
+//!   `exports.rs`, `feed.rs`, `workers.rs`, `quarantine.rs`, `browse.rs`
+//!   (the games browser and the listings' filters), `version_tests.rs`
+//!   (the tests between versions), `stderr.rs` (a game's stderr for its
+//!   bots' owners); `auth.rs`, `error.rs` and `variants.rs` (a variant as
+//!   a request names it) below them; the pages' minijinja templates in `templates/`.
 //!
 //! What the server shares with its clients (the upload archive, the
 //! worker protocol's words) is in [`crate::wire`]; the clients (`arena

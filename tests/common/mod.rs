@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 
+pub mod browser;
 pub mod ladder;
 
 use mancala_arena::engine::{Game, Settings, Variant};

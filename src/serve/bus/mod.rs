@@ -73,36 +73,108 @@ pub enum FeedEvent<'a> {
     Standings { games: usize, at: &'a str },
 }
 
+impl FeedEvent<'_> {
+    /// Its kind, as `type` and the SSE `event:` field say it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FeedEvent::Bot { .. } => "bot",
+            FeedEvent::Game { .. } => "game",
+            FeedEvent::Standings { .. } => "standings",
+        }
+    }
+}
+
+/// An event as sent: its number (the SSE `id:`, from 1 up since the
+/// server started), its kind (`event:`) and its JSON (`data:`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sent {
+    pub id: u64,
+    pub kind: &'static str,
+    pub json: Arc<str>,
+}
+
 /// The live feed: JSON events (`{"type": ...}`) for the pages' listeners
-/// (Server-Sent Events).
+/// (Server-Sent Events), each numbered, the latest `capacity` of them
+/// kept, so that a listener that lost its connection resumes after the
+/// last one it had (`Last-Event-ID`).
 #[derive(Clone, Debug)]
-pub struct Feed(tokio::sync::broadcast::Sender<String>);
+pub struct Feed {
+    live: tokio::sync::broadcast::Sender<Sent>,
+    /// The latest events, oldest first, and the next event's number.
+    kept: Arc<Mutex<(std::collections::VecDeque<Sent>, u64)>>,
+    capacity: usize,
+}
+
+/// Where a listener starts: the events it missed, and the live ones.
+pub struct Subscription {
+    /// The kept events after the one it asked to resume after.
+    pub missed: Vec<Sent>,
+    /// Whether events it asked for were no longer kept (it lost some).
+    pub lost: bool,
+    pub live: tokio::sync::broadcast::Receiver<Sent>,
+}
 
 impl Feed {
-    /// A feed that keeps the last `capacity` events for slow listeners.
+    /// A feed that keeps the last `capacity` events, for slow listeners
+    /// and for those that resume.
     pub fn new(capacity: usize) -> Feed {
-        Feed(tokio::sync::broadcast::channel(capacity).0)
+        Feed {
+            live: tokio::sync::broadcast::channel(capacity).0,
+            kept: Arc::new(Mutex::new((Default::default(), 1))),
+            capacity,
+        }
     }
 
-    /// Sends `event` to the listeners, if any.
+    /// Numbers `event`, keeps it and sends it to the listeners.
     pub fn announce(&self, event: FeedEvent<'_>) {
-        if self.0.receiver_count() > 0 {
-            if let Ok(text) = serde_json::to_string(&event) {
-                let _ = self.0.send(text);
-            }
+        let Ok(text) = serde_json::to_string(&event) else {
+            return;
+        };
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        let sent = Sent {
+            id: kept.1,
+            kind: event.kind(),
+            json: text.into(),
+        };
+        kept.1 += 1;
+        if kept.0.len() == self.capacity {
+            kept.0.pop_front();
         }
+        kept.0.push_back(sent.clone());
+        // Sent under the lock: a new listener takes the kept events and
+        // its receiver at once, so that it misses none and has none twice.
+        let _ = self.live.send(sent);
     }
 
-    /// A finished game: its row (built only when a page listens).
+    /// A finished game: its row.
     pub fn announce_game(&self, row: &GameRow) {
-        if self.0.receiver_count() > 0 {
-            self.announce(FeedEvent::Game { row });
+        self.announce(FeedEvent::Game { row });
+    }
+
+    /// A new listener, which had every event up to `last` (`None`: a new
+    /// one, which starts with the next event).
+    pub fn subscribe(&self, last: Option<u64>) -> Subscription {
+        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        let live = self.live.subscribe();
+        let Some(last) = last else {
+            return Subscription {
+                missed: Vec::new(),
+                lost: false,
+                live,
+            };
+        };
+        let oldest = kept.0.front().map_or(kept.1, |e| e.id);
+        Subscription {
+            missed: kept.0.iter().filter(|e| e.id > last).cloned().collect(),
+            lost: last.saturating_add(1) < oldest,
+            live,
         }
     }
 
-    /// A new listener.
-    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<String> {
-        self.0.subscribe()
+    /// The kept events after `last` (for a listener that fell behind).
+    pub fn since(&self, last: u64) -> Vec<Sent> {
+        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        kept.0.iter().filter(|e| e.id > last).cloned().collect()
     }
 }
 
@@ -206,5 +278,50 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
             return out;
         }
         std::thread::park();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn standings(feed: &Feed, n: usize) {
+        feed.announce(FeedEvent::Standings {
+            games: n,
+            at: "now",
+        });
+    }
+
+    #[test]
+    fn a_listener_resumes_after_the_last_event_it_had() {
+        let feed = Feed::new(4);
+        for n in 0..3 {
+            standings(&feed, n);
+        }
+        let s = feed.subscribe(Some(1));
+        assert_eq!(s.missed.iter().map(|e| e.id).collect::<Vec<_>>(), [2, 3]);
+        assert!(!s.lost);
+        assert_eq!(s.missed[0].kind, "standings");
+        assert_eq!(
+            &*s.missed[0].json,
+            r#"{"type":"standings","games":1,"at":"now"}"#
+        );
+        // A new listener starts with the next one.
+        let mut fresh = feed.subscribe(None);
+        assert!(fresh.missed.is_empty());
+        standings(&feed, 3);
+        assert_eq!(fresh.live.try_recv().map(|e| e.id), Ok(4));
+        // Past the kept four, a resume says it lost some.
+        for n in 4..8 {
+            standings(&feed, n);
+        }
+        let s = feed.subscribe(Some(2));
+        assert!(s.lost);
+        assert_eq!(
+            s.missed.iter().map(|e| e.id).collect::<Vec<_>>(),
+            [5, 6, 7, 8]
+        );
+        assert!(!feed.subscribe(Some(4)).lost);
+        assert_eq!(feed.since(7).len(), 1);
     }
 }

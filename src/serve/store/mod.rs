@@ -5,6 +5,7 @@
 //! queries are plain SQL with `$N` parameters, which both read; the few
 //! words where the dialects differ come from [`Backend`].
 
+pub mod browse;
 pub mod finished;
 pub mod grace;
 pub mod leases;

@@ -1,10 +1,12 @@
 //! The exports of every finished game, streamed a page of rows at a time:
-//! `/api/games.csv` (the games.csv of a league), `.jsonl` and `.pgn`.
+//! `/api/games.csv` (the games.csv of a league), `.jsonl` and `.pgn`;
+//! each takes `/api/games`'s filters ([`browse`]).
 
-use super::error::Shared;
+use super::browse::{self, Filter};
+use super::error::{ApiResult, Shared};
 use crate::serve::ladder::Ladder;
-use crate::serve::store::GameFilter;
-use axum::extract::State;
+use crate::serve::store::browse::Order;
+use axum::extract::{Query, State};
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::get;
@@ -48,47 +50,65 @@ where
 /// Writes one page of rows as the export's bytes.
 type PageWriter<'a> = dyn FnMut(&[crate::results::GameRow]) -> Result<Vec<u8>, String> + Send + 'a;
 
-/// The finished games, a page of the store at a time, in the order they
-/// finished.
+/// The finished games that pass a filter, a page of the store at a time,
+/// in the filter's order (the order they finished by default), up to its
+/// `limit` when one was asked.
 struct Pages<'a> {
     l: &'a Ladder,
+    only: Filter,
     after: Option<crate::serve::store::DoneKey>,
+    /// Rows still to send.
+    left: usize,
+    done: bool,
 }
 
 impl<'a> Pages<'a> {
-    fn new(l: &'a Ladder) -> Self {
-        Pages { l, after: None }
+    fn new(l: &'a Ladder, mut only: Filter) -> Self {
+        let left = only.limit;
+        only.limit = EXPORT_PAGE.min(left);
+        Pages {
+            l,
+            after: only.after.clone(),
+            only,
+            left,
+            done: false,
+        }
     }
 
     /// The next page; `None` after the last.
-    async fn next(&mut self) -> Result<Option<Vec<crate::serve::store::Done>>, String> {
-        let page = self
-            .l
-            .db
-            .done_page(self.after.as_ref(), EXPORT_PAGE, &GameFilter::default())
-            .await
-            .map_err(|e| e.to_string())?;
-        self.after = page.last().map(|d| d.key.clone());
-        Ok(self.after.is_some().then_some(page))
+    async fn next(&mut self) -> Result<Option<Vec<crate::results::GameRow>>, String> {
+        while !self.done && self.left > 0 {
+            self.only.limit = EXPORT_PAGE.min(self.left);
+            let page = browse::list(self.l, &self.only, self.after.clone())
+                .await
+                .map_err(|e| e.to_string())?;
+            self.done = page.next.is_none();
+            self.after = page.next;
+            self.left -= page.games.len();
+            if !page.games.is_empty() {
+                return Ok(Some(page.games));
+            }
+        }
+        Ok(None)
     }
+}
+
+/// The filters of an export's query ([`browse`]'s), every row by
+/// default.
+async fn export_filter(l: &Ladder, query: &[(String, String)]) -> ApiResult<Filter> {
+    browse::filter_of(l, query, Order::Oldest, usize::MAX).await
 }
 
 /// Sends every finished game's row, a page of the store at a time, each
 /// page written by `write`; stops when the reader went away.
 async fn send_rows(
     l: &Ladder,
+    only: Filter,
     tx: &tokio::sync::mpsc::Sender<Vec<u8>>,
     write: &mut PageWriter<'_>,
 ) -> Result<(), String> {
-    let mut pages = Pages::new(l);
-    while let Some(page) = pages.next().await? {
-        let rows: Vec<crate::results::GameRow> = page
-            .iter()
-            .map(|d| {
-                serde_json::from_str(&d.row_json)
-                    .map_err(|e| format!("game {}: its row does not read: {e}", d.key.id))
-            })
-            .collect::<Result<_, _>>()?;
+    let mut pages = Pages::new(l, only);
+    while let Some(rows) = pages.next().await? {
         if tx.send(write(&rows)?).await.is_err() {
             break;
         }
@@ -96,12 +116,17 @@ async fn send_rows(
     Ok(())
 }
 
-/// `GET /api/games.csv`: every finished game, as a league's games.csv
-/// (same columns; the record columns empty: records are in the database).
-async fn games_csv(State(l): Shared) -> impl IntoResponse {
+/// `GET /api/games.csv`: every finished game (or those `/api/games`'s
+/// filters keep), as a league's games.csv (same columns; the record
+/// columns empty: records are in the database).
+async fn games_csv(
+    State(l): Shared,
+    Query(q): Query<Vec<(String, String)>>,
+) -> ApiResult<impl IntoResponse> {
+    let only = export_filter(&l, &q).await?;
     let body = streamed(l, "games.csv", |l, tx| async move {
         let mut header = true;
-        send_rows(&l, &tx, &mut |rows| {
+        send_rows(&l, only, &tx, &mut |rows| {
             // A row that would not read back (a store written before its
             // fields were checked) is left out, as from the standings.
             let rows: Vec<_> = rows
@@ -121,18 +146,25 @@ async fn games_csv(State(l): Shared) -> impl IntoResponse {
         })
         .await
     });
-    ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], body)
+    Ok(([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], body))
 }
 
-/// `GET /api/games.jsonl`: every finished game's record, one after the
-/// other, as `arena replay` reads them.
-async fn games_jsonl(State(l): Shared) -> impl IntoResponse {
+/// `GET /api/games.jsonl`: every finished game's record (or those the
+/// filters keep), one after the other, as `arena replay` reads them.
+async fn games_jsonl(
+    State(l): Shared,
+    Query(q): Query<Vec<(String, String)>>,
+) -> ApiResult<impl IntoResponse> {
+    let only = export_filter(&l, &q).await?;
     let body = streamed(l, "games.jsonl", |l, tx| async move {
-        let mut pages = Pages::new(&l);
+        let mut pages = Pages::new(&l, only);
         while let Some(page) = pages.next().await? {
             let mut out = Vec::new();
-            for d in &page {
-                if let Some(frame) = l.db.record(d.key.id).await.map_err(|e| e.to_string())? {
+            for row in &page {
+                let Some(id) = crate::wire::worker::ladder_id(&row.game_id) else {
+                    continue;
+                };
+                if let Some(frame) = l.db.record(id).await.map_err(|e| e.to_string())? {
                     out.extend(crate::results::records::decode(&frame).map_err(|e| e.to_string())?);
                 }
             }
@@ -142,16 +174,20 @@ async fn games_jsonl(State(l): Shared) -> impl IntoResponse {
         }
         Ok(())
     });
-    ([(header::CONTENT_TYPE, "application/x-ndjson")], body)
+    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], body))
 }
 
-/// `GET /api/games.pgn`: every finished 2-player game in PGN, as `arena
-/// pgn` writes it.
-async fn games_pgn(State(l): Shared) -> impl IntoResponse {
+/// `GET /api/games.pgn`: every finished 2-player game (or those the
+/// filters keep) in PGN, as `arena pgn` writes it.
+async fn games_pgn(
+    State(l): Shared,
+    Query(q): Query<Vec<(String, String)>>,
+) -> ApiResult<impl IntoResponse> {
+    let only = export_filter(&l, &q).await?;
     let event = l.t.name.clone();
     let body = streamed(l, "games.pgn", |l, tx| async move {
         let mut w = crate::report::tables::PgnWriter::new(Vec::new(), &event);
-        send_rows(&l, &tx, &mut |rows| {
+        send_rows(&l, only, &tx, &mut |rows| {
             for r in rows {
                 w.add(r).map_err(|e| e.to_string())?;
             }
@@ -159,5 +195,5 @@ async fn games_pgn(State(l): Shared) -> impl IntoResponse {
         })
         .await
     });
-    ([(header::CONTENT_TYPE, "application/x-chess-pgn")], body)
+    Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], body))
 }

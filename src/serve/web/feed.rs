@@ -1,12 +1,17 @@
 //! `/api/events`: the live feed, as Server-Sent Events (a finished game,
-//! a version's step from upload to entry).
+//! a fit of the standings, a version's step from upload to entry), each
+//! with its number (`id:`) and kind (`event:`), resumed after a break
+//! from `Last-Event-ID`.
 
-use super::error::Shared;
+use super::error::{ApiError, ApiResult, Shared};
+use crate::serve::bus::{Sent, Subscription};
 use crate::serve::ladder::Ladder;
 use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::routing::get;
 use axum::Router;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// The routes of this resource.
@@ -14,22 +19,96 @@ pub fn router() -> Router<Arc<Ladder>> {
     Router::new().route("/api/events", get(events))
 }
 
-/// `GET /api/events`: the live feed: a `game` event per finished game, a
-/// `standings` event per fit, a `bot` event per version's step (each data
-/// line one JSON object with its `type`). A reader that falls behind
-/// skips what it missed.
+/// An event as SSE: `id:`, `event:` and `data:`.
+fn sse(e: &Sent) -> SseEvent {
+    SseEvent::default()
+        .id(e.id.to_string())
+        .event(e.kind)
+        .data(&*e.json)
+}
+
+/// What a listener's stream holds between two events.
+struct Listener {
+    sub: Subscription,
+    /// Kept events still to send, before the live ones.
+    queue: VecDeque<SseEvent>,
+    /// The last event's number sent.
+    last: u64,
+    feed: crate::serve::bus::Feed,
+}
+
+/// `GET /api/events`: the live feed: `event: game` per finished game
+/// (`{"type": "game", "row": ...}`), `event: standings` per fit, `event:
+/// bot` per version's step; each `data:` line one JSON object with its
+/// `type`, each event numbered (`id:`). A listener that sends
+/// `Last-Event-ID: N` (as a browser's EventSource does when it
+/// reconnects) first gets the events after N that the server still keeps
+/// (the latest 1,024), preceded by `event: lost` when some of those it
+/// missed are no longer kept. A listener that falls behind gets what it
+/// missed from the same ring, or `event: lost`.
 async fn events(
     State(l): Shared,
-) -> Sse<impl futures_util::Stream<Item = Result<SseEvent, std::convert::Infallible>>> {
-    use tokio::sync::broadcast::error::RecvError;
-    let stream = futures_util::stream::unfold(l.feed.subscribe(), |mut rx| async move {
+    headers: HeaderMap,
+) -> ApiResult<Sse<impl futures_util::Stream<Item = Result<SseEvent, std::convert::Infallible>>>> {
+    let last = match headers.get("last-event-id") {
+        None => None,
+        Some(v) => Some(
+            v.to_str()
+                .ok()
+                .and_then(|s| s.trim().parse::<u64>().ok())
+                .ok_or_else(|| {
+                    ApiError::new(
+                        StatusCode::BAD_REQUEST,
+                        "Last-Event-ID is not an event's number: send the `id:` of the last event you had",
+                    )
+                })?,
+        ),
+    };
+    let sub = l.feed.subscribe(last);
+    let mut queue: VecDeque<SseEvent> = VecDeque::new();
+    if sub.lost {
+        queue.push_back(lost_event());
+    }
+    let last = sub.missed.last().map(|e| e.id).or(last).unwrap_or(0);
+    queue.extend(sub.missed.iter().map(sse));
+    let listener = Listener {
+        sub,
+        queue,
+        last,
+        feed: l.feed.clone(),
+    };
+    let stream = futures_util::stream::unfold(listener, |mut me| async move {
+        use tokio::sync::broadcast::error::RecvError;
         loop {
-            match rx.recv().await {
-                Ok(s) => return Some((Ok(SseEvent::default().data(s)), rx)),
-                Err(RecvError::Lagged(_)) => continue,
+            if let Some(e) = me.queue.pop_front() {
+                return Some((Ok(e), me));
+            }
+            match me.sub.live.recv().await {
+                // Sent before the listener's kept events ended: had already.
+                Ok(e) if e.id <= me.last => continue,
+                Ok(e) => {
+                    me.last = e.id;
+                    return Some((Ok(sse(&e)), me));
+                }
+                Err(RecvError::Lagged(_)) => {
+                    let missed = me.feed.since(me.last);
+                    if missed.first().is_some_and(|e| e.id > me.last + 1) {
+                        me.queue.push_back(lost_event());
+                    }
+                    if let Some(e) = missed.last() {
+                        me.last = e.id;
+                    }
+                    me.queue.extend(missed.iter().map(sse));
+                }
                 Err(RecvError::Closed) => return None,
             }
         }
     });
-    Sse::new(stream).keep_alive(KeepAlive::default())
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
+
+/// `event: lost`: events the listener missed are no longer kept (reload
+/// what they would have told).
+fn lost_event() -> SseEvent {
+    SseEvent::default().event("lost").data(r#"{"type":"lost"}"#)
 }

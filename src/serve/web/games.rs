@@ -1,14 +1,14 @@
 //! `/api/standings` and `/api/games`: the ratings, the finished games
 //! (filtered and paged) and one game with its record.
 
+use super::browse;
 use super::error::{ApiError, ApiResult, Shared};
 use super::pages;
 use crate::serve::ladder::Ladder;
-use crate::serve::store::{DbError, GameFilter};
+use crate::serve::store::browse::Order;
 use axum::extract::{Path, Query, State};
 use axum::routing::get;
 use axum::{Json, Router};
-use serde::Deserialize;
 use std::sync::Arc;
 
 /// The routes of this resource.
@@ -19,76 +19,53 @@ pub fn router() -> Router<Arc<Ladder>> {
         .route("/api/games/{id}", get(game))
 }
 
-#[derive(Deserialize)]
-struct StandingsQuery {
-    variant: Option<String>,
-}
-
-/// `GET /api/standings?variant=V`: the last complete fit's table.
+/// `GET /api/standings?variant=V`: the last complete fit's table; any
+/// other parameter is a 400.
 async fn standings(
     State(l): Shared,
-    Query(q): Query<StandingsQuery>,
+    Query(q): Query<Vec<(String, String)>>,
 ) -> ApiResult<Json<pages::StandingsBody>> {
-    pages::standings_json(&l, q.variant.as_deref())
-        .map(Json)
-        .map_err(ApiError::not_found)
-}
-
-#[derive(Deserialize)]
-struct GamesQuery {
-    bot: Option<String>,
-    variant: Option<String>,
-    after: Option<i64>,
-    limit: Option<usize>,
-}
-
-/// `GET /api/games?bot=&variant=&after=&limit=`: finished games' rows, in
-/// the order they finished; `after` a ladder game id; `bot` a bot's name
-/// (any of its versions) or one version (`BOT@N`); `variant` a variant's
-/// name or label. Read from the store: one page of at most 10,000.
-async fn games(State(l): Shared, Query(q): Query<GamesQuery>) -> ApiResult<Json<GamesBody>> {
-    let limit = q.limit.unwrap_or(100).min(10_000);
-    let after = match q.after {
-        Some(id) => l.db.done_key(id).await.map_err(ApiError::internal)?,
-        None => None,
-    };
-    let mut only = GameFilter::default();
-    if let Some(b) = q.bot.as_deref() {
-        only.versions = Some(versions_named(&l, b).await.map_err(ApiError::internal)?);
+    let mut variant = None;
+    for (k, v) in &q {
+        match k.as_str() {
+            "variant" => variant = Some(v.as_str()),
+            _ => {
+                return Err(ApiError::new(
+                    axum::http::StatusCode::BAD_REQUEST,
+                    format!("unknown parameter `{k}`: the standings take `variant` only"),
+                ))
+            }
+        }
     }
-    if let Some(v) = q.variant.as_deref() {
-        only.variants = Some(
-            l.sched
-                .keys
-                .iter()
-                .enumerate()
-                .filter(|(_, (name, players))| {
-                    let row = crate::results::GameRow {
-                        variant: name.clone(),
-                        players: *players as u8,
-                        ..Default::default()
-                    };
-                    crate::ratings::matches_variant(&row, v)
-                })
-                .map(|(i, _)| i)
-                .collect(),
-        );
-    }
-    let page =
-        l.db.done_page(after.as_ref(), limit, &only)
-            .await
-            .map_err(ApiError::internal)?;
-    let games = page
-        .iter()
-        .filter_map(|d| serde_json::from_str(&d.row_json).ok())
-        .collect();
-    Ok(Json(GamesBody { games }))
+    pages::standings_json(&l, variant).await.map(Json)
 }
 
-/// `/api/games`: a page of finished games' rows.
+/// `GET /api/games?bot=&version=&opponent=&variant=&result=&reason=&forfeit=&order=&after=&limit=`:
+/// finished games' rows, in the order they finished (`order=newest`: the
+/// latest first), at most `limit` (100 by default, 10,000 at most), and
+/// `next`, the game to list `after` for more (null at the end). The
+/// filters are [`browse`]'s: a refused one is a 400 that names what it
+/// can be, an unknown bot, version or game a 404.
+async fn games(
+    State(l): Shared,
+    Query(q): Query<Vec<(String, String)>>,
+) -> ApiResult<Json<GamesBody>> {
+    let f = browse::filter_of(&l, &q, Order::Oldest, 100).await?;
+    let page = browse::list(&l, &f, None)
+        .await
+        .map_err(ApiError::internal)?;
+    Ok(Json(GamesBody {
+        games: page.games,
+        next: page.next.map(|k| k.id),
+    }))
+}
+
+/// `/api/games`: a page of finished games' rows, and the game to list
+/// after for the next page.
 #[derive(serde::Serialize)]
 struct GamesBody {
     games: Vec<crate::results::GameRow>,
+    next: Option<i64>,
 }
 
 /// `/api/games/ID`: a finished game's record (its JSON lines) and row.
@@ -96,22 +73,6 @@ struct GamesBody {
 struct GameBody {
     record: Vec<serde_json::Value>,
     row: crate::results::GameRow,
-}
-
-/// The versions that `name` names: every version of bot `name`, or the
-/// one version `BOT@N`.
-async fn versions_named(l: &Ladder, name: &str) -> Result<Vec<i64>, DbError> {
-    let mut ids: Vec<i64> = l.db.versions_of(name).await?.iter().map(|v| v.id).collect();
-    if let Some((bot, n)) = name.rsplit_once('@') {
-        ids.extend(
-            l.db.versions_of(bot)
-                .await?
-                .iter()
-                .filter(|v| v.number.to_string() == n)
-                .map(|v| v.id),
-        );
-    }
-    Ok(ids)
 }
 
 /// `GET /api/games/ID`: a finished game's row and record.

@@ -12,10 +12,13 @@
 //! endpoints), `quarantine` (the workers' page and its re-checks),
 //! `version_tests` (the tests between versions, `/tests`, `/api/tests`);
 //! `stderr` (a game's stderr for its bots' owners);
-//! `auth` (whose token) and `error` (the refusals) below them.
+//! `browse` (the games browser, and the filters of every games listing);
+//! `auth` (whose token), `error` (the refusals) and `variants` (a
+//! variant as a request names it) below them.
 
 mod auth;
 mod bots;
+mod browse;
 pub mod error;
 mod exports;
 mod feed;
@@ -23,8 +26,9 @@ mod games;
 pub mod pages;
 mod quarantine;
 mod status;
-mod version_tests;
 mod stderr;
+mod variants;
+mod version_tests;
 pub mod workers;
 
 use crate::serve::ladder::Ladder;
@@ -45,6 +49,7 @@ pub fn router(ladder: Arc<Ladder>) -> Router {
         .merge(quarantine::router())
         .merge(version_tests::router())
         .merge(stderr::router())
+        .merge(browse::router())
         .fallback(|| async { ApiError::not_found("no such page: see docs/ladder.md for the API") })
         .with_state(ladder)
 }

@@ -3,12 +3,13 @@
 //! from the same values with minijinja templates (`templates/`, HTML
 //! escaped everywhere). A page holds no data the API lacks.
 
+use super::error::{ApiError, ApiResult};
 use crate::report::html::{one_game, OneGame, REPORT_CSS, REPORT_JS};
 use crate::results::GameRow;
 use crate::serve::ladder::Ladder;
 use crate::serve::store::{DbError, Version, VersionStatus};
 use crate::wire::worker::ladder_id;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
@@ -21,6 +22,7 @@ pub fn router() -> Router<Arc<Ladder>> {
     Router::new()
         .route("/", get(standings_page))
         .route("/bots/{name}", get(bot_page))
+        .route("/upload", get(upload_page))
         .route("/games/{id}", get(game_page))
         .route("/games/{id}/index.js", get(game_index_js))
         .route("/games/{id}/chunk.js", get(game_chunk_js))
@@ -125,7 +127,7 @@ pub struct StandingsBody {
     pub intervals: Option<crate::ratings::IntervalMethod>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<&'static str>,
-    pub ratings: Vec<crate::ratings::BotRating>,
+    pub ratings: Vec<StandingLine>,
     pub variant: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variants: Option<Vec<String>>,
@@ -253,42 +255,61 @@ pub async fn bot_json(l: &Ladder, name: &str) -> Result<Option<BotBody>, DbError
     }))
 }
 
+/// A version's line in a standings table: its rating, and its version's
+/// status (`entered`, or `retired` once replaced or withdrawn: the pages
+/// rank the entered versions and mark the retired ones).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct StandingLine {
+    #[serde(flatten)]
+    pub rating: crate::ratings::BotRating,
+    pub status: Option<VersionStatus>,
+}
+
 /// `/api/standings?variant=V`: the last complete fit's table (`all`, the
-/// default, or a variant label), with when and over how many games.
-pub fn standings_json(l: &Ladder, variant: Option<&str>) -> Result<StandingsBody, String> {
+/// default, or a variant as the ladder file names it, `tricala3`, or as
+/// the rows do, `tricala-3p`), with when and over how many games, each
+/// version's status beside its rating. A variant the ladder does not play
+/// is a 400 that names those it plays; one it plays but has no rated
+/// game of yet, an empty table and a note.
+pub async fn standings_json(l: &Ladder, variant: Option<&str>) -> ApiResult<StandingsBody> {
+    let label = match variant {
+        None | Some("all") => None,
+        Some(v) => {
+            let found = super::variants::named(l, v)?;
+            found.first().map(|&i| l.t.variants[i].label())
+        }
+    };
+    let shown = label.clone().unwrap_or_else(|| "all".into());
+    let empty = |note| StandingsBody {
+        anchor: None,
+        at: None,
+        fit_ms: None,
+        games: 0,
+        intervals: None,
+        note: Some(note),
+        ratings: Vec::new(),
+        variant: shown.clone(),
+        variants: Some(l.t.variants.iter().map(|v| v.label()).collect()),
+    };
     let Some(fit) = l.last_fit() else {
-        return Ok(StandingsBody {
-            anchor: None,
-            at: None,
-            fit_ms: None,
-            games: 0,
-            intervals: None,
-            note: Some("no games yet: the standings appear after the first games"),
-            ratings: Vec::new(),
-            variant: variant.unwrap_or("all").to_string(),
-            variants: None,
-        });
+        return Ok(empty(
+            "no games yet: the standings appear after the first games",
+        ));
     };
-    let table = match variant {
-        None | Some("all") => &fit.report.overall,
-        Some(v) => fit
-            .report
-            .per_variant
-            .iter()
-            .find(|s| s.variant == v)
-            .ok_or_else(|| {
-                let labels: Vec<&str> = fit
-                    .report
-                    .per_variant
-                    .iter()
-                    .map(|s| s.variant.as_str())
-                    .collect();
-                format!(
-                    "no standings for variant `{v}`: there are `all`, `{}`",
-                    labels.join("`, `")
-                )
-            })?,
+    let table = match &label {
+        None => &fit.report.overall,
+        Some(v) => match fit.report.per_variant.iter().find(|s| s.variant == *v) {
+            Some(t) => t,
+            None => return Ok(empty("no games of this variant yet")),
+        },
     };
+    let status: std::collections::HashMap<String, VersionStatus> =
+        l.db.versions(None)
+            .await
+            .map_err(ApiError::internal)?
+            .into_iter()
+            .map(|v| (v.player(), v.status))
+            .collect();
     Ok(StandingsBody {
         anchor: Some(table.anchor.clone()),
         at: Some(fit.at.clone()),
@@ -296,15 +317,16 @@ pub fn standings_json(l: &Ladder, variant: Option<&str>) -> Result<StandingsBody
         games: fit.games,
         intervals: Some(table.intervals),
         note: None,
-        ratings: table.ratings.clone(),
+        ratings: table
+            .ratings
+            .iter()
+            .map(|r| StandingLine {
+                status: status.get(&r.bot).copied(),
+                rating: r.clone(),
+            })
+            .collect(),
         variant: table.variant.clone(),
-        variants: Some(
-            fit.report
-                .per_variant
-                .iter()
-                .map(|s| s.variant.clone())
-                .collect(),
-        ),
+        variants: Some(l.t.variants.iter().map(|v| v.label()).collect()),
     })
 }
 
@@ -347,11 +369,14 @@ fn templates() -> Result<minijinja::Environment<'static>, minijinja::Error> {
     env.add_template("standings.html", include_str!("templates/standings.html"))?;
     env.add_template("bot.html", include_str!("templates/bot.html"))?;
     env.add_template("game.html", include_str!("templates/game.html"))?;
+    env.add_template("games.html", include_str!("templates/games.html"))?;
+    env.add_template("workers.html", include_str!("templates/workers.html"))?;
+    env.add_template("upload.html", include_str!("templates/upload.html"))?;
     Ok(env)
 }
 
 /// A page from `template` and `data`, or a plain error page.
-fn page(template: &str, l: &Ladder, data: impl serde::Serialize) -> Response {
+pub(super) fn page(template: &str, l: &Ladder, data: impl serde::Serialize) -> Response {
     let rendered = templates().and_then(|env| {
         env.get_template(template)?.render(
             minijinja::context! { ladder => &l.t.name, d => minijinja::value::Serde(&data) },
@@ -393,17 +418,64 @@ pub fn html_escape(s: &str) -> String {
         .replace('\'', "&#39;")
 }
 
-/// `/`: the standings, with every variant's table and the latest games,
-/// updated by the live feed.
-pub async fn standings_page(State(l): State<Arc<Ladder>>) -> Response {
-    let overall = standings_json(&l, None).ok();
+/// `/?variant=V&retired=show`: the standings of one variant (or all),
+/// the entered versions ranked and the retired ones left out (or shown,
+/// marked and unranked), the bots and the latest games, updated by the
+/// live feed. A variant the ladder does not play is said on the page,
+/// with a 400.
+pub async fn standings_page(
+    State(l): State<Arc<Ladder>>,
+    Query(q): Query<Vec<(String, String)>>,
+) -> Response {
+    let asked = |name: &str| {
+        q.iter()
+            .find(|(k, v)| k == name && !v.is_empty())
+            .map(|(_, v)| v.as_str())
+    };
+    let variant = asked("variant");
+    let retired = asked("retired") == Some("show");
+    let (standings, error, status) = match standings_json(&l, variant).await {
+        Ok(s) => (Some(s), None, StatusCode::OK),
+        Err(e) => (None, Some(e.message), e.status),
+    };
+    let mut rank = 0;
+    let rows: Vec<Value> = standings
+        .iter()
+        .flat_map(|s| &s.ratings)
+        .filter_map(|r| {
+            let is_retired = r.status != Some(VersionStatus::Entered);
+            if is_retired && !retired {
+                return None;
+            }
+            if !is_retired {
+                rank += 1;
+            }
+            Some(json!({ "r": r, "rank": (!is_retired).then_some(rank), "retired": is_retired }))
+        })
+        .collect();
     let bots = bots_json(&l).await.ok().map(|b| b.bots);
     let recent: Vec<GameRow> = l.finished().recent();
-    page(
+    let mut r = page(
         "standings.html",
         &l,
-        json!({ "standings": overall, "bots": bots, "recent": recent }),
-    )
+        json!({
+            "standings": standings, "rows": rows, "error": error,
+            "variant": standings.as_ref().map_or("all", |s| s.variant.as_str()),
+            "variants": l.t.variants.iter().map(|v| v.label()).collect::<Vec<_>>(),
+            "retired": retired, "bots": bots, "recent": recent,
+        }),
+    );
+    if r.status() == StatusCode::OK {
+        *r.status_mut() = status;
+    }
+    r
+}
+
+/// `/upload`: the upload form (an owner's token and a bot folder as
+/// .tar.gz), which follows the new version's steps as `arena submit`
+/// does.
+pub async fn upload_page(State(l): State<Arc<Ladder>>) -> Response {
+    page("upload.html", &l, json!({}))
 }
 
 /// What a bot's page shows: the API's body, and its rating chart.
@@ -508,13 +580,68 @@ pub async fn report_css() -> Response {
         .into_response()
 }
 
-/// The rating-over-time plot of a bot's versions (their `history`): one
-/// line per version over the ladder's game count, with its 95% band, as
-/// SVG coordinates; null without two points.
+/// Ticks at round steps (1, 2 or 5 times a power of ten) from `lo` to
+/// `hi`, about `n` of them; the range widened to whole steps.
+fn ticks(lo: f64, hi: f64, n: usize) -> (f64, f64, Vec<f64>) {
+    let (lo, hi) = if hi - lo < 1e-9 {
+        (lo - 1.0, hi + 1.0)
+    } else {
+        (lo, hi)
+    };
+    let raw = (hi - lo) / n.max(1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let (first, last) = ((lo / step).floor() * step, (hi / step).ceil() * step);
+    let count = ((last - first) / step).round() as usize;
+    let at = (0..=count).map(|i| first + i as f64 * step).collect();
+    (first, last, at)
+}
+
+/// A tick's label: whole numbers, thousands as `k` past 10,000.
+fn tick_label(v: f64) -> String {
+    if v.abs() >= 10_000.0 {
+        format!("{}k", (v / 1000.0).round())
+    } else {
+        format!("{}", v.round())
+    }
+}
+
+/// Labels' places along an axis at least `gap` apart, each as near its
+/// wish as can be, within `lo..=hi` (`wishes` by index; returns in the
+/// same order).
+fn spread(wishes: &[f64], gap: f64, lo: f64, hi: f64) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..wishes.len()).collect();
+    order.sort_by(|a, b| wishes[*a].total_cmp(&wishes[*b]));
+    let mut placed = vec![0.0; wishes.len()];
+    let mut next = lo;
+    for &i in &order {
+        placed[i] = wishes[i].max(next);
+        next = placed[i] + gap;
+    }
+    // Pushed past the bottom: back up from there, keeping the gaps.
+    let mut limit = hi;
+    for &i in order.iter().rev() {
+        placed[i] = placed[i].min(limit);
+        limit = placed[i] - gap;
+    }
+    placed
+}
+
+/// The rating-over-time chart of a bot's versions (their `history`): one
+/// line per version over the ladder's game count, with its 95% band, on
+/// axes with round ticks and their labels, each line named at its end
+/// (the names kept apart); as SVG coordinates; null without two points.
 fn plot(versions: &[VersionBody]) -> Value {
-    const W: f64 = 640.0;
-    const H: f64 = 220.0;
-    const PAD: f64 = 20.0;
+    const W: f64 = 720.0;
+    const H: f64 = 300.0;
+    const LEFT: f64 = 58.0;
+    const RIGHT: f64 = 130.0;
+    const TOP: f64 = 12.0;
+    const BOTTOM: f64 = 44.0;
     const COLORS: [&str; 6] = [
         "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
     ];
@@ -529,13 +656,21 @@ fn plot(versions: &[VersionBody]) -> Value {
     }
     let (x0, x1) = all().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p[0]), b.max(p[0])));
     let (y0, y1) = all().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p[2]), b.max(p[3])));
-    let sx = |x: f64| PAD + (x - x0) / (x1 - x0).max(1.0) * (W - 2.0 * PAD);
-    let sy = |y: f64| H - PAD - (y - y0) / (y1 - y0).max(1.0) * (H - 2.0 * PAD);
+    let (x0, x1, xt) = ticks(x0, x1, 6);
+    let (y0, y1, yt) = ticks(y0, y1, 5);
+    let (px0, px1, py0, py1) = (LEFT, W - RIGHT, TOP, H - BOTTOM);
+    let sx = |x: f64| px0 + (x - x0) / (x1 - x0) * (px1 - px0);
+    let sy = |y: f64| py1 - (y - y0) / (y1 - y0) * (py1 - py0);
     let pts = |h: &[[f64; 4]], k: usize| -> Vec<String> {
         h.iter()
             .map(|p| format!("{:.1},{:.1}", sx(p[0]), sy(p[k])))
             .collect()
     };
+    let ends: Vec<f64> = series
+        .iter()
+        .map(|(_, h)| sy(h[h.len() - 1][1]) + 4.0)
+        .collect();
+    let label_y = spread(&ends, 15.0, py0 + 8.0, py1 + 4.0);
     let lines: Vec<Value> = series
         .iter()
         .enumerate()
@@ -546,9 +681,60 @@ fn plot(versions: &[VersionBody]) -> Value {
             json!({
                 "player": player, "color": COLORS[i % COLORS.len()],
                 "points": pts(h, 1).join(" "), "band": band.join(" "),
-                "label_x": sx(last[0]).min(W - 90.0), "label_y": (sy(last[1]) - 6.0).max(12.0),
+                "end_x": sx(last[0]), "end_y": sy(last[1]),
+                "label_x": px1 + 8.0, "label_y": label_y[i],
             })
         })
         .collect();
-    json!({ "width": W, "height": H, "lines": lines, "top": format!("{y1:.0}"), "bottom": format!("{y0:.0}") })
+    let xticks: Vec<Value> = xt
+        .iter()
+        .map(|&x| json!({ "at": sx(x), "label": tick_label(x) }))
+        .collect();
+    let yticks: Vec<Value> = yt
+        .iter()
+        .map(|&y| json!({ "at": sy(y), "label": tick_label(y) }))
+        .collect();
+    json!({
+        "width": W, "height": H, "lines": lines, "xticks": xticks, "yticks": yticks,
+        "left": px0, "right": px1, "top": py0, "bottom": py1,
+        "x_title": (px0 + px1) / 2.0, "y_title": (py0 + py1) / 2.0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_cover_the_range() {
+        assert_eq!(
+            ticks(3.0, 97.0, 5),
+            (0.0, 100.0, vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0])
+        );
+        let (lo, hi, at) = ticks(-153.2, 88.0, 5);
+        assert_eq!((lo, hi), (-200.0, 100.0));
+        assert_eq!(at, vec![-200.0, -150.0, -100.0, -50.0, 0.0, 50.0, 100.0]);
+        // One value: a range around it.
+        let (lo, hi, _) = ticks(12.0, 12.0, 5);
+        assert!(lo < 12.0 && hi > 12.0);
+        assert_eq!(tick_label(25_000.0), "25k");
+        assert_eq!(tick_label(-50.0), "-50");
+    }
+
+    #[test]
+    fn labels_are_kept_apart_and_inside() {
+        let placed = spread(&[100.0, 101.0, 99.0, 300.0], 15.0, 10.0, 250.0);
+        let mut sorted = placed.clone();
+        sorted.sort_by(f64::total_cmp);
+        for w in sorted.windows(2) {
+            assert!(w[1] - w[0] >= 15.0 - 1e-9, "{placed:?}");
+        }
+        assert!(
+            placed.iter().all(|y| (10.0..=250.0).contains(y)),
+            "{placed:?}"
+        );
+        // The one that wished lowest is placed lowest (order kept).
+        assert!(placed[2] < placed[0] && placed[0] < placed[1], "{placed:?}");
+        assert_eq!(placed[3], 250.0);
+    }
 }

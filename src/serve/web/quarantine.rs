@@ -1,13 +1,15 @@
 //! The workers as the public sees them (issue 47, item 7; docs/security.md
-//! "Forged results"): `GET /api/workers` (JSON) and `GET /workers` (a
-//! page), one line per worker with its forfeits re-checked and whether it
-//! is in quarantine; and the re-checks' and quarantine's lines of
-//! `/metrics`. Its host and token are not shown.
+//! "Forged results"; issue 48): `GET /api/workers` (JSON) and `GET
+//! /workers` (a page), one line per worker: its host and cores, jobs,
+//! games in flight and played, uploads refused, when it was last heard
+//! from, its forfeits re-checked and whether it is in quarantine; and the
+//! re-checks' and quarantine's lines of `/metrics`. Its token is not
+//! shown.
 
 use super::error::{ApiError, ApiResult, Shared};
 use crate::serve::ladder::Ladder;
 use axum::extract::State;
-use axum::response::Html;
+use axum::response::Response;
 use axum::routing::get;
 use axum::{Json, Router};
 use std::sync::atomic::Ordering;
@@ -20,45 +22,105 @@ pub fn router() -> Router<Arc<Ladder>> {
         .route("/workers", get(page))
 }
 
-/// `GET /api/workers`: `{"workers": [{"name", "jobs", "last_seen",
+/// A worker's line: who it is and where (its host and cores, as it
+/// registered), its jobs and games in flight, games played, uploads
+/// refused since the server started, when it was last heard from, its
+/// forfeits re-checked and whether it is in quarantine.
+#[derive(serde::Serialize)]
+struct WorkerBody {
+    name: String,
+    host: String,
+    cores: i64,
+    jobs: i64,
+    in_flight: i64,
+    games_played: i64,
+    refusals: u64,
+    /// Unix seconds, and as UTC.
+    last_seen: i64,
+    last_seen_at: String,
+    forfeits_checked: u64,
+    forfeits_not_reproduced: u64,
+    forfeits_waiting: u64,
+    quarantined_at: Option<String>,
+    quarantine_reason: Option<String>,
+    revoked: bool,
+    /// `playing`, `idle` (not heard from for two lease times), `in
+    /// quarantine` or `revoked`.
+    state: &'static str,
+}
+
+/// Every worker's line, by name.
+async fn worker_bodies(l: &Ladder) -> Result<Vec<WorkerBody>, crate::serve::store::DbError> {
+    let now = crate::serve::store::unix_now();
+    let lines = l.db.worker_lines().await?;
+    let counts = l.db.worker_counts(now).await?;
+    let refused = l
+        .workers
+        .refused_by
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    Ok(lines
+        .into_iter()
+        .map(|w| {
+            let c = counts
+                .iter()
+                .find(|c| c.name == w.name)
+                .cloned()
+                .unwrap_or_default();
+            let state = if w.quarantined_at.is_some() {
+                "in quarantine"
+            } else if w.revoked {
+                "revoked"
+            } else if now - w.last_seen > 2 * l.workers.lease_seconds {
+                "idle"
+            } else {
+                "playing"
+            };
+            WorkerBody {
+                refusals: refused.get(&w.name).copied().unwrap_or(0),
+                host: c.host,
+                cores: c.cores,
+                jobs: w.jobs,
+                in_flight: c.in_flight,
+                games_played: c.played,
+                last_seen: w.last_seen,
+                last_seen_at: humantime::format_rfc3339_seconds(
+                    std::time::UNIX_EPOCH
+                        + std::time::Duration::from_secs(w.last_seen.max(0) as u64),
+                )
+                .to_string(),
+                forfeits_checked: w.forfeits_checked,
+                forfeits_not_reproduced: w.forfeits_not_reproduced,
+                forfeits_waiting: w.forfeits_waiting,
+                quarantined_at: w.quarantined_at,
+                quarantine_reason: w.quarantine_reason,
+                revoked: w.revoked,
+                state,
+                name: w.name,
+            }
+        })
+        .collect())
+}
+
+/// `GET /api/workers`: `{"workers": [{"name", "host", "cores", "jobs",
+/// "in_flight", "games_played", "refusals", "last_seen", "last_seen_at",
 /// "forfeits_checked", "forfeits_not_reproduced", "forfeits_waiting",
-/// "quarantined_at", "quarantine_reason", "revoked"}]}`, by name.
+/// "quarantined_at", "quarantine_reason", "revoked", "state"}]}`, by name.
 async fn list(State(l): Shared) -> ApiResult<Json<serde_json::Value>> {
-    let lines = l.db.worker_lines().await.map_err(ApiError::internal)?;
+    let lines = worker_bodies(&l).await.map_err(ApiError::internal)?;
     Ok(Json(serde_json::json!({ "workers": lines })))
 }
 
 /// `GET /workers`: the same, as a table.
-async fn page(State(l): Shared) -> ApiResult<Html<String>> {
-    let esc = super::pages::html_escape;
-    let lines = l.db.worker_lines().await.map_err(ApiError::internal)?;
-    let mut rows = String::new();
-    for w in &lines {
-        let state = match (&w.quarantined_at, w.revoked) {
-            (Some(at), _) => format!(
-                "<b>in quarantine</b> since {}: {}",
-                esc(at),
-                esc(w.quarantine_reason.as_deref().unwrap_or(""))
-            ),
-            (None, true) => "revoked".to_string(),
-            (None, false) => "playing".to_string(),
-        };
-        rows.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{state}</td></tr>\n",
-            esc(&w.name),
-            w.jobs,
-            w.forfeits_checked,
-            w.forfeits_not_reproduced,
-            w.forfeits_waiting
-        ));
-    }
-    Ok(Html(format!(
-        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>{} · workers</title></head><body>\n\
-         <h1>Workers</h1>\n<p><a href=\"/\">standings</a></p>\n\
-         <table>\n<tr><th>worker</th><th>-j</th><th>forfeits re-checked</th><th>not found again</th><th>waiting</th><th>state</th></tr>\n{rows}</table>\n\
-         </body></html>\n",
-        esc(&l.t.name)
-    )))
+async fn page(State(l): Shared) -> ApiResult<Response> {
+    let lines = worker_bodies(&l).await.map_err(ApiError::internal)?;
+    let total: i64 = lines.iter().map(|w| w.in_flight).sum();
+    Ok(super::pages::page(
+        "workers.html",
+        &l,
+        serde_json::json!({ "workers": lines, "in_flight": total }),
+    ))
 }
 
 /// The re-checks' and quarantine's lines of `/metrics`.

@@ -19,25 +19,46 @@ pub fn router() -> Router<Arc<Ladder>> {
         .route("/metrics", get(metrics))
 }
 
-/// `/health`: up, with the games finished and in flight.
+/// `/health`: up, with the games finished and in flight: every game
+/// being played, the server's own and the workers' (their leases active
+/// now), and each part.
 #[derive(serde::Serialize)]
 struct Health {
     games: usize,
     in_flight: u64,
+    in_flight_server: u64,
+    in_flight_workers: u64,
     status: &'static str,
 }
 
 async fn health(State(l): Shared) -> Json<Health> {
+    let server = l.metrics.games_in_flight.load(Ordering::Relaxed);
+    let workers = workers_in_flight(&l).await;
     Json(Health {
         games: l.games_done(),
-        in_flight: l.metrics.games_in_flight.load(Ordering::Relaxed),
+        in_flight: server + workers,
+        in_flight_server: server,
+        in_flight_workers: workers,
         status: "ok",
     })
+}
+
+/// The games the workers are playing now (0 when the store cannot say:
+/// `/health` still answers, and the log says why).
+async fn workers_in_flight(l: &Ladder) -> u64 {
+    match l.db.leased_in_flight(crate::serve::store::unix_now()).await {
+        Ok(n) => n.max(0) as u64,
+        Err(e) => {
+            tracing::error!("/health: the workers' games in flight: {e}");
+            0
+        }
+    }
 }
 
 /// `/metrics`, in Prometheus' text format.
 async fn metrics(State(l): Shared) -> impl IntoResponse {
     let m = &l.metrics;
+    let leased = workers_in_flight(&l).await;
     let mut out = String::new();
     let mut put = |name: &str, help: &str, kind: &str, value: String| {
         out.push_str(&format!(
@@ -53,9 +74,15 @@ async fn metrics(State(l): Shared) -> impl IntoResponse {
     );
     put(
         "games_in_flight",
-        "Games being played.",
+        "Games the server itself is playing.",
         "gauge",
         get(&m.games_in_flight),
+    );
+    put(
+        "worker_games_in_flight",
+        "Games the workers are playing (their leases active now).",
+        "gauge",
+        leased.to_string(),
     );
     put(
         "games_replayed_total",

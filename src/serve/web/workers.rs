@@ -384,6 +384,12 @@ async fn upload(
             .unwrap_or_else(|p| p.into_inner())
             .entry(kind)
             .or_default() += 1;
+        *l.workers
+            .refused_by
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(w.name.clone())
+            .or_default() += 1;
         tracing::warn!(
             "worker {}: upload of {} refused ({kind}): {}",
             w.name,

@@ -1,0 +1,148 @@
+//! What the games browser and the workers' page read: a page of finished
+//! games narrowed by their seats and variant, oldest or newest first
+//! ([`Db::games_page`]); the games in flight on the workers; and each
+//! worker's host, cores, games in flight and games played
+//! ([`Db::worker_counts`]). The rows' own fields (result, end, forfeit)
+//! are checked by the web layer, which reads the rows.
+
+use super::{Db, DbError, Done, DoneKey, LeaseState};
+
+/// Which finished games a page lists, by what the `games` table knows:
+/// `None` keeps all, an empty list none.
+#[derive(Clone, Debug, Default)]
+pub struct SeatFilter {
+    /// Games that seat one of these versions (ids).
+    pub versions: Option<Vec<i64>>,
+    /// And one of these (an opponent's versions).
+    pub against: Option<Vec<i64>>,
+    /// Games of these variants (the ladder file's indexes).
+    pub variants: Option<Vec<usize>>,
+}
+
+/// In which order a page lists the games.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Order {
+    /// In the order they finished (the exports' order).
+    #[default]
+    Oldest,
+    /// The latest first (the games browser).
+    Newest,
+}
+
+/// One worker's numbers from the store.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WorkerCounts {
+    pub name: String,
+    pub host: String,
+    pub cores: i64,
+    /// Its leases active now: games it is playing.
+    pub in_flight: i64,
+    /// Its leases whose game it uploaded.
+    pub played: i64,
+}
+
+/// `(',' || seats || ',') LIKE '%,ID,%'` for any of `ids`: the store's own
+/// integers, written as such. `1 = 0` for none.
+fn seated(ids: &[i64]) -> String {
+    if ids.is_empty() {
+        return "1 = 0".into();
+    }
+    let any: Vec<String> = ids
+        .iter()
+        .map(|v| format!("(',' || seats || ',') LIKE '%,{v},%'"))
+        .collect();
+    format!("({})", any.join(" OR "))
+}
+
+impl Db {
+    /// At most `limit` finished games that pass `only`, in `order`, from
+    /// past `from` (in that order).
+    pub async fn games_page(
+        &self,
+        from: Option<&DoneKey>,
+        order: Order,
+        limit: usize,
+        only: &SeatFilter,
+    ) -> Result<Vec<Done>, DbError> {
+        let mut sql = String::from(
+            "SELECT finished_at, id, row_json FROM games WHERE state = 'done' AND row_json IS NOT NULL",
+        );
+        let (past, by) = match order {
+            Order::Oldest => (">", "finished_at, id"),
+            Order::Newest => ("<", "finished_at DESC, id DESC"),
+        };
+        if from.is_some() {
+            sql.push_str(&format!(" AND (finished_at, id) {past} ($2, $3)"));
+        }
+        for ids in [&only.versions, &only.against].into_iter().flatten() {
+            sql.push_str(&format!(" AND {}", seated(ids)));
+        }
+        if let Some(variants) = &only.variants {
+            let list: Vec<String> = variants.iter().map(usize::to_string).collect();
+            if list.is_empty() {
+                sql.push_str(" AND 1 = 0");
+            } else {
+                sql.push_str(&format!(" AND variant IN ({})", list.join(", ")));
+            }
+        }
+        sql.push_str(&format!(" ORDER BY {by} LIMIT $1"));
+        let mut q = sqlx::query_as::<_, (String, i64, String)>(&sql).bind(limit as i64);
+        if let Some(k) = from {
+            q = q.bind(&k.finished_at).bind(k.id);
+        }
+        Ok(q.fetch_all(self.pool())
+            .await?
+            .into_iter()
+            .map(|(finished_at, id, row_json)| Done {
+                key: DoneKey { finished_at, id },
+                row_json,
+            })
+            .collect())
+    }
+
+    /// Games the workers are playing: their leases active at `now_unix`.
+    pub async fn leased_in_flight(&self, now_unix: i64) -> Result<i64, DbError> {
+        let (n,): (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM leases WHERE state = $1 AND expires >= $2")
+                .bind(LeaseState::Active.as_str())
+                .bind(now_unix)
+                .fetch_one(self.pool())
+                .await?;
+        Ok(n)
+    }
+
+    /// Every worker's host, cores, games in flight at `now_unix` and games
+    /// uploaded, by name.
+    pub async fn worker_counts(&self, now_unix: i64) -> Result<Vec<WorkerCounts>, DbError> {
+        let rows: Vec<(String, String, i64)> = sqlx::query_as(
+            "SELECT o.name, w.host, w.cores FROM workers w JOIN owners o ON o.id = w.owner_id ORDER BY o.name",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        let leases: Vec<(String, String, i64)> = sqlx::query_as(
+            "SELECT o.name, l.state, COUNT(*) FROM leases l JOIN owners o ON o.id = l.worker_id \
+             WHERE l.state = $1 OR (l.state = $2 AND l.expires >= $3) GROUP BY o.name, l.state",
+        )
+        .bind(LeaseState::Done.as_str())
+        .bind(LeaseState::Active.as_str())
+        .bind(now_unix)
+        .fetch_all(self.pool())
+        .await?;
+        let count = |name: &str, state: LeaseState| {
+            leases
+                .iter()
+                .find(|(n, s, _)| n == name && s == state.as_str())
+                .map_or(0, |(_, _, c)| *c)
+        };
+        Ok(rows
+            .into_iter()
+            .map(|(name, host, cores)| WorkerCounts {
+                in_flight: count(&name, LeaseState::Active),
+                played: count(&name, LeaseState::Done),
+                name,
+                host,
+                cores,
+            })
+            .collect())
+    }
+}

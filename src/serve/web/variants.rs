@@ -1,0 +1,46 @@
+//! A variant as a request names it: as the ladder file does (`tricala3`)
+//! or as the rows and the standings do (`tricala-3p`); one the ladder
+//! does not play is a 400 that names those it does.
+
+use super::error::{ApiError, ApiResult};
+use crate::serve::ladder::Ladder;
+use axum::http::StatusCode;
+
+/// The ladder's variants that `name` names (as the ladder file does,
+/// `tricala3`, or as the rows and standings do, `tricala-3p`), by index;
+/// a 400 naming them for any other name.
+pub fn named(l: &Ladder, name: &str) -> ApiResult<Vec<usize>> {
+    let parsed = crate::league::config::parse_variant(name)
+        .ok()
+        .map(|s| s.label());
+    let found: Vec<usize> = l
+        .t
+        .variants
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.key == name || v.label() == name || parsed.as_ref() == Some(&v.label()))
+        .map(|(i, _)| i)
+        .collect();
+    if found.is_empty() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "this ladder has no variant `{name}`: it plays {}",
+                names(l).join(", ")
+            ),
+        ));
+    }
+    Ok(found)
+}
+
+/// The ladder's variants as the standings name them, with the ladder
+/// file's own spelling where it differs (`tricala-3p (also tricala3)`).
+fn names(l: &Ladder) -> Vec<String> {
+    l.t.variants
+        .iter()
+        .map(|v| match v.players {
+            3 if v.key == v.variant.name() => format!("{} (also {}3)", v.label(), v.key),
+            _ => v.label(),
+        })
+        .collect()
+}
