@@ -36,6 +36,31 @@ fn python_bot(dir: &Path, from: &str, name: &str, extra: &str) -> PathBuf {
     folder
 }
 
+/// A bot `fb` that plays at random, except in every fourth ladder game
+/// (`game-N`, N a multiple of 4: never in check-bot's `check-N`), where
+/// its first reply is an option that is never legal: it forfeits
+/// (`illegal`) on the ladder and passes its check.
+fn faulty_bot(dir: &Path) -> PathBuf {
+    let folder = python_bot(dir, "random-python", "fb", "faulty");
+    let script = std::fs::read_to_string(folder.join("bot.py")).unwrap();
+    let script = script
+        .replace(
+            "        elif kind == \"game_start\":\n",
+            "        elif kind == \"game_start\":\n            game = str(message.get(\"game_id\", \"\"))\n",
+        )
+        .replace(
+            "            send({\"type\": \"reply\", \"option\": choose(message)})",
+            "            if game.startswith(\"game-\") and int(game[5:]) % 4 == 0:\n                send({\"type\": \"reply\", \"option\": \"never-legal\"})\n            else:\n                send({\"type\": \"reply\", \"option\": choose(message)})",
+        )
+        .replace("def main():\n", "def main():\n    game = \"\"\n");
+    assert!(
+        script.contains("never-legal") && script.contains("game = str("),
+        "{script}"
+    );
+    std::fs::write(folder.join("bot.py"), script).unwrap();
+    folder
+}
+
 /// The ladder: kisolo and 3-player Tricala; `rp` in two versions (the
 /// first retired by the second), `hp` and `rb`; returns the server once
 /// games of both variants are in.
@@ -51,6 +76,7 @@ fn ladder(dir: &Path, db: Option<String>) -> Server {
     server.submit_ok(&token, &python_bot(dir, "random-python", "rp", "one"));
     server.submit_ok(&token, &python_bot(dir, "heuristic-python", "hp", "x"));
     server.submit_ok(&token, &python_bot(dir, "random-python", "rb", "x"));
+    server.submit_ok(&token, &faulty_bot(dir));
     server.wait(
         "games of rp@1",
         Duration::from_millis(300),
@@ -131,6 +157,7 @@ fn keeps_its_word(server: &Server) {
     values_a_filter_cannot_take_are_400_naming_those_it_can(server);
     each_filter_keeps_only_its_games(server);
     both_names_of_a_variant_are_taken(server);
+    a_fault_leads_to_its_games(server);
     the_feed_names_numbers_and_resumes(server);
     let h = server.json("/health");
     assert_eq!(
@@ -215,7 +242,12 @@ fn values_a_filter_cannot_take_are_400_naming_those_it_can(server: &Server) {
 fn each_filter_keeps_only_its_games(server: &Server) {
     // The 200 oldest games of rp: the filters below list oldest first, so
     // each of these is in their first pages whatever finishes meanwhile.
-    let mine = server.json("/api/games?bot=rp&limit=200");
+    let mine = server.wait(
+        "200 games of rp",
+        Duration::from_millis(300),
+        || server.json("/api/games?bot=rp&limit=200"),
+        |v| v["games"].as_array().is_some_and(|g| g.len() == 200),
+    );
     let mine: Vec<Value> = mine["games"].as_array().unwrap().clone();
     assert_eq!(mine.len(), 200);
     let first: BTreeSet<String> = mine
@@ -299,12 +331,29 @@ fn each_filter_keeps_only_its_games(server: &Server) {
         newest["next"].as_i64().unwrap()
     ));
     let (n1, n2) = (ids(&newest), ids(&page2));
-    let num = |id: &str| id.trim_start_matches("game-").parse::<i64>().unwrap();
-    assert!(n1
+    // The latest first (by when they finished): page 2 is what follows
+    // page 1 in the whole listing, newer games on top of it meanwhile.
+    let whole = ids(&server.json("/api/games?bot=rp&order=newest&limit=10000"));
+    let at = whole
         .iter()
-        .chain(&n2)
-        .all(|id| !first.is_empty() && num(id) > 0));
-    assert!(num(&n1[4]) > num(&n2[0]), "{n1:?} then {n2:?}");
+        .position(|id| *id == n1[4])
+        .expect("page 1's last");
+    assert_eq!(
+        whole[at - 4..=at],
+        n1[..],
+        "page 1 is not in the listing's order"
+    );
+    assert_eq!(
+        whole[at + 1..at + 6],
+        n2[..],
+        "page 2 does not follow page 1"
+    );
+    let oldest = ids(&server.json("/api/games?bot=rp&limit=10000"));
+    let (a, b) = (whole.iter().position(|id| *id == n2[0]).unwrap(), at);
+    assert!(
+        oldest.iter().position(|id| *id == whole[a]) < oldest.iter().position(|id| *id == whole[b]),
+        "newest is not oldest reversed"
+    );
     // The CSV export keeps the same games as the API (it filtered
     // nothing before issue 48): rp's, in the same order.
     let (status, csv) = server.call("GET", "/api/games.csv?bot=rp&variant=kisolo", None, b"");
@@ -337,7 +386,10 @@ fn each_filter_keeps_only_its_games(server: &Server) {
 fn both_names_of_a_variant_are_taken(server: &Server) {
     let a = server.json("/api/games?variant=tricala3&limit=50");
     let b = server.json("/api/games?variant=tricala-3p&limit=50");
-    assert_eq!(ids(&a), ids(&b));
+    // Games finish meanwhile: the shorter is the start of the longer.
+    let (ia, ib) = (ids(&a), ids(&b));
+    let n = ia.len().min(ib.len());
+    assert!(n >= 20 && ia[..n] == ib[..n], "{ia:?} against {ib:?}");
     assert!(a["games"]
         .as_array()
         .unwrap()
@@ -370,6 +422,46 @@ fn both_names_of_a_variant_are_taken(server: &Server) {
     };
     assert_eq!(status("rp@1"), Some(Value::from("retired")), "{all}");
     assert_eq!(status("rp@2"), Some(Value::from("entered")), "{all}");
+}
+
+/// fb's faults: counted on its page, each count a link to the games
+/// browser with the filter that lists them; the API's listing has only
+/// games fb forfeited for that reason.
+fn a_fault_leads_to_its_games(server: &Server) {
+    let faults = server.wait(
+        "fb to forfeit",
+        Duration::from_millis(300),
+        || server.json("/api/bots/fb"),
+        |v| v["faults"]["illegal"].as_u64().is_some_and(|n| n >= 2),
+    );
+    let counted = faults["faults"]["illegal"].as_u64().unwrap();
+    let (status, page) = server.call("GET", "/bots/fb", None, b"");
+    assert_eq!(status, 200);
+    let link = "/games?bot=fb&amp;reason=illegal&amp;forfeit=bot";
+    assert!(
+        page.contains(&format!("<a href=\"{link}\">")),
+        "no link to fb's faults: {page}"
+    );
+    let listed = server.json("/api/games?bot=fb&reason=illegal&forfeit=bot&limit=10000");
+    let games = listed["games"].as_array().unwrap();
+    assert!(
+        games.len() as u64 >= counted,
+        "{counted} counted, {} listed",
+        games.len()
+    );
+    for g in games {
+        assert_eq!(g["reason"], "illegal", "{g}");
+        assert_eq!(g["offender"].as_u64(), Some(seat_of(g, "fb") as u64), "{g}");
+        let n: u64 = g["game_id"].as_str().unwrap()[5..].parse().unwrap();
+        assert_eq!(n % 4, 0, "{g}");
+    }
+    let (status, page) = server.call("GET", &link.replace("&amp;", "&"), None, b"");
+    assert_eq!(status, 200);
+    let first = games[0]["game_id"].as_str().unwrap();
+    assert!(
+        page.contains(&format!(">{first}</a>")) && page.contains("illegal (by fb@1)"),
+        "{page}"
+    );
 }
 
 /// One event of the feed: (id, event, data).
