@@ -28,7 +28,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod hand;
+mod http;
 mod upload;
+
+use hand::{Hand, Tally};
+use http::{Call, Client};
 
 /// An error that stops the worker.
 #[derive(Debug, thiserror::Error)]
@@ -65,87 +70,6 @@ pub struct WorkerOptions {
     /// The most the bundles and their built copies take (`--cache-mb`):
     /// past it, those used least recently go ([`evict`]).
     pub cache_bytes: u64,
-}
-
-/// A failed request: the server answered with a refusal (status and its
-/// message), or could not be reached.
-#[derive(Debug)]
-enum Call {
-    Refused(u16, String),
-    Unreachable(String),
-}
-
-impl std::fmt::Display for Call {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Call::Refused(s, m) => write!(f, "{s}: {m}"),
-            Call::Unreachable(m) => write!(f, "the server cannot be reached: {m}"),
-        }
-    }
-}
-
-/// The server, over HTTP.
-#[derive(Clone)]
-struct Client {
-    agent: ureq::Agent,
-    server: String,
-    auth: String,
-}
-
-impl Client {
-    fn new(server: &str, token: &str) -> Client {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(60)))
-            .build()
-            .into();
-        Client {
-            agent,
-            server: server.trim_end_matches('/').to_string(),
-            auth: format!("Bearer {token}"),
-        }
-    }
-
-    /// POSTs `body` (as JSON) to `path`: the answer's bytes when 2xx.
-    fn post(&self, path: &str, body: &impl serde::Serialize) -> Result<Vec<u8>, Call> {
-        let body = serde_json::to_vec(body).map_err(|e| Call::Unreachable(e.to_string()))?;
-        let r = self
-            .agent
-            .post(&format!("{}{path}", self.server))
-            .header("Authorization", &self.auth)
-            .header("Content-Type", "application/json")
-            .send(&body[..]);
-        Self::answer(r)
-    }
-
-    fn get(&self, path: &str) -> Result<Vec<u8>, Call> {
-        let r = self
-            .agent
-            .get(&format!("{}{path}", self.server))
-            .header("Authorization", &self.auth)
-            .call();
-        Self::answer(r)
-    }
-
-    fn answer(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Result<Vec<u8>, Call> {
-        let mut resp = r.map_err(|e| Call::Unreachable(e.to_string()))?;
-        let status = resp.status().as_u16();
-        let bytes = resp
-            .body_mut()
-            .with_config()
-            .limit(256 << 20)
-            .read_to_vec()
-            .map_err(|e| Call::Unreachable(e.to_string()))?;
-        if (200..300).contains(&status) {
-            return Ok(bytes);
-        }
-        let msg = super::error_of(&bytes);
-        // 5xx: the server is there but failing; try again later.
-        if status >= 500 {
-            return Err(Call::Unreachable(format!("{status}: {msg}")));
-        }
-        Err(Call::Refused(status, msg))
-    }
 }
 
 /// The server's answer to `what`, as the protocol's type.
@@ -429,83 +353,6 @@ fn evict(cache: &Path, bound: u64, keep: &[String], say: &(dyn Fn(&str) + Sync))
         ));
     }
     total
-}
-
-/// The leases a worker holds, by ladder id: the games claimed and not
-/// finished (`playing`: in the queue or being played), and those finished
-/// and not yet answered by the server (`sending`). The heartbeat renews
-/// both; a worker that stops gives back the first.
-#[derive(Default)]
-struct Hand {
-    playing: Mutex<BTreeMap<usize, (String, String)>>,
-    sending: Mutex<BTreeMap<usize, String>>,
-}
-
-impl Hand {
-    fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-        m.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Games claimed.
-    fn claimed(&self, games: &[LeasedGame]) {
-        let mut playing = Self::lock(&self.playing);
-        for g in games {
-            playing.insert(g.id as usize, (g.game_id.clone(), g.lease.clone()));
-        }
-    }
-
-    /// Game `index` finished: its game id and lease, now being sent.
-    fn finished(&self, index: usize) -> Option<(String, String)> {
-        let (game_id, lease) = Self::lock(&self.playing).remove(&index)?;
-        Self::lock(&self.sending).insert(index, lease.clone());
-        Some((game_id, lease))
-    }
-
-    /// Game `index` was answered (or spooled): its lease is no longer
-    /// renewed.
-    fn sent(&self, index: usize) {
-        Self::lock(&self.sending).remove(&index);
-    }
-
-    /// Games in hand: claimed and not finished.
-    fn in_hand(&self) -> usize {
-        Self::lock(&self.playing).len()
-    }
-
-    /// Every lease held.
-    fn leases(&self) -> Vec<String> {
-        let mut all: Vec<String> = Self::lock(&self.playing)
-            .values()
-            .map(|(_, l)| l.clone())
-            .collect();
-        all.extend(Self::lock(&self.sending).values().cloned());
-        all
-    }
-
-    /// Takes the leases of every game claimed and not finished, with
-    /// their game ids.
-    fn take_all_playing(&self) -> Vec<(String, String)> {
-        std::mem::take(&mut *Self::lock(&self.playing))
-            .into_values()
-            .collect()
-    }
-
-    /// Takes the leases of games `ids` if claimed and not finished, with
-    /// their game ids.
-    fn take_playing(&self, ids: &[usize]) -> Vec<(String, String)> {
-        let mut playing = Self::lock(&self.playing);
-        ids.iter().filter_map(|i| playing.remove(i)).collect()
-    }
-}
-
-/// What the worker did, for its summary lines.
-#[derive(Default)]
-struct Tally {
-    played: std::sync::atomic::AtomicU64,
-    uploaded: std::sync::atomic::AtomicU64,
-    held: std::sync::atomic::AtomicU64,
-    refused: std::sync::atomic::AtomicU64,
-    spooled: std::sync::atomic::AtomicU64,
 }
 
 /// How often the console says what the worker did.

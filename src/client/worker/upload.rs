@@ -6,7 +6,8 @@
 //! store failing) waits in the spool on disk and is sent again every few
 //! seconds, in batches too.
 
-use super::{Call, Client, Hand, Tally};
+use super::hand::{Hand, Tally};
+use super::http::{Call, Client};
 use crate::league::folder::DoneSet;
 use crate::results::records::Frame;
 use crate::results::store::Store;

@@ -29,18 +29,6 @@ pub struct Claimed {
     pub lease: Option<Lease>,
 }
 
-/// An upload checked by the replay, to commit ([`Db::commit_uploads`]):
-/// its game and lease, its row (JSON) and compressed record, and the
-/// forfeit it ends in (reason, offender's seat), held for its re-check.
-#[derive(Clone, Debug)]
-pub struct Checked {
-    pub game: i64,
-    pub lease: String,
-    pub row_json: String,
-    pub record: Vec<u8>,
-    pub forfeit: Option<(String, usize)>,
-}
-
 /// A new lease id: 16 random bytes in hex.
 fn new_lease_id() -> String {
     new_token()[..32].to_string()
@@ -305,52 +293,6 @@ impl Db {
         Ok(true)
     }
 
-    /// Commits the checked uploads `games` of `worker` in one transaction
-    /// (one sync to disk for the lot), each on its own terms as
-    /// [`Db::finish_leased`] and [`Db::hold_forfeit`] commit one: true for
-    /// each game counted or held, false for each whose lease was no longer
-    /// active and unexpired at `now_unix` (nothing of it changed).
-    pub async fn commit_uploads(
-        &self,
-        worker: i64,
-        now_unix: i64,
-        games: &[Checked],
-    ) -> Result<Vec<bool>, DbError> {
-        let mut tx = self.begin_write().await?;
-        let mut out = Vec::with_capacity(games.len());
-        for g in games {
-            let lease = g.lease.as_str();
-            if !close_lease(&mut tx, lease, g.game, worker, now_unix).await? {
-                out.push(false);
-                continue;
-            }
-            let fresh = match &g.forfeit {
-                Some((reason, seat)) => {
-                    super::quarantine::hold_in(
-                        &mut tx,
-                        (g.game, lease, worker),
-                        (reason, *seat),
-                        &g.row_json,
-                        &g.record,
-                    )
-                    .await?
-                }
-                None => finish_in(&mut tx, g.game, lease, &g.row_json, &g.record).await?,
-            };
-            if !fresh {
-                // Its lease closed above is opened again: nothing of this
-                // game changes.
-                sqlx::query("UPDATE leases SET state = 'active' WHERE id = $1")
-                    .bind(lease)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            out.push(fresh);
-        }
-        tx.commit().await?;
-        Ok(out)
-    }
-
     /// Records (or renews) worker `owner`'s registration.
     pub async fn register_worker(&self, owner: i64, r: &Registration) -> Result<(), DbError> {
         sqlx::query(
@@ -494,7 +436,7 @@ pub(super) async fn close_lease(
 
 /// Within `tx`, after its lease is closed: game `game` is done with its
 /// row and record. False when it was not being played under `lease`.
-async fn finish_in(
+pub(super) async fn finish_in(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
     game: i64,
     lease: &str,

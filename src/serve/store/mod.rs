@@ -10,6 +10,7 @@ pub mod grace;
 pub mod leases;
 pub mod quarantine;
 pub mod tokens;
+pub mod uploads;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::migrate::{Migration, MigrationType, Migrator};

@@ -734,14 +734,14 @@ fn to_commit(
     p: Prepared,
 ) -> Result<
     (
-        crate::serve::store::leases::Checked,
+        crate::serve::store::uploads::Checked,
         crate::results::GameRow,
     ),
     Refusal,
 > {
     let frame = crate::results::records::encode(p.record.as_bytes()).map_err(fail)?;
     let row_json = serde_json::to_string(&p.row).map_err(fail)?;
-    let c = crate::serve::store::leases::Checked {
+    let c = crate::serve::store::uploads::Checked {
         game: p.id,
         lease: p.lease,
         row_json,
@@ -764,7 +764,7 @@ async fn commit_batch(
     checked: Vec<(
         usize,
         (
-            crate::serve::store::leases::Checked,
+            crate::serve::store::uploads::Checked,
             crate::results::GameRow,
         ),
     )>,
