@@ -342,6 +342,119 @@ fn forged_uploads(db: Option<String>) {
     assert_eq!(refusals.iter().sum::<u64>(), 7, "{workers}");
 }
 
+#[test]
+fn a_batch_of_uploads_is_answered_game_by_game_and_one_bad_game_refuses_no_other() {
+    batch_uploads(None);
+}
+
+#[test]
+fn on_postgresql_a_batch_of_uploads_is_answered_game_by_game() {
+    let Some(url) = common::postgres("on_postgresql_a_batch_of_uploads_is_answered") else {
+        return;
+    };
+    batch_uploads(Some(url));
+}
+
+/// Issue 49: a batch (`POST /api/worker/games`) of two honest games, a
+/// forged one and one under a lease made up, sent by hand to a server on
+/// store `db`: each game has its own answer, the honest ones count, once,
+/// the others change nothing; the same batch again finds the honest ones
+/// recorded already.
+fn batch_uploads(db: Option<String>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, db, "");
+    let alice = server.add("--add-user", "alice");
+    let w1 = server.add("--add-worker", "w1");
+    start(&mut server, 60);
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-b", &same));
+    let (s, b) = server.call(
+        "POST",
+        "/api/worker/register",
+        Some(&w1),
+        registration(mancala_arena::engine::RULES_VERSION),
+    );
+    assert_eq!(s, 200, "{b}");
+    let v: serde_json::Value = serde_json::from_str(&b).unwrap();
+    assert_eq!(v["protocol"], 2, "{b}");
+    let upload = |lease: &str, row: &serde_json::Value, lines: &[String]| serde_json::json!({ "lease": lease, "row": row, "record": lines.join("\n") + "\n" });
+    let (_, g1, l1, p1) = claim_one(&server, &w1);
+    let (_, g2, l2, p2) = claim_one(&server, &w1);
+    let (_, g3, l3, p3) = claim_one(&server, &w1);
+    let (_, g4, _, p4) = claim_one(&server, &w1);
+    let (r1, lines1) = honest_game(&g1, &p1);
+    let (r2, mut lines2) = honest_game(&g2, &p2);
+    lines2[3] = lines2[3].replace("\"option\":\"", "\"option\":\"Z9");
+    let (r3, lines3) = honest_game(&g3, &p3);
+    let (r4, lines4) = honest_game(&g4, &p4);
+    let batch = serde_json::json!({ "games": [
+        upload(&l1, &r1, &lines1),
+        upload(&l2, &r2, &lines2),
+        upload(&l3, &r3, &lines3),
+        upload("0123456789abcdef0123456789abcdef", &r4, &lines4),
+    ]})
+    .to_string();
+    let answers = |body: &str| -> Vec<(String, u16, String)> {
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        v["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                (
+                    a["game_id"].as_str().unwrap().to_string(),
+                    a["status"].as_u64().unwrap() as u16,
+                    a["error"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    };
+    let (s, b) = server.call("POST", "/api/worker/games", Some(&w1), &batch);
+    assert_eq!(s, 200, "{b}\n{}", server.log());
+    let a = answers(&b);
+    let got: Vec<(&str, u16)> = a.iter().map(|(g, s, _)| (g.as_str(), *s)).collect();
+    assert_eq!(
+        got,
+        vec![
+            (g1.as_str(), 201),
+            (g2.as_str(), 422),
+            (g3.as_str(), 201),
+            (g4.as_str(), 403)
+        ],
+        "{b}"
+    );
+    assert!(a[1].2.contains("illegal_move"), "{b}");
+    assert!(a[3].2.contains("never leased"), "{b}");
+    let mut want = vec![g1.clone(), g3.clone()];
+    want.sort();
+    let mut ids = server.csv_games();
+    ids.sort();
+    assert_eq!(ids, want);
+    // Sent again (a worker that never heard the answer): nothing changes.
+    let (s, b) = server.call("POST", "/api/worker/games", Some(&w1), &batch);
+    assert_eq!(s, 200, "{b}");
+    let got: Vec<u16> = answers(&b).iter().map(|(_, s, _)| *s).collect();
+    assert_eq!(got, vec![409, 422, 409, 403], "{b}");
+    let mut ids = server.csv_games();
+    ids.sort();
+    assert_eq!(ids, want);
+    let (_, m) = server.call("GET", "/metrics", None, "");
+    assert!(m.contains("arena_worker_uploads_total 2\n"), "{m}");
+    for (reason, n) in [("illegal_move", 2), ("not_leased", 2), ("duplicate", 2)] {
+        assert!(
+            m.contains(&format!(
+                "arena_worker_uploads_refused_total{{reason=\"{reason}\"}} {n}\n"
+            )),
+            "{reason}: {m}"
+        );
+    }
+    // Not JSON of a batch: 400, naming it.
+    let (s, b) = server.call("POST", "/api/worker/games", Some(&w1), "{\"games\": 3}");
+    assert_eq!(s, 400, "{b}");
+    assert!(b.contains("a batch of uploads"), "{b}");
+}
+
 /// An `arena worker` process, killed when dropped.
 struct Worker(Child);
 

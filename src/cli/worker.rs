@@ -1,8 +1,10 @@
 //! `arena worker --server URL --token TOKEN [-j N] [--cache DIR]`: plays a
 //! ladder's games on this machine (docs/ladder.md, "Workers"): registers,
-//! claims up to N games at a time, fetches and builds the bots it lacks,
-//! plays them in the sandbox as `arena run` does, and uploads each game;
-//! until Ctrl-C or SIGTERM.
+//! claims games in batches the server sizes (N at once, and as many ahead
+//! as keep them busy), fetches and builds the bots it lacks, plays them in
+//! the sandbox as `arena run` does with the bots kept up from game to
+//! game, and uploads the finished games in batches; until Ctrl-C or
+//! SIGTERM.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,32 +1,39 @@
 //! `arena worker`'s library (issue 31, docs/ladder.md "Workers"): a
 //! ladder's client that plays games on another machine. It registers,
-//! then loops: claims up to `-j` games, fetches each bot version it lacks
-//! as a bundle addressed by its SHA-256 (checked, cached, built once per
-//! hash by the league's build in the ladder's sandbox), plays the games
-//! through the same pipeline and sandbox as `arena run`
+//! then plays in epochs ([`Epochs`]): claims games (the server decides how
+//! many, from the worker's `-j` and its games' pace), fetches each bot
+//! version it lacks as a bundle addressed by its SHA-256 (checked, cached,
+//! built once per hash by the league's build in the ladder's sandbox), and
+//! plays them through the same pipeline and sandbox as `arena run`
 //! ([`crate::league::runner::play_all`], with its own `Pairings`, the
-//! claimed games, and `Store`, the server), heartbeats while it plays, and
-//! uploads each finished game. A game whose upload cannot reach the
-//! server waits in a spool on disk and is sent when the server is back,
-//! or discarded when its lease has gone.
+//! claimed games topped up by claims as they go, and `Store`, the
+//! server): the bots stay up from game to game while the epoch lasts.
+//! A heartbeat renews the leases held; an uploader's thread sends the
+//! finished games in batches (issue 49), so play never waits for the
+//! server. A game whose upload cannot reach the server waits in a spool
+//! on disk and is sent when the server is back, or discarded when its
+//! lease has gone. The console says what happens once, and every few
+//! seconds sums up the games.
 
 use crate::league::config::{BotSpec, RunSettings, Tournament};
 use crate::league::folder::{DoneSet, Layout};
 use crate::league::pairings::Pairings;
 use crate::league::runner::{play_all, Event, RunOptions};
 use crate::league::schedule::ScheduledGame;
-use crate::results::records::Frame;
-use crate::results::stderr::SeatStderr;
-use crate::results::store::Store;
 use crate::results::GameRow;
-use crate::wire::worker::{
-    ClaimRequest, GameUpload, Granted, LeasedGame, LeasedSeat, Leases, Registered, Registration,
-};
+use crate::wire::worker::{ClaimRequest, Granted, LeasedGame, Leases, Registered, Registration};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+mod hand;
+mod http;
+mod upload;
+
+use hand::{Hand, Tally};
+use http::{Call, Client};
 
 /// An error that stops the worker.
 #[derive(Debug, thiserror::Error)]
@@ -65,87 +72,6 @@ pub struct WorkerOptions {
     pub cache_bytes: u64,
 }
 
-/// A failed request: the server answered with a refusal (status and its
-/// message), or could not be reached.
-#[derive(Debug)]
-enum Call {
-    Refused(u16, String),
-    Unreachable(String),
-}
-
-impl std::fmt::Display for Call {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Call::Refused(s, m) => write!(f, "{s}: {m}"),
-            Call::Unreachable(m) => write!(f, "the server cannot be reached: {m}"),
-        }
-    }
-}
-
-/// The server, over HTTP.
-#[derive(Clone)]
-struct Client {
-    agent: ureq::Agent,
-    server: String,
-    auth: String,
-}
-
-impl Client {
-    fn new(server: &str, token: &str) -> Client {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(60)))
-            .build()
-            .into();
-        Client {
-            agent,
-            server: server.trim_end_matches('/').to_string(),
-            auth: format!("Bearer {token}"),
-        }
-    }
-
-    /// POSTs `body` (as JSON) to `path`: the answer's bytes when 2xx.
-    fn post(&self, path: &str, body: &impl serde::Serialize) -> Result<Vec<u8>, Call> {
-        let body = serde_json::to_vec(body).map_err(|e| Call::Unreachable(e.to_string()))?;
-        let r = self
-            .agent
-            .post(&format!("{}{path}", self.server))
-            .header("Authorization", &self.auth)
-            .header("Content-Type", "application/json")
-            .send(&body[..]);
-        Self::answer(r)
-    }
-
-    fn get(&self, path: &str) -> Result<Vec<u8>, Call> {
-        let r = self
-            .agent
-            .get(&format!("{}{path}", self.server))
-            .header("Authorization", &self.auth)
-            .call();
-        Self::answer(r)
-    }
-
-    fn answer(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Result<Vec<u8>, Call> {
-        let mut resp = r.map_err(|e| Call::Unreachable(e.to_string()))?;
-        let status = resp.status().as_u16();
-        let bytes = resp
-            .body_mut()
-            .with_config()
-            .limit(256 << 20)
-            .read_to_vec()
-            .map_err(|e| Call::Unreachable(e.to_string()))?;
-        if (200..300).contains(&status) {
-            return Ok(bytes);
-        }
-        let msg = super::error_of(&bytes);
-        // 5xx: the server is there but failing; try again later.
-        if status >= 500 {
-            return Err(Call::Unreachable(format!("{status}: {msg}")));
-        }
-        Err(Call::Refused(status, msg))
-    }
-}
-
 /// The server's answer to `what`, as the protocol's type.
 fn json<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, WorkerError> {
     serde_json::from_slice(bytes).map_err(|e| WorkerError::Protocol {
@@ -155,7 +81,9 @@ fn json<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, W
 }
 
 /// Runs the worker until `stop` is raised (Ctrl-C, SIGTERM, SIGHUP); each line
-/// of what it does goes to `say`.
+/// of what it does goes to `say`: what happens once (registered, a bot
+/// fetched, a game refused or spooled), and every few seconds a summary
+/// of the games played and uploaded ([`summarise`]).
 pub fn run(
     opts: &WorkerOptions,
     stop: Arc<AtomicBool>,
@@ -170,38 +98,37 @@ pub fn run(
             .to_string()))?;
     }
     let (t, lease_seconds) = register(&client, opts, &stop, say)?;
-    let layout = Layout::new(t.output.clone());
-    while !stop.load(Ordering::SeqCst) {
-        send_spool(&client, &opts.cache, say);
-        let claims = match claim(&client, opts.jobs) {
-            Ok(c) => c,
-            Err(Call::Refused(409, m)) => {
-                say(&format!("claim refused ({m}): registering again"));
-                register(&client, opts, &stop, say)?;
-                continue;
-            }
-            // A token revoked or not a worker's: nothing to try again.
-            Err(Call::Refused(status @ (401 | 403), m)) => {
-                return Err(WorkerError::Refused(format!("{status}: {m}")))
-            }
-            Err(e) => {
-                say(&format!("cannot claim games: {e}; trying again"));
-                pause(&stop, Duration::from_secs(2));
-                continue;
-            }
-        };
-        if claims.is_empty() {
-            pause(&stop, Duration::from_secs(1));
-            continue;
+    let hand = Arc::new(Hand::default());
+    let tally = Tally::default();
+    let quit = AtomicBool::new(false);
+    let spool = opts.cache.join("spool");
+    let (tx, rx) = std::sync::mpsc::sync_channel(4096);
+    let every = Duration::from_millis((lease_seconds as u64 * 1000 / 3).max(500));
+    let (notes, heard) = std::sync::mpsc::channel::<String>();
+    std::thread::scope(|s| {
+        let up = s.spawn(|| upload::uploader(&client, &spool, rx, &hand, &tally, say));
+        let beat = s.spawn(|| heartbeat(&client, &hand, &quit, every));
+        let console = s.spawn(|| summarise(&tally, &hand, &spool, heard, say));
+        let played = Epochs {
+            client: &client,
+            opts,
+            t: &t,
+            hand: &hand,
+            tally: &tally,
+            stop: &stop,
+            notes,
+            say,
         }
-        if let Err(e) = play_claims(&client, opts, &t, &layout, claims, lease_seconds, say) {
-            say(&format!(
-                "the claimed games are left to their leases' expiry: {e}"
-            ));
-            pause(&stop, Duration::from_secs(2));
-        }
-    }
-    send_spool(&client, &opts.cache, say);
+        .play(tx);
+        // The uploader sends what is left, then the spool; the
+        // heartbeat renews their leases meanwhile.
+        let _ = up.join();
+        quit.store(true, Ordering::SeqCst);
+        let _ = beat.join();
+        let _ = console.join();
+        played
+    })?;
+    evict(&opts.cache, opts.cache_bytes, &[], say);
     Ok(())
 }
 
@@ -253,6 +180,16 @@ fn register(
             }
         }
     };
+    if answer.protocol < crate::wire::worker::PROTOCOL {
+        return Err(WorkerError::Refused(format!(
+            "the server at {} speaks worker protocol {} (arena {}), older than this worker's {} (arena {}), which uploads games in batches: run a worker of the server's arena version, or upgrade the server",
+            client.server,
+            answer.protocol.max(1),
+            answer.accepts.arena_version,
+            crate::wire::worker::PROTOCOL,
+            env!("CARGO_PKG_VERSION")
+        )));
+    }
     let text = &answer.ladder;
     let file = opts.cache.join("ladder.toml");
     std::fs::write(&file, text).map_err(io(file.display().to_string()))?;
@@ -389,8 +326,9 @@ fn cached(cache: &Path) -> Vec<Cached> {
 
 /// Keeps the bundles in `cache` and their built copies within `bound`
 /// bytes: removes those used least recently, but never those of `keep`
-/// (the games in hand need them). Each removal is said.
-fn evict(cache: &Path, bound: u64, keep: &[String], say: &(dyn Fn(&str) + Sync)) {
+/// (the games in hand need them). Each removal is said. Returns the bytes
+/// the bundles take after.
+fn evict(cache: &Path, bound: u64, keep: &[String], say: &(dyn Fn(&str) + Sync)) -> u64 {
     let all = cached(cache);
     let mut total: u64 = all.iter().map(|c| c.bytes).sum();
     for c in all {
@@ -414,177 +352,461 @@ fn evict(cache: &Path, bound: u64, keep: &[String], say: &(dyn Fn(&str) + Sync))
             bound >> 20
         ));
     }
+    total
 }
 
-/// Plays the claimed games and uploads each as it finishes, with a
-/// heartbeat for the leases while they play.
-fn play_claims(
-    client: &Client,
-    opts: &WorkerOptions,
-    t: &Tournament,
-    layout: &Layout,
-    claims: Vec<LeasedGame>,
-    lease_seconds: i64,
+/// How often the console says what the worker did.
+const SUMMARY_EVERY: Duration = Duration::from_secs(5);
+
+/// The console: the lines `heard` brings, at once, and every
+/// [`SUMMARY_EVERY`] a summary of the games played and uploaded (when
+/// any were), until every sender is gone; then a last summary.
+fn summarise(
+    tally: &Tally,
+    hand: &Hand,
+    spool: &Path,
+    heard: std::sync::mpsc::Receiver<String>,
     say: &(dyn Fn(&str) + Sync),
-) -> Result<(), String> {
-    // The heartbeat runs from the claim on: fetching and building the
-    // bots can take longer than a lease.
-    let leases: BTreeMap<usize, (String, String)> = claims
-        .iter()
-        .map(|c| (c.id as usize, (c.game_id.clone(), c.lease.clone())))
-        .collect();
-    let leases = Arc::new(Mutex::new(leases));
-    // Dropping `playing` (the sender) stops the heartbeat at once: a
-    // batch's end does not wait for its next tick.
-    let (playing, stopped) = std::sync::mpsc::channel::<()>();
-    let playing = Mutex::new(Some(playing));
-    let beat = {
-        let (client, leases) = (client.clone(), leases.clone());
-        let every = Duration::from_millis((lease_seconds as u64 * 1000 / 3).max(500));
-        std::thread::spawn(move || heartbeat(&client, &leases, &stopped, every))
+) {
+    let mut last = std::time::Instant::now();
+    let mut played_then = 0;
+    let line = |played_then: u64, secs: f64| {
+        let n = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+        let played = n(&tally.played);
+        format!(
+            "games: {played} played ({:.1}/s), {} uploaded, {} held as forfeits, {} refused, {} in the spool, {} in hand",
+            (played - played_then) as f64 / secs.max(0.001),
+            n(&tally.uploaded),
+            n(&tally.held),
+            n(&tally.refused),
+            upload::spooled_files(spool).len(),
+            hand.in_hand()
+        )
     };
-    let stop_beat = || {
-        playing.lock().unwrap_or_else(|p| p.into_inner()).take();
-    };
-    let mut t = t.clone();
-    t.bots.clear();
-    let mut index: BTreeMap<String, usize> = BTreeMap::new();
-    let mut games = VecDeque::new();
-    for c in &claims {
-        let mut seats = Vec::new();
-        for LeasedSeat {
-            player,
-            sha256: sha,
-        } in &c.seats
-        {
-            let i = match index.get(player) {
-                Some(&i) => i,
-                None => {
-                    let spec = match bundle(client, &opts.cache, &t, sha, player, say) {
-                        Ok(s) => s,
-                        Err(e) => {
-                            stop_beat();
-                            let _ = beat.join();
-                            return Err(e);
-                        }
-                    };
-                    t.bots.push(spec);
-                    index.insert(player.clone(), t.bots.len() - 1);
-                    t.bots.len() - 1
-                }
-            };
-            seats.push(i);
+    loop {
+        match heard.recv_timeout(Duration::from_millis(250)) {
+            Ok(l) => say(&l),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
         }
-        games.push_back(crate::wire::worker::scheduled_as(
-            t.seed,
-            c.id,
-            c.opening_of.unwrap_or(c.id),
-            c.variant,
-            seats,
-        ));
-    }
-    // The cache within its bound before play, but for this batch's bots.
-    let batch: Vec<String> = claims
-        .iter()
-        .flat_map(|c| c.seats.iter().map(|s| s.sha256.clone()))
-        .collect();
-    evict(&opts.cache, opts.cache_bytes, &batch, say);
-    t.concurrency = opts.jobs.min(games.len()).max(1);
-    let todo = games.len();
-    let mut store = Upload {
-        client: client.clone(),
-        spool: opts.cache.join("spool"),
-        leases: leases.clone(),
-        done: DoneSet::default(),
-        say,
-        stderr: None,
-    };
-    let pairings = Claimed(Mutex::new(games));
-    let played = play_all(
-        &t,
-        &RunOptions::default(),
-        pairings,
-        todo,
-        &mut store,
-        layout,
-        &mut |e| {
-            if let Event::Warning(w) = e {
-                say(w)
+        if last.elapsed() >= SUMMARY_EVERY {
+            let played = tally.played.load(Ordering::Relaxed);
+            if played != played_then {
+                say(&line(played_then, last.elapsed().as_secs_f64()));
             }
-        },
-    );
-    stop_beat();
-    let _ = beat.join();
-    evict(&opts.cache, opts.cache_bytes, &[], say);
-    // Stopped (SIGTERM) or failed: the games not played go back to the
-    // queue at once, rather than when their leases expire.
-    if played
-        .as_ref()
-        .map_or(true, |p| p.stop.is_some() || p.interrupted)
-    {
-        give_back(client, &leases, say);
+            played_then = played;
+            last = std::time::Instant::now();
+        }
     }
-    let played = played.map_err(|e| e.to_string())?;
-    if let Some(s) = played.stop {
-        return Err(format!("the games stopped: {s}"));
-    }
-    Ok(())
-}
-
-/// Returns the leases of the games not played (`POST
-/// /api/worker/release`); their games go back to the server's queue.
-fn give_back(
-    client: &Client,
-    leases: &Mutex<BTreeMap<usize, (String, String)>>,
-    say: &(dyn Fn(&str) + Sync),
-) {
-    let left: Vec<(String, String)> = leases
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .values()
-        .cloned()
-        .collect();
-    if left.is_empty() {
-        return;
-    }
-    let ids: Vec<String> = left.iter().map(|(_, l)| l.clone()).collect();
-    let games: Vec<&str> = left.iter().map(|(g, _)| g.as_str()).collect();
-    match client.post("/api/worker/release", &Leases { leases: ids }) {
-        Ok(_) => say(&format!("returned to the server: {}", games.join(", "))),
-        Err(e) => say(&format!(
-            "{}: not returned ({e}): left to their leases' expiry",
-            games.join(", ")
-        )),
+    if tally.played.load(Ordering::Relaxed) > 0 {
+        say(&line(played_then, last.elapsed().as_secs_f64()));
     }
 }
 
-/// Renews the leases of the games still playing, every `every`, until
-/// `stopped`'s sender is dropped.
-fn heartbeat(
-    client: &Client,
-    leases: &Mutex<BTreeMap<usize, (String, String)>>,
-    stopped: &std::sync::mpsc::Receiver<()>,
-    every: Duration,
-) {
-    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
-        let ids: Vec<String> = leases
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .values()
-            .map(|(_, l)| l.clone())
-            .collect();
-        if !ids.is_empty() {
-            let _ = client.post("/api/worker/heartbeat", &Leases { leases: ids });
+/// Renews the leases held, every `every`, until `quit`.
+fn heartbeat(client: &Client, hand: &Hand, quit: &AtomicBool, every: Duration) {
+    let mut last = std::time::Instant::now();
+    while !quit.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(100));
+        if last.elapsed() < every {
+            continue;
+        }
+        last = std::time::Instant::now();
+        let ids = hand.leases();
+        for chunk in ids.chunks(1024) {
+            let _ = client.post(
+                "/api/worker/heartbeat",
+                &Leases {
+                    leases: chunk.to_vec(),
+                },
+            );
         }
     }
 }
 
-/// The claimed games, in order, as the runner's `Pairings`.
-struct Claimed(Mutex<VecDeque<ScheduledGame>>);
+/// What a worker asks for in a claim: the server decides how many it
+/// gets (from its `-j` and its games' pace).
+const CLAIM_ASK: usize = 256;
 
-impl Pairings for Claimed {
+/// The worker's play: epochs, each one run of the league's pipeline
+/// ([`play_all`]) with the bots of the games in hand, fed by claims as
+/// its games go ([`Feed`]), until a claimed game seats a bot the epoch
+/// lacks (the next epoch fetches it) or the worker stops.
+struct Epochs<'a> {
+    client: &'a Client,
+    opts: &'a WorkerOptions,
+    t: &'a Tournament,
+    hand: &'a Arc<Hand>,
+    tally: &'a Tally,
+    stop: &'a Arc<AtomicBool>,
+    /// Lines for the console, from any thread.
+    notes: std::sync::mpsc::Sender<String>,
+    say: &'a (dyn Fn(&str) + Sync),
+}
+
+/// Why an epoch's feed stopped claiming.
+enum Halt {
+    /// The server asks the worker to register again (409).
+    Register(String),
+    /// The token is revoked or not a worker's (401, 403).
+    Refused(String),
+}
+
+impl Epochs<'_> {
+    /// Plays until the worker stops; `tx` takes the finished games to the
+    /// uploader.
+    fn play(self, tx: std::sync::mpsc::SyncSender<upload::Spooled>) -> Result<(), WorkerError> {
+        let say = |l: &str| {
+            let _ = self.notes.send(l.to_string());
+        };
+        let layout = Layout::new(self.t.output.clone());
+        let mut queue: VecDeque<LeasedGame> = VecDeque::new();
+        let mut roster: Vec<(String, String)> = Vec::new();
+        while !self.stop.load(Ordering::SeqCst) {
+            if queue.is_empty() {
+                match claim(self.client, CLAIM_ASK) {
+                    Ok(games) => {
+                        self.hand.claimed(&games);
+                        queue.extend(games);
+                    }
+                    Err(e) => {
+                        if let Some(h) = halt_of(&e) {
+                            self.halt(h)?;
+                        } else {
+                            say(&format!("cannot claim games: {e}; trying again"));
+                            pause(self.stop, Duration::from_secs(2));
+                        }
+                        continue;
+                    }
+                }
+                if queue.is_empty() {
+                    pause(self.stop, Duration::from_secs(1));
+                    continue;
+                }
+            }
+            let (t, index) = self.bots(&mut queue, &mut roster);
+            if queue.is_empty() {
+                continue;
+            }
+            let feed = Arc::new(Feed {
+                client: self.client.clone(),
+                queue: Mutex::new(std::mem::take(&mut queue)),
+                later: Mutex::new(Vec::new()),
+                index,
+                seed: t.seed,
+                jobs: self.opts.jobs,
+                stop: self.stop.clone(),
+                halt: Mutex::new(None),
+                claiming: AtomicBool::new(false),
+                last_claim: Mutex::new((std::time::Instant::now(), 0)),
+                hand: self.hand.clone(),
+                notes: self.notes.clone(),
+            });
+            let mut store = upload::Upload {
+                tx: tx.clone(),
+                spool: self.opts.cache.join("spool"),
+                hand: self.hand,
+                tally: self.tally,
+                done: DoneSet::default(),
+                say: &say,
+                stderr: None,
+            };
+            let played = play_all(
+                &t,
+                &RunOptions::default(),
+                Fed(feed.clone()),
+                usize::MAX,
+                &mut store,
+                &layout,
+                &mut |e| {
+                    if let Event::Warning(w) = e {
+                        say(w)
+                    }
+                },
+            );
+            queue = feed.left();
+            let stopped = played
+                .as_ref()
+                .map_or(true, |p| p.stop.is_some() || p.interrupted);
+            if let Err(e) = &played {
+                say(&format!("the games stopped: {e}"));
+            } else if let Ok(Some(s)) = played.as_ref().map(|p| p.stop.as_ref()) {
+                say(&format!("the games stopped: {s}"));
+            }
+            let halt = feed.halt.lock().unwrap_or_else(|p| p.into_inner()).take();
+            // Stopped (SIGTERM) or failed: the games not played go back to
+            // the queue at once, rather than when their leases expire.
+            if stopped || self.stop.load(Ordering::SeqCst) || halt.is_some() {
+                self.give_back(&mut queue, true);
+            }
+            if let Some(h) = halt {
+                self.halt(h)?;
+            }
+            if stopped && !self.stop.load(Ordering::SeqCst) {
+                pause(self.stop, Duration::from_secs(2));
+            }
+        }
+        self.give_back(&mut queue, true);
+        Ok(())
+    }
+
+    /// Acts on a halt: registers again, or stops the worker.
+    fn halt(&self, h: Halt) -> Result<(), WorkerError> {
+        match h {
+            Halt::Register(m) => {
+                (self.say)(&format!("claim refused ({m}): registering again"));
+                register(self.client, self.opts, self.stop, self.say)?;
+                Ok(())
+            }
+            Halt::Refused(m) => Err(WorkerError::Refused(m)),
+        }
+    }
+
+    /// The epoch's ladder: the bots of the games in `queue` and those of
+    /// the last epoch (`roster`) still in the cache, each fetched and
+    /// built the first time; the games whose bot cannot be had are given
+    /// back. The cache is kept within its bound first, but for the bots
+    /// of the games in hand. Returns the ladder and the roster's index by
+    /// player.
+    fn bots(
+        &self,
+        queue: &mut VecDeque<LeasedGame>,
+        roster: &mut Vec<(String, String)>,
+    ) -> (Tournament, BTreeMap<String, usize>) {
+        let seats = |games: &mut dyn Iterator<Item = &LeasedGame>| -> Vec<(String, String)> {
+            games
+                .flat_map(|c| c.seats.iter().map(|s| (s.player.clone(), s.sha256.clone())))
+                .collect()
+        };
+        let mut wanted = seats(&mut queue.iter());
+        let shas = |w: &[(String, String)]| w.iter().map(|(_, s)| s.clone()).collect::<Vec<_>>();
+        let (cache, bound) = (&self.opts.cache, self.opts.cache_bytes);
+        let mut tight = evict(cache, bound, &shas(&wanted), self.say) > bound;
+        if tight {
+            // The cache cannot hold the bots of every game in hand: this
+            // epoch plays those of the first game's bots only, and keeps
+            // only them.
+            wanted = seats(&mut queue.iter().take(1));
+            tight = evict(cache, bound, &shas(&wanted), self.say) > bound;
+        }
+        let mut t = self.t.clone();
+        t.bots.clear();
+        t.concurrency = self.opts.jobs.max(1);
+        let mut index: BTreeMap<String, usize> = BTreeMap::new();
+        let mut failed: Vec<String> = Vec::new();
+        let kept = roster.iter().filter(|(_, sha)| {
+            let b = cache.join("bundles");
+            !tight && b.join(sha).is_dir() && b.join(format!("{sha}.built")).exists()
+        });
+        let all: Vec<(String, String)> = wanted.iter().chain(kept).cloned().collect();
+        for (player, sha) in all {
+            if index.contains_key(&player) || failed.contains(&player) {
+                continue;
+            }
+            match bundle(self.client, &self.opts.cache, &t, &sha, &player, self.say) {
+                Ok(spec) => {
+                    t.bots.push(spec);
+                    index.insert(player, t.bots.len() - 1);
+                }
+                Err(e) => {
+                    (self.say)(&e);
+                    failed.push(player);
+                }
+            }
+        }
+        *roster = index
+            .keys()
+            .filter_map(|p| all_sha(&wanted, roster, p).map(|s| (p.clone(), s)))
+            .collect();
+        let (bad, ok): (Vec<LeasedGame>, Vec<LeasedGame>) = std::mem::take(queue)
+            .into_iter()
+            .partition(|g| g.seats.iter().any(|s| failed.contains(&s.player)));
+        *queue = ok.into();
+        let mut bad: VecDeque<LeasedGame> = bad.into();
+        self.give_back(&mut bad, false);
+        (t, index)
+    }
+
+    /// Gives back the leases of the games in `queue` (`POST
+    /// /api/worker/release`), or with `all` those of every game claimed
+    /// and not finished: their games go back to the server's queue.
+    fn give_back(&self, queue: &mut VecDeque<LeasedGame>, all: bool) {
+        let ids: Vec<usize> = queue.drain(..).map(|g| g.id as usize).collect();
+        let left = match all {
+            true => self.hand.take_all_playing(),
+            false => self.hand.take_playing(&ids),
+        };
+        if left.is_empty() {
+            return;
+        }
+        let leases: Vec<String> = left.iter().map(|(_, l)| l.clone()).collect();
+        let games: Vec<&str> = left.iter().map(|(g, _)| g.as_str()).collect();
+        match self.client.post("/api/worker/release", &Leases { leases }) {
+            Ok(_) => (self.say)(&format!("returned to the server: {}", games.join(", "))),
+            Err(e) => (self.say)(&format!(
+                "{}: not returned ({e}): left to their leases' expiry",
+                games.join(", ")
+            )),
+        }
+    }
+}
+
+/// The bundle hash of `player` among `wanted` and the last `roster`.
+fn all_sha(
+    wanted: &[(String, String)],
+    roster: &[(String, String)],
+    player: &str,
+) -> Option<String> {
+    wanted
+        .iter()
+        .chain(roster)
+        .find(|(p, _)| p == player)
+        .map(|(_, s)| s.clone())
+}
+
+/// What a refused claim means for the worker, if it is not a moment's.
+fn halt_of(e: &Call) -> Option<Halt> {
+    match e {
+        Call::Refused(409, m) => Some(Halt::Register(m.clone())),
+        // A token revoked or not a worker's: nothing to try again.
+        Call::Refused(status @ (401 | 403), m) => Some(Halt::Refused(format!("{status}: {m}"))),
+        _ => None,
+    }
+}
+
+/// An epoch's games: the claimed games in hand, in order, topped up by a
+/// claim when they run low (one thread claims at a time; the server
+/// decides how many it grants). A claimed game that seats a bot the epoch
+/// lacks waits for the next epoch (`later`): the epoch ends once the games
+/// it can play are played.
+struct Feed {
+    client: Client,
+    queue: Mutex<VecDeque<LeasedGame>>,
+    later: Mutex<Vec<LeasedGame>>,
+    /// The epoch's bots by player.
+    index: BTreeMap<String, usize>,
+    seed: u64,
+    jobs: usize,
+    stop: Arc<AtomicBool>,
+    halt: Mutex<Option<Halt>>,
+    claiming: AtomicBool,
+    /// When the last claim was made, and how many games it granted.
+    last_claim: Mutex<(std::time::Instant, usize)>,
+    hand: Arc<Hand>,
+    notes: std::sync::mpsc::Sender<String>,
+}
+
+/// The runner's `Pairings` of an epoch: its [`Feed`].
+struct Fed(Arc<Feed>);
+
+impl Feed {
+    fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+        m.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The games left when the epoch ends: those it could not play first.
+    fn left(&self) -> VecDeque<LeasedGame> {
+        let mut left: VecDeque<LeasedGame> = Self::lock(&self.later).drain(..).collect();
+        left.extend(Self::lock(&self.queue).drain(..));
+        left
+    }
+
+    /// The roster index of each seat of `g`, if the epoch has them all.
+    fn seats(&self, g: &LeasedGame) -> Option<Vec<usize>> {
+        g.seats
+            .iter()
+            .map(|s| self.index.get(&s.player).copied())
+            .collect()
+    }
+
+    /// Claims more games when those in hand are fewer than half the last
+    /// grant (or than the slots), at most every 200 ms unless none are left
+    /// (`empty`). False when nothing came and none are left.
+    fn refill(&self, empty: bool) -> bool {
+        {
+            let (at, granted) = *Self::lock(&self.last_claim);
+            let queued = Self::lock(&self.queue).len();
+            let low = queued < self.jobs.max(granted / 2);
+            if !empty && (!low || at.elapsed() < Duration::from_millis(200)) {
+                return true;
+            }
+        }
+        if self.claiming.swap(true, Ordering::SeqCst) {
+            // Another thread is claiming: a moment.
+            std::thread::sleep(Duration::from_millis(20));
+            return true;
+        }
+        let got = claim(&self.client, CLAIM_ASK);
+        *Self::lock(&self.last_claim) = (
+            std::time::Instant::now(),
+            got.as_ref().map_or(0, |g| g.len()),
+        );
+        let more = match got {
+            Ok(games) => {
+                self.hand.claimed(&games);
+                let any = !games.is_empty();
+                Self::lock(&self.queue).extend(games);
+                any
+            }
+            Err(e) => {
+                match halt_of(&e) {
+                    Some(h) => *Self::lock(&self.halt) = Some(h),
+                    None if empty => {
+                        let _ = self
+                            .notes
+                            .send(format!("cannot claim games: {e}; trying again"));
+                        pause(&self.stop, Duration::from_secs(2));
+                    }
+                    None => {}
+                }
+                false
+            }
+        };
+        self.claiming.store(false, Ordering::SeqCst);
+        more
+    }
+}
+
+impl Pairings for Fed {
     fn next(&self) -> Option<ScheduledGame> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).pop_front()
+        let f = &self.0;
+        loop {
+            if f.stop.load(Ordering::SeqCst) || Feed::lock(&f.halt).is_some() {
+                return None;
+            }
+            let mut next = None;
+            {
+                let mut q = Feed::lock(&f.queue);
+                while let Some(g) = q.pop_front() {
+                    match f.seats(&g) {
+                        Some(seats) => {
+                            next = Some(crate::wire::worker::scheduled_as(
+                                f.seed,
+                                g.id,
+                                g.opening_of.unwrap_or(g.id),
+                                g.variant,
+                                seats,
+                            ));
+                            break;
+                        }
+                        None => Feed::lock(&f.later).push(g),
+                    }
+                }
+            }
+            if let Some(game) = next {
+                if Feed::lock(&f.later).is_empty() {
+                    f.refill(false);
+                }
+                return Some(game);
+            }
+            // New bots: the next epoch.
+            if !Feed::lock(&f.later).is_empty() {
+                return None;
+            }
+            if !f.refill(true) {
+                pause(&f.stop, Duration::from_secs(1));
+            }
+        }
     }
 
     fn finished(&self, _index: usize, _row: &GameRow) -> Option<String> {
@@ -593,144 +815,5 @@ impl Pairings for Claimed {
 
     fn total(&self) -> usize {
         usize::MAX
-    }
-}
-
-/// A spooled upload: the game's URL path and body.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct Spooled {
-    game_id: String,
-    body: GameUpload,
-}
-
-/// The runner's `Store` on a worker: each finished game goes to the
-/// server; when it cannot be reached, to the spool.
-struct Upload<'a> {
-    client: Client,
-    spool: PathBuf,
-    leases: Arc<Mutex<BTreeMap<usize, (String, String)>>>,
-    done: DoneSet,
-    say: &'a (dyn Fn(&str) + Sync),
-    /// The stderr offered for the next commit, by its game's index.
-    stderr: Option<(usize, Vec<SeatStderr>)>,
-}
-
-/// The error of the worker's store: a game that cannot be spooled.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct SpoolError(String);
-
-impl Store for Upload<'_> {
-    type Error = SpoolError;
-
-    fn commit(
-        &mut self,
-        record: &Frame,
-        row: &mut GameRow,
-        index: usize,
-    ) -> Result<(), SpoolError> {
-        let lease = self
-            .leases
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&index);
-        let Some((game_id, lease)) = lease else {
-            return Err(SpoolError(format!("game {index} was not claimed")));
-        };
-        let text = crate::results::records::decode(record.bytes())
-            .map_err(|e| SpoolError(format!("the record of {game_id}: {e}")))?;
-        let body = GameUpload {
-            lease,
-            record: String::from_utf8_lossy(&text).into_owned(),
-            row: row.clone(),
-            stderr: match self.stderr.take() {
-                Some((i, seats)) if i == index => seats,
-                _ => Vec::new(),
-            },
-        };
-        self.done.insert(index);
-        let s = Spooled { game_id, body };
-        match send(&self.client, &s) {
-            Ok(()) => (self.say)(&format!("{}: uploaded", s.game_id)),
-            Err(Call::Refused(status, m)) => (self.say)(&format!(
-                "{}: discarded, the server refused it ({status}: {m})",
-                s.game_id
-            )),
-            Err(e) => {
-                let path = self.spool.join(format!("{}.json", s.game_id));
-                let bytes = serde_json::to_vec(&s).map_err(|e| SpoolError(e.to_string()))?;
-                crate::league::folder::write_atomically(&path, &bytes)
-                    .map_err(|e| SpoolError(format!("{}: {e}", path.display())))?;
-                (self.say)(&format!(
-                    "{}: kept in the spool ({}): {e}",
-                    s.game_id,
-                    path.display()
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    fn offer_stderr(&mut self, index: usize, stderr: Vec<SeatStderr>) {
-        self.stderr = Some((index, stderr));
-    }
-
-    fn sync(&mut self) -> Result<(), SpoolError> {
-        Ok(())
-    }
-
-    fn done(&self) -> &DoneSet {
-        &self.done
-    }
-
-    fn record(&self, game_id: &str) -> Result<String, SpoolError> {
-        Err(SpoolError(format!(
-            "a worker keeps no records: {game_id} is on the server"
-        )))
-    }
-}
-
-fn send(client: &Client, s: &Spooled) -> Result<(), Call> {
-    client
-        .post(&format!("/api/worker/games/{}", s.game_id), &s.body)
-        .map(|_| ())
-}
-
-/// Sends the spooled games: each accepted or refused (a lease gone) is
-/// removed, and said; the others wait for the next try.
-fn send_spool(client: &Client, cache: &Path, say: &(dyn Fn(&str) + Sync)) {
-    let Ok(dir) = std::fs::read_dir(cache.join("spool")) else {
-        return;
-    };
-    let mut files: Vec<PathBuf> = dir.flatten().map(|e| e.path()).collect();
-    files.sort();
-    for f in files
-        .iter()
-        .filter(|f| f.extension().is_some_and(|e| e == "json"))
-    {
-        let s: Spooled = match std::fs::read(f)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-        {
-            Some(s) => s,
-            None => {
-                say(&format!("{}: not a spooled game; left there", f.display()));
-                continue;
-            }
-        };
-        match send(client, &s) {
-            Ok(()) => {
-                say(&format!("{}: uploaded from the spool", s.game_id));
-                let _ = std::fs::remove_file(f);
-            }
-            Err(Call::Refused(status, m)) => {
-                say(&format!(
-                    "{}: discarded from the spool, the server refused it ({status}: {m})",
-                    s.game_id
-                ));
-                let _ = std::fs::remove_file(f);
-            }
-            Err(_) => return,
-        }
     }
 }

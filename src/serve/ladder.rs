@@ -77,6 +77,9 @@ pub struct Workers {
     pub rechecks: Mutex<BTreeMap<&'static str, u64>>,
     /// Workers put in quarantine since the server started.
     pub quarantines: AtomicU64,
+    /// Per worker (owner id), the mean duration in ms of its recent games
+    /// (a moving average of its uploads' rows): a claim's size.
+    pub pace: Mutex<std::collections::HashMap<i64, f64>>,
 }
 
 impl Workers {
@@ -90,6 +93,7 @@ impl Workers {
             held: AtomicU64::new(0),
             rechecks: Mutex::new(BTreeMap::new()),
             quarantines: AtomicU64::new(0),
+            pace: Mutex::new(std::collections::HashMap::new()),
         }
     }
 }

@@ -41,10 +41,19 @@ pub struct Registered {
     /// The ladder file's text.
     pub ladder: String,
     pub lease_seconds: i64,
+    /// The worker protocol the server speaks ([`PROTOCOL`]); absent (0)
+    /// from a server older than batched uploads.
+    #[serde(default)]
+    pub protocol: u32,
     /// The ladder's variant keys this worker plays.
     pub variants: Vec<String>,
     pub worker: String,
 }
+
+/// The worker protocol of this arena: 2 adds batched uploads (`POST
+/// /api/worker/games`, [`Batch`]) and claims sized by the server. A server
+/// of protocol 2 still takes the single uploads of protocol 1.
+pub const PROTOCOL: u32 = 2;
 
 /// A worker's claim: up to `max` games.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -128,6 +137,36 @@ pub struct Uploaded {
     /// A forfeit (answered 202): why it does not count yet.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub held: Option<String>,
+}
+
+/// Finished games uploaded at once (`POST /api/worker/games`), each
+/// named by its row's `game_id`, each checked and committed on its own.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Batch {
+    pub games: Vec<GameUpload>,
+}
+
+/// The answer to a [`Batch`]: one [`GameAnswer`] per game, in order.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct BatchAnswer {
+    pub games: Vec<GameAnswer>,
+}
+
+/// What became of one game of a batch: `status` is the single upload's
+/// (201 counted, 202 held as a forfeit, 403 not leased to this worker,
+/// 404 no such game, 409 recorded already, 410 lease expired, 422 refused
+/// by the replay, 500 not recorded: send it again).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GameAnswer {
+    pub game_id: String,
+    pub status: u16,
+    /// A forfeit (202): why it does not count yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held: Option<String>,
+    /// A refusal: why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The game id of ladder game `id` in rows and records.

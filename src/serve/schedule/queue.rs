@@ -363,10 +363,12 @@ impl Scheduler {
             && self.db.max_games().is_none();
         // At most a claim's worth of picks per claim: the queue fills over a
         // few claims, and no claim holds the queue's lock for long.
+        // A worker's claim of a batch (issue 49) finds its batch pending.
+        let batch = if worker.is_some() { max } else { 0 };
         let want = if alone {
             self.games_in_flight.max(1)
         } else {
-            q.target.saturating_sub(pending).min(TOP_UP_MOST)
+            q.target.max(batch).saturating_sub(pending).min(TOP_UP_MOST)
         };
         let add = self.picks(&mut q, &queued, want);
         if alone {

@@ -291,18 +291,7 @@ impl Db {
         if !close_lease(&mut tx, lease, game, worker, now_unix).await? {
             return Ok(false);
         }
-        let r = sqlx::query(
-            "UPDATE games SET state = 'done', finished_at = $2, row_json = $3, record = $4 \
-             WHERE id = $1 AND state = 'playing' AND lease_id = $5",
-        )
-        .bind(game)
-        .bind(now())
-        .bind(row_json)
-        .bind(record)
-        .bind(lease)
-        .execute(&mut *tx)
-        .await?;
-        if r.rows_affected() != 1 {
+        if !finish_in(&mut tx, game, lease, row_json, record).await? {
             return Ok(false);
         }
         tx.commit().await?;
@@ -445,6 +434,29 @@ pub(super) async fn close_lease(
     .bind(game)
     .bind(worker)
     .bind(now_unix)
+    .execute(&mut **tx)
+    .await?;
+    Ok(r.rows_affected() == 1)
+}
+
+/// Within `tx`, after its lease is closed: game `game` is done with its
+/// row and record. False when it was not being played under `lease`.
+pub(super) async fn finish_in(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    game: i64,
+    lease: &str,
+    row_json: &str,
+    record: &[u8],
+) -> Result<bool, DbError> {
+    let r = sqlx::query(
+        "UPDATE games SET state = 'done', finished_at = $2, row_json = $3, record = $4 \
+         WHERE id = $1 AND state = 'playing' AND lease_id = $5",
+    )
+    .bind(game)
+    .bind(now())
+    .bind(row_json)
+    .bind(record)
+    .bind(lease)
     .execute(&mut **tx)
     .await?;
     Ok(r.rows_affected() == 1)

@@ -14,6 +14,7 @@ pub mod quarantine;
 pub mod stderr;
 pub mod tokens;
 pub mod version_tests;
+pub mod uploads;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::migrate::{Migration, MigrationType, Migrator};

@@ -95,30 +95,17 @@ impl Db {
         if !close_lease(&mut tx, lease, game, worker, now_unix).await? {
             return Ok(false);
         }
-        let r = sqlx::query(
-            "UPDATE games SET state = 'checking' WHERE id = $1 AND state = 'playing' AND lease_id = $2",
+        if !hold_in(
+            &mut tx,
+            (game, lease, worker),
+            (reason, offender),
+            row_json,
+            record,
         )
-        .bind(game)
-        .bind(lease)
-        .execute(&mut *tx)
-        .await?;
-        if r.rows_affected() != 1 {
+        .await?
+        {
             return Ok(false);
         }
-        sqlx::query(
-            "INSERT INTO rechecks (game_id, worker_id, lease_id, reason, offender, row_json, record, state, reported_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, 'waiting', $8)",
-        )
-        .bind(game)
-        .bind(worker)
-        .bind(lease)
-        .bind(reason)
-        .bind(offender as i64)
-        .bind(row_json)
-        .bind(record)
-        .bind(now())
-        .execute(&mut *tx)
-        .await?;
         tx.commit().await?;
         Ok(true)
     }
@@ -433,4 +420,41 @@ impl Db {
             })
             .collect())
     }
+}
+
+/// Within `tx`, after its lease is closed: game `game` waits for its
+/// re-check (`checking`), its row and record in `rechecks`. False when the
+/// game was not being played under `lease` (nothing written then).
+pub(super) async fn hold_in(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    (game, lease, worker): (i64, &str, i64),
+    (reason, offender): (&str, usize),
+    row_json: &str,
+    record: &[u8],
+) -> Result<bool, DbError> {
+    let r = sqlx::query(
+        "UPDATE games SET state = 'checking' WHERE id = $1 AND state = 'playing' AND lease_id = $2",
+    )
+    .bind(game)
+    .bind(lease)
+    .execute(&mut **tx)
+    .await?;
+    if r.rows_affected() != 1 {
+        return Ok(false);
+    }
+    sqlx::query(
+        "INSERT INTO rechecks (game_id, worker_id, lease_id, reason, offender, row_json, record, state, reported_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'waiting', $8)",
+    )
+    .bind(game)
+    .bind(worker)
+    .bind(lease)
+    .bind(reason)
+    .bind(offender as i64)
+    .bind(row_json)
+    .bind(record)
+    .bind(now())
+    .execute(&mut **tx)
+    .await?;
+    Ok(true)
 }

@@ -13,8 +13,8 @@ use crate::serve::intake::verify::{check_upload, Expected};
 use crate::serve::ladder::Ladder;
 use crate::serve::store::{unix_now, GameState, LeaseState, Owner, Role};
 use crate::wire::worker::{
-    game_id, Accepts, ClaimRequest, GameUpload, Granted, LeasedGame, LeasedSeat, Leases,
-    Registered, Registration, Released, Renewed, Uploaded,
+    game_id, Accepts, Batch, BatchAnswer, ClaimRequest, GameAnswer, GameUpload, Granted,
+    LeasedGame, LeasedSeat, Leases, Registered, Registration, Released, Renewed, Uploaded,
 };
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -39,6 +39,7 @@ pub fn router() -> Router<Arc<Ladder>> {
         .route("/api/worker/release", post(release))
         .route("/api/worker/bundles/{sha256}", get(bundle))
         .route("/api/worker/games/{id}", post(upload))
+        .route("/api/worker/games", post(upload_batch))
 }
 
 /// The worker a request's token names: 403 for an owner's token.
@@ -144,6 +145,7 @@ async fn register(
         book: l.t.book.as_ref().map(|b| b.text.clone()),
         ladder: l.workers.ladder_text.clone(),
         lease_seconds: l.workers.lease_seconds,
+        protocol: crate::wire::worker::PROTOCOL,
         variants: playable,
         worker: w.name,
     }))
@@ -174,6 +176,35 @@ fn check_numbers(l: &Ladder, r: &Registration) -> ApiResult<()> {
     Ok(())
 }
 
+/// The most games one claim leases.
+const CLAIM_MOST: usize = 256;
+
+/// How long, in ms, a worker's leased games should keep each of its slots
+/// busy: a claim every second or so, whatever a game takes.
+const SLOT_AHEAD_MS: f64 = 2_000.0;
+
+/// Games a worker may hold under lease per slot (`-j`): enough to keep
+/// the slot busy for [`SLOT_AHEAD_MS`] at the pace of its recent games
+/// ([`note_pace`]), from 1 (its pace not known yet, or games longer than
+/// that) to 128.
+fn per_slot(l: &Ladder, worker: i64) -> i64 {
+    let pace = l.workers.pace.lock().unwrap_or_else(|p| p.into_inner());
+    match pace.get(&worker) {
+        Some(&ms) => (SLOT_AHEAD_MS / ms.max(0.5)).clamp(1.0, 128.0) as i64,
+        None => 1,
+    }
+}
+
+/// Notes the duration of game `row`, uploaded by `worker`, in its pace
+/// (a moving average over some twenty games).
+fn note_pace(l: &Ladder, worker: i64, row: &crate::results::GameRow) {
+    let ms = row.duration_ms as f64;
+    let mut pace = l.workers.pace.lock().unwrap_or_else(|p| p.into_inner());
+    pace.entry(worker)
+        .and_modify(|m| *m += (ms - *m) / 20.0)
+        .or_insert(ms);
+}
+
 /// `POST /api/worker/claim` `{"max": N}`: up to N games from the queue,
 /// each under a new lease: its id, game, variant, and each seat's player
 /// and bundle hash. 409 before the worker registered.
@@ -198,14 +229,16 @@ async fn claim(
     l.db.renew_leases(w.id, &[], unix_now(), 0)
         .await
         .map_err(ApiError::internal)?;
-    // At most its `-j` games under lease at once, at most 64 a claim.
+    // At most its `-j` slots' worth of games under lease at once (one a
+    // slot until its games' pace is known: [`per_slot`]), at most
+    // [`CLAIM_MOST`] a claim.
     let (jobs, active) =
         l.db.worker_load(w.id, unix_now())
             .await
             .map_err(ApiError::internal)?
             .unwrap_or((0, 0));
     let jobs = jobs.clamp(0, i64::from(l.settings.worker_jobs_max));
-    let room = usize::try_from(jobs - active).unwrap_or(0);
+    let room = usize::try_from(jobs * per_slot(&l, w.id) - active).unwrap_or(0);
     if room == 0 {
         return Ok(Json(Granted {
             games: Vec::new(),
@@ -221,7 +254,7 @@ async fn claim(
         .sched
         .claim(
             Some((w.id, l.workers.lease_seconds)),
-            c.max.min(64).min(room),
+            c.max.min(CLAIM_MOST).min(room),
             &|v| can.get(v).copied().unwrap_or(false),
         )
         .await
@@ -407,10 +440,7 @@ async fn upload(
             Json(Uploaded {
                 accepted: true,
                 game_id: game_id(id),
-                held: Some(
-                    "a forfeit counts once the server has played the game again to it and found it again"
-                        .into(),
-                ),
+                held: Some(HELD.into()),
             }),
         ));
     }
@@ -438,6 +468,38 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: GameUpload) -> Result<bo
     if let Err(e) = not_quarantined(l, w).await {
         return Err(("quarantined", e));
     }
+    let p = prepare(l, w, (id, u), &mut Default::default()).await?;
+    let l2 = l.clone();
+    let p = tokio::task::spawn_blocking(move || replay(&l2, p))
+        .await
+        .map_err(fail)??;
+    let held = commit(l, w, (id, &p.lease), &p.row, &p.record).await?;
+    keep_stderr(l, id, &p.stderr).await;
+    Ok(held)
+}
+
+/// An upload whose lease and game are in order, with what the lease says
+/// the game is: for the replay.
+struct Prepared {
+    id: i64,
+    lease: String,
+    expected: Expected,
+    row: crate::results::GameRow,
+    record: String,
+    /// Each bot's stderr, for its owner once the game is committed.
+    stderr: Vec<crate::results::stderr::SeatStderr>,
+}
+
+/// The store's checks of an upload of game `id` by `w`: the game exists,
+/// is leased to `w` under the upload's lease, is not recorded yet, and
+/// the lease has not expired. `names`: the players of the versions read
+/// so far (a batch reads each once).
+async fn prepare(
+    l: &Arc<Ladder>,
+    w: &Owner,
+    (id, u): (i64, GameUpload),
+    names: &mut std::collections::HashMap<i64, String>,
+) -> Result<Prepared, Refusal> {
     let Some((state, ticket)) = l.db.game_ticket(id).await.map_err(fail)? else {
         return Err((
             "not_leased",
@@ -478,8 +540,14 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: GameUpload) -> Result<bo
     }
     let mut players = Vec::new();
     for v in &ticket.seats {
-        let v = l.db.version(*v).await.map_err(fail)?;
-        players.push(v.map(|v| v.player()).unwrap_or_default());
+        if let Some(name) = names.get(v) {
+            players.push(name.clone());
+            continue;
+        }
+        let name = l.db.version(*v).await.map_err(fail)?;
+        let name = name.map(|v| v.player()).unwrap_or_default();
+        names.insert(*v, name.clone());
+        players.push(name);
     }
     let game =
         crate::wire::worker::scheduled_as(l.t.seed, id, ticket.opening, ticket.variant, Vec::new());
@@ -495,25 +563,29 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: GameUpload) -> Result<bo
             false => Vec::new(),
         },
     };
-    let stderr = u.stderr;
-    if let Err(why) = check_stderr(l, &stderr, expected.players.len()) {
+    if let Err(why) = check_stderr(l, &u.stderr, expected.players.len()) {
         return Err((
             "stderr",
             ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, why),
         ));
     }
-    let l2 = l.clone();
     let (mut row, record) = (u.row, u.record);
     // Where a record lies is the server's to say: the store keeps it.
     row.record_file.clear();
     (row.record_offset, row.record_length) = (None, None);
-    let checked = tokio::task::spawn_blocking(move || {
-        let r = check_upload(&l2.t, &expected, &row, &record);
-        r.map(|()| (row, record))
+    Ok(Prepared {
+        id,
+        lease: lease.id,
+        expected,
+        row,
+        record,
+        stderr: u.stderr,
     })
-    .await
-    .map_err(fail)?;
-    let (row, record) = checked.map_err(|e| {
+}
+
+/// The replay of a prepared upload (blocking: the engine's work).
+fn replay(l: &Ladder, p: Prepared) -> Result<Prepared, Refusal> {
+    check_upload(&l.t, &p.expected, &p.row, &p.record).map_err(|e| {
         (
             e.kind,
             ApiError::new(
@@ -522,13 +594,19 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: GameUpload) -> Result<bo
             ),
         )
     })?;
-    let held = commit(l, w, (id, &lease.id), &row, &record).await?;
-    // The game counts (or is held) already: stderr that cannot be kept is
-    // said in the log, not charged to the worker.
-    if let Err(e) = l.db.keep_stderr(id, &stderr).await {
+    Ok(p)
+}
+
+/// Keeps an accepted upload's stderr for its owners. The game counts (or
+/// is held) already: stderr that cannot be kept is said in the log, not
+/// charged to the worker.
+async fn keep_stderr(l: &Ladder, id: i64, stderr: &[crate::results::stderr::SeatStderr]) {
+    if stderr.is_empty() {
+        return;
+    }
+    if let Err(e) = l.db.keep_stderr(id, stderr).await {
         tracing::error!("the stderr of {} cannot be kept: {e}", game_id(id));
     }
-    Ok(held)
 }
 
 /// Refuses an upload's stderr that the ladder's cap (`stderr_kb`) could
@@ -590,24 +668,244 @@ async fn commit(
         }
     };
     if !fresh {
-        return Err((
-            "expired",
-            ApiError::new(
-                StatusCode::GONE,
-                format!("your lease of {} ended while it was checked", game_id(id)),
-            ),
-        ));
+        return Err(ended_while_checked(id));
     }
-    if held.is_some() {
+    Ok(committed(l, w, row))
+}
+
+fn ended_while_checked(id: i64) -> Refusal {
+    (
+        "expired",
+        ApiError::new(
+            StatusCode::GONE,
+            format!("your lease of {} ended while it was checked", game_id(id)),
+        ),
+    )
+}
+
+/// What follows a game's commit by worker `w`: a forfeit held (true) wakes
+/// its re-check; a game counted joins the standings, the feed and `w`'s
+/// pace.
+fn committed(l: &Ladder, w: &Owner, row: &crate::results::GameRow) -> bool {
+    note_pace(l, w.id, row);
+    if row.offender.is_some() {
         l.sched.forget_queue();
-        return Ok(true);
+        return true;
     }
     l.sched.note_finished(row);
     l.metrics.games_played.fetch_add(1, Ordering::Relaxed);
     l.announce_game(row);
     l.finished_now(row);
-    Ok(false)
+    false
 }
+
+/// The most games in one batch.
+const BATCH_MOST: usize = 1024;
+
+/// `POST /api/worker/games` `{"games": [upload, ...]}`: finished games,
+/// each named by its row's `game_id`, each checked as one upload to `POST
+/// /api/worker/games/ID` is and committed on its own terms (one bad game
+/// refuses no other), the lot in one transaction. The answer (200) says
+/// per game, in order, what the single upload would have answered
+/// ([`GameAnswer`]). 403 for all of them from a worker in quarantine.
+async fn upload_batch(
+    State(l): Shared,
+    headers: HeaderMap,
+    req: axum::extract::Request,
+) -> ApiResult<Json<BatchAnswer>> {
+    let w = worker_of(&l, &headers).await?;
+    // A slot before the body is read: at most so many bodies in memory.
+    let _slot = l.gates.games.enter()?;
+    let body = axum::body::to_bytes(req.into_body(), UPLOAD_LIMIT)
+        .await
+        .map_err(|e| bad_json("a batch of uploads", e))?;
+    let b: Batch = serde_json::from_slice(&body).map_err(|e| bad_json("a batch of uploads", e))?;
+    drop(body);
+    if b.games.len() > BATCH_MOST {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("at most {BATCH_MOST} games in one batch"),
+        ));
+    }
+    if let Err(e) = not_quarantined(&l, &w).await {
+        let n = b.games.len() as u64;
+        *l.workers
+            .refused
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry("quarantined")
+            .or_default() += n;
+        return Err(e);
+    }
+    let mut answers: Vec<Result<bool, Refusal>> = Vec::new();
+    let mut names = Vec::new();
+    let mut prepared = Vec::new();
+    let mut names_of = std::collections::HashMap::new();
+    for u in b.games {
+        names.push(u.row.game_id.clone());
+        let Some(id) = crate::wire::worker::ladder_id(&u.row.game_id) else {
+            let e = ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!("no game `{}`", u.row.game_id),
+            );
+            answers.push(Err(("not_leased", e)));
+            continue;
+        };
+        match prepare(&l, &w, (id, u), &mut names_of).await {
+            Ok(p) => {
+                prepared.push((answers.len(), p));
+                answers.push(Ok(false));
+            }
+            Err(r) => answers.push(Err(r)),
+        }
+    }
+    // The replays, off the runtime's threads; then one commit.
+    let l2 = l.clone();
+    let replayed = tokio::task::spawn_blocking(move || {
+        prepared
+            .into_iter()
+            .map(|(i, p)| (i, replay(&l2, p)))
+            .collect::<Vec<_>>()
+    })
+    .await
+    .map_err(ApiError::internal)?;
+    let mut checked = Vec::new();
+    let mut stderr = Vec::new();
+    for (i, r) in replayed {
+        let r = r.and_then(|mut p| {
+            stderr.push((i, p.id, std::mem::take(&mut p.stderr)));
+            to_commit(p)
+        });
+        match r {
+            Ok(c) => checked.push((i, c)),
+            Err(r) => answers[i] = Err(r),
+        }
+    }
+    commit_batch(&l, &w, checked, &mut answers).await;
+    for (i, id, s) in stderr {
+        if answers[i].is_ok() {
+            keep_stderr(&l, id, &s).await;
+        }
+    }
+    let games = answers
+        .into_iter()
+        .zip(names)
+        .map(|(r, name)| answer_of(&l, &w, name, r))
+        .collect();
+    Ok(Json(BatchAnswer { games }))
+}
+
+/// A replayed upload as the store commits it, with its row.
+fn to_commit(
+    p: Prepared,
+) -> Result<
+    (
+        crate::serve::store::uploads::Checked,
+        crate::results::GameRow,
+    ),
+    Refusal,
+> {
+    let frame = crate::results::records::encode(p.record.as_bytes()).map_err(fail)?;
+    let row_json = serde_json::to_string(&p.row).map_err(fail)?;
+    let c = crate::serve::store::uploads::Checked {
+        game: p.id,
+        lease: p.lease,
+        row_json,
+        record: frame.bytes().to_vec(),
+        forfeit: p
+            .row
+            .offender
+            .map(|s| (p.row.reason.clone(), usize::from(s))),
+    };
+    Ok((c, p.row))
+}
+
+/// Commits the batch's games that passed their replay, in one
+/// transaction, and sets their answers: held (true) or counted (false),
+/// or 410 for a lease that ended meanwhile; 500 for each when the store
+/// fails (the worker sends them again).
+async fn commit_batch(
+    l: &Arc<Ladder>,
+    w: &Owner,
+    checked: Vec<(
+        usize,
+        (
+            crate::serve::store::uploads::Checked,
+            crate::results::GameRow,
+        ),
+    )>,
+    answers: &mut [Result<bool, Refusal>],
+) {
+    if checked.is_empty() {
+        return;
+    }
+    let games: Vec<_> = checked.iter().map(|(_, (c, _))| c.clone()).collect();
+    match l.db.commit_uploads(w.id, unix_now(), &games).await {
+        Ok(fresh) => {
+            for ((i, (c, row)), fresh) in checked.into_iter().zip(fresh) {
+                answers[i] = match fresh {
+                    true => Ok(committed(l, w, &row)),
+                    false => Err(ended_while_checked(c.game)),
+                };
+            }
+        }
+        Err(e) => {
+            let e = e.to_string();
+            for (i, _) in checked {
+                answers[i] = Err(fail(&e));
+            }
+        }
+    }
+}
+
+/// One game's answer in a batch, counted in `/metrics` as the single
+/// upload's; a refusal logged with the worker's name.
+fn answer_of(l: &Ladder, w: &Owner, name: String, r: Result<bool, Refusal>) -> GameAnswer {
+    match r {
+        Ok(true) => {
+            l.workers.held.fetch_add(1, Ordering::Relaxed);
+            l.wake_all();
+            GameAnswer {
+                game_id: name,
+                status: 202,
+                held: Some(HELD.into()),
+                error: None,
+            }
+        }
+        Ok(false) => {
+            l.workers.uploads.fetch_add(1, Ordering::Relaxed);
+            GameAnswer {
+                game_id: name,
+                status: 201,
+                held: None,
+                error: None,
+            }
+        }
+        Err((kind, e)) => {
+            *l.workers
+                .refused
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(kind)
+                .or_default() += 1;
+            tracing::warn!(
+                "worker {}: upload of {name} refused ({kind}): {}",
+                w.name,
+                e.message
+            );
+            GameAnswer {
+                game_id: name,
+                status: e.status.as_u16(),
+                held: None,
+                error: Some(e.message),
+            }
+        }
+    }
+}
+
+/// Why a forfeit's upload does not count yet.
+const HELD: &str =
+    "a forfeit counts once the server has played the game again to it and found it again";
 
 /// The workers' lines of `/metrics`.
 pub fn metrics_text(l: &Ladder) -> String {
