@@ -32,6 +32,9 @@ CREATE TABLE version_tests (
     losses BIGINT NOT NULL DEFAULT 0,
     llr DOUBLE PRECISION NOT NULL DEFAULT 0,
     elo DOUBLE PRECISION,
+    -- The game of the last evaluation: at a verdict, the game that
+    -- made the LLR reach its bound (the games after it do not count).
+    last_game TEXT,
     elo_err DOUBLE PRECISION,
     created_at TEXT NOT NULL,
     started_at TEXT,

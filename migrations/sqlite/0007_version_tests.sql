@@ -32,6 +32,9 @@ CREATE TABLE version_tests (
     losses INTEGER NOT NULL DEFAULT 0,
     llr REAL NOT NULL DEFAULT 0,
     elo REAL,
+    -- The game of the last evaluation: at a verdict, the game that
+    -- made the LLR reach its bound (the games after it do not count).
+    last_game TEXT,
     elo_err REAL,
     created_at TEXT NOT NULL,
     started_at TEXT,

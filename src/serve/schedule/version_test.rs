@@ -14,7 +14,7 @@ use std::collections::HashMap;
 /// tests: one per slot that plays (`slots`, the queue's target), rounded
 /// up to whole pairs, and at least one pair.
 pub fn in_flight_target(slots: usize) -> usize {
-    (slots.max(2) + 1) / 2 * 2
+    slots.max(2).div_ceil(2) * 2
 }
 
 /// The pairs to queue now, as (test, variant, new version, old version):

@@ -121,6 +121,9 @@ pub struct VersionTest {
     pub llr: f64,
     pub elo: Option<f64>,
     pub elo_err: Option<f64>,
+    /// The last game counted (`game-ID`): at a verdict, the one that made
+    /// the LLR reach its bound.
+    pub last_game: Option<String>,
     pub created_at: String,
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
@@ -149,6 +152,7 @@ pub struct TestState {
     pub llr: f64,
     pub elo: Option<f64>,
     pub elo_err: Option<f64>,
+    pub last_game: Option<String>,
 }
 
 /// Which tests a listing shows: `None` keeps all.
@@ -164,7 +168,7 @@ const TEST_COLUMNS: &str = "t.id AS id, b.name AS bot, o.name AS owner, nv.numbe
      t.status AS status, t.elo0 AS elo0, t.elo1 AS elo1, t.alpha AS alpha, t.beta AS beta, \
      t.max_games AS max_games, t.outcome AS outcome, t.old_fate AS old_fate, \
      t.games_queued AS games_queued, t.games AS games, t.penta AS penta, t.wins AS wins, \
-     t.draws AS draws, t.losses AS losses, t.llr AS llr, t.elo AS elo, t.elo_err AS elo_err, \
+     t.draws AS draws, t.losses AS losses, t.llr AS llr, t.elo AS elo, t.elo_err AS elo_err, t.last_game AS last_game, \
      t.created_at AS created_at, t.started_at AS started_at, t.finished_at AS finished_at";
 
 const TEST_FROM: &str = "FROM version_tests t JOIN versions nv ON nv.id = t.new_version_id \
@@ -208,6 +212,7 @@ fn test_of(r: &sqlx::any::AnyRow) -> Result<VersionTest, DbError> {
         llr: r.try_get("llr")?,
         elo: r.try_get("elo")?,
         elo_err: r.try_get("elo_err")?,
+        last_game: r.try_get("last_game")?,
         created_at: r.try_get("created_at")?,
         started_at: r.try_get("started_at")?,
         finished_at: r.try_get("finished_at")?,
@@ -444,27 +449,24 @@ impl Db {
         Ok(2 * room)
     }
 
-    /// Test `id`'s finished games, counted.
-    pub async fn test_games_done(&self, id: i64) -> Result<i64, DbError> {
-        let (n,): (i64,) =
-            sqlx::query_as("SELECT COUNT(*) FROM games WHERE test_id = $1 AND state = 'done'")
-                .bind(id)
-                .fetch_one(self.pool())
-                .await?;
-        Ok(n)
-    }
-
-    /// Test `id`'s finished games' rows (JSON), in the order they
-    /// finished.
-    pub async fn test_rows(&self, id: i64) -> Result<Vec<String>, DbError> {
-        let rows: Vec<(String,)> = sqlx::query_as(
-            "SELECT row_json FROM games WHERE test_id = $1 AND state = 'done' \
-             AND row_json IS NOT NULL ORDER BY finished_at, id",
+    /// Test `id`'s finished games as (finished at, row JSON), in the
+    /// order they finished, from those finished at `since` on (all when
+    /// `None`).
+    pub async fn test_rows(
+        &self,
+        id: i64,
+        since: Option<&str>,
+    ) -> Result<Vec<(String, String)>, DbError> {
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT finished_at, row_json FROM games WHERE test_id = $1 AND state = 'done' \
+             AND row_json IS NOT NULL AND finished_at IS NOT NULL \
+             AND ($2 IS NULL OR finished_at >= $2) ORDER BY finished_at, id",
         )
         .bind(id)
+        .bind(since)
         .fetch_all(self.pool())
         .await?;
-        Ok(rows.into_iter().map(|(r,)| r).collect())
+        Ok(rows)
     }
 
     /// Keeps test `id`'s last evaluation.
@@ -477,7 +479,7 @@ impl Db {
             .join(",");
         sqlx::query(
             "UPDATE version_tests SET games = $2, penta = $3, wins = $4, draws = $5, losses = $6, \
-             llr = $7, elo = $8, elo_err = $9 WHERE id = $1",
+             llr = $7, elo = $8, elo_err = $9, last_game = $10 WHERE id = $1",
         )
         .bind(id)
         .bind(s.games)
@@ -488,6 +490,7 @@ impl Db {
         .bind(s.llr)
         .bind(s.elo)
         .bind(s.elo_err)
+        .bind(s.last_game.as_deref())
         .execute(self.pool())
         .await?;
         Ok(())
