@@ -223,3 +223,128 @@ fn the_cap_keeps_at_most_stderr_kb_per_game_and_marks_the_rest_truncated() {
     assert!(kept > 300, "{kept} bytes kept: {body}");
     assert!(seat["truncated_bytes"].as_u64().unwrap() > 300, "{body}");
 }
+
+/// A legal game of Kisolo between `players` (the first legal option at
+/// each decision), as a worker uploads it: `(row, record)`.
+fn honest_game(game_id: &str, players: &[String]) -> (serde_json::Value, String) {
+    use mancala_arena::engine::{Game, Settings, Variant};
+    let settings = Settings {
+        players: 2,
+        max_plies: 200,
+        options: Default::default(),
+    };
+    let mut game = Game::new(Variant::Kisolo, &settings).unwrap();
+    let mut lines = vec![serde_json::json!({
+        "type": "game", "format": 2, "game_id": game_id, "variant": "kisolo", "players": 2,
+        "options": {}, "max_plies": 200, "names": players,
+        "time": {"per_decision_ms": 5000}, "opening": [], "seed": "1", "notes": [],
+    })
+    .to_string()];
+    while let Some(seat) = game.to_decide() {
+        let option = game.legal()[0].clone();
+        let ply = game.plies();
+        game.play(&option).unwrap();
+        lines.push(serde_json::json!({"seat": seat, "ply": ply, "option": option}).to_string());
+    }
+    let outcome = game.outcome().unwrap();
+    let scores = outcome.scores();
+    lines.push(
+        serde_json::json!({
+            "type": "end", "scores": scores, "reason": outcome.reason.name(), "offender": null,
+            "detail": null, "plies": game.plies(), "duration_ms": 1.0, "state": null,
+        })
+        .to_string(),
+    );
+    let row = serde_json::json!({
+        "game_id": game_id, "variant": "kisolo", "players": 2, "group": game_id,
+        "seat0": players[0], "seat1": players[1], "seat2": "",
+        "score0": scores[0], "score1": scores[1], "score2": null,
+        "reason": outcome.reason.name(), "offender": null, "plies": game.plies(),
+        "duration_ms": 1, "seed": mancala_arena::league::schedule::group_seed(3, game_id),
+    });
+    (row, lines.join("\n") + "\n")
+}
+
+/// The attack: a worker uploads a game with more stderr than the ladder's
+/// cap (`stderr_kb = 1`), or a seat the game lacks: refused (422) without
+/// a change; the same game with stderr under the cap is accepted, and its
+/// owner reads it.
+#[test]
+fn a_workers_upload_with_more_stderr_than_the_cap_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = Server::new(
+        dir,
+        "name = \"stderr-ladder\"\nseed = 3\nvariants = [\"kisolo\"]\nmax_plies = 200",
+        "stderr_kb = 1",
+    );
+    let alice = server.add_user("alice");
+    let w = server.add("--add-worker", "w1");
+    server.extra = vec!["--local-games".into(), "0".into()];
+    server.start();
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "ra", &|t| t));
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rb", &|t| t));
+    let reg = serde_json::json!({
+        "host": "test-host", "cores": 8, "jobs": 8, "arena_version": "0.1.0",
+        "rules_version": mancala_arena::engine::RULES_VERSION,
+        "record_format": mancala_arena::referee::record::FORMAT,
+        "sandbox": ["namespaces"], "variants": ["kisolo"],
+    });
+    let (s, b) = server.call("POST", "/api/worker/register", Some(&w), reg.to_string());
+    assert_eq!(s, 200, "{b}");
+    let (s, b) = server.call("POST", "/api/worker/claim", Some(&w), r#"{"max":1}"#);
+    assert_eq!(s, 200, "{b}");
+    let v: serde_json::Value = serde_json::from_str(&b).unwrap();
+    let g = &v["games"][0];
+    let game_id = g["game_id"].as_str().unwrap();
+    let lease = g["lease"].as_str().unwrap();
+    let players: Vec<String> = g["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["player"].as_str().unwrap().to_string())
+        .collect();
+    let (row, record) = honest_game(game_id, &players);
+    let body = |stderr: serde_json::Value| {
+        serde_json::json!({"lease": lease, "row": row, "record": record, "stderr": stderr})
+            .to_string()
+    };
+    let line = |turn: serde_json::Value, n: usize| serde_json::json!({"turn": turn, "text": "x".repeat(n)});
+    let path = format!("/api/worker/games/{game_id}");
+    for (stderr, says) in [
+        (
+            serde_json::json!([{"seat": 0, "lines": [line(0.into(), 600), line(2.into(), 600)]}]),
+            "over the ladder's cap of 1024 bytes",
+        ),
+        (
+            serde_json::json!([{"seat": 2, "lines": [line("start".into(), 10)]}]),
+            "the game has 2 seats",
+        ),
+        (
+            serde_json::json!([{"seat": 0, "lines": []}, {"seat": 0, "lines": []}]),
+            "given twice",
+        ),
+    ] {
+        let (s, b) = server.call("POST", &path, Some(&w), body(stderr));
+        assert_eq!(s, 422, "{b}");
+        assert!(b.contains(says), "{b}");
+    }
+    assert!(server.csv_games().is_empty(), "a refused upload counted");
+    let (s, b) = server.call(
+        "POST",
+        &path,
+        Some(&w),
+        body(serde_json::json!([{"seat": 1, "lines": [line("end".into(), 1000)], "truncated_bytes": 77}])),
+    );
+    assert_eq!(s, 201, "{b}");
+    let (s, b) = server.call(
+        "GET",
+        &format!("/api/games/{game_id}/stderr?seat=1"),
+        Some(&alice),
+        b"",
+    );
+    assert_eq!(s, 200, "{b}");
+    let v: serde_json::Value = serde_json::from_str(&b).unwrap();
+    assert_eq!(v["seats"][0]["lines"][0]["turn"], "end", "{b}");
+    assert_eq!(v["seats"][0]["truncated_bytes"], 77, "{b}");
+}
