@@ -25,7 +25,8 @@
 //!   restart's grace for the workers' leases, a stopping worker's leases
 //!   given back), `finished.rs` (the finished games summed up for fits and
 //!   exports), `quarantine.rs` (forfeits held for their re-check, workers
-//!   in quarantine), `tokens.rs`.
+//!   in quarantine), `tokens.rs`, `stderr.rs` (each bot's stderr per
+//!   game, for its owner).
 //! - `schedule/`: `pairing.rs` (the pure pairing rule), `queue.rs` (the
 //!   scheduler that keeps the rule's picks in the store to be claimed).
 //! - `intake/`: uploads in, versions out: `mod.rs` (an upload accepted,
@@ -38,7 +39,8 @@
 //!   rules that pick the workers to quarantine).
 //! - `web/`: one file per resource, each a router, merged in `web/mod.rs`:
 //!   `pages.rs`, `status.rs` (`/health`, `/metrics`), `bots.rs`, `games.rs`,
-//!   `exports.rs`, `feed.rs`, `workers.rs`; `auth.rs` and `error.rs` below
+//!   `exports.rs`, `feed.rs`, `workers.rs`, `stderr.rs` (a game's stderr,
+//!   to its bots' owners); `auth.rs` and `error.rs` below
 //!   them; the pages' minijinja templates in `templates/`.
 //!
 //! What the server shares with its clients (the upload archive, the
