@@ -13,7 +13,6 @@
 //! [`BotProcess::take_stderr`]; the rest is counted, not kept. Nothing is
 //! allocated while the bot writes nothing.
 
-use super::BotProcess;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::net::unix::pipe;
@@ -38,7 +37,7 @@ pub struct Captured {
 #[derive(Debug)]
 pub(super) struct Tap {
     cap: u64,
-    mark: u32,
+    pub(super) mark: u32,
     /// Bytes kept since the last take (each line's text and newline).
     kept: u64,
     dropped: u64,
@@ -124,7 +123,7 @@ impl Tap {
         });
     }
 
-    fn take(&mut self) -> Captured {
+    pub(super) fn take(&mut self) -> Captured {
         // A line without its newline yet is taken as it is.
         if self.started && !self.partial.is_empty() {
             self.end_line();
@@ -166,7 +165,7 @@ impl Capture {
 
     /// Reads what the pipe holds now (at most 64 KiB, no waiting) into
     /// the tap, under the current mark.
-    fn sync(&self, tap: &mut Tap, seen: &AtomicU64) {
+    pub(super) fn sync(&self, tap: &mut Tap, seen: &AtomicU64) {
         let mut buf = [0u8; 4096];
         for _ in 0..16 {
             match self.pipe.try_read(&mut buf) {
@@ -189,7 +188,7 @@ impl Capture {
 /// the log, after what `sync` read before it.
 pub(super) async fn drain_captured(
     capture: Capture,
-    mut log: Option<super::spawn::LogSink>,
+    mut log: Option<super::sink::LogSink>,
     seen: Arc<AtomicU64>,
 ) {
     let mut buf = vec![0u8; 16 * 1024];
@@ -223,29 +222,6 @@ pub(super) async fn drain_captured(
         let rest = std::mem::take(&mut capture.lock().unlogged);
         l.write(&rest).await;
         l.flush().await;
-    }
-}
-
-impl BotProcess {
-    /// What the bot writes on stderr from now on is marked `mark` (what it
-    /// wrote before, and is in the pipe already, keeps the mark before).
-    /// Nothing when its stderr is not captured ([`crate::bot::Launch::capture`]).
-    pub fn mark_stderr(&mut self, mark: u32) {
-        if let Some(c) = &self.capture {
-            let mut tap = c.lock();
-            c.sync(&mut tap, &self.stderr_seen);
-            tap.mark = mark;
-        }
-    }
-
-    /// The stderr lines kept since the last take (what the pipe holds now
-    /// included), and the bytes past the cap; `None` when its stderr is
-    /// not captured.
-    pub fn take_stderr(&mut self) -> Option<Captured> {
-        let c = self.capture.as_ref()?;
-        let mut tap = c.lock();
-        c.sync(&mut tap, &self.stderr_seen);
-        Some(tap.take())
     }
 }
 

@@ -335,3 +335,26 @@ async fn fill_line(
         }
     }
 }
+
+impl BotProcess {
+    /// What the bot writes on stderr from now on is marked `mark` (what it
+    /// wrote before, and is in the pipe already, keeps the mark before).
+    /// Nothing when its stderr is not captured ([`crate::bot::Launch::capture`]).
+    pub fn mark_stderr(&mut self, mark: u32) {
+        if let Some(c) = &self.capture {
+            let mut tap = c.lock();
+            c.sync(&mut tap, &self.stderr_seen);
+            tap.mark = mark;
+        }
+    }
+
+    /// The stderr lines kept since the last take (what the pipe holds now
+    /// included), and the bytes past the cap; `None` when its stderr is
+    /// not captured.
+    pub fn take_stderr(&mut self) -> Option<super::Captured> {
+        let c = self.capture.as_ref()?;
+        let mut tap = c.lock();
+        c.sync(&mut tap, &self.stderr_seen);
+        Some(tap.take())
+    }
+}

@@ -13,6 +13,7 @@
 //!   memory as lines, each with a mark the caller sets
 //!   ([`BotProcess::mark_stderr`], the referee's turn), taken per game
 //!   ([`BotProcess::take_stderr`]).
+//! - `sink.rs`: the stderr log file, capped per process and by a budget.
 //! - `lines.rs`: [`BotProcess::send_line`] (one write per line, bounded by a
 //!   deadline), [`BotProcess::read_line`] (one `select!` over line / exit /
 //!   deadline; a line longer than [`Limits::max_line`] costs bounded memory
@@ -38,6 +39,7 @@ mod launch;
 mod lines;
 pub mod manifest;
 pub mod sandbox;
+mod sink;
 mod spawn;
 pub(crate) mod sys;
 

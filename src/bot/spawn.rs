@@ -3,9 +3,10 @@
 //! referee.
 
 use super::sandbox::{self, Jail};
-use super::{sys, BotError, BotProcess, Launch, Sandbox, StderrBudget};
+use super::sink::LogSink;
+use super::{sys, BotError, BotProcess, Launch, Sandbox};
 use std::process::Stdio;
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, BufReader};
 use tokio::process::Command;
 
 /// Environment variable set for every bot process (and so inherited by its
@@ -114,12 +115,12 @@ impl BotProcess {
             }
         };
         let stderr_seen = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let sink = log.map(|file| LogSink {
-            file: tokio::fs::File::from_std(file),
-            cap: limits.stderr_cap,
-            kept: 0,
-            budget: stderr_budget.clone(),
-            open: true,
+        let sink = log.map(|file| {
+            LogSink::new(
+                tokio::fs::File::from_std(file),
+                limits.stderr_cap,
+                stderr_budget.clone(),
+            )
         });
         let mut captured = None;
         let stderr_task = match (child.stderr.take(), sink, *capture) {
@@ -188,51 +189,6 @@ pub fn sweep_leftovers() {
             .and_then(|pid| pid.parse::<u32>().ok())
             .is_some_and(|pid| pid != std::process::id() && !crate::host::process_alive(pid))
     });
-}
-
-/// A bot's stderr log: at most `cap` bytes of this process, and no more
-/// than `budget` allows; the rest is discarded (a note in the log says
-/// so).
-pub(super) struct LogSink {
-    file: tokio::fs::File,
-    cap: u64,
-    kept: u64,
-    budget: Option<StderrBudget>,
-    open: bool,
-}
-
-impl LogSink {
-    /// Appends what the cap and the budget allow of `bytes`.
-    pub(super) async fn write(&mut self, bytes: &[u8]) {
-        if !self.open || bytes.is_empty() {
-            return;
-        }
-        let n = bytes.len() as u64;
-        let want = n.min(self.cap - self.kept);
-        let take = match &self.budget {
-            Some(b) => b.take(want),
-            None => want,
-        };
-        if take > 0 && self.file.write_all(&bytes[..take as usize]).await.is_err() {
-            self.open = false;
-            return;
-        }
-        self.kept += take;
-        if take < n {
-            let why = if self.kept >= self.cap {
-                "this process's stderr log cap is reached"
-            } else {
-                "this bot's stderr budget for the league is spent"
-            };
-            let note = format!("\n[arena: {why}; the rest is discarded]\n");
-            let _ = self.file.write_all(note.as_bytes()).await;
-            self.open = false;
-        }
-    }
-
-    pub(super) async fn flush(&mut self) {
-        let _ = self.file.flush().await;
-    }
 }
 
 /// Copies stderr into the log until EOF (see [`LogSink`]).

@@ -385,3 +385,47 @@ fn a_pinned_bot_cannot_widen_its_cpus() {
     .unwrap();
     assert_eq!(seen, format!("[{cpu}]"));
 }
+
+/// A captured stderr: each line keeps the mark set when it was written,
+/// even when the drain task has not run between the reply and the next
+/// mark (what a bot writes before its reply is read under the old mark);
+/// the log gets every byte too, in order.
+#[tokio::test]
+async fn captured_stderr_lines_keep_the_mark_they_were_written_under() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("bot.log");
+    // Per line read: a stderr line naming it, then the reply.
+    let script = "while read l; do echo \"log $l\" >&2; echo \"ok $l\"; done";
+    let mut launch = Launch::new(sh(script), limits());
+    launch.stderr_log = Some(log.clone());
+    launch.capture = Some(1 << 16);
+    let mut p = BotProcess::spawn(&launch).unwrap();
+    for mark in 1..=20u32 {
+        p.mark_stderr(mark);
+        p.send_line(format!("{mark}\n").as_bytes(), soon(5000))
+            .await
+            .unwrap();
+        let want = format!("ok {mark}");
+        assert_eq!(p.read_line(soon(5000)).await.unwrap(), want.as_bytes());
+    }
+    let c = p.take_stderr().unwrap();
+    let got: Vec<(u32, String)> = c.lines.into_iter().map(|l| (l.mark, l.text)).collect();
+    let want: Vec<(u32, String)> = (1..=20).map(|m| (m, format!("log {m}"))).collect();
+    assert_eq!(got, want);
+    assert_eq!(c.dropped, 0);
+    assert_eq!(p.take_stderr().unwrap(), Captured::default());
+    p.shutdown(Duration::from_millis(500)).await;
+    let text = std::fs::read_to_string(&log).unwrap();
+    let expected: String = (1..=20).map(|m| format!("log {m}\n")).collect();
+    assert_eq!(text, expected);
+}
+
+/// Without a capture, nothing is kept in memory.
+#[tokio::test]
+async fn an_uncaptured_stderr_gives_nothing_to_take() {
+    let mut p = spawn_with(sh("echo x >&2; echo done"), None, &limits()).unwrap();
+    assert_eq!(p.read_line(soon(5000)).await.unwrap(), b"done");
+    p.mark_stderr(3);
+    assert_eq!(p.take_stderr(), None);
+    p.shutdown(Duration::from_millis(500)).await;
+}

@@ -1,0 +1,350 @@
+//! Each bot's stderr per game, for its owner (issue 48, docs/ladder.md
+//! "Each game's stderr"): the real `arena serve` on 127.0.0.1:0 and real
+//! bots. `bots/chatty-python` writes a line at game start and one per
+//! request naming the request's ply; its owner reads each line beside the
+//! turn it was written in, through `GET /api/games/ID/stderr`, whether a
+//! worker (`arena worker`, uploading it with the game) or the server
+//! played the game; another owner is refused (403), and no token is 401.
+//! With a cap of 1 KiB (`stderr_kb = 1`) and long lines, what is kept
+//! stays under the cap and the rest is counted as truncated; a worker's
+//! upload over the cap is refused (422).
+
+mod common;
+
+use common::ladder::Server;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+
+/// A copy of the repository's bot folder `from`, named `name`, with
+/// `edit` applied to each file's text.
+fn bot_copy(dir: &Path, from: &str, name: &str, edit: &dyn Fn(String) -> String) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("bots")
+        .join(from);
+    let to = dir.join("upload").join(name);
+    std::fs::create_dir_all(&to).unwrap();
+    for e in std::fs::read_dir(&src).unwrap().flatten() {
+        if e.path().is_file() {
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            let text = text.replace(&format!("name = \"{from}\""), &format!("name = \"{name}\""));
+            std::fs::write(to.join(e.file_name()), edit(text)).unwrap();
+        }
+    }
+    to
+}
+
+/// `arena worker`, stopped (SIGKILL) when dropped.
+struct Worker(Child);
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn worker(server: &Server, token: &str) -> Worker {
+    let dir = server.dir.join("w");
+    std::fs::create_dir_all(&dir).unwrap();
+    Command::new(ARENA)
+        .args(["worker", "--server", &server.url, "--token", token])
+        .args(["-j", "1", "--cache"])
+        .arg(dir.join("cache"))
+        .current_dir(&dir)
+        .stdout(Stdio::from(common::ladder::log_file(&dir.join("out.log"))))
+        .stderr(Stdio::from(common::ladder::log_file(&dir.join("err.log"))))
+        .spawn()
+        .map(Worker)
+        .unwrap()
+}
+
+/// A ladder of kisolo where alice's `chatty` (bots/chatty-python, each
+/// request's line padded with `pad` dots) meets bob's `quiet`
+/// (bots/random-rust), `stderr_kb` as given; played by a worker
+/// (`--local-games 0`) or by the server. Returns the server, both tokens
+/// and the first finished game's id and chatty's seat in it.
+struct Played {
+    server: Server,
+    alice: String,
+    bob: String,
+    game: String,
+    seat: usize,
+    _worker: Option<Worker>,
+}
+
+fn play(dir: &Path, by_worker: bool, stderr_kb: &str, pad: usize) -> Played {
+    let mut server = Server::new(
+        dir,
+        "name = \"stderr-ladder\"\nseed = 3\nvariants = [\"kisolo\"]\nmax_plies = 200",
+        stderr_kb,
+    );
+    let alice = server.add_user("alice");
+    let bob = server.add_user("bob");
+    let wtoken = server.add("--add-worker", "w1");
+    if by_worker {
+        server.extra = vec!["--local-games".into(), "0".into()];
+    }
+    server.start();
+    let padded = move |t: String| t.replace("PAD = 0", &format!("PAD = {pad}"));
+    server.submit_ok(&alice, &bot_copy(dir, "chatty-python", "chatty", &padded));
+    server.submit_ok(&bob, &bot_copy(dir, "random-rust", "quiet", &|t| t));
+    let w = by_worker.then(|| worker(&server, &wtoken));
+    // A game of 20 plies or more: many lines.
+    let long = |v: &serde_json::Value| {
+        v["games"]
+            .as_array()
+            .and_then(|g| g.iter().find(|r| r["plies"].as_u64() >= Some(20)))
+            .cloned()
+    };
+    let games = server.wait(
+        "a finished game of 20 plies",
+        Duration::from_millis(300),
+        || server.json("/api/games?limit=100"),
+        |v| long(v).is_some(),
+    );
+    let row = &long(&games).unwrap();
+    let game = row["game_id"].as_str().unwrap().to_string();
+    let seat = match row["seat0"].as_str().unwrap().starts_with("chatty@") {
+        true => 0,
+        false => 1,
+    };
+    Played {
+        server,
+        alice,
+        bob,
+        game,
+        seat,
+        _worker: w,
+    }
+}
+
+/// The owner reads the seat's lines, each beside its turn; another owner
+/// and a worker are refused, no token is 401.
+fn owner_reads_each_line_beside_its_turn(p: &Played) {
+    let s = &p.server;
+    let path = format!("/api/games/{}/stderr?seat={}", p.game, p.seat);
+    let (status, body) = s.call("GET", &path, Some(&p.alice), b"");
+    assert_eq!(status, 200, "{body}\n{}", s.log());
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let seat = &v["seats"][0];
+    assert_eq!(seat["seat"], p.seat);
+    assert!(seat["player"].as_str().unwrap().starts_with("chatty@"));
+    let lines = seat["lines"].as_array().unwrap();
+    assert!(lines.len() > 3, "{body}");
+    // Its game_start line: at the start, or (when the first request went
+    // out before the bot had written it) at its first turn. (Before it
+    // may come what the bot wrote on the previous game's game_end: the
+    // bot is stopped between games, and writes it once started again.)
+    let start = format!("game_start {} seat {}", p.game, p.seat);
+    let at = lines
+        .iter()
+        .position(|l| l["text"] == start.as_str())
+        .unwrap_or_else(|| panic!("no `{start}`: {body}"));
+    assert!(
+        lines[at]["turn"] == "start" || lines[at]["turn"] == lines[at + 1]["turn"],
+        "{body}"
+    );
+    // Every request's line sits at the ply the request named.
+    let mut plies = 0;
+    for l in lines {
+        let text = l["text"].as_str().unwrap();
+        if let Some(rest) = text.strip_prefix("ply ") {
+            let ply: u64 = rest.split(':').next().unwrap().parse().unwrap();
+            assert_eq!(l["turn"], ply, "{text} is beside turn {}", l["turn"]);
+            plies += 1;
+        }
+    }
+    assert!(plies > 1, "{body}");
+
+    // Bob owns the other seat, not this one.
+    let (status, body) = s.call("GET", &path, Some(&p.bob), b"");
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("its owner's alone"), "{body}");
+    // Without a seat, bob gets his own: quiet wrote nothing.
+    let (status, body) = s.call(
+        "GET",
+        &format!("/api/games/{}/stderr", p.game),
+        Some(&p.bob),
+        b"",
+    );
+    assert_eq!(status, 200, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["seats"].as_array().unwrap().len(), 1, "{body}");
+    assert_eq!(v["seats"][0]["seat"], 1 - p.seat, "{body}");
+    assert_eq!(v["seats"][0]["lines"], serde_json::json!([]), "{body}");
+    // No token; a seat the game lacks.
+    let (status, _) = s.call("GET", &path, None, b"");
+    assert_eq!(status, 401);
+    let (status, body) = s.call(
+        "GET",
+        &format!("/api/games/{}/stderr?seat=2", p.game),
+        Some(&p.alice),
+        b"",
+    );
+    assert_eq!(status, 400, "{body}");
+}
+
+#[test]
+fn a_worker_played_games_stderr_reaches_its_owner_beside_each_turn_and_no_one_else() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = play(tmp.path(), true, "", 0);
+    owner_reads_each_line_beside_its_turn(&p);
+}
+
+#[test]
+fn a_server_played_games_stderr_reaches_its_owner_beside_each_turn_and_no_one_else() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = play(tmp.path(), false, "", 0);
+    owner_reads_each_line_beside_its_turn(&p);
+}
+
+/// With `stderr_kb = 1` and lines of 300 bytes, a worker keeps at most
+/// 1 KiB of chatty's stderr per game and says how much it left out.
+#[test]
+fn the_cap_keeps_at_most_stderr_kb_per_game_and_marks_the_rest_truncated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = play(tmp.path(), true, "stderr_kb = 1", 300);
+    let path = format!("/api/games/{}/stderr?seat={}", p.game, p.seat);
+    let (status, body) = p.server.call("GET", &path, Some(&p.alice), b"");
+    assert_eq!(status, 200, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["cap_bytes"], 1024);
+    let seat = &v["seats"][0];
+    let kept: usize = seat["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["text"].as_str().unwrap().len() + 1)
+        .sum();
+    assert!(kept <= 1024, "{kept} bytes kept: {body}");
+    assert!(kept > 300, "{kept} bytes kept: {body}");
+    assert!(seat["truncated_bytes"].as_u64().unwrap() > 300, "{body}");
+}
+
+/// A legal game of Kisolo between `players` (the first legal option at
+/// each decision), as a worker uploads it: `(row, record)`.
+fn honest_game(game_id: &str, players: &[String]) -> (serde_json::Value, String) {
+    use mancala_arena::engine::{Game, Settings, Variant};
+    let settings = Settings {
+        players: 2,
+        max_plies: 200,
+        options: Default::default(),
+    };
+    let mut game = Game::new(Variant::Kisolo, &settings).unwrap();
+    let mut lines = vec![serde_json::json!({
+        "type": "game", "format": 2, "game_id": game_id, "variant": "kisolo", "players": 2,
+        "options": {}, "max_plies": 200, "names": players,
+        "time": {"per_decision_ms": 5000}, "opening": [], "seed": "1", "notes": [],
+    })
+    .to_string()];
+    while let Some(seat) = game.to_decide() {
+        let option = game.legal()[0].clone();
+        let ply = game.plies();
+        game.play(&option).unwrap();
+        lines.push(serde_json::json!({"seat": seat, "ply": ply, "option": option}).to_string());
+    }
+    let outcome = game.outcome().unwrap();
+    let scores = outcome.scores();
+    lines.push(
+        serde_json::json!({
+            "type": "end", "scores": scores, "reason": outcome.reason.name(), "offender": null,
+            "detail": null, "plies": game.plies(), "duration_ms": 1.0, "state": null,
+        })
+        .to_string(),
+    );
+    let row = serde_json::json!({
+        "game_id": game_id, "variant": "kisolo", "players": 2, "group": game_id,
+        "seat0": players[0], "seat1": players[1], "seat2": "",
+        "score0": scores[0], "score1": scores[1], "score2": null,
+        "reason": outcome.reason.name(), "offender": null, "plies": game.plies(),
+        "duration_ms": 1, "seed": mancala_arena::league::schedule::group_seed(3, game_id),
+    });
+    (row, lines.join("\n") + "\n")
+}
+
+/// The attack: a worker uploads a game with more stderr than the ladder's
+/// cap (`stderr_kb = 1`), or a seat the game lacks: refused (422) without
+/// a change; the same game with stderr under the cap is accepted, and its
+/// owner reads it.
+#[test]
+fn a_workers_upload_with_more_stderr_than_the_cap_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = Server::new(
+        dir,
+        "name = \"stderr-ladder\"\nseed = 3\nvariants = [\"kisolo\"]\nmax_plies = 200",
+        "stderr_kb = 1",
+    );
+    let alice = server.add_user("alice");
+    let w = server.add("--add-worker", "w1");
+    server.extra = vec!["--local-games".into(), "0".into()];
+    server.start();
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "ra", &|t| t));
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rb", &|t| t));
+    let reg = serde_json::json!({
+        "host": "test-host", "cores": 8, "jobs": 8, "arena_version": "0.1.0",
+        "rules_version": mancala_arena::engine::RULES_VERSION,
+        "record_format": mancala_arena::referee::record::FORMAT,
+        "sandbox": ["namespaces"], "variants": ["kisolo"],
+    });
+    let (s, b) = server.call("POST", "/api/worker/register", Some(&w), reg.to_string());
+    assert_eq!(s, 200, "{b}");
+    let (s, b) = server.call("POST", "/api/worker/claim", Some(&w), r#"{"max":1}"#);
+    assert_eq!(s, 200, "{b}");
+    let v: serde_json::Value = serde_json::from_str(&b).unwrap();
+    let g = &v["games"][0];
+    let game_id = g["game_id"].as_str().unwrap();
+    let lease = g["lease"].as_str().unwrap();
+    let players: Vec<String> = g["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["player"].as_str().unwrap().to_string())
+        .collect();
+    let (row, record) = honest_game(game_id, &players);
+    let body = |stderr: serde_json::Value| {
+        serde_json::json!({"lease": lease, "row": row, "record": record, "stderr": stderr})
+            .to_string()
+    };
+    let line = |turn: serde_json::Value, n: usize| serde_json::json!({"turn": turn, "text": "x".repeat(n)});
+    let path = format!("/api/worker/games/{game_id}");
+    for (stderr, says) in [
+        (
+            serde_json::json!([{"seat": 0, "lines": [line(0.into(), 600), line(2.into(), 600)]}]),
+            "over the ladder's cap of 1024 bytes",
+        ),
+        (
+            serde_json::json!([{"seat": 2, "lines": [line("start".into(), 10)]}]),
+            "the game has 2 seats",
+        ),
+        (
+            serde_json::json!([{"seat": 0, "lines": []}, {"seat": 0, "lines": []}]),
+            "given twice",
+        ),
+    ] {
+        let (s, b) = server.call("POST", &path, Some(&w), body(stderr));
+        assert_eq!(s, 422, "{b}");
+        assert!(b.contains(says), "{b}");
+    }
+    assert!(server.csv_games().is_empty(), "a refused upload counted");
+    let (s, b) = server.call(
+        "POST",
+        &path,
+        Some(&w),
+        body(serde_json::json!([{"seat": 1, "lines": [line("end".into(), 1000)], "truncated_bytes": 77}])),
+    );
+    assert_eq!(s, 201, "{b}");
+    let (s, b) = server.call(
+        "GET",
+        &format!("/api/games/{game_id}/stderr?seat=1"),
+        Some(&alice),
+        b"",
+    );
+    assert_eq!(s, 200, "{b}");
+    let v: serde_json::Value = serde_json::from_str(&b).unwrap();
+    assert_eq!(v["seats"][0]["lines"][0]["turn"], "end", "{b}");
+    assert_eq!(v["seats"][0]["truncated_bytes"], 77, "{b}");
+}
