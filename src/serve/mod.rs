@@ -25,7 +25,8 @@
 //!   restart's grace for the workers' leases, a stopping worker's leases
 //!   given back), `finished.rs` (the finished games summed up for fits and
 //!   exports), `quarantine.rs` (forfeits held for their re-check, workers
-//!   in quarantine), `tokens.rs`.
+//!   in quarantine), `tokens.rs`, `prune.rs` (the records past their
+//!   retention deleted, the rows kept).
 //! - `schedule/`: `pairing.rs` (the pure pairing rule), `queue.rs` (the
 //!   scheduler that keeps the rule's picks in the store to be claimed).
 //! - `intake/`: uploads in, versions out: `mod.rs` (an upload accepted,
