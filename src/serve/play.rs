@@ -170,7 +170,7 @@ impl Pairings for LadderPairings {
                 // The maintenance rate allows no game now: the slot waits
                 // for it (woken at once when the roster changes).
                 Ok(None) if self.ladder.sched.resting() => {
-                    self.ladder.wait(Duration::from_millis(250));
+                    self.ladder.wait(self.ladder.sched.rest());
                     continue;
                 }
                 // The workers hold every game for now: a moment, a few

@@ -254,10 +254,15 @@ impl Fits {
 pub struct Queries(pub tokio::runtime::Handle);
 
 impl Queries {
-    /// Runs `f` to its end on this thread.
+    /// Runs `f` to its end on this thread. Unconstrained by tokio's
+    /// cooperative budget: a caller inside another runtime's `block_on`
+    /// (the league runner's slots) has that runtime's budget, and once a
+    /// slot's many queries in one poll of its task spent it, tokio deferred
+    /// the wake-up to that runtime, which never ran again: the slot slept
+    /// for good (seen at the maintenance rate, issue 48).
     pub fn run<F: std::future::Future>(&self, f: F) -> F::Output {
         let _context = self.0.enter();
-        block_on(f)
+        block_on(tokio::task::coop::unconstrained(f))
     }
 }
 
@@ -323,5 +328,34 @@ mod tests {
         );
         assert!(!feed.subscribe(Some(4)).lost);
         assert_eq!(feed.since(7).len(), 1);
+    }
+
+    /// A slot of the league runner runs its queries from inside its own
+    /// runtime's `block_on`, many in one poll while it waits for a game:
+    /// past tokio's budget (128) a resource that deferred its wake-up to
+    /// that runtime would leave the thread asleep for good. 1,000 locks of
+    /// a tokio mutex from one poll all finish (the test hangs if not: it
+    /// waits for them on another thread, for a minute at most).
+    #[test]
+    fn queries_from_inside_another_runtime_are_not_held_by_its_budget() {
+        let server = tokio::runtime::Runtime::new().unwrap();
+        let queries = Queries(server.handle().clone());
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let slot = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap();
+            let lock = tokio::sync::Mutex::new(0u32);
+            slot.block_on(async {
+                for _ in 0..1000 {
+                    queries.run(async {
+                        *lock.lock().await += 1;
+                    });
+                }
+            });
+            let _ = tx.send(lock.into_inner());
+        });
+        let n = rx.recv_timeout(std::time::Duration::from_secs(60));
+        assert_eq!(n, Ok(1000), "the queries did not all finish");
     }
 }

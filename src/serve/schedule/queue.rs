@@ -257,6 +257,14 @@ impl Scheduler {
         self.resting.load(Ordering::SeqCst)
     }
 
+    /// How long a slot that found nothing at the maintenance rate waits
+    /// before it claims again: until the rate gives the next game (at
+    /// least 250 ms, at most 5 s).
+    pub fn rest(&self) -> Duration {
+        let secs = 3600.0 / self.maintenance_per_hour.max(1.0);
+        Duration::from_secs_f64(secs.clamp(0.25, 5.0))
+    }
+
     fn shares(&self) -> std::sync::MutexGuard<'_, HashMap<String, Share>> {
         self.shares.lock().unwrap_or_else(|p| p.into_inner())
     }
