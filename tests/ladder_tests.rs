@@ -135,8 +135,25 @@ fn assert_counts_as_arena_sprt(server: &Server, dir: &Path, t: &serde_json::Valu
 #[test]
 fn a_stronger_version_passes_its_test_and_the_same_bot_does_not() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
+    let server = tests_between_versions(tmp.path(), None);
+    the_test_page_in_chromium(&server, tmp.path());
+}
+
+#[test]
+fn on_postgresql_a_stronger_version_passes_its_test_and_the_same_bot_does_not() {
+    let Some(url) = common::postgres("on_postgresql_tests_between_versions") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    tests_between_versions(tmp.path(), Some(url));
+}
+
+/// The two tests, the owner's decision and the listing, on a ladder in
+/// `dir` with the store `db` (SQLite when `None`); the server, still
+/// serving.
+fn tests_between_versions(dir: &Path, db: Option<String>) -> Server {
     let mut server = server(dir);
+    server.db = db;
     let alice = server.add_user("alice");
     let bob = server.add_user("bob");
     server.start();
@@ -163,13 +180,16 @@ fn a_stronger_version_passes_its_test_and_the_same_bot_does_not() {
     assert_eq!(code, 0, "{out}\n{}", server.log());
     for said in [
         "climber version 2: entered",
-        "test 1: climber version 2 against version 1",
+        "climber version 2 against version 1",
         "LLR",
         "H1: version 2 is stronger",
     ] {
         assert!(out.contains(said), "no `{said}` in:\n{out}");
     }
-    let t = server.json("/api/tests/1");
+    let id1 = server.json("/api/tests?bot=climber")["tests"][0]["id"]
+        .as_i64()
+        .unwrap();
+    let t = server.json(&format!("/api/tests/{id1}"));
     assert_eq!(t["status"], "h1", "{t}");
     assert_eq!(t["old_fate"], "retired", "{t}");
     assert!(
@@ -190,7 +210,10 @@ fn a_stronger_version_passes_its_test_and_the_same_bot_does_not() {
         &["--test", "--outcome", "owner"],
     );
     assert!(code == 1 || code == 3, "{code}: {out}\n{}", server.log());
-    let t = server.json("/api/tests/2");
+    let id2 = server.json("/api/tests?bot=twin")["tests"][0]["id"]
+        .as_i64()
+        .unwrap();
+    let t = server.json(&format!("/api/tests/{id2}"));
     match code {
         1 => assert_eq!(t["status"], "h0", "{t}"),
         _ => {
@@ -205,23 +228,20 @@ fn a_stronger_version_passes_its_test_and_the_same_bot_does_not() {
 
     // Only the owner decides, once.
     let keep = b"{\"old\": \"retire\"}";
-    let (status, text) = server.call("POST", "/api/tests/2/decide", Some(&alice), keep);
+    let decide2 = format!("/api/tests/{id2}/decide");
+    let decide1 = format!("/api/tests/{id1}/decide");
+    let (status, text) = server.call("POST", &decide2, Some(&alice), keep);
     assert_eq!(status, 403, "{text}");
-    let (status, text) = server.call("POST", "/api/tests/2/decide", None, keep);
+    let (status, text) = server.call("POST", &decide2, None, keep);
     assert_eq!(status, 401, "{text}");
-    let (status, text) = server.call(
-        "POST",
-        "/api/tests/2/decide",
-        Some(&bob),
-        b"{\"old\": \"maybe\"}",
-    );
+    let (status, text) = server.call("POST", &decide2, Some(&bob), b"{\"old\": \"maybe\"}");
     assert_eq!(status, 400, "{text}");
-    let (status, text) = server.call("POST", "/api/tests/2/decide", Some(&bob), keep);
+    let (status, text) = server.call("POST", &decide2, Some(&bob), keep);
     assert_eq!(status, 200, "{text}");
     assert_eq!(statuses(&server, "twin"), ["retired", "entered"]);
-    let (status, text) = server.call("POST", "/api/tests/2/decide", Some(&bob), keep);
+    let (status, text) = server.call("POST", &decide2, Some(&bob), keep);
     assert_eq!(status, 409, "{text}");
-    let (status, text) = server.call("POST", "/api/tests/1/decide", Some(&alice), keep);
+    let (status, text) = server.call("POST", &decide1, Some(&alice), keep);
     assert_eq!(status, 409, "{text}");
 
     // The listing and its filters.
@@ -233,11 +253,11 @@ fn a_stronger_version_passes_its_test_and_the_same_bot_does_not() {
             .map(|t| t["id"].as_i64().unwrap())
             .collect()
     };
-    assert_eq!(ids(""), [2, 1]);
-    assert_eq!(ids("?owner=alice"), [1]);
-    assert_eq!(ids("?bot=twin"), [2]);
-    assert_eq!(ids("?result=h1"), [1]);
-    assert_eq!(ids("?result=finished"), [2, 1]);
+    assert_eq!(ids(""), [id2, id1]);
+    assert_eq!(ids("?owner=alice"), [id1]);
+    assert_eq!(ids("?bot=twin"), [id2]);
+    assert_eq!(ids("?result=h1"), [id1]);
+    assert_eq!(ids("?result=finished"), [id2, id1]);
     assert!(ids("?result=running").is_empty());
     let (status, text) = server.call("GET", "/api/tests?result=won", None, b"");
     assert_eq!(status, 400, "{text}");
@@ -248,8 +268,7 @@ fn a_stronger_version_passes_its_test_and_the_same_bot_does_not() {
         let (status, text) = server.call("GET", missing, None, b"");
         assert_eq!(status, 404, "{missing}: {text}");
     }
-
-    the_test_page_in_chromium(&server, dir);
+    server
 }
 
 /// The finished test's page and the listing filtered, as headless
