@@ -175,6 +175,12 @@ fn owner_reads_each_line_beside_its_turn(p: &Played) {
     assert_eq!(v["seats"].as_array().unwrap().len(), 1, "{body}");
     assert_eq!(v["seats"][0]["seat"], 1 - p.seat, "{body}");
     assert_eq!(v["seats"][0]["lines"], serde_json::json!([]), "{body}");
+    // The game's page has the owner's view (filled in by its script,
+    // with the owner's token, from the API above).
+    let (status, page) = s.call("GET", &format!("/games/{}", p.game), None, b"");
+    assert_eq!(status, 200);
+    assert!(page.contains("Your bot's stderr"), "{page}");
+    assert!(page.contains("/stderr\""), "{page}");
     // No token; a seat the game lacks.
     let (status, _) = s.call("GET", &path, None, b"");
     assert_eq!(status, 401);
@@ -347,4 +353,50 @@ fn a_workers_upload_with_more_stderr_than_the_cap_is_refused() {
     let v: serde_json::Value = serde_json::from_str(&b).unwrap();
     assert_eq!(v["seats"][0]["lines"][0]["turn"], "end", "{b}");
     assert_eq!(v["seats"][0]["truncated_bytes"], 77, "{b}");
+}
+
+/// The store keeps each seat's stderr per game, reads it back, and
+/// deletes it with the records of the games finished before a time (the
+/// pruning's hook, `delete_stderr_before`).
+#[test]
+fn the_store_keeps_stderr_per_game_and_seat_and_prunes_it_by_finish_time() {
+    use mancala_arena::results::stderr::{SeatStderr, StderrLine, Turn};
+    use mancala_arena::serve::store::{now, Db};
+    let tmp = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", tmp.path().join("s.db").display());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let db = Db::open(&url).await.unwrap();
+        let g = db.start_game(0, &[1, 2]).await.unwrap();
+        assert!(db.finish_game(g, "{}", b"").await.unwrap());
+        let seat = SeatStderr {
+            seat: 1,
+            lines: vec![StderrLine {
+                turn: Turn::Ply(4),
+                text: "thinking".into(),
+            }],
+            truncated_bytes: 3,
+        };
+        let empty = SeatStderr::default();
+        db.keep_stderr(g, &[empty, seat.clone()]).await.unwrap();
+        assert_eq!(db.stderr_of(g, 1).await.unwrap(), Some(seat));
+        // Seat 0 wrote nothing: no row.
+        assert_eq!(db.stderr_of(g, 0).await.unwrap(), None);
+        assert_eq!(db.stderr_seats(g).await.unwrap().len(), 1);
+        assert_eq!(
+            db.delete_stderr_before("2000-01-01T00:00:00.000Z")
+                .await
+                .unwrap(),
+            0
+        );
+        // A time after the game's finish.
+        assert!(now().as_str() < "9999");
+        assert_eq!(
+            db.delete_stderr_before("9999-01-01T00:00:00.000Z")
+                .await
+                .unwrap(),
+            1
+        );
+        assert_eq!(db.stderr_of(g, 1).await.unwrap(), None);
+    });
 }
