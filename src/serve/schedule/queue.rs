@@ -407,7 +407,10 @@ impl Scheduler {
     fn picks(&self, q: &mut Queue, queued: &[GameTicket], n: usize) -> Vec<(usize, Vec<i64>)> {
         let mut add = Vec::new();
         let entrants = self.entrants(&q.roster);
-        let busy = entrants.iter().any(|e| e.in_placement(&self.pairing))
+        // A set of `max_games` (an event, a test run) is played at full
+        // speed: the maintenance rate is for a ladder that plays for ever.
+        let busy = self.db.max_games().is_some()
+            || entrants.iter().any(|e| e.in_placement(&self.pairing))
             || self.tests_running.load(Ordering::SeqCst);
         let n = if busy {
             q.bucket.games = q.target.max(1) as f64;
