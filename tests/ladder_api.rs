@@ -83,7 +83,13 @@ fn ladder(dir: &Path, db: Option<String>) -> Server {
         || server.json("/api/games?bot=rp@1&limit=5"),
         |v| v["games"].as_array().is_some_and(|g| g.len() >= 5),
     );
-    server.submit_ok(&token, &python_bot(dir, "random-python", "rp", "two!"));
+    // A new version that replaces the old one at once (no test between
+    // them): the old one is retired.
+    server.submit_ok_with(
+        &token,
+        &python_bot(dir, "random-python", "rp", "two!"),
+        &["--no-test"],
+    );
     for variant in ["kisolo", "tricala3"] {
         server.wait(
             &format!("20 games of {variant} with rp@2"),

@@ -99,7 +99,13 @@ fn the_browser_shows_uploads_variants_games_workers_and_charts() {
 
     the_upload_form_enters_a_bot(&mut b, &server, &token, dir);
     // rp's second version retires its first.
-    server.submit_ok(&token, &python_bot(dir, "random-python", "rp", "two!"));
+    // A new version that replaces the old one at once (no test between
+    // them): the old one is retired.
+    server.submit_ok_with(
+        &token,
+        &python_bot(dir, "random-python", "rp", "two!"),
+        &["--no-test"],
+    );
     server.wait(
         "3-player games rated with rp@2",
         Duration::from_millis(500),

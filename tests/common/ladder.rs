@@ -171,12 +171,7 @@ impl Server {
 
     /// `arena submit` of `folder` with `token`: its exit code and output.
     pub fn submit(&self, token: &str, folder: &Path) -> (i32, String) {
-        let out = Command::new(ARENA)
-            .args(["submit", "--server", &self.url, "--token", token])
-            .arg(folder)
-            .output()
-            .unwrap();
-        (out.status.code().unwrap_or(-1), super::text(&out))
+        self.submit_with(token, folder, &[])
     }
 
     /// `arena submit` of `folder` with `token` and more arguments `args`
@@ -193,7 +188,12 @@ impl Server {
 
     /// `arena submit`, which must succeed.
     pub fn submit_ok(&self, token: &str, folder: &Path) {
-        let (code, out) = self.submit(token, folder);
+        self.submit_ok_with(token, folder, &[]);
+    }
+
+    /// `arena submit` with more arguments `args`, which must succeed.
+    pub fn submit_ok_with(&self, token: &str, folder: &Path, args: &[&str]) {
+        let (code, out) = self.submit_with(token, folder, args);
         assert_eq!(code, 0, "{out}\n{}", self.log());
     }
 

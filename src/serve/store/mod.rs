@@ -13,8 +13,8 @@ pub mod prune;
 pub mod quarantine;
 pub mod stderr;
 pub mod tokens;
-pub mod version_tests;
 pub mod uploads;
+pub mod version_tests;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::migrate::{Migration, MigrationType, Migrator};

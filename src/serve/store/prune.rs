@@ -2,9 +2,9 @@
 //! finished game past the organiser's retention (`[ladder] record_days`).
 //! Its row stays, so the standings, the exports' rows and `arena rate` of
 //! them do not change; its record (the moves, for the replay and
-//! `/api/games.jsonl`) is deleted. One function, [`Db::prune`], with one
-//! step per kind of thing kept per game: a kind added later (a game's
-//! stderr, say) adds its own step there.
+//! `/api/games.jsonl`) is deleted, and so is each bot's stderr of it
+//! (`game_stderr`). One function, [`Db::prune`], with one step per kind
+//! of thing kept per game.
 
 use super::{Db, DbError};
 
@@ -17,12 +17,14 @@ const PRUNE_BATCH: i64 = 1000;
 pub struct Pruned {
     /// Records deleted (their games' rows kept).
     pub records: u64,
+    /// Seats' stderr deleted ([`Db::delete_stderr_before`]).
+    pub stderr: u64,
 }
 
 impl Db {
     /// Deletes what the store keeps of the games finished before `before`
     /// (RFC 3339, as `finished_at`: `2026-11-27T08:00:00.000Z`) beyond their
-    /// rows: their records. Games held, pending or playing are not touched,
+    /// rows: their records and their bots' stderr. Games held, pending or playing are not touched,
     /// nor is a forfeit's record waiting for its re-check (`rechecks`).
     /// Space freed in a SQLite file is reused by the next games (the file
     /// does not shrink).
@@ -43,6 +45,7 @@ impl Db {
                 break;
             }
         }
+        pruned.stderr = self.delete_stderr_before(before).await?;
         Ok(pruned)
     }
 

@@ -477,22 +477,39 @@ impl Db {
             .map(i64::to_string)
             .collect::<Vec<_>>()
             .join(",");
-        sqlx::query(
-            "UPDATE version_tests SET games = $2, penta = $3, wins = $4, draws = $5, losses = $6, \
-             llr = $7, elo = $8, elo_err = $9, last_game = $10 WHERE id = $1",
-        )
-        .bind(id)
-        .bind(s.games)
-        .bind(penta)
-        .bind(s.wins)
-        .bind(s.draws)
-        .bind(s.losses)
-        .bind(s.llr)
-        .bind(s.elo)
-        .bind(s.elo_err)
-        .bind(s.last_game.as_deref())
-        .execute(self.pool())
-        .await?;
+        // An absent Elo is written as the literal NULL, not bound: sqlx's
+        // `Any` binds a missing f64 as a float4 NULL, and PostgreSQL then
+        // keeps float4 for that parameter of the cached statement and
+        // refuses the next call's 8-byte value ("incorrect binary data
+        // format in bind parameter 9").
+        let mut sql = String::from(
+            "UPDATE version_tests SET games = $2, penta = $3, wins = $4, draws = $5, \
+             losses = $6, llr = $7, last_game = $8",
+        );
+        let mut n = 8;
+        for (column, value) in [("elo", s.elo), ("elo_err", s.elo_err)] {
+            match value {
+                Some(_) => {
+                    n += 1;
+                    sql.push_str(&format!(", {column} = ${n}"));
+                }
+                None => sql.push_str(&format!(", {column} = NULL")),
+            }
+        }
+        sql.push_str(" WHERE id = $1");
+        let mut q = sqlx::query(&sql)
+            .bind(id)
+            .bind(s.games)
+            .bind(penta)
+            .bind(s.wins)
+            .bind(s.draws)
+            .bind(s.losses)
+            .bind(s.llr)
+            .bind(s.last_game.as_deref());
+        for v in [s.elo, s.elo_err].into_iter().flatten() {
+            q = q.bind(v);
+        }
+        q.execute(self.pool()).await?;
         Ok(())
     }
 
