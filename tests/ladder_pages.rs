@@ -7,8 +7,8 @@
 //! viewer, and a bot's rating plot.
 //!
 //! Chromium is driven through the DevTools protocol over a pipe
-//! (`--remote-debugging-pipe`: commands on its fd 3, answers on its fd 4,
-//! each one JSON message ended by a NUL byte), not `--dump-dom`: the
+//! (tests/common/browser.rs: `--remote-debugging-pipe`, commands on its
+//! fd 3, answers on its fd 4), not `--dump-dom`: the
 //! standings page holds its feed open, so the page never goes idle and
 //! `--virtual-time-budget` never ends, while the protocol lets the test
 //! read the open page's DOM as often as it likes. No crate is needed.
@@ -20,35 +20,18 @@
 
 mod common;
 
+use common::browser::{wait_for, Browser, PATIENCE};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::process::CommandExt;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// How long any one thing may take before the test fails.
-const PATIENCE: Duration = Duration::from_secs(180);
-
 fn arena() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
     c.stdin(Stdio::null());
     c
-}
-
-/// Polls `f` every quarter second until it gives a value; fails with
-/// `what` after `PATIENCE`.
-fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "waited {PATIENCE:?} for {what}");
-        std::thread::sleep(Duration::from_millis(250));
-    }
 }
 
 /// A running `arena serve`, stopped with SIGTERM when dropped.
@@ -66,7 +49,8 @@ impl Server {
         std::fs::write(
             dir.path().join("ladder.toml"),
             "name = \"pages\"\nvariants = [\"kisolo\"]\noutput = \"results\"\n\
-             [ladder]\ngames_in_flight = 2\nrefit_seconds = 1\nuploads_per_hour = 100\n",
+             [ladder]\ngames_in_flight = 2\nrefit_seconds = 1\nuploads_per_hour = 100\n\
+             maintenance_games_per_hour = 100000000\n",
         )
         .unwrap();
         let added = arena()
@@ -209,156 +193,6 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.stop();
-    }
-}
-
-/// Headless Chromium driven over the DevTools protocol, with one page
-/// (its session); killed when dropped.
-struct Browser {
-    child: Child,
-    to: std::io::PipeWriter,
-    from: mpsc::Receiver<Value>,
-    next: u64,
-    session: String,
-    _profile: tempfile::TempDir,
-}
-
-impl Browser {
-    fn start() -> Browser {
-        let profile = tempfile::tempdir().unwrap();
-        // Chromium reads commands on its fd 3 and answers on its fd 4.
-        let (child_in, to) = std::io::pipe().unwrap();
-        let (from, child_out) = std::io::pipe().unwrap();
-        let (r, w) = (child_in.as_raw_fd(), child_out.as_raw_fd());
-        let mut cmd = Command::new(common::chromium("the ladder's browser tests"));
-        cmd.args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--remote-debugging-pipe",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("about:blank")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-        // SAFETY: between fork and exec only async-signal-safe calls:
-        // the pipe ends move above 10 first, so that placing them at 3
-        // and 4 cannot close one another, then lose their close-on-exec.
-        unsafe {
-            cmd.pre_exec(move || {
-                let a = libc::fcntl(r, libc::F_DUPFD, 10);
-                let b = libc::fcntl(w, libc::F_DUPFD, 10);
-                if a < 0 || b < 0 || libc::dup2(a, 3) < 0 || libc::dup2(b, 4) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                libc::close(a);
-                libc::close(b);
-                Ok(())
-            });
-        }
-        let child = cmd.spawn().expect("chromium starts");
-        drop((child_in, child_out));
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut from = BufReader::new(from);
-            let mut buf = Vec::new();
-            while matches!(from.read_until(0, &mut buf), Ok(n) if n > 0) {
-                buf.pop_if(|b| *b == 0);
-                if let Ok(v) = serde_json::from_slice::<Value>(&buf) {
-                    if tx.send(v).is_err() {
-                        return;
-                    }
-                }
-                buf.clear();
-            }
-        });
-        let mut b = Browser {
-            child,
-            to,
-            from: rx,
-            next: 0,
-            session: String::new(),
-            _profile: profile,
-        };
-        let target = b.call("Target.createTarget", json!({ "url": "about:blank" }));
-        let attached = b.call(
-            "Target.attachToTarget",
-            json!({ "targetId": target["targetId"], "flatten": true }),
-        );
-        b.session = attached["sessionId"].as_str().unwrap().to_string();
-        b
-    }
-
-    /// Sends `method` (to the page once attached) and returns its result.
-    fn call(&mut self, method: &str, params: Value) -> Value {
-        self.next += 1;
-        let id = self.next;
-        let mut msg = json!({ "id": id, "method": method, "params": params });
-        if !self.session.is_empty() {
-            msg["sessionId"] = json!(self.session);
-        }
-        let mut bytes = serde_json::to_vec(&msg).unwrap();
-        bytes.push(0);
-        self.to.write_all(&bytes).expect("chromium takes a command");
-        let deadline = Instant::now() + PATIENCE;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let Ok(v) = self.from.recv_timeout(left) else {
-                panic!("chromium did not answer {method} in {PATIENCE:?}");
-            };
-            if v["id"] == id {
-                assert!(v["error"].is_null(), "{method}: {}", v["error"]);
-                return v["result"].clone();
-            }
-        }
-    }
-
-    /// The value of a JavaScript expression in the page.
-    fn eval(&mut self, expr: &str) -> Value {
-        let r = self.call(
-            "Runtime.evaluate",
-            json!({ "expression": expr, "returnByValue": true }),
-        );
-        assert!(
-            r["exceptionDetails"].is_null(),
-            "{expr}: {}",
-            r["exceptionDetails"]
-        );
-        r["result"]["value"].clone()
-    }
-
-    /// Polls `expr` until it is neither null, false nor 0.
-    fn wait(&mut self, what: &str, expr: &str) -> Value {
-        wait_for(what, || {
-            let v = self.eval(expr);
-            (!(v.is_null() || v == false || v == 0)).then_some(v)
-        })
-    }
-
-    /// Opens `url` and waits until its scripts ran (the load event).
-    fn open(&mut self, url: &str) {
-        let r = self.call("Page.navigate", json!({ "url": url }));
-        assert!(r["errorText"].is_null(), "{url}: {}", r["errorText"]);
-        self.wait(
-            &format!("{url} to load"),
-            &format!(
-                "document.readyState === 'complete' && location.href.startsWith({})",
-                json!(url.split('#').next().unwrap_or(url))
-            ),
-        );
-    }
-}
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -1,6 +1,5 @@
 //! Headless Chromium driven over the DevTools protocol, for the ladder's
-//! browser tests (tests/ladder_browse.rs; tests/ladder_pages.rs keeps its
-//! own copy): commands on Chromium's fd 3, answers on its fd 4, each one
+//! browser tests (tests/ladder_browse.rs, tests/ladder_pages.rs): commands on Chromium's fd 3, answers on its fd 4, each one
 //! JSON message ended by a NUL byte; no crate needed. A page's screenshot
 //! is written to a PNG file for a person to look at.
 #![allow(dead_code)]

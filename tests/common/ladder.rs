@@ -27,7 +27,10 @@ impl Server {
     /// `dir/ladder.toml`: the top-level lines `top` (name, seed, variants),
     /// the results in `results/`, generous start-up and decision times (a
     /// loaded machine), and `[ladder]` with 2 games in flight, a refit
-    /// every second and the lines `ladder`.
+    /// every second, no maintenance rate (the tests' ladders play as fast
+    /// as their slots allow once their bots are placed, as before issue
+    /// 48; the rate itself is tested in `serve::schedule`) and the lines
+    /// `ladder`.
     pub fn new(dir: &Path, top: &str, ladder: &str) -> Server {
         let file = dir.join("ladder.toml");
         std::fs::write(
@@ -35,7 +38,8 @@ impl Server {
             format!(
                 "{top}\noutput = \"results\"\n\
                  [time_control]\nstartup_ms = 20000\ndecision_ms = 5000\n\
-                 [ladder]\ngames_in_flight = 2\nrefit_seconds = 1\n{ladder}\n"
+                 [ladder]\ngames_in_flight = 2\nrefit_seconds = 1\n\
+                 maintenance_games_per_hour = 100000000\n{ladder}\n"
             ),
         )
         .unwrap();
