@@ -361,12 +361,14 @@ async fn after_build(
     asks: LimitSettings,
     opts: &CheckOptions,
 ) -> CheckReport {
-    // Two seconds to exit after `quit`, not a league's half second: the
-    // check judges the exit, and a Python bot on a loaded machine can take
-    // more than 500 ms to end.
+    // As long to exit after `quit` as to start, and at least two seconds,
+    // not a league's half second: the check judges the exit, and a Python
+    // bot on a loaded machine can take more than 2 s to end (a ladder's
+    // check once failed a random player so under a loaded test run).
+    let startup = Duration::from_millis(opts.startup_ms);
     let timing = Timing {
-        startup: Duration::from_millis(opts.startup_ms),
-        shutdown_grace: Duration::from_secs(2),
+        startup,
+        shutdown_grace: startup.max(Duration::from_secs(2)),
     };
     let room = Room {
         sandbox: opts.sandbox,
