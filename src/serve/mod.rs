@@ -30,7 +30,9 @@
 //!   in quarantine), `browse.rs` (the games browser's pages, the
 //!   workers' counts), `tokens.rs`, `version_tests.rs` (the tests between
 //!   versions, their pairs' games), `stderr.rs` (each bot's stderr per
-//!   game), `prune.rs` (records past the retention pruned, rows kept).
+//!   game), `prune.rs` (records past the retention pruned, rows kept),
+//!   `uploads.rs` (a batch of workers' uploads committed in one
+//!   transaction).
 //! - `schedule/`: `pairing.rs` (the pure pairing rule), `queue.rs` (the
 //!   scheduler that keeps the rule's picks in the store to be claimed),
 //!   `version_test.rs` (the tests' pairs, queued beside them).
