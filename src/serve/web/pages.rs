@@ -372,6 +372,14 @@ fn templates() -> Result<minijinja::Environment<'static>, minijinja::Error> {
     env.add_template("games.html", include_str!("templates/games.html"))?;
     env.add_template("workers.html", include_str!("templates/workers.html"))?;
     env.add_template("upload.html", include_str!("templates/upload.html"))?;
+    env.add_template(
+        "version_tests.html",
+        include_str!("templates/version_tests.html"),
+    )?;
+    env.add_template(
+        "version_test.html",
+        include_str!("templates/version_test.html"),
+    )?;
     Ok(env)
 }
 

@@ -13,7 +13,7 @@ use crate::serve::ladder::Ladder;
 use crate::serve::store::version_tests::{TestFilter, TestSpec, TestStatus, VersionTest};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, Uri};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use std::collections::BTreeMap;
@@ -316,41 +316,6 @@ pub(super) fn upload_test(l: &Ladder, uri: &Uri) -> ApiResult<Option<TestSpec>> 
     Ok(Some(spec))
 }
 
-/// The pages' templates: the layout and this resource's own.
-fn templates() -> Result<minijinja::Environment<'static>, minijinja::Error> {
-    let mut env = minijinja::Environment::new();
-    env.add_template("layout.html", include_str!("templates/layout.html"))?;
-    env.add_template(
-        "version_tests.html",
-        include_str!("templates/version_tests.html"),
-    )?;
-    env.add_template(
-        "version_test.html",
-        include_str!("templates/version_test.html"),
-    )?;
-    Ok(env)
-}
-
-/// A page from `template` and `data`.
-fn page(template: &str, l: &Ladder, data: impl serde::Serialize) -> Response {
-    let rendered = templates().and_then(|env| {
-        env.get_template(template)?.render(
-            minijinja::context! { ladder => &l.t.name, d => minijinja::value::Serde(&data) },
-        )
-    });
-    match rendered {
-        Ok(html) => Html(html).into_response(),
-        Err(e) => {
-            tracing::error!("page {template}: {e:#}");
-            (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "the page could not be made",
-            )
-                .into_response()
-        }
-    }
-}
-
 /// What the listing page shows: the tests and the filters as asked.
 #[derive(serde::Serialize)]
 struct TestsPage {
@@ -376,7 +341,7 @@ async fn tests_page(State(l): Shared, Query(q): Query<BTreeMap<String, String>>)
     let running = !tests.is_empty();
     tests.extend(finished);
     let get = |k: &str| q.get(k).cloned().unwrap_or_default();
-    page(
+    super::pages::page(
         "version_tests.html",
         &l,
         TestsPage {
@@ -397,7 +362,7 @@ async fn test_page(State(l): Shared, Path(id): Path<String>) -> Response {
             // Where the LLR stands between its bounds, in percent.
             let at = ((t.test.llr - t.lower) / (t.upper - t.lower) * 100.0).clamp(0.0, 100.0);
             let zero = (-t.lower / (t.upper - t.lower) * 100.0).clamp(0.0, 100.0);
-            page(
+            super::pages::page(
                 "version_test.html",
                 &l,
                 serde_json::json!({ "t": t, "at": at, "zero": zero }),
