@@ -205,6 +205,24 @@ fn note_pace(l: &Ladder, worker: i64, row: &crate::results::GameRow) {
         .or_insert(ms);
 }
 
+/// A set of `max_games` is shared out by slots: a worker holds at most
+/// its slots' part (its `jobs` over the server's games in flight and every
+/// worker's `jobs`) of the games still to play, at least one. Without it
+/// the first worker to learn its pace takes a batch of the rest of the set
+/// while the others wait (fishtest splits a test into tasks the same way).
+async fn set_share(l: &Ladder, set: i64, jobs: i64, active: i64) -> ApiResult<usize> {
+    let recent = unix_now() - 2 * l.workers.lease_seconds;
+    let most = i64::from(l.settings.worker_jobs_max);
+    let (all_jobs, _) =
+        l.db.worker_capacity(recent, most)
+            .await
+            .map_err(ApiError::internal)?;
+    let slots = all_jobs.max(jobs) + l.settings.games_in_flight as i64;
+    let left = (set - l.games_done() as i64).max(0);
+    let share = (left * jobs.max(1) + slots - 1) / slots.max(1);
+    Ok(usize::try_from(share.max(1) - active).unwrap_or(0))
+}
+
 /// `POST /api/worker/claim` `{"max": N}`: up to N games from the queue,
 /// each under a new lease: its id, game, variant, and each seat's player
 /// and bundle hash. 409 before the worker registered.
@@ -239,6 +257,10 @@ async fn claim(
             .unwrap_or((0, 0));
     let jobs = jobs.clamp(0, i64::from(l.settings.worker_jobs_max));
     let room = usize::try_from(jobs * per_slot(&l, w.id) - active).unwrap_or(0);
+    let room = match l.db.max_games() {
+        Some(set) => room.min(set_share(&l, set, jobs, active).await?),
+        None => room,
+    };
     if room == 0 {
         return Ok(Json(Granted {
             games: Vec::new(),
