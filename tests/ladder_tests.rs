@@ -15,6 +15,7 @@
 
 mod common;
 
+use common::browser::Browser;
 use common::ladder::Server;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -135,8 +136,8 @@ fn assert_counts_as_arena_sprt(server: &Server, dir: &Path, t: &serde_json::Valu
 #[test]
 fn a_stronger_version_passes_its_test_and_the_same_bot_does_not() {
     let tmp = tempfile::tempdir().unwrap();
-    let server = tests_between_versions(tmp.path(), None);
-    the_test_page_in_chromium(&server, tmp.path());
+    let (server, h1, twin) = tests_between_versions(tmp.path(), None);
+    the_test_page_in_chromium(&server, h1, twin);
 }
 
 #[test]
@@ -150,8 +151,8 @@ fn on_postgresql_a_stronger_version_passes_its_test_and_the_same_bot_does_not() 
 
 /// The two tests, the owner's decision and the listing, on a ladder in
 /// `dir` with the store `db` (SQLite when `None`); the server, still
-/// serving.
-fn tests_between_versions(dir: &Path, db: Option<String>) -> Server {
+/// serving, and the ids of the stronger version's test and of the twin's.
+fn tests_between_versions(dir: &Path, db: Option<String>) -> (Server, i64, i64) {
     let mut server = server(dir);
     server.db = db;
     let alice = server.add_user("alice");
@@ -209,7 +210,12 @@ fn tests_between_versions(dir: &Path, db: Option<String>) -> Server {
         &bot(dir, "twin", "v2", "random-bot"),
         &["--test", "--outcome", "owner"],
     );
-    assert!(code == 1 || code == 3, "{code}: {out}\n{}", server.log());
+    assert!(
+        code == 1 || code == 3,
+        "{code}: {out}\n{}\n{}",
+        server.log(),
+        server.call("GET", "/api/games.csv?bot=twin", None, b"").1
+    );
     let id2 = server.json("/api/tests?bot=twin")["tests"][0]["id"]
         .as_i64()
         .unwrap();
@@ -268,32 +274,17 @@ fn tests_between_versions(dir: &Path, db: Option<String>) -> Server {
         let (status, text) = server.call("GET", missing, None, b"");
         assert_eq!(status, 404, "{missing}: {text}");
     }
-    server
+    (server, id1, id2)
 }
 
 /// The finished test's page and the listing filtered, as headless
-/// Chromium renders them; a screenshot of the test page under target/.
-fn the_test_page_in_chromium(server: &Server, dir: &Path) {
-    let chromium = common::chromium("the test page's browser test");
-    let run = |args: &[String]| {
-        let profile = dir.join("chromium-profile");
-        let out = Command::new(&chromium)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-            ])
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .arg("--virtual-time-budget=3000")
-            .args(args)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", common::text(&out));
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    let page = run(&["--dump-dom".into(), format!("{}/tests/1", server.url)]);
+/// Chromium renders them (driven by tests/common/browser.rs, which waits
+/// for what it looks for); a screenshot of the test page under target/.
+fn the_test_page_in_chromium(server: &Server, h1: i64, twin: i64) {
+    let mut b = Browser::start();
+    b.open(&format!("{}/tests/{h1}", server.url));
+    let page = b.eval("document.documentElement.outerHTML");
+    let page = page.as_str().unwrap_or_default();
     for said in [
         "H1: version 2 is stronger",
         "id=\"llr-mark\"",
@@ -301,25 +292,27 @@ fn the_test_page_in_chromium(server: &Server, dir: &Path) {
         "climber@2,climber@1",
         "the old version retired",
     ] {
-        assert!(page.contains(said), "no `{said}` in the test page:\n{page}");
+        assert!(
+            page.contains(said),
+            "no `{said}` in the test page:\n{page}\n{}\n{}",
+            server.log(),
+            server.call("GET", &format!("/api/tests/{h1}"), None, b"").1
+        );
     }
-    let list = run(&[
-        "--dump-dom".into(),
-        format!("{}/tests?bot=twin", server.url),
-    ]);
-    assert!(list.contains("href=\"/tests/2\""), "{list}");
-    assert!(!list.contains("href=\"/tests/1\""), "{list}");
-    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ladder_tests-test-page.png");
-    let _ = std::fs::remove_file(&shot);
-    run(&[
-        format!("--screenshot={}", shot.display()),
-        "--window-size=900,900".into(),
-        format!("{}/tests/1", server.url),
-    ]);
+    b.screen(900, 900, false);
+    let shot = b.screenshot("ladder_tests-test-page");
     let png = std::fs::read(&shot).unwrap();
     assert!(
         png.starts_with(b"\x89PNG") && png.len() > 5000,
         "{}",
         shot.display()
     );
+    b.open(&format!("{}/tests?bot=twin", server.url));
+    let links = b.wait(
+        "the listing's links",
+        "[...document.querySelectorAll('a')].map(a => a.getAttribute('href')).join(' ') || null",
+    );
+    let links = links.as_str().unwrap_or_default();
+    let has = |id: i64| links.split(' ').any(|l| l == format!("/tests/{id}"));
+    assert!(has(twin) && !has(h1), "{links}");
 }

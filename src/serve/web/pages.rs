@@ -713,6 +713,42 @@ fn plot(versions: &[VersionBody]) -> Value {
 mod tests {
     use super::*;
 
+    /// A test's Elo is known before its interval (too few pairs of each
+    /// kind): the pages show the Elo alone rather than failing.
+    #[test]
+    fn a_test_with_an_elo_and_no_interval_is_shown() {
+        let env = templates().unwrap();
+        let t = serde_json::json!({
+            "id": 1, "bot": "b", "owner": "o", "new_version": 2, "old_version": 1,
+            "status": "h1", "elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05,
+            "max_games": 400, "outcome": "retire-on-h1", "old_fate": "retired",
+            "games_queued": 0, "games": 26, "penta": [1, 0, 1, 0, 11], "wins": 23,
+            "draws": 0, "losses": 3, "llr": 3.1, "elo": 353.8, "elo_err": null,
+            "lower": -2.94, "upper": 2.94, "new_player": "b@2", "old_player": "b@1",
+            "url": "/tests/1", "created_at": "x", "started_at": "x", "finished_at": "x",
+        });
+        let one = env
+            .get_template("version_test.html")
+            .unwrap()
+            .render(
+                minijinja::context! { ladder => "l", d => minijinja::value::Serde(
+                    serde_json::json!({ "t": t, "at": 50.0, "zero": 50.0 }),
+                ) },
+            )
+            .unwrap();
+        assert!(one.contains("353.8 (no interval yet"), "{one}");
+        let all = env
+            .get_template("version_tests.html")
+            .unwrap()
+            .render(
+                minijinja::context! { ladder => "l", d => minijinja::value::Serde(
+                    serde_json::json!({ "tests": [t], "owner": "", "bot": "", "result": "" }),
+                ) },
+            )
+            .unwrap();
+        assert!(all.contains("353.8<"), "{all}");
+    }
+
     #[test]
     fn ticks_are_round_and_cover_the_range() {
         assert_eq!(
