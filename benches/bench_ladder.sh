@@ -1,6 +1,7 @@
 # Sourced by benches/serve.sh and benches/serve_ab.sh: the benchmark's
-# ladder (the variants of benches/throughput.toml, 2 games in flight) and
-# its four instant seeded random bots, served and entered.
+# ladder (the variants of benches/throughput.toml, 2 games in flight, no
+# maintenance rate) and its four instant seeded random bots, served and
+# entered.
 
 # Writes DIR/ladder.toml and the bots' folders DIR/bots/r0..r3.
 write_bench_ladder() {
@@ -14,6 +15,9 @@ max_plies = 1000
 output = "results"
 [ladder]
 games_in_flight = 2
+# Full speed once the bots are placed: what is measured is the server's
+# pace, not the maintenance rate (600 games an hour by default).
+maintenance_games_per_hour = 100000000
 refit_seconds = 10
 refit_games = 5000
 TOML

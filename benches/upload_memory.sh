@@ -52,7 +52,9 @@ done
 SERVER=$!
 for _ in $(seq 100); do grep -q listening "$DIR/serve.out" 2>/dev/null && break; sleep 0.2; done
 URL=$(grep -o 'http://[0-9.:]*' "$DIR/serve.out")
-rss() { awk '/^VmRSS/ {print int($2 / 1024)}' "/proc/$SERVER/status"; }
+# VmRSS in KiB (printed in MiB with one decimal).
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$SERVER/status"; }
+mib() { python3 -c "print(f'{$1 / 1024:.1f}')"; }
 # Of it, what the server holds (its heap, stacks, buffers): RssAnon, in
 # KiB. The rest is the binary's and libraries' pages, read in from the
 # files as code runs, shared and dropped by the kernel when it needs them.
@@ -73,7 +75,7 @@ for _ in $(seq 600); do [ "$(busy)" = 0 ] && break; sleep 0.5; done
 sleep 15
 BASE=$(rss)
 BASE_ANON=$(anon)
-echo "baseline: $BASE MiB ($((BASE_ANON / 1024)) MiB anonymous)"
+echo "baseline: $(mib $BASE) MiB ($(mib $BASE_ANON) MiB anonymous)"
 PEAK=$BASE
 PIDS=()
 for i in $(seq 1 "$N"); do
@@ -96,5 +98,5 @@ echo "answers: $(cat "$DIR"/code-* | sort | uniq -c | tr -s ' \n' ' ')"
 sleep 15
 AFTER=$(rss)
 AFTER_ANON=$(anon)
-echo "peak: $PEAK MiB ($((PEAK - BASE)) MiB above the baseline)"
-echo "after, at rest: $AFTER MiB ($(python3 -c "print(f'{100 * ($AFTER - $BASE) / $BASE:+.0f}')")% of the baseline), anonymous $((AFTER_ANON / 1024)) MiB ($(python3 -c "print(f'{100 * ($AFTER_ANON - $BASE_ANON) / $BASE_ANON:+.0f}')")% of the baseline's)"
+echo "peak: $(mib $PEAK) MiB ($(mib $((PEAK - BASE))) MiB above the baseline)"
+echo "after, at rest: $(mib $AFTER) MiB ($(python3 -c "print(f'{100 * ($AFTER - $BASE) / $BASE:+.0f}')")% of the baseline), anonymous $(mib $AFTER_ANON) MiB ($(python3 -c "print(f'{100 * ($AFTER_ANON - $BASE_ANON) / $BASE_ANON:+.0f}')")% of the baseline's)"
