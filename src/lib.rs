@@ -19,5 +19,6 @@ pub mod referee;
 pub mod report;
 pub mod results;
 pub mod serve;
+pub mod tables;
 pub mod view;
 pub mod wire;
