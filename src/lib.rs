@@ -7,6 +7,7 @@
 //! `results` rows, and `results` on nothing of ours.
 
 pub mod ai;
+pub mod analyse;
 pub mod bot;
 pub mod cli;
 pub mod client;
