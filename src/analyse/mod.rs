@@ -41,6 +41,9 @@ pub struct Params {
     pub tables: Option<PathBuf>,
     /// Use the tables and the F.I.L.O solver where they reach.
     pub exact: bool,
+    /// The F.I.L.O solver's time per proof (each option of a decision
+    /// takes one or two).
+    pub proof_time: Duration,
 }
 
 /// The default search depth when neither a depth nor a time is given.
@@ -144,7 +147,7 @@ pub fn analyse(
         Variant::Filo => {
             let g = Filo::new(settings)?;
             if params.exact {
-                let oracle = FiloOracle::new(&g)?;
+                let oracle = FiloOracle::new(params.proof_time);
                 judge_all(g, moves, params, &oracle, "solver")
             } else {
                 judge_all(g, moves, params, &NoOracle, "solver")
@@ -193,33 +196,57 @@ impl<G: Rules> Oracle<G> for NoOracle {
     }
 }
 
-/// F.I.L.O's solver, run once from the game's start over every position
-/// reachable from it.
-struct FiloOracle(HashMap<u64, filo_solve::Value>);
+/// F.I.L.O's exact values from the solver's proof search
+/// (`filo_solve::prove`): the side to move wins in d plies when a win
+/// within d is proved and none within d - 1; it loses in d when the
+/// opponent's is. A draw is never proved, and a position neither proof
+/// settles within its time is left to the estimate. Results are kept.
+struct FiloOracle {
+    proved: std::cell::RefCell<HashMap<u64, Option<Value>>>,
+    budget: Duration,
+}
+
+/// The deepest proof tried, in plies.
+const FILO_PROOF_PLIES: u32 = 60;
 
 impl FiloOracle {
-    fn new(start: &Filo) -> Result<FiloOracle, AnalyseError> {
-        let squares = start.squares();
-        let refs: [&str; crate::engine::filo::SQUARES] = std::array::from_fn(|i| squares[i].as_str());
-        let root = Filo::from_position(
-            refs,
-            start.reserve(),
-            start.to_decide().unwrap_or(0),
-            &filo_solve::uncapped(),
-        )?;
-        Ok(FiloOracle(filo_solve::solve_all(&root, 50_000_000)?))
+    fn new(budget: Duration) -> FiloOracle {
+        FiloOracle {
+            proved: Default::default(),
+            budget,
+        }
     }
 }
 
 impl Oracle<Filo> for FiloOracle {
     fn at_turn_start(&self, g: &Filo) -> Option<Value> {
+        let mover = g.to_decide()?;
+        let k = filo_solve::key(g);
+        if let Some(v) = self.proved.borrow().get(&k) {
+            return *v;
+        }
+        let mut root = g.clone();
+        if g.plies() > 0 || root.outcome().is_some() {
+            // The proof ignores the ply cap (a win within d plies).
+            root = filo_solve::decode(k).ok()?;
+        }
+        let prove =
+            |seat| filo_solve::prove(&root, seat, FILO_PROOF_PLIES, Some(self.budget)).plies;
+        let v = match prove(mover) {
+            Some(d) => Some(Value::Win(d as u16)),
+            None => prove(1 - mover).map(|d| Value::Loss(d as u16)),
+        };
+        self.proved.borrow_mut().insert(k, v);
+        v
+    }
+
+    fn known(&self, g: &Filo) -> Option<Value> {
         g.to_decide()?;
-        let clamp = |d: u32| d.min(u32::from(crate::tables::MAX_DISTANCE)) as u16;
-        Some(match self.0.get(&filo_solve::key(g))? {
-            filo_solve::Value::Win(d) => Value::Win(clamp(*d)),
-            filo_solve::Value::Loss(d) => Value::Loss(clamp(*d)),
-            filo_solve::Value::Draw => Value::Draw,
-        })
+        self.proved
+            .borrow()
+            .get(&filo_solve::key(g))
+            .copied()
+            .flatten()
     }
 }
 
@@ -246,7 +273,15 @@ fn judge_all<G: Evaluate>(
         if !opts.contains(&played) {
             return Err(replay(EngineError::Illegal(m.clone())));
         }
-        out.push(judge(&g, &opts, played, i + 1, params, oracle, exact_source));
+        out.push(judge(
+            &g,
+            &opts,
+            played,
+            i + 1,
+            params,
+            oracle,
+            exact_source,
+        ));
         g.apply(played).map_err(replay)?;
     }
     Ok(out)
@@ -269,10 +304,17 @@ fn judge<G: Evaluate>(
         Some(vs) => (vs.into_iter().map(Assessed::exact).collect(), exact_source),
         None => {
             let deadline = params.time.map(|t| Instant::now() + t);
-            let depth = params.depth.unwrap_or(if params.time.is_some() { 64 } else { DEFAULT_DEPTH });
+            let depth = params.depth.unwrap_or(if params.time.is_some() {
+                64
+            } else {
+                DEFAULT_DEPTH
+            });
             let (scores, reached) = search::option_scores(g, opts, depth, deadline, oracle);
             (
-                scores.into_iter().map(|s| Assessed::estimate(s, reached)).collect(),
+                scores
+                    .into_iter()
+                    .map(|s| Assessed::estimate(s, reached))
+                    .collect(),
                 "search",
             )
         }
@@ -284,7 +326,9 @@ fn judge<G: Evaluate>(
             _ => (a.score * 1_000_000.0).round() as i64,
         }
     };
-    let best_i = (0..opts.len()).max_by_key(|&i| (key(&values[i]), -(i as i64))).unwrap_or(0);
+    let best_i = (0..opts.len())
+        .max_by_key(|&i| (key(&values[i]), -(i as i64)))
+        .unwrap_or(0);
     let played_i = opts.iter().position(|&o| o == played).unwrap_or(0);
     let (best, mine) = (&values[best_i], &values[played_i]);
     let loss = (best.score - mine.score).max(0.0);

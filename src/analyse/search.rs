@@ -28,7 +28,7 @@ impl<G: Evaluate> Search<'_, G> {
         let Some(mover) = g.to_decide() else {
             return g.value()[self.root];
         };
-        if let Some(v) = self.oracle.at_turn_start(g) {
+        if let Some(v) = self.oracle.known(g) {
             let s = match v {
                 Value::Win(_) => 1.0,
                 Value::Draw => 0.5,
@@ -42,7 +42,11 @@ impl<G: Evaluate> Search<'_, G> {
         let mut opts = Vec::new();
         g.options(&mut opts);
         let maximise = mover == self.root;
-        let mut best = if maximise { f64::NEG_INFINITY } else { f64::INFINITY };
+        let mut best = if maximise {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
         for o in opts {
             let mut c = g.clone();
             if c.apply(o).is_err() {

@@ -39,6 +39,10 @@ pub struct AnalyseArgs {
     /// Estimates only: neither the tables nor the F.I.L.O solver.
     #[arg(long)]
     no_exact: bool,
+    /// F.I.L.O: the solver's time per proof, in ms (each option of a
+    /// decision takes one or two).
+    #[arg(long, default_value_t = 200)]
+    proof_ms: u64,
     /// One JSON object per decision instead of a table.
     #[arg(long)]
     json: bool,
@@ -46,28 +50,44 @@ pub struct AnalyseArgs {
 
 pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     if !(0.0..=1.0).contains(&args.threshold) {
-        bail!("--threshold {}: a score difference between 0 and 1", args.threshold);
+        bail!(
+            "--threshold {}: a score difference between 0 and 1",
+            args.threshold
+        );
     }
     if args.depth == Some(0) {
         bail!("--depth 0: search at least one decision deep");
     }
     let (text, origin) = if args.source.is_dir() {
         let Some(id) = &args.game_id else {
-            bail!("{} is a results folder: give a game_id of its games.csv too", args.source.display());
+            bail!(
+                "{} is a results folder: give a game_id of its games.csv too",
+                args.source.display()
+            );
         };
-        let (at, text) = records::find_record(&Layout::new(&args.source), id).with_context(|| {
-            format!("no record of `{id}` in {} (is it a game_id of its games.csv?)", args.source.display())
-        })?;
+        let (at, text) =
+            records::find_record(&Layout::new(&args.source), id).with_context(|| {
+                format!(
+                    "no record of `{id}` in {} (is it a game_id of its games.csv?)",
+                    args.source.display()
+                )
+            })?;
         (text, at.path().display().to_string())
     } else if args.source.is_file() {
         if let Some(id) = &args.game_id {
-            bail!("{} is a record file: it holds one game, so no game_id (`{id}`)", args.source.display());
+            bail!(
+                "{} is a record file: it holds one game, so no game_id (`{id}`)",
+                args.source.display()
+            );
         }
         let text = std::fs::read_to_string(&args.source)
             .with_context(|| format!("reading {}", args.source.display()))?;
         (text, args.source.display().to_string())
     } else {
-        bail!("{}: no such results folder or record file", args.source.display());
+        bail!(
+            "{}: no such results folder or record file",
+            args.source.display()
+        );
     };
     let rec = record::read_record(&text).with_context(|| format!("{origin}: not a game record"))?;
     let tables = args.tables.clone().or_else(|| {
@@ -83,6 +103,7 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
         threshold: args.threshold,
         tables,
         exact: !args.no_exact,
+        proof_time: Duration::from_millis(args.proof_ms),
     };
     let moves: Vec<String> = rec.decisions.iter().map(|d| d.option.clone()).collect();
     let spec = &rec.spec;
@@ -144,6 +165,10 @@ fn table(out: &mut String, rec: &record::Recorded, verdicts: &[Verdict]) {
         out,
         "blunders: {}{}",
         blunders.len(),
-        if blunders.is_empty() { String::new() } else { format!(": {}", blunders.join(", ")) }
+        if blunders.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", blunders.join(", "))
+        }
     );
 }

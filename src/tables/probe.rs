@@ -12,6 +12,13 @@ use std::sync::{Arc, Mutex};
 /// tables, the F.I.L.O solver); `None` where it does not reach.
 pub trait Oracle<G: Rules> {
     fn at_turn_start(&self, g: &G) -> Option<Value>;
+
+    /// What is known already, without any new work (a search asks this
+    /// at every node; the F.I.L.O solver solves only when asked
+    /// [`Oracle::at_turn_start`]).
+    fn known(&self, g: &G) -> Option<Value> {
+        self.at_turn_start(g)
+    }
 }
 
 /// A game's tables in a folder, each layer read on first use and kept.
