@@ -93,6 +93,7 @@ impl Assessed {
         match (self.result, self.plies) {
             (Some(r), Some(p)) => format!("{r} in {p}"),
             (Some(r), None) => r.to_string(),
+            (None, _) if self.depth.is_none() => "unproved".to_string(),
             _ => format!("{:.3} (d{})", self.score, self.depth.unwrap_or(0)),
         }
     }
@@ -200,7 +201,8 @@ impl<G: Rules> Oracle<G> for NoOracle {
 /// (`filo_solve::prove`): the side to move wins in d plies when a win
 /// within d is proved and none within d - 1; it loses in d when the
 /// opponent's is. A draw is never proved, and a position neither proof
-/// settles within its time is left to the estimate. Results are kept.
+/// settles within its time is left to the estimate; so is the entry
+/// phase (proofs from there take seconds each). Results are kept.
 struct FiloOracle {
     proved: std::cell::RefCell<HashMap<u64, Option<Value>>>,
     budget: Duration,
@@ -221,6 +223,11 @@ impl FiloOracle {
 impl Oracle<Filo> for FiloOracle {
     fn at_turn_start(&self, g: &Filo) -> Option<Value> {
         let mover = g.to_decide()?;
+        if g.reserve() != [0, 0] {
+            // The entry phase: proofs from there take too long to try at
+            // every option.
+            return None;
+        }
         let k = filo_solve::key(g);
         if let Some(v) = self.proved.borrow().get(&k) {
             return *v;
@@ -299,10 +306,25 @@ fn judge<G: Evaluate>(
     exact_source: &'static str,
 ) -> Verdict {
     let seat = g.to_decide().unwrap_or(0);
-    let exact: Option<Vec<Value>> = opts.iter().map(|&o| option_value(oracle, g, o)).collect();
-    let (values, source): (Vec<Assessed>, &'static str) = match exact {
-        Some(vs) => (vs.into_iter().map(Assessed::exact).collect(), exact_source),
-        None => {
+    let exact: Vec<Option<Value>> = opts.iter().map(|&o| option_value(oracle, g, o)).collect();
+    let played_at = opts.iter().position(|&o| o == played).unwrap_or(0);
+    // Exact when every option is, or when some option is a proved win and
+    // the played one is exact too (an option left unproved could only be
+    // a faster win: the best found is still a win).
+    let some_win = exact.iter().any(|v| matches!(v, Some(Value::Win(_))));
+    let all_exact = exact.iter().all(Option::is_some);
+    let (values, source): (Vec<Assessed>, &'static str) =
+        if all_exact || (some_win && exact[played_at].is_some()) {
+            let vs = exact
+                .iter()
+                .map(|v| v.map_or_else(|| Assessed::estimate(0.5, 0), Assessed::exact))
+                .map(|a| Assessed {
+                    depth: a.depth.filter(|_| false),
+                    ..a
+                })
+                .collect();
+            (vs, exact_source)
+        } else {
             let deadline = params.time.map(|t| Instant::now() + t);
             let depth = params.depth.unwrap_or(if params.time.is_some() {
                 64
@@ -317,8 +339,7 @@ fn judge<G: Evaluate>(
                     .collect(),
                 "search",
             )
-        }
-    };
+        };
     let key = |a: &Assessed| -> i64 {
         match (a.result, a.plies) {
             (Some("win"), Some(p)) => 2_000_000 - i64::from(p),
@@ -329,7 +350,7 @@ fn judge<G: Evaluate>(
     let best_i = (0..opts.len())
         .max_by_key(|&i| (key(&values[i]), -(i as i64)))
         .unwrap_or(0);
-    let played_i = opts.iter().position(|&o| o == played).unwrap_or(0);
+    let played_i = played_at;
     let (best, mine) = (&values[best_i], &values[played_i]);
     let loss = (best.score - mine.score).max(0.0);
     let why = match (best.result, mine.result) {
