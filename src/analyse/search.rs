@@ -22,7 +22,7 @@ impl<G: Evaluate> Search<'_, G> {
     /// The score of `g` for the root seat, `depth` decisions deep.
     fn score(&mut self, g: &G, depth: u32, mut alpha: f64, mut beta: f64) -> f64 {
         self.nodes += 1;
-        if self.nodes % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.nodes.is_multiple_of(1024) && self.deadline.is_some_and(|d| Instant::now() >= d) {
             self.out_of_time = true;
         }
         let Some(mover) = g.to_decide() else {
