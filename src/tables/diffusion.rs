@@ -41,8 +41,8 @@ impl TableGame for DiffusionTable {
     }
 
     fn layer_exists(layer: usize) -> bool {
-        // Two stones at least: one in each block.
-        (2..=60).contains(&layer)
+        // Two stones at least (one in each block), 48 at most (all).
+        (2..=STONES as usize).contains(&layer)
     }
 
     fn layer_size(layer: usize) -> u64 {
