@@ -131,7 +131,7 @@ fn analyse_marks_the_move_that_threw_a_won_filo_game_away() {
         "{v}"
     );
     // The table says the same, at that decision.
-    let table = stdout_of(&arena(&["analyse", p, "--depth", "2", "--proof-ms", "50"]));
+    let table = stdout_of(&arena(&["analyse", p, "--depth", "2", "--proof-ms", "100"]));
     let row = table
         .lines()
         .find(|l| l.split_whitespace().next() == Some(&at.to_string()))
