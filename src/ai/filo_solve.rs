@@ -177,27 +177,6 @@ pub fn solve(root: &Filo, max_states: usize) -> Result<Solution, SolveError> {
     })
 }
 
-/// The value of every non-final position reachable from `root`, by
-/// [`key`] (what `arena analyse` reads F.I.L.O's exact values from). Fails
-/// without proving anything beyond `max_states` positions.
-pub fn solve_all(root: &Filo, max_states: usize) -> Result<HashMap<u64, Value>, SolveError> {
-    let graph = Graph::enumerate(root, max_states)?;
-    let (value, dist) = graph.retrograde();
-    Ok(graph
-        .keys
-        .iter()
-        .enumerate()
-        .map(|(j, &k)| {
-            let v = match value[j] {
-                WIN => Value::Win(dist[j]),
-                LOSS => Value::Loss(dist[j]),
-                _ => Value::Draw,
-            };
-            (k, v)
-        })
-        .collect())
-}
-
 /// Every non-final position reachable from the root, by index (the root
 /// is 0), with its moves.
 struct Graph {
