@@ -7,6 +7,7 @@
 //! `results` rows, and `results` on nothing of ours.
 
 pub mod ai;
+pub mod analyse;
 pub mod bot;
 pub mod cli;
 pub mod client;
@@ -19,5 +20,6 @@ pub mod referee;
 pub mod report;
 pub mod results;
 pub mod serve;
+pub mod tables;
 pub mod view;
 pub mod wire;

@@ -20,6 +20,7 @@ macro_rules! errln {
     }};
 }
 
+mod analyse;
 mod args;
 mod bots;
 mod check_bot;
@@ -36,6 +37,7 @@ mod sprt;
 mod state;
 mod status;
 mod submit;
+mod tables;
 mod versus;
 mod view;
 mod worker;
@@ -119,6 +121,14 @@ enum Command {
     /// (`arena serve`), play them in the sandbox, upload them.
     #[command(after_help = EX_WORKER)]
     Worker(worker::WorkerArgs),
+    /// Build endgame tables: every position of a game with up to N seeds
+    /// in play, its exact value (docs/tables.md).
+    #[command(after_help = EX_TABLES)]
+    Tables(tables::TablesArgs),
+    /// Judge every decision of a recorded game: the best option, the value
+    /// of the one played (exact where tables or the solver reach), blunders.
+    #[command(after_help = EX_ANALYSE)]
+    Analyse(analyse::AnalyseArgs),
 }
 
 /// The examples that end each subcommand's help, as ripgrep's and cargo's
@@ -139,6 +149,8 @@ const EX_REPORT: &str = "Examples:\n  arena report results/demo                 
 const EX_SERVE: &str = "Examples:\n  arena serve tournaments/club-ladder.toml --add-user alice         # prints alice's token, once\n  arena serve tournaments/club-ladder.toml                          # the ladder on http://127.0.0.1:8080\n  arena serve tournaments/club-ladder.toml --backup ladder-copy.db  # a consistent copy of the store";
 const EX_SUBMIT: &str = "Examples:\n  arena submit --server http://127.0.0.1:8080 --token TOKEN bots/mybot       # upload and wait for the verdict\n  arena submit --server http://host:8080 --token TOKEN bots/mybot --no-wait  # upload only\n  arena submit --server http://host:8080 --token TOKEN bots/mybot --test     # then wait for its test: exit 0 on H1, 1 on H0, 3 no verdict";
 const EX_VIEW: &str = "Examples:\n  arena view results/demo                                         # serve the demo's results, open the browser\n  arena view results/big/shard-* --no-open --bind 127.0.0.1:8000  # the shards of a league, on a fixed port";
+const EX_TABLES: &str = "Examples:\n  arena tables build diffusion                # as many seeds as fit 1 GB, into tables/diffusion/\n  arena tables build hackaback --seeds 8      # up to 8 seeds in play (a killed build resumes)";
+const EX_ANALYSE: &str = "Examples:\n  arena analyse results/demo r002-hackaback-p004-o1        # a table of every decision, blunders marked\n  arena analyse game.jsonl --time-ms 200 --json           # a record file, 200 ms a decision, JSON lines";
 const EX_WORKER: &str = "Examples:\n  arena worker --server http://host:8080 --token TOKEN                                # play the ladder's games here, one at a time\n  arena worker --server http://host:8080 --token TOKEN -j 4 --cache /var/cache/arena  # 4 at a time, with its cache elsewhere";
 
 /// Entry point of the `arena` binary.
@@ -173,6 +185,8 @@ pub fn main() -> ExitCode {
         Command::Submit(a) => submit::run(a),
         Command::View(a) => view::run(a),
         Command::Worker(a) => worker::run(a),
+        Command::Tables(a) => tables::run(a),
+        Command::Analyse(a) => analyse::run(a),
     };
     match result {
         Ok(code) => code,

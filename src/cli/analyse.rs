@@ -1,0 +1,174 @@
+//! `arena analyse RESULTS GAME_ID` or `arena analyse RECORD_FILE`: every
+//! decision of a recorded game judged (src/analyse/): the best option
+//! found, the value of the one played, blunders marked; as a table, or
+//! as JSON lines with `--json`.
+
+use crate::analyse::{analyse, Params, Verdict};
+use crate::league::folder::{records, Layout};
+use crate::referee::record;
+use anyhow::{bail, Context};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(clap::Args, Debug)]
+pub struct AnalyseArgs {
+    /// A results folder (then a game_id of its games.csv), or a game's
+    /// record file (`arena play --record`).
+    source: PathBuf,
+    /// The game, when SOURCE is a results folder.
+    game_id: Option<String>,
+    /// Search depth in decisions where nothing exact reaches (default 4,
+    /// or as deep as --time-ms allows).
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Search time per decision, in ms (iterative deepening).
+    #[arg(long)]
+    time_ms: Option<u64>,
+    /// An estimated score this much below the best option's (scores run
+    /// from 0 to 1) marks a blunder; an exact result thrown away always
+    /// does.
+    #[arg(long, default_value_t = 0.15)]
+    threshold: f64,
+    /// The endgame tables folder (`arena tables build --out`); default
+    /// `tables` when it exists.
+    #[arg(long)]
+    tables: Option<PathBuf>,
+    /// Estimates only: neither the tables nor the F.I.L.O solver.
+    #[arg(long)]
+    no_exact: bool,
+    /// F.I.L.O: the solver's time per proof, in ms (each option of a
+    /// decision takes one or two).
+    #[arg(long, default_value_t = 200)]
+    proof_ms: u64,
+    /// One JSON object per decision instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
+    if !(0.0..=1.0).contains(&args.threshold) {
+        bail!(
+            "--threshold {}: a score difference between 0 and 1",
+            args.threshold
+        );
+    }
+    if args.depth == Some(0) {
+        bail!("--depth 0: search at least one decision deep");
+    }
+    let (text, origin) = if args.source.is_dir() {
+        let Some(id) = &args.game_id else {
+            bail!(
+                "{} is a results folder: give a game_id of its games.csv too",
+                args.source.display()
+            );
+        };
+        let (at, text) =
+            records::find_record(&Layout::new(&args.source), id).with_context(|| {
+                format!(
+                    "no record of `{id}` in {} (is it a game_id of its games.csv?)",
+                    args.source.display()
+                )
+            })?;
+        (text, at.path().display().to_string())
+    } else if args.source.is_file() {
+        if let Some(id) = &args.game_id {
+            bail!(
+                "{} is a record file: it holds one game, so no game_id (`{id}`)",
+                args.source.display()
+            );
+        }
+        let text = std::fs::read_to_string(&args.source)
+            .with_context(|| format!("reading {}", args.source.display()))?;
+        (text, args.source.display().to_string())
+    } else {
+        bail!(
+            "{}: no such results folder or record file",
+            args.source.display()
+        );
+    };
+    let rec = record::read_record(&text).with_context(|| format!("{origin}: not a game record"))?;
+    let tables = args.tables.clone().or_else(|| {
+        let d = PathBuf::from("tables");
+        d.is_dir().then_some(d)
+    });
+    if let Some(t) = args.tables.as_ref().filter(|t| !t.is_dir()) {
+        bail!("--tables {}: no such folder", t.display());
+    }
+    let params = Params {
+        depth: args.depth,
+        time: args.time_ms.map(Duration::from_millis),
+        threshold: args.threshold,
+        tables,
+        exact: !args.no_exact,
+        proof_time: Duration::from_millis(args.proof_ms),
+    };
+    let moves: Vec<String> = rec.decisions.iter().map(|d| d.option.clone()).collect();
+    let spec = &rec.spec;
+    let verdicts = analyse(spec.variant, &spec.settings, &moves, &params)
+        .with_context(|| format!("{origin}: game `{}`", spec.game_id))?;
+    let mut out = String::new();
+    if args.json {
+        for v in &verdicts {
+            let _ = writeln!(out, "{}", serde_json::to_string(v)?);
+        }
+    } else {
+        table(&mut out, &rec, &verdicts);
+    }
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn table(out: &mut String, rec: &record::Recorded, verdicts: &[Verdict]) {
+    let spec = &rec.spec;
+    let _ = writeln!(
+        out,
+        "{} ({}): {}; result {:?} ({})",
+        spec.game_id,
+        spec.variant,
+        spec.names.join(" vs "),
+        rec.scores,
+        rec.reason
+    );
+    let _ = writeln!(
+        out,
+        "{:>4} {:>4} {:>4} {:<9} {:<8} {:<16} {:<8} {:<16} {:<7} blunder",
+        "#", "ply", "seat", "kind", "played", "value", "best", "value", "source"
+    );
+    for v in verdicts {
+        let _ = writeln!(
+            out,
+            "{:>4} {:>4} {:>4} {:<9} {:<8} {:<16} {:<8} {:<16} {:<7} {}",
+            v.decision,
+            v.ply,
+            v.seat,
+            v.kind,
+            v.played,
+            v.played_value.text(),
+            v.best,
+            v.best_value.text(),
+            v.source,
+            match &v.why {
+                Some(why) => format!("?? {why}"),
+                None => String::new(),
+            }
+        );
+    }
+    let blunders: Vec<String> = verdicts
+        .iter()
+        .filter(|v| v.blunder)
+        .map(|v| format!("#{} (seat {}, {})", v.decision, v.seat, v.played))
+        .collect();
+    let _ = writeln!(
+        out,
+        "blunders: {}{}",
+        blunders.len(),
+        if blunders.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", blunders.join(", "))
+        }
+    );
+}

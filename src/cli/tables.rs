@@ -1,0 +1,162 @@
+//! `arena tables build VARIANT [--seeds N] [--max-size BYTES] [--out DIR]`:
+//! builds (or resumes) a game's endgame tables (src/tables/,
+//! docs/tables.md).
+
+use crate::engine::Variant;
+use crate::tables::build::{build, BuildOptions, LayerReport};
+use crate::tables::diffusion::DiffusionTable;
+use crate::tables::hackaback::HackabackTable;
+use crate::tables::{positions_upto, seeds_for_size, TableGame};
+use anyhow::{bail, Context};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct TablesArgs {
+    #[command(subcommand)]
+    command: TablesCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum TablesCommand {
+    /// Build a game's tables, or finish a build that was stopped.
+    Build(BuildArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BuildArgs {
+    /// The game: diffusion or hackaback.
+    variant: String,
+    /// Every position with up to this many seeds in play (default: as
+    /// many as fit --max-size).
+    #[arg(long)]
+    seeds: Option<u32>,
+    /// The most bytes the tables may take (suffixes K, M, G, decimal).
+    #[arg(long, default_value = "1G", value_parser = parse_size)]
+    max_size: u64,
+    /// The tables folder (the game's files go into DIR/VARIANT/).
+    #[arg(long, default_value = "tables")]
+    out: PathBuf,
+    /// Threads (default: the machine's CPUs).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// `1G`, `500M`, `64K` (powers of 1000) or a plain number of bytes.
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let m = match c.to_ascii_uppercase() {
+                'K' => 1_000,
+                'M' => 1_000_000,
+                'G' => 1_000_000_000,
+                _ => return Err(format!("`{s}`: the suffix must be K, M or G")),
+            };
+            (&t[..i], m)
+        }
+        _ => (t, 1),
+    };
+    num.trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("`{s}` is not a size in bytes (e.g. 1G, 500M, 4096)"))
+}
+
+pub fn run(args: TablesArgs) -> anyhow::Result<ExitCode> {
+    match args.command {
+        TablesCommand::Build(a) => run_build(a),
+    }
+}
+
+fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
+    let variant: Variant = a.variant.parse()?;
+    match variant {
+        Variant::Diffusion => build_game::<DiffusionTable>(&a),
+        Variant::Hackaback => build_game::<HackabackTable>(&a),
+        Variant::Filo => bail!(
+            "F.I.L.O needs no tables: its solver solves any position whole (filo-solve; `arena analyse` runs it)"
+        ),
+        Variant::Kisolo => bail!(
+            "Kisolo has no endgame tables: captured seeds are sown back onto the board, so the seeds in play never fall (docs/tables.md)"
+        ),
+        Variant::Tricala => bail!("Tricala's tables are not built yet (docs/tables.md)"),
+    }
+}
+
+fn build_game<T: TableGame>(a: &BuildArgs) -> anyhow::Result<ExitCode> {
+    let seeds = match a.seeds {
+        Some(n) => {
+            let bytes = positions_upto::<T>(n) * 2;
+            if bytes > a.max_size {
+                bail!(
+                    "--seeds {n}: the {} tables would take {bytes} bytes, more than --max-size {} (the most that fit: --seeds {})",
+                    T::VARIANT,
+                    a.max_size,
+                    seeds_for_size::<T>(a.max_size)
+                );
+            }
+            n
+        }
+        None => seeds_for_size::<T>(a.max_size),
+    };
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 {
+        bail!("--threads 0: at least one thread is needed");
+    }
+    let total = positions_upto::<T>(seeds);
+    outln!(
+        "{}: every position with up to {seeds} seeds in play, {total} positions ({} bytes), {threads} threads, into {}",
+        T::VARIANT,
+        total * 2,
+        a.out.join(T::VARIANT.name()).display()
+    );
+    let t0 = Instant::now();
+    let opts = BuildOptions {
+        seeds,
+        dir: a.out.clone(),
+        threads,
+    };
+    let reports = build::<T>(&opts, &mut |r: &LayerReport| {
+        outln!(
+            "{:<8} {:>2} seeds {:>12} positions: {:>11} won {:>11} lost {:>11} drawn, longest {:>4} plies, {:>3} rounds, {:>8.1} s{}",
+            r.name,
+            r.seeds,
+            r.positions,
+            r.wins,
+            r.losses,
+            r.draws,
+            r.longest,
+            r.rounds,
+            r.elapsed.as_secs_f64(),
+            if r.resumed { " (built before)" } else { "" }
+        );
+    })
+    .with_context(|| format!("building the {} tables", T::VARIANT))?;
+    let built = reports.iter().filter(|r| !r.resumed).count();
+    outln!(
+        "done: {} layers ({built} built now, {} read back) in {:.1} s",
+        reports.len(),
+        reports.len() - built,
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_parse_and_bad_ones_are_named() {
+        assert_eq!(parse_size("1G"), Ok(1_000_000_000));
+        assert_eq!(parse_size("500m"), Ok(500_000_000));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("1T").unwrap_err().contains("suffix"));
+        assert!(parse_size("-1").unwrap_err().contains("`-1`"));
+    }
+}

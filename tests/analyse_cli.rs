@@ -1,0 +1,209 @@
+//! `arena tables build` and `arena analyse` driven through the real binary
+//! (issue 51): a game built to contain a losing move from a won position
+//! (proved by the F.I.L.O solver, independently of the analysis) is
+//! marked at that move; tables are built, read back by a second build and
+//! rebuilt where a layer is missing; bad input is named.
+
+use mancala_arena::ai::filo_solve;
+use mancala_arena::engine::filo::Filo;
+use mancala_arena::engine::{Rules, Settings};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::process::{Command, Output};
+
+fn arena(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(args)
+        .output()
+        .expect("the arena binary runs")
+}
+
+fn stdout_of(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}, stderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Can `seat` force a win from `g` (the ply cap off) within 8 plies? (A
+/// short proof: the analysis proves it again in a few milliseconds.)
+fn proved_win(g: &Filo, seat: usize) -> bool {
+    if let Some(o) = g.outcome() {
+        return !o.is_draw() && o.ranks[seat] == 0;
+    }
+    let root = filo_solve::decode(filo_solve::key(g)).expect("a position decodes");
+    filo_solve::prove(&root, seat, 8, None).plies.is_some()
+}
+
+/// A random F.I.L.O game in which, at the first movement-phase decision
+/// where the mover has a proved win and an option after which the
+/// opponent has one, that option is played. Returns the moves up to that
+/// one (the record ends there: the rest would only cost the test time)
+/// and the 1-based number of the losing decision.
+fn game_with_a_losing_move(seed: u64) -> Option<(Vec<String>, usize)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut g = Filo::new(&Settings::default()).expect("F.I.L.O sets up");
+    let (mut moves, mut blunder) = (Vec::new(), None);
+    let mut opts = Vec::new();
+    while let Some(mover) = g.to_decide() {
+        g.options(&mut opts);
+        let mut pick = opts[rng.gen_range(0..opts.len())];
+        if blunder.is_none() && g.reserve() == [0, 0] && opts.len() > 1 && proved_win(&g, mover) {
+            let losing = opts.iter().copied().find(|&o| {
+                let mut c = g.clone();
+                c.apply(o).expect("a listed option applies");
+                proved_win(&c, 1 - mover)
+            });
+            if let Some(o) = losing {
+                pick = o;
+                blunder = Some(moves.len() + 1);
+                moves.push(g.notation(pick));
+                break;
+            }
+        }
+        moves.push(g.notation(pick));
+        g.apply(pick).expect("a listed option applies");
+    }
+    Some((moves, blunder?))
+}
+
+fn write_record(path: &std::path::Path, moves: &[String]) {
+    let mut g = Filo::new(&Settings::default()).expect("F.I.L.O sets up");
+    let mut text = String::from(
+        r#"{"type":"game","format":2,"game_id":"blunder-1","variant":"filo","players":2,"options":{},"max_plies":1000,"names":["a","b"],"time":{"per_decision_ms":1000},"opening":[],"seed":"0","notes":[]}"#,
+    );
+    text.push('\n');
+    for m in moves {
+        let seat = g.to_decide().expect("not over");
+        text.push_str(&format!(
+            "{{\"seat\":{seat},\"ply\":{},\"option\":\"{m}\"}}\n",
+            g.plies()
+        ));
+        let o = g.parse(m).expect("notation");
+        g.apply(o).expect("legal");
+    }
+    // The game is cut after the losing move: recorded as a draw at the
+    // ply cap would be, the analysis does not read the end line's result.
+    text.push_str(&format!(
+        "{{\"type\":\"end\",\"scores\":[0.5,0.5],\"reason\":\"max_plies\",\"plies\":{}}}\n",
+        g.plies()
+    ));
+    std::fs::write(path, text).expect("record written");
+}
+
+#[test]
+fn analyse_marks_the_move_that_threw_a_won_filo_game_away() {
+    let (moves, at) = (1..50)
+        .find_map(game_with_a_losing_move)
+        .expect("a random game with a losing move");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("game.jsonl");
+    write_record(&path, &moves);
+    let p = path.to_str().expect("utf-8 path");
+    let json = stdout_of(&arena(&[
+        "analyse",
+        p,
+        "--json",
+        "--depth",
+        "2",
+        "--proof-ms",
+        "50",
+    ]));
+    let lines: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), moves.len(), "one line per decision");
+    let v = &lines[at - 1];
+    assert_eq!(v["decision"], at);
+    assert_eq!(v["played"], moves[at - 1].as_str());
+    assert_eq!(v["blunder"], true, "{v}");
+    assert_eq!(v["source"], "solver", "{v}");
+    assert_eq!(v["best_value"]["result"], "win", "{v}");
+    assert_eq!(v["played_value"]["result"], "loss", "{v}");
+    assert!(
+        v["why"]
+            .as_str()
+            .is_some_and(|w| w.contains("win thrown away")),
+        "{v}"
+    );
+    // The table says the same, at that decision.
+    let table = stdout_of(&arena(&["analyse", p, "--depth", "2", "--proof-ms", "100"]));
+    let row = table
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(&at.to_string()))
+        .expect("the decision's row");
+    assert!(row.contains("?? win thrown away"), "{row}");
+}
+
+#[test]
+fn tables_build_resumes_and_rebuilds_a_missing_layer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().to_str().expect("utf-8 path");
+    let first = stdout_of(&arena(&[
+        "tables",
+        "build",
+        "diffusion",
+        "--seeds",
+        "5",
+        "--out",
+        out,
+        "--threads",
+        "2",
+    ]));
+    assert!(
+        first.contains("4 layers (4 built now, 0 read back)"),
+        "{first}"
+    );
+    let n05 = dir.path().join("diffusion").join("n05.tbl");
+    let bytes = std::fs::read(&n05).expect("the last layer");
+    assert_eq!(&bytes[..8], b"ARENATB\x01");
+    std::fs::remove_file(&n05).expect("removed");
+    let again = stdout_of(&arena(&[
+        "tables",
+        "build",
+        "diffusion",
+        "--seeds",
+        "5",
+        "--out",
+        out,
+    ]));
+    assert!(
+        again.contains("4 layers (1 built now, 3 read back)"),
+        "{again}"
+    );
+    assert_eq!(
+        std::fs::read(&n05).expect("rebuilt"),
+        bytes,
+        "the same values again"
+    );
+}
+
+#[test]
+fn bad_input_is_named() {
+    let err = |args: &[&str]| {
+        let o = arena(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    assert!(err(&["tables", "build", "kisolo"]).contains("seeds in play never fall"));
+    assert!(err(&["tables", "build", "chess"]).contains("unknown game `chess`"));
+    assert!(err(&[
+        "tables",
+        "build",
+        "diffusion",
+        "--seeds",
+        "30",
+        "--max-size",
+        "1M"
+    ])
+    .contains("more than --max-size"));
+    assert!(err(&["analyse", "no/such/file"]).contains("no such results folder or record file"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "not json\n").expect("written");
+    assert!(err(&["analyse", bad.to_str().expect("utf-8")]).contains("not a game record"));
+}
