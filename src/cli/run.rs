@@ -431,7 +431,7 @@ fn closing_lines(
     let pairs = head_to_head_pairs(t);
     let games_csv = Layout::new(dir).games_csv();
     let games = rate_folder(dir, &games_csv)?;
-    let total = crate::league::schedule::Schedule::new(t, how.shard).len();
+    let total = runner::total_games(t, how.shard);
     let (elapsed, builds) = clock.words();
     outln!(
         "{} of {total} games ({played} played now, in {elapsed:.1} s{builds}) in {}: games.csv, games/records-*.jsonl.zst, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",

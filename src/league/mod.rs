@@ -13,3 +13,5 @@ pub mod pairings;
 pub mod runner;
 pub mod schedule;
 pub mod status;
+pub mod swiss;
+pub mod swiss_games;
