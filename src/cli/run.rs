@@ -442,6 +442,9 @@ fn closing_lines(
     if let Some(p) = report {
         outln!("report: {}", p.display());
     }
+    if let Some(plan) = crate::league::swiss_games::SwissPlan::of(t) {
+        swiss_lines(&plan, dir, &games_csv)?;
+    }
     if sprt.is_some() || !pairs.is_empty() {
         let rows = crate::results::csvio::read_rows(&games_csv)
             .with_context(|| format!("reading back {}", games_csv.display()))?;
@@ -452,6 +455,23 @@ fn closing_lines(
             outln!("{}", s.verdict(&rows)?);
         }
     }
+    Ok(())
+}
+
+/// A Swiss's standings and rounds, from its rows: written to swiss.txt in
+/// its folder and printed.
+fn swiss_lines(
+    plan: &crate::league::swiss_games::SwissPlan,
+    dir: &Path,
+    games_csv: &Path,
+) -> anyhow::Result<()> {
+    use crate::league::swiss_games::{report, SwissState};
+    let rows = crate::results::csvio::read_rows(games_csv)
+        .with_context(|| format!("reading back {}", games_csv.display()))?;
+    let text = report(plan, &SwissState::replay(plan, &rows));
+    let path = dir.join("swiss.txt");
+    std::fs::write(&path, &text).with_context(|| format!("writing {}", path.display()))?;
+    outln!("{}swiss.txt: {}", text, path.display());
     Ok(())
 }
 

@@ -273,29 +273,45 @@ impl SwissState {
 
     /// Pairs the next round if the last is complete and rounds remain;
     /// returns whether it did.
+    /// (After the last round, counts it in the standings.)
     fn advance(&mut self, plan: &SwissPlan) -> bool {
-        if !self.round_complete(plan) || self.rounds.len() >= plan.rounds as usize {
+        if !self.round_complete(plan) {
             return false;
         }
-        if let Some(last) = self.rounds.last() {
+        if let Some(last) = self
+            .rounds
+            .last()
+            .filter(|_| self.tables.len() < self.rounds.len())
+        {
             let (points, tables) = plan.tally(self.rounds.len() as u32, last, &self.scores);
             self.history.add(last, &points);
             self.tables.push(tables);
+        }
+        if self.rounds.len() >= plan.rounds as usize {
+            return false;
         }
         self.rounds.push(plan.pair(&self.history));
         true
     }
 
-    /// Keeps only the scores of the games in `done`; an error names the
-    /// first round that was paired from a result no longer there.
+    /// Keeps only the scores of the games in `done` (the rows the folder's
+    /// check kept) and pairs again from them; an error names the first
+    /// round whose games were paired from a result no longer there.
     pub fn keep_only(&mut self, plan: &SwissPlan, done: &DoneSet) -> Result<(), String> {
-        self.scores.retain(|i, _| done.contains(*i));
-        let per = plan.games_per_round();
-        for r in 1..self.rounds.len() {
-            if ((r - 1) * per..r * per).any(|i| !self.scores.contains_key(&i)) {
-                return Err(format!("round {} was paired from games of round {r} that are no longer in games.csv; its rows cannot be kept", r + 1));
-            }
+        let mut scores = std::mem::take(&mut self.scores);
+        scores.retain(|i, _| done.contains(*i));
+        let mut again = SwissState::new(plan);
+        again.scores = scores;
+        while again.advance(plan) {}
+        let per = plan.games_per_round().max(1);
+        let last = again.scores.keys().map(|i| i / per + 1).max().unwrap_or(0);
+        let same = (0..again.rounds.len())
+            .take_while(|&r| self.rounds.get(r) == again.rounds.get(r))
+            .count();
+        if last > same {
+            return Err(format!("round {} was paired from games of round {} that are no longer in games.csv; its rows cannot be kept", same + 1, same));
         }
+        *self = again;
         Ok(())
     }
 
@@ -308,6 +324,58 @@ impl SwissState {
     pub fn finished_rounds(&self) -> usize {
         self.tables.len()
     }
+}
+
+/// The standings and the rounds as text (`swiss.txt` in the results
+/// folder, printed at the end of `arena run`).
+pub fn report(plan: &SwissPlan, state: &SwissState) -> String {
+    let name = |b: usize| plan.bots[b].as_str();
+    let width = plan.bots.iter().map(String::len).max().unwrap_or(3).max(3);
+    let mut out = format!(
+        "Swiss: {} of {} rounds finished (a round is worth 1 point: the bot's share of each mini-match's points, averaged over the variants; a bye scores 1)\n{:>4}  {:width$}  {:>6}  {:>8}  {:>16}\n",
+        state.finished_rounds(),
+        plan.rounds,
+        "rank",
+        "bot",
+        "score",
+        "buchholz",
+        "sonneborn-berger"
+    );
+    for (i, s) in state.standings().iter().enumerate() {
+        out.push_str(&format!(
+            "{:>4}  {:width$}  {:>6.2}  {:>8.2}  {:>16.2}\n",
+            i + 1,
+            name(s.bot),
+            s.score,
+            s.buchholz,
+            s.sonneborn_berger
+        ));
+    }
+    for (i, r) in state.rounds.iter().enumerate() {
+        let mut line = format!("round {}:", i + 1);
+        if plan.has_players(2) {
+            let pairs: Vec<String> = r
+                .pairs
+                .iter()
+                .map(|&(a, b)| format!("{} - {}", name(a), name(b)))
+                .collect();
+            line.push_str(&format!(" {}", pairs.join(", ")));
+            if let Some(b) = r.bye {
+                line.push_str(&format!(", bye {}", name(b)));
+            }
+        }
+        if plan.has_players(3) {
+            let threes: Vec<String> = r.triples.iter().map(|t| t.map(name).join(" ")).collect();
+            line.push_str(&format!("; threes: {}", threes.join(", ")));
+            if !r.bye3.is_empty() {
+                let out: Vec<&str> = r.bye3.iter().map(|&b| name(b)).collect();
+                line.push_str(&format!(", bye {}", out.join(" ")));
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
 }
 
 /// A Swiss as the runner's source of games: the games of the paired

@@ -43,7 +43,7 @@ fn rematch_free_exists(h: &History, bots: &[usize]) -> bool {
 /// with no rematch.
 fn avoidable(h: &History, n: usize) -> bool {
     let all: Vec<usize> = (0..n).collect();
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         return rematch_free_exists(h, &all);
     }
     (0..n).any(|bye| {
