@@ -129,15 +129,16 @@ pub fn pair_round(h: &History, two: bool, three: bool) -> RoundPairing {
     round
 }
 
-/// The Dutch system's ideal partner of each bot, rematches aside: score
-/// groups from the top, each with the bot floated down from the group
-/// above first; its top half (S1) against its bottom half (S2) in order,
-/// the last of an odd group floating down (FIDE C.04.3, without its
-/// colour and float criteria).
-fn ideal_partners(h: &History, ranking: &[usize]) -> Vec<Option<usize>> {
-    let mut ideal = vec![None; h.score.len()];
+/// The Dutch system's score groups, rematches aside: from the top, each
+/// group with the bot floated down from the group above first; its top
+/// half is S1, its bottom half S2; the last of an odd group floats down
+/// (FIDE C.04.3, without its colour and float criteria). Per bot: its
+/// group and whether it is in S2.
+fn halves(h: &History, ranking: &[usize]) -> Vec<(usize, bool)> {
+    let mut out = vec![(usize::MAX, false); h.score.len()];
     let mut floater: Option<usize> = None;
     let mut i = 0;
+    let mut id = 0;
     while i < ranking.len() {
         let s = h.score[ranking[i]];
         let mut group: Vec<usize> = floater.take().into_iter().collect();
@@ -145,17 +146,16 @@ fn ideal_partners(h: &History, ranking: &[usize]) -> Vec<Option<usize>> {
             group.push(ranking[i]);
             i += 1;
         }
-        if group.len() % 2 == 1 {
+        if group.len() % 2 == 1 && i < ranking.len() {
             floater = group.pop();
         }
         let half = group.len() / 2;
-        for k in 0..half {
-            let (a, b) = (group[k], group[half + k]);
-            ideal[a] = Some(b);
-            ideal[b] = Some(a);
+        for (k, &b) in group.iter().enumerate() {
+            out[b] = (id, k >= half);
         }
+        id += 1;
     }
-    ideal
+    out
 }
 
 /// Pairs `ranking` (an even count, or with the bye chosen first): with no
@@ -164,10 +164,17 @@ fn ideal_partners(h: &History, ranking: &[usize]) -> Vec<Option<usize>> {
 fn pair_two(h: &History, ranking: &[usize]) -> (Vec<(usize, usize)>, Option<usize>) {
     let byes: Vec<Option<usize>> = if ranking.len() % 2 == 1 {
         // The lowest-ranked bot with the fewest byes first (FIDE: no
-        // second bye while another can take it; the lowest score takes it).
-        let mut c: Vec<usize> = ranking.iter().rev().copied().collect();
-        c.sort_by_key(|&b| h.byes2[b]);
-        c.into_iter().map(Some).collect()
+        // second bye; the lowest score takes it).
+        // Only those with the fewest: fair byes come before avoiding a
+        // rematch.
+        let fewest = ranking.iter().map(|&b| h.byes2[b]).min().unwrap_or(0);
+        ranking
+            .iter()
+            .rev()
+            .copied()
+            .filter(|&b| h.byes2[b] == fewest)
+            .map(Some)
+            .collect()
     } else {
         vec![None]
     };
@@ -203,24 +210,30 @@ fn order_tables(h: &History, ranking: &[usize], pairs: Vec<(usize, usize)>) -> V
     out
 }
 
-/// The opponents `p` would rather meet, best first, among `free`: its
-/// ideal partner, then by closeness of score, then of rank to the ideal.
+/// The opponents `p` would rather meet, best first, among `free`: those
+/// of the other half of its score group in rank order (the Dutch
+/// system's transpositions of S2, tried in lexicographic order by the
+/// depth-first search), then those of its own half (exchanges), then the
+/// other groups' by closeness of score, then rank.
 fn candidates(
     h: &History,
-    ideal: &[Option<usize>],
+    groups: &[(usize, bool)],
     rank: &[usize],
     p: usize,
     free: &[usize],
 ) -> Vec<usize> {
-    let target = ideal[p].map_or(rank[p], |q| rank[q]);
+    let place = |q: usize| match groups[q] {
+        (g, half) if g == groups[p].0 && half != groups[p].1 => 0,
+        (g, _) if g == groups[p].0 => 1,
+        _ => 2,
+    };
     let mut c: Vec<usize> = free.iter().copied().filter(|&q| q != p).collect();
     c.sort_by(|&a, &b| {
         let da = (h.score[a] - h.score[p]).abs();
         let db = (h.score[b] - h.score[p]).abs();
-        (ideal[p] != Some(a))
-            .cmp(&(ideal[p] != Some(b)))
+        place(a)
+            .cmp(&place(b))
             .then(da.total_cmp(&db))
-            .then(rank[a].abs_diff(target).cmp(&rank[b].abs_diff(target)))
             .then(rank[a].cmp(&rank[b]))
     });
     c
@@ -239,15 +252,15 @@ fn ranks(h: &History, ranking: &[usize]) -> Vec<usize> {
 /// best-ranked free bot with each of its candidates in turn. `None` when
 /// there is none, or the search ran out of steps.
 fn search_pairs(h: &History, bots: &[usize], steps: &mut u64) -> Option<Vec<(usize, usize)>> {
-    let ideal = ideal_partners(h, bots);
+    let groups = halves(h, bots);
     let rank = ranks(h, bots);
     let mut out = Vec::new();
-    go_pairs(h, &ideal, &rank, bots.to_vec(), &mut out, steps).then_some(out)
+    go_pairs(h, &groups, &rank, bots.to_vec(), &mut out, steps).then_some(out)
 }
 
 fn go_pairs(
     h: &History,
-    ideal: &[Option<usize>],
+    groups: &[(usize, bool)],
     rank: &[usize],
     free: Vec<usize>,
     out: &mut Vec<(usize, usize)>,
@@ -256,7 +269,7 @@ fn go_pairs(
     let Some(&p) = free.first() else {
         return true;
     };
-    for q in candidates(h, ideal, rank, p, &free) {
+    for q in candidates(h, groups, rank, p, &free) {
         *steps += 1;
         if *steps > SEARCH_STEPS {
             return false;
@@ -266,7 +279,7 @@ fn go_pairs(
         }
         let rest: Vec<usize> = free.iter().copied().filter(|&b| b != p && b != q).collect();
         out.push((p, q));
-        if go_pairs(h, ideal, rank, rest, out, steps) {
+        if go_pairs(h, groups, rank, rest, out, steps) {
             return true;
         }
         out.pop();
@@ -277,12 +290,12 @@ fn go_pairs(
 /// A pairing that allows rematches: each best-ranked free bot with its
 /// first candidate it has not met, or its first candidate.
 fn greedy_pairs(h: &History, bots: &[usize]) -> Vec<(usize, usize)> {
-    let ideal = ideal_partners(h, bots);
+    let groups = halves(h, bots);
     let rank = ranks(h, bots);
     let mut free = bots.to_vec();
     let mut out = Vec::new();
     while let Some(&p) = free.first() {
-        let c = candidates(h, &ideal, &rank, p, &free);
+        let c = candidates(h, &groups, &rank, p, &free);
         let Some(q) = c
             .iter()
             .copied()

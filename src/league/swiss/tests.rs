@@ -39,14 +39,15 @@ fn rematch_free_exists(h: &History, bots: &[usize]) -> bool {
     })
 }
 
-/// Whether some bye (any bot, when the count is odd) leaves a pairing
-/// with no rematch.
+/// Whether some bye (any bot with the fewest byes, when the count is odd)
+/// leaves a pairing with no rematch.
 fn avoidable(h: &History, n: usize) -> bool {
     let all: Vec<usize> = (0..n).collect();
     if n.is_multiple_of(2) {
         return rematch_free_exists(h, &all);
     }
-    (0..n).any(|bye| {
+    let fewest = (0..n).map(|b| h.byes(b).0).min().unwrap_or(0);
+    (0..n).filter(|&b| h.byes(b).0 == fewest).any(|bye| {
         let rest: Vec<usize> = all.iter().copied().filter(|&b| b != bye).collect();
         rematch_free_exists(h, &rest)
     })
@@ -178,23 +179,49 @@ fn round_two_pairs_each_score_group_s1_against_s2() {
         vec![(i[0], i[2]), (i[1], i[3]), (i[4], i[6]), (i[5], i[7])]
     );
 
-    // Transposition: 1 has met 3, so 1-4 and 2-3.
-    let mut h = History::new(8, 11);
-    let r1 = RoundPairing {
-        pairs: vec![(i[0], i[2]), (i[1], i[5]), (i[3], i[7]), (i[4], i[6])],
-        ..RoundPairing::default()
-    };
+    // Round 3 of the same: the 2-point group {1, 2} pairs 1-2; the
+    // 1-point group {3, 4, 5, 6} (5 and 6 won round 2) pairs its S1 {3, 4}
+    // against its S2 {5, 6}: 3-5, 4-6; 7-8.
     let mut points = vec![0.0; 8];
-    for b in [i[0], i[1], i[2 + 1], i[4]] {
+    for b in [i[0], i[1], i[4], i[5]] {
         points[b] = 1.0;
     }
-    // Winners: 1, 2, 4, 5 (the initial places), losers 3, 6, 7, 8.
-    h.add(&r1, &points);
+    h.add(&p, &points);
+    let p3 = pair_round(&h, true, false);
+    assert_eq!(
+        p3.pairs,
+        vec![(i[0], i[1]), (i[2], i[4]), (i[3], i[5]), (i[6], i[7])]
+    );
+}
+
+/// The Dutch system's transpositions: when S1's first has met S2's first,
+/// S2 is tried in lexicographic order of its permutations, so 1 takes the
+/// next of S2 and 2 the first (8 players on one score: 1-6, 2-5, 3-7, 4-8;
+/// 4 players after 1-3 and 2-4 were drawn: 1-4, 2-3).
+#[test]
+fn a_met_pair_takes_the_dutch_transposition_of_s2() {
+    let mut h = History::new(8, 11);
+    let i = h.initial.clone();
+    let r1 = RoundPairing {
+        pairs: vec![(i[0], i[4]), (i[1], i[2]), (i[3], i[6]), (i[5], i[7])],
+        ..RoundPairing::default()
+    };
+    h.add(&r1, &[0.5; 8]);
     let p = pair_round(&h, true, false);
-    // Group {1,2,4,5}: S1 = {1,2}, S2 = {4,5}: 1-4, 2-5.
-    assert_eq!(p.pairs[..2], [(i[0], i[3]), (i[1], i[4])]);
-    // Group {3,6,7,8}: S1 = {3,6}, S2 = {7,8}: 3-7 met? no: 3-7, 6-8.
-    assert_eq!(p.pairs[2..], [(i[2], i[6]), (i[5], i[7])]);
+    assert_eq!(
+        p.pairs,
+        vec![(i[0], i[5]), (i[1], i[4]), (i[2], i[6]), (i[3], i[7])]
+    );
+
+    let mut h = History::new(4, 3);
+    let i = h.initial.clone();
+    let r1 = RoundPairing {
+        pairs: vec![(i[0], i[2]), (i[1], i[3])],
+        ..RoundPairing::default()
+    };
+    h.add(&r1, &[0.5; 4]);
+    let p = pair_round(&h, true, false);
+    assert_eq!(p.pairs, vec![(i[0], i[3]), (i[1], i[2])]);
 }
 
 #[test]
