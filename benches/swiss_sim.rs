@@ -80,6 +80,8 @@ fn row(id: String, a: usize, b: usize, score0: f64) -> GameRow {
 struct Hits {
     best: u32,
     top: u32,
+    /// The top 8 as a set, in any order.
+    set: u32,
 }
 
 impl Hits {
@@ -87,6 +89,11 @@ impl Hits {
         self.best += u32::from(ranked.first() == truth_order.first());
         let k = TOP.min(truth_order.len());
         self.top += u32::from(ranked[..k] == truth_order[..k]);
+        let mut a = ranked[..k].to_vec();
+        let mut b = truth_order[..k].to_vec();
+        a.sort();
+        b.sort();
+        self.set += u32::from(a == b);
     }
 }
 
@@ -102,12 +109,18 @@ fn by_fit(n: usize, rows: &[GameRow]) -> Vec<usize> {
 }
 
 /// A Swiss of `rounds` rounds, played by the league's source.
-fn swiss(truth: &[f64], rounds: u32, seed: u64, rng: &mut impl Rng) -> (Vec<usize>, Vec<GameRow>) {
+fn swiss(
+    truth: &[f64],
+    rounds: u32,
+    gpp: usize,
+    seed: u64,
+    rng: &mut impl Rng,
+) -> (Vec<usize>, Vec<GameRow>) {
     let bots: Vec<String> = (0..truth.len())
         .map(|i| format!("{{ name = \"{}\", command = [\"x\"] }}", name(i)))
         .collect();
     let src = format!(
-        "name = \"sim\"\nformat = \"swiss\"\nseed = {seed}\nrounds = {rounds}\nvariants = [\"kisolo\"]\nbots = [{}]\n",
+        "name = \"sim\"\nformat = \"swiss\"\nseed = {seed}\nrounds = {rounds}\ngames_per_pairing = {gpp}\nvariants = [\"kisolo\"]\nbots = [{}]\n",
         bots.join(", ")
     );
     let t = Tournament::parse_with(
@@ -133,7 +146,12 @@ fn swiss(truth: &[f64], rounds: u32, seed: u64, rng: &mut impl Rng) -> (Vec<usiz
 /// The first `rounds` rounds of a Berger table (circle method) for `n`
 /// bots, each pairing two games seat-swapped; ranked by score (ties by a
 /// coin: no tie-break is fair to a partial round-robin).
-fn round_robin(truth: &[f64], rounds: usize, rng: &mut impl Rng) -> (Vec<usize>, Vec<GameRow>) {
+fn round_robin(
+    truth: &[f64],
+    rounds: usize,
+    gpp: usize,
+    rng: &mut impl Rng,
+) -> (Vec<usize>, Vec<GameRow>) {
     let n = truth.len();
     let m = n + n % 2;
     let mut ring: Vec<usize> = (0..m).collect();
@@ -145,11 +163,12 @@ fn round_robin(truth: &[f64], rounds: usize, rng: &mut impl Rng) -> (Vec<usize>,
             if a >= n || b >= n {
                 continue;
             }
-            for (s0, s1) in [(a, b), (b, a)] {
+            for g in 0..gpp {
+                let (s0, s1) = if g % 2 == 0 { (a, b) } else { (b, a) };
                 let x = play(truth, s0, s1, rng);
                 score[s0] += x;
                 score[s1] += 1.0 - x;
-                rows.push(row(format!("r{r}-{a}-{b}-{s0}"), s0, s1, x));
+                rows.push(row(format!("r{r}-{a}-{b}-{g}"), s0, s1, x));
             }
         }
         ring[1..].rotate_right(1);
@@ -164,6 +183,36 @@ fn round_robin(truth: &[f64], rounds: usize, rng: &mut impl Rng) -> (Vec<usize>,
     (table, rows)
 }
 
+/// One row of the table.
+fn line(
+    n: usize,
+    rounds: usize,
+    gpp: usize,
+    games: usize,
+    what: &str,
+    hits: &[Hits; 2],
+    seeds: u64,
+) {
+    let pct = |x: u32| 100.0 * x as f64 / seeds as f64;
+    println!(
+        "| {n} | {rounds} | {gpp} | {games} | {what} | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0}% |",
+        pct(hits[0].best),
+        pct(hits[0].top),
+        pct(hits[1].best),
+        pct(hits[1].top),
+        pct(hits[1].set)
+    );
+}
+
+/// The true strengths of seed `seed`'s `n` bots, and their true order.
+fn field(n: usize, seed: u64) -> (Vec<f64>, Vec<usize>, ChaCha8Rng) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed * 1000 + n as u64);
+    let truth: Vec<f64> = (0..n).map(|_| SPREAD * normal(&mut rng)).collect();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| truth[b].total_cmp(&truth[a]));
+    (truth, order, rng)
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let (sizes, seeds): (&[usize], u64) = if quick {
@@ -172,62 +221,57 @@ fn main() {
         (&[16, 32, 100], 200)
     };
     let started = Instant::now();
-    println!("| bots | rounds | games | format | best first (table) | top 8 in order (table) | best first (Elo fit) | top 8 in order (Elo fit) |");
-    println!("|---:|---:|---:|---|---:|---:|---:|---:|");
+    println!("| bots | rounds | games per pairing | games | format | best first (table) | top 8 in order (table) | best first (Elo fit) | top 8 in order (Elo fit) | top 8 as a set (Elo fit) |");
+    println!("|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|");
     for &n in sizes {
         let log = (n as f64).log2().ceil() as usize;
-        for rounds in [log + 2, 2 * log] {
-            let mut hits = [[Hits::default(); 2]; 2];
-            let mut games = [0; 2];
-            for seed in 0..seeds {
-                let mut rng = ChaCha8Rng::seed_from_u64(seed * 1000 + n as u64);
-                let truth: Vec<f64> = (0..n).map(|_| SPREAD * normal(&mut rng)).collect();
-                let mut order: Vec<usize> = (0..n).collect();
-                order.sort_by(|&a, &b| truth[b].total_cmp(&truth[a]));
-                let runs = [
-                    swiss(&truth, rounds as u32, seed, &mut rng),
-                    round_robin(&truth, rounds, &mut rng),
-                ];
-                for (i, (table, rows)) in runs.iter().enumerate() {
-                    games[i] = rows.len();
-                    hits[i][0].add(table, &order);
-                    hits[i][1].add(&by_fit(n, rows), &order);
+        for gpp in [2, 20] {
+            for rounds in [log + 2, 2 * log] {
+                let mut hits = [[Hits::default(); 2]; 2];
+                let mut games = [0; 2];
+                for seed in 0..seeds {
+                    let (truth, order, mut rng) = field(n, seed);
+                    let runs = [
+                        swiss(&truth, rounds as u32, gpp, seed, &mut rng),
+                        round_robin(&truth, rounds, gpp, &mut rng),
+                    ];
+                    for (i, (table, rows)) in runs.iter().enumerate() {
+                        games[i] = rows.len();
+                        hits[i][0].add(table, &order);
+                        hits[i][1].add(&by_fit(n, rows), &order);
+                    }
                 }
-            }
-            for (i, what) in ["Swiss", "round-robin, first rounds"].iter().enumerate() {
-                let pct = |x: u32| 100.0 * x as f64 / seeds as f64;
-                println!(
-                    "| {n} | {rounds} | {} | {what} | {:.0}% | {:.0}% | {:.0}% | {:.0}% |",
-                    games[i],
-                    pct(hits[i][0].best),
-                    pct(hits[i][0].top),
-                    pct(hits[i][1].best),
-                    pct(hits[i][1].top)
+                line(n, rounds, gpp, games[0], "Swiss", &hits[0], seeds);
+                line(
+                    n,
+                    rounds,
+                    gpp,
+                    games[1],
+                    "round-robin, first rounds",
+                    &hits[1],
+                    seeds,
                 );
             }
+            // The full round-robin, for scale.
+            let mut hits = [Hits::default(); 2];
+            let mut games = 0;
+            for seed in 0..seeds {
+                let (truth, order, mut rng) = field(n, seed);
+                let (table, rows) = round_robin(&truth, n - 1, gpp, &mut rng);
+                games = rows.len();
+                hits[0].add(&table, &order);
+                hits[1].add(&by_fit(n, &rows), &order);
+            }
+            line(
+                n,
+                n - 1 + n % 2,
+                gpp,
+                games,
+                "full round-robin",
+                &hits,
+                seeds,
+            );
         }
-        // The full round-robin, for scale.
-        let mut hits = [Hits::default(); 2];
-        let mut games = 0;
-        for seed in 0..seeds {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed * 1000 + n as u64);
-            let truth: Vec<f64> = (0..n).map(|_| SPREAD * normal(&mut rng)).collect();
-            let mut order: Vec<usize> = (0..n).collect();
-            order.sort_by(|&a, &b| truth[b].total_cmp(&truth[a]));
-            let (table, rows) = round_robin(&truth, n - 1, &mut rng);
-            games = rows.len();
-            hits[0].add(&table, &order);
-            hits[1].add(&by_fit(n, &rows), &order);
-        }
-        let pct = |x: u32| 100.0 * x as f64 / seeds as f64;
-        println!(
-            "| {n} | {} | {games} | full round-robin | {:.0}% | {:.0}% | {:.0}% | {:.0}% |",
-            n - 1 + n % 2,
-            pct(hits[0].best),
-            pct(hits[0].top),
-            pct(hits[1].best),
-            pct(hits[1].top)
-        );
     }
     println!(
         "\n{seeds} seeds per row, {:.0} s",

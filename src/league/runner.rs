@@ -497,6 +497,7 @@ fn run_logged(
             None
         }
         Games::Swiss(plan) => {
+            // No games.csv yet (or one the check refuses): no rows.
             let state = SwissState::replay(plan, &store.rows().unwrap_or_default());
             let expected = |id: &str| swiss_game(plan, &state, id).map(|g| expected_of(t, &g));
             check_store(&mut store, &expected, opts.repair, on_event)?;
@@ -505,6 +506,13 @@ fn run_logged(
     };
     // Every row left is a game of this schedule, once (`check`).
     let done = store.take_done();
+    let swiss = match (swiss, &games) {
+        (Some(mut state), Games::Swiss(plan)) => {
+            state.keep_only(plan, &done).map_err(LeagueError::Format)?;
+            Some(state)
+        }
+        _ => None,
+    };
     let skipped = done.len();
     let checked_in = checking.elapsed();
     let todo = games.len() - skipped;
@@ -523,8 +531,7 @@ fn run_logged(
     let layout = store.layout().clone();
     let run = match games {
         Games::Swiss(plan) => {
-            let mut state = swiss.unwrap_or_else(|| SwissState::new(&plan));
-            state.keep_only(&plan, &done).map_err(LeagueError::Format)?;
+            let state = swiss.unwrap_or_else(|| SwissState::new(&plan));
             let pairings = SwissPairings::new(plan, state);
             play_all(t, opts, pairings, todo, &mut store, &layout, on_event)?
         }

@@ -17,10 +17,13 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
 
-/// Steps the search for a pairing without rematches may take before it
-/// gives up and allows the fewest it can (a search that finds one stops
-/// long before: 100 bots over 9 rounds take a few hundred steps).
-pub const SEARCH_STEPS: u64 = 2_000_000;
+/// Steps (candidates tried, over every bye tried) the search for a
+/// round's pairing without rematches may take before it gives up and
+/// allows as few as a greedy pass gives. Each step sorts the free bots'
+/// candidates, so this bounds a round's pairing at about this many sorts
+/// of the field: enough to search every pairing of a dozen bots, while a
+/// large field with a few rounds finds one at once.
+pub const SEARCH_STEPS: u64 = 200_000;
 
 /// Who plays whom in one round.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -163,10 +166,9 @@ fn halves(h: &History, ranking: &[usize]) -> Vec<(usize, bool)> {
 /// else with as few as a greedy pass allows.
 fn pair_two(h: &History, ranking: &[usize]) -> (Vec<(usize, usize)>, Option<usize>) {
     let byes: Vec<Option<usize>> = if ranking.len() % 2 == 1 {
-        // The lowest-ranked bot with the fewest byes first (FIDE: no
-        // second bye; the lowest score takes it).
-        // Only those with the fewest: fair byes come before avoiding a
-        // rematch.
+        // The lowest-ranked of the bots with the fewest byes first (FIDE:
+        // no second bye; the lowest score takes it). Only those: fair
+        // byes come before avoiding a rematch.
         let fewest = ranking.iter().map(|&b| h.byes2[b]).min().unwrap_or(0);
         ranking
             .iter()
@@ -178,13 +180,14 @@ fn pair_two(h: &History, ranking: &[usize]) -> (Vec<(usize, usize)>, Option<usiz
     } else {
         vec![None]
     };
+    // One budget for every bye tried.
+    let mut steps = 0;
     for &bye in &byes {
         let rest: Vec<usize> = ranking
             .iter()
             .copied()
             .filter(|&b| Some(b) != bye)
             .collect();
-        let mut steps = 0;
         if let Some(p) = search_pairs(h, &rest, &mut steps) {
             return (order_tables(h, ranking, p), bye);
         }
