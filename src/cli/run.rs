@@ -34,12 +34,14 @@ pub struct RunArgs {
     /// Allow more than 4 games at a time per CPU.
     #[arg(long)]
     pub force_concurrency: bool,
-    /// Seat-swap groups per pairing and variant, 1 to 1000000.
+    /// Seat-swap groups per pairing and variant, 1 to 1000000 (a Swiss:
+    /// its rounds, 1 to 1000).
     // Any whole number here: `-1` and `0` get the same message, the
     // tournament's range check, not clap's u32 bounds for one of them.
     #[arg(long)]
     pub rounds: Option<i64>,
-    /// Games per pairing and variant, 2 to 2000000 (even; 2 x rounds).
+    /// Games per pairing and variant, 2 to 2000000 (even; 2 x rounds; a
+    /// Swiss: each mini-match's games, 2 to 2000).
     #[arg(long)]
     pub games_per_pairing: Option<i64>,
     /// The schedule's seed.
