@@ -6,6 +6,7 @@
 pub mod build;
 pub mod check;
 pub mod config;
+pub mod knockout;
 pub mod events;
 pub mod folder;
 pub mod launch;
