@@ -471,9 +471,9 @@ fn swiss_lines(
     let rows = crate::results::csvio::read_rows(games_csv)
         .with_context(|| format!("reading back {}", games_csv.display()))?;
     let text = report(plan, &SwissState::replay(plan, &rows));
-    let path = dir.join("swiss.txt");
+    let path = dir.join(plan.report_file());
     std::fs::write(&path, &text).with_context(|| format!("writing {}", path.display()))?;
-    outln!("{}swiss.txt: {}", text, path.display());
+    outln!("{}{}: {}", text, plan.report_file(), path.display());
     Ok(())
 }
 

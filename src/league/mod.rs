@@ -6,9 +6,9 @@
 pub mod build;
 pub mod check;
 pub mod config;
-pub mod knockout;
 pub mod events;
 pub mod folder;
+pub mod knockout;
 pub mod launch;
 pub mod pairings;
 pub mod runner;

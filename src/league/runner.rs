@@ -445,6 +445,12 @@ impl Games {
         let Some(plan) = SwissPlan::of(t) else {
             return Ok(Games::RoundRobin(Schedule::new(t, shard)));
         };
+        if shard.is_some_and(|s| s.count > 1) && plan.is_knockout() {
+            return Err(LeagueError::Format(format!(
+                "league {}: a knockout cannot be sharded (each round's matches are between the winners of the round before, which the other shards play): run it without --shard, or use format = \"round-robin\"",
+                t.name
+            )));
+        }
         if shard.is_some_and(|s| s.count > 1) {
             return Err(LeagueError::Format(format!(
                 "league {}: a Swiss cannot be sharded (each round is paired from every result of the round before, which the other shards play): run it without --shard, or use format = \"round-robin\"",
@@ -631,6 +637,7 @@ fn league_meta(t: &Tournament, games: &Games, dir: &Path, shard: Option<Shard>) 
                 match t.format {
                     Format::RoundRobin => "round-robin".to_string(),
                     Format::Swiss { rounds } => format!("swiss, {rounds} rounds"),
+                    Format::Knockout { .. } => "knockout".to_string(),
                 },
             ),
             ("seed", t.seed.to_string()),

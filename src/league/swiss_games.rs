@@ -7,6 +7,7 @@
 
 use super::config::{Format, Tournament};
 use super::folder::DoneSet;
+use super::knockout;
 use super::pairings::Pairings;
 use super::schedule::{group_seed, permutations, ScheduledGame};
 use super::swiss::{self, History, RoundPairing, Standing, Table};
@@ -27,15 +28,24 @@ pub struct SwissPlan {
     /// Seat-swap groups per table and variant.
     groups: usize,
     seed: u64,
+    /// A knockout's bots by seed (best first); `None` for a Swiss.
+    knockout: Option<Vec<usize>>,
 }
 
 impl SwissPlan {
     /// The plan of league `t`, if it is a Swiss.
     pub fn of(t: &Tournament) -> Option<SwissPlan> {
-        let Format::Swiss { rounds } = t.format else {
-            return None;
+        let n = t.bots.len();
+        let (rounds, knockout) = match &t.format {
+            Format::Swiss { rounds } => (*rounds, None),
+            Format::Knockout { seeds } if seeds.is_empty() => {
+                (knockout::rounds(n), Some(History::new(n, t.seed).initial))
+            }
+            Format::Knockout { seeds } => (knockout::rounds(n), Some(seeds.clone())),
+            Format::RoundRobin => return None,
         };
         Some(SwissPlan {
+            knockout,
             bots: t.bots.iter().map(|b| b.name.clone()).collect(),
             variants: t.variants.iter().map(|v| (v.label(), v.players)).collect(),
             rounds,
@@ -61,9 +71,30 @@ impl SwissPlan {
         (0..self.variants.len()).map(|v| self.per_variant(v)).sum()
     }
 
-    /// Games in the whole Swiss.
+    /// Games in the whole Swiss (a knockout: its n - 1 matches).
     pub fn len(&self) -> usize {
-        self.games_per_round() * self.rounds as usize
+        match &self.knockout {
+            Some(_) => {
+                let per_match: usize = (0..self.variants.len())
+                    .map(|v| self.groups * self.orders(v))
+                    .sum();
+                self.bots.len().saturating_sub(1) * per_match
+            }
+            None => self.games_per_round() * self.rounds as usize,
+        }
+    }
+
+    /// Whether this plan is a knockout's.
+    pub fn is_knockout(&self) -> bool {
+        self.knockout.is_some()
+    }
+
+    /// The report's file name in the results folder.
+    pub fn report_file(&self) -> &'static str {
+        match self.knockout {
+            Some(_) => "knockout.txt",
+            None => "swiss.txt",
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -74,9 +105,20 @@ impl SwissPlan {
         self.variants.iter().any(|v| v.1 == n)
     }
 
-    /// The pairing of the round after `h`.
-    pub fn pair(&self, h: &History) -> RoundPairing {
-        swiss::pair_round(h, self.has_players(2), self.has_players(3))
+    /// The pairing of the round after `h` (a knockout's: from each
+    /// played round's `points` by bot).
+    pub fn pair(&self, h: &History, points: &[Vec<f64>]) -> RoundPairing {
+        match &self.knockout {
+            Some(order) => {
+                let places = knockout::places(order, points);
+                let (pairs, _byes) = knockout::matches(order, &places[places.len() - 1]);
+                RoundPairing {
+                    pairs,
+                    ..RoundPairing::default()
+                }
+            }
+            None => swiss::pair_round(h, self.has_players(2), self.has_players(3)),
+        }
     }
 
     /// Game `offset` of round `round` (from 1), paired as `p`.
@@ -145,10 +187,14 @@ impl SwissPlan {
 
     /// A text that determines the plan: what the fingerprint hashes.
     pub fn describe(&self) -> String {
-        format!(
+        let mut text = format!(
             "swiss rounds {} groups {} seed {} variants {:?}\n",
             self.rounds, self.groups, self.seed, self.variants
-        )
+        );
+        if let Some(order) = &self.knockout {
+            text.push_str(&format!("knockout seeds {order:?}\n"));
+        }
+        text
     }
 
     /// Each bot's points in round `round` paired as `p`, from the scores
@@ -217,6 +263,8 @@ pub struct SwissState {
     scores: HashMap<usize, Vec<f64>>,
     /// Per finished round, per bot, its tables (for the tie-breaks).
     tables: Vec<Vec<Vec<Table>>>,
+    /// Per finished round, each bot's points in it (a knockout's winners).
+    points: Vec<Vec<f64>>,
 }
 
 impl SwissState {
@@ -226,6 +274,7 @@ impl SwissState {
             rounds: Vec::new(),
             scores: HashMap::new(),
             tables: Vec::new(),
+            points: Vec::new(),
         }
     }
 
@@ -266,9 +315,14 @@ impl SwissState {
     /// before the first round).
     fn round_complete(&self, plan: &SwissPlan) -> bool {
         let r = self.rounds.len();
+        let per = plan.games_per_round();
         r == 0
-            || ((r - 1) * plan.games_per_round()..r * plan.games_per_round())
-                .all(|i| self.scores.contains_key(&i))
+            || ((r - 1) * per..r * per).all(|i| {
+                self.scores.contains_key(&i)
+                    || plan
+                        .game(r as u32, self.current(), i - (r - 1) * per)
+                        .is_none()
+            })
     }
 
     /// Pairs the next round if the last is complete and rounds remain;
@@ -286,11 +340,12 @@ impl SwissState {
             let (points, tables) = plan.tally(self.rounds.len() as u32, last, &self.scores);
             self.history.add(last, &points);
             self.tables.push(tables);
+            self.points.push(points);
         }
         if self.rounds.len() >= plan.rounds as usize {
             return false;
         }
-        self.rounds.push(plan.pair(&self.history));
+        self.rounds.push(plan.pair(&self.history, &self.points));
         true
     }
 
@@ -327,8 +382,12 @@ impl SwissState {
 }
 
 /// The standings and the rounds as text (`swiss.txt` in the results
-/// folder, printed at the end of `arena run`).
+/// folder, printed at the end of `arena run`; a knockout's bracket,
+/// `knockout.txt`).
 pub fn report(plan: &SwissPlan, state: &SwissState) -> String {
+    if let Some(order) = &plan.knockout {
+        return knockout_report(plan, order, state);
+    }
     let name = |b: usize| plan.bots[b].as_str();
     let width = plan.bots.iter().map(String::len).max().unwrap_or(3).max(3);
     let mut out = format!(
@@ -378,6 +437,50 @@ pub fn report(plan: &SwissPlan, state: &SwissState) -> String {
     out
 }
 
+/// A knockout's bracket as text: the seeds, then each paired round's
+/// matches with each bot's points (a round is worth 1 point per bot,
+/// shared in each match), its byes, and the champion once the final is
+/// committed.
+fn knockout_report(plan: &SwissPlan, order: &[usize], state: &SwissState) -> String {
+    let name = |b: usize| plan.bots[b].as_str();
+    let seeds: Vec<String> = order
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| format!("{} {}", i + 1, name(b)))
+        .collect();
+    let mut out = format!(
+        "Knockout: {} of {} rounds finished (a match is won on points over its games in every variant; a drawn match goes to the better seed)\nseeds: {}\n",
+        state.finished_rounds(),
+        plan.rounds,
+        seeds.join(", ")
+    );
+    let places = knockout::places(order, &state.points);
+    for (r, p) in places.iter().enumerate().take(state.rounds.len()) {
+        let (pairs, byes) = knockout::matches(order, p);
+        let played = state.points.get(r);
+        let matches: Vec<String> = pairs
+            .iter()
+            .map(|&(a, b)| match played {
+                Some(pts) => format!("{} {:.2} - {:.2} {}", name(a), pts[a], pts[b], name(b)),
+                None => format!("{} - {}", name(a), name(b)),
+            })
+            .collect();
+        let mut line = format!("round {}: {}", r + 1, matches.join(", "));
+        if !byes.is_empty() {
+            let byes: Vec<&str> = byes.iter().map(|&b| name(b)).collect();
+            line.push_str(&format!("; byes: {}", byes.join(", ")));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    if state.finished_rounds() == plan.rounds as usize {
+        if let Some(Some(w)) = places.last().filter(|l| l.len() == 1).map(|l| l[0]) {
+            out.push_str(&format!("champion: {}\n", name(w)));
+        }
+    }
+    out
+}
+
 /// A Swiss as the runner's source of games: the games of the paired
 /// round not yet done, in order; when they are all handed out, nothing
 /// until the last of them is committed ([`Pairings::pending`]), then the
@@ -420,9 +523,14 @@ impl Pairings for SwissPairings {
                 if inner.state.scores.contains_key(&i) {
                     continue;
                 }
-                return self
+                match self
                     .plan
-                    .game(round as u32, inner.state.current(), i - (round - 1) * per);
+                    .game(round as u32, inner.state.current(), i - (round - 1) * per)
+                {
+                    Some(g) => return Some(g),
+                    // A knockout's later rounds have fewer matches.
+                    None => continue,
+                }
             }
             if !inner.state.advance(&self.plan) {
                 return None;

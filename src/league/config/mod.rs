@@ -100,7 +100,7 @@ pub struct Tournament {
 }
 
 /// A league's format (`format`, docs/league.md).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Format {
     /// Every pairing in every round (`rounds` of seat-swap groups).
     #[default]
@@ -108,6 +108,11 @@ pub enum Format {
     /// A Swiss of `rounds` rounds; each pairing plays `Tournament::rounds`
     /// seat-swap groups (`games_per_pairing` / 2) per variant.
     Swiss { rounds: u32 },
+    /// A knockout: `seeds` the bots (by index) from seed 1 down, given in
+    /// the file (`seeds`) or, if empty, drawn from the league's seed as a
+    /// Swiss's initial order; each match plays `Tournament::rounds`
+    /// seat-swap groups per variant.
+    Knockout { seeds: Vec<usize> },
 }
 
 #[derive(Deserialize)]
@@ -134,6 +139,7 @@ struct RawFile {
     ponder: Option<bool>,
     ladder: Option<ladder::RawLadder>,
     format: Option<Spanned<String>>,
+    seeds: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -212,7 +218,7 @@ impl Tournament {
             _ => bots::section(&ctx, raw.bots.as_ref(), flags, &base, &bots_dir)?,
         };
         let variants = variants::section(&ctx, raw.variants.as_ref(), flags)?;
-        let (format, rounds) = format_section(&ctx, &raw, flags, bots.len())?;
+        let (format, rounds) = format_section(&ctx, &raw, flags, (&bots, &variants))?;
         let time = time_section(&ctx, raw.time_control.unwrap_or_default(), flags)?;
         let max_plies = match pick(&flags.max_plies, &raw.max_plies) {
             Some(m) => ctx.count(&m, "max_plies", 1, 10_000_000)? as u32,
@@ -280,8 +286,21 @@ fn format_section(
     ctx: &Ctx<'_>,
     raw: &RawFile,
     flags: &RunSettings,
-    bots: usize,
+    (specs, variants): (&[BotSpec], &[VariantSpec]),
 ) -> Result<(Format, u32), ConfigError> {
+    let bots = specs.len();
+    if let (Some(s), false) = (
+        &raw.seeds,
+        raw.format
+            .as_ref()
+            .is_some_and(|f| f.get_ref() == "knockout"),
+    ) {
+        return Err(ctx.field(
+            s.span(),
+            "seeds",
+            "only a knockout is seeded: give format = \"knockout\" or leave `seeds` out",
+        ));
+    }
     let Some(f) = &raw.format else {
         return Ok((Format::RoundRobin, rounds_section(ctx, raw, flags)?));
     };
@@ -321,13 +340,82 @@ fn format_section(
             };
             Ok((Format::Swiss { rounds }, groups))
         }
-        "knockout" => Err(at(
-            "\"knockout\" is not available yet (issue 52): use \"swiss\" or \"round-robin\"".into(),
-        )),
+        "knockout" => knockout_section(ctx, raw, flags, (specs, variants)),
         other => Err(at(format!(
             "must be \"round-robin\" (the default), \"swiss\" or \"knockout\", got \"{other}\""
         ))),
     }
+}
+
+/// A knockout's format and its seat-swap groups per match: only
+/// 2-player variants, no gauntlet, no SPRT, `seeds` (if given) naming
+/// every bot once.
+fn knockout_section(
+    ctx: &Ctx<'_>,
+    raw: &RawFile,
+    flags: &RunSettings,
+    (specs, variants): (&[BotSpec], &[VariantSpec]),
+) -> Result<(Format, u32), ConfigError> {
+    let f = raw.format.as_ref().expect("format given");
+    let at = |why: String| ctx.field(f.span(), "format", why);
+    if raw.ladder.is_some() {
+        return Err(at(
+            "a ladder pairs its own games: give no `format` in a ladder file".into(),
+        ));
+    }
+    if raw.gauntlet.is_some() || flags.gauntlet.is_some() {
+        return Err(at("a knockout pairs the bots by its bracket: it has no `gauntlet` (use format = \"round-robin\")".into()));
+    }
+    if raw.sprt.is_some() || flags.sprt.is_some() {
+        return Err(at("a knockout has no `[sprt]`: an SPRT is for a league of two bots (use format = \"round-robin\")".into()));
+    }
+    if specs.len() < 2 {
+        return Err(at(format!(
+            "a knockout needs at least 2 bots, the file has {}",
+            specs.len()
+        )));
+    }
+    if let Some(v) = variants.iter().find(|v| v.players != 2) {
+        return Err(at(format!("a knockout match is between two bots: variant \"{}\" is for {} players (list only 2-player variants in `variants`, or use format = \"swiss\")", v.label(), v.players)));
+    }
+    if raw.rounds.is_some() || flags.rounds.is_some() {
+        let span = raw.rounds.as_ref().map(|r| r.span()).unwrap_or(f.span());
+        return Err(ctx.field(
+            span,
+            "rounds",
+            "a knockout's rounds follow from its bots (log2, rounded up): leave `rounds` out",
+        ));
+    }
+    let mut seeds = Vec::new();
+    if let Some(s) = &raw.seeds {
+        let at = |why: String| ctx.field(s.span(), "seeds", why);
+        for name in s.get_ref() {
+            let Some(i) = specs.iter().position(|b| &b.name == name) else {
+                return Err(at(format!("\"{name}\" is not one of the league's bots")));
+            };
+            if seeds.contains(&i) {
+                return Err(at(format!("\"{name}\" is seeded twice")));
+            }
+            seeds.push(i);
+        }
+        if let Some(b) = specs.iter().enumerate().find(|(i, _)| !seeds.contains(i)) {
+            return Err(at(format!(
+                "bot \"{}\" has no seed: name every bot once, or leave `seeds` out to draw them from the league's seed",
+                b.1.name
+            )));
+        }
+    }
+    let groups = match pick(&flags.games_per_pairing, &raw.games_per_pairing) {
+        Some(g) => {
+            let n = ctx.count(&g, "games_per_pairing", 2, 2000)?;
+            if n % 2 != 0 {
+                return Err(ctx.at(&g.1, "games_per_pairing", format!("must be even so that both bots of a match play each seat equally often, got {n}")));
+            }
+            (n / 2) as u32
+        }
+        None => 1,
+    };
+    Ok((Format::Knockout { seeds }, groups))
 }
 
 /// `name`: the results folder's name (default: the file's stem).

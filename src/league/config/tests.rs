@@ -467,9 +467,27 @@ fn bad_formats_name_the_key_and_the_line() {
         e.contains("x.toml:7: `format`: must be \"round-robin\""),
         "{e}"
     );
-    let e = err("format = \"knockout\"\n");
+    let k = parse(&format!("{TWO_BOTS}format = \"knockout\"\n")).unwrap();
+    assert_eq!(
+        (k.format, k.rounds),
+        (Format::Knockout { seeds: vec![] }, 1)
+    );
+    let e = err("format = \"knockout\"\nvariants = [\"filo\", \"tricala3\"]\n");
     assert!(
-        e.contains("`format`: \"knockout\" is not available yet"),
+        e.contains("`format`: a knockout match is between two bots"),
+        "{e}"
+    );
+    let k = parse(&format!(
+        "{TWO_BOTS}format = \"knockout\"\nvariants = [\"filo\"]\nseeds = [\"b\", \"a\"]\ngames_per_pairing = 6\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        (k.format, k.rounds),
+        (Format::Knockout { seeds: vec![1, 0] }, 3)
+    );
+    let e = err("format = \"swiss\"\nseeds = [\"a\", \"b\"]\n");
+    assert!(
+        e.contains("x.toml:8: `seeds`: only a knockout is seeded"),
         "{e}"
     );
     let e = err("format = \"swiss\"\ngames_per_pairing = 5\n");
