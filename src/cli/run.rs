@@ -35,13 +35,14 @@ pub struct RunArgs {
     #[arg(long)]
     pub force_concurrency: bool,
     /// Seat-swap groups per pairing and variant, 1 to 1000000 (a Swiss:
-    /// its rounds, 1 to 1000).
+    /// its rounds, 1 to 1000; a knockout: refused, its rounds follow
+    /// from its bots).
     // Any whole number here: `-1` and `0` get the same message, the
     // tournament's range check, not clap's u32 bounds for one of them.
     #[arg(long)]
     pub rounds: Option<i64>,
     /// Games per pairing and variant, 2 to 2000000 (even; 2 x rounds; a
-    /// Swiss: each mini-match's games, 2 to 2000).
+    /// Swiss or a knockout: each mini-match's games, 2 to 2000).
     #[arg(long)]
     pub games_per_pairing: Option<i64>,
     /// The schedule's seed.

@@ -95,7 +95,7 @@ pub struct Tournament {
     /// its bots come over HTTP, so it may name none.
     pub ladder: Option<ladder::LadderSettings>,
     /// How the bots are paired (`format`): every pairing every round (the
-    /// default), or a Swiss of so many rounds.
+    /// default), a Swiss of so many rounds, or a seeded knockout.
     pub format: Format,
 }
 
