@@ -60,6 +60,7 @@ fn tournament(out: &Path, rounds: u32, concurrency: usize) -> Tournament {
         limits: Default::default(),
         sprt: None,
         ladder: None,
+        format: Default::default(),
     }
 }
 

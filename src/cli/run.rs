@@ -34,12 +34,15 @@ pub struct RunArgs {
     /// Allow more than 4 games at a time per CPU.
     #[arg(long)]
     pub force_concurrency: bool,
-    /// Seat-swap groups per pairing and variant, 1 to 1000000.
+    /// Seat-swap groups per pairing and variant, 1 to 1000000 (a Swiss:
+    /// its rounds, 1 to 1000; a knockout: refused, its rounds follow
+    /// from its bots).
     // Any whole number here: `-1` and `0` get the same message, the
     // tournament's range check, not clap's u32 bounds for one of them.
     #[arg(long)]
     pub rounds: Option<i64>,
-    /// Games per pairing and variant, 2 to 2000000 (even; 2 x rounds).
+    /// Games per pairing and variant, 2 to 2000000 (even; 2 x rounds; a
+    /// Swiss or a knockout: each mini-match's games, 2 to 2000).
     #[arg(long)]
     pub games_per_pairing: Option<i64>,
     /// The schedule's seed.
@@ -431,7 +434,7 @@ fn closing_lines(
     let pairs = head_to_head_pairs(t);
     let games_csv = Layout::new(dir).games_csv();
     let games = rate_folder(dir, &games_csv)?;
-    let total = crate::league::schedule::Schedule::new(t, how.shard).len();
+    let total = runner::total_games(t, how.shard);
     let (elapsed, builds) = clock.words();
     outln!(
         "{} of {total} games ({played} played now, in {elapsed:.1} s{builds}) in {}: games.csv, games/records-*.jsonl.zst, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
@@ -441,6 +444,9 @@ fn closing_lines(
     );
     if let Some(p) = report {
         outln!("report: {}", p.display());
+    }
+    if let Some(plan) = crate::league::swiss_games::SwissPlan::of(t) {
+        swiss_lines(&plan, dir, &games_csv)?;
     }
     if sprt.is_some() || !pairs.is_empty() {
         let rows = crate::results::csvio::read_rows(&games_csv)
@@ -452,6 +458,23 @@ fn closing_lines(
             outln!("{}", s.verdict(&rows)?);
         }
     }
+    Ok(())
+}
+
+/// A Swiss's standings and rounds, from its rows: written to swiss.txt in
+/// its folder and printed.
+fn swiss_lines(
+    plan: &crate::league::swiss_games::SwissPlan,
+    dir: &Path,
+    games_csv: &Path,
+) -> anyhow::Result<()> {
+    use crate::league::swiss_games::{report, SwissState};
+    let rows = crate::results::csvio::read_rows(games_csv)
+        .with_context(|| format!("reading back {}", games_csv.display()))?;
+    let text = report(plan, &SwissState::replay(plan, &rows));
+    let path = dir.join(plan.report_file());
+    std::fs::write(&path, &text).with_context(|| format!("writing {}", path.display()))?;
+    outln!("{}{}: {}", text, plan.report_file(), path.display());
     Ok(())
 }
 

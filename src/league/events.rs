@@ -26,6 +26,9 @@ pub enum LeagueError {
     /// Rows of games.csv that the schedule does not account for.
     #[error("{}", rejected_message(.path, .rows))]
     Rejected { path: PathBuf, rows: Vec<Rejected> },
+    /// The league's format cannot run as asked (a Swiss with shards).
+    #[error("{0}")]
+    Format(String),
 }
 
 /// A bot that cannot start.

@@ -3,8 +3,10 @@
 //! it knows nothing of how games are chosen. Today's one source is the
 //! league's fixed schedule ([`RoundRobin`]: seat-balanced seat-swap
 //! groups, openings, gauntlet and shards, all in [`Schedule`], stopped
-//! early by an SPRT when it has one, [`SprtStop`]); a ladder service's
-//! adaptive picker would be another.
+//! early by an SPRT when it has one, [`SprtStop`]); a Swiss, paired round
+//! by round from the results, is another
+//! ([`super::swiss_games::SwissPairings`]), and so is a ladder service's
+//! adaptive picker.
 
 use super::folder::DoneSet;
 use super::schedule::{Cursor, Schedule, ScheduledGame};
@@ -23,6 +25,13 @@ pub trait Pairings: Send + Sync {
     fn finished(&self, index: usize, row: &GameRow) -> Option<String>;
     /// How many games the source has in all (played or not).
     fn total(&self) -> usize;
+    /// Whether games may still come after [`Pairings::next`] gave none:
+    /// a source whose next games wait on the results of games in flight
+    /// (a Swiss round, [`super::swiss_games::SwissPairings`]) says so, and
+    /// the worker asks again a moment later.
+    fn pending(&self) -> bool {
+        false
+    }
 }
 
 /// The league's schedule, in order, minus the games already done; with an

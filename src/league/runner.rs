@@ -14,12 +14,13 @@
 //! Knows nothing of rules (the referee plays the games) or of ratings. It
 //! emits [`Event`]s; the command line's console consumes them.
 
-use super::config::{BotSpec, Tournament};
+use super::config::{BotSpec, Format, Tournament};
 pub use super::events::{CannotStart, Event, LeagueError, RunEnd, Stop, Summary};
 use super::folder::{self, Expected, Layout, LeagueMeta, PlayedUnder, ResultsDir};
 use super::launch::Room;
 use super::pairings::{Pairings, RoundRobin, SprtStop};
 use super::schedule::{self, Schedule, ScheduledGame, Shard};
+use super::swiss_games::{SwissPairings, SwissPlan, SwissState};
 use crate::bot::manifest;
 use crate::bot::{Launch, Sandbox, StderrBudget};
 use crate::referee::{
@@ -86,6 +87,12 @@ pub fn fingerprint(t: &Tournament, schedule: &Schedule) -> String {
     format!("{:016x}", schedule::group_seed(0, &text))
 }
 
+/// A Swiss's fingerprint: the league's head and the plan.
+fn swiss_fingerprint(t: &Tournament, plan: &SwissPlan) -> String {
+    let text = format!("{}{}", fingerprint_head(t), plan.describe());
+    format!("{:016x}", schedule::group_seed(0, &text))
+}
+
 /// The fingerprint as versions before the lazy schedule computed it, over
 /// every game: a folder they started still resumes.
 fn legacy_fingerprint(t: &Tournament, schedule: &Schedule) -> String {
@@ -102,7 +109,10 @@ fn legacy_fingerprint(t: &Tournament, schedule: &Schedule) -> String {
 /// each machine); their commands, environment and limits are in.
 pub fn league_fingerprint(t: &Tournament) -> String {
     let mut text = fingerprint_head(t);
-    text.push_str(&Schedule::new(t, None).describe());
+    match SwissPlan::of(t) {
+        Some(plan) => text.push_str(&plan.describe()),
+        None => text.push_str(&Schedule::new(t, None).describe()),
+    }
     text.push_str(&format!(
         "{:?}|{:?}|{:?}|{:?}|{}\n",
         t.time,
@@ -423,12 +433,55 @@ fn trace(e: &Event) {
     }
 }
 
+/// What a league plays: a round-robin's fixed schedule, or a Swiss
+/// paired round by round.
+enum Games {
+    RoundRobin(Schedule),
+    Swiss(SwissPlan),
+}
+
+impl Games {
+    fn of(t: &Tournament, shard: Option<Shard>) -> Result<Games, LeagueError> {
+        let Some(plan) = SwissPlan::of(t) else {
+            return Ok(Games::RoundRobin(Schedule::new(t, shard)));
+        };
+        if shard.is_some_and(|s| s.count > 1) && plan.is_knockout() {
+            return Err(LeagueError::Format(format!(
+                "league {}: a knockout cannot be sharded (each round's matches are between the winners of the round before, which the other shards play): run it without --shard, or use format = \"round-robin\"",
+                t.name
+            )));
+        }
+        if shard.is_some_and(|s| s.count > 1) {
+            return Err(LeagueError::Format(format!(
+                "league {}: a Swiss cannot be sharded (each round is paired from every result of the round before, which the other shards play): run it without --shard, or use format = \"round-robin\"",
+                t.name
+            )));
+        }
+        Ok(Games::Swiss(plan))
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Games::RoundRobin(s) => s.len(),
+            Games::Swiss(p) => p.len(),
+        }
+    }
+}
+
+/// Games in league `t` (or its shard): what `arena run` counts.
+pub fn total_games(t: &Tournament, shard: Option<Shard>) -> usize {
+    match SwissPlan::of(t) {
+        Some(p) => p.len(),
+        None => Schedule::new(t, shard).len(),
+    }
+}
+
 fn run_logged(
     t: &Tournament,
     opts: &RunOptions,
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<Summary, LeagueError> {
-    let games = Schedule::new(t, opts.shard);
+    let games = Games::of(t, opts.shard)?;
     let dir = output_dir(t, opts.shard);
     let mut meta = league_meta(t, &games, &dir, opts.shard);
     meta.resume = opts.resume.clone();
@@ -442,9 +495,30 @@ fn run_logged(
         tracing::debug!("open files limit: {n}");
     }
     let checking = Instant::now();
-    let mut store = open_store(t, &games, &dir, &meta, opts.repair, on_event)?;
+    let mut store = open_store(&dir, &meta, on_event)?;
+    let swiss = match &games {
+        Games::RoundRobin(schedule) => {
+            let expected = |id: &str| schedule.find(id).map(|g| expected_of(t, &g));
+            check_store(&mut store, &expected, opts.repair, on_event)?;
+            None
+        }
+        Games::Swiss(plan) => {
+            // No games.csv yet (or one the check refuses): no rows.
+            let state = SwissState::replay(plan, &store.rows().unwrap_or_default());
+            let expected = |id: &str| swiss_game(plan, &state, id).map(|g| expected_of(t, &g));
+            check_store(&mut store, &expected, opts.repair, on_event)?;
+            Some(state)
+        }
+    };
     // Every row left is a game of this schedule, once (`check`).
     let done = store.take_done();
+    let swiss = match (swiss, &games) {
+        (Some(mut state), Games::Swiss(plan)) => {
+            state.keep_only(plan, &done).map_err(LeagueError::Format)?;
+            Some(state)
+        }
+        _ => None,
+    };
     let skipped = done.len();
     let checked_in = checking.elapsed();
     let todo = games.len() - skipped;
@@ -459,13 +533,22 @@ fn run_logged(
         cut_record_bytes: store.cut_record_bytes,
         checked_in,
     });
-    let mut pairings = RoundRobin::new(games, done);
-    if let Some(sprt) = &opts.sprt {
-        pairings = pairings.with_sprt(sprt.clone());
-    }
-    let total = pairings.total();
+    let total = games.len();
     let layout = store.layout().clone();
-    let run = play_all(t, opts, pairings, todo, &mut store, &layout, on_event)?;
+    let run = match games {
+        Games::Swiss(plan) => {
+            let state = swiss.unwrap_or_else(|| SwissState::new(&plan));
+            let pairings = SwissPairings::new(plan, state);
+            play_all(t, opts, pairings, todo, &mut store, &layout, on_event)?
+        }
+        Games::RoundRobin(schedule) => {
+            let mut pairings = RoundRobin::new(schedule, done);
+            if let Some(sprt) = &opts.sprt {
+                pairings = pairings.with_sprt(sprt.clone());
+            }
+            play_all(t, opts, pairings, todo, &mut store, &layout, on_event)?
+        }
+    };
     let end = match (run.stop, store.sync()) {
         (Some(stop), _) => RunEnd::Stopped(stop),
         (None, Err(e)) => RunEnd::Stopped(Stop::Failed(format!("games.csv: {e}"))),
@@ -485,12 +568,33 @@ fn run_logged(
     })
 }
 
+/// The game of a Swiss with this id, if one of its paired rounds has it.
+fn swiss_game(plan: &SwissPlan, state: &SwissState, id: &str) -> Option<ScheduledGame> {
+    let (round, index) = plan.place(id)?;
+    let pairing = state.rounds.get(round as usize - 1)?;
+    let offset = index - (round as usize - 1) * plan.games_per_round();
+    plan.game(round, pairing, offset)
+        .filter(|g| g.game_id == id)
+}
+
+/// What the results folder must hold for scheduled game `g` of `t`.
+fn expected_of(t: &Tournament, g: &ScheduledGame) -> Expected {
+    Expected {
+        index: g.index,
+        variant: t.variants[g.variant].key.clone(),
+        seats: g.seats.iter().map(|&b| t.bots[b].name.clone()).collect(),
+    }
+}
+
 /// What `league.json` says of league `t` with schedule `games` in `dir`
 /// (a folder of an older version keeps its fingerprint if it is the same
 /// schedule's).
-fn league_meta(t: &Tournament, games: &Schedule, dir: &Path, shard: Option<Shard>) -> LeagueMeta {
-    let mut fingerprint = fingerprint(t, games);
-    if let Some(old) = folder::read_meta(dir) {
+fn league_meta(t: &Tournament, games: &Games, dir: &Path, shard: Option<Shard>) -> LeagueMeta {
+    let mut fingerprint = match games {
+        Games::RoundRobin(games) => fingerprint(t, games),
+        Games::Swiss(plan) => swiss_fingerprint(t, plan),
+    };
+    if let (Some(old), Games::RoundRobin(games)) = (folder::read_meta(dir), games) {
         if old.fingerprint != fingerprint && old.fingerprint == legacy_fingerprint(t, games) {
             fingerprint = old.fingerprint;
         }
@@ -528,6 +632,14 @@ fn league_meta(t: &Tournament, games: &Schedule, dir: &Path, shard: Option<Shard
         openings_book: t.book.as_ref().map(|b| b.describe()),
         schedule: [
             ("rounds", t.rounds.to_string()),
+            (
+                "format",
+                match t.format {
+                    Format::RoundRobin => "round-robin".to_string(),
+                    Format::Swiss { rounds } => format!("swiss, {rounds} rounds"),
+                    Format::Knockout { .. } => "knockout".to_string(),
+                },
+            ),
             ("seed", t.seed.to_string()),
             ("openings", t.openings.to_string()),
             ("max_plies", t.max_plies.to_string()),
@@ -554,29 +666,28 @@ fn league_meta(t: &Tournament, games: &Schedule, dir: &Path, shard: Option<Shard
     }
 }
 
-/// Opens the results folder and checks its rows against the schedule:
-/// rows it does not account for stop the run, or with `repair` are set
-/// aside.
+/// Opens the results folder (its warnings as events).
 fn open_store(
-    t: &Tournament,
-    games: &Schedule,
     dir: &Path,
     meta: &LeagueMeta,
-    repair: bool,
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<ResultsDir, LeagueError> {
-    let mut store = ResultsDir::open(dir, meta)?;
+    let store = ResultsDir::open(dir, meta)?;
     for w in &store.warnings {
         on_event(&Event::Warning(w.clone()));
     }
-    let expected = |game_id: &str| {
-        games.find(game_id).map(|g| Expected {
-            index: g.index,
-            variant: t.variants[g.variant].key.clone(),
-            seats: g.seats.iter().map(|&b| t.bots[b].name.clone()).collect(),
-        })
-    };
-    let rejected = store.check(&expected)?;
+    Ok(store)
+}
+
+/// Checks the folder's rows against the schedule (`expected`): rows it
+/// does not account for stop the run, or with `repair` are set aside.
+fn check_store(
+    store: &mut ResultsDir,
+    expected: &dyn Fn(&str) -> Option<Expected>,
+    repair: bool,
+    on_event: &mut dyn FnMut(&Event),
+) -> Result<(), LeagueError> {
+    let rejected = store.check(expected)?;
     if !rejected.is_empty() {
         if !repair {
             return Err(LeagueError::Rejected {
@@ -590,7 +701,7 @@ fn open_store(
             path: store.layout().rejected_csv(),
         });
     }
-    Ok(store)
+    Ok(())
 }
 
 /// Before the first game: builds the bots, notes their programs' hashes
@@ -838,7 +949,16 @@ fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::SyncSender<
                 break;
             }
             let Some(game) = shared.next_game() else {
-                break;
+                if shared.drain.is_raised() || !shared.pairings.pending() {
+                    break;
+                }
+                // A round's last games are in flight: the next round is
+                // paired once they are committed.
+                let wait = tokio::time::sleep(Duration::from_millis(50));
+                tokio::select! {
+                    _ = wait => continue,
+                    _ = cancel.wait_for(|&c| c) => break,
+                }
             };
             let play = play_one(id, shared, &game, &mut bots, tx);
             let msg = tokio::select! {

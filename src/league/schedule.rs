@@ -52,7 +52,7 @@ fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
 
 /// Every ordering of `items`, in lexicographic order of positions: for two
 /// items the original order first, then the swap.
-fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
+pub(crate) fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
     if items.len() <= 1 {
         return vec![items.to_vec()];
     }
@@ -425,6 +425,7 @@ mod tests {
             limits: Default::default(),
             sprt: None,
             ladder: None,
+            format: Default::default(),
         }
     }
 

@@ -94,6 +94,25 @@ pub struct Tournament {
     /// A ladder file's `[ladder]` table (`arena serve`, docs/ladder.md):
     /// its bots come over HTTP, so it may name none.
     pub ladder: Option<ladder::LadderSettings>,
+    /// How the bots are paired (`format`): every pairing every round (the
+    /// default), a Swiss of so many rounds, or a seeded knockout.
+    pub format: Format,
+}
+
+/// A league's format (`format`, docs/league.md).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// Every pairing in every round (`rounds` of seat-swap groups).
+    #[default]
+    RoundRobin,
+    /// A Swiss of `rounds` rounds; each pairing plays `Tournament::rounds`
+    /// seat-swap groups (`games_per_pairing` / 2) per variant.
+    Swiss { rounds: u32 },
+    /// A knockout: `seeds` the bots (by index) from seed 1 down, given in
+    /// the file (`seeds`) or, if empty, drawn from the league's seed as a
+    /// Swiss's initial order; each match plays `Tournament::rounds`
+    /// seat-swap groups per variant.
+    Knockout { seeds: Vec<usize> },
 }
 
 #[derive(Deserialize)]
@@ -119,6 +138,8 @@ struct RawFile {
     sprt: Option<Spanned<SprtConfig>>,
     ponder: Option<bool>,
     ladder: Option<ladder::RawLadder>,
+    format: Option<Spanned<String>>,
+    seeds: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -197,7 +218,7 @@ impl Tournament {
             _ => bots::section(&ctx, raw.bots.as_ref(), flags, &base, &bots_dir)?,
         };
         let variants = variants::section(&ctx, raw.variants.as_ref(), flags)?;
-        let rounds = rounds_section(&ctx, &raw, flags)?;
+        let (format, rounds) = format_section(&ctx, &raw, flags, (&bots, &variants))?;
         let time = time_section(&ctx, raw.time_control.unwrap_or_default(), flags)?;
         let max_plies = match pick(&flags.max_plies, &raw.max_plies) {
             Some(m) => ctx.count(&m, "max_plies", 1, 10_000_000)? as u32,
@@ -252,8 +273,149 @@ impl Tournament {
             book,
             gauntlet,
             sprt,
+            format,
         })
     }
+}
+
+/// `format` with what `rounds` and `games_per_pairing` mean under it: a
+/// round-robin's `rounds` are its seat-swap groups per pairing; a Swiss's
+/// are its rounds (default: log2 of the bots, rounded up, plus 2), its
+/// `games_per_pairing` each mini-match's games (default 2).
+fn format_section(
+    ctx: &Ctx<'_>,
+    raw: &RawFile,
+    flags: &RunSettings,
+    (specs, variants): (&[BotSpec], &[VariantSpec]),
+) -> Result<(Format, u32), ConfigError> {
+    let bots = specs.len();
+    if let (Some(s), false) = (
+        &raw.seeds,
+        raw.format
+            .as_ref()
+            .is_some_and(|f| f.get_ref() == "knockout"),
+    ) {
+        return Err(ctx.field(
+            s.span(),
+            "seeds",
+            "only a knockout is seeded: give format = \"knockout\" or leave `seeds` out",
+        ));
+    }
+    let Some(f) = &raw.format else {
+        return Ok((Format::RoundRobin, rounds_section(ctx, raw, flags)?));
+    };
+    let at = |why: String| ctx.field(f.span(), "format", why);
+    match f.get_ref().as_str() {
+        "round-robin" => Ok((Format::RoundRobin, rounds_section(ctx, raw, flags)?)),
+        "swiss" => {
+            if raw.ladder.is_some() {
+                return Err(at(
+                    "a ladder pairs its own games: give no `format` in a ladder file".into(),
+                ));
+            }
+            if raw.gauntlet.is_some() || flags.gauntlet.is_some() {
+                return Err(at("a Swiss pairs every bot with every other by score: it has no `gauntlet` (use format = \"round-robin\")".into()));
+            }
+            if raw.sprt.is_some() || flags.sprt.is_some() {
+                return Err(at("a Swiss has no `[sprt]`: an SPRT is for a league of two bots (use format = \"round-robin\")".into()));
+            }
+            if bots < 2 {
+                return Err(at(format!(
+                    "a Swiss needs at least 2 bots, the file has {bots}"
+                )));
+            }
+            let rounds = match pick(&flags.rounds, &raw.rounds) {
+                Some(r) => ctx.count(&r, "rounds", 1, 1000)? as u32,
+                None => (bots as f64).log2().ceil() as u32 + 2,
+            };
+            let groups = match pick(&flags.games_per_pairing, &raw.games_per_pairing) {
+                Some(g) => {
+                    let n = ctx.count(&g, "games_per_pairing", 2, 2000)?;
+                    if n % 2 != 0 {
+                        return Err(ctx.at(&g.1, "games_per_pairing", format!("must be even so that both bots of a pairing play each seat equally often, got {n}")));
+                    }
+                    (n / 2) as u32
+                }
+                None => 1,
+            };
+            Ok((Format::Swiss { rounds }, groups))
+        }
+        "knockout" => knockout_section(ctx, raw, flags, (specs, variants)),
+        other => Err(at(format!(
+            "must be \"round-robin\" (the default), \"swiss\" or \"knockout\", got \"{other}\""
+        ))),
+    }
+}
+
+/// A knockout's format and its seat-swap groups per match: only
+/// 2-player variants, no gauntlet, no SPRT, `seeds` (if given) naming
+/// every bot once.
+fn knockout_section(
+    ctx: &Ctx<'_>,
+    raw: &RawFile,
+    flags: &RunSettings,
+    (specs, variants): (&[BotSpec], &[VariantSpec]),
+) -> Result<(Format, u32), ConfigError> {
+    let f = raw.format.as_ref().expect("format given");
+    let at = |why: String| ctx.field(f.span(), "format", why);
+    if raw.ladder.is_some() {
+        return Err(at(
+            "a ladder pairs its own games: give no `format` in a ladder file".into(),
+        ));
+    }
+    if raw.gauntlet.is_some() || flags.gauntlet.is_some() {
+        return Err(at("a knockout pairs the bots by its bracket: it has no `gauntlet` (use format = \"round-robin\")".into()));
+    }
+    if raw.sprt.is_some() || flags.sprt.is_some() {
+        return Err(at("a knockout has no `[sprt]`: an SPRT is for a league of two bots (use format = \"round-robin\")".into()));
+    }
+    if specs.len() < 2 {
+        return Err(at(format!(
+            "a knockout needs at least 2 bots, the file has {}",
+            specs.len()
+        )));
+    }
+    if let Some(v) = variants.iter().find(|v| v.players != 2) {
+        return Err(at(format!("a knockout match is between two bots: variant \"{}\" is for {} players (list only 2-player variants in `variants`, or use format = \"swiss\")", v.label(), v.players)));
+    }
+    if raw.rounds.is_some() || flags.rounds.is_some() {
+        let span = raw.rounds.as_ref().map(|r| r.span()).unwrap_or(f.span());
+        return Err(ctx.field(
+            span,
+            "rounds",
+            "a knockout's rounds follow from its bots (log2, rounded up): leave `rounds` out",
+        ));
+    }
+    let mut seeds = Vec::new();
+    if let Some(s) = &raw.seeds {
+        let at = |why: String| ctx.field(s.span(), "seeds", why);
+        for name in s.get_ref() {
+            let Some(i) = specs.iter().position(|b| &b.name == name) else {
+                return Err(at(format!("\"{name}\" is not one of the league's bots")));
+            };
+            if seeds.contains(&i) {
+                return Err(at(format!("\"{name}\" is seeded twice")));
+            }
+            seeds.push(i);
+        }
+        if let Some(b) = specs.iter().enumerate().find(|(i, _)| !seeds.contains(i)) {
+            return Err(at(format!(
+                "bot \"{}\" has no seed: name every bot once, or leave `seeds` out to draw them from the league's seed",
+                b.1.name
+            )));
+        }
+    }
+    let groups = match pick(&flags.games_per_pairing, &raw.games_per_pairing) {
+        Some(g) => {
+            let n = ctx.count(&g, "games_per_pairing", 2, 2000)?;
+            if n % 2 != 0 {
+                return Err(ctx.at(&g.1, "games_per_pairing", format!("must be even so that both bots of a match play each seat equally often, got {n}")));
+            }
+            (n / 2) as u32
+        }
+        None => 1,
+    };
+    Ok((Format::Knockout { seeds }, groups))
 }
 
 /// `name`: the results folder's name (default: the file's stem).

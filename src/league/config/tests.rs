@@ -425,3 +425,83 @@ mod ladder_table {
         }
     }
 }
+
+#[test]
+fn format_defaults_to_round_robin_and_a_swiss_reads_its_rounds() {
+    assert_eq!(parse(TWO_BOTS).unwrap().format, Format::RoundRobin);
+    let rr = parse(&format!(
+        "{TWO_BOTS}\nformat = \"round-robin\"\nrounds = 3\n"
+    ))
+    .unwrap();
+    assert_eq!((rr.format, rr.rounds), (Format::RoundRobin, 3));
+    // Two bots: log2(2) + 2 rounds, one seat-swap group per mini-match.
+    let s = parse(&format!("{TWO_BOTS}\nformat = \"swiss\"\n")).unwrap();
+    assert_eq!((s.format, s.rounds), (Format::Swiss { rounds: 3 }, 1));
+    let s = parse(&format!(
+        "{TWO_BOTS}\nformat = \"swiss\"\nrounds = 7\ngames_per_pairing = 6\n"
+    ))
+    .unwrap();
+    assert_eq!((s.format, s.rounds), (Format::Swiss { rounds: 7 }, 3));
+    let flags = RunSettings {
+        rounds: Some(2),
+        ..RunSettings::default()
+    };
+    let s = Tournament::parse_with(
+        Path::new("x.toml"),
+        &format!("{TWO_BOTS}\nformat = \"swiss\"\n"),
+        &flags,
+    )
+    .unwrap();
+    assert_eq!(s.format, Format::Swiss { rounds: 2 });
+}
+
+#[test]
+fn bad_formats_name_the_key_and_the_line() {
+    let err = |extra: &str| {
+        parse(&format!("{TWO_BOTS}{extra}"))
+            .unwrap_err()
+            .to_string()
+    };
+    let e = err("format = \"dutch\"\n");
+    assert!(
+        e.contains("x.toml:7: `format`: must be \"round-robin\""),
+        "{e}"
+    );
+    let k = parse(&format!("{TWO_BOTS}format = \"knockout\"\n")).unwrap();
+    assert_eq!(
+        (k.format, k.rounds),
+        (Format::Knockout { seeds: vec![] }, 1)
+    );
+    let e = err("format = \"knockout\"\nvariants = [\"filo\", \"tricala3\"]\n");
+    assert!(
+        e.contains("`format`: a knockout match is between two bots"),
+        "{e}"
+    );
+    let k = parse(&format!(
+        "{TWO_BOTS}format = \"knockout\"\nvariants = [\"filo\"]\nseeds = [\"b\", \"a\"]\ngames_per_pairing = 6\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        (k.format, k.rounds),
+        (Format::Knockout { seeds: vec![1, 0] }, 3)
+    );
+    let e = err("format = \"swiss\"\nseeds = [\"a\", \"b\"]\n");
+    assert!(
+        e.contains("x.toml:8: `seeds`: only a knockout is seeded"),
+        "{e}"
+    );
+    let e = err("format = \"swiss\"\ngames_per_pairing = 5\n");
+    assert!(
+        e.contains("x.toml:8: `games_per_pairing`: must be even"),
+        "{e}"
+    );
+    let e = err("format = \"swiss\"\nrounds = 1001\n");
+    assert!(
+        e.contains("`rounds`: must be between 1 and 1000, got 1001"),
+        "{e}"
+    );
+    let e = err("format = \"swiss\"\n[sprt]\nelo0 = 0\nelo1 = 5\n");
+    assert!(e.contains("`format`: a Swiss has no `[sprt]`"), "{e}");
+    let e = err("format = 3\n");
+    assert!(e.contains("format"), "{e}");
+}

@@ -1,0 +1,449 @@
+//! The Swiss system (`format = "swiss"`, docs/league.md "Swiss"): who
+//! meets whom in each round, from the results of the rounds before, and
+//! the standings with their tie-breaks. Pure: no processes, no files; the
+//! runner's source of games ([`super::pairings::SwissPairings`]) asks it
+//! for each round once the round before is committed.
+//!
+//! One Swiss spans every variant: a round pairs the bots once by their
+//! score over all variants, and each pairing plays its mini-match in
+//! every 2-player variant; the 3-player variants seat the same ranking in
+//! threes. A round is worth one point to each bot: its share of the points
+//! of each of its mini-matches (a bye: all of them), averaged over the
+//! variants.
+
+use super::schedule::group_seed;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::HashSet;
+
+/// Steps (candidates tried, over every bye tried) the search for a
+/// round's pairing without rematches may take before it gives up and
+/// allows as few as a greedy pass gives. Each step sorts the free bots'
+/// candidates, so this bounds a round's pairing at about this many sorts
+/// of the field: enough to search every pairing of a dozen bots, while a
+/// large field with a few rounds finds one at once.
+pub const SEARCH_STEPS: u64 = 200_000;
+
+/// Who plays whom in one round.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RoundPairing {
+    /// The 2-player tables, best-ranked table first; in each, the
+    /// better-ranked bot first.
+    pub pairs: Vec<(usize, usize)>,
+    /// The bot without an opponent in the 2-player variants (an odd count).
+    pub bye: Option<usize>,
+    /// The 3-player tables, best-ranked first, by rank within.
+    pub triples: Vec<[usize; 3]>,
+    /// The bots without a table in the 3-player variants (1 or 2 when
+    /// the count is not a multiple of three).
+    pub bye3: Vec<usize>,
+}
+
+/// What the committed rounds say, as the pairing needs it: each bot's
+/// score, whom it met, its byes.
+#[derive(Clone, Debug)]
+pub struct History {
+    /// The bots in their initial order (drawn from the league's seed):
+    /// who is ranked higher among equal scores.
+    pub initial: Vec<usize>,
+    pub score: Vec<f64>,
+    met2: HashSet<(usize, usize)>,
+    met3: HashSet<(usize, usize)>,
+    byes2: Vec<u32>,
+    byes3: Vec<u32>,
+}
+
+fn key(a: usize, b: usize) -> (usize, usize) {
+    (a.min(b), a.max(b))
+}
+
+impl History {
+    /// A Swiss of `n` bots before its first round: the initial order is
+    /// the bots shuffled by `seed` (no rating is known).
+    pub fn new(n: usize, seed: u64) -> History {
+        let mut initial: Vec<usize> = (0..n).collect();
+        initial.shuffle(&mut ChaCha8Rng::seed_from_u64(group_seed(seed, "swiss")));
+        History {
+            initial,
+            score: vec![0.0; n],
+            met2: HashSet::new(),
+            met3: HashSet::new(),
+            byes2: vec![0; n],
+            byes3: vec![0; n],
+        }
+    }
+
+    /// Whether `a` and `b` met at a 2-player table.
+    pub fn met(&self, a: usize, b: usize) -> bool {
+        self.met2.contains(&key(a, b))
+    }
+
+    /// Whether `a` and `b` sat at one 3-player table.
+    pub fn met3(&self, a: usize, b: usize) -> bool {
+        self.met3.contains(&key(a, b))
+    }
+
+    pub fn byes(&self, bot: usize) -> (u32, u32) {
+        (self.byes2[bot], self.byes3[bot])
+    }
+
+    /// Adds a played round: its pairing and each bot's points in it.
+    pub fn add(&mut self, round: &RoundPairing, points: &[f64]) {
+        for &(a, b) in &round.pairs {
+            self.met2.insert(key(a, b));
+        }
+        for t in &round.triples {
+            for (a, b) in [(t[0], t[1]), (t[0], t[2]), (t[1], t[2])] {
+                self.met3.insert(key(a, b));
+            }
+        }
+        if let Some(b) = round.bye {
+            self.byes2[b] += 1;
+        }
+        for &b in &round.bye3 {
+            self.byes3[b] += 1;
+        }
+        for (s, p) in self.score.iter_mut().zip(points) {
+            *s += p;
+        }
+    }
+
+    /// The bots by rank: score, then initial order.
+    pub fn ranking(&self) -> Vec<usize> {
+        let mut order = self.initial.clone();
+        // Stable: equal scores keep the initial order.
+        order.sort_by(|&a, &b| self.score[b].total_cmp(&self.score[a]));
+        order
+    }
+}
+
+/// The pairing of the next round: 2-player tables if `two`, 3-player
+/// tables if `three` (the league's variants say which it has).
+pub fn pair_round(h: &History, two: bool, three: bool) -> RoundPairing {
+    let ranking = h.ranking();
+    let mut round = RoundPairing::default();
+    if two {
+        (round.pairs, round.bye) = pair_two(h, &ranking);
+    }
+    if three {
+        (round.triples, round.bye3) = group_three(h, &ranking);
+    }
+    round
+}
+
+/// The Dutch system's score groups, rematches aside: from the top, each
+/// group with the bot floated down from the group above first; its top
+/// half is S1, its bottom half S2; the last of an odd group floats down
+/// (FIDE C.04.3, without its colour and float criteria). Per bot: its
+/// group and whether it is in S2.
+fn halves(h: &History, ranking: &[usize]) -> Vec<(usize, bool)> {
+    let mut out = vec![(usize::MAX, false); h.score.len()];
+    let mut floater: Option<usize> = None;
+    let mut i = 0;
+    let mut id = 0;
+    while i < ranking.len() {
+        let s = h.score[ranking[i]];
+        let mut group: Vec<usize> = floater.take().into_iter().collect();
+        while i < ranking.len() && h.score[ranking[i]] == s {
+            group.push(ranking[i]);
+            i += 1;
+        }
+        if group.len() % 2 == 1 && i < ranking.len() {
+            floater = group.pop();
+        }
+        let half = group.len() / 2;
+        for (k, &b) in group.iter().enumerate() {
+            out[b] = (id, k >= half);
+        }
+        id += 1;
+    }
+    out
+}
+
+/// Pairs `ranking` (an even count, or with the bye chosen first): with no
+/// rematch if the search finds such a pairing within [`SEARCH_STEPS`],
+/// else with as few as a greedy pass allows.
+fn pair_two(h: &History, ranking: &[usize]) -> (Vec<(usize, usize)>, Option<usize>) {
+    let byes: Vec<Option<usize>> = if ranking.len() % 2 == 1 {
+        // The lowest-ranked of the bots with the fewest byes first (FIDE:
+        // no second bye; the lowest score takes it). Only those: fair
+        // byes come before avoiding a rematch.
+        let fewest = ranking.iter().map(|&b| h.byes2[b]).min().unwrap_or(0);
+        ranking
+            .iter()
+            .rev()
+            .copied()
+            .filter(|&b| h.byes2[b] == fewest)
+            .map(Some)
+            .collect()
+    } else {
+        vec![None]
+    };
+    // One budget for every bye tried.
+    let mut steps = 0;
+    for &bye in &byes {
+        let rest: Vec<usize> = ranking
+            .iter()
+            .copied()
+            .filter(|&b| Some(b) != bye)
+            .collect();
+        if let Some(p) = search_pairs(h, &rest, &mut steps) {
+            return (order_tables(h, ranking, p), bye);
+        }
+    }
+    let bye = byes[0];
+    let rest: Vec<usize> = ranking
+        .iter()
+        .copied()
+        .filter(|&b| Some(b) != bye)
+        .collect();
+    (order_tables(h, ranking, greedy_pairs(h, &rest)), bye)
+}
+
+/// Each table with its better-ranked bot first, the tables by their
+/// better-ranked bot.
+fn order_tables(h: &History, ranking: &[usize], pairs: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    let rank = ranks(h, ranking);
+    let mut out: Vec<(usize, usize)> = pairs
+        .into_iter()
+        .map(|(a, b)| if rank[a] < rank[b] { (a, b) } else { (b, a) })
+        .collect();
+    out.sort_by_key(|&(a, _)| rank[a]);
+    out
+}
+
+/// The opponents `p` would rather meet, best first, among `free`: those
+/// of the other half of its score group in rank order (the Dutch
+/// system's transpositions of S2, tried in lexicographic order by the
+/// depth-first search), then those of its own half (exchanges), then the
+/// other groups' by closeness of score, then rank.
+fn candidates(
+    h: &History,
+    groups: &[(usize, bool)],
+    rank: &[usize],
+    p: usize,
+    free: &[usize],
+) -> Vec<usize> {
+    let place = |q: usize| match groups[q] {
+        (g, half) if g == groups[p].0 && half != groups[p].1 => 0,
+        (g, _) if g == groups[p].0 => 1,
+        _ => 2,
+    };
+    let mut c: Vec<usize> = free.iter().copied().filter(|&q| q != p).collect();
+    c.sort_by(|&a, &b| {
+        let da = (h.score[a] - h.score[p]).abs();
+        let db = (h.score[b] - h.score[p]).abs();
+        place(a)
+            .cmp(&place(b))
+            .then(da.total_cmp(&db))
+            .then(rank[a].cmp(&rank[b]))
+    });
+    c
+}
+
+/// Ranks by bot, for `ranking`.
+fn ranks(h: &History, ranking: &[usize]) -> Vec<usize> {
+    let mut rank = vec![usize::MAX; h.score.len()];
+    for (i, &b) in ranking.iter().enumerate() {
+        rank[b] = i;
+    }
+    rank
+}
+
+/// A pairing of `bots` (in rank order) with no rematch: depth first, the
+/// best-ranked free bot with each of its candidates in turn. `None` when
+/// there is none, or the search ran out of steps.
+fn search_pairs(h: &History, bots: &[usize], steps: &mut u64) -> Option<Vec<(usize, usize)>> {
+    let groups = halves(h, bots);
+    let rank = ranks(h, bots);
+    let mut out = Vec::new();
+    go_pairs(h, &groups, &rank, bots.to_vec(), &mut out, steps).then_some(out)
+}
+
+fn go_pairs(
+    h: &History,
+    groups: &[(usize, bool)],
+    rank: &[usize],
+    free: Vec<usize>,
+    out: &mut Vec<(usize, usize)>,
+    steps: &mut u64,
+) -> bool {
+    let Some(&p) = free.first() else {
+        return true;
+    };
+    for q in candidates(h, groups, rank, p, &free) {
+        *steps += 1;
+        if *steps > SEARCH_STEPS {
+            return false;
+        }
+        if h.met(p, q) {
+            continue;
+        }
+        let rest: Vec<usize> = free.iter().copied().filter(|&b| b != p && b != q).collect();
+        out.push((p, q));
+        if go_pairs(h, groups, rank, rest, out, steps) {
+            return true;
+        }
+        out.pop();
+    }
+    false
+}
+
+/// A pairing that allows rematches: each best-ranked free bot with its
+/// first candidate it has not met, or its first candidate.
+fn greedy_pairs(h: &History, bots: &[usize]) -> Vec<(usize, usize)> {
+    let groups = halves(h, bots);
+    let rank = ranks(h, bots);
+    let mut free = bots.to_vec();
+    let mut out = Vec::new();
+    while let Some(&p) = free.first() {
+        let c = candidates(h, &groups, &rank, p, &free);
+        let Some(q) = c
+            .iter()
+            .copied()
+            .find(|&q| !h.met(p, q))
+            .or(c.first().copied())
+        else {
+            break;
+        };
+        free.retain(|&b| b != p && b != q);
+        out.push((p, q));
+    }
+    out
+}
+
+/// Threes by score for the 3-player variants: the lowest-ranked bots with
+/// the fewest 3-player byes sit out the odd ones, the rest in rank order,
+/// each table the best-ranked free bot with the next two it has not sat
+/// with (a search as for pairs; then as few repeats as a greedy pass gives).
+fn group_three(h: &History, ranking: &[usize]) -> (Vec<[usize; 3]>, Vec<usize>) {
+    let out_count = ranking.len() % 3;
+    let mut c: Vec<usize> = ranking.iter().rev().copied().collect();
+    c.sort_by_key(|&b| h.byes3[b]);
+    let mut byes: Vec<usize> = c[..out_count.min(c.len())].to_vec();
+    byes.sort_by_key(|b| ranking.iter().position(|x| x == b));
+    let rest: Vec<usize> = ranking
+        .iter()
+        .copied()
+        .filter(|b| !byes.contains(b))
+        .collect();
+    let mut steps = 0;
+    let mut out = Vec::new();
+    if !go_threes(h, rest.clone(), &mut out, &mut steps) {
+        out.clear();
+        let mut free = rest;
+        while free.len() >= 3 {
+            let p = free[0];
+            let mut others: Vec<usize> = free[1..].to_vec();
+            others.sort_by_key(|&q| h.met3(p, q));
+            let t = [p, others[0], others[1]];
+            free.retain(|b| !t.contains(b));
+            out.push(t);
+        }
+    }
+    for t in &mut out {
+        t.sort_by_key(|b| ranking.iter().position(|x| x == b));
+    }
+    (out, byes)
+}
+
+fn go_threes(h: &History, free: Vec<usize>, out: &mut Vec<[usize; 3]>, steps: &mut u64) -> bool {
+    let Some(&p) = free.first() else {
+        return true;
+    };
+    for i in 1..free.len() {
+        if h.met3(p, free[i]) {
+            continue;
+        }
+        for j in i + 1..free.len() {
+            *steps += 1;
+            if *steps > SEARCH_STEPS {
+                return false;
+            }
+            let (a, b) = (free[i], free[j]);
+            if h.met3(p, b) || h.met3(a, b) {
+                continue;
+            }
+            let rest: Vec<usize> = free
+                .iter()
+                .copied()
+                .filter(|&x| x != p && x != a && x != b)
+                .collect();
+            out.push([p, a, b]);
+            if go_threes(h, rest, out, steps) {
+                return true;
+            }
+            out.pop();
+        }
+    }
+    false
+}
+
+/// One bot's line of the standings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Standing {
+    pub bot: usize,
+    pub score: f64,
+    /// The sum of its opponents' scores (a round's: the mean over its
+    /// tables of its table-mates' mean score; a bye adds nothing).
+    pub buchholz: f64,
+    /// The sum over its rounds of its share of each table's points times
+    /// its table-mates' mean score (averaged over the round's tables).
+    pub sonneborn_berger: f64,
+}
+
+/// One bot's table in a played round: its share of the table's points
+/// (0 to 1) and its table-mates.
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub share: f64,
+    pub mates: Vec<usize>,
+}
+
+/// The standings after the rounds `tables` (per round, per bot, its
+/// tables of that round: one per variant, none for a bye): by score, then
+/// Buchholz, then Sonneborn–Berger, then the initial order.
+pub fn standings(h: &History, tables: &[Vec<Vec<Table>>]) -> Vec<Standing> {
+    let n = h.score.len();
+    let mut rows: Vec<Standing> = (0..n)
+        .map(|bot| Standing {
+            bot,
+            score: h.score[bot],
+            buchholz: 0.0,
+            sonneborn_berger: 0.0,
+        })
+        .collect();
+    for round in tables {
+        for (bot, ts) in round.iter().enumerate() {
+            if ts.is_empty() {
+                continue;
+            }
+            let k = ts.len() as f64;
+            for t in ts {
+                let opp =
+                    t.mates.iter().map(|&m| h.score[m]).sum::<f64>() / t.mates.len().max(1) as f64;
+                rows[bot].buchholz += opp / k;
+                rows[bot].sonneborn_berger += t.share * opp / k;
+            }
+        }
+    }
+    let place: Vec<usize> = {
+        let mut p = vec![0; n];
+        for (i, &b) in h.initial.iter().enumerate() {
+            p[b] = i;
+        }
+        p
+    };
+    rows.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(b.buchholz.total_cmp(&a.buchholz))
+            .then(b.sonneborn_berger.total_cmp(&a.sonneborn_berger))
+            .then(place[a.bot].cmp(&place[b.bot]))
+    });
+    rows
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,211 @@
+//! A knockout league end to end (docs/league.md, "Knockout"): the real
+//! `arena` binary, six real random-bot processes, real files. The bracket
+//! read back from games.csv has the seeded shape (byes to seeds 1 and 2,
+//! winners on points, a drawn match to the better seed); a run killed
+//! with SIGKILL and resumed plays the same bracket as a run left alone;
+//! sharding and bad knockout settings are errors that say why.
+
+use mancala_arena::results::{csvio, GameRow};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn arena() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
+    c.stdin(Stdio::null());
+    c
+}
+
+/// Six random bots seeded a to f, two 2-player variants, 4 games a match
+/// and variant: 8 games a match, 5 matches (2 + 2 + the final).
+fn write_knockout(dir: &Path, extra: &str) -> PathBuf {
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let bots: Vec<String> = "abcdef"
+        .chars()
+        .map(|c| format!("{{ name = \"{c}\", command = [\"{bot}\"] }}"))
+        .collect();
+    let text = format!(
+        "name = \"k\"\nformat = \"knockout\"\nseed = 9\nbots = [{}]\nvariants = [\"filo\", \"kisolo\"]\ngames_per_pairing = 4\nopenings = 2\nmax_plies = 300\nconcurrency = 2\noutput = \"out\"\n{extra}\n",
+        bots.join(", ")
+    );
+    let path = dir.join("k.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const SEEDED: &str = "seeds = [\"a\", \"b\", \"c\", \"d\", \"e\", \"f\"]";
+
+fn run(file: &Path, args: &[&str]) -> Output {
+    arena()
+        .arg("run")
+        .arg(file)
+        .arg("--quiet")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn data_lines(csv: &Path) -> usize {
+    std::fs::read_to_string(csv)
+        .map(|s| s.lines().count().saturating_sub(1))
+        .unwrap_or(0)
+}
+
+/// Each round's matches with each bot's points: round -> pair -> points.
+type Bracket = BTreeMap<String, BTreeMap<(String, String), BTreeMap<String, f64>>>;
+
+fn bracket(rows: &[GameRow]) -> Bracket {
+    let mut m: Bracket = BTreeMap::new();
+    for r in rows {
+        let round = r.game_id[..4].to_string();
+        let mut p = [r.seat0.clone(), r.seat1.clone()];
+        p.sort();
+        let [a, b] = p;
+        let points = m.entry(round).or_default().entry((a, b)).or_default();
+        for (bot, s) in r.seats().into_iter().zip(r.scores()) {
+            *points.entry(bot.to_string()).or_default() += s;
+        }
+    }
+    m
+}
+
+/// The winner of a match: more points, else the better seed (earlier
+/// letter, as seeded).
+fn winner(pair: &(String, String), points: &BTreeMap<String, f64>) -> String {
+    let (a, b) = pair;
+    if points[b] > points[a] {
+        b.clone()
+    } else {
+        a.clone()
+    }
+}
+
+fn pair(a: &str, b: &str) -> (String, String) {
+    let mut p = [a.to_string(), b.to_string()];
+    p.sort();
+    let [a, b] = p;
+    (a, b)
+}
+
+#[test]
+fn a_seeded_knockout_has_its_bracket_and_a_resume_after_sigkill_plays_it_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_knockout(dir.path(), SEEDED);
+    let whole = dir.path().join("whole");
+    let out = run(&file, &["--output", whole.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = csvio::read_rows(&whole.join("games.csv")).unwrap();
+    assert_eq!(expected.len(), 5 * 8);
+    let b = bracket(&expected);
+    let rounds: Vec<&BTreeMap<_, _>> = b.values().collect();
+    assert_eq!(rounds.len(), 3, "{b:?}");
+    // Round 1: seeds 3-6 and 4-5; seeds 1 and 2 have byes.
+    let r1: BTreeSet<_> = rounds[0].keys().cloned().collect();
+    assert_eq!(r1, BTreeSet::from([pair("c", "f"), pair("d", "e")]));
+    let w = |r: &BTreeMap<(String, String), BTreeMap<String, f64>>, a: &str, b: &str| {
+        let p = pair(a, b);
+        winner(&p, &r[&p])
+    };
+    let (de, cf) = (w(rounds[0], "d", "e"), w(rounds[0], "c", "f"));
+    // Round 2: seed 1 meets the winner of 4-5, seed 2 the winner of 3-6.
+    let r2: BTreeSet<_> = rounds[1].keys().cloned().collect();
+    assert_eq!(r2, BTreeSet::from([pair("a", &de), pair("b", &cf)]));
+    let (top, bottom) = (w(rounds[1], "a", &de), w(rounds[1], "b", &cf));
+    let r3: BTreeSet<_> = rounds[2].keys().cloned().collect();
+    assert_eq!(r3, BTreeSet::from([pair(&top, &bottom)]));
+    let champion = w(rounds[2], &top, &bottom);
+    // Each match: 4 games in each variant, each bot twice in each seat.
+    for r in &expected {
+        assert!(["filo", "kisolo"].contains(&r.variant.as_str()));
+    }
+    let text = std::fs::read_to_string(whole.join("knockout.txt")).unwrap();
+    assert!(text.contains("Knockout: 3 of 3 rounds finished"), "{text}");
+    assert!(text.contains(&format!("champion: {champion}\n")), "{text}");
+    assert!(text.contains("; byes: a, b"), "{text}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(&text), "{stdout}");
+
+    // The same league killed before its last games, then resumed.
+    let cut = dir.path().join("cut");
+    let csv = cut.join("games.csv");
+    let mut child = arena()
+        .arg("run")
+        .arg(&file)
+        .args(["--quiet", "--output", cut.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while data_lines(&csv) < 10 {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        assert!(Instant::now() < deadline, "no 10 rows within the deadline");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let done = data_lines(&csv);
+    assert!(
+        done < 40,
+        "killed after the final ({done} rows): nothing tested"
+    );
+    let out = run(&file, &["--output", cut.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = csvio::read_rows(&csv).unwrap();
+    assert_eq!(got.len(), 40);
+    assert_eq!(bracket(&got), b);
+    assert_eq!(
+        std::fs::read_to_string(cut.join("knockout.txt")).unwrap(),
+        text
+    );
+}
+
+#[test]
+fn a_knockout_cannot_be_sharded_and_bad_settings_say_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_knockout(dir.path(), "");
+    let out = run(&file, &["--shard", "1/2"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("a knockout cannot be sharded"), "{err}");
+
+    let bad = |extra: &str, want: &str| {
+        let file = write_knockout(dir.path(), extra);
+        let out = run(&file, &[]);
+        assert!(!out.status.success(), "{extra}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{extra}: {err}");
+        assert!(err.contains("k.toml:"), "{extra}: {err}");
+    };
+    bad(
+        "seeds = [\"a\", \"b\", \"x\"]",
+        "`seeds`: \"x\" is not one of the league's bots",
+    );
+    bad("seeds = [\"a\", \"a\"]", "`seeds`: \"a\" is seeded twice");
+    bad("seeds = [\"a\", \"b\"]", "`seeds`: bot \"c\" has no seed");
+    bad(
+        "rounds = 3",
+        "`rounds`: a knockout's rounds follow from its bots",
+    );
+    bad(
+        "gauntlet = \"a\"",
+        "`format`: a knockout pairs the bots by its bracket",
+    );
+    let file = write_knockout(dir.path(), "");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("\"kisolo\"", "\"tricala3\"")).unwrap();
+    let err = String::from_utf8_lossy(&run(&file, &[]).stderr).to_string();
+    assert!(
+        err.contains("a knockout match is between two bots"),
+        "{err}"
+    );
+}

@@ -1,0 +1,206 @@
+//! A Swiss league end to end (docs/league.md, "Swiss"): the real `arena`
+//! binary, real bot processes (the Rust random bot, reproducible through
+//! the seed of `game_start`), real files. A run killed with SIGKILL in the
+//! middle of a round and resumed pairs every round as a run left alone;
+//! what a Swiss cannot do (shards) and bad `format` values are errors that
+//! name the file, the line and the key.
+
+use mancala_arena::results::{csvio, GameRow};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn arena() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
+    c.stdin(Stdio::null());
+    c
+}
+
+/// Seven random bots, four Swiss rounds over two 2-player variants and
+/// 3-player Tricala: 24 games a round (3 pairs x 2 games x 2 variants, 2
+/// threes x 6 seat orders), a bye each round in both.
+fn write_swiss(dir: &Path, extra: &str) -> PathBuf {
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let bots: Vec<String> = "abcdefg"
+        .chars()
+        .map(|c| format!("{{ name = \"{c}\", command = [\"{bot}\"] }}"))
+        .collect();
+    let text = format!(
+        "name = \"s\"\nformat = \"swiss\"\nseed = 5\nbots = [{}]\nvariants = [\"filo\", \"kisolo\", \"tricala3\"]\nrounds = 4\nopenings = 2\nmax_plies = 300\nconcurrency = 2\noutput = \"out\"\n{extra}\n",
+        bots.join(", ")
+    );
+    let path = dir.join("s.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn run(file: &Path, args: &[&str]) -> Output {
+    arena()
+        .arg("run")
+        .arg(file)
+        .arg("--quiet")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn rows(csv: &Path) -> Vec<GameRow> {
+    csvio::read_rows(csv).unwrap()
+}
+
+/// Each game by id: its variant, seats, scores, seed and opening.
+fn by_id(rows: &[GameRow]) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    for r in rows {
+        let key = format!(
+            "{} {:?} {:?} {} {}",
+            r.variant,
+            r.seats(),
+            r.scores(),
+            r.seed,
+            r.opening
+        );
+        assert!(
+            m.insert(r.game_id.clone(), key).is_none(),
+            "{} twice",
+            r.game_id
+        );
+    }
+    m
+}
+
+fn data_lines(csv: &Path) -> usize {
+    std::fs::read_to_string(csv)
+        .map(|s| s.lines().count().saturating_sub(1))
+        .unwrap_or(0)
+}
+
+/// The 2-player tables of each round, from the rows: round -> pairs.
+fn pairs_by_round(rows: &[GameRow]) -> BTreeMap<String, BTreeSet<(String, String)>> {
+    let mut m: BTreeMap<String, BTreeSet<(String, String)>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.players == 2) {
+        let round = r.game_id[..4].to_string();
+        let mut p = [r.seat0.clone(), r.seat1.clone()];
+        p.sort();
+        let [a, b] = p;
+        m.entry(round).or_default().insert((a, b));
+    }
+    m
+}
+
+#[test]
+fn a_swiss_killed_mid_round_and_resumed_pairs_as_one_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_swiss(dir.path(), "");
+    let whole = dir.path().join("whole");
+    let out = run(&file, &["--output", whole.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = rows(&whole.join("games.csv"));
+    assert_eq!(expected.len(), 4 * 24);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Swiss: 4 of 4 rounds finished"), "{stdout}");
+    let table = std::fs::read_to_string(whole.join("swiss.txt")).unwrap();
+    assert!(table.contains("round 4:"), "{table}");
+
+    // Seven bots, four rounds: no pair meets twice, no bot sits out twice.
+    let rounds = pairs_by_round(&expected);
+    assert_eq!(rounds.len(), 4);
+    let mut met = BTreeSet::new();
+    for (round, pairs) in &rounds {
+        assert_eq!(pairs.len(), 3, "{round}");
+        for p in pairs {
+            assert!(met.insert(p.clone()), "{p:?} met again in {round}");
+        }
+    }
+    let byes: Vec<&str> = table
+        .lines()
+        .filter_map(|l| l.split(", bye ").nth(1))
+        .filter_map(|rest| rest.split(';').next())
+        .collect();
+    assert_eq!(byes.len(), 4, "{table}");
+    assert_eq!(byes.iter().collect::<BTreeSet<_>>().len(), 4, "{table}");
+
+    // The same league killed in the middle of round 2, then resumed.
+    let cut = dir.path().join("cut");
+    let csv = cut.join("games.csv");
+    let mut child = arena()
+        .arg("run")
+        .arg(&file)
+        .args(["--quiet", "--output", cut.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while data_lines(&csv) < 30 {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        assert!(Instant::now() < deadline, "no 30 rows within the deadline");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let done = data_lines(&csv);
+    assert!(
+        done < 48,
+        "killed after round 2 ended ({done} rows): nothing tested"
+    );
+    let out = run(&file, &["--output", cut.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = rows(&csv);
+    assert_eq!(by_id(&got), by_id(&expected));
+    assert_eq!(pairs_by_round(&got), rounds);
+    assert_eq!(
+        std::fs::read_to_string(cut.join("swiss.txt")).unwrap(),
+        table
+    );
+}
+
+#[test]
+fn a_swiss_cannot_be_sharded_and_bad_format_values_name_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_swiss(dir.path(), "");
+    let out = run(&file, &["--shard", "1/2"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("a Swiss cannot be sharded"), "{err}");
+
+    let bad = |extra: &str, want: &str| {
+        let file = write_swiss(dir.path(), extra);
+        let out = run(&file, &[]);
+        assert!(!out.status.success(), "{extra}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{extra}: {err}");
+        assert!(err.contains("s.toml:"), "{extra}: {err}");
+    };
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(
+        &file,
+        text.replace("format = \"swiss\"", "format = \"swis\""),
+    )
+    .unwrap();
+    let out = run(&file, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("s.toml:2: `format`: must be \"round-robin\" (the default), \"swiss\" or \"knockout\", got \"swis\""),
+        "{err}"
+    );
+    bad("games_per_pairing = 3", "`games_per_pairing`: must be even");
+    bad("gauntlet = \"a\"", "`format`: a Swiss pairs every bot");
+    let file = write_swiss(dir.path(), "");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("rounds = 4", "rounds = 0")).unwrap();
+    let err = String::from_utf8_lossy(&run(&file, &[]).stderr).to_string();
+    assert!(
+        err.contains("`rounds`: must be between 1 and 1000, got 0"),
+        "{err}"
+    );
+}
