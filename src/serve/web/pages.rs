@@ -737,6 +737,8 @@ mod tests {
             )
             .unwrap();
         assert!(one.contains("353.8 (no interval yet"), "{one}");
+        // A finished test has no games queued to speak of.
+        assert!(!one.contains("queued"), "{one}");
         let all = env
             .get_template("version_tests.html")
             .unwrap()
