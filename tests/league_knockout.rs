@@ -5,17 +5,12 @@
 //! with SIGKILL and resumed plays the same bracket as a run left alone;
 //! sharding and bad knockout settings are errors that say why.
 
+mod common;
+
+use common::league::{killed_after_rows, run};
 use mancala_arena::results::{csvio, GameRow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
-
-fn arena() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
-    c.stdin(Stdio::null());
-    c
-}
 
 /// Six random bots seeded a to f, two 2-player variants, 4 games a match
 /// and variant: 8 games a match, 5 matches (2 + 2 + the final).
@@ -35,22 +30,6 @@ fn write_knockout(dir: &Path, extra: &str) -> PathBuf {
 }
 
 const SEEDED: &str = "seeds = [\"a\", \"b\", \"c\", \"d\", \"e\", \"f\"]";
-
-fn run(file: &Path, args: &[&str]) -> Output {
-    arena()
-        .arg("run")
-        .arg(file)
-        .arg("--quiet")
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn data_lines(csv: &Path) -> usize {
-    std::fs::read_to_string(csv)
-        .map(|s| s.lines().count().saturating_sub(1))
-        .unwrap_or(0)
-}
 
 /// Each round's matches with each bot's points: round -> pair -> points.
 type Bracket = BTreeMap<String, BTreeMap<(String, String), BTreeMap<String, f64>>>;
@@ -133,23 +112,7 @@ fn a_seeded_knockout_has_its_bracket_and_a_resume_after_sigkill_plays_it_again()
     // The same league killed before its last games, then resumed.
     let cut = dir.path().join("cut");
     let csv = cut.join("games.csv");
-    let mut child = arena()
-        .arg("run")
-        .arg(&file)
-        .args(["--quiet", "--output", cut.to_str().unwrap()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while data_lines(&csv) < 10 {
-        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
-        assert!(Instant::now() < deadline, "no 10 rows within the deadline");
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-    let done = data_lines(&csv);
+    let done = killed_after_rows(&file, &cut, 10);
     assert!(
         done < 40,
         "killed after the final ({done} rows): nothing tested"

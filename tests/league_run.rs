@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::league::{arena, data_lines, run, wait_for_rows};
 use common::{misbehave_py, processes_with, record_text};
 use mancala_arena::league::config::Tournament;
 use mancala_arena::league::schedule;
@@ -13,13 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
-
-fn arena() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
-    c.stdin(Stdio::null());
-    c
-}
+use std::time::Duration;
 
 /// A tournament of three random bots over every variant, reproducible
 /// through the seed of `game_start` alone.
@@ -46,16 +41,6 @@ output = "out"
     let path = dir.join("t.toml");
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn run(file: &Path, args: &[&str]) -> Output {
-    arena()
-        .arg("run")
-        .arg(file)
-        .arg("--quiet")
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 /// Runs `file` (again) and checks that it succeeds and that `csv` then
@@ -142,25 +127,6 @@ fn schedule_ids(file: &Path) -> BTreeSet<String> {
         .into_iter()
         .map(|g| g.game_id)
         .collect()
-}
-
-fn data_lines(csv: &Path) -> usize {
-    std::fs::read_to_string(csv)
-        .map(|s| s.lines().count().saturating_sub(1))
-        .unwrap_or(0)
-}
-
-/// Waits (with a deadline, polling the file) until `csv` holds `n` rows.
-fn wait_for_rows(child: &mut Child, csv: &Path, n: usize) {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while data_lines(csv) < n {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the run ended before {n} rows"
-        );
-        assert!(Instant::now() < deadline, "no {n} rows within the deadline");
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }
 
 #[test]

@@ -5,17 +5,12 @@
 //! what a Swiss cannot do (shards) and bad `format` values are errors that
 //! name the file, the line and the key.
 
+mod common;
+
+use common::league::{killed_after_rows, run};
 use mancala_arena::results::{csvio, GameRow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
-
-fn arena() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
-    c.stdin(Stdio::null());
-    c
-}
 
 /// Seven random bots, four Swiss rounds over two 2-player variants and
 /// 3-player Tricala: 24 games a round (3 pairs x 2 games x 2 variants, 2
@@ -33,16 +28,6 @@ fn write_swiss(dir: &Path, extra: &str) -> PathBuf {
     let path = dir.join("s.toml");
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn run(file: &Path, args: &[&str]) -> Output {
-    arena()
-        .arg("run")
-        .arg(file)
-        .arg("--quiet")
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 fn rows(csv: &Path) -> Vec<GameRow> {
@@ -68,12 +53,6 @@ fn by_id(rows: &[GameRow]) -> BTreeMap<String, String> {
         );
     }
     m
-}
-
-fn data_lines(csv: &Path) -> usize {
-    std::fs::read_to_string(csv)
-        .map(|s| s.lines().count().saturating_sub(1))
-        .unwrap_or(0)
 }
 
 /// The 2-player tables of each round, from the rows: round -> pairs.
@@ -128,23 +107,7 @@ fn a_swiss_killed_mid_round_and_resumed_pairs_as_one_left_alone() {
     // The same league killed in the middle of round 2, then resumed.
     let cut = dir.path().join("cut");
     let csv = cut.join("games.csv");
-    let mut child = arena()
-        .arg("run")
-        .arg(&file)
-        .args(["--quiet", "--output", cut.to_str().unwrap()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while data_lines(&csv) < 30 {
-        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
-        assert!(Instant::now() < deadline, "no 30 rows within the deadline");
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-    let done = data_lines(&csv);
+    let done = killed_after_rows(&file, &cut, 30);
     assert!(
         done < 48,
         "killed after round 2 ended ({done} rows): nothing tested"

@@ -2,6 +2,7 @@
 
 pub mod browser;
 pub mod ladder;
+pub mod league;
 
 use mancala_arena::engine::{Game, Settings, Variant};
 

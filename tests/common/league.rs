@@ -1,0 +1,64 @@
+//! `arena run` of a league file, for the league tests (tests/league_run.rs,
+//! tests/league_swiss.rs, tests/league_knockout.rs): the real binary, its
+//! games.csv read as it grows, a run killed with SIGKILL part way.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The `arena` binary, with nothing on its stdin.
+pub fn arena() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
+    c.stdin(Stdio::null());
+    c
+}
+
+/// `arena run FILE --quiet ARGS`, to its end.
+pub fn run(file: &Path, args: &[&str]) -> Output {
+    arena()
+        .arg("run")
+        .arg(file)
+        .arg("--quiet")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The rows of `csv` so far (0 before it exists).
+pub fn data_lines(csv: &Path) -> usize {
+    std::fs::read_to_string(csv)
+        .map(|s| s.lines().count().saturating_sub(1))
+        .unwrap_or(0)
+}
+
+/// Waits (with a deadline, polling the file) until `csv` holds `n` rows.
+pub fn wait_for_rows(child: &mut Child, csv: &Path, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while data_lines(csv) < n {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before {n} rows"
+        );
+        assert!(Instant::now() < deadline, "no {n} rows within the deadline");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// `arena run FILE --quiet --output OUT`, killed with SIGKILL once its
+/// games.csv holds `n` rows; the rows it holds then.
+pub fn killed_after_rows(file: &Path, out: &Path, n: usize) -> usize {
+    let csv = out.join("games.csv");
+    let mut child = arena()
+        .arg("run")
+        .arg(file)
+        .args(["--quiet", "--output", out.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_rows(&mut child, &csv, n);
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    data_lines(&csv)
+}
