@@ -498,6 +498,7 @@ impl Epochs<'_> {
                 stop: self.stop.clone(),
                 halt: Mutex::new(None),
                 claiming: AtomicBool::new(false),
+                claimer: Mutex::new(None),
                 last_claim: Mutex::new((std::time::Instant::now(), 0)),
                 hand: self.hand.clone(),
                 notes: self.notes.clone(),
@@ -675,8 +676,9 @@ fn halt_of(e: &Call) -> Option<Halt> {
 }
 
 /// An epoch's games: the claimed games in hand, in order, topped up by a
-/// claim when they run low (one thread claims at a time; the server
-/// decides how many it grants). A claimed game that seats a bot the epoch
+/// claim when they run low (one thread claims at a time, beside the
+/// slots rather than on a game's way to one; the server decides how many
+/// it grants). A claimed game that seats a bot the epoch
 /// lacks waits for the next epoch (`later`): the epoch ends once the games
 /// it can play are played.
 struct Feed {
@@ -690,6 +692,8 @@ struct Feed {
     stop: Arc<AtomicBool>,
     halt: Mutex<Option<Halt>>,
     claiming: AtomicBool,
+    /// The thread of the last claim made while games were left.
+    claimer: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// When the last claim was made, and how many games it granted.
     last_claim: Mutex<(std::time::Instant, usize)>,
     hand: Arc<Hand>,
@@ -704,8 +708,12 @@ impl Feed {
         m.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The games left when the epoch ends: those it could not play first.
+    /// The games left when the epoch ends: those it could not play first,
+    /// then those in hand (a claim still under way is waited for).
     fn left(&self) -> VecDeque<LeasedGame> {
+        if let Some(h) = Self::lock(&self.claimer).take() {
+            let _ = h.join();
+        }
         let mut left: VecDeque<LeasedGame> = Self::lock(&self.later).drain(..).collect();
         left.extend(Self::lock(&self.queue).drain(..));
         left
@@ -721,26 +729,51 @@ impl Feed {
 
     /// Claims more games when those in hand are fewer than half the last
     /// grant (or than the slots), at most every 200 ms unless none are left
-    /// (`empty`). False when nothing came and none are left.
-    fn refill(&self, empty: bool) -> bool {
-        {
+    /// (`empty`): while games are left, on a thread of its own, so that no
+    /// slot waits for the claim's round trip; when none are, at once. False
+    /// when nothing came and none are left.
+    fn refill(self: &Arc<Self>, empty: bool) -> bool {
+        if !empty {
             let (at, granted) = *Self::lock(&self.last_claim);
             let queued = Self::lock(&self.queue).len();
             let low = queued < self.jobs.max(granted / 2);
-            if !empty && (!low || at.elapsed() < Duration::from_millis(200)) {
-                return true;
+            if low
+                && at.elapsed() >= Duration::from_millis(200)
+                && !self.claiming.swap(true, Ordering::SeqCst)
+            {
+                let f = Arc::clone(self);
+                let h = std::thread::spawn(move || {
+                    f.claim_more(false);
+                });
+                // The one before has ended: `claiming` was clear.
+                *Self::lock(&self.claimer) = Some(h);
             }
+            return true;
         }
         if self.claiming.swap(true, Ordering::SeqCst) {
             // Another thread is claiming: a moment.
             std::thread::sleep(Duration::from_millis(20));
             return true;
         }
+        self.claim_more(true)
+    }
+
+    /// One claim, `claiming` set by the caller and cleared here: true when
+    /// games came. `empty`: none are left, so a failure is said and waited
+    /// out.
+    fn claim_more(&self, empty: bool) -> bool {
         let got = claim(&self.client, CLAIM_ASK);
-        *Self::lock(&self.last_claim) = (
-            std::time::Instant::now(),
-            got.as_ref().map_or(0, |g| g.len()),
-        );
+        {
+            // A claim that finds the worker at its share keeps the last
+            // grant's mark, so the next comes when half of that is played
+            // rather than when none is left.
+            let mut last = Self::lock(&self.last_claim);
+            let granted = got.as_ref().map_or(0, |g| g.len());
+            *last = (
+                std::time::Instant::now(),
+                granted.max(last.1 * usize::from(!empty)),
+            );
+        }
         let more = match got {
             Ok(games) => {
                 self.hand.claimed(&games);
@@ -795,7 +828,7 @@ impl Pairings for Fed {
             }
             if let Some(game) = next {
                 if Feed::lock(&f.later).is_empty() {
-                    f.refill(false);
+                    Feed::refill(&self.0, false);
                 }
                 return Some(game);
             }
@@ -803,7 +836,7 @@ impl Pairings for Fed {
             if !Feed::lock(&f.later).is_empty() {
                 return None;
             }
-            if !f.refill(true) {
+            if !Feed::refill(&self.0, true) {
                 pause(&f.stop, Duration::from_secs(1));
             }
         }

@@ -33,6 +33,9 @@ const BATCH_GAMES: usize = 256;
 /// The most bytes of records in one request (the server takes 64 MiB).
 const BATCH_BYTES: usize = 16 << 20;
 
+/// How long the first finished game of a batch waits for others.
+const BATCH_WAIT: Duration = Duration::from_millis(100);
+
 /// How often the spool is tried again while it holds games.
 const SPOOL_EVERY: Duration = Duration::from_secs(2);
 
@@ -54,8 +57,10 @@ pub(super) fn uploader(
             Ok(first) => {
                 let mut bytes = first.body.record.len();
                 let mut batch = vec![first];
+                let until = Instant::now() + BATCH_WAIT;
                 while batch.len() < BATCH_GAMES && bytes < BATCH_BYTES {
-                    match rx.try_recv() {
+                    let left = until.saturating_duration_since(Instant::now());
+                    match rx.recv_timeout(left) {
                         Ok(s) => {
                             bytes += s.body.record.len();
                             batch.push(s);

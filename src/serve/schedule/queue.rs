@@ -559,13 +559,21 @@ fn share_clock(s: &Share, played: Option<&Played>) -> f64 {
     }
 }
 
+/// How far ahead a worker's claim leases games for its slots (issue 49):
+/// its batch is what each slot plays in this time at its recent pace.
+pub const CLAIM_AHEAD: Duration = Duration::from_secs(2);
+
 /// How many of `want` games the maintenance rate (`per_hour`) lets start
-/// now: the bucket fills at the rate, up to one game per slot (`slots`),
-/// and each game started takes one.
+/// now: the bucket fills at the rate, up to one game per slot (`slots`)
+/// or the rate's worth of [`CLAIM_AHEAD`] where that is more (so that a
+/// ladder whose rate is higher than its slots' claims can take still
+/// leases a worker's batch in one claim, not a slot's game at a time), and
+/// each game started takes one.
 fn maintenance(bucket: &mut Bucket, per_hour: f64, slots: usize, want: usize) -> usize {
     let now = Instant::now();
     let filled = now.duration_since(bucket.at).as_secs_f64() * per_hour / 3600.0;
-    bucket.games = (bucket.games + filled).min(slots.max(1) as f64);
+    let ahead = per_hour / 3600.0 * CLAIM_AHEAD.as_secs_f64();
+    bucket.games = (bucket.games + filled).min((slots.max(1) as f64).max(ahead));
     bucket.at = now;
     let n = (bucket.games.floor() as usize).min(want);
     bucket.games -= n as f64;
@@ -597,6 +605,12 @@ mod tests {
         b.games = 3.0;
         b.at = Instant::now();
         assert_eq!(maintenance(&mut b, 3600.0, 4, 1), 1);
+        // A rate of 36,000 an hour: 20 games in the two seconds a claim
+        // looks ahead, so a worker's batch of 20 at once, not 4.
+        b.games = 0.0;
+        b.at = Instant::now() - Duration::from_secs(10);
+        assert_eq!(maintenance(&mut b, 36_000.0, 4, 64), 20);
+        assert_eq!(maintenance(&mut b, 36_000.0, 4, 64), 0);
     }
 
     #[test]

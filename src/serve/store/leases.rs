@@ -10,6 +10,7 @@
 use super::tokens::new_token;
 use super::{now, seats_text, ticket, Db, DbError, GameState, GameTicket, LeaseState};
 use crate::wire::worker::Registration;
+use std::collections::HashMap;
 
 /// A lease as the store has it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,15 +114,9 @@ impl Db {
             None => add.len(),
         };
         let t = now();
-        for (variant, seats) in add.iter().take(room) {
-            sqlx::query(
-                "INSERT INTO games (state, variant, seats, created_at) VALUES ('pending', $1, $2, $3)",
-            )
-            .bind(*variant as i64)
-            .bind(seats_text(seats))
-            .bind(&t)
-            .execute(&mut *tx)
-            .await?;
+        let add = &add[..room.min(add.len())];
+        for chunk in add.chunks(CLAIM_CHUNK) {
+            add_pending(&mut tx, chunk, &t).await?;
         }
         // PostgreSQL: `FOR UPDATE SKIP LOCKED`, so that claims in
         // parallel take different games.
@@ -149,28 +144,16 @@ impl Db {
                 state: LeaseState::Active,
                 expires: unix + seconds,
             });
-            sqlx::query("UPDATE games SET state = 'playing', lease_id = $2 WHERE id = $1")
-                .bind(id)
-                .bind(lease.as_ref().map(|l| l.id.clone()))
-                .execute(&mut *tx)
-                .await?;
-            if let Some(l) = &lease {
-                sqlx::query(
-                    "INSERT INTO leases (id, game_id, worker_id, state, granted_at, expires) \
-                     VALUES ($1, $2, $3, 'active', $4, $5)",
-                )
-                .bind(&l.id)
-                .bind(id)
-                .bind(l.worker_id)
-                .bind(&t)
-                .bind(l.expires)
-                .execute(&mut *tx)
-                .await?;
-            }
             out.push(Claimed {
                 ticket: ticket(id, variant, &seats).with_opening(opening),
                 lease,
             });
+        }
+        // A few statements for the lot, not two a game: each statement
+        // is a round trip to the store's thread (SQLite) or server.
+        for chunk in out.chunks(CLAIM_CHUNK) {
+            mark_playing(&mut tx, chunk).await?;
+            grant_leases(&mut tx, chunk, &t).await?;
         }
         tx.commit().await?;
         Ok(out)
@@ -273,6 +256,53 @@ impl Db {
             ))
         })
         .transpose()
+    }
+
+    /// The state and ticket of each of games `ids` that exists, and the
+    /// leases `leases` that exist, by id: a batch of uploads' look-ups in
+    /// two statements a chunk rather than two a game.
+    pub async fn uploads_of(
+        &self,
+        ids: &[i64],
+        leases: &[&str],
+    ) -> Result<
+        (
+            HashMap<i64, (GameState, GameTicket)>,
+            HashMap<String, Lease>,
+        ),
+        DbError,
+    > {
+        let mut games = HashMap::new();
+        for chunk in ids.chunks(CLAIM_CHUNK) {
+            let sql = format!(
+                "SELECT id, variant, seats, state, opening_of FROM games WHERE id IN ({})",
+                placeholders(1, chunk.len())
+            );
+            let mut q = sqlx::query_as::<_, (i64, i64, String, String, Option<i64>)>(&sql);
+            for id in chunk {
+                q = q.bind(*id);
+            }
+            for (i, v, s, state, o) in q.fetch_all(self.pool()).await? {
+                let t = ticket(i, v, &s).with_opening(o);
+                games.insert(i, (GameState::from_word(&state)?, t));
+            }
+        }
+        let mut found = HashMap::new();
+        for chunk in leases.chunks(CLAIM_CHUNK) {
+            let sql = format!(
+                "SELECT {LEASE_COLUMNS} FROM leases WHERE id IN ({})",
+                placeholders(1, chunk.len())
+            );
+            let mut q = sqlx::query(&sql);
+            for id in chunk {
+                q = q.bind(*id);
+            }
+            for r in q.fetch_all(self.pool()).await? {
+                let lease = lease_of(&r)?;
+                found.insert(lease.id.clone(), lease);
+            }
+        }
+        Ok((games, found))
     }
 
     /// Finishes game `game` uploaded under `lease` by `worker`, in one
@@ -437,6 +467,146 @@ pub(super) async fn close_lease(
     .execute(&mut **tx)
     .await?;
     Ok(r.rows_affected() == 1)
+}
+
+/// The most games one statement of a claim names (a statement's
+/// parameters are bounded: SQLite's 32,766, PostgreSQL's 65,535).
+const CLAIM_CHUNK: usize = 256;
+
+/// Within a claim's `tx`: its games are being played, each under its
+/// lease (none for the server's own). One statement: `$N` placeholders
+/// written out, as both stores read them (sqlx's query builder writes
+/// `?` for any store).
+async fn mark_playing(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    games: &[Claimed],
+) -> Result<(), DbError> {
+    if games.is_empty() {
+        return Ok(());
+    }
+    let n = games.len();
+    let cases: String = (0..n)
+        .map(|i| format!(" WHEN ${} THEN ${}", 2 * i + 1, 2 * i + 2))
+        .collect();
+    let ids = placeholders(2 * n + 1, n);
+    let sql = format!(
+        "UPDATE games SET state = 'playing', lease_id = CASE id{cases} END WHERE id IN ({ids})"
+    );
+    let mut q = sqlx::query(&sql);
+    for g in games {
+        q = q
+            .bind(g.ticket.id)
+            .bind(g.lease.as_ref().map(|l| l.id.clone()));
+    }
+    for g in games {
+        q = q.bind(g.ticket.id);
+    }
+    q.execute(&mut **tx).await?;
+    Ok(())
+}
+
+/// Within a claim's `tx`: games `add` (variant, seats) join the queue,
+/// pending, in one statement.
+async fn add_pending(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    add: &[(usize, Vec<i64>)],
+    at: &str,
+) -> Result<(), DbError> {
+    if add.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<String> = (0..add.len())
+        .map(|i| format!("('pending', ${}, ${}, $1)", 2 * i + 2, 2 * i + 3))
+        .collect();
+    let sql = format!(
+        "INSERT INTO games (state, variant, seats, created_at) VALUES {}",
+        rows.join(", ")
+    );
+    let mut q = sqlx::query(&sql).bind(at);
+    for (variant, seats) in add {
+        q = q.bind(*variant as i64).bind(seats_text(seats));
+    }
+    q.execute(&mut **tx).await?;
+    Ok(())
+}
+
+/// `$from, $from+1, ...`: `n` placeholders.
+fn placeholders(from: usize, n: usize) -> String {
+    (from..from + n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Within a claim's `tx`: the leases of its games claimed by a worker,
+/// granted at `at`, in one statement.
+async fn grant_leases(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    games: &[Claimed],
+    at: &str,
+) -> Result<(), DbError> {
+    let leases: Vec<&Lease> = games.iter().filter_map(|g| g.lease.as_ref()).collect();
+    if leases.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<String> = (0..leases.len())
+        .map(|i| {
+            let k = 4 * i;
+            format!(
+                "(${}, ${}, ${}, 'active', ${}, ${})",
+                k + 2,
+                k + 3,
+                k + 4,
+                1,
+                k + 5
+            )
+        })
+        .collect();
+    let sql = format!(
+        "INSERT INTO leases (id, game_id, worker_id, state, granted_at, expires) VALUES {}",
+        rows.join(", ")
+    );
+    let mut q = sqlx::query(&sql).bind(at);
+    for l in leases {
+        q = q
+            .bind(l.id.clone())
+            .bind(l.game_id)
+            .bind(l.worker_id)
+            .bind(l.expires);
+    }
+    q.execute(&mut **tx).await?;
+    Ok(())
+}
+
+/// Within `tx`: closes each of `uploads`' leases (lease id, game) that
+/// is `worker`'s, of that game, active and unexpired at `now_unix`, in
+/// one statement a chunk, as [`close_lease`] closes one. Returns those
+/// closed.
+pub(super) async fn close_leases(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    uploads: &[(&str, i64)],
+    worker: i64,
+    now_unix: i64,
+) -> Result<std::collections::HashSet<String>, DbError> {
+    let mut closed = std::collections::HashSet::new();
+    for chunk in uploads.chunks(CLAIM_CHUNK) {
+        let pairs: Vec<String> = (0..chunk.len())
+            .map(|i| format!("(${}, ${})", 2 * i + 3, 2 * i + 4))
+            .collect();
+        let sql = format!(
+            "UPDATE leases SET state = 'done' WHERE worker_id = $1 AND state = 'active' \
+             AND expires >= $2 AND (id, game_id) IN (VALUES {}) RETURNING id",
+            pairs.join(", ")
+        );
+        let mut q = sqlx::query_as::<_, (String,)>(&sql)
+            .bind(worker)
+            .bind(now_unix);
+        for (lease, game) in chunk {
+            q = q.bind(*lease).bind(*game);
+        }
+        closed.extend(q.fetch_all(&mut **tx).await?.into_iter().map(|r| r.0));
+    }
+    Ok(closed)
 }
 
 /// Within `tx`, after its lease is closed: game `game` is done with its

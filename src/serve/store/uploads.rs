@@ -2,7 +2,7 @@
 //! Db`, on top of the leases' ([`super::leases`]) and the held forfeits'
 //! ([`super::quarantine`]) own steps.
 
-use super::leases::{close_lease, finish_in};
+use super::leases::{close_leases, finish_in};
 use super::quarantine::hold_in;
 use super::{Db, DbError};
 
@@ -32,9 +32,12 @@ impl Db {
     ) -> Result<Vec<bool>, DbError> {
         let mut tx = self.begin_write().await?;
         let mut out = Vec::with_capacity(games.len());
+        let leases: Vec<(&str, i64)> = games.iter().map(|g| (g.lease.as_str(), g.game)).collect();
+        let mut closed = close_leases(&mut tx, &leases, worker, now_unix).await?;
         for g in games {
             let lease = g.lease.as_str();
-            if !close_lease(&mut tx, lease, g.game, worker, now_unix).await? {
+            // Taken, so that a game sent twice in one batch counts once.
+            if !closed.remove(lease) {
                 out.push(false);
                 continue;
             }

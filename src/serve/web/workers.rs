@@ -11,7 +11,8 @@ use super::auth::bearer_owner;
 use super::error::{ApiError, ApiResult, Shared};
 use crate::serve::intake::verify::{check_upload, Expected};
 use crate::serve::ladder::Ladder;
-use crate::serve::store::{unix_now, GameState, LeaseState, Owner, Role};
+use crate::serve::store::leases::Lease;
+use crate::serve::store::{unix_now, GameState, GameTicket, LeaseState, Owner, Role};
 use crate::wire::worker::{
     game_id, Accepts, Batch, BatchAnswer, ClaimRequest, GameAnswer, GameUpload, Granted,
     LeasedGame, LeasedSeat, Leases, Registered, Registration, Released, Renewed, Uploaded,
@@ -21,6 +22,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -181,16 +183,21 @@ const CLAIM_MOST: usize = 256;
 
 /// How long, in ms, a worker's leased games should keep each of its slots
 /// busy: a claim every second or so, whatever a game takes.
-const SLOT_AHEAD_MS: f64 = 2_000.0;
+const SLOT_AHEAD_MS: f64 = crate::serve::schedule::queue::CLAIM_AHEAD.as_millis() as f64;
+
+/// The most games a worker's slot holds under lease: those in hand, being
+/// played, and played but not yet uploaded (the worker's uploader waits a
+/// moment to send them in a batch), so that 2 s of instant games fit.
+const SLOT_MOST: f64 = 512.0;
 
 /// Games a worker may hold under lease per slot (`-j`): enough to keep
 /// the slot busy for [`SLOT_AHEAD_MS`] at the pace of its recent games
 /// ([`note_pace`]), from 1 (its pace not known yet, or games longer than
-/// that) to 128.
+/// that) to [`SLOT_MOST`].
 fn per_slot(l: &Ladder, worker: i64) -> i64 {
     let pace = l.workers.pace.lock().unwrap_or_else(|p| p.into_inner());
     match pace.get(&worker) {
-        Some(&ms) => (SLOT_AHEAD_MS / ms.max(0.5)).clamp(1.0, 128.0) as i64,
+        Some(&ms) => (SLOT_AHEAD_MS / ms.max(0.5)).clamp(1.0, SLOT_MOST) as i64,
         None => 1,
     }
 }
@@ -282,9 +289,15 @@ async fn claim(
         .await
         .map_err(ApiError::internal)?;
     let mut games = Vec::new();
+    // Each version read once a claim: a batch's games share their players.
+    let mut known = std::collections::HashMap::new();
     for c in claimed {
         let mut seats = Vec::new();
         for id in &c.ticket.seats {
+            if let Some(seat) = known.get(id) {
+                seats.push(LeasedSeat::clone(seat));
+                continue;
+            }
             let v =
                 l.db.version(*id)
                     .await
@@ -292,10 +305,12 @@ async fn claim(
                     .ok_or_else(|| {
                         ApiError::internal(format!("version {id} of game {} is gone", c.ticket.id))
                     })?;
-            seats.push(LeasedSeat {
+            let seat = LeasedSeat {
                 player: v.player(),
                 sha256: v.sha256.clone(),
-            });
+            };
+            known.insert(*id, seat.clone());
+            seats.push(seat);
         }
         let lease = c.lease.as_ref().map(|x| x.id.clone()).unwrap_or_default();
         games.push(LeasedGame {
@@ -490,7 +505,8 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: GameUpload) -> Result<bo
     if let Err(e) = not_quarantined(l, w).await {
         return Err(("quarantined", e));
     }
-    let p = prepare(l, w, (id, u), &mut Default::default()).await?;
+    let mut looked = look_up(l, &[(id, &u.lease)]).await?;
+    let p = prepare(l, w, (id, u), &mut looked).await?;
     let l2 = l.clone();
     let p = tokio::task::spawn_blocking(move || replay(&l2, p))
         .await
@@ -512,23 +528,43 @@ struct Prepared {
     stderr: Vec<crate::results::stderr::SeatStderr>,
 }
 
+/// What the checks of a batch of uploads read of the store, read once
+/// for the lot: their games and leases, and the players of the versions
+/// read so far.
+struct Looked {
+    games: HashMap<i64, (GameState, GameTicket)>,
+    leases: HashMap<String, Lease>,
+    names: HashMap<i64, String>,
+}
+
+/// Reads the games and leases of `uploads` (game id, lease id).
+async fn look_up(l: &Ladder, uploads: &[(i64, &str)]) -> Result<Looked, Refusal> {
+    let ids: Vec<i64> = uploads.iter().map(|u| u.0).collect();
+    let leases: Vec<&str> = uploads.iter().map(|u| u.1).collect();
+    let (games, leases) = l.db.uploads_of(&ids, &leases).await.map_err(fail)?;
+    Ok(Looked {
+        games,
+        leases,
+        names: HashMap::new(),
+    })
+}
+
 /// The store's checks of an upload of game `id` by `w`: the game exists,
 /// is leased to `w` under the upload's lease, is not recorded yet, and
-/// the lease has not expired. `names`: the players of the versions read
-/// so far (a batch reads each once).
+/// the lease has not expired. `looked`: what [`look_up`] read for it.
 async fn prepare(
     l: &Arc<Ladder>,
     w: &Owner,
     (id, u): (i64, GameUpload),
-    names: &mut std::collections::HashMap<i64, String>,
+    looked: &mut Looked,
 ) -> Result<Prepared, Refusal> {
-    let Some((state, ticket)) = l.db.game_ticket(id).await.map_err(fail)? else {
+    let Some((state, ticket)) = looked.games.get(&id).cloned() else {
         return Err((
             "not_leased",
             ApiError::new(StatusCode::NOT_FOUND, format!("no game {}", game_id(id))),
         ));
     };
-    let lease = l.db.lease(&u.lease).await.map_err(fail)?;
+    let lease = looked.leases.get(&u.lease).cloned();
     let Some(lease) = lease.filter(|x| x.game_id == id && x.worker_id == w.id) else {
         return Err((
             "not_leased",
@@ -562,13 +598,13 @@ async fn prepare(
     }
     let mut players = Vec::new();
     for v in &ticket.seats {
-        if let Some(name) = names.get(v) {
+        if let Some(name) = looked.names.get(v) {
             players.push(name.clone());
             continue;
         }
         let name = l.db.version(*v).await.map_err(fail)?;
         let name = name.map(|v| v.player()).unwrap_or_default();
-        names.insert(*v, name.clone());
+        looked.names.insert(*v, name.clone());
         players.push(name);
     }
     let game =
@@ -762,7 +798,15 @@ async fn upload_batch(
     let mut answers: Vec<Result<bool, Refusal>> = Vec::new();
     let mut names = Vec::new();
     let mut prepared = Vec::new();
-    let mut names_of = std::collections::HashMap::new();
+    let wanted: Vec<(i64, &str)> = b
+        .games
+        .iter()
+        .filter_map(|u| Some((crate::wire::worker::ladder_id(&u.row.game_id)?, &*u.lease)))
+        .collect();
+    let mut looked = match look_up(&l, &wanted).await {
+        Ok(x) => x,
+        Err((_, e)) => return Err(e),
+    };
     for u in b.games {
         names.push(u.row.game_id.clone());
         let Some(id) = crate::wire::worker::ladder_id(&u.row.game_id) else {
@@ -773,7 +817,7 @@ async fn upload_batch(
             answers.push(Err(("not_leased", e)));
             continue;
         };
-        match prepare(&l, &w, (id, u), &mut names_of).await {
+        match prepare(&l, &w, (id, u), &mut looked).await {
             Ok(p) => {
                 prepared.push((answers.len(), p));
                 answers.push(Ok(false));
