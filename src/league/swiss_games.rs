@@ -54,6 +54,20 @@ impl SwissPlan {
         })
     }
 
+    /// The plan of a Swiss of `bots` over the variants of `t` (a ladder's
+    /// event, docs/ladder.md "Events"): `rounds` rounds, `groups` seat-swap
+    /// groups per pairing and variant, its initial order drawn from `seed`.
+    pub fn swiss(t: &Tournament, bots: Vec<String>, rounds: u32, groups: usize, seed: u64) -> SwissPlan {
+        SwissPlan {
+            knockout: None,
+            bots,
+            variants: t.variants.iter().map(|v| (v.label(), v.players)).collect(),
+            rounds,
+            groups,
+            seed,
+        }
+    }
+
     fn tables(&self, v: usize) -> usize {
         self.bots.len() / self.variants[v].1
     }
@@ -101,7 +115,8 @@ impl SwissPlan {
         self.len() == 0
     }
 
-    fn has_players(&self, n: usize) -> bool {
+    /// Whether its variants include one for `n` players.
+    pub fn has_players(&self, n: usize) -> bool {
         self.variants.iter().any(|v| v.1 == n)
     }
 
@@ -378,6 +393,11 @@ impl SwissState {
     /// Rounds finished (the pairing of the next one is known).
     pub fn finished_rounds(&self) -> usize {
         self.tables.len()
+    }
+
+    /// Each bot's points in finished round `round` (from 1).
+    pub fn round_points(&self, round: usize) -> Option<&[f64]> {
+        self.points.get(round.checked_sub(1)?).map(Vec::as_slice)
     }
 }
 

@@ -11,6 +11,7 @@
 //! CSV, JSON lines, PGN), `feed` (the live feed), `workers` (the workers'
 //! endpoints), `quarantine` (the workers' page and its re-checks),
 //! `version_tests` (the tests between versions, `/tests`, `/api/tests`);
+//! `events` (the events, `/events`, `/api/events`);
 //! `stderr` (a game's stderr for its bots' owners);
 //! `browse` (the games browser, and the filters of every games listing);
 //! `auth` (whose token), `error` (the refusals) and `variants` (a
@@ -19,6 +20,7 @@
 mod auth;
 mod bots;
 mod browse;
+mod events;
 pub mod error;
 mod exports;
 mod feed;
@@ -48,6 +50,7 @@ pub fn router(ladder: Arc<Ladder>) -> Router {
         .merge(workers::router())
         .merge(quarantine::router())
         .merge(version_tests::router())
+        .merge(events::router())
         .merge(stderr::router())
         .merge(browse::router())
         .fallback(|| async { ApiError::not_found("no such page: see docs/ladder.md for the API") })
