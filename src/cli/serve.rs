@@ -92,7 +92,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(name) = &args.start_swiss {
-        if args.games_per_pairing % 2 != 0 {
+        if !args.games_per_pairing.is_multiple_of(2) {
             anyhow::bail!(
                 "--games-per-pairing {}: must be even so that both bots of a pairing play each seat equally often",
                 args.games_per_pairing

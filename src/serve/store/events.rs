@@ -268,24 +268,25 @@ impl Db {
 
     /// Event `id`'s games, in the order they were queued.
     pub async fn event_games(&self, id: i64) -> Result<Vec<EventGame>, DbError> {
-        let rows: Vec<(i64, Option<String>, String, Option<String>, Option<String>)> =
-            sqlx::query_as(
-                "SELECT id, event_game, state, finished_at, row_json FROM games \
-                 WHERE event_id = $1 ORDER BY id",
-            )
-            .bind(id)
-            .fetch_all(self.write_pool())
-            .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, event_game, state, finished_at, row_json)| EventGame {
-                id,
-                event_game: event_game.unwrap_or_default(),
-                state,
-                finished_at,
-                row_json,
+        let rows = sqlx::query(
+            "SELECT id, event_game, state, finished_at, row_json FROM games \
+             WHERE event_id = $1 ORDER BY id",
+        )
+        .bind(id)
+        .fetch_all(self.write_pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let place: Option<String> = r.try_get("event_game")?;
+                Ok(EventGame {
+                    id: r.try_get("id")?,
+                    event_game: place.unwrap_or_default(),
+                    state: r.try_get("state")?,
+                    finished_at: r.try_get("finished_at")?,
+                    row_json: r.try_get("row_json")?,
+                })
             })
-            .collect())
+            .collect()
     }
 
     /// Event `id`'s games done so far.
