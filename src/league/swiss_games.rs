@@ -57,7 +57,13 @@ impl SwissPlan {
     /// The plan of a Swiss of `bots` over the variants of `t` (a ladder's
     /// event, docs/ladder.md "Events"): `rounds` rounds, `groups` seat-swap
     /// groups per pairing and variant, its initial order drawn from `seed`.
-    pub fn swiss(t: &Tournament, bots: Vec<String>, rounds: u32, groups: usize, seed: u64) -> SwissPlan {
+    pub fn swiss(
+        t: &Tournament,
+        bots: Vec<String>,
+        rounds: u32,
+        groups: usize,
+        seed: u64,
+    ) -> SwissPlan {
         SwissPlan {
             knockout: None,
             bots,

@@ -233,7 +233,10 @@ pub fn start_swiss(
     }
     runtime()?.block_on(async {
         let db = open_db(t, db).await?;
-        let entered = db.versions(Some(store::VersionStatus::Entered)).await?.len();
+        let entered = db
+            .versions(Some(store::VersionStatus::Entered))
+            .await?
+            .len();
         let rounds = rounds.unwrap_or_else(|| (entered.max(1) as f64).log2().ceil() as u32 + 2);
         let spec = store::events::EventSpec {
             name: name.to_string(),

@@ -139,8 +139,8 @@ impl Db {
             .bind(id)
             .fetch_optional(self.pool())
             .await?;
-            let (bot, n) = name
-                .ok_or_else(|| DbError::Corrupt(format!("event entrant {id} is no version")))?;
+            let (bot, n) =
+                name.ok_or_else(|| DbError::Corrupt(format!("event entrant {id} is no version")))?;
             names.push(super::player_name(&bot, n));
         }
         let seed: i64 = r.try_get("seed")?;
@@ -291,12 +291,11 @@ impl Db {
 
     /// Event `id`'s games done so far.
     pub async fn event_games_done(&self, id: i64) -> Result<i64, DbError> {
-        let (n,): (i64,) = sqlx::query_as(
-            "SELECT COUNT(*) FROM games WHERE event_id = $1 AND state = 'done'",
-        )
-        .bind(id)
-        .fetch_one(self.write_pool())
-        .await?;
+        let (n,): (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM games WHERE event_id = $1 AND state = 'done'")
+                .bind(id)
+                .fetch_one(self.write_pool())
+                .await?;
         Ok(n)
     }
 

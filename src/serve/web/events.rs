@@ -1,4 +1,4 @@
-//! `/api/events` and `/events`: the ladder's events (docs/ladder.md
+//! `/api/tournaments` and `/tournaments`: the ladder's events (docs/ladder.md
 //! "Events"), live: each round's pairings (pairs, threes, byes), its
 //! games and each entrant's points in it, and the standings with the
 //! league Swiss's tie-breaks (score, Buchholz, Sonneborn-Berger, the
@@ -19,10 +19,10 @@ use std::sync::Arc;
 /// The routes of this resource.
 pub fn router() -> Router<Arc<Ladder>> {
     Router::new()
-        .route("/api/events", get(events_api))
-        .route("/api/events/{name}", get(event_api))
-        .route("/events", get(events_page))
-        .route("/events/{name}", get(event_page))
+        .route("/api/tournaments", get(events_api))
+        .route("/api/tournaments/{name}", get(event_api))
+        .route("/tournaments", get(events_page))
+        .route("/tournaments/{name}", get(event_page))
 }
 
 /// An event in a listing.
@@ -33,7 +33,7 @@ pub struct EventSummary {
     pub url: String,
 }
 
-/// `/api/events`: the events, newest first.
+/// `/api/tournaments`: the events, newest first.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct EventsBody {
     pub events: Vec<EventSummary>,
@@ -105,7 +105,7 @@ pub struct StandingBody {
 }
 
 fn url_of(e: &Event) -> String {
-    format!("/events/{}", e.name)
+    format!("/tournaments/{}", e.name)
 }
 
 /// The event named `name`, or 404.
@@ -115,7 +115,7 @@ async fn named(l: &Ladder, name: &str) -> ApiResult<Event> {
         .map_err(ApiError::internal)?
         .ok_or_else(|| {
             ApiError::not_found(format!(
-                "no event `{name}` (see /api/events for the events)"
+                "no event `{name}` (see /api/tournaments for the events)"
             ))
         })
 }
@@ -209,7 +209,7 @@ fn round_games(
         .collect()
 }
 
-/// `GET /api/events`: every event, newest first.
+/// `GET /api/tournaments`: every event, newest first.
 async fn events_api(State(l): Shared) -> ApiResult<Json<EventsBody>> {
     let events = l.db.events(false, 1000).await.map_err(ApiError::internal)?;
     Ok(Json(EventsBody {
@@ -223,13 +223,13 @@ async fn events_api(State(l): Shared) -> ApiResult<Json<EventsBody>> {
     }))
 }
 
-/// `GET /api/events/NAME`: one event's rounds and standings.
+/// `GET /api/tournaments/NAME`: one event's rounds and standings.
 async fn event_api(State(l): Shared, Path(name): Path<String>) -> ApiResult<Json<EventBody>> {
     let e = named(&l, &name).await?;
     Ok(Json(body_of(&l, e).await?))
 }
 
-/// `GET /events`: the events, running first.
+/// `GET /tournaments`: the events, running first.
 async fn events_page(State(l): Shared) -> Response {
     let events = match l.db.events(false, 1000).await {
         Ok(e) => e,
@@ -254,7 +254,7 @@ async fn events_page(State(l): Shared) -> Response {
     )
 }
 
-/// `GET /events/NAME`: one event, refreshed while it runs.
+/// `GET /tournaments/NAME`: one event, refreshed while it runs.
 async fn event_page(State(l): Shared, Path(name): Path<String>) -> Response {
     let body = match named(&l, &name).await {
         Ok(e) => body_of(&l, e).await,

@@ -11,7 +11,7 @@
 //! CSV, JSON lines, PGN), `feed` (the live feed), `workers` (the workers'
 //! endpoints), `quarantine` (the workers' page and its re-checks),
 //! `version_tests` (the tests between versions, `/tests`, `/api/tests`);
-//! `events` (the events, `/events`, `/api/events`);
+//! `events` (the events: a Swiss among the entered versions, `/tournaments`, `/api/tournaments`);
 //! `stderr` (a game's stderr for its bots' owners);
 //! `browse` (the games browser, and the filters of every games listing);
 //! `auth` (whose token), `error` (the refusals) and `variants` (a
@@ -20,8 +20,8 @@
 mod auth;
 mod bots;
 mod browse;
-mod events;
 pub mod error;
+mod events;
 mod exports;
 mod feed;
 mod games;
