@@ -229,34 +229,46 @@ fn assert_pages_show_it(server: &Server, e: &serde_json::Value) {
 #[test]
 fn a_swiss_event_plays_its_rounds_through_the_queue_and_survives_a_kill() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
+    swiss_event(tmp.path(), None);
+}
+
+#[test]
+fn on_postgresql_a_swiss_event_plays_its_rounds_and_survives_a_kill() {
+    let Some(url) = common::postgres("on_postgresql_a_swiss_event") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    swiss_event(tmp.path(), Some(url));
+}
+
+/// The event of five versions, three rounds and mini-matches of 20
+/// games, killed mid-round, on a ladder in `dir` with the store `db`
+/// (SQLite when `None`).
+fn swiss_event(dir: &Path, db: Option<String>) {
     let mut server = server(dir);
+    server.db = db;
     let owner = server.add_user("olga");
     server.start();
     for name in ["ant", "bee", "cat", "dog", "eel"] {
         server.submit_ok(&owner, &bot(dir, name));
     }
-    let file = server.file.to_str().unwrap().to_string();
+    let organiser = |args: &[&str]| {
+        let file = server.file.to_str().unwrap().to_string();
+        let db = server.db_url();
+        let mut all = vec!["serve", &file, "--db", &db, "--start-swiss"];
+        all.extend(args);
+        common::arena(dir, &all)
+    };
 
     // Bad requests are refused, naming the problem; nothing is started.
-    let out = common::arena(
-        dir,
-        &[
-            "serve",
-            &file,
-            "--start-swiss",
-            "cup",
-            "--games-per-pairing",
-            "3",
-        ],
-    );
+    let out = organiser(&["cup", "--games-per-pairing", "3"]);
     assert!(!out.status.success(), "{}", common::text(&out));
     assert!(
         common::text(&out).contains("must be even"),
         "{}",
         common::text(&out)
     );
-    let out = common::arena(dir, &["serve", &file, "--start-swiss", "bad name"]);
+    let out = organiser(&["bad name"]);
     assert!(
         common::text(&out).contains("event name `bad name`"),
         "{}",
@@ -267,26 +279,14 @@ fn a_swiss_event_plays_its_rounds_through_the_queue_and_survives_a_kill() {
         serde_json::json!([])
     );
 
-    let out = common::arena(
-        dir,
-        &[
-            "serve",
-            &file,
-            "--start-swiss",
-            "cup",
-            "--rounds",
-            "3",
-            "--games-per-pairing",
-            "20",
-        ],
-    );
+    let out = organiser(&["cup", "--rounds", "3", "--games-per-pairing", "20"]);
     let said = common::text(&out);
     assert!(out.status.success(), "{said}");
     assert!(
         said.contains("event `cup` started: a Swiss of 3 rounds among 5 versions"),
         "{said}"
     );
-    let out = common::arena(dir, &["serve", &file, "--start-swiss", "cup"]);
+    let out = organiser(&["cup"]);
     assert!(
         common::text(&out).contains("exists already"),
         "{}",
