@@ -127,3 +127,70 @@ pub async fn advance(db: &Db, t: &Tournament, e: &Event) -> Result<Advanced, DbE
         false => Ok(Advanced::Nothing),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::league::config::{RunSettings, Tournament};
+
+    fn ladder() -> Tournament {
+        let src = "name = \"l\"\nseed = 3\nvariants = [\"kisolo\", \"filo\"]\n[ladder]\n";
+        Tournament::parse_with(std::path::Path::new("l.toml"), src, &RunSettings::default())
+            .expect("a ladder")
+    }
+
+    fn event(n: usize, gpp: i64) -> Event {
+        Event {
+            id: 1,
+            name: "cup".into(),
+            format: "swiss".into(),
+            status: EventStatus::Running,
+            rounds: 2,
+            games_per_pairing: gpp,
+            seed: 9,
+            entrant_ids: (0..n as i64).map(|i| 100 + i).collect(),
+            entrants: (0..n).map(|i| format!("b{i}@1")).collect(),
+            detail: String::new(),
+            created_at: String::new(),
+            finished_at: None,
+        }
+    }
+
+    /// A round's games: each table's mini-match in every variant, seats
+    /// as version ids, each seat-swap group's later games on its first's
+    /// opening; the bye plays none.
+    #[test]
+    fn a_rounds_games_are_its_tables_mini_matches_in_every_variant() {
+        let (t, e) = (ladder(), event(5, 4));
+        let plan = plan_of(&t, &e);
+        let state = replay(&plan, &[]);
+        assert_eq!(state.rounds.len(), 1);
+        let p = &state.rounds[0];
+        assert_eq!((p.pairs.len(), p.bye.is_some()), (2, true));
+        let games = round_games(&plan, &e, 1, p);
+        // 2 tables x 2 variants x 4 games.
+        assert_eq!(games.len(), 16);
+        let bye = e.entrant_ids[p.bye.unwrap()];
+        for g in &games {
+            assert!(!g.seats.contains(&bye), "{g:?}");
+            match g.event_game.ends_with("-o0") {
+                true => assert_eq!(g.opening_of, None),
+                false => {
+                    let first = g.opening_of.clone().expect("a later game of its group");
+                    assert!(
+                        games.iter().position(|x| x.event_game == first)
+                            < games.iter().position(|x| x == g)
+                    );
+                    let of = games.iter().find(|x| x.event_game == first).unwrap();
+                    assert_eq!(
+                        of.seats.iter().rev().collect::<Vec<_>>(),
+                        g.seats.iter().collect::<Vec<_>>()
+                    );
+                }
+            }
+        }
+        // The stored pairing reads back as the entrants' indexes.
+        let json: serde_json::Value = serde_json::from_str(&pairing_json(p)).unwrap();
+        assert_eq!(json["bye"], serde_json::json!(p.bye));
+    }
+}
