@@ -252,23 +252,23 @@ fn swiss_event(dir: &Path, db: Option<String>) {
     for name in ["ant", "bee", "cat", "dog", "eel"] {
         server.submit_ok(&owner, &bot(dir, name));
     }
-    let organiser = |args: &[&str]| {
-        let file = server.file.to_str().unwrap().to_string();
-        let db = server.db_url();
-        let mut all = vec!["serve", &file, "--db", &db, "--start-swiss"];
+    let (file, db) = (server.file.to_str().unwrap().to_string(), server.db_url());
+    // `arena serve LADDER --db URL FLAG ARGS...`, the organiser's command.
+    let organiser = |flag: &str, args: &[&str]| {
+        let mut all = vec!["serve", &file, "--db", &db, flag];
         all.extend(args);
         common::arena(dir, &all)
     };
 
     // Bad requests are refused, naming the problem; nothing is started.
-    let out = organiser(&["cup", "--games-per-pairing", "3"]);
+    let out = organiser("--start-swiss", &["cup", "--games-per-pairing", "3"]);
     assert!(!out.status.success(), "{}", common::text(&out));
     assert!(
         common::text(&out).contains("must be even"),
         "{}",
         common::text(&out)
     );
-    let out = organiser(&["bad name"]);
+    let out = organiser("--start-swiss", &["bad name"]);
     assert!(
         common::text(&out).contains("event name `bad name`"),
         "{}",
@@ -279,14 +279,17 @@ fn swiss_event(dir: &Path, db: Option<String>) {
         serde_json::json!([])
     );
 
-    let out = organiser(&["cup", "--rounds", "3", "--games-per-pairing", "20"]);
+    let out = organiser(
+        "--start-swiss",
+        &["cup", "--rounds", "3", "--games-per-pairing", "20"],
+    );
     let said = common::text(&out);
     assert!(out.status.success(), "{said}");
     assert!(
         said.contains("event `cup` started: a Swiss of 3 rounds among 5 versions"),
         "{said}"
     );
-    let out = organiser(&["cup"]);
+    let out = organiser("--start-swiss", &["cup"]);
     assert!(
         common::text(&out).contains("exists already"),
         "{}",
@@ -332,6 +335,35 @@ fn swiss_event(dir: &Path, db: Option<String>) {
     assert_standings_are_the_leagues(&server, dir, &after);
     assert_pages_show_it(&server, &after);
     assert!(!server.log().contains("stored as"), "{}", server.log());
+    // A second event, cancelled by the organiser: its pending games are
+    // dropped; a finished event cannot be.
+    let out = organiser(
+        "--start-swiss",
+        &["cup2", "--rounds", "2", "--games-per-pairing", "200"],
+    );
+    assert!(out.status.success(), "{}", common::text(&out));
+    let out = organiser("--cancel-event", &["cup2"]);
+    assert!(out.status.success(), "{}", common::text(&out));
+    let out = organiser("--cancel-event", &["cup"]);
+    assert!(
+        common::text(&out).contains("event `cup` is finished already"),
+        "{}",
+        common::text(&out)
+    );
+    let e = server.wait(
+        "cup2 cancelled, nothing of it queued",
+        Duration::from_millis(300),
+        || server.json("/api/tournaments/cup2"),
+        |e| e["games_queued"] == 0,
+    );
+    assert_eq!(
+        (&e["status"], &e["detail"]),
+        (
+            &serde_json::json!("cancelled"),
+            &serde_json::json!("cancelled by the organiser")
+        ),
+        "{e}"
+    );
     // The event's games count in the ladder's ratings like any game.
     let s = server.wait(
         "the event's games in the standings",

@@ -1,5 +1,5 @@
 //! `arena serve LADDER.toml`: the ladder service (docs/ladder.md); with
-//! `--add-user`, `--revoke-user`, `--release-worker`, `--start-swiss` or `--backup`, a change to its store
+//! `--add-user`, `--revoke-user`, `--release-worker`, `--start-swiss`, `--cancel-event` or `--backup`, a change to its store
 //! instead, and out.
 
 use anyhow::Context;
@@ -60,6 +60,10 @@ pub struct ServeArgs {
     /// each variant (even, 2 to 2000), seat-swapped in pairs.
     #[arg(long, value_name = "G", requires = "start_swiss", default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=2000))]
     games_per_pairing: u32,
+    /// Cancel the running event NAME: its pending games are dropped (those
+    /// played stay the ladder's). Then stop.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["backup", "revoke_user", "add_user", "add_worker", "pages_only", "release_worker", "start_swiss"])]
+    cancel_event: Option<String>,
     /// Write a consistent copy of the store to FILE (while it serves,
     /// too), then stop.
     #[arg(long, value_name = "FILE")]
@@ -107,6 +111,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             e.entrants.join(", "),
             e.name
         );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(name) = &args.cancel_event {
+        crate::serve::cancel_event(&t, db, name)?;
+        outln!("event `{name}`: cancelled");
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(to) = &args.backup {

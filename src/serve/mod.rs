@@ -109,6 +109,10 @@ pub enum ServeError {
     BadUserName(String),
     #[error("event name `{0}`: give 1 to 40 letters, digits, `.`, `_` or `-`, starting with a letter or digit")]
     BadEventName(String),
+    #[error("no event named `{0}` (/api/tournaments lists them)")]
+    NoSuchEvent(String),
+    #[error("event `{0}` is {1} already: only a running event is cancelled")]
+    EventOver(String, String),
 }
 
 fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> ServeError {
@@ -245,6 +249,30 @@ pub fn start_swiss(
             seed: crate::league::schedule::group_seed(t.seed, &format!("event:{name}")),
         };
         Ok(db.start_event(&spec).await?)
+    })
+}
+
+/// `--cancel-event NAME`: a running event ends `cancelled`, its pending
+/// games dropped (its games played stay the ladder's).
+pub fn cancel_event(t: &Tournament, db: Option<&str>, name: &str) -> Result<(), ServeError> {
+    settings_of(t)?;
+    runtime()?.block_on(async {
+        let db = open_db(t, db).await?;
+        let e = db
+            .event_named(name)
+            .await?
+            .ok_or_else(|| ServeError::NoSuchEvent(name.to_string()))?;
+        let why = "cancelled by the organiser";
+        match db
+            .end_event(e.id, store::events::EventStatus::Cancelled, why)
+            .await?
+        {
+            true => Ok(()),
+            false => Err(ServeError::EventOver(
+                name.to_string(),
+                e.status.to_string(),
+            )),
+        }
     })
 }
 
