@@ -568,3 +568,101 @@ fn the_tests_stop_the_postgres_cluster_they_start() {
         dir.display()
     );
 }
+
+async fn events_rounds_and_their_games(db: Db) {
+    use mancala_arena::serve::store::events::{EventSpec, EventStatus, RoundGame};
+    db.add_owner("alice", "a", Role::Owner).await.unwrap();
+    let alice = db.owner_by_token("a").await.unwrap().unwrap();
+    let spec = EventSpec {
+        name: "cup".into(),
+        rounds: 2,
+        games_per_pairing: 2,
+        seed: u64::MAX - 3,
+    };
+    // Fewer than two entered versions: refused, nothing started.
+    match db.start_event(&spec).await {
+        Err(DbError::Conflict(m)) => assert!(m.contains("at least 2"), "{m}"),
+        other => panic!("an event of no versions: {other:?}"),
+    }
+    let mut ids = Vec::new();
+    for bot in ["x", "y", "z"] {
+        let folder = |n: i64| format!("bots/{bot}/{n}");
+        let v = db
+            .new_version(bot, alice.id, &folder, bot, 10)
+            .await
+            .unwrap();
+        db.set_status(v.id, VersionStatus::Entered, "", None)
+            .await
+            .unwrap();
+        ids.push(v.id);
+    }
+    let e = db.start_event(&spec).await.unwrap();
+    assert_eq!(e.entrant_ids, ids);
+    assert_eq!(e.entrants, ["x@1", "y@1", "z@1"]);
+    assert_eq!((e.status, e.seed), (EventStatus::Running, u64::MAX - 3));
+    match db.start_event(&spec).await {
+        Err(DbError::Conflict(m)) => assert!(m.contains("exists already"), "{m}"),
+        other => panic!("a second `cup`: {other:?}"),
+    }
+    // Round 1: a seat-swapped pair, the second playing the first's opening.
+    let games = vec![
+        RoundGame {
+            event_game: "s001-kisolo-t000-g0-o0".into(),
+            variant: 0,
+            seats: vec![ids[0], ids[1]],
+            opening_of: None,
+        },
+        RoundGame {
+            event_game: "s001-kisolo-t000-g0-o1".into(),
+            variant: 0,
+            seats: vec![ids[1], ids[0]],
+            opening_of: Some("s001-kisolo-t000-g0-o0".into()),
+        },
+    ];
+    assert!(db.queue_event_round(e.id, 1, "{}", &games).await.unwrap());
+    // Stored once: a second queueing of round 1 changes nothing.
+    assert!(!db.queue_event_round(e.id, 1, "{}", &games).await.unwrap());
+    let rounds = db.event_rounds(e.id).await.unwrap();
+    assert_eq!((rounds.len(), rounds[0].round), (1, 1));
+    let claimed = db.claim_games(None, 8, &|_| true, &[]).await.unwrap();
+    assert_eq!(claimed.len(), 2, "{claimed:?}");
+    let (first, second) = (&claimed[0].ticket, &claimed[1].ticket);
+    assert_eq!((first.opening, second.opening), (first.id, first.id));
+    assert_eq!(second.seats, [ids[1], ids[0]]);
+    assert!(db.finish_game(first.id, "{\"g\":1}", b"").await.unwrap());
+    assert_eq!(db.event_games_done(e.id).await.unwrap(), 1);
+    let listed = db.event_games(e.id).await.unwrap();
+    assert_eq!(listed[0].event_game, "s001-kisolo-t000-g0-o0");
+    assert_eq!(listed[0].row_json.as_deref(), Some("{\"g\":1}"));
+    assert!(listed[0].finished_at.is_some());
+    assert_eq!(
+        (listed[1].state.as_str(), listed[1].row_json.as_deref()),
+        ("playing", None)
+    );
+    // An entrant leaves: the event is an orphan, and ends cancelled.
+    assert!(db.orphan_events().await.unwrap().is_empty());
+    assert!(db.retire("z").await.unwrap());
+    assert_eq!(
+        db.orphan_events().await.unwrap(),
+        [(e.id, "z@1".to_string())]
+    );
+    assert!(db
+        .end_event(e.id, EventStatus::Cancelled, "z@1 left the ladder")
+        .await
+        .unwrap());
+    assert!(!db.end_event(e.id, EventStatus::Finished, "").await.unwrap());
+    let e = db.event_named("cup").await.unwrap().unwrap();
+    assert_eq!(
+        (e.status, e.detail.as_str()),
+        (EventStatus::Cancelled, "z@1 left the ladder")
+    );
+    assert!(e.finished_at.is_some());
+    assert!(!db.queue_event_round(e.id, 2, "{}", &games).await.unwrap());
+    assert_eq!(db.events(true, 10).await.unwrap().len(), 0);
+    assert_eq!(db.events(false, 10).await.unwrap().len(), 1);
+}
+both!(
+    events_rounds_and_their_games,
+    events_sqlite,
+    events_postgres
+);

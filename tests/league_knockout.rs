@@ -160,6 +160,10 @@ fn a_knockout_cannot_be_sharded_and_bad_settings_say_why() {
         "`rounds`: a knockout's rounds follow from its bots",
     );
     bad(
+        "seeding = \"swiss\"\nseeds = [\"a\", \"b\", \"c\", \"d\", \"e\", \"f\"]",
+        "`seeding`: seeding = \"swiss\" seeds the bracket by a first Swiss: leave `seeds` out",
+    );
+    bad(
         "gauntlet = \"a\"",
         "`format`: a knockout pairs the bots by its bracket",
     );
@@ -170,5 +174,107 @@ fn a_knockout_cannot_be_sharded_and_bad_settings_say_why() {
     assert!(
         err.contains("a knockout match is between two bots"),
         "{err}"
+    );
+}
+
+/// A knockout seeded by a first Swiss stage (`seeding = "swiss"`): two
+/// Swiss rounds of all six bots (no rematch), then the bracket seeded by
+/// their standings (the two byes to the best scores, every seed's score
+/// at least the next one's), its matches won on points or by the better
+/// seed; killed with SIGKILL during the stage and resumed, it plays the
+/// same stage and bracket.
+#[test]
+fn a_knockout_seeded_by_a_first_swiss_stage_plays_the_bracket_of_its_standings() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_knockout(dir.path(), "seeding = \"swiss\"\nseeding_rounds = 2");
+    let whole = dir.path().join("whole");
+    let out = run(&file, &["--output", whole.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = csvio::read_rows(&whole.join("games.csv")).unwrap();
+    // The stage: 2 rounds of 3 pairs x 8 games; the bracket: 5 matches.
+    assert_eq!(rows.len(), 2 * 3 * 8 + 5 * 8);
+    let b = bracket(&rows);
+    let rounds: Vec<&BTreeMap<_, _>> = b.values().collect();
+    assert_eq!(rounds.len(), 2 + 3, "{b:?}");
+    let (s1, s2): (BTreeSet<_>, BTreeSet<_>) = (
+        rounds[0].keys().cloned().collect(),
+        rounds[1].keys().cloned().collect(),
+    );
+    assert_eq!((s1.len(), s2.len()), (3, 3), "{b:?}");
+    assert!(s1.is_disjoint(&s2), "a rematch in the stage: {b:?}");
+    // Each bot's score after the stage: a round is worth 1 point, its
+    // share of its 8 games' points.
+    let mut score: BTreeMap<String, f64> = BTreeMap::new();
+    for r in rows
+        .iter()
+        .filter(|r| r.game_id.starts_with("s001") || r.game_id.starts_with("s002"))
+    {
+        for (bot, s) in r.seats().into_iter().zip(r.scores()) {
+            *score.entry(bot.to_string()).or_default() += s / 8.0;
+        }
+    }
+    let text = std::fs::read_to_string(whole.join("knockout.txt")).unwrap();
+    assert!(text.contains("Knockout: 5 of 5 rounds finished"), "{text}");
+    assert!(text.contains("seeding: a Swiss of 2 rounds"), "{text}");
+    let seeds: Vec<String> = text
+        .lines()
+        .find_map(|l| l.strip_prefix("seeds: "))
+        .unwrap_or_else(|| panic!("no seeds in:\n{text}"))
+        .split(", ")
+        .map(|s| s.split_once(' ').unwrap().1.to_string())
+        .collect();
+    assert_eq!(seeds.len(), 6, "{text}");
+    for w in seeds.windows(2) {
+        assert!(
+            score[&w[0]] >= score[&w[1]],
+            "seeds {seeds:?} by score {score:?}"
+        );
+    }
+    // The bracket of those seeds: 3-6 and 4-5, then 1 and 2 meet their
+    // winners, then the final.
+    let s = |i: usize| seeds[i - 1].as_str();
+    let seed_of = |b: &str| seeds.iter().position(|x| x == b).unwrap();
+    let win = |r: &BTreeMap<(String, String), BTreeMap<String, f64>>, a: &str, b: &str| {
+        let pts = &r[&pair(a, b)];
+        match (pts[a], pts[b]) {
+            (x, y) if x > y => a.to_string(),
+            (x, y) if y > x => b.to_string(),
+            _ if seed_of(a) < seed_of(b) => a.to_string(),
+            _ => b.to_string(),
+        }
+    };
+    let r3: BTreeSet<_> = rounds[2].keys().cloned().collect();
+    assert_eq!(r3, BTreeSet::from([pair(s(3), s(6)), pair(s(4), s(5))]));
+    let (de, cf) = (win(rounds[2], s(4), s(5)), win(rounds[2], s(3), s(6)));
+    let r4: BTreeSet<_> = rounds[3].keys().cloned().collect();
+    assert_eq!(r4, BTreeSet::from([pair(s(1), &de), pair(s(2), &cf)]));
+    let (top, bottom) = (win(rounds[3], s(1), &de), win(rounds[3], s(2), &cf));
+    let r5: BTreeSet<_> = rounds[4].keys().cloned().collect();
+    assert_eq!(r5, BTreeSet::from([pair(&top, &bottom)]));
+    let champion = win(rounds[4], &top, &bottom);
+    assert!(text.contains(&format!("champion: {champion}\n")), "{text}");
+
+    // Killed during the stage's second round, then resumed.
+    let cut = dir.path().join("cut");
+    let done = killed_after_rows(&file, &cut, 30);
+    assert!(
+        done < 48,
+        "killed after the stage ({done} rows): nothing tested"
+    );
+    let out = run(&file, &["--output", cut.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = csvio::read_rows(&cut.join("games.csv")).unwrap();
+    assert_eq!(bracket(&got), b);
+    assert_eq!(
+        std::fs::read_to_string(cut.join("knockout.txt")).unwrap(),
+        text
     );
 }

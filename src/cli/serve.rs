@@ -1,5 +1,5 @@
 //! `arena serve LADDER.toml`: the ladder service (docs/ladder.md); with
-//! `--add-user`, `--revoke-user`, `--release-worker` or `--backup`, a change to its store
+//! `--add-user`, `--revoke-user`, `--release-worker`, `--start-swiss`, `--cancel-event` or `--backup`, a change to its store
 //! instead, and out.
 
 use anyhow::Context;
@@ -47,6 +47,23 @@ pub struct ServeArgs {
     /// results"): it may claim and upload games again. Then stop.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["backup", "revoke_user", "add_user", "add_worker", "pages_only"])]
     release_worker: Option<String>,
+    /// Start an event (docs/ladder.md "Events"): a Swiss named NAME
+    /// among the versions entered now, played by the running server
+    /// through the same queue as every ladder game. Then stop.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["backup", "revoke_user", "add_user", "add_worker", "pages_only", "release_worker"])]
+    start_swiss: Option<String>,
+    /// With `--start-swiss`: its rounds (1 to 1000; default log2 of the
+    /// entrants, rounded up, plus 2).
+    #[arg(long, value_name = "R", requires = "start_swiss", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    rounds: Option<u32>,
+    /// With `--start-swiss`: the games of each pairing's mini-match in
+    /// each variant (even, 2 to 2000), seat-swapped in pairs.
+    #[arg(long, value_name = "G", requires = "start_swiss", default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=2000))]
+    games_per_pairing: u32,
+    /// Cancel the running event NAME: its pending games are dropped (those
+    /// played stay the ladder's). Then stop.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["backup", "revoke_user", "add_user", "add_worker", "pages_only", "release_worker", "start_swiss"])]
+    cancel_event: Option<String>,
     /// Write a consistent copy of the store to FILE (while it serves,
     /// too), then stop.
     #[arg(long, value_name = "FILE")]
@@ -76,6 +93,29 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     if let Some(name) = &args.release_worker {
         crate::serve::release_worker(&t, db, name)?;
         outln!("worker `{name}`: released from quarantine");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(name) = &args.start_swiss {
+        if !args.games_per_pairing.is_multiple_of(2) {
+            anyhow::bail!(
+                "--games-per-pairing {}: must be even so that both bots of a pairing play each seat equally often",
+                args.games_per_pairing
+            );
+        }
+        let e = crate::serve::start_swiss(&t, db, name, (args.rounds, args.games_per_pairing))?;
+        outln!(
+            "event `{}` started: a Swiss of {} rounds among {} versions ({}); the running server plays it, /tournaments/{} shows it",
+            e.name,
+            e.rounds,
+            e.entrants.len(),
+            e.entrants.join(", "),
+            e.name
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(name) = &args.cancel_event {
+        crate::serve::cancel_event(&t, db, name)?;
+        outln!("event `{name}`: cancelled");
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(to) = &args.backup {

@@ -637,7 +637,10 @@ fn league_meta(t: &Tournament, games: &Games, dir: &Path, shard: Option<Shard>) 
                 match t.format {
                     Format::RoundRobin => "round-robin".to_string(),
                     Format::Swiss { rounds } => format!("swiss, {rounds} rounds"),
-                    Format::Knockout { .. } => "knockout".to_string(),
+                    Format::Knockout { stage: 0, .. } => "knockout".to_string(),
+                    Format::Knockout { stage, .. } => {
+                        format!("knockout, seeded by a swiss of {stage} rounds")
+                    }
                 },
             ),
             ("seed", t.seed.to_string()),

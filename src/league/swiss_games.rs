@@ -28,30 +28,61 @@ pub struct SwissPlan {
     /// Seat-swap groups per table and variant.
     groups: usize,
     seed: u64,
-    /// A knockout's bots by seed (best first); `None` for a Swiss.
+    /// A knockout's bots by seed (best first); `None` for a Swiss. With
+    /// a first Swiss stage, the order before it (the seeds come from its
+    /// standings, [`SwissState::seeds`]).
     knockout: Option<Vec<usize>>,
+    /// A knockout's first Swiss stage: its rounds, played before the
+    /// bracket's (0: none).
+    stage: u32,
 }
 
 impl SwissPlan {
     /// The plan of league `t`, if it is a Swiss.
     pub fn of(t: &Tournament) -> Option<SwissPlan> {
         let n = t.bots.len();
-        let (rounds, knockout) = match &t.format {
-            Format::Swiss { rounds } => (*rounds, None),
-            Format::Knockout { seeds } if seeds.is_empty() => {
-                (knockout::rounds(n), Some(History::new(n, t.seed).initial))
+        let (rounds, knockout, stage) = match &t.format {
+            Format::Swiss { rounds } => (*rounds, None, 0),
+            Format::Knockout { seeds, stage } if seeds.is_empty() => (
+                stage + knockout::rounds(n),
+                Some(History::new(n, t.seed).initial),
+                *stage,
+            ),
+            Format::Knockout { seeds, stage } => {
+                (stage + knockout::rounds(n), Some(seeds.clone()), *stage)
             }
-            Format::Knockout { seeds } => (knockout::rounds(n), Some(seeds.clone())),
             Format::RoundRobin => return None,
         };
         Some(SwissPlan {
             knockout,
+            stage,
             bots: t.bots.iter().map(|b| b.name.clone()).collect(),
             variants: t.variants.iter().map(|v| (v.label(), v.players)).collect(),
             rounds,
             groups: t.rounds as usize,
             seed: t.seed,
         })
+    }
+
+    /// The plan of a Swiss of `bots` over the variants of `t` (a ladder's
+    /// event, docs/ladder.md "Events"): `rounds` rounds, `groups` seat-swap
+    /// groups per pairing and variant, its initial order drawn from `seed`.
+    pub fn swiss(
+        t: &Tournament,
+        bots: Vec<String>,
+        rounds: u32,
+        groups: usize,
+        seed: u64,
+    ) -> SwissPlan {
+        SwissPlan {
+            knockout: None,
+            stage: 0,
+            bots,
+            variants: t.variants.iter().map(|v| (v.label(), v.players)).collect(),
+            rounds,
+            groups,
+            seed,
+        }
     }
 
     fn tables(&self, v: usize) -> usize {
@@ -78,7 +109,8 @@ impl SwissPlan {
                 let per_match: usize = (0..self.variants.len())
                     .map(|v| self.groups * self.orders(v))
                     .sum();
-                self.bots.len().saturating_sub(1) * per_match
+                self.stage as usize * self.games_per_round()
+                    + self.bots.len().saturating_sub(1) * per_match
             }
             None => self.games_per_round() * self.rounds as usize,
         }
@@ -101,16 +133,21 @@ impl SwissPlan {
         self.len() == 0
     }
 
-    fn has_players(&self, n: usize) -> bool {
+    /// Whether its variants include one for `n` players.
+    pub fn has_players(&self, n: usize) -> bool {
         self.variants.iter().any(|v| v.1 == n)
     }
 
     /// The pairing of the round after `h` (a knockout's: from each
-    /// played round's `points` by bot).
-    pub fn pair(&self, h: &History, points: &[Vec<f64>]) -> RoundPairing {
+    /// played round's `points` by bot, its bracket seeded `seeds` after
+    /// a first Swiss stage).
+    pub fn pair(&self, h: &History, points: &[Vec<f64>], seeds: Option<&[usize]>) -> RoundPairing {
+        let stage = self.stage as usize;
         match &self.knockout {
+            Some(_) if points.len() < stage => swiss::pair_round(h, true, false),
             Some(order) => {
-                let places = knockout::places(order, points);
+                let order = seeds.unwrap_or(order);
+                let places = knockout::places(order, &points[stage.min(points.len())..]);
                 let (pairs, _byes) = knockout::matches(order, &places[places.len() - 1]);
                 RoundPairing {
                     pairs,
@@ -194,6 +231,9 @@ impl SwissPlan {
         if let Some(order) = &self.knockout {
             text.push_str(&format!("knockout seeds {order:?}\n"));
         }
+        if self.stage > 0 {
+            text.push_str(&format!("seeded by a swiss of {} rounds\n", self.stage));
+        }
         text
     }
 
@@ -265,6 +305,9 @@ pub struct SwissState {
     tables: Vec<Vec<Vec<Table>>>,
     /// Per finished round, each bot's points in it (a knockout's winners).
     points: Vec<Vec<f64>>,
+    /// A knockout's seeds from its first Swiss stage's standings, once
+    /// that stage is finished.
+    seeds: Option<Vec<usize>>,
 }
 
 impl SwissState {
@@ -275,6 +318,7 @@ impl SwissState {
             scores: HashMap::new(),
             tables: Vec::new(),
             points: Vec::new(),
+            seeds: None,
         }
     }
 
@@ -341,11 +385,15 @@ impl SwissState {
             self.history.add(last, &points);
             self.tables.push(tables);
             self.points.push(points);
+            if plan.stage > 0 && self.tables.len() == plan.stage as usize {
+                self.seeds = Some(self.standings().iter().map(|s| s.bot).collect());
+            }
         }
         if self.rounds.len() >= plan.rounds as usize {
             return false;
         }
-        self.rounds.push(plan.pair(&self.history, &self.points));
+        let next = plan.pair(&self.history, &self.points, self.seeds.as_deref());
+        self.rounds.push(next);
         true
     }
 
@@ -375,9 +423,19 @@ impl SwissState {
         swiss::standings(&self.history, &self.tables)
     }
 
+    /// A knockout's seeds from its first Swiss stage, once it is finished.
+    pub fn seeds(&self) -> Option<&[usize]> {
+        self.seeds.as_deref()
+    }
+
     /// Rounds finished (the pairing of the next one is known).
     pub fn finished_rounds(&self) -> usize {
         self.tables.len()
+    }
+
+    /// Each bot's points in finished round `round` (from 1).
+    pub fn round_points(&self, round: usize) -> Option<&[f64]> {
+        self.points.get(round.checked_sub(1)?).map(Vec::as_slice)
     }
 }
 
@@ -443,21 +501,50 @@ pub fn report(plan: &SwissPlan, state: &SwissState) -> String {
 /// committed.
 fn knockout_report(plan: &SwissPlan, order: &[usize], state: &SwissState) -> String {
     let name = |b: usize| plan.bots[b].as_str();
+    let stage = plan.stage as usize;
+    let mut out = format!(
+        "Knockout: {} of {} rounds finished (a match is won on points over its games in every variant; a drawn match goes to the better seed)\n",
+        state.finished_rounds(),
+        plan.rounds,
+    );
+    if stage > 0 {
+        out.push_str(&format!(
+            "seeding: a Swiss of {stage} rounds, its standings (score, Buchholz, Sonneborn-Berger, initial order) the seeds\n"
+        ));
+        for (r, p) in state.rounds.iter().enumerate().take(stage) {
+            let pairs: Vec<String> = p
+                .pairs
+                .iter()
+                .map(|&(a, b)| match state.points.get(r) {
+                    Some(pts) => format!("{} {:.2} - {:.2} {}", name(a), pts[a], pts[b], name(b)),
+                    None => format!("{} - {}", name(a), name(b)),
+                })
+                .collect();
+            let mut line = format!("round {} (swiss): {}", r + 1, pairs.join(", "));
+            if let Some(b) = p.bye {
+                line.push_str(&format!(", bye {}", name(b)));
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    let order = match (stage, state.seeds()) {
+        (0, _) => order,
+        (_, Some(seeds)) => seeds,
+        (_, None) => return out,
+    };
     let seeds: Vec<String> = order
         .iter()
         .enumerate()
         .map(|(i, &b)| format!("{} {}", i + 1, name(b)))
         .collect();
-    let mut out = format!(
-        "Knockout: {} of {} rounds finished (a match is won on points over its games in every variant; a drawn match goes to the better seed)\nseeds: {}\n",
-        state.finished_rounds(),
-        plan.rounds,
-        seeds.join(", ")
-    );
-    let places = knockout::places(order, &state.points);
-    for (r, p) in places.iter().enumerate().take(state.rounds.len()) {
+    out.push_str(&format!("seeds: {}\n", seeds.join(", ")));
+    let points = &state.points[stage.min(state.points.len())..];
+    let places = knockout::places(order, points);
+    let paired = state.rounds.len().saturating_sub(stage);
+    for (r, p) in places.iter().enumerate().take(paired) {
         let (pairs, byes) = knockout::matches(order, p);
-        let played = state.points.get(r);
+        let played = points.get(r);
         let matches: Vec<String> = pairs
             .iter()
             .map(|&(a, b)| match played {
@@ -465,7 +552,7 @@ fn knockout_report(plan: &SwissPlan, order: &[usize], state: &SwissState) -> Str
                 None => format!("{} - {}", name(a), name(b)),
             })
             .collect();
-        let mut line = format!("round {}: {}", r + 1, matches.join(", "));
+        let mut line = format!("round {}: {}", stage + r + 1, matches.join(", "));
         if !byes.is_empty() {
             let byes: Vec<&str> = byes.iter().map(|&b| name(b)).collect();
             line.push_str(&format!("; byes: {}", byes.join(", ")));

@@ -18,7 +18,10 @@
 //!   - `recheck.rs`: the forfeits workers report, played again on the
 //!     server, and the workers that fail them put in quarantine;
 //!   - `version_tests.rs`: the tests between versions judged by the SPRT
-//!     as their games finish, and ended (the old version's fate).
+//!     as their games finish, and ended (the old version's fate);
+//!   - `events.rs`: the events (a Swiss among the entered versions) moved
+//!     on as their games are committed: each round queued once the round
+//!     before is committed, the event ended after its last.
 //! - `bus/`: the handles the parts share (wake-up and stop, live feed,
 //!   counters, fits, store queries from a thread); imports nothing above.
 //! - `store/`: SQLite or PostgreSQL through sqlx, and SQL nowhere else:
@@ -32,10 +35,12 @@
 //!   versions, their pairs' games), `stderr.rs` (each bot's stderr per
 //!   game), `prune.rs` (records past the retention pruned, rows kept),
 //!   `uploads.rs` (a batch of workers' uploads committed in one
-//!   transaction).
+//!   transaction), `events.rs` (the events, their rounds as paired, their
+//!   games).
 //! - `schedule/`: `pairing.rs` (the pure pairing rule), `queue.rs` (the
 //!   scheduler that keeps the rule's picks in the store to be claimed),
-//!   `version_test.rs` (the tests' pairs, queued beside them).
+//!   `version_test.rs` (the tests' pairs, queued beside them), `event.rs`
+//!   (an event's rounds: a league Swiss replayed from its committed games).
 //! - `intake/`: uploads in, versions out: `mod.rs` (an upload accepted,
 //!   built, checked, entered), `inbox.rs` (uploads bounded at once, a body
 //!   streamed to a file), `pool.rs` (which upload is built and checked
@@ -48,8 +53,8 @@
 //!   `pages.rs`, `status.rs` (`/health`, `/metrics`), `bots.rs`, `games.rs`,
 //!   `exports.rs`, `feed.rs`, `workers.rs`, `quarantine.rs`, `browse.rs`
 //!   (the games browser and the listings' filters), `version_tests.rs`
-//!   (the tests between versions), `stderr.rs` (a game's stderr for its
-//!   bots' owners); `auth.rs`, `error.rs` and `variants.rs` (a variant as
+//!   (the tests between versions), `events.rs` (the events' pages and
+//!   API), `stderr.rs` (a game's stderr for its bots' owners); `auth.rs`, `error.rs` and `variants.rs` (a variant as
 //!   a request names it) below them; the pages' minijinja templates in `templates/`.
 //!
 //! What the server shares with its clients (the upload archive, the
@@ -57,6 +62,7 @@
 //! worker`) in [`crate::client`]; `arena view` in [`crate::view`].
 
 pub mod bus;
+pub mod events;
 pub mod intake;
 pub mod ladder;
 pub mod play;
@@ -101,6 +107,12 @@ pub enum ServeError {
     NotQuarantined(String),
     #[error("user name `{0}`: give 1 to 40 letters, digits, `.`, `_` or `-`")]
     BadUserName(String),
+    #[error("event name `{0}`: give 1 to 40 letters, digits, `.`, `_` or `-`, starting with a letter or digit")]
+    BadEventName(String),
+    #[error("no event named `{0}` (/api/tournaments lists them)")]
+    NoSuchEvent(String),
+    #[error("event `{0}` is {1} already: only a running event is cancelled")]
+    EventOver(String, String),
 }
 
 fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> ServeError {
@@ -204,6 +216,62 @@ pub fn release_worker(t: &Tournament, db: Option<&str>, name: &str) -> Result<()
         match db.release_worker(name).await? {
             true => Ok(()),
             false => Err(ServeError::NotQuarantined(name.to_string())),
+        }
+    })
+}
+
+/// `--start-swiss NAME`: an event (docs/ladder.md "Events"), a Swiss of
+/// `rounds` rounds (default: log2 of the entrants, rounded up, plus 2,
+/// as a league's) among the versions entered now, each pairing a
+/// mini-match of `games_per_pairing` games per variant; its seed drawn
+/// from the ladder's and its name. A running server plays it.
+pub fn start_swiss(
+    t: &Tournament,
+    db: Option<&str>,
+    name: &str,
+    (rounds, games_per_pairing): (Option<u32>, u32),
+) -> Result<store::events::Event, ServeError> {
+    settings_of(t)?;
+    if intake::name_problem(name).is_some() {
+        return Err(ServeError::BadEventName(name.to_string()));
+    }
+    runtime()?.block_on(async {
+        let db = open_db(t, db).await?;
+        let entered = db
+            .versions(Some(store::VersionStatus::Entered))
+            .await?
+            .len();
+        let rounds = rounds.unwrap_or_else(|| (entered.max(1) as f64).log2().ceil() as u32 + 2);
+        let spec = store::events::EventSpec {
+            name: name.to_string(),
+            rounds: i64::from(rounds),
+            games_per_pairing: i64::from(games_per_pairing),
+            seed: crate::league::schedule::group_seed(t.seed, &format!("event:{name}")),
+        };
+        Ok(db.start_event(&spec).await?)
+    })
+}
+
+/// `--cancel-event NAME`: a running event ends `cancelled`, its pending
+/// games dropped (its games played stay the ladder's).
+pub fn cancel_event(t: &Tournament, db: Option<&str>, name: &str) -> Result<(), ServeError> {
+    settings_of(t)?;
+    runtime()?.block_on(async {
+        let db = open_db(t, db).await?;
+        let e = db
+            .event_named(name)
+            .await?
+            .ok_or_else(|| ServeError::NoSuchEvent(name.to_string()))?;
+        let why = "cancelled by the organiser";
+        match db
+            .end_event(e.id, store::events::EventStatus::Cancelled, why)
+            .await?
+        {
+            true => Ok(()),
+            false => Err(ServeError::EventOver(
+                name.to_string(),
+                e.status.to_string(),
+            )),
         }
     })
 }
@@ -387,6 +455,11 @@ impl Parts {
             threads.push(spawn(
                 "ladder-tests",
                 Box::new(move || version_tests::judge_forever(l)),
+            )?);
+            let l = ladder.clone();
+            threads.push(spawn(
+                "ladder-events",
+                Box::new(move || events::run_forever(l)),
             )?);
         }
         Ok(Parts { threads })

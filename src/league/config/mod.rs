@@ -112,7 +112,10 @@ pub enum Format {
     /// the file (`seeds`) or, if empty, drawn from the league's seed as a
     /// Swiss's initial order; each match plays `Tournament::rounds`
     /// seat-swap groups per variant.
-    Knockout { seeds: Vec<usize> },
+    /// With `stage` > 0 (`seeding = "swiss"`), the bracket is seeded by
+    /// the standings of a first Swiss of `stage` rounds among all the
+    /// bots, played first (`seeding_rounds`); `seeds` is then empty.
+    Knockout { seeds: Vec<usize>, stage: u32 },
 }
 
 #[derive(Deserialize)]
@@ -140,6 +143,8 @@ struct RawFile {
     ladder: Option<ladder::RawLadder>,
     format: Option<Spanned<String>>,
     seeds: Option<Spanned<Vec<String>>>,
+    seeding: Option<Spanned<String>>,
+    seeding_rounds: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -301,6 +306,24 @@ fn format_section(
             "only a knockout is seeded: give format = \"knockout\" or leave `seeds` out",
         ));
     }
+    let knockout = raw
+        .format
+        .as_ref()
+        .is_some_and(|f| f.get_ref() == "knockout");
+    if let (Some(s), false) = (&raw.seeding, knockout) {
+        return Err(ctx.field(
+            s.span(),
+            "seeding",
+            "only a knockout is seeded: give format = \"knockout\" or leave `seeding` out",
+        ));
+    }
+    if let (Some(s), false) = (&raw.seeding_rounds, knockout) {
+        return Err(ctx.field(
+            s.span(),
+            "seeding_rounds",
+            "only a knockout seeded by a Swiss has them: give format = \"knockout\" and seeding = \"swiss\", or leave `seeding_rounds` out",
+        ));
+    }
     let Some(f) = &raw.format else {
         return Ok((Format::RoundRobin, rounds_section(ctx, raw, flags)?));
     };
@@ -415,7 +438,51 @@ fn knockout_section(
         }
         None => 1,
     };
-    Ok((Format::Knockout { seeds }, groups))
+    let stage = seeding_stage(ctx, raw, specs.len())?;
+    Ok((Format::Knockout { seeds, stage }, groups))
+}
+
+/// A knockout's first stage (`seeding = "swiss"`, `seeding_rounds`):
+/// its Swiss rounds, 0 without one. With `seeds` it is refused: the
+/// bracket is seeded by one or the other.
+fn seeding_stage(ctx: &Ctx<'_>, raw: &RawFile, bots: usize) -> Result<u32, ConfigError> {
+    let Some(s) = &raw.seeding else {
+        if let Some(r) = &raw.seeding_rounds {
+            return Err(ctx.field(
+                r.span(),
+                "seeding_rounds",
+                "a first stage's rounds need seeding = \"swiss\"",
+            ));
+        }
+        return Ok(0);
+    };
+    match s.get_ref().as_str() {
+        "swiss" => {}
+        "seeds" => return Ok(0),
+        other => {
+            return Err(ctx.field(
+                s.span(),
+                "seeding",
+                format!("must be \"seeds\" (the default: `seeds`, or drawn from the league's seed) or \"swiss\" (a first Swiss stage), got \"{other}\""),
+            ))
+        }
+    }
+    if raw.seeds.is_some() {
+        return Err(ctx.field(
+            s.span(),
+            "seeding",
+            "seeding = \"swiss\" seeds the bracket by a first Swiss: leave `seeds` out",
+        ));
+    }
+    Ok(match &raw.seeding_rounds {
+        Some(r) => ctx.count(
+            &(*r.get_ref(), Source::File(r.span())),
+            "seeding_rounds",
+            1,
+            1000,
+        )? as u32,
+        None => (bots as f64).log2().ceil() as u32,
+    })
 }
 
 /// `name`: the results folder's name (default: the file's stem).

@@ -470,7 +470,13 @@ fn bad_formats_name_the_key_and_the_line() {
     let k = parse(&format!("{TWO_BOTS}format = \"knockout\"\n")).unwrap();
     assert_eq!(
         (k.format, k.rounds),
-        (Format::Knockout { seeds: vec![] }, 1)
+        (
+            Format::Knockout {
+                seeds: vec![],
+                stage: 0
+            },
+            1
+        )
     );
     let e = err("format = \"knockout\"\nvariants = [\"filo\", \"tricala3\"]\n");
     assert!(
@@ -483,7 +489,13 @@ fn bad_formats_name_the_key_and_the_line() {
     .unwrap();
     assert_eq!(
         (k.format, k.rounds),
-        (Format::Knockout { seeds: vec![1, 0] }, 3)
+        (
+            Format::Knockout {
+                seeds: vec![1, 0],
+                stage: 0
+            },
+            3
+        )
     );
     let e = err("format = \"swiss\"\nseeds = [\"a\", \"b\"]\n");
     assert!(
@@ -504,4 +516,55 @@ fn bad_formats_name_the_key_and_the_line() {
     assert!(e.contains("`format`: a Swiss has no `[sprt]`"), "{e}");
     let e = err("format = 3\n");
     assert!(e.contains("format"), "{e}");
+    // A knockout seeded by a first Swiss: its rounds given, or log2 of
+    // the bots rounded up; with `seeds`, or outside a knockout, refused.
+    let k = parse(&format!(
+        "{TWO_BOTS}format = \"knockout\"\nseeding = \"swiss\"\nseeding_rounds = 3\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        k.format,
+        Format::Knockout {
+            seeds: vec![],
+            stage: 3
+        }
+    );
+    let k = parse(&format!(
+        "{TWO_BOTS}format = \"knockout\"\nseeding = \"swiss\"\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        k.format,
+        Format::Knockout {
+            seeds: vec![],
+            stage: 1
+        }
+    );
+    let e = err("format = \"knockout\"\nseeding = \"swiss\"\nseeds = [\"a\", \"b\"]\n");
+    assert!(e.contains("x.toml:8: `seeding`: seeding = \"swiss\" seeds the bracket by a first Swiss: leave `seeds` out"), "{e}");
+    let e = err("format = \"knockout\"\nseeding = \"elo\"\n");
+    assert!(
+        e.contains("`seeding`: must be \"seeds\"") && e.contains("got \"elo\""),
+        "{e}"
+    );
+    let e = err("format = \"knockout\"\nseeding_rounds = 2\n");
+    assert!(
+        e.contains("`seeding_rounds`: a first stage's rounds need seeding = \"swiss\""),
+        "{e}"
+    );
+    let e = err("format = \"knockout\"\nseeding = \"swiss\"\nseeding_rounds = 0\n");
+    assert!(
+        e.contains("`seeding_rounds`: must be between 1 and 1000, got 0"),
+        "{e}"
+    );
+    let e = err("format = \"swiss\"\nseeding = \"swiss\"\n");
+    assert!(
+        e.contains("x.toml:8: `seeding`: only a knockout is seeded"),
+        "{e}"
+    );
+    let e = err("seeding_rounds = 2\n");
+    assert!(
+        e.contains("x.toml:7: `seeding_rounds`: only a knockout seeded by a Swiss"),
+        "{e}"
+    );
 }

@@ -6,6 +6,7 @@
 //! words where the dialects differ come from [`Backend`].
 
 pub mod browse;
+pub mod events;
 pub mod finished;
 pub mod grace;
 pub mod leases;
@@ -128,6 +129,7 @@ macro_rules! migrations {
             6, "closed sets", "0006_closed_sets.sql";
             7, "version tests", "0007_version_tests.sql";
             8, "game stderr", "0008_game_stderr.sql";
+            9, "events", "0009_events.sql";
         )
     };
     (@ $dialect:literal; $($version:literal, $description:literal, $file:literal;)+) => {

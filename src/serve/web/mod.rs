@@ -11,6 +11,7 @@
 //! CSV, JSON lines, PGN), `feed` (the live feed), `workers` (the workers'
 //! endpoints), `quarantine` (the workers' page and its re-checks),
 //! `version_tests` (the tests between versions, `/tests`, `/api/tests`);
+//! `events` (the events: a Swiss among the entered versions, `/tournaments`, `/api/tournaments`);
 //! `stderr` (a game's stderr for its bots' owners);
 //! `browse` (the games browser, and the filters of every games listing);
 //! `auth` (whose token), `error` (the refusals) and `variants` (a
@@ -20,6 +21,7 @@ mod auth;
 mod bots;
 mod browse;
 pub mod error;
+mod events;
 mod exports;
 mod feed;
 mod games;
@@ -48,6 +50,7 @@ pub fn router(ladder: Arc<Ladder>) -> Router {
         .merge(workers::router())
         .merge(quarantine::router())
         .merge(version_tests::router())
+        .merge(events::router())
         .merge(stderr::router())
         .merge(browse::router())
         .fallback(|| async { ApiError::not_found("no such page: see docs/ladder.md for the API") })

@@ -380,6 +380,8 @@ fn templates() -> Result<minijinja::Environment<'static>, minijinja::Error> {
         "version_test.html",
         include_str!("templates/version_test.html"),
     )?;
+    env.add_template("events.html", include_str!("templates/events.html"))?;
+    env.add_template("event.html", include_str!("templates/event.html"))?;
     Ok(env)
 }
 
