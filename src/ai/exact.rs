@@ -47,6 +47,11 @@ impl FiloSolution {
         }
     }
 
+    /// Whether a solve is running or has finished.
+    pub fn started(&self) -> bool {
+        self.running.is_some() || self.values.is_some()
+    }
+
     /// Whether the solution reaches `g`.
     pub fn covers(&self, g: &Filo) -> bool {
         self.values
@@ -84,9 +89,16 @@ impl FiloSolution {
         };
         let max = self.max_states;
         self.values = None;
-        self.running = Some(std::thread::spawn(move || {
-            filo_solve::solve_values(&root, max)
-        }));
+        let spawned = std::thread::Builder::new()
+            .name("filo-solve".into())
+            .spawn(move || filo_solve::solve_values(&root, max));
+        match spawned {
+            Ok(h) => self.running = Some(h),
+            Err(e) => {
+                eprintln!("F.I.L.O solver: no thread ({e}): searching without it");
+                self.failed_at = Some(g.plies());
+            }
+        }
     }
 
     /// Solves from `g` now, on this thread (tests; a bot uses

@@ -183,8 +183,9 @@ pub fn solve(root: &Filo, max_states: usize) -> Result<Solution, SolveError> {
 pub fn solve_values(root: &Filo, max_states: usize) -> Result<HashMap<u64, Value>, SolveError> {
     let graph = Graph::enumerate(root, max_states)?;
     let (value, dist) = graph.retrograde();
-    Ok(graph
-        .keys
+    // The moves are no longer needed: free them before the map grows.
+    let Graph { keys, .. } = graph;
+    Ok(keys
         .iter()
         .enumerate()
         .map(|(j, &k)| {
