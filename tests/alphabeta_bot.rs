@@ -64,3 +64,38 @@ fn the_alphabeta_bot_plays_every_two_player_game_to_its_end() {
         .count();
     assert!(wins >= 7, "{wins} of 10 won\n{out}");
 }
+
+/// Three-player Tricala with the paranoid search (`--three paranoid`):
+/// one seat-swap group of six games against the random and greedy bots.
+#[test]
+fn the_paranoid_search_plays_three_player_tricala_to_its_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = format!("{ALPHABETA} --millis 20 --three paranoid");
+    let o = arena(
+        dir.path(),
+        &[
+            "match",
+            &bot,
+            RANDOM,
+            env!("CARGO_BIN_EXE_greedy-bot"),
+            "--variants",
+            "tricala3",
+            "--games",
+            "1",
+            "-j",
+            "2",
+            "--quiet",
+            "--no-report",
+            "-o",
+            "out",
+        ],
+    );
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    let rows = csvio::read_rows(&dir.path().join("out/games.csv")).unwrap();
+    assert_eq!(rows.len(), 6, "{out}");
+    for r in &rows {
+        assert_eq!((r.variant.as_str(), r.players), ("tricala", 3), "{r:?}");
+        assert_eq!(r.offender, None, "{r:?}");
+    }
+}
