@@ -76,8 +76,9 @@ pub fn parse_args() -> Result<Timing, String> {
     parse(std::env::args().skip(1))
 }
 
-/// Parses `--millis N` and `--iterations N` (or `--flag=N`).
-fn parse(mut args: impl Iterator<Item = String>) -> Result<Timing, String> {
+/// Parses `--millis N` and `--iterations N` (or `--flag=N`): the
+/// driver's flags, for a bot that takes flags of its own too.
+pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Timing, String> {
     let mut timing = Timing {
         millis: None,
         iterations: None,

@@ -17,7 +17,8 @@ use crate::engine::{
 pub type Scores = [f64; MAX_SEATS];
 
 /// A game the bots can evaluate.
-pub trait Evaluate: Rules {
+/// `Hash` keys the alpha-beta search's transposition table.
+pub trait Evaluate: Rules + std::hash::Hash {
     /// Each seat's expected score in [0, 1] (2 players: they sum to 1)
     /// for a position that is not over.
     fn estimate(&self) -> Scores;

@@ -177,6 +177,28 @@ pub fn solve(root: &Filo, max_states: usize) -> Result<Solution, SolveError> {
     })
 }
 
+/// The value of every non-final position reachable from `root`, by
+/// [`key`] (the ply cap off): what the reference bot plays from once it
+/// has them. Fails without proving anything beyond `max_states`.
+pub fn solve_values(root: &Filo, max_states: usize) -> Result<HashMap<u64, Value>, SolveError> {
+    let graph = Graph::enumerate(root, max_states)?;
+    let (value, dist) = graph.retrograde();
+    // The moves are no longer needed: free them before the map grows.
+    let Graph { keys, .. } = graph;
+    Ok(keys
+        .iter()
+        .enumerate()
+        .map(|(j, &k)| {
+            let v = match value[j] {
+                WIN => Value::Win(dist[j]),
+                LOSS => Value::Loss(dist[j]),
+                _ => Value::Draw,
+            };
+            (k, v)
+        })
+        .collect())
+}
+
 /// Every non-final position reachable from the root, by index (the root
 /// is 0), with its moves.
 struct Graph {

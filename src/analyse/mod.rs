@@ -9,8 +9,7 @@
 //! engine, reads exact values through [`Oracle`]s, and knows nothing of
 //! results folders or the command line.
 
-mod search;
-
+use crate::ai::alphabeta;
 use crate::ai::eval::Evaluate;
 use crate::ai::filo_solve;
 use crate::engine::{
@@ -331,7 +330,7 @@ fn judge<G: Evaluate>(
             } else {
                 DEFAULT_DEPTH
             });
-            let (scores, reached) = search::option_scores(g, opts, depth, deadline, oracle);
+            let (scores, reached) = alphabeta::option_scores(g, opts, depth, deadline, oracle);
             (
                 scores
                     .into_iter()

@@ -111,7 +111,7 @@ const NEIGHBOURS: [[u8; 5]; SMALL_PITS] = {
 /// A Diffusion position. `Clone` copies 24 bytes; nothing on the heap.
 ///
 /// An option (`Opt`) is the index of a small pit, `A` = 0 .. `L` = 11.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 pub struct Diffusion {
     /// Stones per pit: small pits `A`..`L` at 0..11, West at 12, East at 13.
     pits: [u8; 14],

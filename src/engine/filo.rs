@@ -36,7 +36,7 @@ pub const BLACK: Seat = 1;
 const LETTERS: &[u8; SQUARES] = b"ABCDEFGH";
 
 /// The colour of a checker.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Colour {
     White = 0,
@@ -79,7 +79,7 @@ pub enum FiloOpt {
 }
 
 /// A F.I.L.O position. `Clone` copies a few dozen bytes; nothing on the heap.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 pub struct Filo {
     /// Each square's stack, bottom to top; only `heights[sq]` entries count.
     stacks: [[Colour; MAX_STACK as usize]; SQUARES],

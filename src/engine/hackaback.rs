@@ -73,7 +73,7 @@ pub enum Opt {
     Draw,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Phase {
     /// White places her six seeds, one decision each.
     Setup,
@@ -117,6 +117,23 @@ pub struct Hackaback {
     window: [u64; WINDOW],
     /// Positions of the current stretch beyond the first `WINDOW`.
     spill: Vec<u64>,
+}
+
+/// The state a search needs to tell positions apart: everything but the
+/// repetition history (`window`, `spill`), which a transposition table
+/// keyed on this hash ignores.
+impl std::hash::Hash for Hackaback {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.seeds.hash(h);
+        self.phase.hash(h);
+        self.mover.hash(h);
+        self.placed.hash(h);
+        self.hand.hash(h);
+        self.at.hash(h);
+        self.plies.hash(h);
+        self.sowing_turns.hash(h);
+        self.outcome.hash(h);
+    }
 }
 
 impl fmt::Debug for Hackaback {

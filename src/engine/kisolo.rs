@@ -37,7 +37,7 @@ pub struct Move {
 }
 
 /// A Kisolo game (2 players). Small and `Copy`-sized: cloning allocates nothing.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Kisolo {
     columns: u8,
     board: Board,

@@ -239,7 +239,7 @@ impl fmt::Display for Reason {
 
 /// The end of a game: a rank per seat (0 = first; equal ranks share the
 /// place) and the reason.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Outcome {
     pub players: u8,
     pub ranks: [u8; MAX_SEATS],

@@ -176,7 +176,7 @@ pub enum Opt {
 }
 
 /// The kind of the current decision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Phase {
     /// Set-up: place a stone.
     Place,
@@ -190,7 +190,7 @@ enum Phase {
 }
 
 /// A Tricala game: a small `Copy` value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Tricala {
     players: u8,
     /// Stones per pit, by colour (seat).

@@ -1,0 +1,162 @@
+//! The exact values a reference bot can use while it searches (issue 51):
+//! the endgame tables of Diffusion and Hackaback when a folder is given,
+//! and F.I.L.O's solution, computed by the solver on a thread of its own
+//! from the first position of a game and used once it is there. One
+//! [`Oracle`] for every game: it answers for the games it has values of
+//! and says nothing for the others.
+
+use super::filo_solve;
+use crate::engine::{diffusion::Diffusion, filo::Filo, hackaback::Hackaback, Rules};
+use crate::tables::diffusion::DiffusionTable;
+use crate::tables::hackaback::HackabackTable;
+use crate::tables::probe::{Oracle, Tables};
+use crate::tables::Value;
+use std::any::Any;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// F.I.L.O positions solved (by [`filo_solve::key`]).
+pub type FiloValues = HashMap<u64, filo_solve::Value>;
+
+type Solving = JoinHandle<Result<FiloValues, filo_solve::SolveError>>;
+
+/// F.I.L.O's solution from a game's position, once solved.
+pub struct FiloSolution {
+    values: Option<Arc<FiloValues>>,
+    running: Option<Solving>,
+    /// The ply of the last solve that failed (too many positions): the
+    /// next try waits until the game has moved on.
+    failed_at: Option<u32>,
+    max_states: usize,
+}
+
+/// Plies a failed solve waits before the next try.
+const RETRY_PLIES: u32 = 8;
+
+impl FiloSolution {
+    /// Solves from positions with at most `max_states` reachable ones
+    /// (the empty board has 4.7 million; docs/filo-solved.md).
+    pub fn new(max_states: usize) -> FiloSolution {
+        FiloSolution {
+            values: None,
+            running: None,
+            failed_at: None,
+            max_states,
+        }
+    }
+
+    /// Whether a solve is running or has finished.
+    pub fn started(&self) -> bool {
+        self.running.is_some() || self.values.is_some()
+    }
+
+    /// Whether the solution reaches `g`.
+    pub fn covers(&self, g: &Filo) -> bool {
+        self.values
+            .as_ref()
+            .is_some_and(|v| v.contains_key(&filo_solve::key(g)))
+    }
+
+    /// Collects a finished solve; starts one from `g` (on its own thread)
+    /// when no solution reaches it and none is running. Every position of
+    /// the game after `g` is reachable from it, so one solve a game is
+    /// enough.
+    pub fn prepare(&mut self, g: &Filo) {
+        if self.running.as_ref().is_some_and(JoinHandle::is_finished) {
+            if let Some(h) = self.running.take() {
+                match h.join() {
+                    Ok(Ok(v)) => self.values = Some(Arc::new(v)),
+                    Ok(Err(e)) => {
+                        eprintln!("F.I.L.O solver: {e}");
+                        self.failed_at = Some(g.plies());
+                    }
+                    Err(_) => self.failed_at = Some(g.plies()),
+                }
+            }
+        }
+        if self.running.is_some() || self.covers(g) || g.to_decide().is_none() {
+            return;
+        }
+        if let Some(p) = self.failed_at {
+            if g.plies() >= p && g.plies() < p + RETRY_PLIES {
+                return;
+            }
+        }
+        let Ok(root) = filo_solve::decode(filo_solve::key(g)) else {
+            return;
+        };
+        let max = self.max_states;
+        self.values = None;
+        let spawned = std::thread::Builder::new()
+            .name("filo-solve".into())
+            .spawn(move || filo_solve::solve_values(&root, max));
+        match spawned {
+            Ok(h) => self.running = Some(h),
+            Err(e) => {
+                eprintln!("F.I.L.O solver: no thread ({e}): searching without it");
+                self.failed_at = Some(g.plies());
+            }
+        }
+    }
+
+    /// Solves from `g` now, on this thread (tests; a bot uses
+    /// [`FiloSolution::prepare`]).
+    pub fn solve_now(&mut self, g: &Filo) -> Result<(), filo_solve::SolveError> {
+        let root = filo_solve::decode(filo_solve::key(g))?;
+        self.values = Some(Arc::new(filo_solve::solve_values(&root, self.max_states)?));
+        Ok(())
+    }
+
+    fn value(&self, g: &Filo) -> Option<Value> {
+        let v = self.values.as_ref()?.get(&filo_solve::key(g))?;
+        let short = |d: u32| d.min(u32::from(crate::tables::MAX_DISTANCE)) as u16;
+        Some(match *v {
+            filo_solve::Value::Win(d) => Value::Win(short(d)),
+            filo_solve::Value::Loss(d) => Value::Loss(short(d)),
+            filo_solve::Value::Draw => Value::Draw,
+        })
+    }
+}
+
+/// Every exact value a bot has.
+pub struct Exact {
+    pub diffusion: Option<Tables<DiffusionTable>>,
+    pub hackaback: Option<Tables<HackabackTable>>,
+    pub filo: FiloSolution,
+}
+
+impl Exact {
+    /// The tables in `dir` (if given; a layer not built there is simply
+    /// not used) and F.I.L.O's solver.
+    pub fn new(dir: Option<&Path>, filo_max_states: usize) -> Exact {
+        Exact {
+            diffusion: dir.map(Tables::open),
+            hackaback: dir.map(Tables::open),
+            filo: FiloSolution::new(filo_max_states),
+        }
+    }
+
+    /// The first damaged table file met, if any.
+    pub fn error(&self) -> Option<String> {
+        let d = self.diffusion.as_ref().and_then(Tables::error);
+        d.or_else(|| self.hackaback.as_ref().and_then(Tables::error))
+    }
+}
+
+impl<G: Rules> Oracle<G> for Exact {
+    fn at_turn_start(&self, g: &G) -> Option<Value> {
+        let any = g as &dyn Any;
+        if let Some(f) = any.downcast_ref::<Filo>() {
+            return self.filo.value(f);
+        }
+        if let Some(d) = any.downcast_ref::<Diffusion>() {
+            return self.diffusion.as_ref()?.at_turn_start(d);
+        }
+        if let Some(h) = any.downcast_ref::<Hackaback>() {
+            return self.hackaback.as_ref()?.at_turn_start(h);
+        }
+        None
+    }
+}
