@@ -847,6 +847,10 @@ async fn upload_batch(
             Err(r) => answers[i] = Err(r),
         }
     }
+    // By id: the games of one commit may share its millisecond, and the
+    // exports list such games by id; counted in the same order, a fit
+    // taken between two of them counts a head of the export.
+    checked.sort_by_key(|(_, (c, _))| c.game);
     commit_batch(&l, &w, checked, &mut answers).await;
     for (i, id, s) in stderr {
         if answers[i].is_ok() {
