@@ -57,10 +57,11 @@ pub(super) fn uploader(
             Ok(first) => {
                 let mut bytes = first.body.record.len();
                 let mut batch = vec![first];
-                let until = Instant::now() + BATCH_WAIT;
+                // A moment for more to finish, asleep rather than woken by
+                // each: then all that came.
+                std::thread::sleep(BATCH_WAIT);
                 while batch.len() < BATCH_GAMES && bytes < BATCH_BYTES {
-                    let left = until.saturating_duration_since(Instant::now());
-                    match rx.recv_timeout(left) {
+                    match rx.try_recv() {
                         Ok(s) => {
                             bytes += s.body.record.len();
                             batch.push(s);
