@@ -108,6 +108,16 @@ fn a_seeded_knockout_has_its_bracket_and_a_resume_after_sigkill_plays_it_again()
     assert!(text.contains("; byes: a, b"), "{text}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains(&text), "{stdout}");
+    // The report shows the bracket as the league wrote it.
+    let page = std::fs::read_to_string(whole.join("report/index.html")).unwrap();
+    assert!(
+        page.contains("<h2>Bracket</h2>"),
+        "no bracket in the report"
+    );
+    assert!(
+        page.contains(&format!("champion: {champion}\n")),
+        "the report's bracket is not knockout.txt's"
+    );
 
     // The same league killed before its last games, then resumed.
     let cut = dir.path().join("cut");

@@ -109,6 +109,17 @@ fn sprt_of(dir: &Path) -> anyhow::Result<(Option<String>, bool)> {
     Ok(verdict.map_or((None, false), |v| (Some(v.line), v.decided)))
 }
 
+/// The Swiss's standings and rounds or the knockout's bracket that a
+/// league of that format wrote in `dir`, for the report: (title, text).
+fn format_of(dir: &Path) -> Option<(String, String)> {
+    [("knockout.txt", "Bracket"), ("swiss.txt", "Swiss")]
+        .into_iter()
+        .find_map(|(file, title)| {
+            let text = std::fs::read_to_string(dir.join(file)).ok()?;
+            Some((title.to_string(), text))
+        })
+}
+
 pub(super) fn sources(folders: &[PathBuf]) -> Vec<Source> {
     folders
         .iter()
@@ -134,6 +145,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         scheduled,
         sprt,
         decided,
+        format: format_of(&league),
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         all_games: args.all_games,
         on_demand: false,
@@ -260,6 +272,7 @@ fn write(dir: &Path, title: &str, total: Option<usize>, live: bool) -> anyhow::R
         scheduled: total,
         sprt,
         decided,
+        format: format_of(dir),
         threads: 1,
         ..Default::default()
     };

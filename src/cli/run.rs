@@ -352,6 +352,12 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
     let interrupted = summary
         .as_ref()
         .is_some_and(|s| matches!(s.end, RunEnd::Interrupted));
+    // A Swiss's standings or a knockout's bracket first: the report shows
+    // it.
+    let format = match interrupted {
+        true => None,
+        false => format_text(t, &dir)?,
+    };
     let report = match interrupted {
         true => None,
         false => live.finish(&dir),
@@ -360,7 +366,8 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         return Ok(code);
     }
     let played = summary.as_ref().map_or(0, |s| s.played);
-    closing_lines(t, how, &dir, &clock, played, report, sprt.as_ref())?;
+    let ends = Ends { report, format };
+    closing_lines(t, how, &dir, &clock, played, ends, sprt.as_ref())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -422,13 +429,20 @@ fn play_on_console(
 /// The lines after a league's games: where its files are, its report,
 /// the head-to-head lines and the SPRT's verdict, counted from the rows
 /// (this run's and earlier ones').
+/// What a league's end wrote besides its tables: its report, and the
+/// Swiss's or knockout's text with its path.
+struct Ends {
+    report: Option<PathBuf>,
+    format: Option<(String, PathBuf)>,
+}
+
 fn closing_lines(
     t: &Tournament,
     how: &How,
     dir: &Path,
     clock: &Clock,
     played: usize,
-    report: Option<PathBuf>,
+    ends: Ends,
     sprt: Option<&SprtRun>,
 ) -> anyhow::Result<()> {
     let pairs = head_to_head_pairs(t);
@@ -442,11 +456,12 @@ fn closing_lines(
         dir.display(),
         games_csv.display()
     );
-    if let Some(p) = report {
+    if let Some(p) = ends.report {
         outln!("report: {}", p.display());
     }
-    if let Some(plan) = crate::league::swiss_games::SwissPlan::of(t) {
-        swiss_lines(&plan, dir, &games_csv)?;
+    if let Some((text, path)) = ends.format {
+        let file = path.file_name().unwrap_or_default().to_string_lossy();
+        outln!("{text}{file}: {}", path.display());
     }
     if sprt.is_some() || !pairs.is_empty() {
         let rows = crate::results::csvio::read_rows(&games_csv)
@@ -461,21 +476,21 @@ fn closing_lines(
     Ok(())
 }
 
-/// A Swiss's standings and rounds, from its rows: written to swiss.txt in
-/// its folder and printed.
-fn swiss_lines(
-    plan: &crate::league::swiss_games::SwissPlan,
-    dir: &Path,
-    games_csv: &Path,
-) -> anyhow::Result<()> {
-    use crate::league::swiss_games::{report, SwissState};
-    let rows = crate::results::csvio::read_rows(games_csv)
+/// A Swiss's standings and rounds (or a knockout's bracket), from its
+/// rows: written to swiss.txt (knockout.txt) in its folder, for the
+/// report and the closing lines. None for a round-robin.
+fn format_text(t: &Tournament, dir: &Path) -> anyhow::Result<Option<(String, PathBuf)>> {
+    use crate::league::swiss_games::{report, SwissPlan, SwissState};
+    let Some(plan) = SwissPlan::of(t) else {
+        return Ok(None);
+    };
+    let games_csv = Layout::new(dir).games_csv();
+    let rows = crate::results::csvio::read_rows(&games_csv)
         .with_context(|| format!("reading back {}", games_csv.display()))?;
-    let text = report(plan, &SwissState::replay(plan, &rows));
+    let text = report(&plan, &SwissState::replay(&plan, &rows));
     let path = dir.join(plan.report_file());
     std::fs::write(&path, &text).with_context(|| format!("writing {}", path.display()))?;
-    outln!("{}{}: {}", text, plan.report_file(), path.display());
-    Ok(())
+    Ok(Some((text, path)))
 }
 
 /// When a run's games started, apart from the bots' builds before them (a

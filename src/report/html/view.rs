@@ -31,6 +31,7 @@ pub struct Page {
     scheduled: Option<usize>,
     sprt: Option<String>,
     decided: bool,
+    format: Option<(String, String)>,
     bots: usize,
     confidence: String,
     warnings: Vec<String>,
@@ -712,6 +713,7 @@ pub fn page(
         scheduled: opts.scheduled,
         sprt: opts.sprt.clone(),
         decided: opts.decided,
+        format: opts.format.clone(),
         bots: report.overall.ratings.len(),
         confidence: format!("{:.0}%", CONFIDENCE * 100.0),
         warnings: warnings.to_vec(),
@@ -1049,6 +1051,9 @@ pub struct Options {
     pub sprt: Option<String>,
     /// That SPRT decided: the league ended there, not at `scheduled`.
     pub decided: bool,
+    /// A Swiss's standings and rounds or a knockout's bracket, as the
+    /// league wrote them (`swiss.txt`, `knockout.txt`): (title, text).
+    pub format: Option<(String, String)>,
     /// Threads that build the viewer data (0 counts as 1).
     pub threads: usize,
     /// Every game's viewer data (`--all-games`), not only the sample's
