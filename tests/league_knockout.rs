@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::league::{killed_after_rows, run};
+use common::league::{killed_after_rows, run, run_ok};
 use mancala_arena::results::{csvio, GameRow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -72,12 +72,7 @@ fn a_seeded_knockout_has_its_bracket_and_a_resume_after_sigkill_plays_it_again()
     let dir = tempfile::tempdir().unwrap();
     let file = write_knockout(dir.path(), SEEDED);
     let whole = dir.path().join("whole");
-    let out = run(&file, &["--output", whole.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_ok(&file, &["--output", whole.to_str().unwrap()]);
     let expected = csvio::read_rows(&whole.join("games.csv")).unwrap();
     assert_eq!(expected.len(), 5 * 8);
     let b = bracket(&expected);
@@ -127,12 +122,7 @@ fn a_seeded_knockout_has_its_bracket_and_a_resume_after_sigkill_plays_it_again()
         done < 40,
         "killed after the final ({done} rows): nothing tested"
     );
-    let out = run(&file, &["--output", cut.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&file, &["--output", cut.to_str().unwrap()]);
     let got = csvio::read_rows(&csv).unwrap();
     assert_eq!(got.len(), 40);
     assert_eq!(bracket(&got), b);
@@ -198,12 +188,7 @@ fn a_knockout_seeded_by_a_first_swiss_stage_plays_the_bracket_of_its_standings()
     let dir = tempfile::tempdir().unwrap();
     let file = write_knockout(dir.path(), "seeding = \"swiss\"\nseeding_rounds = 2");
     let whole = dir.path().join("whole");
-    let out = run(&file, &["--output", whole.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&file, &["--output", whole.to_str().unwrap()]);
     let rows = csvio::read_rows(&whole.join("games.csv")).unwrap();
     // The stage: 2 rounds of 3 pairs x 8 games; the bracket: 5 matches.
     assert_eq!(rows.len(), 2 * 3 * 8 + 5 * 8);
@@ -275,12 +260,7 @@ fn a_knockout_seeded_by_a_first_swiss_stage_plays_the_bracket_of_its_standings()
         done < 48,
         "killed after the stage ({done} rows): nothing tested"
     );
-    let out = run(&file, &["--output", cut.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&file, &["--output", cut.to_str().unwrap()]);
     let got = csvio::read_rows(&cut.join("games.csv")).unwrap();
     assert_eq!(bracket(&got), b);
     assert_eq!(

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::league::{arena, data_lines, run, wait_for_rows};
+use common::league::{arena, data_lines, run, run_ok, wait_for_rows};
 use common::{misbehave_py, processes_with, record_text};
 use mancala_arena::league::config::Tournament;
 use mancala_arena::league::schedule;
@@ -46,12 +46,7 @@ output = "out"
 /// Runs `file` (again) and checks that it succeeds and that `csv` then
 /// holds every game of the schedule exactly once; returns the rows.
 fn run_finishes_the_schedule(file: &Path, csv: &Path) -> Vec<GameRow> {
-    let out = run(file, &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(file, &[]);
     let got = rows(csv);
     let ids: BTreeSet<String> = by_id(&got).into_keys().collect();
     assert_eq!(ids, schedule_ids(file));
@@ -133,12 +128,7 @@ fn schedule_ids(file: &Path) -> BTreeSet<String> {
 fn a_full_run_writes_every_game_its_records_and_the_tables() {
     let dir = tempfile::tempdir().unwrap();
     let file = write_tournament(dir.path(), 1, "");
-    let out = run(&file, &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_ok(&file, &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("Elo"), "{stdout}");
     let res = dir.path().join("out");
@@ -356,12 +346,7 @@ fn rows_the_schedule_does_not_hold_stop_the_run_until_repaired() {
     );
     assert!(err.contains("--repair"), "{err}");
 
-    let out = run(&file, &["--repair"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&file, &["--repair"]);
     let got = rows(&csv);
     by_id(&got);
     assert_eq!(
@@ -537,12 +522,7 @@ output = "out"
         ),
     )
     .unwrap();
-    let out = run(&file, &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&file, &[]);
     let got = rows(&dir.path().join("out/games.csv"));
     by_id(&got);
     assert_eq!(got.len(), schedule_ids(&file).len());
@@ -730,12 +710,7 @@ fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
     let dir = tempfile::tempdir().unwrap();
     let file = write_tournament(dir.path(), 12, "");
     let whole = dir.path().join("whole");
-    let out = run(&file, &["--output", whole.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&file, &["--output", whole.to_str().unwrap()]);
     let expected = by_id(&rows(&whole.join("games.csv")));
     assert_eq!(expected.len(), 12 * 36);
 
@@ -776,12 +751,7 @@ fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
     drop(f);
     assert!(std::fs::metadata(&log).unwrap().len() > committed);
 
-    let out = run(&file, &["--output", cut.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_ok(&file, &["--output", cut.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("torn"), "{stderr}");
     assert!(stderr.contains("records without a row"), "{stderr}");
@@ -850,12 +820,7 @@ fn ctrl_c_stops_cleanly_and_the_same_command_finishes() {
     let partial = rows(&csv);
     assert!(partial.len() < 12 * 36);
 
-    let out = run(&file, &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&file, &[]);
     let all = rows(&csv);
     assert_eq!(by_id(&all).len(), 12 * 36);
     let ids: BTreeSet<String> = all.iter().map(|r| r.game_id.clone()).collect();
@@ -875,12 +840,7 @@ fn shards_together_are_exactly_one_run() {
     let mut merged = BTreeMap::new();
     let mut paths = Vec::new();
     for k in 1..=3 {
-        let out = run(&file, &["--shard", &format!("{k}/3")]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        run_ok(&file, &["--shard", &format!("{k}/3")]);
         let csv = dir.path().join(format!("out/shard-{k}-of-3/games.csv"));
         let part = by_id(&rows(&csv));
         assert!(!part.is_empty());
@@ -1380,12 +1340,7 @@ fn a_bot_that_dies_at_start_is_shown_with_its_stderr() {
 fn a_resume_checks_what_changed() {
     let dir = tempfile::tempdir().unwrap();
     let file = write_tournament(dir.path(), 1, "");
-    let out = run(&file, &["--rounds", "1"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&file, &["--rounds", "1"]);
     let meta = std::fs::read_to_string(dir.path().join("out/league.json")).unwrap();
     assert!(
         meta.contains("\"decision_ms\"") && meta.contains("random-bot"),
@@ -1444,12 +1399,7 @@ fn the_league_log_holds_starts_forfeits_and_the_end() {
     let cheat = format!(r#"["python3", "{}", "illegal"]"#, misbehave_py().display());
     let file = good_against(dir.path(), "l", "cheat", &cheat, r#""filo""#);
     let log = dir.path().join("league.log");
-    let out = run(&file, &["--log", log.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&file, &["--log", log.to_str().unwrap()]);
     let text = std::fs::read_to_string(&log).unwrap();
     for needle in [
         "league l: 2 bots",
@@ -1700,12 +1650,7 @@ output = "out"
         ),
     )
     .unwrap();
-    let out = run(&file, &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&file, &[]);
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/league.json")).unwrap())
             .unwrap();

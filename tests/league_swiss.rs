@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::league::{killed_after_rows, run};
+use common::league::{killed_after_rows, run, run_ok};
 use mancala_arena::results::{csvio, GameRow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -73,12 +73,7 @@ fn a_swiss_killed_mid_round_and_resumed_pairs_as_one_left_alone() {
     let dir = tempfile::tempdir().unwrap();
     let file = write_swiss(dir.path(), "");
     let whole = dir.path().join("whole");
-    let out = run(&file, &["--output", whole.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_ok(&file, &["--output", whole.to_str().unwrap()]);
     let expected = rows(&whole.join("games.csv"));
     assert_eq!(expected.len(), 4 * 24);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -112,12 +107,7 @@ fn a_swiss_killed_mid_round_and_resumed_pairs_as_one_left_alone() {
         done < 48,
         "killed after round 2 ended ({done} rows): nothing tested"
     );
-    let out = run(&file, &["--output", cut.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&file, &["--output", cut.to_str().unwrap()]);
     let got = rows(&csv);
     assert_eq!(by_id(&got), by_id(&expected));
     assert_eq!(pairs_by_round(&got), rounds);

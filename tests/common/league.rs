@@ -25,6 +25,17 @@ pub fn run(file: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// [`run`], which must succeed (its stderr said if not).
+pub fn run_ok(file: &Path, args: &[&str]) -> Output {
+    let out = run(file, args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// The rows of `csv` so far (0 before it exists).
 pub fn data_lines(csv: &Path) -> usize {
     std::fs::read_to_string(csv)
