@@ -305,29 +305,6 @@ impl Db {
         Ok((games, found))
     }
 
-    /// Finishes game `game` uploaded under `lease` by `worker`, in one
-    /// transaction: only while the lease is active and unexpired at
-    /// `now_unix`; false, and nothing changed, otherwise.
-    pub async fn finish_leased(
-        &self,
-        game: i64,
-        lease: &str,
-        worker: i64,
-        now_unix: i64,
-        row_json: &str,
-        record: &[u8],
-    ) -> Result<bool, DbError> {
-        let mut tx = self.begin_write().await?;
-        if !close_lease(&mut tx, lease, game, worker, now_unix).await? {
-            return Ok(false);
-        }
-        if !finish_in(&mut tx, game, lease, row_json, record).await? {
-            return Ok(false);
-        }
-        tx.commit().await?;
-        Ok(true)
-    }
-
     /// Records (or renews) worker `owner`'s registration.
     pub async fn register_worker(&self, owner: i64, r: &Registration) -> Result<(), DbError> {
         sqlx::query(
@@ -446,29 +423,6 @@ fn lease_of(r: &sqlx::any::AnyRow) -> Result<Lease, DbError> {
     })
 }
 
-/// Closes `lease` of `game` by `worker` (`done`) within `tx`, the first
-/// step of an upload's commit (counted, or held for its re-check): only
-/// while it is active and unexpired at `now_unix`; false when it was not.
-pub(super) async fn close_lease(
-    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
-    lease: &str,
-    game: i64,
-    worker: i64,
-    now_unix: i64,
-) -> Result<bool, DbError> {
-    let r = sqlx::query(
-        "UPDATE leases SET state = 'done' WHERE id = $1 AND game_id = $2 AND worker_id = $3 \
-         AND state = 'active' AND expires >= $4",
-    )
-    .bind(lease)
-    .bind(game)
-    .bind(worker)
-    .bind(now_unix)
-    .execute(&mut **tx)
-    .await?;
-    Ok(r.rows_affected() == 1)
-}
-
 /// The most games one statement of a claim names (a statement's
 /// parameters are bounded: SQLite's 32,766, PostgreSQL's 65,535).
 const CLAIM_CHUNK: usize = 256;
@@ -578,10 +532,10 @@ async fn grant_leases(
     Ok(())
 }
 
-/// Within `tx`: closes each of `uploads`' leases (lease id, game) that
-/// is `worker`'s, of that game, active and unexpired at `now_unix`, in
-/// one statement a chunk, as [`close_lease`] closes one. Returns those
-/// closed.
+/// Within `tx`, the first step of uploads' commit (counted, or held for
+/// their re-check): closes (`done`) each of `uploads`' leases (lease id,
+/// game) that is `worker`'s, of that game, active and unexpired at
+/// `now_unix`, in one statement a chunk. Returns those closed.
 pub(super) async fn close_leases(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
     uploads: &[(&str, i64)],

@@ -7,7 +7,6 @@
 //! the games it had recorded held (`held`: out of the standings and the
 //! exports) and played again under new ids.
 
-use super::leases::close_lease;
 use super::{now, seats_text, ticket, Db, DbError};
 
 /// A reported forfeit waiting for its re-check.
@@ -75,41 +74,6 @@ pub struct Quarantined {
 }
 
 impl Db {
-    /// Holds game `game`, uploaded by `worker` under `lease` with a
-    /// forfeit of seat `offender` (`reason`), for its re-check: in one
-    /// transaction, the lease is done, the game `checking`, and the row
-    /// and record wait in `rechecks`. False, and nothing changed, when the
-    /// lease is not active and unexpired at `now_unix`.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn hold_forfeit(
-        &self,
-        game: i64,
-        lease: &str,
-        worker: i64,
-        now_unix: i64,
-        (reason, offender): (&str, usize),
-        row_json: &str,
-        record: &[u8],
-    ) -> Result<bool, DbError> {
-        let mut tx = self.begin_write().await?;
-        if !close_lease(&mut tx, lease, game, worker, now_unix).await? {
-            return Ok(false);
-        }
-        if !hold_in(
-            &mut tx,
-            (game, lease, worker),
-            (reason, offender),
-            row_json,
-            record,
-        )
-        .await?
-        {
-            return Ok(false);
-        }
-        tx.commit().await?;
-        Ok(true)
-    }
-
     /// The oldest forfeit waiting for its re-check, if any.
     pub async fn next_recheck(&self) -> Result<Option<Recheck>, DbError> {
         type Row = (i64, i64, i64, String, String, i64, String, Vec<u8>, i64);

@@ -20,10 +20,12 @@ pub struct Checked {
 
 impl Db {
     /// Commits the checked uploads `games` of `worker` in one transaction
-    /// (one sync to disk for the lot), each on its own terms as
-    /// [`Db::finish_leased`](super::Db::finish_leased) and [`Db::hold_forfeit`] commit one: true for
-    /// each game counted or held, false for each whose lease was no longer
-    /// active and unexpired at `now_unix` (nothing of it changed).
+    /// (one sync to disk for the lot; a single upload is a batch of one),
+    /// each on its own terms: its lease closed, then the game finished
+    /// with its row and record, or, when it ends in a forfeit, held for
+    /// its re-check. True for each game counted or held, false for each
+    /// whose lease was no longer active and unexpired at `now_unix`
+    /// (nothing of it changed).
     pub async fn commit_uploads(
         &self,
         worker: i64,

@@ -508,11 +508,20 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: GameUpload) -> Result<bo
     let mut looked = look_up(l, &[(id, &u.lease)]).await?;
     let p = prepare(l, w, (id, u), &mut looked).await?;
     let l2 = l.clone();
-    let p = tokio::task::spawn_blocking(move || replay(&l2, p))
+    let mut p = tokio::task::spawn_blocking(move || replay(&l2, p))
         .await
         .map_err(fail)??;
-    let held = commit(l, w, (id, &p.lease), &p.row, &p.record).await?;
-    keep_stderr(l, id, &p.stderr).await;
+    let stderr = std::mem::take(&mut p.stderr);
+    let (c, row) = to_commit(p)?;
+    let fresh =
+        l.db.commit_uploads(w.id, unix_now(), std::slice::from_ref(&c))
+            .await
+            .map_err(fail)?;
+    if !fresh.first().copied().unwrap_or(false) {
+        return Err(ended_while_checked(id));
+    }
+    let held = committed(l, w, &row);
+    keep_stderr(l, id, &stderr).await;
     Ok(held)
 }
 
@@ -689,46 +698,6 @@ fn check_stderr(
         s.check(cap, players)?;
     }
     Ok(())
-}
-
-/// Commits game `id` checked under `lease`: counted at once, or, when it
-/// ends in a forfeit, held for its re-check (true).
-async fn commit(
-    l: &Arc<Ladder>,
-    w: &Owner,
-    (id, lease): (i64, &str),
-    row: &crate::results::GameRow,
-    record: &str,
-) -> Result<bool, Refusal> {
-    let frame = crate::results::records::encode(record.as_bytes()).map_err(fail)?;
-    let json = serde_json::to_string(row).map_err(fail)?;
-    // A forfeit depends on the bots, which the replay cannot see: held
-    // until the server has played it again (crate::serve::recheck).
-    let held = row.offender.map(usize::from);
-    let fresh = match held {
-        Some(seat) => {
-            l.db.hold_forfeit(
-                id,
-                lease,
-                w.id,
-                unix_now(),
-                (&row.reason, seat),
-                &json,
-                frame.bytes(),
-            )
-            .await
-            .map_err(fail)?
-        }
-        None => {
-            l.db.finish_leased(id, lease, w.id, unix_now(), &json, frame.bytes())
-                .await
-                .map_err(fail)?
-        }
-    };
-    if !fresh {
-        return Err(ended_while_checked(id));
-    }
-    Ok(committed(l, w, row))
 }
 
 fn ended_while_checked(id: i64) -> Refusal {
