@@ -4,8 +4,9 @@
 //! as JSON lines with `--json`.
 
 use crate::analyse::{analyse, Params, Verdict};
-use crate::league::folder::{records, Layout};
+use crate::league::folder::{records, write_atomically, Layout};
 use crate::referee::record;
+use crate::results::analysis;
 use anyhow::{bail, Context};
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -46,6 +47,11 @@ pub struct AnalyseArgs {
     /// One JSON object per decision instead of a table.
     #[arg(long)]
     json: bool,
+    /// Keep the analysis in the results folder (`analysis/GAME_ID.jsonl`,
+    /// the `--json` lines), where `arena report` and `arena view` show it
+    /// beside the game's decisions.
+    #[arg(long)]
+    save: bool,
 }
 
 pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
@@ -57,6 +63,12 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     }
     if args.depth == Some(0) {
         bail!("--depth 0: search at least one decision deep");
+    }
+    if args.save && !args.source.is_dir() {
+        bail!(
+            "--save keeps the analysis in a results folder: {} is not one (give RESULTS GAME_ID)",
+            args.source.display()
+        );
     }
     let (text, origin) = if args.source.is_dir() {
         let Some(id) = &args.game_id else {
@@ -109,11 +121,27 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     let spec = &rec.spec;
     let verdicts = analyse(spec.variant, &spec.settings, &moves, &params)
         .with_context(|| format!("{origin}: game `{}`", spec.game_id))?;
+    let mut lines = String::new();
+    for v in &verdicts {
+        let _ = writeln!(lines, "{}", serde_json::to_string(v)?);
+    }
+    if args.save {
+        let layout = Layout::new(&args.source);
+        let dir = layout.analysis();
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let path = analysis::file_of(&dir, &spec.game_id);
+        write_atomically(&path, lines.as_bytes())?;
+        eprintln!(
+            "analysis of {} saved in {}: `arena report {}` or `arena view {}` shows it",
+            spec.game_id,
+            path.display(),
+            args.source.display(),
+            args.source.display()
+        );
+    }
     let mut out = String::new();
     if args.json {
-        for v in &verdicts {
-            let _ = writeln!(out, "{}", serde_json::to_string(v)?);
-        }
+        out = lines;
     } else {
         table(&mut out, &rec, &verdicts);
     }

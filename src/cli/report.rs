@@ -128,6 +128,7 @@ pub(super) fn sources(folders: &[PathBuf]) -> Vec<Source> {
             Source {
                 games_csv: l.games_csv(),
                 records: l.records(),
+                analysis: l.analysis(),
             }
         })
         .collect()

@@ -5,6 +5,7 @@
 //! progress or ratings. The columns are a public contract (README documents
 //! each): new columns may be added at the end, none renamed or removed.
 
+pub mod analysis;
 pub mod csvio;
 pub mod records;
 pub mod stderr;

@@ -11,11 +11,15 @@
 //!
 //! A league still running is read again when its games.csv changes: the
 //! pages are rewritten when the main page is asked for, and a game not
-//! known yet is looked for in the rows as they are now.
+//! known yet is looked for in the rows as they are now. So is a league
+//! whose analysis folder changed (`arena analyse --save`): the viewer
+//! shows each analysed game's verdicts beside its decisions.
 
 use crate::report::html::{
-    on_demand_game, write_report, GameIndex, Options, Source, REPORT_CSS, REPORT_JS,
+    on_demand_game, record_text, write_report, GameIndex, Options, Source, Texts, REPORT_CSS,
+    REPORT_JS,
 };
+use crate::results::analysis;
 use crate::results::records::RecordAt;
 use axum::extract::{Path as UrlPath, State};
 use axum::http::{header, StatusCode};
@@ -80,12 +84,15 @@ impl Viewed {
         }
     }
 
+    /// The games.csv files' sizes and times, and the analysis folders'
+    /// (an analysis saved is a file renamed into its folder).
     fn signature(&self) -> Vec<Option<(u64, SystemTime)>> {
         self.opts
             .sources
             .iter()
-            .map(|s| {
-                let m = std::fs::metadata(&s.games_csv).ok()?;
+            .flat_map(|s| [&s.games_csv, &s.analysis])
+            .map(|path| {
+                let m = std::fs::metadata(path).ok()?;
                 Some((m.len(), m.modified().ok()?))
             })
             .collect()
@@ -137,19 +144,13 @@ impl Viewed {
         };
         // As the report's chunks: a record that is there but cannot be
         // read is noted with why and where; one not there is missing.
-        let record = match sources
-            .get(k)
-            .and_then(|s| RecordAt::of(&s.records, &row))
-            .map(|at| (at.read_text(), at))
-        {
-            Some((Ok(text), _)) => Ok(Some(text)),
-            Some((Err(e), at)) if at.path().is_file() => Err(format!(
-                "the record cannot be read: {}: {e}",
-                at.path().display()
-            )),
-            _ => Ok(None),
+        let source = sources.get(k);
+        let texts = Texts {
+            record: record_text(source.and_then(|s| RecordAt::of(&s.records, &row))),
+            analysis: source
+                .and_then(|s| analysis::read(&analysis::file_of(&s.analysis, &row.game_id))),
         };
-        Ok(Some(on_demand_game(&row, record)))
+        Ok(Some(on_demand_game(&row, texts)))
     }
 }
 

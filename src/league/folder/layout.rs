@@ -61,6 +61,12 @@ impl Layout {
         self.root.join("games")
     }
 
+    /// The folder of the games' analyses (`arena analyse --save`,
+    /// `results::analysis`).
+    pub fn analysis(&self) -> PathBuf {
+        self.root.join(crate::results::analysis::FOLDER)
+    }
+
     /// The folder of the bots' stderr logs.
     pub fn logs(&self) -> PathBuf {
         self.root.join("logs")

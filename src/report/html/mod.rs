@@ -50,7 +50,7 @@ pub use view::{frag, Options};
 use crate::ratings::{RateOptions, RatingError, Tally};
 use crate::report::tables::{for_each_merged_from, id_hash, TablesError};
 use crate::results::records::RecordAt;
-use crate::results::{csvio, GameRow};
+use crate::results::{analysis, csvio, GameRow};
 use replay::{Chunk, GameMeta};
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -89,12 +89,22 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> HtmlError + '_ {
     }
 }
 
-/// One results folder: its `games.csv` and its records' folder (`games/`:
-/// the record logs, or a file per game in folders of older versions).
+/// One results folder: its `games.csv`, its records' folder (`games/`:
+/// the record logs, or a file per game in folders of older versions) and
+/// its analyses' folder (`analysis/`, `results::analysis`).
 #[derive(Clone, Debug)]
 pub struct Source {
     pub games_csv: PathBuf,
     pub records: PathBuf,
+    pub analysis: PathBuf,
+}
+
+impl Source {
+    /// Game `row`'s analysis file, when it has one.
+    fn analysis_of(&self, row: &GameRow) -> Option<PathBuf> {
+        let path = analysis::file_of(&self.analysis, &row.game_id);
+        path.is_file().then_some(path)
+    }
 }
 
 /// What `write_report` did.
@@ -120,6 +130,10 @@ pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Wr
     let paths: Vec<PathBuf> = sources.iter().map(|s| s.games_csv.clone()).collect();
     let rate = RateOptions::default();
     let mut c = Collector::new(&rate, opts.all_games);
+    c.analysed = sources
+        .iter()
+        .map(|s| analysis::analysed(&s.analysis))
+        .collect();
     let t = std::time::Instant::now();
     let info = for_each_merged_from(&paths, |k, row| c.add(k, row))?;
     tracing::debug!(
@@ -210,6 +224,9 @@ struct Collector<'a> {
     sampler: Option<sample::Sampler>,
     /// With `--all-games`: every row, and its source.
     all: Vec<(usize, GameRow)>,
+    /// Per source, the games analysed (their files' stems), which the
+    /// sample keeps.
+    analysed: Vec<std::collections::HashSet<String>>,
 }
 
 impl<'a> Collector<'a> {
@@ -219,6 +236,7 @@ impl<'a> Collector<'a> {
             counts: view::Counts::default(),
             sampler: (!all_games).then(sample::Sampler::default),
             all: Vec::new(),
+            analysed: Vec::new(),
         }
     }
 
@@ -227,8 +245,18 @@ impl<'a> Collector<'a> {
     fn add(&mut self, k: usize, row: &mut GameRow) {
         self.tally.add(row);
         let listed = self.counts.add(row);
+        let analysed = || {
+            self.analysed
+                .get(k)
+                .is_some_and(|a| !a.is_empty() && a.contains(&analysis::stem(&row.game_id)))
+        };
+        let kept = if listed {
+            Some(sample::Why::Forfeit)
+        } else {
+            analysed().then_some(sample::Why::Analysed)
+        };
         match &mut self.sampler {
-            Some(s) => s.add(row, k, listed),
+            Some(s) => s.add(row, k, kept),
             None => self.all.push((k, std::mem::take(row))),
         }
     }
@@ -246,6 +274,7 @@ impl<'a> Collector<'a> {
             counts,
             sampler,
             all,
+            analysed: _,
         } = self;
         if counts.games() == 0 {
             let names: Vec<String> = sources
@@ -328,8 +357,13 @@ fn write_rated(
         .map(|(r, &k)| (r.game_id.as_str(), k))
         .collect();
     let record_of = |row: &GameRow| {
-        let s = sources.get(*place.get(row.game_id.as_str())?)?;
-        RecordAt::of(&s.records, row)
+        let Some(s) = place
+            .get(row.game_id.as_str())
+            .and_then(|&k| sources.get(k))
+        else {
+            return (None, None);
+        };
+        (RecordAt::of(&s.records, row), s.analysis_of(row))
     };
     let (chunk_files, shown_metas) = viewer_chunks(
         shown.rows,
@@ -387,8 +421,8 @@ fn write_rated(
     Ok(written)
 }
 
-/// Where a row's record is.
-type RecordOf<'a> = dyn Fn(&GameRow) -> Option<RecordAt> + Sync + 'a;
+/// Where a row's record is, and its analysis file when it has one.
+type RecordOf<'a> = dyn Fn(&GameRow) -> (Option<RecordAt>, Option<PathBuf>) + Sync + 'a;
 
 /// The viewer data of `rows` in `games_dir`, a chunk file per `CHUNK`
 /// games: kept where their hash matches, built where missing, `threads`
@@ -428,8 +462,8 @@ fn viewer_chunks(
     Ok((chunk_files, metas))
 }
 
-/// The file name of chunk `k`: a hash of its rows and of the record files
-/// of older versions.
+/// The file name of chunk `k`: a hash of its rows, of the record files of
+/// older versions and of the analysis files.
 fn chunk_name(k: usize, chunk: &[GameRow], record_of: &RecordOf) -> String {
     let mut h = Fnv::new();
     h.write(FORMAT.as_bytes());
@@ -437,11 +471,16 @@ fn chunk_name(k: usize, chunk: &[GameRow], record_of: &RecordOf) -> String {
         // The row names its record's place in a log, whose bytes never
         // change; a file of its own (older versions) by size and time.
         h.write(serde_json::to_string(row).unwrap_or_default().as_bytes());
-        let file = match record_of(row) {
+        let (record, analysis) = record_of(row);
+        let file = match record {
             Some(RecordAt::File(p)) => Some(p),
             _ => None,
         };
-        if let Some(m) = file.and_then(|p| std::fs::metadata(p).ok()) {
+        for m in [file, analysis]
+            .into_iter()
+            .flatten()
+            .filter_map(|p| std::fs::metadata(p).ok())
+        {
             h.write(&m.len().to_le_bytes());
             let t = m
                 .modified()
@@ -586,21 +625,12 @@ fn write_bot_pages(out: &Path, pages: &view::BotPages, threads: usize) -> Result
 
 /// The viewer data of one chunk of games (a script calling `arenaGames`),
 /// and each game's meta.
-fn build_chunk(
-    k: usize,
-    rows: &[GameRow],
-    record_of: &dyn Fn(&GameRow) -> Option<RecordAt>,
-) -> (String, Vec<GameMeta>) {
+fn build_chunk(k: usize, rows: &[GameRow], record_of: &RecordOf) -> (String, Vec<GameMeta>) {
     let (body, metas) = chunk_body(k.into(), rows, &|row| {
-        // A record that is there but cannot be read (a damaged frame, a
-        // range past the end of its log) is noted with why and where.
-        match record_of(row).map(|at| (at.read_text(), at)) {
-            Some((Err(e), at)) if at.path().is_file() => Err(format!(
-                "the record cannot be read: {}: {e}",
-                at.path().display()
-            )),
-            Some((Ok(text), _)) => Ok(Some(text)),
-            _ => Ok(None),
+        let (record, analysis) = record_of(row);
+        Texts {
+            record: record_text(record),
+            analysis: analysis.and_then(|p| analysis::read(&p)),
         }
     });
     (gzip_script(k, &body), metas)
@@ -641,9 +671,33 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// A row's record text: `Ok(None)` when it is missing, `Err(why)` when it
-/// is there but cannot be read.
-type TextOf<'a> = dyn Fn(&GameRow) -> Result<Option<String>, String> + 'a;
+/// A record's text: `Ok(None)` when it is missing, `Err(why)` when it is
+/// there but cannot be read (a damaged frame, a range past the end of its
+/// log), with why and where.
+pub fn record_text(at: Option<RecordAt>) -> Result<Option<String>, String> {
+    match at.map(|at| (at.read_text(), at)) {
+        Some((Err(e), at)) if at.path().is_file() => Err(format!(
+            "the record cannot be read: {}: {e}",
+            at.path().display()
+        )),
+        Some((Ok(text), _)) => Ok(Some(text)),
+        _ => Ok(None),
+    }
+}
+
+/// What the viewer shows of a game beside its row.
+#[derive(Clone)]
+pub struct Texts {
+    /// Its record's text: `Ok(None)` when it is missing, `Err(why)` when it
+    /// is there but cannot be read.
+    pub record: Result<Option<String>, String>,
+    /// Its analysis (`results::analysis::read`): `None` when it has none,
+    /// `Err(why)` when it cannot be read.
+    pub analysis: Option<Result<Value, String>>,
+}
+
+/// A row's texts.
+type TextOf<'a> = dyn Fn(&GameRow) -> Texts + 'a;
 
 /// A chunk as the plain script `arenaGames(...)` (its streams in base64
 /// as `data`), each record's text given by `text_of`.
@@ -671,10 +725,18 @@ fn chunk_body(k: Value, rows: &[GameRow], text_of: &TextOf) -> (ChunkData, Vec<G
     let mut games = Vec::with_capacity(rows.len());
     let mut metas = Vec::with_capacity(rows.len());
     for row in rows {
-        let (data, meta) = match text_of(row) {
+        let texts = text_of(row);
+        let (mut data, meta) = match texts.record {
             Err(note) => replay::damaged(&row.game_id, note),
             Ok(text) => replay::game_data(&row.game_id, text.as_deref(), &mut chunk),
         };
+        // Each decision's verdict, which the viewer shows beside it.
+        if let (Value::Object(g), Some(a)) = (&mut data, texts.analysis) {
+            match a {
+                Ok(a) => g.insert("analysis".into(), a),
+                Err(why) => g.insert("analysis_note".into(), why.into()),
+            };
+        }
         games.push(data);
         metas.push(meta);
     }
@@ -699,12 +761,20 @@ pub struct OneGame {
 }
 
 /// The viewer's data for `row`'s game from its record's text (`None`: the
-/// record is missing, which the viewer shows as a note), the index naming
-/// its chunk `chunk_name`. The same code as the report's files, so the
-/// report's `report.js` shows it unchanged.
-pub fn one_game(row: &GameRow, record: Option<&str>, chunk_name: &str) -> OneGame {
+/// record is missing, which the viewer shows as a note) and its analysis
+/// if it has one, the index naming its chunk `chunk_name`. The same code
+/// as the report's files, so the report's `report.js` shows it unchanged.
+pub fn one_game(
+    row: &GameRow,
+    record: Option<&str>,
+    analysis: Option<Value>,
+    chunk_name: &str,
+) -> OneGame {
     let rows = std::slice::from_ref(row);
-    let (chunk, metas) = build_chunk_of(0.into(), rows, &|_| Ok(record.map(str::to_string)));
+    let (chunk, metas) = build_chunk_of(0.into(), rows, &|_| Texts {
+        record: Ok(record.map(str::to_string)),
+        analysis: analysis.clone().map(Ok),
+    });
     OneGame {
         index: game_index(rows, &metas, &[chunk_name.to_string()], &[]),
         chunk,
@@ -714,11 +784,10 @@ pub fn one_game(row: &GameRow, record: Option<&str>, chunk_name: &str) -> OneGam
 /// The viewer's data for a game the report does not hold, served on
 /// demand by `arena view` (`games/one/ID`): a script calling
 /// `arenaGames(...)` with this one game, in the chunk named `one:ID`,
-/// replayed by the engine from its record's text (`Err`: why it cannot be
-/// read; `None`: missing), as the report's chunks are.
-pub fn on_demand_game(row: &GameRow, record: Result<Option<String>, String>) -> String {
+/// replayed by the engine from its texts, as the report's chunks are.
+pub fn on_demand_game(row: &GameRow, texts: Texts) -> String {
     let key = Value::from(format!("one:{}", row.game_id));
-    build_chunk_of(key, std::slice::from_ref(row), &|_| record.clone()).0
+    build_chunk_of(key, std::slice::from_ref(row), &|_| texts.clone()).0
 }
 
 /// The report's script (`report.js`: tables, views, the game viewer).
@@ -865,7 +934,7 @@ mod tests {
             seat1: "b@1".into(),
             ..Default::default()
         };
-        let g = one_game(&row, None, "here");
+        let g = one_game(&row, None, None, "here");
         let index = g.index.strip_prefix("arenaIndex(").unwrap();
         let index: Value =
             serde_json::from_str(index.trim_end().strip_suffix(");").unwrap()).unwrap();
@@ -875,7 +944,7 @@ mod tests {
         assert_eq!(index["games"][0][9], 1, "a missing record is flagged");
         assert!(g.chunk.starts_with("arenaGames({\"chunk\":0"));
         assert!(g.chunk.contains("its record is missing"));
-        let bad = one_game(&row, Some("not a record"), "here");
+        let bad = one_game(&row, Some("not a record"), None, "here");
         assert!(
             bad.chunk.contains("the record cannot be read"),
             "{}",

@@ -50,6 +50,8 @@ pub enum Why {
     Longest,
     Recent,
     Opening,
+    /// Its analysis is in the results folder (`arena analyse --save`).
+    Analysed,
 }
 
 impl Why {
@@ -61,6 +63,7 @@ impl Why {
             Why::Longest => "longest of its pairing (or its bot's)",
             Why::Recent => "recent",
             Why::Opening => "first of its opening",
+            Why::Analysed => "analysed",
         }
     }
 }
@@ -72,7 +75,11 @@ pub fn sample(rows: &[GameRow], listed: &[usize]) -> Vec<(usize, Why)> {
     let listed: HashSet<usize> = listed.iter().copied().collect();
     let mut s = Sampler::default();
     for (i, r) in rows.iter().enumerate() {
-        s.add(&mut r.clone(), 0, listed.contains(&i));
+        s.add(
+            &mut r.clone(),
+            0,
+            listed.contains(&i).then_some(Why::Forfeit),
+        );
     }
     s.finish().into_iter().map(|(i, w, _, _)| (i, w)).collect()
 }
@@ -195,9 +202,9 @@ pub struct Sampler {
     slots: Vec<Slot>,
     /// Slots no keep names.
     free: Vec<usize>,
-    /// The slots of the rows listed (`add`'s `listed`): kept whatever
-    /// happens.
-    listed: Vec<usize>,
+    /// The slots of the rows kept (`add`'s `kept`), with why: kept
+    /// whatever happens.
+    listed: Vec<(usize, Why)>,
     dropped: Vec<usize>,
 }
 
@@ -213,11 +220,12 @@ struct Slot {
 
 impl Sampler {
     /// Counts the next game (its index is the number of games given
-    /// before), read from source `from`; `listed`: it is one of the
-    /// forfeits the page lists, kept whatever the rule says. Takes the row
+    /// before), read from source `from`; `kept`: kept whatever the rule
+    /// says, and why (one of the forfeits the page lists, a game
+    /// analysed). Takes the row
     /// when it may be in the sample (`row` is left holding the allocations
     /// of a row let go).
-    pub fn add(&mut self, row: &mut GameRow, from: usize, listed: bool) {
+    pub fn add(&mut self, row: &mut GameRow, from: usize, kept: Option<Why>) {
         let i = self.seen;
         self.seen += 1;
         let slot = match self.free.pop() {
@@ -289,8 +297,8 @@ impl Sampler {
             label.openings.push((row.opening.clone(), slot));
             held += 1;
         }
-        if listed {
-            self.listed.push(slot);
+        if let Some(why) = kept {
+            self.listed.push((slot, why));
             held += 1;
         }
         let s = &mut self.slots[slot];
@@ -324,8 +332,8 @@ impl Sampler {
         let mut add = |slot: usize, w: Why| {
             why.entry(slot).or_insert(w);
         };
-        for &k in &self.listed {
-            add(k, Why::Forfeit);
+        for &(k, w) in &self.listed {
+            add(k, w);
         }
         for label in &self.labels {
             if label.bots > PAIRING_BOTS {
@@ -542,7 +550,11 @@ mod tests {
         let mut s = Sampler::default();
         let mut most = 0;
         for (i, r) in rows.iter().enumerate() {
-            s.add(&mut r.clone(), 0, listed.contains(&i));
+            s.add(
+                &mut r.clone(),
+                0,
+                listed.contains(&i).then_some(Why::Forfeit),
+            );
             most = most.max(s.held());
         }
         // Per bot of filo (120) and per pairing of kisolo (28): shortest,

@@ -555,7 +555,7 @@ async fn game_script(l: &Ladder, id: &str, pick: fn(OneGame) -> String) -> Respo
             // `/games/ID/chunk.js` for this name. The page loads it itself.
             let name = format!("../{}/chunk", crate::report::html::frag(&row.game_id));
             let record = (!text.is_empty()).then_some(text.as_str());
-            (StatusCode::OK, pick(one_game(&row, record, &name)))
+            (StatusCode::OK, pick(one_game(&row, record, None, &name)))
         }
         Ok(None) => (
             StatusCode::NOT_FOUND,

@@ -64,6 +64,77 @@
     if (us < 1e6) return (us / 1000).toFixed(1) + " ms";
     return (us / 1e6).toFixed(2) + " s";
   }
+  // A verdict's value: "win in 7", "draw", "loss in 4", or a search's
+  // expected score for the player deciding ("0.62, depth 4").
+  function valueText(a) {
+    if (!a) return "";
+    if (a.result) return a.plies !== undefined ? a.result + " in " + a.plies : a.result;
+    if (a.depth === undefined) return "unproved";
+    return Number(a.score).toFixed(2) + ", depth " + a.depth;
+  }
+
+  // A verdict's value in a table's cell: "win in 7", "draw", "0.62".
+  function shortValue(a) {
+    if (!a) return "";
+    if (a.result || a.depth === undefined) return valueText(a);
+    return Number(a.score).toFixed(2);
+  }
+
+  function sourceText(src) {
+    return src === "search" ? "a search's estimate" : src === "tables" ? "exact, from the endgame tables" : src === "solver" ? "exact, from the solver" : src;
+  }
+
+  // Who stands better as the game goes: after each decision, the expected
+  // score of the option played. Two players: seat 0's share (its colour
+  // from the bottom, seat 1's from the top, as lichess draws it); three:
+  // each decision's player's own score, in its colour. A click goes to
+  // the decision; blunders are marked.
+  function advantageGraph(g, verdicts, go) {
+    const n = verdicts.length;
+    const W = 600;
+    const H = 80;
+    const step = W / Math.max(1, n);
+    const two = (g.players || 2) === 2;
+    const share = (v) => (two ? (v.seat === 0 ? v.played_value.score : 1 - v.played_value.score) : v.played_value.score);
+    const kids = [s("rect", { x: 0, y: 0, width: W, height: H, class: "adv-back", fill: two ? SEAT_COLOURS[1] : "#f6f6f6" })];
+    verdicts.forEach((v, i) => {
+      const y = share(v);
+      const hgt = Math.max(0, Math.min(1, Number(y) || 0)) * H;
+      const bar = s("rect", {
+        x: i * step,
+        y: H - hgt,
+        width: Math.max(step, 0.5),
+        height: hgt,
+        fill: two ? SEAT_COLOURS[0] : SEAT_COLOURS[v.seat] || "#888",
+        class: "adv" + (v.blunder ? " adv-blunder" : ""),
+        "data-decision": i + 1,
+        "data-share": y,
+      });
+      bar.appendChild(s("title", {}, "decision " + (i + 1) + ": " + v.played + " " + valueText(v.played_value) + (v.blunder ? " ?? " + (v.why || "") : "")));
+      kids.push(bar);
+      if (v.blunder) kids.push(s("circle", { cx: (i + 0.5) * step, cy: H - hgt, r: 3.5, class: "blunder-dot", fill: "#e67e22", stroke: "#fff", "data-decision": i + 1 }));
+    });
+    kids.push(s("line", { x1: 0, y1: H / 2, x2: W, y2: H / 2, stroke: "#999", "stroke-dasharray": "3 3" }));
+    const marker = s("line", { x1: 0, y1: 0, x2: 0, y2: H, stroke: "#2a7de1", "stroke-width": 2, class: "adv-marker" });
+    kids.push(marker);
+    const svgEl = s("svg", { viewBox: "0 0 " + W + " " + H, preserveAspectRatio: "none", class: "advantage-graph", width: "100%", height: H, role: "img", "aria-label": "who stands better, decision by decision" }, ...kids);
+    svgEl.addEventListener("click", (e) => {
+      const box = svgEl.getBoundingClientRect();
+      const i = Math.floor(((e.clientX - box.left) / Math.max(1, box.width)) * n);
+      go(Math.max(0, Math.min(n, i + 1)));
+    });
+    const el = h("div", { class: "advantage" }, h("div", { class: "adv-legend", text: two ? "who stands better: " + (g.names || ["seat 0"])[0] + " (light) against " + ((g.names || [])[1] || "seat 1") + " (dark), after each decision" : "each decision's player's expected score" }), svgEl);
+    return {
+      el: el,
+      mark: (k) => {
+        const x = Math.max(0, Math.min(W, k * step));
+        marker.setAttribute("x1", x);
+        marker.setAttribute("x2", x);
+        el.dataset.step = k;
+      },
+    };
+  }
+
   function scoreText(x) {
     if (x === 1) return "1";
     if (x === 0) return "0";
@@ -704,33 +775,45 @@
       this.slider,
       this.stepLabel
     );
+    // The analysis (`arena analyse --save`): a verdict per decision, in
+    // the decisions' order; absent when the game was not analysed.
+    this.verdicts = Array.isArray(g.analysis) ? g.analysis : null;
+    const verdict = (i) => (this.verdicts ? this.verdicts[i] || null : null);
     this.rows = this.decisions.map((d, i) => {
       const kind = d[2];
       const flags = d[3];
       const marks = [];
       if (flags & 2) marks.push(h("span", { class: "mark opening", title: "opening: played before the bots took over", text: "opening" }));
       if (flags & 1) marks.push(h("span", { class: "mark forced", title: "forced: the only option, applied without asking", text: "forced" }));
+      const v = verdict(i);
+      if (v && v.blunder) marks.push(h("span", { class: "mark blunder", title: "blunder: " + (v.why || ""), text: "??" }));
       return h(
         "tr",
-        { onclick: () => self.go(i + 1) },
+        { onclick: () => self.go(i + 1), class: v && v.blunder ? "blunder" : null },
         h("td", { class: "num", text: i + 1 }),
         h("td", {}, h("span", { class: "swatch", style: "background:" + SEAT_COLOURS[d[0]] }), names[d[0]] !== undefined ? names[d[0]] : "seat " + d[0]),
         h("td", { text: kind }),
         h("td", { class: "opt", text: d[1] }),
+        this.verdicts ? h("td", { class: "value", title: v ? valueText(v.played_value) + ": the value of the option played, for its player (" + sourceText(v.source) + ")" : null, text: v ? shortValue(v.played_value) : "" }) : null,
+        this.verdicts ? h("td", { class: "opt best", title: v && v.best !== v.played ? "the best option found: " + valueText(v.best_value) : null, text: v && v.best !== v.played ? v.best + " " + shortValue(v.best_value) : "" }) : null,
         h("td", {}, marks),
         h("td", { class: "num", text: flags ? "" : ms(d[4]) })
       );
     });
+    const heads = this.verdicts ? ["#", "who", "kind", "option", "value", "best", "", "time"] : ["#", "who", "kind", "option", "", "time"];
     const list = h(
       "div",
       { class: "decisions" },
       h(
         "table",
         {},
-        h("thead", {}, h("tr", {}, ["#", "who", "kind", "option", "", "time"].map((t) => h("th", { text: t, title: t === "time" ? "the bot's time to decide, to two significant digits" : null })))),
+        h("thead", {}, h("tr", {}, heads.map((t) => h("th", { text: t, title: t === "time" ? "the bot's time to decide, to two significant digits" : t === "value" ? "the value of the option played for its player: exact (win/draw/loss in plies) or a search's expected score" : null })))),
         h("tbody", {}, this.rows)
       )
     );
+    // Beside the board: the analysis of the decision due and of the last.
+    this.analysis = this.verdicts ? h("div", { class: "analysis" }) : null;
+    this.graph = this.verdicts ? advantageGraph(g, this.verdicts, (step) => self.go(step)) : null;
     const end = g.end || {};
     const scores = (end.scores || summary[3] || []).map((x, i) => (names[i] || "seat " + i) + " " + scoreText(x)).join(", ");
     const result = h(
@@ -752,7 +835,13 @@
       h("p", { class: "sub" }, (g.variant || "") + opts + ", " + (g.players || "") + " players, seed " + (g.seed || "") + ". ", seats),
       g.notes ? h("p", { class: "note", text: "before the game: " + g.notes.join("; ") }) : null,
       g.note ? h("p", { class: "note damaged-note", text: g.note }) : null,
-      h("div", { class: "viewer" }, h("div", { class: "board-col" }, this.board, this.legal, controls, this.status, h("p", { class: "link" }, "link: ", this.link), result), list)
+      g.analysis_note ? h("p", { class: "note analysis-note", text: "the analysis cannot be shown: " + g.analysis_note }) : null,
+      h(
+        "div",
+        { class: "viewer" },
+        h("div", { class: "board-col" }, this.board, this.legal, controls, this.status, this.analysis, this.graph ? this.graph.el : null, h("p", { class: "link" }, "link: ", this.link), result),
+        list
+      )
     );
     this.keyHandler = (e) => {
       if (viewer !== self || gameView.hidden || e.target.tagName === "INPUT" && e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
@@ -799,11 +888,43 @@
       step > 0 ? " · last: " + this.decisions[step - 1][1] : ""
     );
     this.showLegal(step);
+    this.showAnalysis(step);
     const here = "#game=" + frag(this.id) + "&decision=" + (step === this.n ? "end" : step);
     if (location.hash !== here) history.replaceState(null, "", here);
     const link = "#game=" + frag(this.id) + "&decision=" + step;
     this.link.href = link;
     this.link.textContent = location.href.replace(/#.*$/, "") + link;
+  };
+
+  // The analysis at `step`: the verdict of the decision due here (the best
+  // option and its value) and of the last one (what it gave away), and the
+  // graph's marker.
+  Viewer.prototype.showAnalysis = function (step) {
+    if (!this.analysis) return;
+    const names = this.g.names || [];
+    const who = (v) => names[v.seat] || "seat " + v.seat;
+    const due = this.verdicts[step];
+    const last = step > 0 ? this.verdicts[step - 1] : null;
+    this.analysis.dataset.step = step;
+    setChildren(
+      this.analysis,
+      h("div", { class: "analysis-head", text: "Analysis" + (due ? " (" + sourceText(due.source) + ")" : "") }),
+      due
+        ? h("div", { class: "due" }, "best here for " + who(due) + ": ", h("span", { class: "opt", text: due.best }), " " + valueText(due.best_value))
+        : h("div", { class: "due", text: step >= this.n ? "game over" : "this decision was not analysed" }),
+      last
+        ? h(
+            "div",
+            { class: "last" + (last.blunder ? " blunder" : "") },
+            "last: " + who(last) + " played ",
+            h("span", { class: "opt", text: last.played }),
+            " " + valueText(last.played_value),
+            last.best !== last.played ? ["; best was ", h("span", { class: "opt", text: last.best }), " " + valueText(last.best_value)] : " (the best found)",
+            last.blunder ? h("strong", { class: "blunder-why", text: " ?? " + (last.why || "blunder") }) : null
+          )
+        : null
+    );
+    if (this.graph) this.graph.mark(step);
   };
 
   // The first step whose position is at ply `ply` (the last when none is).
