@@ -7,29 +7,11 @@
 
 mod common;
 
-use common::ladder::Server;
+use common::ladder::{bot_copy, Server};
 use mancala_arena::serve::store::Db;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const GAMES: usize = 24;
-
-/// A copy of the package's bot `from` named `name`.
-fn bot_copy(dir: &Path, from: &str, name: &str) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("bots")
-        .join(from);
-    let to = dir.join("upload").join(name);
-    std::fs::create_dir_all(&to).unwrap();
-    for e in std::fs::read_dir(&src).unwrap().flatten() {
-        if e.path().is_file() {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            let text = text.replace(&format!("name = \"{from}\""), &format!("name = \"{name}\""));
-            std::fs::write(to.join(e.file_name()), text).unwrap();
-        }
-    }
-    to
-}
 
 /// The standings' (bot, elo, low, high, games), in their order.
 fn table(server: &Server) -> Vec<(String, String, String, String, u64)> {
@@ -71,9 +53,9 @@ fn records_past_the_retention_are_pruned_and_their_rows_and_the_ratings_kept() {
     );
     let alice = server.add_user("alice");
     server.start();
-    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-a"));
-    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-b"));
-    server.submit_ok(&alice, &bot_copy(dir, "greedy-rust", "greedy"));
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-a", &|t| t));
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-b", &|t| t));
+    server.submit_ok(&alice, &bot_copy(dir, "greedy-rust", "greedy", &|t| t));
     server.wait(
         "the set of games played",
         Duration::from_millis(300),

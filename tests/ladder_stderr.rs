@@ -11,30 +11,12 @@
 
 mod common;
 
-use common::ladder::Server;
-use std::path::{Path, PathBuf};
+use common::ladder::{bot_copy, Server};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
-
-/// A copy of the repository's bot folder `from`, named `name`, with
-/// `edit` applied to each file's text.
-fn bot_copy(dir: &Path, from: &str, name: &str, edit: &dyn Fn(String) -> String) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("bots")
-        .join(from);
-    let to = dir.join("upload").join(name);
-    std::fs::create_dir_all(&to).unwrap();
-    for e in std::fs::read_dir(&src).unwrap().flatten() {
-        if e.path().is_file() {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            let text = text.replace(&format!("name = \"{from}\""), &format!("name = \"{name}\""));
-            std::fs::write(to.join(e.file_name()), edit(text)).unwrap();
-        }
-    }
-    to
-}
 
 /// `arena worker`, stopped (SIGKILL) when dropped.
 struct Worker(Child);

@@ -13,11 +13,11 @@
 
 mod common;
 
-use common::ladder::Server;
+use common::ladder::{bot_copy, Server};
 
 use mancala_arena::engine::{Game, Settings, Variant};
 use mancala_arena::serve::store::Db;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -54,24 +54,6 @@ fn start_on(server: &mut Server, lease_seconds: u32, bind: &str) {
         .collect();
     let dir = server.dir.clone();
     server.start_at(&dir, "ladder.toml", bind);
-}
-
-/// A copy of the repository's bot folder `from`, named `name`, with
-/// `edit` applied to each file's text.
-fn bot_copy(dir: &Path, from: &str, name: &str, edit: &dyn Fn(String) -> String) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("bots")
-        .join(from);
-    let to = dir.join("upload").join(name);
-    std::fs::create_dir_all(&to).unwrap();
-    for e in std::fs::read_dir(&src).unwrap().flatten() {
-        if e.path().is_file() {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            let text = text.replace(&format!("name = \"{from}\""), &format!("name = \"{name}\""));
-            std::fs::write(to.join(e.file_name()), edit(text)).unwrap();
-        }
-    }
-    to
 }
 
 fn same(s: String) -> String {

@@ -111,7 +111,9 @@ pub struct Verdict {
     pub best: String,
     pub best_value: Assessed,
     pub played_value: Assessed,
-    /// `tables`, `solver` (exact) or `search` (an estimate).
+    /// `tables`, `solver`, `end` (exact: from the tables, the F.I.L.O
+    /// solver, or the game's end reached by every option) or `search` (an
+    /// estimate).
     pub source: &'static str,
     /// The score given away: best's minus the played option's.
     pub loss: f64,
@@ -150,7 +152,7 @@ pub fn analyse(
                 let oracle = FiloOracle::new(params.proof_time);
                 judge_all(g, moves, params, &oracle, "solver")
             } else {
-                judge_all(g, moves, params, &NoOracle, "solver")
+                judge_all(g, moves, params, &NoOracle, END)
             }
         }
         Variant::Diffusion => {
@@ -161,8 +163,8 @@ pub fn analyse(
             let g = Hackaback::new(settings)?;
             with_tables::<HackabackTable>(g, moves, params)
         }
-        Variant::Kisolo => judge_all(Kisolo::new(settings)?, moves, params, &NoOracle, "tables"),
-        Variant::Tricala => judge_all(Tricala::new(settings)?, moves, params, &NoOracle, "tables"),
+        Variant::Kisolo => judge_all(Kisolo::new(settings)?, moves, params, &NoOracle, END),
+        Variant::Tricala => judge_all(Tricala::new(settings)?, moves, params, &NoOracle, END),
     }
 }
 
@@ -183,11 +185,15 @@ where
                 None => Ok(out),
             }
         }
-        _ => judge_all(g, moves, params, &NoOracle, "tables"),
+        _ => judge_all(g, moves, params, &NoOracle, END),
     }
 }
 
-/// No exact values anywhere.
+/// The source of an exact value when nothing but the game's own end is
+/// exact: every option of the decision ends the game.
+const END: &str = "end";
+
+/// No exact values anywhere (but the game's end).
 struct NoOracle;
 
 impl<G: Rules> Oracle<G> for NoOracle {

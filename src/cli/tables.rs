@@ -1,9 +1,15 @@
 //! `arena tables build VARIANT [--seeds N] [--max-size BYTES] [--out DIR]`:
 //! builds (or resumes) a game's endgame tables (src/tables/,
-//! docs/tables.md).
+//! docs/tables.md); `arena tables coverage RESULTS`: how much of a
+//! league's games they would reach.
 
-use crate::engine::Variant;
+use crate::engine::{diffusion::Diffusion, hackaback::Hackaback, Rules, Variant};
+use crate::league::folder::Layout;
+use crate::referee::record::read_record;
+use crate::results::csvio;
+use crate::results::records::RecordAt;
 use crate::tables::build::{build, BuildOptions, LayerReport};
+use crate::tables::coverage::{self, Reach};
 use crate::tables::diffusion::DiffusionTable;
 use crate::tables::hackaback::HackabackTable;
 use crate::tables::{positions_upto, seeds_for_size, TableGame};
@@ -22,6 +28,22 @@ pub struct TablesArgs {
 enum TablesCommand {
     /// Build a game's tables, or finish a build that was stopped.
     Build(BuildArgs),
+    /// How much of a league's games tables of up to N seeds would reach.
+    Coverage(CoverageArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CoverageArgs {
+    /// A results folder (`arena run`'s output): its Diffusion and
+    /// Hackaback games are counted.
+    results: PathBuf,
+    /// Tables of up to this many seeds in play (default: as many as fit
+    /// --max-size, for each game).
+    #[arg(long)]
+    seeds: Option<u32>,
+    /// The most bytes the tables may take (suffixes K, M, G, decimal).
+    #[arg(long, default_value = "1G", value_parser = parse_size)]
+    max_size: u64,
 }
 
 #[derive(clap::Args, Debug)]
@@ -68,7 +90,95 @@ fn parse_size(s: &str) -> Result<u64, String> {
 pub fn run(args: TablesArgs) -> anyhow::Result<ExitCode> {
     match args.command {
         TablesCommand::Build(a) => run_build(a),
+        TablesCommand::Coverage(a) => run_coverage(a),
     }
+}
+
+fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
+    let layout = Layout::new(&a.results);
+    let csv = layout.games_csv();
+    if !csv.is_file() {
+        bail!(
+            "{}: no games.csv: give a results folder (arena run's output)",
+            a.results.display()
+        );
+    }
+    let rows = csvio::read_rows(&csv)?;
+    let seeds_of = |v: Variant| match (a.seeds, v) {
+        (Some(n), _) => n,
+        (None, Variant::Diffusion) => seeds_for_size::<DiffusionTable>(a.max_size),
+        (None, _) => seeds_for_size::<HackabackTable>(a.max_size),
+    };
+    let mut reach: Vec<(Variant, Reach)> = Vec::new();
+    let mut missing = 0usize;
+    for row in &rows {
+        let Ok(variant) = row.variant.parse::<Variant>() else {
+            continue;
+        };
+        if row.players != 2 || !matches!(variant, Variant::Diffusion | Variant::Hackaback) {
+            continue;
+        }
+        let Some(text) = RecordAt::of(&layout.records(), row).and_then(|at| at.read_text().ok())
+        else {
+            missing += 1;
+            continue;
+        };
+        let rec = read_record(&text).with_context(|| format!("the record of {}", row.game_id))?;
+        let moves: Vec<String> = rec.decisions.iter().map(|d| d.option.clone()).collect();
+        let k = match reach.iter().position(|(v, _)| *v == variant) {
+            Some(k) => k,
+            None => {
+                reach.push((variant, Reach::default()));
+                reach.len() - 1
+            }
+        };
+        let r = &mut reach[k].1;
+        let settings = &rec.spec.settings;
+        let n = seeds_of(variant);
+        match variant {
+            Variant::Diffusion => {
+                coverage::add::<DiffusionTable>(r, Diffusion::new(settings)?, &moves, n)
+            }
+            _ => coverage::add::<HackabackTable>(r, Hackaback::new(settings)?, &moves, n),
+        }
+        .map_err(|e| anyhow::anyhow!("{}: {e}", row.game_id))?;
+    }
+    if reach.is_empty() {
+        bail!(
+            "{}: no 2-player Diffusion or Hackaback game with its record (the games with tables)",
+            a.results.display()
+        );
+    }
+    outln!(
+        "{:<10} {:>5} {:>7} {:>14} {:>16} {:>20}",
+        "game",
+        "seeds",
+        "games",
+        "reached",
+        "turns covered",
+        "tables from (mean)"
+    );
+    for (v, r) in &reach {
+        let pct = |a: u64, b: u64| 100.0 * a as f64 / b.max(1) as f64;
+        outln!(
+            "{:<10} {:>5} {:>7} {:>6} ({:>4.1}%) {:>7} ({:>4.1}%) {:>20}",
+            v.name(),
+            seeds_of(*v),
+            r.games,
+            r.reached,
+            pct(r.reached, r.games),
+            r.covered,
+            pct(r.covered, r.turns),
+            r.mean_first_share().map_or("-".to_string(), |f| format!(
+                "{:.0}% into the game",
+                f * 100.0
+            ))
+        );
+    }
+    if missing > 0 {
+        outln!("{missing} games left out: their records are missing");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {

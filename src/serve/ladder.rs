@@ -55,6 +55,8 @@ pub struct Ladder {
     pub workers: Workers,
     /// How many uploads are handled at once ([`super::intake::inbox`]).
     pub gates: super::intake::inbox::Gates,
+    /// The games' analyses asked for by their owners, one at a time.
+    pub analyses: Arc<super::analysis::Analyses>,
 }
 
 /// What the service keeps for its workers.

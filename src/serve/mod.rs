@@ -21,7 +21,10 @@
 //!     as their games finish, and ended (the old version's fate);
 //!   - `events.rs`: the events (a Swiss among the entered versions) moved
 //!     on as their games are committed: each round queued once the round
-//!     before is committed, the event ended after its last.
+//!     before is committed, the event ended after its last;
+//!   - `analysis.rs`: a game's analysis asked for by an owner, judged by
+//!     `crate::analyse` on a blocking thread within a budget, one at a
+//!     time, and kept.
 //! - `bus/`: the handles the parts share (wake-up and stop, live feed,
 //!   counters, fits, store queries from a thread); imports nothing above.
 //! - `store/`: SQLite or PostgreSQL through sqlx, and SQL nowhere else:
@@ -36,7 +39,7 @@
 //!   game), `prune.rs` (records past the retention pruned, rows kept),
 //!   `uploads.rs` (a batch of workers' uploads committed in one
 //!   transaction), `events.rs` (the events, their rounds as paired, their
-//!   games).
+//!   games), `analysis.rs` (the games' analyses).
 //! - `schedule/`: `pairing.rs` (the pure pairing rule), `queue.rs` (the
 //!   scheduler that keeps the rule's picks in the store to be claimed),
 //!   `version_test.rs` (the tests' pairs, queued beside them), `event.rs`
@@ -54,13 +57,17 @@
 //!   `exports.rs`, `feed.rs`, `workers.rs`, `quarantine.rs`, `browse.rs`
 //!   (the games browser and the listings' filters), `version_tests.rs`
 //!   (the tests between versions), `events.rs` (the events' pages and
-//!   API), `stderr.rs` (a game's stderr for its bots' owners); `auth.rs`, `error.rs` and `variants.rs` (a variant as
-//!   a request names it) below them; the pages' minijinja templates in `templates/`.
+//!   API), `stderr.rs` (a game's stderr for its bots' owners),
+//!   `analysis.rs` (a game's analysis, asked for by its bots' owners);
+//!   `auth.rs`, `error.rs` and `variants.rs` (a variant as a request
+//!   names it) below them; the pages' minijinja templates in
+//!   `templates/`.
 //!
 //! What the server shares with its clients (the upload archive, the
 //! worker protocol's words) is in [`crate::wire`]; the clients (`arena
 //! worker`) in [`crate::client`]; `arena view` in [`crate::view`].
 
+pub mod analysis;
 pub mod bus;
 pub mod events;
 pub mod intake;
@@ -409,6 +416,7 @@ async fn assemble(
         intake,
         workers: Workers::new(opts.lease_seconds, opts.ladder_text.clone()),
         gates,
+        analyses: Default::default(),
     }))
 }
 

@@ -18,6 +18,7 @@
 //! other than its own.
 
 pub mod build;
+pub mod coverage;
 pub mod diffusion;
 pub mod format;
 pub mod hackaback;

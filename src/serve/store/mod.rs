@@ -5,6 +5,7 @@
 //! queries are plain SQL with `$N` parameters, which both read; the few
 //! words where the dialects differ come from [`Backend`].
 
+pub mod analysis;
 pub mod browse;
 pub mod events;
 pub mod finished;
@@ -130,6 +131,7 @@ macro_rules! migrations {
             7, "version tests", "0007_version_tests.sql";
             8, "game stderr", "0008_game_stderr.sql";
             9, "events", "0009_events.sql";
+            10, "game analysis", "0010_game_analysis.sql";
         )
     };
     (@ $dialect:literal; $($version:literal, $description:literal, $file:literal;)+) => {

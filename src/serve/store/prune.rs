@@ -2,9 +2,9 @@
 //! finished game past the organiser's retention (`[ladder] record_days`).
 //! Its row stays, so the standings, the exports' rows and `arena rate` of
 //! them do not change; its record (the moves, for the replay and
-//! `/api/games.jsonl`) is deleted, and so is each bot's stderr of it
-//! (`game_stderr`). One function, [`Db::prune`], with one step per kind
-//! of thing kept per game.
+//! `/api/games.jsonl`) is deleted, and so are each bot's stderr of it
+//! (`game_stderr`) and its analysis (`game_analysis`). One function,
+//! [`Db::prune`], with one step per kind of thing kept per game.
 
 use super::{Db, DbError};
 
@@ -19,6 +19,8 @@ pub struct Pruned {
     pub records: u64,
     /// Seats' stderr deleted ([`Db::delete_stderr_before`]).
     pub stderr: u64,
+    /// Games' analyses deleted ([`Db::delete_analysis_before`]).
+    pub analyses: u64,
 }
 
 impl Db {
@@ -46,6 +48,7 @@ impl Db {
             }
         }
         pruned.stderr = self.delete_stderr_before(before).await?;
+        pruned.analyses = self.delete_analysis_before(before).await?;
         Ok(pruned)
     }
 

@@ -12,11 +12,13 @@
 //! endpoints), `quarantine` (the workers' page and its re-checks),
 //! `version_tests` (the tests between versions, `/tests`, `/api/tests`);
 //! `events` (the events: a Swiss among the entered versions, `/tournaments`, `/api/tournaments`);
-//! `stderr` (a game's stderr for its bots' owners);
+//! `stderr` (a game's stderr for its bots' owners); `analysis` (a game's
+//! analysis, asked for by its bots' owners);
 //! `browse` (the games browser, and the filters of every games listing);
 //! `auth` (whose token), `error` (the refusals) and `variants` (a
 //! variant as a request names it) below them.
 
+mod analysis;
 mod auth;
 mod bots;
 mod browse;
@@ -52,6 +54,7 @@ pub fn router(ladder: Arc<Ladder>) -> Router {
         .merge(version_tests::router())
         .merge(events::router())
         .merge(stderr::router())
+        .merge(analysis::router())
         .merge(browse::router())
         .fallback(|| async { ApiError::not_found("no such page: see docs/ladder.md for the API") })
         .with_state(ladder)

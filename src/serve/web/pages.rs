@@ -343,7 +343,7 @@ pub async fn game_of(l: &Ladder, id: &str) -> Result<Option<(GameRow, Vec<Value>
 }
 
 /// A finished game's row and its record's text (JSON lines), by ladder id.
-async fn game_text(l: &Ladder, id: &str) -> Result<Option<(GameRow, String)>, DbError> {
+pub(super) async fn game_text(l: &Ladder, id: &str) -> Result<Option<(GameRow, String)>, DbError> {
     let Some(n) = id.parse::<i64>().ok().or_else(|| ladder_id(id)) else {
         return Ok(None);
     };
@@ -555,7 +555,18 @@ async fn game_script(l: &Ladder, id: &str, pick: fn(OneGame) -> String) -> Respo
             // `/games/ID/chunk.js` for this name. The page loads it itself.
             let name = format!("../{}/chunk", crate::report::html::frag(&row.game_id));
             let record = (!text.is_empty()).then_some(text.as_str());
-            (StatusCode::OK, pick(one_game(&row, record, None, &name)))
+            // Its analysis, when an owner asked for one.
+            let analysis = match ladder_id(&row.game_id) {
+                Some(n) => match super::analysis::kept(l, n).await {
+                    Ok(a) => a.map(|(verdicts, _)| verdicts),
+                    Err(_) => None,
+                },
+                None => None,
+            };
+            (
+                StatusCode::OK,
+                pick(one_game(&row, record, analysis, &name)),
+            )
         }
         Ok(None) => (
             StatusCode::NOT_FOUND,

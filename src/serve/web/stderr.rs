@@ -136,7 +136,7 @@ fn seat_of(text: &str, players: usize) -> ApiResult<usize> {
 
 /// Whether owner `who` (an owner's token, not a worker's) owns the bot of
 /// `player` (`BOT@N`).
-async fn owns(l: &Ladder, who: &Owner, player: &str) -> ApiResult<bool> {
+pub(super) async fn owns(l: &Ladder, who: &Owner, player: &str) -> ApiResult<bool> {
     if who.role != Role::Owner {
         return Ok(false);
     }

@@ -81,7 +81,7 @@
   }
 
   function sourceText(src) {
-    return src === "search" ? "a search's estimate" : src === "tables" ? "exact, from the endgame tables" : src === "solver" ? "exact, from the solver" : src;
+    return src === "search" ? "a search's estimate" : src === "tables" ? "exact, from the endgame tables" : src === "solver" ? "exact, from the solver" : src === "end" ? "exact: every option ends the game" : src;
   }
 
   // Who stands better as the game goes: after each decision, the expected

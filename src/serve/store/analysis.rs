@@ -1,0 +1,49 @@
+//! A game's analysis kept in the store (issue 51): a fourth `impl Db`.
+//! One row per game analysed (table `game_analysis`, migration 0010): the
+//! verdicts as JSON lines, who asked and when; deleted with the games'
+//! records ([`Db::prune`]).
+
+use super::{now, Db, DbError};
+
+impl Db {
+    /// Keeps the analysis of game `id` (JSON lines), asked for by owner
+    /// `owner`; an analysis kept already is replaced.
+    pub async fn keep_analysis(&self, id: i64, owner: i64, body: &str) -> Result<(), DbError> {
+        sqlx::query(
+            "INSERT INTO game_analysis (game_id, owner_id, made_at, body) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (game_id) DO UPDATE SET owner_id = excluded.owner_id, \
+             made_at = excluded.made_at, body = excluded.body",
+        )
+        .bind(id)
+        .bind(owner)
+        .bind(now())
+        .bind(body)
+        .execute(&self.write)
+        .await?;
+        Ok(())
+    }
+
+    /// The analysis of game `id` (JSON lines) and when it was made, if
+    /// it has one.
+    pub async fn analysis_of(&self, id: i64) -> Result<Option<(String, String)>, DbError> {
+        Ok(
+            sqlx::query_as("SELECT body, made_at FROM game_analysis WHERE game_id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
+    }
+
+    /// Deletes the analyses of the games that finished before
+    /// `finished_at`; returns how many.
+    pub async fn delete_analysis_before(&self, finished_at: &str) -> Result<u64, DbError> {
+        let r = sqlx::query(
+            "DELETE FROM game_analysis WHERE game_id IN \
+             (SELECT id FROM games WHERE state = 'done' AND finished_at < $1)",
+        )
+        .bind(finished_at)
+        .execute(&self.write)
+        .await?;
+        Ok(r.rows_affected())
+    }
+}

@@ -1,0 +1,142 @@
+//! `/api/games/ID/analysis` (issue 51): a finished game's analysis, every
+//! decision judged (`crate::serve::analysis`). Anyone reads it (the game
+//! and its record are public); an owner of one of the game's bots asks
+//! for it with their token, and the server computes it within its budget.
+
+use super::auth::bearer_owner;
+use super::error::{ApiError, ApiResult, Shared};
+use super::pages::game_text;
+use super::stderr::owns;
+use crate::serve::analysis::{Standing, BUDGET};
+use crate::serve::ladder::Ladder;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// The routes of this resource.
+pub fn router() -> Router<Arc<Ladder>> {
+    Router::new().route("/api/games/{id}/analysis", get(read).post(ask))
+}
+
+/// Seconds to wait before asking again while another game's analysis runs.
+const RETRY_SECONDS: u32 = 5;
+
+/// Game `id`'s number and row, or 404.
+async fn game(l: &Ladder, id: &str) -> ApiResult<(i64, crate::results::GameRow, String)> {
+    match game_text(l, id).await.map_err(ApiError::internal)? {
+        Some((row, text)) => {
+            let n = crate::wire::worker::ladder_id(&row.game_id)
+                .ok_or_else(|| ApiError::not_found(format!("no finished game `{id}`")))?;
+            Ok((n, row, text))
+        }
+        None => Err(ApiError::not_found(format!("no finished game `{id}`"))),
+    }
+}
+
+/// The analysis kept for game `n`, as the API gives it, if any.
+pub async fn kept(l: &Ladder, n: i64) -> ApiResult<Option<(Value, String)>> {
+    let Some((body, made_at)) = l.db.analysis_of(n).await.map_err(ApiError::internal)? else {
+        return Ok(None);
+    };
+    let verdicts = crate::results::analysis::parse(&body)
+        .map_err(|e| ApiError::internal(format!("the analysis of game {n}: {e}")))?;
+    Ok(Some((verdicts, made_at)))
+}
+
+/// Where game `n`'s analysis stands: (status, body): 202 while it runs,
+/// else 200.
+async fn standing(l: &Ladder, n: i64, game_id: &str) -> ApiResult<(StatusCode, Json<Value>)> {
+    if let Some((verdicts, made_at)) = kept(l, n).await? {
+        return Ok((
+            StatusCode::OK,
+            Json(json!({
+                "game_id": game_id, "state": "done", "made_at": made_at,
+                "source": "search", "verdicts": verdicts,
+            })),
+        ));
+    }
+    let body = match l.analyses.standing(n) {
+        Standing::Running => {
+            json!({ "game_id": game_id, "state": "running", "budget_seconds": BUDGET.as_secs() })
+        }
+        Standing::Failed(why) => json!({ "game_id": game_id, "state": "failed", "why": why }),
+        Standing::None => json!({
+            "game_id": game_id, "state": "none",
+            "hint": "an owner of one of the game's bots asks for it: POST with their token",
+        }),
+    };
+    let status = match body["state"] == "running" {
+        true => StatusCode::ACCEPTED,
+        false => StatusCode::OK,
+    };
+    Ok((status, Json(body)))
+}
+
+/// `GET /api/games/ID/analysis` (200): `state` `done` (with `verdicts`,
+/// one per decision, as `arena analyse --json` prints them), `running`,
+/// `failed` (with `why`) or `none`.
+async fn read(State(l): Shared, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+    let (n, row, _) = game(&l, &id).await?;
+    Ok(standing(&l, n, &row.game_id).await?.1)
+}
+
+/// `POST /api/games/ID/analysis`: an owner of one of the game's bots asks
+/// for its analysis; 202 while it runs (ask `GET` again), 200 when it is
+/// there already. 401 without a token, 403 for anyone else, 409 when the
+/// game's record was pruned, 503 (`Retry-After`) while another game's
+/// analysis runs.
+async fn ask(
+    State(l): Shared,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let who = bearer_owner(&l, &headers).await?;
+    let (n, row, record) = game(&l, &id).await?;
+    let players: Vec<String> = row.seats().iter().map(|s| s.to_string()).collect();
+    let mut mine = false;
+    for p in &players {
+        mine |= owns(&l, &who, p).await?;
+    }
+    if !mine {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "none of {}'s seats ({}) is your bot: a game's analysis is asked for by its bots' owners",
+                row.game_id,
+                players.join(", ")
+            ),
+        ));
+    }
+    if kept(&l, n).await?.is_some() {
+        return standing(&l, n, &row.game_id).await;
+    }
+    if record.is_empty() {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            format!(
+                "{}'s record was pruned (the ladder keeps records for record_days): nothing to analyse",
+                row.game_id
+            ),
+        ));
+    }
+    let db = l.db.clone();
+    let owner = who.id;
+    let started = l.analyses.start(n, record, move |lines| async move {
+        db.keep_analysis(n, owner, &lines)
+            .await
+            .map_err(|e| format!("keeping it: {e}"))
+    });
+    if started.is_err() {
+        return Err(ApiError {
+            retry_after: Some(RETRY_SECONDS),
+            ..ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "another game's analysis is running: ask again in a few seconds",
+            )
+        });
+    }
+    standing(&l, n, &row.game_id).await
+}
