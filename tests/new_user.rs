@@ -902,3 +902,66 @@ fn readme_says_what_a_busy_machine_takes() {
         }
     }
 }
+
+/// Every league file shipped in tournaments/ runs as its comment says
+/// (`cargo run --release -- run tournaments/NAME.toml`): its bots build
+/// and start, and it plays without a forfeit. Cut to one variant, one
+/// round and short games, so that it stays quick; the ladder service's
+/// files (`[ladder]`) are `arena serve`'s, not run here. (Found so:
+/// `tournaments/ladder.toml`'s search bot had a `cargo build` of its own,
+/// which failed in the sandbox.)
+#[test]
+fn every_league_file_shipped_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let mut ran = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(root.join("tournaments"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    for file in files {
+        let body = std::fs::read_to_string(&file).unwrap();
+        if body.lines().any(|l| l.trim() == "[ladder]") {
+            continue;
+        }
+        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let out_dir = tmp.path().join(&name);
+        let out = arena(root)
+            .arg("run")
+            .arg(&file)
+            .args([
+                "--variants",
+                "hackaback",
+                "--rounds",
+                "1",
+                "--openings",
+                "1",
+            ])
+            .args(["--max-plies", "12", "--no-report", "--quiet", "--output"])
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}: {}", file.display(), text(&out));
+        let rows = mancala_arena::results::csvio::read_rows(&out_dir.join("games.csv")).unwrap();
+        assert!(!rows.is_empty(), "{}: no games", file.display());
+        for r in &rows {
+            assert!(
+                r.offender.is_none(),
+                "{}: {} forfeited ({})",
+                file.display(),
+                r.game_id,
+                r.reason
+            );
+        }
+        ran.push(name);
+    }
+    for name in ["demo", "ladder", "reference-bots"] {
+        assert!(
+            ran.iter().any(|n| n == name),
+            "{name}.toml was not run: {ran:?}"
+        );
+    }
+}

@@ -14,7 +14,13 @@ use crate::bot::manifest;
 use std::path::{Path, PathBuf};
 
 /// The binaries of this package that a bot may name as `{bin_dir}/NAME`.
-pub const PACKAGE_BINARIES: &[&str] = &["random-bot", "greedy-bot", "search-bot", "filo-solve"];
+pub const PACKAGE_BINARIES: &[&str] = &[
+    "random-bot",
+    "greedy-bot",
+    "search-bot",
+    "alphabeta-bot",
+    "filo-solve",
+];
 
 /// Builds what `bots` need: this package's binaries they name, then each
 /// bot's own build, in the sandbox of `room`.

@@ -23,7 +23,7 @@ mod view;
 
 pub use child::{is_isolate_error, VIEW_FAILED};
 pub use view::{
-    find_on_path, outside_arguments, resolve_program, OutsideArgument, SCRATCH_IN_VIEW,
+    called_as, find_on_path, outside_arguments, resolve_program, OutsideArgument, SCRATCH_IN_VIEW,
 };
 
 use super::error::BotError;

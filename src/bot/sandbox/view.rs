@@ -975,6 +975,22 @@ fn etc_masks() -> &'static EtcMasks {
     })
 }
 
+/// The name to give a program the sandbox executes by its real file
+/// (`program`, from [`resolve_program`]) when the command named it by
+/// another (`word`): the link beside the real file that bears the
+/// command's name (`~/.cargo/bin/cargo` for `~/.cargo/bin/rustup`), as
+/// a multi-call program (rustup's proxies, busybox) acts by the name it
+/// is called by; a path, so that an interpreter finds its installation
+/// from it. `None` when the names agree or there is no such link.
+pub fn called_as(program: &Path, word: &str) -> Option<PathBuf> {
+    let name = Path::new(word).file_name()?;
+    if program.file_name() == Some(name) {
+        return None;
+    }
+    let link = program.parent()?.join(name);
+    link.exists().then_some(link)
+}
+
 /// The program a command's first word names, as the organiser's `PATH`
 /// resolves it from `cwd`: a path as it is (relative to `cwd`), a name
 /// through `PATH`; a version manager's shim (pyenv, nodenv, rbenv, asdf:
@@ -1102,6 +1118,30 @@ fn c_path(p: &Path) -> std::io::Result<CString> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A command naming a link to a multi-call program (`cargo` ->
+    /// `rustup`) calls the real file by the link's path; the same name,
+    /// or no such link, by nothing else.
+    #[test]
+    fn a_link_to_a_multi_call_program_is_called_by_its_name() {
+        let t = tempfile::tempdir().unwrap();
+        let real = t.path().join("rustup");
+        std::fs::write(&real, "").unwrap();
+        std::os::unix::fs::symlink(&real, t.path().join("cargo")).unwrap();
+        assert_eq!(called_as(&real, "cargo"), Some(t.path().join("cargo")));
+        assert_eq!(
+            called_as(&real, "/elsewhere/cargo"),
+            Some(t.path().join("cargo"))
+        );
+        assert_eq!(called_as(&real, "rustup"), None);
+        assert_eq!(called_as(&real, "rustc"), None);
+        // Resolved as the sandbox resolves it: the real file.
+        let cwd = t.path();
+        assert_eq!(
+            resolve_program("./cargo", cwd),
+            real.canonicalize().unwrap()
+        );
+    }
 
     #[test]
     fn sh_is_on_path_and_nonsense_is_not() {
