@@ -4,6 +4,8 @@
 //! records ([`Db::prune`]).
 
 use super::{now, Db, DbError};
+use crate::results::analysis;
+use serde_json::Value;
 
 impl Db {
     /// Keeps the analysis of game `id` (JSON lines), asked for by owner
@@ -23,15 +25,21 @@ impl Db {
         Ok(())
     }
 
-    /// The analysis of game `id` (JSON lines) and when it was made, if
-    /// it has one.
-    pub async fn analysis_of(&self, id: i64) -> Result<Option<(String, String)>, DbError> {
-        Ok(
+    /// The analysis of game `id`, if it has one: its verdicts (a JSON
+    /// array, [`crate::results::analysis::parse`] of the lines kept) and
+    /// when it was made.
+    pub async fn analysis_of(&self, id: i64) -> Result<Option<(Value, String)>, DbError> {
+        let row: Option<(String, String)> =
             sqlx::query_as("SELECT body, made_at FROM game_analysis WHERE game_id = $1")
                 .bind(id)
                 .fetch_optional(&self.pool)
-                .await?,
-        )
+                .await?;
+        row.map(|(body, made_at)| {
+            let verdicts = analysis::parse(&body)
+                .map_err(|e| DbError::Corrupt(format!("the analysis of game {id}: {e}")))?;
+            Ok((verdicts, made_at))
+        })
+        .transpose()
     }
 
     /// Deletes the analyses of the games that finished before

@@ -36,14 +36,9 @@ async fn game(l: &Ladder, id: &str) -> ApiResult<(i64, crate::results::GameRow, 
     }
 }
 
-/// The analysis kept for game `n`, as the API gives it, if any.
-pub async fn kept(l: &Ladder, n: i64) -> ApiResult<Option<(Value, String)>> {
-    let Some((body, made_at)) = l.db.analysis_of(n).await.map_err(ApiError::internal)? else {
-        return Ok(None);
-    };
-    let verdicts = crate::results::analysis::parse(&body)
-        .map_err(|e| ApiError::internal(format!("the analysis of game {n}: {e}")))?;
-    Ok(Some((verdicts, made_at)))
+/// The analysis kept for game `n`: its verdicts and when it was made.
+async fn kept(l: &Ladder, n: i64) -> ApiResult<Option<(Value, String)>> {
+    l.db.analysis_of(n).await.map_err(ApiError::internal)
 }
 
 /// Where game `n`'s analysis stands: (status, body): 202 while it runs,

@@ -557,9 +557,12 @@ async fn game_script(l: &Ladder, id: &str, pick: fn(OneGame) -> String) -> Respo
             let record = (!text.is_empty()).then_some(text.as_str());
             // Its analysis, when an owner asked for one.
             let analysis = match ladder_id(&row.game_id) {
-                Some(n) => match super::analysis::kept(l, n).await {
+                Some(n) => match l.db.analysis_of(n).await {
                     Ok(a) => a.map(|(verdicts, _)| verdicts),
-                    Err(_) => None,
+                    Err(e) => {
+                        tracing::error!("the analysis of game {n}: {e}");
+                        None
+                    }
                 },
                 None => None,
             };
