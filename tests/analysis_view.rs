@@ -13,9 +13,8 @@ mod common;
 use common::browser::{wait_for, Browser};
 use mancala_arena::results::{csvio, GameRow};
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 fn arena() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
@@ -221,40 +220,6 @@ fn check_shown(b: &mut Browser, url: &str, verdicts: &[Value]) {
     assert_eq!(errors, Value::String(String::new()), "errors on the page");
 }
 
-/// `arena view OUT` on 127.0.0.1 port 0; killed when dropped.
-struct View {
-    child: Child,
-    url: String,
-}
-
-impl Drop for View {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn view(dir: &Path) -> View {
-    let mut child = arena()
-        .args(["view", "--no-open", "--bind", "127.0.0.1:0"])
-        .arg(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .trim_end_matches('/')
-        .to_string();
-    View { child, url }
-}
-
 #[test]
 fn the_viewer_shows_each_decisions_verdict_blunders_and_who_stands_better() {
     let tmp = tempfile::tempdir().unwrap();
@@ -296,9 +261,9 @@ fn the_viewer_shows_each_decisions_verdict_blunders_and_who_stands_better() {
 
     // `arena view`: the second game, analysed again (deeper) while it
     // runs, is shown with its new verdicts.
-    let v = view(&out);
+    let v = common::league::view(&out);
     let (id2, _) = &analysed[1];
-    b.open(&format!("{}/#game={id2}", v.url));
+    b.open(&format!("{}#game={id2}", v.url));
     b.wait(
         "the second game's analysis",
         "document.querySelectorAll('.advantage svg rect.adv').length > 0",
@@ -320,7 +285,7 @@ fn the_viewer_shows_each_decisions_verdict_blunders_and_who_stands_better() {
     let first2 = blunders(&again)[0];
     check_shown(
         &mut b,
-        &format!("{}/?again#game={id2}&decision={first2}", v.url),
+        &format!("{}?again#game={id2}&decision={first2}", v.url),
         &again,
     );
     let depth = b.eval("document.querySelector('.decisions tbody td.value').title");

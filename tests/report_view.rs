@@ -14,12 +14,13 @@
 
 mod common;
 
+use common::league::view;
 use mancala_arena::results::{csvio, GameRow};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -318,51 +319,6 @@ fn the_sampled_report_links_to_viewable_games_and_says_why_others_are_not_in_it(
     assert!(note.contains("is not in this report"), "{note}");
     assert!(note.contains("chosen by this rule"), "{note}");
     assert!(note.contains("arena view RESULTS"), "{note}");
-}
-
-/// A running `arena view`, stopped when dropped.
-struct View {
-    child: Child,
-    url: String,
-}
-
-impl Drop for View {
-    /// SIGTERM, so that it removes its pages' folder; SIGKILL if it has
-    /// not stopped in a generous while.
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn view(dir: &Path) -> View {
-    let mut child = arena()
-        .args(["view", "--no-open", "--bind", "127.0.0.1:0"])
-        .arg(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
-    View { child, url }
 }
 
 /// The status and body of GET `url` (plain HTTP/1.1, the connection

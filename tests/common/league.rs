@@ -1,8 +1,11 @@
 //! `arena run` of a league file, for the league tests (tests/league_run.rs,
 //! tests/league_swiss.rs, tests/league_knockout.rs): the real binary, its
-//! games.csv read as it grows, a run killed with SIGKILL part way.
+//! games.csv read as it grows, a run killed with SIGKILL part way; and
+//! `arena view` of its results (tests/report_view.rs,
+//! tests/analysis_view.rs).
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -72,4 +75,51 @@ pub fn killed_after_rows(file: &Path, out: &Path, n: usize) -> usize {
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     data_lines(&csv)
+}
+
+/// A running `arena view`, stopped when dropped.
+pub struct View {
+    child: Child,
+    /// Its address, as it printed it (`http://127.0.0.1:PORT/`).
+    pub url: String,
+}
+
+impl Drop for View {
+    /// SIGTERM, so that it removes its pages' folder; SIGKILL if it has
+    /// not stopped in a generous while.
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `arena view DIR` on 127.0.0.1 port 0, once it says where it listens.
+pub fn view(dir: &Path) -> View {
+    let mut child = arena()
+        .args(["view", "--no-open", "--bind", "127.0.0.1:0"])
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    View { child, url }
 }

@@ -3,6 +3,7 @@
 //! verdicts as JSON lines, who asked and when; deleted with the games'
 //! records ([`Db::prune`]).
 
+use super::prune::PerGame;
 use super::{now, Db, DbError};
 use crate::results::analysis;
 use serde_json::Value;
@@ -45,13 +46,7 @@ impl Db {
     /// Deletes the analyses of the games that finished before
     /// `finished_at`; returns how many.
     pub async fn delete_analysis_before(&self, finished_at: &str) -> Result<u64, DbError> {
-        let r = sqlx::query(
-            "DELETE FROM game_analysis WHERE game_id IN \
-             (SELECT id FROM games WHERE state = 'done' AND finished_at < $1)",
-        )
-        .bind(finished_at)
-        .execute(&self.write)
-        .await?;
-        Ok(r.rows_affected())
+        self.delete_per_game_before(PerGame::Analysis, finished_at)
+            .await
     }
 }

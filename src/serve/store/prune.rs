@@ -23,6 +23,25 @@ pub struct Pruned {
     pub analyses: u64,
 }
 
+/// A table that keeps something per game beyond its row (its `game_id`),
+/// deleted with the game's record.
+#[derive(Clone, Copy, Debug)]
+pub enum PerGame {
+    /// `game_stderr`: each bot's stderr.
+    Stderr,
+    /// `game_analysis`: the game's analysis.
+    Analysis,
+}
+
+impl PerGame {
+    fn table(self) -> &'static str {
+        match self {
+            PerGame::Stderr => "game_stderr",
+            PerGame::Analysis => "game_analysis",
+        }
+    }
+}
+
 impl Db {
     /// Deletes what the store keeps of the games finished before `before`
     /// (RFC 3339, as `finished_at`: `2026-11-27T08:00:00.000Z`) beyond their
@@ -50,6 +69,25 @@ impl Db {
         pruned.stderr = self.delete_stderr_before(before).await?;
         pruned.analyses = self.delete_analysis_before(before).await?;
         Ok(pruned)
+    }
+
+    /// Deletes `what`'s rows of every game that finished before
+    /// `finished_at` (a time as [`super::now`] writes it); returns how
+    /// many.
+    pub async fn delete_per_game_before(
+        &self,
+        what: PerGame,
+        finished_at: &str,
+    ) -> Result<u64, DbError> {
+        let r = sqlx::query(&format!(
+            "DELETE FROM {} WHERE game_id IN \
+             (SELECT id FROM games WHERE state = 'done' AND finished_at < $1)",
+            what.table()
+        ))
+        .bind(finished_at)
+        .execute(&self.write)
+        .await?;
+        Ok(r.rows_affected())
     }
 
     /// Finished games whose record is kept, and those whose record was

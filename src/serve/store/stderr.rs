@@ -4,6 +4,7 @@
 //! ([`crate::results::stderr::encode`]); read one seat at a time; deleted
 //! with the games' records ([`Db::delete_stderr_before`]).
 
+use super::prune::PerGame;
 use super::{Db, DbError};
 use crate::results::stderr::{self, SeatStderr};
 
@@ -81,13 +82,7 @@ impl Db {
     /// (a time as [`super::now`] writes it): the pruning of old records
     /// reaches the stderr through this. Returns the rows deleted.
     pub async fn delete_stderr_before(&self, finished_at: &str) -> Result<u64, DbError> {
-        let r = sqlx::query(
-            "DELETE FROM game_stderr WHERE game_id IN \
-             (SELECT id FROM games WHERE state = 'done' AND finished_at < $1)",
-        )
-        .bind(finished_at)
-        .execute(&self.write)
-        .await?;
-        Ok(r.rows_affected())
+        self.delete_per_game_before(PerGame::Stderr, finished_at)
+            .await
     }
 }
