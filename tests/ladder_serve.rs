@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::ladder::Server;
+use common::ladder::{bot_copy, Server};
 use mancala_arena::serve::store::GameTicket;
 
 use std::io::{Read, Write};
@@ -56,21 +56,6 @@ fn rated(s: &serde_json::Value) -> Vec<(String, f64, u64)> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// A copy of the repository's bot folder `name` in `dir`.
-fn shipped(dir: &Path, name: &str) -> PathBuf {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("bots")
-        .join(name);
-    let to = dir.join("upload").join(name);
-    std::fs::create_dir_all(&to).unwrap();
-    for e in std::fs::read_dir(&from).unwrap().flatten() {
-        if e.path().is_file() {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-    to
 }
 
 /// A Python bot folder named `name` whose bot.py is `code`.
@@ -275,7 +260,10 @@ fn bots_in_three_languages_are_entered_play_are_rated_replaced_and_a_failing_one
     server.start();
 
     let mut expected = vec!["random-python@1", "random-rust@1"];
-    let (code, out) = server.submit(&alice, &shipped(dir, "random-python"));
+    let (code, out) = server.submit(
+        &alice,
+        &bot_copy(dir, "random-python", "random-python", &|t| t),
+    );
     assert_eq!(code, 0, "{out}");
     for step in [
         "uploaded: random-python version 1: queued",
@@ -284,10 +272,10 @@ fn bots_in_three_languages_are_entered_play_are_rated_replaced_and_a_failing_one
     ] {
         assert!(out.contains(step), "no `{step}` in:\n{out}");
     }
-    let (code, out) = server.submit(&bob, &shipped(dir, "random-rust"));
+    let (code, out) = server.submit(&bob, &bot_copy(dir, "random-rust", "random-rust", &|t| t));
     assert_eq!(code, 0, "{out}");
     if has_node() {
-        let (code, out) = server.submit(&bob, &shipped(dir, "random-js"));
+        let (code, out) = server.submit(&bob, &bot_copy(dir, "random-js", "random-js", &|t| t));
         assert_eq!(code, 0, "{out}");
         expected.push("random-js@1");
     } else {
@@ -304,7 +292,11 @@ fn bots_in_three_languages_are_entered_play_are_rated_replaced_and_a_failing_one
 
     // A new version uploaded without a test replaces the old one: it is
     // entered, the old one retired, and its games stay.
-    let (code, out) = server.submit_with(&alice, &shipped(dir, "random-python"), &["--no-test"]);
+    let (code, out) = server.submit_with(
+        &alice,
+        &bot_copy(dir, "random-python", "random-python", &|t| t),
+        &["--no-test"],
+    );
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("random-python version 2: entered"), "{out}");
     let bot = server.json("/api/bots/random-python");
@@ -471,7 +463,10 @@ fn bad_input_gets_its_status_and_a_message_and_writes_nothing_outside_the_new_bo
     let bob = server.add_user("bob");
     server.start();
     let results = dir.join("results");
-    let (code, out) = server.submit(&alice, &shipped(dir, "random-python"));
+    let (code, out) = server.submit(
+        &alice,
+        &bot_copy(dir, "random-python", "random-python", &|t| t),
+    );
     assert_eq!(code, 0, "{out}");
     let before = files_under(&results);
     let toml = b"name = \"x\"\ncommand = [\"python3\", \"bot.py\"]\n".as_slice();
@@ -686,7 +681,7 @@ fn kill_9_in_the_middle_of_games_loses_no_finished_game_and_plays_the_cut_ones_a
     let alice = server.add_user("alice");
     server.start();
     for bot in ["random-rust", "random-python"] {
-        let (code, out) = server.submit(&alice, &shipped(dir, bot));
+        let (code, out) = server.submit(&alice, &bot_copy(dir, bot, bot, &|t| t));
         assert_eq!(code, 0, "{out}");
     }
     wait_standings(&server, "30 games", |s| {
@@ -750,7 +745,7 @@ fn on_postgresql_kill_9_loses_no_game_a_second_server_is_refused_and_a_pages_onl
     let alice = server.add_user("alice");
     server.start();
     for bot in ["random-rust", "random-python"] {
-        let (code, out) = server.submit(&alice, &shipped(dir, bot));
+        let (code, out) = server.submit(&alice, &bot_copy(dir, bot, bot, &|t| t));
         assert_eq!(code, 0, "{out}");
     }
     wait_standings(&server, "20 games", |s| {

@@ -303,7 +303,7 @@ pub fn log_file(path: &Path) -> std::fs::File {
 
 /// A copy of the repository's bot folder `bots/FROM` in `dir/upload/NAME`,
 /// its `bot.toml` naming it `name`, with `edit` applied to each file's
-/// text.
+/// text (a file that is not text is copied as it is).
 pub fn bot_copy(dir: &Path, from: &str, name: &str, edit: &dyn Fn(String) -> String) -> PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("bots")
@@ -311,10 +311,18 @@ pub fn bot_copy(dir: &Path, from: &str, name: &str, edit: &dyn Fn(String) -> Str
     let to = dir.join("upload").join(name);
     std::fs::create_dir_all(&to).unwrap();
     for e in std::fs::read_dir(&src).unwrap().flatten() {
-        if e.path().is_file() {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            let text = text.replace(&format!("name = \"{from}\""), &format!("name = \"{name}\""));
-            std::fs::write(to.join(e.file_name()), edit(text)).unwrap();
+        if !e.path().is_file() {
+            continue;
+        }
+        match std::fs::read_to_string(e.path()) {
+            Ok(text) => {
+                let text =
+                    text.replace(&format!("name = \"{from}\""), &format!("name = \"{name}\""));
+                std::fs::write(to.join(e.file_name()), edit(text)).unwrap();
+            }
+            Err(_) => {
+                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+            }
         }
     }
     to
