@@ -7,6 +7,7 @@
 //! the same as `arena analyse --no-exact` judges. In headless Chromium,
 //! the owner asks from the game's page, which then shows each decision's
 //! verdict beside it; a screenshot is written for a person to look at.
+//! An owner past the ladder's `analyses_per_hour` is refused (429).
 
 mod common;
 
@@ -22,7 +23,7 @@ fn an_owner_asks_for_a_games_analysis_and_its_page_shows_it() {
     let mut server = Server::new(
         dir,
         "name = \"analysis-ladder\"\nseed = 3\nvariants = [\"hackaback\"]\nmax_plies = 200",
-        "",
+        "analyses_per_hour = 1",
     );
     let alice = server.add_user("alice");
     let bob = server.add_user("bob");
@@ -32,10 +33,10 @@ fn an_owner_asks_for_a_games_analysis_and_its_page_shows_it() {
     server.submit_ok(&alice, &bot_copy(dir, "random-rust", "ra", &|t| t));
     server.submit_ok(&bob, &bot_copy(dir, "random-rust", "rb", &|t| t));
     let games = server.wait(
-        "two finished games",
+        "three finished games",
         Duration::from_millis(300),
         || server.json("/api/games?limit=10"),
-        |v| v["games"].as_array().is_some_and(|g| g.len() >= 2),
+        |v| v["games"].as_array().is_some_and(|g| g.len() >= 3),
     );
     let ids: Vec<String> = games["games"]
         .as_array()
@@ -43,7 +44,7 @@ fn an_owner_asks_for_a_games_analysis_and_its_page_shows_it() {
         .iter()
         .map(|g| g["game_id"].as_str().unwrap().to_string())
         .collect();
-    let (game, other) = (&ids[0], &ids[1]);
+    let (game, other, third) = (&ids[0], &ids[1], &ids[2]);
     let path = format!("/api/games/{game}/analysis");
 
     // Nothing yet; anyone may read that.
@@ -157,4 +158,13 @@ fn an_owner_asks_for_a_games_analysis_and_its_page_shows_it() {
         "document.querySelectorAll('.advantage svg rect.adv').length > 0 && \
          document.getElementById('analysis-note').textContent.startsWith('Analysed ')",
     );
+
+    // Alice asked for her one analysis of the hour (`analyses_per_hour =
+    // 1`): a third is refused, saying when to ask again; Bob's own count
+    // is his.
+    let third_path = format!("/api/games/{third}/analysis");
+    let (s, body) = server.call("POST", &third_path, Some(&alice), b"");
+    assert_eq!(s, 429, "{body}");
+    assert!(body.contains("analyses_per_hour"), "{body}");
+    assert_eq!(server.json(&third_path)["state"], "none");
 }

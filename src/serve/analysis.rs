@@ -12,10 +12,10 @@
 
 use crate::analyse::{analyse, Params};
 use crate::referee::record::read_record;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The whole analysis's time: shared out between the decisions.
 pub const BUDGET: Duration = Duration::from_secs(20);
@@ -36,7 +36,12 @@ pub struct Analyses {
 struct State {
     running: Option<i64>,
     failed: HashMap<i64, String>,
+    /// When each owner asked for the analyses started in the last hour.
+    asked: HashMap<i64, VecDeque<Instant>>,
 }
+
+/// How long an owner's count of analyses asked for lasts.
+const WINDOW: Duration = Duration::from_secs(3600);
 
 /// Where game `id`'s analysis stands, besides the store.
 #[derive(Debug, PartialEq, Eq)]
@@ -49,9 +54,15 @@ pub enum Standing {
     None,
 }
 
-/// Another game's analysis runs: try again later.
-#[derive(Debug)]
-pub struct Busy;
+/// Why an analysis did not start.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// Another game's analysis runs: try again in a few seconds.
+    Busy,
+    /// The owner asked for their `analyses_per_hour` within the hour: the
+    /// oldest of them leaves the count after this long.
+    Limited(Duration),
+}
 
 impl Analyses {
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -71,10 +82,16 @@ impl Analyses {
     }
 
     /// Starts the analysis of game `id` from its record's text, asked for
-    /// by owner `owner`: judged on a blocking thread, kept by `keep` (the
-    /// store) when done. Already running: nothing more. Another game's
-    /// running: [`Busy`].
-    pub fn start<F, Fut>(self: &Arc<Self>, id: i64, record: String, keep: F) -> Result<(), Busy>
+    /// by owner `owner`, who may ask for `per_hour` an hour: judged on a
+    /// blocking thread, kept by `keep` (the store) when done. Already
+    /// running: nothing more.
+    pub fn start<F, Fut>(
+        self: &Arc<Self>,
+        id: i64,
+        (owner, per_hour): (i64, u32),
+        record: String,
+        keep: F,
+    ) -> Result<(), Refused>
     where
         F: FnOnce(String) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = Result<(), String>> + Send,
@@ -83,12 +100,26 @@ impl Analyses {
             let mut s = self.lock();
             match s.running {
                 Some(r) if r == id => return Ok(()),
-                Some(_) => return Err(Busy),
-                None => {
-                    s.running = Some(id);
-                    s.failed.remove(&id);
-                }
+                Some(_) => return Err(Refused::Busy),
+                None => {}
             }
+            let now = Instant::now();
+            let asked = s.asked.entry(owner).or_default();
+            while asked
+                .front()
+                .is_some_and(|t| now.duration_since(*t) >= WINDOW)
+            {
+                asked.pop_front();
+            }
+            if asked.len() >= per_hour as usize {
+                let wait = asked
+                    .front()
+                    .map_or(WINDOW, |t| WINDOW.saturating_sub(now.duration_since(*t)));
+                return Err(Refused::Limited(wait));
+            }
+            asked.push_back(now);
+            s.running = Some(id);
+            s.failed.remove(&id);
         }
         let me = self.clone();
         tokio::spawn(async move {
@@ -134,4 +165,63 @@ pub fn judge(text: &str) -> Result<String, String> {
         let _ = writeln!(out, "{line}");
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Waits until no analysis runs.
+    async fn idle(a: &Analyses, id: i64) {
+        for _ in 0..2000 {
+            if a.standing(id) != Standing::Running {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("game {id}'s analysis still runs");
+    }
+
+    #[tokio::test]
+    async fn one_runs_at_a_time_an_owner_asks_for_per_hour_and_a_bad_record_fails() {
+        let a = Arc::new(Analyses::default());
+        let kept = Arc::new(Mutex::new(Vec::new()));
+        let keep = |k: Arc<Mutex<Vec<String>>>| {
+            move |lines: String| async move {
+                k.lock().unwrap().push(lines);
+                Ok(())
+            }
+        };
+        // Not a record: it fails, and says why.
+        assert_eq!(
+            a.start(1, (7, 2), "not a record".into(), keep(kept.clone())),
+            Ok(())
+        );
+        // Game 1 is marked running as it starts: another waits.
+        assert_eq!(
+            a.start(2, (8, 2), "x".into(), keep(kept.clone())),
+            Err(Refused::Busy)
+        );
+        idle(&a, 1).await;
+        match a.standing(1) {
+            Standing::Failed(why) => assert!(why.contains("record"), "{why}"),
+            s => panic!("{s:?}"),
+        }
+        assert!(kept.lock().unwrap().is_empty());
+        // Owner 7's second in the hour, then none.
+        assert_eq!(a.start(3, (7, 2), "x".into(), keep(kept.clone())), Ok(()));
+        idle(&a, 3).await;
+        match a.start(4, (7, 2), "x".into(), keep(kept.clone())) {
+            Err(Refused::Limited(wait)) => {
+                assert!(
+                    wait <= WINDOW && wait > WINDOW - Duration::from_secs(60),
+                    "{wait:?}"
+                )
+            }
+            r => panic!("{r:?}"),
+        }
+        // Another owner is not held by owner 7's count.
+        assert_eq!(a.start(5, (9, 2), "x".into(), keep(kept)), Ok(()));
+        idle(&a, 5).await;
+    }
 }

@@ -74,6 +74,9 @@ pub struct LadderSettings {
     /// Bytes of each bot's stderr kept per game, for its owner
     /// (`stderr_kb`, default 64 KiB; 0: none kept).
     pub stderr_kb: u64,
+    /// Games' analyses an owner may ask for in an hour
+    /// (`analyses_per_hour`, default 10; 0: none).
+    pub analyses_per_hour: u32,
     pub tests: TestSettings,
 }
 
@@ -185,6 +188,7 @@ impl Default for LadderSettings {
             worker_jobs_max: 32,
             max_games: None,
             stderr_kb: crate::results::stderr::DEFAULT_CAP >> 10,
+            analyses_per_hour: 10,
             maintenance_games_per_hour: 600,
             record_days: 14,
             pace_lead: 4.0,
@@ -214,6 +218,7 @@ pub(super) struct RawLadder {
     worker_jobs_max: Option<Spanned<i64>>,
     max_games: Option<Spanned<i64>>,
     stderr_kb: Option<Spanned<i64>>,
+    analyses_per_hour: Option<Spanned<i64>>,
     maintenance_games_per_hour: Option<Spanned<i64>>,
     record_days: Option<Spanned<i64>>,
     pace_lead: Option<Spanned<f64>>,
@@ -293,6 +298,13 @@ pub(super) fn section(
             None => None,
         },
         stderr_kb: count(&raw.stderr_kb, "stderr_kb", 0, 16_384, d.stderr_kb as i64)? as u64,
+        analyses_per_hour: count(
+            &raw.analyses_per_hour,
+            "analyses_per_hour",
+            0,
+            10_000,
+            i64::from(d.analyses_per_hour),
+        )? as u32,
         maintenance_games_per_hour: count(
             &raw.maintenance_games_per_hour,
             "maintenance_games_per_hour",

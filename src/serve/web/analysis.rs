@@ -7,7 +7,7 @@ use super::auth::bearer_owner;
 use super::error::{ApiError, ApiResult, Shared};
 use super::pages::game_text;
 use super::stderr::owns;
-use crate::serve::analysis::{Standing, BUDGET};
+use crate::serve::analysis::{Refused, Standing, BUDGET};
 use crate::serve::ladder::Ladder;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -119,19 +119,43 @@ async fn ask(
     }
     let db = l.db.clone();
     let owner = who.id;
-    let started = l.analyses.start(n, record, move |lines| async move {
-        db.keep_analysis(n, owner, &lines)
-            .await
-            .map_err(|e| format!("keeping it: {e}"))
-    });
-    if started.is_err() {
-        return Err(ApiError {
-            retry_after: Some(RETRY_SECONDS),
-            ..ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "another game's analysis is running: ask again in a few seconds",
-            )
+    let per_hour = l.settings.analyses_per_hour;
+    if per_hour == 0 {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "this ladder analyses no games (its analyses_per_hour is 0)",
+        ));
+    }
+    let started = l
+        .analyses
+        .start(n, (owner, per_hour), record, move |lines| async move {
+            db.keep_analysis(n, owner, &lines)
+                .await
+                .map_err(|e| format!("keeping it: {e}"))
         });
+    match started {
+        Ok(()) => {}
+        Err(Refused::Busy) => {
+            return Err(ApiError {
+                retry_after: Some(RETRY_SECONDS),
+                ..ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "another game's analysis is running: ask again in a few seconds",
+                )
+            })
+        }
+        Err(Refused::Limited(wait)) => {
+            let secs = u32::try_from(wait.as_secs() + 1).unwrap_or(u32::MAX);
+            return Err(ApiError {
+                retry_after: Some(secs),
+                ..ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    format!(
+                        "you asked for {per_hour} analyses in the last hour, the ladder's analyses_per_hour: ask again in {secs} s"
+                    ),
+                )
+            });
+        }
     }
     standing(&l, n, &row.game_id).await
 }
