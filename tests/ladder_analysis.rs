@@ -23,7 +23,7 @@ fn an_owner_asks_for_a_games_analysis_and_its_page_shows_it() {
     let mut server = Server::new(
         dir,
         "name = \"analysis-ladder\"\nseed = 3\nvariants = [\"hackaback\"]\nmax_plies = 200",
-        "analyses_per_hour = 1",
+        "analyses_per_hour = 1\nanalysis_seconds = 2",
     );
     let alice = server.add_user("alice");
     let bob = server.add_user("bob");

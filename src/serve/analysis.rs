@@ -17,11 +17,9 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// The whole analysis's time: shared out between the decisions.
-pub const BUDGET: Duration = Duration::from_secs(20);
-
-/// A decision's time: the budget's share, within these bounds (a game of
-/// more than 2,000 decisions takes longer than the budget).
+/// A decision's time: the budget's share (the ladder's
+/// `analysis_seconds`), within these bounds (a game of more than 2,000
+/// decisions takes longer than a 20 s budget).
 const LEAST: Duration = Duration::from_millis(10);
 const MOST: Duration = Duration::from_millis(300);
 
@@ -83,12 +81,13 @@ impl Analyses {
 
     /// Starts the analysis of game `id` from its record's text, asked for
     /// by owner `owner`, who may ask for `per_hour` an hour: judged on a
-    /// blocking thread, kept by `keep` (the store) when done. Already
-    /// running: nothing more.
+    /// blocking thread within `budget`, kept by `keep` (the store) when
+    /// done. Already running: nothing more.
     pub fn start<F, Fut>(
         self: &Arc<Self>,
         id: i64,
         (owner, per_hour): (i64, u32),
+        budget: Duration,
         record: String,
         keep: F,
     ) -> Result<(), Refused>
@@ -123,7 +122,7 @@ impl Analyses {
         }
         let me = self.clone();
         tokio::spawn(async move {
-            let judged = tokio::task::spawn_blocking(move || judge(&record))
+            let judged = tokio::task::spawn_blocking(move || judge(&record, budget))
                 .await
                 .unwrap_or_else(|e| Err(format!("the analysis stopped: {e}")));
             let done = match judged {
@@ -144,11 +143,12 @@ impl Analyses {
     }
 }
 
-/// Every decision of the record `text` judged, as JSON lines.
-pub fn judge(text: &str) -> Result<String, String> {
+/// Every decision of the record `text` judged within `budget`, as JSON
+/// lines.
+pub fn judge(text: &str, budget: Duration) -> Result<String, String> {
     let rec = read_record(text).map_err(|e| format!("the record cannot be read: {e}"))?;
     let moves: Vec<String> = rec.decisions.iter().map(|d| d.option.clone()).collect();
-    let per = (BUDGET / u32::try_from(moves.len().max(1)).unwrap_or(u32::MAX)).clamp(LEAST, MOST);
+    let per = (budget / u32::try_from(moves.len().max(1)).unwrap_or(u32::MAX)).clamp(LEAST, MOST);
     let params = Params {
         depth: None,
         time: Some(per),
@@ -170,6 +170,8 @@ pub fn judge(text: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const SECOND: Duration = Duration::from_secs(1);
 
     /// Waits until no analysis runs.
     async fn idle(a: &Analyses, id: i64) {
@@ -194,12 +196,12 @@ mod tests {
         };
         // Not a record: it fails, and says why.
         assert_eq!(
-            a.start(1, (7, 2), "not a record".into(), keep(kept.clone())),
+            a.start(1, (7, 2), SECOND, "not a record".into(), keep(kept.clone())),
             Ok(())
         );
         // Game 1 is marked running as it starts: another waits.
         assert_eq!(
-            a.start(2, (8, 2), "x".into(), keep(kept.clone())),
+            a.start(2, (8, 2), SECOND, "x".into(), keep(kept.clone())),
             Err(Refused::Busy)
         );
         idle(&a, 1).await;
@@ -209,9 +211,12 @@ mod tests {
         }
         assert!(kept.lock().unwrap().is_empty());
         // Owner 7's second in the hour, then none.
-        assert_eq!(a.start(3, (7, 2), "x".into(), keep(kept.clone())), Ok(()));
+        assert_eq!(
+            a.start(3, (7, 2), SECOND, "x".into(), keep(kept.clone())),
+            Ok(())
+        );
         idle(&a, 3).await;
-        match a.start(4, (7, 2), "x".into(), keep(kept.clone())) {
+        match a.start(4, (7, 2), SECOND, "x".into(), keep(kept.clone())) {
             Err(Refused::Limited(wait)) => {
                 assert!(
                     wait <= WINDOW && wait > WINDOW - Duration::from_secs(60),
@@ -221,7 +226,7 @@ mod tests {
             r => panic!("{r:?}"),
         }
         // Another owner is not held by owner 7's count.
-        assert_eq!(a.start(5, (9, 2), "x".into(), keep(kept)), Ok(()));
+        assert_eq!(a.start(5, (9, 2), SECOND, "x".into(), keep(kept)), Ok(()));
         idle(&a, 5).await;
     }
 }

@@ -77,6 +77,9 @@ pub struct LadderSettings {
     /// Games' analyses an owner may ask for in an hour
     /// (`analyses_per_hour`, default 10; 0: none).
     pub analyses_per_hour: u32,
+    /// Seconds of search a game's analysis takes, shared out between its
+    /// decisions (`analysis_seconds`, default 20).
+    pub analysis_seconds: u64,
     pub tests: TestSettings,
 }
 
@@ -189,6 +192,7 @@ impl Default for LadderSettings {
             max_games: None,
             stderr_kb: crate::results::stderr::DEFAULT_CAP >> 10,
             analyses_per_hour: 10,
+            analysis_seconds: 20,
             maintenance_games_per_hour: 600,
             record_days: 14,
             pace_lead: 4.0,
@@ -219,6 +223,7 @@ pub(super) struct RawLadder {
     max_games: Option<Spanned<i64>>,
     stderr_kb: Option<Spanned<i64>>,
     analyses_per_hour: Option<Spanned<i64>>,
+    analysis_seconds: Option<Spanned<i64>>,
     maintenance_games_per_hour: Option<Spanned<i64>>,
     record_days: Option<Spanned<i64>>,
     pace_lead: Option<Spanned<f64>>,
@@ -305,6 +310,13 @@ pub(super) fn section(
             10_000,
             i64::from(d.analyses_per_hour),
         )? as u32,
+        analysis_seconds: count(
+            &raw.analysis_seconds,
+            "analysis_seconds",
+            1,
+            600,
+            d.analysis_seconds as i64,
+        )? as u64,
         maintenance_games_per_hour: count(
             &raw.maintenance_games_per_hour,
             "maintenance_games_per_hour",

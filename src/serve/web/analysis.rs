@@ -7,7 +7,7 @@ use super::auth::bearer_owner;
 use super::error::{ApiError, ApiResult, Shared};
 use super::pages::game_text;
 use super::stderr::owns;
-use crate::serve::analysis::{Refused, Standing, BUDGET};
+use crate::serve::analysis::{Refused, Standing};
 use crate::serve::ladder::Ladder;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -15,6 +15,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The routes of this resource.
 pub fn router() -> Router<Arc<Ladder>> {
@@ -55,7 +56,7 @@ async fn standing(l: &Ladder, n: i64, game_id: &str) -> ApiResult<(StatusCode, J
     }
     let body = match l.analyses.standing(n) {
         Standing::Running => {
-            json!({ "game_id": game_id, "state": "running", "budget_seconds": BUDGET.as_secs() })
+            json!({ "game_id": game_id, "state": "running", "budget_seconds": l.settings.analysis_seconds })
         }
         Standing::Failed(why) => json!({ "game_id": game_id, "state": "failed", "why": why }),
         Standing::None => json!({
@@ -120,19 +121,24 @@ async fn ask(
     let db = l.db.clone();
     let owner = who.id;
     let per_hour = l.settings.analyses_per_hour;
+    let budget = Duration::from_secs(l.settings.analysis_seconds);
     if per_hour == 0 {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
             "this ladder analyses no games (its analyses_per_hour is 0)",
         ));
     }
-    let started = l
-        .analyses
-        .start(n, (owner, per_hour), record, move |lines| async move {
+    let started = l.analyses.start(
+        n,
+        (owner, per_hour),
+        budget,
+        record,
+        move |lines| async move {
             db.keep_analysis(n, owner, &lines)
                 .await
                 .map_err(|e| format!("keeping it: {e}"))
-        });
+        },
+    );
     match started {
         Ok(()) => {}
         Err(Refused::Busy) => {
