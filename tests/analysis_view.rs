@@ -32,7 +32,8 @@ fn ok(out: std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// Two random bots, Hackaback and Kisolo, two rounds: eight games.
+/// Three random bots, Hackaback, Kisolo and Tricala for three, two
+/// rounds: 36 games.
 fn league(tmp: &Path) -> (PathBuf, Vec<GameRow>) {
     let random = env!("CARGO_BIN_EXE_random-bot");
     let file = tmp.join("t.toml");
@@ -45,8 +46,9 @@ seed = 5
 bots = [
   {{ name = "ra", command = ["{random}"] }},
   {{ name = "rb", command = ["{random}"] }},
+  {{ name = "rc", command = ["{random}"] }},
 ]
-variants = ["hackaback", "kisolo"]
+variants = ["hackaback", "kisolo", "tricala3"]
 rounds = 2
 openings = 1
 max_plies = 120
@@ -117,9 +119,10 @@ fn blunders(verdicts: &[Value]) -> Vec<u64> {
         .collect()
 }
 
-/// Checks the game shown at `url` (the position after its first blunder)
-/// against `verdicts`.
-fn check_shown(b: &mut Browser, url: &str, verdicts: &[Value]) {
+/// Checks the game of `players` shown at `url` (which must be the
+/// position after its first blunder, when it has one) against
+/// `verdicts`.
+fn check_shown(b: &mut Browser, url: &str, verdicts: &[Value], players: u8) {
     b.open(url);
     let n = verdicts.len();
     b.wait(
@@ -150,7 +153,9 @@ fn check_shown(b: &mut Browser, url: &str, verdicts: &[Value]) {
             v["decision"],
             shown(4)
         );
-        let best = if v["best"] == v["played"] {
+        // The best option is named when it is another, of another value.
+        let same = short_text(&v["best_value"]) == short_text(&v["played_value"]);
+        let best = if v["best"] == v["played"] || same {
             String::new()
         } else {
             format!(
@@ -164,21 +169,32 @@ fn check_shown(b: &mut Browser, url: &str, verdicts: &[Value]) {
         assert_eq!(c[2], Value::Bool(marked), "decision {}", v["decision"]);
         assert_eq!(c[3], Value::Bool(marked), "decision {}", v["decision"]);
     }
-    // The graph: seat 0's expected score after each decision.
+    // The graph: seat 0's expected score after each decision; with three
+    // players, each decision's player's own.
     let shares = b.eval(
         "[...document.querySelectorAll('.advantage svg rect.adv')].map(r => Number(r.dataset.share))",
     );
     for (v, s) in verdicts.iter().zip(shares.as_array().unwrap()) {
         let score = v["played_value"]["score"].as_f64().unwrap();
-        let want = if v["seat"] == 0 { score } else { 1.0 - score };
+        let want = match (players, v["seat"].as_u64()) {
+            (3, _) | (_, Some(0)) => score,
+            _ => 1.0 - score,
+        };
         assert!(
             (s.as_f64().unwrap() - want).abs() < 1e-9,
             "decision {}: share {s}, want {want}",
             v["decision"]
         );
     }
+    let errors = b.eval(
+        "document.getElementById('errors') ? document.getElementById('errors').textContent : ''",
+    );
+    assert_eq!(errors, Value::String(String::new()), "errors on the page");
     // At the position after the first blunder: what it gave away.
-    let first = blunders(verdicts)[0] as usize;
+    let Some(&first) = blunders(verdicts).first() else {
+        return;
+    };
+    let first = first as usize;
     let v = &verdicts[first - 1];
     let last = b.wait(
         "the last decision's verdict",
@@ -214,10 +230,6 @@ fn check_shown(b: &mut Browser, url: &str, verdicts: &[Value]) {
         value_text(&v["best_value"])
     );
     assert!(due.as_str().unwrap().ends_with(&want), "{due} for {want}");
-    let errors = b.eval(
-        "document.getElementById('errors') ? document.getElementById('errors').textContent : ''",
-    );
-    assert_eq!(errors, Value::String(String::new()), "errors on the page");
 }
 
 #[test]
@@ -226,7 +238,7 @@ fn the_viewer_shows_each_decisions_verdict_blunders_and_who_stands_better() {
     let (out, rows) = league(tmp.path());
     // Two games with a blunder each (random bots give plenty away).
     let mut analysed = Vec::new();
-    for row in &rows {
+    for row in rows.iter().filter(|r| r.players == 2) {
         let verdicts = analyse(&out, &row.game_id);
         if !blunders(&verdicts).is_empty() {
             analysed.push((row.game_id.clone(), verdicts));
@@ -237,7 +249,13 @@ fn the_viewer_shows_each_decisions_verdict_blunders_and_who_stands_better() {
     }
     assert_eq!(analysed.len(), 2, "two games of random bots with a blunder");
     let (id, verdicts) = &analysed[0];
-    // The report written now holds the analysed game, in its sample.
+    // A game of Tricala for three, each decision's player's score drawn.
+    let three = rows
+        .iter()
+        .find(|r| r.players == 3)
+        .expect("a 3-player game");
+    let verdicts3 = analyse(&out, &three.game_id);
+    // The report written now holds the analysed games, in its sample.
     ok(arena().arg("report").arg(&out).output().unwrap());
     let page = out.join("report").join("index.html");
     let mut b = Browser::start();
@@ -247,6 +265,7 @@ fn the_viewer_shows_each_decisions_verdict_blunders_and_who_stands_better() {
         &mut b,
         &format!("file://{}#game={id}&decision={first}", page.display()),
         verdicts,
+        2,
     );
     b.open(&format!(
         "file://{}#game={id}&decision={first}",
@@ -258,6 +277,18 @@ fn the_viewer_shows_each_decisions_verdict_blunders_and_who_stands_better() {
     );
     let shot = b.screenshot("analysis-report");
     eprintln!("screenshot: {}", shot.display());
+    check_shown(
+        &mut b,
+        &format!(
+            "file://{}#game={}&decision={}",
+            page.display(),
+            three.game_id,
+            blunders(&verdicts3).first().copied().unwrap_or(0)
+        ),
+        &verdicts3,
+        3,
+    );
+    b.screenshot("analysis-report-3p");
 
     // `arena view`: the second game, analysed again (deeper) while it
     // runs, is shown with its new verdicts.
@@ -287,6 +318,7 @@ fn the_viewer_shows_each_decisions_verdict_blunders_and_who_stands_better() {
         &mut b,
         &format!("{}?again#game={id2}&decision={first2}", v.url),
         &again,
+        2,
     );
     let depth = b.eval("document.querySelector('.decisions tbody td.value').title");
     assert!(

@@ -80,6 +80,13 @@
     return Number(a.score).toFixed(2);
   }
 
+  // Whether a verdict's best option is worth naming beside the one
+  // played: another option, of another value as the table shows it (an
+  // option as good is not a better one).
+  function betterShown(v) {
+    return v.best !== v.played && shortValue(v.best_value) !== shortValue(v.played_value);
+  }
+
   function sourceText(src) {
     return src === "search" ? "a search's estimate" : src === "tables" ? "exact, from the endgame tables" : src === "solver" ? "exact, from the solver" : src === "end" ? "exact: every option ends the game" : src;
   }
@@ -96,7 +103,7 @@
     const step = W / Math.max(1, n);
     const two = (g.players || 2) === 2;
     const share = (v) => (two ? (v.seat === 0 ? v.played_value.score : 1 - v.played_value.score) : v.played_value.score);
-    const kids = [s("rect", { x: 0, y: 0, width: W, height: H, class: "adv-back", fill: two ? SEAT_COLOURS[1] : "#f6f6f6" })];
+    const kids = [s("rect", { x: 0, y: 0, width: W, height: H, class: "adv-back", fill: two ? SEAT_COLOURS[1] : "#c9d3da" })];
     verdicts.forEach((v, i) => {
       const y = share(v);
       const hgt = Math.max(0, Math.min(1, Number(y) || 0)) * H;
@@ -114,7 +121,9 @@
       kids.push(bar);
       if (v.blunder) kids.push(s("circle", { cx: (i + 0.5) * step, cy: H - hgt, r: 3.5, class: "blunder-dot", fill: "#e67e22", stroke: "#fff", "data-decision": i + 1 }));
     });
-    kids.push(s("line", { x1: 0, y1: H / 2, x2: W, y2: H / 2, stroke: "#999", "stroke-dasharray": "3 3" }));
+    // An even share: a half with two players, a third with three.
+    const even = H * (1 - 1 / (two ? 2 : 3));
+    kids.push(s("line", { x1: 0, y1: even, x2: W, y2: even, stroke: "#999", "stroke-dasharray": "3 3" }));
     const marker = s("line", { x1: 0, y1: 0, x2: 0, y2: H, stroke: "#2a7de1", "stroke-width": 2, class: "adv-marker" });
     kids.push(marker);
     const svgEl = s("svg", { viewBox: "0 0 " + W + " " + H, preserveAspectRatio: "none", class: "advantage-graph", width: "100%", height: H, role: "img", "aria-label": "who stands better, decision by decision" }, ...kids);
@@ -786,6 +795,7 @@
       if (flags & 2) marks.push(h("span", { class: "mark opening", title: "opening: played before the bots took over", text: "opening" }));
       if (flags & 1) marks.push(h("span", { class: "mark forced", title: "forced: the only option, applied without asking", text: "forced" }));
       const v = verdict(i);
+      const other = v && betterShown(v);
       if (v && v.blunder) marks.push(h("span", { class: "mark blunder", title: "blunder: " + (v.why || ""), text: "??" }));
       return h(
         "tr",
@@ -795,7 +805,7 @@
         h("td", { text: kind }),
         h("td", { class: "opt", text: d[1] }),
         this.verdicts ? h("td", { class: "value", title: v ? valueText(v.played_value) + ": the value of the option played, for its player (" + sourceText(v.source) + ")" : null, text: v ? shortValue(v.played_value) : "" }) : null,
-        this.verdicts ? h("td", { class: "opt best", title: v && v.best !== v.played ? "the best option found: " + valueText(v.best_value) : null, text: v && v.best !== v.played ? v.best + " " + shortValue(v.best_value) : "" }) : null,
+        this.verdicts ? h("td", { class: "opt best", title: other ? "the best option found: " + valueText(v.best_value) : null, text: other ? v.best + " " + shortValue(v.best_value) : "" }) : null,
         h("td", {}, marks),
         h("td", { class: "num", text: flags ? "" : ms(d[4]) })
       );
@@ -919,7 +929,7 @@
             "last: " + who(last) + " played ",
             h("span", { class: "opt", text: last.played }),
             " " + valueText(last.played_value),
-            last.best !== last.played ? ["; best was ", h("span", { class: "opt", text: last.best }), " " + valueText(last.best_value)] : " (the best found)",
+            betterShown(last) ? ["; best was ", h("span", { class: "opt", text: last.best }), " " + valueText(last.best_value)] : " (as good as the best found)",
             last.blunder ? h("strong", { class: "blunder-why", text: " ?? " + (last.why || "blunder") }) : null
           )
         : null
