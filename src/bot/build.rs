@@ -9,7 +9,7 @@
 //! command, so that every command that starts the bot later (`run`,
 //! `replay`, `play`, `check-bot`) finds the same one ([`built`]).
 
-use super::sandbox::{called_as, Jail};
+use super::sandbox::Jail;
 use super::{sys, BotError, Launch, Quota, Sandbox};
 use std::io::Read;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -316,12 +316,6 @@ fn start(
         Some(j) => j.program(),
         None => Path::new(&cmd.program),
     });
-    if let Some(name) = jail
-        .as_ref()
-        .and_then(|j| called_as(j.program(), &cmd.program))
-    {
-        std::os::unix::process::CommandExt::arg0(&mut c, name);
-    }
     c.args(&cmd.args)
         .current_dir(&cwd)
         .stdin(std::process::Stdio::null())

@@ -2,7 +2,7 @@
 //! drained into a capped log, a token in its environment, and death with the
 //! referee.
 
-use super::sandbox::{self, called_as, Jail};
+use super::sandbox::{self, Jail};
 use super::sink::LogSink;
 use super::{sys, BotError, BotProcess, Launch, Sandbox};
 use std::process::Stdio;
@@ -44,12 +44,6 @@ impl BotProcess {
             Some(j) => Command::new(j.program()),
             None => Command::new(&cmd.program),
         };
-        if let Some(name) = jail
-            .as_ref()
-            .and_then(|j| called_as(j.program(), &cmd.program))
-        {
-            c.arg0(name);
-        }
         c.args(&cmd.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

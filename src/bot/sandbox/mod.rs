@@ -23,7 +23,7 @@ mod view;
 
 pub use child::{is_isolate_error, VIEW_FAILED};
 pub use view::{
-    called_as, find_on_path, outside_arguments, resolve_program, OutsideArgument, SCRATCH_IN_VIEW,
+    find_on_path, outside_arguments, resolve_program, OutsideArgument, SCRATCH_IN_VIEW,
 };
 
 use super::error::BotError;
@@ -50,6 +50,9 @@ pub struct Jail {
     scratch: Option<PathBuf>,
     cgroup: Option<cgroup::Cgroup>,
     program: PathBuf,
+    /// The name `program` is called by, when the command named it by a
+    /// link ([`view::called_as`]).
+    arg0: Option<PathBuf>,
     path: std::ffi::OsString,
     outside: Option<(u32, u32)>,
     setup: Option<child::Setup>,
@@ -84,6 +87,7 @@ impl Jail {
             scratch: Some(dir.clone()),
             cgroup: None,
             program: PathBuf::new(),
+            arg0: None,
             path: Default::default(),
             outside: None,
             setup: None,
@@ -144,6 +148,7 @@ impl Jail {
                 closed_to_others(path, need, what, uid).map_err(failed)?;
             }
         }
+        jail.arg0 = view::called_as(&planned.program, &cmd.program);
         jail.program = planned.program;
         jail.path = planned.path;
         jail.outside = outside;
@@ -191,11 +196,15 @@ impl Jail {
         &self.program
     }
 
-    /// Sets `c` up to start in the sandbox: its environment cleared to
+    /// Sets `c` up to start in the sandbox: called by the name its command
+    /// gave ([`view::called_as`]), its environment cleared to
     /// [`SANDBOX_ENV`], `PATH` to what it sees, `HOME` and `TMPDIR` at its
     /// scratch `/tmp`, and the namespaces and root that the child builds
     /// between fork and exec.
     pub fn apply(&mut self, c: &mut std::process::Command) {
+        if let Some(name) = &self.arg0 {
+            std::os::unix::process::CommandExt::arg0(c, name);
+        }
         c.env_clear();
         for k in SANDBOX_ENV {
             if let Some(v) = std::env::var_os(k) {
