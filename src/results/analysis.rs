@@ -1,10 +1,11 @@
 //! A game's analysis kept in its results folder (issue 51):
 //! `analysis/GAME_ID.jsonl`, written by `arena analyse RESULTS GAME_ID
 //! --save`, one JSON object a decision (the lines `arena analyse --json`
-//! prints; docs/analysis.md documents the fields). The report and `arena
+//! prints; docs/tables.md documents the fields). The report and `arena
 //! view` show it beside the game's decisions; this module only says where
 //! the file is and reads it back, knowing nothing of what a verdict means.
 
+use super::file_safe;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -16,29 +17,13 @@ pub const FOLDER: &str = "analysis";
 pub const MOST_BYTES: u64 = 16 << 20;
 
 /// The file of game `game_id`'s analysis in `dir` (a results folder's
-/// `analysis/`): `STEM.jsonl`.
+/// `analysis/`): its id made [`file_safe`], `.jsonl`.
 pub fn file_of(dir: &Path, game_id: &str) -> PathBuf {
-    dir.join(format!("{}.jsonl", stem(game_id)))
+    dir.join(format!("{}.jsonl", file_safe(game_id)))
 }
 
-/// A game's analysis file's stem: its id with anything but letters,
-/// digits, `-`, `_` and `.` replaced by `_`, as the league's file names
-/// are.
-pub fn stem(game_id: &str) -> String {
-    game_id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-/// The ids (file stems) of the games analysed in `dir`; none when there
-/// is no such folder.
+/// The ids of the games analysed in `dir`, made [`file_safe`] (the files'
+/// stems); none when there is no such folder.
 pub fn analysed(dir: &Path) -> std::collections::HashSet<String> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Default::default();

@@ -11,6 +11,20 @@ pub mod records;
 pub mod stderr;
 pub mod store;
 
+/// `name` with everything but letters, digits, `-`, `_` and `.` replaced by
+/// `_`, for the file names of a results folder (bots' logs, analyses).
+pub fn file_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 use serde::{Deserialize, Serialize};
 
 /// One finished game: one row of `games.csv`.

@@ -147,8 +147,7 @@ impl Viewed {
         let source = sources.get(k);
         let texts = Texts {
             record: record_text(source.and_then(|s| RecordAt::of(&s.records, &row))),
-            analysis: source
-                .and_then(|s| analysis::read(&analysis::file_of(&s.analysis, &row.game_id))),
+            analysis: source.and_then(|s| analysis::read(&s.analysis_file(&row.game_id))),
         };
         Ok(Some(on_demand_game(&row, texts)))
     }

@@ -131,15 +131,5 @@ impl Layout {
 }
 
 /// `name` with everything but letters, digits, `-`, `_` and `.` replaced by
-/// `_`, for file names.
-pub fn file_safe(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
+/// `_`, for file names (the results folder's, `results::file_safe`).
+pub use crate::results::file_safe;

@@ -50,7 +50,7 @@ pub use view::{frag, Options};
 use crate::ratings::{RateOptions, RatingError, Tally};
 use crate::report::tables::{for_each_merged_from, id_hash, TablesError};
 use crate::results::records::RecordAt;
-use crate::results::{analysis, csvio, GameRow};
+use crate::results::{analysis, csvio, file_safe, GameRow};
 use replay::{Chunk, GameMeta};
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -100,10 +100,9 @@ pub struct Source {
 }
 
 impl Source {
-    /// Game `row`'s analysis file, when it has one.
-    fn analysis_of(&self, row: &GameRow) -> Option<PathBuf> {
-        let path = analysis::file_of(&self.analysis, &row.game_id);
-        path.is_file().then_some(path)
+    /// Where game `game_id`'s analysis is, if it has one.
+    pub fn analysis_file(&self, game_id: &str) -> PathBuf {
+        analysis::file_of(&self.analysis, game_id)
     }
 }
 
@@ -248,7 +247,7 @@ impl<'a> Collector<'a> {
         let analysed = || {
             self.analysed
                 .get(k)
-                .is_some_and(|a| !a.is_empty() && a.contains(&analysis::stem(&row.game_id)))
+                .is_some_and(|a| !a.is_empty() && a.contains(&file_safe(&row.game_id)))
         };
         let kept = if listed {
             Some(sample::Why::Forfeit)
@@ -363,7 +362,10 @@ fn write_rated(
         else {
             return (None, None);
         };
-        (RecordAt::of(&s.records, row), s.analysis_of(row))
+        (
+            RecordAt::of(&s.records, row),
+            Some(s.analysis_file(&row.game_id)),
+        )
     };
     let (chunk_files, shown_metas) = viewer_chunks(
         shown.rows,
@@ -421,7 +423,7 @@ fn write_rated(
     Ok(written)
 }
 
-/// Where a row's record is, and its analysis file when it has one.
+/// Where a row's record is, and where its analysis would be.
 type RecordOf<'a> = dyn Fn(&GameRow) -> (Option<RecordAt>, Option<PathBuf>) + Sync + 'a;
 
 /// The viewer data of `rows` in `games_dir`, a chunk file per `CHUNK`
