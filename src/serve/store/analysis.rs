@@ -3,7 +3,6 @@
 //! verdicts as JSON lines, who asked and when; deleted with the games'
 //! records ([`Db::prune`]).
 
-use super::prune::PerGame;
 use super::{now, Db, DbError};
 use crate::results::analysis;
 use serde_json::Value;
@@ -41,12 +40,5 @@ impl Db {
             Ok((verdicts, made_at))
         })
         .transpose()
-    }
-
-    /// Deletes the analyses of the games that finished before
-    /// `finished_at`; returns how many.
-    pub async fn delete_analysis_before(&self, finished_at: &str) -> Result<u64, DbError> {
-        self.delete_per_game_before(PerGame::Analysis, finished_at)
-            .await
     }
 }

@@ -19,14 +19,14 @@ pub struct Pruned {
     pub records: u64,
     /// Seats' stderr deleted ([`Db::delete_stderr_before`]).
     pub stderr: u64,
-    /// Games' analyses deleted ([`Db::delete_analysis_before`]).
+    /// Games' analyses deleted (`game_analysis`).
     pub analyses: u64,
 }
 
 /// A table that keeps something per game beyond its row (its `game_id`),
 /// deleted with the game's record.
 #[derive(Clone, Copy, Debug)]
-pub enum PerGame {
+pub(super) enum PerGame {
     /// `game_stderr`: each bot's stderr.
     Stderr,
     /// `game_analysis`: the game's analysis.
@@ -67,14 +67,16 @@ impl Db {
             }
         }
         pruned.stderr = self.delete_stderr_before(before).await?;
-        pruned.analyses = self.delete_analysis_before(before).await?;
+        pruned.analyses = self
+            .delete_per_game_before(PerGame::Analysis, before)
+            .await?;
         Ok(pruned)
     }
 
     /// Deletes `what`'s rows of every game that finished before
     /// `finished_at` (a time as [`super::now`] writes it); returns how
     /// many.
-    pub async fn delete_per_game_before(
+    pub(super) async fn delete_per_game_before(
         &self,
         what: PerGame,
         finished_at: &str,
