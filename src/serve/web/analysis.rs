@@ -5,7 +5,7 @@
 
 use super::auth::bearer_owner;
 use super::error::{ApiError, ApiResult, Shared};
-use super::pages::game_text;
+use super::pages::{finished_row, game_text};
 use super::stderr::owns;
 use crate::serve::analysis::{Refused, Standing};
 use crate::serve::ladder::Ladder;
@@ -25,16 +25,9 @@ pub fn router() -> Router<Arc<Ladder>> {
 /// Seconds to wait before asking again while another game's analysis runs.
 const RETRY_SECONDS: u32 = 5;
 
-/// Game `id`'s number and row, or 404.
-async fn game(l: &Ladder, id: &str) -> ApiResult<(i64, crate::results::GameRow, String)> {
-    match game_text(l, id).await.map_err(ApiError::internal)? {
-        Some((row, text)) => {
-            let n = crate::wire::worker::ladder_id(&row.game_id)
-                .ok_or_else(|| ApiError::not_found(format!("no finished game `{id}`")))?;
-            Ok((n, row, text))
-        }
-        None => Err(ApiError::not_found(format!("no finished game `{id}`"))),
-    }
+/// No such finished game: 404.
+fn no_game(id: &str) -> ApiError {
+    ApiError::not_found(format!("no finished game `{id}`"))
 }
 
 /// The analysis kept for game `n`: its verdicts and when it was made.
@@ -75,7 +68,10 @@ async fn standing(l: &Ladder, n: i64, game_id: &str) -> ApiResult<(StatusCode, J
 /// one per decision, as `arena analyse --json` prints them), `running`,
 /// `failed` (with `why`) or `none`.
 async fn read(State(l): Shared, Path(id): Path<String>) -> ApiResult<Json<Value>> {
-    let (n, row, _) = game(&l, &id).await?;
+    let (n, row) = finished_row(&l, &id)
+        .await
+        .map_err(ApiError::internal)?
+        .ok_or_else(|| no_game(&id))?;
     Ok(standing(&l, n, &row.game_id).await?.1)
 }
 
@@ -90,7 +86,10 @@ async fn ask(
     Path(id): Path<String>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let who = bearer_owner(&l, &headers).await?;
-    let (n, row, record) = game(&l, &id).await?;
+    let (n, row, record) = game_text(&l, &id)
+        .await
+        .map_err(ApiError::internal)?
+        .ok_or_else(|| no_game(&id))?;
     let players: Vec<String> = row.seats().iter().map(|s| s.to_string()).collect();
     let mut mine = false;
     for p in &players {

@@ -333,7 +333,7 @@ pub async fn standings_json(l: &Ladder, variant: Option<&str>) -> ApiResult<Stan
 /// A finished game's row and its record's JSON lines, by ladder id
 /// (`123` or `game-123`); `None` when there is no such finished game.
 pub async fn game_of(l: &Ladder, id: &str) -> Result<Option<(GameRow, Vec<Value>)>, DbError> {
-    Ok(game_text(l, id).await?.map(|(row, text)| {
+    Ok(game_text(l, id).await?.map(|(_, row, text)| {
         let lines = text
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
@@ -342,8 +342,9 @@ pub async fn game_of(l: &Ladder, id: &str) -> Result<Option<(GameRow, Vec<Value>
     }))
 }
 
-/// A finished game's row and its record's text (JSON lines), by ladder id.
-pub(super) async fn game_text(l: &Ladder, id: &str) -> Result<Option<(GameRow, String)>, DbError> {
+/// A finished game's number and row, by ladder id (`123` or `game-123`);
+/// `None` when there is no such finished game.
+pub(super) async fn finished_row(l: &Ladder, id: &str) -> Result<Option<(i64, GameRow)>, DbError> {
     let Some(n) = id.parse::<i64>().ok().or_else(|| ladder_id(id)) else {
         return Ok(None);
     };
@@ -352,14 +353,26 @@ pub(super) async fn game_text(l: &Ladder, id: &str) -> Result<Option<(GameRow, S
     };
     let row: GameRow = serde_json::from_str(&row)
         .map_err(|e| DbError::Conflict(format!("the row of game {n}: {e}")))?;
+    Ok(Some((n, row)))
+}
+
+/// A finished game's number, row and record's text (JSON lines), by
+/// ladder id.
+pub(super) async fn game_text(
+    l: &Ladder,
+    id: &str,
+) -> Result<Option<(i64, GameRow, String)>, DbError> {
+    let Some((n, row)) = finished_row(l, id).await? else {
+        return Ok(None);
+    };
     // A record pruned past the retention (`[ladder] record_days`): the row
     // alone, with an empty record.
     let Some(frame) = l.db.record(n).await? else {
-        return Ok(Some((row, String::new())));
+        return Ok(Some((n, row, String::new())));
     };
     let text = crate::results::records::decode(&frame)
         .map_err(|e| DbError::Conflict(format!("the record of game {n}: {e}")))?;
-    Ok(Some((row, String::from_utf8_lossy(&text).into_owned())))
+    Ok(Some((n, row, String::from_utf8_lossy(&text).into_owned())))
 }
 
 /// The pages' templates.
@@ -517,8 +530,8 @@ pub async fn bot_page(State(l): State<Arc<Ladder>>, Path(name): Path<String>) ->
 /// the HTML report's game viewer (`report.js`, its data from
 /// `/games/ID/index.js` and `/games/ID/chunk.js`).
 pub async fn game_page(State(l): State<Arc<Ladder>>, Path(id): Path<String>) -> Response {
-    match game_text(&l, &id).await {
-        Ok(Some((row, _))) => {
+    match finished_row(&l, &id).await {
+        Ok(Some((_, row))) => {
             let url = format!("/games/{}", crate::report::html::frag(&row.game_id));
             let arena = json!({ "index": format!("{url}/index.js") });
             let open = format!("#game={}", crate::report::html::frag(&row.game_id));
@@ -549,22 +562,19 @@ pub async fn game_chunk_js(State(l): State<Arc<Ladder>>, Path(id): Path<String>)
 /// script comment (nothing of the request is echoed into a script).
 async fn game_script(l: &Ladder, id: &str, pick: fn(OneGame) -> String) -> Response {
     let (status, body) = match game_text(l, id).await {
-        Ok(Some((row, text))) => {
+        Ok(Some((n, row, text))) => {
             // The index names the chunk as report.js finds it: it loads
             // `games/NAME.js` relative to the page `/games/ID`, which is
             // `/games/ID/chunk.js` for this name. The page loads it itself.
             let name = format!("../{}/chunk", crate::report::html::frag(&row.game_id));
             let record = (!text.is_empty()).then_some(text.as_str());
             // Its analysis, when an owner asked for one.
-            let analysis = match ladder_id(&row.game_id) {
-                Some(n) => match l.db.analysis_of(n).await {
-                    Ok(a) => a.map(|(verdicts, _)| verdicts),
-                    Err(e) => {
-                        tracing::error!("the analysis of game {n}: {e}");
-                        None
-                    }
-                },
-                None => None,
+            let analysis = match l.db.analysis_of(n).await {
+                Ok(a) => a.map(|(verdicts, _)| verdicts),
+                Err(e) => {
+                    tracing::error!("the analysis of game {n}: {e}");
+                    None
+                }
             };
             (
                 StatusCode::OK,

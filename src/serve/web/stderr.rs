@@ -5,6 +5,7 @@
 
 use super::auth::bearer_owner;
 use super::error::{ApiError, ApiResult, Shared};
+use super::pages::finished_row;
 use crate::results::stderr::StderrLine;
 use crate::serve::ladder::Ladder;
 use crate::serve::store::{Owner, Role};
@@ -59,14 +60,10 @@ async fn stderr(
     Query(q): Query<StderrQuery>,
 ) -> ApiResult<Json<StderrBody>> {
     let who = bearer_owner(&l, &headers).await?;
-    let n = crate::wire::worker::ladder_id(&id)
-        .or_else(|| id.parse().ok())
+    let (n, row) = finished_row(&l, &id)
+        .await
+        .map_err(ApiError::internal)?
         .ok_or_else(|| ApiError::not_found(format!("no finished game `{id}`")))?;
-    let row = match l.db.done_row(n).await.map_err(ApiError::internal)? {
-        Some(json) => serde_json::from_str::<crate::results::GameRow>(&json)
-            .map_err(|e| ApiError::internal(format!("the row of game {n}: {e}")))?,
-        None => return Err(ApiError::not_found(format!("no finished game `{id}`"))),
-    };
     let players: Vec<String> = row.seats().iter().map(|s| s.to_string()).collect();
     let asked: Vec<usize> = match q.seat.as_deref() {
         Some(s) => vec![seat_of(s, players.len())?],
