@@ -109,7 +109,8 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
         (None, Variant::Diffusion) => seeds_for_size::<DiffusionTable>(a.max_size),
         (None, _) => seeds_for_size::<HackabackTable>(a.max_size),
     };
-    let mut reach: Vec<(Variant, Reach)> = Vec::new();
+    // Per game: its seeds N, and the reach of its tables.
+    let mut reach: Vec<(Variant, u32, Reach)> = Vec::new();
     let mut missing = 0usize;
     for row in &rows {
         let Ok(variant) = row.variant.parse::<Variant>() else {
@@ -125,16 +126,15 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
         };
         let rec = read_record(&text).with_context(|| format!("the record of {}", row.game_id))?;
         let moves: Vec<String> = rec.decisions.iter().map(|d| d.option.clone()).collect();
-        let k = match reach.iter().position(|(v, _)| *v == variant) {
+        let k = match reach.iter().position(|(v, _, _)| *v == variant) {
             Some(k) => k,
             None => {
-                reach.push((variant, Reach::default()));
+                reach.push((variant, seeds_of(variant), Reach::default()));
                 reach.len() - 1
             }
         };
-        let r = &mut reach[k].1;
-        let settings = &rec.spec.settings;
-        let n = seeds_of(variant);
+        let (_, n, r) = &mut reach[k];
+        let (n, settings) = (*n, &rec.spec.settings);
         match variant {
             Variant::Diffusion => {
                 coverage::add::<DiffusionTable>(r, Diffusion::new(settings)?, &moves, n)
@@ -158,12 +158,12 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
         "turns covered",
         "tables from (mean)"
     );
-    for (v, r) in &reach {
+    for (v, n, r) in &reach {
         let pct = |a: u64, b: u64| 100.0 * a as f64 / b.max(1) as f64;
         outln!(
             "{:<10} {:>5} {:>7} {:>6} ({:>4.1}%) {:>7} ({:>4.1}%) {:>20}",
             v.name(),
-            seeds_of(*v),
+            n,
             r.games,
             r.reached,
             pct(r.reached, r.games),
