@@ -79,9 +79,16 @@ pub fn raise_open_files_limit() -> Option<u64> {
 /// The state letter of process `pid` (`R`, `S`, `Z`, ...: the field after
 /// the command name in /proc/PID/stat), or `None` when it does not exist.
 pub fn process_state(pid: u32) -> Option<char> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().next()?.chars().next()
+    state_in_stat(&std::fs::read(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// The state letter in the text of a /proc/PID/stat: the first field after
+/// the command name, which is in parentheses and may hold any character
+/// (so the last `)` ends it; the fields after it are numbers).
+pub fn state_in_stat(stat: &[u8]) -> Option<char> {
+    let end = stat.iter().rposition(|&b| b == b')')?;
+    let state = stat[end + 1..].iter().find(|b| !b.is_ascii_whitespace())?;
+    Some(char::from(*state))
 }
 
 /// True while process `pid` exists and is not a zombie (Linux: /proc).
@@ -187,5 +194,25 @@ pub fn return_free_memory() {
     // SAFETY: malloc_trim only walks the allocator's own free lists.
     unsafe {
         libc::malloc_trim(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_state_follows_the_last_parenthesis_of_the_command_name() {
+        assert_eq!(state_in_stat(b"42 (python3) S 1 42 42 0 -1"), Some('S'));
+        // A command name may hold spaces and parentheses of its own.
+        assert_eq!(state_in_stat(b"7 (a) R (b) Z 1 7 7"), Some('Z'));
+        assert_eq!(state_in_stat(b"7 (cut"), None);
+        assert_eq!(state_in_stat(b""), None);
+    }
+
+    #[test]
+    fn this_process_is_alive_and_no_process_has_the_largest_pid() {
+        assert!(process_alive(std::process::id()));
+        assert_eq!(process_state(u32::MAX), None);
     }
 }

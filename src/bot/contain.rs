@@ -75,9 +75,17 @@ impl BotProcess {
             loop {
                 {
                     let mut state = pausing.lock().unwrap_or_else(|e| e.into_inner());
-                    let gone = main.is_none_or(|m| !crate::host::process_alive(m));
-                    if state.generation != generation || gone || state.stop(pid, main, false) {
+                    if state.generation != generation {
                         return;
+                    }
+                    match main.and_then(|m| state.main_state(m)) {
+                        // Gone, or on its way out.
+                        None | Some('Z' | 'X') => return,
+                        Some('S') => {
+                            state.stop_now(pid);
+                            return;
+                        }
+                        Some(_) => {}
                     }
                 }
                 tokio::time::sleep(Duration::from_millis(1)).await;
@@ -234,17 +242,34 @@ impl super::Pausing {
     /// already: at once with `force`, else only when its main process
     /// `main` is idle. True when it is stopped.
     fn stop(&mut self, pid: u32, main: Option<u32>, force: bool) -> bool {
-        if !self.paused && (force || main.is_some_and(idle)) {
-            kill_group(pid, libc::SIGSTOP);
-            self.paused = true;
+        if !self.paused && (force || main.is_some_and(|m| self.main_state(m) == Some('S'))) {
+            self.stop_now(pid);
         }
         self.paused
     }
-}
 
-/// True when process `pid` is asleep (state `S`).
-fn idle(pid: u32) -> bool {
-    crate::host::process_state(pid) == Some('S')
+    /// Stops the process group `pid` (SIGSTOP).
+    fn stop_now(&mut self, pid: u32) {
+        kill_group(pid, libc::SIGSTOP);
+        self.paused = true;
+    }
+
+    /// The state letter of the bot's main process `main` (`S`: asleep,
+    /// waiting for its next message), read through its /proc/PID/stat
+    /// kept open; `None` once it is gone (a read of the stat of a reaped
+    /// process fails, so a later process given the same pid is never
+    /// taken for it).
+    fn main_state(&mut self, main: u32) -> Option<char> {
+        use std::os::unix::fs::FileExt;
+        if self.stat.is_none() {
+            self.stat = std::fs::File::open(format!("/proc/{main}/stat")).ok();
+        }
+        // The state is within the first few dozen bytes: after the pid
+        // and the command name, at most 16 bytes long.
+        let mut buf = [0u8; 128];
+        let n = self.stat.as_ref()?.read_at(&mut buf, 0).ok()?;
+        crate::host::state_in_stat(&buf[..n])
+    }
 }
 
 /// True while any process carrying `token` lives (see [`TOKEN_VAR`]).

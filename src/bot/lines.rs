@@ -1,10 +1,10 @@
 //! Lines to and from a bot: one write per line under a deadline, capped
 //! line reads that survive cancellation, and output the bot wrote unasked.
 
+use super::stdout::Stdout;
 use super::{sys, BotError, BotProcess};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::ChildStdout;
 use tokio::time::Instant;
 
 impl BotProcess {
@@ -117,7 +117,6 @@ impl BotProcess {
     }
 
     fn stray(&mut self, look_in_pipe: bool) -> Result<Option<Vec<u8>>, BotError> {
-        use std::os::fd::AsRawFd;
         let mut kept: Vec<u8> = Vec::new();
         let mut stray = false;
         let mut note = |bytes: &[u8], kept: &mut Vec<u8>| {
@@ -188,6 +187,9 @@ impl BotProcess {
 
     async fn read_line_inner(&mut self, deadline: Instant) -> Result<(), BotError> {
         if self.exited.is_none() && !self.stdout_eof {
+            // A quick reply is waited for in place where the thread
+            // allows it (`stdout.rs`), then through the runtime.
+            self.stdout.get_mut().arm(deadline.into_std());
             let r = tokio::select! {
                 biased;
                 r = fill_line(&mut self.stdout, &mut self.line, &mut self.overflow, self.max_line) => Some(r),
@@ -197,8 +199,12 @@ impl BotProcess {
                     }
                     None
                 }
-                _ = tokio::time::sleep_until(deadline) => return Err(BotError::Timeout),
+                _ = tokio::time::sleep_until(deadline) => {
+                    self.stdout.get_mut().disarm();
+                    return Err(BotError::Timeout);
+                }
             };
+            self.stdout.get_mut().disarm();
             if let Some(r) = r {
                 return self.finish_line(r, deadline).await;
             }
@@ -286,7 +292,7 @@ fn is_blank_run(bytes: &[u8]) -> bool {
 /// `Ok(true)`: newline seen; `Ok(false)`: EOF. Cancel-safe: the partial line
 /// stays in `line`.
 async fn fill_line(
-    r: &mut BufReader<ChildStdout>,
+    r: &mut BufReader<Stdout>,
     line: &mut Vec<u8>,
     overflow: &mut bool,
     max: usize,

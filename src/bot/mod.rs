@@ -20,6 +20,11 @@
 //!   and is [`BotError::LineTooLong`]; blank lines are skipped), and
 //!   [`BotProcess::stray_output`]: what the bot wrote without being asked,
 //!   seen without waiting, so that it is never taken for a later answer.
+//! - `stdout.rs`: the bot's stdout, read through the runtime or, on a
+//!   thread that [`wait_in_place_on_this_thread`] marks (a league's
+//!   worker), a reply waited for first in `poll(2)` for up to
+//!   [`WAIT_IN_PLACE`]: an instant bot's answer without the reactor's
+//!   round of `epoll_wait`, timer and task wake-up.
 //! - `contain.rs`: [`BotProcess::shutdown`]`(grace)` (close stdin, wait,
 //!   SIGTERM the group, wait, SIGKILL the group), [`BotProcess::kill`], and
 //!   `Drop`, which SIGKILLs the group, so dropping a game future mid-game
@@ -29,7 +34,9 @@
 //!   note; the rest of the crate calls safe wrappers.
 //!
 //! Everything here runs on the caller's tokio runtime (a `current_thread`
-//! runtime per worker is the intended use); nothing blocks a thread.
+//! runtime per worker is the intended use); nothing blocks a thread but
+//! the in-place wait of `stdout.rs`, at most [`WAIT_IN_PLACE`] a read, and
+//! only on a thread that asked for it.
 
 pub mod build;
 mod capture;
@@ -41,6 +48,8 @@ pub mod manifest;
 pub mod sandbox;
 mod sink;
 mod spawn;
+mod stdout;
+pub use stdout::{wait_in_place_on_this_thread, WAIT_IN_PLACE};
 pub(crate) mod sys;
 
 pub use capture::{Captured, MarkedLine};
@@ -55,7 +64,7 @@ pub use spawn::{sweep_leftovers, TOKEN_VAR};
 
 use std::process::ExitStatus;
 use tokio::io::BufReader;
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::process::{Child, ChildStdin};
 
 /// The last `n` lines (at most the last 8 KiB) of a bot's stderr log,
 /// each line cut at 300 characters; `None` when there is nothing to show.
@@ -99,7 +108,7 @@ pub struct BotProcess {
     child: Child,
     pid: u32,
     stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
+    stdout: BufReader<stdout::Stdout>,
     /// The line being read (kept across cancelled reads).
     line: Vec<u8>,
     /// Bytes of the current over-long line already skipped.
@@ -138,6 +147,11 @@ pub struct BotProcess {
 struct Pausing {
     paused: bool,
     generation: u64,
+    /// The main process's /proc/PID/stat, kept open once read: whether
+    /// the bot is idle is looked at after most games and decisions, and
+    /// a read of an open file costs one system call where opening it by
+    /// its path costs four.
+    stat: Option<std::fs::File>,
 }
 
 /// How long a bot that is not to move may run before it is paused: one

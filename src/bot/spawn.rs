@@ -145,7 +145,7 @@ impl BotProcess {
             child,
             pid,
             stdin,
-            stdout: BufReader::with_capacity(16 * 1024, stdout),
+            stdout: BufReader::with_capacity(16 * 1024, super::stdout::Stdout::new(stdout)),
             line: Vec::with_capacity(256),
             overflow: false,
             line_done: false,

@@ -92,6 +92,20 @@ pub fn poll_readable(fd: RawFd) -> bool {
     ready > 0 && pfd.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0
 }
 
+/// True when `fd` has something to read (or is at its end) within `wait`:
+/// `poll(2)` with a timeout, rounded up to whole milliseconds.
+pub fn poll_readable_within(fd: RawFd, wait: std::time::Duration) -> bool {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ms = i32::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(i32::MAX);
+    // SAFETY: one valid pollfd.
+    let ready = unsafe { libc::poll(&mut pfd, 1, ms) };
+    ready > 0 && pfd.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0
+}
+
 /// One `read(2)` into `buf`, for a descriptor [`poll_readable`] said is
 /// ready (so it does not block). `Ok(0)`: end of file.
 pub fn read_ready(fd: RawFd, buf: &mut [u8]) -> std::io::Result<usize> {

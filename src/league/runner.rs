@@ -938,6 +938,8 @@ fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::SyncSender<
     if let Some(cpu) = cpu {
         pin_current_thread(cpu);
     }
+    // This thread plays one game at a time, and nothing else.
+    crate::bot::wait_in_place_on_this_thread();
     let Ok(rt) = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

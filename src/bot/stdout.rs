@@ -1,0 +1,111 @@
+//! The bot's stdout as the referee reads it: through the runtime's
+//! reactor, or, on a thread that allows it, waited for in place.
+//!
+//! An instant bot answers within tens of microseconds. Waiting for that
+//! answer through the runtime costs a read that finds nothing, the
+//! reactor's `epoll_wait`, a timer for the deadline set and cancelled,
+//! and the task woken and polled again: as much work again as the two
+//! pipe round trips themselves (BENCHMARKS.md, "`arena run` against the
+//! harness"). On a thread that runs one game at a time (a league's
+//! worker, a ladder's slot), nothing else is due in the next millisecond,
+//! so the reply is first waited for in `poll(2)` on this thread, for at
+//! most [`WAIT_IN_PLACE`], and only then through the reactor.
+
+use std::cell::Cell;
+use std::os::fd::{AsRawFd, RawFd};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, ReadBuf};
+use tokio::process::ChildStdout;
+
+/// The longest a reply is waited for in place before the runtime takes
+/// over (see the module's text).
+pub const WAIT_IN_PLACE: Duration = Duration::from_millis(1);
+
+thread_local! {
+    static IN_PLACE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Lets the bots read on this thread wait for their replies in place (see
+/// the module's text). For a thread whose runtime has nothing else to do
+/// while a bot thinks: a league's worker, a ladder's slot.
+pub fn wait_in_place_on_this_thread() {
+    IN_PLACE.with(|c| c.set(true));
+}
+
+/// A bot's stdout: tokio's pipe, read directly while a wait in place is
+/// armed ([`Stdout::arm`]).
+pub struct Stdout {
+    pipe: ChildStdout,
+    fd: RawFd,
+    /// Until when a read may wait in place; `None`: through the reactor.
+    until: Option<Instant>,
+}
+
+impl Stdout {
+    pub fn new(pipe: ChildStdout) -> Stdout {
+        let fd = pipe.as_raw_fd();
+        Stdout {
+            pipe,
+            fd,
+            until: None,
+        }
+    }
+
+    pub fn as_raw_fd(&self) -> RawFd {
+        self.fd
+    }
+
+    /// Arms a wait in place for the next read, up to [`WAIT_IN_PLACE`]
+    /// and never past `deadline`, where this thread allows it.
+    pub fn arm(&mut self, deadline: Instant) {
+        if IN_PLACE.with(Cell::get) {
+            self.until = Some((Instant::now() + WAIT_IN_PLACE).min(deadline));
+        }
+    }
+
+    /// Calls off a wait in place not used.
+    pub fn disarm(&mut self) {
+        self.until = None;
+    }
+
+    /// One read while armed: what the pipe holds, waiting for it in
+    /// `poll(2)` until the armed instant. `None`: nothing came by then
+    /// (the wait is disarmed, the reactor takes over).
+    fn read_in_place(&mut self, buf: &mut ReadBuf<'_>) -> Option<std::io::Result<()>> {
+        let until = self.until?;
+        loop {
+            let room = buf.initialize_unfilled();
+            match super::sys::read_ready(self.fd, room) {
+                Ok(n) => {
+                    buf.advance(n);
+                    return Some(Ok(()));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    let left = until.saturating_duration_since(Instant::now());
+                    if left.is_zero() || !super::sys::poll_readable_within(self.fd, left) {
+                        self.until = None;
+                        return None;
+                    }
+                }
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
+impl AsyncRead for Stdout {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        if let Some(r) = this.read_in_place(buf) {
+            return Poll::Ready(r);
+        }
+        Pin::new(&mut this.pipe).poll_read(cx, buf)
+    }
+}
