@@ -76,6 +76,52 @@ pub fn raise_open_files_limit() -> Option<u64> {
     Some(r.rlim_cur)
 }
 
+/// The CPUs to pin `n` threads to, from `cpus`: first those that no other
+/// league, ladder or worker on this machine holds (a lock file per CPU in
+/// the temporary folder, held as long as the claim is kept, and let go by
+/// the kernel when the process dies however it dies), then the others in
+/// order. Two `arena worker -j 1` on one machine then play on two CPUs,
+/// not both on the first.
+pub struct CpuClaim {
+    pub cpus: Vec<usize>,
+    _locks: Vec<std::fs::File>,
+}
+
+pub fn claim_cpus(cpus: &[usize], n: usize) -> CpuClaim {
+    let (mut free, mut held, mut locks) = (Vec::new(), Vec::new(), Vec::new());
+    for &cpu in cpus {
+        if free.len() < n {
+            if let Some(lock) = lock_cpu(cpu) {
+                locks.push(lock);
+                free.push(cpu);
+                continue;
+            }
+        }
+        held.push(cpu);
+    }
+    free.extend(held);
+    CpuClaim {
+        cpus: free,
+        _locks: locks,
+    }
+}
+
+/// The lock of `cpu`, when no one else holds it.
+fn lock_cpu(cpu: usize) -> Option<std::fs::File> {
+    let path = std::env::temp_dir().join(format!("mancala-arena-cpu-{cpu}.lock"));
+    // Another user's lock file can still be locked through a read-only
+    // descriptor.
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .or_else(|_| std::fs::File::open(&path))
+        .ok()?;
+    file.try_lock().ok()?;
+    Some(file)
+}
+
 /// The state letter of process `pid` (`R`, `S`, `Z`, ...: the field after
 /// the command name in /proc/PID/stat), or `None` when it does not exist.
 pub fn process_state(pid: u32) -> Option<char> {
@@ -208,6 +254,20 @@ mod tests {
         assert_eq!(state_in_stat(b"7 (a) R (b) Z 1 7 7"), Some('Z'));
         assert_eq!(state_in_stat(b"7 (cut"), None);
         assert_eq!(state_in_stat(b""), None);
+    }
+
+    #[test]
+    fn a_cpu_held_by_one_claim_goes_last_in_the_next() {
+        // CPU numbers no machine has, so that no real league interferes.
+        let cpus = [9001, 9002, 9003];
+        let first = claim_cpus(&cpus, 1);
+        assert_eq!(first.cpus, [9001, 9002, 9003]);
+        let second = claim_cpus(&cpus, 2);
+        assert_eq!(second.cpus, [9002, 9003, 9001]);
+        let third = claim_cpus(&cpus, 1);
+        assert_eq!(third.cpus, [9001, 9002, 9003], "all held: in order");
+        drop(first);
+        assert_eq!(claim_cpus(&cpus, 1).cpus, [9001, 9002, 9003]);
     }
 
     #[test]

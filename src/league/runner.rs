@@ -787,7 +787,9 @@ pub fn play_all<S: Store>(
     // they wait instead of queueing finished games in memory, and a Ctrl-C
     // is not followed by a long drain of games played before it.
     let (tx, rx) = mpsc::sync_channel::<WorkerMsg>(2 * workers);
-    let cpus = allowed_cpus();
+    // The CPUs no other league or worker of this machine holds come first.
+    let claim = (!opts.no_affinity).then(|| crate::host::claim_cpus(&allowed_cpus(), workers));
+    let cpus = claim.as_ref().map_or_else(allowed_cpus, |c| c.cpus.clone());
     let handles = start_workers(&shared, workers, &cpus, opts.no_affinity, &tx)?;
     drop(tx);
     // With CPUs to spare (-j 1 on two CPUs), the writer keeps off the
@@ -808,6 +810,7 @@ pub fn play_all<S: Store>(
         crate::host::pin_current_thread_to(&cpus);
     }
     drop(signals);
+    drop(claim);
     let interrupted = *shared.cancel.borrow();
     Ok(Played {
         played: committed.played,
