@@ -786,7 +786,7 @@ pub fn play_all<S: Store>(
     // Bounded: when the disk (or the console) is slower than the workers,
     // they wait instead of queueing finished games in memory, and a Ctrl-C
     // is not followed by a long drain of games played before it.
-    let (tx, rx) = mpsc::sync_channel::<WorkerMsg>(2 * workers);
+    let (tx, rx) = mpsc::sync_channel::<WorkerMsg>(16 * workers);
     // The CPUs no other league or worker of this machine holds come first.
     let claim = (!opts.no_affinity).then(|| crate::host::claim_cpus(&allowed_cpus(), workers));
     let cpus = claim.as_ref().map_or_else(allowed_cpus, |c| c.cpus.clone());
@@ -862,7 +862,7 @@ fn commit_all<S: Store>(
     let mut played = 0;
     let mut ended = false;
     let mut last_sync = Instant::now();
-    for msg in rx {
+    for msg in arrivals(&rx) {
         match msg {
             WorkerMsg::Done {
                 record,
@@ -919,6 +919,39 @@ fn commit_all<S: Store>(
         ended,
     }
 }
+
+/// The workers' messages as they arrive, until every worker is gone.
+/// While games finish quickly the writer looks for them every
+/// [`LOOK_EVERY`] instead of sleeping until the next one: a worker that
+/// sends to a writer asleep must wake it, a system call and a switch of
+/// CPUs per game, the cost of a few decisions of an instant bot. After
+/// [`QUIET`] without a game, it sleeps until the next, as slow games
+/// need no more.
+fn arrivals(rx: &mpsc::Receiver<WorkerMsg>) -> impl Iterator<Item = WorkerMsg> + '_ {
+    let mut last = Instant::now();
+    std::iter::from_fn(move || loop {
+        match rx.try_recv() {
+            Ok(msg) => {
+                last = Instant::now();
+                return Some(msg);
+            }
+            Err(mpsc::TryRecvError::Disconnected) => return None,
+            Err(mpsc::TryRecvError::Empty) if last.elapsed() < QUIET => {
+                std::thread::sleep(LOOK_EVERY);
+            }
+            Err(mpsc::TryRecvError::Empty) => {
+                let msg = rx.recv().ok();
+                last = Instant::now();
+                return msg;
+            }
+        }
+    })
+}
+
+/// See [`arrivals`].
+const LOOK_EVERY: Duration = Duration::from_millis(1);
+/// See [`arrivals`].
+const QUIET: Duration = Duration::from_millis(5);
 
 /// Watches for Ctrl-C, SIGTERM and SIGHUP (a closed terminal or ssh
 /// session) on its own thread and raises `cancel`, until the league drops
