@@ -429,3 +429,48 @@ async fn an_uncaptured_stderr_gives_nothing_to_take() {
     assert_eq!(p.take_stderr(), None);
     p.shutdown(Duration::from_millis(500)).await;
 }
+
+/// A reply waited for in place (`stdout.rs`, as on a league worker's
+/// thread) is the same reply as through the runtime: at once, after the
+/// in-place wait has handed over, in two writes with a pause between,
+/// the last line before an exit, and a silent bot's timeout at its
+/// deadline, not at the end of the in-place wait.
+#[test]
+fn a_reply_waited_for_in_place_is_read_as_through_the_runtime() {
+    let t = std::thread::spawn(|| {
+        wait_in_place_on_this_thread();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let script = "read a; echo \"$a\"; read b; sleep 0.05; echo \"$b\"; \
+                          read c; printf 'half'; sleep 0.05; echo ' whole'; \
+                          read d; sleep 5";
+            let mut p = spawn_with(sh(script), None, &limits()).unwrap();
+            p.send_line(b"now\n", soon(5000)).await.unwrap();
+            assert_eq!(p.read_line(soon(5000)).await.unwrap(), b"now");
+            p.send_line(b"later\n", soon(5000)).await.unwrap();
+            assert_eq!(p.read_line(soon(5000)).await.unwrap(), b"later");
+            p.send_line(b"split\n", soon(5000)).await.unwrap();
+            assert_eq!(p.read_line(soon(5000)).await.unwrap(), b"half whole");
+            p.send_line(b"silent\n", soon(5000)).await.unwrap();
+            let asked = Instant::now();
+            assert!(matches!(
+                p.read_line(soon(300)).await,
+                Err(BotError::Timeout)
+            ));
+            assert!(asked.elapsed() >= Duration::from_millis(290));
+            drop(p);
+            let mut q = spawn_with(sh("echo bye; exit 3"), None, &limits()).unwrap();
+            assert_eq!(q.read_line(soon(5000)).await.unwrap(), b"bye");
+            match q.read_line(soon(5000)).await {
+                Err(BotError::Exited { status }) => {
+                    assert_eq!(status.and_then(|s| s.code()), Some(3))
+                }
+                other => panic!("{other:?}"),
+            }
+        });
+    });
+    t.join().unwrap();
+}
