@@ -164,11 +164,16 @@ impl Capture {
     }
 
     /// Reads what the pipe holds now (at most 64 KiB, no waiting) into
-    /// the tap, under the current mark.
+    /// the tap, under the current mark. Read directly, not through the
+    /// runtime's idea of whether the pipe is readable: a game whose replies
+    /// are waited for in place (`stdout.rs`) may not give the runtime a
+    /// turn between two marks, and what the bot wrote meanwhile must still
+    /// be put under the turn it was written in.
     pub(super) fn sync(&self, tap: &mut Tap, seen: &AtomicU64) {
+        use std::os::fd::AsRawFd;
         let mut buf = [0u8; 4096];
         for _ in 0..16 {
-            match self.pipe.try_read(&mut buf) {
+            match super::sys::read_ready(self.pipe.as_raw_fd(), &mut buf) {
                 Ok(n) if n > 0 => {
                     seen.fetch_add(n as u64, Ordering::Relaxed);
                     tap.push(&buf[..n]);

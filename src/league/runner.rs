@@ -1029,6 +1029,10 @@ async fn play_one(
     bots: &mut HashMap<usize, BotPlayer>,
     tx: &mpsc::SyncSender<WorkerMsg>,
 ) -> WorkerMsg {
+    // A game whose replies all come in place (`bot/stdout.rs`) never
+    // gives the runtime a turn: give it one before each game, for the
+    // tasks due (a bot between games paused, its stderr logged).
+    tokio::task::yield_now().await;
     let t = &shared.t;
     let mut spec = game_spec(t, game);
     let start = Instant::now();
