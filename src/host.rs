@@ -77,49 +77,50 @@ pub fn raise_open_files_limit() -> Option<u64> {
 }
 
 /// The CPUs to pin `n` threads to, from `cpus`: first those that no other
-/// league, ladder or worker on this machine holds (a lock file per CPU in
-/// the temporary folder, held as long as the claim is kept, and let go by
-/// the kernel when the process dies however it dies), then the others in
-/// order. Two `arena worker -j 1` on one machine then play on two CPUs,
-/// not both on the first.
+/// league, ladder or worker on this machine holds, then the others in
+/// order. A CPU is held through an abstract Unix socket named after it,
+/// bound as long as the claim is kept: no file to leave behind, and the
+/// kernel lets it go when the process dies however it dies. Two `arena
+/// worker -j 1` on one machine then play on two CPUs, not both on the
+/// first.
 pub struct CpuClaim {
     pub cpus: Vec<usize>,
-    _locks: Vec<std::fs::File>,
+    _held: Vec<std::os::unix::net::UnixDatagram>,
 }
 
 pub fn claim_cpus(cpus: &[usize], n: usize) -> CpuClaim {
-    let (mut free, mut held, mut locks) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut free, mut others, mut held) = (Vec::new(), Vec::new(), Vec::new());
     for &cpu in cpus {
         if free.len() < n {
-            if let Some(lock) = lock_cpu(cpu) {
-                locks.push(lock);
+            if let Some(socket) = hold_cpu(cpu) {
+                held.push(socket);
                 free.push(cpu);
                 continue;
             }
         }
-        held.push(cpu);
+        others.push(cpu);
     }
-    free.extend(held);
+    free.extend(others);
     CpuClaim {
         cpus: free,
-        _locks: locks,
+        _held: held,
     }
 }
 
-/// The lock of `cpu`, when no one else holds it.
-fn lock_cpu(cpu: usize) -> Option<std::fs::File> {
-    let path = std::env::temp_dir().join(format!("mancala-arena-cpu-{cpu}.lock"));
-    // Another user's lock file can still be locked through a read-only
-    // descriptor.
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .or_else(|_| std::fs::File::open(&path))
-        .ok()?;
-    file.try_lock().ok()?;
-    Some(file)
+/// The socket that holds `cpu`, when no one else holds it.
+fn hold_cpu(cpu: usize) -> Option<std::os::unix::net::UnixDatagram> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::linux::net::SocketAddrExt;
+        let name = format!("mancala-arena-cpu-{cpu}");
+        let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).ok()?;
+        std::os::unix::net::UnixDatagram::bind_addr(&addr).ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = cpu;
+        None
+    }
 }
 
 /// The state letter of process `pid` (`R`, `S`, `Z`, ...: the field after
