@@ -109,6 +109,13 @@ serve_once() {
     for p in "${PIDS[@]:1}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
     kill "$SERVER"; wait "$SERVER" 2>/dev/null || true
     PIDS=()
+    if [ "$g1" = "$g0" ]; then
+        # No game in the window: keep the logs to see why.
+        local kept
+        kept=$(mktemp -d "${TMPDIR:-/tmp}/workers-bench-XXXXXX")
+        cp "$run"/*.log "$run"/*.out "$kept/" 2>/dev/null || true
+        echo "$way on ${db:-SQLite}: no game in ${SECONDS_RUN} s; the logs are kept in $kept" >&2
+    fi
     rm -rf "$run"
     if [ -n "$CG" ]; then
         sleep 0.5
