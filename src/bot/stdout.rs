@@ -38,23 +38,17 @@ pub fn wait_in_place_on_this_thread() {
 /// armed ([`Stdout::arm`]).
 pub struct Stdout {
     pipe: ChildStdout,
-    fd: RawFd,
     /// Until when a read may wait in place; `None`: through the reactor.
     until: Option<Instant>,
 }
 
 impl Stdout {
     pub fn new(pipe: ChildStdout) -> Stdout {
-        let fd = pipe.as_raw_fd();
-        Stdout {
-            pipe,
-            fd,
-            until: None,
-        }
+        Stdout { pipe, until: None }
     }
 
     pub fn as_raw_fd(&self) -> RawFd {
-        self.fd
+        self.pipe.as_raw_fd()
     }
 
     /// Arms a wait in place for the next read, up to [`WAIT_IN_PLACE`]
@@ -77,7 +71,7 @@ impl Stdout {
         let until = self.until?;
         loop {
             let room = buf.initialize_unfilled();
-            match super::sys::read_ready(self.fd, room) {
+            match super::sys::read_ready(self.as_raw_fd(), room) {
                 Ok(n) => {
                     buf.advance(n);
                     return Some(Ok(()));
@@ -85,7 +79,7 @@ impl Stdout {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                     let left = until.saturating_duration_since(Instant::now());
-                    if left.is_zero() || !super::sys::poll_readable_within(self.fd, left) {
+                    if left.is_zero() || !super::sys::poll_readable_within(self.as_raw_fd(), left) {
                         self.until = None;
                         return None;
                     }

@@ -82,14 +82,7 @@ pub unsafe fn close_inherited_at_exec() {
 /// True when reading `fd` will not block: data, end of file or an error is
 /// waiting.
 pub fn poll_readable(fd: RawFd) -> bool {
-    let mut pfd = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd, zero timeout.
-    let ready = unsafe { libc::poll(&mut pfd, 1, 0) };
-    ready > 0 && pfd.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0
+    poll_readable_within(fd, std::time::Duration::ZERO)
 }
 
 /// True when `fd` has something to read (or is at its end) within `wait`:
