@@ -5,7 +5,9 @@
 
 mod common;
 
-use mancala_arena::serve::store::{Backend, Db, DbError, Role, VersionStatus};
+use mancala_arena::serve::store::{
+    Backend, Db, DbError, Done, DoneKey, GameFilter, Role, VersionStatus,
+};
 use std::future::Future;
 
 /// Runs `f` on a fresh store of `backend`.
@@ -205,11 +207,11 @@ async fn games_start_finish_unfinished_drop(db: Db) {
     assert_eq!(db.unfinished_games().await.unwrap().len(), 1);
     assert!(db.finish_game(g3, "{\"g\":3}", b"").await.unwrap());
     assert_eq!(db.games_done().await.unwrap(), 2);
-    // Rows in the order the games finished, not by id.
+    // Rows in the order the games finished, not by id, even within one
+    // millisecond.
     let g4 = db.start_game(0, &[1, 2]).await.unwrap();
     let g5 = db.start_game(0, &[2, 1]).await.unwrap();
     assert!(db.finish_game(g5, "{\"g\":5}", b"x").await.unwrap());
-    std::thread::sleep(std::time::Duration::from_millis(5));
     assert!(db.finish_game(g4, "{\"g\":4}", b"y").await.unwrap());
     assert_eq!(
         db.done_rows().await.unwrap(),
@@ -220,6 +222,93 @@ both!(
     games_start_finish_unfinished_drop,
     games_sqlite,
     games_postgres
+);
+
+/// A reader that goes on from the last game it saw (`/api/games?after=`,
+/// the standings) sees every game that finishes after it: games finished
+/// in the reverse of their ids, many in one millisecond, each come after
+/// the one before.
+async fn a_reader_going_on_from_its_last_game_misses_none(db: Db) {
+    let all = GameFilter::default();
+    let ids: Vec<i64> = {
+        let mut ids = Vec::new();
+        for _ in 0..40 {
+            ids.push(db.start_game(0, &[1, 2]).await.unwrap());
+        }
+        ids
+    };
+    let mut last = None;
+    for &id in ids.iter().rev() {
+        assert!(db.finish_game(id, "{}", b"").await.unwrap());
+        let new = db.done_page(last.as_ref(), 100, &all).await.unwrap();
+        let got: Vec<i64> = new.iter().map(|d| d.key.id).collect();
+        assert_eq!(got, [id], "after {last:?}");
+        last = Some(new[0].key.clone());
+        assert_eq!(db.done_key(id).await.unwrap(), last);
+    }
+    let order: Vec<i64> = db
+        .done_page(None, 100, &all)
+        .await
+        .unwrap()
+        .iter()
+        .map(|d| d.key.id)
+        .collect();
+    assert_eq!(order, ids.iter().rev().copied().collect::<Vec<_>>());
+
+    // Finishers at once, on the store's connections, and a reader going
+    // on from its last game all along: it reads every game, in the order
+    // of the whole list at the end.
+    let mut ids = Vec::new();
+    for _ in 0..200 {
+        ids.push(db.start_game(0, &[1, 2]).await.unwrap());
+    }
+    let finishers: Vec<_> = ids
+        .chunks(25)
+        .map(|chunk| {
+            let (db, chunk) = (db.clone(), chunk.to_vec());
+            tokio::spawn(async move {
+                for id in chunk.into_iter().rev() {
+                    assert!(db.finish_game(id, "{}", b"").await.unwrap());
+                }
+            })
+        })
+        .collect();
+    let mut read = order;
+    let mut last = db.done_key(read[read.len() - 1]).await.unwrap();
+    fn more(read: &mut Vec<i64>, last: &mut Option<DoneKey>, page: Vec<Done>) -> bool {
+        if let Some(d) = page.last() {
+            *last = Some(d.key.clone());
+        }
+        read.extend(page.iter().map(|d| d.key.id));
+        !page.is_empty()
+    }
+    while !finishers.iter().all(|f| f.is_finished()) {
+        let page = db.done_page(last.as_ref(), 7, &all).await.unwrap();
+        more(&mut read, &mut last, page);
+    }
+    for f in finishers {
+        f.await.unwrap();
+    }
+    loop {
+        let page = db.done_page(last.as_ref(), 100, &all).await.unwrap();
+        if !more(&mut read, &mut last, page) {
+            break;
+        }
+    }
+    let order: Vec<i64> = db
+        .done_page(None, 1000, &all)
+        .await
+        .unwrap()
+        .iter()
+        .map(|d| d.key.id)
+        .collect();
+    assert_eq!(order.len(), 240);
+    assert_eq!(read, order, "the reader missed or repeated games");
+}
+both!(
+    a_reader_going_on_from_its_last_game_misses_none,
+    reader_going_on_sqlite,
+    reader_going_on_postgres
 );
 
 async fn games_started_together_come_back_in_order(db: Db) {

@@ -114,6 +114,14 @@ impl Browser {
 
     /// Sends `method` (to the page once attached) and returns its result.
     pub fn call(&mut self, method: &str, params: Value) -> Value {
+        match self.try_call(method, params) {
+            Ok(v) => v,
+            Err(e) => panic!("{method}: {e}"),
+        }
+    }
+
+    /// Sends `method` and returns its result, or the error Chromium gave.
+    fn try_call(&mut self, method: &str, params: Value) -> Result<Value, Value> {
         self.next += 1;
         let id = self.next;
         let mut msg = json!({ "id": id, "method": method, "params": params });
@@ -130,8 +138,10 @@ impl Browser {
                 panic!("chromium did not answer {method} in {PATIENCE:?}");
             };
             if v["id"] == id {
-                assert!(v["error"].is_null(), "{method}: {}", v["error"]);
-                return v["result"].clone();
+                return match v["error"].is_null() {
+                    true => Ok(v["result"].clone()),
+                    false => Err(v["error"].clone()),
+                };
             }
         }
     }
@@ -139,23 +149,41 @@ impl Browser {
     /// The value of a JavaScript expression in the page (a promise's
     /// value once it settles).
     pub fn eval(&mut self, expr: &str) -> Value {
-        let r = self.call(
+        match self.try_eval(expr) {
+            Ok(v) => v,
+            Err(e) => panic!("Runtime.evaluate: {e}"),
+        }
+    }
+
+    /// [`Browser::eval`], or Chromium's error, as when the page navigated
+    /// away while `expr` ran.
+    fn try_eval(&mut self, expr: &str) -> Result<Value, Value> {
+        let r = self.try_call(
             "Runtime.evaluate",
             json!({ "expression": expr, "returnByValue": true, "awaitPromise": true }),
-        );
+        )?;
         assert!(
             r["exceptionDetails"].is_null(),
             "{expr}: {}",
             r["exceptionDetails"]
         );
-        r["result"]["value"].clone()
+        Ok(r["result"]["value"].clone())
     }
 
-    /// Polls `expr` until it is neither null, false nor 0.
+    /// Polls `expr` until it is neither null, false nor 0. A page that
+    /// navigates while `expr` runs (as a form sent on a change does) is
+    /// polled again: it is not there yet.
     pub fn wait(&mut self, what: &str, expr: &str) -> Value {
-        wait_for(what, || {
-            let v = self.eval(expr);
-            (!(v.is_null() || v == false || v == 0)).then_some(v)
+        wait_for(what, || match self.try_eval(expr) {
+            Ok(v) => (!(v.is_null() || v == false || v == 0)).then_some(v),
+            Err(e)
+                if ["navigated or closed", "Cannot find context"]
+                    .iter()
+                    .any(|m| e.to_string().contains(m)) =>
+            {
+                None
+            }
+            Err(e) => panic!("{what}: Runtime.evaluate: {e}"),
         })
     }
 

@@ -65,14 +65,14 @@ impl Db {
         only: &SeatFilter,
     ) -> Result<Vec<Done>, DbError> {
         let mut sql = String::from(
-            "SELECT finished_at, id, row_json FROM games WHERE state = 'done' AND row_json IS NOT NULL",
+            "SELECT done_seq, id, row_json FROM games WHERE state = 'done' AND row_json IS NOT NULL",
         );
         let (past, by) = match order {
-            Order::Oldest => (">", "finished_at, id"),
-            Order::Newest => ("<", "finished_at DESC, id DESC"),
+            Order::Oldest => (">", "done_seq"),
+            Order::Newest => ("<", "done_seq DESC"),
         };
         if from.is_some() {
-            sql.push_str(&format!(" AND (finished_at, id) {past} ($2, $3)"));
+            sql.push_str(&format!(" AND done_seq {past} $2"));
         }
         for ids in [&only.versions, &only.against].into_iter().flatten() {
             sql.push_str(&format!(" AND {}", seated(ids)));
@@ -86,15 +86,15 @@ impl Db {
             }
         }
         sql.push_str(&format!(" ORDER BY {by} LIMIT $1"));
-        let mut q = sqlx::query_as::<_, (String, i64, String)>(&sql).bind(limit as i64);
+        let mut q = sqlx::query_as::<_, (i64, i64, String)>(&sql).bind(limit as i64);
         if let Some(k) = from {
-            q = q.bind(&k.finished_at).bind(k.id);
+            q = q.bind(k.seq);
         }
         Ok(q.fetch_all(self.pool())
             .await?
             .into_iter()
-            .map(|(finished_at, id, row_json)| Done {
-                key: DoneKey { finished_at, id },
+            .map(|(seq, id, row_json)| Done {
+                key: DoneKey { seq, id },
                 row_json,
             })
             .collect())

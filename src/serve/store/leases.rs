@@ -567,21 +567,20 @@ pub(super) async fn close_leases(
 /// row and record. False when it was not being played under `lease`.
 pub(super) async fn finish_in(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    backend: super::Backend,
     game: i64,
     lease: &str,
     row_json: &str,
     record: &[u8],
 ) -> Result<bool, DbError> {
-    let r = sqlx::query(
-        "UPDATE games SET state = 'done', finished_at = $2, row_json = $3, record = $4 \
-         WHERE id = $1 AND state = 'playing' AND lease_id = $5",
-    )
-    .bind(game)
-    .bind(now())
-    .bind(row_json)
-    .bind(record)
-    .bind(lease)
-    .execute(&mut **tx)
-    .await?;
+    let sql = backend.finish_game_sql("state = 'playing' AND lease_id = $5");
+    let r = sqlx::query(&sql)
+        .bind(game)
+        .bind(now())
+        .bind(row_json)
+        .bind(record)
+        .bind(lease)
+        .execute(&mut **tx)
+        .await?;
     Ok(r.rows_affected() == 1)
 }

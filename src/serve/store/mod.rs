@@ -76,6 +76,27 @@ impl Backend {
         }
     }
 
+    /// The statement that makes game `$1` done, if `state_is` holds of
+    /// it: finish time `$2`, row `$3`, record `$4`, and the next place in
+    /// the order games finished (`done_seq`, migration 11), given under a
+    /// lock held until the transaction commits, so places are given in
+    /// the order games become visible. SQLite has one writer at a time;
+    /// PostgreSQL takes the next number from the one row of `done_order`,
+    /// whose row lock the next finisher waits for.
+    pub(super) fn finish_game_sql(self, state_is: &str) -> String {
+        let set = "SET state = 'done', finished_at = $2, row_json = $3, record = $4";
+        match self {
+            Backend::Sqlite => format!(
+                "UPDATE games {set}, done_seq = (SELECT COALESCE(MAX(done_seq), 0) + 1 FROM games) \
+                 WHERE id = $1 AND {state_is}"
+            ),
+            Backend::Postgres => format!(
+                "WITH next AS (UPDATE done_order SET n = n + 1 RETURNING n) \
+                 UPDATE games {set}, done_seq = (SELECT n FROM next) WHERE id = $1 AND {state_is}"
+            ),
+        }
+    }
+
     /// The database's clock, in unix seconds (one clock for every server
     /// of a database, whatever their hosts' clocks say).
     fn epoch(self) -> &'static str {
@@ -132,6 +153,7 @@ macro_rules! migrations {
             8, "game stderr", "0008_game_stderr.sql";
             9, "events", "0009_events.sql";
             10, "game analysis", "0010_game_analysis.sql";
+            11, "finish order", "0011_finish_order.sql";
         )
     };
     (@ $dialect:literal; $($version:literal, $description:literal, $file:literal;)+) => {
@@ -1063,14 +1085,12 @@ impl Db {
         row_json: &str,
         record: &[u8],
     ) -> Result<bool, DbError> {
-        let q = sqlx::query(
-            "UPDATE games SET state = 'done', finished_at = $2, row_json = $3, record = $4 \
-             WHERE id = $1 AND state = 'playing'",
-        )
-        .bind(id)
-        .bind(now())
-        .bind(row_json)
-        .bind(record);
+        let sql = self.backend.finish_game_sql("state = 'playing'");
+        let q = sqlx::query(&sql)
+            .bind(id)
+            .bind(now())
+            .bind(row_json)
+            .bind(record);
         let r = match &self.games {
             Some(c) => q.execute(&mut *c.lock().await).await?,
             None => q.execute(&self.write).await?,
@@ -1080,16 +1100,14 @@ impl Db {
 
     /// Every finished game's row (JSON), in the order they finished.
     pub async fn done_rows(&self) -> Result<Vec<String>, DbError> {
-        let rows: Vec<(String,)> = sqlx::query_as(
-            "SELECT row_json FROM games WHERE state = 'done' ORDER BY finished_at, id",
-        )
-        .fetch_all(&self.pool)
-        .await?;
+        let rows: Vec<(String,)> =
+            sqlx::query_as("SELECT row_json FROM games WHERE state = 'done' ORDER BY done_seq")
+                .fetch_all(&self.pool)
+                .await?;
         Ok(rows.into_iter().map(|(r,)| r).collect())
     }
 
-    /// Up to `limit` finished games in the order they finished (by finish
-    /// time, then id), after `after` (from the first when `None`), of the
+    /// Up to `limit` finished games in the order they finished, after `after` (from the first when `None`), of the
     /// games `only` keeps: one page of the exports and of `/api/games`.
     pub async fn done_page(
         &self,
@@ -1098,10 +1116,10 @@ impl Db {
         only: &GameFilter,
     ) -> Result<Vec<Done>, DbError> {
         let mut sql = String::from(
-            "SELECT finished_at, id, row_json FROM games WHERE state = 'done' AND row_json IS NOT NULL",
+            "SELECT done_seq, id, row_json FROM games WHERE state = 'done' AND row_json IS NOT NULL",
         );
         if after.is_some() {
-            sql.push_str(" AND (finished_at, id) > ($2, $3)");
+            sql.push_str(" AND done_seq > $2");
         }
         // The filter's ids are the store's own integers, written as such.
         if let Some(versions) = &only.versions {
@@ -1121,16 +1139,16 @@ impl Db {
                 false => sql.push_str(&format!(" AND variant IN ({})", list.join(", "))),
             }
         }
-        sql.push_str(" ORDER BY finished_at, id LIMIT $1");
-        let mut q = sqlx::query_as::<_, (String, i64, String)>(&sql).bind(limit as i64);
+        sql.push_str(" ORDER BY done_seq LIMIT $1");
+        let mut q = sqlx::query_as::<_, (i64, i64, String)>(&sql).bind(limit as i64);
         if let Some(k) = after {
-            q = q.bind(&k.finished_at).bind(k.id);
+            q = q.bind(k.seq);
         }
         let rows = q.fetch_all(&self.pool).await?;
         Ok(rows
             .into_iter()
-            .map(|(finished_at, id, row_json)| Done {
-                key: DoneKey { finished_at, id },
+            .map(|(seq, id, row_json)| Done {
+                key: DoneKey { seq, id },
                 row_json,
             })
             .collect())
@@ -1138,13 +1156,13 @@ impl Db {
 
     /// Where finished game `id` stands in the order they finished.
     pub async fn done_key(&self, id: i64) -> Result<Option<DoneKey>, DbError> {
-        let r: Option<(String,)> = sqlx::query_as(
-            "SELECT finished_at FROM games WHERE id = $1 AND state = 'done' AND finished_at IS NOT NULL",
+        let r: Option<(i64,)> = sqlx::query_as(
+            "SELECT done_seq FROM games WHERE id = $1 AND state = 'done' AND done_seq IS NOT NULL",
         )
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
-        Ok(r.map(|(finished_at,)| DoneKey { finished_at, id }))
+        Ok(r.map(|(seq,)| DoneKey { seq, id }))
     }
 
     /// The row (JSON) of finished game `id`.
@@ -1201,9 +1219,10 @@ impl Db {
 /// A finished game's place in the order they finished.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DoneKey {
-    /// When it finished (RFC 3339, milliseconds: sorts as text).
-    pub finished_at: String,
-    /// Its id (ties of the same millisecond).
+    /// Its place in the order games finished (`done_seq`): the order they
+    /// became visible in, so a reader that goes on from a key misses none.
+    pub seq: i64,
+    /// Its id.
     pub id: i64,
 }
 

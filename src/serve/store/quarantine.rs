@@ -124,16 +124,14 @@ impl Db {
     /// False when the game was no longer waiting (nothing changed).
     pub async fn confirm_recheck(&self, r: &Recheck, found: &str) -> Result<bool, DbError> {
         let mut tx = self.begin_write().await?;
-        let done = sqlx::query(
-            "UPDATE games SET state = 'done', finished_at = $2, row_json = $3, record = $4 \
-             WHERE id = $1 AND state = 'checking'",
-        )
-        .bind(r.game_id)
-        .bind(now())
-        .bind(&r.row_json)
-        .bind(&r.record)
-        .execute(&mut *tx)
-        .await?;
+        let sql = self.backend().finish_game_sql("state = 'checking'");
+        let done = sqlx::query(&sql)
+            .bind(r.game_id)
+            .bind(now())
+            .bind(&r.row_json)
+            .bind(&r.record)
+            .execute(&mut *tx)
+            .await?;
         self.close_recheck(&mut tx, r.id, "confirmed", found)
             .await?;
         tx.commit().await?;

@@ -54,7 +54,17 @@ impl Db {
                     )
                     .await?
                 }
-                None => finish_in(&mut tx, g.game, lease, &g.row_json, &g.record).await?,
+                None => {
+                    finish_in(
+                        &mut tx,
+                        self.backend(),
+                        g.game,
+                        lease,
+                        &g.row_json,
+                        &g.record,
+                    )
+                    .await?
+                }
             };
             if !fresh {
                 // Its lease closed above is opened again: nothing of this

@@ -460,7 +460,7 @@ impl Db {
         let rows: Vec<(String, String)> = sqlx::query_as(
             "SELECT finished_at, row_json FROM games WHERE test_id = $1 AND state = 'done' \
              AND row_json IS NOT NULL AND finished_at IS NOT NULL \
-             AND ($2 IS NULL OR finished_at >= $2) ORDER BY finished_at, id",
+             AND ($2 IS NULL OR finished_at >= $2) ORDER BY done_seq",
         )
         .bind(id)
         .bind(since)
