@@ -183,6 +183,22 @@ fn tables_build_resumes_and_rebuilds_a_missing_layer() {
 }
 
 #[test]
+fn tricala_tables_build_from_two_stones_on_the_board() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().to_str().expect("utf-8 path");
+    let built = stdout_of(&arena(&[
+        "tables", "build", "tricala", "--seeds", "3", "--out", out,
+    ]));
+    // Two stones: 8 captured each (9 has won); three: 7 and 8.
+    for layer in ["w1-b1-c8-8", "w2-b0-c8-8", "w2-b1-c7-8", "w1-b2-c8-7"] {
+        assert!(built.contains(layer), "no {layer} in:\n{built}");
+        let file = dir.path().join("tricala").join(format!("{layer}.tbl"));
+        assert!(file.is_file(), "{}", file.display());
+    }
+    assert!(built.contains("11 layers (11 built now"), "{built}");
+}
+
+#[test]
 fn bad_input_is_named() {
     let err = |args: &[&str]| {
         let o = arena(args);
@@ -191,6 +207,7 @@ fn bad_input_is_named() {
     };
     assert!(err(&["tables", "build", "kisolo"]).contains("seeds in play never fall"));
     assert!(err(&["tables", "build", "chess"]).contains("unknown game `chess`"));
+    assert!(err(&["tables", "build", "tricala3"]).contains("3-player Tricala has no tables"));
     assert!(err(&[
         "tables",
         "build",

@@ -1,15 +1,19 @@
 //! The exact values a reference bot can use while it searches (issue 51):
-//! the endgame tables of Diffusion and Hackaback when a folder is given,
+//! the endgame tables of Diffusion, Hackaback and 2-player Tricala when a
+//! folder is given,
 //! and F.I.L.O's solution, computed by the solver on a thread of its own
 //! from the first position of a game and used once it is there. One
 //! [`Oracle`] for every game: it answers for the games it has values of
 //! and says nothing for the others.
 
 use super::filo_solve;
-use crate::engine::{diffusion::Diffusion, filo::Filo, hackaback::Hackaback, Rules};
+use crate::engine::{
+    diffusion::Diffusion, filo::Filo, hackaback::Hackaback, tricala::Tricala, Rules,
+};
 use crate::tables::diffusion::DiffusionTable;
 use crate::tables::hackaback::HackabackTable;
 use crate::tables::probe::{Oracle, Tables};
+use crate::tables::tricala::TricalaTable;
 use crate::tables::Value;
 use std::any::Any;
 use std::collections::HashMap;
@@ -124,6 +128,7 @@ impl FiloSolution {
 pub struct Exact {
     pub diffusion: Option<Tables<DiffusionTable>>,
     pub hackaback: Option<Tables<HackabackTable>>,
+    pub tricala: Option<Tables<TricalaTable>>,
     pub filo: FiloSolution,
 }
 
@@ -134,6 +139,7 @@ impl Exact {
         Exact {
             diffusion: dir.map(Tables::open),
             hackaback: dir.map(Tables::open),
+            tricala: dir.map(Tables::open),
             filo: FiloSolution::new(filo_max_states),
         }
     }
@@ -142,6 +148,7 @@ impl Exact {
     pub fn error(&self) -> Option<String> {
         let d = self.diffusion.as_ref().and_then(Tables::error);
         d.or_else(|| self.hackaback.as_ref().and_then(Tables::error))
+            .or_else(|| self.tricala.as_ref().and_then(Tables::error))
     }
 }
 
@@ -156,6 +163,9 @@ impl<G: Rules> Oracle<G> for Exact {
         }
         if let Some(h) = any.downcast_ref::<Hackaback>() {
             return self.hackaback.as_ref()?.at_turn_start(h);
+        }
+        if let Some(t) = any.downcast_ref::<Tricala>() {
+            return self.tricala.as_ref()?.at_turn_start(t);
         }
         None
     }

@@ -19,6 +19,7 @@ use crate::engine::{
 use crate::tables::diffusion::DiffusionTable;
 use crate::tables::hackaback::HackabackTable;
 use crate::tables::probe::{option_value, Oracle, Tables};
+use crate::tables::tricala::TricalaTable;
 use crate::tables::Value;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -164,7 +165,10 @@ pub fn analyse(
             with_tables::<HackabackTable>(g, moves, params)
         }
         Variant::Kisolo => judge_all(Kisolo::new(settings)?, moves, params, &NoOracle, END),
-        Variant::Tricala => judge_all(Tricala::new(settings)?, moves, params, &NoOracle, END),
+        Variant::Tricala => {
+            let g = Tricala::new(settings)?;
+            with_tables::<TricalaTable>(g, moves, params)
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! `alphabeta-bot` (bots/alphabeta-rust, issue 51): the strongest reference
 //! bot, protocol v1. Two players: iterative-deepening principal-variation
 //! search with a transposition table (src/ai/alphabeta.rs), exact values
-//! from the endgame tables (`--tables DIR`, Diffusion and Hackaback) and
+//! from the endgame tables (`--tables DIR`, Diffusion, Hackaback and
+//! 2-player Tricala) and
 //! from the F.I.L.O solver (solved on a thread of its own from the first
 //! position of a game). By default (`--search auto`) only in the games
 //! where it measured stronger than Monte-Carlo tree search at the ladder's

@@ -3,7 +3,7 @@
 //! docs/tables.md); `arena tables coverage RESULTS`: how much of a
 //! league's games they would reach.
 
-use crate::engine::{diffusion::Diffusion, hackaback::Hackaback, Rules, Variant};
+use crate::engine::{diffusion::Diffusion, hackaback::Hackaback, tricala::Tricala, Rules, Variant};
 use crate::league::folder::Layout;
 use crate::referee::record::read_record;
 use crate::results::csvio;
@@ -12,6 +12,7 @@ use crate::tables::build::{build, BuildOptions, LayerReport};
 use crate::tables::coverage::{self, Reach};
 use crate::tables::diffusion::DiffusionTable;
 use crate::tables::hackaback::HackabackTable;
+use crate::tables::tricala::TricalaTable;
 use crate::tables::{positions_upto, seeds_for_size, TableGame};
 use anyhow::{bail, Context};
 use std::path::PathBuf;
@@ -34,8 +35,8 @@ enum TablesCommand {
 
 #[derive(clap::Args, Debug)]
 pub struct CoverageArgs {
-    /// A results folder (`arena run`'s output): its Diffusion and
-    /// Hackaback games are counted.
+    /// A results folder (`arena run`'s output): its 2-player Diffusion,
+    /// Hackaback and Tricala games are counted.
     results: PathBuf,
     /// Tables of up to this many seeds in play (default: as many as fit
     /// --max-size, for each game).
@@ -48,7 +49,7 @@ pub struct CoverageArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct BuildArgs {
-    /// The game: diffusion or hackaback.
+    /// The game: diffusion, hackaback or tricala (2 players).
     variant: String,
     /// Every position with up to this many seeds in play (default: as
     /// many as fit --max-size).
@@ -107,6 +108,7 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
     let seeds_of = |v: Variant| match (a.seeds, v) {
         (Some(n), _) => n,
         (None, Variant::Diffusion) => seeds_for_size::<DiffusionTable>(a.max_size),
+        (None, Variant::Tricala) => seeds_for_size::<TricalaTable>(a.max_size),
         (None, _) => seeds_for_size::<HackabackTable>(a.max_size),
     };
     // Per game: its seeds N, and the reach of its tables.
@@ -116,7 +118,12 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
         let Ok(variant) = row.variant.parse::<Variant>() else {
             continue;
         };
-        if row.players != 2 || !matches!(variant, Variant::Diffusion | Variant::Hackaback) {
+        if row.players != 2
+            || !matches!(
+                variant,
+                Variant::Diffusion | Variant::Hackaback | Variant::Tricala
+            )
+        {
             continue;
         }
         let Some(text) = RecordAt::of(&layout.records(), row).and_then(|at| at.read_text().ok())
@@ -139,13 +146,16 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
             Variant::Diffusion => {
                 coverage::add::<DiffusionTable>(r, Diffusion::new(settings)?, &moves, n)
             }
+            Variant::Tricala => {
+                coverage::add::<TricalaTable>(r, Tricala::new(settings)?, &moves, n)
+            }
             _ => coverage::add::<HackabackTable>(r, Hackaback::new(settings)?, &moves, n),
         }
         .map_err(|e| anyhow::anyhow!("{}: {e}", row.game_id))?;
     }
     if reach.is_empty() {
         bail!(
-            "{}: no 2-player Diffusion or Hackaback game with its record (the games with tables)",
+            "{}: no 2-player Diffusion, Hackaback or Tricala game with its record (the games with tables)",
             a.results.display()
         );
     }
@@ -182,6 +192,11 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
+    if matches!(a.variant.as_str(), "tricala3" | "tricala-3p") {
+        bail!(
+            "3-player Tricala has no tables: a table's value is a win or a loss for one of two players; `tricala` builds the 2-player game's (docs/tables.md)"
+        );
+    }
     let variant: Variant = a.variant.parse()?;
     match variant {
         Variant::Diffusion => build_game::<DiffusionTable>(&a),
@@ -192,7 +207,7 @@ fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
         Variant::Kisolo => bail!(
             "Kisolo has no endgame tables: captured seeds are sown back onto the board, so the seeds in play never fall (docs/tables.md)"
         ),
-        Variant::Tricala => bail!("Tricala's tables are not built yet (docs/tables.md)"),
+        Variant::Tricala => build_game::<TricalaTable>(&a),
     }
 }
 

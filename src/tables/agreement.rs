@@ -9,6 +9,7 @@ use super::build::{build, BuildOptions};
 use super::diffusion::DiffusionTable;
 use super::hackaback::HackabackTable;
 use super::probe::{state_value, Oracle, Tables};
+use super::tricala::TricalaTable;
 use super::{layers_upto, TableGame, Value};
 use crate::engine::{Rules, Seat};
 
@@ -129,6 +130,15 @@ fn hackaback_tables_agree_with_exhaustive_search() {
     let (checked, decided) = agree::<HackabackTable>(4, 5, 3);
     assert!(
         checked > 1000 && decided > 500,
+        "{checked} checked, {decided} decided"
+    );
+}
+
+#[test]
+fn tricala_tables_agree_with_exhaustive_search() {
+    let (checked, decided) = agree::<TricalaTable>(3, 5, 7);
+    assert!(
+        checked > 2000 && decided > 1000,
         "{checked} checked, {decided} decided"
     );
 }

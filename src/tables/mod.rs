@@ -5,13 +5,13 @@
 //! per layer.
 //!
 //! A game is tabled when the seeds in play never increase: Diffusion
-//! (stones in the small pits: they only leave for the large pits) and
-//! Hackaback (seeds in the holes: they only leave for the store). A
+//! (stones in the small pits: they only leave for the large pits),
+//! Hackaback (seeds in the holes: they only leave for the store) and
+//! 2-player Tricala (stones on the board: captures take them off). A
 //! position's successors are then in its own layer or in layers with fewer
 //! seeds, so the layers are built from the smallest up. Kisolo keeps all
-//! its seeds on the board, Tricala's tables are not written yet, and
-//! F.I.L.O is solved whole by `crate::ai::filo_solve` (docs/tables.md says
-//! why for each).
+//! its seeds on the board, and F.I.L.O is solved whole by
+//! `crate::ai::filo_solve` (docs/tables.md says why for each).
 //!
 //! Owns the tables only: it plays the games through `Rules` and each
 //! game's public accessors, and knows nothing of bots, leagues or files
@@ -24,6 +24,7 @@ pub mod format;
 pub mod hackaback;
 pub mod probe;
 mod rank;
+pub mod tricala;
 
 use crate::engine::{Rules, Seat, Variant};
 
@@ -253,7 +254,10 @@ impl Value {
 
 /// The variants that have tables.
 pub fn tabled(v: Variant) -> bool {
-    matches!(v, Variant::Diffusion | Variant::Hackaback)
+    matches!(
+        v,
+        Variant::Diffusion | Variant::Hackaback | Variant::Tricala
+    )
 }
 
 #[cfg(test)]

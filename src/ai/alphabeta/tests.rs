@@ -136,6 +136,7 @@ fn solved_position(rng: &mut ChaCha8Rng, max_states: usize) -> Option<(Filo, Exa
     let mut exact = Exact {
         diffusion: None,
         hackaback: None,
+        tricala: None,
         filo: FiloSolution::new(max_states),
     };
     exact.filo.solve_now(&g).ok()?;
