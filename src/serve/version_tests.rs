@@ -38,8 +38,9 @@ pub fn judge_forever(l: Arc<Ladder>) {
 struct Judged {
     rows: Vec<GameRow>,
     ids: HashSet<String>,
-    /// When the last game read finished: the next read starts there.
-    since: Option<String>,
+    /// The last game read's place in the order games finished: the next
+    /// read goes on past it.
+    after: Option<i64>,
     /// The first crossing of a bound, as a league's `--sprt` finds it.
     tracker: SprtTracker,
     /// Finished games counted at the last evaluation.
@@ -72,7 +73,7 @@ fn judge_all(l: &Ladder, seen: &mut HashMap<i64, Judged>) -> Result<(), DbError>
         let j = seen.entry(t.id).or_insert_with(|| Judged {
             rows: Vec::new(),
             ids: HashSet::new(),
-            since: None,
+            after: None,
             tracker: SprtTracker::new(config, &new, &old),
             done: -1,
         });
@@ -94,16 +95,16 @@ fn read_new(l: &Ladder, t: &VersionTest, j: &mut Judged) -> Result<Option<Decide
     if let Some(d) = j.tracker.decided() {
         return Ok(Some(d));
     }
-    let fresh = l.query(l.db.test_rows(t.id, j.since.as_deref()))?;
+    let fresh = l.query(l.db.test_rows(t.id, j.after))?;
     for (at, json) in fresh {
         let Ok(row) = serde_json::from_str::<GameRow>(&json) else {
             continue;
         };
-        // The last read's final moment is read again: its games once.
+        j.after = Some(at);
+        // Each game once, whatever happened to it after it was counted.
         if !j.ids.insert(row.game_id.clone()) {
             continue;
         }
-        j.since = Some(at);
         let decided = j.tracker.add(&row);
         j.rows.push(row);
         if decided.is_some() {

@@ -449,21 +449,23 @@ impl Db {
         Ok(2 * room)
     }
 
-    /// Test `id`'s finished games as (finished at, row JSON), in the
-    /// order they finished, from those finished at `since` on (all when
-    /// `None`).
+    /// Test `id`'s finished games as (place in the order games finished,
+    /// row JSON), in that order, past place `after` (all when `None`): a
+    /// reader going on from its last game misses none ([`DoneKey`]).
+    ///
+    /// [`DoneKey`]: super::DoneKey
     pub async fn test_rows(
         &self,
         id: i64,
-        since: Option<&str>,
-    ) -> Result<Vec<(String, String)>, DbError> {
-        let rows: Vec<(String, String)> = sqlx::query_as(
-            "SELECT finished_at, row_json FROM games WHERE test_id = $1 AND state = 'done' \
-             AND row_json IS NOT NULL AND finished_at IS NOT NULL \
-             AND ($2 IS NULL OR finished_at >= $2) ORDER BY done_seq",
+        after: Option<i64>,
+    ) -> Result<Vec<(i64, String)>, DbError> {
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT done_seq, row_json FROM games WHERE test_id = $1 AND state = 'done' \
+             AND row_json IS NOT NULL AND done_seq IS NOT NULL \
+             AND ($2 IS NULL OR done_seq > $2) ORDER BY done_seq",
         )
         .bind(id)
-        .bind(since)
+        .bind(after)
         .fetch_all(self.pool())
         .await?;
         Ok(rows)
