@@ -67,22 +67,32 @@ impl Stdout {
     /// One read while armed: what the pipe holds, waiting for it in
     /// `poll(2)` until the armed instant. `None`: nothing came by then
     /// (the wait is disarmed, the reactor takes over).
+    ///
+    /// `poll` comes first: a reply is next to never there yet when it is
+    /// first looked for (the bot has only just been woken by the request),
+    /// so a read first would be one more system call per decision that
+    /// finds nothing.
     fn read_in_place(&mut self, buf: &mut ReadBuf<'_>) -> Option<std::io::Result<()>> {
         let until = self.until?;
         loop {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() || !super::sys::poll_readable_within(self.as_raw_fd(), left) {
+                self.until = None;
+                return None;
+            }
             let room = buf.initialize_unfilled();
             match super::sys::read_ready(self.as_raw_fd(), room) {
                 Ok(n) => {
                     buf.advance(n);
                     return Some(Ok(()));
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    let left = until.saturating_duration_since(Instant::now());
-                    if left.is_zero() || !super::sys::poll_readable_within(self.as_raw_fd(), left) {
-                        self.until = None;
-                        return None;
-                    }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock
+                    ) =>
+                {
+                    continue
                 }
                 Err(e) => return Some(Err(e)),
             }
