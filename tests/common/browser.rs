@@ -155,19 +155,17 @@ impl Browser {
         }
     }
 
-    /// [`Browser::eval`], or Chromium's error, as when the page navigated
-    /// away while `expr` ran.
+    /// [`Browser::eval`], or Chromium's error or the expression's
+    /// exception, as when the page navigated away while `expr` ran.
     fn try_eval(&mut self, expr: &str) -> Result<Value, Value> {
         let r = self.try_call(
             "Runtime.evaluate",
             json!({ "expression": expr, "returnByValue": true, "awaitPromise": true }),
         )?;
-        assert!(
-            r["exceptionDetails"].is_null(),
-            "{expr}: {}",
-            r["exceptionDetails"]
-        );
-        Ok(r["result"]["value"].clone())
+        match r["exceptionDetails"].is_null() {
+            true => Ok(r["result"]["value"].clone()),
+            false => Err(json!({ "expression": expr, "exception": r["exceptionDetails"] })),
+        }
     }
 
     /// Polls `expr` until it is neither null, false nor 0. A page that
@@ -177,9 +175,13 @@ impl Browser {
         wait_for(what, || match self.try_eval(expr) {
             Ok(v) => (!(v.is_null() || v == false || v == 0)).then_some(v),
             Err(e)
-                if ["navigated or closed", "Cannot find context"]
-                    .iter()
-                    .any(|m| e.to_string().contains(m)) =>
+                if [
+                    "navigated or closed",
+                    "Cannot find context",
+                    "context was destroyed",
+                ]
+                .iter()
+                .any(|m| e.to_string().contains(m)) =>
             {
                 None
             }

@@ -1107,8 +1107,9 @@ impl Db {
         Ok(rows.into_iter().map(|(r,)| r).collect())
     }
 
-    /// Up to `limit` finished games in the order they finished, after `after` (from the first when `None`), of the
-    /// games `only` keeps: one page of the exports and of `/api/games`.
+    /// Up to `limit` finished games in the order they finished, after
+    /// `after` (from the first when `None`), of the games `only` keeps:
+    /// one page of the exports and of `/api/games`.
     pub async fn done_page(
         &self,
         after: Option<&DoneKey>,
