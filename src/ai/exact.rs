@@ -1,10 +1,9 @@
 //! The exact values a reference bot can use while it searches (issue 51):
 //! the endgame tables of Diffusion, Hackaback and 2-player Tricala when a
-//! folder is given,
-//! and F.I.L.O's solution, computed by the solver on a thread of its own
-//! from the first position of a game and used once it is there. One
-//! [`Oracle`] for every game: it answers for the games it has values of
-//! and says nothing for the others.
+//! folder is given, and F.I.L.O's solution, computed by the solver on a
+//! thread of its own from the first position of a game and used once it
+//! is there. One [`Oracle`] for every game: it answers for the games it
+//! has values of and says nothing for the others.
 
 use super::filo_solve;
 use crate::engine::{
@@ -12,7 +11,7 @@ use crate::engine::{
 };
 use crate::tables::diffusion::DiffusionTable;
 use crate::tables::hackaback::HackabackTable;
-use crate::tables::probe::{Oracle, Tables};
+use crate::tables::probe::{option_value, Oracle, Tables};
 use crate::tables::tricala::TricalaTable;
 use crate::tables::Value;
 use std::any::Any;
@@ -168,5 +167,92 @@ impl<G: Rules> Oracle<G> for Exact {
             return self.tricala.as_ref()?.at_turn_start(t);
         }
         None
+    }
+}
+
+/// What exact values say of a decision, for a search that does not ask
+/// them itself (the Monte-Carlo tree search).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Exactly<O> {
+    /// Play this: the fastest win, or, when every option loses, the
+    /// longest defence.
+    Play(O),
+    /// The best is a draw: any of these keeps it (the search may choose
+    /// among them; another option loses).
+    KeepDraw(Vec<O>),
+    /// Some option's value is not known.
+    Unknown,
+}
+
+/// [`Exactly`] of the decision at `g`, from `oracle`'s values of every
+/// option.
+pub fn exactly<G: Rules>(oracle: &dyn Oracle<G>, g: &G) -> Exactly<G::Opt> {
+    let mut opts = Vec::new();
+    g.options(&mut opts);
+    let mut valued = Vec::with_capacity(opts.len());
+    for o in opts {
+        match option_value(oracle, g, o) {
+            Some(v) => valued.push((o, v)),
+            None => return Exactly::Unknown,
+        }
+    }
+    let Some(&(best, v)) = valued.iter().max_by_key(|(_, v)| v.rank()) else {
+        return Exactly::Unknown;
+    };
+    match v {
+        Value::Draw => Exactly::KeepDraw(
+            valued
+                .iter()
+                .filter(|(_, v)| *v == Value::Draw)
+                .map(|&(o, _)| o)
+                .collect(),
+        ),
+        _ => Exactly::Play(best),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tables::build::{build, BuildOptions};
+    use crate::tables::tricala::uncapped;
+
+    fn tricala(pits: &[(&str, [u8; 3])], captured: [u8; 3]) -> Tricala {
+        Tricala::from_position(&uncapped(), pits, captured, 0).expect("a position")
+    }
+
+    #[test]
+    fn the_tables_choose_the_win_and_keep_the_draw() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let opts = BuildOptions {
+            seeds: 4,
+            dir: dir.path().to_path_buf(),
+            threads: 2,
+        };
+        build::<TricalaTable>(&opts, &mut |_| {}).expect("built");
+        let exact = Exact::new(Some(dir.path()), 0);
+        // 8 captured each; White's 4b sown east takes Black's 4c: the
+        // ninth stone, a win now (no corner is next to 4b).
+        let g = tricala(&[("4b", [1, 0, 0]), ("4c", [0, 1, 0])], [8, 8, 0]);
+        let take = g.parse("4b:E").expect("an option");
+        assert_eq!(exactly(&exact, &g), Exactly::Play(take));
+        // The rule text's tie (docs/rules/tricala.md): the capture keeps
+        // the draw, moving 4b away from 4c loses.
+        let g = tricala(
+            &[
+                ("6a", [1, 0, 0]),
+                ("4b", [1, 0, 0]),
+                ("1a", [0, 1, 0]),
+                ("4c", [0, 1, 0]),
+            ],
+            [6, 8, 0],
+        );
+        let Exactly::KeepDraw(draws) = exactly(&exact, &g) else {
+            panic!("not a draw: {:?}", exactly(&exact, &g));
+        };
+        assert!(draws.contains(&g.parse("4b:E").expect("an option")));
+        assert!(!draws.contains(&g.parse("4b:W").expect("an option")));
+        // Without tables nothing is known.
+        assert_eq!(exactly(&Exact::new(None, 0), &g), Exactly::Unknown);
     }
 }

@@ -2,21 +2,22 @@
 //! bot, protocol v1. Two players: iterative-deepening principal-variation
 //! search with a transposition table (src/ai/alphabeta.rs), exact values
 //! from the endgame tables (`--tables DIR`, Diffusion, Hackaback and
-//! 2-player Tricala) and
-//! from the F.I.L.O solver (solved on a thread of its own from the first
-//! position of a game). By default (`--search auto`) only in the games
-//! where it measured stronger than Monte-Carlo tree search at the ladder's
-//! time control (F.I.L.O, Hackaback), MCTS (as `search-rust`) in the
-//! others; `--search alphabeta` uses it in every game. Three players
-//! (Tricala): MCTS by default, the paranoid alpha-beta with `--three
-//! paranoid` (BENCHMARKS.md, "Reference bots (issue 51)", has the league
-//! that chose).
+//! 2-player Tricala) and from the F.I.L.O solver (solved on a thread of
+//! its own from the first position of a game). By default (`--search
+//! auto`) only in the games where it measured stronger than Monte-Carlo
+//! tree search at the ladder's time control (F.I.L.O, Hackaback), MCTS
+//! (as `search-rust`) in the others, where the tables choose instead when
+//! they reach every option (the search then picks only among options that
+//! keep a draw); `--search alphabeta` uses it in every game. Three
+//! players (Tricala): MCTS by default, the paranoid alpha-beta with
+//! `--three paranoid` (BENCHMARKS.md, "Reference bots (issue 51)", has the
+//! league that chose).
 //!
 //! Spends what the driver gives (min(timeout/4, clock/20), or `--millis`).
 //! Owns only its command line and its statistics line on stderr.
 
 use mancala_arena::ai::alphabeta::{Searcher, Sides, MAX_DEPTH};
-use mancala_arena::ai::exact::Exact;
+use mancala_arena::ai::exact::{exactly, Exact, Exactly};
 use mancala_arena::ai::{driver, eval::Evaluate, mcts};
 use mancala_arena::engine::{filo::Filo, Variant};
 use rand::SeedableRng;
@@ -140,6 +141,15 @@ const FILO_MAX_STATES: usize = 6_000_000;
 /// (2.6 s of CPU from the empty board, shared with the search).
 const SOLVE_MIN_BUDGET: Duration = Duration::from_millis(200);
 
+impl Bot {
+    /// A damaged table file met, on stderr (the bot plays on without it).
+    fn tell_table_errors(&self) {
+        if let Some(e) = self.exact.error() {
+            eprintln!("tables: {e}");
+        }
+    }
+}
+
 impl driver::Player for Bot {
     fn choose<G: Evaluate>(&mut self, g: &G, deadline: Instant) -> Option<G::Opt> {
         let t0 = Instant::now();
@@ -150,10 +160,23 @@ impl driver::Player for Bot {
             !self.two.alphabeta(G::VARIANT)
         };
         if mcts {
+            // Where the tables reach every option, they choose: the
+            // search only picks among the options that keep a draw.
+            let exact = match g.players() {
+                2 => exactly(&self.exact, g),
+                _ => Exactly::Unknown,
+            };
+            self.tell_table_errors();
+            if let Exactly::Play(opt) = exact {
+                return Some(opt);
+            }
             let params = mcts::Params::default();
             let (opt, _) = mcts::choose(g, deadline, self.fixed, params, &mut self.rng)?;
             self.searched += t0.elapsed();
-            return Some(opt);
+            return Some(match exact {
+                Exactly::KeepDraw(draws) if !draws.contains(&opt) => draws[0],
+                _ => opt,
+            });
         }
         if let Some(f) = (g as &dyn Any).downcast_ref::<Filo>() {
             // The solve shares the bot's CPU (and is stopped with it between
@@ -168,9 +191,7 @@ impl driver::Player for Bot {
         let found = self
             .searcher
             .choose(g, sides, &self.exact, Some(deadline), MAX_DEPTH)?;
-        if let Some(e) = self.exact.error() {
-            eprintln!("tables: {e}");
-        }
+        self.tell_table_errors();
         self.decisions += 1;
         self.depths += u64::from(found.depth);
         self.nodes += found.nodes;
