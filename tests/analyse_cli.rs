@@ -198,6 +198,50 @@ fn tricala_tables_build_from_two_stones_on_the_board() {
     assert!(built.contains("11 layers (11 built now"), "{built}");
 }
 
+/// `arena tables coverage` of a real league's 2-player Tricala games; then
+/// of the same folder with its records damaged: named as such, not as
+/// missing.
+#[test]
+fn coverage_counts_tricala_games_and_names_records_that_do_not_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let out_s = out.to_str().expect("utf-8 path");
+    let random = env!("CARGO_BIN_EXE_random-bot");
+    stdout_of(&arena(&[
+        "match",
+        random,
+        random,
+        "--variants",
+        "tricala",
+        "--games",
+        "4",
+        "-j",
+        "2",
+        "--quiet",
+        "--no-report",
+        "-o",
+        out_s,
+    ]));
+    let table = stdout_of(&arena(&["tables", "coverage", out_s, "--seeds", "6"]));
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("tricala"))
+        .unwrap_or_else(|| panic!("no tricala row in:\n{table}"));
+    assert_eq!(row.split_whitespace().nth(2), Some("4"), "{row}");
+    let games = out.join("games");
+    for f in std::fs::read_dir(&games).expect("the records' folder") {
+        let path = f.expect("an entry").path();
+        if path.to_string_lossy().ends_with(".jsonl.zst") {
+            let len = std::fs::metadata(&path).expect("its size").len() as usize;
+            std::fs::write(&path, vec![0x5a; len]).expect("damaged");
+        }
+    }
+    let o = arena(&["tables", "coverage", out_s, "--seeds", "6"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("4 records do not read (the first, "), "{err}");
+}
+
 #[test]
 fn bad_input_is_named() {
     let err = |args: &[&str]| {

@@ -114,6 +114,8 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
     // Per game: its seeds N, and the reach of its tables.
     let mut reach: Vec<(Variant, u32, Reach)> = Vec::new();
     let mut missing = 0usize;
+    // Records there but unreadable: how many, and the first with why.
+    let mut damaged: (usize, Option<String>) = (0, None);
     for row in &rows {
         let Ok(variant) = row.variant.parse::<Variant>() else {
             continue;
@@ -126,10 +128,19 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
         {
             continue;
         }
-        let Some(text) = RecordAt::of(&layout.records(), row).and_then(|at| at.read_text().ok())
-        else {
-            missing += 1;
-            continue;
+        let text = match RecordAt::of(&layout.records(), row).map(|at| at.read_text()) {
+            Some(Ok(text)) => text,
+            Some(Err(e)) if e.kind() != std::io::ErrorKind::NotFound => {
+                damaged.0 += 1;
+                damaged
+                    .1
+                    .get_or_insert_with(|| format!("{}: {e}", row.game_id));
+                continue;
+            }
+            _ => {
+                missing += 1;
+                continue;
+            }
         };
         let rec = read_record(&text).with_context(|| format!("the record of {}", row.game_id))?;
         let moves: Vec<String> = rec.decisions.iter().map(|d| d.option.clone()).collect();
@@ -154,8 +165,14 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
         .map_err(|e| anyhow::anyhow!("{}: {e}", row.game_id))?;
     }
     if reach.is_empty() {
+        let why = match &damaged {
+            (n @ 1.., Some(first)) => {
+                format!("; {n} records do not read (the first, {first})")
+            }
+            _ => String::new(),
+        };
         bail!(
-            "{}: no 2-player Diffusion, Hackaback or Tricala game with its record (the games with tables)",
+            "{}: no 2-player Diffusion, Hackaback or Tricala game with its record (the games with tables){why}",
             a.results.display()
         );
     }
@@ -184,6 +201,9 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
                 f * 100.0
             ))
         );
+    }
+    if let (n @ 1.., Some(first)) = damaged {
+        outln!("{n} games left out: their records do not read (the first, {first})");
     }
     if missing > 0 {
         outln!("{missing} games left out: their records are missing");
