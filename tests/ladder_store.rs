@@ -6,7 +6,8 @@
 mod common;
 
 use mancala_arena::serve::store::{
-    Backend, Db, DbError, Done, DoneKey, GameFilter, Role, VersionStatus,
+    browse::{Order, SeatFilter},
+    Backend, Db, DbError, Done, DoneKey, Role, VersionStatus,
 };
 use std::future::Future;
 
@@ -229,7 +230,7 @@ both!(
 /// in the reverse of their ids, many in one millisecond, each come after
 /// the one before.
 async fn a_reader_going_on_from_its_last_game_misses_none(db: Db) {
-    let all = GameFilter::default();
+    let all = SeatFilter::default();
     let ids: Vec<i64> = {
         let mut ids = Vec::new();
         for _ in 0..40 {
@@ -240,14 +241,17 @@ async fn a_reader_going_on_from_its_last_game_misses_none(db: Db) {
     let mut last = None;
     for &id in ids.iter().rev() {
         assert!(db.finish_game(id, "{}", b"").await.unwrap());
-        let new = db.done_page(last.as_ref(), 100, &all).await.unwrap();
+        let new = db
+            .games_page(last.as_ref(), Order::Oldest, 100, &all)
+            .await
+            .unwrap();
         let got: Vec<i64> = new.iter().map(|d| d.key.id).collect();
         assert_eq!(got, [id], "after {last:?}");
         last = Some(new[0].key.clone());
         assert_eq!(db.done_key(id).await.unwrap(), last);
     }
     let order: Vec<i64> = db
-        .done_page(None, 100, &all)
+        .games_page(None, Order::Oldest, 100, &all)
         .await
         .unwrap()
         .iter()
@@ -283,20 +287,26 @@ async fn a_reader_going_on_from_its_last_game_misses_none(db: Db) {
         !page.is_empty()
     }
     while !finishers.iter().all(|f| f.is_finished()) {
-        let page = db.done_page(last.as_ref(), 7, &all).await.unwrap();
+        let page = db
+            .games_page(last.as_ref(), Order::Oldest, 7, &all)
+            .await
+            .unwrap();
         more(&mut read, &mut last, page);
     }
     for f in finishers {
         f.await.unwrap();
     }
     loop {
-        let page = db.done_page(last.as_ref(), 100, &all).await.unwrap();
+        let page = db
+            .games_page(last.as_ref(), Order::Oldest, 100, &all)
+            .await
+            .unwrap();
         if !more(&mut read, &mut last, page) {
             break;
         }
     }
     let order: Vec<i64> = db
-        .done_page(None, 1000, &all)
+        .games_page(None, Order::Oldest, 1000, &all)
         .await
         .unwrap()
         .iter()

@@ -3,8 +3,9 @@
 //! its latest games and faults. It grows with the versions and the pairs
 //! that met, not with the games (a ladder of 1,000 bots and 10 M games,
 //! issue 34); the rows themselves stay in the store, which the exports and
-//! `/api/games` read a page at a time ([`crate::serve::store::Db::done_page`]).
+//! `/api/games` read a page at a time ([`crate::serve::store::Db::games_page`]).
 
+use super::browse::Order;
 use crate::ratings::{RateOptions, Tally};
 use crate::results::GameRow;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -140,7 +141,7 @@ pub async fn read_finished(
     let mut read = 0;
     loop {
         let page = db
-            .done_page(to.as_ref(), 5_000, &Default::default())
+            .games_page(to.as_ref(), Order::Oldest, 5_000, &Default::default())
             .await?;
         let Some(last) = page.last() else {
             return Ok((to, read));

@@ -1107,54 +1107,6 @@ impl Db {
         Ok(rows.into_iter().map(|(r,)| r).collect())
     }
 
-    /// Up to `limit` finished games in the order they finished, after
-    /// `after` (from the first when `None`), of the games `only` keeps:
-    /// one page of the exports and of `/api/games`.
-    pub async fn done_page(
-        &self,
-        after: Option<&DoneKey>,
-        limit: usize,
-        only: &GameFilter,
-    ) -> Result<Vec<Done>, DbError> {
-        let mut sql = String::from(
-            "SELECT done_seq, id, row_json FROM games WHERE state = 'done' AND row_json IS NOT NULL",
-        );
-        if after.is_some() {
-            sql.push_str(" AND done_seq > $2");
-        }
-        // The filter's ids are the store's own integers, written as such.
-        if let Some(versions) = &only.versions {
-            let any: Vec<String> = versions
-                .iter()
-                .map(|v| format!("(',' || seats || ',') LIKE '%,{v},%'"))
-                .collect();
-            match any.is_empty() {
-                true => sql.push_str(" AND 1 = 0"),
-                false => sql.push_str(&format!(" AND ({})", any.join(" OR "))),
-            }
-        }
-        if let Some(variants) = &only.variants {
-            let list: Vec<String> = variants.iter().map(|v| v.to_string()).collect();
-            match list.is_empty() {
-                true => sql.push_str(" AND 1 = 0"),
-                false => sql.push_str(&format!(" AND variant IN ({})", list.join(", "))),
-            }
-        }
-        sql.push_str(" ORDER BY done_seq LIMIT $1");
-        let mut q = sqlx::query_as::<_, (i64, i64, String)>(&sql).bind(limit as i64);
-        if let Some(k) = after {
-            q = q.bind(k.seq);
-        }
-        let rows = q.fetch_all(&self.pool).await?;
-        Ok(rows
-            .into_iter()
-            .map(|(seq, id, row_json)| Done {
-                key: DoneKey { seq, id },
-                row_json,
-            })
-            .collect())
-    }
-
     /// Where finished game `id` stands in the order they finished.
     pub async fn done_key(&self, id: i64) -> Result<Option<DoneKey>, DbError> {
         let r: Option<(i64,)> = sqlx::query_as(
@@ -1231,15 +1183,6 @@ pub struct DoneKey {
 pub struct Done {
     pub key: DoneKey,
     pub row_json: String,
-}
-
-/// Which finished games a page lists: `None` keeps all.
-#[derive(Default)]
-pub struct GameFilter {
-    /// Games that seat one of these versions.
-    pub versions: Option<Vec<i64>>,
-    /// Games of these variants (the ladder file's indexes).
-    pub variants: Option<Vec<usize>>,
 }
 
 /// `url` with its password, if any, replaced by `***` (for messages).
