@@ -120,12 +120,7 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
         let Ok(variant) = row.variant.parse::<Variant>() else {
             continue;
         };
-        if row.players != 2
-            || !matches!(
-                variant,
-                Variant::Diffusion | Variant::Hackaback | Variant::Tricala
-            )
-        {
+        if row.players != 2 || !crate::tables::tabled(variant) {
             continue;
         }
         let text = match RecordAt::of(&layout.records(), row).map(|at| at.read_text()) {
