@@ -225,19 +225,32 @@ both!(
     games_postgres
 );
 
+/// `n` new games of the same seats, by id.
+async fn start_games(db: &Db, n: usize) -> Vec<i64> {
+    let mut ids = Vec::new();
+    for _ in 0..n {
+        ids.push(db.start_game(0, &[1, 2]).await.unwrap());
+    }
+    ids
+}
+
+/// Every finished game's id, in the order they finished.
+async fn done_ids(db: &Db) -> Vec<i64> {
+    db.games_page(None, Order::Oldest, 10_000, &SeatFilter::default())
+        .await
+        .unwrap()
+        .iter()
+        .map(|d| d.key.id)
+        .collect()
+}
+
 /// A reader that goes on from the last game it saw (`/api/games?after=`,
 /// the standings) sees every game that finishes after it: games finished
 /// in the reverse of their ids, many in one millisecond, each come after
 /// the one before.
 async fn a_reader_going_on_from_its_last_game_misses_none(db: Db) {
     let all = SeatFilter::default();
-    let ids: Vec<i64> = {
-        let mut ids = Vec::new();
-        for _ in 0..40 {
-            ids.push(db.start_game(0, &[1, 2]).await.unwrap());
-        }
-        ids
-    };
+    let ids = start_games(&db, 40).await;
     let mut last = None;
     for &id in ids.iter().rev() {
         assert!(db.finish_game(id, "{}", b"").await.unwrap());
@@ -250,22 +263,13 @@ async fn a_reader_going_on_from_its_last_game_misses_none(db: Db) {
         last = Some(new[0].key.clone());
         assert_eq!(db.done_key(id).await.unwrap(), last);
     }
-    let order: Vec<i64> = db
-        .games_page(None, Order::Oldest, 100, &all)
-        .await
-        .unwrap()
-        .iter()
-        .map(|d| d.key.id)
-        .collect();
+    let order = done_ids(&db).await;
     assert_eq!(order, ids.iter().rev().copied().collect::<Vec<_>>());
 
     // Finishers at once, on the store's connections, and a reader going
     // on from its last game all along: it reads every game, in the order
     // of the whole list at the end.
-    let mut ids = Vec::new();
-    for _ in 0..200 {
-        ids.push(db.start_game(0, &[1, 2]).await.unwrap());
-    }
+    let ids = start_games(&db, 200).await;
     let finishers: Vec<_> = ids
         .chunks(25)
         .map(|chunk| {
@@ -305,13 +309,7 @@ async fn a_reader_going_on_from_its_last_game_misses_none(db: Db) {
             break;
         }
     }
-    let order: Vec<i64> = db
-        .games_page(None, Order::Oldest, 1000, &all)
-        .await
-        .unwrap()
-        .iter()
-        .map(|d| d.key.id)
-        .collect();
+    let order = done_ids(&db).await;
     assert_eq!(order.len(), 240);
     assert_eq!(read, order, "the reader missed or repeated games");
 }

@@ -214,39 +214,22 @@ pub fn exactly<G: Rules>(oracle: &dyn Oracle<G>, g: &G) -> Exactly<G::Opt> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tables::build::{build, BuildOptions};
+    use crate::tables::build::built_for_test;
     use crate::tables::tricala::uncapped;
-
-    fn tricala(pits: &[(&str, [u8; 3])], captured: [u8; 3]) -> Tricala {
-        Tricala::from_position(&uncapped(), pits, captured, 0).expect("a position")
-    }
 
     #[test]
     fn the_tables_choose_the_win_and_keep_the_draw() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let opts = BuildOptions {
-            seeds: 4,
-            dir: dir.path().to_path_buf(),
-            threads: 2,
-        };
-        build::<TricalaTable>(&opts, &mut |_| {}).expect("built");
+        let dir = built_for_test::<TricalaTable>(4);
         let exact = Exact::new(Some(dir.path()), 0);
         // 8 captured each; White's 4b sown east takes Black's 4c: the
         // ninth stone, a win now (no corner is next to 4b).
-        let g = tricala(&[("4b", [1, 0, 0]), ("4c", [0, 1, 0])], [8, 8, 0]);
+        let pits = [("4b", [1, 0, 0]), ("4c", [0, 1, 0])];
+        let g = Tricala::from_position(&uncapped(), &pits, [8, 8, 0], 0).expect("a position");
         let take = g.parse("4b:E").expect("an option");
         assert_eq!(exactly(&exact, &g), Exactly::Play(take));
         // The rule text's tie (docs/rules/tricala.md): the capture keeps
         // the draw, moving 4b away from 4c loses.
-        let g = tricala(
-            &[
-                ("6a", [1, 0, 0]),
-                ("4b", [1, 0, 0]),
-                ("1a", [0, 1, 0]),
-                ("4c", [0, 1, 0]),
-            ],
-            [6, 8, 0],
-        );
+        let g = crate::tables::tricala::rule_texts_tie();
         let Exactly::KeepDraw(draws) = exactly(&exact, &g) else {
             panic!("not a draw: {:?}", exactly(&exact, &g));
         };

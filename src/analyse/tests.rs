@@ -4,7 +4,7 @@
 use super::{judge_all, Params};
 use crate::engine::diffusion::Diffusion;
 use crate::engine::Rules;
-use crate::tables::build::{build, BuildOptions};
+use crate::tables::build::built_for_test;
 use crate::tables::diffusion::DiffusionTable;
 use crate::tables::probe::{option_value, Oracle, Tables};
 use crate::tables::{layers_upto, TableGame, Value};
@@ -22,13 +22,7 @@ fn params() -> Params {
 
 #[test]
 fn a_won_diffusion_position_thrown_away_is_a_blunder() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let opts = BuildOptions {
-        seeds: 4,
-        dir: dir.path().to_path_buf(),
-        threads: 2,
-    };
-    build::<DiffusionTable>(&opts, &mut |_| {}).expect("built");
+    let dir = built_for_test::<DiffusionTable>(4);
     let tables = Tables::<DiffusionTable>::open(dir.path());
     // The first position of the 4-stone layer that is won, with a losing
     // option (the tables' own values, read as the analysis does not).

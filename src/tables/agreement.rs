@@ -5,7 +5,7 @@
 //! opponent's forced win within d and not d - 1; a draw must be no forced
 //! win for either side within the bound searched.
 
-use super::build::{build, BuildOptions};
+use super::build::built_for_test;
 use super::diffusion::DiffusionTable;
 use super::hackaback::HackabackTable;
 use super::probe::{state_value, Oracle, Tables};
@@ -43,13 +43,7 @@ fn forced_win<G: Rules>(g: &G, winner: Seat, plies: u32) -> bool {
 /// within `bound` plies (and every draw, to `bound`), sampling one index
 /// in `step`.
 fn agree<T: TableGame>(seeds: u32, bound: u16, step: u64) -> (u64, u64) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let opts = BuildOptions {
-        seeds,
-        dir: dir.path().to_path_buf(),
-        threads: 2,
-    };
-    build::<T>(&opts, &mut |_| {}).expect("built");
+    let dir = built_for_test::<T>(seeds);
     let tables = Tables::<T>::open(dir.path());
     let (mut checked, mut decided) = (0, 0);
     for layer in layers_upto::<T>(seeds) {

@@ -22,6 +22,20 @@ pub struct BuildOptions {
     pub threads: usize,
 }
 
+/// `T`'s tables up to `seeds`, built on 2 threads into a fresh temporary
+/// folder (removed when it is dropped): for tests that read real tables.
+#[cfg(test)]
+pub(crate) fn built_for_test<T: TableGame>(seeds: u32) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let opts = BuildOptions {
+        seeds,
+        dir: dir.path().to_path_buf(),
+        threads: 2,
+    };
+    build::<T>(&opts, &mut |_| {}).expect("built");
+    dir
+}
+
 /// What became of one layer.
 #[derive(Clone, Debug, Default)]
 pub struct LayerReport {

@@ -30,6 +30,23 @@ fn names() -> &'static [String; PITS] {
     N.get_or_init(|| std::array::from_fn(|p| pit_name(p as u8)))
 }
 
+/// The rule text's tie, White to move: "White singletons on 6a, 4b.
+/// White has captured 6 stones. Black singletons on 1a, 4c. Black has
+/// captured 8 stones." White's best is the tie (4b sown onto 4c captures
+/// both stones: 8 each, a corner each, both win at once with as many
+/// captured: a draw, docs/rules/tricala.md); moving 4b away lets Black
+/// win.
+#[cfg(test)]
+pub(crate) fn rule_texts_tie() -> Tricala {
+    let pits = [
+        ("6a", [1, 0, 0]),
+        ("4b", [1, 0, 0]),
+        ("1a", [0, 1, 0]),
+        ("4c", [0, 1, 0]),
+    ];
+    Tricala::from_position(&uncapped(), &pits, [6, 8, 0], 0).expect("the rule text's position")
+}
+
 /// Two players, the ply cap off: the tables judge infinite play
 /// themselves.
 pub fn uncapped() -> Settings {
@@ -115,33 +132,16 @@ impl TableGame for TricalaTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tables::build::{build, BuildOptions};
+    use crate::tables::build::built_for_test;
     use crate::tables::probe::{Oracle, Tables};
     use crate::tables::Value;
 
-    /// The rule text's tie: "White singletons on 6a, 4b. White has
-    /// captured 6 stones. Black singletons on 1a, 4c. Black has captured 8
-    /// stones. White to move." White's best is the tie (4b sown onto 4c
-    /// captures both stones: 8 each, a corner each, both win at once with
-    /// as many captured: a draw, docs/rules/tricala.md); moving 4b away
-    /// lets Black win.
+    /// [`rule_texts_tie`]: a draw, as the text says.
     #[test]
     fn the_rule_texts_tie_is_a_draw_with_white_to_move() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let opts = BuildOptions {
-            seeds: 4,
-            dir: dir.path().to_path_buf(),
-            threads: 2,
-        };
-        build::<TricalaTable>(&opts, &mut |_| {}).expect("built");
+        let dir = built_for_test::<TricalaTable>(4);
         let tables = Tables::<TricalaTable>::open(dir.path());
-        let pits = [
-            ("6a", [1, 0, 0]),
-            ("4b", [1, 0, 0]),
-            ("1a", [0, 1, 0]),
-            ("4c", [0, 1, 0]),
-        ];
-        let g = Tricala::from_position(&uncapped(), &pits, [6, 8, 0], 0).expect("the position");
+        let g = rule_texts_tie();
         assert_eq!(tables.at_turn_start(&g), Some(Value::Draw));
         // The capture 4b x 4c ends the game at once, drawn.
         let mut tie = g;
