@@ -4,7 +4,7 @@
 //! per-game heuristic. Owns only the search.
 
 use super::eval::{Evaluate, Scores};
-use crate::engine::{Seat, MAX_SEATS};
+use crate::engine::{Seat, Variant, MAX_SEATS};
 use rand::Rng;
 use std::time::Instant;
 
@@ -44,6 +44,26 @@ pub struct Stats {
     pub iterations: u64,
     /// Decisions applied (tree and playouts).
     pub decisions: u64,
+}
+
+impl Params {
+    /// The settings `alphabeta-rust` plays with in `variant` (`search-rust`
+    /// keeps [`Params::default`], the reference it is measured against).
+    /// Kisolo: playouts of 8 decisions, not 30. A Kisolo decision is a
+    /// whole turn of relay laps, so 30 random turns reach far past what
+    /// the heuristic can still read (a random game is over in about 35);
+    /// in-process duels at 20 ms a decision scored the short playouts
+    /// about +180 Elo over the long ones (BENCHMARKS.md, "Reference bots
+    /// (issue 51)").
+    pub fn tuned(variant: Variant) -> Self {
+        match variant {
+            Variant::Kisolo => Params {
+                playout_depth: 8,
+                ..Params::default()
+            },
+            _ => Params::default(),
+        }
+    }
 }
 
 /// Searches until `deadline` (at least one iteration per option), or for
