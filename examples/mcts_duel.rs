@@ -1,22 +1,46 @@
-//! Two settings of the reference bots' MCTS (src/ai/mcts.rs) against each
-//! other, in process, on two threads (issue 51's tuning, BENCHMARKS.md
-//! "Reference bots (issue 51)"):
+//! Two settings of the reference bots' searches against each other, in
+//! process, on two threads (issue 51's tuning, BENCHMARKS.md "Reference
+//! bots (issue 51)"):
 //!
-//!     cargo run --release --example mcts_duel -- VARIANT GAMES MILLIS EXPLORE_A DEPTH_A EXPLORE_B DEPTH_B
+//!     cargo run --release --example mcts_duel -- VARIANT GAMES MILLIS A B
 //!
-//! Each pair of games starts from the same two random plies, A first in
-//! one and second in the other; prints A's wins, draws, losses, mean score
-//! and Elo with a 95% interval.
+//! A and B: `mcts:EXPLORE:DEPTH` (src/ai/mcts.rs with that exploration
+//! constant and playout depth; `mcts` alone is the default, `search-rust`'s),
+//! `mcts:EXPLORE:DEPTH:K` (the same with K times MILLIS a decision: what
+//! more time is worth) or `ab` (src/ai/alphabeta.rs, no tables, a 64 MB
+//! table). Each pair of
+//! games starts from the same two random plies, A first in one and second
+//! in the other; prints A's wins, draws, losses, mean score and Elo with a
+//! 95% interval. Two-player games only.
+use mancala_arena::ai::alphabeta::{Searcher, Sides, MAX_DEPTH};
 use mancala_arena::ai::{eval::Evaluate, mcts};
 use mancala_arena::engine::{
     diffusion::Diffusion, filo::Filo, hackaback::Hackaback, kisolo::Kisolo, tricala::Tricala,
-    Settings,
+    Rules, Settings,
 };
+use mancala_arena::tables::{probe::Oracle, Value};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::{Duration, Instant};
 
-fn game<G: Evaluate>(seed: u64, ms: u64, a: mcts::Params, b: mcts::Params, a_first: bool) -> f64 {
+#[derive(Clone, Copy, Debug)]
+enum Spec {
+    Mcts(mcts::Params),
+    /// MCTS with this many times the time.
+    Longer(mcts::Params, u32),
+    AlphaBeta,
+}
+
+/// The alpha-beta search without exact values.
+struct Nothing;
+
+impl<G: Rules> Oracle<G> for Nothing {
+    fn at_turn_start(&self, _: &G) -> Option<Value> {
+        None
+    }
+}
+
+fn game<G: Evaluate>(seed: u64, ms: u64, a: Spec, b: Spec, a_first: bool) -> f64 {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut g = G::new(&Settings::default()).expect("settings");
     let mut buf = Vec::new();
@@ -28,12 +52,22 @@ fn game<G: Evaluate>(seed: u64, ms: u64, a: mcts::Params, b: mcts::Params, a_fir
         let o = buf[rng.gen_range(0..buf.len())];
         g.apply(o).expect("legal");
     }
+    let mut searchers = [Searcher::new(64), Searcher::new(64)];
     while let Some(seat) = g.to_decide() {
         let a_moves = (seat == 0) == a_first;
         let p = if a_moves { a } else { b };
         let deadline = Instant::now() + Duration::from_millis(ms);
-        let (o, _) = mcts::choose(&g, deadline, None, p, &mut rng).expect("a move");
-        g.apply(o).expect("legal");
+        let o = match p {
+            Spec::Mcts(p) => mcts::choose(&g, deadline, None, p, &mut rng).map(|(o, _)| o),
+            Spec::Longer(p, k) => {
+                let deadline = Instant::now() + Duration::from_millis(ms * u64::from(k));
+                mcts::choose(&g, deadline, None, p, &mut rng).map(|(o, _)| o)
+            }
+            Spec::AlphaBeta => searchers[usize::from(a_moves)]
+                .choose(&g, Sides::Two, &Nothing, Some(deadline), MAX_DEPTH)
+                .map(|f| f.best),
+        };
+        g.apply(o.expect("a move")).expect("legal");
     }
     let s = g.value();
     if a_first {
@@ -43,31 +77,51 @@ fn game<G: Evaluate>(seed: u64, ms: u64, a: mcts::Params, b: mcts::Params, a_fir
     }
 }
 
-const USAGE: &str = "usage: mcts_duel VARIANT GAMES MILLIS EXPLORE_A DEPTH_A EXPLORE_B DEPTH_B";
+const USAGE: &str =
+    "usage: mcts_duel VARIANT GAMES MILLIS A B (A, B: mcts, mcts:EXPLORE:DEPTH or ab)";
+
+fn fail(why: String) -> ! {
+    eprintln!("{why}; {USAGE}");
+    std::process::exit(2)
+}
+
+fn number(s: &str) -> f64 {
+    s.parse()
+        .unwrap_or_else(|_| fail(format!("`{s}` is not a number")))
+}
+
+fn spec(s: &str) -> Spec {
+    let parts: Vec<&str> = s.split(':').collect();
+    match parts.as_slice() {
+        ["ab"] => Spec::AlphaBeta,
+        ["mcts"] => Spec::Mcts(mcts::Params::default()),
+        ["mcts", e, d] => Spec::Mcts(mcts::Params {
+            explore: number(e),
+            playout_depth: number(d) as u32,
+        }),
+        ["mcts", e, d, k] => Spec::Longer(
+            mcts::Params {
+                explore: number(e),
+                playout_depth: number(d) as u32,
+            },
+            number(k) as u32,
+        ),
+        _ => fail(format!("`{s}` is not a player")),
+    }
+}
 
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
-    if a.len() != 7 {
-        eprintln!("{USAGE}");
-        std::process::exit(2);
+    if a.len() != 5 {
+        fail("five arguments wanted".into());
     }
-    let num = |i: usize| -> f64 {
-        a[i].parse().unwrap_or_else(|_| {
-            eprintln!("`{}` is not a number; {USAGE}", a[i]);
-            std::process::exit(2)
-        })
-    };
     let variant = a[0].clone();
-    let games = num(1) as u64;
-    let ms = num(2) as u64;
-    let pa = mcts::Params {
-        explore: num(3),
-        playout_depth: num(4) as u32,
-    };
-    let pb = mcts::Params {
-        explore: num(5),
-        playout_depth: num(6) as u32,
-    };
+    if !["filo", "tricala", "hackaback", "kisolo", "diffusion"].contains(&variant.as_str()) {
+        fail(format!("`{variant}` is not a two-player game of the arena"));
+    }
+    let games = number(&a[1]) as u64;
+    let ms = number(&a[2]) as u64;
+    let (pa, pb) = (spec(&a[3]), spec(&a[4]));
     let threads = 2;
     let handles: Vec<_> = (0..threads)
         .map(|t| {
