@@ -7,7 +7,8 @@
 //! A and B: `mcts:EXPLORE:DEPTH` (src/ai/mcts.rs with that exploration
 //! constant and playout depth; `mcts` alone is the default, `search-rust`'s),
 //! `mcts:EXPLORE:DEPTH:K` (the same with K times MILLIS a decision: what
-//! more time is worth) or `ab` (src/ai/alphabeta.rs, no tables, a 64 MB
+//! more time is worth), `fit:EXPLORE:DEPTH` (playouts ending on the
+//! heuristic fitted to results, `Evaluate::fitted`) or `ab` (src/ai/alphabeta.rs, no tables, a 64 MB
 //! table). Each pair of
 //! games starts from the same two random plies, A first in one and second
 //! in the other; prints A's wins, draws, losses, mean score and Elo with a
@@ -78,7 +79,7 @@ fn game<G: Evaluate>(seed: u64, ms: u64, a: Spec, b: Spec, a_first: bool) -> f64
 }
 
 const USAGE: &str =
-    "usage: mcts_duel VARIANT GAMES MILLIS A B (A, B: mcts, mcts:EXPLORE:DEPTH or ab)";
+    "usage: mcts_duel VARIANT GAMES MILLIS A B (A, B: mcts, mcts:EXPLORE:DEPTH[:K], fit:EXPLORE:DEPTH or ab)";
 
 fn fail(why: String) -> ! {
     eprintln!("{why}; {USAGE}");
@@ -98,11 +99,18 @@ fn spec(s: &str) -> Spec {
         ["mcts", e, d] => Spec::Mcts(mcts::Params {
             explore: number(e),
             playout_depth: number(d) as u32,
+            fitted: false,
+        }),
+        ["fit", e, d] => Spec::Mcts(mcts::Params {
+            explore: number(e),
+            playout_depth: number(d) as u32,
+            fitted: true,
         }),
         ["mcts", e, d, k] => Spec::Longer(
             mcts::Params {
                 explore: number(e),
                 playout_depth: number(d) as u32,
+                fitted: false,
             },
             number(k) as u32,
         ),

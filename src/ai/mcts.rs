@@ -16,6 +16,8 @@ pub struct Params {
     /// Random decisions played after a new leaf before the heuristic
     /// scores the position.
     pub playout_depth: u32,
+    /// Playouts end on [`Evaluate::fitted`], not [`Evaluate::estimate`].
+    pub fitted: bool,
 }
 
 impl Default for Params {
@@ -23,6 +25,7 @@ impl Default for Params {
         Params {
             explore: 0.7,
             playout_depth: 30,
+            fitted: false,
         }
     }
 }
@@ -55,8 +58,17 @@ impl Params {
     /// in-process duels at 20 ms a decision scored the short playouts
     /// about +180 Elo over the long ones (BENCHMARKS.md, "Reference bots
     /// (issue 51)").
+    ///
+    /// Diffusion: playouts of 10 decisions ending on the heuristic fitted
+    /// to results ([`crate::ai::eval::diffusion_fitted`]), explore 0.5;
+    /// the hand-written estimate reads Diffusion worse than a coin.
     pub fn tuned(variant: Variant) -> Self {
         match variant {
+            Variant::Diffusion => Params {
+                explore: 0.5,
+                playout_depth: 10,
+                fitted: true,
+            },
             Variant::Kisolo => Params {
                 playout_depth: 8,
                 ..Params::default()
@@ -94,6 +106,11 @@ pub fn choose<G: Evaluate, R: Rng>(
     }];
     let mut stats = Stats::default();
     let mut path: Vec<u32> = Vec::with_capacity(64);
+    let heuristic = if params.fitted {
+        G::fitted
+    } else {
+        G::estimate
+    };
     loop {
         let done = match iterations {
             Some(n) => stats.iterations >= n,
@@ -165,7 +182,7 @@ pub fn choose<G: Evaluate, R: Rng>(
             depth += 1;
             stats.decisions += 1;
         }
-        let value = g.value();
+        let value = g.value_with(heuristic);
         // Backpropagation.
         for &n in &path {
             let node = &mut nodes[n as usize];

@@ -6,7 +6,9 @@
 //! its own from the first position of a game). By default (`--search
 //! auto`) only in the games where it measured stronger than Monte-Carlo
 //! tree search at the ladder's time control (F.I.L.O, Hackaback), MCTS
-//! (as `search-rust`, with 8-decision playouts in Kisolo) in the others, where the tables choose instead when
+//! (as `search-rust`, with 8-decision playouts in Kisolo and 10-decision
+//! ones scored by the fitted heuristic in Diffusion) in the others, where
+//! the tables choose instead when
 //! they reach every option (the search then picks only among options that
 //! keep a draw); `--search alphabeta` uses it in every game. Three
 //! players (Tricala): MCTS by default, the paranoid alpha-beta with
