@@ -16,6 +16,12 @@ use crate::engine::{
 /// as [`crate::engine::Outcome::scores`]).
 pub type Scores = [f64; MAX_SEATS];
 
+/// Most features a fitted heuristic reads ([`Evaluate::features`]).
+pub const MAX_FEATURES: usize = 64;
+
+/// The features of a position, as [`Evaluate::features`] writes them.
+pub type Features = [f64; MAX_FEATURES];
+
 /// A game the bots can evaluate.
 /// `Hash` keys the alpha-beta search's transposition table.
 pub trait Evaluate: Rules + std::hash::Hash {
@@ -23,11 +29,33 @@ pub trait Evaluate: Rules + std::hash::Hash {
     /// for a position that is not over.
     fn estimate(&self) -> Scores;
 
-    /// A heuristic fitted to the results of games, where one has been
-    /// (Diffusion, [`diffusion_fitted`]); the hand-written
+    /// The weights of a logistic model of the chance that the player to
+    /// move wins, fitted to the results of games
+    /// (`examples/fit_data.rs`, `benches/fit_heuristic.py`): one per
+    /// feature of [`Evaluate::features`]. Empty where none was fitted.
+    const WEIGHTS: &'static [f64] = &[];
+
+    /// The features [`Evaluate::WEIGHTS`] weigh, read from the side of the
+    /// player to move (the first is 1, the bias), into `out`; returns how
+    /// many. None (0) where no heuristic was fitted.
+    fn features(&self, _out: &mut Features) -> usize {
+        0
+    }
+
+    /// The heuristic fitted to the results of games, for two players
+    /// where one has been (Diffusion, Tricala); the hand-written
     /// [`Evaluate::estimate`] elsewhere.
     fn fitted(&self) -> Scores {
-        self.estimate()
+        let Some(mover) = self.to_decide() else {
+            return self.estimate();
+        };
+        if Self::WEIGHTS.is_empty() || self.players() != 2 {
+            return self.estimate();
+        }
+        let mut f = [0.0; MAX_FEATURES];
+        let n = self.features(&mut f);
+        let x: f64 = Self::WEIGHTS.iter().zip(&f[..n]).map(|(w, v)| w * v).sum();
+        two(if mover == 0 { x } else { -x })
     }
 
     /// The final scores when the game is over, else the estimate.
@@ -58,6 +86,31 @@ fn logistic(x: f64) -> f64 {
 fn two(h: f64) -> Scores {
     let p = logistic(h);
     [p, 1.0 - p, 0.0]
+}
+
+/// Writes features in order.
+struct Writer<'a> {
+    out: &'a mut Features,
+    len: usize,
+}
+
+impl<'a> Writer<'a> {
+    fn new(out: &'a mut Features) -> Self {
+        Writer { out, len: 0 }
+    }
+
+    fn push(&mut self, v: f64) {
+        self.out[self.len] = v;
+        self.len += 1;
+    }
+
+    fn flag(&mut self, b: bool) {
+        self.push(if b { 1.0 } else { 0.0 });
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
 }
 
 /// Turns per-seat "material" (more is better) into scores: each pair of
@@ -109,12 +162,51 @@ impl Evaluate for Diffusion {
         two((block_b as f64 - block_a as f64) / 6.0)
     }
 
-    fn fitted(&self) -> Scores {
-        diffusion_fitted(self)
+    const WEIGHTS: &'static [f64] = &DIFFUSION_WEIGHTS;
+
+    /// Fitted to results (issue 51): the board seen from the mover's side
+    /// (rotated half a turn for North, which the rules leave unchanged: the
+    /// mover's block is then the three left columns of both rows, the far
+    /// row first). The features: each pit's stones and whether it is
+    /// empty, the stones and the pits holding stones in each block, and
+    /// whether one pit is all a block has left. Fitted to the results of
+    /// 110,251 positions of 1,200 games of the default MCTS against itself
+    /// at 3 ms a decision; on the fifth held out it predicts the winner
+    /// 58.7% of the time (log-loss 0.669), where the hand-written estimate
+    /// does 52.9% (0.715, worse than a coin's 0.693).
+    fn features(&self, out: &mut Features) -> usize {
+        let (n, s) = (self.north_row(), self.south_row());
+        let (far, near) = if self.to_decide() != Some(1) {
+            (n, s)
+        } else {
+            let (mut far, mut near) = (s, n);
+            far.reverse();
+            near.reverse();
+            (far, near)
+        };
+        let mut f = Writer::new(out);
+        f.push(1.0);
+        far.iter().chain(&near).for_each(|&v| f.push(f64::from(v)));
+        far.iter().chain(&near).for_each(|&v| f.flag(v == 0));
+        let block = |cols: std::ops::Range<usize>| {
+            let pits = far[cols.clone()].iter().chain(&near[cols]);
+            let stones: u32 = pits.clone().map(|&v| u32::from(v)).sum();
+            let held = pits.filter(|&&v| v > 0).count() as f64;
+            (f64::from(stones), held)
+        };
+        let (my_stones, my_held) = block(0..3);
+        let (their_stones, their_held) = block(3..6);
+        f.push(my_stones);
+        f.push(their_stones);
+        f.push(my_held);
+        f.push(their_held);
+        f.flag(my_held == 1.0);
+        f.flag(their_held == 1.0);
+        f.len()
     }
 }
 
-/// The weights of [`diffusion_fitted`], in the order of its features.
+/// Diffusion's [`Evaluate::WEIGHTS`], in the order of its features.
 const DIFFUSION_WEIGHTS: [f64; 31] = [
     0.0084, // bias
     0.0053, -0.0292, 0.0571, 0.0483, 0.0547, -0.0320, // far row: stones
@@ -125,50 +217,6 @@ const DIFFUSION_WEIGHTS: [f64; 31] = [
     -0.1276, 0.1219, // pits holding stones in my block, in theirs
     0.6406, -0.4086, // one pit left in my block, in theirs
 ];
-
-/// Diffusion, fitted to results (issue 51): the chance that the player to
-/// move wins, a logistic model of the board seen from the mover's side
-/// (rotated half a turn for North, which the rules leave unchanged: the
-/// mover's block is then the three left columns of both rows, the far row
-/// first). The features: each pit's stones and whether it is empty, the
-/// stones and the pits holding stones in each block, and whether one pit
-/// is all a block has left. Fitted (Newton's method, L2 1e-3) to the
-/// results of 110,251 positions of 1,200 games of the default MCTS against
-/// itself at 3 ms a decision (`examples/diffusion_data.rs`,
-/// `benches/fit_diffusion.py`); on the fifth held out it predicts the
-/// winner 58.7% of the time (log-loss 0.669), where the hand-written
-/// estimate does 52.9% (0.715, worse than a coin's 0.693).
-pub fn diffusion_fitted(g: &Diffusion) -> Scores {
-    let (n, s) = (g.north_row(), g.south_row());
-    let mover = g.to_decide().unwrap_or(0);
-    let (far, near) = if mover == 0 {
-        (n, s)
-    } else {
-        let (mut far, mut near) = (s, n);
-        far.reverse();
-        near.reverse();
-        (far, near)
-    };
-    let w = &DIFFUSION_WEIGHTS;
-    let mut x = w[0];
-    for c in 0..6 {
-        x += w[1 + c] * f64::from(far[c]) + w[7 + c] * f64::from(near[c]);
-        x += w[13 + c] * f64::from(u8::from(far[c] == 0));
-        x += w[19 + c] * f64::from(u8::from(near[c] == 0));
-    }
-    let block = |cols: std::ops::Range<usize>| {
-        let pits = far[cols.clone()].iter().chain(&near[cols]);
-        let stones: u32 = pits.clone().map(|&v| u32::from(v)).sum();
-        let held = pits.filter(|&&v| v > 0).count() as f64;
-        (f64::from(stones), held)
-    };
-    let (my_stones, my_held) = block(0..3);
-    let (their_stones, their_held) = block(3..6);
-    x += w[25] * my_stones + w[26] * their_stones + w[27] * my_held + w[28] * their_held;
-    x += w[29] * f64::from(u8::from(my_held == 1.0))
-        + w[30] * f64::from(u8::from(their_held == 1.0));
-    two(if mover == 0 { x } else { -x })
-}
 
 /// Tricala: captured stones (nine win) and corner pits held (holding the
 /// corners is the other goal), read straight from the position.
@@ -190,7 +238,73 @@ impl Evaluate for Tricala {
         }
         from_material(&m[..n], 0.5)
     }
+
+    const WEIGHTS: &'static [f64] = &TRICALA_WEIGHTS;
+
+    /// Fitted to results (issue 51), two players only: with `m` the
+    /// player to move and `o` the other, each pit's stones of `m` and of
+    /// `o` (board order), then for `m` and `o` in turn: stones captured,
+    /// on the board, in hand, corners held, corners still short of the
+    /// corner goal (3 when nothing is on the board), one corner short,
+    /// seven or more captured, pits holding their stones; then the pits
+    /// holding both colours and whether the decision is a set-up
+    /// placement or one made mid-sowing (a direction or a colour).
+    fn features(&self, out: &mut Features) -> usize {
+        let m = self.to_decide().unwrap_or(0);
+        let seats = [m, 1 - m.min(1)];
+        let mut f = Writer::new(out);
+        f.push(1.0);
+        for &c in &seats {
+            (0..tricala::PITS as u8).for_each(|p| f.push(f64::from(self.pit(p)[c])));
+        }
+        let hand = self.hand();
+        let captured = self.captured();
+        for &c in &seats {
+            let held = tricala::CORNERS
+                .iter()
+                .filter(|&&p| {
+                    let pit = self.pit(p);
+                    2 * u32::from(pit[c]) > pit.iter().map(|&x| u32::from(x)).sum::<u32>()
+                })
+                .count() as u8;
+            let on_board = self.on_board(c);
+            let short = match on_board.min(3) {
+                0 => 3,
+                needed => needed.saturating_sub(held),
+            };
+            f.push(f64::from(captured[c]));
+            f.push(f64::from(on_board));
+            f.push(f64::from(hand[c]));
+            f.push(f64::from(held));
+            f.push(f64::from(short));
+            f.flag(short == 1);
+            f.flag(captured[c] >= 7);
+            f.push(
+                (0..tricala::PITS as u8)
+                    .filter(|&p| self.pit(p)[c] > 0)
+                    .count() as f64,
+            );
+        }
+        let mixed = (0..tricala::PITS as u8)
+            .filter(|&p| seats.iter().all(|&c| self.pit(p)[c] > 0))
+            .count();
+        f.push(mixed as f64);
+        f.flag(self.decision_kind() == "place");
+        f.flag(matches!(self.decision_kind(), "direction" | "colour"));
+        f.len()
+    }
 }
+
+/// Tricala's [`Evaluate::WEIGHTS`] (two players), in the order of its
+/// features.
+const TRICALA_WEIGHTS: [f64; 62] = [
+    -0.7862, -0.2824, 0.0229, 0.0720, 0.0114, 0.2081, -0.0181, -0.0828, 0.1509, 0.1302, 0.0024,
+    0.0319, 0.1635, 0.1049, 0.1887, -0.0082, -0.2815, 0.0646, 0.0454, -0.0819, 0.0716, -0.2919,
+    0.2314, -0.0341, -0.0798, -0.0123, -0.2143, 0.0195, 0.0730, -0.1277, -0.1045, 0.0126, -0.0329,
+    -0.1692, -0.0933, -0.1844, 0.0220, 0.2573, -0.0830, -0.0413, 0.0637, -0.0736, 0.2663, 0.5929,
+    0.2216, 0.2324, 0.2634, 0.0782, 0.5008, 0.0939, 0.2831, -0.7065, -0.3046, 0.0550, 0.3624,
+    0.7605, -0.7579, -0.0612, -0.2736, 0.0349, -1.2311, 0.1332,
+];
 
 /// Hackaback: how far home one's own seeds are, as a share of what one
 /// needs (White 6, Black 18; all home wins). A seed in the store counts 1,
@@ -262,7 +376,7 @@ mod tests {
                 let turned =
                     Diffusion::from_rows(north, south, g.east(), g.west(), 1 - mover, &settings)
                         .expect("a legal position");
-                let (a, b) = (diffusion_fitted(&g), diffusion_fitted(&turned));
+                let (a, b) = (g.fitted(), turned.fitted());
                 assert!((a[0] - b[1]).abs() < 1e-12 && (a[1] - b[0]).abs() < 1e-12);
                 assert!((a[0] + a[1] - 1.0).abs() < 1e-12);
                 seen += 1;
@@ -284,7 +398,70 @@ mod tests {
             .expect("legal");
         let two = Diffusion::from_rows([1, 1, 0, 5, 5, 5], [0, 0, 0, 5, 5, 5], 8, 8, 0, &settings)
             .expect("legal");
-        assert!(diffusion_fitted(&one)[0] > diffusion_fitted(&two)[0]);
+        assert!(one.fitted()[0] > two.fitted()[0]);
+    }
+
+    /// Tricala's fitted model reads the board from the mover's side: the
+    /// same stones with the colours and the mover swapped give each
+    /// player the same chance.
+    #[test]
+    fn the_fitted_tricala_heuristic_is_the_same_for_either_colour() {
+        let s = Settings::with_players(2);
+        let white = Tricala::from_position(
+            &s,
+            &[
+                ("6a", [2, 1, 0]),
+                ("4b", [3, 0, 0]),
+                ("3c", [0, 5, 0]),
+                ("5e", [1, 1, 0]),
+            ],
+            [3, 2, 0],
+            0,
+        )
+        .expect("legal");
+        let black = Tricala::from_position(
+            &s,
+            &[
+                ("6a", [1, 2, 0]),
+                ("4b", [0, 3, 0]),
+                ("3c", [5, 0, 0]),
+                ("5e", [1, 1, 0]),
+            ],
+            [2, 3, 0],
+            1,
+        )
+        .expect("legal");
+        let (a, b) = (white.fitted(), black.fitted());
+        assert!(
+            (a[0] - b[1]).abs() < 1e-12 && (a[1] - b[0]).abs() < 1e-12,
+            "{a:?} {b:?}"
+        );
+        assert!((a[0] + a[1] - 1.0).abs() < 1e-12);
+    }
+
+    /// Captures are the text's first goal: with seven captured against
+    /// none (the rest of the stones where they were), the mover's chance
+    /// rises; and three players keep the hand-written estimate.
+    #[test]
+    fn the_fitted_tricala_heuristic_likes_captures() {
+        let s = Settings::with_players(2);
+        let level = Tricala::from_position(
+            &s,
+            &[("4b", [2, 0, 0]), ("3c", [0, 2, 0]), ("5c", [7, 7, 0])],
+            [0, 0, 0],
+            0,
+        )
+        .expect("legal");
+        let ahead = Tricala::from_position(
+            &s,
+            &[("4b", [2, 0, 0]), ("3c", [0, 2, 0]), ("5c", [7, 0, 0])],
+            [7, 0, 0],
+            0,
+        )
+        .expect("legal");
+        assert!(ahead.fitted()[0] > level.fitted()[0] + 0.1);
+        let three = Tricala::new(&Settings::with_players(3)).expect("the default game");
+        assert_eq!(three.fitted(), three.estimate());
     }
 
     /// Where no heuristic was fitted, `fitted` is the hand-written one.

@@ -6,8 +6,8 @@
 //! its own from the first position of a game). By default (`--search
 //! auto`) only in the games where it measured stronger than Monte-Carlo
 //! tree search at the ladder's time control (F.I.L.O, Hackaback), MCTS
-//! (as `search-rust`, with 8-decision playouts in Kisolo and 10-decision
-//! ones scored by the fitted heuristic in Diffusion) in the others, where
+//! (as `search-rust`, with 8-decision playouts in Kisolo, and shorter ones
+//! scored by a fitted heuristic in Diffusion and 2-player Tricala) in the others, where
 //! the tables choose instead when
 //! they reach every option (the search then picks only among options that
 //! keep a draw); `--search alphabeta` uses it in every game. Three
@@ -172,7 +172,7 @@ impl driver::Player for Bot {
             if let Exactly::Play(opt) = exact {
                 return Some(opt);
             }
-            let params = mcts::Params::tuned(G::VARIANT);
+            let params = mcts::Params::tuned(G::VARIANT, g.players());
             let (opt, _) = mcts::choose(g, deadline, self.fixed, params, &mut self.rng)?;
             self.searched += t0.elapsed();
             return Some(match exact {

@@ -285,6 +285,11 @@ impl Tricala {
         self.captured
     }
 
+    /// The stones in hand mid-sowing, by colour (none between turns).
+    pub fn hand(&self) -> [u8; 3] {
+        self.hand
+    }
+
     fn hand_total(&self) -> u8 {
         self.hand.iter().sum()
     }

@@ -1,0 +1,96 @@
+//! Positions with the results of their games, for fitting a game's
+//! heuristic to them (`Evaluate::WEIGHTS`, src/ai/eval.rs; issue 51,
+//! BENCHMARKS.md "Reference bots (issue 51)"):
+//!
+//!     cargo run --release --example fit_data -- VARIANT GAMES MILLIS > positions.csv
+//!     python3 benches/fit_heuristic.py positions.csv
+//!
+//! Plays GAMES two-player games of VARIANT (a game with
+//! `Evaluate::features`: diffusion, tricala), the default MCTS
+//! (`search-rust`'s) against itself at MILLIS ms a decision, on two
+//! threads, each from 0 to 5 random plies (seeded by the game's number;
+//! the searches stop on the clock, so two runs differ). Writes a CSV line
+//! per decision: the position's features from the side of the player to
+//! move (`Evaluate::features`), then that player's hand-written estimate
+//! (`Evaluate::estimate`) and their score at the end (1, 0.5 or 0).
+use mancala_arena::ai::eval::{Evaluate, MAX_FEATURES};
+use mancala_arena::ai::mcts;
+use mancala_arena::engine::{diffusion::Diffusion, tricala::Tricala, Settings};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+const USAGE: &str = "usage: fit_data VARIANT GAMES MILLIS (VARIANT: diffusion or tricala)";
+
+fn number(s: Option<&String>) -> u64 {
+    s.and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        eprintln!("{USAGE}");
+        std::process::exit(2)
+    })
+}
+
+/// One game's lines.
+fn game<G: Evaluate>(number: u64, ms: u64) -> Vec<String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(1000 + number);
+    let mut g = G::new(&Settings::with_players(2)).expect("the default settings");
+    let mut buf = Vec::new();
+    for _ in 0..rng.gen_range(0..6) {
+        if g.to_decide().is_none() {
+            break;
+        }
+        g.options(&mut buf);
+        let o = buf[rng.gen_range(0..buf.len())];
+        g.apply(o).expect("an option is legal");
+    }
+    let mut lines = Vec::new();
+    let mut features = [0.0; MAX_FEATURES];
+    while let Some(seat) = g.to_decide() {
+        let n = g.features(&mut features);
+        let cols: Vec<String> = features[..n].iter().map(|x| x.to_string()).collect();
+        lines.push((seat, format!("{},{}", cols.join(","), g.estimate()[seat])));
+        let deadline = Instant::now() + Duration::from_millis(ms);
+        let Some((o, _)) = mcts::choose(&g, deadline, None, mcts::Params::default(), &mut rng)
+        else {
+            break;
+        };
+        g.apply(o).expect("the search's option is legal");
+    }
+    let end = g.value();
+    lines
+        .into_iter()
+        .map(|(seat, l)| format!("{l},{}", end[seat]))
+        .collect()
+}
+
+fn main() {
+    let a: Vec<String> = std::env::args().skip(1).collect();
+    let play: fn(u64, u64) -> Vec<String> = match a.first().map(String::as_str) {
+        Some("diffusion") => game::<Diffusion>,
+        Some("tricala") => game::<Tricala>,
+        _ => {
+            eprintln!("{USAGE}");
+            std::process::exit(2)
+        }
+    };
+    let (games, ms) = (number(a.get(1)), number(a.get(2)));
+    let threads = 2;
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            std::thread::spawn(move || {
+                (t..games)
+                    .step_by(threads as usize)
+                    .flat_map(|i| play(i, ms))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut out = std::io::stdout().lock();
+    for h in handles {
+        for line in h.join().expect("a thread of games") {
+            if writeln!(out, "{line}").is_err() {
+                return;
+            }
+        }
+    }
+}
