@@ -259,6 +259,22 @@ fn ignoring_quit_fails_only_quit() {
     assert!(fails[0].starts_with("FAIL  quit"), "{text}");
 }
 
+/// A bot that closes its stdout on quit and exits a second later, status
+/// 0, has quit cleanly: its exit is waited for within the quit's grace, not
+/// the 100 ms a reply's end of file allows (on a loaded machine a
+/// sandbox's keeper can take longer than that to reap the bot and exit).
+#[test]
+fn a_bot_that_exits_a_second_after_closing_its_stdout_quits_cleanly() {
+    let script = root().join("bots/broken/misbehave.py");
+    let (ok, text) = check_bot(
+        &[],
+        &["python3", script.to_str().unwrap(), "slow_exit"],
+        false,
+    );
+    assert!(ok, "{text}");
+    assert!(text.contains("PASS  quit"), "{text}");
+}
+
 /// SIGTERM (or SIGINT, SIGHUP) to `arena play` or `arena check-bot` kills
 /// the bots' whole process groups, children holding the pipes included.
 #[test]

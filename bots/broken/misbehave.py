@@ -41,6 +41,8 @@ are not league bots (see README.md). Modes:
   close_stdout  closes its stdout at its first request and keeps running
   close_stdin   closes its stdin before sending its hello, then waits
   ignore_term   plays well, ignores SIGTERM and never exits on quit
+  slow_exit     plays well; on quit closes its stdout, then takes a second
+                more to exit (status 0)
   setsid_child  forks a grandchild that leaves the process group (setsid)
                 and sleeps; plays well
   fork_hang     forks a child holding the pipes, then hangs at its first request
@@ -422,6 +424,10 @@ def main():
         elif kind == "quit":
             if MODE == "ignore_term":
                 time.sleep(3600)
+            if MODE == "slow_exit":
+                sys.stdout.flush()
+                os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+                time.sleep(1)
             return
 
 

@@ -555,7 +555,12 @@ impl BotPlayer {
                         stray.get_or_insert(line);
                     }
                     Err(BotError::Exited { .. }) => {
-                        clean = self.process.exit_status().is_some_and(|s| s.success());
+                        // Its stdout closed: the exit itself may come later
+                        // (a sandbox's keeper reaps the bot, then exits),
+                        // and is waited for within the quit's grace.
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        let status = self.process.exit_status_within(left).await;
+                        clean = status.is_some_and(|s| s.success());
                         break;
                     }
                     Err(_) => break,
