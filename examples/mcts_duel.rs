@@ -96,15 +96,10 @@ fn spec(s: &str) -> Spec {
     match parts.as_slice() {
         ["ab"] => Spec::AlphaBeta,
         ["mcts"] => Spec::Mcts(mcts::Params::default()),
-        ["mcts", e, d] => Spec::Mcts(mcts::Params {
+        [kind @ ("mcts" | "fit"), e, d] => Spec::Mcts(mcts::Params {
             explore: number(e),
             playout_depth: number(d) as u32,
-            fitted: false,
-        }),
-        ["fit", e, d] => Spec::Mcts(mcts::Params {
-            explore: number(e),
-            playout_depth: number(d) as u32,
-            fitted: true,
+            fitted: *kind == "fit",
         }),
         ["mcts", e, d, k] => Spec::Longer(
             mcts::Params {

@@ -226,15 +226,8 @@ impl Evaluate for Tricala {
         let captured = self.captured();
         let mut m = [0.0; MAX_SEATS];
         for (seat, v) in m.iter_mut().enumerate().take(n) {
-            let held = tricala::CORNERS
-                .iter()
-                .filter(|&&p| {
-                    let pit = self.pit(p);
-                    let total: u32 = pit.iter().map(|&x| x as u32).sum();
-                    2 * pit[seat] as u32 > total
-                })
-                .count();
-            *v = captured[seat] as f64 + 1.5 * held as f64;
+            let held = self.corners_held(seat);
+            *v = captured[seat] as f64 + 1.5 * f64::from(held);
         }
         from_material(&m[..n], 0.5)
     }
@@ -260,13 +253,7 @@ impl Evaluate for Tricala {
         let hand = self.hand();
         let captured = self.captured();
         for &c in &seats {
-            let held = tricala::CORNERS
-                .iter()
-                .filter(|&&p| {
-                    let pit = self.pit(p);
-                    2 * u32::from(pit[c]) > pit.iter().map(|&x| u32::from(x)).sum::<u32>()
-                })
-                .count() as u8;
+            let held = self.corners_held(c);
             let on_board = self.on_board(c);
             let short = match on_board.min(3) {
                 0 => 3,

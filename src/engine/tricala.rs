@@ -315,18 +315,20 @@ impl Tricala {
     /// docs/rules/tricala.md).
     pub fn controls_corners(&self, seat: Seat) -> bool {
         let needed = self.on_board(seat).min(3);
-        if needed == 0 {
-            return false;
-        }
-        let held = CORNERS
+        needed > 0 && self.corners_held(seat) >= needed
+    }
+
+    /// The corner pits in which `seat` has "a majority of stones" (more
+    /// than half of the pit, the rulings).
+    pub fn corners_held(&self, seat: Seat) -> u8 {
+        CORNERS
             .iter()
             .filter(|&&p| {
                 let pit = self.pits[p as usize];
                 let total: u8 = pit.iter().sum();
                 2 * pit[seat] > total
             })
-            .count() as u8;
-        held >= needed
+            .count() as u8
     }
 
     /// Either goal reached: nine or more captured, or the corners.
