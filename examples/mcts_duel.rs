@@ -8,11 +8,15 @@
 //! constant and playout depth; `mcts` alone is the default, `search-rust`'s),
 //! `mcts:EXPLORE:DEPTH:K` (the same with K times MILLIS a decision: what
 //! more time is worth), `fit:EXPLORE:DEPTH` (playouts ending on the
-//! heuristic fitted to results, `Evaluate::fitted`) or `ab` (src/ai/alphabeta.rs, no tables, a 64 MB
+//! heuristic fitted to results, `Evaluate::fitted`), either of these
+//! after `keep:` (searching on from the tree of its last search,
+//! `mcts::choose_keeping`) or `ab` (src/ai/alphabeta.rs, no tables, a 64 MB
 //! table). Each pair of
 //! games starts from the same two random plies, A first in one and second
 //! in the other; prints A's wins, draws, losses, mean score and Elo with a
-//! 95% interval. Two-player games only.
+//! 95% interval. `tricala3` is 3-player Tricala: A in one seat and B in
+//! the other two, A in each seat in turn from the same two plies (A's
+//! score is its average against the two, `Outcome::scores`).
 use mancala_arena::ai::alphabeta::{Searcher, Sides, MAX_DEPTH};
 use mancala_arena::ai::{eval::Evaluate, mcts};
 use mancala_arena::engine::{
@@ -29,6 +33,8 @@ enum Spec {
     Mcts(mcts::Params),
     /// MCTS with this many times the time.
     Longer(mcts::Params, u32),
+    /// MCTS searching on from its last search's tree.
+    Keeping(mcts::Params),
     AlphaBeta,
 }
 
@@ -41,9 +47,9 @@ impl<G: Rules> Oracle<G> for Nothing {
     }
 }
 
-fn game<G: Evaluate>(seed: u64, ms: u64, a: Spec, b: Spec, a_first: bool) -> f64 {
+fn game<G: Evaluate>(seed: u64, ms: u64, a: Spec, b: Spec, players: usize, a_seat: usize) -> f64 {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut g = G::new(&Settings::default()).expect("settings");
+    let mut g = G::new(&Settings::with_players(players)).expect("settings");
     let mut buf = Vec::new();
     for _ in 0..2 {
         if g.to_decide().is_none() {
@@ -54,8 +60,9 @@ fn game<G: Evaluate>(seed: u64, ms: u64, a: Spec, b: Spec, a_first: bool) -> f64
         g.apply(o).expect("legal");
     }
     let mut searchers = [Searcher::new(64), Searcher::new(64)];
+    let mut kept: [Option<mcts::Kept<G>>; 3] = [None, None, None];
     while let Some(seat) = g.to_decide() {
-        let a_moves = (seat == 0) == a_first;
+        let a_moves = seat == a_seat;
         let p = if a_moves { a } else { b };
         let deadline = Instant::now() + Duration::from_millis(ms);
         let o = match p {
@@ -64,22 +71,21 @@ fn game<G: Evaluate>(seed: u64, ms: u64, a: Spec, b: Spec, a_first: bool) -> f64
                 let deadline = Instant::now() + Duration::from_millis(ms * u64::from(k));
                 mcts::choose(&g, deadline, None, p, &mut rng).map(|(o, _)| o)
             }
+            Spec::Keeping(p) => {
+                mcts::choose_keeping(&g, deadline, None, p, &mut rng, &mut kept[seat])
+                    .map(|(o, _)| o)
+            }
             Spec::AlphaBeta => searchers[usize::from(a_moves)]
                 .choose(&g, Sides::Two, &Nothing, Some(deadline), MAX_DEPTH)
                 .map(|f| f.best),
         };
         g.apply(o.expect("a move")).expect("legal");
     }
-    let s = g.value();
-    if a_first {
-        s[0]
-    } else {
-        s[1]
-    }
+    g.value()[a_seat]
 }
 
 const USAGE: &str =
-    "usage: mcts_duel VARIANT GAMES MILLIS A B (A, B: mcts, mcts:EXPLORE:DEPTH[:K], fit:EXPLORE:DEPTH or ab)";
+    "usage: mcts_duel VARIANT GAMES MILLIS A B (A, B: mcts, mcts:EXPLORE:DEPTH[:K], fit:EXPLORE:DEPTH, keep:..., or ab)";
 
 fn fail(why: String) -> ! {
     eprintln!("{why}; {USAGE}");
@@ -92,6 +98,12 @@ fn number(s: &str) -> f64 {
 }
 
 fn spec(s: &str) -> Spec {
+    if let Some(rest) = s.strip_prefix("keep:") {
+        return match spec(rest) {
+            Spec::Mcts(p) => Spec::Keeping(p),
+            _ => fail(format!("`{s}`: only mcts and fit players keep their tree")),
+        };
+    }
     let parts: Vec<&str> = s.split(':').collect();
     match parts.as_slice() {
         ["ab"] => Spec::AlphaBeta,
@@ -119,12 +131,24 @@ fn main() {
         fail("five arguments wanted".into());
     }
     let variant = a[0].clone();
-    if !["filo", "tricala", "hackaback", "kisolo", "diffusion"].contains(&variant.as_str()) {
-        fail(format!("`{variant}` is not a two-player game of the arena"));
+    let games_of_arena = [
+        "filo",
+        "tricala",
+        "hackaback",
+        "kisolo",
+        "diffusion",
+        "tricala3",
+    ];
+    if !games_of_arena.contains(&variant.as_str()) {
+        fail(format!("`{variant}` is not a game of the arena"));
     }
+    let players = if variant == "tricala3" { 3 } else { 2 };
     let games = number(&a[1]) as u64;
     let ms = number(&a[2]) as u64;
     let (pa, pb) = (spec(&a[3]), spec(&a[4]));
+    if players == 3 && [pa, pb].iter().any(|p| matches!(p, Spec::AlphaBeta)) {
+        fail("`ab` is a two-player search".into());
+    }
     let threads = 2;
     let handles: Vec<_> = (0..threads)
         .map(|t| {
@@ -133,14 +157,14 @@ fn main() {
                 let mut scores = Vec::new();
                 let mut i = t;
                 while i < games {
-                    let seed = i / 2;
-                    let first = i % 2 == 0;
+                    let seed = i / players as u64;
+                    let seat = (i % players as u64) as usize;
                     let s = match variant.as_str() {
-                        "filo" => game::<Filo>(seed, ms, pa, pb, first),
-                        "tricala" => game::<Tricala>(seed, ms, pa, pb, first),
-                        "hackaback" => game::<Hackaback>(seed, ms, pa, pb, first),
-                        "kisolo" => game::<Kisolo>(seed, ms, pa, pb, first),
-                        _ => game::<Diffusion>(seed, ms, pa, pb, first),
+                        "filo" => game::<Filo>(seed, ms, pa, pb, players, seat),
+                        "tricala" | "tricala3" => game::<Tricala>(seed, ms, pa, pb, players, seat),
+                        "hackaback" => game::<Hackaback>(seed, ms, pa, pb, players, seat),
+                        "kisolo" => game::<Kisolo>(seed, ms, pa, pb, players, seat),
+                        _ => game::<Diffusion>(seed, ms, pa, pb, players, seat),
                     };
                     scores.push(s);
                     i += threads;

@@ -9,7 +9,7 @@ use crate::engine::{
     hackaback::{self, Hackaback},
     kisolo::Kisolo,
     tricala::{self, Tricala},
-    Rules, MAX_SEATS,
+    Rules, Seat, MAX_SEATS,
 };
 
 /// Per-seat scores: 1 win, 0.5 draw, 0 loss (3 players: pairwise average,
@@ -17,7 +17,7 @@ use crate::engine::{
 pub type Scores = [f64; MAX_SEATS];
 
 /// Most features a fitted heuristic reads ([`Evaluate::features`]).
-pub const MAX_FEATURES: usize = 64;
+pub const MAX_FEATURES: usize = 96;
 
 /// The features of a position, as [`Evaluate::features`] writes them.
 pub type Features = [f64; MAX_FEATURES];
@@ -29,33 +29,58 @@ pub trait Evaluate: Rules + std::hash::Hash {
     /// for a position that is not over.
     fn estimate(&self) -> Scores;
 
-    /// The weights of a logistic model of the chance that the player to
-    /// move wins, fitted to the results of games
+    /// Two players: the weights of a logistic model of the chance that
+    /// the player to move wins, fitted to the results of games
     /// (`examples/fit_data.rs`, `benches/fit_heuristic.py`): one per
-    /// feature of [`Evaluate::features`]. Empty where none was fitted.
+    /// feature of [`Evaluate::features`] read from the mover's side.
+    /// Empty where none was fitted.
     const WEIGHTS: &'static [f64] = &[];
 
-    /// The features [`Evaluate::WEIGHTS`] weigh, read from the side of the
-    /// player to move (the first is 1, the bias), into `out`; returns how
-    /// many. None (0) where no heuristic was fitted.
-    fn features(&self, _out: &mut Features) -> usize {
+    /// Three players: the weights of a logistic model of a seat's score
+    /// (1 first, 0.5 second, 0 last, shares averaged), one per feature of
+    /// [`Evaluate::features`] read from that seat's side. Empty where none
+    /// was fitted.
+    const WEIGHTS_3: &'static [f64] = &[];
+
+    /// The features the weights weigh, read from `seat`'s side (the first
+    /// is 1, the bias), into `out`; returns how many. None (0) where no
+    /// heuristic was fitted (or for settings it was not fitted to).
+    fn features(&self, _seat: Seat, _out: &mut Features) -> usize {
         0
     }
 
-    /// The heuristic fitted to the results of games, for two players
-    /// where one has been (Diffusion, Tricala); the hand-written
-    /// [`Evaluate::estimate`] elsewhere.
+    /// The heuristic fitted to the results of games where one has been
+    /// (Diffusion, Tricala with 2 and with 3 players); the
+    /// hand-written [`Evaluate::estimate`] elsewhere.
     fn fitted(&self) -> Scores {
         let Some(mover) = self.to_decide() else {
             return self.estimate();
         };
-        if Self::WEIGHTS.is_empty() || self.players() != 2 {
-            return self.estimate();
-        }
+        let weights = match self.players() {
+            2 => Self::WEIGHTS,
+            3 => Self::WEIGHTS_3,
+            _ => &[],
+        };
         let mut f = [0.0; MAX_FEATURES];
-        let n = self.features(&mut f);
-        let x: f64 = Self::WEIGHTS.iter().zip(&f[..n]).map(|(w, v)| w * v).sum();
-        two(if mover == 0 { x } else { -x })
+        let mut dot = |seat: Seat| {
+            let n = self.features(seat, &mut f);
+            (n > 0 && n == weights.len())
+                .then(|| weights.iter().zip(&f[..n]).map(|(w, v)| w * v).sum::<f64>())
+        };
+        if self.players() == 2 {
+            return match dot(mover) {
+                Some(x) => two(if mover == 0 { x } else { -x }),
+                None => self.estimate(),
+            };
+        }
+        let mut s = [0.0; MAX_SEATS];
+        for (seat, v) in s.iter_mut().enumerate().take(self.players()) {
+            match dot(seat) {
+                Some(x) => *v = logistic(x),
+                None => return self.estimate(),
+            }
+        }
+        s
     }
 
     /// The final scores when the game is over, else the estimate.
@@ -174,9 +199,9 @@ impl Evaluate for Diffusion {
     /// at 3 ms a decision; on the fifth held out it predicts the winner
     /// 58.7% of the time (log-loss 0.669), where the hand-written estimate
     /// does 52.9% (0.715, worse than a coin's 0.693).
-    fn features(&self, out: &mut Features) -> usize {
+    fn features(&self, seat: Seat, out: &mut Features) -> usize {
         let (n, s) = (self.north_row(), self.south_row());
-        let (far, near) = if self.to_decide() != Some(1) {
+        let (far, near) = if seat != 1 {
             (n, s)
         } else {
             let (mut far, mut near) = (s, n);
@@ -234,25 +259,37 @@ impl Evaluate for Tricala {
 
     const WEIGHTS: &'static [f64] = &TRICALA_WEIGHTS;
 
-    /// Fitted to results (issue 51), two players only: with `m` the
-    /// player to move and `o` the other, each pit's stones of `m` and of
-    /// `o` (board order), then for `m` and `o` in turn: stones captured,
-    /// on the board, in hand, corners held, corners still short of the
-    /// corner goal (3 when nothing is on the board), one corner short,
-    /// seven or more captured, pits holding their stones; then the pits
-    /// holding both colours and whether the decision is a set-up
-    /// placement or one made mid-sowing (a direction or a colour).
-    fn features(&self, out: &mut Features) -> usize {
-        let m = self.to_decide().unwrap_or(0);
-        let seats = [m, 1 - m.min(1)];
+    const WEIGHTS_3: &'static [f64] = &TRICALA_WEIGHTS_3;
+
+    /// Fitted to results (issue 51). Two players: with `m` the seat whose
+    /// side is read and `o` the other, each pit's stones of `m` and of `o`
+    /// (board order), then for `m` and `o` in turn: stones captured, on
+    /// the board, in hand, corners held, corners still short of the corner
+    /// goal (3 when nothing is on the board), one corner short, seven or
+    /// more captured, pits holding their stones; then the pits holding
+    /// both colours and whether the decision is a set-up placement or one
+    /// made mid-sowing (a direction or a colour).
+    ///
+    /// Three players: each pit's stones of `m` and of the other two
+    /// together; the same eight for `m` and the next two seats in turn
+    /// order; the pits holding `m`'s colour and another; the two kinds of
+    /// decision; whether `m` decides now, and whether `m` is next.
+    fn features(&self, seat: Seat, out: &mut Features) -> usize {
+        let n = self.players();
+        let m = seat % n;
+        let seats = [m, (m + 1) % n, (m + 2) % n];
+        let seats = &seats[..n];
         let mut f = Writer::new(out);
         f.push(1.0);
-        for &c in &seats {
-            (0..tricala::PITS as u8).for_each(|p| f.push(f64::from(self.pit(p)[c])));
-        }
+        let pits = || 0..tricala::PITS as u8;
+        pits().for_each(|p| f.push(f64::from(self.pit(p)[m])));
+        pits().for_each(|p| {
+            let others: u8 = seats[1..].iter().map(|&c| self.pit(p)[c]).sum();
+            f.push(f64::from(others))
+        });
         let hand = self.hand();
         let captured = self.captured();
-        for &c in &seats {
+        for &c in seats {
             let held = self.corners_held(c);
             let on_board = self.on_board(c);
             let short = match on_board.min(3) {
@@ -266,18 +303,19 @@ impl Evaluate for Tricala {
             f.push(f64::from(short));
             f.flag(short == 1);
             f.flag(captured[c] >= 7);
-            f.push(
-                (0..tricala::PITS as u8)
-                    .filter(|&p| self.pit(p)[c] > 0)
-                    .count() as f64,
-            );
+            f.push(pits().filter(|&p| self.pit(p)[c] > 0).count() as f64);
         }
-        let mixed = (0..tricala::PITS as u8)
-            .filter(|&p| seats.iter().all(|&c| self.pit(p)[c] > 0))
+        let mixed = pits()
+            .filter(|&p| self.pit(p)[m] > 0 && seats[1..].iter().any(|&c| self.pit(p)[c] > 0))
             .count();
         f.push(mixed as f64);
         f.flag(self.decision_kind() == "place");
         f.flag(matches!(self.decision_kind(), "direction" | "colour"));
+        if n == 3 {
+            let to_decide = self.to_decide();
+            f.flag(to_decide == Some(seats[0]));
+            f.flag(to_decide == Some(seats[1]));
+        }
         f.len()
     }
 }
@@ -291,6 +329,18 @@ const TRICALA_WEIGHTS: [f64; 62] = [
     -0.1692, -0.0933, -0.1844, 0.0220, 0.2573, -0.0830, -0.0413, 0.0637, -0.0736, 0.2663, 0.5929,
     0.2216, 0.2324, 0.2634, 0.0782, 0.5008, 0.0939, 0.2831, -0.7065, -0.3046, 0.0550, 0.3624,
     0.7605, -0.7579, -0.0612, -0.2736, 0.0349, -1.2311, 0.1332,
+];
+
+/// Tricala's [`Evaluate::WEIGHTS_3`] (three players), in the order of its
+/// features.
+const TRICALA_WEIGHTS_3: [f64; 72] = [
+    -0.0138, 0.0090, 0.0154, 0.0646, 0.0216, 0.0757, 0.0145, -0.0386, 0.0328, 0.0163, 0.0461,
+    0.0441, 0.0316, 0.0023, 0.0178, 0.0252, -0.0283, 0.0718, -0.0003, 0.0138, 0.0207, -0.0845,
+    -0.0104, -0.0168, -0.0427, -0.0201, -0.0468, -0.0182, 0.0086, -0.0258, -0.0161, -0.0337,
+    -0.0315, -0.0238, -0.0108, -0.0167, -0.0221, 0.0153, -0.0454, -0.0095, -0.0166, -0.0212,
+    0.0462, 0.4461, 0.3716, 0.4793, 0.0306, 0.1150, 0.3053, 0.0298, 0.1429, -0.1497, -0.0457,
+    -0.0993, -0.1340, -0.0267, -0.0264, -0.1372, 0.0043, -0.3023, -0.3121, -0.3883, 0.0552,
+    -0.0793, -0.2627, 0.1148, -0.1037, -0.0527, -0.0351, 0.0033, 0.4976, -0.5371,
 ];
 
 /// Hackaback: how far home one's own seeds are, as a share of what one
@@ -447,8 +497,39 @@ mod tests {
         )
         .expect("legal");
         assert!(ahead.fitted()[0] > level.fitted()[0] + 0.1);
-        let three = Tricala::new(&Settings::with_players(3)).expect("the default game");
-        assert_eq!(three.fitted(), three.estimate());
+    }
+
+    /// Three players: the colours turned one seat round (each seat's
+    /// stones and captures given to the next, the turn too) turn the
+    /// chances with them, and seven captured raise a seat's chance above
+    /// the others'.
+    #[test]
+    fn the_three_player_tricala_heuristic_turns_with_the_seats() {
+        let s = Settings::with_players(3);
+        let rot = |[a, b, c]: [u8; 3]| [c, a, b];
+        let layout = [
+            ("6a", [2, 1, 0]),
+            ("4b", [3, 0, 1]),
+            ("3c", [0, 4, 0]),
+            ("5e", [1, 1, 2]),
+            ("1a", [0, 0, 3]),
+        ];
+        let game = |turned: bool| {
+            let at: Vec<(&str, [u8; 3])> = layout
+                .iter()
+                .map(|&(p, v)| (p, if turned { rot(v) } else { v }))
+                .collect();
+            let captured = [7, 0, 2];
+            let captured = if turned { rot(captured) } else { captured };
+            Tricala::from_position(&s, &at, captured, usize::from(turned)).expect("legal")
+        };
+        let (a, b) = (game(false).fitted(), game(true).fitted());
+        for seat in 0..3 {
+            assert!((a[seat] - b[(seat + 1) % 3]).abs() < 1e-12, "{a:?} {b:?}");
+            assert!((0.0..=1.0).contains(&a[seat]));
+        }
+        assert!(a[0] > a[1] && a[0] > a[2], "{a:?}");
+        assert_ne!(a, game(false).estimate());
     }
 
     /// Where no heuristic was fitted, `fitted` is the hand-written one.

@@ -4,8 +4,9 @@
 //! per-game heuristic. Owns only the search.
 
 use super::eval::{Evaluate, Scores};
-use crate::engine::{Seat, Variant, MAX_SEATS};
+use crate::engine::{Rules, Seat, Variant, MAX_SEATS};
 use rand::Rng;
+use std::hash::{Hash, Hasher};
 use std::time::Instant;
 
 /// Search parameters.
@@ -41,12 +42,115 @@ struct Node<O> {
     reward: Scores,
 }
 
+/// A search's tree, kept for the player's next decision in the same game
+/// ([`choose_keeping`]): the subtree of the position met then is searched
+/// on, with what the last search learnt of it.
+pub struct Kept<G: Rules> {
+    root: G,
+    nodes: Vec<Node<G::Opt>>,
+}
+
+/// How many decisions after a kept tree's root its subtree is looked for
+/// (one's own and the others' since the last search).
+const KEPT_DEPTH: usize = 8;
+
+/// The most nodes looked at while looking for it.
+const KEPT_LOOK: usize = 200_000;
+
+/// The largest subtree kept (about 100 bytes a node): a larger one is let
+/// go, and the search starts afresh.
+const KEPT_MAX_NODES: usize = 1 << 20;
+
+/// A position's fingerprint (the games' `Hash` covers their whole state,
+/// the ply count included).
+fn fingerprint<G: Hash>(g: &G) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    g.hash(&mut h);
+    h.finish()
+}
+
+impl<G: Rules + Hash> Kept<G> {
+    /// The subtree of `now` (a position some decisions after the kept
+    /// root), as a tree of its own; none when it was not reached, or when
+    /// its options are not `now`'s (a fingerprint's collision).
+    fn subtree(mut self, now: &G) -> Option<Vec<Node<G::Opt>>> {
+        if self.nodes.is_empty() {
+            return None;
+        }
+        let target = fingerprint(now);
+        let mut level = vec![(0u32, self.root.clone())];
+        let mut looked = 0;
+        let mut found = None;
+        'search: for _ in 0..KEPT_DEPTH {
+            let mut next = Vec::new();
+            for (n, g) in &level {
+                for &c in &self.nodes[*n as usize].children {
+                    let mut child = g.clone();
+                    let Some(o) = self.nodes[c as usize].opt else {
+                        continue;
+                    };
+                    if child.apply(o).is_err() {
+                        continue;
+                    }
+                    if fingerprint(&child) == target {
+                        found = Some(c);
+                        break 'search;
+                    }
+                    looked += 1;
+                    if looked >= KEPT_LOOK {
+                        return None;
+                    }
+                    next.push((c, child));
+                }
+            }
+            level = next;
+        }
+        // Copied out depth first, each node's children after it.
+        let mut out: Vec<Node<G::Opt>> = Vec::new();
+        let mut stack = vec![(found?, None::<usize>)];
+        while let Some((old, parent)) = stack.pop() {
+            let id = out.len();
+            if id >= KEPT_MAX_NODES {
+                return None;
+            }
+            let n = &mut self.nodes[old as usize];
+            out.push(Node {
+                opt: n.opt,
+                seat: n.seat,
+                children: Vec::with_capacity(n.children.len()),
+                untried: std::mem::take(&mut n.untried),
+                visits: n.visits,
+                reward: n.reward,
+            });
+            if let Some(p) = parent {
+                out[p].children.push(id as u32);
+            }
+            stack.extend(n.children.iter().map(|&c| (c, Some(id))));
+        }
+        out[0].opt = None;
+        let mut opts = Vec::new();
+        now.options(&mut opts);
+        let root = &out[0];
+        let same = root.children.len() + root.untried.len() == opts.len()
+            && opts.iter().all(|o| {
+                root.untried.contains(o)
+                    || root
+                        .children
+                        .iter()
+                        .any(|&c| out[c as usize].opt == Some(*o))
+            });
+        (same && root.seat == now.to_decide()).then_some(out)
+    }
+}
+
 /// What one search did.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Stats {
     pub iterations: u64,
     /// Decisions applied (tree and playouts).
     pub decisions: u64,
+    /// Visits of the root kept from the last search's tree.
+    pub kept: u32,
 }
 
 impl Params {
@@ -63,13 +167,14 @@ impl Params {
     /// to results (Diffusion's [`Evaluate::WEIGHTS`]), explore 0.5;
     /// the hand-written estimate reads Diffusion worse than a coin.
     ///
-    /// 2-player Tricala: playouts of 6 decisions ending on the heuristic
-    /// fitted to results (75% of winners right where the hand-written one
-    /// has 60%); +96 Elo over the default in 100 in-process games at 50 ms.
-    /// 3-player Tricala keeps the default.
-    pub fn tuned(variant: Variant, players: usize) -> Self {
+    /// Tricala: playouts of 6 decisions ending on the heuristic fitted to
+    /// results. Two players: 75% of winners right where the hand-written
+    /// one has 60%; +96 Elo over the default in 100 in-process games at
+    /// 50 ms. Three players (fitted apart, [`Evaluate::WEIGHTS_3`]): 78%
+    /// where the hand-written one has 68%; +57 Elo in 150 games at 50 ms.
+    pub fn tuned(variant: Variant) -> Self {
         match variant {
-            Variant::Tricala if players == 2 => Params {
+            Variant::Tricala => Params {
                 playout_depth: 6,
                 fitted: true,
                 ..Params::default()
@@ -99,22 +204,62 @@ pub fn choose<G: Evaluate, R: Rng>(
     params: Params,
     rng: &mut R,
 ) -> Option<(G::Opt, Stats)> {
+    choose_keeping(root, deadline, iterations, params, rng, &mut None)
+}
+
+/// [`choose`], starting from the subtree of `root` in the tree `kept`
+/// from the player's last search when it holds one (up to
+/// [`KEPT_DEPTH`] decisions on), and keeping this search's tree there.
+pub fn choose_keeping<G: Evaluate, R: Rng>(
+    root: &G,
+    deadline: Instant,
+    iterations: Option<u64>,
+    params: Params,
+    rng: &mut R,
+    kept: &mut Option<Kept<G>>,
+) -> Option<(G::Opt, Stats)> {
+    let reused = kept.take().and_then(|k| k.subtree(root));
+    let (best, stats, nodes) = search(root, reused, deadline, iterations, params, rng)?;
+    if !nodes.is_empty() {
+        *kept = Some(Kept {
+            root: root.clone(),
+            nodes,
+        });
+    }
+    Some((best, stats))
+}
+
+type Searched<G> = (<G as Rules>::Opt, Stats, Vec<Node<<G as Rules>::Opt>>);
+
+fn search<G: Evaluate, R: Rng>(
+    root: &G,
+    reused: Option<Vec<Node<G::Opt>>>,
+    deadline: Instant,
+    iterations: Option<u64>,
+    params: Params,
+    rng: &mut R,
+) -> Option<Searched<G>> {
     let seat = root.to_decide()?;
     let mut buf = Vec::new();
     root.options(&mut buf);
     if buf.len() == 1 {
-        return Some((buf[0], Stats::default()));
+        return Some((buf[0], Stats::default(), Vec::new()));
     }
     let root_opts = buf.clone();
-    let mut nodes: Vec<Node<G::Opt>> = vec![Node {
-        opt: None,
-        seat: Some(seat),
-        children: Vec::new(),
-        untried: root_opts.clone(),
-        visits: 0,
-        reward: [0.0; MAX_SEATS],
-    }];
-    let mut stats = Stats::default();
+    let mut nodes: Vec<Node<G::Opt>> = reused.unwrap_or_else(|| {
+        vec![Node {
+            opt: None,
+            seat: Some(seat),
+            children: Vec::new(),
+            untried: root_opts.clone(),
+            visits: 0,
+            reward: [0.0; MAX_SEATS],
+        }]
+    });
+    let mut stats = Stats {
+        kept: nodes[0].visits,
+        ..Stats::default()
+    };
     let mut path: Vec<u32> = Vec::with_capacity(64);
     let heuristic = if params.fitted {
         G::fitted
@@ -125,7 +270,7 @@ pub fn choose<G: Evaluate, R: Rng>(
         let done = match iterations {
             Some(n) => stats.iterations >= n,
             None => {
-                stats.iterations % 16 == 0
+                stats.iterations.is_multiple_of(16)
                     && stats.iterations >= nodes[0].untried.len() as u64
                     && Instant::now() >= deadline
             }
@@ -208,5 +353,68 @@ pub fn choose<G: Evaluate, R: Rng>(
         .max_by_key(|&&c| nodes[c as usize].visits)
         .and_then(|&c| nodes[c as usize].opt)
         .or_else(|| root_opts.first().copied())?;
-    Some((best, stats))
+    Some((best, stats, nodes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{kisolo::Kisolo, tricala::Tricala, Settings};
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    fn iterations<G: Evaluate>(
+        g: &G,
+        n: u64,
+        kept: &mut Option<Kept<G>>,
+        rng: &mut ChaCha8Rng,
+    ) -> (G::Opt, Stats) {
+        choose_keeping(g, Instant::now(), Some(n), Params::default(), rng, kept)
+            .expect("a decision")
+    }
+
+    /// After one's own decision and the other's reply, the next search
+    /// starts from what the last one learnt of the position met: in
+    /// Kisolo (one decision a turn) and in 2-player Tricala (several).
+    #[test]
+    fn a_kept_tree_carries_over_to_the_next_decision() {
+        fn carry<G: Evaluate>(mut g: G) {
+            let mut rng = ChaCha8Rng::seed_from_u64(3);
+            let mut kept = None;
+            let (o, first) = iterations(&g, 3000, &mut kept, &mut rng);
+            assert_eq!(first.kept, 0);
+            g.apply(o).expect("legal");
+            // The next decision (the other's reply, or one's own in a
+            // turn of several), as another search makes it.
+            let (o, _) = iterations(&g, 200, &mut None, &mut rng);
+            g.apply(o).expect("legal");
+            let (o, next) = iterations(&g, 100, &mut kept, &mut rng);
+            assert!(next.kept > 0, "nothing kept: {next:?}");
+            let mut opts = Vec::new();
+            g.options(&mut opts);
+            assert!(opts.contains(&o));
+        }
+        carry(Kisolo::new(&Settings::default()).expect("the default game"));
+        carry(Tricala::new(&Settings::with_players(2)).expect("the default game"));
+    }
+
+    /// A tree kept from another game is not used, and the search still
+    /// answers one of the position's own options.
+    #[test]
+    fn a_tree_of_another_game_is_not_used() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut kept = None;
+        let mut g = Kisolo::new(&Settings::default()).expect("the default game");
+        let mut opts = Vec::new();
+        for _ in 0..6 {
+            g.options(&mut opts);
+            g.apply(opts[opts.len() / 2]).expect("legal");
+        }
+        iterations(&g, 2000, &mut kept, &mut rng);
+        let fresh = Kisolo::new(&Settings::default()).expect("the default game");
+        let (o, stats) = iterations(&fresh, 100, &mut kept, &mut rng);
+        assert_eq!(stats.kept, 0);
+        fresh.options(&mut opts);
+        assert!(opts.contains(&o));
+    }
 }

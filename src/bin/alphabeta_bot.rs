@@ -7,13 +7,17 @@
 //! auto`) only in the games where it measured stronger than Monte-Carlo
 //! tree search at the ladder's time control (F.I.L.O, Hackaback), MCTS
 //! (as `search-rust`, with 8-decision playouts in Kisolo, and shorter ones
-//! scored by a fitted heuristic in Diffusion and 2-player Tricala) in the others, where
+//! scored by a fitted heuristic in Diffusion and Tricala) in the others, where
 //! the tables choose instead when
 //! they reach every option (the search then picks only among options that
 //! keep a draw); `--search alphabeta` uses it in every game. Three
-//! players (Tricala): MCTS by default, the paranoid alpha-beta with
+//! players (Tricala): MCTS by default (6-decision playouts scored by the
+//! heuristic fitted to three-player games), the paranoid alpha-beta with
 //! `--three paranoid` (BENCHMARKS.md, "Reference bots (issue 51)", has the
 //! league that chose).
+//!
+//! Its MCTS searches on from the subtree of the position it meets in its
+//! last search's tree (`mcts::choose_keeping`).
 //!
 //! Spends what the driver gives (min(timeout/4, clock/20), or `--millis`).
 //! Owns only its command line and its statistics line on stderr.
@@ -127,6 +131,9 @@ struct Bot {
     two: Two,
     three: Three,
     rng: ChaCha8Rng,
+    /// The MCTS's tree from its last search in this game
+    /// (`mcts::Kept<G>` of the game's type).
+    kept: Option<Box<dyn Any>>,
     fixed: Option<u64>,
     decisions: u64,
     depths: u64,
@@ -172,8 +179,12 @@ impl driver::Player for Bot {
             if let Exactly::Play(opt) = exact {
                 return Some(opt);
             }
-            let params = mcts::Params::tuned(G::VARIANT, g.players());
-            let (opt, _) = mcts::choose(g, deadline, self.fixed, params, &mut self.rng)?;
+            let params = mcts::Params::tuned(G::VARIANT);
+            let mut kept = self.kept.take().and_then(|k| k.downcast().ok()).map(|k| *k);
+            let chosen =
+                mcts::choose_keeping(g, deadline, self.fixed, params, &mut self.rng, &mut kept);
+            self.kept = kept.map(|k: mcts::Kept<G>| Box::new(k) as Box<dyn Any>);
+            let (opt, _) = chosen?;
             self.searched += t0.elapsed();
             return Some(match exact {
                 Exactly::KeepDraw(draws) if !draws.contains(&opt) => draws[0],
@@ -220,6 +231,7 @@ impl driver::Player for Bot {
 
     fn seed(&mut self, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
+        self.kept = None;
     }
 }
 
@@ -238,6 +250,7 @@ fn main() -> std::process::ExitCode {
                 two: args.two,
                 three: args.three,
                 rng: driver::rng(),
+                kept: None,
                 fixed: args.timing.iterations,
                 decisions: 0,
                 depths: 0,
