@@ -229,6 +229,20 @@ pub fn choose_keeping<G: Evaluate, R: Rng>(
     Some((best, stats))
 }
 
+/// Plays up to `depth` random decisions from `g`; returns how many.
+fn playout<G: Rules, R: Rng>(g: &mut G, depth: u32, buf: &mut Vec<G::Opt>, rng: &mut R) -> u64 {
+    let mut played = 0;
+    while g.to_decide().is_some() && played < depth {
+        g.options(buf);
+        let o = buf[rng.gen_range(0..buf.len())];
+        if g.apply(o).is_err() {
+            break;
+        }
+        played += 1;
+    }
+    u64::from(played)
+}
+
 type Searched<G> = (<G as Rules>::Opt, Stats, Vec<Node<<G as Rules>::Opt>>);
 
 fn search<G: Evaluate, R: Rng>(
@@ -326,17 +340,7 @@ fn search<G: Evaluate, R: Rng>(
                 path.push(id);
             }
         }
-        // Playout.
-        let mut depth = 0;
-        while g.to_decide().is_some() && depth < params.playout_depth {
-            g.options(&mut buf);
-            let o = buf[rng.gen_range(0..buf.len())];
-            if g.apply(o).is_err() {
-                break;
-            }
-            depth += 1;
-            stats.decisions += 1;
-        }
+        stats.decisions += playout(&mut g, params.playout_depth, &mut buf, rng);
         let value = g.value_with(heuristic);
         // Backpropagation.
         for &n in &path {
