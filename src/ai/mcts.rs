@@ -3,10 +3,11 @@
 //! what is best for itself) and truncated random playouts scored by the
 //! per-game heuristic. Owns only the search.
 
+use super::alphabeta::key;
 use super::eval::{Evaluate, Scores};
 use crate::engine::{Rules, Seat, Variant, MAX_SEATS};
 use rand::Rng;
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 use std::time::Instant;
 
 /// Search parameters.
@@ -61,23 +62,16 @@ const KEPT_LOOK: usize = 200_000;
 /// go, and the search starts afresh.
 const KEPT_MAX_NODES: usize = 1 << 20;
 
-/// A position's fingerprint (the games' `Hash` covers their whole state,
-/// the ply count included).
-fn fingerprint<G: Hash>(g: &G) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    g.hash(&mut h);
-    h.finish()
-}
-
 impl<G: Rules + Hash> Kept<G> {
     /// The subtree of `now` (a position some decisions after the kept
     /// root), as a tree of its own; none when it was not reached, or when
-    /// its options are not `now`'s (a fingerprint's collision).
+    /// its options are not `now`'s (two positions with one key: the key is
+    /// the alpha-beta table's, [`key`], the ply count included).
     fn subtree(mut self, now: &G) -> Option<Vec<Node<G::Opt>>> {
         if self.nodes.is_empty() {
             return None;
         }
-        let target = fingerprint(now);
+        let target = key(now);
         let mut level = vec![(0u32, self.root.clone())];
         let mut looked = 0;
         let mut found = None;
@@ -85,14 +79,14 @@ impl<G: Rules + Hash> Kept<G> {
             let mut next = Vec::new();
             for (n, g) in &level {
                 for &c in &self.nodes[*n as usize].children {
-                    let mut child = g.clone();
                     let Some(o) = self.nodes[c as usize].opt else {
                         continue;
                     };
+                    let mut child = g.clone();
                     if child.apply(o).is_err() {
                         continue;
                     }
-                    if fingerprint(&child) == target {
+                    if key(&child) == target {
                         found = Some(c);
                         break 'search;
                     }
@@ -204,7 +198,7 @@ pub fn choose<G: Evaluate, R: Rng>(
     params: Params,
     rng: &mut R,
 ) -> Option<(G::Opt, Stats)> {
-    choose_keeping(root, deadline, iterations, params, rng, &mut None)
+    search(root, None, deadline, iterations, params, rng).map(|(best, stats, _)| (best, stats))
 }
 
 /// [`choose`], starting from the subtree of `root` in the tree `kept`
