@@ -85,7 +85,7 @@ fn game<G: Evaluate>(seed: u64, ms: u64, a: Spec, b: Spec, players: usize, a_sea
 }
 
 const USAGE: &str =
-    "usage: mcts_duel VARIANT GAMES MILLIS A B (A, B: mcts, mcts:EXPLORE:DEPTH[:K], fit:EXPLORE:DEPTH, keep:..., or ab)";
+    "usage: mcts_duel VARIANT GAMES MILLIS A B (A, B: mcts, mcts:EXPLORE:DEPTH[:K], fit:EXPLORE:DEPTH, keep:..., imm:ALPHA:..., or ab)";
 
 fn fail(why: String) -> ! {
     eprintln!("{why}; {USAGE}");
@@ -98,6 +98,21 @@ fn number(s: &str) -> f64 {
 }
 
 fn spec(s: &str) -> Spec {
+    if let Some(rest) = s.strip_prefix("imm:") {
+        let (alpha, rest) = rest
+            .split_once(':')
+            .unwrap_or_else(|| fail(format!("`{s}`: imm:ALPHA:PLAYER")));
+        let with = |p: mcts::Params| mcts::Params {
+            minimax: number(alpha),
+            ..p
+        };
+        return match spec(rest) {
+            Spec::Mcts(p) => Spec::Mcts(with(p)),
+            Spec::Keeping(p) => Spec::Keeping(with(p)),
+            Spec::Longer(p, k) => Spec::Longer(with(p), k),
+            Spec::AlphaBeta => fail(format!("`{s}`: alpha-beta has no minimax weight")),
+        };
+    }
     if let Some(rest) = s.strip_prefix("keep:") {
         return match spec(rest) {
             Spec::Mcts(p) => Spec::Keeping(p),
@@ -112,12 +127,14 @@ fn spec(s: &str) -> Spec {
             explore: number(e),
             playout_depth: number(d) as u32,
             fitted: *kind == "fit",
+            ..mcts::Params::default()
         }),
         ["mcts", e, d, k] => Spec::Longer(
             mcts::Params {
                 explore: number(e),
                 playout_depth: number(d) as u32,
                 fitted: false,
+                ..mcts::Params::default()
             },
             number(k) as u32,
         ),

@@ -6,7 +6,8 @@
 //! its own from the first position of a game). By default (`--search
 //! auto`) only in the games where it measured stronger than Monte-Carlo
 //! tree search at the ladder's time control (F.I.L.O, Hackaback), MCTS
-//! (as `search-rust`, with 8-decision playouts in Kisolo, and shorter ones
+//! (as `search-rust`, with 8-decision playouts and implicit minimax
+//! backups in Kisolo, and shorter ones
 //! scored by a fitted heuristic in Diffusion and Tricala) in the others, where
 //! the tables choose instead when
 //! they reach every option (the search then picks only among options that
