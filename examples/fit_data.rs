@@ -2,12 +2,13 @@
 //! heuristic to them (`Evaluate::WEIGHTS`, src/ai/eval.rs; issue 51,
 //! BENCHMARKS.md "Reference bots (issue 51)"):
 //!
-//!     cargo run --release --example fit_data -- VARIANT GAMES MILLIS > positions.csv
+//!     cargo run --release --example fit_data -- VARIANT GAMES MILLIS [tuned] > positions.csv
 //!     python3 benches/fit_heuristic.py positions.csv
 //!
 //! Plays GAMES games of VARIANT (a game with `Evaluate::features`:
 //! diffusion, tricala, or tricala3 for three players), the default MCTS
-//! (`search-rust`'s) against itself at MILLIS ms a decision, on two
+//! (`search-rust`'s; with `tuned`, `alphabeta-rust`'s, `mcts::Params::tuned`)
+//! against itself at MILLIS ms a decision, on two
 //! threads, each from 0 to 5 random plies (seeded by the game's number;
 //! the searches stop on the clock, so two runs differ). Writes a CSV line
 //! per decision: the position's features from the side of the player to
@@ -24,7 +25,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 const USAGE: &str =
-    "usage: fit_data VARIANT GAMES MILLIS (VARIANT: diffusion, tricala or tricala3)";
+    "usage: fit_data VARIANT GAMES MILLIS [tuned] (VARIANT: diffusion, tricala or tricala3)";
 
 fn number(s: Option<&String>) -> u64 {
     s.and_then(|s| s.parse().ok()).unwrap_or_else(|| {
@@ -34,7 +35,11 @@ fn number(s: Option<&String>) -> u64 {
 }
 
 /// One game's lines.
-fn game<G: Evaluate, const PLAYERS: usize>(number: u64, ms: u64) -> Vec<String> {
+fn game<G: Evaluate, const PLAYERS: usize>(number: u64, ms: u64, tuned: bool) -> Vec<String> {
+    let params = match tuned {
+        true => mcts::Params::tuned(G::VARIANT),
+        false => mcts::Params::default(),
+    };
     let mut rng = ChaCha8Rng::seed_from_u64(1000 + number);
     let mut g = G::new(&Settings::with_players(PLAYERS)).expect("the default settings");
     let mut buf = Vec::new();
@@ -60,8 +65,7 @@ fn game<G: Evaluate, const PLAYERS: usize>(number: u64, ms: u64) -> Vec<String> 
             lines.push((seat, format!("{},{}", cols.join(","), g.estimate()[seat])));
         }
         let deadline = Instant::now() + Duration::from_millis(ms);
-        let Some((o, _)) = mcts::choose(&g, deadline, None, mcts::Params::default(), &mut rng)
-        else {
+        let Some((o, _)) = mcts::choose(&g, deadline, None, params, &mut rng) else {
             break;
         };
         g.apply(o).expect("the search's option is legal");
@@ -75,7 +79,7 @@ fn game<G: Evaluate, const PLAYERS: usize>(number: u64, ms: u64) -> Vec<String> 
 
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
-    let play: fn(u64, u64) -> Vec<String> = match a.first().map(String::as_str) {
+    let play: fn(u64, u64, bool) -> Vec<String> = match a.first().map(String::as_str) {
         Some("diffusion") => game::<Diffusion, 2>,
         Some("tricala") => game::<Tricala, 2>,
         Some("tricala3") => game::<Tricala, 3>,
@@ -85,13 +89,21 @@ fn main() {
         }
     };
     let (games, ms) = (number(a.get(1)), number(a.get(2)));
+    let tuned = match a.get(3).map(String::as_str) {
+        None => false,
+        Some("tuned") => true,
+        Some(_) => {
+            eprintln!("{USAGE}");
+            std::process::exit(2)
+        }
+    };
     let threads = 2;
     let handles: Vec<_> = (0..threads)
         .map(|t| {
             std::thread::spawn(move || {
                 (t..games)
                     .step_by(threads as usize)
-                    .flat_map(|i| play(i, ms))
+                    .flat_map(|i| play(i, ms, tuned))
                     .collect::<Vec<_>>()
             })
         })
