@@ -40,7 +40,8 @@ const RETRY_PLIES: u32 = 8;
 
 impl FiloSolution {
     /// Solves from positions with at most `max_states` reachable ones
-    /// (the empty board has 4.7 million; docs/filo-solved.md).
+    /// (the empty board has more than 6 million: a solve from there
+    /// fails, and one from a later position is tried).
     pub fn new(max_states: usize) -> FiloSolution {
         FiloSolution {
             values: None,

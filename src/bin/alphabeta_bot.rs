@@ -142,13 +142,15 @@ struct Bot {
     searched: Duration,
 }
 
-/// The F.I.L.O solver reaches the whole game from its first position (4.7
-/// million positions from the empty board; the solve's peak memory stays
-/// well under the sandbox's default 1 GiB at this bound).
+/// The most positions the F.I.L.O solver's retrograde analysis takes in
+/// (its peak memory stays well under the sandbox's default 1 GiB at this
+/// bound: 338 MB when the empty board reached it, after 7.6 s). From the
+/// empty board or the first positions of a game more are reachable, so a
+/// solve succeeds only from later positions (retried every few plies).
 const FILO_MAX_STATES: usize = 6_000_000;
 
 /// The least time per decision for which the F.I.L.O solver is started
-/// (2.6 s of CPU from the empty board, shared with the search).
+/// (seconds of CPU, shared with the search).
 const SOLVE_MIN_BUDGET: Duration = Duration::from_millis(200);
 
 impl Bot {
