@@ -252,6 +252,26 @@ fn playout<G: Rules, R: Rng>(g: &mut G, depth: u32, buf: &mut Vec<G::Opt>, rng: 
     u64::from(played)
 }
 
+/// The child of node `at` with the highest upper confidence bound for the
+/// seat deciding there (UCT; the mean reward blended with the implicit
+/// minimax value by [`Params::minimax`]).
+fn best_child<O>(nodes: &[Node<O>], at: usize, params: &Params) -> usize {
+    let me = nodes[at].seat.unwrap_or(0);
+    let ln = (nodes[at].visits.max(1) as f64).ln();
+    let alpha = params.minimax;
+    let mut best = (f64::NEG_INFINITY, 0u32);
+    for &c in &nodes[at].children {
+        let n = &nodes[c as usize];
+        let v = n.visits.max(1) as f64;
+        let mean = (1.0 - alpha) * n.reward[me] / v + alpha * n.minimax[me];
+        let ucb = mean + params.explore * (ln / v).sqrt();
+        if ucb > best.0 {
+            best = (ucb, c);
+        }
+    }
+    best.1 as usize
+}
+
 /// Each node of `path` above its leaf takes the implicit minimax value of
 /// its child best for the seat that decides there (max-n), leaf first.
 fn back_up_minimax<O>(nodes: &mut [Node<O>], path: &[u32]) {
@@ -328,20 +348,7 @@ fn search<G: Evaluate, R: Rng>(
         let mut at = 0usize;
         // Selection.
         while nodes[at].untried.is_empty() && !nodes[at].children.is_empty() {
-            let me = nodes[at].seat.unwrap_or(0);
-            let ln = (nodes[at].visits.max(1) as f64).ln();
-            let mut best = (f64::NEG_INFINITY, 0u32);
-            let alpha = params.minimax;
-            for &c in &nodes[at].children {
-                let n = &nodes[c as usize];
-                let v = n.visits.max(1) as f64;
-                let mean = (1.0 - alpha) * n.reward[me] / v + alpha * n.minimax[me];
-                let ucb = mean + params.explore * (ln / v).sqrt();
-                if ucb > best.0 {
-                    best = (ucb, c);
-                }
-            }
-            at = best.1 as usize;
+            at = best_child(&nodes, at, &params);
             if let Some(o) = nodes[at].opt {
                 if g.apply(o).is_err() {
                     break;
