@@ -15,6 +15,11 @@
 # first, so that what is made once and kept, such as thread pools and
 # the store's caches, is in it), its peak while the uploads arrive and are
 # unpacked, built and checked, and again at rest once the intake is idle.
+# Then where the anonymous memory grew, by kind of mapping (from
+# /proc/PID/smaps at the baseline and after): glibc's thread heaps (the
+# 64 MiB-aligned mappings), thread stacks (2 MiB mappings, kept by glibc
+# for reuse after their threads end), the main heap; and the most threads
+# the server ran at once.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$(cd "${1:-$REPO/target/release}" && pwd)
@@ -75,8 +80,10 @@ for _ in $(seq 600); do [ "$(busy)" = 0 ] && break; sleep 0.5; done
 sleep 15
 BASE=$(rss)
 BASE_ANON=$(anon)
+cp "/proc/$SERVER/smaps" "$DIR/smaps.base"
 echo "baseline: $(mib $BASE) MiB ($(mib $BASE_ANON) MiB anonymous)"
 PEAK=$BASE
+THREADS=0
 PIDS=()
 for i in $(seq 1 "$N"); do
     post "$i" > "$DIR/code-$i" &
@@ -87,6 +94,7 @@ done
 t0=$(date +%s)
 while :; do
     r=$(rss); [ "$r" -gt "$PEAK" ] && PEAK=$r
+    t=$(ls "/proc/$SERVER/task" | wc -l); [ "$t" -gt "$THREADS" ] && THREADS=$t
     running=0
     for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && running=1; done
     if [ $running = 0 ] && [ "$(busy)" = 0 ]; then break; fi
@@ -98,5 +106,36 @@ echo "answers: $(cat "$DIR"/code-* | sort | uniq -c | tr -s ' \n' ' ')"
 sleep 15
 AFTER=$(rss)
 AFTER_ANON=$(anon)
+cp "/proc/$SERVER/smaps" "$DIR/smaps.after"
 echo "peak: $(mib $PEAK) MiB ($(mib $((PEAK - BASE))) MiB above the baseline)"
 echo "after, at rest: $(mib $AFTER) MiB ($(python3 -c "print(f'{100 * ($AFTER - $BASE) / $BASE:+.0f}')")% of the baseline), anonymous $(mib $AFTER_ANON) MiB ($(python3 -c "print(f'{100 * ($AFTER_ANON - $BASE_ANON) / $BASE_ANON:+.0f}')")% of the baseline's)"
+echo "most threads at once: $THREADS"
+python3 - "$DIR/smaps.base" "$DIR/smaps.after" <<'PY'
+import re, sys
+
+def kinds(path):
+    """Anonymous KiB by kind of mapping."""
+    out, kind = {}, None
+    for line in open(path):
+        m = re.match(r"([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+ *(.*)", line)
+        if m:
+            start, end, name = int(m[1], 16), int(m[2], 16), m[3].strip()
+            if name == "[heap]":
+                kind = "main heap"
+            elif name:
+                kind = "files and the rest"
+            elif start % (64 << 20) == 0:
+                kind = "thread heaps"
+            elif end - start == 2 << 20:
+                kind = "thread stacks"
+            else:
+                kind = "files and the rest"
+        elif line.startswith("Anonymous:") and kind:
+            out[kind] = out.get(kind, 0) + int(line.split()[1])
+    return out
+
+base, after = kinds(sys.argv[1]), kinds(sys.argv[2])
+for k in ("thread heaps", "thread stacks", "main heap", "files and the rest"):
+    b, a = base.get(k, 0), after.get(k, 0)
+    print(f"anonymous, {k}: {b / 1024:.1f} -> {a / 1024:.1f} MiB ({(a - b) / 1024:+.1f})")
+PY
