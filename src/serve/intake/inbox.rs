@@ -8,7 +8,6 @@
 use futures_util::StreamExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tokio::io::AsyncWriteExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Seconds a refused uploader is told to wait (`Retry-After`).
@@ -143,12 +142,14 @@ pub async fn spool(body: axum::body::Body, dir: &Path, limit: u64) -> Result<Spo
         len: 0,
         sha256: String::new(),
     };
-    let mut file = tokio::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&out.path)
-        .await
-        .map_err(SpoolError::Io)?;
+    let path = out.path.clone();
+    let mut file = blocking(move || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+    })
+    .await?;
     let mut hash = sha2::Sha256::new();
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
@@ -158,9 +159,22 @@ pub async fn spool(body: axum::body::Body, dir: &Path, limit: u64) -> Result<Spo
             return Err(SpoolError::TooLarge);
         }
         hash.update(&chunk);
-        file.write_all(&chunk).await.map_err(SpoolError::Io)?;
+        // The chunk itself goes to the write, not a copy: tokio's own
+        // `File` copies each into a buffer of its own, and 40 uploads at
+        // once took twice the memory (BENCHMARKS.md, issue 47).
+        file =
+            blocking(move || std::io::Write::write_all(&mut file, &chunk).map(|()| file)).await?;
     }
-    file.flush().await.map_err(SpoolError::Io)?;
     out.sha256 = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
     Ok(out)
+}
+
+/// Runs file work `f` on tokio's blocking threads.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> std::io::Result<T> + Send + 'static,
+) -> Result<T, SpoolError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| SpoolError::Io(std::io::Error::other(e)))?
+        .map_err(SpoolError::Io)
 }
