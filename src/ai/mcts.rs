@@ -167,8 +167,10 @@ impl Params {
     /// in-process duels at 20 ms a decision scored the short playouts
     /// about +180 Elo over the long ones (BENCHMARKS.md, "Reference bots
     /// (issue 51)"). With implicit minimax backups of the hand-written
-    /// estimate at weight 0.2: +215 Elo more in the same duel, and +199
-    /// over `search-rust` in a league of 120 games at 50 ms.
+    /// estimate at weight 0.2: +215 Elo more in the same duel, and about
+    /// +194 over `search-rust` in four leagues of 120 games at 50 ms.
+    /// Explore 1.0 rather than 0.7: +35 Elo in two duels of 180 games in
+    /// all at 20 ms (55-88-37).
     ///
     /// Diffusion: playouts of 10 decisions ending on the heuristic fitted
     /// to results (Diffusion's [`Evaluate::WEIGHTS`]), explore 0.5;
@@ -193,6 +195,7 @@ impl Params {
                 ..Params::default()
             },
             Variant::Kisolo => Params {
+                explore: 1.0,
                 playout_depth: 8,
                 minimax: 0.2,
                 ..Params::default()
