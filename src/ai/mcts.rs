@@ -170,7 +170,8 @@ impl Params {
     /// estimate at weight 0.2: +215 Elo more in the same duel, and about
     /// +194 over `search-rust` in four leagues of 120 games at 50 ms.
     /// Explore 1.0 rather than 0.7: +35 Elo in two duels of 180 games in
-    /// all at 20 ms (55-88-37).
+    /// all at 20 ms (55-88-37), and +230 over `search-rust` in two leagues
+    /// of 120 games at 50 ms.
     ///
     /// Diffusion: playouts of 10 decisions ending on the heuristic fitted
     /// to results (Diffusion's [`Evaluate::WEIGHTS`]), explore 0.5;
