@@ -2,7 +2,7 @@
 //! process, on two threads (issue 51's tuning, BENCHMARKS.md "Reference
 //! bots (issue 51)"):
 //!
-//!     cargo run --release --example mcts_duel -- VARIANT GAMES MILLIS A B
+//!     cargo run --release --example mcts_duel -- VARIANT GAMES MILLIS A B [FIRST]
 //!
 //! A and B: `mcts:EXPLORE:DEPTH` (src/ai/mcts.rs with that exploration
 //! constant and playout depth; `mcts` alone is the default, `search-rust`'s),
@@ -35,7 +35,8 @@ enum Spec {
     Longer(mcts::Params, u32),
     /// MCTS searching on from its last search's tree.
     Keeping(mcts::Params),
-    AlphaBeta,
+    /// Alpha-beta; `true`: estimating with the fitted heuristic.
+    AlphaBeta(bool),
 }
 
 /// The alpha-beta search without exact values.
@@ -75,9 +76,12 @@ fn game<G: Evaluate>(seed: u64, ms: u64, a: Spec, b: Spec, players: usize, a_sea
                 mcts::choose_keeping(&g, deadline, None, p, &mut rng, &mut kept[seat])
                     .map(|(o, _)| o)
             }
-            Spec::AlphaBeta => searchers[usize::from(a_moves)]
-                .choose(&g, Sides::Two, &Nothing, Some(deadline), MAX_DEPTH)
-                .map(|f| f.best),
+            Spec::AlphaBeta(fitted) => {
+                let s = &mut searchers[usize::from(a_moves)];
+                s.fitted = fitted;
+                s.choose(&g, Sides::Two, &Nothing, Some(deadline), MAX_DEPTH)
+                    .map(|f| f.best)
+            }
         };
         g.apply(o.expect("a move")).expect("legal");
     }
@@ -85,7 +89,7 @@ fn game<G: Evaluate>(seed: u64, ms: u64, a: Spec, b: Spec, players: usize, a_sea
 }
 
 const USAGE: &str =
-    "usage: mcts_duel VARIANT GAMES MILLIS A B (A, B: mcts, mcts:EXPLORE:DEPTH[:K], fit:EXPLORE:DEPTH, keep:..., imm:ALPHA:..., or ab)";
+    "usage: mcts_duel VARIANT GAMES MILLIS A B [FIRST] (A, B: mcts, mcts:EXPLORE:DEPTH[:K], fit:EXPLORE:DEPTH, keep:..., imm:ALPHA:..., ab or abfit; FIRST: the first pair's seed, 0 unless given)";
 
 fn fail(why: String) -> ! {
     eprintln!("{why}; {USAGE}");
@@ -110,7 +114,7 @@ fn spec(s: &str) -> Spec {
             Spec::Mcts(p) => Spec::Mcts(with(p)),
             Spec::Keeping(p) => Spec::Keeping(with(p)),
             Spec::Longer(p, k) => Spec::Longer(with(p), k),
-            Spec::AlphaBeta => fail(format!("`{s}`: alpha-beta has no minimax weight")),
+            Spec::AlphaBeta(_) => fail(format!("`{s}`: alpha-beta has no minimax weight")),
         };
     }
     if let Some(rest) = s.strip_prefix("keep:") {
@@ -121,7 +125,8 @@ fn spec(s: &str) -> Spec {
     }
     let parts: Vec<&str> = s.split(':').collect();
     match parts.as_slice() {
-        ["ab"] => Spec::AlphaBeta,
+        ["ab"] => Spec::AlphaBeta(false),
+        ["abfit"] => Spec::AlphaBeta(true),
         ["mcts"] => Spec::Mcts(mcts::Params::default()),
         [kind @ ("mcts" | "fit"), e, d] => Spec::Mcts(mcts::Params {
             explore: number(e),
@@ -144,8 +149,8 @@ fn spec(s: &str) -> Spec {
 
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
-    if a.len() != 5 {
-        fail("five arguments wanted".into());
+    if !(5..=6).contains(&a.len()) {
+        fail("five or six arguments wanted".into());
     }
     let variant = a[0].clone();
     let games_of_arena = [
@@ -163,7 +168,8 @@ fn main() {
     let games = number(&a[1]) as u64;
     let ms = number(&a[2]) as u64;
     let (pa, pb) = (spec(&a[3]), spec(&a[4]));
-    if players == 3 && [pa, pb].iter().any(|p| matches!(p, Spec::AlphaBeta)) {
+    let first = a.get(5).map_or(0, |s| number(s) as u64);
+    if players == 3 && [pa, pb].iter().any(|p| matches!(p, Spec::AlphaBeta(_))) {
         fail("`ab` is a two-player search".into());
     }
     let threads = 2;
@@ -174,7 +180,7 @@ fn main() {
                 let mut scores = Vec::new();
                 let mut i = t;
                 while i < games {
-                    let seed = i / players as u64;
+                    let seed = first + i / players as u64;
                     let seat = (i % players as u64) as usize;
                     let s = match variant.as_str() {
                         "filo" => game::<Filo>(seed, ms, pa, pb, players, seat),

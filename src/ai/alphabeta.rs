@@ -170,6 +170,9 @@ pub struct Searcher {
     tt: Vec<Entry>,
     age: u8,
     history: [[u32; 64]; 2],
+    /// Estimates with [`Evaluate::fitted`] rather than the hand-written
+    /// [`Evaluate::estimate`] at the horizon.
+    pub fitted: bool,
 }
 
 impl Searcher {
@@ -182,6 +185,7 @@ impl Searcher {
             tt: vec![Entry::default(); slots.max(1024)],
             age: 0,
             history: [[0; 64]; 2],
+            fitted: false,
         }
     }
 
@@ -324,7 +328,12 @@ impl<'a, G: Evaluate> Ctx<'a, G> {
 
     /// The heuristic's score of `g` for `side`.
     fn estimate(&self, g: &G, side: usize) -> i32 {
-        let p = g.value()[self.sides.seat0()];
+        let heuristic = if self.mem.fitted {
+            G::fitted
+        } else {
+            G::estimate
+        };
+        let p = g.value_with(heuristic)[self.sides.seat0()];
         let s0 = ((p - 0.5) * HEURISTIC_SCALE).round() as i32;
         if side == 0 {
             s0
