@@ -10,10 +10,12 @@
 //! more time is worth), `fit:EXPLORE:DEPTH` (playouts ending on the
 //! heuristic fitted to results, `Evaluate::fitted`), either of these
 //! after `keep:` (searching on from the tree of its last search,
-//! `mcts::choose_keeping`) or `ab` (src/ai/alphabeta.rs, no tables, a 64 MB
-//! table). Each pair of
-//! games starts from the same two random plies, A first in one and second
-//! in the other; prints A's wins, draws, losses, mean score and Elo with a
+//! `mcts::choose_keeping`), `imm:ALPHA:` before any of these (implicit
+//! minimax backups of weight ALPHA), `ab` (src/ai/alphabeta.rs, no tables,
+//! a 64 MB table) or `abfit` (the same estimating with `Evaluate::fitted`).
+//! Each pair of games starts from the same two random plies, drawn from
+//! the pair's seed (FIRST for the first pair, 0 unless given, then on), A
+//! first in one and second in the other; prints A's wins, draws, losses, mean score and Elo with a
 //! 95% interval. `tricala3` is 3-player Tricala: A in one seat and B in
 //! the other two, A in each seat in turn from the same two plies (A's
 //! score is its average against the two, `Outcome::scores`).
