@@ -328,12 +328,7 @@ impl<'a, G: Evaluate> Ctx<'a, G> {
 
     /// The heuristic's score of `g` for `side`.
     fn estimate(&self, g: &G, side: usize) -> i32 {
-        let heuristic = if self.mem.fitted {
-            G::fitted
-        } else {
-            G::estimate
-        };
-        let p = g.value_with(heuristic)[self.sides.seat0()];
+        let p = g.value_with(super::eval::heuristic(self.mem.fitted))[self.sides.seat0()];
         let s0 = ((p - 0.5) * HEURISTIC_SCALE).round() as i32;
         if side == 0 {
             s0

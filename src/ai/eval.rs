@@ -103,6 +103,16 @@ pub trait Evaluate: Rules + std::hash::Hash {
     }
 }
 
+/// The heuristic a search reads at its horizon: [`Evaluate::fitted`], or
+/// the hand-written [`Evaluate::estimate`].
+pub fn heuristic<G: Evaluate>(fitted: bool) -> fn(&G) -> Scores {
+    if fitted {
+        G::fitted
+    } else {
+        G::estimate
+    }
+}
+
 fn logistic(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }

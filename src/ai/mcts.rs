@@ -332,11 +332,7 @@ fn search<G: Evaluate, R: Rng>(
         ..Stats::default()
     };
     let mut path: Vec<u32> = Vec::with_capacity(64);
-    let heuristic = if params.fitted {
-        G::fitted
-    } else {
-        G::estimate
-    };
+    let heuristic = super::eval::heuristic::<G>(params.fitted);
     loop {
         let done = match iterations {
             Some(n) => stats.iterations >= n,
