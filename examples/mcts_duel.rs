@@ -15,8 +15,8 @@
 //! a 64 MB table) or `abfit` (the same estimating with `Evaluate::fitted`).
 //! Each pair of games starts from the same two random plies, drawn from
 //! the pair's seed (FIRST for the first pair, 0 unless given, then on), A
-//! first in one and second in the other; prints A's wins, draws, losses, mean score and Elo with a
-//! 95% interval. `tricala3` is 3-player Tricala: A in one seat and B in
+//! first in one and second in the other; prints A's wins, draws, losses,
+//! mean score and Elo with a 95% interval. `tricala3` is 3-player Tricala: A in one seat and B in
 //! the other two, A in each seat in turn from the same two plies (A's
 //! score is its average against the two, `Outcome::scores`).
 use mancala_arena::ai::alphabeta::{Searcher, Sides, MAX_DEPTH};
