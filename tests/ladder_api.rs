@@ -416,8 +416,18 @@ fn both_names_of_a_variant_are_taken(server: &Server) {
     assert_eq!(s["variant"], "tricala-3p");
     let t = server.json("/api/standings?variant=tricala-3p");
     assert_eq!(t["variant"], "tricala-3p");
-    // Each version's status: rp@1 retired by rp@2.
-    let all = server.json("/api/standings");
+    // Each version's status: rp@1 retired by rp@2, once a fit has taken
+    // in rp@2's games (the standings are the ladder's last fit).
+    let all = server.wait(
+        "rp@2 in the standings",
+        Duration::from_millis(300),
+        || server.json("/api/standings"),
+        |s| {
+            s["ratings"]
+                .as_array()
+                .is_some_and(|r| r.iter().any(|r| r["bot"] == "rp@2"))
+        },
+    );
     let status = |p: &str| {
         all["ratings"]
             .as_array()
