@@ -192,6 +192,36 @@ async fn crash_mid_game() {
     misbehaving("crash_mid", 5000, Some(ForfeitKind::Crash)).await;
 }
 
+/// A sandboxed bot is PID 1 of its namespace: a signal it sends itself
+/// without a handler is dropped (it goes on), and `abort()` still ends it,
+/// a crash (docs/security.md, "Who a bot is").
+#[tokio::test]
+async fn a_bot_that_aborts_crashes_though_its_own_sigterm_is_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("bot.log");
+    let mut bot = start(&broken("abort"), Some(&log), &Timing::default())
+        .await
+        .unwrap();
+    let mut random = RandomPlayer::new("random", 6);
+    let s = spec(two_player_variant(), 2, 5000);
+    let report = {
+        let mut ps: Vec<&mut dyn Player> = vec![&mut bot, &mut random];
+        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+    };
+    assert_eq!(
+        report.reason,
+        EndReason::Forfeit(ForfeitKind::Crash),
+        "{report:?}"
+    );
+    assert_eq!(report.offender, Some(0));
+    assert!(detail(&report).contains("signal"), "{report:?}");
+    let said = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        said.contains("alive after SIGTERM"),
+        "its own SIGTERM ended it: {said:?} {report:?}"
+    );
+}
+
 #[tokio::test]
 async fn hang() {
     misbehaving("hang", 300, Some(ForfeitKind::Timeout)).await;

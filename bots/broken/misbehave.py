@@ -6,6 +6,9 @@ are not league bots (see README.md). Modes:
 
   crash_start   exits with status 3 before the handshake
   crash_mid     crashes (status 1) at its second request
+  abort         at its second request sends itself SIGTERM (ignored in the
+                sandbox, where it is PID 1 of its namespace without a
+                handler), says on stderr whether it survived, then aborts
   hang          stops answering at its first request (keeps reading)
   slow          answers its first request after 60 s
   stall_later   answers its first two requests, then at its third writes
@@ -244,6 +247,12 @@ def misbehave(requests, message):
     """Called before answering a request; returns True if it answered."""
     if MODE == "crash_mid" and requests == 2:
         sys.exit(1)
+    if MODE == "abort" and requests == 2:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.2)
+        sys.stderr.write("alive after SIGTERM\n")
+        sys.stderr.flush()
+        os.abort()
     if MODE == "stall_later" and requests == 3:
         sys.stderr.write("thinking\n")
         sys.stderr.flush()
