@@ -99,6 +99,13 @@ pub fn poll_readable_within(fd: RawFd, wait: std::time::Duration) -> bool {
     ready > 0 && pfd.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0
 }
 
+/// Gives this thread's CPU to another runnable thread, if there is one
+/// (`sched_yield(2)`).
+pub fn yield_cpu() {
+    // SAFETY: no arguments, no memory touched.
+    unsafe { libc::sched_yield() };
+}
+
 /// One `read(2)` into `buf`, for a descriptor [`poll_readable`] said is
 /// ready (so it does not block). `Ok(0)`: end of file.
 pub fn read_ready(fd: RawFd, buf: &mut [u8]) -> std::io::Result<usize> {
