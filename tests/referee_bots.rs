@@ -194,7 +194,7 @@ async fn crash_mid_game() {
 
 /// A sandboxed bot is PID 1 of its namespace: a signal it sends itself
 /// without a handler is dropped (it goes on), and `abort()` still ends it,
-/// a crash (docs/security.md, "Who a bot is").
+/// a crash (docs/security.md, "How it is done, and why").
 #[tokio::test]
 async fn a_bot_that_aborts_crashes_though_its_own_sigterm_is_ignored() {
     let dir = tempfile::tempdir().unwrap();
