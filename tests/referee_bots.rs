@@ -202,12 +202,7 @@ async fn a_bot_that_aborts_crashes_though_its_own_sigterm_is_ignored() {
     let mut bot = start(&broken("abort"), Some(&log), &Timing::default())
         .await
         .unwrap();
-    let mut random = RandomPlayer::new("random", 6);
-    let s = spec(two_player_variant(), 2, 5000);
-    let report = {
-        let mut ps: Vec<&mut dyn Player> = vec![&mut bot, &mut random];
-        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
-    };
+    let report = against_random(&mut bot, 6).await;
     assert_eq!(
         report.reason,
         EndReason::Forfeit(ForfeitKind::Crash),
