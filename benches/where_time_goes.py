@@ -55,9 +55,8 @@ def main():
             if line.startswith("\t"):
                 parts = line.strip().split(" ", 1)
                 stack.append(parts[1] if len(parts) > 1 else "")
-            elif stack or line.strip():
-                if stack:
-                    counts[category(stack)] += 1
+            elif stack:
+                counts[category(stack)] += 1
                 stack = []
     if stack:
         counts[category(stack)] += 1
