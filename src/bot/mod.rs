@@ -28,8 +28,9 @@
 //! - `contain.rs`: [`BotProcess::shutdown`]`(grace)` (close stdin, wait,
 //!   SIGTERM the group, wait, SIGKILL the group), [`BotProcess::kill`], and
 //!   `Drop`, which SIGKILLs the group, so dropping a game future mid-game
-//!   leaves no process behind. Every kill also reaches the descendants that
-//!   left the group, found by [`TOKEN_VAR`] in their environment.
+//!   leaves no process behind. Outside the sandbox every kill also reaches
+//!   the descendants that left the group, found by [`TOKEN_VAR`] in their
+//!   environment; in it, they die with the PID namespace they cannot leave.
 //! - `sys.rs`: every `unsafe` system call of the crate, each with its SAFETY
 //!   note; the rest of the crate calls safe wrappers.
 //!
