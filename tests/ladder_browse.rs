@@ -280,8 +280,10 @@ fn the_games_browser_filters(b: &mut Browser, server: &Server) {
             "{row:?}"
         );
     }
+    // All of them (the API's most): more than a page's worth of games
+    // may finish between the page's load and this request.
     let api =
-        server.json("/api/games?bot=hp&opponent=formbot&variant=kisolo&order=newest&limit=50");
+        server.json("/api/games?bot=hp&opponent=formbot&variant=kisolo&order=newest&limit=10000");
     let api_ids: Vec<&str> = api["games"]
         .as_array()
         .unwrap()
