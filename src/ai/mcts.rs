@@ -47,6 +47,9 @@ struct Node<O> {
     children: Vec<u32>,
     untried: Vec<O>,
     visits: u32,
+    /// `1 / sqrt(visits)` (1 before the first visit), kept with `visits`
+    /// so that choosing among the children takes no division or root.
+    inv_sqrt: f64,
     reward: Scores,
     /// The implicit minimax value: the heuristic's (or the outcome's) at a
     /// leaf; above, the child's best for the seat that decides here.
@@ -124,6 +127,7 @@ impl<G: Rules + Hash> Kept<G> {
                 children: Vec::with_capacity(n.children.len()),
                 untried: std::mem::take(&mut n.untried),
                 visits: n.visits,
+                inv_sqrt: n.inv_sqrt,
                 reward: n.reward,
                 minimax: n.minimax,
             });
@@ -265,14 +269,14 @@ fn playout<G: Rules, R: Rng>(g: &mut G, depth: u32, buf: &mut Vec<G::Opt>, rng: 
 /// minimax value by [`Params::minimax`]).
 fn best_child<O>(nodes: &[Node<O>], at: usize, params: &Params) -> usize {
     let me = nodes[at].seat.unwrap_or(0);
-    let ln = (nodes[at].visits.max(1) as f64).ln();
+    // explore * sqrt(ln N / n) as explore * sqrt(ln N) * (1 / sqrt(n)).
+    let spread = params.explore * (nodes[at].visits.max(1) as f64).ln().sqrt();
     let alpha = params.minimax;
     let mut best = (f64::NEG_INFINITY, 0u32);
     for &c in &nodes[at].children {
         let n = &nodes[c as usize];
-        let v = n.visits.max(1) as f64;
-        let mean = (1.0 - alpha) * n.reward[me] / v + alpha * n.minimax[me];
-        let ucb = mean + params.explore * (ln / v).sqrt();
+        let mean = (1.0 - alpha) * n.reward[me] * (n.inv_sqrt * n.inv_sqrt) + alpha * n.minimax[me];
+        let ucb = mean + spread * n.inv_sqrt;
         if ucb > best.0 {
             best = (ucb, c);
         }
@@ -323,6 +327,7 @@ fn search<G: Evaluate, R: Rng>(
             children: Vec::new(),
             untried: root_opts.clone(),
             visits: 0,
+            inv_sqrt: 1.0,
             reward: [0.0; MAX_SEATS],
             minimax: [0.0; MAX_SEATS],
         }]
@@ -378,6 +383,7 @@ fn search<G: Evaluate, R: Rng>(
                     children: Vec::new(),
                     untried: buf.clone(),
                     visits: 0,
+                    inv_sqrt: 1.0,
                     reward: [0.0; MAX_SEATS],
                     minimax,
                 };
@@ -393,6 +399,7 @@ fn search<G: Evaluate, R: Rng>(
         for &n in &path {
             let node = &mut nodes[n as usize];
             node.visits += 1;
+            node.inv_sqrt = (node.visits as f64).sqrt().recip();
             for (r, v) in node.reward.iter_mut().zip(value) {
                 *r += v;
             }
@@ -481,6 +488,7 @@ mod tests {
             children,
             untried: Vec::new(),
             visits: 0,
+            inv_sqrt: 1.0,
             reward: [0.0; MAX_SEATS],
             minimax: m,
         }
