@@ -479,6 +479,39 @@ mod tests {
         assert!(opts.contains(&o));
     }
 
+    /// Every node's kept `1 / sqrt(visits)` is its visits' (1 before the
+    /// first), in a search's tree and in the subtree kept for the next.
+    #[test]
+    fn each_node_keeps_one_over_the_root_of_its_visits() {
+        fn check<O>(nodes: &[Node<O>]) {
+            assert!(nodes.len() > 100, "a tree of {} nodes", nodes.len());
+            for n in nodes {
+                let want = 1.0 / f64::from(n.visits.max(1)).sqrt();
+                assert!((n.inv_sqrt - want).abs() < 1e-12, "{} visits", n.visits);
+            }
+        }
+        let mut g = Tricala::new(&Settings::with_players(2)).expect("the default game");
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let params = Params::tuned(Variant::Tricala);
+        let (o, _, nodes) =
+            search(&g, None, Instant::now(), Some(3000), params, &mut rng).expect("a decision");
+        check(&nodes);
+        let kept = Kept { root: g, nodes };
+        g.apply(o).expect("legal");
+        let subtree = kept.subtree(&g).expect("the subtree of the option played");
+        check(&subtree);
+        let (_, _, nodes) = search(
+            &g,
+            Some(subtree),
+            Instant::now(),
+            Some(3000),
+            params,
+            &mut rng,
+        )
+        .expect("a decision");
+        check(&nodes);
+    }
+
     fn node(seat: Option<Seat>, children: Vec<u32>, minimax: [f64; 2]) -> Node<u8> {
         let mut m = [0.0; MAX_SEATS];
         m[..2].copy_from_slice(&minimax);
