@@ -34,16 +34,8 @@ fn positions<G: Rules>(players: usize) -> Vec<G> {
         let Ok(mut g) = G::new(&Settings::with_players(players)) else {
             continue;
         };
-        for _ in 0..rng.gen_range(4..20) {
-            if g.to_decide().is_none() {
-                break;
-            }
-            g.options(&mut opts);
-            let o = opts[rng.gen_range(0..opts.len())];
-            if g.apply(o).is_err() {
-                break;
-            }
-        }
+        let depth = rng.gen_range(4..20);
+        mcts::playout(&mut g, depth, &mut opts, &mut rng);
         if g.to_decide().is_some() {
             out.push(g);
         }

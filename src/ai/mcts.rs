@@ -250,8 +250,9 @@ pub fn choose_keeping<G: Evaluate, R: Rng>(
     Some((best, stats))
 }
 
-/// Plays up to `depth` random decisions from `g`; returns how many.
-fn playout<G: Rules, R: Rng>(g: &mut G, depth: u32, buf: &mut Vec<G::Opt>, rng: &mut R) -> u64 {
+/// Plays up to `depth` random decisions from `g`; returns how many. (Also
+/// how `benches/mcts.rs` makes its positions.)
+pub fn playout<G: Rules, R: Rng>(g: &mut G, depth: u32, buf: &mut Vec<G::Opt>, rng: &mut R) -> u64 {
     let mut played = 0;
     while g.to_decide().is_some() && played < depth {
         g.options(buf);
