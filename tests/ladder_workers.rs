@@ -472,6 +472,42 @@ fn worker(server: &Server, token: &str, name: &str) -> Worker {
         .unwrap()
 }
 
+/// Kills worker `w` (owner id `id`) with SIGKILL if it has uploaded a game
+/// and holds a lease (a game claimed and not uploaded), and returns a
+/// lease it held; otherwise leaves it playing. It is stopped (SIGSTOP) to
+/// look, so that what is seen is what it holds when killed.
+fn kill_if_holding(
+    w: &mut Worker,
+    id: i64,
+    rt: &tokio::runtime::Runtime,
+    db: &Db,
+) -> Option<mancala_arena::serve::store::leases::Lease> {
+    let pid = w.0.id() as libc::pid_t;
+    let held = |state: &str| {
+        let leases = rt.block_on(db.leases()).unwrap();
+        leases
+            .into_iter()
+            .find(|l| l.worker_id == id && l.state.as_str() == state)
+    };
+    held("done")?;
+    // SAFETY: signals to a child of this test, not yet waited for.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    // Its last upload may still be on its way: a moment.
+    std::thread::sleep(Duration::from_millis(200));
+    if held("active").is_none() {
+        // SAFETY: as above.
+        unsafe { libc::kill(pid, libc::SIGCONT) };
+        return None;
+    }
+    w.0.kill().unwrap();
+    w.0.wait().unwrap();
+    // The lease seen may still have been uploaded, its upload sent before
+    // the stop: the cut game is one still active once the server has
+    // taken what was sent.
+    std::thread::sleep(Duration::from_secs(1));
+    Some(held("active").expect("a worker killed with no lease active"))
+}
+
 #[test]
 fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_recorded_once() {
     let tmp = tempfile::tempdir().unwrap();
@@ -505,19 +541,8 @@ fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_reco
     // Worker a has played a game and holds a lease: SIGKILL.
     let start = Instant::now();
     let cut = loop {
-        let leases = rt.block_on(db.leases()).unwrap();
-        let done = leases
-            .iter()
-            .any(|l| l.worker_id == wa && l.state.as_str() == "done");
-        if let Some(l) = leases
-            .iter()
-            .find(|l| l.worker_id == wa && l.state.as_str() == "active")
-        {
-            if done {
-                a.0.kill().unwrap();
-                a.0.wait().unwrap();
-                break l.clone();
-            }
+        if let Some(l) = kill_if_holding(&mut a, wa, &rt, &db) {
+            break l;
         }
         assert!(
             start.elapsed() < Duration::from_secs(180),
@@ -779,9 +804,9 @@ fn on_postgresql_three_workers_play_300_games_through_a_worker_and_a_server_kill
         .unwrap()
         .unwrap()
         .id;
+    // Worker a plays alone until it is killed, so that the set cannot end
+    // before it is seen holding a lease, however slow the test's samples.
     let mut a = worker(&server, &tokens[0], "a");
-    let _b = worker(&server, &tokens[1], "b");
-    let _c = worker(&server, &tokens[2], "c");
     let logs = |server: &Server| {
         let mut text = String::new();
         for w in ["a", "b", "c"] {
@@ -803,40 +828,32 @@ fn on_postgresql_three_workers_play_300_games_through_a_worker_and_a_server_kill
     let done = |db: &Db| rt.block_on(db.games_done()).unwrap() as usize;
     let set_up = began.elapsed();
 
-    // Worker a has played a game and holds a lease (a game claimed and not
-    // uploaded): SIGKILL.
+    // Worker a has played 30 games and holds a lease: SIGKILL.
     let start = Instant::now();
+    let mut looks = 0;
     let (cut, worker_killed) = loop {
-        let leases = rt.block_on(db.leases()).unwrap();
-        let played = leases
-            .iter()
-            .any(|l| l.worker_id == wa && l.state.as_str() == "done");
-        let held = leases
-            .iter()
-            .find(|l| l.worker_id == wa && l.state.as_str() == "active");
-        if held.is_some() && played && done(&db) >= 30 {
-            a.0.kill().unwrap();
-            a.0.wait().unwrap();
-            // The lease seen may have been uploaded before the kill: the
-            // cut game is one still active once the worker is gone.
-            let leases = rt.block_on(db.leases()).unwrap();
-            let l = leases
-                .iter()
-                .find(|l| l.worker_id == wa && l.state.as_str() == "active")
-                .expect("worker a killed with no lease active");
-            break (l.clone(), began.elapsed());
+        if done(&db) >= 30 {
+            looks += 1;
+            if let Some(l) = kill_if_holding(&mut a, wa, &rt, &db) {
+                break (l, began.elapsed());
+            }
         }
         assert!(
-            start.elapsed() < Duration::from_secs(180),
-            "worker a held no lease after 30 games:\n{}",
+            start.elapsed() < Duration::from_secs(180) && done(&db) < GAMES,
+            "worker a held no lease after 30 games ({looks} looks):\n{}",
             logs(&server)
         );
         std::thread::sleep(Duration::from_millis(10));
     };
-    // The server, once a third of the games are played: SIGKILL, and
-    // started again on the same database and address.
+    let _b = worker(&server, &tokens[1], "b");
+    let _c = worker(&server, &tokens[2], "c");
+    // The server, once a third of the games are played and the other
+    // workers have played some: SIGKILL, and started again on the same
+    // database and address. (Worker a's cut game is left till its lease
+    // expires, so the set cannot end before the kill.)
     let start = Instant::now();
-    while done(&db) < GAMES / 3 {
+    let kill_at = (GAMES / 3).max(done(&db) + 10).min(GAMES - 1);
+    while done(&db) < kill_at {
         assert!(
             start.elapsed() < Duration::from_secs(180),
             "{} games of {GAMES}:\n{}",
