@@ -5,7 +5,7 @@
 
 use mancala_arena::results::csvio;
 
-mod common;
+use crate::common;
 use common::{arena, text};
 
 const ALPHABETA: &str = env!("CARGO_BIN_EXE_alphabeta-bot");

@@ -8,7 +8,7 @@
 //! analysed while `arena view` runs is shown too. Screenshots are written
 //! to `target/tmp/screenshots/` for a person to look at.
 
-mod common;
+use crate::common;
 
 use common::browser::{wait_for, Browser};
 use mancala_arena::results::{csvio, GameRow};

@@ -9,7 +9,7 @@
 //! verdict beside it; a screenshot is written for a person to look at.
 //! An owner past the ladder's `analyses_per_hour` is refused (429).
 
-mod common;
+use crate::common;
 
 use common::browser::{wait_for, Browser};
 use common::ladder::{bot_copy, Server};

@@ -8,7 +8,7 @@
 //! live feed numbers and names its events and resumes after
 //! `Last-Event-ID`; `/health` counts the games in flight.
 
-mod common;
+use crate::common;
 
 use common::ladder::Server;
 use serde_json::Value;

@@ -10,7 +10,7 @@
 //! scroll sideways. Each check leaves a screenshot in
 //! target/tmp/screenshots/ for a person to look at.
 
-mod common;
+use crate::common;
 
 use common::browser::{wait_for, Browser};
 use common::ladder::Server;

@@ -8,7 +8,7 @@
 //! (`league::swiss_games`) replayed from the ladder's export of the same
 //! games, and its page and API show them.
 
-mod common;
+use crate::common;
 
 use common::ladder::Server;
 use mancala_arena::league::config::Tournament;

@@ -10,7 +10,7 @@
 //! and counts. The attack succeeds, and the test fails, if a forged
 //! forfeit is ever counted. On SQLite and on PostgreSQL.
 
-mod common;
+use crate::common;
 
 use common::ladder::Server;
 use mancala_arena::engine::{Game, Settings, Variant};

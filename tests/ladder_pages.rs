@@ -18,7 +18,7 @@
 //! builds and checks the bots first), and the server and Chromium are
 //! stopped by guards, also when a check fails.
 
-mod common;
+use crate::common;
 
 use common::browser::{wait_for, Browser, PATIENCE};
 use serde_json::{json, Value};

@@ -5,7 +5,7 @@
 //! their records at once, and keeps their rows, so that the export, the
 //! standings and the other games' records do not change.
 
-mod common;
+use crate::common;
 
 use common::ladder::{bot_copy, Server};
 use mancala_arena::serve::store::Db;

@@ -3,7 +3,7 @@
 //! 127.0.0.1:0: each test performs one attack and fails if it succeeds
 //! (docs/security.md, "Open to the public").
 
-mod common;
+use crate::common;
 
 use common::ladder::Server;
 use std::io::{Read, Write};

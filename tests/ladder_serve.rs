@@ -5,7 +5,7 @@
 //! HTTP. Bad input of each kind gets its status and message and writes
 //! nothing outside the new bot's folder; kill -9 loses no finished game.
 
-mod common;
+use crate::common;
 
 use common::ladder::{bot_copy, Server};
 use mancala_arena::serve::store::GameTicket;

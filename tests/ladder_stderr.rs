@@ -9,7 +9,7 @@
 //! stays under the cap and the rest is counted as truncated; a worker's
 //! upload over the cap is refused (422).
 
-mod common;
+use crate::common;
 
 use common::ladder::{bot_copy, Server};
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! database of its own on `ARENA_TEST_PG`'s cluster, or on the throw-away
 //! one of `.ci/postgres start`; `ARENA_SKIP_PG=1` skips that half).
 
-mod common;
+use crate::common;
 
 use mancala_arena::serve::store::{
     browse::{Order, SeatFilter},
@@ -600,8 +600,18 @@ fn a_url_of_neither_kind_is_refused_with_what_to_give() {
     }
 }
 
-/// `cargo test` leaves no PostgreSQL server running (issue 50, 2): this
-/// binary run again for one PostgreSQL test, with no `ARENA_TEST_PG` and
+/// The name the test harness gives test `f` of this file: its path in the
+/// test binary, without the binary's name.
+fn test_name(f: &str) -> String {
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    match module {
+        "" => f.to_string(),
+        m => format!("{m}::{f}"),
+    }
+}
+
+/// `cargo test` leaves no PostgreSQL server running (issue 50, 2): the
+/// test binary run again for one PostgreSQL test, with no `ARENA_TEST_PG` and
 /// a throw-away cluster folder of its own, starts the cluster, and when it
 /// ends the cluster is stopped and its folder gone.
 #[test]
@@ -640,7 +650,7 @@ fn the_tests_stop_the_postgres_cluster_they_start() {
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "owners_and_tokens_postgres",
+            &test_name("owners_and_tokens_postgres"),
             "--test-threads",
             "1",
         ])

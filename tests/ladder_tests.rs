@@ -13,7 +13,7 @@
 //! step is then about 0.08 at either hypothesis, so both tests end within
 //! about a hundred games of instant bots.
 
-mod common;
+use crate::common;
 
 use common::browser::Browser;
 use common::ladder::Server;

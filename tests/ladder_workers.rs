@@ -11,7 +11,7 @@
 //! test: on PostgreSQL, three workers play a set of 300 games through a
 //! worker and the server killed with SIGKILL.
 
-mod common;
+use crate::common;
 
 use common::ladder::{bot_copy, Server};
 

@@ -5,7 +5,7 @@
 //! with SIGKILL and resumed plays the same bracket as a run left alone;
 //! sharding and bad knockout settings are errors that say why.
 
-mod common;
+use crate::common;
 
 use common::league::{killed_after_rows, run, run_ok};
 use mancala_arena::results::{csvio, GameRow};

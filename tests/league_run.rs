@@ -3,7 +3,7 @@
 //! Covers a full run, resume after SIGKILL with a torn last line, Ctrl-C,
 //! shards whose merge equals one run, and bad input.
 
-mod common;
+use crate::common;
 
 use common::league::{arena, data_lines, run, run_ok, wait_for_rows};
 use common::{misbehave_py, processes_with, record_text};

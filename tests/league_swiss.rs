@@ -5,7 +5,7 @@
 //! what a Swiss cannot do (shards) and bad `format` values are errors that
 //! name the file, the line and the key.
 
-mod common;
+use crate::common;
 
 use common::league::{killed_after_rows, run, run_ok};
 use mancala_arena::results::{csvio, GameRow};

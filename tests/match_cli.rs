@@ -4,7 +4,7 @@
 
 use mancala_arena::results::csvio;
 
-mod common;
+use crate::common;
 use common::{arena, text};
 
 const GREEDY: &str = env!("CARGO_BIN_EXE_greedy-bot");

@@ -1,7 +1,7 @@
 //! What a new user meets first (issue 32): dead ends and messages that
 //! mislead, each reproduced with the real binary.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

@@ -8,7 +8,7 @@ use mancala_arena::results::{csvio, GameRow};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::{arena, book_line as line, text};
 
 /// The only results folder under `dir`/results.

@@ -18,7 +18,7 @@
 //! when that cannot be done: they are never skipped. `CHROMIUM` names
 //! another binary. No timing is asserted: the machine may be busy.
 
-mod common;
+use crate::common;
 
 use mancala_arena::results::records::RecordAt;
 use mancala_arena::results::{csvio, GameRow};

@@ -12,7 +12,7 @@
 //! console on stderr); `common::chromium` finds or installs it. Nothing is
 //! timed: waits poll with a generous limit.
 
-mod common;
+use crate::common;
 
 use common::league::view;
 use mancala_arena::results::{csvio, GameRow};

@@ -6,7 +6,7 @@ use mancala_arena::results::{csvio, GameRow};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-mod common;
+use crate::common;
 use common::{attack_bot, attack_lines};
 
 fn arena() -> Command {
