@@ -771,9 +771,10 @@ fn games_table(rt: &tokio::runtime::Runtime, db: &Db) -> Vec<(i64, String)> {
 /// The done-when test of issue 31: on PostgreSQL, one server with
 /// `--local-games 0` and three `arena worker -j 1` processes play a set
 /// of 300 games (`[ladder] max_games`) between the package's instant
-/// bots; one worker is killed with SIGKILL while it holds a lease, the
-/// server is killed with SIGKILL once and started again on the same
-/// database and address. Every game is in the database once (ids and
+/// bots; the first worker, alone until then, is killed with SIGKILL while
+/// it holds a lease, the two others then play on, and the server is
+/// killed with SIGKILL once and started again on the same database and
+/// address. Every game is in the database once (ids and
 /// count, one lease done each), none is left or added, and the standings
 /// are `arena rate` of the export.
 #[test]
