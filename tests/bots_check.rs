@@ -248,8 +248,8 @@ fn noise_ok_passes() {
 #[test]
 fn ignoring_quit_fails_only_quit() {
     let script = root().join("bots/broken/misbehave.py");
-    // A quit is allowed as long as a start: 4 s rather than the default
-    // 10, each time it is waited for out.
+    // check-bot waits for a quit as long as it allows a start
+    // (`--startup-ms`): 4 s here rather than 10, each time it is ignored.
     let (ok, text) = check_bot(
         &["--startup-ms", "4000"],
         &["python3", script.to_str().unwrap(), "ignore_term"],

@@ -2,8 +2,8 @@
 //! it): one link of the crate rather than one a file, and the files' tests
 //! run side by side, so that no file's longest test leaves a core idle
 //! (`cargo test`'s time on 2 cores, README). Four files stay binaries of
-//! their own (Cargo.toml): `fairness.rs` measures CPU time and wants no
-//! other test beside it; `cgroup_v2.rs`, `referee_bots.rs` and
+//! their own (Cargo.toml): `fairness.rs` measures the bots' thinking time
+//! and wants no other test beside it; `cgroup_v2.rs`, `referee_bots.rs` and
 //! `bots_check.rs` are built on their own for the cgroup v2 machine
 //! (scripts/cgroup2-vm-test.sh). A new test file is a new `mod` here.
 
