@@ -16,7 +16,6 @@ use common::browser::{wait_for, Browser};
 use common::ladder::Server;
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 /// A copy of a shipped Python bot named `name`, with `extra` in a file
@@ -35,40 +34,6 @@ fn python_bot(dir: &Path, from: &str, name: &str, extra: &str) -> PathBuf {
     .unwrap();
     std::fs::write(folder.join("NOTES"), extra).unwrap();
     folder
-}
-
-/// `arena worker`, killed when dropped.
-struct Worker(Child);
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn worker(server: &Server, token: &str) -> Worker {
-    let dir = server.dir.join("w1");
-    std::fs::create_dir_all(&dir).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args([
-            "worker",
-            "--server",
-            &server.url,
-            "--token",
-            token,
-            "-j",
-            "1",
-            "--cache",
-        ])
-        .arg(dir.join("cache"))
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(common::ladder::log_file(&dir.join("out.log"))))
-        .stderr(Stdio::from(common::ladder::log_file(&dir.join("err.log"))))
-        .spawn()
-        .map(Worker)
-        .unwrap()
 }
 
 /// The rows of table `selector` as the page shows them: each cell's text.
@@ -94,7 +59,7 @@ fn the_browser_shows_uploads_variants_games_workers_and_charts() {
     server.start();
     server.submit_ok(&token, &python_bot(dir, "random-python", "rp", "one"));
     server.submit_ok(&token, &python_bot(dir, "heuristic-python", "hp", "x"));
-    let _worker = worker(&server, &w1);
+    let _worker = server.worker(&w1, "w1", &[]);
     let mut b = Browser::start();
 
     the_upload_form_enters_a_bot(&mut b, &server, &token, dir);

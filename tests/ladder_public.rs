@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::ladder::Server;
+use common::ladder::{honest_game, Honest, Server};
 use std::io::{Read, Write};
 use std::path::Path;
 use std::time::Duration;
@@ -437,53 +437,15 @@ sys.exit(1)
     assert!(code.success(), "{code:?}\n{}", server.log());
 }
 
-/// An honest game between `players` of ladder game `game_id` (kisolo,
-/// seed 7, no opening), each decision said to take `us` microseconds:
-/// its row and record lines.
-fn honest_game(game_id: &str, players: &[String], us: u64) -> (serde_json::Value, Vec<String>) {
-    use mancala_arena::engine::{Game, Settings, Variant};
-    let settings = Settings {
-        players: 2,
+/// An honest game of the ladders here (seed 7, no opening, the first
+/// legal option), each decision said to take `us` microseconds.
+fn honest(us: u64) -> Honest {
+    Honest {
+        seed: 7,
         max_plies: 300,
-        options: Default::default(),
-    };
-    let mut game = Game::new(Variant::Kisolo, &settings).unwrap();
-    let mut lines = vec![serde_json::json!({
-        "type": "game", "format": 2, "game_id": game_id, "variant": "kisolo", "players": 2,
-        "options": {}, "max_plies": 300, "names": players,
-        "time": {"per_decision_ms": 5000}, "opening": [], "seed": "1", "notes": [],
-    })
-    .to_string()];
-    let mut think = [0.0f64; 2];
-    while let Some(seat) = game.to_decide() {
-        let option = game.legal()[0].clone();
-        let ply = game.plies();
-        game.play(&option).unwrap();
-        think[seat] += us as f64 / 1000.0;
-        lines.push(
-            serde_json::json!({"seat": seat, "ply": ply, "option": option, "us": us}).to_string(),
-        );
+        us: Some(us),
+        vary: false,
     }
-    let outcome = game.outcome().unwrap();
-    let scores = outcome.scores();
-    lines.push(
-        serde_json::json!({
-            "type": "end", "scores": scores, "reason": outcome.reason.name(), "offender": null,
-            "detail": null, "plies": game.plies(), "duration_ms": 1.0, "state": null,
-        })
-        .to_string(),
-    );
-    let row = serde_json::json!({
-        "game_id": game_id, "variant": "kisolo", "players": 2, "group": game_id,
-        "seat0": players[0], "seat1": players[1], "seat2": "",
-        "score0": scores[0], "score1": scores[1], "score2": null,
-        "reason": outcome.reason.name(), "offender": null, "plies": game.plies(),
-        "duration_ms": (think[0] + think[1]) as u64 + 50,
-        "seed": mancala_arena::league::schedule::group_seed(7, game_id),
-        "started_at": "2026-11-27T03:00:00.000Z", "version0": "1.0", "version1": "1.0",
-        "time0_ms": think[0], "time1_ms": think[1],
-    });
-    (row, lines)
 }
 
 #[test]
@@ -520,7 +482,7 @@ fn forged_row_fields_are_refused_and_the_export_always_rates() {
         .iter()
         .map(|s| s["player"].as_str().unwrap().to_string())
         .collect();
-    let (row, lines) = honest_game(&gid, &players, 1500);
+    let (row, lines) = honest_game(&gid, &players, &honest(1500));
     let upload = |row: &serde_json::Value| {
         let body = serde_json::json!({
             "lease": lease, "row": row, "record": lines.join("\n") + "\n",
@@ -558,7 +520,7 @@ fn forged_row_fields_are_refused_and_the_export_always_rates() {
     }
     // A decision said to take longer than the time control (5 s here).
     {
-        let (slow_row, slow_lines) = honest_game(&gid, &players, 60_000_000);
+        let (slow_row, slow_lines) = honest_game(&gid, &players, &honest(60_000_000));
         let body = serde_json::json!({
             "lease": lease, "row": slow_row, "record": slow_lines.join("\n") + "\n",
         })
@@ -585,7 +547,7 @@ fn forged_row_fields_are_refused_and_the_export_always_rates() {
         .iter()
         .map(|s| s["player"].as_str().unwrap().to_string())
         .collect();
-    let (row2, lines2) = honest_game(gid2, &players2, 700);
+    let (row2, lines2) = honest_game(gid2, &players2, &honest(700));
     let body = serde_json::json!({
         "lease": g2["lease"], "row": row2, "record": lines2.join("\n") + "\n",
     })
@@ -762,7 +724,7 @@ fn a_restarted_server_gives_leases_a_grace_so_a_game_finished_meanwhile_counts()
     server.kill();
     std::thread::sleep(Duration::from_secs(7));
     server.start();
-    let (row, lines) = honest_game(&gid, &players, 900);
+    let (row, lines) = honest_game(&gid, &players, &honest(900));
     let body = serde_json::json!({
         "lease": g["lease"], "row": row, "record": lines.join("\n") + "\n",
     })
@@ -801,29 +763,8 @@ fn a_worker_stopped_with_sigterm_returns_its_leases_at_once() {
     server.start();
     server.submit_ok(&alice, &slow_bot(dir, "slow-a", 0.3));
     server.submit_ok(&alice, &slow_bot(dir, "slow-b", 0.3));
+    let mut worker = server.worker(&token, "worker", &[]);
     let wdir = dir.join("worker");
-    std::fs::create_dir_all(&wdir).unwrap();
-    let mut worker = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args([
-            "worker",
-            "--server",
-            &server.url,
-            "--token",
-            &token,
-            "-j",
-            "1",
-            "--cache",
-        ])
-        .arg(wdir.join("cache"))
-        .current_dir(&wdir)
-        .stdout(std::process::Stdio::from(common::ladder::log_file(
-            &wdir.join("out.log"),
-        )))
-        .stderr(std::process::Stdio::from(common::ladder::log_file(
-            &wdir.join("err.log"),
-        )))
-        .spawn()
-        .unwrap();
     let active = |l: &Vec<(String, String)>| l.iter().any(|(_, s)| s == "active");
     let held = server.wait(
         "a game in the worker's hands",
@@ -834,8 +775,8 @@ fn a_worker_stopped_with_sigterm_returns_its_leases_at_once() {
     // SIGTERM, and the worker gives its lease back before it ends: the
     // game is in the queue again, long before the lease would expire.
     // SAFETY: signals the child this test spawned and has not reaped.
-    unsafe { libc::kill(worker.id() as i32, libc::SIGTERM) };
-    let status = worker.wait().unwrap();
+    unsafe { libc::kill(worker.0.id() as i32, libc::SIGTERM) };
+    let status = worker.0.wait().unwrap();
     let out = std::fs::read_to_string(wdir.join("out.log")).unwrap_or_default();
     assert!(status.success(), "{status:?}\n{out}");
     let now = leases(&server);
@@ -1059,21 +1000,12 @@ fn a_workers_cache_stays_within_its_bound() {
         server.submit_ok(&alice, &folder);
     }
     let wdir = dir.join("worker");
-    std::fs::create_dir_all(&wdir).unwrap();
-    let mut worker = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["worker", "--server", &server.url, "--token", &token])
-        .args(["-j", "1", "--cache-mb", "4", "--cache"])
-        .arg(wdir.join("cache"))
-        .env("XDG_CACHE_HOME", wdir.join("xdg"))
-        .current_dir(&wdir)
-        .stdout(std::process::Stdio::from(common::ladder::log_file(
-            &wdir.join("out.log"),
-        )))
-        .stderr(std::process::Stdio::from(common::ladder::log_file(
-            &wdir.join("err.log"),
-        )))
-        .spawn()
-        .unwrap();
+    let mut worker = server.worker_env(
+        &token,
+        "worker",
+        &["--cache-mb", "4"],
+        &[("XDG_CACHE_HOME", wdir.join("xdg"))],
+    );
     let out = || std::fs::read_to_string(wdir.join("out.log")).unwrap_or_default();
     // What the bots take in the worker's cache: their bundles and built
     // copies.
@@ -1088,8 +1020,8 @@ fn a_workers_cache_stays_within_its_bound() {
         },
     );
     // SAFETY: signals the child this test spawned and has not reaped.
-    unsafe { libc::kill(worker.id() as i32, libc::SIGTERM) };
-    let status = worker.wait().unwrap();
+    unsafe { libc::kill(worker.0.id() as i32, libc::SIGTERM) };
+    let status = worker.0.wait().unwrap();
     assert!(status.success(), "{status:?}\n{}", out());
     let bytes = taken();
     assert!(

@@ -11,37 +11,9 @@
 
 use crate::common;
 
-use common::ladder::{bot_copy, Server};
+use common::ladder::{bot_copy, honest_game, Honest, Server, Worker};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
-
-const ARENA: &str = env!("CARGO_BIN_EXE_arena");
-
-/// `arena worker`, stopped (SIGKILL) when dropped.
-struct Worker(Child);
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn worker(server: &Server, token: &str) -> Worker {
-    let dir = server.dir.join("w");
-    std::fs::create_dir_all(&dir).unwrap();
-    Command::new(ARENA)
-        .args(["worker", "--server", &server.url, "--token", token])
-        .args(["-j", "1", "--cache"])
-        .arg(dir.join("cache"))
-        .current_dir(&dir)
-        .stdout(Stdio::from(common::ladder::log_file(&dir.join("out.log"))))
-        .stderr(Stdio::from(common::ladder::log_file(&dir.join("err.log"))))
-        .spawn()
-        .map(Worker)
-        .unwrap()
-}
 
 /// A ladder of kisolo where alice's `chatty` (bots/chatty-python, each
 /// request's line padded with `pad` dots) meets bob's `quiet`
@@ -73,7 +45,7 @@ fn play(dir: &Path, by_worker: bool, stderr_kb: &str, pad: usize) -> Played {
     let padded = move |t: String| t.replace("PAD = 0", &format!("PAD = {pad}"));
     server.submit_ok(&alice, &bot_copy(dir, "chatty-python", "chatty", &padded));
     server.submit_ok(&bob, &bot_copy(dir, "random-rust", "quiet", &|t| t));
-    let w = by_worker.then(|| worker(&server, &wtoken));
+    let w = by_worker.then(|| server.worker(&wtoken, "w", &[]));
     // A game of 20 plies or more: many lines.
     let long = |v: &serde_json::Value| {
         v["games"]
@@ -212,47 +184,6 @@ fn the_cap_keeps_at_most_stderr_kb_per_game_and_marks_the_rest_truncated() {
     assert!(seat["truncated_bytes"].as_u64().unwrap() > 300, "{body}");
 }
 
-/// A legal game of Kisolo between `players` (the first legal option at
-/// each decision), as a worker uploads it: `(row, record)`.
-fn honest_game(game_id: &str, players: &[String]) -> (serde_json::Value, String) {
-    use mancala_arena::engine::{Game, Settings, Variant};
-    let settings = Settings {
-        players: 2,
-        max_plies: 200,
-        options: Default::default(),
-    };
-    let mut game = Game::new(Variant::Kisolo, &settings).unwrap();
-    let mut lines = vec![serde_json::json!({
-        "type": "game", "format": 2, "game_id": game_id, "variant": "kisolo", "players": 2,
-        "options": {}, "max_plies": 200, "names": players,
-        "time": {"per_decision_ms": 5000}, "opening": [], "seed": "1", "notes": [],
-    })
-    .to_string()];
-    while let Some(seat) = game.to_decide() {
-        let option = game.legal()[0].clone();
-        let ply = game.plies();
-        game.play(&option).unwrap();
-        lines.push(serde_json::json!({"seat": seat, "ply": ply, "option": option}).to_string());
-    }
-    let outcome = game.outcome().unwrap();
-    let scores = outcome.scores();
-    lines.push(
-        serde_json::json!({
-            "type": "end", "scores": scores, "reason": outcome.reason.name(), "offender": null,
-            "detail": null, "plies": game.plies(), "duration_ms": 1.0, "state": null,
-        })
-        .to_string(),
-    );
-    let row = serde_json::json!({
-        "game_id": game_id, "variant": "kisolo", "players": 2, "group": game_id,
-        "seat0": players[0], "seat1": players[1], "seat2": "",
-        "score0": scores[0], "score1": scores[1], "score2": null,
-        "reason": outcome.reason.name(), "offender": null, "plies": game.plies(),
-        "duration_ms": 1, "seed": mancala_arena::league::schedule::group_seed(3, game_id),
-    });
-    (row, lines.join("\n") + "\n")
-}
-
 /// The attack: a worker uploads a game with more stderr than the ladder's
 /// cap (`stderr_kb = 1`), or a seat the game lacks: refused (422) without
 /// a change; the same game with stderr under the cap is accepted, and its
@@ -292,7 +223,14 @@ fn a_workers_upload_with_more_stderr_than_the_cap_is_refused() {
         .iter()
         .map(|s| s["player"].as_str().unwrap().to_string())
         .collect();
-    let (row, record) = honest_game(game_id, &players);
+    let how = Honest {
+        seed: 3,
+        max_plies: 200,
+        us: None,
+        vary: false,
+    };
+    let (row, lines) = honest_game(game_id, &players, &how);
+    let record = lines.join("\n") + "\n";
     let body = |stderr: serde_json::Value| {
         serde_json::json!({"lease": lease, "row": row, "record": record, "stderr": stderr})
             .to_string()

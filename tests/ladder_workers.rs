@@ -13,17 +13,23 @@
 
 use crate::common;
 
-use common::ladder::{bot_copy, Server};
+use common::ladder::{bot_copy, honest_game, Honest, Server, Worker};
 
-use mancala_arena::engine::{Game, Settings, Variant};
+use mancala_arena::engine::Variant;
 use mancala_arena::serve::store::Db;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 const SEED: u64 = 7;
 const MAX_PLIES: u32 = 300;
+/// How this file's forged uploads play their honest games: the second
+/// legal option every third ply.
+const HOW: Honest = Honest {
+    seed: SEED,
+    max_plies: MAX_PLIES,
+    us: None,
+    vary: true,
+};
 
 /// A ladder of kisolo in `dir` with more `[ladder]` lines `ladder`,
 /// served from the store `db` (None: SQLite in its results folder).
@@ -88,50 +94,6 @@ fn claim_one(server: &Server, token: &str) -> (i64, String, String, Vec<String>)
             .map(|s| s["player"].as_str().unwrap().to_string())
             .collect(),
     )
-}
-
-/// A legal game of Kisolo between `players`, as a worker uploads it:
-/// `(row, record)`, played through the engine (the first legal option at
-/// each decision, the second every third ply).
-fn honest_game(game_id: &str, players: &[String]) -> (serde_json::Value, Vec<String>) {
-    let settings = Settings {
-        players: 2,
-        max_plies: MAX_PLIES,
-        options: Default::default(),
-    };
-    let mut game = Game::new(Variant::Kisolo, &settings).unwrap();
-    let mut lines = vec![serde_json::json!({
-        "type": "game", "format": 2, "game_id": game_id, "variant": "kisolo", "players": 2,
-        "options": {}, "max_plies": MAX_PLIES, "names": players,
-        "time": {"per_decision_ms": 5000}, "opening": [], "seed": "1", "notes": [],
-    })
-    .to_string()];
-    let mut n = 0;
-    while let Some(seat) = game.to_decide() {
-        let legal = game.legal();
-        let option = legal[if n % 3 == 2 { 1 % legal.len() } else { 0 }].clone();
-        let ply = game.plies();
-        game.play(&option).unwrap();
-        lines.push(serde_json::json!({"seat": seat, "ply": ply, "option": option}).to_string());
-        n += 1;
-    }
-    let outcome = game.outcome().unwrap();
-    let scores = outcome.scores();
-    lines.push(
-        serde_json::json!({
-            "type": "end", "scores": scores, "reason": outcome.reason.name(), "offender": null,
-            "detail": null, "plies": game.plies(), "duration_ms": 1.0, "state": null,
-        })
-        .to_string(),
-    );
-    let row = serde_json::json!({
-        "game_id": game_id, "variant": "kisolo", "players": 2, "group": game_id,
-        "seat0": players[0], "seat1": players[1], "seat2": "",
-        "score0": scores[0], "score1": scores[1], "score2": null,
-        "reason": outcome.reason.name(), "offender": null, "plies": game.plies(),
-        "duration_ms": 1, "seed": mancala_arena::league::schedule::group_seed(SEED, game_id),
-    });
-    (row, lines)
 }
 
 fn upload_body(lease: &str, row: &serde_json::Value, lines: &[String]) -> String {
@@ -201,7 +163,7 @@ fn forged_uploads(db: Option<String>) {
     };
     // An illegal move.
     let (_, gid, lease, players) = claim_one(&server, &w1);
-    let (row, mut lines) = honest_game(&gid, &players);
+    let (row, mut lines) = honest_game(&gid, &players, &HOW);
     lines[3] = lines[3].replace("\"option\":\"", "\"option\":\"Z9");
     refuse(
         &w1,
@@ -212,7 +174,7 @@ fn forged_uploads(db: Option<String>) {
     );
     // A result that is not the replay's (record and row agree on it).
     let (_, gid, lease, players) = claim_one(&server, &w1);
-    let (mut row, mut lines) = honest_game(&gid, &players);
+    let (mut row, mut lines) = honest_game(&gid, &players, &HOW);
     let end: serde_json::Value = serde_json::from_str(lines.last().unwrap()).unwrap();
     let mut forged = end.clone();
     forged["scores"] = serde_json::json!([end["scores"][1], end["scores"][0]]);
@@ -228,11 +190,11 @@ fn forged_uploads(db: Option<String>) {
     // Seats other than the lease's, in row and record alike.
     let (_, gid, lease, players) = claim_one(&server, &w1);
     let swapped = vec![players[1].clone(), players[0].clone()];
-    let (row, lines) = honest_game(&gid, &swapped);
+    let (row, lines) = honest_game(&gid, &swapped, &HOW);
     refuse(&w1, &gid, &upload_body(&lease, &row, &lines), 422, "seats");
     // A game never leased to w2: w1's lease, then a lease made up.
     let (_, gid, lease, players) = claim_one(&server, &w1);
-    let (row, lines) = honest_game(&gid, &players);
+    let (row, lines) = honest_game(&gid, &players, &HOW);
     refuse(
         &w2,
         &gid,
@@ -270,7 +232,7 @@ fn forged_uploads(db: Option<String>) {
     );
     // An upload after the lease expired (no heartbeat for 5 s).
     let (_, gid2, lease2, players2) = claim_one(&server, &w1);
-    let (row2, lines2) = honest_game(&gid2, &players2);
+    let (row2, lines2) = honest_game(&gid2, &players2, &HOW);
     std::thread::sleep(Duration::from_secs(7));
     refuse(
         &w1,
@@ -365,11 +327,11 @@ fn batch_uploads(db: Option<String>) {
     let (_, g2, l2, p2) = claim_one(&server, &w1);
     let (_, g3, l3, p3) = claim_one(&server, &w1);
     let (_, g4, _, p4) = claim_one(&server, &w1);
-    let (r1, lines1) = honest_game(&g1, &p1);
-    let (r2, mut lines2) = honest_game(&g2, &p2);
+    let (r1, lines1) = honest_game(&g1, &p1, &HOW);
+    let (r2, mut lines2) = honest_game(&g2, &p2, &HOW);
     lines2[3] = lines2[3].replace("\"option\":\"", "\"option\":\"Z9");
-    let (r3, lines3) = honest_game(&g3, &p3);
-    let (r4, lines4) = honest_game(&g4, &p4);
+    let (r3, lines3) = honest_game(&g3, &p3, &HOW);
+    let (r4, lines4) = honest_game(&g4, &p4, &HOW);
     let batch = serde_json::json!({ "games": [
         upload(&l1, &r1, &lines1),
         upload(&l2, &r2, &lines2),
@@ -437,41 +399,6 @@ fn batch_uploads(db: Option<String>) {
     assert!(b.contains("a batch of uploads"), "{b}");
 }
 
-/// An `arena worker` process, killed when dropped.
-struct Worker(Child);
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// `arena worker` with its own cache in folder `name`, its output in
-/// `name/out.log`.
-fn worker(server: &Server, token: &str, name: &str) -> Worker {
-    let dir = server.dir.join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    Command::new(ARENA)
-        .args([
-            "worker",
-            "--server",
-            &server.url,
-            "--token",
-            token,
-            "-j",
-            "1",
-            "--cache",
-        ])
-        .arg(dir.join("cache"))
-        .current_dir(&dir)
-        .stdout(Stdio::from(common::ladder::log_file(&dir.join("out.log"))))
-        .stderr(Stdio::from(common::ladder::log_file(&dir.join("err.log"))))
-        .spawn()
-        .map(Worker)
-        .unwrap()
-}
-
 /// Kills worker `w` (owner id `id`) with SIGKILL if it has uploaded a game
 /// and holds a lease (a game claimed and not uploaded), and returns a
 /// lease it held; otherwise leaves it playing. It is stopped (SIGSTOP) to
@@ -536,8 +463,8 @@ fn two_workers_play_one_killed_mid_game_its_lease_expires_and_every_game_is_reco
         .unwrap()
         .unwrap()
         .id;
-    let mut a = worker(&server, &ta, "a");
-    let mut b = worker(&server, &tb, "b");
+    let mut a = server.worker(&ta, "a", &[]);
+    let mut b = server.worker(&tb, "b", &[]);
     // Worker a has played a game and holds a lease: SIGKILL.
     let start = Instant::now();
     let cut = loop {
@@ -626,7 +553,7 @@ fn a_worker_plays_the_openings_book_of_the_ladder() {
     start(&mut server, 60);
     server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rand-a", &same));
     server.submit_ok(&alice, &bot_copy(dir, "random-python", "rand-b", &same));
-    let mut w = worker(&server, &token, "a");
+    let mut w = server.worker(&token, "a", &[]);
     let csv = server.wait(
         "4 games played by the worker",
         Duration::from_millis(300),
@@ -717,7 +644,7 @@ fn a_worker_that_loses_the_server_keeps_its_game_in_the_spool_and_uploads_it_whe
     server.submit_ok(&alice, &bot_copy(dir, "random-python", "slow-py", &slow));
     let rt = tokio::runtime::Runtime::new().unwrap();
     let db = rt.block_on(Db::open(&server.db_url())).unwrap();
-    let w = worker(&server, &token, "a");
+    let w = server.worker(&token, "a", &[]);
     // The worker has uploaded a game (its bots are fetched and built)
     // and holds a lease: the server dies (SIGKILL) in the middle of a game.
     // The lease must have been active for a moment first: the claim's
@@ -807,7 +734,7 @@ fn on_postgresql_three_workers_play_300_games_through_a_worker_and_a_server_kill
         .id;
     // Worker a plays alone until it is killed, so that the set cannot end
     // before it is seen holding a lease, however slow the test's samples.
-    let mut a = worker(&server, &tokens[0], "a");
+    let mut a = server.worker(&tokens[0], "a", &[]);
     let logs = |server: &Server| {
         let mut text = String::new();
         for w in ["a", "b", "c"] {
@@ -846,8 +773,8 @@ fn on_postgresql_three_workers_play_300_games_through_a_worker_and_a_server_kill
         );
         std::thread::sleep(Duration::from_millis(10));
     };
-    let _b = worker(&server, &tokens[1], "b");
-    let _c = worker(&server, &tokens[2], "c");
+    let _b = server.worker(&tokens[1], "b", &[]);
+    let _c = server.worker(&tokens[2], "c", &[]);
     // The server, once a third of the games are played and the other
     // workers have played some: SIGKILL, and started again on the same
     // database and address. (Worker a's cut game is left till its lease

@@ -284,6 +284,49 @@ impl Server {
             .map(|l| l.split(',').next().unwrap().to_string())
             .collect()
     }
+
+    /// `arena worker -j 1` of this ladder with `token`, in the folder
+    /// `dir/name` (its cache there, its output in `out.log` and
+    /// `err.log`), with the more arguments `args`.
+    pub fn worker(&self, token: &str, name: &str, args: &[&str]) -> Worker {
+        self.worker_env(token, name, args, &[])
+    }
+
+    /// [`Server::worker`] with the variables `env` set.
+    pub fn worker_env(
+        &self,
+        token: &str,
+        name: &str,
+        args: &[&str],
+        env: &[(&str, PathBuf)],
+    ) -> Worker {
+        let dir = self.dir.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        Command::new(ARENA)
+            .args(["worker", "--server", &self.url, "--token", token])
+            .args(["-j", "1"])
+            .args(args)
+            .arg("--cache")
+            .arg(dir.join("cache"))
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(log_file(&dir.join("out.log"))))
+            .stderr(Stdio::from(log_file(&dir.join("err.log"))))
+            .spawn()
+            .map(Worker)
+            .unwrap()
+    }
+}
+
+/// An `arena worker`, stopped (SIGKILL) when dropped.
+pub struct Worker(pub Child);
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 impl Drop for Server {
@@ -326,4 +369,79 @@ pub fn bot_copy(dir: &Path, from: &str, name: &str, edit: &dyn Fn(String) -> Str
         }
     }
     to
+}
+
+/// How [`honest_game`] plays: the ladder's `seed` and `max_plies`, each
+/// decision said to take `us` microseconds (with the row's times,
+/// versions and start; none when `None`), and the second legal option
+/// every third ply when `vary` (the first otherwise).
+pub struct Honest {
+    pub seed: u64,
+    pub max_plies: u32,
+    pub us: Option<u64>,
+    pub vary: bool,
+}
+
+/// A legal game of Kisolo between `players` of ladder game `game_id`
+/// (no opening), played through the engine as `how` says, as a worker
+/// uploads it: its row and record lines.
+pub fn honest_game(
+    game_id: &str,
+    players: &[String],
+    how: &Honest,
+) -> (serde_json::Value, Vec<String>) {
+    use mancala_arena::engine::{Game, Settings, Variant};
+    let settings = Settings {
+        players: 2,
+        max_plies: how.max_plies,
+        options: Default::default(),
+    };
+    let mut game = Game::new(Variant::Kisolo, &settings).unwrap();
+    let mut lines = vec![serde_json::json!({
+        "type": "game", "format": 2, "game_id": game_id, "variant": "kisolo", "players": 2,
+        "options": {}, "max_plies": how.max_plies, "names": players,
+        "time": {"per_decision_ms": 5000}, "opening": [], "seed": "1", "notes": [],
+    })
+    .to_string()];
+    let mut think = [0.0f64; 2];
+    for n in 0.. {
+        let Some(seat) = game.to_decide() else { break };
+        let legal = game.legal();
+        let pick = if how.vary && n % 3 == 2 { 1 } else { 0 };
+        let option = legal[pick % legal.len()].clone();
+        let ply = game.plies();
+        game.play(&option).unwrap();
+        let mut line = serde_json::json!({"seat": seat, "ply": ply, "option": option});
+        if let Some(us) = how.us {
+            think[seat] += us as f64 / 1000.0;
+            line["us"] = us.into();
+        }
+        lines.push(line.to_string());
+    }
+    let outcome = game.outcome().unwrap();
+    let scores = outcome.scores();
+    lines.push(
+        serde_json::json!({
+            "type": "end", "scores": scores, "reason": outcome.reason.name(), "offender": null,
+            "detail": null, "plies": game.plies(), "duration_ms": 1.0, "state": null,
+        })
+        .to_string(),
+    );
+    let mut row = serde_json::json!({
+        "game_id": game_id, "variant": "kisolo", "players": 2, "group": game_id,
+        "seat0": players[0], "seat1": players[1], "seat2": "",
+        "score0": scores[0], "score1": scores[1], "score2": null,
+        "reason": outcome.reason.name(), "offender": null, "plies": game.plies(),
+        "duration_ms": 1,
+        "seed": mancala_arena::league::schedule::group_seed(how.seed, game_id),
+    });
+    if how.us.is_some() {
+        row["duration_ms"] = ((think[0] + think[1]) as u64 + 50).into();
+        row["started_at"] = "2026-11-27T03:00:00.000Z".into();
+        row["version0"] = "1.0".into();
+        row["version1"] = "1.0".into();
+        row["time0_ms"] = think[0].into();
+        row["time1_ms"] = think[1].into();
+    }
+    (row, lines)
 }
