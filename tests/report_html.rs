@@ -20,82 +20,21 @@
 
 use crate::common;
 
+use common::dom::{self, at, attrs, between, drawn};
+use common::league::arena;
+
 use mancala_arena::results::records::RecordAt;
 use mancala_arena::results::{csvio, GameRow};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
-fn arena() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
-    c.stdin(Stdio::null());
-    c
-}
+const WHO: &str = "the report's browser tests";
 
 /// The DOM of `url` after its scripts ran, and the console's messages.
 fn open(url: &str, extra: &[&str]) -> (String, Vec<String>) {
-    let profile = tempfile::tempdir().unwrap();
-    let mut child = Command::new(common::chromium("the report's browser tests"))
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--virtual-time-budget=20000",
-            "--dump-dom",
-        ])
-        .args(extra)
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("chromium starts");
-    // Read both pipes while it runs; give up (and fail) after a generous time.
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let t_out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut out, &mut s);
-        s
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut err, &mut s);
-        s
-    });
-    let deadline = Instant::now() + Duration::from_secs(180);
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("chromium did not finish with {url} in 180 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let dom = t_out.join().unwrap();
-    let console = t_err
-        .join()
-        .unwrap()
-        .lines()
-        .filter(|l| l.contains(":CONSOLE"))
-        .map(str::to_string)
-        .collect();
-    assert!(dom.contains("</html>"), "no DOM from chromium for {url}");
-    (dom, console)
+    dom::dump(WHO, url, extra)
 }
 
 /// Opens `page` of the report in `dir` and checks that nothing went wrong
@@ -105,75 +44,7 @@ fn open_clean(report: &Path, fragment: &str) -> String {
         "file://{}{fragment}",
         report.join("index.html").canonicalize().unwrap().display()
     );
-    let (dom, console) = open(&url, &[]);
-    assert!(
-        console.is_empty(),
-        "console at {url}:\n{}",
-        console.join("\n")
-    );
-    assert!(
-        !dom.contains("class=\"js-error\""),
-        "errors shown at {url}: {}",
-        between(&dom, "<div id=\"errors\"", "</div>")
-    );
-    dom
-}
-
-fn between<'a>(s: &'a str, from: &str, to: &str) -> &'a str {
-    let Some(i) = s.find(from) else { return "" };
-    let rest = &s[i..];
-    &rest[..rest.find(to).map_or(rest.len(), |j| j + to.len())]
-}
-
-fn unescape(s: &str) -> String {
-    s.replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
-}
-
-/// Every value of attribute `name` in `dom`, unescaped, in order.
-fn attrs(dom: &str, name: &str) -> Vec<String> {
-    let key = format!(" {name}=\"");
-    let mut out = Vec::new();
-    let mut rest = dom;
-    while let Some(i) = rest.find(&key) {
-        rest = &rest[i + key.len()..];
-        let end = rest.find('"').unwrap_or(rest.len());
-        out.push(unescape(&rest[..end]));
-        rest = &rest[end..];
-    }
-    out
-}
-
-/// The (data-k, data-v) pairs of the elements of `dom` that carry them.
-fn drawn(dom: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut rest = dom;
-    while let Some(i) = rest.find(" data-k=\"") {
-        // The tag holding it.
-        let start = rest[..i].rfind('<').unwrap_or(0);
-        let end = i + rest[i..].find('>').unwrap_or(rest.len() - i);
-        let tag = &rest[start..end];
-        let k = attrs(tag, "data-k");
-        let v = attrs(tag, "data-v");
-        if let (Some(k), Some(v)) = (k.first(), v.first()) {
-            out.push((k.clone(), v.clone()));
-        }
-        rest = &rest[end..];
-    }
-    out
-}
-
-/// The value at a dotted path of the state (objects by key, arrays by
-/// index).
-fn at<'a>(state: &'a Value, path: &str) -> Option<&'a Value> {
-    path.split('.').try_fold(state, |v, p| match v {
-        Value::Object(m) => m.get(p),
-        Value::Array(a) => a.get(p.parse::<usize>().ok()?),
-        _ => None,
-    })
+    dom::dump_clean(WHO, &url)
 }
 
 struct League {

@@ -9,147 +9,34 @@
 //! runs.
 //!
 //! Chromium runs as in tests/report_html.rs (`--headless --dump-dom`, the
-//! console on stderr); `common::chromium` finds or installs it. Nothing is
-//! timed: waits poll with a generous limit.
+//! console on stderr: tests/common/dom.rs); `common::chromium` finds or
+//! installs it. Nothing is timed: waits poll with a generous limit.
 
 use crate::common;
 
-use common::league::view;
+use common::dom::{self, at, attrs, between};
+use common::league::{arena, view};
 use mancala_arena::results::{csvio, GameRow};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
-
-fn arena() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
-    c.stdin(Stdio::null());
-    c
-}
+use std::time::Duration;
 
 /// The DOM of `url` after its scripts ran; fails on any console message
 /// or error shown on the page.
 fn open(url: &str) -> String {
-    let profile = tempfile::tempdir().unwrap();
-    let mut child = Command::new(common::chromium("the report's sample and view tests"))
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--virtual-time-budget=20000",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("chromium starts");
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let t_out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let deadline = Instant::now() + Duration::from_secs(180);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("chromium did not finish with {url} in 180 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let dom = t_out.join().unwrap();
-    let console: Vec<String> = t_err
-        .join()
-        .unwrap()
-        .lines()
-        .filter(|l| l.contains(":CONSOLE"))
-        .map(str::to_string)
-        .collect();
-    assert!(dom.contains("</html>"), "no DOM from chromium for {url}");
-    assert!(
-        console.is_empty(),
-        "console at {url}:\n{}",
-        console.join("\n")
-    );
-    assert!(
-        !dom.contains("class=\"js-error\""),
-        "errors shown at {url}: {}",
-        between(&dom, "<div id=\"errors\"", "</div>")
-    );
-    dom
-}
-
-fn between<'a>(s: &'a str, from: &str, to: &str) -> &'a str {
-    let Some(i) = s.find(from) else { return "" };
-    let rest = &s[i..];
-    &rest[..rest.find(to).map_or(rest.len(), |j| j + to.len())]
-}
-
-fn unescape(s: &str) -> String {
-    s.replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
-}
-
-/// Every value of attribute `name` in `dom`, unescaped, in order.
-fn attrs(dom: &str, name: &str) -> Vec<String> {
-    let key = format!(" {name}=\"");
-    let mut out = Vec::new();
-    let mut rest = dom;
-    while let Some(i) = rest.find(&key) {
-        rest = &rest[i + key.len()..];
-        let end = rest.find('"').unwrap_or(rest.len());
-        out.push(unescape(&rest[..end]));
-        rest = &rest[end..];
-    }
-    out
+    dom::dump_clean("the report's sample and view tests", url)
 }
 
 /// The (data-k, data-v) pairs of the board's drawn numbers.
 fn drawn(dom: &str) -> Vec<(String, Value)> {
-    let mut out = Vec::new();
-    let mut rest = dom;
-    while let Some(i) = rest.find(" data-k=\"") {
-        let start = rest[..i].rfind('<').unwrap_or(0);
-        let end = i + rest[i..].find('>').unwrap_or(rest.len() - i);
-        let tag = &rest[start..end];
-        if let (Some(k), Some(v)) = (attrs(tag, "data-k").first(), attrs(tag, "data-v").first()) {
-            out.push((k.clone(), serde_json::from_str(v).unwrap()));
-        }
-        rest = &rest[end..];
-    }
-    out
-}
-
-/// The value at a dotted path of a state (objects by key, arrays by index).
-fn at<'a>(state: &'a Value, path: &str) -> Option<&'a Value> {
-    path.split('.').try_fold(state, |v, p| match v {
-        Value::Object(m) => m.get(p),
-        Value::Array(a) => a.get(p.parse::<usize>().ok()?),
-        _ => None,
-    })
+    dom::drawn(dom)
+        .into_iter()
+        .map(|(k, v)| (k, serde_json::from_str(&v).unwrap()))
+        .collect()
 }
 
 fn label(row: &GameRow) -> String {

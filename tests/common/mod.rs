@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 
 pub mod browser;
+pub mod dom;
 pub mod ladder;
 pub mod league;
 
