@@ -10,31 +10,13 @@
 
 use crate::common;
 
-use common::ladder::Server;
+use common::ladder::{python_bot, Server};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
-
-/// A copy of the shipped Python random bot named `name`, with `extra` in
-/// a file of its own (a new upload's bytes).
-fn python_bot(dir: &Path, from: &str, name: &str, extra: &str) -> PathBuf {
-    let folder = dir.join(format!("{name}-{}", extra.len()));
-    std::fs::create_dir_all(&folder).unwrap();
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("bots")
-        .join(from);
-    std::fs::copy(shipped.join("bot.py"), folder.join("bot.py")).unwrap();
-    std::fs::write(
-        folder.join("bot.toml"),
-        format!("name = \"{name}\"\nlanguage = \"python\"\ncommand = [\"python3\", \"bot.py\"]\n"),
-    )
-    .unwrap();
-    std::fs::write(folder.join("NOTES"), extra).unwrap();
-    folder
-}
 
 /// A bot `fb` that plays at random, except in every fourth ladder game
 /// (`game-N`, N a multiple of 4: never in check-bot's `check-N`), where

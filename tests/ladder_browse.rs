@@ -13,28 +13,10 @@
 use crate::common;
 
 use common::browser::{wait_for, Browser};
-use common::ladder::Server;
+use common::ladder::{python_bot, Server};
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
-
-/// A copy of a shipped Python bot named `name`, with `extra` in a file
-/// of its own (so that each upload's bytes differ).
-fn python_bot(dir: &Path, from: &str, name: &str, extra: &str) -> PathBuf {
-    let folder = dir.join(format!("{name}-{}", extra.len()));
-    std::fs::create_dir_all(&folder).unwrap();
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("bots")
-        .join(from);
-    std::fs::copy(shipped.join("bot.py"), folder.join("bot.py")).unwrap();
-    std::fs::write(
-        folder.join("bot.toml"),
-        format!("name = \"{name}\"\nlanguage = \"python\"\ncommand = [\"python3\", \"bot.py\"]\n"),
-    )
-    .unwrap();
-    std::fs::write(folder.join("NOTES"), extra).unwrap();
-    folder
-}
 
 /// The rows of table `selector` as the page shows them: each cell's text.
 fn rows(b: &mut Browser, selector: &str) -> Vec<Vec<String>> {

@@ -445,3 +445,22 @@ pub fn honest_game(
     }
     (row, lines)
 }
+
+/// A copy of the repository's Python bot `bots/FROM` named `name`, in
+/// `dir/NAME-LEN`, with `extra` (of length LEN) in a file of its own (so
+/// that each upload's bytes differ).
+pub fn python_bot(dir: &Path, from: &str, name: &str, extra: &str) -> PathBuf {
+    let folder = dir.join(format!("{name}-{}", extra.len()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("bots")
+        .join(from);
+    std::fs::copy(shipped.join("bot.py"), folder.join("bot.py")).unwrap();
+    std::fs::write(
+        folder.join("bot.toml"),
+        format!("name = \"{name}\"\nlanguage = \"python\"\ncommand = [\"python3\", \"bot.py\"]\n"),
+    )
+    .unwrap();
+    std::fs::write(folder.join("NOTES"), extra).unwrap();
+    folder
+}
