@@ -68,48 +68,41 @@ impl Stdout {
     /// `poll(2)` until the armed instant. `None`: nothing came by then
     /// (the wait is disarmed, the reactor takes over).
     ///
-    /// `poll` comes first: a read that finds nothing would be one more
-    /// system call. When the reply is not there yet, this thread first
-    /// gives its CPU away (`sched_yield`): the bot the request woke, pinned
-    /// to the same CPU, runs and replies, and the poll after finds the
-    /// reply without sleeping. A poll that sleeps arms a timer for its
-    /// timeout and cancels it on waking, and on a virtual machine each
-    /// reprogramming of the CPU's timer is an exit to the host: in the
-    /// throughput league 56,000 timers and 33,500 reprogrammings a run
-    /// without the yield, 5,000 and 7,400 with it, 2-3% of its time
-    /// (BENCHMARKS.md, "an eighth look").
+    /// The pipe does not block, so the reply is read at once: most replies
+    /// are there at the first look (the bot ran as soon as the request's
+    /// write woke it; 82% in the throughput league), and a look with
+    /// `poll` first would be one more system call each. When the reply is
+    /// not there yet, this thread first gives its CPU away (`sched_yield`):
+    /// the bot the request woke, pinned to the same CPU, runs and replies,
+    /// and the read after finds the reply. Only then does it wait in
+    /// `poll`: a poll that sleeps arms a timer for its timeout and cancels
+    /// it on waking, and on a virtual machine each reprogramming of the
+    /// CPU's timer is an exit to the host: in the throughput league 56,000
+    /// timers and 33,500 reprogrammings a run without the yield, 5,000 and
+    /// 7,400 with it, 2-3% of its time (BENCHMARKS.md, "an eighth look").
     fn read_in_place(&mut self, buf: &mut ReadBuf<'_>) -> Option<std::io::Result<()>> {
         let until = self.until?;
-        // Most replies are there at the first look (the bot ran as soon
-        // as the request's write woke it): then read at once.
-        let mut ready = super::sys::poll_readable_within(self.as_raw_fd(), Duration::ZERO);
-        if !ready {
-            super::sys::yield_cpu();
-        }
+        let mut yielded = false;
         loop {
-            let left = until.saturating_duration_since(Instant::now());
-            if !ready
-                && (left.is_zero() || !super::sys::poll_readable_within(self.as_raw_fd(), left))
-            {
-                self.until = None;
-                return None;
-            }
-            ready = false;
             let room = buf.initialize_unfilled();
             match super::sys::read_ready(self.as_raw_fd(), room) {
                 Ok(n) => {
                     buf.advance(n);
                     return Some(Ok(()));
                 }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock
-                    ) =>
-                {
-                    continue
-                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
                 Err(e) => return Some(Err(e)),
+            }
+            if !yielded {
+                super::sys::yield_cpu();
+                yielded = true;
+                continue;
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() || !super::sys::poll_readable_within(self.as_raw_fd(), left) {
+                self.until = None;
+                return None;
             }
         }
     }

@@ -106,8 +106,9 @@ pub fn yield_cpu() {
     unsafe { libc::sched_yield() };
 }
 
-/// One `read(2)` into `buf`, for a descriptor [`poll_readable`] said is
-/// ready (so it does not block). `Ok(0)`: end of file.
+/// One `read(2)` into `buf`: for a descriptor [`poll_readable`] said is
+/// ready, or one that does not block (`WouldBlock` when it holds
+/// nothing). `Ok(0)`: end of file.
 pub fn read_ready(fd: RawFd, buf: &mut [u8]) -> std::io::Result<usize> {
     // SAFETY: reads into a live buffer of the given length; a bad
     // descriptor fails with EBADF rather than touching memory.
