@@ -46,23 +46,13 @@ impl Browser {
         let (from, child_out) = std::io::pipe().unwrap();
         let (r, w) = (child_in.as_raw_fd(), child_out.as_raw_fd());
         let mut cmd = Command::new(super::chromium("the ladder's browser tests"));
-        cmd.args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--remote-debugging-pipe",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("about:blank")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        cmd.args(super::CHROMIUM_FLAGS)
+            .args(["--hide-scrollbars", "--remote-debugging-pipe"])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
         // SAFETY: between fork and exec only async-signal-safe calls: the
         // pipe ends move above 10 first, so that placing them at 3 and 4
         // cannot close one another, then lose their close-on-exec.

@@ -17,15 +17,8 @@ use std::time::{Duration, Instant};
 pub fn dump(who: &str, url: &str, extra: &[&str]) -> (String, Vec<String>) {
     let profile = tempfile::tempdir().unwrap();
     let mut child = Command::new(super::chromium(who))
+        .args(super::CHROMIUM_FLAGS)
         .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
             "--enable-logging=stderr",
             "--v=0",
             "--virtual-time-budget=20000",

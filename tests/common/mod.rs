@@ -98,6 +98,20 @@ pub fn text(o: &std::process::Output) -> String {
     )
 }
 
+/// The flags every test's headless Chromium runs with: no sandbox of
+/// its own (the tests may run as root), no GPU, and nothing that reaches
+/// the network on its own.
+pub const CHROMIUM_FLAGS: [&str; 8] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
+
 /// The Chromium binary: `CHROMIUM`, else `chromium` (or its other names)
 /// on PATH, installed by `.ci/install-chromium` when there is none. None
 /// after that is a failure that says what to install; `who` names the
