@@ -22,9 +22,9 @@
 //!   seen without waiting, so that it is never taken for a later answer.
 //! - `stdout.rs`: the bot's stdout, read through the runtime or, on a
 //!   thread that [`wait_in_place_on_this_thread`] marks (a league's
-//!   worker), a reply waited for first in `poll(2)` for up to
-//!   [`WAIT_IN_PLACE`]: an instant bot's answer without the reactor's
-//!   round of `epoll_wait`, timer and task wake-up.
+//!   worker), a reply waited for in place (a read, a yield, `poll(2)`)
+//!   for up to [`WAIT_IN_PLACE`]: an instant bot's answer without the
+//!   reactor's round of `epoll_wait`, timer and task wake-up.
 //! - `contain.rs`: [`BotProcess::shutdown`]`(grace)` (close stdin, wait,
 //!   SIGTERM the group, wait, SIGKILL the group), [`BotProcess::kill`], and
 //!   `Drop`, which SIGKILLs the group, so dropping a game future mid-game

@@ -8,8 +8,9 @@
 //! pipe round trips themselves (BENCHMARKS.md, "`arena run` against the
 //! harness"). On a thread that runs one game at a time (a league's
 //! worker, a ladder's slot), nothing else is due in the next millisecond,
-//! so the reply is first waited for in `poll(2)` on this thread, for at
-//! most [`WAIT_IN_PLACE`], and only then through the reactor.
+//! so the reply is first waited for on this thread (read at once, then
+//! after a yield, then in `poll(2)`), for at most [`WAIT_IN_PLACE`], and
+//! only then through the reactor.
 
 use std::cell::Cell;
 use std::os::fd::{AsRawFd, RawFd};
