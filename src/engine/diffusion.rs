@@ -698,4 +698,19 @@ mod tests {
             }
         }
     }
+
+    /// Cross-check against an independent implementation: a Python program
+    /// written from the rule text and the rulings (docs/rules/diffusion.md)
+    /// alone, not from this file (tests/data/rules/diffusion_reference.py,
+    /// which also checks the text's figures 3 to 5), played random games
+    /// and recorded, before every decision, its legal options and the one
+    /// it picked, then the result, the plies and the final board.
+    #[test]
+    fn independent_implementation_agrees() {
+        let games = crate::engine::testing::agrees_with_reference(
+            Variant::Diffusion,
+            "diffusion_random_games.jsonl",
+        );
+        assert!(games >= 100, "{games} games");
+    }
 }

@@ -1302,4 +1302,20 @@ mod tests {
             assert!(reasons.contains_key(reason), "{reasons:?}");
         }
     }
+
+    /// Cross-check against an independent implementation: a Python program
+    /// written from the rule text and the rulings (docs/rules/hackaback.md)
+    /// alone, not from this file (tests/data/rules/hackaback_reference.py),
+    /// played random games (some preferring sowings that keep away from the
+    /// store, for repetitions, draw claims and the ply cap) and recorded,
+    /// before every decision, its legal options and the one it picked, then
+    /// the result, the plies and the final board.
+    #[test]
+    fn independent_implementation_agrees() {
+        let games = crate::engine::testing::agrees_with_reference(
+            Variant::Hackaback,
+            "hackaback_random_games.jsonl",
+        );
+        assert!(games >= 100, "{games} games");
+    }
 }

@@ -53,3 +53,83 @@ pub fn replay_reference_steps<G: Rules>(
     }
     moves
 }
+
+/// Replays every game of `file` (in tests/data/rules/), recorded by an
+/// independent implementation written from the rule text and the rulings
+/// alone: one JSON object a line with `players`, `max_plies`, `options`
+/// (the variant's), `steps` (`[[legal options...], chosen option]` per
+/// decision: before each, our legal list must equal the recorded one, in
+/// order), `result` (`ranks`: 0 for a winner, and `reason`), `plies`, and
+/// `final`: keys of the final state, each equal to ours (the state a bot
+/// and `arena state` see). Returns how many games agreed (a game that
+/// does not fails the test).
+pub fn agrees_with_reference(variant: super::Variant, file: &str) -> usize {
+    let path = format!("{}/tests/data/rules/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let strings = |v: &serde_json::Value| -> Vec<String> {
+        let list = v.as_array().expect("a list");
+        list.iter()
+            .map(|o| o.as_str().expect("a string").to_string())
+            .collect()
+    };
+    let mut games = 0;
+    for (n, line) in text.lines().enumerate() {
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{path}:{}: {e}", n + 1));
+        let options = v["options"].as_object().into_iter().flatten();
+        let settings = super::Settings {
+            players: v["players"].as_u64().expect("players") as usize,
+            max_plies: v["max_plies"].as_u64().expect("max_plies") as u32,
+            options: options
+                .map(|(k, o)| (k.clone(), o.as_str().map_or(o.to_string(), str::to_string)))
+                .collect(),
+        };
+        let mut g =
+            super::Game::new(variant, &settings).unwrap_or_else(|e| panic!("game {n}: {e}"));
+        let mut moves = Vec::new();
+        for step in v["steps"].as_array().expect("steps") {
+            assert_eq!(
+                g.legal(),
+                strings(&step[0]),
+                "game {n} after {moves:?}\n{}",
+                g.render()
+            );
+            let m = step[1].as_str().expect("the chosen option");
+            g.play(m)
+                .unwrap_or_else(|e| panic!("game {n} after {moves:?}: {m}: {e}"));
+            moves.push(m.to_string());
+        }
+        let o = g
+            .outcome()
+            .unwrap_or_else(|| panic!("game {n} is not over after {moves:?}"));
+        let ranks: Vec<u64> = o.ranks[..settings.players]
+            .iter()
+            .map(|&r| u64::from(r))
+            .collect();
+        let want_ranks: Vec<u64> = v["result"]["ranks"]
+            .as_array()
+            .expect("result.ranks")
+            .iter()
+            .map(|r| r.as_u64().expect("a rank"))
+            .collect();
+        assert_eq!(
+            (ranks, o.reason.name()),
+            (
+                want_ranks,
+                v["result"]["reason"].as_str().expect("result.reason")
+            ),
+            "game {n}: {moves:?}"
+        );
+        assert_eq!(
+            u64::from(g.plies()),
+            v["plies"].as_u64().expect("plies"),
+            "game {n}: {moves:?}"
+        );
+        let ours = g.snapshot();
+        for (key, want) in v["final"].as_object().into_iter().flatten() {
+            assert_eq!(&ours[key], want, "game {n}: `{key}` of the final state");
+        }
+        games += 1;
+    }
+    games
+}
