@@ -1342,4 +1342,20 @@ mod tests {
             assert!(reasons.contains_key(reason), "{reasons:?}");
         }
     }
+
+    /// Cross-check against an independent implementation: a Python program
+    /// written from the rule text and the rulings (docs/rules/kisolo.md)
+    /// alone, not from this file (tests/data/rules/kisolo_reference.py),
+    /// played random games on 7, 6 and 8 columns (seeds chosen so that
+    /// both kinds of perpetual turn and the ply cap are among them) and
+    /// recorded, before every decision, its legal options and the one it
+    /// picked, then the result, the plies and the final board.
+    #[test]
+    fn independent_implementation_agrees() {
+        let games = crate::engine::testing::agrees_with_reference(
+            Variant::Kisolo,
+            "kisolo_random_games.jsonl",
+        );
+        assert!(games >= 100, "{games} games");
+    }
 }
