@@ -413,9 +413,10 @@ impl Subject<'_> {
     /// crash.
     async fn tail(&self) -> Option<String> {
         let log = self.launch.stderr_log.as_deref()?;
-        crate::bot::log_tail(log, 20, self.since)
-            .await
-            .map(|t| format!("its stderr ends:\n  {}", t.replace('\n', "\n  ")))
+        crate::bot::log_tail(log, 20, self.since).await.map(|t| {
+            let t = crate::protocol::escape_lines(&t);
+            format!("its stderr ends:\n  {}", t.replace('\n', "\n  "))
+        })
     }
 
     /// Starts a bot process and checks its handshake; when it fails, notes

@@ -207,7 +207,7 @@ pub fn check_bots_start(
                     why += &format!(
                         "\n    its stderr ends ({}):\n      {}",
                         log.display(),
-                        tail.replace('\n', "\n      ")
+                        crate::protocol::escape_lines(&tail).replace('\n', "\n      ")
                     );
                 }
                 Some((

@@ -338,11 +338,58 @@ fn too_deep(e: &serde_json::Error) -> DecodeError {
     ))
 }
 
+/// True for a character a terminal or a page would not show as itself: a
+/// control character, one of Unicode's format characters (zero-width
+/// spaces and joiners, the soft hyphen, bidirectional embeddings,
+/// overrides and isolates, the byte order mark, tags), or its line and
+/// paragraph separators. A bot's text shows them escaped, so that it can
+/// neither hide a character in an option nor turn a line around.
+pub fn is_hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c as u32,
+            0xAD | 0x600..=0x605
+                | 0x61C
+                | 0x6DD
+                | 0x70F
+                | 0x180E
+                | 0x200B..=0x200F
+                | 0x2028..=0x202E
+                | 0x2060..=0x2064
+                | 0x2066..=0x206F
+                | 0xFEFF
+                | 0xFFF9..=0xFFFB
+                | 0x110BD
+                | 0x1D173..=0x1D17A
+                | 0xE0001
+                | 0xE0020..=0xE007F
+        )
+}
+
+/// A bot's lines (the end of its stderr) to print: every hidden character
+/// ([`is_hidden`]) but the line ends written as `\t`, `\r` or
+/// `\u{1b}`, so that the bot cannot move the cursor, clear the screen or
+/// reorder what follows.
+pub fn escape_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push('\n'),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if is_hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Shortens a bot's text for a record or a terminal: at most `max` bytes
 /// (cut at a char boundary), with `...` when cut; invalid UTF-8 is replaced
-/// by U+FFFD and control characters are written as `\n`, `\r`, `\t` or
-/// `\u{1b}` (escape sequences, NUL), so the result is one safe line. The limit applies
-/// to the result, escapes included.
+/// by U+FFFD and hidden characters ([`is_hidden`]) are written as `\n`,
+/// `\r`, `\t` or `\u{1b}` (escape sequences, NUL, a bidirectional
+/// override), so the result is one safe line. The limit applies to the
+/// result, escapes included.
 pub fn truncate(bytes: &[u8], max: usize) -> String {
     // Every byte gives at least one char of output: no need to look further.
     let s = String::from_utf8_lossy(&bytes[..bytes.len().min(max + 1)]);
@@ -352,7 +399,7 @@ pub fn truncate(bytes: &[u8], max: usize) -> String {
             '\n' => "\\n".to_string(),
             '\r' => "\\r".to_string(),
             '\t' => "\\t".to_string(),
-            c if c.is_control() => format!("\\u{{{:x}}}", c as u32),
+            c if is_hidden(c) => format!("\\u{{{:x}}}", c as u32),
             c => c.to_string(),
         };
         if out.len() + piece.len() > max {
@@ -659,6 +706,18 @@ mod tests {
         assert_eq!(buf, b"{\"type\":\"quit\"}\n");
     }
 
+    /// The end of a bot's stderr keeps its lines and shows everything
+    /// else a terminal would obey: no title, no cleared screen, no fake
+    /// verdict in red.
+    #[test]
+    fn escaped_lines_keep_their_ends_and_show_the_rest() {
+        assert_eq!(
+            escape_lines("\u{1b}]0;PWNED\u{7}\u{1b}[2Jfake\u{202e}\r\nnext\tline"),
+            "\\u{1b}]0;PWNED\\u{7}\\u{1b}[2Jfake\\u{202e}\\r\nnext\\tline"
+        );
+        assert_eq!(escape_lines("plain é ✓"), "plain é ✓");
+    }
+
     #[test]
     fn truncate_cuts_at_char_boundary() {
         assert_eq!(truncate(b"abc", 10), "abc");
@@ -666,5 +725,11 @@ mod tests {
         assert_eq!(truncate("ééé".as_bytes(), 3), "é...");
         assert_eq!(truncate(b"a\x1b[31mb\0\n", 100), "a\\u{1b}[31mb\\u{0}\\n");
         assert_eq!(truncate(b"\xff!", 100), "\u{fffd}!");
+        // Invisible and bidirectional characters are shown, not obeyed.
+        assert_eq!(truncate("xi1\u{200b}".as_bytes(), 100), "xi1\\u{200b}");
+        assert_eq!(
+            truncate("a\u{202e}b\u{2028}".as_bytes(), 100),
+            "a\\u{202e}b\\u{2028}"
+        );
     }
 }

@@ -336,7 +336,7 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
             protocol::truncate(part, 80)
         ),
         (None, n) if n > 0 => format!(
-            "; the referee saw nothing on stdout this turn and {on_stderr}, while its {} earlier line{} (hello and replies) arrived on stdout: it was most likely still thinking, too slow for this time or short of CPU (on a busy machine, play fewer games at a time, -j, or give more time, --decision-ms)",
+            "; the referee saw nothing on stdout this turn and {on_stderr}, while its {} earlier line{} (hello and replies) arrived on stdout: it was most likely still thinking, too slow for this time or short of CPU (on a busy machine, play fewer games at a time or give it more time a decision)",
             n,
             if n == 1 { "" } else { "s" }
         ),
@@ -377,22 +377,39 @@ fn memory_fault() -> Fault {
 /// Longest name a bot may announce (bytes).
 pub const NAME_MAX: usize = crate::bot::manifest::NAME_MAX;
 
-/// Checks a bot's announced name: 1 to [`NAME_MAX`] bytes, not only
-/// spaces, no control characters (names end up in terminals and tables).
+/// Checks a bot's announced name: 1 to [`NAME_MAX`] bytes, something
+/// visible in it, no control or other hidden character
+/// ([`protocol::is_hidden`]: names end up in terminals and tables).
 fn check_name(name: &str) -> Result<(), Fault> {
-    if name.trim().is_empty() {
+    if name.is_empty() {
         return Err(Fault::new(ForfeitKind::Protocol, "hello: empty name"));
     }
-    if name.len() > NAME_MAX || name.chars().any(char::is_control) {
+    if name.len() > NAME_MAX || name.chars().any(protocol::is_hidden) {
         return Err(Fault::new(
             ForfeitKind::Protocol,
             format!(
-                "hello: name must be at most {NAME_MAX} bytes without control characters: {}",
+                "hello: name must be at most {NAME_MAX} bytes without control or invisible characters: {}",
+                protocol::truncate(name.as_bytes(), DETAIL_MAX)
+            ),
+        ));
+    }
+    if name.chars().all(char::is_whitespace) {
+        return Err(Fault::new(
+            ForfeitKind::Protocol,
+            format!(
+                "hello: name has nothing but white space: {:?}",
                 protocol::truncate(name.as_bytes(), DETAIL_MAX)
             ),
         ));
     }
     Ok(())
+}
+
+/// A time for a message to the bot in whole milliseconds, rounded up and
+/// never 0 (protocol.md: times are always real limits; a clock with
+/// 0.3 ms left is "1", not "0", which a bot could read as no limit).
+fn whole_ms(d: Duration) -> u64 {
+    (d.as_micros().div_ceil(1000) as u64).max(1)
 }
 
 /// A bot process speaking protocol v1, started and greeted.
@@ -703,8 +720,8 @@ impl Player for BotPlayer {
                     ply: ask.game.plies(),
                     legal: ask.legal,
                     since: ask.since,
-                    timeout_ms: ask.timeout.as_millis() as u64,
-                    time_left_ms: ask.time_left.map(|d| d.as_millis() as u64),
+                    timeout_ms: whole_ms(ask.timeout),
+                    time_left_ms: ask.time_left.map(whole_ms),
                 },
                 |b| ask.game.write_snapshot(b),
                 &mut self.buf,
@@ -880,6 +897,36 @@ impl Player for RandomPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name must show something, and nothing hidden: a bot cannot pass
+    /// for no one, or reorder the line its name is printed in.
+    #[test]
+    fn a_name_with_nothing_visible_or_something_hidden_is_refused() {
+        assert!(check_name("random-7").is_ok());
+        assert!(check_name("élan vital").is_ok());
+        for (name, says) in [
+            ("", "empty name"),
+            ("  ", "nothing but white space"),
+            ("\u{a0}\u{a0}", "nothing but white space"),
+            ("\u{200b}\u{200b}", "invisible"),
+            ("good\u{202e}dab", "invisible"),
+            ("a\u{2028}b", "invisible"),
+            ("a\u{1b}[31mb", "control"),
+        ] {
+            let f = check_name(name).expect_err(name);
+            assert_eq!(f.kind, ForfeitKind::Protocol, "{name:?}");
+            assert!(f.detail.contains(says), "{name:?}: {}", f.detail);
+        }
+    }
+
+    /// Times go to the bot rounded up, never 0 (protocol.md).
+    #[test]
+    fn times_sent_are_whole_milliseconds_rounded_up_and_never_0() {
+        assert_eq!(whole_ms(Duration::from_micros(300)), 1);
+        assert_eq!(whole_ms(Duration::ZERO), 1);
+        assert_eq!(whole_ms(Duration::from_micros(1500)), 2);
+        assert_eq!(whole_ms(Duration::from_millis(2000)), 2000);
+    }
 
     #[test]
     fn a_turn_survives_its_mark() {
