@@ -121,6 +121,27 @@ pub struct Verdict {
     pub blunder: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// `opening` or `forced` when the referee applied the decision (the
+    /// league's opening, or the only option) and no player chose it: it
+    /// is judged, but never anyone's blunder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub applied: Option<&'static str>,
+}
+
+/// Marks the decisions the referee applied (`applied`, one a decision:
+/// `opening` or `forced`, or `None` for a player's choice): judged, but no
+/// player's blunder.
+pub fn mark_applied(
+    verdicts: &mut [Verdict],
+    applied: impl IntoIterator<Item = Option<&'static str>>,
+) {
+    for (v, how) in verdicts.iter_mut().zip(applied) {
+        if how.is_some() {
+            v.applied = how;
+            v.blunder = false;
+            v.why = None;
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -382,6 +403,7 @@ fn judge<G: Evaluate>(
         loss,
         blunder: why.is_some(),
         why,
+        applied: None,
     }
 }
 

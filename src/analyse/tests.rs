@@ -60,4 +60,12 @@ fn a_won_diffusion_position_thrown_away_is_a_blunder() {
         .expect("judged");
     assert!(!kept[0].blunder, "{:?}", kept[0]);
     assert_eq!(kept[0].played_value.result, Some("win"));
+    // The same losing option, had the referee applied it (a league's
+    // opening), is judged the same but is no one's blunder.
+    let mut applied = lost.clone();
+    super::mark_applied(&mut applied, [Some("opening")]);
+    let v = &applied[0];
+    assert!(!v.blunder, "{v:?}");
+    assert_eq!((v.applied, v.why.as_deref()), (Some("opening"), None));
+    assert_eq!(v.played_value.result, Some("loss"));
 }

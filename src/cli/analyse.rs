@@ -3,7 +3,7 @@
 //! found, the value of the one played, blunders marked; as a table, or
 //! as JSON lines with `--json`.
 
-use crate::analyse::{analyse, Params, Verdict};
+use crate::analyse::{analyse, mark_applied, Params, Verdict};
 use crate::league::folder::{records, write_atomically, Layout};
 use crate::referee::record;
 use crate::results::analysis;
@@ -119,8 +119,9 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     };
     let moves: Vec<String> = rec.decisions.iter().map(|d| d.option.clone()).collect();
     let spec = &rec.spec;
-    let verdicts = analyse(spec.variant, &spec.settings, &moves, &params)
+    let mut verdicts = analyse(spec.variant, &spec.settings, &moves, &params)
         .with_context(|| format!("{origin}: game `{}`", spec.game_id))?;
+    mark_applied(&mut verdicts, rec.decisions.iter().map(|d| d.applied()));
     let mut lines = String::new();
     for v in &verdicts {
         let _ = writeln!(lines, "{}", serde_json::to_string(v)?);
@@ -178,9 +179,10 @@ fn table(out: &mut String, rec: &record::Recorded, verdicts: &[Verdict]) {
             v.best,
             v.best_value.text(),
             v.source,
-            match &v.why {
-                Some(why) => format!("?? {why}"),
-                None => String::new(),
+            match (&v.why, v.applied) {
+                (Some(why), _) => format!("?? {why}"),
+                (None, Some(how)) => format!("({how}: not a player's)"),
+                (None, None) => String::new(),
             }
         );
     }

@@ -258,6 +258,18 @@ pub struct DecisionRecord {
 }
 
 impl DecisionRecord {
+    /// `opening` or `forced` when the referee applied it without asking,
+    /// `None` when its seat chose it.
+    pub fn applied(&self) -> Option<&'static str> {
+        match (self.opening, self.forced) {
+            (true, _) => Some("opening"),
+            (false, true) => Some("forced"),
+            (false, false) => None,
+        }
+    }
+}
+
+impl DecisionRecord {
     /// The decision as players are shown it (`since`): opening decisions
     /// count as forced, since nobody was asked.
     pub fn msg(&self) -> DecisionMsg {

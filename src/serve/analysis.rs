@@ -157,8 +157,9 @@ pub fn judge(text: &str, budget: Duration) -> Result<String, String> {
         exact: false,
         proof_time: Duration::ZERO,
     };
-    let verdicts = analyse(rec.spec.variant, &rec.spec.settings, &moves, &params)
+    let mut verdicts = analyse(rec.spec.variant, &rec.spec.settings, &moves, &params)
         .map_err(|e| format!("the game cannot be analysed: {e}"))?;
+    crate::analyse::mark_applied(&mut verdicts, rec.decisions.iter().map(|d| d.applied()));
     let mut out = String::new();
     for v in &verdicts {
         let line = serde_json::to_string(v).map_err(|e| e.to_string())?;
