@@ -224,6 +224,22 @@ impl Tournament {
         };
         let variants = variants::section(&ctx, raw.variants.as_ref(), flags)?;
         let (format, rounds) = format_section(&ctx, &raw, flags, (&bots, &variants))?;
+        // A variant for more seats than there are bots has no game to play.
+        if let Some(v) = variants
+            .iter()
+            .find(|v| !bots.is_empty() && v.players > bots.len())
+        {
+            let why = format!(
+                "variant `{}` needs {} bots, one a seat; this league has {}",
+                v.label(),
+                v.players,
+                bots.len()
+            );
+            return Err(match (&flags.variants, &raw.variants) {
+                (None, Some(list)) => ctx.field(list.span(), "variants", why),
+                _ => ctx.at(&Source::Flag, "variants", why),
+            });
+        }
         let time = time_section(&ctx, raw.time_control.unwrap_or_default(), flags)?;
         let max_plies = match pick(&flags.max_plies, &raw.max_plies) {
             Some(m) => ctx.count(&m, "max_plies", 1, 10_000_000)? as u32,

@@ -274,16 +274,28 @@ fn an_openings_book_is_read_and_checked() {
 
 #[test]
 fn variant_keys() {
+    let three_bots = TWO_BOTS.replace(
+        "bots = [",
+        "bots = [\n  { name = \"c\", command = \"python3 c.py\" },",
+    );
     let src =
-        format!("{TWO_BOTS}\nvariants = [\"tricala\", \"tricala3\"]\ngames_per_pairing = 4\n");
+        format!("{three_bots}\nvariants = [\"tricala\", \"tricala3\"]\ngames_per_pairing = 4\n");
     let t = parse(&src).unwrap();
     assert_eq!(t.variants[1].players, 3);
     assert_eq!(t.variants[1].key, "tricala");
     assert_eq!(t.variants[1].label(), "tricala-3p");
-    let src = format!("{TWO_BOTS}\nvariants = [\"tricala3\", \"tricala-3p\"]\n");
+    let src = format!("{three_bots}\nvariants = [\"tricala3\", \"tricala-3p\"]\n");
     let e = parse(&src).unwrap_err().to_string();
     assert!(e.contains("appears twice"), "{e}");
     assert_eq!(t.rounds, 2);
+    // Two bots cannot fill three seats: no game, so an error, not an
+    // empty league.
+    let src = format!("{TWO_BOTS}\nvariants = [\"filo\", \"tricala3\"]\n");
+    let e = parse(&src).unwrap_err().to_string();
+    assert!(
+        e.contains("variant `tricala-3p` needs 3 bots, one a seat; this league has 2"),
+        "{e}"
+    );
 }
 
 mod sandbox_table {
