@@ -436,6 +436,26 @@ fn pgn_export_has_one_game_per_two_player_row() {
     assert!(text.contains("[White \"Z\"]\n[Black \"X\"]\n[Result \"1/2-1/2\"]"));
     // g2, g3, g4 (seat 1 won) and t7.
     assert_eq!(text.matches("\n0-1\n").count(), 4);
+    // A league's results folder stands for its games.csv, as in `arena
+    // rate`; a folder without one is named.
+    let league = dir.path().join("league");
+    std::fs::create_dir_all(&league).unwrap();
+    std::fs::copy(data("two.csv"), league.join("games.csv")).unwrap();
+    let out = arena(&["pgn", s(&league)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let from_folder = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(from_folder.matches("[Event ").count(), 4, "{from_folder}");
+    let out = arena(&["pgn", s(dir.path())]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is a folder without a games.csv"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {

@@ -75,6 +75,23 @@ pub(crate) fn results_folder(
     anyhow::bail!("{}: no such folder or file ({wanted})", p.display())
 }
 
+/// The games.csv a user named: a file as it is, a league's results folder
+/// (or a shard's) as its games.csv; a folder without one is an error
+/// saying so.
+pub(crate) fn games_csv_of(p: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
+    if !p.is_dir() {
+        return Ok(p.to_path_buf());
+    }
+    let csv = crate::league::folder::Layout::new(p).games_csv();
+    if !csv.is_file() {
+        anyhow::bail!(
+            "{} is a folder without a games.csv: give a league's results folder or a games.csv",
+            p.display()
+        );
+    }
+    Ok(csv)
+}
+
 /// A whole number, 0 or more (a time in ms, a seed, a count), for flags
 /// whose bad value should be named as what it is: `-5` is negative, not
 /// a digit clap could not read.

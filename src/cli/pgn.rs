@@ -11,7 +11,8 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct PgnArgs {
-    /// Results CSVs (merged as by `arena rate`).
+    /// Results CSVs, or league results folders (their games.csv), merged
+    /// as by `arena rate`.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Write here instead of standard output.
@@ -23,7 +24,11 @@ pub struct PgnArgs {
     variant: Option<String>,
 }
 
-pub fn run(args: PgnArgs) -> anyhow::Result<ExitCode> {
+pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
+    // A league's results folder stands for its games.csv, as in `arena rate`.
+    for f in args.files.iter_mut() {
+        *f = super::args::games_csv_of(f)?;
+    }
     // The league's name, from the league.json beside the first file that
     // has one (a CSV alone: the program's name).
     let event = args

@@ -127,16 +127,7 @@ fn whole_league(args: &RateArgs) -> Option<PathBuf> {
 /// `--partial`, with a warning naming those left out).
 fn check_files(args: &mut RateArgs) -> anyhow::Result<()> {
     for f in args.files.iter_mut() {
-        if f.is_dir() {
-            let csv = crate::league::folder::Layout::new(f.as_path()).games_csv();
-            if !csv.is_file() {
-                bail!(
-                    "{} is a folder without a games.csv: give a league's results folder or a games.csv",
-                    f.display()
-                );
-            }
-            *f = csv;
-        }
+        *f = super::args::games_csv_of(f)?;
     }
     for (league, n, missing) in missing_shards(&args.files) {
         let list = missing

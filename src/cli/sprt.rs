@@ -3,7 +3,6 @@
 //! against another on any results file, offline. Parsing and printing
 //! only; the test is `ratings::sprt`, the text `report::sprt::sprt_text`.
 
-use crate::league::folder::Layout;
 use crate::ratings::sprt::{evaluate, pick_pair, Model, SprtConfig, SprtError};
 use crate::report::sprt::sprt_text;
 use crate::report::tables::read_merged;
@@ -65,11 +64,7 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
         args.beta,
         args.model.into(),
     )?;
-    let file = if args.results.is_dir() {
-        Layout::new(&args.results).games_csv()
-    } else {
-        args.results.clone()
-    };
+    let file = super::args::games_csv_of(&args.results)?;
     let merged = read_merged(std::slice::from_ref(&file))?;
     for w in &merged.warnings {
         eprintln!("warning: {w}");
