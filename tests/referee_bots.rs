@@ -678,6 +678,40 @@ async fn a_bot_that_exits_between_games_is_restarted() {
     assert_group_gone(pid).await;
 }
 
+/// A bot that exits after its game, its exit seen only at the next game's
+/// start (as when a league's look before the game came a moment too
+/// early), is started again there: no game is charged, in either seat,
+/// and the player says so.
+#[tokio::test]
+async fn a_bot_whose_exit_is_seen_only_at_the_next_start_is_restarted_there() {
+    let timing = Timing::default();
+    let cmd = broken("exit_after_game");
+    let mut bot = start(&cmd, None, &timing).await.unwrap();
+    let mut random = RandomPlayer::new("random", 4);
+    let s = spec(two_player_variant(), 2, 5000);
+    for (game, bot_seat) in [0, 0, 1, 0].into_iter().enumerate() {
+        let report = {
+            let mut ps: Vec<&mut dyn Player> = match bot_seat {
+                0 => vec![&mut bot, &mut random],
+                _ => vec![&mut random, &mut bot],
+            };
+            play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+        };
+        assert!(!report.is_forfeit(), "game {game}: {report:?}");
+        assert_eq!(bot.exits_between_games() as usize, game, "game {game}");
+        // It exits after the game; wait until it is gone, and play the
+        // next game with it as it is (no restart here).
+        let end = std::time::Instant::now() + Duration::from_secs(5);
+        while !bot.needs_restart() {
+            assert!(std::time::Instant::now() < end, "exit never noticed");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+    let pid = bot.pid();
+    bot.kill();
+    assert_group_gone(pid).await;
+}
+
 #[tokio::test]
 async fn handshake_faults() {
     // A short start-up time only for the bot that never answers: a Python

@@ -34,6 +34,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// What check-bot tells the author of a bot that exits after its games.
+const EXITED_AFTER_GAME: &str = "the bot exited after its game: the referee reuses one process for many games, so exit only on `quit` (protocol.md); a league restarts it without charge when it sees the exit before the next game starts, else the next game is a `crash`";
+
 /// How to check a bot (the flags of `arena check-bot`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckOptions {
@@ -448,6 +451,7 @@ async fn check_games(
     };
     let mut latencies: Vec<u64> = Vec::new();
     let mut game_no = 0;
+    let mut exits = 0;
     for variant in variants {
         for &n in variant.player_counts() {
             for seat in 0..n {
@@ -461,12 +465,18 @@ async fn check_games(
                         c.note(&t);
                     }
                 }
+                // An exit seen only at the next game's start: restarted
+                // there, and the author told all the same.
+                if bot.exits_between_games() > exits {
+                    exits = bot.exits_between_games();
+                    c.note(EXITED_AFTER_GAME);
+                }
                 if bot.needs_restart() {
                     bot.kill();
                     if faulted {
                         c.note("restarting the bot (after a fault, a fresh process plays the next game)");
                     } else {
-                        c.note("the bot exited after its game: the referee reuses one process for many games, so exit only on `quit` (protocol.md); a league restarts it without charge if it sees the exit in time, else the next game is a `crash`. Restarting it");
+                        c.note(EXITED_AFTER_GAME);
                     }
                     match subject.start(&mut c).await {
                         Some(b) => bot = b,

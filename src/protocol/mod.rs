@@ -367,15 +367,14 @@ pub fn is_hidden(c: char) -> bool {
 }
 
 /// A bot's lines (the end of its stderr) to print: every hidden character
-/// ([`is_hidden`]) but the line ends written as `\t`, `\r` or
-/// `\u{1b}`, so that the bot cannot move the cursor, clear the screen or
-/// reorder what follows.
+/// ([`is_hidden`]) but line ends and tabs written as `\r` or `\u{1b}`, so
+/// that the bot cannot move the cursor back, clear the screen or reorder
+/// what follows.
 pub fn escape_lines(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
-            '\n' => out.push('\n'),
-            '\t' => out.push_str("\\t"),
+            '\n' | '\t' => out.push(c),
             '\r' => out.push_str("\\r"),
             c if is_hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
@@ -713,7 +712,7 @@ mod tests {
     fn escaped_lines_keep_their_ends_and_show_the_rest() {
         assert_eq!(
             escape_lines("\u{1b}]0;PWNED\u{7}\u{1b}[2Jfake\u{202e}\r\nnext\tline"),
-            "\\u{1b}]0;PWNED\\u{7}\\u{1b}[2Jfake\\u{202e}\\r\nnext\\tline"
+            "\\u{1b}]0;PWNED\\u{7}\\u{1b}[2Jfake\\u{202e}\\r\nnext\tline"
         );
         assert_eq!(escape_lines("plain é ✓"), "plain é ✓");
     }

@@ -421,6 +421,12 @@ pub struct BotPlayer {
     grace: Duration,
     /// Requests sent to this process so far (the last one's `seq`).
     seq: u64,
+    /// How it was started, to start it again when it exits between games.
+    launch: Launch,
+    timing: Timing,
+    /// How often it exited after a game and was started again just
+    /// before the next one's `game_start`.
+    exits_between_games: u32,
 }
 
 impl std::fmt::Debug for BotPlayer {
@@ -460,7 +466,17 @@ impl BotPlayer {
             broken: false,
             grace: timing.shutdown_grace,
             seq: 0,
+            launch: launch.clone(),
+            timing: *timing,
+            exits_between_games: 0,
         })
+    }
+
+    /// How often the bot exited after a game and was started again just
+    /// before the next (at no charge: protocol.md), for a checker to tell
+    /// its author.
+    pub fn exits_between_games(&self) -> u32 {
+        self.exits_between_games
     }
 
     /// The hello exchange (see [`BotPlayer::start`]).
@@ -693,12 +709,26 @@ impl Player for BotPlayer {
                 if f.kind != ForfeitKind::Crash {
                     return Err(f);
                 }
-                // Its stdout closed after the last game: it is on its way
-                // out, and its status, if it comes soon, says how (a bot
-                // that exits after each game with status 0 is told why
-                // that is wrong).
+                // Its stdout closed after the last game: it exited between
+                // games, which protocol.md allows: noticed before this
+                // game's start, it is started again at no charge (whatever
+                // its seat: the runner's own look before the game may
+                // have come a moment too early). Only if that fails is it
+                // this game's crash, its status saying how it ended.
                 let status = self.process.exit_status_within(EXIT_GRACE).await;
-                return Err(self.fault(BotError::Exited { status }));
+                match BotPlayer::start(&self.launch, &self.timing).await {
+                    Ok(fresh) => {
+                        tracing::info!(
+                            bot = %self.info.name,
+                            "restarted before game_start: it exited after its last game"
+                        );
+                        let exits = self.exits_between_games + 1;
+                        *self = fresh;
+                        self.exits_between_games = exits;
+                        self.process.mark_stderr(mark_of(Turn::START));
+                    }
+                    Err(_) => return Err(self.fault(BotError::Exited { status })),
+                }
             }
             self.send(s.deadline).await
         })
