@@ -261,6 +261,23 @@ fn ignoring_quit_fails_only_quit() {
     assert!(fails[0].starts_with("FAIL  quit"), "{text}");
 }
 
+/// A bot that exits at once on quit but with status 7 is told the status,
+/// not that it did not exit in time.
+#[test]
+fn a_bot_that_quits_with_a_failure_status_is_told_which() {
+    let script = root().join("bots/broken/misbehave.py");
+    let (ok, text) = check_bot(
+        &[],
+        &["python3", script.to_str().unwrap(), "quit_status"],
+        false,
+    );
+    assert!(!ok, "{text}");
+    let fails: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL")).collect();
+    assert_eq!(fails.len(), 1, "{text}");
+    assert!(fails[0].starts_with("FAIL  quit"), "{text}");
+    assert!(text.contains("exit status: 7 at quit"), "{text}");
+}
+
 /// A bot that closes its stdout on quit and exits a second later, status
 /// 0, has quit cleanly: its exit is waited for within the quit's grace, not
 /// the 100 ms a reply's end of file allows (on a loaded machine a

@@ -44,6 +44,7 @@ are not league bots (see README.md). Modes:
   close_stdout  closes its stdout at its first request and keeps running
   close_stdin   closes its stdin before sending its hello, then waits
   ignore_term   plays well, ignores SIGTERM and never exits on quit
+  quit_status   plays well; on quit exits with status 7
   slow_exit     plays well; on quit closes its stdout, then takes a second
                 more to exit (status 0)
   setsid_child  forks a grandchild that leaves the process group (setsid)
@@ -433,6 +434,8 @@ def main():
         elif kind == "quit":
             if MODE == "ignore_term":
                 time.sleep(3600)
+            if MODE == "quit_status":
+                sys.exit(7)
             if MODE == "slow_exit":
                 sys.stdout.flush()
                 os.dup2(os.open(os.devnull, os.O_WRONLY), 1)

@@ -75,6 +75,20 @@ pub(crate) fn results_folder(
     anyhow::bail!("{}: no such folder or file ({wanted})", p.display())
 }
 
+/// A game named on the command line (`--game`): a league's name for
+/// 3-player Tricala (`tricala3`, `tricala-3p`) is answered with how to ask
+/// for it here.
+pub(crate) fn game_arg(name: &str) -> anyhow::Result<crate::engine::Variant> {
+    name.parse().map_err(|e: crate::engine::EngineError| {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "tricala3" | "tricala-3p" => anyhow::anyhow!(
+                "{e}: 3-player Tricala is the game `tricala` with 3 players here (`--game tricala --players 3`; check-bot's `--game tricala` checks 2 and 3 players)"
+            ),
+            _ => e.into(),
+        }
+    })
+}
+
 /// The games.csv a user named: a file as it is, a league's results folder
 /// (or a shard's) as its games.csv; a folder without one is an error
 /// saying so.
@@ -113,5 +127,23 @@ pub(crate) fn shell_word(a: &str) -> String {
     {
         true => a.to_string(),
         false => format!("'{}'", a.replace('\'', "'\\''")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::game_arg;
+    use crate::engine::Variant;
+
+    #[test]
+    fn a_leagues_name_for_3_player_tricala_says_how_to_ask_for_it() {
+        assert_eq!(game_arg("kisolo").unwrap(), Variant::Kisolo);
+        for name in ["tricala3", "Tricala-3p"] {
+            let e = game_arg(name).unwrap_err().to_string();
+            assert!(e.contains("`--game tricala --players 3`"), "{e}");
+        }
+        let e = game_arg("chess").unwrap_err().to_string();
+        assert!(e.starts_with("unknown game `chess`"), "{e}");
+        assert!(!e.contains("players"), "{e}");
     }
 }

@@ -63,8 +63,8 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
     let games = args
         .game
         .iter()
-        .map(|g| g.parse())
-        .collect::<Result<Vec<Variant>, _>>()?;
+        .map(|g| super::args::game_arg(g))
+        .collect::<anyhow::Result<Vec<Variant>>>()?;
     // Without --log, stderr still goes to a file of our own, so that a bot
     // that fails is shown with the end of what it said.
     let own_log = args

@@ -7,7 +7,7 @@
 
 use crate::bot::manifest::{Manifest, MANIFEST};
 use crate::bot::BotCommand;
-use crate::engine::{Settings, Variant};
+use crate::engine::Settings;
 use crate::referee::{
     self, record, BotPlayer, Clock, Event, GameSpec, Player, RandomPlayer, TimeControl, Timing,
 };
@@ -184,7 +184,7 @@ pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
-    let variant: Variant = args.game.parse()?;
+    let variant = super::args::game_arg(&args.game)?;
     let players = args.players.unwrap_or(args.bots.len());
     if players != args.bots.len() {
         bail!(

@@ -49,7 +49,7 @@ pub struct StateArgs {
 
 /// The validated settings of the command.
 fn settings(args: &StateArgs) -> anyhow::Result<(Variant, Settings)> {
-    let variant: Variant = args.game.parse()?;
+    let variant = super::args::game_arg(&args.game)?;
     let mut settings = Settings {
         players: args.players,
         max_plies: args.max_plies,

@@ -533,10 +533,11 @@ async fn quit_and_latency(
     if left.clean {
         c.pass("quit", "exited with status 0");
     } else {
-        c.fail(
-            "quit",
-            &format!("did not exit with status 0 within {:?} of quit", grace),
-        );
+        let why = match left.status {
+            Some(status) => format!("ended with {status} at quit, where status 0 is wanted"),
+            None => format!("did not exit with status 0 within {grace:?} of quit"),
+        };
+        c.fail("quit", &why);
     }
     if !latencies.is_empty() {
         latencies.sort_unstable();

@@ -170,6 +170,8 @@ pub struct QuitReport {
     /// The first output it wrote without being asked after its last
     /// request (its first bytes), if any.
     pub stray: Option<Vec<u8>>,
+    /// How it ended, when it did so by itself within the grace period.
+    pub status: Option<std::process::ExitStatus>,
 }
 
 /// How long the referee waits for a bot outside its moves.
@@ -579,6 +581,7 @@ impl BotPlayer {
         let deadline = Instant::now() + self.grace;
         let sent = self.process.send_line(&self.buf, deadline).await.is_ok();
         let mut clean = false;
+        let mut ended = None;
         if sent {
             // Wait for the exit by reading to end of file / exit.
             loop {
@@ -592,8 +595,8 @@ impl BotPlayer {
                         // (a sandbox's keeper reaps the bot, then exits),
                         // and is waited for within the quit's grace.
                         let left = deadline.saturating_duration_since(Instant::now());
-                        let status = self.process.exit_status_within(left).await;
-                        clean = status.is_some_and(|s| s.success());
+                        ended = self.process.exit_status_within(left).await;
+                        clean = ended.is_some_and(|s| s.success());
                         break;
                     }
                     Err(_) => break,
@@ -601,7 +604,11 @@ impl BotPlayer {
             }
         }
         self.process.shutdown(self.grace).await;
-        QuitReport { clean, stray }
+        QuitReport {
+            clean,
+            stray,
+            status: ended,
+        }
     }
 
     /// The fault a bot error amounts to: a bot the kernel killed at its
