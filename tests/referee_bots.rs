@@ -210,7 +210,16 @@ async fn a_bot_that_aborts_crashes_though_its_own_sigterm_is_ignored() {
     );
     assert_eq!(report.offender, Some(0));
     assert!(detail(&report).contains("signal"), "{report:?}");
-    let said = std::fs::read_to_string(&log).unwrap_or_default();
+    // Its stderr reaches the log as the referee drains it, which may come
+    // after the report on a loaded machine: wait for it (a CI failure).
+    let end = std::time::Instant::now() + Duration::from_secs(30);
+    let said = loop {
+        let said = std::fs::read_to_string(&log).unwrap_or_default();
+        if said.contains("alive after SIGTERM") || std::time::Instant::now() > end {
+            break said;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
     assert!(
         said.contains("alive after SIGTERM"),
         "its own SIGTERM ended it: {said:?} {report:?}"
