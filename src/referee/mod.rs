@@ -267,9 +267,7 @@ impl DecisionRecord {
             (false, false) => None,
         }
     }
-}
 
-impl DecisionRecord {
     /// The decision as players are shown it (`since`): opening decisions
     /// count as forced, since nobody was asked.
     pub fn msg(&self) -> DecisionMsg {

@@ -420,7 +420,6 @@ pub struct BotPlayer {
     info: BotInfo,
     buf: Vec<u8>,
     broken: bool,
-    grace: Duration,
     /// Requests sent to this process so far (the last one's `seq`).
     seq: u64,
     /// How it was started, to start it again when it exits between games.
@@ -466,7 +465,6 @@ impl BotPlayer {
             info,
             buf: Vec::with_capacity(1024),
             broken: false,
-            grace: timing.shutdown_grace,
             seq: 0,
             launch: launch.clone(),
             timing: *timing,
@@ -578,7 +576,7 @@ impl BotPlayer {
         };
         self.buf.clear();
         protocol::encode_into(&ToBot::Quit {}, &mut self.buf);
-        let deadline = Instant::now() + self.grace;
+        let deadline = Instant::now() + self.timing.shutdown_grace;
         let sent = self.process.send_line(&self.buf, deadline).await.is_ok();
         let mut clean = false;
         let mut ended = None;
@@ -603,7 +601,7 @@ impl BotPlayer {
                 }
             }
         }
-        self.process.shutdown(self.grace).await;
+        self.process.shutdown(self.timing.shutdown_grace).await;
         QuitReport {
             clean,
             stray,
@@ -722,7 +720,6 @@ impl Player for BotPlayer {
                 // its seat: the runner's own look before the game may
                 // have come a moment too early). Only if that fails is it
                 // this game's crash, its status saying how it ended.
-                let status = self.process.exit_status_within(EXIT_GRACE).await;
                 match BotPlayer::start(&self.launch, &self.timing).await {
                     Ok(fresh) => {
                         tracing::info!(
@@ -734,7 +731,10 @@ impl Player for BotPlayer {
                         self.exits_between_games = exits;
                         self.process.mark_stderr(mark_of(Turn::START));
                     }
-                    Err(_) => return Err(self.fault(BotError::Exited { status })),
+                    Err(_) => {
+                        let status = self.process.exit_status_within(EXIT_GRACE).await;
+                        return Err(self.fault(BotError::Exited { status }));
+                    }
                 }
             }
             self.send(s.deadline).await
