@@ -278,6 +278,27 @@ fn a_bot_that_quits_with_a_failure_status_is_told_which() {
     assert!(text.contains("exit status: 7 at quit"), "{text}");
 }
 
+/// A bot that writes through `/dev/stdout` and `/dev/stderr` (a reopening
+/// of its pipes through `/proc/self/fd`, as shell scripts do) passes in the
+/// sandbox, also when the referee runs as root and the bot as a user that
+/// owns nothing: its pipes are its own.
+#[test]
+fn a_bot_writing_through_dev_stdout_passes_in_the_sandbox() {
+    let script = root().join("bots/broken/misbehave.py");
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("stderr.log");
+    let (ok, text) = check_bot(
+        &["--log", log.to_str().unwrap()],
+        &["python3", script.to_str().unwrap(), "dev_stdout"],
+        false,
+    );
+    assert!(ok, "{text}");
+    assert!(text.contains("sandbox: on"), "{text}");
+    assert!(text.contains("PASS  quit"), "{text}");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains("sent through /dev/stdout"), "{logged}");
+}
+
 /// A bot that closes its stdout on quit and exits a second later, status
 /// 0, has quit cleanly: its exit is waited for within the quit's grace, not
 /// the 100 ms a reply's end of file allows (on a loaded machine a

@@ -47,6 +47,8 @@ are not league bots (see README.md). Modes:
   quit_status   plays well; on quit exits with status 7
   slow_exit     plays well; on quit closes its stdout, then takes a second
                 more to exit (status 0)
+  dev_stdout    plays well (not a fault), writing its lines through
+                /dev/stdout and a note through /dev/stderr, as shell scripts do
   setsid_child  forks a grandchild that leaves the process group (setsid)
                 and sleeps; plays well
   fork_hang     forks a child holding the pipes, then hangs at its first request
@@ -123,6 +125,12 @@ def start_daemon():
 
 
 def send(message):
+    if MODE == "dev_stdout":
+        with open("/dev/stdout", "w") as out:
+            out.write(json.dumps(message) + "\n")
+        with open("/dev/stderr", "w") as err:
+            err.write("sent through /dev/stdout\n")
+        return
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
 

@@ -65,8 +65,8 @@ pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
     let uid_map = format!("{} {uid} 1\n", inside(uid));
     let gid_map = format!("{} {gid} 1\n", inside(gid));
     let parent = std::process::id() as libc::pid_t;
-    // SAFETY: only async-signal-safe system calls (setrlimit, setgroups,
-    // setresgid, setresuid, prctl, getppid, unshare, open, write, close,
+    // SAFETY: only async-signal-safe system calls (setrlimit, fstat,
+    // fchown, setgroups, setresgid, setresuid, prctl, getppid, unshare, open, write, close,
     // fork, waitpid, kill, mkdir, rmdir, symlink, mount, chdir, pivot_root,
     // umount2, keyctl, _exit) run between fork and exec, on buffers built
     // before the fork.
@@ -93,6 +93,9 @@ pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
             if let Some((uid, gid)) = setup.outside {
                 if !stage(&setup.view.stage, setup.view.handed.as_ref()) {
                     return Err(std::io::Error::from_raw_os_error(VIEW_FAILED));
+                }
+                if !(0..3).all(|fd| give_pipe(fd, (uid, gid))) {
+                    return failed();
                 }
                 // A credential change clears the parent-death signal and
                 // dumpability: both are set again (dumpable, so that this
@@ -142,6 +145,24 @@ pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
             keep(bot)
         });
     }
+}
+
+/// Gives descriptor `fd`, where it is a pipe, to the bot's user outside.
+/// The referee's pipes are made by root with mode 0600, so a bot that
+/// opens `/dev/stdout` or `/dev/stderr` (a reopening through
+/// `/proc/self/fd`, as shell scripts and some runtimes do) would be
+/// refused; owned by the bot's user, they open as they do for any process
+/// whose referee is not root. Other kinds of descriptor (`/dev/null`) are
+/// left as they are.
+///
+/// # Safety
+/// Between fork and exec: only fstat and fchown.
+unsafe fn give_pipe(fd: libc::c_int, (uid, gid): (u32, u32)) -> bool {
+    let mut st: libc::stat = std::mem::zeroed();
+    if libc::fstat(fd, &mut st) != 0 || st.st_mode & libc::S_IFMT != libc::S_IFIFO {
+        return true;
+    }
+    libc::fchown(fd, uid, gid) == 0
 }
 
 /// Makes every mount of this mount namespace private: nothing mounted here
