@@ -201,6 +201,37 @@ fn play_writes_a_record() {
     assert_eq!(std::fs::read_dir(work.path()).unwrap().count(), 0);
 }
 
+/// A bot command given in one argument is split as a shell splits it: a
+/// script whose path has a space, quoted, plays; an unclosed quote is
+/// named.
+#[test]
+fn play_splits_a_bot_command_as_a_shell_does() {
+    let games = game_args(false);
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("my bot.py");
+    std::fs::copy(root().join("bots/random-python/bot.py"), &script).unwrap();
+    let play = |bot: &str| {
+        Command::new(env!("CARGO_BIN_EXE_arena"))
+            .current_dir(root())
+            .args(["play", "--quiet"])
+            .args(&games[..2])
+            .args(["--", "random", bot])
+            .output()
+            .unwrap()
+    };
+    let quoted = format!("python3 '{}'", script.display());
+    let out = play(&quoted);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("result: "), "{text}");
+
+    let out = play(&format!("python3 '{}", script.display()));
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("a quote that is not closed"), "{text}");
+}
+
 #[test]
 fn double_reply_fails() {
     broken("double_reply", "5000", ": protocol at ply");

@@ -118,6 +118,18 @@ pub(super) fn whole(s: &str) -> Result<u64, String> {
     })
 }
 
+/// A bot's command line given in one argument (`"python3 my_bot.py"`),
+/// split into words as a POSIX shell would: quotes and backslashes keep a
+/// word with spaces whole (`"python3 'my bot.py'"`). No word is expanded.
+pub(crate) fn command_words(arg: &str) -> anyhow::Result<Vec<String>> {
+    match shlex::split(arg) {
+        Some(words) => Ok(words),
+        None => anyhow::bail!(
+            "the bot command `{arg}` has a quote that is not closed (or ends in a backslash)"
+        ),
+    }
+}
+
 /// `a` as one word for a POSIX shell: as it is when it needs no quoting,
 /// else in single quotes.
 pub(crate) fn shell_word(a: &str) -> String {
@@ -134,6 +146,18 @@ pub(crate) fn shell_word(a: &str) -> String {
 mod tests {
     use super::game_arg;
     use crate::engine::Variant;
+
+    #[test]
+    fn a_bot_command_is_split_as_a_shell_splits_it() {
+        use super::command_words;
+        assert_eq!(
+            command_words("python3  'my bot.py' --depth\\ 3").unwrap(),
+            ["python3", "my bot.py", "--depth 3"]
+        );
+        assert_eq!(command_words("  ").unwrap(), Vec::<String>::new());
+        let err = command_words("python3 'my bot.py").unwrap_err().to_string();
+        assert!(err.contains("not closed"), "{err}");
+    }
 
     #[test]
     fn a_leagues_name_for_3_player_tricala_says_how_to_ask_for_it() {

@@ -73,7 +73,8 @@ pub struct PlayArgs {
     limits: super::args::LimitArgs,
     /// The players, by seat: `random` (built in), a folder under bots/ (or
     /// any folder with a bot.toml), or a command line in one argument
-    /// (`"python3 my_bot.py"`).
+    /// (`"python3 my_bot.py"`, split as a shell splits it: `"python3 'my
+    /// bot.py'"`).
     #[arg(last = true, required = true, value_name = "BOT")]
     bots: Vec<String>,
 }
@@ -103,7 +104,8 @@ pub(super) enum BotArg {
 }
 
 /// Understands a BOT argument: `random`, a bots/ folder name, a folder with
-/// a bot.toml, or a command line split on whitespace.
+/// a bot.toml, or a command line split as a shell splits it
+/// ([`super::args::command_words`]).
 pub(super) fn resolve_bot(arg: &str) -> anyhow::Result<BotArg> {
     if arg == "random" {
         return Ok(BotArg::Random);
@@ -119,7 +121,7 @@ pub(super) fn resolve_bot(arg: &str) -> anyhow::Result<BotArg> {
             "{arg} is a folder without a {MANIFEST}: give a bot folder (one with a {MANIFEST}) or the command that starts the bot (`python3 path/to/bot.py`)"
         );
     }
-    let words: Vec<&str> = arg.split_whitespace().collect();
+    let words = super::args::command_words(arg)?;
     if let [word] = words.as_slice() {
         if !word.contains('/') && crate::bot::sandbox::find_on_path(word).is_none() {
             bail!("{}", not_a_bot(word));

@@ -286,8 +286,8 @@ fn hello_name(
 /// last word that is a file (`mybot`), else the program: the name of a bot
 /// whose hello gives none usable.
 fn command_table(arg: &str, mut t: toml::Table) -> (String, toml::Table) {
-    // Not empty: `resolve_bot` refused an empty command.
-    let words: Vec<String> = arg.split_whitespace().map(String::from).collect();
+    // Not empty and well quoted: `resolve_bot` refused anything else.
+    let words = super::args::command_words(arg).unwrap_or_default();
     let named = words
         .iter()
         .rev()
