@@ -388,6 +388,26 @@ fn formats_anchor_and_variant_filter() {
     assert!(rows.iter().all(|r| r["variant"] == "tricala-3p"));
     let pairs = read_table(&dir.path().join("pairs.csv"));
     assert!(!pairs.is_empty() && pairs.iter().all(|r| r["variant"] == "tricala-3p"));
+    // The league file's name of the variant means the same label.
+    let out = arena(&[
+        "rate",
+        s(&data("tricala3.csv")),
+        "--format",
+        "csv",
+        "--variant",
+        "tricala3",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().skip(1).all(|l| l.contains(",tricala-3p,")),
+        "{text}"
+    );
+    assert!(text.lines().count() > 1, "{text}");
     // A game name that covers both player counts names both.
     let out = arena(&[
         "rate",

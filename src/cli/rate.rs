@@ -30,7 +30,8 @@ pub struct RateArgs {
     /// folders (their games.csv is read).
     #[arg(required = true)]
     files: Vec<PathBuf>,
-    /// Only this variant (`filo`, `tricala`, or a label such as `tricala-3p`).
+    /// Only this variant (`filo`, `tricala`, or a label such as `tricala-3p`,
+    /// which a league file calls `tricala3`).
     #[arg(long)]
     variant: Option<String>,
     /// Fix one bot's rating, e.g. `--anchor random=0` (default: average = 0).
@@ -153,8 +154,17 @@ fn check_files(args: &mut RateArgs) -> anyhow::Result<()> {
 pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
     check_files(&mut args)?;
     let anchor = args.anchor.as_deref().map(parse_anchor).transpose()?;
+    // A league file's name of a variant (`tricala3`) means its label in
+    // games.csv (`tricala-3p`); any other label is taken as it is.
+    let variant = args
+        .variant
+        .as_deref()
+        .map(|v| match crate::league::config::parse_variant(v) {
+            Ok(spec) if spec.players != 2 => spec.label(),
+            _ => v.to_string(),
+        });
     let opts = RateOptions {
-        variant: args.variant.clone(),
+        variant: variant.clone(),
         anchor,
         seat_advantage: args.seat_advantage,
         extra_bots: Vec::new(),
@@ -176,7 +186,7 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
         bail!("no games to rate in {files}");
     }
     let kept = tally.kept();
-    if let (0, Some(v)) = (kept, &args.variant) {
+    if let (0, Some(v)) = (kept, &variant) {
         bail!(
             "no games of variant `{v}` in {files}; the variants there are: {}",
             tally.variants_present().join(", ")
