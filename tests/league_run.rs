@@ -1200,6 +1200,17 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(text.contains("same: "), "{text}");
+    // Given the results folder, the league is made again from the command
+    // recorded there (`arena run FILE`, its paths absolute).
+    let out = arena()
+        .args(["replay"])
+        .arg(dir.path().join("out"))
+        .arg(&game.game_id)
+        .output()
+        .unwrap();
+    let again = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{again}");
+    assert!(again.contains("same: "), "{again}");
 
     // `arena show` prints the same game: a line per decision, the result.
     let out = arena()

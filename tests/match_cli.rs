@@ -10,6 +10,42 @@ use common::{arena, text};
 const GREEDY: &str = env!("CARGO_BIN_EXE_greedy-bot");
 const RANDOM: &str = env!("CARGO_BIN_EXE_random-bot");
 
+/// A match has no tournament file: `arena replay` takes its results folder
+/// and makes the league again from the command recorded there.
+#[test]
+fn a_matchs_game_is_replayed_from_its_results_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "match",
+        GREEDY,
+        RANDOM,
+        "--games",
+        "2",
+        "--variants",
+        "kisolo",
+        "--quiet",
+        "--no-report",
+    ];
+    let o = arena(dir.path(), &args);
+    assert!(o.status.success(), "{}", text(&o));
+    let folder = "results/match-greedy-rust-vs-random-rust";
+    let rows = csvio::read_rows(&dir.path().join(folder).join("games.csv")).unwrap();
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        let o = arena(dir.path(), &["replay", folder, &row.game_id]);
+        let out = text(&o);
+        assert!(o.status.success(), "{out}");
+        assert!(out.contains("same: "), "{out}");
+    }
+    let o = arena(dir.path(), &["replay", "results", &rows[0].game_id]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("is not a league's results folder"),
+        "{}",
+        text(&o)
+    );
+}
+
 /// Greedy against random: H1 (greedy is 20 Elo stronger) is accepted long
 /// before the 1,000 games; the games in flight are finished and recorded,
 /// no other starts; the same command again plays nothing more.

@@ -4,18 +4,22 @@
 
 use super::play::runtime;
 use crate::league::config::{RunSettings, Tournament};
+use crate::league::folder::read_meta;
 use crate::league::folder::records;
 use crate::league::folder::Layout;
 use crate::league::runner;
 use crate::referee::{self, record, BotPlayer, DecisionRecord, Player};
 use anyhow::{bail, Context};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct ReplayArgs {
-    /// The league's tournament file (its bots, sandbox and limits).
+    /// The league's tournament file (its bots, sandbox and limits), or
+    /// its results folder: the league is then made again from the command
+    /// recorded there (`arena run FILE ...` or `arena match ...`, run from
+    /// the same working folder).
     file: PathBuf,
     /// The game to play again (a `game_id` of games.csv).
     game_id: String,
@@ -31,8 +35,8 @@ pub struct ReplayArgs {
 /// Exit status 0: the replay made every decision of the record, and ended
 /// the same; 1: it did not (the first difference is printed).
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
-    let t = Tournament::load_with(&args.file, &RunSettings::default())?;
-    let dir = args.results.clone().unwrap_or_else(|| t.output.clone());
+    let (t, output) = league_of(&args.file)?;
+    let dir = args.results.clone().unwrap_or(output);
     let (at, text) = records::find_record(&Layout::new(&dir), &args.game_id)
         .with_context(|| format!("cannot read the record of `{}`", args.game_id))?;
     let recorded = record::read_record(&text).with_context(|| at.path().display().to_string())?;
@@ -111,6 +115,45 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// The league named by `file` and the folder of its results: a tournament
+/// file and the folder it writes, or a results folder (or its
+/// league.json) and the league its recorded command makes.
+fn league_of(file: &Path) -> anyhow::Result<(Tournament, PathBuf)> {
+    let folder = match file.file_name() {
+        _ if file.is_dir() => file.to_path_buf(),
+        Some(n) if n == "league.json" => file.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        _ => {
+            let t = Tournament::load_with(file, &RunSettings::default())?;
+            let output = t.output.clone();
+            return Ok((t, output));
+        }
+    };
+    let json = Layout::new(&folder).league_json();
+    let Some(meta) = read_meta(&folder) else {
+        bail!(
+            "{} is not a league's results folder: it has no readable {}",
+            folder.display(),
+            json.display()
+        );
+    };
+    let Some(line) = meta.resume else {
+        bail!(
+            "{} does not record the command that made its league (an older version wrote it): give the league's tournament file, and this folder with --results",
+            json.display()
+        );
+    };
+    let words = super::args::command_words(&line)?;
+    let t = match <super::Cli as clap::Parser>::try_parse_from(&words).map(|c| c.command) {
+        Ok(super::Command::Run(a)) => Tournament::load_with(&a.file, &a.settings())?,
+        Ok(super::Command::Match(a)) => super::versus::tournament(&a)?,
+        _ => bail!(
+            "{} records `{line}`, which is neither `arena run` nor `arena match`",
+            json.display()
+        ),
+    };
+    Ok((t, folder))
 }
 
 /// The first decision where the replay left the record, said plainly.

@@ -89,6 +89,24 @@ pub struct MatchArgs {
 const DEFAULT_VARIANTS: &[&str] = &["filo", "tricala", "hackaback", "kisolo", "diffusion"];
 
 pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
+    let t = tournament(&args)?;
+    run_league(
+        &t,
+        &How {
+            no_build: args.no_build,
+            quiet: args.quiet,
+            no_report: args.no_report,
+            resume: Some(command_line()),
+            rating_interval: args.rating_interval,
+            pgn: args.pgn.clone(),
+            ..Default::default()
+        },
+    )
+}
+
+/// The league a match's flags make: a tournament as if read from a file
+/// `match.toml` in the working folder (bots/ and results/ found there).
+pub(super) fn tournament(args: &MatchArgs) -> anyhow::Result<Tournament> {
     if args.sprt.is_some() && args.bots.len() > 2 {
         bail!("--sprt tests the first bot against one opponent: give two bots");
     }
@@ -171,18 +189,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
             b.origin = None;
         }
     }
-    run_league(
-        &t,
-        &How {
-            no_build: args.no_build,
-            quiet: args.quiet,
-            no_report: args.no_report,
-            resume: Some(command_line()),
-            rating_interval: args.rating_interval,
-            pgn: args.pgn.clone(),
-            ..Default::default()
-        },
-    )
+    Ok(t)
 }
 
 /// This process's command line, quoted for a shell where needed, with the
