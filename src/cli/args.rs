@@ -94,6 +94,19 @@ pub(crate) fn game_arg(name: &str) -> anyhow::Result<crate::engine::Variant> {
 /// saying so.
 pub(crate) fn games_csv_of(p: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
     if !p.is_dir() {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.ends_with(".toml") {
+            anyhow::bail!(
+                "{} is a tournament file: give the results folder its league writes (its `output`, results/NAME by default) or the games.csv there",
+                p.display()
+            );
+        }
+        if ["ratings.csv", "pairs.csv", "variants.csv", "crosstable.csv"].contains(&name) {
+            anyhow::bail!(
+                "{} is a table of standings, not of games: give the games.csv beside it (or the folder)",
+                p.display()
+            );
+        }
         return Ok(p.to_path_buf());
     }
     let csv = crate::league::folder::Layout::new(p).games_csv();
@@ -146,6 +159,18 @@ pub(crate) fn shell_word(a: &str) -> String {
 mod tests {
     use super::game_arg;
     use crate::engine::Variant;
+
+    #[test]
+    fn a_tournament_file_or_a_standings_table_is_no_games_csv() {
+        use super::games_csv_of;
+        use std::path::Path;
+        let err = games_csv_of(Path::new("tournaments/demo.toml")).unwrap_err();
+        assert!(err.to_string().contains("is a tournament file"), "{err}");
+        let err = games_csv_of(Path::new("results/demo/ratings.csv")).unwrap_err();
+        assert!(err.to_string().contains("not of games"), "{err}");
+        let f = Path::new("results/demo/games.csv");
+        assert_eq!(games_csv_of(f).unwrap(), f);
+    }
 
     #[test]
     fn a_bot_command_is_split_as_a_shell_splits_it() {
