@@ -376,11 +376,16 @@ pub fn escape_lines(text: &str) -> String {
         match c {
             '\n' | '\t' => out.push(c),
             '\r' => out.push_str("\\r"),
-            c if is_hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if is_hidden(c) => out.push_str(&unicode_escape(c)),
             c => out.push(c),
         }
     }
     out
+}
+
+/// `c` as Rust writes it escaped: `\u{1b}`.
+fn unicode_escape(c: char) -> String {
+    format!("\\u{{{:x}}}", c as u32)
 }
 
 /// Shortens a bot's text for a record or a terminal: at most `max` bytes
@@ -398,7 +403,7 @@ pub fn truncate(bytes: &[u8], max: usize) -> String {
             '\n' => "\\n".to_string(),
             '\r' => "\\r".to_string(),
             '\t' => "\\t".to_string(),
-            c if is_hidden(c) => format!("\\u{{{:x}}}", c as u32),
+            c if is_hidden(c) => unicode_escape(c),
             c => c.to_string(),
         };
         if out.len() + piece.len() > max {
