@@ -53,7 +53,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         seats.push(bot.clone());
     }
     outln!(
-        "replaying {} ({} {}p, seed {}): {}",
+        "replaying {} ({} {}p, game_start seed {}): {}",
         spec.game_id,
         spec.variant,
         spec.settings.players,

@@ -56,7 +56,7 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
     let spec = &rec.spec;
     let _ = writeln!(
         out,
-        "{} ({}, {}; seed {}): {}",
+        "{} ({}, {}; game_start seed {}): {}",
         spec.game_id,
         spec.variant,
         crate::engine::players_text(spec.settings.players),
