@@ -721,6 +721,35 @@ async fn a_bot_whose_exit_is_seen_only_at_the_next_start_is_restarted_there() {
     assert_group_gone(pid).await;
 }
 
+/// A bot that exits a moment after each `game_end`, without reading
+/// further, has its next `game_start` (and first request) written before
+/// its exit can be seen: they are still unread in its stdin when its
+/// stdout ends, so it never read them and is started again at no charge,
+/// every game, whichever seat asks first. A bot that read its
+/// `game_start` and then exited is still charged (`early_exit`, above).
+#[tokio::test]
+async fn a_bot_that_exits_after_game_start_was_written_but_not_read_is_restarted() {
+    let timing = Timing::default();
+    let cmd = broken("exit_late_after_game");
+    let mut bot = start(&cmd, None, &timing).await.unwrap();
+    let mut random = RandomPlayer::new("random", 4);
+    let s = spec(two_player_variant(), 2, 5000);
+    for (game, bot_seat) in [0, 0, 1, 1, 0].into_iter().enumerate() {
+        let report = {
+            let mut ps: Vec<&mut dyn Player> = match bot_seat {
+                0 => vec![&mut bot, &mut random],
+                _ => vec![&mut random, &mut bot],
+            };
+            play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+        };
+        assert!(!report.is_forfeit(), "game {game}: {report:?}");
+        assert_eq!(bot.exits_between_games() as usize, game, "game {game}");
+    }
+    let pid = bot.pid();
+    bot.kill();
+    assert_group_gone(pid).await;
+}
+
 #[tokio::test]
 async fn handshake_faults() {
     // A short start-up time only for the bot that never answers: a Python

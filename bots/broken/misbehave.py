@@ -53,6 +53,9 @@ are not league bots (see README.md). Modes:
                 and sleeps; plays well
   fork_hang     forks a child holding the pipes, then hangs at its first request
   exit_after_game  plays well, exits (status 0) right after its first game_end
+  exit_late_after_game  plays well; after each game_end reads nothing more,
+                waits 0.3 s and exits (status 0): the next game_start is
+                written before the exit can be seen
   talk_after_end  plays well, but answers every game_end with a stray reply line
   blank_flood   at its first request writes blank lines without end
   spin          at its first request forks a child, and both spin on the CPU
@@ -430,6 +433,9 @@ def main():
         elif kind == "game_start" and MODE == "daemon":
             start_daemon()
         elif kind == "game_end" and MODE == "exit_after_game":
+            sys.exit(0)
+        elif kind == "game_end" and MODE == "exit_late_after_game":
+            time.sleep(0.3)
             sys.exit(0)
         elif kind == "game_end" and MODE == "talk_after_end":
             send({"type": "reply", "option": "thanks"})

@@ -33,6 +33,14 @@ impl BotProcess {
         }
     }
 
+    /// Bytes written to the bot's stdin that it has not read yet; `None`
+    /// once its stdin is closed (or where the pipe cannot say). What is
+    /// still there when the bot has exited, it never read.
+    pub fn unread_input(&self) -> Option<usize> {
+        use std::os::fd::AsRawFd;
+        sys::unread_bytes(self.stdin.as_ref()?.as_raw_fd())
+    }
+
     /// Bytes the bot has written to stderr so far (0 when not logged).
     pub fn stderr_bytes(&self) -> u64 {
         self.stderr_seen.load(std::sync::atomic::Ordering::Relaxed)

@@ -99,6 +99,16 @@ pub fn poll_readable_within(fd: RawFd, wait: std::time::Duration) -> bool {
     ready > 0 && pfd.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0
 }
 
+/// Bytes in the pipe `fd` (either end) that its reader has not read yet
+/// (`FIONREAD`); `None` where the descriptor cannot say.
+pub fn unread_bytes(fd: RawFd) -> Option<usize> {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int into `n`; a bad descriptor fails
+    // with EBADF.
+    let r = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) };
+    (r == 0).then(|| usize::try_from(n).unwrap_or(0))
+}
+
 /// Gives this thread's CPU to another runnable thread, if there is one
 /// (`sched_yield(2)`).
 pub fn yield_cpu() {

@@ -428,6 +428,39 @@ pub struct BotPlayer {
     /// How often it exited after a game and was started again just
     /// before the next one's `game_start`.
     exits_between_games: u32,
+    /// What this game's `game_start` left in the bot's stdin, to tell a
+    /// bot that exited before reading it.
+    since_start: SinceStart,
+}
+
+/// What was written to a bot since its game's `game_start` began: if the
+/// bot fails with all of it still unread in its stdin (a pipe is read in
+/// order, so what is unread is the end of what was written), it never
+/// read the `game_start`, so it exited between games, which costs no game
+/// (protocol.md): it is started again and the game goes on with it. Once
+/// a game at most.
+#[derive(Debug, Default)]
+struct SinceStart {
+    /// The `game_start` line, to send again.
+    line: Vec<u8>,
+    /// Bytes written since, `game_start` included (0: its write failed).
+    sent: usize,
+    /// Unread bytes when the bot was broken off (before its stdin closed).
+    unread_at_break: Option<usize>,
+    /// Already started again in this game.
+    restarted: bool,
+}
+
+impl SinceStart {
+    /// Nothing written since `game_start` began was read, and the bot was
+    /// not yet started again in this game.
+    fn never_read(&self) -> bool {
+        !self.restarted
+            && !self.line.is_empty()
+            && self
+                .unread_at_break
+                .is_some_and(|unread| unread >= self.sent)
+    }
 }
 
 impl std::fmt::Debug for BotPlayer {
@@ -469,6 +502,7 @@ impl BotPlayer {
             launch: launch.clone(),
             timing: *timing,
             exits_between_games: 0,
+            since_start: SinceStart::default(),
         })
     }
 
@@ -628,12 +662,109 @@ impl BotPlayer {
     /// read; it is started afresh for its next game.
     fn break_off(&mut self) {
         self.broken = true;
+        self.since_start.unread_at_break = self.process.unread_input();
         self.process.kill();
+    }
+
+    /// One request and its reply (see [`Player::decide`]).
+    async fn ask(&mut self, ask: &Ask<'_>) -> Result<Answer, Fault> {
+        // Folded into the reply's read: no system call per decision
+        // (output unasked is still seen at the latest by the check at
+        // the game's end, and charged in this game).
+        self.check_quiet("before a request", false)?;
+        self.buf.clear();
+        self.seq += 1;
+        // The state goes straight into the reused buffer: no value tree.
+        protocol::encode_request(
+            &protocol::RequestMsg {
+                game_id: ask.game_id,
+                seq: self.seq,
+                ply: ask.game.plies(),
+                legal: ask.legal,
+                since: ask.since,
+                timeout_ms: whole_ms(ask.timeout),
+                time_left_ms: ask.time_left.map(whole_ms),
+            },
+            |b| ask.game.write_snapshot(b),
+            &mut self.buf,
+        );
+        // A paused bot runs again before its time starts.
+        self.process.resume();
+        // The bot's time starts now that the request is ready: the
+        // referee's own work (the state, the encoding) is not charged.
+        let t0 = Instant::now();
+        let deadline = (t0 + ask.timeout).min(ask.watchdog);
+        let stderr_before = self.process.stderr_bytes();
+        if let Err(mut f) = self.send(deadline).await {
+            if f.kind == ForfeitKind::Timeout {
+                f.detail = format!("{} ({} ms)", f.detail, ask.timeout.as_millis());
+            }
+            return Err(f);
+        }
+        let line = match self.process.read_line(deadline).await {
+            Ok(l) => l,
+            Err(BotError::Timeout) => {
+                let what = match ask.time_left {
+                    Some(left) if left <= ask.timeout => "the game clock",
+                    _ => "the decision timeout",
+                };
+                // Its hello and a reply to each request before this.
+                let seen = what_arrived(&self.process, self.seq, stderr_before);
+                self.break_off();
+                return Err(Fault::new(
+                    ForfeitKind::Timeout,
+                    format!(
+                        "no reply within {} ms ({what}){seen}",
+                        ask.timeout.as_millis()
+                    ),
+                ));
+            }
+            Err(e) => {
+                self.break_off();
+                return Err(self.fault(e));
+            }
+        };
+        let elapsed = t0.elapsed();
+        let judged = judge_reply(line, ask, self.seq, elapsed);
+        if judged.is_err() {
+            self.break_off();
+        }
+        judged
+    }
+
+    /// Starts the bot again in this one's place after it exited between
+    /// games (protocol.md: no game is charged), keeping its count of such
+    /// exits and what its game's start sent. Unchanged if it fails.
+    async fn start_again(&mut self) -> Result<(), StartError> {
+        let mut fresh = BotPlayer::start(&self.launch, &self.timing).await?;
+        tracing::info!(
+            bot = %self.info.name,
+            "started again at its game's start: it exited after its last game"
+        );
+        fresh.exits_between_games = self.exits_between_games + 1;
+        fresh.since_start = std::mem::take(&mut self.since_start);
+        fresh.since_start.restarted = true;
+        fresh.process.mark_stderr(mark_of(Turn::START));
+        *self = fresh;
+        Ok(())
+    }
+
+    /// Sends this game's `game_start` (kept in `since_start`), counting
+    /// from it what is written to the bot.
+    async fn send_start(&mut self, deadline: Instant) -> Result<(), Fault> {
+        self.buf.clear();
+        self.buf.extend_from_slice(&self.since_start.line);
+        self.since_start.sent = 0;
+        self.since_start.unread_at_break = None;
+        self.send(deadline).await
     }
 
     async fn send(&mut self, deadline: Instant) -> Result<(), Fault> {
         match self.process.send_line(&self.buf, deadline).await {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                self.since_start.sent += self.buf.len();
+                Ok(())
+            }
             Err(BotError::Timeout) => {
                 self.break_off();
                 Err(Fault::new(
@@ -709,6 +840,10 @@ impl Player for BotPlayer {
                 },
                 &mut self.buf,
             );
+            self.since_start = SinceStart {
+                line: std::mem::take(&mut self.buf),
+                ..SinceStart::default()
+            };
             // Left over from the handshake or the previous game.
             if let Err(f) = self.check_quiet("before game_start", true) {
                 if f.kind != ForfeitKind::Crash {
@@ -720,91 +855,38 @@ impl Player for BotPlayer {
                 // its seat: the runner's own look before the game may
                 // have come a moment too early). Only if that fails is it
                 // this game's crash, its status saying how it ended.
-                match BotPlayer::start(&self.launch, &self.timing).await {
-                    Ok(fresh) => {
-                        tracing::info!(
-                            bot = %self.info.name,
-                            "restarted before game_start: it exited after its last game"
-                        );
-                        let exits = self.exits_between_games + 1;
-                        *self = fresh;
-                        self.exits_between_games = exits;
-                        self.process.mark_stderr(mark_of(Turn::START));
-                    }
-                    Err(_) => {
-                        let status = self.process.exit_status_within(EXIT_GRACE).await;
-                        return Err(self.fault(BotError::Exited { status }));
-                    }
+                if self.start_again().await.is_err() {
+                    let status = self.process.exit_status_within(EXIT_GRACE).await;
+                    return Err(self.fault(BotError::Exited { status }));
                 }
             }
-            self.send(s.deadline).await
+            match self.send_start(s.deadline).await {
+                // The exit came after the look: its stdin was closed
+                // before the game_start reached it.
+                Err(f) if f.kind == ForfeitKind::Crash && self.since_start.never_read() => {
+                    self.start_again().await.map_err(|_| f)?;
+                    self.send_start(s.deadline).await
+                }
+                r => r,
+            }
         })
     }
 
     fn decide<'a>(&'a mut self, ask: &'a Ask<'a>) -> PlayerFuture<'a, Result<Answer, Fault>> {
         Box::pin(async move {
-            // Folded into the reply's read: no system call per decision
-            // (output unasked is still seen at the latest by the check at
-            // the game's end, and charged in this game).
-            self.check_quiet("before a request", false)?;
-            self.buf.clear();
-            self.seq += 1;
-            // The state goes straight into the reused buffer: no value tree.
-            protocol::encode_request(
-                &protocol::RequestMsg {
-                    game_id: ask.game_id,
-                    seq: self.seq,
-                    ply: ask.game.plies(),
-                    legal: ask.legal,
-                    since: ask.since,
-                    timeout_ms: whole_ms(ask.timeout),
-                    time_left_ms: ask.time_left.map(whole_ms),
-                },
-                |b| ask.game.write_snapshot(b),
-                &mut self.buf,
-            );
-            // A paused bot runs again before its time starts.
-            self.process.resume();
-            // The bot's time starts now that the request is ready: the
-            // referee's own work (the state, the encoding) is not charged.
-            let t0 = Instant::now();
-            let deadline = (t0 + ask.timeout).min(ask.watchdog);
-            let stderr_before = self.process.stderr_bytes();
-            if let Err(mut f) = self.send(deadline).await {
-                if f.kind == ForfeitKind::Timeout {
-                    f.detail = format!("{} ({} ms)", f.detail, ask.timeout.as_millis());
+            match self.ask(ask).await {
+                // Its first request failed with the game_start still
+                // unread: the exit came after game_start was written, but
+                // the bot had left after its last game all the same.
+                Err(f) if f.kind == ForfeitKind::Crash && self.since_start.never_read() => {
+                    self.start_again().await.map_err(|_| f)?;
+                    self.send_start(ask.watchdog).await?;
+                    self.process
+                        .mark_stderr(mark_of(Turn::Ply(ask.game.plies())));
+                    self.ask(ask).await
                 }
-                return Err(f);
+                r => r,
             }
-            let line = match self.process.read_line(deadline).await {
-                Ok(l) => l,
-                Err(BotError::Timeout) => {
-                    let what = match ask.time_left {
-                        Some(left) if left <= ask.timeout => "the game clock",
-                        _ => "the decision timeout",
-                    };
-                    // Its hello and a reply to each request before this.
-                    let seen = what_arrived(&self.process, self.seq, stderr_before);
-                    self.break_off();
-                    return Err(Fault::new(
-                        ForfeitKind::Timeout,
-                        format!(
-                            "no reply within {} ms ({what}){seen}",
-                            ask.timeout.as_millis()
-                        ),
-                    ));
-                }
-                Err(e) => {
-                    self.break_off();
-                    return Err(self.fault(e));
-                }
-            };
-            let elapsed = t0.elapsed();
-            let judged = judge_reply(line, ask, self.seq, elapsed);
-            if judged.is_err() {
-                self.break_off();
-            }
-            judged
         })
     }
 
