@@ -624,6 +624,43 @@ mod tests {
         }
     }
 
+    /// The time a player is told it has is the real limit: never past the
+    /// game's watchdog (protocol.md), however long a decision may be.
+    #[tokio::test]
+    async fn the_time_told_is_never_past_the_watchdog() {
+        struct Slow(Vec<Duration>);
+        impl Player for Slow {
+            fn name(&self) -> &str {
+                "slow"
+            }
+            fn decide<'a>(
+                &'a mut self,
+                a: &'a Ask<'a>,
+            ) -> player::PlayerFuture<'a, Result<Answer, Fault>> {
+                self.0.push(a.timeout);
+                let option = a.legal[0].clone();
+                Box::pin(async move {
+                    tokio::time::sleep(Duration::from_millis(150)).await;
+                    Ok(Answer::new(option))
+                })
+            }
+        }
+        let (variant, n) = playable()[0];
+        let mut spec = GameSpec::new("g", variant, Settings::with_players(n));
+        spec.time.per_decision = Duration::from_secs(5);
+        spec.watchdog = Duration::from_millis(700);
+        let mut slow = Slow(Vec::new());
+        let mut others: Vec<RandomPlayer> =
+            (1..n).map(|s| RandomPlayer::new("r", s as u64)).collect();
+        let mut ps: Vec<&mut dyn Player> = vec![&mut slow];
+        ps.extend(others.iter_mut().map(|r| r as &mut dyn Player));
+        let report = play_game(&spec, &mut ps, &mut |_| {}).await.unwrap();
+        let told = &slow.0;
+        assert!(told.len() >= 2, "{told:?} {report:?}");
+        assert!(told.iter().all(|t| *t <= spec.watchdog), "{told:?}");
+        assert!(told.windows(2).all(|w| w[1] < w[0]), "{told:?}");
+    }
+
     #[tokio::test]
     async fn record_has_header_decisions_and_end() {
         for (variant, n) in playable().into_iter().take(1) {

@@ -190,7 +190,9 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
             game: &self.game,
             legal: &legal,
             since: &self.unseen[seat],
-            timeout,
+            // What the bot is told is the real limit: no later than the
+            // watchdog (protocol.md, "Times are always real limits").
+            timeout: timeout.min(self.watchdog.saturating_duration_since(asked)),
             time_left: self.clocks[seat],
             deadline: decision_deadline.min(self.watchdog),
             watchdog: self.watchdog,

@@ -697,7 +697,7 @@ impl BotPlayer {
         let stderr_before = self.process.stderr_bytes();
         if let Err(mut f) = self.send(deadline).await {
             if f.kind == ForfeitKind::Timeout {
-                f.detail = format!("{} ({} ms)", f.detail, ask.timeout.as_millis());
+                f.detail = format!("{} ({} ms)", f.detail, whole_ms(ask.timeout));
             }
             return Err(f);
         }
@@ -715,7 +715,7 @@ impl BotPlayer {
                     ForfeitKind::Timeout,
                     format!(
                         "no reply within {} ms ({what}){seen}",
-                        ask.timeout.as_millis()
+                        whole_ms(ask.timeout)
                     ),
                 ));
             }
