@@ -1440,6 +1440,44 @@ fn copy_fixture(name: &str, out: &Path) {
     }
 }
 
+/// A games.csv saved by pandas (`to_csv` adds an index column) or a
+/// spreadsheet (columns in another order) resumes: its rows are rewritten
+/// in arena's order before any is appended (the file as it was kept as
+/// games.csv.orig), so the new rows line up with the old and every game
+/// keeps its scores.
+#[test]
+fn a_games_csv_with_its_columns_reordered_or_added_resumes_in_arenas_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let csv = dir.path().join("out/games.csv");
+    let whole = by_id(&run_finishes_the_schedule(&file, &csv));
+    // score0 and score1 swapped (names and values), an index column first,
+    // the last row gone: one game to play again.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut cells: Vec<&str> = line.split(',').collect();
+        cells.swap(7, 8);
+        let index = if i == 0 {
+            String::new()
+        } else {
+            (i - 1).to_string()
+        };
+        lines.push(format!("{index},{}", cells.join(",")));
+    }
+    lines.pop();
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let out = run(&file, &[]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("rewritten in arena's order"), "{said}");
+    let again = std::fs::read_to_string(&csv).unwrap();
+    assert!(again.starts_with("game_id,variant,players,group,seat0,seat1,seat2,score0,score1,"));
+    assert_eq!(by_id(&rows(&csv)), whole);
+    let kept = std::fs::read_to_string(dir.path().join("out/games.csv.orig")).unwrap();
+    assert_eq!(kept, lines.join("\n") + "\n");
+}
+
 /// The league file of a fixture: two random bots.
 fn fixture_league(dir: &Path, name: &str, variants: &str, rounds: u32) -> PathBuf {
     let bot = env!("CARGO_BIN_EXE_random-bot");

@@ -42,7 +42,7 @@ use lock::lock;
 pub use lock::lock_holder;
 pub use meta::{read_meta, LeagueMeta, PlayedUnder};
 use records::{Frame, RecordAt};
-use rows::{append_to, lacks_added_columns, record_problem, RowAppender};
+use rows::{append_to, header_of, record_problem, Header, RowAppender};
 pub use rows::{repair_torn_tail, scan_rows, write_atomically, Expected, Rejected};
 pub use shards::{check_siblings, shard_dirs, shard_folders, sibling_shards};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -87,7 +87,10 @@ impl ResultsDir {
         let repaired_bytes = repair_torn_tail(&csv_path)?;
         let exists = csv_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
         let csv = RowAppender::open(&csv_path, !exists)?;
-        let old_header = exists && lacks_added_columns(&csv_path);
+        let header = match exists {
+            true => header_of(&csv_path),
+            false => Header::Ours,
+        };
         let mut store = ResultsDir {
             layout,
             _lock: lock,
@@ -99,14 +102,37 @@ impl ResultsDir {
             cut_record_bytes: 0,
             warnings,
         };
-        if old_header {
-            // New rows carry the added columns: the header must name them.
-            let rows = store.rewrite(&BTreeSet::new())?;
-            store.warnings.push(format!(
-                "{}: added the columns {} of this version; its {rows} earlier rows have them empty",
-                csv_path.display(),
-                csvio::ADDED_COLUMNS.join(", "),
-            ));
+        match header {
+            Header::Ours => {}
+            Header::Older => {
+                // New rows carry the added columns: the header must name them.
+                let rows = store.rewrite(&BTreeSet::new())?;
+                store.warnings.push(format!(
+                    "{}: added the columns {} of this version; its {rows} earlier rows have them empty",
+                    csv_path.display(),
+                    csvio::ADDED_COLUMNS.join(", "),
+                ));
+            }
+            Header::Other(others) => {
+                // New rows are appended in this version's order: the rows
+                // there are rewritten in it first (read by their columns'
+                // names), the file as it was kept beside.
+                let kept = csv_path.with_extension("csv.orig");
+                std::fs::copy(&csv_path, &kept).map_err(io(&kept))?;
+                let rows = store.rewrite(&BTreeSet::new())?;
+                let dropped = match others.is_empty() {
+                    true => String::new(),
+                    false => format!(
+                        " without the columns arena does not write ({})",
+                        others.join(", ")
+                    ),
+                };
+                store.warnings.push(format!(
+                    "{}: its columns were not arena's, in arena's order (a file saved by a spreadsheet or pandas?): its {rows} rows rewritten in arena's order{dropped}; the file as it was is {}",
+                    csv_path.display(),
+                    kept.display(),
+                ));
+            }
         }
         Ok(store)
     }

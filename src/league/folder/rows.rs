@@ -26,17 +26,49 @@ pub struct Rejected {
     pub why: String,
 }
 
-/// Whether the header of the results CSV at `path` lacks a column this
-/// version writes (a folder of an older version).
-pub(super) fn lacks_added_columns(path: &Path) -> bool {
-    use std::io::BufRead;
-    let mut line = String::new();
-    let read = File::open(path).and_then(|f| std::io::BufReader::new(f).read_line(&mut line));
-    if read.is_err() {
-        return false;
+/// How the header of the results CSV at `path` stands against this
+/// version's columns, which new rows are appended under.
+#[derive(Debug, PartialEq)]
+pub(super) enum Header {
+    /// This version's columns, in order (a byte-order mark aside).
+    Ours,
+    /// A start of them: a folder of an older version.
+    Older,
+    /// Other columns, or ours in another order (a file rewritten by a
+    /// spreadsheet or pandas): the names that are not ours.
+    Other(Vec<String>),
+}
+
+/// Reads the header line of the results CSV at `path` (`Ours` if there is
+/// none to read).
+pub(super) fn header_of(path: &Path) -> Header {
+    let Ok(mut r) = csv::ReaderBuilder::new().has_headers(true).from_path(path) else {
+        return Header::Ours;
+    };
+    let Ok(names) = r.headers() else {
+        return Header::Ours;
+    };
+    let names: Vec<&str> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            if i == 0 {
+                n.trim_start_matches('\u{feff}')
+            } else {
+                n
+            }
+        })
+        .map(str::trim)
+        .collect();
+    let ours: Vec<&str> = csvio::all_columns().collect();
+    if names == ours {
+        Header::Ours
+    } else if names.len() < ours.len() && names[..] == ours[..names.len()] {
+        Header::Older
+    } else {
+        let others = names.iter().filter(|n| !ours.contains(n));
+        Header::Other(others.map(|n| n.to_string()).collect())
     }
-    let names: Vec<&str> = line.trim().split(',').map(str::trim).collect();
-    csvio::all_columns().any(|c| !names.contains(&c))
 }
 
 /// A CSV writer appending to `path` (created if needed), with a header
