@@ -763,3 +763,33 @@ fn streaming_gives_the_outputs_of_the_rows_in_memory() {
     assert!(read(&pgn) == read(&stream.join("merged.pgn")));
     assert!(!dir.path().join("merged.pgn.part").exists());
 }
+
+/// An output that would overwrite a league's own files is refused, and
+/// the file is left as it was: `pgn -o` onto its games.csv, `run --pgn`
+/// or `--log` onto one.
+#[test]
+fn an_output_onto_a_leagues_own_files_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("games.csv");
+    std::fs::copy(data("league.csv"), &csv).unwrap();
+    let before = std::fs::read(&csv).unwrap();
+    let out = arena(&["pgn", s(&csv), "-o", s(&csv)]);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("-o") && said.contains("results"), "{said}");
+    // A games.csv by its content, under another name.
+    let copy = dir.path().join("mine.txt");
+    std::fs::copy(&csv, &copy).unwrap();
+    assert!(!arena(&["pgn", s(&csv), "-o", s(&copy)]).status.success());
+    let file = dir.path().join("t.toml");
+    let bots = r#"bots = [{ name = "a", command = ["sh"] }, { name = "b", command = ["sh"] }]"#;
+    std::fs::write(&file, format!("name = \"t\"\n{bots}\n")).unwrap();
+    for flag in ["--pgn", "--log"] {
+        let out = arena(&["run", s(&file), flag, s(&csv), "--no-build"]);
+        assert!(!out.status.success());
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains(flag), "{said}");
+    }
+    assert_eq!(std::fs::read(&csv).unwrap(), before);
+    assert_eq!(std::fs::read(&copy).unwrap(), before);
+}

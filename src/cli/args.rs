@@ -119,6 +119,41 @@ pub(crate) fn games_csv_of(p: &std::path::Path) -> anyhow::Result<std::path::Pat
     Ok(csv)
 }
 
+/// The files a league keeps in its results folder, by name.
+const RESULTS_FILES: &[&str] = &[
+    "games.csv",
+    "games.csv.orig",
+    "league.json",
+    "run.lock",
+    "rejected.csv",
+    "ratings.csv",
+    "pairs.csv",
+    "variants.csv",
+    "crosstable.csv",
+];
+
+/// Refuses `path`, a file the flag `flag` would write, when it is one a
+/// league keeps in its results folder (games.csv, league.json, a record
+/// log, ...) or any results table: writing it would destroy what is
+/// recorded there.
+pub(crate) fn not_a_results_file(flag: &str, path: &std::path::Path) -> anyhow::Result<()> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let games_csv = || {
+        use std::io::Read;
+        let mut head = [0u8; 16];
+        std::fs::File::open(path)
+            .and_then(|mut f| f.read(&mut head))
+            .is_ok_and(|n| head[..n].starts_with(b"game_id,"))
+    };
+    if RESULTS_FILES.contains(&name) || name.ends_with(".jsonl.zst") || games_csv() {
+        anyhow::bail!(
+            "{flag} {}: that is a file of a league's results (or named as one), which writing would destroy: give another file",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 /// A whole number, 0 or more (a time in ms, a seed, a count), for flags
 /// whose bad value should be named as what it is: `-5` is negative, not
 /// a digit clap could not read.

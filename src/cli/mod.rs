@@ -163,6 +163,13 @@ pub fn main() -> ExitCode {
         Command::Run(a) => a.log.clone(),
         _ => None,
     };
+    if let Some(Err(e)) = log_file
+        .as_deref()
+        .map(|p| args::not_a_results_file("--log", p))
+    {
+        errln!("error: {e:#}");
+        return ExitCode::from(2);
+    }
     if let Err(e) = init_tracing(log_file.as_deref()) {
         errln!("error: {e:#}");
         return ExitCode::from(2);

@@ -25,6 +25,9 @@ pub struct PgnArgs {
 }
 
 pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
+    if let Some(p) = &args.out {
+        super::args::not_a_results_file("-o", p)?;
+    }
     // A league's results folder stands for its games.csv, as in `arena rate`.
     for f in args.files.iter_mut() {
         *f = super::args::games_csv_of(f)?;

@@ -186,6 +186,9 @@ pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
+    if let Some(p) = args.record.as_deref().filter(|p| !p.is_dir()) {
+        super::args::not_a_results_file("--record", p)?;
+    }
     let variant = super::args::game_arg(&args.game)?;
     let players = args.players.unwrap_or(args.bots.len());
     if players != args.bots.len() {

@@ -375,6 +375,9 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
 /// the games at a time a machine can hold, and the SPRT (none with
 /// `--shard`), made ready.
 fn before_run(t: &Tournament, how: &How) -> anyhow::Result<Option<SprtRun>> {
+    if let Some(p) = &how.pgn {
+        super::args::not_a_results_file("--pgn", p)?;
+    }
     if t.sandbox == Sandbox::Off {
         errln!(
             "warning: sandbox = \"off\": the bots run with this user's rights, environment and network, and can reach each other and the results (docs/security.md)"
