@@ -27,7 +27,7 @@ pub struct CheckBotArgs {
     #[arg(long, alias = "decision-ms", default_value_t = 5000)]
     timeout_ms: u64,
     /// Time to answer the hello, in milliseconds.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     startup_ms: u64,
     /// Ply cap of the test games.
     #[arg(long, default_value_t = DEFAULT_MAX_PLIES)]

@@ -47,7 +47,7 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 0)]
     increment_ms: u64,
     /// Wall-clock limit for the whole game, in seconds.
-    #[arg(long, default_value_t = 600)]
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     watchdog_s: u64,
     /// Where to write the game record: a file, or a folder to write
     /// GAME_ID.jsonl into (default: the system's temporary folder, under

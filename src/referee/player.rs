@@ -515,7 +515,7 @@ impl BotPlayer {
 
     /// The hello exchange (see [`BotPlayer::start`]).
     async fn handshake(process: &mut BotProcess, timing: &Timing) -> Result<BotInfo, StartError> {
-        let deadline = Instant::now() + timing.startup;
+        let deadline = super::play::later(Instant::now(), timing.startup);
         let games: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
         let mut buf = Vec::with_capacity(1024);
         protocol::encode_into(
@@ -693,7 +693,7 @@ impl BotPlayer {
         // The bot's time starts now that the request is ready: the
         // referee's own work (the state, the encoding) is not charged.
         let t0 = Instant::now();
-        let deadline = (t0 + ask.timeout).min(ask.watchdog);
+        let deadline = super::play::later(t0, ask.timeout).min(ask.watchdog);
         let stderr_before = self.process.stderr_bytes();
         if let Err(mut f) = self.send(deadline).await {
             if f.kind == ForfeitKind::Timeout {

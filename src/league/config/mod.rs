@@ -578,16 +578,31 @@ fn time_section(
             .unwrap_or(d.increment_ms),
         watchdog_ms: flags.watchdog_ms.or(t.watchdog_ms).unwrap_or(d.watchdog_ms),
     };
-    if time.watchdog_ms == 0 {
-        let why = "must be positive: every game has a wall-clock watchdog";
-        return Err(match flags.watchdog_ms {
-            Some(_) => ctx.at(&Source::Flag, "watchdog_ms", why),
-            None => ConfigError::Missing {
-                path: ctx.path.to_path_buf(),
-                field: "time_control.watchdog_ms".into(),
-                why: why.into(),
-            },
-        });
+    let zero = [
+        (
+            time.watchdog_ms,
+            flags.watchdog_ms,
+            "watchdog_ms",
+            "must be positive: every game has a wall-clock watchdog",
+        ),
+        (
+            time.startup_ms,
+            flags.startup_ms,
+            "startup_ms",
+            "must be positive: it is the time a bot has to answer its hello",
+        ),
+    ];
+    for (value, flag, key, why) in zero {
+        if value == 0 {
+            return Err(match flag {
+                Some(_) => ctx.at(&Source::Flag, key, why),
+                None => ConfigError::Missing {
+                    path: ctx.path.to_path_buf(),
+                    field: format!("time_control.{key}"),
+                    why: why.into(),
+                },
+            });
+        }
     }
     Ok(time)
 }

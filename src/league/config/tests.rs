@@ -139,6 +139,11 @@ fn flags_are_checked_like_the_file() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("x.toml") && e.contains("watchdog_ms"), "{e}");
+    // So is a start-up time of 0 (no bot could answer its hello).
+    let e = parse(&format!("{TWO_BOTS}\n[time_control]\nstartup_ms = 0\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("x.toml") && e.contains("startup_ms"), "{e}");
 }
 
 /// A file named without a folder (`arena run t.toml`) lives in the
