@@ -585,3 +585,28 @@ fn bad_formats_name_the_key_and_the_line() {
         "{e}"
     );
 }
+
+/// A variant table's name labels its rows: not empty, a word that can be
+/// part of a game id, and not another game's name.
+#[test]
+fn a_variant_tables_name_is_a_word_of_its_own() {
+    for (name, want) in [
+        ("", "must not be empty"),
+        (" ", "is not allowed"),
+        ("kisolo six", "is not allowed"),
+        ("filo", "is the name of the game filo"),
+    ] {
+        let src = format!(
+            "{TWO_BOTS}\nvariants = [{{ game = \"kisolo\", name = \"{name}\", options = {{ columns = 6 }} }}]\n"
+        );
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(
+            e.contains("variants.name") && e.contains(want),
+            "{name:?}: {e}"
+        );
+    }
+    let src = format!(
+        "{TWO_BOTS}\nvariants = [{{ game = \"kisolo\", name = \"kisolo\", options = {{ columns = 6 }} }}]\n"
+    );
+    assert!(parse(&src).is_ok());
+}

@@ -74,6 +74,33 @@ pub(super) fn section(
     Ok(out)
 }
 
+/// Why `name` cannot label a variant of `game`, if it cannot: it names
+/// the variant in game ids, games.csv and the tables, so it is a word of
+/// letters, digits, `-`, `_` and `.`, and not another game's name (whose
+/// rows it would be taken for).
+fn name_problem(name: &str, game: Variant) -> Option<String> {
+    if name.is_empty() {
+        return Some("must not be empty".into());
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || "-_.".contains(*c)))
+    {
+        return Some(format!(
+            "`{}`: {c:?} is not allowed (letters, digits, `-`, `_` and `.` only: it is part of every game id)",
+            name.escape_debug()
+        ));
+    }
+    match parse_variant(name) {
+        Ok(other) if other.variant != game => Some(format!(
+            "`{name}` is the name of the game {}: this {}'s rows could not be told from its",
+            other.variant.name(),
+            game.name()
+        )),
+        _ => None,
+    }
+}
+
 fn parse_variant_entry(
     ctx: &Ctx<'_>,
     item: &Spanned<toml::Value>,
@@ -105,6 +132,11 @@ fn parse_variant_entry(
                     (k, s)
                 })
                 .collect();
+            if let Some(name) = &raw.name {
+                if let Some(why) = name_problem(name, variant) {
+                    return Err(ctx.field(span.clone(), "variants.name", why));
+                }
+            }
             let key = raw.name.unwrap_or_else(|| {
                 let mut k = variant.name().to_string();
                 for v in options.values() {
