@@ -2,7 +2,8 @@
 //! for five mancala-family games.
 //!
 //! Dependencies point one way: `cli -> league -> referee -> (engine, bot)`;
-//! `host` (machine facts: CPUs, descriptor limits, liveness) is below all;
+//! `host` (machine facts: CPUs, descriptor limits, liveness) and `text`
+//! (which characters hide) are below all;
 //! `cli -> report -> (ratings, results)`; `ratings` depends only on the
 //! `results` rows, and `results` on nothing of ours.
 
@@ -21,5 +22,6 @@ pub mod report;
 pub mod results;
 pub mod serve;
 pub mod tables;
+pub mod text;
 pub mod view;
 pub mod wire;

@@ -39,8 +39,10 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
         Some("is longer than 64 bytes")
     } else if name.contains(',') || name.contains('"') {
         Some("must not hold commas or quotes")
-    } else if name.chars().any(char::is_control) {
-        Some("must not hold control characters (tabs, new lines, escapes)")
+    } else if name.chars().any(crate::text::is_hidden) {
+        Some("must not hold control or invisible characters (tabs, new lines, escapes, zero-width spaces, direction overrides)")
+    } else if name.trim() != name {
+        Some("must not begin or end with white space")
     } else {
         None
     }
@@ -410,6 +412,11 @@ mod tests {
             "tab\there",
             "new\nline",
             "esc\u{1b}[31m",
+            "random-python\u{200b}",
+            "\u{202e}evil",
+            "random-python ",
+            " x",
+            "a\u{a0}",
         ] {
             assert!(name_problem(bad).is_some(), "{bad:?} accepted");
         }
@@ -423,7 +430,7 @@ mod tests {
         .unwrap();
         let e = Manifest::load(dir.path()).unwrap_err().to_string();
         assert!(
-            e.contains("`name`") && e.contains("control characters"),
+            e.contains("`name`") && e.contains("control or invisible characters"),
             "{e}"
         );
         assert!(

@@ -58,12 +58,26 @@ pub(super) fn section(
         ));
     }
     let mut seen = std::collections::BTreeSet::new();
+    // Each bot's log files are named after it, its name made safe for a
+    // file name: two names made the same would share their logs.
+    let mut files: std::collections::BTreeMap<String, &str> = Default::default();
     for b in &bots {
         if !seen.insert(b.name.clone()) {
             return Err(ctx.field(
                 raw.span(),
                 "bots",
                 format!("bot name `{}` appears twice", b.name),
+            ));
+        }
+        let file = crate::results::file_safe(&b.name);
+        if let Some(other) = files.insert(file.clone(), &b.name) {
+            return Err(ctx.field(
+                raw.span(),
+                "bots",
+                format!(
+                    "bots `{other}` and `{}` would share their log files (logs/{file}-wN.log): rename one (letters, digits, `-`, `_` and `.` are kept as they are)",
+                    b.name
+                ),
             ));
         }
     }

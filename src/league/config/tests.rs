@@ -610,3 +610,21 @@ fn a_variant_tables_name_is_a_word_of_its_own() {
     );
     assert!(parse(&src).is_ok());
 }
+
+/// Two bots whose names are made the same file name (`x/y`, `x_y`) would
+/// write into each other's logs: refused, naming both.
+#[test]
+fn two_bots_whose_log_files_would_be_one_are_refused() {
+    let src = r#"
+name = "t"
+bots = [
+  { name = "x/y", command = "python3 a.py" },
+  { name = "x_y", command = "python3 b.py" },
+]
+"#;
+    let e = parse(src).unwrap_err().to_string();
+    assert!(
+        e.contains("`x/y` and `x_y` would share their log files"),
+        "{e}"
+    );
+}
