@@ -1478,6 +1478,42 @@ fn a_games_csv_with_its_columns_reordered_or_added_resumes_in_arenas_order() {
     assert_eq!(kept, lines.join("\n") + "\n");
 }
 
+/// A row whose record place holds another game's record (its offset and
+/// length edited) is named by `arena show`, not shown as that other game.
+#[test]
+fn show_refuses_a_row_whose_record_is_another_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let csv = dir.path().join("out/games.csv");
+    let got = run_finishes_the_schedule(&file, &csv);
+    let (a, b) = (&got[0], &got[1]);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let place = |r: &GameRow| {
+        let n = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
+        format!(
+            ",{},{},{}",
+            r.record_file,
+            n(r.record_offset),
+            n(r.record_length)
+        )
+    };
+    let edited = text.replacen(&place(a), &place(b), 1);
+    assert_ne!(edited, text);
+    std::fs::write(&csv, edited).unwrap();
+    let out = arena()
+        .args(["show"])
+        .arg(dir.path().join("out"))
+        .arg(&a.game_id)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains(&format!("is game `{}`'s", b.game_id)),
+        "{said}"
+    );
+}
+
 /// The league file of a fixture: two random bots.
 fn fixture_league(dir: &Path, name: &str, variants: &str, rounds: u32) -> PathBuf {
     let bot = env!("CARGO_BIN_EXE_random-bot");

@@ -241,6 +241,22 @@ pub fn find_record(layout: &Layout, game_id: &str) -> Result<(RecordAt, String),
         });
     }
     let text = at.read_text().map_err(io(at.path()))?;
+    // The row's place must hold its own game, not a neighbour's.
+    let header: Option<serde_json::Value> = text
+        .lines()
+        .next()
+        .and_then(|l| serde_json::from_str(l).ok());
+    if let Some(other) = header.as_ref().and_then(|h| h["game_id"].as_str()) {
+        if other != game_id {
+            return Err(StoreError::Mismatch {
+                path: csv,
+                why: format!(
+                    "the record that game `{game_id}`'s row points to ({}) is game `{other}`'s: the row's record_file, record_offset or record_length is wrong",
+                    at.path().display()
+                ),
+            });
+        }
+    }
     Ok((at, text))
 }
 
