@@ -249,6 +249,8 @@ fn replay(spec: &VariantSpec, max_plies: u32, moves: &[String]) -> Result<(), St
 /// comment, blank lines are skipped, every other line is `VARIANT: MOVES`.
 pub fn parse(path: &Path, src: &str) -> Result<Vec<BookLine>, BookError> {
     let mut out = Vec::new();
+    // A byte order mark (an editor's, on Windows) is no part of the text.
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     for (i, raw) in src.lines().enumerate() {
         let text = raw.split('#').next().unwrap_or("").trim();
         if text.is_empty() {
@@ -328,6 +330,10 @@ mod tests {
         assert!(e.starts_with("b.txt:2: expected `VARIANT: MOVE"), "{e}");
         let e = parse(Path::new("b.txt"), ": a\n").unwrap_err().to_string();
         assert!(e.starts_with("b.txt:1: "), "{e}");
+        // A byte order mark and CRLF line ends, as a Windows editor saves.
+        let lines = parse(Path::new("b.txt"), "\u{feff}filo: x\r\nkisolo: a1\r\n").unwrap();
+        assert_eq!(lines[0].variant, "filo");
+        assert_eq!(lines[1].moves, ["a1"]);
     }
 
     #[test]
