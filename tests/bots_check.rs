@@ -94,6 +94,23 @@ fn broken(mode: &str, timeout_ms: &str, expected: &str) {
 fn crash_start_fails() {
     broken("crash_start", "5000", "handshake: crash");
 }
+/// A bot that exits mid-game while a child it forked answers in its place
+/// (possible only outside the sandbox) has crashed: its exit is seen at
+/// the game's end, at the latest.
+#[test]
+fn a_bot_that_hands_its_pipes_to_a_child_and_exits_fails() {
+    let script = root().join("bots/broken/misbehave.py");
+    let (ok, text) = check_bot(
+        &["--sandbox", "off"],
+        &["python3", script.to_str().unwrap(), "hand_over"],
+        false,
+    );
+    assert!(!ok, "{text}");
+    let fail = text.lines().find(|l| l.starts_with("FAIL")).unwrap_or("");
+    assert!(fail.contains(": crash at ply"), "{text}");
+    assert!(text.contains("exited (status 0)"), "{text}");
+}
+
 #[test]
 fn crash_mid_fails() {
     broken("crash_mid", "5000", ": crash at ply");

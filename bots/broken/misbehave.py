@@ -52,6 +52,9 @@ are not league bots (see README.md). Modes:
   setsid_child  forks a grandchild that leaves the process group (setsid)
                 and sleeps; plays well
   fork_hang     forks a child holding the pipes, then hangs at its first request
+  hand_over     at its second request forks; the parent exits (status 0) and
+                the child answers in its place to the end (outside the
+                sandbox nothing ends the child with it)
   exit_after_game  plays well, exits (status 0) right after its first game_end
   exit_late_after_game  plays well; after each game_end reads nothing more,
                 waits 0.3 s and exits (status 0): the next game_start is
@@ -443,6 +446,8 @@ def main():
             requests += 1
             if MODE == "stderr_flood":
                 sys.stderr.write("x" * 100000 + "\n")
+            if MODE == "hand_over" and requests == 2 and os.fork() != 0:
+                os._exit(0)
             if not misbehave(requests, message):
                 send({"type": "reply", "option": random.choice(message["legal"])})
         elif kind == "quit":

@@ -433,33 +433,42 @@ pub struct BotPlayer {
     since_start: SinceStart,
 }
 
-/// What was written to a bot since its game's `game_start` began: if the
-/// bot fails with all of it still unread in its stdin (a pipe is read in
-/// order, so what is unread is the end of what was written), it never
-/// read the `game_start`, so it exited between games, which costs no game
-/// (protocol.md): it is started again and the game goes on with it. Once
-/// a game at most.
+/// What was written to a bot since its game's `game_start` began, to tell
+/// a bot that left after its last game (protocol.md: no game is charged;
+/// it is started again and the game goes on with it, once a game at most)
+/// from one that crashed in this one.
 #[derive(Debug, Default)]
 struct SinceStart {
     /// The `game_start` line, to send again.
     line: Vec<u8>,
     /// Bytes written since, `game_start` included (0: its write failed).
     sent: usize,
-    /// Unread bytes when the bot was broken off (before its stdin closed).
+    /// Requests of this game asked so far.
+    asked: u32,
+    /// Unread bytes in its stdin when the bot was broken off (before its
+    /// stdin closed).
     unread_at_break: Option<usize>,
+    /// It had exited with status 0 when it was broken off.
+    clean_exit_at_break: bool,
     /// Already started again in this game.
     restarted: bool,
 }
 
 impl SinceStart {
-    /// Nothing written since `game_start` began was read, and the bot was
-    /// not yet started again in this game.
-    fn never_read(&self) -> bool {
+    /// The bot, broken off, had left before playing this game: all that
+    /// was written since `game_start` is still unread in its stdin (a pipe
+    /// is read in order, so what is unread is the end of what was
+    /// written), or it exited with status 0 before its first reply of the
+    /// game (having perhaps read ahead into its own buffer a `game_start`
+    /// it never acted on). Not twice in one game: a bot that leaves at
+    /// every `game_start` crashes in it.
+    fn left_before_playing(&self) -> bool {
         !self.restarted
             && !self.line.is_empty()
-            && self
+            && (self
                 .unread_at_break
                 .is_some_and(|unread| unread >= self.sent)
+                || self.asked <= 1 && self.clean_exit_at_break)
     }
 }
 
@@ -663,11 +672,14 @@ impl BotPlayer {
     fn break_off(&mut self) {
         self.broken = true;
         self.since_start.unread_at_break = self.process.unread_input();
+        self.since_start.clean_exit_at_break =
+            self.process.exit_status().is_some_and(|s| s.success());
         self.process.kill();
     }
 
     /// One request and its reply (see [`Player::decide`]).
     async fn ask(&mut self, ask: &Ask<'_>) -> Result<Answer, Fault> {
+        self.since_start.asked += 1;
         // Folded into the reply's read: no system call per decision
         // (output unasked is still seen at the latest by the check at
         // the game's end, and charged in this game).
@@ -755,7 +767,9 @@ impl BotPlayer {
         self.buf.clear();
         self.buf.extend_from_slice(&self.since_start.line);
         self.since_start.sent = 0;
+        self.since_start.asked = 0;
         self.since_start.unread_at_break = None;
+        self.since_start.clean_exit_at_break = false;
         self.send(deadline).await
     }
 
@@ -863,7 +877,9 @@ impl Player for BotPlayer {
             match self.send_start(s.deadline).await {
                 // The exit came after the look: its stdin was closed
                 // before the game_start reached it.
-                Err(f) if f.kind == ForfeitKind::Crash && self.since_start.never_read() => {
+                Err(f)
+                    if f.kind == ForfeitKind::Crash && self.since_start.left_before_playing() =>
+                {
                     self.start_again().await.map_err(|_| f)?;
                     self.send_start(s.deadline).await
                 }
@@ -878,7 +894,9 @@ impl Player for BotPlayer {
                 // Its first request failed with the game_start still
                 // unread: the exit came after game_start was written, but
                 // the bot had left after its last game all the same.
-                Err(f) if f.kind == ForfeitKind::Crash && self.since_start.never_read() => {
+                Err(f)
+                    if f.kind == ForfeitKind::Crash && self.since_start.left_before_playing() =>
+                {
                     self.start_again().await.map_err(|_| f)?;
                     self.send_start(ask.watchdog).await?;
                     self.process
@@ -921,7 +939,16 @@ impl Player for BotPlayer {
     }
 
     fn quiet(&mut self, when: &str) -> Result<(), Fault> {
-        self.check_quiet(when, true)
+        self.check_quiet(when, true)?;
+        // Exited during the game while a process it started kept its
+        // stdout open (outside the sandbox, a child can play on in its
+        // place): a crash all the same (protocol.md: exit only after quit).
+        if self.process.has_exited() {
+            let status = self.process.exit_status();
+            self.break_off();
+            return Err(self.fault(BotError::Exited { status }));
+        }
+        Ok(())
     }
 
     fn explain_illegal<'a>(&'a mut self, option: &'a str) -> PlayerFuture<'a, Option<Fault>> {
