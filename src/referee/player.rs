@@ -302,8 +302,8 @@ pub fn fault_of(e: BotError) -> Fault {
 
 fn decode_fault(e: DecodeError, line: &[u8]) -> Fault {
     let (kind, why, hint) = match e {
-        DecodeError::BadJson(why) => (ForfeitKind::BadJson, why, LOGS_TO_STDERR),
-        DecodeError::Protocol(why) => (ForfeitKind::Protocol, why, ""),
+        DecodeError::BadJson(why) => (ForfeitKind::BadJson, why, bad_json_hint(line)),
+        DecodeError::Protocol(why) => (ForfeitKind::Protocol, why, String::new()),
     };
     Fault::new(
         kind,
@@ -317,6 +317,28 @@ fn decode_fault(e: DecodeError, line: &[u8]) -> Fault {
 
 /// What a line on stdout that is not JSON usually is, and where it goes.
 const LOGS_TO_STDERR: &str = "; stdout is for protocol messages only: write logs to stderr";
+
+/// What a line that is not JSON most likely meant: an option written bare
+/// (one word), a Python dict printed with `print(dict)` (single quotes),
+/// or else a log line.
+fn bad_json_hint(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim();
+    let word = !text.is_empty()
+        && text.len() <= 32
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.:".contains(c));
+    if word {
+        format!(
+            "; a reply is a JSON object on one line: {{\"type\":\"reply\",\"option\":\"{text}\"}}"
+        )
+    } else if text.starts_with('{') && text.contains('\'') {
+        "; JSON strings take double quotes, not single (in Python, write json.dumps(message), not the dict itself)".to_string()
+    } else {
+        LOGS_TO_STDERR.to_string()
+    }
+}
 
 /// What the referee saw of a bot that did not answer in time, then the
 /// usual cause of that: half a line without its newline (no newline or
@@ -355,11 +377,14 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
 fn stray_fault(when: &str, bytes: &[u8]) -> Fault {
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or(bytes);
     let (kind, hint) = match protocol::decode(first) {
-        Err(protocol::DecodeError::BadJson(_)) => (ForfeitKind::BadJson, LOGS_TO_STDERR),
-        _ => (ForfeitKind::Protocol, ""),
+        Err(protocol::DecodeError::BadJson(_)) => (ForfeitKind::BadJson, bad_json_hint(first)),
+        _ => (ForfeitKind::Protocol, String::new()),
     };
-    // The last line's newline says nothing.
-    let shown = bytes.trim_ascii_end();
+    // The last line's newline says nothing (other white space, a form
+    // feed, is shown escaped: it may be all there was).
+    let shown = bytes
+        .strip_suffix(b"\n")
+        .map_or(bytes, |b| b.strip_suffix(b"\r").unwrap_or(b));
     Fault::new(
         kind,
         format!(
@@ -1043,6 +1068,30 @@ impl Player for RandomPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A line that is not JSON is told what it most likely meant.
+    #[test]
+    fn a_line_that_is_not_json_gets_the_hint_it_needs() {
+        let f = decode_fault(protocol::decode(b"xi3").unwrap_err(), b"xi3");
+        assert!(
+            f.detail.contains(r#"{"type":"reply","option":"xi3"}"#),
+            "{}",
+            f.detail
+        );
+        let line = b"{'type': 'reply', 'option': 'G'}";
+        let f = decode_fault(protocol::decode(line).unwrap_err(), line);
+        assert!(f.detail.contains("double quotes"), "{}", f.detail);
+        let line = b"thinking about move 3...";
+        let f = decode_fault(protocol::decode(line).unwrap_err(), line);
+        assert!(f.detail.contains("write logs to stderr"), "{}", f.detail);
+        // A stray line of a form feed alone is shown, escaped.
+        let f = stray_fault("before a request", b"\x0c\n");
+        assert!(
+            f.detail.ends_with(r"\u{c}") || f.detail.contains(r"\u{c};"),
+            "{}",
+            f.detail
+        );
+    }
 
     /// A name must show something, and nothing hidden: a bot cannot pass
     /// for no one, or reorder the line its name is printed in.
