@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// What check-bot tells the author of a bot that exits after its games.
-const EXITED_AFTER_GAME: &str = "the bot exited after its game: the referee reuses one process for many games, so exit only on `quit` (protocol.md); a league restarts it without charge when it sees the exit before the next game starts, else the next game is a `crash`";
+const EXITED_AFTER_GAME: &str = "the bot was gone before a game began (it exited, or closed its pipes, after its hello or its last game): the referee reuses one process for many games, so exit only on `quit` (protocol.md); a league starts it again at no charge, once a game, if it left before playing that game, else that game is a `crash`";
 
 /// How to check a bot (the flags of `arena check-bot`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -534,6 +534,12 @@ async fn quit_and_latency(
         c.pass("quit", "exited with status 0");
     } else {
         let why = match left.status {
+            Some(status) if left.gone_before => format!(
+                "it had already ended ({status}) before quit was sent: exit only after quit (protocol.md)"
+            ),
+            None if left.gone_before => {
+                "its stdin was closed before quit was sent: read until quit, then exit".to_string()
+            }
             Some(status) => format!("ended with {status} at quit, where status 0 is wanted"),
             None => format!("did not exit with status 0 within {grace:?} of quit"),
         };

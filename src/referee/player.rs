@@ -172,6 +172,8 @@ pub struct QuitReport {
     pub stray: Option<Vec<u8>>,
     /// How it ended, when it did so by itself within the grace period.
     pub status: Option<std::process::ExitStatus>,
+    /// It was gone before `quit` could be sent (its stdin closed).
+    pub gone_before: bool,
 }
 
 /// How long the referee waits for a bot outside its moves.
@@ -648,6 +650,9 @@ impl BotPlayer {
         let sent = self.process.send_line(&self.buf, deadline).await.is_ok();
         let mut clean = false;
         let mut ended = None;
+        if !sent {
+            ended = self.process.exit_status_within(EXIT_GRACE).await;
+        }
         if sent {
             // Wait for the exit by reading to end of file / exit.
             loop {
@@ -674,6 +679,7 @@ impl BotPlayer {
             clean,
             stray,
             status: ended,
+            gone_before: !sent,
         }
     }
 
