@@ -132,7 +132,7 @@ pub enum FromBot {
         #[serde(default)]
         author: String,
         /// The protocol version the bot speaks (absent: 1).
-        #[serde(default)]
+        #[serde(default, deserialize_with = "whole_number")]
         protocol: Option<u32>,
     },
     /// Answer to a request: one of the legal options, exactly.
@@ -143,13 +143,36 @@ pub enum FromBot {
         #[serde(default)]
         game_id: Option<String>,
         /// Optional echo of the request's `ply`, checked the same way.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "whole_number")]
         ply: Option<u32>,
         /// Optional echo of the request's `seq`, checked the same way (the
         /// one echo that names a request exactly).
-        #[serde(default)]
+        #[serde(default, deserialize_with = "whole_number")]
         seq: Option<u64>,
     },
+}
+
+/// A whole number as JSON may write it: `1`, `1.0` or `1e0` (JSON does
+/// not tell them apart, and Python's `json.dumps(1.0)` writes `1.0`);
+/// `null` is absent.
+fn whole_number<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: TryFrom<u64>,
+{
+    use serde::de::Error;
+    let Some(n) = Option::<serde_json::Number>::deserialize(d)? else {
+        return Ok(None);
+    };
+    let whole = n.as_u64().or_else(|| {
+        n.as_f64()
+            .filter(|f| f.fract() == 0.0 && (0.0..=u64::MAX as f64).contains(f))
+            .map(|f| f as u64)
+    });
+    whole
+        .and_then(|w| T::try_from(w).ok())
+        .map(Some)
+        .ok_or_else(|| D::Error::custom(format!("`{n}` is not a whole number in range")))
 }
 
 /// A reply read as a plain struct: serde reads an internally tagged enum
@@ -167,9 +190,9 @@ fn usual_reply(line: &[u8]) -> Option<FromBot> {
         option: Option<String>,
         #[serde(default)]
         game_id: Option<String>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "whole_number")]
         ply: Option<u32>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "whole_number")]
         seq: Option<u64>,
     }
     // Only a flat object: serde_json skips a nested unknown field without
@@ -425,6 +448,8 @@ mod tests {
             br#"{"type":"Reply","option":"G"}"#,
             br#"{"type":"hello","name":"x","option":"G"}"#,
             b"{\"type\":\"reply\",\"option\":\"G\"}\r",
+            br#"{"type":"reply","option":"G","seq":3.0,"ply":4e0}"#,
+            br#"{"type":"reply","option":"G","seq":3.5}"#,
         ];
         for line in lines {
             let enum_reads = serde_json::from_slice::<FromBot>(line).ok();
@@ -441,6 +466,33 @@ mod tests {
                 seq: Some(3),
             })
         );
+    }
+
+    /// A whole number may be written as JSON allows (`1.0`, `1e0`); a
+    /// fraction or a negative one is named.
+    #[test]
+    fn whole_numbers_as_json_writes_them() {
+        let hello = decode(br#"{"type":"hello","name":"x","protocol":1.0}"#).unwrap();
+        assert!(
+            matches!(
+                hello,
+                FromBot::Hello {
+                    protocol: Some(1),
+                    ..
+                }
+            ),
+            "{hello:?}"
+        );
+        let r = decode(br#"{"type":"reply","option":"G","seq":3.0}"#).unwrap();
+        assert!(matches!(r, FromBot::Reply { seq: Some(3), .. }), "{r:?}");
+        for bad in [
+            &br#"{"type":"reply","option":"G","seq":3.5}"#[..],
+            br#"{"type":"reply","option":"G","seq":-1}"#,
+            br#"{"type":"hello","name":"x","protocol":1e40}"#,
+        ] {
+            let e = decode(bad).unwrap_err().to_string();
+            assert!(e.contains("not a whole number"), "{e}");
+        }
     }
 
     fn reply(o: &str) -> FromBot {
