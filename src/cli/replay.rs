@@ -117,6 +117,20 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The commands a league.json records to make its league again.
+#[derive(clap::Parser)]
+#[command(name = "arena")]
+struct Recorded {
+    #[command(subcommand)]
+    command: RecordedCommand,
+}
+
+#[derive(clap::Subcommand)]
+enum RecordedCommand {
+    Run(Box<super::run::RunArgs>),
+    Match(Box<super::versus::MatchArgs>),
+}
+
 /// The league named by `file` and the folder of its results: a tournament
 /// file and the folder it writes, or a results folder (or its
 /// league.json) and the league its recorded command makes.
@@ -145,10 +159,10 @@ fn league_of(file: &Path) -> anyhow::Result<(Tournament, PathBuf)> {
         );
     };
     let words = super::args::command_words(&line)?;
-    let t = match <super::Cli as clap::Parser>::try_parse_from(&words).map(|c| c.command) {
-        Ok(super::Command::Run(a)) => Tournament::load_with(&a.file, &a.settings())?,
-        Ok(super::Command::Match(a)) => super::versus::tournament(&a)?,
-        _ => bail!(
+    let t = match <Recorded as clap::Parser>::try_parse_from(&words).map(|r| r.command) {
+        Ok(RecordedCommand::Run(a)) => Tournament::load_with(&a.file, &a.settings())?,
+        Ok(RecordedCommand::Match(a)) => super::versus::tournament(&a)?,
+        Err(_) => bail!(
             "{} records `{line}`, which is neither `arena run` nor `arena match`",
             json.display()
         ),

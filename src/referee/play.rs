@@ -91,13 +91,6 @@ struct Table<'s, 'p, 'q> {
     stall: std::pin::Pin<Box<tokio::time::Sleep>>,
 }
 
-/// `t + d`, or a century on where the clock cannot hold that (a time
-/// limit given as "never", `u64::MAX` milliseconds).
-pub(super) fn later(t: Instant, d: Duration) -> Instant {
-    t.checked_add(d)
-        .unwrap_or_else(|| t + Duration::from_secs(100 * 365 * 24 * 3600))
-}
-
 impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
     /// Checks the spec against the players and applies the opening.
     fn set_up(
@@ -127,8 +120,8 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
             unseen: vec![Vec::new(); n],
             clocks: vec![spec.time.clock.map(|c| c.base); n],
             started,
-            watchdog: later(started, spec.watchdog),
-            stall: Box::pin(tokio::time::sleep_until(later(
+            watchdog: player::later(started, spec.watchdog),
+            stall: Box::pin(tokio::time::sleep_until(player::later(
                 started,
                 spec.watchdog.saturating_add(Duration::from_millis(100)),
             ))),
@@ -164,7 +157,7 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
                 names: &self.names,
                 time: spec.time.msg(),
                 seed: spec.seed,
-                deadline: later(Instant::now(), spec.time.per_decision).min(self.watchdog),
+                deadline: player::later(Instant::now(), spec.time.per_decision).min(self.watchdog),
             };
             p.start(&s).await.map_err(|f| (seat, f))?;
         }
@@ -192,7 +185,7 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
             None => spec.time.per_decision,
         };
         let asked = Instant::now();
-        let decision_deadline = later(asked, timeout);
+        let decision_deadline = player::later(asked, timeout);
         let ask = Ask {
             game_id: &spec.game_id,
             game: &self.game,

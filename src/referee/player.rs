@@ -434,6 +434,29 @@ fn check_name(name: &str) -> Result<(), Fault> {
     Ok(())
 }
 
+/// Refuses a hello's name or version that a spreadsheet opening games.csv
+/// (where both are written) would take for a formula and run: one that
+/// begins with `=`, `+`, `-` or `@`.
+fn check_not_formula(what: &str, text: &str) -> Result<(), Fault> {
+    match text.trim_start().chars().next() {
+        Some(c @ ('=' | '+' | '-' | '@')) => Err(Fault::new(
+            ForfeitKind::Protocol,
+            format!(
+                "hello: {what} begins with `{c}`, which a spreadsheet opening games.csv would run as a formula: {}",
+                protocol::truncate(text.as_bytes(), DETAIL_MAX)
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `t + d`, or a century on where the clock cannot hold that (a time
+/// limit given as "never", `u64::MAX` milliseconds).
+pub(super) fn later(t: Instant, d: Duration) -> Instant {
+    t.checked_add(d)
+        .unwrap_or_else(|| t + Duration::from_secs(100 * 365 * 24 * 3600))
+}
+
 /// A time for a message to the bot in whole milliseconds, rounded up and
 /// never 0 (protocol.md: times are always real limits; a clock with
 /// 0.3 ms left is "1", not "0", which a bot could read as no limit).
@@ -551,7 +574,7 @@ impl BotPlayer {
 
     /// The hello exchange (see [`BotPlayer::start`]).
     async fn handshake(process: &mut BotProcess, timing: &Timing) -> Result<BotInfo, StartError> {
-        let deadline = super::play::later(Instant::now(), timing.startup);
+        let deadline = later(Instant::now(), timing.startup);
         let games: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
         let mut buf = Vec::with_capacity(1024);
         protocol::encode_into(
@@ -600,6 +623,9 @@ impl BotPlayer {
                     )));
                 }
                 check_name(&name).map_err(fail)?;
+                for (what, text) in [("name", &name), ("version", &version)] {
+                    check_not_formula(what, text).map_err(fail)?;
+                }
                 BotInfo {
                     name,
                     version: protocol::truncate(version.as_bytes(), NAME_MAX),
@@ -736,7 +762,7 @@ impl BotPlayer {
         // The bot's time starts now that the request is ready: the
         // referee's own work (the state, the encoding) is not charged.
         let t0 = Instant::now();
-        let deadline = super::play::later(t0, ask.timeout).min(ask.watchdog);
+        let deadline = later(t0, ask.timeout).min(ask.watchdog);
         let stderr_before = self.process.stderr_bytes();
         if let Err(mut f) = self.send(deadline).await {
             if f.kind == ForfeitKind::Timeout {
@@ -1104,6 +1130,11 @@ mod tests {
     #[test]
     fn a_name_with_nothing_visible_or_something_hidden_is_refused() {
         assert!(check_name("random-7").is_ok());
+        assert!(check_not_formula("version", "1.2-rc1").is_ok());
+        for formula in ["=HYPERLINK(1)", "+1", " -2", "@SUM(A1)"] {
+            let f = check_not_formula("version", formula).expect_err(formula);
+            assert!(f.detail.contains("formula"), "{}", f.detail);
+        }
         assert!(check_name("élan vital").is_ok());
         for (name, says) in [
             ("", "empty name"),
