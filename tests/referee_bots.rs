@@ -693,12 +693,34 @@ async fn a_bot_that_exits_between_games_is_restarted() {
 /// and the player says so.
 #[tokio::test]
 async fn a_bot_whose_exit_is_seen_only_at_the_next_start_is_restarted_there() {
+    // It exits after each game; wait until it is gone, and play the next
+    // game with it as it is (no restart here).
+    restarted_at_each_game("exit_after_game", &[0, 0, 1, 0], true).await;
+}
+
+/// A bot that exits a moment after each `game_end` has its next
+/// `game_start` (and first request) written before its exit can be seen:
+/// they are still unread in its stdin when its stdout ends, or it read
+/// them ahead into its buffer and exited with status 0 before its first
+/// reply. Either way it left before playing, and is started again at no
+/// charge, every game, whichever seat asks first. A bot that exits at
+/// every `game_start` is still charged (`early_exit`, above).
+#[tokio::test]
+async fn a_bot_that_exits_after_game_start_was_written_but_not_read_is_restarted() {
+    restarted_at_each_game("exit_late_after_game", &[0, 0, 1, 1, 0], false).await;
+}
+
+/// Plays the games of the misbehaving bot `mode` in `seats` against a
+/// random player, one process kept from game to game (`wait`: until its
+/// exit after each game can be seen): no game is charged, and it was
+/// started again before each game but the first.
+async fn restarted_at_each_game(mode: &str, seats: &[usize], wait: bool) {
     let timing = Timing::default();
-    let cmd = broken("exit_after_game");
+    let cmd = broken(mode);
     let mut bot = start(&cmd, None, &timing).await.unwrap();
     let mut random = RandomPlayer::new("random", 4);
     let s = spec(two_player_variant(), 2, 5000);
-    for (game, bot_seat) in [0, 0, 1, 0].into_iter().enumerate() {
+    for (game, &bot_seat) in seats.iter().enumerate() {
         let report = {
             let mut ps: Vec<&mut dyn Player> = match bot_seat {
                 0 => vec![&mut bot, &mut random],
@@ -708,42 +730,11 @@ async fn a_bot_whose_exit_is_seen_only_at_the_next_start_is_restarted_there() {
         };
         assert!(!report.is_forfeit(), "game {game}: {report:?}");
         assert_eq!(bot.exits_between_games() as usize, game, "game {game}");
-        // It exits after the game; wait until it is gone, and play the
-        // next game with it as it is (no restart here).
         let end = std::time::Instant::now() + Duration::from_secs(5);
-        while !bot.needs_restart() {
+        while wait && !bot.needs_restart() {
             assert!(std::time::Instant::now() < end, "exit never noticed");
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-    }
-    let pid = bot.pid();
-    bot.kill();
-    assert_group_gone(pid).await;
-}
-
-/// A bot that exits a moment after each `game_end`, without reading
-/// further, has its next `game_start` (and first request) written before
-/// its exit can be seen: they are still unread in its stdin when its
-/// stdout ends, so it never read them and is started again at no charge,
-/// every game, whichever seat asks first. A bot that read its
-/// `game_start` and then exited is still charged (`early_exit`, above).
-#[tokio::test]
-async fn a_bot_that_exits_after_game_start_was_written_but_not_read_is_restarted() {
-    let timing = Timing::default();
-    let cmd = broken("exit_late_after_game");
-    let mut bot = start(&cmd, None, &timing).await.unwrap();
-    let mut random = RandomPlayer::new("random", 4);
-    let s = spec(two_player_variant(), 2, 5000);
-    for (game, bot_seat) in [0, 0, 1, 1, 0].into_iter().enumerate() {
-        let report = {
-            let mut ps: Vec<&mut dyn Player> = match bot_seat {
-                0 => vec![&mut bot, &mut random],
-                _ => vec![&mut random, &mut bot],
-            };
-            play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
-        };
-        assert!(!report.is_forfeit(), "game {game}: {report:?}");
-        assert_eq!(bot.exits_between_games() as usize, game, "game {game}");
     }
     let pid = bot.pid();
     bot.kill();
