@@ -190,9 +190,11 @@ fn usual_reply(line: &[u8]) -> Option<FromBot> {
         option: Option<String>,
         #[serde(default)]
         game_id: Option<String>,
-        #[serde(default, deserialize_with = "whole_number")]
+        // Plain numbers here: `3.0` fails this reading, and the enum's,
+        // which takes it, decides.
+        #[serde(default)]
         ply: Option<u32>,
-        #[serde(default, deserialize_with = "whole_number")]
+        #[serde(default)]
         seq: Option<u64>,
     }
     // Only a flat object: serde_json skips a nested unknown field without

@@ -926,7 +926,7 @@ impl Player for BotPlayer {
                 // its seat: the runner's own look before the game may
                 // have come a moment too early). Only if that fails is it
                 // this game's crash, its status saying how it ended.
-                if self.start_again().await.is_err() {
+                if Box::pin(self.start_again()).await.is_err() {
                     let status = self.process.exit_status_within(EXIT_GRACE).await;
                     return Err(self.fault(BotError::Exited { status }));
                 }
@@ -937,7 +937,7 @@ impl Player for BotPlayer {
                 Err(f)
                     if f.kind == ForfeitKind::Crash && self.since_start.left_before_playing() =>
                 {
-                    self.start_again().await.map_err(|_| f)?;
+                    Box::pin(self.start_again()).await.map_err(|_| f)?;
                     self.send_start(s.deadline).await
                 }
                 r => r,
@@ -946,6 +946,9 @@ impl Player for BotPlayer {
     }
 
     fn decide<'a>(&'a mut self, ask: &'a Ask<'a>) -> PlayerFuture<'a, Result<Answer, Fault>> {
+        // The rare paths' futures (a restart, a second request) are boxed
+        // where they are taken: this future, made for every decision, stays
+        // the size of one request's.
         Box::pin(async move {
             match self.ask(ask).await {
                 // Its first request failed with the game_start still
@@ -954,11 +957,11 @@ impl Player for BotPlayer {
                 Err(f)
                     if f.kind == ForfeitKind::Crash && self.since_start.left_before_playing() =>
                 {
-                    self.start_again().await.map_err(|_| f)?;
+                    Box::pin(self.start_again()).await.map_err(|_| f)?;
                     self.send_start(ask.watchdog).await?;
                     self.process
                         .mark_stderr(mark_of(Turn::Ply(ask.game.plies())));
-                    self.ask(ask).await
+                    Box::pin(self.ask(ask)).await
                 }
                 r => r,
             }
@@ -998,9 +1001,10 @@ impl Player for BotPlayer {
     fn quiet(&mut self, when: &str) -> Result<(), Fault> {
         self.check_quiet(when, true)?;
         // Exited during the game while a process it started kept its
-        // stdout open (outside the sandbox, a child can play on in its
-        // place): a crash all the same (protocol.md: exit only after quit).
-        if self.process.has_exited() {
+        // stdout open: a crash all the same (protocol.md: exit only after
+        // quit). Only outside the sandbox can a child play on in its
+        // place; inside, the kernel ends them all with the bot.
+        if self.launch.sandbox == crate::bot::Sandbox::Off && self.process.has_exited() {
             let status = self.process.exit_status();
             self.break_off();
             return Err(self.fault(BotError::Exited { status }));
