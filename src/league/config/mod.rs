@@ -250,7 +250,19 @@ impl Tournament {
             None => default_concurrency(),
         };
         let openings = match pick(&flags.openings, &raw.openings) {
-            Some(o) => ctx.count(&o, "openings", 0, 1000)? as u32,
+            Some(o) => {
+                let n = ctx.count(&o, "openings", 0, 1000)? as u32;
+                // Every game would end at its ply cap inside its opening,
+                // no bot asked.
+                if n >= max_plies {
+                    return Err(ctx.at(
+                        &o.1,
+                        "openings",
+                        format!("{n} random opening decisions reach max_plies ({max_plies}): every game would end in its opening; give fewer"),
+                    ));
+                }
+                n
+            }
             None => 0,
         };
         let seed = flags.seed.or(raw.seed).unwrap_or(1);

@@ -628,3 +628,17 @@ bots = [
         "{e}"
     );
 }
+
+/// Random openings as long as the ply cap would end every game before a
+/// bot is asked: refused, naming both.
+#[test]
+fn openings_that_reach_the_ply_cap_are_refused() {
+    let e = parse(&format!("{TWO_BOTS}\nopenings = 10\nmax_plies = 10\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("openings") && e.contains("max_plies (10)"),
+        "{e}"
+    );
+    assert!(parse(&format!("{TWO_BOTS}\nopenings = 9\nmax_plies = 10\n")).is_ok());
+}
