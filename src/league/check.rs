@@ -465,18 +465,18 @@ async fn check_games(
                         c.note(&t);
                     }
                 }
-                // An exit seen only at the next game's start: restarted
-                // there, and the author told all the same.
-                if bot.exits_between_games() > exits {
-                    exits = bot.exits_between_games();
+                // Gone before this game (started again at its start) or
+                // after it: the author is told once.
+                let restarted = bot.exits_between_games() > exits;
+                exits = bot.exits_between_games();
+                let restart = bot.needs_restart();
+                if restarted || restart && !faulted {
                     c.note(EXITED_AFTER_GAME);
                 }
-                if bot.needs_restart() {
+                if restart {
                     bot.kill();
                     if faulted {
                         c.note("restarting the bot (after a fault, a fresh process plays the next game)");
-                    } else {
-                        c.note(EXITED_AFTER_GAME);
                     }
                     match subject.start(&mut c).await {
                         Some(b) => bot = b,
