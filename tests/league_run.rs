@@ -1184,15 +1184,16 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
         .iter()
         .find(|r| r.variant == "kisolo" && r.plies > 4)
         .expect("a kisolo game");
-    let replay = || {
+    // The league by its file, or by its results folder.
+    let replay = |league: &Path| {
         arena()
             .args(["replay"])
-            .arg(&file)
+            .arg(league)
             .arg(&game.game_id)
             .output()
             .unwrap()
     };
-    let out = replay();
+    let out = replay(&file);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -1202,12 +1203,7 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
     assert!(text.contains("same: "), "{text}");
     // Given the results folder, the league is made again from the command
     // recorded there (`arena run FILE`, its paths absolute).
-    let out = arena()
-        .args(["replay"])
-        .arg(dir.path().join("out"))
-        .arg(&game.game_id)
-        .output()
-        .unwrap();
+    let out = replay(&dir.path().join("out"));
     let again = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{again}");
     assert!(again.contains("same: "), "{again}");
@@ -1269,7 +1265,7 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
     assert_eq!(csv.matches(&old).count(), 1);
     let csv = csv.replace(&old, &place(end, frame.bytes().len() as u64));
     std::fs::write(res.join("games.csv"), csv).unwrap();
-    let out = replay();
+    let out = replay(&file);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(

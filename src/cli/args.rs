@@ -101,7 +101,7 @@ pub(crate) fn games_csv_of(p: &std::path::Path) -> anyhow::Result<std::path::Pat
                 p.display()
             );
         }
-        if ["ratings.csv", "pairs.csv", "variants.csv", "crosstable.csv"].contains(&name) {
+        if crate::report::tables::FILES.contains(&name) {
             anyhow::bail!(
                 "{} is a table of standings, not of games: give the games.csv beside it (or the folder)",
                 p.display()
@@ -119,17 +119,14 @@ pub(crate) fn games_csv_of(p: &std::path::Path) -> anyhow::Result<std::path::Pat
     Ok(csv)
 }
 
-/// The files a league keeps in its results folder, by name.
+/// The files a league keeps in its results folder, by name, beside its
+/// rating tables ([`crate::report::tables::FILES`]).
 const RESULTS_FILES: &[&str] = &[
     "games.csv",
     "games.csv.orig",
     "league.json",
     "run.lock",
     "rejected.csv",
-    "ratings.csv",
-    "pairs.csv",
-    "variants.csv",
-    "crosstable.csv",
 ];
 
 /// Refuses `path`, a file the flag `flag` would write, when it is one a
@@ -145,7 +142,8 @@ pub(crate) fn not_a_results_file(flag: &str, path: &std::path::Path) -> anyhow::
             .and_then(|mut f| f.read(&mut head))
             .is_ok_and(|n| head[..n].starts_with(b"game_id,"))
     };
-    if RESULTS_FILES.contains(&name) || name.ends_with(".jsonl.zst") || games_csv() {
+    let named = RESULTS_FILES.contains(&name) || crate::report::tables::FILES.contains(&name);
+    if named || name.ends_with(".jsonl.zst") || games_csv() {
         anyhow::bail!(
             "{flag} {}: that is a file of a league's results (or named as one), which writing would destroy: give another file",
             path.display()

@@ -281,9 +281,7 @@ fn hello_name(
         let name = bot.info().name.clone();
         bot.quit().await;
         let usable = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            && name.chars().all(crate::results::is_file_safe)
             && crate::bot::manifest::name_problem(&name).is_none();
         usable.then_some(name)
     })
@@ -301,19 +299,12 @@ fn command_table(arg: &str, mut t: toml::Table) -> (String, toml::Table) {
         .find(|w| Path::new(w).is_file())
         .or(words.first())
         .map_or("", String::as_str);
-    let name: String = Path::new(named)
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_default()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let name = crate::results::file_safe(
+        &Path::new(named)
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default(),
+    );
     t.insert("command".into(), list(&words));
     (if name.is_empty() { "bot".into() } else { name }, t)
 }

@@ -678,8 +678,7 @@ impl BotPlayer {
         let mut ended = None;
         if !sent {
             ended = self.process.exit_status_within(EXIT_GRACE).await;
-        }
-        if sent {
+        } else {
             // Wait for the exit by reading to end of file / exit.
             loop {
                 match self.process.read_line(deadline).await {
@@ -818,6 +817,14 @@ impl BotPlayer {
         Ok(())
     }
 
+    /// After `fault`, a bot that left before playing this game: started
+    /// again and sent the game's `game_start`; `fault` stands if it cannot
+    /// be started.
+    async fn start_over(&mut self, fault: Fault, deadline: Instant) -> Result<(), Fault> {
+        Box::pin(self.start_again()).await.map_err(|_| fault)?;
+        self.send_start(deadline).await
+    }
+
     /// Sends this game's `game_start` (kept in `since_start`), counting
     /// from it what is written to the bot.
     async fn send_start(&mut self, deadline: Instant) -> Result<(), Fault> {
@@ -937,8 +944,7 @@ impl Player for BotPlayer {
                 Err(f)
                     if f.kind == ForfeitKind::Crash && self.since_start.left_before_playing() =>
                 {
-                    Box::pin(self.start_again()).await.map_err(|_| f)?;
-                    self.send_start(s.deadline).await
+                    self.start_over(f, s.deadline).await
                 }
                 r => r,
             }
@@ -957,8 +963,7 @@ impl Player for BotPlayer {
                 Err(f)
                     if f.kind == ForfeitKind::Crash && self.since_start.left_before_playing() =>
                 {
-                    Box::pin(self.start_again()).await.map_err(|_| f)?;
-                    self.send_start(ask.watchdog).await?;
+                    self.start_over(f, ask.watchdog).await?;
                     self.process
                         .mark_stderr(mark_of(Turn::Ply(ask.game.plies())));
                     Box::pin(self.ask(ask)).await

@@ -300,6 +300,10 @@ pub fn tables_of(report: Report) -> Tables {
     }
 }
 
+/// The rating tables' files in a results folder, in the order
+/// [`write_files`] writes them.
+pub const FILES: [&str; 4] = ["ratings.csv", "pairs.csv", "variants.csv", "crosstable.csv"];
+
 /// Writes the CSVs of `tables` into `dir` (created if missing).
 pub fn write_files(mut tables: Tables, dir: &Path) -> Result<Tables, TablesError> {
     std::fs::create_dir_all(dir).map_err(|source| TablesError::Io {
@@ -310,12 +314,8 @@ pub fn write_files(mut tables: Tables, dir: &Path) -> Result<Tables, TablesError
     type Table = fn(&Report, &mut csv::Writer<File>) -> csv::Result<()>;
     // Each written as it is formatted: a table of a million pairs is never
     // held in memory whole.
-    for (name, write) in [
-        ("ratings.csv", write_ratings as Table),
-        ("pairs.csv", write_pairs),
-        ("variants.csv", write_variants),
-        ("crosstable.csv", write_crosstable),
-    ] {
+    let writers: [Table; 4] = [write_ratings, write_pairs, write_variants, write_crosstable];
+    for (name, write) in FILES.into_iter().zip(writers) {
         let path = dir.join(name);
         let file = std::fs::File::create(&path).map_err(|source| TablesError::Io {
             path: path.clone(),

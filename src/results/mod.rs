@@ -11,17 +11,18 @@ pub mod records;
 pub mod stderr;
 pub mod store;
 
-/// `name` with everything but letters, digits, `-`, `_` and `.` replaced by
-/// `_`, for the file names of a results folder (bots' logs, analyses).
+/// Whether `c` is kept as it is in the file names of a results folder:
+/// a letter, a digit, `-`, `_` or `.`.
+pub fn is_file_safe(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "-_.".contains(c)
+}
+
+/// `name` with everything but letters, digits, `-`, `_` and `.`
+/// ([`is_file_safe`]) replaced by `_`, for the file names of a results
+/// folder (bots' logs, analyses).
 pub fn file_safe(name: &str) -> String {
     name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if is_file_safe(c) { c } else { '_' })
         .collect()
 }
 

@@ -525,11 +525,7 @@ fn name_section(ctx: &Ctx<'_>, raw: Option<&Spanned<String>>) -> Result<String, 
     let s = n.get_ref().trim().to_string();
     // Only dots (`.`, `..`) would name the folder itself or its parent,
     // not a folder of its own.
-    if s.chars().all(|c| c == '.')
-        || !s
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-    {
+    if s.chars().all(|c| c == '.') || !s.chars().all(crate::results::is_file_safe) {
         return Err(ctx.field(
             n.span(),
             "name",

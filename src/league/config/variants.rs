@@ -82,10 +82,7 @@ fn name_problem(name: &str, game: Variant) -> Option<String> {
     if name.is_empty() {
         return Some("must not be empty".into());
     }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || "-_.".contains(*c)))
-    {
+    if let Some(c) = name.chars().find(|&c| !crate::results::is_file_safe(c)) {
         return Some(format!(
             "`{}`: {c:?} is not allowed (letters, digits, `-`, `_` and `.` only: it is part of every game id)",
             name.escape_debug()

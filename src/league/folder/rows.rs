@@ -157,11 +157,7 @@ pub(super) fn record_problem(at: &RecordAt, row: &GameRow) -> Option<String> {
         Ok(t) => String::from_utf8_lossy(&t).into_owned(),
         Err(e) => return Some(format!("its record {}: {e}", path.display())),
     };
-    let first: serde_json::Value = text
-        .lines()
-        .next()
-        .and_then(|l| serde_json::from_str(l).ok())
-        .unwrap_or_default();
+    let first = super::records::game_line(&text);
     if first["type"] != "game" || first["game_id"] != row.game_id.as_str() {
         return Some(format!(
             "its record in {} does not start with the game line of {}",
