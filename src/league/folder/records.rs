@@ -242,7 +242,7 @@ pub fn find_record(layout: &Layout, game_id: &str) -> Result<(RecordAt, String),
     }
     let text = at.read_text().map_err(io(at.path()))?;
     // The row's place must hold its own game, not a neighbour's.
-    if let Some(other) = game_line(&text)["game_id"].as_str() {
+    if let Some(other) = super::rows::game_line(&text)["game_id"].as_str() {
         if other != game_id {
             return Err(StoreError::Mismatch {
                 path: csv,
@@ -254,15 +254,6 @@ pub fn find_record(layout: &Layout, game_id: &str) -> Result<(RecordAt, String),
         }
     }
     Ok((at, text))
-}
-
-/// A record's first line (its `game` line) parsed; null when it is not
-/// JSON.
-pub(super) fn game_line(text: &str) -> serde_json::Value {
-    text.lines()
-        .next()
-        .and_then(|l| serde_json::from_str(l).ok())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -149,6 +149,15 @@ impl RowAppender {
     }
 }
 
+/// A record's first line (its `game` line) parsed; null when it is not
+/// JSON.
+pub(super) fn game_line(text: &str) -> serde_json::Value {
+    text.lines()
+        .next()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_default()
+}
+
 /// Why the record of `row`'s game does not back the row, if it does not:
 /// missing, without its `end` line, or with another result.
 pub(super) fn record_problem(at: &RecordAt, row: &GameRow) -> Option<String> {
@@ -157,7 +166,7 @@ pub(super) fn record_problem(at: &RecordAt, row: &GameRow) -> Option<String> {
         Ok(t) => String::from_utf8_lossy(&t).into_owned(),
         Err(e) => return Some(format!("its record {}: {e}", path.display())),
     };
-    let first = super::records::game_line(&text);
+    let first = game_line(&text);
     if first["type"] != "game" || first["game_id"] != row.game_id.as_str() {
         return Some(format!(
             "its record in {} does not start with the game line of {}",
