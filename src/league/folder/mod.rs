@@ -84,7 +84,7 @@ impl ResultsDir {
         let warnings = meta::settle(&layout, meta)?;
 
         let csv_path = layout.games_csv();
-        let repaired_bytes = repair_torn_tail(&csv_path)?;
+        let tail = repair_torn_tail(&csv_path)?;
         let exists = csv_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
         let csv = RowAppender::open(&csv_path, !exists)?;
         let header = match exists {
@@ -98,10 +98,16 @@ impl ResultsDir {
             log: None,
             roll_bytes: records::ROLL_BYTES,
             done: DoneSet::default(),
-            repaired_bytes,
+            repaired_bytes: tail.cut,
             cut_record_bytes: 0,
             warnings,
         };
+        if tail.completed {
+            store.warnings.push(format!(
+                "{}: its last row had no newline at the end: one was added, and the row kept",
+                csv_path.display()
+            ));
+        }
         match header {
             Header::Ours => {}
             Header::Older => {
@@ -686,6 +692,52 @@ mod tests {
         // One header only.
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.matches("game_id").count(), 1);
+    }
+
+    #[test]
+    fn a_whole_last_row_without_its_newline_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        commit(&mut s, "g1");
+        commit(&mut s, "g2");
+        drop(s);
+        // Saved by an editor that drops the last newline.
+        let path = Layout::new(dir.path()).games_csv();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.trim_end_matches('\n')).unwrap();
+
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        assert_eq!(s.repaired_bytes, 0);
+        assert!(
+            s.warnings.iter().any(|w| w.contains("no newline")),
+            "{:?}",
+            s.warnings
+        );
+        assert!(s.check(&schedule).unwrap().is_empty());
+        assert!(s.done().contains(1) && s.done().contains(2));
+        commit(&mut s, "g3");
+        let rows = s.rows().unwrap();
+        assert_eq!(
+            rows.iter().map(|r| r.game_id.as_str()).collect::<Vec<_>>(),
+            ["g1", "g2", "g3"]
+        );
+        drop(s);
+
+        // Torn inside its last field (the record's length cut short): it
+        // has every field, so it is kept whole, and the check of its
+        // record sets it aside to be played again.
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, &text[..text.len() - 2]).unwrap();
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        let rejected = s.check(&schedule).unwrap();
+        assert_eq!(
+            rejected
+                .iter()
+                .map(|r| r.row.game_id.as_str())
+                .collect::<Vec<_>>(),
+            ["g3"]
+        );
+        assert!(!s.done().contains(3));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use super::layout::{io, StoreError};
 use crate::results::records::RecordAt;
 use crate::results::{csvio, GameRow};
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// What the schedule says a game is: its variant and its bots by seat.
@@ -208,17 +208,69 @@ pub(super) fn record_problem(at: &RecordAt, row: &GameRow) -> Option<String> {
     None
 }
 
-/// Cuts a last line that has no newline (a write torn by a crash). Returns
-/// the number of bytes removed.
-pub fn repair_torn_tail(path: &Path) -> Result<u64, StoreError> {
+/// What `repair_torn_tail` did to a last line without its newline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tail {
+    /// Bytes cut off: a row torn by a crash.
+    pub cut: u64,
+    /// Whether the line was a whole row (as many fields as the header: a
+    /// file saved by an editor or a script without a last newline), given
+    /// its newline and kept. Its record is checked as the last row's is.
+    pub completed: bool,
+}
+
+/// Cuts a last line that has no newline (a write torn by a crash), unless
+/// it has as many fields as the header line: that one is given its newline
+/// (a row torn inside its last field also has them all, and the resume's
+/// check of the last row's record sets it aside, kept in rejected.csv).
+pub fn repair_torn_tail(path: &Path) -> Result<Tail, StoreError> {
+    let cut = cut_torn_tail(path, &|header, tail| {
+        let fields = |line: &[u8]| {
+            csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(line)
+                .byte_records()
+                .next()
+                .and_then(Result::ok)
+                .map(|r| r.len())
+        };
+        tail.iter().any(|b| !b.is_ascii_whitespace())
+            && fields(header).is_some()
+            && fields(header) == fields(tail)
+    })?;
+    if let Some(cut) = cut {
+        return Ok(Tail {
+            cut,
+            completed: false,
+        });
+    }
+    // Kept: the line is given its newline.
+    let mut f = OpenOptions::new()
+        .append(true)
+        .open(path)
+        .map_err(io(path))?;
+    f.write_all(b"\n").map_err(io(path))?;
+    Ok(Tail {
+        cut: 0,
+        completed: true,
+    })
+}
+
+/// Cuts a last line that has no newline unless `keep(header line, last
+/// line)` says it is whole. Returns the bytes cut (`Some(0)` when the file
+/// ends with a newline), `None` when the line is kept.
+fn cut_torn_tail(
+    path: &Path,
+    keep: &dyn Fn(&[u8], &[u8]) -> bool,
+) -> Result<Option<u64>, StoreError> {
     let mut f = match OpenOptions::new().read(true).write(true).open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Some(0)),
         Err(e) => return Err(io(path)(e)),
     };
     let len = f.metadata().map_err(io(path))?.len();
     if len == 0 {
-        return Ok(0);
+        return Ok(Some(0));
     }
     // Scan back from the end for the last newline.
     let mut pos = len;
@@ -229,19 +281,45 @@ pub fn repair_torn_tail(path: &Path) -> Result<u64, StoreError> {
         f.seek(SeekFrom::Start(start)).map_err(io(path))?;
         f.read_exact(&mut buf[..n]).map_err(io(path))?;
         if let Some(i) = buf[..n].iter().rposition(|&b| b == b'\n') {
-            let keep = start + i as u64 + 1;
-            if keep < len {
-                f.set_len(keep).map_err(io(path))?;
+            let whole = start + i as u64 + 1;
+            if whole < len && keep_tail(&mut f, whole, len, keep).map_err(io(path))? {
+                return Ok(None);
             }
-            return Ok(len - keep);
+            if whole < len {
+                f.set_len(whole).map_err(io(path))?;
+            }
+            return Ok(Some(len - whole));
         }
         if start == 0 {
             // Not even a whole header line: start the file afresh.
             f.set_len(0).map_err(io(path))?;
-            return Ok(len);
+            return Ok(Some(len));
         }
         pos = start;
     }
+}
+
+/// Whether the last line (from `from` to `len`) is whole, by `keep` of the
+/// header line and it. A last line longer than any row is not.
+fn keep_tail(
+    f: &mut File,
+    from: u64,
+    len: u64,
+    keep: &dyn Fn(&[u8], &[u8]) -> bool,
+) -> std::io::Result<bool> {
+    const LONGEST: u64 = 1 << 20;
+    if len - from > LONGEST {
+        return Ok(false);
+    }
+    let mut tail = vec![0u8; (len - from) as usize];
+    f.seek(SeekFrom::Start(from))?;
+    f.read_exact(&mut tail)?;
+    f.seek(SeekFrom::Start(0))?;
+    let mut header = Vec::new();
+    std::io::BufReader::new(&mut *f)
+        .take(LONGEST)
+        .read_until(b'\n', &mut header)?;
+    Ok(keep(&header, &tail))
 }
 
 /// Writes a file via a temporary file, synced, and a rename, so that readers
