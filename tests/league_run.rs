@@ -927,6 +927,17 @@ fn shards_together_are_exactly_one_run() {
         text.contains("3/3     missing") && text.contains("--shard 3/3"),
         "{text}"
     );
+    // The report of the shards there says which is left out.
+    let o = arena()
+        .arg("report")
+        .arg(dir.path().join("out"))
+        .arg("-o")
+        .arg(dir.path().join("report"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("has 3 shards and 3/3 not here"), "{err}");
     assert!(run(&file, &["--shard", "3/3"]).status.success());
 }
 

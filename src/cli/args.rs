@@ -188,6 +188,37 @@ pub(crate) fn shell_word(a: &str) -> String {
     }
 }
 
+/// The shards of each league that the files leave out: for every file
+/// whose folder's league.json says it is shard K of N, the shards of 1..N
+/// of that league not given. Returns (league, N, missing Ks).
+pub(super) fn missing_shards(files: &[std::path::PathBuf]) -> Vec<(String, usize, Vec<usize>)> {
+    use std::collections::BTreeMap;
+    let mut given: BTreeMap<(String, usize), Vec<usize>> = BTreeMap::new();
+    for f in files {
+        let dir = match f.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => std::path::Path::new("."),
+        };
+        let Some(meta) = crate::league::folder::read_meta(dir) else {
+            continue;
+        };
+        let Some((k, n)) = meta.shard.as_deref().and_then(|s| s.split_once('/')) else {
+            continue;
+        };
+        let (Ok(k), Ok(n)) = (k.parse::<usize>(), n.parse::<usize>()) else {
+            continue;
+        };
+        given.entry((meta.name, n)).or_default().push(k);
+    }
+    given
+        .into_iter()
+        .filter_map(|((name, n), ks)| {
+            let missing: Vec<usize> = (1..=n).filter(|k| !ks.contains(k)).collect();
+            (!missing.is_empty()).then_some((name, n, missing))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::game_arg;

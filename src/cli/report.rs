@@ -29,8 +29,26 @@ pub struct ReportArgs {
     all_games: bool,
 }
 
-/// The results folders `args` name, and the league folder they belong to.
+/// The results folders `args` name, and the league folder they belong to,
+/// with a warning for each shard of their league left out (the report
+/// and the viewer show what is there).
 pub(super) fn resolve(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
+    let (folders, league) = folders_of(paths)?;
+    let files: Vec<PathBuf> = folders.iter().map(|f| Layout::new(f).games_csv()).collect();
+    for (name, n, missing) in super::args::missing_shards(&files) {
+        let list = missing
+            .iter()
+            .map(|k| format!("{k}/{n}"))
+            .collect::<Vec<_>>();
+        eprintln!(
+            "warning: league `{name}` has {n} shards and {} not here (no games.csv yet, or not given): the results are of the others (arena status shows where each stands)",
+            list.join(", ")
+        );
+    }
+    Ok((folders, league))
+}
+
+fn folders_of(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
     let paths = paths
         .iter()
         .map(|p| {
