@@ -58,37 +58,6 @@ pub struct RateArgs {
     partial: bool,
 }
 
-/// The shards of each league that the files leave out: for every file
-/// whose folder's league.json says it is shard K of N, the shards of 1..N
-/// of that league not given. Returns (league, N, missing Ks).
-fn missing_shards(files: &[PathBuf]) -> Vec<(String, usize, Vec<usize>)> {
-    use std::collections::BTreeMap;
-    let mut given: BTreeMap<(String, usize), Vec<usize>> = BTreeMap::new();
-    for f in files {
-        let dir = match f.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => std::path::Path::new("."),
-        };
-        let Some(meta) = crate::league::folder::read_meta(dir) else {
-            continue;
-        };
-        let Some((k, n)) = meta.shard.as_deref().and_then(|s| s.split_once('/')) else {
-            continue;
-        };
-        let (Ok(k), Ok(n)) = (k.parse::<usize>(), n.parse::<usize>()) else {
-            continue;
-        };
-        given.entry((meta.name, n)).or_default().push(k);
-    }
-    given
-        .into_iter()
-        .filter_map(|((name, n), ks)| {
-            let missing: Vec<usize> = (1..=n).filter(|k| !ks.contains(k)).collect();
-            (!missing.is_empty()).then_some((name, n, missing))
-        })
-        .collect()
-}
-
 fn parse_anchor(s: &str) -> anyhow::Result<Anchor> {
     let Some((bot, elo)) = s.rsplit_once('=') else {
         bail!("--anchor wants BOT=ELO, got `{s}`");
@@ -99,6 +68,10 @@ fn parse_anchor(s: &str) -> anyhow::Result<Anchor> {
         .with_context(|| format!("--anchor: `{elo}` is not a number"))?;
     if bot.is_empty() || !elo.is_finite() {
         bail!("--anchor wants BOT=ELO with a finite ELO, got `{s}`");
+    }
+    // Beyond this, the ratings' sums lose every digit of the games.
+    if elo.abs() > 100_000.0 {
+        bail!("--anchor: {elo} is out of range (Elo between -100000 and 100000), in `{s}`");
     }
     Ok(Anchor {
         bot: bot.to_string(),
@@ -130,7 +103,7 @@ fn check_files(args: &mut RateArgs) -> anyhow::Result<()> {
     for f in args.files.iter_mut() {
         *f = super::args::games_csv_of(f)?;
     }
-    for (league, n, missing) in missing_shards(&args.files) {
+    for (league, n, missing) in super::args::missing_shards(&args.files) {
         let list = missing
             .iter()
             .map(|k| format!("{k}/{n}"))
