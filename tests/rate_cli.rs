@@ -603,7 +603,10 @@ fn unknown_variant_and_anchor_are_clear_errors() {
     let out = arena(&["rate", s(&data("two.csv")), "--anchor", "a=1e308"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("out of range") && err.contains("a=1e308"), "{err}");
+    assert!(
+        err.contains("out of range") && err.contains("a=1e308"),
+        "{err}"
+    );
 }
 
 #[test]

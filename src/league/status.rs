@@ -79,7 +79,7 @@ pub enum StatusError {
     NoLeague(PathBuf),
     #[error("{dir}: shard folders of different splits ({counts}): one league is split one way")]
     MixedSplits { dir: PathBuf, counts: String },
-    #[error("{path}: unreadable ({why}): the shard's folder says nothing of its league")]
+    #[error("{path}: unreadable ({why}): which league its folder holds cannot be told")]
     Unreadable { path: PathBuf, why: String },
 }
 
@@ -159,8 +159,9 @@ pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
 /// A league.json that is there but cannot be read is named, not passed
 /// over as if its shard were missing.
 fn check_readable(league_dir: &Path) -> Result<(), StatusError> {
-    for dir in folder::shard_dirs(league_dir) {
-        let path = Layout::new(dir).league_json();
+    let own = std::iter::once(league_dir.to_path_buf());
+    for dir in own.chain(folder::shard_dirs(league_dir)) {
+        let path = Layout::new(&dir).league_json();
         if !path.is_file() {
             continue;
         }
@@ -366,6 +367,12 @@ mod tests {
             e.contains("shard-1-of-2") && e.contains("unreadable"),
             "{e}"
         );
+        // The league's own league.json, not a shard's: named, not "no
+        // league here".
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("league.json"), "{oops").unwrap();
+        let e = league_status(root.path()).unwrap_err().to_string();
+        assert!(e.contains("league.json") && e.contains("unreadable"), "{e}");
     }
 
     #[test]
