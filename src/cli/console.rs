@@ -120,7 +120,8 @@ impl Console {
 
     pub fn on_event(&mut self, e: &Event) {
         match e {
-            Event::Building { bot } => errln!("building {bot} ..."),
+            Event::Building { bot, how } if how.is_empty() => errln!("building {bot} ..."),
+            Event::Building { bot, how } => errln!("building {bot} ({how}) ..."),
             Event::SetAside { rows, path } => {
                 for r in rows {
                     errln!("repair: games.csv:{}: set aside: {}", r.line, r.why);

@@ -96,7 +96,8 @@ pub struct RunArgs {
     pub sandbox: Option<String>,
     #[command(flatten)]
     pub limits: super::args::LimitArgs,
-    /// Skip the bots' build commands.
+    /// Skip the bots' build commands, and cargo's bringing the shipped
+    /// Rust bots up to date with the source `arena` was built from.
     #[arg(long)]
     pub no_build: bool,
     /// Do not pin workers to CPUs.

@@ -71,7 +71,8 @@ pub struct MatchArgs {
     /// `on` (default) or `off`.
     #[arg(long, value_name = "on|off")]
     sandbox: Option<String>,
-    /// Skip the bots' build commands.
+    /// Skip the bots' build commands, and cargo's bringing the shipped
+    /// Rust bots up to date with the source `arena` was built from.
     #[arg(long)]
     no_build: bool,
     /// No progress lines or bar.

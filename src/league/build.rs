@@ -36,6 +36,7 @@ pub fn build_bots(
         };
         on_event(&Event::Building {
             bot: b.name.clone(),
+            how: String::new(),
         });
         crate::bot::build::build(&launch, room.build_limit()).map_err(|e| LeagueError::Build {
             bot: b.name.clone(),
@@ -85,11 +86,20 @@ fn build_package_binaries(
             return Ok(());
         }
     }
-    for b in bots.iter().filter(|b| package_binary(b).is_some()) {
-        on_event(&Event::Building {
-            bot: b.name.clone(),
-        });
-    }
+    let how = format!(
+        "cargo build in {}: its source is newer than {}; --no-build runs the binaries as they are",
+        source.parent().unwrap_or(&source).display(),
+        bin_dir.display()
+    );
+    let named: Vec<&str> = bots
+        .iter()
+        .filter(|b| package_binary(b).is_some())
+        .map(|b| b.name.as_str())
+        .collect();
+    on_event(&Event::Building {
+        bot: named.join(", "),
+        how,
+    });
     let mut argv = manifest::expand(&[
         "cargo".into(),
         "build".into(),

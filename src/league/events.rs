@@ -90,8 +90,10 @@ fn rejected_message(path: &std::path::Path, rows: &[Rejected]) -> String {
 /// What the runner reports as it goes.
 #[derive(Clone, Debug)]
 pub enum Event {
-    /// A bot's build command is running.
-    Building { bot: String },
+    /// A bot's build command is running: its own (`how` empty), or cargo
+    /// bringing this package's binary it runs up to date with the source
+    /// (`how` says so, and where).
+    Building { bot: String, how: String },
     /// `--repair` set rows aside in `path` (their games will be played).
     SetAside { rows: Vec<Rejected>, path: PathBuf },
     /// The games are about to start: `done` of `total` were finished before.

@@ -384,7 +384,7 @@ pub const LOG_FILE_ONLY: &str = "mancala_arena::league::log_file";
 /// progress bar, and despite `--quiet`).
 fn trace(e: &Event) {
     match e {
-        Event::Building { bot } => tracing::info!("building {bot}"),
+        Event::Building { bot, how } => tracing::info!("building {bot} {how}"),
         Event::SetAside { rows, path } => {
             tracing::warn!(
                 target: LOG_FILE_ONLY,
