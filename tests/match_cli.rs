@@ -69,6 +69,9 @@ fn a_match_stops_when_the_sprt_accepts_h1_and_stays_decided() {
     assert!(o.status.success(), "{out}");
     assert!(out.contains("SPRT greedy-rust vs random-rust"), "{out}");
     assert!(out.trim_end().contains("\nH1 accepted"), "{out}");
+    // Never a `continue` beside the decision, whatever the games in
+    // flight did to the LLR.
+    assert!(!out.contains("no decision yet"), "{out}");
     let csv = dir
         .path()
         .join("results/match-greedy-rust-vs-random-rust/games.csv");
@@ -79,7 +82,7 @@ fn a_match_stops_when_the_sprt_accepts_h1_and_stays_decided() {
     // the runner's queue of twice the games at a time (a first version of
     // this test allowed only the two, and failed once in CI with 3).
     let decided: usize = out
-        .split("decided after ")
+        .split(" accepted after ")
         .nth(1)
         .map(|s| s.split(' ').next().unwrap().parse().unwrap())
         .unwrap_or(rows.len());

@@ -587,19 +587,12 @@ impl SprtRun {
     /// The SPRT over every recorded game, and when it decided.
     fn verdict(&self, rows: &[crate::results::GameRow]) -> anyhow::Result<String> {
         let report = sprt::evaluate(rows, &self.a, &self.b, &self.config)?;
-        let mut text = crate::report::sprt::sprt_text(&report);
-        match self.stop.decided() {
-            Some(d) if d.games < report.pair.total.games => text.push_str(&format!(
-                "\ndecided after {} games (LLR {:.2}: {}); the {} games in flight then were finished and are counted above",
-                d.games,
-                d.llr,
-                d.decision,
-                report.pair.total.games - d.games
-            )),
-            Some(_) => {}
-            None => text.push_str("\nthe schedule ended before the SPRT decided: give more rounds (or games) and run it again to go on"),
+        let decided = self.stop.decided();
+        let mut text = crate::report::sprt::sprt_text(&report, decided.as_ref());
+        if decided.is_none() {
+            text.push_str("the schedule ended before the SPRT decided: give more rounds (or games) and run it again to go on");
         }
-        Ok(text)
+        Ok(text.trim_end().to_string())
     }
 }
 

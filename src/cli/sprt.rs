@@ -3,7 +3,7 @@
 //! against another on any results file, offline. Parsing and printing
 //! only; the test is `ratings::sprt`, the text `report::sprt::sprt_text`.
 
-use crate::ratings::sprt::{evaluate, pick_pair, Model, SprtConfig, SprtError};
+use crate::ratings::sprt::{evaluate, pick_pair, Model, SprtConfig, SprtError, SprtTracker};
 use crate::report::sprt::sprt_text;
 use crate::report::tables::read_merged;
 use anyhow::{anyhow, bail};
@@ -96,6 +96,11 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
         e => anyhow!("{}: {e}", file.display()),
     })?;
     let report = evaluate(&merged.rows, &a, &b, &config)?;
-    print!("{}", sprt_text(&report));
+    // Where the LLR first left its bounds, the games read in their order.
+    let mut tracker = SprtTracker::new(config, &a, &b);
+    for r in &merged.rows {
+        tracker.add(r);
+    }
+    print!("{}", sprt_text(&report, tracker.decided().as_ref()));
     Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,7 @@
 //! The SPRT as its users read it: `arena sprt` prints it, and the league
 //! runner prints it at the end of a league run with `--sprt`.
 
-use crate::ratings::sprt::{HeadToHead, Model, SprtCounts, SprtReport};
+use crate::ratings::sprt::{Decided, HeadToHead, Model, SprtCounts, SprtReport};
 use crate::ratings::CONFIDENCE;
 use std::fmt::Write;
 
@@ -9,7 +9,11 @@ use std::fmt::Write;
 /// bounds, the games with A's W/D/L, the pentanomial counts pooled and per
 /// variant, the Elo estimate with its interval, what was not counted, and
 /// last the decision: `H0 accepted`, `H1 accepted` or `continue (no
-/// decision yet)`.
+/// decision yet)`. A sequential test decides where the LLR first leaves
+/// its bounds (`stopped`, read in the games' order): when games came after
+/// that (those in flight when a league stopped), the decision is that
+/// one, with the LLR of all the games beside it, never a `continue` that
+/// contradicts it.
 ///
 /// ```text
 /// SPRT alpha vs bravo: H0 alpha - bravo = 0, H1 alpha - bravo = 5 (normalized Elo), alpha 0.05, beta 0.05
@@ -23,7 +27,7 @@ use std::fmt::Write;
 /// not counted: 280 games of other pairings
 /// continue (no decision yet)
 /// ```
-pub fn sprt_text(r: &SprtReport) -> String {
+pub fn sprt_text(r: &SprtReport, stopped: Option<&Decided>) -> String {
     let c = &r.config;
     let p = &r.pair;
     let (a, b) = (&p.bot_a, &p.bot_b);
@@ -76,7 +80,22 @@ pub fn sprt_text(r: &SprtReport) -> String {
     if !ignored.is_empty() {
         let _ = writeln!(s, "not counted: {}", ignored.join("; "));
     }
-    let _ = writeln!(s, "{}", r.decision);
+    match stopped {
+        Some(d) if d.games < t.games => {
+            let _ = writeln!(
+                s,
+                "{} after {} games (LLR {:.2}), where the LLR first left its bounds; the {} games after them are counted above (LLR {:.2} with them)",
+                d.decision,
+                d.games,
+                d.llr,
+                t.games - d.games,
+                r.llr
+            );
+        }
+        _ => {
+            let _ = writeln!(s, "{}", r.decision);
+        }
+    }
     s
 }
 
@@ -196,7 +215,7 @@ mod tests {
         rows.push(row(rows.len(), "filo", "lone", "new", "old", 0.0));
         let cfg: SprtConfig = "elo0=0,elo1=5".parse().unwrap();
         let r = evaluate(&rows, "new", "old", &cfg).unwrap();
-        let text = sprt_text(&r);
+        let text = sprt_text(&r, None);
         assert!(text.starts_with("SPRT new vs old: H0 new - old = 0, H1 new - old = 5 (normalized Elo), alpha 0.05, beta 0.05\n"), "{text}");
         // 300 lopsided pairs: with hypotheses 5 nElo apart each adds about
         // 0.0175 to the LLR (both constrained fits have a mean near 1/2).
