@@ -544,6 +544,13 @@ fn bad_input_gets_its_status_and_a_message_and_writes_nothing_outside_the_new_bo
             400,
             "gzip",
         ),
+        (
+            "a bot.toml without a name (the folder's is the server's own)",
+            Some(&alice),
+            tar_gz(&[("bot.toml", b'0', b"command = [\"python3\", \"bot.py\"]\n")]),
+            400,
+            "no `name`",
+        ),
     ];
     for (what, token, body, status, says) in &cases {
         let (got, text) = server.call("POST", "/api/bots", *token, body);
@@ -841,5 +848,25 @@ fn on_postgresql_kill_9_loses_no_game_a_second_server_is_refused_and_a_pages_onl
     assert!(
         !text.contains(url.split('@').next().unwrap().rsplit(':').next().unwrap()),
         "the password is shown: {text}"
+    );
+}
+
+/// A ladder file that turns the sandbox off is refused unless the
+/// organiser says every owner is trusted: a ladder runs strangers' code.
+#[test]
+fn a_ladder_without_the_sandbox_needs_trust_bots() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tournaments/club-ladder.toml"),
+    )
+    .unwrap();
+    let text = text.replacen("seed = 2026", "seed = 2026\nsandbox = \"off\"", 1);
+    std::fs::write(tmp.path().join("open.toml"), text).unwrap();
+    let out = common::arena(tmp.path(), &["serve", "open.toml", "--bind", "127.0.0.1:0"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("open.toml: sandbox = \"off\"") && err.contains("--trust-bots"),
+        "{err}"
     );
 }

@@ -375,17 +375,24 @@ fn batch_uploads(db: Option<String>) {
     let mut ids = server.csv_games();
     ids.sort();
     assert_eq!(ids, want);
-    // Sent again (a worker that never heard the answer): nothing changes.
+    // Sent again (a worker that never heard the answer): nothing changes;
+    // the forged game's lease ended with its refusal (its game is back in
+    // the queue), so it is told the lease is over.
     let (s, b) = server.call("POST", "/api/worker/games", Some(&w1), &batch);
     assert_eq!(s, 200, "{b}");
     let got: Vec<u16> = answers(&b).iter().map(|(_, s, _)| *s).collect();
-    assert_eq!(got, vec![409, 422, 409, 403], "{b}");
+    assert_eq!(got, vec![409, 410, 409, 403], "{b}");
     let mut ids = server.csv_games();
     ids.sort();
     assert_eq!(ids, want);
     let (_, m) = server.call("GET", "/metrics", None, "");
     assert!(m.contains("arena_worker_uploads_total 2\n"), "{m}");
-    for (reason, n) in [("illegal_move", 2), ("not_leased", 2), ("duplicate", 2)] {
+    for (reason, n) in [
+        ("illegal_move", 1),
+        ("expired", 1),
+        ("not_leased", 2),
+        ("duplicate", 2),
+    ] {
         assert!(
             m.contains(&format!(
                 "arena_worker_uploads_refused_total{{reason=\"{reason}\"}} {n}\n"

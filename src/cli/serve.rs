@@ -68,6 +68,11 @@ pub struct ServeArgs {
     /// too), then stop.
     #[arg(long, value_name = "FILE")]
     backup: Option<PathBuf>,
+    /// Serve a ladder file that says `sandbox = "off"`: every owner's
+    /// upload then runs with this user's rights, on this server and on
+    /// every worker. Only for a ladder whose every owner is trusted.
+    #[arg(long)]
+    trust_bots: bool,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -126,6 +131,17 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("backing up to {}", to.display()))?;
         outln!("backed up to {}", to.display());
         return Ok(ExitCode::SUCCESS);
+    }
+    if t.sandbox == crate::bot::Sandbox::Off && !args.pages_only {
+        if !args.trust_bots {
+            anyhow::bail!(
+                "{}: sandbox = \"off\" would run every owner's upload with this user's rights, environment and network, on this server and on every worker; a ladder plays strangers' code: remove the line, or serve it with --trust-bots if every owner is trusted",
+                args.ladder.display()
+            );
+        }
+        errln!(
+            "warning: sandbox = \"off\" (--trust-bots): every owner's upload runs with this user's rights, environment and network, on this server and on every worker (docs/security.md)"
+        );
     }
     if !args.bind.ip().is_loopback() {
         errln!(

@@ -82,6 +82,10 @@ pub struct Workers {
     /// Per worker (owner id), the mean duration in ms of its recent games
     /// (a moving average of its uploads' rows): a claim's size.
     pub pace: Mutex<std::collections::HashMap<i64, f64>>,
+    /// The workers (owner ids) registered with this server since it
+    /// started: a worker registered with an earlier run claims only after
+    /// registering again, so that it plays the ladder file as it is now.
+    pub registered: Mutex<std::collections::HashSet<i64>>,
 }
 
 impl Workers {
@@ -96,6 +100,7 @@ impl Workers {
             rechecks: Mutex::new(BTreeMap::new()),
             quarantines: AtomicU64::new(0),
             pace: Mutex::new(std::collections::HashMap::new()),
+            registered: Mutex::new(std::collections::HashSet::new()),
         }
     }
 }

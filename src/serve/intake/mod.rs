@@ -276,6 +276,18 @@ fn unpack(bytes: impl std::io::Read, dir: &Path, limits: &Limits) -> Result<Stri
     })?;
     archive::check_manifest(dir)
         .map_err(|e| Refusal::new(StatusCode::BAD_REQUEST, e.to_string()))?;
+    // A league's bot may go by its folder's name; an upload's folder is
+    // the server's own, so its bot.toml must say the name.
+    let named = std::fs::read_to_string(dir.join(crate::bot::manifest::MANIFEST))
+        .ok()
+        .and_then(|text| text.parse::<toml::Table>().ok())
+        .is_none_or(|t| t.contains_key("name"));
+    if !named {
+        return Err(Refusal::new(
+            StatusCode::BAD_REQUEST,
+            "bot.toml has no `name`: a ladder knows a bot by it, and the folder's name is not uploaded; add `name = \"...\"` (each upload of that name is its next version)".to_string(),
+        ));
+    }
     let m = Manifest::load(dir).map_err(|e| {
         Refusal::new(
             StatusCode::BAD_REQUEST,

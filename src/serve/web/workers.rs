@@ -129,6 +129,11 @@ async fn register(
     l.db.register_worker(w.id, &r)
         .await
         .map_err(ApiError::internal)?;
+    l.workers
+        .registered
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(w.id);
     tracing::info!(
         "worker {} registered: {} ({} cores, -j {}, arena {}, sandbox {})",
         w.name,
@@ -251,6 +256,18 @@ async fn claim(
             "register first: POST /api/worker/register",
         ));
     };
+    let known = l
+        .workers
+        .registered
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .contains(&w.id);
+    if !known {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "register again: the server started again since this worker registered, and its ladder file may have changed (POST /api/worker/register)",
+        ));
+    }
     l.db.renew_leases(w.id, &[], unix_now(), 0)
         .await
         .map_err(ApiError::internal)?;
@@ -446,7 +463,11 @@ async fn upload(
         .await
         .map_err(|e| bad_json("an upload", e))?;
     let u: GameUpload = serde_json::from_slice(&body).map_err(|e| bad_json("an upload", e))?;
+    let lease = u.lease.clone();
     let r = accept(&l, &w, id, u).await;
+    if let Err((_, e)) = &r {
+        give_back_refused(&l, &w, &[(lease, e.status)]).await;
+    }
     if let Err((kind, e)) = &r {
         *l.workers
             .refused
@@ -493,6 +514,39 @@ async fn upload(
 }
 
 type Refusal = (&'static str, ApiError);
+
+/// Ends at once the leases of uploads refused because their replay
+/// disagrees (422: another game than the lease's, a ladder file changed
+/// since the worker registered): their games go back to the queue now,
+/// not when the lease runs out, and no worker plays one again and again
+/// under a lease that cannot be uploaded. `refused`: each upload's lease
+/// and its answer's status.
+async fn give_back_refused(l: &Ladder, w: &Owner, refused: &[(String, StatusCode)]) {
+    let leases: Vec<String> = refused
+        .iter()
+        .filter(|(_, status)| *status == StatusCode::UNPROCESSABLE_ENTITY)
+        .map(|(lease, _)| lease.clone())
+        .collect();
+    if leases.is_empty() {
+        return;
+    }
+    match l.db.return_leases(w.id, &leases).await {
+        Ok(games) if !games.is_empty() => {
+            l.sched.forget_queue();
+            tracing::info!(
+                "worker {}: {} back in the queue, its upload refused",
+                w.name,
+                games
+                    .iter()
+                    .map(|g| game_id(*g))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!("worker {}: refused uploads' leases not ended: {e}", w.name),
+    }
+}
 
 /// An internal failure while an upload is checked.
 fn fail(e: impl std::fmt::Display) -> Refusal {
@@ -598,7 +652,7 @@ async fn prepare(
             ApiError::new(
                 StatusCode::GONE,
                 format!(
-                    "your lease of {} expired (no heartbeat for {} s): the game went back to the queue; discard it",
+                    "your lease of {} expired (no heartbeat for {} s) or was ended (the game returned, or an upload of it refused): the game went back to the queue; discard it",
                     game_id(id),
                     l.workers.lease_seconds
                 ),
@@ -776,8 +830,10 @@ async fn upload_batch(
         Ok(x) => x,
         Err((_, e)) => return Err(e),
     };
+    let mut leases = Vec::new();
     for u in b.games {
         names.push(u.row.game_id.clone());
+        leases.push(u.lease.clone());
         let Some(id) = crate::wire::worker::ladder_id(&u.row.game_id) else {
             let e = ApiError::new(
                 StatusCode::NOT_FOUND,
@@ -826,6 +882,12 @@ async fn upload_batch(
             keep_stderr(&l, id, &s).await;
         }
     }
+    let refused: Vec<(String, StatusCode)> = answers
+        .iter()
+        .zip(leases)
+        .filter_map(|(r, lease)| r.as_ref().err().map(|(_, e)| (lease, e.status)))
+        .collect();
+    give_back_refused(&l, &w, &refused).await;
     let games = answers
         .into_iter()
         .zip(names)
