@@ -373,8 +373,27 @@ async fn max_games_caps_the_queue(db: Db) {
     let (queued, pending) = db.queued_games().await.unwrap();
     assert_eq!((queued.len(), pending), (3, 3));
     // A game dropped (its version left) makes room for one more.
-    assert_eq!(db.drop_stale_pending(&queued[..1], &[]).await.unwrap(), 1);
+    assert_eq!(
+        db.drop_stale_pending(&queued[..1], &[], 1).await.unwrap(),
+        1
+    );
     assert_eq!(add(&db, 2).await.1, 3);
+    // Its versions entered, a game stays while its variant is the file's,
+    // and goes once the file has fewer variants (variant 0 of none).
+    let (queued, _) = db.queued_games().await.unwrap();
+    assert_eq!(
+        db.drop_stale_pending(&queued[..1], &[1, 2], 1)
+            .await
+            .unwrap(),
+        0
+    );
+    assert_eq!(
+        db.drop_stale_pending(&queued[..1], &[1, 2], 0)
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(db.queued_games().await.unwrap().1, 2);
 }
 both!(
     max_games_caps_the_queue,

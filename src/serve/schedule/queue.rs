@@ -475,7 +475,23 @@ impl Scheduler {
         self.tests_running.store(tests, Ordering::SeqCst);
         let ids: Vec<i64> = q.roster.iter().map(|v| v.id).collect();
         let (queued, _) = self.db.queued_games().await?;
-        self.db.drop_stale_pending(&queued, &ids).await?;
+        // A game of a variant the ladder file no longer has (removed
+        // between two runs of the server) can never be claimed: dropped
+        // as a game of a version that left is, or it would hold its place
+        // in the queue for ever.
+        let gone = queued
+            .iter()
+            .filter(|g| g.variant >= self.variants.len())
+            .count();
+        let dropped = self
+            .db
+            .drop_stale_pending(&queued, &ids, self.variants.len())
+            .await?;
+        if dropped > 0 && gone > 0 {
+            tracing::warn!(
+                "{gone} games queued of variants this ladder file no longer has: dropped once pending"
+            );
+        }
         let recent = unix_now() - 2 * self.lease_seconds;
         let most = i64::from(self.worker_jobs_max);
         let (jobs, _) = self.db.worker_capacity(recent, most).await?;

@@ -67,15 +67,17 @@ impl Db {
     }
 
     /// Drops the pending games that seat a version not in `entered` (it
-    /// left the ladder); returns how many.
+    /// left the ladder), or are of a variant past the ladder's `variants`
+    /// (removed from its file); returns how many.
     pub async fn drop_stale_pending(
         &self,
         queued: &[GameTicket],
         entered: &[i64],
+        variants: usize,
     ) -> Result<usize, DbError> {
         let mut dropped = 0;
         for g in queued {
-            if g.seats.iter().all(|s| entered.contains(s)) {
+            if g.variant < variants && g.seats.iter().all(|s| entered.contains(s)) {
                 continue;
             }
             let r = sqlx::query("DELETE FROM games WHERE id = $1 AND state = 'pending'")
