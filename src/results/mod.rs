@@ -64,7 +64,10 @@ pub struct GameRow {
     pub plies: u32,
     /// Wall-clock duration of the game.
     pub duration_ms: u64,
-    /// The seed of the game's opening (shared by its seat-swap group).
+    /// The seed of the game's opening (shared by its seat-swap group). In
+    /// JSON a string of its digits, as the protocol sends seeds: a number
+    /// above 2^53 loses digits in JavaScript; read from a number too.
+    #[serde(serialize_with = "seed_text", deserialize_with = "seed_of")]
     pub seed: u64,
     /// The opening decisions played before the bots took over, space-separated.
     #[serde(default)]
@@ -100,6 +103,36 @@ pub struct GameRow {
     pub record_offset: Option<u64>,
     #[serde(default)]
     pub record_length: Option<u64>,
+}
+
+/// A seed as the text of its digits (CSV writes the same digits).
+fn seed_text<S: serde::Serializer>(seed: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(seed)
+}
+
+/// A seed from its digits as a string, or from a whole number (rows
+/// stored or sent before seeds were strings).
+fn seed_of<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    struct Seed;
+    impl serde::de::Visitor<'_> for Seed {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a seed: a whole number from 0 to 2^64 - 1, or a string of its digits")
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::custom(format!("seed {v} is negative")))
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<u64, E> {
+            match !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+                true => v.parse().map_err(|_| E::custom(format!("seed `{v}` is over 2^64 - 1"))),
+                false => Err(E::custom(format!("seed `{v}` is not a whole number's digits"))),
+            }
+        }
+    }
+    d.deserialize_any(Seed)
 }
 
 impl GameRow {
@@ -150,5 +183,37 @@ impl GameRow {
             seed: 1,
             ..GameRow::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GameRow;
+
+    /// In JSON a seed is the string of its digits, as the protocol sends
+    /// seeds (JavaScript's numbers lose digits above 2^53); a number is
+    /// read too (rows stored before), and anything else is named.
+    #[test]
+    fn a_rows_seed_is_a_string_in_json_and_read_from_either() {
+        let mut row = GameRow::two_player("g", "filo", "p", "a", "b", 1.0);
+        row.seed = u64::MAX;
+        let json = serde_json::to_value(&row).unwrap();
+        assert_eq!(json["seed"], "18446744073709551615");
+        let back: GameRow = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(back, row);
+        let mut old = json.clone();
+        old["seed"] = serde_json::json!(7);
+        assert_eq!(serde_json::from_value::<GameRow>(old).unwrap().seed, 7);
+        for bad in [serde_json::json!("-1"), serde_json::json!(""), serde_json::json!(-1)] {
+            let mut v = json.clone();
+            v["seed"] = bad.clone();
+            let e = serde_json::from_value::<GameRow>(v).unwrap_err().to_string();
+            assert!(e.contains("seed"), "{bad}: {e}");
+        }
+        // CSV writes the same digits as before, unquoted.
+        let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(vec![]);
+        w.serialize(&row).unwrap();
+        let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        assert!(line.contains(",18446744073709551615,"), "{line}");
     }
 }
