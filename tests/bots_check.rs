@@ -324,6 +324,11 @@ fn a_bot_that_quits_with_a_failure_status_is_told_which() {
     assert_eq!(fails.len(), 1, "{text}");
     assert!(fails[0].starts_with("FAIL  quit"), "{text}");
     assert!(text.contains("exit status: 7 at quit"), "{text}");
+    // What it said on its way out is shown.
+    assert!(
+        text.contains("its stderr ends:") && text.contains("cleaning up failed"),
+        "{text}"
+    );
 }
 
 /// A bot that writes through `/dev/stdout` and `/dev/stderr` (a reopening

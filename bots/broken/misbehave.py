@@ -454,6 +454,7 @@ def main():
             if MODE == "ignore_term":
                 time.sleep(3600)
             if MODE == "quit_status":
+                sys.stderr.write("cleaning up failed\n")
                 sys.exit(7)
             if MODE == "slow_exit":
                 sys.stdout.flush()

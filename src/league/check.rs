@@ -487,7 +487,13 @@ async fn check_games(
         }
     }
     let grace = subject.timing.shutdown_grace;
-    quit_and_latency(&mut c, &mut bot, &mut latencies, grace).await;
+    if !quit_and_latency(&mut c, &mut bot, &mut latencies, grace).await {
+        // Why it ended as it did, in its own words (a traceback at the
+        // end of its input, say).
+        if let Some(t) = subject.tail().await {
+            c.note(&t);
+        }
+    }
     c.report
 }
 
@@ -513,13 +519,14 @@ async fn against_randoms(
 }
 
 /// The last checks: the bot quits cleanly with nothing unasked after its
-/// last request; then the latency of its replies (microseconds).
+/// last request; then the latency of its replies (microseconds). Returns
+/// whether it quit cleanly.
 async fn quit_and_latency(
     c: &mut Checker<'_>,
     bot: &mut BotPlayer,
     latencies: &mut [u64],
     grace: Duration,
-) {
+) -> bool {
     let left = bot.quit_report().await;
     if let Some(bytes) = &left.stray {
         c.fail(
@@ -540,8 +547,12 @@ async fn quit_and_latency(
             None if left.gone_before => {
                 "its stdin was closed before quit was sent: read until quit, then exit".to_string()
             }
-            Some(status) => format!("ended with {status} at quit, where status 0 is wanted"),
-            None => format!("did not exit with status 0 within {grace:?} of quit"),
+            Some(status) => format!(
+                "ended with {status} at quit, where status 0 is wanted: on {{\"type\":\"quit\"}} stop reading and exit 0 (protocol.md)"
+            ),
+            None => format!(
+                "did not exit within {grace:?} of quit: on {{\"type\":\"quit\"}} stop reading and exit with status 0 (protocol.md); a bot that reads on past it waits for ever"
+            ),
         };
         c.fail("quit", &why);
     }
@@ -560,6 +571,7 @@ async fn quit_and_latency(
             l.p99_us as f64 / 1000.0
         ));
     }
+    left.clean
 }
 
 /// Game `game_no` of the check: `variant` with `n` players, under the
