@@ -128,7 +128,7 @@ pub fn penta_elo_gap(penta: &[u64; 5]) -> Option<&'static str> {
         _ if penta.iter().filter(|&&c| c > 0).count() == 1 => {
             Some("every seat-swap pair scored the same")
         }
-        _ => Some("it reaches a 0% or 100% score"),
+        _ => Some("the interval of the score reaches 0% or 100%, where Elo is infinite"),
     }
 }
 
