@@ -28,6 +28,22 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
     for e in &bad {
         errln!("error: {e}");
     }
+    // A template copied to start a bot keeps `template = true`, which
+    // leaves it out of this list and of `bots = "all"`: said, not silent.
+    for m in found.iter().filter(|m| m.template && !args.all) {
+        let shipped = m
+            .dir
+            .parent()
+            .and_then(|p| p.file_name())
+            .is_some_and(|n| n == "templates");
+        if !shipped {
+            errln!(
+                "note: {} (`{}`) says `template = true`, so it is not listed here nor in `bots = \"all\"`: if it is a copy of a template, delete that line from its bot.toml (and give it a `name` of its own)",
+                m.dir.display(),
+                m.name
+            );
+        }
+    }
     let shown: Vec<_> = found
         .into_iter()
         .filter(|m| args.all || (!m.broken && !m.template))
