@@ -1774,3 +1774,38 @@ output = "out"
     assert!(!err.contains("bot `rs`"), "{err}");
     assert_eq!(rows(&csv).len(), 4);
 }
+
+/// A file without `output` writes to `results/NAME` beside its
+/// `tournaments/` folder, whether it is named from the project
+/// (`tournaments/t.toml`) or from its own folder (`t.toml`): one results
+/// folder, so that the second run resumes the first.
+#[test]
+fn a_file_named_from_its_own_folder_finds_the_same_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let tournaments = dir.path().join("tournaments");
+    std::fs::create_dir(&tournaments).unwrap();
+    let file = write_tournament(&tournaments, 1, "");
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("output = \"out\"", "variants = [\"filo\"]")
+        .replace("variants = [\"filo\", \"tricala\", \"tricala3\", \"hackaback\", \"kisolo\", \"diffusion\"]", "");
+    std::fs::write(&file, text).unwrap();
+    let run_in = |cwd: &Path, name: &str| {
+        let o = arena()
+            .current_dir(cwd)
+            .args(["run", name, "--no-report", "--quiet"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run_in(dir.path(), "tournaments/t.toml");
+    let csv = dir.path().join("results/t/games.csv");
+    let first = std::fs::read_to_string(&csv).unwrap();
+    run_in(&tournaments, "t.toml");
+    assert!(!tournaments.join("results").exists());
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap(),
+        first,
+        "played again"
+    );
+}

@@ -75,9 +75,35 @@ pub struct ServeArgs {
     trust_bots: bool,
 }
 
+/// Which store a command works on, said first: a ladder file's `output`
+/// is a folder relative to where arena runs, so that another folder, or
+/// another `name`, is another, empty, ladder.
+fn say_store(t: &crate::league::config::Tournament, db: Option<&str>) {
+    match db {
+        Some(url) if url.starts_with("postgres") => {
+            // Never the password.
+            let shown = url.split_once('@').map_or(url, |(_, at)| at);
+            errln!("store: postgres (…@{shown})");
+        }
+        Some(url) => errln!("store: {url}"),
+        None => {
+            let path = std::path::absolute(t.output.join("ladder.db"))
+                .unwrap_or_else(|_| t.output.join("ladder.db"));
+            match path.exists() {
+                true => errln!("store: {}", path.display()),
+                false => errln!(
+                    "store: {} (new: no ladder there yet; the file's `output`, or results/NAME beside its tournaments/ folder)",
+                    path.display()
+                ),
+            }
+        }
+    }
+}
+
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let t = crate::league::config::Tournament::load(&args.ladder)?;
     let db = args.db.as_deref();
+    say_store(&t, db);
     if let Some(name) = &args.add_user {
         let token = crate::serve::add_user(&t, db, name)?;
         outln!("user `{name}` added; their token (shown only now, keep it):");

@@ -773,6 +773,18 @@ fn default_results_dir(base: &Path) -> PathBuf {
 }
 
 fn project_dir(base: &Path) -> PathBuf {
+    // A file named without a folder (`arena run lad.toml` in its own
+    // folder) is in the working folder: by its name too, so that
+    // `tournaments/lad.toml` from the project and `lad.toml` from
+    // `tournaments/` mean one results folder, not two.
+    if base.as_os_str().is_empty() || base == Path::new(".") {
+        if let Ok(here) = std::env::current_dir() {
+            if here.file_name().is_some_and(|n| n == "tournaments") {
+                return here.parent().map(Path::to_path_buf).unwrap_or(here);
+            }
+        }
+        return base.to_path_buf();
+    }
     if base.file_name().is_some_and(|n| n == "tournaments") {
         base.parent().map(Path::to_path_buf).unwrap_or_default()
     } else {
