@@ -17,6 +17,7 @@ mod import_cycles;
 mod ladder_analysis;
 mod ladder_api;
 mod ladder_browse;
+mod ladder_client;
 mod ladder_events;
 mod ladder_forfeits;
 mod ladder_pages;

@@ -12,9 +12,9 @@
 //! cancelled, or has no verdict within `--test-wait-seconds`; 2 on any
 //! other error (no test started, among them).
 
-use crate::client::submit::Ladder;
+use crate::client::submit::{Ladder, SubmitError};
 use anyhow::{bail, Context};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -100,10 +100,8 @@ fn test_query(args: &SubmitArgs) -> Vec<(&'static str, String)> {
 }
 
 pub fn run(args: SubmitArgs) -> anyhow::Result<ExitCode> {
-    let server = args.server.trim_end_matches('/').to_string();
-    if !server.starts_with("http://") {
-        bail!("--server {server}: give http://HOST:PORT (this arena speaks plain HTTP; for HTTPS, see docs/ladder.md)");
-    }
+    let server = crate::client::server_url(&args.server)?;
+    check_folder(&args.folder)?;
     let limits = crate::wire::archive::Limits::default();
     let bytes = crate::wire::archive::pack(&args.folder, &limits)
         .with_context(|| format!("packing {}", args.folder.display()))?;
@@ -140,6 +138,33 @@ pub fn run(args: SubmitArgs) -> anyhow::Result<ExitCode> {
     follow_test(&ladder, (&bot, number), wait)
 }
 
+/// The bot's folder must be one: a path that is not there, or a file,
+/// is said as such (rather than as a folder without its bot.toml).
+fn check_folder(folder: &Path) -> anyhow::Result<()> {
+    match std::fs::metadata(folder) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            bail!(
+                "{}: no such folder; give the bot's folder, the one with its bot.toml",
+                folder.display()
+            )
+        }
+        Err(e) => bail!("{}: {e}", folder.display()),
+        Ok(m) if m.is_file() => {
+            bail!(
+                "{}: is a file, not a folder; give the bot's folder, the one with its bot.toml",
+                folder.display()
+            )
+        }
+        Ok(m) if !m.is_dir() => {
+            bail!(
+                "{}: is not a folder; give the bot's folder, the one with its bot.toml",
+                folder.display()
+            )
+        }
+        Ok(_) => Ok(()),
+    }
+}
+
 /// Follows the test of version `number` of `bot`, a line each time its
 /// games change, to its verdict: 0 on H1, 1 on H0, [`NO_VERDICT`]
 /// otherwise.
@@ -149,7 +174,12 @@ fn follow_test(
     wait: Duration,
 ) -> anyhow::Result<ExitCode> {
     let server = ladder.server();
-    let Some(t) = ladder.test_of(bot, number)? else {
+    let start = Instant::now();
+    let deadline = start + wait;
+    let Some(t) = patiently(ladder, (bot, number), deadline, &mut || {
+        ladder.test_of(bot, number)
+    })?
+    else {
         bail!(
             "{bot} version {number} has no test: the bot had no other version entered (a first version is entered untested), or the ladder runs none"
         );
@@ -164,10 +194,12 @@ fn follow_test(
         t["beta"],
         t["max_games"]
     );
-    let start = Instant::now();
     let mut last = -1;
     loop {
-        let t = ladder.get_json(&format!("/api/tests/{id}"))?;
+        let path = format!("/api/tests/{id}");
+        let t = patiently(ladder, (bot, number), deadline, &mut || {
+            ladder.get_json(&path)
+        })?;
         let games = t["games"].as_i64().unwrap_or_default();
         let status = t["status"].as_str().unwrap_or_default().to_string();
         if games != last || status != "running" {
@@ -224,6 +256,36 @@ fn progress(t: &serde_json::Value) -> String {
     )
 }
 
+/// `ask` of the ladder, asked again while the server cannot be reached
+/// (restarting, say), until `deadline`: the upload of version `number` of
+/// `bot` was received, and a server restarted takes its build and check
+/// again. Said once a spell, and when the server is back.
+fn patiently<T>(
+    ladder: &Ladder,
+    (bot, number): (&str, i64),
+    deadline: Instant,
+    ask: &mut dyn FnMut() -> Result<T, SubmitError>,
+) -> anyhow::Result<T> {
+    let server = ladder.server();
+    let asked = crate::client::submit::patiently(
+        deadline,
+        &mut |e, left| {
+            outln!(
+                "the server cannot be reached ({e}); the upload was received ({bot} version {number}): asking again until it is back, for up to {} s",
+                left.as_secs().max(1)
+            )
+        },
+        &mut || outln!("the server at {server} is back"),
+        ask,
+    );
+    asked.map_err(|e| match e.is_transient() {
+        true => anyhow::Error::new(e).context(format!(
+            "the server could not be reached within the wait after the upload was received ({bot} version {number}); see {server}/bots/{bot} once it is back"
+        )),
+        false => e.into(),
+    })
+}
+
 /// Prints each step of version `number` of `bot` (from the live feed,
 /// and from its page now and then) until its verdict.
 fn follow(
@@ -247,7 +309,16 @@ fn follow(
         }
     };
     loop {
-        let heard = steps.recv_timeout(Duration::from_secs(1)).ok();
+        let heard = match steps.recv_timeout(Duration::from_secs(1)) {
+            Ok(e) => Some(e),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+            // The feed is gone (the server restarted, say): the version's
+            // page, every second.
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                std::thread::sleep(Duration::from_secs(1));
+                None
+            }
+        };
         let ours = heard.as_ref().filter(|e| {
             e["type"] == "bot" && e["bot"] == bot && e["version"].as_i64() == Some(number)
         });
@@ -261,7 +332,9 @@ fn follow(
             continue;
         }
         // A verdict heard, or a quiet second: the version as its page says.
-        let v = ladder.version(bot, number)?;
+        let v = patiently(ladder, (bot, number), start + wait, &mut || {
+            ladder.version(bot, number)
+        })?;
         let status = v["status"].as_str().unwrap_or_default().to_string();
         say(&status, v["detail"].as_str().unwrap_or_default());
         match status.as_str() {

@@ -6,6 +6,7 @@
 //! game, and uploads the finished games in batches; until Ctrl-C or
 //! SIGTERM.
 
+use anyhow::Context;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,7 +14,7 @@ use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct WorkerArgs {
-    /// The ladder's address (`http://HOST:PORT`).
+    /// The ladder's address (`http://HOST:PORT`), checked at start.
     #[arg(long)]
     server: String,
     /// The worker's token (from the organiser's `arena serve LADDER.toml
@@ -24,7 +25,8 @@ pub struct WorkerArgs {
     #[arg(short = 'j', long = "jobs", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     jobs: u16,
     /// Where bundles, builds, bots' logs and the spool of games not yet
-    /// uploaded are kept.
+    /// uploaded are kept: one worker's, locked while it runs (a second
+    /// worker on it is refused); its spool must be writable.
     #[arg(long, default_value = "worker-cache")]
     cache: PathBuf,
     /// The most its bots take on disk, MiB: the bundles and their built
@@ -35,6 +37,9 @@ pub struct WorkerArgs {
 }
 
 pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
+    // Checked before anything else: a worker never retries an address
+    // that cannot be one.
+    let server = crate::client::server_url(&args.server)?;
     let stop = Arc::new(AtomicBool::new(false));
     {
         // Ctrl-C, SIGTERM or SIGHUP: the games in hand finish and are
@@ -45,10 +50,11 @@ pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
         })?;
     }
     let opts = crate::client::worker::WorkerOptions {
-        server: args.server,
+        server,
         token: args.token,
         jobs: args.jobs as usize,
-        cache: std::path::absolute(&args.cache)?,
+        cache: std::path::absolute(&args.cache)
+            .with_context(|| format!("--cache {}", args.cache.display()))?,
         cache_bytes: args.cache_mb << 20,
     };
     crate::client::worker::run(&opts, stop, &|line| outln!("{line}"))?;

@@ -19,9 +19,72 @@ pub enum SubmitError {
         server: String,
         source: Box<ureq::Error>,
     },
+    /// The server, or a proxy in front of it, answered that it is not
+    /// there for now (502, 503, 504: restarting, say).
+    #[error("{server}: {status}: {message}")]
+    Unavailable {
+        server: String,
+        status: u16,
+        message: String,
+    },
     /// The server answered, but not with what was asked.
     #[error("{server}: {message}")]
     Answer { server: String, message: String },
+}
+
+impl SubmitError {
+    /// Whether asking again later may be answered: the server could not be
+    /// reached, or said it is not there for now.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            SubmitError::Unreachable { .. } | SubmitError::Unavailable { .. }
+        )
+    }
+}
+
+/// The first pause of [`patiently`], doubled after each try.
+const FIRST_PAUSE: Duration = Duration::from_secs(1);
+
+/// The longest pause of [`patiently`].
+const LONGEST_PAUSE: Duration = Duration::from_secs(10);
+
+/// `ask`, asked again while the server cannot be reached or is not
+/// there for now ([`SubmitError::is_transient`]: restarting, say),
+/// after a pause that doubles from 1 s to 10 s, until `deadline`;
+/// then its last error. `lost` hears the first such error of a spell
+/// and the time left, `back` the end of the spell.
+pub fn patiently<T>(
+    deadline: Instant,
+    lost: &mut dyn FnMut(&SubmitError, Duration),
+    back: &mut dyn FnMut(),
+    ask: &mut dyn FnMut() -> Result<T, SubmitError>,
+) -> Result<T, SubmitError> {
+    let mut pause = FIRST_PAUSE;
+    let mut down = false;
+    loop {
+        match ask() {
+            Ok(v) => {
+                if down {
+                    back();
+                }
+                return Ok(v);
+            }
+            Err(e) if e.is_transient() => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(e);
+                }
+                if !down {
+                    lost(&e, left);
+                    down = true;
+                }
+                std::thread::sleep(pause.min(left));
+                pause = (pause * 2).min(LONGEST_PAUSE);
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// A ladder's address and an owner's token.
@@ -155,27 +218,52 @@ impl Ladder {
         rx
     }
 
-    /// `GET path` of the ladder's API, as JSON (an answer other than 200
-    /// is an error with the server's message).
-    pub fn get_json(&self, path: &str) -> Result<serde_json::Value, SubmitError> {
-        let answer = |message: String| SubmitError::Answer {
+    /// `GET path`: the body of a 200 answer. Any other answer is the
+    /// server's message (prefixed with `prefix`), as
+    /// [`SubmitError::Unavailable`] for 502, 503 and 504; `what` says what
+    /// was asked when the server cannot be reached.
+    fn get(&self, path: &str, what: &'static str, prefix: &str) -> Result<String, SubmitError> {
+        let unreachable = |e: ureq::Error| SubmitError::Unreachable {
+            what,
             server: self.server.clone(),
-            message,
+            source: Box::new(e),
         };
         let mut resp = self
             .agent
             .get(format!("{}{path}", self.server))
             .call()
-            .map_err(|e| SubmitError::Unreachable {
-                what: "asking",
-                server: self.server.clone(),
-                source: Box::new(e),
-            })?;
-        let body = resp.body_mut().read_to_string().unwrap_or_default();
-        if resp.status().as_u16() != 200 {
-            return Err(answer(format!("{path}: {}", error_of(body.as_bytes()))));
+            .map_err(unreachable)?;
+        let status = resp.status().as_u16();
+        match resp.body_mut().read_to_string() {
+            Ok(body) if status == 200 => Ok(body),
+            // A body cut off (the server gone meanwhile) is a connection's
+            // failure, not an answer.
+            Err(e) if status == 200 => Err(unreachable(e)),
+            body => {
+                let message = format!("{prefix}{}", error_of(body.unwrap_or_default().as_bytes()));
+                Err(match status {
+                    502..=504 => SubmitError::Unavailable {
+                        server: self.server.clone(),
+                        status,
+                        message,
+                    },
+                    _ => SubmitError::Answer {
+                        server: self.server.clone(),
+                        message,
+                    },
+                })
+            }
         }
-        serde_json::from_str(&body).map_err(|e| answer(format!("{path} is not JSON: {e}")))
+    }
+
+    /// `GET path` of the ladder's API, as JSON (an answer other than 200
+    /// is an error with the server's message).
+    pub fn get_json(&self, path: &str) -> Result<serde_json::Value, SubmitError> {
+        let body = self.get(path, "asking", &format!("{path}: "))?;
+        serde_json::from_str(&body).map_err(|e| SubmitError::Answer {
+            server: self.server.clone(),
+            message: format!("{path} is not JSON: {e}"),
+        })
     }
 
     /// The test of version `number` of `bot` (`/api/tests?bot=BOT`), if
@@ -199,19 +287,7 @@ impl Ladder {
             server: self.server.clone(),
             message,
         };
-        let mut resp = self
-            .agent
-            .get(format!("{}/api/bots/{bot}", self.server))
-            .call()
-            .map_err(|e| SubmitError::Unreachable {
-                what: "asking about the bot at",
-                server: self.server.clone(),
-                source: Box::new(e),
-            })?;
-        let body = resp.body_mut().read_to_string().unwrap_or_default();
-        if resp.status().as_u16() != 200 {
-            return Err(answer(error_of(body.as_bytes())));
-        }
+        let body = self.get(&format!("/api/bots/{bot}"), "asking about the bot at", "")?;
         let doc: serde_json::Value = serde_json::from_str(&body)
             .map_err(|e| answer(format!("the answer about {bot} is not JSON: {e}")))?;
         doc["versions"]
@@ -219,5 +295,61 @@ impl Ladder {
             .and_then(|vs| vs.iter().find(|v| v["version"].as_i64() == Some(number)))
             .cloned()
             .ok_or_else(|| answer(format!("does not list version {number} of {bot}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn down() -> SubmitError {
+        SubmitError::Unavailable {
+            server: "http://ladder".into(),
+            status: 502,
+            message: "restarting".into(),
+        }
+    }
+
+    #[test]
+    fn patiently_asks_again_through_a_spell_said_once_and_not_past_its_deadline() {
+        let (mut lost, mut back, mut asked) = (0, 0, 0);
+        let got = patiently(
+            Instant::now() + Duration::from_secs(600),
+            &mut |e, _| {
+                assert!(e.is_transient());
+                lost += 1
+            },
+            &mut || back += 1,
+            &mut || {
+                asked += 1;
+                match asked {
+                    1 | 2 => Err(down()),
+                    _ => Ok(asked),
+                }
+            },
+        );
+        assert_eq!(got.unwrap(), 3);
+        assert_eq!((lost, back), (1, 1));
+        // An answer that is not a moment's: at once.
+        let mut asked = 0;
+        let got: Result<(), _> = patiently(
+            Instant::now() + Duration::from_secs(600),
+            &mut |_, _| panic!("not a spell"),
+            &mut || panic!("not a spell"),
+            &mut || {
+                asked += 1;
+                Err(SubmitError::Answer {
+                    server: "http://ladder".into(),
+                    message: "no such bot".into(),
+                })
+            },
+        );
+        assert!(!got.unwrap_err().is_transient());
+        assert_eq!(asked, 1);
+        // Past the deadline: the last error.
+        let got: Result<(), _> = patiently(Instant::now(), &mut |_, _| {}, &mut || {}, &mut || {
+            Err(down())
+        });
+        assert!(got.unwrap_err().is_transient());
     }
 }

@@ -14,6 +14,12 @@
 //! on disk and is sent when the server is back, or discarded when its
 //! lease has gone. The console says what happens once, and every few
 //! seconds sums up the games.
+//!
+//! The cache folder is the worker's own (a lock in it, [`cache`]), and its
+//! spool is checked to be writable before the worker registers; a game
+//! that can be neither uploaded nor spooled is lost, counted, and stops
+//! the worker's claims: it finishes the games being played, returns the
+//! others and stops with an error.
 
 use crate::league::config::{BotSpec, RunSettings, Tournament};
 use crate::league::folder::{DoneSet, Layout};
@@ -28,6 +34,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod cache;
 mod hand;
 mod http;
 mod upload;
@@ -40,6 +47,19 @@ use http::{Call, Client};
 pub enum WorkerError {
     #[error("the server refused this worker: {0}")]
     Refused(String),
+    /// Stopped (Ctrl-C, SIGTERM) while the server could not be reached
+    /// or was failing: it refused nothing.
+    #[error("stopped before registering with {server}: {why}")]
+    NotRegistered { server: String, why: String },
+    #[error("{dir} is the cache of another worker, which is running ({holder}); stop it, or give this one another --cache")]
+    CacheInUse { dir: PathBuf, holder: String },
+    #[error("{spool}: the spool cannot be written ({source}): a game this worker could not upload would be lost; make the folder writable for this user, or give the worker another --cache")]
+    SpoolUnwritable {
+        spool: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{lost} game(s) lost, neither uploaded nor spooled: the spool cannot be written ({why}); their leases expire and the server plays them again. Make the spool writable, then start the worker again")]
+    SpoolFailed { lost: u64, why: String },
     #[error("{what}: {source}")]
     Io {
         what: String,
@@ -90,6 +110,9 @@ pub fn run(
     say: &(dyn Fn(&str) + Sync),
 ) -> Result<(), WorkerError> {
     let client = Client::new(&opts.server, &opts.token);
+    std::fs::create_dir_all(&opts.cache).map_err(io(opts.cache.display().to_string()))?;
+    // Held until the worker ends: one worker per cache.
+    let _lock = cache::lock(&opts.cache)?;
     for d in ["bundles", "spool", "results"] {
         std::fs::create_dir_all(opts.cache.join(d)).map_err(io(opts
             .cache
@@ -97,14 +120,18 @@ pub fn run(
             .display()
             .to_string()))?;
     }
+    let spool = opts.cache.join("spool");
+    cache::check_writable(&spool)?;
     let (t, lease_seconds) = register(&client, opts, &stop, say)?;
     let hand = Arc::new(Hand::default());
-    let tally = Tally::default();
+    let tally = Arc::new(Tally::default());
     let quit = AtomicBool::new(false);
-    let spool = opts.cache.join("spool");
     let (tx, rx) = std::sync::mpsc::sync_channel(4096);
     let every = Duration::from_millis((lease_seconds as u64 * 1000 / 3).max(500));
     let (notes, heard) = std::sync::mpsc::channel::<String>();
+    // The console's last summary comes once the uploader is done: its
+    // counts are final then.
+    let console_open = notes.clone();
     std::thread::scope(|s| {
         let up = s.spawn(|| upload::uploader(&client, &spool, rx, &hand, &tally, say));
         let beat = s.spawn(|| heartbeat(&client, &hand, &quit, every));
@@ -123,11 +150,18 @@ pub fn run(
         // The uploader sends what is left, then the spool; the
         // heartbeat renews their leases meanwhile.
         let _ = up.join();
+        drop(console_open);
         quit.store(true, Ordering::SeqCst);
         let _ = beat.join();
         let _ = console.join();
         played
     })?;
+    if let Some(why) = tally.spool_failure.get() {
+        return Err(WorkerError::SpoolFailed {
+            lost: tally.lost.load(Ordering::Relaxed),
+            why: why.clone(),
+        });
+    }
     evict(&opts.cache, opts.cache_bytes, &[], say);
     Ok(())
 }
@@ -172,7 +206,10 @@ fn register(
             Ok(b) => break json(&b, "register")?,
             Err(Call::Refused(_, m)) => return Err(WorkerError::Refused(m)),
             Err(e) if stop.load(Ordering::SeqCst) => {
-                return Err(WorkerError::Refused(e.to_string()))
+                return Err(WorkerError::NotRegistered {
+                    server: client.server.clone(),
+                    why: e.to_string(),
+                })
             }
             Err(e) => {
                 say(&format!("cannot register: {e}; trying again in 2 s"));
@@ -373,8 +410,12 @@ fn summarise(
     let line = |played_then: u64, secs: f64| {
         let n = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
         let played = n(&tally.played);
+        let lost = match n(&tally.lost) {
+            0 => String::new(),
+            l => format!(", {l} lost (neither uploaded nor spooled)"),
+        };
         format!(
-            "games: {played} played ({:.1}/s), {} uploaded, {} held as forfeits, {} refused, {} in the spool, {} in hand",
+            "games: {played} played ({:.1}/s), {} uploaded, {} held as forfeits, {} refused, {} in the spool, {} in hand{lost}",
             (played - played_then) as f64 / secs.max(0.001),
             n(&tally.uploaded),
             n(&tally.held),
@@ -437,7 +478,7 @@ struct Epochs<'a> {
     opts: &'a WorkerOptions,
     t: &'a Tournament,
     hand: &'a Arc<Hand>,
-    tally: &'a Tally,
+    tally: &'a Arc<Tally>,
     stop: &'a Arc<AtomicBool>,
     /// Lines for the console, from any thread.
     notes: std::sync::mpsc::Sender<String>,
@@ -462,7 +503,8 @@ impl Epochs<'_> {
         let layout = Layout::new(self.t.output.clone());
         let mut queue: VecDeque<LeasedGame> = VecDeque::new();
         let mut roster: Vec<(String, String)> = Vec::new();
-        while !self.stop.load(Ordering::SeqCst) {
+        // A game lost (neither uploaded nor spooled): no more claims.
+        while !self.stop.load(Ordering::SeqCst) && !self.tally.spool_failed() {
             if queue.is_empty() {
                 match claim(self.client, CLAIM_ASK) {
                     Ok(games) => {
@@ -501,6 +543,7 @@ impl Epochs<'_> {
                 claimer: Mutex::new(None),
                 last_claim: Mutex::new((std::time::Instant::now(), 0)),
                 hand: self.hand.clone(),
+                tally: self.tally.clone(),
                 notes: self.notes.clone(),
             });
             let mut store = upload::Upload {
@@ -697,6 +740,7 @@ struct Feed {
     /// When the last claim was made, and how many games it granted.
     last_claim: Mutex<(std::time::Instant, usize)>,
     hand: Arc<Hand>,
+    tally: Arc<Tally>,
     notes: std::sync::mpsc::Sender<String>,
 }
 
@@ -804,7 +848,10 @@ impl Pairings for Fed {
     fn next(&self) -> Option<ScheduledGame> {
         let f = &self.0;
         loop {
-            if f.stop.load(Ordering::SeqCst) || Feed::lock(&f.halt).is_some() {
+            if f.stop.load(Ordering::SeqCst)
+                || Feed::lock(&f.halt).is_some()
+                || f.tally.spool_failed()
+            {
                 return None;
             }
             let mut next = None;

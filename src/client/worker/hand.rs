@@ -4,7 +4,7 @@
 use crate::wire::worker::LeasedGame;
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicU64;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// The leases a worker holds, by ladder id: the games claimed and not
 /// finished (`playing`: in the queue or being played), and those finished
@@ -81,4 +81,16 @@ pub(super) struct Tally {
     pub held: AtomicU64,
     pub refused: AtomicU64,
     pub spooled: AtomicU64,
+    /// Games neither uploaded nor spooled.
+    pub lost: AtomicU64,
+    /// Why the first of them could not be spooled (the spool and the
+    /// error): once set, the worker claims no more games.
+    pub spool_failure: OnceLock<String>,
+}
+
+impl Tally {
+    /// Whether a game could not be spooled.
+    pub fn spool_failed(&self) -> bool {
+        self.spool_failure.get().is_some()
+    }
 }

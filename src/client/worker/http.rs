@@ -4,10 +4,12 @@
 use std::time::Duration;
 
 /// A failed request: the server answered with a refusal (status and its
-/// message), or could not be reached.
+/// message), answered that it is failing (5xx: there, but try again
+/// later), or could not be reached.
 #[derive(Debug)]
 pub(super) enum Call {
     Refused(u16, String),
+    Failing(u16, String),
     Unreachable(String),
 }
 
@@ -15,6 +17,7 @@ impl std::fmt::Display for Call {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Call::Refused(s, m) => write!(f, "{s}: {m}"),
+            Call::Failing(s, m) => write!(f, "the server is failing ({s}: {m})"),
             Call::Unreachable(m) => write!(f, "the server cannot be reached: {m}"),
         }
     }
@@ -78,7 +81,7 @@ impl Client {
         let msg = crate::client::error_of(&bytes);
         // 5xx: the server is there but failing; try again later.
         if status >= 500 {
-            return Err(Call::Unreachable(format!("{status}: {msg}")));
+            return Err(Call::Failing(status, msg));
         }
         Err(Call::Refused(status, msg))
     }

@@ -129,7 +129,7 @@ fn send_batch(
                 tally.refused.fetch_add(1, Ordering::Relaxed);
             }
         }
-        Err(e @ Call::Unreachable(_)) => {
+        Err(e @ (Call::Unreachable(_) | Call::Failing(..))) => {
             let why = e.to_string();
             for s in batch {
                 to_spool |= keep(spool, &s, &why, tally, say);
@@ -158,11 +158,16 @@ fn keep(spool: &Path, s: &Spooled, why: &str, tally: &Tally, say: &(dyn Fn(&str)
             true
         }
         Err(e) => {
-            say(&format!(
-                "{}: lost, it cannot be spooled ({}: {e}): its lease will expire and the server plays it again",
-                s.game_id,
-                path.display()
-            ));
+            // Said once: the worker stops claiming (`Tally::spool_failed`)
+            // and its summary counts the games lost.
+            tally.lost.fetch_add(1, Ordering::Relaxed);
+            let failure = format!("{}: {e}", spool.display());
+            if tally.spool_failure.set(failure.clone()).is_ok() {
+                say(&format!(
+                    "{}: lost, it can be neither uploaded ({why}) nor spooled ({failure}): this worker claims no more games, finishes those being played, returns the others and stops; a game lost is played again by the server once its lease expires, and the summary counts them",
+                    s.game_id,
+                ));
+            }
             false
         }
     }
@@ -236,7 +241,7 @@ pub(super) fn send_spool(
         let answers = match post_batch(client, &games) {
             Ok(a) => a,
             Err(Call::Refused(status, m)) => vec![(status, m); games.len()],
-            Err(Call::Unreachable(_)) => return true,
+            Err(Call::Unreachable(_) | Call::Failing(..)) => return true,
         };
         for ((f, s), (status, msg)) in batch.into_iter().zip(answers) {
             let counter = match status {

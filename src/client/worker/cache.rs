@@ -1,0 +1,158 @@
+//! What a worker checks of its cache folder before it registers. The
+//! folder is its own: an OS lock (`flock`) on `CACHE/worker.lock`, held
+//! while the worker runs and released by the kernel when its process
+//! ends, however it ends; the file names its holder (`pid N on host H`),
+//! for the refusal of a second worker. (As a league's results folder is
+//! locked, `league::folder`'s `run.lock`: two workers on one cache would
+//! send the same spooled games twice.) And its spool can be written: a
+//! worker that cannot keep the games it cannot upload would lose them.
+
+use super::WorkerError;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The lock file, in the cache folder.
+pub(super) const LOCK_FILE: &str = "worker.lock";
+
+/// The cache's lock, held until dropped.
+#[derive(Debug)]
+pub(super) struct CacheLock {
+    _file: File,
+}
+
+/// Takes the lock of `cache` (a folder that exists) and writes this
+/// process's pid and host into it; refused, naming the folder and what
+/// the file says of its holder, while another worker holds it.
+pub(super) fn lock(cache: &Path) -> Result<CacheLock, WorkerError> {
+    let path = cache.join(LOCK_FILE);
+    let io = |source| WorkerError::Io {
+        what: path.display().to_string(),
+        source,
+    };
+    let mut f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(io)?;
+    // A worker killed a moment ago may leave processes that share its lock
+    // while they die (a bot's keeper between fork and exec): when the
+    // holder the file names is dead on this host, a few seconds more.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match f.try_lock() {
+            Ok(()) => break,
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let holder = read_holder(&mut f);
+                if holder_is_gone(&holder) && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(50));
+                    continue;
+                }
+                return Err(WorkerError::CacheInUse {
+                    dir: cache.to_path_buf(),
+                    holder: match holder.as_str() {
+                        "" => "its pid is not written yet".to_string(),
+                        h => h.to_string(),
+                    },
+                });
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+        }
+    }
+    let me = format!(
+        "pid {} on host {}\n",
+        std::process::id(),
+        crate::host::host_name()
+    );
+    f.set_len(0).map_err(io)?;
+    f.seek(SeekFrom::Start(0)).map_err(io)?;
+    f.write_all(me.as_bytes()).map_err(io)?;
+    Ok(CacheLock { _file: f })
+}
+
+/// What the lock file says of its holder, trimmed.
+fn read_holder(f: &mut File) -> String {
+    let mut holder = String::new();
+    if f.seek(SeekFrom::Start(0)).is_ok() {
+        let _ = f.read_to_string(&mut holder);
+    }
+    holder.trim().to_string()
+}
+
+/// True when the holder (`pid N on host H`) is a process of this host that
+/// is no longer alive.
+fn holder_is_gone(holder: &str) -> bool {
+    let mut words = holder.split_whitespace();
+    let pid = match (words.next(), words.next()) {
+        (Some("pid"), Some(n)) => n.parse::<u32>().ok(),
+        _ => None,
+    };
+    let host = holder.rsplit(" on host ").next().map(str::trim);
+    match (pid, host) {
+        (Some(pid), Some(h)) if h == crate::host::host_name() => !crate::host::process_alive(pid),
+        _ => false,
+    }
+}
+
+/// Checks that the spool folder `spool` can be written: a file made and
+/// removed in it.
+pub(super) fn check_writable(spool: &Path) -> Result<(), WorkerError> {
+    let probe: PathBuf = spool.join(format!(".probe-{}", std::process::id()));
+    let made = std::fs::write(&probe, b"").and_then(|()| std::fs::remove_file(&probe));
+    made.map_err(|source| WorkerError::SpoolUnwritable {
+        spool: spool.to_path_buf(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_lock_of_a_cache_is_refused_naming_the_folder_and_the_holder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let first = lock(tmp.path()).unwrap();
+        let e = lock(tmp.path()).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains(&tmp.path().display().to_string()), "{text}");
+        assert!(
+            text.contains(&format!("pid {} on host", std::process::id())),
+            "{text}"
+        );
+        drop(first);
+        let _again = lock(tmp.path()).unwrap();
+    }
+
+    #[test]
+    fn a_holder_is_gone_only_when_its_pid_on_this_host_is_dead() {
+        let host = crate::host::host_name();
+        assert!(!holder_is_gone(&format!(
+            "pid {} on host {host}",
+            std::process::id()
+        )));
+        assert!(!holder_is_gone("pid 1 on host some-other-host-name"));
+        assert!(!holder_is_gone(""));
+        // A child reaped: its pid is free.
+        let mut c = std::process::Command::new("true").spawn().unwrap();
+        let pid = c.id();
+        c.wait().unwrap();
+        if !crate::host::process_alive(pid) {
+            assert!(holder_is_gone(&format!("pid {pid} on host {host}")));
+        }
+    }
+
+    #[test]
+    fn a_spool_that_is_a_file_is_not_writable() {
+        let tmp = tempfile::tempdir().unwrap();
+        check_writable(tmp.path()).unwrap();
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+        let file = tmp.path().join("spool");
+        std::fs::write(&file, b"").unwrap();
+        let e = check_writable(&file).unwrap_err().to_string();
+        assert!(e.contains(&file.display().to_string()), "{e}");
+    }
+}
