@@ -44,8 +44,15 @@ pub fn router() -> Router<Arc<Ladder>> {
         .route("/api/worker/games", post(upload_batch))
 }
 
-/// The worker a request's token names: 403 for an owner's token.
+/// The worker a request's token names: 403 for an owner's token; 503 on
+/// a server of pages only, which plays and leases nothing.
 async fn worker_of(l: &Ladder, headers: &HeaderMap) -> ApiResult<Owner> {
+    if l.pages_only {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "this server shows the ladder's pages only (--pages-only): point the worker at the ladder's own server",
+        ));
+    }
     let o = bearer_owner(l, headers).await?;
     if o.role != Role::Worker {
         return Err(ApiError::new(
