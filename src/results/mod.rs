@@ -127,8 +127,12 @@ fn seed_of<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
         }
         fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<u64, E> {
             match !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
-                true => v.parse().map_err(|_| E::custom(format!("seed `{v}` is over 2^64 - 1"))),
-                false => Err(E::custom(format!("seed `{v}` is not a whole number's digits"))),
+                true => v
+                    .parse()
+                    .map_err(|_| E::custom(format!("seed `{v}` is over 2^64 - 1"))),
+                false => Err(E::custom(format!(
+                    "seed `{v}` is not a whole number's digits"
+                ))),
             }
         }
     }
@@ -204,14 +208,22 @@ mod tests {
         let mut old = json.clone();
         old["seed"] = serde_json::json!(7);
         assert_eq!(serde_json::from_value::<GameRow>(old).unwrap().seed, 7);
-        for bad in [serde_json::json!("-1"), serde_json::json!(""), serde_json::json!(-1)] {
+        for bad in [
+            serde_json::json!("-1"),
+            serde_json::json!(""),
+            serde_json::json!(-1),
+        ] {
             let mut v = json.clone();
             v["seed"] = bad.clone();
-            let e = serde_json::from_value::<GameRow>(v).unwrap_err().to_string();
+            let e = serde_json::from_value::<GameRow>(v)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("seed"), "{bad}: {e}");
         }
         // CSV writes the same digits as before, unquoted.
-        let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(vec![]);
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(vec![]);
         w.serialize(&row).unwrap();
         let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
         assert!(line.contains(",18446744073709551615,"), "{line}");
