@@ -139,7 +139,7 @@ pub fn run(
         let played = Epochs {
             client: &client,
             opts,
-            t: &t,
+            t: std::cell::RefCell::new(t),
             hand: &hand,
             tally: &tally,
             stop: &stop,
@@ -476,7 +476,8 @@ const CLAIM_ASK: usize = 256;
 struct Epochs<'a> {
     client: &'a Client,
     opts: &'a WorkerOptions,
-    t: &'a Tournament,
+    /// The ladder file as the server gave it at the last registration.
+    t: std::cell::RefCell<Tournament>,
     hand: &'a Arc<Hand>,
     tally: &'a Arc<Tally>,
     stop: &'a Arc<AtomicBool>,
@@ -500,7 +501,7 @@ impl Epochs<'_> {
         let say = |l: &str| {
             let _ = self.notes.send(l.to_string());
         };
-        let layout = Layout::new(self.t.output.clone());
+        let layout = Layout::new(self.t.borrow().output.clone());
         let mut queue: VecDeque<LeasedGame> = VecDeque::new();
         let mut roster: Vec<(String, String)> = Vec::new();
         // A game lost (neither uploaded nor spooled): no more claims.
@@ -599,7 +600,10 @@ impl Epochs<'_> {
         match h {
             Halt::Register(m) => {
                 (self.say)(&format!("claim refused ({m}): registering again"));
-                register(self.client, self.opts, self.stop, self.say)?;
+                // The ladder file as it is now: the next games are played
+                // under it (a file changed while the server was down).
+                let (t, _) = register(self.client, self.opts, self.stop, self.say)?;
+                *self.t.borrow_mut() = t;
                 Ok(())
             }
             Halt::Refused(m) => Err(WorkerError::Refused(m)),
@@ -633,7 +637,7 @@ impl Epochs<'_> {
             wanted = seats(&mut queue.iter().take(1));
             tight = evict(cache, bound, &shas(&wanted), self.say) > bound;
         }
-        let mut t = self.t.clone();
+        let mut t = self.t.borrow().clone();
         t.bots.clear();
         t.concurrency = self.opts.jobs.max(1);
         let mut index: BTreeMap<String, usize> = BTreeMap::new();
