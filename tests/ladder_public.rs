@@ -466,24 +466,30 @@ fn forged_row_fields_are_refused_and_the_export_always_rates() {
     let (status, a) = post_within(&server, "/api/worker/register", &w, &registration(2, 2));
     assert_eq!(status, 200, "{a}");
     let body_of = |a: &str| a[a.find("\r\n\r\n").unwrap() + 4..].trim().to_string();
-    let claimed = server.wait(
-        "a game claimed",
-        Duration::from_millis(500),
-        || body_of(&post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#).1),
-        |b| b.contains("\"lease\""),
-    );
-    let v: serde_json::Value = serde_json::from_str(&claimed).unwrap();
-    let g = &v["games"][0];
-    let gid = g["game_id"].as_str().unwrap().to_string();
-    let lease = g["lease"].as_str().unwrap().to_string();
-    let players: Vec<String> = g["seats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["player"].as_str().unwrap().to_string())
-        .collect();
-    let (row, lines) = honest_game(&gid, &players, &honest(1500));
-    let upload = |row: &serde_json::Value| {
+    // Each refused upload ends its lease (its game goes back to the
+    // queue): each is of a game claimed for it.
+    let claim = || {
+        let claimed = server.wait(
+            "a game claimed",
+            Duration::from_millis(500),
+            || body_of(&post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#).1),
+            |b| b.contains("\"lease\""),
+        );
+        let v: serde_json::Value = serde_json::from_str(&claimed).unwrap();
+        let g = &v["games"][0];
+        let players: Vec<String> = g["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["player"].as_str().unwrap().to_string())
+            .collect();
+        (
+            g["game_id"].as_str().unwrap().to_string(),
+            g["lease"].as_str().unwrap().to_string(),
+            players,
+        )
+    };
+    let upload = |(gid, lease): (&str, &str), row: &serde_json::Value, lines: &[String]| {
         let body = serde_json::json!({
             "lease": lease, "row": row, "record": lines.join("\n") + "\n",
         })
@@ -512,24 +518,29 @@ fn forged_row_fields_are_refused_and_the_export_always_rates() {
         ("opening", serde_json::json!("A1 B2")),
     ];
     for (field, value) in &forged {
+        let (gid, lease, players) = claim();
+        let (row, lines) = honest_game(&gid, &players, &honest(1500));
         let mut bad = row.clone();
         bad[*field] = value.clone();
-        let (status, a) = upload(&bad);
+        let (status, a) = upload((&gid, &lease), &bad, &lines);
         assert_eq!(status, 422, "{field} = {value}: {a}\n{}", server.log());
         assert!(a.contains(field), "{field}: {a}");
+        // The lease ended with the refusal: even the honest upload is
+        // refused now, and the game is back in the queue.
+        let (status, a) = upload((&gid, &lease), &row, &lines);
+        assert_eq!(status, 410, "{field}: {a}");
     }
     // A decision said to take longer than the time control (5 s here).
     {
+        let (gid, lease, players) = claim();
         let (slow_row, slow_lines) = honest_game(&gid, &players, &honest(60_000_000));
-        let body = serde_json::json!({
-            "lease": lease, "row": slow_row, "record": slow_lines.join("\n") + "\n",
-        })
-        .to_string();
-        let (status, a) = post_within(&server, &format!("/api/worker/games/{gid}"), &w, &body);
+        let (status, a) = upload((&gid, &lease), &slow_row, &slow_lines);
         assert_eq!(status, 422, "{a}");
         assert!(a.contains("over the time control"), "{a}");
     }
-    let (status, a) = upload(&row);
+    let (gid, lease, players) = claim();
+    let (row, lines) = honest_game(&gid, &players, &honest(1500));
+    let (status, a) = upload((&gid, &lease), &row, &lines);
     assert_eq!(status, 201, "{a}\n{}", server.log());
     // A second game, honest, to be rated when the first is left out.
     let claimed = server.wait(
@@ -577,7 +588,7 @@ fn forged_row_fields_are_refused_and_the_export_always_rates() {
     rt.block_on(
         sqlx::query("UPDATE games SET row_json = $1 WHERE id = $2")
             .bind(bad.to_string())
-            .bind(g["id"].as_i64().unwrap())
+            .bind(gid.trim_start_matches("game-").parse::<i64>().unwrap())
             .execute(db.pool()),
     )
     .unwrap();

@@ -57,7 +57,12 @@ fn statuses(server: &Server, name: &str) -> Vec<String> {
 
 /// The pooled pentanomial counts, LLR and verdict `arena sprt` prints
 /// for `a` against `b` on `csv`.
-fn arena_sprt(dir: &Path, csv: &Path, a: &str, b: &str) -> (Vec<u64>, String, String) {
+fn arena_sprt(
+    dir: &Path,
+    csv: &Path,
+    (a, b): (&str, &str),
+    (alpha, beta): (f64, f64),
+) -> (Vec<u64>, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_arena"))
         .current_dir(dir)
         .args([
@@ -67,6 +72,10 @@ fn arena_sprt(dir: &Path, csv: &Path, a: &str, b: &str) -> (Vec<u64>, String, St
             "0",
             "--elo1",
             "100",
+            "--alpha",
+            &alpha.to_string(),
+            "--beta",
+            &beta.to_string(),
         ])
         .args(["--bots", &format!("{a},{b}")])
         .output()
@@ -114,8 +123,11 @@ fn assert_counts_as_arena_sprt(server: &Server, dir: &Path, t: &serde_json::Valu
     let (penta, llr, verdict) = arena_sprt(
         dir,
         &file,
-        t["new_player"].as_str().unwrap(),
-        t["old_player"].as_str().unwrap(),
+        (
+            t["new_player"].as_str().unwrap(),
+            t["old_player"].as_str().unwrap(),
+        ),
+        (t["alpha"].as_f64().unwrap(), t["beta"].as_f64().unwrap()),
     );
     let api: Vec<u64> = t["penta"]
         .as_array()
