@@ -562,6 +562,28 @@ fn bad_input_gets_its_status_and_a_message_and_writes_nothing_outside_the_new_bo
         assert_eq!(text.lines().count(), 1, "{what}: {text}");
     }
     assert_eq!(files_under(&results), before, "a refused upload left files");
+    // A path served, with another method: 405 in words, its Allow kept;
+    // the scheme `bearer` in any case.
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut resp = agent
+        .patch(&format!("{}/health", server.url))
+        .send(b"".as_slice())
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 405);
+    assert!(resp.headers().get("allow").is_some(), "no Allow header");
+    let text = resp.body_mut().read_to_string().unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(v["error"].as_str().unwrap().contains("PATCH"), "{text}");
+    let mut resp = agent
+        .delete(&format!("{}/api/bots/no-such-bot", server.url))
+        .header("Authorization", &format!("bearer {alice}"))
+        .call()
+        .unwrap();
+    let text = resp.body_mut().read_to_string().unwrap();
+    assert_eq!(resp.status().as_u16(), 404, "{text}");
     assert!(!dir.join("escaped").exists() && !results.join("escaped").exists());
 
     // Retiring: another owner's bot is refused; malformed JSON says what
@@ -705,8 +727,18 @@ fn kill_9_in_the_middle_of_games_loses_no_finished_game_and_plays_the_cut_ones_a
     // `ladder.toml`, a relative path) are found all the same.
     let elsewhere = dir.join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
+    // An upload cut off by the kill, half spooled and half unpacked: gone
+    // once the server is back.
+    let incoming = dir.join("results/incoming");
+    std::fs::create_dir_all(incoming.join("1-2/src")).unwrap();
+    std::fs::write(incoming.join("1-3.upload"), b"half a body").unwrap();
     server.start_at(&elsewhere, "../ladder.toml", "127.0.0.1:0");
     let s = assert_cut_games_played_again_once(&server, &cut);
+    assert_eq!(
+        std::fs::read_dir(&incoming).unwrap().count(),
+        0,
+        "what the killed server was receiving is left"
+    );
     let m = server.call("GET", "/metrics", None, b"").1;
     assert!(
         m.contains(&format!("arena_games_replayed_total {}", cut.len())),

@@ -33,9 +33,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "NAME", conflicts_with_all = ["revoke_user", "backup"])]
     add_worker: Option<String>,
     /// Games the server plays itself, over the ladder file's
-    /// `games_in_flight`; 0: only workers play.
-    #[arg(long, value_name = "N")]
-    local_games: Option<usize>,
+    /// `games_in_flight` (0 to 1024, as it); 0: only workers play.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=1024))]
+    local_games: Option<u64>,
     /// How long a worker's lease of a game lasts without a heartbeat,
     /// in seconds; then the game goes back to the queue.
     #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(i64).range(2..=86400))]
@@ -181,7 +181,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         pages_only: args.pages_only,
         ladder_text: std::fs::read_to_string(&args.ladder)
             .with_context(|| format!("reading {}", args.ladder.display()))?,
-        local_games: args.local_games,
+        local_games: args.local_games.map(|n| n as usize),
         lease_seconds: args.lease_seconds,
     };
     crate::serve::serve(t, &opts, &mut |addr| {

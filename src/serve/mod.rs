@@ -324,6 +324,12 @@ pub fn serve(
         if !opts.pages_only {
             db.claim(&address).await?;
             db.refuse_unreceived().await?;
+            // What a server killed mid-upload left: bodies half spooled,
+            // folders half unpacked. This server alone holds the store now.
+            let left = clear_incoming(&t.output.join("incoming"));
+            if left > 0 {
+                tracing::info!("removed {left} uploads left half received by the server before");
+            }
             cut = db.requeue_cut_off().await?;
             // Workers' leases that ran out while the server was down get
             // one lease time more: their spooled games still count.
@@ -353,6 +359,30 @@ pub fn serve(
         true => Err(DbError::Lost.into()),
         false => Ok(()),
     }
+}
+
+/// Removes everything in the ladder's `incoming` folder (uploads being
+/// received or unpacked when a server stopped); returns how many entries.
+fn clear_incoming(dir: &std::path::Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let path = e.path();
+        let gone = match e.file_type().is_ok_and(|t| t.is_dir()) {
+            true => std::fs::remove_dir_all(&path),
+            false => std::fs::remove_file(&path),
+        };
+        match gone {
+            Ok(()) => removed += 1,
+            Err(err) => tracing::warn!(
+                "{}: left from before, cannot be removed: {err}",
+                path.display()
+            ),
+        }
+    }
+    removed
 }
 
 /// The service over `db`, its parts handed what each uses: the finished

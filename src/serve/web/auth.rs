@@ -31,7 +31,12 @@ pub async fn bearer_owner(ladder: &Ladder, headers: &HeaderMap) -> ApiResult<Own
     let token = value
         .to_str()
         .ok()
-        .and_then(|v| v.strip_prefix("Bearer "))
+        // The scheme's name is case-insensitive (RFC 9110, 11.1).
+        .and_then(|v| {
+            v.split_once(' ')
+                .filter(|(s, _)| s.eq_ignore_ascii_case("bearer"))
+        })
+        .map(|(_, t)| t)
         .map(str::trim)
         .filter(|t| !t.is_empty())
         .ok_or_else(|| {

@@ -57,5 +57,14 @@ pub fn router(ladder: Arc<Ladder>) -> Router {
         .merge(analysis::router())
         .merge(browse::router())
         .fallback(|| async { ApiError::not_found("no such page: see docs/ladder.md for the API") })
+        // A path served, with another method: said in words, as every
+        // other refusal is (axum's own 405 has an empty body); its
+        // `Allow` header is kept.
+        .method_not_allowed_fallback(|method: axum::http::Method| async move {
+            ApiError::new(
+                axum::http::StatusCode::METHOD_NOT_ALLOWED,
+                format!("{method} is not served at this path (its Allow header says what is): see docs/ladder.md for the API"),
+            )
+        })
         .with_state(ladder)
 }
