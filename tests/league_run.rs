@@ -938,7 +938,32 @@ fn shards_together_are_exactly_one_run() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("has 3 shards and 3/3 not here"), "{err}");
+    // `rate` of the league's folder reads its shards (and names the one
+    // left out); `sprt` of it says what to give.
+    let o = arena()
+        .arg("rate")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("shard 3/3 is not among the files"),
+        "{err}"
+    );
+    let o = arena()
+        .args(["sprt", "--elo0", "0", "--elo1", "5"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("the folder of a sharded league"), "{err}");
     assert!(run(&file, &["--shard", "3/3"]).status.success());
+    let o = arena()
+        .arg("rate")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 #[test]

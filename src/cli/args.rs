@@ -111,12 +111,42 @@ pub(crate) fn games_csv_of(p: &std::path::Path) -> anyhow::Result<std::path::Pat
     }
     let csv = crate::league::folder::Layout::new(p).games_csv();
     if !csv.is_file() {
+        if !shards_in(p).is_empty() {
+            anyhow::bail!(
+                "{} is the folder of a sharded league: give the games.csv of each shard ({}/shard-*/games.csv)",
+                p.display(),
+                p.display()
+            );
+        }
         anyhow::bail!(
             "{} is a folder without a games.csv: give a league's results folder or a games.csv",
             p.display()
         );
     }
     Ok(csv)
+}
+
+/// The games.csv of each shard folder in `dir` that has one.
+fn shards_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    crate::league::folder::shard_dirs(dir)
+        .into_iter()
+        .map(|d| crate::league::folder::Layout::new(d).games_csv())
+        .filter(|csv| csv.is_file())
+        .collect()
+}
+
+/// The games.csv files a user named with `p`: as [`games_csv_of`], and a
+/// sharded league's folder (`results/NAME`, which holds its shards'
+/// folders) as the games.csv of each shard.
+pub(crate) fn games_csvs_of(p: &std::path::Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    let shards = match p.is_dir() && !crate::league::folder::Layout::new(p).games_csv().is_file() {
+        true => shards_in(p),
+        false => Vec::new(),
+    };
+    match shards.is_empty() {
+        true => Ok(vec![games_csv_of(p)?]),
+        false => Ok(shards),
+    }
 }
 
 /// The files a league keeps in its results folder, by name, beside its

@@ -100,9 +100,11 @@ fn whole_league(args: &RateArgs) -> Option<PathBuf> {
 /// games.csv; every shard of a sharded league must be there (or
 /// `--partial`, with a warning naming those left out).
 fn check_files(args: &mut RateArgs) -> anyhow::Result<()> {
-    for f in args.files.iter_mut() {
-        *f = super::args::games_csv_of(f)?;
+    let mut files = Vec::new();
+    for f in &args.files {
+        files.extend(super::args::games_csvs_of(f)?);
     }
+    args.files = files;
     for (league, n, missing) in super::args::missing_shards(&args.files) {
         let list = missing
             .iter()
