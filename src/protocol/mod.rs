@@ -343,7 +343,38 @@ fn shape_problem(line: &[u8], e: &serde_json::Error) -> String {
             "unknown message type `{}` (a bot sends only `hello` and `reply`)",
             truncate(t.as_bytes(), 40)
         ),
-        Some(serde_json::Value::String(_)) => e.to_string(),
+        Some(serde_json::Value::String(_)) => {
+            // serde's type errors do not say which field: the protocol's
+            // fields are looked at by name.
+            let wrong = [
+                ("name", "a string"),
+                ("version", "a string"),
+                ("author", "a string"),
+                ("option", "a string"),
+                ("game_id", "a string"),
+                ("protocol", "a whole number"),
+                ("ply", "a whole number"),
+                ("seq", "a whole number"),
+            ]
+            .into_iter()
+            .find_map(|(field, want)| {
+                let got = v.get(field).filter(|g| !g.is_null())?;
+                let fits = match want {
+                    "a string" => got.is_string(),
+                    _ => got.is_number(),
+                };
+                (!fits).then(|| {
+                    format!(
+                        "`{field}` must be {want}, got {}",
+                        truncate(got.to_string().as_bytes(), 40)
+                    )
+                })
+            });
+            match wrong {
+                Some(w) => format!("{w} ({e})"),
+                None => e.to_string(),
+            }
+        }
         Some(t) => format!(
             "`type` must be a string, got {}",
             truncate(t.to_string().as_bytes(), 40)
@@ -472,6 +503,27 @@ mod tests {
 
     /// A whole number may be written as JSON allows (`1.0`, `1e0`); a
     /// fraction or a negative one is named.
+    #[test]
+    fn a_field_of_the_wrong_type_is_named() {
+        for (line, says) in [
+            (
+                &br#"{"type":"hello","name":"x","protocol":"1"}"#[..],
+                "`protocol` must be a whole number, got \"1\"",
+            ),
+            (
+                br#"{"type":"hello","name":"x","version":2}"#,
+                "`version` must be a string, got 2",
+            ),
+            (
+                br#"{"type":"reply","option":["A1"]}"#,
+                "`option` must be a string, got [\"A1\"]",
+            ),
+        ] {
+            let e = decode(line).unwrap_err().to_string();
+            assert!(e.contains(says), "{e}");
+        }
+    }
+
     #[test]
     fn whole_numbers_as_json_writes_them() {
         let hello = decode(br#"{"type":"hello","name":"x","protocol":1.0}"#).unwrap();
