@@ -35,46 +35,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 mod cache;
+mod error;
 mod hand;
 mod http;
 mod upload;
 
+use error::io;
+pub use error::WorkerError;
 use hand::{Hand, Tally};
 use http::{Call, Client};
-
-/// An error that stops the worker.
-#[derive(Debug, thiserror::Error)]
-pub enum WorkerError {
-    #[error("the server refused this worker: {0}")]
-    Refused(String),
-    /// Stopped (Ctrl-C, SIGTERM) while the server could not be reached
-    /// or was failing: it refused nothing.
-    #[error("stopped before registering with {server}: {why}")]
-    NotRegistered { server: String, why: String },
-    #[error("{dir} is the cache of another worker, which is running ({holder}); stop it, or give this one another --cache")]
-    CacheInUse { dir: PathBuf, holder: String },
-    #[error("{spool}: the spool cannot be written ({source}): a game this worker could not upload would be lost; make the folder writable for this user, or give the worker another --cache")]
-    SpoolUnwritable {
-        spool: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{lost} game(s) lost, neither uploaded nor spooled: the spool cannot be written ({why}); their leases expire and the server plays them again. Make the spool writable, then start the worker again")]
-    SpoolFailed { lost: u64, why: String },
-    #[error("{what}: {source}")]
-    Io {
-        what: String,
-        source: std::io::Error,
-    },
-    #[error("the ladder file the server sent: {0}")]
-    Ladder(String),
-    #[error("the server's answer to {what} is not what a worker expects: {why}")]
-    Protocol { what: String, why: String },
-}
-
-fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> WorkerError {
-    let what = what.into();
-    move |source| WorkerError::Io { what, source }
-}
 
 /// How `arena worker` runs.
 #[derive(Clone, Debug)]

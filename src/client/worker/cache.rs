@@ -7,7 +7,7 @@
 //! send the same spooled games twice.) And its spool can be written: a
 //! worker that cannot keep the games it cannot upload would lose them.
 
-use super::WorkerError;
+use super::error::WorkerError;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
