@@ -211,32 +211,36 @@ fn a_workers_upload_with_more_stderr_than_the_cap_is_refused() {
     });
     let (s, b) = server.call("POST", "/api/worker/register", Some(&w), reg.to_string());
     assert_eq!(s, 200, "{b}");
-    let (s, b) = server.call("POST", "/api/worker/claim", Some(&w), r#"{"max":1}"#);
-    assert_eq!(s, 200, "{b}");
-    let v: serde_json::Value = serde_json::from_str(&b).unwrap();
-    let g = &v["games"][0];
-    let game_id = g["game_id"].as_str().unwrap();
-    let lease = g["lease"].as_str().unwrap();
-    let players: Vec<String> = g["seats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["player"].as_str().unwrap().to_string())
-        .collect();
     let how = Honest {
         seed: 3,
         max_plies: 200,
         us: None,
         vary: false,
     };
-    let (row, lines) = honest_game(game_id, &players, &how);
-    let record = lines.join("\n") + "\n";
-    let body = |stderr: serde_json::Value| {
-        serde_json::json!({"lease": lease, "row": row, "record": record, "stderr": stderr})
-            .to_string()
+    // A game claimed, played honestly: (its id, its upload with `stderr`).
+    // Each refused upload ends its lease: each case claims again.
+    let claim = || {
+        let (s, b) = server.call("POST", "/api/worker/claim", Some(&w), r#"{"max":1}"#);
+        assert_eq!(s, 200, "{b}");
+        let v: serde_json::Value = serde_json::from_str(&b).unwrap();
+        let g = &v["games"][0];
+        let game_id = g["game_id"].as_str().unwrap().to_string();
+        let lease = g["lease"].as_str().unwrap().to_string();
+        let players: Vec<String> = g["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["player"].as_str().unwrap().to_string())
+            .collect();
+        let (row, lines) = honest_game(&game_id, &players, &how);
+        let record = lines.join("\n") + "\n";
+        let body = move |stderr: serde_json::Value| {
+            serde_json::json!({"lease": lease, "row": row, "record": record, "stderr": stderr})
+                .to_string()
+        };
+        (game_id, body)
     };
     let line = |turn: serde_json::Value, n: usize| serde_json::json!({"turn": turn, "text": "x".repeat(n)});
-    let path = format!("/api/worker/games/{game_id}");
     for (stderr, says) in [
         (
             serde_json::json!([{"seat": 0, "lines": [line(0.into(), 600), line(2.into(), 600)]}]),
@@ -251,14 +255,17 @@ fn a_workers_upload_with_more_stderr_than_the_cap_is_refused() {
             "given twice",
         ),
     ] {
+        let (game_id, body) = claim();
+        let path = format!("/api/worker/games/{game_id}");
         let (s, b) = server.call("POST", &path, Some(&w), body(stderr));
         assert_eq!(s, 422, "{b}");
         assert!(b.contains(says), "{b}");
     }
     assert!(server.csv_games().is_empty(), "a refused upload counted");
+    let (game_id, body) = claim();
     let (s, b) = server.call(
         "POST",
-        &path,
+        &format!("/api/worker/games/{game_id}"),
         Some(&w),
         body(serde_json::json!([{"seat": 1, "lines": [line("end".into(), 1000)], "truncated_bytes": 77}])),
     );

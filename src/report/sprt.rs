@@ -11,9 +11,9 @@ use std::fmt::Write;
 /// last the decision: `H0 accepted`, `H1 accepted` or `continue (no
 /// decision yet)`. A sequential test decides where the LLR first leaves
 /// its bounds (`stopped`, read in the games' order): when games came after
-/// that (those in flight when a league stopped), the decision is that
-/// one, with the LLR of all the games beside it, never a `continue` that
-/// contradicts it.
+/// that (those in flight when a league stopped) and all the games together
+/// say otherwise, the decision is still that one, with the LLR of all the
+/// games beside it, never a `continue` that contradicts it.
 ///
 /// ```text
 /// SPRT alpha vs bravo: H0 alpha - bravo = 0, H1 alpha - bravo = 5 (normalized Elo), alpha 0.05, beta 0.05
@@ -81,7 +81,8 @@ pub fn sprt_text(r: &SprtReport, stopped: Option<&Decided>) -> String {
         let _ = writeln!(s, "not counted: {}", ignored.join("; "));
     }
     match stopped {
-        Some(d) if d.games < t.games => {
+        // Where all the games say the same, that is the line.
+        Some(d) if d.games < t.games && d.decision != r.decision => {
             let _ = writeln!(
                 s,
                 "{} after {} games (LLR {:.2}), where the LLR first left its bounds; the {} games after them are counted above (LLR {:.2} with them)",
