@@ -8,6 +8,7 @@
 //! worker that cannot keep the games it cannot upload would lose them.
 
 use super::error::WorkerError;
+use crate::league::folder::holder_is_gone;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -80,21 +81,6 @@ fn read_holder(f: &mut File) -> String {
         let _ = f.read_to_string(&mut holder);
     }
     holder.trim().to_string()
-}
-
-/// True when the holder (`pid N on host H`) is a process of this host that
-/// is no longer alive.
-fn holder_is_gone(holder: &str) -> bool {
-    let mut words = holder.split_whitespace();
-    let pid = match (words.next(), words.next()) {
-        (Some("pid"), Some(n)) => n.parse::<u32>().ok(),
-        _ => None,
-    };
-    let host = holder.rsplit(" on host ").next().map(str::trim);
-    match (pid, host) {
-        (Some(pid), Some(h)) if h == crate::host::host_name() => !crate::host::process_alive(pid),
-        _ => false,
-    }
 }
 
 /// Checks that the spool folder `spool` can be written: a file made and

@@ -111,8 +111,8 @@ pub fn lock_holder(layout: &Layout) -> Option<String> {
 }
 
 /// True when the lock's holder ("pid N on host H") is a process of this
-/// host that is no longer alive.
-fn holder_is_gone(holder: &str) -> bool {
+/// host that is no longer alive (a worker's cache is locked the same way).
+pub fn holder_is_gone(holder: &str) -> bool {
     holder_on_this_host(holder).is_some_and(|pid| !crate::host::process_alive(pid))
 }
 

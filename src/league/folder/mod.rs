@@ -39,7 +39,7 @@ use crate::results::{csvio, GameRow};
 pub(crate) use layout::io;
 pub use layout::{file_safe, Layout, StoreError};
 use lock::lock;
-pub use lock::lock_holder;
+pub use lock::{holder_is_gone, lock_holder};
 pub use meta::{read_meta, LeagueMeta, PlayedUnder};
 use records::{Frame, RecordAt};
 use rows::{append_to, header_of, record_problem, Header, RowAppender};
