@@ -174,6 +174,14 @@ pub fn game_id(id: i64) -> String {
     format!("game-{id}")
 }
 
+/// Games' ids as the logs list them: `game-1, game-2`.
+pub fn game_ids(ids: &[i64]) -> String {
+    ids.iter()
+        .map(|&g| game_id(g))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The ladder game id of a row's `game_id`.
 pub fn ladder_id(game_id: &str) -> Option<i64> {
     game_id.strip_prefix("game-")?.parse().ok()

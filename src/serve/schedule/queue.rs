@@ -463,11 +463,7 @@ impl Scheduler {
                 .fetch_add(expired.len() as u64, Ordering::Relaxed);
             tracing::warn!(
                 "leases expired, back in the queue: {}",
-                expired
-                    .iter()
-                    .map(|g| crate::wire::worker::game_id(*g))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                crate::wire::worker::game_ids(&expired)
             );
         }
         q.roster = self.db.versions(Some(VersionStatus::Entered)).await?;

@@ -14,7 +14,7 @@ use crate::serve::ladder::Ladder;
 use crate::serve::store::leases::Lease;
 use crate::serve::store::{unix_now, GameState, GameTicket, LeaseState, Owner, Role};
 use crate::wire::worker::{
-    game_id, Accepts, Batch, BatchAnswer, ClaimRequest, GameAnswer, GameUpload, Granted,
+    game_id, game_ids, Accepts, Batch, BatchAnswer, ClaimRequest, GameAnswer, GameUpload, Granted,
     LeasedGame, LeasedSeat, Leases, Registered, Registration, Released, Renewed, Uploaded,
 };
 use axum::extract::{Path, State};
@@ -399,11 +399,7 @@ async fn release(
         tracing::info!(
             "worker {} returned {}: back in the queue",
             w.name,
-            games
-                .iter()
-                .map(|g| game_id(*g))
-                .collect::<Vec<_>>()
-                .join(", ")
+            game_ids(&games)
         );
     }
     Ok(Json(Released {
@@ -543,11 +539,7 @@ async fn give_back_refused(l: &Ladder, w: &Owner, refused: &[(String, StatusCode
             tracing::info!(
                 "worker {}: {} back in the queue, its upload refused",
                 w.name,
-                games
-                    .iter()
-                    .map(|g| game_id(*g))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                game_ids(&games)
             );
         }
         Ok(_) => {}
