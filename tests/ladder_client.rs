@@ -527,3 +527,42 @@ fn submit_waits_out_a_server_restarted_while_it_builds_the_upload() {
     assert!(out.contains("is back"), "{out}");
     assert!(out.contains("gated version 1: entered"), "{out}");
 }
+
+/// A ladder whose file turns the sandbox off (served with `--trust-bots`)
+/// is refused by a worker not told to trust its bots: the organiser's
+/// trust is not the worker's machine's.
+#[test]
+fn a_worker_refuses_a_ladder_without_the_sandbox_unless_told_to_trust_its_bots() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = Server::new(
+        dir,
+        "name = \"open-ladder\"\nseed = 7\nvariants = [\"kisolo\"]\nsandbox = \"off\"",
+        "",
+    );
+    let token = server.add("--add-worker", "wa");
+    server.extra = ["--local-games", "0", "--trust-bots"]
+        .map(String::from)
+        .to_vec();
+    let at = server.dir.clone();
+    server.start_at(&at, "ladder.toml", "127.0.0.1:0");
+    let url = server.url.clone();
+    let cache = dir.join("cache");
+    let (code, out) = arena_ended(
+        dir,
+        &[
+            "worker",
+            "--server",
+            &url,
+            "--token",
+            &token,
+            "--cache",
+            cache.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("sandbox = \"off\"") && out.contains("--trust-bots"),
+        "{out}"
+    );
+}

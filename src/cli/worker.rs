@@ -34,6 +34,10 @@ pub struct WorkerArgs {
     /// built again when a game needs them).
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
     cache_mb: u64,
+    /// Play a ladder whose file says `sandbox = "off"`: its owners' bots
+    /// then run with this user's rights on this machine. Refused without.
+    #[arg(long)]
+    trust_bots: bool,
 }
 
 pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
@@ -56,6 +60,7 @@ pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
         cache: std::path::absolute(&args.cache)
             .with_context(|| format!("--cache {}", args.cache.display()))?,
         cache_bytes: args.cache_mb << 20,
+        trust_bots: args.trust_bots,
     };
     crate::client::worker::run(&opts, stop, &|line| outln!("{line}"))?;
     outln!("arena worker: stopped");

@@ -59,6 +59,8 @@ pub struct WorkerOptions {
     /// The most the bundles and their built copies take (`--cache-mb`):
     /// past it, those used least recently go ([`evict`]).
     pub cache_bytes: u64,
+    /// Plays a ladder file that turns the sandbox off (`--trust-bots`).
+    pub trust_bots: bool,
 }
 
 /// The server's answer to `what`, as the protocol's type.
@@ -210,6 +212,12 @@ fn register(
     let mut t = Tournament::parse_with(&file, text, &flags)
         .map_err(|e| WorkerError::Ladder(e.to_string()))?;
     t.output = opts.cache.join("results");
+    // The server's organiser may trust its owners; this machine's need not.
+    if t.sandbox == crate::bot::Sandbox::Off && !opts.trust_bots {
+        return Err(WorkerError::Ladder(
+            "it says sandbox = \"off\": its owners' bots would run with this user's rights on this machine; run the worker with --trust-bots only if you trust every owner of the ladder".into(),
+        ));
+    }
     let lease_seconds = answer.lease_seconds.max(1);
     say(&format!(
         "registered with {} as `{}`: ladder {}, leases of {lease_seconds} s, -j {}",
