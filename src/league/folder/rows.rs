@@ -224,54 +224,19 @@ pub struct Tail {
 /// (a row torn inside its last field also has them all, and the resume's
 /// check of the last row's record sets it aside, kept in rejected.csv).
 pub fn repair_torn_tail(path: &Path) -> Result<Tail, StoreError> {
-    let cut = cut_torn_tail(path, &|header, tail| {
-        let fields = |line: &[u8]| {
-            csv::ReaderBuilder::new()
-                .has_headers(false)
-                .from_reader(line)
-                .byte_records()
-                .next()
-                .and_then(Result::ok)
-                .map(|r| r.len())
-        };
-        tail.iter().any(|b| !b.is_ascii_whitespace())
-            && fields(header).is_some()
-            && fields(header) == fields(tail)
-    })?;
-    if let Some(cut) = cut {
-        return Ok(Tail {
-            cut,
-            completed: false,
-        });
-    }
-    // Kept: the line is given its newline.
-    let mut f = OpenOptions::new()
-        .append(true)
-        .open(path)
-        .map_err(io(path))?;
-    f.write_all(b"\n").map_err(io(path))?;
-    Ok(Tail {
-        cut: 0,
-        completed: true,
-    })
-}
-
-/// Cuts a last line that has no newline unless `keep(header line, last
-/// line)` says it is whole. Returns the bytes cut (`Some(0)` when the file
-/// ends with a newline), `None` when the line is kept.
-fn cut_torn_tail(
-    path: &Path,
-    keep: &dyn Fn(&[u8], &[u8]) -> bool,
-) -> Result<Option<u64>, StoreError> {
     let mut f = match OpenOptions::new().read(true).write(true).open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Some(0)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Tail::default()),
         Err(e) => return Err(io(path)(e)),
     };
     let len = f.metadata().map_err(io(path))?.len();
     if len == 0 {
-        return Ok(Some(0));
+        return Ok(Tail::default());
     }
+    let cut = |cut| Tail {
+        cut,
+        completed: false,
+    };
     // Scan back from the end for the last newline.
     let mut pos = len;
     let mut buf = [0u8; 4096];
@@ -282,31 +247,33 @@ fn cut_torn_tail(
         f.read_exact(&mut buf[..n]).map_err(io(path))?;
         if let Some(i) = buf[..n].iter().rposition(|&b| b == b'\n') {
             let whole = start + i as u64 + 1;
-            if whole < len && keep_tail(&mut f, whole, len, keep).map_err(io(path))? {
-                return Ok(None);
+            if whole < len && is_whole_row(&mut f, whole, len).map_err(io(path))? {
+                // Kept: the line is given its newline.
+                f.seek(SeekFrom::End(0)).map_err(io(path))?;
+                f.write_all(b"\n").map_err(io(path))?;
+                return Ok(Tail {
+                    cut: 0,
+                    completed: true,
+                });
             }
             if whole < len {
                 f.set_len(whole).map_err(io(path))?;
             }
-            return Ok(Some(len - whole));
+            return Ok(cut(len - whole));
         }
         if start == 0 {
             // Not even a whole header line: start the file afresh.
             f.set_len(0).map_err(io(path))?;
-            return Ok(Some(len));
+            return Ok(cut(len));
         }
         pos = start;
     }
 }
 
-/// Whether the last line (from `from` to `len`) is whole, by `keep` of the
-/// header line and it. A last line longer than any row is not.
-fn keep_tail(
-    f: &mut File,
-    from: u64,
-    len: u64,
-    keep: &dyn Fn(&[u8], &[u8]) -> bool,
-) -> std::io::Result<bool> {
+/// Whether the last line (from `from` to `len`) is a whole row: not blank,
+/// and as many fields as the header line. A last line longer than any row
+/// is not.
+fn is_whole_row(f: &mut File, from: u64, len: u64) -> std::io::Result<bool> {
     const LONGEST: u64 = 1 << 20;
     if len - from > LONGEST {
         return Ok(false);
@@ -314,12 +281,25 @@ fn keep_tail(
     let mut tail = vec![0u8; (len - from) as usize];
     f.seek(SeekFrom::Start(from))?;
     f.read_exact(&mut tail)?;
+    if tail.iter().all(u8::is_ascii_whitespace) {
+        return Ok(false);
+    }
     f.seek(SeekFrom::Start(0))?;
     let mut header = Vec::new();
     std::io::BufReader::new(&mut *f)
         .take(LONGEST)
         .read_until(b'\n', &mut header)?;
-    Ok(keep(&header, &tail))
+    let fields = |line: &[u8]| {
+        csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(line)
+            .byte_records()
+            .next()
+            .and_then(Result::ok)
+            .map(|r| r.len())
+    };
+    let header = fields(&header);
+    Ok(header.is_some() && header == fields(&tail))
 }
 
 /// Writes a file via a temporary file, synced, and a rename, so that readers

@@ -468,10 +468,8 @@ async fn upload(
     let u: GameUpload = serde_json::from_slice(&body).map_err(|e| bad_json("an upload", e))?;
     let lease = u.lease.clone();
     let r = accept(&l, &w, id, u).await;
-    if let Err((_, e)) = &r {
-        give_back_refused(&l, &w, &[(lease, e.status)]).await;
-    }
     if let Err((kind, e)) = &r {
+        give_back_refused(&l, &w, &[(lease, e.status)]).await;
         *l.workers
             .refused
             .lock()
