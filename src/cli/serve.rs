@@ -75,9 +75,8 @@ pub struct ServeArgs {
     trust_bots: bool,
 }
 
-/// Which store a command works on, said first: a ladder file's `output`
-/// is a folder relative to where arena runs, so that another folder, or
-/// another `name`, is another, empty, ladder.
+/// Which store a command works on, said first: another `output`, or
+/// another `name` (its default `results/NAME`), is another, empty, ladder.
 fn say_store(t: &crate::league::config::Tournament, db: Option<&str>) {
     match db {
         Some(url) if url.starts_with("postgres") => {
