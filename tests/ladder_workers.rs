@@ -868,3 +868,72 @@ fn on_postgresql_three_workers_play_300_games_through_a_worker_and_a_server_kill
         began.elapsed().as_secs_f64()
     );
 }
+
+/// Bots that leave after each game (the referee starts them again for the
+/// next) and take 0.2 s to start: the worker plays on, where it was killed
+/// by SIGPIPE writing to a bot that had gone; and it holds about what it
+/// plays in 2 s, where a claim sized from its games' few milliseconds
+/// alone granted it some 250 games (a minute and a half of its work).
+#[test]
+fn a_worker_whose_bots_leave_after_each_game_plays_on_and_holds_only_what_it_plays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, None, "");
+    let alice = server.add_user("alice");
+    let w = server.add("--add-worker", "w1");
+    start(&mut server, 60);
+    for name in ["leave-a", "leave-b"] {
+        let bot = common::ladder::python_bot(dir, "random-python", name, "x");
+        let path = bot.join("bot.py");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let leaves = text.replace(
+            "elif kind == \"quit\":",
+            "elif kind in (\"quit\", \"game_end\"):",
+        );
+        assert_ne!(leaves, text, "the bot's quit is where this test expects it");
+        std::fs::write(&path, format!("import time\ntime.sleep(0.2)\n{leaves}")).unwrap();
+        server.submit_ok(&alice, &bot);
+    }
+    let mut worker = server.worker(&w, "w1", &[]);
+    let mut most_held = 0;
+    let line = server.wait(
+        "12 games played by the worker",
+        Duration::from_millis(250),
+        || {
+            if let Some(status) = worker.0.try_wait().unwrap() {
+                panic!(
+                    "the worker ended ({status}): {}",
+                    std::fs::read_to_string(dir.join("w1/err.log")).unwrap_or_default()
+                );
+            }
+            let all = server.json("/api/workers");
+            let line = all["workers"]
+                .as_array()
+                .and_then(|w| w.first())
+                .cloned()
+                .unwrap_or(serde_json::Value::Null);
+            most_held = most_held.max(line["in_flight"].as_i64().unwrap_or(0));
+            line
+        },
+        |line| line["games_played"].as_i64().unwrap_or(0) >= 12,
+    );
+    // 2 s of games of bots that take 0.2 s to start is 10 at the most,
+    // twice that and one a slot 21; before, the claims granted some 250.
+    assert!(most_held <= 40, "held {most_held} games at once: {line}");
+    // SIGPIPE ignored, as in every command that writes to bots: a write
+    // to a bot that has gone is an error the referee handles, not the
+    // worker's death (which needs the write to come after the bot's
+    // exit: a race this test's timing does not force).
+    let status = std::fs::read_to_string(format!("/proc/{}/status", worker.0.id())).unwrap();
+    let ignored = status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        .unwrap();
+    assert_ne!(
+        ignored & (1 << (libc::SIGPIPE - 1)),
+        0,
+        "SIGPIPE not ignored: {status}"
+    );
+    assert!(worker.0.try_wait().unwrap().is_none(), "the worker ended");
+}

@@ -205,7 +205,10 @@ pub fn main() -> ExitCode {
 }
 
 impl Command {
-    /// The commands that start bots and write to their pipes.
+    /// The commands that start bots and write to their pipes, or talk to
+    /// a peer over a socket: a bot or a peer that goes away is an error,
+    /// not SIGPIPE. (A worker killed by it when a bot exited between two
+    /// games: the quit it was sent found no reader.)
     fn plays_bots(&self) -> bool {
         matches!(
             self,
@@ -216,8 +219,9 @@ impl Command {
                 | Command::Replay(_)
                 | Command::Match(_)
                 | Command::Serve(_)
-                // A server: a peer that goes away is an error, not SIGPIPE.
                 | Command::View(_)
+                | Command::Worker(_)
+                | Command::Submit(_)
         )
     }
 }

@@ -79,9 +79,8 @@ pub struct Workers {
     pub rechecks: Mutex<BTreeMap<&'static str, u64>>,
     /// Workers put in quarantine since the server started.
     pub quarantines: AtomicU64,
-    /// Per worker (owner id), the mean duration in ms of its recent games
-    /// (a moving average of its uploads' rows): a claim's size.
-    pub pace: Mutex<std::collections::HashMap<i64, f64>>,
+    /// How fast each worker plays: a claim's size.
+    pub pace: crate::serve::bus::Paces,
     /// The workers (owner ids) registered with this server since it
     /// started: a worker registered with an earlier run claims only after
     /// registering again, so that it plays the ladder file as it is now.
@@ -99,7 +98,7 @@ impl Workers {
             held: AtomicU64::new(0),
             rechecks: Mutex::new(BTreeMap::new()),
             quarantines: AtomicU64::new(0),
-            pace: Mutex::new(std::collections::HashMap::new()),
+            pace: Default::default(),
             registered: Mutex::new(std::collections::HashSet::new()),
         }
     }

@@ -1,9 +1,13 @@
 //! The handles the service's parts share, each named for what it is and
 //! handed only to the parts that use it: the wake-up and stop ([`Wake`]),
 //! the live feed ([`Feed`]), the counters of `/metrics` ([`Metrics`]), the
-//! last complete fit and the ratings' history ([`Fits`]), and the way a
-//! part's own thread runs a store query ([`Queries`]). Below every wing:
+//! last complete fit and the ratings' history ([`Fits`]), the way a
+//! part's own thread runs a store query ([`Queries`]), and how fast each
+//! worker plays ([`Paces`], `pace.rs`). Below every wing:
 //! it imports nothing of the service.
+
+mod pace;
+pub use pace::Paces;
 
 use crate::ratings::Report;
 use crate::results::GameRow;

@@ -204,24 +204,13 @@ const SLOT_MOST: f64 = 512.0;
 
 /// Games a worker may hold under lease per slot (`-j`): enough to keep
 /// the slot busy for [`SLOT_AHEAD_MS`] at the pace of its recent games
-/// ([`note_pace`]), from 1 (its pace not known yet, or games longer than
-/// that) to [`SLOT_MOST`].
+/// (`bus::Paces::game_ms`), from 1 (its pace not known yet, or games
+/// longer than that) to [`SLOT_MOST`].
 fn per_slot(l: &Ladder, worker: i64) -> i64 {
-    let pace = l.workers.pace.lock().unwrap_or_else(|p| p.into_inner());
-    match pace.get(&worker) {
-        Some(&ms) => (SLOT_AHEAD_MS / ms.max(0.5)).clamp(1.0, SLOT_MOST) as i64,
+    match l.workers.pace.game_ms(worker) {
+        Some(ms) => (SLOT_AHEAD_MS / ms.max(0.5)).clamp(1.0, SLOT_MOST) as i64,
         None => 1,
     }
-}
-
-/// Notes the duration of game `row`, uploaded by `worker`, in its pace
-/// (a moving average over some twenty games).
-fn note_pace(l: &Ladder, worker: i64, row: &crate::results::GameRow) {
-    let ms = row.duration_ms as f64;
-    let mut pace = l.workers.pace.lock().unwrap_or_else(|p| p.into_inner());
-    pace.entry(worker)
-        .and_modify(|m| *m += (ms - *m) / 20.0)
-        .or_insert(ms);
 }
 
 /// A set of `max_games` is shared out by slots: a worker holds at most
@@ -287,7 +276,15 @@ async fn claim(
             .map_err(ApiError::internal)?
             .unwrap_or((0, 0));
     let jobs = jobs.clamp(0, i64::from(l.settings.worker_jobs_max));
-    let room = usize::try_from(jobs * per_slot(&l, w.id) - active).unwrap_or(0);
+    // And at most twice what it committed over the last 2 s, plus one a
+    // slot (`bus::Paces::most_held`): a game's duration leaves out the
+    // bots' starts between games.
+    let most = (jobs * per_slot(&l, w.id)).min(l.workers.pace.most_held(
+        w.id,
+        jobs,
+        std::time::Instant::now(),
+    ));
+    let room = usize::try_from(most - active).unwrap_or(0);
     let room = match l.db.max_games() {
         Some(set) => room.min(set_share(&l, set, jobs, active).await?),
         None => room,
@@ -571,6 +568,9 @@ async fn accept(l: &Arc<Ladder>, w: &Owner, id: i64, u: GameUpload) -> Result<bo
     if !fresh.first().copied().unwrap_or(false) {
         return Err(ended_while_checked(id));
     }
+    l.workers
+        .pace
+        .note_upload(w.id, 1, std::time::Instant::now());
     let held = committed(l, w, &row);
     keep_stderr(l, id, &stderr).await;
     Ok(held)
@@ -762,10 +762,11 @@ fn ended_while_checked(id: i64) -> Refusal {
 }
 
 /// What follows a game's commit by worker `w`: a forfeit held (true) wakes
-/// its re-check; a game counted joins the standings, the feed and `w`'s
-/// pace.
+/// its re-check; a game counted joins the standings and the feed. Either
+/// way its duration joins `w`'s pace (and the request's count of games,
+/// its wall time: `bus::Paces::note_upload`).
 fn committed(l: &Ladder, w: &Owner, row: &crate::results::GameRow) -> bool {
-    note_pace(l, w.id, row);
+    l.workers.pace.note_game(w.id, row.duration_ms);
     if row.offender.is_some() {
         l.sched.forget_queue();
         return true;
@@ -940,6 +941,10 @@ async fn commit_batch(
     let games: Vec<_> = checked.iter().map(|(_, (c, _))| c.clone()).collect();
     match l.db.commit_uploads(w.id, unix_now(), &games).await {
         Ok(fresh) => {
+            let games = fresh.iter().filter(|f| **f).count();
+            l.workers
+                .pace
+                .note_upload(w.id, games, std::time::Instant::now());
             for ((i, (c, row)), fresh) in checked.into_iter().zip(fresh) {
                 answers[i] = match fresh {
                     true => Ok(committed(l, w, &row)),
