@@ -43,3 +43,4 @@ mod sandbox_attacks;
 mod sprt_cli;
 mod state_cli;
 mod templates;
+mod user_errors;

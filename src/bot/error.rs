@@ -12,6 +12,10 @@ pub enum BotError {
         command: String,
         source: std::io::Error,
     },
+    /// The folder the command is to run in does not exist (a league
+    /// file's `cwd`, say): not the program's fault, nor the machine's.
+    #[error("cannot start `{command}`: its working folder {} does not exist (the bot's `cwd`: create it, or correct the path)", .dir.display())]
+    NoFolder { command: String, dir: PathBuf },
     #[error("cannot open the stderr log {path}: {source}")]
     Log {
         path: PathBuf,

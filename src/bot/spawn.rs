@@ -74,6 +74,18 @@ impl BotProcess {
         c.env(TOKEN_VAR, &token);
         let child = c.spawn().map_err(|source| {
             // On failure, `jail` is dropped: its scratch folder with it.
+            // A missing working folder fails as a missing program does:
+            // told apart here, where it failed.
+            let no_folder = cmd
+                .cwd
+                .as_ref()
+                .filter(|d| source.kind() == std::io::ErrorKind::NotFound && !d.is_dir());
+            if let Some(dir) = no_folder {
+                return BotError::NoFolder {
+                    command: cmd.display(),
+                    dir: std::path::absolute(dir).unwrap_or_else(|_| dir.clone()),
+                };
+            }
             match sandbox::is_isolate_error(&source) && jail.is_some() {
                 true => BotError::Sandbox {
                     command: cmd.display(),

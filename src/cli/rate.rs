@@ -126,6 +126,34 @@ fn check_files(args: &mut RateArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Why `--anchor BOT=...` names no bot of the games rated: the bots
+/// there (of `variant`, with a filter), and the one it most likely meant.
+/// The files are read again: only on this error.
+fn unknown_anchor(bot: &str, files: &[PathBuf], variant: Option<&str>) -> anyhow::Result<String> {
+    let mut names = std::collections::BTreeSet::new();
+    for_each_merged(files, |r| {
+        if variant.is_none_or(|v| crate::ratings::matches_variant(r, v)) {
+            for seat in [&r.seat0, &r.seat1, &r.seat2] {
+                if !seat.is_empty() && !names.contains(seat.as_str()) {
+                    names.insert(seat.clone());
+                }
+            }
+        }
+    })?;
+    let mut msg = format!(
+        "--anchor: bot `{bot}` does not appear in the games rated (the bots: {})",
+        names
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if let Some(c) = crate::bot::manifest::closest(bot, names.iter().map(String::as_str)) {
+        msg.push_str(&format!("; did you mean `{c}`?"));
+    }
+    Ok(msg)
+}
+
 pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
     check_files(&mut args)?;
     let anchor = args.anchor.as_deref().map(parse_anchor).transpose()?;
@@ -167,7 +195,14 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
             tally.variants_present().join(", ")
         );
     }
-    let tables = tables_of(tally.report()?);
+    let report = match tally.report() {
+        Ok(r) => r,
+        Err(crate::ratings::RatingError::UnknownAnchor(bot)) => {
+            bail!("{}", unknown_anchor(&bot, &args.files, variant.as_deref())?)
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let tables = tables_of(report);
     let into = match (args.out.clone(), args.write, whole_league(&args)) {
         (Some(dir), _, _) => Some(dir),
         (None, true, Some(dir)) => Some(dir),

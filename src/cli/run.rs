@@ -187,6 +187,7 @@ impl RunArgs {
             no_report: self.no_report,
             resume: Some(self.started_with()),
             pgn: self.pgn.clone(),
+            bots_flag: self.bots.clone(),
         }
     }
 
@@ -288,11 +289,30 @@ pub(super) struct How {
     pub resume: Option<String>,
     /// `--pgn FILE`: the games as PGN, written as they finish.
     pub pgn: Option<PathBuf>,
+    /// `--bots A,B`: the file's bots kept (`arena run`).
+    pub bots_flag: Option<Vec<String>>,
 }
 
 /// Games at a time per CPU that `run` accepts without
 /// `--force-concurrency`.
 const MAX_GAMES_PER_CPU: usize = 4;
+
+/// Refuses more than [`MAX_GAMES_PER_CPU`] games at a time per CPU unless
+/// `force`d: `setting` names the number and gives it, `lower` says what
+/// to lower (`arena run`'s concurrency, `arena serve`'s games in flight).
+pub(super) fn check_games_per_cpu(
+    (setting, games): (&str, usize),
+    lower: &str,
+    force: bool,
+) -> anyhow::Result<()> {
+    let cap = MAX_GAMES_PER_CPU * crate::league::config::default_concurrency();
+    if games > cap && !force {
+        anyhow::bail!(
+            "{setting} {games}: more than {MAX_GAMES_PER_CPU} games at a time per CPU ({cap} on this machine); each game runs its bots at once, and they would time out for want of CPU, not of skill. Lower {lower}, or add --force-concurrency"
+        );
+    }
+    Ok(())
+}
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let t = Tournament::load_with(&args.file, &args.settings())?;
@@ -319,6 +339,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         drain: Drain::default(),
         sprt: sprt.as_ref().map(|s| s.stop.clone()),
         resume: how.resume.clone(),
+        bots_flag: how.bots_flag.clone(),
     };
     // The head-to-head lines' pairs, with the standings and at the end.
     let show = Show {
@@ -384,13 +405,11 @@ fn before_run(t: &Tournament, how: &How) -> anyhow::Result<Option<SprtRun>> {
             "warning: sandbox = \"off\": the bots run with this user's rights, environment and network, and can reach each other and the results (docs/security.md)"
         );
     }
-    let cap = MAX_GAMES_PER_CPU * crate::league::config::default_concurrency();
-    if t.concurrency > cap && !how.force_concurrency {
-        anyhow::bail!(
-            "concurrency {}: more than {MAX_GAMES_PER_CPU} games at a time per CPU ({cap} on this machine); each game runs its bots at once, and they would time out for want of CPU, not of skill. Lower -j (or the file's `concurrency`), or add --force-concurrency",
-            t.concurrency
-        );
-    }
+    check_games_per_cpu(
+        ("concurrency", t.concurrency),
+        "-j (or the file's `concurrency`)",
+        how.force_concurrency,
+    )?;
     Ok(match (&t.sprt, how.shard) {
         (Some(_), Some(_)) => anyhow::bail!(
             "an SPRT decides on all of a league's games as they finish: run it without --shard"

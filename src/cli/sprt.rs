@@ -93,6 +93,14 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
             bots.len(),
             bots.join(", ")
         ),
+        SprtError::UnknownBot { bot, bots } => {
+            // A misspelt name: the one it most likely meant.
+            let mean = crate::bot::manifest::closest(&bot, bots.iter().map(String::as_str))
+                .map(|c| format!("; did you mean `{c}`?"))
+                .unwrap_or_default();
+            let e = SprtError::UnknownBot { bot, bots };
+            anyhow!("{}: {e}{mean}", file.display())
+        }
         e => anyhow!("{}: {e}", file.display()),
     })?;
     let report = evaluate(&merged.rows, &a, &b, &config)?;

@@ -144,7 +144,17 @@ pub(super) fn tournament(args: &MatchArgs) -> anyhow::Result<Tournament> {
     }
     // A round is one seat-swap group (2 games) per variant and opponent.
     let per_round = 2 * variants.len().max(1) as u64;
-    let rounds = games.div_ceil(per_round).min(u64::from(u32::MAX));
+    let rounds = games.div_ceil(per_round);
+    // The league's bound on its rounds, said as this command's games.
+    let most = crate::league::config::MAX_ROUNDS.unsigned_abs();
+    if rounds > most {
+        bail!(
+            "--games {games}: at most {} games per opponent over {} variant{} (a match plays at most {most} seat-swap groups of 2 games per variant); give fewer",
+            most * per_round,
+            variants.len(),
+            if variants.len() == 1 { "" } else { "s" }
+        );
+    }
     let name = match names.as_slice() {
         [a, b] => format!("match-{a}-vs-{b}"),
         _ => format!("gauntlet-{}", names[0]),

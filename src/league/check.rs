@@ -529,12 +529,16 @@ async fn quit_and_latency(
 ) -> bool {
     let left = bot.quit_report().await;
     if let Some(bytes) = &left.stray {
+        // A process never asked anything wrote it before any request.
+        let when = match left.asked {
+            true => "after its last request the bot wrote, unasked",
+            false => "before any request (none was sent to it since it last started) the bot wrote, unasked",
+        };
+        // Its last newline says nothing.
+        let shown = bytes.strip_suffix(b"\n").unwrap_or(bytes);
         c.fail(
             "stray output",
-            &format!(
-                "after its last request the bot wrote, unasked: {}",
-                crate::protocol::truncate(bytes, 200)
-            ),
+            &format!("{when}: {}", crate::protocol::truncate(shown, 200)),
         );
     }
     if left.clean {
@@ -683,9 +687,24 @@ fn handshake(
             Some(b)
         }
         Err(e) => {
-            c.fail("handshake", &e.fault().to_string());
+            c.fail("handshake", &not_started(&e));
             None
         }
+    }
+}
+
+/// Why the bot did not start or shake hands: a fault of the bot's, by its
+/// kind (`crash: exited (status 3)`); or, when no process of it ever ran,
+/// what stopped it (its configuration refused, its program or folder
+/// missing), not called a crash.
+fn not_started(e: &referee::StartError) -> String {
+    use crate::bot::BotError;
+    match e {
+        referee::StartError::Spawn(BotError::Refused(why)) => {
+            format!("refused before it started: its configuration cannot run as written: {why}")
+        }
+        referee::StartError::Spawn(e) => format!("did not start: {e}"),
+        referee::StartError::Handshake(f) => f.to_string(),
     }
 }
 

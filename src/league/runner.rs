@@ -55,6 +55,9 @@ pub struct RunOptions {
     /// The command that resumes this league, when it is not `arena run
     /// FILE` (kept in league.json for `arena status`).
     pub resume: Option<String>,
+    /// The `--bots` list the league's bots were kept by, if any (kept in
+    /// league.json: a resume under another is refused naming it).
+    pub bots_flag: Option<Vec<String>>,
 }
 
 /// A flag that asks a running league to finish its games in flight and
@@ -485,6 +488,7 @@ fn run_logged(
     let dir = output_dir(t, opts.shard);
     let mut meta = league_meta(t, &games, &dir, opts.shard);
     meta.resume = opts.resume.clone();
+    meta.bots_flag = opts.bots_flag.clone();
     if opts.shard.is_some_and(|s| s.count > 1) {
         folder::check_siblings(&dir, &meta)?;
     }
@@ -629,6 +633,7 @@ fn league_meta(t: &Tournament, games: &Games, dir: &Path, shard: Option<Shard>) 
         league: Some(league_fingerprint(t)),
         sprt: t.sprt.and_then(|c| serde_json::to_value(c).ok()),
         resume: None,
+        bots_flag: None,
         openings_book: t.book.as_ref().map(|b| b.describe()),
         schedule: [
             ("rounds", t.rounds.to_string()),

@@ -245,20 +245,17 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         // is more forgiving (case, spaces) than the protocol.
         let shown = || crate::protocol::truncate(answer.option.as_bytes(), player::DETAIL_MAX);
         if !legal.contains(&answer.option) {
-            // The player may know better what happened (a bot's answer
-            // written twice, the first read in this request's place).
-            if let Some(f) = self.players[seat].explain_illegal(&answer.option).await {
-                return Ok(Turn::Forfeit(seat, f));
-            }
             let detail = format!(
                 "`{}` is not one of the legal options ({}; exactly as written)",
                 shown(),
                 listed(&legal)
             );
-            return Ok(Turn::Forfeit(
-                seat,
-                Fault::new(ForfeitKind::Illegal, detail),
-            ));
+            // The player may know better what happened (a bot's answer
+            // written twice, the first read in this request's place).
+            let f = self.players[seat]
+                .explain_illegal(&answer.option, Fault::new(ForfeitKind::Illegal, detail))
+                .await;
+            return Ok(Turn::Forfeit(seat, f));
         }
         let decision = match self.game.play(&answer.option) {
             Ok(d) => d.clone(),

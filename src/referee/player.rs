@@ -121,11 +121,16 @@ pub trait Player: Send {
     fn quiet(&mut self, _when: &str) -> Result<(), Fault> {
         Ok(())
     }
-    /// Its answer `option` is not one of the legal options: a fault that
-    /// says better what happened, if the player knows one (a bot that wrote
-    /// more lines than it was asked for). The default: none.
-    fn explain_illegal<'a>(&'a mut self, _option: &'a str) -> PlayerFuture<'a, Option<Fault>> {
-        Box::pin(std::future::ready(None))
+    /// Its answer `option` is not one of the legal options, the fault
+    /// `illegal`: the fault to rule, said better if the player knows more
+    /// (a bot that wrote more lines than it was asked for; a line it wrote
+    /// after its answer). The default: `illegal` as it is.
+    fn explain_illegal<'a>(
+        &'a mut self,
+        _option: &'a str,
+        illegal: Fault,
+    ) -> PlayerFuture<'a, Fault> {
+        Box::pin(std::future::ready(illegal))
     }
     /// It is not this player's turn: it gets no CPU until it is sent
     /// something again (a bot's processes are stopped), unless it may
@@ -174,6 +179,9 @@ pub struct QuitReport {
     pub status: Option<std::process::ExitStatus>,
     /// It was gone before `quit` could be sent (its stdin closed).
     pub gone_before: bool,
+    /// It had been sent a request (so `stray` came after its last one;
+    /// else before any).
+    pub asked: bool,
 }
 
 /// How long the referee waits for a bot outside its moves.
@@ -298,6 +306,7 @@ pub fn fault_of(e: BotError) -> Fault {
         | BotError::Spawn { .. }
         | BotError::Log { .. }
         | BotError::Sandbox { .. }
+        | BotError::NoFolder { .. }
         | BotError::Refused(_)) => Fault::new(ForfeitKind::Crash, e.to_string()),
     }
 }
@@ -373,12 +382,29 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
     }
 }
 
+/// When [`BotPlayer::ask`] checks for output unasked.
+const BEFORE_REQUEST: &str = "before a request";
+
+/// What a bot had been asked when it wrote output unasked, where that
+/// says what went wrong: no request at all since it started, or none yet
+/// in this game (its output then came before any request).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unasked {
+    /// No request had been sent to the process.
+    Ever,
+    /// None in this game: the check before its first request.
+    ThisGame,
+}
+
 /// Output nobody asked for. A first line that is not JSON (a debug print
 /// on stdout) is `bad_json`, as it is when sent as an answer: the same
 /// line is the same fault wherever it comes; anything else is `protocol`.
-fn stray_fault(when: &str, bytes: &[u8]) -> Fault {
+/// A reply that came before any request (`unasked`) is called that: an
+/// early reply, not merely output.
+fn stray_fault(when: &str, bytes: &[u8], unasked: Option<Unasked>) -> Fault {
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or(bytes);
-    let (kind, hint) = match protocol::decode(first) {
+    let decoded = protocol::decode(first);
+    let (kind, hint) = match &decoded {
         Err(protocol::DecodeError::BadJson(_)) => (ForfeitKind::BadJson, bad_json_hint(first)),
         _ => (ForfeitKind::Protocol, String::new()),
     };
@@ -387,12 +413,22 @@ fn stray_fault(when: &str, bytes: &[u8]) -> Fault {
     let shown = bytes
         .strip_suffix(b"\n")
         .map_or(bytes, |b| b.strip_suffix(b"\r").unwrap_or(b));
+    let shown = protocol::truncate(shown, DETAIL_MAX);
+    let early = match (&decoded, unasked) {
+        (Ok(FromBot::Reply { .. }), Some(u)) => Some(u),
+        _ => None,
+    };
     Fault::new(
         kind,
-        format!(
-            "unsolicited output {when}: {}{hint}",
-            protocol::truncate(shown, DETAIL_MAX)
-        ),
+        match early {
+            Some(Unasked::Ever) => format!(
+                "a reply before any request: {shown} came {when}, and no request had been sent to the bot yet (its hello, game_start and game_end take no reply: write a reply only in answer to a request, once)"
+            ),
+            Some(Unasked::ThisGame) => format!(
+                "a reply before any request of this game: {shown} was there before the game's first request to the bot (game_start takes no reply: write a reply only in answer to a request, once)"
+            ),
+            None => format!("unsolicited output {when}: {shown}{hint}"),
+        },
     )
 }
 
@@ -705,6 +741,7 @@ impl BotPlayer {
             stray,
             status: ended,
             gone_before: !sent,
+            asked: self.seq > 0,
         }
     }
 
@@ -739,7 +776,7 @@ impl BotPlayer {
         // Folded into the reply's read: no system call per decision
         // (output unasked is still seen at the latest by the check at
         // the game's end, and charged in this game).
-        self.check_quiet("before a request", false)?;
+        self.check_quiet(BEFORE_REQUEST, false)?;
         self.buf.clear();
         self.seq += 1;
         // The state goes straight into the reused buffer: no value tree.
@@ -862,17 +899,45 @@ impl BotPlayer {
     /// asked for (an answer written twice, one of them read in this
     /// request's place), and that is the fault to report, not the illegal
     /// option. `None`: nothing more came (the option is the bot's answer).
-    async fn one_line_too_many(&mut self, option: &str) -> Option<Fault> {
+    /// A line that is not a reply (a debug print) shows no second answer:
+    /// the illegal option stays the fault, the line told after it.
+    async fn one_line_too_many(&mut self, option: &str, illegal: Fault) -> Fault {
         let by = Instant::now() + EXTRA_LINE_GRACE;
-        let next = self.process.read_line(by).await.ok()?;
-        Some(Fault::new(
-            ForfeitKind::Protocol,
-            format!(
-                "more lines than requests: `{}` (not legal here) was read as this request's answer, and then came: {} (answer each request once)",
-                protocol::truncate(option.as_bytes(), DETAIL_MAX),
-                protocol::truncate(next, DETAIL_MAX)
-            ),
-        ))
+        let Ok(next) = self.process.read_line(by).await else {
+            return illegal;
+        };
+        let shown = protocol::truncate(next, DETAIL_MAX);
+        match protocol::decode(next) {
+            Ok(FromBot::Reply { .. }) => {
+                // At the game's first request, the first line may have
+                // been written before the request came.
+                let first = match self.since_start.asked {
+                    1 => "; this was its first request of the game: if the first line was written before it, after game_start, note that game_start takes no reply",
+                    _ => "",
+                };
+                Fault::new(
+                    ForfeitKind::Protocol,
+                    format!(
+                        "more lines than requests: `{}` (not legal here) was read as this request's answer, and then came: {shown} (answer each request once{first})",
+                        protocol::truncate(option.as_bytes(), DETAIL_MAX),
+                    ),
+                )
+            }
+            other => {
+                let why = match other {
+                    Err(DecodeError::BadJson(_)) => {
+                        "not JSON: stdout is for protocol messages only, write logs to stderr"
+                    }
+                    _ => "a bot writes only its hello and one reply per request",
+                };
+                let mut f = illegal;
+                f.detail = format!(
+                    "{}; after it the bot wrote, unasked: {shown} ({why})",
+                    f.detail
+                );
+                f
+            }
+        }
     }
 
     /// Fails (and marks the bot for restart) if it wrote anything it was
@@ -888,7 +953,15 @@ impl BotPlayer {
         };
         let r = match stray {
             Ok(None) => return Ok(()),
-            Ok(Some(bytes)) => stray_fault(when, &bytes),
+            Ok(Some(bytes)) => {
+                // Before any request, a reply is early, not merely extra.
+                let unasked = match (self.seq, self.since_start.asked) {
+                    (0, _) => Some(Unasked::Ever),
+                    (_, 1) if when == BEFORE_REQUEST => Some(Unasked::ThisGame),
+                    _ => None,
+                };
+                stray_fault(when, &bytes, unasked)
+            }
             Err(e) => self.fault(e),
         };
         self.break_off();
@@ -1017,8 +1090,12 @@ impl Player for BotPlayer {
         Ok(())
     }
 
-    fn explain_illegal<'a>(&'a mut self, option: &'a str) -> PlayerFuture<'a, Option<Fault>> {
-        Box::pin(self.one_line_too_many(option))
+    fn explain_illegal<'a>(
+        &'a mut self,
+        option: &'a str,
+        illegal: Fault,
+    ) -> PlayerFuture<'a, Fault> {
+        Box::pin(self.one_line_too_many(option, illegal))
     }
 
     fn forfeited(&mut self) {
@@ -1126,7 +1203,7 @@ mod tests {
         let f = decode_fault(protocol::decode(line).unwrap_err(), line);
         assert!(f.detail.contains("write logs to stderr"), "{}", f.detail);
         // A stray line of a form feed alone is shown, escaped.
-        let f = stray_fault("before a request", b"\x0c\n");
+        let f = stray_fault("before a request", b"\x0c\n", None);
         assert!(
             f.detail.ends_with(r"\u{c}") || f.detail.contains(r"\u{c};"),
             "{}",
@@ -1186,13 +1263,46 @@ mod tests {
             Err(protocol::DecodeError::BadJson(_))
         ));
         assert_eq!(
-            stray_fault("before game_start", debug).kind,
+            stray_fault("before game_start", debug, Some(Unasked::Ever)).kind,
             ForfeitKind::BadJson
         );
         let json = br#"{"type":"reply","option":"A"}"#;
         assert_eq!(
-            stray_fault("after game_end", json).kind,
+            stray_fault("after game_end", json, None).kind,
             ForfeitKind::Protocol
         );
+    }
+
+    /// A reply that came before any request is called early, by when it
+    /// came; other output unasked keeps its words.
+    #[test]
+    fn a_reply_before_any_request_is_called_early() {
+        let reply = b"{\"type\":\"reply\",\"option\":\"A\"}\n";
+        let f = stray_fault("before game_start", reply, Some(Unasked::Ever));
+        assert_eq!(f.kind, ForfeitKind::Protocol);
+        assert!(
+            f.detail.starts_with("a reply before any request: "),
+            "{}",
+            f.detail
+        );
+        assert!(f.detail.contains("came before game_start"), "{}", f.detail);
+        let f = stray_fault(BEFORE_REQUEST, reply, Some(Unasked::ThisGame));
+        assert!(
+            f.detail
+                .starts_with("a reply before any request of this game: "),
+            "{}",
+            f.detail
+        );
+        let f = stray_fault(BEFORE_REQUEST, reply, None);
+        assert!(
+            f.detail
+                .starts_with("unsolicited output before a request: "),
+            "{}",
+            f.detail
+        );
+        // A debug print before any request is still a debug print.
+        let f = stray_fault("before game_start", b"hello world\n", Some(Unasked::Ever));
+        assert_eq!(f.kind, ForfeitKind::BadJson);
+        assert!(f.detail.starts_with("unsolicited output"), "{}", f.detail);
     }
 }

@@ -26,6 +26,9 @@ struct RawBot {
     limits: LimitSettings,
 }
 
+/// The keys of [`RawBot`].
+const RAW_BOT_KEYS: [&str; 7] = ["name", "command", "args", "cwd", "env", "build", "limits"];
+
 /// Where a league file's bot names are looked up, and whether the file
 /// said so (`bots_dir`) or it is the default beside the file.
 pub(super) struct BotsDir {
@@ -61,19 +64,28 @@ pub(super) fn section(
     // Each bot's log files are named after it, its name made safe for a
     // file name: two names made the same would share their logs.
     let mut files: std::collections::BTreeMap<String, &str> = Default::default();
-    for b in &bots {
+    // An error of bot `i`: at its entry of the list (`"all"`: the key).
+    let lines = item_lines(ctx);
+    let at = |i: usize, why: String| {
+        let line = match lines.get(i) {
+            Some(l) if matches!(raw.get_ref(), toml::Value::Array(_)) => l.line,
+            _ => line_of(ctx.src, raw.span().start),
+        };
+        ConfigError::Field {
+            path: ctx.path.to_path_buf(),
+            line,
+            field: "bots".into(),
+            why,
+        }
+    };
+    for (i, b) in bots.iter().enumerate() {
         if !seen.insert(b.name.clone()) {
-            return Err(ctx.field(
-                raw.span(),
-                "bots",
-                format!("bot name `{}` appears twice", b.name),
-            ));
+            return Err(at(i, format!("bot name `{}` appears twice", b.name)));
         }
         let file = crate::results::file_safe(&b.name);
         if let Some(other) = files.insert(file.clone(), &b.name) {
-            return Err(ctx.field(
-                raw.span(),
-                "bots",
+            return Err(at(
+                i,
                 format!(
                     "bots `{other}` and `{}` would share their log files (logs/{file}-wN.log): rename one (letters, digits, `-`, `_` and `.` are kept as they are)",
                     b.name
@@ -85,11 +97,15 @@ pub(super) fn section(
         for n in names {
             if !bots.iter().any(|b| &b.name == n) {
                 let known: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
+                let mean = match manifest::closest(n, known.iter().copied()) {
+                    Some(c) => format!("; did you mean `{c}`?"),
+                    None => String::new(),
+                };
                 return Err(ctx.at(
                     &Source::Flag,
                     "bots",
                     format!(
-                        "`{n}` is not a bot of this tournament (it has: {})",
+                        "`{n}` is not a bot of this tournament (it has: {}){mean}",
                         known.join(", ")
                     ),
                 ));
@@ -103,30 +119,81 @@ pub(super) fn section(
     Ok(bots)
 }
 
-/// The line of each item of the array written at `span` (the value's
-/// own spans are lost once it is a `toml::Value`): the array read again,
-/// alone, with spans. Empty if it cannot be.
-fn item_lines(ctx: &Ctx<'_>, span: std::ops::Range<usize>) -> Vec<usize> {
+/// Where an item of the file's `bots` list is written: its line, and the
+/// line of each of its keys (a table's).
+#[derive(Default)]
+struct ItemLines {
+    line: usize,
+    keys: BTreeMap<String, usize>,
+}
+
+/// The lines of the items of the file's `bots` list (the value's own spans
+/// are lost once it is a `toml::Value`): the file read again for them
+/// alone, whichever form the list takes (`bots = [...]`, `[[bots]]`).
+/// Empty if it cannot be.
+fn item_lines(ctx: &Ctx<'_>) -> Vec<ItemLines> {
     #[derive(Deserialize)]
-    struct Alone {
-        x: Vec<Spanned<toml::Value>>,
+    struct Whole {
+        bots: Vec<Spanned<Keys>>,
     }
-    const KEY: &str = "x = ";
-    let Some(text) = ctx.src.get(span.clone()) else {
-        return Vec::new();
-    };
-    match toml::from_str::<Alone>(&format!("{KEY}{text}")) {
-        Ok(a) => {
-            a.x.iter()
-                .map(|v| {
-                    line_of(
-                        ctx.src,
-                        span.start + v.span().start.saturating_sub(KEY.len()),
-                    )
+    toml::from_str::<Whole>(ctx.src)
+        .map(|w| {
+            w.bots
+                .iter()
+                .map(|item| ItemLines {
+                    line: line_of(ctx.src, item.span().start),
+                    keys: item
+                        .get_ref()
+                        .0
+                        .iter()
+                        .map(|(k, v)| (k.clone(), line_of(ctx.src, v.span().start)))
+                        .collect(),
                 })
                 .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// An item of `bots` read for its keys' spans: a table's keys, nothing
+/// for anything else.
+struct Keys(BTreeMap<String, Spanned<serde::de::IgnoredAny>>);
+
+impl<'de> Deserialize<'de> for Keys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Keys, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Keys;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a bot")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Keys, A::Error> {
+                let mut keys = BTreeMap::new();
+                while let Some((k, v)) = m.next_entry::<String, Spanned<serde::de::IgnoredAny>>()? {
+                    keys.insert(k, v);
+                }
+                Ok(Keys(keys))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<Keys, A::Error> {
+                while s.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Keys(BTreeMap::new()))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Keys, E> {
+                Ok(Keys(BTreeMap::new()))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Keys, E> {
+                Ok(Keys(BTreeMap::new()))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Keys, E> {
+                Ok(Keys(BTreeMap::new()))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Keys, E> {
+                Ok(Keys(BTreeMap::new()))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Keys, E> {
+                Ok(Keys(BTreeMap::new()))
+            }
         }
-        Err(_) => Vec::new(),
+        d.deserialize_any(Visit)
     }
 }
 
@@ -153,23 +220,21 @@ fn parse_bots(
             format!("`{s}`: expected \"all\" or a list of bots"),
         )),
         toml::Value::Array(items) => {
-            let lines = item_lines(ctx, span.clone());
+            let mut lines = item_lines(ctx);
             let mut out = Vec::new();
             for (i, item) in items.iter().enumerate() {
-                let at = Item {
-                    ctx,
-                    span: span.clone(),
-                    i,
+                // Where it is written: else where the list is.
+                let lines = match lines.get_mut(i) {
+                    Some(l) => std::mem::take(l),
+                    None => ItemLines {
+                        line: line_of(ctx.src, span.start),
+                        keys: BTreeMap::new(),
+                    },
                 };
+                let at = Item { ctx, lines, i };
                 out.push(match item {
                     toml::Value::String(folder) => at.folder_bot(folder, bots_dir)?,
-                    toml::Value::Table(_) => {
-                        let line = lines
-                            .get(i)
-                            .copied()
-                            .unwrap_or_else(|| line_of(ctx.src, span.start));
-                        at.command_bot(item, base, line)?
-                    }
+                    toml::Value::Table(_) => at.command_bot(item, base)?,
                     other => {
                         return Err(at.error(
                             "",
@@ -194,18 +259,25 @@ fn parse_bots(
 /// Item `i` of a league file's `bots` list, for its errors.
 struct Item<'a, 'c> {
     ctx: &'a Ctx<'c>,
-    span: std::ops::Range<usize>,
+    lines: ItemLines,
     i: usize,
 }
 
 impl Item<'_, '_> {
-    /// An error of this item's `field` (`""`: the item itself).
+    /// An error of this item's `field` (`""`: the item itself; `.key` or
+    /// `.key.more`: at the line of its key `key`), at its line.
     fn error(&self, field: &str, message: impl Into<String>) -> ConfigError {
-        self.ctx.field(
-            self.span.clone(),
-            &format!("bots[{}]{field}", self.i),
-            message,
-        )
+        let key = field.trim_start_matches('.').split('.').next();
+        let line = key
+            .and_then(|k| self.lines.keys.get(k))
+            .copied()
+            .unwrap_or(self.lines.line);
+        ConfigError::Field {
+            path: self.ctx.path.to_path_buf(),
+            line,
+            field: format!("bots[{}]{field}", self.i),
+            why: message.into(),
+        }
     }
 
     /// A bot named by its folder under the bots folder: its bot.toml.
@@ -218,18 +290,19 @@ impl Item<'_, '_> {
         Ok(BotSpec::from_manifest(m))
     }
 
-    /// A bot written in the league file as a table (name, command, ...),
-    /// at `line` of it.
-    fn command_bot(
-        &self,
-        item: &toml::Value,
-        base: &Path,
-        line: usize,
-    ) -> Result<BotSpec, ConfigError> {
-        let raw: RawBot = item
-            .clone()
-            .try_into()
-            .map_err(|e: toml::de::Error| self.error("", e.message().to_string()))?;
+    /// A bot written in the league file as a table (name, command, ...).
+    fn command_bot(&self, item: &toml::Value, base: &Path) -> Result<BotSpec, ConfigError> {
+        let line = self.lines.line;
+        let raw: RawBot = item.clone().try_into().map_err(|e: toml::de::Error| {
+            // A key it does not know is pointed at; else the entry.
+            let unknown = self
+                .lines
+                .keys
+                .keys()
+                .find(|k| !RAW_BOT_KEYS.contains(&k.as_str()));
+            let field = unknown.map(|k| format!(".{k}")).unwrap_or_default();
+            self.error(&field, e.message().to_string())
+        })?;
         let mut command = raw.command.into_argv();
         command.extend(raw.args);
         if command.is_empty() {

@@ -31,6 +31,10 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
+/// The most seat-swap groups a round-robin plays per pairing and variant
+/// (`rounds`; `games_per_pairing` is at most twice it).
+pub const MAX_ROUNDS: i64 = 1_000_000;
+
 /// Time limits, all in milliseconds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimeSettings {
@@ -150,10 +154,10 @@ struct RawFile {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawLimits {
-    memory_mb: Option<i64>,
-    processes: Option<i64>,
-    cpus: Option<i64>,
-    file_size_mb: Option<i64>,
+    memory_mb: Option<Spanned<i64>>,
+    processes: Option<Spanned<i64>>,
+    cpus: Option<Spanned<i64>>,
+    file_size_mb: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -557,9 +561,9 @@ fn rounds_section(ctx: &Ctx<'_>, raw: &RawFile, flags: &RunSettings) -> Result<u
                 "give either `rounds` or `games_per_pairing`, not both",
             ))
         }
-        (Some(r), None) => ctx.count(r, "rounds", 1, 1_000_000)? as u32,
+        (Some(r), None) => ctx.count(r, "rounds", 1, MAX_ROUNDS)? as u32,
         (None, Some(g)) => {
-            let n = ctx.count(g, "games_per_pairing", 2, 2_000_000)?;
+            let n = ctx.count(g, "games_per_pairing", 2, 2 * MAX_ROUNDS)?;
             if n % 2 != 0 {
                 return Err(ctx.at(&g.1, "games_per_pairing", format!("must be even so that every pairing plays both seat orders equally often, got {n}")));
             }
@@ -714,41 +718,47 @@ fn limits_section(
     raw: Option<&Spanned<RawLimits>>,
     flags: &RunSettings,
 ) -> Result<LimitSettings, ConfigError> {
-    let limit = |flag: Option<i64>, file: fn(&RawLimits) -> Option<i64>, name: &str, max: i64| {
-        let given = match (flag, raw) {
-            (Some(n), _) => Some((n, Source::Flag, name.to_string())),
-            (None, Some(l)) => {
-                file(l.get_ref()).map(|n| (n, Source::File(l.span()), format!("limits.{name}")))
-            }
-            (None, None) => None,
+    // A file's value is checked at its own line, not the table's.
+    let limit =
+        |flag: Option<i64>, file: fn(&RawLimits) -> Option<&Spanned<i64>>, name: &str, max: i64| {
+            let given = match (flag, raw) {
+                (Some(n), _) => Some((n, Source::Flag, name.to_string())),
+                (None, Some(l)) => file(l.get_ref()).map(|n| {
+                    (
+                        *n.get_ref(),
+                        Source::File(n.span()),
+                        format!("limits.{name}"),
+                    )
+                }),
+                (None, None) => None,
+            };
+            given
+                .map(|(n, from, field)| ctx.count(&(n, from), &field, 1, max).map(|n| n as u64))
+                .transpose()
         };
-        given
-            .map(|(n, from, field)| ctx.count(&(n, from), &field, 1, max).map(|n| n as u64))
-            .transpose()
-    };
     Ok(LimitSettings {
         memory_mb: limit(
             flags.memory_mb,
-            |l| l.memory_mb,
+            |l| l.memory_mb.as_ref(),
             "memory_mb",
             LimitSettings::MAX_MB.cast_signed(),
         )?,
         processes: limit(
             flags.processes,
-            |l| l.processes,
+            |l| l.processes.as_ref(),
             "processes",
             LimitSettings::MAX_PROCESSES.cast_signed(),
         )?,
         cpus: limit(
             flags.cpus,
-            |l| l.cpus,
+            |l| l.cpus.as_ref(),
             "cpus",
             i64::from(LimitSettings::MAX_CPUS),
         )?
         .map(|n| n as u32),
         file_size_mb: limit(
             flags.file_size_mb,
-            |l| l.file_size_mb,
+            |l| l.file_size_mb.as_ref(),
             "file_size_mb",
             LimitSettings::MAX_MB.cast_signed(),
         )?,

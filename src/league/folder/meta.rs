@@ -49,6 +49,11 @@ pub struct LeagueMeta {
     /// folders of older versions).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub schedule: std::collections::BTreeMap<String, String>,
+    /// The `--bots` list the run was given (none: the file's bots, all of
+    /// them): a resume under another says so (absent in folders of older
+    /// versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bots_flag: Option<Vec<String>>,
 }
 
 /// The flag of a schedule setting that [`LeagueMeta::schedule`] keeps.
@@ -164,16 +169,40 @@ fn refuse_other_bots(
                 v.join(", ")
             }
         };
-        return Err(StoreError::Mismatch {
-            path: meta_path.to_path_buf(),
-            why: format!(
-                "the bots changed since league `{}` started (new: {}; gone: {}), so these results belong to another schedule. To resume, give the file the league's bots again: with `bots = \"all\"`, move the new bot folders out of bots/ (or list the league's bots by name: bots = [{}]); to start a new league instead, choose another `output` or move {} away",
-                old.name,
-                list(&added),
-                list(&gone),
-                old.bots.iter().map(|b| format!("\"{b}\"")).collect::<Vec<_>>().join(", "),
+        let changed = format!(
+            "the bots changed since league `{}` started (new: {}; gone: {}), so these results belong to another schedule",
+            old.name,
+            list(&added),
+            list(&gone)
+        );
+        let again = format!("--bots {}", old.bots.join(","));
+        let afresh = format!(
+            "to start a new league instead, choose another `output` or move {} away",
+            dir.display()
+        );
+        // What changed, said as it was given: the command line of a
+        // match, the `--bots` list, or the file.
+        let why = match (&old.resume, &old.bots_flag, &meta.bots_flag) {
+            (Some(command), _, _) if !command.starts_with("arena run ") => format!(
+                "{changed}: another match's. It resumes with the command that started it: {command}; to start afresh, give another --output or move {} away",
                 dir.display()
             ),
+            (_, _, Some(now)) => format!(
+                "{changed}: this run's `--bots {}` keeps other bots of the file than the league's. To resume, give the league's: `{again}`; {afresh}",
+                now.join(",")
+            ),
+            (_, Some(was), None) => format!(
+                "{changed}: the league was started with `--bots {}`, and this run gives no `--bots`, so every bot of the file would play. To resume, give `{again}` again; {afresh}",
+                was.join(",")
+            ),
+            (_, None, None) => format!(
+                "{changed}. To resume, give the file the league's bots again: with `bots = \"all\"`, move the new bot folders out of bots/ (or list the league's bots by name: bots = [{}]), or keep only them with `{again}`; {afresh}",
+                old.bots.iter().map(|b| format!("\"{b}\"")).collect::<Vec<_>>().join(", "),
+            ),
+        };
+        return Err(StoreError::Mismatch {
+            path: meta_path.to_path_buf(),
+            why,
         });
     }
     Ok(())

@@ -587,6 +587,7 @@ mod tests {
             league: None,
             sprt: None,
             resume: None,
+            bots_flag: None,
             openings_book: None,
             schedule: Default::default(),
         }

@@ -1,0 +1,278 @@
+//! What new users and bot authors are told when something is wrong, end to
+//! end (the real binary, real bot processes): each error names the problem
+//! where it is (the league file's entry or key, the flag given, the
+//! missing folder, the refused configuration) and says what the bot did
+//! (a reply before any request, a debug print after an illegal reply),
+//! with "did you mean" for a misspelt bot name.
+
+use crate::common::{self, arena, text};
+use std::path::Path;
+
+const GREEDY: &str = env!("CARGO_BIN_EXE_greedy-bot");
+const RANDOM: &str = env!("CARGO_BIN_EXE_random-bot");
+
+/// `arena check-bot --game kisolo -- BOT...` in `dir`.
+fn check_bot(dir: &Path, bot: &[&str]) -> (bool, String) {
+    let mut args = vec!["check-bot", "--game", "kisolo", "--"];
+    args.extend_from_slice(bot);
+    let o = arena(dir, &args);
+    (o.status.success(), text(&o))
+}
+
+/// A league file's error points at the entry of `bots` it is in (either
+/// form of the list), or at the key; one in `[limits]`, at its key.
+#[test]
+fn a_league_files_errors_point_at_the_entry_and_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "list.toml",
+            format!(
+                "name = \"x\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n\n  {{ name = \"b\", command = [] }},\n]\n"
+            ),
+            "list.toml:5: `bots[1].command`: is empty",
+        ),
+        (
+            "unknown.toml",
+            format!(
+                "name = \"x\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{RANDOM}\"], bogus = 1 }},\n]\n"
+            ),
+            "unknown.toml:4: `bots[1].bogus`: unknown field `bogus`",
+        ),
+        (
+            "twice.toml",
+            format!(
+                "name = \"x\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{RANDOM}\"] }},\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n]\n"
+            ),
+            "twice.toml:5: `bots`: bot name `a` appears twice",
+        ),
+        (
+            "tables.toml",
+            format!(
+                "name = \"x\"\n[[bots]]\nname = \"a\"\ncommand = [\"{RANDOM}\"]\n\n[[bots]]\nname = \"b\"\nlimits = {{ memory_mb = 0 }}\ncommand = [\"{RANDOM}\"]\n"
+            ),
+            "tables.toml:8: `bots[1].limits.memory_mb`: must be at least 1",
+        ),
+        (
+            "limits.toml",
+            format!(
+                "name = \"x\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{RANDOM}\"] }},\n]\n\n[limits]\nprocesses = 8\n\nmemory_mb = 0\n"
+            ),
+            "limits.toml:10: `limits.memory_mb`: must be between 1 and",
+        ),
+    ];
+    for (name, src, says) in cases {
+        std::fs::write(dir.path().join(name), src).unwrap();
+        let o = arena(dir.path(), &["run", name, "--quiet", "--no-report"]);
+        assert!(!o.status.success(), "{name}: {}", text(&o));
+        assert!(
+            text(&o).contains(says),
+            "{name}: wanted {says:?} in:\n{}",
+            text(&o)
+        );
+    }
+}
+
+/// `arena match --games N` over the league's bound is refused naming
+/// `--games`, the flag given, not `--rounds`, which `match` has not.
+#[test]
+fn too_many_games_of_a_match_name_the_games_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = arena(
+        dir.path(),
+        &[
+            "match",
+            RANDOM,
+            GREEDY,
+            "--games",
+            "2000002",
+            "--variants",
+            "filo",
+            "--quiet",
+        ],
+    );
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(
+        out.contains("--games 2000002: at most 2000000 games"),
+        "{out}"
+    );
+    assert!(!out.contains("--rounds"), "{out}");
+}
+
+/// A bot table whose `cwd` does not exist: the folder is named as the
+/// missing thing, not its program.
+#[test]
+fn a_missing_working_folder_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cwd.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"cwd\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"python3\", \"bot.py\"], cwd = \"no-such-folder\" }},\n]\nvariants = [\"filo\"]\n"
+        ),
+    )
+    .unwrap();
+    let o = common::league::run(&file, &["--no-report", "--no-build"]);
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("its working folder"), "{out}");
+    assert!(out.contains("no-such-folder does not exist"), "{out}");
+    assert!(!out.contains("not found on PATH"), "{out}");
+}
+
+/// A resume under another `--bots` list says that list changed, and
+/// which to give, not how to edit a `bots = "all"` the file does not have.
+#[test]
+fn a_resume_under_other_bots_names_the_bots_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("three.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"three\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{GREEDY}\"] }},\n  {{ name = \"c\", command = [\"{RANDOM}\"] }},\n]\nvariants = [\"kisolo\"]\n"
+        ),
+    )
+    .unwrap();
+    let flags = ["--no-report", "--no-build", "-j", "1"];
+    let first = [&["--bots", "a,b"][..], &flags].concat();
+    common::league::run_ok(&file, &first);
+    let other = [&["--bots", "a,c"][..], &flags].concat();
+    let o = common::league::run(&file, &other);
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("this run's `--bots a,c`"), "{out}");
+    assert!(out.contains("`--bots a,b`"), "{out}");
+    assert!(!out.contains("bots = \"all\""), "{out}");
+    let o = common::league::run(&file, &flags);
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(
+        out.contains("the league was started with `--bots a,b`, and this run gives no `--bots`"),
+        "{out}"
+    );
+    assert!(!out.contains("bots = \"all\""), "{out}");
+}
+
+/// check-bot of a bot.toml whose command names a file outside the bot's
+/// folder: its configuration was refused before any process ran, not a
+/// crash.
+#[test]
+fn check_bot_calls_a_refused_configuration_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("outside");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(
+        folder.join("bot.toml"),
+        "name = \"outside\"\ncommand = [\"python3\", \"../bot.py\"]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("bot.py"), "").unwrap();
+    let (ok, out) = check_bot(dir.path(), &[folder.to_str().unwrap()]);
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("FAIL  handshake: refused before it started: its configuration"),
+        "{out}"
+    );
+    assert!(out.contains("outside the bot's folder"), "{out}");
+    assert!(!out.contains("crash"), "{out}");
+}
+
+/// A reply written with the hello, before any request: the game's fault
+/// and check-bot's last check both say it came before any request.
+#[test]
+fn a_reply_before_any_request_is_called_early() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = common::misbehave_py();
+    let (ok, out) = check_bot(
+        dir.path(),
+        &["python3", script.to_str().unwrap(), "hello_extra"],
+    );
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("protocol at ply 0: a reply before any request: "),
+        "{out}"
+    );
+    assert!(
+        out.contains("FAIL  stray output: before any request (none was sent to it"),
+        "{out}"
+    );
+    assert!(!out.contains("after its last request"), "{out}");
+}
+
+/// An illegal reply, then a debug print on stdout (one write): the
+/// illegal option is the fault, with the legal ones, and the print is
+/// told after it; not "more lines than requests".
+#[test]
+fn an_illegal_reply_then_a_debug_print_is_illegal() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("debug.py");
+    std::fs::write(
+        &bot,
+        r#"import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "debug", "version": "1"}), flush=True)
+    elif m["type"] == "request":
+        sys.stdout.write(json.dumps({"type": "reply", "option": "Z9"}) + "\ndebug: I chose Z9\n")
+        sys.stdout.flush()
+    elif m["type"] == "quit":
+        break
+"#,
+    )
+    .unwrap();
+    let (ok, out) = check_bot(dir.path(), &["python3", bot.to_str().unwrap()]);
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("illegal at ply 0: `Z9` is not one of the legal options (xi1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("after it the bot wrote, unasked: debug: I chose Z9 (not JSON"),
+        "{out}"
+    );
+    assert!(!out.contains("more lines than requests"), "{out}");
+}
+
+/// `rate --anchor` and `sprt --bots` with a misspelt bot: "did you mean".
+#[test]
+fn a_misspelt_bot_of_rate_and_sprt_gets_a_did_you_mean() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = arena(
+        dir.path(),
+        &[
+            "match",
+            GREEDY,
+            RANDOM,
+            "--games",
+            "2",
+            "--variants",
+            "kisolo",
+            "--quiet",
+            "--no-report",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let folder = "results/match-greedy-rust-vs-random-rust";
+    let o = arena(dir.path(), &["rate", folder, "--anchor", "greedy-rsut=0"]);
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("did you mean `greedy-rust`?"), "{out}");
+    let o = arena(
+        dir.path(),
+        &[
+            "sprt",
+            folder,
+            "--elo0",
+            "0",
+            "--elo1",
+            "5",
+            "--bots",
+            "greedy-rust,random-rsut",
+        ],
+    );
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("did you mean `random-rust`?"), "{out}");
+}
