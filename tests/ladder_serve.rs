@@ -902,3 +902,93 @@ fn a_ladder_without_the_sandbox_needs_trust_bots() {
         "{err}"
     );
 }
+
+/// The ladder file's `variants` reordered and cut between two runs: each
+/// game keeps its variant (the games browser's filter finds each game
+/// under its own variant, and a variant back in the file finds its games
+/// again), where the games kept their variant's place in the file and so
+/// took another's.
+#[test]
+fn games_keep_their_variant_when_the_ladder_file_reorders_its_variants() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let top = |variants: &str| {
+        format!("name = \"order\"\nseed = 9\nvariants = [{variants}]\nmax_plies = 300")
+    };
+    let mut server = Server::new(dir, &top("\"kisolo\", \"filo\""), "");
+    let token = server.add_user("alice");
+    server.start();
+    server.submit_ok(&token, &bot_copy(dir, "random-rust", "ra", &|t| t));
+    server.submit_ok(&token, &bot_copy(dir, "random-rust", "rb", &|t| t));
+    let listed = |server: &Server, variant: &str| -> Vec<String> {
+        let v = server.json(&format!("/api/games?variant={variant}&limit=200"));
+        v["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["variant"].as_str().unwrap_or("?").to_string())
+            .collect()
+    };
+    for variant in ["kisolo", "filo"] {
+        server.wait(
+            &format!("6 games of {variant}"),
+            Duration::from_millis(300),
+            || listed(&server, variant).len(),
+            |n| *n >= 6,
+        );
+    }
+    assert!(server.terminate().success(), "{}", server.log());
+    let games_of = |server: &Server, variant: &str| {
+        let all = listed(server, variant);
+        assert!(
+            all.iter().all(|v| v == variant),
+            "{variant}: {all:?}\n{}",
+            server.log()
+        );
+        all.len()
+    };
+    // Reordered, with a variant added in front: each game under its own.
+    std::fs::write(
+        &server.file,
+        std::fs::read_to_string(&server.file).unwrap().replace(
+            "\"kisolo\", \"filo\"",
+            "\"hackaback\", \"filo\", \"kisolo\"",
+        ),
+    )
+    .unwrap();
+    server.start();
+    assert!(games_of(&server, "kisolo") >= 6);
+    assert!(games_of(&server, "filo") >= 6);
+    assert!(
+        server.log().contains("its games follow it"),
+        "{}",
+        server.log()
+    );
+    assert!(server.terminate().success(), "{}", server.log());
+    // filo cut: its games are kept, and found again when it is back.
+    let text = std::fs::read_to_string(&server.file).unwrap();
+    std::fs::write(
+        &server.file,
+        text.replace("\"hackaback\", \"filo\", \"kisolo\"", "\"kisolo\""),
+    )
+    .unwrap();
+    server.start();
+    assert!(games_of(&server, "kisolo") >= 6);
+    assert!(
+        server
+            .log()
+            .contains("filo is not in the ladder file any more"),
+        "{}",
+        server.log()
+    );
+    assert!(server.terminate().success(), "{}", server.log());
+    let text = std::fs::read_to_string(&server.file).unwrap();
+    std::fs::write(
+        &server.file,
+        text.replace("[\"kisolo\"]", "[\"filo\", \"kisolo\"]"),
+    )
+    .unwrap();
+    server.start();
+    assert!(games_of(&server, "filo") >= 6);
+    assert!(games_of(&server, "kisolo") >= 6);
+}

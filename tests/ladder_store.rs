@@ -792,3 +792,62 @@ both!(
     events_sqlite,
     events_postgres
 );
+
+/// The variants' numbers across runs (migration 12): a ladder file whose
+/// `variants` are reordered or cut keeps each game's variant.
+async fn games_keep_their_variant_when_the_file_reorders_or_cuts_it(db: Db) {
+    let labels = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let first = labels(&["kisolo", "filo", "tricala-3p"]);
+    // A game of variant 5 from before the store named its variants.
+    db.claim_games(None, 0, &|_| true, &[(5, vec![1, 2])])
+        .await
+        .unwrap();
+    // The first start takes the file's order, and names the number it
+    // cannot (`#5`), after the file's.
+    let r = db.number_variants(&first).await.unwrap();
+    assert_eq!(r.moved, vec![("#5".to_string(), 5, 3)]);
+    assert_eq!(r.games, 1);
+    // A game of each of the file's variants.
+    db.claim_games(
+        None,
+        0,
+        &|_| true,
+        &[(0, vec![1, 2]), (1, vec![1, 2]), (2, vec![1, 2, 3])],
+    )
+    .await
+    .unwrap();
+    let variants = || async {
+        let (mut q, _) = db.queued_games().await.unwrap();
+        q.sort_by_key(|t| t.id);
+        q.iter().map(|t| t.variant).collect::<Vec<_>>()
+    };
+    assert_eq!(variants().await, vec![3, 0, 1, 2]);
+    // Nothing changed: nothing moves.
+    let r = db.number_variants(&first).await.unwrap();
+    assert_eq!((r.moved.len(), r.games), (0, 0));
+    // Reordered and cut: each game keeps its variant under its new number;
+    // filo's, gone from the file, comes after the file's (and `#5` after
+    // it), out of the file's range.
+    let r = db
+        .number_variants(&labels(&["tricala-3p", "kisolo"]))
+        .await
+        .unwrap();
+    assert_eq!(
+        r.moved,
+        vec![
+            ("kisolo".to_string(), 0, 1),
+            ("filo".to_string(), 1, 2),
+            ("tricala-3p".to_string(), 2, 0),
+        ]
+    );
+    assert_eq!(variants().await, vec![3, 1, 2, 0]);
+    // filo back in the file, where it was: its game is filo's again.
+    let r = db.number_variants(&first).await.unwrap();
+    assert_eq!(r.games, 3);
+    assert_eq!(variants().await, vec![3, 0, 1, 2]);
+}
+both!(
+    games_keep_their_variant_when_the_file_reorders_or_cuts_it,
+    variant_order_sqlite,
+    variant_order_postgres
+);

@@ -20,6 +20,7 @@ mod ladder_browse;
 mod ladder_client;
 mod ladder_events;
 mod ladder_forfeits;
+mod ladder_hostile;
 mod ladder_pages;
 mod ladder_prune;
 mod ladder_public;

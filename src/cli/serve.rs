@@ -73,6 +73,11 @@ pub struct ServeArgs {
     /// every worker. Only for a ladder whose every owner is trusted.
     #[arg(long)]
     trust_bots: bool,
+    /// Play more than 4 games at a time per CPU on this server
+    /// (`games_in_flight`, or `--local-games`), as `arena run` does with
+    /// it: bots that want for CPU lose on time.
+    #[arg(long)]
+    force_concurrency: bool,
 }
 
 /// Which store a command works on, said first: another `output`, or
@@ -100,8 +105,17 @@ fn say_store(t: &crate::league::config::Tournament, db: Option<&str>) {
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    // A ladder's bots are uploaded: a file that names some is refused
+    // before they are looked for.
+    if let Ok(text) = std::fs::read_to_string(&args.ladder) {
+        crate::league::config::ladder::refuse_bots(&args.ladder, &text)?;
+    }
     let t = crate::league::config::Tournament::load(&args.ladder)?;
     let db = args.db.as_deref();
+    if let Some(url) = db {
+        crate::serve::store::Backend::of_url(url)
+            .map_err(|why| anyhow::anyhow!("--db (or ARENA_DB): {why}"))?;
+    }
     say_store(&t, db);
     if let Some(name) = &args.add_user {
         let token = crate::serve::add_user(&t, db, name)?;
@@ -167,6 +181,19 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         errln!(
             "warning: sandbox = \"off\" (--trust-bots): every owner's upload runs with this user's rights, environment and network, on this server and on every worker (docs/security.md)"
         );
+    }
+    if !args.pages_only {
+        let games = match (args.local_games, &t.ladder) {
+            (Some(n), _) => ("--local-games", n as usize),
+            (None, Some(l)) => ("games_in_flight", l.games_in_flight),
+            (None, None) => ("games_in_flight", 0),
+        };
+        super::run::check_games_per_cpu(
+            games,
+            "the [ladder] table's `games_in_flight` (or give --local-games)",
+            args.force_concurrency,
+        )
+        .with_context(|| args.ladder.display().to_string())?;
     }
     if !args.bind.ip().is_loopback() {
         errln!(

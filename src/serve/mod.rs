@@ -26,10 +26,14 @@
 //!     `crate::analyse` on a blocking thread within a budget, one at a
 //!     time, and kept.
 //! - `bus/`: the handles the parts share (wake-up and stop, live feed,
-//!   counters, fits, store queries from a thread); imports nothing above.
+//!   counters, fits, store queries from a thread); imports nothing above;
+//!   `pace.rs`: how fast each worker plays, learnt from its uploads (the
+//!   size of the claims it is granted).
 //! - `store/`: SQLite or PostgreSQL through sqlx, and SQL nowhere else:
 //!   `mod.rs` (the store, its migrations, owners, bots, versions, games),
-//!   `leases.rs` (the queue's rows and the workers' leases), `grace.rs` (a
+//!   `open.rs` (what opening a store makes sure of first: not another
+//!   application's database, not a damaged file, a folder this user can
+//!   write, a PostgreSQL server that answers), `leases.rs` (the queue's rows and the workers' leases), `grace.rs` (a
 //!   restart's grace for the workers' leases, a stopping worker's leases
 //!   given back), `finished.rs` (the finished games summed up for fits and
 //!   exports), `quarantine.rs` (forfeits held for their re-check, workers
@@ -39,7 +43,9 @@
 //!   game), `prune.rs` (records past the retention pruned, rows kept),
 //!   `uploads.rs` (a batch of workers' uploads committed in one
 //!   transaction), `events.rs` (the events, their rounds as paired, their
-//!   games), `analysis.rs` (the games' analyses).
+//!   games), `analysis.rs` (the games' analyses), `variant_order.rs`
+//!   (the variants' numbers kept across runs, the games renumbered when
+//!   the ladder file's `variants` change).
 //! - `schedule/`: `pairing.rs` (the pure pairing rule), `queue.rs` (the
 //!   scheduler that keeps the rule's picks in the store to be claimed),
 //!   `version_test.rs` (the tests' pairs, queued beside them), `event.rs`
@@ -324,6 +330,7 @@ pub fn serve(
         if !opts.pages_only {
             db.claim(&address).await?;
             db.refuse_unreceived().await?;
+            number_variants(&db, &t).await?;
             // What a server killed mid-upload left: bodies half spooled,
             // folders half unpacked. This server alone holds the store now.
             let left = clear_incoming(&t.output.join("incoming"));
@@ -359,6 +366,29 @@ pub fn serve(
         true => Err(DbError::Lost.into()),
         false => Ok(()),
     }
+}
+
+/// Numbers the ladder file's variants in the store (`store/variant_order.rs`):
+/// a variant the file moved or dropped keeps its games, and says so.
+async fn number_variants(db: &Db, t: &Tournament) -> Result<(), ServeError> {
+    let labels: Vec<String> = t.variants.iter().map(|v| v.label()).collect();
+    let r = db.number_variants(&labels).await?;
+    for (label, was, now) in &r.moved {
+        match labels.contains(label) {
+            true => tracing::warn!(
+                "variant {label} is number {} of the ladder file's now, was {}: its games follow it",
+                now + 1,
+                was + 1
+            ),
+            false => tracing::warn!(
+                "variant {label} is not in the ladder file any more: its games are kept (listed, rated, exported), its games not yet played dropped"
+            ),
+        }
+    }
+    if r.games > 0 {
+        tracing::warn!("{} games renumbered to the ladder file's variants", r.games);
+    }
+    Ok(())
 }
 
 /// Removes everything in the ladder's `incoming` folder (uploads being
@@ -538,7 +568,7 @@ async fn serve_until_stopped(
 ) -> std::io::Result<()> {
     use std::future::IntoFuture;
     let l = ladder.clone();
-    let serve = axum::serve(listener, router)
+    let serve = axum::serve(web::JsonRefusals(listener), router)
         .with_graceful_shutdown(async move {
             stop_signal(&l).await;
             l.stop();

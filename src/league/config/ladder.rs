@@ -201,6 +201,30 @@ impl Default for LadderSettings {
     }
 }
 
+/// Refuses a ladder file (one with a `[ladder]` table) that names bots:
+/// a ladder's bots are uploaded by their owners (`arena submit`, `POST
+/// /api/bots`), so a `bots` key would be ignored. Named at its line. A
+/// file that is not TOML, or not a ladder's, is left to
+/// [`super::Tournament::load`] to judge.
+pub fn refuse_bots(path: &std::path::Path, src: &str) -> Result<(), ConfigError> {
+    #[derive(Deserialize)]
+    struct Keys {
+        bots: Option<Spanned<toml::Value>>,
+        ladder: Option<toml::Value>,
+    }
+    let Ok(keys) = toml::from_str::<Keys>(src) else {
+        return Ok(());
+    };
+    match (keys.ladder, keys.bots) {
+        (Some(_), Some(bots)) => Err(Ctx { path, src }.field(
+            bots.span(),
+            "bots",
+            "a ladder's bots are uploaded by their owners (`arena submit`, POST /api/bots), not named in its file: remove `bots` (docs/ladder.md, \"The ladder file\")",
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// `[ladder]` as written.
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]

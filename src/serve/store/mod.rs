@@ -11,16 +11,18 @@ pub mod events;
 pub mod finished;
 pub mod grace;
 pub mod leases;
+pub mod open;
 pub mod prune;
 pub mod quarantine;
 pub mod stderr;
 pub mod tokens;
 pub mod uploads;
+pub mod variant_order;
 pub mod version_tests;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::migrate::{Migration, MigrationType, Migrator};
-use sqlx::{AnyPool, Executor};
+use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 use std::borrow::Cow;
 use std::path::Path;
 use std::str::FromStr;
@@ -47,7 +49,15 @@ impl Backend {
     /// it is neither.
     pub fn of_url(url: &str) -> Result<Backend, String> {
         if url.starts_with("sqlite:") {
-            Ok(Backend::Sqlite)
+            // Without a file, each of the store's connections would open
+            // a database of its own (a temporary or an in-memory one):
+            // the tables one makes, the next lacks.
+            match open::sqlite_path(url) {
+                Some(_) => Ok(Backend::Sqlite),
+                None => Err(format!(
+                    "`{url}` names no file: give sqlite:PATH (the file is created if missing), or postgres://USER:PASSWORD@HOST:PORT/DATABASE"
+                )),
+            }
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             Ok(Backend::Postgres)
         } else {
@@ -112,6 +122,23 @@ impl Backend {
 pub enum DbError {
     #[error("database {url}: {source}")]
     Open { url: String, source: sqlx::Error },
+    /// The first connection to a PostgreSQL server failed: where, and why
+    /// (the URL without its password).
+    #[error("could not connect to PostgreSQL at {at}: {why} (the store {url}): is PostgreSQL running there, and is that its address?")]
+    Connect {
+        at: String,
+        why: String,
+        url: String,
+    },
+    /// A database that holds another application's tables.
+    #[error("{store}: holds tables that are not an arena ladder's ({tables}): it is another application's database, and this server adds no tables to it; give --db a new file or an empty database (or this ladder's own store)")]
+    Foreign { store: String, tables: String },
+    /// A SQLite file that is not a database, or a damaged one.
+    #[error("{path}: not a readable ladder store ({why}): it is not opened. The server keeps no copies by itself: `arena serve LADDER.toml --backup FILE` writes one where FILE says. To restore one, stop every server on this store, move {path} aside (with its -wal and -shm files, if any) and copy the backup to {path}; without a backup, moving it aside starts an empty ladder")]
+    Damaged { path: String, why: String },
+    /// The store's folder, or its file, cannot be written by this user.
+    #[error("{0}")]
+    NotWritable(String),
     #[error("{0}")]
     BadUrl(String),
     #[error(
@@ -154,6 +181,7 @@ macro_rules! migrations {
             9, "events", "0009_events.sql";
             10, "game analysis", "0010_game_analysis.sql";
             11, "finish order", "0011_finish_order.sql";
+            12, "variant order", "0012_variant_order.sql";
         )
     };
     (@ $dialect:literal; $($version:literal, $description:literal, $file:literal;)+) => {
@@ -527,7 +555,10 @@ async fn sqlite_pool(connections: u32, options: AnyConnectOptions) -> Result<Any
 impl Db {
     /// Opens the database at `url` (`sqlite:PATH`, created if missing, in
     /// WAL mode; or `postgres://...`, which must exist) and brings its
-    /// schema up to date.
+    /// schema up to date. Refused, before anything is written to it ([`open`]):
+    /// a database that holds another application's tables, a damaged SQLite
+    /// file, a folder this user cannot write; a PostgreSQL server that is
+    /// not there is said at once.
     pub async fn open(url: &str) -> Result<Db, DbError> {
         let backend = Backend::of_url(url).map_err(DbError::BadUrl)?;
         let open = |source| DbError::Open {
@@ -537,37 +568,61 @@ impl Db {
         sqlx::any::install_default_drivers();
         let (pool, write, games) = match backend {
             Backend::Sqlite => {
+                // `of_url` refused a URL without a file.
+                let file = open::sqlite_path(url).unwrap_or_default();
+                let failed = |e| open::sqlite_failure(file, url, e);
                 let url = match url.contains('?') {
                     true => url.to_string(),
                     false => format!("{url}?mode=rwc"),
                 };
                 let options = AnyConnectOptions::from_str(&url).map_err(open)?;
-                // WAL is a setting of the file, and switching to it needs
-                // the file to itself: once, before the pool.
                 let mut first = <sqlx::AnyConnection as sqlx::Connection>::connect_with(&options)
                     .await
-                    .map_err(open)?;
+                    .map_err(failed)?;
+                // Another application's file is left as it was: not even
+                // its journal mode is changed.
+                let foreign = open::foreign_tables(&mut first, backend)
+                    .await
+                    .map_err(failed)?;
+                if !foreign.is_empty() {
+                    let shown = std::path::absolute(file)
+                        .map_or_else(|_| file.to_string(), |p| p.display().to_string());
+                    return Err(open::foreign(shown, &foreign));
+                }
+                // WAL is a setting of the file, and switching to it needs
+                // the file to itself: once, before the pool.
                 first
                     .execute("PRAGMA journal_mode = WAL")
                     .await
-                    .map_err(open)?;
-                sqlx::Connection::close(first).await.map_err(open)?;
+                    .map_err(failed)?;
+                sqlx::Connection::close(first).await.map_err(failed)?;
                 // Readers (the pages, the exports) get a pool of their
                 // own; every write goes through one connection. SQLite
                 // writes one at a time anyway, and a connection drops
                 // its page cache whenever another connection wrote, so
                 // spreading the game's statements over four connections
                 // made SQLite read its pages again for almost each one.
-                let pool = sqlite_pool(4, options.clone()).await.map_err(open)?;
-                let write = sqlite_pool(1, options.clone()).await.map_err(open)?;
+                let pool = sqlite_pool(4, options.clone()).await.map_err(failed)?;
+                let write = sqlite_pool(1, options.clone()).await.map_err(failed)?;
                 let mut games = <sqlx::AnyConnection as sqlx::Connection>::connect_with(&options)
                     .await
-                    .map_err(open)?;
-                games.execute(SQLITE_PRAGMAS).await.map_err(open)?;
+                    .map_err(failed)?;
+                games.execute(SQLITE_PRAGMAS).await.map_err(failed)?;
                 (pool, write, Some(Arc::new(tokio::sync::Mutex::new(games))))
             }
             Backend::Postgres => {
                 let options = AnyConnectOptions::from_str(url).map_err(open)?;
+                let mut first = open::postgres_first(url, &options).await?;
+                let foreign = open::foreign_tables(&mut first, backend)
+                    .await
+                    .map_err(open)?;
+                if !foreign.is_empty() {
+                    return Err(open::foreign(
+                        format!("{} (its current schema)", redact(url)),
+                        &foreign,
+                    ));
+                }
+                sqlx::Connection::close(first).await.map_err(open)?;
                 let pool = AnyPoolOptions::new()
                     .max_connections(8)
                     .acquire_timeout(std::time::Duration::from_secs(30))
@@ -1157,6 +1212,15 @@ impl Db {
             .bind(path.display().to_string())
             .execute(&self.pool)
             .await?;
+        // The copy is not this server's store: without this server's claim
+        // in it, a server started on it (elsewhere, while this one still
+        // runs) is not refused with this one's pid.
+        let mut copy = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(path)
+            .connect()
+            .await?;
+        sqlx::query("DELETE FROM server").execute(&mut copy).await?;
+        copy.close().await?;
         Ok(())
     }
 

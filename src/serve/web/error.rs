@@ -86,9 +86,226 @@ pub type ApiResult<T> = Result<T, ApiError>;
 /// What every handler is given: the service.
 pub type Shared = State<Arc<Ladder>>;
 
+/// axum's listener, whose connections send hyper's own refusals with the
+/// body every other refusal has. Hyper answers a request it cannot read
+/// before any route sees it (a request line or path over 64 KiB: 414;
+/// headers over its buffer: 431; a malformed request: 400) with a status
+/// and no body: such an answer is recognised as written (a head alone,
+/// `content-length: 0` and no `content-type`, which no answer of the
+/// routes has, [`super::errors_as_json`]) and sent with
+/// `{"error": "..."}`.
+pub struct JsonRefusals(pub tokio::net::TcpListener);
+
+impl axum::serve::Listener for JsonRefusals {
+    type Io = Refusing<tokio::net::TcpStream>;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        let (io, addr) = axum::serve::Listener::accept(&mut self.0).await;
+        (
+            Refusing {
+                io,
+                pending: Vec::new(),
+                sent: 0,
+            },
+            addr,
+        )
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.0.local_addr()
+    }
+}
+
+/// A connection of [`JsonRefusals`]: what it reads comes as it came; a
+/// bodiless refusal of hyper's is written with its body.
+pub struct Refusing<I> {
+    io: I,
+    /// A refusal rewritten with its body, being sent.
+    pending: Vec<u8>,
+    /// How much of `pending` is sent.
+    sent: usize,
+}
+
+/// The refusal `head` is, rewritten with its JSON body, when it is one of
+/// hyper's own (a whole head, `content-length: 0`, no `content-type`,
+/// status 400, 414 or 431); `None` for anything else.
+fn with_body(head: &[u8]) -> Option<Vec<u8>> {
+    // Every answer's writes pass here: bytes looked at first, cheaply.
+    let status = head.strip_prefix(b"HTTP/1.1 ")?.get(..3)?;
+    if head.len() > 1024 || !matches!(status, b"400" | b"414" | b"431") {
+        return None;
+    }
+    let text = std::str::from_utf8(head).ok()?;
+    let status = text.strip_prefix("HTTP/1.1 ")?.get(..3)?;
+    let why = match status {
+        "400" => "the request cannot be read as HTTP/1.1 (a malformed request line or header)",
+        "414" => "the request's path and query are too long (at most 65,534 bytes)",
+        "431" => "the request's headers are too large",
+        _ => return None,
+    };
+    let lines = text.strip_suffix("\r\n\r\n")?;
+    if lines.contains("\r\n\r\n") {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut empty = false;
+    for line in lines.split("\r\n") {
+        let lower = line.to_ascii_lowercase();
+        if lower.starts_with("content-type:") {
+            return None;
+        }
+        if let Some(length) = lower.strip_prefix("content-length:") {
+            empty = length.trim() == "0";
+            continue;
+        }
+        out.push(line);
+    }
+    if !empty {
+        return None;
+    }
+    let body = serde_json::to_string(&ErrorBody {
+        error: &format!("{why}: see docs/ladder.md for the API"),
+    })
+    .ok()?
+        + "\n";
+    let mut head = out.join("\r\n");
+    head.push_str(&format!(
+        "\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    ));
+    Some(head.into_bytes())
+}
+
+impl<I: tokio::io::AsyncWrite + Unpin> Refusing<I> {
+    /// Sends what is left of a rewritten refusal.
+    fn drain(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
+        use std::task::{ready, Poll};
+        while self.sent < self.pending.len() {
+            let n = ready!(
+                std::pin::Pin::new(&mut self.io).poll_write(cx, &self.pending[self.sent..])
+            )?;
+            if n == 0 {
+                return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()));
+            }
+            self.sent += n;
+        }
+        self.pending.clear();
+        self.sent = 0;
+        Poll::Ready(Ok(()))
+    }
+
+    /// `buf` taken whole as a refusal rewritten with its body, if it is
+    /// one ([`with_body`]); its length then.
+    fn refusal(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> Option<std::io::Result<usize>> {
+        self.pending = with_body(buf)?;
+        self.sent = 0;
+        // What the socket does not take now goes at the next write or
+        // flush; the error of one that fails, now.
+        match self.drain(cx) {
+            std::task::Poll::Ready(Err(e)) => Some(Err(e)),
+            _ => Some(Ok(buf.len())),
+        }
+    }
+}
+
+impl<I: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Refusing<I> {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().io).poll_read(cx, buf)
+    }
+}
+
+impl<I: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Refusing<I> {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        std::task::ready!(this.drain(cx))?;
+        if let Some(r) = this.refusal(cx, buf) {
+            return std::task::Poll::Ready(r);
+        }
+        std::pin::Pin::new(&mut this.io).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        std::task::ready!(this.drain(cx))?;
+        let mut full = bufs.iter().filter(|b| !b.is_empty());
+        if let (Some(only), None) = (full.next(), full.next()) {
+            if let Some(r) = this.refusal(cx, only) {
+                return std::task::Poll::Ready(r);
+            }
+        }
+        std::pin::Pin::new(&mut this.io).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        std::task::ready!(this.drain(cx))?;
+        std::pin::Pin::new(&mut this.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        std::task::ready!(this.drain(cx))?;
+        std::pin::Pin::new(&mut this.io).poll_shutdown(cx)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hyper's bodiless 414 gets its JSON body; an answer of the routes
+    /// (with its content type, or a body) is left as it is.
+    #[test]
+    fn a_bodiless_refusal_of_hypers_gets_a_json_body() {
+        let hyper = b"HTTP/1.1 414 URI Too Long\r\nconnection: close\r\ncontent-length: 0\r\ndate: Thu, 03 Dec 2026 17:19:13 GMT\r\n\r\n";
+        let out = String::from_utf8(with_body(hyper).unwrap()).unwrap();
+        let (head, body) = out.split_once("\r\n\r\n").unwrap();
+        assert!(
+            head.starts_with("HTTP/1.1 414 URI Too Long\r\nconnection: close\r\n"),
+            "{head}"
+        );
+        assert!(head.contains("content-type: application/json"), "{head}");
+        assert!(
+            head.contains(&format!("content-length: {}", body.len())),
+            "{head}"
+        );
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert!(v["error"].as_str().unwrap().contains("too long"), "{body}");
+        let ours = b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: 0\r\n\r\n";
+        assert!(with_body(ours).is_none());
+        let with_a_body =
+            b"HTTP/1.1 414 URI Too Long\r\ncontent-length: 0\r\n\r\nHTTP/1.1 200 OK\r\n\r\n";
+        assert!(with_body(with_a_body).is_none());
+        assert!(with_body(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n").is_none());
+        assert!(with_body(b"HTTP/1.1 414 URI Too Long\r\ncontent-length: 0\r\n").is_none());
+    }
 
     /// The store's own words (a query, a path, a constraint's name) stay
     /// in the log.

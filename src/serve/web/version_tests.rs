@@ -73,16 +73,28 @@ const RESULTS: [&str; 7] = [
     "cancelled",
 ];
 
+/// The parameters of the tests' listing (`/api/tests`, `/tests`).
+pub const LISTING_PARAMETERS: [&str; 4] = ["owner", "bot", "result", "limit"];
+
+/// The parameters of an upload's test (`POST /api/bots?...`).
+pub const UPLOAD_PARAMETERS: [&str; 7] = [
+    "test",
+    "elo0",
+    "elo1",
+    "alpha",
+    "beta",
+    "max_games",
+    "outcome",
+];
+
 /// The listing's filters from the query (`owner`, `bot`, `result`);
 /// anything else is refused with the valid words.
 fn filter_of(q: &BTreeMap<String, String>) -> ApiResult<TestFilter> {
     let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, m);
-    if let Some(k) = q
-        .keys()
-        .find(|k| !["owner", "bot", "result", "limit"].contains(&k.as_str()))
-    {
+    if let Some(k) = q.keys().find(|k| !LISTING_PARAMETERS.contains(&k.as_str())) {
         return Err(bad(format!(
-            "unknown filter `{k}`: /api/tests takes owner, bot, result and limit"
+            "unknown filter `{k}`: /api/tests takes {}",
+            LISTING_PARAMETERS.join(", ")
         )));
     }
     let some = |k: &str| q.get(k).filter(|v| !v.is_empty()).cloned();
@@ -297,7 +309,8 @@ pub(super) fn upload_test(l: &Ladder, uri: &Uri) -> ApiResult<Option<TestSpec>> 
             }
             other => {
                 return Err(bad(format!(
-                    "unknown upload parameter `{other}`: an upload takes test, elo0, elo1, alpha, beta, max_games and outcome"
+                    "unknown upload parameter `{other}`: an upload takes {}",
+                    UPLOAD_PARAMETERS.join(", ")
                 )))
             }
         }
