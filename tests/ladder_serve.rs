@@ -937,58 +937,48 @@ fn games_keep_their_variant_when_the_ladder_file_reorders_its_variants() {
             |n| *n >= 6,
         );
     }
-    assert!(server.terminate().success(), "{}", server.log());
-    let games_of = |server: &Server, variant: &str| {
-        let all = listed(server, variant);
-        assert!(
-            all.iter().all(|v| v == variant),
-            "{variant}: {all:?}\n{}",
-            server.log()
+    // The server started again with the file's variants `from` made `to`:
+    // each variant of `shown` finds its 6 games or more, and only its
+    // own; the log says `says`.
+    let again = |server: &mut Server, (from, to): (&str, &str), shown: &[&str], says: &str| {
+        assert!(server.terminate().success(), "{}", server.log());
+        let text = std::fs::read_to_string(&server.file).unwrap();
+        let changed = text.replace(
+            &format!("variants = [{from}]"),
+            &format!("variants = [{to}]"),
         );
-        all.len()
+        assert_ne!(changed, text);
+        std::fs::write(&server.file, changed).unwrap();
+        server.start();
+        for variant in shown {
+            let all = listed(server, variant);
+            assert!(
+                all.iter().all(|v| v == variant),
+                "{variant}: {all:?}\n{}",
+                server.log()
+            );
+            assert!(all.len() >= 6, "{variant}: {all:?}\n{}", server.log());
+        }
+        assert!(server.log().contains(says), "{}", server.log());
     };
-    // Reordered, with a variant added in front: each game under its own.
-    std::fs::write(
-        &server.file,
-        std::fs::read_to_string(&server.file).unwrap().replace(
-            "\"kisolo\", \"filo\"",
-            "\"hackaback\", \"filo\", \"kisolo\"",
-        ),
-    )
-    .unwrap();
-    server.start();
-    assert!(games_of(&server, "kisolo") >= 6);
-    assert!(games_of(&server, "filo") >= 6);
-    assert!(
-        server.log().contains("its games follow it"),
-        "{}",
-        server.log()
+    // Reordered, with a variant added in front.
+    let (two, three) = (
+        "\"kisolo\", \"filo\"",
+        "\"hackaback\", \"filo\", \"kisolo\"",
     );
-    assert!(server.terminate().success(), "{}", server.log());
+    again(
+        &mut server,
+        (two, three),
+        &["kisolo", "filo"],
+        "its games follow it",
+    );
     // filo cut: its games are kept, and found again when it is back.
-    let text = std::fs::read_to_string(&server.file).unwrap();
-    std::fs::write(
-        &server.file,
-        text.replace("\"hackaback\", \"filo\", \"kisolo\"", "\"kisolo\""),
-    )
-    .unwrap();
-    server.start();
-    assert!(games_of(&server, "kisolo") >= 6);
-    assert!(
-        server
-            .log()
-            .contains("filo is not in the ladder file any more"),
-        "{}",
-        server.log()
+    let filo_gone = "filo is not in the ladder file any more";
+    again(&mut server, (three, "\"kisolo\""), &["kisolo"], filo_gone);
+    again(
+        &mut server,
+        ("\"kisolo\"", two),
+        &["kisolo", "filo"],
+        "games renumbered",
     );
-    assert!(server.terminate().success(), "{}", server.log());
-    let text = std::fs::read_to_string(&server.file).unwrap();
-    std::fs::write(
-        &server.file,
-        text.replace("[\"kisolo\"]", "[\"filo\", \"kisolo\"]"),
-    )
-    .unwrap();
-    server.start();
-    assert!(games_of(&server, "filo") >= 6);
-    assert!(games_of(&server, "kisolo") >= 6);
 }
