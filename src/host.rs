@@ -215,21 +215,41 @@ where
         })
 }
 
-/// Resolves at Ctrl-C or SIGTERM (on the caller's tokio runtime): the stop
-/// of a server (`arena serve`, `arena view`).
-pub async fn terminated() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-    let sigterm = async {
-        match term.as_mut() {
-            Some(t) => {
-                t.recv().await;
-            }
-            None => std::future::pending().await,
+/// Ctrl-C and SIGTERM, listened for from the moment this is made: the stop
+/// of a server (`arena serve`, `arena view`). Made before the server says
+/// where it listens, so that a signal sent as soon as it does is a stop,
+/// not the process's death by the signal's default action (a handler set
+/// at the first wait came after the address was printed).
+pub struct Termination {
+    interrupt: Option<tokio::signal::unix::Signal>,
+    terminate: Option<tokio::signal::unix::Signal>,
+}
+
+impl Termination {
+    /// Starts listening; inside a tokio runtime with its signals enabled.
+    /// (A signal that cannot be listened for is waited for never.)
+    pub fn listen() -> Termination {
+        use tokio::signal::unix::{signal, SignalKind};
+        Termination {
+            interrupt: signal(SignalKind::interrupt()).ok(),
+            terminate: signal(SignalKind::terminate()).ok(),
         }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = sigterm => {}
+    }
+
+    /// Resolves at the first Ctrl-C or SIGTERM since [`Termination::listen`].
+    pub async fn wait(mut self) {
+        async fn one(s: Option<&mut tokio::signal::unix::Signal>) {
+            match s {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            () = one(self.interrupt.as_mut()) => {}
+            () = one(self.terminate.as_mut()) => {}
+        }
     }
 }
 

@@ -982,3 +982,17 @@ fn games_keep_their_variant_when_the_ladder_file_reorders_its_variants() {
         "games renumbered",
     );
 }
+
+/// SIGTERM as soon as the server says where it listens: a clean stop
+/// (exit 0), not the process's death by the signal's default action (its
+/// handler was set at the first wait, after the address was printed).
+#[test]
+fn sigterm_as_soon_as_the_server_listens_is_a_clean_stop() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut server = new_server(tmp.path(), "");
+    for _ in 0..3 {
+        server.start();
+        let status = server.terminate();
+        assert!(status.success(), "{status}: {}", server.log());
+    }
+}

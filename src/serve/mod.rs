@@ -356,10 +356,11 @@ pub fn serve(
     })?;
     let addr = listener.local_addr().map_err(io("the listening address"))?;
     tracing::info!("serving {} at http://{addr}", ladder.t.name);
+    let stop = rt.block_on(async { crate::host::Termination::listen() });
     on_listen(addr);
     let parts = Parts::start(&ladder, &rt)?;
     let router = web::router(ladder.clone());
-    let served = rt.block_on(serve_until_stopped(listener, router, ladder.clone()));
+    let served = rt.block_on(serve_until_stopped(listener, router, ladder.clone(), stop));
     wind_down(rt, &ladder, parts);
     served.map_err(io("the web server"))?;
     match ladder.lost.load(std::sync::atomic::Ordering::SeqCst) {
@@ -565,12 +566,13 @@ async fn serve_until_stopped(
     listener: tokio::net::TcpListener,
     router: axum::Router,
     ladder: Arc<Ladder>,
+    stop: crate::host::Termination,
 ) -> std::io::Result<()> {
     use std::future::IntoFuture;
     let l = ladder.clone();
     let serve = axum::serve(web::JsonRefusals(listener), router)
         .with_graceful_shutdown(async move {
-            stop_signal(&l).await;
+            stop_signal(&l, stop).await;
             l.stop();
         })
         .into_future();
@@ -682,14 +684,14 @@ fn reread(l: &Ladder, done: usize) -> Result<(), DbError> {
 }
 
 /// Waits for Ctrl-C or SIGTERM, or for the service to stop by itself.
-async fn stop_signal(l: &Ladder) {
+async fn stop_signal(l: &Ladder, stop: crate::host::Termination) {
     let stopped = async {
         while !l.is_stopping() {
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     };
     tokio::select! {
-        _ = crate::host::terminated() => {}
+        () = stop.wait() => {}
         _ = stopped => {}
     }
 }

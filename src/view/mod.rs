@@ -282,11 +282,12 @@ pub fn view(opts: ViewOptions, on_listen: &mut dyn FnMut(SocketAddr)) -> Result<
             .map_err(io(format!("cannot listen on {bind}")))
     })?;
     let addr = listener.local_addr().map_err(io("the listening address"))?;
+    let stop = rt.block_on(async { crate::host::Termination::listen() });
     on_listen(addr);
     let router = router(viewed);
     rt.block_on(async move {
         axum::serve(listener, router)
-            .with_graceful_shutdown(crate::host::terminated())
+            .with_graceful_shutdown(stop.wait())
             .await
     })
     .map_err(io("serving"))
