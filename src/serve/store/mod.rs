@@ -52,7 +52,7 @@ impl Backend {
             // Without a file, each of the store's connections would open
             // a database of its own (a temporary or an in-memory one):
             // the tables one makes, the next lacks.
-            match open::sqlite_path(url) {
+            match Db::sqlite_path(url) {
                 Some(_) => Ok(Backend::Sqlite),
                 None => Err(format!(
                     "`{url}` names no file: give sqlite:PATH (the file is created if missing), or postgres://USER:PASSWORD@HOST:PORT/DATABASE"
@@ -569,8 +569,8 @@ impl Db {
         let (pool, write, games) = match backend {
             Backend::Sqlite => {
                 // `of_url` refused a URL without a file.
-                let file = open::sqlite_path(url).unwrap_or_default();
-                let failed = |e| open::sqlite_failure(file, url, e);
+                let file = Db::sqlite_path(url).unwrap_or_default();
+                let failed = |e| Db::sqlite_failure(file, url, e);
                 let url = match url.contains('?') {
                     true => url.to_string(),
                     false => format!("{url}?mode=rwc"),
@@ -581,13 +581,13 @@ impl Db {
                     .map_err(failed)?;
                 // Another application's file is left as it was: not even
                 // its journal mode is changed.
-                let foreign = open::foreign_tables(&mut first, backend)
+                let foreign = Db::foreign_tables(&mut first, backend)
                     .await
                     .map_err(failed)?;
                 if !foreign.is_empty() {
                     let shown = std::path::absolute(file)
                         .map_or_else(|_| file.to_string(), |p| p.display().to_string());
-                    return Err(open::foreign(shown, &foreign));
+                    return Err(Db::foreign(shown, &foreign));
                 }
                 // WAL is a setting of the file, and switching to it needs
                 // the file to itself: once, before the pool.
@@ -612,12 +612,12 @@ impl Db {
             }
             Backend::Postgres => {
                 let options = AnyConnectOptions::from_str(url).map_err(open)?;
-                let mut first = open::postgres_first(url, &options).await?;
-                let foreign = open::foreign_tables(&mut first, backend)
+                let mut first = Db::postgres_first(url, &options).await?;
+                let foreign = Db::foreign_tables(&mut first, backend)
                     .await
                     .map_err(open)?;
                 if !foreign.is_empty() {
-                    return Err(open::foreign(
+                    return Err(Db::foreign(
                         format!("{} (its current schema)", redact(url)),
                         &foreign,
                     ));

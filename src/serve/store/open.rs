@@ -7,7 +7,7 @@
 //! not there (said at once, with its address, rather than after the
 //! pool's acquire timeout).
 
-use super::{migrator, redact, Backend, DbError};
+use super::{migrator, redact, Backend, Db, DbError};
 use sqlx::any::AnyConnectOptions;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -21,18 +21,6 @@ pub const CONNECT_SECONDS: u64 = 10;
 
 /// The most table names a refusal of another application's database lists.
 const NAMED_TABLES: usize = 5;
-
-/// The file a SQLite URL names (`sqlite:PATH` or `sqlite://PATH`, without
-/// its `?options`); `None` when it names none: an empty path, or an
-/// in-memory database.
-pub fn sqlite_path(url: &str) -> Option<&str> {
-    let rest = url
-        .strip_prefix("sqlite://")
-        .or_else(|| url.strip_prefix("sqlite:"))?;
-    let (path, options) = rest.split_once('?').unwrap_or((rest, ""));
-    let memory = path == ":memory:" || options.split('&').any(|o| o == "mode=memory");
-    (!path.is_empty() && !memory).then_some(path)
-}
 
 /// `HOST:PORT` of a PostgreSQL URL (PostgreSQL's port, 5432, when it
 /// gives none), for messages: never its user or password.
@@ -94,55 +82,6 @@ async fn tables_of(
     Ok(rows.into_iter().map(|(n,)| n).collect())
 }
 
-/// The tables of the database that are not an arena ladder's, before
-/// anything is written to it: none in a new database, or in a ladder's
-/// store; the others' names otherwise. A store that a newer server
-/// migrated (migrations past this one's) is let through: its newer tables
-/// are the ladder's, and the migrator says that it is newer.
-pub(super) async fn foreign_tables(
-    conn: &mut sqlx::AnyConnection,
-    backend: Backend,
-) -> Result<Vec<String>, sqlx::Error> {
-    let tables = tables_of(conn, backend).await?;
-    if tables.iter().any(|t| t == "_sqlx_migrations") {
-        let (newest,): (i64,) = sqlx::query_as(
-            "SELECT CAST(COALESCE(MAX(version), 0) AS BIGINT) FROM _sqlx_migrations",
-        )
-        .fetch_one(&mut *conn)
-        .await?;
-        let ours = migrator(backend)
-            .iter()
-            .map(|m| m.version)
-            .max()
-            .unwrap_or(0);
-        if newest > ours {
-            return Ok(Vec::new());
-        }
-    }
-    let ours = arena_tables(backend);
-    Ok(tables
-        .into_iter()
-        .filter(|t| !ours.contains(&t.to_ascii_lowercase()))
-        .collect())
-}
-
-/// [`DbError::Foreign`] for the database `store` that holds `tables`
-/// (a few named, and how many more).
-pub(super) fn foreign(store: String, tables: &[String]) -> DbError {
-    let mut named: Vec<String> = tables
-        .iter()
-        .take(NAMED_TABLES)
-        .map(|t| format!("`{t}`"))
-        .collect();
-    if tables.len() > NAMED_TABLES {
-        named.push(format!("and {} more", tables.len() - NAMED_TABLES));
-    }
-    DbError::Foreign {
-        store,
-        tables: named.join(", "),
-    }
-}
-
 /// Why this user cannot write the SQLite store `file`, if they cannot: its
 /// folder missing or not writable (SQLite writes its journal beside the
 /// store, `-wal` and `-shm`, even to read it), or the file read-only.
@@ -187,68 +126,133 @@ fn may_write(path: &Path) -> bool {
     unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
 }
 
-/// A failure to open or first read the SQLite store `file` (of `url`),
-/// said as what to do: a damaged file or one that is not a database
-/// ([`DbError::Damaged`], with how to restore a backup), a folder or file
-/// this user cannot write ([`DbError::NotWritable`]); else as it came.
-pub(super) fn sqlite_failure(file: &str, url: &str, e: sqlx::Error) -> DbError {
-    let db = e.as_database_error();
-    let code = db
-        .and_then(|d| d.code())
-        .and_then(|c| c.parse::<i64>().ok());
-    let shown =
-        std::path::absolute(file).map_or_else(|_| file.to_string(), |p| p.display().to_string());
-    // SQLite's primary result codes: CORRUPT, NOTADB; READONLY, CANTOPEN.
-    match code.map(|c| c & 0xff) {
-        Some(11 | 26) => DbError::Damaged {
-            path: shown,
-            why: db.map_or_else(|| e.to_string(), |d| d.message().to_string()),
-        },
-        Some(8 | 14) => match not_writable(Path::new(file)) {
-            Some(why) => DbError::NotWritable(why),
-            None => DbError::Open {
+/// What [`Db::open`] calls (associated functions, so that the store's
+/// file names this one by nothing but `mod open`).
+impl Db {
+    /// The file a SQLite URL names (`sqlite:PATH` or `sqlite://PATH`, without
+    /// its `?options`); `None` when it names none: an empty path, or an
+    /// in-memory database.
+    pub(super) fn sqlite_path(url: &str) -> Option<&str> {
+        let rest = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))?;
+        let (path, options) = rest.split_once('?').unwrap_or((rest, ""));
+        let memory = path == ":memory:" || options.split('&').any(|o| o == "mode=memory");
+        (!path.is_empty() && !memory).then_some(path)
+    }
+
+    /// The tables of the database that are not an arena ladder's, before
+    /// anything is written to it: none in a new database, or in a ladder's
+    /// store; the others' names otherwise. A store that a newer server
+    /// migrated (migrations past this one's) is let through: its newer tables
+    /// are the ladder's, and the migrator says that it is newer.
+    pub(super) async fn foreign_tables(
+        conn: &mut sqlx::AnyConnection,
+        backend: Backend,
+    ) -> Result<Vec<String>, sqlx::Error> {
+        let tables = tables_of(conn, backend).await?;
+        if tables.iter().any(|t| t == "_sqlx_migrations") {
+            let (newest,): (i64,) = sqlx::query_as(
+                "SELECT CAST(COALESCE(MAX(version), 0) AS BIGINT) FROM _sqlx_migrations",
+            )
+            .fetch_one(&mut *conn)
+            .await?;
+            let ours = migrator(backend)
+                .iter()
+                .map(|m| m.version)
+                .max()
+                .unwrap_or(0);
+            if newest > ours {
+                return Ok(Vec::new());
+            }
+        }
+        let ours = arena_tables(backend);
+        Ok(tables
+            .into_iter()
+            .filter(|t| !ours.contains(&t.to_ascii_lowercase()))
+            .collect())
+    }
+
+    /// [`DbError::Foreign`] for the database `store` that holds `tables`
+    /// (a few named, and how many more).
+    pub(super) fn foreign(store: String, tables: &[String]) -> DbError {
+        let mut named: Vec<String> = tables
+            .iter()
+            .take(NAMED_TABLES)
+            .map(|t| format!("`{t}`"))
+            .collect();
+        if tables.len() > NAMED_TABLES {
+            named.push(format!("and {} more", tables.len() - NAMED_TABLES));
+        }
+        DbError::Foreign {
+            store,
+            tables: named.join(", "),
+        }
+    }
+
+    /// A failure to open or first read the SQLite store `file` (of `url`),
+    /// said as what to do: a damaged file or one that is not a database
+    /// ([`DbError::Damaged`], with how to restore a backup), a folder or file
+    /// this user cannot write ([`DbError::NotWritable`]); else as it came.
+    pub(super) fn sqlite_failure(file: &str, url: &str, e: sqlx::Error) -> DbError {
+        let db = e.as_database_error();
+        let code = db
+            .and_then(|d| d.code())
+            .and_then(|c| c.parse::<i64>().ok());
+        let shown = std::path::absolute(file)
+            .map_or_else(|_| file.to_string(), |p| p.display().to_string());
+        // SQLite's primary result codes: CORRUPT, NOTADB; READONLY, CANTOPEN.
+        match code.map(|c| c & 0xff) {
+            Some(11 | 26) => DbError::Damaged {
+                path: shown,
+                why: db.map_or_else(|| e.to_string(), |d| d.message().to_string()),
+            },
+            Some(8 | 14) => match not_writable(Path::new(file)) {
+                Some(why) => DbError::NotWritable(why),
+                None => DbError::Open {
+                    url: redact(url),
+                    source: e,
+                },
+            },
+            _ => DbError::Open {
                 url: redact(url),
                 source: e,
             },
-        },
-        _ => DbError::Open {
-            url: redact(url),
-            source: e,
-        },
-    }
-}
-
-/// The first connection to the PostgreSQL server of `url`, on its own, so
-/// that a server that is not there is said at once with its cause
-/// ([`DbError::Connect`]: refused, no such host, no answer within
-/// [`CONNECT_SECONDS`]), where the pool would retry until its acquire
-/// timeout and say only that it timed out.
-pub(super) async fn postgres_first(
-    url: &str,
-    options: &AnyConnectOptions,
-) -> Result<sqlx::AnyConnection, DbError> {
-    let connect = <sqlx::AnyConnection as sqlx::Connection>::connect_with(options);
-    let why = match tokio::time::timeout(Duration::from_secs(CONNECT_SECONDS), connect).await {
-        Ok(Ok(c)) => return Ok(c),
-        Err(_) => format!("no answer in {CONNECT_SECONDS} s"),
-        Ok(Err(sqlx::Error::Io(e))) => match e.kind() {
-            std::io::ErrorKind::ConnectionRefused => "connection refused".to_string(),
-            _ => e.to_string(),
-        },
-        Ok(Err(e @ (sqlx::Error::Tls(_) | sqlx::Error::Protocol(_)))) => e.to_string(),
-        // The server answered: a refused password, a database missing.
-        Ok(Err(e)) => {
-            return Err(DbError::Open {
-                url: redact(url),
-                source: e,
-            })
         }
-    };
-    Err(DbError::Connect {
-        at: postgres_address(url),
-        why,
-        url: redact(url),
-    })
+    }
+
+    /// The first connection to the PostgreSQL server of `url`, on its own, so
+    /// that a server that is not there is said at once with its cause
+    /// ([`DbError::Connect`]: refused, no such host, no answer within
+    /// [`CONNECT_SECONDS`]), where the pool would retry until its acquire
+    /// timeout and say only that it timed out.
+    pub(super) async fn postgres_first(
+        url: &str,
+        options: &AnyConnectOptions,
+    ) -> Result<sqlx::AnyConnection, DbError> {
+        let connect = <sqlx::AnyConnection as sqlx::Connection>::connect_with(options);
+        let why = match tokio::time::timeout(Duration::from_secs(CONNECT_SECONDS), connect).await {
+            Ok(Ok(c)) => return Ok(c),
+            Err(_) => format!("no answer in {CONNECT_SECONDS} s"),
+            Ok(Err(sqlx::Error::Io(e))) => match e.kind() {
+                std::io::ErrorKind::ConnectionRefused => "connection refused".to_string(),
+                _ => e.to_string(),
+            },
+            Ok(Err(e @ (sqlx::Error::Tls(_) | sqlx::Error::Protocol(_)))) => e.to_string(),
+            // The server answered: a refused password, a database missing.
+            Ok(Err(e)) => {
+                return Err(DbError::Open {
+                    url: redact(url),
+                    source: e,
+                })
+            }
+        };
+        Err(DbError::Connect {
+            at: postgres_address(url),
+            why,
+            url: redact(url),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -258,19 +262,19 @@ mod tests {
     #[test]
     fn a_sqlite_url_names_its_file_or_none() {
         assert_eq!(
-            sqlite_path("sqlite:results/ladder.db"),
+            Db::sqlite_path("sqlite:results/ladder.db"),
             Some("results/ladder.db")
         );
         assert_eq!(
-            sqlite_path("sqlite:///tmp/l.db?mode=rwc"),
+            Db::sqlite_path("sqlite:///tmp/l.db?mode=rwc"),
             Some("/tmp/l.db")
         );
-        assert_eq!(sqlite_path("sqlite:"), None);
-        assert_eq!(sqlite_path("sqlite://"), None);
-        assert_eq!(sqlite_path("sqlite:?mode=rwc"), None);
-        assert_eq!(sqlite_path("sqlite::memory:"), None);
-        assert_eq!(sqlite_path("sqlite:x.db?mode=memory"), None);
-        assert_eq!(sqlite_path("postgres://h/db"), None);
+        assert_eq!(Db::sqlite_path("sqlite:"), None);
+        assert_eq!(Db::sqlite_path("sqlite://"), None);
+        assert_eq!(Db::sqlite_path("sqlite:?mode=rwc"), None);
+        assert_eq!(Db::sqlite_path("sqlite::memory:"), None);
+        assert_eq!(Db::sqlite_path("sqlite:x.db?mode=memory"), None);
+        assert_eq!(Db::sqlite_path("postgres://h/db"), None);
     }
 
     #[test]
