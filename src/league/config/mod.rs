@@ -163,11 +163,12 @@ struct RawLimits {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawTime {
-    startup_ms: Option<u64>,
+    /// Spanned: a 0 is named at its line.
+    startup_ms: Option<Spanned<u64>>,
     decision_ms: Option<u64>,
     base_ms: Option<u64>,
     increment_ms: Option<u64>,
-    watchdog_ms: Option<u64>,
+    watchdog_ms: Option<Spanned<u64>>,
 }
 
 impl Tournament {
@@ -580,39 +581,36 @@ fn time_section(
     flags: &RunSettings,
 ) -> Result<TimeSettings, ConfigError> {
     let d = TimeSettings::default();
+    let startup = pick(&flags.startup_ms, &t.startup_ms);
+    let watchdog = pick(&flags.watchdog_ms, &t.watchdog_ms);
     let time = TimeSettings {
-        startup_ms: flags.startup_ms.or(t.startup_ms).unwrap_or(d.startup_ms),
+        startup_ms: startup.as_ref().map_or(d.startup_ms, |(v, _)| *v),
         decision_ms: flags.decision_ms.or(t.decision_ms).unwrap_or(d.decision_ms),
         base_ms: flags.base_ms.or(t.base_ms).unwrap_or(d.base_ms),
         increment_ms: flags
             .increment_ms
             .or(t.increment_ms)
             .unwrap_or(d.increment_ms),
-        watchdog_ms: flags.watchdog_ms.or(t.watchdog_ms).unwrap_or(d.watchdog_ms),
+        watchdog_ms: watchdog.as_ref().map_or(d.watchdog_ms, |(v, _)| *v),
     };
     let zero = [
         (
-            time.watchdog_ms,
-            flags.watchdog_ms,
+            watchdog,
             "watchdog_ms",
             "must be positive: every game has a wall-clock watchdog",
         ),
         (
-            time.startup_ms,
-            flags.startup_ms,
+            startup,
             "startup_ms",
             "must be positive: it is the time a bot has to answer its hello",
         ),
     ];
-    for (value, flag, key, why) in zero {
-        if value == 0 {
-            return Err(match flag {
-                Some(_) => ctx.at(&Source::Flag, key, why),
-                None => ConfigError::Missing {
-                    path: ctx.path.to_path_buf(),
-                    field: format!("time_control.{key}"),
-                    why: why.into(),
-                },
+    for (picked, key, why) in zero {
+        if let Some((0, from)) = picked {
+            // The flag by its name; the file's key at its line.
+            return Err(match from {
+                Source::Flag => ctx.at(&from, key, why),
+                Source::File(_) => ctx.at(&from, &format!("time_control.{key}"), why),
             });
         }
     }

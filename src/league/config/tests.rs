@@ -60,6 +60,16 @@ fn errors_name_field_and_line() {
     let src = format!("{TWO_BOTS}\ngauntlet = \"zed\"\n");
     let e = parse(&src).unwrap_err().to_string();
     assert!(e.contains("gauntlet") && e.contains("zed"), "{e}");
+
+    // A zero where the time control needs a time: its key's line.
+    for key in ["watchdog_ms", "startup_ms"] {
+        let src = format!("{TWO_BOTS}\n[time_control]\ndecision_ms = 50\n{key} = 0\n");
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!(":10: `time_control.{key}`: must be positive")),
+            "{e}"
+        );
+    }
 }
 
 /// The flags go through the same checks as the file, and their errors
