@@ -128,6 +128,19 @@ fn arena_ended(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
     (status.code(), log())
 }
 
+/// `arena worker --server URL --token TOKEN --cache CACHE` in `dir`, which
+/// must end within [`PATIENCE`] (a worker refused at its start): its exit
+/// code and its output.
+fn worker_ended(dir: &Path, url: &str, token: &str, cache: &Path) -> (Option<i32>, String) {
+    let cache = cache.to_str().unwrap();
+    arena_ended(
+        dir,
+        &[
+            "worker", "--server", url, "--token", token, "--cache", cache,
+        ],
+    )
+}
+
 /// Sends SIGTERM to `child`.
 fn terminate(child: &Child) {
     // SAFETY: signals a child this test spawned and has not reaped.
@@ -147,18 +160,7 @@ fn a_second_worker_on_a_cache_in_use_is_refused_naming_it_and_the_lock_goes_with
     // The second, on the same cache: refused at start, before it
     // registers, naming the folder and the first one's pid.
     let url = server.url.clone();
-    let (code, out) = arena_ended(
-        dir,
-        &[
-            "worker",
-            "--server",
-            &url,
-            "--token",
-            &token,
-            "--cache",
-            cache.to_str().unwrap(),
-        ],
-    );
+    let (code, out) = worker_ended(dir, &url, &token, &cache);
     assert_eq!(code, Some(2), "{out}");
     assert!(out.contains(&cache.display().to_string()), "{out}");
     assert!(out.contains("is the cache of another worker"), "{out}");
@@ -200,18 +202,7 @@ fn a_worker_whose_spool_cannot_be_written_is_refused_at_start_naming_it() {
     let spool = cache.join("spool");
     unwritable_spool(&spool);
     let url = server.url.clone();
-    let (code, out) = arena_ended(
-        dir,
-        &[
-            "worker",
-            "--server",
-            &url,
-            "--token",
-            &token,
-            "--cache",
-            cache.to_str().unwrap(),
-        ],
-    );
+    let (code, out) = worker_ended(dir, &url, &token, &cache);
     assert_eq!(code, Some(2), "{out}");
     assert!(
         out.contains(&format!("{}: the spool cannot be written", spool.display())),
@@ -333,18 +324,7 @@ fn a_server_without_http_is_refused_at_once_by_the_worker_and_by_submit() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let cache = dir.join("cache");
-    let (code, out) = arena_ended(
-        dir,
-        &[
-            "worker",
-            "--server",
-            "127.0.0.1:18080",
-            "--token",
-            "t",
-            "--cache",
-            cache.to_str().unwrap(),
-        ],
-    );
+    let (code, out) = worker_ended(dir, "127.0.0.1:18080", "t", &cache);
     assert_eq!(code, Some(2), "{out}");
     assert!(
         out.contains("--server 127.0.0.1:18080: no scheme (did you mean http://127.0.0.1:18080?)"),
@@ -548,18 +528,7 @@ fn a_worker_refuses_a_ladder_without_the_sandbox_unless_told_to_trust_its_bots()
     server.start_at(&at, "ladder.toml", "127.0.0.1:0");
     let url = server.url.clone();
     let cache = dir.join("cache");
-    let (code, out) = arena_ended(
-        dir,
-        &[
-            "worker",
-            "--server",
-            &url,
-            "--token",
-            &token,
-            "--cache",
-            cache.to_str().unwrap(),
-        ],
-    );
+    let (code, out) = worker_ended(dir, &url, &token, &cache);
     assert_eq!(code, Some(2), "{out}");
     assert!(
         out.contains("sandbox = \"off\"") && out.contains("--trust-bots"),

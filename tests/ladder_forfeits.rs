@@ -12,7 +12,7 @@
 
 use crate::common;
 
-use common::ladder::Server;
+use common::ladder::{Claimed, Server};
 use mancala_arena::engine::{Game, Settings, Variant};
 use mancala_arena::serve::store::Db;
 use std::path::{Path, PathBuf};
@@ -75,34 +75,14 @@ fn registration() -> String {
     .to_string()
 }
 
-/// A claimed game.
-struct Claimed {
-    id: i64,
-    game_id: String,
-    lease: String,
-    players: Vec<String>,
-}
-
 /// One game claimed by `token`: `Err((status, body))` when refused.
 fn claim(server: &Server, token: &str) -> Result<Claimed, (u16, String)> {
     let (status, body) = server.call("POST", "/api/worker/claim", Some(token), r#"{"max":1}"#);
     if status != 200 {
         return Err((status, body));
     }
-    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
-    let g = &v["games"][0];
-    assert!(g.is_object(), "no game claimed: {body}\n{}", server.log());
-    Ok(Claimed {
-        id: g["id"].as_i64().unwrap(),
-        game_id: g["game_id"].as_str().unwrap().to_string(),
-        lease: g["lease"].as_str().unwrap().to_string(),
-        players: g["seats"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["player"].as_str().unwrap().to_string())
-            .collect(),
-    })
+    Ok(Claimed::first_of(&body)
+        .unwrap_or_else(|| panic!("no game claimed: {body}\n{}", server.log())))
 }
 
 /// Gives back `token`'s lease `lease`.

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::ladder::{honest_game, Honest, Server};
+use common::ladder::{honest_game, Claimed, Honest, Server};
 use std::io::{Read, Write};
 use std::path::Path;
 use std::time::Duration;
@@ -475,19 +475,8 @@ fn forged_row_fields_are_refused_and_the_export_always_rates() {
             || body_of(&post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#).1),
             |b| b.contains("\"lease\""),
         );
-        let v: serde_json::Value = serde_json::from_str(&claimed).unwrap();
-        let g = &v["games"][0];
-        let players: Vec<String> = g["seats"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["player"].as_str().unwrap().to_string())
-            .collect();
-        (
-            g["game_id"].as_str().unwrap().to_string(),
-            g["lease"].as_str().unwrap().to_string(),
-            players,
-        )
+        let c = Claimed::first_of(&claimed).unwrap();
+        (c.game_id, c.lease, c.players)
     };
     let upload = |(gid, lease): (&str, &str), row: &serde_json::Value, lines: &[String]| {
         let body = serde_json::json!({
@@ -549,18 +538,11 @@ fn forged_row_fields_are_refused_and_the_export_always_rates() {
         || body_of(&post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#).1),
         |b| b.contains("\"lease\""),
     );
-    let v2: serde_json::Value = serde_json::from_str(&claimed).unwrap();
-    let g2 = &v2["games"][0];
-    let gid2 = g2["game_id"].as_str().unwrap();
-    let players2: Vec<String> = g2["seats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["player"].as_str().unwrap().to_string())
-        .collect();
-    let (row2, lines2) = honest_game(gid2, &players2, &honest(700));
+    let second = Claimed::first_of(&claimed).unwrap();
+    let gid2 = second.game_id.as_str();
+    let (row2, lines2) = honest_game(gid2, &second.players, &honest(700));
     let body = serde_json::json!({
-        "lease": g2["lease"], "row": row2, "record": lines2.join("\n") + "\n",
+        "lease": second.lease, "row": row2, "record": lines2.join("\n") + "\n",
     })
     .to_string();
     let (status, a) = post_within(&server, &format!("/api/worker/games/{gid2}"), &w, &body);
@@ -722,22 +704,19 @@ fn a_restarted_server_gives_leases_a_grace_so_a_game_finished_meanwhile_counts()
         || body_of(&post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#).1),
         |b| b.contains("\"lease\""),
     );
-    let v: serde_json::Value = serde_json::from_str(&claimed).unwrap();
-    let g = &v["games"][0];
-    let gid = g["game_id"].as_str().unwrap().to_string();
-    let players: Vec<String> = g["seats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["player"].as_str().unwrap().to_string())
-        .collect();
+    let Claimed {
+        game_id: gid,
+        lease,
+        players,
+        ..
+    } = Claimed::first_of(&claimed).unwrap();
     // The server is down for longer than a lease while the worker plays.
     server.kill();
     std::thread::sleep(Duration::from_secs(7));
     server.start();
     let (row, lines) = honest_game(&gid, &players, &honest(900));
     let body = serde_json::json!({
-        "lease": g["lease"], "row": row, "record": lines.join("\n") + "\n",
+        "lease": lease, "row": row, "record": lines.join("\n") + "\n",
     })
     .to_string();
     let (status, a) = post_within(&server, &format!("/api/worker/games/{gid}"), &w, &body);

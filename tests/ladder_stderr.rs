@@ -11,7 +11,7 @@
 
 use crate::common;
 
-use common::ladder::{bot_copy, honest_game, Honest, Server, Worker};
+use common::ladder::{bot_copy, honest_game, Claimed, Honest, Server, Worker};
 use std::path::Path;
 use std::time::Duration;
 
@@ -222,16 +222,12 @@ fn a_workers_upload_with_more_stderr_than_the_cap_is_refused() {
     let claim = || {
         let (s, b) = server.call("POST", "/api/worker/claim", Some(&w), r#"{"max":1}"#);
         assert_eq!(s, 200, "{b}");
-        let v: serde_json::Value = serde_json::from_str(&b).unwrap();
-        let g = &v["games"][0];
-        let game_id = g["game_id"].as_str().unwrap().to_string();
-        let lease = g["lease"].as_str().unwrap().to_string();
-        let players: Vec<String> = g["seats"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["player"].as_str().unwrap().to_string())
-            .collect();
+        let Claimed {
+            game_id,
+            lease,
+            players,
+            ..
+        } = Claimed::first_of(&b).unwrap_or_else(|| panic!("no game claimed: {b}"));
         let (row, lines) = honest_game(&game_id, &players, &how);
         let record = lines.join("\n") + "\n";
         let body = move |stderr: serde_json::Value| {

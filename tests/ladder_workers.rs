@@ -13,7 +13,7 @@
 
 use crate::common;
 
-use common::ladder::{bot_copy, honest_game, Honest, Server, Worker};
+use common::ladder::{bot_copy, honest_game, Claimed, Honest, Server, Worker};
 
 use mancala_arena::engine::Variant;
 use mancala_arena::serve::store::Db;
@@ -80,20 +80,9 @@ fn registration(rules_version: u32) -> String {
 fn claim_one(server: &Server, token: &str) -> (i64, String, String, Vec<String>) {
     let (status, body) = server.call("POST", "/api/worker/claim", Some(token), r#"{"max":1}"#);
     assert_eq!(status, 200, "{body}");
-    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
-    let g = &v["games"][0];
-    assert!(g.is_object(), "no game claimed: {body}\n{}", server.log());
-    (
-        g["id"].as_i64().unwrap(),
-        g["game_id"].as_str().unwrap().to_string(),
-        g["lease"].as_str().unwrap().to_string(),
-        g["seats"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["player"].as_str().unwrap().to_string())
-            .collect(),
-    )
+    let c = Claimed::first_of(&body)
+        .unwrap_or_else(|| panic!("no game claimed: {body}\n{}", server.log()));
+    (c.id, c.game_id, c.lease, c.players)
 }
 
 fn upload_body(lease: &str, row: &serde_json::Value, lines: &[String]) -> String {

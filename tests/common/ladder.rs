@@ -464,3 +464,32 @@ pub fn python_bot(dir: &Path, from: &str, name: &str, extra: &str) -> PathBuf {
     std::fs::write(folder.join("NOTES"), extra).unwrap();
     folder
 }
+
+/// A game claimed by a worker (`POST /api/worker/claim`): its id, name,
+/// lease and players, by seat.
+pub struct Claimed {
+    pub id: i64,
+    pub game_id: String,
+    pub lease: String,
+    pub players: Vec<String>,
+}
+
+impl Claimed {
+    /// The first game of the claim's answer `body`; `None` when it
+    /// granted none.
+    pub fn first_of(body: &str) -> Option<Claimed> {
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        let g = &v["games"][0];
+        g.is_object().then(|| Claimed {
+            id: g["id"].as_i64().unwrap(),
+            game_id: g["game_id"].as_str().unwrap().to_string(),
+            lease: g["lease"].as_str().unwrap().to_string(),
+            players: g["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["player"].as_str().unwrap().to_string())
+                .collect(),
+        })
+    }
+}
