@@ -20,7 +20,9 @@
 
 use mancala_arena::ratings::{rate, RateOptions};
 use mancala_arena::results::GameRow;
-use mancala_arena::serve::schedule::pairing::{pick, Entrant, LadderVariant, PairingConfig, Pick};
+use mancala_arena::serve::schedule::pairing::{
+    pick, Entrant, InFlight, LadderVariant, PairingConfig, Pick,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
@@ -223,7 +225,13 @@ fn run(setup: &Setup, rule: Rule, seed: u64) -> Outcome {
                 clock: 0.0,
             })
             .collect();
-        if let Some(p) = pick(&entrants, &variants, &config, &flying, &mut rng) {
+        if let Some(p) = pick(
+            &entrants,
+            &variants,
+            &config,
+            &InFlight::of(&flying),
+            &mut rng,
+        ) {
             flying.push(p);
         }
         if flying.len() < IN_FLIGHT {

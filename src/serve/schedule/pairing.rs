@@ -29,6 +29,7 @@
 
 use rand::seq::SliceRandom;
 use rand::Rng;
+use std::collections::HashMap;
 
 /// `ln(10) / 400`: the Elo scale's logistic slope (as `ratings`' fit).
 const K: f64 = std::f64::consts::LN_10 / 400.0;
@@ -138,13 +139,73 @@ pub struct Pick {
     pub seats: Vec<u64>,
 }
 
+/// The games in flight, as the rules count them: games by bot, by pair of
+/// bots, by bot and seat, and by variant and bot. Counted once and kept
+/// as picks are added, so that a pick costs the same with 2 games in
+/// flight or 4,000 (a worker's batch of instant games, issue 49).
+#[derive(Clone, Debug, Default)]
+pub struct InFlight {
+    bot: HashMap<u64, u64>,
+    pair: HashMap<(u64, u64), u64>,
+    seat: HashMap<(u64, usize), u64>,
+    variant: HashMap<(usize, u64), u64>,
+}
+
+impl InFlight {
+    /// The counts of `picks`.
+    pub fn of(picks: &[Pick]) -> InFlight {
+        let mut f = InFlight::default();
+        for p in picks {
+            f.add(p);
+        }
+        f
+    }
+
+    /// Counts one more game in flight (a bot seated twice counts once).
+    pub fn add(&mut self, p: &Pick) {
+        for (seat, &id) in p.seats.iter().enumerate() {
+            *self.seat.entry((id, seat)).or_default() += 1;
+        }
+        let mut bots = p.seats.clone();
+        bots.sort_unstable();
+        bots.dedup();
+        for (x, &a) in bots.iter().enumerate() {
+            *self.bot.entry(a).or_default() += 1;
+            *self.variant.entry((p.variant, a)).or_default() += 1;
+            for &b in &bots[x + 1..] {
+                *self.pair.entry((a, b)).or_default() += 1;
+            }
+        }
+    }
+
+    /// Games in flight with bot `id`.
+    fn of_bot(&self, id: u64) -> u64 {
+        self.bot.get(&id).copied().unwrap_or(0)
+    }
+
+    /// Games in flight with both `a` and `b`.
+    fn of_pair(&self, a: u64, b: u64) -> u64 {
+        self.pair.get(&(a.min(b), a.max(b))).copied().unwrap_or(0)
+    }
+
+    /// Games in flight with bot `id` at seat `seat`.
+    fn at_seat(&self, id: u64, seat: usize) -> u64 {
+        self.seat.get(&(id, seat)).copied().unwrap_or(0)
+    }
+
+    /// Games in flight of variant `v` with bot `id`.
+    fn in_variant(&self, v: usize, id: u64) -> u64 {
+        self.variant.get(&(v, id)).copied().unwrap_or(0)
+    }
+}
+
 /// The next game to start, or `None` when no variant has enough entrants
 /// (fewer entrants than players) or there are no variants.
 pub fn pick(
     entrants: &[Entrant],
     variants: &[LadderVariant],
     config: &PairingConfig,
-    in_flight: &[Pick],
+    in_flight: &InFlight,
     rng: &mut impl Rng,
 ) -> Option<Pick> {
     let most = variants.iter().map(|v| v.players).max().unwrap_or(0);
@@ -185,16 +246,13 @@ pub fn pick(
 /// (so that every variant keeps enough players).
 pub fn within_share(
     entrants: &[Entrant],
-    in_flight: &[Pick],
+    in_flight: &InFlight,
     lead: f64,
     most: usize,
 ) -> Vec<usize> {
     let pace: Vec<f64> = entrants
         .iter()
-        .map(|e| {
-            let load = in_flight.iter().filter(|p| p.seats.contains(&e.id)).count();
-            e.clock + load as f64
-        })
+        .map(|e| e.clock + in_flight.of_bot(e.id) as f64)
         .collect();
     let mut order: Vec<usize> = (0..entrants.len()).collect();
     order.sort_by(|&a, &b| {
@@ -220,7 +278,7 @@ pub fn within_share(
 struct Ctx<'a> {
     entrants: &'a [Entrant],
     variants: &'a [LadderVariant],
-    in_flight: &'a [Pick],
+    in_flight: &'a InFlight,
     /// Variants with enough entrants.
     feasible: Vec<usize>,
 }
@@ -228,11 +286,7 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     /// Games in flight with entrant `i`.
     fn load(&self, i: usize) -> u64 {
-        let id = self.entrants[i].id;
-        self.in_flight
-            .iter()
-            .filter(|p| p.seats.contains(&id))
-            .count() as u64
+        self.in_flight.of_bot(self.entrants[i].id)
     }
 
     /// Entrant `i`'s pace: its clock and its games in flight.
@@ -242,11 +296,8 @@ impl Ctx<'_> {
 
     /// Games in flight with both `i` and `j`.
     fn pair_load(&self, i: usize, j: usize) -> u64 {
-        let (a, b) = (self.entrants[i].id, self.entrants[j].id);
         self.in_flight
-            .iter()
-            .filter(|p| p.seats.contains(&a) && p.seats.contains(&b))
-            .count() as u64
+            .of_pair(self.entrants[i].id, self.entrants[j].id)
     }
 
     /// A uniformly random pairing: variant, bots and seat order.
@@ -264,19 +315,14 @@ impl Ctx<'_> {
     /// The feasible variant the bots `bots` played least (finished plus in
     /// flight, summed), ties by index.
     fn least_played(&self, bots: &[usize]) -> usize {
-        let ids: Vec<u64> = bots.iter().map(|&i| self.entrants[i].id).collect();
         let count = |v: usize| -> u64 {
-            let done: u64 = bots
-                .iter()
-                .map(|&i| self.entrants[i].variant_games.get(v).copied().unwrap_or(0))
-                .sum();
-            let flying = self
-                .in_flight
-                .iter()
-                .filter(|p| p.variant == v)
-                .map(|p| p.seats.iter().filter(|s| ids.contains(s)).count() as u64)
-                .sum::<u64>();
-            done + flying
+            bots.iter()
+                .map(|&i| {
+                    let e = &self.entrants[i];
+                    e.variant_games.get(v).copied().unwrap_or(0)
+                        + self.in_flight.in_variant(v, e.id)
+                })
+                .sum()
         };
         self.feasible
             .iter()
@@ -397,11 +443,7 @@ impl Ctx<'_> {
         let n = self.variants[v].players.min(bots.len());
         let sat = |i: usize, seat: usize| -> i64 {
             let e = &self.entrants[i];
-            let flying = self
-                .in_flight
-                .iter()
-                .filter(|p| p.seats.get(seat) == Some(&e.id))
-                .count() as u64;
+            let flying = self.in_flight.at_seat(e.id, seat);
             (e.seat_counts.get(seat).copied().unwrap_or(0) + flying) as i64
         };
         let below = |i: usize, seat: usize| -> i64 {
@@ -493,7 +535,7 @@ mod tests {
         es.push(fresh(99));
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         for _ in 0..50 {
-            let p = pick(&es, &two(), &rule_only(), &[], &mut rng).unwrap();
+            let p = pick(&es, &two(), &rule_only(), &InFlight::default(), &mut rng).unwrap();
             assert!(p.seats.contains(&99), "{p:?}");
             finish(&mut es, &p);
         }
@@ -513,14 +555,14 @@ mod tests {
         let c = fresh(7);
         es.extend([a, b, c]);
         let mut rng = ChaCha8Rng::seed_from_u64(2);
-        let p = pick(&es, &two(), &rule_only(), &[], &mut rng).unwrap();
+        let p = pick(&es, &two(), &rule_only(), &InFlight::default(), &mut rng).unwrap();
         assert!(p.seats.contains(&7), "{p:?}");
         // 7 in flight: 9 has fewer games counting those.
         let p = pick(
             &es,
             &two(),
             &rule_only(),
-            std::slice::from_ref(&p),
+            &InFlight::of(std::slice::from_ref(&p)),
             &mut rng,
         )
         .unwrap();
@@ -538,7 +580,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let mut met = Vec::new();
         for _ in 0..16 {
-            let p = pick(&es, &two(), &rule_only(), &[], &mut rng).unwrap();
+            let p = pick(&es, &two(), &rule_only(), &InFlight::default(), &mut rng).unwrap();
             met.extend(p.seats.iter().copied().filter(|&i| i != 99));
             finish(&mut es, &p);
         }
@@ -560,7 +602,7 @@ mod tests {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(4);
         for _ in 0..600 {
-            let p = pick(&es, &two(), &config, &[], &mut rng).unwrap();
+            let p = pick(&es, &two(), &config, &InFlight::default(), &mut rng).unwrap();
             if rng.gen::<f64>() < 0.9 {
                 finish(&mut es, &p);
             }
@@ -585,7 +627,14 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let mut per_variant = [0u64; 3];
         for _ in 0..300 {
-            let p = pick(&es, &variants, &PairingConfig::default(), &[], &mut rng).unwrap();
+            let p = pick(
+                &es,
+                &variants,
+                &PairingConfig::default(),
+                &InFlight::default(),
+                &mut rng,
+            )
+            .unwrap();
             assert_eq!(p.seats.len(), variants[p.variant].players);
             per_variant[p.variant] += 1;
             finish(&mut es, &p);
@@ -614,7 +663,7 @@ mod tests {
             let n = 2000;
             let without = (0..n)
                 .filter(|_| {
-                    let p = pick(&es, &two(), &config, &[], &mut rng).unwrap();
+                    let p = pick(&es, &two(), &config, &InFlight::default(), &mut rng).unwrap();
                     !p.seats.contains(&99)
                 })
                 .count();
@@ -635,7 +684,15 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(9);
         let mut flying: Vec<Pick> = Vec::new();
         for _ in 0..500 {
-            let p = pick(&es, &variants, &PairingConfig::default(), &flying, &mut rng).unwrap();
+            let in_flight = InFlight::of(&flying);
+            let p = pick(
+                &es,
+                &variants,
+                &PairingConfig::default(),
+                &in_flight,
+                &mut rng,
+            )
+            .unwrap();
             let mut ids = p.seats.clone();
             ids.sort();
             ids.dedup();
@@ -653,17 +710,32 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(10);
         let config = PairingConfig::default();
         assert_eq!(
-            pick(&[placed(1, 0.0)], &two(), &config, &[], &mut rng),
+            pick(
+                &[placed(1, 0.0)],
+                &two(),
+                &config,
+                &InFlight::default(),
+                &mut rng
+            ),
             None
         );
-        assert_eq!(pick(&[], &two(), &config, &[], &mut rng), None);
+        assert_eq!(
+            pick(&[], &two(), &config, &InFlight::default(), &mut rng),
+            None
+        );
         let pair = [placed(1, 0.0), placed(2, 0.0)];
         let three = [LadderVariant { players: 3 }];
-        assert_eq!(pick(&pair, &three, &config, &[], &mut rng), None);
-        assert_eq!(pick(&pair, &[], &config, &[], &mut rng), None);
+        assert_eq!(
+            pick(&pair, &three, &config, &InFlight::default(), &mut rng),
+            None
+        );
+        assert_eq!(
+            pick(&pair, &[], &config, &InFlight::default(), &mut rng),
+            None
+        );
         // A 3-player variant beside a 2-player one: the 2-player one.
         let both = [LadderVariant { players: 3 }, LadderVariant { players: 2 }];
-        let p = pick(&pair, &both, &config, &[], &mut rng).unwrap();
+        let p = pick(&pair, &both, &config, &InFlight::default(), &mut rng).unwrap();
         assert_eq!(p.variant, 1);
     }
 
@@ -677,7 +749,7 @@ mod tests {
         ];
         let mut rng = ChaCha8Rng::seed_from_u64(11);
         let mut ids = |flying: &[Pick], es: &[Entrant]| {
-            let mut s = pick(es, &two(), &rule_only(), flying, &mut rng)
+            let mut s = pick(es, &two(), &rule_only(), &InFlight::of(flying), &mut rng)
                 .unwrap()
                 .seats;
             s.sort();
@@ -705,7 +777,16 @@ mod tests {
         let run = |seed: u64| -> Vec<Pick> {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             (0..100)
-                .map(|_| pick(&es, &two(), &PairingConfig::default(), &[], &mut rng).unwrap())
+                .map(|_| {
+                    pick(
+                        &es,
+                        &two(),
+                        &PairingConfig::default(),
+                        &InFlight::default(),
+                        &mut rng,
+                    )
+                    .unwrap()
+                })
                 .collect()
         };
         assert_eq!(run(12), run(12));
@@ -741,7 +822,7 @@ mod tests {
         while now < seconds {
             while flying.len() < slots {
                 let in_flight: Vec<Pick> = flying.iter().map(|(_, p)| p.clone()).collect();
-                let p = pick(&es, &two(), config, &in_flight, &mut rng).unwrap();
+                let p = pick(&es, &two(), config, &InFlight::of(&in_flight), &mut rng).unwrap();
                 let length: f64 = p.seats.iter().map(|&s| secs[s as usize]).sum();
                 flying.push((now + length, p));
             }
@@ -796,9 +877,15 @@ mod tests {
         for (e, c) in es.iter_mut().zip([10.0, 3.0, 7.0, 3.5, 20.0]) {
             e.clock = c;
         }
-        assert_eq!(within_share(&es, &[], 4.0, 2), vec![1, 2, 3]);
-        assert_eq!(within_share(&es, &[], 0.0, 2), vec![1, 3]);
-        assert_eq!(within_share(&es, &[], 0.0, 3), vec![1, 2, 3]);
+        assert_eq!(
+            within_share(&es, &InFlight::default(), 4.0, 2),
+            vec![1, 2, 3]
+        );
+        assert_eq!(within_share(&es, &InFlight::default(), 0.0, 2), vec![1, 3]);
+        assert_eq!(
+            within_share(&es, &InFlight::default(), 0.0, 3),
+            vec![1, 2, 3]
+        );
         // Games in flight count: 1 is playing two, 3 is now the lowest.
         let flying = vec![
             Pick {
@@ -810,14 +897,27 @@ mod tests {
                 seats: vec![2, 1],
             },
         ];
-        assert_eq!(within_share(&es, &flying, 1.0, 2), vec![1, 3]);
-        assert_eq!(within_share(&es, &flying, 0.4, 2), vec![1, 3]);
-        assert_eq!(within_share(&es, &flying, 0.4, 1), vec![3]);
-        assert!(within_share(&[], &[], 4.0, 2).is_empty());
+        assert_eq!(
+            within_share(&es, &InFlight::of(&flying), 1.0, 2),
+            vec![1, 3]
+        );
+        assert_eq!(
+            within_share(&es, &InFlight::of(&flying), 0.4, 2),
+            vec![1, 3]
+        );
+        assert_eq!(within_share(&es, &InFlight::of(&flying), 0.4, 1), vec![3]);
+        assert!(within_share(&[], &InFlight::default(), 4.0, 2).is_empty());
         // A pick never has a version beyond the share.
         let mut rng = ChaCha8Rng::seed_from_u64(22);
         for _ in 0..200 {
-            let p = pick(&es, &two(), &PairingConfig::default(), &[], &mut rng).unwrap();
+            let p = pick(
+                &es,
+                &two(),
+                &PairingConfig::default(),
+                &InFlight::default(),
+                &mut rng,
+            )
+            .unwrap();
             assert!(p.seats.iter().all(|s| [1, 2, 3].contains(s)), "{p:?}");
         }
     }
@@ -835,5 +935,51 @@ mod tests {
     fn van_der_corput_halves_the_table() {
         let v: Vec<f64> = (0..4).map(van_der_corput).collect();
         assert_eq!(v, vec![0.0, 0.5, 0.25, 0.75]);
+    }
+
+    #[test]
+    fn the_counts_in_flight_are_those_of_the_games() {
+        // Random 2- and 3-player games among 6 bots, counted as they are
+        // added, against each count taken from the list of games.
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut games: Vec<Pick> = Vec::new();
+        let mut counted = InFlight::default();
+        for _ in 0..300 {
+            let mut bots: Vec<u64> = (0..6).collect();
+            bots.shuffle(&mut rng);
+            let players = rng.gen_range(2..=3);
+            let p = Pick {
+                variant: players - 2,
+                seats: bots[..players].to_vec(),
+            };
+            counted.add(&p);
+            games.push(p);
+        }
+        assert_eq!(InFlight::of(&games).bot, counted.bot);
+        for a in 0..6u64 {
+            let with = |f: &dyn Fn(&Pick) -> bool| games.iter().filter(|p| f(p)).count() as u64;
+            assert_eq!(counted.of_bot(a), with(&|p| p.seats.contains(&a)));
+            for seat in 0..3 {
+                assert_eq!(
+                    counted.at_seat(a, seat),
+                    with(&|p| p.seats.get(seat) == Some(&a))
+                );
+            }
+            for v in 0..2 {
+                assert_eq!(
+                    counted.in_variant(v, a),
+                    with(&|p| p.variant == v && p.seats.contains(&a))
+                );
+            }
+            for b in 0..6u64 {
+                if a != b {
+                    assert_eq!(
+                        counted.of_pair(a, b),
+                        with(&|p| p.seats.contains(&a) && p.seats.contains(&b))
+                    );
+                }
+            }
+        }
+        assert_eq!(counted.of_bot(99), 0);
     }
 }

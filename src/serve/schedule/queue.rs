@@ -427,13 +427,13 @@ impl Scheduler {
         if n == 0 {
             return add;
         }
-        let mut in_flight: Vec<Pick> = queued
-            .iter()
-            .map(|t| Pick {
+        let mut in_flight = pairing::InFlight::default();
+        for t in queued {
+            in_flight.add(&Pick {
                 variant: t.variant,
                 seats: t.seats.iter().map(|&s| s as u64).collect(),
-            })
-            .collect();
+            });
+        }
         for _ in 0..n {
             let Some(pick) = pairing::pick(
                 &entrants,
@@ -445,7 +445,7 @@ impl Scheduler {
                 break;
             };
             add.push((pick.variant, pick.seats.iter().map(|&s| s as i64).collect()));
-            in_flight.push(pick);
+            in_flight.add(&pick);
         }
         add
     }
