@@ -142,7 +142,7 @@ RESULTS=$DIR/results.txt
 : > "$RESULTS"
 for r in $(seq "$ROUNDS"); do
     for backend in "${BACKENDS[@]}"; do
-        for way in alone 1x-j2 2x-j1 4x-j1; do
+        for way in ${WAYS:-alone 1x-j2 2x-j1 4x-j1}; do
             db=
             [ "$backend" = postgres ] && db=$(pg_db)
             x=$(serve_once "$way" "$db")

@@ -519,7 +519,12 @@ impl Epochs<'_> {
                 halt: Mutex::new(None),
                 claiming: AtomicBool::new(false),
                 claimer: Mutex::new(None),
-                last_claim: Mutex::new((std::time::Instant::now(), 0)),
+                last_claim: Mutex::new(LastClaim {
+                    at: std::time::Instant::now(),
+                    mark: 0,
+                    full: false,
+                    dry: 0,
+                }),
                 hand: self.hand.clone(),
                 tally: self.tally.clone(),
                 notes: self.notes.clone(),
@@ -664,16 +669,28 @@ impl Epochs<'_> {
         if left.is_empty() {
             return;
         }
-        let leases: Vec<String> = left.iter().map(|(_, l)| l.clone()).collect();
-        let games: Vec<&str> = left.iter().map(|(g, _)| g.as_str()).collect();
-        match self.client.post("/api/worker/release", &Leases { leases }) {
-            Ok(_) => (self.say)(&format!("returned to the server: {}", games.join(", "))),
-            Err(e) => (self.say)(&format!(
-                "{}: not returned ({e}): left to their leases' expiry",
-                games.join(", ")
-            )),
+        for part in left.chunks(crate::wire::worker::RELEASE_MOST) {
+            let leases: Vec<String> = part.iter().map(|(_, l)| l.clone()).collect();
+            let games = listed(part.iter().map(|(g, _)| g.as_str()));
+            match self.client.post("/api/worker/release", &Leases { leases }) {
+                Ok(_) => (self.say)(&format!("returned to the server: {games}")),
+                Err(e) => (self.say)(&format!(
+                    "{games}: not returned ({e}): left to their leases' expiry"
+                )),
+            }
         }
     }
+}
+
+/// Games' ids for a line of the console: the first few, and how many more.
+fn listed<'a>(ids: impl ExactSizeIterator<Item = &'a str>) -> String {
+    const SHOWN: usize = 8;
+    let n = ids.len();
+    let mut line = ids.take(SHOWN).collect::<Vec<_>>().join(", ");
+    if n > SHOWN {
+        line.push_str(&format!(" and {} more", n - SHOWN));
+    }
+    line
 }
 
 /// The bundle hash of `player` among `wanted` and the last `roster`.
@@ -718,12 +735,35 @@ struct Feed {
     claiming: AtomicBool,
     /// The thread of the last claim made while games were left.
     claimer: Mutex<Option<std::thread::JoinHandle<()>>>,
-    /// When the last claim was made, and how many games it granted.
-    last_claim: Mutex<(std::time::Instant, usize)>,
+    /// The last claim.
+    last_claim: Mutex<LastClaim>,
     hand: Arc<Hand>,
     tally: Arc<Tally>,
     notes: std::sync::mpsc::Sender<String>,
 }
+
+/// When the last claim was made, what it granted, and whether in full.
+#[derive(Clone, Copy)]
+struct LastClaim {
+    at: std::time::Instant,
+    /// The games of the last claim that granted any: the next claim
+    /// comes when half of them are played.
+    mark: usize,
+    /// All it asked for ([`CLAIM_ASK`]): the server may have more at once.
+    full: bool,
+    /// Claims in a row that granted nothing.
+    dry: u32,
+}
+
+/// How long a claim that granted nothing waits before the next, while
+/// the worker holds games (played, or being uploaded): the server grants
+/// more as their uploads are committed. Doubled at each claim in a row
+/// that grants nothing, up to [`DRY_RETRY`], the wait of a worker that
+/// holds none.
+const HELD_RETRY: Duration = Duration::from_millis(25);
+
+/// How long a claim that granted nothing waits at most before the next.
+const DRY_RETRY: Duration = Duration::from_secs(1);
 
 /// The runner's `Pairings` of an epoch: its [`Feed`].
 struct Fed(Arc<Feed>);
@@ -744,6 +784,18 @@ impl Feed {
         left
     }
 
+    /// Sleeps `d`, or less when games came (another slot's claim) or the
+    /// worker stops.
+    fn wait_for_games(&self, d: Duration) {
+        let end = std::time::Instant::now() + d;
+        while !self.stop.load(Ordering::SeqCst)
+            && Self::lock(&self.queue).is_empty()
+            && std::time::Instant::now() < end
+        {
+            std::thread::sleep(Duration::from_millis(5).min(d));
+        }
+    }
+
     /// The roster index of each seat of `g`, if the epoch has them all.
     fn seats(&self, g: &LeasedGame) -> Option<Vec<usize>> {
         g.seats
@@ -753,17 +805,18 @@ impl Feed {
     }
 
     /// Claims more games when those in hand are fewer than half the last
-    /// grant (or than the slots), at most every 200 ms unless none are left
-    /// (`empty`): while games are left, on a thread of its own, so that no
-    /// slot waits for the claim's round trip; when none are, at once. False
-    /// when nothing came and none are left.
+    /// grant (or than the slots), at once after a claim granted in full
+    /// and else at most every 200 ms, unless none are left (`empty`):
+    /// while games are left, on a thread of its own, so that no slot waits
+    /// for the claim's round trip; when none are, at once. False when
+    /// nothing came and none are left.
     fn refill(self: &Arc<Self>, empty: bool) -> bool {
         if !empty {
-            let (at, granted) = *Self::lock(&self.last_claim);
+            let last = *Self::lock(&self.last_claim);
             let queued = Self::lock(&self.queue).len();
-            let low = queued < self.jobs.max(granted / 2);
+            let low = queued < self.jobs.max(last.mark / 2);
             if low
-                && at.elapsed() >= Duration::from_millis(200)
+                && (last.full || last.at.elapsed() >= Duration::from_millis(200))
                 && !self.claiming.swap(true, Ordering::SeqCst)
             {
                 let f = Arc::clone(self);
@@ -794,10 +847,15 @@ impl Feed {
             // rather than when none is left.
             let mut last = Self::lock(&self.last_claim);
             let granted = got.as_ref().map_or(0, |g| g.len());
-            *last = (
-                std::time::Instant::now(),
-                granted.max(last.1 * usize::from(!empty)),
-            );
+            *last = LastClaim {
+                at: std::time::Instant::now(),
+                mark: granted.max(last.mark * usize::from(!empty)),
+                full: granted >= CLAIM_ASK,
+                dry: match granted {
+                    0 => last.dry.saturating_add(1),
+                    _ => 0,
+                },
+            };
         }
         let more = match got {
             Ok(games) => {
@@ -865,7 +923,16 @@ impl Pairings for Fed {
                 return None;
             }
             if !Feed::refill(&self.0, true) {
-                pause(&f.stop, Duration::from_secs(1));
+                // Nothing granted: while the worker holds games, the
+                // server grants more as their uploads are committed.
+                let dry = Feed::lock(&f.last_claim).dry;
+                let wait = match f.hand.held() {
+                    0 => DRY_RETRY,
+                    _ => HELD_RETRY
+                        .saturating_mul(1 << dry.saturating_sub(1).min(6))
+                        .min(DRY_RETRY),
+                };
+                f.wait_for_games(wait);
             }
         }
     }
@@ -876,5 +943,20 @@ impl Pairings for Fed {
 
     fn total(&self) -> usize {
         usize::MAX
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::listed;
+
+    #[test]
+    fn a_long_list_of_games_is_cut_to_its_first_few() {
+        let ids: Vec<String> = (1..=1000).map(|i| format!("game-{i}")).collect();
+        let some = listed(ids.iter().take(3).map(String::as_str));
+        assert_eq!(some, "game-1, game-2, game-3");
+        let all = listed(ids.iter().map(String::as_str));
+        assert!(all.starts_with("game-1, game-2,"), "{all}");
+        assert!(all.ends_with("game-8 and 992 more"), "{all}");
     }
 }

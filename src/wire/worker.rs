@@ -55,6 +55,12 @@ pub struct Registered {
 /// of protocol 2 still takes the single uploads of protocol 1.
 pub const PROTOCOL: u32 = 2;
 
+/// The most leases one `POST /api/worker/release` gives back.
+pub const RELEASE_MOST: usize = 1024;
+
+/// The most games one `POST /api/worker/games` uploads.
+pub const BATCH_MOST: usize = 1024;
+
 /// A worker's claim: up to `max` games.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]

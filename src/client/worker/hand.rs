@@ -47,6 +47,12 @@ impl Hand {
         Self::lock(&self.playing).len()
     }
 
+    /// Games held: claimed and not finished, or finished and not yet
+    /// answered.
+    pub fn held(&self) -> usize {
+        Self::lock(&self.playing).len() + Self::lock(&self.sending).len()
+    }
+
     /// Every lease held.
     pub fn leases(&self) -> Vec<String> {
         let mut all: Vec<String> = Self::lock(&self.playing)

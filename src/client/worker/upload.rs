@@ -27,8 +27,8 @@ pub(super) struct Spooled {
     pub body: GameUpload,
 }
 
-/// The most games in one request.
-const BATCH_GAMES: usize = 256;
+/// The most games in one request: the server's most.
+const BATCH_GAMES: usize = crate::wire::worker::BATCH_MOST;
 
 /// The most bytes of records in one request (the server takes 64 MiB).
 const BATCH_BYTES: usize = 16 << 20;
@@ -52,23 +52,33 @@ pub(super) fn uploader(
 ) {
     let mut spool_tried = Instant::now();
     let mut spooled = !spooled_files(spool).is_empty();
+    let mut last_sent = Instant::now() - BATCH_WAIT;
     loop {
         match rx.recv_timeout(Duration::from_millis(500)) {
             Ok(first) => {
                 let mut bytes = first.body.record.len();
                 let mut batch = vec![first];
-                // A moment for more to finish, asleep rather than woken by
-                // each: then all that came.
-                std::thread::sleep(BATCH_WAIT);
-                while batch.len() < BATCH_GAMES && bytes < BATCH_BYTES {
-                    match rx.try_recv() {
-                        Ok(s) => {
-                            bytes += s.body.record.len();
-                            batch.push(s);
+                let mut take = |batch: &mut Vec<Spooled>| {
+                    while batch.len() < BATCH_GAMES && bytes < BATCH_BYTES {
+                        match rx.try_recv() {
+                            Ok(s) => {
+                                bytes += s.body.record.len();
+                                batch.push(s);
+                            }
+                            Err(_) => break,
                         }
-                        Err(_) => break,
                     }
+                };
+                take(&mut batch);
+                // A moment for more to finish, asleep rather than woken by
+                // each, unless a batch is there: at most one request every
+                // BATCH_WAIT, or as fast as full batches come.
+                let wait = BATCH_WAIT.saturating_sub(last_sent.elapsed());
+                if batch.len() < BATCH_GAMES && !wait.is_zero() {
+                    std::thread::sleep(wait);
+                    take(&mut batch);
                 }
+                last_sent = Instant::now();
                 spooled |= send_batch(client, spool, batch, hand, tally, say);
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}

@@ -16,6 +16,7 @@ use crate::serve::store::{unix_now, GameState, GameTicket, LeaseState, Owner, Ro
 use crate::wire::worker::{
     game_id, game_ids, Accepts, Batch, BatchAnswer, ClaimRequest, GameAnswer, GameUpload, Granted,
     LeasedGame, LeasedSeat, Leases, Registered, Registration, Released, Renewed, Uploaded,
+    BATCH_MOST, RELEASE_MOST,
 };
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -381,10 +382,10 @@ async fn release(
 ) -> ApiResult<Json<Released>> {
     let w = worker_of(&l, &headers).await?;
     let b: Leases = serde_json::from_slice(&body).map_err(|e| bad_json("a release", e))?;
-    if b.leases.len() > 1024 {
+    if b.leases.len() > RELEASE_MOST {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "at most 1024 leases in one release",
+            format!("at most {RELEASE_MOST} leases in one release"),
         ));
     }
     let games =
@@ -777,9 +778,6 @@ fn committed(l: &Ladder, w: &Owner, row: &crate::results::GameRow) -> bool {
     l.finished_now(row);
     false
 }
-
-/// The most games in one batch.
-const BATCH_MOST: usize = 1024;
 
 /// `POST /api/worker/games` `{"games": [upload, ...]}`: finished games,
 /// each named by its row's `game_id`, each checked as one upload to `POST
