@@ -35,6 +35,12 @@ BIN=$REPO/target/release
     echo "build first: cargo build --release --bins" >&2
     exit 2
 }
+# The bots' `{bin_dir}` binaries are brought up to date by each worker's
+# build: stale ones would be rebuilt in the middle of a way's run.
+if [ -n "$(find "$REPO/src" "$REPO/Cargo.toml" -newer "$BIN/arena" -print -quit)" ]; then
+    echo "$BIN/arena is older than the source: cargo build --release --bins first" >&2
+    exit 2
+fi
 . "$REPO/benches/bench_ladder.sh"
 DIR=$(mktemp -d)
 PIDS=()
