@@ -5,6 +5,9 @@
 #     cargo build --release --bins
 #     bash benches/workers.sh [SECONDS [ROUNDS]]
 #
+# (WAYS="alone 1x-j2" runs only those ways; `alone` is needed for the
+# ratios.)
+#
 # With ARENA_BENCH_PG=postgres://... (a cluster the script may create
 # databases in: `bash .ci/postgres start` prints one), each figure on
 # PostgreSQL too; else on SQLite only.
