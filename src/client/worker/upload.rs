@@ -52,7 +52,10 @@ pub(super) fn uploader(
 ) {
     let mut spool_tried = Instant::now();
     let mut spooled = !spooled_files(spool).is_empty();
-    let mut last_sent = Instant::now() - BATCH_WAIT;
+    // The first finished game goes at once.
+    let mut last_sent = Instant::now()
+        .checked_sub(BATCH_WAIT)
+        .unwrap_or_else(Instant::now);
     loop {
         match rx.recv_timeout(Duration::from_millis(500)) {
             Ok(first) => {
