@@ -121,7 +121,9 @@ impl Console {
     pub fn on_event(&mut self, e: &Event) {
         match e {
             Event::Building { bot, how } if how.is_empty() => errln!("building {bot} ..."),
-            Event::Building { bot, how } => errln!("building {bot} ({how}) ..."),
+            Event::Building { bot, how } => {
+                errln!("building {bot} ({how}; --no-build runs the binaries as they are) ...")
+            }
             Event::SetAside { rows, path } => {
                 for r in rows {
                     errln!("repair: games.csv:{}: set aside: {}", r.line, r.why);

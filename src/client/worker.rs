@@ -268,8 +268,10 @@ fn bundle(
     let mark = cache.join("bundles").join(format!("{sha}.built"));
     if !mark.exists() {
         let room = crate::league::launch::Room::of(t);
-        crate::league::build::build_bots(std::slice::from_ref(&spec), &room, &mut |_| {})
-            .map_err(|e| e.to_string())?;
+        crate::league::build::build_bots(std::slice::from_ref(&spec), &room, &mut |e| {
+            say_building(say, e)
+        })
+        .map_err(|e| e.to_string())?;
         std::fs::write(&mark, b"").map_err(|e| format!("{}: {e}", mark.display()))?;
         say(&format!("built {player}"));
     }
@@ -279,6 +281,18 @@ fn bundle(
         .open(&mark)
         .and_then(|f| f.set_modified(std::time::SystemTime::now()));
     Ok(spec)
+}
+
+/// Says a build of this package's binaries that the bots' `{bin_dir}`
+/// commands name (a worker run from a checkout whose source is newer than
+/// its binaries: `cargo build`, which the games wait for). A bot's own
+/// build is said once done (`built ...`).
+fn say_building(say: &dyn Fn(&str), e: &Event) {
+    if let Event::Building { bot, how } = e {
+        if !how.is_empty() {
+            say(&format!("building {bot} ({how}) ..."));
+        }
+    }
 }
 
 /// A bundle in the cache: its SHA-256, when it was last used, and what it
@@ -545,10 +559,9 @@ impl Epochs<'_> {
                 usize::MAX,
                 &mut store,
                 &layout,
-                &mut |e| {
-                    if let Event::Warning(w) = e {
-                        say(w)
-                    }
+                &mut |e| match e {
+                    Event::Warning(w) => say(w),
+                    e => say_building(&say, e),
                 },
             );
             queue = feed.left();

@@ -87,7 +87,7 @@ fn build_package_binaries(
         }
     }
     let how = format!(
-        "cargo build in {}: its source is newer than {}; --no-build runs the binaries as they are",
+        "cargo build in {}: its source is newer than {}",
         source.parent().unwrap_or(&source).display(),
         bin_dir.display()
     );
