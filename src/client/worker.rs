@@ -139,9 +139,15 @@ pub fn run(
 
 /// Sleeps `d`, or less when `stop` is raised.
 fn pause(stop: &AtomicBool, d: Duration) {
+    sleep_until(stop, d, Duration::from_millis(100), || false);
+}
+
+/// Sleeps `d`, or less when `stop` is raised or `done` holds, looking
+/// every `step`.
+fn sleep_until(stop: &AtomicBool, d: Duration, step: Duration, done: impl Fn() -> bool) {
     let end = std::time::Instant::now() + d;
-    while !stop.load(Ordering::SeqCst) && std::time::Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(100));
+    while !stop.load(Ordering::SeqCst) && !done() && std::time::Instant::now() < end {
+        std::thread::sleep(step.min(d));
     }
 }
 
@@ -800,13 +806,9 @@ impl Feed {
     /// Sleeps `d`, or less when games came (another slot's claim) or the
     /// worker stops.
     fn wait_for_games(&self, d: Duration) {
-        let end = std::time::Instant::now() + d;
-        while !self.stop.load(Ordering::SeqCst)
-            && Self::lock(&self.queue).is_empty()
-            && std::time::Instant::now() < end
-        {
-            std::thread::sleep(Duration::from_millis(5).min(d));
-        }
+        sleep_until(&self.stop, d, Duration::from_millis(5), || {
+            !Self::lock(&self.queue).is_empty()
+        });
     }
 
     /// The roster index of each seat of `g`, if the epoch has them all.
