@@ -710,6 +710,91 @@ async fn a_bot_that_exits_after_game_start_was_written_but_not_read_is_restarted
     restarted_at_each_game("exit_late_after_game", &[0, 0, 1, 1, 0], false).await;
 }
 
+/// A bot that leaves right after its reply at the game's last ply (it
+/// exits, or closes its stdout and lives on), before `game_end`, is not
+/// charged, whether the referee sees it go at the game's end or only at
+/// the next game's start: every decision was made, the rules' result
+/// stands; it is started again before its next game (protocol.md). It
+/// used to be a `crash` whenever the end's look came late enough to see
+/// it: a result that hung on timing.
+#[tokio::test]
+async fn a_bot_that_leaves_after_its_last_reply_of_a_game_is_not_charged() {
+    for mode in ["exit_after_last", "close_after_last"] {
+        let timing = Timing::default();
+        let mut bot = start(&broken(mode), None, &timing).await.unwrap();
+        let mut random = RandomPlayer::new("random", 4);
+        let mut s = spec(two_player_variant(), 2, 5000);
+        s.settings.max_plies = 6;
+        let mut left = 0;
+        for game in 0..8 {
+            let seat = game % 2;
+            let report = {
+                let mut ps: Vec<&mut dyn Player> = match seat {
+                    0 => vec![&mut bot, &mut random],
+                    _ => vec![&mut random, &mut bot],
+                };
+                play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+            };
+            assert!(!report.is_forfeit(), "{mode}, game {game}: {report:?}");
+            assert_eq!(report.plies, 6, "{mode}, game {game}: {report:?}");
+            // It was asked the last ply (its own, not forced): it left.
+            // Its going is waited for here, as a league's look before the
+            // next game would see it (a close that a paused bot makes only
+            // once the next game has begun is that game's: protocol.md).
+            let last = report.decisions.last().unwrap();
+            if last.seat == seat && !last.forced {
+                left += 1;
+                let end = std::time::Instant::now() + Duration::from_secs(10);
+                while !bot.needs_restart() && bot.quiet("between games").is_ok() {
+                    assert!(std::time::Instant::now() < end, "{mode}: never left");
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+            }
+        }
+        assert!(left >= 1, "{mode}: never asked the last ply");
+        // Started again (at no charge) before each game after one it left.
+        assert!(
+            bot.exits_between_games() as usize >= left - 1,
+            "{mode}: {} restarts for {left} games left",
+            bot.exits_between_games()
+        );
+        let pid = bot.pid();
+        bot.kill();
+        assert_group_gone(pid).await;
+    }
+}
+
+/// A bot that times out while its stderr is not read (no log, as `arena
+/// play` without `--logs`) is not said to have written nothing there: the
+/// referee cannot know, and says so.
+#[tokio::test]
+async fn a_timeout_with_stderr_unread_does_not_claim_it_was_empty() {
+    let mut bot = start(&broken("stall_later"), None, &Timing::default())
+        .await
+        .unwrap();
+    let mut random = RandomPlayer::new("random", 4);
+    let mut s = spec(two_player_variant(), 2, 3000);
+    s.settings.max_plies = 40;
+    let report = {
+        let mut ps: Vec<&mut dyn Player> = vec![&mut bot, &mut random];
+        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+    };
+    assert_eq!(
+        report.reason,
+        EndReason::Forfeit(ForfeitKind::Timeout),
+        "{report:?}"
+    );
+    let detail = report.detail.unwrap_or_default();
+    assert!(
+        detail.contains("its stderr unseen (not kept here"),
+        "{detail}"
+    );
+    assert!(!detail.contains("nothing on stderr"), "{detail}");
+    let pid = bot.pid();
+    bot.kill();
+    assert_group_gone(pid).await;
+}
+
 /// Plays the games of the misbehaving bot `mode` in `seats` against a
 /// random player, one process kept from game to game (`wait`: until its
 /// exit after each game can be seen): no game is charged, and it was

@@ -56,6 +56,11 @@ are not league bots (see README.md). Modes:
                 the child answers in its place to the end (outside the
                 sandbox nothing ends the child with it)
   exit_after_game  plays well, exits (status 0) right after its first game_end
+  exit_after_last  plays well; right after its reply to a request at the
+                game's last ply (max_plies - 1), before game_end, exits
+                (status 0)
+  close_after_last  the same, but closes its stdout instead and plays on
+                (reads to the end, exits on quit)
   exit_late_after_game  plays well; after each game_end reads nothing more,
                 waits 0.3 s and exits (status 0): the next game_start is
                 written before the exit can be seen
@@ -410,9 +415,12 @@ def main():
             sys.stderr.write(block)
         sys.stderr.flush()
     requests = 0
+    max_plies = None
     for line in sys.stdin:
         message = json.loads(line)
         kind = message.get("type")
+        if kind == "game_start":
+            max_plies = message.get("max_plies")
         if kind == "hello":
             hello = {"type": "hello", "name": "broken-" + MODE, "version": "0",
                      "author": "mancala-arena tests"}
@@ -450,6 +458,11 @@ def main():
                 os._exit(0)
             if not misbehave(requests, message):
                 send({"type": "reply", "option": random.choice(message["legal"])})
+            last = max_plies is not None and message["ply"] >= max_plies - 1
+            if MODE == "exit_after_last" and last:
+                os._exit(0)
+            if MODE == "close_after_last" and last:
+                os.close(1)
         elif kind == "quit":
             if MODE == "ignore_term":
                 time.sleep(3600)

@@ -16,6 +16,15 @@ pub enum BotError {
     /// file's `cwd`, say): not the program's fault, nor the machine's.
     #[error("cannot start `{command}`: its working folder {} does not exist (the bot's `cwd`: create it, or correct the path)", .dir.display())]
     NoFolder { command: String, dir: PathBuf },
+    /// The program is a script whose first line (`#!`) names an
+    /// interpreter that cannot be run: `on_host` when it exists outside
+    /// the bot's sandbox (so the sandbox does not show it).
+    #[error("cannot start `{command}`: {}", interpreter_why(.interpreter, *.on_host))]
+    Interpreter {
+        command: String,
+        interpreter: String,
+        on_host: bool,
+    },
     #[error("cannot open the stderr log {path}: {source}")]
     Log {
         path: PathBuf,
@@ -86,6 +95,31 @@ fn spawn_why(command: &str, e: &std::io::Error) -> String {
         }
         false => e.to_string(),
     }
+}
+
+/// Why a script's interpreter (its `#!` line) did not run, and what to do.
+fn interpreter_why(interpreter: &str, on_host: bool) -> String {
+    match on_host {
+        true => format!("its first line names the interpreter `{interpreter}`, which the bot's sandbox does not show (docs/security.md says what a bot sees): name one it sees, or run the script through it (command = [\"python3\", \"bot.py\"])"),
+        false => format!("its first line names the interpreter `{interpreter}`, which does not exist: install it, correct the `#!` line, or run the script through an interpreter (command = [\"python3\", \"bot.py\"])"),
+    }
+}
+
+/// The interpreter a script's first line names (`#!/usr/bin/env python3`:
+/// `/usr/bin/env`), when `program` (relative to `cwd`) is such a script.
+pub(crate) fn script_interpreter(program: &str, cwd: Option<&std::path::Path>) -> Option<String> {
+    use std::io::Read;
+    let path = match (program.contains('/'), cwd) {
+        (false, _) => return None,
+        (true, Some(dir)) => dir.join(program),
+        (true, None) => PathBuf::from(program),
+    };
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
+    let line = head[..n].strip_prefix(b"#!")?;
+    let line = line.split(|&b| b == b'\n').next()?;
+    let text = String::from_utf8_lossy(line);
+    text.split_whitespace().next().map(str::to_string)
 }
 
 /// Why a sandbox could not be set up, and what to do.

@@ -41,6 +41,19 @@ impl BotProcess {
         sys::unread_bytes(self.stdin.as_ref()?.as_raw_fd())
     }
 
+    /// Whether a read or a look at the pipe has met the end of the bot's
+    /// stdout: every process that could write to it has closed it.
+    pub fn stdout_closed(&self) -> bool {
+        self.stdout_eof
+    }
+
+    /// Whether the bot's stderr is read (logged or kept); when it is not,
+    /// it goes to /dev/null and [`stderr_bytes`](Self::stderr_bytes)
+    /// stays 0 whatever the bot wrote.
+    pub fn stderr_read(&self) -> bool {
+        self.stderr_task.is_some()
+    }
+
     /// Bytes the bot has written to stderr so far (0 when not logged).
     pub fn stderr_bytes(&self) -> u64 {
         self.stderr_seen.load(std::sync::atomic::Ordering::Relaxed)

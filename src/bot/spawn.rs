@@ -86,6 +86,19 @@ impl BotProcess {
                     dir: std::path::absolute(dir).unwrap_or_else(|_| dir.clone()),
                 };
             }
+            // A script found, whose `#!` interpreter was not: said so,
+            // not "no such file" of a file that is there.
+            if source.kind() == std::io::ErrorKind::NotFound {
+                if let Some(interpreter) =
+                    super::error::script_interpreter(&cmd.program, cmd.cwd.as_deref())
+                {
+                    return BotError::Interpreter {
+                        command: cmd.display(),
+                        on_host: std::path::Path::new(&interpreter).is_file(),
+                        interpreter,
+                    };
+                }
+            }
             match sandbox::is_isolate_error(&source) && jail.is_some() {
                 true => BotError::Sandbox {
                     command: cmd.display(),

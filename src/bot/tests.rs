@@ -474,3 +474,29 @@ fn a_reply_waited_for_in_place_is_read_as_through_the_runtime() {
     });
     t.join().unwrap();
 }
+
+/// A script found, whose `#!` line names an interpreter that is not
+/// there, is said to be that (not "no such file" of a file that exists);
+/// the interpreter's name is read relative to the bot's folder.
+#[tokio::test]
+async fn a_script_whose_interpreter_is_missing_names_it() {
+    let dir = std::env::temp_dir().join(format!("arena-shebang-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("bot.sh");
+    std::fs::write(&script, "#!/nonexistent/interp -u\necho hi\n").unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut cmd = BotCommand::from_words(&["./bot.sh"]).unwrap();
+    cmd.cwd = Some(dir.clone());
+    let e = spawn_with(cmd, None, &limits()).map(|_| ()).unwrap_err();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        matches!(&e, BotError::Interpreter { interpreter, on_host: false, .. } if interpreter == "/nonexistent/interp"),
+        "{e:?}"
+    );
+    assert!(!e.is_harness());
+    assert!(
+        e.to_string()
+            .contains("names the interpreter `/nonexistent/interp`, which does not exist"),
+        "{e}"
+    );
+}

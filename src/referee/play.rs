@@ -61,6 +61,19 @@ fn listed(legal: &[String]) -> String {
     out
 }
 
+/// For an option that holds a character outside ASCII (a look-alike of
+/// a letter, a space of another kind), which one: every option of every
+/// game is ASCII, and such a character looks right on screen.
+fn not_ascii(option: &str) -> String {
+    match option.chars().find(|c| !c.is_ascii()) {
+        Some(c) => format!(
+            " (it holds U+{:04X}, which is not ASCII: every option is)",
+            u32::from(c)
+        ),
+        None => String::new(),
+    }
+}
+
 /// What one turn came to.
 enum Turn {
     /// A decision was made and recorded.
@@ -246,9 +259,10 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         let shown = || crate::protocol::truncate(answer.option.as_bytes(), player::DETAIL_MAX);
         if !legal.contains(&answer.option) {
             let detail = format!(
-                "`{}` is not one of the legal options ({}; exactly as written)",
+                "`{}` is not one of the legal options ({}; exactly as written){}",
                 shown(),
-                listed(&legal)
+                listed(&legal),
+                not_ascii(&answer.option)
             );
             // The player may know better what happened (a bot's answer
             // written twice, the first read in this request's place).
@@ -339,12 +353,13 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
             .collect()
     }
 
-    /// The first seat that wrote output it was not asked for, if any.
+    /// The first seat that wrote output it was not asked for, if any
+    /// (the game ended by the rules: [`Player::quiet_at_end`]).
     fn stray_output(&mut self) -> Option<(usize, Fault)> {
         self.players
             .iter_mut()
             .enumerate()
-            .find_map(|(seat, p)| p.quiet("after its last reply").err().map(|f| (seat, f)))
+            .find_map(|(seat, p)| p.quiet_at_end().err().map(|f| (seat, f)))
     }
 
     fn report(&mut self, forfeit: Option<(usize, Fault)>) -> GameReport {
@@ -422,5 +437,40 @@ async fn pause_others(others: &mut [&mut &mut dyn Player]) {
             return;
         }
         tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::not_ascii;
+    use crate::engine::{Game, Settings, Variant};
+
+    /// The note on a look-alike holds for every game: no legal option of
+    /// any game (in the first 300 plies of a game per seat count, the
+    /// first option taken each time) is anything but ASCII.
+    #[test]
+    fn every_option_is_ascii_so_a_look_alike_is_named() {
+        for v in Variant::ALL {
+            for &n in v.player_counts() {
+                let mut game = Game::new(v, &Settings::with_players(n)).unwrap();
+                for ply in 0..300 {
+                    if game.to_decide().is_none() {
+                        break;
+                    }
+                    let legal = game.legal();
+                    assert!(
+                        legal.iter().all(|o| not_ascii(o).is_empty()),
+                        "{v} {legal:?}"
+                    );
+                    let pick = legal[ply % legal.len()].clone();
+                    game.play(&pick).unwrap();
+                }
+            }
+        }
+        // Cyrillic `х` (U+0445) in place of the Latin `x`.
+        assert_eq!(
+            not_ascii("\u{445}i2"),
+            " (it holds U+0445, which is not ASCII: every option is)"
+        );
     }
 }

@@ -121,6 +121,15 @@ pub trait Player: Send {
     fn quiet(&mut self, _when: &str) -> Result<(), Fault> {
         Ok(())
     }
+    /// The game ended by the rules: fails, as [`quiet`](Self::quiet) does,
+    /// when the player wrote anything it was not asked for. A player that
+    /// left after its last reply (its output closed, no process in its
+    /// place) is not charged: every decision of the game was made (a
+    /// ruling, protocol.md); it is marked for restart. The default:
+    /// `quiet`.
+    fn quiet_at_end(&mut self) -> Result<(), Fault> {
+        self.quiet(AFTER_LAST_REPLY)
+    }
     /// Its answer `option` is not one of the legal options, the fault
     /// `illegal`: the fault to rule, said better if the player knows more
     /// (a bot that wrote more lines than it was asked for; a line it wrote
@@ -307,6 +316,7 @@ pub fn fault_of(e: BotError) -> Fault {
         | BotError::Log { .. }
         | BotError::Sandbox { .. }
         | BotError::NoFolder { .. }
+        | BotError::Interpreter { .. }
         | BotError::Refused(_)) => Fault::new(ForfeitKind::Crash, e.to_string()),
     }
 }
@@ -329,10 +339,16 @@ fn decode_fault(e: DecodeError, line: &[u8]) -> Fault {
 /// What a line on stdout that is not JSON usually is, and where it goes.
 const LOGS_TO_STDERR: &str = "; stdout is for protocol messages only: write logs to stderr";
 
-/// What a line that is not JSON most likely meant: an option written bare
-/// (one word), a Python dict printed with `print(dict)` (single quotes),
-/// or else a log line.
+/// What a line that is not JSON most likely meant: text in UTF-16 (every
+/// other byte zero), an option written bare (one word), a Python dict
+/// printed with `print(dict)` (single quotes), an object that is broken
+/// inside (the parser's message says where: nothing to add), or else a
+/// log line.
 fn bad_json_hint(line: &[u8]) -> String {
+    let zeros = line.iter().filter(|&&b| b == 0).count();
+    if line.len() >= 4 && zeros * 3 >= line.len() {
+        return "; it looks like UTF-16 (every other byte zero): write UTF-8".to_string();
+    }
     let text = String::from_utf8_lossy(line);
     let text = text.trim();
     let word = !text.is_empty()
@@ -346,6 +362,8 @@ fn bad_json_hint(line: &[u8]) -> String {
         )
     } else if text.starts_with('{') && text.contains('\'') {
         "; JSON strings take double quotes, not single (in Python, write json.dumps(message), not the dict itself)".to_string()
+    } else if text.starts_with('{') && text.ends_with('}') {
+        String::new()
     } else {
         LOGS_TO_STDERR.to_string()
     }
@@ -361,9 +379,10 @@ fn bad_json_hint(line: &[u8]) -> String {
 /// had written `stderr_before` bytes).
 fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> String {
     let stderr = process.stderr_bytes().saturating_sub(stderr_before);
-    let on_stderr = match stderr {
-        0 => "nothing on stderr either".to_string(),
-        n => format!("{n} bytes on stderr"),
+    let on_stderr = match (process.stderr_read(), stderr) {
+        (false, _) => format!("its stderr unseen ({STDERR_NOT_KEPT})"),
+        (true, 0) => "nothing on stderr either".to_string(),
+        (true, n) => format!("{n} bytes on stderr"),
     };
     match (process.partial_line(), replied) {
         (Some(part), _) => format!(
@@ -378,12 +397,20 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
         (None, _) if stderr > 0 => format!(
             "; the referee saw nothing on stdout and {on_stderr}: if the answer is among them, it belongs on stdout; else flush stdout after each line (C fflush(stdout), Python print(..., flush=True), Java System.out.flush())"
         ),
+        (None, _) if !process.stderr_read() => format!(
+            "; the referee saw nothing on stdout ({on_stderr}): if the bot did answer, flush stdout after each line (C fflush(stdout), Python print(..., flush=True), Java System.out.flush()); else it was still starting or thinking"
+        ),
         (None, _) => "; the referee saw nothing at all, on stdout or stderr: if the bot did answer, flush stdout after each line (C fflush(stdout), Python print(..., flush=True), Java System.out.flush()); else it was still starting or thinking".into(),
     }
 }
 
+/// Where a bot's stderr is not read, what keeps it.
+const STDERR_NOT_KEPT: &str = "not kept here: `arena play --logs DIR` and every league keep it";
+
 /// When [`BotPlayer::ask`] checks for output unasked.
 const BEFORE_REQUEST: &str = "before a request";
+/// When the check at a game's end looks (`when` of its messages).
+const AFTER_LAST_REPLY: &str = "after its last reply";
 
 /// What a bot had been asked when it wrote output unasked, where that
 /// says what went wrong: no request at all since it started, or none yet
@@ -1083,11 +1110,35 @@ impl Player for BotPlayer {
         // quit). Only outside the sandbox can a child play on in its
         // place; inside, the kernel ends them all with the bot.
         if self.launch.sandbox == crate::bot::Sandbox::Off && self.process.has_exited() {
+            // Its descriptors closed before its exit could be seen: a
+            // look at the pipe now, before anything is killed, tells a
+            // bot that left alone (its stdout at its end) from one that
+            // left a process writing in its place.
+            // (What it finds, if anything, changes nothing here: a crash.)
+            let _ = self.process.stray_output();
             let status = self.process.exit_status();
             self.break_off();
             return Err(self.fault(BotError::Exited { status }));
         }
         Ok(())
+    }
+
+    fn quiet_at_end(&mut self) -> Result<(), Fault> {
+        match self.quiet(AFTER_LAST_REPLY) {
+            // Gone whole (its stdout at its end) after its last reply:
+            // the game's decisions were all made, so the rules' result
+            // stands; it is started again before its next game, as a bot
+            // that exits between games is (protocol.md).
+            Err(f) if f.kind == ForfeitKind::Crash && self.process.stdout_closed() => {
+                tracing::info!(
+                    bot = %self.info.name,
+                    "left after its last reply of the game, before game_end ({}): not charged, started again before its next game",
+                    f.detail
+                );
+                Ok(())
+            }
+            r => r,
+        }
     }
 
     fn explain_illegal<'a>(
@@ -1202,6 +1253,18 @@ mod tests {
         let line = b"thinking about move 3...";
         let f = decode_fault(protocol::decode(line).unwrap_err(), line);
         assert!(f.detail.contains("write logs to stderr"), "{}", f.detail);
+        // An object broken inside (a raw NUL in a string) is not taken
+        // for a log line: the parser's own message says where.
+        let line = b"{\"type\":\"reply\",\"option\":\"G\x00\"}";
+        let f = decode_fault(protocol::decode(line).unwrap_err(), line);
+        assert!(!f.detail.contains("logs"), "{}", f.detail);
+        // UTF-16 is named.
+        let line: Vec<u8> = "{\"type\":\"reply\"}"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let f = decode_fault(protocol::decode(&line).unwrap_err(), &line);
+        assert!(f.detail.contains("UTF-16"), "{}", f.detail);
         // A stray line of a form feed alone is shown, escaped.
         let f = stray_fault("before a request", b"\x0c\n", None);
         assert!(
