@@ -308,7 +308,8 @@ pub fn fault_of(e: BotError) -> Fault {
             ForfeitKind::LineTooLong,
             format!(
                 "line over {limit} bytes: {}",
-                protocol::truncate(&start, DETAIL_MAX)
+                // Leading white space says nothing (a line padded to length).
+                protocol::truncate(start.trim_ascii_start(), DETAIL_MAX)
             ),
         ),
         e @ (BotError::Io(_)
@@ -1269,6 +1270,24 @@ mod tests {
         let f = stray_fault("before a request", b"\x0c\n", None);
         assert!(
             f.detail.ends_with(r"\u{c}") || f.detail.contains(r"\u{c};"),
+            "{}",
+            f.detail
+        );
+    }
+
+    /// A line over the limit is shown from its first byte that is not
+    /// white space (a line padded to length would show only spaces).
+    #[test]
+    fn a_line_too_long_is_shown_from_what_it_says() {
+        let mut start = vec![b' '; 300];
+        start.extend_from_slice(b"{\"type\":\"reply\"");
+        let f = fault_of(BotError::LineTooLong {
+            limit: 65536,
+            start,
+        });
+        assert_eq!(f.kind, ForfeitKind::LineTooLong);
+        assert!(
+            f.detail.contains(r#"bytes: {"type":"reply""#),
             "{}",
             f.detail
         );
