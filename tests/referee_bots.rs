@@ -786,7 +786,7 @@ async fn a_timeout_with_stderr_unread_does_not_claim_it_was_empty() {
     );
     let detail = report.detail.unwrap_or_default();
     assert!(
-        detail.contains("its stderr unseen (not kept here"),
+        detail.contains("its stderr unseen (not read here"),
         "{detail}"
     );
     assert!(!detail.contains("nothing on stderr"), "{detail}");

@@ -405,8 +405,8 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
     }
 }
 
-/// Where a bot's stderr is not read, what keeps it.
-const STDERR_NOT_KEPT: &str = "not kept here: `arena play --logs DIR` and every league keep it";
+/// Where a bot's stderr is not read (no log asked for, none kept).
+const STDERR_NOT_KEPT: &str = "not read here: no log of it was asked for";
 
 /// When [`BotPlayer::ask`] checks for output unasked.
 const BEFORE_REQUEST: &str = "before a request";
