@@ -708,6 +708,59 @@ fn rate_writes_only_what_it_is_asked_to() {
     assert!(!dir.path().join("ratings.csv").exists());
 }
 
+/// A `--variant` that no game has is said the same way by `arena rate`
+/// and `arena pgn`: the name, the files, the variants there.
+#[test]
+fn pgn_and_rate_say_alike_that_a_variant_is_not_there() {
+    let games = data("league.csv");
+    let want = format!(
+        "no games of variant `fillo` in {}; the variants there are: filo, kisolo",
+        games.display()
+    );
+    for command in ["rate", "pgn"] {
+        let out = arena(&[command, s(&games), "--variant", "fillo"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{command}: {err}");
+        assert!(err.contains(&want), "{command}: {err}");
+    }
+    // A variant that is there still exports.
+    let out = arena(&["pgn", s(&games), "--variant", "kisolo"]);
+    assert!(out.status.success(), "{out:?}");
+}
+
+/// On one terminal (stdout and stderr into one file, in the order they
+/// were written) the standings come first and the line that says which
+/// files were written comes last, with and without `--out`.
+#[test]
+fn rate_says_what_it_wrote_on_the_last_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("tables");
+    let games = data("league.csv");
+    for (i, extra) in [vec![], vec!["--out", s(&out_dir)]].into_iter().enumerate() {
+        let log = dir.path().join(format!("terminal-{i}.txt"));
+        let file = std::fs::File::create(&log).unwrap();
+        let status = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .arg("rate")
+            .arg(s(&games))
+            .args(&extra)
+            .stdout(file.try_clone().unwrap())
+            .stderr(file)
+            .status()
+            .expect("the arena binary runs");
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(status.success(), "{text}");
+        assert!(text.starts_with("Standings: all variants"), "{text}");
+        let last = text.lines().last().unwrap_or_default();
+        assert!(last.starts_with("300 games rated; "), "{text}");
+        let want = if extra.is_empty() {
+            "no files written"
+        } else {
+            "wrote "
+        };
+        assert!(last.contains(want), "{text}");
+    }
+}
+
 /// The streaming reader gives, byte for byte, what the version that held
 /// every row in memory gave (its outputs are frozen in
 /// tests/data/ratings/stream): the report as JSON, the four tables and the

@@ -55,12 +55,18 @@ pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
         }
         None => (Box::new(std::io::stdout().lock()), None),
     };
-    let result = export(&args, sink, &event);
+    let variant = args.variant.as_deref().map(super::rate::variant_filter);
+    let result = export(&args, variant.as_deref(), sink, &event);
     let pgn = match (result, &part) {
-        (Ok(pgn), _) if pgn.games > 0 => pgn,
-        (Ok(_), part) => {
+        (Ok(e), _) if e.pgn.games > 0 => e.pgn,
+        (Ok(e), part) => {
             if let Some(part) = part {
                 let _ = std::fs::remove_file(part);
+            }
+            // No game of that variant at all: said as `arena rate` says it.
+            if let (Some(v), 0) = (&variant, e.matched) {
+                let present: Vec<String> = e.present.into_iter().collect();
+                return Err(super::rate::no_games_of_variant(v, &args.files, &present));
             }
             bail!(
                 "no 2-player games to export{}",
@@ -92,15 +98,37 @@ pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Streams the merged games of `args` through a `PgnWriter` into `sink`.
-fn export(args: &PgnArgs, sink: Box<dyn Write>, event: &str) -> anyhow::Result<Pgn> {
+/// What [`export`] wrote, and what it saw.
+struct Exported {
+    pgn: Pgn,
+    /// The games of the variant asked for (all, without one), 3-player
+    /// games included.
+    matched: u64,
+    /// The variants of the games, by name and label (`tricala`,
+    /// `tricala-3p`), as `arena rate` lists them.
+    present: std::collections::BTreeSet<String>,
+}
+
+/// Streams the merged games of `args` (of `variant` only, if given)
+/// through a `PgnWriter` into `sink`.
+fn export(
+    args: &PgnArgs,
+    variant: Option<&str>,
+    sink: Box<dyn Write>,
+    event: &str,
+) -> anyhow::Result<Exported> {
     let mut w = PgnWriter::new(std::io::BufWriter::with_capacity(1 << 16, sink), event);
     let mut failed: Option<std::io::Error> = None;
+    let mut matched = 0;
+    let mut present = std::collections::BTreeSet::new();
     let merged = for_each_merged(&args.files, |r| {
-        let keep = args
-            .variant
-            .as_deref()
-            .is_none_or(|v| crate::ratings::matches_variant(r, v));
+        let label = crate::ratings::variant_label(r);
+        if !present.contains(&label) {
+            present.insert(r.variant.clone());
+            present.insert(label);
+        }
+        let keep = variant.is_none_or(|v| crate::ratings::matches_variant(r, v));
+        matched += u64::from(keep);
         if keep && failed.is_none() {
             if let Err(e) = w.add(r) {
                 failed = Some(e);
@@ -121,7 +149,11 @@ fn export(args: &PgnArgs, sink: Box<dyn Write>, event: &str) -> anyhow::Result<P
     let (mut out, pgn) = w.finish();
     out.flush()
         .with_context(|| format!("writing {}", target()))?;
-    Ok(pgn)
+    Ok(Exported {
+        pgn,
+        matched,
+        present,
+    })
 }
 
 /// PGN written as a league plays (`arena run|match --pgn FILE`): when the

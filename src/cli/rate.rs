@@ -10,6 +10,7 @@
 use crate::ratings::{Anchor, RateOptions, Tally};
 use crate::report::tables::{for_each_merged, ratings_csv, tables_of, write_files};
 use anyhow::{bail, Context};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -126,6 +127,36 @@ fn check_files(args: &mut RateArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `--variant V` as games.csv labels it (`arena rate` and `arena pgn`):
+/// a league file's name of a variant (`tricala3`) means its label
+/// (`tricala-3p`); any other label is taken as it is.
+pub(super) fn variant_filter(v: &str) -> String {
+    match crate::league::config::parse_variant(v) {
+        Ok(spec) if spec.players != 2 => spec.label(),
+        _ => v.to_string(),
+    }
+}
+
+/// The files read, for messages: `a.csv, b.csv`.
+fn files_text(files: &[PathBuf]) -> String {
+    files
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Why `--variant v` kept no game of `files` (`arena rate` and `arena
+/// pgn`): a misspelt or absent variant, and the variants (and labels)
+/// `present` there.
+pub(super) fn no_games_of_variant(v: &str, files: &[PathBuf], present: &[String]) -> anyhow::Error {
+    anyhow::anyhow!(
+        "no games of variant `{v}` in {}; the variants there are: {}",
+        files_text(files),
+        present.join(", ")
+    )
+}
+
 /// Why `--anchor BOT=...` names no bot of the games rated: the bots
 /// there (of `variant`, with a filter), and the one it most likely meant.
 /// The files are read again: only on this error.
@@ -157,15 +188,7 @@ fn unknown_anchor(bot: &str, files: &[PathBuf], variant: Option<&str>) -> anyhow
 pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
     check_files(&mut args)?;
     let anchor = args.anchor.as_deref().map(parse_anchor).transpose()?;
-    // A league file's name of a variant (`tricala3`) means its label in
-    // games.csv (`tricala-3p`); any other label is taken as it is.
-    let variant = args
-        .variant
-        .as_deref()
-        .map(|v| match crate::league::config::parse_variant(v) {
-            Ok(spec) if spec.players != 2 => spec.label(),
-            _ => v.to_string(),
-        });
+    let variant = args.variant.as_deref().map(variant_filter);
     let opts = RateOptions {
         variant: variant.clone(),
         anchor,
@@ -179,21 +202,16 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
     for w in &merged.warnings {
         eprintln!("warning: {w}");
     }
-    let files = args
-        .files
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
     if tally.seen() == 0 {
-        bail!("no games to rate in {files}");
+        bail!("no games to rate in {}", files_text(&args.files));
     }
     let kept = tally.kept();
     if let (0, Some(v)) = (kept, &variant) {
-        bail!(
-            "no games of variant `{v}` in {files}; the variants there are: {}",
-            tally.variants_present().join(", ")
-        );
+        return Err(no_games_of_variant(
+            v,
+            &args.files,
+            &tally.variants_present(),
+        ));
     }
     let report = match tally.report() {
         Ok(r) => r,
@@ -227,20 +245,27 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
         0 => String::new(),
         n => format!(" ({n} duplicate rows counted once)"),
     };
-    eprintln!("{kept} games rated{dups}; {wrote}");
-    for line in crate::report::tables::seat_unbounded_lines(&tables.report.overall) {
-        eprintln!("warning: {line}");
-    }
-    match args.format {
-        Format::Table => print!("{}", tables.standings),
-        Format::Csv => print!("{}", ratings_csv(&tables.report)?),
+    // The standings first, flushed, then stderr's lines: on a terminal
+    // the last line says which files were written (docs/ratings.md).
+    let out = match args.format {
+        Format::Table => tables.standings.clone(),
+        Format::Csv => ratings_csv(&tables.report)?,
         Format::Json => {
             let value = serde_json::json!({
                 "report": tables.report,
                 "los": tables.report.overall.los_matrix(),
             });
-            println!("{}", serde_json::to_string_pretty(&value)?);
+            format!("{}\n", serde_json::to_string_pretty(&value)?)
         }
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+        .context("writing the standings to standard output")?;
+    for line in crate::report::tables::seat_unbounded_lines(&tables.report.overall) {
+        eprintln!("warning: {line}");
     }
+    eprintln!("{kept} games rated{dups}; {wrote}");
     Ok(ExitCode::SUCCESS)
 }

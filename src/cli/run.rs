@@ -66,7 +66,9 @@ pub struct RunArgs {
     /// Comma-separated variants (filo, tricala, tricala3, hackaback, kisolo, diffusion).
     #[arg(long, value_delimiter = ',')]
     pub variants: Option<Vec<String>>,
-    /// Keep only these bots of the file (comma-separated names).
+    /// Keep only these bots of the file (comma-separated names). They keep
+    /// the file's order: the SPRT's A (--sprt) is the first of them in the
+    /// file, whatever their order here.
     #[arg(long, value_delimiter = ',')]
     pub bots: Option<Vec<String>>,
     /// Play only the pairings that include this bot.
@@ -121,8 +123,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub rating_interval: Option<u64>,
     /// Stop the league when the SPRT of its two bots decides:
-    /// `elo0=E0,elo1=E1[,alpha=A,beta=B,model=normalized|logistic]` (the
-    /// first bot against the second; overrides the file's `[sprt]`).
+    /// `elo0=E0,elo1=E1[,alpha=A,beta=B,model=normalized|logistic]`
+    /// (overrides the file's `[sprt]`). A, the bot under test, is the
+    /// first of the two in the file's `bots`; the order of --bots does not
+    /// change it.
     #[arg(long, value_name = "SPEC")]
     pub sprt: Option<String>,
     /// Refresh the HTML report (report/index.html in the results folder)
