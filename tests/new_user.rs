@@ -783,28 +783,42 @@ fn rounds_has_one_range_said_once() {
     );
 }
 
-/// Every subcommand's help ends with two or three examples, as ripgrep's
-/// and cargo's do (issue 50, 10); those that only read run as shown.
+/// Every subcommand's help, and every sub-subcommand's (`arena tables
+/// build`), ends with two or three examples, as ripgrep's and cargo's do
+/// (issue 50, 10); those that only read run as shown.
 #[test]
 fn every_subcommand_help_ends_with_examples() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The commands a help text lists under `Commands:` (none: a leaf).
+    let listed = |help: &str| -> Vec<String> {
+        help.split("Commands:")
+            .nth(1)
+            .map(|rest| {
+                rest.lines()
+                    .skip(1)
+                    .take_while(|l| !l.trim().is_empty())
+                    .filter_map(|l| l.split_whitespace().next())
+                    .filter(|c| *c != "help")
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
     let out = arena(repo).arg("--help").output().unwrap();
     let top = String::from_utf8_lossy(&out.stdout).to_string();
-    let commands: Vec<&str> = top
-        .split("Commands:")
-        .nth(1)
-        .expect("a Commands: section")
-        .lines()
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty())
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|c| *c != "help")
-        .collect();
+    let mut commands: Vec<Vec<String>> = listed(&top).into_iter().map(|c| vec![c]).collect();
     assert!(commands.len() >= 17, "{top}");
-    for c in commands {
+    let mut checked = 0;
+    while let Some(path) = commands.pop() {
+        let c = path.join(" ");
         for flag in ["-h", "--help"] {
-            let out = arena(repo).args([c, flag]).output().unwrap();
+            let out = arena(repo).args(&path).arg(flag).output().unwrap();
             let help = String::from_utf8_lossy(&out.stdout).to_string();
+            if flag == "--help" {
+                for sub in listed(&help) {
+                    commands.push(path.iter().cloned().chain([sub]).collect());
+                }
+            }
             let examples = help
                 .rsplit_once("\nExamples:\n")
                 .unwrap_or_else(|| panic!("`arena {c} {flag}` ends without examples:\n{help}"))
@@ -829,7 +843,10 @@ fn every_subcommand_help_ends_with_examples() {
                 }
             }
         }
+        checked += 1;
     }
+    // `arena tables build` and `arena tables coverage` among them.
+    assert!(checked >= 20, "{checked} helps checked");
 }
 
 /// A bot given to `arena match` as a command is named after the name in

@@ -25,11 +25,19 @@ pub struct TablesArgs {
     command: TablesCommand,
 }
 
+/// The examples that end `arena tables build --help`, as the commands'
+/// (src/cli/mod.rs) end theirs.
+const EX_BUILD: &str = "Examples:\n  arena tables build diffusion                           # as many seeds as fit 1 GB, into tables/diffusion/\n  arena tables build hackaback --seeds 8 --threads 2     # up to 8 seeds in play, on 2 threads (a killed build resumes)\n  arena tables build tricala --max-size 200M --out big   # what fits 200 MB, into big/tricala/";
+/// The examples that end `arena tables coverage --help`.
+const EX_COVERAGE: &str = "Examples:\n  arena tables coverage results/demo              # how much of the demo's games tables that fit 1 GB would reach\n  arena tables coverage results/demo --seeds 10   # the same for tables of up to 10 seeds";
+
 #[derive(clap::Subcommand, Debug)]
 enum TablesCommand {
     /// Build a game's tables, or finish a build that was stopped.
+    #[command(after_help = EX_BUILD)]
     Build(BuildArgs),
     /// How much of a league's games tables of up to N seeds would reach.
+    #[command(after_help = EX_COVERAGE)]
     Coverage(CoverageArgs),
 }
 
