@@ -29,6 +29,10 @@ fn a_matchs_game_is_replayed_from_its_results_folder() {
     let o = arena(dir.path(), &args);
     assert!(o.status.success(), "{}", text(&o));
     let folder = "results/match-greedy-rust-vs-random-rust";
+    // Named as the README names it, without a `./`.
+    let out = text(&o);
+    assert!(out.contains(&format!(" in {folder}: games.csv")), "{out}");
+    assert!(!out.contains("./results"), "{out}");
     let rows = csvio::read_rows(&dir.path().join(folder).join("games.csv")).unwrap();
     assert_eq!(rows.len(), 2);
     for row in &rows {
@@ -298,4 +302,13 @@ fn a_match_prints_its_head_to_head_line_writes_pgn_as_it_plays_and_takes_a_clock
         "{out}"
     );
     assert!(out.contains("--games 8 "), "{out}");
+    // The changed setting is said as a match gives it: --games, no file.
+    assert!(
+        out.contains("(the match's --games: --games 8 as it was started)"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("the file's") && !out.contains("--rounds"),
+        "{out}"
+    );
 }

@@ -276,3 +276,61 @@ fn a_misspelt_bot_of_rate_and_sprt_gets_a_did_you_mean() {
     assert!(!o.status.success(), "{out}");
     assert!(out.contains("did you mean `random-rust`?"), "{out}");
 }
+
+/// `arena replay FILE GAME` before the league was ever run: its results
+/// folder does not exist, and the message says so (not "no game here").
+#[test]
+fn replay_of_a_league_never_run_says_it_has_not_been_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("never.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"never\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{GREEDY}\"] }},\n]\n"
+        ),
+    )
+    .unwrap();
+    let o = arena(dir.path(), &["replay", "never.toml", "r001-kisolo-p000-o0"]);
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(
+        out.contains("results/never: no such folder: league `never` has not been run yet (`arena run never.toml` plays it)"),
+        "{out}"
+    );
+    assert!(!out.contains("no row in games.csv"), "{out}");
+}
+
+/// A bot that cannot start in `arena play` is shown with the end of its
+/// stderr (python's "can't open file"), as `arena check-bot` shows it, and
+/// no log of our own is left behind.
+#[test]
+fn play_shows_the_stderr_of_a_bot_that_cannot_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args([
+            "play",
+            "--game",
+            "kisolo",
+            "--",
+            "random",
+            "python3 no_such.py",
+        ])
+        .current_dir(dir.path())
+        .env("TMPDIR", tmp.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the arena binary runs");
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("seat 1: `python3 no_such.py`: "), "{out}");
+    assert!(out.contains("its stderr ends:"), "{out}");
+    assert!(out.contains("no_such.py': [Errno 2]"), "{out}");
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| n.to_string_lossy().starts_with("arena-play-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

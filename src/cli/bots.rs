@@ -31,12 +31,7 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
     // A template copied to start a bot keeps `template = true`, which
     // leaves it out of this list and of `bots = "all"`: said, not silent.
     for m in found.iter().filter(|m| m.template && !args.all) {
-        let shipped = m
-            .dir
-            .parent()
-            .and_then(|p| p.file_name())
-            .is_some_and(|n| n == "templates");
-        if !shipped {
+        if !is_shipped_template(m, &args.dir) {
             errln!(
                 "note: {} (`{}`) says `template = true`, so it is not listed here nor in `bots = \"all\"`: if it is a copy of a template, delete that line from its bot.toml (and give it a `name` of its own)",
                 m.dir.display(),
@@ -82,11 +77,7 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
             builds,
             starts,
             m.command.join(" "),
-            match (m.broken, m.template) {
-                (true, _) => "  (broken: test bot)",
-                (_, true) => "  (template)",
-                _ => "",
-            }
+            remarks(&m)
         );
         if let Some(why) = why {
             outln!("    {why}");
@@ -104,6 +95,42 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// What a row says after the command: a test bot, a template, and the
+/// folder of a bot whose folder is not named as its bot.toml names it (a
+/// copy, `cp -r bots/mybot bots/mybot-new`, which `arena match` names by
+/// its folder): two copies are two rows that differ.
+fn remarks(m: &manifest::Manifest) -> String {
+    let mut said = Vec::new();
+    match (m.broken, m.template) {
+        (true, _) => said.push("broken: test bot".to_string()),
+        (_, true) => said.push("template".to_string()),
+        _ => {}
+    }
+    if m.dir.file_name().is_none_or(|f| *f != *m.name) {
+        said.push(format!("folder {}", m.dir.display()));
+    }
+    match said.is_empty() {
+        true => String::new(),
+        false => format!("  ({})", said.join("; ")),
+    }
+}
+
+/// Whether template `m` is one the repository ships, in its own place:
+/// `DIR/templates/X` named `template-X`, or `DIR/sdk/X` named
+/// `template-X-sdk` (DIR the bots folder). A copy elsewhere, or under
+/// another folder with its original's name, is not, and gets the note.
+fn is_shipped_template(m: &manifest::Manifest, bots_dir: &std::path::Path) -> bool {
+    let Ok(rel) = m.dir.strip_prefix(bots_dir) else {
+        return false;
+    };
+    let parts: Vec<_> = rel.iter().filter_map(|p| p.to_str()).collect();
+    match parts.as_slice() {
+        ["templates", x] => m.name == format!("template-{x}"),
+        ["sdk", x] => m.name == format!("template-{x}-sdk"),
+        _ => false,
+    }
 }
 
 /// Builds (if it has a build command) and starts one bot.
@@ -125,5 +152,42 @@ fn check(spec: &BotSpec) -> (String, String, Option<String>) {
     match runner::check_bots_start(bots, startup_ms, &scratch, &room) {
         Ok(()) => (builds, "yes".into(), None),
         Err(e) => (builds, "no".into(), Some(e.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// Every template the repository ships is recognised as shipped (no
+    /// note on a fresh clone); a copy of one is not.
+    #[test]
+    fn the_shipped_templates_get_no_note_and_their_copies_do() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots");
+        let (found, _) = manifest::discover_all(&dir).unwrap();
+        let templates: Vec<_> = found.iter().filter(|m| m.template).collect();
+        assert!(templates.len() >= 5, "{templates:?}");
+        for m in &templates {
+            assert!(is_shipped_template(m, &dir), "{}", m.dir.display());
+            let mut copy = (*m).clone();
+            copy.dir = dir.join("mybot");
+            assert!(!is_shipped_template(&copy, &dir));
+            copy.dir = m.dir.with_file_name("mine");
+            assert!(!is_shipped_template(&copy, &dir));
+        }
+    }
+
+    /// A bot in a folder not named as the bot says its folder; one named
+    /// as its folder says nothing more.
+    #[test]
+    fn a_row_names_the_folder_where_it_is_not_the_name() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots");
+        let (found, _) = manifest::discover_all(&dir).unwrap();
+        let m = found.iter().find(|m| m.name == "random-python").unwrap();
+        assert_eq!(remarks(m), "");
+        let mut copy = m.clone();
+        copy.dir = dir.join("random-python-new");
+        assert_eq!(remarks(&copy), format!("  (folder {})", copy.dir.display()));
     }
 }

@@ -54,7 +54,9 @@ pub struct PlayArgs {
     /// arena-play/; the path is printed).
     #[arg(long)]
     record: Option<PathBuf>,
-    /// Folder for the bots' stderr logs (default: discarded).
+    /// Folder for the bots' stderr logs (default: a file of the system's
+    /// temporary folder, removed after the game; a bot that cannot start
+    /// is shown with its last lines either way).
     #[arg(long, alias = "log")]
     logs: Option<PathBuf>,
     /// The game's seed: sent to the bots in `game_start` (a bot that draws
@@ -271,10 +273,41 @@ pub(super) async fn interrupted() -> ExitCode {
     ExitCode::from(128 + number as u8)
 }
 
+/// The stderr logs `arena play` keeps of its own (without --logs), so
+/// that a bot that cannot start is shown with the end of what it said;
+/// removed when the game is over.
+#[derive(Default)]
+struct OwnLogs(Vec<PathBuf>);
+
+impl OwnLogs {
+    /// Seat `seat`'s log: in --logs, or one of our own.
+    fn of(&mut self, logs: Option<&Path>, seat: usize) -> PathBuf {
+        match logs {
+            Some(d) => d.join(format!("seat{seat}.log")),
+            None => {
+                let own = std::env::temp_dir()
+                    .join(format!("arena-play-{}-seat{seat}.log", std::process::id()));
+                self.0.push(own.clone());
+                own
+            }
+        }
+    }
+}
+
+impl Drop for OwnLogs {
+    fn drop(&mut self) {
+        for log in &self.0 {
+            let _ = std::fs::remove_file(log);
+        }
+    }
+}
+
 /// The players of `arena play`'s seats, in order: a seeded random
 /// player, or a bot command started (in the sandbox, under the limits
-/// asked) and introduced by its hello.
-async fn seat_bots(args: &PlayArgs) -> anyhow::Result<Vec<Box<dyn Player>>> {
+/// asked) and introduced by its hello. A bot that cannot start is said
+/// with the end of its stderr, as `arena check-bot` and `arena match`
+/// say it.
+async fn seat_bots(args: &PlayArgs, own: &mut OwnLogs) -> anyhow::Result<Vec<Box<dyn Player>>> {
     let mut bots: Vec<Box<dyn Player>> = Vec::new();
     for (seat, arg) in args.bots.iter().enumerate() {
         match resolve_bot(arg)? {
@@ -289,14 +322,24 @@ async fn seat_bots(args: &PlayArgs) -> anyhow::Result<Vec<Box<dyn Player>>> {
                     hide: None,
                     ..Default::default()
                 };
-                let log = args
-                    .logs
-                    .as_ref()
-                    .map(|d| d.join(format!("seat{seat}.log")));
-                let launch = room.launch(cmd.clone(), asks, log);
-                let b = BotPlayer::start(&launch, &Timing::default())
-                    .await
-                    .with_context(|| format!("seat {seat}: `{}`", cmd.display()))?;
+                let log = own.of(args.logs.as_deref(), seat);
+                // A log of --logs is appended to: this start's lines follow.
+                let since = std::fs::metadata(&log).map_or(0, |m| m.len());
+                let launch = room.launch(cmd.clone(), asks, Some(log.clone()));
+                let b = match BotPlayer::start(&launch, &Timing::default()).await {
+                    Ok(b) => b,
+                    Err(e) => {
+                        let tail =
+                            crate::league::runner::stderr_tail(&log, since, args.logs.is_some())
+                                .await
+                                .unwrap_or_default();
+                        bail!(
+                            "seat {seat}: `{}`: {:#}{tail}",
+                            cmd.display(),
+                            anyhow::Error::from(e)
+                        );
+                    }
+                };
                 let i = b.info();
                 outln!(
                     "seat {seat}: {} {} by {} (pid {})",
@@ -313,7 +356,9 @@ async fn seat_bots(args: &PlayArgs) -> anyhow::Result<Vec<Box<dyn Player>>> {
 }
 
 async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::Result<ExitCode> {
-    let mut bots = seat_bots(args).await?;
+    // Kept to the end of the game (the bots write them), then removed.
+    let mut own_logs = OwnLogs::default();
+    let mut bots = seat_bots(args, &mut own_logs).await?;
     let quiet = args.quiet;
     let mut last_ply = u32::MAX;
     // The kind of the decision about to be made (`W` is a colour or a

@@ -37,6 +37,17 @@ pub struct ReplayArgs {
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let (t, output) = league_of(&args.file)?;
     let dir = args.results.clone().unwrap_or(output);
+    if !dir.exists() {
+        match &args.results {
+            Some(_) => bail!("--results {}: no such folder", dir.display()),
+            None => bail!(
+                "{}: no such folder: league `{}` has not been run yet (`arena run {}` plays it), or its results are elsewhere (give --results DIR)",
+                dir.display(),
+                t.name,
+                super::args::shell_word(&args.file.display().to_string())
+            ),
+        }
+    }
     let (at, text) = records::find_record(&Layout::new(&dir), &args.game_id)
         .with_context(|| format!("cannot read the record of `{}`", args.game_id))?;
     let recorded = record::read_record(&text).with_context(|| at.path().display().to_string())?;

@@ -206,13 +206,7 @@ pub fn check_bots_start(
                     Err(e) => e,
                 };
                 let mut why = why_not_started(&e);
-                if let Some(tail) = crate::bot::log_tail(&log, 20, 0).await {
-                    why += &format!(
-                        "\n    its stderr ends ({}):\n      {}",
-                        log.display(),
-                        crate::protocol::escape_lines(&tail).replace('\n', "\n      ")
-                    );
-                }
+                why += &stderr_tail(&log, 0, true).await.unwrap_or_default();
                 Some((
                     i,
                     CannotStart {
@@ -276,6 +270,22 @@ fn spare_cpus(cpus: &[usize], workers: usize, no_affinity: bool) -> Vec<usize> {
 
 /// What to do when a bot cannot start for the machine's reasons.
 const MACHINE_LIMIT: &str = "This is the machine's limit, not the bot's fault: raise `ulimit -n` or the process limit, lower the concurrency, or free memory or disk, then run the same command again";
+
+/// The last lines of a bot's stderr in `log` written from byte `from` on,
+/// as the message of a bot that could not start ends (`arena run`,
+/// `arena match`, `arena play`): `\n    its stderr ends (LOG):\n      ...`,
+/// naming the log when `name_log` (it is kept); none if it said nothing.
+pub async fn stderr_tail(log: &Path, from: u64, name_log: bool) -> Option<String> {
+    let tail = crate::bot::log_tail(log, 20, from).await?;
+    let at = match name_log {
+        true => format!(" ({})", log.display()),
+        false => String::new(),
+    };
+    Some(format!(
+        "\n    its stderr ends{at}:\n      {}",
+        crate::protocol::escape_lines(&tail).replace('\n', "\n      ")
+    ))
+}
 
 /// Why a bot could not start, with what to do when it is the machine's
 /// fault (the sandbox's error says it itself).

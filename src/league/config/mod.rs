@@ -776,8 +776,14 @@ fn default_bots_dir(base: &Path) -> PathBuf {
     project_dir(base).join("bots")
 }
 
+/// `results/` of the project; in the working folder without a `./`, as
+/// the messages name it (`results/match-a-vs-b`, not `./results/...`).
 fn default_results_dir(base: &Path) -> PathBuf {
-    project_dir(base).join("results")
+    let project = project_dir(base);
+    if project == Path::new(".") {
+        return PathBuf::from("results");
+    }
+    project.join("results")
 }
 
 fn project_dir(base: &Path) -> PathBuf {

@@ -652,3 +652,11 @@ fn openings_that_reach_the_ply_cap_are_refused() {
     );
     assert!(parse(&format!("{TWO_BOTS}\nopenings = 9\nmax_plies = 10\n")).is_ok());
 }
+
+/// A file in the working folder keeps its results in `results/NAME`,
+/// named without a `./` (what `arena match` prints).
+#[test]
+fn a_file_in_the_working_folder_has_its_results_without_a_dot() {
+    let t = Tournament::parse(Path::new("match.toml"), TWO_BOTS).unwrap();
+    assert_eq!(t.output, PathBuf::from("results/t"));
+}

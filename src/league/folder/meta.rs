@@ -271,6 +271,47 @@ fn compare_played_under(
     Ok(())
 }
 
+/// Whether the league of `meta` is an `arena match` (its resume command is
+/// its own command line, not `arena run FILE`).
+fn is_match(meta: &LeagueMeta) -> bool {
+    meta.resume
+        .as_deref()
+        .is_some_and(|c| !c.starts_with("arena run "))
+}
+
+/// How schedule setting `key` was given `was` when the league of `old`
+/// started, as its user can give it again: the file's key or its flag,
+/// or, for a match, its own flag (`rounds` is `--games`); empty for a
+/// match's setting that no flag of `arena match` gives.
+fn how_it_was_set(old: &LeagueMeta, key: &str, was: &str) -> String {
+    if !is_match(old) {
+        return format!(
+            " (the file's `{key}`, or {} {was} as it was started)",
+            flag_of(key)
+        );
+    }
+    match key {
+        // A round is one seat-swap group (2 games) per variant.
+        "rounds" => {
+            let variants = old
+                .schedule
+                .get("variants")
+                .map_or(0, |v| v.split(',').count());
+            match was.parse::<u64>() {
+                Ok(rounds) if variants > 0 => format!(
+                    " (the match's --games: --games {} as it was started)",
+                    rounds * 2 * variants as u64
+                ),
+                _ => " (the match's --games: give the number it was started with)".to_string(),
+            }
+        }
+        "seed" | "openings" | "variants" => {
+            format!(" ({} {was} as it was started)", flag_of(key))
+        }
+        _ => String::new(),
+    }
+}
+
 /// Another schedule: refused, with what league.json tells of the change.
 fn refuse_other_schedule(
     old: &LeagueMeta,
@@ -283,15 +324,20 @@ fn refuse_other_schedule(
         let mut seen = Vec::new();
         if old.games != meta.games {
             seen.push(format!(
-                "{} games then, {} now: rounds, openings or variants",
-                old.games, meta.games
+                "{} games then, {} now: {}",
+                old.games,
+                meta.games,
+                match is_match(old) {
+                    true => "--games, --openings or --variants",
+                    false => "rounds, openings or variants",
+                }
             ));
         }
         for (key, was) in &old.schedule {
             if let Some(now) = meta.schedule.get(key).filter(|now| *now != was) {
                 seen.push(format!(
-                    "`{key}` was {was}, now {now} (the file's `{key}`, or {} {was} as it was started)",
-                    flag_of(key)
+                    "`{key}` was {was}, now {now}{}",
+                    how_it_was_set(old, key, was)
                 ));
             }
         }
