@@ -658,6 +658,9 @@ pub fn rateable(row: &GameRow) -> Result<(), String> {
     Ok(())
 }
 
+/// The longest bot name a row may hold, in bytes.
+pub const MAX_NAME: usize = 1024;
+
 /// Semantic checks beyond the column types.
 pub fn check_row(row: &GameRow) -> Result<(), String> {
     if row.game_id.trim().is_empty() {
@@ -681,6 +684,14 @@ pub fn check_row(row: &GameRow) -> Result<(), String> {
     let seats = row.seats();
     if let Some(s) = seats.iter().position(|s| s.trim().is_empty()) {
         return Err(format!("empty bot name in seat{s}"));
+    }
+    // Names are short wherever the arena makes them (64 bytes); the
+    // tables size their columns by the longest.
+    if let Some(s) = seats.iter().position(|s| s.len() > MAX_NAME) {
+        return Err(format!(
+            "the bot name in seat{s} is {} bytes long, over the {MAX_NAME} a name may have",
+            seats[s].len()
+        ));
     }
     // A bot has no result against itself: such a row would be rated as
     // nothing, or counted twice, and no league writes one.
@@ -966,6 +977,13 @@ mod tests {
             (
                 format!("{H}\n,filo,2,p1,B,A,,1,0,,store,,31,100,7,\n"),
                 "t.csv:2: empty game_id",
+            ),
+            (
+                format!(
+                    "{H}\ng2,filo,2,p1,{},A,,1,0,,store,,31,100,7,\n",
+                    "b".repeat(70_000)
+                ),
+                "t.csv:2: the bot name in seat0 is 70000 bytes long, over the 1024",
             ),
             (
                 format!("{H}\ng2,filo,2,p1,B,A,,1,0,,store,,31,100,7,,extra\n"),

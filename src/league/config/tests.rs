@@ -134,6 +134,15 @@ fn flags_are_checked_like_the_file() {
             "--variants: unknown variant `chess` (known: filo, tricala, tricala3 (also tricala-3p",
         ),
         (
+            // Refused as in the file: each game would be played twice
+            // under one id, and the folder could not be read back.
+            RunSettings {
+                variants: Some(vec!["tricala3".into(), "tricala-3p".into()]),
+                ..Default::default()
+            },
+            "--variants: variant `tricala-3p` appears twice",
+        ),
+        (
             RunSettings {
                 gauntlet: Some("zed".into()),
                 ..Default::default()

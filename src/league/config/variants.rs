@@ -46,7 +46,16 @@ pub(super) fn section(
     if let Some(names) = &flags.variants {
         let mut out = Vec::new();
         for v in names {
-            out.push(parse_variant(v).map_err(|e| ctx.at(&Source::Flag, "variants", e))?);
+            let spec = parse_variant(v).map_err(|e| ctx.at(&Source::Flag, "variants", e))?;
+            // As in the file: each game id would be played twice.
+            if out.iter().any(|o: &VariantSpec| o.label() == spec.label()) {
+                return Err(ctx.at(
+                    &Source::Flag,
+                    "variants",
+                    format!("variant `{}` appears twice", spec.label()),
+                ));
+            }
+            out.push(spec);
         }
         if out.is_empty() {
             return Err(ctx.at(&Source::Flag, "variants", "the list is empty"));
