@@ -607,6 +607,18 @@ fn unknown_variant_and_anchor_are_clear_errors() {
         err.contains("out of range") && err.contains("a=1e308"),
         "{err}"
     );
+    // An anchor without its bot is said to be that.
+    let out = arena(&["rate", s(&data("two.csv")), "--anchor", "=5"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("names no bot"), "{err}");
+    // --out of a file is refused as that, before anything is written.
+    let file = write(dir.path(), "notes.txt", "mine\n");
+    let out = arena(&["rate", s(&data("two.csv")), "--out", s(&file)]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("that is a file"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine\n");
 }
 
 #[test]

@@ -67,7 +67,10 @@ fn parse_anchor(s: &str) -> anyhow::Result<Anchor> {
         .trim()
         .parse()
         .with_context(|| format!("--anchor: `{elo}` is not a number"))?;
-    if bot.is_empty() || !elo.is_finite() {
+    if bot.trim().is_empty() {
+        bail!("--anchor wants BOT=ELO, and `{s}` names no bot before its `=`");
+    }
+    if !elo.is_finite() {
         bail!("--anchor wants BOT=ELO with a finite ELO, got `{s}`");
     }
     // Beyond this, the ratings' sums lose every digit of the games.
@@ -222,6 +225,10 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
     };
     let tables = tables_of(report);
     let into = match (args.out.clone(), args.write, whole_league(&args)) {
+        (Some(dir), _, _) if dir.exists() && !dir.is_dir() => bail!(
+            "--out {}: that is a file; --out names the folder the tables go to",
+            dir.display()
+        ),
         (Some(dir), _, _) => Some(dir),
         (None, true, Some(dir)) => Some(dir),
         (None, true, None) => bail!(
