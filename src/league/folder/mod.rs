@@ -66,8 +66,12 @@ pub struct ResultsDir {
     done: DoneSet,
     /// Bytes cut off a torn last line on open (0 if the file was whole).
     pub repaired_bytes: u64,
-    /// Bytes of records without a row cut off the record logs by `check`.
+    /// Bytes of records without a row cut off the record logs by `check`
+    /// (or, when it refused rows, by `set_aside`).
     pub cut_record_bytes: u64,
+    /// Per record log, the end of its last record with a row, as `check`
+    /// found it; used (and emptied) by the cut.
+    committed_ends: HashMap<String, u64>,
     /// What changed since the league started that does not stop a resume.
     pub warnings: Vec<String>,
 }
@@ -100,6 +104,7 @@ impl ResultsDir {
             done: DoneSet::default(),
             repaired_bytes: tail.cut,
             cut_record_bytes: 0,
+            committed_ends: HashMap::new(),
             warnings,
         };
         if tail.completed {
@@ -228,16 +233,29 @@ impl ResultsDir {
             }
         }
         rejected.sort_by_key(|r| r.line);
+        self.done = done;
+        self.committed_ends = ends;
+        // With rows refused, the run may stop here: nothing is changed
+        // until they are set aside.
+        if rejected.is_empty() {
+            self.cut_uncommitted()?;
+        }
+        Ok(rejected)
+    }
+
+    /// Cuts the bytes of the record logs after the last record with a row
+    /// (as `check` found them), kept aside ([`records::cut_uncommitted`]).
+    fn cut_uncommitted(&mut self) -> Result<(), StoreError> {
+        let ends = std::mem::take(&mut self.committed_ends);
         self.cut_record_bytes += records::cut_uncommitted(
-            &games,
+            &self.layout.records(),
             &|name| ends.get(name).copied().unwrap_or(0),
             (
                 &self.layout.uncommitted_records(),
                 &self.layout.uncommitted_frames(),
             ),
         )?;
-        self.done = done;
-        Ok(rejected)
+        Ok(())
     }
 
     /// Sets `rejected` rows aside: appends them, with why, to
@@ -247,6 +265,8 @@ impl ResultsDir {
         if rejected.is_empty() {
             return Ok(());
         }
+        // What `check` left for this moment: the run goes on.
+        self.cut_uncommitted()?;
         let path = self.layout.rejected_csv();
         let fresh = !path.exists();
         let mut out = append_to(&path, false)?;
@@ -822,10 +842,13 @@ mod tests {
 
         let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
         let rejected = s.check(&schedule).unwrap();
-        assert_eq!(s.cut_record_bytes, torn.len() as u64);
-        assert_eq!(std::fs::metadata(&log).unwrap().len(), committed);
-        // Kept aside as they were.
-        assert_eq!(std::fs::read(layout.uncommitted_frames()).unwrap(), torn);
+        // Rows refused: nothing changed yet (the run may stop here).
+        assert_eq!(s.cut_record_bytes, 0);
+        assert_eq!(
+            std::fs::metadata(&log).unwrap().len(),
+            committed + torn.len() as u64
+        );
+        assert!(!layout.uncommitted_frames().exists());
         let got: Vec<(u64, &str)> = rejected
             .iter()
             .map(|r| (r.line, r.row.game_id.as_str()))
@@ -858,6 +881,11 @@ mod tests {
         assert_eq!(s.done().len(), 1, "g1 only");
 
         s.set_aside(&rejected).unwrap();
+        // Set aside: the run goes on, and the torn frame is cut.
+        assert_eq!(s.cut_record_bytes, torn.len() as u64);
+        assert_eq!(std::fs::metadata(&log).unwrap().len(), committed);
+        // Kept aside as they were.
+        assert_eq!(std::fs::read(layout.uncommitted_frames()).unwrap(), torn);
         commit(&mut s, "g2");
         let ids: Vec<String> = s.rows().unwrap().into_iter().map(|r| r.game_id).collect();
         assert_eq!(ids, ["g1", "g2"]);

@@ -162,6 +162,13 @@ pub fn cut_uncommitted(
     if tails.is_empty() {
         return Ok(0);
     }
+    // Each log opened for writing first: one that cannot be cut (read-only)
+    // stops everything before a byte is copied aside, so that a run
+    // started again does not copy the same bytes twice.
+    let writable = tails
+        .iter()
+        .map(|(path, _, _)| OpenOptions::new().write(true).open(path).map_err(io(path)))
+        .collect::<Result<Vec<File>, _>>()?;
     for (path, end, _) in &tails {
         let aside = if is_compressed(path) {
             aside.1
@@ -179,11 +186,7 @@ pub fn cut_uncommitted(
         out.sync_all().map_err(io(aside))?;
     }
     let mut cut = 0;
-    for (path, end, len) in tails {
-        let f = OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .map_err(io(&path))?;
+    for ((path, end, len), f) in tails.into_iter().zip(writable) {
         f.set_len(end).map_err(io(&path))?;
         cut += len - end;
     }
