@@ -1510,6 +1510,37 @@ fn a_games_csv_with_its_columns_reordered_or_added_resumes_in_arenas_order() {
     assert_eq!(kept, lines.join("\n") + "\n");
 }
 
+/// The same, with a row that cannot be read: the resume is refused with
+/// its line, games.csv stays as it was, and no half-made copy
+/// (games.csv.tmp) or copy of the original (games.csv.orig) is left.
+#[test]
+fn a_reordered_games_csv_with_a_bad_row_is_refused_and_left_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let csv = dir.path().join("out/games.csv");
+    run_finishes_the_schedule(&file, &csv);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut cells: Vec<&str> = line.split(',').collect();
+        cells.swap(7, 8);
+        if i == 2 {
+            cells[7] = "x";
+        }
+        lines.push(cells.join(","));
+    }
+    let bad = lines.join("\n") + "\n";
+    std::fs::write(&csv, &bad).unwrap();
+    let out = run(&file, &[]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.contains("games.csv:3"), "{said}");
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), bad);
+    for left in ["out/games.csv.tmp", "out/games.csv.orig"] {
+        assert!(!dir.path().join(left).exists(), "{left} left behind");
+    }
+}
+
 /// A row whose record place holds another game's record (its offset and
 /// length edited) is named by `arena show`, not shown as that other game.
 #[test]

@@ -130,7 +130,11 @@ impl ResultsDir {
                 // names), the file as it was kept beside.
                 let kept = csv_path.with_extension("csv.orig");
                 std::fs::copy(&csv_path, &kept).map_err(io(&kept))?;
-                let rows = store.rewrite(&BTreeSet::new())?;
+                // Refused (a row it cannot read): the file is as it was,
+                // and no copy of it is left beside it.
+                let rows = store.rewrite(&BTreeSet::new()).inspect_err(|_| {
+                    let _ = std::fs::remove_file(&kept);
+                })?;
                 let dropped = match others.is_empty() {
                     true => String::new(),
                     false => format!(
@@ -293,8 +297,17 @@ impl ResultsDir {
     /// written one at a time), and appends to the new file from now.
     /// Returns the rows kept.
     fn rewrite(&mut self, skip: &BTreeSet<u64>) -> Result<usize, StoreError> {
+        let tmp = self.layout.games_csv().with_extension("csv.tmp");
+        // On any failure games.csv is untouched: the half-written copy goes.
+        self.rewrite_through(skip, &tmp).inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+    }
+
+    /// [`rewrite`](Self::rewrite) through the temporary file `tmp`.
+    fn rewrite_through(&mut self, skip: &BTreeSet<u64>, tmp: &Path) -> Result<usize, StoreError> {
         let csv_path = self.layout.games_csv();
-        let tmp = csv_path.with_extension("csv.tmp");
+        let tmp = tmp.to_path_buf();
         let err = |p: &Path, e: csv::Error| StoreError::Io {
             path: p.to_path_buf(),
             source: std::io::Error::other(e),
