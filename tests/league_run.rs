@@ -1831,6 +1831,61 @@ output = "out"
     assert_eq!(rows(&csv).len(), 4);
 }
 
+/// The same league resumed from another working folder names its bots'
+/// files by other paths (as the command gives them): unchanged files are
+/// not said to have changed.
+#[test]
+fn a_resume_from_another_folder_names_no_unchanged_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot_dir = dir.path().join("pybot");
+    std::fs::create_dir_all(&bot_dir).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-python/bot.py"),
+        bot_dir.join("bot.py"),
+    )
+    .unwrap();
+    let tournaments = dir.path().join("tournaments");
+    std::fs::create_dir_all(&tournaments).unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    std::fs::write(
+        tournaments.join("q.toml"),
+        format!(
+            r#"
+name = "q"
+bots = [
+  {{ name = "py", command = ["python3", "bot.py"], cwd = "../pybot" }},
+  {{ name = "rs", command = ["{bot}"] }},
+]
+variants = ["kisolo"]
+rounds = 2
+output = "../out"
+"#
+        ),
+    )
+    .unwrap();
+    let run_in = |cwd: &Path, name: &str| {
+        let o = arena()
+            .current_dir(cwd)
+            .args(["run", name, "--no-report", "--quiet"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert!(o.status.success(), "{err}");
+        err
+    };
+    run_in(dir.path(), "tournaments/q.toml");
+    // Two games to play again, from another folder.
+    let csv = dir.path().join("out/games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let kept: Vec<&str> = text.lines().collect();
+    std::fs::write(&csv, kept[..kept.len() - 2].join("\n") + "\n").unwrap();
+    let other = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&other).unwrap();
+    let err = run_in(&other, "../tournaments/q.toml");
+    assert!(!err.contains("program changed"), "{err}");
+    assert_eq!(rows(&csv).len(), 4);
+}
+
 /// A file without `output` writes to `results/NAME` beside its
 /// `tournaments/` folder, whether it is named from the project
 /// (`tournaments/t.toml`) or from its own folder (`t.toml`): one results

@@ -400,9 +400,14 @@ impl ResultsDir {
                 })
                 .chain(
                     files
-                        .keys()
-                        .filter(|f| !was.contains_key(*f))
-                        .map(|f| format!("{f} (new)")),
+                        .iter()
+                        // A path not seen before may be the same file named
+                        // from another working folder (paths are kept as the
+                        // command gave them): new only if its content is.
+                        .filter(|(f, h)| {
+                            !was.contains_key(*f) && !was.values().any(|old| old == *h)
+                        })
+                        .map(|(f, _)| format!("{f} (new)")),
                 )
                 .collect();
             if !changed.is_empty() {
