@@ -121,7 +121,7 @@ fn start_commands(
                 return None;
             }
             Some(match (n, &started) {
-                (1, Some(c)) => c.clone(),
+                (1, Some(c)) => aimed_at(c, &s.dir),
                 (1, None) => "arena run FILE".to_string(),
                 (_, Some(c)) if c.starts_with("arena run ") => {
                     format!("{c} --shard {}/{n}", s.index)
@@ -130,6 +130,29 @@ fn start_commands(
             })
         })
         .collect()
+}
+
+/// The command a league was started with, its output folder (`-o`,
+/// `--output`) made `dir`, the folder asked about, when it names another
+/// (the folder was moved or copied since): so that the command resumes
+/// this folder, not the one the league began in.
+fn aimed_at(command: &str, dir: &std::path::Path) -> String {
+    let mut words: Vec<String> = command.split(' ').map(str::to_string).collect();
+    let normal = |p: &std::path::Path| {
+        std::path::absolute(p)
+            .ok()
+            .map(|a| a.components().collect::<PathBuf>())
+    };
+    let at = words.iter().position(|w| w == "-o" || w == "--output");
+    if let Some(out) = at.and_then(|i| words.get_mut(i + 1)) {
+        let here = normal(dir);
+        if here.is_some() && normal(std::path::Path::new(out.as_str())) != here {
+            if let Some(here) = here {
+                *out = super::args::shell_word(&here.display().to_string());
+            }
+        }
+    }
+    words.join(" ")
 }
 
 /// A shard's state in a word; a stopped league whose SPRT decided is
@@ -260,5 +283,25 @@ fn duration(s: f64) -> String {
         s if s < 90.0 => format!("{s:.0} s"),
         s if s < 90.0 * 60.0 => format!("{:.0} min", s / 60.0),
         s => format!("{:.1} h", s / 3600.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::aimed_at;
+    use std::path::Path;
+
+    /// A folder moved or copied since its league began is resumed where it
+    /// is now; a command without `-o`, or aimed at this folder, is kept.
+    #[test]
+    fn the_resume_command_names_the_folder_asked_about() {
+        let c = "arena run /x/t.toml -j 2 -o /old/place --rounds 3";
+        assert_eq!(
+            aimed_at(c, Path::new("/new/place")),
+            "arena run /x/t.toml -j 2 -o /new/place --rounds 3"
+        );
+        assert_eq!(aimed_at(c, Path::new("/old/place")), c);
+        let plain = "arena run /x/t.toml";
+        assert_eq!(aimed_at(plain, Path::new("/new/place")), plain);
     }
 }
