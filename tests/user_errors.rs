@@ -334,3 +334,36 @@ fn play_shows_the_stderr_of_a_bot_that_cannot_start() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// `arena play --record` somewhere it cannot write is refused before the
+/// game, not after playing it whole.
+#[test]
+fn play_refuses_a_record_it_cannot_write_before_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file where the record's folder would be.
+    std::fs::write(dir.path().join("taken"), "mine\n").unwrap();
+    let o = arena(
+        dir.path(),
+        &[
+            "play",
+            "--game",
+            "kisolo",
+            "--record",
+            "taken/game.jsonl",
+            "--",
+            "random",
+            "random",
+        ],
+    );
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(
+        out.contains("cannot write the game's record to taken/game.jsonl"),
+        "{out}"
+    );
+    assert!(!out.contains("ply"), "the game was played: {out}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("taken")).unwrap(),
+        "mine\n"
+    );
+}

@@ -234,6 +234,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         Some(p) => p.clone(),
         None => std::env::temp_dir().join("arena-play").join(&file_name),
     };
+    can_write(&record_path)?;
     let rt = runtime()?;
     rt.block_on(async {
         tokio::select! {
@@ -271,6 +272,26 @@ pub(super) async fn interrupted() -> ExitCode {
         _ = recv(&mut hup) => libc::SIGHUP,
     };
     ExitCode::from(128 + number as u8)
+}
+
+/// Fails before the game when its record could not be written after it
+/// (a folder that cannot be made, a file that cannot be opened); leaves
+/// nothing behind that was not there.
+fn can_write(path: &Path) -> anyhow::Result<()> {
+    let cannot = || format!("cannot write the game's record to {}", path.display());
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(cannot)?;
+    }
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(cannot)?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
 }
 
 /// The stderr logs `arena play` keeps of its own (without --logs), so
