@@ -828,6 +828,45 @@ fn ctrl_c_stops_cleanly_and_the_same_command_finishes() {
 }
 
 #[test]
+fn status_counts_a_game_written_twice_as_a_game_to_play_again_and_says_how() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let folder = dir.path().join("out");
+    run_ok(&file, &["--output", folder.to_str().unwrap()]);
+    let csv = folder.join("games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let games = text.lines().count() - 1;
+    // The first game's row again at the end (a hand-merged file).
+    let first = text.lines().nth(1).unwrap();
+    std::fs::write(&csv, format!("{text}{first}\n")).unwrap();
+    let status = || {
+        let o = arena().arg("status").arg(&folder).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let said = status();
+    assert!(
+        said.contains(&format!("{} of {games} games done", games - 1))
+            && said.contains(" stopped ")
+            && said.contains("2 rows of games written more than once"),
+        "{said}"
+    );
+    let command = said
+        .lines()
+        .find_map(|l| l.strip_prefix("resume it ("))
+        .unwrap_or_default();
+    assert!(command.ends_with(" --repair"), "{said}");
+    // What it says mends it: the copies set aside, the game played again.
+    run_ok(&file, &["--output", folder.to_str().unwrap(), "--repair"]);
+    let said = status();
+    assert!(
+        said.contains(&format!("{games} of {games} games done (100.0%)"))
+            && said.contains(" complete "),
+        "{said}"
+    );
+}
+
+#[test]
 fn shards_together_are_exactly_one_run() {
     let dir = tempfile::tempdir().unwrap();
     let file = write_tournament(dir.path(), 2, "");

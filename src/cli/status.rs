@@ -87,10 +87,20 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     }
     let starts = start_commands(&st, meta.as_ref(), decided);
     for (s, command) in st.shards.iter().zip(&starts) {
+        if let Some(problem) = &s.problem {
+            let _ = writeln!(
+                out,
+                "{}{problem}: a resume stops on this row until it is mended or removed",
+                shard_prefix(s.index, n)
+            );
+        }
         let Some(command) = command else { continue };
-        let why = match s.state {
-            ShardState::Missing => format!("no results in {}", s.dir.display()),
-            _ => "games left and no run holds it".to_string(),
+        let why = match (&s.state, s.duplicates) {
+            (ShardState::Missing, _) => format!("no results in {}", s.dir.display()),
+            (_, 0) => "games left and no run holds it".to_string(),
+            (_, d) => format!(
+                "{d} rows of games written more than once: --repair sets every copy aside in rejected.csv and plays those games again"
+            ),
         };
         let _ = match n {
             1 => writeln!(out, "resume it ({why}): {command}"),
@@ -128,8 +138,20 @@ fn start_commands(
                 }
                 _ => format!("arena run FILE --shard {}/{n}", s.index),
             })
+            .map(|c| match s.duplicates {
+                0 => c,
+                _ => format!("{c} --repair"),
+            })
         })
         .collect()
+}
+
+/// `shard K/N: ` before a line about one shard of several.
+fn shard_prefix(k: usize, n: usize) -> String {
+    match n {
+        1 => String::new(),
+        _ => format!("shard {k}/{n}: "),
+    }
 }
 
 /// The command a league was started with, its output folder (`-o`,

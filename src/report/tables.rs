@@ -108,13 +108,7 @@ pub struct MergeInfo {
     pub warnings: Vec<CsvWarning>,
 }
 
-/// A 64-bit SipHash of a game id (fixed keys: the same in every run).
-pub(crate) fn id_hash(id: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    id.hash(&mut h);
-    h.finish()
-}
+pub(crate) use crate::results::id_hash;
 
 /// Reads results files one row at a time and gives `each` every game once,
 /// as `merge` would keep it (a `game_id` seen again with identical content

@@ -26,6 +26,15 @@ pub fn file_safe(name: &str) -> String {
         .collect()
 }
 
+/// A 64-bit SipHash of a game id (fixed keys: the same in every run): a
+/// game counted once among millions without holding its id.
+pub fn id_hash(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
 use serde::{Deserialize, Serialize};
 
 /// One finished game: one row of `games.csv`.
