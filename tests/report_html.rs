@@ -563,6 +563,18 @@ fn damaged_records_are_notes_and_shards_merge() {
             );
         }
     }
+    // Shards that overlap (the second holds every game again): each game
+    // once, and the duplicates said, as `arena rate` says them.
+    std::fs::write(two.join("games.csv"), &csv).unwrap();
+    let _ = std::fs::remove_dir_all(shards.join("report"));
+    let out = arena().arg("report").arg(&shards).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let halves = l.rows.len().div_ceil(2);
+    assert!(
+        err.contains(&format!("warning: {halves} duplicate rows")),
+        "{err}"
+    );
     // What is not a results folder is named.
     let out = arena()
         .arg("report")

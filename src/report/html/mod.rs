@@ -140,7 +140,15 @@ pub fn write_report(sources: &[Source], out: &Path, opts: &Options) -> Result<Wr
         c.counts.games(),
         t.elapsed().as_secs_f64()
     );
-    let warnings = info.warnings.iter().map(|w| w.to_string()).collect();
+    let mut warnings: Vec<String> = info.warnings.iter().map(|w| w.to_string()).collect();
+    if info.duplicates > 0 {
+        // As `arena rate` says it: a game twice with the same content is
+        // one game (shards may overlap), but the count is not hidden.
+        warnings.push(format!(
+            "{} duplicate rows (a game_id again, the same content) counted once",
+            info.duplicates
+        ));
+    }
     c.write(sources, warnings, out, opts)
 }
 
