@@ -111,6 +111,7 @@ pub(super) fn settle(layout: &Layout, meta: &LeagueMeta) -> Result<Vec<String>, 
                 ));
                 return Ok(warnings);
             }
+            refuse_other_league(&old, meta, &meta_path, dir)?;
             refuse_other_bots(&old, meta, &meta_path, dir)?;
             keep_sandbox_note(&old, meta, &meta_path)?;
             compare_played_under(&old, meta, &meta_path, &mut warnings)?;
@@ -140,6 +141,33 @@ fn any_game_played(layout: &Layout) -> bool {
         .lines()
         .skip(1)
         .any(|l| l.map_or(true, |l| !l.trim().is_empty()))
+}
+
+/// Another league's folder (another name, another schedule): said as
+/// that, not as a change of this league's bots or settings.
+fn refuse_other_league(
+    old: &LeagueMeta,
+    meta: &LeagueMeta,
+    meta_path: &Path,
+    dir: &Path,
+) -> Result<(), StoreError> {
+    if old.fingerprint == meta.fingerprint || old.name == meta.name {
+        return Ok(());
+    }
+    let resume = match &old.resume {
+        Some(command) => format!(" (it resumes with: {command})"),
+        None => String::new(),
+    };
+    Err(StoreError::Mismatch {
+        path: meta_path.to_path_buf(),
+        why: format!(
+            "this folder holds the results of `{}`{resume}, not of `{}`: give `{}` another `output` (or -o), or move {} away",
+            old.name,
+            meta.name,
+            meta.name,
+            dir.display()
+        ),
+    })
 }
 
 /// A league's bots changed: the results belong to another schedule.

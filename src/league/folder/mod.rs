@@ -1110,6 +1110,25 @@ mod tests {
         assert!(e.contains("different schedule"), "{e}");
     }
 
+    /// Another league's folder is said to be that, not a change of bots.
+    #[test]
+    fn another_leagues_folder_is_named_as_its() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(ResultsDir::open(dir.path(), &meta("x")).unwrap());
+        one_game_played(dir.path());
+        let mut other = meta("y");
+        other.name = "club".into();
+        other.bots = vec!["c".into(), "d".into()];
+        let e = ResultsDir::open(dir.path(), &other)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("holds the results of `t`, not of `club`") && !e.contains("bots changed"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn a_bots_logs_are_its_own() {
         let dir = tempfile::tempdir().unwrap();
