@@ -367,3 +367,36 @@ fn play_refuses_a_record_it_cannot_write_before_the_game() {
         "mine\n"
     );
 }
+
+/// A bot that stops itself (SIGSTOP; without the sandbox, where it is not
+/// its namespace's first process, which no signal of its own stops) is
+/// told so when its time runs out: it was not thinking, and no flush
+/// would have helped.
+#[test]
+fn a_bot_that_stops_itself_is_told_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+    let bot = format!("python3 {} stop_self", script.display());
+    let o = arena(
+        dir.path(),
+        &[
+            "play",
+            "--game",
+            "filo",
+            "--timeout-ms",
+            "1500",
+            "--sandbox",
+            "off",
+            "--",
+            &bot,
+            "random",
+        ],
+    );
+    let said = text(&o);
+    assert!(
+        said.contains("seat 0 forfeits: timeout")
+            && said.contains("its process was stopped (it stopped itself")
+            && !said.contains("thinking"),
+        "{said}"
+    );
+}

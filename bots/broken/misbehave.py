@@ -80,6 +80,7 @@ are not league bots (see README.md). Modes:
   bad_version   says protocol 2 in its hello
   no_name       sends a hello without a name
   silent        never answers the hello (keeps reading)
+  stop_self     at its first request stops itself (SIGSTOP to its own pid)
 
 With a second argument PIDFILE, the modes that fork write
 "GROUP CHILD" (process group, child pid) there once the child runs, or,
@@ -273,6 +274,8 @@ def misbehave(requests, message):
         sys.stderr.write("alive after SIGTERM\n")
         sys.stderr.flush()
         os.abort()
+    if MODE == "stop_self" and requests == 1:
+        os.kill(os.getpid(), signal.SIGSTOP)
     if MODE == "stall_later" and requests == 3:
         sys.stderr.write("thinking\n")
         sys.stderr.flush()

@@ -379,6 +379,12 @@ fn bad_json_hint(line: &[u8]) -> String {
 /// stderr instead); and how much it wrote on stderr meanwhile (since it
 /// had written `stderr_before` bytes).
 fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> String {
+    // Stopped by a signal the referee did not send (it pauses only
+    // between turns, and let the bot run again before this one): the bot
+    // was not thinking, and no flush would have helped.
+    if matches!(crate::host::process_state(process.pid()), Some('T' | 't')) {
+        return "; its process was stopped (it stopped itself, with SIGSTOP or SIGTSTP, or a debugger held it), so it could not answer".to_string();
+    }
     let stderr = process.stderr_bytes().saturating_sub(stderr_before);
     let on_stderr = match (process.stderr_read(), stderr) {
         (false, _) => format!("its stderr unseen ({STDERR_NOT_KEPT})"),
