@@ -282,6 +282,8 @@ impl Tournament {
         let sprt = sprt_section(&ctx, raw.sprt.as_ref(), flags, &bots, &variants)?;
         let output = match (&flags.output, &raw.output) {
             (Some(o), _) => o.clone(),
+            // In the working folder without a `./`, as messages name it.
+            (None, Some(o)) if base == Path::new(".") => PathBuf::from(o),
             (None, Some(o)) => base.join(o),
             (None, None) => default_results_dir(&base).join(&name),
         };

@@ -669,3 +669,13 @@ fn a_file_in_the_working_folder_has_its_results_without_a_dot() {
     let t = Tournament::parse(Path::new("match.toml"), TWO_BOTS).unwrap();
     assert_eq!(t.output, PathBuf::from("results/t"));
 }
+
+/// The same for a file's own `output`.
+#[test]
+fn a_files_own_output_in_the_working_folder_is_without_a_dot() {
+    let text = format!("{TWO_BOTS}\noutput = \"out\"\n");
+    let t = Tournament::parse(Path::new("match.toml"), &text).unwrap();
+    assert_eq!(t.output, PathBuf::from("out"));
+    let t = Tournament::parse(Path::new("leagues/match.toml"), &text).unwrap();
+    assert_eq!(t.output, PathBuf::from("leagues/out"));
+}
