@@ -1808,17 +1808,23 @@ fn a_folder_of_plain_record_logs_resumes_and_replays() {
     }
 }
 
-/// league.json keeps the SHA-256 of each bot's program files after the
-/// build; a resume whose bot files changed says which bot and which file.
-#[test]
-fn a_resume_names_a_bot_whose_program_changed() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("bot.py");
+/// A copy of the shipped Python random bot in `dir` (its `bot.py`).
+fn python_bot_in(dir: &Path) -> PathBuf {
+    let script = dir.join("bot.py");
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-python/bot.py"),
         &script,
     )
     .unwrap();
+    script
+}
+
+/// league.json keeps the SHA-256 of each bot's program files after the
+/// build; a resume whose bot files changed says which bot and which file.
+#[test]
+fn a_resume_names_a_bot_whose_program_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = python_bot_in(dir.path());
     let bot = env!("CARGO_BIN_EXE_random-bot");
     let file = dir.path().join("p.toml");
     std::fs::write(
@@ -1878,11 +1884,7 @@ fn a_resume_from_another_folder_names_no_unchanged_program() {
     let dir = tempfile::tempdir().unwrap();
     let bot_dir = dir.path().join("pybot");
     std::fs::create_dir_all(&bot_dir).unwrap();
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-python/bot.py"),
-        bot_dir.join("bot.py"),
-    )
-    .unwrap();
+    python_bot_in(&bot_dir);
     let tournaments = dir.path().join("tournaments");
     std::fs::create_dir_all(&tournaments).unwrap();
     let bot = env!("CARGO_BIN_EXE_random-bot");
