@@ -118,6 +118,47 @@ output = "out"
     })
 }
 
+/// A damaged record among a sampled report's games is counted among
+/// those (the only records read), and said so.
+#[test]
+fn damaged_records_of_a_sample_are_counted_among_its_games() {
+    let l = league();
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("copy");
+    let cp = Command::new("cp")
+        .arg("-r")
+        .arg(&l.dir)
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    let mut rows = l.rows.clone();
+    let k = rows
+        .iter()
+        .position(|r| l.sampled.contains(&r.game_id))
+        .unwrap();
+    rows[k].record_offset = Some(1 << 40);
+    let mut w = csv::Writer::from_path(copy.join("games.csv")).unwrap();
+    for r in &rows {
+        w.serialize(r).unwrap();
+    }
+    drop(w);
+    let out = arena()
+        .arg("report")
+        .arg(&copy)
+        .arg("-o")
+        .arg(tmp.path().join("report"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let among = format!(
+        "note: 1 game(s) whose record is missing or damaged among the {} games in the viewer",
+        l.sampled.len()
+    );
+    assert!(err.contains(&among), "{err}");
+}
+
 fn file_url(dir: &Path, fragment: &str) -> String {
     format!(
         "file://{}{fragment}",

@@ -175,8 +175,16 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         eprintln!("warning: {warning}");
     }
     if w.damaged > 0 {
+        // Only the records of the games in the viewer are read.
+        let among = match w.shown < w.games {
+            true => format!(
+                " among the {} games in the viewer (the others' records were not read)",
+                w.shown
+            ),
+            false => String::new(),
+        };
         eprintln!(
-            "note: {} game(s) whose record is missing or damaged: the report lists them",
+            "note: {} game(s) whose record is missing or damaged{among}: the report lists them",
             w.damaged
         );
     }
