@@ -592,6 +592,16 @@ async fn closed_stdin_is_a_crash_not_a_sigpipe() {
     assert!(detail(&r).contains("stdin"), "{r:?}");
 }
 
+/// A bot that closes its stdin with a request already in the pipe (the
+/// write succeeded, nothing will read it) is a `crash`, named as such, not
+/// a `timeout` blamed on its thinking.
+#[tokio::test]
+async fn closed_stdin_with_a_request_unread_is_a_crash() {
+    let r = misbehaving("close_stdin_later", 2000, Some(ForfeitKind::Crash)).await;
+    assert!(detail(&r).contains("closed its stdin"), "{r:?}");
+    assert!(!detail(&r).contains("thinking"), "{r:?}");
+}
+
 #[tokio::test]
 async fn the_game_clock_runs_out() {
     let mut s = spec(two_player_variant(), 2, 5000);

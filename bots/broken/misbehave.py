@@ -43,6 +43,8 @@ are not league bots (see README.md). Modes:
   noise_ok      plays well, but wraps every reply in blank lines, CRLF and a BOM
   close_stdout  closes its stdout at its first request and keeps running
   close_stdin   closes its stdin before sending its hello, then waits
+  close_stdin_later  answers its first request, waits 0.5 s (its next
+                request comes meanwhile, unread), closes its stdin and waits
   ignore_term   plays well, ignores SIGTERM and never exits on quit
   quit_status   plays well; on quit exits with status 7
   slow_exit     plays well; on quit closes its stdout, then takes a second
@@ -274,6 +276,11 @@ def misbehave(requests, message):
         sys.stderr.write("alive after SIGTERM\n")
         sys.stderr.flush()
         os.abort()
+    if MODE == "close_stdin_later" and requests == 1:
+        send({"type": "reply", "option": random.choice(message["legal"])})
+        time.sleep(0.5)
+        os.close(0)
+        time.sleep(3600)
     if MODE == "stop_self" and requests == 1:
         os.kill(os.getpid(), signal.SIGSTOP)
     if MODE == "stall_later" and requests == 3:

@@ -41,6 +41,16 @@ impl BotProcess {
         sys::unread_bytes(self.stdin.as_ref()?.as_raw_fd())
     }
 
+    /// Whether the bot closed its stdin: nothing reads the pipe any more,
+    /// so what is in it (a request written just before the close) will
+    /// never be read.
+    pub fn input_closed(&self) -> bool {
+        use std::os::fd::AsRawFd;
+        self.stdin
+            .as_ref()
+            .is_some_and(|s| sys::reader_gone(s.as_raw_fd()))
+    }
+
     /// Whether a read or a look at the pipe has met the end of the bot's
     /// stdout: every process that could write to it has closed it.
     pub fn stdout_closed(&self) -> bool {

@@ -99,6 +99,19 @@ pub fn poll_readable_within(fd: RawFd, wait: std::time::Duration) -> bool {
     ready > 0 && pfd.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0
 }
 
+/// True when `fd`, the write end of a pipe, has no reader left (every
+/// process that held the read end closed it): `poll(2)` says `POLLERR`.
+pub fn reader_gone(fd: RawFd) -> bool {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd; a bad descriptor sets POLLNVAL.
+    let ready = unsafe { libc::poll(&mut pfd, 1, 0) };
+    ready > 0 && pfd.revents & libc::POLLERR != 0
+}
+
 /// Bytes in the pipe `fd` (either end) that its reader has not read yet
 /// (`FIONREAD`); `None` where the descriptor cannot say.
 pub fn unread_bytes(fd: RawFd) -> Option<usize> {

@@ -361,6 +361,13 @@ fn bad_json_hint(line: &[u8]) -> String {
         format!(
             "; a reply is a JSON object on one line: {{\"type\":\"reply\",\"option\":\"{text}\"}}"
         )
+    } else if text.starts_with('{')
+        && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err_and(|e| e.is_eof())
+    {
+        // `{"type":"re` and no more: not a log line, half a message (the
+        // rest written later without its newline, or never: the bot
+        // exited or was stopped mid-line).
+        "; the line ends before its JSON object does: a message cut short (write each message whole on one line, then its newline)".to_string()
     } else if text.starts_with('{') && text.contains('\'') {
         "; JSON strings take double quotes, not single (in Python, write json.dumps(message), not the dict itself)".to_string()
     } else if text.starts_with('{') && text.ends_with('}') {
@@ -665,6 +672,15 @@ impl BotPlayer {
         let line = match process.read_line(deadline).await {
             Ok(line) => line,
             Err(BotError::Timeout) => {
+                if process.input_closed() {
+                    return Err(fail(Fault::new(
+                        ForfeitKind::Crash,
+                        format!(
+                            "closed its stdin: the referee's hello was never read (no hello within {} ms)",
+                            timing.startup.as_millis()
+                        ),
+                    )));
+                }
                 return Err(fail(Fault::new(
                     ForfeitKind::Timeout,
                     format!(
@@ -672,7 +688,7 @@ impl BotPlayer {
                         timing.startup.as_millis(),
                         what_arrived(process, 0, 0)
                     ),
-                )))
+                )));
             }
             Err(e) => return Err(fail(fault_of(e))),
         };
@@ -843,6 +859,19 @@ impl BotPlayer {
         let line = match self.process.read_line(deadline).await {
             Ok(l) => l,
             Err(BotError::Timeout) => {
+                if self.process.input_closed() {
+                    // The request went into the pipe just before the bot
+                    // closed it: the write did not fail, the read never
+                    // came.
+                    self.break_off();
+                    return Err(Fault::new(
+                        ForfeitKind::Crash,
+                        format!(
+                            "closed its stdin: the request was never read (no reply within {} ms)",
+                            whole_ms(ask.timeout)
+                        ),
+                    ));
+                }
                 let what = match ask.time_left {
                     Some(left) if left <= ask.timeout => "the game clock",
                     _ => "the decision timeout",
@@ -1264,6 +1293,11 @@ mod tests {
         // for a log line: the parser's own message says where.
         let line = b"{\"type\":\"reply\",\"option\":\"G\x00\"}";
         let f = decode_fault(protocol::decode(line).unwrap_err(), line);
+        assert!(!f.detail.contains("logs"), "{}", f.detail);
+        // Half a message (a reply cut short, then the bot exited) is
+        // called that, not a log line.
+        let f = stray_fault("before a request", br#"{"type":"re"#, None);
+        assert!(f.detail.contains("cut short"), "{}", f.detail);
         assert!(!f.detail.contains("logs"), "{}", f.detail);
         // UTF-16 is named.
         let line: Vec<u8> = "{\"type\":\"reply\"}"
