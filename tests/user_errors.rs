@@ -400,3 +400,40 @@ fn a_bot_that_stops_itself_is_told_so() {
         "{said}"
     );
 }
+
+/// A bot program without an execute bit is told what to do (chmod +x, or
+/// its interpreter), in the sandbox or out of it, once: not blamed on the
+/// sandbox, not said twice.
+#[test]
+fn a_program_that_is_not_executable_is_told_how_to_run() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("bot.py");
+    std::fs::write(&script, "#!/usr/bin/env python3\nprint('hi')\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let bot = script.to_str().unwrap();
+    for sandbox in ["on", "off"] {
+        let o = arena(
+            dir.path(),
+            &[
+                "play",
+                "--game",
+                "kisolo",
+                "--sandbox",
+                sandbox,
+                "--",
+                bot,
+                "random",
+            ],
+        );
+        let said = text(&o);
+        assert!(!o.status.success(), "{sandbox}: {said}");
+        assert!(
+            said.contains("chmod +x") && said.matches("chmod +x").count() == 1,
+            "{sandbox}: {said}"
+        );
+        if sandbox == "on" {
+            assert!(!said.contains("sandbox off"), "{sandbox}: {said}");
+        }
+    }
+}

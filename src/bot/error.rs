@@ -89,11 +89,14 @@ impl BotError {
 /// exist, that it is not on `PATH` (a missing compiler, say).
 fn spawn_why(command: &str, e: &std::io::Error) -> String {
     let program = command.split(' ').next().unwrap_or_default();
-    match e.kind() == std::io::ErrorKind::NotFound && !program.contains('/') {
-        true => {
+    match e.kind() {
+        std::io::ErrorKind::NotFound if !program.contains('/') => {
             format!("`{program}` was not found on PATH ({e}); install it, or name it by its path")
         }
-        false => e.to_string(),
+        std::io::ErrorKind::PermissionDenied if e.raw_os_error() == Some(libc::EACCES) => format!(
+            "{e}: if `{program}` is a file of yours, make it executable (chmod +x), or run it through its interpreter (command = [\"python3\", \"bot.py\"])"
+        ),
+        _ => e.to_string(),
     }
 }
 

@@ -354,11 +354,9 @@ async fn seat_bots(args: &PlayArgs, own: &mut OwnLogs) -> anyhow::Result<Vec<Box
                             crate::league::runner::stderr_tail(&log, since, args.logs.is_some())
                                 .await
                                 .unwrap_or_default();
-                        bail!(
-                            "seat {seat}: `{}`: {:#}{tail}",
-                            cmd.display(),
-                            anyhow::Error::from(e)
-                        );
+                        // The error's own words carry its cause: not
+                        // its source again.
+                        bail!("seat {seat}: `{}`: {e}{tail}", cmd.display());
                     }
                 };
                 let i = b.info();

@@ -139,6 +139,7 @@ impl Jail {
                 Some(limits.processes),
             ),
         };
+        refuse_not_executable(&planned.program, cmd)?;
         if let Some((uid, _)) = outside {
             let cwd = view::working_folder(cmd).map_err(failed)?;
             for (path, need, what) in [
@@ -335,6 +336,31 @@ fn closed_to_others(path: &Path, need: u32, what: &str, uid: u32) -> std::io::Re
         mode & 0o7777,
         path.display()
     )))
+}
+
+/// A program file with no execute bit at all cannot be run by anyone: the
+/// bot's fault (`crash`, as outside the sandbox, where exec says EACCES),
+/// said with what to do, not taken for the sandbox's own failure.
+fn refuse_not_executable(program: &Path, cmd: &super::launch::BotCommand) -> Result<(), BotError> {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = std::fs::metadata(program) else {
+        return Ok(());
+    };
+    let mode = meta.permissions().mode();
+    if !meta.is_file() || mode & 0o111 != 0 {
+        return Ok(());
+    }
+    Err(BotError::Spawn {
+        command: cmd.display(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!(
+                "{} is not executable (mode {:o}): make it so (chmod +x), or run it through its interpreter (command = [\"python3\", \"bot.py\"])",
+                program.display(),
+                mode & 0o7777
+            ),
+        ),
+    })
 }
 
 /// A connected pair of Unix stream sockets, closed on exec.
