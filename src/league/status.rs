@@ -243,8 +243,9 @@ struct RowsRead {
 }
 
 /// Reads every row of `csv` as a resume would (the same reader), counting
-/// each game once: 9-18 bytes of memory a game, about a second for a
-/// million rows.
+/// each game once by its id's hash: 17-34 bytes of memory a game, one
+/// pass over the file (a resume's scan of a million rows takes about a
+/// second: BENCHMARKS.md).
 fn read_rows(csv: &Path) -> RowsRead {
     use std::collections::HashMap;
     let mut out = RowsRead::default();
