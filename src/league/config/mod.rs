@@ -280,13 +280,7 @@ impl Tournament {
         )?;
         let gauntlet = gauntlet_section(&ctx, raw.gauntlet.as_ref(), flags, &bots)?;
         let sprt = sprt_section(&ctx, raw.sprt.as_ref(), flags, &bots, &variants)?;
-        let output = match (&flags.output, &raw.output) {
-            (Some(o), _) => o.clone(),
-            // In the working folder without a `./`, as messages name it.
-            (None, Some(o)) if base == Path::new(".") => PathBuf::from(o),
-            (None, Some(o)) => base.join(o),
-            (None, None) => default_results_dir(&base).join(&name),
-        };
+        let output = output_of(flags.output.as_ref(), raw.output.as_deref(), &base, &name);
         let (sandbox, sandbox_settings) =
             sandbox::section(&ctx, raw.sandbox.as_ref(), flags, &base)?;
         let limits = limits_section(&ctx, raw.limits.as_ref(), flags)?;
@@ -776,6 +770,18 @@ pub fn default_concurrency() -> usize {
 /// normally `tournaments/`, whose sibling is `bots/`.
 fn default_bots_dir(base: &Path) -> PathBuf {
     project_dir(base).join("bots")
+}
+
+/// The results folder: `--output`, else the file's `output` (relative to
+/// the file's folder `base`), else `results/NAME` of the project; in the
+/// working folder without a `./`, as messages name it.
+fn output_of(flag: Option<&PathBuf>, file: Option<&str>, base: &Path, name: &str) -> PathBuf {
+    match (flag, file) {
+        (Some(o), _) => o.clone(),
+        (None, Some(o)) if base == Path::new(".") => PathBuf::from(o),
+        (None, Some(o)) => base.join(o),
+        (None, None) => default_results_dir(base).join(name),
+    }
 }
 
 /// `results/` of the project; in the working folder without a `./`, as
