@@ -214,6 +214,50 @@ fn usual_reply(line: &[u8]) -> Option<FromBot> {
     }
 }
 
+/// A message read field by field, its unknown fields skipped unread, for
+/// a line the enum's reading refused as JSON: the enum holds every field
+/// before it knows the type, and cannot hold what JSON allows but Rust's
+/// values do not (a number beyond `f64`, `1e400`; a lone surrogate,
+/// `"\ud800"`). In a field the protocol does not know, that is not the
+/// bot's fault, at the top level ([`usual_reply`] skips it) or nested.
+/// `None` when the line is not such a message (the enum's error stands);
+/// only for UTF-8 lines whose depth the enum accepted.
+fn skipping_unknown(line: &[u8]) -> Option<FromBot> {
+    #[derive(Deserialize)]
+    struct Fields {
+        #[serde(rename = "type")]
+        kind: String,
+        name: Option<String>,
+        version: Option<String>,
+        author: Option<String>,
+        #[serde(default, deserialize_with = "whole_number")]
+        protocol: Option<u32>,
+        option: Option<String>,
+        game_id: Option<String>,
+        #[serde(default, deserialize_with = "whole_number")]
+        ply: Option<u32>,
+        #[serde(default, deserialize_with = "whole_number")]
+        seq: Option<u64>,
+    }
+    std::str::from_utf8(line).ok()?;
+    let f: Fields = serde_json::from_slice(line).ok()?;
+    match f.kind.as_str() {
+        "hello" => Some(FromBot::Hello {
+            name: f.name?,
+            version: f.version.unwrap_or_default(),
+            author: f.author.unwrap_or_default(),
+            protocol: f.protocol,
+        }),
+        "reply" => Some(FromBot::Reply {
+            option: f.option?,
+            game_id: f.game_id,
+            ply: f.ply,
+            seq: f.seq,
+        }),
+        _ => None,
+    }
+}
+
 /// Why a line from a bot is not a message we expected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {
@@ -324,6 +368,8 @@ pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
         Err(e) => {
             if is_too_deep(&e) {
                 Err(too_deep(&e))
+            } else if let Some(m) = e.is_syntax().then(|| skipping_unknown(line)).flatten() {
+                Ok(m)
             } else if e.is_syntax() || e.is_eof() || std::str::from_utf8(line).is_err() {
                 Err(DecodeError::BadJson(e.to_string()))
             } else {
@@ -456,6 +502,43 @@ mod tests {
     fn reply_decodes_and_ignores_unknown_fields() {
         let m = decode(br#"{"type":"reply","option":"G","think_ms":3}"#);
         assert_eq!(m, Ok(reply("G")));
+    }
+
+    /// What JSON allows in a field the protocol does not know is skipped,
+    /// nested or not: a number beyond `f64`, a lone surrogate. Broken
+    /// JSON stays broken.
+    #[test]
+    fn an_unknown_field_is_skipped_whatever_it_holds() {
+        for line in [
+            &br#"{"type":"reply","option":"G","x":1e400}"#[..],
+            br#"{"type":"reply","option":"G","x":[1e400]}"#,
+            br#"{"type":"reply","option":"G","x":{"y":"\ud800"},"seq":1.0}"#,
+            br#"{"type":"reply","x":[-1e999],"option":"G"}"#,
+        ] {
+            let m = decode(line);
+            assert!(
+                matches!(&m, Ok(FromBot::Reply { option, .. }) if option == "G"),
+                "{}: {m:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        let m = decode(br#"{"type":"hello","name":"n","x":[1e400]}"#);
+        assert!(
+            matches!(&m, Ok(FromBot::Hello { name, .. }) if name == "n"),
+            "{m:?}"
+        );
+        for broken in [
+            &br#"{"type":"reply","option":"G","x":[1e400}"#[..],
+            br#"{"type":"reply","option":"G","x":[1e400],}"#,
+            b"{\"type\":\"reply\",\"option\":\"G\",\"x\":[\"\xff\"]}",
+        ] {
+            let m = decode(broken);
+            assert!(
+                matches!(m, Err(DecodeError::BadJson(_))),
+                "{}: {m:?}",
+                String::from_utf8_lossy(broken)
+            );
+        }
     }
 
     /// The plain-struct reading of a reply says what the tagged enum says,
