@@ -352,6 +352,11 @@ fn bad_json_hint(line: &[u8]) -> String {
     }
     let text = String::from_utf8_lossy(line);
     let text = text.trim();
+    // One byte-order mark is taken (decode drops it); a second is not.
+    if text.trim_start_matches('\u{feff}').len() + 3 < text.len() {
+        return "; it starts with more than one byte-order mark (U+FEFF): write UTF-8 without one"
+            .to_string();
+    }
     let word = !text.is_empty()
         && text.len() <= 32
         && text
@@ -1298,6 +1303,11 @@ mod tests {
         // called that, not a log line.
         let f = stray_fault("before a request", br#"{"type":"re"#, None);
         assert!(f.detail.contains("cut short"), "{}", f.detail);
+        assert!(!f.detail.contains("logs"), "{}", f.detail);
+        // Two byte-order marks: named, not a log line.
+        let line = "\u{feff}\u{feff}{\"type\":\"reply\",\"option\":\"G\"}".as_bytes();
+        let f = decode_fault(protocol::decode(line).unwrap_err(), line);
+        assert!(f.detail.contains("byte-order mark"), "{}", f.detail);
         assert!(!f.detail.contains("logs"), "{}", f.detail);
         // UTF-16 is named.
         let line: Vec<u8> = "{\"type\":\"reply\"}"
