@@ -346,6 +346,24 @@ fn status_tells_a_decided_match_and_how_to_resume_one() {
         "{said}"
     );
     assert!(!said.contains("resume it"), "{said}");
+    // A row cut short in a copy: the status names it (no verdict can be
+    // told), rather than failing on it.
+    let copy = base.join("m-copy");
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in ["league.json", "games.csv"] {
+        std::fs::copy(base.join("m").join(f), copy.join(f)).unwrap();
+    }
+    let csv = std::fs::read_to_string(copy.join("games.csv")).unwrap();
+    let mut lines: Vec<String> = csv.lines().map(str::to_string).collect();
+    lines[2] = lines[2].split(',').take(3).collect::<Vec<_>>().join(",");
+    std::fs::write(copy.join("games.csv"), lines.join("\n") + "\n").unwrap();
+    let out = arena(&base).args(["status", "m-copy"]).output().unwrap();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("games.csv:3") && said.contains("a resume stops on this row"),
+        "{said}"
+    );
     // The report says the same: the verdict, and no "N games of 100000".
     let out = arena(&base).args(["report", "m"]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));

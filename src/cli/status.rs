@@ -25,9 +25,10 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
         .shards
         .iter()
         .find_map(|s| crate::league::folder::read_meta(&s.dir));
-    // A league that stops on an SPRT: its verdict, from its own settings.
+    // A league that stops on an SPRT: its verdict, from its own settings
+    // (none while a row does not read: the status names the row).
     let sprt = match (st.shards.as_slice(), &meta) {
-        ([one], Some(meta)) => sprt_verdict(&one.dir, meta)?,
+        ([one], Some(meta)) if one.problem.is_none() => sprt_verdict(&one.dir, meta)?,
         _ => None,
     };
     let decided = sprt.as_ref().is_some_and(|v| v.decided);
