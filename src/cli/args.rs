@@ -79,10 +79,23 @@ pub(crate) fn results_folder(
 /// 3-player Tricala (`tricala3`, `tricala-3p`) is answered with how to ask
 /// for it here.
 pub(crate) fn game_arg(name: &str) -> anyhow::Result<crate::engine::Variant> {
+    game_named(
+        name,
+        "`--game tricala --players 3`; check-bot's `--game tricala` checks 2 and 3 players",
+    )
+}
+
+/// As [`game_arg`], for a command that takes the game as its first
+/// argument (`arena state GAME`): the answer says how to ask there.
+pub(crate) fn game_positional(name: &str) -> anyhow::Result<crate::engine::Variant> {
+    game_named(name, "`arena state tricala --players 3`")
+}
+
+fn game_named(name: &str, how: &str) -> anyhow::Result<crate::engine::Variant> {
     name.parse().map_err(|e: crate::engine::EngineError| {
         match name.trim().to_ascii_lowercase().as_str() {
             "tricala3" | "tricala-3p" => anyhow::anyhow!(
-                "{e}: 3-player Tricala is the game `tricala` with 3 players here (`--game tricala --players 3`; check-bot's `--game tricala` checks 2 and 3 players)"
+                "{e}: 3-player Tricala is the game `tricala` with 3 players here ({how})"
             ),
             _ => e.into(),
         }
@@ -182,6 +195,60 @@ pub(crate) fn not_a_results_file(flag: &str, path: &std::path::Path) -> anyhow::
     Ok(())
 }
 
+/// Refuses `path`, a file the flag `flag` would write, when it is one of
+/// `inputs` (what the command reads: its tournament file, its openings
+/// book, each with what it is), or the same file as another output flag
+/// (`others`): `arena run my.toml --pgn my.toml` would overwrite the
+/// league's own file. Files are compared as the file system resolves them
+/// (links and `..` included); a file not there yet is none of them.
+pub(crate) fn not_an_input(
+    (flag, path): (&str, &std::path::Path),
+    inputs: &[(&str, &std::path::Path)],
+    others: &[(&str, Option<&std::path::Path>)],
+) -> anyhow::Result<()> {
+    let Ok(at) = std::fs::canonicalize(path) else {
+        return Ok(());
+    };
+    let same = |p: &std::path::Path| std::fs::canonicalize(p).is_ok_and(|q| q == at);
+    if let Some((what, _)) = inputs.iter().find(|(_, p)| same(p)) {
+        anyhow::bail!(
+            "{flag} {}: that is {what}, which writing would destroy: give another file",
+            path.display()
+        );
+    }
+    if let Some((other, _)) = others
+        .iter()
+        .find(|(f, p)| *f != flag && p.is_some_and(same))
+    {
+        anyhow::bail!(
+            "{flag} {}: {other} names the same file: give each its own",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Game options given as `--option KEY=VALUE` flags (`play`, `state`),
+/// in the order given: a key given twice is refused (which one was meant
+/// cannot be told; a league file's table cannot hold one twice either).
+pub(crate) fn game_options(
+    options: &[String],
+) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
+    let mut out = std::collections::BTreeMap::new();
+    for kv in options {
+        let Some((k, v)) = kv.split_once('=') else {
+            anyhow::bail!("--option `{kv}`: expected KEY=VALUE");
+        };
+        let (k, v) = (k.trim(), v.trim());
+        if let Some(was) = out.insert(k.to_string(), v.to_string()) {
+            anyhow::bail!(
+                "--option `{k}` is given twice (`{k}={was}`, then `{k}={v}`): give it once"
+            );
+        }
+    }
+    Ok(out)
+}
+
 /// A whole number, 0 or more (a time in ms, a seed, a count), for flags
 /// whose bad value should be named as what it is: `-5` is negative, not
 /// a digit clap could not read.
@@ -267,6 +334,52 @@ mod tests {
     }
 
     #[test]
+    fn an_output_flag_naming_an_input_or_another_output_is_refused() {
+        use super::not_an_input;
+        let dir = tempfile::tempdir().unwrap();
+        let league = dir.path().join("my.toml");
+        std::fs::write(&league, "name = \"my\"\n").unwrap();
+        let out = dir.path().join("out.pgn");
+        std::fs::write(&out, "").unwrap();
+        let inputs = [("the tournament file", league.as_path())];
+        // The same file by another spelling.
+        let again = dir.path().join(".").join("my.toml");
+        let e = not_an_input(("--pgn", &again), &inputs, &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--pgn") && e.contains("that is the tournament file"),
+            "{e}"
+        );
+        let others = [
+            ("--pgn", Some(out.as_path())),
+            ("--log", Some(out.as_path())),
+        ];
+        let e = not_an_input(("--log", &out), &inputs, &others)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--pgn names the same file"), "{e}");
+        // Another file, and one not there yet, are fine.
+        not_an_input(("--pgn", &out), &inputs, &[("--pgn", Some(out.as_path()))]).unwrap();
+        not_an_input(("--pgn", &dir.path().join("new.pgn")), &inputs, &others).unwrap();
+        assert_eq!(std::fs::read_to_string(&league).unwrap(), "name = \"my\"\n");
+    }
+
+    #[test]
+    fn a_game_option_given_twice_is_refused() {
+        use super::game_options;
+        let o = |v: &[&str]| game_options(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let got = o(&["columns=6", " other = x "]).unwrap();
+        assert_eq!(got.get("columns").map(String::as_str), Some("6"));
+        assert_eq!(got.get("other").map(String::as_str), Some("x"));
+        let e = o(&["columns=6", "columns =8"]).unwrap_err().to_string();
+        assert!(e.contains("`columns` is given twice"), "{e}");
+        assert!(e.contains("columns=6") && e.contains("columns=8"), "{e}");
+        let e = o(&["columns"]).unwrap_err().to_string();
+        assert!(e.contains("expected KEY=VALUE"), "{e}");
+    }
+
+    #[test]
     fn a_bot_command_is_split_as_a_shell_splits_it() {
         use super::command_words;
         assert_eq!(
@@ -285,6 +398,10 @@ mod tests {
             let e = game_arg(name).unwrap_err().to_string();
             assert!(e.contains("`--game tricala --players 3`"), "{e}");
         }
+        // `arena state` takes the game as its argument, not as --game.
+        let e = super::game_positional("tricala3").unwrap_err().to_string();
+        assert!(e.contains("`arena state tricala --players 3`"), "{e}");
+        assert!(!e.contains("--game"), "{e}");
         let e = game_arg("chess").unwrap_err().to_string();
         assert!(e.starts_with("unknown game `chess`"), "{e}");
         assert!(!e.contains("players"), "{e}");

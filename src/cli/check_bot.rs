@@ -29,8 +29,8 @@ pub struct CheckBotArgs {
     /// Time to answer the hello, in milliseconds.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     startup_ms: u64,
-    /// Ply cap of the test games.
-    #[arg(long, default_value_t = DEFAULT_MAX_PLIES)]
+    /// Ply cap of the test games, 1 to 10000000 as in a league.
+    #[arg(long, default_value_t = DEFAULT_MAX_PLIES, value_parser = clap::value_parser!(u32).range(1..=crate::league::config::MAX_MAX_PLIES))]
     max_plies: u32,
     /// Append the bot's stderr to this file (default: discarded).
     #[arg(long, alias = "logs")]

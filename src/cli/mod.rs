@@ -170,6 +170,15 @@ pub fn main() -> ExitCode {
         errln!("error: {e:#}");
         return ExitCode::from(2);
     }
+    // Before the log is opened: not the league's own file (the book a
+    // league file names is checked once the file is read, before any
+    // line is logged).
+    if let Command::Run(a) = &cli.command {
+        if let Err(e) = run::outputs_are_not_inputs(a, None) {
+            errln!("error: {e:#}");
+            return ExitCode::from(2);
+        }
+    }
     if let Err(e) = init_tracing(log_file.as_deref()) {
         errln!("error: {e:#}");
         return ExitCode::from(2);

@@ -29,8 +29,9 @@ pub struct PlayArgs {
     /// A game option KEY=VALUE (repeatable), e.g. `columns=6` for Kisolo.
     #[arg(long = "option", value_name = "KEY=VALUE")]
     options: Vec<String>,
-    /// Ply cap (reaching it is a draw, `max_plies`).
-    #[arg(long, default_value_t = crate::engine::DEFAULT_MAX_PLIES)]
+    /// Ply cap (reaching it is a draw, `max_plies`), 1 to 10000000 as in
+    /// a league.
+    #[arg(long, default_value_t = crate::engine::DEFAULT_MAX_PLIES, value_parser = clap::value_parser!(u32).range(1..=crate::league::config::MAX_MAX_PLIES))]
     max_plies: u32,
     /// Decisions applied before the bots take over, space-separated as in
     /// games.csv and `state --moves` ("D K"; commas are accepted too).
@@ -109,6 +110,9 @@ pub(super) enum BotArg {
 /// a bot.toml, or a command line split as a shell splits it
 /// ([`super::args::command_words`]).
 pub(super) fn resolve_bot(arg: &str) -> anyhow::Result<BotArg> {
+    // `"greedy-rust "` from a script is the bot greedy-rust, not a
+    // command line naming a program of that name.
+    let arg = arg.trim();
     if arg == "random" {
         return Ok(BotArg::Random);
     }
@@ -170,12 +174,7 @@ pub(super) fn settings(
 ) -> anyhow::Result<Settings> {
     let mut s = Settings::with_players(players);
     s.max_plies = max_plies;
-    for o in options {
-        let Some((k, v)) = o.split_once('=') else {
-            bail!("game option `{o}` is not KEY=VALUE");
-        };
-        s.options.insert(k.trim().to_string(), v.trim().to_string());
-    }
+    s.options = super::args::game_options(options)?;
     Ok(s)
 }
 

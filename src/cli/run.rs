@@ -318,8 +318,29 @@ pub(super) fn check_games_per_cpu(
     Ok(())
 }
 
+/// Refuses `--log` or `--pgn` naming a file the league reads (the
+/// tournament file, its openings book: `book`, once known) or the other's
+/// file: they would be overwritten or appended to.
+pub(super) fn outputs_are_not_inputs(args: &RunArgs, book: Option<&Path>) -> anyhow::Result<()> {
+    let mut inputs = vec![("the tournament file", args.file.as_path())];
+    if let Some(b) = args.openings_file.as_deref().or(book) {
+        inputs.push(("the openings book", b));
+    }
+    let outputs = [
+        ("--log", args.log.as_deref()),
+        ("--pgn", args.pgn.as_deref()),
+    ];
+    for (flag, path) in outputs {
+        if let Some(p) = path {
+            super::args::not_an_input((flag, p), &inputs, &outputs)?;
+        }
+    }
+    Ok(())
+}
+
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let t = Tournament::load_with(&args.file, &args.settings())?;
+    outputs_are_not_inputs(&args, t.book.as_ref().map(|b| b.path.as_path()))?;
     if t.ladder.is_some() {
         anyhow::bail!(
             "{}: a ladder file (it has a [ladder] table): serve it with `arena serve {}`",

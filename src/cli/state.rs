@@ -21,7 +21,7 @@
 //! 1-based position in the list, the move and the legal options there.
 
 use crate::engine::{Game, Settings, Variant, DEFAULT_MAX_PLIES};
-use anyhow::{anyhow, bail, Context};
+use anyhow::{bail, Context};
 use serde_json::json;
 use std::process::ExitCode;
 
@@ -35,8 +35,9 @@ pub struct StateArgs {
     /// A game option KEY=VALUE (repeatable), e.g. `columns=6` for Kisolo.
     #[arg(long = "option", value_name = "KEY=VALUE")]
     options: Vec<String>,
-    /// The ply cap (a draw, reason max_plies, when reached).
-    #[arg(long, default_value_t = DEFAULT_MAX_PLIES)]
+    /// The ply cap (a draw, reason max_plies, when reached), 1 to
+    /// 10000000 as in a league.
+    #[arg(long, default_value_t = DEFAULT_MAX_PLIES, value_parser = clap::value_parser!(u32).range(1..=crate::league::config::MAX_MAX_PLIES))]
     max_plies: u32,
     /// The moves, separated by spaces, forced decisions included.
     #[arg(long, default_value = "")]
@@ -49,20 +50,12 @@ pub struct StateArgs {
 
 /// The validated settings of the command.
 fn settings(args: &StateArgs) -> anyhow::Result<(Variant, Settings)> {
-    let variant = super::args::game_arg(&args.game)?;
-    let mut settings = Settings {
+    let variant = super::args::game_positional(&args.game)?;
+    let settings = Settings {
         players: args.players,
         max_plies: args.max_plies,
-        ..Settings::default()
+        options: super::args::game_options(&args.options)?,
     };
-    for kv in &args.options {
-        let (k, v) = kv
-            .split_once('=')
-            .ok_or_else(|| anyhow!("--option `{kv}`: expected KEY=VALUE"))?;
-        settings
-            .options
-            .insert(k.trim().to_string(), v.trim().to_string());
-    }
     Ok((variant, settings))
 }
 

@@ -17,8 +17,29 @@ pub struct StatusArgs {
     json: bool,
 }
 
+/// The folder `arena status` reads for `p`: a folder as it is, a league's
+/// games.csv or league.json as its folder; a tournament file, another file
+/// or nothing at all is an error saying which (not "no league here").
+fn status_folder(p: &std::path::Path) -> anyhow::Result<PathBuf> {
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if p.is_file() && name == "league.json" {
+        let up = p.parent().filter(|d| !d.as_os_str().is_empty());
+        return Ok(up.map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf));
+    }
+    if p.is_file() && name.ends_with(".toml") {
+        anyhow::bail!(
+            "{} is a tournament file: give the results folder its league writes (its `output`, results/NAME by default)",
+            p.display()
+        );
+    }
+    super::args::results_folder(
+        p,
+        "give a league's results folder, results/NAME, or a shard's",
+    )
+}
+
 pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
-    let st = league_status(&args.results)?;
+    let st = league_status(&status_folder(&args.results)?)?;
     // The league's settings, as its (first present) folder's league.json
     // keeps them.
     let meta = st
@@ -311,8 +332,28 @@ fn duration(s: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::aimed_at;
+    use super::{aimed_at, status_folder};
     use std::path::Path;
+
+    /// A games.csv or league.json stands for its folder; a tournament
+    /// file, another file and a missing path are named as what they are.
+    #[test]
+    fn status_names_what_it_was_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for f in ["games.csv", "league.json", "notes.txt", "lad.toml"] {
+            std::fs::write(d.join(f), "x").unwrap();
+        }
+        assert_eq!(status_folder(&d.join("games.csv")).unwrap(), d);
+        assert_eq!(status_folder(&d.join("league.json")).unwrap(), d);
+        assert_eq!(status_folder(d).unwrap(), d);
+        let e = status_folder(&d.join("lad.toml")).unwrap_err().to_string();
+        assert!(e.contains("is a tournament file"), "{e}");
+        let e = status_folder(&d.join("notes.txt")).unwrap_err().to_string();
+        assert!(e.contains("is a file, not a results folder"), "{e}");
+        let e = status_folder(&d.join("gone")).unwrap_err().to_string();
+        assert!(e.contains("no such folder or file"), "{e}");
+    }
 
     /// A folder moved or copied since its league began is resumed where it
     /// is now; a command without `-o`, or aimed at this folder, is kept.

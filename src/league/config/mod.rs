@@ -35,6 +35,11 @@ use toml::Spanned;
 /// (`rounds`; `games_per_pairing` is at most twice it).
 pub const MAX_ROUNDS: i64 = 1_000_000;
 
+/// The highest ply cap (`max_plies`, `--max-plies`) a league, a game
+/// played by hand (`arena play`), `check-bot` and `arena state` accept;
+/// the lowest is 1 (a cap of 0 would still let one ply be played).
+pub const MAX_MAX_PLIES: i64 = 10_000_000;
+
 /// Time limits, all in milliseconds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimeSettings {
@@ -134,7 +139,7 @@ struct RawFile {
     time_control: Option<RawTime>,
     max_plies: Option<Spanned<i64>>,
     concurrency: Option<Spanned<i64>>,
-    output: Option<String>,
+    output: Option<Spanned<String>>,
     openings: Option<Spanned<i64>>,
     openings_file: Option<String>,
     openings_order: Option<Spanned<String>>,
@@ -247,7 +252,7 @@ impl Tournament {
         }
         let time = time_section(&ctx, raw.time_control.unwrap_or_default(), flags)?;
         let max_plies = match pick(&flags.max_plies, &raw.max_plies) {
-            Some(m) => ctx.count(&m, "max_plies", 1, 10_000_000)? as u32,
+            Some(m) => ctx.count(&m, "max_plies", 1, MAX_MAX_PLIES)? as u32,
             None => DEFAULT_MAX_PLIES,
         };
         let concurrency = match pick(&flags.concurrency, &raw.concurrency) {
@@ -280,7 +285,13 @@ impl Tournament {
         )?;
         let gauntlet = gauntlet_section(&ctx, raw.gauntlet.as_ref(), flags, &bots)?;
         let sprt = sprt_section(&ctx, raw.sprt.as_ref(), flags, &bots, &variants)?;
-        let output = output_of(flags.output.as_ref(), raw.output.as_deref(), &base, &name);
+        let output = output_of(
+            flags.output.as_ref(),
+            raw.output.as_ref().map(|o| o.get_ref().as_str()),
+            &base,
+            &name,
+        );
+        check_output(&ctx, &output, flags.output.is_some(), raw.output.as_ref())?;
         let (sandbox, sandbox_settings) =
             sandbox::section(&ctx, raw.sandbox.as_ref(), flags, &base)?;
         let limits = limits_section(&ctx, raw.limits.as_ref(), flags)?;
@@ -756,6 +767,52 @@ fn limits_section(
             "file_size_mb",
             LimitSettings::MAX_MB.cast_signed(),
         )?,
+    })
+}
+
+/// A results folder that cannot be one (a file on its way to it), named
+/// where it was given: the flag, the file's `output` (its line), or the
+/// default.
+fn check_output(
+    ctx: &Ctx,
+    output: &Path,
+    by_flag: bool,
+    in_file: Option<&Spanned<String>>,
+) -> Result<(), ConfigError> {
+    let Some(why) = not_a_folder(output) else {
+        return Ok(());
+    };
+    Err(match (by_flag, in_file) {
+        (true, _) => ctx.at(&Source::Flag, "output", why),
+        (false, Some(o)) => ctx.at(&Source::File(o.span()), "output", why),
+        (false, None) => ctx.at(
+            &Source::Flag,
+            "output",
+            format!("the default results folder: {why}"),
+        ),
+    })
+}
+
+/// Why `dir` cannot be a results folder: it, or the nearest of its
+/// parents that is there, is a file (`-o games.csv`, `output =
+/// "notes.txt/x"`). `None` when it is a folder or can be made one.
+fn not_a_folder(dir: &Path) -> Option<String> {
+    let there = dir
+        .ancestors()
+        .find(|a| !a.as_os_str().is_empty() && std::fs::metadata(a).is_ok())?;
+    if there.is_dir() {
+        return None;
+    }
+    Some(match there == dir {
+        true => format!(
+            "{} is a file, not a folder: give the folder the league's results go to",
+            dir.display()
+        ),
+        false => format!(
+            "{} cannot be a folder: {} is a file",
+            dir.display(),
+            there.display()
+        ),
     })
 }
 

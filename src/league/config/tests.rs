@@ -679,3 +679,32 @@ fn a_files_own_output_in_the_working_folder_is_without_a_dot() {
     let t = Tournament::parse(Path::new("leagues/match.toml"), &text).unwrap();
     assert_eq!(t.output, PathBuf::from("leagues/out"));
 }
+
+/// An `output` (or `-o`) that is a file, or under one, is named with its
+/// line or its flag before anything is written, not left to the results
+/// folder's "Not a directory".
+#[test]
+fn an_output_that_is_a_file_is_named_where_it_was_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("x.toml");
+    std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
+    let text = format!("{TWO_BOTS}\noutput = \"notes.txt\"\n");
+    let e = Tournament::parse(&file, &text).unwrap_err().to_string();
+    assert!(e.contains("x.toml:8: `output`"), "{e}");
+    assert!(e.contains("notes.txt is a file, not a folder"), "{e}");
+    let text = format!("{TWO_BOTS}\noutput = \"notes.txt/league\"\n");
+    let e = Tournament::parse(&file, &text).unwrap_err().to_string();
+    assert!(e.contains("x.toml:8: `output`"), "{e}");
+    assert!(e.contains("notes.txt is a file"), "{e}");
+    let flags = RunSettings {
+        output: Some(dir.path().join("notes.txt")),
+        ..Default::default()
+    };
+    let e = Tournament::parse_with(&file, TWO_BOTS, &flags)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("--output: "), "{e}");
+    // A folder there, or none yet, is fine.
+    let text = format!("{TWO_BOTS}\noutput = \"new/league\"\n");
+    assert!(Tournament::parse(&file, &text).is_ok());
+}
