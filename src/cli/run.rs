@@ -634,7 +634,9 @@ impl SprtRun {
         let decided = self.stop.decided();
         let mut text = crate::report::sprt::sprt_text(&report, decided.as_ref());
         if decided.is_none() {
-            text.push_str("the schedule ended before the SPRT decided: give more rounds (or games) and run it again to go on");
+            // A schedule does not grow in place: a resume with more rounds
+            // is another schedule, refused (docs/ratings.md).
+            text.push_str("the schedule ended before the SPRT decided: to test further, run it with more rounds (or --games) into another results folder (-o DIR), where it starts afresh; this folder's results stay as they are");
         }
         Ok(text.trim_end().to_string())
     }

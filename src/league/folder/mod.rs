@@ -82,6 +82,7 @@ impl ResultsDir {
     /// different schedule.
     pub fn open(dir: &Path, meta: &LeagueMeta) -> Result<ResultsDir, StoreError> {
         let layout = Layout::new(dir);
+        refuse_foreign_folder(&layout)?;
         std::fs::create_dir_all(layout.records()).map_err(io(dir))?;
         std::fs::create_dir_all(layout.logs()).map_err(io(dir))?;
         let lock = lock(&layout)?;
@@ -520,6 +521,53 @@ fn place_problem(
             Some(at) => at.problem(&mut |p| std::fs::metadata(p).ok().map(|m| m.len())),
         },
     }
+}
+
+/// Names a results folder's own files and folders may have before its
+/// league.json: what a run makes first, and a Swiss's or knockout's notes.
+const OWN_NAMES: &[&str] = &[
+    "games",
+    "logs",
+    "run.lock",
+    "report",
+    "rejected.csv",
+    "swiss.txt",
+    "knockout.txt",
+];
+
+/// Refuses a folder that is there, holds no league (no league.json, no
+/// games.csv) and holds files of its own: `-o ~` or `output = "."` would
+/// write games.csv, games/ and logs/ among them, and replace any of the
+/// same names. A new folder, an empty one (hidden files aside), or one a
+/// run began are taken.
+fn refuse_foreign_folder(layout: &Layout) -> Result<(), StoreError> {
+    let dir = layout.root();
+    if layout.league_json().exists() || layout.games_csv().exists() {
+        return Ok(());
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let mut foreign: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.') && !OWN_NAMES.contains(&n.as_str()))
+        .filter(|n| n != crate::results::analysis::FOLDER)
+        .collect();
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    foreign.sort();
+    let shown = foreign.len().min(3);
+    Err(StoreError::Mismatch {
+        path: dir.to_path_buf(),
+        why: format!(
+            "holds no league's results but {} file(s) of its own ({}{}): a league's results go into a folder of their own; give a new or empty folder (-o, or the file's `output`)",
+            foreign.len(),
+            foreign[..shown].join(", "),
+            if foreign.len() > shown { ", ..." } else { "" }
+        ),
+    })
 }
 
 /// Every copy of a game with two rows or more (`twice`) is rejected, and
@@ -1108,6 +1156,30 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("different schedule"), "{e}");
+    }
+
+    /// A folder of other files is not taken for results; a new one, an
+    /// empty one and one a league began are.
+    #[test]
+    fn a_folder_of_other_files_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        std::fs::write(dir.path().join(".hidden"), "").unwrap();
+        let e = ResultsDir::open(dir.path(), &meta("x"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("1 file(s) of its own (notes.txt)"), "{e}");
+        assert!(!dir.path().join("games.csv").exists());
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(),
+            "mine"
+        );
+        let empty = tempfile::tempdir().unwrap();
+        std::fs::write(empty.path().join(".gitkeep"), "").unwrap();
+        drop(ResultsDir::open(empty.path(), &meta("x")).unwrap());
+        drop(ResultsDir::open(empty.path(), &meta("x")).unwrap());
+        drop(ResultsDir::open(&empty.path().join("new"), &meta("x")).unwrap());
     }
 
     /// Another league's folder is said to be that, not a change of bots.
