@@ -285,13 +285,7 @@ impl Tournament {
         )?;
         let gauntlet = gauntlet_section(&ctx, raw.gauntlet.as_ref(), flags, &bots)?;
         let sprt = sprt_section(&ctx, raw.sprt.as_ref(), flags, &bots, &variants)?;
-        let output = output_of(
-            flags.output.as_ref(),
-            raw.output.as_ref().map(|o| o.get_ref().as_str()),
-            &base,
-            &name,
-        );
-        check_output(&ctx, &output, flags.output.is_some(), raw.output.as_ref())?;
+        let output = output_section(&ctx, flags, raw.output.as_ref(), &base, &name)?;
         let (sandbox, sandbox_settings) =
             sandbox::section(&ctx, raw.sandbox.as_ref(), flags, &base)?;
         let limits = limits_section(&ctx, raw.limits.as_ref(), flags)?;
@@ -768,6 +762,21 @@ fn limits_section(
             LimitSettings::MAX_MB.cast_signed(),
         )?,
     })
+}
+
+/// The results folder ([`output_of`]), refused where it cannot be one
+/// ([`check_output`]).
+fn output_section(
+    ctx: &Ctx,
+    flags: &RunSettings,
+    in_file: Option<&Spanned<String>>,
+    base: &Path,
+    name: &str,
+) -> Result<PathBuf, ConfigError> {
+    let file = in_file.map(|o| o.get_ref().as_str());
+    let output = output_of(flags.output.as_ref(), file, base, name);
+    check_output(ctx, &output, flags.output.is_some(), in_file)?;
+    Ok(output)
 }
 
 /// A results folder that cannot be one (a file on its way to it), named
