@@ -1819,30 +1819,32 @@ fn python_bot_in(dir: &Path) -> PathBuf {
     script
 }
 
+/// A league file `name` of the Python bot `py` (run in `cwd`) and the
+/// Rust random bot `rs`, two rounds of Kisolo into `output`.
+fn python_and_rust_league(name: &str, cwd: &str, output: &str) -> String {
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    format!(
+        r#"
+name = "{name}"
+bots = [
+  {{ name = "py", command = ["python3", "bot.py"], cwd = "{cwd}" }},
+  {{ name = "rs", command = ["{bot}"] }},
+]
+variants = ["kisolo"]
+rounds = 2
+output = "{output}"
+"#
+    )
+}
+
 /// league.json keeps the SHA-256 of each bot's program files after the
 /// build; a resume whose bot files changed says which bot and which file.
 #[test]
 fn a_resume_names_a_bot_whose_program_changed() {
     let dir = tempfile::tempdir().unwrap();
     let script = python_bot_in(dir.path());
-    let bot = env!("CARGO_BIN_EXE_random-bot");
     let file = dir.path().join("p.toml");
-    std::fs::write(
-        &file,
-        format!(
-            r#"
-name = "p"
-bots = [
-  {{ name = "py", command = ["python3", "bot.py"], cwd = "." }},
-  {{ name = "rs", command = ["{bot}"] }},
-]
-variants = ["kisolo"]
-rounds = 2
-output = "out"
-"#
-        ),
-    )
-    .unwrap();
+    std::fs::write(&file, python_and_rust_league("p", ".", "out")).unwrap();
     run_ok(&file, &[]);
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/league.json")).unwrap())
@@ -1855,7 +1857,11 @@ output = "out"
         .expect("the script is hashed");
     assert_eq!(hash.as_str().unwrap().len(), 64, "{path}");
     assert!(py.keys().any(|p| p.ends_with("python3")), "{py:?}");
-    assert!(programs["rs"].as_object().unwrap().keys().any(|p| p == bot));
+    assert!(programs["rs"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .any(|p| p == env!("CARGO_BIN_EXE_random-bot")));
 
     // Two games to play again (their rows gone), and the script changed.
     let csv = dir.path().join("out/games.csv");
@@ -1887,21 +1893,9 @@ fn a_resume_from_another_folder_names_no_unchanged_program() {
     python_bot_in(&bot_dir);
     let tournaments = dir.path().join("tournaments");
     std::fs::create_dir_all(&tournaments).unwrap();
-    let bot = env!("CARGO_BIN_EXE_random-bot");
     std::fs::write(
         tournaments.join("q.toml"),
-        format!(
-            r#"
-name = "q"
-bots = [
-  {{ name = "py", command = ["python3", "bot.py"], cwd = "../pybot" }},
-  {{ name = "rs", command = ["{bot}"] }},
-]
-variants = ["kisolo"]
-rounds = 2
-output = "../out"
-"#
-        ),
+        python_and_rust_league("q", "../pybot", "../out"),
     )
     .unwrap();
     let run_in = |cwd: &Path, name: &str| {
