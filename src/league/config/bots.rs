@@ -94,7 +94,14 @@ pub(super) fn section(
         }
     }
     if let Some(names) = &flags.bots {
-        for n in names {
+        for (i, n) in names.iter().enumerate() {
+            if names[..i].contains(n) {
+                return Err(ctx.at(
+                    &Source::Flag,
+                    "bots",
+                    format!("`{n}` is named twice: a bot plays once in a league (give each once)"),
+                ));
+            }
             if !bots.iter().any(|b| &b.name == n) {
                 let known: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
                 let mean = match manifest::closest(n, known.iter().copied()) {

@@ -128,6 +128,13 @@ fn flags_are_checked_like_the_file() {
         ),
         (
             RunSettings {
+                bots: Some(vec!["a".into(), "a".into()]),
+                ..Default::default()
+            },
+            "--bots: `a` is named twice",
+        ),
+        (
+            RunSettings {
                 variants: Some(vec!["chess".into()]),
                 ..Default::default()
             },
