@@ -866,6 +866,26 @@ fn status_counts_a_game_written_twice_as_a_game_to_play_again_and_says_how() {
     );
 }
 
+/// A shard that holds no game (more shards than seat-swap groups) says
+/// so, rather than ending as a league of 0 games without a word.
+#[test]
+fn a_shard_with_no_game_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let o = arena()
+        .arg("run")
+        .arg(&file)
+        .args(["--shard", "999/1000", "--no-report"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("--shard 999/1000: this shard holds no game"),
+        "{err}"
+    );
+}
+
 #[test]
 fn shards_together_are_exactly_one_run() {
     let dir = tempfile::tempdir().unwrap();

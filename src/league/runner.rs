@@ -495,6 +495,17 @@ fn run_logged(
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<Summary, LeagueError> {
     let games = Games::of(t, opts.shard)?;
+    if let Some(s) = opts.shard.filter(|_| games.len() == 0) {
+        // Whole seat-swap groups go to a shard: with more shards than
+        // groups, some get none (a job array may mean that; a typo too).
+        on_event(&Event::Warning(format!(
+            "--shard {}/{}: this shard holds no game (the league's {} games come in fewer seat-swap groups than {} shards): nothing to play here",
+            s.index,
+            s.count,
+            total_games(t, None),
+            s.count
+        )));
+    }
     let dir = output_dir(t, opts.shard);
     let mut meta = league_meta(t, &games, &dir, opts.shard);
     meta.resume = opts.resume.clone();
