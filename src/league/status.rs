@@ -242,41 +242,21 @@ struct RowsRead {
     problem: Option<String>,
 }
 
-/// Reads every row of `csv` as a resume would (the same reader), counting
-/// each game once by its id's hash: 17-34 bytes of memory a game, one
-/// pass over the file (a resume's scan of a million rows takes about a
+/// Reads every row of `csv` as a resume reads them ([`folder::scan_rows`]),
+/// counting each game once by its id's hash: 17-34 bytes of memory a game,
+/// one pass over the file (a resume's scan of a million rows takes about a
 /// second: BENCHMARKS.md).
 fn read_rows(csv: &Path) -> RowsRead {
-    use std::collections::HashMap;
     let mut out = RowsRead::default();
-    let mut reader = match csvio::RowReader::open(csv) {
-        Ok(r) => r,
-        Err(csvio::CsvError::Io { source, .. })
-            if source.kind() == std::io::ErrorKind::NotFound =>
-        {
-            return out
-        }
-        Err(e) => {
-            out.problem = Some(e.to_string());
-            return out;
-        }
-    };
     // Rows of each game id (by its hash, as the report counts them).
-    let mut rows: HashMap<u64, u32> = HashMap::new();
-    loop {
-        match reader.next_row() {
-            Ok(Some((_, row))) => {
-                *rows
-                    .entry(crate::results::id_hash(&row.game_id))
-                    .or_default() += 1;
-            }
-            Ok(None) => break,
-            Err(e) => {
-                out.problem = Some(e.to_string());
-                break;
-            }
-        }
-    }
+    let mut rows: std::collections::HashMap<u64, u32> = Default::default();
+    let scanned = folder::scan_rows(csv, &mut |_, row| {
+        *rows
+            .entry(crate::results::id_hash(&row.game_id))
+            .or_default() += 1;
+        Ok(())
+    });
+    out.problem = scanned.err().map(|e| e.to_string());
     for n in rows.into_values() {
         match n {
             1 => out.games += 1,

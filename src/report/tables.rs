@@ -6,7 +6,7 @@
 
 use crate::ratings::{RatingError, Report, Standings, ALL, CONFIDENCE};
 use crate::results::csvio::{CsvError, CsvWarning, RowReader};
-use crate::results::GameRow;
+use crate::results::{id_hash, GameRow};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -107,8 +107,6 @@ pub struct MergeInfo {
     /// What was skipped while reading (a torn last line, an empty file).
     pub warnings: Vec<CsvWarning>,
 }
-
-pub(crate) use crate::results::id_hash;
 
 /// Reads results files one row at a time and gives `each` every game once,
 /// as `merge` would keep it (a `game_id` seen again with identical content

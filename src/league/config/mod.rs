@@ -764,8 +764,9 @@ fn limits_section(
     })
 }
 
-/// The results folder ([`output_of`]), refused where it cannot be one
-/// ([`check_output`]).
+/// The results folder ([`output_of`]); one that cannot be one (a file on
+/// its way to it) is refused where it was given: the flag, the file's
+/// `output` (its line), or the default.
 fn output_section(
     ctx: &Ctx,
     flags: &RunSettings,
@@ -775,23 +776,10 @@ fn output_section(
 ) -> Result<PathBuf, ConfigError> {
     let file = in_file.map(|o| o.get_ref().as_str());
     let output = output_of(flags.output.as_ref(), file, base, name);
-    check_output(ctx, &output, flags.output.is_some(), in_file)?;
-    Ok(output)
-}
-
-/// A results folder that cannot be one (a file on its way to it), named
-/// where it was given: the flag, the file's `output` (its line), or the
-/// default.
-fn check_output(
-    ctx: &Ctx,
-    output: &Path,
-    by_flag: bool,
-    in_file: Option<&Spanned<String>>,
-) -> Result<(), ConfigError> {
-    let Some(why) = not_a_folder(output) else {
-        return Ok(());
+    let Some(why) = not_a_folder(&output) else {
+        return Ok(output);
     };
-    Err(match (by_flag, in_file) {
+    Err(match (flags.output.is_some(), in_file) {
         (true, _) => ctx.at(&Source::Flag, "output", why),
         (false, Some(o)) => ctx.at(&Source::File(o.span()), "output", why),
         (false, None) => ctx.at(

@@ -533,6 +533,7 @@ const OWN_NAMES: &[&str] = &[
     "rejected.csv",
     "swiss.txt",
     "knockout.txt",
+    crate::results::analysis::FOLDER,
 ];
 
 /// Refuses a folder that is there, holds no league (no league.json, no
@@ -552,7 +553,6 @@ fn refuse_foreign_folder(layout: &Layout) -> Result<(), StoreError> {
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| !n.starts_with('.') && !OWN_NAMES.contains(&n.as_str()))
-        .filter(|n| n != crate::results::analysis::FOLDER)
         .collect();
     if foreign.is_empty() {
         return Ok(());

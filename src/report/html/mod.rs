@@ -48,9 +48,9 @@ mod view;
 pub use view::{frag, Options};
 
 use crate::ratings::{RateOptions, RatingError, Tally};
-use crate::report::tables::{for_each_merged_from, id_hash, TablesError};
+use crate::report::tables::{for_each_merged_from, TablesError};
 use crate::results::records::RecordAt;
-use crate::results::{analysis, csvio, file_safe, GameRow};
+use crate::results::{analysis, csvio, file_safe, id_hash, GameRow};
 use replay::{Chunk, GameMeta};
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashMap};
