@@ -29,3 +29,50 @@ pub fn is_hidden(c: char) -> bool {
                 | 0xE0020..=0xE007F
         )
 }
+
+/// Reads a text file a user wrote (a league file, a book, a bot.toml). A
+/// file that is not UTF-8 is refused with the line and column of its first
+/// bad byte, and that byte, so that the user can find it: the standard
+/// library's own error names neither.
+pub fn read_utf8(path: &std::path::Path) -> std::io::Result<String> {
+    let bytes = std::fs::read(path)?;
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let before = &bytes[..at];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        // Columns count characters, as an editor does.
+        let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "line {line}, column {column}: byte 0x{:02X} is not UTF-8 (save the file as UTF-8)",
+                bytes[at]
+            ),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first bad byte is named with its line and column.
+    #[test]
+    fn a_file_that_is_not_utf8_is_told_where() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.toml");
+        std::fs::write(&path, b"name = \"x\"\nbots = [\"\xc3\xa9\xff\"]\n").unwrap();
+        let e = read_utf8(&path).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "line 2, column 11: byte 0xFF is not UTF-8 (save the file as UTF-8)"
+        );
+        std::fs::write(&path, "été\n").unwrap();
+        assert_eq!(read_utf8(&path).unwrap(), "été\n");
+    }
+}

@@ -150,7 +150,7 @@ impl Manifest {
 
 fn load(dir: &Path) -> Result<Manifest, ManifestError> {
     let path = dir.join(MANIFEST);
-    let src = std::fs::read_to_string(&path).map_err(|source| ManifestError::Read {
+    let src = crate::text::read_utf8(&path).map_err(|source| ManifestError::Read {
         path: path.clone(),
         source,
     })?;

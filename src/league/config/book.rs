@@ -94,7 +94,7 @@ impl Book {
         max_plies: u32,
         seed: u64,
     ) -> Result<Book, BookError> {
-        let src = std::fs::read_to_string(path).map_err(|source| BookError::Read {
+        let src = crate::text::read_utf8(path).map_err(|source| BookError::Read {
             path: path.to_path_buf(),
             source,
         })?;

@@ -141,7 +141,7 @@ struct RawFile {
     concurrency: Option<Spanned<i64>>,
     output: Option<Spanned<String>>,
     openings: Option<Spanned<i64>>,
-    openings_file: Option<String>,
+    openings_file: Option<Spanned<String>>,
     openings_order: Option<Spanned<String>>,
     gauntlet: Option<Spanned<String>>,
     bots_dir: Option<String>,
@@ -187,7 +187,7 @@ impl Tournament {
     /// Reads a tournament file, lays `flags` over its settings and checks
     /// the result.
     pub fn load_with(path: &Path, flags: &RunSettings) -> Result<Tournament, ConfigError> {
-        let src = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        let src = crate::text::read_utf8(path).map_err(|source| ConfigError::Read {
             path: path.to_path_buf(),
             source,
         })?;
@@ -624,7 +624,7 @@ fn time_section(
 /// folder's.
 fn book_section(
     ctx: &Ctx<'_>,
-    (file, order): (&Option<String>, &Option<Spanned<String>>),
+    (file, order): (&Option<Spanned<String>>, &Option<Spanned<String>>),
     flags: &RunSettings,
     base: &Path,
     league: (&[VariantSpec], u32, u64),
@@ -637,9 +637,12 @@ fn book_section(
         )),
         None => None,
     };
-    let path = match (&flags.openings_file, file) {
-        (Some(p), _) => p.clone(),
-        (None, Some(p)) => base.join(p),
+    let (path, from) = match (&flags.openings_file, file) {
+        (Some(p), _) => (p.clone(), Source::Flag),
+        (None, Some(p)) if !p.get_ref().trim().is_empty() => {
+            (base.join(p.get_ref()), Source::File(p.span()))
+        }
+        (None, Some(p)) => (PathBuf::new(), Source::File(p.span())),
         (None, None) => return match order {
             Some((_, from)) => Err(ctx.at(
                 &from,
@@ -649,9 +652,22 @@ fn book_section(
             None => Ok(None),
         },
     };
+    if path.as_os_str().is_empty() {
+        return Err(ctx.at(
+            &from,
+            "openings_file",
+            "is empty: name the book's file, or leave the setting out for random openings",
+        ));
+    }
     let (variants, max_plies, seed) = league;
     let order = order.map(|o| o.0).unwrap_or_default();
-    Ok(Some(Book::load(&path, order, variants, max_plies, seed)?))
+    // A book that cannot be read is told at the setting that names it.
+    Book::load(&path, order, variants, max_plies, seed)
+        .map(Some)
+        .map_err(|e| match e {
+            BookError::Read { .. } => ctx.at(&from, "openings_file", e.to_string()),
+            e => e.into(),
+        })
 }
 
 /// `gauntlet`: one of the league's bots, or none.

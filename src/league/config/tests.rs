@@ -271,7 +271,15 @@ fn an_openings_book_is_read_and_checked() {
     let e = Tournament::parse(&league, &src.replace("book.txt", "none.txt"))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("none.txt"), "{e}");
+    // A book that cannot be read, or an empty name, is told at its line.
+    assert!(
+        e.contains(":9: `openings_file`: cannot read") && e.contains("none.txt"),
+        "{e}"
+    );
+    let e = Tournament::parse(&league, &src.replace("book.txt", " "))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(":9: `openings_file`: is empty"), "{e}");
     let e = Tournament::parse(&league, &src.replace("openings_file", "opening_file"))
         .unwrap_err()
         .to_string();
