@@ -1324,6 +1324,40 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
         shown.contains("result: ") && shown.contains(&game.game_id),
         "{shown}"
     );
+    // An id with no row is told so; a row whose record is damaged is told
+    // as damaged, not as an unknown id.
+    let show_err = |dir: &std::path::Path, id: &str| {
+        let out = arena().arg("show").arg(dir).arg(id).output().unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = show_err(&res, "no-such-game");
+    assert!(e.contains("no game `no-such-game` here"), "{e}");
+    let damaged = dir.path().join("damaged");
+    std::fs::create_dir_all(damaged.join("games")).unwrap();
+    std::fs::copy(res.join("games.csv"), damaged.join("games.csv")).unwrap();
+    for f in std::fs::read_dir(res.join("games")).unwrap() {
+        let f = f.unwrap().path();
+        let mut bytes = std::fs::read(&f).unwrap();
+        if f.to_string_lossy().ends_with(".zst") {
+            bytes.truncate(bytes.len() / 2);
+        }
+        std::fs::write(damaged.join("games").join(f.file_name().unwrap()), bytes).unwrap();
+    }
+    let last = std::fs::read_to_string(res.join("games.csv")).unwrap();
+    let last_id = last
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .to_string();
+    let e = show_err(&damaged, &last_id);
+    assert!(
+        e.contains("its row is there; the record cannot be read") && !e.contains("no game"),
+        "{e}"
+    );
 
     let lines: Vec<String> = record_text(&res, game).lines().map(String::from).collect();
     let mut forged = String::new();

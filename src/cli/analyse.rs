@@ -4,7 +4,7 @@
 //! as JSON lines with `--json`.
 
 use crate::analyse::{analyse, mark_applied, Params, Verdict};
-use crate::league::folder::{records, write_atomically, Layout};
+use crate::league::folder::{write_atomically, Layout};
 use crate::referee::record;
 use crate::results::analysis;
 use anyhow::{bail, Context};
@@ -77,13 +77,7 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
                 args.source.display()
             );
         };
-        let (at, text) =
-            records::find_record(&Layout::new(&args.source), id).with_context(|| {
-                format!(
-                    "no record of `{id}` in {} (is it a game_id of its games.csv?)",
-                    args.source.display()
-                )
-            })?;
+        let (at, text) = super::args::game_record(&args.source, id)?;
         (text, at.path().display().to_string())
     } else if args.source.is_file() {
         if let Some(id) = &args.game_id {

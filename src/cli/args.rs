@@ -75,6 +75,23 @@ pub(crate) fn results_folder(
     anyhow::bail!("{}: no such folder or file ({wanted})", p.display())
 }
 
+/// The record of `game_id` in the results folder `dir` (`arena show`,
+/// `arena analyse`): an id with no row is told so; a record that is there
+/// but damaged is told as damaged, not as missing.
+pub(crate) fn game_record(
+    dir: &std::path::Path,
+    game_id: &str,
+) -> anyhow::Result<(crate::league::folder::records::RecordAt, String)> {
+    use crate::league::folder::{records, Layout};
+    records::find_record(&Layout::new(dir), game_id).map_err(|e| {
+        let why = match &e {
+            crate::league::folder::StoreError::Mismatch { .. } => "",
+            _ => " (its row is there; the record cannot be read)",
+        };
+        anyhow::anyhow!("the record of `{game_id}` in {}{why}: {e}", dir.display())
+    })
+}
+
 /// A game named on the command line (`--game`): a league's name for
 /// 3-player Tricala (`tricala3`, `tricala-3p`) is answered with how to ask
 /// for it here.

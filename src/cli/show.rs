@@ -5,8 +5,6 @@
 //! engine; with `--json`, the record itself.
 
 use crate::engine::Game;
-use crate::league::folder::records;
-use crate::league::folder::Layout;
 use crate::referee::record;
 use anyhow::Context;
 use std::fmt::Write as _;
@@ -36,14 +34,7 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
     let args = ShowArgs { results, ..args };
     // The game's row says where its record is (a record log and an
     // offset, or a file of its own in folders of older versions).
-    let (at, text) = records::find_record(&Layout::new(&args.results), &args.game_id)
-        .with_context(|| {
-            format!(
-                "no record of `{}` in {} (is it a game_id of its games.csv?)",
-                args.game_id,
-                args.results.display()
-            )
-        })?;
+    let (at, text) = super::args::game_record(&args.results, &args.game_id)?;
     let path = at.path();
     if args.json {
         emit(&text);
