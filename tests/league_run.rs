@@ -1296,6 +1296,31 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(text.contains("same: "), "{text}");
+    // Another league's file with this folder's results: told as that, not
+    // as a bot that left the file.
+    let other = dir.path().join("other.toml");
+    let src = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(
+        &other,
+        src.replace("name = \"t\"", "name = \"other\"")
+            .replace("name = \"a\"", "name = \"x\"")
+            .replace("name = \"b\"", "name = \"y\"")
+            .replace("name = \"c\"", "name = \"z\""),
+    )
+    .unwrap();
+    let out = arena()
+        .arg("replay")
+        .arg(&other)
+        .arg(&game.game_id)
+        .arg("--results")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && e.contains("holds the results of league `t`, not of `other`"),
+        "{e}"
+    );
     // Given the results folder, the league is made again from the command
     // recorded there (`arena run FILE`, its paths absolute).
     let out = replay(&dir.path().join("out"));
