@@ -326,6 +326,16 @@ fn variant_keys() {
     let src = format!("{three_bots}\nvariants = [\"tricala3\", \"tricala-3p\"]\n");
     let e = parse(&src).unwrap_err().to_string();
     assert!(e.contains("appears twice"), "{e}");
+    // Two tables whose names differ only in case: a book's `kisolo6:` line
+    // would go to both.
+    let src = format!(
+        "{TWO_BOTS}\nvariants = [{{ game = \"kisolo\", name = \"Kisolo6\", options = {{ columns = 6 }} }}, {{ game = \"kisolo\", name = \"kisolo6\", options = {{ columns = 6 }} }}]\n"
+    );
+    let e = parse(&src).unwrap_err().to_string();
+    assert!(
+        e.contains("`kisolo6` appears twice (as `Kisolo6` before it"),
+        "{e}"
+    );
     assert_eq!(t.rounds, 2);
     // Two bots cannot fill three seats: no game, so an error, not an
     // empty league.

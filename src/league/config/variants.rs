@@ -48,12 +48,8 @@ pub(super) fn section(
         for v in names {
             let spec = parse_variant(v).map_err(|e| ctx.at(&Source::Flag, "variants", e))?;
             // As in the file: each game id would be played twice.
-            if out.iter().any(|o: &VariantSpec| o.label() == spec.label()) {
-                return Err(ctx.at(
-                    &Source::Flag,
-                    "variants",
-                    format!("variant `{}` appears twice", spec.label()),
-                ));
+            if let Some(why) = twice(&out, &spec) {
+                return Err(ctx.at(&Source::Flag, "variants", why));
             }
             out.push(spec);
         }
@@ -68,12 +64,8 @@ pub(super) fn section(
     let mut out: Vec<VariantSpec> = Vec::new();
     for item in list.get_ref() {
         let spec = parse_variant_entry(ctx, item)?;
-        if out.iter().any(|v| v.label() == spec.label()) {
-            return Err(ctx.field(
-                item.span(),
-                "variants",
-                format!("variant `{}` appears twice", spec.label()),
-            ));
+        if let Some(why) = twice(&out, &spec) {
+            return Err(ctx.field(item.span(), "variants", why));
         }
         out.push(spec);
     }
@@ -167,4 +159,20 @@ fn parse_variant_entry(
             format!("expected a game name or a table, got {}", other.type_str()),
         )),
     }
+}
+
+/// `spec` is already in `out`: the same label, or one that differs only in
+/// case (a book's line names its variant in any case, so it would go to
+/// both).
+fn twice(out: &[VariantSpec], spec: &VariantSpec) -> Option<String> {
+    let label = spec.label();
+    let other = out
+        .iter()
+        .map(VariantSpec::label)
+        .find(|l| l.eq_ignore_ascii_case(&label))?;
+    Some(if other == label {
+        format!("variant `{label}` appears twice")
+    } else {
+        format!("variant `{label}` appears twice (as `{other}` before it: variant names differ by more than case)")
+    })
 }
