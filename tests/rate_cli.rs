@@ -866,3 +866,120 @@ fn an_output_onto_a_leagues_own_files_is_refused() {
     assert_eq!(std::fs::read(&csv).unwrap(), before);
     assert_eq!(std::fs::read(&copy).unwrap(), before);
 }
+
+/// A row whose offender scored (a forfeit rated as the offender's win or
+/// draw) is refused by every reader with its file and line.
+#[test]
+fn an_offender_that_scored_is_an_error_naming_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(
+        dir.path(),
+        "won.csv",
+        &format!(
+            "{HEADER}\ng1,filo,2,p1,A,B,,0,1,,store,,30,100,7,\ng2,filo,2,p1,B,A,,1,0,,timeout,0,31,100,7,\n"
+        ),
+    );
+    for args in [
+        vec!["rate", s(&p)],
+        vec!["pgn", s(&p)],
+        vec!["sprt", s(&p), "--elo0", "0", "--elo1", "5"],
+    ] {
+        let out = arena(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("won.csv:3: offender is seat0, which scored 1"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// `arena pgn -o` of a folder is refused before anything is written (it
+/// left a FOLDER.part of every game beside it); through a link, the file
+/// linked to gets the games and the link stays a link (a rename replaced
+/// it, as it would replace /dev/stdout or /dev/null run as root).
+#[test]
+fn pgn_out_of_a_folder_is_refused_and_a_link_is_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let folder = d.join("pgns");
+    std::fs::create_dir(&folder).unwrap();
+    let out = arena(&["pgn", s(&data("two.csv")), "-o", s(&folder)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("that is a folder"), "{err}");
+    assert!(!d.join("pgns.part").exists(), "nothing left beside it");
+
+    let real = write(d, "real.pgn", "old\n");
+    let link = d.join("link.pgn");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let out = arena(&["pgn", s(&data("two.csv")), "-o", s(&link)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta = std::fs::symlink_metadata(&link).unwrap();
+    assert!(meta.file_type().is_symlink(), "the link is still a link");
+    let text = std::fs::read_to_string(&real).unwrap();
+    assert!(text.starts_with("[Event "), "{text}");
+    let left: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".part"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+
+    // One of the files read, whatever its first line (a byte-order mark,
+    // columns in another order): the PGN replaced it.
+    let games = std::fs::read_to_string(data("two.csv")).unwrap();
+    let mine = write(d, "mine.csv", &format!("\u{feff}{games}"));
+    let out = arena(&["pgn", s(&mine), "-o", s(&mine)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("one of the files read"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&mine).unwrap(),
+        format!("\u{feff}{games}")
+    );
+}
+
+/// `--out` of a league's results folder is refused for games that are not
+/// that whole league's (another file, `--variant`): they replaced its own
+/// tables, which `--write` refuses for the same games. Its whole
+/// games.csv may be written there, as `--write` does.
+#[test]
+fn rate_out_of_another_leagues_folder_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let league = dir.path().join("league");
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/log-league");
+    std::fs::create_dir(&league).unwrap();
+    for f in ["games.csv", "league.json"] {
+        std::fs::copy(from.join(f), league.join(f)).unwrap();
+    }
+    let tables = write(&league, "ratings.csv", "the league's own\n");
+    let csv = league.join("games.csv");
+    for args in [
+        vec!["rate", s(&data("two.csv")), "--out", s(&league)],
+        vec!["rate", s(&csv), "--variant", "filo", "--out", s(&league)],
+    ] {
+        let out = arena(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("that is a league's results folder"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(&tables).unwrap(),
+            "the league's own\n"
+        );
+    }
+    let out = arena(&["rate", s(&csv), "--out", s(&league)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::read_to_string(&tables)
+        .unwrap()
+        .starts_with("bot,"));
+}

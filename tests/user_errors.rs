@@ -437,3 +437,133 @@ fn a_program_that_is_not_executable_is_told_how_to_run() {
         }
     }
 }
+
+/// A copy of the league folder tests/data/log-league in `to`, its
+/// games.csv rewritten by `edit` (of its lines).
+fn log_league_copy(to: &Path, edit: impl Fn(Vec<String>) -> Vec<String>) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/log-league");
+    std::fs::create_dir_all(to.join("games")).unwrap();
+    for f in ["league.json", "games/records-0000.jsonl"] {
+        std::fs::copy(from.join(f), to.join(f)).unwrap();
+    }
+    let csv = std::fs::read_to_string(from.join("games.csv")).unwrap();
+    let lines = edit(csv.lines().map(str::to_string).collect());
+    std::fs::write(to.join("games.csv"), lines.join("\n") + "\n").unwrap();
+}
+
+/// `arena show` finds a game's row whatever the order of the columns (as
+/// every reader of games.csv does), and a damaged row of the game is named
+/// with its line and column: both were "no row in games.csv".
+#[test]
+fn show_finds_rows_in_any_column_order_and_names_a_damaged_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let reordered = dir.path().join("reordered");
+    log_league_copy(&reordered, |lines| {
+        let rows: Vec<Vec<&str>> = lines.iter().map(|l| l.split(',').collect()).collect();
+        rows.iter()
+            .map(|r| r.iter().rev().copied().collect::<Vec<_>>().join(","))
+            .collect()
+    });
+    let o = arena(dir.path(), &["show", "reordered", "r001-filo-p000-o0"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("result: [1.0, 0.0] (escape)"),
+        "{}",
+        text(&o)
+    );
+
+    let damaged = dir.path().join("damaged");
+    log_league_copy(&damaged, |mut lines| {
+        lines[2] = lines[2].replacen(",escape,,115,", ",escape,,-115,", 1);
+        lines
+    });
+    let o = arena(dir.path(), &["show", "damaged", "r001-filo-p000-o0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let says = "games.csv:3: column `plies`: `-115` is not a whole number";
+    assert!(text(&o).contains(says), "{}", text(&o));
+    assert!(!text(&o).contains("no row in games.csv"), "{}", text(&o));
+    assert!(
+        text(&o).contains("games.csv does not read up to its row"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// `arena sprt --alpha`/`--beta` out of range are named as such, negative
+/// ones too (they were taken for flags: "unexpected argument '-0'").
+#[test]
+fn sprt_error_rates_out_of_range_are_named_negative_ones_too() {
+    let dir = tempfile::tempdir().unwrap();
+    log_league_copy(dir.path(), |lines| lines);
+    for (flag, value) in [("--beta", "-0.1"), ("--alpha", "-1"), ("--alpha", "0.7")] {
+        let o = arena(
+            dir.path(),
+            &["sprt", ".", "--elo0", "0", "--elo1", "5", flag, value],
+        );
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        let says = format!("{} must be between 0 and 0.5", &flag[2..]);
+        assert!(text(&o).contains(&says), "{flag} {value}: {}", text(&o));
+    }
+}
+
+/// A league whose games are all done but for a row that does not read is
+/// told to mend the row, not that it has games left.
+#[test]
+fn status_of_a_done_league_with_a_bad_row_says_to_mend_it() {
+    let dir = tempfile::tempdir().unwrap();
+    log_league_copy(dir.path(), |mut lines| {
+        lines[2] = lines[2].replacen(",escape,,115,", ",escape,,-115,", 1);
+        lines
+    });
+    let json = std::fs::read_to_string(dir.path().join("league.json")).unwrap();
+    let json = json.replacen("\"games\": 8,", "\"games\": 3,", 1);
+    std::fs::write(dir.path().join("league.json"), json).unwrap();
+    let o = arena(dir.path(), &["status", "."]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("games.csv:3: column `plies`"), "{t}");
+    assert!(
+        t.contains("resume it (once that row is mended or removed)"),
+        "{t}"
+    );
+    assert!(!t.contains("games left"), "{t}");
+}
+
+/// The command `arena status` gives to resume a moved folder whose first
+/// place had a space in its name is one a shell runs: the old path was a
+/// quoted word cut in two (`-o '/x/moved dir' place'`).
+#[test]
+fn status_resumes_a_moved_folder_whose_name_had_a_space() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "match",
+        "random",
+        "random",
+        "--games",
+        "2",
+        "--variants",
+        "kisolo",
+        "--quiet",
+        "--no-report",
+        "-o",
+        "my place",
+    ];
+    let o = arena(dir.path(), &args);
+    assert!(o.status.success(), "{}", text(&o));
+    // One game of two left to play, and the folder moved.
+    let csv = dir.path().join("my place/games.csv");
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let kept: Vec<&str> = rows.lines().take(2).collect();
+    std::fs::write(&csv, kept.join("\n") + "\n").unwrap();
+    std::fs::rename(dir.path().join("my place"), dir.path().join("its place")).unwrap();
+    let o = arena(dir.path(), &["status", "its place"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    let line = t.lines().find(|l| l.starts_with("resume it")).unwrap_or("");
+    let command = line.split_once("): ").map_or("", |(_, c)| c);
+    let words = shlex::split(command).unwrap_or_default();
+    let at = words.iter().position(|w| w == "-o").expect(&t);
+    let want = std::path::absolute(dir.path().join("its place")).unwrap();
+    assert_eq!(Path::new(&words[at + 1]), want, "{t}");
+    assert!(words.iter().all(|w| !w.contains("place'")), "{t}");
+}

@@ -77,15 +77,17 @@ pub(crate) fn results_folder(
 
 /// The record of `game_id` in the results folder `dir` (`arena show`,
 /// `arena analyse`): an id with no row is told so; a record that is there
-/// but damaged is told as damaged, not as missing.
+/// but damaged is told as damaged, not as missing; a games.csv that does
+/// not read up to the game's row names the row that does not read.
 pub(crate) fn game_record(
     dir: &std::path::Path,
     game_id: &str,
 ) -> anyhow::Result<(crate::league::folder::records::RecordAt, String)> {
-    use crate::league::folder::{records, Layout};
+    use crate::league::folder::{records, Layout, StoreError};
     records::find_record(&Layout::new(dir), game_id).map_err(|e| {
         let why = match &e {
-            crate::league::folder::StoreError::Mismatch { .. } => "",
+            StoreError::Mismatch { .. } => "",
+            StoreError::Csv(_) => " (games.csv does not read up to its row)",
             _ => " (its row is there; the record cannot be read)",
         };
         anyhow::anyhow!("the record of `{game_id}` in {}{why}: {e}", dir.display())

@@ -32,6 +32,9 @@ pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
     for f in args.files.iter_mut() {
         *f = super::args::games_csv_of(f)?;
     }
+    if let Some(p) = &args.out {
+        not_read(p, &args.files)?;
+    }
     // The league's name, from the league.json beside the first file that
     // has one (a CSV alone: the program's name).
     let event = args
@@ -44,14 +47,12 @@ pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
         .map_or_else(|| "mancala-arena".to_string(), |m| m.name);
     // Games go out as they are read; a file is written beside the output
     // and renamed over it only when every game is out.
-    let (sink, part): (Box<dyn Write>, Option<PathBuf>) = match &args.out {
-        Some(p) => {
-            let mut name = p.as_os_str().to_owned();
-            name.push(".part");
-            let part = PathBuf::from(name);
-            let f = std::fs::File::create(&part)
-                .with_context(|| format!("writing {}", part.display()))?;
-            (Box::new(f), Some(part))
+    let target = args.out.as_deref().map(Target::of).transpose()?;
+    let (sink, part): (Box<dyn Write>, Option<PathBuf>) = match &target {
+        Some(t) => {
+            let f = std::fs::File::create(t.written())
+                .with_context(|| format!("writing {}", t.written().display()))?;
+            (Box::new(f), t.part.clone())
         }
         None => (Box::new(std::io::stdout().lock()), None),
     };
@@ -83,8 +84,11 @@ pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
             return Err(e);
         }
     };
-    if let (Some(part), Some(out)) = (&part, &args.out) {
-        std::fs::rename(part, out).with_context(|| format!("writing {}", out.display()))?;
+    if let (Some(part), Some(t)) = (&part, &target) {
+        if let Err(e) = std::fs::rename(part, &t.file) {
+            let _ = std::fs::remove_file(part);
+            return Err(anyhow::Error::new(e).context(format!("writing {}", t.file.display())));
+        }
     }
     if pgn.skipped > 0 {
         eprintln!(
@@ -96,6 +100,78 @@ pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
         eprintln!("bot `{name}` is written as `{written}` (no quotes, backslashes or control characters in PGN tags)");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses `-o out` when it is one of the files read (whatever its name
+/// or first line: a games.csv with a byte-order mark, its columns in
+/// another order): the PGN would replace the games.
+fn not_read(out: &std::path::Path, files: &[PathBuf]) -> anyhow::Result<()> {
+    let Ok(at) = std::fs::canonicalize(out) else {
+        return Ok(());
+    };
+    if let Some(f) = files
+        .iter()
+        .find(|f| std::fs::canonicalize(f).is_ok_and(|g| g == at))
+    {
+        bail!(
+            "-o {}: that is {}, one of the files read, which writing would destroy: give another file",
+            out.display(),
+            f.display()
+        );
+    }
+    Ok(())
+}
+
+/// Where `-o PATH` writes. A regular file (or none yet) is written as
+/// `FILE.part` beside it and renamed over it at the end, so that a failed
+/// export leaves the old file whole; through a link, the file it points to
+/// is the one replaced (the link stays). Anything else that is there (a
+/// device such as /dev/stdout, a named pipe) is written in place, as a
+/// shell's `>` would: a rename would replace the device itself. A folder
+/// is refused.
+struct Target {
+    /// The file the PGN ends in.
+    file: PathBuf,
+    /// The file written first, renamed to `file` at the end.
+    part: Option<PathBuf>,
+}
+
+impl Target {
+    fn of(path: &std::path::Path) -> anyhow::Result<Target> {
+        let meta = match std::fs::metadata(path) {
+            Ok(m) => Some(m),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(anyhow::Error::new(e).context(format!("-o {}", path.display()))),
+        };
+        let file = match &meta {
+            Some(m) if m.is_dir() => bail!(
+                "-o {}: that is a folder; -o names the PGN file to write (e.g. -o {})",
+                path.display(),
+                path.join("games.pgn").display()
+            ),
+            Some(m) if !m.is_file() => {
+                return Ok(Target {
+                    file: path.to_path_buf(),
+                    part: None,
+                })
+            }
+            Some(_) => {
+                std::fs::canonicalize(path).with_context(|| format!("-o {}", path.display()))?
+            }
+            None => path.to_path_buf(),
+        };
+        let mut name = file.as_os_str().to_owned();
+        name.push(".part");
+        Ok(Target {
+            file,
+            part: Some(PathBuf::from(name)),
+        })
+    }
+
+    /// The file the games are written to first.
+    fn written(&self) -> &std::path::Path {
+        self.part.as_deref().unwrap_or(&self.file)
+    }
 }
 
 /// What [`export`] wrote, and what it saw.

@@ -188,6 +188,27 @@ fn unknown_anchor(bot: &str, files: &[PathBuf], variant: Option<&str>) -> anyhow
     Ok(msg)
 }
 
+/// `--out dir`, refused when `dir` is a league's results folder (or a
+/// shard's) and the games rated are not its own games.csv, whole (no
+/// `--variant`): the tables there are the league's own, and `--write`
+/// refuses the same (a subset, a merge, another file).
+fn not_another_leagues(dir: PathBuf, args: &RateArgs) -> anyhow::Result<PathBuf> {
+    if crate::league::folder::read_meta(&dir).is_none() {
+        return Ok(dir);
+    }
+    let own = crate::league::folder::Layout::new(&dir).games_csv();
+    let same = |a: &std::path::Path| matches!((std::fs::canonicalize(a), std::fs::canonicalize(&own)), (Ok(x), Ok(y)) if x == y);
+    if let ([file], None) = (args.files.as_slice(), &args.variant) {
+        if same(file) {
+            return Ok(dir);
+        }
+    }
+    bail!(
+        "--out {}: that is a league's results folder, whose tables are the league's own and would be replaced by these (other games, or a part of them); give another folder, or rate the league's whole games.csv with --write",
+        dir.display()
+    )
+}
+
 pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
     check_files(&mut args)?;
     let anchor = args.anchor.as_deref().map(parse_anchor).transpose()?;
@@ -229,7 +250,7 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
             "--out {}: that is a file; --out names the folder the tables go to",
             dir.display()
         ),
-        (Some(dir), _, _) => Some(dir),
+        (Some(dir), _, _) => Some(not_another_leagues(dir, &args)?),
         (None, true, Some(dir)) => Some(dir),
         (None, true, None) => bail!(
             "--write rewrites a league's own tables, so it takes one whole league's games.csv (or its folder) and no --variant; give --out DIR to write these tables elsewhere"

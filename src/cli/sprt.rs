@@ -39,11 +39,11 @@ pub struct SprtArgs {
     /// Elo difference A - B under H1 (e.g. 5); more than elo0.
     #[arg(long, allow_hyphen_values = true)]
     elo1: f64,
-    /// Probability of accepting H1 when H0 holds.
-    #[arg(long, default_value_t = crate::ratings::sprt::DEFAULT_ERROR_RATE)]
+    /// Probability of accepting H1 when H0 holds, in (0, 0.5).
+    #[arg(long, allow_hyphen_values = true, default_value_t = crate::ratings::sprt::DEFAULT_ERROR_RATE)]
     alpha: f64,
-    /// Probability of accepting H0 when H1 holds.
-    #[arg(long, default_value_t = crate::ratings::sprt::DEFAULT_ERROR_RATE)]
+    /// Probability of accepting H0 when H1 holds, in (0, 0.5).
+    #[arg(long, allow_hyphen_values = true, default_value_t = crate::ratings::sprt::DEFAULT_ERROR_RATE)]
     beta: f64,
     /// What elo0 and elo1 measure.
     #[arg(long, value_enum, default_value_t = ModelArg::Normalized)]

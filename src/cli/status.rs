@@ -119,6 +119,8 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
         let Some(command) = command else { continue };
         let why = match (&s.state, s.duplicates) {
             (ShardState::Missing, _) => format!("no results in {}", s.dir.display()),
+            // Its games may all be done: the row is what is left.
+            _ if s.problem.is_some() => "once that row is mended or removed".to_string(),
             (_, 0) => "games left and no run holds it".to_string(),
             (_, d) => format!(
                 "{d} rows of games written more than once: --repair sets every copy aside in rejected.csv and plays those games again"
@@ -181,22 +183,31 @@ fn shard_prefix(k: usize, n: usize) -> String {
 /// (the folder was moved or copied since): so that the command resumes
 /// this folder, not the one the league began in.
 fn aimed_at(command: &str, dir: &std::path::Path) -> String {
-    let mut words: Vec<String> = command.split(' ').map(str::to_string).collect();
+    // Its words as a shell reads them: a quoted folder with a space in
+    // its name is one word.
+    let Some(mut words) = shlex::split(command) else {
+        return command.to_string();
+    };
     let normal = |p: &std::path::Path| {
         std::path::absolute(p)
             .ok()
             .map(|a| a.components().collect::<PathBuf>())
     };
     let at = words.iter().position(|w| w == "-o" || w == "--output");
-    if let Some(out) = at.and_then(|i| words.get_mut(i + 1)) {
-        let here = normal(dir);
-        if here.is_some() && normal(std::path::Path::new(out.as_str())) != here {
-            if let Some(here) = here {
-                *out = super::args::shell_word(&here.display().to_string());
-            }
+    let Some(out) = at.and_then(|i| words.get_mut(i + 1)) else {
+        return command.to_string();
+    };
+    match normal(dir) {
+        Some(here) if normal(std::path::Path::new(out.as_str())).as_ref() != Some(&here) => {
+            *out = here.display().to_string();
+            words
+                .iter()
+                .map(|w| super::args::shell_word(w))
+                .collect::<Vec<_>>()
+                .join(" ")
         }
+        _ => command.to_string(),
     }
-    words.join(" ")
 }
 
 /// A shard's state in a word; a stopped league whose SPRT decided is
@@ -367,5 +378,12 @@ mod tests {
         assert_eq!(aimed_at(c, Path::new("/old/place")), c);
         let plain = "arena run /x/t.toml";
         assert_eq!(aimed_at(plain, Path::new("/new/place")), plain);
+        // A folder with a space, quoted, is one word (it was cut in two).
+        let spaced = "arena match a b -o '/old/my place' --quiet";
+        assert_eq!(
+            aimed_at(spaced, Path::new("/new/its place")),
+            "arena match a b -o '/new/its place' --quiet"
+        );
+        assert_eq!(aimed_at(spaced, Path::new("/old/my place")), spaced);
     }
 }

@@ -48,7 +48,7 @@ pub struct MatchArgs {
     /// `sequential` (default) or `random`: the order of the book's lines.
     #[arg(long, value_name = "ORDER")]
     openings_order: Option<String>,
-    /// Time for one decision in ms.
+    /// Time for one decision in ms (0: none).
     #[arg(long, value_parser = super::args::whole)]
     decision_ms: Option<u64>,
     /// Per-game clock base in ms (0: no clock), as on `arena run`.

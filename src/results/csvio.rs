@@ -736,6 +736,14 @@ pub fn check_row(row: &GameRow) -> Result<(), String> {
                 row.players - 1
             ));
         }
+        // A forfeit makes its offender last (README, games.csv): a row
+        // where it scores would rate the forfeit as its win or draw.
+        let s = scores[usize::from(o)];
+        if s != 0.0 {
+            return Err(format!(
+                "offender is seat{o}, which scored {s}: a seat that forfeits scores 0 (the scores or the offender are wrong)"
+            ));
+        }
     }
     Ok(())
 }
@@ -969,6 +977,14 @@ mod tests {
             (
                 format!("{H}\ng2,filo,2,p1,B,A,,1,0,,store,5,31,100,7,\n"),
                 "t.csv:2: offender must be a seat (0..1), got 5",
+            ),
+            (
+                format!("{H}\ng2,filo,2,p1,B,A,,1,0,,timeout,0,31,100,7,\n"),
+                "t.csv:2: offender is seat0, which scored 1: a seat that forfeits scores 0",
+            ),
+            (
+                format!("{H}\ng3,tricala,3,s,X,Y,Z,0.25,0.25,1,crash,2,30,100,7,\n"),
+                "t.csv:2: offender is seat2, which scored 1",
             ),
             (
                 format!("{H}\ng2,filo,2,p1,B,,,1,0,,store,,31,100,7,\n"),

@@ -194,12 +194,21 @@ pub fn cut_uncommitted(
 }
 
 /// The row of `game_id` in the results CSV `csv` (its first one), found
-/// by reading the file line by line (no row but that one is parsed).
+/// by reading the file line by line (no row but that one is parsed) when
+/// `game_id` is its first column, as a league writes it. A file whose
+/// columns are in another order, or whose line of that game does not
+/// read alone (a damaged row, a name across two lines), is read row by
+/// row as every reader reads it: a row that does not read is then the
+/// error, with its line, not "no such game".
 pub fn find_row(csv: &Path, game_id: &str) -> Result<Option<GameRow>, StoreError> {
     let f = File::open(csv).map_err(io(csv))?;
     let mut r = std::io::BufReader::with_capacity(1 << 20, f);
     let mut header = Vec::new();
     r.read_until(b'\n', &mut header).map_err(io(csv))?;
+    let names = header.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&header);
+    if !(names.starts_with(b"game_id,") || names.starts_with(b"\"game_id\",")) {
+        return scan_for_row(csv, game_id);
+    }
     let plain = format!("{game_id},");
     let quoted = format!("\"{game_id}\",");
     let mut line = Vec::new();
@@ -213,24 +222,45 @@ pub fn find_row(csv: &Path, game_id: &str) -> Result<Option<GameRow>, StoreError
         }
         let mut text = header.clone();
         text.extend_from_slice(&line);
-        if let Ok(f) = csvio::parse(csv, &text) {
-            if let Some((_, row)) = f.rows.into_iter().find(|(_, r)| r.game_id == game_id) {
-                return Ok(Some(row));
-            }
+        let Ok(f) = csvio::parse(csv, &text) else {
+            return scan_for_row(csv, game_id);
+        };
+        if let Some((_, row)) = f.rows.into_iter().find(|(_, r)| r.game_id == game_id) {
+            return Ok(Some(row));
         }
     }
 }
 
+/// [`find_row`] by reading every row up to that game's.
+fn scan_for_row(csv: &Path, game_id: &str) -> Result<Option<GameRow>, StoreError> {
+    let mut rows = csvio::RowReader::open(csv)?;
+    while let Some((_, row)) = rows.next_row()? {
+        if row.game_id == game_id {
+            return Ok(Some(row.clone()));
+        }
+    }
+    Ok(None)
+}
+
 /// The record of `game_id` in the results folder `layout`: its row's
 /// place (or, for a game without a row, a file of an older version), and
-/// its text.
+/// its text. A games.csv that does not read up to the game's row is the
+/// error, unless the game has a file of its own.
 pub fn find_record(layout: &Layout, game_id: &str) -> Result<(RecordAt, String), StoreError> {
     let csv = layout.games_csv();
+    let without_row = || GameRow {
+        game_id: game_id.to_string(),
+        ..GameRow::default()
+    };
     let row = match find_row(&csv, game_id) {
         Ok(Some(row)) => row,
-        Ok(None) | Err(_) => GameRow {
-            game_id: game_id.to_string(),
-            ..GameRow::default()
+        Ok(None) => without_row(),
+        Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            without_row()
+        }
+        Err(e) => match RecordAt::of(&layout.records(), &without_row()) {
+            Some(at) if at.path().is_file() => without_row(),
+            _ => return Err(e),
         },
     };
     let at = RecordAt::of(&layout.records(), &row).ok_or_else(|| StoreError::Mismatch {
