@@ -218,6 +218,27 @@ fn play_writes_a_record() {
     assert_eq!(std::fs::read_dir(work.path()).unwrap().count(), 0);
 }
 
+/// `arena play` shows what a bot at fault said on stderr (its traceback),
+/// as check-bot does: without --logs, its log is gone after the game.
+#[test]
+fn play_shows_the_stderr_of_a_bot_at_fault() {
+    let games = game_args(false);
+    let script = root().join("bots/broken/misbehave.py");
+    let bot = format!("python3 '{}' crash_mid", script.display());
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(root())
+        .args(["play", "--quiet"])
+        .args(&games[..2])
+        .args(["--", &bot, "random"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("seat 0 forfeits: crash"), "{text}");
+    assert!(text.contains("its stderr ends:"), "{text}");
+    assert!(text.contains("RuntimeError: crash_mid"), "{text}");
+}
+
 /// A bot command given in one argument is split as a shell splits it: a
 /// script whose path has a space, quoted, plays; an unclosed quote is
 /// named.

@@ -602,6 +602,34 @@ async fn closed_stdin_with_a_request_unread_is_a_crash() {
     assert!(!detail(&r).contains("thinking"), "{r:?}");
 }
 
+/// `null` for an optional field of the hello (Python's `None` for a
+/// version or author it does not have) is that field left out, as for a
+/// reply's echoes: the bot plays.
+#[tokio::test]
+async fn a_hello_with_null_optional_fields_plays() {
+    misbehaving("null_fields", 5000, None).await;
+}
+
+/// A bot on its way out when the referee's write meets its closed stdin
+/// (it closed its stdin, said hello, and exits 0.2 s later, as an
+/// interpreter slow to shut down does) is told by how it ended: it exited
+/// with status 0, which is forgiven once before a game (it is started
+/// again), and then charged as that exit, not as "closed its stdin".
+#[tokio::test]
+async fn a_bot_exiting_as_a_write_fails_is_told_by_its_exit() {
+    let timing = Timing::default();
+    let mut bot = start(&broken("leave_after_hello"), None, &timing)
+        .await
+        .unwrap();
+    let r = against_random(&mut bot, 3).await;
+    assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Crash), "{r:?}");
+    assert!(detail(&r).starts_with("exited (status 0)"), "{r:?}");
+    assert_eq!(bot.exits_between_games(), 1, "started again once, free");
+    let pid = bot.pid();
+    bot.quit().await;
+    assert_group_gone(pid).await;
+}
+
 #[tokio::test]
 async fn the_game_clock_runs_out() {
     let mut s = spec(two_player_variant(), 2, 5000);

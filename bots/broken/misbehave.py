@@ -5,7 +5,7 @@ Each mode plays correctly (random legal options) except for one fault. They
 are not league bots (see README.md). Modes:
 
   crash_start   exits with status 3 before the handshake
-  crash_mid     crashes (status 1) at its second request
+  crash_mid     crashes (status 1, a traceback on stderr) at its second request
   abort         at its second request sends itself SIGTERM (ignored in the
                 sandbox, where it is PID 1 of its namespace without a
                 handler), says on stderr whether it survived, then aborts
@@ -45,6 +45,10 @@ are not league bots (see README.md). Modes:
   close_stdin   closes its stdin before sending its hello, then waits
   close_stdin_later  answers its first request, waits 0.5 s (its next
                 request comes meanwhile, unread), closes its stdin and waits
+  null_fields   plays well; its hello says "version": null, "author": null
+                (not a fault: null is an optional field left out)
+  leave_after_hello  closes its stdin, sends its hello, and exits (status
+                0) 0.2 s later: an interpreter slow to shut down
   ignore_term   plays well, ignores SIGTERM and never exits on quit
   quit_status   plays well; on quit exits with status 7
   slow_exit     plays well; on quit closes its stdout, then takes a second
@@ -269,7 +273,7 @@ def spy():
 def misbehave(requests, message):
     """Called before answering a request; returns True if it answered."""
     if MODE == "crash_mid" and requests == 2:
-        sys.exit(1)
+        raise RuntimeError("crash_mid: a bug at request 2")  # status 1
     if MODE == "abort" and requests == 2:
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(0.2)
@@ -444,6 +448,14 @@ def main():
                 os.close(0)
                 send(hello)
                 time.sleep(3600)
+            if MODE == "null_fields":
+                hello["version"] = None
+                hello["author"] = None
+            if MODE == "leave_after_hello":
+                os.close(0)
+                send(hello)
+                time.sleep(0.2)
+                sys.exit(0)
             if MODE == "hello_extra":
                 extra = {"type": "reply", "option": "1"}
                 raw((json.dumps(hello) + "\n" + json.dumps(extra) + "\n").encode())

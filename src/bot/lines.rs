@@ -7,6 +7,12 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::time::Instant;
 
+/// How long a write that met a closed stdin waits for the bot's exit
+/// status (a bot whose stdin closed on its way out: see
+/// [`BotProcess::send_line`]). Spent only on that fault, and not at all
+/// when the status is already known.
+pub const INPUT_CLOSED_GRACE: Duration = Duration::from_secs(1);
+
 impl BotProcess {
     /// Writes `line` (which must end with `\n`) to the bot's stdin in one
     /// write, giving up at `deadline` (a bot that does not read its stdin
@@ -23,10 +29,14 @@ impl BotProcess {
             r = stdin.write_all(line) => match r {
                 Ok(()) => Ok(()),
                 // SIGPIPE is ignored in Rust programs, so a bot that
-                // closed its stdin (or died) shows up here as EPIPE.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                    Err(BotError::InputClosed { status: self.exit_status() })
-                }
+                // closed its stdin (or died) shows up here as EPIPE. Its
+                // exit, if it is on its way out (an interpreter shutting
+                // down after closing its files, a sandbox's keeper still
+                // to reap it), is waited for a moment: the fault then says
+                // how it ended, not only that its stdin was closed.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(BotError::InputClosed {
+                    status: self.exit_status_within(INPUT_CLOSED_GRACE).await,
+                }),
                 Err(e) => Err(BotError::Io(e)),
             },
             _ = tokio::time::sleep_until(deadline) => Err(BotError::Timeout),

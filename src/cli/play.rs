@@ -56,8 +56,8 @@ pub struct PlayArgs {
     #[arg(long)]
     record: Option<PathBuf>,
     /// Folder for the bots' stderr logs (default: a file of the system's
-    /// temporary folder, removed after the game; a bot that cannot start
-    /// is shown with its last lines either way).
+    /// temporary folder, removed after the game; a bot that cannot start,
+    /// or that forfeits, is shown with its last lines either way).
     #[arg(long, alias = "log")]
     logs: Option<PathBuf>,
     /// The game's seed: sent to the bots in `game_start` (a bot that draws
@@ -322,19 +322,30 @@ impl Drop for OwnLogs {
     }
 }
 
-/// The players of `arena play`'s seats, in order: a seeded random
-/// player, or a bot command started (in the sandbox, under the limits
-/// asked) and introduced by its hello. A bot that cannot start is said
-/// with the end of its stderr, as `arena check-bot` and `arena match`
-/// say it.
-async fn seat_bots(args: &PlayArgs, own: &mut OwnLogs) -> anyhow::Result<Vec<Box<dyn Player>>> {
+/// Where a bot seat's stderr goes: its log, and the log's size when the
+/// bot started (a log of --logs is appended to).
+type SeatLog = Option<(PathBuf, u64)>;
+
+/// The players of `arena play`'s seats, in order, with their logs: a
+/// seeded random player, or a bot command started (in the sandbox, under
+/// the limits asked) and introduced by its hello. A bot that cannot start
+/// is said with the end of its stderr, as `arena check-bot` and `arena
+/// match` say it.
+async fn seat_bots(
+    args: &PlayArgs,
+    own: &mut OwnLogs,
+) -> anyhow::Result<(Vec<Box<dyn Player>>, Vec<SeatLog>)> {
     let mut bots: Vec<Box<dyn Player>> = Vec::new();
+    let mut logs = Vec::new();
     for (seat, arg) in args.bots.iter().enumerate() {
         match resolve_bot(arg)? {
-            BotArg::Random => bots.push(Box::new(RandomPlayer::new(
-                format!("random-{seat}"),
-                args.seed.wrapping_add(seat as u64),
-            ))),
+            BotArg::Random => {
+                bots.push(Box::new(RandomPlayer::new(
+                    format!("random-{seat}"),
+                    args.seed.wrapping_add(seat as u64),
+                )));
+                logs.push(None);
+            }
             BotArg::Command(cmd, asks, _) => {
                 let room = crate::league::launch::Room {
                     sandbox: args.sandbox.sandbox(),
@@ -367,16 +378,17 @@ async fn seat_bots(args: &PlayArgs, own: &mut OwnLogs) -> anyhow::Result<Vec<Box
                     b.pid()
                 );
                 bots.push(Box::new(b));
+                logs.push(Some((log, since)));
             }
         }
     }
-    Ok(bots)
+    Ok((bots, logs))
 }
 
 async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::Result<ExitCode> {
     // Kept to the end of the game (the bots write them), then removed.
     let mut own_logs = OwnLogs::default();
-    let mut bots = seat_bots(args, &mut own_logs).await?;
+    let (mut bots, logs) = seat_bots(args, &mut own_logs).await?;
     let quiet = args.quiet;
     let mut last_ply = u32::MAX;
     // The kind of the decision about to be made (`W` is a colour or a
@@ -436,6 +448,15 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
             .collect();
         referee::play_game(spec, &mut ps, &mut show).await?
     };
+    // What a bot at fault said on stderr (a traceback), as check-bot
+    // shows it: without --logs, its log is gone once the game is over.
+    let at_fault = report.offender.and_then(|o| logs.get(o)?.as_ref());
+    if let Some((log, since)) = at_fault {
+        let tail = crate::league::runner::stderr_tail(log, *since, args.logs.is_some()).await;
+        if let Some(tail) = tail {
+            outln!("{}", tail.trim_start_matches('\n'));
+        }
+    }
     let scores: Vec<String> = report.scores.iter().map(|s| format!("{s}")).collect();
     outln!("{}", outcome(&report.names, &report.scores));
     outln!(

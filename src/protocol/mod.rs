@@ -127,9 +127,9 @@ pub enum FromBot {
     /// Answer to the referee's hello.
     Hello {
         name: String,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "text_or_null")]
         version: String,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "text_or_null")]
         author: String,
         /// The protocol version the bot speaks (absent: 1).
         #[serde(default, deserialize_with = "whole_number")]
@@ -150,6 +150,12 @@ pub enum FromBot {
         #[serde(default, deserialize_with = "whole_number")]
         seq: Option<u64>,
     },
+}
+
+/// An optional string: `null` is absent, as for every optional field
+/// (Python's `None`, a language's empty value).
+fn text_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
 }
 
 /// A whole number as JSON may write it: `1`, `1.0` or `1e0` (JSON does
@@ -389,22 +395,26 @@ fn shape_problem(line: &[u8], e: &serde_json::Error) -> String {
             "unknown message type `{}` (a bot sends only `hello` and `reply`)",
             truncate(t.as_bytes(), 40)
         ),
-        Some(serde_json::Value::String(_)) => {
-            // serde's type errors do not say which field: the protocol's
-            // fields are looked at by name.
-            let wrong = [
-                ("name", "a string"),
-                ("version", "a string"),
-                ("author", "a string"),
-                ("option", "a string"),
-                ("game_id", "a string"),
-                ("protocol", "a whole number"),
-                ("ply", "a whole number"),
-                ("seq", "a whole number"),
-            ]
-            .into_iter()
-            .find_map(|(field, want)| {
-                let got = v.get(field).filter(|g| !g.is_null())?;
+        Some(serde_json::Value::String(t)) => {
+            // serde's type errors do not say which field: the message's
+            // own fields are looked at by name (a `null` is absent, which
+            // only a required field, the first, cannot be).
+            let fields: &[(&str, &str)] = match t.as_str() {
+                "hello" => &[
+                    ("name", "a string"),
+                    ("version", "a string"),
+                    ("author", "a string"),
+                    ("protocol", "a whole number"),
+                ],
+                _ => &[
+                    ("option", "a string"),
+                    ("game_id", "a string"),
+                    ("ply", "a whole number"),
+                    ("seq", "a whole number"),
+                ],
+            };
+            let wrong = fields.iter().enumerate().find_map(|(i, &(field, want))| {
+                let got = v.get(field).filter(|g| i == 0 || !g.is_null())?;
                 let fits = match want {
                     "a string" => got.is_string(),
                     _ => got.is_number(),
@@ -600,6 +610,37 @@ mod tests {
             (
                 br#"{"type":"reply","option":["A1"]}"#,
                 "`option` must be a string, got [\"A1\"]",
+            ),
+        ] {
+            let e = decode(line).unwrap_err().to_string();
+            assert!(e.contains(says), "{e}");
+        }
+    }
+
+    /// `null` is an optional field left out (Python's `None`): a hello
+    /// with `"version": null` is a hello. A required field that is `null`
+    /// is named, as any other mistyped field.
+    #[test]
+    fn null_is_absent_and_a_missing_required_field_is_named() {
+        let hello = decode(br#"{"type":"hello","name":"x","version":null,"author":null}"#);
+        assert!(
+            matches!(&hello, Ok(FromBot::Hello { version, author, .. })
+                if version.is_empty() && author.is_empty()),
+            "{hello:?}"
+        );
+        for (line, says) in [
+            (
+                &br#"{"type":"reply","option":null}"#[..],
+                "`option` must be a string, got null",
+            ),
+            (
+                br#"{"type":"hello","name":null,"version":"1"}"#,
+                "`name` must be a string, got null",
+            ),
+            // Another message's field is not this one's problem.
+            (
+                br#"{"type":"reply","version":2,"option":3}"#,
+                "`option` must be a string, got 3",
             ),
         ] {
             let e = decode(line).unwrap_err().to_string();

@@ -341,7 +341,8 @@ fn decode_fault(e: DecodeError, line: &[u8]) -> Fault {
 const LOGS_TO_STDERR: &str = "; stdout is for protocol messages only: write logs to stderr";
 
 /// What a line that is not JSON most likely meant: text in UTF-16 (every
-/// other byte zero), an option written bare (one word), a Python dict
+/// other byte zero), JSON in terminal colour codes, an option written
+/// bare (one word), a Python dict
 /// printed with `print(dict)` (single quotes), an object that is broken
 /// inside (the parser's message says where: nothing to add), or else a
 /// log line.
@@ -356,6 +357,11 @@ fn bad_json_hint(line: &[u8]) -> String {
     if text.trim_start_matches('\u{feff}').len() + 3 < text.len() {
         return "; it starts with more than one byte-order mark (U+FEFF): write UTF-8 without one"
             .to_string();
+    }
+    // `\x1b[32m{...}\x1b[0m`: a logging or colour library's escape
+    // sequences around the message.
+    if text.contains('\u{1b}') && without_csi(text).trim().starts_with('{') {
+        return "; it holds terminal escape sequences (colour codes, as a logging library writes them): write the message as plain JSON".to_string();
     }
     let word = !text.is_empty()
         && text.len() <= 32
@@ -380,6 +386,26 @@ fn bad_json_hint(line: &[u8]) -> String {
     } else {
         LOGS_TO_STDERR.to_string()
     }
+}
+
+/// `text` without its terminal control sequences (`ESC [ ... letter`:
+/// colours, cursor moves).
+fn without_csi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            // Parameters and intermediates, then one final byte.
+            for c in chars.by_ref() {
+                if ('@'..='~').contains(&c) && c != '[' {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// What the referee saw of a bot that did not answer in time, then the
@@ -1308,6 +1334,11 @@ mod tests {
         let line = "\u{feff}\u{feff}{\"type\":\"reply\",\"option\":\"G\"}".as_bytes();
         let f = decode_fault(protocol::decode(line).unwrap_err(), line);
         assert!(f.detail.contains("byte-order mark"), "{}", f.detail);
+        assert!(!f.detail.contains("logs"), "{}", f.detail);
+        // JSON in colour codes is named, not a log line.
+        let line = b"\x1b[32m{\"type\":\"reply\",\"option\":\"G\"}\x1b[0m";
+        let f = decode_fault(protocol::decode(line).unwrap_err(), line);
+        assert!(f.detail.contains("escape sequences"), "{}", f.detail);
         assert!(!f.detail.contains("logs"), "{}", f.detail);
         // UTF-16 is named.
         let line: Vec<u8> = "{\"type\":\"reply\"}"
