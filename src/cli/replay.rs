@@ -5,7 +5,6 @@
 use super::play::runtime;
 use crate::league::config::{RunSettings, Tournament};
 use crate::league::folder::read_meta;
-use crate::league::folder::records;
 use crate::league::folder::Layout;
 use crate::league::runner;
 use crate::referee::{self, record, BotPlayer, DecisionRecord, Player};
@@ -48,8 +47,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             ),
         }
     }
-    let (at, text) = records::find_record(&Layout::new(&dir), &args.game_id)
-        .with_context(|| format!("cannot read the record of `{}`", args.game_id))?;
+    let (at, text) = super::args::game_record(&dir, &args.game_id)?;
     let recorded = record::read_record(&text).with_context(|| at.path().display().to_string())?;
     let mut spec = recorded.spec.clone();
     spec.watchdog = Duration::from_millis(t.time.watchdog_ms);

@@ -37,7 +37,7 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
     let (at, text) = super::args::game_record(&args.results, &args.game_id)?;
     let path = at.path();
     if args.json {
-        emit(&text);
+        emit(&text)?;
         return Ok(ExitCode::SUCCESS);
     }
     // Written at the end in one go: a reader that goes away (`| head`)
@@ -94,11 +94,19 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
             rec.detail.as_deref().unwrap_or("(no detail)")
         );
     }
-    emit(&out);
+    emit(&out)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Writes `text` to stdout, quietly if the reader went away.
-fn emit(text: &str) {
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+/// Writes `text` to stdout. A reader that went away (`| head`) ends
+/// nothing but the output; any other write error (a full disk) is one.
+fn emit(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(anyhow::Error::new(e).context("writing the game to stdout"))
+        }
+        _ => Ok(()),
+    }
 }
