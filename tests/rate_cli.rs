@@ -450,6 +450,21 @@ fn pgn_export_has_one_game_per_two_player_row() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("6 3-player"));
+    // 3-player games alone: the error says they were read, and why none
+    // is exported.
+    let three: String = std::fs::read_to_string(data("tricala3.csv"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("game_id,") || l.contains(",3,"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let three = write(dir.path(), "three.csv", &three);
+    let e = arena(&["pgn", s(&three)]);
+    let e = String::from_utf8_lossy(&e.stderr);
+    assert!(
+        e.contains("no 2-player games to export (6 3-player games read"),
+        "{e}"
+    );
     let text = std::fs::read_to_string(&pgn).unwrap();
     assert_eq!(text.matches("[Event ").count(), 6);
     assert!(text.contains("[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]"));

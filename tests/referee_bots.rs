@@ -764,7 +764,13 @@ async fn a_bot_that_leaves_after_its_last_reply_of_a_game_is_not_charged() {
         let mut s = spec(two_player_variant(), 2, 5000);
         s.settings.max_plies = 6;
         let mut left = 0;
-        for game in 0..8 {
+        // The bot plays at random: a game may end by the rules before the
+        // cap, or with its last ply another's; games go on until it has
+        // left three times.
+        for game in 0..40 {
+            if left >= 3 {
+                break;
+            }
             let seat = game % 2;
             let report = {
                 let mut ps: Vec<&mut dyn Player> = match seat {
@@ -774,13 +780,13 @@ async fn a_bot_that_leaves_after_its_last_reply_of_a_game_is_not_charged() {
                 play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
             };
             assert!(!report.is_forfeit(), "{mode}, game {game}: {report:?}");
-            assert_eq!(report.plies, 6, "{mode}, game {game}: {report:?}");
+            assert!(report.plies <= 6, "{mode}, game {game}: {report:?}");
             // It was asked the last ply (its own, not forced): it left.
             // Its going is waited for here, as a league's look before the
             // next game would see it (a close that a paused bot makes only
             // once the next game has begun is that game's: protocol.md).
             let last = report.decisions.last().unwrap();
-            if last.seat == seat && !last.forced {
+            if report.plies == 6 && last.seat == seat && !last.forced {
                 left += 1;
                 let end = std::time::Instant::now() + Duration::from_secs(10);
                 while !bot.needs_restart() && bot.quiet("between games").is_ok() {

@@ -137,15 +137,58 @@ fn sandbox_why(e: &std::io::Error) -> String {
     }
 }
 
-/// "status 3", "signal 9", "unknown status".
+/// "status 3", "signal 9, SIGKILL", "unknown status".
 pub fn describe_status(status: &Option<ExitStatus>) -> String {
     use std::os::unix::process::ExitStatusExt;
     match status {
         Some(s) => match (s.code(), s.signal()) {
             (Some(c), _) => format!("status {c}"),
-            (None, Some(sig)) => format!("signal {sig}"),
+            (None, Some(sig)) => match signal_name(sig) {
+                Some(name) => format!("signal {sig}, {name}"),
+                None => format!("signal {sig}"),
+            },
             _ => "unknown status".into(),
         },
         None => "stdout closed".into(),
+    }
+}
+
+/// The name of a signal a bot's process may die of (the kernel's, as
+/// `kill -l` says them), so that "signal 11" reads as the crash it is.
+fn signal_name(sig: i32) -> Option<&'static str> {
+    Some(match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL: an illegal instruction",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT: the program aborted (a failed assertion, an uncaught exception)",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE: an arithmetic error (a division by zero)",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV: a segmentation fault",
+        libc::SIGPIPE => "SIGPIPE: it wrote to a closed pipe",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU: its CPU time limit",
+        libc::SIGXFSZ => "SIGXFSZ: its file size limit",
+        libc::SIGSYS => "SIGSYS: a bad system call",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    /// A signal is said by its number and its name.
+    #[test]
+    fn a_signal_is_named() {
+        use std::os::unix::process::ExitStatusExt;
+        let killed = Some(std::process::ExitStatus::from_raw(libc::SIGSEGV));
+        assert_eq!(
+            super::describe_status(&killed),
+            "signal 11, SIGSEGV: a segmentation fault"
+        );
+        let exited = Some(std::process::ExitStatus::from_raw(3 << 8));
+        assert_eq!(super::describe_status(&exited), "status 3");
     }
 }

@@ -70,11 +70,17 @@ pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
                 return Err(super::rate::no_games_of_variant(v, &args.files, &present));
             }
             bail!(
-                "no 2-player games to export{}",
+                "no 2-player games to export{}{}",
                 args.variant
                     .as_deref()
                     .map(|v| format!(" for variant `{v}`"))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                match e.pgn.skipped {
+                    0 => String::new(),
+                    n => format!(
+                        " ({n} 3-player games read: PGN holds 2-player games only; `arena rate` rates them)"
+                    ),
+                }
             );
         }
         (Err(e), part) => {

@@ -363,6 +363,9 @@ fn bad_json_hint(line: &[u8]) -> String {
     if text.contains('\u{1b}') && without_csi(text).trim().starts_with('{') {
         return "; it holds terminal escape sequences (colour codes, as a logging library writes them): write the message as plain JSON".to_string();
     }
+    if lone_surrogate(text) {
+        return "; it holds half of a UTF-16 surrogate pair (an escape \\uD800 to \\uDFFF without its other half), which is no character: send the option as the list gives it".to_string();
+    }
     let word = !text.is_empty()
         && text.len() <= 32
         && text
@@ -386,6 +389,37 @@ fn bad_json_hint(line: &[u8]) -> String {
     } else {
         LOGS_TO_STDERR.to_string()
     }
+}
+
+/// Whether `text` holds a `\uXXXX` escape of half a surrogate pair
+/// without its other half (as Python's `json.dumps` writes a string it
+/// read with `surrogateescape`): JSON text no parser turns into a string.
+fn lone_surrogate(text: &str) -> bool {
+    let units: Vec<(usize, u32)> = text
+        .match_indices("\\u")
+        .filter_map(|(i, _)| {
+            let hex = text.get(i + 2..i + 6)?;
+            Some((i, u32::from_str_radix(hex, 16).ok()?))
+        })
+        .collect();
+    let mut k = 0;
+    while k < units.len() {
+        let (at, u) = units[k];
+        match u {
+            0xD800..=0xDBFF => {
+                let paired = units
+                    .get(k + 1)
+                    .is_some_and(|&(next, v)| next == at + 6 && (0xDC00..=0xDFFF).contains(&v));
+                if !paired {
+                    return true;
+                }
+                k += 2;
+            }
+            0xDC00..=0xDFFF => return true,
+            _ => k += 1,
+        }
+    }
+    false
 }
 
 /// `text` without its terminal control sequences (`ESC [ ... letter`:
@@ -1335,6 +1369,16 @@ mod tests {
         let f = decode_fault(protocol::decode(line).unwrap_err(), line);
         assert!(f.detail.contains("byte-order mark"), "{}", f.detail);
         assert!(!f.detail.contains("logs"), "{}", f.detail);
+        // Half a surrogate pair is named; a whole pair is a character.
+        let line = br#"{"type":"reply","option":"\ud800"}"#;
+        let f = decode_fault(protocol::decode(line).unwrap_err(), line);
+        assert!(
+            f.detail.contains("half of a UTF-16 surrogate pair"),
+            "{}",
+            f.detail
+        );
+        assert!(lone_surrogate(r"x\udc00") && lone_surrogate(r"\ud800\u0041"));
+        assert!(!lone_surrogate(r"\ud83d\ude00 \u00e9"));
         // JSON in colour codes is named, not a log line.
         let line = b"\x1b[32m{\"type\":\"reply\",\"option\":\"G\"}\x1b[0m";
         let f = decode_fault(protocol::decode(line).unwrap_err(), line);
