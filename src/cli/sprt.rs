@@ -3,9 +3,11 @@
 //! against another on any results file, offline. Parsing and printing
 //! only; the test is `ratings::sprt`, the text `report::sprt::sprt_text`.
 
-use crate::ratings::sprt::{evaluate, pick_pair, Model, SprtConfig, SprtError, SprtTracker};
+use crate::ratings::sprt::{
+    pick_pair_among, report_of, HeadToHeadBuilder, Model, SprtConfig, SprtError, SprtTracker,
+};
 use crate::report::sprt::sprt_text;
-use crate::report::tables::read_merged;
+use crate::report::tables::for_each_merged;
 use anyhow::{anyhow, bail};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -65,13 +67,6 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
         args.model.into(),
     )?;
     let file = super::args::games_csv_of(&args.results)?;
-    let merged = read_merged(std::slice::from_ref(&file))?;
-    for w in &merged.warnings {
-        eprintln!("warning: {w}");
-    }
-    if merged.rows.is_empty() {
-        bail!("no games in {}", file.display());
-    }
     let wanted = match args.bots.as_deref() {
         Some(s) => match s.split_once(',') {
             Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => {
@@ -86,7 +81,77 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
     let meta = crate::league::folder::read_meta(folder.unwrap_or(std::path::Path::new(".")));
     let own = meta.filter(|m| m.bots.len() == 2).map(|m| m.bots);
     let wanted = wanted.or(own.as_ref().map(|b| (b[0].as_str(), b[1].as_str())));
-    let (a, b) = pick_pair(&merged.rows, wanted).map_err(|e| match e {
+    // The rows are read as they stream, none held (a million games in
+    // some tens of MB): once when the two bots are known, else a second
+    // time once they are.
+    let files = std::slice::from_ref(&file);
+    let first = read(files, wanted, config)?;
+    for w in &first.warnings {
+        eprintln!("warning: {w}");
+    }
+    if first.games == 0 {
+        bail!("no games in {}", file.display());
+    }
+    let bots = first.bots.iter().map(String::as_str).collect();
+    let (a, b) = pick_pair_among(bots, wanted).map_err(|e| named_pair_error(e, &file))?;
+    let counted = match first.counted {
+        Some(c) => c,
+        None => match read(files, Some((&a, &b)), config)?.counted {
+            Some(c) => c,
+            None => bail!(
+                "{}: the games of `{a}` and `{b}` were not counted",
+                file.display()
+            ),
+        },
+    };
+    let (pair, tracker) = counted;
+    let report = report_of(pair.finish(), &config);
+    print!("{}", sprt_text(&report, tracker.decided().as_ref()));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One pass over the rows of `files`.
+struct Read {
+    games: u64,
+    /// The bots of the 2-player games.
+    bots: std::collections::BTreeSet<String>,
+    /// The head-to-head counts of the pair asked for, and where its LLR
+    /// first left its bounds, the games read in their order.
+    counted: Option<(HeadToHeadBuilder, SprtTracker)>,
+    warnings: Vec<crate::results::csvio::CsvWarning>,
+}
+
+fn read(files: &[PathBuf], pair: Option<(&str, &str)>, config: SprtConfig) -> anyhow::Result<Read> {
+    let mut counted = pair.and_then(|(a, b)| {
+        let h = HeadToHeadBuilder::new(a, b).ok()?;
+        Some((h, SprtTracker::new(config, a, b)))
+    });
+    let (mut games, mut bots) = (0u64, std::collections::BTreeSet::new());
+    let info = for_each_merged(files, |r| {
+        games += 1;
+        if r.players == 2 {
+            for name in [&r.seat0, &r.seat1] {
+                if !bots.contains(name.as_str()) {
+                    bots.insert(name.clone());
+                }
+            }
+        }
+        if let Some((h, tracker)) = &mut counted {
+            h.add(r);
+            tracker.add(r);
+        }
+    })?;
+    Ok(Read {
+        games,
+        bots,
+        counted,
+        warnings: info.warnings,
+    })
+}
+
+/// A pair that cannot be tested, said with the file and what to do.
+fn named_pair_error(e: SprtError, file: &std::path::Path) -> anyhow::Error {
+    match e {
         SprtError::NeedPair { bots } => anyhow!(
             "{}: {} bots have 2-player games here ({}): name the two to test with --bots A,B",
             file.display(),
@@ -102,13 +167,5 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
             anyhow!("{}: {e}{mean}", file.display())
         }
         e => anyhow!("{}: {e}", file.display()),
-    })?;
-    let report = evaluate(&merged.rows, &a, &b, &config)?;
-    // Where the LLR first left its bounds, the games read in their order.
-    let mut tracker = SprtTracker::new(config, &a, &b);
-    for r in &merged.rows {
-        tracker.add(r);
     }
-    print!("{}", sprt_text(&report, tracker.decided().as_ref()));
-    Ok(ExitCode::SUCCESS)
 }

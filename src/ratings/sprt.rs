@@ -27,7 +27,7 @@
 //! triggers and the LLR is fastchess's.
 
 use super::stats::penta_elo;
-use super::stats::Evidence;
+use super::stats::EvidenceBuilder;
 use super::table::z_value;
 use crate::results::GameRow;
 use serde::{Deserialize, Serialize};
@@ -457,11 +457,20 @@ pub fn pick_pair(
     rows: &[GameRow],
     wanted: Option<(&str, &str)>,
 ) -> Result<(String, String), SprtError> {
-    let mut bots: Vec<&str> = rows
+    let bots: Vec<&str> = rows
         .iter()
         .filter(|r| r.players == 2)
         .flat_map(|r| [r.seat0.as_str(), r.seat1.as_str()])
         .collect();
+    pick_pair_among(bots, wanted)
+}
+
+/// [`pick_pair`] among the bots of the 2-player rows, `bots` (in any
+/// order, repeated or not): for a reader that streams the rows.
+pub fn pick_pair_among(
+    mut bots: Vec<&str>,
+    wanted: Option<(&str, &str)>,
+) -> Result<(String, String), SprtError> {
     bots.sort_unstable();
     bots.dedup();
     let owned = || bots.iter().map(|b| b.to_string()).collect::<Vec<_>>();
@@ -496,17 +505,21 @@ pub fn evaluate(
     bot_b: &str,
     config: &SprtConfig,
 ) -> Result<SprtReport, SprtError> {
-    let pair = head_to_head(rows, bot_a, bot_b)?;
+    Ok(report_of(head_to_head(rows, bot_a, bot_b)?, config))
+}
+
+/// The SPRT of the counts `pair` ([`evaluate`] of rows counted apart).
+pub fn report_of(pair: HeadToHead, config: &SprtConfig) -> SprtReport {
     let llr = config.llr(&pair.total.penta);
     let (lower, upper) = config.bounds();
-    Ok(SprtReport {
+    SprtReport {
         config: *config,
         llr,
         lower,
         upper,
         decision: config.decide(llr),
         pair,
-    })
+    }
 }
 
 /// The games of `bot_a` against `bot_b` in `rows`, from A's side.
@@ -522,67 +535,106 @@ pub fn evaluate(
 ///
 /// Cost: one pass over `rows`.
 pub fn head_to_head(rows: &[GameRow], bot_a: &str, bot_b: &str) -> Result<HeadToHead, SprtError> {
-    if bot_a == bot_b {
-        return Err(SprtError::SameBot(bot_a.to_string()));
-    }
-    let mut three_player_rows = 0;
-    let mut other_rows = 0;
-    let mut kept: Vec<&GameRow> = Vec::new();
+    let mut h = HeadToHeadBuilder::new(bot_a, bot_b)?;
     for r in rows {
+        h.add(r);
+    }
+    Ok(h.finish())
+}
+
+/// [`head_to_head`] counted a row at a time (a reader that streams the
+/// rows holds the counts, not the rows).
+pub struct HeadToHeadBuilder {
+    bot_a: String,
+    bot_b: String,
+    ev: EvidenceBuilder,
+    three_player_rows: u64,
+    other_rows: u64,
+}
+
+impl HeadToHeadBuilder {
+    pub fn new(bot_a: &str, bot_b: &str) -> Result<Self, SprtError> {
+        if bot_a == bot_b {
+            return Err(SprtError::SameBot(bot_a.to_string()));
+        }
+        Ok(HeadToHeadBuilder {
+            bot_a: bot_a.to_string(),
+            bot_b: bot_b.to_string(),
+            ev: EvidenceBuilder::new(),
+            three_player_rows: 0,
+            other_rows: 0,
+        })
+    }
+
+    /// Counts one row: the two bots' 2-player games; the others counted
+    /// as left out.
+    pub fn add(&mut self, r: &GameRow) {
+        let (a, b) = (self.bot_a.as_str(), self.bot_b.as_str());
         if r.players != 2 {
-            three_player_rows += 1;
-        } else if (r.seat0 == bot_a && r.seat1 == bot_b) || (r.seat0 == bot_b && r.seat1 == bot_a) {
-            kept.push(r);
+            self.three_player_rows += 1;
+        } else if (r.seat0 == a && r.seat1 == b) || (r.seat0 == b && r.seat1 == a) {
+            self.ev.add(r);
         } else {
-            other_rows += 1;
+            self.other_rows += 1;
         }
     }
-    let names = [bot_a.to_string(), bot_b.to_string()];
-    let ev = Evidence::collect(&kept, &names);
-    // `ev.bots` is the two names sorted: the counts are from the first's
-    // side, turned around when A is the second.
-    let a_first = ev.bots.first().is_some_and(|b| b == bot_a);
-    let mut per_variant: Vec<SprtCounts> = ev
-        .head_to_head(0, 1)
-        .into_iter()
-        .map(|(l, [w, d, lo], mut penta)| {
-            let (wins, losses) = if a_first { (w, lo) } else { (lo, w) };
-            if !a_first {
-                penta.reverse();
-            }
-            SprtCounts {
-                variant: ev.labels[l].clone(),
-                penta,
-                games: w + d + lo,
-                wins,
-                draws: d,
-                losses,
-            }
-        })
-        .collect();
-    per_variant.sort_by(|x, y| x.variant.cmp(&y.variant));
-    let mut total = SprtCounts {
-        variant: super::table::ALL.to_string(),
-        ..Default::default()
-    };
-    for v in &per_variant {
-        total.add(v);
+
+    pub fn finish(self) -> HeadToHead {
+        let HeadToHeadBuilder {
+            bot_a,
+            bot_b,
+            ev,
+            three_player_rows,
+            other_rows,
+        } = self;
+        let (bot_a, bot_b) = (bot_a.as_str(), bot_b.as_str());
+        let names = [bot_a.to_string(), bot_b.to_string()];
+        let ev = ev.finish(&names);
+        // `ev.bots` is the two names sorted: the counts are from the first's
+        // side, turned around when A is the second.
+        let a_first = ev.bots.first().is_some_and(|b| b == bot_a);
+        let mut per_variant: Vec<SprtCounts> = ev
+            .head_to_head(0, 1)
+            .into_iter()
+            .map(|(l, [w, d, lo], mut penta)| {
+                let (wins, losses) = if a_first { (w, lo) } else { (lo, w) };
+                if !a_first {
+                    penta.reverse();
+                }
+                SprtCounts {
+                    variant: ev.labels[l].clone(),
+                    penta,
+                    games: w + d + lo,
+                    wins,
+                    draws: d,
+                    losses,
+                }
+            })
+            .collect();
+        per_variant.sort_by(|x, y| x.variant.cmp(&y.variant));
+        let mut total = SprtCounts {
+            variant: super::table::ALL.to_string(),
+            ..Default::default()
+        };
+        for v in &per_variant {
+            total.add(v);
+        }
+        let (elo, elo_err) = penta_elo(&total.penta);
+        let (nelo, nelo_err, los) = nelo_los(&total.penta);
+        HeadToHead {
+            bot_a: bot_a.to_string(),
+            bot_b: bot_b.to_string(),
+            total,
+            per_variant,
+            elo,
+            elo_err,
+            nelo,
+            nelo_err,
+            los,
+            three_player_rows,
+            other_rows,
+        }
     }
-    let (elo, elo_err) = penta_elo(&total.penta);
-    let (nelo, nelo_err, los) = nelo_los(&total.penta);
-    Ok(HeadToHead {
-        bot_a: bot_a.to_string(),
-        bot_b: bot_b.to_string(),
-        total,
-        per_variant,
-        elo,
-        elo_err,
-        nelo,
-        nelo_err,
-        los,
-        three_player_rows,
-        other_rows,
-    })
 }
 
 /// The SPRT of a running league: the pooled pentanomial counts that

@@ -791,15 +791,6 @@ fn two_player_cells(entries: &[((usize, usize, usize), Wdl)]) -> Vec<Cell> {
 }
 
 impl Evidence {
-    /// The evidence of `rows` (see `EvidenceBuilder`).
-    pub fn collect(rows: &[&GameRow], extra_bots: &[String]) -> Evidence {
-        let mut b = EvidenceBuilder::new();
-        for r in rows {
-            b.add(r);
-        }
-        b.finish(extra_bots)
-    }
-
     /// Per bot counts for one label, or summed over all labels.
     pub fn bot_counts(&self, group: Option<usize>) -> Vec<BotCount> {
         let nb = self.bots.len();

@@ -292,7 +292,9 @@ fn three_player_games_weigh_one_game_each() {
     assert!(!rep.overall.regularized);
     // For the fit: 7 ranked games as 3 seat pairs of weight 1/3, the
     // winner-only game as one Luce event of weight 1 (no X-Y draw).
-    let ev = stats::Evidence::collect(&rows.iter().collect::<Vec<_>>(), &[]);
+    let mut ev = stats::EvidenceBuilder::new();
+    rows.iter().for_each(|r| ev.add(r));
+    let ev = ev.finish(&[]);
     assert!(ev.cells.is_empty());
     let total: f64 = ev.choices.iter().map(|c| c.w).sum();
     assert!(close(total, 8.0, 1e-9));
