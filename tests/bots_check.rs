@@ -239,6 +239,35 @@ fn play_shows_the_stderr_of_a_bot_at_fault() {
     assert!(text.contains("RuntimeError: crash_mid"), "{text}");
 }
 
+/// The same bot in two seats is numbered, as `arena match` numbers it:
+/// the console and the record tell the seats apart.
+#[test]
+fn play_numbers_the_same_bot_in_two_seats() {
+    let games = game_args(false);
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("g.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(root())
+        .args(["play", "--quiet", "--record"])
+        .arg(&record)
+        .args(&games[..2])
+        .args(["--", "random-python", "random-python"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("random-python vs random-python-2"), "{text}");
+    let head = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        head.contains(r#""names":["random-python","random-python-2"]"#),
+        "{head}"
+    );
+}
+
 /// A bot command given in one argument is split as a shell splits it: a
 /// script whose path has a space, quoted, plays; an unclosed quote is
 /// named.

@@ -94,6 +94,19 @@ pub(crate) fn game_record(
     })
 }
 
+/// `name`, or `name-2`, `name-3`, ... when `taken` has it already: the
+/// same bot twice at one table (`arena match x x`, `arena play -- x x`)
+/// is told apart in the standings, the record and the console.
+pub(crate) fn unique_name(name: &str, taken: &[String]) -> String {
+    let mut unique = name.to_string();
+    let mut n = 2;
+    while taken.contains(&unique) {
+        unique = format!("{name}-{n}");
+        n += 1;
+    }
+    unique
+}
+
 /// A game named on the command line (`--game`): a league's name for
 /// 3-player Tricala (`tricala3`, `tricala-3p`) is answered with how to ask
 /// for it here.

@@ -394,10 +394,18 @@ async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::R
     // The kind of the decision about to be made (`W` is a colour or a
     // direction in Tricala).
     let mut kind = "";
-    let mut names: Vec<String> = bots.iter().map(|b| b.name().to_string()).collect();
+    // The same bot in two seats: numbered, as `arena match` numbers it.
+    let mut names: Vec<String> = Vec::new();
+    for b in &bots {
+        names.push(super::args::unique_name(b.name(), &names));
+    }
     if !spec.names.is_empty() {
         names = spec.names.clone();
     }
+    let spec = &GameSpec {
+        names: names.clone(),
+        ..spec.clone()
+    };
     let mut show = |e: &Event<'_>| match e {
         Event::Started { game, .. } => {
             outln!(

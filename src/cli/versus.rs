@@ -120,12 +120,7 @@ pub(super) fn tournament(args: &MatchArgs) -> anyhow::Result<Tournament> {
     for arg in &args.bots {
         let (name, table) = bot_table(arg, sandbox)?;
         // The same folder name twice (bots/x and ../old/x): number them.
-        let mut unique = name.clone();
-        let mut n = 2;
-        while names.contains(&unique) {
-            unique = format!("{name}-{n}");
-            n += 1;
-        }
+        let unique = super::args::unique_name(&name, &names);
         let mut table = table;
         table.insert("name".into(), unique.clone().into());
         names.push(unique);
