@@ -2034,3 +2034,237 @@ fn a_file_named_from_its_own_folder_finds_the_same_results() {
         "played again"
     );
 }
+
+/// `arena status DIR --json` of a folder no run holds: its first shard and
+/// the whole answer.
+fn status_json(dir: &Path) -> serde_json::Value {
+    let o = arena()
+        .arg("status")
+        .arg(dir)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// Runs a command `arena status` gave (`arena ...`, as a shell reads it)
+/// with this build's binary; it must succeed.
+fn run_command(command: &str) {
+    let words = shlex::split(command).unwrap_or_default();
+    assert_eq!(
+        words.first().map(String::as_str),
+        Some("arena"),
+        "{command}"
+    );
+    let o = arena().args(&words[1..]).output().unwrap();
+    assert!(
+        o.status.success(),
+        "{command}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A record log cut short (a copy stopped half-way, a disk mended) or a
+/// last record overwritten leaves rows a resume refuses: `arena status`
+/// does not call the league complete, names the first such row and gives
+/// the command with `--repair`, which plays those games again.
+#[test]
+fn status_names_rows_whose_record_is_gone_and_its_command_mends_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let out = dir.path().join("out");
+    let csv = out.join("games.csv");
+    let games = run_finishes_the_schedule(&file, &csv).len();
+    let log = out.join("games/records-0000.jsonl.zst");
+    let len = std::fs::metadata(&log).unwrap().len();
+    let f = std::fs::OpenOptions::new().write(true).open(&log).unwrap();
+    f.set_len(len / 2).unwrap();
+    drop(f);
+    for damage in ["cut", "last record overwritten"] {
+        let v = status_json(&out);
+        let shard = &v["shards"][0];
+        assert_eq!(shard["state"], "stopped", "{damage}: {v:#}");
+        assert_eq!(v["finished"], false, "{damage}: {v:#}");
+        assert!(
+            shard["done"].as_u64().unwrap_or(0) < games as u64,
+            "{damage}: {v:#}"
+        );
+        let first = shard["bad_record"].as_str().unwrap_or_default();
+        assert!(first.contains("games.csv:"), "{damage}: {v:#}");
+        let start = shard["start"].as_str().unwrap_or_default().to_string();
+        assert!(start.ends_with(" --repair"), "{damage}: {v:#}");
+        let o = arena().arg("status").arg(&out).output().unwrap();
+        let said = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(said.contains("record is missing or damaged"), "{said}");
+        // What it says mends it.
+        run_command(&start);
+        assert_eq!(status_json(&out)["shards"][0]["state"], "complete");
+        let ids: BTreeSet<String> = by_id(&rows(&csv)).into_keys().collect();
+        assert_eq!(ids, schedule_ids(&file), "{damage}");
+        // Next: the last row's record overwritten with zeros (its place
+        // is there; only reading it finds it is not a record).
+        let last = rows(&csv).pop().unwrap();
+        let (at, n) = (last.record_offset.unwrap(), last.record_length.unwrap());
+        let log = out.join("games").join(&last.record_file);
+        let mut bytes = std::fs::read(&log).unwrap();
+        bytes[at as usize..(at + n) as usize].fill(0);
+        std::fs::write(&log, bytes).unwrap();
+    }
+}
+
+/// A results folder moved or renamed between runs, of a league started
+/// without `-o` (its file's `output`) and of shards: the command `arena
+/// status` gives resumes the folder where it is now, not a new league
+/// where it was.
+#[test]
+fn status_of_a_moved_folder_resumes_it_where_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let out = dir.path().join("out");
+    let keep_ten_rows = |csv: &Path| {
+        let all = std::fs::read_to_string(csv).unwrap();
+        let kept: Vec<&str> = all.lines().take(11).collect();
+        std::fs::write(csv, kept.join("\n") + "\n").unwrap();
+    };
+    for shard in [None, Some("1/2")] {
+        let args: Vec<&str> = shard.iter().flat_map(|s| ["--shard", *s]).collect();
+        run_ok(&file, &args);
+        let shard_dir = |root: &Path| match shard {
+            Some(_) => root.join("shard-1-of-2"),
+            None => root.to_path_buf(),
+        };
+        keep_ten_rows(&shard_dir(&out).join("games.csv"));
+        let moved = dir.path().join(format!("moved-{}", shard.is_some()));
+        std::fs::rename(&out, &moved).unwrap();
+        let v = status_json(&moved);
+        let start = v["shards"][0]["start"].as_str().unwrap_or_default();
+        let words = shlex::split(start).unwrap_or_default();
+        let at = words.iter().position(|w| w == "-o").expect(start);
+        let here = std::path::absolute(&moved).unwrap();
+        assert_eq!(Path::new(&words[at + 1]), here, "{v:#}");
+        run_command(start);
+        assert!(!out.exists(), "a new league where it was: {start}");
+        let got = rows(&shard_dir(&moved).join("games.csv"));
+        let want = match shard {
+            None => schedule_ids(&file).len(),
+            Some(_) => status_json(&moved)["shards"][0]["total"].as_u64().unwrap() as usize,
+        };
+        assert_eq!(by_id(&got).len(), want, "{start}");
+    }
+}
+
+/// A file where the results folder keeps one of its folders (`logs`,
+/// `games`) is named as such, not as `File exists` on the results folder.
+#[test]
+fn a_file_in_place_of_the_logs_folder_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let out = dir.path().join("out");
+    for name in ["logs", "games"] {
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join(name), "x").unwrap();
+        let o = run(&file, &[]);
+        let said = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(!o.status.success(), "{said}");
+        let path = out.join(name).display().to_string();
+        assert!(
+            said.contains(&path) && said.contains("is a file where the league keeps a folder"),
+            "{said}"
+        );
+    }
+}
+
+/// An unreadable league.json (an editor's slip) does not leave moving the
+/// games away as the only way on: the error says that deleting it
+/// resumes, and it does.
+#[test]
+fn an_unreadable_league_json_says_how_to_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let out = dir.path().join("out");
+    let csv = out.join("games.csv");
+    run_finishes_the_schedule(&file, &csv);
+    let before = std::fs::read_to_string(&csv).unwrap();
+    std::fs::write(out.join("league.json"), "{oops").unwrap();
+    let o = run(&file, &[]);
+    let said = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!o.status.success(), "{said}");
+    assert!(
+        said.contains("league.json") && said.contains("delete it"),
+        "{said}"
+    );
+    std::fs::remove_file(out.join("league.json")).unwrap();
+    run_ok(&file, &[]);
+    // Nothing played again: every game was there.
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), before);
+    assert_eq!(status_json(&out)["shards"][0]["state"], "complete");
+}
+
+/// A run stopped by a signal (SIGSTOP, Ctrl-Z) holds its folder and plays
+/// nothing: `arena status` says so and how to let it go on, and tells no
+/// time left. The holder here is a shell that took the lock as a run
+/// does (flock), then stopped.
+#[test]
+fn status_says_a_run_stopped_by_a_signal_plays_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let out = dir.path().join("out");
+    run_ok(&file, &[]);
+    let csv = out.join("games.csv");
+    let all = std::fs::read_to_string(&csv).unwrap();
+    let kept: Vec<&str> = all.lines().take(11).collect();
+    std::fs::write(&csv, kept.join("\n") + "\n").unwrap();
+    let lock = out.join("run.lock");
+    /// Killed (SIGKILL ends a stopped process too) however the test ends.
+    struct Holder(Child);
+    impl Drop for Holder {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let holder = Holder(
+        Command::new("sh")
+            .arg("-c")
+            .arg(r#"exec 9<>"$0" && flock 9 && exec sleep 600"#)
+            .arg(&lock)
+            .spawn()
+            .unwrap(),
+    );
+    let pid = holder.0.id();
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    std::fs::write(&lock, format!("pid {pid} on host {}", host.trim())).unwrap();
+    let signal = |sig: &str| {
+        let ok = Command::new("kill")
+            .args([sig, &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    };
+    // Held, then stopped: polled until the status says so.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut stopped = false;
+    let v = loop {
+        let v = status_json(&out);
+        if v["shards"][0]["state"] == "running" && !stopped {
+            signal("-STOP");
+            stopped = true;
+        }
+        if v["shards"][0]["paused"] == pid {
+            break v;
+        }
+        assert!(std::time::Instant::now() < deadline, "{v:#}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(v["shards"][0]["eta_s"], serde_json::Value::Null, "{v:#}");
+    let o = arena().arg("status").arg(&out).output().unwrap();
+    let said = String::from_utf8_lossy(&o.stdout).into_owned();
+    signal("-CONT");
+    drop(holder);
+    assert!(
+        said.contains("is stopped by a signal") && said.contains(&format!("kill -CONT {pid}")),
+        "{said}"
+    );
+}

@@ -109,21 +109,21 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     }
     let starts = start_commands(&st, meta.as_ref(), decided);
     for (s, command) in st.shards.iter().zip(&starts) {
-        if let Some(problem) = &s.problem {
-            let _ = writeln!(
-                out,
-                "{}{problem}: a resume stops on this row until it is mended or removed",
-                shard_prefix(s.index, n)
-            );
-        }
+        shard_notes(&mut out, s, n);
         let Some(command) = command else { continue };
-        let why = match (&s.state, s.duplicates) {
-            (ShardState::Missing, _) => format!("no results in {}", s.dir.display()),
+        let why = match (&s.state, s.duplicates, s.bad_records) {
+            (ShardState::Missing, ..) => format!("no results in {}", s.dir.display()),
             // Its games may all be done: the row is what is left.
             _ if s.problem.is_some() => "once that row is mended or removed".to_string(),
-            (_, 0) => "games left and no run holds it".to_string(),
-            (_, d) => format!(
+            (_, 0, 0) => "games left and no run holds it".to_string(),
+            (_, d, 0) => format!(
                 "{d} rows of games written more than once: --repair sets every copy aside in rejected.csv and plays those games again"
+            ),
+            (_, 0, b) => format!(
+                "{b} row(s) whose record is missing or damaged: --repair sets them aside in rejected.csv and plays those games again"
+            ),
+            (_, d, b) => format!(
+                "{d} rows of games written more than once and {b} whose record is missing or damaged: --repair sets them aside in rejected.csv and plays those games again"
             ),
         };
         let _ = match n {
@@ -133,6 +133,36 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     }
     print!("{out}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The lines about one shard before its command: a row that does not
+/// read, a run stopped by a signal, rows whose record is missing.
+fn shard_notes(out: &mut String, s: &crate::league::status::ShardStatus, n: usize) {
+    if let Some(problem) = &s.problem {
+        let _ = writeln!(
+            out,
+            "{}{problem}: a resume stops on this row until it is mended or removed",
+            shard_prefix(s.index, n)
+        );
+    }
+    if let Some(pid) = s.paused {
+        let _ = writeln!(
+            out,
+            "{}the run that holds it (pid {pid}) is stopped by a signal (SIGSTOP or Ctrl-Z) and plays nothing: `kill -CONT {pid}` (or `fg` in its shell) lets it go on",
+            shard_prefix(s.index, n)
+        );
+    }
+    if let Some(first) = &s.bad_record {
+        let _ = writeln!(
+            out,
+            "{}{first}{}",
+            shard_prefix(s.index, n),
+            match s.bad_records {
+                1 => String::new(),
+                b => format!(" (and {} more row(s) like it)", b - 1),
+            }
+        );
+    }
 }
 
 /// The command that starts (or resumes) each shard that has games left
@@ -157,12 +187,13 @@ fn start_commands(
             Some(match (n, &started) {
                 (1, Some(c)) => aimed_at(c, &s.dir),
                 (1, None) => "arena run FILE".to_string(),
+                // A shard's `-o` is its league's folder, not its own.
                 (_, Some(c)) if c.starts_with("arena run ") => {
-                    format!("{c} --shard {}/{n}", s.index)
+                    format!("{} --shard {}/{n}", aimed_at(c, &st.dir), s.index)
                 }
                 _ => format!("arena run FILE --shard {}/{n}", s.index),
             })
-            .map(|c| match s.duplicates {
+            .map(|c| match s.duplicates + s.bad_records {
                 0 => c,
                 _ => format!("{c} --repair"),
             })
@@ -195,11 +226,41 @@ fn aimed_at(command: &str, dir: &std::path::Path) -> String {
     };
     let at = words.iter().position(|w| w == "-o" || w == "--output");
     let Some(out) = at.and_then(|i| words.get_mut(i + 1)) else {
-        return command.to_string();
+        return with_output(command, &words, dir);
     };
     match normal(dir) {
         Some(here) if normal(std::path::Path::new(out.as_str())).as_ref() != Some(&here) => {
             *out = here.display().to_string();
+            words
+                .iter()
+                .map(|w| super::args::shell_word(w))
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+        _ => command.to_string(),
+    }
+}
+
+/// A command without `-o` (`arena run FILE ...`, the results where the
+/// file says): given `-o DIR` when the file's folder is not `dir`, the
+/// folder asked about (moved since, or renamed), so that the command
+/// resumes it rather than starting a new league where it was. Unchanged
+/// when the file cannot be read.
+fn with_output(command: &str, words: &[String], dir: &std::path::Path) -> String {
+    let ([arena, run, file, ..], Ok(here)) = (words, std::path::absolute(dir)) else {
+        return command.to_string();
+    };
+    if arena != "arena" || run != "run" {
+        return command.to_string();
+    }
+    let Ok(t) = crate::league::config::Tournament::load(std::path::Path::new(file)) else {
+        return command.to_string();
+    };
+    let normal = |p: &std::path::Path| p.components().collect::<PathBuf>();
+    match std::path::absolute(&t.output) {
+        Ok(there) if normal(&there) != normal(&here) => {
+            let mut words = words.to_vec();
+            words.splice(3..3, ["-o".to_string(), here.display().to_string()]);
             words
                 .iter()
                 .map(|w| super::args::shell_word(w))

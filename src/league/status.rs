@@ -49,6 +49,17 @@ pub struct ShardStatus {
     pub duplicates: usize,
     /// A row that does not read (file:line and why): a resume stops on it.
     pub problem: Option<String>,
+    /// Rows whose record is not there or does not back them (a record log
+    /// cut short, deleted or damaged at its end), counted when no run
+    /// holds the shard: a resume refuses them, `--repair` sets them aside
+    /// and plays their games again.
+    pub bad_records: usize,
+    /// The first of them: file:line and why.
+    pub bad_record: Option<String>,
+    /// The pid of the run that holds the shard when it is a process of
+    /// this host stopped by a signal (SIGSTOP, Ctrl-Z): running, but
+    /// playing nothing until continued (no time left is told).
+    pub paused: Option<u32>,
 }
 
 /// Every shard of one league.
@@ -240,26 +251,57 @@ struct RowsRead {
     games: usize,
     duplicates: usize,
     problem: Option<String>,
+    bad_records: usize,
+    bad_record: Option<String>,
 }
 
 /// Reads every row of `csv` as a resume reads them ([`folder::scan_rows`]),
 /// counting each game once by its id's hash: 17-34 bytes of memory a game,
 /// one pass over the file (a resume's scan of a million rows takes about a
-/// second: BENCHMARKS.md).
-fn read_rows(csv: &Path) -> RowsRead {
+/// second: BENCHMARKS.md). A row whose record is not there, or the last
+/// row's record that does not back it, is not a game done
+/// ([`folder::RecordCheck`], as a resume checks them).
+fn read_rows(layout: &Layout) -> RowsRead {
+    let csv = layout.games_csv();
     let mut out = RowsRead::default();
-    // Rows of each game id (by its hash, as the report counts them).
-    let mut rows: std::collections::HashMap<u64, u32> = Default::default();
-    let scanned = folder::scan_rows(csv, &mut |_, row| {
-        *rows
+    let mut records = folder::RecordCheck::new(layout);
+    // Rows of each game id (by its hash, as the report counts them), and
+    // whether one of them lacks its record.
+    let mut rows: std::collections::HashMap<u64, (u32, bool)> = Default::default();
+    let mut last: Option<(u64, crate::results::GameRow)> = None;
+    let bad = |line: u64, why: String, out: &mut RowsRead| {
+        out.bad_records += 1;
+        out.bad_record
+            .get_or_insert_with(|| format!("{}:{line}: {why}", csv.display()));
+    };
+    let scanned = folder::scan_rows(&csv, &mut |line, row| {
+        let place = records.place(row);
+        let game = rows
             .entry(crate::results::id_hash(&row.game_id))
-            .or_default() += 1;
+            .or_default();
+        game.0 += 1;
+        match place {
+            Some(why) => {
+                game.1 = true;
+                bad(line, why, &mut out);
+            }
+            None => last = Some((line, row.clone())),
+        }
         Ok(())
     });
     out.problem = scanned.err().map(|e| e.to_string());
-    for n in rows.into_values() {
+    if let (Some((line, row)), None) = (last, &out.problem) {
+        if let Some(why) = records.whole(&row) {
+            if let Some(game) = rows.get_mut(&crate::results::id_hash(&row.game_id)) {
+                game.1 = true;
+            }
+            bad(line, why, &mut out);
+        }
+    }
+    for (n, lacking) in rows.into_values() {
         match n {
-            1 => out.games += 1,
+            1 if !lacking => out.games += 1,
+            1 => {}
             n => out.duplicates += n as usize,
         }
     }
@@ -278,7 +320,7 @@ fn shard_status(index: usize, dir: &Path, meta: Option<&LeagueMeta>) -> ShardSta
     // hand-merged file) is not two games done, and a row that does not
     // read leaves the shard to mend, not complete.
     let read = match (&meta, &holder) {
-        (Some(_), None) => read_rows(&csv),
+        (Some(_), None) => read_rows(&layout),
         _ => RowsRead {
             games: lines.saturating_sub(1),
             ..RowsRead::default()
@@ -292,14 +334,20 @@ fn shard_status(index: usize, dir: &Path, meta: Option<&LeagueMeta>) -> ShardSta
     let state = match (meta, &holder) {
         (None, _) => ShardState::Missing,
         (Some(_), Some(_)) => ShardState::Running,
-        (Some(m), None) if done >= m.games && read.problem.is_none() && read.duplicates == 0 => {
+        (Some(m), None)
+            if done >= m.games
+                && read.problem.is_none()
+                && read.duplicates == 0
+                && read.bad_records == 0 =>
+        {
             ShardState::Complete
         }
         (Some(_), None) => ShardState::Stopped,
     };
     let rate = recent_rate(&csv, &header, &tail);
+    let paused = holder.as_deref().and_then(folder::holder_paused);
     let eta_s = match (&state, rate, total) {
-        (ShardState::Running, Some(r), Some(t)) if r > 0.0 => {
+        (ShardState::Running, Some(r), Some(t)) if r > 0.0 && paused.is_none() => {
             Some(t.saturating_sub(done) as f64 / r)
         }
         _ => None,
@@ -316,6 +364,9 @@ fn shard_status(index: usize, dir: &Path, meta: Option<&LeagueMeta>) -> ShardSta
         eta_s,
         duplicates: read.duplicates,
         problem: read.problem,
+        bad_records: read.bad_records,
+        bad_record: read.bad_record,
+        paused,
     }
 }
 
@@ -365,11 +416,19 @@ mod tests {
             text.push('\n');
         }
         std::fs::write(dir.join("games.csv"), text).unwrap();
+        // Each row's record, as a version that kept a file per game did.
+        std::fs::create_dir_all(dir.join("games")).unwrap();
+        for id in rows.iter().filter_map(|r| r.split(',').next()) {
+            let record = format!(
+                "{{\"type\":\"game\",\"game_id\":\"{id}\"}}\n{{\"type\":\"end\",\"reason\":\"store\",\"scores\":[1,0]}}\n"
+            );
+            std::fs::write(dir.join(format!("games/{id}.jsonl")), record).unwrap();
+        }
         dir
     }
 
     fn row(id: &str, at: &str) -> String {
-        format!("{id},filo,2,{id},a,b,,1,0,,store,,10,5,1,,{at},1.0,1.0,,0.5,0.5,,records-0000.jsonl,0,10")
+        format!("{id},filo,2,{id},a,b,,1,0,,store,,10,5,1,,{at},1.0,1.0,,0.5,0.5,,,,")
     }
 
     #[test]
@@ -423,6 +482,41 @@ mod tests {
         assert_eq!(s.state, ShardState::Stopped);
         let problem = s.problem.as_deref().unwrap_or_default();
         assert!(problem.contains("games.csv:3"), "{problem}");
+    }
+
+    #[test]
+    fn a_row_without_its_record_is_not_a_game_done() {
+        let root = tempfile::tempdir().unwrap();
+        let r1 = row("g1", "2026-11-23T10:00:00.000Z");
+        let r2 = row("g2", "2026-11-23T10:00:04.000Z");
+        let dir = write_shard(root.path(), 1, 1, 2, &[&r1, &r2]);
+        assert_eq!(
+            league_status(root.path()).unwrap().shards[0].state,
+            ShardState::Complete
+        );
+        // The first game's record gone: named, and that game is to play.
+        std::fs::remove_file(dir.join("games/g1.jsonl")).unwrap();
+        let s = &league_status(root.path()).unwrap().shards[0];
+        assert_eq!(
+            (s.done, s.bad_records, &s.state),
+            (1, 1, &ShardState::Stopped)
+        );
+        let first = s.bad_record.as_deref().unwrap_or_default();
+        assert!(first.contains("games.csv:2"), "{first}");
+        // The last row's record cut short: read whole, as a resume reads it.
+        write_shard(root.path(), 1, 1, 2, &[&r1, &r2]);
+        std::fs::write(
+            dir.join("games/g2.jsonl"),
+            "{\"type\":\"game\",\"game_id\":\"g2\"}\n",
+        )
+        .unwrap();
+        let s = &league_status(root.path()).unwrap().shards[0];
+        assert_eq!(s.state, ShardState::Stopped);
+        assert_eq!(
+            s.bad_record.as_deref().map(|b| b.contains("games.csv:3")),
+            Some(true),
+            "{s:?}"
+        );
     }
 
     #[test]

@@ -116,6 +116,14 @@ pub fn holder_is_gone(holder: &str) -> bool {
     holder_on_this_host(holder).is_some_and(|pid| !crate::host::process_alive(pid))
 }
 
+/// The pid of the lock's holder ("pid N on host H") when it is a process
+/// of this host stopped by a signal (SIGSTOP, Ctrl-Z): it holds the folder
+/// and plays nothing until it is continued.
+pub fn holder_paused(holder: &str) -> Option<u32> {
+    let pid = holder_on_this_host(holder)?;
+    matches!(crate::host::process_state(pid)?, 'T' | 't').then_some(pid)
+}
+
 /// Whether the lock's holder is this process.
 fn holder_is_me(holder: &str) -> bool {
     holder_on_this_host(holder) == Some(std::process::id())

@@ -99,7 +99,9 @@ pub(super) fn settle(layout: &Layout, meta: &LeagueMeta) -> Result<Vec<String>, 
             let old: LeagueMeta =
                 serde_json::from_str(&text).map_err(|e| StoreError::Mismatch {
                     path: meta_path.clone(),
-                    why: format!("unreadable ({e}); move the folder away to start afresh"),
+                    why: format!(
+                        "unreadable ({e}). Mend it; or, to resume with the league's own file and flags, delete it and run that command again (league.json is written anew from them, and every row of games.csv is checked against their schedule; the time control its games were played under can no longer be compared); or move the folder away to start afresh"
+                    ),
                 })?;
             if old.fingerprint != meta.fingerprint && !any_game_played(layout) {
                 // Nothing was played under the old file (its bots could not

@@ -39,7 +39,7 @@ use crate::results::{csvio, GameRow};
 pub(crate) use layout::io;
 pub use layout::{file_safe, Layout, StoreError};
 use lock::lock;
-pub use lock::{holder_is_gone, lock_holder};
+pub use lock::{holder_is_gone, holder_paused, lock_holder};
 pub use meta::{read_meta, LeagueMeta, PlayedUnder};
 use records::{Frame, RecordAt};
 use rows::{append_to, header_of, record_problem, Header, RowAppender};
@@ -83,8 +83,8 @@ impl ResultsDir {
     pub fn open(dir: &Path, meta: &LeagueMeta) -> Result<ResultsDir, StoreError> {
         let layout = Layout::new(dir);
         refuse_foreign_folder(&layout)?;
-        std::fs::create_dir_all(layout.records()).map_err(io(dir))?;
-        std::fs::create_dir_all(layout.logs()).map_err(io(dir))?;
+        make_folder(&layout.records())?;
+        make_folder(&layout.logs())?;
         let lock = lock(&layout)?;
         let warnings = meta::settle(&layout, meta)?;
 
@@ -520,6 +520,54 @@ fn place_problem(
             }
             Some(at) => at.problem(&mut |p| std::fs::metadata(p).ok().map(|m| m.len())),
         },
+    }
+}
+
+/// Makes the results folder's sub-folder `path` (and the folder itself)
+/// if missing. A file in its place is named as such, with what to do,
+/// rather than as the kernel's `File exists` on the results folder.
+fn make_folder(path: &Path) -> Result<(), StoreError> {
+    match std::fs::create_dir_all(path) {
+        Ok(()) => Ok(()),
+        Err(e) => match path.metadata() {
+            Ok(m) if !m.is_dir() => Err(StoreError::Mismatch {
+                path: path.to_path_buf(),
+                why: "is a file where the league keeps a folder of its own: move or rename it, and run the same command again".to_string(),
+            }),
+            _ => Err(io(path)(e)),
+        },
+    }
+}
+
+/// What a reader of a results folder that no run holds (`arena status`)
+/// finds of the records its rows name, checked as a resume checks them: a
+/// row's record place against its log's length, and the last row's record
+/// read whole (the one a crash could have torn).
+pub struct RecordCheck {
+    games: std::path::PathBuf,
+    lens: HashMap<String, Option<u64>>,
+    ends: HashMap<String, u64>,
+}
+
+impl RecordCheck {
+    pub fn new(layout: &Layout) -> RecordCheck {
+        RecordCheck {
+            games: layout.records(),
+            lens: HashMap::new(),
+            ends: HashMap::new(),
+        }
+    }
+
+    /// Why the record `row` names is not there (its log missing or shorter
+    /// than the row says), if it is not; a resume refuses such a row.
+    pub fn place(&mut self, row: &GameRow) -> Option<String> {
+        place_problem(&self.games, row, &mut self.lens, &mut self.ends)
+    }
+
+    /// Why the record of `row` does not back it (read whole: cut short,
+    /// damaged, another game's or another result), if it does not.
+    pub fn whole(&self, row: &GameRow) -> Option<String> {
+        RecordAt::of(&self.games, row).and_then(|at| record_problem(&at, row))
     }
 }
 
