@@ -687,6 +687,35 @@ fn json_and_csv_formats_are_well_formed() {
     }
 }
 
+/// A table is written beside its place and renamed over it once whole: a
+/// write that fails part way (here the file size limit, as a full disk
+/// would) leaves the tables there before, not half of one.
+#[test]
+fn a_table_cut_short_leaves_the_last_one_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    assert!(arena(&["rate", s(&data("league.csv")), "--out", s(&out)])
+        .status
+        .success());
+    let before = std::fs::read_to_string(out.join("ratings.csv")).unwrap();
+    assert!(before.len() > 2048, "{} bytes", before.len());
+    // At most 1 KiB a file (`ulimit -f` counts blocks of 512 bytes): the
+    // kernel stops the write of the first table part way.
+    let cut = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -f 2 && exec "$@""#)
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_arena"))
+        .args(["rate", s(&data("league.csv")), "--out", s(&out)])
+        .output()
+        .unwrap();
+    assert!(!cut.status.success());
+    assert_eq!(
+        std::fs::read_to_string(out.join("ratings.csv")).unwrap(),
+        before
+    );
+}
+
 /// `rate` writes tables only where asked: `--out`, or `--write` into a
 /// league's own folder when it rates that whole league; without them it
 /// writes nothing and says so, and a `--variant` subset cannot `--write`,

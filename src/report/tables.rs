@@ -307,19 +307,32 @@ pub fn write_files(mut tables: Tables, dir: &Path) -> Result<Tables, TablesError
     // Each written as it is formatted: a table of a million pairs is never
     // held in memory whole.
     let writers: [Table; 4] = [write_ratings, write_pairs, write_variants, write_crosstable];
+    // Each is written beside its place and renamed over it once whole: a
+    // full disk leaves the last tables, not an empty or half a file.
     for (name, write) in FILES.into_iter().zip(writers) {
         let path = dir.join(name);
-        let file = std::fs::File::create(&path).map_err(|source| TablesError::Io {
-            path: path.clone(),
+        let part = dir.join(format!("{name}.part"));
+        let file = std::fs::File::create(&part).map_err(|source| TablesError::Io {
+            path: part.clone(),
             source,
         })?;
         let mut w = csv::Writer::from_writer(std::io::BufWriter::with_capacity(1 << 16, file));
-        write(&tables.report, &mut w)
+        let written = write(&tables.report, &mut w)
             .and_then(|()| w.flush().map_err(csv::Error::from))
             .map_err(|source| TablesError::Write {
                 path: path.clone(),
                 source,
-            })?;
+            })
+            .and_then(|()| {
+                std::fs::rename(&part, &path).map_err(|source| TablesError::Io {
+                    path: path.clone(),
+                    source,
+                })
+            });
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&part);
+            return Err(e);
+        }
         tables.files.push(path);
     }
     Ok(tables)
