@@ -238,10 +238,7 @@ pub(crate) fn not_an_input(
     inputs: &[(&str, &std::path::Path)],
     others: &[(&str, Option<&std::path::Path>)],
 ) -> anyhow::Result<()> {
-    let Ok(at) = std::fs::canonicalize(path) else {
-        return Ok(());
-    };
-    let same = |p: &std::path::Path| std::fs::canonicalize(p).is_ok_and(|q| q == at);
+    let same = |p: &std::path::Path| same_file(p, path);
     if let Some((what, _)) = inputs.iter().find(|(_, p)| same(p)) {
         anyhow::bail!(
             "{flag} {}: that is {what}, which writing would destroy: give another file",
@@ -258,6 +255,15 @@ pub(crate) fn not_an_input(
         );
     }
     Ok(())
+}
+
+/// Whether `a` and `b` are one file as the file system resolves them
+/// (links and `..` included); a file not there is no file.
+pub(crate) fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
 }
 
 /// Game options given as `--option KEY=VALUE` flags (`play`, `state`),
@@ -315,6 +321,15 @@ pub(crate) fn shell_word(a: &str) -> String {
         true => a.to_string(),
         false => format!("'{}'", a.replace('\'', "'\\''")),
     }
+}
+
+/// A command line of `words`, each quoted as [`shell_word`] quotes it.
+pub(crate) fn shell_line(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| shell_word(w))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The shards of each league that the files leave out: for every file

@@ -112,20 +112,16 @@ pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
 /// or first line: a games.csv with a byte-order mark, its columns in
 /// another order): the PGN would replace the games.
 fn not_read(out: &std::path::Path, files: &[PathBuf]) -> anyhow::Result<()> {
-    let Ok(at) = std::fs::canonicalize(out) else {
-        return Ok(());
-    };
-    if let Some(f) = files
+    let what: Vec<String> = files
         .iter()
-        .find(|f| std::fs::canonicalize(f).is_ok_and(|g| g == at))
-    {
-        bail!(
-            "-o {}: that is {}, one of the files read, which writing would destroy: give another file",
-            out.display(),
-            f.display()
-        );
-    }
-    Ok(())
+        .map(|f| format!("{}, one of the files read", f.display()))
+        .collect();
+    let inputs: Vec<(&str, &std::path::Path)> = what
+        .iter()
+        .zip(files)
+        .map(|(w, f)| (w.as_str(), f.as_path()))
+        .collect();
+    super::args::not_an_input(("-o", out), &inputs, &[])
 }
 
 /// Where `-o PATH` writes. A regular file (or none yet) is written as

@@ -197,9 +197,8 @@ fn not_another_leagues(dir: PathBuf, args: &RateArgs) -> anyhow::Result<PathBuf>
         return Ok(dir);
     }
     let own = crate::league::folder::Layout::new(&dir).games_csv();
-    let same = |a: &std::path::Path| matches!((std::fs::canonicalize(a), std::fs::canonicalize(&own)), (Ok(x), Ok(y)) if x == y);
     if let ([file], None) = (args.files.as_slice(), &args.variant) {
-        if same(file) {
+        if super::args::same_file(file, &own) {
             return Ok(dir);
         }
     }

@@ -267,10 +267,7 @@ impl RunArgs {
                 a.push(name.to_string());
             }
         }
-        a.iter()
-            .map(|w| super::args::shell_word(w))
-            .collect::<Vec<_>>()
-            .join(" ")
+        super::args::shell_line(&a)
     }
 }
 

@@ -98,7 +98,6 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes `text` to stdout, quietly if the reader went away.
 /// Writes `text` to stdout. A reader that went away (`| head`) ends
 /// nothing but the output; any other write error (a full disk) is one.
 fn emit(text: &str) -> anyhow::Result<()> {

@@ -219,11 +219,6 @@ fn aimed_at(command: &str, dir: &std::path::Path) -> String {
     let Some(mut words) = shlex::split(command) else {
         return command.to_string();
     };
-    let normal = |p: &std::path::Path| {
-        std::path::absolute(p)
-            .ok()
-            .map(|a| a.components().collect::<PathBuf>())
-    };
     let at = words.iter().position(|w| w == "-o" || w == "--output");
     let Some(out) = at.and_then(|i| words.get_mut(i + 1)) else {
         return with_output(command, &words, dir);
@@ -231,14 +226,17 @@ fn aimed_at(command: &str, dir: &std::path::Path) -> String {
     match normal(dir) {
         Some(here) if normal(std::path::Path::new(out.as_str())).as_ref() != Some(&here) => {
             *out = here.display().to_string();
-            words
-                .iter()
-                .map(|w| super::args::shell_word(w))
-                .collect::<Vec<_>>()
-                .join(" ")
+            super::args::shell_line(&words)
         }
         _ => command.to_string(),
     }
+}
+
+/// `p` absolute, its `.` parts gone, to compare two spellings of a folder.
+fn normal(p: &std::path::Path) -> Option<PathBuf> {
+    std::path::absolute(p)
+        .ok()
+        .map(|a| a.components().collect::<PathBuf>())
 }
 
 /// A command without `-o` (`arena run FILE ...`, the results where the
@@ -247,7 +245,7 @@ fn aimed_at(command: &str, dir: &std::path::Path) -> String {
 /// resumes it rather than starting a new league where it was. Unchanged
 /// when the file cannot be read.
 fn with_output(command: &str, words: &[String], dir: &std::path::Path) -> String {
-    let ([arena, run, file, ..], Ok(here)) = (words, std::path::absolute(dir)) else {
+    let ([arena, run, file, ..], Some(here)) = (words, normal(dir)) else {
         return command.to_string();
     };
     if arena != "arena" || run != "run" {
@@ -256,16 +254,11 @@ fn with_output(command: &str, words: &[String], dir: &std::path::Path) -> String
     let Ok(t) = crate::league::config::Tournament::load(std::path::Path::new(file)) else {
         return command.to_string();
     };
-    let normal = |p: &std::path::Path| p.components().collect::<PathBuf>();
-    match std::path::absolute(&t.output) {
-        Ok(there) if normal(&there) != normal(&here) => {
+    match normal(&t.output) {
+        Some(there) if there != here => {
             let mut words = words.to_vec();
             words.splice(3..3, ["-o".to_string(), here.display().to_string()]);
-            words
-                .iter()
-                .map(|w| super::args::shell_word(w))
-                .collect::<Vec<_>>()
-                .join(" ")
+            super::args::shell_line(&words)
         }
         _ => command.to_string(),
     }
