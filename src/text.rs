@@ -30,6 +30,23 @@ pub fn is_hidden(c: char) -> bool {
         )
 }
 
+/// How many columns `s` takes on a terminal: a CJK character two, an
+/// accent on the letter before it none (Unicode's East Asian Width, by
+/// the `unicode-width` crate). Tables of names pad by it, not by bytes or
+/// characters, so that a column of `囲碁bot` and `élan` stays straight.
+pub fn columns(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+/// `s` followed by spaces up to `width` columns ([`columns`]); as it is
+/// when already as wide.
+pub fn pad_to(s: &str, width: usize) -> String {
+    let mut out = String::with_capacity(s.len() + width);
+    out.push_str(s);
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(columns(s))));
+    out
+}
+
 /// Reads a text file a user wrote (a league file, a book, a bot.toml). A
 /// file that is not UTF-8 is refused with the line and column of its first
 /// bad byte, and that byte, so that the user can find it: the standard

@@ -447,7 +447,13 @@ pub fn report(plan: &SwissPlan, state: &SwissState) -> String {
         return knockout_report(plan, order, state);
     }
     let name = |b: usize| plan.bots[b].as_str();
-    let width = plan.bots.iter().map(String::len).max().unwrap_or(3).max(3);
+    let width = plan
+        .bots
+        .iter()
+        .map(|b| crate::text::columns(b))
+        .max()
+        .unwrap_or(3)
+        .max(3);
     let mut out = format!(
         "Swiss: {} of {} rounds finished (a round is worth 1 point: the bot's share of each mini-match's points, averaged over the variants; a bye scores 1)\n{:>4}  {:width$}  {:>6}  {:>8}  {:>16}\n",
         state.finished_rounds(),
@@ -460,9 +466,9 @@ pub fn report(plan: &SwissPlan, state: &SwissState) -> String {
     );
     for (i, s) in state.standings().iter().enumerate() {
         out.push_str(&format!(
-            "{:>4}  {:width$}  {:>6.2}  {:>8.2}  {:>16.2}\n",
+            "{:>4}  {}  {:>6.2}  {:>8.2}  {:>16.2}\n",
             i + 1,
-            name(s.bot),
+            crate::text::pad_to(name(s.bot), width),
             s.score,
             s.buchholz,
             s.sonneborn_berger

@@ -7,6 +7,7 @@
 use crate::ratings::{RatingError, Report, Standings, ALL, CONFIDENCE};
 use crate::results::csvio::{CsvError, CsvWarning, RowReader};
 use crate::results::{id_hash, GameRow};
+use crate::text::{columns, pad_to};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -661,13 +662,7 @@ pub fn standings_table(st: &Standings) -> String {
         st.anchor,
         CONFIDENCE * 100.0
     );
-    let width = st
-        .ratings
-        .iter()
-        .map(|r| r.bot.len())
-        .max()
-        .unwrap_or(3)
-        .max(3);
+    let width = name_columns(st);
     let _ = writeln!(
         s,
         "{:>4}  {:<width$}  {:>8}  {:>7}  {:>6}  {:>7}  {:>6}  flag",
@@ -679,8 +674,8 @@ pub fn standings_table(st: &Standings) -> String {
         let (rk, elo, pm) = rank_cells(r, &mut rank);
         let _ = writeln!(
             s,
-            "{rk:>4}  {:<width$}  {elo:>8}  {pm:>7}  {:>6}  {:>7.1}  {:>6.1}  {}",
-            r.bot,
+            "{rk:>4}  {}  {elo:>8}  {pm:>7}  {:>6}  {:>7.1}  {:>6.1}  {}",
+            pad_to(&r.bot, width),
             c.games,
             100.0 * c.score(),
             100.0 * c.draw_rate(),
@@ -710,18 +705,23 @@ pub fn standings_table(st: &Standings) -> String {
     s
 }
 
+/// The widest bot name of `st` in terminal columns, and at least the
+/// header's `bot`.
+fn name_columns(st: &Standings) -> usize {
+    st.ratings
+        .iter()
+        .map(|r| columns(&r.bot))
+        .max()
+        .unwrap_or(3)
+        .max(3)
+}
+
 /// The end of a league on one screen: one table (Elo and interval, games,
 /// W-D-L, score, draws, forfeits by reason), each bot's Elo per variant,
 /// and every note once.
 pub fn league_summary(report: &Report) -> String {
     let st = &report.overall;
-    let width = st
-        .ratings
-        .iter()
-        .map(|r| r.bot.len())
-        .max()
-        .unwrap_or(3)
-        .max(3);
+    let width = name_columns(st);
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -750,8 +750,8 @@ pub fn league_summary(report: &Report) -> String {
         };
         let _ = writeln!(
             s,
-            "{rk:>4}  {:<width$}  {elo:>8}  {pm:>7}  {:>6}  {wdl:>11}  {:>6.1}  {:>6.1}  {forfeits}",
-            r.bot,
+            "{rk:>4}  {}  {elo:>8}  {pm:>7}  {:>6}  {wdl:>11}  {:>6.1}  {:>6.1}  {forfeits}",
+            pad_to(&r.bot, width),
             r.count.games,
             100.0 * r.count.score(),
             100.0 * r.count.draw_rate(),
@@ -830,7 +830,7 @@ fn elo_by_variant(s: &mut String, report: &Report, width: usize) {
         })
         .collect();
     for r in &st.ratings {
-        let _ = write!(s, "{:<width$}", r.bot);
+        let _ = write!(s, "{}", pad_to(&r.bot, width));
         for v in &by_bot {
             let cell = v
                 .get(r.bot.as_str())
@@ -1113,6 +1113,49 @@ mod tests {
         assert!(line("x").contains(" 2-1-1 "), "{text}");
         assert!(line("y").contains(" 2-1-1 "), "{text}");
         assert!(line("z").contains(" 0-2-2 "), "{text}");
+    }
+
+    /// Names wider or narrower on a terminal than their bytes (CJK
+    /// characters take two columns, an accented letter one in two bytes)
+    /// leave the columns after them straight, in each table of names.
+    #[test]
+    fn wide_and_accented_names_keep_the_tables_columns_straight() {
+        let rows = vec![
+            row("1", "囲碁ボット", "élan", 1.0),
+            row("2", "élan", "x", 0.5),
+            row("3", "x", "囲碁ボット", 0.0),
+            row("4", "élan", "囲碁ボット", 1.0),
+        ];
+        let report = rate(&rows, &RateOptions::default()).unwrap();
+        // The terminal column where each line's Elo cell ends.
+        let ends = |text: &str, cell: &dyn Fn(&str) -> Option<usize>| -> Vec<usize> {
+            text.lines()
+                .filter(|l| ["囲碁ボット", "élan", "x "].iter().any(|n| l.contains(n)))
+                .filter_map(|l| cell(l))
+                .collect()
+        };
+        let after_name = |l: &str| {
+            // The column after the third field (rank, bot, Elo).
+            let mut seen = 0;
+            let mut in_field = false;
+            for (i, c) in l.char_indices() {
+                if c != ' ' && !in_field {
+                    seen += 1;
+                }
+                in_field = c != ' ';
+                if seen == 3 && !in_field {
+                    return Some(columns(&l[..i]));
+                }
+            }
+            None
+        };
+        for text in [league_summary(&report), standings_table(&report.overall)] {
+            let e = ends(&text, &after_name);
+            assert_eq!(e.len(), 3, "{text}");
+            assert!(e.iter().all(|c| *c == e[0]), "{e:?}\n{text}");
+        }
+        assert_eq!(columns("囲碁ボット"), 10);
+        assert_eq!(pad_to("élan", 6), "élan  ");
     }
 
     /// Each cell is the row bot's score against the column bot, the two
