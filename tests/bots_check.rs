@@ -503,8 +503,31 @@ fn stray_output_after_the_last_game_is_named() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{text}");
     assert!(
-        text.contains("FAIL  stray output: after its last request the bot wrote, unasked:")
+        text.contains("FAIL  stray output: after its last ")
+            && text.contains("the bot wrote, unasked:")
             && text.contains("thanks"),
+        "{text}"
+    );
+    assert!(text.contains("PASS  quit"), "{text}");
+}
+
+/// Output written on `quit` is said to be after the last game (after
+/// game_end or on quit), not "after its last request", which reads as a
+/// fault in a game.
+#[test]
+fn output_written_on_quit_is_named_as_such() {
+    let script = root().join("bots/broken/misbehave.py");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(root())
+        .args(["check-bot", "--game", "filo", "--"])
+        .args(["python3", script.to_str().unwrap(), "talk_at_quit"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains("FAIL  stray output: after its last game ended (after game_end or on quit")
+            && text.contains("bye"),
         "{text}"
     );
     assert!(text.contains("PASS  quit"), "{text}");

@@ -51,6 +51,7 @@ are not league bots (see README.md). Modes:
                 0) 0.2 s later: an interpreter slow to shut down
   ignore_term   plays well, ignores SIGTERM and never exits on quit
   quit_status   plays well; on quit exits with status 7
+  talk_at_quit  plays well; on quit writes {"type": "bye"}, then exits 0
   slow_exit     plays well; on quit closes its stdout, then takes a second
                 more to exit (status 0)
   dev_stdout    plays well (not a fault), writing its lines through
@@ -491,6 +492,9 @@ def main():
             if MODE == "quit_status":
                 sys.stderr.write("cleaning up failed\n")
                 sys.exit(7)
+            if MODE == "talk_at_quit":
+                send({"type": "bye"})
+                sys.exit(0)
             if MODE == "slow_exit":
                 sys.stdout.flush()
                 os.dup2(os.open(os.devnull, os.O_WRONLY), 1)

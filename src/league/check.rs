@@ -530,9 +530,12 @@ async fn quit_and_latency(
     let left = bot.quit_report().await;
     if let Some(bytes) = &left.stray {
         // A process never asked anything wrote it before any request.
-        let when = match left.asked {
-            true => "after its last request the bot wrote, unasked",
-            false => "before any request (none was sent to it since it last started) the bot wrote, unasked",
+        let when = match (left.at_quit, left.asked) {
+            // Read after quit was sent, though it may have been written
+            // before it arrived: after game_end.
+            (true, _) => "after its last game ended (after game_end or on quit; write nothing to stdout then) the bot wrote, unasked",
+            (false, true) => "after its last request the bot wrote, unasked",
+            (false, false) => "before any request (none was sent to it since it last started) the bot wrote, unasked",
         };
         // Its last newline says nothing.
         let shown = bytes.strip_suffix(b"\n").unwrap_or(bytes);

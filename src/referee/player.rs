@@ -191,6 +191,9 @@ pub struct QuitReport {
     /// It had been sent a request (so `stray` came after its last one;
     /// else before any).
     pub asked: bool,
+    /// `stray` was read after `quit` was sent (before it, nothing was
+    /// there: written after the last game's end or on `quit`).
+    pub at_quit: bool,
 }
 
 /// How long the referee waits for a bot outside its moves.
@@ -821,6 +824,7 @@ impl BotPlayer {
             Ok(Some(bytes)) => Some(bytes),
             _ => None,
         };
+        let before_quit = stray.is_some();
         self.buf.clear();
         protocol::encode_into(&ToBot::Quit {}, &mut self.buf);
         let deadline = Instant::now() + self.timing.shutdown_grace;
@@ -853,6 +857,7 @@ impl BotPlayer {
         self.process.shutdown(self.timing.shutdown_grace).await;
         QuitReport {
             clean,
+            at_quit: stray.is_some() && !before_quit,
             stray,
             status: ended,
             gone_before: !sent,
