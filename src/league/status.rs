@@ -94,6 +94,8 @@ impl LeagueStatus {
 pub enum StatusError {
     #[error("{0}: no league here (no league.json, and no shard-K-of-N folder with one)")]
     NoLeague(PathBuf),
+    #[error("{0}: games.csv is here but no league.json (where a league keeps its settings and progress), so its games cannot be counted against a schedule: `arena run LEAGUE.toml -o {0}` with the league's file writes it again and resumes; `arena rate {0}/games.csv` rates the games as they are")]
+    NoMeta(PathBuf),
     #[error("{dir}: shard folders of different splits ({counts}): one league is split one way")]
     MixedSplits { dir: PathBuf, counts: String },
     #[error("{path}: unreadable ({why}): which league its folder holds cannot be told")]
@@ -142,6 +144,9 @@ pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
     counts.sort_unstable();
     counts.dedup();
     let n = match counts.as_slice() {
+        [] if dir.join("games.csv").is_file() => {
+            return Err(StatusError::NoMeta(dir.to_path_buf()))
+        }
         [] => return Err(StatusError::NoLeague(dir.to_path_buf())),
         [n] => *n,
         many => {
@@ -556,6 +561,17 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let e = league_status(root.path()).unwrap_err().to_string();
         assert!(e.contains("no league here"), "{e}");
+        // A league's games without its league.json: said so, with how to
+        // write it again.
+        let lost = root.path().join("lost");
+        std::fs::create_dir(&lost).unwrap();
+        std::fs::write(lost.join("games.csv"), "game_id\n").unwrap();
+        let e = league_status(&lost).unwrap_err().to_string();
+        assert!(
+            e.contains("games.csv is here but no league.json")
+                && e.contains("arena run LEAGUE.toml -o"),
+            "{e}"
+        );
         write_shard(root.path(), 1, 2, 1, &[]);
         write_shard(root.path(), 1, 3, 1, &[]);
         let e = league_status(root.path()).unwrap_err().to_string();
