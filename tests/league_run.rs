@@ -819,6 +819,18 @@ fn ctrl_c_stops_cleanly_and_the_same_command_finishes() {
     // Every row written is whole.
     let partial = rows(&csv);
     assert!(partial.len() < 12 * 36);
+    // Rated part way, the ratings are said to be those so far.
+    let rated = arena().arg("rate").arg(&res).output().unwrap();
+    let said = String::from_utf8_lossy(&rated.stderr);
+    assert!(rated.status.success(), "{said}");
+    assert!(
+        said.contains(&format!(
+            "note: {} of the {} games of the schedule are played",
+            partial.len(),
+            12 * 36
+        )),
+        "{said}"
+    );
 
     run_ok(&file, &[]);
     let all = rows(&csv);

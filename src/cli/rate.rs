@@ -228,7 +228,7 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
     if tally.seen() == 0 {
         bail!("no games to rate in {}", files_text(&args.files));
     }
-    let kept = tally.kept();
+    let (kept, seen) = (tally.kept(), tally.seen());
     if let (0, Some(v)) = (kept, &variant) {
         return Err(no_games_of_variant(
             v,
@@ -293,6 +293,31 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
     for line in crate::report::tables::seat_unbounded_lines(&tables.report.overall) {
         eprintln!("warning: {line}");
     }
+    if let Some(note) = unfinished(&args.files, seen) {
+        eprintln!("{note}");
+    }
     eprintln!("{kept} games rated{dups}; {wrote}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// A note when the files are leagues' games.csv (each beside its
+/// league.json) holding fewer games than their schedules: ratings of a
+/// league still running, or stopped part way, are the ratings so far.
+fn unfinished(files: &[PathBuf], games: usize) -> Option<String> {
+    let mut total = 0;
+    let mut folders = Vec::new();
+    for f in files {
+        let dir = match f.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => std::path::Path::new("."),
+        };
+        total += crate::league::folder::read_meta(dir)?.games;
+        folders.push(dir.display().to_string());
+    }
+    (games < total).then(|| {
+        format!(
+            "note: {games} of the {total} games of the schedule are played (arena status {} shows where the league stands): these are the ratings so far",
+            folders.join(" ")
+        )
+    })
 }
