@@ -243,3 +243,57 @@ fn three_bots_need_bots_and_bad_settings_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no games in"));
 }
+
+/// `--bots A,B` where a bot's name holds a comma: the names in the games
+/// say where to cut.
+#[test]
+fn bots_whose_names_hold_a_comma_can_be_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = HEADER.to_string();
+    for g in 0..10 {
+        let group = format!("p{g}");
+        row(&mut csv, "filo", &group, "\"new,fast\"", "old", 1.0);
+        row(&mut csv, "filo", &group, "old", "\"new,fast\"", 0.5);
+        row(&mut csv, "filo", &group, "third", "old", 0.5);
+    }
+    let file = write(dir.path(), &csv);
+    let out = ok(&arena(&[
+        "sprt",
+        s(&file),
+        "--elo0",
+        "0",
+        "--elo1",
+        "5",
+        "--bots",
+        "new,fast,old",
+    ]));
+    assert!(out.starts_with("SPRT new,fast vs old:"), "{out}");
+    let out = ok(&arena(&[
+        "sprt",
+        s(&file),
+        "--elo0",
+        "0",
+        "--elo1",
+        "5",
+        "--bots",
+        "old,new,fast",
+    ]));
+    assert!(out.starts_with("SPRT old vs new,fast:"), "{out}");
+    // A cut that names no pair is told as the first cut's unknown bot.
+    let bad = arena(&[
+        "sprt",
+        s(&file),
+        "--elo0",
+        "0",
+        "--elo1",
+        "5",
+        "--bots",
+        "new,slow,old",
+    ]);
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("`new`"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+}

@@ -67,20 +67,32 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
         args.model.into(),
     )?;
     let file = super::args::games_csv_of(&args.results)?;
-    let wanted = match args.bots.as_deref() {
-        Some(s) => match s.split_once(',') {
-            Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => {
-                Some((a.trim(), b.trim()))
+    // `--bots A,B`, each way to cut it at a comma: a bot's name may hold
+    // one, and the names in the games say which cut is meant.
+    let cuts: Vec<(&str, &str)> = match args.bots.as_deref() {
+        Some(s) => {
+            let cuts: Vec<(&str, &str)> = s
+                .match_indices(',')
+                .map(|(i, _)| (s[..i].trim(), s[i + 1..].trim()))
+                .filter(|(a, b)| !a.is_empty() && !b.is_empty())
+                .collect();
+            if cuts.is_empty() {
+                bail!("--bots wants two bot names as A,B, got `{s}`");
             }
-            _ => bail!("--bots wants two bot names as A,B, got `{s}`"),
-        },
-        None => None,
+            cuts
+        }
+        None => Vec::new(),
     };
     // A two-bot league's own order: what its match tested.
     let folder = file.parent().filter(|p| !p.as_os_str().is_empty());
     let meta = crate::league::folder::read_meta(folder.unwrap_or(std::path::Path::new(".")));
     let own = meta.filter(|m| m.bots.len() == 2).map(|m| m.bots);
-    let wanted = wanted.or(own.as_ref().map(|b| (b[0].as_str(), b[1].as_str())));
+    let wanted = match cuts.as_slice() {
+        [] => own.as_ref().map(|b| (b[0].as_str(), b[1].as_str())),
+        [one] => Some(*one),
+        // Which cut, once the names are read.
+        _ => None,
+    };
     // The rows are read as they stream, none held (a million games in
     // some tens of MB): once when the two bots are known, else a second
     // time once they are.
@@ -92,6 +104,10 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
     if first.games == 0 {
         bail!("no games in {}", file.display());
     }
+    let wanted = wanted.or_else(|| {
+        let known = |(a, b): &(&str, &str)| first.bots.contains(*a) && first.bots.contains(*b);
+        cuts.iter().find(|c| known(c)).or(cuts.first()).copied()
+    });
     let bots = first.bots.iter().map(String::as_str).collect();
     let (a, b) = pick_pair_among(bots, wanted).map_err(|e| named_pair_error(e, &file))?;
     let counted = match first.counted {
