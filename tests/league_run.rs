@@ -1067,6 +1067,26 @@ fn bad_files_and_bots_are_reported_before_any_game() {
         "{err}"
     );
     assert_eq!(data_lines(&dir.path().join("m/games.csv")), 0);
+    // Only one bot would be left: no way to play without them.
+    assert!(!err.contains("--bots"), "{err}");
+
+    // One bot of three that cannot start (its interpreter is missing):
+    // the league is told how to play without it, and that works.
+    let file = dir.path().join("one-gone.toml");
+    std::fs::write(
+        &file,
+        format!("name = \"g\"\noutput = \"g\"\nrounds = 1\nvariants = [\"kisolo\"]\nbots = [\n {{ name = \"a\", command = [\"{bot}\"] }},\n {{ name = \"b\", command = [\"{bot}\"] }},\n {{ name = \"js\", command = [\"no-such-interpreter\", \"bot.js\"] }},\n]\n"),
+    )
+    .unwrap();
+    let out = run(&file, &["--no-build"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("to play the league without `js`: add `--bots a,b` to the command"),
+        "{err}"
+    );
+    run_ok(&file, &["--no-build", "--bots", "a,b"]);
+    assert_eq!(data_lines(&dir.path().join("g/games.csv")), 2);
 
     let out = run(&write_tournament(dir.path(), 1, ""), &["--shard", "4/3"]);
     assert_eq!(out.status.code(), Some(2));

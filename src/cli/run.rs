@@ -441,6 +441,32 @@ fn before_run(t: &Tournament, how: &How) -> anyhow::Result<Option<SprtRun>> {
     })
 }
 
+/// Bots that cannot start (an interpreter not installed, as `node` for the
+/// demo's JavaScript bot), with how to play the league without them when
+/// two bots or more are left: `--bots` naming the others.
+fn leave_out_hint(e: runner::LeagueError, t: &Tournament) -> anyhow::Error {
+    let runner::LeagueError::Start(failed) = &e else {
+        return e.into();
+    };
+    let others: Vec<&str> = t
+        .bots
+        .iter()
+        .map(|b| b.name.as_str())
+        .filter(|n| !failed.iter().any(|f| f.bot == *n))
+        .collect();
+    if others.len() < 2 {
+        return e.into();
+    }
+    anyhow::anyhow!(
+        "{e}\nto play the league without {}: add `--bots {}` to the command",
+        match failed.as_slice() {
+            [one] => format!("`{}`", one.bot),
+            _ => "them".to_string(),
+        },
+        super::args::shell_word(&others.join(","))
+    )
+}
+
 /// Plays the league's games with the console's progress, the live report
 /// and the PGN file (`--pgn`) following them.
 fn play_on_console(
@@ -463,7 +489,8 @@ fn play_on_console(
         if let Some(p) = pgn.as_mut() {
             p.on_event(e);
         }
-    })?;
+    })
+    .map_err(|e| leave_out_hint(e, t))?;
     console.finish();
     if let Some(line) = pgn.and_then(super::pgn::PgnLive::finish) {
         errln!("{line}");
