@@ -199,14 +199,8 @@ impl Drop for Server {
 /// The bots of the ladder: the shipped random players, the JavaScript one
 /// where `node` is there.
 fn bots() -> Vec<&'static str> {
-    let node = Command::new("node")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
     let mut bots = vec!["random-python", "random-rust"];
-    if node {
+    if crate::common::has_node() {
         bots.push("random-js");
     }
     bots

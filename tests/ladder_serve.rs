@@ -12,7 +12,6 @@ use mancala_arena::serve::store::GameTicket;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// A ladder of kisolo in `dir` with `[ladder]` settings `ladder` (TOML
@@ -69,13 +68,6 @@ fn python_bot(dir: &Path, name: &str, code: &str) -> PathBuf {
     .unwrap();
     std::fs::write(to.join("bot.py"), code).unwrap();
     to
-}
-
-fn has_node() -> bool {
-    Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 /// `arena rate --format json` of the first `n` rows of `csv`: the overall
@@ -274,7 +266,7 @@ fn bots_in_three_languages_are_entered_play_are_rated_replaced_and_a_failing_one
     }
     let (code, out) = server.submit(&bob, &bot_copy(dir, "random-rust", "random-rust", &|t| t));
     assert_eq!(code, 0, "{out}");
-    if has_node() {
+    if common::has_node() {
         let (code, out) = server.submit(&bob, &bot_copy(dir, "random-js", "random-js", &|t| t));
         assert_eq!(code, 0, "{out}");
         expected.push("random-js@1");

@@ -1131,7 +1131,7 @@ mod tests {
         let ends = |text: &str, cell: &dyn Fn(&str) -> Option<usize>| -> Vec<usize> {
             text.lines()
                 .filter(|l| ["囲碁ボット", "élan", "x "].iter().any(|n| l.contains(n)))
-                .filter_map(|l| cell(l))
+                .filter_map(cell)
                 .collect()
         };
         let after_name = |l: &str| {

@@ -30,6 +30,23 @@ pub fn processes_with(word: &str) -> Vec<u32> {
     found
 }
 
+/// Whether `node` runs here: README asks for it (the JavaScript example
+/// bot), and a test that plays that bot leaves it out, saying so, where
+/// it is not installed.
+#[allow(dead_code)]
+pub fn has_node() -> bool {
+    let there = std::process::Command::new("node")
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !there {
+        eprintln!("note: `node` is not installed: the JavaScript example bot is left out");
+    }
+    there
+}
+
 /// The misbehaving test bot (bots/broken/misbehave.py), for the league
 /// files the tests write.
 #[allow(dead_code)]
