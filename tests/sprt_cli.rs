@@ -257,43 +257,24 @@ fn bots_whose_names_hold_a_comma_can_be_named() {
         row(&mut csv, "filo", &group, "third", "old", 0.5);
     }
     let file = write(dir.path(), &csv);
-    let out = ok(&arena(&[
-        "sprt",
-        s(&file),
-        "--elo0",
-        "0",
-        "--elo1",
-        "5",
-        "--bots",
-        "new,fast,old",
-    ]));
+    let sprt = |bots: &str| {
+        arena(&[
+            "sprt",
+            s(&file),
+            "--elo0",
+            "0",
+            "--elo1",
+            "5",
+            "--bots",
+            bots,
+        ])
+    };
+    let out = ok(&sprt("new,fast,old"));
     assert!(out.starts_with("SPRT new,fast vs old:"), "{out}");
-    let out = ok(&arena(&[
-        "sprt",
-        s(&file),
-        "--elo0",
-        "0",
-        "--elo1",
-        "5",
-        "--bots",
-        "old,new,fast",
-    ]));
+    let out = ok(&sprt("old,new,fast"));
     assert!(out.starts_with("SPRT old vs new,fast:"), "{out}");
     // A cut that names no pair is told as the first cut's unknown bot.
-    let bad = arena(&[
-        "sprt",
-        s(&file),
-        "--elo0",
-        "0",
-        "--elo1",
-        "5",
-        "--bots",
-        "new,slow,old",
-    ]);
-    assert!(!bad.status.success());
-    assert!(
-        String::from_utf8_lossy(&bad.stderr).contains("`new`"),
-        "{}",
-        String::from_utf8_lossy(&bad.stderr)
-    );
+    let bad = sprt("new,slow,old");
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success() && err.contains("`new`"), "{err}");
 }
