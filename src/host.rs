@@ -162,9 +162,24 @@ pub fn host_name() -> String {
         .unwrap_or_else(|| "localhost".to_string())
 }
 
+/// The signal [`on_stop_signal`] last saw (0: none yet).
+static STOP_SIGNAL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// The exit code of a process stopped by the signal [`on_stop_signal`]
+/// saw, as a shell reports a process killed by it: 128 plus its number
+/// (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP); 130 when none was
+/// seen.
+pub fn stopped_exit_code() -> u8 {
+    match STOP_SIGNAL.load(std::sync::atomic::Ordering::SeqCst) {
+        s @ 1..=64 => 128 + s as u8,
+        _ => 130,
+    }
+}
+
 /// Watches, on a thread of its own named `name`, for Ctrl-C, SIGTERM and
 /// SIGHUP (a closed terminal or ssh session), and runs `then` when one
-/// comes; gives up, without running it, once `give_up` finishes.
+/// comes (noting which for [`stopped_exit_code`]); gives up, without
+/// running it, once `give_up` finishes.
 pub fn on_stop_signal<G, T>(
     name: &str,
     give_up: G,
@@ -194,12 +209,16 @@ where
                     ) else {
                         return false;
                     };
-                    tokio::select! {
-                        _ = int.recv() => true,
-                        _ = term.recv() => true,
-                        _ = hup.recv() => true,
-                        _ = give_up => false,
+                    let seen = tokio::select! {
+                        _ = int.recv() => libc::SIGINT,
+                        _ = term.recv() => libc::SIGTERM,
+                        _ = hup.recv() => libc::SIGHUP,
+                        _ = give_up => 0,
+                    };
+                    if seen != 0 {
+                        STOP_SIGNAL.store(seen, std::sync::atomic::Ordering::SeqCst);
                     }
+                    seen != 0
                 }
                 #[cfg(not(unix))]
                 {

@@ -832,6 +832,21 @@ fn ctrl_c_stops_cleanly_and_the_same_command_finishes() {
         "{said}"
     );
 
+    // SIGTERM (a batch system's stop): exit 143, as a shell reports it.
+    let mut child = spawn_run(&file, Stdio::piped());
+    wait_for_rows(&mut child, &csv, partial.len() + 5);
+    // SAFETY: plain kill(2) on our own child.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(143),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
     run_ok(&file, &[]);
     let all = rows(&csv);
     assert_eq!(by_id(&all).len(), 12 * 36);

@@ -713,7 +713,7 @@ fn stopped_early(summary: &runner::Summary, how: &How, dir: &std::path::Path) ->
                     dir.display()
                 );
             }
-            Some(ExitCode::from(130))
+            Some(ExitCode::from(crate::host::stopped_exit_code()))
         }
         RunEnd::Stopped(why) => {
             errln!("error: the league stopped: {why}");
