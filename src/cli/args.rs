@@ -67,8 +67,7 @@ pub(crate) fn results_folder(
     }
     if p.is_file() {
         if p.file_name().is_some_and(|n| n == "games.csv") {
-            let up = p.parent().filter(|d| !d.as_os_str().is_empty());
-            return Ok(up.map_or_else(|| std::path::PathBuf::from("."), |d| d.to_path_buf()));
+            return Ok(folder_of(p).to_path_buf());
         }
         anyhow::bail!("{} is a file, not a results folder ({wanted})", p.display());
     }
@@ -323,6 +322,19 @@ pub(crate) fn shell_word(a: &str) -> String {
     }
 }
 
+/// The folder `file` is in: its parent, or `.` for a bare file name.
+pub(super) fn folder_of(file: &std::path::Path) -> &std::path::Path {
+    match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    }
+}
+
+/// The league.json beside `file` (a league's games.csv), if there is one.
+pub(super) fn meta_beside(file: &std::path::Path) -> Option<crate::league::folder::LeagueMeta> {
+    crate::league::folder::read_meta(folder_of(file))
+}
+
 /// A command line of `words`, each quoted as [`shell_word`] quotes it.
 pub(crate) fn shell_line(words: &[String]) -> String {
     words
@@ -339,11 +351,7 @@ pub(super) fn missing_shards(files: &[std::path::PathBuf]) -> Vec<(String, usize
     use std::collections::BTreeMap;
     let mut given: BTreeMap<(String, usize), Vec<usize>> = BTreeMap::new();
     for f in files {
-        let dir = match f.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => std::path::Path::new("."),
-        };
-        let Some(meta) = crate::league::folder::read_meta(dir) else {
+        let Some(meta) = meta_beside(f) else {
             continue;
         };
         let Some((k, n)) = meta.shard.as_deref().and_then(|s| s.split_once('/')) else {

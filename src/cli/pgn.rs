@@ -40,10 +40,7 @@ pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
     let event = args
         .files
         .iter()
-        .find_map(|f| {
-            let dir = f.parent().filter(|d| !d.as_os_str().is_empty());
-            crate::league::folder::read_meta(dir.unwrap_or(std::path::Path::new(".")))
-        })
+        .find_map(|f| super::args::meta_beside(f))
         .map_or_else(|| "mancala-arena".to_string(), |m| m.name);
     // Games go out as they are read; a file is written beside the output
     // and renamed over it only when every game is out.

@@ -92,12 +92,10 @@ fn whole_league(args: &RateArgs) -> Option<PathBuf> {
     if args.variant.is_some() || file.file_name()? != "games.csv" {
         return None;
     }
-    let dir = match file.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let meta = crate::league::folder::read_meta(&dir)?;
-    meta.shard.is_none().then_some(dir)
+    let meta = super::args::meta_beside(file)?;
+    meta.shard
+        .is_none()
+        .then(|| super::args::folder_of(file).to_path_buf())
 }
 
 /// The files to rate, checked: a league folder stands for its
@@ -307,12 +305,8 @@ fn unfinished(files: &[PathBuf], games: usize) -> Option<String> {
     let mut total = 0;
     let mut folders = Vec::new();
     for f in files {
-        let dir = match f.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => std::path::Path::new("."),
-        };
-        total += crate::league::folder::read_meta(dir)?.games;
-        folders.push(dir.display().to_string());
+        total += super::args::meta_beside(f)?.games;
+        folders.push(super::args::folder_of(f).display().to_string());
     }
     (games < total).then(|| {
         format!(

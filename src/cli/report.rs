@@ -90,10 +90,7 @@ fn folders_of(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
     if first.is_none() || paths.iter().any(|p| parent(p) != first) {
         bail!("the shard folders are not in one league folder: say where the report goes with --out DIR");
     }
-    let league = paths[0]
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let league = super::args::folder_of(&paths[0]).to_path_buf();
     Ok((paths.to_vec(), league))
 }
 

@@ -84,9 +84,9 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
         None => Vec::new(),
     };
     // A two-bot league's own order: what its match tested.
-    let folder = file.parent().filter(|p| !p.as_os_str().is_empty());
-    let meta = crate::league::folder::read_meta(folder.unwrap_or(std::path::Path::new(".")));
-    let own = meta.filter(|m| m.bots.len() == 2).map(|m| m.bots);
+    let own = super::args::meta_beside(&file)
+        .filter(|m| m.bots.len() == 2)
+        .map(|m| m.bots);
     let wanted = match cuts.as_slice() {
         [] => own.as_ref().map(|b| (b[0].as_str(), b[1].as_str())),
         [one] => Some(*one),

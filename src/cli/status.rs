@@ -23,8 +23,7 @@ pub struct StatusArgs {
 fn status_folder(p: &std::path::Path) -> anyhow::Result<PathBuf> {
     let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
     if p.is_file() && name == "league.json" {
-        let up = p.parent().filter(|d| !d.as_os_str().is_empty());
-        return Ok(up.map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf));
+        return Ok(super::args::folder_of(p).to_path_buf());
     }
     if p.is_file() && name.ends_with(".toml") {
         anyhow::bail!(
