@@ -10,6 +10,11 @@
 //! says the server could not be reached, not that it refused; `arena
 //! submit` of a path that is not a folder says so; and `arena submit`
 //! waits out a server restarted while it checks the upload it received.
+//! A newcomer's evening: submit hears a wrong token before a large upload,
+//! packs within the ladder's own limits and says them, reads the bot.toml
+//! (line and column) before anything is sent, says where nothing listens
+//! and when a folder is the very one already uploaded; a worker's cache
+//! that is a file is said as such.
 
 use crate::common;
 
@@ -534,4 +539,211 @@ fn a_worker_refuses_a_ladder_without_the_sandbox_unless_told_to_trust_its_bots()
         out.contains("sandbox = \"off\"") && out.contains("--trust-bots"),
         "{out}"
     );
+}
+
+/// `len` bytes that gzip cannot shrink (xorshift), for folders of a size.
+fn noise(len: usize) -> Vec<u8> {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+/// `arena submit --no-wait` of `folder` with `token` to `url`, in `dir`.
+fn submit_ended(dir: &Path, url: &str, token: &str, folder: &Path) -> (Option<i32>, String) {
+    let folder = folder.to_str().unwrap();
+    arena_ended(
+        dir,
+        &[
+            "submit",
+            "--no-wait",
+            "--server",
+            url,
+            "--token",
+            token,
+            folder,
+        ],
+    )
+}
+
+/// A token the server refuses (unknown, or a worker's) on an upload of
+/// some megabytes: the server answers before the body is read, and
+/// submit waits for that answer (`Expect: 100-continue`) rather than
+/// sending on into a closed connection (`Broken pipe`, which said nothing
+/// of the token).
+#[test]
+fn submit_with_a_wrong_token_hears_the_refusal_before_a_large_upload() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "");
+    let worker = server.add("--add-worker", "box");
+    server.start();
+    let bot = python_bot(dir, "random-python", "large", "x");
+    std::fs::write(bot.join("weights.bin"), noise(14 << 20)).unwrap();
+    let (code, out) = submit_ended(dir, &server.url, "0123456789abcdef", &bot);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("refused (401): unknown or revoked token"),
+        "{out}"
+    );
+    let (code, out) = submit_ended(dir, &server.url, &worker, &bot);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("refused (403): this token is not an owner's"),
+        "{out}"
+    );
+}
+
+/// The ladder's own limits on an upload (`upload_mb`, here 1) are asked
+/// of the server and said before anything is sent: a folder that packs
+/// over them is refused by submit, with its size and the limit, instead
+/// of being packed against the usual 16 MiB and uploaded to be refused.
+#[test]
+fn submit_packs_within_the_ladders_own_limits_and_says_them_before_the_upload() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "upload_mb = 1\nunpacked_mb = 8\nupload_files = 50");
+    let alice = server.add_user("alice");
+    server.start();
+    let bot = python_bot(dir, "random-python", "heavy", "x");
+    std::fs::write(bot.join("weights.bin"), noise(2 << 20)).unwrap();
+    let (code, out) = submit_ended(dir, &server.url, &alice, &bot);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains(
+            "this ladder takes uploads of up to 1 MiB packed, 8 MiB unpacked and 50 files"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("over the limit of 1 MiB"), "{out}");
+    assert!(!out.contains("uploaded"), "{out}");
+    // Within them, it says them as it packs.
+    std::fs::remove_file(bot.join("weights.bin")).unwrap();
+    let (code, out) = submit_ended(dir, &server.url, &alice, &bot);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("KiB; this ladder takes uploads of up to 1 MiB packed"),
+        "{out}"
+    );
+    assert!(out.contains("uploaded: heavy version 1"), "{out}");
+}
+
+/// A bot.toml the ladder would refuse is said by submit before anything
+/// is packed or sent (an upload refused by the server counts against the
+/// owner's hourly uploads): the folder, the line and column of a TOML
+/// error, a missing `name`, a name the ladder does not take.
+#[test]
+fn submit_reads_the_bot_toml_first_naming_the_folder_line_and_column() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "");
+    let alice = server.add_user("alice");
+    server.start();
+    let bot = python_bot(dir, "random-python", "typo", "x");
+    for (toml, said) in [
+        (
+            "name = \"typo\"\nlanguage = python\ncommand = [\"python3\", \"bot.py\"]\n",
+            "bot.toml: TOML parse error at line 2, column 12",
+        ),
+        (
+            "language = \"python\"\ncommand = [\"python3\", \"bot.py\"]\n",
+            "bot.toml has no `name`",
+        ),
+        (
+            "name = \"my bot\"\nlanguage = \"python\"\ncommand = [\"python3\", \"bot.py\"]\n",
+            "my bot",
+        ),
+    ] {
+        std::fs::write(bot.join("bot.toml"), toml).unwrap();
+        let (code, out) = submit_ended(dir, &server.url, &alice, &bot);
+        assert_eq!(code, Some(2), "{out}");
+        assert!(out.contains(said), "{out}");
+        assert!(out.contains(&bot.display().to_string()), "{out}");
+        assert!(out.contains("nothing was sent"), "{out}");
+        assert!(!out.contains("packed"), "{out}");
+    }
+    assert_eq!(server.json("/api/bots")["bots"], serde_json::json!([]));
+}
+
+/// An address where nothing listens (a typo in the port, a server that
+/// is down) is said before the folder is packed, with what to check.
+#[test]
+fn submit_to_a_port_where_nothing_listens_says_so_before_packing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let bot = python_bot(dir, "random-python", "rp", "x");
+    let url = format!("http://127.0.0.1:{}", closed_port());
+    let (code, out) = submit_ended(dir, &url, "t", &bot);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains(&url), "{out}");
+    assert!(out.contains("nothing listens there"), "{out}");
+    assert!(!out.contains("packed"), "{out}");
+}
+
+/// The same folder submitted twice: the second upload is said to be
+/// the very one of the version before (nothing changed), and made all
+/// the same.
+#[test]
+fn submit_of_the_same_folder_twice_says_nothing_changed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "");
+    let alice = server.add_user("alice");
+    server.start();
+    let bot = python_bot(dir, "random-python", "twice", "x");
+    let (code, out) = submit_ended(dir, &server.url, &alice, &bot);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(!out.contains("nothing changed"), "{out}");
+    let (code, out) = submit_ended(dir, &server.url, &alice, &bot);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("this folder is the very one of twice version 1"),
+        "{out}"
+    );
+    assert!(out.contains("uploaded: twice version 2"), "{out}");
+}
+
+/// A `--cache` that is a file is said as such, not as `File exists`.
+#[test]
+fn a_worker_whose_cache_is_a_file_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let cache = dir.join("cache");
+    std::fs::write(&cache, "").unwrap();
+    let url = format!("http://127.0.0.1:{}", closed_port());
+    let (code, out) = worker_ended(dir, &url, "t", &cache);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains(&format!("{} is a file, not a folder", cache.display())),
+        "{out}"
+    );
+}
+
+/// A server that takes the connection and never answers (stuck, or not
+/// a ladder): submit gives up on its `/health` before packing anything,
+/// saying so and naming the address, instead of packing, uploading and
+/// waiting out the upload's two minutes.
+#[test]
+fn submit_to_a_server_that_never_answers_says_so_before_packing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mute = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", mute.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        while let Ok((s, _)) = mute.accept() {
+            held.push(s);
+        }
+    });
+    let bot = python_bot(dir, "random-python", "rp", "x");
+    let (code, out) = submit_ended(dir, &url, "t", &bot);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains(&format!("asking {url}")), "{out}");
+    assert!(out.contains("no answer in time"), "{out}");
+    assert!(!out.contains("packed"), "{out}");
 }

@@ -102,20 +102,23 @@ fn test_query(args: &SubmitArgs) -> Vec<(&'static str, String)> {
 pub fn run(args: SubmitArgs) -> anyhow::Result<ExitCode> {
     let server = crate::client::server_url(&args.server)?;
     check_folder(&args.folder)?;
-    let limits = crate::wire::archive::Limits::default();
-    let bytes = crate::wire::archive::pack(&args.folder, &limits)
-        .with_context(|| format!("packing {}", args.folder.display()))?;
-    outln!(
-        "packed {} ({} KiB)",
-        args.folder.display(),
-        bytes.len().div_ceil(1024)
-    );
+    let name = bot_name(&args.folder)?;
     let ladder = Ladder::new(&server, &args.token);
+    let bytes = pack(&ladder, &args.folder)?;
+    same_as_before(&ladder, &name, &bytes);
     // The live feed first, so that no step of the new version is missed.
     let steps = (!args.no_wait).then(|| ladder.listen());
-    let answer = ladder.upload_with(&test_query(&args), &bytes, &mut |why, secs| {
-        outln!("the server is busy ({why}): trying again in {secs} s");
-    })?;
+    let answer = ladder
+        .upload_with(&test_query(&args), &bytes, &mut |why, secs| {
+            outln!("the server is busy ({why}): trying again in {secs} s");
+        })
+        .map_err(|e| {
+            anyhow::Error::new(e).context(format!(
+                "the upload of {} may or may not have arrived: see {server}/bots/{} before you upload it again",
+                args.folder.display(),
+                name,
+            ))
+        })?;
     if answer.status != 202 {
         errln!("refused ({}): {}", answer.status, answer.error());
         return Ok(ExitCode::from(1));
@@ -136,6 +139,81 @@ pub fn run(args: SubmitArgs) -> anyhow::Result<ExitCode> {
     }
     let wait = Duration::from_secs(args.test_wait_seconds);
     follow_test(&ladder, (&bot, number), wait)
+}
+
+/// The bot's name, as its bot.toml says it, read as the ladder reads an
+/// upload (`serve::intake::bot_name_of`): a bot.toml the ladder would
+/// refuse is said now, naming the folder (and a TOML error's line and
+/// column), before anything is sent or counted against the hourly
+/// uploads.
+fn bot_name(folder: &Path) -> anyhow::Result<String> {
+    if !folder.join(crate::bot::manifest::MANIFEST).is_file() {
+        bail!(
+            "{}: no bot.toml in this folder; a bot's folder has its manifest at the top (see bots/random-python)",
+            folder.display()
+        );
+    }
+    match crate::serve::intake::bot_name_of(folder) {
+        Ok(name) => Ok(name),
+        Err(why) => bail!(
+            "{}: {why}\n(nothing was sent: fix it and submit again)",
+            folder.display()
+        ),
+    }
+}
+
+/// Packs `folder` within the ladder's own limits on an upload (asked of
+/// the server first: `/health`'s `uploads`; the usual ones from a server
+/// that does not say), so that a folder over them is said before a long
+/// upload, with its size and the limit.
+fn pack(ladder: &Ladder, folder: &Path) -> anyhow::Result<Vec<u8>> {
+    let health = ladder.health()?;
+    let (limits, whose) = match crate::client::submit::limits_of(&health) {
+        Some(l) => (l, "this ladder takes"),
+        None => (
+            crate::wire::archive::Limits::default(),
+            "a ladder takes by default",
+        ),
+    };
+    let mib = |b: u64| b >> 20;
+    let said = format!(
+        "{whose} uploads of up to {} MiB packed, {} MiB unpacked and {} files",
+        mib(limits.compressed_bytes),
+        mib(limits.unpacked_bytes),
+        limits.files
+    );
+    let bytes = crate::wire::archive::pack(folder, &limits)
+        .with_context(|| format!("packing {} ({said})", folder.display()))?;
+    outln!(
+        "packed {} ({} KiB; {said})",
+        folder.display(),
+        bytes.len().div_ceil(1024)
+    );
+    Ok(bytes)
+}
+
+/// Says so when `bytes` are those of a version of `bot` still in the
+/// ladder (the same folder packs to the same bytes): the upload makes a
+/// new version all the same, and a test between two equal versions.
+/// Asking is a courtesy: a server that cannot say is not a reason to stop.
+fn same_as_before(ladder: &Ladder, bot: &str, bytes: &[u8]) {
+    let Ok(Some(doc)) = ladder.bot(bot) else {
+        return;
+    };
+    let sha = crate::wire::hex_sha256(bytes);
+    let same = doc["versions"].as_array().and_then(|vs| {
+        vs.iter().rev().find(|v| {
+            v["sha256"].as_str() == Some(sha.as_str())
+                && !matches!(v["status"].as_str(), Some("refused" | "retired"))
+        })
+    });
+    if let Some(v) = same {
+        outln!(
+            "note: this folder is the very one of {bot} version {} ({}): nothing changed since; it is uploaded all the same, as a new version",
+            v["version"],
+            v["status"].as_str().unwrap_or_default()
+        );
+    }
 }
 
 /// The bot's folder must be one: a path that is not there, or a file,

@@ -18,7 +18,7 @@ pub fn error_of(body: &[u8]) -> String {
 
 /// A `--server` that is not a ladder's address.
 #[derive(Debug, thiserror::Error)]
-#[error("--server {given}: {why}; give http://HOST:PORT (this arena speaks plain HTTP; for HTTPS, see docs/ladder.md)")]
+#[error("--server {given}: {why}; give http://HOST:PORT, as the organiser's `arena serve` prints it (`listening on http://...`; this arena speaks plain HTTP: for HTTPS, see docs/ladder.md, \"Operations\")")]
 pub struct BadServer {
     pub given: String,
     pub why: String,
@@ -37,6 +37,9 @@ pub fn server_url(given: &str) -> Result<String, BadServer> {
         let why = match given_trimmed.split_once("://") {
             Some(("https", _)) => "HTTPS is not spoken here".to_string(),
             Some((scheme, _)) => format!("`{scheme}://` is not a scheme this arena speaks"),
+            None if given_trimmed.starts_with(['/', '.', '~']) => {
+                "a path, not an address: the ladder is reached over HTTP".to_string()
+            }
             None => format!(
                 "no scheme (did you mean http://{}?)",
                 given_trimmed.trim_end_matches('/')
@@ -67,6 +70,14 @@ pub fn server_url(given: &str) -> Result<String, BadServer> {
     if uri.query().is_some() {
         return Err(bad("a query has no place in the ladder's address".into()));
     }
+    // Every request names its own path (`/api/bots`, ...): one in the
+    // address would be asked for in front of them, and answered 404.
+    if !matches!(uri.path(), "" | "/") {
+        return Err(bad(format!(
+            "a path (`{}`) has no place in the ladder's address",
+            uri.path()
+        )));
+    }
     Ok(server.to_string())
 }
 
@@ -93,6 +104,16 @@ mod tests {
             ("http://:8080", "no host"),
             ("http://ladder:80x", "`80x` is not a port"),
             ("http://ladder:99999", "`99999` is not a port"),
+            (
+                "http://ladder:8080/api",
+                "a path (`/api`) has no place in the ladder's address",
+            ),
+            (
+                "http://ladder:8080/bots/x/",
+                "a path (`/bots/x`) has no place",
+            ),
+            ("/srv/ladder", "a path, not an address"),
+            ("./ladder.toml", "a path, not an address"),
         ] {
             let e = server_url(given).unwrap_err();
             assert!(e.why.starts_with(why), "{given}: {e}");

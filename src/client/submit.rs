@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 #[derive(Debug, thiserror::Error)]
 pub enum SubmitError {
     /// The server could not be reached, or the connection broke.
-    #[error("{what} {server}: {source}")]
+    #[error("{what} {server}: {source}{}", unreachable_hint(source))]
     Unreachable {
         what: &'static str,
         server: String,
@@ -30,6 +30,55 @@ pub enum SubmitError {
     /// The server answered, but not with what was asked.
     #[error("{server}: {message}")]
     Answer { server: String, message: String },
+}
+
+/// What to do about a server that could not be reached, after its error:
+/// nothing listening (a typo in the port, a server that is down), a host
+/// that does not resolve, a connection cut while the upload was sent, a
+/// server that did not answer in time.
+fn unreachable_hint(e: &ureq::Error) -> &'static str {
+    use std::io::ErrorKind;
+    match e {
+        ureq::Error::Io(io) if io.kind() == ErrorKind::ConnectionRefused => {
+            " (nothing listens there: is the ladder running, and is this its address and port? The organiser's `arena serve` prints it: `listening on http://...`)"
+        }
+        ureq::Error::ConnectionFailed => {
+            " (is the ladder running, and is this its address and port?)"
+        }
+        ureq::Error::HostNotFound => " (no such host: check the address)",
+        ureq::Error::Io(io)
+            if matches!(
+                io.kind(),
+                ErrorKind::BrokenPipe | ErrorKind::ConnectionReset | ErrorKind::UnexpectedEof
+            ) =>
+        {
+            " (the server closed the connection: it stopped, or a proxy in front of it cut the request)"
+        }
+        ureq::Error::Timeout(_) => " (no answer in time: the server is busy or stuck)",
+        _ => "",
+    }
+}
+
+/// How long [`Ladder::upload`] waits for the server's go-ahead (`100
+/// Continue`) before it sends the body all the same: `arena serve`
+/// answers at once, with the go-ahead or a refusal (a token, a limit, the
+/// hourly count, a full queue) that is then heard rather than cut short.
+const AWAIT_GO_AHEAD: Duration = Duration::from_secs(10);
+
+/// How long [`Ladder::health`] waits for `/health`'s answer.
+const QUICK_ANSWER: Duration = Duration::from_secs(30);
+
+/// The limits of an upload, as `/health` gives a ladder's (`uploads`:
+/// `upload_mb`, `unpacked_mb`, `upload_files`); `None` from a server that
+/// does not say them (an older one).
+pub fn limits_of(health: &serde_json::Value) -> Option<crate::wire::archive::Limits> {
+    let u = &health["uploads"];
+    Some(crate::wire::archive::Limits {
+        compressed_bytes: u["upload_mb"].as_u64()?.checked_mul(1 << 20)?,
+        unpacked_bytes: u["unpacked_mb"].as_u64()?.checked_mul(1 << 20)?,
+        files: usize::try_from(u["upload_files"].as_u64()?).ok()?,
+        ..crate::wire::archive::Limits::default()
+    })
 }
 
 impl SubmitError {
@@ -90,6 +139,9 @@ pub fn patiently<T>(
 /// A ladder's address and an owner's token.
 pub struct Ladder {
     agent: ureq::Agent,
+    /// For `/health`, which a ladder answers at once: a server that
+    /// takes the connection and says nothing is given up on sooner.
+    quick: ureq::Agent,
     server: String,
     token: String,
 }
@@ -116,6 +168,12 @@ impl Ladder {
             agent: ureq::Agent::config_builder()
                 .http_status_as_error(false)
                 .timeout_global(Some(Duration::from_secs(120)))
+                .timeout_await_100(Some(AWAIT_GO_AHEAD))
+                .build()
+                .into(),
+            quick: ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .timeout_global(Some(QUICK_ANSWER))
                 .build()
                 .into(),
             server: server.trim_end_matches('/').to_string(),
@@ -157,6 +215,10 @@ impl Ladder {
             }
             let mut resp = req
                 .header("Authorization", format!("Bearer {}", self.token))
+                // A refusal before the body (a token, the size, the
+                // hourly count, a full queue) is then an answer, not a
+                // connection cut in the middle of the body.
+                .header("Expect", "100-continue")
                 .content_type("application/gzip")
                 .send(bytes)
                 .map_err(|e| SubmitError::Unreachable {
@@ -223,13 +285,23 @@ impl Ladder {
     /// [`SubmitError::Unavailable`] for 502, 503 and 504; `what` says what
     /// was asked when the server cannot be reached.
     fn get(&self, path: &str, what: &'static str, prefix: &str) -> Result<String, SubmitError> {
+        self.get_on(&self.agent, path, what, prefix)
+    }
+
+    /// [`Ladder::get`] through `agent`.
+    fn get_on(
+        &self,
+        agent: &ureq::Agent,
+        path: &str,
+        what: &'static str,
+        prefix: &str,
+    ) -> Result<String, SubmitError> {
         let unreachable = |e: ureq::Error| SubmitError::Unreachable {
             what,
             server: self.server.clone(),
             source: Box::new(e),
         };
-        let mut resp = self
-            .agent
+        let mut resp = agent
             .get(format!("{}{path}", self.server))
             .call()
             .map_err(unreachable)?;
@@ -264,6 +336,53 @@ impl Ladder {
             server: self.server.clone(),
             message: format!("{path} is not JSON: {e}"),
         })
+    }
+
+    /// What the server at this address is, asked before anything is
+    /// packed: `/health`'s answer, which an arena ladder gives as JSON with
+    /// its `status`; anything else is said to be no ladder.
+    pub fn health(&self) -> Result<serde_json::Value, SubmitError> {
+        let not_a_ladder = |why: String| {
+            SubmitError::Answer {
+            server: self.server.clone(),
+            message: format!(
+                "does not answer as an arena ladder ({why}); check --server: it is the address the organiser's `arena serve` prints"
+            ),
+        }
+        };
+        let body = match self.get_on(&self.quick, "/health", "asking", "GET /health: ") {
+            Err(SubmitError::Answer { message, .. }) => return Err(not_a_ladder(message)),
+            other => other?,
+        };
+        match serde_json::from_str::<serde_json::Value>(&body) {
+            Ok(v) if v["status"].is_string() => Ok(v),
+            _ => Err(not_a_ladder("GET /health is not its answer".into())),
+        }
+    }
+
+    /// The bot `bot` as `/api/bots/BOT` gives it; `None` when the ladder
+    /// has no such bot.
+    pub fn bot(&self, bot: &str) -> Result<Option<serde_json::Value>, SubmitError> {
+        let path = format!("/api/bots/{bot}");
+        let mut resp = self
+            .agent
+            .get(format!("{}{path}", self.server))
+            .call()
+            .map_err(|e| SubmitError::Unreachable {
+                what: "asking about the bot at",
+                server: self.server.clone(),
+                source: Box::new(e),
+            })?;
+        let status = resp.status().as_u16();
+        let body = resp.body_mut().read_to_string().unwrap_or_default();
+        match status {
+            200 => Ok(serde_json::from_str(&body).ok()),
+            404 => Ok(None),
+            _ => Err(SubmitError::Answer {
+                server: self.server.clone(),
+                message: format!("{path}: {}", error_of(body.as_bytes())),
+            }),
+        }
     }
 
     /// The test of version `number` of `bot` (`/api/tests?bot=BOT`), if

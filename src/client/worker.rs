@@ -71,6 +71,24 @@ fn json<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, W
     })
 }
 
+/// Makes the folder `path` of the cache `cache`, as `create_dir_all`
+/// does; a file in its place (or in place of a folder above it) is said
+/// as such, rather than as the system's `File exists`.
+fn make_folder(cache: &Path, path: &Path) -> Result<(), WorkerError> {
+    std::fs::create_dir_all(path).map_err(|e| {
+        let file = path
+            .ancestors()
+            .find(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_dir()));
+        match file {
+            Some(file) => WorkerError::NotAFolder {
+                cache: cache.to_path_buf(),
+                path: file.to_path_buf(),
+            },
+            None => io(path.display().to_string())(e),
+        }
+    })
+}
+
 /// Runs the worker until `stop` is raised (Ctrl-C, SIGTERM, SIGHUP); each line
 /// of what it does goes to `say`: what happens once (registered, a bot
 /// fetched, a game refused or spooled), and every few seconds a summary
@@ -81,15 +99,11 @@ pub fn run(
     say: &(dyn Fn(&str) + Sync),
 ) -> Result<(), WorkerError> {
     let client = Client::new(&opts.server, &opts.token);
-    std::fs::create_dir_all(&opts.cache).map_err(io(opts.cache.display().to_string()))?;
+    make_folder(&opts.cache, &opts.cache)?;
     // Held until the worker ends: one worker per cache.
     let _lock = cache::lock(&opts.cache)?;
     for d in ["bundles", "spool", "results"] {
-        std::fs::create_dir_all(opts.cache.join(d)).map_err(io(opts
-            .cache
-            .join(d)
-            .display()
-            .to_string()))?;
+        make_folder(&opts.cache, &opts.cache.join(d))?;
     }
     let spool = opts.cache.join("spool");
     cache::check_writable(&spool)?;

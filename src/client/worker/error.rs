@@ -21,6 +21,8 @@ pub enum WorkerError {
     },
     #[error("{lost} game(s) lost, neither uploaded nor spooled: the spool cannot be written ({why}); their leases expire and the server plays them again. Make the spool writable, then start the worker again")]
     SpoolFailed { lost: u64, why: String },
+    #[error("--cache {cache}: {path} is a file, not a folder; give the worker a folder for its cache (it is made when missing), or move the file away")]
+    NotAFolder { cache: PathBuf, path: PathBuf },
     #[error("{what}: {source}")]
     Io {
         what: String,

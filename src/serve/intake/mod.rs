@@ -274,30 +274,38 @@ fn unpack(bytes: impl std::io::Read, dir: &Path, limits: &Limits) -> Result<Stri
         };
         Refusal::new(status, e.to_string())
     })?;
-    archive::check_manifest(dir)
-        .map_err(|e| Refusal::new(StatusCode::BAD_REQUEST, e.to_string()))?;
+    bot_name_of(dir).map_err(|why| {
+        Refusal::new(
+            StatusCode::BAD_REQUEST,
+            why.replace(&dir.display().to_string(), "."),
+        )
+    })
+}
+
+/// The ladder name of the bot in folder `dir`, as its bot.toml says it,
+/// or why the ladder refuses that bot.toml (each message starting with
+/// `bot.toml`, and naming the line and column of a TOML error; the caller
+/// says which folder): it must read, name no file
+/// outside its folder, and say a `name` that is a ladder's
+/// ([`name_problem`]). The server reads each upload with it, and `arena
+/// submit` the folder before it packs it.
+pub fn bot_name_of(dir: &Path) -> Result<String, String> {
+    archive::check_manifest(dir).map_err(|e| e.to_string())?;
     // A league's bot may go by its folder's name; an upload's folder is
     // the server's own, so its bot.toml must say the name.
-    let named = std::fs::read_to_string(dir.join(crate::bot::manifest::MANIFEST))
+    let manifest = dir.join(crate::bot::manifest::MANIFEST);
+    let named = std::fs::read_to_string(&manifest)
         .ok()
         .and_then(|text| text.parse::<toml::Table>().ok())
         .is_none_or(|t| t.contains_key("name"));
     if !named {
-        return Err(Refusal::new(
-            StatusCode::BAD_REQUEST,
-            "bot.toml has no `name`: a ladder knows a bot by it, and the folder's name is not uploaded; add `name = \"...\"` (each upload of that name is its next version)".to_string(),
-        ));
+        return Err("bot.toml has no `name`: a ladder knows a bot by it, and the folder's name is not uploaded; add `name = \"...\"` (each upload of that name is its next version)".to_string());
     }
-    let m = Manifest::load(dir).map_err(|e| {
-        Refusal::new(
-            StatusCode::BAD_REQUEST,
-            e.to_string().replace(&dir.display().to_string(), "."),
-        )
-    })?;
-    if let Some(why) = name_problem(&m.name) {
-        return Err(Refusal::new(StatusCode::BAD_REQUEST, why));
+    let m = Manifest::load(dir).map_err(|e| e.to_string())?;
+    match name_problem(&m.name) {
+        Some(why) => Err(why),
+        None => Ok(m.name),
     }
-    Ok(m.name)
 }
 
 /// Checks that `owner` may add a version of bot `name`, makes it, and

@@ -29,6 +29,18 @@ struct Health {
     in_flight_server: u64,
     in_flight_workers: u64,
     status: &'static str,
+    /// The ladder's limits on an owner's upload, so that `arena submit`
+    /// packs against them and says so before sending anything.
+    uploads: UploadLimits,
+}
+
+/// `/health`'s `uploads`: the ladder's `upload_mb`, `unpacked_mb` and
+/// `upload_files`.
+#[derive(serde::Serialize)]
+struct UploadLimits {
+    upload_mb: u64,
+    unpacked_mb: u64,
+    upload_files: usize,
 }
 
 async fn health(State(l): Shared) -> Json<Health> {
@@ -40,6 +52,11 @@ async fn health(State(l): Shared) -> Json<Health> {
         in_flight_server: server,
         in_flight_workers: workers,
         status: "ok",
+        uploads: UploadLimits {
+            upload_mb: l.settings.upload_mb,
+            unpacked_mb: l.settings.unpacked_mb,
+            upload_files: l.settings.upload_files,
+        },
     })
 }
 
