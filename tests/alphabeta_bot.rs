@@ -99,3 +99,62 @@ fn the_paranoid_search_plays_three_player_tricala_to_its_end() {
         assert_eq!(r.offender, None, "{r:?}");
     }
 }
+
+/// The bot given tables with a damaged layer plays its games to their
+/// end by the rules, and names the file once, not at every decision.
+#[test]
+fn a_damaged_table_is_named_once_and_the_bot_plays_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("tables");
+    let t = tables.to_str().unwrap();
+    let o = arena(
+        dir.path(),
+        &["tables", "build", "diffusion", "--seeds", "8", "--out", t],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    for layer in ["n05", "n06", "n07", "n08"] {
+        let path = tables.join("diffusion").join(format!("{layer}.tbl"));
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[200] ^= 0x10;
+        std::fs::write(&path, bytes).unwrap();
+    }
+    let bot = format!("{ALPHABETA} --millis 20 --search alphabeta --tables {t}");
+    let o = arena(
+        dir.path(),
+        &[
+            "match",
+            &bot,
+            RANDOM,
+            "--variants",
+            "diffusion",
+            "--games",
+            "2",
+            "-j",
+            "1",
+            "--quiet",
+            "--no-report",
+            "-o",
+            "out",
+        ],
+    );
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    let rows = csvio::read_rows(&dir.path().join("out/games.csv")).unwrap();
+    assert_eq!(rows.len(), 2, "{out}");
+    for r in &rows {
+        assert_eq!(r.offender, None, "{r:?}");
+        assert!(
+            !["illegal", "timeout", "stall", "crash", "bad_json", "protocol", "memory"]
+                .iter()
+                .any(|w| r.reason.contains(w)),
+            "{r:?}"
+        );
+    }
+    let log = std::fs::read_to_string(dir.path().join("out/logs/alphabeta-rust-w0.log")).unwrap();
+    let told = log.lines().filter(|l| l.starts_with("tables: ")).count();
+    assert!((1..=2).contains(&told), "{told} lines of:\n{log}");
+    assert!(
+        log.contains("not a usable table file: checksum mismatch"),
+        "{log}"
+    );
+}

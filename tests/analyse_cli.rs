@@ -268,3 +268,239 @@ fn bad_input_is_named() {
     std::fs::write(&bad, "not json\n").expect("written");
     assert!(err(&["analyse", bad.to_str().expect("utf-8")]).contains("not a game record"));
 }
+
+/// Arena's exit code and stderr.
+fn failure(args: &[&str]) -> String {
+    let o = arena(args);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A built layer damaged in each way a user meets (cut short, a byte
+/// flipped, emptied, a folder or a device in its place, another game's
+/// file): the build stops naming the file and what is wrong, keeps it and
+/// the other layers as they are, and builds again once it is deleted.
+#[test]
+fn tables_build_names_a_damaged_layer_and_loses_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().to_str().expect("utf-8 path");
+    let build = ["tables", "build", "diffusion", "--seeds", "4", "--out", out];
+    stdout_of(&arena(&build));
+    stdout_of(&arena(&[
+        "tables",
+        "build",
+        "hackaback",
+        "--seeds",
+        "2",
+        "--out",
+        out,
+    ]));
+    let n03 = dir.path().join("diffusion").join("n03.tbl");
+    let good = std::fs::read(&n03).expect("n03");
+    let n04 = std::fs::read(dir.path().join("diffusion").join("n04.tbl")).expect("n04");
+    let mut flipped = good.clone();
+    flipped[100] ^= 0x10;
+    let other = std::fs::read(dir.path().join("hackaback").join("w1-b01.tbl")).expect("w1-b01");
+    let cases: [(&str, Option<Vec<u8>>, &str); 5] = [
+        (
+            "cut",
+            Some(good[..100].to_vec()),
+            "100 bytes long, expected 1520",
+        ),
+        ("flipped", Some(flipped), "checksum mismatch"),
+        (
+            "empty",
+            Some(Vec::new()),
+            "0 bytes: shorter than the 64-byte header",
+        ),
+        ("folder", None, "a folder, not a table file"),
+        ("other game", Some(other), "says `hackaback` layer `w1-b01`"),
+    ];
+    for (what, bytes, why) in cases {
+        match &bytes {
+            Some(b) => std::fs::write(&n03, b).expect("damaged"),
+            None => {
+                std::fs::remove_file(&n03).expect("removed");
+                std::fs::create_dir(&n03).expect("a folder in its place");
+            }
+        }
+        let err = failure(&build);
+        assert!(
+            err.contains(&format!("{}: not a usable table file", n03.display())),
+            "{what}: {err}"
+        );
+        assert!(err.contains(why), "{what}: {err}");
+        assert!(
+            err.contains("delete that file and run the build again"),
+            "{what}: {err}"
+        );
+        match &bytes {
+            Some(b) => assert_eq!(&std::fs::read(&n03).expect("kept"), b, "{what}"),
+            None => std::fs::remove_dir(&n03).expect("the folder kept"),
+        }
+        std::fs::remove_file(&n03).ok();
+        let again = stdout_of(&arena(&build));
+        assert!(
+            again.contains("3 layers (1 built now, 2 read back)"),
+            "{what}: {again}"
+        );
+        assert_eq!(std::fs::read(&n03).expect("rebuilt"), good, "{what}");
+    }
+    std::fs::remove_file(&n03).expect("removed");
+    std::os::unix::fs::symlink("/dev/zero", &n03).expect("a symlink to a device");
+    assert!(failure(&build).contains("a special file, not a table file"));
+    assert_eq!(
+        std::fs::read(dir.path().join("diffusion").join("n04.tbl")).expect("n04"),
+        n04
+    );
+}
+
+/// Tables too small for any layer, and threads by the hundred thousand:
+/// refused with the flag named, never a silent empty build or an abort.
+#[test]
+fn tables_build_refuses_sizes_that_hold_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().to_str().expect("utf-8 path");
+    let b = |extra: &[&str]| {
+        let mut args = vec!["tables", "build", "diffusion", "--out", out];
+        args.extend_from_slice(extra);
+        failure(&args)
+    };
+    let e = b(&["--seeds", "0"]);
+    assert!(
+        e.contains("--seeds 0: no diffusion table holds 0 seeds or fewer"),
+        "{e}"
+    );
+    assert!(e.contains("(--seeds 2)"), "{e}");
+    assert!(b(&["--seeds", "1"]).contains("--seeds 1: no diffusion table"));
+    let e = b(&["--max-size", "0"]);
+    assert!(
+        e.contains("--max-size 0: no diffusion table fits in 0 bytes"),
+        "{e}"
+    );
+    let e = b(&["--seeds", "2", "--threads", "100000"]);
+    assert!(e.contains("--threads 100000: at most 1024"), "{e}");
+    // Many threads for a small layer: one a chunk, and it builds.
+    let built = stdout_of(&arena(&[
+        "tables",
+        "build",
+        "diffusion",
+        "--seeds",
+        "3",
+        "--threads",
+        "1000",
+        "--out",
+        out,
+    ]));
+    assert!(built.contains("2 layers (2 built now"), "{built}");
+}
+
+/// A record of `game` written by `arena play` with the given players (the
+/// built-in random ones).
+fn record_of(dir: &std::path::Path, players: &[&str], game: &str) -> String {
+    let path = dir.join(format!("{game}.jsonl"));
+    let p = path.to_str().expect("utf-8 path");
+    let players_n = players.len().to_string();
+    let mut args = vec![
+        "play",
+        "--game",
+        game,
+        "--players",
+        &players_n,
+        "--seed",
+        "3",
+        "--record",
+        p,
+        "--",
+    ];
+    args.extend_from_slice(players);
+    stdout_of(&arena(&args));
+    p.to_string()
+}
+
+/// `arena analyse` with tables that are not there for the game (the
+/// game's own folder given, another game's tables), a depth past the
+/// search's, output to a full disk, a 3-player game with tables: each
+/// named, never a silent analysis without them.
+#[test]
+fn analyse_names_tables_that_are_not_the_game_s_and_a_failed_write() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("t");
+    let out_s = out.to_str().expect("utf-8 path");
+    stdout_of(&arena(&[
+        "tables",
+        "build",
+        "diffusion",
+        "--seeds",
+        "3",
+        "--out",
+        out_s,
+    ]));
+    let rec = record_of(dir.path(), &["random", "random"], "diffusion");
+    let inner = out.join("diffusion");
+    let e = failure(&[
+        "analyse",
+        &rec,
+        "--depth",
+        "1",
+        "--tables",
+        inner.to_str().expect("utf-8"),
+    ]);
+    assert!(e.contains("no diffusion tables there"), "{e}");
+    assert!(
+        e.contains(&format!(
+            "give the folder above it, `arena tables build --out`'s (`{out_s}`)"
+        )),
+        "{e}"
+    );
+    let hack = dir.path().join("h");
+    std::fs::create_dir_all(hack.join("hackaback")).expect("another game's tables");
+    let e = failure(&[
+        "analyse",
+        &rec,
+        "--depth",
+        "1",
+        "--tables",
+        hack.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        e.contains(&format!(
+            "expected the folder {}",
+            hack.join("diffusion").display()
+        )),
+        "{e}"
+    );
+    let e = failure(&["analyse", &rec, "--depth", "65"]);
+    assert!(e.contains("--depth 65: the search goes at most 64"), "{e}");
+    stdout_of(&arena(&[
+        "analyse", &rec, "--depth", "1", "--tables", out_s,
+    ]));
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let o = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["analyse", &rec, "--depth", "1"])
+        .stdout(full)
+        .output()
+        .expect("runs");
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("writing the analysis to the standard output: No space left"),
+        "{e}"
+    );
+    // Three players: the tables are the 2-player game's, so nothing is
+    // exact but the end (`end`, not `tables`).
+    let rec3 = record_of(dir.path(), &["random", "random", "random"], "tricala");
+    let json = stdout_of(&arena(&[
+        "analyse", &rec3, "--depth", "1", "--json", "--tables", out_s,
+    ]));
+    assert!(!json.contains("\"source\":\"tables\""), "{json}");
+    assert!(json.contains("\"source\":\"end\""), "{json}");
+}

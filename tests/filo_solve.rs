@@ -76,3 +76,13 @@ fn retrograde_and_proof_search_agree_on_small_endgames() {
         }
     }
 }
+
+/// A time limit too large to add to the clock (`filo-solve --seconds
+/// 18446744073709551615`) is no limit, not a panic.
+#[test]
+fn an_endless_time_limit_is_no_limit() {
+    let root = filo_solve::after_single_entries().unwrap();
+    let p = filo_solve::prove(&root, BLACK, 2, Some(std::time::Duration::MAX));
+    assert_eq!(p.plies, None);
+    assert_eq!(p.bound, 2);
+}

@@ -509,7 +509,7 @@ pub fn prove(root: &Filo, winner: Seat, max_plies: u32, time_limit: Option<Durat
         table: HashMap::new(),
         max_table: 50_000_000,
         nodes: 0,
-        deadline: time_limit.map(|t| t0 + t),
+        deadline: time_limit.and_then(|t| t0.checked_add(t)),
         out_of_time: false,
     };
     let mut bound = 0;

@@ -188,6 +188,11 @@ pub fn analyse(
         Variant::Kisolo => judge_all(Kisolo::new(settings)?, moves, params, &NoOracle, END),
         Variant::Tricala => {
             let g = Tricala::new(settings)?;
+            if settings.players != 2 {
+                // The tables are the 2-player game's: nothing exact here
+                // but the game's end.
+                return judge_all(g, moves, params, &NoOracle, END);
+            }
             with_tables::<TricalaTable>(g, moves, params)
         }
     }
@@ -355,7 +360,7 @@ fn judge<G: Evaluate>(
                 .collect();
             (vs, exact_source)
         } else {
-            let deadline = params.time.map(|t| Instant::now() + t);
+            let deadline = params.time.and_then(|t| Instant::now().checked_add(t));
             let depth = params.depth.unwrap_or(if params.time.is_some() {
                 64
             } else {

@@ -136,6 +136,9 @@ struct Bot {
     /// (`mcts::Kept<G>` of the game's type).
     kept: Option<Box<dyn Any>>,
     fixed: Option<u64>,
+    /// A damaged table file was named on stderr already (once is enough:
+    /// the bot plays on without that layer).
+    told: bool,
     decisions: u64,
     depths: u64,
     nodes: u64,
@@ -155,10 +158,15 @@ const FILO_MAX_STATES: usize = 6_000_000;
 const SOLVE_MIN_BUDGET: Duration = Duration::from_millis(200);
 
 impl Bot {
-    /// A damaged table file met, on stderr (the bot plays on without it).
-    fn tell_table_errors(&self) {
+    /// A damaged table file met, on stderr once (the bot plays on
+    /// without it).
+    fn tell_table_errors(&mut self) {
+        if self.told {
+            return;
+        }
         if let Some(e) = self.exact.error() {
-            eprintln!("tables: {e}");
+            eprintln!("tables: {e}; playing on without that layer");
+            self.told = true;
         }
     }
 }
@@ -247,6 +255,13 @@ fn main() -> std::process::ExitCode {
                     eprintln!("alphabeta-bot: --tables {}: not a folder", dir.display());
                     return std::process::ExitCode::from(2);
                 }
+                let tabled = mancala_arena::tables::TABLED;
+                if !tabled.iter().any(|g| dir.join(g.name()).is_dir()) {
+                    eprintln!(
+                        "alphabeta-bot: --tables {}: no diffusion/, hackaback/ or tricala/ folder in it (give the folder `arena tables build --out` wrote into): playing without tables",
+                        dir.display()
+                    );
+                }
             }
             let mut bot = Bot {
                 searcher: Searcher::new(args.tt_mb),
@@ -256,6 +271,7 @@ fn main() -> std::process::ExitCode {
                 rng: driver::rng(),
                 kept: None,
                 fixed: args.timing.iterations,
+                told: false,
                 decisions: 0,
                 depths: 0,
                 nodes: 0,

@@ -3,6 +3,7 @@
 //! found, the value of the one played, blunders marked; as a table, or
 //! as JSON lines with `--json`.
 
+use crate::ai::alphabeta::MAX_DEPTH;
 use crate::analyse::{analyse, mark_applied, Params, Verdict};
 use crate::league::folder::{write_atomically, Layout};
 use crate::referee::record;
@@ -64,6 +65,9 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     if args.depth == Some(0) {
         bail!("--depth 0: search at least one decision deep");
     }
+    if let Some(d) = args.depth.filter(|&d| d > MAX_DEPTH) {
+        bail!("--depth {d}: the search goes at most {MAX_DEPTH} decisions deep");
+    }
     if args.save && !args.source.is_dir() {
         bail!(
             "--save keeps the analysis in a results folder: {} is not one (give RESULTS GAME_ID)",
@@ -103,6 +107,7 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     if let Some(t) = args.tables.as_ref().filter(|t| !t.is_dir()) {
         bail!("--tables {}: no such folder", t.display());
     }
+    check_tables_for(&args, &rec.spec)?;
     let params = Params {
         depth: args.depth,
         time: args.time_ms.map(Duration::from_millis),
@@ -140,8 +145,53 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     } else {
         table(&mut out, &rec, &verdicts);
     }
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        // The reader went away (`| head`): what it wanted it has.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => return Err(e).context("writing the analysis to the standard output"),
+        Ok(()) => {}
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--tables DIR` given for a 2-player game that has tables: they must
+/// be there as `DIR/VARIANT/` (a folder of another game's tables, or the
+/// game's own folder given for DIR, would otherwise give nothing exact
+/// without a word).
+fn check_tables_for(args: &AnalyseArgs, spec: &crate::referee::GameSpec) -> anyhow::Result<()> {
+    let Some(dir) = &args.tables else {
+        return Ok(());
+    };
+    if args.no_exact || !crate::tables::tabled(spec.variant) || spec.settings.players != 2 {
+        return Ok(());
+    }
+    let want = dir.join(spec.variant.name());
+    if want.is_dir() {
+        return Ok(());
+    }
+    let hint = if dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| crate::tables::TABLED.iter().any(|v| v.name() == n))
+    {
+        format!(
+            "; give the folder above it, `arena tables build --out`'s (`{}`)",
+            dir.parent()
+                .map_or(String::new(), |p| p.display().to_string())
+        )
+    } else {
+        String::new()
+    };
+    bail!(
+        "--tables {}: no {} tables there (expected the folder {}){hint}",
+        dir.display(),
+        spec.variant,
+        want.display()
+    )
 }
 
 fn table(out: &mut String, rec: &record::Recorded, verdicts: &[Verdict]) {

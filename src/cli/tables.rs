@@ -234,6 +234,18 @@ fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The most threads a build takes (each holds a stack; the system runs
+/// out of them long before a round could use more).
+const MAX_THREADS: usize = 1024;
+
+/// The fewest seeds any of `T`'s tables hold, and their bytes.
+fn smallest<T: TableGame>() -> (u32, u64) {
+    let least = (1..=200)
+        .find(|&n| positions_upto::<T>(n) > 0)
+        .unwrap_or(200);
+    (least, positions_upto::<T>(least) * 2)
+}
+
 fn build_game<T: TableGame>(a: &BuildArgs) -> anyhow::Result<ExitCode> {
     let seeds = match a.seeds {
         Some(n) => {
@@ -250,13 +262,34 @@ fn build_game<T: TableGame>(a: &BuildArgs) -> anyhow::Result<ExitCode> {
         }
         None => seeds_for_size::<T>(a.max_size),
     };
+    let total = positions_upto::<T>(seeds);
+    if total == 0 {
+        let (least, bytes) = smallest::<T>();
+        let asked = match a.seeds {
+            Some(n) => format!(
+                "--seeds {n}: no {} table holds {n} seeds or fewer",
+                T::VARIANT
+            ),
+            None => format!(
+                "--max-size {}: no {} table fits in {} bytes",
+                a.max_size,
+                T::VARIANT,
+                a.max_size
+            ),
+        };
+        bail!(
+            "{asked}; the smallest holds {least} seeds and takes {bytes} bytes (--seeds {least})"
+        );
+    }
     let threads = a
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if threads == 0 {
         bail!("--threads 0: at least one thread is needed");
     }
-    let total = positions_upto::<T>(seeds);
+    if threads > MAX_THREADS {
+        bail!("--threads {threads}: at most {MAX_THREADS}");
+    }
     outln!(
         "{}: every position with up to {seeds} seeds in play, {total} positions ({} bytes), {threads} threads, into {}",
         T::VARIANT,

@@ -7,7 +7,7 @@
 //! A finished layer is written at once, so a killed build loses at most
 //! the layer it was making: run again, it reads the finished ones back.
 
-use super::format::{layer_path, read_layer, write_layer, FormatError};
+use super::format::{check_writable, layer_path, read_layer, write_layer, FormatError};
 use super::{combine, layers_upto, turn_ends, End, TableGame, Value, MAX_DISTANCE, NOT_A_POSITION};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
@@ -59,6 +59,10 @@ pub struct LayerReport {
 pub enum BuildError {
     #[error(transparent)]
     Format(#[from] FormatError),
+    /// A layer's file there but unusable: the build stops rather than
+    /// overwrite it (nothing built is lost), and says how to go on.
+    #[error("{0} (delete that file and run the build again: it makes that layer anew and keeps the others)")]
+    Damaged(FormatError),
     #[error("layer {0}: a distance beyond {MAX_DISTANCE} plies does not fit the format")]
     TooLong(String),
 }
@@ -76,9 +80,16 @@ pub fn build<T: TableGame>(
         let name = T::layer_name(layer);
         let path = layer_path(&opts.dir, T::VARIANT, &name);
         let size = T::layer_size(layer);
-        let (values, rounds, resumed) = match read_layer(&path, T::VARIANT, &name, size)? {
+        let read = read_layer(&path, T::VARIANT, &name, size).map_err(|e| match e {
+            FormatError::Bad { .. } => BuildError::Damaged(e),
+            e => BuildError::Format(e),
+        })?;
+        let (values, rounds, resumed) = match read {
             Some(v) => (v, 0, true),
             None => {
+                // A folder that cannot be written is named before the
+                // layer's work, not after it.
+                check_writable(&path)?;
                 let (v, rounds) = solve_layer::<T>(layer, &done, opts.threads.max(1))
                     .ok_or_else(|| BuildError::TooLong(name.clone()))?;
                 write_layer(&path, T::VARIANT, &name, T::layer_seeds(layer), &v)?;
@@ -147,6 +158,13 @@ fn solve_layer<T: TableGame>(
 
 const CHUNK: u64 = 2048;
 
+/// The threads a round of a layer of `size` indexes uses: at most one a
+/// chunk, at least one.
+fn threads_for(size: u64, threads: usize) -> usize {
+    let chunks = usize::try_from(size.div_ceil(CHUNK)).unwrap_or(usize::MAX);
+    threads.min(chunks).max(1)
+}
+
 /// Round `d`: every undecided position whose value is now known to be a
 /// win or loss in `d` plies gets it. Returns how many did and the smallest
 /// distance of the values found but not yet due (`u16::MAX`: none).
@@ -207,11 +225,64 @@ fn round<T: TableGame>(
         }
         (resolved, next)
     };
+    // No more threads than chunks; a thread the system refuses leaves its
+    // share to the others (and to this one when none starts).
+    let threads = threads_for(size, threads);
     std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads).map(|_| s.spawn(work)).collect();
+        let handles: Vec<_> = (0..threads)
+            .map_while(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
+            .collect();
+        let here = if handles.is_empty() {
+            work()
+        } else {
+            (0, u16::MAX)
+        };
         handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .fold((0, u16::MAX), |(r, n), (r2, n2)| (r + r2, n.min(n2)))
+            .fold(here, |(r, n), (r2, n2)| (r + r2, n.min(n2)))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tables::diffusion::DiffusionTable;
+
+    #[test]
+    fn a_round_uses_no_more_threads_than_chunks() {
+        assert_eq!(threads_for(156, 100_000), 1);
+        assert_eq!(threads_for(0, 4), 1);
+        assert_eq!(threads_for(3 * CHUNK + 1, 100_000), 4);
+        assert_eq!(threads_for(u64::MAX, 2), 2);
+    }
+
+    /// A damaged layer stops the build with the file named and what to
+    /// do; the file is left as it was, and the layers before it too.
+    #[test]
+    fn a_damaged_layer_stops_the_build_and_says_what_to_do() {
+        let dir = built_for_test::<DiffusionTable>(4);
+        let opts = BuildOptions {
+            seeds: 4,
+            dir: dir.path().to_path_buf(),
+            threads: 1,
+        };
+        let n03 = dir.path().join("diffusion").join("n03.tbl");
+        let mut bytes = std::fs::read(&n03).expect("n03");
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0x40;
+        std::fs::write(&n03, &bytes).expect("damaged");
+        let e = build::<DiffusionTable>(&opts, &mut |_| {}).expect_err("refused");
+        let e = e.to_string();
+        assert!(
+            e.contains("n03.tbl: not a usable table file: checksum"),
+            "{e}"
+        );
+        assert!(
+            e.contains("delete that file and run the build again"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(&n03).expect("still there"), bytes);
+        assert!(dir.path().join("diffusion").join("n04.tbl").is_file());
+    }
 }

@@ -16,7 +16,7 @@ pub enum FormatError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path}: not a table of this build ({why})")]
+    #[error("{path}: not a usable table file: {why}")]
     Bad { path: PathBuf, why: String },
 }
 
@@ -40,7 +40,35 @@ fn padded(s: &str) -> [u8; 16] {
     out
 }
 
-/// Writes a layer's values (atomically: a temporary file renamed).
+/// The temporary name a layer is written under before it is renamed:
+/// `LAYER.tbl.PID.part`, this process's own, so that two builds of the same
+/// folder at once never write into each other's file.
+pub fn part_path(path: &Path) -> PathBuf {
+    path.with_extension(format!("tbl.{}.part", std::process::id()))
+}
+
+/// Checks, before a layer is solved, that its file can be written where
+/// it goes (the folder made, a temporary file created and removed), so a
+/// read-only folder is named before the work rather than after it.
+pub fn check_writable(path: &Path) -> Result<(), FormatError> {
+    let tmp = part_path(path);
+    let io = |source| FormatError::Io {
+        path: tmp.clone(),
+        source,
+    };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| FormatError::Io {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    std::fs::File::create(&tmp).map_err(io)?;
+    std::fs::remove_file(&tmp).map_err(io)
+}
+
+/// Writes a layer's values (atomically: a temporary file of this process,
+/// [`part_path`], renamed; removed again when the write fails, as on a
+/// full disk).
 pub fn write_layer(
     path: &Path,
     variant: Variant,
@@ -48,12 +76,11 @@ pub fn write_layer(
     seeds: u32,
     values: &[u16],
 ) -> Result<(), FormatError> {
-    let io = |source| FormatError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(io)?;
+        std::fs::create_dir_all(parent).map_err(|source| FormatError::Io {
+            path: parent.to_path_buf(),
+            source,
+        })?;
     }
     let mut body = Vec::with_capacity(values.len() * 2);
     for v in values {
@@ -67,53 +94,92 @@ pub fn write_layer(
     head.extend_from_slice(&seeds.to_le_bytes());
     head.extend_from_slice(&RULES_VERSION.to_le_bytes());
     head.extend_from_slice(&checksum(&body).to_le_bytes());
-    let tmp = path.with_extension("tbl.part");
-    let mut f = std::fs::File::create(&tmp).map_err(io)?;
-    f.write_all(&head).map_err(io)?;
-    f.write_all(&body).map_err(io)?;
-    f.sync_all().map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
+    let tmp = part_path(path);
+    let written = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(&head)?;
+        f.write_all(&body)?;
+        f.sync_all()
+    })();
+    if let Err(source) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(FormatError::Io { path: tmp, source });
+    }
+    std::fs::rename(&tmp, path).map_err(|source| {
+        let _ = std::fs::remove_file(&tmp);
+        FormatError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
+
+/// The name in a header's 16-byte field (up to the first zero), for
+/// messages.
+fn field(bytes: &[u8]) -> String {
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
 }
 
 /// Reads a layer's values, checking the header against what is expected
-/// and the checksum. `Ok(None)` when the file does not exist.
+/// and the checksum. `Ok(None)` when the file does not exist. Anything
+/// but a regular file of the expected length (a folder, a device, a
+/// truncated file) is refused before it is read.
 pub fn read_layer(
     path: &Path,
     variant: Variant,
     layer_name: &str,
     positions: u64,
 ) -> Result<Option<Vec<u16>>, FormatError> {
-    let mut f = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(FormatError::Io {
-                path: path.to_path_buf(),
-                source,
-            })
-        }
+    let io = |source| FormatError::Io {
+        path: path.to_path_buf(),
+        source,
     };
-    let mut bytes = Vec::new();
-    f.read_to_end(&mut bytes)
-        .map_err(|source| FormatError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
     let bad = |why: String| FormatError::Bad {
         path: path.to_path_buf(),
         why,
     };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(io(source)),
+    };
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "a folder"
+        } else {
+            "a special file"
+        };
+        return Err(bad(format!("{what}, not a table file")));
+    }
+    let expected = (HEADER as u64).saturating_add(positions.saturating_mul(2));
+    if meta.len() < HEADER as u64 {
+        return Err(bad(format!(
+            "{} bytes: shorter than the {HEADER}-byte header (an empty or cut file)",
+            meta.len()
+        )));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(io)?
+        .take(expected.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
     if bytes.len() < HEADER || &bytes[..8] != MAGIC {
-        return Err(bad("no table header".into()));
+        return Err(bad("no table header (bytes 0..8 are not the magic)".into()));
     }
     let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]));
     let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or([0; 4]));
     if bytes[8..24] != padded(variant.name()) || bytes[24..40] != padded(layer_name) {
-        return Err(bad(format!("expected the {variant} layer {layer_name}")));
+        return Err(bad(format!(
+            "expected the {variant} layer {layer_name}, its header (bytes 8..40) says `{}` layer `{}`",
+            field(&bytes[8..24]),
+            field(&bytes[24..40])
+        )));
     }
     if u64_at(40) != positions {
         return Err(bad(format!(
-            "{} positions, expected {positions}",
+            "header bytes 40..48: {} positions, expected {positions}",
             u64_at(40)
         )));
     }
@@ -126,13 +192,16 @@ pub fn read_layer(
     let body = &bytes[HEADER..];
     if body.len() as u64 != positions * 2 {
         return Err(bad(format!(
-            "{} value bytes, expected {}",
+            "{} bytes long, expected {expected} ({} value bytes after the header, expected {}): a cut or padded file",
+            meta.len().max(bytes.len() as u64),
             body.len(),
             positions * 2
         )));
     }
     if checksum(body) != u64_at(56) {
-        return Err(bad("checksum mismatch (a damaged file)".into()));
+        return Err(bad(
+            "checksum mismatch: the values (from byte 64) are damaged".into(),
+        ));
     }
     Ok(Some(
         body.chunks_exact(2)
@@ -166,5 +235,69 @@ mod tests {
             read_layer(&missing, Variant::Diffusion, "n09", 1),
             Ok(None)
         ));
+    }
+
+    /// A folder, a device, an empty or cut file, another game's layer:
+    /// each refused with what is wrong, never read whole (a symlink to
+    /// /dev/zero would never end) and never a panic.
+    #[test]
+    fn odd_files_are_refused_with_what_is_wrong() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = layer_path(dir.path(), Variant::Diffusion, "n03");
+        let values = vec![0u16, 0x4001, 0x8002, 0xC000];
+        write_layer(&path, Variant::Diffusion, "n03", 3, &values).expect("written");
+        let good = std::fs::read(&path).expect("bytes");
+        let why = |p: &Path| {
+            read_layer(p, Variant::Diffusion, "n03", 4)
+                .expect_err("refused")
+                .to_string()
+        };
+        std::fs::write(&path, &good[..good.len() - 3]).expect("cut");
+        let e = why(&path);
+        assert!(e.contains("69 bytes long, expected 72"), "{e}");
+        std::fs::write(&path, b"").expect("emptied");
+        assert!(
+            why(&path).contains("0 bytes: shorter than"),
+            "{}",
+            why(&path)
+        );
+        std::fs::remove_file(&path).expect("removed");
+        std::fs::create_dir(&path).expect("a folder in its place");
+        assert!(
+            why(&path).contains("a folder, not a table file"),
+            "{}",
+            why(&path)
+        );
+        std::fs::remove_dir(&path).expect("removed");
+        std::os::unix::fs::symlink("/dev/zero", &path).expect("a symlink");
+        assert!(why(&path).contains("a special file"), "{}", why(&path));
+        std::fs::remove_file(&path).expect("removed");
+        let other = layer_path(dir.path(), Variant::Hackaback, "w1-b01");
+        write_layer(&other, Variant::Hackaback, "w1-b01", 2, &values).expect("written");
+        std::fs::copy(&other, &path).expect("copied over");
+        let e = why(&path);
+        assert!(e.contains("says `hackaback` layer `w1-b01`"), "{e}");
+        assert!(e.starts_with(&path.display().to_string()), "{e}");
+    }
+
+    /// Each build writes under a temporary name of its own, so two builds
+    /// of one folder at once do not rename each other's file away.
+    #[test]
+    fn the_temporary_file_is_this_process_s() {
+        let path = Path::new("t/diffusion/n03.tbl");
+        let tmp = part_path(path);
+        assert_eq!(
+            tmp,
+            Path::new(&format!("t/diffusion/n03.tbl.{}.part", std::process::id()))
+        );
+        // A leftover of another build (or of a killed one) is not touched.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = layer_path(dir.path(), Variant::Diffusion, "n03");
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("folder");
+        let theirs = path.with_extension("tbl.part");
+        std::fs::create_dir(&theirs).expect("another build's name taken");
+        write_layer(&path, Variant::Diffusion, "n03", 3, &[0x4001]).expect("written");
+        assert!(theirs.is_dir());
+        assert!(!part_path(&path).exists());
     }
 }

@@ -254,11 +254,12 @@ impl Value {
 
 /// The variants that have tables.
 pub fn tabled(v: Variant) -> bool {
-    matches!(
-        v,
-        Variant::Diffusion | Variant::Hackaback | Variant::Tricala
-    )
+    TABLED.contains(&v)
 }
+
+/// The games that have tables, each in a folder of its name under the
+/// tables' folder.
+pub const TABLED: [Variant; 3] = [Variant::Diffusion, Variant::Hackaback, Variant::Tricala];
 
 #[cfg(test)]
 mod tests {

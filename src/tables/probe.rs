@@ -21,10 +21,16 @@ pub trait Oracle<G: Rules> {
     }
 }
 
-/// A game's tables in a folder, each layer read on first use and kept.
+/// What became of a layer's file: its values, not built (`None`), or
+/// unusable (the error, kept so that the file is not read again at
+/// every probe).
+type Loaded = Result<Option<Arc<Vec<u16>>>, String>;
+
+/// A game's tables in a folder, each layer read on first use and kept (a
+/// damaged one too: it is read once, then never used).
 pub struct Tables<T: TableGame> {
     dir: PathBuf,
-    layers: Mutex<HashMap<usize, Option<Arc<Vec<u16>>>>>,
+    layers: Mutex<HashMap<usize, Loaded>>,
     /// The first damaged file met (a missing one is not an error).
     error: Mutex<Option<String>>,
     _game: std::marker::PhantomData<T>,
@@ -40,17 +46,21 @@ impl<T: TableGame> Tables<T> {
         }
     }
 
-    /// A layer's values, `None` when it was not built.
-    pub fn layer(&self, layer: usize) -> Result<Option<Arc<Vec<u16>>>, FormatError> {
+    /// A layer's values, `None` when it was not built; the error of a
+    /// file that cannot be used (read once: later calls give it again
+    /// without reading the file).
+    pub fn layer(&self, layer: usize) -> Result<Option<Arc<Vec<u16>>>, String> {
         let mut map = self.layers.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(v) = map.get(&layer) {
-            return Ok(v.clone());
+            return v.clone();
         }
         let name = T::layer_name(layer);
         let path = layer_path(&self.dir, T::VARIANT, &name);
-        let v = read_layer(&path, T::VARIANT, &name, T::layer_size(layer))?.map(Arc::new);
+        let v = read_layer(&path, T::VARIANT, &name, T::layer_size(layer))
+            .map(|v| v.map(Arc::new))
+            .map_err(|e: FormatError| e.to_string());
         map.insert(layer, v.clone());
-        Ok(v)
+        v
     }
 
     /// The first damaged table file met by [`Oracle::at_turn_start`].
@@ -66,7 +76,7 @@ impl<T: TableGame> Oracle<T::G> for Tables<T> {
             Ok(v) => Value::decode(*v?.get(i as usize)?),
             Err(e) => {
                 let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
-                slot.get_or_insert_with(|| e.to_string());
+                slot.get_or_insert(e);
                 None
             }
         }
@@ -121,4 +131,37 @@ pub fn state_value<G: Rules>(oracle: &dyn Oracle<G>, g: &G) -> Option<Value> {
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tables::build::built_for_test;
+    use crate::tables::diffusion::DiffusionTable;
+
+    /// A damaged layer is read once: named, then left alone (a bot that
+    /// read it again at every node of its search would run out of time).
+    #[test]
+    fn a_damaged_layer_is_read_once_and_its_error_kept() {
+        let dir = built_for_test::<DiffusionTable>(3);
+        let n03 = dir.path().join("diffusion").join("n03.tbl");
+        let good = std::fs::read(&n03).expect("n03");
+        let mut bad = good.clone();
+        let last = bad.len() - 1;
+        bad[last] ^= 0x40;
+        std::fs::write(&n03, &bad).expect("damaged");
+        let tables = Tables::<DiffusionTable>::open(dir.path());
+        let l = (0..DiffusionTable::LAYERS)
+            .find(|&l| DiffusionTable::layer_name(l) == "n03")
+            .expect("the layer n03");
+        let e = tables.layer(l).expect_err("damaged");
+        assert!(e.contains("n03.tbl") && e.contains("checksum"), "{e}");
+        // Mended on disk, it is not read again.
+        std::fs::write(&n03, &good).expect("mended");
+        assert_eq!(tables.layer(l).expect_err("kept"), e);
+        assert!(Tables::<DiffusionTable>::open(dir.path())
+            .layer(l)
+            .expect("read anew")
+            .is_some());
+    }
 }
