@@ -676,6 +676,11 @@ fn a_worker_that_loses_the_server_keeps_its_game_in_the_spool_and_uploads_it_whe
     server.kill();
     let gid = format!("game-{}", cut.game_id);
     wait_output(&server, "a", &format!("{gid}: kept in the spool"));
+    // Its claims fail every 2 s meanwhile: said once, not at each.
+    wait_output(&server, "a", "cannot claim games");
+    std::thread::sleep(Duration::from_secs(5));
+    let out = std::fs::read_to_string(server.dir.join("a").join("out.log")).unwrap();
+    assert_eq!(out.matches("cannot claim games").count(), 1, "{out}");
     // Back on the same address: the spooled game is uploaded, once.
     start_on(&mut server, 60, &address);
     let out = wait_output(&server, "a", &format!("{gid}: uploaded from the spool"));

@@ -497,6 +497,23 @@ struct Epochs<'a> {
     say: &'a (dyn Fn(&str) + Sync),
 }
 
+/// A claim that failed (the server out of reach), said once a spell: the
+/// first failure of several in a row, each a couple of seconds apart.
+fn claim_failed(tally: &Tally, notes: &std::sync::mpsc::Sender<String>, e: &dyn std::fmt::Display) {
+    if !tally.claims_failing.swap(true, Ordering::SeqCst) {
+        let _ = notes.send(format!(
+            "cannot claim games: {e}; trying again every 2 s (said once, until the server answers)"
+        ));
+    }
+}
+
+/// A claim answered: after failed ones, said so.
+fn claim_answered(tally: &Tally, notes: &std::sync::mpsc::Sender<String>) {
+    if tally.claims_failing.swap(false, Ordering::SeqCst) {
+        let _ = notes.send("the server answers claims again".to_string());
+    }
+}
+
 /// Why an epoch's feed stopped claiming.
 enum Halt {
     /// The server asks the worker to register again (409).
@@ -520,6 +537,7 @@ impl Epochs<'_> {
             if queue.is_empty() {
                 match claim(self.client, CLAIM_ASK) {
                     Ok(games) => {
+                        claim_answered(self.tally, &self.notes);
                         self.hand.claimed(&games);
                         queue.extend(games);
                     }
@@ -527,7 +545,7 @@ impl Epochs<'_> {
                         if let Some(h) = halt_of(&e) {
                             self.halt(h)?;
                         } else {
-                            say(&format!("cannot claim games: {e}; trying again"));
+                            claim_failed(self.tally, &self.notes, &e);
                             pause(self.stop, Duration::from_secs(2));
                         }
                         continue;
@@ -888,6 +906,7 @@ impl Feed {
         }
         let more = match got {
             Ok(games) => {
+                claim_answered(&self.tally, &self.notes);
                 self.hand.claimed(&games);
                 let any = !games.is_empty();
                 Self::lock(&self.queue).extend(games);
@@ -897,9 +916,7 @@ impl Feed {
                 match halt_of(&e) {
                     Some(h) => *Self::lock(&self.halt) = Some(h),
                     None if empty => {
-                        let _ = self
-                            .notes
-                            .send(format!("cannot claim games: {e}; trying again"));
+                        claim_failed(&self.tally, &self.notes, &e);
                         pause(&self.stop, Duration::from_secs(2));
                     }
                     None => {}

@@ -92,6 +92,9 @@ pub(super) struct Tally {
     /// Why the first of them could not be spooled (the spool and the
     /// error): once set, the worker claims no more games.
     pub spool_failure: OnceLock<String>,
+    /// The last claim failed (the server out of reach): the next
+    /// failures of the spell are not said again.
+    pub claims_failing: std::sync::atomic::AtomicBool,
 }
 
 impl Tally {
