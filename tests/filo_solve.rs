@@ -86,3 +86,30 @@ fn an_endless_time_limit_is_no_limit() {
     assert_eq!(p.plies, None);
     assert_eq!(p.bound, 2);
 }
+
+/// `filo-solve`'s command line: `--help` is an answer (exit 0), a
+/// position it does not know is named with the ones it does (exit 2),
+/// and a position is solved as docs/filo-solved.md says.
+#[test]
+fn the_solver_s_command_line_answers_help_and_names_a_bad_position() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_filo-solve"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let help = run(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--retrograde"));
+    let bad = run(&["middle"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("'middle'") && err.contains("entries, start"),
+        "{err}"
+    );
+    let solved = run(&["entries", "--max-plies", "10"]);
+    assert!(solved.status.success());
+    let out = String::from_utf8_lossy(&solved.stdout);
+    assert!(out.contains("Black wins within 6 plies (proved)"), "{out}");
+}

@@ -11,52 +11,43 @@ use mancala_arena::ai::filo_solve::{self, Value};
 use mancala_arena::engine::Rules;
 use std::process::ExitCode;
 
+/// Solves F.I.L.O positions: a depth-bounded proof search for each side's
+/// forced win, or with `--retrograde` every position below the root
+/// (docs/filo-solved.md).
+#[derive(clap::Parser)]
+#[command(name = "filo-solve")]
+struct Args {
+    /// `entries`: the text's position after 12 single entries each;
+    /// `start`: the whole game from the empty board.
+    #[arg(value_enum)]
+    position: Position,
+    /// The proof search's bound on a win's length, in plies.
+    #[arg(long, default_value_t = 60)]
+    max_plies: u32,
+    /// Stop the proof search after this many seconds.
+    #[arg(long)]
+    seconds: Option<u64>,
+    /// Retrograde analysis of every position below the root instead.
+    #[arg(long)]
+    retrograde: bool,
+    /// The retrograde analysis's bound on positions held.
+    #[arg(long, default_value_t = 20_000_000)]
+    max_states: usize,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Position {
+    Entries,
+    Start,
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut which = None;
-    let mut max_states = 20_000_000usize;
-    let mut retrograde = false;
-    let mut max_plies = 60u32;
-    let mut time_limit = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "entries" | "start" => which = Some(a.clone()),
-            "--retrograde" => retrograde = true,
-            "--max-plies" => match it.next().and_then(|v| v.parse().ok()) {
-                Some(v) => max_plies = v,
-                None => {
-                    eprintln!("--max-plies needs a number");
-                    return ExitCode::from(2);
-                }
-            },
-            "--seconds" => match it.next().and_then(|v| v.parse().ok()) {
-                Some(v) => time_limit = Some(std::time::Duration::from_secs(v)),
-                None => {
-                    eprintln!("--seconds needs a number");
-                    return ExitCode::from(2);
-                }
-            },
-            "--max-states" => match it.next().and_then(|v| v.parse().ok()) {
-                Some(v) => max_states = v,
-                None => {
-                    eprintln!("--max-states needs a number");
-                    return ExitCode::from(2);
-                }
-            },
-            _ => {
-                eprintln!("usage: filo-solve entries|start [--max-plies N] [--seconds S] [--retrograde [--max-states N]]");
-                return ExitCode::from(2);
-            }
-        }
-    }
-    let root = match which.as_deref() {
-        Some("entries") => filo_solve::after_single_entries(),
-        Some("start") => Filo::new(&filo_solve::uncapped()),
-        _ => {
-            eprintln!("usage: filo-solve entries|start [--max-plies N] [--seconds S] [--retrograde [--max-states N]]");
-            return ExitCode::from(2);
-        }
+    let args = <Args as clap::Parser>::parse();
+    let (max_plies, max_states, retrograde) = (args.max_plies, args.max_states, args.retrograde);
+    let time_limit = args.seconds.map(std::time::Duration::from_secs);
+    let root = match args.position {
+        Position::Entries => filo_solve::after_single_entries(),
+        Position::Start => Filo::new(&filo_solve::uncapped()),
     };
     let root = match root {
         Ok(r) => r,
