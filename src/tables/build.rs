@@ -75,6 +75,7 @@ pub fn build<T: TableGame>(
 ) -> Result<Vec<LayerReport>, BuildError> {
     let mut done: Vec<Option<Vec<u16>>> = vec![None; T::LAYERS];
     let mut reports = Vec::new();
+    super::format::sweep_parts(&opts.dir.join(T::VARIANT.name()));
     for layer in layers_upto::<T>(opts.seeds) {
         let t0 = Instant::now();
         let name = T::layer_name(layer);

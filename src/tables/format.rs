@@ -47,6 +47,30 @@ pub fn part_path(path: &Path) -> PathBuf {
     path.with_extension(format!("tbl.{}.part", std::process::id()))
 }
 
+/// Removes the temporary files ([`part_path`]) in `folder` of builds that
+/// are no longer running (killed while writing a layer): their process id
+/// is in the name, and no process has it. Another build's, still running,
+/// is left alone.
+pub fn sweep_parts(folder: &Path) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_suffix(".part"))
+            .and_then(|n| n.rsplit_once(".tbl."))
+            .and_then(|(_, pid)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !crate::host::process_alive(pid) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// Checks, before a layer is solved, that its file can be written where
 /// it goes (the folder made, a temporary file created and removed), so a
 /// read-only folder is named before the work rather than after it.
@@ -299,5 +323,14 @@ mod tests {
         write_layer(&path, Variant::Diffusion, "n03", 3, &[0x4001]).expect("written");
         assert!(theirs.is_dir());
         assert!(!part_path(&path).exists());
+        // A killed build's leftover (no process has its id) is swept; a
+        // running one's (this process's) is not.
+        let folder = path.parent().expect("a parent");
+        let dead = folder.join(format!("n04.tbl.{}.part", u32::MAX));
+        std::fs::write(&dead, b"cut").expect("leftover");
+        std::fs::write(part_path(&path), b"writing").expect("ours");
+        sweep_parts(folder);
+        assert!(!dead.exists());
+        assert!(part_path(&path).exists());
     }
 }
