@@ -585,6 +585,40 @@ fn damaged_records_are_notes_and_shards_merge() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothing"));
 }
 
+/// A league.json that does not read (a hand edit gone wrong) is said,
+/// with its path and what is wrong, rather than silently dropping the
+/// league's name, scheduled games and SPRT verdict from the report.
+#[test]
+fn an_unreadable_league_json_is_a_warning_that_names_it() {
+    let l = league();
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("league");
+    copy_dir(&l.dir, &copy);
+    let meta = copy.join("league.json");
+    let text = std::fs::read_to_string(&meta).unwrap();
+    std::fs::write(
+        &meta,
+        text.replacen("\"games\":", "\"games\": \"x\", \"was\":", 1),
+    )
+    .unwrap();
+    let before = std::fs::read(copy.join("games.csv")).unwrap();
+    let out = arena()
+        .arg("report")
+        .arg(&copy)
+        .arg("-o")
+        .arg(tmp.path().join("report"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("warning: {}: unreadable (", meta.display()))
+            && err.contains("expected usize"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(copy.join("games.csv")).unwrap(), before);
+}
+
 /// The record of `row` in the results folder `dir`, where its row says.
 fn record_text(dir: &Path, row: &GameRow) -> String {
     RecordAt::of(&dir.join("games"), row)

@@ -94,6 +94,34 @@ fn folders_of(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
     Ok((paths.to_vec(), league))
 }
 
+/// A warning for each league.json among `folders` and `league` that is
+/// there but does not read: the report and the viewer then go without
+/// what it says (the league's name, its scheduled games, its SPRT), and
+/// say so rather than show the folder's name as if nothing were wrong.
+pub(super) fn unreadable_meta(folders: &[PathBuf], league: &Path) -> Vec<String> {
+    let mut dirs: Vec<&Path> = vec![league];
+    dirs.extend(
+        folders
+            .iter()
+            .map(PathBuf::as_path)
+            .filter(|f| *f != league),
+    );
+    dirs.into_iter()
+        .filter_map(|dir| {
+            let path = Layout::new(dir).league_json();
+            let why = match std::fs::read_to_string(&path) {
+                Ok(text) => serde_json::from_str::<LeagueMeta>(&text).err()?.to_string(),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+                Err(e) => e.to_string(),
+            };
+            Some(format!(
+                "{}: unreadable ({why}): the league's name, scheduled games and SPRT verdict are left out",
+                path.display()
+            ))
+        })
+        .collect()
+}
+
 /// The league's name and scheduled games, from league.json where there is
 /// one (the league's, or its shards').
 pub(super) fn league_info(folders: &[PathBuf], league: &Path) -> (String, Option<usize>) {
@@ -153,6 +181,9 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let (folders, league) = resolve(&args.results)?;
     let out = args.out.clone().unwrap_or_else(|| league.join("report"));
+    for warning in unreadable_meta(&folders, &league) {
+        eprintln!("warning: {warning}");
+    }
     let (title, scheduled) = league_info(&folders, &league);
     let (sprt, decided) = sprt_of(&league)?;
     let opts = Options {

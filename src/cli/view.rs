@@ -25,6 +25,9 @@ pub struct ViewArgs {
 
 pub fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
     let (folders, league) = super::report::resolve(&args.results)?;
+    for warning in super::report::unreadable_meta(&folders, &league) {
+        eprintln!("warning: {warning}");
+    }
     let (title, scheduled) = super::report::league_info(&folders, &league);
     // The pages go to a new folder of the viewer's own (a random name,
     // made here, readable by this user only): the results folder is only

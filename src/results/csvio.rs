@@ -218,11 +218,18 @@ impl<R: Read> Lines<R> {
         }))
     }
 
-    /// Notes the line breaks of `bytes`, the next bytes served.
+    /// Notes the line breaks of `bytes`, the next bytes served: LF, CRLF
+    /// and a lone CR each end a line, as they end a row for the reader
+    /// (a CR counts, and the LF of its CRLF does not).
     fn scan(&mut self, bytes: &[u8]) {
         for i in memchr::memchr2_iter(b'\r', b'\n', bytes) {
             let at = self.offset + i as u64;
-            let nl = u64::from(bytes[i] == b'\n');
+            let before = if i == 0 {
+                self.last
+            } else {
+                Some(bytes[i - 1])
+            };
+            let nl = u64::from(bytes[i] == b'\r' || before != Some(b'\r'));
             match &mut self.open {
                 Some(run) if run.1 == at => {
                     run.1 = at + 1;
@@ -262,9 +269,10 @@ impl<R: Read> Lines<R> {
         1 + self.passed + open
     }
 
-    /// Whether the bytes served so far end with a newline.
+    /// Whether the bytes served so far end with a line end (LF, or the CR
+    /// of a file whose lines end with a lone CR).
     fn ends_with_newline(&self) -> bool {
-        self.last == Some(b'\n')
+        matches!(self.last, Some(b'\n' | b'\r'))
     }
 }
 
@@ -867,6 +875,8 @@ mod tests {
             format!("{H}\n{R1}\n\ng2,filo,2,p1,B,A,,0.5,0.\n{R2}\n"),
             format!("{H}\n{R1}\n{H}\n"),
             " \r\n\t\n".to_string(),
+            format!("{H}\r\r{R1}\r\r\n{R2}\r"),
+            format!("{H}\r{R1}\r{R2}x\r{R1}\r"),
         ];
         for text in &texts {
             let whole = parse(Path::new("t.csv"), text.as_bytes()).map_err(|e| e.to_string());
@@ -877,9 +887,27 @@ mod tests {
             }
         }
         let f = trickled(&texts[0], 1).expect("accepted");
+        let f2 = trickled(&texts[8], 1).expect("accepted");
+        assert_eq!(f2.rows.iter().map(|r| r.0).collect::<Vec<_>>(), [3, 5]);
         assert_eq!(f.rows.iter().map(|r| r.0).collect::<Vec<_>>(), [3, 6]);
         let e = trickled(&texts[5], 1).expect_err("rejected");
         assert!(e.starts_with("t.csv:4: 9 fields"), "{e}");
+    }
+
+    /// A file whose lines end with a lone CR (old Mac style) reads as the
+    /// csv reader reads it, row by row, and its errors name the line the
+    /// row is on, not line 1 (fuzzing found every row said to be on 1).
+    #[test]
+    fn lines_ending_with_a_lone_cr_are_counted() {
+        let f = ok(&format!("{H}\r{R1}\r\r{R2}\r"));
+        assert_eq!(f.rows.iter().map(|r| r.0).collect::<Vec<_>>(), [2, 4]);
+        let e = err(&format!("{H}\r{R1}\r{R2},x\r{R1}\r"));
+        assert!(e.starts_with("t.csv:3: 17 fields"), "{e}");
+        let e = err(&format!("{H}\r\n{R1}\n\r{R2},x\r\n{R1}\r"));
+        assert!(e.starts_with("t.csv:4: 17 fields"), "{e}");
+        // A bad last row with its line end is no torn write.
+        let e = err(&format!("{H}\r{R1}\r{R2},x\r"));
+        assert!(e.starts_with("t.csv:3: 17 fields"), "{e}");
     }
 
     #[test]

@@ -196,10 +196,12 @@ pub fn cut_uncommitted(
 /// The row of `game_id` in the results CSV `csv` (its first one), found
 /// by reading the file line by line (no row but that one is parsed) when
 /// `game_id` is its first column, as a league writes it. A file whose
-/// columns are in another order, or whose line of that game does not
-/// read alone (a damaged row, a name across two lines), is read row by
-/// row as every reader reads it: a row that does not read is then the
-/// error, with its line, not "no such game".
+/// columns are in another order, whose line of that game does not read
+/// alone (a damaged row), with a quote before that line (a quoted field
+/// may hold a line break, and a line inside it is no row), or where no
+/// line starts with the game (lines that end with a lone CR, a game that
+/// is not there) is read row by row as every reader reads it: a row that
+/// does not read is then the error, with its line, not "no such game".
 pub fn find_row(csv: &Path, game_id: &str) -> Result<Option<GameRow>, StoreError> {
     let f = File::open(csv).map_err(io(csv))?;
     let mut r = std::io::BufReader::with_capacity(1 << 20, f);
@@ -215,9 +217,15 @@ pub fn find_row(csv: &Path, game_id: &str) -> Result<Option<GameRow>, StoreError
     loop {
         line.clear();
         if r.read_until(b'\n', &mut line).map_err(io(csv))? == 0 {
-            return Ok(None);
+            return scan_for_row(csv, game_id);
         }
-        if !(line.starts_with(plain.as_bytes()) || line.starts_with(quoted.as_bytes())) {
+        let rest = [&plain, &quoted]
+            .iter()
+            .find_map(|p| line.strip_prefix(p.as_bytes()));
+        if memchr::memchr(b'"', rest.unwrap_or(&line)).is_some() {
+            return scan_for_row(csv, game_id);
+        }
+        if rest.is_none() {
             continue;
         }
         let mut text = header.clone();
@@ -443,5 +451,27 @@ mod tests {
             std::fs::read_to_string(dir.path().join(log_name(1))).unwrap(),
             "frame"
         );
+    }
+
+    /// `find_row` finds a game's row as every reader of games.csv reads
+    /// it: in a file whose lines end with a lone CR (the rows read, the
+    /// line-by-line search saw one line), and not on a line inside a
+    /// quoted field of the row before (which is no row at all).
+    #[test]
+    fn find_row_reads_rows_as_the_csv_reader_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("games.csv");
+        let h = "game_id,variant,players,group,seat0,seat1,seat2,score0,score1,score2,reason,offender,plies,duration_ms,seed,opening";
+        let r1 = "g1,filo,2,p1,A,B,,1,0,,store,,30,100,7,";
+        let r2 = "g2,filo,2,p1,B,A,,0.5,0.5,,tie,,31,100,7,";
+        std::fs::write(&csv, format!("{h}\r{r1}\r{r2}\r")).unwrap();
+        let row = find_row(&csv, "g2").unwrap().expect("found");
+        assert_eq!(row.seat0, "B");
+        // g1's opening holds a line that looks like a row of g2.
+        let fake = "g2,filo,2,p1,C,D,,1,0,,store,,9,9,9,";
+        std::fs::write(&csv, format!("{h}\n{r1}\"x\n{fake}\"\n{r2}\n")).unwrap();
+        let row = find_row(&csv, "g2").unwrap().expect("found");
+        assert_eq!((row.seat0.as_str(), row.plies), ("B", 31));
+        assert_eq!(find_row(&csv, "g3").unwrap(), None);
     }
 }
