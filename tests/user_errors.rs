@@ -567,3 +567,39 @@ fn status_resumes_a_moved_folder_whose_name_had_a_space() {
     assert_eq!(Path::new(&words[at + 1]), want, "{t}");
     assert!(words.iter().all(|w| !w.contains("place'")), "{t}");
 }
+
+/// `arena play`'s bad `--game` and `--option` are named by their flag,
+/// with status 2, before any bot starts; and a knockout league run with
+/// `--rounds` names the flag, not the file's `format` line.
+#[test]
+fn play_and_run_name_the_flag_a_bad_value_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, want) in [
+        (&["--game", "nope"][..], "--game: unknown game `nope`"),
+        (
+            &["--game", "filo", "--option", "columns=6"][..],
+            "--option: bad setting `columns`",
+        ),
+    ] {
+        let mut all = vec!["play", "--quiet"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--", "random", "random"]);
+        let o = arena(dir.path(), &all);
+        let out = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{out}");
+        assert!(out.contains(want), "{out}");
+    }
+    let file = dir.path().join("cup.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"cup\"\nformat = \"knockout\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{RANDOM}\"] }},\n]\nvariants = [\"filo\"]\n"
+        ),
+    )
+    .unwrap();
+    let o = common::league::run(&file, &["--no-report", "--no-build", "--rounds", "2"]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    assert!(out.contains("--rounds: a knockout's rounds"), "{out}");
+    assert!(!dir.path().join("results").exists(), "{out}");
+}

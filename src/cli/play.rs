@@ -190,7 +190,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     if let Some(p) = args.record.as_deref().filter(|p| !p.is_dir()) {
         super::args::not_a_results_file("--record", p)?;
     }
-    let variant = super::args::game_arg(&args.game)?;
+    let variant = super::args::game_arg(&args.game).map_err(|e| anyhow::anyhow!("--game: {e}"))?;
     let players = args.players.unwrap_or(args.bots.len());
     if players != args.bots.len() {
         bail!(
@@ -206,6 +206,16 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         variant,
         settings(players, args.max_plies, &args.options)?,
     );
+    // The game's settings are checked before any bot starts, and a bad
+    // one is told at the flag it came from.
+    if let Err(e) = crate::engine::Game::new(variant, &spec.settings) {
+        let flag = match e.to_string().contains("`players`") {
+            true if args.players.is_some() => "--players",
+            true => "the BOTs (one a seat)",
+            false => "--option",
+        };
+        bail!("{flag}: {e}");
+    }
     spec.opening = args
         .opening
         .iter()

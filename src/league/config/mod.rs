@@ -15,7 +15,7 @@ mod tests;
 mod variants;
 
 pub use book::{Book, BookError, BookLine, BookOrder};
-use ctx::{pick, Ctx, Source};
+use ctx::{line_of, pick, Ctx, Source};
 pub use ctx::{ConfigError, RunSettings};
 pub use sandbox::{
     SandboxSettings, DEFAULT_BUILD_FILES, DEFAULT_BUILD_MB, DEFAULT_BUILD_SECONDS,
@@ -34,6 +34,10 @@ use toml::Spanned;
 /// The most seat-swap groups a round-robin plays per pairing and variant
 /// (`rounds`; `games_per_pairing` is at most twice it).
 pub const MAX_ROUNDS: i64 = 1_000_000;
+
+/// The longest league `name` (it names the results folder, whose name a
+/// file system holds to 255 bytes).
+pub const MAX_NAME: usize = 200;
 
 /// The highest ply cap (`max_plies`, `--max-plies`) a league, a game
 /// played by hand (`arena play`), `check-bot` and `arena state` accept;
@@ -234,22 +238,7 @@ impl Tournament {
         };
         let variants = variants::section(&ctx, raw.variants.as_ref(), flags)?;
         let (format, rounds) = format_section(&ctx, &raw, flags, (&bots, &variants))?;
-        // A variant for more seats than there are bots has no game to play.
-        if let Some(v) = variants
-            .iter()
-            .find(|v| !bots.is_empty() && v.players > bots.len())
-        {
-            let why = format!(
-                "variant `{}` needs {} bots, one a seat; this league has {}",
-                v.label(),
-                v.players,
-                bots.len()
-            );
-            return Err(match (&flags.variants, &raw.variants) {
-                (None, Some(list)) => ctx.field(list.span(), "variants", why),
-                _ => ctx.at(&Source::Flag, "variants", why),
-            });
-        }
+        seats_section(&ctx, &raw, flags, &bots, &variants)?;
         let time = time_section(&ctx, raw.time_control.unwrap_or_default(), flags)?;
         let max_plies = match pick(&flags.max_plies, &raw.max_plies) {
             Some(m) => ctx.count(&m, "max_plies", 1, MAX_MAX_PLIES)? as u32,
@@ -317,6 +306,44 @@ impl Tournament {
     }
 }
 
+/// A variant for more seats than there are bots has no game to play: told
+/// at `--variants`, at `--bots` when it kept fewer bots than the file's
+/// variants need, or at the file's `variants`.
+fn seats_section(
+    ctx: &Ctx<'_>,
+    raw: &RawFile,
+    flags: &RunSettings,
+    bots: &[BotSpec],
+    variants: &[VariantSpec],
+) -> Result<(), ConfigError> {
+    if let Some(v) = variants
+        .iter()
+        .find(|v| !bots.is_empty() && v.players > bots.len())
+    {
+        let why = format!(
+            "variant `{}` needs {} bots, one a seat; this league has {}",
+            v.label(),
+            v.players,
+            bots.len()
+        );
+        return Err(match (&flags.variants, &raw.variants, &flags.bots) {
+            // The file's list, but `--bots` kept fewer bots than it.
+            (None, Some(list), Some(_)) => ctx.at(
+                &Source::Flag,
+                "bots",
+                format!(
+                    "{why} (--bots keeps {}; the file's `variants` is at line {})",
+                    bots.len(),
+                    line_of(ctx.src, list.span().start)
+                ),
+            ),
+            (None, Some(list), None) => ctx.field(list.span(), "variants", why),
+            _ => ctx.at(&Source::Flag, "variants", why),
+        });
+    }
+    Ok(())
+}
+
 /// `format` with what `rounds` and `games_per_pairing` mean under it: a
 /// round-robin's `rounds` are its seat-swap groups per pairing; a Swiss's
 /// are its rounds (default: log2 of the bots, rounded up, plus 2), its
@@ -370,11 +397,8 @@ fn format_section(
                     "a ladder pairs its own games: give no `format` in a ladder file".into(),
                 ));
             }
-            if raw.gauntlet.is_some() || flags.gauntlet.is_some() {
-                return Err(at("a Swiss pairs every bot with every other by score: it has no `gauntlet` (use format = \"round-robin\")".into()));
-            }
-            if raw.sprt.is_some() || flags.sprt.is_some() {
-                return Err(at("a Swiss has no `[sprt]`: an SPRT is for a league of two bots (use format = \"round-robin\")".into()));
+            if let Some(e) = not_with_format(ctx, raw, flags, "a Swiss") {
+                return Err(e);
             }
             if bots < 2 {
                 return Err(at(format!(
@@ -404,6 +428,51 @@ fn format_section(
     }
 }
 
+/// Why `format` (a Swiss or a knockout, `what`) cannot be played with
+/// the file's or the flags' `gauntlet` or SPRT: at the flag when a flag
+/// gave it, else at `format`'s line.
+fn not_with_format(
+    ctx: &Ctx<'_>,
+    raw: &RawFile,
+    flags: &RunSettings,
+    what: &str,
+) -> Option<ConfigError> {
+    let f = raw.format.as_ref()?;
+    let pairs = match what {
+        "a Swiss" => "pairs every bot with every other by score",
+        _ => "pairs the bots by its bracket",
+    };
+    let (key, why) = if flags.gauntlet.is_some() || raw.gauntlet.is_some() {
+        (
+            "gauntlet",
+            format!("{what} {pairs}: it has no `gauntlet` (use format = \"round-robin\")"),
+        )
+    } else if flags.sprt.is_some() || raw.sprt.is_some() {
+        (
+            "sprt",
+            format!("{what} has no `[sprt]`: an SPRT is for a league of two bots (use format = \"round-robin\")"),
+        )
+    } else {
+        return None;
+    };
+    let flagged = match key {
+        "gauntlet" => flags.gauntlet.is_some(),
+        _ => flags.sprt.is_some(),
+    };
+    Some(match flagged {
+        true => ctx.at(
+            &Source::Flag,
+            key,
+            format!(
+                "{why}; the file's format = \"{}\" is at line {}",
+                f.get_ref(),
+                line_of(ctx.src, f.span().start)
+            ),
+        ),
+        false => ctx.field(f.span(), "format", why),
+    })
+}
+
 /// A knockout's format and its seat-swap groups per match: only
 /// 2-player variants, no gauntlet, no SPRT, `seeds` (if given) naming
 /// every bot once.
@@ -420,11 +489,8 @@ fn knockout_section(
             "a ladder pairs its own games: give no `format` in a ladder file".into(),
         ));
     }
-    if raw.gauntlet.is_some() || flags.gauntlet.is_some() {
-        return Err(at("a knockout pairs the bots by its bracket: it has no `gauntlet` (use format = \"round-robin\")".into()));
-    }
-    if raw.sprt.is_some() || flags.sprt.is_some() {
-        return Err(at("a knockout has no `[sprt]`: an SPRT is for a league of two bots (use format = \"round-robin\")".into()));
+    if let Some(e) = not_with_format(ctx, raw, flags, "a knockout") {
+        return Err(e);
     }
     if specs.len() < 2 {
         return Err(at(format!(
@@ -433,12 +499,16 @@ fn knockout_section(
         )));
     }
     if let Some(v) = variants.iter().find(|v| v.players != 2) {
-        return Err(at(format!("a knockout match is between two bots: variant \"{}\" is for {} players (list only 2-player variants in `variants`, or use format = \"swiss\")", v.label(), v.players)));
+        let why = format!("a knockout match is between two bots: variant \"{}\" is for {} players (list only 2-player variants in `variants`, or use format = \"swiss\")", v.label(), v.players);
+        // `--variants` replaces the file's list: the flag chose it.
+        return Err(match flags.variants {
+            Some(_) => ctx.at(&Source::Flag, "variants", why),
+            None => at(why),
+        });
     }
-    if raw.rounds.is_some() || flags.rounds.is_some() {
-        let span = raw.rounds.as_ref().map(|r| r.span()).unwrap_or(f.span());
-        return Err(ctx.field(
-            span,
+    if let Some((_, from)) = pick(&flags.rounds, &raw.rounds) {
+        return Err(ctx.at(
+            &from,
             "rounds",
             "a knockout's rounds follow from its bots (log2, rounded up): leave `rounds` out",
         ));
@@ -448,7 +518,19 @@ fn knockout_section(
         let at = |why: String| ctx.field(s.span(), "seeds", why);
         for name in s.get_ref() {
             let Some(i) = specs.iter().position(|b| &b.name == name) else {
-                return Err(at(format!("\"{name}\" is not one of the league's bots")));
+                let why = format!("\"{name}\" is not one of the league's bots");
+                return Err(match &flags.bots {
+                    // The file's bot, left out by the flag.
+                    Some(kept) if !kept.contains(name) => ctx.at(
+                        &Source::Flag,
+                        "bots",
+                        format!(
+                            "leaves out \"{name}\", which the file's `seeds` (line {}) names: a knockout's seeds name every bot once (keep it, or edit `seeds`)",
+                            line_of(ctx.src, s.span().start)
+                        ),
+                    ),
+                    _ => at(why),
+                });
             };
             if seeds.contains(&i) {
                 return Err(at(format!("\"{name}\" is seeded twice")));
@@ -531,6 +613,18 @@ fn name_section(ctx: &Ctx<'_>, raw: Option<&Spanned<String>>) -> Result<String, 
     let s = n.get_ref().trim().to_string();
     // Only dots (`.`, `..`) would name the folder itself or its parent,
     // not a folder of its own.
+    // A folder's name is at most 255 bytes on Linux's file systems: a
+    // longer one would pass here and fail at the first file written.
+    if s.len() > MAX_NAME {
+        return Err(ctx.field(
+            n.span(),
+            "name",
+            format!(
+                "is {} characters long: at most {MAX_NAME} (it names the results folder)",
+                s.len()
+            ),
+        ));
+    }
     if s.chars().all(|c| c == '.') || !s.chars().all(crate::results::is_file_safe) {
         return Err(ctx.field(
             n.span(),

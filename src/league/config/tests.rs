@@ -733,3 +733,107 @@ fn an_output_that_is_a_file_is_named_where_it_was_given() {
     let text = format!("{TWO_BOTS}\noutput = \"new/league\"\n");
     assert!(Tournament::parse(&file, &text).is_ok());
 }
+
+#[test]
+fn a_name_too_long_for_a_folder_is_named_at_its_line() {
+    let long = "a".repeat(MAX_NAME + 1);
+    let src = TWO_BOTS.replace("name = \"t\"", &format!("name = \"{long}\""));
+    let e = parse(&src).unwrap_err().to_string();
+    assert!(e.contains(":2: `name`") && e.contains("at most 200"), "{e}");
+    let ok = "a".repeat(MAX_NAME);
+    let src = TWO_BOTS.replace("name = \"t\"", &format!("name = \"{ok}\""));
+    assert_eq!(parse(&src).unwrap().name, ok);
+}
+
+#[test]
+fn a_bot_tables_limits_have_the_files_bounds() {
+    let src = TWO_BOTS.replace(
+        "env = { X = \"1\" } }",
+        "env = { X = \"1\" }, limits = { cpus = 1000000000 } }",
+    );
+    let e = parse(&src).unwrap_err().to_string();
+    assert!(
+        e.contains(":5: `bots[1].limits.cpus`: must be between 1 and 1024"),
+        "{e}"
+    );
+}
+
+/// A value the flags gave is named by the flag, not the file's line.
+#[test]
+fn flags_that_clash_with_the_files_format_name_the_flag() {
+    let three = r#"
+name = "t"
+format = "knockout"
+seeds = ["a", "b", "c"]
+bots = [
+  { name = "a", command = "x" },
+  { name = "b", command = "x" },
+  { name = "c", command = "x" },
+]
+"#;
+    let with = |flags: RunSettings, src: &str| {
+        Tournament::parse_with(Path::new("/tmp/t/tournaments/x.toml"), src, &flags)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = with(
+        RunSettings {
+            rounds: Some(2),
+            ..Default::default()
+        },
+        three,
+    );
+    assert!(e.starts_with("--rounds:"), "{e}");
+    let e = with(
+        RunSettings {
+            variants: Some(vec!["tricala3".into()]),
+            ..Default::default()
+        },
+        three,
+    );
+    assert!(
+        e.starts_with("--variants:") && e.contains("tricala-3p"),
+        "{e}"
+    );
+    let e = with(
+        RunSettings {
+            gauntlet: Some("a".into()),
+            ..Default::default()
+        },
+        three,
+    );
+    assert!(e.starts_with("--gauntlet:") && e.contains("line 3"), "{e}");
+    let e = with(
+        RunSettings {
+            bots: Some(vec!["a".into(), "b".into()]),
+            ..Default::default()
+        },
+        three,
+    );
+    assert!(
+        e.starts_with("--bots:") && e.contains("\"c\"") && e.contains("line 4"),
+        "{e}"
+    );
+    let swiss = three
+        .replace("knockout", "swiss")
+        .replace("seeds = [\"a\", \"b\", \"c\"]\n", "");
+    let e = with(
+        RunSettings {
+            sprt: Some("elo0=0,elo1=5".into()),
+            ..Default::default()
+        },
+        &swiss,
+    );
+    assert!(e.starts_with("--sprt:") && e.contains("Swiss"), "{e}");
+    // A 3-player variant of the file, with fewer bots kept by --bots.
+    let rr = three.replace("format = \"knockout\"\nseeds = [\"a\", \"b\", \"c\"]\n", "")
+        + "variants = [\"tricala3\"]\n";
+    let e = with(
+        RunSettings {
+            bots: Some(vec!["a".into(), "b".into()]),
+            ..Default::default()
+        },
+        &rr,
+    );
+    assert!(e.starts_with("--bots:") && e.contains("line 8"), "{e}");
+}
