@@ -176,7 +176,8 @@ struct RawTime {
     startup_ms: Option<Spanned<u64>>,
     decision_ms: Option<u64>,
     base_ms: Option<u64>,
-    increment_ms: Option<u64>,
+    /// Spanned: an increment without a clock is named at its line.
+    increment_ms: Option<Spanned<u64>>,
     watchdog_ms: Option<Spanned<u64>>,
 }
 
@@ -678,14 +679,12 @@ fn time_section(
     let d = TimeSettings::default();
     let startup = pick(&flags.startup_ms, &t.startup_ms);
     let watchdog = pick(&flags.watchdog_ms, &t.watchdog_ms);
+    let increment = pick(&flags.increment_ms, &t.increment_ms);
     let time = TimeSettings {
         startup_ms: startup.as_ref().map_or(d.startup_ms, |(v, _)| *v),
         decision_ms: flags.decision_ms.or(t.decision_ms).unwrap_or(d.decision_ms),
         base_ms: flags.base_ms.or(t.base_ms).unwrap_or(d.base_ms),
-        increment_ms: flags
-            .increment_ms
-            .or(t.increment_ms)
-            .unwrap_or(d.increment_ms),
+        increment_ms: increment.as_ref().map_or(d.increment_ms, |(v, _)| *v),
         watchdog_ms: watchdog.as_ref().map_or(d.watchdog_ms, |(v, _)| *v),
     };
     let zero = [
@@ -700,13 +699,25 @@ fn time_section(
             "must be positive: it is the time a bot has to answer its hello",
         ),
     ];
+    // The flag by its name; the file's key at its line.
+    let at = |from: &Source, key: &str, why: &str| match from {
+        Source::Flag => ctx.at(from, key, why),
+        Source::File(_) => ctx.at(from, &format!("time_control.{key}"), why),
+    };
     for (picked, key, why) in zero {
         if let Some((0, from)) = picked {
-            // The flag by its name; the file's key at its line.
-            return Err(match from {
-                Source::Flag => ctx.at(&from, key, why),
-                Source::File(_) => ctx.at(&from, &format!("time_control.{key}"), why),
-            });
+            return Err(at(&from, key, why));
+        }
+    }
+    // An increment is added to a per-game clock: without one it would be
+    // ignored without a word.
+    if let Some((1.., from)) = &increment {
+        if time.base_ms == 0 {
+            return Err(at(
+                from,
+                "increment_ms",
+                "is added to a per-game clock after each reply, and there is none: give base_ms too (the clock at the start), or leave increment_ms out (each decision then has decision_ms)",
+            ));
         }
     }
     Ok(time)

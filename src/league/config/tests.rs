@@ -837,3 +837,26 @@ bots = [
     );
     assert!(e.starts_with("--bots:") && e.contains("line 8"), "{e}");
 }
+
+/// An increment without a per-game clock would be ignored: refused, at
+/// the file's line or the flag.
+#[test]
+fn an_increment_without_a_clock_is_refused_where_it_was_given() {
+    let src = format!("{TWO_BOTS}\n[time_control]\nincrement_ms = 100\n");
+    let e = parse(&src).unwrap_err().to_string();
+    assert!(
+        e.contains("`time_control.increment_ms`") && e.contains("give base_ms too"),
+        "{e}"
+    );
+    let src = format!("{TWO_BOTS}\n[time_control]\nbase_ms = 60000\nincrement_ms = 100\n");
+    let t = parse(&src).unwrap();
+    assert_eq!((t.time.base_ms, t.time.increment_ms), (60000, 100));
+    let flags = RunSettings {
+        increment_ms: Some(5),
+        ..Default::default()
+    };
+    let e = Tournament::parse_with(Path::new("/tmp/t/tournaments/x.toml"), TWO_BOTS, &flags)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("--increment-ms:"), "{e}");
+}
