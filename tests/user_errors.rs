@@ -580,6 +580,10 @@ fn play_and_run_name_the_flag_a_bad_value_came_from() {
             &["--game", "filo", "--option", "columns=6"][..],
             "--option: bad setting `columns`",
         ),
+        (
+            &["--game", "filo", "--opening", "zz"][..],
+            "--opening: decision 0 `zz`",
+        ),
     ] {
         let mut all = vec!["play", "--quiet"];
         all.extend_from_slice(args);

@@ -223,6 +223,15 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         .filter(|w| !w.is_empty())
         .map(String::from)
         .collect();
+    // The opening is played out before any bot starts, and a decision the
+    // game does not take is told at the flag.
+    if let Ok(mut g) = crate::engine::Game::new(variant, &spec.settings) {
+        for (i, o) in spec.opening.iter().enumerate() {
+            if let Err(e) = g.play(o) {
+                bail!("--opening: decision {i} `{o}`: {e}");
+            }
+        }
+    }
     spec.seed = args.seed;
     spec.time = TimeControl {
         // 0: no limit per decision but the game's watchdog, as a league's
