@@ -229,13 +229,18 @@ fn three_bots_need_bots_and_bad_settings_are_refused() {
         &["--elo0", "0", "--elo1", "5", "--bots", "new"],
         "--bots wants two bot names as A,B",
     );
+    // Told by the flags that gave them.
     refused(
         &["--elo0", "5", "--elo1", "0"],
-        "elo0 must be less than elo1",
+        "--elo0 5 must be less than --elo1 0",
     );
     refused(
         &["--elo0", "0", "--elo1", "5", "--beta", "0.5"],
-        "beta must be between 0 and 0.5",
+        "--beta 0.5: must be between 0 and 0.5",
+    );
+    refused(
+        &["--elo0", "0", "--elo1", "500"],
+        "--elo1 500: must be within",
     );
     let empty = dir.path().join("empty.csv");
     std::fs::write(&empty, HEADER).unwrap();

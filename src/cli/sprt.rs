@@ -5,6 +5,7 @@
 
 use crate::ratings::sprt::{
     pick_pair_among, report_of, HeadToHeadBuilder, Model, SprtConfig, SprtError, SprtTracker,
+    MAX_ELO,
 };
 use crate::report::sprt::sprt_text;
 use crate::report::tables::for_each_merged;
@@ -58,6 +59,24 @@ pub struct SprtArgs {
     bots: Option<String>,
 }
 
+/// A bad test told by the flags that gave it (`--elo0 5 must be less than
+/// --elo1 0`), not by a league file's `[sprt]` keys.
+fn flag_error(e: SprtError) -> anyhow::Error {
+    match e {
+        SprtError::EloOrder { elo0, elo1 } => {
+            anyhow!("--elo0 {elo0} must be less than --elo1 {elo1}: H0 is the smaller difference")
+        }
+        SprtError::EloRange { key, value } => {
+            anyhow!("--{key} {value}: must be within [-{MAX_ELO}, {MAX_ELO}]")
+        }
+        SprtError::ErrorRate { key, value } => {
+            anyhow!("--{key} {value}: must be between 0 and 0.5 (both excluded)")
+        }
+        SprtError::BadNumber { key, value } => anyhow!("--{key} {value}: not a finite number"),
+        e => e.into(),
+    }
+}
+
 pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
     let config = SprtConfig::new(
         args.elo0,
@@ -65,7 +84,8 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
         args.alpha,
         args.beta,
         args.model.into(),
-    )?;
+    )
+    .map_err(flag_error)?;
     let file = super::args::games_csv_of(&args.results)?;
     // `--bots A,B`, each way to cut it at a comma: a bot's name may hold
     // one, and the names in the games say which cut is meant.
