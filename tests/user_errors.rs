@@ -501,7 +501,7 @@ fn sprt_error_rates_out_of_range_are_named_negative_ones_too() {
             &["sprt", ".", "--elo0", "0", "--elo1", "5", flag, value],
         );
         assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-        let says = format!("{} must be between 0 and 0.5", &flag[2..]);
+        let says = format!("{flag} {value}: must be between 0 and 0.5");
         assert!(text(&o).contains(&says), "{flag} {value}: {}", text(&o));
     }
 }
