@@ -206,16 +206,19 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         variant,
         settings(players, args.max_plies, &args.options)?,
     );
-    // The game's settings are checked before any bot starts, and a bad
-    // one is told at the flag it came from.
-    if let Err(e) = crate::engine::Game::new(variant, &spec.settings) {
-        let flag = match e.to_string().contains("`players`") {
-            true if args.players.is_some() => "--players",
-            true => "the BOTs (one a seat)",
-            false => "--option",
-        };
-        bail!("{flag}: {e}");
-    }
+    // The game's settings and its opening are checked before any bot
+    // starts, and a bad one is told at the flag it came from.
+    let mut game = match crate::engine::Game::new(variant, &spec.settings) {
+        Ok(g) => g,
+        Err(e) => {
+            let flag = match e.to_string().contains("`players`") {
+                true if args.players.is_some() => "--players",
+                true => "the BOTs (one a seat)",
+                false => "--option",
+            };
+            bail!("{flag}: {e}");
+        }
+    };
     spec.opening = args
         .opening
         .iter()
@@ -223,13 +226,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         .filter(|w| !w.is_empty())
         .map(String::from)
         .collect();
-    // The opening is played out before any bot starts, and a decision the
-    // game does not take is told at the flag.
-    if let Ok(mut g) = crate::engine::Game::new(variant, &spec.settings) {
-        for (i, o) in spec.opening.iter().enumerate() {
-            if let Err(e) = g.play(o) {
-                bail!("--opening: decision {i} `{o}`: {e}");
-            }
+    for (i, o) in spec.opening.iter().enumerate() {
+        if let Err(e) = game.play(o) {
+            bail!("--opening: decision {i} `{o}`: {e}");
         }
     }
     spec.seed = args.seed;

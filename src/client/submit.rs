@@ -360,31 +360,6 @@ impl Ladder {
         }
     }
 
-    /// The bot `bot` as `/api/bots/BOT` gives it; `None` when the ladder
-    /// has no such bot.
-    pub fn bot(&self, bot: &str) -> Result<Option<serde_json::Value>, SubmitError> {
-        let path = format!("/api/bots/{bot}");
-        let mut resp = self
-            .agent
-            .get(format!("{}{path}", self.server))
-            .call()
-            .map_err(|e| SubmitError::Unreachable {
-                what: "asking about the bot at",
-                server: self.server.clone(),
-                source: Box::new(e),
-            })?;
-        let status = resp.status().as_u16();
-        let body = resp.body_mut().read_to_string().unwrap_or_default();
-        match status {
-            200 => Ok(serde_json::from_str(&body).ok()),
-            404 => Ok(None),
-            _ => Err(SubmitError::Answer {
-                server: self.server.clone(),
-                message: format!("{path}: {}", error_of(body.as_bytes())),
-            }),
-        }
-    }
-
     /// The test of version `number` of `bot` (`/api/tests?bot=BOT`), if
     /// one started.
     pub fn test_of(
