@@ -398,7 +398,12 @@ fn format_section(
                     "a ladder pairs its own games: give no `format` in a ladder file".into(),
                 ));
             }
-            if let Some(e) = not_with_format(ctx, raw, flags, "a Swiss") {
+            if let Some(e) = not_with_format(
+                ctx,
+                raw,
+                flags,
+                ("a Swiss", "pairs every bot with every other by score"),
+            ) {
                 return Err(e);
             }
             if bots < 2 {
@@ -436,29 +441,24 @@ fn not_with_format(
     ctx: &Ctx<'_>,
     raw: &RawFile,
     flags: &RunSettings,
-    what: &str,
+    (what, pairs): (&str, &str),
 ) -> Option<ConfigError> {
     let f = raw.format.as_ref()?;
-    let pairs = match what {
-        "a Swiss" => "pairs every bot with every other by score",
-        _ => "pairs the bots by its bracket",
-    };
-    let (key, why) = if flags.gauntlet.is_some() || raw.gauntlet.is_some() {
+    // The key, why, and whether a flag gave it.
+    let (key, why, flagged) = if flags.gauntlet.is_some() || raw.gauntlet.is_some() {
         (
             "gauntlet",
             format!("{what} {pairs}: it has no `gauntlet` (use format = \"round-robin\")"),
+            flags.gauntlet.is_some(),
         )
     } else if flags.sprt.is_some() || raw.sprt.is_some() {
         (
             "sprt",
             format!("{what} has no `[sprt]`: an SPRT is for a league of two bots (use format = \"round-robin\")"),
+            flags.sprt.is_some(),
         )
     } else {
         return None;
-    };
-    let flagged = match key {
-        "gauntlet" => flags.gauntlet.is_some(),
-        _ => flags.sprt.is_some(),
     };
     Some(match flagged {
         true => ctx.at(
@@ -490,7 +490,12 @@ fn knockout_section(
             "a ladder pairs its own games: give no `format` in a ladder file".into(),
         ));
     }
-    if let Some(e) = not_with_format(ctx, raw, flags, "a knockout") {
+    if let Some(e) = not_with_format(
+        ctx,
+        raw,
+        flags,
+        ("a knockout", "pairs the bots by its bracket"),
+    ) {
         return Err(e);
     }
     if specs.len() < 2 {
