@@ -492,7 +492,7 @@ fn analyse_names_tables_that_are_not_the_game_s_and_a_failed_write() {
     assert!(!o.status.success());
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(
-        e.contains("writing the analysis to the standard output: No space left"),
+        e.contains("writing the analysis to standard output: No space left"),
         "{e}"
     );
     // Three players: the tables are the 2-player game's, so nothing is

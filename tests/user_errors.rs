@@ -607,3 +607,57 @@ fn play_and_run_name_the_flag_a_bad_value_came_from() {
     assert!(out.contains("--rounds: a knockout's rounds"), "{out}");
     assert!(!dir.path().join("results").exists(), "{out}");
 }
+
+/// A command whose output is its product, sent to a full disk
+/// (`> /dev/full`), fails naming what it was writing: it neither panics
+/// (Rust's `println!`) nor reports a success with nothing written.
+#[test]
+fn output_to_a_full_disk_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    log_league_copy(dir.path(), |lines| lines);
+    let bots = dir.path().join("no-bots");
+    std::fs::create_dir(&bots).unwrap();
+    let bots = bots.to_str().unwrap();
+    let cases: [(&[&str], &str); 7] = [
+        (&["state", "kisolo"], "the state"),
+        (&["state", "kisolo", "--render"], "the state"),
+        (&["status", "."], "the status"),
+        (&["status", ".", "--json"], "the status"),
+        (&["rate", "games.csv"], "the standings"),
+        (
+            &[
+                "sprt",
+                "games.csv",
+                "--bots",
+                "a,b",
+                "--elo0",
+                "0",
+                "--elo1",
+                "5",
+            ],
+            "the test's report",
+        ),
+        (&["bots", "--no-check", "--dir", bots], "the list of bots"),
+    ];
+    for (args, what) in cases {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdout(full)
+            .output()
+            .expect("runs");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(
+            e.contains(&format!(
+                "error: writing {what} to standard output: No space left"
+            )),
+            "{args:?}: {e}"
+        );
+        assert!(!e.contains("panicked"), "{args:?}: {e}");
+    }
+}

@@ -10,7 +10,6 @@ use crate::referee::record;
 use crate::results::analysis;
 use anyhow::{bail, Context};
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -145,16 +144,7 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     } else {
         table(&mut out, &rec, &verdicts);
     }
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        // The reader went away (`| head`): what it wanted it has.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        Err(e) => return Err(e).context("writing the analysis to the standard output"),
-        Ok(()) => {}
-    }
+    super::emit(&out, "the analysis")?;
     Ok(ExitCode::SUCCESS)
 }
 

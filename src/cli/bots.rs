@@ -44,14 +44,14 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
         .filter(|m| args.all || (!m.broken && !m.template))
         .collect();
     if shown.is_empty() {
-        outln!("no bots under {}", args.dir.display());
+        emitln!("the list of bots";"no bots under {}", args.dir.display());
         return Ok(match bad.is_empty() {
             true => ExitCode::SUCCESS,
             false => ExitCode::FAILURE,
         });
     }
     let mut failures = 0;
-    outln!(
+    emitln!("the list of bots";
         "{:<18} {:<10} {:<16} {:<7} {:<7} command",
         "name",
         "language",
@@ -69,7 +69,7 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
         if why.is_some() {
             failures += 1;
         }
-        outln!(
+        emitln!("the list of bots";
             "{:<18} {:<10} {:<16} {:<7} {:<7} {}{}",
             m.name,
             m.language,
@@ -80,15 +80,15 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
             remarks(&m)
         );
         if let Some(why) = why {
-            outln!("    {why}");
+            emitln!("the list of bots";"    {why}");
         }
     }
     if !args.no_check {
-        outln!(
+        emitln!("the list of bots";
             "checked in the sandbox; limits: {}",
             crate::bot::sandbox::cgroup::mechanism()
         );
-        outln!("walls: {}", crate::bot::sandbox::walls());
+        emitln!("the list of bots";"walls: {}", crate::bot::sandbox::walls());
     }
     Ok(if failures > 0 || !bad.is_empty() {
         ExitCode::FAILURE

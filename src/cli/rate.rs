@@ -10,7 +10,6 @@
 use crate::ratings::{Anchor, RateOptions, Tally};
 use crate::report::tables::{for_each_merged, ratings_csv, tables_of, write_files};
 use anyhow::{bail, Context};
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -283,11 +282,7 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
             format!("{}\n", serde_json::to_string_pretty(&value)?)
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-        .context("writing the standings to standard output")?;
+    super::emit(&out, "the standings")?;
     for line in crate::report::tables::seat_unbounded_lines(&tables.report.overall) {
         eprintln!("warning: {line}");
     }

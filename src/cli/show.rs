@@ -8,7 +8,6 @@ use crate::engine::Game;
 use crate::referee::record;
 use anyhow::Context;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -37,7 +36,7 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
     let (at, text) = super::args::game_record(&args.results, &args.game_id)?;
     let path = at.path();
     if args.json {
-        emit(&text)?;
+        super::emit(&text, "the game")?;
         return Ok(ExitCode::SUCCESS);
     }
     // Written at the end in one go: a reader that goes away (`| head`)
@@ -94,18 +93,6 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
             rec.detail.as_deref().unwrap_or("(no detail)")
         );
     }
-    emit(&out)?;
+    super::emit(&out, "the game")?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes `text` to stdout. A reader that went away (`| head`) ends
-/// nothing but the output; any other write error (a full disk) is one.
-fn emit(text: &str) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(anyhow::Error::new(e).context("writing the game to stdout"))
-        }
-        _ => Ok(()),
-    }
 }

@@ -142,7 +142,10 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
     };
     let (pair, tracker) = counted;
     let report = report_of(pair.finish(), &config);
-    print!("{}", sprt_text(&report, tracker.decided().as_ref()));
+    super::emit(
+        &sprt_text(&report, tracker.decided().as_ref()),
+        "the test's report",
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

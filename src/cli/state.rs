@@ -129,10 +129,10 @@ fn render_text(game: &Game) -> String {
 pub fn run(args: StateArgs) -> anyhow::Result<ExitCode> {
     let (variant, settings) = settings(&args)?;
     let game = replay(variant, &settings, &args.moves)?;
-    if args.render {
-        print!("{}", render_text(&game));
-    } else {
-        println!("{}", serde_json::to_string_pretty(&state_json(&game))?);
-    }
+    let out = match args.render {
+        true => render_text(&game),
+        false => format!("{}\n", serde_json::to_string_pretty(&state_json(&game))?),
+    };
+    super::emit(&out, "the state")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -54,10 +54,8 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     let decided = sprt.as_ref().is_some_and(|v| v.decided);
     if args.json {
         let starts = start_commands(&st, meta.as_ref(), decided);
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json(&st, sprt.as_ref(), &starts))?
-        );
+        let text = serde_json::to_string_pretty(&json(&st, sprt.as_ref(), &starts))?;
+        super::emit(&format!("{text}\n"), "the status")?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = String::new();
@@ -130,7 +128,7 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
             _ => writeln!(out, "start shard {}/{n} ({why}): {command}", s.index),
         };
     }
-    print!("{out}");
+    super::emit(&out, "the status")?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -179,7 +179,7 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
             a.results.display()
         );
     }
-    outln!(
+    emitln!("the coverage";
         "{:<10} {:>5} {:>7} {:>14} {:>16} {:>20}",
         "game",
         "seeds",
@@ -190,7 +190,7 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
     );
     for (v, n, r) in &reach {
         let pct = |a: u64, b: u64| 100.0 * a as f64 / b.max(1) as f64;
-        outln!(
+        emitln!("the coverage";
             "{:<10} {:>5} {:>7} {:>6} ({:>4.1}%) {:>7} ({:>4.1}%) {:>20}",
             v.name(),
             n,
@@ -206,10 +206,10 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if let (n @ 1.., Some(first)) = damaged {
-        outln!("{n} games left out: their records do not read (the first, {first})");
+        emitln!("the coverage";"{n} games left out: their records do not read (the first, {first})");
     }
     if missing > 0 {
-        outln!("{missing} games left out: their records are missing");
+        emitln!("the coverage";"{missing} games left out: their records are missing");
     }
     Ok(ExitCode::SUCCESS)
 }
