@@ -147,23 +147,25 @@ fn answer(s: &mut std::net::TcpStream) -> String {
     String::from_utf8_lossy(&answer).to_string()
 }
 
-/// While uploads to `path` hold every slot (their bodies half sent), one
-/// more is refused from its head alone: 503 with `Retry-After`. Once they
-/// are gone, an upload is taken again.
-fn assert_gate(server: &Server, path: &str, token: &str, slots: usize) {
+/// While uploads to `path` hold every slot (their bodies half sent, one
+/// from each of `holders`: one sender holds at most its share), one more
+/// (from `probe`) is refused from its head alone: 503 with `Retry-After`.
+/// Once they are gone, an upload is taken again.
+fn assert_gate(server: &Server, path: &str, holders: &[&str], probe: &str) {
     // The holders are taken in their own time, and one may be refused by a
     // probe that came first: new holders, then a probe, until it is refused.
-    let mut holders = Vec::new();
+    let mut held = Vec::new();
     let refused = server.wait(
         "an upload past the bound refused",
         Duration::from_millis(200),
         || {
-            holders = (0..slots)
-                .map(|_| send_head(server, path, token, 1 << 20, b"\x1f\x8b half a body"))
+            held = holders
+                .iter()
+                .map(|t| send_head(server, path, t, 1 << 20, b"\x1f\x8b half a body"))
                 .collect();
             std::thread::sleep(Duration::from_millis(300));
             // Taken (a slot was free): it waits for its body; give up.
-            let mut s = send_head(server, path, token, 1 << 20, b"");
+            let mut s = send_head(server, path, probe, 1 << 20, b"");
             s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
             answer(&mut s)
         },
@@ -175,11 +177,11 @@ fn assert_gate(server: &Server, path: &str, token: &str, slots: usize) {
         "{refused}"
     );
     assert!(refused.contains("try again"), "{refused}");
-    drop(holders);
+    drop(held);
     let taken = server.wait(
         "an upload taken once the slots are free",
         Duration::from_millis(200),
-        || answer(&mut send_head(server, path, token, 11, b"not a gzip!")),
+        || answer(&mut send_head(server, path, probe, 11, b"not a gzip!")),
         |a| !a.starts_with("HTTP/1.1 503"),
     );
     assert!(taken.starts_with("HTTP/1.1 4"), "{path}: {taken}");
@@ -188,12 +190,114 @@ fn assert_gate(server: &Server, path: &str, token: &str, slots: usize) {
 #[test]
 fn uploads_past_the_bound_get_503_and_retry_after_before_their_body_is_read() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut server = new_server(tmp.path(), "uploads_at_once = 2\ngame_uploads_at_once = 1");
+    let mut server = new_server(tmp.path(), "uploads_at_once = 2\ngame_uploads_at_once = 2");
+    let owners = ["alice", "bob", "carol"].map(|o| server.add_user(o));
+    let workers = ["w1", "w2", "w3"].map(|w| server.add("--add-worker", w));
+    server.start();
+    assert_gate(&server, "/api/bots", &[&owners[0], &owners[1]], &owners[2]);
+    assert_gate(
+        &server,
+        "/api/worker/games/1",
+        &[&workers[0], &workers[1]],
+        &workers[2],
+    );
+}
+
+/// One owner cannot hold the intake shut: their second upload while the
+/// first is being received is refused (429, the other owners' slot left
+/// free), and an upload whose body stops coming is refused (408) after
+/// `BODY_QUIET` (30 s), its slot freed. A worker holds at most half of
+/// the game uploads' slots. (Before: one owner's two stalled uploads held
+/// both slots for as long as the connections stayed open.)
+#[test]
+fn one_sender_cannot_hold_the_upload_slots_and_a_stalled_body_frees_its_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut server = new_server(tmp.path(), "uploads_at_once = 2\ngame_uploads_at_once = 4");
     let alice = server.add_user("alice");
+    let bob = server.add_user("bob");
     let worker = server.add("--add-worker", "w1");
     server.start();
-    assert_gate(&server, "/api/bots", &alice, 2);
-    assert_gate(&server, "/api/worker/games/1", &worker, 1);
+    // Alice's second upload: refused while the first is held. (The first
+    // is taken in its own time, and under load the second may come
+    // first: a new pair until the second is refused.)
+    let mut stalled = None;
+    let second = server.wait(
+        "alice's second upload refused",
+        Duration::from_millis(200),
+        || {
+            let first = send_head(
+                &server,
+                "/api/bots",
+                &alice,
+                1 << 20,
+                b"\x1f\x8b half a body",
+            );
+            let sent = std::time::Instant::now();
+            std::thread::sleep(Duration::from_millis(300));
+            let mut s = send_head(&server, "/api/bots", &alice, 1 << 20, b"");
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            stalled = Some((first, sent));
+            answer(&mut s)
+        },
+        |a| a.starts_with("HTTP/1.1 429"),
+    );
+    let (mut stalled, started) = stalled.expect("an upload sent");
+    assert!(
+        second.contains("an upload of yours is being received already"),
+        "{second}"
+    );
+    assert!(
+        second.to_ascii_lowercase().contains("retry-after: 5"),
+        "{second}"
+    );
+    // Bob's is taken (and refused for what it is, not for want of a slot).
+    let bobs = answer(&mut send_head(
+        &server,
+        "/api/bots",
+        &bob,
+        11,
+        b"not a gzip!",
+    ));
+    assert!(bobs.starts_with("HTTP/1.1 400"), "{bobs}");
+    // The stalled body is refused once quiet for 30 s, and its slot is free.
+    let timed_out = answer(&mut stalled);
+    assert!(timed_out.starts_with("HTTP/1.1 408"), "{timed_out}");
+    assert!(
+        timed_out.contains("no byte of it came for 30 s"),
+        "{timed_out}"
+    );
+    assert!(
+        started.elapsed() >= Duration::from_secs(29),
+        "{:?}",
+        started.elapsed()
+    );
+    let again = answer(&mut send_head(
+        &server,
+        "/api/bots",
+        &alice,
+        11,
+        b"not a gzip!",
+    ));
+    assert!(again.starts_with("HTTP/1.1 400"), "{again}");
+    // A worker: two of the four game upload slots, no third (new holders
+    // until the third is refused, as above).
+    let mut held = Vec::new();
+    let third = server.wait(
+        "a worker's third upload at once refused",
+        Duration::from_millis(200),
+        || {
+            held = (0..2)
+                .map(|_| send_head(&server, "/api/worker/games/1", &worker, 1 << 20, b"{"))
+                .collect();
+            std::thread::sleep(Duration::from_millis(300));
+            let mut s = send_head(&server, "/api/worker/games/1", &worker, 1 << 20, b"");
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            answer(&mut s)
+        },
+        |a| a.starts_with("HTTP/1.1 429"),
+    );
+    assert!(third.contains("2 uploads of games of yours"), "{third}");
+    drop(held);
 }
 
 /// A copy of the repository's bot `random-rust` named `name`, in `dir`.

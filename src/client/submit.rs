@@ -187,9 +187,10 @@ impl Ladder {
     }
 
     /// POSTs an upload (a bot folder as tar.gz). A server busy with other
-    /// uploads (503 with `Retry-After`) is asked again after the time it
-    /// gives, for up to 10 minutes; `busy` hears each wait (its reason
-    /// and seconds).
+    /// uploads (503 with `Retry-After`), or with another of this owner's
+    /// (429 with `Retry-After`: one at a time from one owner; the hourly
+    /// count's 429 has none), is asked again after the time it gives, for
+    /// up to 10 minutes; `busy` hears each wait (its reason and seconds).
     pub fn upload(
         &self,
         bytes: &[u8],
@@ -234,7 +235,10 @@ impl Ladder {
                 .and_then(|v| v.trim().parse::<u64>().ok());
             let body = resp.body_mut().read_to_string().unwrap_or_default();
             match retry {
-                Some(secs) if status == 503 && start.elapsed() < Duration::from_secs(600) => {
+                Some(secs)
+                    if matches!(status, 503 | 429)
+                        && start.elapsed() < Duration::from_secs(600) =>
+                {
                     let secs = secs.clamp(1, 60);
                     busy(&error_of(body.as_bytes()), secs);
                     std::thread::sleep(Duration::from_secs(secs));

@@ -5,11 +5,14 @@ use std::time::Duration;
 
 /// A failed request: the server answered with a refusal (status and its
 /// message), answered that it is failing (5xx: there, but try again
-/// later), or could not be reached.
+/// later), that it cannot take the request now (408: the body came too
+/// slowly; 429: this worker's share of the uploads is taken), or could
+/// not be reached. All but a refusal are tried again later.
 #[derive(Debug)]
 pub(super) enum Call {
     Refused(u16, String),
     Failing(u16, String),
+    Busy(u16, String),
     Unreachable(String),
 }
 
@@ -18,6 +21,7 @@ impl std::fmt::Display for Call {
         match self {
             Call::Refused(s, m) => write!(f, "{s}: {m}"),
             Call::Failing(s, m) => write!(f, "the server is failing ({s}: {m})"),
+            Call::Busy(s, m) => write!(f, "the server asks to try again later ({s}: {m})"),
             Call::Unreachable(m) => write!(f, "the server cannot be reached: {m}"),
         }
     }
@@ -82,6 +86,9 @@ impl Client {
         // 5xx: the server is there but failing; try again later.
         if status >= 500 {
             return Err(Call::Failing(status, msg));
+        }
+        if matches!(status, 408 | 429) {
+            return Err(Call::Busy(status, msg));
         }
         Err(Call::Refused(status, msg))
     }

@@ -142,7 +142,7 @@ fn send_batch(
                 tally.refused.fetch_add(1, Ordering::Relaxed);
             }
         }
-        Err(e @ (Call::Unreachable(_) | Call::Failing(..))) => {
+        Err(e @ (Call::Unreachable(_) | Call::Failing(..) | Call::Busy(..))) => {
             let why = e.to_string();
             for s in batch {
                 to_spool |= keep(spool, &s, &why, tally, say);
@@ -254,7 +254,7 @@ pub(super) fn send_spool(
         let answers = match post_batch(client, &games) {
             Ok(a) => a,
             Err(Call::Refused(status, m)) => vec![(status, m); games.len()],
-            Err(Call::Unreachable(_) | Call::Failing(..)) => return true,
+            Err(Call::Unreachable(_) | Call::Failing(..) | Call::Busy(..)) => return true,
         };
         for ((f, s), (status, msg)) in batch.into_iter().zip(answers) {
             let counter = match status {

@@ -1,48 +1,92 @@
 //! What an upload costs the server before it is looked at (issue 47): a
 //! bounded number of uploads (owners' bots, workers' games) handled at
 //! once, each past the bound refused (503, `Retry-After`) before a byte of
-//! its body is read ([`Gate`]); and an owner's upload streamed to a file
-//! as it arrives, never held in memory whole ([`spool`]). What the upload
-//! holds is the intake's and the workers' endpoints' business.
+//! its body is read, and no one sender holding more than its share of
+//! them ([`Gate`]); an owner's upload streamed to a file as it arrives,
+//! never held in memory whole ([`spool`]); and every body bounded in time
+//! ([`BODY_QUIET`], [`BODY_TIME`]), so that a sender who stops sending
+//! frees its slot. What the upload holds is the intake's and the
+//! workers' endpoints' business.
 
 use futures_util::StreamExt;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Seconds a refused uploader is told to wait (`Retry-After`).
 pub const RETRY_SECONDS: u32 = 5;
 
-/// At most so many requests of one kind at once.
+/// The longest an upload's body may go without a byte: past it the
+/// upload is refused (408) and its slot freed. Without it a sender that
+/// stopped half-way held a slot for as long as it kept the connection
+/// open, and as many stopped uploads as slots held the intake shut.
+pub const BODY_QUIET: Duration = Duration::from_secs(30);
+
+/// The longest a whole body may take (a sender dripping a byte within
+/// each [`BODY_QUIET`]): 16 MiB in it is 28 KiB/s.
+pub const BODY_TIME: Duration = Duration::from_secs(600);
+
+/// At most so many requests of one kind at once, and at most `share` of
+/// them from one sender (an owner, a worker).
 pub struct Gate {
     slots: Arc<Semaphore>,
     /// What the requests are, for the refusal (`uploads of bots`).
     what: &'static str,
     size: usize,
+    /// The most slots one sender may hold.
+    share: usize,
+    /// The slots each sender holds.
+    held: Arc<Mutex<HashMap<i64, usize>>>,
 }
 
 impl Gate {
-    pub fn new(size: usize, what: &'static str) -> Gate {
+    pub fn new(size: usize, share: usize, what: &'static str) -> Gate {
         Gate {
             slots: Arc::new(Semaphore::new(size)),
             what,
             size,
+            share: share.clamp(1, size.max(1)),
+            held: Arc::default(),
         }
     }
 
-    /// A slot, held until the permit is dropped; none free: [`Busy`]
-    /// (the web layer's 503 with `Retry-After`), at once.
-    pub fn enter(&self) -> Result<Slot, Busy> {
+    /// A slot for `sender`, held until the permit is dropped; none free,
+    /// or `sender` holding its share already: [`Busy`] (the web layer's
+    /// 503 or 429, with `Retry-After`), at once.
+    pub fn enter(&self, sender: i64) -> Result<Slot, Busy> {
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        let mine = held.get(&sender).copied().unwrap_or(0);
+        if mine >= self.share {
+            return Err(Busy {
+                message: match self.share {
+                    1 => format!(
+                        "an upload of yours is being received already: this server takes {} from one sender at a time; try again once it is answered",
+                        self.what
+                    ),
+                    n => format!(
+                        "{n} {} of yours are being received already, the most from one sender: try again once one is answered",
+                        self.what
+                    ),
+                },
+                mine: true,
+            });
+        }
         let permit = self.slots.clone().try_acquire_owned().map_err(|_| Busy {
             message: format!(
                 "the server is handling {} {} already, its limit: try again in {RETRY_SECONDS} s",
                 self.size, self.what
             ),
+            mine: false,
         })?;
+        held.insert(sender, mine + 1);
         Ok(Slot {
             permit: Some(permit),
             slots: self.slots.clone(),
             size: self.size,
+            sender,
+            held: self.held.clone(),
         })
     }
 }
@@ -55,10 +99,21 @@ pub struct Slot {
     permit: Option<OwnedSemaphorePermit>,
     slots: Arc<Semaphore>,
     size: usize,
+    sender: i64,
+    held: Arc<Mutex<HashMap<i64, usize>>>,
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
+        {
+            let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+            match held.get_mut(&self.sender) {
+                Some(n) if *n > 1 => *n -= 1,
+                _ => {
+                    held.remove(&self.sender);
+                }
+            }
+        }
         drop(self.permit.take());
         if self.slots.available_permits() == self.size {
             crate::host::return_free_memory();
@@ -66,14 +121,17 @@ impl Drop for Slot {
     }
 }
 
-/// Every slot of a [`Gate`] is taken: try again in [`RETRY_SECONDS`].
+/// No slot of a [`Gate`]: every one is taken, or the sender holds its
+/// share (`mine`); try again in [`RETRY_SECONDS`].
 #[derive(Debug)]
 pub struct Busy {
     pub message: String,
+    pub mine: bool,
 }
 
 /// The gates of a ladder's uploads: owners' bots (`[ladder]
-/// uploads_at_once`) and workers' games (`game_uploads_at_once`).
+/// uploads_at_once`, one at a time from one owner) and workers' games
+/// (`game_uploads_at_once`, at most half of them from one worker).
 pub struct Gates {
     pub bots: Gate,
     pub games: Gate,
@@ -82,8 +140,12 @@ pub struct Gates {
 impl Gates {
     pub fn of(s: &crate::league::config::ladder::LadderSettings) -> Gates {
         Gates {
-            bots: Gate::new(s.uploads_at_once, "uploads of bots"),
-            games: Gate::new(s.game_uploads_at_once, "uploads of games"),
+            bots: Gate::new(s.uploads_at_once, 1, "uploads of bots"),
+            games: Gate::new(
+                s.game_uploads_at_once,
+                s.game_uploads_at_once.div_ceil(2),
+                "uploads of games",
+            ),
         }
     }
 }
@@ -122,6 +184,9 @@ pub enum SpoolError {
     TooLarge,
     /// The client went away or sent a broken body.
     Body(String),
+    /// The body stopped coming ([`BODY_QUIET`]) or took too long
+    /// ([`BODY_TIME`]): what the refusal says.
+    Slow(String),
     /// The server's disk.
     Io(std::io::Error),
 }
@@ -151,9 +216,8 @@ pub async fn spool(body: axum::body::Body, dir: &Path, limit: u64) -> Result<Spo
     })
     .await?;
     let mut hash = sha2::Sha256::new();
-    let mut stream = body.into_data_stream();
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| SpoolError::Body(e.to_string()))?;
+    let mut chunks = Chunks::of(body);
+    while let Some(chunk) = chunks.next().await? {
         out.len += chunk.len() as u64;
         if out.len > limit {
             return Err(SpoolError::TooLarge);
@@ -167,6 +231,56 @@ pub async fn spool(body: axum::body::Body, dir: &Path, limit: u64) -> Result<Spo
     }
     out.sha256 = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
     Ok(out)
+}
+
+/// Reads `body` whole into memory, refused past `limit` bytes or past
+/// the time bounds ([`BODY_QUIET`], [`BODY_TIME`]): a worker's upload,
+/// replayed from memory.
+pub async fn read_body(body: axum::body::Body, limit: usize) -> Result<Vec<u8>, SpoolError> {
+    let mut out = Vec::new();
+    let mut chunks = Chunks::of(body);
+    while let Some(chunk) = chunks.next().await? {
+        if out.len() + chunk.len() > limit {
+            return Err(SpoolError::TooLarge);
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
+}
+
+/// A body's chunks as they come, each within [`BODY_QUIET`] of the last
+/// and all within [`BODY_TIME`] of the first asked for.
+struct Chunks {
+    stream: axum::body::BodyDataStream,
+    end: tokio::time::Instant,
+}
+
+impl Chunks {
+    fn of(body: axum::body::Body) -> Chunks {
+        Chunks {
+            stream: body.into_data_stream(),
+            end: tokio::time::Instant::now() + BODY_TIME,
+        }
+    }
+
+    async fn next(&mut self) -> Result<Option<axum::body::Bytes>, SpoolError> {
+        let quiet = tokio::time::Instant::now() + BODY_QUIET;
+        let (until, why) = match quiet < self.end {
+            true => (
+                quiet,
+                format!("no byte of it came for {} s", BODY_QUIET.as_secs()),
+            ),
+            false => (
+                self.end,
+                format!("it did not arrive within {} s", BODY_TIME.as_secs()),
+            ),
+        };
+        match tokio::time::timeout_at(until, self.stream.next()).await {
+            Err(_) => Err(SpoolError::Slow(why)),
+            Ok(None) => Ok(None),
+            Ok(Some(chunk)) => chunk.map(Some).map_err(|e| SpoolError::Body(e.to_string())),
+        }
+    }
 }
 
 /// Runs file work `f` on tokio's blocking threads.

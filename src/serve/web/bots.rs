@@ -61,7 +61,7 @@ async fn upload(
         .inspect_err(|_| {
             l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
         })?;
-    let _slot = l.gates.bots.enter()?;
+    let _slot = l.gates.bots.enter(owner.id)?;
     let spooled = inbox::spool(req.into_body(), &l.intake.incoming_dir(), limit as u64)
         .await
         .map_err(|e| match e {
@@ -71,6 +71,13 @@ async fn upload(
                 ApiError::new(
                     StatusCode::BAD_REQUEST,
                     format!("the upload's body did not arrive whole: {e}"),
+                )
+            }
+            inbox::SpoolError::Slow(why) => {
+                l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
+                ApiError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!("the upload's body did not arrive whole: {why}"),
                 )
             }
             inbox::SpoolError::Io(e) => ApiError::internal(e),

@@ -49,7 +49,13 @@ impl From<inbox::Busy> for ApiError {
     fn from(b: inbox::Busy) -> ApiError {
         ApiError {
             retry_after: Some(inbox::RETRY_SECONDS),
-            ..ApiError::new(StatusCode::SERVICE_UNAVAILABLE, b.message)
+            ..ApiError::new(
+                match b.mine {
+                    true => StatusCode::TOO_MANY_REQUESTS,
+                    false => StatusCode::SERVICE_UNAVAILABLE,
+                },
+                b.message,
+            )
         }
     }
 }

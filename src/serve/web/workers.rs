@@ -9,6 +9,7 @@
 
 use super::auth::bearer_owner;
 use super::error::{ApiError, ApiResult, Shared};
+use crate::serve::intake::inbox;
 use crate::serve::intake::verify::{check_upload, Expected};
 use crate::serve::ladder::Ladder;
 use crate::serve::store::leases::Lease;
@@ -84,6 +85,26 @@ fn bad_json(what: &str, e: impl std::fmt::Display) -> ApiError {
         StatusCode::BAD_REQUEST,
         format!("the body is not the JSON of {what} ({e}): see docs/ladder.md, \"Workers\""),
     )
+}
+
+/// The refusal of a worker's body that did not arrive: over
+/// [`UPLOAD_LIMIT`] (413), too slow (408), cut (400).
+fn unread(what: &str, e: inbox::SpoolError) -> ApiError {
+    match e {
+        inbox::SpoolError::TooLarge => ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("{what} is over {} MiB", UPLOAD_LIMIT >> 20),
+        ),
+        inbox::SpoolError::Slow(why) => ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            format!("{what} did not arrive whole: {why}"),
+        ),
+        inbox::SpoolError::Body(e) => ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("{what} did not arrive whole: {e}"),
+        ),
+        inbox::SpoolError::Io(e) => ApiError::internal(e),
+    }
 }
 
 /// `POST /api/worker/register`: a worker says what it is; refused (409)
@@ -459,10 +480,10 @@ async fn upload(
         .or_else(|| id.parse().ok())
         .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("no game `{id}`")))?;
     // A slot before the body is read: at most so many bodies in memory.
-    let _slot = l.gates.games.enter()?;
-    let body = axum::body::to_bytes(req.into_body(), UPLOAD_LIMIT)
+    let _slot = l.gates.games.enter(w.id)?;
+    let body = inbox::read_body(req.into_body(), UPLOAD_LIMIT)
         .await
-        .map_err(|e| bad_json("an upload", e))?;
+        .map_err(|e| unread("an upload", e))?;
     let u: GameUpload = serde_json::from_slice(&body).map_err(|e| bad_json("an upload", e))?;
     let lease = u.lease.clone();
     let r = accept(&l, &w, id, u).await;
@@ -792,10 +813,10 @@ async fn upload_batch(
 ) -> ApiResult<Json<BatchAnswer>> {
     let w = worker_of(&l, &headers).await?;
     // A slot before the body is read: at most so many bodies in memory.
-    let _slot = l.gates.games.enter()?;
-    let body = axum::body::to_bytes(req.into_body(), UPLOAD_LIMIT)
+    let _slot = l.gates.games.enter(w.id)?;
+    let body = inbox::read_body(req.into_body(), UPLOAD_LIMIT)
         .await
-        .map_err(|e| bad_json("a batch of uploads", e))?;
+        .map_err(|e| unread("a batch of uploads", e))?;
     let b: Batch = serde_json::from_slice(&body).map_err(|e| bad_json("a batch of uploads", e))?;
     drop(body);
     if b.games.len() > BATCH_MOST {
