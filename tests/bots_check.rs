@@ -114,6 +114,16 @@ fn a_bot_that_hands_its_pipes_to_a_child_and_exits_fails() {
     assert!(text.contains("exited (status 0)"), "{text}");
 }
 
+/// check-bot shows the half line a bot wrote before it crashed.
+#[test]
+fn a_crash_mid_line_fails_showing_the_line() {
+    broken(
+        "cut_then_crash",
+        "5000",
+        "exited (status 1); it had written a line without its newline: {",
+    );
+}
+
 #[test]
 fn crash_mid_fails() {
     broken("crash_mid", "5000", ": crash at ply");

@@ -589,6 +589,20 @@ async fn closed_stdout_while_running() {
     assert!(detail(&r).contains("closed its stdout"), "{r:?}");
 }
 
+/// A bot that dies with half a reply written (no newline) is a `crash`
+/// whose detail shows that half line: the one clue to what it was doing,
+/// gone with the process once it is killed.
+#[tokio::test]
+async fn a_crash_mid_line_shows_the_line_it_began() {
+    let r = misbehaving("cut_then_crash", 5000, Some(ForfeitKind::Crash)).await;
+    let d = detail(&r);
+    assert!(d.starts_with("exited (status 1)"), "{r:?}");
+    assert!(
+        d.contains("a line without its newline: {\"type\": \"reply\""),
+        "{r:?}"
+    );
+}
+
 #[tokio::test]
 async fn closed_stdin_is_a_crash_not_a_sigpipe() {
     let r = misbehaving("close_stdin", 5000, Some(ForfeitKind::Crash)).await;

@@ -60,6 +60,20 @@ fn a_league_files_errors_point_at_the_entry_and_the_key() {
             ),
             "limits.toml:10: `limits.memory_mb`: must be between 1 and",
         ),
+        (
+            "env.toml",
+            format!(
+                "name = \"x\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{RANDOM}\"], env = {{ \"A=B\" = \"c\" }} }},\n]\n"
+            ),
+            "env.toml:4: `bots[1].env`: `A=B`: a variable's name cannot hold `=`",
+        ),
+        (
+            "nul.toml",
+            format!(
+                "name = \"x\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{RANDOM}\", \"x\\u0000\"] }},\n]\n"
+            ),
+            "nul.toml:4: `bots[1].command`: holds a NUL byte",
+        ),
     ];
     for (name, src, says) in cases {
         std::fs::write(dir.path().join(name), src).unwrap();
@@ -176,6 +190,43 @@ fn check_bot_calls_a_refused_configuration_so() {
     );
     assert!(out.contains("outside the bot's folder"), "{out}");
     assert!(!out.contains("crash"), "{out}");
+}
+
+/// A bot.toml whose `command` or `env` no process can have (a NUL byte,
+/// an empty program, a variable named with `=`) is refused where it is
+/// written, naming the key: not started to fail with "nul byte found in
+/// provided data", nor run with `A` set to `B=c`.
+#[test]
+fn a_bot_toml_no_process_can_run_names_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    for (folder, toml, says) in [
+        (
+            "eq",
+            "command = [\"python3\", \"bot.py\"]\nenv = { \"A=B\" = \"c\" }\n",
+            "`env`: `A=B`: a variable's name cannot hold `=`",
+        ),
+        (
+            "nul",
+            "command = [\"python3\", \"bot.py\"]\nenv = { A = \"x\\u0000y\" }\n",
+            "`env`: `A`: a variable's name and value cannot hold a NUL byte",
+        ),
+        (
+            "empty",
+            "command = [\"\", \"bot.py\"]\n",
+            "`command` names no program: its first word is empty",
+        ),
+    ] {
+        let bot = dir.path().join(folder);
+        std::fs::create_dir(&bot).unwrap();
+        std::fs::write(bot.join("bot.toml"), toml).unwrap();
+        std::fs::write(bot.join("bot.py"), "").unwrap();
+        let (ok, out) = check_bot(dir.path(), &[bot.to_str().unwrap()]);
+        assert!(!ok, "{folder}: {out}");
+        assert!(
+            out.contains("bot.toml") && out.contains(says),
+            "{folder}: {out}"
+        );
+    }
 }
 
 /// A reply written with the hello, before any request: the game's fault
@@ -435,6 +486,38 @@ fn a_program_that_is_not_executable_is_told_how_to_run() {
         if sandbox == "on" {
             assert!(!said.contains("sandbox off"), "{sandbox}: {said}");
         }
+    }
+}
+
+/// A bot.toml whose `command` names a folder (its sources', say) is told
+/// that it names a folder, in the sandbox or out of it: not sent looking
+/// for an execute bit, as exec's own EACCES would.
+#[test]
+fn a_command_that_names_a_folder_is_told_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("bot");
+    std::fs::create_dir_all(bot.join("src")).unwrap();
+    std::fs::write(bot.join("bot.toml"), "command = [\"./src\"]\n").unwrap();
+    for sandbox in ["on", "off"] {
+        let o = arena(
+            dir.path(),
+            &[
+                "check-bot",
+                "--game",
+                "kisolo",
+                "--sandbox",
+                sandbox,
+                "--",
+                bot.to_str().unwrap(),
+            ],
+        );
+        let said = text(&o);
+        assert!(!o.status.success(), "{sandbox}: {said}");
+        assert!(
+            said.contains("src is a folder, not a program"),
+            "{sandbox}: {said}"
+        );
+        assert!(!said.contains("chmod"), "{sandbox}: {said}");
     }
 }
 

@@ -21,6 +21,8 @@ are not league bots (see README.md). Modes:
                 and then a legal one (both lines in one write): one line too many
   huge_line     writes 100 MB without a newline at its first request
   no_newline    answers its first request without the newline
+  cut_then_crash  at its first request writes the start of a reply (no
+                newline) and crashes (status 1)
   echo_seq      plays well, echoing each request's seq (not a fault)
   fill_tmp      at its first request fills its /tmp with 16 MB files until
                 the space runs out, says how much on stderr, plays on
@@ -296,6 +298,9 @@ def misbehave(requests, message):
         send({"type": "reply", "option": random.choice(message["legal"]),
               "game_id": "old-" + message["game_id"], "ply": FIRST_PLY[0]})
         return True
+    if MODE == "cut_then_crash" and requests == 1:
+        raw(json.dumps({"type": "reply", "option": message["legal"][0]}).encode()[:20])
+        sys.exit(1)
     if MODE == "no_newline" and requests == 1:
         raw(json.dumps({"type": "reply", "option": message["legal"][0]}).encode())
         return True

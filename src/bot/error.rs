@@ -125,6 +125,33 @@ pub(crate) fn script_interpreter(program: &str, cwd: Option<&std::path::Path>) -
     text.split_whitespace().next().map(str::to_string)
 }
 
+/// The folder `program` (relative to `cwd`) names, when it names one: a
+/// bot.toml's or a league's `command = ["./src"]` where the program is a
+/// file inside it. `None` for a bare name (looked up on `PATH`).
+pub(crate) fn program_folder(program: &str, cwd: Option<&std::path::Path>) -> Option<PathBuf> {
+    if !program.contains('/') {
+        return None;
+    }
+    let path = match cwd {
+        Some(dir) => dir.join(program),
+        None => PathBuf::from(program),
+    };
+    path.is_dir().then_some(path)
+}
+
+/// The error of a command whose program is the folder `folder` (exec's
+/// own, EACCES, would send the bot's author looking for a missing execute
+/// bit).
+pub(crate) fn folder_not_program(folder: &std::path::Path) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::PermissionDenied,
+        format!(
+            "{} is a folder, not a program: name the program file in it (command = [\"./bot\"]), or its interpreter and script (command = [\"python3\", \"bot.py\"])",
+            folder.display()
+        ),
+    )
+}
+
 /// Why a sandbox could not be set up, and what to do.
 fn sandbox_why(e: &std::io::Error) -> String {
     const OFF: &str = "or run without it: `sandbox = \"off\"` in the league file, `--sandbox off` on the command line (docs/security.md)";

@@ -48,6 +48,48 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
     }
 }
 
+/// Why `words` cannot be a command (a bot.toml's or a tournament's
+/// `command` or `build`), or `None` when they can: a process's program
+/// and arguments are C strings, so none may hold a NUL byte (the start
+/// would fail with "nul byte found in provided data", naming nothing), and
+/// the program must be named (`[""]` is looked for on `PATH` as ``).
+pub fn command_problem(words: &[String]) -> Option<String> {
+    if let Some(w) = words.iter().find(|w| w.contains('\0')) {
+        return Some(format!(
+            "holds a NUL byte (\\u0000) in `{}`: no program or argument can",
+            w.escape_debug()
+        ));
+    }
+    match words.first() {
+        Some(p) if p.trim().is_empty() => Some(
+            "names no program: its first word is empty (command = [\"python3\", \"bot.py\"])"
+                .into(),
+        ),
+        _ => None,
+    }
+}
+
+/// Why `env` (a bot.toml's or a tournament's bot `env`) cannot be a
+/// process's environment, or `None` when it can: a name is not empty and
+/// holds no `=` (the environment is `NAME=VALUE` strings: `"A=B" = "c"`
+/// would set `A` to `B=c`), and neither holds a NUL byte.
+pub fn env_problem<'a>(env: impl IntoIterator<Item = (&'a String, &'a String)>) -> Option<String> {
+    env.into_iter().find_map(|(k, v)| {
+        let name = k.escape_debug();
+        if k.is_empty() {
+            Some("a variable has an empty name".to_string())
+        } else if k.contains('=') {
+            Some(format!("`{name}`: a variable's name cannot hold `=`"))
+        } else if k.contains('\0') || v.contains('\0') {
+            Some(format!(
+                "`{name}`: a variable's name and value cannot hold a NUL byte (\\u0000)"
+            ))
+        } else {
+            None
+        }
+    })
+}
+
 /// The file name of a manifest inside a bot folder.
 pub const MANIFEST: &str = "bot.toml";
 
@@ -183,6 +225,17 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
             message: "`command` is empty".into(),
         });
     }
+    let build = raw.build.map(|b| CommandValue::into_argv(b.into_inner()));
+    let problem = command_problem(&command)
+        .map(|why| format!("`command` {why}"))
+        .or_else(|| {
+            let why = command_problem(build.as_deref()?)?;
+            Some(format!("`build` {why}"))
+        })
+        .or_else(|| Some(format!("`env`: {}", env_problem(&raw.env)?)));
+    if let Some(message) = problem {
+        return Err(ManifestError::Invalid { path, message });
+    }
     if let Some(field) = raw.limits.zero() {
         return Err(ManifestError::Invalid {
             path,
@@ -194,7 +247,7 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
         author: raw.author,
         language: raw.language,
         command,
-        build: raw.build.map(|b| CommandValue::into_argv(b.into_inner())),
+        build,
         env: raw.env.into_iter().collect(),
         broken: raw.broken,
         template: raw.template,

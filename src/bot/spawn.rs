@@ -99,6 +99,17 @@ impl BotProcess {
                     };
                 }
             }
+            // A folder named as the program: exec says EACCES, which
+            // reads as a file without its execute bit; said as it is.
+            if source.kind() == std::io::ErrorKind::PermissionDenied {
+                if let Some(folder) = super::error::program_folder(&cmd.program, cmd.cwd.as_deref())
+                {
+                    return BotError::Spawn {
+                        command: cmd.display(),
+                        source: super::error::folder_not_program(&folder),
+                    };
+                }
+            }
             match sandbox::is_isolate_error(&source) && jail.is_some() {
                 true => BotError::Sandbox {
                     command: cmd.display(),

@@ -486,6 +486,24 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
     }
 }
 
+/// `fault` (a bot that exited or closed its stdout while it was read),
+/// with the line it had begun and not ended, if any: half a message
+/// before a crash, or one written without its newline before an exit,
+/// is what the author needs to see (protocol.md: every message ends with
+/// `\n`). Its text is lost once the process is killed.
+fn with_partial_line(process: &BotProcess, mut fault: Fault) -> Fault {
+    if fault.kind == ForfeitKind::Crash {
+        if let Some(part) = process.partial_line() {
+            fault.detail = format!(
+                "{}; it had written a line without its newline: {} (end every message with a newline, and flush)",
+                fault.detail,
+                protocol::truncate(part, 80)
+            );
+        }
+    }
+    fault
+}
+
 /// Where a bot's stderr is not read (no log asked for, none kept).
 const STDERR_NOT_KEPT: &str = "not read here: no log of it was asked for";
 
@@ -758,7 +776,7 @@ impl BotPlayer {
                     ),
                 )));
             }
-            Err(e) => return Err(fail(fault_of(e))),
+            Err(e) => return Err(fail(with_partial_line(process, fault_of(e)))),
         };
         let info = match protocol::decode(line) {
             Ok(FromBot::Hello {
@@ -958,8 +976,9 @@ impl BotPlayer {
                 ));
             }
             Err(e) => {
+                let f = with_partial_line(&self.process, self.fault(e));
                 self.break_off();
-                return Err(self.fault(e));
+                return Err(f);
             }
         };
         let elapsed = t0.elapsed();

@@ -340,12 +340,19 @@ fn closed_to_others(path: &Path, need: u32, what: &str, uid: u32) -> std::io::Re
 
 /// A program file with no execute bit at all cannot be run by anyone: the
 /// bot's fault (`crash`, as outside the sandbox, where exec says EACCES),
-/// said with what to do, not taken for the sandbox's own failure.
+/// said with what to do, not taken for the sandbox's own failure. So is a
+/// folder named as the program.
 fn refuse_not_executable(program: &Path, cmd: &super::launch::BotCommand) -> Result<(), BotError> {
     use std::os::unix::fs::PermissionsExt;
     let Ok(meta) = std::fs::metadata(program) else {
         return Ok(());
     };
+    if meta.is_dir() {
+        return Err(BotError::Spawn {
+            command: cmd.display(),
+            source: crate::bot::error::folder_not_program(program),
+        });
+    }
     let mode = meta.permissions().mode();
     if !meta.is_file() || mode & 0o111 != 0 {
         return Ok(());

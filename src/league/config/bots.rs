@@ -315,6 +315,16 @@ impl Item<'_, '_> {
         if command.is_empty() {
             return Err(self.error(".command", "is empty"));
         }
+        if let Some(why) = manifest::command_problem(&command) {
+            return Err(self.error(".command", why));
+        }
+        let build = raw.build.map(CommandValue::into_argv);
+        if let Some(why) = build.as_deref().and_then(manifest::command_problem) {
+            return Err(self.error(".build", why));
+        }
+        if let Some(why) = manifest::env_problem(&raw.env) {
+            return Err(self.error(".env", why));
+        }
         if let Some(why) = manifest::name_problem(&raw.name) {
             return Err(self.error(".name", format!("`{}` {why}", raw.name.escape_debug())));
         }
@@ -336,7 +346,7 @@ impl Item<'_, '_> {
                     .unwrap_or_else(|| base.to_path_buf()),
             ),
             env: raw.env.into_iter().collect(),
-            build: raw.build.map(CommandValue::into_argv),
+            build,
             limits: raw.limits,
             origin: Some(format!("{}:{line}", self.ctx.path.display())),
         })
