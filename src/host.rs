@@ -153,13 +153,27 @@ pub fn default_sigpipe() {
     }
 }
 
-/// This machine's host name (`/proc/sys/kernel/hostname`), or `localhost`.
+/// This machine's host name (`gethostname`), or `localhost`; read once.
+/// Once: the ladder's claim on its database names its host at each
+/// heartbeat, and a name read again when the process is out of file
+/// descriptors (a flood of connections) came back as `localhost`, so the
+/// heartbeat found no claim of its own and the server stopped, taking
+/// itself for overtaken.
 pub fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .ok()
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "localhost".to_string())
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        let mut buf = [0u8; 256];
+        // SAFETY: gethostname writes at most `buf.len()` bytes into the
+        // buffer we own.
+        let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
+        let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+        let name = String::from_utf8_lossy(&buf[..end]).trim().to_string();
+        match ok && !name.is_empty() {
+            true => name,
+            false => "localhost".to_string(),
+        }
+    })
+    .clone()
 }
 
 /// The signal [`on_stop_signal`] last saw (0: none yet).

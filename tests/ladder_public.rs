@@ -300,6 +300,67 @@ fn one_sender_cannot_hold_the_upload_slots_and_a_stalled_body_frees_its_own() {
     drop(held);
 }
 
+/// A flood of connections that send half a request head and then
+/// nothing cannot stop the server: it keeps at most half its file
+/// descriptors for connections (the rest wait in the kernel's queue),
+/// closes each after 60 s without a byte, and answers again. (Before,
+/// with every descriptor taken, its heartbeat read the host's name as
+/// `localhost`, found no claim of its own on the store and stopped the
+/// server: one client, no token, 20,000 connections.)
+#[test]
+fn a_flood_of_idle_connections_cannot_stop_the_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut server = new_server(tmp.path(), "");
+    server.nofile = Some(200);
+    server.start();
+    let addr: std::net::SocketAddr = server.url.trim_start_matches("http://").parse().unwrap();
+    // Connections until the kernel's queue is full too (a connect that
+    // times out).
+    let mut flood = Vec::new();
+    while flood.len() < 300 {
+        let Ok(mut s) = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)) else {
+            break;
+        };
+        s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n").unwrap();
+        flood.push(s);
+    }
+    let started = std::time::Instant::now();
+    assert!(flood.len() > 200, "{} connections", flood.len());
+    // Past the heartbeat's staleness (30 s), the server holds its claim.
+    std::thread::sleep(Duration::from_secs(40));
+    assert!(server.exited().is_none(), "{}", server.log());
+    // The first connection, idle since its half head, is closed by the
+    // server after 60 s.
+    let first = &mut flood[0];
+    first
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut b = [0u8; 64];
+    assert!(matches!(first.read(&mut b), Ok(0) | Err(_)));
+    let idle = started.elapsed();
+    assert!(idle < Duration::from_secs(100), "closed after {idle:?}");
+    // The flood gone, the server answers at once.
+    drop(flood);
+    let health = server.wait(
+        "the server answering after the flood",
+        Duration::from_millis(500),
+        || {
+            let mut s =
+                std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5)).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                .unwrap();
+            let mut out = String::new();
+            let _ = s.read_to_string(&mut out);
+            out
+        },
+        |h| h.contains("\"in_flight\""),
+    );
+    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
+    assert!(server.exited().is_none(), "{}", server.log());
+    assert!(!server.log().contains("taken over"), "{}", server.log());
+}
+
 /// A copy of the repository's bot `random-rust` named `name`, in `dir`.
 fn random_bot(dir: &Path, name: &str) -> std::path::PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-rust/bot.toml");

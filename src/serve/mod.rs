@@ -558,6 +558,17 @@ impl Parts {
     }
 }
 
+/// The most connections the server keeps open at once: half its file
+/// descriptors (its soft limit, raised to the hard one), the rest left
+/// for its store, the uploads' files and the bots of the games it plays;
+/// at most 16,384.
+fn connections_most() -> usize {
+    let fds = crate::host::raise_open_files_limit().unwrap_or(1024);
+    usize::try_from(fds / 2)
+        .unwrap_or(usize::MAX)
+        .clamp(64, 16_384)
+}
+
 /// Serves `router` on `listener` until the service stops (a signal, or
 /// another part stopping it). The requests in flight then get
 /// [`STOP_GRACE`] to finish; a live feed, a body that never comes or a
@@ -570,7 +581,7 @@ async fn serve_until_stopped(
 ) -> std::io::Result<()> {
     use std::future::IntoFuture;
     let l = ladder.clone();
-    let serve = axum::serve(web::JsonRefusals(listener), router)
+    let serve = axum::serve(web::JsonRefusals::new(listener, connections_most()), router)
         .with_graceful_shutdown(async move {
             stop_signal(&l, stop).await;
             l.stop();

@@ -21,6 +21,9 @@ pub struct Server {
     pub extra: Vec<String>,
     /// Variables set for `arena serve` (`XDG_CACHE_HOME`: where builds go).
     pub env: Vec<(String, String)>,
+    /// The open files `arena serve` may have (soft and hard limit), when
+    /// not the test's own.
+    pub nofile: Option<u64>,
 }
 
 impl Server {
@@ -51,6 +54,7 @@ impl Server {
             db: None,
             extra: Vec::new(),
             env: Vec::new(),
+            nofile: None,
         }
     }
 
@@ -99,7 +103,23 @@ impl Server {
     /// Starts `arena serve FILE --bind BIND` in folder `cwd`, with the
     /// store's and the extra arguments, and waits for its address.
     pub fn start_at(&mut self, cwd: &Path, file: &str, bind: &str) {
-        let mut child = Command::new(ARENA)
+        let mut command = Command::new(ARENA);
+        if let Some(n) = self.nofile {
+            use std::os::unix::process::CommandExt;
+            let limit = libc::rlimit {
+                rlim_cur: n,
+                rlim_max: n,
+            };
+            // SAFETY: setrlimit on the child between fork and exec reads
+            // one plain struct; nothing is allocated.
+            unsafe {
+                command.pre_exec(move || match libc::setrlimit(libc::RLIMIT_NOFILE, &limit) {
+                    0 => Ok(()),
+                    _ => Err(std::io::Error::last_os_error()),
+                });
+            }
+        }
+        let mut child = command
             .args(["serve", file, "--bind", bind])
             .args(self.db_args())
             .args(&self.extra)
@@ -124,6 +144,11 @@ impl Server {
         // Keep reading its stdout so that it never blocks on a full pipe.
         std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
         self.child = Some(child);
+    }
+
+    /// Whether the server has exited (its status then).
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.as_mut()?.try_wait().ok().flatten()
     }
 
     /// The server's log so far (its stderr, over its restarts).

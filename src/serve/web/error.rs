@@ -100,37 +100,98 @@ pub type Shared = State<Arc<Ladder>>;
 /// `content-length: 0` and no `content-type`, which no answer of the
 /// routes has, [`super::errors_as_json`]) and sent with
 /// `{"error": "..."}`.
-pub struct JsonRefusals(pub tokio::net::TcpListener);
+///
+/// It also bounds the connections (issue 47): at most
+/// [`JsonRefusals::new`]'s `most` open at once (one more waits in the
+/// kernel's queue until one closes), and each closed after
+/// [`CONNECTION_IDLE`] without a byte either way. Before, a client that
+/// opened connections and sent nothing (or half a request) kept each
+/// for ever: 20,000 of them took every file descriptor the server had,
+/// and it could neither open its store nor start a bot.
+pub struct JsonRefusals {
+    listener: tokio::net::TcpListener,
+    open: Arc<tokio::sync::Semaphore>,
+}
+
+/// How long a connection may go without a byte read or written before it
+/// is closed: a request's head or body that stopped coming, a client
+/// that keeps a connection and sends nothing. A live feed writes every
+/// 15 s (its keep-alive), and an upload's body is refused after 30 s of
+/// quiet ([`super::super::intake::inbox::BODY_QUIET`]) before this.
+pub const CONNECTION_IDLE: std::time::Duration = std::time::Duration::from_secs(60);
+
+impl JsonRefusals {
+    /// A listener that keeps at most `most` connections open at once.
+    pub fn new(listener: tokio::net::TcpListener, most: usize) -> JsonRefusals {
+        JsonRefusals {
+            listener,
+            open: Arc::new(tokio::sync::Semaphore::new(most.max(1))),
+        }
+    }
+}
 
 impl axum::serve::Listener for JsonRefusals {
     type Io = Refusing<tokio::net::TcpStream>;
     type Addr = std::net::SocketAddr;
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        let (io, addr) = axum::serve::Listener::accept(&mut self.0).await;
+        // Past the bound, the next connection waits to be accepted until
+        // one closes. (The semaphore is never closed: `None` cannot be.)
+        let permit = self.open.clone().acquire_owned().await.ok();
+        let (io, addr) = axum::serve::Listener::accept(&mut self.listener).await;
         (
             Refusing {
                 io,
                 pending: Vec::new(),
                 sent: 0,
+                _open: permit,
+                last: tokio::time::Instant::now(),
+                idle: Box::pin(tokio::time::sleep(CONNECTION_IDLE)),
             },
             addr,
         )
     }
 
     fn local_addr(&self) -> std::io::Result<Self::Addr> {
-        self.0.local_addr()
+        self.listener.local_addr()
     }
 }
 
 /// A connection of [`JsonRefusals`]: what it reads comes as it came; a
-/// bodiless refusal of hyper's is written with its body.
+/// bodiless refusal of hyper's is written with its body; closed after
+/// [`CONNECTION_IDLE`] without a byte either way.
 pub struct Refusing<I> {
     io: I,
     /// A refusal rewritten with its body, being sent.
     pending: Vec<u8>,
     /// How much of `pending` is sent.
     sent: usize,
+    /// The connection's place among those open, given back when dropped.
+    _open: Option<tokio::sync::OwnedSemaphorePermit>,
+    /// When the last byte was read or written.
+    last: tokio::time::Instant,
+    /// Wakes the connection when it may have been idle too long.
+    idle: std::pin::Pin<Box<tokio::time::Sleep>>,
+}
+
+impl<I> Refusing<I> {
+    /// Whether the connection has gone [`CONNECTION_IDLE`] without a byte
+    /// (the timer then wakes the task); when its timer fired early (bytes
+    /// came meanwhile), set again from the last byte. The timer is moved
+    /// only then, not at each read and write.
+    fn idle_too_long(&mut self, cx: &mut std::task::Context<'_>) -> bool {
+        use std::future::Future as _;
+        loop {
+            if self.idle.as_mut().poll(cx).is_pending() {
+                return false;
+            }
+            let due = self.last + CONNECTION_IDLE;
+            if tokio::time::Instant::now() >= due {
+                return true;
+            }
+            self.idle.as_mut().reset(due);
+        }
+    }
 }
 
 /// The refusal `head` is, rewritten with its JSON body, when it is one of
@@ -225,8 +286,35 @@ impl<I: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Refusing<I> {
         cx: &mut std::task::Context<'_>,
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
-        std::pin::Pin::new(&mut self.get_mut().io).poll_read(cx, buf)
+        use std::task::Poll;
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        match std::pin::Pin::new(&mut this.io).poll_read(cx, buf) {
+            Poll::Ready(Ok(())) if buf.filled().len() > before => {
+                this.last = tokio::time::Instant::now();
+                Poll::Ready(Ok(()))
+            }
+            Poll::Pending if this.idle_too_long(cx) => Poll::Ready(Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!(
+                    "no byte either way for {} s: connection closed",
+                    CONNECTION_IDLE.as_secs()
+                ),
+            ))),
+            other => other,
+        }
     }
+}
+
+/// `written` (a write's result), noting that bytes went out.
+fn wrote(
+    last: &mut tokio::time::Instant,
+    written: std::task::Poll<std::io::Result<usize>>,
+) -> std::task::Poll<std::io::Result<usize>> {
+    if let std::task::Poll::Ready(Ok(1..)) = written {
+        *last = tokio::time::Instant::now();
+    }
+    written
 }
 
 impl<I: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Refusing<I> {
@@ -240,7 +328,8 @@ impl<I: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Refusing<I> {
         if let Some(r) = this.refusal(cx, buf) {
             return std::task::Poll::Ready(r);
         }
-        std::pin::Pin::new(&mut this.io).poll_write(cx, buf)
+        let written = std::pin::Pin::new(&mut this.io).poll_write(cx, buf);
+        wrote(&mut this.last, written)
     }
 
     fn poll_write_vectored(
@@ -256,7 +345,8 @@ impl<I: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Refusing<I> {
                 return std::task::Poll::Ready(r);
             }
         }
-        std::pin::Pin::new(&mut this.io).poll_write_vectored(cx, bufs)
+        let written = std::pin::Pin::new(&mut this.io).poll_write_vectored(cx, bufs);
+        wrote(&mut this.last, written)
     }
 
     fn is_write_vectored(&self) -> bool {
