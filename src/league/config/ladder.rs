@@ -46,6 +46,9 @@ pub struct LadderSettings {
     /// Workers' game uploads handled at once (`game_uploads_at_once`,
     /// default 8); past it, 503 before the body is read.
     pub game_uploads_at_once: usize,
+    /// Exports (`/api/games.csv`, `.jsonl`, `.pgn`) streamed at once
+    /// (`exports_at_once`, default 4); past it, 503 with `Retry-After`.
+    pub exports_at_once: usize,
     /// Uploads built and checked at once (`builds_at_once`, default 2),
     /// taken fairly between owners (`serve::intake::pool`).
     pub builds_at_once: usize,
@@ -187,6 +190,7 @@ impl Default for LadderSettings {
             upload_files: 2000,
             uploads_at_once: 4,
             game_uploads_at_once: 8,
+            exports_at_once: 4,
             builds_at_once: 2,
             worker_jobs_max: 32,
             max_games: None,
@@ -242,6 +246,7 @@ pub(super) struct RawLadder {
     upload_files: Option<Spanned<i64>>,
     uploads_at_once: Option<Spanned<i64>>,
     game_uploads_at_once: Option<Spanned<i64>>,
+    exports_at_once: Option<Spanned<i64>>,
     builds_at_once: Option<Spanned<i64>>,
     worker_jobs_max: Option<Spanned<i64>>,
     max_games: Option<Spanned<i64>>,
@@ -320,6 +325,7 @@ pub(super) fn section(
             1024,
             8,
         )? as usize,
+        exports_at_once: count(&raw.exports_at_once, "exports_at_once", 1, 1024, 4)? as usize,
         builds_at_once: count(&raw.builds_at_once, "builds_at_once", 1, 64, 2)? as usize,
         worker_jobs_max: count(&raw.worker_jobs_max, "worker_jobs_max", 1, 1024, 32)? as u32,
         max_games: match raw.max_games {

@@ -58,7 +58,8 @@ impl Gate {
     pub fn enter(&self, sender: i64) -> Result<Slot, Busy> {
         let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
         let mine = held.get(&sender).copied().unwrap_or(0);
-        if mine >= self.share {
+        // A share of the whole gate is no share: the gate's own refusal.
+        if mine >= self.share && self.share < self.size {
             return Err(Busy {
                 message: match self.share {
                     1 => format!(
@@ -131,10 +132,12 @@ pub struct Busy {
 
 /// The gates of a ladder's uploads: owners' bots (`[ladder]
 /// uploads_at_once`, one at a time from one owner) and workers' games
-/// (`game_uploads_at_once`, at most half of them from one worker).
+/// (`game_uploads_at_once`, at most half of them from one worker); and of
+/// its exports (`exports_at_once`, from anyone: sender 0).
 pub struct Gates {
     pub bots: Gate,
     pub games: Gate,
+    pub exports: Gate,
 }
 
 impl Gates {
@@ -146,6 +149,7 @@ impl Gates {
                 s.game_uploads_at_once.div_ceil(2),
                 "uploads of games",
             ),
+            exports: Gate::new(s.exports_at_once, s.exports_at_once, "exports"),
         }
     }
 }
@@ -291,4 +295,44 @@ async fn blocking<T: Send + 'static>(
         .await
         .map_err(|e| SpoolError::Io(std::io::Error::other(e)))?
         .map_err(SpoolError::Io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A gate of 4 with a share of 2: one sender gets two slots and is
+    /// then told it holds its share (429), while others take the rest;
+    /// full, anyone is told the server is busy (503); a slot dropped is
+    /// free again, for its sender too.
+    #[test]
+    fn a_gate_keeps_each_senders_share_and_frees_slots_when_dropped() {
+        let gate = Gate::new(4, 2, "uploads of games");
+        let a1 = gate.enter(1).expect("a's first");
+        let _a2 = gate.enter(1).expect("a's second");
+        let mine = gate.enter(1).err().expect("a's third refused");
+        assert!(mine.mine, "{mine:?}");
+        assert!(
+            mine.message.contains("2 uploads of games of yours"),
+            "{mine:?}"
+        );
+        let _b1 = gate.enter(2).expect("b's first");
+        let _c1 = gate.enter(3).expect("c's first");
+        let full = gate.enter(4).err().expect("the fifth refused");
+        assert!(!full.mine, "{full:?}");
+        assert!(
+            full.message.contains("handling 4 uploads of games already"),
+            "{full:?}"
+        );
+        drop(a1);
+        let _a3 = gate.enter(1).expect("a's slot free again");
+        // A share is at least 1 and at most the gate's size.
+        let one = Gate::new(2, 0, "uploads of bots");
+        let _x = one.enter(7).expect("first");
+        assert!(one.enter(7).err().expect("second refused").mine);
+        let all = Gate::new(2, 9, "exports");
+        let _y = all.enter(0).expect("first");
+        let _z = all.enter(0).expect("second");
+        assert!(!all.enter(0).err().expect("third refused").mine);
+    }
 }

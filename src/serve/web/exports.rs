@@ -26,25 +26,33 @@ const EXPORT_PAGE: usize = 2_000;
 
 /// A response body fed by `produce`, which sends its chunks as it makes
 /// them (the exports: a page of the store at a time, never every row at
-/// once). An error after the first chunk can only cut the body short: it
-/// is logged.
-fn streamed<F, Fut>(l: Arc<Ladder>, what: &'static str, produce: F) -> axum::body::Body
+/// once), holding one of the exports' slots until it is done (at most
+/// `[ladder] exports_at_once` at once: each holds pages in memory and
+/// reads the store for as long as its reader takes, and a reader may
+/// take its time). An error after the first chunk can only cut the body
+/// short: it is logged.
+fn streamed<F, Fut>(l: Arc<Ladder>, what: &'static str, produce: F) -> ApiResult<axum::body::Body>
 where
     F: FnOnce(Arc<Ladder>, tokio::sync::mpsc::Sender<Vec<u8>>) -> Fut,
     Fut: std::future::Future<Output = Result<(), String>> + Send + 'static,
 {
+    let slot = l.gates.exports.enter(0)?;
     let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(4);
     let work = produce(l, tx);
     tokio::spawn(async move {
+        let _slot = slot;
         if let Err(e) = work.await {
             tracing::error!("the export {what} was cut short: {e}");
         }
     });
-    axum::body::Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv()
-            .await
-            .map(|chunk| (Ok::<_, std::convert::Infallible>(chunk), rx))
-    }))
+    Ok(axum::body::Body::from_stream(futures_util::stream::unfold(
+        rx,
+        |mut rx| async move {
+            rx.recv()
+                .await
+                .map(|chunk| (Ok::<_, std::convert::Infallible>(chunk), rx))
+        },
+    )))
 }
 
 /// Writes one page of rows as the export's bytes.
@@ -145,7 +153,7 @@ async fn games_csv(
             w.into_inner().map_err(|e| e.to_string())
         })
         .await
-    });
+    })?;
     Ok(([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], body))
 }
 
@@ -173,7 +181,7 @@ async fn games_jsonl(
             }
         }
         Ok(())
-    });
+    })?;
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], body))
 }
 
@@ -194,6 +202,6 @@ async fn games_pgn(
             Ok(std::mem::take(w.out_mut()))
         })
         .await
-    });
+    })?;
     Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], body))
 }
