@@ -144,7 +144,7 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     } else {
         table(&mut out, &rec, &verdicts);
     }
-    super::emit(&out, "the analysis")?;
+    super::output::emit(&out, "the analysis")?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -14,10 +14,10 @@ macro_rules! outln {
 
 /// `println!` for a command whose output is its product (a list, a
 /// table): a write error other than a reader gone ends the command with
-/// an error naming `what` it was writing (see [`emit`]).
+/// an error naming `what` it was writing (see [`output::emit`]).
 macro_rules! emitln {
     ($what:expr; $($arg:tt)*) => {
-        $crate::cli::emit(&format!("{}\n", format_args!($($arg)*)), $what)?
+        $crate::cli::output::emit(&format!("{}\n", format_args!($($arg)*)), $what)?
     };
 }
 
@@ -34,6 +34,7 @@ mod args;
 mod bots;
 mod check_bot;
 mod console;
+mod output;
 mod pgn;
 mod play;
 mod rate;
@@ -250,22 +251,6 @@ impl Command {
 /// it ignored, see [`outln!`].)
 fn end_quietly_when_the_reader_goes() {
     crate::host::default_sigpipe();
-}
-
-/// Writes `text` to standard output, for the commands whose output is
-/// their product (a table, JSON, a path): a reader that went away (`|
-/// head`) ends nothing but the output; any other write error (a full
-/// disk, `> /dev/full`) is an error naming `what` was being written, not
-/// a panic nor a success.
-pub(crate) fn emit(text: &str, what: &str) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(anyhow::Error::new(e).context(format!("writing {what} to standard output")))
-        }
-        _ => Ok(()),
-    }
 }
 
 /// The error and its causes, each cause once: library errors often show

@@ -282,7 +282,7 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
             format!("{}\n", serde_json::to_string_pretty(&value)?)
         }
     };
-    super::emit(&out, "the standings")?;
+    super::output::emit(&out, "the standings")?;
     for line in crate::report::tables::seat_unbounded_lines(&tables.report.overall) {
         eprintln!("warning: {line}");
     }

@@ -224,7 +224,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         w.chunks_built,
         w.chunks_kept
     );
-    super::emit(&format!("{}\n", w.index.display()), "the report's path")?;
+    super::output::emit(&format!("{}\n", w.index.display()), "the report's path")?;
     Ok(ExitCode::SUCCESS)
 }
 

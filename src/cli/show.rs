@@ -36,7 +36,7 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
     let (at, text) = super::args::game_record(&args.results, &args.game_id)?;
     let path = at.path();
     if args.json {
-        super::emit(&text, "the game")?;
+        super::output::emit(&text, "the game")?;
         return Ok(ExitCode::SUCCESS);
     }
     // Written at the end in one go: a reader that goes away (`| head`)
@@ -93,6 +93,6 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
             rec.detail.as_deref().unwrap_or("(no detail)")
         );
     }
-    super::emit(&out, "the game")?;
+    super::output::emit(&out, "the game")?;
     Ok(ExitCode::SUCCESS)
 }

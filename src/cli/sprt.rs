@@ -142,7 +142,7 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
     };
     let (pair, tracker) = counted;
     let report = report_of(pair.finish(), &config);
-    super::emit(
+    super::output::emit(
         &sprt_text(&report, tracker.decided().as_ref()),
         "the test's report",
     )?;

@@ -133,6 +133,6 @@ pub fn run(args: StateArgs) -> anyhow::Result<ExitCode> {
         true => render_text(&game),
         false => format!("{}\n", serde_json::to_string_pretty(&state_json(&game))?),
     };
-    super::emit(&out, "the state")?;
+    super::output::emit(&out, "the state")?;
     Ok(ExitCode::SUCCESS)
 }

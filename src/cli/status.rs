@@ -55,7 +55,7 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         let starts = start_commands(&st, meta.as_ref(), decided);
         let text = serde_json::to_string_pretty(&json(&st, sprt.as_ref(), &starts))?;
-        super::emit(&format!("{text}\n"), "the status")?;
+        super::output::emit(&format!("{text}\n"), "the status")?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = String::new();
@@ -128,7 +128,7 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
             _ => writeln!(out, "start shard {}/{n} ({why}): {command}", s.index),
         };
     }
-    super::emit(&out, "the status")?;
+    super::output::emit(&out, "the status")?;
     Ok(ExitCode::SUCCESS)
 }
 
