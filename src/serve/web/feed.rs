@@ -30,8 +30,14 @@ fn sse(e: &Sent) -> SseEvent {
 /// What a listener's stream holds between two events.
 struct Listener {
     sub: Subscription,
-    /// Kept events still to send, before the live ones.
-    queue: VecDeque<SseEvent>,
+    /// Whether `event: lost` is to be sent next (before `queue`).
+    lost: bool,
+    /// Kept events still to send, before the live ones: the feed's own
+    /// (their JSON shared, not copied), each written out as SSE only
+    /// when its turn comes. (Written out at once, a listener resuming
+    /// from `Last-Event-ID: 0` that read nothing held a copy of every kept
+    /// event, up to 1,024 of them, for as long as it stayed.)
+    queue: VecDeque<Sent>,
     /// The last event's number sent.
     last: u64,
     feed: crate::serve::bus::Feed,
@@ -64,15 +70,13 @@ async fn events(
                 })?,
         ),
     };
-    let sub = l.feed.subscribe(last);
-    let mut queue: VecDeque<SseEvent> = VecDeque::new();
-    if sub.lost {
-        queue.push_back(lost_event());
-    }
+    let mut sub = l.feed.subscribe(last);
+    let lost = sub.lost;
     let last = sub.missed.last().map(|e| e.id).or(last).unwrap_or(0);
-    queue.extend(sub.missed.iter().map(sse));
+    let queue: VecDeque<Sent> = std::mem::take(&mut sub.missed).into();
     let listener = Listener {
         sub,
+        lost,
         queue,
         last,
         feed: l.feed.clone(),
@@ -80,8 +84,11 @@ async fn events(
     let stream = futures_util::stream::unfold(listener, |mut me| async move {
         use tokio::sync::broadcast::error::RecvError;
         loop {
+            if std::mem::take(&mut me.lost) {
+                return Some((Ok(lost_event()), me));
+            }
             if let Some(e) = me.queue.pop_front() {
-                return Some((Ok(e), me));
+                return Some((Ok(sse(&e)), me));
             }
             match me.sub.live.recv().await {
                 // Sent before the listener's kept events ended: had already.
@@ -93,12 +100,12 @@ async fn events(
                 Err(RecvError::Lagged(_)) => {
                     let missed = me.feed.since(me.last);
                     if missed.first().is_some_and(|e| e.id > me.last + 1) {
-                        me.queue.push_back(lost_event());
+                        me.lost = true;
                     }
                     if let Some(e) = missed.last() {
                         me.last = e.id;
                     }
-                    me.queue.extend(missed.iter().map(sse));
+                    me.queue.extend(missed);
                 }
                 Err(RecvError::Closed) => return None,
             }
