@@ -617,8 +617,6 @@ fn name_section(ctx: &Ctx<'_>, raw: Option<&Spanned<String>>) -> Result<String, 
             .unwrap_or_else(|| "league".into()));
     };
     let s = n.get_ref().trim().to_string();
-    // Only dots (`.`, `..`) would name the folder itself or its parent,
-    // not a folder of its own.
     // A folder's name is at most 255 bytes on Linux's file systems: a
     // longer one would pass here and fail at the first file written.
     if s.len() > MAX_NAME {
@@ -631,6 +629,8 @@ fn name_section(ctx: &Ctx<'_>, raw: Option<&Spanned<String>>) -> Result<String, 
             ),
         ));
     }
+    // Only dots (`.`, `..`) would name the folder itself or its parent,
+    // not a folder of its own.
     if s.chars().all(|c| c == '.') || !s.chars().all(crate::results::is_file_safe) {
         return Err(ctx.field(
             n.span(),

@@ -269,18 +269,15 @@ impl Chunks {
 
     async fn next(&mut self) -> Result<Option<axum::body::Bytes>, SpoolError> {
         let quiet = tokio::time::Instant::now() + BODY_QUIET;
-        let (until, why) = match quiet < self.end {
-            true => (
-                quiet,
-                format!("no byte of it came for {} s", BODY_QUIET.as_secs()),
-            ),
-            false => (
-                self.end,
-                format!("it did not arrive within {} s", BODY_TIME.as_secs()),
-            ),
-        };
-        match tokio::time::timeout_at(until, self.stream.next()).await {
-            Err(_) => Err(SpoolError::Slow(why)),
+        match tokio::time::timeout_at(quiet.min(self.end), self.stream.next()).await {
+            Err(_) if quiet < self.end => Err(SpoolError::Slow(format!(
+                "no byte of it came for {} s",
+                BODY_QUIET.as_secs()
+            ))),
+            Err(_) => Err(SpoolError::Slow(format!(
+                "it did not arrive within {} s",
+                BODY_TIME.as_secs()
+            ))),
             Ok(None) => Ok(None),
             Ok(Some(chunk)) => chunk.map(Some).map_err(|e| SpoolError::Body(e.to_string())),
         }

@@ -66,21 +66,13 @@ async fn upload(
         .await
         .map_err(|e| match e {
             inbox::SpoolError::TooLarge => too_large(),
-            inbox::SpoolError::Body(e) => {
-                l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
-                ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    format!("the upload's body did not arrive whole: {e}"),
-                )
+            e => {
+                let refusal = ApiError::unarrived("the upload's body", e, l.settings.upload_mb);
+                if refusal.status != StatusCode::INTERNAL_SERVER_ERROR {
+                    l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
+                }
+                refusal
             }
-            inbox::SpoolError::Slow(why) => {
-                l.metrics.uploads_refused.fetch_add(1, Ordering::Relaxed);
-                ApiError::new(
-                    StatusCode::REQUEST_TIMEOUT,
-                    format!("the upload's body did not arrive whole: {why}"),
-                )
-            }
-            inbox::SpoolError::Io(e) => ApiError::internal(e),
         })?;
     let r = intake::accept_tested(&l.intake, &owner, Upload { file: spooled }, test.as_ref()).await;
     if r.is_err() {

@@ -37,6 +37,27 @@ impl ApiError {
     pub(super) fn not_found(what: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::NOT_FOUND, what)
     }
+    /// The refusal of a body that did not arrive ([`inbox::SpoolError`]):
+    /// `what` (`the upload's body`, `a batch of uploads`) over its limit
+    /// of `limit_mb` (413), too slow (408), cut (400); the server's disk,
+    /// a failure of its own.
+    pub(super) fn unarrived(what: &str, e: inbox::SpoolError, limit_mb: u64) -> ApiError {
+        match e {
+            inbox::SpoolError::TooLarge => ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("{what} is over {limit_mb} MiB"),
+            ),
+            inbox::SpoolError::Slow(why) => ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                format!("{what} did not arrive whole: {why}"),
+            ),
+            inbox::SpoolError::Body(e) => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!("{what} did not arrive whole: {e}"),
+            ),
+            inbox::SpoolError::Io(e) => ApiError::internal(e),
+        }
+    }
 }
 
 impl From<intake::Refusal> for ApiError {

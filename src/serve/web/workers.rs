@@ -87,26 +87,6 @@ fn bad_json(what: &str, e: impl std::fmt::Display) -> ApiError {
     )
 }
 
-/// The refusal of a worker's body that did not arrive: over
-/// [`UPLOAD_LIMIT`] (413), too slow (408), cut (400).
-fn unread(what: &str, e: inbox::SpoolError) -> ApiError {
-    match e {
-        inbox::SpoolError::TooLarge => ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("{what} is over {} MiB", UPLOAD_LIMIT >> 20),
-        ),
-        inbox::SpoolError::Slow(why) => ApiError::new(
-            StatusCode::REQUEST_TIMEOUT,
-            format!("{what} did not arrive whole: {why}"),
-        ),
-        inbox::SpoolError::Body(e) => ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!("{what} did not arrive whole: {e}"),
-        ),
-        inbox::SpoolError::Io(e) => ApiError::internal(e),
-    }
-}
-
 /// `POST /api/worker/register`: a worker says what it is; refused (409)
 /// when its rules version or record format is not the server's, or it
 /// can play none of the ladder's variants. The answer: the ladder file,
@@ -483,7 +463,7 @@ async fn upload(
     let _slot = l.gates.games.enter(w.id)?;
     let body = inbox::read_body(req.into_body(), UPLOAD_LIMIT)
         .await
-        .map_err(|e| unread("an upload", e))?;
+        .map_err(|e| ApiError::unarrived("an upload", e, (UPLOAD_LIMIT >> 20) as u64))?;
     let u: GameUpload = serde_json::from_slice(&body).map_err(|e| bad_json("an upload", e))?;
     let lease = u.lease.clone();
     let r = accept(&l, &w, id, u).await;
@@ -816,7 +796,7 @@ async fn upload_batch(
     let _slot = l.gates.games.enter(w.id)?;
     let body = inbox::read_body(req.into_body(), UPLOAD_LIMIT)
         .await
-        .map_err(|e| unread("a batch of uploads", e))?;
+        .map_err(|e| ApiError::unarrived("a batch of uploads", e, (UPLOAD_LIMIT >> 20) as u64))?;
     let b: Batch = serde_json::from_slice(&body).map_err(|e| bad_json("a batch of uploads", e))?;
     drop(body);
     if b.games.len() > BATCH_MOST {
