@@ -1010,3 +1010,165 @@ async fn a_reply_may_echo_seq_and_must_echo_the_right_one() {
     let r = misbehaving("wrong_seq", 5000, Some(ForfeitKind::Protocol)).await;
     assert!(detail(&r).contains("reply to another request"), "{r:?}");
 }
+
+/// A Python bot written for one test into `dir` (its folder): `on` is
+/// the body of `def on(m, n)`, called for every message `m` (`n`: the
+/// requests so far, this one included), before the default play (a
+/// hello, the first legal option); it returns True when it has answered.
+fn python_bot(dir: &Path, on: &str) -> BotCommand {
+    let script = format!(
+        r#"import json, os, sys, time
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n")
+    sys.stdout.flush()
+def raw(b):
+    sys.stdout.buffer.write(b + b"\n")
+    sys.stdout.flush()
+def on(m, n):
+{on}
+    return False
+n = 0
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m["type"]
+    if t == "request":
+        n += 1
+    if on(m, n):
+        continue
+    if t == "hello":
+        send({{"type": "hello", "name": "probe"}})
+    elif t == "request":
+        send({{"type": "reply", "option": m["legal"][0]}})
+    elif t == "quit":
+        break
+"#
+    );
+    std::fs::write(dir.join("bot.py"), script).unwrap();
+    let mut cmd = BotCommand::from_words(&["python3", "bot.py"]).unwrap();
+    cmd.cwd = Some(dir.to_path_buf());
+    cmd
+}
+
+/// A bot that reads its request and then closes its stdin, running on
+/// with its stdout open, is a crash as soon as it closes it: it can be
+/// sent nothing more, so it cannot play on. Not a wait of the whole
+/// decision time for an answer that cannot matter.
+#[tokio::test]
+async fn a_stdin_closed_at_a_request_is_a_crash_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cmd = python_bot(
+        dir.path(),
+        "    if m[\"type\"] == \"request\" and n == 2:\n        os.close(0)\n        time.sleep(3600)",
+    );
+    let timing = Timing::default();
+    let mut bot = start(&cmd, None, &timing).await.unwrap();
+    let pid = bot.pid();
+    let t = std::time::Instant::now();
+    let r = against_random(&mut bot, 1).await;
+    assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Crash), "{r:?}");
+    assert!(
+        detail(&r).contains("closed its stdin after reading the request"),
+        "{r:?}"
+    );
+    // The decision time is 5 s.
+    assert!(
+        t.elapsed() < Duration::from_millis(2500),
+        "{:?}",
+        t.elapsed()
+    );
+    bot.quit().await;
+    assert_group_gone(pid).await;
+}
+
+/// A bot that closes its stdin after `game_end` without reading on (the
+/// next `game_start` and request still in the pipe) is seen as it closes
+/// it, not at the end of its first decision's time: it left before
+/// playing that game, and is started again (protocol.md); or, if it had
+/// read them into its own buffer (paused before it read `game_end`, it
+/// found them all there at once), it crashed in it.
+#[tokio::test]
+async fn a_stdin_closed_after_game_end_is_seen_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cmd = python_bot(
+        dir.path(),
+        "    if m[\"type\"] == \"game_end\":\n        time.sleep(0.3)\n        os.close(0)\n        time.sleep(3600)",
+    );
+    let timing = Timing::default();
+    let mut bot = start(&cmd, None, &timing).await.unwrap();
+    let r = against_random(&mut bot, 1).await;
+    assert!(!r.is_forfeit(), "{r:?}");
+    let t = std::time::Instant::now();
+    let r = against_random(&mut bot, 2).await;
+    if r.is_forfeit() {
+        assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Crash), "{r:?}");
+        assert!(detail(&r).contains("closed its stdin"), "{r:?}");
+    } else {
+        assert_eq!(bot.exits_between_games(), 1, "{r:?}");
+    }
+    // The decision time is 5 s.
+    assert!(
+        t.elapsed() < Duration::from_millis(2500),
+        "{:?}",
+        t.elapsed()
+    );
+    let pid = bot.pid();
+    bot.quit().await;
+    assert_group_gone(pid).await;
+}
+
+/// A reply whose echoed `seq` is a number beyond any number type (`1e400`,
+/// which JSON's grammar allows) is a wrong value of that field, as `-1`
+/// or `1.5` there is (`protocol`, the field named), not broken JSON.
+#[tokio::test]
+async fn a_seq_out_of_range_is_a_protocol_fault_naming_the_field() {
+    for seq in ["1e400", "1.5", "-1"] {
+        let dir = tempfile::tempdir().unwrap();
+        let on = format!(
+            "    if m[\"type\"] == \"request\":\n        raw(b'{{\"type\":\"reply\",\"option\":' + json.dumps(m[\"legal\"][0]).encode() + b',\"seq\":{seq}}}')\n        return True"
+        );
+        let mut bot = start(&python_bot(dir.path(), &on), None, &Timing::default())
+            .await
+            .unwrap();
+        let r = against_random(&mut bot, 1).await;
+        assert_eq!(
+            r.reason,
+            EndReason::Forfeit(ForfeitKind::Protocol),
+            "{seq}: {r:?}"
+        );
+        assert!(
+            detail(&r).contains("`seq` must be a whole number"),
+            "{seq}: {r:?}"
+        );
+        bot.quit().await;
+    }
+}
+
+/// A line with nothing visible in it, yet not blank (a no-break space, a
+/// byte-order mark alone), is shown escaped in its `bad_json` detail, and
+/// said what it is: shown as it is, it would look like nothing.
+#[tokio::test]
+async fn an_invisible_line_is_shown_escaped() {
+    for (bytes, says) in [
+        ("b'\\xc2\\xa0\\xc2\\xa0'", "\\u{a0}\\u{a0} ("),
+        ("b'\\xc2\\xa0'", "U+00A0 is not a blank line's white space"),
+        ("b'\\xe3\\x80\\x80'", "\\u{3000} ("),
+        ("b'\\xef\\xbb\\xbf'", "\\u{feff} ("),
+        ("b'\\xef\\xbb\\xbf'", "only a byte-order mark"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let on = format!(
+            "    if m[\"type\"] == \"request\":\n        raw({bytes})\n        return True"
+        );
+        let mut bot = start(&python_bot(dir.path(), &on), None, &Timing::default())
+            .await
+            .unwrap();
+        let r = against_random(&mut bot, 1).await;
+        assert_eq!(
+            r.reason,
+            EndReason::Forfeit(ForfeitKind::BadJson),
+            "{bytes}: {r:?}"
+        );
+        assert!(detail(&r).contains(says), "{bytes}: {says}: {r:?}");
+        bot.quit().await;
+    }
+}

@@ -36,9 +36,25 @@ pub enum BotError {
     #[error("the bot exited ({})", describe_status(.status))]
     Exited { status: Option<ExitStatus> },
     /// Writing to the bot failed because nothing reads its stdin any more
-    /// (it closed stdin or exited): EPIPE. `status` when already known.
+    /// (it closed stdin or exited): EPIPE. `status` when already known;
+    /// `output_closed`: its stdout was closed too.
     #[error("the bot closed its stdin ({})", describe_status(.status))]
-    InputClosed { status: Option<ExitStatus> },
+    InputClosed {
+        status: Option<ExitStatus>,
+        output_closed: bool,
+    },
+    /// While a line was awaited, the bot closed its stdin, seen as it
+    /// happened: `unread`, with what was written to it still unread in
+    /// the pipe (a request it will never see, so never answer); else
+    /// having read it all, given up on by [`BotProcess::read_reply`] (it
+    /// can be sent nothing more). `status` when it exited meanwhile.
+    ///
+    /// [`BotProcess::read_reply`]: super::BotProcess::read_reply
+    #[error("the bot closed its stdin ({})", describe_status(.status))]
+    InputGone {
+        status: Option<ExitStatus>,
+        unread: bool,
+    },
     /// A line longer than the limit; `start` holds its first bytes.
     #[error("line longer than {limit} bytes")]
     LineTooLong { limit: usize, start: Vec<u8> },

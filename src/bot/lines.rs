@@ -1,8 +1,10 @@
 //! Lines to and from a bot: one write per line under a deadline, capped
 //! line reads that survive cancellation, and output the bot wrote unasked.
 
+use super::stdin::reader_gone;
 use super::stdout::Stdout;
 use super::{sys, BotError, BotProcess};
+use std::os::fd::AsRawFd;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::time::Instant;
@@ -10,8 +12,15 @@ use tokio::time::Instant;
 /// How long a write that met a closed stdin waits for the bot's exit
 /// status (a bot whose stdin closed on its way out: see
 /// [`BotProcess::send_line`]). Spent only on that fault, and not at all
-/// when the status is already known.
+/// when the status is already known; [`OUTPUT_CLOSED_GRACE`] when its
+/// stdout is closed too.
 pub const INPUT_CLOSED_GRACE: Duration = Duration::from_secs(1);
+
+/// How long the end of a bot's stdout (or its stdin closed while its
+/// answer is awaited) waits for its exit status: one that closed its pipes
+/// is gone or about to be (an exit closes every file at once), or has
+/// closed them for good, and is not waited for longer.
+pub const OUTPUT_CLOSED_GRACE: Duration = Duration::from_millis(100);
 
 impl BotProcess {
     /// Writes `line` (which must end with `\n`) to the bot's stdin in one
@@ -21,7 +30,7 @@ impl BotProcess {
         // A paused bot runs again to read what it is sent.
         self.resume();
         let stdin = match self.stdin.as_mut() {
-            Some(s) => s,
+            Some(s) => &mut s.pipe,
             None => return Err(BotError::Io(std::io::ErrorKind::BrokenPipe.into())),
         };
         tokio::select! {
@@ -34,9 +43,19 @@ impl BotProcess {
                 // down after closing its files, a sandbox's keeper still
                 // to reap it), is waited for a moment: the fault then says
                 // how it ended, not only that its stdin was closed.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(BotError::InputClosed {
-                    status: self.exit_status_within(INPUT_CLOSED_GRACE).await,
-                }),
+                // One that closed its stdout as well is not waited for as
+                // long: it has left, or will say nothing more.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                    let output_closed = self.stdout_closed_now();
+                    let grace = match output_closed {
+                        true => OUTPUT_CLOSED_GRACE,
+                        false => INPUT_CLOSED_GRACE,
+                    };
+                    Err(BotError::InputClosed {
+                        status: self.exit_status_within(grace).await,
+                        output_closed,
+                    })
+                }
                 Err(e) => Err(BotError::Io(e)),
             },
             _ = tokio::time::sleep_until(deadline) => Err(BotError::Timeout),
@@ -47,24 +66,28 @@ impl BotProcess {
     /// once its stdin is closed (or where the pipe cannot say). What is
     /// still there when the bot has exited, it never read.
     pub fn unread_input(&self) -> Option<usize> {
-        use std::os::fd::AsRawFd;
-        sys::unread_bytes(self.stdin.as_ref()?.as_raw_fd())
+        sys::unread_bytes(self.stdin.as_ref()?.pipe.as_raw_fd())
     }
 
     /// Whether the bot closed its stdin: nothing reads the pipe any more,
     /// so what is in it (a request written just before the close) will
     /// never be read.
     pub fn input_closed(&self) -> bool {
-        use std::os::fd::AsRawFd;
         self.stdin
             .as_ref()
-            .is_some_and(|s| sys::reader_gone(s.as_raw_fd()))
+            .is_some_and(|s| sys::reader_gone(s.pipe.as_raw_fd()))
     }
 
     /// Whether a read or a look at the pipe has met the end of the bot's
     /// stdout: every process that could write to it has closed it.
     pub fn stdout_closed(&self) -> bool {
         self.stdout_eof
+    }
+
+    /// Whether the bot's stdout is closed, as the pipe says now (no process
+    /// holds its write end), whatever is still in it to read.
+    fn stdout_closed_now(&self) -> bool {
+        self.stdout_eof || sys::writer_gone(self.stdout.get_ref().as_raw_fd())
     }
 
     /// Whether the bot's stderr is read (logged or kept); when it is not,
@@ -89,10 +112,26 @@ impl BotProcess {
     /// Reads one line (without its newline) and returns it; the slice is
     /// valid until the next call. Returns when a line is complete, when the
     /// process exits (a line it completed before exiting is still
-    /// returned), or at `deadline`. Blank lines (nothing but spaces, tabs
+    /// returned), when it closes its stdin with what it was sent still
+    /// unread ([`BotError::InputGone`]: it will never answer), or at
+    /// `deadline`. Blank lines (nothing but spaces, tabs
     /// and `\r`) are skipped: they are not messages, and they do not move
     /// the deadline: a bot flooding them times out on time.
     pub async fn read_line(&mut self, deadline: Instant) -> Result<&[u8], BotError> {
+        self.read_line_as(deadline, false).await
+    }
+
+    /// [`read_line`](Self::read_line) for the answer to a request: given
+    /// up as soon as the bot closes its stdin, read to its end or not
+    /// ([`BotError::InputGone`]): a bot that can be sent nothing more
+    /// cannot play on (protocol.md: a closed stdin is a crash), and its
+    /// answer, if it comes, would change nothing.
+    pub async fn read_reply(&mut self, deadline: Instant) -> Result<&[u8], BotError> {
+        self.read_line_as(deadline, true).await
+    }
+
+    /// `strict`: see [`read_reply`](Self::read_reply).
+    async fn read_line_as(&mut self, deadline: Instant, strict: bool) -> Result<&[u8], BotError> {
         let mut skipped = false;
         loop {
             // A pipe that always has data never lets the deadline's timer
@@ -106,7 +145,7 @@ impl BotProcess {
             self.line.clear();
             self.overflow = false;
             self.line_done = false;
-            self.read_line_inner(deadline).await?;
+            self.read_line_inner(deadline, strict).await?;
             if !is_blank(&self.line) {
                 self.line_done = true;
                 return Ok(&self.line);
@@ -226,24 +265,49 @@ impl BotProcess {
         Ok(None)
     }
 
-    async fn read_line_inner(&mut self, deadline: Instant) -> Result<(), BotError> {
+    async fn read_line_inner(&mut self, deadline: Instant, strict: bool) -> Result<(), BotError> {
         if self.exited.is_none() && !self.stdout_eof {
             // A quick reply is waited for in place where the thread
             // allows it (`stdout.rs`), then through the runtime.
             self.stdout.get_mut().arm(deadline.into_std());
-            let r = tokio::select! {
-                biased;
-                r = fill_line(&mut self.stdout, &mut self.line, &mut self.overflow, self.max_line) => Some(r),
-                s = self.child.wait() => {
-                    if let Ok(s) = s {
-                        self.exited = Some(s);
+            let mut watch = self.stdin.as_ref().and_then(|s| s.watch());
+            let r = loop {
+                let r = tokio::select! {
+                    biased;
+                    r = fill_line(&mut self.stdout, &mut self.line, &mut self.overflow, self.max_line) => Some(r),
+                    s = self.child.wait() => {
+                        if let Ok(s) = s {
+                            self.exited = Some(s);
+                        }
+                        None
                     }
-                    None
-                }
-                _ = tokio::time::sleep_until(deadline) => {
-                    self.stdout.get_mut().disarm();
-                    return Err(BotError::Timeout);
-                }
+                    () = reader_gone(watch), if watch.is_some() => {
+                        // Its stdin closed. With nothing of ours left
+                        // unread in it, the bot may still write what it
+                        // was asked for (its hello, or its last words
+                        // at quit): wait on, without the watch, unless
+                        // a reply was awaited.
+                        watch = None;
+                        let fd = self.stdin.as_ref().map(|s| s.pipe.as_raw_fd());
+                        let unread = fd.and_then(sys::unread_bytes).unwrap_or(0) > 0;
+                        if !unread && !strict {
+                            continue;
+                        }
+                        self.stdout.get_mut().disarm();
+                        // On its way out, perhaps: how it ended, if it
+                        // does at once.
+                        let grace = (Instant::now() + OUTPUT_CLOSED_GRACE).min(deadline);
+                        if let Ok(Ok(s)) = tokio::time::timeout_at(grace, self.child.wait()).await {
+                            self.exited = Some(s);
+                        }
+                        return Err(BotError::InputGone { status: self.exited, unread });
+                    }
+                    _ = tokio::time::sleep_until(deadline) => {
+                        self.stdout.get_mut().disarm();
+                        return Err(BotError::Timeout);
+                    }
+                };
+                break r;
             };
             self.stdout.get_mut().disarm();
             if let Some(r) = r {
@@ -286,7 +350,7 @@ impl BotProcess {
                     return Err(self.too_long());
                 }
                 if self.exited.is_none() {
-                    let grace = (Instant::now() + Duration::from_millis(100)).min(deadline);
+                    let grace = (Instant::now() + OUTPUT_CLOSED_GRACE).min(deadline);
                     if let Ok(Ok(s)) = tokio::time::timeout_at(grace, self.child.wait()).await {
                         self.exited = Some(s);
                     }

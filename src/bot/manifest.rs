@@ -31,10 +31,15 @@ pub const NAME_MAX: usize = 64;
 /// Why `name` cannot name a bot in a league (a bot.toml `name` or a
 /// tournament's inline bot), or `None` when it can: it becomes a CSV field, a
 /// PGN tag and part of log file names, so it must be 1 to [`NAME_MAX`] bytes,
-/// not only white space, without commas, quotes or control characters.
+/// not only white space, without commas, quotes or control characters,
+/// and not dots alone (`.` and `..` name folders, not bots; other
+/// characters a file name cannot hold, `/` among them, are replaced in
+/// the log files' names, `league::folder::file_safe`).
 pub fn name_problem(name: &str) -> Option<&'static str> {
     if name.trim().is_empty() {
         Some("must not be empty")
+    } else if name.chars().all(|c| c == '.') {
+        Some("must not be dots alone (`.` and `..` name folders)")
     } else if name.len() > NAME_MAX {
         Some("is longer than 64 bytes")
     } else if name.contains(',') || name.contains('"') {
@@ -88,6 +93,17 @@ pub fn env_problem<'a>(env: impl IntoIterator<Item = (&'a String, &'a String)>) 
             None
         }
     })
+}
+
+/// Why `key`, which holds `value`, is refused: it must be a string, in
+/// quotes (`name = 2024-01-01` is a TOML date, `name = 7` a number).
+pub fn not_text(key: &str, value: &toml::Value) -> String {
+    let shown = value.to_string();
+    format!(
+        "`{key}` must be a string, in quotes (`{key} = \"{}\"`), not a {}",
+        shown.trim_matches('"').escape_debug(),
+        value.type_str()
+    )
 }
 
 /// The file name of a manifest inside a bot folder.
@@ -155,7 +171,9 @@ pub struct Manifest {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawManifest {
-    name: Option<String>,
+    /// A string; anything else is refused by name (`name = 2024-01-01`,
+    /// a date, is no text).
+    name: Option<toml::Value>,
     #[serde(default)]
     author: String,
     #[serde(default)]
@@ -205,7 +223,16 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    let name = raw.name.unwrap_or(folder);
+    let name = match raw.name {
+        None => folder,
+        Some(toml::Value::String(s)) => s,
+        Some(other) => {
+            return Err(ManifestError::Invalid {
+                path,
+                message: not_text("name", &other),
+            })
+        }
+    };
     if let Some(why) = name_problem(&name) {
         return Err(ManifestError::Invalid {
             path,
@@ -470,6 +497,9 @@ mod tests {
             "random-python ",
             " x",
             "a\u{a0}",
+            ".",
+            "..",
+            "...",
         ] {
             assert!(name_problem(bad).is_some(), "{bad:?} accepted");
         }
@@ -490,6 +520,29 @@ mod tests {
             !e.contains('\u{1b}'),
             "the error echoes the escape raw: {e:?}"
         );
+    }
+
+    /// A `name` that is not a string (a TOML date, a number) is refused,
+    /// the file and the key named, not read as its text.
+    #[test]
+    fn a_name_that_is_no_string_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for (value, kind) in [
+            ("2024-01-01", "datetime"),
+            ("1979-05-27T07:32:00Z", "datetime"),
+            ("7", "integer"),
+        ] {
+            std::fs::write(
+                dir.path().join("bot.toml"),
+                format!("name = {value}\ncommand = [\"true\"]\n"),
+            )
+            .unwrap();
+            let e = Manifest::load(dir.path()).unwrap_err().to_string();
+            assert!(
+                e.contains("bot.toml") && e.contains("`name` must be a string") && e.contains(kind),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -20,6 +20,8 @@
 //!   and is [`BotError::LineTooLong`]; blank lines are skipped), and
 //!   [`BotProcess::stray_output`]: what the bot wrote without being asked,
 //!   seen without waiting, so that it is never taken for a later answer.
+//! - `stdin.rs`: the bot's stdin, and a watch on it through the runtime:
+//!   a bot that closes it while its answer is awaited is seen at once.
 //! - `stdout.rs`: the bot's stdout, read through the runtime or, on a
 //!   thread that [`wait_in_place_on_this_thread`] marks (a league's
 //!   worker), a reply waited for in place (a read, a yield, `poll(2)`)
@@ -49,6 +51,7 @@ pub mod manifest;
 pub mod sandbox;
 mod sink;
 mod spawn;
+mod stdin;
 mod stdout;
 pub use stdout::{wait_in_place_on_this_thread, WAIT_IN_PLACE};
 pub(crate) mod sys;
@@ -65,7 +68,7 @@ pub use spawn::{sweep_leftovers, TOKEN_VAR};
 
 use std::process::ExitStatus;
 use tokio::io::BufReader;
-use tokio::process::{Child, ChildStdin};
+use tokio::process::Child;
 
 /// The last `n` lines (at most the last 8 KiB) of a bot's stderr log,
 /// each line cut at 300 characters; `None` when there is nothing to show.
@@ -108,7 +111,7 @@ pub async fn log_tail(path: &std::path::Path, n: usize, from: u64) -> Option<Str
 pub struct BotProcess {
     child: Child,
     pid: u32,
-    stdin: Option<ChildStdin>,
+    stdin: Option<stdin::Input>,
     stdout: BufReader<stdout::Stdout>,
     /// The line being read (kept across cancelled reads).
     line: Vec<u8>,

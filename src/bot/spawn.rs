@@ -142,7 +142,7 @@ impl BotProcess {
             ..
         } = launch;
         let pid = child.id().unwrap_or(0);
-        let stdin = child.stdin.take();
+        let stdin = child.stdin.take().map(super::stdin::Input::new);
         let stdout = match child.stdout.take() {
             Some(s) => s,
             None => {

@@ -112,6 +112,31 @@ pub fn reader_gone(fd: RawFd) -> bool {
     ready > 0 && pfd.revents & libc::POLLERR != 0
 }
 
+/// True when `fd`, the read end of a pipe, has no writer left (every
+/// process that held the write end closed it): `poll(2)` says `POLLHUP`.
+pub fn writer_gone(fd: RawFd) -> bool {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd; a bad descriptor sets POLLNVAL.
+    let ready = unsafe { libc::poll(&mut pfd, 1, 0) };
+    ready > 0 && pfd.revents & libc::POLLHUP != 0
+}
+
+/// `fd` registered with the runtime's reactor for `interest` (a pipe's
+/// write end for [`tokio::io::Interest::ERROR`]: its reader gone). Must
+/// be called inside a tokio runtime.
+pub fn watch(
+    fd: std::os::fd::OwnedFd,
+    interest: tokio::io::Interest,
+) -> Option<tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>> {
+    // SAFETY: an `OwnedFd` is open and stays so, the same descriptor,
+    // until it is dropped, which the `AsyncFd` that owns it does last.
+    unsafe { tokio::io::unix::AsyncFd::register_with_interest(fd, interest) }.ok()
+}
+
 /// Bytes in the pipe `fd` (either end) that its reader has not read yet
 /// (`FIONREAD`); `None` where the descriptor cannot say.
 pub fn unread_bytes(fd: RawFd) -> Option<usize> {

@@ -500,3 +500,76 @@ async fn a_script_whose_interpreter_is_missing_names_it() {
         "{e}"
     );
 }
+
+/// A bot that closes its stdin with a line of ours still unread in it
+/// (and stays, its stdout open) is seen at once: the line it awaits from
+/// it will never come.
+#[tokio::test]
+async fn a_stdin_closed_on_an_unread_line_is_seen_at_once() {
+    let mut p = spawn_with(sh("sleep 0.3; exec 0<&-; exec sleep 100"), None, &limits()).unwrap();
+    p.send_line(b"request\n", soon(1000)).await.unwrap();
+    let t = std::time::Instant::now();
+    match p.read_line(soon(10_000)).await {
+        Err(BotError::InputGone {
+            status: None,
+            unread: true,
+        }) => {}
+        other => panic!("{other:?}"),
+    }
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    p.shutdown(Duration::from_millis(50)).await;
+}
+
+/// One that read all it was sent before closing its stdin may still
+/// write a line (a hello, its last words): `read_line` waits for it;
+/// `read_reply` gives up at once (it can be sent nothing more).
+#[tokio::test]
+async fn a_stdin_closed_after_reading_all_is_given_up_only_on_a_reply() {
+    let script = "read x; exec 0<&-; sleep 0.3; echo \"got $x\"; exec sleep 100";
+    let mut p = spawn_with(sh(script), None, &limits()).unwrap();
+    p.send_line(b"request\n", soon(1000)).await.unwrap();
+    assert_eq!(p.read_line(soon(10_000)).await.unwrap(), b"got request");
+    p.shutdown(Duration::from_millis(50)).await;
+
+    let mut p = spawn_with(sh(script), None, &limits()).unwrap();
+    p.send_line(b"request\n", soon(1000)).await.unwrap();
+    // Not its line, which comes 0.3 s after the close.
+    match p.read_reply(soon(10_000)).await {
+        Err(BotError::InputGone {
+            status: None,
+            unread: false,
+        }) => {}
+        other => panic!("{other:?}"),
+    }
+    p.shutdown(Duration::from_millis(50)).await;
+}
+
+/// A write that meets a closed stdin waits a second for the bot's exit
+/// (an interpreter on its way out), but not when its stdout is closed
+/// too: then it is said so at once.
+#[tokio::test]
+async fn a_write_to_a_bot_that_closed_both_pipes_fails_at_once() {
+    let mut p = spawn_with(sh("exec 0<&- 1>&-; exec sleep 100"), None, &limits()).unwrap();
+    let end = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let t = std::time::Instant::now();
+        match p.send_line(b"x\n", soon(5000)).await {
+            Ok(()) => {}
+            Err(BotError::InputClosed {
+                status: None,
+                output_closed: true,
+            }) => {
+                assert!(
+                    t.elapsed() < super::lines::INPUT_CLOSED_GRACE / 2,
+                    "{:?}",
+                    t.elapsed()
+                );
+                break;
+            }
+            Err(e) => panic!("{e:?}"),
+        }
+        assert!(std::time::Instant::now() < end, "EPIPE never seen");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    p.shutdown(Duration::from_millis(50)).await;
+}

@@ -4,8 +4,8 @@
 
 use super::play::runtime;
 use crate::league::config::{RunSettings, Tournament};
-use crate::league::folder::read_meta;
 use crate::league::folder::Layout;
+use crate::league::folder::{file_safe, read_meta};
 use crate::league::runner;
 use crate::referee::{self, record, BotPlayer, DecisionRecord, Player};
 use anyhow::{bail, Context};
@@ -89,7 +89,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             let log = args
                 .logs
                 .as_ref()
-                .map(|d| d.join(format!("seat{seat}-{}.log", bot.name)));
+                .map(|d| d.join(format!("seat{seat}-{}.log", file_safe(&bot.name))));
             let (launch, timing) = runner::launch_alone(&t, bot, log);
             let p = BotPlayer::start(&launch, &timing)
                 .await

@@ -170,15 +170,20 @@ where
     let Some(n) = Option::<serde_json::Number>::deserialize(d)? else {
         return Ok(None);
     };
-    let whole = n.as_u64().or_else(|| {
-        n.as_f64()
-            .filter(|f| f.fract() == 0.0 && (0.0..=u64::MAX as f64).contains(f))
-            .map(|f| f as u64)
-    });
-    whole
+    as_whole(&n)
         .and_then(|w| T::try_from(w).ok())
         .map(Some)
         .ok_or_else(|| D::Error::custom(format!("`{n}` is not a whole number in range")))
+}
+
+/// `n` as a whole number 0 or more, as JSON may write it (`3`, `3.0`,
+/// `3e0`); `None` for a fraction, a negative number or one past `u64`.
+fn as_whole(n: &serde_json::Number) -> Option<u64> {
+    n.as_u64().or_else(|| {
+        n.as_f64()
+            .filter(|f| f.fract() == 0.0 && (0.0..=u64::MAX as f64).contains(f))
+            .map(|f| f as u64)
+    })
 }
 
 /// A reply read as a plain struct: serde reads an internally tagged enum
@@ -376,6 +381,8 @@ pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
                 Err(too_deep(&e))
             } else if let Some(m) = e.is_syntax().then(|| skipping_unknown(line)).flatten() {
                 Ok(m)
+            } else if let Some(r) = out_of_range(line, &e) {
+                r
             } else if e.is_syntax() || e.is_eof() || std::str::from_utf8(line).is_err() {
                 Err(DecodeError::BadJson(e.to_string()))
             } else {
@@ -385,10 +392,72 @@ pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
     }
 }
 
+/// What a field of a bot's message must hold.
+#[derive(Clone, Copy)]
+enum Want {
+    Text,
+    /// A whole number from 0 to this.
+    Whole(u64),
+}
+
+impl Want {
+    fn fits(self, got: &serde_json::Value) -> bool {
+        match self {
+            Want::Text => got.is_string(),
+            Want::Whole(max) => got.as_number().and_then(as_whole).is_some_and(|n| n <= max),
+        }
+    }
+
+    /// What it must be, said of `got`, which is not that: the range of a
+    /// number only to a number.
+    fn said(self, got: Option<&serde_json::Value>) -> String {
+        match self {
+            Want::Text => "a string".into(),
+            Want::Whole(_) if !got.is_some_and(serde_json::Value::is_number) => {
+                "a whole number".into()
+            }
+            Want::Whole(u64::MAX) => "a whole number, 0 or more".into(),
+            Want::Whole(max) => format!("a whole number from 0 to {max}"),
+        }
+    }
+}
+
+/// The fields of a bot's message of type `kind` ([`FromBot`]'s), and what
+/// each must hold; none for a type the protocol does not know. The first
+/// is required.
+fn fields_of(kind: &str) -> &'static [(&'static str, Want)] {
+    const WHOLE_U32: Want = Want::Whole(u32::MAX as u64);
+    match kind {
+        "hello" => &[
+            ("name", Want::Text),
+            ("version", Want::Text),
+            ("author", Want::Text),
+            ("protocol", WHOLE_U32),
+        ],
+        "reply" => &[
+            ("option", Want::Text),
+            ("game_id", Want::Text),
+            ("ply", WHOLE_U32),
+            ("seq", Want::Whole(u64::MAX)),
+        ],
+        _ => &[],
+    }
+}
+
 /// What is wrong with a JSON object that is not a bot's message, in the
 /// protocol's words (message types and fields, not the decoder's).
 fn shape_problem(line: &[u8], e: &serde_json::Error) -> String {
-    let v: serde_json::Value = serde_json::from_slice(line).unwrap_or_default();
+    // A number out of range in a field (the type's error came first) is
+    // skipped with the other fields the type does not know.
+    let v = serde_json::from_slice(line)
+        .ok()
+        .or_else(|| known_fields(line).ok().map(serde_json::Value::Object))
+        .unwrap_or_default();
+    shape_problem_of(&v, e)
+}
+
+/// [`shape_problem`] of the object `v`, which `e` refused.
+fn shape_problem_of(v: &serde_json::Value, e: &serde_json::Error) -> String {
     match v.get("type") {
         None => "no `type` field (a bot sends `hello` or `reply` messages)".into(),
         Some(serde_json::Value::String(t)) if t != "hello" && t != "reply" => format!(
@@ -399,33 +468,19 @@ fn shape_problem(line: &[u8], e: &serde_json::Error) -> String {
             // serde's type errors do not say which field: the message's
             // own fields are looked at by name (a `null` is absent, which
             // only a required field, the first, cannot be).
-            let fields: &[(&str, &str)] = match t.as_str() {
-                "hello" => &[
-                    ("name", "a string"),
-                    ("version", "a string"),
-                    ("author", "a string"),
-                    ("protocol", "a whole number"),
-                ],
-                _ => &[
-                    ("option", "a string"),
-                    ("game_id", "a string"),
-                    ("ply", "a whole number"),
-                    ("seq", "a whole number"),
-                ],
-            };
-            let wrong = fields.iter().enumerate().find_map(|(i, &(field, want))| {
-                let got = v.get(field).filter(|g| i == 0 || !g.is_null())?;
-                let fits = match want {
-                    "a string" => got.is_string(),
-                    _ => got.is_number(),
-                };
-                (!fits).then(|| {
-                    format!(
-                        "`{field}` must be {want}, got {}",
-                        truncate(got.to_string().as_bytes(), 40)
-                    )
-                })
-            });
+            let wrong = fields_of(t)
+                .iter()
+                .enumerate()
+                .find_map(|(i, &(field, want))| {
+                    let got = v.get(field).filter(|g| i == 0 || !g.is_null())?;
+                    (!want.fits(got)).then(|| {
+                        format!(
+                            "`{field}` must be {}, got {}",
+                            want.said(Some(got)),
+                            truncate(got.to_string().as_bytes(), 40)
+                        )
+                    })
+                });
             match wrong {
                 Some(w) => format!("{w} ({e})"),
                 None => e.to_string(),
@@ -435,6 +490,118 @@ fn shape_problem(line: &[u8], e: &serde_json::Error) -> String {
             "`type` must be a string, got {}",
             truncate(t.to_string().as_bytes(), 40)
         ),
+    }
+}
+
+/// A line that is JSON but holds a number beyond what any number type
+/// holds (`1e400`: JSON's grammar allows it), which serde_json refuses as
+/// it reads, as if the line were not JSON. In a field of the message's
+/// own, it is a wrong value, that field's (`protocol`), not broken JSON;
+/// in a field the protocol does not know, it is skipped, and the rest of
+/// the message judged. `None`: not such a line (the error `e` stands).
+fn out_of_range(line: &[u8], e: &serde_json::Error) -> Option<Result<FromBot, DecodeError>> {
+    if !is_out_of_range(&e.to_string()) || std::str::from_utf8(line).is_err() {
+        return None;
+    }
+    let known = match known_fields(line) {
+        Ok(known) => known,
+        Err(Some((field, want))) => {
+            return Some(Err(DecodeError::Protocol(format!(
+                "`{field}` must be {}, got a number out of range (beyond any number type: {e})",
+                want.said(None)
+            ))))
+        }
+        Err(None) => return None,
+    };
+    let v = serde_json::Value::Object(known);
+    Some(
+        serde_json::from_value::<FromBot>(v.clone())
+            .map_err(|e| DecodeError::Protocol(shape_problem_of(&v, &e))),
+    )
+}
+
+/// The object `line` with only its `type` and the fields of that type
+/// ([`fields_of`]), every other field skipped unread (a number in it is
+/// not parsed). `Err(Some(field))`: that field holds a number out of
+/// range; `Err(None)`: not such an object (or not JSON).
+fn known_fields(
+    line: &[u8],
+) -> Result<serde_json::Map<String, serde_json::Value>, Option<(String, Want)>> {
+    #[derive(Deserialize)]
+    struct Kind {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+    }
+    let kind = serde_json::from_slice::<Kind>(line).map_err(|_| None)?.kind;
+    let fields = fields_of(kind.as_deref().unwrap_or(""));
+    let mut culprit = None;
+    let mut de = serde_json::Deserializer::from_slice(line);
+    let known = serde::de::DeserializeSeed::deserialize(
+        KnownFields {
+            fields,
+            culprit: &mut culprit,
+        },
+        &mut de,
+    )
+    .and_then(|m| de.end().map(|()| m));
+    if let Some(field) = culprit {
+        let want = fields
+            .iter()
+            .find(|f| f.0 == field)
+            .map_or(Want::Text, |f| f.1);
+        return Err(Some((field, want)));
+    }
+    known.map_err(|_| None)
+}
+
+/// serde_json's error for a number beyond `f64` (`1e400`).
+fn is_out_of_range(e: &str) -> bool {
+    e.starts_with("number out of range")
+}
+
+/// A message's object read for its `type` and the fields of that type
+/// ([`fields_of`]), every other field skipped unread; the field whose
+/// number is out of range ([`out_of_range`]) is put in `culprit`.
+struct KnownFields<'a> {
+    fields: &'static [(&'static str, Want)],
+    culprit: &'a mut Option<String>,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for KnownFields<'_> {
+    type Value = serde_json::Map<String, serde_json::Value>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KnownFields<'_> {
+    type Value = serde_json::Map<String, serde_json::Value>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(key) = m.next_key::<String>()? {
+            if key != "type" && !self.fields.iter().any(|f| f.0 == key) {
+                m.next_value::<serde::de::IgnoredAny>()?;
+                continue;
+            }
+            match m.next_value::<serde_json::Value>() {
+                Ok(v) => {
+                    out.insert(key, v);
+                }
+                Err(e) => {
+                    if is_out_of_range(&e.to_string()) {
+                        *self.culprit = Some(key);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -481,6 +648,28 @@ fn unicode_escape(c: char) -> String {
 /// override), so the result is one safe line. The limit applies to the
 /// result, escapes included.
 pub fn truncate(bytes: &[u8], max: usize) -> String {
+    truncate_escaping(bytes, max, false)
+}
+
+/// A line a bot sent, for a fault's detail: [`truncate`], but a line with
+/// nothing visible in it (white space other than ASCII's, a no-break space
+/// U+00A0 or an ideographic space, and hidden characters, a byte-order
+/// mark) has its white space but ASCII spaces written as escapes too
+/// (`\u{a0}`): shown as itself, it would look blank, and the author would
+/// not see what was sent.
+pub fn shown_line(bytes: &[u8], max: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    truncate_escaping(bytes, max, !text.is_empty() && nothing_visible(&text))
+}
+
+/// Whether `text` holds only white space and hidden characters
+/// ([`is_hidden`]).
+pub fn nothing_visible(text: &str) -> bool {
+    text.chars().all(|c| c.is_whitespace() || is_hidden(c))
+}
+
+/// [`truncate`]; `space`: white space but ASCII spaces escaped too.
+fn truncate_escaping(bytes: &[u8], max: usize, space: bool) -> String {
     // Every byte gives at least one char of output: no need to look further.
     let s = String::from_utf8_lossy(&bytes[..bytes.len().min(max + 1)]);
     let mut out = String::with_capacity(max.min(s.len()) + 8);
@@ -490,6 +679,7 @@ pub fn truncate(bytes: &[u8], max: usize) -> String {
             '\r' => "\\r".to_string(),
             '\t' => "\\t".to_string(),
             c if is_hidden(c) => unicode_escape(c),
+            c if space && c.is_whitespace() && c != ' ' => unicode_escape(c),
             c => c.to_string(),
         };
         if out.len() + piece.len() > max {
@@ -671,6 +861,80 @@ mod tests {
             let e = decode(bad).unwrap_err().to_string();
             assert!(e.contains("not a whole number"), "{e}");
         }
+    }
+
+    /// A number beyond any number type (`1e400`) in a field of the
+    /// message's is a wrong value of that field, named, as a fraction or a
+    /// negative number there is (`protocol`), not broken JSON; in a field
+    /// the protocol does not know (another message's included) it is
+    /// skipped, and the rest judged.
+    #[test]
+    fn a_number_out_of_range_is_a_wrong_value_of_its_field() {
+        for (line, says) in [
+            (
+                &br#"{"type":"reply","option":"G","seq":1e400}"#[..],
+                "`seq` must be a whole number, got a number out of range",
+            ),
+            (
+                br#"{"seq":-1e400,"type":"reply","option":"G"}"#,
+                "`seq` must be a whole number, got a number out of range",
+            ),
+            (
+                br#"{"type":"reply","option":1e400}"#,
+                "`option` must be a string, got a number out of range",
+            ),
+            (
+                br#"{"type":"hello","name":"x","protocol":1e999}"#,
+                "`protocol` must be a whole number, got a number out of range",
+            ),
+            (
+                br#"{"type":"reply","option":"G","seq":1.5}"#,
+                "`seq` must be a whole number, 0 or more, got 1.5",
+            ),
+            (
+                br#"{"type":"reply","option":"G","seq":-1}"#,
+                "`seq` must be a whole number, 0 or more, got -1",
+            ),
+            (
+                br#"{"type":"reply","option":"G","ply":1e10}"#,
+                "`ply` must be a whole number from 0 to 4294967295, got 10000000000",
+            ),
+            (br#"{"type":"reply","x":1e400}"#, "missing field `option`"),
+            (
+                br#"{"type":"reply","x":1e400,"option":7}"#,
+                "`option` must be a string, got 7",
+            ),
+            (
+                br#"{"type":"ready","seq":1e400}"#,
+                "unknown message type `ready`",
+            ),
+        ] {
+            match decode(line) {
+                Err(DecodeError::Protocol(m)) => assert!(m.contains(says), "{m}"),
+                other => panic!("{}: {other:?}", String::from_utf8_lossy(line)),
+            }
+        }
+        let m = decode(br#"{"type":"hello","name":"n","seq":1e400}"#);
+        assert!(
+            matches!(&m, Ok(FromBot::Hello { name, .. }) if name == "n"),
+            "{m:?}"
+        );
+        // Broken after it: still not JSON.
+        assert!(matches!(
+            decode(br#"{"type":"reply","option":"G","seq":1e400} x"#),
+            Err(DecodeError::BadJson(_))
+        ));
+    }
+
+    /// A line with nothing visible in it is shown with its white space
+    /// escaped; any other keeps its spaces as they are.
+    #[test]
+    fn a_line_with_nothing_visible_is_shown_escaped() {
+        assert_eq!(shown_line("\u{a0}\u{a0}".as_bytes(), 100), "\\u{a0}\\u{a0}");
+        assert_eq!(shown_line("\u{feff}".as_bytes(), 100), "\\u{feff}");
+        assert_eq!(shown_line("\u{3000} \t".as_bytes(), 100), "\\u{3000} \\t");
+        assert_eq!(shown_line("a\u{a0}b".as_bytes(), 100), "a\u{a0}b");
+        assert_eq!(shown_line(b"", 100), "");
     }
 
     fn reply(o: &str) -> FromBot {

@@ -300,11 +300,23 @@ pub fn fault_of(e: BotError) -> Fault {
             ForfeitKind::Crash,
             format!("exited ({})", crate::bot::describe_status(&status)),
         ),
-        BotError::InputClosed { status } => Fault::new(
+        BotError::InputClosed {
+            status,
+            output_closed,
+        } => Fault::new(
             ForfeitKind::Crash,
-            match status {
-                Some(_) => format!("exited ({})", crate::bot::describe_status(&status)),
-                None => "closed its stdin (the referee could not write to it)".into(),
+            match (status, output_closed) {
+                (Some(_), _) => format!("exited ({})", crate::bot::describe_status(&status)),
+                (None, false) => "closed its stdin (the referee could not write to it)".into(),
+                (None, true) => "closed its stdin and its stdout (the referee could not write to it), and did not exit".into(),
+            },
+        ),
+        BotError::InputGone { status, unread } => Fault::new(
+            ForfeitKind::Crash,
+            match (status, unread) {
+                (Some(_), _) => format!("exited ({})", crate::bot::describe_status(&status)),
+                (None, true) => "closed its stdin: what the referee wrote to it was never read".into(),
+                (None, false) => "closed its stdin while its answer was awaited: the referee can send it nothing more".into(),
             },
         ),
         BotError::LineTooLong { limit, start } => Fault::new(
@@ -334,7 +346,7 @@ fn decode_fault(e: DecodeError, line: &[u8]) -> Fault {
         kind,
         format!(
             "{} ({}){hint}",
-            protocol::truncate(line, DETAIL_MAX),
+            protocol::shown_line(line, DETAIL_MAX),
             protocol::truncate(why.as_bytes(), 100)
         ),
     )
@@ -355,6 +367,10 @@ fn bad_json_hint(line: &[u8]) -> String {
         return "; it looks like UTF-16 (every other byte zero): write UTF-8".to_string();
     }
     let text = String::from_utf8_lossy(line);
+    // Before the trim: it drops a no-break space, which is all there is.
+    if let Some(hint) = invisible_hint(&text) {
+        return hint;
+    }
     let text = text.trim();
     // One byte-order mark is taken (decode drops it); a second is not.
     if text.trim_start_matches('\u{feff}').len() + 3 < text.len() {
@@ -392,6 +408,25 @@ fn bad_json_hint(line: &[u8]) -> String {
     } else {
         LOGS_TO_STDERR.to_string()
     }
+}
+
+/// What a line with nothing visible in it is (`text`), which
+/// [`protocol::shown_line`] shows escaped: a byte-order mark alone, or
+/// white space that is not a blank line's (a no-break space). `None`:
+/// something in it is visible (or it is empty).
+fn invisible_hint(text: &str) -> Option<String> {
+    let bare = text.trim_matches(|c: char| matches!(c, ' ' | '\t' | '\r'));
+    if !bare.is_empty() && bare.chars().all(|c| c == '\u{feff}') {
+        return Some("; the line is only a byte-order mark (U+FEFF, the bytes EF BB BF) and no message: write each message whole on its line (one mark just before a message is accepted)".to_string());
+    }
+    let first = bare.chars().find(|&c| c != '\u{feff}')?;
+    if !protocol::nothing_visible(bare) {
+        return None;
+    }
+    Some(format!(
+        "; the line holds nothing visible, yet it is not blank: U+{:04X} is not a blank line's white space (only spaces, tabs and `\\r` are; a blank line is skipped)",
+        u32::from(first)
+    ))
 }
 
 /// Whether `text` holds a `\uXXXX` escape of half a surrogate pair
@@ -469,7 +504,7 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
     match (process.partial_line(), replied) {
         (Some(part), _) => format!(
             "; the referee saw a line without its newline on stdout: {} (end every message with a newline, and flush)",
-            protocol::truncate(part, 80)
+            protocol::shown_line(part, 80)
         ),
         (None, n) if n > 0 => format!(
             "; the referee saw nothing on stdout this turn and {on_stderr}, while its {} earlier line{} (hello and replies) arrived on stdout: it was most likely still thinking, too slow for this time or short of CPU (on a busy machine, play fewer games at a time or give it more time a decision)",
@@ -497,7 +532,7 @@ fn with_partial_line(process: &BotProcess, mut fault: Fault) -> Fault {
             fault.detail = format!(
                 "{}; it had written a line without its newline: {} (end every message with a newline, and flush)",
                 fault.detail,
-                protocol::truncate(part, 80)
+                protocol::shown_line(part, 80)
             );
         }
     }
@@ -540,7 +575,7 @@ fn stray_fault(when: &str, bytes: &[u8], unasked: Option<Unasked>) -> Fault {
     let shown = bytes
         .strip_suffix(b"\n")
         .map_or(bytes, |b| b.strip_suffix(b"\r").unwrap_or(b));
-    let shown = protocol::truncate(shown, DETAIL_MAX);
+    let shown = protocol::shown_line(shown, DETAIL_MAX);
     let early = match (&decoded, unasked) {
         (Ok(FromBot::Reply { .. }), Some(u)) => Some(u),
         _ => None,
@@ -776,6 +811,12 @@ impl BotPlayer {
                     ),
                 )));
             }
+            Err(BotError::InputGone { status: None, .. }) => {
+                return Err(fail(Fault::new(
+                    ForfeitKind::Crash,
+                    "closed its stdin: the referee's hello was never read",
+                )))
+            }
             Err(e) => return Err(fail(with_partial_line(process, fault_of(e)))),
         };
         let info = match protocol::decode(line) {
@@ -859,10 +900,12 @@ impl BotPlayer {
                         let line = line.to_vec();
                         stray.get_or_insert(line);
                     }
-                    Err(BotError::Exited { .. }) => {
-                        // Its stdout closed: the exit itself may come later
-                        // (a sandbox's keeper reaps the bot, then exits),
-                        // and is waited for within the quit's grace.
+                    // Its stdout closed, or its stdin with the quit
+                    // unread (on its way out by itself): the exit itself
+                    // may come later (a sandbox's keeper reaps the bot,
+                    // then exits), and is waited for within the quit's
+                    // grace.
+                    Err(BotError::Exited { .. } | BotError::InputGone { .. }) => {
                         let left = deadline.saturating_duration_since(Instant::now());
                         ended = self.process.exit_status_within(left).await;
                         clean = ended.is_some_and(|s| s.success());
@@ -944,7 +987,7 @@ impl BotPlayer {
             }
             return Err(f);
         }
-        let line = match self.process.read_line(deadline).await {
+        let line = match self.process.read_reply(deadline).await {
             Ok(l) => l,
             Err(BotError::Timeout) => {
                 if self.process.input_closed() {
@@ -974,6 +1017,26 @@ impl BotPlayer {
                         whole_ms(ask.timeout)
                     ),
                 ));
+            }
+            // Seen as it closed (the bot still running): the request
+            // still in the pipe, or read and not answered.
+            Err(BotError::InputGone {
+                status: None,
+                unread,
+            }) => {
+                let f = match (self.process.over_memory(), unread) {
+                    (true, _) => memory_fault(),
+                    (false, true) => Fault::new(
+                        ForfeitKind::Crash,
+                        "closed its stdin: the request was never read",
+                    ),
+                    (false, false) => Fault::new(
+                        ForfeitKind::Crash,
+                        "closed its stdin after reading the request, before answering it: nothing more can be sent to it (a bot reads its stdin to its end, and exits only after quit)",
+                    ),
+                };
+                self.break_off();
+                return Err(f);
             }
             Err(e) => {
                 let f = with_partial_line(&self.process, self.fault(e));

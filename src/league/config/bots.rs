@@ -82,12 +82,12 @@ pub(super) fn section(
         if !seen.insert(b.name.clone()) {
             return Err(at(i, format!("bot name `{}` appears twice", b.name)));
         }
-        let file = crate::results::file_safe(&b.name);
+        let file = crate::league::folder::file_safe(&b.name);
         if let Some(other) = files.insert(file.clone(), &b.name) {
             return Err(at(
                 i,
                 format!(
-                    "bots `{other}` and `{}` would share their log files (logs/{file}-wN.log): rename one (letters, digits, `-`, `_` and `.` are kept as they are)",
+                    "bots `{other}` and `{}` would share their log files (logs/{file}-wN.log): rename one (letters, digits, `-`, `_` and `.` are kept as they are, but a leading `.`, which would hide the files)",
                     b.name
                 ),
             ));
@@ -300,6 +300,10 @@ impl Item<'_, '_> {
     /// A bot written in the league file as a table (name, command, ...).
     fn command_bot(&self, item: &toml::Value, base: &Path) -> Result<BotSpec, ConfigError> {
         let line = self.lines.line;
+        // A date or a number would be read as its text, unasked.
+        if let Some(name) = item.get("name").filter(|n| !n.is_str()) {
+            return Err(self.error(".name", manifest::not_text("name", name)));
+        }
         let raw: RawBot = item.clone().try_into().map_err(|e: toml::de::Error| {
             // A key it does not know is pointed at; else the entry.
             let unknown = self

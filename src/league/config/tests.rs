@@ -860,3 +860,54 @@ fn an_increment_without_a_clock_is_refused_where_it_was_given() {
         .to_string();
     assert!(e.starts_with("--increment-ms:"), "{e}");
 }
+
+/// A bot named with a leading dot gets log files that `ls` shows
+/// (`_x-w0.log`), so it cannot share them with a bot named `_x`: refused,
+/// naming both. Dots alone are no bot's name.
+#[test]
+fn a_leading_dot_is_no_hidden_log_and_dots_alone_no_name() {
+    let layout = crate::league::folder::Layout::new(PathBuf::from("/r"));
+    assert_eq!(layout.bot_log(".x", 0), PathBuf::from("/r/logs/_x-w0.log"));
+    assert_eq!(layout.bot_log("..", 1), PathBuf::from("/r/logs/_.-w1.log"));
+    let src = r#"
+name = "t"
+bots = [
+  { name = ".x", command = "python3 a.py" },
+  { name = "_x", command = "python3 b.py" },
+]
+"#;
+    let e = parse(src).unwrap_err().to_string();
+    assert!(
+        e.contains("`.x` and `_x` would share their log files"),
+        "{e}"
+    );
+    for name in [".", ".."] {
+        let src = format!(
+            "name = \"t\"\nbots = [\n  {{ name = \"{name}\", command = \"python3 a.py\" }},\n  {{ name = \"b\", command = \"python3 b.py\" }},\n]\n"
+        );
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(
+            e.contains("x.toml:3") && e.contains("bots[0].name") && e.contains("dots alone"),
+            "{e}"
+        );
+    }
+}
+
+/// A bot's name that is not a string (a TOML date, a number) is refused
+/// by its key, not read as its text.
+#[test]
+fn a_bot_name_that_is_no_string_is_refused() {
+    for (value, kind) in [("2024-01-01", "datetime"), ("7", "integer")] {
+        let src = format!(
+            "name = \"t\"\n[[bots]]\nname = {value}\ncommand = \"python3 a.py\"\n[[bots]]\nname = \"b\"\ncommand = \"python3 b.py\"\n"
+        );
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(
+            e.contains("x.toml:3")
+                && e.contains("bots[0].name")
+                && e.contains("must be a string")
+                && e.contains(kind),
+            "{e}"
+        );
+    }
+}

@@ -131,5 +131,13 @@ impl Layout {
 }
 
 /// `name` with everything but letters, digits, `-`, `_` and `.` replaced by
-/// `_`, for file names (the results folder's, `results::file_safe`).
-pub use crate::results::file_safe;
+/// `_` (`results::file_safe`), and a leading `.` too, for the file names of
+/// a bot in a results folder (its logs): `.x-w0.log` would be hidden from
+/// `ls`. The league's file refuses two bots whose names come out the same.
+pub fn file_safe(name: &str) -> String {
+    let mut safe = crate::results::file_safe(name);
+    if safe.starts_with('.') {
+        safe.replace_range(..1, "_");
+    }
+    safe
+}
