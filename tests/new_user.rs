@@ -609,10 +609,13 @@ fn a_timeout_says_what_the_referee_saw_before_advising() {
     let base = dir.path().canonicalize().unwrap();
     let bot = env!("CARGO_BIN_EXE_random-bot");
     let staller = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+    // Tricala: its set-up gives each seat 9 decisions before any end, so
+    // the staller reaches its third request in every game (a Kisolo game
+    // of its random moves could end before it).
     std::fs::write(
         base.join("s.toml"),
         format!(
-            "name = \"s\"\nbots = [{{ name = \"staller\", command = [\"python3\", \"{}\", \"stall_later\"] }}, {{ name = \"r\", command = [\"{bot}\"] }}]\nvariants = [\"kisolo\"]\nrounds = 1\noutput = \"out\"\n[time_control]\ndecision_ms = 4000\n",
+            "name = \"s\"\nbots = [{{ name = \"staller\", command = [\"python3\", \"{}\", \"stall_later\"] }}, {{ name = \"r\", command = [\"{bot}\"] }}]\nvariants = [\"tricala\"]\nrounds = 1\noutput = \"out\"\n[time_control]\ndecision_ms = 4000\n",
             staller.display()
         ),
     )

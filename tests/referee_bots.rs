@@ -161,8 +161,17 @@ async fn misbehaving_in(
 /// One two-player game of `bot` (seat 0) against the built-in random
 /// player seeded with `seed`, 5 s per decision.
 async fn against_random(bot: &mut BotPlayer, seed: u64) -> mancala_arena::referee::GameReport {
+    against_random_within(bot, seed, 5000).await
+}
+
+/// [`against_random`] with `decision_ms` a decision.
+async fn against_random_within(
+    bot: &mut BotPlayer,
+    seed: u64,
+    decision_ms: u64,
+) -> mancala_arena::referee::GameReport {
     let mut random = RandomPlayer::new("random", seed);
-    let s = spec(two_player_variant(), 2, 5000);
+    let s = spec(two_player_variant(), 2, decision_ms);
     let mut ps: Vec<&mut dyn Player> = vec![bot, &mut random];
     play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
 }
@@ -1064,18 +1073,15 @@ async fn a_stdin_closed_at_a_request_is_a_crash_at_once() {
     let mut bot = start(&cmd, None, &timing).await.unwrap();
     let pid = bot.pid();
     let t = std::time::Instant::now();
-    let r = against_random(&mut bot, 1).await;
+    let r = against_random_within(&mut bot, 1, 60_000).await;
     assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Crash), "{r:?}");
     assert!(
         detail(&r).contains("closed its stdin after reading the request"),
         "{r:?}"
     );
-    // The decision time is 5 s.
-    assert!(
-        t.elapsed() < Duration::from_millis(2500),
-        "{:?}",
-        t.elapsed()
-    );
+    // The decision time is 60 s: a wait for it would be plain, and a
+    // loaded machine stays far from it.
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
     bot.quit().await;
     assert_group_gone(pid).await;
 }
@@ -1098,19 +1104,16 @@ async fn a_stdin_closed_after_game_end_is_seen_at_once() {
     let r = against_random(&mut bot, 1).await;
     assert!(!r.is_forfeit(), "{r:?}");
     let t = std::time::Instant::now();
-    let r = against_random(&mut bot, 2).await;
+    let r = against_random_within(&mut bot, 2, 60_000).await;
     if r.is_forfeit() {
         assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Crash), "{r:?}");
         assert!(detail(&r).contains("closed its stdin"), "{r:?}");
     } else {
         assert_eq!(bot.exits_between_games(), 1, "{r:?}");
     }
-    // The decision time is 5 s.
-    assert!(
-        t.elapsed() < Duration::from_millis(2500),
-        "{:?}",
-        t.elapsed()
-    );
+    // The decision time is 60 s: a wait for it would be plain, and a
+    // loaded machine stays far from it.
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
     let pid = bot.pid();
     bot.quit().await;
     assert_group_gone(pid).await;

@@ -509,14 +509,15 @@ async fn a_stdin_closed_on_an_unread_line_is_seen_at_once() {
     let mut p = spawn_with(sh("sleep 0.3; exec 0<&-; exec sleep 100"), None, &limits()).unwrap();
     p.send_line(b"request\n", soon(1000)).await.unwrap();
     let t = std::time::Instant::now();
-    match p.read_line(soon(10_000)).await {
+    match p.read_line(soon(60_000)).await {
         Err(BotError::InputGone {
             status: None,
             unread: true,
         }) => {}
         other => panic!("{other:?}"),
     }
-    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    // Not its deadline (60 s), however loaded the machine.
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
     p.shutdown(Duration::from_millis(50)).await;
 }
 
@@ -559,8 +560,10 @@ async fn a_write_to_a_bot_that_closed_both_pipes_fails_at_once() {
                 status: None,
                 output_closed: true,
             }) => {
+                // Its grace is OUTPUT_CLOSED_GRACE, not the whole
+                // INPUT_CLOSED_GRACE (room left for a loaded machine).
                 assert!(
-                    t.elapsed() < super::lines::INPUT_CLOSED_GRACE / 2,
+                    t.elapsed() < super::lines::INPUT_CLOSED_GRACE * 9 / 10,
                     "{:?}",
                     t.elapsed()
                 );
