@@ -1125,14 +1125,10 @@ async fn a_stdin_closed_after_game_end_is_seen_at_once() {
 #[tokio::test]
 async fn a_seq_out_of_range_is_a_protocol_fault_naming_the_field() {
     for seq in ["1e400", "1.5", "-1"] {
-        let dir = tempfile::tempdir().unwrap();
-        let on = format!(
-            "    if m[\"type\"] == \"request\":\n        raw(b'{{\"type\":\"reply\",\"option\":' + json.dumps(m[\"legal\"][0]).encode() + b',\"seq\":{seq}}}')\n        return True"
+        let line = format!(
+            "b'{{\"type\":\"reply\",\"option\":' + json.dumps(m[\"legal\"][0]).encode() + b',\"seq\":{seq}}}'"
         );
-        let mut bot = start(&python_bot(dir.path(), &on), None, &Timing::default())
-            .await
-            .unwrap();
-        let r = against_random(&mut bot, 1).await;
+        let r = answered_with(&line).await;
         assert_eq!(
             r.reason,
             EndReason::Forfeit(ForfeitKind::Protocol),
@@ -1142,7 +1138,6 @@ async fn a_seq_out_of_range_is_a_protocol_fault_naming_the_field() {
             detail(&r).contains("`seq` must be a whole number"),
             "{seq}: {r:?}"
         );
-        bot.quit().await;
     }
 }
 
@@ -1158,20 +1153,26 @@ async fn an_invisible_line_is_shown_escaped() {
         ("b'\\xef\\xbb\\xbf'", "\\u{feff} ("),
         ("b'\\xef\\xbb\\xbf'", "only a byte-order mark"),
     ] {
-        let dir = tempfile::tempdir().unwrap();
-        let on = format!(
-            "    if m[\"type\"] == \"request\":\n        raw({bytes})\n        return True"
-        );
-        let mut bot = start(&python_bot(dir.path(), &on), None, &Timing::default())
-            .await
-            .unwrap();
-        let r = against_random(&mut bot, 1).await;
+        let r = answered_with(bytes).await;
         assert_eq!(
             r.reason,
             EndReason::Forfeit(ForfeitKind::BadJson),
             "{bytes}: {r:?}"
         );
         assert!(detail(&r).contains(says), "{bytes}: {says}: {r:?}");
-        bot.quit().await;
     }
+}
+
+/// A game against a random bot of a bot that answers its first request
+/// with `line` (a Python expression of bytes, `m` the request).
+async fn answered_with(line: &str) -> mancala_arena::referee::GameReport {
+    let dir = tempfile::tempdir().unwrap();
+    let on =
+        format!("    if m[\"type\"] == \"request\":\n        raw({line})\n        return True");
+    let mut bot = start(&python_bot(dir.path(), &on), None, &Timing::default())
+        .await
+        .unwrap();
+    let r = against_random(&mut bot, 1).await;
+    bot.quit().await;
+    r
 }

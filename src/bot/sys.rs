@@ -102,27 +102,28 @@ pub fn poll_readable_within(fd: RawFd, wait: std::time::Duration) -> bool {
 /// True when `fd`, the write end of a pipe, has no reader left (every
 /// process that held the read end closed it): `poll(2)` says `POLLERR`.
 pub fn reader_gone(fd: RawFd) -> bool {
-    let mut pfd = libc::pollfd {
-        fd,
-        events: libc::POLLOUT,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd; a bad descriptor sets POLLNVAL.
-    let ready = unsafe { libc::poll(&mut pfd, 1, 0) };
-    ready > 0 && pfd.revents & libc::POLLERR != 0
+    revents_now(fd, libc::POLLOUT) & libc::POLLERR != 0
 }
 
 /// True when `fd`, the read end of a pipe, has no writer left (every
 /// process that held the write end closed it): `poll(2)` says `POLLHUP`.
 pub fn writer_gone(fd: RawFd) -> bool {
+    revents_now(fd, libc::POLLIN) & libc::POLLHUP != 0
+}
+
+/// What `poll(2)` says of `fd` asked for `events`, without waiting (0:
+/// nothing).
+fn revents_now(fd: RawFd, events: libc::c_short) -> libc::c_short {
     let mut pfd = libc::pollfd {
         fd,
-        events: libc::POLLIN,
+        events,
         revents: 0,
     };
     // SAFETY: one valid pollfd; a bad descriptor sets POLLNVAL.
-    let ready = unsafe { libc::poll(&mut pfd, 1, 0) };
-    ready > 0 && pfd.revents & libc::POLLHUP != 0
+    match unsafe { libc::poll(&mut pfd, 1, 0) } {
+        n if n > 0 => pfd.revents,
+        _ => 0,
+    }
 }
 
 /// `fd` registered with the runtime's reactor for `interest` (a pipe's
