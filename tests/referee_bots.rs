@@ -576,6 +576,49 @@ async fn an_option_with_spaces_is_illegal() {
     assert!(detail(&r).contains("not one of the legal options"), "{r:?}");
 }
 
+/// An option that is a legal one written otherwise (in another case,
+/// with spaces around it, in fullwidth characters) is `illegal`, and the
+/// detail says which legal option it is and how it differs.
+#[tokio::test]
+async fn an_option_written_otherwise_is_told_how_it_differs() {
+    // Tricala's options hold letters (`2a`): a case to get wrong.
+    if Game::new(Variant::Tricala, &Settings::with_players(2)).is_err() {
+        return;
+    }
+    for (make, says) in [
+        ("o.upper()", "in another case"),
+        ("' ' + o + ' '", "with white space around it"),
+        (
+            "''.join(chr(ord(c) + 0xFEE0) for c in o)",
+            "in fullwidth characters",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let on = format!(
+            "    if m[\"type\"] == \"request\":\n        o = m[\"legal\"][0]\n        send({{\"type\": \"reply\", \"option\": {make}}})\n        return True"
+        );
+        let mut bot = start(&python_bot(dir.path(), &on), None, &Timing::default())
+            .await
+            .unwrap();
+        let mut random = RandomPlayer::new("random", 1);
+        let s = spec(Variant::Tricala, 2, 5000);
+        let r = {
+            let mut ps: Vec<&mut dyn Player> = vec![&mut bot, &mut random];
+            play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+        };
+        assert_eq!(
+            r.reason,
+            EndReason::Forfeit(ForfeitKind::Illegal),
+            "{make}: {r:?}"
+        );
+        assert!(
+            detail(&r).contains("is legal, and this is it") && detail(&r).contains(says),
+            "{make}: {r:?}"
+        );
+        bot.quit().await;
+    }
+}
+
 #[tokio::test]
 async fn a_json_value_that_is_not_an_object() {
     misbehaving("not_object", 5000, Some(ForfeitKind::Protocol)).await;
@@ -953,6 +996,31 @@ async fn unusable_commands_fail_to_start() {
     }
 }
 
+/// An executable script without its `#!` line is run by /bin/sh (the
+/// system's way with a file exec refuses), and fails in the shell's words
+/// (`import: not found`): its failed start says the cause.
+#[tokio::test]
+async fn a_script_without_its_interpreter_line_is_told_so_when_it_fails_to_start() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("bot.py");
+    std::fs::write(
+        &script,
+        "import json, sys\nfor line in sys.stdin:\n    print(json.dumps({\"type\": \"hello\", \"name\": \"x\"}), flush=True)\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut cmd = BotCommand::from_words(&["./bot.py"]).unwrap();
+    cmd.cwd = Some(dir.path().to_path_buf());
+    let err = start(&cmd, None, &Timing::default()).await.unwrap_err();
+    assert_eq!(err.kind(), ForfeitKind::Crash, "{err}");
+    let said = err.to_string();
+    assert!(
+        said.contains("./bot.py has no `#!` line") && said.contains("/bin/sh"),
+        "{said}"
+    );
+}
+
 /// 3-player Tricala with real processes: the offender is ranked last, the
 /// others share first place.
 #[tokio::test]
@@ -1138,6 +1206,30 @@ async fn a_seq_out_of_range_is_a_protocol_fault_naming_the_field() {
             detail(&r).contains("`seq` must be a whole number"),
             "{seq}: {r:?}"
         );
+    }
+}
+
+/// A hello whose name breaks a rule is told which: a 10 KB name its
+/// length (the detail, cut at 200 bytes, would not show it), a name with
+/// a control character that character.
+#[tokio::test]
+async fn a_refused_name_is_told_which_rule_it_breaks() {
+    for (name, says) in [
+        (
+            "'n' * 10240",
+            "hello: name is 10240 bytes long, more than 64",
+        ),
+        ("'bell\\x07'", "hello: name holds U+0007, a control"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let on = format!(
+            "    if m[\"type\"] == \"hello\":\n        send({{\"type\": \"hello\", \"name\": {name}}})\n        return True"
+        );
+        let err = start(&python_bot(dir.path(), &on), None, &Timing::default())
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ForfeitKind::Protocol, "{name}: {err}");
+        assert!(err.to_string().contains(says), "{name}: {err}");
     }
 }
 

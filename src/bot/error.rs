@@ -141,6 +141,33 @@ pub(crate) fn script_interpreter(program: &str, cwd: Option<&std::path::Path>) -
     text.split_whitespace().next().map(str::to_string)
 }
 
+/// For a program that is a file without a `#!` line (and not a binary):
+/// exec refuses it, and the system then runs it with `/bin/sh` instead
+/// (glibc's `execvp`), which fails on anything but a shell script, in the
+/// shell's words (`import: not found`), not the file's. What to do, said
+/// of `program` (relative to `cwd`); `None` for any other program.
+pub fn no_interpreter_line(program: &str, cwd: Option<&std::path::Path>) -> Option<String> {
+    use std::io::Read;
+    let path = match (program.contains('/'), cwd) {
+        (false, _) => return None,
+        (true, Some(dir)) => dir.join(program),
+        (true, None) => PathBuf::from(program),
+    };
+    let mut head = [0u8; 4];
+    let mut f = std::fs::File::open(&path).ok()?;
+    if !f.metadata().ok()?.is_file() {
+        return None;
+    }
+    let n = f.read(&mut head).ok()?;
+    let head = &head[..n];
+    if head.starts_with(b"#!") || head.starts_with(b"\x7fELF") {
+        return None;
+    }
+    Some(format!(
+        "its program {program} has no `#!` line naming its interpreter, so the system ran it with /bin/sh as a shell script: begin it with one (`#!/usr/bin/env python3`), or run it through its interpreter (command = [\"python3\", \"bot.py\"])"
+    ))
+}
+
 /// The folder `program` (relative to `cwd`) names, when it names one: a
 /// bot.toml's or a league's `command = ["./src"]` where the program is a
 /// file inside it. `None` for a bare name (looked up on `PATH`).

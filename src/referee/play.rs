@@ -74,6 +74,43 @@ fn not_ascii(option: &str) -> String {
     }
 }
 
+/// For an option that is a legal one written otherwise (in another
+/// case, with white space around it, in fullwidth forms), which one and
+/// how it differs: options are taken exactly, and the difference is easy
+/// to miss in a detail (a list cut short may not even show the option).
+fn near_miss(option: &str, legal: &[String]) -> String {
+    // Fullwidth ASCII (U+FF01 to U+FF5E) and the ideographic space.
+    let narrow: String = option
+        .chars()
+        .map(|c| match c {
+            '\u{ff01}'..='\u{ff5e}' => char::from_u32(u32::from(c) - 0xfee0).unwrap_or(c),
+            '\u{3000}' => ' ',
+            c => c,
+        })
+        .collect();
+    let bare = narrow.trim();
+    let Some(meant) = legal.iter().find(|l| l.eq_ignore_ascii_case(bare)) else {
+        return String::new();
+    };
+    let mut how = Vec::new();
+    if meant.as_str() != bare {
+        how.push("in another case");
+    }
+    if bare.len() != narrow.len() {
+        how.push("with white space around it");
+    }
+    if narrow != option {
+        how.push("in fullwidth characters");
+    }
+    if how.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; `{meant}` is legal, and this is it {}: send the option exactly as listed",
+        how.join(", ")
+    )
+}
+
 /// What one turn came to.
 enum Turn {
     /// A decision was made and recorded.
@@ -259,10 +296,11 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         let shown = || crate::protocol::truncate(answer.option.as_bytes(), player::DETAIL_MAX);
         if !legal.contains(&answer.option) {
             let detail = format!(
-                "`{}` is not one of the legal options ({}; exactly as written){}",
+                "`{}` is not one of the legal options ({}; exactly as written){}{}",
                 shown(),
                 listed(&legal),
-                not_ascii(&answer.option)
+                not_ascii(&answer.option),
+                near_miss(&answer.option, &legal)
             );
             // The player may know better what happened (a bot's answer
             // written twice, the first read in this request's place).
@@ -442,7 +480,7 @@ async fn pause_others(others: &mut [&mut &mut dyn Player]) {
 
 #[cfg(test)]
 mod tests {
-    use super::not_ascii;
+    use super::{near_miss, not_ascii};
     use crate::engine::{Game, Settings, Variant};
 
     /// The note on a look-alike holds for every game: no legal option of
@@ -472,5 +510,23 @@ mod tests {
             not_ascii("\u{445}i2"),
             " (it holds U+0445, which is not ASCII: every option is)"
         );
+    }
+
+    /// A legal option written otherwise is named, with how it differs;
+    /// anything else gets no such note.
+    #[test]
+    fn a_legal_option_written_otherwise_is_named() {
+        let legal = ["2a".to_string(), "G".to_string()];
+        assert_eq!(
+            near_miss("2A", &legal),
+            "; `2a` is legal, and this is it in another case: send the option exactly as listed"
+        );
+        assert!(near_miss(" G\t", &legal)
+            .contains("`G` is legal, and this is it with white space around it:"));
+        assert!(near_miss("\u{ff12}\u{ff41}", &legal).contains("it in fullwidth characters:"));
+        assert!(near_miss("\u{3000}g", &legal)
+            .contains("it in another case, with white space around it, in fullwidth characters:"));
+        assert_eq!(near_miss("Z9", &legal), "");
+        assert_eq!(near_miss("", &legal), "");
     }
 }

@@ -611,11 +611,24 @@ fn check_name(name: &str) -> Result<(), Fault> {
     if name.is_empty() {
         return Err(Fault::new(ForfeitKind::Protocol, "hello: empty name"));
     }
-    if name.len() > NAME_MAX || name.chars().any(protocol::is_hidden) {
+    // Which rule it breaks, said: a name cut at 200 bytes in the detail
+    // does not show that it was 10 KB long.
+    if name.len() > NAME_MAX {
         return Err(Fault::new(
             ForfeitKind::Protocol,
             format!(
-                "hello: name must be at most {NAME_MAX} bytes without control or invisible characters: {}",
+                "hello: name is {} bytes long, more than {NAME_MAX}: {}",
+                name.len(),
+                protocol::truncate(name.as_bytes(), NAME_MAX)
+            ),
+        ));
+    }
+    if let Some(c) = name.chars().find(|&c| protocol::is_hidden(c)) {
+        return Err(Fault::new(
+            ForfeitKind::Protocol,
+            format!(
+                "hello: name holds U+{:04X}, a control or invisible character, which no name may hold: {}",
+                u32::from(c),
                 protocol::truncate(name.as_bytes(), DETAIL_MAX)
             ),
         ));
@@ -742,7 +755,18 @@ impl BotPlayer {
         let mut process = BotProcess::spawn(launch).map_err(StartError::Spawn)?;
         let info = match Self::handshake(&mut process, timing).await {
             Ok(info) => info,
-            Err(e) => {
+            Err(mut e) => {
+                // A script without its `#!` line was run by /bin/sh, and
+                // failed in the shell's words: the cause is said.
+                if let StartError::Handshake(f) = &mut e {
+                    let cmd = &launch.command;
+                    let note = (f.kind == ForfeitKind::Crash)
+                        .then(|| crate::bot::no_interpreter_line(&cmd.program, cmd.cwd.as_deref()))
+                        .flatten();
+                    if let Some(note) = note {
+                        f.detail = format!("{}; {note}", f.detail);
+                    }
+                }
                 // Ended, and its stderr drained into the log to the end, so
                 // that what it said before failing can be shown.
                 process.kill();
