@@ -386,7 +386,7 @@ fn a_bot_that_quits_with_a_failure_status_is_told_which() {
     let fails: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL")).collect();
     assert_eq!(fails.len(), 1, "{text}");
     assert!(fails[0].starts_with("FAIL  quit"), "{text}");
-    assert!(text.contains("exit status: 7 at quit"), "{text}");
+    assert!(text.contains("ended with status 7 at quit"), "{text}");
     // What it said on its way out is shown.
     assert!(
         text.contains("its stderr ends:") && text.contains("cleaning up failed"),

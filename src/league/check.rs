@@ -549,13 +549,15 @@ async fn quit_and_latency(
     } else {
         let why = match left.status {
             Some(status) if left.gone_before => format!(
-                "it had already ended ({status}) before quit was sent: exit only after quit (protocol.md)"
+                "it had already ended ({}) before quit was sent: exit only after quit (protocol.md)",
+                crate::bot::describe_status(&Some(status))
             ),
             None if left.gone_before => {
                 "its stdin was closed before quit was sent: read until quit, then exit".to_string()
             }
             Some(status) => format!(
-                "ended with {status} at quit, where status 0 is wanted: on {{\"type\":\"quit\"}} stop reading and exit 0 (protocol.md)"
+                "ended with {} at quit, where status 0 is wanted: on {{\"type\":\"quit\"}} stop reading and exit 0 (protocol.md)",
+                crate::bot::describe_status(&Some(status))
             ),
             None => format!(
                 "did not exit within {grace:?} of quit: on {{\"type\":\"quit\"}} stop reading and exit with status 0 (protocol.md); a bot that reads on past it waits for ever"
