@@ -124,18 +124,37 @@ fn interpreter_why(interpreter: &str, on_host: bool) -> String {
     }
 }
 
+/// The file `program` (relative to `cwd`) names, when it names one by a
+/// path; `None` for a bare name (looked up on `PATH`).
+fn program_path(program: &str, cwd: Option<&std::path::Path>) -> Option<PathBuf> {
+    if !program.contains('/') {
+        return None;
+    }
+    Some(match cwd {
+        Some(dir) => dir.join(program),
+        None => PathBuf::from(program),
+    })
+}
+
+/// The first bytes (at most 256) of the regular file `program` (relative
+/// to `cwd`) names by a path.
+fn program_head(program: &str, cwd: Option<&std::path::Path>) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(program_path(program, cwd)?).ok()?;
+    if !f.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut head = vec![0u8; 256];
+    let n = f.read(&mut head).ok()?;
+    head.truncate(n);
+    Some(head)
+}
+
 /// The interpreter a script's first line names (`#!/usr/bin/env python3`:
 /// `/usr/bin/env`), when `program` (relative to `cwd`) is such a script.
 pub(crate) fn script_interpreter(program: &str, cwd: Option<&std::path::Path>) -> Option<String> {
-    use std::io::Read;
-    let path = match (program.contains('/'), cwd) {
-        (false, _) => return None,
-        (true, Some(dir)) => dir.join(program),
-        (true, None) => PathBuf::from(program),
-    };
-    let mut head = [0u8; 256];
-    let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
-    let line = head[..n].strip_prefix(b"#!")?;
+    let head = program_head(program, cwd)?;
+    let line = head.strip_prefix(b"#!")?;
     let line = line.split(|&b| b == b'\n').next()?;
     let text = String::from_utf8_lossy(line);
     text.split_whitespace().next().map(str::to_string)
@@ -147,19 +166,7 @@ pub(crate) fn script_interpreter(program: &str, cwd: Option<&std::path::Path>) -
 /// shell's words (`import: not found`), not the file's. What to do, said
 /// of `program` (relative to `cwd`); `None` for any other program.
 pub fn no_interpreter_line(program: &str, cwd: Option<&std::path::Path>) -> Option<String> {
-    use std::io::Read;
-    let path = match (program.contains('/'), cwd) {
-        (false, _) => return None,
-        (true, Some(dir)) => dir.join(program),
-        (true, None) => PathBuf::from(program),
-    };
-    let mut head = [0u8; 4];
-    let mut f = std::fs::File::open(&path).ok()?;
-    if !f.metadata().ok()?.is_file() {
-        return None;
-    }
-    let n = f.read(&mut head).ok()?;
-    let head = &head[..n];
+    let head = program_head(program, cwd)?;
     if head.starts_with(b"#!") || head.starts_with(b"\x7fELF") {
         return None;
     }
@@ -172,14 +179,7 @@ pub fn no_interpreter_line(program: &str, cwd: Option<&std::path::Path>) -> Opti
 /// bot.toml's or a league's `command = ["./src"]` where the program is a
 /// file inside it. `None` for a bare name (looked up on `PATH`).
 pub(crate) fn program_folder(program: &str, cwd: Option<&std::path::Path>) -> Option<PathBuf> {
-    if !program.contains('/') {
-        return None;
-    }
-    let path = match cwd {
-        Some(dir) => dir.join(program),
-        None => PathBuf::from(program),
-    };
-    path.is_dir().then_some(path)
+    program_path(program, cwd).filter(|path| path.is_dir())
 }
 
 /// The error of a command whose program is the folder `folder` (exec's

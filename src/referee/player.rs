@@ -296,27 +296,40 @@ pub fn fault_of(e: BotError) -> Fault {
     match e {
         BotError::Timeout => Fault::new(ForfeitKind::Timeout, "no reply before the deadline"),
         BotError::Exited { status: None } => Fault::new(ForfeitKind::Crash, "closed its stdout"),
-        BotError::Exited { status } => Fault::new(
+        // However its pipes were found, a bot that exited is said to have.
+        BotError::Exited { status }
+        | BotError::InputClosed {
+            status: status @ Some(_),
+            ..
+        }
+        | BotError::InputGone {
+            status: status @ Some(_),
+            ..
+        } => Fault::new(
             ForfeitKind::Crash,
             format!("exited ({})", crate::bot::describe_status(&status)),
         ),
         BotError::InputClosed {
-            status,
+            status: None,
             output_closed,
         } => Fault::new(
             ForfeitKind::Crash,
-            match (status, output_closed) {
-                (Some(_), _) => format!("exited ({})", crate::bot::describe_status(&status)),
-                (None, false) => "closed its stdin (the referee could not write to it)".into(),
-                (None, true) => "closed its stdin and its stdout (the referee could not write to it), and did not exit".into(),
+            match output_closed {
+                false => "closed its stdin (the referee could not write to it)",
+                true => "closed its stdin and its stdout (the referee could not write to it), and did not exit",
             },
         ),
-        BotError::InputGone { status, unread } => Fault::new(
+        // Seen as it closed, the bot still running, while its answer to a
+        // request was awaited (`read_reply`): the request still in the
+        // pipe, or read and not answered.
+        BotError::InputGone {
+            status: None,
+            unread,
+        } => Fault::new(
             ForfeitKind::Crash,
-            match (status, unread) {
-                (Some(_), _) => format!("exited ({})", crate::bot::describe_status(&status)),
-                (None, true) => "closed its stdin: what the referee wrote to it was never read".into(),
-                (None, false) => "closed its stdin while its answer was awaited: the referee can send it nothing more".into(),
+            match unread {
+                true => "closed its stdin: the request was never read",
+                false => "closed its stdin after reading the request, before answering it: nothing more can be sent to it (a bot reads its stdin to its end, and exits only after quit)",
             },
         ),
         BotError::LineTooLong { limit, start } => Fault::new(
@@ -1041,26 +1054,6 @@ impl BotPlayer {
                         whole_ms(ask.timeout)
                     ),
                 ));
-            }
-            // Seen as it closed (the bot still running): the request
-            // still in the pipe, or read and not answered.
-            Err(BotError::InputGone {
-                status: None,
-                unread,
-            }) => {
-                let f = match (self.process.over_memory(), unread) {
-                    (true, _) => memory_fault(),
-                    (false, true) => Fault::new(
-                        ForfeitKind::Crash,
-                        "closed its stdin: the request was never read",
-                    ),
-                    (false, false) => Fault::new(
-                        ForfeitKind::Crash,
-                        "closed its stdin after reading the request, before answering it: nothing more can be sent to it (a bot reads its stdin to its end, and exits only after quit)",
-                    ),
-                };
-                self.break_off();
-                return Err(f);
             }
             Err(e) => {
                 let f = with_partial_line(&self.process, self.fault(e));
