@@ -84,6 +84,14 @@ impl BotProcess {
         self.stdout_eof
     }
 
+    /// The bot's exit status, waited for [`OUTPUT_CLOSED_GRACE`] at most
+    /// (and not past `deadline`): one whose pipes closed is gone or about
+    /// to be.
+    async fn exit_status_soon(&mut self, deadline: Instant) -> Option<std::process::ExitStatus> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        self.exit_status_within(OUTPUT_CLOSED_GRACE.min(left)).await
+    }
+
     /// Whether the bot's stdout is closed, as the pipe says now (no process
     /// holds its write end), whatever is still in it to read.
     fn stdout_closed_now(&self) -> bool {
@@ -296,11 +304,8 @@ impl BotProcess {
                         self.stdout.get_mut().disarm();
                         // On its way out, perhaps: how it ended, if it
                         // does at once.
-                        let grace = (Instant::now() + OUTPUT_CLOSED_GRACE).min(deadline);
-                        if let Ok(Ok(s)) = tokio::time::timeout_at(grace, self.child.wait()).await {
-                            self.exited = Some(s);
-                        }
-                        return Err(BotError::InputGone { status: self.exited, unread });
+                        let status = self.exit_status_soon(deadline).await;
+                        return Err(BotError::InputGone { status, unread });
                     }
                     _ = tokio::time::sleep_until(deadline) => {
                         self.stdout.get_mut().disarm();
@@ -349,14 +354,8 @@ impl BotProcess {
                 if self.overflow {
                     return Err(self.too_long());
                 }
-                if self.exited.is_none() {
-                    let grace = (Instant::now() + OUTPUT_CLOSED_GRACE).min(deadline);
-                    if let Ok(Ok(s)) = tokio::time::timeout_at(grace, self.child.wait()).await {
-                        self.exited = Some(s);
-                    }
-                }
                 Err(BotError::Exited {
-                    status: self.exited,
+                    status: self.exit_status_soon(deadline).await,
                 })
             }
             Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Err(self.too_long()),
