@@ -196,6 +196,25 @@ async fn missing_program_fails_to_start() {
     assert_eq!(err.kind(), ForfeitKind::Crash);
 }
 
+/// A command that is a loop of symbolic links is told so, by its name.
+#[tokio::test]
+async fn a_symbolic_link_loop_is_named_when_it_fails_to_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("bot"), dir.path().join("other"));
+    std::os::unix::fs::symlink(&b, &a).unwrap();
+    std::os::unix::fs::symlink(&a, &b).unwrap();
+    // Run from the folder (a bot's own folder is what its sandbox shows).
+    let mut cmd = BotCommand::from_words(&["./bot"]).unwrap();
+    cmd.cwd = Some(dir.path().to_path_buf());
+    let err = start(&cmd, None, &Timing::default()).await.unwrap_err();
+    assert_eq!(err.kind(), ForfeitKind::Crash);
+    let said = err.fault().detail;
+    assert!(
+        said.contains("`./bot` is a symbolic link that leads back to itself"),
+        "{said}"
+    );
+}
+
 #[tokio::test]
 async fn crash_mid_game() {
     misbehaving("crash_mid", 5000, Some(ForfeitKind::Crash)).await;
@@ -359,6 +378,23 @@ async fn example_bots_play_every_variant() {
 async fn two_replies_to_one_request() {
     let r = misbehaving("double_reply", 5000, Some(ForfeitKind::Protocol)).await;
     assert!(detail(&r).contains("unsolicited output"), "{r:?}");
+}
+
+/// Two replies on one line are named as such, not taken for a log line.
+#[tokio::test]
+async fn two_replies_on_one_line_are_told_to_take_a_line_each() {
+    let r = misbehaving("two_on_a_line", 5000, Some(ForfeitKind::BadJson)).await;
+    assert!(
+        detail(&r).contains("one JSON message after another"),
+        "{r:?}"
+    );
+}
+
+/// A hello said again at a game's start is called a second hello.
+#[tokio::test]
+async fn a_hello_said_again_is_called_a_second_hello() {
+    let r = misbehaving("hello_again", 5000, Some(ForfeitKind::Protocol)).await;
+    assert!(detail(&r).contains("second hello"), "{r:?}");
 }
 
 /// An opening after which seat 0 makes the game's last asked decision, and

@@ -38,6 +38,9 @@ are not league bots (see README.md). Modes:
   stale_reply   answers its second request echoing another game id and the
                 ply of its first request
   hello_extra   sends a stray reply line together with its hello
+  hello_again   plays well, but says its hello again at each game_start
+  two_on_a_line  answers its first request with two replies on one line
+                (no newline between them)
   write_flood   answers its first request, then 10000 more reply lines
   spaced        answers with a legal option padded with spaces (" G ")
   not_object    answers its first request with the JSON number 42
@@ -340,6 +343,10 @@ def misbehave(requests, message):
         line = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
         raw((line + "\n" + line + "\n").encode())
         return True
+    if MODE == "two_on_a_line":
+        line = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
+        raw((line + line + "\n").encode())
+        return True
     if MODE == "stray_after":
         line = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
         raw((line + "\n").encode())
@@ -469,6 +476,8 @@ def main():
             send(hello)
         elif kind == "game_start" and MODE == "early_exit":
             sys.exit(0)
+        elif kind == "game_start" and MODE == "hello_again":
+            send({"type": "hello", "name": "broken-" + MODE})
         elif kind == "game_start" and MODE == "daemon":
             start_daemon()
         elif kind == "game_end" and MODE == "exit_after_game":

@@ -112,6 +112,9 @@ fn spawn_why(command: &str, e: &std::io::Error) -> String {
         std::io::ErrorKind::PermissionDenied if e.raw_os_error() == Some(libc::EACCES) => format!(
             "{e}: if `{program}` is a file of yours, make it executable (chmod +x), or run it through its interpreter (command = [\"python3\", \"bot.py\"])"
         ),
+        _ if e.raw_os_error() == Some(libc::ELOOP) => format!(
+            "{e}: `{program}` is a symbolic link that leads back to itself, or its path goes through more than 40 of them (`ls -l` each link on the way): point it at the program's file"
+        ),
         _ => e.to_string(),
     }
 }

@@ -283,7 +283,7 @@ fn judge_reply(line: &[u8], ask: &Ask<'_>, asked: u64, elapsed: Duration) -> Res
         Ok(FromBot::Hello { .. }) => Err(Fault::new(
             ForfeitKind::Protocol,
             format!(
-                "expected a reply, got: {}",
+                "expected a reply, got a second hello: {} ({SECOND_HELLO})",
                 protocol::truncate(line, DETAIL_MAX)
             ),
         )),
@@ -414,6 +414,8 @@ fn bad_json_hint(line: &[u8]) -> String {
         // rest written later without its newline, or never: the bot
         // exited or was stopped mid-line).
         "; the line ends before its JSON object does: a message cut short (write each message whole on one line, then its newline)".to_string()
+    } else if text.starts_with('{') && two_values(text) {
+        "; the line holds one JSON message after another: write each message on a line of its own, each ending with its newline".to_string()
     } else if text.starts_with('{') && text.contains('\'') {
         "; JSON strings take double quotes, not single (in Python, write json.dumps(message), not the dict itself)".to_string()
     } else if text.starts_with('{') && text.ends_with('}') {
@@ -421,6 +423,14 @@ fn bad_json_hint(line: &[u8]) -> String {
     } else {
         LOGS_TO_STDERR.to_string()
     }
+}
+
+/// Whether `text` starts with a whole JSON value and another follows it
+/// (`{...}{...}`: two messages written without the newline between).
+fn two_values(text: &str) -> bool {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
+    matches!(values.next(), Some(Ok(_)))
+        && text[values.byte_offset()..].trim_start().starts_with('{')
 }
 
 /// What a line with nothing visible in it is (`text`), which
@@ -555,6 +565,9 @@ fn with_partial_line(process: &BotProcess, mut fault: Fault) -> Fault {
 /// Where a bot's stderr is not read (no log asked for, none kept).
 const STDERR_NOT_KEPT: &str = "not read here: no log of it was asked for";
 
+/// What a hello sent again is told (protocol.md: the handshake).
+const SECOND_HELLO: &str = "a bot says hello once, in answer to the referee's hello when it starts, and it lasts for every game of the process";
+
 /// When [`BotPlayer::ask`] checks for output unasked.
 const BEFORE_REQUEST: &str = "before a request";
 /// When the check at a game's end looks (`when` of its messages).
@@ -593,6 +606,12 @@ fn stray_fault(when: &str, bytes: &[u8], unasked: Option<Unasked>) -> Fault {
         (Ok(FromBot::Reply { .. }), Some(u)) => Some(u),
         _ => None,
     };
+    if let Ok(FromBot::Hello { .. }) = decoded {
+        return Fault::new(
+            kind,
+            format!("a second hello {when}: {shown} ({SECOND_HELLO})"),
+        );
+    }
     Fault::new(
         kind,
         match early {
@@ -1495,6 +1514,22 @@ mod tests {
             .collect();
         let f = decode_fault(protocol::decode(&line).unwrap_err(), &line);
         assert!(f.detail.contains("UTF-16"), "{}", f.detail);
+        // Two messages without the newline between: named, not a log.
+        let line = br#"{"type":"reply","option":"A"}{"type":"reply","option":"B"}"#;
+        let f = decode_fault(protocol::decode(line).unwrap_err(), line);
+        assert_eq!(f.kind, ForfeitKind::BadJson);
+        assert!(
+            f.detail.contains("one JSON message after another"),
+            "{}",
+            f.detail
+        );
+        let line = br#"{"type":"reply","option":"A"} x"#;
+        let f = decode_fault(protocol::decode(line).unwrap_err(), line);
+        assert!(
+            !f.detail.contains("one JSON message after another"),
+            "{}",
+            f.detail
+        );
         // A stray line of a form feed alone is shown, escaped.
         let f = stray_fault("before a request", b"\x0c\n", None);
         assert!(
@@ -1611,6 +1646,18 @@ mod tests {
             "{}",
             f.detail
         );
+        // A hello sent again is called that, whenever it comes.
+        let hello = b"{\"type\":\"hello\",\"name\":\"x\"}\n";
+        for unasked in [None, Some(Unasked::ThisGame)] {
+            let f = stray_fault(AFTER_LAST_REPLY, hello, unasked);
+            assert_eq!(f.kind, ForfeitKind::Protocol);
+            assert!(
+                f.detail
+                    .starts_with("a second hello after its last reply: "),
+                "{}",
+                f.detail
+            );
+        }
         // A debug print before any request is still a debug print.
         let f = stray_fault("before game_start", b"hello world\n", Some(Unasked::Ever));
         assert_eq!(f.kind, ForfeitKind::BadJson);
