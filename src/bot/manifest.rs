@@ -34,7 +34,7 @@ pub const NAME_MAX: usize = 64;
 /// not only white space, without commas, quotes or control characters,
 /// and not dots alone (`.` and `..` name folders, not bots; other
 /// characters a file name cannot hold, `/` among them, are replaced in
-/// the log files' names, `league::folder::file_safe`).
+/// the log files' names, `results::file_safe`).
 pub fn name_problem(name: &str) -> Option<&'static str> {
     if name.trim().is_empty() {
         Some("must not be empty")

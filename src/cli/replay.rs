@@ -4,10 +4,11 @@
 
 use super::play::runtime;
 use crate::league::config::{RunSettings, Tournament};
+use crate::league::folder::read_meta;
 use crate::league::folder::Layout;
-use crate::league::folder::{file_safe, read_meta};
 use crate::league::runner;
 use crate::referee::{self, record, BotPlayer, DecisionRecord, Player};
+use crate::results::file_safe;
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

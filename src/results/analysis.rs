@@ -78,7 +78,7 @@ mod tests {
     fn a_game_id_names_its_file_safely() {
         let dir = Path::new("r/analysis");
         assert_eq!(file_of(dir, "r002-filo-p1"), dir.join("r002-filo-p1.jsonl"));
-        assert_eq!(file_of(dir, "../x y"), dir.join(".._x_y.jsonl"));
+        assert_eq!(file_of(dir, "../x y"), dir.join("_._x_y.jsonl"));
     }
 
     #[test]

@@ -18,11 +18,17 @@ pub fn is_file_safe(c: char) -> bool {
 }
 
 /// `name` with everything but letters, digits, `-`, `_` and `.`
-/// ([`is_file_safe`]) replaced by `_`, for the file names of a results
-/// folder (bots' logs, analyses).
+/// ([`is_file_safe`]) replaced by `_`, and a leading `.` too, for the
+/// file names of a results folder (bots' logs, analyses, a match's
+/// folder): `.x-w0.log` would be hidden from `ls`, and `..` is no name. A
+/// league's file refuses two bots whose names come out the same.
 pub fn file_safe(name: &str) -> String {
     name.chars()
-        .map(|c| if is_file_safe(c) { c } else { '_' })
+        .enumerate()
+        .map(|(i, c)| match is_file_safe(c) && (i > 0 || c != '.') {
+            true => c,
+            false => '_',
+        })
         .collect()
 }
 
@@ -202,6 +208,21 @@ impl GameRow {
 #[cfg(test)]
 mod tests {
     use super::GameRow;
+
+    /// A file name from a bot's or a game's name is never hidden, never a
+    /// path, never a folder's `.` or `..`.
+    #[test]
+    fn a_file_safe_name_is_no_path_and_not_hidden() {
+        for (name, safe) in [
+            ("random-7.b", "random-7.b"),
+            (".x", "_x"),
+            ("..", "_."),
+            ("../etc/passwd", "_._etc_passwd"),
+            ("élan vital", "_lan_vital"),
+        ] {
+            assert_eq!(super::file_safe(name), safe, "{name}");
+        }
+    }
 
     /// In JSON a seed is the string of its digits, as the protocol sends
     /// seeds (JavaScript's numbers lose digits above 2^53); a number is

@@ -82,7 +82,7 @@ pub(super) fn section(
         if !seen.insert(b.name.clone()) {
             return Err(at(i, format!("bot name `{}` appears twice", b.name)));
         }
-        let file = crate::league::folder::file_safe(&b.name);
+        let file = crate::results::file_safe(&b.name);
         if let Some(other) = files.insert(file.clone(), &b.name) {
             return Err(at(
                 i,

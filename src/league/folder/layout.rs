@@ -1,6 +1,6 @@
 //! Where everything lives in a results folder, and the folder's errors.
 
-use crate::results::csvio;
+use crate::results::{csvio, file_safe};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
@@ -128,16 +128,4 @@ impl Layout {
     pub fn uncommitted_frames(&self) -> PathBuf {
         self.root.join("uncommitted-records.jsonl.zst")
     }
-}
-
-/// `name` with everything but letters, digits, `-`, `_` and `.` replaced by
-/// `_` (`results::file_safe`), and a leading `.` too, for the file names of
-/// a bot in a results folder (its logs): `.x-w0.log` would be hidden from
-/// `ls`. The league's file refuses two bots whose names come out the same.
-pub fn file_safe(name: &str) -> String {
-    let mut safe = crate::results::file_safe(name);
-    if safe.starts_with('.') {
-        safe.replace_range(..1, "_");
-    }
-    safe
 }

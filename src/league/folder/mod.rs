@@ -37,7 +37,7 @@ pub use crate::results::store::DoneSet;
 use crate::results::store::Store;
 use crate::results::{csvio, GameRow};
 pub(crate) use layout::io;
-pub use layout::{file_safe, Layout, StoreError};
+pub use layout::{Layout, StoreError};
 use lock::lock;
 pub use lock::{holder_is_gone, holder_paused, lock_holder};
 pub use meta::{read_meta, LeagueMeta, PlayedUnder};

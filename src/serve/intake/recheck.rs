@@ -110,10 +110,7 @@ pub async fn play_to_forfeit(
     let _ = std::fs::create_dir_all(logs);
     let mut players = Vec::new();
     for (seat, bot) in bots.iter().enumerate() {
-        let log = logs.join(format!(
-            "{}.log",
-            crate::league::folder::file_safe(&bot.name)
-        ));
+        let log = logs.join(format!("{}.log", crate::results::file_safe(&bot.name)));
         let (launch, timing) = crate::league::runner::launch_alone(t, bot, Some(log));
         match BotPlayer::start(&launch, &timing).await {
             Ok(p) => players.push(p),

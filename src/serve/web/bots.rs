@@ -231,7 +231,7 @@ async fn bot_log(
 fn log_tail(l: &Ladder, player: &str, most: u64) -> String {
     use std::io::{Read, Seek, SeekFrom};
     let layout = crate::league::folder::Layout::new(l.t.output.clone());
-    let prefix = crate::league::folder::file_safe(player);
+    let prefix = crate::results::file_safe(player);
     let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(layout.logs())
         .map(|d| {
             d.flatten()
