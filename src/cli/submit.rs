@@ -184,6 +184,12 @@ fn pack(ladder: &Ladder, folder: &Path) -> anyhow::Result<Vec<u8>> {
     );
     let bytes = crate::wire::archive::pack(folder, &limits)
         .with_context(|| format!("packing {} ({said})", folder.display()))?;
+    if let Some(results) = crate::wire::archive::local_results(folder) {
+        outln!(
+            "note: {} holds results of arena's own games; it is left out of the upload",
+            results.display()
+        );
+    }
     outln!(
         "packed {} ({} KiB; {said})",
         folder.display(),

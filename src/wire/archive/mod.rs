@@ -486,6 +486,25 @@ fn write_file(
 /// JavaScript bot may ship its dependencies.
 pub const SKIPPED: [&str; 3] = [".git", "target", "__pycache__"];
 
+/// The folder at a bot folder's top that [`pack`] leaves out when it holds
+/// results of `arena` (its default output, `results/NAME`, when the
+/// author plays the bot from its own folder): [`local_results`].
+pub const RESULTS: &str = "results";
+
+/// Whether `dir` holds the results of `arena` runs: a `games.csv` in it,
+/// or in a folder of its own.
+fn is_results_folder(dir: &Path) -> bool {
+    let games = |d: &Path| d.join("games.csv").is_file();
+    games(dir) || fs::read_dir(dir).is_ok_and(|list| list.flatten().any(|e| games(&e.path())))
+}
+
+/// The folder of `arena`'s results that [`pack`] leaves out of `folder`,
+/// if there is one (for a note to the author).
+pub fn local_results(folder: &Path) -> Option<PathBuf> {
+    let dir = folder.join(RESULTS);
+    (fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) && is_results_folder(&dir)).then_some(dir)
+}
+
 /// One thing [`pack`] puts in the archive.
 struct Item {
     /// Its path inside the folder, `/`-separated.
@@ -501,7 +520,8 @@ enum ItemKind {
 }
 
 /// Packs a bot folder for upload: a tar.gz (gzip level 6) of every file,
-/// folder and link under `folder` but [`SKIPPED`], sorted by path, with
+/// folder and link under `folder` but [`SKIPPED`] (and [`local_results`]),
+/// sorted by path, with
 /// owners 0, times 0 and modes 0644 / 0755, so that the same folder packs
 /// to the same bytes. The folder needs a bot.toml at its top; links must
 /// stay inside it (the module's rule); the limits that [`unpack`] will
@@ -599,6 +619,9 @@ fn walk(
         let meta = fs::symlink_metadata(&full).map_err(io_err(format!("{}", full.display())))?;
         let t = meta.file_type();
         if t.is_dir() && SKIPPED.contains(&name.as_str()) {
+            continue;
+        }
+        if parts.is_empty() && name == RESULTS && is_results_folder(&full) {
             continue;
         }
         parts.push(name);

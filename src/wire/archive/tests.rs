@@ -167,6 +167,37 @@ fn a_packed_bot_unpacks_to_the_same_files() {
     assert_eq!(dir_mode & 0o7777, 0o755);
 }
 
+/// The results of the author's own games at the folder's top are left
+/// out; a `results` folder of anything else, or deeper down, is the bot's.
+#[test]
+fn the_authors_own_results_are_left_out() {
+    let limits = Limits::default();
+    let root = tempfile::tempdir().unwrap();
+    let bot = root.path().join("bot");
+    fs::create_dir_all(bot.join("results/match-1")).unwrap();
+    fs::write(bot.join("bot.toml"), "name = \"b\"\ncommand = [\"./b\"]\n").unwrap();
+    fs::write(bot.join("results/match-1/games.csv"), "game_id\n").unwrap();
+    fs::create_dir_all(bot.join("data/results")).unwrap();
+    fs::write(bot.join("data/results/games.csv"), "x").unwrap();
+    assert_eq!(local_results(&bot), Some(bot.join("results")));
+    let dest = root.path().join("unpacked");
+    unpack(pack(&bot, &limits).unwrap().as_slice(), &dest, &limits).unwrap();
+    let paths: Vec<_> = tree(&dest).into_iter().map(|(p, _, _)| p).collect();
+    assert_eq!(paths, ["bot.toml", "data/results/games.csv"]);
+
+    // A `results` folder that holds no games is the bot's own data.
+    fs::remove_dir_all(bot.join("results/match-1")).unwrap();
+    fs::write(bot.join("results/book.txt"), "e4").unwrap();
+    assert_eq!(local_results(&bot), None);
+    let dest = root.path().join("unpacked-2");
+    unpack(pack(&bot, &limits).unwrap().as_slice(), &dest, &limits).unwrap();
+    let paths: Vec<_> = tree(&dest).into_iter().map(|(p, _, _)| p).collect();
+    assert_eq!(
+        paths,
+        ["bot.toml", "data/results/games.csv", "results/book.txt"]
+    );
+}
+
 #[test]
 fn a_gzip_bomb_stops_at_the_limit() {
     const BIG: u64 = 200_000_000;
