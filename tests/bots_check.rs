@@ -67,6 +67,33 @@ fn example_bots_pass() {
     assert!(ok, "random-bot:\n{text}");
 }
 
+/// The `--` before the bot is not needed; options after a bot folder are
+/// told to go before it.
+#[test]
+fn a_bot_is_given_with_or_without_its_double_dash() {
+    let arena = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .current_dir(root())
+            .arg("check-bot")
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.success(), text)
+    };
+    let script = root().join("bots/random-python/bot.py");
+    let (ok, text) = arena(&["--game", "filo", "python3", script.to_str().unwrap()]);
+    assert!(ok, "{text}");
+    assert!(text.contains("PASS  quit"), "{text}");
+    let (ok, text) = arena(&["bots/random-python", "--game", "filo"]);
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("give check-bot's options before the bot (`arena check-bot --game filo bots/random-python`)"),
+        "{text}"
+    );
+}
+
 #[test]
 fn the_rust_bot_manifest_finds_its_binary() {
     // bots/random-rust/bot.toml runs {bin_dir}/random-bot: the random-bot

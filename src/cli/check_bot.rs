@@ -1,4 +1,4 @@
-//! `arena check-bot [--game GAME]... -- BOT_COMMAND...`: the conformance
+//! `arena check-bot [--game GAME]... BOT_COMMAND...`: the conformance
 //! check a bot author runs before entering a league.
 //!
 //! The flags, the bot, the console and the exit status; the checks
@@ -12,7 +12,7 @@ use super::play::{interrupted, resolve_bot, runtime, BotArg};
 use crate::engine::{Variant, DEFAULT_MAX_PLIES};
 use crate::league::check::{self, CheckLine, CheckOptions, CheckReport};
 use anyhow::bail;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -50,8 +50,10 @@ pub struct CheckBotArgs {
     #[arg(long)]
     json: bool,
     /// The bot: a folder under bots/ (or with a bot.toml), or its command
-    /// line as separate words (`-- python3 my_bot.py`).
-    #[arg(last = true, required = true, value_name = "BOT_COMMAND")]
+    /// line as separate words (`python3 my_bot.py`, after the options; a
+    /// `--` before it, as in `-- python3 my_bot.py --depth 3`, is taken
+    /// too).
+    #[arg(required = true, trailing_var_arg = true, value_name = "BOT_COMMAND")]
     bot: Vec<String>,
 }
 
@@ -143,6 +145,17 @@ fn bot_of(
             BotArg::Random => bail!("`random` is the built-in player; give a bot to check"),
         }
     } else {
+        // A bot folder then options (`bots/x --game filo`): the folder is
+        // the whole bot, and what follows it is taken as its words.
+        let first = Path::new(&args.bot[0]);
+        if first.join(crate::bot::manifest::MANIFEST).is_file() {
+            bail!(
+                "{} is a bot folder, which takes no further words (`{}`): give check-bot's options before the bot (`arena check-bot --game filo {}`)",
+                first.display(),
+                args.bot[1..].join(" "),
+                first.display()
+            );
+        }
         let c = crate::bot::BotCommand::from_words(&args.bot)
             .ok_or_else(|| anyhow::anyhow!("empty bot command"))?;
         (c, Default::default(), None)

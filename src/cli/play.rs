@@ -1,4 +1,4 @@
-//! `arena play --game GAME [--players N] -- BOT...`: one game live in the
+//! `arena play --game GAME [--players N] BOT...`: one game live in the
 //! terminal (the board after each turn, who decided what, timings), and its
 //! record as JSON lines.
 //!
@@ -78,7 +78,7 @@ pub struct PlayArgs {
     /// any folder with a bot.toml), or a command line in one argument
     /// (`"python3 my_bot.py"`, split as a shell splits it: `"python3 'my
     /// bot.py'"`).
-    #[arg(last = true, required = true, value_name = "BOT")]
+    #[arg(required = true, value_name = "BOT")]
     bots: Vec<String>,
 }
 
