@@ -47,6 +47,40 @@ pub fn pad_to(s: &str, width: usize) -> String {
     out
 }
 
+/// A TOML reader's message in the words of the docs rather than Rust's:
+/// `expected i64` is "expected a whole number", `expected struct RawTime`
+/// "expected a table", `expected a sequence` "expected a list".
+pub fn plain_toml(message: &str) -> String {
+    const NON_NEGATIVE: &str = "expected a whole number (0 or more)";
+    const WORDS: &[(&str, &str)] = &[
+        ("expected u64", NON_NEGATIVE),
+        ("expected u32", NON_NEGATIVE),
+        ("expected u16", NON_NEGATIVE),
+        ("expected u8", NON_NEGATIVE),
+        ("expected usize", NON_NEGATIVE),
+        ("expected i64", "expected a whole number"),
+        ("expected i32", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected a list, [...]"),
+        ("expected a map", "expected a table, {...}"),
+    ];
+    let mut out = message.to_string();
+    for (rust, plain) in WORDS {
+        out = out.replace(rust, plain);
+    }
+    const STRUCT: &str = "expected struct ";
+    while let Some(at) = out.find(STRUCT) {
+        let name = &out[at + STRUCT.len()..];
+        let end = at
+            + STRUCT.len()
+            + name
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(name.len());
+        out.replace_range(at..end, "expected a table, {...}");
+    }
+    out
+}
+
 /// Reads a text file a user wrote (a league file, a book, a bot.toml). A
 /// file that is not UTF-8 is refused with the line and column of its first
 /// bad byte, and that byte, so that the user can find it: the standard
@@ -77,6 +111,17 @@ pub fn read_utf8(path: &std::path::Path) -> std::io::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn toml_messages_are_said_in_plain_words() {
+        let said = plain_toml(
+            "invalid type: string \"2\", expected i64; invalid value: integer `-1`, expected u64; invalid type: integer `5`, expected struct RawTime; expected a sequence",
+        );
+        assert_eq!(
+            said,
+            "invalid type: string \"2\", expected a whole number; invalid value: integer `-1`, expected a whole number (0 or more); invalid type: integer `5`, expected a table, {...}; expected a list, [...]"
+        );
+    }
 
     /// The first bad byte is named with its line and column.
     #[test]

@@ -744,3 +744,106 @@ fn output_to_a_full_disk_is_an_error_not_a_panic() {
         assert!(!e.contains("panicked"), "{args:?}: {e}");
     }
 }
+
+/// A games.csv that is no CSV at all (gzip, UTF-16, `/dev/zero`) is named
+/// for what it is by every reader, not "no header line" (nor read into
+/// memory for ever); a league resumed on one is refused before the repair
+/// of a torn last line touches a byte of it.
+#[test]
+fn a_games_csv_that_is_no_csv_is_named_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let header = "game_id,variant,players,group,seat0,seat1,seat2,score0,score1,score2,reason,offender,plies,duration_ms,seed,opening\n";
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(header.bytes().flat_map(|b| [b, 0]))
+        .collect();
+    // A gzip's magic, then bytes with a comma and a line end.
+    let gzip = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03a,b\nc".to_vec();
+    std::fs::write(d.join("u16.csv"), utf16).unwrap();
+    std::fs::write(d.join("gz.csv"), &gzip).unwrap();
+    let cases = [
+        (
+            "u16.csv",
+            "u16.csv:1: this is UTF-16 text, not UTF-8: save it as UTF-8",
+        ),
+        (
+            "gz.csv",
+            "gz.csv:1: this is a gzip-compressed file, not a CSV: decompress it first",
+        ),
+        (
+            "/dev/zero",
+            "/dev/zero:1: this is a binary file (NUL bytes in its first line)",
+        ),
+    ];
+    for (file, says) in cases {
+        for cmd in ["rate", "pgn"] {
+            let o = arena(d, &[cmd, file]);
+            assert_eq!(o.status.code(), Some(2), "{cmd} {file}: {}", text(&o));
+            assert!(text(&o).contains(says), "{cmd} {file}: {}", text(&o));
+        }
+    }
+
+    // A league, played, then its games.csv compressed in place.
+    std::fs::write(
+        d.join("l.toml"),
+        format!(
+            "name = \"l\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{RANDOM}\"] }},\n]\nvariants = [\"filo\"]\nrounds = 1\n"
+        ),
+    )
+    .unwrap();
+    let o = arena(d, &["run", "l.toml", "--quiet", "--no-report"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let csv = d.join("results/l/games.csv");
+    std::fs::write(&csv, &gzip).unwrap();
+    let o = arena(d, &["run", "l.toml", "--quiet", "--no-report"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("games.csv: this is a gzip-compressed file, not a CSV: decompress it first (gunzip -k FILE). Nothing was changed"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(std::fs::read(&csv).unwrap(), gzip, "the file as it was");
+}
+
+/// A league file's value of the wrong type is said in the docs' words
+/// ("a whole number", "a table", "a list"), not Rust's (`i64`, `struct
+/// RawTime`, "a sequence").
+#[test]
+fn a_value_of_the_wrong_type_is_said_in_plain_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "concurrency = \"2\"",
+            "invalid type: string \"2\", expected a whole number",
+        ),
+        (
+            "seed = -1",
+            "invalid value: integer `-1`, expected a whole number (0 or more)",
+        ),
+        (
+            "time_control = 5",
+            "invalid type: integer `5`, expected a table",
+        ),
+        (
+            "variants = \"filo\"",
+            "invalid type: string \"filo\", expected a list",
+        ),
+    ];
+    for (line, says) in cases {
+        std::fs::write(
+            dir.path().join("w.toml"),
+            format!(
+                "name = \"w\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{RANDOM}\"] }},\n]\n{line}\n"
+            ),
+        )
+        .unwrap();
+        let o = arena(dir.path(), &["run", "w.toml", "--quiet", "--no-report"]);
+        let out = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{line}: {out}");
+        assert!(out.contains(says), "{line}: {out}");
+        for rust in ["i64", "u64", "struct", "sequence"] {
+            assert!(!out.contains(rust), "{line}: {out}");
+        }
+    }
+}

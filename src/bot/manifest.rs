@@ -216,7 +216,7 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
     })?;
     let raw: RawManifest = toml::from_str(&src).map_err(|e| ManifestError::Invalid {
         path: path.clone(),
-        message: e.to_string(),
+        message: crate::text::plain_toml(&e.to_string()),
     })?;
     let _ = raw.description;
     let folder = dir

@@ -155,6 +155,78 @@ fn collect<R: Read>(mut reader: RowReader<R>) -> Result<CsvFile, CsvError> {
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// The longest header line read: arena's is under 400 bytes, a file saved
+/// by a spreadsheet with columns of its own a few KiB.
+pub const MAX_HEADER_LINE: u64 = 1 << 20;
+
+/// The longest row line read: a row's longest field is its opening (fewer
+/// decisions than `max_plies`), far under this. A longer line is no row
+/// (a binary file, or a tail of zeros left by a crash), and is not held
+/// in memory to find out.
+pub const MAX_ROW_LINE: u64 = 256 << 20;
+
+/// What a file that is not a CSV at all is, by its first bytes (`head`,
+/// which may be a part of the file): [`not_text`], or binary (a NUL byte
+/// in its first line, as in `/dev/zero`). Its description, with what to
+/// do; `None` for anything that may be text.
+pub fn not_csv(head: &[u8]) -> Option<&'static str> {
+    if let Some(what) = not_text(head) {
+        return Some(what);
+    }
+    let first = head.split(|&b| b == b'\n').next().unwrap_or(head);
+    first
+        .contains(&0)
+        .then_some("a binary file (NUL bytes in its first line), not a games.csv")
+}
+
+/// What a file is that is surely no text a league wrote, by its first
+/// bytes: compressed (gzip, zstd, xz, bzip2, zip) or UTF-16. A header cut
+/// short by a crash (zeros after it) is not among them.
+pub fn not_text(head: &[u8]) -> Option<&'static str> {
+    const KINDS: &[(&[u8], &str)] = &[
+        (
+            b"\x1F\x8B",
+            "a gzip-compressed file, not a CSV: decompress it first (gunzip -k FILE)",
+        ),
+        (
+            b"\x28\xB5\x2F\xFD",
+            "a zstd-compressed file, not a CSV: decompress it first (zstd -d FILE)",
+        ),
+        (
+            b"\xFD7zXZ\x00",
+            "an xz-compressed file, not a CSV: decompress it first (unxz -k FILE)",
+        ),
+        (
+            b"BZh",
+            "a bzip2-compressed file, not a CSV: decompress it first (bunzip2 -k FILE)",
+        ),
+        (
+            b"PK\x03\x04",
+            "a zip archive, not a CSV: extract its games.csv first",
+        ),
+        (
+            b"\xFF\xFE",
+            "UTF-16 text, not UTF-8: save it as UTF-8 (iconv -f UTF-16 -t UTF-8)",
+        ),
+        (
+            b"\xFE\xFF",
+            "UTF-16 text, not UTF-8: save it as UTF-8 (iconv -f UTF-16 -t UTF-8)",
+        ),
+    ];
+    if let Some((_, what)) = KINDS.iter().find(|(magic, _)| head.starts_with(magic)) {
+        return Some(what);
+    }
+    let first = head.split(|&b| b == b'\n').next().unwrap_or(head);
+    // UTF-16 without its mark: every other byte of ASCII text is a NUL.
+    if first.len() >= 4
+        && first.iter().skip(1).step_by(2).take(8).all(|&b| b == 0)
+        && first.iter().step_by(2).take(8).all(|&b| b != 0)
+    {
+        return Some("UTF-16 text, not UTF-8: save it as UTF-8 (iconv -f UTF-16LE -t UTF-8)");
+    }
+    None
+}
+
 /// The bytes of a file after its byte-order mark, counting the lines as
 /// they pass: `line_at(byte)` is the line of the first character at or
 /// after `byte` that is not a line break, as if the whole file were in
@@ -178,6 +250,13 @@ struct Lines<R> {
     /// Newlines of the runs passed.
     passed: u64,
     last: Option<u8>,
+    /// Bytes served since the last line break, and whether one was seen
+    /// (the header's line is over).
+    line_len: u64,
+    past_header: bool,
+    /// The longest header line and row line read ([`MAX_HEADER_LINE`],
+    /// [`MAX_ROW_LINE`]).
+    limits: (u64, u64),
 }
 
 impl<R: Read> Lines<R> {
@@ -215,6 +294,9 @@ impl<R: Read> Lines<R> {
             open: None,
             passed: 0,
             last: None,
+            line_len: 0,
+            past_header: false,
+            limits: (MAX_HEADER_LINE, MAX_ROW_LINE),
         }))
     }
 
@@ -248,7 +330,38 @@ impl<R: Read> Lines<R> {
         if let Some(&b) = bytes.last() {
             self.last = Some(b);
         }
+        match memchr::memrchr2(b'\r', b'\n', bytes) {
+            Some(i) => {
+                self.past_header = true;
+                self.line_len = (bytes.len() - i - 1) as u64;
+            }
+            None => self.line_len += bytes.len() as u64,
+        }
         self.offset += bytes.len() as u64;
+    }
+
+    /// An error when the line being read has grown past what a line of
+    /// its kind may hold ([`MAX_HEADER_LINE`], [`MAX_ROW_LINE`]): such a
+    /// file (`/dev/zero`, a tail of zeros) would be read into memory
+    /// whole, looking for the line's end.
+    fn check_length(&self) -> std::io::Result<()> {
+        let (limit, what) = match self.past_header {
+            false => (self.limits.0, "the header line"),
+            true => (self.limits.1, "a row"),
+        };
+        if self.line_len <= limit {
+            return Ok(());
+        }
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "a line runs over {} without a line end, more than {what} may hold: this is not a games.csv (a binary file, or zeros left by a crash?)",
+                match limit >> 20 {
+                    0 => format!("{limit} bytes"),
+                    mib => format!("{mib} MiB"),
+                }
+            ),
+        ))
     }
 
     /// The line of the first byte at or after `byte` that is not CR or LF
@@ -291,6 +404,7 @@ impl<R: Read> Read for Lines<R> {
             self.inner.read(buf)?
         };
         self.scan(&buf[..n]);
+        self.check_length()?;
         Ok(n)
     }
 }
@@ -353,6 +467,9 @@ impl<R: Read> RowReader<R> {
             });
             return Ok(out);
         };
+        if let Some(what) = not_csv(&lines.head[lines.head_at..]) {
+            return Err(row_err(path, 1, format!("this is {what}")));
+        }
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
@@ -372,7 +489,7 @@ impl<R: Read> RowReader<R> {
             .collect();
         let mut index: HashMap<&str, usize> = HashMap::new();
         for (i, n) in names.iter().enumerate() {
-            if index.insert(n.as_str(), i).is_some() && COLUMNS.contains(&n.as_str()) {
+            if index.insert(n.as_str(), i).is_some() && all_columns().any(|c| c == n) {
                 return Err(row_err(
                     path,
                     1,
@@ -693,6 +810,16 @@ pub fn check_row(row: &GameRow) -> Result<(), String> {
     if let Some(s) = seats.iter().position(|s| s.trim().is_empty()) {
         return Err(format!("empty bot name in seat{s}"));
     }
+    // No bot's name holds a line break or an invisible character (the
+    // league and the ladder refuse them): one would break the tables.
+    for (s, name) in seats.iter().enumerate() {
+        if let Some(c) = name.chars().find(|&c| crate::text::is_hidden(c)) {
+            return Err(format!(
+                "the bot name in seat{s} holds the character {} (a line break or an invisible one), which no bot's name may hold: mend the name",
+                c.escape_unicode()
+            ));
+        }
+    }
     // Names are short wherever the arena makes them (64 bytes); the
     // tables size their columns by the longest.
     if let Some(s) = seats.iter().position(|s| s.len() > MAX_NAME) {
@@ -825,6 +952,101 @@ mod tests {
         assert!(e.contains("t.csv:2: column `time0_ms`: `-3`"), "{e}");
     }
 
+    /// A file that is no CSV is named for what it is, at line 1: not
+    /// "no header line" (issue: `arena rate` of a gzip or UTF-16 file).
+    #[test]
+    fn a_file_that_is_no_csv_is_named_for_what_it_is() {
+        let utf16le: Vec<u8> = H.bytes().flat_map(|b| [b, 0]).collect();
+        let cases: [(&[u8], &str); 5] = [
+            (
+                b"\x1f\x8b\x08\x00\x00,\n,x\n",
+                "t.csv:1: this is a gzip-compressed file",
+            ),
+            (
+                b"\x28\xb5\x2f\xfd\x00\n",
+                "t.csv:1: this is a zstd-compressed file",
+            ),
+            (
+                b"\xff\xfeg\x00a\x00",
+                "t.csv:1: this is UTF-16 text, not UTF-8",
+            ),
+            (&utf16le, "t.csv:1: this is UTF-16 text, not UTF-8"),
+            (
+                &[0u8; 100],
+                "t.csv:1: this is a binary file (NUL bytes in its first line)",
+            ),
+        ];
+        for (bytes, want) in cases {
+            let e = parse(Path::new("t.csv"), bytes)
+                .expect_err(want)
+                .to_string();
+            assert!(e.starts_with(want), "{e}");
+        }
+        // A NUL in a row (zeros a crash left at the end) is no such file.
+        let mut zeros = format!("{H}\n{R1}\n").into_bytes();
+        zeros.extend([0u8; 10]);
+        assert_eq!(parse(Path::new("t.csv"), &zeros).unwrap().rows.len(), 1);
+    }
+
+    /// A line without its end is not read into memory for ever
+    /// (`/dev/zero`, an endless stream): it is an error once it is longer
+    /// than a header or a row may be.
+    #[test]
+    fn an_endless_line_is_an_error_not_all_memory() {
+        let e = RowReader::new(Path::new("t.csv"), std::io::repeat(b'a'))
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            e.contains("t.csv:1: unreadable header: a line runs over 1 MiB"),
+            "{e}"
+        );
+        // A row's bound, made small here.
+        let input = format!("{H}\n{R1}\n").into_bytes();
+        let mut lines = Lines::new(std::io::Read::chain(
+            input.as_slice(),
+            std::io::repeat(b'x'),
+        ))
+        .unwrap()
+        .unwrap();
+        lines.limits.1 = 1000;
+        let e = std::io::Read::read_to_end(&mut lines, &mut Vec::new()).unwrap_err();
+        assert!(
+            e.to_string().contains(
+                "a line runs over 1000 bytes without a line end, more than a row may hold"
+            ),
+            "{e}"
+        );
+    }
+
+    /// A line break or an invisible character in a bot's name (no league
+    /// writes one) is refused with its line: it broke the tables' rows.
+    #[test]
+    fn a_name_with_a_line_break_or_hidden_character_is_refused() {
+        for (name, c) in [("\"A\nB\"", "\\u{a}"), ("A\u{200b}", "\\u{200b}")] {
+            let e = err(&format!(
+                "{H}\n{R1}\ng3,filo,2,p2,{name},B,,1,0,,store,,30,100,7,\n"
+            ));
+            assert!(
+                e.contains(&format!(
+                    "t.csv:3: the bot name in seat0 holds the character {c}"
+                )),
+                "{e}"
+            );
+        }
+    }
+
+    /// A column added since the first schema, named twice, is refused as
+    /// the first schema's are: not read from its last copy.
+    #[test]
+    fn an_added_column_named_twice_is_refused() {
+        let e = err(&format!("{H},started_at,started_at\n{R1},,\n"));
+        assert!(
+            e.contains("t.csv:1: column `started_at` appears twice in the header"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn a_bot_in_two_seats_is_refused_with_its_line() {
         let e = err(&format!(
@@ -920,12 +1142,13 @@ mod tests {
 
     /// Every row read again from where `next_row_at` says it starts, in
     /// a file with a byte-order mark, CRLF line ends, blank lines and a
-    /// quoted name across two lines; a place past the end has no row.
+    /// quoted field across two lines (a group: a bot's name may hold no
+    /// line break); a place past the end has no row.
     #[test]
     fn each_row_is_read_again_from_its_place() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("games.csv");
-        let odd = R2.replacen(",B,", ",\"B\nb\",", 1);
+        let odd = R2.replacen(",p1,", ",\"p\n1\",", 1);
         let third = R1.replacen("g1", "g3", 1);
         let text = format!("\u{feff}{H}\r\n{R1}\r\n\r\n{odd}\n\n{third}\n");
         std::fs::write(&path, &text).unwrap();
@@ -942,7 +1165,7 @@ mod tests {
                 "line {line}"
             );
         }
-        assert_eq!(seen[1].2.seat0, "B\nb");
+        assert_eq!(seen[1].2.group, "p\n1");
         assert_eq!(row_at(&path, text.len() as u64, 9).unwrap(), None);
     }
 

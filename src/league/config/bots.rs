@@ -312,7 +312,7 @@ impl Item<'_, '_> {
                 .keys()
                 .find(|k| !RAW_BOT_KEYS.contains(&k.as_str()));
             let field = unknown.map(|k| format!(".{k}")).unwrap_or_default();
-            self.error(&field, e.message().to_string())
+            self.error(&field, crate::text::plain_toml(e.message()))
         })?;
         let mut command = raw.command.into_argv();
         command.extend(raw.args);

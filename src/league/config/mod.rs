@@ -212,7 +212,7 @@ impl Tournament {
     ) -> Result<Tournament, ConfigError> {
         let raw: RawFile = toml::from_str(src).map_err(|e| ConfigError::Syntax {
             path: path.to_path_buf(),
-            message: e.to_string(),
+            message: crate::text::plain_toml(&e.to_string()),
         })?;
         let ctx = Ctx { path, src };
         // `t.toml` has the parent "": its folder is the working directory.

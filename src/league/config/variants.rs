@@ -114,7 +114,11 @@ fn parse_variant_entry(
                     .clone()
                     .try_into()
                     .map_err(|e: toml::de::Error| {
-                        ctx.field(span.clone(), "variants", e.message().to_string())
+                        ctx.field(
+                            span.clone(),
+                            "variants",
+                            crate::text::plain_toml(e.message()),
+                        )
                     })?;
             let variant: Variant = raw.game.parse().map_err(|e: crate::engine::EngineError| {
                 ctx.field(span.clone(), "variants.game", e.to_string())

@@ -89,6 +89,7 @@ impl ResultsDir {
         let warnings = meta::settle(&layout, meta)?;
 
         let csv_path = layout.games_csv();
+        refuse_a_file_not_csv(&csv_path)?;
         let tail = repair_torn_tail(&csv_path)?;
         let exists = csv_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
         let csv = RowAppender::open(&csv_path, !exists)?;
@@ -583,6 +584,27 @@ const OWN_NAMES: &[&str] = &[
     "knockout.txt",
     crate::results::analysis::FOLDER,
 ];
+
+/// Refuses a games.csv that is no CSV at all (compressed, UTF-16:
+/// [`csvio::not_text`]) before anything touches it: the repair of a torn
+/// last line would otherwise cut or complete a "line" of it.
+fn refuse_a_file_not_csv(path: &Path) -> Result<(), StoreError> {
+    use std::io::Read;
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io(path)(e)),
+    };
+    let mut head = Vec::with_capacity(8192);
+    file.take(8192).read_to_end(&mut head).map_err(io(path))?;
+    match csvio::not_text(&head) {
+        None => Ok(()),
+        Some(what) => Err(StoreError::Mismatch {
+            path: path.to_path_buf(),
+            why: format!("this is {what}. Nothing was changed: put back the games.csv the league wrote (or move this file away to start the league afresh), and run the same command again"),
+        }),
+    }
+}
 
 /// Refuses a folder that is there, holds no league (no league.json, no
 /// games.csv) and holds files of its own: `-o ~` or `output = "."` would
