@@ -110,6 +110,7 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
         let Some(command) = command else { continue };
         let why = match (&s.state, s.duplicates, s.bad_records) {
             (ShardState::Missing, ..) => format!("no results in {}", s.dir.display()),
+            _ if s.unreadable => "once its games.csv is put back as the league wrote it".to_string(),
             // Its games may all be done: the row is what is left.
             _ if s.problem.is_some() => "once that row is mended or removed".to_string(),
             (_, 0, 0) => "games left and no run holds it".to_string(),
@@ -138,8 +139,14 @@ fn shard_notes(out: &mut String, s: &crate::league::status::ShardStatus, n: usiz
     if let Some(problem) = &s.problem {
         let _ = writeln!(
             out,
-            "{}{problem}: a resume stops on this row until it is mended or removed",
-            shard_prefix(s.index, n)
+            "{}{problem}: a resume stops on this {} until it is {}",
+            shard_prefix(s.index, n),
+            if s.unreadable { "file" } else { "row" },
+            if s.unreadable {
+                "put back as the league wrote it (no line of it is read as a game)"
+            } else {
+                "mended or removed"
+            },
         );
     }
     if let Some(pid) = s.paused {

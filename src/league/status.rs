@@ -49,6 +49,9 @@ pub struct ShardStatus {
     pub duplicates: usize,
     /// A row that does not read (file:line and why): a resume stops on it.
     pub problem: Option<String>,
+    /// The problem is the file's: its header does not read (a compressed
+    /// or UTF-16 file, say), so none of its lines is a game done.
+    pub unreadable: bool,
     /// Rows whose record is not there or does not back them (a record log
     /// cut short, deleted or damaged at its end), counted when no run
     /// holds the shard: a resume refuses them, `--repair` sets them aside
@@ -256,6 +259,8 @@ struct RowsRead {
     games: usize,
     duplicates: usize,
     problem: Option<String>,
+    /// The problem is in the header: no line of the file is a row.
+    unreadable: bool,
     bad_records: usize,
     bad_record: Option<String>,
 }
@@ -269,6 +274,16 @@ struct RowsRead {
 fn read_rows(layout: &Layout) -> RowsRead {
     let csv = layout.games_csv();
     let mut out = RowsRead::default();
+    match csvio::RowReader::open(&csv) {
+        Err(csvio::CsvError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            out.problem = Some(e.to_string());
+            out.unreadable = true;
+            return out;
+        }
+        Ok(_) => {}
+    }
     let mut records = folder::RecordCheck::new(layout);
     // Rows of each game id (by its hash, as the report counts them), and
     // whether one of them lacks its record.
@@ -332,6 +347,7 @@ fn shard_status(index: usize, dir: &Path, meta: Option<&LeagueMeta>) -> ShardSta
         },
     };
     let done = match read.problem {
+        Some(_) if read.unreadable => 0,
         Some(_) => lines.saturating_sub(1),
         None => read.games,
     };
@@ -369,6 +385,7 @@ fn shard_status(index: usize, dir: &Path, meta: Option<&LeagueMeta>) -> ShardSta
         eta_s,
         duplicates: read.duplicates,
         problem: read.problem,
+        unreadable: read.unreadable,
         bad_records: read.bad_records,
         bad_record: read.bad_record,
         paused,
@@ -487,6 +504,24 @@ mod tests {
         assert_eq!(s.state, ShardState::Stopped);
         let problem = s.problem.as_deref().unwrap_or_default();
         assert!(problem.contains("games.csv:3"), "{problem}");
+    }
+
+    /// A games.csv that is no CSV (compressed) counts no game done, and
+    /// says so, whatever its newlines.
+    #[test]
+    fn a_file_that_is_no_csv_counts_no_game() {
+        let root = tempfile::tempdir().unwrap();
+        let r1 = row("g1", "2026-11-23T10:00:00.000Z");
+        let dir = write_shard(root.path(), 1, 1, 2, &[&r1]);
+        std::fs::write(dir.join("games.csv"), b"\x1f\x8b\x08\x00\n\x01\n\x02\n").unwrap();
+        let st = league_status(root.path()).unwrap();
+        let s = &st.shards[0];
+        assert_eq!(
+            (s.done, s.unreadable, &s.state),
+            (0, true, &ShardState::Stopped)
+        );
+        let problem = s.problem.as_deref().unwrap_or_default();
+        assert!(problem.contains("gzip-compressed"), "{problem}");
     }
 
     #[test]
