@@ -462,7 +462,10 @@ fn pgn_export_has_one_game_per_two_player_row() {
     let e = arena(&["pgn", s(&three)]);
     let e = String::from_utf8_lossy(&e.stderr);
     assert!(
-        e.contains("no 2-player games to export (6 3-player games read"),
+        e.contains(&format!(
+            "no 2-player games to export in {} (6 3-player games read",
+            three.display()
+        )),
         "{e}"
     );
     let text = std::fs::read_to_string(&pgn).unwrap();

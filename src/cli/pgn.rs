@@ -47,8 +47,9 @@ pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
     let target = args.out.as_deref().map(Target::of).transpose()?;
     let (sink, part): (Box<dyn Write>, Option<PathBuf>) = match &target {
         Some(t) => {
+            // Named by the file asked for (`-o`), not the one written first.
             let f = std::fs::File::create(t.written())
-                .with_context(|| format!("writing {}", t.written().display()))?;
+                .with_context(|| format!("-o {}: cannot write it", t.file.display()))?;
             (Box::new(f), t.part.clone())
         }
         None => (Box::new(std::io::stdout().lock()), None),
@@ -67,11 +68,16 @@ pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
                 return Err(super::rate::no_games_of_variant(v, &args.files, &present));
             }
             bail!(
-                "no 2-player games to export{}{}",
+                "no 2-player games to export{} in {}{}",
                 args.variant
                     .as_deref()
                     .map(|v| format!(" for variant `{v}`"))
                     .unwrap_or_default(),
+                args.files
+                    .iter()
+                    .map(|f| f.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 match e.pgn.skipped {
                     0 => String::new(),
                     n => format!(

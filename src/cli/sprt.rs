@@ -4,8 +4,8 @@
 //! only; the test is `ratings::sprt`, the text `report::sprt::sprt_text`.
 
 use crate::ratings::sprt::{
-    pick_pair_among, report_of, HeadToHeadBuilder, Model, SprtConfig, SprtError, SprtTracker,
-    MAX_ELO,
+    pick_pair_among, report_of, shown, HeadToHeadBuilder, Model, SprtConfig, SprtError,
+    SprtTracker, MAX_ELO,
 };
 use crate::report::sprt::sprt_text;
 use crate::report::tables::for_each_merged;
@@ -64,13 +64,23 @@ pub struct SprtArgs {
 fn flag_error(e: SprtError) -> anyhow::Error {
     match e {
         SprtError::EloOrder { elo0, elo1 } => {
-            anyhow!("--elo0 {elo0} must be less than --elo1 {elo1}: H0 is the smaller difference")
+            anyhow!(
+                "--elo0 {} must be less than --elo1 {}: H0 is the smaller difference",
+                shown(elo0),
+                shown(elo1)
+            )
         }
         SprtError::EloRange { key, value } => {
-            anyhow!("--{key} {value}: must be within [-{MAX_ELO}, {MAX_ELO}]")
+            anyhow!(
+                "--{key} {}: must be within [-{MAX_ELO}, {MAX_ELO}]",
+                shown(value)
+            )
         }
         SprtError::ErrorRate { key, value } => {
-            anyhow!("--{key} {value}: must be between 0 and 0.5 (both excluded)")
+            anyhow!(
+                "--{key} {}: must be between 0 and 0.5 (both excluded)",
+                shown(value)
+            )
         }
         SprtError::BadNumber { key, value } => anyhow!("--{key} {value}: not a finite number"),
         e => e.into(),

@@ -98,11 +98,11 @@ pub enum SprtError {
     BadNumber { key: String, value: String },
     #[error("SPRT model `{0}` is not a model: normalized or logistic")]
     BadModel(String),
-    #[error("SPRT elo0 must be less than elo1, got elo0={elo0} and elo1={elo1}")]
+    #[error("SPRT elo0 must be less than elo1, got elo0={} and elo1={}", shown(*.elo0), shown(*.elo1))]
     EloOrder { elo0: f64, elo1: f64 },
-    #[error("SPRT {key} must be within [-{MAX_ELO}, {MAX_ELO}], got {value}")]
+    #[error("SPRT {key} must be within [-{MAX_ELO}, {MAX_ELO}], got {}", shown(*.value))]
     EloRange { key: &'static str, value: f64 },
-    #[error("SPRT {key} must be between 0 and 0.5 (both excluded), got {value}")]
+    #[error("SPRT {key} must be between 0 and 0.5 (both excluded), got {}", shown(*.value))]
     ErrorRate { key: &'static str, value: f64 },
     #[error("an SPRT compares two different bots, got `{0}` twice")]
     SameBot(String),
@@ -112,6 +112,15 @@ pub enum SprtError {
     UnknownBot { bot: String, bots: Vec<String> },
     #[error("{} bots have 2-player games here ({}): name the two to test", .bots.len(), .bots.join(", "))]
     NeedPair { bots: Vec<String> },
+}
+
+/// A number as a message shows it: as written for the usual ones, in
+/// exponent form when huge or tiny (`-1e308`, not 309 digits).
+pub fn shown(v: f64) -> String {
+    match v.abs() {
+        a if a >= 1e9 || (a > 0.0 && a < 1e-6) => format!("{v:e}"),
+        _ => v.to_string(),
+    }
 }
 
 /// The largest |elo0|, |elo1| accepted: far beyond any sensible test (a
@@ -1189,6 +1198,14 @@ mod tests {
         assert!(err("elo0=0,elo1=5,beta=0").contains("beta must be between 0 and 0.5"));
         assert!(err("elo0=0,elo1=5,beta=-0.1").contains("beta"));
         assert!(err("elo0=zero,elo1=5").contains("elo0=`zero` is not a finite number"));
+        // A huge number is shown in exponent form, not in 309 digits.
+        assert!(
+            err("elo0=-1e308,elo1=5").ends_with("got -1e308"),
+            "{}",
+            err("elo0=-1e308,elo1=5")
+        );
+        assert!(err("elo0=0,elo1=5,alpha=1e300").ends_with("got 1e300"));
+        assert!(err("elo0=2.5,elo1=-0.5").ends_with("got elo0=2.5 and elo1=-0.5"));
         assert!(err("elo0=0,elo1=inf").contains("elo1=`inf`"));
         assert!(err("elo0=0,elo1=NaN").contains("elo1=`NaN`"));
         assert!(err("elo0=0,elo1=5,model=bayesian").contains("`bayesian` is not a model"));

@@ -313,8 +313,9 @@ pub fn write_files(mut tables: Tables, dir: &Path) -> Result<Tables, TablesError
     for (name, write) in FILES.into_iter().zip(writers) {
         let path = dir.join(name);
         let part = dir.join(format!("{name}.part"));
+        // Named by the table's own file: `.part` is ours, not the user's.
         let file = std::fs::File::create(&part).map_err(|source| TablesError::Io {
-            path: part.clone(),
+            path: path.clone(),
             source,
         })?;
         let mut w = csv::Writer::from_writer(std::io::BufWriter::with_capacity(1 << 16, file));
