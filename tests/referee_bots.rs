@@ -380,6 +380,24 @@ async fn two_replies_to_one_request() {
     assert!(detail(&r).contains("unsolicited output"), "{r:?}");
 }
 
+/// A bot that writes lines without end once told to quit is read no
+/// longer than the quit's grace, then killed with its group.
+#[tokio::test]
+async fn a_flood_at_quit_ends_with_the_grace() {
+    let mut bot = start(&broken("flood_at_quit"), None, &Timing::default())
+        .await
+        .unwrap();
+    let pid = bot.pid();
+    let r = against_random(&mut bot, 3).await;
+    assert!(!r.is_forfeit(), "{r:?}");
+    let report = tokio::time::timeout(Duration::from_secs(120), bot.quit_report())
+        .await
+        .expect("the quit ends though the bot writes on");
+    assert!(!report.clean, "{report:?}");
+    assert!(report.at_quit, "{report:?}");
+    assert_group_gone(pid).await;
+}
+
 /// Two replies on one line are named as such, not taken for a log line.
 #[tokio::test]
 async fn two_replies_on_one_line_are_told_to_take_a_line_each() {

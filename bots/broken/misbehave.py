@@ -57,6 +57,7 @@ are not league bots (see README.md). Modes:
   ignore_term   plays well, ignores SIGTERM and never exits on quit
   quit_status   plays well; on quit exits with status 7
   talk_at_quit  plays well; on quit writes {"type": "bye"}, then exits 0
+  flood_at_quit  plays well; on quit writes lines without end
   slow_exit     plays well; on quit closes its stdout, then takes a second
                 more to exit (status 0)
   dev_stdout    plays well (not a fault), writing its lines through
@@ -506,6 +507,11 @@ def main():
             if MODE == "quit_status":
                 sys.stderr.write("cleaning up failed\n")
                 sys.exit(7)
+            if MODE == "flood_at_quit":
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                while True:
+                    sys.stdout.write('{"type": "bye"}\n' * 100)
+                    sys.stdout.flush()
             if MODE == "talk_at_quit":
                 send({"type": "bye"})
                 sys.exit(0)

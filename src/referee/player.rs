@@ -949,8 +949,11 @@ impl BotPlayer {
         if !sent {
             ended = self.process.exit_status_within(EXIT_GRACE).await;
         } else {
-            // Wait for the exit by reading to end of file / exit.
-            loop {
+            // Wait for the exit by reading to end of file / exit; a bot
+            // that writes lines without end is read no longer than the
+            // grace (a line already there is returned without a look at
+            // the clock).
+            while Instant::now() < deadline {
                 match self.process.read_line(deadline).await {
                     Ok(line) => {
                         let line = line.to_vec();
