@@ -86,6 +86,19 @@ fn a_bot_is_given_with_or_without_its_double_dash() {
     let (ok, text) = arena(&["--game", "filo", "python3", script.to_str().unwrap()]);
     assert!(ok, "{text}");
     assert!(text.contains("PASS  quit"), "{text}");
+    // An option of check-bot's after a command is the bot's: said so.
+    let (ok, text) = arena(&[
+        "python3",
+        script.to_str().unwrap(),
+        "--game=filo",
+        "--seed",
+        "3",
+    ]);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("note: `--game=filo` comes after the bot's command, so it goes to the bot"),
+        "{text}"
+    );
     let (ok, text) = arena(&["bots/random-python", "--game", "filo"]);
     assert!(!ok, "{text}");
     assert!(
