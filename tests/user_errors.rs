@@ -804,6 +804,31 @@ fn a_games_csv_that_is_no_csv_is_named_and_left_alone() {
         text(&o)
     );
     assert_eq!(std::fs::read(&csv).unwrap(), gzip, "the file as it was");
+
+    // Its header edited by hand (a column renamed): named as the header,
+    // with what to do, and the rows left as they are.
+    std::fs::remove_dir_all(d.join("results/l")).unwrap();
+    let o = arena(d, &["run", "l.toml", "--quiet", "--no-report"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let edited = std::fs::read_to_string(&csv)
+        .unwrap()
+        .replacen(",plies,", ",ply,", 1);
+    std::fs::write(&csv, &edited).unwrap();
+    let o = arena(d, &["run", "l.toml", "--quiet", "--no-report"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("games.csv:1: missing column `plies`")
+            && text(&o).contains(
+                "That is the header, the first line of the games.csv the league wrote: mend it"
+            ),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap(),
+        edited,
+        "the rows as they were"
+    );
 }
 
 /// A league file's value of the wrong type is said in the docs' words

@@ -16,6 +16,10 @@ pub enum StoreError {
     /// (`--repair` sets aside rows it can read, not this).
     #[error("{0}. Correct that line of games.csv, or delete it (its game is then played again), and run the same command again")]
     Unreadable(csvio::CsvError),
+    /// A games.csv whose header (its first line) does not read, found
+    /// when a run resumes: nothing of it is touched.
+    #[error("{0}. That is the header, the first line of the games.csv the league wrote: mend it (README.md, \"games.csv\", names every column), and run the same command again")]
+    BadHeader(csvio::CsvError),
     #[error("{path}: {why}")]
     Mismatch { path: PathBuf, why: String },
     /// Another run holds the folder's lock.

@@ -92,6 +92,13 @@ impl ResultsDir {
         refuse_a_file_not_csv(&csv_path)?;
         let tail = repair_torn_tail(&csv_path)?;
         let exists = csv_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
+        if exists {
+            // Its header read before anything is appended under it.
+            csvio::RowReader::open(&csv_path).map_err(|e| match e {
+                e @ csvio::CsvError::Row { .. } => StoreError::BadHeader(e),
+                e => StoreError::Csv(e),
+            })?;
+        }
         let csv = RowAppender::open(&csv_path, !exists)?;
         let header = match exists {
             true => header_of(&csv_path),
