@@ -494,6 +494,72 @@ fn a_full_disk_stops_the_league_and_resume_finishes() {
     assert_eq!(&got[..first.len()], &first[..]);
 }
 
+/// A run killed with SIGKILL while it wrote its first league.json leaves
+/// games/, logs/, run.lock and the temporary league.tmp: the same command
+/// takes that folder as its own and plays the league.
+#[test]
+fn a_folder_left_by_a_kill_during_its_first_league_json_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let out = dir.path().join("out");
+    for sub in ["games", "logs"] {
+        std::fs::create_dir_all(out.join(sub)).unwrap();
+    }
+    std::fs::write(out.join("run.lock"), "pid 1 host h\n").unwrap();
+    std::fs::write(out.join("league.tmp"), "{\n  \"name\": \"t\",\n").unwrap();
+    run_finishes_the_schedule(&file, &out.join("games.csv"));
+    assert!(!out.join("league.tmp").exists());
+}
+
+/// games/ or games.csv deleted while the league runs: the run stops with an
+/// error naming the file instead of writing on into a file nobody can see
+/// (and saying all is well), and the same command (with --repair, which
+/// the resume asks for when rows lost their records) finishes the league.
+#[test]
+fn a_results_file_deleted_while_the_league_runs_stops_it() {
+    for (gone, repair) in [("games", true), ("games.csv", false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = write_tournament(dir.path(), 30, "");
+        let out = dir.path().join("out");
+        let csv = out.join("games.csv");
+        let mut child = arena()
+            .arg("run")
+            .arg(&file)
+            .arg("--quiet")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_for_rows(&mut child, &csv, 40);
+        match gone {
+            "games" => std::fs::remove_dir_all(out.join("games")).unwrap(),
+            _ => std::fs::remove_file(&csv).unwrap(),
+        }
+        let first = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&first.stderr);
+        assert_eq!(first.status.code(), Some(1), "{gone}: {stderr}");
+        let named = match gone {
+            "games" => "records-0000.jsonl.zst",
+            _ => "games.csv",
+        };
+        assert!(
+            stderr.contains(named) && stderr.contains("was deleted, moved or replaced"),
+            "{gone}: {stderr}"
+        );
+        if repair {
+            let again = run(&file, &[]);
+            let err = String::from_utf8_lossy(&again.stderr);
+            assert!(!again.status.success() && err.contains("--repair"), "{err}");
+            run_ok(&file, &["--repair"]);
+            let got = rows(&csv);
+            let ids: BTreeSet<String> = by_id(&got).into_keys().collect();
+            assert_eq!(ids, schedule_ids(&file));
+        } else {
+            run_finishes_the_schedule(&file, &csv);
+        }
+    }
+}
+
 /// A bot whose daemon writes to the inherited stdout: every game is played
 /// once, only the daemon's bot is ever charged, and no daemon outlives the
 /// league.

@@ -576,7 +576,9 @@ fn run_logged(
     };
     let end = match (run.stop, store.sync()) {
         (Some(stop), _) => RunEnd::Stopped(stop),
-        (None, Err(e)) => RunEnd::Stopped(Stop::Failed(format!("games.csv: {e}"))),
+        (None, Err(e)) => RunEnd::Stopped(Stop::Failed(format!(
+            "the results could not be synced: {e}"
+        ))),
         (None, Ok(())) if run.interrupted => {
             on_event(&Event::Interrupted);
             RunEnd::Interrupted
@@ -910,14 +912,24 @@ fn commit_all<S: Store>(
                 }
                 let ending = pairings.finished(index, &row);
                 played += 1;
-                if last_sync.elapsed() > Duration::from_secs(2) {
-                    let _ = store.sync();
-                    last_sync = Instant::now();
-                }
                 on_event(&Event::Finished { row, detail });
                 if let Some(why) = ending {
                     ended = true;
                     on_event(&Event::Ending { why });
+                }
+                if last_sync.elapsed() > Duration::from_secs(2) {
+                    // A results file that cannot be synced, or is no
+                    // longer in the folder, would lose every game from here
+                    // on: stop now rather than at the end.
+                    if let Err(e) = store.sync() {
+                        let why = format!("the results could not be synced: {e}");
+                        return Committed {
+                            played,
+                            stop: Some(Stop::Failed(why)),
+                            ended,
+                        };
+                    }
+                    last_sync = Instant::now();
                 }
             }
             WorkerMsg::Failed { game_id, why } => {

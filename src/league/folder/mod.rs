@@ -467,11 +467,18 @@ impl ResultsDir {
 
     /// Flushes to stable storage (at the end, and now and then): the record
     /// log first, then games.csv, so that no synced row lacks its record.
+    /// Each file is also checked to be still where the run opened it: a
+    /// games.csv or record log deleted, moved or replaced meanwhile (`rm -r
+    /// games/`) would take every row or record written since with it, so
+    /// that is an error naming the file, and the run stops within seconds
+    /// instead of playing on into a file nobody can see.
     pub fn sync(&mut self) -> Result<(), StoreError> {
         if let Some(log) = &self.log {
             log.sync()?;
+            log.still_in_place()?;
         }
-        self.csv.sync()
+        self.csv.sync()?;
+        self.csv.still_in_place()
     }
 
     /// Every row written so far, read back from the file.
@@ -585,6 +592,9 @@ const OWN_NAMES: &[&str] = &[
     "games",
     "logs",
     "run.lock",
+    // league.json's temporary file (`write_atomically`): a run killed
+    // while writing the first league.json leaves it.
+    "league.tmp",
     "report",
     "rejected.csv",
     "swiss.txt",

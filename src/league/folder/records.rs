@@ -128,6 +128,12 @@ impl Appender {
         self.file.sync_data().map_err(io(&self.path()))
     }
 
+    /// Fails unless the log is still where it was opened (not deleted with
+    /// `games/`, moved or replaced).
+    pub fn still_in_place(&self) -> Result<(), StoreError> {
+        super::rows::still_in_place(&self.file, &self.path())
+    }
+
     fn path(&self) -> PathBuf {
         self.games.join(&self.name)
     }

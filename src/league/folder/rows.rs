@@ -147,6 +147,31 @@ impl RowAppender {
     pub(super) fn sync(&self) -> Result<(), StoreError> {
         self.file.sync_data().map_err(io(&self.path))
     }
+
+    /// Fails unless the path still names the file being appended to.
+    pub(super) fn still_in_place(&self) -> Result<(), StoreError> {
+        still_in_place(&self.file, &self.path)
+    }
+}
+
+/// Fails, naming `path`, unless `path` still names `file` (the same file,
+/// not deleted): a file deleted, moved or replaced while a run appends to
+/// it takes what is written since with it.
+pub(super) fn still_in_place(file: &File, path: &Path) -> Result<(), StoreError> {
+    use std::os::unix::fs::MetadataExt;
+    let open = file.metadata().map_err(io(path))?;
+    let same = match std::fs::metadata(path) {
+        Ok(now) => now.dev() == open.dev() && now.ino() == open.ino() && open.nlink() > 0,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) => return Err(io(path)(e)),
+    };
+    match same {
+        true => Ok(()),
+        false => Err(StoreError::Mismatch {
+            path: path.to_path_buf(),
+            why: "was deleted, moved or replaced while this run was writing it, so what the run wrote to it since is lost. Put it back if it was moved, and run the same command again: a resume plays again the games whose rows or records are gone (rows whose record is missing are named, and --repair sets them aside)".to_string(),
+        }),
+    }
 }
 
 /// A record's first line (its `game` line) parsed; null when it is not
