@@ -177,7 +177,7 @@ pub fn main() -> ExitCode {
         .as_deref()
         .map(|p| args::not_a_results_file("--log", p))
     {
-        errln!("error: {e:#}");
+        errln!("error: {}", error_message(&e));
         return ExitCode::from(2);
     }
     // Before the log is opened: not the league's own file (the book a
@@ -185,12 +185,12 @@ pub fn main() -> ExitCode {
     // line is logged).
     if let Command::Run(a) = &cli.command {
         if let Err(e) = run::outputs_are_not_inputs(a, None) {
-            errln!("error: {e:#}");
+            errln!("error: {}", error_message(&e));
             return ExitCode::from(2);
         }
     }
     if let Err(e) = init_tracing(log_file.as_deref()) {
-        errln!("error: {e:#}");
+        errln!("error: {}", error_message(&e));
         return ExitCode::from(2);
     }
     let result = match cli.command {
@@ -255,7 +255,7 @@ fn end_quietly_when_the_reader_goes() {
 
 /// The error and its causes, each cause once: library errors often show
 /// their source in their own message already.
-fn error_message(e: &anyhow::Error) -> String {
+pub(crate) fn error_message(e: &anyhow::Error) -> String {
     let mut msg = e.to_string();
     for cause in e.chain().skip(1) {
         let c = cause.to_string();

@@ -290,7 +290,10 @@ impl Live {
                     };
                     self.worker = Some(std::thread::spawn(move || {
                         if let Err(e) = write(&dir, &title, total, true) {
-                            tracing::warn!("the league's report was not refreshed: {e:#}");
+                            tracing::warn!(
+                                "the league's report was not refreshed: {}",
+                                super::error_message(&e)
+                            );
                         }
                     }));
                 }
@@ -310,7 +313,10 @@ impl Live {
         match write(dir, &self.title, self.total, false) {
             Ok(p) => Some(p),
             Err(e) => {
-                eprintln!("warning: the league's report was not written: {e:#}");
+                eprintln!(
+                    "warning: the league's report was not written: {}",
+                    super::error_message(&e)
+                );
                 None
             }
         }
