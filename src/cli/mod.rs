@@ -177,7 +177,7 @@ pub fn main() -> ExitCode {
         .as_deref()
         .map(|p| args::not_a_results_file("--log", p))
     {
-        errln!("error: {}", error_message(&e));
+        errln!("error: {}", output::error_message(&e));
         return ExitCode::from(2);
     }
     // Before the log is opened: not the league's own file (the book a
@@ -185,12 +185,12 @@ pub fn main() -> ExitCode {
     // line is logged).
     if let Command::Run(a) = &cli.command {
         if let Err(e) = run::outputs_are_not_inputs(a, None) {
-            errln!("error: {}", error_message(&e));
+            errln!("error: {}", output::error_message(&e));
             return ExitCode::from(2);
         }
     }
     if let Err(e) = init_tracing(log_file.as_deref()) {
-        errln!("error: {}", error_message(&e));
+        errln!("error: {}", output::error_message(&e));
         return ExitCode::from(2);
     }
     let result = match cli.command {
@@ -217,7 +217,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            errln!("error: {}", error_message(&e));
+            errln!("error: {}", output::error_message(&e));
             ExitCode::from(2)
         }
     }
@@ -251,20 +251,6 @@ impl Command {
 /// it ignored, see [`outln!`].)
 fn end_quietly_when_the_reader_goes() {
     crate::host::default_sigpipe();
-}
-
-/// The error and its causes, each cause once: library errors often show
-/// their source in their own message already.
-pub(crate) fn error_message(e: &anyhow::Error) -> String {
-    let mut msg = e.to_string();
-    for cause in e.chain().skip(1) {
-        let c = cause.to_string();
-        if !msg.contains(&c) {
-            msg.push_str(": ");
-            msg.push_str(&c);
-        }
-    }
-    msg
 }
 
 /// Warnings (or what `ARENA_LOG` asks, e.g. `ARENA_LOG=info`) on stderr;

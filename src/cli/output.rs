@@ -1,4 +1,5 @@
-//! Standard output for the commands whose output is their product.
+//! Standard output for the commands whose output is their product, and
+//! an error in the words the command line prints it with.
 
 /// Writes `text` to standard output, for the commands whose output is
 /// their product (a table, JSON, a path): a reader that went away (`|
@@ -14,4 +15,18 @@ pub(crate) fn emit(text: &str, what: &str) -> anyhow::Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// The error and its causes, each cause once: library errors often show
+/// their source in their own message already.
+pub(crate) fn error_message(e: &anyhow::Error) -> String {
+    let mut msg = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !msg.contains(&c) {
+            msg.push_str(": ");
+            msg.push_str(&c);
+        }
+    }
+    msg
 }

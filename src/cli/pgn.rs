@@ -272,7 +272,7 @@ impl PgnLive {
                 self.dir = Some(dir.clone());
                 let csv = crate::league::folder::Layout::new(dir).games_csv();
                 if let Err(e) = self.earlier_games(&csv) {
-                    self.fail(&super::error_message(&e));
+                    self.fail(&super::output::error_message(&e));
                 }
             }
             Event::Finished { row, .. } => {

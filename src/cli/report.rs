@@ -292,7 +292,7 @@ impl Live {
                         if let Err(e) = write(&dir, &title, total, true) {
                             tracing::warn!(
                                 "the league's report was not refreshed: {}",
-                                super::error_message(&e)
+                                super::output::error_message(&e)
                             );
                         }
                     }));
@@ -315,7 +315,7 @@ impl Live {
             Err(e) => {
                 eprintln!(
                     "warning: the league's report was not written: {}",
-                    super::error_message(&e)
+                    super::output::error_message(&e)
                 );
                 None
             }
