@@ -78,7 +78,51 @@ pub fn plain_toml(message: &str) -> String {
                 .unwrap_or(name.len());
         out.replace_range(at..end, "expected a table, {...}");
     }
-    out
+    did_you_mean(&out)
+}
+
+/// serde's "unknown field `rouds`, expected one of `name`, `rounds`, ..."
+/// with the likeliest of them named next to the typo: "unknown field
+/// `rouds` (did you mean `rounds`?), expected one of ...". Variants too.
+fn did_you_mean(message: &str) -> String {
+    for unknown in ["unknown field `", "unknown variant `"] {
+        let Some(at) = message.find(unknown) else {
+            continue;
+        };
+        let typo_at = at + unknown.len();
+        let Some(typo_len) = message[typo_at..].find('`') else {
+            continue;
+        };
+        let typo = &message[typo_at..typo_at + typo_len];
+        let rest = &message[typo_at + typo_len + 1..];
+        let Some(list) = rest.strip_prefix(", expected ") else {
+            continue;
+        };
+        // The list runs to the end of serde's sentence.
+        let list = list.split(['\n', ';']).next().unwrap_or(list);
+        let known = list.split('`').skip(1).step_by(2);
+        if let Some(meant) = closest(typo, known) {
+            let mut out = message.to_string();
+            out.insert_str(
+                typo_at + typo_len + 1,
+                &format!(" (did you mean `{meant}`?)"),
+            );
+            return out;
+        }
+    }
+    message.to_string()
+}
+
+/// The candidate closest to `word`, if one is close enough to be what was
+/// meant (Jaro-Winkler similarity of at least 0.8, as clap's own
+/// suggestions use): a mistyped bot name's "did you mean".
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(word, c), c))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
 }
 
 /// Reads a text file a user wrote (a league file, a book, a bot.toml). A
@@ -121,6 +165,29 @@ mod tests {
             said,
             "invalid type: string \"2\", expected a whole number; invalid value: integer `-1`, expected a whole number (0 or more); invalid type: integer `5`, expected a table, {...}; expected a list, [...]"
         );
+    }
+
+    #[test]
+    fn a_typo_finds_its_name_and_nonsense_finds_none() {
+        let names = ["random-rust", "greedy-rust", "random-python"];
+        assert_eq!(closest("radnom-rust", names), Some("random-rust"));
+        assert_eq!(closest("greedy", names), Some("greedy-rust"));
+        assert_eq!(closest("zzz", names), None);
+    }
+
+    #[test]
+    fn a_misspelt_key_is_told_the_key_it_likely_meant() {
+        assert_eq!(
+            plain_toml("unknown field `rouds`, expected one of `name`, `rounds`, `seed`"),
+            "unknown field `rouds` (did you mean `rounds`?), expected one of `name`, `rounds`, `seed`"
+        );
+        assert_eq!(
+            plain_toml("unknown variant `of`, expected `on` or `off`"),
+            "unknown variant `of` (did you mean `off`?), expected `on` or `off`"
+        );
+        // Nothing close: as serde said it.
+        let far = "unknown field `zzz`, expected one of `name`, `rounds`";
+        assert_eq!(plain_toml(far), far);
     }
 
     /// The first bad byte is named with its line and column.

@@ -285,18 +285,6 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
     })
 }
 
-/// The candidate closest to `word`, if one is close enough to be what was
-/// meant (Jaro-Winkler similarity of at least 0.8, as clap's own
-/// suggestions use): a mistyped bot name's "did you mean".
-pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::jaro_winkler(word, c), c))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
-}
-
 /// Every folder of `bots_dir` that holds a `bot.toml` (recursively, so
 /// `bots/broken/*` is found too), sorted by path.
 pub fn discover(bots_dir: &Path) -> Result<Vec<Manifest>, ManifestError> {
@@ -443,14 +431,6 @@ pub fn expand(argv: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_typo_finds_its_name_and_nonsense_finds_none() {
-        let names = ["random-rust", "greedy-rust", "random-python"];
-        assert_eq!(closest("radnom-rust", names), Some("random-rust"));
-        assert_eq!(closest("greedy", names), Some("greedy-rust"));
-        assert_eq!(closest("zzz", names), None);
-    }
 
     #[test]
     fn loads_and_discovers_manifests() {

@@ -156,7 +156,7 @@ fn not_a_bot(word: &str) -> String {
         "`{word}` is neither a bot folder under bots/ ({}) nor a program on PATH",
         here.join(bots).display()
     );
-    match crate::bot::manifest::closest(word, names.iter().map(String::as_str)) {
+    match crate::text::closest(word, names.iter().map(String::as_str)) {
         Some(c) => msg.push_str(&format!("; did you mean `{c}`?")),
         None if names.is_empty() => msg.push_str(
             ": bot names are looked up in bots/ of the current folder; run arena from the folder that holds bots/ (the repository), or give a bot folder's path (path/to/bots/NAME)",

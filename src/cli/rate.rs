@@ -179,7 +179,7 @@ fn unknown_anchor(bot: &str, files: &[PathBuf], variant: Option<&str>) -> anyhow
             .collect::<Vec<_>>()
             .join(", ")
     );
-    if let Some(c) = crate::bot::manifest::closest(bot, names.iter().map(String::as_str)) {
+    if let Some(c) = crate::text::closest(bot, names.iter().map(String::as_str)) {
         msg.push_str(&format!("; did you mean `{c}`?"));
     }
     Ok(msg)

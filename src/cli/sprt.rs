@@ -209,7 +209,7 @@ fn named_pair_error(e: SprtError, file: &std::path::Path) -> anyhow::Error {
         ),
         SprtError::UnknownBot { bot, bots } => {
             // A misspelt name: the one it most likely meant.
-            let mean = crate::bot::manifest::closest(&bot, bots.iter().map(String::as_str))
+            let mean = crate::text::closest(&bot, bots.iter().map(String::as_str))
                 .map(|c| format!("; did you mean `{c}`?"))
                 .unwrap_or_default();
             let e = SprtError::UnknownBot { bot, bots };

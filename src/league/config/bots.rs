@@ -104,7 +104,7 @@ pub(super) fn section(
             }
             if !bots.iter().any(|b| &b.name == n) {
                 let known: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
-                let mean = match manifest::closest(n, known.iter().copied()) {
+                let mean = match crate::text::closest(n, known.iter().copied()) {
                     Some(c) => format!("; did you mean `{c}`?"),
                     None => String::new(),
                 };
@@ -392,7 +392,7 @@ fn no_such_bot(name: &str, bots_dir: &BotsDir) -> String {
         dir.join(name).display(),
         manifest::MANIFEST
     );
-    match manifest::closest(name, names.iter().map(String::as_str)) {
+    match crate::text::closest(name, names.iter().map(String::as_str)) {
         Some(c) => msg.push_str(&format!("; did you mean `{c}`?")),
         None if names.is_empty() => {
             let whence = match bots_dir.given {
