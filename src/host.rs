@@ -190,10 +190,68 @@ pub fn stopped_exit_code() -> u8 {
     }
 }
 
-/// Watches, on a thread of its own named `name`, for Ctrl-C, SIGTERM and
-/// SIGHUP (a closed terminal or ssh session), and runs `then` when one
-/// comes (noting which for [`stopped_exit_code`]); gives up, without
-/// running it, once `give_up` finishes.
+/// Ctrl-C, SIGTERM and SIGHUP (a closed terminal or ssh session), noted
+/// from the first call on for the rest of the process's life: the signal
+/// seen (0: none yet), which a receiver made later still sees. Without the
+/// one listener kept for good, a signal between two watchers (after the
+/// bots' start-up check, before the league's games) would be lost: once a
+/// handler is set, the signal's default action never comes back.
+pub fn stop_signals() -> tokio::sync::watch::Receiver<i32> {
+    static SEEN: std::sync::OnceLock<tokio::sync::watch::Sender<i32>> = std::sync::OnceLock::new();
+    SEEN.get_or_init(|| {
+        let (tx, _) = tokio::sync::watch::channel(0);
+        let listening = std::sync::Arc::new(std::sync::Barrier::new(2));
+        let (told, ready) = (tx.clone(), listening.clone());
+        let started = std::thread::Builder::new()
+            .name("stop-signals".into())
+            .spawn(move || listen_for_stop_signals(&told, &ready));
+        // Back once the handlers are set, so that a signal sent as soon as
+        // the caller goes on is noted.
+        if started.is_ok() {
+            listening.wait();
+        }
+        tx
+    })
+    .subscribe()
+}
+
+/// [`stop_signals`]'s thread: sets the handlers, lets the caller go on,
+/// and notes each signal that comes.
+fn listen_for_stop_signals(seen: &tokio::sync::watch::Sender<i32>, listening: &std::sync::Barrier) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    let Ok(rt) = rt else {
+        listening.wait();
+        return;
+    };
+    rt.block_on(async {
+        use tokio::signal::unix::{signal, SignalKind};
+        let handlers = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        );
+        listening.wait();
+        let (Ok(mut int), Ok(mut term), Ok(mut hup)) = handlers else {
+            return;
+        };
+        loop {
+            let number = tokio::select! {
+                _ = int.recv() => libc::SIGINT,
+                _ = term.recv() => libc::SIGTERM,
+                _ = hup.recv() => libc::SIGHUP,
+            };
+            STOP_SIGNAL.store(number, std::sync::atomic::Ordering::SeqCst);
+            seen.send_replace(number);
+        }
+    });
+}
+
+/// Runs `then`, on a thread of its own named `name`, when Ctrl-C, SIGTERM
+/// or SIGHUP comes or has come ([`stop_signals`]; which one is noted for
+/// [`stopped_exit_code`]); gives up, without running it, once `give_up`
+/// finishes.
 pub fn on_stop_signal<G, T>(
     name: &str,
     give_up: G,
@@ -203,6 +261,7 @@ where
     G: std::future::Future<Output = ()> + Send + 'static,
     T: FnOnce() + Send + 'static,
 {
+    let mut seen = stop_signals();
     std::thread::Builder::new()
         .name(name.into())
         .spawn(move || {
@@ -213,33 +272,9 @@ where
                 return;
             };
             let signalled = rt.block_on(async move {
-                #[cfg(unix)]
-                {
-                    use tokio::signal::unix::{signal, SignalKind};
-                    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
-                        signal(SignalKind::interrupt()),
-                        signal(SignalKind::terminate()),
-                        signal(SignalKind::hangup()),
-                    ) else {
-                        return false;
-                    };
-                    let seen = tokio::select! {
-                        _ = int.recv() => libc::SIGINT,
-                        _ = term.recv() => libc::SIGTERM,
-                        _ = hup.recv() => libc::SIGHUP,
-                        _ = give_up => 0,
-                    };
-                    if seen != 0 {
-                        STOP_SIGNAL.store(seen, std::sync::atomic::Ordering::SeqCst);
-                    }
-                    seen != 0
-                }
-                #[cfg(not(unix))]
-                {
-                    tokio::select! {
-                        r = tokio::signal::ctrl_c() => r.is_ok(),
-                        _ = give_up => false,
-                    }
+                tokio::select! {
+                    seen = seen.wait_for(|&s| s != 0) => seen.is_ok(),
+                    _ = give_up => false,
                 }
             });
             if signalled {

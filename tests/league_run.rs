@@ -920,6 +920,61 @@ fn ctrl_c_stops_cleanly_and_the_same_command_finishes() {
     assert_eq!(ids, schedule_ids(&file));
 }
 
+/// SIGTERM while the bots' start-up check waits on a bot: the run stops
+/// at once, says so and how to go on, exits 143, and leaves none of the
+/// bot's processes behind (here outside the sandbox, where only the
+/// referee can end the bot's process group; the default action of the
+/// signal left the bot's child running).
+#[test]
+fn a_signal_during_the_start_up_check_stops_the_run_and_its_bots() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("slow-start-pids").display().to_string();
+    let command = format!(
+        r#"["python3", "{}", "fork_slow_start", "{marker}"]"#,
+        misbehave_py().display()
+    );
+    let file = good_against(dir.path(), "t", "slow", &command, r#""filo""#);
+    // Long enough that only the signal ends the wait, however loaded the
+    // machine.
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str("[time_control]\nstartup_ms = 600000\n");
+    std::fs::write(&file, text).unwrap();
+    let child = arena()
+        .arg("run")
+        .arg(&file)
+        .args(["--quiet", "--sandbox", "off"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The bot and the child it forked, both waiting before the hello.
+    let end = std::time::Instant::now() + Duration::from_secs(60);
+    while processes_with(&marker).len() < 2 {
+        assert!(std::time::Instant::now() < end, "the bot never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: plain kill(2) on our own child.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{said}");
+    assert!(
+        said.contains("stopped after 0 new games") && said.contains("Run the same command again"),
+        "{said}"
+    );
+    let end = std::time::Instant::now() + Duration::from_secs(30);
+    while !processes_with(&marker).is_empty() {
+        assert!(
+            std::time::Instant::now() < end,
+            "the bot's processes outlived the run: {:?}",
+            processes_with(&marker)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn status_counts_a_game_written_twice_as_a_game_to_play_again_and_says_how() {
     let dir = tempfile::tempdir().unwrap();

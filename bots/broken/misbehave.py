@@ -65,6 +65,8 @@ are not league bots (see README.md). Modes:
   setsid_child  forks a grandchild that leaves the process group (setsid)
                 and sleeps; plays well
   fork_hang     forks a child holding the pipes, then hangs at its first request
+  fork_slow_start  forks a child holding the pipes, then sleeps an hour before
+                its hello (a league's start-up check waits on it)
   hand_over     at its second request forks; the parent exits (status 0) and
                 the child answers in its place to the end (outside the
                 sandbox nothing ends the child with it)
@@ -437,6 +439,9 @@ def main():
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if MODE == "setsid_child":
         fork_sleeper(True)
+    if MODE == "fork_slow_start":
+        fork_sleeper(False)
+        time.sleep(3600)
     if MODE == "stderr_flood":
         block = "flood " * 10000 + "\n"
         for _ in range(350):

@@ -66,6 +66,12 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
         } else {
             check(&spec)
         };
+        // A Ctrl-C during a check ends the list there (the check's bot is
+        // gone with it).
+        if !args.no_check && *crate::host::stop_signals().borrow() != 0 {
+            emitln!("the list of bots"; "interrupted");
+            return Ok(ExitCode::from(crate::host::stopped_exit_code()));
+        }
         if why.is_some() {
             failures += 1;
         }

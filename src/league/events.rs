@@ -29,6 +29,10 @@ pub enum LeagueError {
     /// The league's format cannot run as asked (a Swiss with shards).
     #[error("{0}")]
     Format(String),
+    /// Ctrl-C, SIGTERM or SIGHUP came before the games (during the bots'
+    /// start-up check).
+    #[error("interrupted before the games: no game was played")]
+    Interrupted,
 }
 
 /// A bot that cannot start.

@@ -183,7 +183,11 @@ pub fn check_bots_start(
         .build()
         .map_err(LeagueError::Runtime)?;
     let at_once = allowed_cpus().len().max(1);
-    rt.block_on(async {
+    // A signal during the check ends it (the bots dropped with the
+    // runtime: their process groups die) and the run with it, as one
+    // during the games does.
+    let mut stop = crate::host::stop_signals();
+    let check = async {
         let mut starting = tokio::task::JoinSet::new();
         let mut failed = Vec::new();
         for (i, b) in bots.iter().enumerate() {
@@ -231,6 +235,12 @@ pub fn check_bots_start(
             false => Err(LeagueError::Start(
                 failed.into_iter().map(|(_, f)| f).collect(),
             )),
+        }
+    };
+    rt.block_on(async {
+        tokio::select! {
+            checked = check => checked,
+            _ = stop.wait_for(|&s| s != 0) => Err(LeagueError::Interrupted),
         }
     })
 }
@@ -548,7 +558,19 @@ fn run_logged(
     let checked_in = checking.elapsed();
     let todo = games.len() - skipped;
     if todo > 0 {
-        prepare_bots(t, &mut store, opts.no_build, on_event)?;
+        match prepare_bots(t, &mut store, opts.no_build, on_event) {
+            Err(LeagueError::Interrupted) => {
+                on_event(&Event::Interrupted);
+                return Ok(Summary {
+                    total: games.len(),
+                    played: 0,
+                    skipped,
+                    end: RunEnd::Interrupted,
+                    dir,
+                });
+            }
+            prepared => prepared?,
+        }
     }
     on_event(&Event::Started {
         total: games.len(),
