@@ -678,6 +678,26 @@ async fn a_json_value_that_is_not_an_object() {
     misbehaving("not_object", 5000, Some(ForfeitKind::Protocol)).await;
 }
 
+/// Field names written as Go's encoding/json writes a struct without
+/// tags (`Type`, `Option`) are named as the protocol's own, written in
+/// another case, not merely missing; a reply encoded twice (a JSON string
+/// holding it) is said to be that, not merely "not an object".
+#[tokio::test]
+async fn a_name_written_otherwise_or_a_reply_encoded_twice_is_said_so() {
+    let r = misbehaving("go_fields", 5000, Some(ForfeitKind::Protocol)).await;
+    assert!(
+        detail(&r).contains(
+            "no `type` field but `Type`: field names are exact (write `type`, in lower case)"
+        ),
+        "{r:?}"
+    );
+    let r = misbehaving("encoded_twice", 5000, Some(ForfeitKind::Protocol)).await;
+    assert!(
+        detail(&r).contains("a JSON string holding a JSON object: the message was encoded twice"),
+        "{r:?}"
+    );
+}
+
 #[tokio::test]
 async fn binary_garbage_is_bad_json_and_escaped() {
     let r = misbehaving("binary", 5000, Some(ForfeitKind::BadJson)).await;
@@ -1073,6 +1093,161 @@ async fn a_script_without_its_interpreter_line_is_told_so_when_it_fails_to_start
         said.contains("./bot.py has no `#!` line") && said.contains("/bin/sh"),
         "{said}"
     );
+}
+
+/// An executable file of `bytes` in a fresh folder, as `./NAME`, run there.
+fn program_file(name: &str, bytes: &[u8]) -> (tempfile::TempDir, BotCommand) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut cmd = BotCommand::from_words(&[&format!("./{name}")]).unwrap();
+    cmd.cwd = Some(dir.path().to_path_buf());
+    (dir, cmd)
+}
+
+/// A script saved with Windows line endings has a `#!` line ending with
+/// `\r`, which the system takes as part of the interpreter's name: the
+/// failed start says that, whether exec fails (`/usr/bin/python3\r` does
+/// not exist: not "the sandbox does not show /usr/bin/python3", which it
+/// does) or `env` does (`python3\r` not found). A byte-order mark before
+/// the `#!` line hides it from exec: said so, not "no `#!` line".
+#[tokio::test]
+async fn a_script_with_windows_line_endings_or_a_byte_order_mark_is_told_so() {
+    let python = ["/usr/bin/python3", "/bin/python3"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file());
+    let mut scripts = vec![(
+        "#!/usr/bin/env python3\r\nimport sys\r\n".to_string(),
+        "begins with the line `#!/usr/bin/env python3\\r`: the line ends with a carriage return",
+    )];
+    if let Some(python) = python {
+        scripts.push((
+            format!("#!{python}\r\nimport sys\r\n"),
+            "its first line names the interpreter `",
+        ));
+    }
+    scripts.push((
+        "\u{feff}#!/usr/bin/env python3\nimport sys\n".to_string(),
+        "begins with a byte-order mark (U+FEFF, the bytes EF BB BF) before its `#!` line",
+    ));
+    for (text, says) in scripts {
+        let (_dir, cmd) = program_file("bot.py", text.as_bytes());
+        let err = start(&cmd, None, &Timing::default()).await.unwrap_err();
+        assert_eq!(err.kind(), ForfeitKind::Crash, "{text:?}: {err}");
+        let said = err.fault().detail;
+        assert!(said.contains(says), "{text:?}: {said}");
+        assert!(
+            !said.contains("does not show") && !said.contains("has no `#!` line"),
+            "{text:?}: {said}"
+        );
+        if !text.starts_with('\u{feff}') {
+            assert!(said.contains("Unix line endings"), "{text:?}: {said}");
+        }
+    }
+}
+
+/// A program built for another machine (an ELF executable for another
+/// processor, a macOS one), which exec refuses and the system then hands
+/// to /bin/sh as garbage, is said to be that; so is one whose loader
+/// (its dynamic linker, musl's built on Alpine) this system lacks, which
+/// exec says "not found" of; and a symbolic link to nothing.
+#[tokio::test]
+async fn a_program_for_another_machine_or_a_link_to_nothing_is_told_so() {
+    // An ELF header for a machine that is not this one: aarch64 here, or
+    // x86-64 on an aarch64 machine.
+    let machine: u16 = if std::env::consts::ARCH == "aarch64" {
+        62
+    } else {
+        183
+    };
+    let mut elf = b"\x7fELF\x02\x01\x01\x00".to_vec();
+    elf.resize(16, 0);
+    elf.extend_from_slice(&2u16.to_le_bytes());
+    elf.extend_from_slice(&machine.to_le_bytes());
+    elf.resize(128, 0);
+    let macho = [0xCFu8, 0xFA, 0xED, 0xFE, 7, 0, 0, 1, 3, 0, 0, 0, 2, 0, 0, 0];
+    for (bytes, says) in [
+        (&elf[..], "is an executable (ELF) for "),
+        (
+            &macho[..],
+            "is a macOS program (Mach-O), which this machine",
+        ),
+    ] {
+        let (_dir, cmd) = program_file("bot", bytes);
+        let err = start(&cmd, None, &Timing::default()).await.unwrap_err();
+        assert_eq!(err.kind(), ForfeitKind::Crash, "{err}");
+        let said = err.fault().detail;
+        assert!(said.contains(says), "{said}");
+        assert!(!said.contains("has no `#!` line"), "{said}");
+    }
+    // This test's own random bot, its loader renamed to one that is not here.
+    let mut bin = std::fs::read(env!("CARGO_BIN_EXE_random-bot")).unwrap();
+    let loader = [
+        &b"/lib64/ld-linux-x86-64.so.2\0"[..],
+        b"/lib/ld-linux-aarch64.so.1\0",
+    ]
+    .into_iter()
+    .find_map(|l| {
+        bin.windows(l.len())
+            .position(|w| w == l)
+            .map(|at| (at, l.len()))
+    });
+    if let Some((at, len)) = loader {
+        let missing = b"/lib/ld-none.so.1";
+        bin[at..at + len].fill(0);
+        bin[at..at + missing.len()].copy_from_slice(missing);
+        let (_dir, cmd) = program_file("bot", &bin);
+        let err = start(&cmd, None, &Timing::default()).await.unwrap_err();
+        assert_eq!(err.kind(), ForfeitKind::Crash, "{err}");
+        let said = err.fault().detail;
+        assert!(
+            said.contains("built to be run by the loader /lib/ld-none.so.1 (its dynamic linker), which this system does not have"),
+            "{said}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/nonexistent/bot", dir.path().join("bot")).unwrap();
+    let mut cmd = BotCommand::from_words(&["./bot"]).unwrap();
+    cmd.cwd = Some(dir.path().to_path_buf());
+    let err = start(&cmd, None, &Timing::default()).await.unwrap_err();
+    assert_eq!(err.kind(), ForfeitKind::Crash, "{err}");
+    let said = err.fault().detail;
+    assert!(
+        said.contains("`./bot` is a symbolic link to /nonexistent/bot, which does not exist"),
+        "{said}"
+    );
+}
+
+/// A bot that wrote a line unasked (a reply written twice) while its
+/// opponent was asked, and the opponent then ran out of time: the
+/// unasked line came first (the bot was paused soon after, its line
+/// already in the pipe), so it is the fault ruled, not the timeout that
+/// came seconds later.
+#[tokio::test]
+async fn output_unasked_before_the_other_seat_times_out_is_the_fault() {
+    let timing = Timing::default();
+    let mut stray = start(&broken("stray_after"), None, &timing).await.unwrap();
+    let mut slow = start(&broken("hang"), None, &timing).await.unwrap();
+    let (stray_pid, slow_pid) = (stray.pid(), slow.pid());
+    let s = spec(two_player_variant(), 2, 1000);
+    let r = {
+        let mut ps: Vec<&mut dyn Player> = vec![&mut stray, &mut slow];
+        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+    };
+    assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Protocol), "{r:?}");
+    assert_eq!(r.offender, Some(0), "{r:?}");
+    assert_eq!(r.scores, vec![0.0, 1.0]);
+    assert!(
+        detail(&r).contains("unsolicited output while seat 1 was asked, before its time ran out"),
+        "{r:?}"
+    );
+    assert!(stray.needs_restart() && slow.needs_restart());
+    for (mut b, pid) in [(stray, stray_pid), (slow, slow_pid)] {
+        b.quit().await;
+        assert_group_gone(pid).await;
+    }
 }
 
 /// 3-player Tricala with real processes: the offender is ranked last, the

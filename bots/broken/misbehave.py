@@ -44,6 +44,11 @@ are not league bots (see README.md). Modes:
   write_flood   answers its first request, then 10000 more reply lines
   spaced        answers with a legal option padded with spaces (" G ")
   not_object    answers its first request with the JSON number 42
+  go_fields     answers its first request with its field names capitalized
+                ({"Type": "reply", "Option": ...}, as Go's encoding/json
+                writes a struct without json tags)
+  encoded_twice  answers its first request with its reply encoded twice: a
+                JSON string holding the reply's object
   binary        answers its first request with invalid UTF-8, NUL and an escape sequence
   noise_ok      plays well, but wraps every reply in blank lines, CRLF and a BOM
   close_stdout  closes its stdout at its first request and keeps running
@@ -387,6 +392,12 @@ def misbehave(requests, message):
         return True
     if MODE == "not_object":
         raw(b"42\n")
+        return True
+    if MODE == "go_fields":
+        send({"Type": "reply", "Option": random.choice(message["legal"])})
+        return True
+    if MODE == "encoded_twice":
+        send(json.dumps({"type": "reply", "option": random.choice(message["legal"])}))
         return True
     if MODE == "binary":
         raw(b"\xff\xfe\x00\x1b[31mred\x1b[0m\n")

@@ -18,12 +18,15 @@ pub enum BotError {
     NoFolder { command: String, dir: PathBuf },
     /// The program is a script whose first line (`#!`) names an
     /// interpreter that cannot be run: `on_host` when it exists outside
-    /// the bot's sandbox (so the sandbox does not show it).
-    #[error("cannot start `{command}`: {}", interpreter_why(.interpreter, *.on_host))]
+    /// the bot's sandbox (so the sandbox does not show it); `crlf` when
+    /// the line ends with `\r` (Windows line endings), which the system
+    /// takes as the name's last character, whatever the interpreter.
+    #[error("cannot start `{command}`: {}", interpreter_why(.interpreter, *.on_host, *.crlf))]
     Interpreter {
         command: String,
         interpreter: String,
         on_host: bool,
+        crlf: bool,
     },
     #[error("cannot open the stderr log {path}: {source}")]
     Log {
@@ -120,7 +123,10 @@ fn spawn_why(command: &str, e: &std::io::Error) -> String {
 }
 
 /// Why a script's interpreter (its `#!` line) did not run, and what to do.
-fn interpreter_why(interpreter: &str, on_host: bool) -> String {
+fn interpreter_why(interpreter: &str, on_host: bool, crlf: bool) -> String {
+    if crlf {
+        return format!("its first line names the interpreter `{interpreter}\\r`: {CRLF_LINE}");
+    }
     match on_host {
         true => format!("its first line names the interpreter `{interpreter}`, which the bot's sandbox does not show (docs/security.md says what a bot sees): name one it sees, or run the script through it (command = [\"python3\", \"bot.py\"])"),
         false => format!("its first line names the interpreter `{interpreter}`, which does not exist: install it, correct the `#!` line, or run the script through an interpreter (command = [\"python3\", \"bot.py\"])"),
@@ -153,29 +159,180 @@ fn program_head(program: &str, cwd: Option<&std::path::Path>) -> Option<Vec<u8>>
     Some(head)
 }
 
-/// The interpreter a script's first line names (`#!/usr/bin/env python3`:
-/// `/usr/bin/env`), when `program` (relative to `cwd`) is such a script.
-pub(crate) fn script_interpreter(program: &str, cwd: Option<&std::path::Path>) -> Option<String> {
-    let head = program_head(program, cwd)?;
-    let line = head.strip_prefix(b"#!")?;
-    let line = line.split(|&b| b == b'\n').next()?;
-    let text = String::from_utf8_lossy(line);
-    text.split_whitespace().next().map(str::to_string)
+/// Why a program named by a path, that `ls` shows, is "not found" by
+/// exec (ENOENT), when its file says: a symbolic link to nothing, or an
+/// executable (ELF) whose loader (its `PT_INTERP`, the dynamic linker it
+/// was built against: musl's on Alpine, a 32-bit one) this system lacks.
+/// `None` when neither (the file is not there at all, say).
+pub(crate) fn not_found_why(program: &str, cwd: Option<&std::path::Path>) -> Option<String> {
+    let path = program_path(program, cwd)?;
+    let meta = std::fs::symlink_metadata(&path).ok()?;
+    if meta.file_type().is_symlink() && !path.exists() {
+        let target = std::fs::read_link(&path).ok()?;
+        return Some(format!(
+            "`{program}` is a symbolic link to {}, which does not exist (`ls -l {program}`): point it at the program's file, or name the file itself",
+            target.display()
+        ));
+    }
+    let loader = elf_loader(&path)?;
+    Some(format!(
+        "`{program}` is an executable built to be run by the loader {loader} (its dynamic linker), which this system does not have: it was built on another system (musl's loader on Alpine, a 32-bit one); build it here, or link it statically"
+    ))
 }
 
-/// For a program that is a file without a `#!` line (and not a binary):
-/// exec refuses it, and the system then runs it with `/bin/sh` instead
-/// (glibc's `execvp`), which fails on anything but a shell script, in the
-/// shell's words (`import: not found`), not the file's. What to do, said
-/// of `program` (relative to `cwd`); `None` for any other program.
-pub fn no_interpreter_line(program: &str, cwd: Option<&std::path::Path>) -> Option<String> {
-    let head = program_head(program, cwd)?;
-    if head.starts_with(b"#!") || head.starts_with(b"\x7fELF") {
+/// The loader (`PT_INTERP`) the ELF executable at `path` names, when it
+/// names one that does not exist.
+fn elf_loader(path: &std::path::Path) -> Option<String> {
+    use std::io::Read;
+    let mut data = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(1 << 20)
+        .read_to_end(&mut data)
+        .ok()?;
+    if !data.starts_with(b"\x7fELF") || data.len() < 64 {
         return None;
+    }
+    let big = data[5] == 2;
+    let at = |off: usize, len: usize| -> Option<u64> {
+        let b = data.get(off..off.checked_add(len)?)?;
+        Some(b.iter().enumerate().fold(0u64, |n, (i, &x)| {
+            let shift = 8 * if big { len - 1 - i } else { i };
+            n | u64::from(x) << shift
+        }))
+    };
+    // The header's and a program header's layouts, 64- or 32-bit.
+    let (phoff, phentsize, phnum, offset, filesz) = match data[4] {
+        2 => (at(32, 8)?, at(54, 2)?, at(56, 2)?, (8, 8), (32, 8)),
+        _ => (at(28, 4)?, at(42, 2)?, at(44, 2)?, (4, 4), (16, 4)),
+    };
+    for k in 0..phnum {
+        let ph = usize::try_from(phoff.checked_add(k.checked_mul(phentsize)?)?).ok()?;
+        if at(ph, 4)? != 3 {
+            continue; // not PT_INTERP
+        }
+        let start = usize::try_from(at(ph + offset.0, offset.1)?).ok()?;
+        let len = usize::try_from(at(ph + filesz.0, filesz.1)?).ok()?;
+        let name = data.get(start..start.checked_add(len)?)?;
+        let name = String::from_utf8_lossy(name.split(|&b| b == 0).next()?).into_owned();
+        return (!std::path::Path::new(&name).exists()).then_some(name);
+    }
+    None
+}
+
+/// What a `#!` line ending with `\r` is told (a script saved with
+/// Windows line endings).
+const CRLF_LINE: &str = "the line ends with a carriage return (`\\r`, a Windows line ending), which the system takes as the last character of the interpreter's name: save the file with Unix line endings (`\\n` alone: `dos2unix FILE`, or the editor's line-ending setting)";
+
+/// The `#!` line of the script `program` (relative to `cwd`), without its
+/// `#!` and its `\n`; `None` when the program is no such script.
+fn shebang(program: &str, cwd: Option<&std::path::Path>) -> Option<Vec<u8>> {
+    let head = program_head(program, cwd)?;
+    let line = head.strip_prefix(b"#!")?;
+    line.split(|&b| b == b'\n').next().map(<[u8]>::to_vec)
+}
+
+/// The interpreter a script's first line names (`#!/usr/bin/env python3`:
+/// `/usr/bin/env`), when `program` (relative to `cwd`) is such a script;
+/// with whether that line ends with `\r` (Windows line endings).
+pub(crate) fn script_interpreter(
+    program: &str,
+    cwd: Option<&std::path::Path>,
+) -> Option<(String, bool)> {
+    let line = shebang(program, cwd)?;
+    let text = String::from_utf8_lossy(&line);
+    let interpreter = text.split_whitespace().next()?.to_string();
+    Some((interpreter, line.ends_with(b"\r")))
+}
+
+/// For a program that was started and failed at once (before its hello),
+/// what about its file says why, when something does: a file without a
+/// `#!` line (and not a binary), which exec refuses, and the system then
+/// runs with `/bin/sh` instead (glibc's `execvp`), failing on anything but
+/// a shell script in the shell's words (`import: not found`), not the
+/// file's; a `#!` line behind a byte-order mark (the same, though the
+/// line is there); a `#!` line ending with `\r`, whose interpreter
+/// (`env`) is run and fails to find `python3\r`; a program built for
+/// another machine or system (run by `/bin/sh` too, as garbage). What to
+/// do, said of `program` (relative to `cwd`); `None` for any other
+/// program.
+pub fn failed_start_note(program: &str, cwd: Option<&std::path::Path>) -> Option<String> {
+    let head = program_head(program, cwd)?;
+    if let Some(line) = shebang(program, cwd) {
+        return line.ends_with(b"\r").then(|| {
+            format!(
+                "its program {program} begins with the line `#!{}`: {CRLF_LINE}",
+                crate::protocol::truncate(&line, 80)
+            )
+        });
+    }
+    if let Some(what) = foreign_binary(&head) {
+        return Some(format!(
+            "its program {program} is {what}, which this machine ({} Linux) cannot run: build it for this machine (on it, or cross-compiled for {} Linux)",
+            std::env::consts::ARCH,
+            std::env::consts::ARCH
+        ));
+    }
+    if head.starts_with(b"\x7fELF") {
+        return None;
+    }
+    if head.starts_with(b"\xEF\xBB\xBF#!") {
+        return Some(format!(
+            "its program {program} begins with a byte-order mark (U+FEFF, the bytes EF BB BF) before its `#!` line, so the system does not see that line and ran the file with /bin/sh as a shell script: save it as UTF-8 without a byte-order mark"
+        ));
     }
     Some(format!(
         "its program {program} has no `#!` line naming its interpreter, so the system ran it with /bin/sh as a shell script: begin it with one (`#!/usr/bin/env python3`), or run it through its interpreter (command = [\"python3\", \"bot.py\"])"
     ))
+}
+
+/// What a program's first bytes `head` say it is, when that is a program
+/// this machine cannot run: an ELF executable for another processor, a
+/// macOS (Mach-O) or Windows (PE) program. `None` for anything else.
+fn foreign_binary(head: &[u8]) -> Option<String> {
+    const MACH_O: [[u8; 4]; 5] = [
+        [0xCF, 0xFA, 0xED, 0xFE],
+        [0xCE, 0xFA, 0xED, 0xFE],
+        [0xFE, 0xED, 0xFA, 0xCF],
+        [0xFE, 0xED, 0xFA, 0xCE],
+        [0xCA, 0xFE, 0xBA, 0xBE],
+    ];
+    if MACH_O.iter().any(|m| head.starts_with(m)) {
+        return Some("a macOS program (Mach-O)".into());
+    }
+    if head.starts_with(b"MZ") {
+        return Some("a Windows program (PE, an .exe)".into());
+    }
+    if !head.starts_with(b"\x7fELF") || head.len() < 20 {
+        return None;
+    }
+    let machine = match head[5] {
+        2 => u16::from_be_bytes([head[18], head[19]]),
+        _ => u16::from_le_bytes([head[18], head[19]]),
+    };
+    let arch = match machine {
+        3 => "x86",
+        8 => "mips",
+        20 => "powerpc",
+        21 => "powerpc64",
+        22 => "s390x",
+        40 => "arm",
+        62 => "x86_64",
+        183 => "aarch64",
+        243 => "riscv64",
+        258 => "loongarch64",
+        _ => "",
+    };
+    // A 32-bit program of the same family may run (where its libraries
+    // are installed): its failure is told otherwise.
+    let host = std::env::consts::ARCH;
+    if arch == host || matches!((arch, host), ("x86", "x86_64") | ("arm", "aarch64")) {
+        return None;
+    }
+    Some(match arch {
+        "" => format!("an executable (ELF) for another processor (machine number {machine})"),
+        arch => format!("an executable (ELF) for {arch}"),
+    })
 }
 
 /// The folder `program` (relative to `cwd`) names, when it names one: a

@@ -58,7 +58,7 @@ pub(crate) mod sys;
 
 pub use capture::{Captured, MarkedLine};
 pub use contain::{group_alive, kill_group, kill_tokened, token_alive};
-pub use error::{describe_status, no_interpreter_line, BotError};
+pub use error::{describe_status, failed_start_note, BotError};
 pub use launch::{
     BotCommand, Building, Launch, LimitSettings, Limits, Quota, Sandbox, StderrBudget,
     DEFAULT_STDERR_CAP,

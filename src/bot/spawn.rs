@@ -89,13 +89,25 @@ impl BotProcess {
             // A script found, whose `#!` interpreter was not: said so,
             // not "no such file" of a file that is there.
             if source.kind() == std::io::ErrorKind::NotFound {
-                if let Some(interpreter) =
+                if let Some((interpreter, crlf)) =
                     super::error::script_interpreter(&cmd.program, cmd.cwd.as_deref())
                 {
                     return BotError::Interpreter {
                         command: cmd.display(),
                         on_host: std::path::Path::new(&interpreter).is_file(),
                         interpreter,
+                        crlf,
+                    };
+                }
+                // A link to nothing, a binary whose loader is missing:
+                // exec's "no such file" of a file that `ls` shows.
+                if let Some(why) = super::error::not_found_why(&cmd.program, cmd.cwd.as_deref()) {
+                    return BotError::Spawn {
+                        command: cmd.display(),
+                        source: std::io::Error::new(
+                            std::io::ErrorKind::NotFound,
+                            format!("{source}: {why}"),
+                        ),
                     };
                 }
             }

@@ -365,7 +365,7 @@ pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
         // only an object is a message.
         return Err(
             match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
-                Ok(_) => DecodeError::Protocol("not a JSON object".into()),
+                Ok(_) => DecodeError::Protocol(not_an_object(line)),
                 Err(e) if is_too_deep(&e) => too_deep(&e),
                 Err(e) => DecodeError::BadJson(e.to_string()),
             },
@@ -390,6 +390,59 @@ pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
             }
         }
     }
+}
+
+/// What a JSON value that is not an object (`line`) is told: a string
+/// that holds a message's object is that message encoded twice
+/// (`json.dumps(json.dumps(m))`), said so; anything else, that it is not
+/// an object.
+fn not_an_object(line: &[u8]) -> String {
+    let twice = serde_json::from_slice::<String>(line)
+        .ok()
+        .and_then(|inner| serde_json::from_str::<serde_json::Value>(&inner).ok())
+        .is_some_and(|v| v.is_object());
+    match twice {
+        true => {
+            "a JSON string holding a JSON object: the message was encoded twice (encode it once)"
+                .into()
+        }
+        false => "not a JSON object".into(),
+    }
+}
+
+/// The key of `v` (an object) that is `name` (lower case, as every name
+/// of the protocol) written otherwise: in another case (`Option`, as Go's
+/// and C#'s serializers write a field by default) or with white space
+/// around it; with how to write it. `None` when there is none.
+fn key_written_otherwise<'v>(
+    v: &'v serde_json::Value,
+    name: &str,
+) -> Option<(&'v str, &'static str)> {
+    let keys = v.as_object()?.keys();
+    keys.filter(|k| k.as_str() != name).find_map(|k| {
+        if k.eq_ignore_ascii_case(name) {
+            Some((k.as_str(), "in lower case"))
+        } else if k.trim().eq_ignore_ascii_case(name) {
+            Some((k.as_str(), "without white space"))
+        } else {
+            None
+        }
+    })
+}
+
+/// For a message type `t` the protocol does not know, the one it knows
+/// that `t` is written otherwise (`Reply`, ` reply`), with how to write
+/// it.
+fn type_written_otherwise(t: &str) -> Option<(&'static str, &'static str)> {
+    ["hello", "reply"].into_iter().find_map(|known| {
+        if t.eq_ignore_ascii_case(known) {
+            Some((known, "in lower case"))
+        } else if t.trim().eq_ignore_ascii_case(known) {
+            Some((known, "without white space"))
+        } else {
+            None
+        }
+    })
 }
 
 /// What a field of a bot's message must hold.
@@ -459,11 +512,25 @@ fn shape_problem(line: &[u8], e: &serde_json::Error) -> String {
 /// [`shape_problem`] of the object `v`, which `e` refused.
 fn shape_problem_of(v: &serde_json::Value, e: &serde_json::Error) -> String {
     match v.get("type") {
-        None => "no `type` field (a bot sends `hello` or `reply` messages)".into(),
-        Some(serde_json::Value::String(t)) if t != "hello" && t != "reply" => format!(
-            "unknown message type `{}` (a bot sends only `hello` and `reply`)",
-            truncate(t.as_bytes(), 40)
-        ),
+        None => match key_written_otherwise(v, "type") {
+            Some((key, how)) => format!(
+                "no `type` field but `{}`: field names are exact (write `type`, {how})",
+                truncate(key.as_bytes(), 40)
+            ),
+            None => "no `type` field (a bot sends `hello` or `reply` messages)".into(),
+        },
+        Some(serde_json::Value::String(t)) if t != "hello" && t != "reply" => {
+            match type_written_otherwise(t) {
+                Some((known, how)) => format!(
+                    "unknown message type `{}`: types are exact (write `{known}`, {how})",
+                    truncate(t.as_bytes(), 40)
+                ),
+                None => format!(
+                    "unknown message type `{}` (a bot sends only `hello` and `reply`)",
+                    truncate(t.as_bytes(), 40)
+                ),
+            }
+        }
         Some(serde_json::Value::String(t)) => {
             // serde's type errors do not say which field: the message's
             // own fields are looked at by name (a `null` is absent, which
@@ -481,9 +548,20 @@ fn shape_problem_of(v: &serde_json::Value, e: &serde_json::Error) -> String {
                         )
                     })
                 });
-            match wrong {
-                Some(w) => format!("{w} ({e})"),
-                None => e.to_string(),
+            // A required field missing, and there written otherwise
+            // (`Option`): said so, not merely missing.
+            let otherwise = fields_of(t).first().and_then(|&(field, _)| {
+                let missing = v.get(field).is_none_or(serde_json::Value::is_null);
+                let (key, how) = key_written_otherwise(v, field).filter(|_| missing)?;
+                Some(format!(
+                    "missing field `{field}` but `{}`: field names are exact (write `{field}`, {how})",
+                    truncate(key.as_bytes(), 40)
+                ))
+            });
+            match (wrong, otherwise) {
+                (Some(w), _) => format!("{w} ({e})"),
+                (None, Some(o)) => o,
+                (None, None) => e.to_string(),
             }
         }
         Some(t) => format!(
@@ -1039,6 +1117,62 @@ mod tests {
         assert!(problem(r#"{"option":"G"}"#).starts_with("no `type` field"));
         assert!(problem(r#"{"type":3}"#).starts_with("`type` must be a string"));
         assert!(problem(r#"{"type":"reply"}"#).contains("option"));
+    }
+
+    /// A name of the protocol written in another case (`Type`, `Option`,
+    /// as Go's and C#'s serializers write fields by default; `Reply`) or
+    /// with white space around it is said to be that one, written so;
+    /// a message encoded twice (a JSON string holding it), that.
+    #[test]
+    fn a_name_written_otherwise_is_named() {
+        let problem = |line: &str| match decode(line.as_bytes()) {
+            Err(DecodeError::Protocol(m)) => m,
+            other => panic!("{line}: {other:?}"),
+        };
+        for (line, says) in [
+            (
+                r#"{"Type":"reply","Option":"G"}"#,
+                "no `type` field but `Type`: field names are exact (write `type`, in lower case)",
+            ),
+            (
+                r#"{"Type":"hello","Name":"x"}"#,
+                "no `type` field but `Type`",
+            ),
+            (
+                r#"{"type":"reply","Option":"G"}"#,
+                "missing field `option` but `Option`: field names are exact (write `option`, in lower case)",
+            ),
+            (
+                r#"{"type":"reply","option ":"G"}"#,
+                "missing field `option` but `option `: field names are exact (write `option`, without white space)",
+            ),
+            (
+                r#"{"type":"hello","NAME":"x"}"#,
+                "missing field `name` but `NAME`",
+            ),
+            (
+                r#"{"type":"Reply","option":"G"}"#,
+                "unknown message type `Reply`: types are exact (write `reply`, in lower case)",
+            ),
+            (
+                r#"{"type":"hello ","name":"x"}"#,
+                "unknown message type `hello `: types are exact (write `hello`, without white space)",
+            ),
+            (
+                r#""{\"type\":\"reply\",\"option\":\"G\"}""#,
+                "a JSON string holding a JSON object: the message was encoded twice",
+            ),
+        ] {
+            let got = problem(line);
+            assert!(got.starts_with(says), "{line}: {got}");
+            assert!(got.len() <= 100, "{line}: cut in a detail: {got}");
+        }
+        // Only a name written otherwise is named: a field that is not one.
+        assert_eq!(
+            problem(r#"{"type":"reply","move":"G"}"#),
+            "missing field `option`"
+        );
+        assert_eq!(problem(r#""G""#), "not a JSON object");
     }
 
     /// The direct request encoder writes [`encode_into`]'s bytes.

@@ -367,8 +367,15 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         on_event: &mut (dyn FnMut(&Event<'_>) + Send),
     ) -> GameReport {
         // Output nobody asked for belongs to this game: a second reply to
-        // the last request, a daemon writing to the bot's stdout.
-        let forfeit = forfeit.or_else(|| self.stray_output());
+        // the last request, a daemon writing to the bot's stdout. Found
+        // when a seat ran out of time, it came first, and is the fault.
+        let forfeit = match forfeit {
+            Some((seat, f)) if matches!(f.kind, ForfeitKind::Timeout | ForfeitKind::Stall) => {
+                Some(self.unasked_first(seat).unwrap_or((seat, f)))
+            }
+            None => self.stray_output(),
+            f => f,
+        };
         if let Some((seat, fault)) = &forfeit {
             self.players[*seat].forfeited();
             on_event(&Event::Forfeit { seat: *seat, fault });
@@ -398,6 +405,21 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
             .iter_mut()
             .enumerate()
             .find_map(|(seat, p)| p.quiet_at_end().err().map(|f| (seat, f)))
+    }
+
+    /// Output another seat than `timed_out` wrote unasked, found in its
+    /// pipe when `timed_out` ran out of time: the other seats are paused
+    /// while one is asked (unless they may ponder, and then too it came
+    /// by the deadline), so it was written before that seat's time ran
+    /// out, and that fault, the first, is ruled (the first seat's, if
+    /// several wrote).
+    fn unasked_first(&mut self, timed_out: usize) -> Option<(usize, Fault)> {
+        let when = format!("while seat {timed_out} was asked, before its time ran out");
+        self.players
+            .iter_mut()
+            .enumerate()
+            .filter(|&(seat, _)| seat != timed_out)
+            .find_map(|(seat, p)| p.unasked_output(&when).map(|f| (seat, f)))
     }
 
     fn report(&mut self, forfeit: Option<(usize, Fault)>) -> GameReport {

@@ -130,6 +130,14 @@ pub trait Player: Send {
     fn quiet_at_end(&mut self) -> Result<(), Fault> {
         self.quiet(AFTER_LAST_REPLY)
     }
+    /// Another seat ran out of time (`when` says which, for the
+    /// message): the fault of output this player wrote unasked before
+    /// that, if there is any (then it is marked for restart). Unlike
+    /// [`quiet`](Self::quiet), nothing else (an exit) is looked for. The
+    /// default: an in-process player never writes any.
+    fn unasked_output(&mut self, _when: &str) -> Option<Fault> {
+        None
+    }
     /// Its answer `option` is not one of the legal options, the fault
     /// `illegal`: the fault to rule, said better if the player knows more
     /// (a bot that wrote more lines than it was asked for; a line it wrote
@@ -788,12 +796,14 @@ impl BotPlayer {
         let info = match Self::handshake(&mut process, timing).await {
             Ok(info) => info,
             Err(mut e) => {
-                // A script without its `#!` line was run by /bin/sh, and
-                // failed in the shell's words: the cause is said.
+                // A script without its `#!` line (or with one behind a
+                // byte-order mark, or ending in `\r`), a program built for
+                // another machine: run by /bin/sh or `env`, it failed in
+                // their words; the cause is said.
                 if let StartError::Handshake(f) = &mut e {
                     let cmd = &launch.command;
                     let note = (f.kind == ForfeitKind::Crash)
-                        .then(|| crate::bot::no_interpreter_line(&cmd.program, cmd.cwd.as_deref()))
+                        .then(|| crate::bot::failed_start_note(&cmd.program, cmd.cwd.as_deref()))
                         .flatten();
                     if let Some(note) = note {
                         f.detail = format!("{}; {note}", f.detail);
@@ -1366,6 +1376,22 @@ impl Player for BotPlayer {
             }
             r => r,
         }
+    }
+
+    fn unasked_output(&mut self, when: &str) -> Option<Fault> {
+        if self.broken {
+            return None;
+        }
+        let Ok(Some(bytes)) = self.process.stray_output() else {
+            return None;
+        };
+        let unasked = match (self.seq, self.since_start.asked) {
+            (0, _) => Some(Unasked::Ever),
+            (_, 0) => Some(Unasked::ThisGame),
+            _ => None,
+        };
+        self.break_off();
+        Some(stray_fault(when, &bytes, unasked))
     }
 
     fn explain_illegal<'a>(
