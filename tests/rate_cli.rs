@@ -625,6 +625,8 @@ fn unknown_variant_and_anchor_are_clear_errors() {
         err.contains("out of range") && err.contains("a=1e308"),
         "{err}"
     );
+    // Said as written, not as its 309 digits.
+    assert!(err.contains("--anchor: 1e308 is out of range"), "{err}");
     // An anchor without its bot is said to be that.
     let out = arena(&["rate", s(&data("two.csv")), "--anchor", "=5"]);
     assert_eq!(out.status.code(), Some(2));

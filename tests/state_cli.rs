@@ -97,6 +97,27 @@ fn an_illegal_move_names_its_position_and_the_legal_options() {
     assert!(err.contains("legal options there: xi1 xi2 xi5"), "{err}");
 }
 
+/// A move that differs from a legal one where the eye cannot tell (a
+/// zero-width space pasted with it, another case) says how; a negative
+/// player count is named as that (it was taken for a flag, `-1`).
+#[test]
+fn a_move_written_otherwise_says_how_and_a_negative_count_is_named() {
+    let out = arena(&["state", "diffusion", "--moves", "\u{200b}A"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("it holds U+200B, which is not ASCII"), "{err}");
+    let out = arena(&["state", "kisolo", "--moves", "XI1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("(`xi1` is legal: options are taken exactly"),
+        "{err}"
+    );
+    let out = arena(&["state", "kisolo", "--players", "-1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("-1 is negative"), "{err}");
+    assert!(!err.contains("unexpected argument"), "{err}");
+}
+
 #[test]
 fn the_result_once_over_and_moves_after_it() {
     let v = json_of(&arena(&[

@@ -872,3 +872,224 @@ fn a_value_of_the_wrong_type_is_said_in_plain_words() {
         }
     }
 }
+
+/// A negative number given to a flag of `state`, `analyse`, `tables` or
+/// `match` is named as a bad value of that flag (it was taken for a flag
+/// of its own: "unexpected argument '-1' found", or clap's "invalid
+/// digit").
+#[test]
+fn a_negative_number_is_a_bad_value_of_its_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    log_league_copy(&dir.path().join("league"), |lines| lines);
+    let id = "r001-kisolo-p000-o0";
+    let cases: [(&[&str], &str); 8] = [
+        (&["state", "kisolo", "--players", "-1"], "-1 is negative"),
+        (
+            &["analyse", "league", id, "--depth", "-1"],
+            "-1 is negative",
+        ),
+        (
+            &["analyse", "league", id, "--time-ms", "-5"],
+            "-5 is negative",
+        ),
+        (
+            &["analyse", "league", id, "--threshold", "-0.1"],
+            "--threshold -0.1: a score difference between 0 and 1",
+        ),
+        (
+            &["tables", "build", "diffusion", "--seeds", "-1"],
+            "-1 is negative",
+        ),
+        (
+            &["tables", "build", "diffusion", "--threads", "-2"],
+            "-2 is negative",
+        ),
+        (
+            &["tables", "coverage", "league", "--seeds", "-3"],
+            "-3 is negative",
+        ),
+        (
+            &["match", "random", "random", "-j", "-1"],
+            "--concurrency: must be between 1 and 1024, got -1",
+        ),
+    ];
+    for (args, says) in cases {
+        let o = arena(dir.path(), args);
+        let out = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {out}");
+        assert!(out.contains(says), "{args:?}: {out}");
+        assert!(!out.contains("unexpected argument"), "{args:?}: {out}");
+    }
+    assert!(!dir.path().join("tables").exists());
+}
+
+/// A league's log of records given to `arena analyse` as a record file is
+/// told to give the folder and a game (it read the log as one game's
+/// record: "record line N: ..."); a file that is not text says so.
+#[test]
+fn analyse_names_a_record_log_and_a_file_that_is_not_text() {
+    let dir = tempfile::tempdir().unwrap();
+    log_league_copy(&dir.path().join("league"), |lines| lines);
+    let o = arena(dir.path(), &["analyse", "league/games/records-0000.jsonl"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("is a league's log of records (many games)")
+            && text(&o).contains("`arena analyse league GAME_ID`"),
+        "{}",
+        text(&o)
+    );
+    std::fs::write(dir.path().join("g.jsonl"), b"{\"type\":\xff\xfe}\n").unwrap();
+    let o = arena(dir.path(), &["analyse", "g.jsonl"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("g.jsonl: not a game record: not UTF-8 text (at byte offset 8;"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// `arena replay` and `arena tables coverage` take a league's games.csv
+/// for its folder, as `arena show` does (replay read games.csv as a
+/// tournament file, "TOML parse error"; `--results games.csv` looked for
+/// games.csv/games.csv; coverage said the games.csv had no games.csv).
+#[test]
+fn replay_and_coverage_take_a_games_csv_for_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    log_league_copy(&dir.path().join("league"), |lines| lines);
+    let o = arena(
+        dir.path(),
+        &["replay", "league/games.csv", "r001-kisolo-p000-o0"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("league.json does not record the command that made its league"),
+        "{}",
+        text(&o)
+    );
+    assert!(!text(&o).contains("TOML"), "{}", text(&o));
+    std::fs::write(
+        dir.path().join("log.toml"),
+        format!(
+            "name = \"log\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{RANDOM}\"] }},\n]\n"
+        ),
+    )
+    .unwrap();
+    let o = arena(
+        dir.path(),
+        &[
+            "replay",
+            "log.toml",
+            "r001-kisolo-p000-o0",
+            "--results",
+            "league/games.csv",
+        ],
+    );
+    assert!(
+        text(&o).contains("replaying r001-kisolo-p000-o0"),
+        "{}",
+        text(&o)
+    );
+    assert!(!text(&o).contains("Not a directory"), "{}", text(&o));
+    let o = arena(
+        dir.path(),
+        &["tables", "coverage", "league/games.csv", "--seeds", "4"],
+    );
+    assert!(!text(&o).contains("no games.csv"), "{}", text(&o));
+    assert!(
+        text(&o).contains("tricala") || text(&o).contains("no 2-player"),
+        "{}",
+        text(&o)
+    );
+    // A torn last line is said, as sprt and pgn say it, not left out
+    // without a word.
+    let csv = dir.path().join("league/games.csv");
+    let whole = std::fs::read_to_string(&csv).unwrap();
+    std::fs::write(&csv, &whole[..whole.len() - 20]).unwrap();
+    let o = arena(
+        dir.path(),
+        &["tables", "coverage", "league", "--seeds", "4"],
+    );
+    assert!(
+        text(&o).contains("skipped a torn last line"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// `arena report -o` naming a league's results folder (or its records
+/// folder) is refused before anything is written; one folder given twice
+/// is read once, its report in its own folder (it was read as two shards:
+/// every game a duplicate, the report in the folder above).
+#[test]
+fn report_refuses_a_results_folder_for_its_output_and_reads_a_folder_once() {
+    let dir = tempfile::tempdir().unwrap();
+    log_league_copy(&dir.path().join("league"), |lines| lines);
+    for out in ["league", "league/games"] {
+        let o = arena(dir.path(), &["report", "league", "-o", out]);
+        assert_eq!(o.status.code(), Some(2), "{out}: {}", text(&o));
+        assert!(
+            text(&o).contains(&format!("-o {out}: that is a")),
+            "{}",
+            text(&o)
+        );
+    }
+    assert!(!dir.path().join("league/index.html").exists());
+    assert!(!dir.path().join("league/games/index.html").exists());
+    let o = arena(dir.path(), &["report", "league", "league/"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("read once"), "{}", text(&o));
+    assert!(!text(&o).contains("duplicate"), "{}", text(&o));
+    assert!(dir.path().join("league/report/index.html").is_file());
+    assert!(!dir.path().join("report").exists());
+}
+
+/// `arena view --bind` says what is wrong with the address before
+/// anything starts: an address another machine could reach, one without
+/// its port; `localhost:PORT` is taken.
+#[test]
+fn view_names_a_bind_address_it_cannot_take() {
+    let dir = tempfile::tempdir().unwrap();
+    log_league_copy(&dir.path().join("league"), |lines| lines);
+    for (bind, says) in [
+        ("0.0.0.0:0", "listens on loopback only"),
+        ("127.0.0.1", "has no port"),
+        ("localhost", "has no port"),
+        ("127.0.0.1:99999", "port of 0 to 65535"),
+    ] {
+        let o = arena(dir.path(), &["view", "league", "--no-open", "--bind", bind]);
+        assert_eq!(o.status.code(), Some(2), "{bind}: {}", text(&o));
+        assert!(text(&o).contains(says), "{bind}: {}", text(&o));
+        assert!(
+            !text(&o).contains("invalid input parameter"),
+            "{}",
+            text(&o)
+        );
+    }
+}
+
+/// `arena show` of a folder without a games.csv says the file is not
+/// there (it said "no row in games.csv").
+#[test]
+fn show_in_a_folder_without_games_csv_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    let o = arena(dir.path(), &["show", "empty", "r001-filo-p000-o0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o)
+            .contains("games.csv: no such file, and no record file of game `r001-filo-p000-o0`"),
+        "{}",
+        text(&o)
+    );
+    assert!(!text(&o).contains("no row in games.csv"), "{}", text(&o));
+    // A games.csv that cannot be read is not "its row is there".
+    std::fs::create_dir(dir.path().join("empty/games.csv")).unwrap();
+    let o = arena(dir.path(), &["show", "empty", "r001-filo-p000-o0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("(games.csv cannot be read)"),
+        "{}",
+        text(&o)
+    );
+    assert!(!text(&o).contains("its row is there"), "{}", text(&o));
+}

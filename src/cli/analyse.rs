@@ -15,6 +15,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
+// `--depth -1` is a bad number, not a flag named -1.
+#[command(allow_negative_numbers = true)]
 pub struct AnalyseArgs {
     /// A results folder (then a game_id of its games.csv), or a game's
     /// record file (`arena play --record`).
@@ -23,10 +25,10 @@ pub struct AnalyseArgs {
     game_id: Option<String>,
     /// Search depth in decisions where nothing exact reaches (default 4,
     /// or as deep as --time-ms allows).
-    #[arg(long)]
-    depth: Option<u32>,
+    #[arg(long, value_parser = super::args::whole)]
+    depth: Option<u64>,
     /// Search time per decision, in ms (iterative deepening).
-    #[arg(long)]
+    #[arg(long, value_parser = super::args::whole)]
     time_ms: Option<u64>,
     /// An estimated score this much below the best option's (scores run
     /// from 0 to 1) marks a blunder; an exact result thrown away always
@@ -42,7 +44,7 @@ pub struct AnalyseArgs {
     no_exact: bool,
     /// F.I.L.O: the solver's time per proof, in ms (each option of a
     /// decision takes one or two).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = super::args::whole)]
     proof_ms: u64,
     /// One JSON object per decision instead of a table.
     #[arg(long)]
@@ -64,7 +66,7 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     if args.depth == Some(0) {
         bail!("--depth 0: search at least one decision deep");
     }
-    if let Some(d) = args.depth.filter(|&d| d > MAX_DEPTH) {
+    if let Some(d) = args.depth.filter(|&d| d > u64::from(MAX_DEPTH)) {
         bail!("--depth {d}: the search goes at most {MAX_DEPTH} decisions deep");
     }
     if args.save && !args.source.is_dir() {
@@ -89,9 +91,15 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
                 args.source.display()
             );
         }
-        let text = std::fs::read_to_string(&args.source)
-            .with_context(|| format!("reading {}", args.source.display()))?;
-        (text, args.source.display().to_string())
+        (
+            record_file(&args.source)?,
+            args.source.display().to_string(),
+        )
+    } else if args.source.exists() {
+        bail!(
+            "{}: neither a results folder nor a record file (a regular file)",
+            args.source.display()
+        );
     } else {
         bail!(
             "{}: no such results folder or record file",
@@ -108,7 +116,8 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     }
     check_tables_for(&args, &rec.spec)?;
     let params = Params {
-        depth: args.depth,
+        // At most MAX_DEPTH: checked above.
+        depth: args.depth.map(|d| u32::try_from(d).unwrap_or(MAX_DEPTH)),
         time: args.time_ms.map(Duration::from_millis),
         threshold: args.threshold,
         tables,
@@ -146,6 +155,39 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     }
     super::output::emit(&out, "the analysis")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The text of the record file `path`: a league's log of records (many
+/// games, compressed or not), a zstd file or any other file that is not
+/// text is named as what it is, not as a UTF-8 stream error or a record
+/// that does not parse.
+fn record_file(path: &std::path::Path) -> anyhow::Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if crate::results::records::is_log_name(name) {
+        let folder = path
+            .parent()
+            .and_then(|games| games.parent())
+            .map_or("RESULTS".to_string(), |d| d.display().to_string());
+        bail!(
+            "{} is a league's log of records (many games), not one game's record: give the league's results folder and a game_id (`arena analyse {} GAME_ID`)",
+            path.display(),
+            super::args::shell_word(&folder)
+        );
+    }
+    if bytes.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
+        bail!(
+            "{} is a zstd-compressed file, not a game record: decompress it first (zstd -d FILE)",
+            path.display()
+        );
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: not a game record: not UTF-8 text (at byte offset {}; a record is the JSON lines `arena play --record` or `arena show --json` writes)",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 /// `--tables DIR` given for a 2-player game that has tables: they must

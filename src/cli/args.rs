@@ -83,10 +83,16 @@ pub(crate) fn game_record(
     game_id: &str,
 ) -> anyhow::Result<(crate::league::folder::records::RecordAt, String)> {
     use crate::league::folder::{records, Layout, StoreError};
-    records::find_record(&Layout::new(dir), game_id).map_err(|e| {
+    let layout = Layout::new(dir);
+    records::find_record(&layout, game_id).map_err(|e| {
         let why = match &e {
             StoreError::Mismatch { .. } => "",
             StoreError::Csv(_) => " (games.csv does not read up to its row)",
+            // games.csv itself cannot be opened or read (a folder in its
+            // place, its permissions): no row was seen at all.
+            StoreError::Io { path, .. } if *path == layout.games_csv() => {
+                " (games.csv cannot be read)"
+            }
             _ => " (its row is there; the record cannot be read)",
         };
         anyhow::anyhow!("the record of `{game_id}` in {}{why}: {e}", dir.display())

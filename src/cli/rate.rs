@@ -62,8 +62,9 @@ fn parse_anchor(s: &str) -> anyhow::Result<Anchor> {
     let Some((bot, elo)) = s.rsplit_once('=') else {
         bail!("--anchor wants BOT=ELO, got `{s}`");
     };
-    let elo: f64 = elo
-        .trim()
+    // Said as written (`1e300`), not as its 301 digits.
+    let written = elo.trim();
+    let elo: f64 = written
         .parse()
         .with_context(|| format!("--anchor: `{elo}` is not a number"))?;
     if bot.trim().is_empty() {
@@ -74,7 +75,7 @@ fn parse_anchor(s: &str) -> anyhow::Result<Anchor> {
     }
     // Beyond this, the ratings' sums lose every digit of the games.
     if elo.abs() > 100_000.0 {
-        bail!("--anchor: {elo} is out of range (Elo between -100000 and 100000), in `{s}`");
+        bail!("--anchor: {written} is out of range (Elo between -100000 and 100000), in `{s}`");
     }
     Ok(Anchor {
         bot: bot.to_string(),

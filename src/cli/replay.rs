@@ -36,7 +36,15 @@ pub struct ReplayArgs {
 /// the same; 1: it did not (the first difference is printed).
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let (t, output) = league_of(&args.file)?;
-    let dir = args.results.clone().unwrap_or(output);
+    // A league's games.csv stands for its folder, as in `arena show`.
+    let dir = match &args.results {
+        Some(r) if r.is_file() => super::args::results_folder(
+            r,
+            "--results names the folder of the league's results, or its games.csv",
+        )?,
+        Some(r) => r.clone(),
+        None => output,
+    };
     if !dir.exists() {
         match &args.results {
             Some(_) => bail!("--results {}: no such folder", dir.display()),
@@ -160,7 +168,11 @@ enum RecordedCommand {
 fn league_of(file: &Path) -> anyhow::Result<(Tournament, PathBuf)> {
     let folder = match file.file_name() {
         _ if file.is_dir() => file.to_path_buf(),
-        Some(n) if n == "league.json" => file.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        // A results folder's own files stand for it (not a tournament
+        // file to read as TOML).
+        Some(n) if n == "league.json" || n == "games.csv" => {
+            super::args::folder_of(file).to_path_buf()
+        }
         _ => {
             let t = Tournament::load_with(file, &RunSettings::default())?;
             let output = t.output.clone();
@@ -181,10 +193,29 @@ fn league_of(file: &Path) -> anyhow::Result<(Tournament, PathBuf)> {
             json.display()
         );
     };
-    let words = super::args::command_words(&line)?;
+    let Some(words) = shlex::split(&line) else {
+        bail!(
+            "{} records `{line}`, whose quotes do not close: give the league's tournament file, and this folder with --results",
+            json.display()
+        );
+    };
     let t = match <Recorded as clap::Parser>::try_parse_from(&words).map(|r| r.command) {
         Ok(RecordedCommand::Run(a)) => Tournament::load_with(&a.file, &a.settings())?,
         Ok(RecordedCommand::Match(a)) => super::versus::tournament(&a)?,
+        // `arena run` or `arena match` with arguments this version does
+        // not take: said as that, with clap's reason.
+        Err(e) if matches!(words.get(1).map(String::as_str), Some("run" | "match")) => {
+            let why = e.to_string();
+            let why = why
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("error: ");
+            bail!(
+                "{} records `{line}`, which does not read as a command of this version: {why}",
+                json.display()
+            )
+        }
         Err(_) => bail!(
             "{} records `{line}`, which is neither `arena run` nor `arena match`",
             json.display()

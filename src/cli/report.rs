@@ -55,7 +55,21 @@ fn folders_of(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
             super::args::results_folder(p, "give a league's results folder, e.g. results/NAME")
         })
         .collect::<anyhow::Result<Vec<PathBuf>>>()?;
-    let paths = paths.as_slice();
+    // One folder given twice (`results/x results/x/`, a link) is read
+    // once: as two shards it made every game a duplicate and put the
+    // report in the folder above.
+    let mut unique: Vec<PathBuf> = Vec::new();
+    for p in paths {
+        match unique.iter().find(|u| super::args::same_file(u, &p)) {
+            Some(u) => eprintln!(
+                "warning: {} is {} again: read once",
+                p.display(),
+                u.display()
+            ),
+            None => unique.push(p),
+        }
+    }
+    let paths = unique.as_slice();
     if let [one] = paths {
         if Layout::new(one).games_csv().is_file() {
             return Ok((vec![one.clone()], one.clone()));
@@ -181,6 +195,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let (folders, league) = resolve(&args.results)?;
     let out = args.out.clone().unwrap_or_else(|| league.join("report"));
+    not_a_results_place(&out)?;
     for warning in unreadable_meta(&folders, &league) {
         eprintln!("warning: {warning}");
     }
@@ -226,6 +241,36 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     );
     super::output::emit(&format!("{}\n", w.index.display()), "the report's path")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses `-o DIR` when DIR is a league's results folder, or its records
+/// or analyses folder: the report's pages and viewer data would be mixed
+/// with what the league keeps there (and a league folder's own report goes
+/// into its `report/`, the default).
+fn not_a_results_place(out: &Path) -> anyhow::Result<()> {
+    let holds_league = |d: &Path| {
+        let l = Layout::new(d);
+        l.games_csv().is_file() || l.league_json().is_file()
+    };
+    let parent = super::args::folder_of(out);
+    let what = if holds_league(out) {
+        "a league's results folder"
+    } else if holds_league(parent)
+        && [
+            Layout::new(parent).records(),
+            Layout::new(parent).analysis(),
+        ]
+        .iter()
+        .any(|d| super::args::same_file(d, out))
+    {
+        "a folder a league keeps its games in"
+    } else {
+        return Ok(());
+    };
+    bail!(
+        "-o {}: that is {what}: give a folder of its own (a league's report goes into its report/ folder when -o is left out)",
+        out.display()
+    )
 }
 
 /// How often `arena run` refreshes its report.

@@ -26,12 +26,14 @@ use serde_json::json;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
+// `--players -1` is a bad number, not a flag named -1.
+#[command(allow_negative_numbers = true)]
 pub struct StateArgs {
     /// The game: filo, tricala, hackaback, kisolo, diffusion.
     game: String,
     /// Number of players (Tricala: 2 or 3).
-    #[arg(long, default_value_t = 2)]
-    players: usize,
+    #[arg(long, default_value_t = 2, value_parser = super::args::whole)]
+    players: u64,
     /// A game option KEY=VALUE (repeatable), e.g. `columns=6` for Kisolo.
     #[arg(long = "option", value_name = "KEY=VALUE")]
     options: Vec<String>,
@@ -52,7 +54,8 @@ pub struct StateArgs {
 fn settings(args: &StateArgs) -> anyhow::Result<(Variant, Settings)> {
     let variant = super::args::game_positional(&args.game)?;
     let settings = Settings {
-        players: args.players,
+        // Beyond usize is no player count either: the engine names it.
+        players: usize::try_from(args.players).unwrap_or(usize::MAX),
         max_plies: args.max_plies,
         options: super::args::game_options(&args.options)?,
     };
@@ -72,12 +75,29 @@ fn replay(variant: Variant, settings: &Settings, moves: &str) -> anyhow::Result<
                 legal.join(" ")
             };
             bail!(
-                "move {} `{mv}` is illegal: {e}; legal options there: {legal}",
-                i + 1
+                "move {} `{mv}` is illegal: {e}{}; legal options there: {legal}",
+                i + 1,
+                written_otherwise(mv, &game.legal())
             );
         }
     }
     Ok(game)
+}
+
+/// What makes `mv` differ from a legal option where the eye cannot tell:
+/// a character that is not ASCII (a zero-width space pasted with it shows
+/// as nothing at all), or a legal option in another case.
+fn written_otherwise(mv: &str, legal: &[String]) -> String {
+    if let Some(c) = mv.chars().find(|c| !c.is_ascii()) {
+        return format!(
+            " (it holds U+{:04X}, which is not ASCII: every option is)",
+            u32::from(c)
+        );
+    }
+    match legal.iter().find(|l| l.eq_ignore_ascii_case(mv)) {
+        Some(meant) => format!(" (`{meant}` is legal: options are taken exactly as listed)"),
+        None => String::new(),
+    }
 }
 
 /// The JSON document described in the module comment.

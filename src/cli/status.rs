@@ -341,8 +341,8 @@ pub(super) fn sprt_verdict(
     let (lower, upper) = config.bounds();
     let head = format!(
         "SPRT {a} vs {b} (H0 {a} - {b} = {}, H1 = {}, {} Elo)",
-        config.elo0,
-        config.elo1,
+        crate::ratings::sprt::shown(config.elo0),
+        crate::ratings::sprt::shown(config.elo1),
         config.model.as_str()
     );
     let json = serde_json::json!({

@@ -42,13 +42,15 @@ enum TablesCommand {
 }
 
 #[derive(clap::Args, Debug)]
+// `--seeds -1` is a bad number, not a flag named -1.
+#[command(allow_negative_numbers = true)]
 pub struct CoverageArgs {
     /// A results folder (`arena run`'s output): its 2-player Diffusion,
     /// Hackaback and Tricala games are counted.
     results: PathBuf,
     /// Tables of up to this many seeds in play (default: as many as fit
     /// --max-size, for each game).
-    #[arg(long)]
+    #[arg(long, value_parser = seeds_arg)]
     seeds: Option<u32>,
     /// The most bytes the tables may take (suffixes K, M, G, decimal).
     #[arg(long, default_value = "1G", value_parser = parse_size)]
@@ -56,12 +58,14 @@ pub struct CoverageArgs {
 }
 
 #[derive(clap::Args, Debug)]
+// `--seeds -1` is a bad number, not a flag named -1.
+#[command(allow_negative_numbers = true)]
 pub struct BuildArgs {
     /// The game: diffusion, hackaback or tricala (2 players).
     variant: String,
     /// Every position with up to this many seeds in play (default: as
     /// many as fit --max-size).
-    #[arg(long)]
+    #[arg(long, value_parser = seeds_arg)]
     seeds: Option<u32>,
     /// The most bytes the tables may take (suffixes K, M, G, decimal).
     #[arg(long, default_value = "1G", value_parser = parse_size)]
@@ -70,8 +74,15 @@ pub struct BuildArgs {
     #[arg(long, default_value = "tables")]
     out: PathBuf,
     /// Threads (default: the machine's CPUs).
-    #[arg(long)]
-    threads: Option<usize>,
+    #[arg(long, value_parser = super::args::whole)]
+    threads: Option<u64>,
+}
+
+/// `--seeds N`: a whole number (a negative one said as negative, not as
+/// a flag named `-1`), at most what a u32 holds.
+fn seeds_arg(s: &str) -> Result<u32, String> {
+    let n = super::args::whole(s)?;
+    u32::try_from(n).map_err(|_| format!("{n} is too large"))
 }
 
 /// `1G`, `500M`, `64K` (powers of 1000) or a plain number of bytes.
@@ -104,6 +115,10 @@ pub fn run(args: TablesArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
+    // A league's games.csv stands for its folder, as in `arena show`.
+    let results =
+        super::args::results_folder(&a.results, "give a results folder, arena run's output")?;
+    let a = CoverageArgs { results, ..a };
     let layout = Layout::new(&a.results);
     let csv = layout.games_csv();
     if !csv.is_file() {
@@ -112,7 +127,7 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
             a.results.display()
         );
     }
-    let rows = csvio::read_rows(&csv)?;
+    let rows = rows_of(&csv)?;
     let seeds_of = |v: Variant| match (a.seeds, v) {
         (Some(n), _) => n,
         (None, Variant::Diffusion) => seeds_for_size::<DiffusionTable>(a.max_size),
@@ -214,8 +229,21 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The rows of `csv`, and a warning for what was skipped (a torn last
+/// line), as `arena sprt` and `arena pgn` say it: the games counted are
+/// one fewer.
+fn rows_of(csv: &std::path::Path) -> anyhow::Result<Vec<crate::results::GameRow>> {
+    let file = csvio::read_file(csv)?;
+    for w in &file.warnings {
+        errln!("warning: {w}");
+    }
+    Ok(file.rows.into_iter().map(|(_, r)| r).collect())
+}
+
 fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
-    if matches!(a.variant.as_str(), "tricala3" | "tricala-3p") {
+    // Written as the game's name is read: any case, spaces around.
+    let name = a.variant.trim().to_ascii_lowercase();
+    if matches!(name.as_str(), "tricala3" | "tricala-3p") {
         bail!(
             "3-player Tricala has no tables: a table's value is a win or a loss for one of two players; `tricala` builds the 2-player game's (docs/tables.md)"
         );
@@ -281,9 +309,10 @@ fn build_game<T: TableGame>(a: &BuildArgs) -> anyhow::Result<ExitCode> {
             "{asked}; the smallest holds {least} seeds and takes {bytes} bytes (--seeds {least})"
         );
     }
-    let threads = a
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = a.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |t| usize::try_from(t).unwrap_or(usize::MAX),
+    );
     if threads == 0 {
         bail!("--threads 0: at least one thread is needed");
     }

@@ -32,15 +32,17 @@ pub struct MatchArgs {
     #[arg(long, value_name = "SPEC")]
     sprt: Option<String>,
     /// Games at a time (default: the number of CPUs).
+    // Any whole number here, as on `arena run`: `-1` and `0` get the
+    // league's range check, not clap's "invalid digit".
     #[arg(long, short = 'j')]
-    concurrency: Option<usize>,
+    concurrency: Option<i64>,
     /// The schedule's seed.
     #[arg(long, value_parser = super::args::whole)]
     seed: Option<u64>,
     /// Random opening decisions per seat-swap group (default 4; 0 with
     /// --openings-file, after whose lines they come).
     #[arg(long)]
-    openings: Option<u32>,
+    openings: Option<i64>,
     /// An openings book: each seat-swap group opens with a line of it,
     /// `VARIANT: MOVE MOVE ...` a line (docs/league.md).
     #[arg(long, value_name = "FILE")]
@@ -167,11 +169,9 @@ pub(super) fn tournament(args: &MatchArgs) -> anyhow::Result<Tournament> {
     let flags = RunSettings {
         rounds: Some(rounds as i64),
         variants: Some(variants),
-        concurrency: args
-            .concurrency
-            .map(|c| i64::try_from(c).unwrap_or(i64::MAX)),
+        concurrency: args.concurrency,
         seed: args.seed,
-        openings: args.openings.map(i64::from),
+        openings: args.openings,
         openings_file: args.openings_file.clone(),
         openings_order: args.openings_order.clone(),
         decision_ms: args.decision_ms,

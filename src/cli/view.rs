@@ -16,11 +16,34 @@ pub struct ViewArgs {
     #[arg(required = true, value_name = "RESULTS")]
     results: Vec<PathBuf>,
     /// Where to listen: a loopback address (port 0: any free port).
-    #[arg(long, default_value = "127.0.0.1:0")]
+    #[arg(long, default_value = "127.0.0.1:0", value_parser = bind_arg)]
     bind: SocketAddr,
     /// Do not open a browser.
     #[arg(long)]
     no_open: bool,
+}
+
+/// `--bind`: a loopback address and port (`localhost:PORT` as
+/// 127.0.0.1); an address without its port, or one another machine could
+/// reach, is said as that.
+fn bind_arg(s: &str) -> Result<SocketAddr, String> {
+    let t = s.trim();
+    let addr = match t.strip_prefix("localhost:") {
+        Some(port) => format!("127.0.0.1:{port}").parse::<SocketAddr>(),
+        None => t.parse::<SocketAddr>(),
+    };
+    match addr {
+        Ok(a) if a.ip().is_loopback() => Ok(a),
+        Ok(a) => Err(format!(
+            "{a}: arena view listens on loopback only (127.0.0.1 or [::1]), so that no other machine reads the results"
+        )),
+        Err(_) if t.parse::<std::net::IpAddr>().is_ok() || t == "localhost" => Err(format!(
+            "`{t}` has no port: give ADDRESS:PORT, e.g. 127.0.0.1:8000 (port 0: any free port)"
+        )),
+        Err(_) => Err(format!(
+            "`{s}` is not ADDRESS:PORT with a port of 0 to 65535 (e.g. 127.0.0.1:8000, [::1]:0)"
+        )),
+    }
 }
 
 pub fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {

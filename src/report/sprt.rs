@@ -1,7 +1,7 @@
 //! The SPRT as its users read it: `arena sprt` prints it, and the league
 //! runner prints it at the end of a league run with `--sprt`.
 
-use crate::ratings::sprt::{Decided, HeadToHead, Model, SprtCounts, SprtReport};
+use crate::ratings::sprt::{shown, Decided, HeadToHead, Model, SprtCounts, SprtReport};
 use crate::ratings::CONFIDENCE;
 use std::fmt::Write;
 
@@ -39,7 +39,10 @@ pub fn sprt_text(r: &SprtReport, stopped: Option<&Decided>) -> String {
     let _ = writeln!(
         s,
         "SPRT {a} vs {b}: H0 {a} - {b} = {}, H1 {a} - {b} = {} ({unit}), alpha {}, beta {}",
-        c.elo0, c.elo1, c.alpha, c.beta
+        shown(c.elo0),
+        shown(c.elo1),
+        shown(c.alpha),
+        shown(c.beta)
     );
     let _ = writeln!(
         s,
@@ -248,5 +251,20 @@ mod tests {
         );
         assert!(text.ends_with("H1 accepted\n"), "{text}");
         assert!(text.contains("Elo "), "{text}");
+    }
+
+    /// A tiny or huge hypothesis or error rate is written in exponent
+    /// form in the header, as the bounds are (it was 300 digits).
+    #[test]
+    fn the_header_writes_tiny_numbers_in_exponent_form() {
+        let rows = vec![row(0, "filo", "g", "new", "old", 1.0)];
+        let cfg: SprtConfig = "elo0=0,elo1=1e-300,alpha=1e-30,beta=0.05".parse().unwrap();
+        let r = evaluate(&rows, "new", "old", &cfg).unwrap();
+        let text = sprt_text(&r, None);
+        let head = text.lines().next().unwrap_or_default();
+        assert_eq!(
+            head,
+            "SPRT new vs old: H0 new - old = 0, H1 new - old = 1e-300 (normalized Elo), alpha 1e-30, beta 0.05"
+        );
     }
 }

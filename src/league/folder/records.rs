@@ -266,10 +266,14 @@ pub fn find_record(layout: &Layout, game_id: &str) -> Result<(RecordAt, String),
         game_id: game_id.to_string(),
         ..GameRow::default()
     };
+    // Said when no record is found either: "no row in games.csv" of a
+    // folder without one sent the user looking for a row.
+    let mut no_csv = false;
     let row = match find_row(&csv, game_id) {
         Ok(Some(row)) => row,
         Ok(None) => without_row(),
         Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            no_csv = true;
             without_row()
         }
         Err(e) => match RecordAt::of(&layout.records(), &without_row()) {
@@ -284,7 +288,12 @@ pub fn find_record(layout: &Layout, game_id: &str) -> Result<(RecordAt, String),
     if row.record_file.is_empty() && !at.path().is_file() {
         return Err(StoreError::Mismatch {
             path: csv,
-            why: format!("no game `{game_id}` here (no row in games.csv, no record file)"),
+            why: match no_csv {
+                false => format!("no game `{game_id}` here (no row in games.csv, no record file)"),
+                true => format!(
+                    "no such file, and no record file of game `{game_id}`: is this a league's results folder?"
+                ),
+            },
         });
     }
     let text = at.read_text().map_err(io(at.path()))?;
