@@ -1298,6 +1298,14 @@ async fn a_timeout_says_what_arrived() {
             && detail(&r).contains(r#"{"type": "reply""#),
         "{r:?}"
     );
+    // A line ended by `\r` alone (old Mac text) looks ended: said so.
+    let r = misbehaving("cr_only", 1000, Some(ForfeitKind::Timeout)).await;
+    assert!(
+        detail(&r)
+            .contains("a line ended by a carriage return alone (`\\r`), not a newline, on stdout")
+            && detail(&r).contains(r#"{"type": "reply""#),
+        "{r:?}"
+    );
     let r = misbehaving("hang", 300, Some(ForfeitKind::Timeout)).await;
     assert!(
         detail(&r).contains("the referee saw nothing on stdout this turn")

@@ -21,6 +21,7 @@ are not league bots (see README.md). Modes:
                 and then a legal one (both lines in one write): one line too many
   huge_line     writes 100 MB without a newline at its first request
   no_newline    answers its first request without the newline
+  cr_only       answers its first request with a line ended by `\r` alone
   cut_then_crash  at its first request writes the start of a reply (no
                 newline) and crashes (status 1)
   echo_seq      plays well, echoing each request's seq (not a fault)
@@ -314,6 +315,9 @@ def misbehave(requests, message):
         sys.exit(1)
     if MODE == "no_newline" and requests == 1:
         raw(json.dumps({"type": "reply", "option": message["legal"][0]}).encode())
+        return True
+    if MODE == "cr_only" and requests == 1:
+        raw(json.dumps({"type": "reply", "option": message["legal"][0]}).encode() + b"\r")
         return True
     if MODE in ("echo_seq", "wrong_seq"):
         seq = message["seq"] + (1 if MODE == "wrong_seq" else 0)

@@ -110,6 +110,7 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
         let Some(command) = command else { continue };
         let why = match (&s.state, s.duplicates, s.bad_records) {
             (ShardState::Missing, ..) => format!("no results in {}", s.dir.display()),
+            _ if s.cannot_open => "once its games.csv can be read (its permissions, or what is in its place)".to_string(),
             _ if s.unreadable => "once its games.csv is put back as the league wrote it".to_string(),
             // Its games may all be done: the row is what is left.
             _ if s.problem.is_some() => "once that row is mended or removed".to_string(),
@@ -142,7 +143,9 @@ fn shard_notes(out: &mut String, s: &crate::league::status::ShardStatus, n: usiz
             "{}{problem}: a resume stops on this {} until it is {}",
             shard_prefix(s.index, n),
             if s.unreadable { "file" } else { "row" },
-            if s.unreadable {
+            if s.cannot_open {
+                "readable again (no line of it is read as a game meanwhile)"
+            } else if s.unreadable {
                 "put back as the league wrote it (no line of it is read as a game)"
             } else {
                 "mended or removed"

@@ -52,6 +52,9 @@ pub struct ShardStatus {
     /// The problem is the file's: its header does not read (a compressed
     /// or UTF-16 file, say), so none of its lines is a game done.
     pub unreadable: bool,
+    /// The file cannot be opened or read at all (its permissions, a
+    /// folder in its place): `unreadable` too, for another reason.
+    pub cannot_open: bool,
     /// Rows whose record is not there or does not back them (a record log
     /// cut short, deleted or damaged at its end), counted when no run
     /// holds the shard: a resume refuses them, `--repair` sets them aside
@@ -261,6 +264,7 @@ struct RowsRead {
     problem: Option<String>,
     /// The problem is in the header: no line of the file is a row.
     unreadable: bool,
+    cannot_open: bool,
     bad_records: usize,
     bad_record: Option<String>,
 }
@@ -278,6 +282,7 @@ fn read_rows(layout: &Layout) -> RowsRead {
         Err(csvio::CsvError::Io { source, .. })
             if source.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => {
+            out.cannot_open = matches!(e, csvio::CsvError::Io { .. });
             out.problem = Some(e.to_string());
             out.unreadable = true;
             return out;
@@ -386,6 +391,7 @@ fn shard_status(index: usize, dir: &Path, meta: Option<&LeagueMeta>) -> ShardSta
         duplicates: read.duplicates,
         problem: read.problem,
         unreadable: read.unreadable,
+        cannot_open: read.cannot_open,
         bad_records: read.bad_records,
         bad_record: read.bad_record,
         paused,
@@ -522,6 +528,14 @@ mod tests {
         );
         let problem = s.problem.as_deref().unwrap_or_default();
         assert!(problem.contains("gzip-compressed"), "{problem}");
+        assert!(!s.cannot_open);
+        // One that cannot be opened at all (a folder in its place; as
+        // root, permissions do not stop a read): that, not a bad file.
+        std::fs::remove_file(dir.join("games.csv")).unwrap();
+        std::fs::create_dir(dir.join("games.csv")).unwrap();
+        let st = league_status(root.path()).unwrap();
+        let s = &st.shards[0];
+        assert_eq!((s.done, s.unreadable, s.cannot_open), (0, true, true));
     }
 
     #[test]

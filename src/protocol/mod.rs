@@ -541,8 +541,16 @@ fn shape_problem_of(v: &serde_json::Value, e: &serde_json::Error) -> String {
                 .find_map(|(i, &(field, want))| {
                     let got = v.get(field).filter(|g| i == 0 || !g.is_null())?;
                     (!want.fits(got)).then(|| {
+                        // A number for a string (an option's label `3`
+                        // written bare): how it is written.
+                        let quoted = match (want, got) {
+                            (Want::Text, serde_json::Value::Number(n)) => {
+                                format!(" (a string is in quotes: \"{n}\")")
+                            }
+                            _ => String::new(),
+                        };
                         format!(
-                            "`{field}` must be {}, got {}",
+                            "`{field}` must be {}, got {}{quoted}",
                             want.said(Some(got)),
                             truncate(got.to_string().as_bytes(), 40)
                         )
@@ -908,7 +916,7 @@ mod tests {
             // Another message's field is not this one's problem.
             (
                 br#"{"type":"reply","version":2,"option":3}"#,
-                "`option` must be a string, got 3",
+                "`option` must be a string, got 3 (a string is in quotes: \"3\")",
             ),
         ] {
             let e = decode(line).unwrap_err().to_string();

@@ -533,10 +533,7 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
         (true, n) => format!("{n} bytes on stderr"),
     };
     match (process.partial_line(), replied) {
-        (Some(part), _) => format!(
-            "; the referee saw a line without its newline on stdout: {} (end every message with a newline, and flush)",
-            protocol::shown_line(part, 80)
-        ),
+        (Some(part), _) => format!("; the referee saw {}", unended(part, " on stdout")),
         (None, n) if n > 0 => format!(
             "; the referee saw nothing on stdout this turn and {on_stderr}, while its {} earlier line{} (hello and replies) arrived on stdout: it was most likely still thinking, too slow for this time or short of CPU (on a busy machine, play fewer games at a time or give it more time a decision)",
             n,
@@ -560,14 +557,25 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
 fn with_partial_line(process: &BotProcess, mut fault: Fault) -> Fault {
     if fault.kind == ForfeitKind::Crash {
         if let Some(part) = process.partial_line() {
-            fault.detail = format!(
-                "{}; it had written a line without its newline: {} (end every message with a newline, and flush)",
-                fault.detail,
-                protocol::shown_line(part, 80)
-            );
+            fault.detail = format!("{}; it had written {}", fault.detail, unended(part, ""));
         }
     }
     fault
+}
+
+/// A line a bot began on stdout and did not end, `part` (seen `where_`),
+/// said with what to do: lines ended by a carriage return alone (`\r`,
+/// as old Mac text) are named as that, since such a line looks ended.
+fn unended(part: &[u8], where_: &str) -> String {
+    let shown = protocol::shown_line(part, 80);
+    match part.contains(&b'\r') {
+        true => format!(
+            "a line ended by a carriage return alone (`\\r`), not a newline,{where_}: {shown} (end every message with a newline, `\\n`, and flush)"
+        ),
+        false => format!(
+            "a line without its newline{where_}: {shown} (end every message with a newline, and flush)"
+        ),
+    }
 }
 
 /// Where a bot's stderr is not read (no log asked for, none kept).
