@@ -410,39 +410,39 @@ fn not_an_object(line: &[u8]) -> String {
     }
 }
 
-/// The key of `v` (an object) that is `name` (lower case, as every name
-/// of the protocol) written otherwise: in another case (`Option`, as Go's
-/// and C#'s serializers write a field by default) or with white space
-/// around it; with how to write it. `None` when there is none.
+/// How `got` is `name` (lower case, as every name of the protocol)
+/// written otherwise: in another case (`Option`, as Go's and C#'s
+/// serializers write a field by default) or with white space around it.
+/// `None` when it is `name` itself or another name.
+fn how_written_otherwise(got: &str, name: &str) -> Option<&'static str> {
+    if got == name {
+        None
+    } else if got.eq_ignore_ascii_case(name) {
+        Some("in lower case")
+    } else if got.trim().eq_ignore_ascii_case(name) {
+        Some("without white space")
+    } else {
+        None
+    }
+}
+
+/// The key of `v` (an object) that is `name` written otherwise, with how
+/// to write it ([`how_written_otherwise`]).
 fn key_written_otherwise<'v>(
     v: &'v serde_json::Value,
     name: &str,
 ) -> Option<(&'v str, &'static str)> {
-    let keys = v.as_object()?.keys();
-    keys.filter(|k| k.as_str() != name).find_map(|k| {
-        if k.eq_ignore_ascii_case(name) {
-            Some((k.as_str(), "in lower case"))
-        } else if k.trim().eq_ignore_ascii_case(name) {
-            Some((k.as_str(), "without white space"))
-        } else {
-            None
-        }
-    })
+    let mut keys = v.as_object()?.keys();
+    keys.find_map(|k| how_written_otherwise(k, name).map(|how| (k.as_str(), how)))
 }
 
 /// For a message type `t` the protocol does not know, the one it knows
 /// that `t` is written otherwise (`Reply`, ` reply`), with how to write
 /// it.
 fn type_written_otherwise(t: &str) -> Option<(&'static str, &'static str)> {
-    ["hello", "reply"].into_iter().find_map(|known| {
-        if t.eq_ignore_ascii_case(known) {
-            Some((known, "in lower case"))
-        } else if t.trim().eq_ignore_ascii_case(known) {
-            Some((known, "without white space"))
-        } else {
-            None
-        }
-    })
+    ["hello", "reply"]
+        .into_iter()
+        .find_map(|known| how_written_otherwise(t, known).map(|how| (known, how)))
 }
 
 /// What a field of a bot's message must hold.
