@@ -1092,4 +1092,22 @@ fn show_in_a_folder_without_games_csv_says_so() {
         text(&o)
     );
     assert!(!text(&o).contains("its row is there"), "{}", text(&o));
+    // A game whose row is the torn last line (a run stopped while it
+    // wrote it): said so, not "no game here".
+    std::fs::remove_dir(dir.path().join("empty/games.csv")).unwrap();
+    let header = mancala_arena::results::csvio::COLUMNS.join(",");
+    std::fs::write(
+        dir.path().join("empty/games.csv"),
+        format!("{header}\nr001-filo-p000-o0,filo,2,"),
+    )
+    .unwrap();
+    let o = arena(dir.path(), &["show", "empty", "r001-filo-p000-o0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains(
+            "game `r001-filo-p000-o0` has only a torn row, the last line of games.csv cut short"
+        ),
+        "{}",
+        text(&o)
+    );
 }

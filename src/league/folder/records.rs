@@ -256,6 +256,35 @@ fn scan_for_row(csv: &Path, game_id: &str) -> Result<Option<GameRow>, StoreError
     Ok(None)
 }
 
+/// Whether the last line of `csv` is cut short (no newline at its end)
+/// and begins with `game_id`'s field: a row readers skip as torn.
+fn torn_last_row_is(csv: &Path, game_id: &str) -> bool {
+    use std::io::{Read, SeekFrom};
+    let Ok(mut f) = File::open(csv) else {
+        return false;
+    };
+    let Ok(len) = f.seek(SeekFrom::End(0)) else {
+        return false;
+    };
+    let from = len.saturating_sub(1 << 16);
+    let mut tail = Vec::new();
+    if f.seek(SeekFrom::Start(from)).is_err() || f.read_to_end(&mut tail).is_err() {
+        return false;
+    }
+    if tail.ends_with(b"\n") {
+        return false;
+    }
+    // No line break in the tail: the header alone, or a line too long
+    // for a row.
+    let Some(at) = memchr::memrchr(b'\n', &tail) else {
+        return false;
+    };
+    let last = &tail[at + 1..];
+    [format!("{game_id},"), format!("\"{game_id}\",")]
+        .iter()
+        .any(|p| last.starts_with(p.as_bytes()))
+}
+
 /// The record of `game_id` in the results folder `layout`: its row's
 /// place (or, for a game without a row, a file of an older version), and
 /// its text. A games.csv that does not read up to the game's row is the
@@ -286,9 +315,13 @@ pub fn find_record(layout: &Layout, game_id: &str) -> Result<(RecordAt, String),
         why: format!("game `{game_id}` names no valid record place"),
     })?;
     if row.record_file.is_empty() && !at.path().is_file() {
+        let torn = !no_csv && torn_last_row_is(&csv, game_id);
         return Err(StoreError::Mismatch {
             path: csv,
             why: match no_csv {
+                false if torn => format!(
+                    "game `{game_id}` has only a torn row, the last line of games.csv cut short (a run stopped while it wrote it): no game of it is kept here, and a resume plays it again"
+                ),
                 false => format!("no game `{game_id}` here (no row in games.csv, no record file)"),
                 true => format!(
                     "no such file, and no record file of game `{game_id}`: is this a league's results folder?"
