@@ -167,6 +167,16 @@ fn a_knockout_cannot_be_sharded_and_bad_settings_say_why() {
         "gauntlet = \"a\"",
         "`format`: a knockout pairs the bots by its bracket",
     );
+    // A first stage's rounds under seeding = "seeds" (no stage) were
+    // dropped in silence.
+    bad(
+        "seeding = \"seeds\"\nseeding_rounds = 3",
+        "`seeding_rounds`: a first stage's rounds need seeding = \"swiss\"; the file's seeding = \"seeds\" (line 11)",
+    );
+    bad(
+        "seeding = \"swis\"",
+        "got \"swis\"; did you mean \"swiss\"?",
+    );
     let file = write_knockout(dir.path(), "");
     let text = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&file, text.replace("\"kisolo\"", "\"tricala3\"")).unwrap();

@@ -143,7 +143,7 @@ fn a_swiss_cannot_be_sharded_and_bad_format_values_name_the_key() {
     let out = run(&file, &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("s.toml:2: `format`: must be \"round-robin\" (the default), \"swiss\" or \"knockout\", got \"swis\""),
+        err.contains("s.toml:2: `format`: must be \"round-robin\" (the default), \"swiss\" or \"knockout\", got \"swis\"; did you mean \"swiss\"?"),
         "{err}"
     );
     bad("games_per_pairing = 3", "`games_per_pairing`: must be even");

@@ -684,9 +684,18 @@ fn league_meta(t: &Tournament, games: &Games, dir: &Path, shard: Option<Shard>) 
             ("rounds", t.rounds.to_string()),
             (
                 "format",
-                match t.format {
+                match &t.format {
                     Format::RoundRobin => "round-robin".to_string(),
                     Format::Swiss { rounds } => format!("swiss, {rounds} rounds"),
+                    // The file's `seeds`, so that a change of them is named.
+                    Format::Knockout { stage: 0, seeds } if !seeds.is_empty() => format!(
+                        "knockout, seeds {}",
+                        seeds
+                            .iter()
+                            .filter_map(|&b| t.bots.get(b).map(|b| b.name.as_str()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                     Format::Knockout { stage: 0, .. } => "knockout".to_string(),
                     Format::Knockout { stage, .. } => {
                         format!("knockout, seeded by a swiss of {stage} rounds")

@@ -12,6 +12,7 @@
 //! variants.
 
 use super::schedule::group_seed;
+pub use exact::Exact;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -47,7 +48,10 @@ pub struct History {
     /// The bots in their initial order (drawn from the league's seed):
     /// who is ranked higher among equal scores.
     pub initial: Vec<usize>,
+    /// Each bot's score (the nearest float to [`History::exact`]'s).
     pub score: Vec<f64>,
+    /// Each bot's score as an exact fraction: what ties are decided by.
+    exact: Vec<Exact>,
     met2: HashSet<(usize, usize)>,
     met3: HashSet<(usize, usize)>,
     byes2: Vec<u32>,
@@ -67,6 +71,7 @@ impl History {
         History {
             initial,
             score: vec![0.0; n],
+            exact: vec![Exact::ZERO; n],
             met2: HashSet::new(),
             met3: HashSet::new(),
             byes2: vec![0; n],
@@ -88,8 +93,27 @@ impl History {
         (self.byes2[bot], self.byes3[bot])
     }
 
-    /// Adds a played round: its pairing and each bot's points in it.
+    /// Adds a played round: its pairing and each bot's points in it
+    /// (each float taken at its exact value).
     pub fn add(&mut self, round: &RoundPairing, points: &[f64]) {
+        let points: Vec<Exact> = points.iter().map(|&p| Exact::from_f64(p)).collect();
+        self.add_exact(round, &points);
+    }
+
+    /// Each bot's exact score.
+    pub fn exact_score(&self, bot: usize) -> Exact {
+        self.exact.get(bot).copied().unwrap_or_default()
+    }
+
+    /// Sets a bot's score (the tests' shortcut to a standing).
+    #[cfg(test)]
+    pub fn set_score(&mut self, bot: usize, score: f64) {
+        self.exact[bot] = Exact::from_f64(score);
+        self.score[bot] = score;
+    }
+
+    /// Adds a played round: its pairing and each bot's exact points in it.
+    pub fn add_exact(&mut self, round: &RoundPairing, points: &[Exact]) {
         for &(a, b) in &round.pairs {
             self.met2.insert(key(a, b));
         }
@@ -104,8 +128,9 @@ impl History {
         for &b in &round.bye3 {
             self.byes3[b] += 1;
         }
-        for (s, p) in self.score.iter_mut().zip(points) {
-            *s += p;
+        for (bot, p) in points.iter().enumerate().take(self.exact.len()) {
+            self.exact[bot] = self.exact[bot].plus(*p);
+            self.score[bot] = self.exact[bot].to_f64();
         }
     }
 
@@ -113,7 +138,7 @@ impl History {
     pub fn ranking(&self) -> Vec<usize> {
         let mut order = self.initial.clone();
         // Stable: equal scores keep the initial order.
-        order.sort_by(|&a, &b| self.score[b].total_cmp(&self.score[a]));
+        order.sort_by(|&a, &b| self.exact[b].cmp(&self.exact[a]));
         order
     }
 }
@@ -143,9 +168,9 @@ fn halves(h: &History, ranking: &[usize]) -> Vec<(usize, bool)> {
     let mut i = 0;
     let mut id = 0;
     while i < ranking.len() {
-        let s = h.score[ranking[i]];
+        let s = h.exact[ranking[i]];
         let mut group: Vec<usize> = floater.take().into_iter().collect();
-        while i < ranking.len() && h.score[ranking[i]] == s {
+        while i < ranking.len() && h.exact[ranking[i]] == s {
             group.push(ranking[i]);
             i += 1;
         }
@@ -232,11 +257,11 @@ fn candidates(
     };
     let mut c: Vec<usize> = free.iter().copied().filter(|&q| q != p).collect();
     c.sort_by(|&a, &b| {
-        let da = (h.score[a] - h.score[p]).abs();
-        let db = (h.score[b] - h.score[p]).abs();
+        let da = h.exact[a].distance(h.exact[p]);
+        let db = h.exact[b].distance(h.exact[p]);
         place(a)
             .cmp(&place(b))
-            .then(da.total_cmp(&db))
+            .then(da.cmp(&db))
             .then(rank[a].cmp(&rank[b]))
     });
     c
@@ -397,7 +422,7 @@ pub struct Standing {
 /// (0 to 1) and its table-mates.
 #[derive(Clone, Debug)]
 pub struct Table {
-    pub share: f64,
+    pub share: Exact,
     pub mates: Vec<usize>,
 }
 
@@ -406,25 +431,22 @@ pub struct Table {
 /// Buchholz, then Sonneborn–Berger, then the initial order.
 pub fn standings(h: &History, tables: &[Vec<Vec<Table>>]) -> Vec<Standing> {
     let n = h.score.len();
-    let mut rows: Vec<Standing> = (0..n)
-        .map(|bot| Standing {
-            bot,
-            score: h.score[bot],
-            buchholz: 0.0,
-            sonneborn_berger: 0.0,
-        })
+    // Per bot: score, Buchholz, Sonneborn-Berger, exactly.
+    let mut exact: Vec<[Exact; 3]> = (0..n)
+        .map(|bot| [h.exact_score(bot), Exact::ZERO, Exact::ZERO])
         .collect();
     for round in tables {
-        for (bot, ts) in round.iter().enumerate() {
-            if ts.is_empty() {
-                continue;
-            }
-            let k = ts.len() as f64;
+        for (bot, ts) in round.iter().enumerate().take(n) {
             for t in ts {
-                let opp =
-                    t.mates.iter().map(|&m| h.score[m]).sum::<f64>() / t.mates.len().max(1) as f64;
-                rows[bot].buchholz += opp / k;
-                rows[bot].sonneborn_berger += t.share * opp / k;
+                let opp = t
+                    .mates
+                    .iter()
+                    .map(|&m| h.exact_score(m))
+                    .sum::<Exact>()
+                    .over(t.mates.len())
+                    .over(ts.len());
+                exact[bot][1] = exact[bot][1].plus(opp);
+                exact[bot][2] = exact[bot][2].plus(t.share.times(opp));
             }
         }
     }
@@ -435,15 +457,19 @@ pub fn standings(h: &History, tables: &[Vec<Vec<Table>>]) -> Vec<Standing> {
         }
         p
     };
-    rows.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then(b.buchholz.total_cmp(&a.buchholz))
-            .then(b.sonneborn_berger.total_cmp(&a.sonneborn_berger))
-            .then(place[a.bot].cmp(&place[b.bot]))
-    });
-    rows
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| exact[b].cmp(&exact[a]).then(place[a].cmp(&place[b])));
+    order
+        .into_iter()
+        .map(|bot| Standing {
+            bot,
+            score: exact[bot][0].to_f64(),
+            buchholz: exact[bot][1].to_f64(),
+            sonneborn_berger: exact[bot][2].to_f64(),
+        })
+        .collect()
 }
 
+mod exact;
 #[cfg(test)]
 mod tests;

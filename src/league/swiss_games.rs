@@ -10,7 +10,7 @@ use super::folder::DoneSet;
 use super::knockout;
 use super::pairings::Pairings;
 use super::schedule::{group_seed, permutations, ScheduledGame};
-use super::swiss::{self, History, RoundPairing, Standing, Table};
+use super::swiss::{self, Exact, History, RoundPairing, Standing, Table};
 use crate::results::GameRow;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -238,16 +238,18 @@ impl SwissPlan {
     }
 
     /// Each bot's points in round `round` paired as `p`, from the scores
-    /// by seat of its games (`scores`, by index), and its tables.
+    /// by seat of its games (`scores`, by index), and its tables. Exact:
+    /// equal points are equal (a drawn knockout match is a draw, whatever
+    /// the order of its games' shares).
     fn tally(
         &self,
         round: u32,
         p: &RoundPairing,
         scores: &HashMap<usize, Vec<f64>>,
-    ) -> (Vec<f64>, Vec<Vec<Table>>) {
+    ) -> (Vec<Exact>, Vec<Vec<Table>>) {
         let n = self.bots.len();
         // Per bot, per variant: points and games.
-        let mut got = vec![vec![(0.0, 0usize); self.variants.len()]; n];
+        let mut got = vec![vec![(Exact::ZERO, 0usize); self.variants.len()]; n];
         for offset in 0..self.games_per_round() {
             let Some(g) = self.game(round, p, offset) else {
                 continue;
@@ -257,11 +259,12 @@ impl SwissPlan {
             };
             for (seat, &bot) in g.seats.iter().enumerate() {
                 let e = &mut got[bot][g.variant];
-                e.0 += s.get(seat).copied().unwrap_or(0.0);
+                e.0 =
+                    e.0.plus(Exact::from_f64(s.get(seat).copied().unwrap_or(0.0)));
                 e.1 += 1;
             }
         }
-        let mut points = vec![0.0; n];
+        let mut points = vec![Exact::ZERO; n];
         let mut tables = vec![Vec::new(); n];
         for bot in 0..n {
             for (v, &(played, games)) in got[bot].iter().enumerate() {
@@ -278,12 +281,11 @@ impl SwissPlan {
                         .flat_map(|t| t.iter().copied().filter(|&x| x != bot))
                         .collect(),
                 };
-                let share = if games == 0 {
-                    1.0
-                } else {
-                    played / games as f64
+                let share = match games {
+                    0 => Exact::ONE,
+                    _ => played.over(games),
                 };
-                points[bot] += share / self.variants.len() as f64;
+                points[bot] = points[bot].plus(share.over(self.variants.len()));
                 if !mates.is_empty() {
                     tables[bot].push(Table { share, mates });
                 }
@@ -382,9 +384,10 @@ impl SwissState {
             .filter(|_| self.tables.len() < self.rounds.len())
         {
             let (points, tables) = plan.tally(self.rounds.len() as u32, last, &self.scores);
-            self.history.add(last, &points);
+            self.history.add_exact(last, &points);
             self.tables.push(tables);
-            self.points.push(points);
+            self.points
+                .push(points.iter().map(|p| p.to_f64()).collect());
             if plan.stage > 0 && self.tables.len() == plan.stage as usize {
                 self.seeds = Some(self.standings().iter().map(|s| s.bot).collect());
             }

@@ -429,8 +429,21 @@ fn format_section(
         }
         "knockout" => knockout_section(ctx, raw, flags, (specs, variants)),
         other => Err(at(format!(
-            "must be \"round-robin\" (the default), \"swiss\" or \"knockout\", got \"{other}\""
+            "must be \"round-robin\" (the default), \"swiss\" or \"knockout\", got \"{other}\"{}",
+            meant(other, &["round-robin", "swiss", "knockout"])
         ))),
+    }
+}
+
+/// "; did you mean "swiss"?" when a value is a likely slip for one of
+/// `known` (or in another case), else nothing.
+fn meant(got: &str, known: &[&str]) -> String {
+    let lower = got.trim().to_lowercase();
+    match known.iter().find(|k| **k == lower) {
+        Some(k) => format!("; did you mean \"{k}\"?"),
+        None => crate::text::closest(&lower, known.iter().copied())
+            .map(|k| format!("; did you mean \"{k}\"?"))
+            .unwrap_or_default(),
     }
 }
 
@@ -580,12 +593,26 @@ fn seeding_stage(ctx: &Ctx<'_>, raw: &RawFile, bots: usize) -> Result<u32, Confi
     };
     match s.get_ref().as_str() {
         "swiss" => {}
-        "seeds" => return Ok(0),
+        "seeds" => {
+            // A first stage's rounds without the stage: a slip, not a
+            // setting to drop in silence.
+            if let Some(r) = &raw.seeding_rounds {
+                return Err(ctx.field(
+                    r.span(),
+                    "seeding_rounds",
+                    format!(
+                        "a first stage's rounds need seeding = \"swiss\"; the file's seeding = \"seeds\" (line {}) has no first stage: leave `seeding_rounds` out, or give seeding = \"swiss\"",
+                        line_of(ctx.src, s.span().start)
+                    ),
+                ));
+            }
+            return Ok(0);
+        }
         other => {
             return Err(ctx.field(
                 s.span(),
                 "seeding",
-                format!("must be \"seeds\" (the default: `seeds`, or drawn from the league's seed) or \"swiss\" (a first Swiss stage), got \"{other}\""),
+                format!("must be \"seeds\" (the default: `seeds`, or drawn from the league's seed) or \"swiss\" (a first Swiss stage), got \"{other}\"{}", meant(other, &["seeds", "swiss"])),
             ))
         }
     }

@@ -315,6 +315,9 @@ fn is_match(meta: &LeagueMeta) -> bool {
 /// match's setting that no flag of `arena match` gives.
 fn how_it_was_set(old: &LeagueMeta, key: &str, was: &str) -> String {
     if !is_match(old) {
+        if let Some(said) = swiss_setting(old, key, was) {
+            return said;
+        }
         return format!(
             " (the file's `{key}`, or {} {was} as it was started)",
             flag_of(key)
@@ -342,6 +345,57 @@ fn how_it_was_set(old: &LeagueMeta, key: &str, was: &str) -> String {
     }
 }
 
+/// The format of the league of `old`, as league.json notes it
+/// (`swiss, 4 rounds`, `knockout, seeded by a swiss of 2 rounds`, ...).
+fn format_of(old: &LeagueMeta) -> &str {
+    old.schedule
+        .get("format")
+        .map_or("round-robin", String::as_str)
+}
+
+/// A Swiss's or a knockout's schedule setting `key` as its file gives it:
+/// there the schedule's `rounds` are each mini-match's seat-swap groups
+/// (`games_per_pairing`, halved), and `format` notes the Swiss's rounds
+/// (`rounds`) or the knockout's seeding; `None` for any other key or
+/// league, said as for a round-robin.
+fn swiss_setting(old: &LeagueMeta, key: &str, was: &str) -> Option<String> {
+    let format = format_of(old);
+    let paired = format.starts_with("swiss") || format.starts_with("knockout");
+    match key {
+        "rounds" if paired => Some(match was.parse::<u64>() {
+            Ok(groups) => format!(
+                " (the file's `games_per_pairing`, or --games-per-pairing {} as it was started)",
+                groups * 2
+            ),
+            Err(_) => " (the file's `games_per_pairing`, or --games-per-pairing)".to_string(),
+        }),
+        "format" => {
+            let rounds = |s: &str| {
+                s.split(' ')
+                    .find_map(|w| w.parse::<u64>().ok())
+                    .map_or(String::new(), |n| n.to_string())
+            };
+            Some(match was {
+                w if w.starts_with("swiss") => format!(
+                    " (the file's format = \"swiss\" with `rounds`, or --rounds {} as it was started)",
+                    rounds(w)
+                ),
+                w if w.starts_with("knockout, seeded by a swiss") => format!(
+                    " (the file's format = \"knockout\" with seeding = \"swiss\" and seeding_rounds = {} as it was started)",
+                    rounds(w)
+                ),
+                w if w.starts_with("knockout, seeds ") => format!(
+                    " (the file's format = \"knockout\" with `seeds` in the order {} as it was started)",
+                    &w["knockout, seeds ".len()..]
+                ),
+                w if w.starts_with("knockout") => " (the file's format = \"knockout\", its seeds drawn from the league's seed, as it was started)".to_string(),
+                _ => " (the file's `format`: round-robin, the default, as it was started)".to_string(),
+            })
+        }
+        _ => None,
+    }
+}
+
 /// Another schedule: refused, with what league.json tells of the change.
 fn refuse_other_schedule(
     old: &LeagueMeta,
@@ -357,9 +411,13 @@ fn refuse_other_schedule(
                 "{} games then, {} now: {}",
                 old.games,
                 meta.games,
-                match is_match(old) {
-                    true => "--games, --openings or --variants",
-                    false => "rounds, openings or variants",
+                match (is_match(old), format_of(old)) {
+                    (true, _) => "--games, --openings or --variants",
+                    (false, f) if f.starts_with("swiss") => "rounds, games_per_pairing or variants",
+                    (false, f) if f.starts_with("knockout") => {
+                        "games_per_pairing, the seeding or variants"
+                    }
+                    (false, _) => "rounds, openings or variants",
                 }
             ));
         }

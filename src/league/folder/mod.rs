@@ -1245,6 +1245,59 @@ mod tests {
         assert!(e.contains("different schedule"), "{e}");
     }
 
+    /// A Swiss's changed `games_per_pairing` is named as the file's key
+    /// (league.json's `rounds` are its seat-swap groups, not the file's
+    /// `rounds`, which are the Swiss's), and its changed rounds as
+    /// `rounds`; a knockout's reordered `seeds` are named.
+    #[test]
+    fn a_swiss_or_knockout_change_is_named_by_the_files_keys() {
+        let with = |fp: &str, settings: &[(&str, &str)]| {
+            let mut m = meta(fp);
+            m.resume = Some("arena run s.toml".into());
+            m.schedule = settings
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            m
+        };
+        let refused = |before: LeagueMeta, after: LeagueMeta| {
+            let dir = tempfile::tempdir().unwrap();
+            drop(ResultsDir::open(dir.path(), &before).unwrap());
+            one_game_played(dir.path());
+            ResultsDir::open(dir.path(), &after)
+                .err()
+                .unwrap()
+                .to_string()
+        };
+        let swiss = [("format", "swiss, 4 rounds"), ("rounds", "2")];
+        let e = refused(
+            with("x", &swiss),
+            with("y", &[("format", "swiss, 4 rounds"), ("rounds", "3")]),
+        );
+        assert!(
+            e.contains("`rounds` was 2, now 3 (the file's `games_per_pairing`, or --games-per-pairing 4 as it was started)"),
+            "{e}"
+        );
+        let e = refused(
+            with("x", &swiss),
+            with("y", &[("format", "swiss, 6 rounds"), ("rounds", "2")]),
+        );
+        assert!(
+            e.contains(
+                "(the file's format = \"swiss\" with `rounds`, or --rounds 4 as it was started)"
+            ),
+            "{e}"
+        );
+        let e = refused(
+            with("x", &[("format", "knockout, seeds a, b")]),
+            with("y", &[("format", "knockout, seeds b, a")]),
+        );
+        assert!(
+            e.contains("`seeds` in the order a, b as it was started"),
+            "{e}"
+        );
+    }
+
     /// A folder of other files is not taken for results; a new one, an
     /// empty one and one a league began are.
     #[test]

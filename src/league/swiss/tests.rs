@@ -284,7 +284,7 @@ fn standings_break_ties_by_buchholz_then_sonneborn_berger() {
     h.add(&r2, &[1.0, 0.0, 1.0, 0.0]);
     let t = |share: f64, m: usize| {
         vec![Table {
-            share,
+            share: Exact::from_f64(share),
             mates: vec![m],
         }]
     };
@@ -308,9 +308,9 @@ fn standings_break_ties_by_buchholz_then_sonneborn_berger() {
     // Buchholz breaks a tie of scores: b, c and d on 1 point each, d's
     // opponents (b, c) weaker than theirs (a among them).
     let mut h2 = h.clone();
-    h2.score[d] = 1.0;
-    h2.score[c] = 1.0;
-    h2.score[b] = 1.0;
+    h2.set_score(d, 1.0);
+    h2.set_score(c, 1.0);
+    h2.set_score(b, 1.0);
     let s2 = standings(&h2, &tables);
     // b met d (1) and a (2): 3; c met a (2) and d (1): 3; d met b and
     // c: 2, and beat neither: Sonneborn-Berger 0.

@@ -207,3 +207,51 @@ fn a_row_set_aside_from_a_round_others_were_paired_from_is_an_error() {
         .expect_err("round 2 came from game 0");
     assert!(err.contains("round 2"), "{err}");
 }
+
+/// A knockout match drawn on points goes to the better seed however its
+/// variants' shares add up: over three variants of 6 games, the better
+/// seed's shares 1, 1/4, 1/4 and the other's 0, 3/4, 3/4 are 1/2 each,
+/// though as floats summed variant by variant 1/3 + 1/12 + 1/12 comes out
+/// a hair under 0 + 1/4 + 1/4 (and the worse seed went through).
+#[test]
+fn a_knockout_match_drawn_over_three_variants_goes_to_the_better_seed() {
+    let src = "name = \"k\"\nformat = \"knockout\"\nseeds = [\"b\", \"a\"]\nbots = [{ name = \"a\", command = [\"x\"] }, { name = \"b\", command = [\"x\"] }]\nvariants = [\"filo\", \"kisolo\", \"hackaback\"]\ngames_per_pairing = 6\n";
+    let t = Tournament::parse_with(std::path::Path::new("k.toml"), src, &RunSettings::default())
+        .expect("a knockout");
+    let plan = SwissPlan::of(&t).expect("a knockout");
+    let source = SwissPairings::new(plan.clone(), SwissState::new(&plan));
+    let (a, b) = (0, 1);
+    // Games of each variant so far: b wins every F.I.L.O. game; in the
+    // others it draws the first, wins the second and loses the rest.
+    let mut seen = [0; 3];
+    let mut rows = Vec::new();
+    while let Some(g) = source.next() {
+        let k = seen[g.variant];
+        seen[g.variant] += 1;
+        let b_score = match (g.variant, k) {
+            (0, _) => 1.0,
+            (_, 0) => 0.5,
+            (_, 1) => 1.0,
+            _ => 0.0,
+        };
+        let score = |bot: usize| if bot == b { b_score } else { 1.0 - b_score };
+        let r = GameRow {
+            game_id: g.game_id.clone(),
+            players: 2,
+            group: g.group.clone(),
+            seat0: plan.bots[g.seats[0]].clone(),
+            seat1: plan.bots[g.seats[1]].clone(),
+            score0: score(g.seats[0]),
+            score1: score(g.seats[1]),
+            ..GameRow::default()
+        };
+        source.finished(g.index, &r);
+        rows.push(r);
+    }
+    assert_eq!((rows.len(), seen), (18, [6, 6, 6]));
+    let state = SwissState::replay(&plan, &rows);
+    let points = state.round_points(1).expect("the final is played");
+    assert_eq!(points[a], points[b], "a drawn match is a draw: {points:?}");
+    let text = report(&plan, &state);
+    assert!(text.contains("champion: b\n"), "{text}");
+}
