@@ -1032,3 +1032,87 @@ fn rate_out_of_another_leagues_folder_is_refused() {
         .unwrap()
         .starts_with("bot,"));
 }
+
+/// Two bots whose names PGN writes alike (`a"b` and `a'b`, quotes being
+/// replaced) would be one player to Ordo and BayesElo: the export stops
+/// and names both, leaving no file behind.
+#[test]
+fn pgn_refuses_two_bots_it_would_write_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = write(
+        dir.path(),
+        "games.csv",
+        "game_id,variant,players,group,seat0,seat1,seat2,score0,score1,score2,reason,offender,plies,duration_ms,seed,opening\n\
+         g1,filo,2,x,\"a\"\"b\",c,,1,0,,store,,10,5,1,\n\
+         g2,filo,2,y,c,a'b,,1,0,,store,,10,5,1,\n",
+    );
+    let pgn = dir.path().join("games.pgn");
+    let out = arena(&["pgn", s(&games), "-o", s(&pgn)]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{e}");
+    assert!(
+        e.contains("bots `a\"b` and `a'b` would both be written as `a'b`"),
+        "{e}"
+    );
+    assert!(!pgn.exists() && !dir.path().join("games.pgn.part").exists());
+}
+
+/// An anchor in a group of bots that never met the largest group makes its
+/// own group the reference: the anchor and its group are unflagged (the
+/// anchor at its Elo, interval 0), the other group is `disconnected`,
+/// centred on its own average at the anchor's Elo. And groups that never
+/// met, each with every bot scoring against every other, need no
+/// half-point rule: no note says they do.
+#[test]
+fn an_anchor_in_a_smaller_group_makes_it_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from(
+        "game_id,variant,players,group,seat0,seat1,seat2,score0,score1,score2,reason,offender,plies,duration_ms,seed,opening\n",
+    );
+    let mut n = 0;
+    let mut game = |a: &str, b: &str, s: &str| {
+        n += 1;
+        text.push_str(&format!("g{n},filo,2,x{n},{a},{b},,{s},,store,,10,5,1,\n"));
+    };
+    for (a, b) in [("a1", "a2"), ("a2", "a3"), ("a3", "a1"), ("b1", "b2")] {
+        game(a, b, "1,0");
+        game(b, a, "1,0");
+        game(a, b, "0.5,0.5");
+    }
+    let games = write(dir.path(), "games.csv", &text);
+    let out = arena(&["rate", s(&games), "--anchor", "b1=100", "--format", "csv"]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{e}");
+    let csv = write(
+        dir.path(),
+        "ratings.csv",
+        &String::from_utf8_lossy(&out.stdout),
+    );
+    let rows = read_table(&csv);
+    let b1 = rating(&rows, "b1", "all");
+    assert_eq!(b1["flag"], "");
+    assert!((num(b1, "elo") - 100.0).abs() < 1e-9 && num(b1, "elo_se") == 0.0);
+    assert_eq!(rating(&rows, "b2", "all")["flag"], "");
+    let mean: f64 = ["a1", "a2", "a3"]
+        .iter()
+        .map(|b| {
+            let r = rating(&rows, b, "all");
+            assert_eq!(r["flag"], "disconnected", "{b}");
+            num(r, "elo")
+        })
+        .sum::<f64>()
+        / 3.0;
+    assert!((mean - 100.0).abs() < 0.01, "{mean}");
+    // Without the anchor the largest group is the reference.
+    let out = arena(&["rate", s(&games)]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(table.contains("2 groups that never met"), "{table}");
+    assert!(!table.contains("half-point rule"), "{table}");
+    let b1 = table.lines().find(|l| l.contains(" b1 ")).unwrap();
+    let a1 = table.lines().find(|l| l.contains(" a1 ")).unwrap();
+    assert!(
+        b1.ends_with("disconnected") && !a1.contains("disconnected"),
+        "{table}"
+    );
+}

@@ -202,6 +202,7 @@ fn export(
     let mut failed: Option<std::io::Error> = None;
     let mut matched = 0;
     let mut present = std::collections::BTreeSet::new();
+    let mut names = PgnNames::default();
     let merged = for_each_merged(&args.files, |r| {
         let label = crate::ratings::variant_label(r);
         if !present.contains(&label) {
@@ -210,12 +211,21 @@ fn export(
         }
         let keep = variant.is_none_or(|v| crate::ratings::matches_variant(r, v));
         matched += u64::from(keep);
-        if keep && failed.is_none() {
+        if keep && r.players == 2 {
+            names.see(&r.seat0);
+            names.see(&r.seat1);
+        }
+        if keep && failed.is_none() && names.clash.is_none() {
             if let Err(e) = w.add(r) {
                 failed = Some(e);
             }
         }
     })?;
+    if let Some((a, b, written)) = names.clash {
+        bail!(
+            "bots `{a}` and `{b}` would both be written as `{written}` in PGN (no quotes, backslashes or control characters in PGN tags): Ordo and BayesElo would rate them as one player; rename one of them in the games file"
+        );
+    }
     for warning in &merged.warnings {
         eprintln!("warning: {warning}");
     }
@@ -235,6 +245,34 @@ fn export(
         matched,
         present,
     })
+}
+
+/// The bot names of an export as PGN writes them (`pgn_value`), to catch
+/// two bots that it would write alike (`a"b` and `a'b`): a PGN reader
+/// would merge them into one player.
+#[derive(Default)]
+struct PgnNames {
+    /// Each name as written, and the first bot written so.
+    written: std::collections::HashMap<String, String>,
+    /// The first two bots written alike, and how.
+    clash: Option<(String, String, String)>,
+}
+
+impl PgnNames {
+    fn see(&mut self, name: &str) {
+        let v = crate::report::tables::pgn_value(name);
+        match self.written.get(&v) {
+            Some(first) if first != name => {
+                if self.clash.is_none() {
+                    self.clash = Some((first.clone(), name.to_string(), v));
+                }
+            }
+            Some(_) => {}
+            None => {
+                self.written.insert(v, name.to_string());
+            }
+        }
+    }
 }
 
 /// PGN written as a league plays (`arena run|match --pgn FILE`): when the

@@ -61,16 +61,18 @@ pub struct FitOutput {
     /// Seat advantage (Elo) per variant group, with its standard error;
     /// `None` when not fitted or the group has no evidence.
     pub seat: Vec<Option<(f64, f64)>>,
-    /// True when the maximum-likelihood estimate did not exist (the
-    /// "scored against" graph is not strongly connected) and the components
-    /// were placed by the half-point rule (see `fit`).
+    /// True when the half-point rule placed components that met (the
+    /// "scored against" graph is not strongly connected within a group of
+    /// bots that met, see `fit`). Groups that never met, each strongly
+    /// connected, are not regularized: they are only `groups > 1`.
     pub regularized: bool,
     /// Bots outside the largest strongly connected component (their
     /// distance to it rests on the half-point rule). All false when not
     /// regularized.
     pub leans_on_prior: Vec<bool>,
     /// Which group of bots that met (directly or through others) each bot
-    /// belongs to: 0 is the largest group. Ratings of different groups
+    /// belongs to: 0 is the reference group (the anchor's, see
+    /// `fit_with_reference`, else the largest). Ratings of different groups
     /// cannot be compared.
     pub group: Vec<usize>,
     /// Number of such groups (0 without rated bots).
@@ -730,6 +732,7 @@ fn cross_cells(c: &Choice, comp_of: &dyn Fn(usize) -> Option<usize>) -> Vec<Cell
 /// rule for a perfect winner; at most a quarter of the games between
 /// them, so that one won game still leaves the winner ahead). Components that never met, even through
 /// others, cannot be compared: each such group is centred on 0.
+#[cfg(test)]
 pub fn fit(
     nbots: usize,
     ngroups: usize,
@@ -738,13 +741,39 @@ pub fn fit(
     seat_groups: &[bool],
     intervals: IntervalMethod,
 ) -> FitOutput {
+    fit_with_reference(nbots, ngroups, cells, choices, seat_groups, intervals, None)
+}
+
+/// `fit`, with the group of bots that met `reference` (the anchor) as the
+/// reference group 0 when `reference` is rated; otherwise, as `fit`, the
+/// largest. The core (whose average is the default zero) and the bots that
+/// lean on the prior are taken inside the reference group, so that an
+/// anchor in a smaller group leaves its own group unflagged and flags the
+/// others `disconnected`, as they are centred.
+pub fn fit_with_reference(
+    nbots: usize,
+    ngroups: usize,
+    cells: &[Cell],
+    choices: &[Choice],
+    seat_groups: &[bool],
+    intervals: IntervalMethod,
+    reference: Option<usize>,
+) -> FitOutput {
     let choices: Vec<&Choice> = choices.iter().filter(|c| c.w > 0.0).collect();
     let params = Params::of(nbots, ngroups, cells, &choices, seat_groups);
     let comps = Components::of(&params, cells, &choices);
     let inside = fit_inside(&params, &comps, cells, &choices, intervals);
-    let mut out = output_of(&params, &comps, &inside);
-    if out.regularized {
-        place_components(&mut out, &params, &comps, &inside.theta, cells, &choices);
+    let mut out = output_of(&params, &inside);
+    if comps.count() > 1 {
+        let reference = reference.and_then(|b| comps.of_bot(&params, b));
+        place_components(
+            &mut out,
+            &params,
+            &comps,
+            (&inside.theta, reference),
+            cells,
+            &choices,
+        );
     }
     out
 }
@@ -1024,7 +1053,7 @@ fn dispersion(stage1: &Problem, theta: &[f64], p: &Params, ncomp: usize) -> f64 
 /// The output of stage 1 alone, by bot and group: the whole fit when the
 /// estimate exists (one group of bots, all in the core, none leaning on
 /// the prior).
-fn output_of(p: &Params, comps: &Components, s: &Inside) -> FitOutput {
+fn output_of(p: &Params, s: &Inside) -> FitOutput {
     let nbots = p.nbots;
     let mut elo = vec![0.0; nbots];
     for &i in &p.param_bot {
@@ -1058,7 +1087,7 @@ fn output_of(p: &Params, comps: &Components, s: &Inside) -> FitOutput {
         cov: by_bot(&s.cov),
         robust_cov: s.robust.as_ref().map(by_bot),
         seat,
-        regularized: comps.count() > 1,
+        regularized: false,
         leans_on_prior: vec![false; nbots],
         group: vec![0; nbots],
         groups: usize::from(p.m() > 0),
@@ -1077,7 +1106,7 @@ fn place_components(
     out: &mut FitOutput,
     p: &Params,
     comps: &Components,
-    theta: &[f64],
+    (theta, reference): (&[f64], Option<usize>),
     cells: &[Cell],
     choices: &[&Choice],
 ) {
@@ -1102,7 +1131,10 @@ fn place_components(
             }
         }
     }
-    label_bots(out, p, comps, &weak);
+    // The half-point rule placed something only where components met:
+    // groups that never met, each strongly connected, need no prior.
+    out.regularized = weak.iter().any(|u| u.len() > 1);
+    label_bots(out, p, comps, &weak, reference);
 }
 
 /// The weight of the games between two components, by their ids (the
@@ -1207,14 +1239,20 @@ fn between_problem<'a>(
     }
 }
 
-/// After stage 2: the bots outside the largest component lean on the
-/// prior, the core is that component (if it has two bots or more), and
-/// the groups of components that met are numbered, 0 the largest.
-fn label_bots(out: &mut FitOutput, p: &Params, comps: &Components, weak: &[Vec<(usize, f64)>]) {
+/// After stage 2: the groups of components that met are numbered, 0 the
+/// reference (the group of the component `reference`, if given, else the
+/// largest); inside it, the bots outside its largest component lean on the
+/// prior, and the core is that component (if it has two bots or more; else
+/// the whole reference group). Bots of other groups are not core: they are
+/// centred on their own.
+fn label_bots(
+    out: &mut FitOutput,
+    p: &Params,
+    comps: &Components,
+    weak: &[Vec<(usize, f64)>],
+    reference: Option<usize>,
+) {
     let (ncomp, size) = (comps.count(), &comps.size);
-    let biggest = (0..ncomp)
-        .max_by_key(|&c| (size[c], usize::MAX - c))
-        .unwrap_or(0);
     let mut weak_index = vec![0usize; ncomp];
     let mut weak_size: Vec<usize> = Vec::new();
     for (k, u) in weak.iter().enumerate() {
@@ -1224,13 +1262,28 @@ fn label_bots(out: &mut FitOutput, p: &Params, comps: &Components, weak: &[Vec<(
         weak_size.push(u.iter().map(|&(c, _)| size[c]).sum());
     }
     out.groups = weak_size.len();
-    let main = (0..weak_size.len())
-        .max_by_key(|&k| (weak_size[k], usize::MAX - k))
+    // Ties between groups go to the one with the first bot (by the
+    // caller's order: by name), not to an order of the components.
+    let mut weak_first = vec![usize::MAX; weak_size.len()];
+    for (q, &c) in comps.of.iter().enumerate() {
+        let k = weak_index[c];
+        weak_first[k] = weak_first[k].min(q);
+    }
+    let main = match reference {
+        Some(c) => weak_index[c],
+        None => (0..weak_size.len())
+            .max_by_key(|&k| (weak_size[k], usize::MAX - weak_first[k]))
+            .unwrap_or(0),
+    };
+    let biggest = (0..ncomp)
+        .filter(|&c| weak_index[c] == main)
+        .max_by_key(|&c| (size[c], usize::MAX - c))
         .unwrap_or(0);
     for &i in &p.param_bot {
         let c = comps.of[p.bot_param[i].unwrap_or(0)];
+        let in_main = weak_index[c] == main;
         out.leans_on_prior[i] = c != biggest;
-        out.core[i] = c == biggest || size[biggest] < 2;
+        out.core[i] = in_main && (c == biggest || size[biggest] < 2);
         // Group 0 is the main group; the others follow in order.
         let k = weak_index[c];
         out.group[i] = if k == main {
@@ -1289,6 +1342,65 @@ mod tests {
         assert!(out.elo.iter().all(|e| e.is_finite()));
         assert!(out.elo[0] > out.elo[1]);
         assert!(out.cov.a.iter().all(|v| v.is_finite()));
+    }
+
+    #[test]
+    fn groups_that_never_met_need_no_half_point_rule_and_follow_the_reference() {
+        // 0-1-2 play each other (each scoring against each), 3-4 likewise:
+        // two groups, each strongly connected.
+        let cells = [
+            cell(0, 1, 4.0, 2.0),
+            cell(1, 2, 4.0, 2.0),
+            cell(2, 0, 4.0, 1.0),
+            cell(3, 4, 4.0, 3.0),
+        ];
+        let out = fit(5, 1, &cells, &[], &[false], IntervalMethod::Dispersion);
+        assert!(!out.regularized, "no component was placed by the rule");
+        assert_eq!(out.groups, 2);
+        assert_eq!(out.group, vec![0, 0, 0, 1, 1]);
+        assert_eq!(out.core, vec![true, true, true, false, false]);
+        // The anchor's group is the reference, whatever its size.
+        let out = fit_with_reference(
+            5,
+            1,
+            &cells,
+            &[],
+            &[false],
+            IntervalMethod::Dispersion,
+            Some(4),
+        );
+        assert_eq!(out.group, vec![1, 1, 1, 0, 0]);
+        assert_eq!(out.core, vec![false, false, false, true, true]);
+        assert!(out.leans_on_prior[..3].iter().all(|&l| l));
+        assert!(!out.leans_on_prior[3] && !out.leans_on_prior[4]);
+        // Groups of one size: the one with the first bot is the reference.
+        let pairs = [cell(2, 3, 2.0, 1.0), cell(0, 1, 2.0, 1.0)];
+        let out = fit(4, 1, &pairs, &[], &[false], IntervalMethod::Dispersion);
+        assert_eq!(out.group, vec![0, 0, 1, 1]);
+        let pairs = [cell(3, 2, 2.0, 1.0), cell(1, 0, 2.0, 1.0)];
+        let out = fit(4, 1, &pairs, &[], &[false], IntervalMethod::Dispersion);
+        assert_eq!(out.group, vec![0, 0, 1, 1]);
+        // A perfect winner over 3-4 is placed by the rule.
+        let mut cells = cells.to_vec();
+        cells.push(cell(5, 3, 2.0, 2.0));
+        let out = fit(6, 1, &cells, &[], &[false], IntervalMethod::Dispersion);
+        assert!(out.regularized);
+        // With a perfect loser too, 3-4-5-6 is the largest group, and its
+        // own largest component 3-4 (not the larger 0-1-2 of the other
+        // group) is the core: 3 and 4 do not lean on the prior.
+        cells.push(cell(4, 6, 2.0, 2.0));
+        let out = fit(7, 1, &cells, &[], &[false], IntervalMethod::Dispersion);
+        assert_eq!(out.group, vec![1, 1, 1, 0, 0, 0, 0]);
+        assert_eq!(
+            out.core,
+            vec![false, false, false, true, true, false, false]
+        );
+        assert_eq!(
+            out.leans_on_prior[3..],
+            [false, false, true, true],
+            "{:?}",
+            out.leans_on_prior
+        );
     }
 
     /// A league of `n` bots over two variant groups with seat parameters,

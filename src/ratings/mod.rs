@@ -381,13 +381,20 @@ fn standings(ev: &stats::Evidence, group: Option<usize>, opts: &RateOptions) -> 
     } else {
         (collapse(cells), luce::collapse(choices))
     };
-    let out = fit::fit(
+    // The anchor's group of bots is the reference: the others are centred
+    // on their own and flagged `disconnected`.
+    let anchor_bot = opts
+        .anchor
+        .as_ref()
+        .and_then(|a| ev.bots.iter().position(|b| b == &a.bot));
+    let out = fit::fit_with_reference(
         n,
         ev.labels.len(),
         &cells,
         &choices,
         &seat_groups,
         opts.intervals,
+        anchor_bot,
     );
     let scale = Scale::of(ev, &out, opts);
     let (elo, quasi) = on_scale(&out, &out.cov, &scale);

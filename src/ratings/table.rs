@@ -45,7 +45,8 @@ pub enum Flag {
     /// against the rest, so its distance to the rest rests on the same
     /// half-point rule.
     Prior,
-    /// Never met the largest group of bots, even through others: its rating
+    /// Never met the reference group of bots (the anchor's, else the
+    /// largest), even through others: its rating
     /// cannot be compared with theirs (each such group is centred on its
     /// own; LOS across groups is empty).
     Disconnected,
