@@ -48,8 +48,6 @@ pub struct History {
     /// The bots in their initial order (drawn from the league's seed):
     /// who is ranked higher among equal scores.
     pub initial: Vec<usize>,
-    /// Each bot's score (the nearest float to [`History::exact`]'s).
-    pub score: Vec<f64>,
     /// Each bot's score as an exact fraction: what ties are decided by.
     exact: Vec<Exact>,
     met2: HashSet<(usize, usize)>,
@@ -70,7 +68,6 @@ impl History {
         initial.shuffle(&mut ChaCha8Rng::seed_from_u64(group_seed(seed, "swiss")));
         History {
             initial,
-            score: vec![0.0; n],
             exact: vec![Exact::ZERO; n],
             met2: HashSet::new(),
             met3: HashSet::new(),
@@ -109,7 +106,6 @@ impl History {
     #[cfg(test)]
     pub fn set_score(&mut self, bot: usize, score: f64) {
         self.exact[bot] = Exact::from_f64(score);
-        self.score[bot] = score;
     }
 
     /// Adds a played round: its pairing and each bot's exact points in it.
@@ -130,7 +126,6 @@ impl History {
         }
         for (bot, p) in points.iter().enumerate().take(self.exact.len()) {
             self.exact[bot] = self.exact[bot].plus(*p);
-            self.score[bot] = self.exact[bot].to_f64();
         }
     }
 
@@ -163,7 +158,7 @@ pub fn pair_round(h: &History, two: bool, three: bool) -> RoundPairing {
 /// (FIDE C.04.3, without its colour and float criteria). Per bot: its
 /// group and whether it is in S2.
 fn halves(h: &History, ranking: &[usize]) -> Vec<(usize, bool)> {
-    let mut out = vec![(usize::MAX, false); h.score.len()];
+    let mut out = vec![(usize::MAX, false); h.exact.len()];
     let mut floater: Option<usize> = None;
     let mut i = 0;
     let mut id = 0;
@@ -269,7 +264,7 @@ fn candidates(
 
 /// Ranks by bot, for `ranking`.
 fn ranks(h: &History, ranking: &[usize]) -> Vec<usize> {
-    let mut rank = vec![usize::MAX; h.score.len()];
+    let mut rank = vec![usize::MAX; h.exact.len()];
     for (i, &b) in ranking.iter().enumerate() {
         rank[b] = i;
     }
@@ -430,7 +425,7 @@ pub struct Table {
 /// tables of that round: one per variant, none for a bye): by score, then
 /// Buchholz, then Sonneborn–Berger, then the initial order.
 pub fn standings(h: &History, tables: &[Vec<Vec<Table>>]) -> Vec<Standing> {
-    let n = h.score.len();
+    let n = h.exact.len();
     // Per bot: score, Buchholz, Sonneborn-Berger, exactly.
     let mut exact: Vec<[Exact; 3]> = (0..n)
         .map(|bot| [h.exact_score(bot), Exact::ZERO, Exact::ZERO])
