@@ -975,6 +975,84 @@ fn a_signal_during_the_start_up_check_stops_the_run_and_its_bots() {
     }
 }
 
+/// SIGTERM while a bot's build runs, in the sandbox and out of it: the
+/// build and the process it forked are killed, no built copy is kept, and
+/// the run stops as an interrupted one does (exit 143, how to go on).
+/// (Before, the signal's default action ended the referee and left the
+/// build running outside the sandbox.)
+#[test]
+fn a_signal_during_a_bots_build_stops_the_run_and_the_build() {
+    for sandbox in ["off", "on"] {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("slow-build-marker").display().to_string();
+        let slow = dir.path().join("bots/slowbuild");
+        std::fs::create_dir_all(&slow).unwrap();
+        std::fs::write(
+            slow.join("bot.toml"),
+            format!(
+                "name = \"slowbuild\"\ncommand = [\"python3\", \"bot.py\"]\n\
+                 build = [\"python3\", \"-c\", \"import os, time; os.fork(); time.sleep(600)\", \"{marker}\"]\n"
+            ),
+        )
+        .unwrap();
+        std::fs::write(slow.join("bot.py"), "print('never')\n").unwrap();
+        let file = dir.path().join("t.toml");
+        std::fs::write(
+            &file,
+            format!(
+                "name = \"t\"\nbots_dir = \"bots\"\nvariants = [\"filo\"]\noutput = \"out\"\n\
+                 bots = [\"slowbuild\", {{ name = \"good\", command = [\"{}\"] }}]\n\
+                 [sandbox]\nbuild_seconds = 3600\n",
+                env!("CARGO_BIN_EXE_random-bot")
+            ),
+        )
+        .unwrap();
+        let cache = dir.path().join("cache");
+        let child = arena()
+            .arg("run")
+            .arg(&file)
+            .args(["--quiet", "--sandbox", sandbox])
+            .env("XDG_CACHE_HOME", &cache)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let end = std::time::Instant::now() + Duration::from_secs(120);
+        while processes_with(&marker).len() < 2 {
+            assert!(
+                std::time::Instant::now() < end,
+                "the build never started (sandbox {sandbox})"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // SAFETY: plain kill(2) on our own child.
+        unsafe {
+            libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let out = child.wait_with_output().unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(143), "sandbox {sandbox}: {said}");
+        assert!(
+            said.contains("stopped after 0 new games")
+                && said.contains("Run the same command again"),
+            "sandbox {sandbox}: {said}"
+        );
+        let end = std::time::Instant::now() + Duration::from_secs(30);
+        while !processes_with(&marker).is_empty() {
+            assert!(
+                std::time::Instant::now() < end,
+                "the build outlived the run (sandbox {sandbox}): {:?}",
+                processes_with(&marker)
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let kept: Vec<_> = std::fs::read_dir(cache.join("mancala-arena/builds"))
+            .map(|d| d.flatten().map(|e| e.file_name()).collect())
+            .unwrap_or_default();
+        assert!(kept.is_empty(), "sandbox {sandbox}: {kept:?}");
+    }
+}
+
 #[test]
 fn status_counts_a_game_written_twice_as_a_game_to_play_again_and_says_how() {
     let dir = tempfile::tempdir().unwrap();

@@ -16,6 +16,10 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// Where a build learns of a stop signal: the signal seen, 0 while none
+/// has come (`crate::host::stop_signals`).
+pub type Stop = tokio::sync::watch::Receiver<i32>;
+
 /// Lines of a failed build's output given in its error.
 const TAIL_LINES: usize = 15;
 /// Bytes of a build's output kept (the last ones).
@@ -36,6 +40,9 @@ pub enum BuildError {
     Failed { status: String, tail: String },
     #[error("stopped after {limit_s} s, the build time limit (`[sandbox] build_seconds`)\n{tail}")]
     TimedOut { limit_s: u64, tail: String },
+    /// A stop signal came while the build ran: it was killed, nothing kept.
+    #[error("stopped by signal {signal} while it ran")]
+    Interrupted { signal: i32 },
     #[error("{what}: over the build's quota of {} MiB and {} files and folders (`[sandbox] build_mb`, `build_files`; {how})\n{tail}", .quota.bytes >> 20, .quota.files)]
     OverQuota {
         what: String,
@@ -94,9 +101,10 @@ fn copy_path(folder: &Path, argv: &[String]) -> Option<PathBuf> {
 }
 
 /// Runs the build `launch` (its command the build's, its `cwd` the bot's
-/// folder) in a fresh copy of that folder, for at most `limit`; on success
-/// the copy replaces the bot's built copy, and its path is returned.
-pub fn build(launch: &Launch, limit: Duration) -> Result<PathBuf, BuildError> {
+/// folder) in a fresh copy of that folder, for at most `limit`, or until
+/// `stop` (where given) notes a signal; on success the copy replaces the
+/// bot's built copy, and its path is returned.
+pub fn build(launch: &Launch, limit: Duration, stop: Option<&Stop>) -> Result<PathBuf, BuildError> {
     let folder = launch
         .command
         .cwd
@@ -120,7 +128,7 @@ pub fn build(launch: &Launch, limit: Duration) -> Result<PathBuf, BuildError> {
     let quota = job.building.get_or_insert_with(Default::default).quota;
     let how = quota_kept(job.sandbox);
     let built = unique(&dest, "built");
-    let outcome = run(&job, limit).and_then(|folder| match folder {
+    let outcome = run(&job, limit, stop).and_then(|folder| match folder {
         // The tmpfs the build wrote in: its files come out to the disk,
         // bounded again (hard links and sparse files count in full).
         Some(fd) => {
@@ -457,7 +465,7 @@ fn is_full(folder: &OwnedFd) -> bool {
 
 /// Runs the build `job` to its end, or kills it at `limit`: the tmpfs it
 /// built in when it ran in the sandbox.
-fn run(job: &Launch, limit: Duration) -> Result<Option<OwnedFd>, BuildError> {
+fn run(job: &Launch, limit: Duration, stop: Option<&Stop>) -> Result<Option<OwnedFd>, BuildError> {
     let token = super::spawn::new_token();
     let (mut child, mut jail, folder) = start(job, &token)?;
     let output = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -488,10 +496,17 @@ fn run(job: &Launch, limit: Duration) -> Result<Option<OwnedFd>, BuildError> {
     })
     .collect();
     let deadline = Instant::now() + limit;
+    let mut signal = 0;
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) if Instant::now() < deadline => {
+                signal = stop.map_or(0, |s| *s.borrow());
+                if signal != 0 {
+                    break None;
+                }
+                std::thread::sleep(Duration::from_millis(20))
+            }
             _ => break None,
         }
     };
@@ -505,6 +520,9 @@ fn run(job: &Launch, limit: Duration) -> Result<Option<OwnedFd>, BuildError> {
     }
     if let Some(j) = jail.as_mut() {
         j.release(true);
+    }
+    if signal != 0 {
+        return Err(BuildError::Interrupted { signal });
     }
     let tail = output.lock().map(|o| tail(&o)).unwrap_or_default();
     if status.is_none_or(|s| !s.success()) && folder.as_ref().is_some_and(is_full) {

@@ -149,7 +149,10 @@ fn check(spec: &BotSpec) -> (String, String, Option<String>) {
         hide: Some(scratch.root()),
         ..Default::default()
     };
-    let builds = match (&spec.build, build::build_bots(bots, &room, &mut |_| {})) {
+    let builds = match (
+        &spec.build,
+        build::build_bots(bots, &room, Some(&crate::host::stop_signals()), &mut |_| {}),
+    ) {
         (_, Err(e)) => return ("no".into(), "-".into(), Some(e.to_string())),
         (None, Ok(())) => "-".to_string(),
         (Some(_), Ok(())) => "yes".to_string(),

@@ -288,7 +288,7 @@ fn bundle(
     let mark = cache.join("bundles").join(format!("{sha}.built"));
     if !mark.exists() {
         let room = crate::league::launch::Room::of(t);
-        crate::league::build::build_bots(std::slice::from_ref(&spec), &room, &mut |e| {
+        crate::league::build::build_bots(std::slice::from_ref(&spec), &room, None, &mut |e| {
             say_building(say, e)
         })
         .map_err(|e| e.to_string())?;

@@ -10,6 +10,7 @@
 use super::config::BotSpec;
 use super::events::{Event, LeagueError};
 use super::launch::Room;
+use crate::bot::build::{BuildError, Stop};
 use crate::bot::manifest;
 use std::path::{Path, PathBuf};
 
@@ -23,13 +24,16 @@ pub const PACKAGE_BINARIES: &[&str] = &[
 ];
 
 /// Builds what `bots` need: this package's binaries they name, then each
-/// bot's own build, in the sandbox of `room`.
+/// bot's own build, in the sandbox of `room`. A signal that `stop` notes
+/// (where given) kills the build under way and ends them all:
+/// [`LeagueError::Interrupted`], nothing of that build kept.
 pub fn build_bots(
     bots: &[BotSpec],
     room: &Room<'_>,
+    stop: Option<&Stop>,
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<(), LeagueError> {
-    build_package_binaries(bots, on_event)?;
+    build_package_binaries(bots, stop, on_event)?;
     for b in bots {
         let Some(launch) = room.launch_build(b) else {
             continue;
@@ -38,11 +42,14 @@ pub fn build_bots(
             bot: b.name.clone(),
             how: String::new(),
         });
-        crate::bot::build::build(&launch, room.build_limit()).map_err(|e| LeagueError::Build {
-            bot: b.name.clone(),
-            command: launch.command.argv(),
-            dir: b.cwd.clone().unwrap_or_else(|| PathBuf::from(".")),
-            why: e.to_string(),
+        crate::bot::build::build(&launch, room.build_limit(), stop).map_err(|e| match e {
+            BuildError::Interrupted { .. } => LeagueError::Interrupted,
+            e => LeagueError::Build {
+                bot: b.name.clone(),
+                command: launch.command.argv(),
+                dir: b.cwd.clone().unwrap_or_else(|| PathBuf::from(".")),
+                why: e.to_string(),
+            },
         })?;
     }
     Ok(())
@@ -73,6 +80,7 @@ fn named_package_binaries(bots: &[BotSpec]) -> Vec<&'static str> {
 /// and a missing one is reported when its bot cannot start.
 fn build_package_binaries(
     bots: &[BotSpec],
+    stop: Option<&Stop>,
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<(), LeagueError> {
     let names = named_package_binaries(bots);
@@ -118,20 +126,45 @@ fn build_package_binaries(
         dir: source.parent().map(Path::to_path_buf).unwrap_or_default(),
         why,
     };
-    let out = match std::process::Command::new(&argv[0])
+    let mut cargo = std::process::Command::new(&argv[0]);
+    cargo
         .args(&argv[1..])
         .stdin(std::process::Stdio::null())
-        .output()
-    {
-        Ok(out) => out,
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    // In a process group of its own, so that a stop takes cargo and the
+    // compilers it started with it.
+    std::os::unix::process::CommandExt::process_group(&mut cargo, 0);
+    let mut child = match cargo.spawn() {
+        Ok(child) => child,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(failed(e.to_string())),
     };
-    if !out.status.success() {
-        let tail = crate::bot::build::tail(&out.stderr);
-        return Err(failed(format!("{}\n{tail}", out.status)));
+    let stderr = child.stderr.take().map(|mut s| {
+        std::thread::spawn(move || {
+            let mut all = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut s, &mut all);
+            all
+        })
+    });
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Ok(status),
+            Ok(None) if stop.is_some_and(|s| *s.borrow() != 0) => {
+                crate::bot::kill_group(child.id(), libc::SIGKILL);
+                let _ = child.wait();
+                return Err(LeagueError::Interrupted);
+            }
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            Err(e) => break Err(e),
+        }
+    };
+    let stderr = stderr.and_then(|t| t.join().ok()).unwrap_or_default();
+    match status {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(failed(format!("{s}\n{}", crate::bot::build::tail(&stderr)))),
+        Err(e) => Err(failed(e.to_string())),
     }
-    Ok(())
 }
 
 /// True when each of the binaries `names` in `bin_dir` is newer than

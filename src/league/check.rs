@@ -340,21 +340,23 @@ fn build(
         ..Default::default()
     };
     let bots = std::slice::from_ref(&spec);
-    Some(match super::build::build_bots(bots, &room, &mut |_| {}) {
-        Ok(()) => {
-            let dir = run_folder(&spec);
-            let shown = dir
-                .as_deref()
-                .unwrap_or(Path::new("."))
-                .display()
-                .to_string();
-            Ok((
-                dir,
-                format!("{what}, in the sandbox; the bot runs from {shown}"),
-            ))
-        }
-        Err(e) => Err(format!("{what}: {e}")),
-    })
+    Some(
+        match super::build::build_bots(bots, &room, None, &mut |_| {}) {
+            Ok(()) => {
+                let dir = run_folder(&spec);
+                let shown = dir
+                    .as_deref()
+                    .unwrap_or(Path::new("."))
+                    .display()
+                    .to_string();
+                Ok((
+                    dir,
+                    format!("{what}, in the sandbox; the bot runs from {shown}"),
+                ))
+            }
+            Err(e) => Err(format!("{what}: {e}")),
+        },
+    )
 }
 
 /// The checks after the build: says what is checked and how, then plays.

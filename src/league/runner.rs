@@ -775,7 +775,10 @@ fn prepare_bots(
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<(), LeagueError> {
     if !no_build {
-        super::build::build_bots(&t.bots, &Room::of(t), on_event)?;
+        // A signal during the builds ends them and the run, as one during
+        // the games does.
+        let stop = crate::host::stop_signals();
+        super::build::build_bots(&t.bots, &Room::of(t), Some(&stop), on_event)?;
     }
     let mut seen = HashMap::new();
     let programs = t

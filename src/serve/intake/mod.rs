@@ -545,7 +545,7 @@ fn take(l: &Intake, v: &Version) {
     if spec.build.is_some() {
         l.metrics.builds.fetch_add(1, Ordering::Relaxed);
         let built =
-            crate::league::build::build_bots(std::slice::from_ref(&spec), &room, &mut |_| {});
+            crate::league::build::build_bots(std::slice::from_ref(&spec), &room, None, &mut |_| {});
         if let Err(e) = built {
             l.metrics.builds_failed.fetch_add(1, Ordering::Relaxed);
             let why = check::public(&e.to_string(), Some(std::path::Path::new(&v.folder)));
