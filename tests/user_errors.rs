@@ -1111,3 +1111,151 @@ fn show_in_a_folder_without_games_csv_says_so() {
         text(&o)
     );
 }
+
+/// `arena rate --out` into the folder a league keeps its records (or
+/// logs) in, or a folder inside it, is refused naming that folder, as
+/// `arena report -o` is (the same check): nothing is written there. A
+/// folder of its own is taken.
+#[test]
+fn rate_refuses_an_out_folder_among_a_leagues_records() {
+    let dir = tempfile::tempdir().unwrap();
+    log_league_copy(&dir.path().join("league"), |lines| lines);
+    let records = std::fs::canonicalize(dir.path().join("league/games")).unwrap();
+    let cases = [
+        (
+            "league/games",
+            "that is a folder a league keeps its game records in",
+        ),
+        ("league/games/sub", "that is inside"),
+        (
+            "league/logs",
+            "that is a folder a league keeps its bots' logs in",
+        ),
+    ];
+    for (out, says) in cases {
+        let o = arena(dir.path(), &["rate", "league", "--out", out]);
+        assert_eq!(o.status.code(), Some(2), "{out}: {}", text(&o));
+        assert!(
+            text(&o).contains(&format!("--out {out}: {says}")),
+            "{out}: {}",
+            text(&o)
+        );
+        assert!(!dir.path().join(out).join("ratings.csv").exists(), "{out}");
+    }
+    let o = arena(dir.path(), &["rate", "league", "--out", "league/games/sub"]);
+    assert!(
+        text(&o).contains(&records.display().to_string()),
+        "{}",
+        text(&o)
+    );
+    assert!(!dir.path().join("league/logs").exists());
+    let o = arena(dir.path(), &["report", "league", "-o", "league/games/sub"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("-o league/games/sub: that is inside"),
+        "{}",
+        text(&o)
+    );
+    let o = arena(dir.path(), &["rate", "league", "--out", "tables"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(dir.path().join("tables/ratings.csv").is_file());
+}
+
+/// Zero where it means nothing is refused naming the flag and what it
+/// takes: `tables coverage --seeds 0` (was 0%) and `--max-size 0`, as
+/// `tables build` refuses them (the same check), and
+/// `analyse --time-ms 0` (was one decision deep) and `--proof-ms 0`.
+#[test]
+fn coverage_and_analyse_refuse_a_zero_that_means_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    log_league_copy(dir.path(), |lines| lines);
+    let game = "r001-filo-p000-o0";
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["tables", "coverage", ".", "--seeds", "0"],
+            "--seeds 0: no diffusion table holds 0 seeds or fewer; the smallest holds 2 seeds",
+        ),
+        (
+            &["tables", "coverage", ".", "--max-size", "0"],
+            "--max-size 0: no diffusion table fits in 0 bytes",
+        ),
+        (
+            &["analyse", ".", game, "--time-ms", "0"],
+            "--time-ms 0: give at least 1",
+        ),
+        (
+            &["analyse", ".", game, "--proof-ms", "0"],
+            "--proof-ms 0: give at least 1",
+        ),
+    ];
+    for (args, says) in cases {
+        let o = arena(dir.path(), args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(says), "{args:?}: {}", text(&o));
+    }
+}
+
+/// A float flag of `arena sprt` that is no finite number (`1e400`, `inf`,
+/// `nan`) is refused as written, naming the flag (it was shown as `inf`);
+/// a finite one out of range says the range.
+#[test]
+fn sprt_refuses_numbers_that_are_not_finite_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    log_league_copy(dir.path(), |lines| lines);
+    for flag in ["--elo0", "--elo1", "--alpha", "--beta"] {
+        for value in ["1e400", "inf", "nan", "-inf"] {
+            let mut args = vec!["sprt", ".", flag, value];
+            for (other, v) in [("--elo0", "0"), ("--elo1", "5")] {
+                if other != flag {
+                    args.extend([other, v]);
+                }
+            }
+            let o = arena(dir.path(), &args);
+            assert_eq!(o.status.code(), Some(2), "{flag} {value}: {}", text(&o));
+            let says = format!("`{value}` is not a finite number");
+            assert!(
+                text(&o).contains(&says) && text(&o).contains(&format!("'{flag} <")),
+                "{flag} {value}: {}",
+                text(&o)
+            );
+        }
+    }
+    let o = arena(dir.path(), &["sprt", ".", "--elo0", "0", "--elo1", "1e308"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("--elo1 1e308: must be within [-200, 200]"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// `arena show FILE GAME_ID` with a file that is no results folder (a
+/// path that leaves the working folder) says what it takes and what it
+/// was given.
+#[test]
+fn show_of_a_file_says_what_it_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("here")).unwrap();
+    std::fs::write(dir.path().join("passwd"), "root:x:0:0::/root:/bin/sh\n").unwrap();
+    let o = arena(&dir.path().join("here"), &["show", "../passwd", "x"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let says = "../passwd: that is a file, neither a results folder nor a league's games.csv: `arena show` takes a league's results folder";
+    assert!(text(&o).contains(says), "{}", text(&o));
+    assert!(text(&o).contains("and a game_id"), "{}", text(&o));
+}
+
+/// `arena status` of a folder whose league.json is a folder says so, not
+/// that there is no league.json.
+#[test]
+fn status_names_a_folder_where_league_json_should_be() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("lg/league.json")).unwrap();
+    let o = arena(dir.path(), &["status", "lg"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("a folder where the league's file league.json should be"),
+        "{}",
+        text(&o)
+    );
+    assert!(!text(&o).contains("no league.json"), "{}", text(&o));
+}

@@ -66,6 +66,12 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     if args.depth == Some(0) {
         bail!("--depth 0: search at least one decision deep");
     }
+    if args.time_ms == Some(0) {
+        bail!("--time-ms 0: give at least 1 (ms of search per decision), or leave it out to search --depth decisions deep");
+    }
+    if args.proof_ms == 0 {
+        bail!("--proof-ms 0: give at least 1 (ms per proof of the F.I.L.O solver), or --no-exact to run no solver");
+    }
     if let Some(d) = args.depth.filter(|&d| d > u64::from(MAX_DEPTH)) {
         bail!("--depth {d}: the search goes at most {MAX_DEPTH} decisions deep");
     }

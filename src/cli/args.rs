@@ -55,6 +55,109 @@ impl SandboxArg {
     }
 }
 
+/// What a folder that a command would write its own files into
+/// (`arena report -o`, `arena rate --out`) is to a league, when those
+/// files would be mixed with the league's own: see [`league_place`].
+pub(super) enum LeaguePlace {
+    /// A league's results folder itself (it holds games.csv or
+    /// league.json).
+    Results,
+    /// The folder a league keeps its game records, analyses or bots' logs
+    /// in (`kept`, what it keeps there), or a folder inside it.
+    Kept {
+        folder: std::path::PathBuf,
+        kept: &'static str,
+        inside: bool,
+    },
+}
+
+impl std::fmt::Display for LeaguePlace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LeaguePlace::Results => write!(f, "a league's results folder"),
+            LeaguePlace::Kept {
+                folder,
+                kept,
+                inside: false,
+            } => write!(
+                f,
+                "a folder a league keeps its {kept} in ({})",
+                folder.display()
+            ),
+            LeaguePlace::Kept { folder, kept, .. } => write!(
+                f,
+                "inside {}, the folder a league keeps its {kept} in",
+                folder.display()
+            ),
+        }
+    }
+}
+
+/// Whether `out`, a folder a command is to write into (there or not
+/// yet), is a league's results folder, or is (or is inside) its records,
+/// analyses or logs folder: `None` when it is none of them. Folders are
+/// compared as the file system resolves them (links and `..`).
+pub(super) fn league_place(out: &std::path::Path) -> Option<LeaguePlace> {
+    use crate::league::folder::Layout;
+    let holds_league = |d: &std::path::Path| {
+        let l = Layout::new(d);
+        l.games_csv().is_file() || l.league_json().is_file()
+    };
+    if out.is_dir() && holds_league(out) {
+        return Some(LeaguePlace::Results);
+    }
+    // The deepest part of `out` that is there (a relative path's last
+    // ancestor is "", the working folder), as the file system resolves
+    // it, then the parts of `out` not there yet.
+    let mut rest = Vec::new();
+    let mut there = None;
+    for a in out.ancestors() {
+        let a = match a.as_os_str().is_empty() {
+            true => std::path::Path::new("."),
+            false => a,
+        };
+        if a.exists() {
+            there = Some(a);
+            break;
+        }
+        rest.extend(a.components().next_back());
+    }
+    let mut real = std::fs::canonicalize(there?).ok()?;
+    real.extend(rest.iter().rev());
+    for dir in real.ancestors() {
+        let Some(league) = dir.parent().filter(|l| holds_league(l)) else {
+            continue;
+        };
+        let l = Layout::new(league);
+        let kept = [
+            (l.records(), "game records"),
+            (l.analysis(), "analyses"),
+            (l.logs(), "bots' logs"),
+        ];
+        if let Some((folder, kept)) = kept.into_iter().find(|(k, _)| k.as_path() == dir) {
+            return Some(LeaguePlace::Kept {
+                folder,
+                kept,
+                inside: dir != real,
+            });
+        }
+    }
+    None
+}
+
+/// A float flag's value (`arena sprt --elo1`): a finite number; `1e400`,
+/// `inf` and `nan` are refused as written (not shown as `inf`).
+pub(super) fn finite(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        Ok(_) => Err(format!(
+            "`{t}` is not a finite number (give one such as 5 or -2.5)"
+        )),
+        Err(_) => Err(format!("`{s}` is not a number")),
+    }
+}
+
 /// The results folder a user named: a folder as it is, a league's
 /// games.csv as its folder; anything else is an error saying what was
 /// given and what is wanted (`wanted`, e.g. "a league's results folder").

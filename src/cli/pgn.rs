@@ -221,11 +221,7 @@ fn export(
             }
         }
     })?;
-    if let Some((a, b, written)) = names.clash {
-        bail!(
-            "bots `{a}` and `{b}` would both be written as `{written}` in PGN (no quotes, backslashes or control characters in PGN tags): Ordo and BayesElo would rate them as one player; rename one of them in the games file"
-        );
-    }
+    names.check("rename one of them in the games file")?;
     for warning in &merged.warnings {
         eprintln!("warning: {warning}");
     }
@@ -259,6 +255,17 @@ struct PgnNames {
 }
 
 impl PgnNames {
+    /// The first two bots written alike, as an error that says how to
+    /// mend it (`fix`).
+    fn check(&self, fix: &str) -> anyhow::Result<()> {
+        if let Some((a, b, written)) = &self.clash {
+            bail!(
+                "bots `{a}` and `{b}` would both be written as `{written}` in PGN (no quotes, backslashes or control characters in PGN tags): Ordo and BayesElo would rate them as one player; {fix}"
+            );
+        }
+        Ok(())
+    }
+
     fn see(&mut self, name: &str) {
         let v = crate::report::tables::pgn_value(name);
         match self.written.get(&v) {

@@ -189,8 +189,16 @@ fn unknown_anchor(bot: &str, files: &[PathBuf], variant: Option<&str>) -> anyhow
 /// `--out dir`, refused when `dir` is a league's results folder (or a
 /// shard's) and the games rated are not its own games.csv, whole (no
 /// `--variant`): the tables there are the league's own, and `--write`
-/// refuses the same (a subset, a merge, another file).
+/// refuses the same (a subset, a merge, another file). Refused always
+/// when it is (or is inside) the folder a league keeps its records,
+/// analyses or logs in (`args::league_place`, as `arena report -o`).
 fn not_another_leagues(dir: PathBuf, args: &RateArgs) -> anyhow::Result<PathBuf> {
+    if let Some(what @ super::args::LeaguePlace::Kept { .. }) = super::args::league_place(&dir) {
+        bail!(
+            "--out {}: that is {what}: the tables would be mixed with the league's own files; give a folder of its own",
+            dir.display()
+        );
+    }
     if crate::league::folder::read_meta(&dir).is_none() {
         return Ok(dir);
     }

@@ -243,28 +243,13 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Refuses `-o DIR` when DIR is a league's results folder, or its records
-/// or analyses folder: the report's pages and viewer data would be mixed
-/// with what the league keeps there (and a league folder's own report goes
-/// into its `report/`, the default).
+/// Refuses `-o DIR` when DIR is a league's results folder, or (inside)
+/// its records, analyses or logs folder (`args::league_place`): the
+/// report's pages and viewer data would be mixed with what the league
+/// keeps there (and a league folder's own report goes into its `report/`,
+/// the default).
 fn not_a_results_place(out: &Path) -> anyhow::Result<()> {
-    let holds_league = |d: &Path| {
-        let l = Layout::new(d);
-        l.games_csv().is_file() || l.league_json().is_file()
-    };
-    let parent = super::args::folder_of(out);
-    let what = if holds_league(out) {
-        "a league's results folder"
-    } else if holds_league(parent)
-        && [
-            Layout::new(parent).records(),
-            Layout::new(parent).analysis(),
-        ]
-        .iter()
-        .any(|d| super::args::same_file(d, out))
-    {
-        "a folder a league keeps its games in"
-    } else {
+    let Some(what) = super::args::league_place(out) else {
         return Ok(());
     };
     bail!(

@@ -26,6 +26,13 @@ pub struct ShowArgs {
 }
 
 pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
+    let p = &args.results;
+    if p.is_file() && p.file_name().is_none_or(|n| n != "games.csv") {
+        anyhow::bail!(
+            "{}: that is a file, neither a results folder nor a league's games.csv: `arena show` takes a league's results folder (results/NAME, or its games.csv) and a game_id of its games.csv (a game's own record file, as `arena play --record` writes, is read by `arena analyse FILE`)",
+            p.display()
+        );
+    }
     let results = super::args::results_folder(
         &args.results,
         "give a league's results folder, then a game_id of its games.csv",

@@ -37,16 +37,16 @@ pub struct SprtArgs {
     /// A league's games.csv, or its results folder (its games.csv is read).
     results: PathBuf,
     /// Elo difference A - B under H0 (e.g. 0).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::args::finite)]
     elo0: f64,
     /// Elo difference A - B under H1 (e.g. 5); more than elo0.
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::args::finite)]
     elo1: f64,
     /// Probability of accepting H1 when H0 holds, in (0, 0.5).
-    #[arg(long, allow_hyphen_values = true, default_value_t = crate::ratings::sprt::DEFAULT_ERROR_RATE)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::args::finite, default_value_t = crate::ratings::sprt::DEFAULT_ERROR_RATE)]
     alpha: f64,
     /// Probability of accepting H0 when H1 holds, in (0, 0.5).
-    #[arg(long, allow_hyphen_values = true, default_value_t = crate::ratings::sprt::DEFAULT_ERROR_RATE)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::args::finite, default_value_t = crate::ratings::sprt::DEFAULT_ERROR_RATE)]
     beta: f64,
     /// What elo0 and elo1 measure.
     #[arg(long, value_enum, default_value_t = ModelArg::Normalized)]

@@ -115,6 +115,7 @@ pub fn run(args: TablesArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
+    coverage_flags(&a)?;
     // A league's games.csv stands for its folder, as in `arena show`.
     let results =
         super::args::results_folder(&a.results, "give a results folder, arena run's output")?;
@@ -128,11 +129,10 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let rows = rows_of(&csv)?;
-    let seeds_of = |v: Variant| match (a.seeds, v) {
-        (Some(n), _) => n,
-        (None, Variant::Diffusion) => seeds_for_size::<DiffusionTable>(a.max_size),
-        (None, Variant::Tricala) => seeds_for_size::<TricalaTable>(a.max_size),
-        (None, _) => seeds_for_size::<HackabackTable>(a.max_size),
+    let seeds_of = |v: Variant| match v {
+        Variant::Diffusion => with_a_table::<DiffusionTable>(a.seeds, a.max_size),
+        Variant::Tricala => with_a_table::<TricalaTable>(a.seeds, a.max_size),
+        _ => with_a_table::<HackabackTable>(a.seeds, a.max_size),
     };
     // Per game: its seeds N, and the reach of its tables.
     let mut reach: Vec<(Variant, u32, Reach)> = Vec::new();
@@ -165,7 +165,7 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
         let k = match reach.iter().position(|(v, _, _)| *v == variant) {
             Some(k) => k,
             None => {
-                reach.push((variant, seeds_of(variant), Reach::default()));
+                reach.push((variant, seeds_of(variant)?, Reach::default()));
                 reach.len() - 1
             }
         };
@@ -229,6 +229,22 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Refuses `--seeds` or `--max-size` when no game's tables would hold
+/// a position (`--seeds 0`: the coverage would be 0%), before any game is
+/// read; a game whose own tables hold none is refused when it is met.
+fn coverage_flags(a: &CoverageArgs) -> anyhow::Result<()> {
+    let tables = [
+        with_a_table::<DiffusionTable>(a.seeds, a.max_size),
+        with_a_table::<HackabackTable>(a.seeds, a.max_size),
+        with_a_table::<TricalaTable>(a.seeds, a.max_size),
+    ];
+    if tables.iter().all(Result::is_err) {
+        let [first, ..] = tables;
+        first?;
+    }
+    Ok(())
+}
+
 /// The rows of `csv`, and a warning for what was skipped (a torn last
 /// line), as `arena sprt` and `arena pgn` say it: the games counted are
 /// one fewer.
@@ -266,6 +282,30 @@ fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
 /// out of them long before a round could use more).
 const MAX_THREADS: usize = 1024;
 
+/// The seeds of `T`'s tables: `seeds`, or as many as fit `max_size`
+/// bytes; refused, naming the flag, when no table holds so few (`--seeds
+/// 0`, or a `--max-size` too small): tables of no position reach nothing.
+fn with_a_table<T: TableGame>(seeds: Option<u32>, max_size: u64) -> anyhow::Result<u32> {
+    let n = seeds.unwrap_or_else(|| seeds_for_size::<T>(max_size));
+    // Compared with the smallest table, not counted: `--seeds 4000000000`
+    // would count layers by the billion.
+    let (least, bytes) = smallest::<T>();
+    if n >= least {
+        return Ok(n);
+    }
+    let asked = match seeds {
+        Some(n) => format!(
+            "--seeds {n}: no {} table holds {n} seeds or fewer",
+            T::VARIANT
+        ),
+        None => format!(
+            "--max-size {max_size}: no {} table fits in {max_size} bytes",
+            T::VARIANT
+        ),
+    };
+    bail!("{asked}; the smallest holds {least} seeds and takes {bytes} bytes (--seeds {least})")
+}
+
 /// The fewest seeds any of `T`'s tables hold, and their bytes.
 fn smallest<T: TableGame>() -> (u32, u64) {
     let least = (1..=200)
@@ -275,40 +315,19 @@ fn smallest<T: TableGame>() -> (u32, u64) {
 }
 
 fn build_game<T: TableGame>(a: &BuildArgs) -> anyhow::Result<ExitCode> {
-    let seeds = match a.seeds {
-        Some(n) => {
-            let bytes = positions_upto::<T>(n) * 2;
-            if bytes > a.max_size {
-                bail!(
-                    "--seeds {n}: the {} tables would take {bytes} bytes, more than --max-size {} (the most that fit: --seeds {})",
-                    T::VARIANT,
-                    a.max_size,
-                    seeds_for_size::<T>(a.max_size)
-                );
-            }
-            n
-        }
-        None => seeds_for_size::<T>(a.max_size),
-    };
-    let total = positions_upto::<T>(seeds);
-    if total == 0 {
-        let (least, bytes) = smallest::<T>();
-        let asked = match a.seeds {
-            Some(n) => format!(
-                "--seeds {n}: no {} table holds {n} seeds or fewer",
-                T::VARIANT
-            ),
-            None => format!(
-                "--max-size {}: no {} table fits in {} bytes",
-                a.max_size,
+    if let Some(n) = a.seeds {
+        let bytes = positions_upto::<T>(n) * 2;
+        if bytes > a.max_size {
+            bail!(
+                "--seeds {n}: the {} tables would take {bytes} bytes, more than --max-size {} (the most that fit: --seeds {})",
                 T::VARIANT,
-                a.max_size
-            ),
-        };
-        bail!(
-            "{asked}; the smallest holds {least} seeds and takes {bytes} bytes (--seeds {least})"
-        );
+                a.max_size,
+                seeds_for_size::<T>(a.max_size)
+            );
+        }
     }
+    let seeds = with_a_table::<T>(a.seeds, a.max_size)?;
+    let total = positions_upto::<T>(seeds);
     let threads = a.threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |t| usize::try_from(t).unwrap_or(usize::MAX),

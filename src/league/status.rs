@@ -190,6 +190,10 @@ fn check_readable(league_dir: &Path) -> Result<(), StatusError> {
     let own = std::iter::once(league_dir.to_path_buf());
     for dir in own.chain(folder::shard_dirs(league_dir)) {
         let path = Layout::new(&dir).league_json();
+        if path.is_dir() {
+            let why = "a folder where the league's file league.json should be".to_string();
+            return Err(StatusError::Unreadable { path, why });
+        }
         if !path.is_file() {
             continue;
         }
