@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::league::{killed_after_rows, run, run_ok};
+use common::league::{killed_after_rows, run, run_ok, status};
 use mancala_arena::results::{csvio, GameRow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -103,6 +103,18 @@ fn a_seeded_knockout_has_its_bracket_and_a_resume_after_sigkill_plays_it_again()
     assert!(text.contains("; byes: a, b"), "{text}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains(&text), "{stdout}");
+    // `arena status`: over, with its champion.
+    let (said, json) = status(&whole);
+    assert!(
+        said.contains(&format!(
+            "knockout: 3 of 3 rounds finished, over; champion: {champion}\n"
+        )),
+        "{said}"
+    );
+    assert_eq!(
+        json["format_state"]["champion"].as_str(),
+        Some(champion.as_str())
+    );
     // The report shows the bracket as the league wrote it.
     let page = std::fs::read_to_string(whole.join("report/index.html")).unwrap();
     assert!(
@@ -122,6 +134,20 @@ fn a_seeded_knockout_has_its_bracket_and_a_resume_after_sigkill_plays_it_again()
         done < 40,
         "killed after the final ({done} rows): nothing tested"
     );
+    // Mid bracket: its round and stage, and six, four or two bots in.
+    let (said, json) = status(&cut);
+    let state = &json["format_state"];
+    let finished = state["finished"].as_u64().unwrap_or(9) as usize;
+    let stage = ["quarter-final", "semi-final", "final"][finished];
+    assert!(
+        said.contains(&format!(
+            "knockout: round {} of 3, {stage} ({finished} finished); still in: ",
+            finished + 1
+        )),
+        "{said}"
+    );
+    let still_in = state["still_in"].as_array().map_or(0, Vec::len);
+    assert_eq!(still_in, [6, 4, 2][finished], "{json}");
     run_ok(&file, &["--output", cut.to_str().unwrap()]);
     let got = csvio::read_rows(&csv).unwrap();
     assert_eq!(got.len(), 40);

@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::league::{killed_after_rows, run, run_ok};
+use common::league::{killed_after_rows, run, run_ok, status};
 use mancala_arena::results::{csvio, GameRow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -80,6 +80,21 @@ fn a_swiss_killed_mid_round_and_resumed_pairs_as_one_left_alone() {
     assert!(stdout.contains("Swiss: 4 of 4 rounds finished"), "{stdout}");
     let table = std::fs::read_to_string(whole.join("swiss.txt")).unwrap();
     assert!(table.contains("round 4:"), "{table}");
+    // `arena status`: over, led by the table's first.
+    let first = table
+        .lines()
+        .nth(2)
+        .and_then(|l| l.split_whitespace().nth(1));
+    let (text, json) = status(&whole);
+    assert!(
+        text.contains("swiss: 4 of 4 rounds finished; leading with "),
+        "{text}"
+    );
+    let leaders = json["format_state"]["leaders"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(leaders.first().and_then(|l| l.as_str()), first, "{json}");
 
     // Seven bots, four rounds: no pair meets twice, no bot sits out twice.
     let rounds = pairs_by_round(&expected);
@@ -107,6 +122,28 @@ fn a_swiss_killed_mid_round_and_resumed_pairs_as_one_left_alone() {
         done < 48,
         "killed after round 2 ended ({done} rows): nothing tested"
     );
+    // Mid round 2: where it stands, and round 1's leaders (a round gives
+    // at most 1 point).
+    let (text, json) = status(&cut);
+    let state = &json["format_state"];
+    assert_eq!(state["format"], "swiss", "{json}");
+    assert_eq!(
+        (state["round"].as_u64(), state["finished"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let points = state["leaders_points"].as_f64().unwrap_or(0.0);
+    assert!(points > 0.0 && points <= 1.0, "{json}");
+    let leaders: Vec<&str> = state["leaders"]
+        .as_array()
+        .map_or(vec![], |l| l.iter().filter_map(|b| b.as_str()).collect());
+    assert!(
+        text.contains(&format!(
+            "swiss: round 2 of 4 (1 finished); leading with {points:.2} points: {}\n",
+            leaders.join(", ")
+        )),
+        "{text}"
+    );
+    assert!(json["shards"][0]["done"].is_u64(), "{json}");
     run_ok(&file, &["--output", cut.to_str().unwrap()]);
     let got = rows(&csv);
     assert_eq!(by_id(&got), by_id(&expected));
@@ -156,4 +193,43 @@ fn a_swiss_cannot_be_sharded_and_bad_format_values_name_the_key() {
         err.contains("`rounds`: must be between 1 and 1000, got 0"),
         "{err}"
     );
+}
+
+/// A Swiss's `rounds` raised in its file extends the league on resume: the
+/// rounds played stay byte for byte, the new one is paired after them;
+/// fewer rounds are refused naming the key and both values.
+#[test]
+fn a_swiss_with_more_rounds_resumes_after_its_rounds_and_fewer_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_swiss(dir.path(), "");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("rounds = 4", "rounds = 2")).unwrap();
+    run_ok(&file, &[]);
+    let csv = dir.path().join("out/games.csv");
+    let before = std::fs::read(&csv).unwrap();
+    assert_eq!(rows(&csv).len(), 2 * 24);
+
+    std::fs::write(&file, text.replace("rounds = 4", "rounds = 3")).unwrap();
+    let out = run_ok(&file, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`rounds` raised from 2 to 3"), "{err}");
+    let after = std::fs::read(&csv).unwrap();
+    assert!(after.starts_with(&before), "rounds 1-2 rewritten");
+    let got = rows(&csv);
+    assert_eq!(got.len(), 3 * 24);
+    assert_eq!(
+        got.iter()
+            .filter(|r| r.game_id.starts_with("s003-"))
+            .count(),
+        24
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Swiss: 3 of 3 rounds finished"), "{stdout}");
+
+    std::fs::write(&file, text.replace("rounds = 4", "rounds = 2")).unwrap();
+    let out = run(&file, &[]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`rounds` was 3, now 2"), "{err}");
+    assert_eq!(std::fs::read(&csv).unwrap(), after);
 }

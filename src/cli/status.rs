@@ -75,6 +75,9 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
         if st.shards.len() == 1 { "" } else { "s" },
         st.done()
     );
+    if let Some(p) = &st.format_state {
+        let _ = writeln!(out, "{}", format_line(p));
+    }
     let _ = writeln!(
         out,
         "{:<7} {:<9} {:>15}  {:<14} {:>9}  {:>9}  holder",
@@ -132,6 +135,47 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     }
     super::output::emit(&out, "the status")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where a Swiss or a knockout stands: its round, and its leaders or the
+/// bots still in (the champion once it is over).
+fn format_line(p: &crate::league::swiss_games::Progress) -> String {
+    let names = |v: &[String]| match v.len() {
+        0..=6 => v.join(", "),
+        n => format!("{} and {} more", v[..5].join(", "), n - 5),
+    };
+    let mut line = match (p.format, &p.stage) {
+        ("knockout", Some(stage)) if p.finished >= p.rounds as usize => {
+            format!(
+                "knockout: {} of {} rounds finished, {stage}",
+                p.finished, p.rounds
+            )
+        }
+        ("knockout", Some(stage)) => format!(
+            "knockout: round {} of {}, {stage} ({} finished)",
+            p.round, p.rounds, p.finished
+        ),
+        _ if p.finished >= p.rounds as usize => {
+            format!("swiss: {} of {} rounds finished", p.finished, p.rounds)
+        }
+        _ => format!(
+            "swiss: round {} of {} ({} finished)",
+            p.round, p.rounds, p.finished
+        ),
+    };
+    if let (Some(points), false) = (p.leaders_points, p.leaders.is_empty()) {
+        line.push_str(&format!(
+            "; leading with {points:.2} points: {}",
+            names(&p.leaders)
+        ));
+    }
+    if !p.still_in.is_empty() && p.stage.as_deref() != Some("swiss stage") {
+        line.push_str(&format!("; still in: {}", names(&p.still_in)));
+    }
+    if let Some(c) = &p.champion {
+        line.push_str(&format!("; champion: {c}"));
+    }
+    line
 }
 
 /// The lines about one shard before its command: a row that does not

@@ -635,6 +635,33 @@ fn expected_of(t: &Tournament, g: &ScheduledGame) -> Expected {
     }
 }
 
+/// Whether the Swiss `plan` of `t` is the league of the folder's `old`
+/// league.json with only its rounds changed (its fingerprint with the
+/// rounds league.json notes).
+fn swiss_rounds_change(
+    t: &Tournament,
+    plan: &SwissPlan,
+    old: &LeagueMeta,
+) -> Option<folder::RoundsChange> {
+    if !matches!(t.format, Format::Swiss { .. }) {
+        return None;
+    }
+    let was: u32 = old
+        .schedule
+        .get("format")?
+        .strip_prefix("swiss, ")?
+        .strip_suffix(" rounds")?
+        .parse()
+        .ok()?;
+    let mut before = plan.clone();
+    before.rounds = was;
+    (swiss_fingerprint(t, &before) == old.fingerprint).then(|| folder::RoundsChange {
+        fingerprint: old.fingerprint.clone(),
+        was,
+        now: plan.rounds,
+    })
+}
+
 /// What `league.json` says of league `t` with schedule `games` in `dir`
 /// (a folder of an older version keeps its fingerprint if it is the same
 /// schedule's).
@@ -643,10 +670,16 @@ fn league_meta(t: &Tournament, games: &Games, dir: &Path, shard: Option<Shard>) 
         Games::RoundRobin(games) => fingerprint(t, games),
         Games::Swiss(plan) => swiss_fingerprint(t, plan),
     };
-    if let (Some(old), Games::RoundRobin(games)) = (folder::read_meta(dir), games) {
-        if old.fingerprint != fingerprint && old.fingerprint == legacy_fingerprint(t, games) {
+    let old = folder::read_meta(dir).filter(|old| old.fingerprint != fingerprint);
+    let mut rounds_change = None;
+    match (old, games) {
+        (Some(old), Games::RoundRobin(games))
+            if old.fingerprint == legacy_fingerprint(t, games) =>
+        {
             fingerprint = old.fingerprint;
         }
+        (Some(old), Games::Swiss(plan)) => rounds_change = swiss_rounds_change(t, plan, &old),
+        _ => {}
     }
     LeagueMeta {
         name: t.name.clone(),
@@ -679,6 +712,7 @@ fn league_meta(t: &Tournament, games: &Games, dir: &Path, shard: Option<Shard>) 
         sprt: t.sprt.and_then(|c| serde_json::to_value(c).ok()),
         resume: None,
         bots_flag: None,
+        rounds_change,
         openings_book: t.book.as_ref().map(|b| b.describe()),
         schedule: [
             ("rounds", t.rounds.to_string()),

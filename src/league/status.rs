@@ -5,7 +5,10 @@
 //!
 //! Reads folders only; starts nothing and changes nothing.
 
+use super::config::parse_variant;
 use super::folder::{self, Layout, LeagueMeta};
+use super::swiss::History;
+use super::swiss_games::{progress, Progress, SwissPlan, SwissState};
 use crate::results::csvio;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -75,6 +78,9 @@ pub struct LeagueStatus {
     /// The league's folder (the shards' parent).
     pub dir: PathBuf,
     pub shards: Vec<ShardStatus>,
+    /// A Swiss's or a knockout's round and leaders (or bots still in).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format_state: Option<Progress>,
 }
 
 impl LeagueStatus {
@@ -132,6 +138,7 @@ pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
             name: meta.name.clone(),
             dir: dir.to_path_buf(),
             shards: vec![shard],
+            format_state: format_state(dir, meta),
         });
     }
     // A shard's folder stands for its league's.
@@ -177,11 +184,68 @@ pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
             shard_status(k, &at, meta)
         })
         .collect();
+    // A Swiss or a knockout is never sharded.
     Ok(LeagueStatus {
         name,
         dir: league_dir,
         shards,
+        format_state: None,
     })
+}
+
+/// Where the Swiss or knockout in `dir` stands, from its league.json and
+/// games.csv; `None` for a round-robin, or settings that do not read.
+fn format_state(dir: &Path, meta: &LeagueMeta) -> Option<Progress> {
+    let plan = plan_of(meta)?;
+    let rows = csvio::read_rows(&Layout::new(dir).games_csv()).unwrap_or_default();
+    Some(progress(&plan, &SwissState::replay(&plan, &rows)))
+}
+
+/// The Swiss plan of the league league.json `meta` notes (`format`,
+/// `rounds`, `seed`, `variants` of its schedule), as `arena run` made it.
+fn plan_of(meta: &LeagueMeta) -> Option<SwissPlan> {
+    let get = |key: &str| meta.schedule.get(key);
+    let format = get("format")?;
+    let groups: usize = get("rounds")?.parse().ok()?;
+    let seed: u64 = get("seed")?.parse().ok()?;
+    let variants = get("variants")?
+        .split(',')
+        .map(|v| match parse_variant(v) {
+            Ok(spec) => (spec.label(), spec.players),
+            // A key of the file's own (`[variants.NAME]`).
+            Err(_) => (v.to_string(), 2),
+        })
+        .collect();
+    let n = meta.bots.len();
+    let count = |s: &str| s.split(' ').find_map(|w| w.parse::<u32>().ok());
+    let (rounds, knockout, stage) = match format.as_str() {
+        f if f.starts_with("swiss, ") => (count(f)?, None, 0),
+        "knockout" => (0, Some(History::new(n, seed).initial), 0),
+        f => match f.strip_prefix("knockout, seeds ") {
+            Some(seeds) => {
+                let order: Option<Vec<usize>> = seeds
+                    .split(", ")
+                    .map(|s| meta.bots.iter().position(|b| b == s))
+                    .collect();
+                (0, Some(order?), 0)
+            }
+            None if f.starts_with("knockout, seeded by a swiss") => {
+                (0, Some(History::new(n, seed).initial), count(f)?)
+            }
+            None => return None,
+        },
+    };
+    let plan = SwissPlan::from_parts(
+        meta.bots.clone(),
+        variants,
+        rounds,
+        groups,
+        seed,
+        knockout,
+        stage,
+    );
+    // A variant read otherwise than the league's would miscount its games.
+    (plan.len() == meta.games).then_some(plan)
 }
 
 /// A league.json that is there but cannot be read is named, not passed

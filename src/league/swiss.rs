@@ -16,7 +16,7 @@ pub use exact::Exact;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Steps (candidates tried, over every bye tried) the search for a
 /// round's pairing without rematches may take before it gives up and
@@ -50,7 +50,8 @@ pub struct History {
     pub initial: Vec<usize>,
     /// Each bot's score as an exact fraction: what ties are decided by.
     exact: Vec<Exact>,
-    met2: HashSet<(usize, usize)>,
+    /// How often each pair met at a 2-player table.
+    met2: HashMap<(usize, usize), u32>,
     met3: HashSet<(usize, usize)>,
     byes2: Vec<u32>,
     byes3: Vec<u32>,
@@ -69,7 +70,7 @@ impl History {
         History {
             initial,
             exact: vec![Exact::ZERO; n],
-            met2: HashSet::new(),
+            met2: HashMap::new(),
             met3: HashSet::new(),
             byes2: vec![0; n],
             byes3: vec![0; n],
@@ -78,7 +79,12 @@ impl History {
 
     /// Whether `a` and `b` met at a 2-player table.
     pub fn met(&self, a: usize, b: usize) -> bool {
-        self.met2.contains(&key(a, b))
+        self.meetings(a, b) > 0
+    }
+
+    /// How many times `a` and `b` met at a 2-player table.
+    pub fn meetings(&self, a: usize, b: usize) -> u32 {
+        self.met2.get(&key(a, b)).copied().unwrap_or(0)
     }
 
     /// Whether `a` and `b` sat at one 3-player table.
@@ -111,7 +117,7 @@ impl History {
     /// Adds a played round: its pairing and each bot's exact points in it.
     pub fn add_exact(&mut self, round: &RoundPairing, points: &[Exact]) {
         for &(a, b) in &round.pairs {
-            self.met2.insert(key(a, b));
+            *self.met2.entry(key(a, b)).or_insert(0) += 1;
         }
         for t in &round.triples {
             for (a, b) in [(t[0], t[1]), (t[0], t[2]), (t[1], t[2])] {
@@ -181,46 +187,6 @@ fn halves(h: &History, ranking: &[usize]) -> Vec<(usize, bool)> {
     out
 }
 
-/// Pairs `ranking` (an even count, or with the bye chosen first): with no
-/// rematch if the search finds such a pairing within [`SEARCH_STEPS`],
-/// else with as few as a greedy pass allows.
-fn pair_two(h: &History, ranking: &[usize]) -> (Vec<(usize, usize)>, Option<usize>) {
-    let byes: Vec<Option<usize>> = if ranking.len() % 2 == 1 {
-        // The lowest-ranked of the bots with the fewest byes first (FIDE:
-        // no second bye; the lowest score takes it). Only those: fair
-        // byes come before avoiding a rematch.
-        let fewest = ranking.iter().map(|&b| h.byes2[b]).min().unwrap_or(0);
-        ranking
-            .iter()
-            .rev()
-            .copied()
-            .filter(|&b| h.byes2[b] == fewest)
-            .map(Some)
-            .collect()
-    } else {
-        vec![None]
-    };
-    // One budget for every bye tried.
-    let mut steps = 0;
-    for &bye in &byes {
-        let rest: Vec<usize> = ranking
-            .iter()
-            .copied()
-            .filter(|&b| Some(b) != bye)
-            .collect();
-        if let Some(p) = search_pairs(h, &rest, &mut steps) {
-            return (order_tables(h, ranking, p), bye);
-        }
-    }
-    let bye = byes[0];
-    let rest: Vec<usize> = ranking
-        .iter()
-        .copied()
-        .filter(|&b| Some(b) != bye)
-        .collect();
-    (order_tables(h, ranking, greedy_pairs(h, &rest)), bye)
-}
-
 /// Each table with its better-ranked bot first, the tables by their
 /// better-ranked bot.
 fn order_tables(h: &History, ranking: &[usize], pairs: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
@@ -271,47 +237,158 @@ fn ranks(h: &History, ranking: &[usize]) -> Vec<usize> {
     rank
 }
 
-/// A pairing of `bots` (in rank order) with no rematch: depth first, the
-/// best-ranked free bot with each of its candidates in turn. `None` when
-/// there is none, or the search ran out of steps.
-fn search_pairs(h: &History, bots: &[usize], steps: &mut u64) -> Option<Vec<(usize, usize)>> {
-    let groups = halves(h, bots);
-    let rank = ranks(h, bots);
-    let mut out = Vec::new();
-    go_pairs(h, &groups, &rank, bots.to_vec(), &mut out, steps).then_some(out)
+/// Pairs `ranking` (an even count, or with the bye chosen first): with no
+/// rematch if the search finds such a pairing within [`SEARCH_STEPS`];
+/// else with the fewest repeated meetings a second search finds
+/// ([`fewest_rematches`]); past its steps too, as a greedy pass gives.
+fn pair_two(h: &History, ranking: &[usize]) -> (Vec<(usize, usize)>, Option<usize>) {
+    let byes: Vec<Option<usize>> = if ranking.len() % 2 == 1 {
+        // The lowest-ranked of the bots with the fewest byes first (FIDE:
+        // no second bye; the lowest score takes it). Only those: fair
+        // byes come before avoiding a rematch.
+        let fewest = ranking.iter().map(|&b| h.byes2[b]).min().unwrap_or(0);
+        ranking
+            .iter()
+            .rev()
+            .copied()
+            .filter(|&b| h.byes2[b] == fewest)
+            .map(Some)
+            .collect()
+    } else {
+        vec![None]
+    };
+    let rest = |bye: Option<usize>| -> Vec<usize> {
+        ranking
+            .iter()
+            .copied()
+            .filter(|&b| Some(b) != bye)
+            .collect()
+    };
+    // One budget for every bye tried.
+    let mut steps = 0;
+    for &bye in &byes {
+        if let Some((_, p)) = search_pairs(h, &rest(bye), 0, &mut steps) {
+            return (order_tables(h, ranking, p), bye);
+        }
+    }
+    if let Some((p, bye)) = fewest_rematches(h, &byes, &rest) {
+        return (order_tables(h, ranking, p), bye);
+    }
+    let bye = byes[0];
+    (order_tables(h, ranking, greedy_pairs(h, &rest(bye))), bye)
 }
 
-fn go_pairs(
+/// The pairing with rematches, over the byes `byes` (each leaving the bots
+/// `rest(bye)`), that lets no pair meet more often than it must: the
+/// lowest most-meetings of a pair, then the fewest pairs meeting that
+/// often, then the fewest rematches, then the search's order (the bye's,
+/// then the candidates'). Its own [`SEARCH_STEPS`]; `None` when they ran
+/// out before any pairing was found.
+fn fewest_rematches(
     h: &History,
-    groups: &[(usize, bool)],
-    rank: &[usize],
-    free: Vec<usize>,
-    out: &mut Vec<(usize, usize)>,
-    steps: &mut u64,
-) -> bool {
-    let Some(&p) = free.first() else {
-        return true;
-    };
-    for q in candidates(h, groups, rank, p, &free) {
-        *steps += 1;
-        if *steps > SEARCH_STEPS {
-            return false;
+    byes: &[Option<usize>],
+    rest: &dyn Fn(Option<usize>) -> Vec<usize>,
+) -> Option<(Pairs, Option<usize>)> {
+    let most = h.met2.values().copied().max().unwrap_or(0);
+    let mut steps = 0;
+    for limit in 1..=most {
+        let mut best: Option<(Cost, Pairs, Option<usize>)> = None;
+        for &bye in byes {
+            if let Some((cost, p)) = search_pairs(h, &rest(bye), limit, &mut steps) {
+                if best.as_ref().is_none_or(|(c, _, _)| cost < *c) {
+                    best = Some((cost, p, bye));
+                }
+            }
         }
-        if h.met(p, q) {
-            continue;
+        if let Some((_, p, bye)) = best {
+            return Some((p, bye));
         }
-        let rest: Vec<usize> = free.iter().copied().filter(|&b| b != p && b != q).collect();
-        out.push((p, q));
-        if go_pairs(h, groups, rank, rest, out, steps) {
-            return true;
+        if steps > SEARCH_STEPS {
+            return None;
         }
-        out.pop();
     }
-    false
+    None
+}
+
+/// What a pairing with rematches costs: the pairs that meet as often as
+/// the search allows, then the pairs that met before (fewer is better).
+type Cost = (u32, u32);
+
+/// A round's 2-player tables.
+type Pairs = Vec<(usize, usize)>;
+
+/// The depth-first search of a pairing: its allowed meetings, its
+/// partial pairing and the best whole one found.
+struct PairSearch<'a> {
+    h: &'a History,
+    groups: Vec<(usize, bool)>,
+    rank: Vec<usize>,
+    /// The most times a pair of the pairing may have met before.
+    limit: u32,
+    out: Vec<(usize, usize)>,
+    best: Option<(Cost, Vec<(usize, usize)>)>,
+}
+
+/// A pairing of `bots` (in rank order) in which no pair met more than
+/// `limit` times before, the cheapest found: depth first, the best-ranked
+/// free bot with each of its candidates in turn (with `limit` 0, the
+/// first found). `None` when there is none, or the search ran out of
+/// steps before finding one.
+fn search_pairs(
+    h: &History,
+    bots: &[usize],
+    limit: u32,
+    steps: &mut u64,
+) -> Option<(Cost, Vec<(usize, usize)>)> {
+    let mut s = PairSearch {
+        h,
+        groups: halves(h, bots),
+        rank: ranks(h, bots),
+        limit,
+        out: Vec::new(),
+        best: None,
+    };
+    s.go(bots.to_vec(), (0, 0), steps);
+    s.best
+}
+
+impl PairSearch<'_> {
+    /// Searches on from the partial pairing of cost `cost` with the bots
+    /// `free` left; false once the search is over (out of steps, or a
+    /// pairing without rematches found).
+    fn go(&mut self, free: Vec<usize>, cost: Cost, steps: &mut u64) -> bool {
+        let Some(&p) = free.first() else {
+            self.best = Some((cost, self.out.clone()));
+            return cost != (0, 0);
+        };
+        for q in candidates(self.h, &self.groups, &self.rank, p, &free) {
+            *steps += 1;
+            if *steps > SEARCH_STEPS {
+                return false;
+            }
+            let met = self.h.meetings(p, q);
+            let cost = (
+                cost.0 + u32::from(met == self.limit && met > 0),
+                cost.1 + u32::from(met > 0),
+            );
+            let worse = self.best.as_ref().is_some_and(|(c, _)| cost >= *c);
+            if met > self.limit || worse {
+                continue;
+            }
+            let rest: Vec<usize> = free.iter().copied().filter(|&b| b != p && b != q).collect();
+            self.out.push((p, q));
+            let more = self.go(rest, cost, steps);
+            self.out.pop();
+            if !more {
+                return false;
+            }
+        }
+        true
+    }
 }
 
 /// A pairing that allows rematches: each best-ranked free bot with its
-/// first candidate it has not met, or its first candidate.
+/// first candidate among those it met the fewest times.
 fn greedy_pairs(h: &History, bots: &[usize]) -> Vec<(usize, usize)> {
     let groups = halves(h, bots);
     let rank = ranks(h, bots);
@@ -319,12 +396,8 @@ fn greedy_pairs(h: &History, bots: &[usize]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     while let Some(&p) = free.first() {
         let c = candidates(h, &groups, &rank, p, &free);
-        let Some(q) = c
-            .iter()
-            .copied()
-            .find(|&q| !h.met(p, q))
-            .or(c.first().copied())
-        else {
+        // `min_by_key` keeps the first of equal ones.
+        let Some(q) = c.iter().copied().min_by_key(|&q| h.meetings(p, q)) else {
             break;
         };
         free.retain(|&b| b != p && b != q);

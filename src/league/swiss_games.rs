@@ -64,6 +64,33 @@ impl SwissPlan {
         })
     }
 
+    /// The plan of a Swiss (`knockout` None, `stage` 0) or a knockout
+    /// from the settings a results folder's league.json notes (`arena
+    /// status`, which has no league file); as [`SwissPlan::of`] makes it.
+    pub fn from_parts(
+        bots: Vec<String>,
+        variants: Vec<(String, usize)>,
+        rounds: u32,
+        groups: usize,
+        seed: u64,
+        knockout: Option<Vec<usize>>,
+        stage: u32,
+    ) -> SwissPlan {
+        let rounds = match knockout {
+            Some(_) => stage + knockout::rounds(bots.len()),
+            None => rounds,
+        };
+        SwissPlan {
+            bots,
+            variants,
+            rounds,
+            groups,
+            seed,
+            knockout,
+            stage,
+        }
+    }
+
     /// The plan of a Swiss of `bots` over the variants of `t` (a ladder's
     /// event, docs/ladder.md "Events"): `rounds` rounds, `groups` seat-swap
     /// groups per pairing and variant, its initial order drawn from `seed`.
@@ -653,5 +680,7 @@ impl Pairings for SwissPairings {
     }
 }
 
+mod progress;
+pub use progress::{progress, Progress};
 #[cfg(test)]
 mod tests;

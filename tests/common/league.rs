@@ -1,6 +1,7 @@
 //! `arena run` of a league file, for the league tests (tests/league_run.rs,
 //! tests/league_swiss.rs, tests/league_knockout.rs): the real binary, its
-//! games.csv read as it grows, a run killed with SIGKILL part way; and
+//! games.csv read as it grows, a run killed with SIGKILL part way, `arena
+//! status` of its folder (text and JSON); and
 //! `arena view` of its results (tests/report_view.rs,
 //! tests/analysis_view.rs).
 #![allow(dead_code)]
@@ -122,4 +123,17 @@ pub fn view(dir: &Path) -> View {
         .unwrap_or_else(|| panic!("no address in {line:?}"))
         .to_string();
     View { child, url }
+}
+
+/// `arena status` of `dir`: its text and its `--json`.
+pub fn status(dir: &Path) -> (String, serde_json::Value) {
+    let o = arena().arg("status").arg(dir).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j = arena()
+        .args(["status", "--json"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let json = serde_json::from_slice(&j.stdout).expect("status --json is JSON");
+    (String::from_utf8_lossy(&o.stdout).to_string(), json)
 }

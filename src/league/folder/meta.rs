@@ -54,6 +54,20 @@ pub struct LeagueMeta {
     /// versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bots_flag: Option<Vec<String>>,
+    /// Set when this league is the folder's with only its Swiss's `rounds`
+    /// changed (worked out on each run from the file, never written).
+    #[serde(skip)]
+    pub rounds_change: Option<RoundsChange>,
+}
+
+/// A Swiss's `rounds` changed since its folder's league started, all else
+/// the same: more extend the league, fewer are refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoundsChange {
+    /// The folder's fingerprint (its league with `was` rounds).
+    pub fingerprint: String,
+    pub was: u32,
+    pub now: u32,
 }
 
 /// The flag of a schedule setting that [`LeagueMeta::schedule`] keeps.
@@ -113,16 +127,63 @@ pub(super) fn settle(layout: &Layout, meta: &LeagueMeta) -> Result<Vec<String>, 
                 ));
                 return Ok(warnings);
             }
+            let grown = meta
+                .rounds_change
+                .as_ref()
+                .filter(|c| c.fingerprint == old.fingerprint);
+            let old = match grown {
+                Some(c) => extended(old, meta, c, &meta_path, dir)?,
+                None => old,
+            };
             refuse_other_league(&old, meta, &meta_path, dir)?;
             refuse_other_bots(&old, meta, &meta_path, dir)?;
             keep_sandbox_note(&old, meta, &meta_path)?;
             compare_played_under(&old, meta, &meta_path, &mut warnings)?;
             refuse_other_schedule(&old, meta, &meta_path, dir)?;
+            if let Some(c) = grown {
+                write_meta(&meta_path, &old)?;
+                warnings.push(format!(
+                    "league `{}`: its Swiss's `rounds` raised from {} to {}; the rounds played stay as they are, and the new ones are paired after them",
+                    meta.name, c.was, c.now
+                ));
+            }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => write_meta(&meta_path, meta)?,
         Err(e) => return Err(io(&meta_path)(e)),
     }
     Ok(warnings)
+}
+
+/// The folder's league `old` extended to `meta`'s Swiss rounds (what
+/// league.json says from now on), or the refusal of fewer rounds.
+fn extended(
+    old: LeagueMeta,
+    meta: &LeagueMeta,
+    c: &RoundsChange,
+    meta_path: &Path,
+    dir: &Path,
+) -> Result<LeagueMeta, StoreError> {
+    if c.now < c.was {
+        return Err(StoreError::Mismatch {
+            path: meta_path.to_path_buf(),
+            why: format!(
+                "the Swiss's `rounds` was {}, now {}: a Swiss's rounds may be raised on a resume, not lowered (its rounds paired so far would not all be the league's). Put back rounds = {} or more in the file (or --rounds), or, to start afresh, choose another `output` or move {} away",
+                c.was,
+                c.now,
+                c.was,
+                dir.display()
+            ),
+        });
+    }
+    Ok(LeagueMeta {
+        fingerprint: meta.fingerprint.clone(),
+        games: meta.games,
+        league: meta.league.clone(),
+        schedule: meta.schedule.clone(),
+        // The command that raised them resumes it from now on.
+        resume: meta.resume.clone().or(old.resume.clone()),
+        ..old
+    })
 }
 
 fn write_meta(meta_path: &Path, meta: &LeagueMeta) -> Result<(), StoreError> {

@@ -40,7 +40,7 @@ pub(crate) use layout::io;
 pub use layout::{Layout, StoreError};
 use lock::lock;
 pub use lock::{holder_is_gone, holder_paused, lock_holder};
-pub use meta::{read_meta, LeagueMeta, PlayedUnder};
+pub use meta::{read_meta, LeagueMeta, PlayedUnder, RoundsChange};
 use records::{Frame, RecordAt};
 use rows::{append_to, header_of, record_problem, Header, RowAppender};
 pub use rows::{repair_torn_tail, scan_rows, write_atomically, Expected, Rejected};
@@ -763,6 +763,7 @@ mod tests {
             bots_flag: None,
             openings_book: None,
             schedule: Default::default(),
+            rounds_change: None,
         }
     }
 

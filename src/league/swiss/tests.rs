@@ -318,3 +318,32 @@ fn standings_break_ties_by_buchholz_then_sonneborn_berger() {
     assert_eq!((d_row.buchholz, d_row.sonneborn_berger), (2.0, 0.0));
     assert_eq!(s2.last().map(|x| x.bot), Some(d), "{s2:?}");
 }
+
+/// Past the rematch-free rounds (three, of four bots), rematches are
+/// spread: no pair meets a third time while another has met once, and the
+/// same seed gives the same rounds.
+#[test]
+fn rematches_go_to_the_pairs_that_met_fewest_times() {
+    for seed in 0..20 {
+        let (_, rounds) = played(4, 9, &mut ChaCha8Rng::seed_from_u64(seed));
+        let (_, again) = played(4, 9, &mut ChaCha8Rng::seed_from_u64(seed));
+        assert_eq!(rounds, again, "seed {seed}: another pairing");
+        let mut met = HashMap::new();
+        for (r, p) in rounds.iter().enumerate() {
+            check_round(p, 4);
+            for &(a, b) in &p.pairs {
+                *met.entry(key(a, b)).or_insert(0) += 1;
+            }
+            let counts: Vec<u32> = (0..4)
+                .flat_map(|a| (a + 1..4).map(move |b| (a, b)))
+                .map(|k| met.get(&k).copied().unwrap_or(0))
+                .collect();
+            let (most, least) = (counts.iter().max(), counts.iter().min());
+            assert!(
+                most.zip(least).is_some_and(|(m, l)| m - l <= 1),
+                "seed {seed}, round {}: meetings {counts:?} ({rounds:?})",
+                r + 1
+            );
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! Where a Swiss or a knockout stands, in its format's terms (`arena
+//! status`): the round being played, a Swiss's leaders, a knockout's bots
+//! still in and its champion.
+
+use super::{SwissPlan, SwissState};
+use crate::league::knockout;
+
+/// A Swiss's or a knockout's progress.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Progress {
+    /// `swiss` or `knockout`.
+    pub format: &'static str,
+    /// The round being played (the last paired one).
+    pub round: usize,
+    pub rounds: u32,
+    pub finished: usize,
+    /// A knockout's stage: `swiss stage`, `round N`, `quarter-final`,
+    /// `semi-final`, `final`, or `over`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage: Option<String>,
+    /// The bots of the top score after the finished rounds (a Swiss, or a
+    /// knockout's Swiss stage), and that score.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub leaders: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leaders_points: Option<f64>,
+    /// A knockout's bots not yet out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub still_in: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub champion: Option<String>,
+}
+
+/// The progress of the league `plan` at `state`.
+pub fn progress(plan: &SwissPlan, state: &SwissState) -> Progress {
+    let finished = state.finished_rounds();
+    let name = |b: usize| plan.bots.get(b).cloned().unwrap_or_default();
+    let mut p = Progress {
+        format: if plan.is_knockout() {
+            "knockout"
+        } else {
+            "swiss"
+        },
+        round: state.rounds.len(),
+        rounds: plan.rounds,
+        finished,
+        stage: None,
+        leaders: Vec::new(),
+        leaders_points: None,
+        still_in: Vec::new(),
+        champion: None,
+    };
+    let stage = plan.stage as usize;
+    let in_swiss = plan.knockout.is_none() || finished < stage;
+    if in_swiss && finished > 0 {
+        let standings = state.standings();
+        let top = standings.first().map(|s| state.history.exact_score(s.bot));
+        p.leaders = standings
+            .iter()
+            .filter(|s| Some(state.history.exact_score(s.bot)) == top)
+            .map(|s| name(s.bot))
+            .collect();
+        p.leaders_points = standings.first().map(|s| s.score);
+    }
+    let Some(seeded) = &plan.knockout else {
+        return p;
+    };
+    if finished < stage {
+        p.stage = Some("swiss stage".into());
+        p.still_in = plan.bots.clone();
+        return p;
+    }
+    let order = state.seeds().unwrap_or(seeded.as_slice());
+    let places = knockout::places(order, &state.points[stage..]);
+    let last: Vec<String> = places
+        .last()
+        .map(|l| l.iter().flatten().map(|&b| name(b)).collect())
+        .unwrap_or_default();
+    let left = (plan.rounds as usize).saturating_sub(finished);
+    p.stage = Some(match left {
+        0 => "over".to_string(),
+        1 => "final".to_string(),
+        2 => "semi-final".to_string(),
+        3 => "quarter-final".to_string(),
+        _ => format!("round {}", finished - stage + 1),
+    });
+    match left {
+        0 => p.champion = last.into_iter().next(),
+        _ => p.still_in = last,
+    }
+    p
+}
