@@ -979,7 +979,9 @@ fn a_signal_during_the_start_up_check_stops_the_run_and_its_bots() {
 /// build and the process it forked are killed, no built copy is kept, and
 /// the run stops as an interrupted one does (exit 143, how to go on).
 /// (Before, the signal's default action ended the referee and left the
-/// build running outside the sandbox.)
+/// build running outside the sandbox.) In the sandbox, a run killed with
+/// SIGKILL first leaves its build's folder behind, and the next build of
+/// the bot sweeps it.
 #[test]
 fn a_signal_during_a_bots_build_stops_the_run_and_the_build() {
     for sandbox in ["off", "on"] {
@@ -1008,23 +1010,51 @@ fn a_signal_during_a_bots_build_stops_the_run_and_the_build() {
         )
         .unwrap();
         let cache = dir.path().join("cache");
-        let child = arena()
-            .arg("run")
-            .arg(&file)
-            .args(["--quiet", "--sandbox", sandbox])
-            .env("XDG_CACHE_HOME", &cache)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let end = std::time::Instant::now() + Duration::from_secs(120);
-        while processes_with(&marker).len() < 2 {
-            assert!(
-                std::time::Instant::now() < end,
-                "the build never started (sandbox {sandbox})"
-            );
-            std::thread::sleep(Duration::from_millis(20));
+        let builds = cache.join("mancala-arena/builds");
+        let left = || -> Vec<_> {
+            std::fs::read_dir(&builds)
+                .map(|d| d.flatten().map(|e| e.file_name()).collect())
+                .unwrap_or_default()
+        };
+        let building = || {
+            let child = arena()
+                .arg("run")
+                .arg(&file)
+                .args(["--quiet", "--sandbox", sandbox])
+                .env("XDG_CACHE_HOME", &cache)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let end = std::time::Instant::now() + Duration::from_secs(120);
+            while processes_with(&marker).len() < 2 {
+                assert!(
+                    std::time::Instant::now() < end,
+                    "the build never started (sandbox {sandbox})"
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            child
+        };
+        let gone = |what: &str| {
+            let end = std::time::Instant::now() + Duration::from_secs(30);
+            while !processes_with(&marker).is_empty() {
+                assert!(
+                    std::time::Instant::now() < end,
+                    "the build outlived the run ({what}, sandbox {sandbox}): {:?}",
+                    processes_with(&marker)
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        };
+        if sandbox == "on" {
+            let mut killed = building();
+            killed.kill().unwrap();
+            killed.wait().unwrap();
+            gone("SIGKILL");
+            assert_eq!(left().len(), 1, "{:?}", left());
         }
+        let child = building();
         // SAFETY: plain kill(2) on our own child.
         unsafe {
             libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
@@ -1037,19 +1067,8 @@ fn a_signal_during_a_bots_build_stops_the_run_and_the_build() {
                 && said.contains("Run the same command again"),
             "sandbox {sandbox}: {said}"
         );
-        let end = std::time::Instant::now() + Duration::from_secs(30);
-        while !processes_with(&marker).is_empty() {
-            assert!(
-                std::time::Instant::now() < end,
-                "the build outlived the run (sandbox {sandbox}): {:?}",
-                processes_with(&marker)
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let kept: Vec<_> = std::fs::read_dir(cache.join("mancala-arena/builds"))
-            .map(|d| d.flatten().map(|e| e.file_name()).collect())
-            .unwrap_or_default();
-        assert!(kept.is_empty(), "sandbox {sandbox}: {kept:?}");
+        gone("SIGTERM");
+        assert!(left().is_empty(), "sandbox {sandbox}: {:?}", left());
     }
 }
 

@@ -120,6 +120,7 @@ pub fn build(launch: &Launch, limit: Duration, stop: Option<&Stop>) -> Result<Pa
         to: builds_root(),
         source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such bot folder"),
     })?;
+    sweep_left(&dest);
     let work = unique(&dest, "building");
     std::fs::create_dir_all(builds_root()).map_err(copy_err(&work))?;
     copy_tree(&folder, &work).map_err(copy_err(&work))?;
@@ -263,13 +264,59 @@ fn measure(dir: &Path, quota: Quota) -> Result<(), String> {
     Ok(())
 }
 
-/// A name beside `dest` that no other build uses.
+/// The kinds of folder a build makes beside its built copy ([`unique`]).
+const BESIDE: [&str; 3] = ["building", "built", "old"];
+
+/// A name beside `dest` that no other build uses: `DEST.WHAT-HOST-PID-N`
+/// (the host's name, so that a cache folder shared between machines
+/// tells whose build made it).
 fn unique(dest: &Path, what: &str) -> PathBuf {
     static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut name = dest.as_os_str().to_os_string();
-    name.push(format!(".{what}-{}-{n}", std::process::id()));
+    name.push(format!(".{what}-{}-{}-{n}", host(), std::process::id()));
     PathBuf::from(name)
+}
+
+/// This machine's name as [`unique`] writes it in a file name.
+fn host() -> String {
+    crate::host::host_name()
+        .chars()
+        .map(
+            |c| match c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                true => c,
+                false => '_',
+            },
+        )
+        .collect()
+}
+
+/// Removes the folders beside `dest` ([`unique`]'s) that a build of this
+/// machine left when its process was killed (`kill -9`, a power cut):
+/// each could hold a build's whole quota. Those of a process still
+/// running, or of another machine, are left alone.
+fn sweep_left(dest: &Path) {
+    let (Some(dir), Some(name)) = (dest.parent(), dest.file_name()) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let name = name.to_string_lossy();
+    let host = host();
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let file = file.to_string_lossy();
+        let left = BESIDE.iter().find_map(|what| {
+            let rest = file.strip_prefix(&format!("{name}.{what}-{host}-"))?;
+            let (pid, n) = rest.split_once('-')?;
+            n.parse::<u64>().ok()?;
+            pid.parse::<u32>().ok()
+        });
+        if left.is_some_and(|pid| !crate::host::process_alive(pid)) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// Copies the folder `from` to `to` (made): folders, files (with their
@@ -557,6 +604,45 @@ pub fn tail(output: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A killed build's folders are swept before the next build of the
+    /// bot; a running one's, another machine's and other names stay.
+    #[test]
+    fn folders_left_by_a_killed_build_of_this_machine_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("bot-0123");
+        let me = std::process::id();
+        // No process has a PID this high (the kernel's most is 2^22).
+        let dead = 999_999_999;
+        let h = host();
+        let gone = [
+            format!("bot-0123.building-{h}-{dead}-0"),
+            format!("bot-0123.built-{h}-{dead}-3"),
+            format!("bot-0123.old-{h}-{dead}-1"),
+        ];
+        let kept = [
+            format!("bot-0123.building-{h}-{me}-0"),
+            format!("bot-0123.building-{h}x-{dead}-0"),
+            format!("bot-0123.building-{dead}-0"),
+            format!("bot-0124.building-{h}-{dead}-0"),
+            "bot-0123".to_string(),
+        ];
+        for d in gone.iter().chain(&kept) {
+            std::fs::create_dir_all(dir.path().join(d).join("src")).unwrap();
+        }
+        sweep_left(&dest);
+        for d in &gone {
+            assert!(!dir.path().join(d).exists(), "{d} left");
+        }
+        for d in &kept {
+            assert!(dir.path().join(d).exists(), "{d} swept");
+        }
+        // What `unique` names is what the sweep reads.
+        let named = unique(&dest, "building");
+        std::fs::create_dir_all(&named).unwrap();
+        sweep_left(&dest);
+        assert!(named.exists());
+    }
 
     #[test]
     fn the_copy_keeps_files_modes_and_links_and_leaves_fifos_out() {
