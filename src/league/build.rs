@@ -132,9 +132,12 @@ fn build_package_binaries(
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped());
-    // In a process group of its own, so that a stop takes cargo and the
-    // compilers it started with it.
-    std::os::unix::process::CommandExt::process_group(&mut cargo, 0);
+    // Where a stop is watched, in a process group of its own, so that the
+    // stop takes cargo and the compilers it started with it; else in
+    // ours, so that a Ctrl-C at the terminal reaches it as it does us.
+    if stop.is_some() {
+        std::os::unix::process::CommandExt::process_group(&mut cargo, 0);
+    }
     let mut child = match cargo.spawn() {
         Ok(child) => child,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
