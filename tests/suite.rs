@@ -38,6 +38,7 @@ mod module_maps;
 mod new_user;
 mod openings_book;
 mod rate_cli;
+mod report_hostile;
 mod report_html;
 mod report_view;
 mod sandbox_attacks;

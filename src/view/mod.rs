@@ -14,6 +14,15 @@
 //! known yet is looked for in the rows as they are now. So is a league
 //! whose analysis folder changed (`arena analyse --save`): the viewer
 //! shows each analysed game's verdicts beside its decisions.
+//!
+//! Loopback is not private from the web pages the user visits (`guard`):
+//! a page may rebind its own host name to 127.0.0.1 and read the league
+//! as its own site (DNS rebinding), or include the league's data files,
+//! scripts calling a global function, with `<script>` elements of its own.
+//! So a request must name this server in its `Host` (a loopback address or
+//! `localhost`, with the port listened on; 421 otherwise), and one that
+//! the browser says another site's page made (`Sec-Fetch-Site`) is refused
+//! unless it is a navigation (403). No CORS header is sent.
 
 use crate::report::html::{
     on_demand_game, record_text, write_report, GameIndex, Options, Source, Texts, REPORT_CSS,
@@ -21,8 +30,9 @@ use crate::report::html::{
 };
 use crate::results::analysis;
 use crate::results::records::RecordAt;
-use axum::extract::{Path as UrlPath, State};
-use axum::http::{header, StatusCode};
+use axum::extract::{Path as UrlPath, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -156,8 +166,9 @@ impl Viewed {
 /// The view's routes: the report's pages at `/` (`index.html`, its
 /// `games/` and `bots/` files), its script and style sheet, and
 /// `games/one/ID`, any game's viewer data on demand. A router of its own,
-/// apart from the ladder's (`serve::web::router`).
-pub fn router(v: Arc<Viewed>) -> Router {
+/// apart from the ladder's (`serve::web::router`); every request passes
+/// `guard` first, which knows the `port` listened on.
+pub fn router(v: Arc<Viewed>, port: u16) -> Router {
     Router::new()
         .route("/", get(index_page))
         .route("/index.html", get(index_page))
@@ -170,6 +181,83 @@ pub fn router(v: Arc<Viewed>) -> Router {
         .route("/games/{file}", get(games_file))
         .route("/bots/{file}", get(bots_file))
         .with_state(v)
+        .layer(middleware::from_fn_with_state(port, guard))
+}
+
+/// Lets in only what this machine's user asked for (the module's doc says
+/// why): a request whose `Host` names this server (421 otherwise) and
+/// that no other site's page made, a navigation apart (403 otherwise).
+/// Every answer says `nosniff`: none is read as another kind than it says.
+async fn guard(State(port): State<u16>, req: Request, next: Next) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok());
+    let mut r = if !host.is_some_and(|h| names_this_server(h, port)) {
+        text(
+            StatusCode::MISDIRECTED_REQUEST,
+            PLAIN,
+            format!(
+                "arena view answers requests for 127.0.0.1:{port}, localhost:{port} or [::1]:{port} only: this one names another host in its Host header\n"
+            ),
+        )
+    } else if from_another_site(req.headers()) {
+        text(
+            StatusCode::FORBIDDEN,
+            PLAIN,
+            "arena view answers this machine's user only: this request was made by another site's page\n".into(),
+        )
+    } else {
+        next.run(req).await
+    };
+    r.headers_mut().insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    r
+}
+
+/// Whether a `Host` header names this server, listening on `port`:
+/// `localhost`, or a loopback address (`127.0.0.1`, `[::1]`), with that
+/// port (left out only when it is 80, as browsers leave it). A host name
+/// of a web site that resolves to 127.0.0.1 is not this server.
+fn names_this_server(host: &str, port: u16) -> bool {
+    let (name, given) = match host.strip_prefix('[') {
+        // An IPv6 address in brackets, then `:PORT` or nothing.
+        Some(rest) => match rest.split_once(']') {
+            Some((name, "")) => (name, None),
+            Some((name, tail)) => match tail.strip_prefix(':') {
+                Some(p) => (name, Some(p)),
+                None => return false,
+            },
+            None => return false,
+        },
+        None => match host.split_once(':') {
+            Some((name, p)) => (name, Some(p)),
+            None => (host, None),
+        },
+    };
+    let port_ok = match given {
+        Some(p) => p.parse::<u16>().is_ok_and(|p| p == port),
+        None => port == 80,
+    };
+    let loopback = name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    port_ok && loopback
+}
+
+/// Whether the browser says another site's page made this request (a
+/// `<script>` or an image of its page, a fetch): `Sec-Fetch-Site` is
+/// `cross-site` or `same-site` (another port of this machine), and it is
+/// not a navigation (a link followed), which shows the page to the user
+/// only. A request without it (not a browser's, or an old one) passes:
+/// the `Host` check still holds.
+fn from_another_site(headers: &HeaderMap) -> bool {
+    let value = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    matches!(value("sec-fetch-site"), Some("cross-site" | "same-site"))
+        && value("sec-fetch-mode") != Some("navigate")
 }
 
 /// The report's script or style sheet.
@@ -182,6 +270,7 @@ fn text(status: StatusCode, kind: &'static str, body: String) -> Response {
 }
 
 const HTML: &str = "text/html; charset=utf-8";
+const PLAIN: &str = "text/plain; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";
 
 /// `/`: the report's page, written again when the league has new games.
@@ -197,13 +286,13 @@ async fn index_page(State(v): State<Arc<Viewed>>) -> Response {
             tracing::error!("arena view: {e}");
             text(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "text/plain; charset=utf-8",
+                PLAIN,
                 format!("the report cannot be shown: {e}\n"),
             )
         }
         Err(_) => text(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "text/plain; charset=utf-8",
+            PLAIN,
             "the report cannot be shown\n".into(),
         ),
     }
@@ -284,11 +373,76 @@ pub fn view(opts: ViewOptions, on_listen: &mut dyn FnMut(SocketAddr)) -> Result<
     let addr = listener.local_addr().map_err(io("the listening address"))?;
     let stop = rt.block_on(async { crate::host::Termination::listen() });
     on_listen(addr);
-    let router = router(viewed);
+    let router = router(viewed, addr.port());
     rt.block_on(async move {
         axum::serve(listener, router)
             .with_graceful_shutdown(stop.wait())
             .await
     })
     .map_err(io("serving"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// This server's loopback names with its port pass; another host (a
+    /// rebound name), another port, a missing port or a mangled one not.
+    #[test]
+    fn a_host_names_this_server_by_a_loopback_name_and_its_port() {
+        for ok in [
+            "127.0.0.1:8090",
+            "localhost:8090",
+            "LocalHost:8090",
+            "[::1]:8090",
+            "127.0.0.2:8090",
+        ] {
+            assert!(names_this_server(ok, 8090), "{ok}");
+        }
+        for bad in [
+            "evil.example:8090",
+            "evil.example",
+            "127.0.0.1.evil.example:8090",
+            "localhost.evil.example:8090",
+            "127.0.0.1:8091",
+            "127.0.0.1",
+            "localhost",
+            "[::1]",
+            "[::1]8090",
+            "[::1:8090",
+            "127.0.0.1:8090:1",
+            "127.0.0.1:",
+            "",
+            "10.0.0.1:8090",
+            "[::ffff:10.0.0.1]:8090",
+        ] {
+            assert!(!names_this_server(bad, 8090), "{bad}");
+        }
+        assert!(names_this_server("localhost", 80));
+        assert!(names_this_server("[::1]", 80));
+    }
+
+    /// Another site's subresource is refused; its navigation, this site's
+    /// own requests and a request without the header pass.
+    #[test]
+    fn another_sites_requests_are_told_by_sec_fetch_site() {
+        let headers = |pairs: &[(&'static str, &'static str)]| {
+            let mut h = HeaderMap::new();
+            for (k, v) in pairs {
+                h.insert(*k, HeaderValue::from_static(v));
+            }
+            h
+        };
+        for site in ["cross-site", "same-site"] {
+            let h = headers(&[("sec-fetch-site", site), ("sec-fetch-mode", "no-cors")]);
+            assert!(from_another_site(&h), "{site}");
+            let h = headers(&[("sec-fetch-site", site), ("sec-fetch-mode", "navigate")]);
+            assert!(!from_another_site(&h), "{site} navigation");
+        }
+        for site in ["same-origin", "none"] {
+            let h = headers(&[("sec-fetch-site", site), ("sec-fetch-mode", "no-cors")]);
+            assert!(!from_another_site(&h), "{site}");
+        }
+        assert!(!from_another_site(&HeaderMap::new()));
+    }
 }
