@@ -646,13 +646,9 @@ fn swiss_rounds_change(
     if !matches!(t.format, Format::Swiss { .. }) {
         return None;
     }
-    let was: u32 = old
-        .schedule
-        .get("format")?
-        .strip_prefix("swiss, ")?
-        .strip_suffix(" rounds")?
-        .parse()
-        .ok()?;
+    let Some(folder::NotedFormat::Swiss { rounds: was }) = old.noted_format() else {
+        return None;
+    };
     let mut before = plan.clone();
     before.rounds = was;
     (swiss_fingerprint(t, &before) == old.fingerprint).then(|| folder::RoundsChange {

@@ -6,7 +6,7 @@
 //! Reads folders only; starts nothing and changes nothing.
 
 use super::config::parse_variant;
-use super::folder::{self, Layout, LeagueMeta};
+use super::folder::{self, Layout, LeagueMeta, NotedFormat};
 use super::swiss::History;
 use super::swiss_games::{progress, Progress, SwissPlan, SwissState};
 use crate::results::csvio;
@@ -205,7 +205,6 @@ fn format_state(dir: &Path, meta: &LeagueMeta) -> Option<Progress> {
 /// `rounds`, `seed`, `variants` of its schedule), as `arena run` made it.
 fn plan_of(meta: &LeagueMeta) -> Option<SwissPlan> {
     let get = |key: &str| meta.schedule.get(key);
-    let format = get("format")?;
     let groups: usize = get("rounds")?.parse().ok()?;
     let seed: u64 = get("seed")?.parse().ok()?;
     let variants = get("variants")?
@@ -217,23 +216,22 @@ fn plan_of(meta: &LeagueMeta) -> Option<SwissPlan> {
         })
         .collect();
     let n = meta.bots.len();
-    let count = |s: &str| s.split(' ').find_map(|w| w.parse::<u32>().ok());
-    let (rounds, knockout, stage) = match format.as_str() {
-        f if f.starts_with("swiss, ") => (count(f)?, None, 0),
-        "knockout" => (0, Some(History::new(n, seed).initial), 0),
-        f => match f.strip_prefix("knockout, seeds ") {
-            Some(seeds) => {
-                let order: Option<Vec<usize>> = seeds
-                    .split(", ")
-                    .map(|s| meta.bots.iter().position(|b| b == s))
-                    .collect();
-                (0, Some(order?), 0)
-            }
-            None if f.starts_with("knockout, seeded by a swiss") => {
-                (0, Some(History::new(n, seed).initial), count(f)?)
-            }
-            None => return None,
-        },
+    let (rounds, knockout, stage) = match meta.noted_format()? {
+        NotedFormat::RoundRobin => return None,
+        NotedFormat::Swiss { rounds } => (rounds, None, 0),
+        NotedFormat::Knockout { seeds: None, stage } => {
+            (0, Some(History::new(n, seed).initial), stage)
+        }
+        NotedFormat::Knockout {
+            seeds: Some(names),
+            stage,
+        } => {
+            let order: Option<Vec<usize>> = names
+                .iter()
+                .map(|s| meta.bots.iter().position(|b| b == s))
+                .collect();
+            (0, Some(order?), stage)
+        }
     };
     let plan = SwissPlan::from_parts(
         meta.bots.clone(),

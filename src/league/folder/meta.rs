@@ -414,6 +414,52 @@ fn format_of(old: &LeagueMeta) -> &str {
         .map_or("round-robin", String::as_str)
 }
 
+/// A league's format as league.json's `format` notes it
+/// ([`LeagueMeta::noted_format`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotedFormat {
+    RoundRobin,
+    /// `swiss, N rounds`.
+    Swiss {
+        rounds: u32,
+    },
+    /// `knockout`, `knockout, seeds A, B, ...` (the file's order of the
+    /// bots, by name) or `knockout, seeded by a swiss of N rounds`.
+    Knockout {
+        seeds: Option<Vec<String>>,
+        stage: u32,
+    },
+}
+
+impl LeagueMeta {
+    /// The format league.json notes, read back (`arena status`, a resume
+    /// that raises a Swiss's rounds); `None` for a note that does not read.
+    pub fn noted_format(&self) -> Option<NotedFormat> {
+        let count = |s: &str| s.split(' ').find_map(|w| w.parse::<u32>().ok());
+        Some(match format_of(self) {
+            "round-robin" => NotedFormat::RoundRobin,
+            "knockout" => NotedFormat::Knockout {
+                seeds: None,
+                stage: 0,
+            },
+            f if f.starts_with("swiss, ") => NotedFormat::Swiss { rounds: count(f)? },
+            f if f.starts_with("knockout, seeded by a swiss") => NotedFormat::Knockout {
+                seeds: None,
+                stage: count(f)?,
+            },
+            f => NotedFormat::Knockout {
+                seeds: Some(
+                    f.strip_prefix("knockout, seeds ")?
+                        .split(", ")
+                        .map(String::from)
+                        .collect(),
+                ),
+                stage: 0,
+            },
+        })
+    }
+}
+
 /// A Swiss's or a knockout's schedule setting `key` as its file gives it:
 /// there the schedule's `rounds` are each mini-match's seat-swap groups
 /// (`games_per_pairing`, halved), and `format` notes the Swiss's rounds

@@ -40,7 +40,7 @@ pub(crate) use layout::io;
 pub use layout::{Layout, StoreError};
 use lock::lock;
 pub use lock::{holder_is_gone, holder_paused, lock_holder};
-pub use meta::{read_meta, LeagueMeta, PlayedUnder, RoundsChange};
+pub use meta::{read_meta, LeagueMeta, NotedFormat, PlayedUnder, RoundsChange};
 use records::{Frame, RecordAt};
 use rows::{append_to, header_of, record_problem, Header, RowAppender};
 pub use rows::{repair_torn_tail, scan_rows, write_atomically, Expected, Rejected};
