@@ -542,20 +542,10 @@ fn run(job: &Launch, limit: Duration, stop: Option<&Stop>) -> Result<Option<Owne
         })
     })
     .collect();
-    let deadline = Instant::now() + limit;
-    let mut signal = 0;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() < deadline => {
-                signal = stop.map_or(0, |s| *s.borrow());
-                if signal != 0 {
-                    break None;
-                }
-                std::thread::sleep(Duration::from_millis(20))
-            }
-            _ => break None,
-        }
+    let (status, signal) = match wait(&mut child, Some(Instant::now() + limit), stop) {
+        Waited::Exited(status) => (Some(status), 0),
+        Waited::Stopped(signal) => (None, signal),
+        Waited::Late | Waited::Failed(_) => (None, 0),
     };
     // Whatever it left running goes: its group, and in the sandbox its
     // whole PID namespace with its first process.
@@ -590,6 +580,39 @@ fn run(job: &Launch, limit: Duration, stop: Option<&Stop>) -> Result<Option<Owne
             limit_s: limit.as_secs(),
             tail,
         }),
+    }
+}
+
+/// How a child waited for by [`wait`] ended, or why the wait did.
+#[derive(Debug)]
+pub enum Waited {
+    Exited(std::process::ExitStatus),
+    /// Still running at the deadline.
+    Late,
+    /// Still running when the stop noted this signal.
+    Stopped(i32),
+    /// Its status could not be asked for.
+    Failed(std::io::Error),
+}
+
+/// Waits for `child` to exit, until `deadline` (none: for good) or a
+/// signal `stop` notes (where given), looking every 20 ms. The child is
+/// left as it is: what to kill is the caller's.
+pub fn wait(
+    child: &mut std::process::Child,
+    deadline: Option<Instant>,
+    stop: Option<&Stop>,
+) -> Waited {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Waited::Exited(status),
+            Ok(None) if deadline.is_some_and(|d| Instant::now() >= d) => return Waited::Late,
+            Ok(None) => match stop.map_or(0, |s| *s.borrow()) {
+                0 => std::thread::sleep(Duration::from_millis(20)),
+                signal => return Waited::Stopped(signal),
+            },
+            Err(e) => return Waited::Failed(e),
+        }
     }
 }
 

@@ -10,7 +10,7 @@
 use super::config::BotSpec;
 use super::events::{Event, LeagueError};
 use super::launch::Room;
-use crate::bot::build::{BuildError, Stop};
+use crate::bot::build::{wait, BuildError, Stop, Waited};
 use crate::bot::manifest;
 use std::path::{Path, PathBuf};
 
@@ -150,16 +150,13 @@ fn build_package_binaries(
             all
         })
     });
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Ok(status),
-            Ok(None) if stop.is_some_and(|s| *s.borrow() != 0) => {
-                crate::bot::kill_group(child.id(), libc::SIGKILL);
-                let _ = child.wait();
-                return Err(LeagueError::Interrupted);
-            }
-            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
-            Err(e) => break Err(e),
+    let status = match wait(&mut child, None, stop) {
+        Waited::Exited(status) => Ok(status),
+        Waited::Failed(e) => Err(e),
+        Waited::Stopped(_) | Waited::Late => {
+            crate::bot::kill_group(child.id(), libc::SIGKILL);
+            let _ = child.wait();
+            return Err(LeagueError::Interrupted);
         }
     };
     let stderr = stderr.and_then(|t| t.join().ok()).unwrap_or_default();
