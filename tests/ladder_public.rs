@@ -939,6 +939,81 @@ fn a_worker_stopped_with_sigterm_returns_its_leases_at_once() {
     assert!(out.contains("returned to the server"), "{out}");
 }
 
+#[test]
+fn a_worker_stopped_with_sigterm_during_a_build_stops_at_once_and_returns_its_leases() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = workers_ladder(dir, 120);
+    server.env = vec![(
+        "XDG_CACHE_HOME".into(),
+        dir.join("server-cache").display().to_string(),
+    )];
+    let alice = server.add_user("alice");
+    let token = server.add("--add-worker", "w1");
+    server.start();
+    // A build that is quick in the server's check and takes five minutes
+    // on the worker (its copy is built under the worker's cache).
+    let slow = built_bot(
+        dir,
+        "slow-build",
+        "import os\nif '/worker-cache/' in os.getcwd():\n    os.execvp('sleep', ['sleep', '297.25'])\n",
+    );
+    server.submit_ok(&alice, &slow);
+    server.submit_ok(&alice, &random_bot(dir, "rand-a"));
+    let cache = dir.join("worker-cache");
+    let mut worker = server.worker_env(&token, "worker", &[], &[("XDG_CACHE_HOME", cache.clone())]);
+    let wdir = dir.join("worker");
+    server.wait(
+        "the worker's build running, its games leased",
+        Duration::from_millis(200),
+        || {
+            let building = !common::processes_with("297.25").is_empty();
+            format!("{building} {:?}", leases(&server))
+        },
+        |s| s.starts_with("true") && s.contains("\"active\""),
+    );
+    // SAFETY: signals the child this test spawned and has not reaped.
+    unsafe { libc::kill(worker.0.id() as i32, libc::SIGTERM) };
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = worker.0.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let out = std::fs::read_to_string(wdir.join("out.log")).unwrap_or_default();
+            panic!("the worker did not stop within 60 s of SIGTERM during a build:\n{out}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let out = std::fs::read_to_string(wdir.join("out.log")).unwrap_or_default();
+    assert!(status.success(), "{status:?}\n{out}");
+    assert!(
+        out.contains("the build of slow-build@1 stopped: the worker stops"),
+        "the worker does not say why: {out}"
+    );
+    // The build went with it, and nothing of it is left in the cache.
+    assert!(
+        common::processes_with("297.25").is_empty(),
+        "the build outlived the worker"
+    );
+    let builds = cache.join("mancala-arena/builds");
+    let left: Vec<String> = std::fs::read_dir(&builds)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("slow-build"))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(left.is_empty(), "left in the build cache: {left:?}");
+    // Its games went back to the server at once.
+    let now = leases(&server);
+    assert!(
+        !now.iter().any(|(_, s)| s == "active"),
+        "after SIGTERM: {now:?}\n{out}"
+    );
+}
+
 /// A bot named `name` whose build runs the Python `build` (in its folder,
 /// `build.py`) before it plays as the shipped Python bot.
 fn built_bot(dir: &Path, name: &str, build: &str) -> std::path::PathBuf {

@@ -24,7 +24,7 @@
 use crate::league::config::{BotSpec, RunSettings, Tournament};
 use crate::league::folder::{DoneSet, Layout};
 use crate::league::pairings::Pairings;
-use crate::league::runner::{play_all, Event, RunOptions};
+use crate::league::runner::{play_all, Event, LeagueError, RunOptions};
 use crate::league::schedule::ScheduledGame;
 use crate::results::GameRow;
 use crate::wire::worker::{ClaimRequest, Granted, LeasedGame, Leases, Registered, Registration};
@@ -288,10 +288,19 @@ fn bundle(
     let mark = cache.join("bundles").join(format!("{sha}.built"));
     if !mark.exists() {
         let room = crate::league::launch::Room::of(t);
-        crate::league::build::build_bots(std::slice::from_ref(&spec), &room, None, &mut |e| {
-            say_building(say, e)
-        })
-        .map_err(|e| e.to_string())?;
+        // Ctrl-C or SIGTERM kills the build under way (and what it forked):
+        // the worker does not wait out a build's time limit to stop.
+        let signals = crate::host::stop_signals();
+        crate::league::build::build_bots(
+            std::slice::from_ref(&spec),
+            &room,
+            Some(&signals),
+            &mut |e| say_building(say, e),
+        )
+        .map_err(|e| match e {
+            LeagueError::Interrupted => format!("the build of {player} stopped: the worker stops"),
+            e => e.to_string(),
+        })?;
         std::fs::write(&mark, b"").map_err(|e| format!("{}: {e}", mark.display()))?;
         say(&format!("built {player}"));
     }
@@ -557,7 +566,7 @@ impl Epochs<'_> {
                 }
             }
             let (t, index) = self.bots(&mut queue, &mut roster);
-            if queue.is_empty() {
+            if queue.is_empty() || self.stop.load(Ordering::SeqCst) {
                 continue;
             }
             let feed = Arc::new(Feed {
@@ -682,6 +691,12 @@ impl Epochs<'_> {
         let all: Vec<(String, String)> = wanted.iter().chain(kept).cloned().collect();
         for (player, sha) in all {
             if index.contains_key(&player) || failed.contains(&player) {
+                continue;
+            }
+            if self.stop.load(Ordering::SeqCst) {
+                // Stopping: no more fetches or builds; the games in hand
+                // go back to the server.
+                failed.push(player);
                 continue;
             }
             match bundle(self.client, &self.opts.cache, &t, &sha, &player, self.say) {
