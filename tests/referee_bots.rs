@@ -1250,6 +1250,45 @@ async fn output_unasked_before_the_other_seat_times_out_is_the_fault() {
     }
 }
 
+/// A line written unasked is the first fault whatever the asked seat does
+/// after it: an illegal answer or a crash a second later is not ruled. The
+/// stray bot may ponder, so that its second write is never held back by a
+/// pause, however loaded the machine.
+#[tokio::test]
+async fn output_unasked_before_the_other_seats_illegal_answer_or_crash_is_the_fault() {
+    let timing = Timing::default();
+    for (mode, before) in [
+        ("illegal_late", "before its illegal answer"),
+        ("crash_late", "before it crashed"),
+    ] {
+        let mut launch = BotPlayer::launch(broken("stray_after"));
+        launch.ponder = true;
+        let mut stray = BotPlayer::start(&launch, &timing).await.unwrap();
+        let mut late = start(&broken(mode), None, &timing).await.unwrap();
+        let s = spec(two_player_variant(), 2, 10_000);
+        let r = {
+            let mut ps: Vec<&mut dyn Player> = vec![&mut stray, &mut late];
+            play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+        };
+        assert_eq!(
+            r.reason,
+            EndReason::Forfeit(ForfeitKind::Protocol),
+            "{mode}: {r:?}"
+        );
+        assert_eq!(r.offender, Some(0), "{mode}: {r:?}");
+        assert_eq!(r.scores, vec![0.0, 1.0]);
+        assert!(
+            detail(&r).contains(&format!(
+                "unsolicited output while seat 1 was asked, {before}"
+            )),
+            "{mode}: {r:?}"
+        );
+        for mut b in [stray, late] {
+            b.quit().await;
+        }
+    }
+}
+
 /// 3-player Tricala with real processes: the offender is ranked last, the
 /// others share first place.
 #[tokio::test]

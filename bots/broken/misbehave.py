@@ -17,6 +17,9 @@ are not league bots (see README.md). Modes:
   not_json      answers its first request with a line that is not JSON
   wrong_shape   answers its first request with JSON of the wrong shape
   illegal       answers its first request with an option that is never legal
+  illegal_late  at its first request waits 1 s, then answers an option that
+                is never legal
+  crash_late    at its first request waits 1 s, then exits with status 1
   illegal_more  answers its first request with an option that is never legal
                 and then a legal one (both lines in one write): one line too many
   huge_line     writes 100 MB without a newline at its first request
@@ -287,6 +290,12 @@ def spy():
 
 def misbehave(requests, message):
     """Called before answering a request; returns True if it answered."""
+    if MODE in ("illegal_late", "crash_late"):
+        time.sleep(1)
+        if MODE == "crash_late":
+            sys.exit(1)
+        send({"type": "reply", "option": "Z99"})
+        return True
     if MODE == "crash_mid" and requests == 2:
         raise RuntimeError("crash_mid: a bug at request 2")  # status 1
     if MODE == "abort" and requests == 2:

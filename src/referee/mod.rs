@@ -92,6 +92,11 @@ impl fmt::Display for ForfeitKind {
 pub struct Fault {
     pub kind: ForfeitKind,
     pub detail: String,
+    /// Output the bot wrote without being asked ([`Fault::unasked`]): it
+    /// may have come at any time since the bot was last read, so it is not
+    /// weighed against another seat's unasked output as a fault that came
+    /// later would be.
+    pub unasked: bool,
 }
 
 impl Fault {
@@ -99,6 +104,15 @@ impl Fault {
         Fault {
             kind,
             detail: detail.into(),
+            unasked: false,
+        }
+    }
+
+    /// The fault of output the bot wrote without being asked.
+    pub fn unasked(kind: ForfeitKind, detail: impl Into<String>) -> Fault {
+        Fault {
+            unasked: true,
+            ..Fault::new(kind, detail)
         }
     }
 }

@@ -368,10 +368,10 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
     ) -> GameReport {
         // Output nobody asked for belongs to this game: a second reply to
         // the last request, a daemon writing to the bot's stdout. Found
-        // when a seat ran out of time, it came first, and is the fault.
+        // when a seat is ruled at fault, it came first, and is the fault.
         let forfeit = match forfeit {
-            Some((seat, f)) if matches!(f.kind, ForfeitKind::Timeout | ForfeitKind::Stall) => {
-                Some(self.unasked_first(seat).unwrap_or((seat, f)))
+            Some((seat, f)) if !f.unasked => {
+                Some(self.unasked_first(seat, f.kind).unwrap_or((seat, f)))
             }
             None => self.stray_output(),
             f => f,
@@ -407,18 +407,27 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
             .find_map(|(seat, p)| p.quiet_at_end().err().map(|f| (seat, f)))
     }
 
-    /// Output another seat than `timed_out` wrote unasked, found in its
-    /// pipe when `timed_out` ran out of time: the other seats are paused
-    /// while one is asked (unless they may ponder, and then too it came
-    /// by the deadline), so it was written before that seat's time ran
-    /// out, and that fault, the first, is ruled (the first seat's, if
-    /// several wrote).
-    fn unasked_first(&mut self, timed_out: usize) -> Option<(usize, Fault)> {
-        let when = format!("while seat {timed_out} was asked, before its time ran out");
+    /// Output another seat than `faulted` wrote unasked, found in its pipe
+    /// once `faulted` was ruled at fault (`kind`): it was written before
+    /// the referee saw that fault (a timeout: before the time ran out; an
+    /// answer or an exit: before it was read), so that fault, the first,
+    /// is ruled (protocol.md, "Errors"). Pipes keep no time: of several
+    /// seats that wrote, the first in seat order is ruled.
+    fn unasked_first(&mut self, faulted: usize, kind: ForfeitKind) -> Option<(usize, Fault)> {
+        let before = match kind {
+            ForfeitKind::Timeout | ForfeitKind::Stall => "its time ran out",
+            ForfeitKind::Illegal => "its illegal answer",
+            ForfeitKind::BadJson => "its line that was not JSON",
+            ForfeitKind::LineTooLong => "its line that was too long",
+            ForfeitKind::Protocol => "its answer that broke the protocol",
+            ForfeitKind::Crash => "it crashed",
+            ForfeitKind::Memory => "it was killed at its memory limit",
+        };
+        let when = format!("while seat {faulted} was asked, before {before}");
         self.players
             .iter_mut()
             .enumerate()
-            .filter(|&(seat, _)| seat != timed_out)
+            .filter(|&(seat, _)| seat != faulted)
             .find_map(|(seat, p)| p.unasked_output(&when).map(|f| (seat, f)))
     }
 

@@ -623,12 +623,12 @@ fn stray_fault(when: &str, bytes: &[u8], unasked: Option<Unasked>) -> Fault {
         _ => None,
     };
     if let Ok(FromBot::Hello { .. }) = decoded {
-        return Fault::new(
+        return Fault::unasked(
             kind,
             format!("a second hello {when}: {shown} ({SECOND_HELLO})"),
         );
     }
-    Fault::new(
+    Fault::unasked(
         kind,
         match early {
             Some(Unasked::Ever) => format!(
