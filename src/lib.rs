@@ -2,8 +2,9 @@
 //! for five mancala-family games.
 //!
 //! Dependencies point one way: `cli -> league -> referee -> (engine, bot)`;
-//! `host` (machine facts: CPUs, descriptor limits, liveness) and `text`
-//! (which characters hide) are below all;
+//! `host` (machine facts: CPUs, descriptor limits, liveness), `text`
+//! (which characters hide) and `files` (writing a file into place) are
+//! below all;
 //! `cli -> report -> (ratings, results)`; `ratings` depends only on the
 //! `results` rows, and `results` on nothing of ours.
 
@@ -13,6 +14,7 @@ pub mod bot;
 pub mod cli;
 pub mod client;
 pub mod engine;
+pub mod files;
 pub mod host;
 pub mod league;
 pub mod protocol;

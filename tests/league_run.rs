@@ -495,8 +495,9 @@ fn a_full_disk_stops_the_league_and_resume_finishes() {
 }
 
 /// A run killed with SIGKILL while it wrote its first league.json leaves
-/// games/, logs/, run.lock and the temporary league.tmp: the same command
-/// takes that folder as its own and plays the league.
+/// games/, logs/, run.lock and the temporary file (`.league.json.PID.N.tmp`,
+/// or league.tmp of an older version): the same command takes that folder
+/// as its own, plays the league and removes them.
 #[test]
 fn a_folder_left_by_a_kill_during_its_first_league_json_resumes() {
     let dir = tempfile::tempdir().unwrap();
@@ -507,8 +508,11 @@ fn a_folder_left_by_a_kill_during_its_first_league_json_resumes() {
     }
     std::fs::write(out.join("run.lock"), "pid 1 host h\n").unwrap();
     std::fs::write(out.join("league.tmp"), "{\n  \"name\": \"t\",\n").unwrap();
+    let killed = out.join(format!(".league.json.{}.0.tmp", u32::MAX));
+    std::fs::write(&killed, "{\n  \"name\": \"t\",\n").unwrap();
     run_finishes_the_schedule(&file, &out.join("games.csv"));
     assert!(!out.join("league.tmp").exists());
+    assert!(!killed.exists());
 }
 
 /// games/ or games.csv deleted while the league runs: the run stops with an
@@ -1904,7 +1908,8 @@ fn a_games_csv_with_its_columns_reordered_or_added_resumes_in_arenas_order() {
 
 /// The same, with a row that cannot be read: the resume is refused with
 /// its line, games.csv stays as it was, and no half-made copy
-/// (games.csv.tmp) or copy of the original (games.csv.orig) is left.
+/// (`.games.csv.PID.N.tmp`) or copy of the original (games.csv.orig) is
+/// left.
 #[test]
 fn a_reordered_games_csv_with_a_bad_row_is_refused_and_left_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
@@ -1931,6 +1936,13 @@ fn a_reordered_games_csv_with_a_bad_row_is_refused_and_left_as_it_was() {
     for left in ["out/games.csv.tmp", "out/games.csv.orig"] {
         assert!(!dir.path().join(left).exists(), "{left} left behind");
     }
+    let temps: Vec<_> = std::fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(temps.is_empty(), "{temps:?} left behind");
 }
 
 /// A row whose record place holds another game's record (its offset and

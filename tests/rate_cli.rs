@@ -884,6 +884,13 @@ fn streaming_gives_the_outputs_of_the_rows_in_memory() {
     assert!(out.status.success(), "{out:?}");
     assert!(read(&pgn) == read(&stream.join("merged.pgn")));
     assert!(!dir.path().join("merged.pgn.part").exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".merged.pgn."))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 /// An output that would overwrite a league's own files is refused, and
@@ -976,7 +983,7 @@ fn pgn_out_of_a_folder_is_refused_and_a_link_is_written_through() {
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".part"))
+        .filter(|n| n.ends_with(".part") || n.ends_with(".tmp"))
         .collect();
     assert!(left.is_empty(), "{left:?}");
 
@@ -1055,6 +1062,13 @@ fn pgn_refuses_two_bots_it_would_write_alike() {
         "{e}"
     );
     assert!(!pgn.exists() && !dir.path().join("games.pgn.part").exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".games.pgn."))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 /// An anchor in a group of bots that never met the largest group makes its

@@ -3,6 +3,7 @@
 //! Ordo and BayesElo. Formatting lives in `report::tables::PgnWriter`; the
 //! games are read and written one at a time (no file is held in memory).
 
+use crate::files::NewFile;
 use crate::report::tables::{for_each_merged, Pgn, PgnWriter};
 use anyhow::{bail, Context};
 use std::io::Write;
@@ -43,25 +44,22 @@ pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
         .find_map(|f| super::args::meta_beside(f))
         .map_or_else(|| "mancala-arena".to_string(), |m| m.name);
     // Games go out as they are read; a file is written beside the output
-    // and renamed over it only when every game is out.
+    // and put in its place only when every game is out (a failure drops
+    // it, and the file there before stays).
     let target = args.out.as_deref().map(Target::of).transpose()?;
-    let (sink, part): (Box<dyn Write>, Option<PathBuf>) = match &target {
+    let mut sink = match &target {
+        // Named by the file asked for (`-o`), not the one written first.
         Some(t) => {
-            // Named by the file asked for (`-o`), not the one written first.
-            let f = std::fs::File::create(t.written())
-                .with_context(|| format!("-o {}: cannot write it", t.file.display()))?;
-            (Box::new(f), t.part.clone())
+            Sink::open(t).with_context(|| format!("-o {}: cannot write it", t.file.display()))?
         }
-        None => (Box::new(std::io::stdout().lock()), None),
+        None => Sink::Stdout(std::io::stdout().lock()),
     };
     let variant = args.variant.as_deref().map(super::rate::variant_filter);
-    let result = export(&args, variant.as_deref(), sink, &event);
-    let pgn = match (result, &part) {
-        (Ok(e), _) if e.pgn.games > 0 => e.pgn,
-        (Ok(e), part) => {
-            if let Some(part) = part {
-                let _ = std::fs::remove_file(part);
-            }
+    let result = export(&args, variant.as_deref(), &mut sink, &event);
+    let pgn = match result {
+        Ok(e) if e.pgn.games > 0 => e.pgn,
+        Ok(e) => {
+            drop(sink);
             // No game of that variant at all: said as `arena rate` says it.
             if let (Some(v), 0) = (&variant, e.matched) {
                 let present: Vec<String> = e.present.into_iter().collect();
@@ -86,18 +84,11 @@ pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
                 }
             );
         }
-        (Err(e), part) => {
-            if let Some(part) = part {
-                let _ = std::fs::remove_file(part);
-            }
-            return Err(e);
-        }
+        Err(e) => return Err(e),
     };
-    if let (Some(part), Some(t)) = (&part, &target) {
-        if let Err(e) = std::fs::rename(part, &t.file) {
-            let _ = std::fs::remove_file(part);
-            return Err(anyhow::Error::new(e).context(format!("writing {}", t.file.display())));
-        }
+    if let (Sink::New(f), Some(t)) = (sink, &target) {
+        f.commit()
+            .with_context(|| format!("writing {}", t.file.display()))?;
     }
     if pgn.skipped > 0 {
         eprintln!(
@@ -127,8 +118,8 @@ fn not_read(out: &std::path::Path, files: &[PathBuf]) -> anyhow::Result<()> {
     super::args::not_an_input(("-o", out), &inputs, &[])
 }
 
-/// Where `-o PATH` writes. A regular file (or none yet) is written as
-/// `FILE.part` beside it and renamed over it at the end, so that a failed
+/// Where `-o PATH` writes. A regular file (or none yet) is written as a
+/// [`NewFile`] beside it and put in its place at the end, so that a failed
 /// export leaves the old file whole; through a link, the file it points to
 /// is the one replaced (the link stays). Anything else that is there (a
 /// device such as /dev/stdout, a named pipe) is written in place, as a
@@ -137,8 +128,8 @@ fn not_read(out: &std::path::Path, files: &[PathBuf]) -> anyhow::Result<()> {
 struct Target {
     /// The file the PGN ends in.
     file: PathBuf,
-    /// The file written first, renamed to `file` at the end.
-    part: Option<PathBuf>,
+    /// Whether it is written beside and put in its place (else in place).
+    replace: bool,
 }
 
 impl Target {
@@ -157,7 +148,7 @@ impl Target {
             Some(m) if !m.is_file() => {
                 return Ok(Target {
                     file: path.to_path_buf(),
-                    part: None,
+                    replace: false,
                 })
             }
             Some(_) => {
@@ -165,17 +156,46 @@ impl Target {
             }
             None => path.to_path_buf(),
         };
-        let mut name = file.as_os_str().to_owned();
-        name.push(".part");
         Ok(Target {
             file,
-            part: Some(PathBuf::from(name)),
+            replace: true,
+        })
+    }
+}
+
+/// Where the games go: standard output, a file written in place, or a
+/// [`NewFile`] committed once every game is out.
+enum Sink {
+    Stdout(std::io::StdoutLock<'static>),
+    InPlace(std::fs::File),
+    New(NewFile),
+}
+
+impl Sink {
+    fn open(t: &Target) -> std::io::Result<Sink> {
+        Ok(if t.replace {
+            Sink::New(NewFile::create(&t.file)?)
+        } else {
+            Sink::InPlace(std::fs::File::create(&t.file)?)
         })
     }
 
-    /// The file the games are written to first.
-    fn written(&self) -> &std::path::Path {
-        self.part.as_deref().unwrap_or(&self.file)
+    fn out(&mut self) -> &mut dyn Write {
+        match self {
+            Sink::Stdout(s) => s,
+            Sink::InPlace(f) => f,
+            Sink::New(f) => f,
+        }
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out().write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out().flush()
     }
 }
 
@@ -195,7 +215,7 @@ struct Exported {
 fn export(
     args: &PgnArgs,
     variant: Option<&str>,
-    sink: Box<dyn Write>,
+    sink: &mut Sink,
     event: &str,
 ) -> anyhow::Result<Exported> {
     let mut w = PgnWriter::new(std::io::BufWriter::with_capacity(1 << 16, sink), event);

@@ -4,6 +4,7 @@
 //! `crate::ratings` (pure); this file only reads, merges, formats and writes.
 //! Column meanings are documented in docs/ratings.md ("Output files").
 
+use crate::files::NewFile;
 use crate::ratings::{RatingError, Report, Standings, ALL, CONFIDENCE};
 use crate::results::csvio::{CsvError, CsvWarning, RowReader};
 use crate::results::{id_hash, GameRow};
@@ -303,38 +304,34 @@ pub fn write_files(mut tables: Tables, dir: &Path) -> Result<Tables, TablesError
         path: dir.to_path_buf(),
         source,
     })?;
-    type File = std::io::BufWriter<std::fs::File>;
+    type File = std::io::BufWriter<NewFile>;
     type Table = fn(&Report, &mut csv::Writer<File>) -> csv::Result<()>;
     // Each written as it is formatted: a table of a million pairs is never
     // held in memory whole.
     let writers: [Table; 4] = [write_ratings, write_pairs, write_variants, write_crosstable];
-    // Each is written beside its place and renamed over it once whole: a
-    // full disk leaves the last tables, not an empty or half a file.
+    // Each is written beside its place and put in it once whole
+    // ([`NewFile`]): a full disk leaves the last tables, not an empty or
+    // half a file.
     for (name, write) in FILES.into_iter().zip(writers) {
         let path = dir.join(name);
-        let part = dir.join(format!("{name}.part"));
-        // Named by the table's own file: `.part` is ours, not the user's.
-        let file = std::fs::File::create(&part).map_err(|source| TablesError::Io {
+        let io = |source| TablesError::Io {
             path: path.clone(),
             source,
-        })?;
+        };
+        let file = NewFile::create(&path).map_err(io)?;
         let mut w = csv::Writer::from_writer(std::io::BufWriter::with_capacity(1 << 16, file));
-        let written = write(&tables.report, &mut w)
+        write(&tables.report, &mut w)
             .and_then(|()| w.flush().map_err(csv::Error::from))
             .map_err(|source| TablesError::Write {
                 path: path.clone(),
                 source,
-            })
-            .and_then(|()| {
-                std::fs::rename(&part, &path).map_err(|source| TablesError::Io {
-                    path: path.clone(),
-                    source,
-                })
-            });
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&part);
-            return Err(e);
-        }
+            })?;
+        w.into_inner()
+            .map_err(|e| io(e.into_error()))?
+            .into_inner()
+            .map_err(|e| io(e.into_error()))?
+            .commit()
+            .map_err(io)?;
         tables.files.push(path);
     }
     Ok(tables)

@@ -3,6 +3,7 @@
 //! renamed, so a file under its own name is always complete.
 
 use crate::engine::{Variant, RULES_VERSION};
+use crate::files::NewFile;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -40,18 +41,12 @@ fn padded(s: &str) -> [u8; 16] {
     out
 }
 
-/// The temporary name a layer is written under before it is renamed:
-/// `LAYER.tbl.PID.part`, this process's own, so that two builds of the same
-/// folder at once never write into each other's file.
-pub fn part_path(path: &Path) -> PathBuf {
-    path.with_extension(format!("tbl.{}.part", std::process::id()))
-}
-
-/// Removes the temporary files ([`part_path`]) in `folder` of builds that
-/// are no longer running (killed while writing a layer): their process id
-/// is in the name, and no process has it. Another build's, still running,
-/// is left alone.
+/// Removes the temporary files in `folder` of builds that are no longer
+/// running (killed while writing a layer): those of [`crate::files`], and
+/// the `LAYER.tbl.PID.part` of older versions. Another build's, still
+/// running, is left alone.
 pub fn sweep_parts(folder: &Path) {
+    crate::files::sweep_leftovers(folder, |target| target.ends_with(".tbl"));
     let Ok(entries) = std::fs::read_dir(folder) else {
         return;
     };
@@ -72,27 +67,26 @@ pub fn sweep_parts(folder: &Path) {
 }
 
 /// Checks, before a layer is solved, that its file can be written where
-/// it goes (the folder made, a temporary file created and removed), so a
-/// read-only folder is named before the work rather than after it.
+/// it goes (the folder made, its temporary file created and removed), so
+/// a read-only folder is named before the work rather than after it.
 pub fn check_writable(path: &Path) -> Result<(), FormatError> {
-    let tmp = part_path(path);
-    let io = |source| FormatError::Io {
-        path: tmp.clone(),
-        source,
-    };
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|source| FormatError::Io {
             path: parent.to_path_buf(),
             source,
         })?;
     }
-    std::fs::File::create(&tmp).map_err(io)?;
-    std::fs::remove_file(&tmp).map_err(io)
+    NewFile::create(path)
+        .map(drop)
+        .map_err(|source| FormatError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
-/// Writes a layer's values (atomically: a temporary file of this process,
-/// [`part_path`], renamed; removed again when the write fails, as on a
-/// full disk).
+/// Writes a layer's values into place ([`NewFile`]: a temporary file of
+/// its own, renamed over the layer's; removed again when the write fails,
+/// as on a full disk).
 pub fn write_layer(
     path: &Path,
     variant: Variant,
@@ -118,23 +112,15 @@ pub fn write_layer(
     head.extend_from_slice(&seeds.to_le_bytes());
     head.extend_from_slice(&RULES_VERSION.to_le_bytes());
     head.extend_from_slice(&checksum(&body).to_le_bytes());
-    let tmp = part_path(path);
     let written = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
+        let mut f = NewFile::create(path)?;
         f.write_all(&head)?;
         f.write_all(&body)?;
-        f.sync_all()
+        f.commit()
     })();
-    if let Err(source) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(FormatError::Io { path: tmp, source });
-    }
-    std::fs::rename(&tmp, path).map_err(|source| {
-        let _ = std::fs::remove_file(&tmp);
-        FormatError::Io {
-            path: path.to_path_buf(),
-            source,
-        }
+    written.map_err(|source| FormatError::Io {
+        path: path.to_path_buf(),
+        source,
     })
 }
 
@@ -305,32 +291,35 @@ mod tests {
     }
 
     /// Each build writes under a temporary name of its own, so two builds
-    /// of one folder at once do not rename each other's file away.
+    /// of one folder at once do not rename each other's file away; a killed
+    /// build's leftover is swept, a running one's is not.
     #[test]
     fn the_temporary_file_is_this_process_s() {
-        let path = Path::new("t/diffusion/n03.tbl");
-        let tmp = part_path(path);
-        assert_eq!(
-            tmp,
-            Path::new(&format!("t/diffusion/n03.tbl.{}.part", std::process::id()))
-        );
-        // A leftover of another build (or of a killed one) is not touched.
         let dir = tempfile::tempdir().expect("tempdir");
         let path = layer_path(dir.path(), Variant::Diffusion, "n03");
-        std::fs::create_dir_all(path.parent().expect("a parent")).expect("folder");
+        let folder = path.parent().expect("a parent").to_path_buf();
+        std::fs::create_dir_all(&folder).expect("folder");
+        // A leftover of another build under the old fixed name is not touched.
         let theirs = path.with_extension("tbl.part");
         std::fs::create_dir(&theirs).expect("another build's name taken");
+        // Another build writing the same layer at once.
+        let running = NewFile::create(&path).expect("another writer");
         write_layer(&path, Variant::Diffusion, "n03", 3, &[0x4001]).expect("written");
         assert!(theirs.is_dir());
-        assert!(!part_path(&path).exists());
-        // A killed build's leftover (no process has its id) is swept; a
-        // running one's (this process's) is not.
-        let folder = path.parent().expect("a parent");
+        assert!(running.temp().exists());
         let dead = folder.join(format!("n04.tbl.{}.part", u32::MAX));
-        std::fs::write(&dead, b"cut").expect("leftover");
-        std::fs::write(part_path(&path), b"writing").expect("ours");
-        sweep_parts(folder);
-        assert!(!dead.exists());
-        assert!(part_path(&path).exists());
+        std::fs::write(&dead, b"cut").expect("an older version's leftover");
+        let dead_new = folder.join(format!(".n05.tbl.{}.0.tmp", u32::MAX));
+        std::fs::write(&dead_new, b"cut").expect("a leftover");
+        sweep_parts(&folder);
+        assert!(!dead.exists() && !dead_new.exists());
+        assert!(running.temp().exists());
+        drop(running);
+        let mut left: Vec<String> = std::fs::read_dir(&folder)
+            .expect("listed")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["n03.tbl", "n03.tbl.part"]);
     }
 }

@@ -33,6 +33,7 @@ pub mod records;
 mod rows;
 mod shards;
 
+use crate::files::NewFile;
 pub use crate::results::store::DoneSet;
 use crate::results::store::Store;
 use crate::results::{csvio, GameRow};
@@ -86,6 +87,7 @@ impl ResultsDir {
         make_folder(&layout.records())?;
         make_folder(&layout.logs())?;
         let lock = lock(&layout)?;
+        sweep_leftovers(&layout);
         let warnings = meta::settle(&layout, meta)?;
 
         let csv_path = layout.games_csv();
@@ -302,47 +304,36 @@ impl ResultsDir {
     }
 
     /// Writes games.csv anew under the current header without the rows
-    /// on lines `skip` (a temporary file and a rename; rows read and
+    /// on lines `skip` (a [`NewFile`] put in its place; rows read and
     /// written one at a time), and appends to the new file from now.
-    /// Returns the rows kept.
+    /// Returns the rows kept. On any failure games.csv is untouched: the
+    /// half-written copy goes.
     fn rewrite(&mut self, skip: &BTreeSet<u64>) -> Result<usize, StoreError> {
-        let tmp = self.layout.games_csv().with_extension("csv.tmp");
-        // On any failure games.csv is untouched: the half-written copy goes.
-        self.rewrite_through(skip, &tmp).inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
-        })
-    }
-
-    /// [`rewrite`](Self::rewrite) through the temporary file `tmp`.
-    fn rewrite_through(&mut self, skip: &BTreeSet<u64>, tmp: &Path) -> Result<usize, StoreError> {
         let csv_path = self.layout.games_csv();
-        let tmp = tmp.to_path_buf();
         let err = |p: &Path, e: csv::Error| StoreError::Io {
             path: p.to_path_buf(),
             source: std::io::Error::other(e),
         };
-        let file = File::create(&tmp).map_err(io(&tmp))?;
+        let file = NewFile::create(&csv_path).map_err(io(&csv_path))?;
         let mut w = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(std::io::BufWriter::with_capacity(1 << 20, file));
         w.write_record(csvio::all_columns())
-            .map_err(|e| err(&tmp, e))?;
+            .map_err(|e| err(&csv_path, e))?;
         let mut kept = 0;
         scan_rows(&csv_path, &mut |line, row| {
             if !skip.contains(&line) {
-                w.serialize(row).map_err(|e| err(&tmp, e))?;
+                w.serialize(row).map_err(|e| err(&csv_path, e))?;
                 kept += 1;
             }
             Ok(())
         })?;
-        let file = w
+        w.into_inner()
+            .map_err(|e| io(&csv_path)(e.into_error()))?
             .into_inner()
-            .map_err(|e| io(&tmp)(e.into_error()))?
-            .into_inner()
-            .map_err(|e| io(&tmp)(e.into_error()))?;
-        file.sync_data().map_err(io(&tmp))?;
-        drop(file);
-        std::fs::rename(&tmp, &csv_path).map_err(io(&csv_path))?;
+            .map_err(|e| io(&csv_path)(e.into_error()))?
+            .commit()
+            .map_err(io(&csv_path))?;
         self.csv = RowAppender::open(&csv_path, false)?;
         Ok(kept)
     }
@@ -586,15 +577,33 @@ impl RecordCheck {
     }
 }
 
+/// The temporary file league.json was written through before
+/// `crate::files`.
+const LEGACY_TMP: &str = "league.tmp";
+
+/// Removes what killed runs left in the folder, now that it is this
+/// run's: the temporary files of its own files (league.json, games.csv)
+/// whose writers are no longer running, and an older version's temporary
+/// league.json ([`LEGACY_TMP`]). Another command's (a report's tables,
+/// perhaps on another machine of a shared folder) are not the run's to
+/// judge.
+fn sweep_leftovers(layout: &Layout) {
+    let own = |p: std::path::PathBuf| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    let own = [own(layout.league_json()), own(layout.games_csv())];
+    crate::files::sweep_leftovers(layout.root(), |t| own.iter().flatten().any(|n| n == t));
+    let _ = std::fs::remove_file(layout.root().join(LEGACY_TMP));
+}
+
 /// Names a results folder's own files and folders may have before its
 /// league.json: what a run makes first, and a Swiss's or knockout's notes.
 const OWN_NAMES: &[&str] = &[
     "games",
     "logs",
     "run.lock",
-    // league.json's temporary file (`write_atomically`): a run killed
-    // while writing the first league.json leaves it.
-    "league.tmp",
+    // league.json's temporary file before `crate::files` (which hides
+    // its own): a run killed while writing the first league.json left
+    // it, and the next run removes it.
+    LEGACY_TMP,
     "report",
     "rejected.csv",
     "swiss.txt",

@@ -327,16 +327,12 @@ fn is_whole_row(f: &mut File, from: u64, len: u64) -> std::io::Result<bool> {
     Ok(header.is_some() && header == fields(&tail))
 }
 
-/// Writes a file via a temporary file, synced, and a rename, so that readers
-/// never see half of it, even after a power cut.
+/// Writes a file into place ([`crate::files::write_file`]: a temporary
+/// file of its own beside it, synced, renamed over it, and the folder
+/// synced), so that readers never see half of it, even after a power cut;
+/// an error names the file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let tmp = path.with_extension("tmp");
-    {
-        let mut f = File::create(&tmp).map_err(io(&tmp))?;
-        f.write_all(bytes).map_err(io(&tmp))?;
-        f.sync_data().map_err(io(&tmp))?;
-    }
-    std::fs::rename(&tmp, path).map_err(io(path))
+    crate::files::write_file(path, bytes).map_err(io(path))
 }
 
 /// Calls `each(line, row)` for every row of the results CSV at `path`, in

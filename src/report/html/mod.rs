@@ -889,16 +889,12 @@ fn remove_files(dir: &Path, stale: impl Fn(&str) -> bool) {
     }
 }
 
-/// Writes `path` through a temporary file and a rename, so that a browser
-/// reading the report meanwhile sees the old file or the new one.
+/// Writes `path` into place ([`crate::files::write_file`]), so that a
+/// browser reading the report meanwhile sees the old file or the new one;
+/// two writers at once (a league's refresh, `arena report` by hand) each
+/// have their own temporary file.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HtmlError> {
-    let mut tmp = path.as_os_str().to_owned();
-    // Two writers at once (a league's refresh, `arena report` by hand)
-    // each have their own temporary file.
-    tmp.push(format!(".{}.tmp", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes).map_err(io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(io(path))
+    crate::files::write_file(path, bytes).map_err(io(path))
 }
 
 /// FNV-1a, 64 bits: a hash that stays the same across runs and builds.
