@@ -79,13 +79,19 @@ use tokio::process::Child;
 /// shared by several processes in turn shows only the last one's lines).
 pub async fn log_tail(path: &std::path::Path, n: usize, from: u64) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
-    // Until the log stops growing (at most a second).
+    // Until the log stops growing (at most a second): the drain writes
+    // what the pipe holds at once, so a log unchanged for 50 ms is whole,
+    // and an empty one still empty after 200 ms has nothing coming (a bot
+    // that wrote nothing on stderr does not hold its forfeit's report for
+    // the whole second).
     let size = || std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let mut last = size();
+    let mut unchanged = 0;
     for _ in 0..20 {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         let now = size();
-        if now == last && now > 0 {
+        unchanged = if now == last { unchanged + 1 } else { 0 };
+        if (unchanged >= 1 && now > 0) || unchanged >= 4 {
             break;
         }
         last = now;
