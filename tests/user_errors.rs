@@ -489,6 +489,59 @@ fn a_program_that_is_not_executable_is_told_how_to_run() {
     }
 }
 
+/// A program that is not there is named, and how a path is read: a
+/// path's missing file (not the bare "No such file or directory"), a
+/// bare name of a file in the folder (it is looked for on PATH: `./NAME`).
+/// A hello without version or author is shown without blanks for them.
+#[test]
+fn a_missing_program_is_named_and_a_hello_shows_what_it_gave() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("mine");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(folder.join("mine.py"), "print('hi')\n").unwrap();
+    std::fs::write(folder.join("bot.toml"), "command = [\"mine.py\"]\n").unwrap();
+    for sandbox in ["on", "off"] {
+        for (bot, said_of) in [
+            ("./nope.py", "`./nope.py` does not exist"),
+            ("./mine", "(`./mine.py` for a file in the bot's folder)"),
+        ] {
+            let o = arena(
+                dir.path(),
+                &[
+                    "play",
+                    "--game",
+                    "kisolo",
+                    "--sandbox",
+                    sandbox,
+                    "--",
+                    bot,
+                    "random",
+                ],
+            );
+            let said = text(&o);
+            assert!(!o.status.success(), "{sandbox} {bot}: {said}");
+            assert!(said.contains(said_of), "{sandbox} {bot}: {said}");
+        }
+    }
+    let bare = dir.path().join("bare.py");
+    std::fs::write(
+        &bare,
+        "import json, sys\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'hello':\n        print(json.dumps({'type': 'hello', 'name': 'bare'}), flush=True)\n    elif m['type'] == 'request':\n        print(json.dumps({'type': 'reply', 'option': m['legal'][0]}), flush=True)\n    elif m['type'] == 'quit':\n        break\n",
+    )
+    .unwrap();
+    let bot = format!("python3 {}", bare.display());
+    let o = arena(
+        dir.path(),
+        &["play", "--game", "kisolo", "--", &bot, "random"],
+    );
+    let said = text(&o);
+    let seat = said
+        .lines()
+        .find(|l| l.starts_with("seat 0: "))
+        .unwrap_or_default();
+    assert!(seat.starts_with("seat 0: bare (pid "), "{said}");
+}
+
 /// A bot.toml whose `command` names a folder (its sources', say) is told
 /// that it names a folder, in the sandbox or out of it: not sent looking
 /// for an execute bit, as exec's own EACCES would.

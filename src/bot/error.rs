@@ -109,9 +109,14 @@ impl BotError {
 fn spawn_why(command: &str, e: &std::io::Error) -> String {
     let program = command.split(' ').next().unwrap_or_default();
     match e.kind() {
-        std::io::ErrorKind::NotFound if !program.contains('/') => {
-            format!("`{program}` was not found on PATH ({e}); install it, or name it by its path")
-        }
+        std::io::ErrorKind::NotFound if !program.contains('/') => format!(
+            "`{program}` was not found on PATH ({e}); install it, or name it by its path (`./{program}` for a file in the bot's folder)"
+        ),
+        // A path: the file is not there (a script whose interpreter is
+        // missing is told apart before).
+        std::io::ErrorKind::NotFound => format!(
+            "`{program}` does not exist ({e}); a relative path is taken from the bot's working folder"
+        ),
         std::io::ErrorKind::PermissionDenied if e.raw_os_error() == Some(libc::EACCES) => format!(
             "{e}: if `{program}` is a file of yours, make it executable (chmod +x), or run it through its interpreter (command = [\"python3\", \"bot.py\"])"
         ),

@@ -388,13 +388,14 @@ async fn seat_bots(
                     }
                 };
                 let i = b.info();
-                outln!(
-                    "seat {seat}: {} {} by {} (pid {})",
-                    i.name,
-                    i.version,
-                    i.author,
-                    b.pid()
-                );
+                // Version and author as the hello gave them, if it did.
+                let mut who = i.name.clone();
+                for (pre, part) in [(" ", &i.version), (" by ", &i.author)] {
+                    if !part.is_empty() {
+                        who = format!("{who}{pre}{part}");
+                    }
+                }
+                outln!("seat {seat}: {who} (pid {})", b.pid());
                 bots.push(Box::new(b));
                 logs.push(Some((log, since)));
             }
