@@ -850,6 +850,17 @@ fn workers_ladder(dir: &Path, lease_seconds: u32) -> Server {
     server
 }
 
+/// [`workers_ladder`] whose server builds under `server-cache` of `dir`,
+/// apart from a worker's cache.
+fn workers_ladder_cached(dir: &Path, lease_seconds: u32) -> Server {
+    let mut server = workers_ladder(dir, lease_seconds);
+    server.env = vec![(
+        "XDG_CACHE_HOME".into(),
+        dir.join("server-cache").display().to_string(),
+    )];
+    server
+}
+
 #[test]
 fn a_restarted_server_gives_leases_a_grace_so_a_game_finished_meanwhile_counts() {
     let tmp = tempfile::tempdir().unwrap();
@@ -943,11 +954,7 @@ fn a_worker_stopped_with_sigterm_returns_its_leases_at_once() {
 fn a_worker_stopped_with_sigterm_during_a_build_stops_at_once_and_returns_its_leases() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let mut server = workers_ladder(dir, 120);
-    server.env = vec![(
-        "XDG_CACHE_HOME".into(),
-        dir.join("server-cache").display().to_string(),
-    )];
+    let mut server = workers_ladder_cached(dir, 120);
     let alice = server.add_user("alice");
     let token = server.add("--add-worker", "w1");
     server.start();
@@ -1211,11 +1218,7 @@ fn a_slow_build_of_one_owner_does_not_hold_up_anothers_upload() {
 fn a_workers_cache_stays_within_its_bound() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let mut server = workers_ladder(dir, 60);
-    server.env = vec![(
-        "XDG_CACHE_HOME".into(),
-        dir.join("server-cache").display().to_string(),
-    )];
+    let mut server = workers_ladder_cached(dir, 60);
     let alice = server.add_user("alice");
     let token = server.add("--add-worker", "w1");
     server.start();

@@ -1936,12 +1936,7 @@ fn a_reordered_games_csv_with_a_bad_row_is_refused_and_left_as_it_was() {
     for left in ["out/games.csv.tmp", "out/games.csv.orig"] {
         assert!(!dir.path().join(left).exists(), "{left} left behind");
     }
-    let temps: Vec<_> = std::fs::read_dir(dir.path().join("out"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect();
+    let temps = common::names_in(&dir.path().join("out"), |n| n.ends_with(".tmp"));
     assert!(temps.is_empty(), "{temps:?} left behind");
 }
 

@@ -3,6 +3,7 @@
 //! its independently computed expected ratings, and reference.py for the
 //! numpy/scipy reference of reference_expected.csv).
 
+use crate::common;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -884,12 +885,7 @@ fn streaming_gives_the_outputs_of_the_rows_in_memory() {
     assert!(out.status.success(), "{out:?}");
     assert!(read(&pgn) == read(&stream.join("merged.pgn")));
     assert!(!dir.path().join("merged.pgn.part").exists());
-    let left: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".merged.pgn."))
-        .collect();
+    let left = common::names_in(dir.path(), |n| n.starts_with(".merged.pgn."));
     assert!(left.is_empty(), "{left:?}");
 }
 
@@ -1062,12 +1058,7 @@ fn pgn_refuses_two_bots_it_would_write_alike() {
         "{e}"
     );
     assert!(!pgn.exists() && !dir.path().join("games.pgn.part").exists());
-    let left: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".games.pgn."))
-        .collect();
+    let left = common::names_in(dir.path(), |n| n.starts_with(".games.pgn."));
     assert!(left.is_empty(), "{left:?}");
 }
 

@@ -339,3 +339,15 @@ pub fn book_line(variant: Variant, first: usize, len: usize) -> String {
     }
     moves.join(" ")
 }
+
+/// The names of the entries of `dir` that `keep` accepts (what a failed
+/// or finished write must not leave behind).
+#[allow(dead_code)]
+pub fn names_in(dir: &std::path::Path, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| keep(n))
+        .collect()
+}
