@@ -489,6 +489,55 @@ fn a_program_that_is_not_executable_is_told_how_to_run() {
     }
 }
 
+/// A results folder named by an empty path, or by one that goes back up
+/// (`..`) out of a folder still to be made (`new/..` is the folder the
+/// league runs in), is refused before anything is made or written: the
+/// league would write into a folder of other files, which it refuses when
+/// named plainly (`-o .`).
+#[test]
+fn an_output_that_leads_back_into_a_folder_of_other_files_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("precious.txt"), "mine").unwrap();
+    for (output, flag, says) in [
+        ("output = \"\"\n", None, "is no folder's name (it is empty)"),
+        (
+            "output = \"sub/..\"\n",
+            None,
+            "goes back up (`..`) out of a folder that does not exist yet",
+        ),
+        (
+            "",
+            Some("nope/.."),
+            "goes back up (`..`) out of a folder that does not exist yet",
+        ),
+        (
+            "",
+            Some("."),
+            "holds no league's results but 2 file(s) of its own (l.toml, precious.txt)",
+        ),
+    ] {
+        std::fs::write(
+            d.join("l.toml"),
+            format!(
+                "name = \"l\"\n{output}bots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{RANDOM}\"] }},\n]\nvariants = [\"filo\"]\nrounds = 1\n"
+            ),
+        )
+        .unwrap();
+        let mut args = vec!["run", "l.toml", "--quiet", "--no-report", "--no-build"];
+        if let Some(f) = flag {
+            args.extend(["-o", f]);
+        }
+        let o = arena(d, &args);
+        let said = text(&o);
+        assert!(!o.status.success(), "{output}{flag:?}: {said}");
+        assert!(said.contains(says), "{output}{flag:?}: {said}");
+        let mut left = common::names_in(d, |_| true);
+        left.sort();
+        assert_eq!(left, ["l.toml", "precious.txt"], "{output}{flag:?}: {said}");
+    }
+}
+
 /// A program that is not there is named, and how a path is read: a
 /// path's missing file (not the bare "No such file or directory"), a
 /// bare name of a file in the folder (it is looked for on PATH: `./NAME`).

@@ -99,10 +99,14 @@ pub fn env_problem<'a>(env: impl IntoIterator<Item = (&'a String, &'a String)>) 
 /// quotes (`name = 2024-01-01` is a TOML date, `name = 7` a number).
 pub fn not_text(key: &str, value: &toml::Value) -> String {
     let shown = value.to_string();
+    let kind = value.type_str();
+    let article = match kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        true => "an",
+        false => "a",
+    };
     format!(
-        "`{key}` must be a string, in quotes (`{key} = \"{}\"`), not a {}",
+        "`{key}` must be a string, in quotes (`{key} = \"{}\"`), not {article} {kind}",
         shown.trim_matches('"').escape_debug(),
-        value.type_str()
     )
 }
 

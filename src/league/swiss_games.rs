@@ -519,7 +519,8 @@ pub fn report(plan: &SwissPlan, state: &SwissState) -> String {
         }
         if plan.has_players(3) {
             let threes: Vec<String> = r.triples.iter().map(|t| t.map(name).join(" ")).collect();
-            line.push_str(&format!("; threes: {}", threes.join(", ")));
+            let sep = if plan.has_players(2) { ";" } else { "" };
+            line.push_str(&format!("{sep} threes: {}", threes.join(", ")));
             if !r.bye3.is_empty() {
                 let out: Vec<&str> = r.bye3.iter().map(|&b| name(b)).collect();
                 line.push_str(&format!(", bye {}", out.join(" ")));

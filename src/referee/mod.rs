@@ -384,6 +384,74 @@ pub fn forfeit_scores(players: usize, offender: usize) -> Vec<f64> {
 
 #[cfg(test)]
 mod tests {
+
+    /// games.csv's readers know each reason a game ends with, forfeit or
+    /// not (`results::csvio`, which checks a row's offender against it). A
+    /// new kind of end fails to build here until it is listed.
+    #[test]
+    fn the_results_know_every_reason_a_game_ends_with() {
+        use crate::engine::Reason as R;
+        use crate::results::csvio::{FORFEIT_REASONS, RULE_REASONS};
+        use ForfeitKind as F;
+        let forfeits = [
+            F::Illegal,
+            F::Timeout,
+            F::Stall,
+            F::Crash,
+            F::BadJson,
+            F::LineTooLong,
+            F::Protocol,
+            F::Memory,
+        ];
+        let rules = [
+            R::Pieces,
+            R::Escape,
+            R::NoMoves,
+            R::Captures,
+            R::Corners,
+            R::Tie,
+            R::Stalemate,
+            R::Store,
+            R::InnerRow,
+            R::Block,
+            R::MaxPlies,
+            R::Perpetual,
+            R::Repetition,
+            R::DrawClaim,
+        ];
+        for k in forfeits {
+            match k {
+                F::Illegal
+                | F::Timeout
+                | F::Stall
+                | F::Crash
+                | F::BadJson
+                | F::LineTooLong
+                | F::Protocol
+                | F::Memory => assert!(FORFEIT_REASONS.contains(&k.name()), "{k}"),
+            }
+        }
+        for r in rules {
+            match r {
+                R::Pieces
+                | R::Escape
+                | R::NoMoves
+                | R::Captures
+                | R::Corners
+                | R::Tie
+                | R::Stalemate
+                | R::Store
+                | R::InnerRow
+                | R::Block
+                | R::MaxPlies
+                | R::Perpetual
+                | R::Repetition
+                | R::DrawClaim => assert!(RULE_REASONS.contains(&r.name()), "{r}"),
+            }
+        }
+        assert_eq!(FORFEIT_REASONS.len(), forfeits.len());
+        assert_eq!(RULE_REASONS.len(), rules.len());
+    }
     use super::*;
 
     #[test]

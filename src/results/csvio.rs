@@ -787,6 +787,38 @@ pub fn rateable(row: &GameRow) -> Result<(), String> {
 pub const MAX_NAME: usize = 1024;
 
 /// Semantic checks beyond the column types.
+/// The `reason`s of a forfeit (README, games.csv): each names its
+/// `offender`.
+pub const FORFEIT_REASONS: &[&str] = &[
+    "illegal",
+    "timeout",
+    "stall",
+    "crash",
+    "bad_json",
+    "line_too_long",
+    "protocol",
+    "memory",
+];
+
+/// The `reason`s of a game ended by its rules or drawn (README,
+/// games.csv): no `offender`.
+pub const RULE_REASONS: &[&str] = &[
+    "pieces",
+    "escape",
+    "no_moves",
+    "captures",
+    "corners",
+    "stalemate",
+    "store",
+    "inner_row",
+    "block",
+    "max_plies",
+    "perpetual",
+    "repetition",
+    "draw_claim",
+    "tie",
+];
+
 pub fn check_row(row: &GameRow) -> Result<(), String> {
     if row.game_id.trim().is_empty() {
         return Err("empty game_id".into());
@@ -879,6 +911,25 @@ pub fn check_row(row: &GameRow) -> Result<(), String> {
                 "offender is seat{o}, which scored {s}: a seat that forfeits scores 0 (the scores or the offender are wrong)"
             ));
         }
+    }
+    // The reason and the offender tell one story: a forfeit names its
+    // offender, a rule's end or a draw names none (a reason neither list
+    // knows, another tool's, is taken as it is).
+    let forfeit = FORFEIT_REASONS.contains(&row.reason.as_str());
+    match (row.offender, forfeit) {
+        (Some(o), false) if RULE_REASONS.contains(&row.reason.as_str()) => {
+            return Err(format!(
+                "reason `{}` is an end by the rules, not a forfeit, but offender is seat{o} (the reason or the offender is wrong)",
+                row.reason
+            ))
+        }
+        (None, true) => {
+            return Err(format!(
+                "reason `{}` is a forfeit, but no offender is given (the reason or the offender is missing)",
+                row.reason
+            ))
+        }
+        _ => {}
     }
     Ok(())
 }
@@ -1236,6 +1287,14 @@ mod tests {
             (
                 format!("{H}\ng3,tricala,3,s,X,Y,Z,0.25,0.25,1,crash,2,30,100,7,\n"),
                 "t.csv:2: offender is seat2, which scored 1",
+            ),
+            (
+                format!("{H}\ng2,filo,2,p1,B,A,,0,1,,no_moves,0,31,100,7,\n"),
+                "t.csv:2: reason `no_moves` is an end by the rules, not a forfeit, but offender is seat0",
+            ),
+            (
+                format!("{H}\ng2,filo,2,p1,B,A,,0,1,,timeout,,31,100,7,\n"),
+                "t.csv:2: reason `timeout` is a forfeit, but no offender is given",
             ),
             (
                 format!("{H}\ng2,filo,2,p1,B,,,1,0,,store,,31,100,7,\n"),

@@ -639,11 +639,33 @@ fn refuse_a_file_not_csv(path: &Path) -> Result<(), StoreError> {
 /// run began are taken.
 fn refuse_foreign_folder(layout: &Layout) -> Result<(), StoreError> {
     let dir = layout.root();
+    let refuse = |why: &str| StoreError::Mismatch {
+        path: dir.to_path_buf(),
+        why: why.to_string(),
+    };
+    if dir.as_os_str().is_empty() {
+        return Err(refuse(
+            "is no folder's name (it is empty): give the results' folder (-o, or the file's `output`)",
+        ));
+    }
     if layout.league_json().exists() || layout.games_csv().exists() {
         return Ok(());
     }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(());
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        // A new folder, unless the path goes back up (`..`) out of a
+        // folder still to be made: made, it leads into one that is there
+        // (`new/..` is the current folder), whatever it holds.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return match climbs_out_of_a_new_folder(dir) {
+                true => Err(refuse(
+                    "goes back up (`..`) out of a folder that does not exist yet, into one that does: name the results' folder without `..` after a new one",
+                )),
+                false => Ok(()),
+            };
+        }
+        // Said when the folder is made or read.
+        Err(_) => return Ok(()),
     };
     let mut foreign: Vec<String> = entries
         .flatten()
@@ -664,6 +686,21 @@ fn refuse_foreign_folder(layout: &Layout) -> Result<(), StoreError> {
             if foreign.len() > shown { ", ..." } else { "" }
         ),
     })
+}
+
+/// Whether `dir` has a `..` after a folder that does not exist: made with
+/// its parents, such a path ends in a folder that was there before.
+fn climbs_out_of_a_new_folder(dir: &Path) -> bool {
+    let mut at = std::path::PathBuf::new();
+    let mut missing = false;
+    for c in dir.components() {
+        if missing && c == std::path::Component::ParentDir {
+            return true;
+        }
+        at.push(c);
+        missing = missing || std::fs::symlink_metadata(&at).is_err();
+    }
+    false
 }
 
 /// Every copy of a game with two rows or more (`twice`) is rejected, and
