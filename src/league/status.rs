@@ -465,8 +465,10 @@ fn shard_status(index: usize, dir: &Path, meta: Option<&LeagueMeta>) -> ShardSta
 }
 
 /// Games per second over the last [`RATE_WINDOW`] rows (of `body`, the
-/// file's whole lines after `header`) that carry a `started_at`:
-/// (rows - 1) / (last start - first start).
+/// file's whole lines after `header`) that carry a `started_at`: the
+/// starts' intervals over their time, a pause left out (a run stopped and
+/// resumed: an interval over a second and ten times the median), so that a
+/// league just resumed is not taken for a slow one.
 fn recent_rate(path: &Path, header: &[u8], body: &[u8]) -> Option<f64> {
     let header_end = header.len();
     // The start of the last RATE_WINDOW complete lines.
@@ -482,19 +484,53 @@ fn recent_rate(path: &Path, header: &[u8], body: &[u8]) -> Option<f64> {
     let mut text = header[..header_end].to_vec();
     text.extend_from_slice(&body[start..end]);
     let rows = csvio::parse(path, &text).ok()?.rows;
-    let times: Vec<SystemTime> = rows
+    let mut times: Vec<SystemTime> = rows
         .iter()
         .filter_map(|(_, r)| humantime::parse_rfc3339_weak(&r.started_at).ok())
         .collect();
-    let (first, last) = (times.iter().min()?, times.iter().max()?);
-    let span = last.duration_since(*first).ok()?;
-    (times.len() >= 2 && span > Duration::ZERO)
-        .then(|| (times.len() - 1) as f64 / span.as_secs_f64())
+    times.sort();
+    let gaps: Vec<Duration> = times
+        .windows(2)
+        .filter_map(|w| w[1].duration_since(w[0]).ok())
+        .collect();
+    playing_rate(&gaps)
+}
+
+/// Games per second of consecutive starts `gaps` apart, the pauses (a gap
+/// over a second and over ten times the median) left out.
+fn playing_rate(gaps: &[Duration]) -> Option<f64> {
+    let mut sorted = gaps.to_vec();
+    sorted.sort();
+    let median = *sorted.get(sorted.len() / 2)?;
+    let pause = (median * 10).max(Duration::from_secs(1));
+    let playing: Vec<&Duration> = gaps.iter().filter(|&&g| g <= pause).collect();
+    let span: Duration = playing.iter().copied().sum();
+    (span > Duration::ZERO).then(|| playing.len() as f64 / span.as_secs_f64())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pause between two runs of a league is not playing time; a slow
+    /// league's long games are.
+    #[test]
+    fn a_pause_is_left_out_of_the_rate_and_slow_games_are_not() {
+        let ms = Duration::from_millis;
+        let mut gaps = vec![ms(2); 999];
+        gaps.insert(500, Duration::from_secs(25));
+        let rate = playing_rate(&gaps).unwrap();
+        assert!((rate - 500.0).abs() < 1.0, "{rate}");
+        let slow = vec![
+            Duration::from_secs(60),
+            Duration::from_secs(90),
+            Duration::from_secs(75),
+        ];
+        let rate = playing_rate(&slow).unwrap();
+        assert!((rate - 3.0 / 225.0).abs() < 1e-9, "{rate}");
+        assert_eq!(playing_rate(&[]), None);
+        assert_eq!(playing_rate(&[Duration::ZERO]), None);
+    }
 
     fn write_shard(root: &Path, k: usize, n: usize, games: usize, rows: &[&str]) -> PathBuf {
         let dir = root.join(format!("shard-{k}-of-{n}"));
