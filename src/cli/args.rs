@@ -202,13 +202,16 @@ pub(crate) fn game_record(
     })
 }
 
-/// `name`, or `name-2`, `name-3`, ... when `taken` has it already: the
-/// same bot twice at one table (`arena match x x`, `arena play -- x x`)
-/// is told apart in the standings, the record and the console.
+/// `name`, or `name-2`, `name-3`, ... when `taken` has it, or one that
+/// looks like it (`X` and `x`), already: the same bot twice at one table
+/// (`arena match x x`, `arena play -- x x`) is told apart in the
+/// standings, the record and the console.
 pub(crate) fn unique_name(name: &str, taken: &[String]) -> String {
+    use crate::league::config::look_of;
+    let looks: Vec<String> = taken.iter().map(|t| look_of(t)).collect();
     let mut unique = name.to_string();
     let mut n = 2;
-    while taken.contains(&unique) {
+    while looks.contains(&look_of(&unique)) {
         unique = format!("{name}-{n}");
         n += 1;
     }

@@ -78,9 +78,19 @@ pub(super) fn section(
             why,
         }
     };
+    let mut looks: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
     for (i, b) in bots.iter().enumerate() {
         if !seen.insert(b.name.clone()) {
             return Err(at(i, format!("bot name `{}` appears twice", b.name)));
+        }
+        if let Some(other) = looks.insert(look_of(&b.name), &b.name) {
+            return Err(at(
+                i,
+                format!(
+                    "bots `{other}` and `{}` look alike (the same letters, in another case or written with other Unicode code points): no table, log or command could tell them apart; rename one",
+                    b.name
+                ),
+            ));
         }
         let file = crate::results::file_safe(&b.name);
         if let Some(other) = files.insert(file.clone(), &b.name) {
@@ -409,4 +419,12 @@ fn no_such_bot(name: &str, bots_dir: &BotsDir) -> String {
         None => msg.push_str(&format!("; the bots there: {}", names.join(", "))),
     }
     msg
+}
+
+/// What a bot's name looks like: its letters composed (Unicode's NFC) and
+/// in lower case, so that `café` written as `e` and an accent, or `R1`
+/// against `r1`, are seen as one.
+pub(crate) fn look_of(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    name.nfc().collect::<String>().to_lowercase()
 }

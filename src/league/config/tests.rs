@@ -673,6 +673,22 @@ bots = [
     );
 }
 
+/// Two bots whose names look alike (`café` composed and as `e` and an
+/// accent; `R1` and `r1`) could not be told apart in any table or log:
+/// refused, naming both. Names that only share letters are fine.
+#[test]
+fn two_bots_whose_names_look_alike_are_refused() {
+    for (a, b) in [("caf\u{e9}", "cafe\u{301}"), ("R1", "r1")] {
+        let src = format!(
+            "name = \"t\"\nbots = [\n  {{ name = \"{a}\", command = \"python3 a.py\" }},\n  {{ name = \"{b}\", command = \"python3 b.py\" }},\n]\n"
+        );
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(e.contains(&format!("`{a}` and `{b}` look alike")), "{e}");
+    }
+    let src = "name = \"t\"\nbots = [\n  { name = \"cafe\", command = \"python3 a.py\" },\n  { name = \"caf\u{e9}\", command = \"python3 b.py\" },\n]\n";
+    assert!(parse(src).is_ok());
+}
+
 /// Random openings as long as the ply cap would end every game before a
 /// bot is asked: refused, naming both.
 #[test]
