@@ -1028,6 +1028,7 @@ mod tests {
         let mut other_result = row("g5");
         let rec = frame(&other_result);
         other_result.reason = "illegal".into();
+        other_result.offender = Some(1);
         s.commit(&rec, &mut other_result, 5).unwrap();
         drop(s);
         // A record whose row was never written: a run killed between them,
