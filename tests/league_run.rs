@@ -2549,3 +2549,179 @@ fn status_says_a_run_stopped_by_a_signal_plays_nothing() {
         "{said}"
     );
 }
+
+/// Greedy against random over Kisolo, with `extra` (an `[sprt]`, say) at
+/// the end of the file: `NAME.toml` in `dir`, into `out-NAME/`.
+fn greedy_league(dir: &Path, name: &str, rounds: u32, extra: &str) -> PathBuf {
+    let greedy = env!("CARGO_BIN_EXE_greedy-bot");
+    let random = env!("CARGO_BIN_EXE_random-bot");
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(
+        &path,
+        format!(
+            r#"name = "{name}"
+seed = 3
+bots = [
+  {{ name = "greedy", command = ["{greedy}"] }},
+  {{ name = "random", command = ["{random}"] }},
+]
+variants = ["kisolo"]
+rounds = {rounds}
+concurrency = 2
+output = "out-{name}"
+{extra}
+"#
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// A resume under another `[sprt]` (other bounds, none, or one added to a
+/// league without) is refused, naming what changed, before any game; the
+/// league's test stays the one `arena status` tells.
+#[test]
+fn a_resume_under_another_sprt_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let sprt = |elo1: u32| format!("[sprt]\nelo0 = 0\nelo1 = {elo1}\n");
+    let file = greedy_league(dir.path(), "s", 500, &sprt(50));
+    let out = run_ok(&file, &["--no-report"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("H1 accepted"), "{said}");
+    let csv = dir.path().join("out-s/games.csv");
+    let played = data_lines(&csv);
+
+    let refused = |file: &Path, args: &[&str]| {
+        let out = run(file, args);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!out.status.success(), "{err}");
+        err
+    };
+    let file = greedy_league(dir.path(), "s", 500, &sprt(30));
+    let err = refused(&file, &[]);
+    assert!(
+        err.contains("the SPRT changed since league `s` started (elo1 was 50, now 30")
+            && err.contains("--sprt elo0=0,elo1=50,alpha=0.05,beta=0.05,model=normalized")
+            && err.contains("start afresh"),
+        "{err}"
+    );
+    // The flag over the file's is the same setting.
+    let err = refused(&file, &["--sprt", "elo0=0,elo1=50,alpha=0.1"]);
+    assert!(err.contains("alpha was 0.05, now 0.1"), "{err}");
+    let file = greedy_league(dir.path(), "s", 500, "");
+    let err = refused(&file, &[]);
+    assert!(
+        err.contains("league `s` was started with an SPRT (the file's [sprt]")
+            && err.contains("this run has none"),
+        "{err}"
+    );
+    assert_eq!(data_lines(&csv), played);
+    let meta = std::fs::read_to_string(dir.path().join("out-s/league.json")).unwrap();
+    assert!(meta.contains("\"elo1\": 50.0"), "{meta}");
+    // The league's own test still resumes (nothing to play).
+    let file = greedy_league(dir.path(), "s", 500, &sprt(50));
+    run_ok(&file, &[]);
+    assert_eq!(data_lines(&csv), played);
+
+    // An SPRT added to a league that played without one.
+    let file = greedy_league(dir.path(), "plain", 2, "");
+    run_ok(&file, &["--no-report"]);
+    let file = greedy_league(dir.path(), "plain", 2, &sprt(50));
+    let err = refused(&file, &[]);
+    assert!(
+        err.contains("league `plain` was started without an SPRT and this run has one"),
+        "{err}"
+    );
+}
+
+/// The same bots in another order: the refusal says the order changed,
+/// with both orders.
+#[test]
+fn a_resume_with_the_bots_reordered_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    run_ok(&file, &["--variants", "kisolo", "--no-report"]);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let swapped = text
+        .replacen("name = \"a\"", "name = \"@\"", 1)
+        .replacen("name = \"b\"", "name = \"a\"", 1)
+        .replacen("name = \"@\"", "name = \"b\"", 1);
+    std::fs::write(&file, swapped).unwrap();
+    let out = run(&file, &["--variants", "kisolo"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(
+            "the bots' order changed since league `t` started (it was a, b, c; now b, a, c)"
+        ) && err.contains(r#"bots = ["a", "b", "c"]"#),
+        "{err}"
+    );
+    assert!(!err.contains("new: none; gone: none"), "{err}");
+}
+
+/// A variant's options changed under the same name: named, with both.
+#[test]
+fn a_resume_with_a_variants_options_changed_names_the_variant() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = greedy_league(dir.path(), "k", 1, "");
+    let with = |columns: u32| {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let text = text.replace(
+            "variants = [\"kisolo\"]",
+            &format!(
+                "variants = [{{ game = \"kisolo\", name = \"kisolo6\", options = {{ columns = {columns} }} }}]"
+            ),
+        );
+        let text = text.replace("columns = 6", &format!("columns = {columns}"));
+        std::fs::write(&file, text).unwrap();
+    };
+    with(6);
+    run_ok(&file, &["--no-report"]);
+    with(8);
+    let out = run(&file, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("variant `kisolo6` was kisolo, columns = 6, now kisolo, columns = 8"),
+        "{err}"
+    );
+}
+
+/// Shards run with other settings: the refusal names the setting.
+#[test]
+fn a_shard_with_other_settings_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 3, "");
+    run_ok(
+        &file,
+        &["--shard", "1/2", "--variants", "kisolo", "--no-report"],
+    );
+    let out = run(
+        &file,
+        &["--shard", "2/2", "--variants", "kisolo", "--rounds", "4"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("shard 1/2 of league `t` was started with another tournament file (`rounds` 3 there, 4 here)"),
+        "{err}"
+    );
+}
+
+/// A league started without a gauntlet, resumed with one: the refusal
+/// says how it was started in words a run takes (`--gauntlet none` is
+/// not one: `none` may be a bot's name).
+#[test]
+fn a_gauntlet_added_on_a_resume_says_how_it_was_started() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    run_ok(&file, &["--variants", "kisolo", "--no-report"]);
+    let out = run(&file, &["--variants", "kisolo", "--gauntlet", "a"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("`gauntlet` was none, now a (the league was started without a gauntlet: leave out the file's `gauntlet` and --gauntlet)"),
+        "{err}"
+    );
+    assert!(!err.contains("--gauntlet none"), "{err}");
+}

@@ -312,3 +312,43 @@ fn a_match_prints_its_head_to_head_line_writes_pgn_as_it_plays_and_takes_a_clock
         "{out}"
     );
 }
+
+/// A match resumed under another `--sprt` (or none) is refused, naming
+/// what changed and the command that resumes it.
+#[test]
+fn a_match_resumed_under_another_sprt_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = |sprt: Option<&'static str>| {
+        let mut a = vec![
+            "match",
+            GREEDY,
+            RANDOM,
+            "--variants",
+            "kisolo",
+            "--games",
+            "1000",
+            "-j",
+            "2",
+            "--quiet",
+            "--no-report",
+        ];
+        if let Some(s) = sprt {
+            a.extend(["--sprt", s]);
+        }
+        a
+    };
+    let o = arena(dir.path(), &args(Some("elo0=0,elo1=50")));
+    assert!(o.status.success(), "{}", text(&o));
+    let o = arena(dir.path(), &args(Some("elo0=0,elo1=30")));
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(
+        out.contains("started (elo1 was 50, now 30; it was started with --sprt elo0=0,elo1=50,")
+            && out.contains("To resume, use the command that started it: arena match"),
+        "{out}"
+    );
+    let o = arena(dir.path(), &args(None));
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("this run has none"), "{out}");
+}

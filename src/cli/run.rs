@@ -432,6 +432,14 @@ fn before_run(t: &Tournament, how: &How) -> anyhow::Result<Option<SprtRun>> {
         "-j (or the file's `concurrency`)",
         how.force_concurrency,
     )?;
+    // A resume under another SPRT (or none, or one added) is refused
+    // before the earlier games are counted under it.
+    let sprt = t.sprt.and_then(|c| serde_json::to_value(c).ok());
+    crate::league::folder::LeagueMeta::check_sprt_of(
+        &runner::output_dir(t, how.shard),
+        &t.name,
+        sprt.as_ref(),
+    )?;
     Ok(match (&t.sprt, how.shard) {
         (Some(_), Some(_)) => anyhow::bail!(
             "an SPRT decides on all of a league's games as they finish: run it without --shard"

@@ -754,6 +754,19 @@ fn league_meta(t: &Tournament, games: &Games, dir: &Path, shard: Option<Shard>) 
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
+        // Each variant's game and options, so that a change of them is
+        // named (`variant kisolo6`: `kisolo, columns = 6`).
+        .chain(t.variants.iter().map(|v| {
+            let options = v
+                .options
+                .iter()
+                .map(|(k, v)| format!(", {k} = {v}"))
+                .collect::<String>();
+            (
+                format!("{}{}", LeagueMeta::VARIANT_KEY, v.label()),
+                format!("{}{options}", v.variant.name()),
+            )
+        }))
         .collect(),
     }
 }

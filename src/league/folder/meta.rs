@@ -140,6 +140,18 @@ pub(super) fn settle(layout: &Layout, meta: &LeagueMeta) -> Result<Vec<String>, 
             keep_sandbox_note(&old, meta, &meta_path)?;
             compare_played_under(&old, meta, &meta_path, &mut warnings)?;
             refuse_other_schedule(&old, meta, &meta_path, dir)?;
+            if old.sprt != meta.sprt {
+                if any_game_played(layout) {
+                    return Err(StoreError::Mismatch {
+                        path: meta_path.clone(),
+                        why: other_sprt(&old, meta.sprt.as_ref(), dir),
+                    });
+                }
+                // No game counted yet: the test is this run's.
+                let mut kept = old.clone();
+                kept.sprt = meta.sprt.clone();
+                write_meta(&meta_path, &kept)?;
+            }
             if let Some(c) = grown {
                 write_meta(&meta_path, &old)?;
                 warnings.push(format!(
@@ -260,12 +272,29 @@ fn refuse_other_bots(
                 v.join(", ")
             }
         };
-        let changed = format!(
-            "the bots changed since league `{}` started (new: {}; gone: {}), so these results belong to another schedule",
-            old.name,
-            list(&added),
-            list(&gone)
-        );
+        // The same bots in another order: the order makes the pairings
+        // and the seats, so it is another schedule too.
+        let reordered = added.is_empty() && gone.is_empty();
+        let changed = match reordered {
+            true => format!(
+                "the bots' order changed since league `{}` started (it was {}; now {}), so these results belong to another schedule (the order of the bots makes the pairings and seats)",
+                old.name,
+                old.bots.join(", "),
+                meta.bots.join(", ")
+            ),
+            false => format!(
+                "the bots changed since league `{}` started (new: {}; gone: {}), so these results belong to another schedule",
+                old.name,
+                list(&added),
+                list(&gone)
+            ),
+        };
+        let in_order = old
+            .bots
+            .iter()
+            .map(|b| format!("\"{b}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
         let again = format!("--bots {}", old.bots.join(","));
         let afresh = format!(
             "to start a new league instead, choose another `output` or move {} away",
@@ -286,9 +315,11 @@ fn refuse_other_bots(
                 "{changed}: the league was started with `--bots {}`, and this run gives no `--bots`, so every bot of the file would play. To resume, give `{again}` again; {afresh}",
                 was.join(",")
             ),
+            (_, None, None) if reordered => format!(
+                "{changed}. To resume, list the bots in the file in the league's order again: bots = [{in_order}]; {afresh}"
+            ),
             (_, None, None) => format!(
-                "{changed}. To resume, give the file the league's bots again: with `bots = \"all\"`, move the new bot folders out of bots/ (or list the league's bots by name: bots = [{}]), or keep only them with `{again}`; {afresh}",
-                old.bots.iter().map(|b| format!("\"{b}\"")).collect::<Vec<_>>().join(", "),
+                "{changed}. To resume, give the file the league's bots again: with `bots = \"all\"`, move the new bot folders out of bots/ (or list the league's bots by name: bots = [{in_order}]), or keep only them with `{again}`; {afresh}"
             ),
         };
         return Err(StoreError::Mismatch {
@@ -378,6 +409,10 @@ fn how_it_was_set(old: &LeagueMeta, key: &str, was: &str) -> String {
     if !is_match(old) {
         if let Some(said) = swiss_setting(old, key, was) {
             return said;
+        }
+        // No gauntlet is no `--gauntlet` (a bot may be called `none`).
+        if key == "gauntlet" && was == "none" {
+            return " (the league was started without a gauntlet: leave out the file's `gauntlet` and --gauntlet)".to_string();
         }
         return format!(
             " (the file's `{key}`, or {} {was} as it was started)",
@@ -528,7 +563,8 @@ fn refuse_other_schedule(
                 }
             ));
         }
-        for (key, was) in &old.schedule {
+        seen.extend(variant_changes(old, meta));
+        for (key, was) in old.schedule.iter().filter(|(k, _)| !is_variant_key(k)) {
             if let Some(now) = meta.schedule.get(key).filter(|now| *now != was) {
                 seen.push(format!(
                     "`{key}` was {was}, now {now}{}",
@@ -550,6 +586,11 @@ fn refuse_other_schedule(
                 old.bots.join(", "),
                 meta.bots.join(", ")
             ));
+        }
+        if seen.is_empty() && !old.schedule.keys().any(|k| is_variant_key(k)) {
+            // A folder of an older version notes no variant's game and
+            // options.
+            seen.push("league.json, of an older arena, does not note the variants' games and options: if nothing else changed, a `variants` entry's game or options may have".to_string());
         }
         let seen = match seen.is_empty() {
             true => String::new(),
@@ -579,4 +620,138 @@ fn refuse_other_schedule(
         });
     }
     Ok(())
+}
+
+const VARIANT_KEY: &str = LeagueMeta::VARIANT_KEY;
+
+fn is_variant_key(key: &str) -> bool {
+    key.starts_with(VARIANT_KEY)
+}
+
+/// The variants of both `old` and `meta` (by their key) whose game or
+/// options changed, said as the file gives them.
+fn variant_changes(old: &LeagueMeta, meta: &LeagueMeta) -> Vec<String> {
+    old.schedule
+        .iter()
+        .filter_map(|(k, was)| Some((k.strip_prefix(VARIANT_KEY)?, was)))
+        .filter_map(|(variant, was)| {
+            let now = meta.schedule.get(&format!("{VARIANT_KEY}{variant}"))?;
+            (now != was).then(|| {
+                format!(
+                    "variant `{variant}` was {was}, now {now} (its entry in the file's `variants`: its `game` and `options`)"
+                )
+            })
+        })
+        .collect()
+}
+
+/// An SPRT said as `--sprt` takes it (`elo0=0,elo1=5,alpha=0.05,...`),
+/// from league.json's JSON of it.
+fn sprt_spec(sprt: &serde_json::Value) -> String {
+    use crate::ratings::sprt::{shown, SprtConfig};
+    match serde_json::from_value::<SprtConfig>(sprt.clone()) {
+        Ok(c) => format!(
+            "elo0={},elo1={},alpha={},beta={},model={}",
+            shown(c.elo0),
+            shown(c.elo1),
+            shown(c.alpha),
+            shown(c.beta),
+            c.model
+        ),
+        Err(_) => sprt.to_string(),
+    }
+}
+
+/// The settings of two SPRTs that differ: `elo1 was 50, now 30`.
+fn sprt_changes(was: &serde_json::Value, now: &serde_json::Value) -> Vec<String> {
+    let pairs = |s: &str| -> Vec<(String, String)> {
+        s.split(',')
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    let (was, now) = (pairs(&sprt_spec(was)), pairs(&sprt_spec(now)));
+    was.iter()
+        .filter_map(|(k, v)| {
+            let n = now.iter().find(|(nk, _)| nk == k)?;
+            (n.1 != *v).then(|| format!("{k} was {v}, now {}", n.1))
+        })
+        .collect()
+}
+
+/// Why a resume of the league of `old` under the SPRT `now` (none: no
+/// SPRT) is refused: an SPRT's stop rule is the league's, from its first
+/// game, and what `arena status` and the report tell of it.
+fn other_sprt(old: &LeagueMeta, now: Option<&serde_json::Value>, dir: &Path) -> String {
+    let matched = is_match(old);
+    let given = |spec: &str| match matched {
+        true => format!("--sprt {spec}"),
+        false => format!("the file's [sprt] with these keys, or --sprt {spec}"),
+    };
+    let what = match (&old.sprt, now) {
+        (Some(was), Some(now)) => {
+            let changes = sprt_changes(was, now);
+            let changes = match changes.is_empty() {
+                true => format!("{} -> {}", sprt_spec(was), sprt_spec(now)),
+                false => changes.join(", "),
+            };
+            format!(
+                "the SPRT changed since league `{}` started ({changes}; it was started with {})",
+                old.name,
+                given(&sprt_spec(was))
+            )
+        }
+        (Some(was), None) => format!(
+            "league `{}` was started with an SPRT ({}) and this run has none, so it would play on past the test's stop",
+            old.name,
+            given(&sprt_spec(was))
+        ),
+        (None, Some(now)) => format!(
+            "league `{}` was started without an SPRT and this run has one ({}): an SPRT's stop rule is a league's from its first game",
+            old.name,
+            sprt_spec(now)
+        ),
+        (None, None) => format!("the SPRT of league `{}` changed", old.name),
+    };
+    let resume = match (&old.sprt, &old.resume) {
+        (_, Some(command)) if matched => {
+            format!("use the command that started it: {command}")
+        }
+        (Some(_), _) => "give the SPRT it was started with".to_string(),
+        (None, _) => "give none (no [sprt] in the file, no --sprt)".to_string(),
+    };
+    let folder = dir.display();
+    format!(
+        "{what}. The test is the league's from its first game: its games so far were counted under it, and `arena status` and the report tell its verdict. To resume, {resume}; to test these games under other bounds, `arena sprt {folder} --elo0 E0 --elo1 E1` (it plays none); to play a new test, start afresh: choose another `output` (or -o), or move {folder} away"
+    )
+}
+
+impl LeagueMeta {
+    /// The prefix of the [`LeagueMeta::schedule`] keys that note each
+    /// variant's game and options (`variant kisolo6`: `kisolo, columns = 6`).
+    pub const VARIANT_KEY: &'static str = "variant ";
+
+    /// Refuses a resume of the league `name` in `dir` under the SPRT
+    /// `sprt` (none: no SPRT) when its league.json notes another and a
+    /// game was played: checked before a run decides whether the test
+    /// already decided (a folder of another league is left to the run's
+    /// own checks).
+    pub fn check_sprt_of(
+        dir: &Path,
+        name: &str,
+        sprt: Option<&serde_json::Value>,
+    ) -> Result<(), StoreError> {
+        let layout = Layout::new(dir);
+        match read_meta(dir) {
+            Some(old)
+                if old.name == name && old.sprt.as_ref() != sprt && any_game_played(&layout) =>
+            {
+                Err(StoreError::Mismatch {
+                    path: layout.league_json(),
+                    why: other_sprt(&old, sprt, dir),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
 }

@@ -92,7 +92,11 @@ pub fn check_siblings(dir: &Path, meta: &LeagueMeta) -> Result<(), StoreError> {
                 version(meta)
             )
         } else {
-            "another tournament file (its settings, bots' commands or variants differ)".to_string()
+            match differences(&other, meta).as_slice() {
+                [] => "another tournament file (its settings, bots' commands or variants differ)"
+                    .to_string(),
+                seen => format!("another tournament file ({})", seen.join("; ")),
+            }
         };
         return Err(StoreError::Mismatch {
             path: json,
@@ -104,4 +108,56 @@ pub fn check_siblings(dir: &Path, meta: &LeagueMeta) -> Result<(), StoreError> {
         });
     }
     Ok(())
+}
+
+/// What league.json's of two shards tell apart: their schedule settings
+/// (`rounds`, `seed`, ..., each variant's game and options), time control,
+/// bots' commands and openings book, as `` `rounds` 3 there, 4 here ``.
+/// Empty when what differs is not noted there (the bots' environment or
+/// limits, the sandbox's settings).
+fn differences(there: &LeagueMeta, here: &LeagueMeta) -> Vec<String> {
+    use std::collections::BTreeMap;
+    fn compare<V: PartialEq>(
+        what: &str,
+        there: &BTreeMap<String, V>,
+        here: &BTreeMap<String, V>,
+        show: impl Fn(&V) -> String,
+        out: &mut Vec<String>,
+    ) {
+        let keys: std::collections::BTreeSet<&String> = there.keys().chain(here.keys()).collect();
+        for k in keys {
+            let (a, b) = (there.get(k), here.get(k));
+            if a != b {
+                let said = |v: Option<&V>| v.map_or("none".to_string(), &show);
+                out.push(format!("{what}`{k}` {} there, {} here", said(a), said(b)));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    compare("", &there.schedule, &here.schedule, |v| v.clone(), &mut out);
+    if let (Some(a), Some(b)) = (&there.played_under, &here.played_under) {
+        compare(
+            "",
+            &a.time_control,
+            &b.time_control,
+            |v| v.to_string(),
+            &mut out,
+        );
+        compare(
+            "the command of bot ",
+            &a.commands,
+            &b.commands,
+            |v| format!("{v:?}"),
+            &mut out,
+        );
+    }
+    if there.openings_book != here.openings_book {
+        let book = |b: &Option<String>| b.clone().unwrap_or_else(|| "none".into());
+        out.push(format!(
+            "the openings book {} there, {} here",
+            book(&there.openings_book),
+            book(&here.openings_book)
+        ));
+    }
+    out
 }
