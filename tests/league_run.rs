@@ -1196,6 +1196,24 @@ fn shards_together_are_exactly_one_run() {
     );
     assert_eq!(text.matches(" complete ").count(), 3, "{text}");
 
+    // A game of the last shard, shown and replayed from the league's
+    // folder (its shards' parent) as from the shard's.
+    let id = by_id(&rows(&paths[2])).into_keys().next().unwrap();
+    for cmd in ["show", "replay"] {
+        let o = arena()
+            .arg(cmd)
+            .arg(dir.path().join("out"))
+            .arg(&id)
+            .output()
+            .unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(o.status.success() && said.contains(&id), "{cmd}: {said}");
+    }
+
     // A shard left out of a rating is named; --partial rates the rest.
     let o = arena().arg("rate").args(&paths[..2]).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);

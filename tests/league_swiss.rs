@@ -233,3 +233,37 @@ fn a_swiss_with_more_rounds_resumes_after_its_rounds_and_fewer_are_refused() {
     assert!(err.contains("`rounds` was 3, now 2"), "{err}");
     assert_eq!(std::fs::read(&csv).unwrap(), after);
 }
+
+/// A row of round 1 deleted: the rows of round 2, paired from round 1's
+/// results, are named as a round not paired yet (not as games the
+/// schedule does not hold), with what to do; `--repair` plays the missing
+/// game and round 2 again.
+#[test]
+fn a_row_missing_from_an_early_round_names_the_later_rounds_rows_as_unpaired() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_swiss(dir.path(), "");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("rounds = 4", "rounds = 2")).unwrap();
+    run_ok(&file, &[]);
+    let csv = dir.path().join("out/games.csv");
+    let all = std::fs::read_to_string(&csv).unwrap();
+    let first = all.lines().position(|l| l.starts_with("s001-")).unwrap();
+    let kept: Vec<&str> = all
+        .lines()
+        .enumerate()
+        .filter(|&(i, _)| i != first)
+        .map(|(_, l)| l)
+        .collect();
+    std::fs::write(&csv, kept.join("\n") + "\n").unwrap();
+    let out = run(&file, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("a game of round 2, which is not paired yet")
+            && err.contains("round 1 lacks a game's row")
+            && !err.contains("the schedule has no game with this id"),
+        "{err}"
+    );
+    run_ok(&file, &["--repair"]);
+    assert_eq!(rows(&csv).len(), 2 * 24);
+}

@@ -178,7 +178,8 @@ pub(crate) fn results_folder(
 }
 
 /// The record of `game_id` in the results folder `dir` (`arena show`,
-/// `arena analyse`): an id with no row is told so; a record that is there
+/// `arena analyse`), or in the shard of it that holds the game when `dir`
+/// is a sharded league's folder: an id with no row is told so; a record that is there
 /// but damaged is told as damaged, not as missing; a games.csv that does
 /// not read up to the game's row names the row that does not read.
 pub(crate) fn game_record(
@@ -186,6 +187,14 @@ pub(crate) fn game_record(
     game_id: &str,
 ) -> anyhow::Result<(crate::league::folder::records::RecordAt, String)> {
     use crate::league::folder::{records, Layout, StoreError};
+    // A sharded league's folder: the game is in one of its shards.
+    let shard = match Layout::new(dir).games_csv().is_file() {
+        true => None,
+        false => crate::league::folder::shard_dirs(dir)
+            .into_iter()
+            .find(|s| records::find_record(&Layout::new(s), game_id).is_ok()),
+    };
+    let dir = shard.as_deref().unwrap_or(dir);
     let layout = Layout::new(dir);
     records::find_record(&layout, game_id).map_err(|e| {
         let why = match &e {

@@ -180,7 +180,15 @@ fn league_of(file: &Path) -> anyhow::Result<(Tournament, PathBuf)> {
         }
     };
     let json = Layout::new(&folder).league_json();
-    let Some(meta) = read_meta(&folder) else {
+    // A sharded league's folder: its shards' league.json record the
+    // command (each its own `--shard`, all the one league).
+    let meta = read_meta(&folder).or_else(|| {
+        crate::league::folder::shard_folders(&folder)
+            .into_iter()
+            .next()
+            .map(|(_, m)| m)
+    });
+    let Some(meta) = meta else {
         bail!(
             "{} is not a league's results folder: it has no readable {}",
             folder.display(),

@@ -534,14 +534,15 @@ fn run_logged(
     let swiss = match &games {
         Games::RoundRobin(schedule) => {
             let expected = |id: &str| schedule.find(id).map(|g| expected_of(t, &g));
-            check_store(&mut store, &expected, opts.repair, on_event)?;
+            check_store(&mut store, &expected, &|_| None, opts.repair, on_event)?;
             None
         }
         Games::Swiss(plan) => {
             // No games.csv yet (or one the check refuses): no rows.
             let state = SwissState::replay(plan, &store.rows().unwrap_or_default());
             let expected = |id: &str| swiss_game(plan, &state, id).map(|g| expected_of(t, &g));
-            check_store(&mut store, &expected, opts.repair, on_event)?;
+            let unpaired = |id: &str| not_paired_yet(plan, &state, id);
+            check_store(&mut store, &expected, &unpaired, opts.repair, on_event)?;
             Some(state)
         }
     };
@@ -624,6 +625,19 @@ fn swiss_game(plan: &SwissPlan, state: &SwissState, id: &str) -> Option<Schedule
     let offset = index - (round as usize - 1) * plan.games_per_round();
     plan.game(round, pairing, offset)
         .filter(|g| g.game_id == id)
+}
+
+/// Why `id`, a game of a Swiss's or knockout's later round, is not in
+/// the schedule yet: its round is paired once the rounds before it are
+/// complete, and the last paired one is not (a row of it missing).
+fn not_paired_yet(plan: &SwissPlan, state: &SwissState, id: &str) -> Option<String> {
+    let (round, _) = plan.place(id)?;
+    let paired = state.rounds.len() as u32;
+    (paired > 0 && round > paired).then(|| {
+        format!(
+            "a game of round {round}, which is not paired yet: a round is paired from the results of the rounds before it, and round {paired} lacks a game's row. Put the missing rows back, or run with --repair: the rows of the later rounds are then set aside and those rounds paired and played again"
+        )
+    })
 }
 
 /// What the results folder must hold for scheduled game `g` of `t`.
@@ -786,13 +800,21 @@ fn open_store(
 
 /// Checks the folder's rows against the schedule (`expected`): rows it
 /// does not account for stop the run, or with `repair` are set aside.
+/// `unpaired`: why a row the schedule does not hold may still be the
+/// league's (a Swiss round not paired yet), said in its place.
 fn check_store(
     store: &mut ResultsDir,
     expected: &dyn Fn(&str) -> Option<Expected>,
+    unpaired: &dyn Fn(&str) -> Option<String>,
     repair: bool,
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<(), LeagueError> {
-    let rejected = store.check(expected)?;
+    let mut rejected = store.check(expected)?;
+    for r in &mut rejected {
+        if let Some(why) = unpaired(&r.row.game_id).filter(|_| expected(&r.row.game_id).is_none()) {
+            r.why = why;
+        }
+    }
     if !rejected.is_empty() {
         if !repair {
             return Err(LeagueError::Rejected {
