@@ -808,6 +808,7 @@ pub const RULE_REASONS: &[&str] = &[
     "no_moves",
     "captures",
     "corners",
+    "tie",
     "stalemate",
     "store",
     "inner_row",
@@ -816,7 +817,6 @@ pub const RULE_REASONS: &[&str] = &[
     "perpetual",
     "repetition",
     "draw_claim",
-    "tie",
 ];
 
 pub fn check_row(row: &GameRow) -> Result<(), String> {

@@ -31,34 +31,19 @@ pub const PARAMETERS: [&str; 10] = [
     "limit",
 ];
 
-/// Every reason a game can end for, as the rows write it: the rules'
-/// ([`crate::engine::Reason`]), the forfeits'
-/// ([`crate::referee::ForfeitKind`]) and `error`.
-pub const REASONS: [&str; 23] = [
-    "pieces",
-    "escape",
-    "no_moves",
-    "captures",
-    "corners",
-    "tie",
-    "stalemate",
-    "store",
-    "inner_row",
-    "block",
-    "max_plies",
-    "perpetual",
-    "repetition",
-    "draw_claim",
-    "illegal",
-    "timeout",
-    "stall",
-    "crash",
-    "bad_json",
-    "line_too_long",
-    "protocol",
-    "memory",
-    "error",
-];
+/// Every reason a game can end for, as the rows write it: the rules' and
+/// the forfeits' (`results::csvio`, which the referee's tests hold to
+/// [`crate::engine::Reason`] and [`crate::referee::ForfeitKind`]), and
+/// `error`.
+pub static REASONS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    use crate::results::csvio::{FORFEIT_REASONS, RULE_REASONS};
+    RULE_REASONS
+        .iter()
+        .chain(FORFEIT_REASONS)
+        .copied()
+        .chain([crate::referee::EndReason::Unplayable.name()])
+        .collect()
+});
 
 /// Rows a request reads from the store at most while its row filters
 /// (result, reason, forfeit) keep few: past them it answers with what it
@@ -446,7 +431,7 @@ async fn games_page(
         asked,
         bots,
         variants: l.t.variants.iter().map(|v| v.label()).collect(),
-        reasons: &REASONS,
+        reasons: REASONS.as_slice(),
         error: None,
     };
     let mut status = StatusCode::OK;
@@ -504,73 +489,6 @@ fn encode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Reason;
-    use crate::referee::ForfeitKind;
-
-    /// Every end a row can record is a reason the filter takes (a new
-    /// reason that is not listed fails to compile here first).
-    #[test]
-    fn every_reason_a_game_can_end_for_is_a_filter() {
-        let rules = |r: Reason| match r {
-            Reason::Pieces
-            | Reason::Escape
-            | Reason::NoMoves
-            | Reason::Captures
-            | Reason::Corners
-            | Reason::Tie
-            | Reason::Stalemate
-            | Reason::Store
-            | Reason::InnerRow
-            | Reason::Block
-            | Reason::MaxPlies
-            | Reason::Perpetual
-            | Reason::Repetition
-            | Reason::DrawClaim => r.name(),
-        };
-        let forfeits = |k: ForfeitKind| match k {
-            ForfeitKind::Illegal
-            | ForfeitKind::Timeout
-            | ForfeitKind::Stall
-            | ForfeitKind::Crash
-            | ForfeitKind::BadJson
-            | ForfeitKind::LineTooLong
-            | ForfeitKind::Protocol
-            | ForfeitKind::Memory => k.name(),
-        };
-        let mut all: Vec<&str> = [
-            Reason::Pieces,
-            Reason::Escape,
-            Reason::NoMoves,
-            Reason::Captures,
-            Reason::Corners,
-            Reason::Tie,
-            Reason::Stalemate,
-            Reason::Store,
-            Reason::InnerRow,
-            Reason::Block,
-            Reason::MaxPlies,
-            Reason::Perpetual,
-            Reason::Repetition,
-            Reason::DrawClaim,
-        ]
-        .map(rules)
-        .to_vec();
-        all.extend(
-            [
-                ForfeitKind::Illegal,
-                ForfeitKind::Timeout,
-                ForfeitKind::Stall,
-                ForfeitKind::Crash,
-                ForfeitKind::BadJson,
-                ForfeitKind::LineTooLong,
-                ForfeitKind::Protocol,
-                ForfeitKind::Memory,
-            ]
-            .map(forfeits),
-        );
-        all.push(crate::referee::EndReason::Unplayable.name());
-        assert_eq!(all, REASONS.to_vec());
-    }
 
     fn row(seats: [&str; 2], scores: [f64; 2], reason: &str, offender: Option<u8>) -> GameRow {
         GameRow {
