@@ -187,15 +187,17 @@ pub(crate) fn game_record(
     game_id: &str,
 ) -> anyhow::Result<(crate::league::folder::records::RecordAt, String)> {
     use crate::league::folder::{records, Layout, StoreError};
-    // A sharded league's folder: the game is in one of its shards.
-    let shard = match Layout::new(dir).games_csv().is_file() {
-        true => None,
-        false => crate::league::folder::shard_dirs(dir)
-            .into_iter()
-            .find(|s| records::find_record(&Layout::new(s), game_id).is_ok()),
-    };
-    let dir = shard.as_deref().unwrap_or(dir);
     let layout = Layout::new(dir);
+    // A sharded league's folder: the game is in one of its shards, its
+    // record taken as found there.
+    if !layout.games_csv().is_file() {
+        let found = crate::league::folder::shard_dirs(dir)
+            .into_iter()
+            .find_map(|s| records::find_record(&Layout::new(s), game_id).ok());
+        if let Some(found) = found {
+            return Ok(found);
+        }
+    }
     records::find_record(&layout, game_id).map_err(|e| {
         let why = match &e {
             StoreError::Mismatch { .. } => "",

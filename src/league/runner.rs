@@ -800,8 +800,8 @@ fn open_store(
 
 /// Checks the folder's rows against the schedule (`expected`): rows it
 /// does not account for stop the run, or with `repair` are set aside.
-/// `unpaired`: why a row the schedule does not hold may still be the
-/// league's (a Swiss round not paired yet), said in its place.
+/// `unpaired`: why a row of a game the schedule cannot hold yet may still
+/// be the league's (a Swiss round not paired yet), said in its place.
 fn check_store(
     store: &mut ResultsDir,
     expected: &dyn Fn(&str) -> Option<Expected>,
@@ -811,7 +811,7 @@ fn check_store(
 ) -> Result<(), LeagueError> {
     let mut rejected = store.check(expected)?;
     for r in &mut rejected {
-        if let Some(why) = unpaired(&r.row.game_id).filter(|_| expected(&r.row.game_id).is_none()) {
+        if let Some(why) = unpaired(&r.row.game_id) {
             r.why = why;
         }
     }

@@ -645,37 +645,34 @@ fn variant_changes(old: &LeagueMeta, meta: &LeagueMeta) -> Vec<String> {
         .collect()
 }
 
-/// An SPRT said as `--sprt` takes it (`elo0=0,elo1=5,alpha=0.05,...`),
-/// from league.json's JSON of it.
+/// An SPRT said as `--sprt` takes it (`elo0=0,elo1=5,alpha=0.05,...`,
+/// `SprtConfig`'s own form), from league.json's JSON of it.
 fn sprt_spec(sprt: &serde_json::Value) -> String {
-    use crate::ratings::sprt::{shown, SprtConfig};
-    match serde_json::from_value::<SprtConfig>(sprt.clone()) {
-        Ok(c) => format!(
-            "elo0={},elo1={},alpha={},beta={},model={}",
-            shown(c.elo0),
-            shown(c.elo1),
-            shown(c.alpha),
-            shown(c.beta),
-            c.model
-        ),
+    match serde_json::from_value::<crate::ratings::sprt::SprtConfig>(sprt.clone()) {
+        Ok(c) => c.to_string(),
         Err(_) => sprt.to_string(),
     }
 }
 
 /// The settings of two SPRTs that differ: `elo1 was 50, now 30`.
 fn sprt_changes(was: &serde_json::Value, now: &serde_json::Value) -> Vec<String> {
-    let pairs = |s: &str| -> Vec<(String, String)> {
-        s.split(',')
-            .filter_map(|kv| kv.split_once('='))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+    let settings = |v: &serde_json::Value| {
+        let c: crate::ratings::sprt::SprtConfig = serde_json::from_value(v.clone()).ok()?;
+        Some([
+            ("elo0", c.elo0.to_string()),
+            ("elo1", c.elo1.to_string()),
+            ("alpha", c.alpha.to_string()),
+            ("beta", c.beta.to_string()),
+            ("model", c.model.to_string()),
+        ])
     };
-    let (was, now) = (pairs(&sprt_spec(was)), pairs(&sprt_spec(now)));
+    let (Some(was), Some(now)) = (settings(was), settings(now)) else {
+        return Vec::new();
+    };
     was.iter()
-        .filter_map(|(k, v)| {
-            let n = now.iter().find(|(nk, _)| nk == k)?;
-            (n.1 != *v).then(|| format!("{k} was {v}, now {}", n.1))
-        })
+        .zip(&now)
+        .filter(|(a, b)| a.1 != b.1)
+        .map(|((k, v), (_, n))| format!("{k} was {v}, now {n}"))
         .collect()
 }
 
