@@ -903,8 +903,24 @@ fn ctrl_c_stops_cleanly_and_the_same_command_finishes() {
     );
 
     // SIGTERM (a batch system's stop): exit 143, as a shell reports it.
-    let mut child = spawn_run(&file, Stdio::piped());
+    // The report, refreshed every 5 games, is left as it stood, and no
+    // longer says the league is running (it said so, and reloaded itself,
+    // for good).
+    let index = res.join("report/index.html");
+    let mut child = arena()
+        .arg("run")
+        .arg(&file)
+        .args(["--quiet", "--report-interval", "5"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     wait_for_rows(&mut child, &csv, partial.len() + 5);
+    let end = std::time::Instant::now() + Duration::from_secs(120);
+    while !index.exists() {
+        assert!(std::time::Instant::now() < end, "no report was written");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     // SAFETY: plain kill(2) on our own child.
     unsafe {
         libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
@@ -916,8 +932,15 @@ fn ctrl_c_stops_cleanly_and_the_same_command_finishes() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let page = std::fs::read_to_string(&index).unwrap();
+    assert!(
+        !page.contains("id=\"running\"") && page.contains(">stopped</strong> before its last game"),
+        "{page}"
+    );
 
     run_ok(&file, &[]);
+    let page = std::fs::read_to_string(&index).unwrap();
+    assert!(!page.contains("id=\"running\"") && !page.contains(">stopped<"));
     let all = rows(&csv);
     assert_eq!(by_id(&all).len(), 12 * 36);
     let ids: BTreeSet<String> = all.iter().map(|r| r.game_id.clone()).collect();

@@ -255,6 +255,20 @@ fn a_row_missing_from_an_early_round_names_the_later_rounds_rows_as_unpaired() {
         .map(|(_, l)| l)
         .collect();
     std::fs::write(&csv, kept.join("\n") + "\n").unwrap();
+    // `arena status` says so, and resumes with --repair.
+    let (text, json) = status(&dir.path().join("out"));
+    assert_eq!(
+        json["format_state"]["unpaired"],
+        serde_json::json!({"rows": 24, "lacking": 1}),
+        "{json}"
+    );
+    assert!(
+        text.contains("round 1 lacks a game's row, and 24 rows of the rounds after it stand on it")
+            && text
+                .lines()
+                .any(|l| l.starts_with("resume it (") && l.ends_with(" --repair")),
+        "{text}"
+    );
     let out = run(&file, &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");

@@ -1337,6 +1337,23 @@ async fn a_timeout_says_what_arrived() {
             && detail(&r).contains(r#"{"type": "reply""#),
         "{r:?}"
     );
+    // The game's watchdog before the decision's time: a stall, said with
+    // the same.
+    let mut s = spec(two_player_variant(), 2, 600_000);
+    s.watchdog = Duration::from_secs(5);
+    let r = misbehaving_in(
+        &broken("no_newline"),
+        "no_newline",
+        s,
+        Some(ForfeitKind::Stall),
+    )
+    .await;
+    assert!(
+        detail(&r).starts_with("game watchdog of 5s expired: ")
+            && detail(&r).contains("the referee saw a line without its newline on stdout")
+            && detail(&r).contains(r#"{"type": "reply""#),
+        "{r:?}"
+    );
     // A line ended by `\r` alone (old Mac text) looks ended: said so.
     let r = misbehaving("cr_only", 1000, Some(ForfeitKind::Timeout)).await;
     assert!(

@@ -351,6 +351,31 @@ impl Live {
             }
         }
     }
+
+    /// The league stopped before its end and its report is left as it
+    /// stands (a refresh replays every new game's record: `arena report`
+    /// does it): its page stops saying "running". A refresh under way is
+    /// given a moment to end first, so that it does not put the mark back.
+    pub fn interrupted(&mut self, dir: &Path) {
+        if self.every.is_none() {
+            return;
+        }
+        if let Some(w) = self.worker.take() {
+            let until = Instant::now() + Duration::from_secs(2);
+            while !w.is_finished() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if w.is_finished() {
+                let _ = w.join();
+            }
+        }
+        if let Err(e) = crate::report::html::mark_stopped(&dir.join("report")) {
+            tracing::warn!(
+                "the league's report still says it is running: {}",
+                super::output::error_message(&anyhow::Error::from(e))
+            );
+        }
+    }
 }
 
 fn write(dir: &Path, title: &str, total: Option<usize>, live: bool) -> anyhow::Result<PathBuf> {

@@ -392,18 +392,26 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
     let dir = runner::output_dir(t, how.shard);
     // A Ctrl-C stops at once: the report of a large league takes a while
     // to write (every new game's record is replayed), so it is left to
-    // `arena report`, and a refresh under way is abandoned.
+    // `arena report` (its page no longer says "running"), and a refresh
+    // under way is abandoned. A Swiss's standings or a knockout's bracket
+    // are quick to write: they are brought up to date.
     let interrupted = summary
         .as_ref()
         .is_some_and(|s| matches!(s.end, RunEnd::Interrupted));
     // A Swiss's standings or a knockout's bracket first: the report shows
-    // it.
-    let format = match interrupted {
-        true => None,
-        false => format_text(t, &dir)?,
+    // it. Interrupted, a league stops whatever it could not write.
+    let format = match format_text(t, &dir) {
+        Err(e) if interrupted => {
+            errln!("warning: {}", super::output::error_message(&e));
+            None
+        }
+        f => f?,
     };
     let report = match interrupted {
-        true => None,
+        true => {
+            live.interrupted(&dir);
+            None
+        }
         false => live.finish(&dir),
     };
     if let Some(code) = summary.as_ref().and_then(|s| stopped_early(s, how, &dir)) {
@@ -569,7 +577,8 @@ fn format_text(t: &Tournament, dir: &Path) -> anyhow::Result<Option<(String, Pat
         .with_context(|| format!("reading back {}", games_csv.display()))?;
     let text = report(&plan, &SwissState::replay(&plan, &rows));
     let path = dir.join(plan.report_file());
-    std::fs::write(&path, &text).with_context(|| format!("writing {}", path.display()))?;
+    crate::files::write_file(&path, text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
     Ok(Some((text, path)))
 }
 

@@ -108,6 +108,7 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
         let _ = writeln!(out, "{}", v.line);
     }
     let starts = start_commands(&st, meta.as_ref(), decided);
+    let unpaired = st.format_state.as_ref().and_then(|p| p.unpaired.as_ref());
     for (s, command) in st.shards.iter().zip(&starts) {
         shard_notes(&mut out, s, n);
         let Some(command) = command else { continue };
@@ -117,6 +118,7 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
             _ if s.unreadable => "once its games.csv is put back as the league wrote it".to_string(),
             // Its games may all be done: the row is what is left.
             _ if s.problem.is_some() => "once that row is mended or removed".to_string(),
+            _ if unpaired.is_some() => unpaired.map_or_else(String::new, unpaired_note),
             (_, 0, 0) => "games left and no run holds it".to_string(),
             (_, d, 0) => format!(
                 "{d} rows of games written more than once: --repair sets every copy aside in rejected.csv and plays those games again"
@@ -228,6 +230,12 @@ fn start_commands(
 ) -> Vec<Option<String>> {
     let started = meta.and_then(|m| m.resume.clone());
     let n = st.shards.len();
+    // Rows of rounds not paired yet: `arena run` refuses them.
+    let unpaired = st
+        .format_state
+        .as_ref()
+        .and_then(|p| p.unpaired.as_ref())
+        .map_or(0, |u| u.rows);
     st.shards
         .iter()
         .map(|s| {
@@ -244,12 +252,23 @@ fn start_commands(
                 }
                 _ => format!("arena run FILE --shard {}/{n}", s.index),
             })
-            .map(|c| match s.duplicates + s.bad_records {
+            .map(|c| match s.duplicates + s.bad_records + unpaired {
                 0 => c,
                 _ => format!("{c} --repair"),
             })
         })
         .collect()
+}
+
+/// Why a Swiss or knockout with rows of rounds not paired yet resumes
+/// only once they are dealt with.
+fn unpaired_note(u: &crate::league::swiss_games::Unpaired) -> String {
+    format!(
+        "round {} lacks a game's row, and {} row{} of the rounds after it stand on it: put the missing row back and resume without --repair, or --repair sets the later rounds' rows aside in rejected.csv and pairs and plays those rounds again",
+        u.lacking,
+        u.rows,
+        if u.rows == 1 { "" } else { "s" }
+    )
 }
 
 /// `shard K/N: ` before a line about one shard of several.

@@ -631,13 +631,10 @@ fn swiss_game(plan: &SwissPlan, state: &SwissState, id: &str) -> Option<Schedule
 /// the schedule yet: its round is paired once the rounds before it are
 /// complete, and the last paired one is not (a row of it missing).
 fn not_paired_yet(plan: &SwissPlan, state: &SwissState, id: &str) -> Option<String> {
-    let (round, _) = plan.place(id)?;
-    let paired = state.rounds.len() as u32;
-    (paired > 0 && round > paired).then(|| {
-        format!(
-            "a game of round {round}, which is not paired yet: a round is paired from the results of the rounds before it, and round {paired} lacks a game's row. Put the missing rows back, or run with --repair: the rows of the later rounds are then set aside and those rounds paired and played again"
-        )
-    })
+    let (round, paired) = state.unpaired(plan, id)?;
+    Some(format!(
+        "a game of round {round}, which is not paired yet: a round is paired from the results of the rounds before it, and round {paired} lacks a game's row. Put the missing rows back, or run with --repair: the rows of the later rounds are then set aside and those rounds paired and played again"
+    ))
 }
 
 /// What the results folder must hold for scheduled game `g` of `t`.

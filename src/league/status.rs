@@ -8,7 +8,7 @@
 use super::config::parse_variant;
 use super::folder::{self, Layout, LeagueMeta, NotedFormat};
 use super::swiss::History;
-use super::swiss_games::{progress, Progress, SwissPlan, SwissState};
+use super::swiss_games::{progress, Progress, SwissPlan, SwissState, Unpaired};
 use crate::results::csvio;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -198,7 +198,18 @@ pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
 fn format_state(dir: &Path, meta: &LeagueMeta) -> Option<Progress> {
     let plan = plan_of(meta)?;
     let rows = csvio::read_rows(&Layout::new(dir).games_csv()).unwrap_or_default();
-    Some(progress(&plan, &SwissState::replay(&plan, &rows)))
+    let state = SwissState::replay(&plan, &rows);
+    let mut p = progress(&plan, &state);
+    let mut waiting = rows
+        .iter()
+        .filter_map(|r| state.unpaired(&plan, &r.game_id));
+    if let Some((_, lacking)) = waiting.next() {
+        p.unpaired = Some(Unpaired {
+            rows: 1 + waiting.count(),
+            lacking,
+        });
+    }
+    Some(p)
 }
 
 /// The Swiss plan of the league league.json `meta` notes (`format`,

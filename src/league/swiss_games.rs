@@ -467,6 +467,16 @@ impl SwissState {
     pub fn round_points(&self, round: usize) -> Option<&[f64]> {
         self.points.get(round.checked_sub(1)?).map(Vec::as_slice)
     }
+
+    /// Game `id` of `plan` belongs to a round after the last paired one,
+    /// which has no pairing yet because that one lacks a game's row: the
+    /// game's round and the last paired round. `None` for a game of a
+    /// paired round, or an id not of `plan`.
+    pub fn unpaired(&self, plan: &SwissPlan, id: &str) -> Option<(u32, u32)> {
+        let (round, _) = plan.place(id)?;
+        let paired = self.rounds.len() as u32;
+        (paired > 0 && round > paired).then_some((round, paired))
+    }
 }
 
 /// The standings and the rounds as text (`swiss.txt` in the results
@@ -682,6 +692,6 @@ impl Pairings for SwissPairings {
 }
 
 mod progress;
-pub use progress::{progress, Progress};
+pub use progress::{progress, Progress, Unpaired};
 #[cfg(test)]
 mod tests;

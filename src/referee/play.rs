@@ -282,10 +282,12 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         let answer = match answer {
             Ok(a) => a,
             Err(mut f) => {
+                // The watchdog came first: a stall, said with what the
+                // player saw (a line begun without its newline, ...).
                 if f.kind == ForfeitKind::Timeout && self.watchdog < decision_deadline {
                     f = Fault::new(
                         ForfeitKind::Stall,
-                        format!("game watchdog of {:?} expired", spec.watchdog),
+                        format!("game watchdog of {:?} expired: {}", spec.watchdog, f.detail),
                     );
                 }
                 return Ok(Turn::Forfeit(seat, f));

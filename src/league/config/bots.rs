@@ -273,6 +273,20 @@ fn parse_bots(
     }
 }
 
+/// Where in a bot's table a value was refused, as `.env.X` or
+/// `.command[2]` (`""`: the table itself).
+fn value_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    path.iter()
+        .map(|seg| match seg {
+            Segment::Seq { index } => format!("[{index}]"),
+            Segment::Map { key } => format!(".{key}"),
+            Segment::Enum { variant } => format!(".{variant}"),
+            Segment::Unknown => String::new(),
+        })
+        .collect()
+}
+
 /// Item `i` of a league file's `bots` list, for its errors.
 struct Item<'a, 'c> {
     ctx: &'a Ctx<'c>,
@@ -314,16 +328,22 @@ impl Item<'_, '_> {
         if let Some(name) = item.get("name").filter(|n| !n.is_str()) {
             return Err(self.error(".name", manifest::not_text("name", name)));
         }
-        let raw: RawBot = item.clone().try_into().map_err(|e: toml::de::Error| {
-            // A key it does not know is pointed at; else the entry.
-            let unknown = self
-                .lines
-                .keys
-                .keys()
-                .find(|k| !RAW_BOT_KEYS.contains(&k.as_str()));
-            let field = unknown.map(|k| format!(".{k}")).unwrap_or_default();
-            self.error(&field, crate::text::plain_toml(e.message()))
-        })?;
+        let raw: RawBot = serde_path_to_error::deserialize(item.clone()).map_err(
+            |e: serde_path_to_error::Error<toml::de::Error>| {
+                // A key it does not know is pointed at; else the value of
+                // the wrong type (`.env.X`); else the entry.
+                let unknown = self
+                    .lines
+                    .keys
+                    .keys()
+                    .find(|k| !RAW_BOT_KEYS.contains(&k.as_str()));
+                let field = match unknown {
+                    Some(k) => format!(".{k}"),
+                    None => value_path(e.path()),
+                };
+                self.error(&field, crate::text::plain_toml(e.inner().message()))
+            },
+        )?;
         let mut command = raw.command.into_argv();
         command.extend(raw.args);
         if command.is_empty() {

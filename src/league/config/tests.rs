@@ -927,3 +927,20 @@ fn a_bot_name_that_is_no_string_is_refused() {
         );
     }
 }
+
+/// A value of the wrong type inside a bot's table is named by its place in
+/// it (`bots[1].env.X`, `bots[0].args[1]`), at its key's line, not by the
+/// bot alone.
+#[test]
+fn a_value_of_the_wrong_type_in_a_bot_table_is_named_by_its_path() {
+    let src = TWO_BOTS.replace("env = { X = \"1\" } }", "env = { X = 1 } }");
+    let e = parse(&src).unwrap_err().to_string();
+    assert!(e.contains(":5: `bots[1].env.X`"), "{e}");
+    assert!(e.contains("expected a string"), "{e}");
+    let src = TWO_BOTS.replace(
+        "env = { X = \"1\" } }",
+        "env = { X = \"1\" }, args = [\"a\", 2] }",
+    );
+    let e = parse(&src).unwrap_err().to_string();
+    assert!(e.contains(":5: `bots[1].args[1]`"), "{e}");
+}

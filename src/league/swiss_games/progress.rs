@@ -29,6 +29,20 @@ pub struct Progress {
     pub still_in: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub champion: Option<String>,
+    /// Rows of games.csv of rounds not paired yet, as `arena run` refuses
+    /// them (`SwissState::unpaired`), and the paired round that lacks a
+    /// game's row; left for the caller to count (`progress` has no rows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unpaired: Option<Unpaired>,
+}
+
+/// Rows of a Swiss's or knockout's games.csv that stand on a round lacking
+/// a game's row.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Unpaired {
+    pub rows: usize,
+    /// The last paired round, which lacks a row.
+    pub lacking: u32,
 }
 
 /// The progress of the league `plan` at `state`.
@@ -49,6 +63,7 @@ pub fn progress(plan: &SwissPlan, state: &SwissState) -> Progress {
         leaders_points: None,
         still_in: Vec::new(),
         champion: None,
+        unpaired: None,
     };
     let stage = plan.stage as usize;
     let in_swiss = plan.knockout.is_none() || finished < stage;

@@ -431,6 +431,26 @@ fn write_rated(
     Ok(written)
 }
 
+/// Marks the report in `out` as that of a league stopped before its end
+/// (`arena run` interrupted, which leaves the report's refresh to `arena
+/// report`): its page no longer says "running" nor reloads itself.
+/// Returns whether there was such a mark; a report written as complete,
+/// or none at all, is left as it is.
+pub fn mark_stopped(out: &Path) -> Result<bool, HtmlError> {
+    let index = out.join("index.html");
+    let html = match std::fs::read_to_string(&index) {
+        Ok(h) => h,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(io(&index)(e)),
+    };
+    if !html.contains(view::LIVE_NOTE) {
+        return Ok(false);
+    }
+    let html = html.replacen(view::LIVE_NOTE, view::STOPPED_NOTE, 1);
+    write_atomic(&index, html.as_bytes())?;
+    Ok(true)
+}
+
 /// Where a row's record is, and where its analysis would be.
 type RecordOf<'a> = dyn Fn(&GameRow) -> (Option<RecordAt>, Option<PathBuf>) + Sync + 'a;
 

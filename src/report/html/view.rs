@@ -22,11 +22,22 @@ pub const CROSS_TOP: usize = 30;
 /// a table of 1,000 bots is not laid out whole when the page opens).
 const ROWS_PER_PAGE: usize = 50;
 
+/// What the page of a running league says after its count of games: the
+/// element `running` also tells the page's script to reload it now and
+/// then. [`super::mark_stopped`] takes it out of the page of a league
+/// stopped before its end.
+pub const LIVE_NOTE: &str =
+    r#"<strong class="live" id="running">running</strong> (this page reloads itself)"#;
+
+/// What [`LIVE_NOTE`] becomes when the league stopped before its end.
+pub const STOPPED_NOTE: &str = r#"<strong class="live">stopped</strong> before its last game (resuming the league, or <code>arena report</code> of its folder, brings this page up to date)"#;
+
 #[derive(Serialize)]
 pub struct Page {
     title: String,
     generated: String,
     live: bool,
+    live_note: &'static str,
     games: usize,
     scheduled: Option<usize>,
     sprt: Option<String>,
@@ -693,7 +704,6 @@ pub fn page(
     let damaged = damaged(shown, metas);
     let data = serde_json::json!({
         "index": format!("games/index.js?v={stamp}"),
-        "live": opts.live,
         "stamp": stamp,
         "games": counts.games,
         "bots": files,
@@ -709,6 +719,7 @@ pub fn page(
         },
         generated: utc_now(),
         live: opts.live,
+        live_note: LIVE_NOTE,
         games: counts.games,
         scheduled: opts.scheduled,
         sprt: opts.sprt.clone(),

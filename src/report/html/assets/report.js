@@ -1150,8 +1150,9 @@
 
   // ---- start ---------------------------------------------------------------
   route();
-  if (ARENA.live) {
-    // A running league: reload now and then while the main page is shown.
+  if (document.getElementById("running")) {
+    // A running league: reload now and then while the main page is shown
+    // (a league stopped before its end takes the mark away).
     setInterval(() => {
       if (!mainView.hidden) location.reload();
     }, 30000);
