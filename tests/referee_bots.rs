@@ -891,6 +891,50 @@ async fn a_bot_that_exits_after_game_start_was_written_but_not_read_is_restarted
     restarted_at_each_game("exit_late_after_game", &[0, 0, 1, 1, 0], false).await;
 }
 
+/// A bot that writes a line after `game_end`, too late for that game's
+/// last look, is started again before (or at the first request of) its
+/// next game, which is not charged: the line echoes the ended game's
+/// `game_id`, so it is that game's (protocol.md). It used to be charged in
+/// the next game, against whoever played it there.
+#[tokio::test]
+async fn a_line_written_after_game_end_is_not_charged_in_the_next_game() {
+    let mut bot = start(&broken("late_after_end"), None, &Timing::default())
+        .await
+        .unwrap();
+    let mut random = RandomPlayer::new("random", 4);
+    let mut s = spec(two_player_variant(), 2, 5000);
+    for (game, bot_seat) in [0, 1, 0, 1].into_iter().enumerate() {
+        // Each game its own id, as in a league.
+        s.game_id = format!("t{game}");
+        let pid = bot.pid();
+        let report = {
+            let mut ps: Vec<&mut dyn Player> = match bot_seat {
+                0 => vec![&mut bot, &mut random],
+                _ => vec![&mut random, &mut bot],
+            };
+            play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+        };
+        assert!(!report.is_forfeit(), "game {game}: {report:?}");
+        // Not an exit; said for `arena check-bot`.
+        assert_eq!(bot.exits_between_games(), 0, "game {game}");
+        let late = bot.take_late_output();
+        match game {
+            0 => assert_eq!(late, None),
+            _ => {
+                let previous = format!("\"game_id\": \"t{}\"", game - 1);
+                assert!(
+                    late.as_deref().is_some_and(|l| l.contains(&previous)),
+                    "game {game}: {late:?}"
+                );
+                assert_ne!(bot.pid(), pid, "game {game}: not started again");
+            }
+        }
+    }
+    let pid = bot.pid();
+    bot.kill();
+    assert_group_gone(pid).await;
+}
+
 /// A bot that leaves right after its reply at the game's last ply (it
 /// exits, or closes its stdout and lives on), before `game_end`, is not
 /// charged, whether the referee sees it go at the game's end or only at
@@ -991,8 +1035,10 @@ async fn restarted_at_each_game(mode: &str, seats: &[usize], wait: bool) {
     let cmd = broken(mode);
     let mut bot = start(&cmd, None, &timing).await.unwrap();
     let mut random = RandomPlayer::new("random", 4);
-    let s = spec(two_player_variant(), 2, 5000);
+    let mut s = spec(two_player_variant(), 2, 5000);
     for (game, &bot_seat) in seats.iter().enumerate() {
+        // Each game its own id, as in a league.
+        s.game_id = format!("t{game}");
         let report = {
             let mut ps: Vec<&mut dyn Player> = match bot_seat {
                 0 => vec![&mut bot, &mut random],
@@ -1367,6 +1413,13 @@ async fn a_timeout_says_what_arrived() {
         detail(&r).contains("the referee saw nothing on stdout this turn")
             && detail(&r).contains("still thinking")
             && !detail(&r).contains("flush"),
+        "{r:?}"
+    );
+    // Asleep with the request unread in its pipe: not thinking about it.
+    let r = misbehaving("deaf_later", 1000, Some(ForfeitKind::Timeout)).await;
+    assert!(
+        detail(&r).contains("the request was still unread in its stdin")
+            && !detail(&r).contains("still thinking"),
         "{r:?}"
     );
 }

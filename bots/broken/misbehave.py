@@ -14,6 +14,8 @@ are not league bots (see README.md). Modes:
   stall_later   answers its first two requests, then at its third writes
                 "thinking" to stderr and answers after 60 s (a search bot
                 starved of CPU)
+  deaf_later    answers its first request, then sleeps 60 s without reading
+                (its second request stays unread in its stdin)
   not_json      answers its first request with a line that is not JSON
   wrong_shape   answers its first request with JSON of the wrong shape
   illegal       answers its first request with an option that is never legal
@@ -88,7 +90,10 @@ are not league bots (see README.md). Modes:
   exit_late_after_game  plays well; after each game_end reads nothing more,
                 waits 0.3 s and exits (status 0): the next game_start is
                 written before the exit can be seen
-  talk_after_end  plays well, but answers every game_end with a stray reply line
+  talk_after_end  plays well, but answers every game_end with a stray reply
+                line (echoing the ended game's game_id)
+  late_after_end  plays well; 0.5 s after each game_end writes a reply again,
+                echoing the ended game's game_id (read in the next game)
   blank_flood   at its first request writes blank lines without end
   spin          at its first request forks a child, and both spin on the CPU
   hog           at its first request takes memory, 16 MB at a time, without end
@@ -311,6 +316,10 @@ def misbehave(requests, message):
         time.sleep(3600)
     if MODE == "stop_self" and requests == 1:
         os.kill(os.getpid(), signal.SIGSTOP)
+    if MODE == "deaf_later" and requests == 1:
+        send({"type": "reply", "option": random.choice(message["legal"])})
+        time.sleep(60)
+        return True
     if MODE == "stall_later" and requests == 3:
         sys.stderr.write("thinking\n")
         sys.stderr.flush()
@@ -516,7 +525,10 @@ def main():
             time.sleep(0.3)
             sys.exit(0)
         elif kind == "game_end" and MODE == "talk_after_end":
-            send({"type": "reply", "option": "thanks"})
+            send({"type": "reply", "option": "thanks", "game_id": message["game_id"]})
+        elif kind == "game_end" and MODE == "late_after_end":
+            time.sleep(0.5)
+            send({"type": "reply", "option": "thanks", "game_id": message["game_id"]})
         elif kind == "request":
             requests += 1
             if MODE == "stderr_flood":

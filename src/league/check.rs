@@ -467,6 +467,15 @@ async fn check_games(
                         c.note(&t);
                     }
                 }
+                // It wrote after a game's end, too late to be charged there
+                // (a league starts it again, at no charge): a fault all the
+                // same.
+                if let Some(late) = bot.take_late_output() {
+                    c.fail(
+                        "stray output",
+                        &format!("after a game ended (after game_end, before the next game's first request) the bot wrote, unasked: {late} (write nothing to stdout between games; a league starts the bot again before its next game, at no charge)"),
+                    );
+                }
                 // Gone before this game (started again at its start) or
                 // after it: the author is told once.
                 let restarted = bot.exits_between_games() > exits;
@@ -562,7 +571,7 @@ async fn quit_and_latency(
                 crate::bot::describe_status(&Some(status))
             ),
             None => format!(
-                "did not exit within {grace:?} of quit: on {{\"type\":\"quit\"}} stop reading and exit with status 0 (protocol.md); a bot that reads on past it waits for ever"
+                "did not exit within {grace:?} of quit: on {{\"type\":\"quit\"}} stop reading and exit with status 0 (protocol.md); a bot that reads on past it, or works on, is ended by force (its stdin closed, then SIGTERM, then SIGKILL)"
             ),
         };
         c.fail("quit", &why);
@@ -682,9 +691,12 @@ fn handshake(
             c.pass(
                 "handshake",
                 &format!(
-                    "{} {} {} ({cost})",
+                    "{}{} {} ({cost})",
                     i.name,
-                    i.version,
+                    match i.version.trim() {
+                        "" => String::new(),
+                        v => format!(" {v}"),
+                    },
                     match i.author.trim() {
                         "" => "(no author in its hello)".to_string(),
                         a => format!("by {a}"),

@@ -354,8 +354,22 @@ pub fn encode_request(r: &RequestMsg<'_>, state: impl FnOnce(&mut Vec<u8>), buf:
 
 /// Decodes one line sent by a bot (without its newline). Surrounding JSON
 /// white space (a trailing `\r` of CRLF line endings included) and one
-/// leading UTF-8 byte order mark are accepted.
+/// leading UTF-8 byte order mark are accepted. A line that is not UTF-8
+/// is not JSON, though the bytes that are not are in a field the protocol
+/// ignores (which the decoder skips unread).
 pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
+    let m = decode_message(line)?;
+    match std::str::from_utf8(line) {
+        Ok(_) => Ok(m),
+        Err(e) => Err(DecodeError::BadJson(format!(
+            "not UTF-8: byte {} of the line is not part of a UTF-8 character",
+            e.valid_up_to() + 1
+        ))),
+    }
+}
+
+/// [`decode`], the line's bytes taken as they come.
+fn decode_message(line: &[u8]) -> Result<FromBot, DecodeError> {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     let first = line
         .iter()
@@ -385,6 +399,11 @@ pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
                 r
             } else if e.is_syntax() || e.is_eof() || std::str::from_utf8(line).is_err() {
                 Err(DecodeError::BadJson(e.to_string()))
+            } else if let Err(j) = serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+                // A message's type read before the line breaks
+                // (`{"type":"re{"type":...`): the message's error is
+                // its shape's, the line's that it is not JSON.
+                Err(DecodeError::BadJson(j.to_string()))
             } else {
                 Err(DecodeError::Protocol(shape_problem(line, &e)))
             }
@@ -1273,6 +1292,29 @@ mod tests {
             Err(DecodeError::BadJson(_))
         ));
         assert!(matches!(decode(b"[1,2]"), Err(DecodeError::Protocol(_))));
+        // Bytes that are not UTF-8 in a field the protocol ignores.
+        let mut line = br#"{"type":"reply","option":"J","note":"xx"}"#.to_vec();
+        line[37] = 0xff;
+        line[38] = 0xfe;
+        let got = decode(&line);
+        assert!(
+            matches!(&got, Err(DecodeError::BadJson(m)) if m.contains("not UTF-8: byte 38")),
+            "{got:?}"
+        );
+        // Broken after a `type` is read: not JSON, whatever the message's
+        // reader found first.
+        for line in [
+            r#"{"type":"re{"type": "reply", "option": "xi1"}"#,
+            r#"{"type":"r{"type":"reply","option":"xi1"}"#,
+            r#"{"type":"reply{"type":"reply","option":"xi1"}"#,
+            r#"{"type":{"type":"reply","option":"xi1"}"#,
+        ] {
+            let got = decode(line.as_bytes());
+            assert!(
+                matches!(got, Err(DecodeError::BadJson(_))),
+                "{line}: {got:?}"
+            );
+        }
         assert!(matches!(
             decode(br#"{"type":"reply","choice":"G"}"#),
             Err(DecodeError::Protocol(_))

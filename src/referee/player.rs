@@ -31,6 +31,9 @@ pub const EXTRA_LINE_GRACE: Duration = Duration::from_millis(50);
 /// How long the referee waits for the exit status of a bot whose stdout
 /// closed between games (as a read that meets the end of its stdout does).
 const EXIT_GRACE: Duration = Duration::from_millis(100);
+/// After the grace of `quit`, how long a bot is given to exit once its
+/// stdin is closed, and then once it is sent SIGTERM (protocol.md).
+const QUIT_STEP: Duration = Duration::from_millis(500);
 
 /// A game is starting; `seat` is this player's.
 pub struct Start<'a> {
@@ -299,6 +302,14 @@ fn judge_reply(line: &[u8], ask: &Ask<'_>, asked: u64, elapsed: Duration) -> Res
     }
 }
 
+/// `line` is a reply that echoes game `game` (a game that has ended).
+fn echoes_game(line: &[u8], game: Option<&str>) -> bool {
+    match (protocol::decode(line), game) {
+        (Ok(FromBot::Reply { game_id, .. }), Some(g)) => game_id.as_deref() == Some(g),
+        _ => false,
+    }
+}
+
 /// Turns a bot runner error into the fault it stands for.
 pub fn fault_of(e: BotError) -> Fault {
     match e {
@@ -532,12 +543,22 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
         (true, 0) => "nothing on stderr either".to_string(),
         (true, n) => format!("{n} bytes on stderr"),
     };
+    // The request still in the pipe: the bot was not reading.
+    let unread = process.unread_input().filter(|&n| n > 0);
     match (process.partial_line(), replied) {
         (Some(part), _) => format!("; the referee saw {}", unended(part, " on stdout")),
+        (None, n) if n > 0 && unread.is_some() => format!(
+            "; the referee saw nothing on stdout this turn and {on_stderr}, and the request was still unread in its stdin ({} bytes): the bot was not reading (busy with something else, asleep or blocked), so it never saw it",
+            unread.unwrap_or_default()
+        ),
         (None, n) if n > 0 => format!(
-            "; the referee saw nothing on stdout this turn and {on_stderr}, while its {} earlier line{} (hello and replies) arrived on stdout: it was most likely still thinking, too slow for this time or short of CPU (on a busy machine, play fewer games at a time or give it more time a decision)",
+            "; the referee saw nothing on stdout this turn and {on_stderr}, while its {} earlier line{} (hello and replies) arrived on stdout: it was most likely still thinking, too slow for this time or short of CPU (on a busy machine, play fewer games at a time or give it more time a decision){}",
             n,
-            if n == 1 { "" } else { "s" }
+            if n == 1 { "" } else { "s" },
+            match stderr {
+                0 => "",
+                _ => "; if the answer is among what it wrote on stderr, it belongs on stdout",
+            }
         ),
         (None, _) if stderr > 0 => format!(
             "; the referee saw nothing on stdout and {on_stderr}: if the answer is among them, it belongs on stdout; else flush stdout after each line (C fflush(stdout), Python print(..., flush=True), Java System.out.flush())"
@@ -740,6 +761,13 @@ pub struct BotPlayer {
     /// What this game's `game_start` left in the bot's stdin, to tell a
     /// bot that exited before reading it.
     since_start: SinceStart,
+    /// The `game_id` of its last `game_start`: a line that echoes it, read
+    /// in the game after, belongs to that game.
+    last_game: Option<String>,
+    /// What it wrote after a game had ended, too late for that game's
+    /// last look: not charged (it was started again), but said by `arena
+    /// check-bot`.
+    late_output: Option<String>,
 }
 
 /// What was written to a bot since its game's `game_start` began, to tell
@@ -761,6 +789,13 @@ struct SinceStart {
     clean_exit_at_break: bool,
     /// Already started again in this game.
     restarted: bool,
+    /// The game this process played before this one, if any.
+    previous_game: Option<String>,
+    /// What was read at this game's first request was a line of the
+    /// previous game (it echoes its `game_id`), written after that game's
+    /// last look: the bot is started again, not charged (protocol.md).
+    /// The line, as shown.
+    late_line: Option<String>,
 }
 
 impl SinceStart {
@@ -834,7 +869,16 @@ impl BotPlayer {
             timing: *timing,
             exits_between_games: 0,
             since_start: SinceStart::default(),
+            last_game: None,
+            late_output: None,
         })
+    }
+
+    /// What it wrote after a game had ended, too late to be charged in
+    /// that game (it was started again before the next), since the last
+    /// take: `arena check-bot` fails its check for it.
+    pub fn take_late_output(&mut self) -> Option<String> {
+        self.late_output.take()
     }
 
     /// How often the bot exited after a game and was started again just
@@ -992,7 +1036,10 @@ impl BotPlayer {
                 }
             }
         }
-        self.process.shutdown(self.timing.shutdown_grace).await;
+        // Its time to quit is over: closing its stdin and SIGTERM are
+        // given the half second each that protocol.md says, whatever the
+        // quit's own grace (`arena check-bot` allows more).
+        self.process.shutdown(QUIT_STEP).await;
         QuitReport {
             clean,
             at_quit: stray.is_some() && !before_quit,
@@ -1104,6 +1151,9 @@ impl BotPlayer {
         let elapsed = t0.elapsed();
         let judged = judge_reply(line, ask, self.seq, elapsed);
         if judged.is_err() {
+            let late = self.since_start.asked == 1
+                && echoes_game(line, self.since_start.previous_game.as_deref());
+            self.since_start.late_line = late.then(|| protocol::shown_line(line, DETAIL_MAX));
             self.break_off();
         }
         judged
@@ -1112,13 +1162,23 @@ impl BotPlayer {
     /// Starts the bot again in this one's place after it exited between
     /// games (protocol.md: no game is charged), keeping its count of such
     /// exits and what its game's start sent. Unchanged if it fails.
-    async fn start_again(&mut self) -> Result<(), StartError> {
+    /// `late`: it did not exit, but wrote after its last game had ended
+    /// (said so, and not counted as an exit).
+    async fn start_again(&mut self, late: Option<String>) -> Result<(), StartError> {
         let mut fresh = BotPlayer::start(&self.launch, &self.timing).await?;
-        tracing::info!(
-            bot = %self.info.name,
-            "started again at its game's start: it exited after its last game"
-        );
-        fresh.exits_between_games = self.exits_between_games + 1;
+        match &late {
+            None => tracing::info!(
+                bot = %self.info.name,
+                "started again at its game's start: it exited after its last game"
+            ),
+            Some(line) => tracing::info!(
+                bot = %self.info.name,
+                "started again at its game's start, not charged: it wrote after its last game had ended: {line}"
+            ),
+        }
+        fresh.exits_between_games = self.exits_between_games + u32::from(late.is_none());
+        fresh.late_output = late.or_else(|| self.late_output.take());
+        fresh.last_game = self.last_game.take();
         fresh.since_start = std::mem::take(&mut self.since_start);
         fresh.since_start.restarted = true;
         fresh.process.mark_stderr(mark_of(Turn::START));
@@ -1130,7 +1190,8 @@ impl BotPlayer {
     /// again and sent the game's `game_start`; `fault` stands if it cannot
     /// be started.
     async fn start_over(&mut self, fault: Fault, deadline: Instant) -> Result<(), Fault> {
-        Box::pin(self.start_again()).await.map_err(|_| fault)?;
+        let late = self.since_start.late_line.take();
+        Box::pin(self.start_again(late)).await.map_err(|_| fault)?;
         self.send_start(deadline).await
     }
 
@@ -1143,6 +1204,7 @@ impl BotPlayer {
         self.since_start.asked = 0;
         self.since_start.unread_at_break = None;
         self.since_start.clean_exit_at_break = false;
+        self.since_start.late_line = None;
         self.send(deadline).await
     }
 
@@ -1265,12 +1327,22 @@ impl Player for BotPlayer {
             );
             self.since_start = SinceStart {
                 line: std::mem::take(&mut self.buf),
+                previous_game: self.last_game.replace(s.game_id.to_string()),
                 ..SinceStart::default()
             };
             // Left over from the handshake or the previous game.
             if let Err(f) = self.check_quiet("before game_start", true) {
                 if f.kind != ForfeitKind::Crash {
-                    return Err(f);
+                    // Written after its last game's last look (its result
+                    // stands): started again, this game not charged
+                    // (protocol.md). Written after the hello alone, it is.
+                    if self.since_start.previous_game.is_none() {
+                        return Err(f);
+                    }
+                    // What it wrote, without the fault's own words.
+                    let late = f.detail.split_once(": ").map(|(_, line)| line.to_string());
+                    Box::pin(self.start_again(late)).await.map_err(|_| f)?;
+                    return self.send_start(s.deadline).await;
                 }
                 // Its stdout closed after the last game: it exited between
                 // games, which protocol.md allows: noticed before this
@@ -1278,7 +1350,7 @@ impl Player for BotPlayer {
                 // its seat: the runner's own look before the game may
                 // have come a moment too early). Only if that fails is it
                 // this game's crash, its status saying how it ended.
-                if Box::pin(self.start_again()).await.is_err() {
+                if Box::pin(self.start_again(None)).await.is_err() {
                     let status = self.process.exit_status_within(EXIT_GRACE).await;
                     return Err(self.fault(BotError::Exited { status }));
                 }
@@ -1304,9 +1376,13 @@ impl Player for BotPlayer {
             match self.ask(ask).await {
                 // Its first request failed with the game_start still
                 // unread: the exit came after game_start was written, but
-                // the bot had left after its last game all the same.
+                // the bot had left after its last game all the same; or
+                // what was read was a line of the game before, written
+                // after its last look.
                 Err(f)
-                    if f.kind == ForfeitKind::Crash && self.since_start.left_before_playing() =>
+                    if (f.kind == ForfeitKind::Crash && self.since_start.left_before_playing())
+                        || (self.since_start.late_line.is_some()
+                            && !self.since_start.restarted) =>
                 {
                     self.start_over(f, ask.watchdog).await?;
                     self.process
