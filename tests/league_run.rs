@@ -890,17 +890,26 @@ fn ctrl_c_stops_cleanly_and_the_same_command_finishes() {
     let partial = rows(&csv);
     assert!(partial.len() < 12 * 36);
     // Rated part way, the ratings are said to be those so far.
-    let rated = arena().arg("rate").arg(&res).output().unwrap();
-    let said = String::from_utf8_lossy(&rated.stderr);
-    assert!(rated.status.success(), "{said}");
-    assert!(
-        said.contains(&format!(
-            "note: {} of the {} games of the schedule are played",
-            partial.len(),
-            12 * 36
-        )),
-        "{said}"
-    );
+    // The same with a copy of the folder given too: its schedule counted
+    // once.
+    let copy = dir.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    for f in ["games.csv", "league.json"] {
+        std::fs::copy(res.join(f), copy.join(f)).unwrap();
+    }
+    for given in [vec![&res], vec![&res, &copy]] {
+        let rated = arena().arg("rate").args(&given).output().unwrap();
+        let said = String::from_utf8_lossy(&rated.stderr);
+        assert!(rated.status.success(), "{said}");
+        assert!(
+            said.contains(&format!(
+                "note: {} of the {} games of the schedule are played",
+                partial.len(),
+                12 * 36
+            )),
+            "{said}"
+        );
+    }
 
     // SIGTERM (a batch system's stop): exit 143, as a shell reports it.
     // The report, refreshed every 5 games, is left as it stood, and no
@@ -1313,6 +1322,49 @@ fn shards_together_are_exactly_one_run() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // A shard's folder given as a sharded run's output, or the folder of
+    // the league run unsharded: refused, nothing played again in a folder
+    // inside it.
+    let shard_dir = dir.path().join("out/shard-1-of-3");
+    let whole = dir.path().join("whole");
+    run_ok(&file, &["--output", whole.to_str().unwrap()]);
+    for (out, said) in [
+        (&shard_dir, "is itself the folder of shard 1/3"),
+        (&whole, "unsharded"),
+    ] {
+        let o = run(
+            &file,
+            &["--shard", "1/3", "--output", out.to_str().unwrap()],
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(said), "{err}");
+        assert!(!out.join("shard-1-of-3").exists(), "{err}");
+    }
+    // Another league's tables written over the sharded league's: refused;
+    // its own shards' tables there: written.
+    let shards = dir.path().join("out");
+    let o = arena()
+        .arg("rate")
+        .arg(&whole)
+        .arg("--out")
+        .arg(&shards)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("the folder of a sharded league"),
+        "{err}"
+    );
+    assert!(!shards.join("ratings.csv").exists());
+    let o = arena()
+        .arg("rate")
+        .arg(&shards)
+        .arg("--out")
+        .arg(&shards)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(shards.join("ratings.csv").exists());
 }
 
 #[test]

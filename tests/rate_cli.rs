@@ -915,6 +915,21 @@ fn an_output_onto_a_leagues_own_files_is_refused() {
         let said = String::from_utf8_lossy(&out.stderr);
         assert!(said.contains(flag), "{said}");
     }
+    // A league.json and a record log under other names (hard links: a
+    // file with two names), by what they hold.
+    let json = dir.path().join("league.json");
+    let meta = r#"{"name": "t", "fingerprint": "abc", "bots": []}"#;
+    std::fs::write(&json, meta).unwrap();
+    let linked = dir.path().join("hard.log");
+    std::fs::hard_link(&json, &linked).unwrap();
+    let log = dir.path().join("records.bin");
+    std::fs::write(&log, [0x28, 0xb5, 0x2f, 0xfd, 0, 0]).unwrap();
+    for (flag, target) in [("--pgn", &linked), ("--log", &linked), ("--pgn", &log)] {
+        let out = arena(&["run", s(&file), flag, s(target), "--no-build"]);
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && said.contains("results"), "{said}");
+    }
+    assert_eq!(std::fs::read_to_string(&json).unwrap(), meta);
     assert_eq!(std::fs::read(&csv).unwrap(), before);
     assert_eq!(std::fs::read(&copy).unwrap(), before);
 }

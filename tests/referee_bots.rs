@@ -176,6 +176,20 @@ async fn against_random_within(
     play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
 }
 
+/// One game of `bot` in `seat` (0 or 1) against `random`.
+async fn play_in_seat(
+    bot: &mut BotPlayer,
+    random: &mut RandomPlayer,
+    s: &GameSpec,
+    seat: usize,
+) -> mancala_arena::referee::GameReport {
+    let mut ps: Vec<&mut dyn Player> = match seat {
+        0 => vec![bot, random],
+        _ => vec![random, bot],
+    };
+    play_game(s, &mut ps, &mut |_| {}).await.unwrap()
+}
+
 fn detail(report: &mancala_arena::referee::GameReport) -> &str {
     report.detail.as_deref().unwrap_or_default()
 }
@@ -889,6 +903,10 @@ async fn a_bot_whose_exit_is_seen_only_at_the_next_start_is_restarted_there() {
 #[tokio::test]
 async fn a_bot_that_exits_after_game_start_was_written_but_not_read_is_restarted() {
     restarted_at_each_game("exit_late_after_game", &[0, 0, 1, 1, 0], false).await;
+    // With another status, the same: it may have read the next
+    // `game_start` ahead with its `game_end`, but no request of the game
+    // (it was charged then, or not, as the timing fell).
+    restarted_at_each_game("exit1_late_after_game", &[0, 0, 1, 1, 0, 1, 0], false).await;
 }
 
 /// A bot that writes a line after `game_end`, too late for that game's
@@ -907,13 +925,7 @@ async fn a_line_written_after_game_end_is_not_charged_in_the_next_game() {
         // Each game its own id, as in a league.
         s.game_id = format!("t{game}");
         let pid = bot.pid();
-        let report = {
-            let mut ps: Vec<&mut dyn Player> = match bot_seat {
-                0 => vec![&mut bot, &mut random],
-                _ => vec![&mut random, &mut bot],
-            };
-            play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
-        };
+        let report = play_in_seat(&mut bot, &mut random, &s, bot_seat).await;
         assert!(!report.is_forfeit(), "game {game}: {report:?}");
         // Not an exit; said for `arena check-bot`.
         assert_eq!(bot.exits_between_games(), 0, "game {game}");
@@ -959,13 +971,7 @@ async fn a_bot_that_leaves_after_its_last_reply_of_a_game_is_not_charged() {
                 break;
             }
             let seat = game % 2;
-            let report = {
-                let mut ps: Vec<&mut dyn Player> = match seat {
-                    0 => vec![&mut bot, &mut random],
-                    _ => vec![&mut random, &mut bot],
-                };
-                play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
-            };
+            let report = play_in_seat(&mut bot, &mut random, &s, seat).await;
             assert!(!report.is_forfeit(), "{mode}, game {game}: {report:?}");
             assert!(report.plies <= 6, "{mode}, game {game}: {report:?}");
             // It was asked the last ply (its own, not forced): it left.
@@ -1039,13 +1045,7 @@ async fn restarted_at_each_game(mode: &str, seats: &[usize], wait: bool) {
     for (game, &bot_seat) in seats.iter().enumerate() {
         // Each game its own id, as in a league.
         s.game_id = format!("t{game}");
-        let report = {
-            let mut ps: Vec<&mut dyn Player> = match bot_seat {
-                0 => vec![&mut bot, &mut random],
-                _ => vec![&mut random, &mut bot],
-            };
-            play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
-        };
+        let report = play_in_seat(&mut bot, &mut random, &s, bot_seat).await;
         assert!(!report.is_forfeit(), "game {game}: {report:?}");
         assert_eq!(bot.exits_between_games() as usize, game, "game {game}");
         let end = std::time::Instant::now() + Duration::from_secs(5);

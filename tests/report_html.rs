@@ -563,6 +563,21 @@ fn damaged_records_are_notes_and_shards_merge() {
             );
         }
     }
+    // Shard folders in different folders: a report where -o says, else
+    // a refusal that asks for it.
+    let apart = tmp.path().join("elsewhere/shard-2-of-2");
+    copy_dir(&two, &apart);
+    let out = arena().arg("report").args([&one, &apart]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("--out DIR"), "{err}");
+    let o = tmp.path().join("apart-report");
+    let dir = report(&[one.as_path(), apart.as_path(), Path::new("-o"), o.as_path()]);
+    assert_eq!(dir, o);
+    let index = std::fs::read_to_string(dir.join("games/index.js")).unwrap();
+    assert!(l
+        .rows
+        .iter()
+        .all(|r| index.contains(&format!("[\"{}\",", r.game_id))));
     // Shards that overlap (the second holds every game again): each game
     // once, and the duplicates said, as `arena rate` says them.
     std::fs::write(two.join("games.csv"), &csv).unwrap();

@@ -90,6 +90,7 @@ are not league bots (see README.md). Modes:
   exit_late_after_game  plays well; after each game_end reads nothing more,
                 waits 0.3 s and exits (status 0): the next game_start is
                 written before the exit can be seen
+  exit1_late_after_game  the same, exiting with status 1
   talk_after_end  plays well, but answers every game_end with a stray reply
                 line (echoing the ended game's game_id)
   late_after_end  plays well; 0.5 s after each game_end writes a reply again,
@@ -521,9 +522,9 @@ def main():
             start_daemon()
         elif kind == "game_end" and MODE == "exit_after_game":
             sys.exit(0)
-        elif kind == "game_end" and MODE == "exit_late_after_game":
+        elif kind == "game_end" and MODE in ("exit_late_after_game", "exit1_late_after_game"):
             time.sleep(0.3)
-            sys.exit(0)
+            sys.exit(0 if MODE == "exit_late_after_game" else 1)
         elif kind == "game_end" and MODE == "talk_after_end":
             send({"type": "reply", "option": "thanks", "game_id": message["game_id"]})
         elif kind == "game_end" and MODE == "late_after_end":

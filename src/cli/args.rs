@@ -174,6 +174,14 @@ pub(crate) fn results_folder(
         }
         anyhow::bail!("{} is a file, not a results folder ({wanted})", p.display());
     }
+    // There, but neither: a device, a named pipe, a socket; or a link to
+    // nothing.
+    if p.symlink_metadata().is_ok() {
+        anyhow::bail!(
+            "{} is neither a folder nor a file (a device, a named pipe, or a link to nothing), not a results folder ({wanted})",
+            p.display()
+        );
+    }
     anyhow::bail!("{}: no such folder or file ({wanted})", p.display())
 }
 
@@ -256,6 +264,24 @@ fn game_named(name: &str, how: &str) -> anyhow::Result<crate::engine::Variant> {
     })
 }
 
+/// How a games table begins (its first column's name).
+const GAMES_HEADER: &[u8] = b"game_id,";
+
+/// The first `n` bytes of file `p` (fewer if it is shorter; none if it
+/// cannot be read, or is no regular file: a named pipe or a terminal is
+/// not read ahead of its use).
+fn file_head(p: &std::path::Path, n: usize) -> Vec<u8> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(n);
+    if !p.metadata().is_ok_and(|m| m.is_file()) {
+        return head;
+    }
+    if let Ok(f) = std::fs::File::open(p) {
+        let _ = f.take(n as u64).read_to_end(&mut head);
+    }
+    head
+}
+
 /// The games.csv a user named: a file as it is, a league's results folder
 /// (or a shard's) as its games.csv; a folder without one is an error
 /// saying so.
@@ -268,7 +294,9 @@ pub(crate) fn games_csv_of(p: &std::path::Path) -> anyhow::Result<std::path::Pat
                 p.display()
             );
         }
-        if crate::report::tables::FILES.contains(&name) {
+        // Named as a table of standings and not a games table inside.
+        let games_inside = || file_head(p, 16).starts_with(GAMES_HEADER);
+        if crate::report::tables::FILES.contains(&name) && !games_inside() {
             anyhow::bail!(
                 "{} is a table of standings, not of games: give the games.csv beside it (or the folder)",
                 p.display()
@@ -332,15 +360,17 @@ const RESULTS_FILES: &[&str] = &[
 /// recorded there.
 pub(crate) fn not_a_results_file(flag: &str, path: &std::path::Path) -> anyhow::Result<()> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let games_csv = || {
-        use std::io::Read;
-        let mut head = [0u8; 16];
-        std::fs::File::open(path)
-            .and_then(|mut f| f.read(&mut head))
-            .is_ok_and(|n| head[..n].starts_with(b"game_id,"))
+    // Known by what it holds, whatever its name (a hard link to a
+    // league's file has any name): a games table, a league.json, a
+    // zstd-compressed record log.
+    let holds_results = || {
+        let head = file_head(path, 4096);
+        head.starts_with(GAMES_HEADER)
+            || head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+            || head.starts_with(b"{") && memchr::memmem::find(&head, b"\"fingerprint\"").is_some()
     };
     let named = RESULTS_FILES.contains(&name) || crate::report::tables::FILES.contains(&name);
-    if named || name.ends_with(".jsonl.zst") || games_csv() {
+    if named || name.ends_with(".jsonl.zst") || holds_results() {
         anyhow::bail!(
             "{flag} {}: that is a file of a league's results (or named as one), which writing would destroy: give another file",
             path.display()
@@ -382,6 +412,11 @@ pub(crate) fn not_an_input(
 /// Whether `a` and `b` are one file as the file system resolves them
 /// (links and `..` included); a file not there is no file.
 pub(crate) fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // One file under two names (a hard link) is the same file too.
+    if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+        return (x.dev(), x.ino()) == (y.dev(), y.ino());
+    }
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(x), Ok(y)) => x == y,
         _ => false,

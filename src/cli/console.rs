@@ -147,7 +147,7 @@ impl Console {
                 }
                 if *cut_record_bytes > 0 {
                     errln!(
-                        "resume: moved {cut_record_bytes} bytes of records without a row (a torn frame included) from the record logs to uncommitted-records.jsonl.zst (uncommitted-records.jsonl from plain logs of earlier versions); their games are played again"
+                        "resume: moved {cut_record_bytes} bytes of records without a row (games whose rows were never written, a torn record among them if a run was killed mid-write) from the record logs to uncommitted-records.jsonl.zst (uncommitted-records.jsonl from plain logs of earlier versions); their games are played again"
                     );
                 }
                 if *done > 0 {

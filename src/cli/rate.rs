@@ -200,6 +200,19 @@ fn not_another_leagues(dir: PathBuf, args: &RateArgs) -> anyhow::Result<PathBuf>
         );
     }
     if crate::league::folder::read_meta(&dir).is_none() {
+        // The folder of a sharded league keeps the tables of its shards'
+        // games together: those of games from elsewhere would replace them.
+        let shards = crate::league::folder::shard_folders(&dir);
+        let within = |f: &PathBuf| {
+            let (f, d) = (std::fs::canonicalize(f), std::fs::canonicalize(&dir));
+            matches!((f, d), (Ok(f), Ok(d)) if f.starts_with(&d))
+        };
+        if !shards.is_empty() && !args.files.iter().all(within) {
+            bail!(
+                "--out {}: that is the folder of a sharded league (its shard folders inside it), whose tables would be replaced by these of other games; give another folder",
+                dir.display()
+            );
+        }
         return Ok(dir);
     }
     let own = crate::league::folder::Layout::new(&dir).games_csv();
@@ -308,9 +321,15 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
 fn unfinished(files: &[PathBuf], games: usize) -> Option<String> {
     let mut total = 0;
     let mut folders = Vec::new();
+    // A league's schedule (or a shard's) counted once, however many
+    // copies of its folder are given.
+    let mut seen = std::collections::BTreeSet::new();
     for f in files {
-        total += super::args::meta_beside(f)?.games;
-        folders.push(super::args::folder_of(f).display().to_string());
+        let meta = super::args::meta_beside(f)?;
+        if seen.insert((meta.fingerprint.clone(), meta.shard.clone())) {
+            total += meta.games;
+            folders.push(super::args::folder_of(f).display().to_string());
+        }
     }
     (games < total).then(|| {
         format!(

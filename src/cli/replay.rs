@@ -173,6 +173,17 @@ fn league_of(file: &Path) -> anyhow::Result<(Tournament, PathBuf)> {
         Some(n) if n == "league.json" || n == "games.csv" => {
             super::args::folder_of(file).to_path_buf()
         }
+        // Another table or record is no tournament file either.
+        Some(n)
+            if [".csv", ".json", ".jsonl", ".zst", ".pgn"]
+                .iter()
+                .any(|e| n.to_string_lossy().ends_with(e)) =>
+        {
+            bail!(
+                "{}: give the league's tournament file (.toml) or its results folder (or its games.csv), not another file",
+                file.display()
+            )
+        }
         _ => {
             let t = Tournament::load_with(file, &RunSettings::default())?;
             let output = t.output.clone();

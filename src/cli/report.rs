@@ -31,9 +31,13 @@ pub struct ReportArgs {
 
 /// The results folders `args` name, and the league folder they belong to,
 /// with a warning for each shard of their league left out (the report
-/// and the viewer show what is there).
-pub(super) fn resolve(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
-    let (folders, league) = folders_of(paths)?;
+/// and the viewer show what is there). `out_given`: the report's place is
+/// given, so shard folders in different folders need no common one.
+pub(super) fn resolve(
+    paths: &[PathBuf],
+    out_given: bool,
+) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
+    let (folders, league) = folders_of(paths, out_given)?;
     let files: Vec<PathBuf> = folders.iter().map(|f| Layout::new(f).games_csv()).collect();
     for (name, n, missing) in super::args::missing_shards(&files) {
         let list = missing
@@ -48,7 +52,7 @@ pub(super) fn resolve(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBu
     Ok((folders, league))
 }
 
-fn folders_of(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
+fn folders_of(paths: &[PathBuf], out_given: bool) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
     let paths = paths
         .iter()
         .map(|p| {
@@ -102,7 +106,12 @@ fn folders_of(paths: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, PathBuf)> {
     };
     let first = parent(&paths[0]);
     if first.is_none() || paths.iter().any(|p| parent(p) != first) {
-        bail!("the shard folders are not in one league folder: say where the report goes with --out DIR");
+        if !out_given {
+            bail!("the shard folders are not in one league folder: say where the report goes with --out DIR");
+        }
+        // The league's name and schedule come from the shards' own
+        // league.json.
+        return Ok((paths.to_vec(), paths[0].clone()));
     }
     let league = super::args::folder_of(&paths[0]).to_path_buf();
     Ok((paths.to_vec(), league))
@@ -193,7 +202,7 @@ pub(super) fn sources(folders: &[PathBuf]) -> Vec<Source> {
 
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    let (folders, league) = resolve(&args.results)?;
+    let (folders, league) = resolve(&args.results, args.out.is_some())?;
     let out = args.out.clone().unwrap_or_else(|| league.join("report"));
     not_a_results_place(&out)?;
     for warning in unreadable_meta(&folders, &league) {

@@ -47,7 +47,7 @@ fn bind_arg(s: &str) -> Result<SocketAddr, String> {
 }
 
 pub fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
-    let (folders, league) = super::report::resolve(&args.results)?;
+    let (folders, league) = super::report::resolve(&args.results, false)?;
     for warning in super::report::unreadable_meta(&folders, &league) {
         eprintln!("warning: {warning}");
     }

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// What check-bot tells the author of a bot that exits after its games.
-const EXITED_AFTER_GAME: &str = "the bot was gone before it played a game (it exited, or closed its pipes, after its hello, its last reply of a game or its last game, or exited with status 0 at its first request of a game): the referee reuses one process for many games, so exit only on `quit` (protocol.md); a league starts it again at no charge, once a game, if it left before playing that game, else that game is a `crash`";
+const EXITED_AFTER_GAME: &str = "the bot was gone before it played a game (it exited, or closed its pipes, after its hello, its last reply of a game or its last game, or exited at its first request of a game): the referee reuses one process for many games, so exit only on `quit` (protocol.md); a league starts it again at no charge, once a game, if it left before playing that game, else that game is a `crash`";
 
 /// How to check a bot (the flags of `arena check-bot`).
 #[derive(Clone, Debug, PartialEq, Eq)]

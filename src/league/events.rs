@@ -11,7 +11,7 @@ use std::time::Duration;
 pub enum LeagueError {
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("bot `{bot}`: build command {command:?} failed in {dir}: {why}")]
+    #[error("bot `{bot}`: build command {command:?} failed in {}: {why}", dir.canonicalize().unwrap_or_else(|_| dir.clone()).display())]
     Build {
         bot: String,
         command: Vec<String>,

@@ -315,14 +315,14 @@ impl std::str::FromStr for Shard {
         let (k, n) = s
             .split_once('/')
             .ok_or_else(|| format!("`{s}`: expected K/N, for example 2/4"))?;
-        let k: usize = k
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{s}`: K is not a number"))?;
-        let n: usize = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{s}`: N is not a number"))?;
+        let whole = |v: &str, what: &str| {
+            v.trim().parse::<usize>().map_err(|e| match e.kind() {
+                std::num::IntErrorKind::PosOverflow => format!("`{s}`: {what} is too large"),
+                _ => format!("`{s}`: {what} is not a whole number"),
+            })
+        };
+        let k = whole(k, "K")?;
+        let n = whole(n, "N")?;
         if n == 0 || k == 0 || k > n {
             return Err(format!("`{s}`: need 1 <= K <= N"));
         }

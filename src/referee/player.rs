@@ -785,8 +785,8 @@ struct SinceStart {
     /// Unread bytes in its stdin when the bot was broken off (before its
     /// stdin closed).
     unread_at_break: Option<usize>,
-    /// It had exited with status 0 when it was broken off.
-    clean_exit_at_break: bool,
+    /// It had exited, whatever its status, when it was broken off.
+    exit_at_break: bool,
     /// Already started again in this game.
     restarted: bool,
     /// The game this process played before this one, if any.
@@ -802,17 +802,21 @@ impl SinceStart {
     /// The bot, broken off, had left before playing this game: all that
     /// was written since `game_start` is still unread in its stdin (a pipe
     /// is read in order, so what is unread is the end of what was
-    /// written), or it exited with status 0 before its first reply of the
-    /// game (having perhaps read ahead into its own buffer a `game_start`
-    /// it never acted on). Not twice in one game: a bot that leaves at
-    /// every `game_start` crashes in it.
+    /// written), or it exited, whatever its status, before its first reply
+    /// of the game. (A bot that exits on `game_end` may have read the next
+    /// `game_start` and first request ahead into its own buffer with it:
+    /// whether it had hangs on timing alone, so its status cannot tell an
+    /// exit after the last game from a crash at this one's first request.
+    /// A bot that crashes there is started again, crashes again, and is
+    /// charged.) Not twice in one game: a bot that leaves at every
+    /// `game_start` crashes in it.
     fn left_before_playing(&self) -> bool {
         !self.restarted
             && !self.line.is_empty()
             && (self
                 .unread_at_break
                 .is_some_and(|unread| unread >= self.sent)
-                || self.asked <= 1 && self.clean_exit_at_break)
+                || self.asked <= 1 && self.exit_at_break)
     }
 }
 
@@ -1070,8 +1074,7 @@ impl BotPlayer {
     fn break_off(&mut self) {
         self.broken = true;
         self.since_start.unread_at_break = self.process.unread_input();
-        self.since_start.clean_exit_at_break =
-            self.process.exit_status().is_some_and(|s| s.success());
+        self.since_start.exit_at_break = self.process.exit_status().is_some();
         self.process.kill();
     }
 
@@ -1203,7 +1206,7 @@ impl BotPlayer {
         self.since_start.sent = 0;
         self.since_start.asked = 0;
         self.since_start.unread_at_break = None;
-        self.since_start.clean_exit_at_break = false;
+        self.since_start.exit_at_break = false;
         self.since_start.late_line = None;
         self.send(deadline).await
     }

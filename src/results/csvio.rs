@@ -819,6 +819,41 @@ pub const RULE_REASONS: &[&str] = &[
     "draw_claim",
 ];
 
+/// What every bot name of a row must be: not empty, no line break or
+/// invisible character, no white space around it, not too long.
+fn check_names(seats: &[&str]) -> Result<(), String> {
+    if let Some(s) = seats.iter().position(|s| s.trim().is_empty()) {
+        return Err(format!("empty bot name in seat{s}"));
+    }
+    // No bot's name holds a line break or an invisible character (the
+    // league and the ladder refuse them): one would break the tables.
+    for (s, name) in seats.iter().enumerate() {
+        if let Some(c) = name.chars().find(|&c| crate::text::is_hidden(c)) {
+            return Err(format!(
+                "the bot name in seat{s} holds the character {} (a line break or an invisible one), which no bot's name may hold: mend the name",
+                c.escape_unicode()
+            ));
+        }
+    }
+    // Nor begins or ends with white space (the league files refuse it):
+    // `gr ` would be another bot than `gr`, shown alike.
+    if let Some(s) = seats.iter().position(|s| s.trim() != *s) {
+        return Err(format!(
+            "the bot name in seat{s} (`{}`) begins or ends with white space, which no bot's name may: mend the name",
+            seats[s]
+        ));
+    }
+    // Names are short wherever the arena makes them (64 bytes); the
+    // tables size their columns by the longest.
+    if let Some(s) = seats.iter().position(|s| s.len() > MAX_NAME) {
+        return Err(format!(
+            "the bot name in seat{s} is {} bytes long, over the {MAX_NAME} a name may have",
+            seats[s].len()
+        ));
+    }
+    Ok(())
+}
+
 pub fn check_row(row: &GameRow) -> Result<(), String> {
     if row.game_id.trim().is_empty() {
         return Err("empty game_id".into());
@@ -839,27 +874,7 @@ pub fn check_row(row: &GameRow) -> Result<(), String> {
         return Err("players is 2 but seat2 or score2 is not empty".into());
     }
     let seats = row.seats();
-    if let Some(s) = seats.iter().position(|s| s.trim().is_empty()) {
-        return Err(format!("empty bot name in seat{s}"));
-    }
-    // No bot's name holds a line break or an invisible character (the
-    // league and the ladder refuse them): one would break the tables.
-    for (s, name) in seats.iter().enumerate() {
-        if let Some(c) = name.chars().find(|&c| crate::text::is_hidden(c)) {
-            return Err(format!(
-                "the bot name in seat{s} holds the character {} (a line break or an invisible one), which no bot's name may hold: mend the name",
-                c.escape_unicode()
-            ));
-        }
-    }
-    // Names are short wherever the arena makes them (64 bytes); the
-    // tables size their columns by the longest.
-    if let Some(s) = seats.iter().position(|s| s.len() > MAX_NAME) {
-        return Err(format!(
-            "the bot name in seat{s} is {} bytes long, over the {MAX_NAME} a name may have",
-            seats[s].len()
-        ));
-    }
+    check_names(&seats)?;
     // A bot has no result against itself: such a row would be rated as
     // nothing, or counted twice, and no league writes one.
     for (i, a) in seats.iter().enumerate() {
@@ -1082,6 +1097,21 @@ mod tests {
                 e.contains(&format!(
                     "t.csv:3: the bot name in seat0 holds the character {c}"
                 )),
+                "{e}"
+            );
+        }
+    }
+
+    /// A name with white space around it would be another bot shown alike.
+    #[test]
+    fn a_name_with_white_space_around_it_is_refused() {
+        for name in ["\"A \"", "\" A\"", "A  "] {
+            let e = err(&format!(
+                "{H}\n{R1}\ng3,filo,2,p2,B,{name},,1,0,,store,,30,100,7,\n"
+            ));
+            assert!(
+                e.contains("t.csv:3: the bot name in seat1 (`")
+                    && e.contains("begins or ends with white space"),
                 "{e}"
             );
         }

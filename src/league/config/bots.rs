@@ -224,7 +224,18 @@ fn parse_bots(
     let from_manifest = BotSpec::from_manifest;
     match value.get_ref() {
         toml::Value::String(s) if s == "all" => {
-            let found = manifest::discover(&bots_dir.dir)?;
+            // No bots folder to read is this line's error; a bot.toml
+            // there that does not load names its own file.
+            let found = manifest::discover(&bots_dir.dir).map_err(|e| match e {
+                manifest::ManifestError::Dir { .. } => ctx.field(
+                    span,
+                    "bots",
+                    format!(
+                        "\"all\" takes every bot of the bots folder, and {e} (set `bots_dir`, or list the bots)"
+                    ),
+                ),
+                other => other.into(),
+            })?;
             Ok(found
                 .into_iter()
                 .filter(|m| !m.broken && !m.template)
@@ -441,10 +452,16 @@ fn no_such_bot(name: &str, bots_dir: &BotsDir) -> String {
     msg
 }
 
-/// What a bot's name looks like: its letters composed (Unicode's NFC) and
-/// in lower case, so that `café` written as `e` and an accent, or `R1`
-/// against `r1`, are seen as one.
+/// What a bot's name looks like: its compatibility form (Unicode's NFKC:
+/// full-width `ｒａ` is `ra`, `ǆ` is `dž`), in lower case, then its
+/// confusables' skeleton (Unicode's UTS #39, as rustc's lint of
+/// look-alike identifiers: a Cyrillic `а` is a Latin `a`), so that
+/// `café` written as `e` and an accent, `R1` against `r1`, or `rа`
+/// against `ra` are seen as one.
 pub(crate) fn look_of(name: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
-    name.nfc().collect::<String>().to_lowercase()
+    let plain = name.nfkc().collect::<String>().to_lowercase();
+    unicode_security::skeleton(&plain)
+        .collect::<String>()
+        .to_lowercase()
 }

@@ -674,11 +674,18 @@ bots = [
 }
 
 /// Two bots whose names look alike (`café` composed and as `e` and an
-/// accent; `R1` and `r1`) could not be told apart in any table or log:
+/// accent; `R1` and `r1`; a Cyrillic `а` for a Latin `a`; full-width
+/// letters; `ǆ` and `dž`) could not be told apart in any table or log:
 /// refused, naming both. Names that only share letters are fine.
 #[test]
 fn two_bots_whose_names_look_alike_are_refused() {
-    for (a, b) in [("caf\u{e9}", "cafe\u{301}"), ("R1", "r1")] {
+    for (a, b) in [
+        ("caf\u{e9}", "cafe\u{301}"),
+        ("R1", "r1"),
+        ("ra", "r\u{430}"),
+        ("ra", "\u{ff52}\u{ff41}"),
+        ("\u{1c6}", "d\u{17e}"),
+    ] {
         let src = format!(
             "name = \"t\"\nbots = [\n  {{ name = \"{a}\", command = \"python3 a.py\" }},\n  {{ name = \"{b}\", command = \"python3 b.py\" }},\n]\n"
         );
@@ -943,4 +950,18 @@ fn a_value_of_the_wrong_type_in_a_bot_table_is_named_by_its_path() {
     );
     let e = parse(&src).unwrap_err().to_string();
     assert!(e.contains(":5: `bots[1].args[1]`"), "{e}");
+}
+
+/// `bots = "all"` with no bots folder to read is that line's error.
+#[test]
+fn all_bots_of_a_missing_folder_names_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "name = \"t\"\nbots_dir = \"nowhere\"\nbots = \"all\"\n";
+    let e = Tournament::parse(&dir.path().join("x.toml"), src)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("x.toml:3: `bots`") && e.contains("cannot read bots folder"),
+        "{e}"
+    );
 }

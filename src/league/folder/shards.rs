@@ -48,6 +48,26 @@ pub fn shard_folders(parent: &Path) -> Vec<(PathBuf, LeagueMeta)> {
 /// another league: another tournament file, bot list or `arena` version
 /// (their `league` fingerprints differ), or another shard count.
 pub fn check_siblings(dir: &Path, meta: &LeagueMeta) -> Result<(), StoreError> {
+    // The folder that holds the shards is no league's own results folder:
+    // a shard of it would play again games that folder has.
+    if let Some(parent) = dir.parent() {
+        if let Some(there) = read_meta(parent) {
+            let json = Layout::new(parent).league_json();
+            let why = match there.shard.as_deref() {
+                Some(k) => format!(
+                    "{} is itself the folder of shard {k} of league `{}`: a sharded run's `output` is the league's folder, which holds a folder per shard (shard-K-of-N). Give that folder (its parent), or another `output`",
+                    parent.display(),
+                    there.name
+                ),
+                None => format!(
+                    "{} holds league `{}` unsharded (its league.json and games.csv): a sharded run would play its games again in a folder inside it. Resume it without --shard, or give the sharded run another `output`",
+                    parent.display(),
+                    there.name
+                ),
+            };
+            return Err(StoreError::Mismatch { path: json, why });
+        }
+    }
     let count = |m: &LeagueMeta| {
         m.shard
             .as_deref()
