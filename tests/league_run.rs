@@ -1903,7 +1903,43 @@ fn a_resume_checks_what_changed() {
     let out = run(&file, &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert!(err.contains("warning: bot `a`'s command changed"), "{err}");
+    assert!(
+        err.contains("warning: league `t`: bot `a`'s command: ")
+            && err.contains("--v2")
+            && err.contains("its games from now on ("),
+        "{err}"
+    );
+    // Said once: league.json takes the new command, and notes the change.
+    let out = run(&file, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !err.contains("command:"), "{err}");
+    // Another setting (the environment): said too, its value not kept.
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(
+        &file,
+        text.replacen(
+            &format!("name = \"b\", command = [\"{bot}\"]"),
+            &format!("name = \"b\", command = [\"{bot}\"], env = {{ SECRET = \"hunter2\" }}"),
+            1,
+        ),
+    )
+    .unwrap();
+    let out = run(&file, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success()
+            && err
+                .contains("bot `b`'s settings: env none; limits none -> env SECRET (values sha256"),
+        "{err}"
+    );
+    let meta = std::fs::read_to_string(dir.path().join("out/league.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&meta).unwrap();
+    assert_eq!(
+        v["played_under"]["changes"].as_array().map(Vec::len),
+        Some(2),
+        "{meta}"
+    );
+    assert!(!meta.contains("hunter2"), "{meta}");
 }
 
 /// More than 4 games at a time per CPU is refused without
@@ -2333,6 +2369,20 @@ fn a_resume_names_a_bot_whose_program_changed() {
     );
     assert!(!err.contains("bot `rs`"), "{err}");
     assert_eq!(rows(&csv).len(), 4);
+    // Said once: the next resume finds the program as league.json now
+    // has it, with the change noted.
+    std::fs::write(&csv, kept[..kept.len() - 2].join("\n") + "\n").unwrap();
+    let out = run(&file, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && !err.contains("program changed"),
+        "{err}"
+    );
+    let meta = std::fs::read_to_string(dir.path().join("out/league.json")).unwrap();
+    assert!(
+        meta.contains("bot `py`'s program: ") && meta.contains("bot.py (sha256 "),
+        "{meta}"
+    );
 }
 
 /// The same league resumed from another working folder names its bots'

@@ -714,6 +714,12 @@ fn league_meta(t: &Tournament, games: &Games, dir: &Path, shard: Option<Shard>) 
             arena_version: env!("CARGO_PKG_VERSION").to_string(),
             // After the build: `ResultsDir::note_programs`.
             programs: Default::default(),
+            settings: t
+                .bots
+                .iter()
+                .map(|b| (b.name.clone(), b.settings_note()))
+                .collect(),
+            changes: Vec::new(),
         }),
         league: Some(league_fingerprint(t)),
         sprt: t.sprt.and_then(|c| serde_json::to_value(c).ok()),

@@ -1343,7 +1343,11 @@ impl Player for BotPlayer {
                         return Err(f);
                     }
                     // What it wrote, without the fault's own words.
-                    let late = f.detail.split_once(": ").map(|(_, line)| line.to_string());
+                    let late = Some(
+                        f.detail
+                            .split_once(": ")
+                            .map_or_else(|| f.detail.clone(), |(_, line)| line.to_string()),
+                    );
                     Box::pin(self.start_again(late)).await.map_err(|_| f)?;
                     return self.send_start(s.deadline).await;
                 }

@@ -27,6 +27,42 @@ pub struct BotSpec {
 }
 
 impl BotSpec {
+    /// What the league notes of its settings besides its command, to
+    /// tell a change on a resume: its environment's names and a hash of
+    /// its values (which may be secrets, and are not kept), and its limits.
+    pub fn settings_note(&self) -> String {
+        use sha2::Digest;
+        let env = match self.env.is_empty() {
+            true => "none".to_string(),
+            false => {
+                let mut h = sha2::Sha256::new();
+                for (k, v) in &self.env {
+                    h.update(format!("{k}={v}\n"));
+                }
+                let hex: String = h.finalize()[..6]
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
+                let names: Vec<&str> = self.env.iter().map(|(k, _)| k.as_str()).collect();
+                format!("{} (values sha256 {hex}…)", names.join(", "))
+            }
+        };
+        let l = &self.limits;
+        let limits: Vec<String> = [
+            ("memory_mb", l.memory_mb),
+            ("processes", l.processes),
+            ("cpus", l.cpus.map(u64::from)),
+            ("file_size_mb", l.file_size_mb),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| format!("{k} = {v}")))
+        .collect();
+        match limits.is_empty() {
+            true => format!("env {env}; limits none"),
+            false => format!("env {env}; limits {}", limits.join(", ")),
+        }
+    }
+
     /// The bot of a bots/ folder, as its bot.toml describes it.
     pub fn from_manifest(m: Manifest) -> BotSpec {
         let origin = format!(

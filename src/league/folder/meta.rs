@@ -92,6 +92,16 @@ pub struct PlayedUnder {
     /// versions).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub programs: std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
+    /// Each bot's other settings, by name: its environment (the names,
+    /// and a hash of the values, which are not kept) and its limits
+    /// (absent in folders of older versions).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub settings: std::collections::BTreeMap<String, String>,
+    /// What changed in the bots' commands and settings on a resume, each
+    /// with when (UTC): `commands` and `settings` above are the latest,
+    /// these the way to them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<String>,
 }
 
 /// The `league.json` of the folder `dir`, if it has a readable one.
@@ -131,14 +141,15 @@ pub(super) fn settle(layout: &Layout, meta: &LeagueMeta) -> Result<Vec<String>, 
                 .rounds_change
                 .as_ref()
                 .filter(|c| c.fingerprint == old.fingerprint);
-            let old = match grown {
+            let mut old = match grown {
                 Some(c) => extended(old, meta, c, &meta_path, dir)?,
                 None => old,
             };
             refuse_other_league(&old, meta, &meta_path, dir)?;
             refuse_other_bots(&old, meta, &meta_path, dir)?;
             keep_sandbox_note(&old, meta, &meta_path)?;
-            compare_played_under(&old, meta, &meta_path, &mut warnings)?;
+            // What league.json says from now on, written once at the end.
+            let mut changed = compare_played_under(&mut old, meta, &meta_path, &mut warnings)?;
             refuse_other_schedule(&old, meta, &meta_path, dir)?;
             if old.sprt != meta.sprt {
                 if any_game_played(layout) {
@@ -148,16 +159,18 @@ pub(super) fn settle(layout: &Layout, meta: &LeagueMeta) -> Result<Vec<String>, 
                     });
                 }
                 // No game counted yet: the test is this run's.
-                let mut kept = old.clone();
-                kept.sprt = meta.sprt.clone();
-                write_meta(&meta_path, &kept)?;
+                old.sprt = meta.sprt.clone();
+                changed = true;
             }
             if let Some(c) = grown {
-                write_meta(&meta_path, &old)?;
+                changed = true;
                 warnings.push(format!(
                     "league `{}`: its Swiss's `rounds` raised from {} to {}; the rounds played stay as they are, and the new ones are paired after them",
                     meta.name, c.was, c.now
                 ));
+            }
+            if changed {
+                write_meta(&meta_path, &old)?;
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => write_meta(&meta_path, meta)?,
@@ -198,7 +211,7 @@ fn extended(
     })
 }
 
-fn write_meta(meta_path: &Path, meta: &LeagueMeta) -> Result<(), StoreError> {
+pub(super) fn write_meta(meta_path: &Path, meta: &LeagueMeta) -> Result<(), StoreError> {
     let text = serde_json::to_string_pretty(meta).map_err(|e| StoreError::Mismatch {
         path: meta_path.to_path_buf(),
         why: e.to_string(),
@@ -352,14 +365,17 @@ fn keep_sandbox_note(
     Ok(())
 }
 
-/// A changed time control is refused; a changed bot command is a warning.
+/// A changed time control is refused; a changed bot command or setting is
+/// a warning, said once: `old` takes the new ones, with the change and its
+/// time noted (returns whether it did, for league.json to be written).
 fn compare_played_under(
-    old: &LeagueMeta,
+    old: &mut LeagueMeta,
     meta: &LeagueMeta,
     meta_path: &Path,
     warnings: &mut Vec<String>,
-) -> Result<(), StoreError> {
-    if let (Some(was), Some(now)) = (&old.played_under, &meta.played_under) {
+) -> Result<bool, StoreError> {
+    let name = old.name.clone();
+    if let (Some(was), Some(now)) = (old.played_under.as_mut(), &meta.played_under) {
         let changed: Vec<String> = was
             .time_control
             .iter()
@@ -375,22 +391,37 @@ fn compare_played_under(
             return Err(StoreError::Mismatch {
                 path: meta_path.to_path_buf(),
                 why: format!(
-                    "the time control changed since league `{}` started ({}): its games so far were played under the old one. Resume with the same settings (the flags or the file's [time_control]), or choose another `output` for a new league",
-                    old.name,
+                    "the time control changed since league `{name}` started ({}): its games so far were played under the old one. Resume with the same settings (the flags or the file's [time_control]), or choose another `output` for a new league",
                     changed.join(", ")
                 ),
             });
         }
+        let at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        let mut noted = Vec::new();
         for (bot, cmd) in &now.commands {
             if let Some(before) = was.commands.get(bot).filter(|b| *b != cmd) {
-                warnings.push(format!(
-                    "bot `{bot}`'s command changed since league `{}` started ({before:?} -> {cmd:?}): its games from now on are played by the new one",
-                    old.name
-                ));
+                noted.push(format!("bot `{bot}`'s command: {before:?} -> {cmd:?}"));
             }
         }
+        // Folders of older versions kept no settings: nothing to compare.
+        for (bot, set) in &now.settings {
+            if let Some(before) = was.settings.get(bot).filter(|b| *b != set) {
+                noted.push(format!("bot `{bot}`'s settings: {before} -> {set}"));
+            }
+        }
+        for n in &noted {
+            warnings.push(format!(
+                "league `{name}`: {n}, since its last run: its games from now on ({at} on) are played with the new one (league.json notes the change)"
+            ));
+            was.changes.push(format!("{at}: {n}"));
+        }
+        if !noted.is_empty() || was.settings.is_empty() && !now.settings.is_empty() {
+            was.commands = now.commands.clone();
+            was.settings = now.settings.clone();
+            return Ok(true);
+        }
     }
-    Ok(())
+    Ok(false)
 }
 
 /// Whether the league of `meta` is an `arena match` (its resume command is

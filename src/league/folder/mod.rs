@@ -374,13 +374,10 @@ impl ResultsDir {
             return Ok(Vec::new());
         };
         let mut warnings = Vec::new();
+        let mut notes = Vec::new();
         if under.programs.is_empty() {
             under.programs = now;
-            let text = serde_json::to_string_pretty(&meta).map_err(|e| StoreError::Mismatch {
-                path: path.clone(),
-                why: e.to_string(),
-            })?;
-            write_atomically(&path, text.as_bytes())?;
+            meta::write_meta(&path, &meta)?;
             return Ok(warnings);
         }
         for (bot, files) in &now {
@@ -412,11 +409,22 @@ impl ResultsDir {
                 .collect();
             if !changed.is_empty() {
                 warnings.push(format!(
-                    "bot `{bot}`'s program changed since league `{}` started: {}; its games from now on are played by the new one",
+                    "bot `{bot}`'s program changed since league `{}` last ran: {}; its games from now on are played by the new one (league.json notes the change)",
                     meta.name,
                     changed.join(", ")
                 ));
+                let at = humantime::format_rfc3339_seconds(std::time::SystemTime::now());
+                notes.push(format!(
+                    "{at}: bot `{bot}`'s program: {}",
+                    changed.join(", ")
+                ));
             }
+        }
+        // Said once: the programs from now on, and the change noted.
+        if !notes.is_empty() {
+            under.programs.extend(now);
+            under.changes.extend(notes);
+            meta::write_meta(&path, &meta)?;
         }
         Ok(warnings)
     }
