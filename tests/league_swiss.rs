@@ -263,7 +263,10 @@ fn a_row_missing_from_an_early_round_names_the_later_rounds_rows_as_unpaired() {
         "{json}"
     );
     assert!(
-        text.contains("round 1 lacks a game's row, and 24 rows of the rounds after it stand on it")
+        text.contains("23 of 48 games done (47.9%), and 24 rows of rounds not paired yet")
+            && text.contains(
+                "round 1 lacks a game's row, and 24 rows of the rounds after it stand on it"
+            )
             && text
                 .lines()
                 .any(|l| l.starts_with("resume it (") && l.ends_with(" --repair")),

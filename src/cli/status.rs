@@ -62,18 +62,29 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     let total = st
         .total()
         .map_or_else(|| "?".to_string(), |t| t.to_string());
+    // Rows of a Swiss's rounds not paired yet are not games done: they
+    // stand on a round that lacks a row (said below).
+    let waiting = st
+        .format_state
+        .as_ref()
+        .and_then(|p| p.unpaired.as_ref())
+        .map_or(0, |u| u.rows);
+    let done = st.done().saturating_sub(waiting);
     let pct = st
         .total()
         .filter(|&t| t > 0)
-        .map(|t| format!(" ({:.1}%)", 100.0 * st.done() as f64 / t as f64))
+        .map(|t| format!(" ({:.1}%)", 100.0 * done as f64 / t as f64))
         .unwrap_or_default();
     let _ = writeln!(
         out,
-        "league {}: {} shard{}, {} of {total} games done{pct}",
+        "league {}: {} shard{}, {done} of {total} games done{pct}{}",
         st.name,
         st.shards.len(),
         if st.shards.len() == 1 { "" } else { "s" },
-        st.done()
+        match waiting {
+            0 => String::new(),
+            n => format!(", and {n} rows of rounds not paired yet"),
+        }
     );
     if let Some(p) = &st.format_state {
         let _ = writeln!(out, "{}", format_line(p));
