@@ -353,11 +353,18 @@ pub fn fault_of(e: BotError) -> Fault {
         ),
         BotError::LineTooLong { limit, start } => Fault::new(
             ForfeitKind::LineTooLong,
-            format!(
-                "line over {limit} bytes: {}",
-                // Leading white space says nothing (a line padded to length).
-                protocol::truncate(start.trim_ascii_start(), DETAIL_MAX)
-            ),
+            // Leading white space says nothing (a line padded to length),
+            // and a line of nothing else is said to be that.
+            match start.trim_ascii_start() {
+                [] => format!(
+                    "line over {limit} bytes, white space all through its first {} bytes (a blank line is ignored only when it ends within the limit)",
+                    start.len()
+                ),
+                text => format!(
+                    "line over {limit} bytes: {}",
+                    protocol::truncate(text, DETAIL_MAX)
+                ),
+            },
         ),
         e @ (BotError::Io(_)
         | BotError::Spawn { .. }
@@ -1672,6 +1679,16 @@ mod tests {
         assert_eq!(f.kind, ForfeitKind::LineTooLong);
         assert!(
             f.detail.contains(r#"bytes: {"type":"reply""#),
+            "{}",
+            f.detail
+        );
+        let f = fault_of(BotError::LineTooLong {
+            limit: 65536,
+            start: vec![b' '; 300],
+        });
+        assert!(
+            f.detail
+                .contains("white space all through its first 300 bytes"),
             "{}",
             f.detail
         );
