@@ -195,17 +195,24 @@ fn a_swiss_cannot_be_sharded_and_bad_format_values_name_the_key() {
     );
 }
 
+/// The Swiss of `write_swiss` in `dir`, its file set to 2 of its 4 rounds
+/// and run: its file, the file's text as written (4 rounds) and its
+/// games.csv.
+fn two_rounds_played(dir: &Path) -> (PathBuf, String, PathBuf) {
+    let file = write_swiss(dir, "");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("rounds = 4", "rounds = 2")).unwrap();
+    run_ok(&file, &[]);
+    (file, text, dir.join("out/games.csv"))
+}
+
 /// A Swiss's `rounds` raised in its file extends the league on resume: the
 /// rounds played stay byte for byte, the new one is paired after them;
 /// fewer rounds are refused naming the key and both values.
 #[test]
 fn a_swiss_with_more_rounds_resumes_after_its_rounds_and_fewer_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let file = write_swiss(dir.path(), "");
-    let text = std::fs::read_to_string(&file).unwrap();
-    std::fs::write(&file, text.replace("rounds = 4", "rounds = 2")).unwrap();
-    run_ok(&file, &[]);
-    let csv = dir.path().join("out/games.csv");
+    let (file, text, csv) = two_rounds_played(dir.path());
     let before = std::fs::read(&csv).unwrap();
     assert_eq!(rows(&csv).len(), 2 * 24);
 
@@ -241,11 +248,7 @@ fn a_swiss_with_more_rounds_resumes_after_its_rounds_and_fewer_are_refused() {
 #[test]
 fn a_row_missing_from_an_early_round_names_the_later_rounds_rows_as_unpaired() {
     let dir = tempfile::tempdir().unwrap();
-    let file = write_swiss(dir.path(), "");
-    let text = std::fs::read_to_string(&file).unwrap();
-    std::fs::write(&file, text.replace("rounds = 4", "rounds = 2")).unwrap();
-    run_ok(&file, &[]);
-    let csv = dir.path().join("out/games.csv");
+    let (file, _, csv) = two_rounds_played(dir.path());
     let all = std::fs::read_to_string(&csv).unwrap();
     let first = all.lines().position(|l| l.starts_with("s001-")).unwrap();
     let kept: Vec<&str> = all

@@ -203,9 +203,10 @@ fn not_another_leagues(dir: PathBuf, args: &RateArgs) -> anyhow::Result<PathBuf>
         // The folder of a sharded league keeps the tables of its shards'
         // games together: those of games from elsewhere would replace them.
         let shards = crate::league::folder::shard_folders(&dir);
-        let within = |f: &PathBuf| {
-            let (f, d) = (std::fs::canonicalize(f), std::fs::canonicalize(&dir));
-            matches!((f, d), (Ok(f), Ok(d)) if f.starts_with(&d))
+        let real = std::fs::canonicalize(&dir);
+        let within = |f: &PathBuf| match (std::fs::canonicalize(f), &real) {
+            (Ok(f), Ok(d)) => f.starts_with(d),
+            _ => false,
         };
         if !shards.is_empty() && !args.files.iter().all(within) {
             bail!(

@@ -64,11 +64,7 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
         .map_or_else(|| "?".to_string(), |t| t.to_string());
     // Rows of a Swiss's rounds not paired yet are not games done: they
     // stand on a round that lacks a row (said below).
-    let waiting = st
-        .format_state
-        .as_ref()
-        .and_then(|p| p.unpaired.as_ref())
-        .map_or(0, |u| u.rows);
+    let waiting = st.unpaired().map_or(0, |u| u.rows);
     let done = st.done().saturating_sub(waiting);
     let pct = st
         .total()
@@ -119,7 +115,7 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
         let _ = writeln!(out, "{}", v.line);
     }
     let starts = start_commands(&st, meta.as_ref(), decided);
-    let unpaired = st.format_state.as_ref().and_then(|p| p.unpaired.as_ref());
+    let unpaired = st.unpaired();
     for (s, command) in st.shards.iter().zip(&starts) {
         shard_notes(&mut out, s, n);
         let Some(command) = command else { continue };
@@ -242,11 +238,7 @@ fn start_commands(
     let started = meta.and_then(|m| m.resume.clone());
     let n = st.shards.len();
     // Rows of rounds not paired yet: `arena run` refuses them.
-    let unpaired = st
-        .format_state
-        .as_ref()
-        .and_then(|p| p.unpaired.as_ref())
-        .map_or(0, |u| u.rows);
+    let unpaired = st.unpaired().map_or(0, |u| u.rows);
     st.shards
         .iter()
         .map(|s| {

@@ -93,6 +93,13 @@ impl LeagueStatus {
         self.shards.iter().map(|s| s.total).sum()
     }
 
+    /// Rows of a Swiss's or knockout's rounds not paired yet (a round
+    /// before them lacks a row), which `arena run` refuses without
+    /// `--repair`.
+    pub fn unpaired(&self) -> Option<&Unpaired> {
+        self.format_state.as_ref()?.unpaired.as_ref()
+    }
+
     /// The shards to start (again): missing or stopped.
     pub fn to_start(&self) -> Vec<&ShardStatus> {
         self.shards

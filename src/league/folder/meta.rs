@@ -211,6 +211,12 @@ fn extended(
     })
 }
 
+/// When a change is noted in league.json's `played_under.changes`: now,
+/// UTC, to the second.
+pub(super) fn change_time() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
 pub(super) fn write_meta(meta_path: &Path, meta: &LeagueMeta) -> Result<(), StoreError> {
     let text = serde_json::to_string_pretty(meta).map_err(|e| StoreError::Mismatch {
         path: meta_path.to_path_buf(),
@@ -396,7 +402,7 @@ fn compare_played_under(
                 ),
             });
         }
-        let at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        let at = change_time();
         let mut noted = Vec::new();
         for (bot, cmd) in &now.commands {
             if let Some(before) = was.commands.get(bot).filter(|b| *b != cmd) {

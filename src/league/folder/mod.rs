@@ -413,7 +413,7 @@ impl ResultsDir {
                     meta.name,
                     changed.join(", ")
                 ));
-                let at = humantime::format_rfc3339_seconds(std::time::SystemTime::now());
+                let at = meta::change_time();
                 notes.push(format!(
                     "{at}: bot `{bot}`'s program: {}",
                     changed.join(", ")
