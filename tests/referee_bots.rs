@@ -429,6 +429,14 @@ async fn a_hello_said_again_is_called_a_second_hello() {
     assert!(detail(&r).contains("second hello"), "{r:?}");
 }
 
+/// A reply sent under `"type":"hello"` is told a reply was expected, not
+/// that its hello lacks a name.
+#[tokio::test]
+async fn a_reply_typed_hello_is_told_a_reply_was_expected() {
+    let r = misbehaving("hello_typed", 5000, Some(ForfeitKind::Protocol)).await;
+    assert!(detail(&r).starts_with("expected a reply"), "{r:?}");
+}
+
 /// An opening after which seat 0 makes the game's last asked decision, and
 /// makes it with the first legal option (found by random play with the
 /// engine).
@@ -796,6 +804,42 @@ async fn the_game_clock_runs_out() {
     });
     let r = misbehaving_in(&broken("hang"), "hang", s, Some(ForfeitKind::Timeout)).await;
     assert!(detail(&r).contains("game clock"), "{r:?}");
+}
+
+/// A quick bot on a tiny clock is never charged more than its clock held:
+/// a reply read past the deadline (it was already waiting) is taken only
+/// while the clock covers it; past that the clock has run out (a
+/// `timeout`), not stopped at zero with the bot playing on (protocol.md,
+/// "Limits").
+#[tokio::test]
+async fn a_quick_bot_cannot_play_on_an_empty_clock() {
+    let base = Duration::from_millis(1);
+    for seed in 0..4 {
+        let mut bot = start(&rust_bot(), None, &Timing::default()).await.unwrap();
+        let mut random = RandomPlayer::new("random", seed);
+        let mut s = spec(two_player_variant(), 2, 5000);
+        s.time.clock = Some(mancala_arena::referee::Clock {
+            base,
+            increment: Duration::ZERO,
+        });
+        let r = play_in_seat(&mut bot, &mut random, &s, 0).await;
+        let charged: u64 = r
+            .decisions
+            .iter()
+            .filter(|d| d.seat == 0 && !d.forced && !d.opening)
+            .map(|d| d.elapsed_us)
+            .sum();
+        assert!(
+            charged <= 1000,
+            "{charged} us charged on a 1 ms clock: {r:?}"
+        );
+        if r.is_forfeit() {
+            assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Timeout), "{r:?}");
+            assert_eq!(r.offender, Some(0), "{r:?}");
+            assert!(detail(&r).contains("game clock"), "{r:?}");
+        }
+        bot.quit().await;
+    }
 }
 
 /// A bot that ignores SIGTERM and does not exit on quit is SIGKILLed after

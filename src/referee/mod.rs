@@ -652,23 +652,27 @@ mod tests {
         let report = play_game(&spec, &mut ps, &mut |_| {}).await.unwrap();
         let ms = Duration::from_millis;
         // 100, then -30 +10 each time; the timeout is the smaller of the
-        // decision time and the clock; a clock stops at zero before the
-        // increment is added (20 - 30 -> 0 + 10).
-        let expected = [
-            (100, 70),
-            (80, 70),
-            (60, 60),
-            (40, 40),
-            (20, 20),
-            (10, 10),
-            (10, 10),
-        ];
+        // decision time and the clock; a reply that takes longer than the
+        // clock has left (30 of 20) is a timeout, even though this player
+        // answered past its deadline (protocol.md, "Limits").
+        let expected = [(100, 70), (80, 70), (60, 60), (40, 40), (20, 20)];
         for (i, &(left, timeout)) in expected.iter().enumerate() {
             if let Some(&seen) = timed.seen.get(i) {
                 assert_eq!(seen, (Some(ms(left)), ms(timeout)), "decision {i}");
             }
         }
         assert!(timed.seen.len() >= 3, "{report:?}");
+        if timed.seen.len() == expected.len() {
+            assert_eq!(report.reason, EndReason::Forfeit(ForfeitKind::Timeout));
+            assert_eq!(report.offender, Some(0));
+            let detail = report.detail.as_deref().unwrap_or_default();
+            assert!(
+                detail.contains("the game clock ran out: the reply took 30.0 ms with 20.0 ms left"),
+                "{detail}"
+            );
+        } else {
+            assert!(timed.seen.len() < expected.len(), "{report:?}");
+        }
         let mine = report
             .decisions
             .iter()

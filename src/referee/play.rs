@@ -279,6 +279,21 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
             a.elapsed.unwrap_or_else(|| asked.elapsed())
         });
         self.unseen[seat].clear();
+        // protocol.md, "Limits": a reply read past the decision time is
+        // taken when it was already waiting (the referee's own delay is not
+        // the bot's), but never past the clock, which would otherwise stop
+        // at zero and be enforced no more.
+        if let Some(left) = self.clocks[seat].filter(|&left| answer.is_ok() && elapsed > left) {
+            let detail = format!(
+                "the game clock ran out: the reply took {:.1} ms with {:.1} ms left",
+                elapsed.as_secs_f64() * 1e3,
+                left.as_secs_f64() * 1e3
+            );
+            return Ok(Turn::Forfeit(
+                seat,
+                Fault::new(ForfeitKind::Timeout, detail),
+            ));
+        }
         let answer = match answer {
             Ok(a) => a,
             Err(mut f) => {
