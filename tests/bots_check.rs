@@ -852,6 +852,22 @@ fn an_unflushed_or_misdirected_hello_is_diagnosed() {
     );
 }
 
+/// A bot that reads all of its stdin before it answers (the hello read,
+/// then a wait for an end of input that never comes) is told so, not
+/// only to flush.
+#[test]
+fn a_bot_reading_to_the_end_of_its_input_is_told_so() {
+    let bot = "import sys\ndata = sys.stdin.read()\nprint('{\"type\":\"hello\",\"name\":\"x\"}', flush=True)\n";
+    // Time enough for the interpreter to start and read, on a loaded machine.
+    let (ok, text) = check_bot(&["--startup-ms", "4000"], &["python3", "-c", bot], false);
+    assert!(!ok);
+    assert!(
+        text.contains("no hello within 4000 ms")
+            && text.contains("reads all of its stdin before answering"),
+        "{text}"
+    );
+}
+
 /// `--json`: one JSON document for CI pipelines, with every check, its
 /// detail and notes, and the same exit status.
 #[test]

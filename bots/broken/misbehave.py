@@ -45,6 +45,8 @@ are not league bots (see README.md). Modes:
                 ply of its first request
   hello_extra   sends a stray reply line together with its hello
   hello_again   plays well, but says its hello again at each game_start
+  hello_typed   answers its first request with its option under
+                "type": "hello" (a copy-paste of its hello's line)
   two_on_a_line  answers its first request with two replies on one line
                 (no newline between them)
   write_flood   answers its first request, then 10000 more reply lines
@@ -451,6 +453,9 @@ def misbehave(requests, message):
         return True
     elif MODE == "illegal":
         send({"type": "reply", "option": "Z99"})
+        return True
+    elif MODE == "hello_typed":
+        send({"type": "hello", "option": message["legal"][0]})
         return True
     elif MODE == "huge_line":
         chunk = "x" * (1 << 20)

@@ -368,6 +368,18 @@ pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
     }
 }
 
+/// The `type` a line's object states, when it is JSON with a string
+/// there, whether or not it is a message: what a line was meant to be.
+pub fn stated_type(line: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Typed {
+        #[serde(rename = "type")]
+        kind: String,
+    }
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    serde_json::from_slice::<Typed>(line).ok().map(|t| t.kind)
+}
+
 /// [`decode`], the line's bytes taken as they come.
 fn decode_message(line: &[u8]) -> Result<FromBot, DecodeError> {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);

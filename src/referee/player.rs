@@ -298,6 +298,20 @@ fn judge_reply(line: &[u8], ask: &Ask<'_>, asked: u64, elapsed: Duration) -> Res
                 protocol::truncate(line, DETAIL_MAX)
             ),
         )),
+        // A hello in a reply's place that is not a hello either (an
+        // option sent under `"type":"hello"`): what was expected first.
+        Err(DecodeError::Protocol(why))
+            if protocol::stated_type(line).as_deref() == Some("hello") =>
+        {
+            Err(Fault::new(
+                ForfeitKind::Protocol,
+                format!(
+                    "expected a reply (`\"type\":\"reply\"`), got a `hello`: {} ({})",
+                    protocol::shown_line(line, DETAIL_MAX),
+                    protocol::truncate(why.as_bytes(), 100)
+                ),
+            ))
+        }
         Err(e) => Err(decode_fault(e, line)),
     }
 }
@@ -551,7 +565,8 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
         (true, n) => format!("{n} bytes on stderr"),
     };
     // The request still in the pipe: the bot was not reading.
-    let unread = process.unread_input().filter(|&n| n > 0);
+    let input = process.unread_input();
+    let unread = input.filter(|&n| n > 0);
     match (process.partial_line(), replied) {
         (Some(part), _) => format!("; the referee saw {}", unended(part, " on stdout")),
         (None, n) if n > 0 && unread.is_some() => format!(
@@ -568,12 +583,30 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
             }
         ),
         (None, _) if stderr > 0 => format!(
-            "; the referee saw nothing on stdout and {on_stderr}: if the answer is among them, it belongs on stdout; else flush stdout after each line (C fflush(stdout), Python print(..., flush=True), Java System.out.flush())"
+            "; the referee saw nothing on stdout and {on_stderr}: if the answer is among them, it belongs on stdout; else {}",
+            flush_or(input)
         ),
         (None, _) if !process.stderr_read() => format!(
-            "; the referee saw nothing on stdout ({on_stderr}): if the bot did answer, flush stdout after each line (C fflush(stdout), Python print(..., flush=True), Java System.out.flush()); else it was still starting or thinking"
+            "; the referee saw nothing on stdout ({on_stderr}): if the bot did answer, {}",
+            flush_or(input)
         ),
-        (None, _) => "; the referee saw nothing at all, on stdout or stderr: if the bot did answer, flush stdout after each line (C fflush(stdout), Python print(..., flush=True), Java System.out.flush()); else it was still starting or thinking".into(),
+        (None, _) => format!(
+            "; the referee saw nothing at all, on stdout or stderr: if the bot did answer, {}",
+            flush_or(input)
+        ),
+    }
+}
+
+/// The usual causes of silence from a bot that has not yet got a line
+/// through: output not flushed, and then, by what is left of the
+/// message in its stdin (`unread`), still starting (it has not read it)
+/// or waiting for more input (it has read all there is and not
+/// answered: it reads to the end of its input, which never comes).
+fn flush_or(unread: Option<usize>) -> String {
+    let flush = "flush stdout after each line (C fflush(stdout), Python print(..., flush=True), Java System.out.flush())";
+    match unread {
+        Some(0) => format!("{flush}; else it read the whole message and waited for more input: a bot that reads all of its stdin before answering (Python sys.stdin.read(), C++ reading to the end) waits for an end that never comes: read one line, answer it, then read the next"),
+        _ => format!("{flush}; else it was still starting or thinking"),
     }
 }
 
