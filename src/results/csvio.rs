@@ -467,6 +467,16 @@ impl<R: Read> RowReader<R> {
             });
             return Ok(out);
         };
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if super::records::is_log_name(name) {
+            // Compressed with its league's dictionary: `zstd -d` alone
+            // would not make it a table either.
+            return Err(row_err(
+                path,
+                1,
+                "this is a league's log of game records (each game's moves), not a games table: give the results folder, or its games.csv",
+            ));
+        }
         if let Some(what) = not_csv(&lines.head[lines.head_at..]) {
             return Err(row_err(path, 1, format!("this is {what}")));
         }
@@ -503,7 +513,18 @@ impl<R: Read> RowReader<R> {
             .filter(|c| !index.contains_key(c))
             .collect();
         if !missing.is_empty() {
-            let why = if missing.len() == COLUMNS.len() {
+            // A spreadsheet's "CSV" in a locale whose decimal mark is a
+            // comma separates its fields with semicolons or tabs.
+            let other = [';', '\t']
+                .into_iter()
+                .find(|&c| names.len() == 1 && names[0].split(c).any(|n| n.trim() == "game_id"));
+            let why = if let Some(c) = other {
+                format!(
+                    "the header's fields are separated by {}, not commas: save the table as comma-separated (a games.csv's columns are {})",
+                    if c == ';' { "semicolons" } else { "tabs" },
+                    COLUMNS.join(",")
+                )
+            } else if missing.len() == COLUMNS.len() {
                 format!(
                     "no header line: the first line must name the columns ({})",
                     COLUMNS.join(",")
@@ -755,9 +776,12 @@ fn parse_added(
     Ok(())
 }
 
+/// Exactly: every multiple of 1/2 or 1/4 in [0, 1] is a binary fraction
+/// that `0.75` or `0.750` reads as, so a score off by any amount
+/// (`0.5000000001`) is a score that is not one, and would be rated as
+/// what it says rather than as the draw it nearly is.
 fn is_multiple_of(x: f64, step: f64) -> bool {
-    let k = x / step;
-    (k - k.round()).abs() < 1e-9
+    (x / step).fract() == 0.0
 }
 
 /// Whether `row`, written to a games.csv, reads back: [`check_row`] and
@@ -1048,6 +1072,17 @@ mod tests {
                 .to_string();
             assert!(e.starts_with(want), "{e}");
         }
+        // A league's log of records is named as one, compressed or not:
+        // `zstd -d` alone would not make it a table.
+        for name in ["records-0000.jsonl.zst", "records-0003.jsonl"] {
+            let e = parse(Path::new(name), b"\x28\xb5\x2f\xfd\x00\n")
+                .expect_err(name)
+                .to_string();
+            assert!(
+                e.contains(":1: this is a league's log of game records"),
+                "{e}"
+            );
+        }
         // A NUL in a row (zeros a crash left at the end) is no such file.
         let mut zeros = format!("{H}\n{R1}\n").into_bytes();
         zeros.extend([0u8; 10]);
@@ -1270,6 +1305,10 @@ mod tests {
         let cases: &[(String, &str)] = &[
             (format!("{R1}\n{R2}\n"), "t.csv:1: no header line"),
             (
+                format!("{}\n", H.replace(',', ";")),
+                "t.csv:1: the header's fields are separated by semicolons, not commas",
+            ),
+            (
                 "game_id,variant,players,group,seat0,seat1,score0,score1,reason,plies\n".into(),
                 "t.csv:1: missing columns `seat2`, `score2`, `offender`, `duration_ms`, `seed`, `opening`",
             ),
@@ -1292,6 +1331,10 @@ mod tests {
             ),
             (
                 format!("{H}\ng2,filo,2,p1,B,A,,0.7,0.3,,tie,,31,100,7,\n"),
+                "t.csv:2: scores must be multiples of 0.5",
+            ),
+            (
+                format!("{H}\ng2,filo,2,p1,B,A,,0.5000000001,0.4999999999,,tie,,31,100,7,\n"),
                 "t.csv:2: scores must be multiples of 0.5",
             ),
             (
