@@ -112,6 +112,19 @@ fn a_move_written_otherwise_says_how_and_a_negative_count_is_named() {
         err.contains("(`xi1` is legal: options are taken exactly"),
         "{err}"
     );
+    // Where the engine would read it (Diffusion's letters in any case),
+    // the command line takes options as the referee does: as listed.
+    let out = arena(&["state", "diffusion", "--moves", "a"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("move 1 `a` is illegal")
+            && err.contains("(`A` is legal: options are taken exactly"),
+        "{err}"
+    );
+    // Commas separate moves as spaces do (as in `play --opening`).
+    let v = json_of(&arena(&["state", "kisolo", "--moves", "xi1,xi1"]));
+    assert_eq!(v["moves_applied"], 2);
     let out = arena(&["state", "kisolo", "--players", "-1"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("-1 is negative"), "{err}");

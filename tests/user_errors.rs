@@ -767,7 +767,7 @@ fn play_and_run_name_the_flag_a_bad_value_came_from() {
         ),
         (
             &["--game", "filo", "--opening", "zz"][..],
-            "--opening: decision 0 `zz`",
+            "--opening: move 1 `zz` is illegal",
         ),
     ] {
         let mut all = vec!["play", "--quiet"];

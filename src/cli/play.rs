@@ -222,14 +222,12 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     spec.opening = args
         .opening
         .iter()
-        .flat_map(|o| o.split(|c: char| c == ',' || c.is_whitespace()))
-        .filter(|w| !w.is_empty())
+        .flat_map(|o| crate::engine::move_words(o))
         .map(String::from)
         .collect();
     for (i, o) in spec.opening.iter().enumerate() {
-        if let Err(e) = game.play(o) {
-            bail!("--opening: decision {i} `{o}`: {e}");
-        }
+        super::state::play_listed(&mut game, o)
+            .map_err(|e| anyhow::anyhow!("--opening: move {} {e}", i + 1))?;
     }
     spec.seed = args.seed;
     spec.time = TimeControl {

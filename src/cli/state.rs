@@ -21,7 +21,7 @@
 //! 1-based position in the list, the move and the legal options there.
 
 use crate::engine::{Game, Settings, Variant, DEFAULT_MAX_PLIES};
-use anyhow::{bail, Context};
+use anyhow::Context;
 use serde_json::json;
 use std::process::ExitCode;
 
@@ -41,7 +41,8 @@ pub struct StateArgs {
     /// 10000000 as in a league.
     #[arg(long, default_value_t = DEFAULT_MAX_PLIES, value_parser = clap::value_parser!(u32).range(1..=crate::league::config::MAX_MAX_PLIES))]
     max_plies: u32,
-    /// The moves, separated by spaces, forced decisions included.
+    /// The moves, separated by spaces or commas, each exactly as listed,
+    /// forced decisions included.
     #[arg(long, default_value = "")]
     moves: String,
     /// Print the board as text (with the decision and legal options)
@@ -66,22 +67,37 @@ fn settings(args: &StateArgs) -> anyhow::Result<(Variant, Settings)> {
 fn replay(variant: Variant, settings: &Settings, moves: &str) -> anyhow::Result<Game> {
     let mut game =
         Game::new(variant, settings).with_context(|| format!("cannot set up {variant}"))?;
-    for (i, mv) in moves.split_whitespace().enumerate() {
-        if let Err(e) = game.play(mv) {
-            let legal = game.legal();
-            let legal = if legal.is_empty() {
-                "none (the game is over)".to_string()
-            } else {
-                legal.join(" ")
-            };
-            bail!(
-                "move {} `{mv}` is illegal: {e}{}; legal options there: {legal}",
-                i + 1,
-                written_otherwise(mv, &game.legal())
-            );
-        }
+    for (i, mv) in crate::engine::move_words(moves).enumerate() {
+        play_listed(&mut game, mv).map_err(|e| anyhow::anyhow!("move {} {e}", i + 1))?;
     }
     Ok(game)
+}
+
+/// Plays `mv` if it is one of the legal options exactly as listed, as
+/// the referee takes a bot's (protocol.md; the engine's own reading is
+/// more forgiving in some games), else says why not: "`mv` is illegal:
+/// ...; legal options there: ...".
+pub(super) fn play_listed(game: &mut Game, mv: &str) -> Result<(), String> {
+    let legal = game.legal();
+    if legal.iter().any(|l| l == mv) {
+        if let Err(e) = game.play(mv) {
+            return Err(format!("`{mv}` is illegal: {e}"));
+        }
+        return Ok(());
+    }
+    let why = match game.clone().play(mv) {
+        Err(e) => e.to_string(),
+        Ok(_) => "not one of the options as listed".to_string(),
+    };
+    let shown = if legal.is_empty() {
+        "none (the game is over)".to_string()
+    } else {
+        legal.join(" ")
+    };
+    Err(format!(
+        "`{mv}` is illegal: {why}{}; legal options there: {shown}",
+        written_otherwise(mv, &legal)
+    ))
 }
 
 /// What makes `mv` differ from a legal option where the eye cannot tell:

@@ -422,3 +422,11 @@ pub fn players_text(n: usize) -> String {
         n => format!("{n} players"),
     }
 }
+
+/// The options of a move list as people write it (`arena state --moves`,
+/// `arena play --opening`, an openings book): separated by white space or
+/// commas, as no option holds either.
+pub fn move_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+}

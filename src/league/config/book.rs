@@ -267,7 +267,7 @@ pub fn parse(path: &Path, src: &str) -> Result<Vec<BookLine>, BookError> {
         out.push(BookLine {
             line: i + 1,
             variant: variant.trim().to_string(),
-            moves: moves.split_whitespace().map(String::from).collect(),
+            moves: crate::engine::move_words(moves).map(String::from).collect(),
         });
     }
     Ok(out)
