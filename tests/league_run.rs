@@ -1798,6 +1798,29 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
             && text.contains(&format!("recorded `{forged}`")),
         "{text}"
     );
+    assert!(!text.contains("program changed"), "{text}");
+    // A seat whose program is not the one the league last ran (its hash
+    // in league.json is another) is named beside the difference.
+    let json = dir.path().join("out/league.json");
+    let mut meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let files = meta["played_under"]["programs"][&game.seat0]
+        .as_object_mut()
+        .expect("the seat's program files");
+    assert!(!files.is_empty());
+    for h in files.values_mut() {
+        *h = "0".repeat(64).into();
+    }
+    std::fs::write(&json, meta.to_string()).unwrap();
+    let out = replay(&file);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "bot `{}`'s program changed since its league last ran: ",
+            game.seat0
+        )) && text.contains("(sha256 000000000000… -> "),
+        "{text}"
+    );
 }
 
 /// Where stderr is not a terminal (a batch job), the run prints one line

@@ -115,6 +115,26 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         }
         anyhow::Ok(report?)
     })?;
+    // Said where a replay differs: a bot whose program is not the one
+    // the league last ran is the likeliest cause.
+    let changed = || {
+        let Some(under) = read_meta(&dir).and_then(|m| m.played_under) else {
+            return;
+        };
+        let now = runner::programs_now(&t);
+        for name in &spec.names {
+            let (Some(was), Some(files)) = (under.programs.get(name), now.get(name)) else {
+                continue;
+            };
+            let changes = crate::league::folder::program_changes(was, files);
+            if !changes.is_empty() {
+                outln!(
+                    "bot `{name}`'s program changed since its league last ran: {}; the replay played the new one",
+                    changes.join(", ")
+                );
+            }
+        }
+    };
     match first_difference(&recorded.decisions, &report.decisions) {
         None if report.reason.name() == recorded.reason => {
             outln!(
@@ -134,10 +154,12 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
                 report.scores,
                 report.detail.as_deref().unwrap_or("")
             );
+            changed();
             Ok(ExitCode::FAILURE)
         }
         Some(d) => {
             outln!("different: {d}");
+            changed();
             outln!(
                 "(the replay ended {} after {} decisions; a bot that draws its randomness from game_start's seed and does not depend on time replays exactly: docs/league.md, Reproducible leagues)",
                 report.reason.name(),

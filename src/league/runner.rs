@@ -834,6 +834,25 @@ fn check_store(
     Ok(())
 }
 
+/// Each bot's program files and their SHA-256 as they are now, by bot
+/// name: what league.json's `played_under.programs` keeps.
+pub fn programs_now(
+    t: &Tournament,
+) -> std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>> {
+    let mut seen = HashMap::new();
+    t.bots
+        .iter()
+        .map(|b| {
+            let argv = manifest::expand(&b.command);
+            let folder = super::launch::run_folder(b);
+            (
+                b.name.clone(),
+                manifest::program_hashes(&argv, folder.as_deref(), &mut seen),
+            )
+        })
+        .collect()
+}
+
 /// Before the first game: builds the bots, notes their programs' hashes
 /// in league.json and starts each once.
 fn prepare_bots(
@@ -848,20 +867,7 @@ fn prepare_bots(
         let stop = crate::host::stop_signals();
         super::build::build_bots(&t.bots, &Room::of(t), Some(&stop), on_event)?;
     }
-    let mut seen = HashMap::new();
-    let programs = t
-        .bots
-        .iter()
-        .map(|b| {
-            let argv = manifest::expand(&b.command);
-            let folder = super::launch::run_folder(b);
-            (
-                b.name.clone(),
-                manifest::program_hashes(&argv, folder.as_deref(), &mut seen),
-            )
-        })
-        .collect();
-    for w in store.note_programs(programs)? {
+    for w in store.note_programs(programs_now(t))? {
         on_event(&Event::Warning(w));
     }
     check_bots_start(&t.bots, t.time.startup_ms, store.layout(), &Room::of(t))

@@ -384,29 +384,7 @@ impl ResultsDir {
             let Some(was) = under.programs.get(bot) else {
                 continue;
             };
-            let changed: Vec<String> = files
-                .iter()
-                .filter(|(f, h)| was.get(*f).is_some_and(|old| old != *h))
-                .map(|(f, h)| {
-                    let old = &was[f];
-                    format!(
-                        "{f} (sha256 {}… -> {}…)",
-                        &old[..old.len().min(12)],
-                        &h[..h.len().min(12)]
-                    )
-                })
-                .chain(
-                    files
-                        .iter()
-                        // A path not seen before may be the same file named
-                        // from another working folder (paths are kept as the
-                        // command gave them): new only if its content is.
-                        .filter(|(f, h)| {
-                            !was.contains_key(*f) && !was.values().any(|old| old == *h)
-                        })
-                        .map(|(f, _)| format!("{f} (new)")),
-                )
-                .collect();
+            let changed = program_changes(was, files);
             if !changed.is_empty() {
                 warnings.push(format!(
                     "bot `{bot}`'s program changed since league `{}` last ran: {}; its games from now on are played by the new one (league.json notes the change)",
@@ -771,6 +749,35 @@ impl Store for ResultsDir {
     fn record(&self, game_id: &str) -> Result<String, StoreError> {
         records::find_record(&self.layout, game_id).map(|(_, text)| text)
     }
+}
+
+/// What changed in a bot's program files from `was` to `now` (each path
+/// with its SHA-256, as league.json keeps them): "FILE (sha256 OLD… ->
+/// NEW…)" for a file whose content changed, "FILE (new)" for one not
+/// seen before.
+pub fn program_changes(
+    was: &std::collections::BTreeMap<String, String>,
+    now: &std::collections::BTreeMap<String, String>,
+) -> Vec<String> {
+    now.iter()
+        .filter(|(f, h)| was.get(*f).is_some_and(|old| old != *h))
+        .map(|(f, h)| {
+            let old = &was[f];
+            format!(
+                "{f} (sha256 {}… -> {}…)",
+                &old[..old.len().min(12)],
+                &h[..h.len().min(12)]
+            )
+        })
+        .chain(
+            now.iter()
+                // A path not seen before may be the same file named
+                // from another working folder (paths are kept as the
+                // command gave them): new only if its content is.
+                .filter(|(f, h)| !was.contains_key(*f) && !was.values().any(|old| old == *h))
+                .map(|(f, _)| format!("{f} (new)")),
+        )
+        .collect()
 }
 
 #[cfg(test)]
