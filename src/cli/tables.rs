@@ -352,13 +352,14 @@ fn build_game<T: TableGame>(a: &BuildArgs) -> anyhow::Result<ExitCode> {
     };
     let reports = build::<T>(&opts, &mut |r: &LayerReport| {
         outln!(
-            "{:<8} {:>2} seeds {:>12} positions: {:>11} won {:>11} lost {:>11} drawn, longest {:>4} plies, {:>3} rounds, {:>8.1} s{}",
+            "{:<8} {:>2} seeds {:>12} positions: {:>11} won {:>11} lost {:>11} drawn {:>11} already over, longest {:>4} plies, {:>3} rounds, {:>8.1} s{}",
             r.name,
             r.seeds,
             r.positions,
             r.wins,
             r.losses,
             r.draws,
+            r.not_positions,
             r.longest,
             r.rounds,
             r.elapsed.as_secs_f64(),

@@ -291,6 +291,12 @@ fn torn_last_row_is(csv: &Path, game_id: &str) -> bool {
 /// error, unless the game has a file of its own.
 pub fn find_record(layout: &Layout, game_id: &str) -> Result<(RecordAt, String), StoreError> {
     let csv = layout.games_csv();
+    if game_id.trim().is_empty() {
+        return Err(StoreError::Mismatch {
+            path: csv,
+            why: "the game id given is empty: give one of games.csv's `game_id`s".into(),
+        });
+    }
     let without_row = || GameRow {
         game_id: game_id.to_string(),
         ..GameRow::default()
