@@ -7,7 +7,7 @@ use crate::common;
 
 use mancala_arena::serve::store::{
     browse::{Order, SeatFilter},
-    Backend, Db, DbError, Done, DoneKey, Role, VersionStatus,
+    Backend, Db, DbError, Done, DoneKey, Reinstated, Role, VersionStatus,
 };
 use std::future::Future;
 
@@ -172,7 +172,11 @@ async fn versions_lifecycle(db: Db) {
         .await
         .unwrap()
         .is_empty());
-    assert!(db.reinstate("x").await.unwrap());
+    // At its owner's limit, a retired bot stays out: it would be one
+    // more, as a new one.
+    assert_eq!(db.reinstate("x", 0).await.unwrap(), Reinstated::AtLimit);
+    assert_eq!(db.reinstate("x", 1).await.unwrap(), Reinstated::Back);
+    assert_eq!(db.reinstate("x", 1).await.unwrap(), Reinstated::NotRetired);
     assert_eq!(
         db.versions(Some(VersionStatus::Entered)).await.unwrap()[0].player(),
         "x@3"

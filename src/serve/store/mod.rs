@@ -484,6 +484,17 @@ impl GameTicket {
     }
 }
 
+/// What [`Db::reinstate`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reinstated {
+    /// The bot's latest version is entered again.
+    Back,
+    /// Its latest version is not one its owner retired: nothing to do.
+    NotRetired,
+    /// Its owner has `bots_per_owner` bots in the ladder already.
+    AtLimit,
+}
+
 /// The store.
 #[derive(Clone)]
 pub struct Db {
@@ -844,6 +855,15 @@ impl Db {
         .await?)
     }
 
+    /// Every bot's name, with its owner's, retired ones included.
+    pub async fn bot_names(&self) -> Result<Vec<(String, String)>, DbError> {
+        Ok(sqlx::query_as(
+            "SELECT b.name, o.name FROM bots b JOIN owners o ON o.id = b.owner_id ORDER BY b.id",
+        )
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
     /// How many of `owner`'s bots have a version entered or on its way.
     pub async fn live_bots_of(&self, owner: i64) -> Result<i64, DbError> {
         let (n,): (i64,) = sqlx::query_as(
@@ -999,18 +1019,40 @@ impl Db {
     }
 
     /// Brings bot `name`'s latest version back in when its owner had
-    /// retired it (not one replaced or refused); false otherwise.
-    pub async fn reinstate(&self, name: &str) -> Result<bool, DbError> {
+    /// retired it (not one replaced or refused), unless its owner has
+    /// `limit` bots in the ladder already (`bots_per_owner`: a bot
+    /// retired and brought back is one more, as a new one would be; the
+    /// count and the change are one statement, so two at once cannot both
+    /// pass it).
+    pub async fn reinstate(&self, name: &str, limit: i64) -> Result<Reinstated, DbError> {
         let r = sqlx::query(
             "UPDATE versions SET status = 'entered', detail = '', updated_at = $2 \
              WHERE status = 'retired' AND detail = 'withdrawn by its owner' AND id = \
-             (SELECT MAX(v.id) FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = $1)",
+             (SELECT MAX(v.id) FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = $1) \
+             AND (SELECT COUNT(DISTINCT b.id) FROM bots b JOIN versions v ON v.bot_id = b.id \
+                  WHERE b.owner_id = (SELECT owner_id FROM bots WHERE name = $1) \
+                  AND v.status IN ('queued', 'building', 'checking', 'entered')) < $3",
         )
         .bind(name)
         .bind(now())
+        .bind(limit)
         .execute(&self.pool)
         .await?;
-        Ok(r.rows_affected() > 0)
+        if r.rows_affected() > 0 {
+            return Ok(Reinstated::Back);
+        }
+        // Not changed: at the limit, if it would have been otherwise.
+        let (retired,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM versions WHERE status = 'retired' AND detail = 'withdrawn by its owner' AND id = \
+             (SELECT MAX(v.id) FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = $1)",
+        )
+        .bind(name)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(match retired {
+            0 => Reinstated::NotRetired,
+            _ => Reinstated::AtLimit,
+        })
     }
 
     /// One version by id.

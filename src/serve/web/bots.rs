@@ -7,7 +7,7 @@ use super::pages;
 use crate::serve::bus::FeedEvent;
 use crate::serve::intake::{self, inbox, Upload};
 use crate::serve::ladder::Ladder;
-use crate::serve::store::VersionStatus;
+use crate::serve::store::{Reinstated, VersionStatus};
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
@@ -126,7 +126,7 @@ async fn retire(
 ) -> ApiResult<Json<Retired>> {
     writable(&l)?;
     let owner = owner_of(&l, &headers).await?;
-    check_owner(&l, &owner, &name).await?;
+    check_owner(&l, &owner, &name, "retire").await?;
     let retired = l.db.retire(&name).await.map_err(ApiError::internal)?;
     if retired {
         l.roster_changed_now();
@@ -165,12 +165,25 @@ async fn change(
             ),
         )
     })?;
-    check_owner(&l, &owner, &name).await?;
+    check_owner(&l, &owner, &name, "retire or bring back").await?;
     let changed = match change.active {
-        false => l.db.retire(&name).await,
-        true => l.db.reinstate(&name).await,
-    }
-    .map_err(ApiError::internal)?;
+        false => l.db.retire(&name).await.map_err(ApiError::internal)?,
+        true => {
+            let limit = l.settings.bots_per_owner as i64;
+            match l.db.reinstate(&name, limit).await.map_err(ApiError::internal)? {
+                Reinstated::Back => true,
+                Reinstated::NotRetired => false,
+                Reinstated::AtLimit => {
+                    return Err(ApiError::new(
+                        StatusCode::FORBIDDEN,
+                        format!(
+                            "you have {limit} bots in this ladder, its limit: retire one (DELETE /api/bots/NAME) before bringing `{name}` back"
+                        ),
+                    ))
+                }
+            }
+        }
+    };
     if changed {
         l.roster_changed_now();
         l.announce(FeedEvent::Bot {
@@ -217,7 +230,7 @@ async fn bot_log(
     Path(name): Path<String>,
 ) -> ApiResult<impl IntoResponse> {
     let owner = owner_of(&l, &headers).await?;
-    check_owner(&l, &owner, &name).await?;
+    check_owner(&l, &owner, &name, "read the log of").await?;
     let versions = l.db.versions_of(&name).await.map_err(ApiError::internal)?;
     let Some(v) = versions.last() else {
         return Err(ApiError::not_found(format!("bot `{name}` has no version")));
