@@ -167,4 +167,10 @@ fn an_owner_asks_for_a_games_analysis_and_its_page_shows_it() {
     assert_eq!(s, 429, "{body}");
     assert!(body.contains("analyses_per_hour"), "{body}");
     assert_eq!(server.json(&third_path)["state"], "none");
+    // The count outlives a restart: the analyses kept are counted too.
+    server.terminate();
+    server.start();
+    let (s, body) = server.call("POST", &third_path, Some(&alice), b"");
+    assert_eq!(s, 429, "{body}");
+    assert_eq!(server.json(&third_path)["state"], "none");
 }

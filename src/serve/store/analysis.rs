@@ -25,6 +25,24 @@ impl Db {
         Ok(())
     }
 
+    /// When the analyses kept that owner `owner` asked for were made, from
+    /// `since` (an RFC 3339 time, as [`now`] writes them) on, oldest
+    /// first: the part of their hourly count that outlives a restart.
+    pub async fn analyses_made_since(
+        &self,
+        owner: i64,
+        since: &str,
+    ) -> Result<Vec<String>, DbError> {
+        let rows: Vec<(String,)> = sqlx::query_as(
+            "SELECT made_at FROM game_analysis WHERE owner_id = $1 AND made_at >= $2 ORDER BY made_at",
+        )
+        .bind(owner)
+        .bind(since)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(|(t,)| t).collect())
+    }
+
     /// The analysis of game `id`, if it has one: its verdicts (a JSON
     /// array, [`crate::results::analysis::parse`] of the lines kept) and
     /// when it was made.

@@ -3,7 +3,7 @@
 //! and its record are public); an owner of one of the game's bots asks
 //! for it with their token, and the server computes it within its budget.
 
-use super::auth::bearer_owner;
+use super::auth::{bearer_owner, writable};
 use super::error::{ApiError, ApiResult, Shared};
 use super::pages::{finished_row, game_text};
 use super::stderr::owns;
@@ -85,6 +85,9 @@ async fn ask(
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
+    // An analysis is work and a write: the ladder's own server's
+    // (docs/ladder.md, --pages-only).
+    writable(&l)?;
     let who = bearer_owner(&l, &headers).await?;
     let (n, row, record) = game_text(&l, &id)
         .await
@@ -127,17 +130,39 @@ async fn ask(
             "this ladder analyses no games (its analyses_per_hour is 0)",
         ));
     }
-    let started = l.analyses.start(
-        n,
-        (owner, per_hour),
-        budget,
-        record,
-        move |lines| async move {
-            db.keep_analysis(n, owner, &lines)
-                .await
-                .map_err(|e| format!("keeping it: {e}"))
-        },
-    );
+    // The analyses kept count too: the count in memory starts empty
+    // when the server does.
+    let hour = Duration::from_secs(3600);
+    let hour_ago = std::time::SystemTime::now() - hour;
+    let made =
+        l.db.analyses_made_since(
+            owner,
+            &humantime::format_rfc3339_millis(hour_ago).to_string(),
+        )
+        .await
+        .map_err(ApiError::internal)?;
+    let started = match made.first() {
+        Some(oldest) if made.len() >= per_hour as usize => {
+            let oldest = humantime::parse_rfc3339(oldest).unwrap_or(hour_ago);
+            Err(Refused::Limited(
+                oldest.duration_since(hour_ago).unwrap_or_default(),
+            ))
+        }
+        _ => Ok(()),
+    };
+    let started = started.and_then(|()| {
+        l.analyses.start(
+            n,
+            (owner, per_hour),
+            budget,
+            record,
+            move |lines| async move {
+                db.keep_analysis(n, owner, &lines)
+                    .await
+                    .map_err(|e| format!("keeping it: {e}"))
+            },
+        )
+    });
     match started {
         Ok(()) => {}
         Err(Refused::Busy) => {
