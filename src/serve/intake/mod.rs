@@ -328,6 +328,22 @@ async fn queue(
         }
         Some(_) => {}
         None => {
+            // A name new to the ladder may not pass for one there already
+            // (case, full-width letters, a Cyrillic `а`): leagues refuse
+            // the same (docs/league.md); here it would be impersonation.
+            let look = crate::league::config::look_of(name);
+            let names = l.db.bot_names().await?;
+            if let Some((other, by)) = names
+                .iter()
+                .find(|(n, _)| crate::league::config::look_of(n) == look)
+            {
+                return Err(Refusal::new(
+                    StatusCode::FORBIDDEN,
+                    format!(
+                        "bot name `{name}` looks like `{other}` (of `{by}`): the same letters in another case or written with other Unicode code points; choose another name in bot.toml"
+                    ),
+                ));
+            }
             let live = l.db.live_bots_of(owner.id).await?;
             if live >= l.settings.bots_per_owner as i64 {
                 return Err(Refusal::new(

@@ -71,16 +71,20 @@ pub(super) fn writable(l: &Ladder) -> ApiResult<()> {
     }
 }
 
-/// Refuses unless `owner` owns bot `name` (404 when there is no such bot).
-pub(super) async fn check_owner(l: &Ladder, owner: &Owner, name: &str) -> ApiResult<()> {
+/// Refuses unless `owner` owns bot `name` (404 when there is no such bot);
+/// `what`: what only its owner may do to it ("retire", "read the log of").
+pub(super) async fn check_owner(
+    l: &Ladder,
+    owner: &Owner,
+    name: &str,
+    what: &str,
+) -> ApiResult<()> {
     match l.db.bot_owner(name).await.map_err(ApiError::internal)? {
         None => Err(ApiError::not_found(format!("no bot named `{name}`"))),
         Some((id, _)) if id == owner.id => Ok(()),
         Some((_, other)) => Err(ApiError::new(
             StatusCode::FORBIDDEN,
-            format!(
-                "bot `{name}` belongs to `{other}`: you can replace or retire only your own bots"
-            ),
+            format!("bot `{name}` belongs to `{other}`: only its owner may {what} it"),
         )),
     }
 }

@@ -199,7 +199,7 @@ async fn decide(
     writable(&l)?;
     let owner = owner_of(&l, &headers).await?;
     let t = one(&l, &id).await?;
-    check_owner(&l, &owner, &t.test.bot).await?;
+    check_owner(&l, &owner, &t.test.bot, "decide the test of").await?;
     let d: Decision = serde_json::from_slice(&body).map_err(|e| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
