@@ -317,8 +317,15 @@ fn unpack_entry<R: Read>(
         _ => {
             match existing {
                 None => {}
+                // An archive appended to (`tar -r`) holds two copies, of
+                // which tools disagree on which is the bot's: refused,
+                // as the other clashes are.
                 Some(t) if t.is_file() => {
-                    fs::remove_file(&at).map_err(io_err(format!("writing entry `{path}`")))?
+                    return Err(ArchiveError::Clash {
+                        path,
+                        why: "a second copy of a file the archive already holds (an archive appended to)",
+                    }
+                    .into())
                 }
                 Some(_) => {
                     return Err(ArchiveError::Clash {

@@ -382,6 +382,28 @@ fn links_out_of_the_folder_are_refused() {
     });
     let e = refused(&gz, &limits);
     assert!(matches!(e, ArchiveError::Clash { .. }), "{e}");
+    // Nor a file twice (an archive appended to): which copy is the bot's?
+    let gz = targz(|b| {
+        raw(
+            b,
+            b"bot.toml",
+            tar::EntryType::Regular,
+            b"",
+            b"name = \"a\"\n",
+        );
+        raw(
+            b,
+            b"bot.toml",
+            tar::EntryType::Regular,
+            b"",
+            b"name = \"b\"\n",
+        );
+    });
+    let e = refused(&gz, &limits);
+    assert!(
+        e.to_string().contains("entry `bot.toml`: a second copy"),
+        "{e}"
+    );
 }
 
 #[test]
