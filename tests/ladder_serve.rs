@@ -496,6 +496,17 @@ fn bad_input_gets_its_status_and_a_message_and_writes_nothing_outside_the_new_bo
             403,
             "belongs to `alice`",
         ),
+        (
+            "a name that passes for another owner's bot",
+            Some(&bob),
+            tar_gz(&[(
+                "bot.toml",
+                b'0',
+                b"name = \"RANDOM-PYTHON\"\ncommand = [\"python3\", \"bot.py\"]\n",
+            )]),
+            403,
+            "looks like `random-python` (of `alice`)",
+        ),
         ("a tar bomb", Some(&alice), bomb, 413, "MiB"),
         (
             "a path-traversal entry",
@@ -987,4 +998,53 @@ fn sigterm_as_soon_as_the_server_listens_is_a_clean_stop() {
         let status = server.terminate();
         assert!(status.success(), "{status}: {}", server.log());
     }
+}
+
+/// A version whose stored folder is removed by hand (an organiser's
+/// mistake) leaves the ladder, said on its page, instead of losing game
+/// after game as a crash of its bot: at most the games already started
+/// when the folder went are charged.
+#[test]
+fn a_version_whose_folder_is_removed_leaves_the_ladder_and_is_not_charged_with_crashes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "");
+    let alice = server.add_user("alice");
+    server.start();
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "ra", &|t| t));
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rb", &|t| t));
+    server.wait(
+        "a few games",
+        Duration::from_millis(300),
+        || server.csv_games().len(),
+        |n| *n >= 4,
+    );
+    let folder = dir.join("results/bots/ra/v1");
+    assert!(folder.join("bot.toml").is_file(), "{}", folder.display());
+    std::fs::remove_dir_all(&folder).unwrap();
+    let v = server.wait(
+        "ra's version set aside",
+        Duration::from_millis(300),
+        || server.json("/api/bots/ra"),
+        |v| v["versions"][0]["status"] == "refused",
+    );
+    let detail = v["versions"][0]["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("stored folder is gone"), "{v}");
+    let before = server.csv_games().len();
+    // Given time to play more if it still scheduled them.
+    std::thread::sleep(Duration::from_secs(2));
+    let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
+    let path = dir.join("export.csv");
+    std::fs::write(&path, &csv).unwrap();
+    let rows = mancala_arena::results::csvio::read_rows(&path).unwrap();
+    let crashes = rows
+        .iter()
+        .filter(|r| {
+            r.reason == "crash"
+                && r.offender
+                    .is_some_and(|o| r.seats()[usize::from(o)] == "ra@1")
+        })
+        .count();
+    assert!(crashes <= 2, "{crashes} crashes charged to ra@1: {csv}");
+    assert!(rows.len() <= before + 2, "games went on with ra@1: {csv}");
 }

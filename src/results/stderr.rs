@@ -89,6 +89,15 @@ impl SeatStderr {
                 self.seat
             ));
         }
+        // A pipe's pace for a watchdog's ten minutes is well under this;
+        // a count past it is made up, and past 2^63 it would not even be
+        // stored as itself.
+        if self.truncated_bytes > MAX_TRUNCATED {
+            return Err(format!(
+                "stderr of seat {}: truncated_bytes {} is more than a game's stderr can be (at most {MAX_TRUNCATED})",
+                self.seat, self.truncated_bytes
+            ));
+        }
         let kept = self.kept_bytes();
         if kept > cap {
             return Err(format!(
@@ -99,6 +108,10 @@ impl SeatStderr {
         Ok(())
     }
 }
+
+/// The most bytes a seat's stderr may say it dropped in one game: 2^50
+/// (a pebibyte).
+pub const MAX_TRUNCATED: u64 = 1 << 50;
 
 /// A seat's stderr as a store keeps it: its JSON, zstd-compressed.
 pub fn encode(s: &SeatStderr) -> Result<Vec<u8>, std::io::Error> {
@@ -163,6 +176,15 @@ mod tests {
         assert!(s.check(100, 2).is_ok());
         let e = s.check(99, 2).unwrap_err();
         assert!(e.contains("over the ladder's cap of 99 bytes"), "{e}");
+        let lying = SeatStderr {
+            truncated_bytes: u64::MAX,
+            ..s.clone()
+        };
+        let e = lying.check(100, 2).unwrap_err();
+        assert!(
+            e.contains("truncated_bytes 18446744073709551615 is more"),
+            "{e}"
+        );
         let e = SeatStderr { seat: 2, ..s }.check(100, 2).unwrap_err();
         assert!(e.contains("the game has 2 seats"), "{e}");
     }

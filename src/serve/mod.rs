@@ -632,8 +632,14 @@ const STOP_GRACE: Duration = Duration::from_secs(3);
 async fn heartbeat_forever(l: Arc<Ladder>) {
     while !l.is_stopping() {
         tokio::time::sleep(Duration::from_secs(store::HEARTBEAT_SECONDS)).await;
+        if l.is_stopping() {
+            break;
+        }
         match l.db.heartbeat().await {
             Ok(()) => {}
+            // The stop released the claim while this beat was on its way:
+            // the claim was given up, not taken over.
+            Err(DbError::Lost) if l.is_stopping() => break,
             Err(DbError::Lost) => {
                 tracing::error!("{}", DbError::Lost);
                 l.lost.store(true, std::sync::atomic::Ordering::SeqCst);

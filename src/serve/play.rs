@@ -148,6 +148,15 @@ impl LadderPairings {
         self.roster.iter().position(|v| v.id == id)
     }
 
+    /// Drops claimed game `id`, which can no longer be played (a version
+    /// of it left the ladder).
+    fn drop_ticket(&self, id: i64) {
+        self.ladder.sched.forget_queue();
+        if let Err(e) = self.ladder.query(self.ladder.db.drop_game(id)) {
+            tracing::error!("cannot drop game {id}: {e}");
+        }
+    }
+
     /// Claims one game from the queue (topped up first), if there is one.
     fn claim(&self) -> Result<Option<GameTicket>, DbError> {
         let variants = self.ladder.t.variants.len();
@@ -194,6 +203,31 @@ impl Pairings for LadderPairings {
                 .variants
                 .get(ticket.variant)
                 .is_some_and(|v| v.players == ticket.seats.len());
+            // A version whose stored folder is gone (removed by hand)
+            // cannot start: the organiser's fault, not a crash to charge
+            // its bot with game after game. It leaves the ladder, said so
+            // on its page, and its games with it.
+            if let Some(v) = seats
+                .iter()
+                .flatten()
+                .map(|&i| &self.roster[i])
+                .find(|v| !std::path::Path::new(&v.folder).is_dir())
+            {
+                let detail =
+                    "its stored folder is gone from the server (removed by hand?): upload it again";
+                tracing::error!("{} leaves the ladder: {detail} ({})", v.player(), v.folder);
+                if let Err(e) = self.ladder.query(self.ladder.db.set_status(
+                    v.id,
+                    VersionStatus::Refused,
+                    detail,
+                    None,
+                )) {
+                    tracing::error!("cannot set {} aside: {e}", v.player());
+                }
+                self.ladder.roster_changed_now();
+                self.drop_ticket(ticket.id);
+                continue;
+            }
             match seats {
                 Some(seats) if fits => {
                     self.ladder
@@ -210,12 +244,7 @@ impl Pairings for LadderPairings {
                 }
                 // A version of it left the ladder: it can no longer be
                 // played.
-                _ => {
-                    self.ladder.sched.forget_queue();
-                    if let Err(e) = self.ladder.query(self.ladder.db.drop_game(ticket.id)) {
-                        tracing::error!("cannot drop game {}: {e}", ticket.id);
-                    }
-                }
+                _ => self.drop_ticket(ticket.id),
             }
         }
     }
