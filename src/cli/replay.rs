@@ -115,26 +115,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         }
         anyhow::Ok(report?)
     })?;
-    // Said where a replay differs: a bot whose program is not the one
-    // the league last ran is the likeliest cause.
-    let changed = || {
-        let Some(under) = read_meta(&dir).and_then(|m| m.played_under) else {
-            return;
-        };
-        let now = runner::programs_now(&t);
-        for name in &spec.names {
-            let (Some(was), Some(files)) = (under.programs.get(name), now.get(name)) else {
-                continue;
-            };
-            let changes = crate::league::folder::program_changes(was, files);
-            if !changes.is_empty() {
-                outln!(
-                    "bot `{name}`'s program changed since its league last ran: {}; the replay played the new one",
-                    changes.join(", ")
-                );
-            }
-        }
-    };
+    let changed = || say_changed_programs(&dir, &t, &spec.names);
     match first_difference(&recorded.decisions, &report.decisions) {
         None if report.reason.name() == recorded.reason => {
             outln!(
@@ -166,6 +147,28 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
                 report.decisions.len()
             );
             Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// Said where a replay differs: each of the game's bots (`names`) whose
+/// program is not the one league `t` last ran in `dir` (league.json's
+/// hashes), the likeliest cause.
+fn say_changed_programs(dir: &Path, t: &Tournament, names: &[String]) {
+    let Some(under) = read_meta(dir).and_then(|m| m.played_under) else {
+        return;
+    };
+    let now = runner::programs_now(t);
+    for name in names {
+        let (Some(was), Some(files)) = (under.programs.get(name), now.get(name)) else {
+            continue;
+        };
+        let changes = crate::league::folder::program_changes(was, files);
+        if !changes.is_empty() {
+            outln!(
+                "bot `{name}`'s program changed since its league last ran: {}; the replay played the new one",
+                changes.join(", ")
+            );
         }
     }
 }

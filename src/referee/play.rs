@@ -279,20 +279,12 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
             a.elapsed.unwrap_or_else(|| asked.elapsed())
         });
         self.unseen[seat].clear();
-        // protocol.md, "Limits": a reply read past the decision time is
-        // taken when it was already waiting (the referee's own delay is not
-        // the bot's), but never past the clock, which would otherwise stop
-        // at zero and be enforced no more.
-        if let Some(left) = self.clocks[seat].filter(|&left| answer.is_ok() && elapsed > left) {
-            let detail = format!(
-                "the game clock ran out: the reply took {:.1} ms with {:.1} ms left",
-                elapsed.as_secs_f64() * 1e3,
-                left.as_secs_f64() * 1e3
-            );
-            return Ok(Turn::Forfeit(
-                seat,
-                Fault::new(ForfeitKind::Timeout, detail),
-            ));
+        if let Some(f) = answer
+            .as_ref()
+            .ok()
+            .and_then(|_| clock_ran_out(self.clocks[seat], elapsed))
+        {
+            return Ok(Turn::Forfeit(seat, f));
         }
         let answer = match answer {
             Ok(a) => a,
@@ -524,6 +516,21 @@ async fn pause_others(others: &mut [&mut &mut dyn Player]) {
         }
         tokio::time::sleep(Duration::from_millis(1)).await;
     }
+}
+
+/// protocol.md, "Limits": a reply read past the decision time is taken
+/// when it was already waiting (the referee's own delay is not the
+/// bot's), but never past the clock (`left`), which would otherwise stop
+/// at zero and be enforced no more: a reply that took `elapsed`, longer
+/// than that, is a timeout.
+fn clock_ran_out(left: Option<Duration>, elapsed: Duration) -> Option<Fault> {
+    let left = left.filter(|&left| elapsed > left)?;
+    let detail = format!(
+        "the game clock ran out: the reply took {:.1} ms with {:.1} ms left",
+        elapsed.as_secs_f64() * 1e3,
+        left.as_secs_f64() * 1e3
+    );
+    Some(Fault::new(ForfeitKind::Timeout, detail))
 }
 
 #[cfg(test)]
