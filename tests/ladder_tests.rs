@@ -293,7 +293,17 @@ fn tests_between_versions(dir: &Path, db: Option<String>) -> (Server, i64, i64) 
     for missing in ["/api/tests/99", "/api/tests/x", "/tests/99"] {
         let (status, text) = server.call("GET", missing, None, b"");
         assert_eq!(status, 404, "{missing}: {text}");
+        // A page's refusal is a page, the API's JSON.
+        let page = !missing.starts_with("/api/");
+        assert_eq!(
+            text.starts_with("<!doctype html>"),
+            page,
+            "{missing}: {text}"
+        );
     }
+    let (status, text) = server.call("GET", "/tests?result=x", None, b"");
+    assert_eq!(status, 400, "{text}");
+    assert!(text.starts_with("<!doctype html>"), "{text}");
     (server, id1, id2)
 }
 

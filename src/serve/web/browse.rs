@@ -14,7 +14,7 @@ use crate::serve::store::browse::{Order, SeatFilter};
 use crate::serve::store::{DbError, DoneKey, Version};
 use axum::extract::Query;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use std::collections::BTreeMap;
@@ -422,7 +422,7 @@ async fn games_page(
             names.dedup();
             names
         }
-        Err(e) => return ApiError::internal(e).into_response(),
+        Err(e) => return super::pages::page_of_error(ApiError::internal(e)),
     };
     let mut page = BrowsePage {
         games: Vec::new(),
@@ -450,7 +450,7 @@ async fn games_page(
                     query_text(&q)
                 });
             }
-            Err(e) => return ApiError::internal(e).into_response(),
+            Err(e) => return super::pages::page_of_error(ApiError::internal(e)),
         },
         Err(e) => {
             status = e.status;

@@ -11,7 +11,7 @@ use crate::serve::schedule::event::{plan_of, replay};
 use crate::serve::store::events::{Event, EventGame, EventStatus};
 use crate::wire::worker::game_id;
 use axum::extract::{Path, State};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use axum::{Json, Router};
 use std::sync::Arc;
@@ -233,7 +233,7 @@ async fn event_api(State(l): Shared, Path(name): Path<String>) -> ApiResult<Json
 async fn events_page(State(l): Shared) -> Response {
     let events = match l.db.events(false, 1000).await {
         Ok(e) => e,
-        Err(e) => return ApiError::internal(e).into_response(),
+        Err(e) => return super::pages::page_of_error(ApiError::internal(e)),
     };
     let running = events.iter().any(|e| e.status == EventStatus::Running);
     let (mut list, done): (Vec<Event>, Vec<Event>) = events
@@ -262,6 +262,6 @@ async fn event_page(State(l): Shared, Path(name): Path<String>) -> Response {
     };
     match body {
         Ok(b) => super::pages::page("event.html", &l, serde_json::json!({ "e": b })),
-        Err(e) => e.into_response(),
+        Err(e) => super::pages::page_of_error(e),
     }
 }

@@ -128,8 +128,22 @@ fn check_parameters(req: &Request) -> ApiResult<()> {
 async fn known_parameters(req: Request, next: Next) -> Response {
     match check_parameters(&req) {
         Ok(()) => next.run(req).await,
+        // A page's refusal is a page; the API's and the feeds' are JSON.
+        Err(e) if is_page(req.uri().path()) => pages::page_of_error(e),
         Err(e) => e.into_response(),
     }
+}
+
+/// Whether `path` is one of the HTML pages (not the JSON API, a feed, a
+/// download or an asset).
+fn is_page(path: &str) -> bool {
+    !path.starts_with("/api/")
+        && !path.starts_with("/assets/")
+        && !path.ends_with(".js")
+        && !path.ends_with(".csv")
+        && !path.ends_with(".css")
+        && path != "/health"
+        && path != "/metrics"
 }
 
 /// An error answered in plain text (axum's own refusals: a path segment

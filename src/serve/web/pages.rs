@@ -276,7 +276,7 @@ pub async fn standings_json(l: &Ladder, variant: Option<&str>) -> ApiResult<Stan
         None | Some("all") => None,
         Some(v) => {
             let found = super::variants::named(l, v)?;
-            found.first().map(|&i| l.t.variants[i].label())
+            found.first().map(|&i| super::variants::label_of(l, i))
         }
     };
     let shown = label.clone().unwrap_or_else(|| "all".into());
@@ -420,16 +420,28 @@ pub(super) fn page(template: &str, l: &Ladder, data: impl serde::Serialize) -> R
 
 /// A page that says what is missing, with 404.
 fn missing(what: String) -> Response {
+    error_page(StatusCode::NOT_FOUND, &what)
+}
+
+/// A page that says what went wrong (escaped), with `status` and a link
+/// to the standings: a page's error is a page, as its API's is JSON.
+fn error_page(status: StatusCode, what: &str) -> Response {
     let html = format!(
-        "<!doctype html><meta charset=utf-8><title>not found</title><p>{}</p><p><a href=\"/\">standings</a></p>",
-        html_escape(&what)
+        "<!doctype html><meta charset=utf-8><title>{}</title><p>{}</p><p><a href=\"/\">standings</a></p>",
+        status.canonical_reason().unwrap_or("error").to_lowercase(),
+        html_escape(what)
     );
     (
-        StatusCode::NOT_FOUND,
+        status,
         [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
         html,
     )
         .into_response()
+}
+
+/// [`error_page`] of an API's refusal, for the page of the same thing.
+pub fn page_of_error(e: ApiError) -> Response {
+    error_page(e.status, &e.message)
 }
 
 /// `&`, `<`, `>`, `"` and `'` as entities.

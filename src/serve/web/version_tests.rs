@@ -13,7 +13,7 @@ use crate::serve::ladder::Ladder;
 use crate::serve::store::version_tests::{TestFilter, TestSpec, TestStatus, VersionTest};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use std::collections::BTreeMap;
@@ -345,7 +345,7 @@ struct TestsPage {
 async fn tests_page(State(l): Shared, Query(q): Query<BTreeMap<String, String>>) -> Response {
     let body = match listed(&l, &q).await {
         Ok(b) => b,
-        Err(e) => return e.into_response(),
+        Err(e) => return super::pages::page_of_error(e),
     };
     let (mut tests, finished): (Vec<TestBody>, Vec<TestBody>) = body
         .tests
@@ -381,6 +381,6 @@ async fn test_page(State(l): Shared, Path(id): Path<String>) -> Response {
                 serde_json::json!({ "t": t, "at": at, "zero": zero }),
             )
         }
-        Err(e) => e.into_response(),
+        Err(e) => super::pages::page_of_error(e),
     }
 }
