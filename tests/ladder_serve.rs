@@ -975,14 +975,33 @@ fn games_keep_their_variant_when_the_ladder_file_reorders_its_variants() {
         &["kisolo", "filo"],
         "its games follow it",
     );
-    // filo cut: its games are kept, and found again when it is back.
+    // filo cut: its games are kept, found by its name, and found again
+    // when it is back.
     let filo_gone = "filo is not in the ladder file any more";
-    again(&mut server, (three, "\"kisolo\""), &["kisolo"], filo_gone);
+    again(
+        &mut server,
+        (three, "\"kisolo\""),
+        &["kisolo", "filo"],
+        filo_gone,
+    );
     again(
         &mut server,
         ("\"kisolo\"", two),
         &["kisolo", "filo"],
         "games renumbered",
+    );
+    // Cut where it was last, its number unmoved: said all the same.
+    let log_before = server.log().len();
+    again(
+        &mut server,
+        (two, "\"kisolo\""),
+        &["kisolo", "filo"],
+        filo_gone,
+    );
+    assert!(
+        server.log()[log_before..].contains(filo_gone),
+        "{}",
+        server.log()
     );
 }
 

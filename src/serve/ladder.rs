@@ -26,6 +26,10 @@ pub struct Ladder {
     /// games, takes no uploads and rereads the finished games' rows from
     /// the store.
     pub pages_only: bool,
+    /// The variants the store has games of that the ladder file no
+    /// longer plays, with their numbers (after the file's): their games
+    /// are kept, listed and found by name.
+    pub gone_variants: Vec<(usize, String)>,
     /// How the core's threads run the store's queries.
     pub queries: Queries,
     /// The finished games, summed up (their rows are in the store).

@@ -374,17 +374,24 @@ pub fn serve(
 async fn number_variants(db: &Db, t: &Tournament) -> Result<(), ServeError> {
     let labels: Vec<String> = t.variants.iter().map(|v| v.label()).collect();
     let r = db.number_variants(&labels).await?;
-    for (label, was, now) in &r.moved {
-        match labels.contains(label) {
-            true => tracing::warn!(
-                "variant {label} is number {} of the ladder file's now, was {}: its games follow it",
-                now + 1,
-                was + 1
-            ),
-            false => tracing::warn!(
-                "variant {label} is not in the ladder file any more: its games are kept (listed, rated, exported), its games not yet played dropped"
-            ),
-        }
+    for (label, was, now) in r.moved.iter().filter(|(l, _, _)| labels.contains(l)) {
+        tracing::warn!(
+            "variant {label} is number {} of the ladder file's now, was {}: its games follow it",
+            now + 1,
+            was + 1
+        );
+    }
+    // Said at each start, whether or not its number moved (the last of
+    // the file's variants leaves without moving).
+    for label in db
+        .variant_labels()
+        .await?
+        .iter()
+        .filter(|l| !labels.contains(l))
+    {
+        tracing::warn!(
+            "variant {label} is not in the ladder file any more: its games are kept (listed, rated, exported, and found by `variant={label}`), its games not yet played dropped"
+        );
     }
     if r.games > 0 {
         tracing::warn!("{} games renumbered to the ladder file's variants", r.games);
@@ -459,12 +466,21 @@ async fn assemble(
         metrics: metrics.clone(),
     };
     let intake = Arc::new(Intake::new(t.clone(), settings.clone(), handles, entered));
+    // Numbered after the file's (`Db::number_variants`).
+    let gone_variants = db
+        .variant_labels()
+        .await?
+        .into_iter()
+        .enumerate()
+        .filter(|(_, label)| !t.variants.iter().any(|v| v.label() == *label))
+        .collect();
     let gates = Gates::of(&settings);
     Ok(Arc::new(Ladder {
         t,
         settings,
         db,
         pages_only: opts.pages_only,
+        gone_variants,
         queries,
         finished: RwLock::new(finished),
         fits,

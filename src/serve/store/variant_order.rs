@@ -92,4 +92,13 @@ impl Db {
         tx.commit().await?;
         Ok(Renumbered { moved, games })
     }
+
+    /// The variants' labels by number, as the last start numbered them:
+    /// the ladder file's, then those it no longer has.
+    pub async fn variant_labels(&self) -> Result<Vec<String>, DbError> {
+        let rows: Vec<(String,)> = sqlx::query_as("SELECT label FROM variant_order ORDER BY idx")
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.into_iter().map(|(l,)| l).collect())
+    }
 }

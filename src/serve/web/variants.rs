@@ -13,14 +13,21 @@ pub fn named(l: &Ladder, name: &str) -> ApiResult<Vec<usize>> {
     let parsed = crate::league::config::parse_variant(name)
         .ok()
         .map(|s| s.label());
-    let found: Vec<usize> = l
-        .t
-        .variants
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| v.key == name || v.label() == name || parsed.as_ref() == Some(&v.label()))
-        .map(|(i, _)| i)
-        .collect();
+    let is = |label: &str| label == name || parsed.as_deref() == Some(label);
+    let mut found: Vec<usize> =
+        l.t.variants
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.key == name || is(&v.label()))
+            .map(|(i, _)| i)
+            .collect();
+    // A variant the file no longer plays: its games are still there.
+    found.extend(
+        l.gone_variants
+            .iter()
+            .filter(|(_, g)| is(g))
+            .map(|(i, _)| *i),
+    );
     if found.is_empty() {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -31,6 +38,19 @@ pub fn named(l: &Ladder, name: &str) -> ApiResult<Vec<usize>> {
         ));
     }
     Ok(found)
+}
+
+/// The label of variant number `i`: the ladder file's, or one it no
+/// longer plays ([`Ladder::gone_variants`]).
+pub fn label_of(l: &Ladder, i: usize) -> String {
+    match l.t.variants.get(i) {
+        Some(v) => v.label(),
+        None => l
+            .gone_variants
+            .iter()
+            .find(|(n, _)| *n == i)
+            .map_or_else(|| format!("#{i}"), |(_, g)| g.clone()),
+    }
 }
 
 /// The ladder's variants as the standings name them, with the ladder
