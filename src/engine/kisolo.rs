@@ -965,6 +965,29 @@ mod tests {
         assert_eq!(g.outcome().map(|o| o.reason), Some(Reason::InnerRow));
     }
 
+    /// A capture that takes the opponent's last inner seeds in a turn that
+    /// then never ends (a lap end repeats): a draw, reason `perpetual`,
+    /// not the capturer's win. The inner row is judged at the end of the
+    /// turn (the ruling), and this turn has none: "The game is a draw, if
+    /// a move doesn't end." The position was reached in play (8 columns,
+    /// 122 plies, found by an independent implementation's search for
+    /// repetitions; docs/rules/kisolo.md).
+    #[test]
+    fn a_turn_that_empties_the_inner_row_and_never_ends_is_a_draw() {
+        let mut g = pos(
+            8,
+            [&[1, 0, 1, 16, 0, 1, 7, 0], &[0, 0, 43, 0, 0, 1, 0, 13]],
+            [&[2, 1, 0, 3, 0, 3, 0, 1], &[0, 3, 0, 0, 0, 0, 0, 0]],
+            0,
+        );
+        play(&mut g, "o4");
+        let o = g.outcome().expect("over");
+        assert_eq!(o.reason, Reason::Perpetual);
+        assert!(o.is_draw());
+        assert_eq!(g.inner(1), [0; 8]);
+        assert_eq!(g.hand(), 0);
+    }
+
     /// the rulings (docs/rules/kisolo.md): a player whose inner row is empty at the end of a turn
     /// loses, the mover included; both empty: the mover wins.
     #[test]
