@@ -391,7 +391,10 @@ async fn example_bots_play_every_variant() {
 #[tokio::test]
 async fn two_replies_to_one_request() {
     let r = misbehaving("double_reply", 5000, Some(ForfeitKind::Protocol)).await;
-    assert!(detail(&r).contains("unsolicited output"), "{r:?}");
+    assert!(
+        detail(&r).contains("a reply no request was waiting for"),
+        "{r:?}"
+    );
 }
 
 /// A bot that writes lines without end once told to quit is read no
@@ -1330,7 +1333,9 @@ async fn output_unasked_before_the_other_seat_times_out_is_the_fault() {
     assert_eq!(r.offender, Some(0), "{r:?}");
     assert_eq!(r.scores, vec![0.0, 1.0]);
     assert!(
-        detail(&r).contains("unsolicited output while seat 1 was asked, before its time ran out"),
+        detail(&r).contains(
+            "a reply no request was waiting for while seat 1 was asked, before its time ran out"
+        ),
         "{r:?}"
     );
     assert!(stray.needs_restart() && slow.needs_restart());
@@ -1369,7 +1374,7 @@ async fn output_unasked_before_the_other_seats_illegal_answer_or_crash_is_the_fa
         assert_eq!(r.scores, vec![0.0, 1.0]);
         assert!(
             detail(&r).contains(&format!(
-                "unsolicited output while seat 1 was asked, {before}"
+                "a reply no request was waiting for while seat 1 was asked, {before}"
             )),
             "{mode}: {r:?}"
         );

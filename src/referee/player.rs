@@ -698,7 +698,17 @@ fn stray_fault(when: &str, bytes: &[u8], unasked: Option<Unasked>) -> Fault {
             Some(Unasked::ThisGame) => format!(
                 "a reply before any request of this game: {shown} was there before the game's first request to the bot (game_start takes no reply: write a reply only in answer to a request, once)"
             ),
-            None => format!("unsolicited output {when}: {shown}{hint}"),
+            // A reply when none was asked for: an answer written twice,
+            // named by the request it echoes when it does.
+            None => match &decoded {
+                Ok(FromBot::Reply { seq: Some(n), .. }) => format!(
+                    "a second reply to request seq {n} {when}: {shown} (each request takes exactly one reply)"
+                ),
+                Ok(FromBot::Reply { .. }) => format!(
+                    "a reply no request was waiting for {when}: {shown} (each request takes exactly one reply: most likely one written twice)"
+                ),
+                _ => format!("unsolicited output {when}: {shown}{hint}"),
+            },
         },
     )
 }
@@ -1809,10 +1819,20 @@ mod tests {
             "{}",
             f.detail
         );
+        // Asked before: a reply written twice, named by the request it
+        // echoes when it does.
         let f = stray_fault(BEFORE_REQUEST, reply, None);
         assert!(
             f.detail
-                .starts_with("unsolicited output before a request: "),
+                .starts_with("a reply no request was waiting for before a request: "),
+            "{}",
+            f.detail
+        );
+        let echoed = b"{\"type\":\"reply\",\"option\":\"A\",\"seq\":3}\n";
+        let f = stray_fault(AFTER_LAST_REPLY, echoed, None);
+        assert!(
+            f.detail
+                .starts_with("a second reply to request seq 3 after its last reply: "),
             "{}",
             f.detail
         );
