@@ -389,6 +389,38 @@ fn a_worker_stopped_before_it_reached_the_server_says_it_could_not_be_reached() 
     assert!(!out.contains("refused this worker"), "{out}");
 }
 
+/// Another service at `--server` (an empty 404, as many servers answer an
+/// unknown path) is named as not a ladder, in one line, and the worker
+/// stops.
+#[test]
+fn a_worker_pointed_at_another_service_says_it_is_not_a_ladder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let other = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        // Every request it gets (at most a few) answered with an empty 404.
+        for _ in 0..3 {
+            let Ok((mut c, _)) = listener.accept() else {
+                return;
+            };
+            let mut buf = [0u8; 4096];
+            let _ = c.read(&mut buf);
+            let _ = c.write_all(
+                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+        }
+    });
+    let (code, out) = worker_ended(dir, &url, "t", &dir.join("cache"));
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("the server refused this worker: 404: an empty answer, not an arena ladder's (is --server the ladder's address?)"),
+        "{out}"
+    );
+    drop(other);
+}
+
 #[test]
 fn submit_of_a_missing_path_or_a_file_says_which() {
     let tmp = tempfile::tempdir().unwrap();

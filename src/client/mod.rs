@@ -10,10 +10,28 @@ pub mod worker;
 /// The `error` of a server's JSON error body (`{"error": "..."}`), or the
 /// body itself, trimmed.
 pub fn error_of(body: &[u8]) -> String {
-    serde_json::from_slice::<serde_json::Value>(body)
+    if let Some(e) = serde_json::from_slice::<serde_json::Value>(body)
         .ok()
         .and_then(|v| v["error"].as_str().map(str::to_string))
-        .unwrap_or_else(|| String::from_utf8_lossy(body).trim().to_string())
+    {
+        return e;
+    }
+    // Another service at that address (a web server's page, an empty
+    // 404): said in one line, as not a ladder's answer.
+    let text = String::from_utf8_lossy(body);
+    let first = text.trim().lines().next().unwrap_or("").trim();
+    let shown: String = first.chars().take(120).collect();
+    let more = if shown.len() < text.trim().len() {
+        "…"
+    } else {
+        ""
+    };
+    match shown.is_empty() {
+        true => "an empty answer, not an arena ladder's (is --server the ladder's address?)".into(),
+        false => format!(
+            "an answer that is not an arena ladder's (is --server the ladder's address?): {shown}{more}"
+        ),
+    }
 }
 
 /// A `--server` that is not a ladder's address.

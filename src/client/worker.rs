@@ -107,9 +107,9 @@ pub fn run(
     }
     let spool = opts.cache.join("spool");
     cache::check_writable(&spool)?;
-    let (t, lease_seconds) = register(&client, opts, &stop, say)?;
-    let hand = Arc::new(Hand::default());
     let tally = Arc::new(Tally::default());
+    let (t, lease_seconds) = register(&client, opts, &stop, say, &tally)?;
+    let hand = Arc::new(Hand::default());
     let quit = AtomicBool::new(false);
     let (tx, rx) = std::sync::mpsc::sync_channel(4096);
     let every = Duration::from_millis((lease_seconds as u64 * 1000 / 3).max(500));
@@ -172,6 +172,7 @@ fn register(
     opts: &WorkerOptions,
     stop: &AtomicBool,
     say: &(dyn Fn(&str) + Sync),
+    tally: &Tally,
 ) -> Result<(Tournament, i64), WorkerError> {
     let cores = crate::host::allowed_cpus().map_or(1, |c| c.len()) as i64;
     let reg = Registration {
@@ -192,10 +193,16 @@ fn register(
             .map(|v| v.name().to_string())
             .collect(),
     };
+    let mut failing: Option<String> = None;
     let answer: Registered = loop {
+        let asked = std::time::SystemTime::now();
         match client.post("/api/worker/register", &reg) {
-            Ok(b) => break json(&b, "register")?,
-            Err(Call::Refused(_, m)) => return Err(WorkerError::Refused(m)),
+            Ok(b) => {
+                let answer: Registered = json(&b, "register")?;
+                note_clock(&answer, asked, tally, say);
+                break answer;
+            }
+            Err(Call::Refused(s, m)) => return Err(WorkerError::Refused(format!("{s}: {m}"))),
             Err(e) if stop.load(Ordering::SeqCst) => {
                 return Err(WorkerError::NotRegistered {
                     server: client.server.clone(),
@@ -203,7 +210,12 @@ fn register(
                 })
             }
             Err(e) => {
-                say(&format!("cannot register: {e}; trying again in 2 s"));
+                // Said once, until the server answers otherwise.
+                let why = e.to_string();
+                if failing.as_ref() != Some(&why) {
+                    say(&format!("cannot register: {why}; trying again every 2 s"));
+                    failing = Some(why);
+                }
                 pause(stop, Duration::from_secs(2));
             }
         }
@@ -220,7 +232,10 @@ fn register(
     }
     let text = &answer.ladder;
     let file = opts.cache.join("ladder.toml");
-    std::fs::write(&file, text).map_err(io(file.display().to_string()))?;
+    std::fs::write(&file, text).map_err(io(format!(
+        "writing the ladder's file into the cache, {}",
+        file.display()
+    )))?;
     // The ladder's openings book comes with it: its `openings_file` names
     // a file of the server's, read here from the cache in its place.
     let mut flags = RunSettings::default();
@@ -244,6 +259,42 @@ fn register(
         client.server, answer.worker, t.name, opts.jobs
     ));
     Ok((t, lease_seconds))
+}
+
+/// How far this machine's clock is from the server's, from the time the
+/// server said in its answer to a registration sent at `asked` (taken at
+/// the request's middle): kept in `tally` when over a second, and said.
+/// The server refuses a game that starts in its future, so a worker whose
+/// clock runs ahead would play every game for nothing.
+fn note_clock(
+    answer: &Registered,
+    asked: std::time::SystemTime,
+    tally: &Tally,
+    say: &(dyn Fn(&str) + Sync),
+) {
+    let Some(server) = answer
+        .server_time
+        .as_deref()
+        .and_then(|t| humantime::parse_rfc3339(t).ok())
+    else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    let middle = asked + now.duration_since(asked).unwrap_or_default() / 2;
+    let ms = |d: Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
+    let offset = match server.duration_since(middle) {
+        Ok(ahead) => ms(ahead),
+        Err(e) => -ms(e.duration()),
+    };
+    let offset = if offset.abs() > 1000 { offset } else { 0 };
+    let before = tally.clock_offset_ms.swap(offset, Ordering::Relaxed);
+    if offset != 0 && (offset - before).abs() > 1000 {
+        say(&format!(
+            "this machine's clock is {:.1} s {} the server's: the games' start times are sent on the server's clock (set this clock right: NTP)",
+            offset.abs() as f64 / 1000.0,
+            if offset < 0 { "ahead of" } else { "behind" }
+        ));
+    }
 }
 
 /// Claims up to `max` games.
@@ -462,6 +513,16 @@ fn summarise(
     if tally.played.load(Ordering::Relaxed) > 0 {
         say(&line(played_then, last.elapsed().as_secs_f64()));
     }
+    // Games the server could not take before the stop: where they wait.
+    let left = upload::spooled_files(spool).len();
+    if left > 0 {
+        let cache = spool.parent().unwrap_or(spool);
+        say(&format!(
+            "{left} finished games stay in {}: start the worker again with --cache {} to upload them (they count if their leases have not been given to another worker meanwhile)",
+            spool.display(),
+            cache.display()
+        ));
+    }
 }
 
 /// Renews the leases held, every `every`, until `quit`.
@@ -644,7 +705,7 @@ impl Epochs<'_> {
                 (self.say)(&format!("claim refused ({m}): registering again"));
                 // The ladder file as it is now: the next games are played
                 // under it (a file changed while the server was down).
-                let (t, _) = register(self.client, self.opts, self.stop, self.say)?;
+                let (t, _) = register(self.client, self.opts, self.stop, self.say, self.tally)?;
                 *self.t.borrow_mut() = t;
                 Ok(())
             }
@@ -1009,7 +1070,64 @@ impl Pairings for Fed {
 
 #[cfg(test)]
 mod tests {
-    use super::listed;
+    use super::hand::Tally;
+    use super::{listed, note_clock, upload::on_servers_clock};
+    use crate::results::GameRow;
+    use crate::wire::worker::Registered;
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, SystemTime};
+
+    fn registered(server_time: SystemTime) -> Registered {
+        serde_json::from_value(serde_json::json!({
+            "accepts": {"arena_version": "x", "record_format": 2, "rules_version": 1},
+            "book": null, "ladder": "", "lease_seconds": 60, "protocol": 2,
+            "server_time": humantime::format_rfc3339_millis(server_time).to_string(),
+            "variants": [], "worker": "w",
+        }))
+        .unwrap()
+    }
+
+    /// A worker whose clock runs a day ahead (the server refused each of
+    /// its games as starting in the future, and it played on for nothing)
+    /// learns the server's clock when it registers, says so once, and
+    /// sends its games' start times on the server's clock.
+    #[test]
+    fn a_worker_ahead_of_the_servers_clock_sends_start_times_on_the_servers() {
+        let day = Duration::from_secs(86_400);
+        let tally = Tally::default();
+        let said = std::sync::Mutex::new(Vec::new());
+        let say = |s: &str| said.lock().unwrap().push(s.to_string());
+        let now = SystemTime::now();
+        note_clock(&registered(now - day), now, &tally, &say);
+        let offset = tally.clock_offset_ms.load(Ordering::Relaxed);
+        assert!((offset + 86_400_000).abs() < 5_000, "{offset}");
+        // Registered again with the same skew: not said again.
+        note_clock(
+            &registered(SystemTime::now() - day),
+            SystemTime::now(),
+            &tally,
+            &say,
+        );
+        let said = said.lock().unwrap().clone();
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].contains("s ahead of the server's"), "{said:?}");
+        let mut row = GameRow {
+            started_at: humantime::format_rfc3339_millis(now).to_string(),
+            ..GameRow::default()
+        };
+        on_servers_clock(&mut row, offset);
+        let at = humantime::parse_rfc3339(&row.started_at).unwrap();
+        let moved = now.duration_since(at).unwrap();
+        assert!(
+            moved > day - Duration::from_secs(5) && moved < day + Duration::from_secs(5),
+            "{row:?}"
+        );
+        // Within a second of the server's: nothing is moved.
+        let tally = Tally::default();
+        let now = SystemTime::now();
+        note_clock(&registered(now), now, &tally, &|_| {});
+        assert_eq!(tally.clock_offset_ms.load(Ordering::Relaxed), 0);
+    }
 
     #[test]
     fn a_long_list_of_games_is_cut_to_its_first_few() {

@@ -45,6 +45,12 @@ pub struct Registered {
     /// from a server older than batched uploads.
     #[serde(default)]
     pub protocol: u32,
+    /// The server's clock when it answered (RFC 3339, UTC): a worker
+    /// whose own clock is off stamps its games' `started_at` on the
+    /// server's (the server refuses a start in its future). Absent from
+    /// older servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_time: Option<String>,
     /// The ladder's variant keys this worker plays.
     pub variants: Vec<String>,
     pub worker: String,

@@ -95,6 +95,9 @@ pub(super) struct Tally {
     /// The last claim failed (the server out of reach): the next
     /// failures of the spell are not said again.
     pub claims_failing: std::sync::atomic::AtomicBool,
+    /// Milliseconds to add to this machine's clock to read the server's
+    /// (0 within a second): the games' `started_at` are sent so.
+    pub clock_offset_ms: std::sync::atomic::AtomicI64,
 }
 
 impl Tally {

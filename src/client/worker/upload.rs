@@ -293,6 +293,25 @@ pub(super) struct Upload<'a> {
     pub stderr: Option<(usize, Vec<SeatStderr>)>,
 }
 
+/// `row`'s `started_at` moved by `offset_ms` onto the server's clock
+/// (see `note_clock`); as it was when 0 or not a time.
+pub(super) fn on_servers_clock(row: &mut GameRow, offset_ms: i64) {
+    if offset_ms == 0 {
+        return;
+    }
+    let Ok(at) = humantime::parse_rfc3339(&row.started_at) else {
+        return;
+    };
+    let by = std::time::Duration::from_millis(offset_ms.unsigned_abs());
+    let moved = match offset_ms > 0 {
+        true => at.checked_add(by),
+        false => at.checked_sub(by),
+    };
+    if let Some(t) = moved {
+        row.started_at = humantime::format_rfc3339_millis(t).to_string();
+    }
+}
+
 /// The error of the worker's store: a game that cannot be spooled.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -312,6 +331,7 @@ impl Store for Upload<'_> {
         };
         let text = crate::results::records::decode(record.bytes())
             .map_err(|e| SpoolError(format!("the record of {game_id}: {e}")))?;
+        on_servers_clock(row, self.tally.clock_offset_ms.load(Ordering::Relaxed));
         let body = GameUpload {
             lease,
             record: String::from_utf8_lossy(&text).into_owned(),

@@ -162,6 +162,7 @@ async fn register(
         ladder: l.workers.ladder_text.clone(),
         lease_seconds: l.workers.lease_seconds,
         protocol: crate::wire::worker::PROTOCOL,
+        server_time: Some(crate::serve::store::now()),
         variants: playable,
         worker: w.name,
     }))
@@ -469,18 +470,7 @@ async fn upload(
     let r = accept(&l, &w, id, u).await;
     if let Err((kind, e)) = &r {
         give_back_refused(&l, &w, &[(lease, e.status)]).await;
-        *l.workers
-            .refused
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(kind)
-            .or_default() += 1;
-        *l.workers
-            .refused_by
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(w.name.clone())
-            .or_default() += 1;
+        note_refused(&l, &w, kind, 1);
         tracing::warn!(
             "worker {}: upload of {} refused ({kind}): {}",
             w.name,
@@ -753,6 +743,24 @@ fn check_stderr(
     Ok(())
 }
 
+/// Counts `n` uploads of worker `w` refused for `kind`: by reason in
+/// `/metrics`, by worker in `/api/workers` (its `refusals`), whether
+/// they came one at a time or in a batch.
+fn note_refused(l: &Ladder, w: &Owner, kind: &'static str, n: u64) {
+    *l.workers
+        .refused
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .entry(kind)
+        .or_default() += n;
+    *l.workers
+        .refused_by
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .entry(w.name.clone())
+        .or_default() += n;
+}
+
 fn ended_while_checked(id: i64) -> Refusal {
     (
         "expired",
@@ -806,13 +814,7 @@ async fn upload_batch(
         ));
     }
     if let Err(e) = not_quarantined(&l, &w).await {
-        let n = b.games.len() as u64;
-        *l.workers
-            .refused
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry("quarantined")
-            .or_default() += n;
+        note_refused(&l, &w, "quarantined", b.games.len() as u64);
         return Err(e);
     }
     let mut answers: Vec<Result<bool, Refusal>> = Vec::new();
@@ -984,12 +986,7 @@ fn answer_of(l: &Ladder, w: &Owner, name: String, r: Result<bool, Refusal>) -> G
             }
         }
         Err((kind, e)) => {
-            *l.workers
-                .refused
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .entry(kind)
-                .or_default() += 1;
+            note_refused(l, w, kind, 1);
             tracing::warn!(
                 "worker {}: upload of {name} refused ({kind}): {}",
                 w.name,
