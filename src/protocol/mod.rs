@@ -376,13 +376,19 @@ pub fn stated_type(line: &[u8]) -> Option<String> {
         #[serde(rename = "type")]
         kind: String,
     }
-    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-    serde_json::from_slice::<Typed>(line).ok().map(|t| t.kind)
+    serde_json::from_slice::<Typed>(without_bom(line))
+        .ok()
+        .map(|t| t.kind)
+}
+
+/// `line` without the one byte-order mark a line may begin with.
+fn without_bom(line: &[u8]) -> &[u8] {
+    line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
 }
 
 /// [`decode`], the line's bytes taken as they come.
 fn decode_message(line: &[u8]) -> Result<FromBot, DecodeError> {
-    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    let line = without_bom(line);
     let first = line
         .iter()
         .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'));

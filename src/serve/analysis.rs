@@ -39,7 +39,7 @@ struct State {
 }
 
 /// How long an owner's count of analyses asked for lasts.
-const WINDOW: Duration = Duration::from_secs(3600);
+pub const WINDOW: Duration = Duration::from_secs(3600);
 
 /// Where game `id`'s analysis stands, besides the store.
 #[derive(Debug, PartialEq, Eq)]

@@ -484,6 +484,23 @@ impl GameTicket {
     }
 }
 
+/// The SQL that counts the bots of the owner `owner` (an SQL expression:
+/// a parameter or a subquery) with a version entered or on its way: the
+/// count `bots_per_owner` bounds.
+fn live_bots_count(owner: &str) -> String {
+    format!(
+        "SELECT COUNT(DISTINCT b.id) FROM bots b JOIN versions v ON v.bot_id = b.id \
+         WHERE b.owner_id = {owner} AND v.status IN ('queued', 'building', 'checking', 'entered')"
+    )
+}
+
+/// The condition on a row of `versions` that it is the latest version of
+/// bot `$1` and was retired by its owner: the one [`Db::reinstate`]
+/// brings back.
+const OWNER_RETIRED_LATEST: &str =
+    "status = 'retired' AND detail = 'withdrawn by its owner' AND id = \
+     (SELECT MAX(v.id) FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = $1)";
+
 /// What [`Db::reinstate`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reinstated {
@@ -866,13 +883,10 @@ impl Db {
 
     /// How many of `owner`'s bots have a version entered or on its way.
     pub async fn live_bots_of(&self, owner: i64) -> Result<i64, DbError> {
-        let (n,): (i64,) = sqlx::query_as(
-            "SELECT COUNT(DISTINCT b.id) FROM bots b JOIN versions v ON v.bot_id = b.id \
-             WHERE b.owner_id = $1 AND v.status IN ('queued', 'building', 'checking', 'entered')",
-        )
-        .bind(owner)
-        .fetch_one(&self.pool)
-        .await?;
+        let (n,): (i64,) = sqlx::query_as(&live_bots_count("$1"))
+            .bind(owner)
+            .fetch_one(&self.pool)
+            .await?;
         Ok(n)
     }
 
@@ -1025,30 +1039,23 @@ impl Db {
     /// count and the change are one statement, so two at once cannot both
     /// pass it).
     pub async fn reinstate(&self, name: &str, limit: i64) -> Result<Reinstated, DbError> {
-        let r = sqlx::query(
+        let q = format!(
             "UPDATE versions SET status = 'entered', detail = '', updated_at = $2 \
-             WHERE status = 'retired' AND detail = 'withdrawn by its owner' AND id = \
-             (SELECT MAX(v.id) FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = $1) \
-             AND (SELECT COUNT(DISTINCT b.id) FROM bots b JOIN versions v ON v.bot_id = b.id \
-                  WHERE b.owner_id = (SELECT owner_id FROM bots WHERE name = $1) \
-                  AND v.status IN ('queued', 'building', 'checking', 'entered')) < $3",
-        )
-        .bind(name)
-        .bind(now())
-        .bind(limit)
-        .execute(&self.pool)
-        .await?;
+             WHERE {OWNER_RETIRED_LATEST} AND ({}) < $3",
+            live_bots_count("(SELECT owner_id FROM bots WHERE name = $1)")
+        );
+        let r = sqlx::query(&q)
+            .bind(name)
+            .bind(now())
+            .bind(limit)
+            .execute(&self.pool)
+            .await?;
         if r.rows_affected() > 0 {
             return Ok(Reinstated::Back);
         }
         // Not changed: at the limit, if it would have been otherwise.
-        let (retired,): (i64,) = sqlx::query_as(
-            "SELECT COUNT(*) FROM versions WHERE status = 'retired' AND detail = 'withdrawn by its owner' AND id = \
-             (SELECT MAX(v.id) FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = $1)",
-        )
-        .bind(name)
-        .fetch_one(&self.pool)
-        .await?;
+        let q = format!("SELECT COUNT(*) FROM versions WHERE {OWNER_RETIRED_LATEST}");
+        let (retired,): (i64,) = sqlx::query_as(&q).bind(name).fetch_one(&self.pool).await?;
         Ok(match retired {
             0 => Reinstated::NotRetired,
             _ => Reinstated::AtLimit,

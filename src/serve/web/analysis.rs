@@ -7,7 +7,7 @@ use super::auth::{bearer_owner, writable};
 use super::error::{ApiError, ApiResult, Shared};
 use super::pages::{finished_row, game_text};
 use super::stderr::owns;
-use crate::serve::analysis::{Refused, Standing};
+use crate::serve::analysis::{Refused, Standing, WINDOW};
 use crate::serve::ladder::Ladder;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -132,8 +132,7 @@ async fn ask(
     }
     // The analyses kept count too: the count in memory starts empty
     // when the server does.
-    let hour = Duration::from_secs(3600);
-    let hour_ago = std::time::SystemTime::now() - hour;
+    let hour_ago = std::time::SystemTime::now() - WINDOW;
     let made =
         l.db.analyses_made_since(
             owner,

@@ -315,25 +315,18 @@ fn unpack_entry<R: Read>(
             write_link(link, &parts, &at, existing.is_some(), path, target)
         }
         _ => {
-            match existing {
-                None => {}
-                // An archive appended to (`tar -r`) holds two copies, of
-                // which tools disagree on which is the bot's: refused,
-                // as the other clashes are.
-                Some(t) if t.is_file() => {
-                    return Err(ArchiveError::Clash {
-                        path,
-                        why: "a second copy of a file the archive already holds (an archive appended to)",
-                    }
-                    .into())
+            // Anything there already is a clash. A file twice is an
+            // archive appended to (`tar -r`), whose copies tools disagree
+            // on which is the bot's.
+            if let Some(t) = existing {
+                return Err(ArchiveError::Clash {
+                    path,
+                    why: match t.is_file() {
+                        true => "a second copy of a file the archive already holds (an archive appended to)",
+                        false => "a file where the archive already put a folder or link",
+                    },
                 }
-                Some(_) => {
-                    return Err(ArchiveError::Clash {
-                        path,
-                        why: "a file where the archive already put a folder or link",
-                    }
-                    .into())
-                }
+                .into());
             }
             // The declared size first: a bomb in one entry is refused before
             // a byte of it is written (the count while writing is the guard).
