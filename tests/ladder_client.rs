@@ -180,6 +180,49 @@ fn a_second_worker_on_a_cache_in_use_is_refused_naming_it_and_the_lock_goes_with
     wait_for(&mut next.0, "registered with", &|| output(dir, "next"));
 }
 
+#[test]
+fn a_second_worker_with_a_running_ones_token_is_refused_and_takes_it_once_that_one_is_gone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "");
+    let token = server.add("--add-worker", "wa");
+    // A lease of 20 s: a worker not heard from for that long is gone.
+    server.extra = ["--local-games", "0", "--lease-seconds", "20"]
+        .map(String::from)
+        .to_vec();
+    server.start_at(dir, "ladder.toml", "127.0.0.1:0");
+    let url = server.url.clone();
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let mut first = worker(&url, &token, &a.join("cache"), "first");
+    wait_for(&mut first.0, "registered with", &|| output(&a, "first"));
+    // Another process with the same token, on its own cache (another
+    // machine): refused at its start, naming the token's holder.
+    let (code, out) = worker_ended(dir, &url, &token, &b.join("cache"));
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("in use by another `arena worker`"), "{out}");
+    assert!(
+        out.contains("each worker needs a token of its own"),
+        "{out}"
+    );
+    assert!(!out.contains("registered with"), "{out}");
+    assert!(first.0.try_wait().unwrap().is_none(), "the first one ended");
+    // The first killed and started again on its cache: the same worker,
+    // registered at once.
+    first.0.kill().unwrap();
+    first.0.wait().unwrap();
+    let mut again = worker(&url, &token, &a.join("cache"), "again");
+    wait_for(&mut again.0, "registered with", &|| output(&a, "again"));
+    again.0.kill().unwrap();
+    again.0.wait().unwrap();
+    // Gone for longer than a lease: the other cache's worker takes the
+    // token (no bound on time here: a wait of more than the lease).
+    std::thread::sleep(Duration::from_secs(21));
+    let mut other = worker(&url, &token, &b.join("cache"), "other");
+    wait_for(&mut other.0, "registered with", &|| output(&b, "other"));
+}
+
 /// Makes `spool` a folder this process's user cannot write in: a folder
 /// of mode 0555 (as the tester found it, a spool owned by another user),
 /// or for root, whom modes do not stop, a link to /sys, where no one

@@ -98,10 +98,10 @@ pub fn run(
     stop: Arc<AtomicBool>,
     say: &(dyn Fn(&str) + Sync),
 ) -> Result<(), WorkerError> {
-    let client = Client::new(&opts.server, &opts.token);
     make_folder(&opts.cache, &opts.cache)?;
     // Held until the worker ends: one worker per cache.
     let _lock = cache::lock(&opts.cache)?;
+    let client = Client::new(&opts.server, &opts.token).naming(cache::instance(&opts.cache)?);
     for d in ["bundles", "spool", "results"] {
         make_folder(&opts.cache, &opts.cache.join(d))?;
     }
@@ -535,6 +535,11 @@ fn heartbeat(client: &Client, hand: &Hand, quit: &AtomicBool, every: Duration) {
         }
         last = std::time::Instant::now();
         let ids = hand.leases();
+        // Holding none, it still says it is there: the server keeps its
+        // token for it ([`crate::wire::worker::INSTANCE_HEADER`]).
+        if ids.is_empty() {
+            let _ = client.post("/api/worker/heartbeat", &Leases { leases: Vec::new() });
+        }
         for chunk in ids.chunks(1024) {
             let _ = client.post(
                 "/api/worker/heartbeat",

@@ -88,7 +88,18 @@ pub struct Workers {
     /// The workers (owner ids) registered with this server since it
     /// started: a worker registered with an earlier run claims only after
     /// registering again, so that it plays the ladder file as it is now.
-    pub registered: Mutex<std::collections::HashSet<i64>>,
+    pub registered: Mutex<std::collections::HashMap<i64, Registrant>>,
+}
+
+/// The process that registered a worker's token with this server run.
+#[derive(Clone, Debug)]
+pub struct Registrant {
+    /// The id its cache keeps ([`crate::wire::worker::INSTANCE_HEADER`]);
+    /// `None` for a worker that does not say it.
+    pub instance: Option<String>,
+    pub host: String,
+    /// When it last registered, claimed or sent a heartbeat.
+    pub heard: std::time::Instant,
 }
 
 impl Workers {
@@ -103,7 +114,7 @@ impl Workers {
             rechecks: Mutex::new(BTreeMap::new()),
             quarantines: AtomicU64::new(0),
             pace: Default::default(),
-            registered: Mutex::new(std::collections::HashSet::new()),
+            registered: Mutex::new(std::collections::HashMap::new()),
         }
     }
 }

@@ -61,6 +61,20 @@ pub struct Registered {
 /// of protocol 2 still takes the single uploads of protocol 1.
 pub const PROTOCOL: u32 = 2;
 
+/// The header in which a worker names itself on every request: the id
+/// its cache folder keeps (`CACHE/instance`), the same across restarts
+/// on that folder. A token is one worker's: the server refuses a second
+/// process that registers with a token another, still heard from, holds
+/// (docs/ladder.md, "Workers"). Absent from workers before it: not
+/// checked.
+pub const INSTANCE_HEADER: &str = "arena-worker-instance";
+
+/// Whether `id` can be an instance id: 1 to 64 ASCII letters, digits or
+/// `-`.
+pub fn is_instance(id: &str) -> bool {
+    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
 /// The most leases one `POST /api/worker/release` gives back.
 pub const RELEASE_MOST: usize = 1024;
 

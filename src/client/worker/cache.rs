@@ -74,6 +74,29 @@ pub(super) fn lock(cache: &Path) -> Result<CacheLock, WorkerError> {
     Ok(CacheLock { _file: f })
 }
 
+/// The file of the worker's id, in the cache folder.
+pub(super) const INSTANCE_FILE: &str = "instance";
+
+/// The worker's id ([`crate::wire::worker::INSTANCE_HEADER`]): the one
+/// `cache` keeps, or a new random one written there. It is the cache's,
+/// so a worker started again on its cache (after a kill -9 too) is the
+/// same worker to the server, and one on another cache is another.
+pub(super) fn instance(cache: &Path) -> Result<String, WorkerError> {
+    let path = cache.join(INSTANCE_FILE);
+    if let Ok(kept) = std::fs::read_to_string(&path) {
+        let kept = kept.trim();
+        if crate::wire::worker::is_instance(kept) {
+            return Ok(kept.to_string());
+        }
+    }
+    let id = format!("{:032x}", rand::random::<u128>());
+    std::fs::write(&path, format!("{id}\n")).map_err(|source| WorkerError::Io {
+        what: path.display().to_string(),
+        source,
+    })?;
+    Ok(id)
+}
+
 /// What the lock file says of its holder, trimmed.
 fn read_holder(f: &mut File) -> String {
     let mut holder = String::new();
@@ -129,6 +152,21 @@ mod tests {
         if !crate::host::process_alive(pid) {
             assert!(holder_is_gone(&format!("pid {pid} on host {host}")));
         }
+    }
+
+    #[test]
+    fn a_caches_instance_is_kept_and_another_cache_has_another() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let first = instance(a.path()).unwrap();
+        assert!(crate::wire::worker::is_instance(&first), "{first}");
+        assert_eq!(instance(a.path()).unwrap(), first);
+        assert_ne!(instance(b.path()).unwrap(), first);
+        // A file that is not an id (edited by hand) is replaced.
+        std::fs::write(a.path().join(INSTANCE_FILE), "not an id!").unwrap();
+        let again = instance(a.path()).unwrap();
+        assert_ne!(again, first);
+        assert_eq!(instance(a.path()).unwrap(), again);
     }
 
     #[test]

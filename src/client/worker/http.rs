@@ -33,6 +33,9 @@ pub(super) struct Client {
     agent: ureq::Agent,
     pub server: String,
     auth: String,
+    /// The worker's id, sent with every request
+    /// ([`crate::wire::worker::INSTANCE_HEADER`]).
+    instance: Option<String>,
 }
 
 impl Client {
@@ -46,6 +49,24 @@ impl Client {
             agent,
             server: server.trim_end_matches('/').to_string(),
             auth: format!("Bearer {token}"),
+            instance: None,
+        }
+    }
+
+    /// The same client, naming the worker `id` in every request.
+    pub fn naming(self, id: String) -> Client {
+        Client {
+            instance: Some(id),
+            ..self
+        }
+    }
+
+    /// `req` with the token and the worker's id.
+    fn headed<B>(&self, req: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        let req = req.header("Authorization", &self.auth);
+        match &self.instance {
+            Some(id) => req.header(crate::wire::worker::INSTANCE_HEADER, id),
+            None => req,
         }
     }
 
@@ -53,9 +74,7 @@ impl Client {
     pub fn post(&self, path: &str, body: &impl serde::Serialize) -> Result<Vec<u8>, Call> {
         let body = serde_json::to_vec(body).map_err(|e| Call::Unreachable(e.to_string()))?;
         let r = self
-            .agent
-            .post(&format!("{}{path}", self.server))
-            .header("Authorization", &self.auth)
+            .headed(self.agent.post(&format!("{}{path}", self.server)))
             .header("Content-Type", "application/json")
             .send(&body[..]);
         Self::answer(r)
@@ -63,9 +82,7 @@ impl Client {
 
     pub fn get(&self, path: &str) -> Result<Vec<u8>, Call> {
         let r = self
-            .agent
-            .get(&format!("{}{path}", self.server))
-            .header("Authorization", &self.auth)
+            .headed(self.agent.get(&format!("{}{path}", self.server)))
             .call();
         Self::answer(r)
     }

@@ -11,13 +11,13 @@ use super::auth::bearer_owner;
 use super::error::{ApiError, ApiResult, Shared};
 use crate::serve::intake::inbox;
 use crate::serve::intake::verify::{check_upload, Expected};
-use crate::serve::ladder::Ladder;
+use crate::serve::ladder::{Ladder, Registrant};
 use crate::serve::store::leases::Lease;
 use crate::serve::store::{unix_now, GameState, GameTicket, LeaseState, Owner, Role};
 use crate::wire::worker::{
-    game_id, game_ids, Accepts, Batch, BatchAnswer, ClaimRequest, GameAnswer, GameUpload, Granted,
-    LeasedGame, LeasedSeat, Leases, Registered, Registration, Released, Renewed, Uploaded,
-    BATCH_MOST, RELEASE_MOST,
+    game_id, game_ids, is_instance, Accepts, Batch, BatchAnswer, ClaimRequest, GameAnswer,
+    GameUpload, Granted, LeasedGame, LeasedSeat, Leases, Registered, Registration, Released,
+    Renewed, Uploaded, BATCH_MOST, INSTANCE_HEADER, RELEASE_MOST,
 };
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -27,6 +27,7 @@ use axum::{Json, Router};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// The rules version this arena plays: [`crate::engine::RULES_VERSION`]
 /// and the record format it writes; a worker must play the same.
@@ -135,14 +136,17 @@ async fn register(
         ));
     }
     check_numbers(&l, &r)?;
+    let instance = instance_of(&headers)?;
+    check_token_free(&l, &w, &instance, &r.host)?;
     l.db.register_worker(w.id, &r)
         .await
         .map_err(ApiError::internal)?;
-    l.workers
-        .registered
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(w.id);
+    let me = Registrant {
+        instance,
+        host: r.host.clone(),
+        heard: Instant::now(),
+    };
+    registrants(&l).insert(w.id, me);
     tracing::info!(
         "worker {} registered: {} ({} cores, -j {}, arena {}, sandbox {})",
         w.name,
@@ -166,6 +170,91 @@ async fn register(
         variants: playable,
         worker: w.name,
     }))
+}
+
+/// The registrations of this server run, by worker.
+fn registrants(l: &Ladder) -> std::sync::MutexGuard<'_, HashMap<i64, Registrant>> {
+    l.workers
+        .registered
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
+/// The instance a worker's request names ([`INSTANCE_HEADER`]), if any;
+/// 400 for a value that cannot be one.
+fn instance_of(headers: &HeaderMap) -> ApiResult<Option<String>> {
+    let Some(v) = headers.get(INSTANCE_HEADER) else {
+        return Ok(None);
+    };
+    match v.to_str() {
+        Ok(id) if is_instance(id) => Ok(Some(id.to_string())),
+        _ => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("the `{INSTANCE_HEADER}` header is not a worker's id (1 to 64 letters, digits or `-`)"),
+        )),
+    }
+}
+
+/// Whether two processes are not the same worker: each names itself, and
+/// not alike. (A worker that names nothing is not checked.)
+fn another(a: &Option<String>, b: &Option<String>) -> bool {
+    matches!((a, b), (Some(a), Some(b)) if a != b)
+}
+
+/// 409 for a registration with a token another worker process holds and
+/// was heard from within the lease time: a token is one worker's (two
+/// would share one `-j`, one pace, one record of residuals). A holder not
+/// heard from for that long is gone (killed, its cache lost): the token
+/// is taken over, said in the log.
+fn check_token_free(l: &Ladder, w: &Owner, instance: &Option<String>, host: &str) -> ApiResult<()> {
+    let held = registrants(l).get(&w.id).cloned();
+    let Some(holder) = held.filter(|h| another(&h.instance, instance)) else {
+        return Ok(());
+    };
+    let quiet = holder.heard.elapsed().as_secs();
+    let lease = l.workers.lease_seconds.max(1) as u64;
+    if quiet < lease {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            format!(
+                "the token of worker `{}` is in use by another `arena worker` (on host {}, heard from {quiet} s ago): each worker needs a token of its own (the organiser makes one with `arena serve LADDER.toml --add-worker NAME`); if that worker is gone, this one can take the token in {} s",
+                w.name,
+                holder.host,
+                lease - quiet
+            ),
+        ));
+    }
+    tracing::warn!(
+        "worker {}: the worker on host {host} takes the token over from the one on host {}, not heard from for {quiet} s",
+        w.name,
+        holder.host
+    );
+    Ok(())
+}
+
+/// Notes that worker `w`'s process `instance` was heard from; 409 when it
+/// must register (again): the server started since it registered (its
+/// ladder file may have changed), or another process registered with
+/// its token since.
+fn heard(l: &Ladder, w: &Owner, instance: &Option<String>) -> ApiResult<()> {
+    let mut all = registrants(l);
+    match all.get_mut(&w.id) {
+        None => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "register again: the server started again since this worker registered, and its ladder file may have changed (POST /api/worker/register)",
+        )),
+        Some(r) if another(&r.instance, instance) => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            format!(
+                "another `arena worker` (on host {}) registered with this worker's token since: a token is one worker's (POST /api/worker/register to take it back once that one is gone)",
+                r.host
+            ),
+        )),
+        Some(r) => {
+            r.heard = Instant::now();
+            Ok(())
+        }
+    }
 }
 
 /// Refuses (400) a registration whose numbers are out of range: `cores`
@@ -255,18 +344,7 @@ async fn claim(
             "register first: POST /api/worker/register",
         ));
     };
-    let known = l
-        .workers
-        .registered
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .contains(&w.id);
-    if !known {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "register again: the server started again since this worker registered, and its ladder file may have changed (POST /api/worker/register)",
-        ));
-    }
+    heard(&l, &w, &instance_of(&headers)?)?;
     l.db.renew_leases(w.id, &[], unix_now(), 0)
         .await
         .map_err(ApiError::internal)?;
@@ -362,6 +440,8 @@ async fn heartbeat(
 ) -> ApiResult<Json<Renewed>> {
     let w = worker_of(&l, &headers).await?;
     let h: Leases = serde_json::from_slice(&body).map_err(|e| bad_json("a heartbeat", e))?;
+    // Its leases are renewed whatever it is told: they are its games.
+    let _ = heard(&l, &w, &instance_of(&headers)?);
     let renewed =
         l.db.renew_leases(w.id, &h.leases, unix_now(), l.workers.lease_seconds)
             .await
