@@ -1345,6 +1345,32 @@ async fn output_unasked_before_the_other_seat_times_out_is_the_fault() {
     }
 }
 
+/// A bot that exits after its reply while the game goes on has crashed,
+/// and its crash came before the other seat ran out of time seconds
+/// later: the crash is the fault ruled.
+#[tokio::test]
+async fn a_bot_gone_after_its_reply_before_the_other_seat_times_out_is_the_fault() {
+    let timing = Timing::default();
+    let mut gone = start(&broken("exit_after_reply"), None, &timing)
+        .await
+        .unwrap();
+    let mut slow = start(&broken("hang"), None, &timing).await.unwrap();
+    let s = spec(two_player_variant(), 2, 1000);
+    let r = {
+        let mut ps: Vec<&mut dyn Player> = vec![&mut gone, &mut slow];
+        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+    };
+    assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Crash), "{r:?}");
+    assert_eq!(r.offender, Some(0), "{r:?}");
+    assert_eq!(r.scores, vec![0.0, 1.0]);
+    assert!(
+        detail(&r).contains("while seat 1 was asked, before its time ran out"),
+        "{r:?}"
+    );
+    assert!(gone.needs_restart() && slow.needs_restart());
+    slow.quit().await;
+}
+
 /// A line written unasked is the first fault whatever the asked seat does
 /// after it: an illegal answer or a crash a second later is not ruled. The
 /// stray bot may ponder, so that its second write is never held back by a

@@ -37,6 +37,7 @@ are not league bots (see README.md). Modes:
   fork_child    forks a child that keeps the pipes open, then exits at its first request
   early_exit    exits cleanly (status 0) at game start
   double_reply  answers its first request twice (both lines in one write)
+  exit_after_reply  answers its first request, then exits with status 1 at once
   stray_after   answers its first request, then writes the same reply again
                 in a second write
   double_first  answers every request twice with its first legal option
@@ -380,6 +381,9 @@ def misbehave(requests, message):
         line = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
         raw((line + line + "\n").encode())
         return True
+    if MODE == "exit_after_reply":
+        send({"type": "reply", "option": random.choice(message["legal"])})
+        os._exit(1)
     if MODE == "stray_after":
         line = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
         raw((line + "\n").encode())

@@ -416,7 +416,8 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
             .find_map(|(seat, p)| p.quiet_at_end().err().map(|f| (seat, f)))
     }
 
-    /// Output another seat than `faulted` wrote unasked, found in its pipe
+    /// Output another seat than `faulted` wrote unasked, or its leaving
+    /// (its pipe at its end: a crash), found in its pipe
     /// once `faulted` was ruled at fault (`kind`): it was written before
     /// the referee saw that fault (a timeout: before the time ran out; an
     /// answer or an exit: before it was read), so that fault, the first,

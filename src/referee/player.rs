@@ -133,11 +133,11 @@ pub trait Player: Send {
     fn quiet_at_end(&mut self) -> Result<(), Fault> {
         self.quiet(AFTER_LAST_REPLY)
     }
-    /// Another seat ran out of time (`when` says which, for the
+    /// Another seat was ruled at fault (`when` says which, for the
     /// message): the fault of output this player wrote unasked before
-    /// that, if there is any (then it is marked for restart). Unlike
-    /// [`quiet`](Self::quiet), nothing else (an exit) is looked for. The
-    /// default: an in-process player never writes any.
+    /// that, or of its leaving (its output at its end), if there is any
+    /// (then it is marked for restart). The default: an in-process player
+    /// never writes any.
     fn unasked_output(&mut self, _when: &str) -> Option<Fault> {
         None
     }
@@ -1523,8 +1523,23 @@ impl Player for BotPlayer {
         if self.broken {
             return None;
         }
-        let Ok(Some(bytes)) = self.process.stray_output() else {
-            return None;
+        let bytes = match self.process.stray_output() {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return None,
+            // Gone (its stdout at its end) while the game went on: a crash
+            // (protocol.md, "Errors"), and it came first.
+            Err(e) => {
+                let e = match e {
+                    BotError::Exited { status: None } => BotError::Exited {
+                        status: self.process.exit_status(),
+                    },
+                    e => e,
+                };
+                let mut f = self.fault(e);
+                f.detail = format!("{} {when}", f.detail);
+                self.break_off();
+                return Some(f);
+            }
         };
         let unasked = match (self.seq, self.since_start.asked) {
             (0, _) => Some(Unasked::Ever),
