@@ -629,6 +629,26 @@ async fn a_memory_hog_forfeits_memory() {
     assert!(detail(&r).contains("memory limit"), "{r:?}");
 }
 
+/// A bot killed at its memory limit before its hello fails its start as
+/// `memory`, not as a crash or a timeout: its author is told the limit.
+#[tokio::test]
+async fn a_memory_hog_before_its_hello_fails_its_start_as_memory() {
+    if !cgroups_here() {
+        return;
+    }
+    let mut launch = BotPlayer::launch(broken("hog_at_start"));
+    launch.limits.memory_mb = 200;
+    let timing = Timing {
+        startup: Duration::from_secs(60),
+        ..Timing::default()
+    };
+    let Err(e) = BotPlayer::start(&launch, &timing).await else {
+        panic!("the hog started");
+    };
+    assert_eq!(e.kind(), ForfeitKind::Memory, "{e}");
+    assert!(e.to_string().contains("memory limit"), "{e}");
+}
+
 /// A fork bomb is contained (at most `processes` at once) and forfeits;
 /// nothing of it is left, and the machine still forks.
 #[tokio::test]

@@ -5,6 +5,7 @@ Each mode plays correctly (random legal options) except for one fault. They
 are not league bots (see README.md). Modes:
 
   crash_start   exits with status 3 before the handshake
+  hog_at_start  takes memory without end before the handshake
   crash_mid     crashes (status 1, a traceback on stderr) at its second request
   abort         at its second request sends itself SIGTERM (ignored in the
                 sandbox, where it is PID 1 of its namespace without a
@@ -478,6 +479,10 @@ def misbehave(requests, message):
 def main():
     if MODE == "crash_start":
         sys.exit(3)
+    if MODE == "hog_at_start":
+        hoard = []
+        while True:
+            hoard.append(b"x" * (16 << 20))
     if MODE == "ignore_term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if MODE == "setsid_child":

@@ -720,6 +720,37 @@ fn memory_fault() -> Fault {
     )
 }
 
+/// Why a bot's hello did not come (`e`, of the read that waited for it).
+fn no_hello(process: &mut BotProcess, e: BotError, timing: &Timing) -> Fault {
+    // Killed at its memory limit, however its end was seen (its output
+    // closed, or nothing by the deadline): its author is told the limit.
+    if process.over_memory() {
+        return memory_fault();
+    }
+    match e {
+        BotError::Timeout if process.input_closed() => Fault::new(
+            ForfeitKind::Crash,
+            format!(
+                "closed its stdin: the referee's hello was never read (no hello within {} ms)",
+                timing.startup.as_millis()
+            ),
+        ),
+        BotError::Timeout => Fault::new(
+            ForfeitKind::Timeout,
+            format!(
+                "no hello within {} ms{}",
+                timing.startup.as_millis(),
+                what_arrived(process, 0, 0)
+            ),
+        ),
+        BotError::InputGone { status: None, .. } => Fault::new(
+            ForfeitKind::Crash,
+            "closed its stdin: the referee's hello was never read",
+        ),
+        e => with_partial_line(process, fault_of(e)),
+    }
+}
+
 /// Longest name a bot may announce (bytes).
 pub const NAME_MAX: usize = crate::bot::manifest::NAME_MAX;
 
@@ -964,32 +995,7 @@ impl BotPlayer {
             })?;
         let line = match process.read_line(deadline).await {
             Ok(line) => line,
-            Err(BotError::Timeout) => {
-                if process.input_closed() {
-                    return Err(fail(Fault::new(
-                        ForfeitKind::Crash,
-                        format!(
-                            "closed its stdin: the referee's hello was never read (no hello within {} ms)",
-                            timing.startup.as_millis()
-                        ),
-                    )));
-                }
-                return Err(fail(Fault::new(
-                    ForfeitKind::Timeout,
-                    format!(
-                        "no hello within {} ms{}",
-                        timing.startup.as_millis(),
-                        what_arrived(process, 0, 0)
-                    ),
-                )));
-            }
-            Err(BotError::InputGone { status: None, .. }) => {
-                return Err(fail(Fault::new(
-                    ForfeitKind::Crash,
-                    "closed its stdin: the referee's hello was never read",
-                )))
-            }
-            Err(e) => return Err(fail(with_partial_line(process, fault_of(e)))),
+            Err(e) => return Err(fail(no_hello(process, e, timing))),
         };
         let info = match protocol::decode(line) {
             Ok(FromBot::Hello {
