@@ -19,6 +19,52 @@ fn check_bot(dir: &Path, bot: &[&str]) -> (bool, String) {
     (o.status.success(), text(&o))
 }
 
+/// A bot folder copied with its bot.toml (README's `cp -r bots/mybot
+/// bots/mybot-new`) has the same name as the first: refused, naming both
+/// bot.toml files and what to change. Two names of Cyrillic letters of
+/// one length are two bots, with log files of their own.
+#[test]
+fn a_copied_bot_folder_is_named_with_its_original_and_letters_of_any_script_name_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    for folder in ["mybot", "mybot-new"] {
+        let d = dir.path().join("bots").join(folder);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(
+            d.join("bot.toml"),
+            format!("name = \"mybot\"\ncommand = [\"{RANDOM}\"]\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.path().join("all.toml"),
+        "name = \"x\"\nbots = \"all\"\n",
+    )
+    .unwrap();
+    let o = arena(dir.path(), &["run", "all.toml", "--quiet", "--no-report"]);
+    let said = text(&o);
+    assert!(!o.status.success(), "{said}");
+    for what in [
+        "bot name `mybot` appears twice",
+        "bots/mybot/bot.toml:2 and ",
+        "bots/mybot-new/bot.toml:2",
+        "change it in the copy",
+    ] {
+        assert!(said.contains(what), "{what}: {said}");
+    }
+    std::fs::write(
+        dir.path().join("cyr.toml"),
+        format!(
+            "name = \"cyr\"\nrounds = 1\nvariants = [\"kisolo\"]\nbots = [\n  {{ name = \"ранд\", command = [\"{RANDOM}\"] }},\n  {{ name = \"тест\", command = [\"{RANDOM}\"] }},\n]\n"
+        ),
+    )
+    .unwrap();
+    let o = arena(dir.path(), &["run", "cyr.toml", "--quiet", "--no-report"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let logs = dir.path().join("results/cyr/logs");
+    assert!(logs.join("ранд-w0.log").exists() || logs.join("ранд-w1.log").exists());
+    assert!(logs.join("тест-w0.log").exists() || logs.join("тест-w1.log").exists());
+}
+
 /// A league file's error points at the entry of `bots` it is in (either
 /// form of the list), or at the key; one in `[limits]`, at its key.
 #[test]

@@ -11,24 +11,29 @@ pub mod records;
 pub mod stderr;
 pub mod store;
 
-/// Whether `c` is kept as it is in the file names of a results folder:
-/// a letter, a digit, `-`, `_` or `.`.
+/// Whether `c` may be part of a name that is also a file's or a game
+/// id's (a league's, a variant's): an ASCII letter, a digit, `-`, `_` or
+/// `.`.
 pub fn is_file_safe(c: char) -> bool {
     c.is_ascii_alphanumeric() || "-_.".contains(c)
 }
 
-/// `name` with everything but letters, digits, `-`, `_` and `.`
-/// ([`is_file_safe`]) replaced by `_`, and a leading `.` too, for the
-/// file names of a results folder (bots' logs, analyses, a match's
-/// folder): `.x-w0.log` would be hidden from `ls`, and `..` is no name. A
-/// league's file refuses two bots whose names come out the same.
+/// `name` with everything but letters (of any script), digits, `-`, `_`
+/// and `.` replaced by `_`, and a leading `.` too, for the file names of
+/// a results folder (bots' logs, analyses, a match's folder): `.x-w0.log`
+/// would be hidden from `ls`, and `..` is no name. (Letters of every
+/// script are kept: two Cyrillic names of one length must not come out
+/// the same.) A league's file refuses two bots whose names come out the
+/// same.
 pub fn file_safe(name: &str) -> String {
     name.chars()
         .enumerate()
-        .map(|(i, c)| match is_file_safe(c) && (i > 0 || c != '.') {
-            true => c,
-            false => '_',
-        })
+        .map(
+            |(i, c)| match (c.is_alphanumeric() || "-_.".contains(c)) && (i > 0 || c != '.') {
+                true => c,
+                false => '_',
+            },
+        )
         .collect()
 }
 
@@ -218,7 +223,11 @@ mod tests {
             (".x", "_x"),
             ("..", "_."),
             ("../etc/passwd", "_._etc_passwd"),
-            ("élan vital", "_lan_vital"),
+            ("élan vital", "élan_vital"),
+            ("ранд", "ранд"),
+            // A bidirectional override and a zero-width space are no
+            // letters.
+            ("a\u{202e}b\u{200b}", "a_b_"),
         ] {
             assert_eq!(super::file_safe(name), safe, "{name}");
         }

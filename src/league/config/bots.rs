@@ -81,7 +81,25 @@ pub(super) fn section(
     let mut looks: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
     for (i, b) in bots.iter().enumerate() {
         if !seen.insert(b.name.clone()) {
-            return Err(at(i, format!("bot name `{}` appears twice", b.name)));
+            // Where each is written, when a bot.toml named it (a folder
+            // copied with its bot.toml keeps the name it had).
+            let wheres: Vec<&str> = bots[..=i]
+                .iter()
+                .filter(|o| o.name == b.name)
+                .filter_map(|o| o.origin.as_deref())
+                .collect();
+            let copied = match wheres.iter().any(|w| w.contains("bot.toml")) {
+                true => "; a bot folder copied keeps its bot.toml's `name`: change it in the copy",
+                false => "",
+            };
+            let wheres = match wheres.len() {
+                0 => String::new(),
+                _ => format!(" (named in {}{copied})", wheres.join(" and ")),
+            };
+            return Err(at(
+                i,
+                format!("bot name `{}` appears twice{wheres}", b.name),
+            ));
         }
         if let Some(other) = looks.insert(look_of(&b.name), &b.name) {
             return Err(at(

@@ -663,7 +663,7 @@ fn name_section(ctx: &Ctx<'_>, raw: Option<&Spanned<String>>) -> Result<String, 
         return Err(ctx.field(
             n.span(),
             "name",
-            "must be non-empty, use only letters, digits, '-', '_' and '.', and not be dots alone (it names the results folder)",
+            "must be non-empty, use only ASCII letters (a to z, A to Z), digits, '-', '_' and '.', and not be dots alone (it names the results folder)",
         ));
     }
     Ok(s)

@@ -85,7 +85,7 @@ fn name_problem(name: &str, game: Variant) -> Option<String> {
     }
     if let Some(c) = name.chars().find(|&c| !crate::results::is_file_safe(c)) {
         return Some(format!(
-            "`{}`: {c:?} is not allowed (letters, digits, `-`, `_` and `.` only: it is part of every game id)",
+            "`{}`: {c:?} is not allowed (ASCII letters, digits, `-`, `_` and `.` only: it is part of every game id)",
             name.escape_debug()
         ));
     }
