@@ -485,8 +485,8 @@ fn shard_status(index: usize, dir: &Path, meta: Option<&LeagueMeta>) -> ShardSta
 /// Games per second over the last [`RATE_WINDOW`] rows (of `body`, the
 /// file's whole lines after `header`) that carry a `started_at`: the
 /// starts' intervals over their time, a pause left out (a run stopped and
-/// resumed: an interval over a second and ten times the median), so that a
-/// league just resumed is not taken for a slow one.
+/// resumed: [`playing_rate`]), so that a league just resumed is not taken
+/// for a slow one.
 fn recent_rate(path: &Path, header: &[u8], body: &[u8]) -> Option<f64> {
     let header_end = header.len();
     // The start of the last RATE_WINDOW complete lines.
@@ -502,25 +502,31 @@ fn recent_rate(path: &Path, header: &[u8], body: &[u8]) -> Option<f64> {
     let mut text = header[..header_end].to_vec();
     text.extend_from_slice(&body[start..end]);
     let rows = csvio::parse(path, &text).ok()?.rows;
-    let mut times: Vec<SystemTime> = rows
-        .iter()
-        .filter_map(|(_, r)| humantime::parse_rfc3339_weak(&r.started_at).ok())
-        .collect();
+    let mut times: Vec<SystemTime> = Vec::new();
+    let mut longest = Duration::ZERO;
+    for (_, r) in &rows {
+        if let Ok(t) = humantime::parse_rfc3339_weak(&r.started_at) {
+            times.push(t);
+            longest = longest.max(Duration::from_millis(r.duration_ms));
+        }
+    }
     times.sort();
     let gaps: Vec<Duration> = times
         .windows(2)
         .filter_map(|w| w[1].duration_since(w[0]).ok())
         .collect();
-    playing_rate(&gaps)
+    playing_rate(&gaps, longest)
 }
 
-/// Games per second of consecutive starts `gaps` apart, the pauses (a gap
-/// over a second and over ten times the median) left out.
-fn playing_rate(gaps: &[Duration]) -> Option<f64> {
+/// Games per second of consecutive starts `gaps` apart, the pauses left
+/// out: a gap over a second, over ten times the median, and over twice
+/// the `longest` game of the window (a league of quick games beside slow
+/// ones waits for the slow ones between starts: that is playing time).
+fn playing_rate(gaps: &[Duration], longest: Duration) -> Option<f64> {
     let mut sorted = gaps.to_vec();
     sorted.sort();
     let median = *sorted.get(sorted.len() / 2)?;
-    let pause = (median * 10).max(Duration::from_secs(1));
+    let pause = (median * 10).max(Duration::from_secs(1)).max(longest * 2);
     let playing: Vec<&Duration> = gaps.iter().filter(|&&g| g <= pause).collect();
     let span: Duration = playing.iter().copied().sum();
     (span > Duration::ZERO).then(|| playing.len() as f64 / span.as_secs_f64())
@@ -537,17 +543,36 @@ mod tests {
         let ms = Duration::from_millis;
         let mut gaps = vec![ms(2); 999];
         gaps.insert(500, Duration::from_secs(25));
-        let rate = playing_rate(&gaps).unwrap();
+        let rate = playing_rate(&gaps, ms(2)).unwrap();
         assert!((rate - 500.0).abs() < 1.0, "{rate}");
         let slow = vec![
             Duration::from_secs(60),
             Duration::from_secs(90),
             Duration::from_secs(75),
         ];
-        let rate = playing_rate(&slow).unwrap();
+        let rate = playing_rate(&slow, Duration::from_secs(90)).unwrap();
         assert!((rate - 3.0 / 225.0).abs() < 1e-9, "{rate}");
-        assert_eq!(playing_rate(&[]), None);
-        assert_eq!(playing_rate(&[Duration::ZERO]), None);
+        assert_eq!(playing_rate(&[], ms(2)), None);
+        assert_eq!(playing_rate(&[Duration::ZERO], ms(2)), None);
+    }
+
+    /// Quick games beside slow ones (random bots and a deep search in one
+    /// league): the starts come in bursts, a few ms apart, between the
+    /// slow games' seconds; the seconds are playing time, not pauses.
+    #[test]
+    fn slow_games_among_quick_ones_are_not_pauses() {
+        let ms = Duration::from_millis;
+        let mut gaps = Vec::new();
+        for _ in 0..50 {
+            gaps.extend([ms(5); 9]);
+            gaps.push(ms(4000));
+        }
+        let span: Duration = gaps.iter().sum();
+        let rate = playing_rate(&gaps, ms(3800)).unwrap();
+        assert!((rate - 500.0 / span.as_secs_f64()).abs() < 1e-9, "{rate}");
+        // A stop of the run for minutes among them is still a pause.
+        gaps.push(Duration::from_secs(600));
+        assert!((playing_rate(&gaps, ms(3800)).unwrap() - 500.0 / span.as_secs_f64()).abs() < 0.01);
     }
 
     fn write_shard(root: &Path, k: usize, n: usize, games: usize, rows: &[&str]) -> PathBuf {

@@ -8,7 +8,7 @@ use statrs::distribution::{ContinuousCDF, Normal};
 use std::collections::BTreeMap;
 
 /// The label of the `variant`/`all` column for every variant together.
-pub const ALL: &str = "all";
+pub const ALL: &str = crate::results::ALL_LABEL;
 
 /// Two-sided confidence level of every interval.
 pub const CONFIDENCE: f64 = 0.95;

@@ -747,11 +747,8 @@ fn parse_added(
         out.push_str(s);
     };
     set(&mut row.started_at, get(0)?);
-    if !row.started_at.is_empty() && humantime::parse_rfc3339_weak(&row.started_at).is_err() {
-        return Err(format!(
-            "column `started_at`: `{}` is not a UTC time like 2026-11-23T16:05:09.123Z",
-            row.started_at
-        ));
+    if !row.started_at.is_empty() {
+        utc_time(&row.started_at)?;
     }
     set(&mut row.version0, get(1)?);
     set(&mut row.version1, get(2)?);
@@ -776,6 +773,18 @@ fn parse_added(
     Ok(())
 }
 
+/// A `started_at`, as the referee writes it: RFC 3339 in UTC, ending in
+/// `Z` (or `+00:00`), from 1970 on. A time with another offset
+/// (`+02:00`) or none would be read as UTC and be off by hours.
+pub fn utc_time(s: &str) -> Result<std::time::SystemTime, String> {
+    humantime::parse_rfc3339(s).map_err(|_| {
+        format!(
+            "column `started_at`: `{}` is not a UTC time like 2026-11-23T16:05:09.123Z (RFC 3339 ending in `Z`, from 1970 on)",
+            s.escape_debug()
+        )
+    })
+}
+
 /// Exactly: every multiple of 1/2 or 1/4 in [0, 1] is a binary fraction
 /// that `0.75` or `0.750` reads as, so a score off by any amount
 /// (`0.5000000001`) is a score that is not one, and would be rated as
@@ -790,11 +799,8 @@ fn is_multiple_of(x: f64, step: f64) -> bool {
 /// the rows that would not (issue 47: the export always rates).
 pub fn rateable(row: &GameRow) -> Result<(), String> {
     check_row(row)?;
-    if !row.started_at.is_empty() && humantime::parse_rfc3339_weak(&row.started_at).is_err() {
-        return Err(format!(
-            "column `started_at`: `{}` is not a UTC time like 2026-11-23T16:05:09.123Z",
-            row.started_at.escape_debug()
-        ));
+    if !row.started_at.is_empty() {
+        utc_time(&row.started_at)?;
     }
     let times = [row.time0_ms, row.time1_ms, row.time2_ms];
     for (seat, t) in times.iter().enumerate() {
@@ -885,8 +891,22 @@ pub fn check_row(row: &GameRow) -> Result<(), String> {
     if row.variant.trim().is_empty() {
         return Err("empty variant".into());
     }
+    if row.variant == super::ALL_LABEL {
+        return Err(format!(
+            "variant `{}` is the name of the ratings' table of every variant: rename the variant",
+            row.variant
+        ));
+    }
     if !(2..=3).contains(&row.players) {
         return Err(format!("players must be 2 or 3, got {}", row.players));
+    }
+    // `X-3p` labels the 3-player games of variant X in the ratings.
+    if row.players == 2 && row.variant.ends_with("-3p") {
+        return Err(format!(
+            "variant `{}` of a 2-player game: a name ending in `-3p` labels the 3-player games of `{}` in the ratings",
+            row.variant,
+            row.variant.trim_end_matches("-3p")
+        ));
     }
     if row.players == 3 && row.seat2.trim().is_empty() {
         return Err("players is 3 but seat2 is empty".into());
@@ -989,6 +1009,46 @@ mod tests {
         parse(Path::new("t.csv"), text.as_bytes())
             .expect_err("rejected")
             .to_string()
+    }
+
+    /// A start time with an offset other than UTC's, or none, would be
+    /// read as UTC: refused, as a year before 1970 is.
+    #[test]
+    fn a_start_time_not_in_utc_is_refused() {
+        let with = |at: &str| {
+            let mut h = H.to_string();
+            h.push_str(",started_at");
+            format!("{h}\ng1,filo,2,p1,A,B,,1,0,,store,,30,100,7,,{at}\n")
+        };
+        ok(&with("2026-11-23T23:30:00.000Z"));
+        ok(&with("2026-11-23T23:30:00+00:00"));
+        for at in [
+            "2026-11-23T23:30:00.000+02:00",
+            "2026-11-23T23:30:00.000-05:00",
+            "2026-11-23T23:30:00.000",
+            "1800-01-01T00:00:00.000Z",
+        ] {
+            let e = err(&with(at));
+            assert!(
+                e.contains("is not a UTC time") && e.contains(at),
+                "{at}: {e}"
+            );
+        }
+    }
+
+    /// A variant named as a table of the ratings (`all`; `X-3p` of a
+    /// 2-player game) would be counted in that table: refused, named.
+    #[test]
+    fn a_variant_named_as_a_ratings_table_is_refused() {
+        let e = err(&format!("{H}\ng1,all,2,p1,A,B,,1,0,,store,,30,100,7,\n"));
+        assert!(
+            e.contains("t.csv:2") && e.contains("variant `all` is the name of the ratings' table"),
+            "{e}"
+        );
+        let e = err(&format!(
+            "{H}\ng1,tricala-3p,2,p1,A,B,,1,0,,store,,30,100,7,\n"
+        ));
+        assert!(e.contains("labels the 3-player games of `tricala`"), "{e}");
     }
 
     #[test]

@@ -11,6 +11,9 @@ pub mod records;
 pub mod stderr;
 pub mod store;
 
+/// The label of the ratings' table of every variant: no variant's name.
+pub const ALL_LABEL: &str = "all";
+
 /// Whether `c` may be part of a name that is also a file's or a game
 /// id's (a league's, a variant's): an ASCII letter, a digit, `-`, `_` or
 /// `.`.

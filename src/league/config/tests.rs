@@ -655,6 +655,20 @@ fn a_variant_tables_name_is_a_word_of_its_own() {
     assert!(parse(&src).is_ok());
 }
 
+/// A variant table named `all` or `X-3p` would be taken for a table of
+/// the ratings (every variant; 3-player games): refused, naming why.
+#[test]
+fn a_variant_named_as_a_ratings_table_is_refused() {
+    for name in ["all", "All", "kisolo-3p"] {
+        let src = TWO_BOTS.replace(
+            "bots = [",
+            &format!("variants = [{{ game = \"kisolo\", name = \"{name}\" }}]\nbots = ["),
+        );
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(e.contains("names a table of the ratings"), "{name}: {e}");
+    }
+}
+
 /// Two bots whose names are made the same file name (`x/y`, `x_y`) would
 /// write into each other's logs: refused, naming both.
 #[test]

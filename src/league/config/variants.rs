@@ -89,6 +89,11 @@ fn name_problem(name: &str, game: Variant) -> Option<String> {
             name.escape_debug()
         ));
     }
+    if name.eq_ignore_ascii_case(crate::results::ALL_LABEL) || name.ends_with("-3p") {
+        return Some(format!(
+            "`{name}` names a table of the ratings (`all`: every variant; `X-3p`: the 3-player games of X)"
+        ));
+    }
     match parse_variant(name) {
         Ok(other) if other.variant != game => Some(format!(
             "`{name}` is the name of the game {}: this {}'s rows could not be told from its",
