@@ -358,6 +358,9 @@ struct Problem<'a> {
     nparams: usize,
     /// Parameters carrying one virtual draw at 0 (the seat parameters).
     seat_prior: Vec<usize>,
+    /// The weight of that draw ([`PRIOR_DRAWS`], but in
+    /// [`seats_without_estimate`]).
+    prior_draws: f64,
     /// Gauge penalties `λ (Σ u_k θ_k)²`, one per set of parameters whose
     /// common level the data do not determine: (λ, [(k, u_k)]).
     gauges: Vec<(f64, Vec<(usize, f64)>)>,
@@ -408,7 +411,7 @@ impl Problem<'_> {
         }
         for &k in &self.seat_prior {
             let t = theta[k];
-            f -= PRIOR_DRAWS * 0.5 * (ln_sigmoid(K * t) + ln_sigmoid(-K * t));
+            f -= self.prior_draws * 0.5 * (ln_sigmoid(K * t) + ln_sigmoid(-K * t));
         }
         for (lambda, u) in &self.gauges {
             let s: f64 = u.iter().map(|&(k, w)| w * theta[k]).sum();
@@ -456,8 +459,8 @@ impl Problem<'_> {
         let mut prior = Vec::with_capacity(self.seat_prior.len());
         for &k in &self.seat_prior {
             let p = sigmoid(K * theta[k]);
-            g[k] += -K * PRIOR_DRAWS * (0.5 - p);
-            prior.push((k, K * K * PRIOR_DRAWS * p * (1.0 - p)));
+            g[k] += -K * self.prior_draws * (0.5 - p);
+            prior.push((k, K * K * self.prior_draws * p * (1.0 - p)));
         }
         for (lambda, u) in &self.gauges {
             let s: f64 = u.iter().map(|&(k, w)| w * theta[k]).sum();
@@ -937,6 +940,66 @@ fn fit_inside(
     choices: &[&Choice],
     intervals: IntervalMethod,
 ) -> Inside {
+    fit_inside_with(p, comps, cells, choices, intervals, PRIOR_DRAWS)
+}
+
+/// How far (Elo) a seat advantage may move when its virtual draw weighs a
+/// millionth of [`PRIOR_DRAWS`] and still have a finite estimate: one
+/// moves by a fraction of an Elo; one the games do not bound, by
+/// `ln(10^6) / K`, some 2,400 Elo.
+const UNBOUNDED_SHIFT: f64 = 100.0;
+
+/// The seat groups whose advantage has no finite estimate although the
+/// first seat did not win (or lose) every game: the games separate by seat
+/// once the ratings are free (Hackaback: between random bots the first
+/// seat always wins, and a strong bot wins from either seat, so the
+/// strong bot, placed on its own, leaves only games the first seat won).
+/// Each is fitted with its virtual draw and with a millionth of it: the
+/// estimate moves by more than [`UNBOUNDED_SHIFT`] only where it rests on
+/// the draw alone.
+pub fn seats_without_estimate(
+    nbots: usize,
+    ngroups: usize,
+    cells: &[Cell],
+    choices: &[Choice],
+    seat_groups: &[bool],
+) -> Vec<bool> {
+    let choices: Vec<&Choice> = choices.iter().filter(|c| c.w > 0.0).collect();
+    let params = Params::of(nbots, ngroups, cells, &choices, seat_groups);
+    let comps = Components::of(&params, cells, &choices);
+    let at = |weight: f64| {
+        fit_inside_with(
+            &params,
+            &comps,
+            cells,
+            &choices,
+            IntervalMethod::Dispersion,
+            weight,
+        )
+        .theta
+    };
+    let (held, free) = (at(PRIOR_DRAWS), at(PRIOR_DRAWS * 1e-6));
+    (0..ngroups)
+        .map(|g| {
+            // A fit that did not converge (not a number) is no estimate.
+            params.group_param[g].is_some_and(|k| {
+                let shift = (held[k] - free[k]).abs();
+                shift.is_nan() || shift > UNBOUNDED_SHIFT
+            })
+        })
+        .collect()
+}
+
+/// [`fit_inside`] with the seat parameters' virtual draw weighing
+/// `prior_draws`.
+fn fit_inside_with(
+    p: &Params,
+    comps: &Components,
+    cells: &[Cell],
+    choices: &[&Choice],
+    intervals: IntervalMethod,
+    prior_draws: f64,
+) -> Inside {
     let inside: Vec<Cell> = cells
         .iter()
         .filter(|c| match (p.bot_param[c.first], p.bot_param[c.second]) {
@@ -959,6 +1022,7 @@ fn fit_inside(
         group_base: vec![0.0; p.ngroups],
         nparams: p.nparams,
         seat_prior: (p.m()..p.nparams).collect(),
+        prior_draws,
         gauges: component_gauges(p, comps, &inside, &inside_choices),
     };
     let (theta, iterations, inv) = problem.solve();
@@ -1235,6 +1299,7 @@ fn between_problem<'a>(
             .collect(),
         nparams: comps.count(),
         seat_prior: Vec::new(),
+        prior_draws: PRIOR_DRAWS,
         gauges,
     }
 }
@@ -1462,6 +1527,7 @@ mod tests {
             group_base: vec![0.0; 2],
             nparams: p.nparams,
             seat_prior: (p.m()..p.nparams).collect(),
+            prior_draws: PRIOR_DRAWS,
             gauges: component_gauges(&p, &comps, cells, choices),
         }
     }

@@ -471,19 +471,7 @@ fn seat_parameters(
         return (seat_groups, seat_unbounded);
     }
     for (g, label) in ev.labels.iter().enumerate() {
-        // The first seat's weight and wins: in 2-player cells and in
-        // the 3-player events that include the bot in seat 0.
-        let (w, x) = cells
-            .iter()
-            .filter(|c| c.group == g && c.first != c.second)
-            .map(|c| (c.w, c.x))
-            .chain(
-                choices
-                    .iter()
-                    .filter(|c| c.group == g)
-                    .filter_map(|c| c.seat0.map(|k| (c.w, c.y[k]))),
-            )
-            .fold((0.0, 0.0), |(w, x), (cw, cx)| (w + cw, x + cx));
+        let (w, x) = first_seat(cells, choices, g);
         // Within the margin of 0 or of every point (a lone drawn game
         // is not: its half point is the whole margin).
         let m = SEPARATION_MARGIN.min(w / 2.0);
@@ -493,7 +481,49 @@ fn seat_parameters(
             seat_unbounded.push((label.clone(), x / w));
         }
     }
+    // Separated once the ratings are free, whatever the first seat's score.
+    if seat_groups.iter().any(|&s| s) {
+        let apart = fit::seats_without_estimate(
+            ev.bots.len(),
+            ev.labels.len(),
+            cells,
+            choices,
+            &seat_groups,
+        );
+        for (g, label) in ev.labels.iter().enumerate() {
+            if apart[g] {
+                seat_groups[g] = false;
+                seat_unbounded.push((label.clone(), first_seat_score(cells, choices, g)));
+            }
+        }
+    }
     (seat_groups, seat_unbounded)
+}
+
+/// The first seat's weight and points in group `g`: in 2-player cells and
+/// in the 3-player events that include the bot in seat 0.
+fn first_seat(cells: &[Cell], choices: &[luce::Choice], g: usize) -> (f64, f64) {
+    cells
+        .iter()
+        .filter(|c| c.group == g && c.first != c.second)
+        .map(|c| (c.w, c.x))
+        .chain(
+            choices
+                .iter()
+                .filter(|c| c.group == g)
+                .filter_map(|c| c.seat0.map(|k| (c.w, c.y[k]))),
+        )
+        .fold((0.0, 0.0), |(w, x), (cw, cx)| (w + cw, x + cx))
+}
+
+/// The first seat's score in group `g` ([`first_seat`]).
+fn first_seat_score(cells: &[Cell], choices: &[luce::Choice], g: usize) -> f64 {
+    let (w, x) = first_seat(cells, choices, g);
+    if w > 0.0 {
+        x / w
+    } else {
+        0.5
+    }
 }
 
 /// How a table's scale is fixed: the anchor at its Elo when it has games

@@ -771,6 +771,72 @@ fn a_seat_that_wins_every_game_is_unbounded_not_a_number() {
     );
 }
 
+/// Hackaback as the analyst found it: between random bots the first seat
+/// always wins, and a strong bot wins from either seat. The first seat
+/// scores 76%, yet the advantage has no finite estimate: the strong bot is
+/// placed apart, and the other games were all won by the first seat. It
+/// is reported unbounded and the variant rated as without the option
+/// (it was 1,044 Elo [819, 1268], dragging the strong bot 700 Elo up and
+/// spreading three like bots over 230 Elo). A finite advantage among the
+/// same bots is kept.
+#[test]
+fn a_seat_unbounded_once_the_ratings_are_fitted_is_found() {
+    let mut rows = Vec::new();
+    let mut k = 0;
+    let mut game = |rows: &mut Vec<GameRow>, s0: &str, s1: &str, score: f64| {
+        rows.push(row2(
+            &format!("g{k}"),
+            "hackaback",
+            &format!("p{k}"),
+            s0,
+            s1,
+            score,
+        ));
+        k += 1;
+    };
+    for _ in 0..10 {
+        for weak in ["x", "y", "z"] {
+            game(&mut rows, "strong", weak, 1.0);
+            game(&mut rows, weak, "strong", 0.0);
+        }
+        for (a, b) in [("x", "y"), ("x", "z"), ("y", "z")] {
+            game(&mut rows, a, b, 1.0);
+            game(&mut rows, b, a, 1.0);
+        }
+    }
+    let opts = RateOptions {
+        seat_advantage: true,
+        ..Default::default()
+    };
+    let with = rate(&rows, &opts).unwrap();
+    let without = rate(&rows, &RateOptions::default()).unwrap();
+    assert!(
+        with.overall.seat_advantage.is_empty(),
+        "{:?}",
+        with.overall.seat_advantage
+    );
+    assert_eq!(with.overall.seat_unbounded.len(), 1);
+    let (label, score) = &with.overall.seat_unbounded[0];
+    assert_eq!(label, "hackaback");
+    assert!((score - 0.75).abs() < 1e-9, "{score}");
+    for r in &without.overall.ratings {
+        let e = with.overall.get(&r.bot).unwrap().elo;
+        assert!((e - r.elo).abs() < 1e-6, "{}: {e} vs {}", r.bot, r.elo);
+    }
+    let text = crate::report::tables::standings_table(&with.overall);
+    assert!(text.contains("the games leave it without bound"), "{text}");
+    // One game among the weak won by the second seat could still be put
+    // down to the ratings (y above x by the advantage); two, one each
+    // way, cannot: a finite estimate.
+    game(&mut rows, "x", "y", 0.0);
+    let still = rate(&rows, &opts).unwrap();
+    assert_eq!(still.overall.seat_unbounded.len(), 1);
+    game(&mut rows, "y", "x", 0.0);
+    let bounded = rate(&rows, &opts).unwrap();
+    assert!(bounded.overall.seat_unbounded.is_empty());
+    assert_eq!(bounded.overall.seat_advantage.len(), 1);
+}
+
 #[test]
 fn seat_advantage_is_recovered_jointly() {
     let mut rng = ChaCha8Rng::seed_from_u64(99);

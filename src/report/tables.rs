@@ -863,10 +863,14 @@ pub fn seat_unbounded_lines(st: &Standings) -> Vec<String> {
     st.seat_unbounded
         .iter()
         .map(|(label, score)| {
+            let why = match *score {
+                s if s >= 0.99 => ": it won (nearly) every game".to_string(),
+                s if s <= 0.01 => ": it lost (nearly) every game".to_string(),
+                _ => ", but with the ratings fitted beside it the games leave it without bound: a bot that won from either seat is placed apart, and between the others one seat won every game, or the like".to_string(),
+            };
             format!(
-                "first-seat advantage {label}: unbounded (the first seat scored {:.1}%: {} every game), so no finite estimate exists; {label} is rated without one",
+                "first-seat advantage {label}: unbounded (the first seat scored {:.1}%{why}), so no finite estimate exists; {label} is rated without one",
                 100.0 * score,
-                if *score > 0.5 { "it won (nearly)" } else { "it lost (nearly)" }
             )
         })
         .collect()

@@ -811,7 +811,7 @@ fn seat_interval(v: &VariantStats, seat: Option<&Standings>) -> String {
             .and_then(|s| s.seat_unbounded.iter().find(|x| x.0 == v.variant))
             .map(|(_, score)| {
                 format!(
-                    "unbounded: the first seat scored {}% of the points, so the model has no finite estimate",
+                    "unbounded: the first seat scored {}% of the points and the games leave its advantage without bound, so the model has no finite estimate",
                     pct(*score)
                 )
             })
