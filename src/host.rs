@@ -332,6 +332,70 @@ pub fn return_free_memory() {
     }
 }
 
+/// The monotonic clock's nanoseconds at the stop watch's last tick.
+static LAST_TICK_NS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// Nanoseconds this process spent stopped, as the stop watch counted.
+static STOPPED_NS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// How often the stop watch ticks.
+const STOP_TICK: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// The monotonic clock, in nanoseconds (async-signal-safe).
+fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec; CLOCK_MONOTONIC always exists.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// SIGCONT's handler: the time since the watch's last tick, less a tick,
+/// was spent stopped (only atomics and the clock: async-signal-safe).
+extern "C" fn on_continue(_: libc::c_int) {
+    use std::sync::atomic::Ordering::SeqCst;
+    let now = monotonic_ns();
+    let last = LAST_TICK_NS.swap(now, SeqCst);
+    let gap = now.saturating_sub(last);
+    STOPPED_NS.fetch_add(gap.saturating_sub(STOP_TICK.as_nanos() as u64), SeqCst);
+}
+
+/// Starts counting the time this process spends stopped (SIGSTOP, or
+/// Ctrl-Z's SIGTSTP, until SIGCONT): a thread notes the clock every
+/// [`STOP_TICK`], and SIGCONT's handler adds the time since its last
+/// note. A referee stopped while a bot thinks does not charge the bot
+/// for it ([`stopped`]). Once per process; later calls do nothing.
+pub fn watch_stops() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        LAST_TICK_NS.store(monotonic_ns(), std::sync::atomic::Ordering::SeqCst);
+        let spawned = std::thread::Builder::new()
+            .name("stop-watch".into())
+            .spawn(|| loop {
+                std::thread::sleep(STOP_TICK);
+                LAST_TICK_NS.store(monotonic_ns(), std::sync::atomic::Ordering::SeqCst);
+            });
+        if spawned.is_err() {
+            return;
+        }
+        // SAFETY: a handler of only atomics and clock_gettime, which are
+        // async-signal-safe; SA_RESTART keeps system calls going.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_continue as extern "C" fn(libc::c_int) as usize;
+            sa.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(libc::SIGCONT, &sa, std::ptr::null_mut());
+        }
+    });
+}
+
+/// How long this process has spent stopped since [`watch_stops`] began
+/// (zero without it), to a tick or so.
+pub fn stopped() -> std::time::Duration {
+    std::time::Duration::from_nanos(STOPPED_NS.load(std::sync::atomic::Ordering::SeqCst))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2716,6 +2716,64 @@ fn status_says_a_run_stopped_by_a_signal_plays_nothing() {
     );
 }
 
+/// A run stopped (Ctrl-Z, SIGSTOP) while a bot thinks, and let go on:
+/// the stop is the referee's, not the bot's time. A bot that thinks
+/// 300 ms of its 1,000 is not timed out by a stop of 3 s (it was, in
+/// every try, before: its reply, written during the stop, was not seen
+/// when the referee woke and found its timer past).
+#[test]
+fn a_run_stopped_while_a_bot_thinks_does_not_charge_the_bot() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"name = "stop"
+bots = [
+  {{ name = "think", command = ["{}"], args = ["--millis", "300"] }},
+  {{ name = "rnd", command = ["{}"] }},
+]
+variants = ["kisolo"]
+rounds = 1
+concurrency = 1
+output = "out"
+[time_control]
+decision_ms = 1000
+"#,
+            env!("CARGO_BIN_EXE_search-bot"),
+            env!("CARGO_BIN_EXE_random-bot")
+        ),
+    )
+    .unwrap();
+    let mut child = arena()
+        .args(["run", "--quiet", "--no-report"])
+        .arg(&file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The second game is under way (each takes seconds: the bot thinks
+    // 300 ms a decision), then stopped for 3 s: at least one decision
+    // of the thinking bot is stopped through.
+    let csv = dir.path().join("out/games.csv");
+    wait_for_rows(&mut child, &csv, 1);
+    std::thread::sleep(Duration::from_millis(200));
+    let pid = child.id() as i32;
+    // SAFETY: signals a child this test spawned and has not reaped.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    std::thread::sleep(Duration::from_secs(3));
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    assert!(child.wait().unwrap().success());
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows = csvio::parse(&csv, text.as_bytes()).unwrap().rows;
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(rows.iter().all(|(_, r)| r.reason != "timeout"), "{text}");
+    // The stop fell inside the second game (its wall time holds it).
+    let second = rows.iter().map(|(_, r)| r.duration_ms).max().unwrap();
+    assert!(second >= 3000, "{text}");
+}
+
 /// Greedy against random over Kisolo, with `extra` (an `[sprt]`, say) at
 /// the end of the file: `NAME.toml` in `dir`, into `out-NAME/`.
 fn greedy_league(dir: &Path, name: &str, rounds: u32, extra: &str) -> PathBuf {

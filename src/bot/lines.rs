@@ -279,6 +279,9 @@ impl BotProcess {
             // allows it (`stdout.rs`), then through the runtime.
             self.stdout.get_mut().arm(deadline.into_std());
             let mut watch = self.stdin.as_ref().and_then(|s| s.watch());
+            // The time the referee spends stopped is not the bot's.
+            let (mut deadline, mut stopped) = (deadline, crate::host::stopped());
+            let mut looked_again = false;
             let r = loop {
                 let r = tokio::select! {
                     biased;
@@ -308,6 +311,22 @@ impl BotProcess {
                         return Err(BotError::InputGone { status, unread });
                     }
                     _ = tokio::time::sleep_until(deadline) => {
+                        // A stop ended just now: its SIGCONT's handler may
+                        // run a moment after this thread woke.
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                        let now = crate::host::stopped();
+                        if now > stopped {
+                            deadline += now - stopped;
+                            stopped = now;
+                            continue;
+                        }
+                        // And a reply that was in the pipe when the time
+                        // ran out, its wake-up handled after the timer's
+                        // (a loaded machine; a stop), is taken.
+                        if !looked_again {
+                            looked_again = true;
+                            continue;
+                        }
                         self.stdout.get_mut().disarm();
                         return Err(BotError::Timeout);
                     }

@@ -168,6 +168,9 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     if !cli.command.plays_bots() {
         end_quietly_when_the_reader_goes();
+    } else {
+        // A referee stopped (Ctrl-Z, SIGSTOP) charges no bot for the stop.
+        crate::host::watch_stops();
     }
     let log_file = match &cli.command {
         Command::Run(a) => a.log.clone(),

@@ -1162,6 +1162,7 @@ impl BotPlayer {
         // The bot's time starts now that the request is ready: the
         // referee's own work (the state, the encoding) is not charged.
         let t0 = Instant::now();
+        let stopped_at_t0 = crate::host::stopped();
         let deadline = later(t0, ask.timeout).min(ask.watchdog);
         let stderr_before = self.process.stderr_bytes();
         if let Err(mut f) = self.send(deadline).await {
@@ -1207,7 +1208,10 @@ impl BotPlayer {
                 return Err(f);
             }
         };
-        let elapsed = t0.elapsed();
+        // Less the time the referee was stopped (Ctrl-Z) meanwhile.
+        let elapsed = t0
+            .elapsed()
+            .saturating_sub(crate::host::stopped() - stopped_at_t0);
         let judged = judge_reply(line, ask, self.seq, elapsed);
         if judged.is_err() {
             let late = self.since_start.asked == 1
