@@ -113,8 +113,9 @@ pub fn not_text(key: &str, value: &toml::Value) -> String {
 /// The file name of a manifest inside a bot folder.
 pub const MANIFEST: &str = "bot.toml";
 
-/// A command in a manifest or tournament file: a string (split on white
-/// space) or an array of words.
+/// A command in a manifest or tournament file: a string (split into words
+/// as a POSIX shell splits a line, quotes and all, as a BOT on the command
+/// line is) or an array of words.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(untagged)]
 pub enum CommandValue {
@@ -123,10 +124,15 @@ pub enum CommandValue {
 }
 
 impl CommandValue {
-    pub fn into_argv(self) -> Vec<String> {
+    pub fn into_argv(self) -> Result<Vec<String>, String> {
         match self {
-            CommandValue::Line(s) => s.split_whitespace().map(str::to_string).collect(),
-            CommandValue::Argv(v) => v,
+            CommandValue::Line(s) => shlex::split(&s).ok_or_else(|| {
+                format!(
+                    "`{}` has a quote that is not closed (or ends in a backslash): a string is split into words as a shell would; or give the words as a list, [\"python3\", \"my bot.py\"]",
+                    s.escape_debug()
+                )
+            }),
+            CommandValue::Argv(v) => Ok(v),
         }
     }
 }
@@ -249,14 +255,26 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
     let line_of = |at: usize| src[..at.min(src.len())].matches('\n').count() + 1;
     let command_line = line_of(raw.command.span().start);
     let build_line = raw.build.as_ref().map(|b| line_of(b.span().start));
-    let command = raw.command.into_inner().into_argv();
+    let invalid = |what: &str, why: String| ManifestError::Invalid {
+        path: path.clone(),
+        message: format!("`{what}`: {why}"),
+    };
+    let command = raw
+        .command
+        .into_inner()
+        .into_argv()
+        .map_err(|why| invalid("command", why))?;
     if command.is_empty() {
         return Err(ManifestError::Invalid {
             path,
             message: "`command` is empty".into(),
         });
     }
-    let build = raw.build.map(|b| CommandValue::into_argv(b.into_inner()));
+    let build = raw
+        .build
+        .map(|b| CommandValue::into_argv(b.into_inner()))
+        .transpose()
+        .map_err(|why| invalid("build", why))?;
     let problem = command_problem(&command)
         .map(|why| format!("`command` {why}"))
         .or_else(|| {
@@ -527,6 +545,28 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    /// A command written as one string is split as a shell splits it
+    /// (quotes keep a word with a space whole), as a BOT on the command
+    /// line is; a quote left open is named.
+    #[test]
+    fn a_command_string_is_split_as_a_shell_would() {
+        let dir = tempfile::tempdir().unwrap();
+        let toml = "command = \"python3 'my bot.py' --depth 3\"\n";
+        std::fs::write(dir.path().join("bot.toml"), toml).unwrap();
+        let m = Manifest::load(dir.path()).unwrap();
+        assert_eq!(m.command, ["python3", "my bot.py", "--depth", "3"]);
+        std::fs::write(
+            dir.path().join("bot.toml"),
+            "command = \"python3 'bot.py\"\n",
+        )
+        .unwrap();
+        let e = Manifest::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("`command`") && e.contains("a quote that is not closed"),
+            "{e}"
+        );
     }
 
     #[test]

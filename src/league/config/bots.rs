@@ -373,7 +373,10 @@ impl Item<'_, '_> {
                 self.error(&field, crate::text::plain_toml(e.inner().message()))
             },
         )?;
-        let mut command = raw.command.into_argv();
+        let mut command = raw
+            .command
+            .into_argv()
+            .map_err(|why| self.error(".command", why))?;
         command.extend(raw.args);
         if command.is_empty() {
             return Err(self.error(".command", "is empty"));
@@ -381,7 +384,11 @@ impl Item<'_, '_> {
         if let Some(why) = manifest::command_problem(&command) {
             return Err(self.error(".command", why));
         }
-        let build = raw.build.map(CommandValue::into_argv);
+        let build = raw
+            .build
+            .map(CommandValue::into_argv)
+            .transpose()
+            .map_err(|why| self.error(".build", why))?;
         if let Some(why) = build.as_deref().and_then(manifest::command_problem) {
             return Err(self.error(".build", why));
         }
