@@ -369,6 +369,16 @@ fn each_filter_keeps_only_its_games(server: &Server) {
         all.lines().count() > csv.lines().count(),
         "the filter kept every row"
     );
+    // An export that keeps no game (random bots never stall) is its
+    // header alone (pandas and `arena rate` take an empty file for no
+    // table), the same header.
+    let (status, none) = server.call("GET", "/api/games.csv?bot=rp&reason=stall", None, b"");
+    assert_eq!(status, 200, "{none}");
+    assert_eq!(
+        none.lines().collect::<Vec<_>>(),
+        [all.lines().next().unwrap()]
+    );
+    assert_eq!(none.lines().next(), csv.lines().next());
 }
 
 fn both_names_of_a_variant_are_taken(server: &Server) {

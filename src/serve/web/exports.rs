@@ -133,7 +133,15 @@ async fn games_csv(
 ) -> ApiResult<impl IntoResponse> {
     let only = export_filter(&l, &q).await?;
     let body = streamed(l, "games.csv", |l, tx| async move {
-        let mut header = true;
+        // The header first, even of an export with no row: a reader
+        // (pandas, `arena rate`) takes an empty file for no table at all.
+        let header = crate::results::csvio::all_columns()
+            .collect::<Vec<_>>()
+            .join(",")
+            + "\n";
+        if tx.send(header.into_bytes()).await.is_err() {
+            return Ok(());
+        }
         send_rows(&l, only, &tx, &mut |rows| {
             // A row that would not read back (a store written before its
             // fields were checked) is left out, as from the standings.
@@ -145,7 +153,7 @@ async fn games_csv(
                 return Ok(Vec::new());
             }
             let mut w = csv::WriterBuilder::new()
-                .has_headers(std::mem::take(&mut header))
+                .has_headers(false)
                 .from_writer(Vec::new());
             for r in rows {
                 w.serialize(r).map_err(|e| e.to_string())?;
