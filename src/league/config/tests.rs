@@ -669,6 +669,38 @@ fn a_variant_named_as_a_ratings_table_is_refused() {
     }
 }
 
+/// `--variants` names the file's own variants by their tables' names
+/// (`kisolo6`), as books do; an unknown one lists them.
+#[test]
+fn variants_flag_names_the_files_own_variants() {
+    let src = TWO_BOTS.replace(
+        "bots = [",
+        "variants = [\"filo\", { game = \"kisolo\", name = \"kisolo6\", options = { columns = 6 } }]\nbots = [",
+    );
+    let with = |names: &[&str]| {
+        Tournament::parse_with(
+            Path::new("/tmp/t/x.toml"),
+            &src,
+            &RunSettings {
+                variants: Some(names.iter().map(|s| s.to_string()).collect()),
+                ..Default::default()
+            },
+        )
+    };
+    let t = with(&["kisolo6"]).unwrap();
+    assert_eq!(t.variants.len(), 1);
+    assert_eq!(t.variants[0].key, "kisolo6");
+    assert_eq!(
+        t.variants[0].options.get("columns").map(|v| v.to_string()),
+        Some("6".into())
+    );
+    let e = with(&["kisolo7"]).unwrap_err().to_string();
+    assert!(
+        e.contains("unknown variant `kisolo7`") && e.contains("the file's own: kisolo6"),
+        "{e}"
+    );
+}
+
 /// Two bots whose names are made the same file name (`x/y`, `x_y`) would
 /// write into each other's logs: refused, naming both.
 #[test]

@@ -44,9 +44,33 @@ pub(super) fn section(
     flags: &RunSettings,
 ) -> Result<Vec<VariantSpec>, ConfigError> {
     if let Some(names) = &flags.variants {
+        // The file's own variants, by the names its tables give them
+        // (`kisolo6`), are named too; else a game's name.
+        let from_file: Vec<VariantSpec> = match raw {
+            Some(list) => list
+                .get_ref()
+                .iter()
+                .map(|item| parse_variant_entry(ctx, item))
+                .collect::<Result<_, _>>()?,
+            None => Vec::new(),
+        };
         let mut out = Vec::new();
         for v in names {
-            let spec = parse_variant(v).map_err(|e| ctx.at(&Source::Flag, "variants", e))?;
+            let spec = match from_file.iter().find(|s| s.key == *v) {
+                Some(s) => s.clone(),
+                None => parse_variant(v).map_err(|e| {
+                    let named: Vec<&str> = from_file
+                        .iter()
+                        .filter(|s| s.key != s.variant.name())
+                        .map(|s| s.key.as_str())
+                        .collect();
+                    let e = match named.is_empty() {
+                        true => e,
+                        false => format!("{e}; the file's own: {}", named.join(", ")),
+                    };
+                    ctx.at(&Source::Flag, "variants", e)
+                })?,
+            };
             // As in the file: each game id would be played twice.
             if let Some(why) = twice(&out, &spec) {
                 return Err(ctx.at(&Source::Flag, "variants", why));
