@@ -538,11 +538,19 @@ fn closing_lines(
     let games = rate_folder(dir, &games_csv)?;
     let total = runner::total_games(t, how.shard);
     let (elapsed, builds) = clock.words();
+    // A shard's rows alone are refused by `arena rate` (a shard of a
+    // league is named missing): the league's folder merges its shards.
+    let rate_what = match (how.shard, dir.parent()) {
+        (Some(_), Some(league)) => format!(
+            "arena rate {} once every shard is done, or with --partial",
+            league.display()
+        ),
+        _ => format!("arena rate {}", games_csv.display()),
+    };
     outln!(
-        "{} of {total} games ({played} played now, in {elapsed:.1} s{builds}) in {}: games.csv, games/records-*.jsonl.zst, logs/, ratings.csv (per-variant tables: arena rate {}), pairs.csv, variants.csv, crosstable.csv",
+        "{} of {total} games ({played} played now, in {elapsed:.1} s{builds}) in {}: games.csv, games/records-*.jsonl.zst, logs/, ratings.csv (per-variant tables: {rate_what}), pairs.csv, variants.csv, crosstable.csv",
         games,
         dir.display(),
-        games_csv.display()
     );
     if let Some(p) = ends.report {
         outln!("report: {}", p.display());
