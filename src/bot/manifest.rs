@@ -48,6 +48,9 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
         Some("must not hold control or invisible characters (tabs, new lines, escapes, zero-width spaces, direction overrides)")
     } else if name.trim() != name {
         Some("must not begin or end with white space")
+    } else if name.starts_with(['=', '+', '-', '@']) {
+        // As a hello's name (protocol.md): it goes into games.csv.
+        Some("must not begin with `=`, `+`, `-` or `@`, which a spreadsheet opening games.csv would run as a formula")
     } else {
         None
     }
@@ -502,6 +505,10 @@ mod tests {
             ".",
             "..",
             "...",
+            "=cmd",
+            "+SUM(1)",
+            "-2",
+            "@x",
         ] {
             assert!(name_problem(bad).is_some(), "{bad:?} accepted");
         }
