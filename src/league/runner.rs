@@ -368,13 +368,18 @@ pub fn run(
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<Summary, LeagueError> {
     tracing::info!(
-        "league {}: {} bots, {} variants, {} at a time, shard {:?}, sandbox {:?}",
+        "league {}: {} bots, {} variants, {} at a time{}, sandbox {}",
         t.name,
         t.bots.len(),
         t.variants.len(),
         t.concurrency,
-        opts.shard.map(|s| format!("{}/{}", s.index, s.count)),
-        t.sandbox
+        opts.shard
+            .map(|s| format!(", shard {}/{}", s.index, s.count))
+            .unwrap_or_default(),
+        match t.sandbox {
+            crate::bot::Sandbox::On => "on",
+            crate::bot::Sandbox::Off => "off",
+        }
     );
     let on_event = &mut |e: &Event| {
         trace(e);
@@ -383,9 +388,14 @@ pub fn run(
     let summary = run_logged(t, opts, on_event);
     match &summary {
         Ok(s) => tracing::info!(
-            "league {}: {:?} after {} new games ({} of {} done)",
+            "league {}: {} after {} new games ({} of {} done)",
             t.name,
-            s.end,
+            match &s.end {
+                RunEnd::Complete => "complete".to_string(),
+                RunEnd::Interrupted => "interrupted (Ctrl-C or a signal)".to_string(),
+                RunEnd::Stopped(Stop::Failed(why)) => format!("stopped ({why})"),
+                RunEnd::Drained => "drained (its games in flight finished)".to_string(),
+            },
             s.played,
             s.played + s.skipped,
             s.total
