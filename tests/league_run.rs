@@ -1998,7 +1998,7 @@ fn the_league_log_holds_starts_forfeits_and_the_end() {
         "started cheat on worker",
         "cheat (seat",
         "illegal: ",
-        "league l: Complete after 2 new games",
+        "league l: complete after 2 new games",
     ] {
         assert!(text.contains(needle), "no `{needle}` in:\n{text}");
     }
