@@ -6,8 +6,8 @@
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct LimitArgs {
     /// Memory of each bot's process tree, MiB (its sandbox's limit; over
-    /// it the bot forfeits `memory`). Overrides the file's `[limits]` and
-    /// the bots' bot.toml.
+    /// it the bot forfeits `memory`). Overrides a league file's `[limits]`
+    /// (`arena run`) and the bots' bot.toml.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::bot::LimitSettings::MAX_MB))]
     pub memory_mb: Option<u64>,
     /// Processes and threads of each bot's tree at once.
