@@ -256,6 +256,44 @@ impl LimitSettings {
     /// The largest `cpus` accepted.
     pub const MAX_CPUS: u32 = 1024;
 
+    /// What these settings (a bot.toml's) raise above the defaults of
+    /// [`Limits::new`] where `league` (a league file's `[limits]`, and its
+    /// flags) sets nothing: a league takes them as asked, and says so.
+    pub fn raised_over_defaults(&self, league: &LimitSettings) -> Vec<String> {
+        let d = Limits::new(0);
+        let mut out = Vec::new();
+        let mut check = |key: &str, asked: Option<u64>, set: bool, default: u64| {
+            if let Some(a) = asked.filter(|&a| !set && a > default) {
+                out.push(format!("{key} = {a} (default {default})"));
+            }
+        };
+        check(
+            "memory_mb",
+            self.memory_mb,
+            league.memory_mb.is_some(),
+            d.memory_mb,
+        );
+        check(
+            "processes",
+            self.processes,
+            league.processes.is_some(),
+            d.processes,
+        );
+        check(
+            "cpus",
+            self.cpus.map(u64::from),
+            league.cpus.is_some(),
+            u64::from(d.cpus),
+        );
+        check(
+            "file_size_mb",
+            self.file_size_mb,
+            league.file_size_mb.is_some(),
+            d.file_size_mb,
+        );
+        out
+    }
+
     /// These settings, where given; `other`'s elsewhere.
     pub fn or(self, other: LimitSettings) -> LimitSettings {
         LimitSettings {

@@ -593,6 +593,16 @@ mod tests {
         let mut l = super::super::launch::Limits::new(1 << 16);
         league.or(m.limits).apply(&mut l);
         assert_eq!((l.memory_mb, l.processes, l.cpus), (2048, 8, 1));
+        // Raised over the defaults where the league sets nothing: said.
+        assert_eq!(
+            m.limits.raised_over_defaults(&league),
+            ["memory_mb = 2048 (default 1024)"]
+        );
+        let capped = super::super::launch::LimitSettings {
+            memory_mb: Some(512),
+            ..Default::default()
+        };
+        assert!(m.limits.raised_over_defaults(&capped).is_empty());
         let toml = "command = [\"true\"]\n[limits]\ncpus = 0\n";
         std::fs::write(dir.path().join("bot.toml"), toml).unwrap();
         let e = Manifest::load(dir.path()).unwrap_err().to_string();

@@ -435,6 +435,18 @@ fn before_run(t: &Tournament, how: &How) -> anyhow::Result<Option<SprtRun>> {
             "warning: sandbox = \"off\": the bots run with this user's rights, environment and network, and can reach each other and the results (docs/security.md)"
         );
     }
+    // A league takes a bot.toml's limits as asked (a ladder caps them):
+    // said, so that a stranger's bot.toml does not lift them unseen.
+    for b in &t.bots {
+        let raised = b.limits.raised_over_defaults(&t.limits);
+        if !raised.is_empty() {
+            errln!(
+                "warning: bot {} asks in its bot.toml for more than the defaults: {}; granted (set them in the league file's [limits], or --memory-mb and the like, to cap them)",
+                b.name,
+                raised.join(", ")
+            );
+        }
+    }
     check_games_per_cpu(
         ("concurrency", t.concurrency),
         "-j (or the file's `concurrency`)",
