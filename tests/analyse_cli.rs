@@ -130,8 +130,17 @@ fn analyse_marks_the_move_that_threw_a_won_filo_game_away() {
             .is_some_and(|w| w.contains("win thrown away")),
         "{v}"
     );
+    // The record, cut after the losing move, says a result its decisions
+    // do not give: said, on stderr.
+    let out = arena(&["analyse", p, "--depth", "2", "--proof-ms", "100"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("its end does not follow from its")
+            && said.contains("but the game is not over"),
+        "{said}"
+    );
     // The table says the same, at that decision.
-    let table = stdout_of(&arena(&["analyse", p, "--depth", "2", "--proof-ms", "100"]));
+    let table = stdout_of(&out);
     let row = table
         .lines()
         .find(|l| l.split_whitespace().next() == Some(&at.to_string()))

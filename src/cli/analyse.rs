@@ -132,6 +132,20 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     };
     let moves: Vec<String> = rec.decisions.iter().map(|d| d.option.clone()).collect();
     let spec = &rec.spec;
+    // Its end is what its decisions give; a record cut short, or whose
+    // result was edited, is analysed as its decisions are, with a warning
+    // that its end says otherwise. A decision that cannot be played is
+    // the analysis's to name.
+    let replayed = crate::engine::Game::new(spec.variant, &spec.settings)
+        .ok()
+        .and_then(|mut game| moves.iter().all(|m| game.play(m).is_ok()).then_some(game));
+    if let Some(why) = replayed.and_then(|game| record::end_problem(&rec, &game)) {
+        errln!(
+            "warning: {origin}: game `{}`: its end does not follow from its {} decisions ({why}): the decisions are analysed, not the end's result",
+            spec.game_id,
+            moves.len()
+        );
+    }
     let mut verdicts = analyse(spec.variant, &spec.settings, &moves, &params)
         .with_context(|| format!("{origin}: game `{}`", spec.game_id))?;
     mark_applied(&mut verdicts, rec.decisions.iter().map(|d| d.applied()));

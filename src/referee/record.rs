@@ -163,6 +163,37 @@ struct EndIn {
     state: serde_json::Value,
 }
 
+/// What is wrong with the record's end, if anything, against `game`, the
+/// replay of its decisions: its result is the rules' outcome, or a
+/// forfeit's (scored as the referee scores one) by a seat of the game,
+/// after as many plies.
+pub fn end_problem(rec: &Recorded, game: &crate::engine::Game) -> Option<String> {
+    let n = rec.spec.settings.players;
+    let (scores, reason) = match (rec.offender, game.outcome()) {
+        (Some(seat), _) if seat < n => (super::forfeit_scores(n, seat), rec.reason.clone()),
+        (Some(seat), _) => return Some(format!("the offender, seat {seat}, is not a seat")),
+        (None, Some(o)) => (o.scores(), o.reason.name().to_string()),
+        (None, None) => {
+            return Some(format!(
+                "the record ends with `{}` after {} decisions, but the game is not over",
+                rec.reason,
+                rec.decisions.len()
+            ))
+        }
+    };
+    (rec.scores != scores || rec.reason != reason || rec.plies != game.plies()).then(|| {
+        format!(
+            "the record says {:?} ({}) after {} plies; the replay {:?} ({}) after {}",
+            rec.scores,
+            rec.reason,
+            rec.plies,
+            scores,
+            reason,
+            game.plies()
+        )
+    })
+}
+
 /// Reads a record written by [`write_record_to`].
 pub fn read_record(text: &str) -> Result<Recorded, ReadError> {
     let bad = |line: usize, why: String| ReadError { line, why };

@@ -346,50 +346,17 @@ fn check_result(
     rec: &crate::referee::record::Recorded,
     row: &GameRow,
 ) -> Result<(), Refused> {
-    let n = rec.spec.settings.players;
-    let (scores, reason) = match (rec.offender, game.outcome()) {
-        (Some(seat), _) if seat < n => {
-            (crate::referee::forfeit_scores(n, seat), rec.reason.clone())
-        }
-        (Some(seat), _) => {
-            return Err(refused(
-                "result",
-                format!("the offender, seat {seat}, is not a seat"),
-            ))
-        }
-        (None, Some(o)) => (o.scores(), o.reason.name().to_string()),
-        (None, None) => {
-            return Err(refused(
-                "result",
-                format!(
-                    "the record ends with `{}` after {} decisions, but the game is not over",
-                    rec.reason,
-                    rec.decisions.len()
-                ),
-            ))
-        }
-    };
-    if rec.scores != scores || rec.reason != reason || rec.plies != game.plies() {
-        return Err(refused(
-            "result",
-            format!(
-                "the record says {:?} ({}) after {} plies; the replay {:?} ({}) after {}",
-                rec.scores,
-                rec.reason,
-                rec.plies,
-                scores,
-                reason,
-                game.plies()
-            ),
-        ));
+    if let Some(why) = crate::referee::record::end_problem(rec, game) {
+        return Err(refused("result", why));
     }
+    let (scores, reason) = (&rec.scores, &rec.reason);
     let mut row_scores = vec![row.score0, row.score1];
     if let Some(s) = row.score2 {
         row_scores.push(s);
     }
     let offender = row.offender.map(usize::from);
-    if row_scores != scores
-        || row.reason != reason
+    if row_scores != *scores
+        || row.reason != *reason
         || row.plies != rec.plies
         || offender != rec.offender
     {
