@@ -603,8 +603,24 @@ fn refuse_other_schedule(
         seen.extend(variant_changes(old, meta));
         for (key, was) in old.schedule.iter().filter(|(k, _)| !is_variant_key(k)) {
             if let Some(now) = meta.schedule.get(key).filter(|now| *now != was) {
+                // A Swiss's or knockout's `rounds` here are each mini-match's
+                // seat-swap groups: said as the file's `games_per_pairing`.
+                let f = format_of(old);
+                let paired = f.starts_with("swiss") || f.starts_with("knockout");
+                let (shown, was_said, now_said) = match (
+                    paired && key == "rounds",
+                    was.parse::<u64>(),
+                    now.parse::<u64>(),
+                ) {
+                    (true, Ok(w), Ok(n)) => (
+                        "games_per_pairing".to_string(),
+                        (w * 2).to_string(),
+                        (n * 2).to_string(),
+                    ),
+                    _ => (key.clone(), was.clone(), now.clone()),
+                };
                 seen.push(format!(
-                    "`{key}` was {was}, now {now}{}",
+                    "`{shown}` was {was_said}, now {now_said}{}",
                     how_it_was_set(old, key, was)
                 ));
             }

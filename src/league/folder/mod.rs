@@ -1338,7 +1338,7 @@ mod tests {
             with("y", &[("format", "swiss, 4 rounds"), ("rounds", "3")]),
         );
         assert!(
-            e.contains("`rounds` was 2, now 3 (the file's `games_per_pairing`, or --games-per-pairing 4 as it was started)"),
+            e.contains("`games_per_pairing` was 4, now 6 (the file's `games_per_pairing`, or --games-per-pairing 4 as it was started)"),
             "{e}"
         );
         let e = refused(
