@@ -649,6 +649,50 @@ async fn a_memory_hog_before_its_hello_fails_its_start_as_memory() {
     assert!(e.to_string().contains("memory limit"), "{e}");
 }
 
+/// A bot that spins the CPU between games (after `game_end`, until its
+/// next message) is paused by force once it has had its time to exit:
+/// between games no bot takes the CPU of other games. It was never
+/// paused (it was never idle), and slowed the games on its CPU by a
+/// quarter.
+#[tokio::test]
+async fn a_bot_that_spins_between_games_is_paused_all_the_same() {
+    let timing = Timing::default();
+    let mut spin = start(&broken("spin_after_end"), None, &timing)
+        .await
+        .unwrap();
+    let pid = spin.pid();
+    let mut random = RandomPlayer::new("random", 3);
+    let s = spec(two_player_variant(), 2, 5000);
+    let r = {
+        let mut ps: Vec<&mut dyn Player> = vec![&mut spin, &mut random];
+        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+    };
+    assert!(r.offender.is_none(), "{r:?}");
+    // Its main process (in the sandbox, the keeper's child; else itself)
+    // is stopped well within a second.
+    let main = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .ok()
+        .and_then(|c| c.split_whitespace().next()?.parse().ok())
+        .unwrap_or(pid);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while mancala_arena::host::process_state(main) != Some('T') {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never paused: {:?}",
+            mancala_arena::host::process_state(main)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // A second game: thawed, it plays.
+    let r = {
+        let mut ps: Vec<&mut dyn Player> = vec![&mut random, &mut spin];
+        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+    };
+    assert!(r.offender.is_none(), "{r:?}");
+    spin.quit().await;
+    assert_group_gone(pid).await;
+}
+
 /// A fork bomb is contained (at most `processes` at once) and forfeits;
 /// nothing of it is left, and the machine still forks.
 #[tokio::test]

@@ -39,6 +39,7 @@ are not league bots (see README.md). Modes:
   early_exit    exits cleanly (status 0) at game start
   double_reply  answers its first request twice (both lines in one write)
   exit_after_reply  answers its first request, then exits with status 1 at once
+  spin_after_end  plays well; after game_end spins the CPU until its next message
   stray_after   answers its first request, then writes the same reply again
                 in a second write
   double_first  answers every request twice with its first legal option
@@ -121,6 +122,7 @@ With a second argument PIDFILE, the modes that fork write
 where the sandbox does not let them, "PIDS GROUP CHILD" to stderr.
 """
 import json
+import select
 import os
 import random
 import signal
@@ -536,6 +538,10 @@ def main():
             start_daemon()
         elif kind == "game_end" and MODE == "exit_after_game":
             sys.exit(0)
+        elif kind == "game_end" and MODE == "spin_after_end":
+            # Busy between games, until the next message comes.
+            while not select.select([0], [], [], 0)[0]:
+                pass
         elif kind == "game_end" and MODE in ("exit_late_after_game", "exit1_late_after_game"):
             time.sleep(0.3)
             sys.exit(0 if MODE == "exit_late_after_game" else 1)

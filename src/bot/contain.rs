@@ -2,7 +2,7 @@
 //! is killed as a whole; descendants that left it are found by the token in
 //! their environment; the leader is reaped.
 
-use super::{sys, BotProcess, PAUSE_AFTER, TOKEN_VAR};
+use super::{sys, BotProcess, PAUSE_AFTER, PAUSE_BETWEEN_GAMES, TOKEN_VAR};
 use crate::host::process_alive;
 use std::process::ExitStatus;
 use std::time::Duration;
@@ -59,9 +59,10 @@ impl BotProcess {
     /// Pauses the bot in the background, unless a line is sent to it
     /// first: for a bot between games, whose processes must not run while
     /// other games are played. From [`PAUSE_AFTER`] on, as soon as its main
-    /// process is idle, and never by force: a bot may exit after
-    /// `game_end` (it is then restarted without charge, protocol.md), and
-    /// stopped halfway through its exit it would never be seen to exit.
+    /// process is idle, and by force after [`PAUSE_BETWEEN_GAMES`]: a bot
+    /// may exit after `game_end` (it is then restarted without charge,
+    /// protocol.md), and is given that long to; one busy for longer
+    /// (spinning between games) would take the CPU of other games.
     pub fn pause_later(&mut self) {
         if self.ponder || self.has_exited() {
             return;
@@ -72,6 +73,7 @@ impl BotProcess {
         let generation = pausing.lock().map(|s| s.generation).unwrap_or(0);
         tokio::spawn(async move {
             tokio::time::sleep(PAUSE_AFTER).await;
+            let force_at = tokio::time::Instant::now() + PAUSE_BETWEEN_GAMES;
             loop {
                 {
                     let mut state = pausing.lock().unwrap_or_else(|e| e.into_inner());
@@ -82,6 +84,10 @@ impl BotProcess {
                         // Gone, or on its way out.
                         None | Some('Z' | 'X') => return,
                         Some('S') => {
+                            state.stop_now(pid);
+                            return;
+                        }
+                        Some(_) if tokio::time::Instant::now() >= force_at => {
                             state.stop_now(pid);
                             return;
                         }

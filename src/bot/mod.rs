@@ -174,6 +174,15 @@ pub const PAUSE_AFTER: std::time::Duration = std::time::Duration::from_millis(1)
 /// same.
 pub const PAUSE_GRACE: std::time::Duration = std::time::Duration::from_millis(10);
 
+/// How long a bot between games may run when it is not idle by then: a
+/// bot exiting after `game_end` (a Python interpreter's shutdown, on a
+/// loaded machine) has that long; one still busy after it (spinning, or
+/// thinking on others' time) is paused all the same. Paused halfway
+/// through an exit, it ends it when its next game's `game_start` thaws
+/// it, and is started again without charge as a bot that left before
+/// playing.
+pub const PAUSE_BETWEEN_GAMES: std::time::Duration = std::time::Duration::from_millis(250);
+
 impl std::fmt::Debug for BotProcess {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BotProcess")
