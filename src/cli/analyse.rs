@@ -81,6 +81,20 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
             args.source.display()
         );
     }
+    if args.save {
+        // Before the analysis (which may take minutes), not after it.
+        let dir = Layout::new(&args.source).analysis();
+        let probe = dir.join(format!(".probe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(&probe, b""))
+            .and_then(|()| std::fs::remove_file(&probe))
+            .with_context(|| {
+                format!(
+                    "--save: the analysis could not be kept in {} (a read-only folder?); nothing was analysed",
+                    dir.display()
+                )
+            })?;
+    }
     let (text, origin) = if args.source.is_dir() {
         let Some(id) = &args.game_id else {
             bail!(

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("{path}: {source}")]
+    #[error("{path}: {source}{}", unwritable_hint(source))]
     Io {
         path: PathBuf,
         source: std::io::Error,
@@ -25,6 +25,22 @@ pub enum StoreError {
     /// Another run holds the folder's lock.
     #[error("{dir} is in use by another run ({holder}); wait for it to end or stop it, or give this run another output folder")]
     Locked { dir: PathBuf, holder: String },
+}
+
+/// What to do when a results folder cannot be written at all.
+fn unwritable_hint(e: &std::io::Error) -> &'static str {
+    match e.kind() {
+        std::io::ErrorKind::ReadOnlyFilesystem => {
+            " (the results folder is on a read-only file system: give the league another with -o DIR, or the file's `output`)"
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            " (this user may not write there: give the league another results folder with -o DIR, or the file's `output`)"
+        }
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => {
+            " (the disk is full: make room, and run the same command again; nothing recorded is lost)"
+        }
+        _ => "",
+    }
 }
 
 /// Turns an I/O error on `path` into a store error naming it.
