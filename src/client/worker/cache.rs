@@ -8,7 +8,7 @@
 //! worker that cannot keep the games it cannot upload would lose them.
 
 use super::error::WorkerError;
-use crate::league::folder::holder_is_gone;
+use crate::league::folder::{holder_is_gone, released_here, HeldHere};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -21,6 +21,7 @@ pub(super) const LOCK_FILE: &str = "worker.lock";
 #[derive(Debug)]
 pub(super) struct CacheLock {
     _file: File,
+    _held: HeldHere,
 }
 
 /// Takes the lock of `cache` (a folder that exists) and writes this
@@ -41,14 +42,19 @@ pub(super) fn lock(cache: &Path) -> Result<CacheLock, WorkerError> {
         .map_err(io)?;
     // A worker killed a moment ago may leave processes that share its lock
     // while they die (a bot's keeper between fork and exec): when the
-    // holder the file names is dead on this host, a few seconds more.
+    // holder the file names is dead on this host, a few seconds more; as
+    // when this process let go of it while a child it forked meanwhile
+    // shares the open file until it execs.
+    let key = path.canonicalize().unwrap_or_else(|_| path.clone());
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         match f.try_lock() {
             Ok(()) => break,
             Err(std::fs::TryLockError::WouldBlock) => {
                 let holder = read_holder(&mut f);
-                if holder_is_gone(&holder) && Instant::now() < deadline {
+                if (holder_is_gone(&holder) || released_here(&holder, &key))
+                    && Instant::now() < deadline
+                {
                     std::thread::sleep(Duration::from_millis(50));
                     continue;
                 }
@@ -71,7 +77,10 @@ pub(super) fn lock(cache: &Path) -> Result<CacheLock, WorkerError> {
     f.set_len(0).map_err(io)?;
     f.seek(SeekFrom::Start(0)).map_err(io)?;
     f.write_all(me.as_bytes()).map_err(io)?;
-    Ok(CacheLock { _file: f })
+    Ok(CacheLock {
+        _file: f,
+        _held: HeldHere::note(key),
+    })
 }
 
 /// The file of the worker's id, in the cache folder.

@@ -16,13 +16,27 @@ static HELD: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
 #[derive(Debug)]
 pub(super) struct Lock {
     _file: File,
-    path: PathBuf,
+    _held: HeldHere,
 }
 
-impl Drop for Lock {
+/// This process's note that it holds the lock file at a path (a results
+/// folder's, a worker's cache's), until dropped: see [`released_here`].
+#[derive(Debug)]
+pub struct HeldHere(PathBuf);
+
+impl HeldHere {
+    pub fn note(path: PathBuf) -> HeldHere {
+        if let Ok(mut held) = HELD.lock() {
+            held.insert(path.clone());
+        }
+        HeldHere(path)
+    }
+}
+
+impl Drop for HeldHere {
     fn drop(&mut self) {
         if let Ok(mut held) = HELD.lock() {
-            held.remove(&self.path);
+            held.remove(&self.0);
         }
     }
 }
@@ -31,6 +45,14 @@ impl Drop for Lock {
 /// child forked from it, which shares its open files until it execs).
 fn held_here(path: &PathBuf) -> bool {
     HELD.lock().is_ok_and(|h| h.contains(path))
+}
+
+/// Whether the lock file at `path`, whose holder is named `holder`, was
+/// let go of by this process and is held only by a child it forked
+/// meanwhile (sharing the open file until it execs, a moment): worth a
+/// moment's wait, not a refusal.
+pub fn released_here(holder: &str, path: &PathBuf) -> bool {
+    holder_is_me(holder) && !held_here(path)
 }
 
 /// Takes the folder's lock (an OS lock on `run.lock`, released by the
@@ -59,8 +81,7 @@ pub(super) fn lock(layout: &Layout) -> Result<Lock, StoreError> {
                 let mut holder = String::new();
                 f.seek(SeekFrom::Start(0)).map_err(io(&path))?;
                 let _ = f.read_to_string(&mut holder);
-                let released_here = holder_is_me(&holder) && !held_here(&key);
-                if (holder_is_gone(&holder) || released_here)
+                if (holder_is_gone(&holder) || released_here(&holder, &key))
                     && std::time::Instant::now() < deadline
                 {
                     std::thread::sleep(std::time::Duration::from_millis(50));
@@ -82,12 +103,9 @@ pub(super) fn lock(layout: &Layout) -> Result<Lock, StoreError> {
     f.set_len(0).map_err(io(&path))?;
     f.seek(SeekFrom::Start(0)).map_err(io(&path))?;
     f.write_all(me.as_bytes()).map_err(io(&path))?;
-    if let Ok(mut held) = HELD.lock() {
-        held.insert(key.clone());
-    }
     Ok(Lock {
         _file: f,
-        path: key,
+        _held: HeldHere::note(key),
     })
 }
 

@@ -40,7 +40,7 @@ use crate::results::{csvio, GameRow};
 pub(crate) use layout::io;
 pub use layout::{Layout, StoreError};
 use lock::lock;
-pub use lock::{holder_is_gone, holder_paused, lock_holder};
+pub use lock::{holder_is_gone, holder_paused, lock_holder, released_here, HeldHere};
 pub use meta::{read_meta, LeagueMeta, NotedFormat, PlayedUnder, RoundsChange};
 use records::{Frame, RecordAt};
 use rows::{append_to, header_of, record_problem, Header, RowAppender};
