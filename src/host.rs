@@ -138,6 +138,33 @@ pub fn state_in_stat(stat: &[u8]) -> Option<char> {
     Some(char::from(*state))
 }
 
+/// Whether a process of process group `pgid` is stopped by a signal
+/// (state `T` or `t`): one scan of /proc, for the rare paths (a bot that
+/// did not answer).
+pub fn group_stopped(pgid: u32) -> bool {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    dir.flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .filter_map(|e| std::fs::read(e.path().join("stat")).ok())
+        .any(|stat| {
+            let Some(end) = stat.iter().rposition(|&b| b == b')') else {
+                return false;
+            };
+            // After the name: state, ppid, pgrp.
+            let text = String::from_utf8_lossy(&stat[end + 1..]).into_owned();
+            let mut f = text.split_whitespace();
+            let state = f.next();
+            let pgrp = f.nth(1).and_then(|g| g.parse::<u32>().ok());
+            matches!(state, Some("T" | "t")) && pgrp == Some(pgid)
+        })
+}
+
 /// True while process `pid` exists and is not a zombie (Linux: /proc).
 pub fn process_alive(pid: u32) -> bool {
     !matches!(process_state(pid), None | Some('Z') | Some('X'))

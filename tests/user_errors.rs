@@ -496,6 +496,30 @@ fn a_bot_that_stops_itself_is_told_so() {
             && !said.contains("thinking"),
         "{said}"
     );
+    // In the sandbox, under a wrapper (a shell, as npm or a launcher): the
+    // bot is not the process the referee started, and is told all the
+    // same (it was told it was most likely still thinking).
+    std::fs::copy(&script, dir.path().join("misbehave.py")).unwrap();
+    let o = arena(
+        dir.path(),
+        &[
+            "play",
+            "--game",
+            "filo",
+            "--timeout-ms",
+            "1500",
+            "--",
+            "sh -c 'python3 misbehave.py stop_self; true'",
+            "random",
+        ],
+    );
+    let said = text(&o);
+    assert!(
+        said.contains("seat 0 forfeits: timeout")
+            && said.contains("its process was stopped (it stopped itself")
+            && !said.contains("thinking"),
+        "{said}"
+    );
 }
 
 /// A bot program without an execute bit is told what to do (chmod +x, or

@@ -555,7 +555,11 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
     // Stopped by a signal the referee did not send (it pauses only
     // between turns, and let the bot run again before this one): the bot
     // was not thinking, and no flush would have helped.
-    if matches!(crate::host::process_state(process.pid()), Some('T' | 't')) {
+    // Its own process, or one of its group (the bot under a wrapper: a
+    // shell, npm, a launcher; in the sandbox, the keeper's child).
+    if matches!(crate::host::process_state(process.pid()), Some('T' | 't'))
+        || crate::host::group_stopped(process.pid())
+    {
         return "; its process was stopped (it stopped itself, with SIGSTOP or SIGTSTP, or a debugger held it), so it could not answer".to_string();
     }
     let stderr = process.stderr_bytes().saturating_sub(stderr_before);
