@@ -34,6 +34,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// What check-bot tells the author of a bot that exited at a game's first
+/// request, was started again (as one that left after its last game is)
+/// and exited there again.
+const CRASHED_AT_FIRST_REQUEST: &str = "the bot exited at this game's first request; the referee started it again at no charge (a bot may have left after its last game: protocol.md), and it exited there again: that is the crash above (the stderr shown may hold both processes' last words)";
+
 /// What check-bot tells the author of a bot that exits after its games.
 const EXITED_AFTER_GAME: &str = "the bot was gone before it played a game (it exited, or closed its pipes, after its hello, its last reply of a game or its last game, or exited at its first request of a game): the referee reuses one process for many games, so exit only on `quit` (protocol.md); a league starts it again at no charge, once a game, if it left before playing that game, else that game is a `crash`";
 
@@ -481,8 +486,13 @@ async fn check_games(
                 let restarted = bot.exits_between_games() > exits;
                 exits = bot.exits_between_games();
                 let restart = bot.needs_restart();
-                if restarted || restart && !faulted {
-                    c.note(EXITED_AFTER_GAME);
+                match (restarted, faulted) {
+                    // Started again at this game's first request, where it
+                    // exited, and exited there again: the crash above.
+                    (true, true) => c.note(CRASHED_AT_FIRST_REQUEST),
+                    (true, false) => c.note(EXITED_AFTER_GAME),
+                    (false, _) if restart && !faulted => c.note(EXITED_AFTER_GAME),
+                    _ => {}
                 }
                 if restart {
                     bot.kill();
