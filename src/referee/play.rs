@@ -79,15 +79,18 @@ fn not_ascii(option: &str) -> String {
 /// how it differs: options are taken exactly, and the difference is easy
 /// to miss in a detail (a list cut short may not even show the option).
 fn near_miss(option: &str, legal: &[String]) -> String {
-    // Fullwidth ASCII (U+FF01 to U+FF5E) and the ideographic space.
+    // Fullwidth ASCII (U+FF01 to U+FF5E) and the ideographic space; and
+    // control characters (a C string's NUL terminator) left out.
     let narrow: String = option
         .chars()
+        .filter(|c| !c.is_control() || c.is_whitespace())
         .map(|c| match c {
             '\u{ff01}'..='\u{ff5e}' => char::from_u32(u32::from(c) - 0xfee0).unwrap_or(c),
             '\u{3000}' => ' ',
             c => c,
         })
         .collect();
+    let controls = option.chars().any(|c| c.is_control() && !c.is_whitespace());
     let bare = narrow.trim();
     let Some(meant) = legal.iter().find(|l| l.eq_ignore_ascii_case(bare)) else {
         return String::new();
@@ -99,7 +102,13 @@ fn near_miss(option: &str, legal: &[String]) -> String {
     if bare.len() != narrow.len() {
         how.push("with white space around it");
     }
-    if narrow != option {
+    if controls {
+        how.push("with a control character in it (a NUL, a C string's terminator?)");
+    }
+    if option
+        .chars()
+        .any(|c| ('\u{ff01}'..='\u{ff5e}').contains(&c) || c == '\u{3000}')
+    {
         how.push("in fullwidth characters");
     }
     if how.is_empty() {
@@ -582,6 +591,8 @@ mod tests {
         assert!(near_miss("\u{ff12}\u{ff41}", &legal).contains("it in fullwidth characters:"));
         assert!(near_miss("\u{3000}g", &legal)
             .contains("it in another case, with white space around it, in fullwidth characters:"));
+        assert!(near_miss("G\u{0}", &legal)
+            .contains("`G` is legal, and this is it with a control character in it (a NUL"));
         assert_eq!(near_miss("Z9", &legal), "");
         assert_eq!(near_miss("", &legal), "");
     }

@@ -419,6 +419,14 @@ fn bad_json_hint(line: &[u8]) -> String {
     if line.len() >= 4 && zeros * 3 >= line.len() {
         return "; it looks like UTF-16 (every other byte zero): write UTF-8".to_string();
     }
+    // A C string written with its terminator (`write(fd, buf,
+    // strlen(buf) + 1)`): the message, then a NUL byte.
+    let body = line.trim_ascii_end();
+    if let Some(before) = body.strip_suffix(b"\0") {
+        if serde_json::from_slice::<serde::de::IgnoredAny>(before.trim_ascii_end()).is_ok() {
+            return "; a NUL byte (\\u0000) follows the JSON: a C string written with its terminator (write strlen(buf) bytes, not strlen(buf) + 1)".to_string();
+        }
+    }
     let text = String::from_utf8_lossy(line);
     // Before the trim: it drops a no-break space, which is all there is.
     if let Some(hint) = invisible_hint(&text) {
@@ -1685,6 +1693,11 @@ mod tests {
         // called that, not a log line.
         let f = stray_fault("before a request", br#"{"type":"re"#, None);
         assert!(f.detail.contains("cut short"), "{}", f.detail);
+        assert!(!f.detail.contains("logs"), "{}", f.detail);
+        // A C string's terminator after the object: named.
+        let line = b"{\"type\":\"reply\",\"option\":\"G\"}\x00";
+        let f = decode_fault(protocol::decode(line).unwrap_err(), line);
+        assert!(f.detail.contains("a NUL byte"), "{}", f.detail);
         assert!(!f.detail.contains("logs"), "{}", f.detail);
         // Two byte-order marks: named, not a log line.
         let line = "\u{feff}\u{feff}{\"type\":\"reply\",\"option\":\"G\"}".as_bytes();
