@@ -152,6 +152,20 @@ pub fn read_utf8(path: &std::path::Path) -> std::io::Result<String> {
     })
 }
 
+/// What a name (a bot's, an option) looks like: its compatibility form (Unicode's NFKC:
+/// full-width `ｒａ` is `ra`, `ǆ` is `dž`), in lower case, then its
+/// confusables' skeleton (Unicode's UTS #39, as rustc's lint of
+/// look-alike identifiers: a Cyrillic `а` is a Latin `a`), so that
+/// `café` written as `e` and an accent, `R1` against `r1`, or `rа`
+/// against `ra` are seen as one.
+pub fn look_of(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let plain = name.nfkc().collect::<String>().to_lowercase();
+    unicode_security::skeleton(&plain)
+        .collect::<String>()
+        .to_lowercase()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -226,7 +226,7 @@ pub(crate) fn game_record(
 /// (`arena match x x`, `arena play -- x x`) is told apart in the
 /// standings, the record and the console.
 pub(crate) fn unique_name(name: &str, taken: &[String]) -> String {
-    use crate::league::config::look_of;
+    use crate::text::look_of;
     let looks: Vec<String> = taken.iter().map(|t| look_of(t)).collect();
     let mut unique = name.to_string();
     let mut n = 2;

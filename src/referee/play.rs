@@ -93,7 +93,15 @@ fn near_miss(option: &str, legal: &[String]) -> String {
     let controls = option.chars().any(|c| c.is_control() && !c.is_whitespace());
     let bare = narrow.trim();
     let Some(meant) = legal.iter().find(|l| l.eq_ignore_ascii_case(bare)) else {
-        return String::new();
+        // Letters of another script that look alike (a Cyrillic `х` for
+        // a Latin `x`), as a bot's name is compared with another's.
+        let look = crate::text::look_of(bare);
+        return match legal.iter().find(|l| crate::text::look_of(l) == look) {
+            Some(meant) => format!(
+                "; `{meant}` is legal, and this looks like it but is written with other letters (of another script, as a Cyrillic `х` for a Latin `x`): send the option exactly as listed"
+            ),
+            None => String::new(),
+        };
     };
     let mut how = Vec::new();
     if meant.as_str() != bare {
@@ -593,6 +601,8 @@ mod tests {
             .contains("it in another case, with white space around it, in fullwidth characters:"));
         assert!(near_miss("G\u{0}", &legal)
             .contains("`G` is legal, and this is it with a control character in it (a NUL"));
+        assert!(near_miss("\u{421}", &["C".to_string()])
+            .contains("`C` is legal, and this looks like it"));
         assert_eq!(near_miss("Z9", &legal), "");
         assert_eq!(near_miss("", &legal), "");
     }

@@ -5,6 +5,7 @@ use super::ctx::{line_of, ConfigError, Ctx, RunSettings, Source};
 use super::spec::BotSpec;
 use crate::bot::manifest::{self, CommandValue, Manifest};
 use crate::bot::LimitSettings;
+use crate::text::look_of;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -475,18 +476,4 @@ fn no_such_bot(name: &str, bots_dir: &BotsDir) -> String {
         None => msg.push_str(&format!("; the bots there: {}", names.join(", "))),
     }
     msg
-}
-
-/// What a bot's name looks like: its compatibility form (Unicode's NFKC:
-/// full-width `ｒａ` is `ra`, `ǆ` is `dž`), in lower case, then its
-/// confusables' skeleton (Unicode's UTS #39, as rustc's lint of
-/// look-alike identifiers: a Cyrillic `а` is a Latin `a`), so that
-/// `café` written as `e` and an accent, `R1` against `r1`, or `rа`
-/// against `ra` are seen as one.
-pub(crate) fn look_of(name: &str) -> String {
-    use unicode_normalization::UnicodeNormalization;
-    let plain = name.nfkc().collect::<String>().to_lowercase();
-    unicode_security::skeleton(&plain)
-        .collect::<String>()
-        .to_lowercase()
 }

@@ -6,7 +6,6 @@
 
 mod book;
 mod bots;
-pub(crate) use bots::look_of;
 mod ctx;
 pub mod ladder;
 mod sandbox;

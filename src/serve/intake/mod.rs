@@ -331,12 +331,9 @@ async fn queue(
             // A name new to the ladder may not pass for one there already
             // (case, full-width letters, a Cyrillic `а`): leagues refuse
             // the same (docs/league.md); here it would be impersonation.
-            let look = crate::league::config::look_of(name);
+            let look = crate::text::look_of(name);
             let names = l.db.bot_names().await?;
-            if let Some((other, by)) = names
-                .iter()
-                .find(|(n, _)| crate::league::config::look_of(n) == look)
-            {
+            if let Some((other, by)) = names.iter().find(|(n, _)| crate::text::look_of(n) == look) {
                 return Err(Refusal::new(
                     StatusCode::FORBIDDEN,
                     format!(
