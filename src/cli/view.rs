@@ -96,6 +96,7 @@ fn open_browser(url: &str) {
     {
         "xdg-open"
     } else {
+        errln!("note: no desktop here (no DISPLAY or WAYLAND_DISPLAY) to open a browser on: open {url} in one (over SSH, forward the port: ssh -L PORT:127.0.0.1:PORT HOST)");
         return;
     };
     let started = std::process::Command::new(opener)
