@@ -65,6 +65,45 @@ fn a_copied_bot_folder_is_named_with_its_original_and_letters_of_any_script_name
     assert!(logs.join("тест-w0.log").exists() || logs.join("тест-w1.log").exists());
 }
 
+/// A games.csv row edited by hand (its scores swapped) no longer says
+/// what its record says: `arena show` says so, where it showed the
+/// record's result alone.
+#[test]
+fn show_names_a_row_that_disagrees_with_its_record() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.toml"),
+        format!(
+            "name = \"t\"\nrounds = 1\nvariants = [\"kisolo\"]\noutput = \"out\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{GREEDY}\"] }},\n]\n"
+        ),
+    )
+    .unwrap();
+    let o = arena(dir.path(), &["run", "t.toml", "--quiet", "--no-report"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let csv = dir.path().join("out/games.csv");
+    let all = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = all.lines().map(String::from).collect();
+    // A game won by one seat (a drawn one reads the same swapped).
+    let at = (1..lines.len())
+        .find(|&i| {
+            let f: Vec<&str> = lines[i].split(',').collect();
+            f[7] != f[8]
+        })
+        .unwrap();
+    let mut f: Vec<String> = lines[at].split(',').map(String::from).collect();
+    let id = f[0].clone();
+    let show = || text(&arena(dir.path(), &["show", "out", &id]));
+    assert!(!show().contains("warning"), "{}", show());
+    f.swap(7, 8);
+    lines[at] = f.join(",");
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let said = show();
+    assert!(
+        said.contains("warning: games.csv's row says") && said.contains("one of them was edited"),
+        "{said}"
+    );
+}
+
 /// A league file's error points at the entry of `bots` it is in (either
 /// form of the list), or at the key; one in `[limits]`, at its key.
 #[test]

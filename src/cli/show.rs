@@ -100,6 +100,28 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
             rec.detail.as_deref().unwrap_or("(no detail)")
         );
     }
+    // A record or a row edited by hand, or damaged, shows: the ratings
+    // count the row.
+    if let Some(why) = record::end_problem(&rec, &game) {
+        let _ = writeln!(
+            out,
+            "warning: the record's end does not follow from its decisions: {why}"
+        );
+    }
+    let csv = crate::league::folder::Layout::new(&args.results).games_csv();
+    if let Ok(Some(row)) = crate::league::folder::records::find_row(&csv, &spec.game_id) {
+        let scores: Vec<f64> = [Some(row.score0), Some(row.score1), row.score2]
+            .into_iter()
+            .flatten()
+            .collect();
+        if scores != rec.scores || row.reason != rec.reason {
+            let _ = writeln!(
+                out,
+                "warning: games.csv's row says {scores:?} ({}), its record {:?} ({}): one of them was edited or damaged (the ratings count the row)",
+                row.reason, rec.scores, rec.reason
+            );
+        }
+    }
     super::output::emit(&out, "the game")?;
     Ok(ExitCode::SUCCESS)
 }
