@@ -51,18 +51,26 @@ fn a_copied_bot_folder_is_named_with_its_original_and_letters_of_any_script_name
     ] {
         assert!(said.contains(what), "{what}: {said}");
     }
-    std::fs::write(
-        dir.path().join("cyr.toml"),
-        format!(
-            "name = \"cyr\"\nrounds = 1\nvariants = [\"kisolo\"]\nbots = [\n  {{ name = \"ранд\", command = [\"{RANDOM}\"] }},\n  {{ name = \"тест\", command = [\"{RANDOM}\"] }},\n]\n"
-        ),
-    )
-    .unwrap();
-    let o = arena(dir.path(), &["run", "cyr.toml", "--quiet", "--no-report"]);
-    assert!(o.status.success(), "{}", text(&o));
+    kisolo_league(dir.path(), "cyr", ("ранд", RANDOM), ("тест", RANDOM));
     let logs = dir.path().join("results/cyr/logs");
     assert!(logs.join("ранд-w0.log").exists() || logs.join("ранд-w1.log").exists());
     assert!(logs.join("тест-w0.log").exists() || logs.join("тест-w1.log").exists());
+}
+
+/// Runs `NAME.toml` in `dir`, written here: one round of Kisolo between
+/// two bots, each (name, program), into `dir/results/NAME`.
+fn kisolo_league(dir: &Path, name: &str, a: (&str, &str), b: (&str, &str)) {
+    std::fs::write(
+        dir.join(format!("{name}.toml")),
+        format!(
+            "name = \"{name}\"\nrounds = 1\nvariants = [\"kisolo\"]\nbots = [\n  {{ name = \"{}\", command = [\"{}\"] }},\n  {{ name = \"{}\", command = [\"{}\"] }},\n]\n",
+            a.0, a.1, b.0, b.1
+        ),
+    )
+    .unwrap();
+    let file = format!("{name}.toml");
+    let o = arena(dir, &["run", &file, "--quiet", "--no-report"]);
+    assert!(o.status.success(), "{}", text(&o));
 }
 
 /// A games.csv row edited by hand (its scores swapped) no longer says
@@ -71,16 +79,8 @@ fn a_copied_bot_folder_is_named_with_its_original_and_letters_of_any_script_name
 #[test]
 fn show_names_a_row_that_disagrees_with_its_record() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("t.toml"),
-        format!(
-            "name = \"t\"\nrounds = 1\nvariants = [\"kisolo\"]\noutput = \"out\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{GREEDY}\"] }},\n]\n"
-        ),
-    )
-    .unwrap();
-    let o = arena(dir.path(), &["run", "t.toml", "--quiet", "--no-report"]);
-    assert!(o.status.success(), "{}", text(&o));
-    let csv = dir.path().join("out/games.csv");
+    kisolo_league(dir.path(), "t", ("a", RANDOM), ("b", GREEDY));
+    let csv = dir.path().join("results/t/games.csv");
     let all = std::fs::read_to_string(&csv).unwrap();
     let mut lines: Vec<String> = all.lines().map(String::from).collect();
     // A game won by one seat (a drawn one reads the same swapped).
@@ -92,7 +92,7 @@ fn show_names_a_row_that_disagrees_with_its_record() {
         .unwrap();
     let mut f: Vec<String> = lines[at].split(',').map(String::from).collect();
     let id = f[0].clone();
-    let show = || text(&arena(dir.path(), &["show", "out", &id]));
+    let show = || text(&arena(dir.path(), &["show", "results/t", &id]));
     assert!(!show().contains("warning"), "{}", show());
     f.swap(7, 8);
     lines[at] = f.join(",");

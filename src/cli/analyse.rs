@@ -83,17 +83,7 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     }
     if args.save {
         // Before the analysis (which may take minutes), not after it.
-        let dir = Layout::new(&args.source).analysis();
-        let probe = dir.join(format!(".probe-{}", std::process::id()));
-        std::fs::create_dir_all(&dir)
-            .and_then(|()| std::fs::write(&probe, b""))
-            .and_then(|()| std::fs::remove_file(&probe))
-            .with_context(|| {
-                format!(
-                    "--save: the analysis could not be kept in {} (a read-only folder?); nothing was analysed",
-                    dir.display()
-                )
-            })?;
+        can_keep_analyses(&args.source)?;
     }
     let (text, origin) = if args.source.is_dir() {
         let Some(id) = &args.game_id else {
@@ -146,20 +136,7 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     };
     let moves: Vec<String> = rec.decisions.iter().map(|d| d.option.clone()).collect();
     let spec = &rec.spec;
-    // Its end is what its decisions give; a record cut short, or whose
-    // result was edited, is analysed as its decisions are, with a warning
-    // that its end says otherwise. A decision that cannot be played is
-    // the analysis's to name.
-    let replayed = crate::engine::Game::new(spec.variant, &spec.settings)
-        .ok()
-        .and_then(|mut game| moves.iter().all(|m| game.play(m).is_ok()).then_some(game));
-    if let Some(why) = replayed.and_then(|game| record::end_problem(&rec, &game)) {
-        errln!(
-            "warning: {origin}: game `{}`: its end does not follow from its {} decisions ({why}): the decisions are analysed, not the end's result",
-            spec.game_id,
-            moves.len()
-        );
-    }
+    warn_of_its_end(&rec, &moves, &origin);
     let mut verdicts = analyse(spec.variant, &spec.settings, &moves, &params)
         .with_context(|| format!("{origin}: game `{}`", spec.game_id))?;
     mark_applied(&mut verdicts, rec.decisions.iter().map(|d| d.applied()));
@@ -258,6 +235,40 @@ fn check_tables_for(args: &AnalyseArgs, spec: &crate::referee::GameSpec) -> anyh
         spec.variant,
         want.display()
     )
+}
+
+/// Whether the results folder `results` can keep an analysis (its
+/// `analysis/` folder made and written in); the error says where not.
+fn can_keep_analyses(results: &std::path::Path) -> anyhow::Result<()> {
+    let dir = Layout::new(results).analysis();
+    let probe = dir.join(format!(".probe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&probe, b""))
+        .and_then(|()| std::fs::remove_file(&probe))
+        .with_context(|| {
+            format!(
+                "--save: the analysis could not be kept in {} (a read-only folder?); nothing was analysed",
+                dir.display()
+            )
+        })
+}
+
+/// A record's end is what its decisions (`moves`) give; one cut short,
+/// or whose result was edited, is analysed as its decisions are, with a
+/// warning that its end says otherwise. A decision that cannot be played
+/// is the analysis's to name.
+fn warn_of_its_end(rec: &record::Recorded, moves: &[String], origin: &str) {
+    let spec = &rec.spec;
+    let replayed = crate::engine::Game::new(spec.variant, &spec.settings)
+        .ok()
+        .and_then(|mut game| moves.iter().all(|m| game.play(m).is_ok()).then_some(game));
+    if let Some(why) = replayed.and_then(|game| record::end_problem(rec, &game)) {
+        errln!(
+            "warning: {origin}: game `{}`: its end does not follow from its {} decisions ({why}): the decisions are analysed, not the end's result",
+            spec.game_id,
+            moves.len()
+        );
+    }
 }
 
 fn table(out: &mut String, rec: &record::Recorded, verdicts: &[Verdict]) {
