@@ -504,61 +504,44 @@ fn play_refuses_a_record_it_cannot_write_before_the_game() {
     );
 }
 
-/// A bot that stops itself (SIGSTOP; without the sandbox, where it is not
-/// its namespace's first process, which no signal of its own stops) is
-/// told so when its time runs out: it was not thinking, and no flush
-/// would have helped.
+/// A bot that stops itself (SIGSTOP: without the sandbox; or in it under
+/// a wrapper, as it is not its namespace's first process then, which no
+/// signal of its own stops) is told so when its time runs out: it was not
+/// thinking, and no flush would have helped.
 #[test]
 fn a_bot_that_stops_itself_is_told_so() {
     let dir = tempfile::tempdir().unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
     let bot = format!("python3 {} stop_self", script.display());
-    let o = arena(
-        dir.path(),
-        &[
-            "play",
-            "--game",
-            "filo",
-            "--timeout-ms",
-            "1500",
-            "--sandbox",
-            "off",
-            "--",
-            &bot,
-            "random",
-        ],
-    );
-    let said = text(&o);
-    assert!(
-        said.contains("seat 0 forfeits: timeout")
-            && said.contains("its process was stopped (it stopped itself")
-            && !said.contains("thinking"),
-        "{said}"
-    );
     // In the sandbox, under a wrapper (a shell, as npm or a launcher): the
     // bot is not the process the referee started, and is told all the
     // same (it was told it was most likely still thinking).
     std::fs::copy(&script, dir.path().join("misbehave.py")).unwrap();
-    let o = arena(
-        dir.path(),
-        &[
-            "play",
-            "--game",
-            "filo",
-            "--timeout-ms",
-            "1500",
-            "--",
-            "sh -c 'python3 misbehave.py stop_self; true'",
-            "random",
-        ],
-    );
-    let said = text(&o);
-    assert!(
-        said.contains("seat 0 forfeits: timeout")
-            && said.contains("its process was stopped (it stopped itself")
-            && !said.contains("thinking"),
-        "{said}"
-    );
+    let wrapped = "sh -c 'python3 misbehave.py stop_self; true'";
+    for (sandbox, bot) in [("off", bot.as_str()), ("on", wrapped)] {
+        let o = arena(
+            dir.path(),
+            &[
+                "play",
+                "--game",
+                "filo",
+                "--timeout-ms",
+                "1500",
+                "--sandbox",
+                sandbox,
+                "--",
+                bot,
+                "random",
+            ],
+        );
+        let said = text(&o);
+        assert!(
+            said.contains("seat 0 forfeits: timeout")
+                && said.contains("its process was stopped (it stopped itself")
+                && !said.contains("thinking"),
+            "{sandbox}: {said}"
+        );
+    }
 }
 
 /// A bot program without an execute bit is told what to do (chmod +x, or
