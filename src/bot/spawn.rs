@@ -27,7 +27,27 @@ impl BotProcess {
     /// kept); without one, stderr goes to `/dev/null`. Must be called inside
     /// a tokio runtime, from a long-lived thread (the parent-death signal
     /// follows the spawning thread).
+    ///
+    /// A program file "busy" (ETXTBSY) is tried again for a moment: a file
+    /// just written (a bundle unpacked, a test's program) stays open for
+    /// writing in any child another thread forked meanwhile, until that
+    /// child execs.
     pub fn spawn(launch: &Launch) -> Result<BotProcess, BotError> {
+        let mut tries = 0;
+        loop {
+            match Self::spawn_once(launch) {
+                Err(BotError::Spawn { source, .. })
+                    if source.raw_os_error() == Some(libc::ETXTBSY) && tries < 50 =>
+                {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                r => return r,
+            }
+        }
+    }
+
+    fn spawn_once(launch: &Launch) -> Result<BotProcess, BotError> {
         let Launch {
             command: cmd,
             stderr_log,
