@@ -195,6 +195,13 @@ pub fn sweep_leftovers(dir: &Path, of: impl Fn(&str) -> bool) {
     }
 }
 
+/// Whether a file can be made in folder `dir`: one made and removed
+/// there (`.probe-PID`), the error of whichever step failed.
+pub fn check_writable(dir: &Path) -> io::Result<()> {
+    let probe = dir.join(format!(".probe-{}", std::process::id()));
+    std::fs::write(&probe, b"").and_then(|()| std::fs::remove_file(&probe))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

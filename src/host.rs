@@ -133,9 +133,18 @@ pub fn process_state(pid: u32) -> Option<char> {
 /// the command name, which is in parentheses and may hold any character
 /// (so the last `)` ends it; the fields after it are numbers).
 pub fn state_in_stat(stat: &[u8]) -> Option<char> {
-    let end = stat.iter().rposition(|&b| b == b')')?;
-    let state = stat[end + 1..].iter().find(|b| !b.is_ascii_whitespace())?;
+    let state = after_name(stat)?
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())?;
     Some(char::from(*state))
+}
+
+/// The fields of a /proc/PID/stat after the command name (state, ppid,
+/// pgrp, ...): the name is in parentheses and may hold any character, so
+/// the last `)` ends it.
+fn after_name(stat: &[u8]) -> Option<&[u8]> {
+    let end = stat.iter().rposition(|&b| b == b')')?;
+    Some(&stat[end + 1..])
 }
 
 /// Whether a process of process group `pgid` is stopped by a signal
@@ -153,12 +162,12 @@ pub fn group_stopped(pgid: u32) -> bool {
         })
         .filter_map(|e| std::fs::read(e.path().join("stat")).ok())
         .any(|stat| {
-            let Some(end) = stat.iter().rposition(|&b| b == b')') else {
+            let Some(fields) = after_name(&stat) else {
                 return false;
             };
-            // After the name: state, ppid, pgrp.
-            let text = String::from_utf8_lossy(&stat[end + 1..]).into_owned();
-            let mut f = text.split_whitespace();
+            // State, ppid, pgrp.
+            let fields = String::from_utf8_lossy(fields);
+            let mut f = fields.split_ascii_whitespace();
             let state = f.next();
             let pgrp = f.nth(1).and_then(|g| g.parse::<u32>().ok());
             matches!(state, Some("T" | "t")) && pgrp == Some(pgid)

@@ -241,10 +241,8 @@ fn check_tables_for(args: &AnalyseArgs, spec: &crate::referee::GameSpec) -> anyh
 /// `analysis/` folder made and written in); the error says where not.
 fn can_keep_analyses(results: &std::path::Path) -> anyhow::Result<()> {
     let dir = Layout::new(results).analysis();
-    let probe = dir.join(format!(".probe-{}", std::process::id()));
     std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(&probe, b""))
-        .and_then(|()| std::fs::remove_file(&probe))
+        .and_then(|()| crate::files::check_writable(&dir))
         .with_context(|| {
             format!(
                 "--save: the analysis could not be kept in {} (a read-only folder?); nothing was analysed",

@@ -110,10 +110,7 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
     }
     let csv = crate::league::folder::Layout::new(&args.results).games_csv();
     if let Ok(Some(row)) = crate::league::folder::records::find_row(&csv, &spec.game_id) {
-        let scores: Vec<f64> = [Some(row.score0), Some(row.score1), row.score2]
-            .into_iter()
-            .flatten()
-            .collect();
+        let scores = row.scores();
         if scores != rec.scores || row.reason != rec.reason {
             let _ = writeln!(
                 out,

@@ -470,8 +470,11 @@ fn seat_parameters(
     if !opts.seat_advantage {
         return (seat_groups, seat_unbounded);
     }
+    let firsts: Vec<(f64, f64)> = (0..ev.labels.len())
+        .map(|g| first_seat(cells, choices, g))
+        .collect();
     for (g, label) in ev.labels.iter().enumerate() {
-        let (w, x) = first_seat(cells, choices, g);
+        let (w, x) = firsts[g];
         // Within the margin of 0 or of every point (a lone drawn game
         // is not: its half point is the whole margin).
         let m = SEPARATION_MARGIN.min(w / 2.0);
@@ -492,8 +495,9 @@ fn seat_parameters(
         );
         for (g, label) in ev.labels.iter().enumerate() {
             if apart[g] {
+                let (w, x) = firsts[g];
                 seat_groups[g] = false;
-                seat_unbounded.push((label.clone(), first_seat_score(cells, choices, g)));
+                seat_unbounded.push((label.clone(), if w > 0.0 { x / w } else { 0.5 }));
             }
         }
     }
@@ -514,16 +518,6 @@ fn first_seat(cells: &[Cell], choices: &[luce::Choice], g: usize) -> (f64, f64) 
                 .filter_map(|c| c.seat0.map(|k| (c.w, c.y[k]))),
         )
         .fold((0.0, 0.0), |(w, x), (cw, cx)| (w + cw, x + cx))
-}
-
-/// The first seat's score in group `g` ([`first_seat`]).
-fn first_seat_score(cells: &[Cell], choices: &[luce::Choice], g: usize) -> f64 {
-    let (w, x) = first_seat(cells, choices, g);
-    if w > 0.0 {
-        x / w
-    } else {
-        0.5
-    }
 }
 
 /// How a table's scale is fixed: the anchor at its Elo when it has games

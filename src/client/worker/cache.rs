@@ -11,7 +11,7 @@ use super::error::WorkerError;
 use crate::league::folder::{holder_is_gone, released_here, HeldHere};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The lock file, in the cache folder.
@@ -118,9 +118,7 @@ fn read_holder(f: &mut File) -> String {
 /// Checks that the spool folder `spool` can be written: a file made and
 /// removed in it.
 pub(super) fn check_writable(spool: &Path) -> Result<(), WorkerError> {
-    let probe: PathBuf = spool.join(format!(".probe-{}", std::process::id()));
-    let made = std::fs::write(&probe, b"").and_then(|()| std::fs::remove_file(&probe));
-    made.map_err(|source| WorkerError::SpoolUnwritable {
+    crate::files::check_writable(spool).map_err(|source| WorkerError::SpoolUnwritable {
         spool: spool.to_path_buf(),
         source,
     })

@@ -192,15 +192,8 @@ fn check_fields(
         ));
     }
     if !row.started_at.is_empty() {
-        let at = humantime::parse_rfc3339(&row.started_at).map_err(|_| {
-            refused(
-                "fields",
-                format!(
-                    "`started_at` {:?} is not a UTC time like 2026-11-23T16:05:09.123Z",
-                    row.started_at
-                ),
-            )
-        })?;
+        let at = crate::results::csvio::utc_time(&row.started_at)
+            .map_err(|why| refused("fields", why))?;
         let soon = std::time::SystemTime::now() + std::time::Duration::from_secs(600);
         if at > soon {
             return field(format!("`started_at` {} is in the future", row.started_at));
