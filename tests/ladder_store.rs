@@ -323,6 +323,47 @@ both!(
     reader_going_on_postgres
 );
 
+/// A bot's games against an opponent: one seat the bot's, another the
+/// opponent's; a bot against itself (its versions against each other)
+/// is two seats of its own, not one seat counted twice.
+async fn games_against_an_opponent_take_two_seats(db: Db) {
+    // Versions 1 and 2 are one bot's, 3 another's.
+    let seats: [&[i64]; 6] = [&[1, 2], &[1, 3], &[3, 2], &[1, 1], &[3, 1, 2], &[11, 21]];
+    let mut ids = Vec::new();
+    for s in seats {
+        let id = db.start_game(0, s).await.unwrap();
+        assert!(db.finish_game(id, "{}", b"").await.unwrap());
+        ids.push(id);
+    }
+    let page = |versions: &[i64], against: &[i64]| {
+        let only = SeatFilter {
+            versions: Some(versions.to_vec()),
+            against: Some(against.to_vec()),
+            variants: None,
+        };
+        let db = db.clone();
+        async move {
+            db.games_page(None, Order::Oldest, 100, &only)
+                .await
+                .unwrap()
+                .iter()
+                .map(|d| d.key.id)
+                .collect::<Vec<_>>()
+        }
+    };
+    let of = |which: &[usize]| which.iter().map(|&i| ids[i]).collect::<Vec<_>>();
+    assert_eq!(page(&[1, 2], &[3]).await, of(&[1, 2, 4]));
+    assert_eq!(page(&[1, 2], &[1, 2]).await, of(&[0, 3, 4]));
+    assert_eq!(page(&[1], &[1, 2]).await, of(&[0, 3, 4]));
+    assert_eq!(page(&[2], &[2]).await, of(&[]));
+    assert_eq!(page(&[3], &[1, 2]).await, of(&[1, 2, 4]));
+}
+both!(
+    games_against_an_opponent_take_two_seats,
+    games_against_sqlite,
+    games_against_postgres
+);
+
 async fn games_started_together_come_back_in_order(db: Db) {
     // Two equal games among them: either id may go to either.
     let games = vec![

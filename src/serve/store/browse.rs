@@ -54,6 +54,28 @@ fn seated(ids: &[i64]) -> String {
     format!("({})", any.join(" OR "))
 }
 
+/// `(',' || seats || ',')` holds `v` in two seats.
+fn twice(v: i64) -> String {
+    format!(
+        "((',' || seats || ',') LIKE '%,{v},{v},%' OR (',' || seats || ',') LIKE '%,{v},%,{v},%')"
+    )
+}
+
+/// Games where one seat is one of `versions` and another seat one of
+/// `against`. When the two share versions (`bot=X&opponent=X`: X's
+/// versions against each other), a game counts only if two of its seats
+/// hold them, not one seat counted twice.
+fn facing(versions: &[i64], against: &[i64]) -> String {
+    let (shared, other): (Vec<i64>, Vec<i64>) = against.iter().partition(|a| versions.contains(a));
+    let mut any = vec![format!("{} AND {}", seated(versions), seated(&other))];
+    for &w in &shared {
+        let rest: Vec<i64> = versions.iter().copied().filter(|&v| v != w).collect();
+        any.push(twice(w));
+        any.push(format!("({} AND {})", seated(&[w]), seated(&rest)));
+    }
+    format!("(({}))", any.join(") OR ("))
+}
+
 impl Db {
     /// At most `limit` finished games that pass `only`, in `order`, from
     /// past `from` (in that order).
@@ -74,8 +96,10 @@ impl Db {
         if from.is_some() {
             sql.push_str(&format!(" AND done_seq {past} $2"));
         }
-        for ids in [&only.versions, &only.against].into_iter().flatten() {
-            sql.push_str(&format!(" AND {}", seated(ids)));
+        match (&only.versions, &only.against) {
+            (Some(v), Some(a)) => sql.push_str(&format!(" AND {}", facing(v, a))),
+            (Some(ids), None) | (None, Some(ids)) => sql.push_str(&format!(" AND {}", seated(ids))),
+            (None, None) => {}
         }
         if let Some(variants) = &only.variants {
             let list: Vec<String> = variants.iter().map(usize::to_string).collect();
