@@ -225,6 +225,12 @@ fn three_bots_need_bots_and_bad_settings_are_refused() {
         &["--elo0", "0", "--elo1", "5", "--bots", "new,ghost"],
         "bot `ghost` has no 2-player games here; the bots are: carol, new, old",
     );
+    // Two bots of the file that never played each other: no test, not
+    // "no decision yet".
+    refused(
+        &["--elo0", "0", "--elo1", "5", "--bots", "carol,old"],
+        "`carol` and `old` never met in a 2-player game",
+    );
     refused(
         &["--elo0", "0", "--elo1", "5", "--bots", "new"],
         "--bots wants two bot names as A,B",

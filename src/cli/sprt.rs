@@ -151,7 +151,17 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
         },
     };
     let (pair, tracker) = counted;
-    let report = report_of(pair.finish(), &config);
+    let h2h = pair.finish();
+    if h2h.total.games == 0 {
+        // Nothing to test: "no decision yet" would wait for games that
+        // this file will never hold.
+        bail!(
+            "{}: `{a}` and `{b}` never met in a 2-player game ({} games between others): nothing to test",
+            file.display(),
+            h2h.other_rows
+        );
+    }
+    let report = report_of(h2h, &config);
     super::output::emit(
         &sprt_text(&report, tracker.decided().as_ref()),
         "the test's report",

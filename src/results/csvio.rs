@@ -524,6 +524,17 @@ impl<R: Read> RowReader<R> {
                     if c == ';' { "semicolons" } else { "tabs" },
                     COLUMNS.join(",")
                 )
+            } else if let Some(n) = names
+                .iter()
+                .find(|n| missing.iter().any(|c| c.eq_ignore_ascii_case(n)))
+            {
+                // A header written by hand or by a spreadsheet that
+                // capitalised it.
+                format!(
+                    "column `{n}` must be written `{}`: the header's names are lower case ({})",
+                    n.to_ascii_lowercase(),
+                    COLUMNS.join(",")
+                )
             } else if missing.len() == COLUMNS.len() {
                 format!(
                     "no header line: the first line must name the columns ({})",
@@ -1364,6 +1375,10 @@ mod tests {
     fn every_problem_names_its_line_and_column() {
         let cases: &[(String, &str)] = &[
             (format!("{R1}\n{R2}\n"), "t.csv:1: no header line"),
+            (
+                format!("{}\n{R1}\n", H.to_uppercase()),
+                "t.csv:1: column `GAME_ID` must be written `game_id`: the header's names are lower case",
+            ),
             (
                 format!("{}\n", H.replace(',', ";")),
                 "t.csv:1: the header's fields are separated by semicolons, not commas",
