@@ -1431,8 +1431,32 @@ async fn a_bot_gone_after_its_reply_before_the_other_seat_times_out_is_the_fault
         detail(&r).contains("while seat 1 was asked, before its time ran out"),
         "{r:?}"
     );
+    // Said as the exit it was, with its status, not as a closed stdout.
+    assert!(detail(&r).starts_with("exited (status 1)"), "{r:?}");
     assert!(gone.needs_restart() && slow.needs_restart());
     slow.quit().await;
+}
+
+/// Both seats exit at every game_start: each exit before a first reply is
+/// started again at no charge, once (protocol.md), so the seat charged is
+/// the one asked first, whose second exit is its crash, never the other
+/// seat for an exit it was due a restart for. The second seat may ponder,
+/// so that it is never paused before it reads its game_start and exits.
+#[tokio::test]
+async fn an_exit_before_a_first_reply_is_never_the_fault_ruled_first() {
+    let timing = Timing::default();
+    let mut first = start(&broken("early_exit"), None, &timing).await.unwrap();
+    let mut launch = BotPlayer::launch(broken("early_exit"));
+    launch.ponder = true;
+    let mut second = BotPlayer::start(&launch, &timing).await.unwrap();
+    let s = spec(two_player_variant(), 2, 10_000);
+    let r = {
+        let mut ps: Vec<&mut dyn Player> = vec![&mut first, &mut second];
+        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+    };
+    assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Crash), "{r:?}");
+    assert_eq!(r.offender, Some(0), "{r:?}");
+    assert_eq!(r.scores, vec![0.0, 1.0]);
 }
 
 /// A line written unasked is the first fault whatever the asked seat does

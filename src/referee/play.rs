@@ -397,7 +397,7 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         // when a seat is ruled at fault, it came first, and is the fault.
         let forfeit = match forfeit {
             Some((seat, f)) if !f.unasked => {
-                Some(self.unasked_first(seat, f.kind).unwrap_or((seat, f)))
+                Some(self.unasked_first(seat, f.kind).await.unwrap_or((seat, f)))
             }
             None => self.stray_output(),
             f => f,
@@ -440,7 +440,7 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
     /// answer or an exit: before it was read), so that fault, the first,
     /// is ruled (protocol.md, "Errors"). Pipes keep no time: of several
     /// seats that wrote, the first in seat order is ruled.
-    fn unasked_first(&mut self, faulted: usize, kind: ForfeitKind) -> Option<(usize, Fault)> {
+    async fn unasked_first(&mut self, faulted: usize, kind: ForfeitKind) -> Option<(usize, Fault)> {
         let before = match kind {
             ForfeitKind::Timeout | ForfeitKind::Stall => "its time ran out",
             ForfeitKind::Illegal => "its illegal answer",
@@ -451,11 +451,14 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
             ForfeitKind::Memory => "it was killed at its memory limit",
         };
         let when = format!("while seat {faulted} was asked, before {before}");
-        self.players
-            .iter_mut()
-            .enumerate()
-            .filter(|&(seat, _)| seat != faulted)
-            .find_map(|(seat, p)| p.unasked_output(&when).map(|f| (seat, f)))
+        for (seat, p) in self.players.iter_mut().enumerate() {
+            if seat != faulted {
+                if let Some(f) = p.unasked_output(&when).await {
+                    return Some((seat, f));
+                }
+            }
+        }
+        None
     }
 
     fn report(&mut self, forfeit: Option<(usize, Fault)>) -> GameReport {

@@ -138,8 +138,8 @@ pub trait Player: Send {
     /// that, or of its leaving (its output at its end), if there is any
     /// (then it is marked for restart). The default: an in-process player
     /// never writes any.
-    fn unasked_output(&mut self, _when: &str) -> Option<Fault> {
-        None
+    fn unasked_output<'a>(&'a mut self, _when: &'a str) -> PlayerFuture<'a, Option<Fault>> {
+        Box::pin(std::future::ready(None))
     }
     /// Its answer `option` is not one of the legal options, the fault
     /// `illegal`: the fault to rule, said better if the player knows more
@@ -1541,35 +1541,45 @@ impl Player for BotPlayer {
         }
     }
 
-    fn unasked_output(&mut self, when: &str) -> Option<Fault> {
-        if self.broken {
-            return None;
-        }
-        let bytes = match self.process.stray_output() {
-            Ok(Some(bytes)) => bytes,
-            Ok(None) => return None,
-            // Gone (its stdout at its end) while the game went on: a crash
-            // (protocol.md, "Errors"), and it came first.
-            Err(e) => {
-                let e = match e {
-                    BotError::Exited { status: None } => BotError::Exited {
-                        status: self.process.exit_status(),
-                    },
-                    e => e,
-                };
-                let mut f = self.fault(e);
-                f.detail = format!("{} {when}", f.detail);
-                self.break_off();
-                return Some(f);
+    fn unasked_output<'a>(&'a mut self, when: &'a str) -> PlayerFuture<'a, Option<Fault>> {
+        Box::pin(async move {
+            if self.broken {
+                return None;
             }
-        };
-        let unasked = match (self.seq, self.since_start.asked) {
-            (0, _) => Some(Unasked::Ever),
-            (_, 0) => Some(Unasked::ThisGame),
-            _ => None,
-        };
-        self.break_off();
-        Some(stray_fault(when, &bytes, unasked))
+            let bytes = match self.process.stray_output() {
+                Ok(Some(bytes)) => bytes,
+                Ok(None) => return None,
+                // Gone before its first reply of this game: started again at
+                // no charge before it plays (protocol.md), so its leaving
+                // is no fault that came first. Seen at this game's end, it
+                // is started again before the next.
+                Err(_) if self.since_start.asked == 0 && !self.since_start.restarted => {
+                    return None
+                }
+                // Gone (its stdout at its end) while the game went on: a
+                // crash (protocol.md, "Errors"), and it came first; said
+                // with its status, which a moment's wait finds if it exited.
+                Err(e) => {
+                    let e = match e {
+                        BotError::Exited { status: None } => BotError::Exited {
+                            status: self.process.exit_status_within(EXIT_GRACE).await,
+                        },
+                        e => e,
+                    };
+                    let mut f = self.fault(e);
+                    f.detail = format!("{} {when}", f.detail);
+                    self.break_off();
+                    return Some(f);
+                }
+            };
+            let unasked = match (self.seq, self.since_start.asked) {
+                (0, _) => Some(Unasked::Ever),
+                (_, 0) => Some(Unasked::ThisGame),
+                _ => None,
+            };
+            self.break_off();
+            Some(stray_fault(when, &bytes, unasked))
+        })
     }
 
     fn explain_illegal<'a>(
