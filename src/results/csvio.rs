@@ -685,7 +685,17 @@ fn number<T: std::str::FromStr>(
 ) -> Result<T, String> {
     let s = field(rec, col, k)?.trim();
     s.parse::<T>()
+        .or_else(|e| whole_float(s).map_or(Err(e), str::parse::<T>))
         .map_err(|_| format!("column `{}`: `{s}` is not {what}", COLUMNS[k]))
+}
+
+/// The whole number `s` writes as a float (`1.0`, `12.00`): pandas writes
+/// an integer column that has an empty field (`offender`) as floats when it
+/// saves the table back (docs/league.md: a games.csv saved by pandas).
+fn whole_float(s: &str) -> Option<&str> {
+    let (whole, fraction) = s.split_once('.')?;
+    let digits = !whole.is_empty() && whole.bytes().all(|b| b.is_ascii_digit());
+    (digits && !fraction.is_empty() && fraction.bytes().all(|b| b == b'0')).then_some(whole)
 }
 
 fn optional<T: std::str::FromStr>(
@@ -771,12 +781,16 @@ fn parse_added(
     let place = |k: usize| -> Result<Option<u64>, String> {
         match get(k)? {
             "" => Ok(None),
-            s => s.parse().map(Some).map_err(|_| {
-                format!(
-                    "column `{}`: `{s}` is not a whole number >= 0",
-                    ADDED_COLUMNS[k]
-                )
-            }),
+            s => s
+                .parse()
+                .or_else(|e| whole_float(s).map_or(Err(e), str::parse))
+                .map(Some)
+                .map_err(|_| {
+                    format!(
+                        "column `{}`: `{s}` is not a whole number >= 0",
+                        ADDED_COLUMNS[k]
+                    )
+                }),
         }
     };
     row.record_offset = place(8)?;
@@ -1354,6 +1368,32 @@ mod tests {
         }
         assert_eq!(seen[1].2.group, "p\n1");
         assert_eq!(row_at(&path, text.len() as u64, 9).unwrap(), None);
+    }
+
+    /// pandas saves an integer column with an empty field as floats
+    /// (`offender` beside games without a forfeit): read as the whole
+    /// numbers they are; a fraction is still refused.
+    #[test]
+    fn whole_numbers_written_as_floats_are_read() {
+        let f = ok(&format!(
+            "{H}\ng1,filo,2.0,p1,A,B,,0.0,1.0,,timeout,0.0,30.0,100.0,7.0,\n{R2}\n"
+        ));
+        let r = &f.rows[0].1;
+        assert_eq!((r.players, r.offender, r.plies), (2, Some(0), 30));
+        assert_eq!((r.duration_ms, r.seed), (100, 7));
+        let e = err(&format!(
+            "{H}\ng1,filo,2,p1,A,B,,0,1,,timeout,0.5,30,100,7,\n"
+        ));
+        assert!(
+            e.contains("column `offender`: `0.5` is not a seat number"),
+            "{e}"
+        );
+        for bad in ["1.", ".0", "1.0e0", "-1.0"] {
+            let e = err(&format!(
+                "{H}\ng1,filo,2,p1,A,B,,0,1,,store,,{bad},100,7,\n"
+            ));
+            assert!(e.contains("column `plies`"), "{bad}: {e}");
+        }
     }
 
     #[test]
