@@ -202,6 +202,41 @@ pub fn check_writable(dir: &Path) -> io::Result<()> {
     std::fs::write(&probe, b"").and_then(|()| std::fs::remove_file(&probe))
 }
 
+/// What stops `dir` being a folder: it, or the nearest of its parents
+/// that is there, is a file (`--record notes.txt/x`). `None` when it is a
+/// folder or can be made one.
+pub fn file_in_the_way(dir: &Path) -> Option<&Path> {
+    let there = dir
+        .ancestors()
+        .find(|a| !a.as_os_str().is_empty() && std::fs::metadata(a).is_ok())?;
+    (!there.is_dir()).then_some(there)
+}
+
+/// Opens `path` to append to it, its folder made if missing, and says why
+/// not as the user would put it: a file where a folder is needed, a
+/// folder where the file would be.
+pub fn open_to_append(path: &Path) -> io::Result<std::fs::File> {
+    if path.is_dir() {
+        return Err(io::Error::other(format!(
+            "{} is a folder: give a file's path",
+            path.display()
+        )));
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if let Some(file) = file_in_the_way(dir) {
+            return Err(io::Error::other(format!(
+                "{} is a file, not a folder",
+                file.display()
+            )));
+        }
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

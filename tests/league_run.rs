@@ -1194,6 +1194,15 @@ fn shards_together_are_exactly_one_run() {
     }
     assert_eq!(merged, expected);
 
+    // The league's folder run without --shard: said to hold its shards.
+    let out = run(&file, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && err.contains("holds the results of a league split in 3 shards (shard-1-of-3, shard-2-of-3, shard-3-of-3): run each with --shard K/3"),
+        "{err}"
+    );
+
     // Rating the shards gives the ratings of the single run.
     let rate = |files: &[PathBuf], out: &Path| {
         let o = arena()

@@ -494,7 +494,9 @@ fn play_refuses_a_record_it_cannot_write_before_the_game() {
     let out = text(&o);
     assert!(!o.status.success(), "{out}");
     assert!(
-        out.contains("cannot write the game's record to taken/game.jsonl"),
+        out.contains(
+            "cannot write the game's record to taken/game.jsonl: taken is a file, not a folder"
+        ),
         "{out}"
     );
     assert!(!out.contains("ply"), "the game was played: {out}");
@@ -1452,4 +1454,66 @@ fn status_names_a_folder_where_league_json_should_be() {
         text(&o)
     );
     assert!(!text(&o).contains("no league.json"), "{}", text(&o));
+}
+
+/// `arena check-bot --log` naming a folder, or a file under a file, is a
+/// usage error said before the bot starts (exit 2), not a bot that failed
+/// its handshake (exit 1).
+#[test]
+fn check_bot_refuses_a_log_it_cannot_write_before_the_bot_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("taken"), "mine\n").unwrap();
+    std::fs::create_dir(dir.path().join("logs")).unwrap();
+    for (log, want) in [
+        (
+            "logs",
+            "--log logs: cannot write the bot's stderr there: logs is a folder",
+        ),
+        (
+            "taken/x.log",
+            "--log taken/x.log: cannot write the bot's stderr there: taken is a file, not a folder",
+        ),
+    ] {
+        let o = arena(
+            dir.path(),
+            &[
+                "check-bot",
+                "--log",
+                log,
+                "--game",
+                "kisolo",
+                "--",
+                env!("CARGO_BIN_EXE_random-bot"),
+            ],
+        );
+        let out = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{out}");
+        assert!(out.contains(want), "{out}");
+        assert!(!out.contains("FAIL"), "{out}");
+    }
+}
+
+/// `arena play --base-ms 0` is no clock, as `base_ms = 0` in a league (it
+/// forfeited the first seat at once); an increment without a clock is
+/// refused, as in a league file.
+#[test]
+fn play_takes_a_zero_base_as_no_clock_and_refuses_an_increment_without_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let play = |extra: &[&str]| {
+        let mut args = vec!["play", "--quiet", "--game", "kisolo", "--seed", "3"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--", "random", "random"]);
+        arena(dir.path(), &args)
+    };
+    let o = play(&["--base-ms", "0"]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(!out.contains("timeout"), "{out}");
+    let o = play(&["--increment-ms", "5"]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    assert!(
+        out.contains("--increment-ms 5 is added to a per-game clock after each reply, and there is none: give --base-ms too"),
+        "{out}"
+    );
 }

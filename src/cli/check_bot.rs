@@ -11,7 +11,7 @@
 use super::play::{interrupted, resolve_bot, runtime, BotArg};
 use crate::engine::{Variant, DEFAULT_MAX_PLIES};
 use crate::league::check::{self, CheckLine, CheckOptions, CheckReport};
-use anyhow::bail;
+use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -67,6 +67,16 @@ pub fn run(args: CheckBotArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|g| super::args::game_arg(g))
         .collect::<anyhow::Result<Vec<Variant>>>()?;
+    // A log that cannot be written is the user's mistake, said before the
+    // bot starts, not the bot's failure to start.
+    if let Some(log) = &args.log {
+        crate::files::open_to_append(log).with_context(|| {
+            format!(
+                "--log {}: cannot write the bot's stderr there",
+                log.display()
+            )
+        })?;
+    }
     // Without --log, stderr still goes to a file of our own, so that a bot
     // that fails is shown with the end of what it said.
     let own_log = args

@@ -41,7 +41,8 @@ pub struct PlayArgs {
     /// only the game's watchdog).
     #[arg(long, alias = "decision-ms", default_value_t = 5000)]
     timeout_ms: u64,
-    /// Per-game clock: base time in milliseconds (default: no clock).
+    /// Per-game clock: base time in milliseconds (default, or 0: no clock,
+    /// as in a league).
     #[arg(long)]
     base_ms: Option<u64>,
     /// Per-game clock: increment per decision in milliseconds.
@@ -230,6 +231,12 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!("--opening: move {} {e}", i + 1))?;
     }
     spec.seed = args.seed;
+    if args.increment_ms > 0 && args.base_ms.unwrap_or(0) == 0 {
+        bail!(
+            "--increment-ms {} is added to a per-game clock after each reply, and there is none: give --base-ms too (the clock at the start), or leave --increment-ms out (each decision then has --timeout-ms)",
+            args.increment_ms
+        );
+    }
     spec.time = TimeControl {
         // 0: no limit per decision but the game's watchdog, as a league's
         // `decision_ms = 0` (the bots are sent the real limit, never 0).
@@ -237,7 +244,8 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             0 => Duration::from_secs(args.watchdog_s),
             ms => Duration::from_millis(ms),
         },
-        clock: args.base_ms.map(|b| Clock {
+        // 0: no clock, as a league's `base_ms = 0`.
+        clock: args.base_ms.filter(|&b| b > 0).map(|b| Clock {
             base: Duration::from_millis(b),
             increment: Duration::from_millis(args.increment_ms),
         }),
@@ -294,15 +302,8 @@ pub(super) async fn interrupted() -> ExitCode {
 /// nothing behind that was not there.
 fn can_write(path: &Path) -> anyhow::Result<()> {
     let cannot = || format!("cannot write the game's record to {}", path.display());
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(cannot)?;
-    }
     let existed = path.exists();
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .with_context(cannot)?;
+    crate::files::open_to_append(path).with_context(cannot)?;
     if !existed {
         let _ = std::fs::remove_file(path);
     }

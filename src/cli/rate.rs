@@ -329,13 +329,27 @@ fn unfinished(files: &[PathBuf], games: usize) -> Option<String> {
         let meta = super::args::meta_beside(f)?;
         if seen.insert((meta.fingerprint.clone(), meta.shard.clone())) {
             total += meta.games;
-            folders.push(super::args::folder_of(f).display().to_string());
+            // A shard's folder: `arena status` of the league's folder
+            // shows every shard.
+            let folder = super::args::folder_of(f);
+            let in_shard = meta.shard.is_some()
+                && folder
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("shard-"));
+            let league = match in_shard {
+                true => folder.parent().unwrap_or(folder),
+                false => folder,
+            };
+            let command = format!("arena status {}", league.display());
+            if !folders.contains(&command) {
+                folders.push(command);
+            }
         }
     }
     (games < total).then(|| {
         format!(
-            "note: {games} of the {total} games of the schedule are played (arena status {} shows where the league stands): these are the ratings so far",
-            folders.join(" ")
+            "note: {games} of the {total} games of the schedule are played ({} shows where the league stands): these are the ratings so far",
+            folders.join("; ")
         )
     })
 }

@@ -947,12 +947,7 @@ fn output_section(
 /// parents that is there, is a file (`-o games.csv`, `output =
 /// "notes.txt/x"`). `None` when it is a folder or can be made one.
 fn not_a_folder(dir: &Path) -> Option<String> {
-    let there = dir
-        .ancestors()
-        .find(|a| !a.as_os_str().is_empty() && std::fs::metadata(a).is_ok())?;
-    if there.is_dir() {
-        return None;
-    }
+    let there = crate::files::file_in_the_way(dir)?;
     Some(match there == dir {
         true => format!(
             "{} is a file, not a folder: give the folder the league's results go to",

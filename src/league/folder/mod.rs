@@ -662,6 +662,22 @@ fn refuse_foreign_folder(layout: &Layout) -> Result<(), StoreError> {
         return Ok(());
     }
     foreign.sort();
+    // A league split into shards: its folder holds their folders only.
+    let split = |n: &String| {
+        n.strip_prefix("shard-")
+            .and_then(|r| r.split_once("-of-"))
+            .and_then(|(k, n)| Some((k.parse::<u32>().ok()?, n.parse::<u32>().ok()?)))
+            .map(|(_, n)| n)
+    };
+    if let Some(count) = foreign.first().and_then(split) {
+        if foreign.iter().all(|n| split(n) == Some(count)) {
+            return Err(refuse(&format!(
+                "holds the results of a league split in {count} shards ({}): run each with --shard K/{count}, as it was started (`arena status {}` shows which shards to start)",
+                foreign.join(", "),
+                dir.display()
+            )));
+        }
+    }
     let shown = foreign.len().min(3);
     Err(StoreError::Mismatch {
         path: dir.to_path_buf(),
