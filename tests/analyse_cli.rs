@@ -237,6 +237,32 @@ fn coverage_counts_tricala_games_and_names_records_that_do_not_read() {
         .find(|l| l.starts_with("tricala"))
         .unwrap_or_else(|| panic!("no tricala row in:\n{table}"));
     assert_eq!(row.split_whitespace().nth(2), Some("4"), "{row}");
+
+    // A game of the league's games.csv, as `arena show` takes it; two
+    // games' records in one file are named as such.
+    let csv = out.join("games.csv");
+    let text = std::fs::read_to_string(&csv).expect("games.csv");
+    let ids: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').next())
+        .collect();
+    let csv_s = csv.to_str().expect("utf-8 path");
+    stdout_of(&arena(&["analyse", csv_s, ids[0], "--depth", "1"]));
+    let mut two = String::new();
+    for id in &ids[..2] {
+        two.push_str(&stdout_of(&arena(&["show", out_s, id, "--json"])));
+    }
+    let both = dir.path().join("two.jsonl");
+    std::fs::write(&both, two).expect("written");
+    let e = failure(&["analyse", both.to_str().expect("utf-8")]);
+    assert!(
+        e.contains("a second `game` line: this file holds more than one game's record"),
+        "{e}"
+    );
+    let e = failure(&["analyse", out_s, ids[0], "--tables", csv_s]);
+    assert!(e.contains("is a file, not a folder"), "{e}");
+
     let games = out.join("games");
     for f in std::fs::read_dir(&games).expect("the records' folder") {
         let path = f.expect("an entry").path();

@@ -85,14 +85,26 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
         // Before the analysis (which may take minutes), not after it.
         can_keep_analyses(&args.source)?;
     }
-    let (text, origin) = if args.source.is_dir() {
+    // A league's games.csv or league.json with a game_id: its folder, as
+    // `arena show` takes it.
+    let league_file = args.source.is_file()
+        && args.game_id.is_some()
+        && args
+            .source
+            .file_name()
+            .is_some_and(|n| n == "games.csv" || n == "league.json");
+    let (text, origin) = if args.source.is_dir() || league_file {
         let Some(id) = &args.game_id else {
             bail!(
                 "{} is a results folder: give a game_id of its games.csv too",
                 args.source.display()
             );
         };
-        let (at, text) = super::args::game_record(&args.source, id)?;
+        let folder = match league_file {
+            true => super::args::folder_of(&args.source),
+            false => args.source.as_path(),
+        };
+        let (at, text) = super::args::game_record(folder, id)?;
         (text, at.path().display().to_string())
     } else if args.source.is_file() {
         if let Some(id) = &args.game_id {
@@ -122,7 +134,13 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
         d.is_dir().then_some(d)
     });
     if let Some(t) = args.tables.as_ref().filter(|t| !t.is_dir()) {
-        bail!("--tables {}: no such folder", t.display());
+        match t.exists() {
+            true => bail!(
+                "--tables {}: is a file, not a folder: give the folder `arena tables build` wrote",
+                t.display()
+            ),
+            false => bail!("--tables {}: no such folder", t.display()),
+        }
     }
     check_tables_for(&args, &rec.spec)?;
     let params = Params {

@@ -214,6 +214,12 @@ pub fn read_record(text: &str) -> Result<Recorded, ReadError> {
             Some(t) => t.as_str().unwrap_or_default().to_string(),
         };
         match kind.as_str() {
+            "game" if spec.is_some() => {
+                return Err(bad(
+                    n,
+                    "a second `game` line: this file holds more than one game's record (an export of many games?); give one game's record".into(),
+                ))
+            }
             "game" => {
                 let h: HeaderIn = serde_json::from_value(v).map_err(|e| bad(n, e.to_string()))?;
                 if let Some(f) = h.format.filter(|&f| f > FORMAT) {
