@@ -1305,6 +1305,25 @@ fn shards_together_are_exactly_one_run() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("has 3 shards and 3/3 not here"), "{err}");
+    // A shard beside another league's folder: refused, not one report of
+    // both.
+    let other = dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    let other_file = write_tournament(&other, 1, "");
+    assert!(run(&other_file, &[]).status.success());
+    let o = arena()
+        .arg("report")
+        .arg(dir.path().join("out/shard-1-of-3"))
+        .arg(other.join("out"))
+        .arg("-o")
+        .arg(dir.path().join("report2"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("are results of different leagues"),
+        "{err}"
+    );
     // `rate` of the league's folder reads its shards (and names the one
     // left out); `sprt` of it says what to give.
     let o = arena()

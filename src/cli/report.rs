@@ -94,10 +94,27 @@ fn folders_of(paths: &[PathBuf], out_given: bool) -> anyhow::Result<(Vec<PathBuf
         }
         return Ok((shards, one.clone()));
     }
+    let mut league_of: Option<(&PathBuf, crate::league::folder::LeagueMeta)> = None;
     for p in paths {
         let csv = Layout::new(p).games_csv();
         if !csv.is_file() {
             bail!("{}: no games.csv in this folder", p.display());
+        }
+        // Shards of one league share its fingerprint; two leagues'
+        // folders made one report that was neither's.
+        let Some(meta) = super::args::meta_beside(&csv) else {
+            continue;
+        };
+        match &league_of {
+            Some((first, m)) if m.fingerprint != meta.fingerprint => bail!(
+                "{} and {} are results of different leagues (`{}` and `{}`): a report is of one league; give its folder, or the folders of its shards",
+                first.display(),
+                p.display(),
+                m.name,
+                meta.name
+            ),
+            Some(_) => {}
+            None => league_of = Some((p, meta)),
         }
     }
     let parent = |p: &PathBuf| {
