@@ -147,31 +147,59 @@ fn after_name(stat: &[u8]) -> Option<&[u8]> {
     Some(&stat[end + 1..])
 }
 
-/// Whether a process of process group `pgid` is stopped by a signal
-/// (state `T` or `t`): one scan of /proc, for the rare paths (a bot that
-/// did not answer).
-pub fn group_stopped(pgid: u32) -> bool {
+/// The state letters (`R`, `S`, `T`, ...) of the threads of the processes
+/// of process group `pgid` (a process's own state is its main thread's: a
+/// bot thinking in another thread would look asleep): one scan of /proc,
+/// for the rare paths (a bot that did not answer).
+pub fn group_states(pgid: u32) -> Vec<char> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
-        return false;
+        return Vec::new();
     };
-    dir.flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        })
-        .filter_map(|e| std::fs::read(e.path().join("stat")).ok())
-        .any(|stat| {
-            let Some(fields) = after_name(&stat) else {
-                return false;
-            };
-            // State, ppid, pgrp.
-            let fields = String::from_utf8_lossy(fields);
-            let mut f = fields.split_ascii_whitespace();
-            let state = f.next();
-            let pgrp = f.nth(1).and_then(|g| g.parse::<u32>().ok());
-            matches!(state, Some("T" | "t")) && pgrp == Some(pgid)
-        })
+    // The state and the process group of a stat file.
+    let fields = |stat: &[u8]| -> Option<(char, u32)> {
+        let fields = String::from_utf8_lossy(after_name(stat)?).into_owned();
+        let mut f = fields.split_ascii_whitespace();
+        let state = f.next()?.chars().next()?;
+        Some((state, f.nth(1)?.parse::<u32>().ok()?))
+    };
+    let mut states = Vec::new();
+    for e in dir.flatten() {
+        let pid = e.file_name();
+        if !pid
+            .to_str()
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        {
+            continue;
+        }
+        let Some((state, pgrp)) = std::fs::read(e.path().join("stat"))
+            .ok()
+            .and_then(|s| fields(&s))
+        else {
+            continue;
+        };
+        if pgrp != pgid {
+            continue;
+        }
+        states.push(state);
+        let Ok(tasks) = std::fs::read_dir(e.path().join("task")) else {
+            continue;
+        };
+        for t in tasks.flatten().filter(|t| t.file_name() != pid) {
+            if let Some((state, _)) = std::fs::read(t.path().join("stat"))
+                .ok()
+                .and_then(|s| fields(&s))
+            {
+                states.push(state);
+            }
+        }
+    }
+    states
+}
+
+/// Whether a process of process group `pgid` is stopped by a signal
+/// (state `T` or `t`).
+pub fn group_stopped(pgid: u32) -> bool {
+    group_states(pgid).iter().any(|s| matches!(s, 'T' | 't'))
 }
 
 /// True while process `pid` exists and is not a zombie (Linux: /proc).

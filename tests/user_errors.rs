@@ -546,6 +546,40 @@ fn a_bot_that_stops_itself_is_told_so() {
     }
 }
 
+/// A bot that writes its reply without flushing it, and waits for its
+/// next line, is told it was asleep, not thinking, and to flush (it was
+/// told it was most likely still thinking), in the sandbox or out of it.
+#[test]
+fn a_bot_that_does_not_flush_its_reply_is_told_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+    let bot = format!("python3 {} no_flush", script.display());
+    for sandbox in ["off", "on"] {
+        let o = arena(
+            dir.path(),
+            &[
+                "play",
+                "--game",
+                "kisolo",
+                "--timeout-ms",
+                "1500",
+                "--sandbox",
+                sandbox,
+                "--",
+                &bot,
+                "random",
+            ],
+        );
+        let said = text(&o);
+        assert!(
+            said.contains("seat 0 forfeits: timeout")
+                && said.contains("its reply written but not flushed")
+                && !said.contains("still thinking"),
+            "{sandbox}: {said}"
+        );
+    }
+}
+
 /// A bot program without an execute bit is told what to do (chmod +x, or
 /// its interpreter), in the sandbox or out of it, once: not blamed on the
 /// sandbox, not said twice.

@@ -116,6 +116,8 @@ are not league bots (see README.md). Modes:
   no_name       sends a hello without a name
   silent        never answers the hello (keeps reading)
   stop_self     at its first request stops itself (SIGSTOP to its own pid)
+  no_flush      sends its hello, but keeps its first reply in a buffer of
+                its own (as a write never flushed) and waits for the next line
 
 With a second argument PIDFILE, the modes that fork write
 "GROUP CHILD" (process group, child pid) there once the child runs, or,
@@ -300,6 +302,9 @@ def spy():
     sys.stderr.flush()
 
 
+UNFLUSHED = []
+
+
 def misbehave(requests, message):
     """Called before answering a request; returns True if it answered."""
     if MODE in ("illegal_late", "crash_late"):
@@ -383,6 +388,11 @@ def misbehave(requests, message):
     if MODE == "two_on_a_line":
         line = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
         raw((line + line + "\n").encode())
+        return True
+    if MODE == "no_flush":
+        # As a write to a block-buffered stdout never flushed (whatever
+        # PYTHONUNBUFFERED says): the reply stays in the bot.
+        UNFLUSHED.append(json.dumps({"type": "reply", "option": message["legal"][0]}) + "\n")
         return True
     if MODE == "exit_after_reply":
         send({"type": "reply", "option": random.choice(message["legal"])})

@@ -565,11 +565,15 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
     // was not thinking, and no flush would have helped.
     // Its own process, or one of its group (the bot under a wrapper: a
     // shell, npm, a launcher; in the sandbox, the keeper's child).
+    let states = crate::host::group_states(process.pid());
     if matches!(crate::host::process_state(process.pid()), Some('T' | 't'))
-        || crate::host::group_stopped(process.pid())
+        || states.iter().any(|s| matches!(s, 'T' | 't'))
     {
         return "; its process was stopped (it stopped itself, with SIGSTOP or SIGTSTP, or a debugger held it), so it could not answer".to_string();
     }
+    // Every process of the bot asleep, none running or waiting for a
+    // CPU: it was not thinking but waiting.
+    let asleep = !states.is_empty() && states.iter().all(|&s| s == 'S');
     let stderr = process.stderr_bytes().saturating_sub(stderr_before);
     let on_stderr = match (process.stderr_read(), stderr) {
         (false, _) => format!("its stderr unseen ({STDERR_NOT_KEPT})"),
@@ -584,6 +588,10 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
         (None, n) if n > 0 && unread.is_some() => format!(
             "; the referee saw nothing on stdout this turn and {on_stderr}, and the request was still unread in its stdin ({} bytes): the bot was not reading (busy with something else, asleep or blocked), so it never saw it",
             unread.unwrap_or_default()
+        ),
+        (None, n) if n > 0 && asleep && input == Some(0) => format!(
+            "; the referee saw nothing on stdout this turn and {on_stderr}; the bot had read the request and was not thinking but asleep, waiting: most likely for its next message, its reply written but not flushed (a reply stays in the bot's own buffer until flushed: {}), else in a sleep or on something else",
+            FLUSH
         ),
         (None, n) if n > 0 => format!(
             "; the referee saw nothing on stdout this turn and {on_stderr}, while its {} earlier line{} (hello and replies) arrived on stdout: it was most likely still thinking, too slow for this time or short of CPU (on a busy machine, play fewer games at a time or give it more time a decision){}",
@@ -609,13 +617,16 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
     }
 }
 
+/// How to flush, in the languages bot authors write most.
+const FLUSH: &str = "flush stdout after each line (C fflush(stdout), Python print(..., flush=True), Java System.out.flush())";
+
 /// The usual causes of silence from a bot that has not yet got a line
 /// through: output not flushed, and then, by what is left of the
 /// message in its stdin (`unread`), still starting (it has not read it)
 /// or waiting for more input (it has read all there is and not
 /// answered: it reads to the end of its input, which never comes).
 fn flush_or(unread: Option<usize>) -> String {
-    let flush = "flush stdout after each line (C fflush(stdout), Python print(..., flush=True), Java System.out.flush())";
+    let flush = FLUSH;
     match unread {
         Some(0) => format!("{flush}; else it read the whole message and waited for more input: a bot that reads all of its stdin before answering (Python sys.stdin.read(), C++ reading to the end) waits for an end that never comes: read one line, answer it, then read the next"),
         _ => format!("{flush}; else it was still starting or thinking"),
