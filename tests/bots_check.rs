@@ -133,6 +133,33 @@ fn broken(mode: &str, timeout_ms: &str, expected: &str) {
     );
 }
 
+/// A bot that exits at its first request, is started again at no charge
+/// and then times out: the note says the second process's fault is the
+/// timeout (it said "that is the crash above").
+#[test]
+fn a_timeout_after_a_free_restart_is_not_called_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("marker");
+    let script = root().join("bots/broken/misbehave.py");
+    let (ok, text) = check_bot(
+        &["--timeout-ms", "1500", "--sandbox", "off"],
+        &[
+            "python3",
+            script.to_str().unwrap(),
+            "crash_then_hang",
+            marker.to_str().unwrap(),
+        ],
+        false,
+    );
+    assert!(!ok, "{text}");
+    assert!(text.contains(": timeout at ply"), "{text}");
+    assert!(
+        text.contains("the second process's fault is the `timeout` above"),
+        "{text}"
+    );
+    assert!(!text.contains("that is the crash above"), "{text}");
+}
+
 #[test]
 fn crash_start_fails() {
     broken("crash_start", "5000", "handshake: crash");

@@ -116,6 +116,9 @@ are not league bots (see README.md). Modes:
   no_name       sends a hello without a name
   silent        never answers the hello (keeps reading)
   stop_self     at its first request stops itself (SIGSTOP to its own pid)
+  crash_then_hang  with a second argument MARKER: at its first request,
+                if MARKER does not exist, makes it and exits (status 4);
+                else hangs (a second process, started again, times out)
   no_flush      sends its hello, but keeps its first reply in a buffer of
                 its own (as a write never flushed) and waits for the next line
 
@@ -389,6 +392,14 @@ def misbehave(requests, message):
         line = json.dumps({"type": "reply", "option": random.choice(message["legal"])})
         raw((line + line + "\n").encode())
         return True
+    if MODE == "crash_then_hang":
+        if not os.path.exists(PIDFILE):
+            open(PIDFILE, "w").close()
+            sys.stderr.write("first process: exiting\n")
+            sys.exit(4)
+        sys.stderr.write("second process: hanging\n")
+        sys.stderr.flush()
+        time.sleep(3600)
     if MODE == "no_flush":
         # As a write to a block-buffered stdout never flushed (whatever
         # PYTHONUNBUFFERED says): the reply stays in the bot.

@@ -466,7 +466,10 @@ async fn check_games(
                 let what = format!("{variant} {n}p seat {seat}");
                 let spec = check_spec(opts, variant, n, game_no);
                 let report = against_randoms(&spec, &mut bot, n, seat, game_no).await;
-                let faulted = matches!(&report, Ok(r) if r.offender == Some(seat));
+                let faulted = match &report {
+                    Ok(r) if r.offender == Some(seat) => Some(r.reason.name()),
+                    _ => None,
+                };
                 if judge(&mut c, &what, report, seat, &mut latencies) {
                     if let Some(t) = subject.tail().await {
                         c.note(&t);
@@ -489,14 +492,18 @@ async fn check_games(
                 match (restarted, faulted) {
                     // Started again at this game's first request, where it
                     // exited, and exited there again: the crash above.
-                    (true, true) => c.note(CRASHED_AT_FIRST_REQUEST),
-                    (true, false) => c.note(EXITED_AFTER_GAME),
-                    (false, _) if restart && !faulted => c.note(EXITED_AFTER_GAME),
+                    (true, Some("crash")) => c.note(CRASHED_AT_FIRST_REQUEST),
+                    // Or the second process failed otherwise.
+                    (true, Some(kind)) => c.note(&format!(
+                        "the bot exited at this game's first request; the referee started it again at no charge (a bot may have left after its last game: protocol.md), and the second process's fault is the `{kind}` above; the first one's exit is in the stderr shown, if it said anything"
+                    )),
+                    (true, None) => c.note(EXITED_AFTER_GAME),
+                    (false, None) if restart => c.note(EXITED_AFTER_GAME),
                     _ => {}
                 }
                 if restart {
                     bot.kill();
-                    if faulted {
+                    if faulted.is_some() {
                         c.note("restarting the bot (after a fault, a fresh process plays the next game)");
                     }
                     match subject.start(&mut c).await {
