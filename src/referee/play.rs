@@ -92,6 +92,15 @@ fn near_miss(option: &str, legal: &[String]) -> String {
         .collect();
     let controls = option.chars().any(|c| c.is_control() && !c.is_whitespace());
     let bare = narrow.trim();
+    // The option encoded twice: a JSON string holding the option's own
+    // quotes (`"\"xi1\""`).
+    if let Ok(inner) = serde_json::from_str::<String>(bare) {
+        if let Some(meant) = legal.iter().find(|l| **l == inner) {
+            return format!(
+                "; `{meant}` is legal, and this is it in quotes of its own: the option was encoded twice (send the string itself, encoded once)"
+            );
+        }
+    }
     let Some(meant) = legal.iter().find(|l| l.eq_ignore_ascii_case(bare)) else {
         // Letters of another script that look alike (a Cyrillic `х` for
         // a Latin `x`), as a bot's name is compared with another's.
@@ -606,7 +615,12 @@ mod tests {
             .contains("`G` is legal, and this is it with a control character in it (a NUL"));
         assert!(near_miss("\u{421}", &["C".to_string()])
             .contains("`C` is legal, and this looks like it"));
+        assert_eq!(
+            near_miss("\"G\"", &legal),
+            "; `G` is legal, and this is it in quotes of its own: the option was encoded twice (send the string itself, encoded once)"
+        );
         assert_eq!(near_miss("Z9", &legal), "");
+        assert_eq!(near_miss("\"Z9\"", &legal), "");
         assert_eq!(near_miss("", &legal), "");
     }
 }

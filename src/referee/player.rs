@@ -312,7 +312,26 @@ fn judge_reply(line: &[u8], ask: &Ask<'_>, asked: u64, elapsed: Duration) -> Res
                 ),
             ))
         }
-        Err(e) => Err(decode_fault(e, line)),
+        Err(e) => {
+            let mut f = decode_fault(e, line);
+            f.detail.push_str(&index_hint(line, ask.legal));
+            Err(f)
+        }
+    }
+}
+
+/// For a reply whose `option` is a number that is an index into `legal`
+/// and no option itself: the option it most likely meant (a bot that
+/// sends the place of its choice, not the choice).
+fn index_hint(line: &[u8], legal: &[String]) -> String {
+    let option = serde_json::from_slice::<serde_json::Value>(line)
+        .ok()
+        .and_then(|v| v.get("option")?.as_u64());
+    match option.and_then(|n| Some((n, legal.get(usize::try_from(n).ok()?)?))) {
+        Some((n, meant)) if !legal.contains(&n.to_string()) => format!(
+            "; if {n} is a place in `legal`, send the option itself, as a string: legal[{n}] is \"{meant}\""
+        ),
+        _ => String::new(),
     }
 }
 
@@ -1689,6 +1708,21 @@ impl Player for RandomPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A number sent for an option, a place in `legal`: the option meant.
+    #[test]
+    fn an_option_sent_as_its_place_in_legal_is_named() {
+        let legal = ["xi1".to_string(), "xi2".to_string()];
+        assert_eq!(
+            index_hint(br#"{"type":"reply","option":1}"#, &legal),
+            "; if 1 is a place in `legal`, send the option itself, as a string: legal[1] is \"xi2\""
+        );
+        assert_eq!(index_hint(br#"{"type":"reply","option":7}"#, &legal), "");
+        assert_eq!(index_hint(br#"{"type":"reply","option":-1}"#, &legal), "");
+        // A number that is itself an option's label: quoting it is the fix.
+        let labels = ["xi1".to_string(), "1".to_string(), "x".to_string()];
+        assert_eq!(index_hint(br#"{"type":"reply","option":1}"#, &labels), "");
+    }
 
     /// A line that is not JSON is told what it most likely meant.
     #[test]
