@@ -50,6 +50,42 @@ fn a_matchs_game_is_replayed_from_its_results_folder() {
     );
 }
 
+/// A command-line bot that names itself `random` in its hello takes the
+/// number, not the built-in player given beside it by that name.
+#[test]
+fn a_bot_named_as_the_built_in_player_yields_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bot.py"),
+        r#"import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "random"}), flush=True)
+    elif m["type"] == "request":
+        print(json.dumps({"type": "reply", "option": m["legal"][0]}), flush=True)
+    elif m["type"] == "quit":
+        break
+"#,
+    )
+    .unwrap();
+    let args = [
+        "match",
+        "python3 bot.py",
+        "random",
+        "--games",
+        "2",
+        "--variants",
+        "kisolo",
+        "--quiet",
+        "--no-report",
+    ];
+    let o = arena(dir.path(), &args);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("results/match-random-2-vs-random:"), "{out}");
+}
+
 /// Greedy against random: H1 (greedy is 20 Elo stronger) is accepted long
 /// before the 1,000 games; the games in flight are finished and recorded,
 /// no other starts; the same command again plays nothing more.

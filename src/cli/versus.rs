@@ -119,13 +119,28 @@ pub(super) fn tournament(args: &MatchArgs) -> anyhow::Result<Tournament> {
         Some("off") => crate::bot::Sandbox::Off,
         _ => crate::bot::Sandbox::On,
     };
-    for arg in &args.bots {
-        let (name, table) = bot_table(arg, sandbox)?;
-        // The same folder name twice (bots/x and ../old/x): number them.
-        let unique = super::args::unique_name(&name, &names);
-        let mut table = table;
-        table.insert("name".into(), unique.clone().into());
-        names.push(unique);
+    let made = args
+        .bots
+        .iter()
+        .map(|arg| bot_table(arg, sandbox))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    // The same folder name twice (bots/x and ../old/x): number them. A
+    // name a bot gave itself in its hello yields to those of the bots
+    // given by folder or as the built-in (`random` is the built-in's).
+    let mut given: Vec<Option<String>> = vec![None; made.len()];
+    for by_hello in [false, true] {
+        for (i, (name, _, hello)) in made.iter().enumerate() {
+            if *hello == by_hello {
+                let unique = super::args::unique_name(name, &names);
+                names.push(unique.clone());
+                given[i] = Some(unique);
+            }
+        }
+    }
+    names.clear();
+    for ((_, mut table, _), name) in made.into_iter().zip(given.into_iter().flatten()) {
+        table.insert("name".into(), name.clone().into());
+        names.push(name);
         bots.push(table.into());
     }
     let variants: Vec<String> = args
@@ -216,9 +231,13 @@ fn list(v: &[String]) -> toml::Value {
     toml::Value::Array(v.iter().cloned().map(Into::into).collect())
 }
 
-/// A BOT argument as a tournament's bot table (without its name), and the
-/// name it suggests.
-fn bot_table(arg: &str, sandbox: crate::bot::Sandbox) -> anyhow::Result<(String, toml::Table)> {
+/// A BOT argument as a tournament's bot table (without its name), the
+/// name it suggests, and whether that is the name the bot gave itself in
+/// its hello.
+fn bot_table(
+    arg: &str,
+    sandbox: crate::bot::Sandbox,
+) -> anyhow::Result<(String, toml::Table, bool)> {
     let mut t = toml::Table::new();
     // Named as `arena play` names its bots.
     let m = match resolve_bot(arg)? {
@@ -227,14 +246,16 @@ fn bot_table(arg: &str, sandbox: crate::bot::Sandbox) -> anyhow::Result<(String,
                 "command".into(),
                 list(&["{bin_dir}/random-bot".to_string()]),
             );
-            return Ok(("random".into(), t));
+            return Ok(("random".into(), t, false));
         }
         BotArg::Command(_, _, Some(m)) => m,
         BotArg::Command(cmd, asks, None) => {
             let (script, t) = command_table(arg, t);
             // Named as it names itself, as a bot folder is by its folder.
-            let name = hello_name(&cmd, asks, sandbox).unwrap_or(script);
-            return Ok((name, t));
+            return Ok(match hello_name(&cmd, asks, sandbox) {
+                Some(name) => (name, t, true),
+                None => (script, t, false),
+            });
         }
     };
     let folder = m
@@ -260,7 +281,7 @@ fn bot_table(arg: &str, sandbox: crate::bot::Sandbox) -> anyhow::Result<(String,
     let limits =
         toml::Value::try_from(m.limits).context("the bot's [limits] cannot be carried over")?;
     t.insert("limits".into(), limits);
-    Ok((name, t))
+    Ok((name, t, false))
 }
 
 /// The name a command-line bot gives in its hello, started once in its
