@@ -165,8 +165,8 @@ async fn versions_lifecycle(db: Db) {
         1
     );
     assert_eq!(db.versions(None).await.unwrap().len(), 3);
-    assert!(db.retire("x").await.unwrap());
-    assert!(!db.retire("x").await.unwrap());
+    assert_eq!(db.retire("x").await.unwrap().withdrawn, [3]);
+    assert!(!db.retire("x").await.unwrap().changed());
     assert!(db
         .versions(Some(VersionStatus::Entered))
         .await
@@ -812,7 +812,7 @@ async fn events_rounds_and_their_games(db: Db) {
     );
     // An entrant leaves: the event is an orphan, and ends cancelled.
     assert!(db.orphan_events().await.unwrap().is_empty());
-    assert!(db.retire("z").await.unwrap());
+    assert!(db.retire("z").await.unwrap().changed());
     assert_eq!(
         db.orphan_events().await.unwrap(),
         [(e.id, "z@1".to_string())]

@@ -21,6 +21,7 @@ mod ladder_client;
 mod ladder_events;
 mod ladder_forfeits;
 mod ladder_hostile;
+mod ladder_owners;
 mod ladder_pages;
 mod ladder_prune;
 mod ladder_public;

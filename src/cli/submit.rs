@@ -101,6 +101,9 @@ fn test_query(args: &SubmitArgs) -> Vec<(&'static str, String)> {
 
 pub fn run(args: SubmitArgs) -> anyhow::Result<ExitCode> {
     let server = crate::client::server_url(&args.server)?;
+    if args.token.trim().is_empty() {
+        bail!("--token is empty: give your token (the organiser's `arena serve LADDER.toml --add-user NAME` prints it), or set ARENA_TOKEN");
+    }
     check_folder(&args.folder)?;
     let name = bot_name(&args.folder)?;
     let ladder = Ladder::new(&server, &args.token);
@@ -409,7 +412,7 @@ fn follow(
         });
         if let Some(e) = ours {
             let status = e["status"].as_str().unwrap_or_default();
-            if !matches!(status, "entered" | "refused") {
+            if !matches!(status, "entered" | "refused" | "retired") {
                 say(status, e["detail"].as_str().unwrap_or_default());
                 continue;
             }

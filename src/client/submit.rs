@@ -234,12 +234,15 @@ impl Ladder {
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.trim().parse::<u64>().ok());
             let body = resp.body_mut().read_to_string().unwrap_or_default();
+            // A wait of over a minute (the hourly count) is said, not
+            // waited out.
             match retry {
                 Some(secs)
                     if matches!(status, 503 | 429)
+                        && secs <= 60
                         && start.elapsed() < Duration::from_secs(600) =>
                 {
-                    let secs = secs.clamp(1, 60);
+                    let secs = secs.max(1);
                     busy(&error_of(body.as_bytes()), secs);
                     std::thread::sleep(Duration::from_secs(secs));
                 }

@@ -21,8 +21,10 @@ use crate::league::config::ladder::LadderSettings;
 use crate::league::config::BotSpec;
 use crate::league::config::Tournament;
 use crate::serve::bus::{Feed, FeedEvent, Metrics, Queries, Wake};
-use crate::serve::store::version_tests::TestSpec;
-use crate::serve::store::{unix_now, Db, DbError, Owner, Version, VersionStatus};
+use crate::serve::store::version_tests::{Entering, TestSpec};
+use crate::serve::store::{
+    unix_now, Db, DbError, Owner, Version, VersionStatus, WITHDRAWN, WITHDRAWN_UNENTERED,
+};
 use crate::wire::archive::{self, Limits};
 use axum::http::StatusCode;
 use std::path::{Path, PathBuf};
@@ -91,6 +93,8 @@ pub const INTERNAL: &str =
 pub struct Refusal {
     pub status: StatusCode,
     pub message: String,
+    /// Seconds until it could be taken (`Retry-After`), when known.
+    pub retry_after: Option<u32>,
 }
 
 impl Refusal {
@@ -98,6 +102,7 @@ impl Refusal {
         Refusal {
             status,
             message: message.into(),
+            retry_after: None,
         }
     }
 }
@@ -155,19 +160,28 @@ fn limits(l: &Intake) -> Limits {
 /// Refuses (429) an owner who made `uploads_per_hour` uploads in the
 /// last hour: checked before an upload's body is read, and again when it
 /// is taken.
+/// The refusal says when the next upload is taken (`Retry-After`: when
+/// the upload that frees a place is an hour old).
 pub async fn check_rate(l: &Intake, owner: &Owner) -> Result<(), Refusal> {
-    let hour_ago = unix_now() - 3600;
+    let now = unix_now();
+    let hour_ago = now - 3600;
+    let most = l.settings.uploads_per_hour as i64;
     let recent = l.db.uploads_since(owner.id, hour_ago).await?;
-    if recent >= l.settings.uploads_per_hour as i64 {
-        return Err(Refusal::new(
+    if recent < most {
+        return Ok(());
+    }
+    // The uploads counted drop below `most` when this one leaves the hour.
+    let frees = l.db.upload_at(owner.id, hour_ago, recent - most).await?;
+    let wait = frees.map_or(3600, |at| (at + 3600 - now).clamp(1, 3600));
+    Err(Refusal {
+        retry_after: Some(wait as u32),
+        ..Refusal::new(
             StatusCode::TOO_MANY_REQUESTS,
             format!(
-                "{recent} uploads in the last hour: this ladder takes {} an hour from one owner; try again later",
-                l.settings.uploads_per_hour
+                "{recent} uploads in the last hour: this ladder takes {most} an hour from one owner; the next is taken in {wait} s (Retry-After)"
             ),
-        ));
-    }
-    Ok(())
+        )
+    })
 }
 
 /// Takes an upload from `owner`: checks their limits, unpacks and reads
@@ -326,7 +340,14 @@ async fn queue(
                 format!("bot `{name}` belongs to `{other}`: choose another name in bot.toml"),
             ))
         }
-        Some(_) => {}
+        // A bot of the owner's with no version in the ladder (retired by
+        // its owner, or each version refused) comes back with this
+        // upload: one bot more, as PATCH's `{"active": true}` counts it.
+        Some(_) => {
+            if !l.db.bot_is_live(name).await? {
+                check_bot_limit(l, owner, Some(name)).await?;
+            }
+        }
         None => {
             // A name new to the ladder may not pass for one there already
             // (case, full-width letters, a Cyrillic `а`): leagues refuse
@@ -341,15 +362,7 @@ async fn queue(
                     ),
                 ));
             }
-            let live = l.db.live_bots_of(owner.id).await?;
-            if live >= l.settings.bots_per_owner as i64 {
-                return Err(Refusal::new(
-                    StatusCode::FORBIDDEN,
-                    format!(
-                        "you have {live} bots in this ladder, its limit: retire one (DELETE /api/bots/NAME) or upload a new version of one"
-                    ),
-                ));
-            }
+            check_bot_limit(l, owner, None).await?;
         }
     }
     let root = bots_dir(l).join(name);
@@ -372,12 +385,43 @@ async fn queue(
     if let Some(spec) = test {
         l.db.ask_test(v.id, spec).await?;
     }
-    l.db.set_status(v.id, VersionStatus::Queued, "", None)
-        .await?;
+    if !l
+        .db
+        .set_on_its_way(v.id, VersionStatus::Queued, "", None)
+        .await?
+    {
+        return Err(Refusal::new(
+            StatusCode::CONFLICT,
+            format!(
+                "bot `{name}` was retired while this upload was received: version {} is withdrawn; upload it again to bring the bot back",
+                v.number
+            ),
+        ));
+    }
     Ok(Version {
         status: VersionStatus::Queued,
         ..v
     })
+}
+
+/// Refuses (403) an upload that would give `owner` one bot more than
+/// `bots_per_owner` (docs/ladder.md, "The ladder file"): a new bot
+/// (`back`: `None`), or their bot `back` with no version in the ladder.
+async fn check_bot_limit(l: &Intake, owner: &Owner, back: Option<&str>) -> Result<(), Refusal> {
+    let live = l.db.live_bots_of(owner.id).await?;
+    if live < l.settings.bots_per_owner as i64 {
+        return Ok(());
+    }
+    let what = match back {
+        None => "or upload a new version of one".to_string(),
+        Some(name) => format!("before bringing `{name}` back with a new version"),
+    };
+    Err(Refusal::new(
+        StatusCode::FORBIDDEN,
+        format!(
+            "you have {live} bots in this ladder, its limit: retire one (DELETE /api/bots/NAME) {what}"
+        ),
+    ))
 }
 
 /// Builds and checks queued versions, `builds_at_once` at a time, fair
@@ -482,7 +526,7 @@ fn sweep_built(
     });
     let Ok(gone) = gone else { return };
     for v in gone {
-        if v.detail == "withdrawn by its owner" {
+        if v.detail == WITHDRAWN {
             continue;
         }
         // `None`: swept already.
@@ -530,10 +574,26 @@ fn tell_places(l: &Intake, waiting: &[Version], running: &[Version]) {
     }
 }
 
-/// Sets version `v`'s status (and tells the feed).
-fn step(l: &Intake, v: &Version, status: VersionStatus, detail: &str, report: Option<&str>) {
-    if let Err(e) = l.queries.run(l.db.set_status(v.id, status, detail, report)) {
-        tracing::error!("{}: cannot record `{status}`: {e}", v.player());
+/// Sets version `v`'s status (and tells the feed) while it is on its
+/// way: false, and nothing said, once its owner withdrew it
+/// ([`Db::set_on_its_way`]).
+fn step(
+    l: &Intake,
+    v: &Version,
+    status: VersionStatus,
+    detail: &str,
+    report: Option<&str>,
+) -> bool {
+    match l
+        .queries
+        .run(l.db.set_on_its_way(v.id, status, detail, report))
+    {
+        Ok(true) => {}
+        Ok(false) => {
+            tracing::info!("{}: not {status}: {WITHDRAWN_UNENTERED}", v.player());
+            return false;
+        }
+        Err(e) => tracing::error!("{}: cannot record `{status}`: {e}", v.player()),
     }
     tracing::info!("{}: {status} {detail}", v.player());
     l.feed.announce(FeedEvent::Bot {
@@ -542,18 +602,23 @@ fn step(l: &Intake, v: &Version, status: VersionStatus, detail: &str, report: Op
         status,
         detail: Some(detail),
     });
+    true
 }
 
-/// Builds, checks and enters (or refuses) version `v`.
+/// Builds, checks and enters (or refuses) version `v`; stops at its next
+/// step once its owner withdrew it.
 fn take(l: &Intake, v: &Version) {
     let spec = match spec_of(v) {
         Ok(s) => s,
         Err(e) => {
             let why = check::public(&e.to_string(), Some(std::path::Path::new(&v.folder)));
-            return step(l, v, VersionStatus::Refused, &why, None);
+            step(l, v, VersionStatus::Refused, &why, None);
+            return;
         }
     };
-    step(l, v, VersionStatus::Building, "", None);
+    if !step(l, v, VersionStatus::Building, "", None) {
+        return;
+    }
     let room = crate::league::launch::Room::of(&l.t);
     if spec.build.is_some() {
         l.metrics.builds.fetch_add(1, Ordering::Relaxed);
@@ -562,10 +627,13 @@ fn take(l: &Intake, v: &Version) {
         if let Err(e) = built {
             l.metrics.builds_failed.fetch_add(1, Ordering::Relaxed);
             let why = check::public(&e.to_string(), Some(std::path::Path::new(&v.folder)));
-            return step(l, v, VersionStatus::Refused, "its build failed", Some(&why));
+            step(l, v, VersionStatus::Refused, "its build failed", Some(&why));
+            return;
         }
     }
-    step(l, v, VersionStatus::Checking, "", None);
+    if !step(l, v, VersionStatus::Checking, "", None) {
+        return;
+    }
     let (passed, report) = check::check(&l.t, &spec);
     let report = match spec.build {
         Some(_) => format!("{}\n{report}", build_said(&room)),
@@ -590,8 +658,14 @@ fn take(l: &Intake, v: &Version) {
 /// replacing the bot's others otherwise ([`Db::enter_version`]).
 fn enter(l: &Intake, v: &Version, report: &str) {
     let detail = match l.queries.run(l.db.enter_version(v.id, report)) {
-        Ok(Some((test, old))) => format!("entered beside version {old}: test {test} runs"),
-        Ok(None) => String::new(),
+        Ok(Entering::Beside { test, old }) => {
+            format!("entered beside version {old}: test {test} runs")
+        }
+        Ok(Entering::Alone) => String::new(),
+        Ok(Entering::Withdrawn) => {
+            tracing::info!("{}: not entered: {WITHDRAWN_UNENTERED}", v.player());
+            return;
+        }
         Err(e) => {
             tracing::error!("{}: cannot record `entered`: {e}", v.player());
             return;

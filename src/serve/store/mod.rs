@@ -494,12 +494,39 @@ fn live_bots_count(owner: &str) -> String {
     )
 }
 
+/// The detail of an entered version its owner retired.
+pub const WITHDRAWN: &str = "withdrawn by its owner";
+
+/// The detail of a version on its way (receiving, queued, building,
+/// checking) when its owner retired the bot: it is never entered, nor
+/// brought back.
+pub const WITHDRAWN_UNENTERED: &str = "withdrawn by its owner before it was entered";
+
+/// The statuses of a version on its way to the ladder.
+const ON_ITS_WAY: &str = "('receiving', 'queued', 'building', 'checking')";
+
 /// The condition on a row of `versions` that it is the latest version of
-/// bot `$1` and was retired by its owner: the one [`Db::reinstate`]
-/// brings back.
+/// bot `$1` (but those withdrawn before they were entered) and was
+/// retired by its owner: the one [`Db::reinstate`] brings back.
 const OWNER_RETIRED_LATEST: &str =
     "status = 'retired' AND detail = 'withdrawn by its owner' AND id = \
-     (SELECT MAX(v.id) FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = $1)";
+     (SELECT MAX(v.id) FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = $1 \
+      AND v.detail <> 'withdrawn by its owner before it was entered')";
+
+/// What [`Db::retire`] did: the numbers of the bot's versions withdrawn,
+/// entered ones and ones on their way.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Retirement {
+    pub withdrawn: Vec<i64>,
+    pub cancelled: Vec<i64>,
+}
+
+impl Retirement {
+    /// Whether any version was withdrawn.
+    pub fn changed(&self) -> bool {
+        !self.withdrawn.is_empty() || !self.cancelled.is_empty()
+    }
+}
 
 /// What [`Db::reinstate`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -890,6 +917,19 @@ impl Db {
         Ok(n)
     }
 
+    /// Whether bot `name` has a version entered or on its way: one of
+    /// the bots [`Db::live_bots_of`] counts.
+    pub async fn bot_is_live(&self, name: &str) -> Result<bool, DbError> {
+        let (n,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM versions v JOIN bots b ON b.id = v.bot_id \
+             WHERE b.name = $1 AND v.status IN ('queued', 'building', 'checking', 'entered')",
+        )
+        .bind(name)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n > 0)
+    }
+
     /// Uploads by `owner` since `since` (unix seconds).
     pub async fn uploads_since(&self, owner: i64, since: i64) -> Result<i64, DbError> {
         let (n,): (i64,) =
@@ -899,6 +939,25 @@ impl Db {
                 .fetch_one(&self.pool)
                 .await?;
         Ok(n)
+    }
+
+    /// When `owner`'s upload number `nth` (from 0, oldest first) since
+    /// `since` (unix seconds) was made, if there is one.
+    pub async fn upload_at(
+        &self,
+        owner: i64,
+        since: i64,
+        nth: i64,
+    ) -> Result<Option<i64>, DbError> {
+        let at: Option<(i64,)> = sqlx::query_as(
+            "SELECT at FROM uploads WHERE owner_id = $1 AND at >= $2 ORDER BY at LIMIT 1 OFFSET $3",
+        )
+        .bind(owner)
+        .bind(since)
+        .bind(nth)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(at.map(|(t,)| t))
     }
 
     /// Counts an upload of `bytes` by `owner`, now.
@@ -1019,13 +1078,69 @@ impl Db {
         Ok(())
     }
 
-    /// Retires bot `name`'s entered version; false if it had none.
-    pub async fn retire(&self, name: &str) -> Result<bool, DbError> {
-        let r = sqlx::query(
-            "UPDATE versions SET status = 'retired', detail = 'withdrawn by its owner', updated_at = $2 \
-             WHERE status = 'entered' AND bot_id = (SELECT id FROM bots WHERE name = $1)",
-        )
-        .bind(name)
+    /// Retires bot `name`: its entered versions withdrawn ([`WITHDRAWN`]),
+    /// and those on their way too ([`WITHDRAWN_UNENTERED`]: the intake
+    /// enters none of them, [`Db::set_on_its_way`],
+    /// [`Db::enter_version`]), their tests dropped. One transaction.
+    pub async fn retire(&self, name: &str) -> Result<Retirement, DbError> {
+        let mut tx = self.begin_write().await?;
+        let mut done = Retirement::default();
+        let t = now();
+        for (from, detail, into) in [
+            ("('entered')", WITHDRAWN, &mut done.withdrawn),
+            (ON_ITS_WAY, WITHDRAWN_UNENTERED, &mut done.cancelled),
+        ] {
+            let mine =
+                format!("status IN {from} AND bot_id = (SELECT id FROM bots WHERE name = $1)");
+            let rows: Vec<(i64, i64)> = sqlx::query_as(&format!(
+                "SELECT id, number FROM versions WHERE {mine} ORDER BY number{}",
+                self.backend.for_update()
+            ))
+            .bind(name)
+            .fetch_all(&mut *tx)
+            .await?;
+            for (id, number) in rows {
+                sqlx::query(
+                    "UPDATE versions SET status = 'retired', detail = $2, updated_at = $3 WHERE id = $1",
+                )
+                .bind(id)
+                .bind(detail)
+                .bind(&t)
+                .execute(&mut *tx)
+                .await?;
+                if detail == WITHDRAWN_UNENTERED {
+                    sqlx::query(
+                        "DELETE FROM version_tests WHERE new_version_id = $1 AND status = 'waiting'",
+                    )
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                into.push(number);
+            }
+        }
+        tx.commit().await?;
+        Ok(done)
+    }
+
+    /// Sets the status of version `id` while it is on its way (receiving,
+    /// queued, building, checking): false, and nothing changed, once it is
+    /// not (its owner retired the bot meanwhile, [`Db::retire`]).
+    pub async fn set_on_its_way(
+        &self,
+        id: i64,
+        status: VersionStatus,
+        detail: &str,
+        report: Option<&str>,
+    ) -> Result<bool, DbError> {
+        let r = sqlx::query(&format!(
+            "UPDATE versions SET status = $2, detail = $3, report = COALESCE($4, report), updated_at = $5 \
+             WHERE id = $1 AND status IN {ON_ITS_WAY}"
+        ))
+        .bind(id)
+        .bind(status.as_str())
+        .bind(detail)
+        .bind(report)
         .bind(now())
         .execute(&self.pool)
         .await?;

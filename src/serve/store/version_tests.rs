@@ -230,6 +230,17 @@ pub struct RunningTest {
     pub max_games: i64,
 }
 
+/// What [`Db::enter_version`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entering {
+    /// Entered, replacing the bot's other versions.
+    Alone,
+    /// Entered beside the bot's version `old`, test `test` started.
+    Beside { test: i64, old: i64 },
+    /// Not entered: its owner withdrew it while it was checked.
+    Withdrawn,
+}
+
 impl Db {
     /// Asks for a test of version `version` (just uploaded): `waiting`
     /// until it is entered ([`Db::enter_version`]).
@@ -255,14 +266,23 @@ impl Db {
     /// bot's latest entered version, with its test started, when a test
     /// was asked for and there is such a version; otherwise replacing the
     /// bot's other versions (retired), its test dropped. One transaction.
-    /// Returns the test started, as (test id, old version's number).
-    pub async fn enter_version(
-        &self,
-        id: i64,
-        report: &str,
-    ) -> Result<Option<(i64, i64)>, DbError> {
+    /// Returns the test started, as (test id, old version's number), or
+    /// that the version was withdrawn by its owner while it was checked
+    /// ([`Db::retire`]): then nothing changes.
+    pub async fn enter_version(&self, id: i64, report: &str) -> Result<Entering, DbError> {
         let mut tx = self.begin_write().await?;
         let t = now();
+        // The version's row locked, and still being checked.
+        let checking = sqlx::query(
+            "UPDATE versions SET updated_at = $2 WHERE id = $1 AND status = 'checking'",
+        )
+        .bind(id)
+        .bind(&t)
+        .execute(&mut *tx)
+        .await?;
+        if checking.rows_affected() == 0 {
+            return Ok(Entering::Withdrawn);
+        }
         let asked: Option<(i64,)> = sqlx::query_as(
             "SELECT id FROM version_tests WHERE new_version_id = $1 AND status = 'waiting'",
         )
@@ -320,7 +340,10 @@ impl Db {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok(started)
+        Ok(match started {
+            Some((test, old)) => Entering::Beside { test, old },
+            None => Entering::Alone,
+        })
     }
 
     /// The tests `only` keeps, newest first, at most `limit`.

@@ -7,7 +7,7 @@ use super::pages;
 use crate::serve::bus::FeedEvent;
 use crate::serve::intake::{self, inbox, Upload};
 use crate::serve::ladder::Ladder;
-use crate::serve::store::{Reinstated, VersionStatus};
+use crate::serve::store::{Reinstated, Retirement, VersionStatus, WITHDRAWN, WITHDRAWN_UNENTERED};
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
@@ -103,41 +103,64 @@ struct Submitted {
     version: i64,
 }
 
-/// The answer to a retirement: whether the bot had a version to retire.
-#[derive(serde::Serialize)]
-struct Retired {
-    bot: String,
-    retired: bool,
-}
-
-/// The answer to a change: the bot's switch, and whether it changed.
+/// The answer to a change of a bot, `DELETE` or `PATCH` (docs/ladder.md,
+/// "The API"): the bot's switch, whether this request changed anything,
+/// and the numbers of the versions it withdrew: `withdrawn` entered
+/// ones, `cancelled` ones on their way (never entered).
 #[derive(serde::Serialize)]
 struct Changed {
     active: bool,
     bot: String,
+    cancelled: Vec<i64>,
     changed: bool,
+    withdrawn: Vec<i64>,
 }
 
-/// `DELETE /api/bots/NAME`: its owner retires it.
+impl Changed {
+    /// The answer to a retirement that did `r`.
+    fn retired(bot: String, r: Retirement) -> Changed {
+        Changed {
+            active: false,
+            bot,
+            changed: r.changed(),
+            cancelled: r.cancelled,
+            withdrawn: r.withdrawn,
+        }
+    }
+}
+
+/// `DELETE /api/bots/NAME`: its owner retires it, and the versions on
+/// their way with it ([`Db::retire`](crate::serve::store::Db::retire)).
 async fn retire(
     State(l): Shared,
     headers: HeaderMap,
     Path(name): Path<String>,
-) -> ApiResult<Json<Retired>> {
+) -> ApiResult<Json<Changed>> {
     writable(&l)?;
     let owner = owner_of(&l, &headers).await?;
     check_owner(&l, &owner, &name, "retire").await?;
-    let retired = l.db.retire(&name).await.map_err(ApiError::internal)?;
-    if retired {
+    let r = l.db.retire(&name).await.map_err(ApiError::internal)?;
+    announce_retired(&l, &name, &r);
+    Ok(Json(Changed::retired(name, r)))
+}
+
+/// Tells the scheduler and the feed what retiring bot `name` did: each
+/// version withdrawn is `retired`.
+fn announce_retired(l: &Ladder, name: &str, r: &Retirement) {
+    if !r.withdrawn.is_empty() {
         l.roster_changed_now();
+    }
+    for n in r.withdrawn.iter().chain(&r.cancelled) {
         l.announce(FeedEvent::Bot {
-            bot: &name,
-            version: None,
+            bot: name,
+            version: Some(*n),
             status: VersionStatus::Retired,
-            detail: None,
+            detail: Some(match r.cancelled.contains(n) {
+                true => WITHDRAWN_UNENTERED,
+                false => WITHDRAWN,
+            }),
         });
     }
-    Ok(Json(Retired { bot: name, retired }))
 }
 
 /// `PATCH /api/bots/NAME` with `{"active": false}` (retire it) or
@@ -166,22 +189,22 @@ async fn change(
         )
     })?;
     check_owner(&l, &owner, &name, "retire or bring back").await?;
-    let changed = match change.active {
-        false => l.db.retire(&name).await.map_err(ApiError::internal)?,
-        true => {
-            let limit = l.settings.bots_per_owner as i64;
-            match l.db.reinstate(&name, limit).await.map_err(ApiError::internal)? {
-                Reinstated::Back => true,
-                Reinstated::NotRetired => false,
-                Reinstated::AtLimit => {
-                    return Err(ApiError::new(
-                        StatusCode::FORBIDDEN,
-                        format!(
-                            "you have {limit} bots in this ladder, its limit: retire one (DELETE /api/bots/NAME) before bringing `{name}` back"
-                        ),
-                    ))
-                }
-            }
+    if !change.active {
+        let r = l.db.retire(&name).await.map_err(ApiError::internal)?;
+        announce_retired(&l, &name, &r);
+        return Ok(Json(Changed::retired(name, r)));
+    }
+    let limit = l.settings.bots_per_owner as i64;
+    let changed = match l.db.reinstate(&name, limit).await.map_err(ApiError::internal)? {
+        Reinstated::Back => true,
+        Reinstated::NotRetired => false,
+        Reinstated::AtLimit => {
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "you have {limit} bots in this ladder, its limit: retire one (DELETE /api/bots/NAME) before bringing `{name}` back"
+                ),
+            ))
         }
     };
     if changed {
@@ -189,17 +212,16 @@ async fn change(
         l.announce(FeedEvent::Bot {
             bot: &name,
             version: None,
-            status: match change.active {
-                true => VersionStatus::Entered,
-                false => VersionStatus::Retired,
-            },
+            status: VersionStatus::Entered,
             detail: None,
         });
     }
     Ok(Json(Changed {
-        active: change.active,
+        active: true,
         bot: name,
+        cancelled: Vec::new(),
         changed,
+        withdrawn: Vec::new(),
     }))
 }
 
@@ -218,7 +240,12 @@ async fn bot(State(l): Shared, Path(name): Path<String>) -> ApiResult<Json<pages
         .map_err(ApiError::internal)?
     {
         Some(v) => Ok(Json(v)),
-        None => Err(ApiError::not_found(format!("no bot named `{name}`"))),
+        None => Err(ApiError::not_found(match name.rsplit_once('@') {
+            Some((bot, _)) => format!(
+                "no bot named `{name}`: give the bot's name without `@N` (/api/bots/{bot}: its versions are in `versions`; a version's games: /api/games?bot={name})"
+            ),
+            None => format!("no bot named `{name}`"),
+        })),
     }
 }
 

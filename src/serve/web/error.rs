@@ -16,7 +16,7 @@ pub struct ApiError {
     pub status: StatusCode,
     pub message: String,
     /// Seconds to wait before trying again (`Retry-After`), on a 503 of a
-    /// full server.
+    /// full server or a 429.
     pub retry_after: Option<u32>,
 }
 
@@ -62,7 +62,10 @@ impl ApiError {
 
 impl From<intake::Refusal> for ApiError {
     fn from(r: intake::Refusal) -> ApiError {
-        ApiError::new(r.status, r.message)
+        ApiError {
+            retry_after: r.retry_after,
+            ..ApiError::new(r.status, r.message)
+        }
     }
 }
 
