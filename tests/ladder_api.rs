@@ -562,3 +562,53 @@ fn the_feed_names_numbers_and_resumes(server: &Server) {
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("Last-Event-ID"), "{body}");
 }
+
+/// The first event `rx` gives within `secs` seconds (keep-alives are
+/// not events).
+fn event_within(rx: &mpsc::Receiver<Event>, secs: u64, what: &str) -> Event {
+    rx.recv_timeout(Duration::from_secs(secs))
+        .unwrap_or_else(|_| panic!("{what}: no event within {secs} s"))
+}
+
+#[test]
+fn a_feed_resumed_across_a_restart_of_the_server_is_told_lost() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = Server::new(
+        dir,
+        "name = \"feed\"\nseed = 3\nvariants = [\"kisolo\"]",
+        "uploads_per_hour = 100",
+    );
+    let token = server.add_user("alice");
+    server.start();
+    let rx = listen(&server, None);
+    server.submit_ok(&token, &python_bot(dir, "random-python", "rp", "one"));
+    let mut last = None;
+    while let Ok((id, _, _)) = rx.recv_timeout(Duration::from_secs(1)) {
+        last = id.or(last);
+    }
+    let last = last.expect("the upload's steps in the feed");
+    drop(rx);
+    server.kill();
+    server.start();
+    // A number of the earlier run, and one this run is far from: `lost`
+    // at once, then this run's events.
+    for (n, resume) in [last, 9_000_000_000_000_000].into_iter().enumerate() {
+        let rx = listen(&server, Some(resume));
+        let (id, event, _) = event_within(&rx, 20, &format!("resumed from {resume}"));
+        assert_eq!(
+            (id, event.as_deref()),
+            (None, Some("lost")),
+            "resumed from {resume}"
+        );
+        server.submit_ok(
+            &token,
+            &python_bot(dir, "random-python", &format!("rb{n}"), "x"),
+        );
+        let (id, _, data) = event_within(&rx, 60, "an event after `lost`");
+        assert!(
+            id.is_some_and(|id| id > last),
+            "{id:?} after {last}: {data}"
+        );
+    }
+}

@@ -452,7 +452,7 @@ async fn assemble(
     let wake = Arc::new(Wake::default());
     let roster_changed = Arc::new(AtomicBool::new(false));
     let queries = Queries(tokio::runtime::Handle::current());
-    let feed = Feed::new(1024);
+    let feed = Feed::for_this_run(1024);
     let metrics = Arc::new(Metrics::default());
     let entered = {
         let (flag, sched, wake) = (roster_changed.clone(), sched.clone(), wake.clone());

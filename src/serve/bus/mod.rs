@@ -88,8 +88,9 @@ impl FeedEvent<'_> {
     }
 }
 
-/// An event as sent: its number (the SSE `id:`, from 1 up since the
-/// server started), its kind (`event:`) and its JSON (`data:`).
+/// An event as sent: its number (the SSE `id:`, one up from the last,
+/// starting past any of the server's earlier runs: [`Feed::for_this_run`]),
+/// its kind (`event:`) and its JSON (`data:`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sent {
     pub id: u64,
@@ -115,6 +116,10 @@ pub struct Subscription {
     pub missed: Vec<Sent>,
     /// Whether events it asked for were no longer kept (it lost some).
     pub lost: bool,
+    /// The number it had every event up to, as this run numbers them: the
+    /// one it sent, or below every kept event when that number is not
+    /// this run's.
+    pub after: u64,
     pub live: tokio::sync::broadcast::Receiver<Sent>,
 }
 
@@ -122,11 +127,29 @@ impl Feed {
     /// A feed that keeps the last `capacity` events, for slow listeners
     /// and for those that resume.
     pub fn new(capacity: usize) -> Feed {
+        Feed::starting_at(capacity, 1)
+    }
+
+    /// [`Feed::new`] whose first event is numbered `first`.
+    pub fn starting_at(capacity: usize, first: u64) -> Feed {
         Feed {
             live: tokio::sync::broadcast::channel(capacity).0,
-            kept: Arc::new(Mutex::new((Default::default(), 1))),
+            kept: Arc::new(Mutex::new((Default::default(), first.max(1)))),
             capacity,
         }
+    }
+
+    /// The server's feed: its first event numbered by the time it started,
+    /// in milliseconds since 1970, times 1,000, so that a number of an
+    /// earlier run is below every one of this run (unless that run sent
+    /// 1,000 events a millisecond), and a listener resuming from it is
+    /// told `lost` (docs/ladder.md, "The live feed"). Still below 2^53: a
+    /// browser's number holds it.
+    pub fn for_this_run(capacity: usize) -> Feed {
+        let ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        Feed::starting_at(capacity, ms.saturating_mul(1000))
     }
 
     /// Numbers `event`, keeps it and sends it to the listeners.
@@ -164,13 +187,21 @@ impl Feed {
             return Subscription {
                 missed: Vec::new(),
                 lost: false,
+                after: kept.1 - 1,
                 live,
             };
         };
         let oldest = kept.0.front().map_or(kept.1, |e| e.id);
+        // A number this run never sent (of another run, whose clock was
+        // ahead): nothing of it is known, every kept event is news.
+        let last = match last >= kept.1 {
+            true => 0,
+            false => last,
+        };
         Subscription {
             missed: kept.0.iter().filter(|e| e.id > last).cloned().collect(),
             lost: last.saturating_add(1) < oldest,
+            after: last,
             live,
         }
     }
@@ -332,6 +363,33 @@ mod tests {
         );
         assert!(!feed.subscribe(Some(4)).lost);
         assert_eq!(feed.since(7).len(), 1);
+    }
+
+    #[test]
+    fn a_number_of_another_run_is_told_lost_and_gets_every_kept_event() {
+        // An earlier run's number, below this run's first: lost.
+        let feed = Feed::starting_at(4, 5000);
+        let s = feed.subscribe(Some(307));
+        assert!(s.lost && s.missed.is_empty());
+        standings(&feed, 0);
+        standings(&feed, 1);
+        let s = feed.subscribe(Some(307));
+        assert!(s.lost);
+        assert_eq!(s.missed.len(), 2);
+        // One ahead of this run's numbers: lost, and every kept event.
+        let s = feed.subscribe(Some(9_000_000));
+        assert!(s.lost);
+        assert_eq!(
+            s.missed.iter().map(|e| e.id).collect::<Vec<_>>(),
+            [5000, 5001]
+        );
+        assert!(!feed.subscribe(Some(5000)).lost);
+        // A run's first number is its start time's: past an earlier run's.
+        let first = |f: &Feed| f.kept.lock().unwrap().1;
+        let before = Feed::for_this_run(4);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        assert!(first(&Feed::for_this_run(4)) > first(&before) + 1000);
+        assert!(first(&before) < 1 << 53);
     }
 
     /// A slot of the league runner runs its queries from inside its own

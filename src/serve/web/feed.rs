@@ -50,8 +50,11 @@ struct Listener {
 /// `Last-Event-ID: N` (as a browser's EventSource does when it
 /// reconnects) first gets the events after N that the server still keeps
 /// (the latest 1,024), preceded by `event: lost` when some of those it
-/// missed are no longer kept. A listener that falls behind gets what it
-/// missed from the same ring, or `event: lost`.
+/// missed are no longer kept, or when N is not one of this run's (the
+/// numbers of a run start past those of the earlier ones:
+/// [`Feed::for_this_run`](crate::serve::bus::Feed::for_this_run)). A
+/// listener that falls behind gets what it missed from the same ring, or
+/// `event: lost`.
 async fn events(
     State(l): Shared,
     headers: HeaderMap,
@@ -72,7 +75,7 @@ async fn events(
     };
     let mut sub = l.feed.subscribe(last);
     let lost = sub.lost;
-    let last = sub.missed.last().map(|e| e.id).or(last).unwrap_or(0);
+    let last = sub.missed.last().map_or(sub.after, |e| e.id);
     let queue: VecDeque<Sent> = std::mem::take(&mut sub.missed).into();
     let listener = Listener {
         sub,
