@@ -122,8 +122,9 @@ fn send_head(
     let addr = server.url.trim_start_matches("http://");
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let instance = common::ladder::instance_for(token);
     let head = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n"
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\narena-worker-instance: {instance}\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n"
     );
     s.write_all(head.as_bytes()).unwrap();
     s.write_all(body).unwrap();
@@ -394,6 +395,43 @@ fn post_within(server: &Server, path: &str, token: &str, body: &str) -> (u16, St
         .and_then(|c| c.parse().ok())
         .unwrap_or_else(|| panic!("{path}: no answer within a minute: {a:?}\n{}", server.log()));
     (status, a)
+}
+
+#[test]
+fn a_worker_request_that_names_no_instance_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "");
+    let w = server.add("--add-worker", "w");
+    server.extra = vec!["--local-games".into(), "0".into()];
+    server.start();
+    let (status, a) = post_within(&server, "/api/worker/register", &w, &registration(2, 1));
+    assert_eq!(status, 200, "{a}");
+    // The same token without the header: it could take the token from
+    // the worker that holds it.
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    for (path, body) in [
+        ("/api/worker/claim", r#"{"max": 1}"#.to_string()),
+        ("/api/worker/heartbeat", r#"{"leases": []}"#.to_string()),
+        ("/api/worker/register", registration(2, 1)),
+    ] {
+        let mut r = agent
+            .post(&format!("{}{path}", server.url))
+            .header("Authorization", &format!("Bearer {w}"))
+            .send(body.as_bytes())
+            .unwrap();
+        let text = r.body_mut().read_to_string().unwrap();
+        assert_eq!(r.status().as_u16(), 400, "{path}: {text}");
+        assert!(
+            text.contains("no `arena-worker-instance` header"),
+            "{path}: {text}"
+        );
+    }
+    let (status, a) = post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#);
+    assert_eq!(status, 200, "{a}");
 }
 
 #[test]

@@ -65,8 +65,8 @@ pub const PROTOCOL: u32 = 2;
 /// its cache folder keeps (`CACHE/instance`), the same across restarts
 /// on that folder. A token is one worker's: the server refuses a second
 /// process that registers with a token another, still heard from, holds
-/// (docs/ladder.md, "Workers"). Absent from workers before it: not
-/// checked.
+/// (docs/ladder.md, "Workers"). A registration, claim or heartbeat
+/// without it is refused (400).
 pub const INSTANCE_HEADER: &str = "arena-worker-instance";
 
 /// Whether `id` can be an instance id: 1 to 64 ASCII letters, digits or

@@ -241,6 +241,11 @@ impl Server {
             .into();
         let url = format!("{}{path}", self.url);
         let auth = token.map(|t| format!("Bearer {t}"));
+        // A worker's request names its instance, as `arena worker` does.
+        let instance = path
+            .starts_with("/api/worker/")
+            .then(|| token.map(instance_for))
+            .flatten();
         let mut resp = match method {
             "GET" | "DELETE" => {
                 let mut r = if method == "GET" {
@@ -250,6 +255,9 @@ impl Server {
                 };
                 if let Some(a) = &auth {
                     r = r.header("Authorization", a);
+                }
+                if let Some(i) = &instance {
+                    r = r.header(INSTANCE, i);
                 }
                 r.call().unwrap()
             }
@@ -261,6 +269,9 @@ impl Server {
                 };
                 if let Some(a) = &auth {
                     r = r.header("Authorization", a);
+                }
+                if let Some(i) = &instance {
+                    r = r.header(INSTANCE, i);
                 }
                 r.send(body.as_ref()).unwrap()
             }
@@ -342,6 +353,20 @@ impl Server {
             .map(Worker)
             .unwrap()
     }
+}
+
+/// The header in which a worker names itself.
+pub const INSTANCE: &str = "arena-worker-instance";
+
+/// The instance id a test's worker requests with `token` name: one per
+/// token, as one `arena worker` on its cache.
+pub fn instance_for(token: &str) -> String {
+    let id: String = token
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(16)
+        .collect();
+    format!("test-{id}")
 }
 
 /// An `arena worker`, stopped (SIGKILL) when dropped.

@@ -98,6 +98,7 @@ async fn register(
     body: axum::body::Bytes,
 ) -> ApiResult<Json<Registered>> {
     let w = worker_of(&l, &headers).await?;
+    let instance = Some(instance_of(&headers)?);
     let r: Registration =
         serde_json::from_slice(&body).map_err(|e| bad_json("a registration", e))?;
     if r.rules_version != rules_version() || r.record_format != crate::referee::record::FORMAT {
@@ -136,7 +137,6 @@ async fn register(
         ));
     }
     check_numbers(&l, &r)?;
-    let instance = instance_of(&headers)?;
     check_token_free(&l, &w, &instance, &r.host)?;
     l.db.register_worker(w.id, &r)
         .await
@@ -180,14 +180,21 @@ fn registrants(l: &Ladder) -> std::sync::MutexGuard<'_, HashMap<i64, Registrant>
         .unwrap_or_else(|p| p.into_inner())
 }
 
-/// The instance a worker's request names ([`INSTANCE_HEADER`]), if any;
-/// 400 for a value that cannot be one.
-fn instance_of(headers: &HeaderMap) -> ApiResult<Option<String>> {
+/// The instance a worker's request names ([`INSTANCE_HEADER`]): 400
+/// without one (a request that names none could take a token another
+/// worker holds), or for a value that cannot be one.
+fn instance_of(headers: &HeaderMap) -> ApiResult<String> {
     let Some(v) = headers.get(INSTANCE_HEADER) else {
-        return Ok(None);
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "no `{INSTANCE_HEADER}` header: a worker names itself in each registration, claim and heartbeat (`arena worker` sends the id kept in its cache, CACHE/instance); install the server's arena version ({})",
+                env!("CARGO_PKG_VERSION")
+            ),
+        ));
     };
     match v.to_str() {
-        Ok(id) if is_instance(id) => Ok(Some(id.to_string())),
+        Ok(id) if is_instance(id) => Ok(id.to_string()),
         _ => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             format!("the `{INSTANCE_HEADER}` header is not a worker's id (1 to 64 letters, digits or `-`)"),
@@ -196,7 +203,7 @@ fn instance_of(headers: &HeaderMap) -> ApiResult<Option<String>> {
 }
 
 /// Whether two processes are not the same worker: each names itself, and
-/// not alike. (A worker that names nothing is not checked.)
+/// not alike.
 fn another(a: &Option<String>, b: &Option<String>) -> bool {
     matches!((a, b), (Some(a), Some(b)) if a != b)
 }
@@ -332,6 +339,7 @@ async fn claim(
     body: axum::body::Bytes,
 ) -> ApiResult<Json<Granted>> {
     let w = worker_of(&l, &headers).await?;
+    let instance = Some(instance_of(&headers)?);
     let c: ClaimRequest = serde_json::from_slice(&body).map_err(|e| bad_json("a claim", e))?;
     not_quarantined(&l, &w).await?;
     let Some(variants) =
@@ -344,7 +352,7 @@ async fn claim(
             "register first: POST /api/worker/register",
         ));
     };
-    heard(&l, &w, &instance_of(&headers)?)?;
+    heard(&l, &w, &instance)?;
     l.db.renew_leases(w.id, &[], unix_now(), 0)
         .await
         .map_err(ApiError::internal)?;
@@ -439,9 +447,10 @@ async fn heartbeat(
     body: axum::body::Bytes,
 ) -> ApiResult<Json<Renewed>> {
     let w = worker_of(&l, &headers).await?;
+    let instance = Some(instance_of(&headers)?);
     let h: Leases = serde_json::from_slice(&body).map_err(|e| bad_json("a heartbeat", e))?;
     // Its leases are renewed whatever it is told: they are its games.
-    let _ = heard(&l, &w, &instance_of(&headers)?);
+    let _ = heard(&l, &w, &instance);
     let renewed =
         l.db.renew_leases(w.id, &h.leases, unix_now(), l.workers.lease_seconds)
             .await
