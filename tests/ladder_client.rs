@@ -458,7 +458,7 @@ fn a_worker_pointed_at_another_service_says_it_is_not_a_ladder() {
     let (code, out) = worker_ended(dir, &url, "t", &dir.join("cache"));
     assert_eq!(code, Some(2), "{out}");
     assert!(
-        out.contains("the server refused this worker: 404: an empty answer, not an arena ladder's (is --server the ladder's address?)"),
+        out.contains("does not answer as an arena ladder (404: an empty answer, not an arena ladder's (is --server the ladder's address?))"),
         "{out}"
     );
     drop(other);

@@ -931,3 +931,56 @@ fn a_worker_whose_bots_leave_after_each_game_plays_on_and_holds_only_what_it_pla
     );
     assert!(worker.0.try_wait().unwrap().is_none(), "the worker ended");
 }
+
+/// A web server on 127.0.0.1 that is not a ladder: every request is
+/// answered `status` with an HTML page. Its address.
+fn not_a_ladder(status: &'static str) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for s in listener.incoming() {
+            let Ok(mut s) = s else { continue };
+            let _ = s.set_read_timeout(Some(Duration::from_millis(500)));
+            let mut buf = [0u8; 65536];
+            let _ = s.read(&mut buf);
+            let page = "<html><body><h1>Not Implemented</h1></body></html>";
+            let _ = write!(
+                s,
+                "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                page.len()
+            );
+        }
+    });
+    format!("http://{addr}")
+}
+
+#[test]
+fn a_worker_pointed_at_a_server_that_is_no_ladder_stops_at_registration() {
+    let tmp = tempfile::tempdir().unwrap();
+    for status in ["501 Not Implemented", "404 Not Found"] {
+        let url = not_a_ladder(status);
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["worker", "--server", &url, "--token", "t", "--cache"])
+            .arg(tmp.path().join("cache"))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while child.try_wait().unwrap().is_none() && start.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if child.try_wait().unwrap().is_none() {
+            let _ = child.kill();
+        }
+        let out = child.wait_with_output().unwrap();
+        let text = common::text(&out);
+        assert_eq!(out.status.code(), Some(2), "{status}: {text}");
+        assert!(
+            text.contains("does not answer as an arena ladder"),
+            "{status}: {text}"
+        );
+    }
+}

@@ -202,6 +202,16 @@ fn register(
                 note_clock(&answer, asked, tally, say);
                 break answer;
             }
+            // An answer, but not a ladder's (a gateway's 502 to 504 may
+            // be a proxy whose ladder is restarting: tried again).
+            Err(e @ (Call::Refused(..) | Call::Failing(..)))
+                if !matches!(e, Call::Failing(502..=504, _)) && !is_ladder(client) =>
+            {
+                return Err(WorkerError::NotALadder {
+                    server: client.server.clone(),
+                    why: e.to_string(),
+                })
+            }
             Err(Call::Refused(s, m)) => return Err(WorkerError::Refused(format!("{s}: {m}"))),
             Err(e) if stop.load(Ordering::SeqCst) => {
                 return Err(WorkerError::NotRegistered {
@@ -259,6 +269,19 @@ fn register(
         client.server, answer.worker, t.name, opts.jobs
     ));
     Ok((t, lease_seconds))
+}
+
+/// Whether the server answers `/health` as an arena ladder does (JSON
+/// with its `status`, as `arena submit` asks); one that cannot be
+/// reached is taken to be one (asked again later).
+fn is_ladder(client: &Client) -> bool {
+    match client.get("/health") {
+        Ok(b) => {
+            serde_json::from_slice::<serde_json::Value>(&b).is_ok_and(|v| v["status"].is_string())
+        }
+        Err(Call::Unreachable(_)) => true,
+        Err(_) => false,
+    }
 }
 
 /// How far this machine's clock is from the server's, from the time the

@@ -8,6 +8,10 @@ use std::path::PathBuf;
 pub enum WorkerError {
     #[error("the server refused this worker: {0}")]
     Refused(String),
+    /// Its registration was answered by something else than a ladder (as
+    /// `arena submit` says it).
+    #[error("{server} does not answer as an arena ladder ({why}); check --server: it is the address the organiser's `arena serve` prints")]
+    NotALadder { server: String, why: String },
     /// Stopped (Ctrl-C, SIGTERM) while the server could not be reached
     /// or was failing: it refused nothing.
     #[error("stopped before registering with {server}: {why}")]
