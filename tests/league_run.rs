@@ -1991,6 +1991,51 @@ fn a_resume_checks_what_changed() {
         "{meta}"
     );
     assert!(!meta.contains("hunter2"), "{meta}");
+
+    // The league's own limits (a flag here) are the bots' settings too.
+    let out = run(&file, &["--memory-mb", "300"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.contains("limits none -> env none; limits memory_mb = 300"),
+        "{err}"
+    );
+    // The sandbox turned off: warned about once, noted, and league.json
+    // says so from then on; turned on again: noted, still said.
+    let changes = |v: &serde_json::Value| v["played_under"]["changes"].as_array().cloned();
+    let meta_now = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/league.json")).unwrap())
+            .unwrap()
+    };
+    let before = changes(&meta_now()).map_or(0, |c| c.len());
+    for (flags, warned) in [
+        (&["--memory-mb", "300", "--sandbox", "off"][..], true),
+        (&["--memory-mb", "300", "--sandbox", "off"][..], false),
+        (&["--memory-mb", "300"][..], false),
+    ] {
+        let out = run(&file, flags);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{flags:?}: {err}");
+        assert_eq!(
+            err.contains("the bots run without their sandbox (--sandbox off), since its last run"),
+            warned,
+            "{flags:?}: {err}"
+        );
+    }
+    let v = meta_now();
+    assert_eq!(v["sandbox"], serde_json::Value::Bool(false), "{v}");
+    let noted: Vec<String> = changes(&v).unwrap_or_default()[before..]
+        .iter()
+        .map(|c| c.as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(noted.len(), 2, "{noted:?}");
+    assert!(
+        noted[0].ends_with("the bots run without their sandbox (--sandbox off)"),
+        "{noted:?}"
+    );
+    assert!(
+        noted[1].ends_with("the bots run in their sandbox again"),
+        "{noted:?}"
+    );
 }
 
 /// More than 4 games at a time per CPU is refused without

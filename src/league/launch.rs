@@ -76,12 +76,17 @@ impl<'a> Room<'a> {
         launch.expose = self.expose.to_vec();
         launch.uids = self.uids;
         launch.ponder = self.ponder;
+        self.limits_for(asks).apply(&mut launch.limits);
+        launch
+    }
+
+    /// The limits a bot whose bot.toml asks for `asks` runs under: the
+    /// room's where it sets them; in a ladder's room, never above them.
+    pub fn limits_for(&self, asks: LimitSettings) -> LimitSettings {
         match self.asks_at_most {
             true => self.limits.capping(asks),
             false => self.limits.or(asks),
         }
-        .apply(&mut launch.limits);
-        launch
     }
 
     /// The launch of a league's bot entry.

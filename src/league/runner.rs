@@ -727,7 +727,10 @@ fn league_meta(t: &Tournament, games: &Games, dir: &Path, shard: Option<Shard>) 
             settings: t
                 .bots
                 .iter()
-                .map(|b| (b.name.clone(), b.settings_note()))
+                .map(|b| {
+                    let limits = super::launch::Room::of(t).limits_for(b.limits);
+                    (b.name.clone(), b.settings_note(limits))
+                })
                 .collect(),
             changes: Vec::new(),
         }),

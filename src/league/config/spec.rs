@@ -29,8 +29,9 @@ pub struct BotSpec {
 impl BotSpec {
     /// What the league notes of its settings besides its command, to
     /// tell a change on a resume: its environment's names and a hash of
-    /// its values (which may be secrets, and are not kept), and its limits.
-    pub fn settings_note(&self) -> String {
+    /// its values (which may be secrets, and are not kept), and `limits`,
+    /// the limits it runs under (the league's over its own).
+    pub fn settings_note(&self, limits: crate::bot::LimitSettings) -> String {
         use sha2::Digest;
         let env = match self.env.is_empty() {
             true => "none".to_string(),
@@ -47,7 +48,7 @@ impl BotSpec {
                 format!("{} (values sha256 {hex}…)", names.join(", "))
             }
         };
-        let l = &self.limits;
+        let l = &limits;
         let limits: Vec<String> = [
             ("memory_mb", l.memory_mb),
             ("processes", l.processes),

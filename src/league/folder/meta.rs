@@ -147,9 +147,10 @@ pub(super) fn settle(layout: &Layout, meta: &LeagueMeta) -> Result<Vec<String>, 
             };
             refuse_other_league(&old, meta, &meta_path, dir)?;
             refuse_other_bots(&old, meta, &meta_path, dir)?;
-            keep_sandbox_note(&old, meta, &meta_path)?;
             // What league.json says from now on, written once at the end.
+            let sandbox_changed = note_sandbox(&mut old, meta, &mut warnings);
             let mut changed = compare_played_under(&mut old, meta, &meta_path, &mut warnings)?;
+            changed |= sandbox_changed;
             refuse_other_schedule(&old, meta, &meta_path, dir)?;
             if old.sprt != meta.sprt {
                 if any_game_played(layout) {
@@ -349,27 +350,42 @@ fn refuse_other_bots(
     Ok(())
 }
 
-/// Once a run was without its sandbox, the folder says so.
-fn keep_sandbox_note(
-    old: &LeagueMeta,
-    meta: &LeagueMeta,
-    meta_path: &Path,
-) -> Result<(), StoreError> {
+/// Once a run was without its sandbox, the folder says so (`sandbox`:
+/// false from then on), and when the sandbox was turned off or on again is
+/// noted in `played_under.changes`. Returns whether `old` changed.
+fn note_sandbox(old: &mut LeagueMeta, meta: &LeagueMeta, warnings: &mut Vec<String>) -> bool {
     let sandbox = match (old.sandbox, meta.sandbox) {
         (Some(a), Some(b)) => Some(a && b),
         (a, b) => a.or(b),
     };
-    if old.fingerprint == meta.fingerprint && sandbox != old.sandbox {
-        let mut kept = old.clone();
-        kept.sandbox = sandbox;
-        let text = serde_json::to_string_pretty(&kept).map_err(|e| StoreError::Mismatch {
-            path: meta_path.to_path_buf(),
-            why: e.to_string(),
-        })?;
-        write_atomically(meta_path, text.as_bytes())?;
+    let mut changed = sandbox != old.sandbox;
+    old.sandbox = sandbox;
+    // Whether the last run had it: the last change noted, else the
+    // folder's own flag before this run.
+    let last_on = old.played_under.as_ref().and_then(|u| {
+        u.changes.iter().rev().find_map(|c| {
+            (c.contains(SANDBOX_OFF) || c.contains(SANDBOX_ON)).then(|| c.contains(SANDBOX_ON))
+        })
+    });
+    let was_on = last_on.unwrap_or(sandbox != Some(false) || changed);
+    let now_on = meta.sandbox != Some(false);
+    if let (Some(under), true) = (old.played_under.as_mut(), was_on != now_on) {
+        let what = if now_on { SANDBOX_ON } else { SANDBOX_OFF };
+        if !now_on {
+            warnings.push(format!(
+                "league `{}`: {what}, since its last run: league.json says from now on that its games were not all played in the sandbox",
+                old.name
+            ));
+        }
+        under.changes.push(format!("{}: {what}", change_time()));
+        changed = true;
     }
-    Ok(())
+    changed
 }
+
+/// The changes noted when a resume turns the sandbox off or on again.
+const SANDBOX_OFF: &str = "the bots run without their sandbox (--sandbox off)";
+const SANDBOX_ON: &str = "the bots run in their sandbox again";
 
 /// A changed time control is refused; a changed bot command or setting is
 /// a warning, said once: `old` takes the new ones, with the change and its
