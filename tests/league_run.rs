@@ -1839,6 +1839,12 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
     for h in files.values_mut() {
         *h = "0".repeat(64).into();
     }
+    // And a change of its command noted on a resume.
+    let noted = format!(
+        "2026-01-01T00:00:00Z: bot `{}`'s command: [\"old\"] -> [\"new\"]",
+        game.seat0
+    );
+    meta["played_under"]["changes"] = serde_json::json!([noted]);
     std::fs::write(&json, meta.to_string()).unwrap();
     let out = replay(&file);
     let text = String::from_utf8_lossy(&out.stdout);
@@ -1847,6 +1853,13 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
             "bot `{}`'s program changed since its league last ran: ",
             game.seat0
         )) && text.contains("(sha256 000000000000… -> "),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "the league noted a change of bot `{}` ({noted}): a game played before it",
+            game.seat0
+        )),
         "{text}"
     );
 }

@@ -159,6 +159,16 @@ fn say_changed_programs(dir: &Path, t: &Tournament, names: &[String]) {
         return;
     };
     let now = runner::programs_now(t);
+    // A command or setting changed on a resume (noted with when): games
+    // before it were played with the one before.
+    for name in names {
+        let tag = format!("bot `{name}`'s ");
+        for c in under.changes.iter().filter(|c| c.contains(&tag)) {
+            outln!(
+                "the league noted a change of bot `{name}` ({c}): a game played before it was played with the one before; the replay played the league's current one"
+            );
+        }
+    }
     for name in names {
         let (Some(was), Some(files)) = (under.programs.get(name), now.get(name)) else {
             continue;
