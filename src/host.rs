@@ -147,11 +147,20 @@ fn after_name(stat: &[u8]) -> Option<&[u8]> {
     Some(&stat[end + 1..])
 }
 
-/// The state letters (`R`, `S`, `T`, ...) of the threads of the processes
-/// of process group `pgid` (a process's own state is its main thread's: a
-/// bot thinking in another thread would look asleep): one scan of /proc,
-/// for the rare paths (a bot that did not answer).
-pub fn group_states(pgid: u32) -> Vec<char> {
+/// A thread of a process group, as /proc shows it: its state letter
+/// (`R`, `S`, `T`, ...) and, asleep, where in the kernel it waits
+/// (`wchan`: `pipe_read`, `hrtimer_nanosleep`, ...; empty when unknown).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadState {
+    pub state: char,
+    pub wchan: String,
+}
+
+/// The threads of the processes of process group `pgid` (a process's own
+/// state is its main thread's: a bot thinking in another thread would
+/// look asleep): one scan of /proc, for the rare paths (a bot that did
+/// not answer).
+pub fn group_states(pgid: u32) -> Vec<ThreadState> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -161,6 +170,13 @@ pub fn group_states(pgid: u32) -> Vec<char> {
         let mut f = fields.split_ascii_whitespace();
         let state = f.next()?.chars().next()?;
         Some((state, f.nth(1)?.parse::<u32>().ok()?))
+    };
+    let thread = |dir: &std::path::Path, state: char| ThreadState {
+        state,
+        wchan: match state {
+            'S' | 'D' => std::fs::read_to_string(dir.join("wchan")).unwrap_or_default(),
+            _ => String::new(),
+        },
     };
     let mut states = Vec::new();
     for e in dir.flatten() {
@@ -180,7 +196,7 @@ pub fn group_states(pgid: u32) -> Vec<char> {
         if pgrp != pgid {
             continue;
         }
-        states.push(state);
+        states.push(thread(&e.path(), state));
         let Ok(tasks) = std::fs::read_dir(e.path().join("task")) else {
             continue;
         };
@@ -189,7 +205,7 @@ pub fn group_states(pgid: u32) -> Vec<char> {
                 .ok()
                 .and_then(|s| fields(&s))
             {
-                states.push(state);
+                states.push(thread(&t.path(), state));
             }
         }
     }
@@ -199,7 +215,9 @@ pub fn group_states(pgid: u32) -> Vec<char> {
 /// Whether a process of process group `pgid` is stopped by a signal
 /// (state `T` or `t`).
 pub fn group_stopped(pgid: u32) -> bool {
-    group_states(pgid).iter().any(|s| matches!(s, 'T' | 't'))
+    group_states(pgid)
+        .iter()
+        .any(|t| matches!(t.state, 'T' | 't'))
 }
 
 /// True while process `pid` exists and is not a zombie (Linux: /proc).

@@ -1571,11 +1571,21 @@ async fn a_timeout_says_what_arrived() {
             && detail(&r).contains(r#"{"type": "reply""#),
         "{r:?}"
     );
-    let r = misbehaving("hang", 300, Some(ForfeitKind::Timeout)).await;
+    // Busy (here in a sleep, as a slow search): still thinking.
+    let r = misbehaving("slow", 300, Some(ForfeitKind::Timeout)).await;
     assert!(
         detail(&r).contains("the referee saw nothing on stdout this turn")
             && detail(&r).contains("still thinking")
             && !detail(&r).contains("flush"),
+        "{r:?}"
+    );
+    // Reading its stdin, the request read and no answer: waiting for
+    // input, its reply (if any) not flushed.
+    let r = misbehaving("hang", 300, Some(ForfeitKind::Timeout)).await;
+    assert!(
+        detail(&r).contains("nothing came on stdout this turn")
+            && detail(&r).contains("asleep, not thinking: waiting for its next line")
+            && !detail(&r).contains("still thinking"),
         "{r:?}"
     );
     // Asleep with the request unread in its pipe: not thinking about it.

@@ -573,7 +573,7 @@ fn a_bot_that_does_not_flush_its_reply_is_told_to() {
         let said = text(&o);
         assert!(
             said.contains("seat 0 forfeits: timeout")
-                && said.contains("its reply written but not flushed")
+                && said.contains("was asleep, not thinking: waiting for its next line with its reply not flushed")
                 && !said.contains("still thinking"),
             "{sandbox}: {said}"
         );

@@ -586,13 +586,17 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
     // shell, npm, a launcher; in the sandbox, the keeper's child).
     let states = crate::host::group_states(process.pid());
     if matches!(crate::host::process_state(process.pid()), Some('T' | 't'))
-        || states.iter().any(|s| matches!(s, 'T' | 't'))
+        || states.iter().any(|t| matches!(t.state, 'T' | 't'))
     {
         return "; its process was stopped (it stopped itself, with SIGSTOP or SIGTSTP, or a debugger held it), so it could not answer".to_string();
     }
-    // Every process of the bot asleep, none running or waiting for a
-    // CPU: it was not thinking but waiting.
-    let asleep = !states.is_empty() && states.iter().all(|&s| s == 'S');
+    // Every thread of the bot asleep, none running or waiting for a CPU,
+    // and one of them reading a pipe (its stdin, most likely): it was not
+    // thinking (nor sleeping: a sleep is a bot's way to think slowly in
+    // tests) but waiting for input.
+    let asleep = !states.is_empty()
+        && states.iter().all(|t| t.state == 'S')
+        && states.iter().any(|t| t.wchan.contains("pipe_read"));
     let stderr = process.stderr_bytes().saturating_sub(stderr_before);
     let on_stderr = match (process.stderr_read(), stderr) {
         (false, _) => format!("its stderr unseen ({STDERR_NOT_KEPT})"),
@@ -609,8 +613,7 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
             unread.unwrap_or_default()
         ),
         (None, n) if n > 0 && asleep && input == Some(0) => format!(
-            "; the referee saw nothing on stdout this turn and {on_stderr}; the bot had read the request and was not thinking but asleep, waiting: most likely for its next message, its reply written but not flushed (a reply stays in the bot's own buffer until flushed: {}), else in a sleep or on something else",
-            FLUSH
+            "; nothing came on stdout this turn and {on_stderr}; the bot had read the request and was asleep, not thinking: waiting for its next line with its reply not flushed (Python print(..., flush=True), C fflush(stdout)), or in a sleep"
         ),
         (None, n) if n > 0 => format!(
             "; the referee saw nothing on stdout this turn and {on_stderr}, while its {} earlier line{} (hello and replies) arrived on stdout: it was most likely still thinking, too slow for this time or short of CPU (on a busy machine, play fewer games at a time or give it more time a decision){}",
@@ -636,16 +639,13 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
     }
 }
 
-/// How to flush, in the languages bot authors write most.
-const FLUSH: &str = "flush stdout after each line (C fflush(stdout), Python print(..., flush=True), Java System.out.flush())";
-
 /// The usual causes of silence from a bot that has not yet got a line
 /// through: output not flushed, and then, by what is left of the
 /// message in its stdin (`unread`), still starting (it has not read it)
 /// or waiting for more input (it has read all there is and not
 /// answered: it reads to the end of its input, which never comes).
 fn flush_or(unread: Option<usize>) -> String {
-    let flush = FLUSH;
+    let flush = "flush stdout after each line (C fflush(stdout), Python print(..., flush=True), Java System.out.flush())";
     match unread {
         Some(0) => format!("{flush}; else it read the whole message and waited for more input: a bot that reads all of its stdin before answering (Python sys.stdin.read(), C++ reading to the end) waits for an end that never comes: read one line, answer it, then read the next"),
         _ => format!("{flush}; else it was still starting or thinking"),
