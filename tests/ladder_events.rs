@@ -111,7 +111,7 @@ fn league_swiss(server: &Server, dir: &Path, e: &serde_json::Value) -> (SwissPla
         entrants,
         e["rounds"].as_u64().unwrap() as u32,
         (e["games_per_pairing"].as_u64().unwrap() / 2) as usize,
-        e["seed"].as_u64().unwrap(),
+        e["seed"].as_str().unwrap().parse().unwrap(),
     );
     let state = SwissState::replay(&plan, &placed);
     (plan, state)

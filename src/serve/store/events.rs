@@ -64,7 +64,10 @@ pub struct Event {
     pub status: EventStatus,
     pub rounds: i64,
     pub games_per_pairing: i64,
-    /// The seed of its initial order (stored as the bits of a `u64`).
+    /// The seed of its initial order (stored as the bits of a `u64`); a
+    /// string of digits in JSON, as a row's seed (docs/ladder.md: a 64-bit
+    /// seed is past what JavaScript's numbers hold).
+    #[serde(serialize_with = "digits")]
     pub seed: u64,
     /// The entrants' version ids, in the order the Swiss numbers them.
     #[serde(skip)]
@@ -75,6 +78,11 @@ pub struct Event {
     pub detail: String,
     pub created_at: String,
     pub finished_at: Option<String>,
+}
+
+/// `n` as a JSON string of its digits.
+fn digits<S: serde::Serializer>(n: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(n)
 }
 
 /// What an organiser starts: a Swiss among the entered versions.
