@@ -85,49 +85,7 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
         // Before the analysis (which may take minutes), not after it.
         can_keep_analyses(&args.source)?;
     }
-    // A league's games.csv or league.json with a game_id: its folder, as
-    // `arena show` takes it.
-    let league_file = args.source.is_file()
-        && args.game_id.is_some()
-        && args
-            .source
-            .file_name()
-            .is_some_and(|n| n == "games.csv" || n == "league.json");
-    let (text, origin) = if args.source.is_dir() || league_file {
-        let Some(id) = &args.game_id else {
-            bail!(
-                "{} is a results folder: give a game_id of its games.csv too",
-                args.source.display()
-            );
-        };
-        let folder = match league_file {
-            true => super::args::folder_of(&args.source),
-            false => args.source.as_path(),
-        };
-        let (at, text) = super::args::game_record(folder, id)?;
-        (text, at.path().display().to_string())
-    } else if args.source.is_file() {
-        if let Some(id) = &args.game_id {
-            bail!(
-                "{} is a record file: it holds one game, so no game_id (`{id}`)",
-                args.source.display()
-            );
-        }
-        (
-            record_file(&args.source)?,
-            args.source.display().to_string(),
-        )
-    } else if args.source.exists() {
-        bail!(
-            "{}: neither a results folder nor a record file (a regular file)",
-            args.source.display()
-        );
-    } else {
-        bail!(
-            "{}: no such results folder or record file",
-            args.source.display()
-        );
-    };
+    let (text, origin) = source_record(&args)?;
     let rec = record::read_record(&text).with_context(|| format!("{origin}: not a game record"))?;
     let tables = args.tables.clone().or_else(|| {
         let d = PathBuf::from("tables");
@@ -184,6 +142,55 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     }
     super::output::emit(&out, "the analysis")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The text of the record `args` names, and where it was read: a game of
+/// a results folder (or of a league's games.csv or league.json, as
+/// `arena show` takes them), or a record file.
+fn source_record(args: &AnalyseArgs) -> anyhow::Result<(String, String)> {
+    // A league's games.csv or league.json with a game_id: its folder, as
+    // `arena show` takes it.
+    let league_file = args.source.is_file()
+        && args.game_id.is_some()
+        && args
+            .source
+            .file_name()
+            .is_some_and(|n| n == "games.csv" || n == "league.json");
+    Ok(if args.source.is_dir() || league_file {
+        let Some(id) = &args.game_id else {
+            bail!(
+                "{} is a results folder: give a game_id of its games.csv too",
+                args.source.display()
+            );
+        };
+        let folder = match league_file {
+            true => super::args::folder_of(&args.source),
+            false => args.source.as_path(),
+        };
+        let (at, text) = super::args::game_record(folder, id)?;
+        (text, at.path().display().to_string())
+    } else if args.source.is_file() {
+        if let Some(id) = &args.game_id {
+            bail!(
+                "{} is a record file: it holds one game, so no game_id (`{id}`)",
+                args.source.display()
+            );
+        }
+        (
+            record_file(&args.source)?,
+            args.source.display().to_string(),
+        )
+    } else if args.source.exists() {
+        bail!(
+            "{}: neither a results folder nor a record file (a regular file)",
+            args.source.display()
+        );
+    } else {
+        bail!(
+            "{}: no such results folder or record file",
+            args.source.display()
+        );
+    })
 }
 
 /// The text of the record file `path`: a league's log of records (many

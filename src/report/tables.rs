@@ -347,10 +347,15 @@ fn in_memory(
 }
 
 fn f(x: f64, decimals: usize) -> String {
-    if x.is_finite() {
-        format!("{x:.decimals$}")
-    } else {
-        String::new()
+    if !x.is_finite() {
+        return String::new();
+    }
+    let s = format!("{x:.decimals$}");
+    // A small negative number rounds to `-0.00`: written as the 0 it is
+    // (a reader of the CSV would see a sign where there is none).
+    match s.strip_prefix('-') {
+        Some(zero) if zero.bytes().all(|b| b == b'0' || b == b'.') => zero.to_string(),
+        _ => s,
     }
 }
 
@@ -1044,7 +1049,18 @@ pub(crate) fn round_robin(n: usize) -> Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::ratings::{rate, RateOptions};
+
+    /// A number that rounds to zero is written without a sign.
+    #[test]
+    fn a_number_rounding_to_zero_has_no_sign() {
+        assert_eq!(f(-0.001, 2), "0.00");
+        assert_eq!(f(-0.0, 2), "0.00");
+        assert_eq!(f(-0.006, 2), "-0.01");
+        assert_eq!(f(-12.4, 0), "-12");
+        assert_eq!(f(f64::NAN, 2), "");
+    }
 
     fn row(id: &str, a: &str, b: &str, s: f64) -> GameRow {
         GameRow::two_player(id, "filo", id, a, b, s)
