@@ -2137,6 +2137,12 @@ fn a_games_csv_with_its_columns_reordered_or_added_resumes_in_arenas_order() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{said}");
     assert!(said.contains("rewritten in arena's order"), "{said}");
+    assert!(
+        said.contains(
+            "without the columns arena does not write (an unnamed column: pandas' index?)"
+        ),
+        "{said}"
+    );
     let again = std::fs::read_to_string(&csv).unwrap();
     assert!(again.starts_with("game_id,variant,players,group,seat0,seat1,seat2,score0,score1,"));
     assert_eq!(by_id(&rows(&csv)), whole);

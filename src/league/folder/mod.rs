@@ -150,7 +150,14 @@ impl ResultsDir {
                     true => String::new(),
                     false => format!(
                         " without the columns arena does not write ({})",
-                        others.join(", ")
+                        others
+                            .iter()
+                            .map(|c| match c.trim().is_empty() {
+                                true => "an unnamed column: pandas' index?".to_string(),
+                                false => format!("`{c}`"),
+                            })
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 };
                 store.warnings.push(format!(
