@@ -156,21 +156,37 @@ pub struct ThreadState {
     pub wchan: String,
 }
 
-/// The threads of the processes of process group `pgid` (a process's own
-/// state is its main thread's: a bot thinking in another thread would
-/// look asleep): one scan of /proc, for the rare paths (a bot that did
-/// not answer).
-pub fn group_states(pgid: u32) -> Vec<ThreadState> {
+/// The state and the process group of a /proc stat file's text.
+fn state_and_group(stat: &[u8]) -> Option<(char, u32)> {
+    let fields = String::from_utf8_lossy(after_name(stat)?).into_owned();
+    let mut f = fields.split_ascii_whitespace();
+    let state = f.next()?.chars().next()?;
+    Some((state, f.nth(1)?.parse::<u32>().ok()?))
+}
+
+/// The processes of process group `pgid`: each one's /proc folder and
+/// state letter (zombies included); one scan of /proc.
+pub fn group_processes(pgid: u32) -> Vec<(std::path::PathBuf, char)> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    // The state and the process group of a stat file.
-    let fields = |stat: &[u8]| -> Option<(char, u32)> {
-        let fields = String::from_utf8_lossy(after_name(stat)?).into_owned();
-        let mut f = fields.split_ascii_whitespace();
-        let state = f.next()?.chars().next()?;
-        Some((state, f.nth(1)?.parse::<u32>().ok()?))
-    };
+    dir.flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .filter_map(|e| {
+            let (state, pgrp) = state_and_group(&std::fs::read(e.path().join("stat")).ok()?)?;
+            (pgrp == pgid).then(|| (e.path(), state))
+        })
+        .collect()
+}
+
+/// The threads of the processes of process group `pgid` (a process's own
+/// state is its main thread's: a bot thinking in another thread would
+/// look asleep), for the rare paths (a bot that did not answer).
+pub fn group_states(pgid: u32) -> Vec<ThreadState> {
     let thread = |dir: &std::path::Path, state: char| ThreadState {
         state,
         wchan: match state {
@@ -179,31 +195,16 @@ pub fn group_states(pgid: u32) -> Vec<ThreadState> {
         },
     };
     let mut states = Vec::new();
-    for e in dir.flatten() {
-        let pid = e.file_name();
-        if !pid
-            .to_str()
-            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        {
-            continue;
-        }
-        let Some((state, pgrp)) = std::fs::read(e.path().join("stat"))
-            .ok()
-            .and_then(|s| fields(&s))
-        else {
+    for (dir, state) in group_processes(pgid) {
+        states.push(thread(&dir, state));
+        let Ok(tasks) = std::fs::read_dir(dir.join("task")) else {
             continue;
         };
-        if pgrp != pgid {
-            continue;
-        }
-        states.push(thread(&e.path(), state));
-        let Ok(tasks) = std::fs::read_dir(e.path().join("task")) else {
-            continue;
-        };
-        for t in tasks.flatten().filter(|t| t.file_name() != pid) {
+        let own = dir.file_name().map(std::ffi::OsStr::to_os_string);
+        for t in tasks.flatten().filter(|t| Some(t.file_name()) != own) {
             if let Some((state, _)) = std::fs::read(t.path().join("stat"))
                 .ok()
-                .and_then(|s| fields(&s))
+                .and_then(|s| state_and_group(&s))
             {
                 states.push(thread(&t.path(), state));
             }

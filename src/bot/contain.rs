@@ -295,29 +295,7 @@ pub fn token_alive(token: &str) -> bool {
 /// True while any live (non-zombie) process belongs to process group
 /// `pgid` (Linux: reads /proc). Used by the tests to prove nothing is left.
 pub fn group_alive(pgid: u32) -> bool {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    for entry in dir.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if !name.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // pid (comm) state ppid pgrp ...; comm may hold spaces: split after ')'.
-        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
-            continue;
-        };
-        let mut f = rest.split_whitespace();
-        let state = f.next();
-        let _ppid = f.next();
-        let pgrp = f.next().and_then(|p| p.parse::<u32>().ok());
-        if pgrp == Some(pgid) && state != Some("Z") && state != Some("X") {
-            return true;
-        }
-    }
-    false
+    crate::host::group_processes(pgid)
+        .iter()
+        .any(|(_, state)| !matches!(state, 'Z' | 'X'))
 }

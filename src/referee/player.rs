@@ -582,12 +582,11 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
     // Stopped by a signal the referee did not send (it pauses only
     // between turns, and let the bot run again before this one): the bot
     // was not thinking, and no flush would have helped.
-    // Its own process, or one of its group (the bot under a wrapper: a
-    // shell, npm, a launcher; in the sandbox, the keeper's child).
+    // Its own process (the leader of its group), or another of its group
+    // (the bot under a wrapper: a shell, npm, a launcher; in the sandbox,
+    // the keeper's child).
     let states = crate::host::group_states(process.pid());
-    if matches!(crate::host::process_state(process.pid()), Some('T' | 't'))
-        || states.iter().any(|t| matches!(t.state, 'T' | 't'))
-    {
+    if states.iter().any(|t| matches!(t.state, 'T' | 't')) {
         return "; its process was stopped (it stopped itself, with SIGSTOP or SIGTSTP, or a debugger held it), so it could not answer".to_string();
     }
     // Every thread of the bot asleep, none running or waiting for a CPU,

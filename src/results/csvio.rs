@@ -684,9 +684,13 @@ fn number<T: std::str::FromStr>(
     what: &str,
 ) -> Result<T, String> {
     let s = field(rec, col, k)?.trim();
+    parse_number::<T>(s).map_err(|_| format!("column `{}`: `{s}` is not {what}", COLUMNS[k]))
+}
+
+/// `s` parsed, or the whole number it writes as a float ([`whole_float`]).
+fn parse_number<T: std::str::FromStr>(s: &str) -> Result<T, T::Err> {
     s.parse::<T>()
         .or_else(|e| whole_float(s).map_or(Err(e), str::parse::<T>))
-        .map_err(|_| format!("column `{}`: `{s}` is not {what}", COLUMNS[k]))
 }
 
 /// The whole number `s` writes as a float (`1.0`, `12.00`): pandas writes
@@ -781,16 +785,12 @@ fn parse_added(
     let place = |k: usize| -> Result<Option<u64>, String> {
         match get(k)? {
             "" => Ok(None),
-            s => s
-                .parse()
-                .or_else(|e| whole_float(s).map_or(Err(e), str::parse))
-                .map(Some)
-                .map_err(|_| {
-                    format!(
-                        "column `{}`: `{s}` is not a whole number >= 0",
-                        ADDED_COLUMNS[k]
-                    )
-                }),
+            s => parse_number(s).map(Some).map_err(|_| {
+                format!(
+                    "column `{}`: `{s}` is not a whole number >= 0",
+                    ADDED_COLUMNS[k]
+                )
+            }),
         }
     };
     row.record_offset = place(8)?;

@@ -358,7 +358,8 @@ fn note_sandbox(old: &mut LeagueMeta, meta: &LeagueMeta, warnings: &mut Vec<Stri
         (Some(a), Some(b)) => Some(a && b),
         (a, b) => a.or(b),
     };
-    let mut changed = sandbox != old.sandbox;
+    let before = old.sandbox;
+    let mut changed = sandbox != before;
     old.sandbox = sandbox;
     // Whether the last run had it: the last change noted, else the
     // folder's own flag before this run.
@@ -367,7 +368,7 @@ fn note_sandbox(old: &mut LeagueMeta, meta: &LeagueMeta, warnings: &mut Vec<Stri
             (c.contains(SANDBOX_OFF) || c.contains(SANDBOX_ON)).then(|| c.contains(SANDBOX_ON))
         })
     });
-    let was_on = last_on.unwrap_or(sandbox != Some(false) || changed);
+    let was_on = last_on.unwrap_or(before != Some(false));
     let now_on = meta.sandbox != Some(false);
     if let (Some(under), true) = (old.played_under.as_mut(), was_on != now_on) {
         let what = if now_on { SANDBOX_ON } else { SANDBOX_OFF };

@@ -490,9 +490,13 @@ impl GameTicket {
 fn live_bots_count(owner: &str) -> String {
     format!(
         "SELECT COUNT(DISTINCT b.id) FROM bots b JOIN versions v ON v.bot_id = b.id \
-         WHERE b.owner_id = {owner} AND v.status IN ('queued', 'building', 'checking', 'entered')"
+         WHERE b.owner_id = {owner} AND v.status IN {LIVE}"
     )
 }
+
+/// The statuses of a version that makes its bot one of its owner's bots
+/// in the ladder (`bots_per_owner`): entered or on its way.
+const LIVE: &str = "('queued', 'building', 'checking', 'entered')";
 
 /// The detail of an entered version its owner retired.
 pub const WITHDRAWN: &str = "withdrawn by its owner";
@@ -508,10 +512,13 @@ const ON_ITS_WAY: &str = "('receiving', 'queued', 'building', 'checking')";
 /// The condition on a row of `versions` that it is the latest version of
 /// bot `$1` (but those withdrawn before they were entered) and was
 /// retired by its owner: the one [`Db::reinstate`] brings back.
-const OWNER_RETIRED_LATEST: &str =
-    "status = 'retired' AND detail = 'withdrawn by its owner' AND id = \
-     (SELECT MAX(v.id) FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = $1 \
-      AND v.detail <> 'withdrawn by its owner before it was entered')";
+fn owner_retired_latest() -> String {
+    format!(
+        "status = 'retired' AND detail = '{WITHDRAWN}' AND id = \
+         (SELECT MAX(v.id) FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = $1 \
+          AND v.detail <> '{WITHDRAWN_UNENTERED}')"
+    )
+}
 
 /// What [`Db::retire`] did: the numbers of the bot's versions withdrawn,
 /// entered ones and ones on their way.
@@ -920,10 +927,10 @@ impl Db {
     /// Whether bot `name` has a version entered or on its way: one of
     /// the bots [`Db::live_bots_of`] counts.
     pub async fn bot_is_live(&self, name: &str) -> Result<bool, DbError> {
-        let (n,): (i64,) = sqlx::query_as(
+        let (n,): (i64,) = sqlx::query_as(&format!(
             "SELECT COUNT(*) FROM versions v JOIN bots b ON b.id = v.bot_id \
-             WHERE b.name = $1 AND v.status IN ('queued', 'building', 'checking', 'entered')",
-        )
+             WHERE b.name = $1 AND v.status IN {LIVE}"
+        ))
         .bind(name)
         .fetch_one(&self.pool)
         .await?;
@@ -1156,7 +1163,8 @@ impl Db {
     pub async fn reinstate(&self, name: &str, limit: i64) -> Result<Reinstated, DbError> {
         let q = format!(
             "UPDATE versions SET status = 'entered', detail = '', updated_at = $2 \
-             WHERE {OWNER_RETIRED_LATEST} AND ({}) < $3",
+             WHERE {} AND ({}) < $3",
+            owner_retired_latest(),
             live_bots_count("(SELECT owner_id FROM bots WHERE name = $1)")
         );
         let r = sqlx::query(&q)
@@ -1169,7 +1177,10 @@ impl Db {
             return Ok(Reinstated::Back);
         }
         // Not changed: at the limit, if it would have been otherwise.
-        let q = format!("SELECT COUNT(*) FROM versions WHERE {OWNER_RETIRED_LATEST}");
+        let q = format!(
+            "SELECT COUNT(*) FROM versions WHERE {}",
+            owner_retired_latest()
+        );
         let (retired,): (i64,) = sqlx::query_as(&q).bind(name).fetch_one(&self.pool).await?;
         Ok(match retired {
             0 => Reinstated::NotRetired,
