@@ -7,6 +7,7 @@
 //! (`ratings::Tally`): memory does not grow with the rows (docs/ratings.md,
 //! "Inputs and merging").
 
+use crate::league::schedule::Shard;
 use crate::ratings::{Anchor, RateOptions, Tally};
 use crate::report::tables::{for_each_merged, ratings_csv, tables_of, write_files};
 use anyhow::{bail, Context};
@@ -335,7 +336,9 @@ fn unfinished(files: &[PathBuf], games: usize) -> Option<String> {
             let in_shard = meta.shard.is_some()
                 && folder
                     .file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("shard-"));
+                    .and_then(|n| n.to_str())
+                    .and_then(Shard::of_folder_name)
+                    .is_some();
             let league = match in_shard {
                 true => folder.parent().unwrap_or(folder),
                 false => folder,

@@ -79,7 +79,7 @@ impl Drain {
 /// `shard-K-of-N` folder inside it.
 pub fn output_dir(t: &Tournament, shard: Option<Shard>) -> PathBuf {
     match shard {
-        Some(s) if s.count > 1 => t.output.join(format!("shard-{}-of-{}", s.index, s.count)),
+        Some(s) if s.count > 1 => t.output.join(s.folder_name()),
         _ => t.output.clone(),
     }
 }

@@ -331,6 +331,25 @@ impl std::str::FromStr for Shard {
 }
 
 impl Shard {
+    /// The name of the shard's folder in the league's: `shard-K-of-N`.
+    pub fn folder_name(&self) -> String {
+        format!("shard-{}-of-{}", self.index, self.count)
+    }
+
+    /// The shard a folder named `shard-K-of-N` holds (1 <= K <= N), if
+    /// the name is one.
+    pub fn of_folder_name(name: &str) -> Option<Shard> {
+        let (k, n) = name.strip_prefix("shard-")?.split_once("-of-")?;
+        let whole = |v: &str| match v.bytes().all(|b| b.is_ascii_digit()) {
+            true => v.parse::<usize>().ok(),
+            false => None,
+        };
+        let (index, count) = (whole(k)?, whole(n)?);
+        (1..=count)
+            .contains(&index)
+            .then_some(Shard { index, count })
+    }
+
     /// Whole seat-swap groups go to one shard, dealt round-robin, so that
     /// every shard is itself balanced and pair statistics stay whole.
     pub fn contains(&self, g: &ScheduledGame) -> bool {
@@ -477,6 +496,27 @@ mod tests {
                 })
                 .collect();
             assert_eq!(pairs.len(), block.len());
+        }
+    }
+
+    #[test]
+    fn a_shard_folder_name_reads_back_as_its_shard() {
+        let s = Shard {
+            index: 3,
+            count: 12,
+        };
+        assert_eq!(s.folder_name(), "shard-3-of-12");
+        assert_eq!(Shard::of_folder_name("shard-3-of-12"), Some(s));
+        for not in [
+            "shard-0-of-2",
+            "shard-3-of-2",
+            "shard-1-of-",
+            "shard-+1-of-2",
+            "shard-1-of-2x",
+            "shards-1-of-2",
+            "shard-1of-2",
+        ] {
+            assert_eq!(Shard::of_folder_name(not), None, "{not}");
         }
     }
 

@@ -7,6 +7,7 @@
 
 use super::config::parse_variant;
 use super::folder::{self, Layout, LeagueMeta, NotedFormat};
+use super::schedule::Shard;
 use super::swiss::History;
 use super::swiss_games::{progress, Progress, SwissPlan, SwissState, Unpaired};
 use crate::results::csvio;
@@ -130,8 +131,8 @@ fn ser_time<S: serde::Serializer>(t: &Option<SystemTime>, s: S) -> Result<S::Ok,
 
 /// `K/N` of a league.json's `shard`.
 fn shard_of(meta: &LeagueMeta) -> Option<(usize, usize)> {
-    let (k, n) = meta.shard.as_deref()?.split_once('/')?;
-    Some((k.parse().ok()?, n.parse().ok()?))
+    let s: Shard = meta.shard.as_deref()?.parse().ok()?;
+    Some((s.index, s.count))
 }
 
 /// The status of the league in `dir`: a league's folder (its shards inside
@@ -183,7 +184,7 @@ pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
     let name = found[0].1.name.clone();
     let shards = (1..=n)
         .map(|k| {
-            let at = league_dir.join(format!("shard-{k}-of-{n}"));
+            let at = league_dir.join(Shard { index: k, count: n }.folder_name());
             let meta = found
                 .iter()
                 .find(|(_, _, (i, _))| *i == k)

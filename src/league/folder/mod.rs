@@ -34,6 +34,7 @@ mod rows;
 mod shards;
 
 use crate::files::NewFile;
+use crate::league::schedule::Shard;
 pub use crate::results::store::DoneSet;
 use crate::results::store::Store;
 use crate::results::{csvio, GameRow};
@@ -670,12 +671,7 @@ fn refuse_foreign_folder(layout: &Layout) -> Result<(), StoreError> {
     }
     foreign.sort();
     // A league split into shards: its folder holds their folders only.
-    let split = |n: &String| {
-        n.strip_prefix("shard-")
-            .and_then(|r| r.split_once("-of-"))
-            .and_then(|(k, n)| Some((k.parse::<u32>().ok()?, n.parse::<u32>().ok()?)))
-            .map(|(_, n)| n)
-    };
+    let split = |n: &String| Shard::of_folder_name(n).map(|s| s.count);
     if let Some(count) = foreign.first().and_then(split) {
         if foreign.iter().all(|n| split(n) == Some(count)) {
             return Err(refuse(&format!(

@@ -3,6 +3,7 @@
 
 use super::layout::{Layout, StoreError};
 use super::meta::{read_meta, LeagueMeta};
+use crate::league::schedule::Shard;
 use std::path::{Path, PathBuf};
 
 /// The shard folders beside `dir` (`shard-K-of-N` in its parent), with
@@ -28,7 +29,8 @@ pub fn shard_dirs(parent: &Path) -> Vec<PathBuf> {
         .filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("shard-") && n.contains("-of-"))
+                .and_then(Shard::of_folder_name)
+                .is_some()
         })
         .collect();
     out.sort();
