@@ -8,16 +8,16 @@ pub struct LimitArgs {
     /// Memory of each bot's process tree, MiB (its sandbox's limit; over
     /// it the bot forfeits `memory`). Overrides a league file's `[limits]`
     /// (`arena run`) and the bots' bot.toml.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::bot::LimitSettings::MAX_MB))]
+    #[arg(long, value_parser = whole_in::<u64>(1, crate::bot::LimitSettings::MAX_MB))]
     pub memory_mb: Option<u64>,
     /// Processes and threads of each bot's tree at once.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::bot::LimitSettings::MAX_PROCESSES))]
+    #[arg(long, value_parser = whole_in::<u64>(1, crate::bot::LimitSettings::MAX_PROCESSES))]
     pub processes: Option<u64>,
     /// CPUs each bot's tree may use (its worker's CPU where pinned).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::bot::LimitSettings::MAX_CPUS)))]
+    #[arg(long, value_parser = whole_in::<u32>(1, u64::from(crate::bot::LimitSettings::MAX_CPUS)))]
     pub cpus: Option<u32>,
     /// Largest file a bot may write, MiB.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::bot::LimitSettings::MAX_MB))]
+    #[arg(long, value_parser = whole_in::<u64>(1, crate::bot::LimitSettings::MAX_MB))]
     pub file_size_mb: Option<u64>,
 }
 
@@ -448,12 +448,40 @@ pub(crate) fn game_options(
 /// whose bad value should be named as what it is: `-5` is negative, not
 /// a digit clap could not read.
 pub(super) fn whole(s: &str) -> Result<u64, String> {
+    whole_between(s, 0, u64::MAX)
+}
+
+/// A flag's whole number from `lo` to `hi`, as the flag's type: a value
+/// that is negative, a fraction or out of range says so and gives the
+/// range (clap's ranged parsers call `-1` an "invalid digit").
+pub(super) fn whole_in<T>(
+    lo: u64,
+    hi: u64,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+{
+    move |s| {
+        let n = whole_between(s, lo, hi)?;
+        T::try_from(n).map_err(|_| format!("{n} is too large"))
+    }
+}
+
+fn whole_between(s: &str, lo: u64, hi: u64) -> Result<u64, String> {
     let t = s.trim();
-    t.parse::<u64>().map_err(|_| match t.parse::<i128>() {
-        Ok(n) if n < 0 => format!("{n} is negative: give a whole number, 0 or more"),
-        Ok(_) => format!("{t} is too large"),
-        Err(_) => format!("`{s}` is not a whole number (0 or more)"),
-    })
+    let range = match hi {
+        u64::MAX => format!("{lo} or more"),
+        _ => format!("from {lo} to {hi}"),
+    };
+    let n = t.parse::<u64>().map_err(|_| match t.parse::<i128>() {
+        Ok(n) if n < 0 => format!("{n} is negative: give a whole number, {range}"),
+        Ok(_) => format!("{t} is too large: give a whole number, {range}"),
+        Err(_) => format!("`{s}` is not a whole number ({range})"),
+    })?;
+    match (lo..=hi).contains(&n) {
+        true => Ok(n),
+        false => Err(format!("{n} is out of range: give a whole number, {range}")),
+    }
 }
 
 /// A bot's command line given in one argument (`"python3 my_bot.py"`),
@@ -533,6 +561,27 @@ pub(super) fn missing_shards(files: &[std::path::PathBuf]) -> Vec<(String, usize
 mod tests {
     use super::game_arg;
     use crate::engine::Variant;
+
+    #[test]
+    fn a_flag_out_of_its_range_is_told_the_range() {
+        let mb = super::whole_in::<u32>(1, 1024);
+        assert_eq!(mb("16"), Ok(16));
+        for (bad, said) in [
+            ("-1", "-1 is negative: give a whole number, from 1 to 1024"),
+            (
+                "0",
+                "0 is out of range: give a whole number, from 1 to 1024",
+            ),
+            ("2048", "2048 is out of range"),
+            ("1.5", "`1.5` is not a whole number (from 1 to 1024)"),
+        ] {
+            let err = mb(bad).unwrap_err();
+            assert!(err.starts_with(said), "{bad}: {err}");
+        }
+        let any = super::whole_in::<u8>(0, u64::MAX);
+        assert!(any("-3").unwrap_err().ends_with("0 or more"));
+        assert_eq!(any("300"), Err("300 is too large".into()));
+    }
 
     #[test]
     fn a_tournament_file_or_a_standings_table_is_no_games_csv() {

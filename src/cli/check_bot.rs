@@ -27,10 +27,10 @@ pub struct CheckBotArgs {
     #[arg(long, alias = "decision-ms", default_value_t = 5000)]
     timeout_ms: u64,
     /// Time to answer the hello, in milliseconds.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 10_000, value_parser = super::args::whole_in::<u64>(1, u64::MAX))]
     startup_ms: u64,
     /// Ply cap of the test games, 1 to 10000000 as in a league.
-    #[arg(long, default_value_t = DEFAULT_MAX_PLIES, value_parser = clap::value_parser!(u32).range(1..=crate::league::config::MAX_MAX_PLIES))]
+    #[arg(long, default_value_t = DEFAULT_MAX_PLIES, value_parser = super::args::whole_in::<u32>(1, crate::league::config::MAX_MAX_PLIES.unsigned_abs()))]
     max_plies: u32,
     /// Append the bot's stderr to this file (default: discarded).
     #[arg(long, alias = "logs")]

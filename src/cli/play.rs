@@ -31,7 +31,7 @@ pub struct PlayArgs {
     options: Vec<String>,
     /// Ply cap (reaching it is a draw, `max_plies`), 1 to 10000000 as in
     /// a league.
-    #[arg(long, default_value_t = crate::engine::DEFAULT_MAX_PLIES, value_parser = clap::value_parser!(u32).range(1..=crate::league::config::MAX_MAX_PLIES))]
+    #[arg(long, default_value_t = crate::engine::DEFAULT_MAX_PLIES, value_parser = super::args::whole_in::<u32>(1, crate::league::config::MAX_MAX_PLIES.unsigned_abs()))]
     max_plies: u32,
     /// Decisions applied before the bots take over, space-separated as in
     /// games.csv and `state --moves` ("D K"; commas are accepted too).
@@ -49,7 +49,7 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 0)]
     increment_ms: u64,
     /// Wall-clock limit for the whole game, in seconds.
-    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 600, value_parser = super::args::whole_in::<u64>(1, u64::MAX))]
     watchdog_s: u64,
     /// Where to write the game record: a file, or a folder to write
     /// GAME_ID.jsonl into (default: the system's temporary folder, under

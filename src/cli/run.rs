@@ -120,7 +120,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
     /// Print the standings every N finished games.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = super::args::whole_in::<u64>(1, u64::MAX))]
     pub rating_interval: Option<u64>,
     /// Stop the league when the SPRT of its two bots decides:
     /// `elo0=E0,elo1=E1[,alpha=A,beta=B,model=normalized|logistic]`
@@ -131,7 +131,7 @@ pub struct RunArgs {
     pub sprt: Option<String>,
     /// Refresh the HTML report (report/index.html in the results folder)
     /// every N finished games (default: about every 30 s).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = super::args::whole_in::<u64>(1, u64::MAX))]
     pub report_interval: Option<u64>,
     /// Write no HTML report.
     #[arg(long, conflicts_with = "report_interval")]

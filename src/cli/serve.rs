@@ -34,7 +34,7 @@ pub struct ServeArgs {
     add_worker: Option<String>,
     /// Games the server plays itself, over the ladder file's
     /// `games_in_flight` (0 to 1024, as it); 0: only workers play.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=1024))]
+    #[arg(long, value_name = "N", value_parser = super::args::whole_in::<u64>(0, 1024))]
     local_games: Option<u64>,
     /// How long a worker's lease of a game lasts without a heartbeat,
     /// in seconds; then the game goes back to the queue.
@@ -54,11 +54,11 @@ pub struct ServeArgs {
     start_swiss: Option<String>,
     /// With `--start-swiss`: its rounds (1 to 1000; default log2 of the
     /// entrants, rounded up, plus 2).
-    #[arg(long, value_name = "R", requires = "start_swiss", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, value_name = "R", requires = "start_swiss", value_parser = super::args::whole_in::<u32>(1, 1000))]
     rounds: Option<u32>,
     /// With `--start-swiss`: the games of each pairing's mini-match in
     /// each variant (even, 2 to 2000), seat-swapped in pairs.
-    #[arg(long, value_name = "G", requires = "start_swiss", default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=2000))]
+    #[arg(long, value_name = "G", requires = "start_swiss", default_value_t = 2, value_parser = super::args::whole_in::<u32>(2, 2000))]
     games_per_pairing: u32,
     /// Cancel the running event NAME: its pending games are dropped (those
     /// played stay the ladder's). Then stop.

@@ -39,7 +39,7 @@ pub struct StateArgs {
     options: Vec<String>,
     /// The ply cap (a draw, reason max_plies, when reached), 1 to
     /// 10000000 as in a league.
-    #[arg(long, default_value_t = DEFAULT_MAX_PLIES, value_parser = clap::value_parser!(u32).range(1..=crate::league::config::MAX_MAX_PLIES))]
+    #[arg(long, default_value_t = DEFAULT_MAX_PLIES, value_parser = super::args::whole_in::<u32>(1, crate::league::config::MAX_MAX_PLIES.unsigned_abs()))]
     max_plies: u32,
     /// The moves, separated by spaces or commas, each exactly as listed,
     /// forced decisions included.

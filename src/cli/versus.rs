@@ -61,7 +61,7 @@ pub struct MatchArgs {
     increment_ms: Option<u64>,
     /// Print the standings and the head-to-head line every N finished
     /// games (the line is printed at the end in any case).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = super::args::whole_in::<u64>(1, u64::MAX))]
     rating_interval: Option<u64>,
     /// Write the games as PGN (for Ordo or BayesElo) to FILE as they
     /// finish, after those of earlier runs of this match.

@@ -22,7 +22,7 @@ pub struct WorkerArgs {
     #[arg(long, env = "ARENA_WORKER_TOKEN", hide_env_values = true)]
     token: String,
     /// Games at once.
-    #[arg(short = 'j', long = "jobs", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    #[arg(short = 'j', long = "jobs", default_value_t = 1, value_parser = super::args::whole_in::<u16>(1, 256))]
     jobs: u16,
     /// Where bundles, builds, bots' logs and the spool of games not yet
     /// uploaded are kept: one worker's, locked while it runs (a second
@@ -32,7 +32,7 @@ pub struct WorkerArgs {
     /// The most its bots take on disk, MiB: the bundles and their built
     /// copies; past it, those used least recently are removed (fetched and
     /// built again when a game needs them).
-    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
+    #[arg(long, default_value_t = 4096, value_parser = super::args::whole_in::<u64>(1, 1 << 24))]
     cache_mb: u64,
     /// Play a ladder whose file says `sandbox = "off"`: its owners' bots
     /// then run with this user's rights on this machine. Refused without.
