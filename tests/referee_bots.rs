@@ -1058,6 +1058,44 @@ async fn a_line_written_after_game_end_is_not_charged_in_the_next_game() {
     assert_group_gone(pid).await;
 }
 
+/// A bot that prints a debug line on stdout at `game_end` (not JSON) is
+/// started again before its next game, which is not charged, whichever
+/// look sees the line: the check before `game_start`, the one before the
+/// first request, or the read of the first reply (protocol.md). It used to
+/// be charged `bad_json` in the next game when the line came late enough
+/// for a request to go out first, and not when it came early: a result
+/// that hung on timing.
+#[tokio::test]
+async fn a_print_after_game_end_is_never_charged_in_the_next_game() {
+    for mode in ["print_after_end", "print_late_after_end"] {
+        let mut bot = start(&broken(mode), None, &Timing::default())
+            .await
+            .unwrap();
+        let mut random = RandomPlayer::new("random", 4);
+        let mut s = spec(two_player_variant(), 2, 5000);
+        for (game, bot_seat) in [0, 1, 0, 1, 1, 0].into_iter().enumerate() {
+            s.game_id = format!("t{game}");
+            let pid = bot.pid();
+            let report = play_in_seat(&mut bot, &mut random, &s, bot_seat).await;
+            assert!(!report.is_forfeit(), "{mode}, game {game}: {report:?}");
+            let late = bot.take_late_output();
+            match game {
+                0 => assert_eq!(late, None, "{mode}"),
+                _ => {
+                    assert!(
+                        late.as_deref().is_some_and(|l| l.contains("game over")),
+                        "{mode}, game {game}: {late:?}"
+                    );
+                    assert_ne!(bot.pid(), pid, "{mode}, game {game}: not started again");
+                }
+            }
+        }
+        let pid = bot.pid();
+        bot.kill();
+        assert_group_gone(pid).await;
+    }
+}
+
 /// A bot that leaves right after its reply at the game's last ply (it
 /// exits, or closes its stdout and lives on), before `game_end`, is not
 /// charged, whether the referee sees it go at the game's end or only at

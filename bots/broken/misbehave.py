@@ -100,6 +100,10 @@ are not league bots (see README.md). Modes:
                 line (echoing the ended game's game_id)
   late_after_end  plays well; 0.5 s after each game_end writes a reply again,
                 echoing the ended game's game_id (read in the next game)
+  print_after_end  plays well, but answers every game_end with a debug
+                print on stdout (not JSON)
+  print_late_after_end  the same, 0.5 s after each game_end (read in the
+                next game)
   blank_flood   at its first request writes blank lines without end
   spin          at its first request forks a child, and both spin on the CPU
   hog           at its first request takes memory, 16 MB at a time, without end
@@ -571,6 +575,10 @@ def main():
         elif kind == "game_end" and MODE == "late_after_end":
             time.sleep(0.5)
             send({"type": "reply", "option": "thanks", "game_id": message["game_id"]})
+        elif kind == "game_end" and MODE in ("print_after_end", "print_late_after_end"):
+            if MODE == "print_late_after_end":
+                time.sleep(0.5)
+            print("game over, score", message["scores"], flush=True)
         elif kind == "request":
             requests += 1
             if MODE == "stderr_flood":

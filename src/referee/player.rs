@@ -336,9 +336,21 @@ fn index_hint(line: &[u8], legal: &[String]) -> String {
 }
 
 /// `line` is a reply that echoes game `game` (a game that has ended).
-fn echoes_game(line: &[u8], game: Option<&str>) -> bool {
-    match (protocol::decode(line), game) {
-        (Ok(FromBot::Reply { game_id, .. }), Some(g)) => game_id.as_deref() == Some(g),
+/// Whether `line`, read at a game's first request in place of its answer,
+/// is taken for a line of the game before (`previous`), written after its
+/// last look (protocol.md: the bot is started again, not charged): a reply
+/// that echoes that game's id, or a line that is no JSON at all (a print
+/// on `game_end`). Which look sees such a line, this request or the check
+/// before `game_start`, hangs on timing alone; both start the bot again.
+/// A bot that prints at every first request prints again once started
+/// again, and is charged then.
+fn late_line(line: &[u8], previous: Option<&str>) -> bool {
+    let Some(g) = previous else {
+        return false;
+    };
+    match protocol::decode(line) {
+        Ok(FromBot::Reply { game_id, .. }) => game_id.as_deref() == Some(g),
+        Err(DecodeError::BadJson(_)) => true,
         _ => false,
     }
 }
@@ -1256,7 +1268,7 @@ impl BotPlayer {
         let judged = judge_reply(line, ask, self.seq, elapsed);
         if judged.is_err() {
             let late = self.since_start.asked == 1
-                && echoes_game(line, self.since_start.previous_game.as_deref());
+                && late_line(line, self.since_start.previous_game.as_deref());
             self.since_start.late_line = late.then(|| protocol::shown_line(line, DETAIL_MAX));
             self.break_off();
         }
@@ -1392,6 +1404,14 @@ impl BotPlayer {
         let r = match stray {
             Ok(None) => return Ok(()),
             Ok(Some(bytes)) => {
+                // Seen before a game's first request: a line of the game
+                // before, as if read in the first reply's place.
+                if when == BEFORE_REQUEST && self.since_start.asked == 1 {
+                    let first = bytes.split(|&b| b == b'\n').next().unwrap_or(&bytes);
+                    if late_line(first, self.since_start.previous_game.as_deref()) {
+                        self.since_start.late_line = Some(protocol::shown_line(first, DETAIL_MAX));
+                    }
+                }
                 // Before any request, a reply is early, not merely extra.
                 let unasked = match (self.seq, self.since_start.asked) {
                     (0, _) => Some(Unasked::Ever),
