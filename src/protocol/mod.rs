@@ -358,13 +358,16 @@ pub fn encode_request(r: &RequestMsg<'_>, state: impl FnOnce(&mut Vec<u8>), buf:
 /// is not JSON, though the bytes that are not are in a field the protocol
 /// ignores (which the decoder skips unread).
 pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
-    let m = decode_message(line)?;
-    match std::str::from_utf8(line) {
-        Ok(_) => Ok(m),
-        Err(e) => Err(DecodeError::BadJson(format!(
+    let m = decode_message(line);
+    match (m, std::str::from_utf8(line)) {
+        (Ok(m), Ok(_)) => Ok(m),
+        // Not UTF-8 is said so, however serde_json words it ("invalid
+        // unicode code point" inside a string).
+        (Ok(_) | Err(DecodeError::BadJson(_)), Err(e)) => Err(DecodeError::BadJson(format!(
             "not UTF-8: byte {} of the line is not part of a UTF-8 character",
             e.valid_up_to() + 1
         ))),
+        (Err(e), _) => Err(e),
     }
 }
 
@@ -399,7 +402,7 @@ fn decode_message(line: &[u8]) -> Result<FromBot, DecodeError> {
             match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
                 Ok(_) => DecodeError::Protocol(not_an_object(line)),
                 Err(e) if is_too_deep(&e) => too_deep(&e),
-                Err(e) => DecodeError::BadJson(e.to_string()),
+                Err(e) => DecodeError::BadJson(said(&e)),
             },
         );
     }
@@ -416,12 +419,12 @@ fn decode_message(line: &[u8]) -> Result<FromBot, DecodeError> {
             } else if let Some(r) = out_of_range(line, &e) {
                 r
             } else if e.is_syntax() || e.is_eof() || std::str::from_utf8(line).is_err() {
-                Err(DecodeError::BadJson(e.to_string()))
+                Err(DecodeError::BadJson(said(&e)))
             } else if let Err(j) = serde_json::from_slice::<serde::de::IgnoredAny>(line) {
                 // A message's type read before the line breaks
                 // (`{"type":"re{"type":...`): the message's error is
                 // its shape's, the line's that it is not JSON.
-                Err(DecodeError::BadJson(j.to_string()))
+                Err(DecodeError::BadJson(said(&j)))
             } else {
                 Err(DecodeError::Protocol(shape_problem(line, &e)))
             }
@@ -604,9 +607,11 @@ fn shape_problem_of(v: &serde_json::Value, e: &serde_json::Error) -> String {
                 ))
             });
             match (wrong, otherwise) {
-                (Some(w), _) => format!("{w} ({e})"),
+                // serde's words say the same, less well (and would cut
+                // the detail short).
+                (Some(w), _) => w,
                 (None, Some(o)) => o,
-                (None, None) => e.to_string(),
+                (None, None) => said(e),
             }
         }
         Some(t) => format!(
@@ -630,8 +635,9 @@ fn out_of_range(line: &[u8], e: &serde_json::Error) -> Option<Result<FromBot, De
         Ok(known) => known,
         Err(Some((field, want))) => {
             return Some(Err(DecodeError::Protocol(format!(
-                "`{field}` must be {}, got a number out of range (beyond any number type: {e})",
-                want.said(None)
+                "`{field}` must be {}, got a number out of range (beyond any number type: {})",
+                want.said(None),
+                said(e)
             ))))
         }
         Err(None) => return None,
@@ -725,6 +731,17 @@ impl<'de> serde::de::Visitor<'de> for KnownFields<'_> {
             }
         }
         Ok(out)
+    }
+}
+
+/// serde_json's words for `e`, its place as a column of the bot's line
+/// (serde's "line 1" is always the first of the one line decoded, which
+/// is not the bot's first line of output).
+fn said(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    match s.rsplit_once(" at line ") {
+        Some((what, _)) if e.line() == 1 => format!("{what} at column {}", e.column()),
+        _ => s,
     }
 }
 
@@ -982,8 +999,31 @@ mod tests {
             br#"{"type":"hello","name":"x","protocol":1e40}"#,
         ] {
             let e = decode(bad).unwrap_err().to_string();
-            assert!(e.contains("not a whole number"), "{e}");
+            assert!(e.contains("must be a whole number"), "{e}");
         }
+    }
+
+    /// A bad line is told its fault as a column of its own line (not
+    /// serde's "line 1"), bytes that are not UTF-8 as that wherever they
+    /// are, and a field of the wrong type by the field alone (serde's own
+    /// words after it said the same again and cut the detail short).
+    #[test]
+    fn a_bad_line_is_said_in_the_bots_terms() {
+        let e = decode(b"game over, score 1").unwrap_err().to_string();
+        assert!(e.ends_with("expected value at column 1"), "{e}");
+        let e = decode(b"{\"type\":\"reply\",\"option\":\"a\xff\xfeb\"}").unwrap_err();
+        assert!(matches!(e, DecodeError::BadJson(_)), "{e}");
+        assert!(
+            e.to_string().contains("not UTF-8: byte 28 of the line"),
+            "{e}"
+        );
+        let e = decode(br#"{"type":"reply","option":7}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with("`option` must be a string, got 7 (a string is in quotes: \"7\")"),
+            "{e}"
+        );
     }
 
     /// A number beyond any number type (`1e400`) in a field of the
