@@ -580,6 +580,35 @@ fn a_bot_that_does_not_flush_its_reply_is_told_to() {
     }
 }
 
+/// A bot that writes its reply on stderr and waits for its next line is
+/// told that the reply may be among what it wrote there, before the
+/// flush (it was told only to flush).
+#[test]
+fn a_bot_that_replies_on_stderr_is_told_where_replies_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+    let bot = format!("python3 {} reply_on_stderr", script.display());
+    let o = arena(
+        dir.path(),
+        &[
+            "play",
+            "--game",
+            "kisolo",
+            "--timeout-ms",
+            "1500",
+            "--",
+            &bot,
+            "random",
+        ],
+    );
+    let said = text(&o);
+    assert!(
+        said.contains("seat 0 forfeits: timeout")
+            && said.contains("if its reply is among what it wrote on stderr, it belongs on stdout"),
+        "{said}"
+    );
+}
+
 /// A bot program without an execute bit is told what to do (chmod +x, or
 /// its interpreter), in the sandbox or out of it, once: not blamed on the
 /// sandbox, not said twice.

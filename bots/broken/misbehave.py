@@ -123,6 +123,7 @@ are not league bots (see README.md). Modes:
   crash_then_hang  with a second argument MARKER: at its first request,
                 if MARKER does not exist, makes it and exits (status 4);
                 else hangs (a second process, started again, times out)
+  reply_on_stderr  writes each reply on stderr, not stdout
   no_flush      sends its hello, but keeps its first reply in a buffer of
                 its own (as a write never flushed) and waits for the next line
 
@@ -404,6 +405,11 @@ def misbehave(requests, message):
         sys.stderr.write("second process: hanging\n")
         sys.stderr.flush()
         time.sleep(3600)
+    if MODE == "reply_on_stderr":
+        # Its reply written to the wrong stream.
+        sys.stderr.write(json.dumps({"type": "reply", "option": message["legal"][0]}) + "\n")
+        sys.stderr.flush()
+        return True
     if MODE == "no_flush":
         # As a write to a block-buffered stdout never flushed (whatever
         # PYTHONUNBUFFERED says): the reply stays in the bot.

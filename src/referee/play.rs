@@ -109,7 +109,7 @@ fn near_miss(option: &str, legal: &[String]) -> String {
             Some(meant) => format!(
                 "; `{meant}` is legal, and this looks like it but is written with other letters (of another script, as a Cyrillic `х` for a Latin `x`): send the option exactly as listed"
             ),
-            None => String::new(),
+            None => other_spelling(bare, legal),
         };
     };
     let mut how = Vec::new();
@@ -135,6 +135,55 @@ fn near_miss(option: &str, legal: &[String]) -> String {
         "; `{meant}` is legal, and this is it {}: send the option exactly as listed",
         how.join(", ")
     )
+}
+
+/// For an option that is none written otherwise: a legal one with other
+/// separators (`6e-NW` for `6e:NW`), the first part of legal ones (`2a`
+/// where a sowing also names its direction, `2a:E`), or a place in
+/// `legal` sent as a string (`"11"`, where no option is a number).
+fn other_spelling(bare: &str, legal: &[String]) -> String {
+    let key = |s: &str| -> String {
+        s.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let k = key(bare);
+    let same: Vec<&String> = legal
+        .iter()
+        .filter(|l| !k.is_empty() && key(l) == k)
+        .collect();
+    if let [meant] = same.as_slice() {
+        return format!(
+            "; `{meant}` is legal, and this is it with other separators: send the option exactly as listed (the rules docs give each game's notation)"
+        );
+    }
+    let begun: Vec<&str> = legal
+        .iter()
+        .filter(|l| {
+            l.len() > bare.len()
+                && l.starts_with(bare)
+                && !l.as_bytes()[bare.len()].is_ascii_alphanumeric()
+        })
+        .map(String::as_str)
+        .collect();
+    if !begun.is_empty() && !bare.is_empty() {
+        let shown: Vec<&str> = begun.iter().take(4).copied().collect();
+        return format!(
+            "; it is the first part of {} legal option(s) ({}{}): an option names all its parts",
+            begun.len(),
+            shown.join(" "),
+            if begun.len() > 4 { " ..." } else { "" }
+        );
+    }
+    let numbers = legal.iter().any(|l| l.bytes().all(|b| b.is_ascii_digit()));
+    match bare.parse::<usize>() {
+        Ok(i) if !numbers && i < legal.len() => format!(
+            "; it looks like a place in `legal` (legal[{i}] is `{}`): send the option itself",
+            legal[i]
+        ),
+        _ => String::new(),
+    }
 }
 
 /// What one turn came to.
@@ -622,5 +671,39 @@ mod tests {
         assert_eq!(near_miss("Z9", &legal), "");
         assert_eq!(near_miss("\"Z9\"", &legal), "");
         assert_eq!(near_miss("", &legal), "");
+    }
+
+    /// An option that is none written otherwise: with other separators,
+    /// the first part of legal ones, or a place in `legal` as a string.
+    #[test]
+    fn an_option_spelled_otherwise_is_told_what_it_looks_like() {
+        let legal: Vec<String> = ["6e:NW", "2a:E", "2a:W", "xi7"].map(String::from).to_vec();
+        assert!(near_miss("6e-NW", &legal)
+            .starts_with("; `6e:NW` is legal, and this is it with other separators"));
+        assert!(near_miss("6E NW", &legal).contains("`6e:NW` is legal"));
+        assert_eq!(
+            near_miss("2a", &legal),
+            "; it is the first part of 2 legal option(s) (2a:E 2a:W): an option names all its parts"
+        );
+        // `x7` is no part of `xi7` (a part ends at a separator).
+        assert_eq!(near_miss("x7", &legal), "");
+        assert_eq!(
+            near_miss("3", &legal),
+            "; it looks like a place in `legal` (legal[3] is `xi7`): send the option itself"
+        );
+        assert_eq!(near_miss("4", &legal), "");
+        // Where options are numbers (F.I.L.O's), a number is an option.
+        assert_eq!(
+            near_miss(
+                "3",
+                &[
+                    "1".to_string(),
+                    "2".to_string(),
+                    "5".to_string(),
+                    "9".to_string()
+                ]
+            ),
+            ""
+        );
     }
 }

@@ -623,6 +623,11 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
             "; the referee saw nothing on stdout this turn and {on_stderr}, and the request was still unread in its stdin ({} bytes): the bot was not reading (busy with something else, asleep or blocked), so it never saw it",
             unread.unwrap_or_default()
         ),
+        // What it wrote on stderr may be the reply itself, sent to the
+        // wrong stream: said first, as the likelier fault.
+        (None, n) if n > 0 && asleep && input == Some(0) && stderr > 0 => format!(
+            "; nothing came on stdout this turn and {on_stderr}; the bot had read the request and was asleep, waiting for its next line: if its reply is among what it wrote on stderr, it belongs on stdout; else it was not flushed (Python print(..., flush=True), C fflush(stdout)), or the bot was in a sleep"
+        ),
         (None, n) if n > 0 && asleep && input == Some(0) => format!(
             "; nothing came on stdout this turn and {on_stderr}; the bot had read the request and was asleep, not thinking: waiting for its next line with its reply not flushed (Python print(..., flush=True), C fflush(stdout)), or in a sleep"
         ),
