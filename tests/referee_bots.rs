@@ -626,7 +626,11 @@ async fn a_memory_hog_forfeits_memory() {
     let r = in_sandbox("hog", |l| l.memory_mb = 200, 20_000).await;
     assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Memory), "{r:?}");
     assert_eq!(r.offender, Some(0));
-    assert!(detail(&r).contains("memory limit"), "{r:?}");
+    assert!(
+        detail(&r)
+            .contains("memory limit, 200 MiB for the bot's whole process tree (set by `memory_mb`"),
+        "{r:?}"
+    );
 }
 
 /// A bot killed at its memory limit before its hello fails its start as
@@ -646,7 +650,7 @@ async fn a_memory_hog_before_its_hello_fails_its_start_as_memory() {
         panic!("the hog started");
     };
     assert_eq!(e.kind(), ForfeitKind::Memory, "{e}");
-    assert!(e.to_string().contains("memory limit"), "{e}");
+    assert!(e.to_string().contains("memory limit, 200 MiB"), "{e}");
 }
 
 /// A bot that spins the CPU between games (after `game_end`, until its

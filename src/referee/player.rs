@@ -771,19 +771,23 @@ fn stray_fault(when: &str, bytes: &[u8], unasked: Option<Unasked>) -> Fault {
     )
 }
 
-fn memory_fault() -> Fault {
+/// Killed at its memory limit of `mb` MiB, said with the limit and
+/// where it is set.
+fn memory_fault(mb: u64) -> Fault {
     Fault::new(
         ForfeitKind::Memory,
-        "killed by the kernel at its memory limit",
+        format!(
+            "killed by the kernel at its memory limit, {mb} MiB for the bot's whole process tree (set by `memory_mb` in [limits] of its bot.toml or the league file, or --memory-mb)"
+        ),
     )
 }
 
 /// Why a bot's hello did not come (`e`, of the read that waited for it).
-fn no_hello(process: &mut BotProcess, e: BotError, timing: &Timing) -> Fault {
+fn no_hello(process: &mut BotProcess, e: BotError, timing: &Timing, memory_mb: u64) -> Fault {
     // Killed at its memory limit, however its end was seen (its output
     // closed, or nothing by the deadline): its author is told the limit.
     if process.over_memory() {
-        return memory_fault();
+        return memory_fault(memory_mb);
     }
     match e {
         BotError::Timeout if process.input_closed() => Fault::new(
@@ -796,7 +800,7 @@ fn no_hello(process: &mut BotProcess, e: BotError, timing: &Timing) -> Fault {
         BotError::Timeout => Fault::new(
             ForfeitKind::Timeout,
             format!(
-                "no hello within {} ms{}",
+                "no hello within {} ms{} (a bot slow to start gets longer with --startup-ms, or a league file's [time_control] startup_ms)",
                 timing.startup.as_millis(),
                 what_arrived(process, 0, 0)
             ),
@@ -979,7 +983,7 @@ impl BotPlayer {
     /// version and games) and waits `timing.startup` for its hello.
     pub async fn start(launch: &Launch, timing: &Timing) -> Result<BotPlayer, StartError> {
         let mut process = BotProcess::spawn(launch).map_err(StartError::Spawn)?;
-        let info = match Self::handshake(&mut process, timing).await {
+        let info = match Self::handshake(&mut process, timing, launch.limits.memory_mb).await {
             Ok(info) => info,
             Err(mut e) => {
                 // A script without its `#!` line (or with one behind a
@@ -1032,7 +1036,11 @@ impl BotPlayer {
     }
 
     /// The hello exchange (see [`BotPlayer::start`]).
-    async fn handshake(process: &mut BotProcess, timing: &Timing) -> Result<BotInfo, StartError> {
+    async fn handshake(
+        process: &mut BotProcess,
+        timing: &Timing,
+        memory_mb: u64,
+    ) -> Result<BotInfo, StartError> {
         let deadline = later(Instant::now(), timing.startup);
         let games: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
         let mut buf = Vec::with_capacity(1024);
@@ -1048,12 +1056,12 @@ impl BotPlayer {
             .send_line(&buf, deadline)
             .await
             .map_err(|e| match process.over_memory() {
-                true => fail(memory_fault()),
+                true => fail(memory_fault(memory_mb)),
                 false => fail(fault_of(e)),
             })?;
         let line = match process.read_line(deadline).await {
             Ok(line) => line,
-            Err(e) => return Err(fail(no_hello(process, e, timing))),
+            Err(e) => return Err(fail(no_hello(process, e, timing, memory_mb))),
         };
         let info = match protocol::decode(line) {
             Ok(FromBot::Hello {
@@ -1172,7 +1180,7 @@ impl BotPlayer {
     /// memory limit forfeits `memory`, whatever the pipes then said.
     fn fault(&self, e: BotError) -> Fault {
         match self.process.over_memory() {
-            true => memory_fault(),
+            true => memory_fault(self.launch.limits.memory_mb),
             false => fault_of(e),
         }
     }
