@@ -1022,3 +1022,36 @@ fn every_league_file_shipped_runs() {
         );
     }
 }
+
+/// The bots written out in protocol.md (its shortest versions, Python and
+/// JavaScript) pass `arena check-bot` at a league's time, as a bot author
+/// copying one expects: they are read from the page, not from bots/.
+#[test]
+fn the_bots_written_out_in_protocol_md_pass_check_bot() {
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol.md")).unwrap();
+    let block = |fence: &str, starts: &str| -> String {
+        let at = page
+            .find(&format!("```{fence}\n{starts}"))
+            .unwrap_or_else(|| panic!("no {fence} bot in protocol.md"));
+        let body = &page[at + fence.len() + 4..];
+        body[..body.find("```").unwrap()].to_string()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut bots = vec![("bot.py", "python3", block("python", "import json"))];
+    if Command::new("node").arg("--version").output().is_ok() {
+        bots.push(("bot.js", "node", block("js", "const rl")));
+    }
+    for (file, interpreter, code) in bots {
+        std::fs::write(dir.path().join(file), code).unwrap();
+        let out = arena(dir.path())
+            .args(["check-bot", "--timeout-ms", "2000", "--", interpreter, file])
+            .output()
+            .unwrap();
+        let said = text(&out);
+        assert!(
+            out.status.success() && said.contains("all checks passed"),
+            "{file}: {said}"
+        );
+    }
+}
