@@ -158,12 +158,28 @@ pub fn read_utf8(path: &std::path::Path) -> std::io::Result<String> {
 /// look-alike identifiers: a Cyrillic `а` is a Latin `a`), so that
 /// `café` written as `e` and an accent, `R1` against `r1`, or `rа`
 /// against `ra` are seen as one.
+///
+/// Combining marks are left out of the skeleton (`t` and an accent, which
+/// no precomposed letter holds, is `t`: the mark sits on the letter and
+/// is easy to miss), and the lower-case letters of other scripts that
+/// the confusables table leaves as they are, though they look like a
+/// Latin letter in a name (Cyrillic `т`, taken for a small capital `ᴛ`),
+/// are that letter.
 pub fn look_of(name: &str) -> String {
+    use unicode_normalization::char::is_combining_mark;
     use unicode_normalization::UnicodeNormalization;
     let plain = name.nfkc().collect::<String>().to_lowercase();
     unicode_security::skeleton(&plain)
         .collect::<String>()
         .to_lowercase()
+        .chars()
+        .filter(|&c| !is_combining_mark(c))
+        .map(|c| match c {
+            // Cyrillic `т`, whose skeleton is a small capital `ᴛ`.
+            '\u{1d1b}' => 't',
+            c => c,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -179,6 +195,17 @@ mod tests {
             said,
             "invalid type: string \"2\", expected a whole number; invalid value: integer `-1`, expected a whole number (0 or more); invalid type: integer `5`, expected a table, {...}; expected a list, [...]"
         );
+    }
+
+    /// Names that differ by a combining mark, or by a letter of another
+    /// script that looks like a Latin one, look alike.
+    #[test]
+    fn a_combining_mark_or_a_cyrillic_te_looks_like_the_name_without() {
+        let plain = look_of("greedy-rust");
+        assert_eq!(look_of("greedy-rust\u{301}"), plain);
+        assert_eq!(look_of("greedy-rus\u{442}"), plain);
+        assert_eq!(look_of("gr\u{435}\u{435}dy-rust"), plain);
+        assert_ne!(look_of("greedy-rusk"), plain);
     }
 
     #[test]
