@@ -669,12 +669,42 @@ fn field<'a>(rec: &'a csv::ByteRecord, col: &[usize], k: usize) -> Result<&'a st
     std::str::from_utf8(raw).map_err(|_| format!("column `{}` is not valid UTF-8", COLUMNS[k]))
 }
 
+/// R's `write.csv` writes a missing value as `NA`: a field that may be
+/// empty and is exactly `NA` is read as empty.
+fn not_na(s: &str) -> &str {
+    match s.trim() == "NA" {
+        true => "",
+        false => s,
+    }
+}
+
 /// Sets `out` to column `k`, reusing its allocation.
 fn text(rec: &csv::ByteRecord, col: &[usize], k: usize, out: &mut String) -> Result<(), String> {
     let s = field(rec, col, k)?;
     out.clear();
     out.push_str(s);
     Ok(())
+}
+
+/// The seed, column `k`: a whole number; one written as a float with an
+/// exponent or a fraction (`2.00402232934386e+18`, as R or pandas write a
+/// column they read as numbers) has lost its last digits, and is refused
+/// saying so.
+fn seed(rec: &csv::ByteRecord, col: &[usize], k: usize) -> Result<u64, String> {
+    let s = field(rec, col, k)?.trim();
+    if let Ok(n) = parse_number::<u64>(s) {
+        return Ok(n);
+    }
+    if s.contains(['.', 'e', 'E']) && s.parse::<f64>().is_ok_and(f64::is_finite) {
+        return Err(format!(
+            "column `{}`: `{s}` is a seed written as a floating-point number, which has lost its last digits (a seed has up to 20; a float keeps 15 to 17): the table was read with the seed as a number. Read the column as text and save it again (pandas: `pd.read_csv(path, dtype={{\"seed\": str}})`; R: `read.csv(path, colClasses = c(seed = \"character\"))`), or take the rows from the league's own games.csv",
+            COLUMNS[k]
+        ));
+    }
+    Err(format!(
+        "column `{}`: `{s}` is not a whole number >= 0",
+        COLUMNS[k]
+    ))
 }
 
 fn number<T: std::str::FromStr>(
@@ -708,7 +738,7 @@ fn optional<T: std::str::FromStr>(
     k: usize,
     what: &str,
 ) -> Result<Option<T>, String> {
-    if field(rec, col, k)?.trim().is_empty() {
+    if not_na(field(rec, col, k)?).trim().is_empty() {
         Ok(None)
     } else {
         number(rec, col, k, what).map(Some)
@@ -734,8 +764,16 @@ fn parse_record(rec: &csv::ByteRecord, col: &[usize], row: &mut GameRow) -> Resu
     row.offender = optional(rec, col, 11, "a seat number (0, 1 or 2)")?;
     row.plies = number(rec, col, 12, WHOLE)?;
     row.duration_ms = number(rec, col, 13, WHOLE)?;
-    row.seed = number(rec, col, 14, WHOLE)?;
+    row.seed = seed(rec, col, 14)?;
     text(rec, col, 15, &mut row.opening)?;
+    // R's `NA`, where a field may be empty: the opening, and the third
+    // seat of a 2-player game (a 3-player game's may be a bot so named).
+    if row.opening == "NA" {
+        row.opening.clear();
+    }
+    if row.players == 2 && row.seat2 == "NA" {
+        row.seat2.clear();
+    }
     check_row(row)
 }
 
@@ -751,7 +789,7 @@ fn parse_added(
             return Ok("");
         };
         std::str::from_utf8(rec.get(i).unwrap_or(b""))
-            .map(str::trim)
+            .map(|s| not_na(s).trim())
             .map_err(|_| format!("column `{}` is not valid UTF-8", ADDED_COLUMNS[k]))
     };
     let time = |k: usize| -> Result<Option<f64>, String> {
@@ -774,6 +812,10 @@ fn parse_added(
     set(&mut row.started_at, get(0)?);
     if !row.started_at.is_empty() {
         utc_time(&row.started_at)?;
+        // One spelling for everything downstream (the report, PGN dates).
+        if let Some(t) = referee_spelling(&row.started_at) {
+            row.started_at = t;
+        }
     }
     set(&mut row.version0, get(1)?);
     set(&mut row.version1, get(2)?);
@@ -799,15 +841,65 @@ fn parse_added(
 }
 
 /// A `started_at`, as the referee writes it: RFC 3339 in UTC, ending in
-/// `Z` (or `+00:00`), from 1970 on. A time with another offset
-/// (`+02:00`) or none would be read as UTC and be off by hours.
+/// `Z` (or `+00:00`), from 1970 on; also as RFC 3339 allows it to be
+/// spelt (§5.6: a space or a lower-case `t` between date and time, a
+/// lower-case `z`; pandas writes `2026-12-06 18:57:02.681+00:00`). A time
+/// with another offset (`+02:00`) or none would be read as UTC and be off
+/// by hours: refused, saying which.
 pub fn utc_time(s: &str) -> Result<std::time::SystemTime, String> {
-    humantime::parse_rfc3339(s).map_err(|_| {
+    let respelt = referee_spelling(s);
+    let t = respelt.as_deref().unwrap_or(s);
+    humantime::parse_rfc3339(t).map_err(|_| {
         format!(
-            "column `started_at`: `{}` is not a UTC time like 2026-11-23T16:05:09.123Z (RFC 3339 ending in `Z`, from 1970 on)",
-            s.escape_debug()
+            "column `started_at`: `{}` is not a UTC time like 2026-11-23T16:05:09.123Z: {}",
+            s.escape_debug(),
+            why_not_utc(t)
         )
     })
+}
+
+/// `s` spelt as the referee writes a start (`...T...Z`), when it is
+/// spelt otherwise as RFC 3339 allows: a space or `t` between date and
+/// time, a lower-case `z`; with a space or `t`, a `+00:00` becomes `Z`
+/// (pandas' spelling, respelt whole). `None` when there is nothing to
+/// respell.
+pub fn referee_spelling(s: &str) -> Option<String> {
+    let (date, rest) = (s.get(..10)?, s.get(10..)?);
+    let sep = rest.starts_with([' ', 't']);
+    let lower_z = s.ends_with('z') && rest.starts_with('T');
+    if !(sep || lower_z) {
+        return None;
+    }
+    let time = rest.get(1..)?;
+    let time = match (time.strip_suffix(['z', 'Z']), time.strip_suffix("+00:00")) {
+        (Some(t), _) => t,
+        (None, Some(t)) if sep => t,
+        _ => return Some(format!("{date}T{time}")),
+    };
+    Some(format!("{date}T{time}Z"))
+}
+
+/// What makes `t` (as respelt) no UTC time of RFC 3339, in words.
+fn why_not_utc(t: &str) -> String {
+    let offset = t
+        .len()
+        .checked_sub(6)
+        .and_then(|i| t.get(i..))
+        .filter(|o| o.starts_with(['+', '-']) && o.as_bytes()[3] == b':');
+    if let Some(o) = offset.filter(|o| *o != "+00:00") {
+        return format!(
+            "its offset is {o}, not UTC's (`Z` or `+00:00`): started_at is written in UTC, and a time elsewhere would be read hours off"
+        );
+    }
+    let dated = t.len() > 10 && t.as_bytes()[4] == b'-' && t.as_bytes()[7] == b'-';
+    let year = t.get(..4).and_then(|y| y.parse::<u32>().ok());
+    if dated && year.is_some_and(|y| y < 1970) {
+        return "it is before 1970".to_string();
+    }
+    if dated && offset.is_none() && !t.ends_with('Z') && t.get(10..11) == Some("T") {
+        return "it has no time zone (`Z` at its end for UTC): a time without one would be read as UTC, perhaps hours off".to_string();
+    }
+    "it is not an RFC 3339 time (a date, `T` or a space, a time, then `Z`)".to_string()
 }
 
 /// Exactly: every multiple of 1/2 or 1/4 in [0, 1] is a binary fraction
@@ -1056,6 +1148,105 @@ mod tests {
             let e = err(&with(at));
             assert!(
                 e.contains("is not a UTC time") && e.contains(at),
+                "{at}: {e}"
+            );
+        }
+    }
+
+    /// R's `write.csv` writes `NA` for a missing value: read as empty
+    /// wherever a field may be empty; a name `NA` stays a name.
+    #[test]
+    fn r_na_is_read_as_empty_where_a_field_may_be_empty() {
+        let h = format!("{H},started_at,version0,version1,version2,time0_ms,time1_ms,time2_ms,record_file,record_offset,record_length");
+        let f = ok(&format!(
+            "{h}\ng1,filo,2,p1,A,B,NA,1,0,NA,store,NA,30,100,7,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA\n"
+        ));
+        let r = &f.rows[0].1;
+        assert_eq!((r.seat2.as_str(), r.score2, r.offender), ("", None, None));
+        assert_eq!((r.opening.as_str(), r.started_at.as_str()), ("", ""));
+        assert_eq!((r.version0.as_str(), r.version2.as_str()), ("", ""));
+        assert_eq!((r.time0_ms, r.record_offset), (None, None));
+        assert_eq!(r.record_file, "");
+        // A 3-player game's third bot may be called NA.
+        let f = ok(&format!(
+            "{H}\ng1,tricala,3,p1,A,B,NA,0.5,0.5,0.5,tie,NA,30,100,7,\n"
+        ));
+        assert_eq!(f.rows[0].1.seat2, "NA");
+        // Not where a value is needed.
+        let e = err(&format!("{H}\ng1,filo,2,p1,A,B,,NA,0,,store,,30,100,7,\n"));
+        assert!(
+            e.contains("t.csv:2") && e.contains("column `score0`: `NA`"),
+            "{e}"
+        );
+    }
+
+    /// A seed written as a float (by R, or pandas) has lost its digits:
+    /// refused, saying so and how to read the column as text.
+    #[test]
+    fn a_seed_written_as_a_float_is_refused_saying_why() {
+        for seed in ["2.00402232934386e+18", "1.4947894042929054e19", "7.5"] {
+            let e = err(&format!(
+                "{H}\ng1,filo,2,p1,A,B,,1,0,,store,,30,100,{seed},\n"
+            ));
+            assert!(
+                e.contains("t.csv:2")
+                    && e.contains(&format!(
+                        "column `seed`: `{seed}` is a seed written as a floating-point number"
+                    ))
+                    && e.contains("lost its last digits")
+                    && e.contains(r#"dtype={"seed": str}"#)
+                    && e.contains(r#"colClasses = c(seed = "character")"#),
+                "{e}"
+            );
+        }
+        let e = err(&format!("{H}\ng1,filo,2,p1,A,B,,1,0,,store,,30,100,x,\n"));
+        assert!(
+            e.contains("column `seed`: `x` is not a whole number >= 0"),
+            "{e}"
+        );
+        // A whole float as pandas writes one (`7.0`) is still its number.
+        let f = ok(&format!("{H}\ng1,filo,2,p1,A,B,,1,0,,store,,30,100,7.0,\n"));
+        assert_eq!(f.rows[0].1.seed, 7);
+    }
+
+    /// RFC 3339's other spellings of a UTC time (a space or `t` between
+    /// date and time, a lower-case `z`; pandas' `+00:00` after a space)
+    /// are read, respelt as the referee writes them; a refusal says what
+    /// is wrong.
+    #[test]
+    fn a_start_time_spelt_as_rfc_3339_allows_is_read_in_one_spelling() {
+        let with =
+            |at: &str| format!("{H},started_at\ng1,filo,2,p1,A,B,,1,0,,store,,30,100,7,,{at}\n");
+        for (at, read) in [
+            ("2026-12-06 18:57:02.681+00:00", "2026-12-06T18:57:02.681Z"),
+            ("2026-12-06 18:57:02.681Z", "2026-12-06T18:57:02.681Z"),
+            ("2026-12-06t18:57:02.681z", "2026-12-06T18:57:02.681Z"),
+            ("2026-12-06T18:57:02z", "2026-12-06T18:57:02Z"),
+            ("2026-12-06T18:57:02.681Z", "2026-12-06T18:57:02.681Z"),
+            (
+                "2026-12-06T18:57:02.681+00:00",
+                "2026-12-06T18:57:02.681+00:00",
+            ),
+        ] {
+            assert_eq!(ok(&with(at)).rows[0].1.started_at, read, "{at}");
+        }
+        for (at, why) in [
+            (
+                "2026-12-06 18:57:02.681+02:00",
+                "its offset is +02:00, not UTC's",
+            ),
+            ("2026-12-06T18:57:02.681-05:00", "its offset is -05:00"),
+            ("2026-12-06 18:57:02.681", "it has no time zone"),
+            ("1969-12-31T23:59:59Z", "before 1970"),
+            ("2026-12-06X18:57:02z", "not an RFC 3339 time"),
+            ("yesterday", "not an RFC 3339 time"),
+        ] {
+            let e = err(&with(at));
+            assert!(
+                e.contains("t.csv:2")
+                    && e.contains(at)
+                    && e.contains(why)
+                    && !e.contains("ending in `Z`"),
                 "{at}: {e}"
             );
         }
