@@ -1136,3 +1136,31 @@ fn an_anchor_in_a_smaller_group_makes_it_the_reference() {
         "{table}"
     );
 }
+
+#[test]
+fn a_bot_without_games_in_a_variant_has_no_score_or_draw_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("games.csv");
+    std::fs::write(
+        &csv,
+        "game_id,variant,players,group,seat0,seat1,seat2,score0,score1,score2,reason,offender,plies,duration_ms,seed,opening\n\
+         g1,filo,2,p1,A,B,,1,0,,store,,30,100,7,\n\
+         g2,filo,2,p1,B,A,,0.5,0.5,,tie,,31,100,7,\n\
+         g3,kisolo,2,p2,A,C,,1,0,,store,,30,100,8,\n\
+         g4,kisolo,2,p2,C,A,,0,1,,store,,30,100,8,\n",
+    )
+    .unwrap();
+    let out = dir.path().join("o");
+    let o = arena(&["rate", s(&csv), "--out", s(&out)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = read_table(&out.join("ratings.csv"));
+    let c = rating(&rows, "C", "filo");
+    assert_eq!(c["games"], "0");
+    assert_eq!((c["score"].as_str(), c["draw_rate"].as_str()), ("", ""));
+    // With games: 0 is a score.
+    let c = rating(&rows, "C", "kisolo");
+    assert_eq!(
+        (c["score"].as_str(), c["draw_rate"].as_str()),
+        ("0.0000", "0.0000")
+    );
+}

@@ -426,6 +426,12 @@ fn write_ratings<W: std::io::Write>(report: &Report, w: &mut csv::Writer<W>) -> 
             } else {
                 Default::default()
             };
+            // A bot without games in this table has no score or draw
+            // rate (0/0): empty, as NA, not 0 (a mean would count it).
+            let ratio = |x: f64| match c.games {
+                0 => String::new(),
+                _ => f(x, 4),
+            };
             w.write_record([
                 r.bot.as_str(),
                 st.variant.as_str(),
@@ -433,7 +439,7 @@ fn write_ratings<W: std::io::Write>(report: &Report, w: &mut csv::Writer<W>) -> 
                 &lo,
                 &hi,
                 &c.games.to_string(),
-                &f(c.score(), 4),
+                &ratio(c.score()),
                 &c.draws.to_string(),
                 &rk,
                 &se,
@@ -441,7 +447,7 @@ fn write_ratings<W: std::io::Write>(report: &Report, w: &mut csv::Writer<W>) -> 
                 &c.wins.to_string(),
                 &c.losses.to_string(),
                 &f(c.points, 2),
-                &f(c.draw_rate(), 4),
+                &ratio(c.draw_rate()),
                 &c.forfeits.to_string(),
                 &reasons(&c.forfeit_reasons),
                 &st.anchor,
