@@ -863,8 +863,11 @@ fn streaming_gives_the_outputs_of_the_rows_in_memory() {
     ]);
     assert!(out.status.success(), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
+    // The groups of three and four games, named in a note.
     assert!(
-        stderr.starts_with("401 games rated (20 duplicate rows counted once)"),
+        stderr.starts_with(
+            "note: 51 seat-swap groups (filo-alpha-bravo-0, ...) hold more than two games"
+        ) && stderr.contains("\n401 games rated (20 duplicate rows counted once)"),
         "{stderr}"
     );
     assert!(String::from_utf8_lossy(&out.stdout) == read(&stream.join("merged.json")));
@@ -1134,6 +1137,74 @@ fn an_anchor_in_a_smaller_group_makes_it_the_reference() {
     assert!(
         b1.ends_with("disconnected") && !a1.contains("disconnected"),
         "{table}"
+    );
+}
+
+/// `two.csv`'s games as the games.csv of league `name` in `dir/name`,
+/// their ids prefixed with `prefix` (the groups as they are).
+fn league_of_two(dir: &Path, name: &str, prefix: &str) -> PathBuf {
+    let text = std::fs::read_to_string(data("two.csv")).unwrap();
+    let mut lines = text.lines();
+    let mut csv = format!("{}\n", lines.next().unwrap());
+    for l in lines {
+        csv.push_str(&format!("{prefix}{l}\n"));
+    }
+    let folder = dir.join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("games.csv"), csv).unwrap();
+    let meta = format!(r#"{{"name": "{name}", "fingerprint": "fp-{name}", "games": 4}}"#);
+    std::fs::write(folder.join("league.json"), meta).unwrap();
+    folder.join("games.csv")
+}
+
+#[test]
+fn pooled_leagues_whose_group_ids_collide_are_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = league_of_two(dir.path(), "a", "");
+    let b = league_of_two(dir.path(), "b", "b-");
+    let out = dir.path().join("o");
+    let o = arena(&["rate", s(&a), s(&b), "--out", s(&out)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    // p1 and p2 hold four games each: no pair counted, and a note says why.
+    assert!(
+        err.contains("note: 2 seat-swap groups (p1, ...) hold more than two games")
+            && err.contains("files of different leagues whose group ids collide"),
+        "{err}"
+    );
+    // One league alone: its pairs, and no note.
+    let o = arena(&["rate", s(&a), "--out", s(&dir.path().join("one"))]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && !err.contains("seat-swap group"),
+        "{err}"
+    );
+    // The same game id with other content in another league's file: the
+    // error says they are of different leagues.
+    let c = league_of_two(dir.path(), "c", "");
+    let text = std::fs::read_to_string(&c)
+        .unwrap()
+        .replace(",1,0,,store,,30,", ",0,1,,store,,30,");
+    std::fs::write(&c, text).unwrap();
+    let o = arena(&["rate", s(&a), s(&c)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success()
+            && err.contains("game_id `g1` appears twice with different content")
+            && err.contains("the two files are of different leagues (`a` and `c`"),
+        "{err}"
+    );
+    // Two copies of one league that differ: a conflict, and nothing said
+    // of leagues.
+    let copy = dir.path().join("copy");
+    std::fs::create_dir_all(&copy).unwrap();
+    std::fs::copy(c.with_file_name("league.json"), copy.join("league.json")).unwrap();
+    std::fs::copy(&a, copy.join("games.csv")).unwrap();
+    let o = arena(&["rate", s(&c), s(&copy.join("games.csv"))]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("appears twice") && !err.contains("different leagues"),
+        "{err}"
     );
 }
 

@@ -530,6 +530,33 @@ pub(crate) fn shell_line(words: &[String]) -> String {
         .join(" ")
 }
 
+/// An error of reading merged files, made clearer: a game id with
+/// different content in two files that sit beside the league.json of
+/// different leagues (another name, or another schedule) is no
+/// conflict of one league's records but two leagues' ids colliding.
+pub(super) fn merged_error(e: crate::report::tables::TablesError) -> anyhow::Error {
+    let crate::report::tables::TablesError::Conflict { files: [a, b], .. } = &e else {
+        return e.into();
+    };
+    let (Some(x), Some(y)) = (meta_beside(a), meta_beside(b)) else {
+        return e.into();
+    };
+    let other_league = match (&x.league, &y.league) {
+        (Some(p), Some(q)) => p != q,
+        _ => x.shard.is_none() && y.shard.is_none() && x.fingerprint != y.fingerprint,
+    };
+    if x.name == y.name && !other_league {
+        return e.into();
+    }
+    let names = match x.name == y.name {
+        true => format!("two leagues named `{}`, of different schedules", x.name),
+        false => format!("`{}` and `{}`", x.name, y.name),
+    };
+    anyhow::anyhow!(
+        "{e}; the two files are of different leagues ({names}, by their league.json), whose game ids collide: read them apart, or give one league's game ids a prefix of their own"
+    )
+}
+
 /// The shards of each league that the files leave out: for every file
 /// whose folder's league.json says it is shard K of N, the shards of 1..N
 /// of that league not given. Returns (league, N, missing Ks).

@@ -240,7 +240,8 @@ fn export(
                 failed = Some(e);
             }
         }
-    })?;
+    })
+    .map_err(super::args::merged_error)?;
     names.check("rename one of them in the games file")?;
     for warning in &merged.warnings {
         eprintln!("warning: {warning}");

@@ -242,7 +242,8 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
     };
     // One row at a time: the rows are never all in memory.
     let mut tally = Tally::new(&opts);
-    let merged = for_each_merged(&args.files, |r| tally.add(r))?;
+    let merged =
+        for_each_merged(&args.files, |r| tally.add(r)).map_err(super::args::merged_error)?;
     for w in &merged.warnings {
         eprintln!("warning: {w}");
     }
@@ -250,6 +251,7 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
         bail!("no games to rate in {}", files_text(&args.files));
     }
     let (kept, seen) = (tally.kept(), tally.seen());
+    let crowded = crowded_note(tally.crowded_groups());
     if let (0, Some(v)) = (kept, &variant) {
         return Err(no_games_of_variant(
             v,
@@ -310,11 +312,31 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
     for line in crate::report::tables::seat_unbounded_lines(&tables.report.overall) {
         eprintln!("warning: {line}");
     }
+    if let Some(note) = crowded {
+        eprintln!("{note}");
+    }
     if let Some(note) = unfinished(&args.files, seen) {
         eprintln!("{note}");
     }
     eprintln!("{kept} games rated{dups}; {wrote}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// A note when seat-swap groups hold more than two games (`crowded`: how
+/// many, and the first's id): their games are rated, but none counts in a
+/// pair of pairs.csv. A league writes two games a group; files of
+/// different leagues whose group ids collide give more.
+fn crowded_note((n, first): (u64, Option<&str>)) -> Option<String> {
+    let first = first?;
+    let (groups, hold) = match n {
+        1 => ("1 seat-swap group".to_string(), "holds"),
+        n => (format!("{n} seat-swap groups"), "hold"),
+    };
+    Some(format!(
+        "note: {groups} ({first}{}) {hold} more than two games, and {} left out of the seat-swap pairs (pairs.csv's pairs and pentanomial counts; the games are rated): files of different leagues whose group ids collide? Rate each league alone, or give one file's groups ids of their own",
+        if n > 1 { ", ..." } else { "" },
+        if n > 1 { "are" } else { "is" }
+    ))
 }
 
 /// A note when the files are leagues' games.csv (each beside its

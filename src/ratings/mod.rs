@@ -190,6 +190,13 @@ impl<'a> Tally<'a> {
         self.kept
     }
 
+    /// Seat-swap groups left out of the pairs, holding more than two
+    /// games ([`stats::EvidenceBuilder::crowded_groups`]): how many, and
+    /// the id of the first.
+    pub fn crowded_groups(&self) -> (u64, Option<&str>) {
+        self.evidence.crowded_groups()
+    }
+
     /// Games seen, kept or not.
     pub fn seen(&self) -> usize {
         self.kept + self.filtered_out

@@ -383,6 +383,10 @@ pub struct EvidenceBuilder {
     penta: FastMap<(u32, u32, u32), [u64; 5]>,
     /// 3-player games as Luce choice events, by first-seen indices.
     choices: ChoiceCounts,
+    /// Seat-swap groups with more than two games (no pair counted), and
+    /// the id of the first.
+    crowded: u64,
+    first_crowded: Option<String>,
 }
 
 impl EvidenceBuilder {
@@ -552,6 +556,12 @@ impl EvidenceBuilder {
                 counted: 5,
             });
         g.rows = g.rows.saturating_add(1);
+        if g.rows == 3 {
+            self.crowded += 1;
+            if self.first_crowded.is_none() {
+                self.first_crowded = Some(group.to_string());
+            }
+        }
         if g.rows == 2 && g.a == b && g.b == a && a != b {
             // Points of the bot seen first over the two games.
             let first = g.score0 as f64;
@@ -571,6 +581,15 @@ impl EvidenceBuilder {
             }
             g.counted = 5;
         }
+    }
+
+    /// Seat-swap groups (of 2-player games, by variant and group id)
+    /// that hold more than two games, so that none of their games count
+    /// as a pair: no league writes one; files of different leagues whose
+    /// group ids collide do.
+    /// How many, and the id of the first.
+    pub fn crowded_groups(&self) -> (u64, Option<&str>) {
+        (self.crowded, self.first_crowded.as_deref())
     }
 
     /// The evidence: bots (with `extra_bots`, listed without games) and

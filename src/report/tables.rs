@@ -25,6 +25,8 @@ pub enum TablesError {
         game_id: String,
         first: String,
         second: String,
+        /// The two files (the first's, the second's).
+        files: [PathBuf; 2],
     },
     #[error("{path}: {source}")]
     Io {
@@ -62,25 +64,26 @@ pub struct Merged {
 pub fn merge(
     shards: Vec<(PathBuf, Vec<(u64, GameRow)>)>,
 ) -> Result<(Vec<GameRow>, usize), TablesError> {
-    let mut seen: HashMap<String, (usize, String)> = HashMap::new();
+    let mut seen: HashMap<String, (usize, String, PathBuf)> = HashMap::new();
     let mut out: Vec<GameRow> = Vec::new();
     let mut duplicates = 0;
     for (path, rows) in shards {
         for (line, row) in rows {
             match seen.get(&row.game_id) {
-                Some((k, first)) => {
+                Some((k, first, first_file)) => {
                     if out[*k] != row {
                         return Err(TablesError::Conflict {
                             game_id: row.game_id,
                             first: first.clone(),
                             second: format!("{}:{line}", path.display()),
+                            files: [first_file.clone(), path],
                         });
                     }
                     duplicates += 1;
                 }
                 None => {
                     let here = format!("{}:{line}", path.display());
-                    seen.insert(row.game_id.clone(), (out.len(), here));
+                    seen.insert(row.game_id.clone(), (out.len(), here, path.clone()));
                     out.push(row);
                 }
             }
@@ -256,7 +259,7 @@ fn merge_files(
     }
     drop(seen);
     // The second pass: the first row of each held id, then every later one.
-    let mut first: HashMap<String, (GameRow, String)> = HashMap::new();
+    let mut first: HashMap<String, (GameRow, String, usize)> = HashMap::new();
     for (k, path) in paths.iter().enumerate() {
         let mut reader = RowReader::open(path)?;
         while let Some((line, row)) = reader.next_row()? {
@@ -266,17 +269,18 @@ fn merge_files(
             let here = format!("{}:{line}", path.display());
             match first.get(&row.game_id) {
                 None => {
-                    first.insert(row.game_id.clone(), (row.clone(), here));
+                    first.insert(row.game_id.clone(), (row.clone(), here, k));
                     if held.contains(&(k, line)) {
                         each(k, &mut row.clone());
                     }
                 }
-                Some((f, _)) if f == row => info.duplicates += 1,
-                Some((_, place)) => {
+                Some((f, _, _)) if f == row => info.duplicates += 1,
+                Some((_, place, j)) => {
                     return Err(TablesError::Conflict {
                         game_id: row.game_id.clone(),
                         first: place.clone(),
                         second: here,
+                        files: [paths[*j].clone(), path.clone()],
                     })
                 }
             }
