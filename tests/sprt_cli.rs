@@ -289,3 +289,76 @@ fn bots_whose_names_hold_a_comma_can_be_named() {
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(!bad.status.success() && err.contains("`new`"), "{err}");
 }
+
+/// `league_csv`'s games as the two shards of league `demo` in `dir`
+/// (shard-1-of-2 and shard-2-of-2, each with its league.json): the rows
+/// alternately in one and the other, a group's two games together.
+fn sharded(dir: &Path) -> [std::path::PathBuf; 2] {
+    let csv = league_csv();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    let mut parts = [HEADER.to_string(), HEADER.to_string()];
+    for (i, pair) in rows.chunks(2).enumerate() {
+        for r in pair {
+            parts[i % 2].push_str(r);
+            parts[i % 2].push('\n');
+        }
+    }
+    [0, 1].map(|i| {
+        let d = dir.join(format!("shard-{}-of-2", i + 1));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("games.csv"), &parts[i]).unwrap();
+        let meta = format!(
+            r#"{{"name": "demo", "fingerprint": "f{i}", "games": {}, "shard": "{}/2", "bots": ["new", "old"]}}"#,
+            parts[i].lines().count() - 1,
+            i + 1
+        );
+        std::fs::write(d.join("league.json"), meta).unwrap();
+        d
+    })
+}
+
+#[test]
+fn sprt_and_pgn_of_a_sharded_league_want_every_shard() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = write(dir.path(), &league_csv());
+    let league = dir.path().join("demo");
+    let [one, two] = sharded(&league);
+    let flags = ["--elo0", "0", "--elo1", "5", "--bots", "new,old"];
+    let expected = ok(&arena(&[&["sprt", s(&whole)][..], &flags].concat()));
+    // One shard alone: refused, as `arena rate` refuses it.
+    let shard = one.join("games.csv");
+    for args in [
+        [&["sprt", s(&shard)][..], &flags].concat(),
+        vec!["pgn", s(&shard)],
+        vec!["rate", s(&shard)],
+    ] {
+        let (cmd, o) = (args[0], arena(&args));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success()
+                && err.contains("league `demo` has 2 shards and shard 2/2 is not among the files"),
+            "{cmd}: {err}"
+        );
+    }
+    // --partial: the shard, with a warning.
+    let o = arena(&[&["sprt", s(&one), "--partial"][..], &flags].concat());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && err.contains("warning: testing part of league `demo`"),
+        "{err}"
+    );
+    let o = arena(&["pgn", s(&one), "--partial"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && err.contains("warning: exporting part of league `demo`"),
+        "{err}"
+    );
+    // Every shard (their folders, or the league's): the whole file's test.
+    for args in [vec![s(&one), s(&two)], vec![s(&league)]] {
+        let o = arena(&[&["sprt"][..], &args, &flags].concat());
+        assert_eq!(ok(&o), expected, "{args:?}");
+        let o = arena(&[&["pgn"][..], &args].concat());
+        let pgn = ok(&o);
+        assert_eq!(pgn.matches("[Result ").count(), 681, "{args:?}");
+    }
+}

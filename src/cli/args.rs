@@ -530,6 +530,51 @@ pub(crate) fn shell_line(words: &[String]) -> String {
         .join(" ")
 }
 
+/// What a command does with the games it reads, for [`results_inputs`]'s
+/// messages: `rate` / `rating`, `export` / `exporting`, `test` / `testing`.
+pub(super) struct Doing {
+    pub verb: &'static str,
+    pub ing: &'static str,
+}
+
+/// The games.csv files that `inputs` name, checked as `arena rate`, `arena
+/// pgn` and `arena sprt` read them: a league's results folder stands for
+/// its games.csv, a sharded league's folder for each of its shards'; every
+/// shard of a sharded league must be there, or `partial` (`--partial`),
+/// with a warning naming those left out.
+pub(super) fn results_inputs(
+    inputs: &[std::path::PathBuf],
+    partial: bool,
+    doing: Doing,
+) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    let mut files = Vec::new();
+    for f in inputs {
+        files.extend(games_csvs_of(f)?);
+    }
+    for (league, n, missing) in missing_shards(&files) {
+        let list = missing
+            .iter()
+            .map(|k| format!("{k}/{n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let many = missing.len() > 1;
+        if !partial {
+            anyhow::bail!(
+                "league `{league}` has {n} shards and shard{} {list} {} not among the files (arena status shows where each stands); give {}, or --partial to {} what is here",
+                if many { "s" } else { "" },
+                if many { "are" } else { "is" },
+                if many { "them" } else { "it" },
+                doing.verb
+            );
+        }
+        eprintln!(
+            "warning: {} part of league `{league}` ({n} shards): {list} left out (--partial)",
+            doing.ing
+        );
+    }
+    Ok(files)
+}
+
 /// An error of reading merged files, made clearer: a game id with
 /// different content in two files that sit beside the league.json of
 /// different leagues (another name, or another schedule) is no

@@ -23,16 +23,25 @@ pub struct PgnArgs {
     /// variant's table with Ordo or BayesElo.
     #[arg(long)]
     variant: Option<String>,
+    /// Export the shards given even when some of their league's shards
+    /// are not among the files (they are named on stderr), as `arena rate
+    /// --partial`.
+    #[arg(long)]
+    partial: bool,
 }
 
 pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
     if let Some(p) = &args.out {
         super::args::not_a_results_file("-o", p)?;
     }
-    // A league's results folder stands for its games.csv, as in `arena rate`.
-    for f in args.files.iter_mut() {
-        *f = super::args::games_csv_of(f)?;
-    }
+    // A league's results folder stands for its games.csv, a sharded
+    // league's for its shards', and every shard must be there, as in
+    // `arena rate`.
+    let doing = super::args::Doing {
+        verb: "export",
+        ing: "exporting",
+    };
+    args.files = super::args::results_inputs(&args.files, args.partial, doing)?;
     if let Some(p) = &args.out {
         not_read(p, &args.files)?;
     }

@@ -99,33 +99,15 @@ fn whole_league(args: &RateArgs) -> Option<PathBuf> {
         .then(|| super::args::folder_of(file).to_path_buf())
 }
 
-/// The files to rate, checked: a league folder stands for its
-/// games.csv; every shard of a sharded league must be there (or
-/// `--partial`, with a warning naming those left out).
+/// The files to rate, checked (`args::results_inputs`): a league folder
+/// stands for its games.csv; every shard of a sharded league must be there
+/// (or `--partial`, with a warning naming those left out).
 fn check_files(args: &mut RateArgs) -> anyhow::Result<()> {
-    let mut files = Vec::new();
-    for f in &args.files {
-        files.extend(super::args::games_csvs_of(f)?);
-    }
-    args.files = files;
-    for (league, n, missing) in super::args::missing_shards(&args.files) {
-        let list = missing
-            .iter()
-            .map(|k| format!("{k}/{n}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        if !args.partial {
-            bail!(
-                "league `{league}` has {n} shards and shard{} {list} {} not among the files (arena status shows where each stands); give {}, or --partial to rate what is here",
-                if missing.len() > 1 { "s" } else { "" },
-                if missing.len() > 1 { "are" } else { "is" },
-                if missing.len() > 1 { "them" } else { "it" }
-            );
-        }
-        eprintln!(
-            "warning: rating part of league `{league}` ({n} shards): {list} left out (--partial)"
-        );
-    }
+    let doing = super::args::Doing {
+        verb: "rate",
+        ing: "rating",
+    };
+    args.files = super::args::results_inputs(&args.files, args.partial, doing)?;
     Ok(())
 }
 
@@ -139,8 +121,9 @@ pub(super) fn variant_filter(v: &str) -> String {
     }
 }
 
-/// The files read, for messages: `a.csv, b.csv`.
-fn files_text(files: &[PathBuf]) -> String {
+/// The files read, for messages: `a.csv, b.csv` (`arena rate` and
+/// `arena sprt`).
+pub(super) fn files_text(files: &[PathBuf]) -> String {
     files
         .iter()
         .map(|p| p.display().to_string())

@@ -1,4 +1,4 @@
-//! `arena sprt GAMES_CSV --elo0 E0 --elo1 E1 [--alpha A] [--beta B]
+//! `arena sprt GAMES_CSV... --elo0 E0 --elo1 E1 [--alpha A] [--beta B]
 //! [--model normalized|logistic] [--bots A,B]`: the SPRT of one bot
 //! against another on any results file, offline. Parsing and printing
 //! only; the test is `ratings::sprt`, the text `report::sprt::sprt_text`.
@@ -34,8 +34,12 @@ impl From<ModelArg> for Model {
 
 #[derive(clap::Args, Debug)]
 pub struct SprtArgs {
-    /// A league's games.csv, or its results folder (its games.csv is read).
-    results: PathBuf,
+    /// A league's games.csv, or its results folder (its games.csv is read);
+    /// for a sharded league, the games.csv (or folder) of each shard, or
+    /// the league's folder (each shard's games.csv is read), as `arena
+    /// rate` takes them.
+    #[arg(required = true)]
+    results: Vec<PathBuf>,
     /// Elo difference A - B under H0 (e.g. 0).
     #[arg(long, allow_hyphen_values = true, value_parser = super::args::finite)]
     elo0: f64,
@@ -57,6 +61,11 @@ pub struct SprtArgs {
     /// the first by name for a file outside a results folder.
     #[arg(long, value_name = "A,B")]
     bots: Option<String>,
+    /// Test on the shards given even when some of their league's shards
+    /// are not among the files (they are named on stderr), as `arena rate
+    /// --partial`.
+    #[arg(long)]
+    partial: bool,
 }
 
 /// A bad test told by the flags that gave it (`--elo0 5 must be less than
@@ -87,6 +96,20 @@ fn flag_error(e: SprtError) -> anyhow::Error {
     }
 }
 
+/// `--bots A,B`, each way to cut it at a comma: a bot's name may hold
+/// one, and the names in the games say which cut is meant.
+fn cuts_of(s: &str) -> anyhow::Result<Vec<(&str, &str)>> {
+    let cuts: Vec<(&str, &str)> = s
+        .match_indices(',')
+        .map(|(i, _)| (s[..i].trim(), s[i + 1..].trim()))
+        .filter(|(a, b)| !a.is_empty() && !b.is_empty())
+        .collect();
+    if cuts.is_empty() {
+        bail!("--bots wants two bot names as A,B, got `{s}`");
+    }
+    Ok(cuts)
+}
+
 pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
     let config = SprtConfig::new(
         args.elo0,
@@ -96,25 +119,18 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
         args.model.into(),
     )
     .map_err(flag_error)?;
-    let file = super::args::games_csv_of(&args.results)?;
-    // `--bots A,B`, each way to cut it at a comma: a bot's name may hold
-    // one, and the names in the games say which cut is meant.
-    let cuts: Vec<(&str, &str)> = match args.bots.as_deref() {
-        Some(s) => {
-            let cuts: Vec<(&str, &str)> = s
-                .match_indices(',')
-                .map(|(i, _)| (s[..i].trim(), s[i + 1..].trim()))
-                .filter(|(a, b)| !a.is_empty() && !b.is_empty())
-                .collect();
-            if cuts.is_empty() {
-                bail!("--bots wants two bot names as A,B, got `{s}`");
-            }
-            cuts
-        }
+    let doing = super::args::Doing {
+        verb: "test",
+        ing: "testing",
+    };
+    let files = super::args::results_inputs(&args.results, args.partial, doing)?;
+    let named = super::rate::files_text(&files);
+    let cuts = match args.bots.as_deref() {
+        Some(s) => cuts_of(s)?,
         None => Vec::new(),
     };
     // A two-bot league's own order: what its match tested.
-    let own = super::args::meta_beside(&file)
+    let own = super::args::meta_beside(&files[0])
         .filter(|m| m.bots.len() == 2)
         .map(|m| m.bots);
     let wanted = match cuts.as_slice() {
@@ -126,28 +142,24 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
     // The rows are read as they stream, none held (a million games in
     // some tens of MB): once when the two bots are known, else a second
     // time once they are.
-    let files = std::slice::from_ref(&file);
-    let first = read(files, wanted, config)?;
+    let first = read(&files, wanted, config)?;
     for w in &first.warnings {
         eprintln!("warning: {w}");
     }
     if first.games == 0 {
-        bail!("no games in {}", file.display());
+        bail!("no games in {named}");
     }
     let wanted = wanted.or_else(|| {
         let known = |(a, b): &(&str, &str)| first.bots.contains(*a) && first.bots.contains(*b);
         cuts.iter().find(|c| known(c)).or(cuts.first()).copied()
     });
     let bots = first.bots.iter().map(String::as_str).collect();
-    let (a, b) = pick_pair_among(bots, wanted).map_err(|e| named_pair_error(e, &file))?;
+    let (a, b) = pick_pair_among(bots, wanted).map_err(|e| named_pair_error(e, &named))?;
     let counted = match first.counted {
         Some(c) => c,
-        None => match read(files, Some((&a, &b)), config)?.counted {
+        None => match read(&files, Some((&a, &b)), config)?.counted {
             Some(c) => c,
-            None => bail!(
-                "{}: the games of `{a}` and `{b}` were not counted",
-                file.display()
-            ),
+            None => bail!("{named}: the games of `{a}` and `{b}` were not counted"),
         },
     };
     let (pair, tracker) = counted;
@@ -156,8 +168,7 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
         // Nothing to test: "no decision yet" would wait for games that
         // this file will never hold.
         bail!(
-            "{}: `{a}` and `{b}` never met in a 2-player game ({} games between others): nothing to test",
-            file.display(),
+            "{named}: `{a}` and `{b}` never met in a 2-player game ({} games between others): nothing to test",
             h2h.other_rows
         );
     }
@@ -199,7 +210,8 @@ fn read(files: &[PathBuf], pair: Option<(&str, &str)>, config: SprtConfig) -> an
             h.add(r);
             tracker.add(r);
         }
-    })?;
+    })
+    .map_err(super::args::merged_error)?;
     Ok(Read {
         games,
         bots,
@@ -208,12 +220,11 @@ fn read(files: &[PathBuf], pair: Option<(&str, &str)>, config: SprtConfig) -> an
     })
 }
 
-/// A pair that cannot be tested, said with the file and what to do.
-fn named_pair_error(e: SprtError, file: &std::path::Path) -> anyhow::Error {
+/// A pair that cannot be tested, said with the files and what to do.
+fn named_pair_error(e: SprtError, file: &str) -> anyhow::Error {
     match e {
         SprtError::NeedPair { bots } => anyhow!(
-            "{}: {} bots have 2-player games here ({}): name the two to test with --bots A,B",
-            file.display(),
+            "{file}: {} bots have 2-player games here ({}): name the two to test with --bots A,B",
             bots.len(),
             bots.join(", ")
         ),
@@ -223,8 +234,8 @@ fn named_pair_error(e: SprtError, file: &std::path::Path) -> anyhow::Error {
                 .map(|c| format!("; did you mean `{c}`?"))
                 .unwrap_or_default();
             let e = SprtError::UnknownBot { bot, bots };
-            anyhow!("{}: {e}{mean}", file.display())
+            anyhow!("{file}: {e}{mean}")
         }
-        e => anyhow!("{}: {e}", file.display()),
+        e => anyhow!("{file}: {e}"),
     }
 }
