@@ -362,3 +362,56 @@ fn sprt_and_pgn_of_a_sharded_league_want_every_shard() {
         assert_eq!(pgn.matches("[Result ").count(), 681, "{args:?}");
     }
 }
+
+/// `league_csv` with a `started_at` column: game k started 2 s after game
+/// k - 1 (rows listed as `order` gives them).
+fn timed_csv(order: impl Fn(&mut Vec<String>)) -> String {
+    let csv = league_csv();
+    let mut rows: Vec<String> = csv
+        .lines()
+        .skip(1)
+        .enumerate()
+        .map(|(k, l)| {
+            let t = std::time::UNIX_EPOCH
+                + std::time::Duration::from_secs(1_796_000_000 + 2 * k as u64);
+            format!("{l},{}", humantime::format_rfc3339_millis(t))
+        })
+        .collect();
+    order(&mut rows);
+    format!(
+        "{}started_at\n{}\n",
+        HEADER.trim_end().to_string() + ",",
+        rows.join("\n")
+    )
+}
+
+#[test]
+fn rows_out_of_the_order_of_play_are_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let flags = ["--elo0", "0", "--elo1", "5", "--bots", "new,old"];
+    let said = "note: the test reads the rows in file order";
+    // As a league writes them: in order, or several at a time (a game
+    // finished before the one started just before it).
+    let in_order = timed_csv(|_| {});
+    let several = timed_csv(|rows| {
+        for pair in rows.chunks_mut(2) {
+            pair.reverse();
+        }
+    });
+    for csv in [in_order, several] {
+        let file = write(dir.path(), &csv);
+        let o = arena(&[&["sprt", s(&file)][..], &flags].concat());
+        ok(&o);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains(said), "{err}");
+    }
+    // Sorted backwards: the note, naming the first row out of order.
+    let file = write(dir.path(), &timed_csv(|rows| rows.reverse()));
+    let o = arena(&[&["sprt", s(&file)][..], &flags].concat());
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(said) && err.contains("not in the order they were played"),
+        "{err}"
+    );
+}

@@ -162,7 +162,7 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
             None => bail!("{named}: the games of `{a}` and `{b}` were not counted"),
         },
     };
-    let (pair, tracker) = counted;
+    let (pair, tracker, order) = counted;
     let h2h = pair.finish();
     if h2h.total.games == 0 {
         // Nothing to test: "no decision yet" would wait for games that
@@ -177,6 +177,9 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
         &sprt_text(&report, tracker.decided().as_ref()),
         "the test's report",
     )?;
+    if let Some(note) = order.note() {
+        eprintln!("{note}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -187,14 +190,14 @@ struct Read {
     bots: std::collections::BTreeSet<String>,
     /// The head-to-head counts of the pair asked for, and where its LLR
     /// first left its bounds, the games read in their order.
-    counted: Option<(HeadToHeadBuilder, SprtTracker)>,
+    counted: Option<(HeadToHeadBuilder, SprtTracker, PlayOrder)>,
     warnings: Vec<crate::results::csvio::CsvWarning>,
 }
 
 fn read(files: &[PathBuf], pair: Option<(&str, &str)>, config: SprtConfig) -> anyhow::Result<Read> {
     let mut counted = pair.and_then(|(a, b)| {
         let h = HeadToHeadBuilder::new(a, b).ok()?;
-        Some((h, SprtTracker::new(config, a, b)))
+        Some((h, SprtTracker::new(config, a, b), PlayOrder::new(a, b)))
     });
     let (mut games, mut bots) = (0u64, std::collections::BTreeSet::new());
     let info = for_each_merged(files, |r| {
@@ -206,9 +209,10 @@ fn read(files: &[PathBuf], pair: Option<(&str, &str)>, config: SprtConfig) -> an
                 }
             }
         }
-        if let Some((h, tracker)) = &mut counted {
+        if let Some((h, tracker, order)) = &mut counted {
             h.add(r);
             tracker.add(r);
+            order.see(r);
         }
     })
     .map_err(super::args::merged_error)?;
@@ -237,5 +241,77 @@ fn named_pair_error(e: SprtError, file: &str) -> anyhow::Error {
             anyhow!("{file}: {e}{mean}")
         }
         e => anyhow!("{file}: {e}"),
+    }
+}
+
+/// How far a row's start may go back before the starts of the rows above
+/// it, besides its own length (`duration_ms`), in a file written as the
+/// games finish: a game's seats are taken (its bots started, up to the
+/// startup time) between its `started_at` and its first move, and clocks
+/// are set by a few seconds.
+const START_SLACK: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Whether the games of A against B are read in the order they were
+/// played: the SPRT is sequential, and where its LLR first leaves its
+/// bounds depends on the order of the rows. A league writes each game as
+/// it finishes, several at a time: a game may start before the one above
+/// it, but never by more than its own length (it finished after it) and
+/// the time to start its bots; a row that does is out of order (a file
+/// sorted or edited, shards read one after another).
+struct PlayOrder {
+    a: String,
+    b: String,
+    /// The latest start of the rows read, and its game.
+    latest: Option<(std::time::SystemTime, String)>,
+    /// Rows that started too long before a row above them, and the first
+    /// (its game, and the game above).
+    backwards: u64,
+    first: Option<(String, String)>,
+}
+
+impl PlayOrder {
+    fn new(a: &str, b: &str) -> PlayOrder {
+        PlayOrder {
+            a: a.to_string(),
+            b: b.to_string(),
+            latest: None,
+            backwards: 0,
+            first: None,
+        }
+    }
+
+    fn see(&mut self, r: &crate::results::GameRow) {
+        let (a, b) = (self.a.as_str(), self.b.as_str());
+        let ours =
+            r.players == 2 && ((r.seat0 == a && r.seat1 == b) || (r.seat0 == b && r.seat1 == a));
+        // Rows without a start (older versions) say nothing of order.
+        let Some(t) = ours
+            .then(|| crate::results::csvio::utc_time(&r.started_at).ok())
+            .flatten()
+        else {
+            return;
+        };
+        let length = std::time::Duration::from_millis(r.duration_ms);
+        if let Some((latest, game)) = &self.latest {
+            if t + length + START_SLACK < *latest {
+                self.backwards += 1;
+                if self.first.is_none() {
+                    self.first = Some((r.game_id.clone(), game.clone()));
+                }
+            }
+        }
+        if self.latest.as_ref().is_none_or(|(l, _)| t > *l) {
+            self.latest = Some((t, r.game_id.clone()));
+        }
+    }
+
+    /// The note for stderr when the rows are out of the order of play.
+    fn note(&self) -> Option<String> {
+        let (game, above) = self.first.as_ref()?;
+        let (a, b) = (&self.a, &self.b);
+        Some(format!(
+            "note: the test reads the rows in file order, and the games of `{a}` and `{b}` here are not in the order they were played: game `{game}` started more than its length and 5 minutes before game `{above}` above it ({} rows so); where the LLR first left its bounds is of this order (the counts and the LLR of all the games are not). A league's own games.csv lists its games as they finished",
+            self.backwards
+        ))
     }
 }
