@@ -86,6 +86,75 @@ for line in sys.stdin:
     assert!(out.contains("results/match-random-2-vs-random:"), "{out}");
 }
 
+/// Two programs that say the same name in their hello, or one program
+/// edited since, are two matches: the second is played in the next free
+/// folder, said so, not resumed as the first with its games shown as its
+/// own; the same program again resumes its own folder.
+#[test]
+fn a_match_of_another_program_under_the_same_name_is_a_new_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = |pick: &str| {
+        format!(
+            r#"import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({{"type": "hello", "name": "mybot"}}), flush=True)
+    elif m["type"] == "request":
+        print(json.dumps({{"type": "reply", "option": m["legal"][{pick}]}}), flush=True)
+    elif m["type"] == "quit":
+        break
+"#
+        )
+    };
+    std::fs::create_dir_all(dir.path().join("a")).unwrap();
+    std::fs::create_dir_all(dir.path().join("b")).unwrap();
+    std::fs::write(dir.path().join("a/bot.py"), bot("0")).unwrap();
+    std::fs::write(dir.path().join("b/bot.py"), bot("-1")).unwrap();
+    let play = |cmd: &str| {
+        let o = arena(
+            dir.path(),
+            &[
+                "match",
+                cmd,
+                "random",
+                "--games",
+                "2",
+                "--variants",
+                "kisolo",
+                "--quiet",
+                "--no-report",
+            ],
+        );
+        assert!(o.status.success(), "{}", text(&o));
+        text(&o)
+    };
+    let first = play("python3 a/bot.py");
+    assert!(first.contains("results/match-mybot-vs-random:"), "{first}");
+    let other = play("python3 b/bot.py");
+    assert!(
+        other.contains(
+            "note: results/match-mybot-vs-random holds a match of another `mybot` (its command was"
+        ) && other.contains("2 of 2 games (2 played now")
+            && other.contains("results/match-mybot-vs-random-2:"),
+        "{other}"
+    );
+    // The first program again: its own folder, resumed.
+    let again = play("python3 a/bot.py");
+    assert!(
+        !again.contains("note:") && again.contains("results/match-mybot-vs-random:"),
+        "{again}"
+    );
+    // Edited: a new match, in the next free folder.
+    std::fs::write(dir.path().join("a/bot.py"), bot("1")).unwrap();
+    let edited = play("python3 a/bot.py");
+    assert!(
+        edited.contains("(its program changed:")
+            && edited.contains("results/match-mybot-vs-random-3:"),
+        "{edited}"
+    );
+}
+
 /// Greedy against random: H1 (greedy is 20 Elo stronger) is accepted long
 /// before the 1,000 games; the games in flight are finished and recorded,
 /// no other starts; the same command again plays nothing more.

@@ -92,7 +92,10 @@ pub struct MatchArgs {
 const DEFAULT_VARIANTS: &[&str] = &["filo", "tricala", "hackaback", "kisolo", "diffusion"];
 
 pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
-    let t = tournament(&args)?;
+    let mut t = tournament(&args)?;
+    if args.output.is_none() {
+        elsewhere_if_another_bot(&mut t);
+    }
     run_league(
         &t,
         &How {
@@ -105,6 +108,73 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
             ..Default::default()
         },
     )
+}
+
+/// A match's folder is named by its bots' names, and a bot on the
+/// command line by its hello: a match of another program under a name
+/// already played (two `bot.py` that say `mybot`, a bot edited since) is a
+/// new match in the next free folder (`match-A-vs-B-2`), said so, not a
+/// resume that shows the other program's games as this one's. A bot with
+/// a build is compared by its command alone (its programs are hashed
+/// after the build).
+fn elsewhere_if_another_bot(t: &mut Tournament) {
+    use crate::league::folder::read_meta;
+    let now = crate::league::runner::programs_now(t);
+    let differs = |dir: &Path| {
+        let under = read_meta(dir)?.played_under?;
+        another_bot(t, &under, &now)
+    };
+    let Some((bot, why)) = differs(&t.output) else {
+        return;
+    };
+    let base = t.output.clone();
+    let Some(fresh) = (2..)
+        .map(|k| {
+            let mut name = base.file_name().unwrap_or_default().to_os_string();
+            name.push(format!("-{k}"));
+            base.with_file_name(name)
+        })
+        .find(|p| !p.exists() || read_meta(p).is_some() && differs(p).is_none())
+    else {
+        return;
+    };
+    eprintln!(
+        "note: {} holds a match of another `{bot}` ({why}): this match is played in {} (--output names the folder)",
+        base.display(),
+        fresh.display()
+    );
+    t.output = fresh;
+}
+
+/// The first bot of `t` that is not the one a match folder's
+/// `played_under` names so (its command, or its program's files `now`),
+/// with how it differs.
+fn another_bot(
+    t: &Tournament,
+    under: &crate::league::folder::PlayedUnder,
+    now: &std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
+) -> Option<(String, String)> {
+    t.bots.iter().find_map(|b| {
+        let command = crate::bot::manifest::expand(&b.command);
+        let was = under.commands.get(&b.name)?;
+        if *was != command {
+            return Some((
+                b.name.clone(),
+                format!("its command was {was:?}, now {command:?}"),
+            ));
+        }
+        if b.build.is_some() {
+            return None;
+        }
+        let changed =
+            crate::league::folder::program_changes(under.programs.get(&b.name)?, now.get(&b.name)?);
+        (!changed.is_empty()).then(|| {
+            (
+                b.name.clone(),
+                format!("its program changed: {}", changed.join(", ")),
+            )
+        })
+    })
 }
 
 /// The league a match's flags make: a tournament as if read from a file
