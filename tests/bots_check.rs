@@ -953,3 +953,60 @@ fn where_proc_is_masked_a_bot_runs_without_proc() {
     let said = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(said.contains("runs without /proc"), "{said}");
 }
+
+/// A bot's build output and its bot.toml's words reach the terminal
+/// escaped, as its stderr does: a build that prints a window title and a
+/// screen clear, an author and a command word holding them, set no title
+/// and clear nothing in `arena check-bot` nor `arena bots` (attack).
+#[test]
+fn build_output_and_bot_toml_words_cannot_drive_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml_esc = "\\u001b]0;PWNED\\u0007\\u001b[2J";
+    for (name, build) in [
+        (
+            "a-build",
+            "build = [\"sh\", \"-c\", \"printf '\\\\033]0;PWNED\\\\007\\\\033[2J\\\\n'; exit 3\"]\n",
+        ),
+        ("b-start", ""),
+    ] {
+        let bot = dir.path().join(name);
+        std::fs::create_dir(&bot).unwrap();
+        std::fs::write(
+            bot.join("bot.toml"),
+            format!(
+                "name = \"{name}\"\nauthor = \"{toml_esc}\"\nlanguage = \"{toml_esc}\"\n{build}command = [\"sh\", \"-c\", \"exit 4\", \"{toml_esc}\"]\n"
+            ),
+        )
+        .unwrap();
+    }
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(args)
+            .env("XDG_CACHE_HOME", dir.path().join("cache"))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+    };
+    let shown = "\\u{1b}]0;PWNED\\u{7}\\u{1b}[2J";
+    let build = dir.path().join("a-build");
+    let start = dir.path().join("b-start");
+    for (text, wanted) in [
+        (
+            run(&["check-bot".as_ref(), build.as_os_str()]),
+            vec!["FAIL  build: `sh -c", "exit 3", shown],
+        ),
+        (
+            run(&["check-bot".as_ref(), start.as_os_str()]),
+            vec![&format!("checking `sh -c exit 4 {shown}`")[..]],
+        ),
+        (
+            run(&["bots".as_ref(), "--dir".as_ref(), dir.path().as_os_str()]),
+            vec!["a-build", "b-start", "exit 3", shown],
+        ),
+    ] {
+        assert!(!text.contains(['\u{1b}', '\u{7}']), "raw: {text:?}");
+        for w in wanted {
+            assert!(text.contains(w), "no {w:?} in {text}");
+        }
+    }
+}

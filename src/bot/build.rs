@@ -617,11 +617,13 @@ pub fn wait(
 }
 
 /// The last [`TAIL_LINES`] lines of `output` (a build's, or a command's
-/// that failed: what its error shows).
+/// that failed: what its error shows), escaped as a bot's stderr is
+/// ([`crate::protocol::escape_lines`]): no terminal escape sequence of
+/// the build reaches the terminal.
 pub fn tail(output: &[u8]) -> String {
     let text = String::from_utf8_lossy(output);
     let lines: Vec<&str> = text.lines().rev().take(TAIL_LINES).collect();
-    lines.into_iter().rev().collect::<Vec<_>>().join("\n")
+    crate::protocol::escape_lines(&lines.into_iter().rev().collect::<Vec<_>>().join("\n"))
 }
 
 #[cfg(test)]
@@ -763,5 +765,8 @@ mod tests {
         let out: String = (0..40).map(|i| format!("line {i}\n")).collect();
         let t = tail(out.as_bytes());
         assert!(t.starts_with("line 25\n") && t.ends_with("line 39"), "{t}");
+        // A build's escape sequences are shown, not obeyed.
+        let t = tail(b"\x1b]0;PWNED\x07\x1b[2J\r\nok\n");
+        assert_eq!(t, "\\u{1b}]0;PWNED\\u{7}\\u{1b}[2J\nok");
     }
 }

@@ -33,15 +33,22 @@ impl BotCommand {
             .collect()
     }
 
-    /// The command as one line for messages.
+    /// The command as one line for messages ([`shown_words`]).
     pub fn display(&self) -> String {
-        let mut s = self.program.clone();
-        for a in &self.args {
-            s.push(' ');
-            s.push_str(a);
-        }
-        s
+        shown_words(&self.argv())
     }
+}
+
+/// Words of a command (a bot.toml's `command` or `build`) as one line for
+/// a terminal: joined by spaces, each escaped
+/// ([`crate::protocol::escape_line`]), so that a word can neither break
+/// the line nor send the terminal an escape sequence.
+pub fn shown_words<S: AsRef<str>>(words: &[S]) -> String {
+    words
+        .iter()
+        .map(|w| crate::protocol::escape_line(w.as_ref()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Everything needed to start one bot process: the one value spawning

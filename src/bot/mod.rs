@@ -60,7 +60,7 @@ pub use capture::{Captured, MarkedLine};
 pub use contain::{group_alive, kill_group, kill_tokened, token_alive};
 pub use error::{describe_status, failed_start_note, BotError};
 pub use launch::{
-    BotCommand, Building, Launch, LimitSettings, Limits, Quota, Sandbox, StderrBudget,
+    shown_words, BotCommand, Building, Launch, LimitSettings, Limits, Quota, Sandbox, StderrBudget,
     DEFAULT_STDERR_CAP,
 };
 pub use lines::{STRAY_KEEP, STRAY_SCAN};

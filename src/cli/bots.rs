@@ -78,11 +78,11 @@ pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
         emitln!("the list of bots";
             "{:<18} {:<10} {:<16} {:<7} {:<7} {}{}",
             m.name,
-            m.language,
-            m.author,
+            crate::protocol::escape_line(&m.language),
+            crate::protocol::escape_line(&m.author),
             builds,
             starts,
-            m.command.join(" "),
+            crate::bot::shown_words(&m.command),
             remarks(&m)
         );
         if let Some(why) = why {

@@ -338,7 +338,7 @@ fn build(
     let m = folder.filter(|m| m.build.is_some())?;
     let spec = BotSpec::from_manifest(*m);
     let words = manifest::expand(spec.build.as_deref().unwrap_or_default());
-    let what = format!("`{}`", words.join(" "));
+    let what = format!("`{}`", crate::bot::shown_words(&words));
     let room = Room {
         sandbox,
         limits,

@@ -808,20 +808,34 @@ pub fn nothing_visible(text: &str) -> bool {
     text.chars().all(|c| c.is_whitespace() || is_hidden(c))
 }
 
+/// A text of the user's or a bot's (a word of a bot.toml's command, its
+/// author) on one line, whole: [`truncate`] without the limit, so that
+/// it can neither break the line nor send the terminal an escape
+/// sequence.
+pub fn escape_line(text: &str) -> String {
+    text.chars().map(|c| escaped(c, false)).collect()
+}
+
+/// `c` as [`truncate`] shows it; `space`: white space but ASCII spaces
+/// escaped too.
+fn escaped(c: char, space: bool) -> String {
+    match c {
+        '\n' => "\\n".to_string(),
+        '\r' => "\\r".to_string(),
+        '\t' => "\\t".to_string(),
+        c if is_hidden(c) => unicode_escape(c),
+        c if space && c.is_whitespace() && c != ' ' => unicode_escape(c),
+        c => c.to_string(),
+    }
+}
+
 /// [`truncate`]; `space`: white space but ASCII spaces escaped too.
 fn truncate_escaping(bytes: &[u8], max: usize, space: bool) -> String {
     // Every byte gives at least one char of output: no need to look further.
     let s = String::from_utf8_lossy(&bytes[..bytes.len().min(max + 1)]);
     let mut out = String::with_capacity(max.min(s.len()) + 8);
     for c in s.chars() {
-        let piece = match c {
-            '\n' => "\\n".to_string(),
-            '\r' => "\\r".to_string(),
-            '\t' => "\\t".to_string(),
-            c if is_hidden(c) => unicode_escape(c),
-            c if space && c.is_whitespace() && c != ' ' => unicode_escape(c),
-            c => c.to_string(),
-        };
+        let piece = escaped(c, space);
         if out.len() + piece.len() > max {
             out.push_str("...");
             return out;
@@ -1430,6 +1444,10 @@ mod tests {
             "\\u{1b}]0;PWNED\\u{7}\\u{1b}[2Jfake\\u{202e}\\r\nnext\tline"
         );
         assert_eq!(escape_lines("plain é ✓"), "plain é ✓");
+        assert_eq!(
+            escape_line("\u{1b}]0;PWNED\u{7}\u{1b}[2J a\r\nb\u{202e} é"),
+            "\\u{1b}]0;PWNED\\u{7}\\u{1b}[2J a\\r\\nb\\u{202e} é"
+        );
     }
 
     #[test]
