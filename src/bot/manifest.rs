@@ -387,7 +387,8 @@ pub fn program_files(argv: &[String], cwd: Option<&Path>) -> Vec<PathBuf> {
 /// SHA-256 (hex) of each file of [`program_files`], by path as named: what
 /// `league.json` keeps so that a resume can say which bot changed. `seen`
 /// holds the files hashed so far (bots of one program share it: each file
-/// is read once).
+/// is read once). A file over [`WHOLE_HASH_MAX`] is hashed by its size,
+/// modification time and first [`HEAD_HASHED`] bytes ([`file_hash`]).
 pub fn program_hashes(
     argv: &[String],
     cwd: Option<&Path>,
@@ -395,9 +396,7 @@ pub fn program_hashes(
 ) -> std::collections::BTreeMap<String, String> {
     let mut out = std::collections::BTreeMap::new();
     for file in program_files(argv, cwd) {
-        let hex = seen
-            .entry(file.clone())
-            .or_insert_with(|| sha256_hex(&file));
+        let hex = seen.entry(file.clone()).or_insert_with(|| file_hash(&file));
         if let Some(hex) = hex {
             out.insert(file.display().to_string(), hex.clone());
         }
@@ -405,11 +404,36 @@ pub fn program_hashes(
     out
 }
 
-/// SHA-256 (hex) of a whole file; `None` when it cannot be read to its end.
-fn sha256_hex(file: &Path) -> Option<String> {
+/// Largest file [`file_hash`] reads whole: a bot's program, a script, a
+/// model of its own. A larger one (a data file named in its command, a
+/// sparse file of 20 GB) would stall every start and resume.
+pub const WHOLE_HASH_MAX: u64 = 64 << 20;
+/// How much of a file over [`WHOLE_HASH_MAX`] is read.
+pub const HEAD_HASHED: u64 = 1 << 20;
+
+/// SHA-256 (hex) of a file up to [`WHOLE_HASH_MAX`] bytes, whole; of a
+/// larger one, of its size, modification time (nanoseconds since the
+/// epoch) and first [`HEAD_HASHED`] bytes, written `size+mtime+head:HEX`
+/// (a change of its middle that keeps its size and time is not seen).
+/// `None` when it cannot be read.
+fn file_hash(file: &Path) -> Option<String> {
     use sha2::{Digest, Sha256};
-    let mut f = std::fs::File::open(file).ok()?;
+    let f = std::fs::File::open(file).ok()?;
+    let meta = f.metadata().ok()?;
     let mut h = Sha256::new();
+    let whole = meta.len() <= WHOLE_HASH_MAX;
+    let read = if whole {
+        meta.len()
+    } else {
+        let mtime = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        h.update(format!("size {} mtime {mtime}\n", meta.len()).as_bytes());
+        HEAD_HASHED
+    };
+    let mut f = std::io::Read::take(f, read);
     let mut buf = vec![0u8; 1 << 16];
     loop {
         match std::io::Read::read(&mut f, &mut buf) {
@@ -418,7 +442,11 @@ fn sha256_hex(file: &Path) -> Option<String> {
             Err(_) => return None,
         }
     }
-    Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Some(match whole {
+        true => hex,
+        false => format!("size+mtime+head:{hex}"),
+    })
 }
 
 /// Replaces the placeholders `{arena}`, `{bin_dir}` and `{cargo_profile}`
@@ -617,5 +645,44 @@ mod tests {
         ]);
         assert!(v[0].ends_with("/x") && !v[0].contains("{bin_dir}"));
         assert!(v[1] == "--profile=dev" || v[1] == "--profile=release");
+    }
+
+    /// A program's file is hashed whole (its SHA-256, as before); a file
+    /// over 64 MiB named in the command (a sparse 20 GB one here) by its
+    /// size, time and head, at once, and a change of any of them is seen.
+    #[test]
+    fn a_huge_file_in_the_command_is_hashed_by_size_time_and_head() {
+        use sha2::Digest;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("hb.py"), "print(1)\n").unwrap();
+        let data = std::fs::File::create(dir.path().join("data")).unwrap();
+        data.set_len(20 << 30).unwrap();
+        let argv: Vec<String> = ["/bin/sh", "hb.py", "data"].map(String::from).into();
+        let hashes = |seen: &mut _| program_hashes(&argv, Some(dir.path()), seen);
+        let t0 = std::time::Instant::now();
+        let before = hashes(&mut Default::default());
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            t0.elapsed()
+        );
+        let small = &before[&dir.path().join("hb.py").display().to_string()];
+        let sha: String = sha2::Sha256::digest(b"print(1)\n")
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(small, &sha);
+        let key = dir.path().join("data").display().to_string();
+        assert!(before[&key].starts_with("size+mtime+head:"), "{before:?}");
+        // Its head changed, its size and time put back: still seen.
+        let mtime = data.metadata().unwrap().modified().unwrap();
+        std::os::unix::fs::FileExt::write_at(&data, b"x", 10).unwrap();
+        data.set_modified(mtime).unwrap();
+        let head = hashes(&mut Default::default());
+        assert_ne!(before[&key], head[&key]);
+        // Its size changed.
+        data.set_len(21 << 30).unwrap();
+        let size = hashes(&mut Default::default());
+        assert_ne!(head[&key], size[&key]);
     }
 }
