@@ -1010,3 +1010,32 @@ fn build_output_and_bot_toml_words_cannot_drive_the_terminal() {
         }
     }
 }
+
+/// A bot.toml asking for limits past the bounds of the flags (5000000
+/// processes, which the sandbox cannot give, misread as no user
+/// namespace) is refused at its line before anything starts (attack).
+#[test]
+fn a_bot_toml_asking_for_limits_past_the_bounds_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bot.toml"),
+        "name = \"greedy\"\ncommand = [\"true\"]\n[limits]\nprocesses = 5000000\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("check-bot")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains("bot.toml:4: `limits.processes`: must be between 1 and 100000, got 5000000"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("user namespace") && !text.contains("PASS"),
+        "{text}"
+    );
+}

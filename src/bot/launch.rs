@@ -342,6 +342,24 @@ impl LimitSettings {
         limits.file_size_mb = self.file_size_mb.unwrap_or(limits.file_size_mb);
     }
 
+    /// The first setting above the bound the flags and a league file's
+    /// `[limits]` have (a bot.toml's, a league's bot table's): its key,
+    /// its value and the bound.
+    pub fn too_high(&self) -> Option<(&'static str, u64, u64)> {
+        [
+            ("memory_mb", self.memory_mb, LimitSettings::MAX_MB),
+            ("processes", self.processes, LimitSettings::MAX_PROCESSES),
+            (
+                "cpus",
+                self.cpus.map(u64::from),
+                u64::from(LimitSettings::MAX_CPUS),
+            ),
+            ("file_size_mb", self.file_size_mb, LimitSettings::MAX_MB),
+        ]
+        .into_iter()
+        .find_map(|(key, n, max)| n.filter(|&n| n > max).map(|n| (key, n, max)))
+    }
+
     /// The first setting that is 0 (no limit can be 0), if any.
     pub fn zero(&self) -> Option<&'static str> {
         [

@@ -154,6 +154,13 @@ pub enum ManifestError {
     },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
+    /// As `Invalid`, at a line of the file.
+    #[error("{path}:{line}: {message}")]
+    InvalidAt {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
 }
 
 /// A bot folder's manifest.
@@ -202,7 +209,7 @@ struct RawManifest {
     #[serde(default)]
     template: bool,
     #[serde(default)]
-    limits: super::launch::LimitSettings,
+    limits: Option<toml::Spanned<super::launch::LimitSettings>>,
 }
 
 impl Manifest {
@@ -288,12 +295,30 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
     if let Some(message) = problem {
         return Err(ManifestError::Invalid { path, message });
     }
-    if let Some(field) = raw.limits.zero() {
-        return Err(ManifestError::Invalid {
-            path,
-            message: format!("`limits.{field}` must be at least 1"),
-        });
-    }
+    let limits = match raw.limits {
+        Some(l) => {
+            let at = l.span().start;
+            let l = l.into_inner();
+            // The line of the key, from the table on; else of the table.
+            let line = |key: &str| line_of(at + src[at..].find(key).unwrap_or(0));
+            if let Some(field) = l.zero() {
+                return Err(ManifestError::InvalidAt {
+                    line: line(field),
+                    path,
+                    message: format!("`limits.{field}`: must be at least 1"),
+                });
+            }
+            if let Some((field, n, max)) = l.too_high() {
+                return Err(ManifestError::InvalidAt {
+                    line: line(field),
+                    path,
+                    message: format!("`limits.{field}`: must be between 1 and {max}, got {n}"),
+                });
+            }
+            l
+        }
+        None => Default::default(),
+    };
     Ok(Manifest {
         name,
         author: raw.author,
@@ -304,7 +329,7 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
         broken: raw.broken,
         template: raw.template,
         dir: dir.to_path_buf(),
-        limits: raw.limits,
+        limits,
         command_line,
         build_line,
     })
@@ -634,7 +659,41 @@ mod tests {
         let toml = "command = [\"true\"]\n[limits]\ncpus = 0\n";
         std::fs::write(dir.path().join("bot.toml"), toml).unwrap();
         let e = Manifest::load(dir.path()).unwrap_err().to_string();
-        assert!(e.contains("limits.cpus"), "{e}");
+        assert!(
+            e.ends_with("bot.toml:3: `limits.cpus`: must be at least 1"),
+            "{e}"
+        );
+    }
+
+    /// A bot.toml's limits have the bounds of the flags and of a league
+    /// file's `[limits]`, said at their line: 5000000 processes would
+    /// stop the sandbox (misread as no user namespace), a memory of 2^63
+    /// MiB be granted.
+    #[test]
+    fn a_bot_asks_for_limits_within_the_bounds_of_the_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        for (limits, said) in [
+            (
+                "[limits]\nmemory_mb = 64\nprocesses = 5000000\n",
+                "bot.toml:4: `limits.processes`: must be between 1 and 100000, got 5000000",
+            ),
+            (
+                "[limits]\nmemory_mb = 9223372036854775807\n",
+                "bot.toml:3: `limits.memory_mb`: must be between 1 and 1048576, got 9223372036854775807",
+            ),
+            (
+                "limits = { cpus = 1000000 }\n",
+                "bot.toml:2: `limits.cpus`: must be between 1 and 1024, got 1000000",
+            ),
+        ] {
+            let toml = format!("command = [\"true\"]\n{limits}");
+            std::fs::write(dir.path().join("bot.toml"), toml).unwrap();
+            let e = Manifest::load(dir.path()).unwrap_err().to_string();
+            assert!(e.ends_with(said), "{e}");
+        }
+        let toml = "command = [\"true\"]\n[limits]\nprocesses = 100000\ncpus = 1024\n";
+        std::fs::write(dir.path().join("bot.toml"), toml).unwrap();
+        assert_eq!(Manifest::load(dir.path()).unwrap().limits.cpus, Some(1024));
     }
 
     #[test]

@@ -402,7 +402,7 @@ impl Item<'_, '_> {
         if let Some(field) = raw.limits.zero() {
             return Err(self.error(&format!(".limits.{field}"), "must be at least 1"));
         }
-        if let Some((field, n, max)) = too_high(&raw.limits) {
+        if let Some((field, n, max)) = raw.limits.too_high() {
             return Err(self.error(
                 &format!(".limits.{field}"),
                 format!("must be between 1 and {max}, got {n}"),
@@ -422,23 +422,6 @@ impl Item<'_, '_> {
             origin: Some(format!("{}:{line}", self.ctx.path.display())),
         })
     }
-}
-
-/// The first of a bot table's `limits` above the bound the file's
-/// `[limits]` and the flags have: its key, its value and the bound.
-fn too_high(l: &LimitSettings) -> Option<(&'static str, u64, u64)> {
-    [
-        ("memory_mb", l.memory_mb, LimitSettings::MAX_MB),
-        ("processes", l.processes, LimitSettings::MAX_PROCESSES),
-        (
-            "cpus",
-            l.cpus.map(u64::from),
-            u64::from(LimitSettings::MAX_CPUS),
-        ),
-        ("file_size_mb", l.file_size_mb, LimitSettings::MAX_MB),
-    ]
-    .into_iter()
-    .find_map(|(key, n, max)| n.filter(|&n| n > max).map(|n| (key, n, max)))
 }
 
 /// Why bot `name` of a league file is not in its bots folder: the name it

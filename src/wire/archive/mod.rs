@@ -739,6 +739,9 @@ pub fn check_manifest(dir: &Path) -> Result<(), ArchiveError> {
                 "not found at the top of the bot's folder; put the manifest there".into()
             }
             ManifestError::Invalid { message, .. } => message,
+            ManifestError::InvalidAt { line, message, .. } => {
+                format!("{}:{line}: {message}", crate::bot::manifest::MANIFEST)
+            }
             other => other.to_string(),
         },
     })?;
