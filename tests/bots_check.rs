@@ -817,6 +817,36 @@ fn a_bot_that_exits_after_its_game_is_told_about_reuse() {
     assert!(text.contains("exit only on `quit`"), "{text}");
 }
 
+/// A bot gone after every game_end (a crash in its handler, an exit 0) is
+/// told so once, not under every game, and its quit is not judged on the
+/// process already gone: no "ended with status 1 at quit" for a quit it
+/// never read, no PASS for one it never got.
+#[test]
+fn a_bot_gone_after_each_game_end_is_told_once_and_fails_quit_as_gone() {
+    let script = root().join("bots/broken/misbehave.py");
+    for (mode, status) in [("crash_on_end", 1), ("exit_after_game", 0)] {
+        let (ok, text) = check_bot(&[], &["python3", script.to_str().unwrap(), mode], false);
+        assert!(!ok, "{mode}: {text}");
+        assert!(
+            text.matches("the bot was gone before it played a game")
+                .count()
+                <= 1,
+            "{mode}: {text}"
+        );
+        let quit = text
+            .lines()
+            .find(|l| l.contains("  quit: "))
+            .unwrap_or_else(|| panic!("{mode}: {text}"));
+        assert!(
+            quit.starts_with(&format!(
+                "FAIL  quit: exited (status {status}) after game_end of game "
+            )) && quit.contains(", before quit was sent"),
+            "{mode}: {text}"
+        );
+        assert!(!text.contains("at quit,"), "{mode}: {text}");
+    }
+}
+
 /// A bot cannot fill the disk: its /tmp is a tmpfs of its own, at most
 /// `file_size_mb` in all (and in memory, counted against its limit); the
 /// bot gets "no space" and plays on.

@@ -96,6 +96,8 @@ are not league bots (see README.md). Modes:
                 waits 0.3 s and exits (status 0): the next game_start is
                 written before the exit can be seen
   exit1_late_after_game  the same, exiting with status 1
+  crash_on_end  plays well; crashes (status 1, a traceback on stderr) in its
+                handler of every game_end
   talk_after_end  plays well, but answers every game_end with a stray reply
                 line (echoing the ended game's game_id)
   late_after_end  plays well; 0.5 s after each game_end writes a reply again,
@@ -569,6 +571,8 @@ def main():
             start_daemon()
         elif kind == "game_end" and MODE == "exit_after_game":
             sys.exit(0)
+        elif kind == "game_end" and MODE == "crash_on_end":
+            raise RuntimeError("my game_end handler failed")
         elif kind == "game_end" and MODE == "spin_after_end":
             # Busy between games, until the next message comes.
             while not select.select([0], [], [], 0)[0]:

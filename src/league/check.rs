@@ -456,66 +456,73 @@ async fn check_games(
     let Some(mut bot) = subject.start(&mut c).await else {
         return c.report;
     };
+    let games: Vec<(Variant, usize, usize)> = variants
+        .iter()
+        .flat_map(|&v| {
+            v.player_counts()
+                .iter()
+                .flat_map(move |&n| (0..n).map(move |seat| (v, n, seat)))
+        })
+        .collect();
     let mut latencies: Vec<u64> = Vec::new();
-    let mut game_no = 0;
-    let mut exits = 0;
-    for variant in variants {
-        for &n in variant.player_counts() {
-            for seat in 0..n {
-                game_no += 1;
-                let what = format!("{variant} {n}p seat {seat}");
-                let spec = check_spec(opts, variant, n, game_no);
-                let report = against_randoms(&spec, &mut bot, n, seat, game_no).await;
-                let faulted = match &report {
-                    Ok(r) if r.offender == Some(seat) => Some(r.reason.name()),
-                    _ => None,
-                };
-                if judge(&mut c, &what, report, seat, &mut latencies) {
-                    if let Some(t) = subject.tail().await {
-                        c.note(&t);
-                    }
-                }
-                // It wrote after a game's end, too late to be charged there
-                // (a league starts it again, at no charge): a fault all the
-                // same.
-                if let Some(late) = bot.take_late_output() {
-                    c.fail(
-                        "stray output",
-                        &format!("after a game ended (after game_end, before the next game's first request) the bot wrote, unasked: {late} (write nothing to stdout between games; a league starts the bot again before its next game, at no charge)"),
-                    );
-                }
-                // Gone before this game (started again at its start) or
-                // after it: the author is told once.
-                let restarted = bot.exits_between_games() > exits;
-                exits = bot.exits_between_games();
-                let restart = bot.needs_restart();
-                match (restarted, faulted) {
-                    // Started again at this game's first request, where it
-                    // exited, and exited there again: the crash above.
-                    (true, Some("crash")) => c.note(CRASHED_AT_FIRST_REQUEST),
-                    // Or the second process failed otherwise.
-                    (true, Some(kind)) => c.note(&format!(
-                        "the bot exited at this game's first request; the referee started it again at no charge (a bot may have left after its last game: protocol.md), and the second process's fault is the `{kind}` above; the first one's exit is in the stderr shown, if it said anything"
-                    )),
-                    (true, None) => c.note(EXITED_AFTER_GAME),
-                    (false, None) if restart => c.note(EXITED_AFTER_GAME),
-                    _ => {}
-                }
-                if restart {
-                    bot.kill();
-                    if faulted.is_some() {
-                        c.note("restarting the bot (after a fault, a fresh process plays the next game)");
-                    }
-                    match subject.start(&mut c).await {
-                        Some(b) => bot = b,
-                        None => return c.report,
-                    }
-                }
+    let mut exits = Exits::default();
+    let mut last = String::new();
+    for (i, &(variant, n, seat)) in games.iter().enumerate() {
+        let game_no = i as u64 + 1;
+        last = format!("game {game_no} ({variant} {n}p seat {seat})");
+        let spec = check_spec(opts, variant, n, game_no);
+        let report = against_randoms(&spec, &mut bot, n, seat, game_no).await;
+        let faulted = match &report {
+            Ok(r) if r.offender == Some(seat) => Some(r.reason.name()),
+            _ => None,
+        };
+        let what = format!("{variant} {n}p seat {seat}");
+        if judge(&mut c, &what, report, seat, &mut latencies) {
+            if let Some(t) = subject.tail().await {
+                c.note(&t);
             }
         }
+        // It wrote after a game's end, too late to be charged there
+        // (a league starts it again, at no charge): a fault all the
+        // same.
+        if let Some(late) = bot.take_late_output() {
+            c.fail(
+                "stray output",
+                &format!("after a game ended (after game_end, before the next game's first request) the bot wrote, unasked: {late} (write nothing to stdout between games; a league starts the bot again before its next game, at no charge)"),
+            );
+        }
+        let restart = bot.needs_restart();
+        exits.after_game(&mut c, &bot, faulted, restart, &last);
+        // Gone after the last game's end, before quit: the quit's check
+        // says so, of this process (a fresh one would quit cleanly).
+        if restart && faulted.is_none() && game_no == games.len() as u64 {
+            exits.gone_after_last = true;
+        } else if restart {
+            bot.kill();
+            if faulted.is_some() {
+                c.note("restarting the bot (after a fault, a fresh process plays the next game)");
+            }
+            match subject.start(&mut c).await {
+                Some(b) => bot = b,
+                None => return c.report,
+            }
+        } else if game_no == games.len() as u64 {
+            // Does it end by itself soon after its last game_end (a crash
+            // in its handler of it, an exit there), before quit is sent?
+            // Looked at after a moment, the time a script takes to print
+            // a traceback and exit.
+            tokio::time::sleep(SETTLE.min(subject.timing.shutdown_grace)).await;
+            exits.gone_after_last = bot.needs_restart();
+        }
     }
-    let grace = subject.timing.shutdown_grace;
-    if !quit_and_latency(&mut c, &mut bot, &mut latencies, grace).await {
+    exits.say_count(&mut c);
+    let gone = exits.gone_after_last.then_some(last.as_str());
+    let quit = Quit {
+        grace: subject.timing.shutdown_grace,
+        timeout_ms: opts.timeout_ms,
+        gone_after: gone,
+    };
+    if !quit_and_latency(&mut c, &mut bot, &mut latencies, quit).await {
         // Why it ended as it did, in its own words (a traceback at the
         // end of its input, say).
         if let Some(t) = subject.tail().await {
@@ -523,6 +530,79 @@ async fn check_games(
         }
     }
     c.report
+}
+
+/// The bot's exits between games (after a game's end, before the next
+/// game or quit), told once, however often.
+#[derive(Default)]
+struct Exits {
+    /// How many were seen, and where the first was.
+    seen: u32,
+    first: String,
+    /// [`BotPlayer::exits_between_games`] so far.
+    restarts: u32,
+    /// It was gone after the last game's end, before quit.
+    gone_after_last: bool,
+}
+
+impl Exits {
+    /// After game `game` (its words): the bot found gone before it
+    /// (started again at its start) or after it (`restart`, without a
+    /// fault: the process ended).
+    fn after_game(
+        &mut self,
+        c: &mut Checker<'_>,
+        bot: &BotPlayer,
+        faulted: Option<&str>,
+        restart: bool,
+        game: &str,
+    ) {
+        let restarted = bot.exits_between_games() > self.restarts;
+        self.restarts = bot.exits_between_games();
+        let gone = match (restarted, faulted) {
+            // Started again at this game's first request, where it
+            // exited, and exited there again: the crash above.
+            (true, Some("crash")) => return c.note(CRASHED_AT_FIRST_REQUEST),
+            // Or the second process failed otherwise.
+            (true, Some(kind)) => return c.note(&format!(
+                "the bot exited at this game's first request; the referee started it again at no charge (a bot may have left after its last game: protocol.md), and the second process's fault is the `{kind}` above; the first one's exit is in the stderr shown, if it said anything"
+            )),
+            (true, None) => format!("before {game} started"),
+            (false, None) if restart => format!("after game_end of {game}"),
+            _ => return,
+        };
+        self.seen += 1;
+        if self.seen == 1 {
+            c.note(&format!(
+                "{EXITED_AFTER_GAME} (first gone {gone}; said once)"
+            ));
+            self.first = gone;
+        }
+    }
+
+    /// How often in all, when more than once.
+    fn say_count(&self, c: &mut Checker<'_>) {
+        if self.seen > 1 {
+            c.info(&format!(
+                "the bot was gone between games {} times in all (the first {}: see the note there)",
+                self.seen, self.first
+            ));
+        }
+    }
+}
+
+/// How long after its last game the bot is given to end by itself, if it
+/// does, before quit is sent.
+const SETTLE: Duration = Duration::from_millis(500);
+
+/// How the quit is judged.
+struct Quit<'a> {
+    /// Time the bot has to exit after quit.
+    grace: Duration,
+    /// check-bot's time for a decision.
+    timeout_ms: u64,
+    /// The game after whose end the bot was gone before quit was sent.
+    gone_after: Option<&'a str>,
 }
 
 /// Plays check game `spec` (number `game_no`) of `n` players, the bot in
@@ -553,8 +633,13 @@ async fn quit_and_latency(
     c: &mut Checker<'_>,
     bot: &mut BotPlayer,
     latencies: &mut [u64],
-    grace: Duration,
+    quit: Quit<'_>,
 ) -> bool {
+    let Quit {
+        grace,
+        timeout_ms,
+        gone_after,
+    } = quit;
     let left = bot.quit_report().await;
     if let Some(bytes) = &left.stray {
         // A process never asked anything wrote it before any request.
@@ -572,7 +657,17 @@ async fn quit_and_latency(
             &format!("{when}: {}", crate::protocol::truncate(shown, 200)),
         );
     }
-    if left.clean {
+    if let Some(game) = gone_after {
+        // Gone already: its end, whatever its status, is no quit.
+        let exited = match left.status {
+            Some(status) => format!("exited ({})", crate::bot::describe_status(&Some(status))),
+            None => "exited".to_string(),
+        };
+        c.fail(
+            "quit",
+            &format!("{exited} after game_end of {game}, before quit was sent: read on after game_end and exit only on {{\"type\":\"quit\"}} (protocol.md)"),
+        );
+    } else if left.clean {
         c.pass("quit", "exited with status 0");
     } else {
         let why = match left.status {
@@ -593,22 +688,47 @@ async fn quit_and_latency(
         };
         c.fail("quit", &why);
     }
-    if !latencies.is_empty() {
-        latencies.sort_unstable();
-        let l = Latency {
-            replies: latencies.len(),
-            median_us: latencies[latencies.len() / 2],
-            p99_us: latencies[(latencies.len() * 99 / 100).min(latencies.len() - 1)],
+    say_latency(c, latencies, timeout_ms);
+    left.clean && gone_after.is_none()
+}
+
+/// The latency of the bot's replies (microseconds), and a warning when
+/// any took longer than a league's default time for a decision, which
+/// check-bot's own (`timeout_ms`) may exceed: there it would forfeit.
+fn say_latency(c: &mut Checker<'_>, latencies: &mut [u64], timeout_ms: u64) {
+    if latencies.is_empty() {
+        return;
+    }
+    latencies.sort_unstable();
+    let l = Latency {
+        replies: latencies.len(),
+        median_us: latencies[latencies.len() / 2],
+        p99_us: latencies[(latencies.len() * 99 / 100).min(latencies.len() - 1)],
+    };
+    c.report.latency = Some(l);
+    c.info(&format!(
+        "latency over {} replies: median {:.2} ms, p99 {:.2} ms",
+        l.replies,
+        l.median_us as f64 / 1000.0,
+        l.p99_us as f64 / 1000.0
+    ));
+    let league_ms = super::config::TimeSettings::default().decision_ms;
+    let over = latencies
+        .iter()
+        .filter(|&&us| us > league_ms * 1000)
+        .count();
+    if over > 0 {
+        let slowest = latencies[latencies.len() - 1];
+        let here = match timeout_ms {
+            0 => "no limit a decision here".to_string(),
+            ms => format!("{ms} ms here"),
         };
-        c.report.latency = Some(l);
         c.info(&format!(
-            "latency over {} replies: median {:.2} ms, p99 {:.2} ms",
+            "warning: {over} of {} replies took longer than {league_ms} ms (the slowest {:.2} ms): leagues, matches and the ladder allow {league_ms} ms a decision by default (`decision_ms`), where each of them would forfeit the game on time; check-bot allowed {here} (--timeout-ms)",
             l.replies,
-            l.median_us as f64 / 1000.0,
-            l.p99_us as f64 / 1000.0
+            slowest as f64 / 1000.0
         ));
     }
-    left.clean
 }
 
 /// Game `game_no` of the check: `variant` with `n` players, under the
@@ -867,6 +987,28 @@ mod tests {
         };
         assert_eq!(check, "build");
         assert!(detail.starts_with("`sh -c exit 3`: "), "{detail}");
+    }
+
+    /// Replies slower than a league's default time for a decision, which
+    /// check-bot's 5 s let pass, are warned of: how many, the slowest,
+    /// and the league's default; none slower, no warning.
+    #[test]
+    fn replies_slower_than_a_leagues_default_are_warned_of() {
+        let mut said = Vec::new();
+        let mut on_line = |l: &CheckLine| said.push(l.to_string());
+        let mut c = Checker::new(CheckReport::default(), &mut on_line);
+        say_latency(&mut c, &mut [1_000, 2_500_000, 300, 2_000_000], 5000);
+        say_latency(&mut c, &mut [1_000, 2_000_000], 5000);
+        drop(c);
+        assert_eq!(said.len(), 3, "{said:?}");
+        assert!(
+            said[1].starts_with("warning: 1 of 4 replies took longer than 2000 ms (the slowest 2500.00 ms): leagues, matches and the ladder allow 2000 ms"),
+            "{said:?}"
+        );
+        assert!(
+            said[1].ends_with("check-bot allowed 5000 ms here (--timeout-ms)"),
+            "{said:?}"
+        );
     }
 
     /// The text and the JSON document of a report: a note goes under the
