@@ -261,10 +261,7 @@ fn main() {
     println!("| z | min pairings | honest flagged | bias 10%: caught; median forger games | 25% | 50% | 100% |");
     println!("|---|---|---|---|---|---|---|");
     for z in [4.5, 5.5, RESIDUAL_RULE.z] {
-        let rule = ResidualRule {
-            z,
-            min_pairings: RESIDUAL_RULE.min_pairings,
-        };
+        let rule = ResidualRule { z, ..RESIDUAL_RULE };
         let fp = (0..runs)
             .filter(|&s| residual_run(0.0, &rule, s, total).0)
             .count();

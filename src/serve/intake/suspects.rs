@@ -114,6 +114,9 @@ pub struct ResidualRule {
     pub z: f64,
     /// Fewest pairings it shares with the others before it can be.
     pub min_pairings: usize,
+    /// Fewest games on each side (the worker's, the others') for a
+    /// pairing to count.
+    pub min_games: u32,
 }
 
 /// The ladder's residual rule (docs/security.md, "Forged results": chosen
@@ -121,6 +124,7 @@ pub struct ResidualRule {
 pub const RESIDUAL_RULE: ResidualRule = ResidualRule {
     z: 6.5,
     min_pairings: 20,
+    min_games: 2,
 };
 
 /// One finished game for the residual rule: who recorded it (`None`: the
@@ -134,14 +138,21 @@ pub struct Scored {
 }
 
 /// Each worker's residual z-score and the pairings it shares with the
-/// others (fishtest's `get_chi2`, by pairing): per pairing, the worker's
-/// summed score `S` over its `k` games against the others' mean `e`
-/// over their `n`; `(S − k·e)² / (k·v·(1 + k/n))` summed (`v` the
-/// others' variance of a game's score, at least 0.7·e'(1 − e') for their
-/// mean with a win and a loss added; the last factor for the error of
-/// `e`), a chi-squared with one degree per pairing, made a
-/// z-score by Wilson and Hilferty's cube root.
-pub fn residuals(games: &[Scored]) -> Vec<(i64, f64, usize)> {
+/// others (fishtest's `get_chi2`, by pairing): per pairing with at least
+/// `min_games` games on each side, the worker's mean score over its `k`
+/// games against the others' mean over their `n`, squared and divided by
+/// the variance of that difference, `v·(1/k + 1/n)`; summed, a
+/// chi-squared with one degree per pairing, made a z-score by Wilson and
+/// Hilferty's cube root.
+///
+/// `v` is the variance of a game's score in that pairing estimated from
+/// all its `k + n` games (pooled, with `k + n − 1` below: under the rule's
+/// hypothesis both sides play the same games), never under
+/// 0.7·m′(1 − m′) for their mean with one win and one loss added. The
+/// others' variance alone, from a few games, was too low (a pairing the
+/// server's one slot played twice gave about 2 of chi-squared, not 1) and
+/// quarantined honest workers on a small ladder.
+pub fn residuals(games: &[Scored], min_games: u32) -> Vec<(i64, f64, usize)> {
     use std::collections::BTreeMap;
     /// Games, their scores' sum and their squares' sum, per recorder.
     type Sums = BTreeMap<Option<i64>, (f64, f64, f64)>;
@@ -157,6 +168,7 @@ pub fn residuals(games: &[Scored]) -> Vec<(i64, f64, usize)> {
         c.1 += g.score0;
         c.2 += g.score0 * g.score0;
     }
+    let least = f64::from(min_games.max(1));
     let mut chi: BTreeMap<i64, (f64, usize)> = BTreeMap::new();
     for by in cells.values() {
         let all = by
@@ -164,20 +176,20 @@ pub fn residuals(games: &[Scored]) -> Vec<(i64, f64, usize)> {
             .fold((0.0, 0.0, 0.0), |a, c| (a.0 + c.0, a.1 + c.1, a.2 + c.2));
         for (w, c) in by {
             let Some(w) = w else { continue };
-            let n = all.0 - c.0;
-            if n < 1.0 {
+            let (k, n) = (c.0, all.0 - c.0);
+            if k < least || n < least || all.0 < 3.0 {
                 continue;
             }
-            let e = (all.1 - c.1) / n;
-            // The others' variance, but never under that of a game whose
-            // mean is theirs drawn towards an even one (one win and one
-            // loss added), with draws: a pairing the others always won
-            // is not proof that it cannot be lost.
-            let shrunk = (all.1 - c.1 + 1.0) / (n + 2.0);
-            let v = ((all.2 - c.2) / n - e * e).max(0.7 * shrunk * (1.0 - shrunk));
-            let r = c.1 - c.0 * e;
+            let mean = all.1 / all.0;
+            // Pooled, but never under that of a game whose mean is theirs
+            // drawn towards an even one (one win and one loss added), with
+            // draws: a pairing always won is not proof it cannot be lost.
+            let shrunk = (all.1 + 1.0) / (all.0 + 2.0);
+            let v =
+                ((all.2 - all.0 * mean * mean) / (all.0 - 1.0)).max(0.7 * shrunk * (1.0 - shrunk));
+            let d = c.1 / k - (all.1 - c.1) / n;
             let x = chi.entry(*w).or_default();
-            x.0 += r * r / (c.0 * v * (1.0 + c.0 / n));
+            x.0 += d * d / (v * (1.0 / k + 1.0 / n));
             x.1 += 1;
         }
     }
@@ -193,7 +205,7 @@ pub fn residuals(games: &[Scored]) -> Vec<(i64, f64, usize)> {
 
 /// The workers the residual rule finds suspect, each with why.
 pub fn residual_suspects(games: &[Scored], rule: &ResidualRule) -> Vec<(i64, String)> {
-    residuals(games)
+    residuals(games, rule.min_games)
         .into_iter()
         .filter(|&(_, z, k)| k >= rule.min_pairings && z > rule.z)
         .map(|(w, z, k)| {
@@ -287,5 +299,57 @@ mod tests {
         // Too few pairings shared: no verdict.
         let few: Vec<Scored> = games.into_iter().filter(|g| g.pairing.1[0] < 5).collect();
         assert!(residual_suspects(&few, &RESIDUAL_RULE).is_empty());
+    }
+
+    /// A small ladder: one worker (4) and the server's own slot (`None`)
+    /// playing the same random bots, the worker most games of each
+    /// pairing, the server 1 to 10; `skew` turns that share of the
+    /// worker's seat-0 losses and draws into wins.
+    fn small_ladder(seed: u64, skew: f64) -> Vec<Scored> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut games = Vec::new();
+        for p in 0..370i64 {
+            let (win, draw) = (rng.gen_range(0.3..0.6), rng.gen_range(0.0..0.15));
+            let (k, n) = (rng.gen_range(8..=25), rng.gen_range(1..=10));
+            for g in 0..k + n {
+                let x: f64 = rng.gen();
+                let mut score0 = if x < draw {
+                    0.5
+                } else if x < draw + win {
+                    1.0
+                } else {
+                    0.0
+                };
+                let worker = (g < k).then_some(4);
+                if worker.is_some() && score0 < 1.0 && rng.gen::<f64>() < skew {
+                    score0 = 1.0;
+                }
+                games.push(Scored {
+                    worker,
+                    pairing: (0, vec![p, p + 1000]),
+                    score0,
+                });
+            }
+        }
+        games
+    }
+
+    #[test]
+    fn an_honest_worker_beside_a_small_server_slot_does_not_stray() {
+        // Before the pooled variance, the others' few games' variance made
+        // about one seed in three of these reach z = 6.5.
+        for seed in 0..60 {
+            let games = small_ladder(seed, 0.0);
+            let s = residual_suspects(&games, &RESIDUAL_RULE);
+            assert!(s.is_empty(), "seed {seed}: {s:?}");
+            let z = residuals(&games, RESIDUAL_RULE.min_games);
+            assert!(z[0].1 < 4.0 && z[0].2 >= 250, "seed {seed}: {z:?}");
+        }
+        // A worker that skews the same ladder is still caught.
+        for seed in 0..20 {
+            let s = residual_suspects(&small_ladder(1000 + seed, 0.5), &RESIDUAL_RULE);
+            assert_eq!(s.len(), 1, "seed {seed}: {s:?}");
+        }
     }
 }
