@@ -179,6 +179,14 @@ impl Ladder {
         self.finished.read().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The finished games, read again whole (`all`): a new generation,
+    /// which the standings refit at once.
+    pub fn replace_finished(&self, mut all: Finished) {
+        let mut f = self.finished.write().unwrap_or_else(|p| p.into_inner());
+        all.generation = f.generation + 1;
+        *f = all;
+    }
+
     /// A game finished (its row is in the store).
     pub fn finished_now(&self, row: &GameRow) {
         self.finished

@@ -712,7 +712,7 @@ fn reread(l: &Ladder, done: usize) -> Result<(), DbError> {
     let mut all = Finished::default();
     let (to, read) = l.query(read_finished(&l.db, None, &mut |r| all.add(&r)))?;
     (all.read_to, all.read) = (to, read);
-    *l.finished.write().unwrap_or_else(|p| p.into_inner()) = all;
+    l.replace_finished(all);
     Ok(())
 }
 

@@ -256,7 +256,7 @@ fn quarantine(l: &Ladder, worker: i64, why: &str) -> Result<(), super::store::Db
         let mut all = Finished::default();
         let (to, read) = l.query(read_finished(&l.db, None, &mut |r| all.add(&r)))?;
         (all.read_to, all.read) = (to, read);
-        *l.finished.write().unwrap_or_else(|p| p.into_inner()) = all;
+        l.replace_finished(all);
     }
     Ok(())
 }

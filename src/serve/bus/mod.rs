@@ -240,6 +240,8 @@ pub struct Fit {
     pub report: Report,
     /// Games the fit saw.
     pub games: usize,
+    /// The generation of the finished games it saw ([`crate::serve::store::finished::Finished::generation`]).
+    pub generation: u64,
     /// When it finished (UTC, ISO 8601).
     pub at: String,
     /// How long it took.

@@ -34,6 +34,10 @@ pub struct Finished {
     pub read_to: Option<crate::serve::store::DoneKey>,
     /// Rows read from the store so far, those that did not read included.
     pub read: usize,
+    /// How many times the finished games were read again whole
+    /// ([`crate::serve::ladder::Ladder::replace_finished`]): a fit of an
+    /// older generation is out of date whatever its count.
+    pub generation: u64,
 }
 
 /// One player's latest games (oldest first, with their order) and its
@@ -53,6 +57,7 @@ impl Default for Finished {
             players: HashMap::new(),
             read_to: None,
             read: 0,
+            generation: 0,
         }
     }
 }
