@@ -2,6 +2,18 @@
 //! not show as themselves. Below everything, as `host` is: the bot runner,
 //! the protocol and the league's files all check names with it.
 
+/// The first character of `text`, after any white space, when a
+/// spreadsheet opening games.csv would take the text for a formula and
+/// run it: `=`, `+`, `-` or `@` (the rule the referee applies to a
+/// hello's name and version, `referee::player::check_not_formula`, and
+/// the server to the versions of an uploaded row).
+pub fn formula_lead(text: &str) -> Option<char> {
+    text.trim_start()
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '=' | '+' | '-' | '@'))
+}
+
 /// True for a character a terminal or a page would not show as itself: a
 /// control character, one of Unicode's format characters (zero-width
 /// spaces and joiners, the soft hyphen, bidirectional embeddings,

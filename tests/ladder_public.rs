@@ -704,6 +704,14 @@ fn forged_row_fields_are_refused_and_the_export_always_rates() {
         ("time2_ms", serde_json::json!(3.0)),
         ("version0", serde_json::json!("1.0\u{7}\u{1b}[2J")),
         ("version1", serde_json::json!("v".repeat(300))),
+        // Spreadsheet formulas, as a hello's version may not begin.
+        (
+            "version0",
+            serde_json::json!("=HYPERLINK(\"http://evil.example\",\"1.0\")"),
+        ),
+        ("version1", serde_json::json!("  +1+cmd|' /C calc'!A0")),
+        ("version0", serde_json::json!("\u{a0}-2")),
+        ("version1", serde_json::json!("@SUM(1)")),
         ("version2", serde_json::json!("9.9")),
         ("seat2", serde_json::json!("<script>")),
         ("group", serde_json::json!("game-1-again")),

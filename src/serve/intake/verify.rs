@@ -210,6 +210,11 @@ fn check_fields(
         if v.len() > VERSION_BYTES || v.chars().any(char::is_control) {
             return field(format!("`version{seat}` is not a hello's version (at most {VERSION_BYTES} bytes, no control characters)"));
         }
+        // As the referee refuses such a hello: games.csv is opened in
+        // spreadsheets.
+        if let Some(c) = crate::text::formula_lead(v) {
+            return field(format!("`version{seat}` begins with `{c}`, which a spreadsheet opening games.csv would run as a formula (a hello's version may not)"));
+        }
     }
     check_times(t, row, rec)
 }
