@@ -96,6 +96,22 @@ async fn owners_and_tokens(db: Db) {
     assert!(!db.revoke_owner("nobody").await.unwrap());
     assert!(db.owner_by_token("hash-a").await.unwrap().is_none());
     assert!(db.owner_by_token("hash-b").await.unwrap().is_some());
+    // A revoked owner who lost their token is given a new one: the same
+    // owner (their bots are theirs still), the old token still useless;
+    // not as a worker, and not while the new one works.
+    match db.add_owner("alice", "hash-w", Role::Worker).await {
+        Err(DbError::Conflict(m)) => assert!(m.contains("already an owner named `alice`"), "{m}"),
+        other => panic!("alice as a worker: {other:?}"),
+    }
+    assert!(db.add_owner("alice", "hash-d", Role::Owner).await.unwrap());
+    let again = db.owner_by_token("hash-d").await.unwrap().unwrap();
+    assert_eq!((again.id, again.name.as_str()), (alice.id, "alice"));
+    assert!(db.owner_by_token("hash-a").await.unwrap().is_none());
+    match db.add_owner("alice", "hash-e", Role::Owner).await {
+        Err(DbError::Conflict(m)) => assert!(m.contains("--revoke-user alice"), "{m}"),
+        other => panic!("alice again while her token works: {other:?}"),
+    }
+    assert!(!db.add_owner("carol", "hash-f", Role::Owner).await.unwrap());
     let bob = db.owner_by_token("hash-b").await.unwrap().unwrap();
     assert_eq!(db.uploads_since(bob.id, 0).await.unwrap(), 0);
     db.note_upload(bob.id, 1234).await.unwrap();

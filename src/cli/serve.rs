@@ -24,7 +24,8 @@ pub struct ServeArgs {
     #[arg(long, conflicts_with_all = ["add_user", "add_worker", "revoke_user", "backup"])]
     pages_only: bool,
     /// Add an owner and print their token (once: only its hash is kept),
-    /// then stop.
+    /// then stop. For an owner revoked, a new token: the same owner,
+    /// their bots kept.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["revoke_user", "backup", "add_worker"])]
     add_user: Option<String>,
     /// Add a worker (`arena worker`) and print its token (once), then
@@ -118,14 +119,22 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     }
     say_store(&t, db);
     if let Some(name) = &args.add_user {
-        let token = crate::serve::add_user(&t, db, name)?;
-        outln!("user `{name}` added; their token (shown only now, keep it):");
+        let (token, again) = crate::serve::add_user(&t, db, name)?;
+        if again {
+            outln!("user `{name}` (revoked) has a new token, their bots kept; the token (shown only now, keep it):");
+        } else {
+            outln!("user `{name}` added; their token (shown only now, keep it):");
+        }
         outln!("{token}");
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(name) = &args.add_worker {
-        let token = crate::serve::add_worker(&t, db, name)?;
-        outln!("worker `{name}` added; its token (shown only now, keep it):");
+        let (token, again) = crate::serve::add_worker(&t, db, name)?;
+        if again {
+            outln!("worker `{name}` (revoked) has a new token, its record kept; the token (shown only now, keep it):");
+        } else {
+            outln!("worker `{name}` added; its token (shown only now, keep it):");
+        }
         outln!("{token}");
         return Ok(ExitCode::SUCCESS);
     }

@@ -176,36 +176,46 @@ async fn open_db(t: &Tournament, url: Option<&str>) -> Result<Db, ServeError> {
     Ok(Db::open(&url).await?)
 }
 
-/// `--add-user NAME`: a new owner; returns their token (shown once; only
-/// its hash is kept).
-pub fn add_user(t: &Tournament, db: Option<&str>, name: &str) -> Result<String, ServeError> {
+/// `--add-user NAME`: a new owner, or a new token for a revoked one (the
+/// same owner, their bots kept); returns their token (shown once; only
+/// its hash is kept) and whether they were there before.
+pub fn add_user(
+    t: &Tournament,
+    db: Option<&str>,
+    name: &str,
+) -> Result<(String, bool), ServeError> {
     add_token(t, db, name, Role::Owner)
 }
 
 /// `--add-worker NAME`: a new worker token (role `worker`: it claims and
-/// uploads games, and cannot upload bots); returns it (shown once).
-pub fn add_worker(t: &Tournament, db: Option<&str>, name: &str) -> Result<String, ServeError> {
+/// uploads games, and cannot upload bots), or a new token for a revoked
+/// worker; returns it (shown once) and whether it was there before.
+pub fn add_worker(
+    t: &Tournament,
+    db: Option<&str>,
+    name: &str,
+) -> Result<(String, bool), ServeError> {
     add_token(t, db, name, Role::Worker)
 }
 
-/// A new token for `name` in `role`: only its hash is stored.
+/// A new token for `name` in `role`: only its hash is stored. `true`
+/// with it when `name` was revoked and is given a new token.
 fn add_token(
     t: &Tournament,
     db: Option<&str>,
     name: &str,
     role: Role,
-) -> Result<String, ServeError> {
+) -> Result<(String, bool), ServeError> {
     settings_of(t)?;
     if intake::name_problem(name).is_some() {
         return Err(ServeError::BadUserName(name.to_string()));
     }
     let token = new_token();
-    runtime()?.block_on(async {
+    let again = runtime()?.block_on(async {
         let db = open_db(t, db).await?;
-        db.add_owner(name, &token_hash(&token), role).await?;
-        Ok::<_, ServeError>(())
+        Ok::<_, ServeError>(db.add_owner(name, &token_hash(&token), role).await?)
     })?;
-    Ok(token)
+    Ok((token, again))
 }
 
 /// `--revoke-user NAME`: their token stops working at once.

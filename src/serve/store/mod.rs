@@ -844,9 +844,29 @@ impl Db {
         Ok(())
     }
 
-    /// Adds an owner with the hash of their token; refused if the name is
-    /// taken.
-    pub async fn add_owner(&self, name: &str, token_hash: &str, role: Role) -> Result<(), DbError> {
+    /// Adds an owner with the hash of their token, or gives a revoked
+    /// owner of that name and role a new one (the same owner: their bots,
+    /// versions and counts stay theirs): `true` then. Refused while the
+    /// name's token works (it is revoked first), or when the name is
+    /// another role's.
+    pub async fn add_owner(
+        &self,
+        name: &str,
+        token_hash: &str,
+        role: Role,
+    ) -> Result<bool, DbError> {
+        let again = sqlx::query(
+            "UPDATE owners SET token_hash = $2, revoked_at = NULL \
+             WHERE name = $1 AND role = $3 AND revoked_at IS NOT NULL",
+        )
+        .bind(name)
+        .bind(token_hash)
+        .bind(role.as_str())
+        .execute(&self.pool)
+        .await?;
+        if again.rows_affected() > 0 {
+            return Ok(true);
+        }
         let r = sqlx::query(
             "INSERT INTO owners (name, token_hash, role, created_at) VALUES ($1, $2, $3, $4)",
         )
@@ -857,11 +877,29 @@ impl Db {
         .execute(&self.pool)
         .await;
         match r {
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(DbError::Conflict(
-                format!("there is already a user named `{name}`: revoke it first, or choose another name"),
-            )),
-            r => r.map(|_| ()).map_err(DbError::from),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                Err(DbError::Conflict(self.name_taken(name, role).await?))
+            }
+            r => r.map(|_| false).map_err(DbError::from),
         }
+    }
+
+    /// Why `name` cannot have a new token in `role`.
+    async fn name_taken(&self, name: &str, role: Role) -> Result<String, DbError> {
+        let held: Option<(String, Option<String>)> =
+            sqlx::query_as("SELECT role, revoked_at FROM owners WHERE name = $1")
+                .bind(name)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(match held {
+            Some((other, _)) if other != role.as_str() => format!(
+                "there is already {} {other} named `{name}` (a name keeps its role, revoked or not): choose another name",
+                if other.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" }
+            ),
+            _ => format!(
+                "there is already a user named `{name}` whose token works: to give them a new one (keeping their bots), `--revoke-user {name}` first, then add them again; or choose another name"
+            ),
+        })
     }
 
     /// Revokes an owner's token; false if there is no such owner.
