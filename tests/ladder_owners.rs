@@ -219,3 +219,56 @@ fn the_hourly_count_says_when_a_slot_frees_and_names_are_said_plainly() {
     assert_eq!(got, 404, "{text}");
     assert!(text.contains("without `@N`"), "{text}");
 }
+
+/// A refused upload leaves nothing on disk: its archive (`vN.tar.gz`) and
+/// unpacked folder (`vN`) go once it is refused; its page still says why,
+/// with check-bot's report, from the store. (Before, three refused 16 MB
+/// uploads kept 203 MB.)
+#[test]
+fn a_refused_version_leaves_no_files_and_its_page_still_says_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "uploads_per_hour = 100");
+    let alice = server.add_user("alice");
+    server.start();
+    let garbage = python_bot(dir, "random-python", "garbage", "1");
+    std::fs::write(
+        garbage.join("bot.py"),
+        "import sys\nfor line in sys.stdin:\n    print('not json', flush=True)\n",
+    )
+    .unwrap();
+    std::fs::write(garbage.join("ballast.bin"), vec![7u8; 3 << 20]).unwrap();
+    let (code, out) = server.submit(&alice, &garbage);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("garbage version 1: refused"), "{out}");
+    let v = server.wait(
+        "version 1 refused",
+        Duration::from_millis(300),
+        || server.json("/api/bots/garbage"),
+        |v| v["versions"][0]["status"] == "refused",
+    );
+    let report = v["versions"][0]["report"].as_str().unwrap_or_default();
+    assert!(report.contains("FAIL  handshake"), "{v}");
+    let bot = dir.join("results/bots/garbage");
+    let left = server.wait(
+        "the refused version's files removed",
+        Duration::from_millis(300),
+        || {
+            let mut left: Vec<String> = std::fs::read_dir(&bot)
+                .map(|d| {
+                    d.flatten()
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            left.sort();
+            left.join(", ")
+        },
+        |left: &String| left.is_empty(),
+    );
+    assert!(left.is_empty(), "{left}");
+    // Its page still says why.
+    let (status, page) = server.call("GET", "/bots/garbage", None, b"");
+    assert_eq!(status, 200);
+    assert!(page.contains("refused"), "{page}");
+}
