@@ -455,6 +455,13 @@ fn a_worker_cannot_ask_for_more_games_than_its_cores_or_the_ladder_allows() {
         (4, -5, "`jobs` -5"),
         (-1, 1, "`cores` -1"),
         (i64::MAX, 1, "`cores`"),
+        // More cores than any one machine has (65,536 was taken).
+        (
+            65_536,
+            1,
+            "`cores` 65536: a worker has from 1 to 1024 cores",
+        ),
+        (1025, 1, "`cores` 1025"),
     ] {
         let (status, a) = post_within(&server, register, &rogue, &registration(cores, jobs));
         assert_eq!(status, 400, "cores {cores}, jobs {jobs}: {a}");

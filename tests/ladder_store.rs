@@ -912,3 +912,67 @@ both!(
     variant_order_sqlite,
     variant_order_postgres
 );
+
+/// A worker that claims a game and only renews its lease by heartbeat
+/// (never plays it) holds it until the lease's life is over, not for
+/// ever: then its next heartbeat ends the lease, the game goes back to
+/// the queue and the renewal says so (the server counts it against the
+/// worker). Before, each heartbeat gave it another lease time.
+async fn a_lease_held_by_heartbeats_alone_ends_at_its_life(db: Db) {
+    use mancala_arena::serve::store::{GameState, LeaseState};
+    assert!(!db.add_owner("w1", "hash-w1", Role::Worker).await.unwrap());
+    let w = db.owner_by_token("hash-w1").await.unwrap().unwrap();
+    let claimed = db
+        .claim_games(Some((w.id, 60)), 1, &|_| true, &[(0, vec![1, 2])])
+        .await
+        .unwrap();
+    let lease = claimed[0].lease.clone().unwrap();
+    let game = claimed[0].ticket.id;
+    let life = 780;
+    let start = lease.expires - 60;
+    // Heartbeats every 20 s, up to its life: each renews it.
+    let mut t = start;
+    while t + 20 < start + life {
+        t += 20;
+        let r = db
+            .renew_leases(w.id, std::slice::from_ref(&lease.id), t, 60, life)
+            .await
+            .unwrap();
+        assert_eq!(r.renewed, vec![lease.id.clone()], "at +{} s", t - start);
+        assert!(r.over_life.is_empty());
+    }
+    // Past it: ended, whatever the heartbeat, its game back in the queue.
+    let r = db
+        .renew_leases(
+            w.id,
+            std::slice::from_ref(&lease.id),
+            start + life + 5,
+            60,
+            life,
+        )
+        .await
+        .unwrap();
+    assert!(r.renewed.is_empty(), "{r:?}");
+    assert_eq!(r.over_life, vec![(lease.id.clone(), game)]);
+    let l = db.lease(&lease.id).await.unwrap().unwrap();
+    assert_eq!(l.state, LeaseState::Expired);
+    let (state, _) = db.game_ticket(game).await.unwrap().unwrap();
+    assert_eq!(state, GameState::Pending);
+    // Counted once: the next heartbeat finds it lost, not over its life.
+    let r = db
+        .renew_leases(
+            w.id,
+            std::slice::from_ref(&lease.id),
+            start + life + 10,
+            60,
+            life,
+        )
+        .await
+        .unwrap();
+    assert!(r.renewed.is_empty() && r.over_life.is_empty(), "{r:?}");
+}
+both!(
+    a_lease_held_by_heartbeats_alone_ends_at_its_life,
+    lease_life_sqlite,
+    lease_life_postgres
+);

@@ -12,6 +12,16 @@ use super::{now, seats_text, ticket, Db, DbError, GameState, GameTicket, LeaseSt
 use crate::wire::worker::Registration;
 use std::collections::HashMap;
 
+/// What a heartbeat's renewal did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Renewal {
+    /// Leases renewed.
+    pub renewed: Vec<String>,
+    /// Leases ended at the end of their life (lease, game): held too long,
+    /// heartbeats or not.
+    pub over_life: Vec<(String, i64)>,
+}
+
 /// A lease as the store has it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lease {
@@ -203,17 +213,41 @@ impl Db {
     }
 
     /// Renews worker `worker`'s active leases among `leases` to
-    /// `now + seconds`; returns those renewed (the others are lost:
-    /// expired, done, or not its own).
+    /// `now + seconds`, except those granted `life` seconds ago or more:
+    /// those are ended (expired, their games back in the queue) whatever
+    /// the heartbeats, so that a worker cannot hold a game for ever
+    /// without playing it. The others are lost (expired, done, or not its
+    /// own).
     pub async fn renew_leases(
         &self,
         worker: i64,
         leases: &[String],
         now_unix: i64,
         seconds: i64,
-    ) -> Result<Vec<String>, DbError> {
-        let mut renewed = Vec::new();
+        life: i64,
+    ) -> Result<Renewal, DbError> {
+        let mut out = Renewal::default();
         for id in leases {
+            let granted: Option<(String, i64)> = sqlx::query_as(
+                "SELECT granted_at, game_id FROM leases WHERE id = $1 AND worker_id = $2 AND state = 'active' AND expires >= $3",
+            )
+            .bind(id)
+            .bind(worker)
+            .bind(now_unix)
+            .fetch_optional(self.pool())
+            .await?;
+            let Some((at, game)) = granted else { continue };
+            // A time the store wrote; one that does not read is renewed.
+            let since = humantime::parse_rfc3339(&at)
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(now_unix, |d| d.as_secs() as i64);
+            if now_unix - since >= life {
+                if self.end_lease(id, game).await? {
+                    out.over_life.push((id.clone(), game));
+                }
+                continue;
+            }
             let r = sqlx::query(
                 "UPDATE leases SET expires = $3 WHERE id = $1 AND worker_id = $2 AND state = 'active' AND expires >= $4",
             )
@@ -224,7 +258,7 @@ impl Db {
             .execute(self.write_pool())
             .await?;
             if r.rows_affected() == 1 {
-                renewed.push(id.clone());
+                out.renewed.push(id.clone());
             }
         }
         sqlx::query("UPDATE workers SET last_seen = $2 WHERE owner_id = $1")
@@ -232,7 +266,30 @@ impl Db {
             .bind(now_unix)
             .execute(self.write_pool())
             .await?;
-        Ok(renewed)
+        Ok(out)
+    }
+
+    /// Ends active lease `id` of `game` (expired; the game back in the
+    /// queue), in one transaction; false when it was no longer active.
+    async fn end_lease(&self, id: &str, game: i64) -> Result<bool, DbError> {
+        let mut tx = self.begin_write().await?;
+        let r =
+            sqlx::query("UPDATE leases SET state = 'expired' WHERE id = $1 AND state = 'active'")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        if r.rows_affected() == 0 {
+            return Ok(false);
+        }
+        sqlx::query(
+            "UPDATE games SET state = 'pending', lease_id = NULL WHERE id = $1 AND state = 'playing' AND lease_id = $2",
+        )
+        .bind(game)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// Lease `id`, if it was ever granted.

@@ -264,14 +264,21 @@ fn heard(l: &Ladder, w: &Owner, instance: &Option<String>) -> ApiResult<()> {
     }
 }
 
+/// The most cores a worker may say it has: more than any one machine's
+/// (a claim of 65,536 was taken as it came).
+pub const CORES_MOST: i64 = 1024;
+
 /// Refuses (400) a registration whose numbers are out of range: `cores`
-/// from 1 to 65,536, `jobs` from 1 to its `cores` and to the ladder's
-/// `worker_jobs_max`; the message says which and what to run.
+/// from 1 to [`CORES_MOST`], `jobs` from 1 to its `cores` and to the
+/// ladder's `worker_jobs_max`; the message says which and what to run.
 fn check_numbers(l: &Ladder, r: &Registration) -> ApiResult<()> {
-    if !(1..=65_536).contains(&r.cores) {
+    if !(1..=CORES_MOST).contains(&r.cores) {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            format!("`cores` {}: a worker has from 1 to 65536 cores", r.cores),
+            format!(
+                "`cores` {}: a worker has from 1 to {CORES_MOST} cores",
+                r.cores
+            ),
         ));
     }
     let most = r.cores.min(i64::from(l.settings.worker_jobs_max));
@@ -353,7 +360,7 @@ async fn claim(
         ));
     };
     heard(&l, &w, &instance)?;
-    l.db.renew_leases(w.id, &[], unix_now(), 0)
+    l.db.renew_leases(w.id, &[], unix_now(), 0, lease_life(&l))
         .await
         .map_err(ApiError::internal)?;
     // At most its `-j` slots' worth of games under lease at once (one a
@@ -438,6 +445,21 @@ async fn claim(
     }))
 }
 
+/// The longest a lease lives, heartbeats or not (seconds): twice a whole
+/// game under the time control (every seat's start-up, up to three seats,
+/// and the watchdog on the game), for a game that waited its turn behind
+/// another in the worker's slot, plus a lease time and a minute. Past
+/// it, the lease ends at the worker's next heartbeat, its game goes back
+/// to the queue, and the worker's refusals count it (`lease_life`).
+pub fn lease_life(l: &Ladder) -> i64 {
+    let t = &l.t.time;
+    let game_ms = t.watchdog_ms.saturating_add(t.startup_ms.saturating_mul(3));
+    let game = i64::try_from(game_ms / 1000).unwrap_or(i64::MAX / 4);
+    game.saturating_mul(2)
+        .saturating_add(l.workers.lease_seconds)
+        .saturating_add(60)
+}
+
 /// `POST /api/worker/heartbeat` `{"leases": [...]}`: renews the worker's
 /// active leases among them; the answer lists those renewed and those
 /// lost (expired, done, or never its own).
@@ -451,10 +473,23 @@ async fn heartbeat(
     let h: Leases = serde_json::from_slice(&body).map_err(|e| bad_json("a heartbeat", e))?;
     // Its leases are renewed whatever it is told: they are its games.
     let _ = heard(&l, &w, &instance);
-    let renewed =
-        l.db.renew_leases(w.id, &h.leases, unix_now(), l.workers.lease_seconds)
+    let life = lease_life(&l);
+    let renewal =
+        l.db.renew_leases(w.id, &h.leases, unix_now(), l.workers.lease_seconds, life)
             .await
             .map_err(ApiError::internal)?;
+    if !renewal.over_life.is_empty() {
+        // Counted against it, and said in the log.
+        note_refused(&l, &w, "lease_life", renewal.over_life.len() as u64);
+        l.sched.forget_queue();
+        let games: Vec<i64> = renewal.over_life.iter().map(|x| x.1).collect();
+        tracing::warn!(
+            "worker {}: leases held {life} s (their longest life) without an upload, ended, their games back in the queue: {}",
+            w.name,
+            crate::wire::worker::game_ids(&games)
+        );
+    }
+    let renewed = renewal.renewed;
     let lost = h
         .leases
         .into_iter()
