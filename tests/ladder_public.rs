@@ -304,7 +304,8 @@ fn one_sender_cannot_hold_the_upload_slots_and_a_stalled_body_frees_its_own() {
 /// A flood of connections that send half a request head and then
 /// nothing cannot stop the server: it keeps at most half its file
 /// descriptors for connections (the rest wait in the kernel's queue),
-/// closes each after 60 s without a byte, and answers again. (Before,
+/// closes each whose head is not whole 30 s after it opened (or after
+/// 60 s without a byte), and answers again. (Before,
 /// with every descriptor taken, its heartbeat read the host's name as
 /// `localhost`, found no claim of its own on the store and stopped the
 /// server: one client, no token, 20,000 connections.)
@@ -331,13 +332,20 @@ fn a_flood_of_idle_connections_cannot_stop_the_server() {
     std::thread::sleep(Duration::from_secs(40));
     assert!(server.exited().is_none(), "{}", server.log());
     // The first connection, idle since its half head, is closed by the
-    // server after 60 s.
+    // server: its head not whole after 30 s (408), or no byte for 60 s.
     let first = &mut flood[0];
     first
         .set_read_timeout(Some(Duration::from_secs(60)))
         .unwrap();
     let mut b = [0u8; 64];
-    assert!(matches!(first.read(&mut b), Ok(0) | Err(_)));
+    match first.read(&mut b) {
+        Ok(0) | Err(_) => {}
+        Ok(n) => {
+            let said = String::from_utf8_lossy(&b[..n]).into_owned();
+            assert!(said.starts_with("HTTP/1.1 408"), "{said}");
+            let _ = first.read_to_end(&mut Vec::new());
+        }
+    }
     let idle = started.elapsed();
     assert!(idle < Duration::from_secs(100), "closed after {idle:?}");
     // The flood gone, the server answers at once.
@@ -360,6 +368,101 @@ fn a_flood_of_idle_connections_cannot_stop_the_server() {
     assert!(health.starts_with("HTTP/1.1 200"), "{health}");
     assert!(server.exited().is_none(), "{}", server.log());
     assert!(!server.log().contains("taken over"), "{}", server.log());
+}
+
+/// Slowloris: connections with no token that send one header line now
+/// and then never send a whole head; "no byte for 60 s" never fires for
+/// them. Each head must be whole within `request_head_seconds` of its
+/// first byte (408 and closed), and one address holds at most
+/// `connections_per_address` connections (the next: 503 and closed), so
+/// the server keeps answering. (Before, 10,000 of them held half its file
+/// descriptors and /health timed out.)
+#[test]
+fn trickling_request_heads_are_cut_off_and_one_address_holds_few_connections() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut server = new_server(
+        tmp.path(),
+        "request_head_seconds = 4\nconnections_per_address = 6",
+    );
+    server.start();
+    let addr: std::net::SocketAddr = server.url.trim_start_matches("http://").parse().unwrap();
+    let connect = || {
+        let s = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(10)).unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        s
+    };
+    // Three trickling connections: a header line every 500 ms, for up to
+    // 60 s; each must be answered 408 (or closed) long before that.
+    let mut trickling: Vec<(std::net::TcpStream, String, bool)> = (0..3)
+        .map(|_| {
+            let mut s = connect();
+            s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n").unwrap();
+            (s, String::new(), false)
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    while trickling.iter().any(|t| !t.2) && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(500));
+        for (s, got, closed) in trickling.iter_mut().filter(|t| !t.2) {
+            let _ = s.write_all(b"X-Trickle: 1\r\n");
+            let mut b = [0u8; 4096];
+            match s.read(&mut b) {
+                Ok(0) => *closed = true,
+                Ok(n) => got.push_str(&String::from_utf8_lossy(&b[..n])),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
+                Err(_) => *closed = true,
+            }
+        }
+    }
+    for (_, got, closed) in &trickling {
+        assert!(*closed, "a trickling head still open after 60 s: {got:?}");
+        assert!(
+            got.is_empty()
+                || got.starts_with("HTTP/1.1 408") && got.contains("request_head_seconds"),
+            "{got:?}"
+        );
+    }
+    assert!(
+        trickling.iter().any(|t| t.1.starts_with("HTTP/1.1 408")),
+        "no 408 said"
+    );
+    // Six connections held from this address: the seventh is answered
+    // 503 at once (tried again if the six were cut off meanwhile: each
+    // has 4 s for its head).
+    let mut said = String::new();
+    for _ in 0..5 {
+        let held: Vec<_> = (0..6).map(|_| connect()).collect();
+        let mut seventh = connect();
+        seventh
+            .set_read_timeout(Some(Duration::from_secs(3)))
+            .unwrap();
+        said.clear();
+        let _ = seventh.read_to_string(&mut said);
+        drop(held);
+        if said.starts_with("HTTP/1.1 503") {
+            break;
+        }
+    }
+    assert!(said.starts_with("HTTP/1.1 503"), "{said:?}");
+    assert!(said.contains("connections_per_address"), "{said}");
+    // The server answers as ever.
+    let health = server.wait(
+        "the server answering",
+        Duration::from_millis(500),
+        || {
+            let mut s = connect();
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                .unwrap();
+            let mut out = String::new();
+            let _ = s.read_to_string(&mut out);
+            out
+        },
+        |h| h.contains("\"in_flight\""),
+    );
+    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
 }
 
 /// A copy of the repository's bot `random-rust` named `name`, in `dir`.

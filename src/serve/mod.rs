@@ -607,7 +607,14 @@ async fn serve_until_stopped(
 ) -> std::io::Result<()> {
     use std::future::IntoFuture;
     let l = ladder.clone();
-    let serve = axum::serve(web::JsonRefusals::new(listener, connections_most()), router)
+    let settings = &ladder.settings;
+    let refusals = web::JsonRefusals::new(
+        listener,
+        connections_most(),
+        Duration::from_secs(settings.request_head_seconds),
+        settings.connections_per_address,
+    );
+    let serve = axum::serve(refusals, router)
         .with_graceful_shutdown(async move {
             stop_signal(&l, stop).await;
             l.stop();

@@ -84,6 +84,14 @@ pub struct LadderSettings {
     /// decisions (`analysis_seconds`, default 20).
     pub analysis_seconds: u64,
     pub tests: TestSettings,
+    /// Seconds a request's head (its request line and headers) may take
+    /// from its first byte (from the connection's opening, for its first
+    /// request), however it trickles (`request_head_seconds`, default 30);
+    /// then 408 and the connection is closed.
+    pub request_head_seconds: u64,
+    /// Connections one client address may hold open at once
+    /// (`connections_per_address`, default 128); past it, 503 and closed.
+    pub connections_per_address: usize,
 }
 
 /// What becomes of the old version at the end of a test
@@ -201,6 +209,8 @@ impl Default for LadderSettings {
             record_days: 14,
             pace_lead: 4.0,
             tests: TestSettings::default(),
+            request_head_seconds: 30,
+            connections_per_address: 128,
         }
     }
 }
@@ -263,6 +273,8 @@ pub(super) struct RawLadder {
     test_beta: Option<Spanned<f64>>,
     test_max_games: Option<Spanned<i64>>,
     test_outcome: Option<Spanned<String>>,
+    request_head_seconds: Option<Spanned<i64>>,
+    connections_per_address: Option<Spanned<i64>>,
 }
 
 /// Checks `[ladder]`: each count within its bounds, with the file's line;
@@ -363,6 +375,20 @@ pub(super) fn section(
         )? as u64,
         pace_lead: share(&raw.pace_lead, "pace_lead", 1.0, 1_000_000.0, d.pace_lead)?,
         tests: test_section(ctx, raw)?,
+        request_head_seconds: count(
+            &raw.request_head_seconds,
+            "request_head_seconds",
+            1,
+            3600,
+            30,
+        )? as u64,
+        connections_per_address: count(
+            &raw.connections_per_address,
+            "connections_per_address",
+            1,
+            1_000_000,
+            d.connections_per_address as i64,
+        )? as usize,
     })
 }
 

@@ -135,6 +135,12 @@ pub type Shared = State<Arc<Ladder>>;
 pub struct JsonRefusals {
     listener: tokio::net::TcpListener,
     open: Arc<tokio::sync::Semaphore>,
+    /// How long a request's head may take from its first byte.
+    head: std::time::Duration,
+    /// The most connections open at once from one address.
+    per_address: usize,
+    /// Connections open, per client address.
+    by_address: Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
 }
 
 /// How long a connection may go without a byte read or written before it
@@ -145,13 +151,70 @@ pub struct JsonRefusals {
 pub const CONNECTION_IDLE: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl JsonRefusals {
-    /// A listener that keeps at most `most` connections open at once.
-    pub fn new(listener: tokio::net::TcpListener, most: usize) -> JsonRefusals {
+    /// A listener that keeps at most `most` connections open at once, at
+    /// most `per_address` of them from one client address, and gives a
+    /// request's head `head` from its first byte (from the connection's
+    /// opening, for the first).
+    pub fn new(
+        listener: tokio::net::TcpListener,
+        most: usize,
+        head: std::time::Duration,
+        per_address: usize,
+    ) -> JsonRefusals {
         JsonRefusals {
             listener,
             open: Arc::new(tokio::sync::Semaphore::new(most.max(1))),
+            head,
+            per_address: per_address.max(1),
+            by_address: Arc::default(),
         }
     }
+
+    /// A place for one more connection from `ip`, or `None` when it holds
+    /// [`JsonRefusals::per_address`] already.
+    fn place_for(&self, ip: std::net::IpAddr) -> Option<AddressPlace> {
+        let mut by = self.by_address.lock().unwrap_or_else(|p| p.into_inner());
+        let n = by.entry(ip).or_default();
+        if *n >= self.per_address {
+            return None;
+        }
+        *n += 1;
+        Some(AddressPlace {
+            ip,
+            by_address: self.by_address.clone(),
+        })
+    }
+}
+
+/// One connection's place among its address's, given back when dropped.
+pub struct AddressPlace {
+    ip: std::net::IpAddr,
+    by_address: Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
+}
+
+impl Drop for AddressPlace {
+    fn drop(&mut self) {
+        let mut by = self.by_address.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = by.get_mut(&self.ip) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                by.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// An answer `status` saying `why`, with which the server closes the
+/// connection: one past its address's bound (503), or whose request's
+/// head did not come whole in time (408). Written with what the socket
+/// takes at once: no wait for a reader that does not read.
+fn closing_answer(status: &str, why: &str) -> Vec<u8> {
+    let body = serde_json::to_string(&ErrorBody { error: why }).unwrap_or_default() + "\n";
+    format!(
+        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
 }
 
 impl axum::serve::Listener for JsonRefusals {
@@ -162,18 +225,37 @@ impl axum::serve::Listener for JsonRefusals {
         // Past the bound, the next connection waits to be accepted until
         // one closes. (The semaphore is never closed: `None` cannot be.)
         let permit = self.open.clone().acquire_owned().await.ok();
-        let (io, addr) = axum::serve::Listener::accept(&mut self.listener).await;
-        (
-            Refusing {
-                io,
-                pending: Vec::new(),
-                sent: 0,
-                _open: permit,
-                last: tokio::time::Instant::now(),
-                idle: Box::pin(tokio::time::sleep(CONNECTION_IDLE)),
-            },
-            addr,
-        )
+        loop {
+            let (io, addr) = axum::serve::Listener::accept(&mut self.listener).await;
+            let Some(place) = self.place_for(addr.ip()) else {
+                // Past its address's bound: answered and closed, its
+                // place among all given to the next.
+                let why = format!(
+                    "{} connections are open from your address already (the ladder's connections_per_address): close one first",
+                    self.per_address
+                );
+                let _ = io.try_write(&closing_answer("503 Service Unavailable", &why));
+                continue;
+            };
+            let now = tokio::time::Instant::now();
+            return (
+                Refusing {
+                    io,
+                    pending: Vec::new(),
+                    sent: 0,
+                    _open: permit,
+                    _place: Some(place),
+                    last: now,
+                    idle: Box::pin(tokio::time::sleep(self.head.min(CONNECTION_IDLE))),
+                    head: Head {
+                        limit: self.head,
+                        due: Some(now + self.head),
+                        tail: 0,
+                    },
+                },
+                addr,
+            );
+        }
     }
 
     fn local_addr(&self) -> std::io::Result<Self::Addr> {
@@ -192,10 +274,72 @@ pub struct Refusing<I> {
     sent: usize,
     /// The connection's place among those open, given back when dropped.
     _open: Option<tokio::sync::OwnedSemaphorePermit>,
+    /// Its place among its address's.
+    _place: Option<AddressPlace>,
     /// When the last byte was read or written.
     last: tokio::time::Instant,
-    /// Wakes the connection when it may have been idle too long.
+    /// Wakes the connection when it may have been idle too long, or its
+    /// request's head is late.
     idle: std::pin::Pin<Box<tokio::time::Sleep>>,
+    /// The request head being read, and by when it must be whole.
+    head: Head,
+}
+
+/// Where a connection is in its request's head: each head must be whole
+/// (`\r\n\r\n`) by `due`, counted from its first byte (from the
+/// connection's opening, for the first), however slowly it trickles.
+struct Head {
+    limit: std::time::Duration,
+    /// By when the head being read must be whole; `None` while none is
+    /// (a body, an answer, a connection waiting for its next request).
+    due: Option<tokio::time::Instant>,
+    /// How many bytes of `\r\n\r\n` the bytes read so far end with.
+    tail: usize,
+}
+
+impl Head {
+    /// `bytes` were read.
+    fn read(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        if self.due.is_none() && self.tail == usize::MAX {
+            // The next request's first byte, after an answer.
+            self.due = Some(tokio::time::Instant::now() + self.limit);
+            self.tail = 0;
+        }
+        if self.due.is_none() {
+            return;
+        }
+        const END: &[u8] = b"\r\n\r\n";
+        for &b in bytes {
+            self.tail = if b == END[self.tail] {
+                self.tail + 1
+            } else if b == b'\r' {
+                1
+            } else {
+                0
+            };
+            if self.tail == END.len() {
+                // Whole: the body, if any, is the body rules' to time.
+                self.due = None;
+                self.tail = 0;
+                return;
+            }
+        }
+    }
+
+    /// An answer (`bytes`, written) began: the next byte read begins the
+    /// next request's head. (An interim `100 Continue` does not: a body
+    /// follows it.)
+    fn wrote(&mut self, bytes: &[u8]) {
+        if self.due.is_none()
+            && bytes.starts_with(b"HTTP/1.1 ")
+            && !bytes.starts_with(b"HTTP/1.1 1")
+        {
+            self.tail = usize::MAX;
+        }
+    }
 }
 
 impl<I> Refusing<I> {
@@ -203,19 +347,33 @@ impl<I> Refusing<I> {
     /// (the timer then wakes the task); when its timer fired early (bytes
     /// came meanwhile), set again from the last byte. The timer is moved
     /// only then, not at each read and write.
-    fn idle_too_long(&mut self, cx: &mut std::task::Context<'_>) -> bool {
+    fn idle_too_long(&mut self, cx: &mut std::task::Context<'_>) -> Option<Late> {
         use std::future::Future as _;
         loop {
             if self.idle.as_mut().poll(cx).is_pending() {
-                return false;
+                return None;
+            }
+            let now = tokio::time::Instant::now();
+            if self.head.due.is_some_and(|d| now >= d) {
+                return Some(Late::Head);
             }
             let due = self.last + CONNECTION_IDLE;
-            if tokio::time::Instant::now() >= due {
-                return true;
+            if now >= due {
+                return Some(Late::Idle);
             }
-            self.idle.as_mut().reset(due);
+            self.idle
+                .as_mut()
+                .reset(self.head.due.map_or(due, |h| h.min(due)));
         }
     }
+}
+
+/// Why a connection is closed.
+enum Late {
+    /// No byte either way for [`CONNECTION_IDLE`].
+    Idle,
+    /// Its request's head not whole in time.
+    Head,
 }
 
 /// The refusal `head` is, rewritten with its JSON body, when it is one of
@@ -304,7 +462,7 @@ impl<I: tokio::io::AsyncWrite + Unpin> Refusing<I> {
     }
 }
 
-impl<I: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Refusing<I> {
+impl<I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin> tokio::io::AsyncRead for Refusing<I> {
     fn poll_read(
         self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
@@ -316,15 +474,35 @@ impl<I: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Refusing<I> {
         match std::pin::Pin::new(&mut this.io).poll_read(cx, buf) {
             Poll::Ready(Ok(())) if buf.filled().len() > before => {
                 this.last = tokio::time::Instant::now();
+                let timed = this.head.due.is_some();
+                this.head.read(&buf.filled()[before..]);
+                if let (false, Some(due)) = (timed, this.head.due) {
+                    // A new request's head: the timer wakes by its due.
+                    let idle = this.last + CONNECTION_IDLE;
+                    this.idle.as_mut().reset(due.min(idle));
+                }
                 Poll::Ready(Ok(()))
             }
-            Poll::Pending if this.idle_too_long(cx) => Poll::Ready(Err(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                format!(
-                    "no byte either way for {} s: connection closed",
-                    CONNECTION_IDLE.as_secs()
-                ),
-            ))),
+            Poll::Pending => match this.idle_too_long(cx) {
+                None => Poll::Pending,
+                Some(Late::Idle) => Poll::Ready(Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!(
+                        "no byte either way for {} s: connection closed",
+                        CONNECTION_IDLE.as_secs()
+                    ),
+                ))),
+                Some(Late::Head) => {
+                    // Said if the socket takes it now; closed either way.
+                    let why = format!(
+                        "the request's head (its request line and headers) did not come whole within {} s of its first byte (the ladder's request_head_seconds): connection closed",
+                        this.head.limit.as_secs()
+                    );
+                    let answer = closing_answer("408 Request Timeout", &why);
+                    let _ = std::pin::Pin::new(&mut this.io).poll_write(cx, &answer);
+                    Poll::Ready(Err(std::io::Error::new(std::io::ErrorKind::TimedOut, why)))
+                }
+            },
             other => other,
         }
     }
@@ -352,6 +530,7 @@ impl<I: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Refusing<I> {
         if let Some(r) = this.refusal(cx, buf) {
             return std::task::Poll::Ready(r);
         }
+        this.head.wrote(buf);
         let written = std::pin::Pin::new(&mut this.io).poll_write(cx, buf);
         wrote(&mut this.last, written)
     }
@@ -368,6 +547,9 @@ impl<I: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Refusing<I> {
             if let Some(r) = this.refusal(cx, only) {
                 return std::task::Poll::Ready(r);
             }
+        }
+        if let Some(first) = bufs.iter().find(|b| !b.is_empty()) {
+            this.head.wrote(first);
         }
         let written = std::pin::Pin::new(&mut this.io).poll_write_vectored(cx, bufs);
         wrote(&mut this.last, written)
@@ -425,6 +607,38 @@ mod tests {
         assert!(with_body(with_a_body).is_none());
         assert!(with_body(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n").is_none());
         assert!(with_body(b"HTTP/1.1 414 URI Too Long\r\ncontent-length: 0\r\n").is_none());
+    }
+
+    /// A head is timed from its first byte until `\r\n\r\n`, however it
+    /// is cut into reads; a body is not; the next request's head is,
+    /// from its first byte after the answer (not after `100 Continue`).
+    #[test]
+    fn a_request_head_is_timed_until_it_is_whole_and_only_it() {
+        let limit = std::time::Duration::from_secs(30);
+        let mut h = Head {
+            limit,
+            due: Some(tokio::time::Instant::now() + limit),
+            tail: 0,
+        };
+        for line in ["GET / HTTP/1.1\r\n", "Host: x\r\n", "X-Trickle: 1\r\n"] {
+            h.read(line.as_bytes());
+            assert!(h.due.is_some(), "{line:?}");
+        }
+        h.read(b"\r");
+        assert!(h.due.is_some());
+        h.read(b"\nbody\r\n\r\n");
+        assert!(h.due.is_none());
+        // The body and an interim answer: not timed.
+        h.wrote(b"HTTP/1.1 100 Continue\r\n\r\n");
+        h.read(b"more body");
+        assert!(h.due.is_none());
+        // The answer; then the next request.
+        h.wrote(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}");
+        assert!(h.due.is_none());
+        h.read(b"GET /health HTTP/1.1\r\n");
+        assert!(h.due.is_some());
+        h.read(b"Host: x\r\n\r\n");
+        assert!(h.due.is_none());
     }
 
     /// The store's own words (a query, a path, a constraint's name) stay
