@@ -294,6 +294,15 @@ fn forged_forfeits(db: Option<String>) {
         "crash-c's real crash was not counted\n{}",
         server.log()
     );
+    // The standings fitted both counted games.
+    let counted = server.csv_games().len();
+    assert_eq!(counted, 2, "{}", server.log());
+    server.wait(
+        "the standings of both counted games",
+        Duration::from_millis(300),
+        || server.json("/api/standings"),
+        |s| s["games"] == 2,
+    );
     let line = worker_line(&server, "honest");
     assert_eq!(line["forfeits_checked"], 1, "{line}");
     assert_eq!(line["forfeits_not_reproduced"], 0, "{line}");
@@ -363,6 +372,15 @@ fn forged_forfeits(db: Option<String>) {
     assert!(
         !csv.contains(&held_gid),
         "the quarantined worker's game still counts"
+    );
+    // The standings refit without the held game at once, though that
+    // leaves fewer games than the last fit saw (they stayed frozen until
+    // the count passed the old one again).
+    server.wait(
+        "the standings without the held game",
+        Duration::from_millis(300),
+        || server.json("/api/standings"),
+        |s| s["games"] == csv.len(),
     );
     let ids: Vec<i64> = forged.iter().map(|f| f.0).collect();
     assert!(
