@@ -4,6 +4,17 @@
 //! in `bot::sandbox`.) Linux is the target; elsewhere these do nothing or
 //! say they do not know.
 
+/// What a server says when it cannot listen on `bind` for `e`: where
+/// another process holds the address, what to do.
+pub fn cannot_listen(bind: std::net::SocketAddr, e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::AddrInUse => format!(
+            "cannot listen on {bind}, which another process holds (stop it, or give another --bind)"
+        ),
+        _ => format!("cannot listen on {bind}"),
+    }
+}
+
 /// The CPUs this process may run on (`sched_getaffinity`), or `None` when
 /// the system does not say.
 pub fn allowed_cpus() -> Option<Vec<usize>> {
@@ -482,6 +493,18 @@ pub fn stopped() -> std::time::Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An address another process holds is said so, with what to do.
+    #[test]
+    fn an_address_in_use_is_said_so() {
+        let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let at = held.local_addr().unwrap();
+        let e = std::net::TcpListener::bind(at).unwrap_err();
+        assert_eq!(
+            cannot_listen(at, &e),
+            format!("cannot listen on {at}, which another process holds (stop it, or give another --bind)")
+        );
+    }
 
     #[test]
     fn the_state_follows_the_last_parenthesis_of_the_command_name() {

@@ -781,6 +781,13 @@ fn submit_of_the_same_folder_twice_says_nothing_changed() {
         "{out}"
     );
     assert!(out.contains("uploaded: twice version 2"), "{out}");
+    // With a token the server refuses, nothing is uploaded: not said to be.
+    let (code, out) = submit_ended(dir, &server.url, "not-a-token", &bot);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("refused (401)") && !out.contains("very one"),
+        "{out}"
+    );
 }
 
 /// A `--cache` that is a file is said as such, not as `File exists`.

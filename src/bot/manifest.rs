@@ -48,7 +48,7 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
         Some("must not hold control or invisible characters (tabs, new lines, escapes, zero-width spaces, direction overrides)")
     } else if name.trim() != name {
         Some("must not begin or end with white space")
-    } else if name.starts_with(['=', '+', '-', '@']) {
+    } else if crate::text::formula_lead(name).is_some() {
         // As a hello's name (protocol.md): it goes into games.csv.
         Some("must not begin with `=`, `+`, `-` or `@`, which a spreadsheet opening games.csv would run as a formula")
     } else {

@@ -108,7 +108,9 @@ pub fn run(args: SubmitArgs) -> anyhow::Result<ExitCode> {
     let name = bot_name(&args.folder)?;
     let ladder = Ladder::new(&server, &args.token);
     let bytes = pack(&ladder, &args.folder)?;
-    same_as_before(&ladder, &name, &bytes);
+    // Asked before the upload (which would be found the same), said once
+    // it is taken: a refused upload (a bad token) made no version.
+    let same = same_as_before(&ladder, &name, &bytes);
     // The live feed first, so that no step of the new version is missed.
     let steps = (!args.no_wait).then(|| ladder.listen());
     let answer = ladder
@@ -125,6 +127,9 @@ pub fn run(args: SubmitArgs) -> anyhow::Result<ExitCode> {
     if answer.status != 202 {
         errln!("refused ({}): {}", answer.status, answer.error());
         return Ok(ExitCode::from(1));
+    }
+    if let Some(note) = same {
+        outln!("{note}");
     }
     let v: serde_json::Value = serde_json::from_str(&answer.body).context("the server's answer")?;
     let (bot, number) = (
@@ -201,15 +206,13 @@ fn pack(ladder: &Ladder, folder: &Path) -> anyhow::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Says so when `bytes` are those of a version of `bot` still in the
+/// What to say when `bytes` are those of a version of `bot` still in the
 /// ladder (the same folder packs to the same bytes): the upload makes a
 /// new version all the same, and a test between two equal versions.
 /// Asking is a courtesy: a server that cannot say is not a reason to stop.
-fn same_as_before(ladder: &Ladder, bot: &str, bytes: &[u8]) {
+fn same_as_before(ladder: &Ladder, bot: &str, bytes: &[u8]) -> Option<String> {
     // A ladder without the bot (404) says nothing, as one that cannot say.
-    let Ok(doc) = ladder.get_json(&format!("/api/bots/{bot}")) else {
-        return;
-    };
+    let doc = ladder.get_json(&format!("/api/bots/{bot}")).ok()?;
     let sha = crate::wire::hex_sha256(bytes);
     let same = doc["versions"].as_array().and_then(|vs| {
         vs.iter().rev().find(|v| {
@@ -217,13 +220,13 @@ fn same_as_before(ladder: &Ladder, bot: &str, bytes: &[u8]) {
                 && !matches!(v["status"].as_str(), Some("refused" | "retired"))
         })
     });
-    if let Some(v) = same {
-        outln!(
-            "note: this folder is the very one of {bot} version {} ({}): nothing changed since; it is uploaded all the same, as a new version",
+    same.map(|v| {
+        format!(
+            "note: this folder is the very one of {bot} version {} ({}): nothing changed since; it was uploaded all the same, as a new version",
             v["version"],
             v["status"].as_str().unwrap_or_default()
-        );
-    }
+        )
+    })
 }
 
 /// The bot's folder must be one: a path that is not there, or a file,

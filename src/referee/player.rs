@@ -861,15 +861,15 @@ fn check_name(name: &str) -> Result<(), Fault> {
 /// (where both are written) would take for a formula and run: one that
 /// begins with `=`, `+`, `-` or `@`.
 fn check_not_formula(what: &str, text: &str) -> Result<(), Fault> {
-    match text.trim_start().chars().next() {
-        Some(c @ ('=' | '+' | '-' | '@')) => Err(Fault::new(
+    match crate::text::formula_lead(text) {
+        Some(c) => Err(Fault::new(
             ForfeitKind::Protocol,
             format!(
                 "hello: {what} begins with `{c}`, which a spreadsheet opening games.csv would run as a formula: {}",
                 protocol::truncate(text.as_bytes(), DETAIL_MAX)
             ),
         )),
-        _ => Ok(()),
+        None => Ok(()),
     }
 }
 

@@ -331,7 +331,7 @@ pub fn serve(
             .with_max_games(settings.max_games);
         let listener = tokio::net::TcpListener::bind(opts.bind)
             .await
-            .map_err(io(format!("cannot listen on {}", opts.bind)))?;
+            .map_err(|e| io(crate::host::cannot_listen(opts.bind, &e))(e))?;
         let address = listener
             .local_addr()
             .map_err(io("the listening address"))?

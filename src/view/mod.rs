@@ -368,7 +368,7 @@ pub fn view(opts: ViewOptions, on_listen: &mut dyn FnMut(SocketAddr)) -> Result<
     let listener = rt.block_on(async {
         tokio::net::TcpListener::bind(bind)
             .await
-            .map_err(io(format!("cannot listen on {bind}")))
+            .map_err(|e| io(crate::host::cannot_listen(bind, &e))(e))
     })?;
     let addr = listener.local_addr().map_err(io("the listening address"))?;
     let stop = rt.block_on(async { crate::host::Termination::listen() });
