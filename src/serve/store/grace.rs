@@ -43,13 +43,7 @@ impl Db {
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;
-            sqlx::query(
-                "UPDATE games SET state = 'pending', lease_id = NULL WHERE id = $1 AND state = 'playing' AND lease_id = $2",
-            )
-            .bind(game)
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+            super::leases::requeue(&mut tx, game, id).await?;
             games.push(game);
         }
         tx.commit().await?;

@@ -200,13 +200,7 @@ impl Db {
                 .bind(lease)
                 .execute(&mut *tx)
                 .await?;
-            sqlx::query(
-                "UPDATE games SET state = 'pending', lease_id = NULL WHERE id = $1 AND state = 'playing' AND lease_id = $2",
-            )
-            .bind(game)
-            .bind(lease)
-            .execute(&mut *tx)
-            .await?;
+            requeue(&mut tx, *game, lease).await?;
         }
         tx.commit().await?;
         Ok(gone.into_iter().map(|(_, g)| g).collect())
@@ -281,13 +275,7 @@ impl Db {
         if r.rows_affected() == 0 {
             return Ok(false);
         }
-        sqlx::query(
-            "UPDATE games SET state = 'pending', lease_id = NULL WHERE id = $1 AND state = 'playing' AND lease_id = $2",
-        )
-        .bind(game)
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
+        requeue(&mut tx, game, id).await?;
         tx.commit().await?;
         Ok(true)
     }
@@ -642,4 +630,21 @@ pub(super) async fn finish_in(
         .execute(&mut **tx)
         .await?;
     Ok(r.rows_affected() == 1)
+}
+
+/// Game `game`, played under lease `lease`, back in the queue (in `tx`),
+/// unless it is no longer that lease's.
+pub(super) async fn requeue(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    game: i64,
+    lease: &str,
+) -> Result<(), DbError> {
+    sqlx::query(
+        "UPDATE games SET state = 'pending', lease_id = NULL WHERE id = $1 AND state = 'playing' AND lease_id = $2",
+    )
+    .bind(game)
+    .bind(lease)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }
