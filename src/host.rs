@@ -247,6 +247,24 @@ pub fn default_sigpipe() {
     }
 }
 
+/// A write past the shell's file size limit (`ulimit -f`) fails with
+/// EFBIG, named with its file as a full disk is, instead of SIGXFSZ
+/// ending the process without a word. A handler, not "ignored": exec
+/// resets a handled signal to its default, so bots and builds still get
+/// SIGXFSZ at their own limit. Call before any thread is started.
+pub fn file_size_limit_as_error() {
+    extern "C" fn noted(_: libc::c_int) {}
+    // SAFETY: installs a handler that does nothing, which is
+    // async-signal-safe.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = noted as extern "C" fn(libc::c_int) as usize;
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGXFSZ, &sa, std::ptr::null_mut());
+    }
+}
+
 /// This machine's host name (`gethostname`), or `localhost`; read once.
 /// Once: the ladder's claim on its database names its host at each
 /// heartbeat, and a name read again when the process is out of file

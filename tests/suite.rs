@@ -13,6 +13,7 @@ mod alphabeta_bot;
 mod analyse_cli;
 mod analysis_view;
 mod filo_solve;
+mod host_limits;
 mod import_cycles;
 mod ladder_analysis;
 mod ladder_api;

@@ -79,7 +79,8 @@ pub enum BotError {
 impl BotError {
     /// True when the failure is the machine's, not the bot's: out of
     /// descriptors (EMFILE, ENFILE), processes or memory (EAGAIN, ENOMEM),
-    /// disk (ENOSPC, EIO), or a stderr log that cannot be opened. Such a
+    /// disk (ENOSPC, EDQUOT, EIO; EFBIG: the referee's own `ulimit -f`),
+    /// or a stderr log that cannot be opened. Such a
     /// failure must never be charged to the bot.
     pub fn is_harness(&self) -> bool {
         let harness = |e: &std::io::Error| {
@@ -91,6 +92,8 @@ impl BotError {
                         | libc::EAGAIN
                         | libc::ENOMEM
                         | libc::ENOSPC
+                        | libc::EDQUOT
+                        | libc::EFBIG
                         | libc::EIO
                 )
             )

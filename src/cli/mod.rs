@@ -166,6 +166,7 @@ const EX_WORKER: &str = "Examples:\n  arena worker --server http://host:8080 --t
 /// Entry point of the `arena` binary.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    crate::host::file_size_limit_as_error();
     if !cli.command.plays_bots() {
         end_quietly_when_the_reader_goes();
     } else {
@@ -256,6 +257,33 @@ fn end_quietly_when_the_reader_goes() {
     crate::host::default_sigpipe();
 }
 
+/// A warning on the console as arena's other lines are written
+/// (`warning: MESSAGE`, `error: MESSAGE`), not as a log's line.
+struct Plain;
+
+impl<S, N> tracing_subscriber::fmt::FormatEvent<S, N> for Plain
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    N: for<'a> tracing_subscriber::fmt::FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        ctx: &tracing_subscriber::fmt::FmtContext<'_, S, N>,
+        mut w: tracing_subscriber::fmt::format::Writer<'_>,
+        event: &tracing::Event<'_>,
+    ) -> std::fmt::Result {
+        let word = match *event.metadata().level() {
+            tracing::Level::ERROR => "error",
+            tracing::Level::WARN => "warning",
+            tracing::Level::INFO => "note",
+            _ => "debug",
+        };
+        write!(w, "{word}: ")?;
+        ctx.field_format().format_fields(w.by_ref(), event)?;
+        writeln!(w)
+    }
+}
+
 /// Warnings (or what `ARENA_LOG` asks, e.g. `ARENA_LOG=info`) on stderr;
 /// with `log_file` (`arena run --log FILE`), the league's own log there
 /// too, at `info` (or `ARENA_LOG`'s level), appended.
@@ -269,11 +297,17 @@ fn init_tracing(log_file: Option<&std::path::Path>) -> anyhow::Result<()> {
     // No colour codes in a log file, a pipe or a batch job's output.
     let stderr = fmt::layer()
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr)
-        .with_filter(tracing_subscriber::filter::filter_fn(|m| {
-            m.target() != crate::league::runner::LOG_FILE_ONLY
-        }))
-        .with_filter(level("warn"));
+        .with_writer(std::io::stderr);
+    // The console's words (`warning: ...`) unless ARENA_LOG asks for a
+    // log's lines (time, level, module).
+    let stderr = match std::env::var_os("ARENA_LOG") {
+        Some(_) => stderr.boxed(),
+        None => stderr.event_format(Plain).boxed(),
+    }
+    .with_filter(tracing_subscriber::filter::filter_fn(|m| {
+        m.target() != crate::league::runner::LOG_FILE_ONLY
+    }))
+    .with_filter(level("warn"));
     let file = match log_file {
         Some(path) => {
             let f = std::fs::OpenOptions::new()

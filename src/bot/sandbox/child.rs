@@ -29,6 +29,43 @@ pub struct Setup {
     pub filter: Option<&'static super::seccomp::Filter>,
 }
 
+/// `want`, or the hard limit of `resource` this process inherited where
+/// that is lower: no unprivileged process may raise a hard limit, so a
+/// shell's `ulimit -f` (or `-d`, `-u`) below a bot's limit would otherwise
+/// fail every start. The bot gets the shell's limit, and the log says so
+/// once per resource.
+pub fn within_hard_limit(
+    resource: libc::__rlimit_resource_t,
+    (what, flag): (&str, &str),
+    want: u64,
+) -> u64 {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes only the struct it is given.
+    if unsafe { libc::getrlimit(resource, &mut r) } != 0 || r.rlim_max >= want {
+        return want;
+    }
+    static SAID: std::sync::Mutex<Vec<libc::__rlimit_resource_t>> =
+        std::sync::Mutex::new(Vec::new());
+    if let Ok(mut said) = SAID.lock() {
+        if !said.contains(&resource) {
+            said.push(resource);
+            let said = |n: u64| match resource {
+                libc::RLIMIT_NPROC => n.to_string(),
+                _ => format!("{:.1} MiB", n as f64 / f64::from(1 << 20)),
+            };
+            tracing::warn!(
+                "this shell's hard limit on {what} (`ulimit {flag}`) is {}, below the bots' {}: each bot gets the shell's; raise it (`ulimit -H {flag}`) to give them theirs",
+                said(r.rlim_max),
+                said(want)
+            );
+        }
+    }
+    r.rlim_max
+}
+
 /// Puts the child, between fork and exec, in user, PID, mount, network,
 /// IPC and UTS namespaces of its own: no network (only a loopback that is
 /// down), no System V IPC or POSIX queues shared with others, no other

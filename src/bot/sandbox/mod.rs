@@ -135,8 +135,16 @@ impl Jail {
         let (data, processes) = match jail.cgroup {
             Some(_) => (None, None),
             None => (
-                Some(limits.memory_mb.saturating_mul(1 << 20)),
-                Some(limits.processes),
+                Some(child::within_hard_limit(
+                    libc::RLIMIT_DATA,
+                    ("data size", "-d"),
+                    limits.memory_mb.saturating_mul(1 << 20),
+                )),
+                Some(child::within_hard_limit(
+                    libc::RLIMIT_NPROC,
+                    ("processes", "-u"),
+                    limits.processes,
+                )),
             ),
         };
         refuse_not_executable(&planned.program, cmd)?;
@@ -161,7 +169,7 @@ impl Jail {
         }
         jail.setup = Some(child::Setup {
             cgroup_procs: procs,
-            file_size: tmp_bytes,
+            file_size: child::within_hard_limit(libc::RLIMIT_FSIZE, ("file size", "-f"), tmp_bytes),
             data,
             processes,
             outside,

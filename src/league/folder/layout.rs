@@ -39,6 +39,9 @@ fn unwritable_hint(e: &std::io::Error) -> &'static str {
         std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => {
             " (the disk is full: make room, and run the same command again; nothing recorded is lost)"
         }
+        std::io::ErrorKind::FileTooLarge => {
+            " (the file reached this shell's file size limit, `ulimit -f`: raise it, and run the same command again; nothing recorded is lost)"
+        }
         _ => "",
     }
 }
