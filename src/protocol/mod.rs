@@ -177,12 +177,113 @@ where
 }
 
 /// `n` as a whole number 0 or more, as JSON may write it (`3`, `3.0`,
-/// `3e0`); `None` for a fraction, a negative number or one past `u64`.
+/// `3e0`); `None` for a fraction, a negative number or one past `u64`
+/// (`u64::MAX as f64` is 2^64 itself, past it: the range is half-open).
+/// A double holds what the bot wrote only roughly: [`inexact_whole`]
+/// judges the number as written.
 fn as_whole(n: &serde_json::Number) -> Option<u64> {
     n.as_u64().or_else(|| {
         n.as_f64()
-            .filter(|f| f.fract() == 0.0 && (0.0..=u64::MAX as f64).contains(f))
+            .filter(|f| f.fract() == 0.0 && (0.0..u64::MAX as f64).contains(f))
             .map(|f| f as u64)
+    })
+}
+
+/// Why a number, as written, is not a whole number of `u64`.
+#[derive(Debug, PartialEq, Eq)]
+enum Inexact {
+    Fraction,
+    Negative,
+    TooLarge,
+}
+
+/// The JSON number `text` as a whole number, exactly as written (digits,
+/// fraction and exponent read as decimals, not through a double, which
+/// takes `1.9999999999999999999` for 2 and `18446744073709551616` for
+/// 2^64): `3`, `3.0`, `30e-1` and `-0` are whole, `1.5` and
+/// `1.9999999999999999999` are not.
+fn exact_whole(text: &str) -> Result<u64, Inexact> {
+    let (negative, t) = match text.strip_prefix('-') {
+        Some(t) => (true, t),
+        None => (false, text),
+    };
+    let (mantissa, exp) = t.split_once(['e', 'E']).unwrap_or((t, "0"));
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = [int, frac].concat();
+    let digits = digits.trim_start_matches('0');
+    if digits.is_empty() {
+        return Ok(0);
+    }
+    if negative {
+        return Err(Inexact::Negative);
+    }
+    let significant = digits.trim_end_matches('0');
+    // An exponent beyond i64: a tiny fraction, or a number past any range.
+    let exp: i64 = exp.parse().map_err(|_| match exp.starts_with('-') {
+        true => Inexact::Fraction,
+        false => Inexact::TooLarge,
+    })?;
+    // The value is `significant` times ten to the `shift`.
+    let shift = exp
+        .saturating_sub(frac.len() as i64)
+        .saturating_add((digits.len() - significant.len()) as i64);
+    if shift < 0 {
+        return Err(Inexact::Fraction);
+    }
+    if significant.len() as i64 + shift > 20 {
+        return Err(Inexact::TooLarge);
+    }
+    let n: u64 = significant.parse().map_err(|_| Inexact::TooLarge)?;
+    (0..shift).try_fold(n, |n, _| n.checked_mul(10).ok_or(Inexact::TooLarge))
+}
+
+/// A whole-number field of a bot's message (`seq`, `ply`, `protocol`)
+/// whose number, as the bot wrote it, is not a whole number in the
+/// field's range, though a double takes it for one (`1.9999999999999999999`
+/// is 2 to it; `18446744073709551616`, one past `u64`, would be read as
+/// `u64::MAX`, another request's `seq`), or which a double does not hold
+/// exactly: what is wrong, with the number as written. `None` when every
+/// such field is right, or holds no number a double holds (a string,
+/// `null`, `1e400`: judged as the message is), or the line is no JSON
+/// object.
+fn inexact_whole(line: &[u8]) -> Option<String> {
+    use serde_json::value::RawValue;
+    let fields: BTreeMap<String, &RawValue> = serde_json::from_slice(line).ok()?;
+    let kind: String = serde_json::from_str(fields.get("type")?.get()).ok()?;
+    fields_of(&kind).iter().find_map(|&(name, want)| {
+        let Want::Whole(max) = want else {
+            return None;
+        };
+        let text = fields.get(name)?.get();
+        let double = text.parse::<f64>().ok().filter(|f| f.is_finite())?;
+        let number = Some(&serde_json::Value::from(0));
+        // Digits alone are read exactly; a fraction or an exponent makes
+        // a double of the number, which must then be the number itself.
+        let plain = text.bytes().all(|b| b.is_ascii_digit());
+        let read = serde_json::Number::from_f64(double).and_then(|d| as_whole(&d));
+        let why = match exact_whole(text) {
+            Ok(n) if n <= max && (plain || read == Some(n)) => return None,
+            Ok(n) if n <= max => {
+                ": write it as digits alone (a double does not hold it exactly)".to_string()
+            }
+            Ok(_) | Err(Inexact::TooLarge) => {
+                return Some(format!(
+                    "`{name}` must be a whole number from 0 to {max}, got {}",
+                    truncate(text.as_bytes(), 40)
+                ))
+            }
+            // Said, since a language that reads numbers as doubles shows
+            // the bot a whole number.
+            Err(Inexact::Fraction) if double.fract() == 0.0 => {
+                format!(": a fraction, though a double rounds it to {double}")
+            }
+            Err(Inexact::Fraction | Inexact::Negative) => String::new(),
+        };
+        Some(format!(
+            "`{name}` must be {}, got {}{why}",
+            want.said(number),
+            truncate(text.as_bytes(), 40)
+        ))
     })
 }
 
@@ -289,6 +390,36 @@ pub fn encode_into(msg: &ToBot<'_>, buf: &mut Vec<u8>) {
         buf.extend_from_slice(b"{\"type\":\"error\"}");
     }
     buf.push(b'\n');
+}
+
+/// The name of a field no version of the protocol sends, and the type of
+/// a message none sends: `arena check-bot` sends both, as a later version
+/// might send new ones, to see a bot ignore what it does not know
+/// (protocol.md, "Versioning").
+pub const UNKNOWN: &str = "x_future";
+
+/// Adds to the message `buf` ends with (one line, as [`encode_into`] and
+/// [`encode_request`] write it) a field named [`UNKNOWN`], last.
+pub fn add_unknown_field(buf: &mut Vec<u8>) {
+    if buf.ends_with(b"}\n") {
+        buf.truncate(buf.len() - 2);
+        buf.extend_from_slice(b",\"");
+        buf.extend_from_slice(UNKNOWN.as_bytes());
+        buf.extend_from_slice(br#"":{"note":"a field of a later version","values":[1,2.5,null]}}"#);
+        buf.push(b'\n');
+    }
+}
+
+/// Appends a message of type [`UNKNOWN`] about game `game_id` (one line).
+pub fn encode_unknown_message(game_id: &str, buf: &mut Vec<u8>) {
+    let msg = serde_json::json!({
+        "type": UNKNOWN,
+        "game_id": game_id,
+        "note": "a message of a later version",
+    });
+    if serde_json::to_writer(&mut *buf, &msg).is_ok() {
+        buf.push(b'\n');
+    }
 }
 
 /// A request's fields but its state (see [`ToBot::Request`]).
@@ -408,6 +539,9 @@ fn decode_message(line: &[u8]) -> Result<FromBot, DecodeError> {
     }
     if let Some(reply) = usual_reply(line) {
         return Ok(reply);
+    }
+    if let Some(problem) = inexact_whole(line) {
+        return Err(DecodeError::Protocol(problem));
     }
     match serde_json::from_slice::<FromBot>(line) {
         Ok(m) => Ok(m),
@@ -1017,6 +1151,93 @@ mod tests {
         }
     }
 
+    /// A whole-number field is judged as the bot wrote it, not as a double
+    /// rounds it: one past `u64` is not `u64::MAX` (another request's
+    /// `seq`), and a fraction a double takes for 2 is no `seq` 2.
+    #[test]
+    fn a_number_a_double_rounds_is_judged_as_written() {
+        for (line, says) in [
+            (
+                r#"{"type":"reply","option":"G","seq":18446744073709551616}"#,
+                "`seq` must be a whole number from 0 to 18446744073709551615, got 18446744073709551616",
+            ),
+            (
+                r#"{"seq":1.9999999999999999999,"type":"reply","option":"G"}"#,
+                "`seq` must be a whole number, 0 or more, got 1.9999999999999999999: a fraction, though a double rounds it to 2",
+            ),
+            (
+                r#"{"type":"reply","option":"G","seq":18446744073709551615.0}"#,
+                "got 18446744073709551615.0: write it as digits alone",
+            ),
+            (
+                r#"{"type":"reply","option":"G","ply":4294967296.0}"#,
+                "`ply` must be a whole number from 0 to 4294967295, got 4294967296.0",
+            ),
+            (
+                r#"{"type":"hello","name":"x","protocol":0.99999999999999999999}"#,
+                "`protocol` must be a whole number from 0 to 4294967295, got 0.99999999999999999999: a fraction, though a double rounds it to 1",
+            ),
+        ] {
+            match decode(line.as_bytes()) {
+                Err(DecodeError::Protocol(m)) => assert!(m.contains(says), "{m}"),
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+        let r = decode(br#"{"type":"reply","option":"G","seq":18446744073709551615,"ply":7e0}"#);
+        assert_eq!(
+            r,
+            Ok(FromBot::Reply {
+                option: "G".into(),
+                game_id: None,
+                ply: Some(7),
+                seq: Some(u64::MAX),
+            })
+        );
+        for (text, n) in [
+            ("3", 3),
+            ("3.0", 3),
+            ("30e-1", 3),
+            ("0.3E+1", 3),
+            ("-0", 0),
+            ("-0.0e5", 0),
+            ("0e-99999999999999999999", 0),
+            ("18446744073709551615", u64::MAX),
+            ("1.8446744073709551615e19", u64::MAX),
+        ] {
+            assert_eq!(exact_whole(text), Ok(n), "{text}");
+        }
+        for (text, e) in [
+            ("2.5", Inexact::Fraction),
+            ("1.9999999999999999999", Inexact::Fraction),
+            ("1e-99999999999999999999", Inexact::Fraction),
+            ("-1", Inexact::Negative),
+            ("18446744073709551616", Inexact::TooLarge),
+            ("1e20", Inexact::TooLarge),
+            ("1e99999999999999999999", Inexact::TooLarge),
+        ] {
+            assert_eq!(exact_whole(text), Err(e), "{text}");
+        }
+    }
+
+    /// The field and the message a check sends beyond the protocol's:
+    /// each message stays one JSON line, its own fields as they were.
+    #[test]
+    fn an_unknown_field_and_message_are_json_lines() {
+        let mut buf = Vec::new();
+        encode_into(&ToBot::Quit {}, &mut buf);
+        add_unknown_field(&mut buf);
+        assert!(buf.ends_with(b"}\n"), "{}", String::from_utf8_lossy(&buf));
+        assert_eq!(buf.iter().filter(|&&b| b == b'\n').count(), 1);
+        let v: serde_json::Value = serde_json::from_slice(&buf).unwrap();
+        assert_eq!(v["type"], "quit");
+        assert!(v[UNKNOWN].is_object(), "{v}");
+        let mut line = Vec::new();
+        encode_unknown_message("g1", &mut line);
+        assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+        let v: serde_json::Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!((&v["type"], &v["game_id"]), (&UNKNOWN.into(), &"g1".into()));
+    }
+
     /// A bad line is told its fault as a column of its own line (not
     /// serde's "line 1"), bytes that are not UTF-8 as that wherever they
     /// are, and a field of the wrong type by the field alone (serde's own
@@ -1074,7 +1295,7 @@ mod tests {
             ),
             (
                 br#"{"type":"reply","option":"G","ply":1e10}"#,
-                "`ply` must be a whole number from 0 to 4294967295, got 10000000000",
+                "`ply` must be a whole number from 0 to 4294967295, got 1e10",
             ),
             (br#"{"type":"reply","x":1e400}"#, "missing field `option`"),
             (

@@ -431,10 +431,15 @@ fn decode_fault(e: DecodeError, line: &[u8]) -> Fault {
         format!(
             "{} ({}){hint}",
             protocol::shown_line(line, DETAIL_MAX),
-            protocol::truncate(why.as_bytes(), 100)
+            protocol::truncate(why.as_bytes(), WHY_MAX)
         ),
     )
 }
+
+/// Bytes of the decoder's words kept in a fault's detail, after the line
+/// itself ([`DETAIL_MAX`]): room for a field, the number as the bot wrote
+/// it and why it is wrong, and the detail stays under 400 bytes.
+const WHY_MAX: usize = 150;
 
 /// What a line on stdout that is not JSON usually is, and where it goes.
 const LOGS_TO_STDERR: &str = "; stdout is for protocol messages only: write logs to stderr";
