@@ -288,9 +288,21 @@ async fn wrong_shape() {
     misbehaving("wrong_shape", 5000, Some(ForfeitKind::Protocol)).await;
 }
 
+/// The detail names the request as the bot saw it: its `seq`, its ply
+/// and its kind of decision.
 #[tokio::test]
 async fn illegal_option() {
-    misbehaving("illegal", 5000, Some(ForfeitKind::Illegal)).await;
+    let r = misbehaving("illegal", 5000, Some(ForfeitKind::Illegal)).await;
+    let mut game = Game::new(r.variant, &Settings::with_players(2)).unwrap();
+    for d in &r.decisions {
+        game.play(&d.option).unwrap();
+    }
+    let asked = format!(
+        "of request seq 1 (ply {}, a `{}` decision)",
+        game.plies(),
+        game.decision_kind()
+    );
+    assert!(detail(&r).contains(&asked), "{asked}: {r:?}");
 }
 
 #[tokio::test]

@@ -379,8 +379,9 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         // is more forgiving (case, spaces) than the protocol.
         let shown = || crate::protocol::truncate(answer.option.as_bytes(), player::DETAIL_MAX);
         if !legal.contains(&answer.option) {
+            let asked = self.asked(seat);
             let detail = format!(
-                "`{}` is not one of the legal options ({}; exactly as written){}{}",
+                "`{}` is not one of the legal options ({}; exactly as written) of {asked}{}{}",
                 shown(),
                 listed(&legal),
                 not_ascii(&answer.option),
@@ -396,11 +397,10 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         let decision = match self.game.play(&answer.option) {
             Ok(d) => d.clone(),
             Err(e) => {
-                let detail = format!("`{}` is not legal here (engine: {e})", shown());
-                return Ok(Turn::Forfeit(
-                    seat,
-                    Fault::new(ForfeitKind::Illegal, detail),
-                ));
+                let asked = self.asked(seat);
+                let detail = format!("`{}` is not legal in {asked}; engine: {e}", shown());
+                let f = Fault::new(ForfeitKind::Illegal, detail);
+                return Ok(Turn::Forfeit(seat, f));
             }
         };
         if let (Some(left), Some(c)) = (self.clocks[seat].as_mut(), spec.time.clock) {
@@ -408,6 +408,21 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         }
         self.record(decision, Origin::Asked(elapsed));
         Ok(Turn::Decided)
+    }
+
+    /// The decision `seat` is asked for, as a fault's detail names it: the
+    /// request's `seq` (a bot's), the ply and the kind of decision
+    /// (`request seq 3 (ply 2, a `sow` decision)`).
+    fn asked(&self, seat: usize) -> String {
+        let what = format!(
+            "ply {}, a `{}` decision",
+            self.game.plies(),
+            self.game.decision_kind()
+        );
+        match self.players[seat].request_seq() {
+            Some(seq) => format!("request seq {seq} ({what})"),
+            None => format!("the request of {what}"),
+        }
     }
 
     /// Records one decision, as the engine canonically wrote it, and queues

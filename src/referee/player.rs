@@ -177,6 +177,13 @@ pub trait Player: Send {
     fn quit<'a>(&'a mut self) -> PlayerFuture<'a, bool> {
         Box::pin(std::future::ready(true))
     }
+    /// The `seq` of the last request sent to the player, which a fault's
+    /// detail names (a bot's requests are numbered over its process's
+    /// life: protocol.md). `None` for a player asked without messages
+    /// (the default: an in-process one).
+    fn request_seq(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// What a bot announced in its hello.
@@ -1687,6 +1694,10 @@ impl Player for BotPlayer {
 
     fn quit<'a>(&'a mut self) -> PlayerFuture<'a, bool> {
         Box::pin(BotPlayer::quit(self))
+    }
+
+    fn request_seq(&self) -> Option<u64> {
+        (self.seq > 0).then_some(self.seq)
     }
 }
 
