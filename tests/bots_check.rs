@@ -62,6 +62,17 @@ fn example_bots_pass() {
         assert!(!text.contains("FAIL"), "{text}");
         assert!(text.contains("PASS  quit"), "{text}");
         assert!(text.contains("latency"), "{text}");
+        // What a league may send beyond the plain games, taken in stride.
+        for check in ["unknown field", "unknown message type", "game clock"] {
+            assert!(text.contains(&format!("PASS  {check}: ")), "{text}");
+        }
+        let kisolo_on_6 = Settings {
+            options: [("columns".to_string(), "6".to_string())].into(),
+            ..Settings::with_players(2)
+        };
+        if Game::new(Variant::Kisolo, &kisolo_on_6).is_ok() {
+            assert!(text.contains("PASS  kisolo 6 columns: "), "{text}");
+        }
     }
     let (ok, text) = check_bot(&[], &[env!("CARGO_BIN_EXE_random-bot")], true);
     assert!(ok, "random-bot:\n{text}");
@@ -495,6 +506,51 @@ fn a_bot_that_exits_a_second_after_closing_its_stdout_quits_cleanly() {
         false,
     );
     assert!(ok, "{text}");
+    assert!(text.contains("PASS  quit"), "{text}");
+    // A league gives it half a second, then ends it by force: said.
+    assert!(
+        text.contains("warning: it took ")
+            && text.contains(" s to exit after quit; a league, a match and the ladder wait 0.5 s, then close its stdin"),
+        "{text}"
+    );
+}
+
+/// A bot written against today's messages alone, which raises on a field
+/// or a message type it does not know (a per-game clock's `time_left_ms`
+/// included) and on a Kisolo board of other than 7 columns, passes the
+/// plain games and fails each check of what a league may send beyond
+/// them, told what it choked on and what protocol.md or the rules say.
+#[test]
+fn a_bot_that_chokes_on_what_a_league_may_send_is_told_what() {
+    if Game::new(Variant::Kisolo, &Settings::with_players(2)).is_err() {
+        return;
+    }
+    let script = root().join("bots/broken/misbehave.py");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(root())
+        .args(["check-bot", "--game", "kisolo", "--"])
+        .args(["python3", script.to_str().unwrap(), "strict"])
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("PASS  kisolo 2p seat 0: "), "{text}");
+    assert!(text.contains("PASS  kisolo 2p seat 1: "), "{text}");
+    for fail in [
+        "FAIL  unknown field: crashed on a request holding a field it does not know (`x_future`); protocol.md: a bot must ignore unknown fields; kisolo 2p seat 0: crash at ply ",
+        "FAIL  unknown message type: crashed on a message of a type it does not know (`{\"type\":\"x_future\"}`, sent before a request); protocol.md: a bot must ignore message types it does not know; kisolo 2p seat 0: crash at ply ",
+        "FAIL  game clock: crashed on a game with a per-game clock (`time.base_ms` and `time.increment_ms` in game_start, `time_left_ms` in each request)",
+        "FAIL  kisolo 6 columns: crashed on Kisolo on 6 columns (`\"options\":{\"columns\":\"6\"}` in game_start, `state.columns`); docs/rules/kisolo.md: a league may play it on 6, 7 or 8 columns; kisolo 2p seat 0, 6 columns: crash at ply ",
+        "FAIL  kisolo 8 columns: crashed on Kisolo on 8 columns",
+    ] {
+        assert!(text.lines().any(|l| l.starts_with(fail)), "{fail}\n{text}");
+    }
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("FAIL")).count(),
+        5,
+        "{text}"
+    );
     assert!(text.contains("PASS  quit"), "{text}");
 }
 

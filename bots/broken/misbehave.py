@@ -128,6 +128,10 @@ are not league bots (see README.md). Modes:
   reply_on_stderr  writes each reply on stderr, not stdout
   no_flush      sends its hello, but keeps its first reply in a buffer of
                 its own (as a write never flushed) and waits for the next line
+  strict        plays well on the messages of today alone: raises (status 1)
+                on a message of a type it does not know, on a request with a
+                field it does not know (`time_left_ms` of a per-game clock
+                included), and on a Kisolo board of other than 7 columns
 
 With a second argument PIDFILE, the modes that fork write
 "GROUP CHILD" (process group, child pid) there once the child runs, or,
@@ -182,6 +186,26 @@ def start_daemon():
             os.close(ready_w)
             first = False
         time.sleep(0.01)
+
+
+# The messages and request fields of protocol 1 that mode `strict` knows.
+KNOWN_TYPES = ("hello", "game_start", "request", "game_end", "quit")
+KNOWN_REQUEST = {"type", "game_id", "seq", "ply", "state", "legal", "since", "timeout_ms"}
+
+
+def strict(message):
+    """Mode strict: what a bot written against today's messages alone
+    does with what a league may send it beyond them."""
+    kind = message.get("type")
+    if kind not in KNOWN_TYPES:
+        raise ValueError("unknown message type %r" % kind)
+    if kind == "request":
+        unknown = sorted(set(message) - KNOWN_REQUEST)
+        if unknown:
+            raise KeyError("unknown fields %s" % unknown)
+        columns = message["state"].get("columns", 7)
+        if columns != 7:
+            raise IndexError("a Kisolo board has 7 columns, not %d" % columns)
 
 
 def send(message):
@@ -535,6 +559,8 @@ def main():
     for line in sys.stdin:
         message = json.loads(line)
         kind = message.get("type")
+        if MODE == "strict":
+            strict(message)
         if kind == "game_start":
             max_plies = message.get("max_plies")
         if kind == "hello":

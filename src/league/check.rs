@@ -5,8 +5,12 @@
 //! The checks, each a PASS or a FAIL with the exact message: the build (a
 //! bot folder whose bot.toml has one, built as a league builds it); the
 //! handshake; one game per seat of every game asked for (3-player Tricala
-//! included) against the built-in random player; the quit (the bot must
-//! exit with status 0). Then the reply latency (median, p99).
+//! included) against the built-in random player; then games of what a
+//! league, a match or the ladder may send that those do not (a field and a
+//! message type the protocol does not name, a per-game clock, Kisolo on 6
+//! and 8 columns: [`Probe`]), each failure said as what the bot choked
+//! on; the quit (the bot must exit with status 0; later than a league
+//! waits, a warning). Then the reply latency (median, p99).
 //!
 //! No console here: each line goes to the caller's `on_line` as it happens
 //! (the command prints it, the service streams it), and the whole is a
@@ -28,8 +32,10 @@ use super::config::BotSpec;
 use super::launch::{run_folder, Room};
 use crate::bot::manifest::{self, Manifest};
 use crate::bot::{BotCommand, Launch, LimitSettings, Sandbox};
-use crate::engine::{Settings, Variant, DEFAULT_MAX_PLIES};
-use crate::referee::{self, BotPlayer, GameSpec, Player, RandomPlayer, TimeControl, Timing};
+use crate::engine::{Game, Settings, Variant, DEFAULT_MAX_PLIES};
+use crate::referee::{
+    self, BotPlayer, Clock, GameSpec, Player, RandomPlayer, TimeControl, Timing, Unknown,
+};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -446,7 +452,8 @@ impl Subject<'_> {
 }
 
 /// The handshake, one game per seat of each of `variants` (the bot
-/// restarted after a fault or an exit), the quit and the latency.
+/// restarted after a fault or an exit), the games of what a league may
+/// send beyond them ([`probes`]), the quit and the latency.
 async fn check_games(
     mut c: Checker<'_>,
     opts: &CheckOptions,
@@ -456,28 +463,42 @@ async fn check_games(
     let Some(mut bot) = subject.start(&mut c).await else {
         return c.report;
     };
-    let games: Vec<(Variant, usize, usize)> = variants
+    let mut games: Vec<CheckGame> = variants
         .iter()
         .flat_map(|&v| {
-            v.player_counts()
-                .iter()
-                .flat_map(move |&n| (0..n).map(move |seat| (v, n, seat)))
+            v.player_counts().iter().flat_map(move |&n| {
+                (0..n).map(move |seat| CheckGame {
+                    variant: v,
+                    n,
+                    seat,
+                    probe: Probe::Plain,
+                })
+            })
         })
         .collect();
+    let plain = games.len();
+    let mut passed: Vec<CheckGame> = Vec::new();
     let mut latencies: Vec<u64> = Vec::new();
     let mut exits = Exits::default();
     let mut last = String::new();
-    for (i, &(variant, n, seat)) in games.iter().enumerate() {
-        let game_no = i as u64 + 1;
-        last = format!("game {game_no} ({variant} {n}p seat {seat})");
-        let spec = check_spec(opts, variant, n, game_no);
-        let report = against_randoms(&spec, &mut bot, n, seat, game_no).await;
+    let mut game_no = 0;
+    while let Some(&g) = games.get(game_no) {
+        game_no += 1;
+        last = format!("game {game_no} ({})", g.name());
+        let spec = check_spec(opts, g, game_no as u64);
+        bot.send_unknown(g.probe.unknown());
+        let sent = bot.unknown_messages_sent();
+        let report = against_randoms(&spec, &mut bot, g.n, g.seat, game_no as u64).await;
+        bot.send_unknown(Unknown::Nothing);
         let faulted = match &report {
-            Ok(r) if r.offender == Some(seat) => Some(r.reason.name()),
+            Ok(r) if r.offender == Some(g.seat) => Some(r.reason.name()),
             _ => None,
         };
-        let what = format!("{variant} {n}p seat {seat}");
-        if judge(&mut c, &what, report, seat, &mut latencies) {
+        if report.is_ok() && faulted.is_none() && g.probe == Probe::Plain {
+            passed.push(g);
+        }
+        let sent = bot.unknown_messages_sent().saturating_sub(sent);
+        if judge(&mut c, g, report, sent, &mut latencies) {
             if let Some(t) = subject.tail().await {
                 c.note(&t);
             }
@@ -491,28 +512,15 @@ async fn check_games(
                 &format!("after a game ended (after game_end, before the next game's first request) the bot wrote, unasked: {late} (write nothing to stdout between games; a league starts the bot again before its next game, at no charge)"),
             );
         }
+        if game_no == plain {
+            games.extend(probes(&mut c, &passed, &variants));
+        }
         let restart = bot.needs_restart();
         exits.after_game(&mut c, &bot, faulted, restart, &last);
-        // Gone after the last game's end, before quit: the quit's check
-        // says so, of this process (a fresh one would quit cleanly).
-        if restart && faulted.is_none() && game_no == games.len() as u64 {
-            exits.gone_after_last = true;
-        } else if restart {
-            bot.kill();
-            if faulted.is_some() {
-                c.note("restarting the bot (after a fault, a fresh process plays the next game)");
-            }
-            match subject.start(&mut c).await {
-                Some(b) => bot = b,
-                None => return c.report,
-            }
-        } else if game_no == games.len() as u64 {
-            // Does it end by itself soon after its last game_end (a crash
-            // in its handler of it, an exit there), before quit is sent?
-            // Looked at after a moment, the time a script takes to print
-            // a traceback and exit.
-            tokio::time::sleep(SETTLE.min(subject.timing.shutdown_grace)).await;
-            exits.gone_after_last = bot.needs_restart();
+        let after_last = game_no == games.len();
+        match between_games(&mut c, &mut subject, &mut bot, faulted, after_last).await {
+            Some(gone) => exits.gone_after_last |= gone,
+            None => return c.report,
         }
     }
     exits.say_count(&mut c);
@@ -530,6 +538,172 @@ async fn check_games(
         }
     }
     c.report
+}
+
+/// After a game (`faulted`: the bot's fault in it, if any; `after_last`:
+/// the last game of the check): a bot that needs it started again, or,
+/// after the last game, whether it is gone before quit is sent. `None`
+/// when it cannot be started again (the check ends).
+async fn between_games(
+    c: &mut Checker<'_>,
+    subject: &mut Subject<'_>,
+    bot: &mut BotPlayer,
+    faulted: Option<&str>,
+    after_last: bool,
+) -> Option<bool> {
+    let restart = bot.needs_restart();
+    // Gone after the last game's end, before quit: the quit's check
+    // says so, of this process (a fresh one would quit cleanly).
+    if restart && faulted.is_none() && after_last {
+        Some(true)
+    } else if restart {
+        bot.kill();
+        if faulted.is_some() {
+            c.note("restarting the bot (after a fault, a fresh process plays the next game)");
+        }
+        *bot = subject.start(c).await?;
+        Some(false)
+    } else if after_last {
+        // Does it end by itself soon after its last game_end (a crash
+        // in its handler of it, an exit there), before quit is sent?
+        // Looked at after a moment, the time a script takes to print
+        // a traceback and exit.
+        tokio::time::sleep(SETTLE.min(subject.timing.shutdown_grace)).await;
+        Some(bot.needs_restart())
+    } else {
+        Some(false)
+    }
+}
+
+/// A game of the check: `variant` with `n` players, the bot in `seat`, the
+/// built-in random player in the others, and what it is sent beyond a
+/// plain game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct CheckGame {
+    variant: Variant,
+    n: usize,
+    seat: usize,
+    probe: Probe,
+}
+
+impl CheckGame {
+    /// The game in the report's words: `filo 2p seat 0`, and the columns
+    /// of a Kisolo that has other than 7.
+    fn name(&self) -> String {
+        let columns = match self.probe {
+            Probe::Columns(n) => format!(", {n} columns"),
+            _ => String::new(),
+        };
+        format!("{} {}p seat {}{columns}", self.variant, self.n, self.seat)
+    }
+}
+
+/// What a game of the check sends beyond a plain game: what a league, a
+/// match or the ladder may send a bot that the plain games do not
+/// (protocol.md: "A bot must ignore fields and message types it does not
+/// know", the per-game clock; docs/rules/kisolo.md: the columns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Probe {
+    /// Nothing.
+    Plain,
+    /// A field the protocol does not name in every request.
+    Field,
+    /// A message of a type the protocol does not name before every
+    /// request of the game but its first.
+    MessageType,
+    /// A per-game clock: `time.base_ms` and `time.increment_ms` in
+    /// game_start, `time_left_ms` in every request.
+    Clock,
+    /// Kisolo on this many columns, not 7 (a league's `columns` option).
+    Columns(u8),
+}
+
+/// The ply cap of the games of unknown fields and messages and of the
+/// clock: each is about what the bot is sent, which the first few
+/// requests show, so they cost the check little.
+const PROBE_PLIES: u32 = 24;
+
+impl Probe {
+    /// What the bot is sent beyond the protocol's messages of today.
+    fn unknown(self) -> Unknown {
+        match self {
+            Probe::Field => Unknown::Field,
+            Probe::MessageType => Unknown::MessageType,
+            _ => Unknown::Nothing,
+        }
+    }
+
+    /// The check's name, for all but a plain game (whose name is the
+    /// game's).
+    fn check(self) -> Option<String> {
+        match self {
+            Probe::Plain => None,
+            Probe::Field => Some("unknown field".into()),
+            Probe::MessageType => Some("unknown message type".into()),
+            Probe::Clock => Some("game clock".into()),
+            Probe::Columns(n) => Some(format!("kisolo {n} columns")),
+        }
+    }
+
+    /// What the bot met, as it is told when it failed on it (after what
+    /// it did: "crashed on"), with what protocol.md or the rules say.
+    fn met(self) -> String {
+        let unknown = crate::protocol::UNKNOWN;
+        match self {
+            Probe::Plain => "a game".into(),
+            Probe::Field => format!("a request holding a field it does not know (`{unknown}`); protocol.md: a bot must ignore unknown fields"),
+            Probe::MessageType => format!("a message of a type it does not know (`{{\"type\":\"{unknown}\"}}`, sent before a request); protocol.md: a bot must ignore message types it does not know"),
+            Probe::Clock => "a game with a per-game clock (`time.base_ms` and `time.increment_ms` in game_start, `time_left_ms` in each request); protocol.md: answer within `timeout_ms`, the smaller of the time for a decision and the clock".into(),
+            Probe::Columns(n) => format!("Kisolo on {n} columns (`\"options\":{{\"columns\":\"{n}\"}}` in game_start, `state.columns`); docs/rules/kisolo.md: a league may play it on 6, 7 or 8 columns"),
+        }
+    }
+}
+
+/// The games that check what a league may send beyond the plain games
+/// (see [`Probe`]), each after a plain game of its kind passed, so that
+/// its failure is what it sends: an unknown field, an unknown message
+/// type and a clock in short games of the first 2-player game that
+/// passed; Kisolo on 6 and 8 columns (where this build plays them), one
+/// seat each, if a Kisolo game on 7 passed. What cannot be checked is
+/// said.
+fn probes(c: &mut Checker<'_>, passed: &[CheckGame], variants: &[Variant]) -> Vec<CheckGame> {
+    let mut games = Vec::new();
+    match passed.iter().find(|g| g.n == 2) {
+        Some(&g) => games.extend(
+            [Probe::Field, Probe::MessageType, Probe::Clock].map(|probe| CheckGame { probe, ..g }),
+        ),
+        None => c.info("unknown fields and message types and a game clock not checked: no 2-player game passed"),
+    }
+    if !variants.contains(&Variant::Kisolo) {
+        return games;
+    }
+    let columns: Vec<u8> = [6, 8]
+        .into_iter()
+        .filter(|&n| Game::new(Variant::Kisolo, &columns(2, n)).is_ok())
+        .collect();
+    match passed.iter().find(|g| g.variant == Variant::Kisolo) {
+        Some(_) => games.extend(columns.iter().enumerate().map(|(i, &n)| CheckGame {
+            variant: Variant::Kisolo,
+            n: 2,
+            seat: i % 2,
+            probe: Probe::Columns(n),
+        })),
+        None if !columns.is_empty() => {
+            c.info("kisolo on 6 and 8 columns not checked: no kisolo game on 7 columns passed")
+        }
+        None => {}
+    }
+    games
+}
+
+/// The settings of a game of `n` players on `columns` columns (Kisolo's
+/// option).
+fn columns(n: usize, columns: u8) -> Settings {
+    let mut settings = Settings::with_players(n);
+    settings
+        .options
+        .insert("columns".to_string(), columns.to_string());
+    settings
 }
 
 /// The bot's exits between games (after a game's end, before the next
@@ -592,7 +766,12 @@ impl Exits {
 }
 
 /// How long after its last game the bot is given to end by itself, if it
-/// does, before quit is sent.
+/// does, before quit is sent. A wait, not a look at the pipes: its stdin
+/// can tell a bot that exited with the quit still unread, but not one that
+/// exits on game_end having read the quit ahead with it (a buffered reader
+/// takes both from the pipe in one read, if the quit came at once), which
+/// would look like a clean quit, nor whether a bot asleep after game_end
+/// waits for its next line or is about to exit (`exit_late_after_game`).
 const SETTLE: Duration = Duration::from_millis(500);
 
 /// How the quit is judged.
@@ -672,6 +851,15 @@ async fn quit_and_latency(
         }
     } else if left.clean {
         c.pass("quit", "exited with status 0");
+        // Within check-bot's grace, which is longer than a league's.
+        let league = Timing::default().shutdown_grace;
+        if let Some(took) = left.took.filter(|&t| t > league) {
+            c.note(&format!(
+                "warning: it took {:.2} s to exit after quit; a league, a match and the ladder wait {:.1} s, then close its stdin, SIGTERM its processes half a second later and SIGKILL them half a second after that, cutting short what it does on its way out: on {{\"type\":\"quit\"}} exit at once (protocol.md)",
+                took.as_secs_f64(),
+                league.as_secs_f64()
+            ));
+        }
     } else {
         let why = match left.status {
             Some(status) if left.gone_before => format!(
@@ -734,46 +922,73 @@ fn say_latency(c: &mut Checker<'_>, latencies: &mut [u64], timeout_ms: u64) {
     }
 }
 
-/// Game `game_no` of the check: `variant` with `n` players, under the
-/// options' time per decision and ply cap.
-fn check_spec(opts: &CheckOptions, variant: Variant, n: usize, game_no: u64) -> GameSpec {
-    let mut settings = Settings::with_players(n);
-    settings.max_plies = opts.max_plies;
-    let mut spec = GameSpec::new(format!("check-{game_no}"), variant, settings);
+/// Game `game_no` of the check, `g`, under the options' time per decision
+/// and ply cap (the probes' own, shorter, for an unknown field, message
+/// or a clock).
+fn check_spec(opts: &CheckOptions, g: CheckGame, game_no: u64) -> GameSpec {
+    let mut settings = match g.probe {
+        Probe::Columns(n) => columns(g.n, n),
+        _ => Settings::with_players(g.n),
+    };
+    settings.max_plies = match g.probe {
+        Probe::Field | Probe::MessageType | Probe::Clock => opts.max_plies.min(PROBE_PLIES),
+        Probe::Plain | Probe::Columns(_) => opts.max_plies,
+    };
+    let mut spec = GameSpec::new(format!("check-{game_no}"), g.variant, settings);
+    // 0: no limit but the watchdog, as everywhere.
+    let per_decision = match opts.timeout_ms {
+        0 => spec.watchdog,
+        ms => Duration::from_millis(ms),
+    };
+    // A clock of a dozen decisions' time: each request's `timeout_ms`
+    // stays the time for a decision, and `time_left_ms` more.
+    let clock = (g.probe == Probe::Clock).then(|| Clock {
+        base: per_decision.saturating_mul(12).min(spec.watchdog),
+        increment: Duration::from_millis(100),
+    });
     spec.time = TimeControl {
-        // 0: no limit but the watchdog, as everywhere.
-        per_decision: match opts.timeout_ms {
-            0 => spec.watchdog,
-            ms => Duration::from_millis(ms),
-        },
-        clock: None,
+        per_decision,
+        clock,
     };
     spec.seed = super::schedule::bot_seed(opts.seed, &spec.game_id);
     spec
 }
 
-/// Records the result of one check game for the bot in `seat`: passed
-/// (its decisions' times join `latencies`) or failed, and why. True when
-/// the bot crashed: the end of its stderr is then worth showing.
+/// Records the result of check game `g` for the bot: passed (its
+/// decisions' times join `latencies`) or failed, and why; a probe's
+/// failure said as what the bot failed on (`sent`: the messages of an
+/// unknown type it was sent in the game). True when the bot crashed: the
+/// end of its stderr is then worth showing.
 fn judge(
     c: &mut Checker<'_>,
-    what: &str,
+    g: CheckGame,
     report: Result<referee::GameReport, referee::SpecError>,
-    seat: usize,
+    sent: u32,
     latencies: &mut Vec<u64>,
 ) -> bool {
+    let seat = g.seat;
+    let what = g.probe.check().unwrap_or_else(|| g.name());
+    // A probe's detail says which game it was.
+    let game = match g.probe {
+        Probe::Plain => String::new(),
+        _ => format!("{}: ", g.name()),
+    };
     match report {
-        Err(e) => c.fail(what, &format!("cannot play: {e}")),
+        Err(e) => c.fail(&what, &format!("{game}cannot play: {e}")),
         Ok(r) if r.offender == Some(seat) => {
-            c.fail(
-                what,
-                &format!(
-                    "{} at ply {}: {}",
-                    r.reason,
-                    r.plies,
-                    r.detail.as_deref().unwrap_or("")
-                ),
+            let fault = format!(
+                "{} at ply {}: {}",
+                r.reason,
+                r.plies,
+                r.detail.as_deref().unwrap_or("")
             );
+            match g.probe {
+                Probe::Plain => c.fail(&what, &fault),
+                probe => c.fail(
+                    &what,
+                    &format!("{} {}; {game}{fault}", failed_on(r.reason), probe.met()),
+                ),
+            }
             if r.reason == referee::EndReason::Forfeit(referee::ForfeitKind::Crash) {
                 if r.detail.as_deref().is_some_and(|d| d.contains("status 0")) {
                     c.note("it exited by itself (status 0): the referee reuses one process for many games, so exit only on `quit` (protocol.md)");
@@ -788,13 +1003,36 @@ fn judge(
                     .filter(|d| d.seat == seat && !d.forced && !d.opening)
                     .map(|d| d.elapsed_us),
             );
+            let sent = match g.probe {
+                Probe::MessageType => format!(", sent {sent} time(s)"),
+                _ => String::new(),
+            };
             c.pass(
-                what,
-                &format!("{} plies, {} (score {})", r.plies, r.reason, r.scores[seat]),
+                &what,
+                &format!(
+                    "{game}{} plies, {} (score {}){sent}",
+                    r.plies, r.reason, r.scores[seat]
+                ),
             );
         }
     }
     false
+}
+
+/// What a bot that ended a game with `reason` (a forfeit of its own) did,
+/// as a verb before what it met: "crashed on".
+fn failed_on(reason: referee::EndReason) -> &'static str {
+    use referee::ForfeitKind as K;
+    match reason {
+        referee::EndReason::Forfeit(K::Crash) => "crashed on",
+        referee::EndReason::Forfeit(K::Memory) => "ran out of memory on",
+        referee::EndReason::Forfeit(K::Timeout | K::Stall) => "timed out on",
+        referee::EndReason::Forfeit(K::BadJson) => "wrote a line that is not JSON on",
+        referee::EndReason::Forfeit(K::LineTooLong) => "wrote a line too long on",
+        referee::EndReason::Forfeit(K::Protocol) => "broke the protocol on",
+        referee::EndReason::Forfeit(K::Illegal) => "answered an option that is not legal on",
+        referee::EndReason::Rules(_) | referee::EndReason::Unplayable => "failed on",
+    }
 }
 
 /// What the bot is given in its sandbox, when it has one.
@@ -1057,6 +1295,59 @@ mod tests {
         let empty = CheckReport::default();
         assert_eq!(empty.text(), "all checks passed\n");
         assert_eq!(empty.to_json("b")["latency_ms"], serde_json::Value::Null);
+    }
+
+    /// The games of what a league may send copy a 2-player game that
+    /// passed (an unknown field, message type, a clock), and Kisolo's
+    /// columns follow a Kisolo game that passed; without one, what is
+    /// not checked is said.
+    #[test]
+    fn probes_follow_a_passed_game_of_their_kind() {
+        let mut said = Vec::new();
+        let mut on_line = |l: &CheckLine| said.push(l.to_string());
+        let mut c = Checker::new(CheckReport::default(), &mut on_line);
+        let plain = |variant, n, seat| CheckGame {
+            variant,
+            n,
+            seat,
+            probe: Probe::Plain,
+        };
+        let tricala = [plain(Variant::Tricala, 3, 0)];
+        assert_eq!(probes(&mut c, &tricala, &[Variant::Tricala]), []);
+        let passed = [plain(Variant::Tricala, 3, 1), plain(Variant::Filo, 2, 1)];
+        let got = probes(&mut c, &passed, &Variant::ALL);
+        let probe = |probe| CheckGame {
+            probe,
+            ..plain(Variant::Filo, 2, 1)
+        };
+        assert_eq!(
+            got[..3],
+            [
+                probe(Probe::Field),
+                probe(Probe::MessageType),
+                probe(Probe::Clock)
+            ]
+        );
+        let on_6 = Game::new(Variant::Kisolo, &columns(2, 6)).is_ok();
+        assert_eq!(got.len(), 3, "{got:?}");
+        drop(c);
+        let mut expected = vec![
+            "unknown fields and message types and a game clock not checked: no 2-player game passed",
+        ];
+        if on_6 {
+            expected
+                .push("kisolo on 6 and 8 columns not checked: no kisolo game on 7 columns passed");
+        }
+        assert_eq!(said, expected);
+        let mut on_line = |_: &CheckLine| {};
+        let mut c = Checker::new(CheckReport::default(), &mut on_line);
+        let got = probes(&mut c, &[plain(Variant::Kisolo, 2, 1)], &[Variant::Kisolo]);
+        if on_6 {
+            assert_eq!(got[3].probe, Probe::Columns(6));
+            assert_eq!((got[3].seat, got[4].seat), (0, 1));
+            assert_eq!(got[4].probe, Probe::Columns(8));
+            assert_eq!(got[4].name(), "kisolo 2p seat 1, 8 columns");
+        }
     }
 
     /// The service may spawn the check on a multi-thread runtime.

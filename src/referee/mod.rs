@@ -34,7 +34,7 @@ pub mod record;
 pub use play::play_game;
 
 pub use player::{
-    Answer, Ask, BotInfo, BotPlayer, End, Player, RandomPlayer, Start, StartError, Timing,
+    Answer, Ask, BotInfo, BotPlayer, End, Player, RandomPlayer, Start, StartError, Timing, Unknown,
 };
 
 use crate::engine::{rank_scores, EngineError, Game, Reason, Settings, Variant};

@@ -212,6 +212,9 @@ pub struct QuitReport {
     /// `stray` was read after `quit` was sent (before it, nothing was
     /// there: written after the last game's end or on `quit`).
     pub at_quit: bool,
+    /// How long after `quit` was sent its exit was seen, when it exited
+    /// by itself within the grace period.
+    pub took: Option<Duration>,
 }
 
 /// How long the referee waits for a bot outside its moves.
@@ -923,6 +926,27 @@ pub struct BotPlayer {
     /// last look: not charged (it was started again), but said by `arena
     /// check-bot`.
     late_output: Option<String>,
+    /// What it is sent beyond the protocol's messages of today.
+    unknown: Unknown,
+    /// Messages of an unknown type sent so far.
+    unknown_sent: u32,
+}
+
+/// What a bot is sent beyond the messages of protocol 1 as it is today, to
+/// see that it ignores what it does not know, as protocol.md asks
+/// ("Versioning"): `arena check-bot` plays a game of each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Unknown {
+    /// Nothing (a league, a match).
+    #[default]
+    Nothing,
+    /// A field named [`protocol::UNKNOWN`] in every request.
+    Field,
+    /// A message of type [`protocol::UNKNOWN`] before every request of a
+    /// game but its first (in the same write): a bot that chokes on it
+    /// does so in the game, not where a bot that left after its last game
+    /// is started again at no charge.
+    MessageType,
 }
 
 /// What was written to a bot since its game's `game_start` began, to tell
@@ -1030,7 +1054,20 @@ impl BotPlayer {
             since_start: SinceStart::default(),
             last_game: None,
             late_output: None,
+            unknown: Unknown::Nothing,
+            unknown_sent: 0,
         })
+    }
+
+    /// From now on, sends the bot `unknown` too (see [`Unknown`]).
+    pub fn send_unknown(&mut self, unknown: Unknown) {
+        self.unknown = unknown;
+    }
+
+    /// How many messages of an unknown type it was sent
+    /// ([`Unknown::MessageType`]), by every process in its place.
+    pub fn unknown_messages_sent(&self) -> u32 {
+        self.unknown_sent
     }
 
     /// What it wrote after a game had ended, too late to be charged in
@@ -1144,8 +1181,10 @@ impl BotPlayer {
         protocol::encode_into(&ToBot::Quit {}, &mut self.buf);
         let deadline = Instant::now() + self.timing.shutdown_grace;
         let sent = self.process.send_line(&self.buf, deadline).await.is_ok();
+        let sent_at = Instant::now();
         let mut clean = false;
         let mut ended = None;
+        let mut took = None;
         if !sent {
             ended = self.process.exit_status_within(EXIT_GRACE).await;
         } else {
@@ -1168,6 +1207,7 @@ impl BotPlayer {
                         let left = deadline.saturating_duration_since(Instant::now());
                         ended = self.process.exit_status_within(left).await;
                         clean = ended.is_some_and(|s| s.success());
+                        took = ended.map(|_| sent_at.elapsed());
                         break;
                     }
                     Err(_) => break,
@@ -1185,6 +1225,7 @@ impl BotPlayer {
             status: ended,
             gone_before: !sent,
             asked: self.seq > 0,
+            took,
         }
     }
 
@@ -1235,6 +1276,7 @@ impl BotPlayer {
             |b| ask.game.write_snapshot(b),
             &mut self.buf,
         );
+        self.add_unknown(ask.game_id);
         // A paused bot runs again before its time starts.
         self.process.resume();
         // The bot's time starts now that the request is ready: the
@@ -1300,6 +1342,23 @@ impl BotPlayer {
         judged
     }
 
+    /// Adds to the request in the buffer what the bot is to be sent
+    /// beyond it ([`BotPlayer::send_unknown`]).
+    fn add_unknown(&mut self, game_id: &str) {
+        match self.unknown {
+            Unknown::Nothing => {}
+            Unknown::Field => protocol::add_unknown_field(&mut self.buf),
+            Unknown::MessageType if self.since_start.asked > 1 => {
+                let mut line = Vec::with_capacity(self.buf.len() + 100);
+                protocol::encode_unknown_message(game_id, &mut line);
+                line.append(&mut self.buf);
+                self.buf = line;
+                self.unknown_sent += 1;
+            }
+            Unknown::MessageType => {}
+        }
+    }
+
     /// Starts the bot again in this one's place after it exited between
     /// games (protocol.md: no game is charged), keeping its count of such
     /// exits and what its game's start sent. Unchanged if it fails.
@@ -1322,6 +1381,8 @@ impl BotPlayer {
         fresh.last_game = self.last_game.take();
         fresh.since_start = std::mem::take(&mut self.since_start);
         fresh.since_start.restarted = true;
+        fresh.unknown = self.unknown;
+        fresh.unknown_sent = self.unknown_sent;
         fresh.process.mark_stderr(mark_of(Turn::START));
         *self = fresh;
         Ok(())
