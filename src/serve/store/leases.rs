@@ -165,7 +165,7 @@ impl Db {
         // is a round trip to the store's thread (SQLite) or server.
         for chunk in out.chunks(CLAIM_CHUNK) {
             mark_playing(&mut tx, chunk).await?;
-            grant_leases(&mut tx, chunk, &t).await?;
+            grant_leases(&mut tx, chunk, (t.as_str(), unix)).await?;
         }
         tx.commit().await?;
         Ok(out)
@@ -211,7 +211,9 @@ impl Db {
     /// those are ended (expired, their games back in the queue) whatever
     /// the heartbeats, so that a worker cannot hold a game for ever
     /// without playing it. The others are lost (expired, done, or not its
-    /// own).
+    /// own). One transaction, two statements a chunk of leases: the life
+    /// is compared in SQL with the grant's time (`granted_unix`, migration
+    /// 0013; a lease without one is renewed), not read lease by lease.
     pub async fn renew_leases(
         &self,
         worker: i64,
@@ -221,39 +223,49 @@ impl Db {
         life: i64,
     ) -> Result<Renewal, DbError> {
         let mut out = Renewal::default();
-        for id in leases {
-            let granted: Option<(String, i64)> = sqlx::query_as(
-                "SELECT granted_at, game_id FROM leases WHERE id = $1 AND worker_id = $2 AND state = 'active' AND expires >= $3",
-            )
-            .bind(id)
-            .bind(worker)
-            .bind(now_unix)
-            .fetch_optional(self.pool())
-            .await?;
-            let Some((at, game)) = granted else { continue };
-            // A time the store wrote; one that does not read is renewed.
-            let since = humantime::parse_rfc3339(&at)
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(now_unix, |d| d.as_secs() as i64);
-            if now_unix - since >= life {
-                if self.end_lease(id, game).await? {
-                    out.over_life.push((id.clone(), game));
+        if !leases.is_empty() {
+            let mut tx = self.begin_write().await?;
+            let mut renewed = std::collections::HashSet::new();
+            for chunk in leases.chunks(CLAIM_CHUNK) {
+                let ids = placeholders(4, chunk.len());
+                let mine = "worker_id = $1 AND state = 'active' AND expires >= $2";
+                // Past their life first: ended, and not renewed below.
+                let sql = format!(
+                    "UPDATE leases SET state = 'expired' WHERE {mine} AND granted_unix <= $3 \
+                     AND id IN ({ids}) RETURNING id, game_id"
+                );
+                let mut q = sqlx::query_as::<_, (String, i64)>(&sql)
+                    .bind(worker)
+                    .bind(now_unix)
+                    .bind(now_unix.saturating_sub(life));
+                for id in chunk {
+                    q = q.bind(id);
                 }
-                continue;
+                let mut ended = q.fetch_all(&mut *tx).await?;
+                for (lease, game) in &ended {
+                    requeue(&mut tx, *game, lease).await?;
+                }
+                // In the order the heartbeat named them.
+                ended.sort_by_key(|(lease, _)| chunk.iter().position(|x| x == lease));
+                out.over_life.extend(ended);
+                let sql = format!(
+                    "UPDATE leases SET expires = $3 WHERE {mine} AND id IN ({ids}) RETURNING id"
+                );
+                let mut q = sqlx::query_as::<_, (String,)>(&sql)
+                    .bind(worker)
+                    .bind(now_unix)
+                    .bind(now_unix.saturating_add(seconds));
+                for id in chunk {
+                    q = q.bind(id);
+                }
+                renewed.extend(q.fetch_all(&mut *tx).await?.into_iter().map(|r| r.0));
             }
-            let r = sqlx::query(
-                "UPDATE leases SET expires = $3 WHERE id = $1 AND worker_id = $2 AND state = 'active' AND expires >= $4",
-            )
-            .bind(id)
-            .bind(worker)
-            .bind(now_unix + seconds)
-            .bind(now_unix)
-            .execute(self.write_pool())
-            .await?;
-            if r.rows_affected() == 1 {
-                out.renewed.push(id.clone());
-            }
+            tx.commit().await?;
+            out.renewed = leases
+                .iter()
+                .filter(|id| renewed.contains(*id))
+                .cloned()
+                .collect();
         }
         sqlx::query("UPDATE workers SET last_seen = $2 WHERE owner_id = $1")
             .bind(worker)
@@ -261,23 +273,6 @@ impl Db {
             .execute(self.write_pool())
             .await?;
         Ok(out)
-    }
-
-    /// Ends active lease `id` of `game` (expired; the game back in the
-    /// queue), in one transaction; false when it was no longer active.
-    async fn end_lease(&self, id: &str, game: i64) -> Result<bool, DbError> {
-        let mut tx = self.begin_write().await?;
-        let r =
-            sqlx::query("UPDATE leases SET state = 'expired' WHERE id = $1 AND state = 'active'")
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-        if r.rows_affected() == 0 {
-            return Ok(false);
-        }
-        requeue(&mut tx, game, id).await?;
-        tx.commit().await?;
-        Ok(true)
     }
 
     /// Lease `id`, if it was ever granted.
@@ -540,11 +535,11 @@ fn placeholders(from: usize, n: usize) -> String {
 }
 
 /// Within a claim's `tx`: the leases of its games claimed by a worker,
-/// granted at `at`, in one statement.
+/// granted at `at` (RFC 3339, and unix seconds), in one statement.
 async fn grant_leases(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
     games: &[Claimed],
-    at: &str,
+    at: (&str, i64),
 ) -> Result<(), DbError> {
     let leases: Vec<&Lease> = games.iter().filter_map(|g| g.lease.as_ref()).collect();
     if leases.is_empty() {
@@ -554,20 +549,19 @@ async fn grant_leases(
         .map(|i| {
             let k = 4 * i;
             format!(
-                "(${}, ${}, ${}, 'active', ${}, ${})",
-                k + 2,
+                "(${}, ${}, ${}, 'active', $1, $2, ${})",
                 k + 3,
                 k + 4,
-                1,
-                k + 5
+                k + 5,
+                k + 6
             )
         })
         .collect();
     let sql = format!(
-        "INSERT INTO leases (id, game_id, worker_id, state, granted_at, expires) VALUES {}",
+        "INSERT INTO leases (id, game_id, worker_id, state, granted_at, granted_unix, expires) VALUES {}",
         rows.join(", ")
     );
-    let mut q = sqlx::query(&sql).bind(at);
+    let mut q = sqlx::query(&sql).bind(at.0).bind(at.1);
     for l in leases {
         q = q
             .bind(l.id.clone())

@@ -182,6 +182,7 @@ macro_rules! migrations {
             10, "game analysis", "0010_game_analysis.sql";
             11, "finish order", "0011_finish_order.sql";
             12, "variant order", "0012_variant_order.sql";
+            13, "lease grant time", "0013_lease_grant_time.sql";
         )
     };
     (@ $dialect:literal; $($version:literal, $description:literal, $file:literal;)+) => {
