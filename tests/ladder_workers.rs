@@ -231,6 +231,33 @@ fn forged_uploads(db: Option<String>) {
         "expired",
     );
 
+    // A lease renewed by heartbeats alone past its life (its grant moved
+    // back in the store, where a real one takes minutes): the heartbeat
+    // ends it rather than renew it, its game back in the queue, and the
+    // worker is counted a refusal.
+    let (_, _, lease3, _) = claim_one(&server, &w1);
+    let beat = serde_json::json!({ "leases": [lease3] }).to_string();
+    let (s, b) = server.call("POST", "/api/worker/heartbeat", Some(&w1), &beat);
+    assert_eq!(s, 200, "{b}");
+    let v: serde_json::Value = serde_json::from_str(&b).unwrap();
+    assert_eq!(v["renewed"], serde_json::json!([lease3]), "{b}");
+    age_lease(&server, &lease3, 100_000);
+    let (s, b) = server.call("POST", "/api/worker/heartbeat", Some(&w1), &beat);
+    assert_eq!(s, 200, "{b}");
+    let v: serde_json::Value = serde_json::from_str(&b).unwrap();
+    assert_eq!(
+        (&v["renewed"], &v["lost"]),
+        (&serde_json::json!([]), &serde_json::json!([lease3])),
+        "{b}"
+    );
+    assert!(
+        server
+            .log()
+            .contains("(their longest life) without an upload, ended"),
+        "{}",
+        server.log()
+    );
+
     // Nothing refused changed the games; each refusal is counted and
     // logged with the worker's name.
     assert_eq!(server.csv_games(), vec![gid.clone()]);
@@ -242,6 +269,7 @@ fn forged_uploads(db: Option<String>) {
         ("not_leased", 2),
         ("duplicate", 1),
         ("expired", 1),
+        ("lease_life", 1),
     ] {
         assert!(
             m.contains(&format!(
@@ -256,7 +284,7 @@ fn forged_uploads(db: Option<String>) {
         log.contains("worker w1: upload of") && log.contains("worker w2: upload of"),
         "{log}"
     );
-    // And on the workers' page, per worker (issue 48): the seven, each
+    // And on the workers' page, per worker (issue 48): the eight, each
     // worker's own.
     let workers = server.json("/api/workers");
     let refusals: Vec<u64> = ["w1", "w2"]
@@ -272,7 +300,22 @@ fn forged_uploads(db: Option<String>) {
         })
         .collect();
     assert!(refusals.iter().all(|n| *n >= 1), "{workers}");
-    assert_eq!(refusals.iter().sum::<u64>(), 7, "{workers}");
+    assert_eq!(refusals.iter().sum::<u64>(), 8, "{workers}");
+}
+
+/// Moves lease `id`'s grant `seconds` back in `server`'s store.
+fn age_lease(server: &Server, id: &str, seconds: i64) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let db = Db::open(&server.db_url()).await.unwrap();
+        let r = sqlx::query("UPDATE leases SET granted_unix = granted_unix - $2 WHERE id = $1")
+            .bind(id)
+            .bind(seconds)
+            .execute(db.write_pool())
+            .await
+            .unwrap();
+        assert_eq!(r.rows_affected(), 1, "lease {id}");
+    })
 }
 
 #[test]
