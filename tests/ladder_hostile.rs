@@ -444,6 +444,34 @@ fn the_apis_refusals_are_json_and_name_the_parameter() {
             "{path}: {e}"
         );
     }
+    // Both Content-Length and Transfer-Encoding, in either order: refused
+    // naming the two (hyper read the body by the second, and no route
+    // could see the first).
+    for framing in [
+        "Content-Length: 5\r\nTransfer-Encoding: chunked",
+        "transfer-encoding: chunked\r\ncontent-length: 5",
+    ] {
+        let request =
+            format!("POST /api/worker/heartbeat HTTP/1.1\r\nHost: x\r\n{framing}\r\n\r\n0\r\n\r\n");
+        let (status, kind, body) = raw(&server.url, request.as_bytes());
+        assert_eq!(status, 400, "{framing}: {body}");
+        let e = error_of(framing, &kind, &body);
+        assert!(
+            e.contains("both Content-Length and Transfer-Encoding"),
+            "{framing}: {e}"
+        );
+    }
+    // A Content-Length past what hyper holds (2^64 - 3): 413 naming the
+    // upload limit, as one under it but over the limit is (hyper said
+    // 400 "malformed", or 431 "headers too large").
+    for length in ["18446744073709551615", "99999999999999999999"] {
+        let request =
+            format!("POST /api/bots HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n");
+        let (status, kind, body) = raw(&server.url, request.as_bytes());
+        assert_eq!(status, 413, "{length}: {body}");
+        let e = error_of(length, &kind, &body);
+        assert!(e.contains("at most 16 MiB"), "{length}: {e}");
+    }
     // What the pages (standings.html) and `arena submit` ask.
     for path in [
         "/api/standings?variant=kisolo",

@@ -612,7 +612,7 @@ async fn serve_until_stopped(
         listener,
         connections_most(),
         Duration::from_secs(settings.request_head_seconds),
-        settings.connections_per_address,
+        (settings.connections_per_address, settings.upload_mb),
     );
     let serve = axum::serve(refusals, router)
         .with_graceful_shutdown(async move {

@@ -141,6 +141,9 @@ pub struct JsonRefusals {
     per_address: usize,
     /// Connections open, per client address.
     by_address: Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
+    /// The ladder's `upload_mb`, named in the refusal of a body announced
+    /// past any ([`Unread::Length`]).
+    upload_mb: u64,
 }
 
 /// How long a connection may go without a byte read or written before it
@@ -154,12 +157,13 @@ impl JsonRefusals {
     /// A listener that keeps at most `most` connections open at once, at
     /// most `per_address` of them from one client address, and gives a
     /// request's head `head` from its first byte (from the connection's
-    /// opening, for the first).
+    /// opening, for the first); `upload_mb`, the ladder's, for its
+    /// refusals.
     pub fn new(
         listener: tokio::net::TcpListener,
         most: usize,
         head: std::time::Duration,
-        per_address: usize,
+        (per_address, upload_mb): (usize, u64),
     ) -> JsonRefusals {
         JsonRefusals {
             listener,
@@ -167,6 +171,7 @@ impl JsonRefusals {
             head,
             per_address: per_address.max(1),
             by_address: Arc::default(),
+            upload_mb,
         }
     }
 
@@ -245,12 +250,15 @@ impl axum::serve::Listener for JsonRefusals {
                     sent: 0,
                     _open: permit,
                     _place: Some(place),
+                    upload_mb: self.upload_mb,
                     last: now,
                     idle: Box::pin(tokio::time::sleep(self.head.min(CONNECTION_IDLE))),
                     head: Head {
                         limit: self.head,
                         due: Some(now + self.head),
                         tail: 0,
+                        framing: Framing::default(),
+                        unread: None,
                     },
                 },
                 addr,
@@ -276,6 +284,8 @@ pub struct Refusing<I> {
     _open: Option<tokio::sync::OwnedSemaphorePermit>,
     /// Its place among its address's.
     _place: Option<AddressPlace>,
+    /// The ladder's `upload_mb` ([`JsonRefusals::upload_mb`]).
+    upload_mb: u64,
     /// When the last byte was read or written.
     last: tokio::time::Instant,
     /// Wakes the connection when it may have been idle too long, or its
@@ -295,11 +305,115 @@ struct Head {
     due: Option<tokio::time::Instant>,
     /// How many bytes of `\r\n\r\n` the bytes read so far end with.
     tail: usize,
+    /// The framing headers of the head being read.
+    framing: Framing,
+    /// Why hyper will refuse the head being read, when [`Framing`] knows
+    /// better than hyper's own status and word: its refusal is written
+    /// with them ([`Unread::said`]).
+    unread: Option<Unread>,
+}
+
+/// A head hyper refuses, said as it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unread {
+    /// Both `Content-Length` and `Transfer-Encoding` (made unreadable
+    /// for hyper: [`Head::read`]).
+    Framing,
+    /// A `Content-Length` past 2^64 - 3, which hyper refuses as
+    /// malformed (400) or as too large a header (431).
+    Length,
+}
+
+impl Unread {
+    /// The status line and the words of the refusal, on a ladder whose
+    /// uploads are at most `upload_mb` MiB.
+    fn said(self, upload_mb: u64) -> (&'static str, String) {
+        match self {
+            Unread::Framing => ("400 Bad Request", FRAMING_CONFLICT.to_string()),
+            Unread::Length => (
+                "413 Payload Too Large",
+                format!("the request's Content-Length is over any body this server takes (an upload of a bot is at most {upload_mb} MiB, this ladder's limit)"),
+            ),
+        }
+    }
+}
+
+/// The refusal of a request with both `Content-Length` and
+/// `Transfer-Encoding`.
+const FRAMING_CONFLICT: &str = "the request has both Content-Length and Transfer-Encoding headers, which say two different things about where its body ends (RFC 9112, 6.1: the way requests are smuggled past a proxy); send one of them";
+
+/// The names of the header lines of a head, as far as they may be one of
+/// the two that frame a body. Hyper reads a request with both
+/// `Content-Length` and `Transfer-Encoding` by the second (and drops the
+/// first when it comes after it, so that no route can see the two); RFC
+/// 9112 (6.1) has a server refuse it, or close the connection after it,
+/// since a proxy in front that reads it by the other would take part of
+/// its body for another request.
+#[derive(Default)]
+struct Framing {
+    /// The current line's name so far, in lower case, while it may be
+    /// one of the two.
+    name: Vec<u8>,
+    /// Whether the current line may still name one of them.
+    open: bool,
+    /// The byte before (a line starts after `\n`, `\r\n` or not).
+    before: u8,
+    length: bool,
+    encoding: bool,
+    /// The value of the `Content-Length` being read, `None` past what
+    /// hyper takes (2^64 - 3: its `MAX_LEN`); outside one, `Some(0)`.
+    value: Option<u64>,
+    /// Whether a `Content-Length` value is being read.
+    in_value: bool,
+}
+
+impl Framing {
+    /// One byte `b` of the head: [`Unread::Framing`] when it is the `:`
+    /// of the second framing header, [`Unread::Length`] when it takes a
+    /// `Content-Length` past what hyper reads.
+    fn byte(&mut self, b: u8) -> Option<Unread> {
+        if std::mem::replace(&mut self.before, b) == b'\n' {
+            self.open = true;
+            self.in_value = false;
+            self.name.clear();
+        }
+        if self.in_value && b.is_ascii_digit() {
+            let was = self.value;
+            self.value = was
+                .and_then(|v| v.checked_mul(10)?.checked_add(u64::from(b - b'0')))
+                .filter(|v| *v <= u64::MAX - 2);
+            return (was.is_some() && self.value.is_none()).then_some(Unread::Length);
+        }
+        if !self.open {
+            return None;
+        }
+        if b == b':' {
+            self.open = false;
+            match &self.name[..] {
+                b"content-length" => {
+                    (self.length, self.in_value, self.value) = (true, true, Some(0))
+                }
+                b"transfer-encoding" => self.encoding = true,
+                _ => return None,
+            }
+            return (self.length && self.encoding).then_some(Unread::Framing);
+        }
+        if self.name.len() < b"transfer-encoding".len() && (b.is_ascii_alphabetic() || b == b'-') {
+            self.name.push(b.to_ascii_lowercase());
+        } else {
+            self.open = false;
+        }
+        None
+    }
 }
 
 impl Head {
-    /// `bytes` were read.
-    fn read(&mut self, bytes: &[u8]) {
+    /// `bytes` were read. The `:` of a request's second framing header
+    /// ([`Framing`]) is made a NUL, which no header name holds: hyper
+    /// refuses the head (400) and closes the connection, and the refusal
+    /// is written with [`FRAMING_CONFLICT`]. A `Content-Length` hyper
+    /// cannot hold is noted, for its refusal to be a 413.
+    fn read(&mut self, bytes: &mut [u8]) {
         if bytes.is_empty() {
             return;
         }
@@ -312,10 +426,16 @@ impl Head {
             return;
         }
         const END: &[u8] = b"\r\n\r\n";
-        for &b in bytes {
-            self.tail = if b == END[self.tail] {
+        for b in bytes.iter_mut() {
+            if let Some(unread) = self.framing.byte(*b) {
+                if unread == Unread::Framing {
+                    *b = 0;
+                }
+                self.unread = Some(unread);
+            }
+            self.tail = if *b == END[self.tail] {
                 self.tail + 1
-            } else if b == b'\r' {
+            } else if *b == b'\r' {
                 1
             } else {
                 0
@@ -324,6 +444,7 @@ impl Head {
                 // Whole: the body, if any, is the body rules' to time.
                 self.due = None;
                 self.tail = 0;
+                self.framing = Framing::default();
                 return;
             }
         }
@@ -378,8 +499,9 @@ enum Late {
 
 /// The refusal `head` is, rewritten with its JSON body, when it is one of
 /// hyper's own (a whole head, `content-length: 0`, no `content-type`,
-/// status 400, 414 or 431); `None` for anything else.
-fn with_body(head: &[u8]) -> Option<Vec<u8>> {
+/// status 400, 414 or 431); `None` for anything else. `said`: the status
+/// line and words of a 400 or 431 whose cause is known ([`Unread`]).
+fn with_body(head: &[u8], said: Option<(&str, &str)>) -> Option<Vec<u8>> {
     // Every answer's writes pass here: bytes looked at first, cheaply.
     let status = head.strip_prefix(b"HTTP/1.1 ")?.get(..3)?;
     if head.len() > 1024 || !matches!(status, b"400" | b"414" | b"431") {
@@ -387,10 +509,17 @@ fn with_body(head: &[u8]) -> Option<Vec<u8>> {
     }
     let text = std::str::from_utf8(head).ok()?;
     let status = text.strip_prefix("HTTP/1.1 ")?.get(..3)?;
-    let why = match status {
-        "400" => "the request cannot be read as HTTP/1.1 (a malformed request line or header)",
-        "414" => "the request's path and query are too long (at most 65,534 bytes)",
-        "431" => "the request's headers are too large",
+    let (line, why) = match (status, said) {
+        ("400" | "431", Some(said)) => (Some(said.0), said.1),
+        ("400", _) => (
+            None,
+            "the request cannot be read as HTTP/1.1 (a malformed request line or header)",
+        ),
+        ("414", _) => (
+            None,
+            "the request's path and query are too long (at most 65,534 bytes)",
+        ),
+        ("431", _) => (None, "the request's headers are too large"),
         _ => return None,
     };
     let lines = text.strip_suffix("\r\n\r\n")?;
@@ -418,6 +547,10 @@ fn with_body(head: &[u8]) -> Option<Vec<u8>> {
     })
     .ok()?
         + "\n";
+    let status_line = line.map(|l| format!("HTTP/1.1 {l}"));
+    if let Some(l) = &status_line {
+        out[0] = l.as_str();
+    }
     let mut head = out.join("\r\n");
     head.push_str(&format!(
         "\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
@@ -451,7 +584,10 @@ impl<I: tokio::io::AsyncWrite + Unpin> Refusing<I> {
         cx: &mut std::task::Context<'_>,
         buf: &[u8],
     ) -> Option<std::io::Result<usize>> {
-        self.pending = with_body(buf)?;
+        let said = self.head.unread.map(|u| u.said(self.upload_mb));
+        let said = said.as_ref().map(|(line, why)| (*line, why.as_str()));
+        self.pending = with_body(buf, said)?;
+        self.head.unread = None;
         self.sent = 0;
         // What the socket does not take now goes at the next write or
         // flush; the error of one that fails, now.
@@ -475,7 +611,7 @@ impl<I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin> tokio::io::AsyncRe
             Poll::Ready(Ok(())) if buf.filled().len() > before => {
                 this.last = tokio::time::Instant::now();
                 let timed = this.head.due.is_some();
-                this.head.read(&buf.filled()[before..]);
+                this.head.read(&mut buf.filled_mut()[before..]);
                 if let (false, Some(due)) = (timed, this.head.due) {
                     // A new request's head: the timer wakes by its due.
                     let idle = this.last + CONNECTION_IDLE;
@@ -601,12 +737,12 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(body).unwrap();
         assert!(v["error"].as_str().unwrap().contains("too long"), "{body}");
         let ours = b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: 0\r\n\r\n";
-        assert!(with_body(ours).is_none());
+        assert!(with_body(ours, None).is_none());
         let with_a_body =
             b"HTTP/1.1 414 URI Too Long\r\ncontent-length: 0\r\n\r\nHTTP/1.1 200 OK\r\n\r\n";
-        assert!(with_body(with_a_body).is_none());
-        assert!(with_body(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n").is_none());
-        assert!(with_body(b"HTTP/1.1 414 URI Too Long\r\ncontent-length: 0\r\n").is_none());
+        assert!(with_body(with_a_body, None).is_none());
+        assert!(with_body(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n", None).is_none());
+        assert!(with_body(b"HTTP/1.1 414 URI Too Long\r\ncontent-length: 0\r\n", None).is_none());
     }
 
     /// A head is timed from its first byte until `\r\n\r\n`, however it
@@ -615,30 +751,130 @@ mod tests {
     #[test]
     fn a_request_head_is_timed_until_it_is_whole_and_only_it() {
         let limit = std::time::Duration::from_secs(30);
-        let mut h = Head {
-            limit,
-            due: Some(tokio::time::Instant::now() + limit),
-            tail: 0,
-        };
+        let mut h = head(limit);
         for line in ["GET / HTTP/1.1\r\n", "Host: x\r\n", "X-Trickle: 1\r\n"] {
-            h.read(line.as_bytes());
+            h.read(&mut line.as_bytes().to_vec());
             assert!(h.due.is_some(), "{line:?}");
         }
-        h.read(b"\r");
+        h.read(&mut b"\r".to_vec());
         assert!(h.due.is_some());
-        h.read(b"\nbody\r\n\r\n");
+        h.read(&mut b"\nbody\r\n\r\n".to_vec());
         assert!(h.due.is_none());
         // The body and an interim answer: not timed.
         h.wrote(b"HTTP/1.1 100 Continue\r\n\r\n");
-        h.read(b"more body");
+        h.read(&mut b"more body".to_vec());
         assert!(h.due.is_none());
         // The answer; then the next request.
         h.wrote(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}");
         assert!(h.due.is_none());
-        h.read(b"GET /health HTTP/1.1\r\n");
+        h.read(&mut b"GET /health HTTP/1.1\r\n".to_vec());
         assert!(h.due.is_some());
-        h.read(b"Host: x\r\n\r\n");
+        h.read(&mut b"Host: x\r\n\r\n".to_vec());
         assert!(h.due.is_none());
+    }
+
+    /// A new connection's head, due `limit` from now.
+    fn head(limit: std::time::Duration) -> Head {
+        Head {
+            limit,
+            due: Some(tokio::time::Instant::now() + limit),
+            tail: 0,
+            framing: Framing::default(),
+            unread: None,
+        }
+    }
+
+    /// A head with both Content-Length and Transfer-Encoding, in either
+    /// order, any case, whole or a byte at a time, is made unreadable at
+    /// the second's colon and its 400 says why; one of them alone, the
+    /// two in two requests, or the words in a value, pass untouched.
+    #[test]
+    fn a_head_with_both_framing_headers_is_refused_naming_them() {
+        let limit = std::time::Duration::from_secs(30);
+        let both = [
+            "POST /api/bots HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "POST /api/bots HTTP/1.1\r\ntransfer-encoding: chunked\r\nHost: x\r\nCONTENT-LENGTH: 5\r\n\r\n",
+            "POST /api/bots HTTP/1.1\ntransfer-encoding: chunked\ncontent-length: 5\n\n",
+        ];
+        for (i, text) in both.iter().enumerate() {
+            for trickled in [false, true] {
+                let mut h = head(limit);
+                let mut bytes = text.as_bytes().to_vec();
+                match trickled {
+                    false => h.read(&mut bytes),
+                    true => {
+                        for b in bytes.chunks_mut(1) {
+                            h.read(b);
+                        }
+                    }
+                }
+                assert_eq!(h.unread, Some(Unread::Framing), "{text:?}");
+                assert_eq!(bytes.iter().filter(|b| **b == 0).count(), 1, "{text:?}");
+                let second = ["transfer-encoding", "content-length", "content-length"][i];
+                let at = text
+                    .to_ascii_lowercase()
+                    .find(&format!("{second}:"))
+                    .unwrap();
+                assert_eq!(bytes[at + second.len()], 0, "{text:?}");
+            }
+        }
+        for text in [
+            "POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhelloPOST / HTTP/1.1\r\n",
+            "GET / HTTP/1.1\r\nX-Note: content-length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+        ] {
+            let mut h = head(limit);
+            let mut bytes = text.as_bytes().to_vec();
+            h.read(&mut bytes);
+            if text.contains("hello") {
+                h.wrote(b"HTTP/1.1 200 OK\r\n\r\n");
+                h.read(&mut b"Transfer-Encoding: chunked\r\n\r\n".to_vec());
+            }
+            assert_eq!(h.unread, None, "{text:?}");
+            assert_eq!(bytes, text.as_bytes(), "{text:?}");
+        }
+        let hyper = b"HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n";
+        let (line, why) = Unread::Framing.said(16);
+        let out = String::from_utf8(with_body(hyper, Some((line, &why))).unwrap()).unwrap();
+        assert!(
+            out.starts_with("HTTP/1.1 400 Bad Request\r\n")
+                && out.contains("both Content-Length and Transfer-Encoding")
+                && out.contains("RFC 9112"),
+            "{out}"
+        );
+    }
+
+    /// A Content-Length past what hyper holds (2^64 - 3), which it
+    /// refuses as malformed (400) or as a header too large (431), is
+    /// answered 413 naming the upload limit; one it holds is its own.
+    #[test]
+    fn a_content_length_past_any_limit_is_a_413_naming_the_limit() {
+        let limit = std::time::Duration::from_secs(30);
+        for (value, past) in [
+            ("18446744073709551613", false),
+            ("18446744073709551614", true),
+            ("18446744073709551615", true),
+            ("99999999999999999999999", true),
+            ("3000000000", false),
+        ] {
+            let mut h = head(limit);
+            let text = format!("POST /api/bots HTTP/1.1\r\nContent-Length: {value}\r\n\r\n");
+            let mut bytes = text.clone().into_bytes();
+            h.read(&mut bytes);
+            assert_eq!(h.unread.is_some(), past, "{value}");
+            assert_eq!(bytes, text.as_bytes(), "{value}");
+        }
+        for hyper in [
+            &b"HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"[..],
+            b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\n\r\n",
+        ] {
+            let (line, why) = Unread::Length.said(16);
+            let out = String::from_utf8(with_body(hyper, Some((line, &why))).unwrap()).unwrap();
+            assert!(
+                out.starts_with("HTTP/1.1 413 Payload Too Large\r\n")
+                    && out.contains("at most 16 MiB"),
+                "{out}"
+            );
+        }
     }
 
     /// The store's own words (a query, a path, a constraint's name) stay
