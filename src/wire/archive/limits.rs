@@ -83,6 +83,10 @@ pub enum ArchiveError {
     },
     #[error("entry `{path}`: {why}; rename it")]
     BadName { path: String, why: &'static str },
+    #[error("entry `{path}`: a name holding U+{code:04X}, a control or invisible character (a new line, an escape, a direction override), which would show it as another name in a terminal or a page; rename it")]
+    HiddenCharacter { path: String, code: u32 },
+    #[error("entry `{path}`: its name differs from `{first}` only in case, and a case-insensitive file system (macOS, Windows) takes the two for one; rename one of them")]
+    CaseTwin { path: String, first: String },
     #[error("entry `{path}`: an absolute path; pack the folder itself, with paths relative to it")]
     Absolute { path: String },
     #[error("entry `{path}`: a path that leaves the bot's folder (`..`); pack the folder itself")]
@@ -116,11 +120,12 @@ pub enum ArchiveError {
     },
     #[error("{folder}: more than {limit} files and folders, the limit of this ladder; leave what the bot does not need out of it")]
     FolderTooManyFiles { folder: PathBuf, limit: usize },
-    #[error("{folder}: packs to {}, over the limit of {} for an upload; leave data the bot does not need out of it", size(*bytes), size(*limit))]
+    #[error("{folder}: packs to {}, over the limit of {} for an upload; its largest files: {largest}; leave data the bot does not need out of it", size(*bytes), size(*limit))]
     PackedTooLarge {
         folder: PathBuf,
         bytes: u64,
         limit: u64,
+        largest: String,
     },
     #[error("bot.toml: {message}")]
     Manifest { message: String },

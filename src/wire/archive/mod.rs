@@ -22,7 +22,7 @@
 //! the folder (a link's `..` climbs real folders only; a lexical check that
 //! allowed `..` after a name would let `d -> .` and `e -> d/d/..` escape).
 
-use flate2::read::GzDecoder;
+use flate2::bufread::GzDecoder;
 use flate2::write::GzEncoder;
 use std::fs;
 use std::io::{self, Read, Write};
@@ -73,6 +73,14 @@ fn entry_path(raw: &[u8], limits: &Limits) -> Result<Vec<String>, ArchiveError> 
         return Err(ArchiveError::BadName {
             path: lossy,
             why: "a name with a NUL byte",
+        });
+    }
+    // A new line, an escape, a direction override (U+202E): the name
+    // would show as another in a terminal, a log or a page.
+    if let Some(c) = text.chars().find(|&c| crate::text::is_hidden(c)) {
+        return Err(ArchiveError::HiddenCharacter {
+            path: lossy,
+            code: u32::from(c),
         });
     }
     if text.len() > limits.path_bytes {
@@ -196,7 +204,7 @@ fn unpack_into(
     let tar_read = std::rc::Rc::new(std::cell::Cell::new(0));
     let tar_limit = headers::stream_limit(limits);
     let decoded = Counted {
-        inner: GzDecoder::new(counted),
+        inner: GzDecoder::new(io::BufReader::new(counted)),
         read: tar_read.clone(),
         limit: tar_limit,
     };
@@ -220,6 +228,7 @@ fn unpack_into(
     let mut out = Unpacked { files: 0, bytes: 0 };
     let mut entries = 0usize;
     let mut pending = headers::Pending::default();
+    let mut twins = CaseTwins::default();
     // Raw: the headers that describe the next entry come as entries of
     // their own, and `headers` bounds them before reading them.
     for (index, entry) in archive.entries().map_err(over)?.raw(true).enumerate() {
@@ -234,23 +243,107 @@ fn unpack_into(
             });
         }
         let names = pending.names(&entry, index + 1).map_err(refused)?;
-        unpack_entry(&mut entry, &names, dest, limits, &mut out).map_err(refused)?;
+        unpack_entry(&mut entry, &names, dest, limits, (&mut out, &mut twins)).map_err(refused)?;
     }
     if pending.waiting() {
         return Err(ArchiveError::Corrupt {
             detail: "the archive ends with headers that describe no entry".into(),
         });
     }
-    // Read the gzip stream to its end, so that its checksum is checked; what
-    // follows the tar's end is padding, a little of it.
-    let mut rest = archive.into_inner().take(MIB + 1);
-    let trailing = io::copy(&mut rest, &mut io::sink()).map_err(over)?;
-    if trailing > MIB {
-        return Err(ArchiveError::Corrupt {
-            detail: "more than 1 MiB of data after the end of the tar archive".into(),
-        });
-    }
+    let gz = archive.into_inner();
+    check_end(gz.inner).map_err(|e| match e {
+        Unpacking::Refused(e) => e,
+        Unpacking::Read(e) => over(e),
+    })?;
     Ok(out)
+}
+
+/// After the tar's end: zeros only, the padding `tar` writes (at most
+/// 1 MiB of them), to the end of the gzip stream, which is read so that
+/// its checksum is checked; then nothing at all. Tools disagree on what
+/// else may follow (GNU tar `--ignore-zeros` reads a second archive
+/// after the first, `gunzip` a second gzip stream after the first),
+/// so what the server unpacks would not be what the author's or a
+/// reviewer's tools show: refused (docs/security.md).
+fn check_end<R: io::BufRead>(mut gz: GzDecoder<R>) -> Result<(), Unpacking> {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut padding = 0u64;
+    loop {
+        let n = read_once(&mut gz, &mut buf)?;
+        if n == 0 {
+            break;
+        }
+        if buf[..n].iter().any(|&b| b != 0) {
+            return Err(ArchiveError::Corrupt {
+                detail: "data after the end of the tar archive (a second archive appended, or garbage), where only its padding of zeros may be".into(),
+            }
+            .into());
+        }
+        padding += n as u64;
+        if padding > MIB {
+            return Err(ArchiveError::Corrupt {
+                detail: "more than 1 MiB of data after the end of the tar archive".into(),
+            }
+            .into());
+        }
+    }
+    let mut after = gz.into_inner();
+    let more = after.fill_buf().map_err(Unpacking::Read)?;
+    if !more.is_empty() {
+        return Err(ArchiveError::Corrupt {
+            detail: "data after the end of the gzip stream (a second stream appended, or garbage)"
+                .into(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The paths an archive (or a folder to pack) names, and the folders
+/// above them, by their lower case: a second path that differs from one
+/// only in case (`README` and `readme`, `Src/a` and `src/b`) is refused,
+/// since a case-insensitive file system (macOS's, Windows') holds one
+/// where the archive has two, and which one it keeps is the unpacking
+/// tool's choice (docs/security.md).
+#[derive(Default)]
+struct CaseTwins(std::collections::HashMap<String, String>);
+
+impl CaseTwins {
+    /// Refuses path `parts` when it or a folder above it is the twin of
+    /// one seen before.
+    fn check(&mut self, parts: &[String]) -> Result<(), ArchiveError> {
+        let mut path = String::new();
+        for part in parts {
+            if !path.is_empty() {
+                path.push('/');
+            }
+            path.push_str(part);
+            match self.0.get(&path.to_lowercase()) {
+                Some(first) if *first != path => {
+                    return Err(ArchiveError::CaseTwin {
+                        path: shown(&path),
+                        first: shown(first),
+                    })
+                }
+                Some(_) => {}
+                None => {
+                    self.0.insert(path.to_lowercase(), path.clone());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One read of `reader` into `buf` (again when interrupted): how much
+/// it gave, 0 at the end.
+fn read_once(reader: &mut impl Read, buf: &mut [u8]) -> Result<usize, Unpacking> {
+    loop {
+        match reader.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            r => return r.map_err(Unpacking::Read),
+        }
+    }
 }
 
 /// Reads until `buf` is full or the end; how much was read.
@@ -267,13 +360,14 @@ fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(got)
 }
 
-/// Checks and writes one entry.
+/// Checks and writes one entry, counted in `out`, its path among those
+/// the archive named before (`twins`).
 fn unpack_entry<R: Read>(
     entry: &mut tar::Entry<'_, R>,
     names: &headers::Names,
     dest: &Path,
     limits: &Limits,
-    out: &mut Unpacked,
+    (out, twins): (&mut Unpacked, &mut CaseTwins),
 ) -> Result<(), Unpacking> {
     let raw = names.path.clone();
     let parts = entry_path(&raw, limits)?;
@@ -287,6 +381,7 @@ fn unpack_entry<R: Read>(
     if !kept_kind(kind, &path, target)? {
         return Ok(());
     }
+    twins.check(&parts)?;
     if parts.is_empty() {
         // `./` itself: the folder exists already.
         return match kind {
@@ -457,12 +552,10 @@ fn write_file(
         .map_err(io_err(format!("writing entry `{path}`")))?;
     let mut buf = vec![0u8; 64 * 1024];
     loop {
-        let n = match entry.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Unpacking::Read(e)),
-        };
+        let n = read_once(entry, &mut buf)?;
+        if n == 0 {
+            break;
+        }
         if out.bytes + n as u64 > limits.unpacked_bytes {
             return Err(ArchiveError::UnpackedTooLarge {
                 limit: limits.unpacked_bytes,
@@ -536,6 +629,11 @@ pub fn pack(folder: &Path, limits: &Limits) -> Result<Vec<u8>, ArchiveError> {
     }
     let mut items = Vec::new();
     walk(folder, folder, &mut Vec::new(), limits, &mut items)?;
+    let mut twins = CaseTwins::default();
+    for item in &items {
+        let parts: Vec<String> = item.rel.split('/').map(str::to_string).collect();
+        twins.check(&parts)?;
+    }
     let total: u64 = items
         .iter()
         .map(|i| match i.kind {
@@ -567,6 +665,7 @@ pub fn pack(folder: &Path, limits: &Limits) -> Result<Vec<u8>, ArchiveError> {
             folder: folder.to_path_buf(),
             bytes: bytes.len() as u64,
             limit: limits.compressed_bytes,
+            largest: largest(&items),
         });
     }
     Ok(bytes)

@@ -466,6 +466,112 @@ fn long_deep_and_odd_names_are_refused() {
     assert!(e.to_string().contains("nul\\0name"), "{e}");
 }
 
+/// Names with a control or invisible character (a new line, an escape,
+/// a direction override) are refused, named escaped; so are two paths
+/// that differ only in case, in an archive and in a folder to pack.
+#[test]
+fn hidden_characters_and_case_twins_are_refused() {
+    let limits = Limits::default();
+    for (name, code, shown) in [
+        ("a\nb.txt", "U+000A", "a\\nb.txt"),
+        ("a\u{1b}[31mb", "U+001B", "a\\u{1b}[31mb"),
+        ("evil\u{202e}txt.exe", "U+202E", "evil\\u{202e}txt.exe"),
+        ("x\u{2066}y", "U+2066", "x\\u{2066}y"),
+    ] {
+        let gz = targz(|b| raw(b, name.as_bytes(), tar::EntryType::Regular, b"", b"x"));
+        let e = refused(&gz, &limits);
+        assert!(matches!(e, ArchiveError::HiddenCharacter { .. }), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("entry `{shown}`: a name holding {code}")),
+            "{text}"
+        );
+        assert!(!text.contains(name), "{text}");
+    }
+    for (first, second) in [("README", "readme"), ("Src/a.py", "src/b.py")] {
+        let gz = targz(|b| {
+            file(b, first, b"x", 0o644);
+            file(b, second, b"y", 0o644);
+        });
+        let e = refused(&gz, &limits);
+        assert!(matches!(e, ArchiveError::CaseTwin { .. }), "{e}");
+        let (twin, of) = match first.split_once('/') {
+            Some((d, _)) => (second.split_once('/').unwrap().0, d),
+            None => (second, first),
+        };
+        assert!(
+            e.to_string().contains(&format!(
+                "entry `{twin}`: its name differs from `{of}` only in case"
+            )),
+            "{e}"
+        );
+    }
+    // A folder named twice, the same: not a twin.
+    let gz = targz(|b| {
+        file(b, "bot.toml", b"command = [\"true\"]\n", 0o644);
+        file(b, "src/a", b"x", 0o644);
+        file(b, "src/b", b"x", 0o644);
+    });
+    let root = tempfile::tempdir().unwrap();
+    unpack(gz.as_slice(), &root.path().join("bot"), &limits).unwrap();
+
+    let folder = root.path().join("twins");
+    fs::create_dir(&folder).unwrap();
+    fs::write(folder.join("bot.toml"), "command = [\"true\"]\n").unwrap();
+    fs::write(folder.join("README"), "a").unwrap();
+    fs::write(folder.join("readme"), "b").unwrap();
+    let e = pack(&folder, &limits).unwrap_err();
+    assert!(matches!(e, ArchiveError::CaseTwin { .. }), "{e}");
+}
+
+/// What follows the tar's end: its zeros are padding; anything else (a
+/// second archive, garbage), or anything after the gzip stream, is
+/// refused.
+#[test]
+fn data_after_the_end_of_the_archive_is_refused() {
+    let limits = Limits::default();
+    let tar_of = |name: &str| {
+        let mut b = tar::Builder::new(Vec::new());
+        let mut h = tar::Header::new_gnu();
+        h.set_mode(0o644);
+        h.set_size(1);
+        b.append_data(&mut h, name, &b"x"[..]).unwrap();
+        b.into_inner().unwrap()
+    };
+    let gzip = |bytes: &[u8]| {
+        let mut enc = GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(bytes).unwrap();
+        enc.finish().unwrap()
+    };
+    let root = tempfile::tempdir().unwrap();
+    // Padding to a 10 KiB record, as GNU tar writes: accepted.
+    let mut padded = tar_of("a");
+    padded.resize(10240, 0);
+    unpack(gzip(&padded).as_slice(), &root.path().join("ok"), &limits).unwrap();
+    // A second archive after the first, or garbage: refused.
+    for tail in [tar_of("b"), b"garbage".to_vec()] {
+        let mut two = tar_of("a");
+        two.extend_from_slice(&tail);
+        let e = refused(&gzip(&two), &limits);
+        assert!(
+            e.to_string()
+                .contains("data after the end of the tar archive"),
+            "{e}"
+        );
+    }
+    // Bytes after the gzip stream: refused.
+    for tail in [gzip(&tar_of("b")), b"garbage".to_vec()] {
+        let mut gz = gzip(&tar_of("a"));
+        gz.extend_from_slice(&tail);
+        let e = refused(&gz, &limits);
+        assert!(
+            e.to_string()
+                .contains("data after the end of the gzip stream"),
+            "{e}"
+        );
+    }
+}
+
 #[test]
 fn what_is_not_a_tar_gz_is_refused() {
     let limits = Limits::default();
@@ -538,6 +644,13 @@ fn pack_refuses_what_unpack_would() {
     let e = pack(&folder, &tiny).unwrap_err();
     assert!(matches!(e, ArchiveError::PackedTooLarge { .. }), "{e}");
     assert!(e.to_string().contains("limit of 100 bytes"), "{e}");
+    // Its largest files named, with their sizes, so the author knows
+    // what to leave out.
+    assert!(
+        e.to_string()
+            .contains("its largest files: weights.bin (2 MiB), small.bin (1000 bytes)"),
+        "{e}"
+    );
 
     let few = Limits {
         files: 2,
