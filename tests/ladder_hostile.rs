@@ -330,6 +330,26 @@ fn a_backup_copy_does_not_carry_the_claim() {
     assert_eq!(server.json("/health")["status"], "ok");
 }
 
+/// `--backup` into a folder that does not exist names the folder and
+/// what to do (it gave SQLite's own "unable to open database file").
+#[test]
+fn a_backup_into_a_missing_folder_names_the_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let _server = ladder(tmp.path());
+    let missing = tmp.path().join("no-such-folder");
+    let to = missing.join("copy.db");
+    let (ok, text) = serve(tmp.path(), &["--backup", to.to_str().unwrap()]);
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains(&format!(
+            "the backup's folder {} does not exist",
+            missing.display()
+        )) && text.contains("mkdir -p"),
+        "{text}"
+    );
+    assert!(!missing.exists());
+}
+
 /// A ladder file that names bots is refused at its line: a ladder's bots
 /// are uploaded (the file's `bots` were ignored).
 #[test]

@@ -4,7 +4,7 @@
 
 use anyhow::Context;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -174,6 +174,20 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     if let Some(to) = &args.backup {
         if to.exists() {
             anyhow::bail!("{}: exists already; give a new file", to.display());
+        }
+        // SQLite's own word for a missing folder is "unable to open
+        // database file", naming neither.
+        let folder = match to.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !folder.is_dir() {
+            anyhow::bail!(
+                "{}: the backup's folder {} does not exist (or is not a folder); make it first (mkdir -p {}), or give a file in a folder that exists",
+                to.display(),
+                folder.display(),
+                folder.display()
+            );
         }
         crate::serve::backup(&t, db, to)
             .with_context(|| format!("backing up to {}", to.display()))?;
