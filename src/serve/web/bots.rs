@@ -2,7 +2,7 @@
 //! and change of a bot; a version's log.
 
 use super::auth::{check_owner, owner_of, writable};
-use super::error::{ApiError, ApiResult, Shared};
+use super::error::{json_body, ApiError, ApiResult, Shared};
 use super::pages;
 use crate::serve::bus::FeedEvent;
 use crate::serve::intake::{self, inbox, Upload};
@@ -180,14 +180,11 @@ async fn change(
 ) -> ApiResult<Json<Changed>> {
     writable(&l)?;
     let owner = owner_of(&l, &headers).await?;
-    let change: BotChange = serde_json::from_slice(&body).map_err(|e| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!(
-                "the body is not the JSON expected ({e}): send {{\"active\": false}} to retire the bot, or {{\"active\": true}} to bring its latest version back"
-            ),
-        )
-    })?;
+    let change: BotChange = json_body(
+        &body,
+        "a change of the bot",
+        "send {\"active\": false} to retire the bot, or {\"active\": true} to bring its latest version back",
+    )?;
     check_owner(&l, &owner, &name, "retire or bring back").await?;
     if !change.active {
         let r = l.db.retire(&name).await.map_err(ApiError::internal)?;

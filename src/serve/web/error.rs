@@ -113,6 +113,24 @@ impl IntoResponse for ApiError {
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
+/// The JSON of `what` that a request's `body` holds, or a 400 saying what
+/// is wrong with it (an empty body, as such: serde's "EOF while parsing a
+/// value at line 1 column 0" did not say it) and then `then`: what to
+/// send, or where it is described.
+pub(super) fn json_body<T: serde::de::DeserializeOwned>(
+    body: &[u8],
+    what: &str,
+    then: &str,
+) -> ApiResult<T> {
+    serde_json::from_slice(body).map_err(|e| {
+        let why = match body.trim_ascii().is_empty() {
+            true => format!("the body is empty: it should hold the JSON of {what}"),
+            false => format!("the body is not the JSON of {what} ({e})"),
+        };
+        ApiError::new(StatusCode::BAD_REQUEST, format!("{why}: {then}"))
+    })
+}
+
 /// What every handler is given: the service.
 pub type Shared = State<Arc<Ladder>>;
 
@@ -718,12 +736,38 @@ impl<I: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Refusing<I> {
 mod tests {
     use super::*;
 
+    /// An empty body (or white space alone) is said to be empty, with
+    /// what it should hold; a body that is not that JSON quotes serde.
+    #[test]
+    fn an_empty_body_is_said_to_be_empty() {
+        #[derive(Debug, serde::Deserialize)]
+        struct Claim {
+            #[allow(dead_code)]
+            max: u32,
+        }
+        for body in [&b""[..], b" \r\n"] {
+            let e = json_body::<Claim>(body, "a claim", "send {\"max\": N}").unwrap_err();
+            assert_eq!(e.status, StatusCode::BAD_REQUEST);
+            assert_eq!(
+                e.message,
+                "the body is empty: it should hold the JSON of a claim: send {\"max\": N}"
+            );
+        }
+        let e = json_body::<Claim>(b"{}", "a claim", "send {\"max\": N}").unwrap_err();
+        assert!(
+            e.message
+                .starts_with("the body is not the JSON of a claim (missing field `max`"),
+            "{}",
+            e.message
+        );
+    }
+
     /// Hyper's bodiless 414 gets its JSON body; an answer of the routes
     /// (with its content type, or a body) is left as it is.
     #[test]
     fn a_bodiless_refusal_of_hypers_gets_a_json_body() {
         let hyper = b"HTTP/1.1 414 URI Too Long\r\nconnection: close\r\ncontent-length: 0\r\ndate: Thu, 03 Dec 2026 17:19:13 GMT\r\n\r\n";
-        let out = String::from_utf8(with_body(hyper).unwrap()).unwrap();
+        let out = String::from_utf8(with_body(hyper, None).unwrap()).unwrap();
         let (head, body) = out.split_once("\r\n\r\n").unwrap();
         assert!(
             head.starts_with("HTTP/1.1 414 URI Too Long\r\nconnection: close\r\n"),

@@ -6,7 +6,7 @@
 //! the test an upload asks for (its query's `test_*` words).
 
 use super::auth::{check_owner, owner_of, writable};
-use super::error::{ApiError, ApiResult, Shared};
+use super::error::{json_body, ApiError, ApiResult, Shared};
 use crate::league::config::ladder::TestOutcome;
 use crate::ratings::sprt::{Model, SprtConfig};
 use crate::serve::ladder::Ladder;
@@ -200,12 +200,11 @@ async fn decide(
     let owner = owner_of(&l, &headers).await?;
     let t = one(&l, &id).await?;
     check_owner(&l, &owner, &t.test.bot, "decide the test of").await?;
-    let d: Decision = serde_json::from_slice(&body).map_err(|e| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!("the body is not the JSON expected ({e}): send {{\"old\": \"keep\"}} or {{\"old\": \"retire\"}}"),
-        )
-    })?;
+    let d: Decision = json_body(
+        &body,
+        "a decision on the old version",
+        "send {\"old\": \"keep\"} or {\"old\": \"retire\"}",
+    )?;
     let retire = match d.old.as_str() {
         "retire" => true,
         "keep" => false,

@@ -8,7 +8,7 @@
 //! `/metrics` by kind.
 
 use super::auth::bearer_owner;
-use super::error::{ApiError, ApiResult, Shared};
+use super::error::{json_body, ApiError, ApiResult, Shared};
 use crate::serve::intake::inbox;
 use crate::serve::intake::verify::{check_upload, Expected};
 use crate::serve::ladder::{Ladder, Registrant};
@@ -81,11 +81,9 @@ async fn not_quarantined(l: &Ladder, w: &Owner) -> ApiResult<()> {
     }
 }
 
-fn bad_json(what: &str, e: impl std::fmt::Display) -> ApiError {
-    ApiError::new(
-        StatusCode::BAD_REQUEST,
-        format!("the body is not the JSON of {what} ({e}): see docs/ladder.md, \"Workers\""),
-    )
+/// The JSON of `what` in a worker's request's `body` ([`json_body`]).
+fn worker_json<T: serde::de::DeserializeOwned>(body: &[u8], what: &str) -> ApiResult<T> {
+    json_body(body, what, "see docs/ladder.md, \"Workers\"")
 }
 
 /// `POST /api/worker/register`: a worker says what it is; refused (409)
@@ -99,8 +97,7 @@ async fn register(
 ) -> ApiResult<Json<Registered>> {
     let w = worker_of(&l, &headers).await?;
     let instance = Some(instance_of(&headers)?);
-    let r: Registration =
-        serde_json::from_slice(&body).map_err(|e| bad_json("a registration", e))?;
+    let r: Registration = worker_json(&body, "a registration")?;
     if r.rules_version != rules_version() || r.record_format != crate::referee::record::FORMAT {
         tracing::warn!(
             "worker {}: refused at register: rules version {}, record format {} (arena {}); this server plays {}, {}",
@@ -347,7 +344,7 @@ async fn claim(
 ) -> ApiResult<Json<Granted>> {
     let w = worker_of(&l, &headers).await?;
     let instance = Some(instance_of(&headers)?);
-    let c: ClaimRequest = serde_json::from_slice(&body).map_err(|e| bad_json("a claim", e))?;
+    let c: ClaimRequest = worker_json(&body, "a claim")?;
     not_quarantined(&l, &w).await?;
     let Some(variants) =
         l.db.worker_variants(w.id)
@@ -470,7 +467,7 @@ async fn heartbeat(
 ) -> ApiResult<Json<Renewed>> {
     let w = worker_of(&l, &headers).await?;
     let instance = Some(instance_of(&headers)?);
-    let h: Leases = serde_json::from_slice(&body).map_err(|e| bad_json("a heartbeat", e))?;
+    let h: Leases = worker_json(&body, "a heartbeat")?;
     // Its leases are renewed whatever it is told: they are its games.
     let _ = heard(&l, &w, &instance);
     let life = lease_life(&l);
@@ -507,7 +504,7 @@ async fn release(
     body: axum::body::Bytes,
 ) -> ApiResult<Json<Released>> {
     let w = worker_of(&l, &headers).await?;
-    let b: Leases = serde_json::from_slice(&body).map_err(|e| bad_json("a release", e))?;
+    let b: Leases = worker_json(&body, "a release")?;
     if b.leases.len() > RELEASE_MOST {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -589,7 +586,7 @@ async fn upload(
     let body = inbox::read_body(req.into_body(), UPLOAD_LIMIT)
         .await
         .map_err(|e| ApiError::unarrived("an upload", e, (UPLOAD_LIMIT >> 20) as u64))?;
-    let u: GameUpload = serde_json::from_slice(&body).map_err(|e| bad_json("an upload", e))?;
+    let u: GameUpload = worker_json(&body, "an upload")?;
     let lease = u.lease.clone();
     let r = accept(&l, &w, id, u).await;
     if let Err((kind, e)) = &r {
@@ -929,7 +926,7 @@ async fn upload_batch(
     let body = inbox::read_body(req.into_body(), UPLOAD_LIMIT)
         .await
         .map_err(|e| ApiError::unarrived("a batch of uploads", e, (UPLOAD_LIMIT >> 20) as u64))?;
-    let b: Batch = serde_json::from_slice(&body).map_err(|e| bad_json("a batch of uploads", e))?;
+    let b: Batch = worker_json(&body, "a batch of uploads")?;
     drop(body);
     if b.games.len() > BATCH_MOST {
         return Err(ApiError::new(
