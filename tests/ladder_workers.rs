@@ -129,6 +129,20 @@ fn forged_uploads(db: Option<String>) {
     let (s, b) = server.call("POST", "/api/worker/register", Some(&w1), registration(999));
     assert_eq!(s, 409, "{b}");
     assert!(b.contains("rules version"), "{b}");
+    // A host name that turns the workers' page around (U+202E, a
+    // direction override) is refused, escaped; an empty body is said to be.
+    let mut reg: serde_json::Value =
+        serde_json::from_str(&registration(mancala_arena::engine::RULES_VERSION)).unwrap();
+    reg["host"] = "box\u{202e}1-tsoh".into();
+    let (s, b) = server.call("POST", "/api/worker/register", Some(&w1), reg.to_string());
+    assert_eq!(s, 400, "{b}");
+    assert!(
+        b.contains(r#"`host` \"box\\u{202e}1-tsoh\" holds U+202E"#),
+        "{b}"
+    );
+    let (s, b) = server.call("POST", "/api/worker/register", Some(&w1), "");
+    assert_eq!(s, 400, "{b}");
+    assert!(b.contains("the body is empty"), "{b}");
     for w in [&w1, &w2] {
         let (s, b) = server.call(
             "POST",

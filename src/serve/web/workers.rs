@@ -134,6 +134,7 @@ async fn register(
         ));
     }
     check_numbers(&l, &r)?;
+    check_texts(&r)?;
     check_token_free(&l, &w, &instance, &r.host)?;
     l.db.register_worker(w.id, &r)
         .await
@@ -289,6 +290,31 @@ fn check_numbers(l: &Ladder, r: &Registration) -> ApiResult<()> {
                 l.settings.worker_jobs_max
             ),
         ));
+    }
+    Ok(())
+}
+
+/// Refuses a registration whose text (its host, shown on the workers'
+/// page and in `/api/workers`; its versions, sandbox and variants, in
+/// the server's log) holds a control or invisible character, a
+/// direction override among them: [`crate::text::is_hidden`], the rule
+/// of bot names and hellos.
+fn check_texts(r: &Registration) -> ApiResult<()> {
+    let texts = [("host", &r.host), ("arena_version", &r.arena_version)]
+        .into_iter()
+        .chain(r.sandbox.iter().map(|s| ("sandbox", s)))
+        .chain(r.variants.iter().map(|v| ("variants", v)));
+    for (field, text) in texts {
+        if let Some(c) = text.chars().find(|&c| crate::text::is_hidden(c)) {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "`{field}` \"{}\" holds U+{:04X}, a control or invisible character, which no worker's text may hold (it is shown on the ladder's pages and in its log): register with the machine's plain name",
+                    text.escape_debug(),
+                    u32::from(c)
+                ),
+            ));
+        }
     }
     Ok(())
 }
