@@ -112,6 +112,17 @@ async fn owners_and_tokens(db: Db) {
         other => panic!("alice again while her token works: {other:?}"),
     }
     assert!(!db.add_owner("carol", "hash-f", Role::Owner).await.unwrap());
+    // A name another's passes for (another case), owner or worker: refused,
+    // naming the first.
+    for (name, role) in [("Alice", Role::Owner), ("CAROL", Role::Worker)] {
+        match db.add_owner(name, "hash-g", role).await {
+            Err(DbError::Conflict(m)) => assert!(
+                m.contains(&format!("`{name}` looks like `{}`", name.to_lowercase())),
+                "{m}"
+            ),
+            other => panic!("{name} beside its look-alike: {other:?}"),
+        }
+    }
     let bob = db.owner_by_token("hash-b").await.unwrap().unwrap();
     assert_eq!(db.uploads_since(bob.id, 0).await.unwrap(), 0);
     db.note_upload(bob.id, 1234).await.unwrap();
@@ -790,6 +801,17 @@ async fn events_rounds_and_their_games(db: Db) {
     match db.start_event(&spec).await {
         Err(DbError::Conflict(m)) => assert!(m.contains("exists already"), "{m}"),
         other => panic!("a second `cup`: {other:?}"),
+    }
+    let cup = EventSpec {
+        name: "Cup".into(),
+        ..spec.clone()
+    };
+    match db.start_event(&cup).await {
+        Err(DbError::Conflict(m)) => assert!(
+            m.contains("an event named `cup` exists already, and `Cup` looks like it"),
+            "{m}"
+        ),
+        other => panic!("`Cup` beside `cup`: {other:?}"),
     }
     // Round 1: a seat-swapped pair, the second playing the first's opening.
     let games = vec![

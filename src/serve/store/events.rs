@@ -183,6 +183,16 @@ impl Db {
                 spec.name
             )));
         }
+        let names: Vec<(String,)> = sqlx::query_as("SELECT name FROM events")
+            .fetch_all(&mut *tx)
+            .await?;
+        if let Some(other) = super::look_alike(&spec.name, names.iter().map(|(n,)| n.as_str())) {
+            return Err(DbError::Conflict(format!(
+                "an event named `{other}` exists already, and `{}` looks like it ({}): give another name",
+                spec.name,
+                super::LOOK_ALIKE
+            )));
+        }
         let ids: Vec<(i64,)> =
             sqlx::query_as("SELECT id FROM versions WHERE status = 'entered' ORDER BY id")
                 .fetch_all(&mut *tx)

@@ -266,6 +266,20 @@ async fn rows_outside_closed_sets(pool: &AnyPool) -> Result<Vec<String>, DbError
     Ok(bad)
 }
 
+/// The first of `taken` that `name` would pass for without being it
+/// ([`crate::text::look_of`], the rule of the ladder's bot names): an
+/// owner, a worker or an event named `alice` where there is `Alice`.
+pub fn look_alike<'a>(name: &str, taken: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let look = crate::text::look_of(name);
+    taken
+        .into_iter()
+        .find(|t| *t != name && crate::text::look_of(t) == look)
+}
+
+/// What [`look_alike`] names, said in a refusal.
+pub const LOOK_ALIKE: &str =
+    "the same letters in another case, or written with other characters that look the same";
+
 /// Now, UTC, ISO 8601 with milliseconds (as games.csv's `started_at`).
 pub fn now() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
@@ -867,6 +881,14 @@ impl Db {
         .await?;
         if again.rows_affected() > 0 {
             return Ok(true);
+        }
+        let names: Vec<(String,)> = sqlx::query_as("SELECT name FROM owners")
+            .fetch_all(&self.pool)
+            .await?;
+        if let Some(other) = look_alike(name, names.iter().map(|(n,)| n.as_str())) {
+            return Err(DbError::Conflict(format!(
+                "`{name}` looks like `{other}`, a name taken already: {LOOK_ALIKE}; choose another name"
+            )));
         }
         let r = sqlx::query(
             "INSERT INTO owners (name, token_hash, role, created_at) VALUES ($1, $2, $3, $4)",
