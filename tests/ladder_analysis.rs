@@ -58,6 +58,10 @@ fn an_owner_asks_for_a_games_analysis_and_its_page_shows_it() {
     assert!(body.contains("is your bot"), "{body}");
     let (s, body) = server.call("POST", &path, Some(&wtoken), b"");
     assert_eq!(s, 403, "{body}");
+    assert!(
+        body.contains("a worker token cannot make an owner's requests"),
+        "{body}"
+    );
     let (s, body) = server.call("POST", "/api/games/game-999999/analysis", Some(&alice), b"");
     assert_eq!(s, 404, "{body}");
     assert_eq!(

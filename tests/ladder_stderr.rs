@@ -24,6 +24,8 @@ struct Played {
     server: Server,
     alice: String,
     bob: String,
+    /// The worker's token.
+    wtoken: String,
     game: String,
     seat: usize,
     _worker: Option<Worker>,
@@ -69,6 +71,7 @@ fn play(dir: &Path, by_worker: bool, stderr_kb: &str, pad: usize) -> Played {
         server,
         alice,
         bob,
+        wtoken,
         game,
         seat,
         _worker: w,
@@ -117,6 +120,14 @@ fn owner_reads_each_line_beside_its_turn(p: &Played) {
     let (status, body) = s.call("GET", &path, Some(&p.bob), b"");
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("its owner's alone"), "{body}");
+    // A worker's token is told it makes no owner's requests (it was
+    // told the seat is not its bot).
+    let (status, body) = s.call("GET", &path, Some(&p.wtoken), b"");
+    assert_eq!(status, 403, "{body}");
+    assert!(
+        body.contains("a worker token cannot make an owner's requests"),
+        "{body}"
+    );
     // Without a seat, bob gets his own: quiet wrote nothing.
     let (status, body) = s.call(
         "GET",

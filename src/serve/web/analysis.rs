@@ -3,7 +3,7 @@
 //! and its record are public); an owner of one of the game's bots asks
 //! for it with their token, and the server computes it within its budget.
 
-use super::auth::{bearer_owner, writable};
+use super::auth::{owner_of, writable};
 use super::error::{ApiError, ApiResult, Shared};
 use super::pages::{finished_row, game_text};
 use super::stderr::owns;
@@ -88,7 +88,7 @@ async fn ask(
     // An analysis is work and a write: the ladder's own server's
     // (docs/ladder.md, --pages-only).
     writable(&l)?;
-    let who = bearer_owner(&l, &headers).await?;
+    let who = owner_of(&l, &headers).await?;
     let (n, row, record) = game_text(&l, &id)
         .await
         .map_err(ApiError::internal)?

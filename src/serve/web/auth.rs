@@ -7,13 +7,15 @@ use crate::serve::store::{Owner, Role};
 use axum::http::{header, HeaderMap, StatusCode};
 
 /// The owner a request's `Authorization: Bearer TOKEN` names, refused
-/// (403) for a worker's token.
+/// (403) for a worker's token: every owner's request (an upload, a
+/// change of a bot, a bot's stderr, an analysis) is refused as such, not
+/// as one about a bot that is not the worker's.
 pub async fn owner_of(ladder: &Ladder, headers: &HeaderMap) -> ApiResult<Owner> {
     let o = bearer_owner(ladder, headers).await?;
     if o.role != Role::Owner {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
-            "this token is not an owner's: it cannot upload or retire bots",
+            "this token is not an owner's: it is a worker's, and a worker token cannot make an owner's requests (upload, retire or change bots, read a bot's stderr, ask for an analysis); use the token the organiser gave you with --add-user",
         ));
     }
     Ok(o)

@@ -3,7 +3,7 @@
 //! owner only (their token); anyone else is refused (401 without a token,
 //! 403 with another's).
 
-use super::auth::bearer_owner;
+use super::auth::owner_of;
 use super::error::{ApiError, ApiResult, Shared};
 use super::pages::finished_row;
 use crate::results::stderr::StderrLine;
@@ -59,7 +59,7 @@ async fn stderr(
     Path(id): Path<String>,
     Query(q): Query<StderrQuery>,
 ) -> ApiResult<Json<StderrBody>> {
-    let who = bearer_owner(&l, &headers).await?;
+    let who = owner_of(&l, &headers).await?;
     let (n, row) = finished_row(&l, &id)
         .await
         .map_err(ApiError::internal)?
