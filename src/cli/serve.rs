@@ -105,6 +105,34 @@ fn say_store(t: &crate::league::config::Tournament, db: Option<&str>) {
     }
 }
 
+/// `--backup FILE`: into a new file, in a folder that exists.
+fn backup(
+    t: &crate::league::config::Tournament,
+    db: Option<&str>,
+    to: &Path,
+) -> anyhow::Result<()> {
+    if to.exists() {
+        anyhow::bail!("{}: exists already; give a new file", to.display());
+    }
+    // SQLite's own word for a missing folder is "unable to open
+    // database file", naming neither.
+    let folder = match to.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !folder.is_dir() {
+        anyhow::bail!(
+            "{}: the backup's folder {} does not exist (or is not a folder); make it first (mkdir -p {}), or give a file in a folder that exists",
+            to.display(),
+            folder.display(),
+            folder.display()
+        );
+    }
+    crate::serve::backup(t, db, to).with_context(|| format!("backing up to {}", to.display()))?;
+    outln!("backed up to {}", to.display());
+    Ok(())
+}
+
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // A ladder's bots are uploaded: a file that names some is refused
     // before they are looked for.
@@ -172,26 +200,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(to) = &args.backup {
-        if to.exists() {
-            anyhow::bail!("{}: exists already; give a new file", to.display());
-        }
-        // SQLite's own word for a missing folder is "unable to open
-        // database file", naming neither.
-        let folder = match to.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        if !folder.is_dir() {
-            anyhow::bail!(
-                "{}: the backup's folder {} does not exist (or is not a folder); make it first (mkdir -p {}), or give a file in a folder that exists",
-                to.display(),
-                folder.display(),
-                folder.display()
-            );
-        }
-        crate::serve::backup(&t, db, to)
-            .with_context(|| format!("backing up to {}", to.display()))?;
-        outln!("backed up to {}", to.display());
+        backup(&t, db, to)?;
         return Ok(ExitCode::SUCCESS);
     }
     if t.sandbox == crate::bot::Sandbox::Off && !args.pages_only {
