@@ -192,6 +192,7 @@ impl RunArgs {
             resume: Some(self.started_with()),
             pgn: self.pgn.clone(),
             bots_flag: self.bots.clone(),
+            programs: None,
         }
     }
 
@@ -292,6 +293,9 @@ pub(super) struct How {
     pub pgn: Option<PathBuf>,
     /// `--bots A,B`: the file's bots kept (`arena run`).
     pub bots_flag: Option<Vec<String>>,
+    /// The programs of the bots without a build, hashed before the run
+    /// (`arena match`: [`runner::RunOptions::programs`]).
+    pub programs: Option<runner::Programs>,
 }
 
 /// Games at a time per CPU that `run` accepts without
@@ -362,6 +366,7 @@ pub(super) fn run_league(t: &Tournament, how: &How) -> anyhow::Result<ExitCode> 
         sprt: sprt.as_ref().map(|s| s.stop.clone()),
         resume: how.resume.clone(),
         bots_flag: how.bots_flag.clone(),
+        programs: how.programs.clone(),
     };
     // The head-to-head lines' pairs, with the standings and at the end.
     let show = Show {

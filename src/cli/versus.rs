@@ -8,6 +8,7 @@
 use super::play::{resolve_bot, BotArg};
 use super::run::{run_league, How};
 use crate::league::config::{RunSettings, Tournament};
+use crate::league::runner::Programs;
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -93,12 +94,15 @@ const DEFAULT_VARIANTS: &[&str] = &["filo", "tricala", "hackaback", "kisolo", "d
 
 pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
     let mut t = tournament(&args)?;
-    if args.output.is_none() {
-        elsewhere_if_another_bot(&mut t);
-    }
+    // Hashed once: the run keeps these in league.json.
+    let programs = args
+        .output
+        .is_none()
+        .then(|| elsewhere_if_another_bot(&mut t));
     run_league(
         &t,
         &How {
+            programs,
             no_build: args.no_build,
             quiet: args.quiet,
             no_report: args.no_report,
@@ -116,16 +120,17 @@ pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
 /// new match in the next free folder (`match-A-vs-B-2`), said so, not a
 /// resume that shows the other program's games as this one's. A bot with
 /// a build is compared by its command alone (its programs are hashed
-/// after the build).
-fn elsewhere_if_another_bot(t: &mut Tournament) {
+/// after the build). Returns the programs of the bots without a build,
+/// hashed to compare them, for the run to keep.
+fn elsewhere_if_another_bot(t: &mut Tournament) -> Programs {
     use crate::league::folder::read_meta;
-    let now = crate::league::runner::programs_now(t);
+    let now = crate::league::runner::programs_unbuilt(t);
     let differs = |dir: &Path| {
         let under = read_meta(dir)?.played_under?;
         another_bot(t, &under, &now)
     };
     let Some((bot, why)) = differs(&t.output) else {
-        return;
+        return now;
     };
     let base = t.output.clone();
     let Some(fresh) = (2..)
@@ -136,7 +141,7 @@ fn elsewhere_if_another_bot(t: &mut Tournament) {
         })
         .find(|p| !p.exists() || read_meta(p).is_some() && differs(p).is_none())
     else {
-        return;
+        return now;
     };
     eprintln!(
         "note: {} holds a match of another `{bot}` ({why}): this match is played in {} (--output names the folder)",
@@ -144,6 +149,7 @@ fn elsewhere_if_another_bot(t: &mut Tournament) {
         fresh.display()
     );
     t.output = fresh;
+    now
 }
 
 /// The first bot of `t` that is not the one a match folder's
@@ -152,7 +158,7 @@ fn elsewhere_if_another_bot(t: &mut Tournament) {
 fn another_bot(
     t: &Tournament,
     under: &crate::league::folder::PlayedUnder,
-    now: &std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
+    now: &Programs,
 ) -> Option<(String, String)> {
     t.bots.iter().find_map(|b| {
         let command = crate::bot::manifest::expand(&b.command);

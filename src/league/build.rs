@@ -33,11 +33,30 @@ pub fn build_bots(
     stop: Option<&Stop>,
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<(), LeagueError> {
-    build_package_binaries(bots, stop, on_event)?;
+    build_bots_made(bots, room, stop, on_event).map(drop)
+}
+
+/// [`build_bots`], returning the names of the bots whose programs the
+/// builds may have changed (to hash after them): each bot built by its
+/// own build, and each that names a package binary when cargo was run to
+/// bring those up to date.
+pub fn build_bots_made(
+    bots: &[BotSpec],
+    room: &Room<'_>,
+    stop: Option<&Stop>,
+    on_event: &mut dyn FnMut(&Event),
+) -> Result<std::collections::BTreeSet<String>, LeagueError> {
+    let cargo_ran = build_package_binaries(bots, stop, on_event)?;
+    let mut made: std::collections::BTreeSet<String> = bots
+        .iter()
+        .filter(|b| cargo_ran && package_binary(b).is_some())
+        .map(|b| b.name.clone())
+        .collect();
     for b in bots {
         let Some(launch) = room.launch_build(b) else {
             continue;
         };
+        made.insert(b.name.clone());
         on_event(&Event::Building {
             bot: b.name.clone(),
             how: String::new(),
@@ -52,7 +71,7 @@ pub fn build_bots(
             },
         })?;
     }
-    Ok(())
+    Ok(made)
 }
 
 /// The package binary that bot `b` names as its program
@@ -77,21 +96,22 @@ fn named_package_binaries(bots: &[BotSpec]) -> Vec<&'static str> {
 /// build` (a no-op when they are), in the profile of the running `arena`.
 /// Where the source `arena` was built from is gone (an installed binary)
 /// or cargo is missing, nothing is built: the binaries are what they are,
-/// and a missing one is reported when its bot cannot start.
+/// and a missing one is reported when its bot cannot start. True when
+/// cargo ran.
 fn build_package_binaries(
     bots: &[BotSpec],
     stop: Option<&Stop>,
     on_event: &mut dyn FnMut(&Event),
-) -> Result<(), LeagueError> {
+) -> Result<bool, LeagueError> {
     let names = named_package_binaries(bots);
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
     if names.is_empty() || !source.is_file() || !built_by_cargo_here() {
-        return Ok(());
+        return Ok(false);
     }
     let bin_dir = PathBuf::from(&manifest::expand(&["{bin_dir}".to_string()])[0]);
     if let Some(root) = source.parent() {
         if newer_than_the_source(&bin_dir, &names, root) {
-            return Ok(());
+            return Ok(false);
         }
     }
     let how = format!(
@@ -140,7 +160,7 @@ fn build_package_binaries(
     }
     let mut child = match cargo.spawn() {
         Ok(child) => child,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(failed(e.to_string())),
     };
     let stderr = child.stderr.take().map(|mut s| {
@@ -161,7 +181,7 @@ fn build_package_binaries(
     };
     let stderr = stderr.and_then(|t| t.join().ok()).unwrap_or_default();
     match status {
-        Ok(s) if s.success() => Ok(()),
+        Ok(s) if s.success() => Ok(true),
         Ok(s) => Err(failed(format!("{s}\n{}", crate::bot::build::tail(&stderr)))),
         Err(e) => Err(failed(e.to_string())),
     }

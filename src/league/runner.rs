@@ -58,7 +58,16 @@ pub struct RunOptions {
     /// The `--bots` list the league's bots were kept by, if any (kept in
     /// league.json: a resume under another is refused naming it).
     pub bots_flag: Option<Vec<String>>,
+    /// The programs of the bots without a build, hashed by the caller
+    /// before the run ([`programs_unbuilt`]: `arena match` choosing its
+    /// folder): league.json keeps these, and only the bots with a build
+    /// are hashed after it, so that each file is read once.
+    pub programs: Option<Programs>,
 }
+
+/// Each bot's program files and their SHA-256, by bot name: what
+/// league.json's `played_under.programs` keeps.
+pub type Programs = std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
 
 /// A flag that asks a running league to finish its games in flight and
 /// start no other ([`RunOptions::drain`]).
@@ -569,7 +578,7 @@ fn run_logged(
     let checked_in = checking.elapsed();
     let todo = games.len() - skipped;
     if todo > 0 {
-        match prepare_bots(t, &mut store, opts.no_build, on_event) {
+        match prepare_bots(t, &mut store, opts, on_event) {
             Err(LeagueError::Interrupted) => {
                 on_event(&Event::Interrupted);
                 return Ok(Summary {
@@ -849,12 +858,23 @@ fn check_store(
 
 /// Each bot's program files and their SHA-256 as they are now, by bot
 /// name: what league.json's `played_under.programs` keeps.
-pub fn programs_now(
-    t: &Tournament,
-) -> std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>> {
+pub fn programs_now(t: &Tournament) -> Programs {
+    programs_hashed(t, |_| true)
+}
+
+/// [`programs_now`] of the bots without a build of their own: the
+/// programs no bot's build changes, hashed before the run's builds (a
+/// bot with a build is hashed after it, by the run).
+pub fn programs_unbuilt(t: &Tournament) -> Programs {
+    programs_hashed(t, |b| b.build.is_none())
+}
+
+/// The programs of the bots `which` keeps (each file read once).
+fn programs_hashed(t: &Tournament, which: impl Fn(&BotSpec) -> bool) -> Programs {
     let mut seen = HashMap::new();
     t.bots
         .iter()
+        .filter(|b| which(b))
         .map(|b| {
             let argv = manifest::expand(&b.command);
             let folder = super::launch::run_folder(b);
@@ -866,21 +886,38 @@ pub fn programs_now(
         .collect()
 }
 
+/// The programs league.json keeps after the builds: those `known`
+/// (hashed before them, [`RunOptions::programs`]) that no build `made`,
+/// the others hashed now.
+fn programs_after_build(
+    t: &Tournament,
+    known: Option<&Programs>,
+    made: &std::collections::BTreeSet<String>,
+) -> Programs {
+    let mut known = known.cloned().unwrap_or_default();
+    known.retain(|bot, _| !made.contains(bot));
+    let mut all = programs_hashed(t, |b| !known.contains_key(&b.name));
+    all.extend(known);
+    all
+}
+
 /// Before the first game: builds the bots, notes their programs' hashes
 /// in league.json and starts each once.
 fn prepare_bots(
     t: &Tournament,
     store: &mut ResultsDir,
-    no_build: bool,
+    opts: &RunOptions,
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<(), LeagueError> {
-    if !no_build {
+    let mut made = Default::default();
+    if !opts.no_build {
         // A signal during the builds ends them and the run, as one during
         // the games does.
         let stop = crate::host::stop_signals();
-        super::build::build_bots(&t.bots, &Room::of(t), Some(&stop), on_event)?;
+        made = super::build::build_bots_made(&t.bots, &Room::of(t), Some(&stop), on_event)?;
     }
-    for w in store.note_programs(programs_now(t))? {
+    let programs = programs_after_build(t, opts.programs.as_ref(), &made);
+    for w in store.note_programs(programs)? {
         on_event(&Event::Warning(w));
     }
     check_bots_start(&t.bots, t.time.startup_ms, store.layout(), &Room::of(t))
@@ -1448,7 +1485,34 @@ fn row_from_report(
 
 #[cfg(test)]
 mod tests {
-    use super::spare_cpus;
+    use super::{programs_after_build, spare_cpus, Programs};
+
+    #[test]
+    fn programs_hashed_before_the_builds_are_kept_unless_a_build_made_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, format!("# {name}\n")).unwrap();
+            p.display().to_string()
+        };
+        let (a, b) = (file("a.py"), file("b.py"));
+        let src = format!(
+            "name = \"t\"\nbots = [\n  {{ name = \"a\", command = [\"python3\", {a:?}] }},\n  {{ name = \"b\", command = [\"python3\", {b:?}], build = \"true\" }},\n]\n"
+        );
+        let t = crate::league::config::Tournament::parse(&dir.path().join("t.toml"), &src).unwrap();
+        let before: Programs = [("a", &a), ("b", &b)]
+            .into_iter()
+            .map(|(bot, f)| (bot.to_string(), [(f.clone(), "before".to_string())].into()))
+            .collect();
+        let made = ["b".to_string()].into();
+        let after = programs_after_build(&t, Some(&before), &made);
+        // `a`'s taken as it was hashed (not read again), `b`'s read anew.
+        assert_eq!(after["a"][&a], "before");
+        assert_eq!(after["b"][&b].len(), 64, "{after:?}");
+        let fresh = programs_after_build(&t, None, &Default::default());
+        assert_eq!(fresh["a"][&a].len(), 64, "{fresh:?}");
+        assert_eq!(fresh["b"], after["b"]);
+    }
 
     #[test]
     fn the_writer_gets_the_cpus_no_worker_is_pinned_to() {
