@@ -1937,16 +1937,43 @@ fn a_bot_that_dies_at_start_is_shown_with_its_stderr() {
 /// A resume under another time control is refused, naming the change; a
 /// bot whose command changed is warned about; league.json keeps what the
 /// games were played under.
+/// The last row of games.csv in `out`, removed: a resume plays its game
+/// again.
+fn forget_last_game(out: &Path) {
+    let csv = out.join("games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let body = text.trim_end_matches('\n');
+    let cut = body.rfind('\n').expect("a row after the header");
+    std::fs::write(&csv, &text[..=cut]).unwrap();
+}
+
 #[test]
 fn a_resume_checks_what_changed() {
     let dir = tempfile::tempdir().unwrap();
     let file = write_tournament(dir.path(), 1, "");
+    let out_dir = dir.path().join("out");
     run_ok(&file, &["--rounds", "1"]);
     let meta = std::fs::read_to_string(dir.path().join("out/league.json")).unwrap();
     assert!(
         meta.contains("\"decision_ms\"") && meta.contains("random-bot"),
         "{meta}"
     );
+    // A resume that plays no game (every one is done) under another
+    // command and without the sandbox: league.json stays as it was.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let changed = text.replacen(
+        &format!("name = \"a\", command = [\"{bot}\"]"),
+        &format!("name = \"a\", command = [\"{bot}\", \"--v0\"]"),
+        1,
+    );
+    std::fs::write(&file, changed).unwrap();
+    let out = run(&file, &["--sandbox", "off"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !err.contains("--v0"), "{err}");
+    let after = std::fs::read_to_string(dir.path().join("out/league.json")).unwrap();
+    assert_eq!(after, meta);
+    std::fs::write(&file, &text).unwrap();
 
     let out = run(&file, &["--decision-ms", "7"]);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -1969,6 +1996,8 @@ fn a_resume_checks_what_changed() {
         ),
     )
     .unwrap();
+    // Each resume below plays a game: its changes are noted then.
+    forget_last_game(&out_dir);
     let out = run(&file, &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
@@ -1979,6 +2008,7 @@ fn a_resume_checks_what_changed() {
         "{err}"
     );
     // Said once: league.json takes the new command, and notes the change.
+    forget_last_game(&out_dir);
     let out = run(&file, &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && !err.contains("command:"), "{err}");
@@ -1993,6 +2023,7 @@ fn a_resume_checks_what_changed() {
         ),
     )
     .unwrap();
+    forget_last_game(&out_dir);
     let out = run(&file, &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -2011,6 +2042,7 @@ fn a_resume_checks_what_changed() {
     assert!(!meta.contains("hunter2"), "{meta}");
 
     // The league's own limits (a flag here) are the bots' settings too.
+    forget_last_game(&out_dir);
     let out = run(&file, &["--memory-mb", "300"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -2030,6 +2062,7 @@ fn a_resume_checks_what_changed() {
         (&["--memory-mb", "300", "--sandbox", "off"][..], false),
         (&["--memory-mb", "300"][..], false),
     ] {
+        forget_last_game(&out_dir);
         let out = run(&file, flags);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{flags:?}: {err}");

@@ -917,7 +917,9 @@ fn prepare_bots(
         made = super::build::build_bots_made(&t.bots, &Room::of(t), Some(&stop), on_event)?;
     }
     let programs = programs_after_build(t, opts.programs.as_ref(), &made);
-    for w in store.note_programs(programs)? {
+    let mut warnings = store.note_played_under()?;
+    warnings.extend(store.note_programs(programs)?);
+    for w in warnings {
         on_event(&Event::Warning(w));
     }
     check_bots_start(&t.bots, t.time.startup_ms, store.layout(), &Room::of(t))

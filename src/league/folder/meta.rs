@@ -110,11 +110,26 @@ pub fn read_meta(dir: &Path) -> Option<LeagueMeta> {
     serde_json::from_str(&text).ok()
 }
 
+/// What a resume changes in how the league's games are played from now
+/// on (the sandbox turned off or on, a bot's command or settings), with
+/// its warnings: league.json notes it only once the resume plays a game
+/// ([`super::ResultsDir::note_played_under`]), so that a resume that
+/// plays none leaves its facts as they were.
+#[derive(Debug)]
+pub(super) struct Noted {
+    pub meta: LeagueMeta,
+    pub warnings: Vec<String>,
+}
+
 /// Writes `meta` to the folder's league.json, or, when there is one,
 /// checks that a resume of it is the same league (same schedule and time
-/// control; a changed bot command is a warning, returned) and notes a run
-/// without the sandbox.
-pub(super) fn settle(layout: &Layout, meta: &LeagueMeta) -> Result<Vec<String>, StoreError> {
+/// control; a changed bot command is a warning) and notes a run without
+/// the sandbox: returns the warnings, and those changes of how games are
+/// played for league.json to note once a game is played ([`Noted`]).
+pub(super) fn settle(
+    layout: &Layout,
+    meta: &LeagueMeta,
+) -> Result<(Vec<String>, Option<Noted>), StoreError> {
     let dir = layout.root();
     let meta_path = layout.league_json();
     let mut warnings = Vec::new();
@@ -135,7 +150,7 @@ pub(super) fn settle(layout: &Layout, meta: &LeagueMeta) -> Result<Vec<String>, 
                     "{}: no game was played under the league file that made it; replaced by this one's",
                     meta_path.display()
                 ));
-                return Ok(warnings);
+                return Ok((warnings, None));
             }
             let grown = meta
                 .rounds_change
@@ -147,11 +162,17 @@ pub(super) fn settle(layout: &Layout, meta: &LeagueMeta) -> Result<Vec<String>, 
             };
             refuse_other_league(&old, meta, &meta_path, dir)?;
             refuse_other_bots(&old, meta, &meta_path, dir)?;
-            // What league.json says from now on, written once at the end.
-            let sandbox_changed = note_sandbox(&mut old, meta, &mut warnings);
-            let mut changed = compare_played_under(&mut old, meta, &meta_path, &mut warnings)?;
-            changed |= sandbox_changed;
+            // How the games are played from now on: noted once one is.
+            let mut noted = Noted {
+                meta: old.clone(),
+                warnings: Vec::new(),
+            };
+            let sandbox_changed = note_sandbox(&mut noted.meta, meta, &mut noted.warnings);
+            let played_changed =
+                compare_played_under(&mut noted.meta, meta, &meta_path, &mut noted.warnings)?;
             refuse_other_schedule(&old, meta, &meta_path, dir)?;
+            // What league.json says from now on, written once at the end.
+            let mut changed = false;
             if old.sprt != meta.sprt {
                 if any_game_played(layout) {
                     return Err(StoreError::Mismatch {
@@ -173,11 +194,16 @@ pub(super) fn settle(layout: &Layout, meta: &LeagueMeta) -> Result<Vec<String>, 
             if changed {
                 write_meta(&meta_path, &old)?;
             }
+            if sandbox_changed || played_changed {
+                // The same changes, over what was just written.
+                noted.meta.sprt = old.sprt;
+                return Ok((warnings, Some(noted)));
+            }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => write_meta(&meta_path, meta)?,
         Err(e) => return Err(io(&meta_path)(e)),
     }
-    Ok(warnings)
+    Ok((warnings, None))
 }
 
 /// The folder's league `old` extended to `meta`'s Swiss rounds (what

@@ -76,6 +76,10 @@ pub struct ResultsDir {
     committed_ends: HashMap<String, u64>,
     /// What changed since the league started that does not stop a resume.
     pub warnings: Vec<String>,
+    /// How this run plays the games otherwise than the league's last run
+    /// (the sandbox, a bot's command or settings): noted in league.json
+    /// once it plays ([`ResultsDir::note_played_under`]).
+    noted: Option<meta::Noted>,
 }
 
 impl ResultsDir {
@@ -89,7 +93,7 @@ impl ResultsDir {
         make_folder(&layout.logs())?;
         let lock = lock(&layout)?;
         sweep_leftovers(&layout);
-        let warnings = meta::settle(&layout, meta)?;
+        let (warnings, noted) = meta::settle(&layout, meta)?;
 
         let csv_path = layout.games_csv();
         refuse_a_file_not_csv(&csv_path)?;
@@ -118,6 +122,7 @@ impl ResultsDir {
             cut_record_bytes: 0,
             committed_ends: HashMap::new(),
             warnings,
+            noted,
         };
         if tail.completed {
             store.warnings.push(format!(
@@ -365,6 +370,18 @@ impl ResultsDir {
     /// Starts a new record log once one holds `bytes` (for tests).
     pub fn roll_logs_at(&mut self, bytes: u64) {
         self.roll_bytes = bytes;
+    }
+
+    /// Notes in league.json how this run plays the games otherwise than
+    /// the league's last run (the sandbox turned off or on, a bot's command
+    /// or settings changed), before its first game: a resume that plays
+    /// none leaves league.json as it was. Returns the warnings that say it.
+    pub fn note_played_under(&mut self) -> Result<Vec<String>, StoreError> {
+        let Some(noted) = self.noted.take() else {
+            return Ok(Vec::new());
+        };
+        meta::write_meta(&self.layout.league_json(), &noted.meta)?;
+        Ok(noted.warnings)
     }
 
     /// Keeps the bots' program hashes in `league.json` the first time, and
