@@ -1277,6 +1277,7 @@ fn shards_together_are_exactly_one_run() {
         !out.status.success() && err.contains("one league is split one way"),
         "{err}"
     );
+    let shard3 = rows(&paths[2]).len();
     std::fs::remove_dir_all(dir.path().join("out/shard-3-of-3")).unwrap();
     let out = run(&file, &["--shard", "3/3", "--decision-ms", "999"]);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -1292,6 +1293,13 @@ fn shards_together_are_exactly_one_run() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains("3/3     missing") && text.contains("--shard 3/3"),
+        "{text}"
+    );
+    // Its games, and the league's, counted from the schedule the others note.
+    let all = expected.len();
+    assert!(
+        text.contains(&format!("{} of {all} games done", all - shard3))
+            && text.contains(&format!(" 0/{shard3} ")),
         "{text}"
     );
     // The report of the shards there says which is left out.

@@ -105,6 +105,19 @@ struct Slot {
     nth: usize,
 }
 
+/// What makes a round-robin's schedule ([`Schedule::of_parts`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Parts<'a> {
+    /// The league's bots.
+    pub bots: usize,
+    /// Each variant's label (`kisolo`, `tricala-3p`) and players.
+    pub variants: &'a [(String, usize)],
+    /// The gauntlet's bot, by its place among the bots.
+    pub gauntlet: Option<usize>,
+    pub rounds: u32,
+    pub seed: u64,
+}
+
 /// The schedule, computed game by game instead of held in memory: a league
 /// of 10^7 games costs what one round costs. Rounds are outermost (so
 /// adding rounds keeps the earlier ids), then the groups of a round
@@ -131,18 +144,39 @@ impl Schedule {
             .gauntlet
             .as_ref()
             .and_then(|g| t.bots.iter().position(|b| &b.name == g));
-        let per_variant: Vec<Vec<Vec<usize>>> = t
-            .variants
+        let variants: Vec<(String, usize)> =
+            t.variants.iter().map(|v| (v.label(), v.players)).collect();
+        let parts = Parts {
+            bots: t.bots.len(),
+            variants: &variants,
+            gauntlet,
+            rounds: t.rounds,
+            seed: t.seed,
+        };
+        Schedule::of_parts(&parts, shard)
+    }
+
+    /// The schedule of what makes it ([`Parts`]): what `new` makes of a
+    /// tournament, and `arena status` of the settings a league.json notes.
+    pub fn of_parts(parts: &Parts, shard: Option<Shard>) -> Schedule {
+        let Parts {
+            bots,
+            variants,
+            gauntlet,
+            rounds,
+            seed,
+        } = *parts;
+        let per_variant: Vec<Vec<Vec<usize>>> = variants
             .iter()
-            .map(|v| {
-                combinations(t.bots.len(), v.players)
+            .map(|&(_, players)| {
+                combinations(bots, players)
                     .into_iter()
                     .filter(|c| gauntlet.is_none_or(|g| c.contains(&g)))
                     .collect()
             })
             .collect();
         let most = per_variant.iter().map(Vec::len).max().unwrap_or(0);
-        let nv = t.variants.len();
+        let nv = variants.len();
         let mut slots = Vec::new();
         let mut per_round = vec![0; nv];
         let mut first_game = 0;
@@ -166,10 +200,10 @@ impl Schedule {
         }
         let mut s = Schedule {
             slots,
-            labels: t.variants.iter().map(|v| v.label()).collect(),
+            labels: variants.iter().map(|(label, _)| label.clone()).collect(),
             per_round,
-            rounds: t.rounds,
-            seed: t.seed,
+            rounds,
+            seed,
             games_per_round: first_game,
             shard,
             len: 0,

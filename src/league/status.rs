@@ -7,7 +7,7 @@
 
 use super::config::parse_variant;
 use super::folder::{self, Layout, LeagueMeta, NotedFormat};
-use super::schedule::Shard;
+use super::schedule::{Parts, Schedule, Shard};
 use super::swiss::History;
 use super::swiss_games::{progress, Progress, SwissPlan, SwissState, Unpaired};
 use crate::results::csvio;
@@ -189,7 +189,12 @@ pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
                 .iter()
                 .find(|(_, _, (i, _))| *i == k)
                 .map(|(_, m, _)| m);
-            shard_status(k, &at, meta)
+            let mut shard = shard_status(k, &at, meta);
+            // Not started yet: its games from the schedule the others note.
+            if shard.total.is_none() {
+                shard.total = shard_games(&found[0].1, k);
+            }
+            shard
         })
         .collect();
     // A Swiss or a knockout is never sharded.
@@ -226,14 +231,7 @@ fn plan_of(meta: &LeagueMeta) -> Option<SwissPlan> {
     let get = |key: &str| meta.schedule.get(key);
     let groups: usize = get("rounds")?.parse().ok()?;
     let seed: u64 = get("seed")?.parse().ok()?;
-    let variants = get("variants")?
-        .split(',')
-        .map(|v| match parse_variant(v) {
-            Ok(spec) => (spec.label(), spec.players),
-            // A key of the file's own (`[variants.NAME]`).
-            Err(_) => (v.to_string(), 2),
-        })
-        .collect();
+    let variants = noted_variants(meta)?;
     let n = meta.bots.len();
     let (rounds, knockout, stage) = match meta.noted_format()? {
         NotedFormat::RoundRobin => return None,
@@ -263,6 +261,48 @@ fn plan_of(meta: &LeagueMeta) -> Option<SwissPlan> {
     );
     // A variant read otherwise than the league's would miscount its games.
     (plan.len() == meta.games).then_some(plan)
+}
+
+/// Each variant of the league `meta` notes, by its label and players.
+fn noted_variants(meta: &LeagueMeta) -> Option<Vec<(String, usize)>> {
+    let variants = meta.schedule.get("variants")?.split(',');
+    Some(
+        variants
+            .map(|v| match parse_variant(v) {
+                Ok(spec) => (spec.label(), spec.players),
+                // A key of the file's own (`[variants.NAME]`).
+                Err(_) => (v.to_string(), 2),
+            })
+            .collect(),
+    )
+}
+
+/// The games of shard `k` of the round-robin that `meta`, a shard's
+/// league.json, notes (its bots, and its schedule's `rounds`, `variants`
+/// and `gauntlet`, as `arena run` made it from the tournament file and
+/// flags): what a shard not started yet, which has no league.json of its
+/// own, holds. `None` when they do not read, or do not give `meta`'s own
+/// shard its games.
+fn shard_games(meta: &LeagueMeta, k: usize) -> Option<usize> {
+    if meta.noted_format()? != NotedFormat::RoundRobin {
+        return None;
+    }
+    let rounds: u32 = meta.schedule.get("rounds")?.parse().ok()?;
+    let variants = noted_variants(meta)?;
+    let gauntlet = match meta.schedule.get("gauntlet")?.as_str() {
+        "none" => None,
+        g => Some(meta.bots.iter().position(|b| b == g)?),
+    };
+    let parts = Parts {
+        bots: meta.bots.len(),
+        variants: &variants,
+        gauntlet,
+        rounds,
+        seed: 0,
+    };
+    let (own, count) = shard_of(meta)?;
+    let games = |index| Schedule::of_parts(&parts, Some(Shard { index, count })).len();
+    (games(own) == meta.games).then(|| games(k))
 }
 
 /// A league.json that is there but cannot be read is named, not passed
