@@ -265,8 +265,10 @@ fn a_row_missing_from_an_early_round_names_the_later_rounds_rows_as_unpaired() {
         serde_json::json!({"rows": 24, "lacking": 1}),
         "{json}"
     );
+    assert_eq!(json["shards"][0]["done"], 23, "{json}");
     assert!(
         text.contains("23 of 48 games done (47.9%), and 24 rows of rounds not paired yet")
+            && text.contains(" 23/48 ")
             && text.contains(
                 "round 1 lacks a game's row, and 24 rows of the rounds after it stand on it"
             )

@@ -62,10 +62,11 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     let total = st
         .total()
         .map_or_else(|| "?".to_string(), |t| t.to_string());
-    // Rows of a Swiss's rounds not paired yet are not games done: they
-    // stand on a round that lacks a row (said below).
+    // Rows of a Swiss's rounds not paired yet are not games done (nor in
+    // its shard's count): they stand on a round that lacks a row (said
+    // below).
     let waiting = st.unpaired().map_or(0, |u| u.rows);
-    let done = st.done().saturating_sub(waiting);
+    let done = st.done();
     let pct = st
         .total()
         .filter(|&t| t > 0)

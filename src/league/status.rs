@@ -141,12 +141,19 @@ fn shard_of(meta: &LeagueMeta) -> Option<(usize, usize)> {
 pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
     let own = folder::read_meta(dir);
     if let Some(meta) = own.as_ref().filter(|m| shard_of(m).is_none()) {
-        let shard = shard_status(1, dir, Some(meta));
+        let mut shard = shard_status(1, dir, Some(meta));
+        let format_state = format_state(dir, meta);
+        // Rows of a Swiss's rounds not paired yet are no games done (they
+        // stand on a round that lacks a row): not in the shard's count
+        // either, which is the league's.
+        if let Some(u) = format_state.as_ref().and_then(|p| p.unpaired.as_ref()) {
+            shard.done = shard.done.saturating_sub(u.rows);
+        }
         return Ok(LeagueStatus {
             name: meta.name.clone(),
             dir: dir.to_path_buf(),
             shards: vec![shard],
-            format_state: format_state(dir, meta),
+            format_state,
         });
     }
     // A shard's folder stands for its league's.
