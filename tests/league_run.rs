@@ -799,6 +799,21 @@ fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
     child.wait().unwrap();
     let done = data_lines(&csv);
     assert!(done < expected.len(), "killed too late to test anything");
+    // Its report says it stopped, and how to resume it: no run plays it.
+    let o = arena().arg("report").arg(&cut).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success()
+            && err.contains(" games done) and no run plays it; resume it with: arena run "),
+        "{err}"
+    );
+    let page = std::fs::read_to_string(cut.join("report/index.html")).unwrap();
+    assert!(
+        page.contains(
+            "stopped</strong> before its last game, and no run plays it: <code>arena run "
+        ) && !page.contains("id=\"running\""),
+        "{page}"
+    );
     // A power cut in the middle of a row.
     let mut f = std::fs::OpenOptions::new().append(true).open(&csv).unwrap();
     f.write_all(b"r012-kisolo-p002-o1,kisolo,2,r012-kisolo-p002,b,c,,1.0")

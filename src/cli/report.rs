@@ -227,9 +227,24 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     }
     let (title, scheduled) = league_info(&folders, &league);
     let (sprt, decided) = sprt_of(&league)?;
+    let played = how_played(&league, decided);
+    match &played {
+        Played::Running(holder) => eprintln!(
+            "note: a run plays league `{title}` now ({holder}): the page says so, and the run refreshes it as games finish"
+        ),
+        Played::Stopped { done, total, starts } => eprintln!(
+            "note: league `{title}` stopped before its end ({done} of {total} games done) and no run plays it; resume it with: {}",
+            starts.join("; ")
+        ),
+        Played::Over => {}
+    }
     let opts = Options {
         title,
-        live: false,
+        live: matches!(played, Played::Running(_)),
+        stopped: match &played {
+            Played::Stopped { starts, .. } => Some(starts.join("; ")),
+            _ => None,
+        },
         scheduled,
         sprt,
         decided,
@@ -267,6 +282,52 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     );
     super::output::emit(&format!("{}\n", w.index.display()), "the report's path")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether a run plays a league now, as `arena status` tells it (a run
+/// holds a shard's lock; the kernel lets go of the lock of a run that
+/// ended however it ended, `kill -9` too).
+enum Played {
+    /// A run holds a shard's lock: `pid N on host H`.
+    Running(String),
+    /// Every shard is here, games are left and no run plays any: the
+    /// commands that resume it (with `--shard K/N` for a shard).
+    Stopped {
+        done: usize,
+        total: usize,
+        starts: Vec<String>,
+    },
+    /// Over, decided, a shard elsewhere (it may be playing there), or no
+    /// league.json to tell.
+    Over,
+}
+
+/// How league `dir` is played now ([`Played`]); `decided`: its SPRT
+/// decided (no game is left to play).
+fn how_played(dir: &Path, decided: bool) -> Played {
+    use crate::league::status::ShardState;
+    let Ok(st) = crate::league::status::league_status(dir) else {
+        return Played::Over;
+    };
+    if let Some(holder) = st.shards.iter().find_map(|s| s.holder.clone()) {
+        return Played::Running(holder);
+    }
+    if st.shards.iter().any(|s| s.state == ShardState::Missing) {
+        return Played::Over;
+    }
+    let meta = st.shards.iter().find_map(|s| read_meta(&s.dir));
+    let starts: Vec<String> = super::status::start_commands(&st, meta.as_ref(), decided)
+        .into_iter()
+        .flatten()
+        .collect();
+    match (starts.is_empty(), st.total()) {
+        (false, Some(total)) => Played::Stopped {
+            done: st.done(),
+            total,
+            starts,
+        },
+        _ => Played::Over,
+    }
 }
 
 /// Refuses `-o DIR` when DIR is a league's results folder, or (inside)

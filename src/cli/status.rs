@@ -231,7 +231,7 @@ fn shard_notes(out: &mut String, s: &crate::league::status::ShardStatus, n: usiz
 /// `arena run` with the file's path and the flags given), with the
 /// shard's `--shard K/N` where it is one of several; `arena run FILE` for
 /// folders of versions that kept no command.
-fn start_commands(
+pub(super) fn start_commands(
     st: &crate::league::status::LeagueStatus,
     meta: Option<&crate::league::folder::LeagueMeta>,
     decided: bool,

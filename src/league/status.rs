@@ -470,7 +470,12 @@ fn shard_status(index: usize, dir: &Path, meta: Option<&LeagueMeta>) -> ShardSta
     let csv = layout.games_csv();
     let (lines, header, tail) = csv_summary(&csv);
     let last_write = std::fs::metadata(&csv).and_then(|m| m.modified()).ok();
-    let holder = meta.and_then(|_| folder::lock_holder(&layout));
+    // A lock whose run (the pid run.lock names, on this host) is dead is
+    // held a moment more by what it left (a bot's keeper it forked, ending
+    // as it does): a run killed with kill -9 is not running.
+    let holder = meta
+        .and_then(|_| folder::lock_holder(&layout))
+        .filter(|h| !folder::holder_is_gone(h));
     // While a run holds it, complete lines after the header: rows
     // committed (a torn tail is not), counted without reading them. Else
     // every row read, as a resume reads them: a game written twice (a

@@ -38,6 +38,7 @@ pub struct Page {
     generated: String,
     live: bool,
     live_note: &'static str,
+    stopped: Option<String>,
     games: usize,
     scheduled: Option<usize>,
     sprt: Option<String>,
@@ -720,6 +721,7 @@ pub fn page(
         generated: utc_now(),
         live: opts.live,
         live_note: LIVE_NOTE,
+        stopped: opts.stopped.clone(),
         games: counts.games,
         scheduled: opts.scheduled,
         sprt: opts.sprt.clone(),
@@ -1055,6 +1057,10 @@ pub struct Options {
     pub title: String,
     /// The league is still running: the page says so and reloads itself.
     pub live: bool,
+    /// The league stopped before its end and no run plays it: the
+    /// command that resumes it (the page says it is stopped, and how to
+    /// go on).
+    pub stopped: Option<String>,
     /// Games the schedule holds, when known (shown as `done of total`).
     pub scheduled: Option<usize>,
     /// The verdict of the league's SPRT, if it has one, as `arena status`
