@@ -453,13 +453,7 @@ fn pgn_export_has_one_game_per_two_player_row() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("6 3-player"));
     // 3-player games alone: the error says they were read, and why none
     // is exported.
-    let three: String = std::fs::read_to_string(data("tricala3.csv"))
-        .unwrap()
-        .lines()
-        .filter(|l| l.starts_with("game_id,") || l.contains(",3,"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let three = write(dir.path(), "three.csv", &three);
+    let three = three_player_only(dir.path());
     let e = arena(&["pgn", s(&three)]);
     let e = String::from_utf8_lossy(&e.stderr);
     assert!(
@@ -495,6 +489,17 @@ fn pgn_export_has_one_game_per_two_player_row() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The 3-player games of tricala3.csv alone, as `three.csv` in `dir`.
+fn three_player_only(dir: &Path) -> PathBuf {
+    let three: String = std::fs::read_to_string(data("tricala3.csv"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("game_id,") || l.contains(",3,"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    write(dir, "three.csv", &three)
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -788,6 +793,22 @@ fn pgn_and_rate_say_alike_that_a_variant_is_not_there() {
     // A variant that is there still exports.
     let out = arena(&["pgn", s(&games), "--variant", "kisolo"]);
     assert!(out.status.success(), "{out:?}");
+    // `arena pgn` exports 2-player games: a variant of 3-player games
+    // alone (tricala here) is not listed as one it exports.
+    let dir = tempfile::tempdir().unwrap();
+    let two = data("two.csv");
+    let three = three_player_only(dir.path());
+    let out = arena(&["pgn", s(&two), s(&three), "--variant", "fillo"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && err.contains(&format!(
+                "no games of variant `fillo` in {}, {}; the variants of its 2-player games there are: filo; of its 3-player games, which PGN does not hold (`arena rate` rates them): tricala-3p",
+                two.display(),
+                three.display()
+            )),
+        "{err}"
+    );
 }
 
 /// On one terminal (stdout and stderr into one file, in the order they

@@ -71,8 +71,7 @@ pub fn run(mut args: PgnArgs) -> anyhow::Result<ExitCode> {
             drop(sink);
             // No game of that variant at all: said as `arena rate` says it.
             if let (Some(v), 0) = (&variant, e.matched) {
-                let present: Vec<String> = e.present.into_iter().collect();
-                return Err(super::rate::no_games_of_variant(v, &args.files, &present));
+                return Err(no_games_of_variant(v, &args.files, &e));
             }
             bail!(
                 "no 2-player games to export{} in {}{}",
@@ -214,9 +213,32 @@ struct Exported {
     /// The games of the variant asked for (all, without one), 3-player
     /// games included.
     matched: u64,
-    /// The variants of the games, by name and label (`tricala`,
-    /// `tricala-3p`), as `arena rate` lists them.
-    present: std::collections::BTreeSet<String>,
+    /// The variants of the 2-player games, by name (`tricala`): what
+    /// `--variant` exports.
+    two: std::collections::BTreeSet<String>,
+    /// The labels of the 3-player games (`tricala-3p`), which PGN does
+    /// not hold.
+    three: std::collections::BTreeSet<String>,
+}
+
+/// Why `--variant v` kept no game of `files`: as `arena rate` says it,
+/// the variants of 2-player games (what an export holds) apart from the
+/// labels of 3-player games, when there are some.
+fn no_games_of_variant(v: &str, files: &[PathBuf], e: &Exported) -> anyhow::Error {
+    let list = |set: &std::collections::BTreeSet<String>| match set.is_empty() {
+        true => "none".to_string(),
+        false => set.iter().cloned().collect::<Vec<_>>().join(", "),
+    };
+    if e.three.is_empty() {
+        let two: Vec<String> = e.two.iter().cloned().collect();
+        return super::rate::no_games_of_variant(v, files, &two);
+    }
+    anyhow::anyhow!(
+        "no games of variant `{v}` in {}; the variants of its 2-player games there are: {}; of its 3-player games, which PGN does not hold (`arena rate` rates them): {}",
+        super::rate::files_text(files),
+        list(&e.two),
+        list(&e.three)
+    )
 }
 
 /// Streams the merged games of `args` (of `variant` only, if given)
@@ -230,13 +252,18 @@ fn export(
     let mut w = PgnWriter::new(std::io::BufWriter::with_capacity(1 << 16, sink), event);
     let mut failed: Option<std::io::Error> = None;
     let mut matched = 0;
-    let mut present = std::collections::BTreeSet::new();
+    let mut two = std::collections::BTreeSet::new();
+    let mut three = std::collections::BTreeSet::new();
     let mut names = PgnNames::default();
     let merged = for_each_merged(&args.files, |r| {
-        let label = crate::ratings::variant_label(r);
-        if !present.contains(&label) {
-            present.insert(r.variant.clone());
-            present.insert(label);
+        match r.players {
+            2 if !two.contains(&r.variant) => {
+                two.insert(r.variant.clone());
+            }
+            2 => {}
+            _ => {
+                three.insert(crate::ratings::variant_label(r));
+            }
         }
         let keep = variant.is_none_or(|v| crate::ratings::matches_variant(r, v));
         matched += u64::from(keep);
@@ -269,7 +296,8 @@ fn export(
     Ok(Exported {
         pgn,
         matched,
-        present,
+        two,
+        three,
     })
 }
 
