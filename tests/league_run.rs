@@ -1841,6 +1841,7 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
         .unwrap();
     log.write_all(frame.bytes()).unwrap();
     let csv = std::fs::read_to_string(res.join("games.csv")).unwrap();
+    let genuine = csv.clone();
     let place = |o: u64, l: u64| format!(",{},{o},{l}\n", game.record_file);
     let old = place(game.record_offset.unwrap(), game.record_length.unwrap());
     assert_eq!(csv.matches(&old).count(), 1);
@@ -1874,14 +1875,20 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
     );
     meta["played_under"]["changes"] = serde_json::json!([noted]);
     std::fs::write(&json, meta.to_string()).unwrap();
+    let changed = format!(
+        "warning: bot `{}`'s program changed since its league last ran: ",
+        game.seat0
+    );
     let out = replay(&file);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
     assert!(
-        text.contains(&format!(
-            "bot `{}`'s program changed since its league last ran: ",
-            game.seat0
-        )) && text.contains("(sha256 000000000000… -> "),
-        "{text}"
+        err.contains(&changed)
+            && err.contains("(sha256 000000000000… -> ")
+            && err.contains("the replay plays the new one, and may diverge from the record"),
+        "{err}"
     );
     assert!(
         text.contains(&format!(
@@ -1890,6 +1897,11 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
         )),
         "{text}"
     );
+    // Warned before the replay, whether it then diverges or not.
+    std::fs::write(res.join("games.csv"), &genuine).unwrap();
+    let out = replay(&file);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.contains(&changed), "{err}");
 }
 
 /// Where stderr is not a terminal (a batch job), the run prints one line

@@ -91,6 +91,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         spec.seed,
         spec.names.join(" vs ")
     );
+    let league_dir = folder_of_record(at.path(), &dir);
+    warn_changed_programs(&league_dir, &t, &spec.names);
     let rt = runtime()?;
     let report = rt.block_on(async {
         let mut players = Vec::new();
@@ -115,7 +117,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         }
         anyhow::Ok(report?)
     })?;
-    let changed = || say_changed_programs(&dir, &t, &spec.names);
+    let changed = || say_noted_changes(&league_dir, &spec.names);
     match first_difference(&recorded.decisions, &report.decisions) {
         None if report.reason.name() == recorded.reason => {
             outln!(
@@ -151,33 +153,52 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Said where a replay differs: each of the game's bots (`names`) whose
-/// program is not the one league `t` last ran in `dir` (league.json's
-/// hashes), the likeliest cause.
-fn say_changed_programs(dir: &Path, t: &Tournament, names: &[String]) {
+/// The results folder whose league.json notes the game whose record is in
+/// `record` (its `games/`): a shard's, in a sharded league's folder `dir`.
+fn folder_of_record(record: &Path, dir: &Path) -> PathBuf {
+    record
+        .parent()
+        .and_then(Path::parent)
+        .filter(|d| read_meta(d).is_some())
+        .unwrap_or(dir)
+        .to_path_buf()
+}
+
+/// Said before a replay: each of the game's bots (`names`) whose program
+/// is not the one league `t` last ran in `dir` (league.json's hashes), so
+/// that the replay may diverge from the record.
+fn warn_changed_programs(dir: &Path, t: &Tournament, names: &[String]) {
     let Some(under) = read_meta(dir).and_then(|m| m.played_under) else {
         return;
     };
     let now = runner::programs_now(t);
-    // A command or setting changed on a resume (noted with when): games
-    // before it were played with the one before.
-    for name in names {
-        let tag = format!("bot `{name}`'s ");
-        for c in under.changes.iter().filter(|c| c.contains(&tag)) {
-            outln!(
-                "the league noted a change of bot `{name}` ({c}): a game played before it was played with the one before; the replay played the league's current one"
-            );
-        }
-    }
     for name in names {
         let (Some(was), Some(files)) = (under.programs.get(name), now.get(name)) else {
             continue;
         };
         let changes = crate::league::folder::program_changes(was, files);
         if !changes.is_empty() {
-            outln!(
-                "bot `{name}`'s program changed since its league last ran: {}; the replay played the new one",
+            eprintln!(
+                "warning: bot `{name}`'s program changed since its league last ran: {}; the replay plays the new one, and may diverge from the record",
                 changes.join(", ")
+            );
+        }
+    }
+}
+
+/// Said where a replay differs: each change of the game's bots (`names`)
+/// that league.json in `dir` notes (a command or setting changed on a
+/// resume, with when): a game played before it was played with the one
+/// before.
+fn say_noted_changes(dir: &Path, names: &[String]) {
+    let Some(under) = read_meta(dir).and_then(|m| m.played_under) else {
+        return;
+    };
+    for name in names {
+        let tag = format!("bot `{name}`'s ");
+        for c in under.changes.iter().filter(|c| c.contains(&tag)) {
+            outln!(
+                "the league noted a change of bot `{name}` ({c}): a game played before it was played with the one before; the replay played the league's current one"
             );
         }
     }
