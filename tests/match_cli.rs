@@ -10,15 +10,13 @@ use common::{arena, text};
 const GREEDY: &str = env!("CARGO_BIN_EXE_greedy-bot");
 const RANDOM: &str = env!("CARGO_BIN_EXE_random-bot");
 
-/// A match has no tournament file: `arena replay` takes its results folder
-/// and makes the league again from the command recorded there.
-#[test]
-fn a_matchs_game_is_replayed_from_its_results_folder() {
-    let dir = tempfile::tempdir().unwrap();
+/// `arena match A B --games 2 --variants kisolo --quiet --no-report`
+/// (one seat-swap group) in `dir`.
+fn two_kisolo_games(dir: &std::path::Path, a: &str, b: &str) -> std::process::Output {
     let args = [
         "match",
-        GREEDY,
-        RANDOM,
+        a,
+        b,
         "--games",
         "2",
         "--variants",
@@ -26,7 +24,15 @@ fn a_matchs_game_is_replayed_from_its_results_folder() {
         "--quiet",
         "--no-report",
     ];
-    let o = arena(dir.path(), &args);
+    arena(dir, &args)
+}
+
+/// A match has no tournament file: `arena replay` takes its results folder
+/// and makes the league again from the command recorded there.
+#[test]
+fn a_matchs_game_is_replayed_from_its_results_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = two_kisolo_games(dir.path(), GREEDY, RANDOM);
     assert!(o.status.success(), "{}", text(&o));
     let folder = "results/match-greedy-rust-vs-random-rust";
     // Named as the README names it, without a `./`.
@@ -69,18 +75,7 @@ for line in sys.stdin:
 "#,
     )
     .unwrap();
-    let args = [
-        "match",
-        "python3 bot.py",
-        "random",
-        "--games",
-        "2",
-        "--variants",
-        "kisolo",
-        "--quiet",
-        "--no-report",
-    ];
-    let o = arena(dir.path(), &args);
+    let o = two_kisolo_games(dir.path(), "python3 bot.py", "random");
     let out = text(&o);
     assert!(o.status.success(), "{out}");
     assert!(out.contains("results/match-random-2-vs-random:"), "{out}");
@@ -112,20 +107,7 @@ for line in sys.stdin:
     std::fs::write(dir.path().join("a/bot.py"), bot("0")).unwrap();
     std::fs::write(dir.path().join("b/bot.py"), bot("-1")).unwrap();
     let play = |cmd: &str| {
-        let o = arena(
-            dir.path(),
-            &[
-                "match",
-                cmd,
-                "random",
-                "--games",
-                "2",
-                "--variants",
-                "kisolo",
-                "--quiet",
-                "--no-report",
-            ],
-        );
+        let o = two_kisolo_games(dir.path(), cmd, "random");
         assert!(o.status.success(), "{}", text(&o));
         text(&o)
     };

@@ -506,6 +506,18 @@ fn play_refuses_a_record_it_cannot_write_before_the_game() {
     );
 }
 
+/// What `arena play --game GAME --timeout-ms 1500` of `bot` against the
+/// built-in random player said (with `--sandbox S` where given), run in
+/// `dir`: a misbehaving bot's timeout told.
+fn timed_out_against_random(dir: &Path, game: &str, sandbox: Option<&str>, bot: &str) -> String {
+    let mut args = vec!["play", "--game", game, "--timeout-ms", "1500"];
+    if let Some(s) = sandbox {
+        args.extend(["--sandbox", s]);
+    }
+    args.extend(["--", bot, "random"]);
+    text(&arena(dir, &args))
+}
+
 /// A bot that stops itself (SIGSTOP: without the sandbox; or in it under
 /// a wrapper, as it is not its namespace's first process then, which no
 /// signal of its own stops) is told so when its time runs out: it was not
@@ -513,7 +525,7 @@ fn play_refuses_a_record_it_cannot_write_before_the_game() {
 #[test]
 fn a_bot_that_stops_itself_is_told_so() {
     let dir = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
+    let script = common::misbehave_py();
     let bot = format!("python3 {} stop_self", script.display());
     // In the sandbox, under a wrapper (a shell, as npm or a launcher): the
     // bot is not the process the referee started, and is told all the
@@ -521,22 +533,7 @@ fn a_bot_that_stops_itself_is_told_so() {
     std::fs::copy(&script, dir.path().join("misbehave.py")).unwrap();
     let wrapped = "sh -c 'python3 misbehave.py stop_self; true'";
     for (sandbox, bot) in [("off", bot.as_str()), ("on", wrapped)] {
-        let o = arena(
-            dir.path(),
-            &[
-                "play",
-                "--game",
-                "filo",
-                "--timeout-ms",
-                "1500",
-                "--sandbox",
-                sandbox,
-                "--",
-                bot,
-                "random",
-            ],
-        );
-        let said = text(&o);
+        let said = timed_out_against_random(dir.path(), "filo", Some(sandbox), bot);
         assert!(
             said.contains("seat 0 forfeits: timeout")
                 && said.contains("its process was stopped (it stopped itself")
@@ -552,25 +549,9 @@ fn a_bot_that_stops_itself_is_told_so() {
 #[test]
 fn a_bot_that_does_not_flush_its_reply_is_told_to() {
     let dir = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
-    let bot = format!("python3 {} no_flush", script.display());
+    let bot = format!("python3 {} no_flush", common::misbehave_py().display());
     for sandbox in ["off", "on"] {
-        let o = arena(
-            dir.path(),
-            &[
-                "play",
-                "--game",
-                "kisolo",
-                "--timeout-ms",
-                "1500",
-                "--sandbox",
-                sandbox,
-                "--",
-                &bot,
-                "random",
-            ],
-        );
-        let said = text(&o);
+        let said = timed_out_against_random(dir.path(), "kisolo", Some(sandbox), &bot);
         assert!(
             said.contains("seat 0 forfeits: timeout")
                 && said.contains("was asleep, not thinking: waiting for its next line with its reply not flushed")
@@ -586,22 +567,11 @@ fn a_bot_that_does_not_flush_its_reply_is_told_to() {
 #[test]
 fn a_bot_that_replies_on_stderr_is_told_where_replies_go() {
     let dir = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/broken/misbehave.py");
-    let bot = format!("python3 {} reply_on_stderr", script.display());
-    let o = arena(
-        dir.path(),
-        &[
-            "play",
-            "--game",
-            "kisolo",
-            "--timeout-ms",
-            "1500",
-            "--",
-            &bot,
-            "random",
-        ],
+    let bot = format!(
+        "python3 {} reply_on_stderr",
+        common::misbehave_py().display()
     );
-    let said = text(&o);
+    let said = timed_out_against_random(dir.path(), "kisolo", None, &bot);
     assert!(
         said.contains("seat 0 forfeits: timeout")
             && said.contains("if its reply is among what it wrote on stderr, it belongs on stdout"),
