@@ -46,7 +46,8 @@ fn run_under(limit: &str, file: &Path) -> Output {
 
 /// A hard file size limit below the bots' 64 MiB (a cluster's `ulimit
 /// -f`) was taken for a machine without user namespaces: every bot
-/// failed to start. The bots get the shell's limit, and the league plays.
+/// failed to start. The bots get the shell's limit, a warning says so,
+/// and the league plays.
 #[test]
 fn a_hard_file_size_limit_below_the_bots_lets_them_start() {
     let dir = tempfile::tempdir().unwrap();
@@ -55,6 +56,10 @@ fn a_hard_file_size_limit_below_the_bots_lets_them_start() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(!stderr.contains("user namespace"), "{stderr}");
+    // Said once, in the console's words, not as a log's line.
+    let said = "warning: this shell's hard limit on file size (`ulimit -f`) is 58.6 MiB";
+    assert_eq!(stderr.matches(said).count(), 1, "{stderr}");
+    assert!(!stderr.contains("WARN"), "{stderr}");
     let csv = dir.path().join("out/games.csv");
     assert_eq!(data_lines(&csv), 2);
     let text = std::fs::read_to_string(&csv).unwrap();

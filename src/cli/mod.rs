@@ -193,7 +193,10 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    if let Err(e) = init_tracing(log_file.as_deref()) {
+    // A service's log keeps its times; a command's console reads as its
+    // other lines do.
+    let plain = !matches!(cli.command, Command::Serve(_) | Command::Worker(_));
+    if let Err(e) = init_tracing(log_file.as_deref(), plain) {
         errln!("error: {}", output::error_message(&e));
         return ExitCode::from(2);
     }
@@ -287,7 +290,7 @@ where
 /// Warnings (or what `ARENA_LOG` asks, e.g. `ARENA_LOG=info`) on stderr;
 /// with `log_file` (`arena run --log FILE`), the league's own log there
 /// too, at `info` (or `ARENA_LOG`'s level), appended.
-fn init_tracing(log_file: Option<&std::path::Path>) -> anyhow::Result<()> {
+fn init_tracing(log_file: Option<&std::path::Path>, plain: bool) -> anyhow::Result<()> {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     use tracing_subscriber::{fmt, EnvFilter, Layer};
@@ -299,10 +302,10 @@ fn init_tracing(log_file: Option<&std::path::Path>) -> anyhow::Result<()> {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
     // The console's words (`warning: ...`) unless ARENA_LOG asks for a
-    // log's lines (time, level, module).
-    let stderr = match std::env::var_os("ARENA_LOG") {
-        Some(_) => stderr.boxed(),
-        None => stderr.event_format(Plain).boxed(),
+    // log's lines (time, level, module), as `serve` and `worker` write.
+    let stderr = match plain && std::env::var_os("ARENA_LOG").is_none() {
+        false => stderr.boxed(),
+        true => stderr.event_format(Plain).boxed(),
     }
     .with_filter(tracing_subscriber::filter::filter_fn(|m| {
         m.target() != crate::league::runner::LOG_FILE_ONLY
