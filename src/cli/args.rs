@@ -304,9 +304,11 @@ pub(crate) fn games_csv_of(p: &std::path::Path) -> anyhow::Result<std::path::Pat
         }
         return Ok(p.to_path_buf());
     }
-    let csv = crate::league::folder::Layout::new(p).games_csv();
+    use crate::league::folder::Layout;
+    let csv = Layout::new(p).games_csv();
     if !csv.is_file() {
-        if !shards_in(p).is_empty() {
+        let in_shard = |d: &std::path::PathBuf| Layout::new(d).games_csv().is_file();
+        if crate::league::folder::shard_dirs(p).iter().any(in_shard) {
             anyhow::bail!(
                 "{} is the folder of a sharded league: give the games.csv of each shard ({}/shard-*/games.csv)",
                 p.display(),
@@ -321,13 +323,21 @@ pub(crate) fn games_csv_of(p: &std::path::Path) -> anyhow::Result<std::path::Pat
     Ok(csv)
 }
 
-/// The games.csv of each shard folder in `dir` that has one.
-fn shards_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    crate::league::folder::shard_dirs(dir)
+/// The games.csv of each shard folder in `dir` that has one, gathered as
+/// every command gathers a sharded league's shards
+/// ([`crate::league::folder::league_shards`]: refused when they are not one
+/// league's); a folder named near a shard's is noted on stderr, left out.
+fn shards_in(dir: &std::path::Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    let gathered = crate::league::folder::league_shards(dir)?;
+    for note in &gathered.notes {
+        eprintln!("note: {note}");
+    }
+    Ok(gathered
+        .dirs
         .into_iter()
         .map(|d| crate::league::folder::Layout::new(d).games_csv())
         .filter(|csv| csv.is_file())
-        .collect()
+        .collect())
 }
 
 /// The games.csv files a user named with `p`: as [`games_csv_of`], and a
@@ -335,7 +345,7 @@ fn shards_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 /// folders) as the games.csv of each shard.
 pub(crate) fn games_csvs_of(p: &std::path::Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
     let shards = match p.is_dir() && !crate::league::folder::Layout::new(p).games_csv().is_file() {
-        true => shards_in(p),
+        true => shards_in(p)?,
         false => Vec::new(),
     };
     match shards.is_empty() {

@@ -78,14 +78,17 @@ fn folders_of(paths: &[PathBuf], out_given: bool) -> anyhow::Result<(Vec<PathBuf
         if Layout::new(one).games_csv().is_file() {
             return Ok((vec![one.clone()], one.clone()));
         }
-        // A folder of shards.
-        let mut shards: Vec<PathBuf> = std::fs::read_dir(one)
-            .with_context(|| format!("reading {}", one.display()))?
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_dir() && Layout::new(p).games_csv().is_file())
+        // A folder of shards, gathered as every command gathers them.
+        std::fs::read_dir(one).with_context(|| format!("reading {}", one.display()))?;
+        let gathered = crate::league::folder::league_shards(one)?;
+        for note in &gathered.notes {
+            eprintln!("note: {note}");
+        }
+        let shards: Vec<PathBuf> = gathered
+            .dirs
+            .into_iter()
+            .filter(|p| Layout::new(p).games_csv().is_file())
             .collect();
-        shards.sort();
         if shards.is_empty() {
             bail!(
                 "{}: no games.csv here, nor in a shard folder inside it (is it a league's results folder? has the league played a game yet?)",
@@ -106,7 +109,7 @@ fn folders_of(paths: &[PathBuf], out_given: bool) -> anyhow::Result<(Vec<PathBuf
             continue;
         };
         match &league_of {
-            Some((first, m)) if m.fingerprint != meta.fingerprint => bail!(
+            Some((first, m)) if !crate::league::folder::one_league(m, &meta) => bail!(
                 "{} and {} are results of different leagues (`{}` and `{}`): a report is of one league; give its folder, or the folders of its shards",
                 first.display(),
                 p.display(),

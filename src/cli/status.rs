@@ -45,6 +45,14 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
         .shards
         .iter()
         .find_map(|s| crate::league::folder::read_meta(&s.dir));
+    // A sharded league's folder: what is named near a shard is left out,
+    // as every command that reads its shards leaves it out.
+    if meta.as_ref().is_some_and(|m| m.shard.is_some()) {
+        let notes = crate::league::folder::league_shards(&st.dir).map(|g| g.notes);
+        for note in notes.unwrap_or_default() {
+            eprintln!("note: {note}");
+        }
+    }
     // A league that stops on an SPRT: its verdict, from its own settings
     // (none while a row does not read: the status names the row).
     let sprt = match (st.shards.as_slice(), &meta) {

@@ -120,6 +120,9 @@ pub enum StatusError {
     MixedSplits { dir: PathBuf, counts: String },
     #[error("{path}: unreadable ({why}): which league its folder holds cannot be told")]
     Unreadable { path: PathBuf, why: String },
+    /// Shard folders of different leagues side by side.
+    #[error(transparent)]
+    Mixed(#[from] folder::StoreError),
 }
 
 fn ser_time<S: serde::Serializer>(t: &Option<SystemTime>, s: S) -> Result<S::Ok, S::Error> {
@@ -188,6 +191,11 @@ pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
             })
         }
     };
+    let pairs: Vec<(PathBuf, LeagueMeta)> = found
+        .iter()
+        .map(|(p, m, _)| (p.clone(), m.clone()))
+        .collect();
+    folder::check_one_league(&pairs)?;
     let name = found[0].1.name.clone();
     let shards = (1..=n)
         .map(|k| {

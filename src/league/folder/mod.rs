@@ -46,7 +46,10 @@ pub use meta::{read_meta, LeagueMeta, NotedFormat, PlayedUnder, RoundsChange};
 use records::{Frame, RecordAt};
 use rows::{append_to, header_of, record_problem, Header, RowAppender};
 pub use rows::{repair_torn_tail, scan_rows, write_atomically, Expected, Rejected};
-pub use shards::{check_siblings, shard_dirs, shard_folders, sibling_shards};
+pub use shards::{
+    check_one_league, check_siblings, league_shards, one_league, shard_dirs, shard_folders,
+    sibling_shards, Gathered,
+};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::File;
 use std::path::Path;
