@@ -510,6 +510,30 @@ impl Games {
     }
 }
 
+/// A warning when shard `s` of `t` (which holds `games`) is one of more
+/// shards than the league has seat-swap groups: each group goes whole to
+/// one shard, so some get none (a job array may mean that; a typo too).
+fn too_many_shards(t: &Tournament, s: Shard, games: usize) -> Option<String> {
+    let groups = match SwissPlan::of(t) {
+        Some(_) => return None,
+        None => Schedule::new(t, None).group_count(),
+    };
+    let here = match games {
+        0 => "this shard holds no game: nothing to play here",
+        _ => "this one holds some",
+    };
+    (s.count > groups || games == 0).then(|| {
+        format!(
+            "--shard {}/{}: the league's {} games come in {groups} seat-swap groups, each dealt whole to one shard, so only {} of {} shards hold games; {here}. A shard count of at most {groups} splits them all",
+            s.index,
+            s.count,
+            total_games(t, None),
+            groups.min(s.count),
+            s.count
+        )
+    })
+}
+
 /// Games in league `t` (or its shard): what `arena run` counts.
 pub fn total_games(t: &Tournament, shard: Option<Shard>) -> usize {
     match SwissPlan::of(t) {
@@ -524,16 +548,8 @@ fn run_logged(
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<Summary, LeagueError> {
     let games = Games::of(t, opts.shard)?;
-    if let Some(s) = opts.shard.filter(|_| games.len() == 0) {
-        // Whole seat-swap groups go to a shard: with more shards than
-        // groups, some get none (a job array may mean that; a typo too).
-        on_event(&Event::Warning(format!(
-            "--shard {}/{}: this shard holds no game (the league's {} games come in fewer seat-swap groups than {} shards): nothing to play here",
-            s.index,
-            s.count,
-            total_games(t, None),
-            s.count
-        )));
+    if let Some(w) = opts.shard.and_then(|s| too_many_shards(t, s, games.len())) {
+        on_event(&Event::Warning(w));
     }
     let dir = output_dir(t, opts.shard);
     let mut meta = league_meta(t, &games, &dir, opts.shard);

@@ -224,9 +224,15 @@ impl Schedule {
         self.len == 0
     }
 
+    /// Seat-swap groups in the whole schedule (every shard's): a shard is
+    /// dealt whole groups, so at most this many shards hold games.
+    pub fn group_count(&self) -> usize {
+        self.slots.len() * self.rounds as usize
+    }
+
     /// The indices of the groups in the schedule (or the shard), in order.
     fn groups(&self) -> impl Iterator<Item = usize> {
-        let total = self.slots.len() * self.rounds as usize;
+        let total = self.group_count();
         let (start, step) = match self.shard {
             Some(s) => (s.index - 1, s.count),
             None => (0, 1),
