@@ -590,9 +590,17 @@ pub(super) fn results_inputs(
 /// different leagues (another name, or another schedule) is no
 /// conflict of one league's records but two leagues' ids colliding.
 pub(super) fn merged_error(e: crate::report::tables::TablesError) -> anyhow::Error {
-    let crate::report::tables::TablesError::Conflict { files: [a, b], .. } = &e else {
+    let crate::report::tables::TablesError::Conflict {
+        files: [a, b],
+        game_id,
+        ..
+    } = &e
+    else {
         return e.into();
     };
+    if let Some(note) = timings_only(a, b, game_id) {
+        return anyhow::anyhow!("{e}: {note}");
+    }
     let (Some(x), Some(y)) = (meta_beside(a), meta_beside(b)) else {
         return e.into();
     };
@@ -610,6 +618,37 @@ pub(super) fn merged_error(e: crate::report::tables::TablesError) -> anyhow::Err
     anyhow::anyhow!(
         "{e}; the two files are of different leagues ({names}, by their league.json), whose game ids collide: read them apart, or give one league's game ids a prefix of their own"
     )
+}
+
+/// When the rows of `game_id` in files `a` and `b` differ only in when and
+/// how long the game took (`started_at`, `duration_ms`, `time*_ms`) and
+/// where its record is (`record_*`): the same game played twice, as the
+/// same shard on two machines; said so, with what to do.
+fn timings_only(a: &std::path::Path, b: &std::path::Path, game_id: &str) -> Option<String> {
+    use crate::league::folder::records::find_row;
+    let untimed = |p: &std::path::Path| {
+        find_row(p, game_id)
+            .ok()
+            .flatten()
+            .map(|r| crate::results::GameRow {
+                started_at: String::new(),
+                duration_ms: 0,
+                time0_ms: None,
+                time1_ms: None,
+                time2_ms: None,
+                record_file: String::new(),
+                record_offset: None,
+                record_length: None,
+                ..r
+            })
+    };
+    (untimed(a)? == untimed(b)?).then(|| {
+        format!(
+            "its results agree and only the timings differ (started_at, duration_ms, time*_ms, record_*): the same games played twice (the same shard on two machines?). Keep one copy of them: give one of {} and {}",
+            a.display(),
+            b.display()
+        )
+    })
 }
 
 /// The shards of each league that the files leave out: for every file

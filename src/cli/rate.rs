@@ -301,6 +301,9 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
     if let Some(note) = unfinished(&args.files, seen) {
         eprintln!("{note}");
     }
+    for note in records_lacking(&args.files) {
+        eprintln!("{note}");
+    }
     eprintln!("{kept} games rated{dups}; {wrote}");
     Ok(ExitCode::SUCCESS)
 }
@@ -320,6 +323,41 @@ fn crowded_note((n, first): (u64, Option<&str>)) -> Option<String> {
         if n > 1 { ", ..." } else { "" },
         if n > 1 { "are" } else { "is" }
     ))
+}
+
+/// A note for each file that is a league's games.csv (beside its
+/// league.json) with rows whose record is missing or cut short (its log
+/// shorter than the row's place says; file sizes only, as `arena status`
+/// checks them): the games are rated from their rows, but a resume
+/// refuses those rows until `--repair` sets them aside.
+fn records_lacking(files: &[PathBuf]) -> Vec<String> {
+    use crate::league::folder::{Layout, RecordCheck};
+    let mut notes = Vec::new();
+    for f in files {
+        if super::args::meta_beside(f).is_none() {
+            continue;
+        }
+        let folder = super::args::folder_of(f);
+        let mut check = RecordCheck::new(&Layout::new(folder));
+        let Ok(mut rows) = crate::results::csvio::RowReader::open(f) else {
+            continue;
+        };
+        let (mut lacking, mut first) = (0usize, None);
+        while let Ok(Some((_, row))) = rows.next_row() {
+            if let Some(why) = check.place(row) {
+                lacking += 1;
+                first.get_or_insert_with(|| format!("{}: {why}", row.game_id));
+            }
+        }
+        if let Some(first) = first {
+            notes.push(format!(
+                "note: {lacking} rows of {} point at records that are missing or cut short (the first: {first}); their games are rated from their rows. `arena status {}` names them, and a run with --repair sets them aside to play them again",
+                f.display(),
+                folder.display()
+            ));
+        }
+    }
+    notes
 }
 
 /// A note when the files are leagues' games.csv (each beside its
