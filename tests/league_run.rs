@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::league::{arena, data_lines, run, run_ok, wait_for_rows};
-use common::{misbehave_py, processes_with, record_text};
+use common::{copy_dir, misbehave_py, processes_with, record_text};
 use mancala_arena::league::config::Tournament;
 use mancala_arena::league::schedule;
 use mancala_arena::results::{csvio, GameRow};
@@ -1162,24 +1162,119 @@ fn status_counts_a_game_written_twice_as_a_game_to_play_again_and_says_how() {
     );
 }
 
+/// `status`, `rate` and `report` of a sharded league's folder read the
+/// same shards: exactly its `shard-K-of-N` folders (a backup copy beside
+/// them is noted, left out), refused when one is of another league (its
+/// `league` id); shards in different folders make one report.
+#[test]
+fn commands_read_a_leagues_shards_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    run_ok(&file, &["--shard", "1/2"]);
+    run_ok(&file, &["--shard", "2/2"]);
+    let out = dir.path().join("out");
+    let cmd = |args: &[&Path]| {
+        let o = arena().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        (o.status.success(), err)
+    };
+    let report = |dir: &Path| dir.join("report");
+    // Shards in two folders: one report, as rate takes them.
+    let away = dir.path().join("away");
+    std::fs::create_dir(&away).unwrap();
+    copy_dir(&out.join("shard-2-of-2"), &away.join("shard-2-of-2"));
+    let (ok, err) = cmd(&[
+        "report".as_ref(),
+        &out.join("shard-1-of-2"),
+        &away.join("shard-2-of-2"),
+        "-o".as_ref(),
+        &report(&away),
+    ]);
+    assert!(ok, "{err}");
+    // A backup copy of a shard: noted, not read.
+    copy_dir(&out.join("shard-1-of-2"), &out.join("shard-1-of-2.bak"));
+    for c in ["status", "rate", "report"] {
+        let (ok, err) = cmd(&[c.as_ref(), &out]);
+        assert!(ok, "{c}: {err}");
+        assert!(
+            err.contains("shard-1-of-2.bak is not read as a shard") && !err.contains("duplicate"),
+            "{c}: {err}"
+        );
+    }
+    // The same shard's games twice, as played on two machines (only the
+    // timings differ): said so, not as results that disagree.
+    let mut again = rows(&out.join("shard-1-of-2/games.csv"));
+    again[0].duration_ms += 1;
+    again[0].time0_ms = Some(1.5);
+    let twice = dir.path().join("twice.csv");
+    let mut w = csv::Writer::from_path(&twice).unwrap();
+    again.iter().for_each(|r| w.serialize(r).unwrap());
+    w.flush().unwrap();
+    let shard1 = out.join("shard-1-of-2/games.csv");
+    let (ok, err) = cmd(&["rate".as_ref(), &shard1, &twice, "--partial".as_ref()]);
+    assert!(
+        !ok && err.contains("its results agree and only the timings differ"),
+        "{err}"
+    );
+    // A record log cut short: rate says so (status names the rows).
+    let log = out.join("shard-1-of-2/games/records-0000.jsonl.zst");
+    let len = std::fs::metadata(&log).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&log)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
+    let (ok, err) = cmd(&["rate".as_ref(), &out]);
+    assert!(
+        ok && err.contains("point at records that are missing or cut short")
+            && err.contains("--repair"),
+        "{err}"
+    );
+    // A shard of another league (its own `league` id) copied in.
+    let json = out.join("shard-2-of-2/league.json");
+    let mut meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    meta["league"] = serde_json::json!("0123456789abcdef");
+    std::fs::write(&json, meta.to_string()).unwrap();
+    for c in ["status", "rate", "report"] {
+        let (ok, err) = cmd(&[c.as_ref(), &out]);
+        assert!(
+            !ok && err.contains("are not shards of one league")
+                && err.contains("shard-1-of-2 (shard 1/2")
+                && err.contains("another tournament file"),
+            "{c}: {err}"
+        );
+    }
+}
+
 /// A shard that holds no game (more shards than seat-swap groups) says
 /// so, rather than ending as a league of 0 games without a word.
 #[test]
 fn a_shard_with_no_game_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let file = write_tournament(dir.path(), 1, "");
-    let o = arena()
-        .arg("run")
-        .arg(&file)
-        .args(["--shard", "999/1000", "--no-report"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
-    assert!(
-        err.contains("--shard 999/1000: this shard holds no game"),
-        "{err}"
-    );
+    // The one that holds none, and one that holds games, of more shards
+    // than the league's 16 groups (5 variants of 3 pairs, and tricala3's).
+    for (shard, here) in [
+        ("999/1000", "this shard holds no game: nothing to play here"),
+        ("1/1000", "this one holds some"),
+    ] {
+        let o = arena()
+            .arg("run")
+            .arg(&file)
+            .args(["--shard", shard, "--no-report"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{err}");
+        assert!(
+            err.contains(&format!("--shard {shard}: the league's "))
+                && err.contains(" in 16 seat-swap groups, each dealt whole to one shard, so only 16 of 1000 shards hold games")
+                && err.contains(here),
+            "{err}"
+        );
+    }
 }
 
 #[test]

@@ -20,6 +20,7 @@
 
 use crate::common;
 
+use common::copy_dir;
 use common::dom::{self, at, attrs, between, drawn};
 use common::league::arena;
 
@@ -640,19 +641,6 @@ fn record_text(dir: &Path, row: &GameRow) -> String {
         .unwrap()
         .read_text()
         .unwrap()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let p = e.path();
-        let t = to.join(e.file_name());
-        if p.is_dir() {
-            copy_dir(&p, &t);
-        } else {
-            std::fs::copy(&p, &t).unwrap();
-        }
-    }
 }
 
 /// A league of 1,000 bots (issue 34): each plays its four neighbours on a

@@ -351,3 +351,18 @@ pub fn names_in(dir: &std::path::Path, keep: impl Fn(&str) -> bool) -> Vec<Strin
         .filter(|n| keep(n))
         .collect()
 }
+
+/// Copies folder `from` to `to`, with every folder inside it.
+#[allow(dead_code)]
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        let t = to.join(e.file_name());
+        if p.is_dir() {
+            copy_dir(&p, &t);
+        } else {
+            std::fs::copy(&p, &t).unwrap();
+        }
+    }
+}
