@@ -195,15 +195,21 @@ fn sprt_of(dir: &Path) -> anyhow::Result<(Option<String>, bool)> {
     Ok(verdict.map_or((None, false), |v| (Some(v.line), v.decided)))
 }
 
-/// The Swiss's standings and rounds or the knockout's bracket that a
-/// league of that format wrote in `dir`, for the report: (title, text).
+/// The Swiss's standings and rounds or the knockout's bracket of the
+/// league in `dir`, for the report: (title, text). Worked out from its
+/// league.json and games.csv as `arena status` does (not read from the
+/// swiss.txt or knockout.txt its run's end writes: a running, killed or
+/// edited league has none, or a stale one).
 fn format_of(dir: &Path) -> Option<(String, String)> {
-    [("knockout.txt", "Bracket"), ("swiss.txt", "Swiss")]
-        .into_iter()
-        .find_map(|(file, title)| {
-            let text = std::fs::read_to_string(dir.join(file)).ok()?;
-            Some((title.to_string(), text))
-        })
+    use crate::league::swiss_games::report;
+    let meta = read_meta(dir).filter(|m| m.shard.is_none())?;
+    let (plan, state, _) = crate::league::status::replayed(dir, &meta)?;
+    let title = if plan.is_knockout() {
+        "Bracket"
+    } else {
+        "Swiss"
+    };
+    Some((title.to_string(), report(&plan, &state)))
 }
 
 pub(super) fn sources(folders: &[PathBuf]) -> Vec<Source> {
@@ -433,10 +439,9 @@ impl Live {
         match write(dir, &self.title, self.total, false) {
             Ok(p) => Some(p),
             Err(e) => {
-                eprintln!(
-                    "warning: the league's report was not written: {}",
-                    super::output::error_message(&e)
-                );
+                if let Some(warning) = not_written(&e) {
+                    eprintln!("warning: {warning}");
+                }
                 None
             }
         }
@@ -466,6 +471,22 @@ impl Live {
             );
         }
     }
+}
+
+/// The warning of a report that could not be written at a league's end:
+/// none when the league has no games yet (it stopped before its first,
+/// and nothing was lost).
+fn not_written(e: &anyhow::Error) -> Option<String> {
+    use crate::report::html::HtmlError;
+    let no_games = e
+        .chain()
+        .any(|c| matches!(c.downcast_ref::<HtmlError>(), Some(HtmlError::NoGames(_))));
+    (!no_games).then(|| {
+        format!(
+            "the league's report was not written: {}",
+            super::output::error_message(e)
+        )
+    })
 }
 
 fn write(dir: &Path, title: &str, total: Option<usize>, live: bool) -> anyhow::Result<PathBuf> {
@@ -533,6 +554,21 @@ mod tests {
             html.contains("Records that could not be shown (1)"),
             "{html}"
         );
+
+        // A league with no games yet: no warning (the stop said why).
+        let empty = tmp.path().join("empty");
+        std::fs::create_dir_all(&empty).unwrap();
+        let mut w = csv::Writer::from_writer(Vec::new());
+        if let Event::Finished { row, .. } = finished("g0") {
+            w.serialize(*row).unwrap();
+        }
+        let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        let header = text.lines().next().unwrap();
+        std::fs::write(empty.join("games.csv"), format!("{header}\n")).unwrap();
+        let e = write(&empty, "t", Some(2), false).expect_err("no games");
+        assert_eq!(not_written(&e), None, "{e:#}");
+        let e = anyhow::Error::from(std::io::Error::other("disk full"));
+        assert!(not_written(&e).is_some_and(|w| w.contains("disk full")));
 
         let mut off = Live::new(None, "t");
         off.on_event(&finished("g3"));

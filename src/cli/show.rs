@@ -8,7 +8,7 @@ use crate::engine::Game;
 use crate::referee::record;
 use anyhow::Context;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -40,7 +40,14 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
     let args = ShowArgs { results, ..args };
     // The game's row says where its record is (a record log and an
     // offset, or a file of its own in folders of older versions).
-    let (at, text) = super::args::game_record(&args.results, &args.game_id)?;
+    let (at, text) =
+        super::args::game_record(&args.results, &args.game_id).map_err(|e| match not_in_shards(
+            &args.results,
+            &args.game_id,
+        ) {
+            Some(why) => anyhow::anyhow!(why),
+            None => e,
+        })?;
     let path = at.path();
     if args.json {
         super::output::emit(&text, "the game")?;
@@ -121,4 +128,53 @@ pub fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
     }
     super::output::emit(&out, "the game")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Why game `id` is not in the sharded league whose folder `dir` holds
+/// its shards (and no games.csv of its own): not played yet, if its
+/// schedule has it (which shard's), else no such game. `None` for a
+/// folder that is not a sharded league's.
+fn not_in_shards(dir: &Path, id: &str) -> Option<String> {
+    use crate::league::folder::{read_meta, shard_dirs, Layout};
+    use crate::league::schedule::Shard;
+    if Layout::new(dir).games_csv().exists() {
+        return None;
+    }
+    let shards = shard_dirs(dir);
+    let meta = shards.iter().find_map(|s| read_meta(s))?;
+    let names: Vec<String> = shards
+        .iter()
+        .filter_map(|s| Some(s.file_name()?.to_string_lossy().into_owned()))
+        .collect();
+    let schedule = crate::league::status::noted_schedule(&meta, None);
+    let game = schedule.as_ref().and_then(|s| s.find(id));
+    let count = meta
+        .shard
+        .as_deref()
+        .and_then(|s| s.parse::<Shard>().ok())
+        .map(|s| s.count);
+    Some(match (game, count) {
+        (Some(g), Some(count)) => {
+            let shard = (1..=count)
+                .map(|index| Shard { index, count })
+                .find(|s| s.contains(&g))
+                .map_or(String::new(), |s| format!(" (shard {}/{count})", s.index));
+            format!(
+                "{}: game `{id}` of league `{}` is in its schedule{shard} but not played yet: no row of it in the games.csv of {}",
+                dir.display(),
+                meta.name,
+                names.join(", ")
+            )
+        }
+        _ => format!(
+            "{}: no game `{id}` in league `{}`: none of its shards ({}) has a row of that game_id in its games.csv{}",
+            dir.display(),
+            meta.name,
+            names.join(", "),
+            match schedule {
+                Some(_) => ", nor its schedule such a game",
+                None => "",
+            }
+        ),
+    })
 }

@@ -224,9 +224,7 @@ pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
 /// Where the Swiss or knockout in `dir` stands, from its league.json and
 /// games.csv; `None` for a round-robin, or settings that do not read.
 fn format_state(dir: &Path, meta: &LeagueMeta) -> Option<Progress> {
-    let plan = plan_of(meta)?;
-    let rows = csvio::read_rows(&Layout::new(dir).games_csv()).unwrap_or_default();
-    let state = SwissState::replay(&plan, &rows);
+    let (plan, state, rows) = replayed(dir, meta)?;
     let mut p = progress(&plan, &state);
     let mut waiting = rows
         .iter()
@@ -238,6 +236,20 @@ fn format_state(dir: &Path, meta: &LeagueMeta) -> Option<Progress> {
         });
     }
     Some(p)
+}
+
+/// The Swiss or knockout in `dir` (`meta` its league.json) replayed from
+/// its games.csv: its plan, its state and the rows (`arena status`, and
+/// the report's Swiss or Bracket section); `None` for a round-robin, or
+/// settings that do not read.
+pub(crate) fn replayed(
+    dir: &Path,
+    meta: &LeagueMeta,
+) -> Option<(SwissPlan, SwissState, Vec<crate::results::GameRow>)> {
+    let plan = plan_of(meta)?;
+    let rows = csvio::read_rows(&Layout::new(dir).games_csv()).unwrap_or_default();
+    let state = SwissState::replay(&plan, &rows);
+    Some((plan, state, rows))
 }
 
 /// The Swiss plan of the league league.json `meta` notes (`format`,
@@ -299,6 +311,16 @@ fn noted_variants(meta: &LeagueMeta) -> Option<Vec<(String, usize)>> {
 /// own, holds. `None` when they do not read, or do not give `meta`'s own
 /// shard its games.
 fn shard_games(meta: &LeagueMeta, k: usize) -> Option<usize> {
+    let (own, count) = shard_of(meta)?;
+    let games = |index| noted_schedule(meta, Some(Shard { index, count })).map(|s| s.len());
+    (games(own)? == meta.games).then(|| games(k)).flatten()
+}
+
+/// The schedule (of `shard`, or the whole league's) of the round-robin
+/// that `meta`, a league.json, notes (its bots, and its schedule's
+/// `rounds`, `variants`, `gauntlet` and `seed`), as `arena run` made it;
+/// `None` for a Swiss or a knockout, or settings that do not read.
+pub(crate) fn noted_schedule(meta: &LeagueMeta, shard: Option<Shard>) -> Option<Schedule> {
     if meta.noted_format()? != NotedFormat::RoundRobin {
         return None;
     }
@@ -313,11 +335,13 @@ fn shard_games(meta: &LeagueMeta, k: usize) -> Option<usize> {
         variants: &variants,
         gauntlet,
         rounds,
-        seed: 0,
+        seed: meta
+            .schedule
+            .get("seed")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0),
     };
-    let (own, count) = shard_of(meta)?;
-    let games = |index| Schedule::of_parts(&parts, Some(Shard { index, count })).len();
-    (games(own) == meta.games).then(|| games(k))
+    Some(Schedule::of_parts(&parts, shard))
 }
 
 /// A league.json that is there but cannot be read is named, not passed
