@@ -67,6 +67,21 @@ fn pair(a: &str, b: &str) -> (String, String) {
     (a, b)
 }
 
+/// `arena report DIR`'s page.
+fn reported(dir: &Path) -> String {
+    let out = common::league::arena()
+        .arg("report")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(dir.join("report/index.html")).unwrap()
+}
+
 #[test]
 fn a_seeded_knockout_has_its_bracket_and_a_resume_after_sigkill_plays_it_again() {
     let dir = tempfile::tempdir().unwrap();
@@ -125,6 +140,20 @@ fn a_seeded_knockout_has_its_bracket_and_a_resume_after_sigkill_plays_it_again()
         page.contains(&format!("champion: {champion}\n")),
         "the report's bracket is not knockout.txt's"
     );
+    // ... worked out from games.csv, not copied from knockout.txt (which
+    // an edit, or a kill before the run's end, leaves wrong or missing).
+    let other = ["a", "b", "c", "d", "e", "f"]
+        .into_iter()
+        .find(|b| *b != champion)
+        .unwrap();
+    let lie = text.replace(
+        &format!("champion: {champion}"),
+        &format!("champion: {other}"),
+    );
+    std::fs::write(whole.join("knockout.txt"), lie).unwrap();
+    let page = reported(&whole);
+    assert!(page.contains(&format!("champion: {champion}\n")), "{page}");
+    assert!(!page.contains(&format!("champion: {other}\n")), "{page}");
 
     // The same league killed before its last games, then resumed.
     let cut = dir.path().join("cut");
@@ -148,6 +177,14 @@ fn a_seeded_knockout_has_its_bracket_and_a_resume_after_sigkill_plays_it_again()
     );
     let still_in = state["still_in"].as_array().map_or(0, Vec::len);
     assert_eq!(still_in, [6, 4, 2][finished], "{json}");
+    // The report of the killed league has its bracket so far, as status.
+    assert!(!cut.join("knockout.txt").exists());
+    let page = reported(&cut);
+    assert!(page.contains("<h2>Bracket</h2>"), "{page}");
+    assert!(
+        page.contains(&format!("Knockout: {finished} of 3 rounds finished")),
+        "{page}"
+    );
     run_ok(&file, &["--output", cut.to_str().unwrap()]);
     let got = csvio::read_rows(&csv).unwrap();
     assert_eq!(got.len(), 40);
@@ -303,4 +340,41 @@ fn a_knockout_seeded_by_a_first_swiss_stage_plays_the_bracket_of_its_standings()
         std::fs::read_to_string(cut.join("knockout.txt")).unwrap(),
         text
     );
+}
+
+/// A ply cap no game ends within: warned at the start; every game drawn,
+/// so the match goes to the better seed, which knockout.txt, the report
+/// and status say (not a bare "0.50 - 0.50").
+#[test]
+fn a_match_drawn_at_a_low_ply_cap_is_said_to_go_through_on_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let file = dir.path().join("k.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"k\"\nformat = \"knockout\"\nseeds = [\"b\", \"a\"]\nbots = [{{ name = \"a\", command = [\"{bot}\"] }}, {{ name = \"b\", command = [\"{bot}\"] }}]\nvariants = [\"kisolo\"]\ngames_per_pairing = 2\nmax_plies = 3\nconcurrency = 1\noutput = \"out\"\n"
+        ),
+    )
+    .unwrap();
+    let out = run_ok(&file, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: max_plies = 3: hardly any game can end within 3 plies"),
+        "{err}"
+    );
+    let whole = dir.path().join("out");
+    let text = std::fs::read_to_string(whole.join("knockout.txt")).unwrap();
+    assert!(
+        text.contains("round 1: b 0.50 - 0.50 a (b through on seed)\n"),
+        "{text}"
+    );
+    let page = std::fs::read_to_string(whole.join("report/index.html")).unwrap();
+    assert!(page.contains("(b through on seed)"), "{page}");
+    let (said, json) = status(&whole);
+    assert!(
+        said.contains("\nthrough on seed (drawn matches): b over a (round 1)\n"),
+        "{said}"
+    );
+    assert_eq!(json["format_state"]["on_seed"][0], "b over a (round 1)");
 }

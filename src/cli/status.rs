@@ -193,6 +193,12 @@ fn format_line(p: &crate::league::swiss_games::Progress) -> String {
     if let Some(c) = &p.champion {
         line.push_str(&format!("; champion: {c}"));
     }
+    if !p.on_seed.is_empty() {
+        line.push_str(&format!(
+            "\nthrough on seed (drawn matches): {}",
+            p.on_seed.join(", ")
+        ));
+    }
     line
 }
 

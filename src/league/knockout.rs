@@ -31,7 +31,6 @@ fn seed_places(size: usize) -> Vec<usize> {
 /// up to the final's (or the champion's, after the final).
 pub fn places(order: &[usize], points: &[Vec<f64>]) -> Vec<Vec<Option<usize>>> {
     let size = order.len().max(1).next_power_of_two();
-    let seed_of = |b: usize| order.iter().position(|&x| x == b).unwrap_or(usize::MAX);
     let first: Vec<Option<usize>> = seed_places(size)
         .into_iter()
         .map(|s| order.get(s).copied())
@@ -45,23 +44,30 @@ pub fn places(order: &[usize], points: &[Vec<f64>]) -> Vec<Vec<Option<usize>>> {
         let next = last
             .chunks(2)
             .map(|m| match (m[0], m[1]) {
-                (Some(a), Some(b)) => {
-                    let (pa, pb) = (
-                        p.get(a).copied().unwrap_or(0.0),
-                        p.get(b).copied().unwrap_or(0.0),
-                    );
-                    if pa > pb || (pa == pb && seed_of(a) < seed_of(b)) {
-                        Some(a)
-                    } else {
-                        Some(b)
-                    }
-                }
+                (Some(a), Some(b)) => Some(winner(order, p, a, b).0),
                 (a, b) => a.or(b),
             })
             .collect();
         all.push(next);
     }
     all
+}
+
+/// The winner of the match of `a` and `b` (`order` the bots by seed,
+/// `points` each bot's points in the match's round), and whether the
+/// match was drawn and went to the better seed.
+pub fn winner(order: &[usize], points: &[f64], a: usize, b: usize) -> (usize, bool) {
+    let seed_of = |b: usize| order.iter().position(|&x| x == b).unwrap_or(usize::MAX);
+    let (pa, pb) = (
+        points.get(a).copied().unwrap_or(0.0),
+        points.get(b).copied().unwrap_or(0.0),
+    );
+    match pa.partial_cmp(&pb) {
+        Some(std::cmp::Ordering::Greater) => (a, false),
+        Some(std::cmp::Ordering::Less) => (b, false),
+        _ if seed_of(a) < seed_of(b) => (a, true),
+        _ => (b, true),
+    }
 }
 
 /// One round's matches (the better seed first) and byes, from its places.

@@ -415,6 +415,40 @@ pub fn run(
     summary
 }
 
+/// What is said before a league starts: more shards than seat-swap groups
+/// (some hold no game), a
+/// ply cap no game can end within.
+fn start_warnings(t: &Tournament, shard: Option<Shard>, games: usize) -> Vec<String> {
+    let mut warnings: Vec<String> = shard
+        .and_then(|s| too_many_shards(t, s, games))
+        .into_iter()
+        .collect();
+    warnings.extend(few_plies(t));
+    warnings
+}
+
+/// Below this ply cap hardly a game of any variant can end before it.
+const FEW_PLIES: u32 = 10;
+
+/// A warning for a ply cap so low that (nearly) every game is drawn at it,
+/// decided by no bot: a knockout's matches then all go to the better seed.
+fn few_plies(t: &Tournament) -> Option<String> {
+    let knockout = matches!(t.format, super::config::Format::Knockout { .. });
+    (t.max_plies < FEW_PLIES).then(|| {
+        format!(
+            "max_plies = {}: hardly any game can end within {} plies, so nearly every game will be drawn at the cap{}; raise max_plies (the default is {})",
+            t.max_plies,
+            t.max_plies,
+            if knockout {
+                " and every knockout match go to the better seed"
+            } else {
+                ""
+            },
+            crate::engine::DEFAULT_MAX_PLIES
+        )
+    })
+}
+
 /// The target of the log events that only the league's log file wants
 /// (the command line shows the same on stderr its own way).
 pub const LOG_FILE_ONLY: &str = "mancala_arena::league::log_file";
@@ -548,7 +582,7 @@ fn run_logged(
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<Summary, LeagueError> {
     let games = Games::of(t, opts.shard)?;
-    if let Some(w) = opts.shard.and_then(|s| too_many_shards(t, s, games.len())) {
+    for w in start_warnings(t, opts.shard, games.len()) {
         on_event(&Event::Warning(w));
     }
     let dir = output_dir(t, opts.shard);

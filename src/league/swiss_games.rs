@@ -595,7 +595,13 @@ fn knockout_report(plan: &SwissPlan, order: &[usize], state: &SwissState) -> Str
         let matches: Vec<String> = pairs
             .iter()
             .map(|&(a, b)| match played {
-                Some(pts) => format!("{} {:.2} - {:.2} {}", name(a), pts[a], pts[b], name(b)),
+                Some(pts) => {
+                    let mut m = format!("{} {:.2} - {:.2} {}", name(a), pts[a], pts[b], name(b));
+                    if let (w, true) = knockout::winner(order, pts, a, b) {
+                        m.push_str(&format!(" ({} through on seed)", name(w)));
+                    }
+                    m
+                }
                 None => format!("{} - {}", name(a), name(b)),
             })
             .collect();

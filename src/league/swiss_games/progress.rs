@@ -29,6 +29,10 @@ pub struct Progress {
     pub still_in: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub champion: Option<String>,
+    /// A knockout's drawn matches, which went to the better seed: `W over
+    /// L (round N)`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub on_seed: Vec<String>,
     /// Rows of games.csv of rounds not paired yet, as `arena run` refuses
     /// them (`SwissState::unpaired`), and the paired round that lacks a
     /// game's row; left for the caller to count (`progress` has no rows).
@@ -63,6 +67,7 @@ pub fn progress(plan: &SwissPlan, state: &SwissState) -> Progress {
         leaders_points: None,
         still_in: Vec::new(),
         champion: None,
+        on_seed: Vec::new(),
         unpaired: None,
     };
     let stage = plan.stage as usize;
@@ -86,7 +91,18 @@ pub fn progress(plan: &SwissPlan, state: &SwissState) -> Progress {
         return p;
     }
     let order = state.seeds().unwrap_or(seeded.as_slice());
-    let places = knockout::places(order, &state.points[stage..]);
+    let points = &state.points[stage..];
+    let places = knockout::places(order, points);
+    for (r, pts) in points.iter().enumerate() {
+        for (a, b) in knockout::matches(order, &places[r]).0 {
+            if let (w, true) = knockout::winner(order, pts, a, b) {
+                let l = if w == a { b } else { a };
+                let round = stage + r + 1;
+                p.on_seed
+                    .push(format!("{} over {} (round {round})", name(w), name(l)));
+            }
+        }
+    }
     let last: Vec<String> = places
         .last()
         .map(|l| l.iter().flatten().map(|&b| name(b)).collect())

@@ -254,4 +254,11 @@ fn a_knockout_match_drawn_over_three_variants_goes_to_the_better_seed() {
     assert_eq!(points[a], points[b], "a drawn match is a draw: {points:?}");
     let text = report(&plan, &state);
     assert!(text.contains("champion: b\n"), "{text}");
+    // Who went through, and that it was on seed, is said (knockout.txt,
+    // the report's bracket, status).
+    assert!(
+        text.contains("round 1: b 0.50 - 0.50 a (b through on seed)\n"),
+        "{text}"
+    );
+    assert_eq!(progress(&plan, &state).on_seed, ["b over a (round 1)"]);
 }
