@@ -50,6 +50,7 @@ fn tournament(out: &Path, rounds: u32, concurrency: usize) -> Tournament {
         time: TimeSettings::default(),
         max_plies: 1000,
         concurrency,
+        concurrency_at: None,
         output: out.to_path_buf(),
         openings: 0,
         book: None,

@@ -51,6 +51,22 @@ fn a_copied_bot_folder_is_named_with_its_original_and_letters_of_any_script_name
     ] {
         assert!(said.contains(what), "{what}: {said}");
     }
+    // One folder listed twice: said so, where, not blamed on a copy.
+    std::fs::write(
+        dir.path().join("twice.toml"),
+        "name = \"x\"\nbots = [\"mybot\",\n  \"mybot\"]\n",
+    )
+    .unwrap();
+    let o = arena(dir.path(), &["run", "twice.toml", "--quiet", "--no-report"]);
+    let said = text(&o);
+    assert!(!o.status.success(), "{said}");
+    assert!(
+        said.contains(
+            "twice.toml:3: `bots`: bot `mybot` is listed twice (entries 1 and 2, lines 2 and 3)"
+        ),
+        "{said}"
+    );
+    assert!(!said.contains("copied"), "{said}");
     kisolo_league(dir.path(), "cyr", ("ранд", RANDOM), ("тест", RANDOM));
     let logs = dir.path().join("results/cyr/logs");
     assert!(logs.join("ранд-w0.log").exists() || logs.join("ранд-w1.log").exists());
@@ -71,6 +87,42 @@ fn kisolo_league(dir: &Path, name: &str, a: (&str, &str), b: (&str, &str)) {
     let file = format!("{name}.toml");
     let o = arena(dir, &["run", &file, "--quiet", "--no-report"]);
     assert!(o.status.success(), "{}", text(&o));
+}
+
+/// `arena show` on a sharded league's folder with a game no shard has:
+/// a game of the schedule not played yet (its shard named), or no such
+/// game; not "games.csv: no such file", as if it were no league's folder.
+#[test]
+fn show_of_a_sharded_league_names_a_game_not_played_yet_or_no_such_game() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("sh.toml"),
+        format!(
+            "name = \"sh\"\nrounds = 2\nvariants = [\"kisolo\"]\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{RANDOM}\"] }},\n]\n"
+        ),
+    )
+    .unwrap();
+    let o = arena(
+        dir.path(),
+        &["run", "sh.toml", "--quiet", "--no-report", "--shard", "1/2"],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let show = |id: &str| {
+        let o = arena(dir.path(), &["show", "results/sh", id]);
+        assert!(!o.status.success(), "{}", text(&o));
+        text(&o)
+    };
+    let said = show("r002-kisolo-p000-o1");
+    assert!(
+        said.contains("game `r002-kisolo-p000-o1` of league `sh` is in its schedule (shard 2/2) but not played yet"),
+        "{said}"
+    );
+    let said = show("r009-kisolo-p000-o0");
+    assert!(
+        said.contains("no game `r009-kisolo-p000-o0` in league `sh`: none of its shards (shard-1-of-2) has a row"),
+        "{said}"
+    );
+    assert!(!said.contains("no such file"), "{said}");
 }
 
 /// A games.csv row edited by hand (its scores swapped) no longer says
@@ -1548,5 +1600,26 @@ fn play_takes_a_zero_base_as_no_clock_and_refuses_an_increment_without_one() {
     assert!(
         out.contains("--increment-ms 5 is added to a per-game clock after each reply, and there is none: give --base-ms too"),
         "{out}"
+    );
+}
+
+/// The file's `concurrency` above 4 games per CPU is refused at its line,
+/// as the file's other settings are.
+#[test]
+fn too_many_games_at_a_time_in_the_file_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("j.toml"),
+        format!(
+            "name = \"j\"\nbots = [\n  {{ name = \"a\", command = [\"{RANDOM}\"] }},\n  {{ name = \"b\", command = [\"{RANDOM}\"] }},\n]\nconcurrency = 1000\n"
+        ),
+    )
+    .unwrap();
+    let o = arena(dir.path(), &["run", "j.toml", "--quiet", "--no-report"]);
+    let said = text(&o);
+    assert!(!o.status.success(), "{said}");
+    assert!(
+        said.contains("j.toml:6: `concurrency` 1000: more than 4 games at a time per CPU"),
+        "{said}"
     );
 }

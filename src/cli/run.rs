@@ -452,8 +452,13 @@ fn before_run(t: &Tournament, how: &How) -> anyhow::Result<Option<SprtRun>> {
             );
         }
     }
+    // The file's value is named where it is, as its other errors are.
+    let setting = match &t.concurrency_at {
+        Some(at) => format!("{at}: `concurrency`"),
+        None => "concurrency".to_string(),
+    };
     check_games_per_cpu(
-        ("concurrency", t.concurrency),
+        (&setting, t.concurrency),
         "-j (or the file's `concurrency`)",
         how.force_concurrency,
     )?;

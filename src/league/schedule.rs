@@ -474,6 +474,7 @@ mod tests {
             time: TimeSettings::default(),
             max_plies: 100,
             concurrency: 1,
+            concurrency_at: None,
             output: "out".into(),
             openings: 0,
             book: None,

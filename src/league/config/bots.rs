@@ -82,25 +82,7 @@ pub(super) fn section(
     let mut looks: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
     for (i, b) in bots.iter().enumerate() {
         if !seen.insert(b.name.clone()) {
-            // Where each is written, when a bot.toml named it (a folder
-            // copied with its bot.toml keeps the name it had).
-            let wheres: Vec<&str> = bots[..=i]
-                .iter()
-                .filter(|o| o.name == b.name)
-                .filter_map(|o| o.origin.as_deref())
-                .collect();
-            let copied = match wheres.iter().any(|w| w.contains("bot.toml")) {
-                true => "; a bot folder copied keeps its bot.toml's `name`: change it in the copy",
-                false => "",
-            };
-            let wheres = match wheres.len() {
-                0 => String::new(),
-                _ => format!(" (named in {}{copied})", wheres.join(" and ")),
-            };
-            return Err(at(
-                i,
-                format!("bot name `{}` appears twice{wheres}", b.name),
-            ));
+            return Err(at(i, twice(&bots, i, &lines)));
         }
         if let Some(other) = looks.insert(look_of(&b.name), &b.name) {
             return Err(at(
@@ -153,6 +135,43 @@ pub(super) fn section(
         }
     }
     Ok(bots)
+}
+
+/// Why bot `i` of `bots` is refused, its name being an earlier one's:
+/// the same folder or table listed twice (`lines`, where each item of the
+/// file's list is), or two that give the same name (where each is
+/// written; a bot folder copied with its bot.toml keeps the name it had).
+fn twice(bots: &[BotSpec], i: usize, lines: &[ItemLines]) -> String {
+    let b = &bots[i];
+    let first = bots.iter().position(|o| o.name == b.name).unwrap_or(i);
+    if bots[first].origin.is_some() && bots[first].origin == b.origin {
+        let line = |k: usize| lines.get(k).map(|l| l.line);
+        let lines = match (line(first), line(i)) {
+            (Some(x), Some(y)) if x == y => format!(", both on line {x}"),
+            (Some(x), Some(y)) => format!(", lines {x} and {y}"),
+            _ => String::new(),
+        };
+        return format!(
+            "bot `{}` is listed twice (entries {} and {}{lines}): list each bot once",
+            b.name,
+            first + 1,
+            i + 1
+        );
+    }
+    let wheres: Vec<&str> = bots[..=i]
+        .iter()
+        .filter(|o| o.name == b.name)
+        .filter_map(|o| o.origin.as_deref())
+        .collect();
+    let copied = match wheres.iter().any(|w| w.contains("bot.toml")) {
+        true => "; a bot folder copied keeps its bot.toml's `name`: change it in the copy",
+        false => "",
+    };
+    let wheres = match wheres.len() {
+        0 => String::new(),
+        _ => format!(" (named in {}{copied})", wheres.join(" and ")),
+    };
+    format!("bot name `{}` appears twice{wheres}", b.name)
 }
 
 /// Where an item of the file's `bots` list is written: its line, and the

@@ -83,6 +83,9 @@ pub struct Tournament {
     pub time: TimeSettings,
     pub max_plies: u32,
     pub concurrency: usize,
+    /// Where the file gives `concurrency` (`FILE:LINE`); `None` when it
+    /// came from `-j` or is the default.
+    pub concurrency_at: Option<String>,
     pub output: PathBuf,
     /// Random opening decisions played before the bots take over.
     pub openings: u32,
@@ -131,10 +134,46 @@ pub enum Format {
     Knockout { seeds: Vec<usize>, stage: u32 },
 }
 
+/// The file's `seed`: a whole number (0 or more), or one written as a
+/// string, for seeds above TOML's largest integer (i64's).
+fn seed_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    struct Visit;
+    impl serde::de::Visitor<'_> for Visit {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a whole number (0 or more), or a string of digits (\"18446744073709551615\") for one above 9223372036854775807")
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<u64, E> {
+            v.trim()
+                .parse()
+                .map_err(|_| E::invalid_value(serde::de::Unexpected::Str(v), &self))
+        }
+    }
+    d.deserialize_any(Visit).map(Some)
+}
+
+/// A TOML syntax error's message, with a word on what to do about an
+/// integer above TOML's largest.
+fn too_large_hint(message: String) -> String {
+    match message.contains("number too large to fit in target type") {
+        true => format!(
+            "{message}\nTOML integers stop at 9223372036854775807: write a larger `seed` as a string (seed = \"18446744073709551615\"), or give it with --seed"
+        ),
+        false => message,
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
     name: Option<Spanned<String>>,
+    #[serde(default, deserialize_with = "seed_value")]
     seed: Option<u64>,
     bots: Option<Spanned<toml::Value>>,
     variants: Option<Spanned<Vec<Spanned<toml::Value>>>>,
@@ -212,7 +251,7 @@ impl Tournament {
     ) -> Result<Tournament, ConfigError> {
         let raw: RawFile = toml::from_str(src).map_err(|e| ConfigError::Syntax {
             path: path.to_path_buf(),
-            message: crate::text::plain_toml(&e.to_string()),
+            message: too_large_hint(crate::text::plain_toml(&e.to_string())),
         })?;
         let ctx = Ctx { path, src };
         // `t.toml` has the parent "": its folder is the working directory.
@@ -245,9 +284,17 @@ impl Tournament {
             Some(m) => ctx.count(&m, "max_plies", 1, MAX_MAX_PLIES)? as u32,
             None => DEFAULT_MAX_PLIES,
         };
-        let concurrency = match pick(&flags.concurrency, &raw.concurrency) {
-            Some(c) => ctx.count(&c, "concurrency", 1, 1024)? as usize,
-            None => default_concurrency(),
+        let (concurrency, concurrency_at) = match pick(&flags.concurrency, &raw.concurrency) {
+            Some(c) => (
+                ctx.count(&c, "concurrency", 1, 1024)? as usize,
+                match &c.1 {
+                    Source::File(span) => {
+                        Some(format!("{}:{}", path.display(), line_of(src, span.start)))
+                    }
+                    Source::Flag => None,
+                },
+            ),
+            None => (default_concurrency(), None),
         };
         let openings = match pick(&flags.openings, &raw.openings) {
             Some(o) => {
@@ -297,6 +344,7 @@ impl Tournament {
             time,
             max_plies,
             concurrency,
+            concurrency_at,
             output,
             openings,
             book,
@@ -526,10 +574,14 @@ fn knockout_section(
         });
     }
     if let Some((_, from)) = pick(&flags.rounds, &raw.rounds) {
+        let fix = match from {
+            Source::Flag => "the flag does not apply to a knockout: leave it out",
+            Source::File(_) => "leave `rounds` out",
+        };
         return Err(ctx.at(
             &from,
             "rounds",
-            "a knockout's rounds follow from its bots (log2, rounded up): leave `rounds` out",
+            format!("a knockout's rounds follow from its bots (log2, rounded up): {fix}"),
         ));
     }
     let mut seeds = Vec::new();

@@ -539,6 +539,23 @@ fn bad_formats_name_the_key_and_the_line() {
             1
         )
     );
+    // `--rounds` is a flag: no `rounds` to leave out of the file.
+    let e = Tournament::parse_with(
+        Path::new("x.toml"),
+        &format!("{TWO_BOTS}format = \"knockout\"\n"),
+        &RunSettings {
+            rounds: Some(3),
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("--rounds: a knockout's rounds follow from its bots (log2, rounded up): the flag does not apply to a knockout"),
+        "{e}"
+    );
+    let e = err("format = \"knockout\"\nrounds = 2\n");
+    assert!(e.contains("x.toml:8: `rounds`: a knockout's rounds follow from its bots (log2, rounded up): leave `rounds` out"), "{e}");
     let e = err("format = \"knockout\"\nvariants = [\"filo\", \"tricala3\"]\n");
     assert!(
         e.contains("`format`: a knockout match is between two bots"),
@@ -1010,4 +1027,24 @@ fn all_bots_of_a_missing_folder_names_the_line() {
         e.contains("x.toml:3: `bots`") && e.contains("cannot read bots folder"),
         "{e}"
     );
+}
+
+/// A seed above TOML's largest integer says where TOML stops and how to
+/// write it; written as a string, it is taken.
+#[test]
+fn a_seed_above_tomls_integers_says_how_to_write_it() {
+    let e = parse(&format!("{TWO_BOTS}seed = 18446744073709551615\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("TOML integers stop at 9223372036854775807: write a larger `seed` as a string (seed = \"18446744073709551615\"), or give it with --seed"),
+        "{e}"
+    );
+    let t = parse(&format!("{TWO_BOTS}seed = \"18446744073709551615\"\n")).unwrap();
+    assert_eq!(t.seed, u64::MAX);
+    assert_eq!(parse(&format!("{TWO_BOTS}seed = 5\n")).unwrap().seed, 5);
+    let e = parse(&format!("{TWO_BOTS}seed = \"x\"\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("expected a whole number (0 or more)"), "{e}");
 }
