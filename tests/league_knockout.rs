@@ -69,16 +69,8 @@ fn pair(a: &str, b: &str) -> (String, String) {
 
 /// `arena report DIR`'s page.
 fn reported(dir: &Path) -> String {
-    let out = common::league::arena()
-        .arg("report")
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::arena(dir, &["report", "."]);
+    assert!(out.status.success(), "{}", common::text(&out));
     std::fs::read_to_string(dir.join("report/index.html")).unwrap()
 }
 

@@ -1623,3 +1623,20 @@ fn too_many_games_at_a_time_in_the_file_names_its_line() {
         "{said}"
     );
 }
+
+/// A league whose run was stopped after its last game, before its rating
+/// tables: `arena report` says they are missing and what writes them.
+#[test]
+fn report_of_a_complete_league_without_its_tables_says_what_writes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    kisolo_league(dir.path(), "t", ("a", RANDOM), ("b", RANDOM));
+    let report = || text(&arena(dir.path(), &["report", "results/t"]));
+    assert!(!report().contains("rating tables"), "{}", report());
+    std::fs::remove_file(dir.path().join("results/t/ratings.csv")).unwrap();
+    let said = report();
+    assert!(
+        said.contains("note: league `t` has all its games but not all its rating tables (ratings.csv, pairs.csv, variants.csv, crosstable.csv): its run stopped after the last game, before writing them; run it again (arena run ")
+            && said.contains("t.toml --quiet --no-report: it finds every game done and writes them)"),
+        "{said}"
+    );
+}
