@@ -4,7 +4,7 @@
 use crate::common::league::data_lines;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 /// Two random bots, Kisolo only, `rounds` rounds, results in `dir/out`.
 fn tournament(dir: &Path, rounds: u32) -> PathBuf {
@@ -29,19 +29,9 @@ output = "out"
     path
 }
 
-/// `arena run FILE --quiet --no-report` in bash after `limit` (e.g.
-/// `ulimit -f 60000`).
+/// `arena run FILE --quiet --no-report` in bash after `limit`.
 fn run_under(limit: &str, file: &Path) -> Output {
-    Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            "{limit} && exec \"$0\" run \"$1\" --quiet --no-report"
-        ))
-        .arg(env!("CARGO_BIN_EXE_arena"))
-        .arg(file)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    crate::common::league::run_under(limit, file, &["--no-report"])
 }
 
 /// A hard file size limit below the bots' 64 MiB (a cluster's `ulimit

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::league::{arena, data_lines, run, run_ok, wait_for_rows};
+use common::league::{arena, data_lines, run, run_ok, run_under, wait_for_rows};
 use common::{copy_dir, misbehave_py, processes_with, record_text};
 use mancala_arena::league::config::Tournament;
 use mancala_arena::league::schedule;
@@ -363,16 +363,7 @@ fn rows_the_schedule_does_not_hold_stop_the_run_until_repaired() {
 /// limit stays high).
 fn run_with_open_files_limit(file: &Path, limit: u32, soft_only: bool) -> Output {
     let flag = if soft_only { "-S -n" } else { "-n" };
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "ulimit {flag} {limit} && exec \"$0\" run \"$1\" --quiet"
-        ))
-        .arg(env!("CARGO_BIN_EXE_arena"))
-        .arg(file)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    run_under(&format!("ulimit {flag} {limit}"), file, &[])
 }
 
 /// Too few descriptors is the machine's fault: no game is charged as a

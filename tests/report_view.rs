@@ -15,7 +15,7 @@
 use crate::common;
 
 use common::dom::{self, at, attrs, between};
-use common::league::{arena, view};
+use common::league::{arena, view, view_of};
 use mancala_arena::results::{csvio, GameRow};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -417,8 +417,8 @@ fn arena_view_sees_games_added_while_it_runs() {
     assert_eq!(code, 404);
 }
 
-/// `arena view` of a folder of two shards that share a game (as shards
-/// copied by hand may): the page counts each game once, and a game of
+/// `arena view` of two results folders of one league that share a game
+/// (as copies made by hand may): the page counts each game once, and a game of
 /// either shard, the shared one and none other are served (each found by
 /// where its row is, read again when asked).
 #[test]
@@ -432,7 +432,8 @@ fn arena_view_serves_the_games_of_every_shard_once() {
         let text = format!("{}\n{}\n", lines[0], rows.join("\n"));
         results_folder(&l.dir, &tmp.path().join("league").join(name), &text);
     }
-    let v = view(&tmp.path().join("league"));
+    let league = tmp.path().join("league");
+    let v = view_of(&[&league.join("s0"), &league.join("s1")]);
     let (code, page) = get(&v.url);
     assert_eq!(code, 200);
     let total = format!("class=\"sample-total\">{}<", l.rows.len());

@@ -1625,14 +1625,22 @@ fn too_many_games_at_a_time_in_the_file_names_its_line() {
 }
 
 /// A league whose run was stopped after its last game, before its rating
-/// tables: `arena report` says they are missing and what writes them.
+/// tables: `arena report` and `arena status` say they are missing and
+/// what writes them.
 #[test]
 fn report_of_a_complete_league_without_its_tables_says_what_writes_them() {
     let dir = tempfile::tempdir().unwrap();
     kisolo_league(dir.path(), "t", ("a", RANDOM), ("b", RANDOM));
     let report = || text(&arena(dir.path(), &["report", "results/t"]));
+    let status = || text(&arena(dir.path(), &["status", "results/t"]));
     assert!(!report().contains("rating tables"), "{}", report());
+    assert!(!status().contains("rating tables"), "{}", status());
     std::fs::remove_file(dir.path().join("results/t/ratings.csv")).unwrap();
+    let said = status();
+    assert!(
+        said.contains("note: league `t` has all its games but not all its rating tables"),
+        "{said}"
+    );
     let said = report();
     assert!(
         said.contains("note: league `t` has all its games but not all its rating tables (ratings.csv, pairs.csv, variants.csv, crosstable.csv): its run stopped after the last game, before writing them; run it again (arena run ")

@@ -246,7 +246,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
             starts.join("; ")
         ),
         Played::Over => {
-            if let Some(note) = tables_missing(&league) {
+            if let Some(note) = super::status::tables_missing(&league) {
                 eprintln!("note: {note}");
             }
         }
@@ -313,29 +313,6 @@ enum Played {
     /// Over, decided, a shard elsewhere (it may be playing there), or no
     /// league.json to tell.
     Over,
-}
-
-/// A league played to its end (no run plays it, no game left) whose
-/// rating tables are missing: its run was stopped after its last game,
-/// before it wrote them. What writes them.
-fn tables_missing(dir: &Path) -> Option<String> {
-    use crate::league::status::{league_status, ShardState};
-    use crate::report::tables::FILES;
-    let meta = read_meta(dir).filter(|m| m.shard.is_none())?;
-    let complete = league_status(dir)
-        .ok()?
-        .shards
-        .iter()
-        .all(|s| s.state == ShardState::Complete);
-    let missing = complete && FILES.iter().any(|f| !dir.join(f).exists());
-    missing.then(|| {
-        let again = meta.resume.unwrap_or_else(|| "arena run FILE".to_string());
-        format!(
-            "league `{}` has all its games but not all its rating tables ({}): its run stopped after the last game, before writing them; run it again ({again}: it finds every game done and writes them)",
-            meta.name,
-            FILES.join(", ")
-        )
-    })
 }
 
 /// How league `dir` is played now ([`Played`]); `decided`: its SPRT

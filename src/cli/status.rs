@@ -123,6 +123,9 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     if let Some(v) = &sprt {
         let _ = writeln!(out, "{}", v.line);
     }
+    if let Some(note) = tables_missing(&st.dir) {
+        let _ = writeln!(out, "note: {note}");
+    }
     let starts = start_commands(&st, meta.as_ref(), decided);
     let unpaired = st.unpaired();
     for (s, command) in st.shards.iter().zip(&starts) {
@@ -481,6 +484,29 @@ fn duration(s: f64) -> String {
         s if s < 90.0 * 60.0 => format!("{:.0} min", s / 60.0),
         s => format!("{:.1} h", s / 3600.0),
     }
+}
+
+/// A league played to its end (no run plays it, no game left) whose
+/// rating tables are missing: its run was stopped after its last game,
+/// before it wrote them. What writes them (`arena report` and `arena
+/// status` say it).
+pub(super) fn tables_missing(dir: &std::path::Path) -> Option<String> {
+    use crate::report::tables::FILES;
+    let meta = crate::league::folder::read_meta(dir).filter(|m| m.shard.is_none())?;
+    let complete = league_status(dir)
+        .ok()?
+        .shards
+        .iter()
+        .all(|s| s.state == ShardState::Complete);
+    let missing = complete && FILES.iter().any(|f| !dir.join(f).exists());
+    missing.then(|| {
+        let again = meta.resume.unwrap_or_else(|| "arena run FILE".to_string());
+        format!(
+            "league `{}` has all its games but not all its rating tables ({}): its run stopped after the last game, before writing them; run it again ({again}: it finds every game done and writes them)",
+            meta.name,
+            FILES.join(", ")
+        )
+    })
 }
 
 #[cfg(test)]

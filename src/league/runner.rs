@@ -416,8 +416,7 @@ pub fn run(
 }
 
 /// What is said before a league starts: more shards than seat-swap groups
-/// (some hold no game), a
-/// ply cap no game can end within.
+/// (some hold no game), a ply cap no game can end within.
 fn start_warnings(t: &Tournament, shard: Option<Shard>, games: usize) -> Vec<String> {
     let mut warnings: Vec<String> = shard
         .and_then(|s| too_many_shards(t, s, games))

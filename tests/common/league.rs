@@ -29,6 +29,20 @@ pub fn run(file: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `arena run FILE --quiet ARGS` in bash after `limit` (e.g. `ulimit -f
+/// 60000`), to its end.
+pub fn run_under(limit: &str, file: &Path, args: &[&str]) -> Output {
+    Command::new("bash")
+        .arg("-c")
+        .arg(format!("{limit} && exec \"$0\" run \"$@\" --quiet"))
+        .arg(env!("CARGO_BIN_EXE_arena"))
+        .arg(file)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
 /// [`run`], which must succeed (its stderr said if not).
 pub fn run_ok(file: &Path, args: &[&str]) -> Output {
     let out = run(file, args);
@@ -106,9 +120,14 @@ impl Drop for View {
 
 /// `arena view DIR` on 127.0.0.1 port 0, once it says where it listens.
 pub fn view(dir: &Path) -> View {
+    view_of(&[dir])
+}
+
+/// `arena view DIRS...` on 127.0.0.1 port 0, once it says where it listens.
+pub fn view_of(dirs: &[&Path]) -> View {
     let mut child = arena()
         .args(["view", "--no-open", "--bind", "127.0.0.1:0"])
-        .arg(dir)
+        .args(dirs)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
