@@ -254,14 +254,21 @@ pub fn default_sigpipe() {
 /// SIGXFSZ at their own limit. Call before any thread is started.
 pub fn file_size_limit_as_error() {
     extern "C" fn noted(_: libc::c_int) {}
-    // SAFETY: installs a handler that does nothing, which is
-    // async-signal-safe.
+    // A handler that does nothing is async-signal-safe.
+    handle(libc::SIGXFSZ, noted);
+}
+
+/// Installs `handler` for `signal`, with SA_RESTART (system calls go on
+/// after it). The handler must call only async-signal-safe functions.
+fn handle(signal: libc::c_int, handler: extern "C" fn(libc::c_int)) {
+    // SAFETY: sigaction with a zeroed struct filled in here; the handler's
+    // own safety is the caller's (above).
     unsafe {
         let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = noted as extern "C" fn(libc::c_int) as usize;
+        sa.sa_sigaction = handler as usize;
         sa.sa_flags = libc::SA_RESTART;
         libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(libc::SIGXFSZ, &sa, std::ptr::null_mut());
+        libc::sigaction(signal, &sa, std::ptr::null_mut());
     }
 }
 
@@ -490,15 +497,9 @@ pub fn watch_stops() {
         if spawned.is_err() {
             return;
         }
-        // SAFETY: a handler of only atomics and clock_gettime, which are
-        // async-signal-safe; SA_RESTART keeps system calls going.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_continue as extern "C" fn(libc::c_int) as usize;
-            sa.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(libc::SIGCONT, &sa, std::ptr::null_mut());
-        }
+        // A handler of only atomics and clock_gettime, which are
+        // async-signal-safe.
+        handle(libc::SIGCONT, on_continue);
     });
 }
 
