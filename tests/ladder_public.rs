@@ -301,6 +301,16 @@ fn one_sender_cannot_hold_the_upload_slots_and_a_stalled_body_frees_its_own() {
     drop(held);
 }
 
+/// `GET /health` on connection `s`, whole answer (5 s to read it).
+fn health(mut s: std::net::TcpStream) -> String {
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out
+}
+
 /// A flood of connections that send half a request head and then
 /// nothing cannot stop the server: it keeps at most half its file
 /// descriptors for connections (the rest wait in the kernel's queue),
@@ -353,16 +363,7 @@ fn a_flood_of_idle_connections_cannot_stop_the_server() {
     let health = server.wait(
         "the server answering after the flood",
         Duration::from_millis(500),
-        || {
-            let mut s =
-                std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5)).unwrap();
-            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-            s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                .unwrap();
-            let mut out = String::new();
-            let _ = s.read_to_string(&mut out);
-            out
-        },
+        || health(std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5)).unwrap()),
         |h| h.contains("\"in_flight\""),
     );
     assert!(health.starts_with("HTTP/1.1 200"), "{health}");
@@ -451,15 +452,7 @@ fn trickling_request_heads_are_cut_off_and_one_address_holds_few_connections() {
     let health = server.wait(
         "the server answering",
         Duration::from_millis(500),
-        || {
-            let mut s = connect();
-            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-            s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                .unwrap();
-            let mut out = String::new();
-            let _ = s.read_to_string(&mut out);
-            out
-        },
+        || health(connect()),
         |h| h.contains("\"in_flight\""),
     );
     assert!(health.starts_with("HTTP/1.1 200"), "{health}");

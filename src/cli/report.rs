@@ -245,11 +245,8 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
             "note: league `{title}` stopped before its end ({done} of {total} games done) and no run plays it; resume it with: {}",
             starts.join("; ")
         ),
-        Played::Over => {
-            if let Some(note) = super::status::tables_missing(&league) {
-                eprintln!("note: {note}");
-            }
-        }
+        Played::Over(Some(note)) => eprintln!("note: {note}"),
+        Played::Over(None) => {}
     }
     let opts = Options {
         title,
@@ -311,8 +308,9 @@ enum Played {
         starts: Vec<String>,
     },
     /// Over, decided, a shard elsewhere (it may be playing there), or no
-    /// league.json to tell.
-    Over,
+    /// league.json to tell; with a note when its rating tables are
+    /// missing (`status::tables_missing`).
+    Over(Option<String>),
 }
 
 /// How league `dir` is played now ([`Played`]); `decided`: its SPRT
@@ -320,13 +318,13 @@ enum Played {
 fn how_played(dir: &Path, decided: bool) -> Played {
     use crate::league::status::ShardState;
     let Ok(st) = crate::league::status::league_status(dir) else {
-        return Played::Over;
+        return Played::Over(None);
     };
     if let Some(holder) = st.shards.iter().find_map(|s| s.holder.clone()) {
         return Played::Running(holder);
     }
     if st.shards.iter().any(|s| s.state == ShardState::Missing) {
-        return Played::Over;
+        return Played::Over(None);
     }
     let meta = st.shards.iter().find_map(|s| read_meta(&s.dir));
     let starts: Vec<String> = super::status::start_commands(&st, meta.as_ref(), decided)
@@ -339,7 +337,7 @@ fn how_played(dir: &Path, decided: bool) -> Played {
             total,
             starts,
         },
-        _ => Played::Over,
+        _ => Played::Over(super::status::tables_missing(&st)),
     }
 }
 

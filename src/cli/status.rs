@@ -123,7 +123,7 @@ pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
     if let Some(v) = &sprt {
         let _ = writeln!(out, "{}", v.line);
     }
-    if let Some(note) = tables_missing(&st.dir) {
+    if let Some(note) = tables_missing(&st) {
         let _ = writeln!(out, "note: {note}");
     }
     let starts = start_commands(&st, meta.as_ref(), decided);
@@ -489,16 +489,12 @@ fn duration(s: f64) -> String {
 /// A league played to its end (no run plays it, no game left) whose
 /// rating tables are missing: its run was stopped after its last game,
 /// before it wrote them. What writes them (`arena report` and `arena
-/// status` say it).
-pub(super) fn tables_missing(dir: &std::path::Path) -> Option<String> {
+/// status` say it), from the status already read.
+pub(super) fn tables_missing(st: &crate::league::status::LeagueStatus) -> Option<String> {
     use crate::report::tables::FILES;
-    let meta = crate::league::folder::read_meta(dir).filter(|m| m.shard.is_none())?;
-    let complete = league_status(dir)
-        .ok()?
-        .shards
-        .iter()
-        .all(|s| s.state == ShardState::Complete);
-    let missing = complete && FILES.iter().any(|f| !dir.join(f).exists());
+    let meta = crate::league::folder::read_meta(&st.dir).filter(|m| m.shard.is_none())?;
+    let complete = st.shards.iter().all(|s| s.state == ShardState::Complete);
+    let missing = complete && FILES.iter().any(|f| !st.dir.join(f).exists());
     missing.then(|| {
         let again = meta.resume.unwrap_or_else(|| "arena run FILE".to_string());
         format!(
