@@ -190,6 +190,24 @@ pub fn look_of(name: &str) -> String {
         .collect()
 }
 
+/// `a` as one word for a POSIX shell: as it is when it needs no quoting,
+/// else in single quotes. Every command a message suggests quotes its
+/// words with it, so that a folder named with a space can be pasted.
+pub fn shell_word(a: &str) -> String {
+    match !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@".contains(c))
+    {
+        true => a.to_string(),
+        false => format!("'{}'", a.replace('\'', "'\\''")),
+    }
+}
+
+/// `path` as one word for a POSIX shell ([`shell_word`]).
+pub fn shell_path(path: &std::path::Path) -> String {
+    shell_word(&path.to_string_lossy())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -895,7 +895,8 @@ fn status_of_a_done_league_with_a_bad_row_says_to_mend_it() {
 
 /// The command `arena status` gives to resume a moved folder whose first
 /// place had a space in its name is one a shell runs: the old path was a
-/// quoted word cut in two (`-o '/x/moved dir' place'`).
+/// quoted word cut in two (`-o '/x/moved dir' place'`). The other
+/// commands the messages suggest quote such a folder too.
 #[test]
 fn status_resumes_a_moved_folder_whose_name_had_a_space() {
     let dir = tempfile::tempdir().unwrap();
@@ -914,6 +915,12 @@ fn status_resumes_a_moved_folder_whose_name_had_a_space() {
     ];
     let o = arena(dir.path(), &args);
     assert!(o.status.success(), "{}", text(&o));
+    // The commands the end suggests quote the folder too.
+    assert!(
+        text(&o).contains("arena rate 'my place/games.csv'"),
+        "{}",
+        text(&o)
+    );
     // One game of two left to play, and the folder moved.
     let csv = dir.path().join("my place/games.csv");
     let rows = std::fs::read_to_string(&csv).unwrap();
@@ -930,6 +937,14 @@ fn status_resumes_a_moved_folder_whose_name_had_a_space() {
     let want = std::path::absolute(dir.path().join("its place")).unwrap();
     assert_eq!(Path::new(&words[at + 1]), want, "{t}");
     assert!(words.iter().all(|w| !w.contains("place'")), "{t}");
+    // Without its league.json, the commands that write it again and rate
+    // the rows as they are name the folder as one word.
+    std::fs::remove_file(dir.path().join("its place/league.json")).unwrap();
+    let t = text(&arena(dir.path(), &["status", "its place"]));
+    assert!(
+        t.contains("-o 'its place'` with") && t.contains("arena rate 'its place/games.csv'"),
+        "{t}"
+    );
 }
 
 /// `arena play`'s bad `--game` and `--option` are named by their flag,

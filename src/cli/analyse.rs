@@ -130,8 +130,8 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
             "analysis of {} saved in {}: `arena report {}` or `arena view {}` shows it",
             spec.game_id,
             path.display(),
-            args.source.display(),
-            args.source.display()
+            crate::text::shell_path(&args.source),
+            crate::text::shell_path(&args.source)
         );
     }
     let mut out = String::new();

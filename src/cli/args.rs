@@ -506,17 +506,7 @@ pub(crate) fn command_words(arg: &str) -> anyhow::Result<Vec<String>> {
     }
 }
 
-/// `a` as one word for a POSIX shell: as it is when it needs no quoting,
-/// else in single quotes.
-pub(crate) fn shell_word(a: &str) -> String {
-    match !a.is_empty()
-        && a.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@".contains(c))
-    {
-        true => a.to_string(),
-        false => format!("'{}'", a.replace('\'', "'\\''")),
-    }
-}
+pub(crate) use crate::text::shell_word;
 
 /// The folder `file` is in: its parent, or `.` for a bare file name.
 pub(super) fn folder_of(file: &std::path::Path) -> &std::path::Path {

@@ -424,9 +424,10 @@ impl PgnLive {
             },
         );
         errln!(
-            "warning: --pgn {}: {why}; no more games are written to it (the league goes on; `arena pgn {csv} -o {}` writes them all)",
+            "warning: --pgn {}: {why}; no more games are written to it (the league goes on; `arena pgn {} -o {}` writes them all)",
             self.path.display(),
-            self.path.display()
+            crate::text::shell_word(&csv),
+            crate::text::shell_path(&self.path)
         );
     }
 

@@ -353,7 +353,7 @@ fn records_lacking(files: &[PathBuf]) -> Vec<String> {
             notes.push(format!(
                 "note: {lacking} rows of {} point at records that are missing or cut short (the first: {first}); their games are rated from their rows. `arena status {}` names them, and a run with --repair sets them aside to play them again",
                 f.display(),
-                folder.display()
+                crate::text::shell_path(folder)
             ));
         }
     }
@@ -386,7 +386,7 @@ fn unfinished(files: &[PathBuf], games: usize) -> Option<String> {
                 true => folder.parent().unwrap_or(folder),
                 false => folder,
             };
-            let command = format!("arena status {}", league.display());
+            let command = format!("arena status {}", crate::text::shell_path(league));
             if !folders.contains(&command) {
                 folders.push(command);
             }

@@ -346,7 +346,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!(
             "{}: a ladder file (it has a [ladder] table): serve it with `arena serve {}`",
             args.file.display(),
-            args.file.display()
+            crate::text::shell_path(&args.file)
         );
     }
     run_league(&t, &args.how())
@@ -565,9 +565,9 @@ fn closing_lines(
     let rate_what = match (how.shard, dir.parent()) {
         (Some(_), Some(league)) => format!(
             "arena rate {} once every shard is done, or with --partial",
-            league.display()
+            crate::text::shell_path(league)
         ),
-        _ => format!("arena rate {}", games_csv.display()),
+        _ => format!("arena rate {}", crate::text::shell_path(&games_csv)),
     };
     outln!(
         "{} of {total} games ({played} played now, in {elapsed:.1} s{builds}) in {}: games.csv, games/records-*.jsonl.zst, logs/, ratings.csv (per-variant tables: {rate_what}), pairs.csv, variants.csv, crosstable.csv",
@@ -757,7 +757,7 @@ fn stopped_early(summary: &runner::Summary, how: &How, dir: &std::path::Path) ->
             if !how.no_report {
                 errln!(
                     "the HTML report was not brought up to date (interrupted): arena report {} writes it",
-                    dir.display()
+                    crate::text::shell_path(dir)
                 );
             }
             Some(ExitCode::from(crate::host::stopped_exit_code()))

@@ -114,7 +114,7 @@ impl LeagueStatus {
 pub enum StatusError {
     #[error("{0}: no league here (no league.json, and no shard-K-of-N folder with one)")]
     NoLeague(PathBuf),
-    #[error("{0}: games.csv is here but no league.json (where a league keeps its settings and progress), so its games cannot be counted against a schedule: `arena run LEAGUE.toml -o {0}` with the league's file writes it again and resumes; `arena rate {0}/games.csv` rates the games as they are")]
+    #[error("{}: games.csv is here but no league.json (where a league keeps its settings and progress), so its games cannot be counted against a schedule: `arena run LEAGUE.toml -o {dir}` with the league's file writes it again and resumes; `arena rate {csv}` rates the games as they are", .0.display(), dir = crate::text::shell_path(.0), csv = crate::text::shell_path(&.0.join("games.csv")))]
     NoMeta(PathBuf),
     #[error("{dir}: shard folders of different splits ({counts}): one league is split one way")]
     MixedSplits { dir: PathBuf, counts: String },

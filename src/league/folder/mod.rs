@@ -697,7 +697,7 @@ fn refuse_foreign_folder(layout: &Layout) -> Result<(), StoreError> {
             return Err(refuse(&format!(
                 "holds the results of a league split in {count} shards ({}): run each with --shard K/{count}, as it was started (`arena status {}` shows which shards to start)",
                 foreign.join(", "),
-                dir.display()
+                crate::text::shell_path(dir)
             )));
         }
     }
