@@ -988,6 +988,41 @@ mod tests {
         assert_eq!(g.hand(), 0);
     }
 
+    /// A lap end repeated in a game played from the start (6 columns),
+    /// not in a position built for it: the game ends at its 141st ply, a
+    /// draw, reason `perpetual`, with the hand empty and the board at the
+    /// repeated lap end (seat 0's `2 1 0 1 0 1` inside, `1 2 1 0 1 2`
+    /// outside). Found by a beam search of a second independent
+    /// implementation written from the text and the rulings, whose board,
+    /// result and ply count agree.
+    #[test]
+    fn a_repeated_lap_end_is_reached_in_play() {
+        let moves = "
+        xi2 xi6 xi4 xi5 xi1 xi4 o1 i1 o2 xi3 xi6 xi5 i1 o5 o3 i2 xi6 o5 i6 xi4 i4 xi4 o6 i4 o2
+        i1 o6 o6 xi4 xi1 o3 o5 o1 xi1 o3 o4 xi4 i2 i4 xi5 xi1 xi4 o2 xi1 o1 i1 o2 o3 i1 o4 o2
+        i4 xi4 xi1 o3 i2 o1 o6 xi3 i6 o2 xi1 i4 xi5 i3 xi5 o1 i1 xi1 o3 i6 o5 o1 o4 o2 o1 o3
+        xi4 o4 o5 i1 o6 o2 i5 xi4 xi4 i1 i1 o2 i5 xi4 xi1 i4 xi5 o1 o5 o6 xi1 o3 i1 o5 o5 i6 o4
+        xi3 i6 o2 xi3 i3 xi5 o1 o3 o2 xi3 o3 i5 xi1 xi2 o4 o1 o2 o6 xi1 xi2 i1 i2 xi6 o6 i5 o4
+        i6 o6 o2 o3 o3 o5 o4 xi4 xi1 o4 o4";
+        let mut g = Kisolo::new(&columns("6")).unwrap();
+        let moves: Vec<&str> = moves.split_whitespace().collect();
+        let (last, before) = moves.split_last().expect("moves");
+        for m in before {
+            play(&mut g, m);
+            assert!(g.outcome().is_none(), "over before the last move, at {m}");
+        }
+        play(&mut g, last);
+        let o = g.outcome().expect("over");
+        assert_eq!(o.reason, Reason::Perpetual);
+        assert!(o.is_draw());
+        assert_eq!(g.plies(), 141);
+        assert_eq!(g.hand(), 0);
+        assert_eq!(g.inner(0), [2, 1, 0, 1, 0, 1]);
+        assert_eq!(g.inner(1), [0, 0, 0, 10, 0, 0]);
+        assert_eq!(g.outer(0), [1, 2, 1, 0, 1, 2]);
+        assert_eq!(g.outer(1), [0, 49, 0, 0, 1, 0]);
+    }
+
     /// the rulings (docs/rules/kisolo.md): a player whose inner row is empty at the end of a turn
     /// loses, the mover included; both empty: the mover wins.
     #[test]
