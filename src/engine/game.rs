@@ -72,7 +72,12 @@ fn play_str<G: Rules>(g: &mut G, s: &str) -> Result<String, EngineError> {
         return Err(EngineError::GameOver);
     }
     let opt = g.parse(s)?;
-    g.apply(opt)?;
+    // An illegal option is named as it was written (`c`, not the `C` it
+    // reads as), so that the message quotes what the user typed.
+    g.apply(opt).map_err(|e| match e {
+        EngineError::Illegal(_) => EngineError::Illegal(s.to_string()),
+        e => e,
+    })?;
     Ok(g.notation(opt))
 }
 
@@ -199,5 +204,20 @@ impl Game {
 
     pub fn check_invariants(&self) -> Result<(), String> {
         with_game!(&self.state, g => g.check_invariants())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An illegal option is named as written, not as the notation it
+    /// reads as: `c` at F.I.L.O's first entry, where `C` is no option.
+    #[test]
+    fn an_illegal_option_is_named_as_written() {
+        let mut g = Game::new(Variant::Filo, &Settings::default()).unwrap();
+        assert_eq!(g.play("c"), Err(EngineError::Illegal("c".into())));
+        assert_eq!(g.play("C"), Err(EngineError::Illegal("C".into())));
+        assert!(g.play("1").is_ok());
     }
 }
