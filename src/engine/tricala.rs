@@ -904,6 +904,63 @@ mod tests {
         assert_eq!(g.to_decide(), None);
     }
 
+    /// The text's tie example reached in play from the start, not built:
+    /// a 38-ply line (found by a second independent implementation's
+    /// search) leaves White singletons on 6a and 4b with 6 captured and
+    /// Black singletons on 1a and 4c with 8 captured, White to move; then
+    /// 4b:E captures and the game is a tie at its 39th ply.
+    #[test]
+    fn text_tie_example_reached_in_play() {
+        let line = "
+        6c 4d 6d 5c 3c 5d 2a 5c 6c 4d 6b 4c 6e 2a 3c 6b 5c 4a 4d:SE W 3c:SW W 2a:SE 6b:E 6c:NE
+        W W 3c:NW 5e:SW NW 4a:SW 2a:SE 5d:SW B E NW W 6e:W 5a:SE 6c:NW 4d:NW 6d:E W 6b:E 4c:SW
+        NW E 3c:SE 6e:W 4d:SE 6d:W 2b:SW 4a:E 3b:NE 4d:W 6f:W 4a:SE 2b:NW 5b:W 6e:NW 5a:SW
+        5d:NW";
+        let mut g = Tricala::new(&Settings::default()).unwrap();
+        for m in line.split_whitespace() {
+            play(&mut g, m);
+            assert_eq!(g.outcome(), None, "after {m}");
+        }
+        assert_eq!(
+            (g.plies(), g.to_decide(), g.captured()),
+            (38, Some(0), [6, 8, 0])
+        );
+        for (p, stones) in [
+            ("6a", [1, 0, 0]),
+            ("4b", [1, 0, 0]),
+            ("1a", [0, 1, 0]),
+            ("4c", [0, 1, 0]),
+        ] {
+            assert_eq!(pit(&g, p), stones, "{p}");
+        }
+        play(&mut g, "4b:E");
+        let o = g.outcome().expect("game over");
+        assert_eq!((o.reason, &o.ranks[..2]), (Reason::Tie, &[0, 0][..]));
+        assert_eq!(g.plies(), 39);
+    }
+
+    /// A two-way tie with three players, in play: seats 1 and 2 win at
+    /// once (the rulings: they draw) while seat 0 moves, and seat 0 is
+    /// last (ranks [1, 0, 0], scores 0, 0.75, 0.75), at ply 24.
+    #[test]
+    fn a_two_way_tie_of_three_players_in_play() {
+        let line = "
+        4d 4d 4a 4b 2b 3a 5a 4b 5d 3a 6b 5d 4b 3a 5e 2a 5e 3c 3c 6b 4b 5a 2a 3b 2b 6b 3b 4d:W
+        2b:W R SW 3b:NE R W 5d:NE R NW 5a:SW B E 4d:W 4a:E 5e:SW B E 2b:SW 4b:W 6e:NE 3b:SE
+        4a:NE 5e:NW 4c:E";
+        let mut g = Tricala::new(&Settings::with_players(3)).unwrap();
+        let moves: Vec<&str> = line.split_whitespace().collect();
+        let (last, before) = moves.split_last().expect("moves");
+        for m in before {
+            play(&mut g, m);
+            assert_eq!(g.outcome(), None, "after {m}");
+        }
+        play(&mut g, last);
+        let o = g.outcome().expect("game over");
+        assert_eq!((o.reason, &o.ranks[..]), (Reason::Tie, &[1, 0, 0][..]));
+        assert_eq!(g.plies(), 24);
+    }
+
     /// The text's tie example, White avoiding the capture (4b:W): Black
     /// runs 4c to 6f (4c:SE to 5d, 5d:SE to 6e, 6e:E to 6f: three moves on
     /// this board, the text says four) and wins controlling 1a and 6f with
