@@ -171,6 +171,34 @@ fn a_timeout_after_a_free_restart_is_not_called_a_crash() {
     assert!(!text.contains("that is the crash above"), "{text}");
 }
 
+/// A bot that exits at its first request, is started again at no charge
+/// and crashes later in that game, after replies: the note does not say it
+/// exited at the first request again (it said so of any crash after a free
+/// restart).
+#[test]
+fn a_crash_after_replies_of_a_restarted_bot_is_not_called_one_at_the_first_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("marker");
+    let script = root().join("bots/broken/misbehave.py");
+    let (ok, text) = check_bot(
+        &["--sandbox", "off"],
+        &[
+            "python3",
+            script.to_str().unwrap(),
+            "crash_then_crash_later",
+            marker.to_str().unwrap(),
+        ],
+        false,
+    );
+    assert!(!ok, "{text}");
+    assert!(text.contains(": crash at ply"), "{text}");
+    assert!(
+        text.contains("the second process's fault is the `crash` above"),
+        "{text}"
+    );
+    assert!(!text.contains("exited there again"), "{text}");
+}
+
 #[test]
 fn crash_start_fails() {
     broken("crash_start", "5000", "handshake: crash");

@@ -6,7 +6,7 @@
 mod common;
 
 use common::processes_with;
-use mancala_arena::bot::{group_alive, BotCommand};
+use mancala_arena::bot::{group_alive, BotCommand, Sandbox};
 use mancala_arena::engine::{Game, Settings, Variant};
 use mancala_arena::referee::{
     play_game, Answer, Ask, BotPlayer, EndReason, Fault, ForfeitKind, GameSpec, Player,
@@ -1164,6 +1164,48 @@ async fn a_bot_that_leaves_after_its_last_reply_of_a_game_is_not_charged() {
         bot.kill();
         assert_group_gone(pid).await;
     }
+}
+
+/// Outside the sandbox, a bot that exits right after its last reply of a
+/// game, leaving a child that holds its pipes open (its stdout never at
+/// its end), is not charged either: its exit, seen by waitid once the
+/// game's decisions are all made, is the leaving protocol.md excuses. It
+/// used to be a `crash` ("exited (status 0)") whenever the end's look saw
+/// the exit, as it always does here: its last reply is its ply 4 of 6,
+/// and the other seat takes 300 ms over ply 5. Its child is ended with it.
+#[tokio::test]
+async fn a_bot_that_exits_after_its_last_reply_leaving_a_child_is_not_charged() {
+    let launch = BotPlayer::launch(broken("fork_exit_after_last")).sandboxed(Sandbox::Off);
+    let timing = Timing::default();
+    let mut bot = BotPlayer::start(&launch, &timing).await.unwrap();
+    let mut slow = SlowRandom(RandomPlayer::new("slow", 5), Duration::from_millis(300));
+    // Diffusion: one decision a ply.
+    let mut s = spec(Variant::Diffusion, 2, 5000);
+    s.settings.max_plies = 6;
+    let mut left = 0;
+    for game in 0..12 {
+        if left >= 2 {
+            break;
+        }
+        s.game_id = format!("t{game}");
+        let pid = bot.pid();
+        let report = {
+            let mut ps: Vec<&mut dyn Player> = vec![&mut bot, &mut slow];
+            play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+        };
+        assert!(!report.is_forfeit(), "game {game}: {report:?}");
+        left += usize::from(report.plies == 6);
+        // Its group, the child holding the pipes included, is ended at
+        // the game's end; a new process plays the next game.
+        if bot.needs_restart() {
+            assert_group_gone(pid).await;
+            bot = BotPlayer::start(&launch, &timing).await.unwrap();
+        }
+    }
+    assert!(left >= 1, "the game never reached its cap");
+    let pid = bot.pid();
+    bot.kill();
+    assert_group_gone(pid).await;
 }
 
 /// A bot that times out while its stderr is not read (no log, as `arena

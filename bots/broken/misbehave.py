@@ -92,6 +92,10 @@ are not league bots (see README.md). Modes:
                 (status 0)
   close_after_last  the same, but closes its stdout instead and plays on
                 (reads to the end, exits on quit)
+  fork_exit_after_last  plays well; at its last request of a 2-player game
+                that reaches max_plies (ply >= max_plies - 2) forks a child
+                that sleeps 20 s holding the pipes, answers, and exits
+                (status 0) at once
   exit_late_after_game  plays well; after each game_end reads nothing more,
                 waits 0.3 s and exits (status 0): the next game_start is
                 written before the exit can be seen
@@ -125,6 +129,9 @@ are not league bots (see README.md). Modes:
   crash_then_hang  with a second argument MARKER: at its first request,
                 if MARKER does not exist, makes it and exits (status 4);
                 else hangs (a second process, started again, times out)
+  crash_then_crash_later  with a second argument MARKER: at its first
+                request, if MARKER does not exist, makes it and exits (status
+                4); else crashes (status 1) at its third request
   reply_on_stderr  writes each reply on stderr, not stdout
   no_flush      sends its hello, but keeps its first reply in a buffer of
                 its own (as a write never flushed) and waits for the next line
@@ -347,6 +354,13 @@ def misbehave(requests, message):
             sys.exit(1)
         send({"type": "reply", "option": "Z99"})
         return True
+    if MODE == "crash_then_crash_later":
+        if requests == 1 and not os.path.exists(PIDFILE):
+            open(PIDFILE, "w").close()
+            sys.stderr.write("first process: exiting\n")
+            sys.exit(4)
+        if requests == 3:
+            raise RuntimeError("second process: a bug at request 3")  # status 1
     if MODE == "crash_mid" and requests == 2:
         raise RuntimeError("crash_mid: a bug at request 2")  # status 1
     if MODE == "abort" and requests == 2:
@@ -621,8 +635,14 @@ def main():
                 sys.stderr.write("x" * 100000 + "\n")
             if MODE == "hand_over" and requests == 2 and os.fork() != 0:
                 os._exit(0)
+            its_last = max_plies is not None and message["ply"] >= max_plies - 2
+            if MODE == "fork_exit_after_last" and its_last and os.fork() == 0:
+                time.sleep(20)
+                os._exit(0)
             if not misbehave(requests, message):
                 send({"type": "reply", "option": random.choice(message["legal"])})
+            if MODE == "fork_exit_after_last" and its_last:
+                os._exit(0)
             last = max_plies is not None and message["ply"] >= max_plies - 1
             if MODE == "exit_after_last" and last:
                 os._exit(0)

@@ -735,8 +735,11 @@ impl Exits {
         self.restarts = bot.exits_between_games();
         let gone = match (restarted, faulted) {
             // Started again at this game's first request, where it
-            // exited, and exited there again: the crash above.
-            (true, Some("crash")) => return c.note(CRASHED_AT_FIRST_REQUEST),
+            // exited, and exited there again: the crash above. (A crash
+            // after replies of the second process is said as any fault.)
+            (true, Some("crash")) if bot.asked_in_game() <= 1 => {
+                return c.note(CRASHED_AT_FIRST_REQUEST)
+            }
             // Or the second process failed otherwise.
             (true, Some(kind)) => return c.note(&format!(
                 "the bot exited at this game's first request; the referee started it again at no charge (a bot may have left after its last game: protocol.md), and the second process's fault is the `{kind}` above; the first one's exit is in the stderr shown, if it said anything"

@@ -126,8 +126,9 @@ pub trait Player: Send {
     }
     /// The game ended by the rules: fails, as [`quiet`](Self::quiet) does,
     /// when the player wrote anything it was not asked for. A player that
-    /// left after its last reply (its output closed, no process in its
-    /// place) is not charged: every decision of the game was made (a
+    /// left after its last reply (it exited, whatever still holds its
+    /// output, or closed its output; nothing written in its place) is not
+    /// charged: every decision of the game was made (a
     /// ruling, protocol.md); it is marked for restart. The default:
     /// `quiet`.
     fn quiet_at_end(&mut self) -> Result<(), Fault> {
@@ -1084,6 +1085,14 @@ impl BotPlayer {
         self.exits_between_games
     }
 
+    /// Requests of its last game sent to this process (after a free
+    /// restart at that game's first request, to the process started
+    /// again): a checker tells a crash at a game's first request from
+    /// one later in it.
+    pub fn asked_in_game(&self) -> u32 {
+        self.since_start.asked
+    }
+
     /// The hello exchange (see [`BotPlayer::start`]).
     async fn handshake(
         process: &mut BotProcess,
@@ -1260,6 +1269,7 @@ impl BotPlayer {
         // (output unasked is still seen at the latest by the check at
         // the game's end, and charged in this game).
         self.check_quiet(BEFORE_REQUEST, false)?;
+        self.gone_with_pipes_held()?;
         self.buf.clear();
         self.seq += 1;
         // The state goes straight into the reused buffer: no value tree.
@@ -1340,6 +1350,22 @@ impl BotPlayer {
             self.break_off();
         }
         judged
+    }
+
+    /// Outside the sandbox, a process the bot left may hold its pipes
+    /// after it exited, and even answer in its place: a request to a bot
+    /// whose exit waitid has seen is its crash (protocol.md: exit only
+    /// after `quit`), whatever answers (one system call a request, and
+    /// only there: in the sandbox nothing outlives the bot). At a game's
+    /// first request, a bot that left after its last game is started
+    /// again at no charge, as one whose pipes closed is.
+    fn gone_with_pipes_held(&mut self) -> Result<(), Fault> {
+        if self.launch.sandbox != crate::bot::Sandbox::Off || !self.process.has_exited() {
+            return Ok(());
+        }
+        let status = self.process.exit_status();
+        self.break_off();
+        Err(self.fault(BotError::Exited { status }))
     }
 
     /// Adds to the request in the buffer what the bot is to be sent
@@ -1659,21 +1685,28 @@ impl Player for BotPlayer {
     }
 
     fn quiet_at_end(&mut self) -> Result<(), Fault> {
-        match self.quiet(AFTER_LAST_REPLY) {
-            // Gone whole (its stdout at its end) after its last reply:
-            // the game's decisions were all made, so the rules' result
-            // stands; it is started again before its next game, as a bot
-            // that exits between games is (protocol.md).
-            Err(f) if f.kind == ForfeitKind::Crash && self.process.stdout_closed() => {
-                tracing::info!(
-                    bot = %self.info.name,
-                    "left after its last reply of the game, before game_end ({}): not charged, started again before its next game",
-                    f.detail
-                );
-                Ok(())
+        // Gone after its last reply: the game's decisions were all made,
+        // so the rules' result stands; it is started again before its
+        // next game, as a bot that exits between games is (protocol.md).
+        let gone = match self.check_quiet(AFTER_LAST_REPLY, true) {
+            // Gone whole: its stdout at its end.
+            Err(f) if f.kind == ForfeitKind::Crash && self.process.stdout_closed() => f.detail,
+            Err(f) => return Err(f),
+            // Exited, whatever still holds its stdout (outside the
+            // sandbox, a child it left): nothing wrote in its place, and
+            // what it left is ended now, with the process group.
+            Ok(()) if self.process.has_exited() => {
+                let status = self.process.exit_status();
+                self.break_off();
+                format!("exited, {}", crate::bot::describe_status(&status))
             }
-            r => r,
-        }
+            Ok(()) => return Ok(()),
+        };
+        tracing::info!(
+            bot = %self.info.name,
+            "left after its last reply of the game, before game_end ({gone}): not charged, started again before its next game"
+        );
+        Ok(())
     }
 
     fn unasked_output<'a>(&'a mut self, when: &'a str) -> PlayerFuture<'a, Option<Fault>> {
