@@ -199,6 +199,42 @@ fn a_crash_after_replies_of_a_restarted_bot_is_not_called_one_at_the_first_reque
     assert!(!text.contains("exited there again"), "{text}");
 }
 
+/// The `processes` limit is the bot's own: with `--processes 10`, a bot of
+/// 10 tasks (its main thread and 9 more) passes, and one of 11 fails its
+/// start, told that it reached that limit and where it is set. (The
+/// sandbox's keeper, in the bot's cgroup, took one of the 10: 9 tasks
+/// passed, 10 failed, and the crash said only "exited (status 1)".)
+#[test]
+fn the_process_limit_is_the_bots_own_and_is_named_when_reached() {
+    let mechanism = mancala_arena::bot::sandbox::cgroup::mechanism();
+    if !mechanism.starts_with("cgroup") {
+        eprintln!("not run: {mechanism}");
+        return;
+    }
+    let script = root().join("bots/broken/misbehave.py");
+    let threads = |n: &str| {
+        check_bot(
+            &["--processes", "10"],
+            &["python3", script.to_str().unwrap(), "threads", n],
+            false,
+        )
+    };
+    let (ok, text) = threads("9");
+    assert!(ok, "{text}");
+    let (ok, text) = threads("10");
+    assert!(!ok, "{text}");
+    let fail = text.lines().find(|l| l.starts_with("FAIL")).unwrap_or("");
+    assert!(
+        fail.contains("handshake: crash: exited (status 1)"),
+        "{text}"
+    );
+    assert!(
+        fail.contains("it had reached its process limit, 10 processes and threads"),
+        "{text}"
+    );
+    assert!(fail.contains("--processes"), "{text}");
+}
+
 #[test]
 fn crash_start_fails() {
     broken("crash_start", "5000", "handshake: crash");

@@ -132,6 +132,9 @@ are not league bots (see README.md). Modes:
   crash_then_crash_later  with a second argument MARKER: at its first
                 request, if MARKER does not exist, makes it and exits (status
                 4); else crashes (status 1) at its third request
+  threads       with a second argument N: starts N threads (each asleep)
+                before its hello, then plays well; a thread refused is a
+                crash (status 1, "can't start new thread")
   reply_on_stderr  writes each reply on stderr, not stdout
   no_flush      sends its hello, but keeps its first reply in a buffer of
                 its own (as a write never flushed) and waits for the next line
@@ -563,6 +566,10 @@ def main():
     if MODE == "fork_slow_start":
         fork_sleeper(False)
         time.sleep(3600)
+    if MODE == "threads":
+        import threading
+        for _ in range(int(PIDFILE)):
+            threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()
     if MODE == "stderr_flood":
         block = "flood " * 10000 + "\n"
         for _ in range(350):

@@ -207,6 +207,14 @@ impl BotProcess {
     pub fn over_memory(&self) -> bool {
         self.jail.as_ref().is_some_and(sandbox::Jail::over_memory)
     }
+
+    /// True when a fork or thread of the bot was refused at its process
+    /// limit (where its cgroup can say so).
+    pub fn at_process_limit(&self) -> bool {
+        self.jail
+            .as_ref()
+            .is_some_and(sandbox::Jail::at_process_limit)
+    }
 }
 
 #[cfg(test)]

@@ -798,12 +798,26 @@ fn memory_fault(mb: u64) -> Fault {
     )
 }
 
+/// A crash `fault` of a bot that had a fork or thread refused at its
+/// process limit (`processes`, the cgroup's count: docs/security.md), said
+/// with the limit and where it is set, as the memory forfeit is: the
+/// likely cause ("can't start new thread", an unchecked fork failing).
+fn with_process_limit(process: &BotProcess, processes: u64, mut fault: Fault) -> Fault {
+    if fault.kind == ForfeitKind::Crash && process.at_process_limit() {
+        fault.detail = format!(
+            "{}; it had reached its process limit, {processes} processes and threads for the bot's whole process tree, and a fork or thread was refused (set by `processes` in [limits] of its bot.toml or the league file, or --processes)",
+            fault.detail
+        );
+    }
+    fault
+}
+
 /// Why a bot's hello did not come (`e`, of the read that waited for it).
-fn no_hello(process: &mut BotProcess, e: BotError, timing: &Timing, memory_mb: u64) -> Fault {
+fn no_hello(process: &mut BotProcess, e: BotError, timing: &Timing, limits: &Limits) -> Fault {
     // Killed at its memory limit, however its end was seen (its output
     // closed, or nothing by the deadline): its author is told the limit.
     if process.over_memory() {
-        return memory_fault(memory_mb);
+        return memory_fault(limits.memory_mb);
     }
     match e {
         BotError::Timeout if process.input_closed() => Fault::new(
@@ -825,7 +839,10 @@ fn no_hello(process: &mut BotProcess, e: BotError, timing: &Timing, memory_mb: u
             ForfeitKind::Crash,
             "closed its stdin: the referee's hello was never read",
         ),
-        e => with_partial_line(process, fault_of(e)),
+        e => {
+            let f = with_process_limit(process, limits.processes, fault_of(e));
+            with_partial_line(process, f)
+        }
     }
 }
 
@@ -1020,7 +1037,7 @@ impl BotPlayer {
     /// version and games) and waits `timing.startup` for its hello.
     pub async fn start(launch: &Launch, timing: &Timing) -> Result<BotPlayer, StartError> {
         let mut process = BotProcess::spawn(launch).map_err(StartError::Spawn)?;
-        let info = match Self::handshake(&mut process, timing, launch.limits.memory_mb).await {
+        let info = match Self::handshake(&mut process, timing, &launch.limits).await {
             Ok(info) => info,
             Err(mut e) => {
                 // A script without its `#!` line (or with one behind a
@@ -1097,7 +1114,7 @@ impl BotPlayer {
     async fn handshake(
         process: &mut BotProcess,
         timing: &Timing,
-        memory_mb: u64,
+        limits: &Limits,
     ) -> Result<BotInfo, StartError> {
         let deadline = later(Instant::now(), timing.startup);
         let games: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
@@ -1114,12 +1131,12 @@ impl BotPlayer {
             .send_line(&buf, deadline)
             .await
             .map_err(|e| match process.over_memory() {
-                true => fail(memory_fault(memory_mb)),
+                true => fail(memory_fault(limits.memory_mb)),
                 false => fail(fault_of(e)),
             })?;
         let line = match process.read_line(deadline).await {
             Ok(line) => line,
-            Err(e) => return Err(fail(no_hello(process, e, timing, memory_mb))),
+            Err(e) => return Err(fail(no_hello(process, e, timing, limits))),
         };
         let info = match protocol::decode(line) {
             Ok(FromBot::Hello {
@@ -1239,11 +1256,12 @@ impl BotPlayer {
     }
 
     /// The fault a bot error amounts to: a bot the kernel killed at its
-    /// memory limit forfeits `memory`, whatever the pipes then said.
+    /// memory limit forfeits `memory`, whatever the pipes then said; a
+    /// crash at its process limit says so.
     fn fault(&self, e: BotError) -> Fault {
         match self.process.over_memory() {
             true => memory_fault(self.launch.limits.memory_mb),
-            false => fault_of(e),
+            false => with_process_limit(&self.process, self.launch.limits.processes, fault_of(e)),
         }
     }
 

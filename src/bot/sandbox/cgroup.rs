@@ -42,7 +42,15 @@ pub struct Cgroup {
     dirs: Vec<PathBuf>,
     /// The file whose `oom_kill N` line counts the bot's OOM kills.
     oom_events: Option<PathBuf>,
+    /// The file whose `max N` line counts the forks refused at `pids.max`.
+    pids_events: Option<PathBuf>,
 }
+
+/// The tasks of a bot's cgroups that are not the bot's: its keeper, which
+/// joins them before it forks the bot (docs/security.md, "How it is
+/// done"). `pids.max` is the bot's `processes` plus these, so that the
+/// limit a bot is told is all its own.
+pub const KEEPER_TASKS: u64 = 1;
 
 /// Where this process's cgroup of `controller` is (cgroup v1), if mounted.
 fn own_dir(controller: &str) -> Option<PathBuf> {
@@ -298,13 +306,14 @@ impl Cgroup {
         let mut made = Cgroup {
             dirs: vec![dir.clone()],
             oom_events: Some(dir.join("memory.events")),
+            pids_events: Some(dir.join("pids.events")),
         };
         let mut files = vec![
             (
                 "memory.max",
                 limits.memory_mb.saturating_mul(1 << 20).to_string(),
             ),
-            ("pids.max", limits.processes.to_string()),
+            ("pids.max", pids_max(limits).to_string()),
         ];
         match Self::pinned(limits) {
             Some(cpus) if tree.enable("cpuset") => files.push(("cpuset.cpus", cpus)),
@@ -330,6 +339,7 @@ impl Cgroup {
         let mut made = Cgroup {
             dirs: Vec::new(),
             oom_events: None,
+            pids_events: None,
         };
         let bytes = limits.memory_mb.saturating_mul(1 << 20);
         let quota = u64::from(limits.cpus) * 100_000;
@@ -350,7 +360,7 @@ impl Cgroup {
         };
         let settings: [(&str, Vec<(&str, String)>); 3] = [
             ("memory", vec![("memory.limit_in_bytes", bytes.to_string())]),
-            ("pids", vec![("pids.max", limits.processes.to_string())]),
+            ("pids", vec![("pids.max", pids_max(limits).to_string())]),
             cpus,
         ];
         for (controller, files) in settings {
@@ -365,6 +375,9 @@ impl Cgroup {
                     made.remove();
                     return None;
                 }
+            }
+            if controller == "pids" {
+                made.pids_events = Some(dir.join("pids.events"));
             }
             if controller == "memory" {
                 // No swap to hide in, where the kernel offers the knob.
@@ -406,6 +419,20 @@ impl Cgroup {
             .any(|n| n.trim().parse::<u64>().is_ok_and(|n| n > 0))
     }
 
+    /// True when a fork or thread of the bot was refused at its process
+    /// limit (`max N` of `pids.events`, v1 and v2), where readable.
+    pub fn pids_max_hit(&self) -> bool {
+        let Some(file) = &self.pids_events else {
+            return false;
+        };
+        let Ok(text) = std::fs::read_to_string(file) else {
+            return false;
+        };
+        text.lines()
+            .filter_map(|l| l.strip_prefix("max "))
+            .any(|n| n.trim().parse::<u64>().is_ok_and(|n| n > 0))
+    }
+
     /// Removes the cgroups (they must be empty: call it when the bot's
     /// processes are dead).
     pub fn remove(&mut self) {
@@ -413,6 +440,7 @@ impl Cgroup {
             let _ = std::fs::remove_dir(d);
         }
         self.oom_events = None;
+        self.pids_events = None;
     }
 }
 
@@ -420,6 +448,12 @@ impl Drop for Cgroup {
     fn drop(&mut self) {
         self.remove();
     }
+}
+
+/// The `pids.max` of a bot under `limits`: its own `processes` and its
+/// keeper ([`KEEPER_TASKS`]).
+fn pids_max(limits: &Limits) -> u64 {
+    limits.processes.saturating_add(KEEPER_TASKS)
 }
 
 /// Removes the empty cgroup `dir` and the empty ones under it, deepest

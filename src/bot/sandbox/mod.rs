@@ -140,10 +140,12 @@ impl Jail {
                     ("data size", "-d"),
                     limits.memory_mb.saturating_mul(1 << 20),
                 )),
+                // Counted in the bot's user namespace, which its keeper
+                // entered before it forked the bot: one more.
                 Some(child::within_hard_limit(
                     libc::RLIMIT_NPROC,
                     ("processes", "-u"),
-                    limits.processes,
+                    limits.processes.saturating_add(cgroup::KEEPER_TASKS),
                 )),
             ),
         };
@@ -232,6 +234,14 @@ impl Jail {
     /// memory limit.
     pub fn over_memory(&self) -> bool {
         self.cgroup.as_ref().is_some_and(cgroup::Cgroup::oom_killed)
+    }
+
+    /// True when a fork or thread of the bot was refused at its process
+    /// limit (its cgroup says so; without one, nothing can tell).
+    pub fn at_process_limit(&self) -> bool {
+        self.cgroup
+            .as_ref()
+            .is_some_and(cgroup::Cgroup::pids_max_hit)
     }
 
     /// Gives back what the process held: its scratch folder at once (the
