@@ -17,29 +17,53 @@ pub fn formula_lead(text: &str) -> Option<char> {
 /// True for a character a terminal or a page would not show as itself: a
 /// control character, one of Unicode's format characters (zero-width
 /// spaces and joiners, the soft hyphen, bidirectional embeddings,
-/// overrides and isolates, the byte order mark, tags), or its line and
-/// paragraph separators. A bot's text shows them escaped, so that it can
-/// neither hide a character in an option nor turn a line around.
+/// overrides and isolates, the byte order mark, tags), its line and
+/// paragraph separators, or another of its Default_Ignorable_Code_Point
+/// characters (DerivedCoreProperties.txt: the combining grapheme joiner,
+/// the Hangul fillers, the Mongolian and other variation selectors, the
+/// shorthand format controls, the unassigned ignorables). A bot's text
+/// shows them escaped, so that it can neither hide a character in an
+/// option nor turn a line around; no name may hold one.
 pub fn is_hidden(c: char) -> bool {
     c.is_control()
         || matches!(
             c as u32,
-            0xAD | 0x600..=0x605
+            0xAD | 0x34F
+                | 0x600..=0x605
                 | 0x61C
                 | 0x6DD
                 | 0x70F
-                | 0x180E
+                | 0x115F..=0x1160
+                | 0x17B4..=0x17B5
+                | 0x180B..=0x180F
                 | 0x200B..=0x200F
                 | 0x2028..=0x202E
-                | 0x2060..=0x2064
-                | 0x2066..=0x206F
+                | 0x2060..=0x206F
+                | 0x3164
+                | 0xFE00..=0xFE0F
                 | 0xFEFF
-                | 0xFFF9..=0xFFFB
+                | 0xFFA0
+                | 0xFFF0..=0xFFFB
                 | 0x110BD
+                | 0x1BCA0..=0x1BCA3
                 | 0x1D173..=0x1D17A
-                | 0xE0001
-                | 0xE0020..=0xE007F
+                | 0xE0000..=0xE0FFF
         )
+}
+
+/// True when `text` would show nothing where it is printed: only white
+/// space, hidden characters ([`is_hidden`]), the braille pattern blank
+/// (U+2800, a blank that is not white space) and characters of no width
+/// (combining marks with no letter under them). No name may be such a
+/// text (protocol.md: a hello's `name`; a league's bot names): it would
+/// pass for no one.
+pub fn shows_nothing(text: &str) -> bool {
+    text.chars().all(|c| {
+        c.is_whitespace()
+            || is_hidden(c)
+            || c == '\u{2800}'
+            || unicode_width::UnicodeWidthChar::width(c) == Some(0)
+    })
 }
 
 /// How many columns `s` takes on a terminal: a CJK character two, an
@@ -211,6 +235,49 @@ pub fn shell_path(path: &std::path::Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Unicode's Default_Ignorable_Code_Point characters are hidden, each
+    /// range at both ends; letters, marks and emoji are not.
+    #[test]
+    fn default_ignorable_characters_are_hidden() {
+        for c in [
+            0xAD, 0x34F, 0x61C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180F, 0x200B, 0x200F,
+            0x202A, 0x202E, 0x2060, 0x2065, 0x206F, 0x3164, 0xFE00, 0xFE0F, 0xFEFF, 0xFFA0, 0xFFF0,
+            0xFFF8, 0x1BCA0, 0x1BCA3, 0x1D173, 0x1D17A, 0xE0000, 0xE0001, 0xE007F, 0xE0100,
+            0xE01EF, 0xE0FFF,
+        ] {
+            let c = char::from_u32(c).unwrap();
+            assert!(is_hidden(c), "U+{:04X} not hidden", u32::from(c));
+        }
+        for c in [
+            'a', 'é', '\u{301}', '\u{2800}', '囲', '\u{2764}', ' ', '\u{3000}',
+        ] {
+            assert!(!is_hidden(c), "U+{:04X} hidden", u32::from(c));
+        }
+    }
+
+    /// A text of white space, blanks, hidden characters and marks of no
+    /// width shows nothing; one visible character is enough.
+    #[test]
+    fn a_text_of_blanks_and_marks_shows_nothing() {
+        for text in [
+            "",
+            " \u{a0}\u{3000}",
+            "\u{2800}\u{2800}",
+            "\u{301}\u{301}",
+            "\u{3164}",
+            "\u{115f}\u{1160}",
+            "\u{ffa0}",
+            "\u{34f}",
+            "\u{fe0f}",
+            "\u{200b} \u{2800}\u{301}",
+        ] {
+            assert!(shows_nothing(text), "{text:?}");
+        }
+        for text in ["a", "\u{2800}x", "e\u{301}", "囲碁", "\u{2764}\u{fe0f}"] {
+            assert!(!shows_nothing(text), "{text:?}");
+        }
+    }
 
     #[test]
     fn toml_messages_are_said_in_plain_words() {

@@ -1208,6 +1208,30 @@ async fn a_bot_that_exits_after_its_last_reply_leaving_a_child_is_not_charged() 
     assert_group_gone(pid).await;
 }
 
+/// A hello whose name shows nothing is refused (protocol.md: the hello's
+/// `name`): one of a Hangul filler (a default-ignorable character, now
+/// hidden), of braille blanks, of combining marks with no letter. Each
+/// was accepted, and the bot showed as no one in the tables.
+#[tokio::test]
+async fn a_hello_name_that_shows_nothing_fails_the_handshake() {
+    for (name, says) in [
+        (r"\u3164", "holds U+3164, a control or invisible character"),
+        (r"\uffa0", "holds U+FFA0, a control or invisible character"),
+        (r"\u2800\u2800", "name shows nothing"),
+        (r"\u0301\u0301", "name shows nothing"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let on = format!(
+            "    if m[\"type\"] == \"hello\":\n        send({{\"type\": \"hello\", \"name\": \"{name}\"}})\n        return True"
+        );
+        let err = start(&python_bot(dir.path(), &on), None, &Timing::default())
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ForfeitKind::Protocol, "{name}: {err}");
+        assert!(err.to_string().contains(says), "{name}: {err}");
+    }
+}
+
 /// A bot that times out while its stderr is not read (no log, as `arena
 /// play` without `--logs`) is not said to have written nothing there: the
 /// referee cannot know, and says so.

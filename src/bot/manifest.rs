@@ -46,6 +46,8 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
         Some("must not hold commas or quotes")
     } else if name.chars().any(crate::text::is_hidden) {
         Some("must not hold control or invisible characters (tabs, new lines, escapes, zero-width spaces, direction overrides)")
+    } else if crate::text::shows_nothing(name) {
+        Some("must show something: not only white space, blanks (U+2800) or marks of no width")
     } else if name.trim() != name {
         Some("must not begin or end with white space")
     } else if crate::text::formula_lead(name).is_some() {
@@ -562,9 +564,16 @@ mod tests {
             "+SUM(1)",
             "-2",
             "@x",
+            "\u{3164}",
+            "\u{2800}\u{2800}",
+            "\u{301}\u{301}",
         ] {
             assert!(name_problem(bad).is_some(), "{bad:?} accepted");
         }
+        assert_eq!(
+            name_problem("\u{2800}"),
+            Some("must show something: not only white space, blanks (U+2800) or marks of no width")
+        );
         assert!(name_problem(&"x".repeat(NAME_MAX + 1)).is_some());
 
         let dir = tempfile::tempdir().unwrap();

@@ -936,10 +936,11 @@ pub fn shown_line(bytes: &[u8], max: usize) -> String {
     truncate_escaping(bytes, max, !text.is_empty() && nothing_visible(&text))
 }
 
-/// Whether `text` holds only white space and hidden characters
-/// ([`is_hidden`]).
+/// Whether `text` shows nothing: only white space, hidden characters
+/// ([`is_hidden`]), blanks and marks of no width
+/// ([`crate::text::shows_nothing`]).
 pub fn nothing_visible(text: &str) -> bool {
-    text.chars().all(|c| c.is_whitespace() || is_hidden(c))
+    crate::text::shows_nothing(text)
 }
 
 /// A text of the user's or a bot's (a word of a bot.toml's command, its

@@ -849,9 +849,10 @@ fn no_hello(process: &mut BotProcess, e: BotError, timing: &Timing, limits: &Lim
 /// Longest name a bot may announce (bytes).
 pub const NAME_MAX: usize = crate::bot::manifest::NAME_MAX;
 
-/// Checks a bot's announced name: 1 to [`NAME_MAX`] bytes, something
-/// visible in it, no control or other hidden character
-/// ([`protocol::is_hidden`]: names end up in terminals and tables).
+/// Checks a bot's announced name: 1 to [`NAME_MAX`] bytes, no control or
+/// other hidden character ([`protocol::is_hidden`]: names end up in
+/// terminals and tables), something visible in it
+/// ([`crate::text::shows_nothing`]).
 fn check_name(name: &str) -> Result<(), Fault> {
     if name.is_empty() {
         return Err(Fault::new(ForfeitKind::Protocol, "hello: empty name"));
@@ -878,16 +879,27 @@ fn check_name(name: &str) -> Result<(), Fault> {
             ),
         ));
     }
-    if name.chars().all(char::is_whitespace) {
+    // Nothing visible: white space, blanks (U+2800), marks of no width.
+    if crate::text::shows_nothing(name) {
         return Err(Fault::new(
             ForfeitKind::Protocol,
             format!(
-                "hello: name has nothing but white space: {:?}",
-                protocol::truncate(name.as_bytes(), DETAIL_MAX)
+                "hello: name shows nothing (nothing but white space, blanks or marks of no width): {}",
+                code_points(name)
             ),
         ));
     }
     Ok(())
+}
+
+/// `text`'s characters by their code points (`U+2800 U+0301`): a text
+/// that shows nothing, said so that its author sees what was sent.
+fn code_points(text: &str) -> String {
+    let points: Vec<String> = text
+        .chars()
+        .map(|c| format!("U+{:04X}", u32::from(c)))
+        .collect();
+    points.join(" ")
 }
 
 /// Refuses a hello's name or version that a spreadsheet opening games.csv
@@ -2010,6 +2022,14 @@ mod tests {
             ("  ", "nothing but white space"),
             ("\u{a0}\u{a0}", "nothing but white space"),
             ("\u{200b}\u{200b}", "invisible"),
+            ("\u{3164}", "invisible"),
+            ("\u{ffa0}", "invisible"),
+            ("\u{115f}\u{1160}", "invisible"),
+            ("\u{34f}", "invisible"),
+            ("\u{fe0f}", "invisible"),
+            ("\u{2800}", "shows nothing"),
+            ("\u{2800} \u{2800}", "U+2800 U+0020 U+2800"),
+            ("\u{301}\u{301}", "shows nothing"),
             ("good\u{202e}dab", "invisible"),
             ("a\u{2028}b", "invisible"),
             ("a\u{1b}[31mb", "control"),

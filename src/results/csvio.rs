@@ -982,6 +982,14 @@ fn check_names(seats: &[&str]) -> Result<(), String> {
             ));
         }
     }
+    // Nor shows nothing (blanks, marks of no width: the league files and
+    // hellos refuse it): it would pass for no one.
+    if let Some(s) = seats.iter().position(|s| crate::text::shows_nothing(s)) {
+        return Err(format!(
+            "the bot name in seat{s} ({}) shows nothing (nothing but blanks or marks of no width), which no bot's name may: mend the name",
+            seats[s].escape_unicode()
+        ));
+    }
     // Nor begins or ends with white space (the league files refuse it):
     // `gr ` would be another bot than `gr`, shown alike.
     if let Some(s) = seats.iter().position(|s| s.trim() != *s) {
@@ -1408,6 +1416,21 @@ mod tests {
                 e.contains(&format!(
                     "t.csv:3: the bot name in seat0 holds the character {c}"
                 )),
+                "{e}"
+            );
+        }
+    }
+
+    /// A name that shows nothing (a braille blank, marks with no letter)
+    /// would pass for no one.
+    #[test]
+    fn a_name_that_shows_nothing_is_refused() {
+        for name in ["\u{2800}", "\u{301}\u{301}"] {
+            let e = err(&format!(
+                "{H}\n{R1}\ng3,filo,2,p2,{name},B,,1,0,,store,,30,100,7,\n"
+            ));
+            assert!(
+                e.contains("t.csv:3: the bot name in seat0 (") && e.contains("shows nothing"),
                 "{e}"
             );
         }
