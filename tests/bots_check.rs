@@ -235,6 +235,43 @@ fn the_process_limit_is_the_bots_own_and_is_named_when_reached() {
     assert!(fail.contains("--processes"), "{text}");
 }
 
+/// Outside the sandbox a bot keeps two of its limits, as rlimits: its
+/// memory as each process's data size and its file size; the warning says
+/// which limits hold. (Both were accepted and silently not applied: the
+/// probe took 300 MiB and wrote its file.)
+#[test]
+fn a_bot_outside_the_sandbox_keeps_its_file_and_data_size_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = root().join("bots/broken/misbehave.py");
+    let (ok, text) = check_bot(
+        &[
+            "--sandbox",
+            "off",
+            "--memory-mb",
+            "200",
+            "--file-size-mb",
+            "1",
+        ],
+        &[
+            "python3",
+            script.to_str().unwrap(),
+            "limits_probe",
+            dir.path().to_str().unwrap(),
+        ],
+        false,
+    );
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("warning: --sandbox off: ")
+            && text.contains("of their limits only the file size"),
+        "{text}"
+    );
+    assert!(
+        text.contains("handshake: crash: exited (status 5)"),
+        "{text}"
+    );
+}
+
 #[test]
 fn crash_start_fails() {
     broken("crash_start", "5000", "handshake: crash");

@@ -135,6 +135,10 @@ are not league bots (see README.md). Modes:
   threads       with a second argument N: starts N threads (each asleep)
                 before its hello, then plays well; a thread refused is a
                 crash (status 1, "can't start new thread")
+  limits_probe  with a second argument FOLDER: before its hello tries to
+                take 300 MiB and to write a 2 MiB file in FOLDER, says on
+                stderr what was refused, and exits with status 5 if both
+                were, else 6
   reply_on_stderr  writes each reply on stderr, not stdout
   no_flush      sends its hello, but keeps its first reply in a buffer of
                 its own (as a write never flushed) and waits for the next line
@@ -566,6 +570,21 @@ def main():
     if MODE == "fork_slow_start":
         fork_sleeper(False)
         time.sleep(3600)
+    if MODE == "limits_probe":
+        try:
+            held = bytearray(300 << 20)
+            memory = "allowed"
+            del held
+        except MemoryError:
+            memory = "refused"
+        try:
+            with open(os.path.join(PIDFILE, "big"), "wb") as f:
+                f.write(b"x" * (2 << 20))
+            size = "allowed"
+        except OSError as e:
+            size = "refused (%s)" % e.strerror
+        sys.stderr.write("PROBE 300 MiB: %s; a 2 MiB file: %s\n" % (memory, size))
+        sys.exit(5 if memory == "refused" and size != "allowed" else 6)
     if MODE == "threads":
         import threading
         for _ in range(int(PIDFILE)):

@@ -15,6 +15,36 @@ use tokio::process::Command;
 /// killed with the group.
 pub const TOKEN_VAR: &str = "ARENA_BOT_TOKEN";
 
+/// Which of a bot's limits hold outside the sandbox ([`unsandboxed_limits`]),
+/// as the `--sandbox off` and `sandbox = "off"` warnings say it.
+pub const UNSANDBOXED_LIMITS: &str = "of their limits only the file size (file_size_mb, --file-size-mb: each file) and the memory as each process's data size (memory_mb, --memory-mb: a bot over it crashes) hold; processes and cpus do not";
+
+/// The rlimits a bot outside the sandbox gets (docs/security.md, "Limits
+/// without the sandbox"): `RLIMIT_FSIZE` = `file_size_mb` and
+/// `RLIMIT_DATA` = `memory_mb` (per process), within the shell's hard
+/// limits. Not `RLIMIT_NPROC`: outside a user namespace it counts every
+/// process of this user, the referee's and the other bots' included. A
+/// build outside the sandbox is not limited so (a compiler may need more
+/// than a bot's memory).
+fn unsandboxed_limits(limits: &super::Limits) -> Vec<(libc::__rlimit_resource_t, u64)> {
+    use super::sandbox::child::within_hard_limit;
+    let mb = |n: u64| n.saturating_mul(1 << 20);
+    vec![
+        (
+            libc::RLIMIT_FSIZE,
+            within_hard_limit(
+                libc::RLIMIT_FSIZE,
+                ("file size", "-f"),
+                mb(limits.file_size_mb),
+            ),
+        ),
+        (
+            libc::RLIMIT_DATA,
+            within_hard_limit(libc::RLIMIT_DATA, ("data size", "-d"), mb(limits.memory_mb)),
+        ),
+    ]
+}
+
 pub(super) fn new_token() -> String {
     static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -85,6 +115,9 @@ impl BotProcess {
         // own children are reached by the group kill on every ordinary exit
         // path.)
         sys::start_clean(c.as_std_mut());
+        if *sandbox == Sandbox::Off && launch.building.is_none() {
+            sys::limit_at_exec(c.as_std_mut(), unsandboxed_limits(&launch.limits));
+        }
         if let Some(j) = jail.as_mut() {
             j.apply(c.as_std_mut());
         }

@@ -49,6 +49,32 @@ pub fn start_clean(cmd: &mut std::process::Command) {
     let _ = cmd;
 }
 
+/// Sets each `(resource, value)` of `limits` as the child's soft and hard
+/// limit, between fork and exec (a bot outside the sandbox: its file size
+/// and data size, docs/security.md). The spawn fails if one cannot be set.
+pub fn limit_at_exec(
+    cmd: &mut std::process::Command,
+    limits: Vec<(libc::__rlimit_resource_t, u64)>,
+) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only setrlimit runs between fork and exec, over a vector
+    // built before the fork (nothing allocates there).
+    unsafe {
+        cmd.pre_exec(move || {
+            for &(resource, value) in &limits {
+                let r = libc::rlimit {
+                    rlim_cur: value,
+                    rlim_max: value,
+                };
+                if libc::setrlimit(resource, &r) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Marks every descriptor above 2 close-on-exec (`close_range(3, ~0,
 /// CLOSE_RANGE_CLOEXEC)`, Linux 5.11; on older kernels one `fcntl` per
 /// descriptor up to the open-files limit, at most 65,536). The pipe

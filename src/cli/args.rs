@@ -48,7 +48,10 @@ impl SandboxArg {
         match self {
             SandboxArg::On => crate::bot::Sandbox::On,
             SandboxArg::Off => {
-                errln!("warning: --sandbox off: the bots run with this user's rights, environment and network (docs/security.md)");
+                errln!(
+                    "warning: --sandbox off: the bots run with this user's rights, environment and network; {} (docs/security.md)",
+                    crate::bot::UNSANDBOXED_LIMITS
+                );
                 crate::bot::Sandbox::Off
             }
         }

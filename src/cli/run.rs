@@ -437,7 +437,8 @@ fn before_run(t: &Tournament, how: &How) -> anyhow::Result<Option<SprtRun>> {
     }
     if t.sandbox == Sandbox::Off {
         errln!(
-            "warning: sandbox = \"off\": the bots run with this user's rights, environment and network, and can reach each other and the results (docs/security.md)"
+            "warning: sandbox = \"off\": the bots run with this user's rights, environment and network, and can reach each other and the results; {} (docs/security.md)",
+            crate::bot::UNSANDBOXED_LIMITS
         );
     }
     // A league takes a bot.toml's limits as asked (a ladder caps them):
