@@ -1232,6 +1232,40 @@ async fn a_hello_name_that_shows_nothing_fails_the_handshake() {
     }
 }
 
+/// A reply written unasked right after `game_start` is read as the answer
+/// to the game's first request, and the bot's own answer to it (echoing
+/// its seq) one request late: the fault says so, and that the first line
+/// was most likely written after `game_start`. It blamed the genuine
+/// reply alone ("reply to another request").
+#[tokio::test]
+async fn a_reply_written_after_game_start_is_named_when_its_answer_comes_late() {
+    let variant = Variant::Diffusion;
+    let settings = Settings::with_players(2);
+    let first = Game::new(variant, &settings).unwrap().legal()[0].clone();
+    let dir = tempfile::tempdir().unwrap();
+    // Written 0.2 s after game_start: the first request is in its pipe
+    // by then, and the referee waits for its answer.
+    let on = format!(
+        "    if m[\"type\"] == \"game_start\":\n        time.sleep(0.2)\n        send({{\"type\": \"reply\", \"option\": \"{first}\"}})\n        return True\n    if m[\"type\"] == \"request\":\n        send({{\"type\": \"reply\", \"option\": m[\"legal\"][0], \"seq\": m[\"seq\"]}})\n        return True"
+    );
+    let mut bot = start(&python_bot(dir.path(), &on), None, &Timing::default())
+        .await
+        .unwrap();
+    let mut random = RandomPlayer::new("random", 4);
+    let s = spec(variant, 2, 5000);
+    let r = play_in_seat(&mut bot, &mut random, &s, 0).await;
+    assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Protocol), "{r:?}");
+    assert_eq!(r.offender, Some(0), "{r:?}");
+    assert!(
+        detail(&r).contains("it is the bot's answer to request seq 1, read one request late")
+            && detail(&r).contains("after game_start, which takes no reply"),
+        "{r:?}"
+    );
+    let pid = bot.pid();
+    bot.kill();
+    assert_group_gone(pid).await;
+}
+
 /// A bot that times out while its stderr is not read (no log, as `arena
 /// play` without `--logs`) is not said to have written nothing there: the
 /// referee cannot know, and says so.

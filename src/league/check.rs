@@ -829,7 +829,10 @@ async fn quit_and_latency(
             // Read after quit was sent, though it may have been written
             // before it arrived: after game_end.
             (true, _) => "after its last game ended (after game_end or on quit; write nothing to stdout then) the bot wrote, unasked",
-            (false, true) => "after its last request the bot wrote, unasked",
+            // Nothing was there at its last game's end (the referee
+            // looks after the last reply): written after it, on game_end
+            // most likely.
+            (false, true) => "after its last game ended (after its last reply and the referee's look at the game's end: on game_end, most likely; write nothing to stdout then) the bot wrote, unasked",
             (false, false) => "before any request (none was sent to it since it last started) the bot wrote, unasked",
         };
         // Its last newline says nothing.

@@ -269,10 +269,46 @@ impl StartError {
     }
 }
 
+/// `fault` (of `line`, read as the answer to request `seq`, the
+/// `asked`th of its game) when `line` is a reply to request `seq - 1`,
+/// said as what most likely happened: the line taken for that
+/// earlier request's answer, which echoed no `seq` (`echoed`: the last
+/// answer did), was written before its request came, and every answer
+/// since was read one request late. At the game's first request but one
+/// (`asked` 2), the line was most likely written after `game_start`.
+fn one_request_late(
+    mut fault: Fault,
+    line: &[u8],
+    echoed: bool,
+    (seq, asked): (u64, u32),
+) -> Fault {
+    let Ok(FromBot::Reply { seq: Some(n), .. }) = protocol::decode(line) else {
+        return fault;
+    };
+    if echoed || n.checked_add(1) != Some(seq) || fault.kind != ForfeitKind::Protocol {
+        return fault;
+    }
+    let after = match asked {
+        2 => " (after game_start, which takes no reply: a reply before any request)",
+        _ => "",
+    };
+    fault.detail = format!(
+        "{}; it is the bot's answer to request seq {n}, read one request late: the line taken for that answer, which echoed no seq, was most likely one the bot wrote before request seq {n} came{after}",
+        fault.detail
+    );
+    fault
+}
+
 /// A bot's line in answer to request `seq`: its option, with the time it
 /// took; or the fault it is (a reply to another request, a hello, a line
 /// that is not the protocol's).
-fn judge_reply(line: &[u8], ask: &Ask<'_>, asked: u64, elapsed: Duration) -> Result<Answer, Fault> {
+/// `Ok`: the answer, and whether the reply echoed its request's `seq`.
+fn judge_reply(
+    line: &[u8],
+    ask: &Ask<'_>,
+    asked: u64,
+    elapsed: Duration,
+) -> Result<(Answer, bool), Fault> {
     match protocol::decode(line) {
         Ok(FromBot::Reply {
             option,
@@ -297,10 +333,13 @@ fn judge_reply(line: &[u8], ask: &Ask<'_>, asked: u64, elapsed: Duration) -> Res
                     ),
                 ));
             }
-            Ok(Answer {
-                option,
-                elapsed: Some(elapsed),
-            })
+            Ok((
+                Answer {
+                    option,
+                    elapsed: Some(elapsed),
+                },
+                seq.is_some(),
+            ))
         }
         Ok(FromBot::Hello { .. }) => Err(Fault::new(
             ForfeitKind::Protocol,
@@ -747,12 +786,7 @@ fn stray_fault(when: &str, bytes: &[u8], unasked: Option<Unasked>) -> Fault {
         Err(protocol::DecodeError::BadJson(_)) => (ForfeitKind::BadJson, bad_json_hint(first)),
         _ => (ForfeitKind::Protocol, String::new()),
     };
-    // The last line's newline says nothing (other white space, a form
-    // feed, is shown escaped: it may be all there was).
-    let shown = bytes
-        .strip_suffix(b"\n")
-        .map_or(bytes, |b| b.strip_suffix(b"\r").unwrap_or(b));
-    let shown = protocol::shown_line(shown, DETAIL_MAX);
+    let shown = shown_stray(bytes);
     let early = match (&decoded, unasked) {
         (Ok(FromBot::Reply { .. }), Some(u)) => Some(u),
         _ => None,
@@ -785,6 +819,16 @@ fn stray_fault(when: &str, bytes: &[u8], unasked: Option<Unasked>) -> Fault {
             },
         },
     )
+}
+
+/// Output a bot wrote unasked, as a fault's detail shows it. The last
+/// line's newline says nothing (other white space, a form feed, is shown
+/// escaped: it may be all there was).
+fn shown_stray(bytes: &[u8]) -> String {
+    let shown = bytes
+        .strip_suffix(b"\n")
+        .map_or(bytes, |b| b.strip_suffix(b"\r").unwrap_or(b));
+    protocol::shown_line(shown, DETAIL_MAX)
 }
 
 /// Killed at its memory limit of `mb` MiB, said with the limit and
@@ -960,6 +1004,11 @@ pub struct BotPlayer {
     unknown: Unknown,
     /// Messages of an unknown type sent so far.
     unknown_sent: u32,
+    /// Its last answer echoed its request's `seq` (see
+    /// [`one_request_late`]).
+    echoed_seq: bool,
+    /// What the last check for output unasked found, as shown.
+    stray_shown: Option<String>,
 }
 
 /// What a bot is sent beyond the messages of protocol 1 as it is today, to
@@ -1086,6 +1135,8 @@ impl BotPlayer {
             late_output: None,
             unknown: Unknown::Nothing,
             unknown_sent: 0,
+            echoed_seq: false,
+            stray_shown: None,
         })
     }
 
@@ -1372,7 +1423,15 @@ impl BotPlayer {
         let elapsed = t0
             .elapsed()
             .saturating_sub(crate::host::stopped() - stopped_at_t0);
-        let judged = judge_reply(line, ask, self.seq, elapsed);
+        let judged = judge_reply(line, ask, self.seq, elapsed)
+            .map(|(answer, echoed)| {
+                self.echoed_seq = echoed;
+                answer
+            })
+            .map_err(|f| {
+                let at = (self.seq, self.since_start.asked);
+                one_request_late(f, line, self.echoed_seq, at)
+            });
         if judged.is_err() {
             let late = self.since_start.asked == 1
                 && late_line(line, self.since_start.previous_game.as_deref());
@@ -1546,6 +1605,7 @@ impl BotPlayer {
         let r = match stray {
             Ok(None) => return Ok(()),
             Ok(Some(bytes)) => {
+                self.stray_shown = Some(shown_stray(&bytes));
                 // Seen before a game's first request: a line of the game
                 // before, as if read in the first reply's place.
                 if when == BEFORE_REQUEST && self.since_start.asked == 1 {
@@ -1560,7 +1620,14 @@ impl BotPlayer {
                     (_, 1) if when == BEFORE_REQUEST => Some(Unasked::ThisGame),
                     _ => None,
                 };
-                stray_fault(when, &bytes, unasked)
+                let first = bytes.split(|&b| b == b'\n').next().unwrap_or(&bytes);
+                let at = (self.seq.saturating_add(1), self.since_start.asked);
+                one_request_late(
+                    stray_fault(when, &bytes, unasked),
+                    first,
+                    self.echoed_seq,
+                    at,
+                )
             }
             Err(e) => self.fault(e),
         };
@@ -1605,12 +1672,9 @@ impl Player for BotPlayer {
                     if self.since_start.previous_game.is_none() {
                         return Err(f);
                     }
-                    // What it wrote, without the fault's own words.
-                    let late = Some(
-                        f.detail
-                            .split_once(": ")
-                            .map_or_else(|| f.detail.clone(), |(_, line)| line.to_string()),
-                    );
+                    // What it wrote, without the fault's own words (nor
+                    // its hints, which are of output within a game).
+                    let late = Some(self.stray_shown.take().unwrap_or_else(|| f.detail.clone()));
                     Box::pin(self.start_again(late)).await.map_err(|_| f)?;
                     return self.send_start(s.deadline).await;
                 }
