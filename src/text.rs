@@ -20,10 +20,14 @@ pub fn formula_lead(text: &str) -> Option<char> {
 /// overrides and isolates, the byte order mark, tags), its line and
 /// paragraph separators, or another of its Default_Ignorable_Code_Point
 /// characters (DerivedCoreProperties.txt: the combining grapheme joiner,
-/// the Hangul fillers, the Mongolian and other variation selectors, the
-/// shorthand format controls, the unassigned ignorables). A bot's text
-/// shows them escaped, so that it can neither hide a character in an
-/// option nor turn a line around; no name may hold one.
+/// the Hangul fillers, the shorthand format controls, the unassigned
+/// ignorables), but for the variation selectors (U+FE00-FE0F,
+/// U+E0100-E01EF, Mongolian's U+180B-180D and U+180F): after a letter or
+/// an emoji they choose how it is drawn (`❤️` is U+2764 U+FE0F), and
+/// alone they show nothing, which [`shows_nothing`] refuses in a name. A
+/// bot's text shows hidden characters escaped, so that it can neither
+/// hide a character in an option nor turn a line around; no name may hold
+/// one.
 pub fn is_hidden(c: char) -> bool {
     c.is_control()
         || matches!(
@@ -35,19 +39,19 @@ pub fn is_hidden(c: char) -> bool {
                 | 0x70F
                 | 0x115F..=0x1160
                 | 0x17B4..=0x17B5
-                | 0x180B..=0x180F
+                | 0x180E
                 | 0x200B..=0x200F
                 | 0x2028..=0x202E
                 | 0x2060..=0x206F
                 | 0x3164
-                | 0xFE00..=0xFE0F
                 | 0xFEFF
                 | 0xFFA0
                 | 0xFFF0..=0xFFFB
                 | 0x110BD
                 | 0x1BCA0..=0x1BCA3
                 | 0x1D173..=0x1D17A
-                | 0xE0000..=0xE0FFF
+                | 0xE0000..=0xE00FF
+                | 0xE01F0..=0xE0FFF
         )
 }
 
@@ -241,16 +245,25 @@ mod tests {
     #[test]
     fn default_ignorable_characters_are_hidden() {
         for c in [
-            0xAD, 0x34F, 0x61C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180F, 0x200B, 0x200F,
-            0x202A, 0x202E, 0x2060, 0x2065, 0x206F, 0x3164, 0xFE00, 0xFE0F, 0xFEFF, 0xFFA0, 0xFFF0,
-            0xFFF8, 0x1BCA0, 0x1BCA3, 0x1D173, 0x1D17A, 0xE0000, 0xE0001, 0xE007F, 0xE0100,
-            0xE01EF, 0xE0FFF,
+            0xAD, 0x34F, 0x61C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180E, 0x200B, 0x200F, 0x202A,
+            0x202E, 0x2060, 0x2065, 0x206F, 0x3164, 0xFEFF, 0xFFA0, 0xFFF0, 0xFFF8, 0x1BCA0,
+            0x1BCA3, 0x1D173, 0x1D17A, 0xE0000, 0xE0001, 0xE007F, 0xE01F0, 0xE0FFF,
         ] {
             let c = char::from_u32(c).unwrap();
             assert!(is_hidden(c), "U+{:04X} not hidden", u32::from(c));
         }
         for c in [
-            'a', 'é', '\u{301}', '\u{2800}', '囲', '\u{2764}', ' ', '\u{3000}',
+            'a',
+            'é',
+            '\u{301}',
+            '\u{2800}',
+            '囲',
+            '\u{2764}',
+            ' ',
+            '\u{3000}',
+            '\u{fe0f}',
+            '\u{e0100}',
+            '\u{180b}',
         ] {
             assert!(!is_hidden(c), "U+{:04X} hidden", u32::from(c));
         }
@@ -270,6 +283,7 @@ mod tests {
             "\u{ffa0}",
             "\u{34f}",
             "\u{fe0f}",
+            "\u{e0100}",
             "\u{200b} \u{2800}\u{301}",
         ] {
             assert!(shows_nothing(text), "{text:?}");
