@@ -1036,6 +1036,18 @@ async fn a_bot_that_exits_after_game_start_was_written_but_not_read_is_restarted
     restarted_at_each_game("exit1_late_after_game", &[0, 0, 1, 1, 0, 1, 0], false).await;
 }
 
+/// A bot that reads the next `game_start` with its `game_end` (a reader
+/// that reads ahead), closes its stdout and exits a moment later: its
+/// stdout ends before its exit can be seen (inside the sandbox the
+/// keeper's exit follows the bot's), and nothing of the game is unread.
+/// It left before playing all the same: started again at no charge. It
+/// was charged `crash` at ply 0 (a worker's check-bot, on a loaded
+/// machine, failed a bot that exits on `game_end` so).
+#[tokio::test]
+async fn a_bot_whose_stdout_ends_before_its_exit_at_a_games_start_is_restarted() {
+    restarted_at_each_game("close_after_next_start", &[0, 1, 0], false).await;
+}
+
 /// A bot that writes a line after `game_end`, too late for that game's
 /// last look, is started again before (or at the first request of) its
 /// next game, which is not charged: the line echoes the ended game's

@@ -100,6 +100,10 @@ are not league bots (see README.md). Modes:
                 waits 0.3 s and exits (status 0): the next game_start is
                 written before the exit can be seen
   exit1_late_after_game  the same, exiting with status 1
+  close_after_next_start  plays well; after each game_end reads the next
+                line (the next game_start), closes its stdout, waits 0.5 s
+                and exits (status 0): it left before playing that game, but
+                its stdout ends before its exit can be seen
   crash_on_end  plays well; crashes (status 1, a traceback on stderr) in its
                 handler of every game_end
   talk_after_end  plays well, but answers every game_end with a stray reply
@@ -643,6 +647,11 @@ def main():
             # Busy between games, until the next message comes.
             while not select.select([0], [], [], 0)[0]:
                 pass
+        elif kind == "game_end" and MODE == "close_after_next_start":
+            sys.stdin.readline()
+            os.close(1)
+            time.sleep(0.5)
+            sys.exit(0)
         elif kind == "game_end" and MODE in ("exit_late_after_game", "exit1_late_after_game"):
             time.sleep(0.3)
             sys.exit(0 if MODE == "exit_late_after_game" else 1)

@@ -1060,8 +1060,8 @@ impl SinceStart {
     /// The bot, broken off, had left before playing this game: all that
     /// was written since `game_start` is still unread in its stdin (a pipe
     /// is read in order, so what is unread is the end of what was
-    /// written), or it exited, whatever its status, before its first reply
-    /// of the game. (A bot that exits on `game_end` may have read the next
+    /// written), or it exited (or its stdout ended), whatever its status,
+    /// before its first reply of the game. (A bot that exits on `game_end` may have read the next
     /// `game_start` and first request ahead into its own buffer with it:
     /// whether it had hangs on timing alone, so its status cannot tell an
     /// exit after the last game from a crash at this one's first request.
@@ -1339,7 +1339,11 @@ impl BotPlayer {
     fn break_off(&mut self) {
         self.broken = true;
         self.since_start.unread_at_break = self.process.unread_input();
-        self.since_start.exit_at_break = self.process.exit_status().is_some();
+        // Gone: exited, or its stdout ended (it closed it, or is exiting:
+        // the exit itself may not be seen yet, and inside the sandbox the
+        // keeper's exit follows the bot's).
+        self.since_start.exit_at_break =
+            self.process.exit_status().is_some() || self.process.stdout_closed();
         self.process.kill();
     }
 
