@@ -640,7 +640,7 @@ async fn a_memory_hog_forfeits_memory() {
     assert_eq!(r.offender, Some(0));
     assert!(
         detail(&r)
-            .contains("memory limit, 200 MiB for the bot's whole process tree (set by `memory_mb`"),
+            .contains("memory limit, 200 MiB for the bot's whole process tree, the files it wrote in /tmp included (set by `memory_mb`"),
         "{r:?}"
     );
 }

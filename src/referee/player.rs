@@ -837,7 +837,7 @@ fn memory_fault(mb: u64) -> Fault {
     Fault::new(
         ForfeitKind::Memory,
         format!(
-            "killed by the kernel at its memory limit, {mb} MiB for the bot's whole process tree (set by `memory_mb` in [limits] of its bot.toml or the league file, or --memory-mb)"
+            "killed by the kernel at its memory limit, {mb} MiB for the bot's whole process tree, the files it wrote in /tmp included (set by `memory_mb` in [limits] of its bot.toml or the league file, or --memory-mb)"
         ),
     )
 }
