@@ -637,7 +637,10 @@ fn the_larger_per_bot(quasi: &[f64], robust: &[f64], n: usize) -> Vec<f64> {
 /// Groups of bots that never met the reference group (the anchor's, or
 /// the largest): each is centred on its own average at the reference
 /// value (0, or the anchor's Elo), with the covariance of its
-/// within-group contrasts.
+/// within-group contrasts, `A C Aᵀ` over the group's members (`A = I -
+/// J/k`), symmetric; none with bots outside the group, whose LOS with
+/// them is empty (docs/ratings.md, "Perfect scores, single games,
+/// disconnected and unrated bots").
 fn centre_other_groups(
     out: &fit::FitOutput,
     fit_cov: &Matrix,
@@ -665,12 +668,17 @@ fn centre_other_groups(
             .map(|&i| members.iter().map(|&j| cov(i, j)).sum::<f64>() / k)
             .collect();
         let all = rowmean.iter().sum::<f64>() / k;
-        for (x, &i) in members.iter().enumerate() {
-            elo[i] = out.elo[i] - mean + scale.elo;
+        // Every member's row and column cleared first, then the block
+        // filled: clearing member by member would wipe the cross-terms
+        // already filled for the earlier ones.
+        for &i in &members {
             for j in 0..n {
                 tcov[i * n + j] = 0.0;
                 tcov[j * n + i] = 0.0;
             }
+        }
+        for (x, &i) in members.iter().enumerate() {
+            elo[i] = out.elo[i] - mean + scale.elo;
             for (y, &j) in members.iter().enumerate() {
                 tcov[i * n + j] = cov(i, j) - rowmean[x] - rowmean[y] + all;
             }

@@ -585,6 +585,85 @@ fn disconnected_groups_stay_finite_and_are_not_compared() {
     );
 }
 
+/// The probe's two files: {c, d} alone, and {c, d} pooled with {a, b, x}
+/// (the larger group, the reference one) that never met them.
+fn c_and_d_rows(with_other_group: bool) -> Vec<GameRow> {
+    let other = [
+        ("a", "b", 1.0),
+        ("b", "a", 1.0),
+        ("a", "b", 0.5),
+        ("b", "a", 0.5),
+        ("a", "x", 0.5),
+        ("x", "a", 1.0),
+    ];
+    let cd = [
+        ("c", "d", 1.0),
+        ("d", "c", 0.0),
+        ("c", "d", 0.0),
+        ("d", "c", 0.5),
+        ("c", "d", 1.0),
+    ];
+    let games = if with_other_group { &other[..] } else { &[] };
+    games
+        .iter()
+        .chain(cd.iter())
+        .enumerate()
+        .map(|(k, (x, y, s))| row2(&format!("g{k}"), "filo", &format!("p{}", k / 2), x, y, *s))
+        .collect()
+}
+
+#[test]
+fn los_inside_another_group_keeps_its_covariance_and_is_antisymmetric() {
+    let rated = |pooled: bool, intervals: IntervalMethod| {
+        let opts = RateOptions {
+            intervals,
+            ..Default::default()
+        };
+        rate(&c_and_d_rows(pooled), &opts).unwrap().overall
+    };
+    // With φ alone (1 in both tables) the pooled LOS is the alone one.
+    let (alone, pooled) = (
+        rated(false, IntervalMethod::Dispersion),
+        rated(true, IntervalMethod::Dispersion),
+    );
+    assert_eq!(pooled.groups, 2);
+    assert_eq!(pooled.get("c").unwrap().flag, Flag::Disconnected);
+    let (los_alone, los_pooled) = (alone.los("c", "d").unwrap(), pooled.los("c", "d").unwrap());
+    assert!(
+        close(los_pooled, los_alone, 1e-9),
+        "{los_pooled} {los_alone}"
+    );
+    // The robust variances carry the table's HC1 factor, N / (N - k) over
+    // all its games: the same correlation, each variance scaled alike.
+    let (alone, pooled) = (
+        rated(false, IntervalMethod::Robust),
+        rated(true, IntervalMethod::Robust),
+    );
+    let z = |st: &Standings| {
+        let se = st.get("c").unwrap().elo_se;
+        Normal::standard().inverse_cdf(st.los("c", "d").unwrap()) * se
+    };
+    assert!(
+        close(z(&pooled), z(&alone), 1e-6),
+        "{} {}",
+        z(&pooled),
+        z(&alone)
+    );
+    for (a, row) in pooled.los_matrix() {
+        for (b, los) in pooled.ratings.iter().zip(row) {
+            if let (Some(ab), Some(ba)) = (los, pooled.los(&b.bot, &a)) {
+                assert!(close(ab + ba, 1.0, 1e-9), "LOS({a},{}) {ab} + {ba}", b.bot);
+            }
+        }
+    }
+    let n = pooled.ratings.len();
+    for i in 0..n {
+        for j in 0..n {
+            assert_eq!(pooled.cov[i * n + j], pooled.cov[j * n + i], "{i} {j}");
+        }
+    }
+}
+
 // ---- simulations with known true ratings ----
 
 const TRUE8: [f64; 8] = [-350.0, -250.0, -100.0, 0.0, 50.0, 150.0, 200.0, 300.0];
