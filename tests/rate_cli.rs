@@ -1178,6 +1178,41 @@ fn league_of_two(dir: &Path, name: &str, prefix: &str) -> PathBuf {
     folder.join("games.csv")
 }
 
+/// A game id twice in one file: the two rows in conflict are compared
+/// (not the file's first row of that id with itself), so swapped scores
+/// are named and never taken for timings, and the timings' advice never
+/// says to give one of a file and itself.
+#[test]
+fn a_game_twice_in_one_file_is_judged_on_its_two_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = std::fs::read_to_string(data("two.csv")).unwrap();
+    let write = |name: &str, extra: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, format!("{two}{extra}\n")).unwrap();
+        p
+    };
+    let swapped = write("swapped.csv", "g1,filo,2,p1,A,B,,0,1,,store,,30,100,7,");
+    let o = arena(&["rate", s(&swapped)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success()
+            && err.contains("swapped.csv:2 and ")
+            && err.contains("swapped.csv:6: they differ in score0 (1.0 against 0.0) and score1 (0.0 against 1.0)")
+            && !err.contains("timings"),
+        "{err}"
+    );
+    let timed = write("timed.csv", "g1,filo,2,p1,A,B,,1,0,,store,,30,101,7,");
+    let o = arena(&["rate", s(&timed)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success()
+            && err.contains("they differ in duration_ms (100 against 101): its results agree and only the timings differ")
+            && err.contains("delete one of the two rows from ")
+            && !err.contains("give one of"),
+        "{err}"
+    );
+}
+
 #[test]
 fn pooled_leagues_whose_group_ids_collide_are_told() {
     let dir = tempfile::tempdir().unwrap();

@@ -583,15 +583,11 @@ pub(super) fn results_inputs(
 /// different leagues (another name, or another schedule) is no
 /// conflict of one league's records but two leagues' ids colliding.
 pub(super) fn merged_error(e: crate::report::tables::TablesError) -> anyhow::Error {
-    let crate::report::tables::TablesError::Conflict {
-        files: [a, b],
-        game_id,
-        ..
-    } = &e
-    else {
+    let crate::report::tables::TablesError::Conflict(c) = &e else {
         return e.into();
     };
-    if let Some(note) = timings_only(a, b, game_id) {
+    let (a, b, rows) = (&c.files[0], &c.files[1], &c.rows);
+    if let Some(note) = timings_only(a, b, rows) {
         return anyhow::anyhow!("{e}: {note}");
     }
     let (Some(x), Some(y)) = (meta_beside(a), meta_beside(b)) else {
@@ -613,35 +609,37 @@ pub(super) fn merged_error(e: crate::report::tables::TablesError) -> anyhow::Err
     )
 }
 
-/// When the rows of `game_id` in files `a` and `b` differ only in when and
-/// how long the game took (`started_at`, `duration_ms`, `time*_ms`) and
-/// where its record is (`record_*`): the same game played twice, as the
-/// same shard on two machines; said so, with what to do.
-fn timings_only(a: &std::path::Path, b: &std::path::Path, game_id: &str) -> Option<String> {
-    use crate::league::folder::records::find_row;
-    let untimed = |p: &std::path::Path| {
-        find_row(p, game_id)
-            .ok()
-            .flatten()
-            .map(|r| crate::results::GameRow {
-                started_at: String::new(),
-                duration_ms: 0,
-                time0_ms: None,
-                time1_ms: None,
-                time2_ms: None,
-                record_file: String::new(),
-                record_offset: None,
-                record_length: None,
-                ..r
-            })
+/// When the two rows of one game id (`rows`, read from files `a` and `b`)
+/// differ only in when and how long the game took (`started_at`,
+/// `duration_ms`, `time*_ms`) and where its record is (`record_*`): the
+/// same game played twice, as the same shard on two machines; said so,
+/// with what to do (docs/league.md, "More than one machine").
+fn timings_only(
+    a: &std::path::Path,
+    b: &std::path::Path,
+    rows: &[crate::results::GameRow; 2],
+) -> Option<String> {
+    const TIMINGS: [&str; 8] = [
+        "started_at",
+        "duration_ms",
+        "time0_ms",
+        "time1_ms",
+        "time2_ms",
+        "record_file",
+        "record_offset",
+        "record_length",
+    ];
+    let differ = crate::results::csvio::differences(&rows[0], &rows[1]);
+    if differ.is_empty() || differ.iter().any(|(c, _, _)| !TIMINGS.contains(c)) {
+        return None;
+    }
+    let keep = match a == b {
+        true => format!("delete one of the two rows from {}", a.display()),
+        false => format!("give one of {} and {}", a.display(), b.display()),
     };
-    (untimed(a)? == untimed(b)?).then(|| {
-        format!(
-            "its results agree and only the timings differ (started_at, duration_ms, time*_ms, record_*): the same games played twice (the same shard on two machines?). Keep one copy of them: give one of {} and {}",
-            a.display(),
-            b.display()
-        )
-    })
+    Some(format!(
+        "its results agree and only the timings differ: the same games played twice (the same shard on two machines?). Keep one copy of them: {keep}"
+    ))
 }
 
 /// The shards of each league that the files leave out: for every file
@@ -695,6 +693,44 @@ mod tests {
         let any = super::whole_in::<u8>(0, u64::MAX);
         assert!(any("-3").unwrap_err().ends_with("0 or more"));
         assert_eq!(any("300"), Err("300 is too large".into()));
+    }
+
+    /// A game id twice in one file is judged on the two rows in conflict
+    /// (not on the file's first row of that id, twice): results that
+    /// differ are named, and timings alone never advise giving one of a
+    /// file and itself.
+    #[test]
+    fn a_conflict_in_one_file_is_judged_on_its_two_rows() {
+        use crate::results::GameRow;
+        let conflict = |second: GameRow, b: &str| {
+            let first = GameRow::two_player("g1", "filo", "p1", "x", "y", 1.0);
+            let other = GameRow::two_player("g2", "filo", "p1", "y", "x", 0.0);
+            let e = crate::report::tables::merge(vec![
+                ("t.csv".into(), vec![(2, first), (3, other)]),
+                (b.into(), vec![(4, second)]),
+            ])
+            .unwrap_err();
+            super::merged_error(e).to_string()
+        };
+        let swapped = GameRow::two_player("g1", "filo", "p1", "x", "y", 0.0);
+        let e = conflict(swapped, "t.csv");
+        assert_eq!(
+            e,
+            "game_id `g1` appears twice with different content: t.csv:2 and t.csv:4: they differ in score0 (1.0 against 0.0) and score1 (0.0 against 1.0)"
+        );
+        let timed = GameRow {
+            duration_ms: 7,
+            time0_ms: Some(1.5),
+            ..GameRow::two_player("g1", "filo", "p1", "x", "y", 1.0)
+        };
+        let e = conflict(timed.clone(), "t.csv");
+        assert!(
+            e.contains("they differ in duration_ms (1 against 7) and time0_ms (empty against 1.5): its results agree and only the timings differ")
+                && e.ends_with("Keep one copy of them: delete one of the two rows from t.csv"),
+            "{e}"
+        );
+        let e = conflict(timed, "u.csv");
+        assert!(e.ends_with("give one of t.csv and u.csv"), "{e}");
     }
 
     #[test]

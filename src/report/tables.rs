@@ -20,14 +20,8 @@ pub enum TablesError {
     Csv(#[from] CsvError),
     #[error(transparent)]
     Rating(#[from] RatingError),
-    #[error("game_id `{game_id}` appears twice with different content: {first} and {second}")]
-    Conflict {
-        game_id: String,
-        first: String,
-        second: String,
-        /// The two files (the first's, the second's).
-        files: [PathBuf; 2],
-    },
+    #[error("{0}")]
+    Conflict(Box<Conflict>),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -35,6 +29,54 @@ pub enum TablesError {
     },
     #[error("{path}: {source}")]
     Write { path: PathBuf, source: csv::Error },
+}
+
+/// One game id with different content in two rows: where, and the rows.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "game_id `{game_id}` appears twice with different content: {first} and {second}{}",
+    differ_text(rows)
+)]
+pub struct Conflict {
+    pub game_id: String,
+    /// The two places, `file:line`.
+    pub first: String,
+    pub second: String,
+    /// The two files (the first's, the second's).
+    pub files: [PathBuf; 2],
+    /// The two rows (the first, the second).
+    pub rows: [GameRow; 2],
+}
+
+/// What two rows of one game id differ in, for [`TablesError::Conflict`]:
+/// `: they differ in score0 (1.0 against 0.0) and ...`, each column's
+/// field as games.csv writes it; a text column holding one number written
+/// two ways (`1.10` and `1.1`) is said to be so (docs/ratings.md, "Inputs
+/// and merging").
+pub fn differ_text(rows: &[GameRow; 2]) -> String {
+    let shown = |v: &str| match v {
+        "" => "empty".to_string(),
+        v => v.to_string(),
+    };
+    let parts: Vec<String> = crate::results::csvio::differences(&rows[0], &rows[1])
+        .into_iter()
+        .map(|(c, x, y)| {
+            let same_number = matches!(
+                (x.parse::<f64>(), y.parse::<f64>()),
+                (Ok(p), Ok(q)) if p == q
+            );
+            let how = match same_number {
+                true => ", one number written two ways: a round trip through pandas or a spreadsheet, which read it as a number?",
+                false => "",
+            };
+            format!("{c} ({} against {}{how})", shown(&x), shown(&y))
+        })
+        .collect();
+    match parts.split_last() {
+        None => String::new(),
+        Some((last, [])) => format!(": they differ in {last}"),
+        Some((last, rest)) => format!(": they differ in {} and {last}", rest.join(", ")),
+    }
 }
 
 /// A report's tables: what `tables_of` makes and `write_files` writes.
@@ -72,12 +114,13 @@ pub fn merge(
             match seen.get(&row.game_id) {
                 Some((k, first, first_file)) => {
                     if out[*k] != row {
-                        return Err(TablesError::Conflict {
-                            game_id: row.game_id,
+                        return Err(TablesError::Conflict(Box::new(Conflict {
+                            game_id: row.game_id.clone(),
                             first: first.clone(),
                             second: format!("{}:{line}", path.display()),
                             files: [first_file.clone(), path],
-                        });
+                            rows: [out[*k].clone(), row],
+                        })));
                     }
                     duplicates += 1;
                 }
@@ -275,13 +318,14 @@ fn merge_files(
                     }
                 }
                 Some((f, _, _)) if f == row => info.duplicates += 1,
-                Some((_, place, j)) => {
-                    return Err(TablesError::Conflict {
+                Some((f, place, j)) => {
+                    return Err(TablesError::Conflict(Box::new(Conflict {
                         game_id: row.game_id.clone(),
                         first: place.clone(),
                         second: here,
                         files: [paths[*j].clone(), path.clone()],
-                    })
+                        rows: [f.clone(), row.clone()],
+                    })))
                 }
             }
         }
@@ -1262,6 +1306,31 @@ mod tests {
         let err = merge(vec![("a.csv".into(), a), ("c.csv".into(), c)]).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("a.csv:3") && msg.contains("c.csv:2"), "{msg}");
+        assert!(
+            msg.ends_with(": they differ in score0 (0.5 against 1.0) and score1 (0.5 against 0.0)"),
+            "{msg}"
+        );
+    }
+
+    /// A version that went through pandas (`1.10` read as a number, written
+    /// `1.1`) is named as one number written two ways.
+    #[test]
+    fn a_conflict_names_a_number_written_two_ways() {
+        let a = row("1", "x", "y", 1.0);
+        let b = GameRow {
+            version0: "1.1".into(),
+            version1: String::new(),
+            ..a.clone()
+        };
+        let a = GameRow {
+            version0: "1.10".into(),
+            version1: "2".into(),
+            ..a
+        };
+        assert_eq!(
+            differ_text(&[a, b]),
+            ": they differ in version0 (1.10 against 1.1, one number written two ways: a round trip through pandas or a spreadsheet, which read it as a number?) and version1 (2 against empty)"
+        );
     }
 
     /// Rows read on the second thread arrive all, in order, with their

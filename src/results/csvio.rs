@@ -96,6 +96,36 @@ pub fn all_columns() -> impl Iterator<Item = &'static str> {
     COLUMNS.iter().chain(ADDED_COLUMNS).copied()
 }
 
+/// The columns in which two rows differ, with each row's field as
+/// games.csv writes it: `(column, a's, b's)`, in the columns' order (what
+/// a conflict of one game id names, docs/ratings.md, "Inputs and
+/// merging").
+pub fn differences(a: &GameRow, b: &GameRow) -> Vec<(&'static str, String, String)> {
+    let (Some(x), Some(y)) = (csv_fields(a), csv_fields(b)) else {
+        return Vec::new();
+    };
+    all_columns()
+        .zip(x.iter().zip(y.iter()))
+        .filter(|(_, (x, y))| x != y)
+        .map(|(c, (x, y))| (c, x.to_string(), y.to_string()))
+        .collect()
+}
+
+/// A row's fields as games.csv writes them, one per column.
+fn csv_fields(row: &GameRow) -> Option<csv::StringRecord> {
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new());
+    w.serialize(row).ok()?;
+    let bytes = w.into_inner().ok()?;
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(bytes.as_slice())
+        .records()
+        .next()?
+        .ok()
+}
+
 /// Reads every row of a results CSV. Any malformed row is an error with the
 /// file and line; a torn last line is skipped (see the module doc).
 pub fn read_rows(path: &Path) -> Result<Vec<GameRow>, CsvError> {
@@ -1128,6 +1158,32 @@ mod tests {
 
     fn ok(text: &str) -> CsvFile {
         parse(Path::new("t.csv"), text.as_bytes()).expect("accepted")
+    }
+
+    /// Two rows' differences are named by column, as games.csv writes
+    /// each field, in the columns' order.
+    #[test]
+    fn differences_name_the_columns_as_written() {
+        let a = GameRow::two_player("g", "filo", "p", "x", "y", 1.0);
+        assert_eq!(differences(&a, &a), vec![]);
+        let b = GameRow {
+            version1: "1.1".into(),
+            ..GameRow::two_player("g", "filo", "p", "x", "y", 0.0)
+        };
+        let a = GameRow {
+            version1: "1.10".into(),
+            ..a
+        };
+        let d = differences(&a, &b);
+        let d: Vec<(&str, &str, &str)> = d.iter().map(|(c, x, y)| (*c, &x[..], &y[..])).collect();
+        assert_eq!(
+            d,
+            [
+                ("score0", "1.0", "0.0"),
+                ("score1", "0.0", "1.0"),
+                ("version1", "1.10", "1.1")
+            ]
+        );
     }
 
     fn err(text: &str) -> String {
