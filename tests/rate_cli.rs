@@ -1213,6 +1213,35 @@ fn a_game_twice_in_one_file_is_judged_on_its_two_rows() {
     );
 }
 
+/// A file whose bots are named `variant` and `bot` (a league refuses such
+/// names) is rated, and writing its crosstable warns of the columns that
+/// share a name.
+#[test]
+fn a_bot_named_as_a_crosstable_column_is_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = std::fs::read_to_string(data("two.csv"))
+        .unwrap()
+        .replace(",A,", ",variant,")
+        .replace(",B,", ",bot,");
+    let f = dir.path().join("g.csv");
+    std::fs::write(&f, two).unwrap();
+    let out = dir.path().join("o");
+    let o = arena(&["rate", s(&f), "--out", s(&out)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    for b in ["variant", "bot"] {
+        assert!(
+            err.contains(&format!(
+                "warning: bot `{b}` has the name of one of crosstable.csv's fixed columns"
+            )),
+            "{err}"
+        );
+    }
+    let o = arena(&["rate", s(&f)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && !err.contains("crosstable"), "{err}");
+}
+
 #[test]
 fn pooled_leagues_whose_group_ids_collide_are_told() {
     let dir = tempfile::tempdir().unwrap();

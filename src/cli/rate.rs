@@ -264,6 +264,9 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
     };
     let (tables, wrote) = match into {
         Some(dir) => {
+            for line in crosstable_keys_taken(&tables.report) {
+                eprintln!("warning: {line}");
+            }
             let t = write_files(tables, &dir)?;
             let names: Vec<String> = t.files.iter().map(|p| p.display().to_string()).collect();
             (t, format!("wrote {}", names.join(", ")))
@@ -306,6 +309,20 @@ pub fn run(mut args: RateArgs) -> anyhow::Result<ExitCode> {
     }
     eprintln!("{kept} games rated{dups}; {wrote}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// A warning for each bot named as one of crosstable.csv's fixed columns
+/// (a league refuses such names; a file from elsewhere may hold them):
+/// its column shares that name (docs/ratings.md, "Output files").
+fn crosstable_keys_taken(report: &crate::ratings::Report) -> Vec<String> {
+    report
+        .overall
+        .ratings
+        .iter()
+        .map(|r| r.bot.as_str())
+        .filter(|b| crate::results::CROSSTABLE_KEYS.contains(b))
+        .map(|b| format!("bot `{b}` has the name of one of crosstable.csv's fixed columns (`variant`, `bot`): crosstable.csv has two columns `{b}` (pandas reads the bot's as `{b}.1`)"))
+        .collect()
 }
 
 /// A note when seat-swap groups hold more than two games (`crowded`: how

@@ -577,7 +577,7 @@ fn write_crosstable<W: std::io::Write>(report: &Report, w: &mut csv::Writer<W>) 
         .iter()
         .map(|r| r.bot.as_str())
         .collect();
-    let mut header = vec!["variant", "bot"];
+    let mut header = crate::results::CROSSTABLE_KEYS.to_vec();
     header.extend(&bots);
     w.write_record(&header)?;
     let mut labels = vec![ALL.to_string()];

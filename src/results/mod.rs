@@ -14,6 +14,11 @@ pub mod store;
 /// The label of the ratings' table of every variant: no variant's name.
 pub const ALL_LABEL: &str = "all";
 
+/// The fixed columns of `crosstable.csv`, before one column per bot named
+/// after it (docs/ratings.md, "Output files"): a league refuses these as
+/// bot names, whose column would share its name with one of them.
+pub const CROSSTABLE_KEYS: [&str; 2] = ["variant", "bot"];
+
 /// Whether `c` may be part of a name that is also a file's or a game
 /// id's (a league's, a variant's): an ASCII letter, a digit, `-`, `_` or
 /// `.`.

@@ -84,6 +84,15 @@ pub(super) fn section(
         if !seen.insert(b.name.clone()) {
             return Err(at(i, twice(&bots, i, &lines)));
         }
+        if crate::results::CROSSTABLE_KEYS.contains(&b.name.as_str()) {
+            return Err(at(
+                i,
+                format!(
+                    "bot name `{}` is the name of one of crosstable.csv's fixed columns (`variant`, `bot`, then one column per bot, named after it): the two columns would share one name (pandas reads the bot's as `{}.1`); rename the bot",
+                    b.name, b.name
+                ),
+            ));
+        }
         if let Some(other) = looks.insert(look_of(&b.name), &b.name) {
             return Err(at(
                 i,

@@ -979,6 +979,28 @@ bots = [
     }
 }
 
+/// A bot named as one of crosstable.csv's fixed columns would give it two
+/// columns of one name: refused, naming the file, the line and the name.
+#[test]
+fn a_bot_named_as_a_crosstable_column_is_refused() {
+    for name in ["variant", "bot"] {
+        let src = format!(
+            "name = \"t\"\nbots = [\n  {{ name = \"a\", command = \"python3 b.py\" }},\n  {{ name = \"{name}\", command = \"python3 a.py\" }},\n]\n"
+        );
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(
+            e.contains("x.toml:4")
+                && e.contains(&format!(
+                    "bot name `{name}` is the name of one of crosstable.csv's fixed columns"
+                ))
+                && e.contains(&format!("`{name}.1`")),
+            "{e}"
+        );
+    }
+    let src = "name = \"t\"\nbots = [\n  { name = \"Variant\", command = \"python3 a.py\" },\n  { name = \"bots\", command = \"python3 b.py\" },\n]\n";
+    assert!(parse(src).is_ok());
+}
+
 /// A bot's name that is not a string (a TOML date, a number) is refused
 /// by its key, not read as its text.
 #[test]
