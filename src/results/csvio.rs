@@ -747,10 +747,31 @@ fn number<T: std::str::FromStr>(
     parse_number::<T>(s).map_err(|_| format!("column `{}`: `{s}` is not {what}", COLUMNS[k]))
 }
 
-/// `s` parsed, or the whole number it writes as a float ([`whole_float`]).
+/// `s` parsed, or the whole number it writes as a float ([`whole_float`],
+/// [`whole_exponent`]).
 fn parse_number<T: std::str::FromStr>(s: &str) -> Result<T, T::Err> {
-    s.parse::<T>()
-        .or_else(|e| whole_float(s).map_or(Err(e), str::parse::<T>))
+    s.parse::<T>().or_else(|e| match whole_float(s) {
+        Some(w) => w.parse::<T>(),
+        None => whole_exponent(s).map_or(Err(e), |w| w.to_string().parse::<T>()),
+    })
+}
+
+/// Below this, a whole number written with an exponent (`1e+05`) is
+/// exact: R writes 15 significant digits (docs/ratings.md, "Inputs and
+/// merging").
+const EXACT_BELOW: f64 = 1e15;
+
+/// The whole number >= 0 that `s` writes with an exponent, as R's
+/// `write.csv` writes 100000 (`1e+05`), when it is below 10^15, where
+/// those 15 digits are all of it; `None` otherwise (a 20-digit seed so
+/// written has lost its last digits).
+fn whole_exponent(s: &str) -> Option<u64> {
+    if !s.contains(['e', 'E']) {
+        return None;
+    }
+    let v = s.parse::<f64>().ok()?;
+    // Exact: v is whole and below 10^15 < 2^53.
+    ((0.0..EXACT_BELOW).contains(&v) && v.fract() == 0.0).then_some(v as u64)
 }
 
 /// The whole number `s` writes as a float (`1.0`, `12.00`): pandas writes
@@ -1273,6 +1294,37 @@ mod tests {
         assert_eq!(f.rows[0].1.seed, 7);
     }
 
+    /// Every whole-number column reads a whole number written as a float
+    /// alike: `7.0` as pandas writes it, `1e+05` as R does (below 10^15,
+    /// where R's 15 digits are all of it); a fraction is refused.
+    #[test]
+    fn whole_numbers_written_as_floats_are_read_alike_in_every_column() {
+        let head = format!("{H},record_file,record_offset,record_length");
+        let row = |plies: &str, dur: &str, seed: &str, off: &str| {
+            format!("{head}\ng1,filo,2,p1,A,B,,1,0,,store,,{plies},{dur},{seed},,r.zst,{off},5\n")
+        };
+        let f = ok(&row("3e+01", "1e+05", "1.5E3", "2.0e6"));
+        let r = &f.rows[0].1;
+        assert_eq!(
+            (r.plies, r.duration_ms, r.seed, r.record_offset),
+            (30, 100_000, 1500, Some(2_000_000))
+        );
+        let f = ok(&row("30.0", "100.00", "7", "12.0"));
+        let r = &f.rows[0].1;
+        assert_eq!(
+            (r.plies, r.duration_ms, r.record_offset),
+            (30, 100, Some(12))
+        );
+        for (bad, col) in [
+            (row("30", "1.5e+00", "7", "0"), "duration_ms"),
+            (row("30", "100", "7", "1e+15"), "record_offset"),
+            (row("30", "-1e+02", "7", "0"), "duration_ms"),
+        ] {
+            let e = err(&bad);
+            assert!(e.contains(&format!("column `{col}`")), "{e}");
+        }
+    }
+
     /// RFC 3339's other spellings of a UTC time (a space or `t` between
     /// date and time, a lower-case `z`; pandas' `+00:00` after a space)
     /// are read, respelt as the referee writes them; a refusal says what
@@ -1658,7 +1710,8 @@ mod tests {
             e.contains("column `offender`: `0.5` is not a seat number"),
             "{e}"
         );
-        for bad in ["1.", ".0", "1.0e0", "-1.0"] {
+        // (`1.0e0`, whole, is read: `whole_numbers_written_as_floats_are_read_alike_in_every_column`.)
+        for bad in ["1.", ".0", "1.5e0", "-1.0"] {
             let e = err(&format!(
                 "{H}\ng1,filo,2,p1,A,B,,0,1,,store,,{bad},100,7,\n"
             ));
