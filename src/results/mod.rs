@@ -90,7 +90,8 @@ pub struct GameRow {
     pub offender: Option<u8>,
     /// Completed turns.
     pub plies: u32,
-    /// Wall-clock duration of the game.
+    /// Wall-clock duration of the game, in whole milliseconds, truncated
+    /// (README, games.csv's columns; the record's end has the fraction).
     pub duration_ms: u64,
     /// The seed of the game's opening (shared by its seat-swap group). In
     /// JSON a string of its digits, as the protocol sends seeds: a number
