@@ -691,6 +691,16 @@ pub(crate) fn tenths(x: f64) -> String {
     }
 }
 
+/// A score or draw share of bot count `c` in % to one decimal; `-` for a
+/// bot without games in the table, as the console's other missing cells
+/// (ratings.csv leaves it empty: 0/0 is no 0).
+fn percent(c: &crate::ratings::BotCount, x: f64) -> String {
+    match c.games {
+        0 => "-".into(),
+        _ => format!("{:.1}", 100.0 * x),
+    }
+}
+
 /// The rank, Elo and +/- cells of a standings line; `rank` counts the rated
 /// bots so far (an unrated bot gets `-` and no rank).
 fn rank_cells(r: &crate::ratings::BotRating, rank: &mut usize) -> (String, String, String) {
@@ -731,11 +741,11 @@ pub fn standings_table(st: &Standings) -> String {
         let (rk, elo, pm) = rank_cells(r, &mut rank);
         let _ = writeln!(
             s,
-            "{rk:>4}  {}  {elo:>8}  {pm:>7}  {:>6}  {:>7.1}  {:>6.1}  {}",
+            "{rk:>4}  {}  {elo:>8}  {pm:>7}  {:>6}  {:>7}  {:>6}  {}",
             pad_to(&r.bot, width),
             c.games,
-            100.0 * c.score(),
-            100.0 * c.draw_rate(),
+            percent(c, c.score()),
+            percent(c, c.draw_rate()),
             r.flag.as_str()
         );
     }
@@ -807,11 +817,11 @@ pub fn league_summary(report: &Report) -> String {
         };
         let _ = writeln!(
             s,
-            "{rk:>4}  {}  {elo:>8}  {pm:>7}  {:>6}  {wdl:>11}  {:>6.1}  {:>6.1}  {forfeits}",
+            "{rk:>4}  {}  {elo:>8}  {pm:>7}  {:>6}  {wdl:>11}  {:>6}  {:>6}  {forfeits}",
             pad_to(&r.bot, width),
-            r.count.games,
-            100.0 * r.count.score(),
-            100.0 * r.count.draw_rate(),
+            c.games,
+            percent(c, c.score()),
+            percent(c, c.draw_rate()),
         );
     }
     if report.per_variant.len() > 1 {
@@ -1156,6 +1166,29 @@ mod tests {
         assert!(text.contains("Elo by variant"), "{text}");
         assert_eq!(text.matches("note (").count(), 1, "{text}");
         assert!(!text.contains(" -0 "), "{text}");
+    }
+
+    /// A bot without games (listed, unrated) has no score or draw share:
+    /// `-` on the console, as its Elo, where ratings.csv leaves them empty.
+    #[test]
+    fn an_unrated_bot_has_no_score_or_draw_share_on_the_console() {
+        let rows = vec![row("1", "x", "y", 1.0), row("2", "y", "x", 0.5)];
+        let opts = RateOptions {
+            extra_bots: vec!["idle".into()],
+            ..RateOptions::default()
+        };
+        let report = rate(&rows, &opts).unwrap();
+        let summary = league_summary(&report);
+        let cells =
+            |line: String| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
+        let want = ["-", "idle", "-", "-", "0", "0-0-0", "-", "-", "-"];
+        assert_eq!(cells(summary_line(&summary, "idle")), want);
+        let table = standings_table(&report.overall);
+        assert_eq!(
+            cells(summary_line(&table, "idle"))[..7],
+            ["-", "idle", "-", "-", "0", "-", "-"]
+        );
+        assert!(summary_line(&summary, "x").contains(" 75.0 "), "{summary}");
     }
 
     /// One meaning of W-D-L, the report's: a 3-player game is one result
