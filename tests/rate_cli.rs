@@ -1254,7 +1254,10 @@ fn pooled_leagues_whose_group_ids_collide_are_told() {
     // p1 and p2 hold four games each: no pair counted, and a note says why.
     assert!(
         err.contains("note: 2 seat-swap groups (p1, ...) hold more than two games")
-            && err.contains("files of different leagues whose group ids collide"),
+            && err.contains("files of different leagues whose group ids collide")
+            && err.contains(
+                "Rate each league alone, or give one file's group ids a prefix of their own"
+            ),
         "{err}"
     );
     // One league alone: its pairs, and no note.

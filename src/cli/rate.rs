@@ -336,7 +336,7 @@ fn crowded_note((n, first): (u64, Option<&str>)) -> Option<String> {
         n => (format!("{n} seat-swap groups"), "hold"),
     };
     Some(format!(
-        "note: {groups} ({first}{}) {hold} more than two games, and {} left out of the seat-swap pairs (pairs.csv's pairs and pentanomial counts; the games are rated): files of different leagues whose group ids collide? Rate each league alone, or give one file's groups ids of their own",
+        "note: {groups} ({first}{}) {hold} more than two games, and {} left out of the seat-swap pairs (pairs.csv's pairs and pentanomial counts; the games are rated): files of different leagues whose group ids collide? Rate each league alone, or give one file's group ids a prefix of their own",
         if n > 1 { ", ..." } else { "" },
         if n > 1 { "are" } else { "is" }
     ))
