@@ -81,6 +81,32 @@ for line in sys.stdin:
     assert!(out.contains("results/match-random-2-vs-random:"), "{out}");
 }
 
+/// A script `bot.py` whose hello gives no name usable in results would
+/// be the bot `bot`, a fixed column of crosstable.csv that a league
+/// refuses: it is `bot-2`.
+#[test]
+fn a_bot_named_as_a_crosstable_column_takes_a_number() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bot.py"),
+        r#"import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "my bot"}), flush=True)
+    elif m["type"] == "request":
+        print(json.dumps({"type": "reply", "option": m["legal"][0]}), flush=True)
+    elif m["type"] == "quit":
+        break
+"#,
+    )
+    .unwrap();
+    let o = two_kisolo_games(dir.path(), "python3 bot.py", "random");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("results/match-bot-2-vs-random:"), "{out}");
+}
+
 /// Two programs that say the same name in their hello, or one program
 /// edited since, are two matches: the second is played in the next free
 /// folder, said so, not resumed as the first with its games shown as its

@@ -203,11 +203,19 @@ pub(super) fn tournament(args: &MatchArgs) -> anyhow::Result<Tournament> {
     // The same folder name twice (bots/x and ../old/x): number them. A
     // name a bot gave itself in its hello yields to those of the bots
     // given by folder or as the built-in (`random` is the built-in's).
+    // A bot named as a fixed column of crosstable.csv (`bot`, as a
+    // script `bot.py` is named), which a league refuses, is numbered too.
     let mut given: Vec<Option<String>> = vec![None; made.len()];
     for by_hello in [false, true] {
         for (i, (name, _, hello)) in made.iter().enumerate() {
             if *hello == by_hello {
-                let unique = super::args::unique_name(name, &names);
+                let unique = match crate::results::CROSSTABLE_KEYS.contains(&name.as_str()) {
+                    true => super::args::unique_name(
+                        name,
+                        &[&names[..], std::slice::from_ref(name)].concat(),
+                    ),
+                    false => super::args::unique_name(name, &names),
+                };
                 names.push(unique.clone());
                 given[i] = Some(unique);
             }
