@@ -56,25 +56,32 @@ fn a_matchs_game_is_replayed_from_its_results_folder() {
     );
 }
 
+/// `bot.py` in `dir`: a Python bot that says `name` in its hello and
+/// plays the first legal option.
+fn write_bot_py(dir: &std::path::Path, name: &str) {
+    let text = r#"import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": NAME}), flush=True)
+    elif m["type"] == "request":
+        print(json.dumps({"type": "reply", "option": m["legal"][0]}), flush=True)
+    elif m["type"] == "quit":
+        break
+"#;
+    std::fs::write(
+        dir.join("bot.py"),
+        text.replace("NAME", &format!("{name:?}")),
+    )
+    .unwrap();
+}
+
 /// A command-line bot that names itself `random` in its hello takes the
 /// number, not the built-in player given beside it by that name.
 #[test]
 fn a_bot_named_as_the_built_in_player_yields_its_name() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("bot.py"),
-        r#"import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m["type"] == "hello":
-        print(json.dumps({"type": "hello", "name": "random"}), flush=True)
-    elif m["type"] == "request":
-        print(json.dumps({"type": "reply", "option": m["legal"][0]}), flush=True)
-    elif m["type"] == "quit":
-        break
-"#,
-    )
-    .unwrap();
+    write_bot_py(dir.path(), "random");
     let o = two_kisolo_games(dir.path(), "python3 bot.py", "random");
     let out = text(&o);
     assert!(o.status.success(), "{out}");
@@ -87,20 +94,7 @@ for line in sys.stdin:
 #[test]
 fn a_bot_named_as_a_crosstable_column_takes_a_number() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("bot.py"),
-        r#"import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m["type"] == "hello":
-        print(json.dumps({"type": "hello", "name": "my bot"}), flush=True)
-    elif m["type"] == "request":
-        print(json.dumps({"type": "reply", "option": m["legal"][0]}), flush=True)
-    elif m["type"] == "quit":
-        break
-"#,
-    )
-    .unwrap();
+    write_bot_py(dir.path(), "my bot");
     let o = two_kisolo_games(dir.path(), "python3 bot.py", "random");
     let out = text(&o);
     assert!(o.status.success(), "{out}");
