@@ -2085,6 +2085,8 @@ mod tests {
             assert!(f.detail.contains("formula"), "{}", f.detail);
         }
         assert!(check_name("élan vital").is_ok());
+        // A variation selector after an emoji chooses how it is drawn.
+        assert!(check_name("\u{2764}\u{fe0f} bot").is_ok());
         for (name, says) in [
             ("", "empty name"),
             ("  ", "nothing but white space"),
@@ -2094,7 +2096,7 @@ mod tests {
             ("\u{ffa0}", "invisible"),
             ("\u{115f}\u{1160}", "invisible"),
             ("\u{34f}", "invisible"),
-            ("\u{fe0f}", "invisible"),
+            ("\u{fe0f}", "shows nothing"),
             ("\u{2800}", "shows nothing"),
             ("\u{2800} \u{2800}", "U+2800 U+0020 U+2800"),
             ("\u{301}\u{301}", "shows nothing"),
