@@ -1220,30 +1220,6 @@ async fn a_bot_that_exits_after_its_last_reply_leaving_a_child_is_not_charged() 
     assert_group_gone(pid).await;
 }
 
-/// A hello whose name shows nothing is refused (protocol.md: the hello's
-/// `name`): one of a Hangul filler (a default-ignorable character, now
-/// hidden), of braille blanks, of combining marks with no letter. Each
-/// was accepted, and the bot showed as no one in the tables.
-#[tokio::test]
-async fn a_hello_name_that_shows_nothing_fails_the_handshake() {
-    for (name, says) in [
-        (r"\u3164", "holds U+3164, a control or invisible character"),
-        (r"\uffa0", "holds U+FFA0, a control or invisible character"),
-        (r"\u2800\u2800", "name shows nothing"),
-        (r"\u0301\u0301", "name shows nothing"),
-    ] {
-        let dir = tempfile::tempdir().unwrap();
-        let on = format!(
-            "    if m[\"type\"] == \"hello\":\n        send({{\"type\": \"hello\", \"name\": \"{name}\"}})\n        return True"
-        );
-        let err = start(&python_bot(dir.path(), &on), None, &Timing::default())
-            .await
-            .unwrap_err();
-        assert_eq!(err.kind(), ForfeitKind::Protocol, "{name}: {err}");
-        assert!(err.to_string().contains(says), "{name}: {err}");
-    }
-}
-
 /// A reply written unasked right after `game_start` is read as the answer
 /// to the game's first request, and the bot's own answer to it (echoing
 /// its seq) one request late: the fault says so, and that the first line
@@ -1905,6 +1881,20 @@ async fn a_refused_name_is_told_which_rule_it_breaks() {
             "hello: name is 10240 bytes long, more than 64",
         ),
         ("'bell\\x07'", "hello: name holds U+0007, a control"),
+        // Names of invisible characters only (Hangul fillers, which are
+        // default-ignorable and were not hidden), of braille blanks, of
+        // combining marks with no letter: each was accepted, and the bot
+        // showed as no one in the tables.
+        (
+            "'\\u3164'",
+            "holds U+3164, a control or invisible character",
+        ),
+        (
+            "'\\uffa0'",
+            "holds U+FFA0, a control or invisible character",
+        ),
+        ("'\\u2800\\u2800'", "name shows nothing"),
+        ("'\\u0301\\u0301'", "name shows nothing"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let on = format!(
