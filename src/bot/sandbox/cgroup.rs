@@ -408,29 +408,13 @@ impl Cgroup {
     /// limit (`oom_kill N` of v2's `memory.events`, v1's
     /// `memory.oom_control`).
     pub fn oom_killed(&self) -> bool {
-        let Some(file) = &self.oom_events else {
-            return false;
-        };
-        let Ok(text) = std::fs::read_to_string(file) else {
-            return false;
-        };
-        text.lines()
-            .filter_map(|l| l.strip_prefix("oom_kill "))
-            .any(|n| n.trim().parse::<u64>().is_ok_and(|n| n > 0))
+        counted(self.oom_events.as_deref(), "oom_kill ")
     }
 
     /// True when a fork or thread of the bot was refused at its process
     /// limit (`max N` of `pids.events`, v1 and v2), where readable.
     pub fn pids_max_hit(&self) -> bool {
-        let Some(file) = &self.pids_events else {
-            return false;
-        };
-        let Ok(text) = std::fs::read_to_string(file) else {
-            return false;
-        };
-        text.lines()
-            .filter_map(|l| l.strip_prefix("max "))
-            .any(|n| n.trim().parse::<u64>().is_ok_and(|n| n > 0))
+        counted(self.pids_events.as_deref(), "max ")
     }
 
     /// Removes the cgroups (they must be empty: call it when the bot's
@@ -448,6 +432,17 @@ impl Drop for Cgroup {
     fn drop(&mut self) {
         self.remove();
     }
+}
+
+/// True when the events file `file` of a bot's cgroup has a line `key N`
+/// with N > 0 (`oom_kill 1`, `max 3`); false where it is unreadable.
+fn counted(file: Option<&Path>, key: &str) -> bool {
+    let Some(text) = file.and_then(|f| std::fs::read_to_string(f).ok()) else {
+        return false;
+    };
+    text.lines()
+        .filter_map(|l| l.strip_prefix(key))
+        .any(|n| n.trim().parse::<u64>().is_ok_and(|n| n > 0))
 }
 
 /// The `pids.max` of a bot under `limits`: its own `processes` and its
