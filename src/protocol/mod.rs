@@ -933,14 +933,11 @@ pub fn truncate(bytes: &[u8], max: usize) -> String {
 /// not see what was sent.
 pub fn shown_line(bytes: &[u8], max: usize) -> String {
     let text = String::from_utf8_lossy(bytes);
-    truncate_escaping(bytes, max, !text.is_empty() && nothing_visible(&text))
-}
-
-/// Whether `text` shows nothing: only white space, hidden characters
-/// ([`is_hidden`]), blanks and marks of no width
-/// ([`crate::text::shows_nothing`]).
-pub fn nothing_visible(text: &str) -> bool {
-    crate::text::shows_nothing(text)
+    truncate_escaping(
+        bytes,
+        max,
+        !text.is_empty() && crate::text::shows_nothing(&text),
+    )
 }
 
 /// A text of the user's or a bot's (a word of a bot.toml's command, its

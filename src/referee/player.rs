@@ -577,7 +577,7 @@ fn invisible_hint(text: &str) -> Option<String> {
         return Some("; the line is only a byte-order mark (U+FEFF, the bytes EF BB BF) and no message: write each message whole on its line (one mark just before a message is accepted)".to_string());
     }
     let first = bare.chars().find(|&c| c != '\u{feff}')?;
-    if !protocol::nothing_visible(bare) {
+    if !crate::text::shows_nothing(bare) {
         return None;
     }
     Some(format!(
@@ -856,6 +856,16 @@ fn with_process_limit(process: &BotProcess, processes: u64, mut fault: Fault) ->
     fault
 }
 
+/// The fault a bot error `e` of `process` amounts to under `limits`: a
+/// bot the kernel killed at its memory limit forfeits `memory`, whatever
+/// the pipes then said; a crash at its process limit says so.
+fn process_fault(process: &BotProcess, limits: &Limits, e: BotError) -> Fault {
+    match process.over_memory() {
+        true => memory_fault(limits.memory_mb),
+        false => with_process_limit(process, limits.processes, fault_of(e)),
+    }
+}
+
 /// Why a bot's hello did not come (`e`, of the read that waited for it).
 fn no_hello(process: &mut BotProcess, e: BotError, timing: &Timing, limits: &Limits) -> Fault {
     // Killed at its memory limit, however its end was seen (its output
@@ -883,10 +893,7 @@ fn no_hello(process: &mut BotProcess, e: BotError, timing: &Timing, limits: &Lim
             ForfeitKind::Crash,
             "closed its stdin: the referee's hello was never read",
         ),
-        e => {
-            let f = with_process_limit(process, limits.processes, fault_of(e));
-            with_partial_line(process, f)
-        }
+        e => with_partial_line(process, process_fault(process, limits, e)),
     }
 }
 
@@ -1193,10 +1200,7 @@ impl BotPlayer {
         process
             .send_line(&buf, deadline)
             .await
-            .map_err(|e| match process.over_memory() {
-                true => fail(memory_fault(limits.memory_mb)),
-                false => fail(fault_of(e)),
-            })?;
+            .map_err(|e| fail(process_fault(process, limits, e)))?;
         let line = match process.read_line(deadline).await {
             Ok(line) => line,
             Err(e) => return Err(fail(no_hello(process, e, timing, limits))),
@@ -1322,10 +1326,7 @@ impl BotPlayer {
     /// memory limit forfeits `memory`, whatever the pipes then said; a
     /// crash at its process limit says so.
     fn fault(&self, e: BotError) -> Fault {
-        match self.process.over_memory() {
-            true => memory_fault(self.launch.limits.memory_mb),
-            false => with_process_limit(&self.process, self.launch.limits.processes, fault_of(e)),
-        }
+        process_fault(&self.process, &self.launch.limits, e)
     }
 
     /// Kills the bot's process group now.
@@ -1354,7 +1355,7 @@ impl BotPlayer {
         // (output unasked is still seen at the latest by the check at
         // the game's end, and charged in this game).
         self.check_quiet(BEFORE_REQUEST, false)?;
-        self.gone_with_pipes_held()?;
+        self.gone_with_pipes_held(false)?;
         self.buf.clear();
         self.seq += 1;
         // The state goes straight into the reused buffer: no value tree.
@@ -1451,10 +1452,17 @@ impl BotPlayer {
     /// after `quit`), whatever answers (one system call a request, and
     /// only there: in the sandbox nothing outlives the bot). At a game's
     /// first request, a bot that left after its last game is started
-    /// again at no charge, as one whose pipes closed is.
-    fn gone_with_pipes_held(&mut self) -> Result<(), Fault> {
+    /// again at no charge, as one whose pipes closed is. `look`: first
+    /// look at the pipe, before anything is killed (its descriptors may
+    /// have closed before its exit could be seen: what is there tells a
+    /// bot that left alone, its stdout at its end, from one that left a
+    /// process writing in its place; the fault is a crash either way).
+    fn gone_with_pipes_held(&mut self, look: bool) -> Result<(), Fault> {
         if self.launch.sandbox != crate::bot::Sandbox::Off || !self.process.has_exited() {
             return Ok(());
+        }
+        if look {
+            let _ = self.process.stray_output();
         }
         let status = self.process.exit_status();
         self.break_off();
@@ -1610,13 +1618,14 @@ impl BotPlayer {
             Ok(None) => return Ok(()),
             Ok(Some(bytes)) => {
                 self.stray_shown = Some(shown_stray(&bytes));
+                let first = bytes.split(|&b| b == b'\n').next().unwrap_or(&bytes);
                 // Seen before a game's first request: a line of the game
                 // before, as if read in the first reply's place.
-                if when == BEFORE_REQUEST && self.since_start.asked == 1 {
-                    let first = bytes.split(|&b| b == b'\n').next().unwrap_or(&bytes);
-                    if late_line(first, self.since_start.previous_game.as_deref()) {
-                        self.since_start.late_line = Some(protocol::shown_line(first, DETAIL_MAX));
-                    }
+                if when == BEFORE_REQUEST
+                    && self.since_start.asked == 1
+                    && late_line(first, self.since_start.previous_game.as_deref())
+                {
+                    self.since_start.late_line = Some(protocol::shown_line(first, DETAIL_MAX));
                 }
                 // Before any request, a reply is early, not merely extra.
                 let unasked = match (self.seq, self.since_start.asked) {
@@ -1624,7 +1633,6 @@ impl BotPlayer {
                     (_, 1) if when == BEFORE_REQUEST => Some(Unasked::ThisGame),
                     _ => None,
                 };
-                let first = bytes.split(|&b| b == b'\n').next().unwrap_or(&bytes);
                 let at = (self.seq.saturating_add(1), self.since_start.asked);
                 one_request_late(
                     stray_fault(when, &bytes, unasked),
@@ -1766,20 +1774,8 @@ impl Player for BotPlayer {
         self.check_quiet(when, true)?;
         // Exited during the game while a process it started kept its
         // stdout open: a crash all the same (protocol.md: exit only after
-        // quit). Only outside the sandbox can a child play on in its
-        // place; inside, the kernel ends them all with the bot.
-        if self.launch.sandbox == crate::bot::Sandbox::Off && self.process.has_exited() {
-            // Its descriptors closed before its exit could be seen: a
-            // look at the pipe now, before anything is killed, tells a
-            // bot that left alone (its stdout at its end) from one that
-            // left a process writing in its place.
-            // (What it finds, if anything, changes nothing here: a crash.)
-            let _ = self.process.stray_output();
-            let status = self.process.exit_status();
-            self.break_off();
-            return Err(self.fault(BotError::Exited { status }));
-        }
-        Ok(())
+        // quit).
+        self.gone_with_pipes_held(true)
     }
 
     fn quiet_at_end(&mut self) -> Result<(), Fault> {
