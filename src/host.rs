@@ -140,6 +140,16 @@ pub fn process_state(pid: u32) -> Option<char> {
     state_in_stat(&std::fs::read(format!("/proc/{pid}/stat")).ok()?)
 }
 
+/// The first child of process `pid`, as /proc lists it.
+pub fn first_child(pid: u32) -> Option<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// The state letter in the text of a /proc/PID/stat: the first field after
 /// the command name, which is in parentheses and may hold any character
 /// (so the last `)` ends it; the fields after it are numbers).
@@ -156,6 +166,18 @@ pub fn state_in_stat(stat: &[u8]) -> Option<char> {
 fn after_name(stat: &[u8]) -> Option<&[u8]> {
     let end = stat.iter().rposition(|&b| b == b')')?;
     Some(&stat[end + 1..])
+}
+
+/// Where this process's command line lies in its memory: `arg_start`
+/// and `arg_end`, the 48th and 49th fields of /proc/self/stat (proc(5)).
+pub fn own_arguments() -> Option<(usize, usize)> {
+    let stat = std::fs::read("/proc/self/stat").ok()?;
+    let fields = String::from_utf8_lossy(after_name(&stat)?).into_owned();
+    // The fields after the name start at the third.
+    let mut f = fields.split_ascii_whitespace();
+    let start = f.nth(48 - 3)?.parse().ok()?;
+    let end = f.next()?.parse().ok()?;
+    (start < end).then_some((start, end))
 }
 
 /// A thread of a process group, as /proc shows it: its state letter

@@ -230,9 +230,11 @@ fn tests_between_versions(dir: &Path, db: Option<String>) -> (Server, i64, i64) 
         &bot(dir, "twin", "v2", "random-bot"),
         &["--test", "--outcome", "owner", "--alpha", "0.001"],
     );
+    // The client's own words last: a long log and table come first,
+    // so that a tail of the failure still shows them.
     assert!(
         code == 1 || code == 3,
-        "{code}: {out}\n{}\n{}",
+        "{}\n{}\nexit {code}: {out}",
         server.log(),
         server.call("GET", "/api/games.csv?bot=twin", None, b"").1
     );

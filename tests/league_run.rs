@@ -727,7 +727,10 @@ output = "out"
         );
     }
     assert_eq!(line("secrets in"), "SPY secrets in: none");
-    assert_eq!(line("processes"), "SPY processes: none");
+    // One: its namespace's init, whose command line (the referee's, an
+    // `arena worker --token ...`'s) is blanked.
+    assert_eq!(line("processes"), "SPY processes: 1");
+    assert_eq!(line("command lines"), "SPY command lines: none");
     assert!(line("referee").contains("not visible"), "{log}");
     for what in [
         "referee environ",
@@ -760,6 +763,7 @@ output = "out"
     assert!(log.contains("SPY network: connected"), "{log}");
     assert!(log.contains("SPY referee pipes: opened"), "{log}");
     assert!(log.contains("SPY referee signals: allowed"), "{log}");
+    assert!(!log.contains("SPY command lines: none"), "{log}");
     assert!(log.contains("SPY victim file: read 'hunter2'"), "{log}");
     assert!(log.contains("SPY league file: read"), "{log}");
     assert!(forged && scribbled, "{log}");

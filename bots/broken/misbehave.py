@@ -7,9 +7,7 @@ are not league bots (see README.md). Modes:
   crash_start   exits with status 3 before the handshake
   hog_at_start  takes memory without end before the handshake
   crash_mid     crashes (status 1, a traceback on stderr) at its second request
-  abort         at its second request sends itself SIGTERM (ignored in the
-                sandbox, where it is PID 1 of its namespace without a
-                handler), says on stderr whether it survived, then aborts
+  abort         at its second request calls abort()
   hang          stops answering at its first request (keeps reading)
   slow          answers its first request after 60 s
   stall_later   answers its first two requests, then at its third writes
@@ -282,6 +280,15 @@ def spy():
     found.append("secrets in: " + (",".join(secrets) or "none"))
     others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
     found.append("processes: %s" % (len(others) or "none"))
+    shown = []
+    for pid in others:
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as a:
+                if a.read().strip(b"\0"):
+                    shown.append(pid)
+        except OSError:
+            pass
+    found.append("command lines: %s" % (len(shown) or "none"))
     # The referee: the `arena` process whose command line names this
     # league's file ($SPY_LEAGUE). Where it cannot be seen, the attacks go
     # to $SPY_TARGET, a pid the test knows is alive outside.
@@ -375,10 +382,6 @@ def misbehave(requests, message):
     if MODE == "crash_mid" and requests == 2:
         raise RuntimeError("crash_mid: a bug at request 2")  # status 1
     if MODE == "abort" and requests == 2:
-        os.kill(os.getpid(), signal.SIGTERM)
-        time.sleep(0.2)
-        sys.stderr.write("alive after SIGTERM\n")
-        sys.stderr.flush()
         os.abort()
     if MODE == "close_stdin_later" and requests == 1:
         send({"type": "reply", "option": random.choice(message["legal"])})

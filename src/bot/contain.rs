@@ -100,13 +100,12 @@ impl BotProcess {
     }
 
     /// The bot's main process: in the sandbox, the only child of the
-    /// keeper (the process the referee started).
+    /// only child (its namespace's init) of the keeper (the process the
+    /// referee started).
     fn main_pid(&mut self) -> Option<u32> {
         if self.main_pid.is_none() {
             self.main_pid = match self.jail.is_some() {
-                true => std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", self.pid))
-                    .ok()
-                    .and_then(|c| c.split_whitespace().next()?.parse().ok()),
+                true => crate::host::first_child(self.pid).and_then(crate::host::first_child),
                 false => Some(self.pid),
             };
         }
@@ -176,11 +175,11 @@ impl BotProcess {
 
     /// SIGKILLs the group, and outside the sandbox every process carrying
     /// the token. In the sandbox the token's scan of every process in
-    /// /proc (two reads each) is not needed: the bot is PID 1 of a PID
-    /// namespace of its own, which no descendant can leave, and the kernel
-    /// kills every process of a namespace when its first one dies (from
-    /// the group's SIGKILL, or from its keeper's death, its parent-death
-    /// signal: `sandbox/child.rs`).
+    /// /proc (two reads each) is not needed: the bot is in a PID namespace
+    /// of its own, which no descendant can leave, and the kernel kills
+    /// every process of a namespace when its init dies (from the group's
+    /// SIGKILL, from its keeper's death, its parent-death signal, or as
+    /// it exits after the bot: `sandbox/child.rs`).
     pub(super) fn kill_all(&self) {
         kill_group(self.pid, libc::SIGKILL);
         if self.jail.is_none() {

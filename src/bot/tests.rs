@@ -303,8 +303,8 @@ async fn a_descendant_that_leaves_the_group_is_killed_too() {
 }
 
 /// In the sandbox a descendant that leaves the group dies with the bot too,
-/// without the token's scan: the bot is PID 1 of its namespace, and the
-/// kernel ends the namespace's other processes when it dies.
+/// without the token's scan: the bot's namespace's init exits when the bot
+/// dies, and the kernel ends the namespace's other processes then.
 #[tokio::test]
 async fn a_sandboxed_descendant_that_leaves_the_group_dies_with_the_bot() {
     let script = "setsid sh -c 'exec sleep 100' & echo ready; exec sleep 100";

@@ -47,10 +47,10 @@ pub struct Cgroup {
 }
 
 /// The tasks of a bot's cgroups that are not the bot's: its keeper, which
-/// joins them before it forks the bot (docs/security.md, "How it is
-/// done"). `pids.max` is the bot's `processes` plus these, so that the
-/// limit a bot is told is all its own.
-pub const KEEPER_TASKS: u64 = 1;
+/// joins them before it forks, and its namespace's init (docs/security.md,
+/// "How it is done"). `pids.max` is the bot's `processes` plus these, so
+/// that the limit a bot is told is all its own.
+pub const KEEPER_TASKS: u64 = 2;
 
 /// Where this process's cgroup of `controller` is (cgroup v1), if mounted.
 fn own_dir(controller: &str) -> Option<PathBuf> {
@@ -445,8 +445,8 @@ fn counted(file: Option<&Path>, key: &str) -> bool {
         .any(|n| n.trim().parse::<u64>().is_ok_and(|n| n > 0))
 }
 
-/// The `pids.max` of a bot under `limits`: its own `processes` and its
-/// keeper ([`KEEPER_TASKS`]).
+/// The `pids.max` of a bot under `limits`: its own `processes`, its
+/// keeper and its init ([`KEEPER_TASKS`]).
 fn pids_max(limits: &Limits) -> u64 {
     limits.processes.saturating_add(KEEPER_TASKS)
 }

@@ -79,14 +79,18 @@ pub fn within_hard_limit(
 /// are not allowed.
 ///
 /// A new PID namespace takes effect for children only, so the child forks
-/// once more: the bot is the grandchild, PID 1 of its namespace (when it
-/// ends, the kernel kills everything it left in there), and the child stays
-/// outside as its keeper: it holds no descriptor, waits for the bot and
-/// exits as the bot did, so the referee sees the bot's status. Both share
-/// the bot's process group, so a group kill reaches both; the bot dies with
-/// its keeper (PR_SET_PDEATHSIG). The bot, as PID 1, builds its root,
-/// mounts its `/proc`, joins a session keyring of its own, and sets
-/// `PR_SET_NO_NEW_PRIVS`.
+/// once more: the grandchild is PID 1 of the namespace, its init
+/// ([`reap`]), which forks the bot, PID 2, and exits when the bot ends
+/// (then the kernel kills everything left in there). The bot is not PID 1
+/// so that its signals work as anywhere else (the kernel drops a signal
+/// sent from inside to a PID 1 without a handler: the bot's `abort()`
+/// ended in SIGSEGV). The child stays outside as the keeper ([`keep`]):
+/// it holds no descriptor but the pipe on which the init tells the bot's
+/// wait status, waits for the init and exits as the bot did, so the
+/// referee sees the bot's status. All three share the bot's process
+/// group, so a group kill reaches them; each dies with its parent
+/// (PR_SET_PDEATHSIG). The bot builds its root, mounts its `/proc`, joins
+/// a session keyring of its own, and sets `PR_SET_NO_NEW_PRIVS`.
 ///
 /// Before that, the child joins the bot's cgroups and the bot gets its
 /// rlimits: `RLIMIT_FSIZE`, and where no cgroup could be made
@@ -102,7 +106,12 @@ pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
     let uid_map = format!("{} {uid} 1\n", inside(uid));
     let gid_map = format!("{} {gid} 1\n", inside(gid));
     let parent = std::process::id() as libc::pid_t;
-    // SAFETY: only async-signal-safe system calls (setrlimit, fstat,
+    // Where the referee's command line is in its memory: the namespace's
+    // init, a copy of the referee the bot can see, blanks its copy, since
+    // a command line is open to every process that sees it (an `arena
+    // worker --token ...`'s token, say).
+    let args = crate::host::own_arguments();
+    // SAFETY: only async-signal-safe system calls (setrlimit, fstat, pipe2, read,
     // fchown, setgroups, setresgid, setresuid, prctl, getppid, unshare, open, write, close,
     // fork, waitpid, kill, mkdir, rmdir, symlink, mount, chdir, pivot_root,
     // umount2, keyctl, _exit) run between fork and exec, on buffers built
@@ -168,18 +177,35 @@ pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
                 // tell a sandbox failure from a bad command.
                 return failed();
             }
-            let bot = libc::fork();
-            if bot < 0 {
+            // The bot's status, from the namespace's init to the keeper.
+            let mut told = [0; 2];
+            if libc::pipe2(told.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
-            if bot == 0 {
-                // The bot, PID 1 of its namespace: it dies with its keeper.
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                enter(&setup.view)?;
-                settle(setup.processes)?;
-                return walls(&setup.wall, setup.filter);
+            let init = libc::fork();
+            if init < 0 {
+                return Err(std::io::Error::last_os_error());
             }
-            keep(bot)
+            if init == 0 {
+                // PID 1 of the namespace: it dies with the keeper.
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                libc::close(told[0]);
+                let bot = libc::fork();
+                if bot < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if bot == 0 {
+                    // The bot, PID 2: it dies with its init.
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                    libc::close(told[1]);
+                    enter(&setup.view)?;
+                    settle(setup.processes)?;
+                    return walls(&setup.wall, setup.filter);
+                }
+                reap(bot, told[1], args)
+            }
+            libc::close(told[1]);
+            keep(init, told[0])
         });
     }
 }
@@ -555,7 +581,7 @@ pub fn mount_points() -> Vec<std::path::PathBuf> {
 /// returns [`VIEW_FAILED`].
 ///
 /// # Safety
-/// Between fork and exec, as PID 1 of the bot's namespaces: only
+/// Between fork and exec, as the bot, in its namespaces: only
 /// async-signal-safe calls, on buffers built before the fork.
 unsafe fn enter(view: &RootPlan) -> std::io::Result<()> {
     let root = view.root.as_ptr();
@@ -783,29 +809,89 @@ unsafe fn remount_read_only(dst: &std::ffi::CStr, flags: libc::c_ulong) -> bool 
     libc::mount(none, dst.as_ptr(), none, flags, none.cast()) == 0
 }
 
-/// The keeper's life (see [`isolate`]): hides its memory, lets go of
-/// every descriptor (the
-/// bot's pipes, and the pipe through which the spawn learns of the exec,
-/// which must close when the bot execs), waits for the bot and ends as it
-/// ended. Never returns.
+/// Lets go of every descriptor but `fd`: the bot's pipes, and the pipe
+/// through which the spawn learns of the exec, which must close when the
+/// bot execs.
+///
+/// # Safety
+/// Between fork and exec: close_range only.
+unsafe fn close_all_but(fd: libc::c_int) {
+    let fd = fd as u32;
+    if fd > 0 {
+        libc::syscall(libc::SYS_close_range, 0u32, fd - 1, 0u32);
+    }
+    libc::syscall(libc::SYS_close_range, fd + 1, u32::MAX, 0u32);
+}
+
+/// Waits for child `pid`, going on after a signal; `None` on any other
+/// failure.
+///
+/// # Safety
+/// Between fork and exec: waitpid only.
+unsafe fn wait_for(pid: libc::pid_t) -> Option<libc::c_int> {
+    let mut status = 0;
+    loop {
+        let r = libc::waitpid(pid, &mut status, 0);
+        if r == pid {
+            return Some(status);
+        }
+        if r < 0 && *libc::__errno_location() != libc::EINTR {
+            return None;
+        }
+    }
+}
+
+/// The life of the namespace's init, PID 1 (see [`isolate`]): hides its
+/// memory and blanks its command line (`args`, see [`crate::host::own_arguments`]),
+/// lets go of every descriptor but `told`, reaps what ends in
+/// the namespace until the bot does, then writes the bot's wait status
+/// to `told` for the keeper and exits, which ends every process left in
+/// the namespace. As PID 1 it ignores every signal sent from inside, so
+/// the bot cannot end it; the bot, PID 2, gets its own signals as any
+/// process does (its `abort()` is a SIGABRT). Never returns.
 ///
 /// # Safety
 /// Between fork and exec: only async-signal-safe calls.
-unsafe fn keep(bot: libc::pid_t) -> ! {
-    // The keeper is a copy of the referee, memory and environment included,
-    // in the bot's user namespace: not dumpable, so that the bot cannot
-    // read its /proc/PID/environ or mem.
+unsafe fn reap(bot: libc::pid_t, told: libc::c_int, args: Option<(usize, usize)>) -> ! {
+    // A copy of the referee, as the keeper is: not dumpable.
     libc::prctl(libc::PR_SET_DUMPABLE, 0);
-    libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
-    let mut status = 0;
+    if let Some((start, end)) = args {
+        std::ptr::write_bytes(start as *mut u8, 0, end - start);
+    }
+    close_all_but(told);
     loop {
-        let r = libc::waitpid(bot, &mut status, 0);
+        let mut status = 0;
+        let r = libc::waitpid(-1, &mut status, 0);
         if r == bot {
-            break;
+            let bytes = status.to_ne_bytes();
+            libc::write(told, bytes.as_ptr().cast(), bytes.len());
+            libc::_exit(0);
         }
         if r < 0 && *libc::__errno_location() != libc::EINTR {
             libc::_exit(127);
         }
+    }
+}
+
+/// The keeper's life (see [`isolate`]): hides its memory, lets go of
+/// every descriptor but `told`, waits for the namespace's init and ends
+/// as the bot ended, as the init `told` it (as the init ended when it
+/// could not tell: killed with the group, say). Never returns.
+///
+/// # Safety
+/// Between fork and exec: only async-signal-safe calls.
+unsafe fn keep(init: libc::pid_t, told: libc::c_int) -> ! {
+    // The keeper is a copy of the referee, memory and environment included,
+    // in the bot's user namespace: not dumpable, so that the bot cannot
+    // read its /proc/PID/environ or mem.
+    libc::prctl(libc::PR_SET_DUMPABLE, 0);
+    close_all_but(told);
+    let Some(mut status) = wait_for(init) else {
+        libc::_exit(127)
+    };
+    let mut bytes = [0u8; 4];
+    if libc::read(told, bytes.as_mut_ptr().cast(), bytes.len()) == bytes.len() as isize {
+        status = libc::c_int::from_ne_bytes(bytes);
     }
     if libc::WIFSIGNALED(status) {
         let sig = libc::WTERMSIG(status);

@@ -6,7 +6,8 @@
 //! - `view.rs`: what the bot sees of the file system, planned in ordinary
 //!   code before the fork;
 //! - `child.rs`: the child's side between fork and exec (namespaces, the
-//!   keeper, the root replayed from the plan), async-signal-safe only;
+//!   keeper and the init, the root replayed from the plan),
+//!   async-signal-safe only;
 //! - `cgroup.rs`: kernel limits on memory, processes and CPU;
 //! - `landlock.rs`: the file-system wall the kernel keeps (Landlock), raised
 //!   in the child before exec;
@@ -141,7 +142,7 @@ impl Jail {
                     limits.memory_mb.saturating_mul(1 << 20),
                 )),
                 // Counted in the bot's user namespace, which its keeper
-                // entered before it forked the bot: one more.
+                // entered before it forked the init and the bot: two more.
                 Some(child::within_hard_limit(
                     libc::RLIMIT_NPROC,
                     ("processes", "-u"),
