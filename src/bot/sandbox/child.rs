@@ -182,21 +182,13 @@ pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
             if libc::pipe2(told.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
-            let init = libc::fork();
-            if init < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
+            // PID 1 of the namespace: it dies with the keeper.
+            let init = fork_dying_with_parent()?;
             if init == 0 {
-                // PID 1 of the namespace: it dies with the keeper.
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 libc::close(told[0]);
-                let bot = libc::fork();
-                if bot < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
+                // The bot, PID 2: it dies with its init.
+                let bot = fork_dying_with_parent()?;
                 if bot == 0 {
-                    // The bot, PID 2: it dies with its init.
-                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                     libc::close(told[1]);
                     enter(&setup.view)?;
                     settle(setup.processes)?;
@@ -208,6 +200,22 @@ pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
             keep(init, told[0])
         });
     }
+}
+
+/// `fork`, the child killed when its parent dies (PR_SET_PDEATHSIG): the
+/// child's pid to the parent, 0 to the child.
+///
+/// # Safety
+/// Between fork and exec: fork and prctl only.
+unsafe fn fork_dying_with_parent() -> std::io::Result<libc::pid_t> {
+    let pid = libc::fork();
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if pid == 0 {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+    }
+    Ok(pid)
 }
 
 /// Gives descriptor `fd`, where it is a pipe, to the bot's user outside.
