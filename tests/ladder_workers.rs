@@ -140,6 +140,22 @@ fn forged_uploads(db: Option<String>) {
         b.contains(r#"`host` \"box\\u{202e}1-tsoh\" holds U+202E"#),
         "{b}"
     );
+    // A host name of a megabyte, or a list without end, neither.
+    reg["host"] = "h".repeat(1 << 20).into();
+    let (s, b) = server.call("POST", "/api/worker/register", Some(&w1), reg.to_string());
+    assert_eq!(s, 400, "{b}");
+    assert!(
+        b.contains("`host` is 1048576 bytes long: at most 255"),
+        "{b}"
+    );
+    reg["host"] = "box".into();
+    reg["variants"] = vec!["filo"; 100_000].into();
+    let (s, b) = server.call("POST", "/api/worker/register", Some(&w1), reg.to_string());
+    assert_eq!(s, 400, "{b}");
+    assert!(
+        b.contains("`variants` has 100000 entries: at most 64"),
+        "{b}"
+    );
     let (s, b) = server.call("POST", "/api/worker/register", Some(&w1), "");
     assert_eq!(s, 400, "{b}");
     assert!(b.contains("the body is empty"), "{b}");

@@ -98,6 +98,8 @@ async fn register(
     let w = worker_of(&l, &headers).await?;
     let instance = Some(instance_of(&headers)?);
     let r: Registration = worker_json(&body, "a registration")?;
+    // Its texts first: the refusal of other rules logs one.
+    check_texts(&r)?;
     if r.rules_version != rules_version() || r.record_format != crate::referee::record::FORMAT {
         tracing::warn!(
             "worker {}: refused at register: rules version {}, record format {} (arena {}); this server plays {}, {}",
@@ -134,7 +136,6 @@ async fn register(
         ));
     }
     check_numbers(&l, &r)?;
-    check_texts(&r)?;
     check_token_free(&l, &w, &instance, &r.host)?;
     l.db.register_worker(w.id, &r)
         .await
@@ -294,17 +295,43 @@ fn check_numbers(l: &Ladder, r: &Registration) -> ApiResult<()> {
     Ok(())
 }
 
+/// The longest text of a registration, in bytes: a host's full name is
+/// at most 253 (RFC 1035).
+const TEXT_MOST: usize = 255;
+
+/// The most entries of a registration's lists (`sandbox`, `variants`).
+const LIST_MOST: usize = 64;
+
 /// Refuses a registration whose text (its host, shown on the workers'
 /// page and in `/api/workers`; its versions, sandbox and variants, in
 /// the server's log) holds a control or invisible character, a
 /// direction override among them: [`crate::text::is_hidden`], the rule
-/// of bot names and hellos.
+/// of bot names and hellos; or is longer than [`TEXT_MOST`] bytes, or
+/// whose lists are longer than [`LIST_MOST`] entries: a page of workers
+/// is not a place for a megabyte of host name.
 fn check_texts(r: &Registration) -> ApiResult<()> {
+    for (field, list) in [("sandbox", &r.sandbox), ("variants", &r.variants)] {
+        if list.len() > LIST_MOST {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!("`{field}` has {} entries: at most {LIST_MOST}", list.len()),
+            ));
+        }
+    }
     let texts = [("host", &r.host), ("arena_version", &r.arena_version)]
         .into_iter()
         .chain(r.sandbox.iter().map(|s| ("sandbox", s)))
         .chain(r.variants.iter().map(|v| ("variants", v)));
     for (field, text) in texts {
+        if text.len() > TEXT_MOST {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "`{field}` is {} bytes long: at most {TEXT_MOST} (register with the machine's plain name)",
+                    text.len()
+                ),
+            ));
+        }
         if let Some(c) = text.chars().find(|&c| crate::text::is_hidden(c)) {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
