@@ -570,10 +570,11 @@ fn timed_out_against_random(dir: &Path, game: &str, sandbox: Option<&str>, bot: 
     text(&arena(dir, &args))
 }
 
-/// A bot that stops itself (SIGSTOP: without the sandbox; or in it under
-/// a wrapper, as it is not its namespace's first process then, which no
-/// signal of its own stops) is told so when its time runs out: it was not
-/// thinking, and no flush would have helped.
+/// A bot that stops itself (SIGSTOP), with the sandbox or without, under
+/// a wrapper or not, is told so when its time runs out: it was not
+/// thinking, and no flush would have helped. (In the sandbox the bot was
+/// its namespace's first process, which no signal of its own stops,
+/// until the namespace had an init of its own.)
 #[test]
 fn a_bot_that_stops_itself_is_told_so() {
     let dir = tempfile::tempdir().unwrap();
@@ -584,7 +585,8 @@ fn a_bot_that_stops_itself_is_told_so() {
     // same (it was told it was most likely still thinking).
     std::fs::copy(&script, dir.path().join("misbehave.py")).unwrap();
     let wrapped = "sh -c 'python3 misbehave.py stop_self; true'";
-    for (sandbox, bot) in [("off", bot.as_str()), ("on", wrapped)] {
+    let alone = "python3 misbehave.py stop_self";
+    for (sandbox, bot) in [("off", bot.as_str()), ("on", alone), ("on", wrapped)] {
         let said = timed_out_against_random(dir.path(), "filo", Some(sandbox), bot);
         assert!(
             said.contains("seat 0 forfeits: timeout")
