@@ -186,15 +186,20 @@ pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
             let init = fork_dying_with_parent()?;
             if init == 0 {
                 libc::close(told[0]);
+                // Hidden before the bot exists, so that it never sees the
+                // init otherwise.
+                hide(args);
                 // The bot, PID 2: it dies with its init.
                 let bot = fork_dying_with_parent()?;
                 if bot == 0 {
+                    // Dumpable, as any process until its exec.
+                    libc::prctl(libc::PR_SET_DUMPABLE, 1);
                     libc::close(told[1]);
                     enter(&setup.view)?;
                     settle(setup.processes)?;
                     return walls(&setup.wall, setup.filter);
                 }
-                reap(bot, told[1], args)
+                reap(bot, told[1])
             }
             libc::close(told[1]);
             keep(init, told[0])
@@ -849,9 +854,23 @@ unsafe fn wait_for(pid: libc::pid_t) -> Option<libc::c_int> {
     }
 }
 
-/// The life of the namespace's init, PID 1 (see [`isolate`]): hides its
-/// memory and blanks its command line (`args`, see [`crate::host::own_arguments`]),
-/// lets go of every descriptor but `told`, reaps what ends in
+/// Hides the namespace's init, a copy of the referee, from the bot: not
+/// dumpable (the bot cannot read its environ, memory or descriptors), and
+/// its command line, at `args` (see [`crate::host::own_arguments`]),
+/// blanked.
+///
+/// # Safety
+/// Between fork and exec: prctl, and writes to this process's own
+/// command line.
+unsafe fn hide(args: Option<(usize, usize)>) {
+    libc::prctl(libc::PR_SET_DUMPABLE, 0);
+    if let Some((start, end)) = args {
+        std::ptr::write_bytes(start as *mut u8, 0, end - start);
+    }
+}
+
+/// The life of the namespace's init, PID 1 (see [`isolate`]), once
+/// hidden ([`hide`]): lets go of every descriptor but `told`, reaps what ends in
 /// the namespace until the bot does, then writes the bot's wait status
 /// to `told` for the keeper and exits, which ends every process left in
 /// the namespace. As PID 1 it ignores every signal sent from inside, so
@@ -860,12 +879,7 @@ unsafe fn wait_for(pid: libc::pid_t) -> Option<libc::c_int> {
 ///
 /// # Safety
 /// Between fork and exec: only async-signal-safe calls.
-unsafe fn reap(bot: libc::pid_t, told: libc::c_int, args: Option<(usize, usize)>) -> ! {
-    // A copy of the referee, as the keeper is: not dumpable.
-    libc::prctl(libc::PR_SET_DUMPABLE, 0);
-    if let Some((start, end)) = args {
-        std::ptr::write_bytes(start as *mut u8, 0, end - start);
-    }
+unsafe fn reap(bot: libc::pid_t, told: libc::c_int) -> ! {
     close_all_but(told);
     loop {
         let mut status = 0;
