@@ -8,6 +8,8 @@ are not league bots (see README.md). Modes:
   hog_at_start  takes memory without end before the handshake
   crash_mid     crashes (status 1, a traceback on stderr) at its second request
   abort         at its second request calls abort()
+  signal_33     at its second request kills itself with signal 33 (one of
+                glibc's own, SIGSETXID)
   hang          stops answering at its first request (keeps reading)
   slow          answers its first request after 60 s
   stall_later   answers its first two requests, then at its third writes
@@ -383,6 +385,8 @@ def misbehave(requests, message):
         raise RuntimeError("crash_mid: a bug at request 2")  # status 1
     if MODE == "abort" and requests == 2:
         os.abort()
+    if MODE == "signal_33" and requests == 2:
+        os.kill(os.getpid(), 33)
     if MODE == "close_stdin_later" and requests == 1:
         send({"type": "reply", "option": random.choice(message["legal"])})
         time.sleep(0.5)

@@ -111,8 +111,9 @@ pub fn isolate(cmd: &mut std::process::Command, setup: Setup) {
     // a command line is open to every process that sees it (an `arena
     // worker --token ...`'s token, say).
     let args = crate::host::own_arguments();
-    // SAFETY: only async-signal-safe system calls (setrlimit, fstat, pipe2, read,
-    // fchown, setgroups, setresgid, setresuid, prctl, getppid, unshare, open, write, close,
+    // SAFETY: only async-signal-safe system calls (setrlimit, fstat,
+    // pipe2, read, rt_sigaction, rt_sigprocmask, fchown, setgroups,
+    // setresgid, setresuid, prctl, getppid, unshare, open, write, close,
     // fork, waitpid, kill, mkdir, rmdir, symlink, mount, chdir, pivot_root,
     // umount2, keyctl, _exit) run between fork and exec, on buffers built
     // before the fork.
@@ -855,15 +856,23 @@ unsafe fn wait_for(pid: libc::pid_t) -> Option<libc::c_int> {
 }
 
 /// Hides the namespace's init, a copy of the referee, from the bot: not
-/// dumpable (the bot cannot read its environ, memory or descriptors), and
-/// its command line, at `args` (see [`crate::host::own_arguments`]),
-/// blanked.
+/// dumpable (the bot cannot read its environ, memory or descriptors),
+/// without the referee's signal handlers (so that the kernel drops every
+/// signal the bot sends it), and its command line, at `args` (see
+/// [`crate::host::own_arguments`]), blanked (its length still shows).
 ///
 /// # Safety
 /// Between fork and exec: prctl, and writes to this process's own
 /// command line.
 unsafe fn hide(args: Option<(usize, usize)>) {
     libc::prctl(libc::PR_SET_DUMPABLE, 0);
+    // No handler of the referee's: as PID 1 without a handler, the init
+    // gets no signal sent from inside the namespace.
+    for sig in 1..=64 {
+        if sig != libc::SIGKILL && sig != libc::SIGSTOP {
+            to_default(sig);
+        }
+    }
     if let Some((start, end)) = args {
         std::ptr::write_bytes(start as *mut u8, 0, end - start);
     }
@@ -917,10 +926,37 @@ unsafe fn keep(init: libc::pid_t, told: libc::c_int) -> ! {
     }
     if libc::WIFSIGNALED(status) {
         let sig = libc::WTERMSIG(status);
-        libc::signal(sig, libc::SIG_DFL);
+        to_default(sig);
         libc::kill(libc::getpid(), sig);
+        // Not ended by it (it cannot be: the referee's handlers are gone):
+        // a kill all the same, never the `exit 0` of a bot that quit.
+        libc::kill(libc::getpid(), libc::SIGKILL);
     }
     libc::_exit(libc::WEXITSTATUS(status))
+}
+
+/// Gives signal `sig` its default action, unblocked, through the kernel
+/// itself: glibc's `signal` and `sigprocmask` refuse its own signals 32
+/// and 33, and a copy of the referee has a handler for 33 (glibc's
+/// SIGSETXID), so a bot killed by signal 33 was told as `exited (status
+/// 0)`.
+///
+/// # Safety
+/// Between fork and exec: rt_sigaction and rt_sigprocmask only.
+unsafe fn to_default(sig: libc::c_int) {
+    // The kernel's `struct sigaction`, all zero: SIG_DFL, no flags, no
+    // mask, whatever the order of its fields on this architecture.
+    let default = [0u64; 4];
+    let none = std::ptr::null::<u64>();
+    libc::syscall(libc::SYS_rt_sigaction, sig, default.as_ptr(), none, 8usize);
+    let set: u64 = 1 << (sig - 1);
+    libc::syscall(
+        libc::SYS_rt_sigprocmask,
+        libc::SIG_UNBLOCK,
+        &set,
+        none,
+        8usize,
+    );
 }
 
 /// The errno [`isolate`] reports when the namespaces cannot be set up
