@@ -893,7 +893,10 @@ fn no_hello(process: &mut BotProcess, e: BotError, timing: &Timing, limits: &Lim
             ForfeitKind::Crash,
             "closed its stdin: the referee's hello was never read",
         ),
-        e => with_partial_line(process, process_fault(process, limits, e)),
+        e => with_partial_line(
+            process,
+            with_process_limit(process, limits.processes, fault_of(e)),
+        ),
     }
 }
 
