@@ -169,8 +169,15 @@ fn after_name(stat: &[u8]) -> Option<&[u8]> {
 }
 
 /// Where this process's command line lies in its memory: `arg_start`
-/// and `arg_end`, the 48th and 49th fields of /proc/self/stat (proc(5)).
+/// and `arg_end`, the 48th and 49th fields of /proc/self/stat (proc(5)),
+/// read once (they do not move).
 pub fn own_arguments() -> Option<(usize, usize)> {
+    static PLACE: std::sync::OnceLock<Option<(usize, usize)>> = std::sync::OnceLock::new();
+    *PLACE.get_or_init(arguments_in_stat)
+}
+
+/// [`own_arguments`], read from /proc/self/stat.
+fn arguments_in_stat() -> Option<(usize, usize)> {
     let stat = std::fs::read("/proc/self/stat").ok()?;
     let fields = String::from_utf8_lossy(after_name(&stat)?).into_owned();
     // The fields after the name start at the third.
