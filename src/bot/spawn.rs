@@ -27,21 +27,10 @@ pub const UNSANDBOXED_LIMITS: &str = "of their limits only the file size (file_s
 /// build outside the sandbox is not limited so (a compiler may need more
 /// than a bot's memory).
 fn unsandboxed_limits(limits: &super::Limits) -> Vec<(libc::__rlimit_resource_t, u64)> {
-    use super::sandbox::child::within_hard_limit;
-    let mb = |n: u64| n.saturating_mul(1 << 20);
+    use super::sandbox::child::{data_size_limit, file_size_limit};
     vec![
-        (
-            libc::RLIMIT_FSIZE,
-            within_hard_limit(
-                libc::RLIMIT_FSIZE,
-                ("file size", "-f"),
-                mb(limits.file_size_mb),
-            ),
-        ),
-        (
-            libc::RLIMIT_DATA,
-            within_hard_limit(libc::RLIMIT_DATA, ("data size", "-d"), mb(limits.memory_mb)),
-        ),
+        (libc::RLIMIT_FSIZE, file_size_limit(limits)),
+        (libc::RLIMIT_DATA, data_size_limit(limits)),
     ]
 }
 

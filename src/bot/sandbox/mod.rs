@@ -136,11 +136,7 @@ impl Jail {
         let (data, processes) = match jail.cgroup {
             Some(_) => (None, None),
             None => (
-                Some(child::within_hard_limit(
-                    libc::RLIMIT_DATA,
-                    ("data size", "-d"),
-                    limits.memory_mb.saturating_mul(1 << 20),
-                )),
+                Some(child::data_size_limit(limits)),
                 // Counted in the bot's user namespace, which its keeper
                 // entered before it forked the init and the bot: two more.
                 Some(child::within_hard_limit(
@@ -172,7 +168,7 @@ impl Jail {
         }
         jail.setup = Some(child::Setup {
             cgroup_procs: procs,
-            file_size: child::within_hard_limit(libc::RLIMIT_FSIZE, ("file size", "-f"), tmp_bytes),
+            file_size: child::file_size_limit(limits),
             data,
             processes,
             outside,
