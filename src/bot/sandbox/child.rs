@@ -68,14 +68,14 @@ pub fn within_hard_limit(
 
 /// A bot's `RLIMIT_FSIZE` under `limits` (`file_size_mb`), within this
 /// process's hard limit ([`within_hard_limit`]).
-pub fn file_size_limit(limits: &crate::bot::Limits) -> u64 {
+pub fn file_size_limit(limits: &crate::bot::launch::Limits) -> u64 {
     let bytes = limits.file_size_mb.saturating_mul(1 << 20);
     within_hard_limit(libc::RLIMIT_FSIZE, ("file size", "-f"), bytes)
 }
 
 /// A bot's `RLIMIT_DATA` under `limits` (`memory_mb`, per process), where
 /// no cgroup bounds its memory, within this process's hard limit.
-pub fn data_size_limit(limits: &crate::bot::Limits) -> u64 {
+pub fn data_size_limit(limits: &crate::bot::launch::Limits) -> u64 {
     let bytes = limits.memory_mb.saturating_mul(1 << 20);
     within_hard_limit(libc::RLIMIT_DATA, ("data size", "-d"), bytes)
 }
