@@ -563,7 +563,7 @@ fn heartbeat(client: &Client, hand: &Hand, quit: &AtomicBool, every: Duration) {
         if ids.is_empty() {
             let _ = client.post("/api/worker/heartbeat", &Leases { leases: Vec::new() });
         }
-        for chunk in ids.chunks(1024) {
+        for chunk in ids.chunks(crate::wire::worker::LEASES_MOST) {
             let _ = client.post(
                 "/api/worker/heartbeat",
                 &Leases {
@@ -824,7 +824,7 @@ impl Epochs<'_> {
         if left.is_empty() {
             return;
         }
-        for part in left.chunks(crate::wire::worker::RELEASE_MOST) {
+        for part in left.chunks(crate::wire::worker::LEASES_MOST) {
             let leases: Vec<String> = part.iter().map(|(_, l)| l.clone()).collect();
             let games = listed(part.iter().map(|(g, _)| g.as_str()));
             match self.client.post("/api/worker/release", &Leases { leases }) {

@@ -75,8 +75,10 @@ pub fn is_instance(id: &str) -> bool {
     (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
-/// The most leases one `POST /api/worker/release` gives back.
-pub const RELEASE_MOST: usize = 1024;
+/// The most leases one `POST /api/worker/heartbeat` renews or one
+/// `POST /api/worker/release` gives back: a worker holding more sends
+/// several.
+pub const LEASES_MOST: usize = 1024;
 
 /// The most games one `POST /api/worker/games` uploads.
 pub const BATCH_MOST: usize = 1024;

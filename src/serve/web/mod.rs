@@ -43,7 +43,7 @@ mod version_tests;
 pub mod workers;
 
 use crate::serve::ladder::Ladder;
-use axum::extract::Request;
+use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{header, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -166,6 +166,13 @@ async fn errors_as_json(req: Request, next: Next) -> Response {
         .map(|b| String::from_utf8_lossy(&b).trim().to_string())
         .unwrap_or_default();
     let text = match text.is_empty() {
+        // A JSON body past [`JSON_BODY_MOST`] (axum's words name no limit).
+        _ if parts.status == StatusCode::PAYLOAD_TOO_LARGE => {
+            format!(
+                "the body is over {} KiB, the most a request's JSON may be",
+                JSON_BODY_MOST >> 10
+            )
+        }
         true => parts
             .status
             .canonical_reason()
@@ -185,6 +192,13 @@ async fn errors_as_json(req: Request, next: Next) -> Response {
     }
     Response::from_parts(parts, json_body)
 }
+
+/// The most bytes of a request's JSON body (a worker's registration,
+/// claim, heartbeat or release, an owner's change of a bot or decision
+/// on a test): the longest of them, a heartbeat of
+/// [`crate::wire::worker::LEASES_MOST`] leases, is under 40 KiB. Uploads
+/// (bots, games) stream under limits of their own.
+pub const JSON_BODY_MOST: usize = 64 << 10;
 
 /// The service's routes.
 pub fn router(ladder: Arc<Ladder>) -> Router {
@@ -213,6 +227,7 @@ pub fn router(ladder: Arc<Ladder>) -> Router {
                 format!("{method} is not served at this path (its Allow header says what is): see docs/ladder.md for the API"),
             )
         })
+        .layer(DefaultBodyLimit::max(JSON_BODY_MOST))
         .layer(middleware::from_fn(errors_as_json))
         .with_state(ladder)
 }

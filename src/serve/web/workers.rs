@@ -17,7 +17,7 @@ use crate::serve::store::{unix_now, GameState, GameTicket, LeaseState, Owner, Ro
 use crate::wire::worker::{
     game_id, game_ids, is_instance, Accepts, Batch, BatchAnswer, ClaimRequest, GameAnswer,
     GameUpload, Granted, LeasedGame, LeasedSeat, Leases, Registered, Registration, Released,
-    Renewed, Uploaded, BATCH_MOST, INSTANCE_HEADER, RELEASE_MOST,
+    Renewed, Uploaded, BATCH_MOST, INSTANCE_HEADER, LEASES_MOST,
 };
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -511,7 +511,7 @@ pub fn lease_life(l: &Ladder) -> i64 {
 }
 
 /// `POST /api/worker/heartbeat` `{"leases": [...]}`: renews the worker's
-/// active leases among them; the answer lists those renewed and those
+/// active leases among them (at most [`LEASES_MOST`]); the answer lists those renewed and those
 /// lost (expired, done, or never its own).
 async fn heartbeat(
     State(l): Shared,
@@ -521,6 +521,7 @@ async fn heartbeat(
     let w = worker_of(&l, &headers).await?;
     let instance = Some(instance_of(&headers)?);
     let h: Leases = worker_json(&body, "a heartbeat")?;
+    at_most_leases(&h, "heartbeat")?;
     // Its leases are renewed whatever it is told: they are its games.
     let _ = heard(&l, &w, &instance);
     let life = lease_life(&l);
@@ -548,6 +549,19 @@ async fn heartbeat(
     Ok(Json(Renewed { lost, renewed }))
 }
 
+/// 400 for a heartbeat or release (`what`) naming more than
+/// [`LEASES_MOST`] leases: each is looked for in the store under its
+/// write lock, so a list without end would hold every other write.
+fn at_most_leases(b: &Leases, what: &str) -> ApiResult<()> {
+    match b.leases.len() {
+        n if n > LEASES_MOST => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("{n} leases in one {what}: at most {LEASES_MOST} (send several)"),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// `POST /api/worker/release` `{"leases": [...]}`: a worker that stops
 /// gives back its active leases among them (at most 1,024); their games go
 /// back to the queue at once. The answer: how many were returned.
@@ -558,12 +572,7 @@ async fn release(
 ) -> ApiResult<Json<Released>> {
     let w = worker_of(&l, &headers).await?;
     let b: Leases = worker_json(&body, "a release")?;
-    if b.leases.len() > RELEASE_MOST {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!("at most {RELEASE_MOST} leases in one release"),
-        ));
-    }
+    at_most_leases(&b, "release")?;
     let games =
         l.db.return_leases(w.id, &b.leases)
             .await
