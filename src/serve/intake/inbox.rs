@@ -138,6 +138,10 @@ pub struct Gates {
     pub bots: Gate,
     pub games: Gate,
     pub exports: Gate,
+    /// Listings of games filtered by a row's own field (result, reason,
+    /// forfeit), which read up to 50,000 rows each: as many at once as
+    /// exports, in a gate of their own.
+    pub listings: Gate,
 }
 
 impl Gates {
@@ -150,6 +154,11 @@ impl Gates {
                 "uploads of games",
             ),
             exports: Gate::new(s.exports_at_once, s.exports_at_once, "exports"),
+            listings: Gate::new(
+                s.exports_at_once,
+                s.exports_at_once,
+                "listings of games filtered by result, reason or forfeit",
+            ),
         }
     }
 }

@@ -76,6 +76,40 @@ fn facing(versions: &[i64], against: &[i64]) -> String {
     format!("(({}))", any.join(") OR ("))
 }
 
+/// The query of [`Db::games_page`]: `$1` the limit, `$2` the key to read
+/// past when `from`.
+pub fn page_sql(from: bool, order: Order, only: &SeatFilter) -> String {
+    // `state || ''`: not the index of states, which SQLite took for
+    // the bound and the order, sorting every finished game for each
+    // page (0.5 s a page at 230,000 games, a hundred pages for a
+    // filter that reads rows); the finish order's index serves both.
+    let mut sql = String::from(
+        "SELECT done_seq, id, row_json FROM games WHERE state || '' = 'done' AND row_json IS NOT NULL",
+    );
+    let (past, by) = match order {
+        Order::Oldest => (">", "done_seq"),
+        Order::Newest => ("<", "done_seq DESC"),
+    };
+    if from {
+        sql.push_str(&format!(" AND done_seq {past} $2"));
+    }
+    match (&only.versions, &only.against) {
+        (Some(v), Some(a)) => sql.push_str(&format!(" AND {}", facing(v, a))),
+        (Some(ids), None) | (None, Some(ids)) => sql.push_str(&format!(" AND {}", seated(ids))),
+        (None, None) => {}
+    }
+    if let Some(variants) = &only.variants {
+        let list: Vec<String> = variants.iter().map(usize::to_string).collect();
+        if list.is_empty() {
+            sql.push_str(" AND 1 = 0");
+        } else {
+            sql.push_str(&format!(" AND variant IN ({})", list.join(", ")));
+        }
+    }
+    sql.push_str(&format!(" ORDER BY {by} LIMIT $1"));
+    sql
+}
+
 impl Db {
     /// At most `limit` finished games that pass `only`, in `order`, from
     /// past `from` (in that order).
@@ -86,30 +120,7 @@ impl Db {
         limit: usize,
         only: &SeatFilter,
     ) -> Result<Vec<Done>, DbError> {
-        let mut sql = String::from(
-            "SELECT done_seq, id, row_json FROM games WHERE state = 'done' AND row_json IS NOT NULL",
-        );
-        let (past, by) = match order {
-            Order::Oldest => (">", "done_seq"),
-            Order::Newest => ("<", "done_seq DESC"),
-        };
-        if from.is_some() {
-            sql.push_str(&format!(" AND done_seq {past} $2"));
-        }
-        match (&only.versions, &only.against) {
-            (Some(v), Some(a)) => sql.push_str(&format!(" AND {}", facing(v, a))),
-            (Some(ids), None) | (None, Some(ids)) => sql.push_str(&format!(" AND {}", seated(ids))),
-            (None, None) => {}
-        }
-        if let Some(variants) = &only.variants {
-            let list: Vec<String> = variants.iter().map(usize::to_string).collect();
-            if list.is_empty() {
-                sql.push_str(" AND 1 = 0");
-            } else {
-                sql.push_str(&format!(" AND variant IN ({})", list.join(", ")));
-            }
-        }
-        sql.push_str(&format!(" ORDER BY {by} LIMIT $1"));
+        let sql = page_sql(from.is_some(), order, only);
         let mut q = sqlx::query_as::<_, (i64, i64, String)>(&sql).bind(limit as i64);
         if let Some(k) = from {
             q = q.bind(k.seq);

@@ -338,6 +338,17 @@ impl Filter {
     }
 }
 
+/// [`list`] for a request: one that reads rows ([`Filter::reads_rows`])
+/// holds a place of `[ladder] exports_at_once` (503 with `Retry-After`
+/// past them), as an export does.
+pub async fn listed(l: &Ladder, f: &Filter) -> ApiResult<Listing> {
+    let _slot = match f.reads_rows() {
+        true => Some(l.gates.listings.enter(0)?),
+        false => None,
+    };
+    list(l, f, None).await.map_err(ApiError::internal)
+}
+
 /// A page of the games `f` keeps, past `f.after` (or `after`, which
 /// overrides it).
 pub async fn list(l: &Ladder, f: &Filter, after: Option<DoneKey>) -> Result<Listing, DbError> {
@@ -436,7 +447,7 @@ async fn games_page(
     };
     let mut status = StatusCode::OK;
     match filter_of(&l, &query, Order::Newest, BROWSE_PAGE).await {
-        Ok(f) => match list(&l, &f, None).await {
+        Ok(f) => match listed(&l, &f).await {
             Ok(listing) => {
                 page.games = listing.games;
                 page.next = listing.next.map(|k| {
@@ -450,7 +461,7 @@ async fn games_page(
                     query_text(&q)
                 });
             }
-            Err(e) => return super::pages::page_of_error(ApiError::internal(e)),
+            Err(e) => return super::pages::page_of_error(e),
         },
         Err(e) => {
             status = e.status;

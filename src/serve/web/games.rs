@@ -51,9 +51,7 @@ async fn games(
     Query(q): Query<Vec<(String, String)>>,
 ) -> ApiResult<Json<GamesBody>> {
     let f = browse::filter_of(&l, &q, Order::Oldest, 100).await?;
-    let page = browse::list(&l, &f, None)
-        .await
-        .map_err(ApiError::internal)?;
+    let page = browse::listed(&l, &f).await?;
     Ok(Json(GamesBody {
         games: page.games,
         next: page.next.map(|k| k.id),
