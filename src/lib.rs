@@ -3,14 +3,16 @@
 //!
 //! Dependencies point one way: `cli -> league -> referee -> (engine, bot)`;
 //! `host` (machine facts: CPUs, descriptor limits, liveness), `text`
-//! (which characters hide) and `files` (writing a file into place) are
-//! below all;
+//! (which characters hide), `files` (writing a file into place) and
+//! `bounded` (lists read from JSON with their length bounded) are below
+//! all;
 //! `cli -> report -> (ratings, results)`; `ratings` depends only on the
 //! `results` rows, and `results` on nothing of ours.
 
 pub mod ai;
 pub mod analyse;
 pub mod bot;
+pub mod bounded;
 pub mod cli;
 pub mod client;
 pub mod engine;

@@ -1413,3 +1413,44 @@ fn a_workers_cache_stays_within_its_bound() {
         out()
     );
 }
+
+/// A rogue worker's batch of a million small games (each
+/// `["", "", [ROW]]`, 16 MiB), or one game whose seat's stderr has more
+/// than a million lines: each refused as it is read past its bound (1,024
+/// games; 1,048,576 lines), and the server's peak memory stays near the
+/// body's size. Before, the whole batch was parsed on one of the runtime's
+/// threads before its games were counted: 8 MiB of such games took
+/// 166 MB, 64 MiB 760 MB, and four such uploads at a time cut the
+/// server's games from 246/s to 16/s.
+#[test]
+fn a_batch_of_a_million_small_games_is_refused_as_it_is_read_and_the_server_stays_small() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut server = new_server(tmp.path(), "");
+    let w = server.add("--add-worker", "w");
+    server.extra = vec!["--local-games".into(), "0".into()];
+    server.start();
+    let (status, a) = server.call("POST", "/api/worker/register", Some(&w), registration(2, 1));
+    assert_eq!(status, 200, "{a}");
+    let pid = server.pid().unwrap();
+    let before = peak_memory(pid);
+    let row = r#"["","",2,"","","","",0,0,null,"",null,0,0,0]"#;
+    let game = format!(r#"["","",{row}]"#);
+    let n = (16 << 20) / (game.len() + 1);
+    let body = format!(r#"{{"games":[{}]}}"#, vec![game.as_str(); n].join(","));
+    let (status, b) = server.call("POST", "/api/worker/games", Some(&w), &body);
+    assert_eq!(status, 400, "{b}");
+    assert!(b.contains("more than 1024 entries: at most 1024"), "{b}");
+    let lines = vec![r#"[1,""]"#; (1 << 20) + 1].join(",");
+    let body = format!(
+        r#"{{"lease":"x","record":"","row":{row},"stderr":[{{"seat":0,"lines":[{lines}]}}]}}"#
+    );
+    let (status, b) = server.call("POST", "/api/worker/games/1", Some(&w), &body);
+    assert_eq!(status, 400, "{b}");
+    assert!(b.contains("more than 1048576 entries"), "{b}");
+    let grew = peak_memory(pid).saturating_sub(before);
+    assert!(
+        grew < 128 << 20,
+        "the server's peak memory grew by {} MiB",
+        grew >> 20
+    );
+}

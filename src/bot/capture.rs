@@ -9,7 +9,8 @@
 //! pipe by the time the reply is read, so it is never charged to the next
 //! turn, however late the drain task runs.
 //!
-//! At most `cap` bytes (each line and its newline) are kept between two
+//! At most `cap` bytes (each line and its newline), and at most
+//! [`crate::bounded::STDERR_LINES_MOST`] lines, are kept between two
 //! [`BotProcess::take_stderr`]; the rest is counted, not kept. Nothing is
 //! allocated while the bot writes nothing.
 
@@ -109,6 +110,12 @@ impl Tap {
         if self.kept >= self.cap {
             // Not even its newline fits (its text was not kept either).
             self.dropped += 1;
+            return;
+        }
+        if self.lines.len() >= crate::bounded::STDERR_LINES_MOST {
+            // As many lines as an upload may carry: the rest are left out.
+            self.dropped += self.partial.len() as u64 + 1;
+            self.partial.clear();
             return;
         }
         let mut text = String::from_utf8_lossy(&self.partial).into_owned();
@@ -268,5 +275,19 @@ mod tests {
         let c = t.take();
         assert_eq!(texts(&c), vec![(0, "012345678")]);
         assert_eq!(c.dropped, 4);
+    }
+
+    #[test]
+    fn past_the_most_lines_an_upload_carries_lines_are_counted_not_kept() {
+        let most = crate::bounded::STDERR_LINES_MOST;
+        let mut t = Tap::new(u64::MAX, false);
+        t.push(&vec![b'\n'; most]);
+        t.push(b"ab\nc\n");
+        let c = t.take();
+        assert_eq!(c.lines.len(), most);
+        assert_eq!(c.dropped, 3 + 2);
+        // The next take keeps lines again.
+        t.push(b"d\n");
+        assert_eq!(texts(&t.take()), vec![(0, "d")]);
     }
 }

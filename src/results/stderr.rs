@@ -59,10 +59,17 @@ pub struct StderrLine {
 #[serde(deny_unknown_fields)]
 pub struct SeatStderr {
     pub seat: usize,
+    /// At most [`crate::bounded::STDERR_LINES_MOST`] when read.
+    #[serde(
+        deserialize_with = "crate::bounded::at_most::<_, _, { crate::bounded::STDERR_LINES_MOST }>"
+    )]
     pub lines: Vec<StderrLine>,
     #[serde(default)]
     pub truncated_bytes: u64,
 }
+
+/// The most seats' stderr one game's upload holds (a game has 2 or 3).
+pub const SEATS_MOST: usize = 8;
 
 /// The default cap of one seat's stderr in one game (a ladder's
 /// `stderr_kb`, 64 KiB).

@@ -153,7 +153,12 @@ pub struct GameUpload {
     pub lease: String,
     pub record: String,
     pub row: crate::results::GameRow,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// One entry a seat (at most [`crate::results::stderr::SEATS_MOST`]).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "crate::bounded::at_most::<_, _, { crate::results::stderr::SEATS_MOST }>"
+    )]
     pub stderr: Vec<crate::results::stderr::SeatStderr>,
 }
 
@@ -172,6 +177,8 @@ pub struct Uploaded {
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Batch {
+    /// At most [`BATCH_MOST`], refused as it is read past them.
+    #[serde(deserialize_with = "crate::bounded::at_most::<_, _, BATCH_MOST>")]
     pub games: Vec<GameUpload>,
 }
 

@@ -17,7 +17,7 @@ use crate::serve::store::{unix_now, GameState, GameTicket, LeaseState, Owner, Ro
 use crate::wire::worker::{
     game_id, game_ids, is_instance, Accepts, Batch, BatchAnswer, ClaimRequest, GameAnswer,
     GameUpload, Granted, LeasedGame, LeasedSeat, Leases, Registered, Registration, Released,
-    Renewed, Uploaded, BATCH_MOST, INSTANCE_HEADER, LEASES_MOST,
+    Renewed, Uploaded, INSTANCE_HEADER, LEASES_MOST,
 };
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -628,6 +628,18 @@ async fn bundle(
 /// The largest upload of one game.
 const UPLOAD_LIMIT: usize = 64 << 20;
 
+/// [`worker_json`] of an upload's body, read on a blocking thread: up to
+/// 64 MiB of JSON takes a second or more, which would hold one of the
+/// runtime's threads (every request's and game's) meanwhile.
+async fn upload_json<T>(body: Vec<u8>, what: &'static str) -> ApiResult<T>
+where
+    T: serde::de::DeserializeOwned + Send + 'static,
+{
+    tokio::task::spawn_blocking(move || worker_json(&body, what))
+        .await
+        .map_err(ApiError::internal)?
+}
+
 /// `POST /api/worker/games/ID`: a finished game, accepted once (201).
 /// Refused without a change: 404 no such game; 403 not leased to this
 /// worker (an unknown lease, another game's, another worker's); 409
@@ -648,7 +660,7 @@ async fn upload(
     let body = inbox::read_body(req.into_body(), UPLOAD_LIMIT)
         .await
         .map_err(|e| ApiError::unarrived("an upload", e, (UPLOAD_LIMIT >> 20) as u64))?;
-    let u: GameUpload = worker_json(&body, "an upload")?;
+    let u: GameUpload = upload_json(body, "an upload").await?;
     let lease = u.lease.clone();
     let r = accept(&l, &w, id, u).await;
     if let Err((kind, e)) = &r {
@@ -988,14 +1000,8 @@ async fn upload_batch(
     let body = inbox::read_body(req.into_body(), UPLOAD_LIMIT)
         .await
         .map_err(|e| ApiError::unarrived("a batch of uploads", e, (UPLOAD_LIMIT >> 20) as u64))?;
-    let b: Batch = worker_json(&body, "a batch of uploads")?;
-    drop(body);
-    if b.games.len() > BATCH_MOST {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!("at most {BATCH_MOST} games in one batch"),
-        ));
-    }
+    // At most `BATCH_MOST` games, refused as it is read past them.
+    let b: Batch = upload_json(body, "a batch of uploads").await?;
     if let Err(e) = not_quarantined(&l, &w).await {
         note_refused(&l, &w, "quarantined", b.games.len() as u64);
         return Err(e);
