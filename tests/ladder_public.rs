@@ -1454,3 +1454,31 @@ fn a_batch_of_a_million_small_games_is_refused_as_it_is_read_and_the_server_stay
         grew >> 20
     );
 }
+
+/// An owner's upload cannot give its test a budget past the organiser's:
+/// asked for 100,000,000 games (with bounds no test reaches, `elo1` near
+/// 0 and `alpha` 1e-300), a test took 77% of the ladder's games for good,
+/// past `maintenance_games_per_hour`, and its owner could not stop it.
+#[test]
+fn an_uploads_test_plays_at_most_the_ladders_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut server = new_server(tmp.path(), "test_max_games = 500");
+    let alice = server.add_user("alice");
+    server.start();
+    let ask = |query: &str| server.call("POST", &format!("/api/bots?{query}"), Some(&alice), b"x");
+    for q in [
+        "test=yes&elo1=1e-320&alpha=1e-300&max_games=100000000",
+        "test=yes&max_games=501",
+    ] {
+        let (status, b) = ask(q);
+        assert_eq!(status, 400, "{q}: {b}");
+        assert!(
+            b.contains("give a whole number from 2 to 500, the ladder's test_max_games"),
+            "{q}: {b}"
+        );
+    }
+    // Within it, the upload goes on to its body (not a bot: refused for that).
+    let (status, b) = ask("test=yes&max_games=500");
+    assert_ne!(status, 200, "{b}");
+    assert!(!b.contains("test_max_games"), "{b}");
+}

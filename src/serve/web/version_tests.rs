@@ -286,14 +286,17 @@ pub(super) fn upload_test(l: &Ladder, uri: &Uri) -> ApiResult<Option<TestSpec>> 
             "elo1" => spec.elo1 = number(k, v)?,
             "alpha" => spec.alpha = number(k, v)?,
             "beta" => spec.beta = number(k, v)?,
+            // The organiser's budget is the most a test plays: an upload
+            // may ask for fewer games, never more.
             "max_games" => {
                 spec.max_games = v
                     .parse::<i64>()
                     .ok()
-                    .filter(|n| (2..=100_000_000).contains(n))
+                    .filter(|n| (2..=s.max_games as i64).contains(n))
                     .ok_or_else(|| {
                         bad(format!(
-                            "`max_games={v}`: give a whole number from 2 to 100000000"
+                            "`max_games={v}`: give a whole number from 2 to {}, the ladder's test_max_games",
+                            s.max_games
                         ))
                     })?
             }
