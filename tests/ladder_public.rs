@@ -1482,3 +1482,45 @@ fn an_uploads_test_plays_at_most_the_ladders_budget() {
     assert_ne!(status, 200, "{b}");
     assert!(!b.contains("test_max_games"), "{b}");
 }
+
+/// Live feeds are bounded: each listener holds about 100 KB of the
+/// server's memory for as long as it stays (1,500 silent listeners took
+/// it from 64 MB to 225 MB, and 4,000 to 502 MB); past `feeds_at_once`
+/// one more is answered 503 with `Retry-After`, and a place is free again
+/// once a listener leaves.
+#[test]
+fn live_feeds_past_feeds_at_once_are_refused_until_one_leaves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut server = new_server(tmp.path(), "feeds_at_once = 2");
+    server.start();
+    let addr = server.url.trim_start_matches("http://").to_string();
+    let listen = || {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let head = format!(
+            "GET /api/events HTTP/1.1\r\nHost: {addr}\r\nLast-Event-ID: 99999999999999999\r\n\r\n"
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        let mut got = Vec::new();
+        let mut b = [0u8; 1];
+        while !got.ends_with(b"\r\n\r\n") && s.read(&mut b).unwrap_or(0) == 1 {
+            got.push(b[0]);
+        }
+        (String::from_utf8_lossy(&got).to_string(), s)
+    };
+    let (a, first) = listen();
+    assert!(a.starts_with("HTTP/1.1 200"), "{a}");
+    let (b, _second) = listen();
+    assert!(b.starts_with("HTTP/1.1 200"), "{b}");
+    let (c, _) = listen();
+    assert!(c.starts_with("HTTP/1.1 503"), "{c}");
+    assert!(c.to_ascii_lowercase().contains("retry-after:"), "{c}");
+    drop(first);
+    let d = server.wait(
+        "a live feed taken once one left",
+        Duration::from_millis(200),
+        || listen().0,
+        |d| d.starts_with("HTTP/1.1 200"),
+    );
+    assert!(d.starts_with("HTTP/1.1 200"), "{d}");
+}

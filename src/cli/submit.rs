@@ -54,7 +54,8 @@ pub struct SubmitArgs {
     /// The test's beta (default: the ladder's `test_beta`).
     #[arg(long, conflicts_with = "no_test")]
     beta: Option<f64>,
-    /// The test's budget of games (default: the ladder's `test_max_games`).
+    /// The test's budget of games (default and most: the ladder's
+    /// `test_max_games`).
     #[arg(long, conflicts_with = "no_test")]
     max_games: Option<u64>,
     /// What becomes of the old version: retire-on-h1, keep-both or owner

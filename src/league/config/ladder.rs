@@ -49,6 +49,9 @@ pub struct LadderSettings {
     /// Exports (`/api/games.csv`, `.jsonl`, `.pgn`) streamed at once
     /// (`exports_at_once`, default 4); past it, 503 with `Retry-After`.
     pub exports_at_once: usize,
+    /// Live feeds (`/api/events`) open at once (`feeds_at_once`, default
+    /// 1,024: each holds about 100 KB); past it, 503 with `Retry-After`.
+    pub feeds_at_once: usize,
     /// Uploads built and checked at once (`builds_at_once`, default 2),
     /// taken fairly between owners (`serve::intake::pool`).
     pub builds_at_once: usize,
@@ -199,6 +202,7 @@ impl Default for LadderSettings {
             uploads_at_once: 4,
             game_uploads_at_once: 8,
             exports_at_once: 4,
+            feeds_at_once: 1024,
             builds_at_once: 2,
             worker_jobs_max: 32,
             max_games: None,
@@ -257,6 +261,7 @@ pub(super) struct RawLadder {
     uploads_at_once: Option<Spanned<i64>>,
     game_uploads_at_once: Option<Spanned<i64>>,
     exports_at_once: Option<Spanned<i64>>,
+    feeds_at_once: Option<Spanned<i64>>,
     builds_at_once: Option<Spanned<i64>>,
     worker_jobs_max: Option<Spanned<i64>>,
     max_games: Option<Spanned<i64>>,
@@ -338,6 +343,7 @@ pub(super) fn section(
             8,
         )? as usize,
         exports_at_once: count(&raw.exports_at_once, "exports_at_once", 1, 1024, 4)? as usize,
+        feeds_at_once: count(&raw.feeds_at_once, "feeds_at_once", 1, 1_000_000, 1024)? as usize,
         builds_at_once: count(&raw.builds_at_once, "builds_at_once", 1, 64, 2)? as usize,
         worker_jobs_max: count(&raw.worker_jobs_max, "worker_jobs_max", 1, 1024, 32)? as u32,
         max_games: match raw.max_games {

@@ -142,6 +142,9 @@ pub struct Gates {
     /// forfeit), which read up to 50,000 rows each: as many at once as
     /// exports, in a gate of their own.
     pub listings: Gate,
+    /// Live feeds open (`feeds_at_once`), each held for as long as its
+    /// listener stays.
+    pub feeds: Gate,
 }
 
 impl Gates {
@@ -159,6 +162,7 @@ impl Gates {
                 s.exports_at_once,
                 "listings of games filtered by result, reason or forfeit",
             ),
+            feeds: Gate::new(s.feeds_at_once, s.feeds_at_once, "live feeds"),
         }
     }
 }

@@ -196,6 +196,7 @@ impl JsonRefusals {
     /// A place for one more connection from `ip`, or `None` when it holds
     /// [`JsonRefusals::per_address`] already.
     fn place_for(&self, ip: std::net::IpAddr) -> Option<AddressPlace> {
+        let ip = client_of(ip);
         let mut by = self.by_address.lock().unwrap_or_else(|p| p.into_inner());
         let n = by.entry(ip).or_default();
         if *n >= self.per_address {
@@ -206,6 +207,25 @@ impl JsonRefusals {
             ip,
             by_address: self.by_address.clone(),
         })
+    }
+}
+
+/// The client a connection counts against: its IPv4 address (an
+/// IPv4-mapped IPv6 one read as IPv4), or the /64 network of an IPv6 one.
+/// A site given a /64, as every IPv6 host is, has 2^64 addresses to draw
+/// from: counted one by one, one client would hold every connection the
+/// server keeps (each live feed's about 100 KB of memory).
+fn client_of(ip: std::net::IpAddr) -> std::net::IpAddr {
+    use std::net::{IpAddr, Ipv6Addr};
+    match ip {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+        v4 => v4,
     }
 }
 
@@ -735,6 +755,24 @@ impl<I: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Refusing<I> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The connections of one IPv6 /64 count as one client's, as do an
+    /// IPv4 address and its IPv4-mapped form; another /64 is another
+    /// client.
+    #[tokio::test]
+    async fn one_ipv6_network_of_64_bits_is_one_client() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let r = JsonRefusals::new(listener, 100, std::time::Duration::from_secs(30), (2, 16));
+        let at = |a: &str| r.place_for(a.parse().unwrap());
+        let first = at("2001:db8:1:2::1").unwrap();
+        let _second = at("2001:db8:1:2:ffff:ffff:ffff:ffff").unwrap();
+        assert!(at("2001:db8:1:2:abcd::7").is_none());
+        let _other = at("2001:db8:1:3::1").unwrap();
+        drop(first);
+        assert!(at("2001:db8:1:2::99").is_some());
+        let _v4 = [at("192.0.2.1").unwrap(), at("192.0.2.1").unwrap()];
+        assert!(at("::ffff:192.0.2.1").is_none());
+    }
 
     /// An empty body (or white space alone) is said to be empty, with
     /// what it should hold; a body that is not that JSON quotes serde.

@@ -41,6 +41,8 @@ struct Listener {
     /// The last event's number sent.
     last: u64,
     feed: crate::serve::bus::Feed,
+    /// Its place among `[ladder] feeds_at_once`, for as long as it stays.
+    _slot: crate::serve::intake::inbox::Slot,
 }
 
 /// `GET /api/events`: the live feed: `event: game` per finished game
@@ -54,7 +56,8 @@ struct Listener {
 /// numbers of a run start past those of the earlier ones:
 /// [`Feed::for_this_run`](crate::serve::bus::Feed::for_this_run)). A
 /// listener that falls behind gets what it missed from the same ring, or
-/// `event: lost`.
+/// `event: lost`. At most `[ladder] feeds_at_once` listeners at once: one
+/// more is answered 503 with `Retry-After`.
 async fn events(
     State(l): Shared,
     headers: HeaderMap,
@@ -73,6 +76,7 @@ async fn events(
                 })?,
         ),
     };
+    let slot = l.gates.feeds.enter(0)?;
     let mut sub = l.feed.subscribe(last);
     let lost = sub.lost;
     let last = sub.missed.last().map_or(sub.after, |e| e.id);
@@ -83,6 +87,7 @@ async fn events(
         queue,
         last,
         feed: l.feed.clone(),
+        _slot: slot,
     };
     let stream = futures_util::stream::unfold(listener, |mut me| async move {
         use tokio::sync::broadcast::error::RecvError;
