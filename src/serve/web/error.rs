@@ -122,12 +122,20 @@ pub(super) fn json_body<T: serde::de::DeserializeOwned>(
     what: &str,
     then: &str,
 ) -> ApiResult<T> {
+    let refused = |why: String| ApiError::new(StatusCode::BAD_REQUEST, format!("{why}: {then}"));
+    // Every body is an object: serde would read a struct from a list of
+    // its fields' values too (`[true]` for `{"active": true}`).
+    if let Some(b) = body.trim_ascii().first().filter(|b| **b != b'{') {
+        return Err(refused(format!(
+            "the body is not the JSON of {what}: that is an object, `{{...}}`, and this begins with `{}`",
+            char::from(*b).escape_default()
+        )));
+    }
     serde_json::from_slice(body).map_err(|e| {
-        let why = match body.trim_ascii().is_empty() {
+        refused(match body.trim_ascii().is_empty() {
             true => format!("the body is empty: it should hold the JSON of {what}"),
             false => format!("the body is not the JSON of {what} ({e})"),
-        };
-        ApiError::new(StatusCode::BAD_REQUEST, format!("{why}: {then}"))
+        })
     })
 }
 
@@ -772,6 +780,23 @@ mod tests {
         assert!(at("2001:db8:1:2::99").is_some());
         let _v4 = [at("192.0.2.1").unwrap(), at("192.0.2.1").unwrap()];
         assert!(at("::ffff:192.0.2.1").is_none());
+    }
+
+    /// A body that is not a JSON object is refused before it is read,
+    /// though serde would read a struct from a list of its values.
+    #[test]
+    fn a_body_that_is_no_object_is_refused() {
+        #[derive(Debug, serde::Deserialize)]
+        struct Change {
+            #[allow(dead_code)]
+            active: bool,
+        }
+        assert!(json_body::<Change>(br#" {"active": true}"#, "a change", "").is_ok());
+        for body in [&b"[true]"[..], b" [true]", b"true", b"\"x\""] {
+            let e = json_body::<Change>(body, "a change", "send {\"active\": B}").unwrap_err();
+            assert_eq!(e.status, StatusCode::BAD_REQUEST);
+            assert!(e.message.contains("that is an object"), "{}", e.message);
+        }
     }
 
     /// An empty body (or white space alone) is said to be empty, with
