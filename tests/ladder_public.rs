@@ -512,6 +512,7 @@ fn a_worker_request_that_names_no_instance_is_refused() {
     for (path, body) in [
         ("/api/worker/claim", r#"{"max": 1}"#.to_string()),
         ("/api/worker/heartbeat", r#"{"leases": []}"#.to_string()),
+        ("/api/worker/release", r#"{"leases": []}"#.to_string()),
         ("/api/worker/register", registration(2, 1)),
     ] {
         let mut r = agent
@@ -528,6 +529,19 @@ fn a_worker_request_that_names_no_instance_is_refused() {
     }
     let (status, a) = post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#);
     assert_eq!(status, 200, "{a}");
+    // Nor can another process on the token give back the holder's games.
+    let mut r = agent
+        .post(&format!("{}/api/worker/release", server.url))
+        .header("Authorization", &format!("Bearer {w}"))
+        .header("arena-worker-instance", "another-process")
+        .send(br#"{"leases": []}"#)
+        .unwrap();
+    let text = r.body_mut().read_to_string().unwrap();
+    assert_eq!(r.status().as_u16(), 409, "{text}");
+    assert!(
+        text.contains("registered with this worker's token since"),
+        "{text}"
+    );
 }
 
 #[test]

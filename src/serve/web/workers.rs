@@ -571,6 +571,15 @@ async fn release(
     body: axum::body::Bytes,
 ) -> ApiResult<Json<Released>> {
     let w = worker_of(&l, &headers).await?;
+    // Another process than the one holding the token would give back that
+    // one's games; after a restart of the server (no one registered yet)
+    // the worker stopping may.
+    let instance = Some(instance_of(&headers)?);
+    if let Err(e) = heard(&l, &w, &instance) {
+        if registrants(&l).contains_key(&w.id) {
+            return Err(e);
+        }
+    }
     let b: Leases = worker_json(&body, "a release")?;
     at_most_leases(&b, "release")?;
     let games =
