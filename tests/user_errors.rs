@@ -1665,3 +1665,37 @@ fn report_of_a_complete_league_without_its_tables_says_what_writes_them() {
         "{said}"
     );
 }
+
+/// An option typed after `--` (where README puts the bots) is not taken
+/// for a bot: `arena play --game kisolo -- random random --seed 3` said
+/// "4 players not supported", and `arena match -- A B --games 4` that
+/// `--games` was no bot folder; both now name the option and say to give
+/// it before `--`, and no game is played.
+#[test]
+fn an_option_after_the_double_dash_is_named_not_taken_for_a_bot() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, flag, command) in [
+        (
+            vec![
+                "play", "--game", "kisolo", "--", "random", "random", "--seed", "3",
+            ],
+            "--seed",
+            "play",
+        ),
+        (
+            vec!["match", "--", RANDOM, GREEDY, "--games=4"],
+            "--games=4",
+            "match",
+        ),
+    ] {
+        let o = arena(dir.path(), &args);
+        let t = text(&o);
+        assert!(!o.status.success(), "{t}");
+        assert!(
+            t.contains(&format!("`{flag}` is among the BOTs"))
+                && t.contains(&format!("give {command}'s options before `--`")),
+            "{t}"
+        );
+        assert!(!dir.path().join("results").exists(), "{t}");
+    }
+}

@@ -166,7 +166,7 @@ fn bot_of(
                 first.display()
             );
         }
-        if let Some(flag) = own_flag_among(&args.bot[1..]) {
+        if let Some(flag) = super::args::own_flag_among::<CheckBotArgs>(&args.bot[1..]) {
             errln!(
                 "note: `{flag}` comes after the bot's command, so it goes to the bot as one of its own words, not to check-bot: give check-bot's options before the bot"
             );
@@ -174,22 +174,5 @@ fn bot_of(
         let c = crate::bot::BotCommand::from_words(&args.bot)
             .ok_or_else(|| anyhow::anyhow!("empty bot command"))?;
         (c, Default::default(), None)
-    })
-}
-
-/// The first of `words` that is one of check-bot's own options (`--game`,
-/// `--json=...`): after the command it is the bot's, which a user who
-/// meant it for check-bot should be told.
-fn own_flag_among(words: &[String]) -> Option<&str> {
-    use clap::Args as _;
-    let command = CheckBotArgs::augment_args(clap::Command::new("check-bot"));
-    let longs: Vec<String> = command
-        .get_arguments()
-        .filter_map(|a| a.get_long())
-        .map(|l| format!("--{l}"))
-        .collect();
-    words.iter().map(String::as_str).find(|w| {
-        let flag = w.split_once('=').map_or(*w, |(f, _)| f);
-        longs.iter().any(|l| l == flag)
     })
 }

@@ -188,6 +188,7 @@ pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
+    super::args::no_option_among_bots::<PlayArgs>("play", &args.bots)?;
     if let Some(p) = args.record.as_deref().filter(|p| !p.is_dir()) {
         super::args::not_a_results_file("--record", p)?;
     }

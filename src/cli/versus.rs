@@ -93,6 +93,7 @@ pub struct MatchArgs {
 const DEFAULT_VARIANTS: &[&str] = &["filo", "tricala", "hackaback", "kisolo", "diffusion"];
 
 pub fn run(args: MatchArgs) -> anyhow::Result<ExitCode> {
+    super::args::no_option_among_bots::<MatchArgs>("match", &args.bots)?;
     let mut t = tournament(&args)?;
     // Hashed once: the run keeps these in league.json.
     let programs = args
