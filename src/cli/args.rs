@@ -669,6 +669,34 @@ pub(super) fn missing_shards(files: &[std::path::PathBuf]) -> Vec<(String, usize
         .collect()
 }
 
+/// The first of `words` that is one of the long options of command `A`
+/// (`--game`, `--json=...`): a word given after the bot's command, or
+/// after `--`, that a user who meant it for the command should be told of.
+pub fn own_flag_among<A: clap::Args>(words: &[String]) -> Option<&str> {
+    let command = A::augment_args(clap::Command::new("arena"));
+    let longs: Vec<String> = command
+        .get_arguments()
+        .filter_map(|a| a.get_long())
+        .map(|l| format!("--{l}"))
+        .collect();
+    words.iter().map(String::as_str).find(|w| {
+        let flag = w.split_once('=').map_or(*w, |(f, _)| f);
+        longs.iter().any(|l| l == flag)
+    })
+}
+
+/// An error when one of `bots` (each a bot: a name, a folder or a quoted
+/// command) is one of `command`'s own options (`A`'s): given after `--`,
+/// every word is taken for a bot, and `--seed 3` made two more seats.
+pub fn no_option_among_bots<A: clap::Args>(command: &str, bots: &[String]) -> anyhow::Result<()> {
+    match own_flag_among::<A>(bots) {
+        Some(flag) => anyhow::bail!(
+            "`{flag}` is among the BOTs: after `--` every word is a bot; give {command}'s options before `--` (`arena {command} [OPTIONS] -- BOT...`)"
+        ),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::game_arg;
@@ -817,33 +845,5 @@ mod tests {
         let e = game_arg("chess").unwrap_err().to_string();
         assert!(e.starts_with("unknown game `chess`"), "{e}");
         assert!(!e.contains("players"), "{e}");
-    }
-}
-
-/// The first of `words` that is one of the long options of command `A`
-/// (`--game`, `--json=...`): a word given after the bot's command, or
-/// after `--`, that a user who meant it for the command should be told of.
-pub fn own_flag_among<A: clap::Args>(words: &[String]) -> Option<&str> {
-    let command = A::augment_args(clap::Command::new("arena"));
-    let longs: Vec<String> = command
-        .get_arguments()
-        .filter_map(|a| a.get_long())
-        .map(|l| format!("--{l}"))
-        .collect();
-    words.iter().map(String::as_str).find(|w| {
-        let flag = w.split_once('=').map_or(*w, |(f, _)| f);
-        longs.iter().any(|l| l == flag)
-    })
-}
-
-/// An error when one of `bots` (each a bot: a name, a folder or a quoted
-/// command) is one of `command`'s own options (`A`'s): given after `--`,
-/// every word is taken for a bot, and `--seed 3` made two more seats.
-pub fn no_option_among_bots<A: clap::Args>(command: &str, bots: &[String]) -> anyhow::Result<()> {
-    match own_flag_among::<A>(bots) {
-        Some(flag) => anyhow::bail!(
-            "`{flag}` is among the BOTs: after `--` every word is a bot; give {command}'s options before `--` (`arena {command} [OPTIONS] -- BOT...`)"
-        ),
-        None => Ok(()),
     }
 }
