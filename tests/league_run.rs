@@ -1838,6 +1838,23 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
         !out.status.success() && e.contains("holds the results of league `t`, not of `other`"),
         "{e}"
     );
+    // So is one whose bots are this folder's too: its game of the same id
+    // was replayed and found `same`.
+    let twin = dir.path().join("twin.toml");
+    std::fs::write(&twin, src.replace("name = \"t\"", "name = \"twin\"")).unwrap();
+    let out = arena()
+        .arg("replay")
+        .arg(&twin)
+        .arg(&game.game_id)
+        .arg("--results")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && e.contains("holds the results of league `t`, not of `twin`"),
+        "{e}"
+    );
     // Given the results folder, the league is made again from the command
     // recorded there (`arena run FILE`, its paths absolute).
     let out = replay(&dir.path().join("out"));

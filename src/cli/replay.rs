@@ -56,6 +56,21 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             ),
         }
     }
+    // Another league's folder, said as that: its game of the same id
+    // would be replayed with this league's bots (when they are its too)
+    // and found `same`.
+    if let Some(other) = read_meta(&dir).filter(|m| m.name != t.name) {
+        bail!(
+            "{} holds the results of league `{}`, not of `{}` ({}): give `{}`'s own tournament file, or the results folder alone (`arena replay {} {}`)",
+            dir.display(),
+            other.name,
+            t.name,
+            args.file.display(),
+            other.name,
+            super::args::shell_word(&dir.display().to_string()),
+            args.game_id
+        );
+    }
     let (at, text) = super::args::game_record(&dir, &args.game_id)?;
     let recorded = record::read_record(&text).with_context(|| at.path().display().to_string())?;
     let mut spec = recorded.spec.clone();
@@ -63,19 +78,6 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let mut seats = Vec::new();
     for name in &spec.names {
         let Some(bot) = t.bots.iter().find(|b| &b.name == name) else {
-            // Another league's folder, said as that (not as a bot gone).
-            if let Some(other) = read_meta(&dir).filter(|m| m.name != t.name) {
-                bail!(
-                    "{} holds the results of league `{}`, not of `{}` ({}): give `{}`'s own tournament file, or the results folder alone (`arena replay {} {}`)",
-                    dir.display(),
-                    other.name,
-                    t.name,
-                    args.file.display(),
-                    other.name,
-                    super::args::shell_word(&dir.display().to_string()),
-                    args.game_id
-                );
-            }
             bail!(
                 "the game's bot `{name}` is not in {} any more",
                 args.file.display()
