@@ -1699,3 +1699,18 @@ fn an_option_after_the_double_dash_is_named_not_taken_for_a_bot() {
         assert!(!dir.path().join("results").exists(), "{t}");
     }
 }
+
+/// `arena bots` outside the repository says where bots are looked for
+/// and what to give, as `match` and `play` do (it said "cannot read bots
+/// folder bots: No such file or directory").
+#[test]
+fn bots_outside_the_repository_says_where_bots_are_looked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = arena(dir.path(), &["bots"]);
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(
+        t.contains("bots: no such folder") && t.contains("give --dir PATH/TO/bots"),
+        "{t}"
+    );
+}

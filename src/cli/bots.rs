@@ -24,6 +24,13 @@ pub struct BotsArgs {
 }
 
 pub fn run(args: BotsArgs) -> anyhow::Result<ExitCode> {
+    if !args.dir.is_dir() {
+        let here = std::env::current_dir().unwrap_or_default();
+        anyhow::bail!(
+            "{}: no such folder: the bots are looked up in bots/ of the current folder; run arena from the folder that holds bots/ (the repository), or give --dir PATH/TO/bots",
+            here.join(&args.dir).display()
+        );
+    }
     let (found, bad) = manifest::discover_all(&args.dir)?;
     for e in &bad {
         errln!("error: {e}");

@@ -873,7 +873,16 @@ fn gauntlet_section(
         return Err(ctx.at(
             &from,
             "gauntlet",
-            format!("`{g}` is not one of the league's bots"),
+            match crate::text::closest(&g, bots.iter().map(|b| b.name.as_str())) {
+                Some(c) => format!("`{g}` is not one of the league's bots; did you mean `{c}`?"),
+                None => format!(
+                    "`{g}` is not one of the league's bots ({})",
+                    bots.iter()
+                        .map(|b| b.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            },
         ));
     }
     Ok(Some(g))

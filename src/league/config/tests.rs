@@ -59,7 +59,14 @@ fn errors_name_field_and_line() {
 
     let src = format!("{TWO_BOTS}\ngauntlet = \"zed\"\n");
     let e = parse(&src).unwrap_err().to_string();
-    assert!(e.contains("gauntlet") && e.contains("zed"), "{e}");
+    assert!(
+        e.contains("gauntlet") && e.contains("`zed` is not one of the league's bots (a, b)"),
+        "{e}"
+    );
+    // A misspelt name: the one it could be.
+    let src = TWO_BOTS.replace("\"a\"", "\"probe-bot\"") + "\ngauntlet = \"probebot\"\n";
+    let e = parse(&src).unwrap_err().to_string();
+    assert!(e.contains("did you mean `probe-bot`?"), "{e}");
 
     // A zero where the time control needs a time: its key's line.
     for key in ["watchdog_ms", "startup_ms"] {
