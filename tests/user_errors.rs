@@ -1714,3 +1714,18 @@ fn bots_outside_the_repository_says_where_bots_are_looked_for() {
         "{t}"
     );
 }
+
+/// A bot's script named as it lies in the current folder (`arena
+/// check-bot my_bot.py`) is told how to run it: the command in quotes.
+#[test]
+fn a_script_in_the_current_folder_is_told_how_to_be_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("my_bot.py"), "print('hi')\n").unwrap();
+    let o = arena(dir.path(), &["check-bot", "my_bot.py"]);
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(
+        t.contains("give the command in quotes, `\"python3 my_bot.py\"`"),
+        "{t}"
+    );
+}

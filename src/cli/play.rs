@@ -144,6 +144,22 @@ pub(super) fn resolve_bot(arg: &str) -> anyhow::Result<BotArg> {
 /// program on PATH; with the bot names it could have meant, or where bots/
 /// was looked for.
 fn not_a_bot(word: &str) -> String {
+    // A program in the current folder is not looked for there (PATH is).
+    if Path::new(word).is_file() {
+        let interpreter = match Path::new(word).extension().and_then(|e| e.to_str()) {
+            Some("py") => "python3 ",
+            Some("js" | "mjs" | "cjs") => "node ",
+            _ => "",
+        };
+        return match interpreter {
+            "" => format!(
+                "`{word}` is a file here, but a program is looked for on PATH: give `./{word}`"
+            ),
+            i => format!(
+                "`{word}` is a file here, but a program is looked for on PATH: give the command in quotes, `\"{i}{word}\"` (or `./{word}` if it is executable and starts with `#!`)"
+            ),
+        };
+    }
     let bots = Path::new("bots");
     let here = std::env::current_dir().unwrap_or_default();
     let names: Vec<String> = std::fs::read_dir(bots)
