@@ -509,19 +509,26 @@ fn a_worker_request_that_names_no_instance_is_refused() {
         .http_status_as_error(false)
         .build()
         .into();
+    // A POST with the worker's token, naming `instance` if any: (status, answer).
+    let post = |path: &str, instance: Option<&str>, body: &str| {
+        let mut r = agent
+            .post(&format!("{}{path}", server.url))
+            .header("Authorization", &format!("Bearer {w}"));
+        if let Some(i) = instance {
+            r = r.header("arena-worker-instance", i);
+        }
+        let mut r = r.send(body.as_bytes()).unwrap();
+        let text = r.body_mut().read_to_string().unwrap();
+        (r.status().as_u16(), text)
+    };
     for (path, body) in [
         ("/api/worker/claim", r#"{"max": 1}"#.to_string()),
         ("/api/worker/heartbeat", r#"{"leases": []}"#.to_string()),
         ("/api/worker/release", r#"{"leases": []}"#.to_string()),
         ("/api/worker/register", registration(2, 1)),
     ] {
-        let mut r = agent
-            .post(&format!("{}{path}", server.url))
-            .header("Authorization", &format!("Bearer {w}"))
-            .send(body.as_bytes())
-            .unwrap();
-        let text = r.body_mut().read_to_string().unwrap();
-        assert_eq!(r.status().as_u16(), 400, "{path}: {text}");
+        let (status, text) = post(path, None, &body);
+        assert_eq!(status, 400, "{path}: {text}");
         assert!(
             text.contains("no `arena-worker-instance` header"),
             "{path}: {text}"
@@ -530,14 +537,12 @@ fn a_worker_request_that_names_no_instance_is_refused() {
     let (status, a) = post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#);
     assert_eq!(status, 200, "{a}");
     // Nor can another process on the token give back the holder's games.
-    let mut r = agent
-        .post(&format!("{}/api/worker/release", server.url))
-        .header("Authorization", &format!("Bearer {w}"))
-        .header("arena-worker-instance", "another-process")
-        .send(br#"{"leases": []}"#)
-        .unwrap();
-    let text = r.body_mut().read_to_string().unwrap();
-    assert_eq!(r.status().as_u16(), 409, "{text}");
+    let (status, text) = post(
+        "/api/worker/release",
+        Some("another-process"),
+        r#"{"leases": []}"#,
+    );
+    assert_eq!(status, 409, "{text}");
     assert!(
         text.contains("registered with this worker's token since"),
         "{text}"

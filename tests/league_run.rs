@@ -1814,47 +1814,35 @@ fn replay_plays_a_recorded_game_again_and_finds_a_difference() {
     );
     assert!(text.contains("same: "), "{text}");
     // Another league's file with this folder's results: told as that, not
-    // as a bot that left the file.
-    let other = dir.path().join("other.toml");
+    // as a bot that left the file; so is one whose bots are this folder's
+    // too (its game of the same id was replayed and found `same`).
     let src = std::fs::read_to_string(&file).unwrap();
-    std::fs::write(
-        &other,
-        src.replace("name = \"t\"", "name = \"other\"")
-            .replace("name = \"a\"", "name = \"x\"")
-            .replace("name = \"b\"", "name = \"y\"")
-            .replace("name = \"c\"", "name = \"z\""),
-    )
-    .unwrap();
-    let out = arena()
-        .arg("replay")
-        .arg(&other)
-        .arg(&game.game_id)
-        .arg("--results")
-        .arg(dir.path().join("out"))
-        .output()
+    let other_bots = src
+        .replace("name = \"a\"", "name = \"x\"")
+        .replace("name = \"b\"", "name = \"y\"")
+        .replace("name = \"c\"", "name = \"z\"");
+    for (name, text) in [("other", &other_bots), ("twin", &src)] {
+        let other = dir.path().join(format!("{name}.toml"));
+        std::fs::write(
+            &other,
+            text.replace("name = \"t\"", &format!("name = \"{name}\"")),
+        )
         .unwrap();
-    let e = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && e.contains("holds the results of league `t`, not of `other`"),
-        "{e}"
-    );
-    // So is one whose bots are this folder's too: its game of the same id
-    // was replayed and found `same`.
-    let twin = dir.path().join("twin.toml");
-    std::fs::write(&twin, src.replace("name = \"t\"", "name = \"twin\"")).unwrap();
-    let out = arena()
-        .arg("replay")
-        .arg(&twin)
-        .arg(&game.game_id)
-        .arg("--results")
-        .arg(dir.path().join("out"))
-        .output()
-        .unwrap();
-    let e = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && e.contains("holds the results of league `t`, not of `twin`"),
-        "{e}"
-    );
+        let out = arena()
+            .arg("replay")
+            .arg(&other)
+            .arg(&game.game_id)
+            .arg("--results")
+            .arg(dir.path().join("out"))
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success()
+                && e.contains(&format!("holds the results of league `t`, not of `{name}`")),
+            "{name}: {e}"
+        );
+    }
     // Given the results folder, the league is made again from the command
     // recorded there (`arena run FILE`, its paths absolute).
     let out = replay(&dir.path().join("out"));
