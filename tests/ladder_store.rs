@@ -1051,3 +1051,19 @@ fn a_page_of_games_follows_the_finish_order_and_sorts_nothing() {
         }
     });
 }
+
+/// Every connection to a SQLite store cuts the WAL file back to 64 MiB
+/// when a checkpoint empties it: a probe's long readers, while games were
+/// written, had grown it to 1.8 GB, which stayed on the disk for good.
+#[test]
+fn a_sqlite_stores_wal_is_cut_back_after_checkpoints() {
+    with_store("wal_limit", Backend::Sqlite, |db| async move {
+        for _ in 0..3 {
+            let (limit,): (i64,) = sqlx::query_as("PRAGMA journal_size_limit")
+                .fetch_one(db.pool())
+                .await
+                .unwrap();
+            assert_eq!(limit, 64 << 20);
+        }
+    });
+}

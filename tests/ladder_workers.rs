@@ -152,6 +152,10 @@ fn forged_uploads(db: Option<String>) {
     let (s, b) = server.call("POST", "/api/worker/register", Some(&w1), reg.to_string());
     assert_eq!(s, 413, "{b}");
     assert!(b.contains("the body is over 64 KiB"), "{b}");
+    reg["host"] = " ".into();
+    let (s, b) = server.call("POST", "/api/worker/register", Some(&w1), reg.to_string());
+    assert_eq!(s, 400, "{b}");
+    assert!(b.contains("`host` is empty"), "{b}");
     reg["host"] = "box".into();
     reg["variants"] = vec!["filo"; 1_000].into();
     let (s, b) = server.call("POST", "/api/worker/register", Some(&w1), reg.to_string());

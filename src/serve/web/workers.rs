@@ -318,6 +318,14 @@ fn check_texts(r: &Registration) -> ApiResult<()> {
             ));
         }
     }
+    // The name the workers' page and the log know it by (`arena worker`
+    // sends `localhost` when the machine has none).
+    if r.host.trim().is_empty() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "`host` is empty: register with the machine's name",
+        ));
+    }
     let texts = [("host", &r.host), ("arena_version", &r.arena_version)]
         .into_iter()
         .chain(r.sandbox.iter().map(|s| ("sandbox", s)))
@@ -511,8 +519,8 @@ pub fn lease_life(l: &Ladder) -> i64 {
 }
 
 /// `POST /api/worker/heartbeat` `{"leases": [...]}`: renews the worker's
-/// active leases among them (at most [`LEASES_MOST`]); the answer lists those renewed and those
-/// lost (expired, done, or never its own).
+/// active leases among them (at most [`LEASES_MOST`]); the answer lists
+/// those renewed and those lost (expired, done, or never its own).
 async fn heartbeat(
     State(l): Shared,
     headers: HeaderMap,
