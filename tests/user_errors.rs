@@ -1729,3 +1729,29 @@ fn a_script_in_the_current_folder_is_told_how_to_be_run() {
         "{t}"
     );
 }
+
+/// `status`, `report` and `view` given the folder that holds the leagues
+/// (`results`) rather than one league's name the leagues in it.
+#[test]
+fn a_folder_of_leagues_names_the_leagues_in_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    for (league, file) in [("demo", "games.csv"), ("ladder", "league.json")] {
+        std::fs::create_dir_all(results.join(league)).unwrap();
+        std::fs::write(results.join(league).join(file), "").unwrap();
+    }
+    std::fs::create_dir_all(results.join("notes")).unwrap();
+    for args in [
+        &["status", "results"][..],
+        &["report", "results"],
+        &["view", "results", "--no-open"],
+    ] {
+        let o = arena(dir.path(), args);
+        let t = text(&o);
+        assert!(!o.status.success(), "{args:?}: {t}");
+        assert!(
+            t.contains("the leagues in it: demo, ladder (give one's folder, as results/demo)"),
+            "{args:?}: {t}"
+        );
+    }
+}

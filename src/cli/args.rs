@@ -697,6 +697,31 @@ pub fn no_option_among_bots<A: clap::Args>(command: &str, bots: &[String]) -> an
     }
 }
 
+/// What to add to "no league here" for folder `dir`: the leagues in its
+/// folders (each with a league.json or a games.csv), when it holds any
+/// (`arena status results` for `results/demo`), or nothing.
+pub fn leagues_inside(dir: &std::path::Path) -> String {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            let p = e.path();
+            p.join("league.json").is_file() || p.join("games.csv").is_file()
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    match names.first() {
+        None => String::new(),
+        Some(first) => format!(
+            "; the leagues in it: {} (give one's folder, as {})",
+            names.join(", "),
+            dir.join(first).display()
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::game_arg;

@@ -91,8 +91,9 @@ fn folders_of(paths: &[PathBuf], out_given: bool) -> anyhow::Result<(Vec<PathBuf
             .collect();
         if shards.is_empty() {
             bail!(
-                "{}: no games.csv here, nor in a shard folder inside it (is it a league's results folder? has the league played a game yet?)",
-                one.display()
+                "{}: no games.csv here, nor in a shard folder inside it (is it a league's results folder? has the league played a game yet?){}",
+                one.display(),
+                super::args::leagues_inside(one)
             );
         }
         return Ok((shards, one.clone()));

@@ -38,7 +38,9 @@ fn status_folder(p: &std::path::Path) -> anyhow::Result<PathBuf> {
 }
 
 pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
-    let st = league_status(&status_folder(&args.results)?)?;
+    let folder = status_folder(&args.results)?;
+    let st = league_status(&folder)
+        .map_err(|e| anyhow::anyhow!("{e}{}", super::args::leagues_inside(&folder)))?;
     // The league's settings, as its (first present) folder's league.json
     // keeps them.
     let meta = st
