@@ -37,10 +37,16 @@ fn status_folder(p: &std::path::Path) -> anyhow::Result<PathBuf> {
     )
 }
 
+/// The status of the league at `p` ([`status_folder`]); for a folder that
+/// holds leagues rather than one, the error names them.
+fn status_of(p: &std::path::Path) -> anyhow::Result<crate::league::status::LeagueStatus> {
+    let folder = status_folder(p)?;
+    league_status(&folder)
+        .map_err(|e| anyhow::anyhow!("{e}{}", super::args::leagues_inside(&folder)))
+}
+
 pub fn run(args: StatusArgs) -> anyhow::Result<ExitCode> {
-    let folder = status_folder(&args.results)?;
-    let st = league_status(&folder)
-        .map_err(|e| anyhow::anyhow!("{e}{}", super::args::leagues_inside(&folder)))?;
+    let st = status_of(&args.results)?;
     // The league's settings, as its (first present) folder's league.json
     // keeps them.
     let meta = st
