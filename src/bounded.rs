@@ -3,15 +3,15 @@
 //! its next entry, before the rest is parsed, so that a body of small
 //! entries cannot be turned into many times its size in memory.
 
+use serde::de::{Deserialize, Deserializer, Error, SeqAccess, Visitor};
+use std::marker::PhantomData;
+
 /// The most lines of one bot's stderr kept in one game (the bot runner
 /// counts the rest as left out) and read from a worker's upload of it
 /// (the server refuses more as it reads them): a million lines of a byte
 /// each is within the largest cap of a ladder (`stderr_kb` 16,384), and
 /// more would be many times their bytes in memory.
 pub const STDERR_LINES_MOST: usize = 1 << 20;
-
-use serde::de::{Deserialize, Deserializer, Error, SeqAccess, Visitor};
-use std::marker::PhantomData;
 
 /// A JSON list of at most `N` entries, for `#[serde(deserialize_with =
 /// "crate::bounded::at_most::<_, _, N>")]`; a longer one is an error that

@@ -870,17 +870,15 @@ fn gauntlet_section(
         return Ok(None);
     };
     if !bots.iter().any(|b| b.name == g) {
+        let known: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
         return Err(ctx.at(
             &from,
             "gauntlet",
-            match crate::text::closest(&g, bots.iter().map(|b| b.name.as_str())) {
+            match crate::text::closest(&g, known.iter().copied()) {
                 Some(c) => format!("`{g}` is not one of the league's bots; did you mean `{c}`?"),
                 None => format!(
                     "`{g}` is not one of the league's bots ({})",
-                    bots.iter()
-                        .map(|b| b.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    known.join(", ")
                 ),
             },
         ));
