@@ -78,6 +78,31 @@ fn example_bots_pass() {
     assert!(ok, "random-bot:\n{text}");
 }
 
+/// The tool protocol.md's transcripts are made with passes check-bot as
+/// the bot it wraps does, `quit` included: it exits with its bot.
+#[test]
+fn the_transcript_tool_passes_as_the_bot_it_wraps() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.txt");
+    let (ok, text) = check_bot(
+        &["--sandbox", "off"],
+        &[
+            "python3",
+            "bots/tools/transcript.py",
+            out.to_str().unwrap(),
+            "python3",
+            "bots/random-python/bot.py",
+        ],
+        false,
+    );
+    assert!(ok, "{text}");
+    assert!(text.contains("PASS  quit: exited with status 0"), "{text}");
+    let transcript = std::fs::read_to_string(&out).unwrap();
+    assert!(transcript.starts_with("> {"), "{transcript}");
+    assert!(transcript.contains("< {"), "{transcript}");
+    assert!(transcript.contains("\"quit\""), "{transcript}");
+}
+
 /// The `--` before the bot is not needed; options after a bot folder are
 /// told to go before it.
 #[test]

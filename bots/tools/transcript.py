@@ -8,9 +8,19 @@ Used to produce the example transcripts of protocol.md:
   arena play --game diffusion --quiet --sandbox off -- random \
       "python3 bots/tools/transcript.py /tmp/t.txt python3 bots/random-python/bot.py"
 """
+import json
 import subprocess
 import sys
 import threading
+
+
+def is_quit(line):
+    """Whether the referee's line is `quit`, after which it sends nothing."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and message.get("type") == "quit"
 
 
 def main():
@@ -33,11 +43,22 @@ def main():
         with lock:
             out.write("> " + line)
             out.flush()
-        bot.stdin.write(line)
-        bot.stdin.flush()
-    bot.stdin.close()
-    bot.wait()
+        try:
+            bot.stdin.write(line)
+            bot.stdin.flush()
+        except BrokenPipeError:
+            break
+        # After `quit` the referee waits for this process to exit
+        # (protocol.md): stop reading and exit with the bot.
+        if is_quit(line):
+            break
+    try:
+        bot.stdin.close()
+    except BrokenPipeError:
+        pass
+    status = bot.wait()
     t.join(1)
+    sys.exit(status)
 
 
 if __name__ == "__main__":
