@@ -367,6 +367,9 @@ impl Tricala {
         self.at = to;
         self.drops += 1;
         if self.drops > DROP_GUARD {
+            // The turn is over with the game, and counts as a ply, as a
+            // perpetual turn of Kisolo does (a ruling, docs/rules/tricala.md).
+            self.plies += 1;
             self.finish(Outcome::draw(self.players as usize, Reason::Perpetual));
             return false;
         }
@@ -1431,7 +1434,7 @@ mod tests {
     /// ends. 10,001 = 16 x 625 + 1: after 625 such steps the hand was just
     /// lifted at P(14 + 625 mod 15) = P9 = 2b, and the 10,001st drop puts a
     /// stone on 1a (P10), one stone left in hand: the game ends there as a
-    /// draw, `perpetual`, the turn unfinished (not a ply).
+    /// draw, `perpetual`, the turn over with it (a ply, as in Kisolo).
     #[test]
     fn endless_relay_hits_the_drop_guard() {
         let w = [1, 0, 0];
@@ -1452,7 +1455,7 @@ mod tests {
         // Each corner is reached once per 15 drops or so: about 2,000 turns.
         assert!(turns > 1900, "{turns}");
         assert_eq!(g.outcome(), Some(Outcome::draw(2, Reason::Perpetual)));
-        assert_eq!(g.plies(), 0);
+        assert_eq!(g.plies(), 1);
         for p in 0..PITS as u8 {
             let want = match pit_name(p).as_str() {
                 "1a" | "2a" | "4a" | "6a" | "6c" | "6e" | "5e" | "3c" => w,

@@ -54,7 +54,7 @@ class T:
     def drop(s, c):
         to = nb(s.at, s.d); before = list(s.pits[to]); s.pits[to][c] += 1; s.hand[c] -= 1; s.at = to; s.drops += 1
         if s.drops > 10000:
-            s.out = ("draw", list(range(s.n)), "perpetual"); s.pending = None; return False
+            s.out = ("draw", list(range(s.n)), "perpetual"); s.pending = None; s.ply += 1; return False
         if sum(s.hand): return True
         if sum(before) == 0: s.end(); return False
         if before[s.mover] == sum(before):
