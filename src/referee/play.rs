@@ -101,6 +101,25 @@ fn near_miss(option: &str, legal: &[String]) -> String {
             );
         }
     }
+    // A character that shows nothing (a zero-width space, a byte order
+    // mark, a soft hyphen) or a combining mark (an accent drawn on the
+    // letter before it): the option looks exactly right on screen.
+    let unseen = |c: &char| {
+        crate::text::is_hidden(*c) || unicode_width::UnicodeWidthChar::width(*c) == Some(0)
+    };
+    if let Some(c) = bare.chars().find(unseen) {
+        let seen: String = bare.chars().filter(|c| !unseen(c)).collect();
+        if let Some(meant) = legal.iter().find(|l| **l == seen) {
+            let what = match crate::text::is_hidden(c) {
+                true => "an invisible character",
+                false => "a combining mark (drawn on the character before it)",
+            };
+            return format!(
+                "; `{meant}` is legal, and this is it with {what} in it, U+{:04X}: send the option exactly as listed",
+                u32::from(c)
+            );
+        }
+    }
     let Some(meant) = legal.iter().find(|l| l.eq_ignore_ascii_case(bare)) else {
         // Letters of another script that look alike (a Cyrillic `х` for
         // a Latin `x`), as a bot's name is compared with another's.
@@ -679,6 +698,24 @@ mod tests {
             .contains("`G` is legal, and this is it with a control character in it (a NUL"));
         assert!(near_miss("\u{421}", &["C".to_string()])
             .contains("`C` is legal, and this looks like it"));
+        // What shows nothing, or draws on the letter before it, is named
+        // as such, not as a letter of another script.
+        for (sent, said) in [
+            ("\u{feff}2a", "an invisible character in it, U+FEFF:"),
+            ("2a\u{200b}", "an invisible character in it, U+200B:"),
+            ("2\u{ad}a", "an invisible character in it, U+00AD:"),
+            ("2a\u{2060}", "an invisible character in it, U+2060:"),
+            (
+                "2a\u{301}",
+                "a combining mark (drawn on the character before it) in it, U+0301:",
+            ),
+        ] {
+            let told = near_miss(sent, &legal);
+            assert!(
+                told.starts_with(&format!("; `2a` is legal, and this is it with {said}")),
+                "{told}"
+            );
+        }
         assert_eq!(
             near_miss("\"G\"", &legal),
             "; `G` is legal, and this is it in quotes of its own: the option was encoded twice (send the string itself, encoded once)"
