@@ -293,7 +293,7 @@ async fn illegal_option() {
         game.play(&d.option).unwrap();
     }
     let asked = format!(
-        "of request seq 1 (ply {}, a `{}` decision)",
+        "of request seq 1 (ply {}, decision `{}`)",
         game.plies(),
         game.decision_kind()
     );
@@ -526,7 +526,7 @@ async fn a_line_written_while_the_other_seat_thinks_is_seen_before_the_next_requ
     };
     assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Protocol), "{r:?}");
     assert_eq!(r.offender, Some(0));
-    assert!(detail(&r).contains("before a request"), "{r:?}");
+    assert!(detail(&r).contains("before the next request"), "{r:?}");
 }
 
 /// An answer that is not legal, followed by another line: the bot wrote

@@ -431,10 +431,10 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
 
     /// The decision `seat` is asked for, as a fault's detail names it: the
     /// request's `seq` (a bot's), the ply and the kind of decision
-    /// (`request seq 3 (ply 2, a `sow` decision)`).
+    /// (`request seq 3 (ply 2, decision `sow`)`).
     fn asked(&self, seat: usize) -> String {
         let what = format!(
-            "ply {}, a `{}` decision",
+            "ply {}, decision `{}`",
             self.game.plies(),
             self.game.decision_kind()
         );

@@ -759,7 +759,7 @@ const STDERR_NOT_KEPT: &str = "not read here: no log of it was asked for";
 const SECOND_HELLO: &str = "a bot says hello once, in answer to the referee's hello when it starts, and it lasts for every game of the process";
 
 /// When [`BotPlayer::ask`] checks for output unasked.
-const BEFORE_REQUEST: &str = "before a request";
+const BEFORE_REQUEST: &str = "before the next request";
 /// When the check at a game's end looks (`when` of its messages).
 const AFTER_LAST_REPLY: &str = "after its last reply";
 
@@ -2170,7 +2170,7 @@ mod tests {
         let f = stray_fault(BEFORE_REQUEST, reply, None);
         assert!(
             f.detail
-                .starts_with("a reply no request was waiting for before a request: "),
+                .starts_with("a reply no request was waiting for before the next request: "),
             "{}",
             f.detail
         );
