@@ -118,7 +118,30 @@ pub fn plain_toml(message: &str) -> String {
                 .unwrap_or(name.len());
         out.replace_range(at..end, "expected a table, {...}");
     }
-    did_you_mean(&out)
+    unseen_controls(&did_you_mean(&out))
+}
+
+/// A message that quotes a file's line, with the control characters in
+/// it (a NUL, an escape) shown escaped rather than sent to the terminal,
+/// and named after it: TOML allows none but tab, and the quoted line
+/// otherwise looks right.
+fn unseen_controls(message: &str) -> String {
+    let is_unseen = |c: char| c.is_control() && !matches!(c, '\n' | '\t' | '\r');
+    let Some(first) = message.chars().find(|&c| is_unseen(c)) else {
+        return message.to_string();
+    };
+    let shown: String = message
+        .chars()
+        .map(|c| match is_unseen(c) {
+            true => c.escape_default().to_string(),
+            false => c.to_string(),
+        })
+        .collect();
+    format!(
+        "{}\n(the file holds a control character, U+{:04X}, shown escaped above: TOML allows none but tab)",
+        shown.trim_end(),
+        u32::from(first)
+    )
 }
 
 /// serde's "unknown field `rouds`, expected one of `name`, `rounds`, ..."
@@ -302,6 +325,20 @@ mod tests {
             said,
             "invalid type: string \"2\", expected a whole number; invalid value: integer `-1`, expected a whole number (0 or more); invalid type: integer `5`, expected a table, {...}; expected a list, [...]"
         );
+    }
+
+    /// A control character in a quoted line is shown escaped and named,
+    /// not sent to the terminal.
+    #[test]
+    fn a_control_character_in_a_toml_message_is_shown_escaped_and_named() {
+        let said = plain_toml(
+            "TOML parse error at line 2, column 13\n2 | bots = [\"a\",\u{0}\"b\"]\ninvalid array\n",
+        );
+        assert_eq!(
+            said,
+            "TOML parse error at line 2, column 13\n2 | bots = [\"a\",\\u{0}\"b\"]\ninvalid array\n(the file holds a control character, U+0000, shown escaped above: TOML allows none but tab)"
+        );
+        assert_eq!(plain_toml("a\tb\r\nc\n"), "a\tb\r\nc\n");
     }
 
     /// Names that differ by a letter of another script that looks like a

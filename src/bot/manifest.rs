@@ -508,9 +508,55 @@ pub fn expand(argv: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// The placeholders [`expand`] replaces.
+pub const PLACEHOLDERS: [&str; 3] = ["{arena}", "{bin_dir}", "{cargo_profile}"];
+
+/// A word in braces left in an expanded command that looks like a
+/// placeholder but is none (`{bindir}`, `{nope}`): it was taken as it is,
+/// so the command names a file that is not there. Told with the
+/// placeholders there are, where a bot cannot start.
+pub fn unknown_placeholder(argv: &[String]) -> Option<String> {
+    argv.iter().find_map(|a| {
+        let at = a.find('{')?;
+        let end = at + a[at..].find('}')?;
+        let name = &a[at + 1..end];
+        let looks = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        looks.then(|| {
+            let word = &a[at..=end];
+            let near = crate::text::closest(word, PLACEHOLDERS)
+                .map(|p| format!(" (did you mean `{p}`?)"))
+                .unwrap_or_default();
+            format!(
+                "`{word}` is no placeholder{near}: a command may use {}",
+                PLACEHOLDERS.map(|p| format!("`{p}`")).join(", ")
+            )
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_word_in_braces_that_is_no_placeholder_is_named() {
+        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            unknown_placeholder(&argv(&["{bindir}/random-bot"])).as_deref(),
+            Some("`{bindir}` is no placeholder (did you mean `{bin_dir}`?): a command may use `{arena}`, `{bin_dir}`, `{cargo_profile}`")
+        );
+        assert!(unknown_placeholder(&argv(&["x", "{nope}"]))
+            .is_some_and(|w| w.starts_with("`{nope}` is no placeholder: ")));
+        // JSON and empty braces are a bot's own arguments.
+        assert_eq!(
+            unknown_placeholder(&argv(&["bot", "{\"depth\": 3}", "{}"])),
+            None
+        );
+        assert_eq!(
+            unknown_placeholder(&expand(&argv(&["{bin_dir}/x", "{arena}"]))),
+            None
+        );
+    }
 
     #[test]
     fn loads_and_discovers_manifests() {

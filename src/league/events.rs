@@ -54,8 +54,11 @@ fn cannot_start_message(bots: &[CannotStart]) -> String {
             .as_deref()
             .map(|o| format!("{o}: "))
             .unwrap_or_default();
+        let placeholder = crate::bot::manifest::unknown_placeholder(&b.command)
+            .map(|p| format!("; {p}"))
+            .unwrap_or_default();
         format!(
-            "{at}bot `{}` cannot start ({:?}, run in {}): {}",
+            "{at}bot `{}` cannot start ({:?}, run in {}): {}{placeholder}",
             b.bot,
             b.command,
             b.cwd.display(),

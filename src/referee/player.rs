@@ -718,7 +718,7 @@ fn what_arrived(process: &BotProcess, replied: u64, stderr_before: u64) -> Strin
 fn flush_or(unread: Option<usize>) -> String {
     let flush = "flush stdout after each line (C fflush(stdout), Python print(..., flush=True), Java System.out.flush())";
     match unread {
-        Some(0) => format!("{flush}; else it read the whole message and waited for more input: a bot that reads all of its stdin before answering (Python sys.stdin.read(), C++ reading to the end) waits for an end that never comes: read one line, answer it, then read the next"),
+        Some(0) => format!("{flush}; else it read the whole message and then either was still starting or thinking (too slow for this time), or waited for more input: a bot that reads all of its stdin before answering (Python sys.stdin.read(), C++ reading to the end) waits for an end that never comes: read one line, answer it, then read the next"),
         _ => format!("{flush}; else it was still starting or thinking"),
     }
 }
@@ -1947,6 +1947,16 @@ impl Player for RandomPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A bot silent after reading its whole message may be slow to start
+    /// or may read to the end of its input: both are named, neither alone.
+    #[test]
+    fn silence_after_the_whole_message_was_read_names_both_causes() {
+        let told = flush_or(Some(0));
+        assert!(told.contains("still starting or thinking"), "{told}");
+        assert!(told.contains("reads all of its stdin"), "{told}");
+        assert!(flush_or(Some(12)).ends_with("else it was still starting or thinking"));
+    }
 
     /// A number sent for an option, a place in `legal`: the option meant.
     #[test]
