@@ -770,6 +770,33 @@ output = "out"
     drop(listener);
 }
 
+/// A league whose games are all written but one row is damaged is not
+/// "stopped before its end (36 of 36 games done)": its report says a row
+/// is to be mended, and status names it.
+#[test]
+fn a_report_of_a_whole_league_with_a_damaged_row_says_a_row_is_to_mend() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    run_ok(&file, &["--no-report"]);
+    let out = dir.path().join("out");
+    let csv = out.join("games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let cut = lines[2].rfind(',').unwrap();
+    lines[2].truncate(cut);
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let o = arena().arg("report").arg(&out).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("note: league `t` has a row of games.csv to mend before it can end (arena status names it)"),
+        "{err}"
+    );
+    assert!(!err.contains("stopped before its end"), "{err}");
+    let o = arena().arg("status").arg(&out).output().unwrap();
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("games.csv:3: "), "{said}");
+}
+
 #[test]
 fn resume_after_kill_9_and_a_torn_line_gives_the_uninterrupted_games() {
     let dir = tempfile::tempdir().unwrap();

@@ -242,6 +242,11 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         Played::Running(holder) => eprintln!(
             "note: a run plays league `{title}` now ({holder}): the page says so, and the run refreshes it as games finish"
         ),
+        // Every game written, but a row to mend (`arena status` names it).
+        Played::Stopped { done, total, starts } if done >= total => eprintln!(
+            "note: league `{title}` has a row of games.csv to mend before it can end (arena status names it) and no run plays it; then: {}",
+            starts.join("; ")
+        ),
         Played::Stopped { done, total, starts } => eprintln!(
             "note: league `{title}` stopped before its end ({done} of {total} games done) and no run plays it; resume it with: {}",
             starts.join("; ")
