@@ -45,6 +45,17 @@ fn server(dir: &Path) -> Server {
 }
 
 /// The statuses of bot `name`'s versions, oldest first.
+/// The `detail` of each version of bot `name`, oldest first.
+fn details(server: &Server, name: &str) -> Vec<String> {
+    let bot = server.json(&format!("/api/bots/{name}"));
+    bot["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["detail"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
 fn statuses(server: &Server, name: &str) -> Vec<String> {
     let bot = server.json(&format!("/api/bots/{name}"));
     bot["versions"]
@@ -218,6 +229,11 @@ fn tests_between_versions(dir: &Path, db: Option<String>) -> (Server, i64, i64) 
     assert!(t["games"].as_i64().unwrap() <= 400, "{t}");
     // The refused upload made no version.
     assert_eq!(statuses(&server, "climber"), ["retired", "entered"]);
+    // The new version no longer says its test runs.
+    assert_eq!(
+        details(&server, "climber")[1],
+        format!("test {id1} ended h1: version 1 retired")
+    );
     assert_counts_as_arena_sprt(&server, dir, &t);
 
     // The same bot again, its fate left to its owner: H0 or undecided.
@@ -252,6 +268,13 @@ fn tests_between_versions(dir: &Path, db: Option<String>) -> (Server, i64, i64) 
     assert!(out.contains("LLR"), "{out}");
     assert_eq!(t["old_fate"], "undecided", "{t}");
     assert_eq!(statuses(&server, "twin"), ["entered", "entered"]);
+    assert_eq!(
+        details(&server, "twin")[1],
+        format!(
+            "test {id2} ended {}: entered beside version 1 until its owner decides",
+            t["status"].as_str().unwrap()
+        )
+    );
     assert_counts_as_arena_sprt(&server, dir, &t);
 
     // Only the owner decides, once.
@@ -267,6 +290,13 @@ fn tests_between_versions(dir: &Path, db: Option<String>) -> (Server, i64, i64) 
     let (status, text) = server.call("POST", &decide2, Some(&bob), keep);
     assert_eq!(status, 200, "{text}");
     assert_eq!(statuses(&server, "twin"), ["retired", "entered"]);
+    assert_eq!(
+        details(&server, "twin")[1],
+        format!(
+            "test {id2} ended {}: version 1 retired",
+            t["status"].as_str().unwrap()
+        )
+    );
     let (status, text) = server.call("POST", &decide2, Some(&bob), keep);
     assert_eq!(status, 409, "{text}");
     let (status, text) = server.call("POST", &decide1, Some(&alice), keep);

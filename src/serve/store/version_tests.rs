@@ -566,6 +566,7 @@ impl Db {
         if fate == "retired" {
             retire_old(&mut tx, id, why, &t).await?;
         }
+        tell_new_version(&mut tx, id, &t).await?;
         sqlx::query("DELETE FROM games WHERE test_id = $1 AND state = 'pending'")
             .bind(id)
             .execute(&mut *tx)
@@ -593,6 +594,7 @@ impl Db {
         if retire {
             retire_old(&mut tx, id, why, &t).await?;
         }
+        tell_new_version(&mut tx, id, &t).await?;
         tx.commit().await?;
         Ok(true)
     }
@@ -622,6 +624,44 @@ impl Db {
         .await?;
         Ok(out)
     }
+}
+
+/// The new version of test `id`, still entered, told how its test ended
+/// and what became of the old version (its detail said "test N runs").
+async fn tell_new_version(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    id: i64,
+    t: &str,
+) -> Result<(), DbError> {
+    let row: Option<(String, String, i64, i64)> = sqlx::query_as(
+        "SELECT t.status, t.old_fate, ov.number, t.new_version_id FROM version_tests t \
+         JOIN versions ov ON ov.id = t.old_version_id WHERE t.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(&mut **tx)
+    .await?;
+    let Some((status, fate, old, new_id)) = row else {
+        return Ok(());
+    };
+    let detail = match (status.as_str(), fate.as_str()) {
+        ("cancelled", _) => format!("test {id} cancelled"),
+        (_, "retired") => format!("test {id} ended {status}: version {old} retired"),
+        (_, "undecided") => {
+            format!(
+                "test {id} ended {status}: entered beside version {old} until its owner decides"
+            )
+        }
+        _ => format!("test {id} ended {status}: entered beside version {old}, which is kept"),
+    };
+    sqlx::query(
+        "UPDATE versions SET detail = $2, updated_at = $3 WHERE id = $1 AND status = 'entered'",
+    )
+    .bind(new_id)
+    .bind(&detail)
+    .bind(t)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }
 
 /// Retires test `id`'s old version, if still entered, saying `why`.
