@@ -1214,6 +1214,32 @@ async fn a_bot_that_exits_after_its_last_reply_leaving_a_child_is_not_charged() 
     assert_group_gone(pid).await;
 }
 
+/// A bot that echoes a `seq` no request had (its `ply`, 0 at the first
+/// request) is told that no request had it, not that its answer came one
+/// request late.
+#[tokio::test]
+async fn a_seq_no_request_had_is_named_as_such() {
+    let variant = Variant::Diffusion;
+    let dir = tempfile::tempdir().unwrap();
+    let on = "    if m[\"type\"] == \"request\":\n        send({\"type\": \"reply\", \"option\": m[\"legal\"][0], \"seq\": m[\"ply\"]})\n        return True";
+    let mut bot = start(&python_bot(dir.path(), on), None, &Timing::default())
+        .await
+        .unwrap();
+    let mut random = RandomPlayer::new("random", 4);
+    let s = spec(variant, 2, 5000);
+    let r = play_in_seat(&mut bot, &mut random, &s, 0).await;
+    assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Protocol), "{r:?}");
+    assert_eq!(r.offender, Some(0), "{r:?}");
+    assert!(
+        detail(&r).contains("; no request had seq 0 (requests count from 1")
+            && !detail(&r).contains("one request late"),
+        "{r:?}"
+    );
+    let pid = bot.pid();
+    bot.kill();
+    assert_group_gone(pid).await;
+}
+
 /// A reply written unasked right after `game_start` is read as the answer
 /// to the game's first request, and the bot's own answer to it (echoing
 /// its seq) one request late: the fault says so, and that the first line

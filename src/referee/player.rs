@@ -285,7 +285,8 @@ fn one_request_late(
     let Ok(FromBot::Reply { seq: Some(n), .. }) = protocol::decode(line) else {
         return fault;
     };
-    if echoed || n.checked_add(1) != Some(seq) || fault.kind != ForfeitKind::Protocol {
+    // Requests count from 1: a `seq` of 0 answers none.
+    if echoed || n == 0 || n.checked_add(1) != Some(seq) || fault.kind != ForfeitKind::Protocol {
         return fault;
     }
     let after = match asked {
@@ -324,10 +325,17 @@ fn judge_reply(
                 || ply.is_some_and(|p| p != plies)
                 || seq.is_some_and(|n| n != asked)
             {
+                // A `seq` no request had: the bot makes up its own.
+                let unsent = match seq {
+                    Some(n) if n == 0 || n > asked => format!(
+                        "; no request had seq {n} (requests count from 1 in the bot's process, across its games): echo the `seq` of the request answered, or leave it out"
+                    ),
+                    _ => String::new(),
+                };
                 return Err(Fault::new(
                     ForfeitKind::Protocol,
                     format!(
-                        "reply to another request (this one is game {} ply {plies} seq {asked}): {}",
+                        "reply to another request (this one is game {} ply {plies} seq {asked}): {}{unsent}",
                         protocol::truncate(ask.game_id.as_bytes(), 64),
                         protocol::truncate(line, DETAIL_MAX)
                     ),
