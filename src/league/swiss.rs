@@ -16,7 +16,7 @@ pub use exact::Exact;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Steps (candidates tried, over every bye tried) the search for a
 /// round's pairing without rematches may take before it gives up and
@@ -52,7 +52,8 @@ pub struct History {
     exact: Vec<Exact>,
     /// How often each pair met at a 2-player table.
     met2: HashMap<(usize, usize), u32>,
-    met3: HashSet<(usize, usize)>,
+    /// How often each pair sat at one 3-player table.
+    met3: HashMap<(usize, usize), u32>,
     byes2: Vec<u32>,
     byes3: Vec<u32>,
 }
@@ -71,7 +72,7 @@ impl History {
             initial,
             exact: vec![Exact::ZERO; n],
             met2: HashMap::new(),
-            met3: HashSet::new(),
+            met3: HashMap::new(),
             byes2: vec![0; n],
             byes3: vec![0; n],
         }
@@ -89,7 +90,12 @@ impl History {
 
     /// Whether `a` and `b` sat at one 3-player table.
     pub fn met3(&self, a: usize, b: usize) -> bool {
-        self.met3.contains(&key(a, b))
+        self.meetings3(a, b) > 0
+    }
+
+    /// How many times `a` and `b` sat at one 3-player table.
+    pub fn meetings3(&self, a: usize, b: usize) -> u32 {
+        self.met3.get(&key(a, b)).copied().unwrap_or(0)
     }
 
     pub fn byes(&self, bot: usize) -> (u32, u32) {
@@ -121,7 +127,7 @@ impl History {
         }
         for t in &round.triples {
             for (a, b) in [(t[0], t[1]), (t[0], t[2]), (t[1], t[2])] {
-                self.met3.insert(key(a, b));
+                *self.met3.entry(key(a, b)).or_insert(0) += 1;
             }
         }
         if let Some(b) = round.bye {
@@ -424,16 +430,7 @@ fn group_three(h: &History, ranking: &[usize]) -> (Vec<[usize; 3]>, Vec<usize>) 
     let mut steps = 0;
     let mut out = Vec::new();
     if !go_threes(h, rest.clone(), &mut out, &mut steps) {
-        out.clear();
-        let mut free = rest;
-        while free.len() >= 3 {
-            let p = free[0];
-            let mut others: Vec<usize> = free[1..].to_vec();
-            others.sort_by_key(|&q| h.met3(p, q));
-            let t = [p, others[0], others[1]];
-            free.retain(|b| !t.contains(b));
-            out.push(t);
-        }
+        out = fewest_repeats3(h, &rest).unwrap_or_else(|| greedy_threes(h, &rest));
     }
     for t in &mut out {
         t.sort_by_key(|b| ranking.iter().position(|x| x == b));
@@ -471,6 +468,114 @@ fn go_threes(h: &History, free: Vec<usize>, out: &mut Vec<[usize; 3]>, steps: &m
         }
     }
     false
+}
+
+/// The pair meetings of table `[p, a, b]`, as the 3-player search
+/// weighs them.
+fn table_meetings(h: &History, [p, a, b]: [usize; 3]) -> [u32; 3] {
+    [h.meetings3(p, a), h.meetings3(p, b), h.meetings3(a, b)]
+}
+
+/// Threes with repeats, when none without is found: as for pairs
+/// ([`fewest_rematches`]), those whose pairs sat together fewest times
+/// before (the lowest most-meetings of a pair, then the fewest pairs
+/// meeting that often, then the fewest repeated pairs), then the
+/// search's order (rank). Its own [`SEARCH_STEPS`]; `None` when they ran
+/// out before any was found.
+fn fewest_repeats3(h: &History, bots: &[usize]) -> Option<Vec<[usize; 3]>> {
+    let most = h.met3.values().copied().max().unwrap_or(0);
+    let mut steps = 0;
+    for limit in 1..=most {
+        let mut s = ThreeSearch {
+            h,
+            limit,
+            out: Vec::new(),
+            best: None,
+        };
+        s.go(bots.to_vec(), (0, 0), &mut steps);
+        if let Some((_, tables)) = s.best {
+            return Some(tables);
+        }
+        if steps > SEARCH_STEPS {
+            return None;
+        }
+    }
+    None
+}
+
+/// The depth-first search of threes with repeats: the most times a pair
+/// of a table may have sat together, the partial tables and the best
+/// whole set found.
+struct ThreeSearch<'a> {
+    h: &'a History,
+    limit: u32,
+    out: Vec<[usize; 3]>,
+    best: Option<(Cost, Vec<[usize; 3]>)>,
+}
+
+impl ThreeSearch<'_> {
+    /// Searches on from the partial tables of cost `cost` with the bots
+    /// `free` left (in rank order); false once the search is over.
+    fn go(&mut self, free: Vec<usize>, cost: Cost, steps: &mut u64) -> bool {
+        let Some(&p) = free.first() else {
+            self.best = Some((cost, self.out.clone()));
+            return cost != (0, 0);
+        };
+        for i in 1..free.len() {
+            for j in i + 1..free.len() {
+                *steps += 1;
+                if *steps > SEARCH_STEPS {
+                    return false;
+                }
+                let t = [p, free[i], free[j]];
+                let met = table_meetings(self.h, t);
+                if met.iter().any(|&m| m > self.limit) {
+                    continue;
+                }
+                let at_limit = met.iter().filter(|&&m| m == self.limit).count() as u32;
+                let repeats = met.iter().filter(|&&m| m > 0).count() as u32;
+                let cost = (cost.0 + at_limit, cost.1 + repeats);
+                if self.best.as_ref().is_some_and(|(c, _)| cost >= *c) {
+                    continue;
+                }
+                let rest: Vec<usize> = free.iter().copied().filter(|b| !t.contains(b)).collect();
+                self.out.push(t);
+                let more = self.go(rest, cost, steps);
+                self.out.pop();
+                if !more {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Threes that allow repeats, past the search's steps: each best-ranked
+/// free bot with the two whose table repeats least (the fewest meetings
+/// of its most-met pair, then of its pairs in all; the first in rank
+/// order of equal ones).
+fn greedy_threes(h: &History, bots: &[usize]) -> Vec<[usize; 3]> {
+    let mut free = bots.to_vec();
+    let mut out = Vec::new();
+    while free.len() >= 3 {
+        let p = free[0];
+        let mut best: Option<((u32, u32), [usize; 3])> = None;
+        for i in 1..free.len() {
+            for j in i + 1..free.len() {
+                let t = [p, free[i], free[j]];
+                let met = table_meetings(h, t);
+                let key = (met.iter().copied().max().unwrap_or(0), met.iter().sum());
+                if best.is_none_or(|(k, _)| key < k) {
+                    best = Some((key, t));
+                }
+            }
+        }
+        let Some((_, t)) = best else { break };
+        free.retain(|b| !t.contains(b));
+        out.push(t);
+    }
+    out
 }
 
 /// One bot's line of the standings.

@@ -347,3 +347,55 @@ fn rematches_go_to_the_pairs_that_met_fewest_times() {
         }
     }
 }
+
+/// Once threes without a repeat run out, repeats are spread as pairs'
+/// rematches are: over 12 rounds of 11 bots (3 tables and 2 byes a
+/// round), no pair sits together a third time while another has not sat
+/// together twice, give or take one, and no table comes back whole while
+/// others could be made. The first version sorted a bot's table-mates by
+/// whether they had met at all: one pair sat together 7 times, two never.
+#[test]
+fn repeated_threes_are_spread_over_the_field() {
+    for seed in 0..4 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let n = 11;
+        let mut h = History::new(n, rng.gen());
+        let mut tables = HashMap::new();
+        for _ in 0..12 {
+            let p = pair_round(&h, false, true);
+            for t in &p.triples {
+                let mut t = *t;
+                t.sort();
+                *tables.entry(t).or_insert(0) += 1;
+            }
+            let points: Vec<f64> = (0..n).map(|_| rng.gen_range(0..3) as f64 / 2.0).collect();
+            h.add(&p, &points);
+        }
+        let mut counts = Vec::new();
+        for a in 0..n {
+            for b in a + 1..n {
+                counts.push(h.meetings3(a, b));
+            }
+        }
+        let (lo, hi) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+        assert!(
+            hi - lo <= 2,
+            "seed {seed}: pair meetings {lo} to {hi}: {counts:?}"
+        );
+        let most = tables.values().max().unwrap();
+        assert!(
+            *most <= 2,
+            "seed {seed}: a table came back {most} times: {tables:?}"
+        );
+        // The greedy pass past the search's steps: every bot at a table,
+        // none of its tables worse than the field's most-met pair.
+        let bots: Vec<usize> = (0..9).collect();
+        let greedy = greedy_threes(&h, &bots);
+        let mut seated: Vec<usize> = greedy.iter().flatten().copied().collect();
+        seated.sort();
+        assert_eq!(seated, bots);
+        for t in greedy {
+            assert!(table_meetings(&h, t).iter().all(|m| m <= hi), "{t:?}");
+        }
+    }
+}
