@@ -132,7 +132,12 @@ fn two_bots_counts_and_decisions() {
     assert!(out.contains("not counted: 1 games outside whole seat-swap pairs (in W/D/L, not in the LLR); 1 3-player games\n"), "{out}");
     // Mean pair score 145/340: -400 log10(340/145 - 1) = -51.5 Elo.
     assert!(out.contains("\nElo -51.5 +/- "), "{out}");
-    assert!(out.ends_with("H0 accepted\n"), "{out}");
+    // The LLR first passed its lower bound at the 480th game: said, with
+    // the games after it (as `arena run` says where a league stopped).
+    assert!(
+        out.ends_with("\nH0 accepted after 480 games (LLR -2.95), where the LLR first left its bounds; the 201 games after them are counted above (LLR -3.00 with them)\n"),
+        "{out}"
+    );
 
     // Normalized (the default): LLR -2.1064: no decision yet. A folder is
     // read through its games.csv.
@@ -172,7 +177,10 @@ fn two_bots_counts_and_decisions() {
         ["all", "10", "50", "150", "90", "40"]
     );
     assert!(out.contains("games 681  old: W 220 D 340 L 121"), "{out}");
-    assert!(out.ends_with("H1 accepted\n"), "{out}");
+    assert!(
+        out.ends_with("\nH1 accepted after 308 games (LLR 2.20), where the LLR first left its bounds; the 373 games after them are counted above (LLR 2.77 with them)\n"),
+        "{out}"
+    );
 
     // Negative bounds are numbers, not options.
     let out = ok(&arena(&["sprt", s(&file), "--elo0", "-5", "--elo1", "0"]));

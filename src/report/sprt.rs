@@ -84,8 +84,9 @@ pub fn sprt_text(r: &SprtReport, stopped: Option<&Decided>) -> String {
         let _ = writeln!(s, "not counted: {}", ignored.join("; "));
     }
     match stopped {
-        // Where all the games say the same, that is the line.
-        Some(d) if d.games < t.games && d.decision != r.decision => {
+        // Games counted past where the LLR first left its bounds: where
+        // that was, whether or not they bring it back inside.
+        Some(d) if d.games < t.games => {
             let _ = writeln!(
                 s,
                 "{} after {} games (LLR {:.2}), where the LLR first left its bounds; the {} games after them are counted above (LLR {:.2} with them)",
@@ -251,6 +252,40 @@ mod tests {
         );
         assert!(text.ends_with("H1 accepted\n"), "{text}");
         assert!(text.contains("Elo "), "{text}");
+    }
+
+    /// Games counted past the first crossing of a bound: where it was is
+    /// said, also when they leave the LLR past the same bound.
+    #[test]
+    fn the_first_crossing_is_named_when_games_came_after_it() {
+        let mut rows = Vec::new();
+        for g in 0..300 {
+            let group = format!("g{g}");
+            rows.push(row(rows.len(), "filo", &group, "new", "old", 1.0));
+            rows.push(row(rows.len(), "filo", &group, "old", "new", 0.5));
+        }
+        let cfg: SprtConfig = "elo0=0,elo1=5".parse().unwrap();
+        let r = evaluate(&rows, "new", "old", &cfg).unwrap();
+        let first = Decided {
+            decision: r.decision,
+            llr: 2.95,
+            pairs: 200,
+            games: 400,
+        };
+        let text = sprt_text(&r, Some(&first));
+        assert!(
+            text.ends_with(&format!(
+                "H1 accepted after 400 games (LLR 2.95), where the LLR first left its bounds; the 200 games after them are counted above (LLR {:.2} with them)\n",
+                r.llr
+            )),
+            "{text}"
+        );
+        // Decided at the last game: the decision alone.
+        let last = Decided {
+            games: 600,
+            ..first
+        };
+        assert!(sprt_text(&r, Some(&last)).ends_with("\nH1 accepted\n"));
     }
 
     /// A tiny or huge hypothesis or error rate is written in exponent
