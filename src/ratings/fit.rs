@@ -70,6 +70,13 @@ pub struct FitOutput {
     /// distance to it rests on the half-point rule). All false when not
     /// regularized.
     pub leans_on_prior: Vec<bool>,
+    /// Whether each bot scored against some bot (a win or a draw of a
+    /// pair, a win of a choice event): a rated bot without is one that
+    /// lost every rated result, whatever W-D-L count the losers of a
+    /// winner-only 3-player game as (docs/ratings.md, `all_losses`).
+    pub scored: Vec<bool>,
+    /// Whether some bot scored against each bot (`all_wins` without).
+    pub conceded: Vec<bool>,
     /// Which group of bots that met (directly or through others) each bot
     /// belongs to: 0 is the reference group (the anchor's, see
     /// `fit_with_reference`, else the largest). Ratings of different groups
@@ -767,6 +774,11 @@ pub fn fit_with_reference(
     let comps = Components::of(&params, cells, &choices);
     let inside = fit_inside(&params, &comps, cells, &choices, intervals);
     let mut out = output_of(&params, &inside);
+    for &i in &params.param_bot {
+        let q = params.bot_param[i].unwrap_or(0);
+        out.scored[i] = comps.scored[q];
+        out.conceded[i] = comps.conceded[q];
+    }
     if comps.count() > 1 {
         let reference = reference.and_then(|b| comps.of_bot(&params, b));
         place_components(
@@ -865,15 +877,28 @@ struct Components {
     of: Vec<usize>,
     /// Rated bots per component.
     size: Vec<usize>,
+    /// Each rating parameter: whether it scored against another, and
+    /// whether another scored against it.
+    scored: Vec<bool>,
+    conceded: Vec<bool>,
 }
 
 impl Components {
     fn of(p: &Params, cells: &[Cell], choices: &[&Choice]) -> Components {
-        let of = scc(p.m(), &scored_against(p, cells, choices));
+        let adj = scored_against(p, cells, choices);
+        let of = scc(p.m(), &adj);
         let count = of.iter().copied().max().map_or(0, |c| c + 1);
         let mut size = vec![0usize; count];
         of.iter().for_each(|&c| size[c] += 1);
-        Components { of, size }
+        let scored = adj.iter().map(|out| !out.is_empty()).collect();
+        let mut conceded = vec![false; p.m()];
+        adj.iter().flatten().for_each(|&b| conceded[b] = true);
+        Components {
+            of,
+            size,
+            scored,
+            conceded,
+        }
     }
 
     fn count(&self) -> usize {
@@ -1153,6 +1178,8 @@ fn output_of(p: &Params, s: &Inside) -> FitOutput {
         seat,
         regularized: false,
         leans_on_prior: vec![false; nbots],
+        scored: vec![false; nbots],
+        conceded: vec![false; nbots],
         group: vec![0; nbots],
         groups: usize::from(p.m() > 0),
         core: p.rated.clone(),
@@ -1340,9 +1367,15 @@ fn label_bots(
             .max_by_key(|&k| (weak_size[k], usize::MAX - weak_first[k]))
             .unwrap_or(0),
     };
+    // Ties between components of one size go to the one with the first
+    // bot too (a component's number is the search's order).
+    let mut comp_first = vec![usize::MAX; ncomp];
+    for (q, &c) in comps.of.iter().enumerate() {
+        comp_first[c] = comp_first[c].min(q);
+    }
     let biggest = (0..ncomp)
         .filter(|&c| weak_index[c] == main)
-        .max_by_key(|&c| (size[c], usize::MAX - c))
+        .max_by_key(|&c| (size[c], usize::MAX - comp_first[c]))
         .unwrap_or(0);
     for &i in &p.param_bot {
         let c = comps.of[p.bot_param[i].unwrap_or(0)];

@@ -712,7 +712,7 @@ fn bot_ratings(
                 elo_high: elo[i] + z * se,
                 elo_se: se,
                 elo_se_dispersion: quasi[i * n + i].max(0.0).sqrt(),
-                flag: flag_of(out, i, &c),
+                flag: flag_of(out, i),
                 group: out.group[i],
                 count: c,
             }
@@ -721,14 +721,14 @@ fn bot_ratings(
 }
 
 /// Why bot `i`'s rating needs a second look, if it does.
-fn flag_of(out: &fit::FitOutput, i: usize, c: &BotCount) -> Flag {
+fn flag_of(out: &fit::FitOutput, i: usize) -> Flag {
     if !out.rated[i] {
         Flag::Unrated
     } else if out.group[i] != 0 {
         Flag::Disconnected
-    } else if out.regularized && c.losses == 0 && c.draws == 0 {
+    } else if out.regularized && !out.conceded[i] {
         Flag::AllWins
-    } else if out.regularized && c.wins == 0 && c.draws == 0 {
+    } else if out.regularized && !out.scored[i] {
         Flag::AllLosses
     } else if out.leans_on_prior[i] {
         Flag::Prior

@@ -1297,3 +1297,54 @@ fn why_a_pentanomial_elo_has_no_interval() {
     );
     assert_eq!(penta_elo_gap(&[0, 1, 2, 0, 2]), None);
 }
+
+/// A bot that never won a winner-only 3-player game lost every rated
+/// result: `all_losses`, though its W-D-L counts the two losers of each
+/// game as a draw (it was `prior`, "not perfect itself").
+#[test]
+fn a_three_player_bot_that_never_won_lost_every_rated_result() {
+    let mut rows = Vec::new();
+    for k in 0..30 {
+        let (p, q) = match k % 2 {
+            0 => ([1.0, 0.25, 0.25], [0.25, 1.0, 0.25]),
+            _ => ([0.25, 1.0, 0.25], [1.0, 0.25, 0.25]),
+        };
+        rows.push(row3(&format!("a{k}"), ["P", "Q", "R"], p));
+        rows.push(row3(&format!("b{k}"), ["Q", "P", "R"], q));
+    }
+    let rep = rate(&rows, &RateOptions::default()).unwrap();
+    let r = rep.overall.get("R").unwrap();
+    assert_eq!(r.flag, Flag::AllLosses, "{r:?}");
+    assert!(r.count.draws > 0, "{r:?}");
+    assert_eq!(rep.overall.get("P").unwrap().flag, Flag::None);
+}
+
+/// Of two components of one size inside the group that met, the one with
+/// the first bot by name is the core whose average is zero, as for
+/// groups that never met (docs/ratings.md): not the one the search of
+/// components happened to number first.
+#[test]
+fn of_two_cores_of_one_size_the_first_bot_by_name_sets_the_zero() {
+    // Two pairs that drew each other, one pair beating the other: {a, b}
+    // the winners, then the losers.
+    for (win, lose) in [(["a", "b"], ["y", "z"]), (["y", "z"], ["a", "b"])] {
+        let mut rows = Vec::new();
+        for (k, (x, y, s)) in [
+            (win[0], win[1], 0.5),
+            (lose[0], lose[1], 0.5),
+            (win[0], lose[0], 1.0),
+            (win[1], lose[1], 1.0),
+        ]
+        .iter()
+        .enumerate()
+        {
+            rows.push(row2(&format!("g{k}"), "filo", &format!("g{k}"), x, y, *s));
+        }
+        let rep = rate(&rows, &RateOptions::default()).unwrap();
+        let st = &rep.overall;
+        let (a, b) = (st.get("a").unwrap(), st.get("b").unwrap());
+        assert!(close(a.elo + b.elo, 0.0, 1e-6), "{a:?} {b:?}");
+        assert_eq!((a.flag, b.flag), (Flag::None, Flag::None));
+        assert_eq!(st.get("y").unwrap().flag, Flag::Prior);
+    }
+}
