@@ -551,9 +551,11 @@ fn more_games_in_flight_than_four_a_cpu_are_refused_naming_the_setting() {
     let (ok, text) = ended(&["--local-games", &over]);
     assert!(!ok, "{text}");
     assert!(
-        text.contains(&format!("--local-games {over}: more than 4")),
+        text.contains(&format!("--local-games {over}: more than 4"))
+            && text.contains("Lower --local-games, or add --force-concurrency"),
         "{text}"
     );
+    assert!(!text.contains("Lower the [ladder] table's"), "{text}");
     // Forced, or within the bound through --local-games: it serves.
     for extra in [vec!["--force-concurrency"], vec!["--local-games", "1"]] {
         server.extra = extra.into_iter().map(String::from).collect();

@@ -1755,3 +1755,31 @@ fn a_folder_of_leagues_names_the_leagues_in_it() {
         );
     }
 }
+
+/// `arena serve` of a league's file (tournaments/ladder.toml is one, by
+/// its name a ladder) says what the file is and which is a ladder's,
+/// before it names a store, and makes none.
+#[test]
+fn serve_of_a_league_file_says_it_is_one_and_makes_no_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let file = dir.path().join("ladder.toml");
+    std::fs::write(
+        &file,
+        format!("name = \"l\"\nbots = [\n  {{ name = \"a\", command = [\"{bot}\"] }},\n  {{ name = \"b\", command = [\"{bot}\"] }},\n]\n"),
+    )
+    .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(dir.path())
+        .args(["serve", "ladder.toml", "--add-worker", "box-1"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("ladder.toml: this is not a ladder file (it has no [ladder] table): a league's file, played with `arena run ladder.toml`; a ladder's file is as tournaments/club-ladder.toml"),
+        "{err}"
+    );
+    assert!(!err.contains("store:"), "{err}");
+    assert!(!dir.path().join("results").exists(), "{err}");
+}

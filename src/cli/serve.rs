@@ -140,6 +140,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         crate::league::config::ladder::refuse_bots(&args.ladder, &text)?;
     }
     let t = crate::league::config::Tournament::load(&args.ladder)?;
+    // Refused before the store is named: nothing is made for a league.
+    if t.ladder.is_none() {
+        let file = crate::text::shell_path(&args.ladder);
+        anyhow::bail!(
+            "{}: this is not a ladder file (it has no [ladder] table): a league's file, played with `arena run {file}`; a ladder's file is as tournaments/club-ladder.toml (docs/ladder.md)",
+            args.ladder.display()
+        );
+    }
     let db = args.db.as_deref();
     if let Some(url) = db {
         crate::serve::store::Backend::of_url(url)
@@ -220,12 +228,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             (None, Some(l)) => ("games_in_flight", l.games_in_flight),
             (None, None) => ("games_in_flight", 0),
         };
-        super::run::check_games_per_cpu(
-            games,
-            "the [ladder] table's `games_in_flight` (or give --local-games)",
-            args.force_concurrency,
-        )
-        .with_context(|| args.ladder.display().to_string())?;
+        let lower = match args.local_games {
+            Some(_) => "--local-games",
+            None => "the [ladder] table's `games_in_flight` (or give --local-games)",
+        };
+        super::run::check_games_per_cpu(games, lower, args.force_concurrency)
+            .with_context(|| args.ladder.display().to_string())?;
     }
     if !args.bind.ip().is_loopback() {
         errln!(
