@@ -190,13 +190,26 @@ struct RawFile {
     bots_dir: Option<String>,
     sandbox: Option<Spanned<sandbox::RawSandbox>>,
     limits: Option<Spanned<RawLimits>>,
-    sprt: Option<Spanned<SprtConfig>>,
+    sprt: Option<Spanned<RawSprt>>,
     ponder: Option<bool>,
     ladder: Option<ladder::RawLadder>,
     format: Option<Spanned<String>>,
     seeds: Option<Spanned<Vec<String>>>,
     seeding: Option<Spanned<String>>,
     seeding_rounds: Option<Spanned<i64>>,
+}
+
+/// `[sprt]` as written: each key at its line, checked by
+/// [`SprtConfig::new`] in `sprt_section` (a bad one named there).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSprt {
+    elo0: Spanned<f64>,
+    elo1: Spanned<f64>,
+    alpha: Option<Spanned<f64>>,
+    beta: Option<Spanned<f64>>,
+    #[serde(default)]
+    model: crate::ratings::sprt::Model,
 }
 
 #[derive(Deserialize, Default)]
@@ -890,7 +903,7 @@ fn gauntlet_section(
 /// variant.
 fn sprt_section(
     ctx: &Ctx<'_>,
-    raw: Option<&Spanned<SprtConfig>>,
+    raw: Option<&Spanned<RawSprt>>,
     flags: &RunSettings,
     bots: &[BotSpec],
     variants: &[VariantSpec],
@@ -903,7 +916,7 @@ fn sprt_section(
             })?;
             (c, Source::Flag)
         }
-        (None, Some(c)) => (*c.get_ref(), Source::File(c.span())),
+        (None, Some(c)) => (sprt_of_file(ctx, c.get_ref())?, Source::File(c.span())),
         (None, None) => return Ok(None),
     };
     let two_player = variants.iter().any(|v| v.players == 2);
@@ -920,6 +933,35 @@ fn sprt_section(
         ));
     }
     Ok(Some(sprt.0))
+}
+
+/// The `[sprt]` table's test, a bad key named at its line as the file's
+/// other fields are (`elo1` for an `elo0` not below it).
+fn sprt_of_file(ctx: &Ctx<'_>, r: &RawSprt) -> Result<SprtConfig, ConfigError> {
+    use crate::ratings::sprt::{SprtError, DEFAULT_ERROR_RATE};
+    let rate = |v: &Option<Spanned<f64>>| v.as_ref().map_or(DEFAULT_ERROR_RATE, |v| *v.get_ref());
+    SprtConfig::new(
+        *r.elo0.get_ref(),
+        *r.elo1.get_ref(),
+        rate(&r.alpha),
+        rate(&r.beta),
+        r.model,
+    )
+    .map_err(|e| {
+        let key = match &e {
+            SprtError::EloRange { key, .. } | SprtError::ErrorRate { key, .. } => *key,
+            SprtError::BadNumber { key, .. } if key == "elo0" => "elo0",
+            _ => "elo1",
+        };
+        let span = match key {
+            "elo0" => Some(r.elo0.span()),
+            "alpha" => r.alpha.as_ref().map(Spanned::span),
+            "beta" => r.beta.as_ref().map(Spanned::span),
+            _ => Some(r.elo1.span()),
+        };
+        let span = span.unwrap_or_else(|| r.elo1.span());
+        ctx.field(span, &format!("sprt.{key}"), e.to_string())
+    })
 }
 
 /// `[limits]`: the flags first, then the file's; each checked where it

@@ -1077,3 +1077,42 @@ fn a_seed_above_tomls_integers_says_how_to_write_it() {
         .to_string();
     assert!(e.contains("expected a whole number (0 or more)"), "{e}");
 }
+
+/// A bad key of `[sprt]` is named at its own line, as the file's other
+/// fields are (it was the table's line and a TOML parse error).
+#[test]
+fn a_bad_sprt_key_is_named_at_its_line() {
+    let err = |extra: &str| {
+        parse(&format!("{TWO_BOTS}variants = [\"filo\"]\n[sprt]\n{extra}"))
+            .unwrap_err()
+            .to_string()
+    };
+    let e = err("elo0 = 0\nelo1 = 5\nalpha = 0.5\n");
+    assert!(
+        e.contains("x.toml:11: `sprt.alpha`: SPRT alpha must be between 0 and 0.5 (both excluded), got 0.5"),
+        "{e}"
+    );
+    let e = err("elo0 = 5\nelo1 = 5\n");
+    assert!(
+        e.contains("x.toml:10: `sprt.elo1`: SPRT elo0 must be less than elo1"),
+        "{e}"
+    );
+    let e = err("elo0 = -300\nelo1 = 5\n");
+    assert!(
+        e.contains("x.toml:9: `sprt.elo0`: SPRT elo0 must be within"),
+        "{e}"
+    );
+    let e = err("elo0 = 0\nelo1 = 5\nbeta = 0\n");
+    assert!(e.contains("x.toml:11: `sprt.beta`: "), "{e}");
+    let e = err("elo0 = 0\n");
+    assert!(e.contains("missing field `elo1`"), "{e}");
+    let ok = parse(&format!(
+        "{TWO_BOTS}variants = [\"filo\"]\n[sprt]\nelo0 = 0\nelo1 = 5\nbeta = 0.1\nmodel = \"logistic\"\n"
+    ))
+    .unwrap();
+    let s = ok.sprt.unwrap();
+    assert_eq!(
+        (s.alpha, s.beta, s.model),
+        (0.05, 0.1, crate::ratings::sprt::Model::Logistic)
+    );
+}
