@@ -193,9 +193,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         }
         let e = crate::serve::start_swiss(&t, db, name, (args.rounds, args.games_per_pairing))?;
         outln!(
-            "event `{}` started: a Swiss of {} rounds among {} versions ({}); the running server plays it, /tournaments/{} shows it",
+            "event `{}` started: a Swiss of {} round{} among {} versions ({}); the running server plays it, /tournaments/{} shows it",
             e.name,
             e.rounds,
+            if e.rounds == 1 { "" } else { "s" },
             e.entrants.len(),
             e.entrants.join(", "),
             e.name

@@ -556,7 +556,8 @@ fn knockout_report(plan: &SwissPlan, order: &[usize], state: &SwissState) -> Str
     );
     if stage > 0 {
         out.push_str(&format!(
-            "seeding: a Swiss of {stage} rounds, its standings (score, Buchholz, Sonneborn-Berger, initial order) the seeds\n"
+            "seeding: a Swiss of {stage} round{}, its standings (score, Buchholz, Sonneborn-Berger, initial order) the seeds\n",
+            if stage == 1 { "" } else { "s" }
         ));
         for (r, p) in state.rounds.iter().enumerate().take(stage) {
             let pairs: Vec<String> = p
