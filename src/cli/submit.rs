@@ -332,7 +332,11 @@ fn follow_test(
 /// One line of a test's progress: games, LLR within its bounds, Elo,
 /// pentanomial counts.
 fn progress(t: &serde_json::Value) -> String {
-    let f = |k: &str| t[k].as_f64().unwrap_or(f64::NAN);
+    // A value that rounds to zero is 0.00, not -0.00.
+    let f = |k: &str| {
+        t[k].as_f64()
+            .map_or(f64::NAN, |v| if v.abs() < 0.005 { 0.0 } else { v })
+    };
     let elo = match (t["elo"].as_f64(), t["elo_err"].as_f64()) {
         (Some(e), Some(err)) => format!("Elo {e:.1} ± {err:.1}"),
         _ => "Elo -".to_string(),
