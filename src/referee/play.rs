@@ -195,6 +195,16 @@ fn other_spelling(bare: &str, legal: &[String]) -> String {
             if begun.len() > 4 { " ..." } else { "" }
         );
     }
+    // The end of one legal option (`i5` for Kisolo's `xi5`): its start left out.
+    let ended: Vec<&String> = legal
+        .iter()
+        .filter(|l| !bare.is_empty() && l.len() > bare.len() && l.ends_with(bare))
+        .collect();
+    if let [meant] = ended.as_slice() {
+        return format!(
+            "; it is the end of `{meant}`, which is legal: an option is written whole (the rules docs give each game's notation)"
+        );
+    }
     let numbers = legal.iter().any(|l| l.bytes().all(|b| b.is_ascii_digit()));
     match bare.parse::<usize>() {
         Ok(i) if !numbers && i < legal.len() => format!(
@@ -739,6 +749,11 @@ mod tests {
         );
         // `x7` is no part of `xi7` (a part ends at a separator).
         assert_eq!(near_miss("x7", &legal), "");
+        // `i7` is its end, its start left out.
+        assert_eq!(
+            near_miss("i7", &legal),
+            "; it is the end of `xi7`, which is legal: an option is written whole (the rules docs give each game's notation)"
+        );
         assert_eq!(
             near_miss("3", &legal),
             "; it looks like a place in `legal` (legal[3] is `xi7`): send the option itself"
