@@ -44,26 +44,26 @@ fn server(dir: &Path) -> Server {
     )
 }
 
-/// The statuses of bot `name`'s versions, oldest first.
-/// The `detail` of each version of bot `name`, oldest first.
-fn details(server: &Server, name: &str) -> Vec<String> {
+/// Field `field` of each version of bot `name`, oldest first (empty
+/// where it is null).
+fn of_versions(server: &Server, name: &str, field: &str) -> Vec<String> {
     let bot = server.json(&format!("/api/bots/{name}"));
     bot["versions"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|v| v["detail"].as_str().unwrap_or_default().to_string())
+        .map(|v| v[field].as_str().unwrap_or_default().to_string())
         .collect()
 }
 
+/// The `detail` of each version of bot `name`, oldest first.
+fn details(server: &Server, name: &str) -> Vec<String> {
+    of_versions(server, name, "detail")
+}
+
+/// The statuses of bot `name`'s versions, oldest first.
 fn statuses(server: &Server, name: &str) -> Vec<String> {
-    let bot = server.json(&format!("/api/bots/{name}"));
-    bot["versions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["status"].as_str().unwrap().to_string())
-        .collect()
+    of_versions(server, name, "status")
 }
 
 /// The pooled pentanomial counts, LLR and verdict `arena sprt` prints

@@ -1214,30 +1214,37 @@ async fn a_bot_that_exits_after_its_last_reply_leaving_a_child_is_not_charged() 
     assert_group_gone(pid).await;
 }
 
+/// The Python bot answering as `on` says, in seat 0 of a Diffusion game
+/// against the random player: its game, which it forfeits for breaking
+/// the protocol; the bot's process group gone after it.
+async fn a_protocol_fault_in_diffusion(on: &str) -> mancala_arena::referee::GameReport {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bot = start(&python_bot(dir.path(), on), None, &Timing::default())
+        .await
+        .unwrap();
+    let mut random = RandomPlayer::new("random", 4);
+    let s = spec(Variant::Diffusion, 2, 5000);
+    let r = play_in_seat(&mut bot, &mut random, &s, 0).await;
+    assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Protocol), "{r:?}");
+    assert_eq!(r.offender, Some(0), "{r:?}");
+    let pid = bot.pid();
+    bot.kill();
+    assert_group_gone(pid).await;
+    r
+}
+
 /// A bot that echoes a `seq` no request had (its `ply`, 0 at the first
 /// request) is told that no request had it, not that its answer came one
 /// request late.
 #[tokio::test]
 async fn a_seq_no_request_had_is_named_as_such() {
-    let variant = Variant::Diffusion;
-    let dir = tempfile::tempdir().unwrap();
     let on = "    if m[\"type\"] == \"request\":\n        send({\"type\": \"reply\", \"option\": m[\"legal\"][0], \"seq\": m[\"ply\"]})\n        return True";
-    let mut bot = start(&python_bot(dir.path(), on), None, &Timing::default())
-        .await
-        .unwrap();
-    let mut random = RandomPlayer::new("random", 4);
-    let s = spec(variant, 2, 5000);
-    let r = play_in_seat(&mut bot, &mut random, &s, 0).await;
-    assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Protocol), "{r:?}");
-    assert_eq!(r.offender, Some(0), "{r:?}");
+    let r = a_protocol_fault_in_diffusion(on).await;
     assert!(
         detail(&r).contains("; no request had seq 0 (requests count from 1")
             && !detail(&r).contains("one request late"),
         "{r:?}"
     );
-    let pid = bot.pid();
-    bot.kill();
-    assert_group_gone(pid).await;
 }
 
 /// A reply written unasked right after `game_start` is read as the answer
@@ -1247,31 +1254,19 @@ async fn a_seq_no_request_had_is_named_as_such() {
 /// reply alone ("reply to another request").
 #[tokio::test]
 async fn a_reply_written_after_game_start_is_named_when_its_answer_comes_late() {
-    let variant = Variant::Diffusion;
     let settings = Settings::with_players(2);
-    let first = Game::new(variant, &settings).unwrap().legal()[0].clone();
-    let dir = tempfile::tempdir().unwrap();
+    let first = Game::new(Variant::Diffusion, &settings).unwrap().legal()[0].clone();
     // Written 0.2 s after game_start: the first request is in its pipe
     // by then, and the referee waits for its answer.
     let on = format!(
         "    if m[\"type\"] == \"game_start\":\n        time.sleep(0.2)\n        send({{\"type\": \"reply\", \"option\": \"{first}\"}})\n        return True\n    if m[\"type\"] == \"request\":\n        send({{\"type\": \"reply\", \"option\": m[\"legal\"][0], \"seq\": m[\"seq\"]}})\n        return True"
     );
-    let mut bot = start(&python_bot(dir.path(), &on), None, &Timing::default())
-        .await
-        .unwrap();
-    let mut random = RandomPlayer::new("random", 4);
-    let s = spec(variant, 2, 5000);
-    let r = play_in_seat(&mut bot, &mut random, &s, 0).await;
-    assert_eq!(r.reason, EndReason::Forfeit(ForfeitKind::Protocol), "{r:?}");
-    assert_eq!(r.offender, Some(0), "{r:?}");
+    let r = a_protocol_fault_in_diffusion(&on).await;
     assert!(
         detail(&r).contains("it is the bot's answer to request seq 1, read one request late")
             && detail(&r).contains("after game_start, which takes no reply"),
         "{r:?}"
     );
-    let pid = bot.pid();
-    bot.kill();
-    assert_group_gone(pid).await;
 }
 
 /// A bot that times out while its stderr is not read (no log, as `arena
