@@ -133,21 +133,26 @@ fn backup(
     Ok(())
 }
 
-pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    // A ladder's bots are uploaded: a file that names some is refused
-    // before they are looked for.
-    if let Ok(text) = std::fs::read_to_string(&args.ladder) {
-        crate::league::config::ladder::refuse_bots(&args.ladder, &text)?;
+/// The ladder file `path`, refused when it names bots (a ladder's are
+/// uploaded) or is a league's (before any store is named: nothing is
+/// made for a league).
+fn ladder_file(path: &Path) -> anyhow::Result<crate::league::config::Tournament> {
+    if let Ok(text) = std::fs::read_to_string(path) {
+        crate::league::config::ladder::refuse_bots(path, &text)?;
     }
-    let t = crate::league::config::Tournament::load(&args.ladder)?;
-    // Refused before the store is named: nothing is made for a league.
+    let t = crate::league::config::Tournament::load(path)?;
     if t.ladder.is_none() {
-        let file = crate::text::shell_path(&args.ladder);
+        let file = crate::text::shell_path(path);
         anyhow::bail!(
             "{}: this is not a ladder file (it has no [ladder] table): a league's file, played with `arena run {file}`; a ladder's file is as tournaments/club-ladder.toml (docs/ladder.md)",
-            args.ladder.display()
+            path.display()
         );
     }
+    Ok(t)
+}
+
+pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let t = ladder_file(&args.ladder)?;
     let db = args.db.as_deref();
     if let Some(url) = db {
         crate::serve::store::Backend::of_url(url)
