@@ -588,8 +588,11 @@ fn knockout_section(
     }
     if let Some((_, from)) = pick(&flags.rounds, &raw.rounds) {
         let fix = match from {
-            Source::Flag => "the flag does not apply to a knockout: leave it out",
-            Source::File(_) => "leave `rounds` out",
+            Source::Flag => format!(
+                "the flag does not apply to a knockout: leave it out (the file's format = \"knockout\" is at line {})",
+                line_of(ctx.src, f.span().start)
+            ),
+            Source::File(_) => "leave `rounds` out".to_string(),
         };
         return Err(ctx.at(
             &from,

@@ -558,7 +558,7 @@ fn bad_formats_name_the_key_and_the_line() {
     .unwrap_err()
     .to_string();
     assert!(
-        e.contains("--rounds: a knockout's rounds follow from its bots (log2, rounded up): the flag does not apply to a knockout"),
+        e.contains("--rounds: a knockout's rounds follow from its bots (log2, rounded up): the flag does not apply to a knockout: leave it out (the file's format = \"knockout\" is at line 7)"),
         "{e}"
     );
     let e = err("format = \"knockout\"\nrounds = 2\n");
