@@ -62,12 +62,16 @@ pub fn is_hidden(c: char) -> bool {
 /// text (protocol.md: a hello's `name`; a league's bot names): it would
 /// pass for no one.
 pub fn shows_nothing(text: &str) -> bool {
-    text.chars().all(|c| {
-        c.is_whitespace()
-            || is_hidden(c)
-            || c == '\u{2800}'
-            || unicode_width::UnicodeWidthChar::width(c) == Some(0)
-    })
+    text.chars()
+        .all(|c| c.is_whitespace() || draws_nothing(c) || c == '\u{2800}')
+}
+
+/// True for a character that draws nothing of its own: a hidden one
+/// ([`is_hidden`]) or one of no width (a combining mark, drawn on the
+/// character before it). A text that holds one looks like the text
+/// without it.
+pub fn draws_nothing(c: char) -> bool {
+    is_hidden(c) || unicode_width::UnicodeWidthChar::width(c) == Some(0)
 }
 
 /// How many columns `s` takes on a terminal: a CJK character two, an

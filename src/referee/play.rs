@@ -104,11 +104,9 @@ fn near_miss(option: &str, legal: &[String]) -> String {
     // A character that shows nothing (a zero-width space, a byte order
     // mark, a soft hyphen) or a combining mark (an accent drawn on the
     // letter before it): the option looks exactly right on screen.
-    let unseen = |c: &char| {
-        crate::text::is_hidden(*c) || unicode_width::UnicodeWidthChar::width(*c) == Some(0)
-    };
-    if let Some(c) = bare.chars().find(unseen) {
-        let seen: String = bare.chars().filter(|c| !unseen(c)).collect();
+    use crate::text::draws_nothing;
+    if let Some(c) = bare.chars().find(|&c| draws_nothing(c)) {
+        let seen: String = bare.chars().filter(|&c| !draws_nothing(c)).collect();
         if let Some(meant) = legal.iter().find(|l| **l == seen) {
             let what = match crate::text::is_hidden(c) {
                 true => "an invisible character",

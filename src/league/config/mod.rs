@@ -538,14 +538,20 @@ fn not_with_format(
         true => ctx.at(
             &Source::Flag,
             key,
-            format!(
-                "{why}; the file's format = \"{}\" is at line {}",
-                f.get_ref(),
-                line_of(ctx.src, f.span().start)
-            ),
+            format!("{why}; {}", format_line(ctx, f)),
         ),
         false => ctx.field(f.span(), "format", why),
     })
+}
+
+/// Where the file sets the `format` a flag does not apply to: `the
+/// file's format = "swiss" is at line 2`.
+fn format_line(ctx: &Ctx<'_>, f: &Spanned<String>) -> String {
+    format!(
+        "the file's format = \"{}\" is at line {}",
+        f.get_ref(),
+        line_of(ctx.src, f.span().start)
+    )
 }
 
 /// A knockout's format and its seat-swap groups per match: only
@@ -589,8 +595,8 @@ fn knockout_section(
     if let Some((_, from)) = pick(&flags.rounds, &raw.rounds) {
         let fix = match from {
             Source::Flag => format!(
-                "the flag does not apply to a knockout: leave it out (the file's format = \"knockout\" is at line {})",
-                line_of(ctx.src, f.span().start)
+                "the flag does not apply to a knockout: leave it out ({})",
+                format_line(ctx, f)
             ),
             Source::File(_) => "leave `rounds` out".to_string(),
         };
