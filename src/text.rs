@@ -14,6 +14,57 @@ pub fn formula_lead(text: &str) -> Option<char> {
         .filter(|c| matches!(c, '=' | '+' | '-' | '@'))
 }
 
+/// What a CSV reader's default reading takes a text for, where it does
+/// not read it as text ([`csv_reads_as`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CsvReading {
+    /// `NA`, `null`, `NaN`, `None`, `n/a`, `#N/A`, ... in any case.
+    Missing,
+    /// `TRUE`, `FALSE` in any case, `T`, `F` (R's logicals).
+    Boolean,
+    /// `123`, `007`, `1.10`, `1e5`, `inf`, `0x1F`.
+    Number,
+}
+
+impl CsvReading {
+    /// "a missing value", "a boolean" or "a number".
+    pub fn what(self) -> &'static str {
+        match self {
+            CsvReading::Missing => "a missing value",
+            CsvReading::Boolean => "a boolean",
+            CsvReading::Number => "a number",
+        }
+    }
+}
+
+/// What a CSV reader's default reading (R's `read.csv` and readr's
+/// `read_csv`, pandas' `read_csv`) takes `text` for when it is not read
+/// as text, or `None`. A missing value loses the bot's seat in every game;
+/// a column of booleans or numbers is read as such (and `1.1` and `1.10`
+/// become one bot). The rule for a name written into games.csv's seat
+/// columns and the tables' `bot` columns.
+pub fn csv_reads_as(text: &str) -> Option<CsvReading> {
+    const MISSING: [&str; 14] = [
+        "na", "n/a", "nan", "null", "none", "nil", "#n/a", "#n/a n/a", "#na", "<na>", "1.#ind",
+        "1.#qnan", "-1.#ind", "-1.#qnan",
+    ];
+    const BOOLEAN: [&str; 2] = ["true", "false"];
+    let word = text.trim().to_ascii_lowercase();
+    let unsigned = word.trim_start_matches(['+', '-']);
+    let hex = unsigned
+        .strip_prefix("0x")
+        .is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()));
+    if MISSING.contains(&unsigned) {
+        Some(CsvReading::Missing)
+    } else if BOOLEAN.contains(&word.as_str()) || ["T", "F"].contains(&text.trim()) {
+        Some(CsvReading::Boolean)
+    } else if unsigned.parse::<f64>().is_ok() || hex {
+        Some(CsvReading::Number)
+    } else {
+        None
+    }
+}
+
 /// True for a character a terminal or a page would not show as itself: a
 /// control character, one of Unicode's format characters (zero-width
 /// spaces and joiners, the soft hyphen, bidirectional embeddings,
@@ -266,6 +317,57 @@ pub fn shell_path(path: &std::path::Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The names R's and pandas' default readings of a CSV drop or turn
+    /// into numbers (the values pandas lists as missing, R's `NA`, the
+    /// logicals `T`/`F`/`TRUE`/`FALSE`, numbers in every form R's
+    /// `type.convert` takes), and names that merely start like them.
+    #[test]
+    fn names_a_csv_reader_would_not_read_as_text() {
+        for (name, kind) in [
+            ("NA", CsvReading::Missing),
+            ("n/a", CsvReading::Missing),
+            ("#N/A", CsvReading::Missing),
+            ("<NA>", CsvReading::Missing),
+            ("NaN", CsvReading::Missing),
+            ("null", CsvReading::Missing),
+            ("None", CsvReading::Missing),
+            ("1.#QNAN", CsvReading::Missing),
+            ("TRUE", CsvReading::Boolean),
+            ("False", CsvReading::Boolean),
+            ("T", CsvReading::Boolean),
+            ("123", CsvReading::Number),
+            ("007", CsvReading::Number),
+            ("1.10", CsvReading::Number),
+            ("1e5", CsvReading::Number),
+            (".5", CsvReading::Number),
+            ("1.", CsvReading::Number),
+            ("Inf", CsvReading::Number),
+            ("infinity", CsvReading::Number),
+            ("0x1F", CsvReading::Number),
+        ] {
+            assert_eq!(csv_reads_as(name), Some(kind), "{name}");
+        }
+        for name in [
+            "NA-bot",
+            "nan2",
+            "true-random",
+            "Tim",
+            "t",
+            "f",
+            "1st",
+            "2x",
+            "0x",
+            "0xg",
+            "v1.0",
+            "1e",
+            "e5",
+            "random-rust",
+            "x",
+        ] {
+            assert_eq!(csv_reads_as(name), None, "{name}");
+        }
+    }
 
     /// Unicode's Default_Ignorable_Code_Point characters are hidden, each
     /// range at both ends; letters, marks and emoji are not.

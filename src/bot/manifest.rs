@@ -53,6 +53,13 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
     } else if crate::text::formula_lead(name).is_some() {
         // As a hello's name (protocol.md): it goes into games.csv.
         Some("must not begin with `=`, `+`, `-` or `@`, which a spreadsheet opening games.csv would run as a formula")
+    } else if let Some(kind) = crate::text::csv_reads_as(name) {
+        use crate::text::CsvReading;
+        Some(match kind {
+            CsvReading::Missing => "must not be a word R and pandas read in games.csv as a missing value (`NA`, `null`, `NaN`, `None`, `n/a` in any case): the bot's games would lose their seat",
+            CsvReading::Boolean => "must not be a word R and pandas read in games.csv as a boolean (`TRUE`, `FALSE` in any case, `T`, `F`)",
+            CsvReading::Number => "must not be a number (`123`, `1.10`, `1e5`, `inf`): R and pandas would read games.csv's seat columns as numbers, where `1.1` and `1.10` are one bot",
+        })
     } else {
         None
     }
@@ -613,6 +620,11 @@ mod tests {
             "\u{3164}",
             "\u{2800}\u{2800}",
             "\u{301}\u{301}",
+            "NA",
+            "null",
+            "TRUE",
+            "1.10",
+            "1e5",
         ] {
             assert!(name_problem(bad).is_some(), "{bad:?} accepted");
         }
