@@ -1067,3 +1067,82 @@ fn a_version_whose_folder_is_removed_leaves_the_ladder_and_is_not_charged_with_c
     assert!(crashes <= 2, "{crashes} crashes charged to ra@1: {csv}");
     assert!(rows.len() <= before + 2, "games went on with ra@1: {csv}");
 }
+
+/// A store that refuses writes for a while (another process holds
+/// SQLite's write lock past the busy timeout, as a full disk or a
+/// database out of reach would refuse them) is said by `/health`
+/// (`degraded`, with why) and `/metrics`, and the server goes on by
+/// itself once writes go through again: it neither stops (a game it
+/// could not commit used to stop it for good, with exit status 0) nor
+/// needs a restart.
+#[test]
+fn a_store_that_refuses_writes_for_a_while_is_said_by_health_and_play_goes_on_after() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "");
+    let alice = server.add_user("alice");
+    server.start();
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "ra", &|t| t));
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rb", &|t| t));
+    server.wait(
+        "a few games",
+        Duration::from_millis(300),
+        || server.csv_games().len(),
+        |n| *n >= 4,
+    );
+    let health = server.json("/health");
+    assert_eq!(health["status"], "ok", "{health}");
+    assert!(health.get("store").is_none(), "{health}");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let url = server.db_url();
+    let mut lock = rt.block_on(async {
+        use sqlx::Connection;
+        let mut c = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        sqlx::query("BEGIN EXCLUSIVE")
+            .execute(&mut c)
+            .await
+            .unwrap();
+        c
+    });
+    // The busy timeout is 10 s, the heartbeat every 5 s.
+    let degraded = server.wait(
+        "/health to say the store refuses writes",
+        Duration::from_millis(500),
+        || server.json("/health"),
+        |h| h["status"] == "degraded",
+    );
+    let why = degraded["store"].as_str().unwrap_or_default();
+    assert!(why.contains("refuses writes for"), "{degraded}");
+    assert!(why.contains("locked"), "{degraded}");
+    let (_, metrics) = server.call("GET", "/metrics", None, b"");
+    assert!(
+        metrics.contains("arena_store_refusing_writes 1"),
+        "{metrics}"
+    );
+    rt.block_on(async {
+        sqlx::query("ROLLBACK").execute(&mut lock).await.unwrap();
+    });
+    drop(lock);
+    server.wait(
+        "/health to say ok again",
+        Duration::from_millis(500),
+        || server.json("/health"),
+        |h| h["status"] == "ok" && h.get("store").is_none(),
+    );
+    let before = server.csv_games().len();
+    server.wait(
+        "games played after the store took writes again",
+        Duration::from_millis(300),
+        || server.csv_games().len(),
+        |n| *n >= before + 4,
+    );
+    assert!(
+        server.exited().is_none(),
+        "the server stopped: {}",
+        server.log()
+    );
+    let log = server.log();
+    assert!(log.contains("the store refuses writes"), "{log}");
+    assert!(log.contains("the store takes writes again"), "{log}");
+    assert!(!log.contains("panicked"), "{log}");
+}

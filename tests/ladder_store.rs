@@ -676,6 +676,67 @@ fn a_store_with_rows_outside_the_closed_sets_is_named_before_it_is_checked() {
     });
 }
 
+/// A write refused for want of room (SQLITE_FULL: a full disk; here
+/// SQLite's page limit on the store's one writing connection) does not
+/// leave that connection stuck in its failed transaction: once there is
+/// room again, the next write goes through. (Before, SQLite had rolled
+/// the transaction back itself, sqlx's ROLLBACK then failed, and every
+/// later write was "begin_with at non-zero transaction depth" until the
+/// server was restarted.)
+#[test]
+fn a_write_refused_for_want_of_room_leaves_the_store_writable_once_there_is_room() {
+    let tmp = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", tmp.path().join("ladder.db").display());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let db = Db::open(&url).await.unwrap();
+        let w = db.write_pool().clone();
+        sqlx::query("CREATE TABLE filler (b TEXT)")
+            .execute(&w)
+            .await
+            .unwrap();
+        let (pages,): (i64,) = sqlx::query_as("PRAGMA page_count")
+            .fetch_one(&w)
+            .await
+            .unwrap();
+        sqlx::query(&format!("PRAGMA max_page_count = {}", pages + 2))
+            .fetch_all(&w)
+            .await
+            .unwrap();
+        let mut refused = None;
+        for _ in 0..50 {
+            let mut tx = db.begin_write().await.unwrap();
+            let r = sqlx::query("INSERT INTO filler (b) VALUES ($1)")
+                .bind("x".repeat(20_000))
+                .execute(&mut *tx)
+                .await;
+            let r = match r {
+                Ok(_) => tx.commit().await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = r {
+                refused = Some(e.to_string());
+                break;
+            }
+        }
+        let refused = refused.expect("the page limit was never reached");
+        assert!(refused.contains("full"), "{refused}");
+        sqlx::query("PRAGMA max_page_count = 1073741823")
+            .fetch_all(&w)
+            .await
+            .unwrap();
+        for _ in 0..3 {
+            let mut tx = db.begin_write().await.expect("a write after room was made");
+            sqlx::query("INSERT INTO filler (b) VALUES ('y')")
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            tx.commit().await.unwrap();
+        }
+        db.add_owner("alice", "a", Role::Owner).await.unwrap();
+    });
+}
+
 #[test]
 fn a_url_of_neither_kind_is_refused_with_what_to_give() {
     let rt = tokio::runtime::Runtime::new().unwrap();

@@ -1003,7 +1003,8 @@ pub fn play_all<S: Store>(
 ) -> Result<Played, LeagueError> {
     let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
     let cancel_tx = Arc::new(cancel_tx);
-    let signals = spawn_signal_watcher(cancel_tx.clone());
+    let signalled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let signals = spawn_signal_watcher(cancel_tx.clone(), signalled.clone());
     let workers = t.concurrency.min(todo).max(1);
     let shared = Arc::new(Shared {
         t: t.clone(),
@@ -1048,7 +1049,11 @@ pub fn play_all<S: Store>(
     }
     drop(signals);
     drop(claim);
-    let interrupted = *shared.cancel.borrow();
+    // A signal's doing only: the workers are also cancelled when a game
+    // could not be committed (`committed.stop`), which is a failure, not
+    // an interruption (a ladder's server stopped itself for good when its
+    // store was out of reach for a moment).
+    let interrupted = signalled.load(std::sync::atomic::Ordering::SeqCst);
     Ok(Played {
         played: committed.played,
         stop: committed.stop,
@@ -1201,16 +1206,18 @@ const LOOK_EVERY: Duration = Duration::from_millis(1);
 const QUIET: Duration = Duration::from_millis(5);
 
 /// Watches for Ctrl-C, SIGTERM and SIGHUP (a closed terminal or ssh
-/// session) on its own thread and raises `cancel`, until the league drops
-/// it.
+/// session) on its own thread and raises `signalled` and `cancel`, until
+/// the league drops it.
 fn spawn_signal_watcher(
     cancel: Arc<tokio::sync::watch::Sender<bool>>,
+    signalled: Arc<std::sync::atomic::AtomicBool>,
 ) -> Option<std::thread::JoinHandle<()>> {
     let watched = cancel.clone();
     crate::host::on_stop_signal(
         "league-signals",
         async move { watched.closed().await },
         move || {
+            signalled.store(true, std::sync::atomic::Ordering::SeqCst);
             let _ = cancel.send(true);
         },
     )
@@ -1563,6 +1570,70 @@ mod tests {
         let fresh = programs_after_build(&t, None, &Default::default());
         assert_eq!(fresh["a"][&a].len(), 64, "{fresh:?}");
         assert_eq!(fresh["b"], after["b"]);
+    }
+
+    /// A store that cannot take a game: the ladder's database out of reach.
+    struct OutOfReach(crate::results::store::DoneSet);
+
+    impl crate::results::store::Store for OutOfReach {
+        type Error = std::io::Error;
+        fn commit(
+            &mut self,
+            _: &crate::results::records::Frame,
+            _: &mut crate::results::GameRow,
+            _: usize,
+        ) -> Result<(), std::io::Error> {
+            Err(std::io::Error::other("the store is out of reach"))
+        }
+        fn sync(&mut self) -> Result<(), std::io::Error> {
+            Ok(())
+        }
+        fn done(&self) -> &crate::results::store::DoneSet {
+            &self.0
+        }
+        fn record(&self, _: &str) -> Result<String, std::io::Error> {
+            Err(std::io::Error::other("no record"))
+        }
+    }
+
+    /// A game that cannot be committed stops the pipeline as a failure,
+    /// not as an interruption: the ladder's server, which plays through
+    /// this pipeline, tries again after a failure but stops for good on an
+    /// interruption (Ctrl-C, SIGTERM), and a database out of reach for
+    /// its pool's 30 s stopped it, with exit status 0.
+    #[test]
+    fn a_game_that_cannot_be_committed_is_a_failure_not_an_interruption() {
+        let dir = tempfile::tempdir().unwrap();
+        let bot =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-python/bot.py");
+        let src = format!(
+            "name = \"t\"\nvariants = [\"filo\"]\nrounds = 1\nbots = [\n  {{ name = \"a\", command = [\"python3\", {bot:?}] }},\n  {{ name = \"b\", command = [\"python3\", {bot:?}] }},\n]\n"
+        );
+        let mut t =
+            crate::league::config::Tournament::parse(&dir.path().join("t.toml"), &src).unwrap();
+        t.concurrency = 1;
+        let schedule = crate::league::schedule::Schedule::new(&t, None);
+        let pairings = crate::league::pairings::RoundRobin::new(schedule, Default::default());
+        let layout = crate::league::folder::Layout::new(dir.path().join("out"));
+        std::fs::create_dir_all(layout.root()).unwrap();
+        let mut store = OutOfReach(Default::default());
+        let played = super::play_all(
+            &t,
+            &super::RunOptions::default(),
+            pairings,
+            usize::MAX,
+            &mut store,
+            &layout,
+            &mut |_| {},
+        )
+        .unwrap();
+        assert!(
+            matches!(&played.stop, Some(super::Stop::Failed(why)) if why.contains("out of reach")),
+            "{:?}",
+            played.stop
+        );
+        assert!(!played.interrupted, "{played:?}");
+        assert_eq!(played.played, 0);
     }
 
     #[test]

@@ -47,6 +47,10 @@ pub struct Ladder {
     /// Raised when another server took this one's claim over: it stops,
     /// and says so.
     pub lost: AtomicBool,
+    /// Since when, and why, the store has refused the server's heartbeat
+    /// (a full disk, a database out of reach); `None` once a heartbeat
+    /// is written again. `/health` and `/metrics` say it.
+    pub store_fault: Mutex<Option<(std::time::Instant, String)>>,
     /// The live feed (JSON events, for Server-Sent Events).
     pub feed: Feed,
     pub metrics: Arc<Metrics>,
@@ -120,6 +124,39 @@ impl Workers {
 }
 
 impl Ladder {
+    /// Notes how the store took the last heartbeat: `Some(e)`, refused
+    /// (kept from the first refusal on, logged once); `None`, written.
+    pub fn note_store(&self, refused: Option<&DbError>) {
+        let mut fault = self.store_fault.lock().unwrap_or_else(|p| p.into_inner());
+        match (refused, fault.as_ref()) {
+            (Some(DbError::Lost), _) => {}
+            (Some(e), None) => {
+                tracing::error!(
+                    "the store refuses writes: {e}; /health says so until a write goes through"
+                );
+                *fault = Some((std::time::Instant::now(), e.to_string()));
+            }
+            (Some(e), Some((since, _))) => *fault = Some((*since, e.to_string())),
+            (None, Some((since, _))) => {
+                tracing::warn!(
+                    "the store takes writes again, after {} s",
+                    since.elapsed().as_secs()
+                );
+                *fault = None;
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// `/health`'s word on the store: how long it has refused writes, and
+    /// its last error, or `None`.
+    pub fn store_fault(&self) -> Option<(u64, String)> {
+        let fault = self.store_fault.lock().unwrap_or_else(|p| p.into_inner());
+        fault
+            .as_ref()
+            .map(|(since, e)| (since.elapsed().as_secs(), e.clone()))
+    }
+
     /// Runs a store query from one of the core's threads ([`Queries`]).
     pub fn query<T, F>(&self, f: F) -> Result<T, DbError>
     where

@@ -497,6 +497,7 @@ async fn assemble(
         roster_changed,
         wake,
         lost: AtomicBool::new(false),
+        store_fault: Default::default(),
         feed,
         metrics,
         sched,
@@ -668,7 +669,9 @@ async fn heartbeat_forever(l: Arc<Ladder>) {
         if l.is_stopping() {
             break;
         }
-        match l.db.heartbeat().await {
+        let beat = l.db.heartbeat().await;
+        l.note_store(beat.as_ref().err());
+        match beat {
             Ok(()) => {}
             // The stop released the claim while this beat was on its way:
             // the claim was given up, not taken over.

@@ -628,6 +628,13 @@ async fn sqlite_pool(connections: u32, options: AnyConnectOptions) -> Result<Any
                 Ok(())
             })
         })
+        // A connection given back still inside a transaction is closed,
+        // and the pool opens another. A write refused for want of room
+        // (SQLITE_FULL) may make SQLite roll the transaction back itself;
+        // sqlx's ROLLBACK then fails and leaves the connection counting
+        // a transaction, which would refuse every later `BEGIN` of the
+        // store's one writing connection until the server restarts.
+        .after_release(|conn, _| Box::pin(async move { Ok(!conn.is_in_transaction()) }))
         .connect_with(options)
         .await
 }

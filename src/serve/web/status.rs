@@ -28,7 +28,12 @@ struct Health {
     in_flight: u64,
     in_flight_server: u64,
     in_flight_workers: u64,
+    /// `ok`, or `degraded` while the store refuses writes (`store`).
     status: &'static str,
+    /// While the store refuses writes: for how long and why (the games,
+    /// the uploads and the workers' claims fail meanwhile).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    store: Option<String>,
     /// The ladder's limits on an owner's upload, so that `arena submit`
     /// packs against them and says so before sending anything.
     uploads: UploadLimits,
@@ -46,12 +51,16 @@ struct UploadLimits {
 async fn health(State(l): Shared) -> Json<Health> {
     let server = l.metrics.games_in_flight.load(Ordering::Relaxed);
     let workers = workers_in_flight(&l).await;
+    let store = l
+        .store_fault()
+        .map(|(secs, e)| format!("refuses writes for {secs} s: {e}"));
     Json(Health {
         games: l.games_done(),
         in_flight: server + workers,
         in_flight_server: server,
         in_flight_workers: workers,
-        status: "ok",
+        status: if store.is_some() { "degraded" } else { "ok" },
+        store,
         uploads: UploadLimits {
             upload_mb: l.settings.upload_mb,
             unpacked_mb: l.settings.unpacked_mb,
@@ -112,6 +121,12 @@ async fn metrics(State(l): Shared) -> impl IntoResponse {
         "Finished games in the ladder.",
         "gauge",
         l.games_done().to_string(),
+    );
+    put(
+        "store_refusing_writes",
+        "1 while the store refuses the server's writes (the last heartbeat was refused), else 0.",
+        "gauge",
+        u8::from(l.store_fault().is_some()).to_string(),
     );
     put(
         "builds_total",
