@@ -160,6 +160,21 @@ pub fn state_in_stat(stat: &[u8]) -> Option<char> {
     Some(char::from(*state))
 }
 
+/// The CPU time a process has used, user and system (`utime` plus
+/// `stime`, the 14th and 15th fields of its /proc/PID/stat: every thread
+/// of it, in clock ticks of [`CLOCK_TICK`]).
+pub fn cpu_ticks_in_stat(stat: &[u8]) -> Option<u64> {
+    let fields = std::str::from_utf8(after_name(stat)?).ok()?;
+    let mut after_state = fields.split_ascii_whitespace().skip(11);
+    let user: u64 = after_state.next()?.parse().ok()?;
+    let system: u64 = after_state.next()?.parse().ok()?;
+    Some(user + system)
+}
+
+/// How long a clock tick of /proc's CPU times is (`sysconf(_SC_CLK_TCK)`,
+/// 100 per second on Linux).
+pub const CLOCK_TICK: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// The fields of a /proc/PID/stat after the command name (state, ppid,
 /// pgrp, ...): the name is in parentheses and may hold any character, so
 /// the last `)` ends it.

@@ -703,6 +703,62 @@ async fn a_bot_that_spins_between_games_is_paused_all_the_same() {
     assert_group_gone(pid).await;
 }
 
+/// A bot that undoes its pause with a SIGCONT of its own (a POSIX timer
+/// whose signal is SIGCONT, re-armed at each message, and a thread that
+/// spins) is charged at its next request: paused between games, it took
+/// the CPU of the games on its CPU all the same (a probe's bot had a
+/// third of it).
+#[tokio::test]
+async fn a_bot_that_wakes_itself_while_paused_is_charged() {
+    let dir = tempfile::tempdir().unwrap();
+    let on = r#"    import ctypes, signal, threading
+    if not hasattr(on, "timer"):
+        signal.signal(signal.SIGCONT, lambda *a: None)
+        libc = ctypes.CDLL(None, use_errno=True)
+        class Event(ctypes.Structure):
+            _fields_ = [("value", ctypes.c_void_p), ("signo", ctypes.c_int),
+                        ("notify", ctypes.c_int), ("pad", ctypes.c_byte * 48)]
+        event = Event(signo=signal.SIGCONT, notify=0)
+        on.timer = ctypes.c_void_p()
+        assert libc.timer_create(1, ctypes.byref(event), ctypes.byref(on.timer)) == 0
+        class Spec(ctypes.Structure):
+            _fields_ = [("s", ctypes.c_long), ("ns", ctypes.c_long)]
+        class Timer(ctypes.Structure):
+            _fields_ = [("every", Spec), ("first", Spec)]
+        on.every = Timer(Spec(0, 2000000), Spec(0, 2000000))
+        on.libc = libc
+        def spin():
+            while True:
+                pass
+        threading.Thread(target=spin, daemon=True).start()
+    on.libc.timer_settime(on.timer, 0, ctypes.byref(on.every), None)"#;
+    let mut bot = start(&python_bot(dir.path(), on), None, &Timing::default())
+        .await
+        .unwrap();
+    let mut random = RandomPlayer::new("random", 3);
+    let s = spec(two_player_variant(), 2, 5000);
+    let charged = |r: &mancala_arena::referee::GameReport| {
+        r.reason == EndReason::Forfeit(ForfeitKind::Protocol)
+            && r.offender == Some(0)
+            && detail(r).contains("ran while paused")
+    };
+    let r = {
+        let mut ps: Vec<&mut dyn Player> = vec![&mut bot, &mut random];
+        play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+    };
+    if !charged(&r) {
+        assert!(r.offender.is_none(), "{r:?}");
+        // Paused between its games for a while.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let r = {
+            let mut ps: Vec<&mut dyn Player> = vec![&mut bot, &mut random];
+            play_game(&s, &mut ps, &mut |_| {}).await.unwrap()
+        };
+        assert!(charged(&r), "{r:?}");
+    }
+    bot.quit().await;
+}
+
 /// A fork bomb is contained (at most `processes` at once) and forfeits;
 /// nothing of it is left, and the machine still forks.
 #[tokio::test]

@@ -2,7 +2,7 @@
 //! is killed as a whole; descendants that left it are found by the token in
 //! their environment; the leader is reaped.
 
-use super::{sys, BotProcess, PAUSE_AFTER, PAUSE_BETWEEN_GAMES, TOKEN_VAR};
+use super::{sys, BotProcess, PAUSE_AFTER, PAUSE_BETWEEN_GAMES, RAN_PAUSED_LIMIT, TOKEN_VAR};
 use crate::host::process_alive;
 use std::process::ExitStatus;
 use std::time::Duration;
@@ -84,11 +84,11 @@ impl BotProcess {
                         // Gone, or on its way out.
                         None | Some('Z' | 'X') => return,
                         Some('S') => {
-                            state.stop_now(pid);
+                            state.stop_now(pid, main);
                             return;
                         }
                         Some(_) if tokio::time::Instant::now() >= force_at => {
-                            state.stop_now(pid);
+                            state.stop_now(pid, main);
                             return;
                         }
                         Some(_) => {}
@@ -119,9 +119,24 @@ impl BotProcess {
         let mut state = self.pausing.lock().unwrap_or_else(|e| e.into_inner());
         state.generation += 1;
         if state.paused {
+            state.note_cpu_since_stop();
             kill_group(self.pid, libc::SIGCONT);
             state.paused = false;
         }
+    }
+
+    /// The CPU time the bot's main process used while it was paused, once
+    /// it is more than [`RAN_PAUSED_LIMIT`] (then counted from zero again):
+    /// a stopped process uses none, so it arranged a SIGCONT for itself (a
+    /// POSIX timer's signal, a signal on its descriptors' events) to think
+    /// on another's turn or between its games. Its children's time is not
+    /// seen (docs/security.md).
+    pub fn ran_while_paused(&mut self) -> Option<Duration> {
+        let mut state = self.pausing.lock().unwrap_or_else(|e| e.into_inner());
+        (state.ran_paused > RAN_PAUSED_LIMIT).then(|| {
+            let ticks = std::mem::take(&mut state.ran_paused);
+            crate::host::CLOCK_TICK * u32::try_from(ticks).unwrap_or(u32::MAX)
+        })
     }
 
     /// Ends the process: closes its stdin, waits up to `grace` for it to
@@ -257,15 +272,48 @@ impl super::Pausing {
     /// `main` is idle. True when it is stopped.
     fn stop(&mut self, pid: u32, main: Option<u32>, force: bool) -> bool {
         if !self.paused && (force || main.is_some_and(|m| self.main_state(m) == Some('S'))) {
-            self.stop_now(pid);
+            self.stop_now(pid, main);
         }
         self.paused
     }
 
-    /// Stops the process group `pid` (SIGSTOP).
-    fn stop_now(&mut self, pid: u32) {
+    /// Stops the process group `pid` (SIGSTOP), noting the main
+    /// process's CPU time (when its stat file is open).
+    fn stop_now(&mut self, pid: u32, main: Option<u32>) {
         kill_group(pid, libc::SIGSTOP);
         self.paused = true;
+        if let Some(main) = main {
+            self.open_stat(main);
+        }
+        self.cpu_at_stop = self.main_cpu();
+    }
+
+    /// At a resume: adds the CPU time the main process used since it was
+    /// stopped to [`Pausing::ran_paused`](super::Pausing).
+    fn note_cpu_since_stop(&mut self) {
+        let Some(before) = self.cpu_at_stop.take() else {
+            return;
+        };
+        if let Some(now) = self.main_cpu() {
+            self.ran_paused += now.saturating_sub(before);
+        }
+    }
+
+    /// The main process's CPU time now (clock ticks), read through its
+    /// stat file kept open; `None` if it is not open or the process is
+    /// gone.
+    fn main_cpu(&self) -> Option<u64> {
+        use std::os::unix::fs::FileExt;
+        let mut buf = [0u8; 512];
+        let n = self.stat.as_ref()?.read_at(&mut buf, 0).ok()?;
+        crate::host::cpu_ticks_in_stat(&buf[..n])
+    }
+
+    /// Opens the main process `main`'s /proc/PID/stat once, to be kept.
+    fn open_stat(&mut self, main: u32) {
+        if self.stat.is_none() {
+            self.stat = std::fs::File::open(format!("/proc/{main}/stat")).ok();
+        }
     }
 
     /// The state letter of the bot's main process `main` (`S`: asleep,
@@ -275,9 +323,7 @@ impl super::Pausing {
     /// taken for it).
     fn main_state(&mut self, main: u32) -> Option<char> {
         use std::os::unix::fs::FileExt;
-        if self.stat.is_none() {
-            self.stat = std::fs::File::open(format!("/proc/{main}/stat")).ok();
-        }
+        self.open_stat(main);
         // The state is within the first few dozen bytes: after the pid
         // and the command name, at most 16 bytes long.
         let mut buf = [0u8; 128];

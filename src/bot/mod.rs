@@ -162,6 +162,13 @@ struct Pausing {
     /// a read of an open file costs one system call where opening it by
     /// its path costs four.
     stat: Option<std::fs::File>,
+    /// The main process's CPU time when it was last stopped (clock
+    /// ticks), to see at the resume whether it ran meanwhile.
+    cpu_at_stop: Option<u64>,
+    /// CPU time the main process used while it was paused, not yet
+    /// charged (clock ticks): a bot can arrange a SIGCONT for itself (a
+    /// timer, a signal it asked for), which undoes the pause.
+    ran_paused: u64,
 }
 
 /// How long a bot that is not to move may run before it is paused: one
@@ -182,6 +189,12 @@ pub const PAUSE_GRACE: std::time::Duration = std::time::Duration::from_millis(10
 /// it, and is started again without charge as a bot that left before
 /// playing.
 pub const PAUSE_BETWEEN_GAMES: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// The most CPU time (clock ticks of 10 ms) a bot's main process may be
+/// seen to use while paused before it is charged
+/// ([`BotProcess::ran_while_paused`]): a stopped process uses none, and a
+/// tick may fall between the SIGSTOP sent and the process stopped.
+pub const RAN_PAUSED_LIMIT: u64 = 2;
 
 impl std::fmt::Debug for BotProcess {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

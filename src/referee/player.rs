@@ -1386,6 +1386,15 @@ impl BotPlayer {
         self.add_unknown(ask.game_id);
         // A paused bot runs again before its time starts.
         self.process.resume();
+        if let Some(ran) = self.process.ran_while_paused() {
+            return Err(Fault::new(
+                ForfeitKind::Protocol,
+                format!(
+                    "ran while paused: its main process used {} ms of CPU while it was stopped for another's turn or between its games (a stopped process uses none: it arranged a SIGCONT for itself, such as a timer's signal; docs/security.md)",
+                    ran.as_millis()
+                ),
+            ));
+        }
         // The bot's time starts now that the request is ready: the
         // referee's own work (the state, the encoding) is not charged.
         let t0 = Instant::now();
