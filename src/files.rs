@@ -202,6 +202,32 @@ pub fn check_writable(dir: &Path) -> io::Result<()> {
     std::fs::write(&probe, b"").and_then(|()| std::fs::remove_file(&probe))
 }
 
+/// This user's own folder in the system's temporary folder,
+/// `TMPDIR/arena-UID` (made, mode 0700): what `arena play` and `arena
+/// bots` keep there by default. A fixed name there (`/tmp/arena-play`)
+/// is the same for every user of the machine, and the first user's
+/// folder refused the others' records. One that is a link, or another
+/// user's, is refused, named.
+pub fn own_temp_folder() -> io::Result<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    // SAFETY: geteuid cannot fail and touches no memory.
+    let uid = unsafe { libc::geteuid() };
+    let dir = std::env::temp_dir().join(format!("arena-{uid}"));
+    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let m = std::fs::symlink_metadata(&dir)?;
+    if !m.is_dir() || m.uid() != uid {
+        return Err(io::Error::other(format!(
+            "{} is not a folder of this user's (uid {uid}): remove it, or set TMPDIR to a folder of your own",
+            dir.display()
+        )));
+    }
+    Ok(dir)
+}
+
 /// What stops `dir` being a folder: it, or the nearest of its parents
 /// that is there, is a file (`--record notes.txt/x`). `None` when it is a
 /// folder or can be made one.

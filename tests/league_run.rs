@@ -641,7 +641,7 @@ fn a_sandboxed_spy_finds_no_secret_no_network_and_no_referee() {
     let port = listener.local_addr().unwrap().port();
     let spy_report = |sandbox: &str| {
         let dir = tempfile::tempdir().unwrap();
-        for sub in ["victim", "spy", "tmp"] {
+        for sub in ["victim", "spy", "tmp", "home"] {
             std::fs::create_dir(dir.path().join(sub)).unwrap();
         }
         let secret = dir.path().join("victim/secret.txt");
@@ -676,6 +676,8 @@ output = "out"
             .arg(&file)
             .env("REFEREE_SECRET", "swordfish")
             .env("TMPDIR", dir.path().join("tmp"))
+            // Without the sandbox the spy writes in its HOME: the test's.
+            .env("HOME", dir.path().join("home"))
             .output()
             .unwrap();
         assert!(

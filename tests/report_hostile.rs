@@ -68,7 +68,7 @@ struct League {
 fn league() -> &'static League {
     static LEAGUE: OnceLock<League> = OnceLock::new();
     LEAGUE.get_or_init(|| {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = common::kept_tempdir();
         let bot = tmp.path().join("evil.py");
         std::fs::write(&bot, BOT).unwrap();
         let random = env!("CARGO_BIN_EXE_random-bot");

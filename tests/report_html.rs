@@ -64,7 +64,7 @@ const BOTS: [&str; 4] = ["greedy", "rand-a", "rand-b", "illegal"];
 fn league() -> &'static League {
     static LEAGUE: OnceLock<League> = OnceLock::new();
     LEAGUE.get_or_init(|| {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = common::kept_tempdir();
         let random = env!("CARGO_BIN_EXE_random-bot");
         let greedy = env!("CARGO_BIN_EXE_greedy-bot");
         let illegal =

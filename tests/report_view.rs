@@ -61,7 +61,7 @@ struct League {
 fn league() -> &'static League {
     static LEAGUE: OnceLock<League> = OnceLock::new();
     LEAGUE.get_or_init(|| {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = common::kept_tempdir();
         let random = env!("CARGO_BIN_EXE_random-bot");
         let file = tmp.path().join("t.toml");
         std::fs::write(

@@ -488,6 +488,56 @@ fn replay_of_a_league_never_run_says_it_has_not_been_run() {
     assert!(!out.contains("no row in games.csv"), "{out}");
 }
 
+/// `arena play` without `--record` keeps the record in a folder of this
+/// user's own, `TMPDIR/arena-UID/play/` (a fixed `/tmp/arena-play` made by
+/// one user refused every other user's records, and made eight tests fail
+/// for a second user of the machine); a link there instead of the folder
+/// is refused, named.
+#[test]
+fn play_keeps_its_record_in_a_folder_of_the_users_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let bot = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-python");
+    let bot = bot.to_str().unwrap();
+    let play = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["play", "--game", "filo", "--seed", "3", bot, bot])
+            .current_dir(dir.path())
+            .env("TMPDIR", tmp.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("the arena binary runs")
+    };
+    let o = play();
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    // SAFETY: geteuid cannot fail.
+    let own = tmp
+        .path()
+        .join(format!("arena-{}", unsafe { libc::geteuid() }));
+    let records: Vec<_> = std::fs::read_dir(own.join("play"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert!(out.contains(&*records[0].to_string_lossy()), "{out}");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&own).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+    std::fs::remove_dir_all(&own).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), &own).unwrap();
+    let o = play();
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(
+        out.contains(&format!("{} is not a folder of this user's", own.display())),
+        "{out}"
+    );
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+}
+
 /// A bot that cannot start in `arena play` is shown with the end of its
 /// stderr (python's "can't open file"), as `arena check-bot` shows it, and
 /// no log of our own is left behind.

@@ -523,13 +523,25 @@ pub const PLACEHOLDERS: [&str; 3] = ["{arena}", "{bin_dir}", "{cargo_profile}"];
 /// so the command names a file that is not there. Told with the
 /// placeholders there are, where a bot cannot start.
 pub fn unknown_placeholder(argv: &[String]) -> Option<String> {
-    argv.iter().find_map(|a| {
-        let at = a.find('{')?;
-        let end = at + a[at..].find('}')?;
-        let name = &a[at + 1..end];
-        let looks = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let words = |a: &str| {
+        let mut rest = a;
+        let mut found = Vec::new();
+        while let Some(at) = rest.find('{') {
+            let Some(len) = rest[at..].find('}') else {
+                break;
+            };
+            found.push(rest[at..=at + len].to_string());
+            rest = &rest[at + len + 1..];
+        }
+        found
+    };
+    argv.iter().flat_map(|a| words(a)).find_map(|word| {
+        let name = &word[1..word.len() - 1];
+        let looks = !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !PLACEHOLDERS.contains(&word.as_str());
         looks.then(|| {
-            let word = &a[at..=end];
+            let word = word.as_str();
             let near = crate::text::closest(word, PLACEHOLDERS)
                 .map(|p| format!(" (did you mean `{p}`?)"))
                 .unwrap_or_default();
@@ -552,6 +564,12 @@ mod tests {
             unknown_placeholder(&argv(&["{bindir}/random-bot"])).as_deref(),
             Some("`{bindir}` is no placeholder (did you mean `{bin_dir}`?): a command may use `{arena}`, `{bin_dir}`, `{cargo_profile}`")
         );
+        // A placeholder the command may use is none of these, even
+        // unexpanded (a bot that cannot start is shown with its command
+        // as written), nor does it hide an unknown one after it.
+        assert_eq!(unknown_placeholder(&argv(&["{bin_dir}/search-bot"])), None);
+        assert!(unknown_placeholder(&argv(&["{bin_dir}/{nope}"]))
+            .is_some_and(|m| m.starts_with("`{nope}`")));
         assert!(unknown_placeholder(&argv(&["x", "{nope}"]))
             .is_some_and(|w| w.starts_with("`{nope}` is no placeholder: ")));
         // JSON and empty braces are a bot's own arguments.

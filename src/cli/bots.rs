@@ -149,7 +149,10 @@ fn is_shipped_template(m: &manifest::Manifest, bots_dir: &std::path::Path) -> bo
 /// Builds (if it has a build command) and starts one bot.
 fn check(spec: &BotSpec) -> (String, String, Option<String>) {
     let bots = std::slice::from_ref(spec);
-    let scratch = Layout::new(std::env::temp_dir().join("arena-bots-check"));
+    let scratch = match crate::files::own_temp_folder() {
+        Ok(dir) => Layout::new(dir.join("bots-check")),
+        Err(e) => return ("no".into(), "-".into(), Some(e.to_string())),
+    };
     let room = crate::league::launch::Room {
         sandbox: Sandbox::On,
         limits: Default::default(),

@@ -53,7 +53,7 @@ pub struct PlayArgs {
     watchdog_s: u64,
     /// Where to write the game record: a file, or a folder to write
     /// GAME_ID.jsonl into (default: the system's temporary folder, under
-    /// arena-play/; the path is printed).
+    /// arena-UID/play/, UID your user id; the path is printed).
     #[arg(long)]
     record: Option<PathBuf>,
     /// Folder for the bots' stderr logs (default: a file of the system's
@@ -272,7 +272,10 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let record_path = match &args.record {
         Some(p) if p.is_dir() => p.join(&file_name),
         Some(p) => p.clone(),
-        None => std::env::temp_dir().join("arena-play").join(&file_name),
+        None => crate::files::own_temp_folder()
+            .with_context(|| "cannot keep the game's record (give --record FILE)".to_string())?
+            .join("play")
+            .join(&file_name),
     };
     can_write(&record_path)?;
     let rt = runtime()?;

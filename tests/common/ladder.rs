@@ -119,6 +119,11 @@ impl Server {
                 });
             }
         }
+        // Builds in the test's folder, not in the user's cache (a build
+        // cut off by a stop was left there).
+        if !self.env.iter().any(|(k, _)| k == "XDG_CACHE_HOME") {
+            command.env("XDG_CACHE_HOME", self.dir.join("xdg-cache"));
+        }
         let mut child = command
             .args(["serve", file, "--bind", bind])
             .args(self.db_args())

@@ -129,6 +129,14 @@ pub const CHROMIUM_FLAGS: [&str; 8] = [
     "--disable-sync",
 ];
 
+/// A temporary folder for a static (a league shared by a file's tests):
+/// a static is never dropped, so its folder is never removed, and is made
+/// under the build's own `target/tmp` rather than the system's /tmp.
+#[allow(dead_code)]
+pub fn kept_tempdir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a folder in target/tmp")
+}
+
 /// The Chromium binary: `CHROMIUM`, else `chromium` (or its other names)
 /// on PATH, installed by `.ci/install-chromium` when there is none. None
 /// after that is a failure that says what to install; `who` names the
