@@ -1073,6 +1073,62 @@ fn a_restarted_server_gives_leases_a_grace_so_a_game_finished_meanwhile_counts()
     assert_eq!(server.csv_games(), vec![gid]);
 }
 
+/// A server stopped (SIGSTOP) for longer than a lease reads no heartbeat
+/// meanwhile: once it runs again, the workers' leases get a lease time
+/// more before any is taken for expired, as after a restart, and a game
+/// a worker finished meanwhile counts. (Before, the first claim after
+/// expired every worker's lease, and their games were played again.)
+#[test]
+fn a_server_stopped_for_longer_than_a_lease_gives_leases_a_grace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = workers_ladder(dir, 5);
+    let alice = server.add_user("alice");
+    let w = server.add("--add-worker", "w1");
+    server.start();
+    server.submit_ok(&alice, &random_bot(dir, "rand-a"));
+    server.submit_ok(&alice, &random_bot(dir, "rand-b"));
+    let (status, a) = post_within(&server, "/api/worker/register", &w, &registration(2, 2));
+    assert_eq!(status, 200, "{a}");
+    let body_of = |a: &str| a[a.find("\r\n\r\n").unwrap() + 4..].trim().to_string();
+    let claim = || body_of(&post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#).1);
+    let claimed = server.wait("a game claimed", Duration::from_millis(500), claim, |b| {
+        b.contains("\"lease\"")
+    });
+    let Claimed {
+        game_id: gid,
+        lease,
+        players,
+        ..
+    } = Claimed::first_of(&claimed).unwrap();
+    let pid = server.pid().unwrap() as i32;
+    // SAFETY: signals the server this test spawned and has not reaped.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    std::thread::sleep(Duration::from_secs(7));
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    // The first claim after does the queue's housekeeping.
+    let _ = claim();
+    let (row, lines) = honest_game(&gid, &players, &honest(900));
+    let body = serde_json::json!({
+        "lease": lease, "row": row, "record": lines.join("\n") + "\n",
+    })
+    .to_string();
+    let (status, a) = post_within(&server, &format!("/api/worker/games/{gid}"), &w, &body);
+    assert_eq!(
+        status,
+        201,
+        "the game finished while the server was stopped was refused: {a}\n{}",
+        server.log()
+    );
+    assert!(server.csv_games().contains(&gid));
+    assert!(
+        server.log().contains("the server was away for"),
+        "{}",
+        server.log()
+    );
+}
+
 /// A copy of the shipped Python bot named `name` that thinks `think_s`
 /// seconds before each decision.
 fn slow_bot(dir: &Path, name: &str, think_s: f64) -> std::path::PathBuf {

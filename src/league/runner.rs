@@ -1412,13 +1412,30 @@ async fn seat_bots(
         }
         let bot = &t.bots[b];
         let log = shared.layout.bot_log(&bot.name, worker);
-        let mut launch = Room::of(t).launch_bot(bot, Some(log));
+        let from = std::fs::metadata(&log).map_or(0, |m| m.len());
+        let mut launch = Room::of(t).launch_bot(bot, Some(log.clone()));
         launch.stderr_budget = Some(shared.budgets[b].clone());
         // A ladder keeps each game's stderr for the bot's owner.
         launch.capture = t.ladder.as_ref().and_then(|l| l.stderr_cap());
-        let p = BotPlayer::start(&launch, &timing(t.time.startup_ms))
-            .await
-            .map_err(|e| (seat, e))?;
+        let p = match BotPlayer::start(&launch, &timing(t.time.startup_ms)).await {
+            Ok(p) => p,
+            Err(mut e) => {
+                // What it said as it failed (a program gone from its
+                // folder: python's "can't open file"), in the forfeit's
+                // detail, not only in its log.
+                if let referee::StartError::Handshake(f) = &mut e {
+                    if let Some(tail) = crate::bot::log_tail(&log, 2, from).await {
+                        let tail = crate::protocol::escape_lines(tail.trim_end());
+                        f.detail = format!(
+                            "{}; its stderr ends: {}",
+                            f.detail,
+                            tail.replace('\n', " / ")
+                        );
+                    }
+                }
+                return Err((seat, e));
+            }
+        };
         bots.insert(b, p);
         let _ = tx.send(WorkerMsg::BotStarted {
             bot: bot.name.clone(),

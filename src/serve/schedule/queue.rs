@@ -163,7 +163,42 @@ struct Queue {
     bucket: Bucket,
     /// When the records were last pruned.
     pruned: Option<Instant>,
+    /// The clocks at the last housekeeping: to see whether the server
+    /// was away since (stopped, its machine suspended, its clock moved).
+    clocks: Option<Clocks>,
 }
+
+/// The server's clocks, read together at a housekeeping.
+#[derive(Clone, Copy)]
+struct Clocks {
+    unix: std::time::SystemTime,
+    monotonic: Instant,
+    stopped: Duration,
+}
+
+impl Clocks {
+    fn now() -> Clocks {
+        Clocks {
+            unix: std::time::SystemTime::now(),
+            monotonic: Instant::now(),
+            stopped: crate::host::stopped(),
+        }
+    }
+
+    /// How long the server was away between `before` and `self`: stopped
+    /// (SIGSTOP, Ctrl-Z: the stop watch's count), or its wall clock ahead
+    /// of its monotonic one (the machine suspended, or the clock set
+    /// forward). Meanwhile no worker's heartbeat was read.
+    fn away_since(&self, before: &Clocks) -> Duration {
+        let wall = self.unix.duration_since(before.unix).unwrap_or_default();
+        let ran = self.monotonic.duration_since(before.monotonic);
+        wall.saturating_sub(ran) + self.stopped.saturating_sub(before.stopped)
+    }
+}
+
+/// How long the server may be away before the workers' leases are given
+/// a lease time more ([`Clocks::away_since`]).
+const AWAY_GRACE_AFTER: Duration = Duration::from_secs(2);
 
 /// The most games one claim adds to the queue.
 const TOP_UP_MOST: usize = 256;
@@ -228,6 +263,7 @@ impl Scheduler {
                     at: Instant::now(),
                 },
                 pruned: None,
+                clocks: None,
             }),
             stale: std::sync::atomic::AtomicBool::new(true),
             mirror: std::sync::Mutex::new(Mirror::default()),
@@ -457,6 +493,27 @@ impl Scheduler {
     async fn housekeeping(&self, q: &mut Queue) -> Result<(), DbError> {
         q.kept = Some(Instant::now());
         self.forget_queue();
+        // A server that was away (stopped, suspended) read no heartbeat
+        // meanwhile: the workers' leases are given a lease time more, as
+        // after a restart, before any of them is taken for expired (a
+        // server stopped for longer than a lease expired every worker's
+        // lease at its first claim after, and their games were played
+        // again).
+        let clocks = Clocks::now();
+        if let Some(away) = q.clocks.map(|before| clocks.away_since(&before)) {
+            if away >= AWAY_GRACE_AFTER {
+                let graced = self
+                    .db
+                    .grace_leases(unix_now() + self.lease_seconds)
+                    .await?;
+                tracing::warn!(
+                    "the server was away for {} s (stopped or suspended): {graced} workers' leases given {} s more",
+                    away.as_secs(),
+                    self.lease_seconds
+                );
+            }
+        }
+        q.clocks = Some(clocks);
         let expired = self.db.expire_leases(unix_now()).await?;
         if !expired.is_empty() {
             self.leases_expired
