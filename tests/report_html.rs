@@ -395,6 +395,12 @@ function run() {{
   if (!step()) return setTimeout(run, 50);
   log.push("open: " + step());
   key("End"); key("ArrowLeft"); key("ArrowLeft"); key("Home"); key("ArrowRight");
+  // An arrow typed in a text field moves its cursor, not the game.
+  const field = doc().createElement("input");
+  field.type = "text";
+  doc().querySelector(".board-col").appendChild(field);
+  field.dispatchEvent(new KeyboardEvent("keydown", {{ key: "ArrowLeft", bubbles: true }}));
+  log.push("ArrowLeft in a text field: " + step());
   const slider = doc().querySelector("input[type=range]");
   slider.value = 5;
   slider.dispatchEvent(new Event("input"));
@@ -435,6 +441,7 @@ f.onload = run;
         format!("ArrowLeft: decision {} of N", n - 2),
         "Home: decision 0 of N".into(),
         "ArrowRight: decision 1 of N".into(),
+        "ArrowLeft in a text field: decision 1 of N".into(),
         "slider: decision 5 of N".into(),
         "last button: decision N of N".into(),
         format!("previous button: decision {} of N", n - 1),
@@ -447,6 +454,23 @@ f.onload = run;
             .trim_end_matches("</pre>"),
         want
     );
+}
+
+/// An address whose %-escape is cut short (a link copied in part) opens
+/// the game all the same: it threw "URI malformed", and the page showed
+/// "script error" and no game.
+#[test]
+fn an_address_with_a_broken_escape_still_opens_the_game() {
+    let l = league();
+    let row = &l.rows[0];
+    let index = l.dir.join("report/index.html").canonicalize().unwrap();
+    let (dom, console) = open(
+        &format!("file://{}#game={}&decision=%", index.display(), row.game_id),
+        &[],
+    );
+    assert!(console.is_empty(), "{}", console.join("\n"));
+    assert!(!dom.contains("script error"), "{dom}");
+    assert!(dom.contains("class=\"step\""), "no viewer in {dom}");
 }
 
 /// The numbers drawn on the board of `dom` (data-k names each one's path

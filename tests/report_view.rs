@@ -381,8 +381,9 @@ fn results_folder(from: &Path, dir: &Path, csv: &str) {
     assert!(status.success());
 }
 
-/// `arena view` of a league still running: a game added to games.csv
-/// after the view started is served, and the main page counts it.
+/// `arena view` of a league still running: before its first game, a page
+/// that looks again; a game added to games.csv after the view started is
+/// served, and the main page counts it.
 #[test]
 fn arena_view_sees_games_added_while_it_runs() {
     let l = league();
@@ -391,8 +392,18 @@ fn arena_view_sees_games_added_while_it_runs() {
     let csv = std::fs::read_to_string(l.dir.join("games.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     let half = lines.len() / 2;
-    results_folder(&l.dir, &dir, &(lines[..half].join("\n") + "\n"));
+    // Not one game finished yet: a page that says so and looks again (it
+    // was a 500, "the report cannot be shown").
+    results_folder(&l.dir, &dir, &(lines[0].to_string() + "\n"));
     let v = view(&dir);
+    let (code, page) = get(&v.url);
+    assert_eq!(code, 200, "{page}");
+    assert!(
+        page.contains("No game of this league is finished yet"),
+        "{page}"
+    );
+    assert!(page.contains("http-equiv=\"refresh\""), "{page}");
+    std::fs::write(dir.join("games.csv"), lines[..half].join("\n") + "\n").unwrap();
     let (code, page) = get(&v.url);
     assert_eq!(code, 200);
     assert!(page.contains(&format!("class=\"sample-total\">{}<", half - 1)));

@@ -133,8 +133,10 @@ impl Viewed {
                 on_demand: true,
                 ..Default::default()
             };
-            write_report(&self.opts.sources, &self.opts.pages, &opts)
-                .map_err(|e| format!("writing the pages: {e}"))?;
+            write_report(&self.opts.sources, &self.opts.pages, &opts).map_err(|e| match e {
+                crate::report::html::HtmlError::NoGames(_) => NO_GAMES_YET.to_string(),
+                e => format!("writing the pages: {e}"),
+            })?;
             cur.written = true;
         }
         Ok(cur.index.clone())
@@ -273,6 +275,9 @@ const HTML: &str = "text/html; charset=utf-8";
 const PLAIN: &str = "text/plain; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";
 
+/// Why `/` has no report yet: the league has no finished game.
+const NO_GAMES_YET: &str = "no game is finished yet";
+
 /// `/`: the report's page, written again when the league has new games.
 async fn index_page(State(v): State<Arc<Viewed>>) -> Response {
     let done = tokio::task::spawn_blocking(move || {
@@ -282,6 +287,12 @@ async fn index_page(State(v): State<Arc<Viewed>>) -> Response {
     .await;
     match done {
         Ok(Ok(html)) => text(StatusCode::OK, HTML, html),
+        // A league just started: a page that looks again, not an error.
+        Ok(Err(e)) if e == NO_GAMES_YET => text(
+            StatusCode::OK,
+            HTML,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"5\"><link rel=\"icon\" href=\"data:,\"><title>no game yet</title></head><body><p>No game of this league is finished yet: this page looks again every 5 seconds.</p></body></html>\n".into(),
+        ),
         Ok(Err(e)) => {
             tracing::error!("arena view: {e}");
             text(

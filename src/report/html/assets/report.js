@@ -511,6 +511,16 @@
   const gameView = document.getElementById("game-view");
   let viewer = null;
 
+  // A %-escape cut short (a link copied in part: `decision=%`) is kept
+  // as it is written rather than breaking the page.
+  function decoded(text) {
+    try {
+      return decodeURIComponent(text);
+    } catch (e) {
+      return text;
+    }
+  }
+
   function parseHash() {
     const raw = location.hash.replace(/^#/, "");
     const parts = raw.split("&");
@@ -519,7 +529,7 @@
     parts.forEach((p, i) => {
       const eq = p.indexOf("=");
       const k = eq < 0 ? p : p.slice(0, eq);
-      const v = eq < 0 ? "" : decodeURIComponent(p.slice(eq + 1));
+      const v = eq < 0 ? "" : decoded(p.slice(eq + 1));
       if (i === 0) view = k;
       args[k] = v;
     });
@@ -854,7 +864,11 @@
       )
     );
     this.keyHandler = (e) => {
-      if (viewer !== self || gameView.hidden || e.target.tagName === "INPUT" && e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
+      // Keys typed in a field (a token, a search) are the field's; on
+      // the slider only the arrows step, as the slider itself does.
+      const t = e.target;
+      const field = t.isContentEditable || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || (t.tagName === "INPUT" && t.type !== "range");
+      if (viewer !== self || gameView.hidden || field || t.tagName === "INPUT" && e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
       if (e.key === "ArrowRight") self.go(self.step + 1);
       else if (e.key === "ArrowLeft") self.go(self.step - 1);
       else if (e.key === "Home") self.go(0);
