@@ -928,16 +928,20 @@ pub fn truncate(bytes: &[u8], max: usize) -> String {
 /// A line a bot sent, for a fault's detail: [`truncate`], but a line with
 /// nothing visible in it (white space other than ASCII's, a no-break space
 /// U+00A0 or an ideographic space, and hidden characters, a byte-order
-/// mark) has its white space but ASCII spaces written as escapes too
+/// mark), or with such white space at either end (before its JSON),
+/// has its white space but ASCII spaces written as escapes too
 /// (`\u{a0}`): shown as itself, it would look blank, and the author would
 /// not see what was sent.
 pub fn shown_line(bytes: &[u8], max: usize) -> String {
     let text = String::from_utf8_lossy(bytes);
-    truncate_escaping(
-        bytes,
-        max,
-        !text.is_empty() && crate::text::shows_nothing(&text),
-    )
+    // White space at either end that is not ASCII's (a no-break space
+    // before the JSON) looks like nothing there either.
+    let unseen = |c: Option<char>| c.is_some_and(|c| c.is_whitespace() && !c.is_ascii());
+    let escape_spaces = !text.is_empty()
+        && (crate::text::shows_nothing(&text)
+            || unseen(text.chars().next())
+            || unseen(text.chars().next_back()));
+    truncate_escaping(bytes, max, escape_spaces)
 }
 
 /// A text of the user's or a bot's (a word of a bot.toml's command, its
@@ -1324,6 +1328,12 @@ mod tests {
         assert_eq!(shown_line("\u{feff}".as_bytes(), 100), "\\u{feff}");
         assert_eq!(shown_line("\u{3000} \t".as_bytes(), 100), "\\u{3000} \\t");
         assert_eq!(shown_line("a\u{a0}b".as_bytes(), 100), "a\u{a0}b");
+        // Before or after the JSON, where it looks like nothing: escaped.
+        assert_eq!(
+            shown_line("\u{a0}{\"a\":1}".as_bytes(), 100),
+            "\\u{a0}{\"a\":1}"
+        );
+        assert_eq!(shown_line("{}\u{3000}".as_bytes(), 100), "{}\\u{3000}");
         assert_eq!(shown_line(b"", 100), "");
     }
 

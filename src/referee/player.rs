@@ -973,7 +973,7 @@ fn check_not_formula(what: &str, text: &str) -> Result<(), Fault> {
             ForfeitKind::Protocol,
             format!(
                 "hello: {what} begins with `{c}`, which a spreadsheet opening games.csv would run as a formula: {}",
-                protocol::truncate(text.as_bytes(), DETAIL_MAX)
+                protocol::shown_line(text.as_bytes(), DETAIL_MAX)
             ),
         )),
         None => Ok(()),
