@@ -1029,8 +1029,16 @@ fn workers_ladder_cached(dir: &Path, lease_seconds: u32) -> Server {
     server
 }
 
-#[test]
-fn a_restarted_server_gives_leases_a_grace_so_a_game_finished_meanwhile_counts() {
+/// A ladder of workers with 5 s leases and two random bots, a worker `w1`
+/// registered with `jobs`, one of whose games is claimed; `away` then
+/// keeps the server from reading any heartbeat for longer than the lease
+/// (it is killed and started again, or stopped and continued), and the
+/// game, played meanwhile, is uploaded: it must count. Returns the
+/// server's log.
+fn a_game_finished_while_the_server_was_away_counts(
+    jobs: i64,
+    away: impl FnOnce(&mut Server),
+) -> String {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let mut server = workers_ladder(dir, 5);
@@ -1039,7 +1047,7 @@ fn a_restarted_server_gives_leases_a_grace_so_a_game_finished_meanwhile_counts()
     server.start();
     server.submit_ok(&alice, &random_bot(dir, "rand-a"));
     server.submit_ok(&alice, &random_bot(dir, "rand-b"));
-    let (status, a) = post_within(&server, "/api/worker/register", &w, &registration(2, 1));
+    let (status, a) = post_within(&server, "/api/worker/register", &w, &registration(2, jobs));
     assert_eq!(status, 200, "{a}");
     let body_of = |a: &str| a[a.find("\r\n\r\n").unwrap() + 4..].trim().to_string();
     let claimed = server.wait(
@@ -1054,10 +1062,9 @@ fn a_restarted_server_gives_leases_a_grace_so_a_game_finished_meanwhile_counts()
         players,
         ..
     } = Claimed::first_of(&claimed).unwrap();
-    // The server is down for longer than a lease while the worker plays.
-    server.kill();
-    std::thread::sleep(Duration::from_secs(7));
-    server.start();
+    away(&mut server);
+    // A claim does the queue's housekeeping, where leases expire.
+    let _ = post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#);
     let (row, lines) = honest_game(&gid, &players, &honest(900));
     let body = serde_json::json!({
         "lease": lease, "row": row, "record": lines.join("\n") + "\n",
@@ -1067,10 +1074,20 @@ fn a_restarted_server_gives_leases_a_grace_so_a_game_finished_meanwhile_counts()
     assert_eq!(
         status,
         201,
-        "the spooled game was refused: {a}\n{}",
+        "the game finished while the server was away was refused: {a}\n{}",
         server.log()
     );
-    assert_eq!(server.csv_games(), vec![gid]);
+    assert!(server.csv_games().contains(&gid), "{}", server.log());
+    server.log()
+}
+
+#[test]
+fn a_restarted_server_gives_leases_a_grace_so_a_game_finished_meanwhile_counts() {
+    a_game_finished_while_the_server_was_away_counts(1, |server| {
+        server.kill();
+        std::thread::sleep(Duration::from_secs(7));
+        server.start();
+    });
 }
 
 /// A server stopped (SIGSTOP) for longer than a lease reads no heartbeat
@@ -1080,53 +1097,15 @@ fn a_restarted_server_gives_leases_a_grace_so_a_game_finished_meanwhile_counts()
 /// expired every worker's lease, and their games were played again.)
 #[test]
 fn a_server_stopped_for_longer_than_a_lease_gives_leases_a_grace() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    let mut server = workers_ladder(dir, 5);
-    let alice = server.add_user("alice");
-    let w = server.add("--add-worker", "w1");
-    server.start();
-    server.submit_ok(&alice, &random_bot(dir, "rand-a"));
-    server.submit_ok(&alice, &random_bot(dir, "rand-b"));
-    let (status, a) = post_within(&server, "/api/worker/register", &w, &registration(2, 2));
-    assert_eq!(status, 200, "{a}");
-    let body_of = |a: &str| a[a.find("\r\n\r\n").unwrap() + 4..].trim().to_string();
-    let claim = || body_of(&post_within(&server, "/api/worker/claim", &w, r#"{"max": 1}"#).1);
-    let claimed = server.wait("a game claimed", Duration::from_millis(500), claim, |b| {
-        b.contains("\"lease\"")
+    let log = a_game_finished_while_the_server_was_away_counts(2, |server| {
+        let pid = server.pid().unwrap() as i32;
+        // SAFETY: signals the server this test spawned and has not reaped.
+        unsafe { libc::kill(pid, libc::SIGSTOP) };
+        std::thread::sleep(Duration::from_secs(7));
+        // SAFETY: as above.
+        unsafe { libc::kill(pid, libc::SIGCONT) };
     });
-    let Claimed {
-        game_id: gid,
-        lease,
-        players,
-        ..
-    } = Claimed::first_of(&claimed).unwrap();
-    let pid = server.pid().unwrap() as i32;
-    // SAFETY: signals the server this test spawned and has not reaped.
-    unsafe { libc::kill(pid, libc::SIGSTOP) };
-    std::thread::sleep(Duration::from_secs(7));
-    // SAFETY: as above.
-    unsafe { libc::kill(pid, libc::SIGCONT) };
-    // The first claim after does the queue's housekeeping.
-    let _ = claim();
-    let (row, lines) = honest_game(&gid, &players, &honest(900));
-    let body = serde_json::json!({
-        "lease": lease, "row": row, "record": lines.join("\n") + "\n",
-    })
-    .to_string();
-    let (status, a) = post_within(&server, &format!("/api/worker/games/{gid}"), &w, &body);
-    assert_eq!(
-        status,
-        201,
-        "the game finished while the server was stopped was refused: {a}\n{}",
-        server.log()
-    );
-    assert!(server.csv_games().contains(&gid));
-    assert!(
-        server.log().contains("the server was away for"),
-        "{}",
-        server.log()
-    );
+    assert!(log.contains("the server was away for"), "{log}");
 }
 
 /// A copy of the shipped Python bot named `name` that thinks `think_s`

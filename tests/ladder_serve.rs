@@ -1019,14 +1019,9 @@ fn sigterm_as_soon_as_the_server_listens_is_a_clean_stop() {
     }
 }
 
-/// A version whose stored folder is removed by hand (an organiser's
-/// mistake) leaves the ladder, said on its page, instead of losing game
-/// after game as a crash of its bot: at most the games already started
-/// when the folder went are charged.
-#[test]
-fn a_version_whose_folder_is_removed_leaves_the_ladder_and_is_not_charged_with_crashes() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
+/// A ladder in `dir` where alice's two random bots `ra` and `rb` have
+/// played a few games.
+fn two_random_bots_playing(dir: &Path) -> Server {
     let mut server = new_server(dir, "");
     let alice = server.add_user("alice");
     server.start();
@@ -1038,6 +1033,18 @@ fn a_version_whose_folder_is_removed_leaves_the_ladder_and_is_not_charged_with_c
         || server.csv_games().len(),
         |n| *n >= 4,
     );
+    server
+}
+
+/// A version whose stored folder is removed by hand (an organiser's
+/// mistake) leaves the ladder, said on its page, instead of losing game
+/// after game as a crash of its bot: at most the games already started
+/// when the folder went are charged.
+#[test]
+fn a_version_whose_folder_is_removed_leaves_the_ladder_and_is_not_charged_with_crashes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let server = two_random_bots_playing(dir);
     let folder = dir.join("results/bots/ra/v1");
     assert!(folder.join("bot.toml").is_file(), "{}", folder.display());
     std::fs::remove_dir_all(&folder).unwrap();
@@ -1079,17 +1086,7 @@ fn a_version_whose_folder_is_removed_leaves_the_ladder_and_is_not_charged_with_c
 fn a_store_that_refuses_writes_for_a_while_is_said_by_health_and_play_goes_on_after() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let mut server = new_server(dir, "");
-    let alice = server.add_user("alice");
-    server.start();
-    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "ra", &|t| t));
-    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rb", &|t| t));
-    server.wait(
-        "a few games",
-        Duration::from_millis(300),
-        || server.csv_games().len(),
-        |n| *n >= 4,
-    );
+    let mut server = two_random_bots_playing(dir);
     let health = server.json("/health");
     assert_eq!(health["status"], "ok", "{health}");
     assert!(health.get("store").is_none(), "{health}");
