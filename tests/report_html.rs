@@ -456,6 +456,41 @@ f.onload = run;
     );
 }
 
+/// The page of a running league that was not written again for a long
+/// while (its run killed with -9 leaves the mark "running") says how old
+/// it is and where to look; a fresh one does not.
+#[test]
+fn a_running_page_not_written_for_long_says_how_old_it_is() {
+    let l = league();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    for (at, old) in [(now - 3600, true), (now, false)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let copy = tmp.path().join("report");
+        copy_dir(&l.dir.join("report"), &copy);
+        let index = copy.join("index.html");
+        let html = std::fs::read_to_string(&index).unwrap();
+        // The marks a running league's page carries (view.rs, LIVE_NOTE
+        // and the template's `stale`).
+        let live = format!(
+            ", <strong class=\"live\" id=\"running\">running</strong> (this page reloads itself)<span id=\"stale\" data-at=\"{at}\" hidden></span>. Generated "
+        );
+        assert!(html.contains(". Generated "));
+        std::fs::write(&index, html.replacen(". Generated ", &live, 1)).unwrap();
+        let (dom, console) = open(&format!("file://{}", index.display()), &[]);
+        assert!(console.is_empty(), "{}", console.join("\n"));
+        let said = dom.contains("minutes ago") && dom.contains("arena status");
+        assert_eq!(
+            said,
+            old,
+            "written at {at}: {}",
+            between(&dom, "<p class=\"sub\">", "</p>")
+        );
+    }
+}
+
 /// An address whose %-escape is cut short (a link copied in part) opens
 /// the game all the same: it threw "URI malformed", and the page showed
 /// "script error" and no game.

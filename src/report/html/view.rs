@@ -36,6 +36,9 @@ pub const STOPPED_NOTE: &str = r#"<strong class="live">stopped</strong> before i
 pub struct Page {
     title: String,
     generated: String,
+    /// When the page was written (unix seconds): the page of a running
+    /// league says when it is old (its run may have been killed).
+    generated_unix: u64,
     live: bool,
     live_note: &'static str,
     stopped: Option<String>,
@@ -719,6 +722,9 @@ pub fn page(
             opts.title.clone()
         },
         generated: utc_now(),
+        generated_unix: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
         live: opts.live,
         live_note: LIVE_NOTE,
         stopped: opts.stopped.clone(),

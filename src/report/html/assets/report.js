@@ -1079,7 +1079,7 @@
         s(
           "text",
           { x: 10, y: 400 + i * 18, class: "lbl", "text-anchor": "start" },
-          (g.names && g.names[i] ? g.names[i] : "seat " + i) + " (" + c + "): captured ",
+          seatName(g, i, 20) + " (" + c + "): captured ",
           s("tspan", tag(v, "captured." + i), String(v("captured." + i))),
           ", on board ",
           s("tspan", tag(v, "on_board." + i), String(v("on_board." + i)))
@@ -1111,9 +1111,9 @@
     kids.push(label(10, 215, "Black sows b1 → b6 → S → w6 … w1", "lbl small", "start"));
     const hand = v("hand");
     kids.push(
-      label(530, 215, "phase " + v("phase") + (hand ? " · in hand: W " + (hand.W || 0) + ", B " + (hand.B || 0) : "") + " · sowing turns " + v("sowing_turns"), "lbl small", "end")
+      label(530, 236, "phase " + v("phase") + (hand ? " · in hand: W " + (hand.W || 0) + ", B " + (hand.B || 0) : "") + " · sowing turns " + v("sowing_turns"), "lbl small", "end")
     );
-    return svg(540, 230, kids);
+    return svg(540, 246, kids);
   };
 
   // Kisolo: 4 x C holes as seat 0 sees them (seat 1's rows above, reversed).
@@ -1165,6 +1165,15 @@
   // ---- start ---------------------------------------------------------------
   route();
   if (document.getElementById("running")) {
+    // A page not written again for 10 minutes: its run may have been
+    // killed (kill -9 leaves the mark), which only a run or `arena
+    // report` can take away; said, with where to look.
+    const stale = document.getElementById("stale");
+    const age = stale ? Date.now() / 1000 - Number(stale.dataset.at) : 0;
+    if (stale && Number(stale.dataset.at) > 0 && age > 600) {
+      stale.textContent = " (but this page was written " + Math.round(age / 60) + " minutes ago, and a run at its default writes it about every 30 s: if none plays the league any more, `arena status` of its folder says so and `arena report` brings the page up to date)";
+      stale.hidden = false;
+    }
     // A running league: reload now and then while the main page is shown
     // (a league stopped before its end takes the mark away).
     setInterval(() => {
