@@ -586,9 +586,21 @@ fn damaged_records_are_notes_and_shards_merge() {
         "{}",
         between(&main, "<section id=\"damaged\"", "</section>")
     );
-    for id in [a, b] {
+    for (id, row) in [(a, &l.rows[0]), (b, &l.rows[1])] {
         let dom = open_clean(&dir, &format!("#game={id}&step=end"));
         assert!(dom.contains("damaged-note"), "{id}: no note");
+        // What its row says is shown all the same (it read ", players,
+        // seed ." and a result without its reason).
+        let said = format!(
+            "{}, {} players, seed {}. ",
+            row.variant, row.players, row.seed
+        );
+        assert!(dom.contains(&said), "{id}: not {said:?}");
+        assert!(
+            dom.contains(&format!("class=\"reason\">{}<", row.reason)),
+            "{id}: no reason {}",
+            row.reason
+        );
     }
 
     // The same games as two shard folders: one report in their folder.

@@ -748,6 +748,24 @@ struct ChunkData {
     streams: Vec<u8>,
 }
 
+/// What a game's row says of it, for the viewer of a game whose record
+/// cannot be shown (its variant, seats, seed and result were blank).
+fn from_row(g: &mut serde_json::Map<String, Value>, row: &GameRow) {
+    g.insert("variant".into(), row.variant.clone().into());
+    g.insert("players".into(), row.players.into());
+    g.insert("names".into(), serde_json::json!(row.seats()));
+    g.insert("seed".into(), row.seed.to_string().into());
+    g.insert(
+        "end".into(),
+        serde_json::json!({
+            "scores": row.scores(),
+            "reason": row.reason,
+            "offender": row.offender,
+            "plies": row.plies,
+        }),
+    );
+}
+
 /// The viewer data of a chunk of games (`k` names it), each record's text
 /// given by `text_of`, and each game's meta.
 fn chunk_body(k: Value, rows: &[GameRow], text_of: &TextOf) -> (ChunkData, Vec<GameMeta>) {
@@ -760,6 +778,12 @@ fn chunk_body(k: Value, rows: &[GameRow], text_of: &TextOf) -> (ChunkData, Vec<G
             Err(note) => replay::damaged(&row.game_id, note),
             Ok(text) => replay::game_data(&row.game_id, text.as_deref(), &mut chunk),
         };
+        // A game whose record cannot be shown is still what its row says.
+        if let Value::Object(g) = &mut data {
+            if !g.contains_key("variant") {
+                from_row(g, row);
+            }
+        }
         // Each decision's verdict, which the viewer shows beside it.
         if let (Value::Object(g), Some(a)) = (&mut data, texts.analysis) {
             match a {
