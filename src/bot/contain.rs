@@ -303,10 +303,16 @@ impl super::Pausing {
     /// stat file kept open; `None` if it is not open or the process is
     /// gone.
     fn main_cpu(&self) -> Option<u64> {
-        use std::os::unix::fs::FileExt;
         let mut buf = [0u8; 512];
-        let n = self.stat.as_ref()?.read_at(&mut buf, 0).ok()?;
-        crate::host::cpu_ticks_in_stat(&buf[..n])
+        crate::host::cpu_ticks_in_stat(self.read_stat(&mut buf)?)
+    }
+
+    /// The start of the main process's /proc/PID/stat, as much as `buf`
+    /// holds, read through the file kept open (one system call).
+    fn read_stat<'b>(&self, buf: &'b mut [u8]) -> Option<&'b [u8]> {
+        use std::os::unix::fs::FileExt;
+        let n = self.stat.as_ref()?.read_at(buf, 0).ok()?;
+        Some(&buf[..n])
     }
 
     /// Opens the main process `main`'s /proc/PID/stat once, to be kept.
@@ -322,13 +328,11 @@ impl super::Pausing {
     /// process fails, so a later process given the same pid is never
     /// taken for it).
     fn main_state(&mut self, main: u32) -> Option<char> {
-        use std::os::unix::fs::FileExt;
         self.open_stat(main);
         // The state is within the first few dozen bytes: after the pid
         // and the command name, at most 16 bytes long.
         let mut buf = [0u8; 128];
-        let n = self.stat.as_ref()?.read_at(&mut buf, 0).ok()?;
-        crate::host::state_in_stat(&buf[..n])
+        crate::host::state_in_stat(self.read_stat(&mut buf)?)
     }
 }
 

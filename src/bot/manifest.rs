@@ -523,25 +523,25 @@ pub const PLACEHOLDERS: [&str; 3] = ["{arena}", "{bin_dir}", "{cargo_profile}"];
 /// so the command names a file that is not there. Told with the
 /// placeholders there are, where a bot cannot start.
 pub fn unknown_placeholder(argv: &[String]) -> Option<String> {
-    let words = |a: &str| {
+    /// Each `{...}` of `a`, in order.
+    fn braced(a: &str) -> Vec<&str> {
         let mut rest = a;
         let mut found = Vec::new();
         while let Some(at) = rest.find('{') {
             let Some(len) = rest[at..].find('}') else {
                 break;
             };
-            found.push(rest[at..=at + len].to_string());
+            found.push(&rest[at..=at + len]);
             rest = &rest[at + len + 1..];
         }
         found
-    };
-    argv.iter().flat_map(|a| words(a)).find_map(|word| {
+    }
+    argv.iter().flat_map(|a| braced(a)).find_map(|word| {
         let name = &word[1..word.len() - 1];
         let looks = !name.is_empty()
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !PLACEHOLDERS.contains(&word.as_str());
+            && !PLACEHOLDERS.contains(&word);
         looks.then(|| {
-            let word = word.as_str();
             let near = crate::text::closest(word, PLACEHOLDERS)
                 .map(|p| format!(" (did you mean `{p}`?)"))
                 .unwrap_or_default();

@@ -111,14 +111,15 @@ impl Viewed {
     /// Where the rows are, indexed again when a games.csv changed; with
     /// `pages`, the report's pages are written from the rows too when they
     /// are not yet (`report::html::write_report`, one row at a time).
-    fn refresh(&self, pages: bool) -> Result<Arc<GameIndex>, String> {
+    fn refresh(&self, pages: bool) -> Result<Arc<GameIndex>, Unshown> {
         let mut cur = self
             .current
             .lock()
-            .map_err(|_| "the viewer's state is poisoned".to_string())?;
+            .map_err(|_| Unshown::Failed("the viewer's state is poisoned".to_string()))?;
         let now = self.signature();
         if now != cur.seen || cur.index.is_empty() {
-            let index = GameIndex::build(&self.opts.sources).map_err(|e| e.to_string())?;
+            let index =
+                GameIndex::build(&self.opts.sources).map_err(|e| Unshown::Failed(e.to_string()))?;
             *cur = Current {
                 seen: now,
                 index: Arc::new(index),
@@ -134,8 +135,8 @@ impl Viewed {
                 ..Default::default()
             };
             write_report(&self.opts.sources, &self.opts.pages, &opts).map_err(|e| match e {
-                crate::report::html::HtmlError::NoGames(_) => NO_GAMES_YET.to_string(),
-                e => format!("writing the pages: {e}"),
+                crate::report::html::HtmlError::NoGames(_) => Unshown::NoGames,
+                e => Unshown::Failed(format!("writing the pages: {e}")),
             })?;
             cur.written = true;
         }
@@ -275,20 +276,34 @@ const HTML: &str = "text/html; charset=utf-8";
 const PLAIN: &str = "text/plain; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";
 
-/// Why `/` has no report yet: the league has no finished game.
-const NO_GAMES_YET: &str = "no game is finished yet";
+/// Why the report's pages cannot be shown.
+#[derive(Debug, thiserror::Error)]
+enum Unshown {
+    /// The league has no finished game yet (it just started).
+    #[error("no game is finished yet")]
+    NoGames,
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<Unshown> for String {
+    fn from(e: Unshown) -> String {
+        e.to_string()
+    }
+}
 
 /// `/`: the report's page, written again when the league has new games.
 async fn index_page(State(v): State<Arc<Viewed>>) -> Response {
     let done = tokio::task::spawn_blocking(move || {
         v.refresh(true)?;
-        std::fs::read_to_string(v.opts.pages.join("index.html")).map_err(|e| e.to_string())
+        std::fs::read_to_string(v.opts.pages.join("index.html"))
+            .map_err(|e| Unshown::Failed(e.to_string()))
     })
     .await;
     match done {
         Ok(Ok(html)) => text(StatusCode::OK, HTML, html),
         // A league just started: a page that looks again, not an error.
-        Ok(Err(e)) if e == NO_GAMES_YET => text(
+        Ok(Err(Unshown::NoGames)) => text(
             StatusCode::OK,
             HTML,
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"5\"><link rel=\"icon\" href=\"data:,\"><title>no game yet</title></head><body><p>No game of this league is finished yet: this page looks again every 5 seconds.</p></body></html>\n".into(),

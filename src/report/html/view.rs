@@ -715,16 +715,17 @@ pub fn page(
         "sample": sample,
         "on_demand": opts.on_demand.then_some("games/one/"),
     });
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     let page = Page {
         title: if opts.title.is_empty() {
             "League report".into()
         } else {
             opts.title.clone()
         },
-        generated: utc_now(),
-        generated_unix: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
+        generated: utc_text(now),
+        generated_unix: now,
         live: opts.live,
         live_note: LIVE_NOTE,
         stopped: opts.stopped.clone(),
@@ -1036,11 +1037,8 @@ fn penta_elo_cell(p: &crate::ratings::PairCount, sign: f64) -> String {
     }
 }
 
-/// The time now, UTC, as `YYYY-MM-DD HH:MM UTC`.
-fn utc_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+/// The time `secs` (unix seconds), UTC, as `YYYY-MM-DD HH:MM UTC`.
+fn utc_text(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
     let (h, m) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
     // Howard Hinnant's civil_from_days.
