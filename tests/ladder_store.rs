@@ -215,6 +215,64 @@ both!(
     versions_lifecycle_postgres
 );
 
+/// A token revoked while an upload made with it is on its way: that
+/// version is never entered (it was made with a token no longer trusted),
+/// its entered bots stay, and another owner's upload is untouched.
+async fn a_revoked_owners_uploads_on_their_way_are_not_entered(db: Db) {
+    db.add_owner("alice", "a", Role::Owner).await.unwrap();
+    db.add_owner("bob", "b", Role::Owner).await.unwrap();
+    let alice = db.owner_by_token("a").await.unwrap().unwrap();
+    let bob = db.owner_by_token("b").await.unwrap().unwrap();
+    let folder = |n: i64| format!("bots/x/{n}");
+    let v1 = db
+        .new_version("x", alice.id, &folder, "s1", 10)
+        .await
+        .unwrap();
+    db.set_status(v1.id, VersionStatus::Entered, "", None)
+        .await
+        .unwrap();
+    let v2 = db
+        .new_version("x", alice.id, &folder, "s2", 10)
+        .await
+        .unwrap();
+    db.set_status(v2.id, VersionStatus::Checking, "", None)
+        .await
+        .unwrap();
+    let theirs = db
+        .new_version("y", bob.id, &folder, "s3", 10)
+        .await
+        .unwrap();
+    db.set_status(theirs.id, VersionStatus::Checking, "", None)
+        .await
+        .unwrap();
+    assert!(db.revoke_owner("alice").await.unwrap());
+    let v2 = db.version(v2.id).await.unwrap().unwrap();
+    assert_eq!(v2.status, VersionStatus::Retired);
+    assert!(v2.detail.contains("revoked"), "{}", v2.detail);
+    // The intake's last step finds it gone, and enters nothing.
+    assert_eq!(
+        db.enter_version(v2.id, "report").await.unwrap(),
+        mancala_arena::serve::store::version_tests::Entering::Withdrawn
+    );
+    let entered: Vec<String> = db
+        .versions(Some(VersionStatus::Entered))
+        .await
+        .unwrap()
+        .iter()
+        .map(|v| v.player())
+        .collect();
+    assert_eq!(entered, ["x@1"]);
+    assert_eq!(
+        db.version(theirs.id).await.unwrap().unwrap().status,
+        VersionStatus::Checking
+    );
+}
+both!(
+    a_revoked_owners_uploads_on_their_way_are_not_entered,
+    a_revoked_owners_uploads_on_their_way_are_not_entered_sqlite,
+    a_revoked_owners_uploads_on_their_way_are_not_entered_postgres
+);
+
 async fn games_start_finish_unfinished_drop(db: Db) {
     let g1 = db.start_game(0, &[3, 4]).await.unwrap();
     let g2 = db.start_game(1, &[4, 5, 6]).await.unwrap();

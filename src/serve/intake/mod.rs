@@ -22,9 +22,7 @@ use crate::league::config::BotSpec;
 use crate::league::config::Tournament;
 use crate::serve::bus::{Feed, FeedEvent, Metrics, Queries, Wake};
 use crate::serve::store::version_tests::{Entering, TestSpec};
-use crate::serve::store::{
-    unix_now, Db, DbError, Owner, Version, VersionStatus, WITHDRAWN, WITHDRAWN_UNENTERED,
-};
+use crate::serve::store::{unix_now, Db, DbError, Owner, Version, VersionStatus, WITHDRAWN};
 use crate::wire::archive::{self, Limits};
 use axum::http::StatusCode;
 use std::path::{Path, PathBuf};
@@ -574,6 +572,10 @@ fn tell_places(l: &Intake, waiting: &[Version], running: &[Version]) {
     }
 }
 
+/// The intake's log when a version it works on is no longer on its way.
+const NO_LONGER_ON_ITS_WAY: &str =
+    "withdrawn by its owner, or their token revoked, before it was entered";
+
 /// Sets version `v`'s status (and tells the feed) while it is on its
 /// way: false, and nothing said, once its owner withdrew it
 /// ([`Db::set_on_its_way`]).
@@ -590,7 +592,7 @@ fn step(
     {
         Ok(true) => {}
         Ok(false) => {
-            tracing::info!("{}: not {status}: {WITHDRAWN_UNENTERED}", v.player());
+            tracing::info!("{}: not {status}: {NO_LONGER_ON_ITS_WAY}", v.player());
             return false;
         }
         Err(e) => tracing::error!("{}: cannot record `{status}`: {e}", v.player()),
@@ -691,7 +693,7 @@ fn enter(l: &Intake, v: &Version, report: &str) {
         }
         Ok(Entering::Alone) => String::new(),
         Ok(Entering::Withdrawn) => {
-            tracing::info!("{}: not entered: {WITHDRAWN_UNENTERED}", v.player());
+            tracing::info!("{}: not entered: {NO_LONGER_ON_ITS_WAY}", v.player());
             return;
         }
         Err(e) => {

@@ -26,7 +26,7 @@ use crate::league::config::ladder::LadderSettings;
 use crate::league::config::Tournament;
 use crate::results::GameRow;
 use crate::serve::bus::Fits;
-use crate::serve::store::leases::Claimed;
+use crate::serve::store::leases::{Claimed, ExpiredLease};
 use crate::serve::store::{prune, unix_now, Db, DbError, GameTicket, Version, VersionStatus};
 use rand::SeedableRng;
 use std::collections::HashMap;
@@ -429,6 +429,25 @@ impl Scheduler {
     }
 }
 
+/// Expired leases for the log, by worker: `w1: game-3, game-7; w2:
+/// game-5`, so that the organiser sees whose heartbeats stopped.
+fn expired_by_worker(expired: &[ExpiredLease]) -> String {
+    let mut by: Vec<(&str, Vec<i64>)> = Vec::new();
+    for e in expired {
+        match by.iter_mut().find(|(w, _)| *w == e.worker) {
+            Some((_, games)) => games.push(e.game),
+            None => by.push((&e.worker, vec![e.game])),
+        }
+    }
+    by.iter()
+        .map(|(w, games)| {
+            let name = if w.is_empty() { "(unknown worker)" } else { w };
+            format!("{name}: {}", crate::wire::worker::game_ids(games))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// A game the server itself plays (no lease).
 fn claimed(ticket: GameTicket) -> Claimed {
     Claimed {
@@ -519,8 +538,8 @@ impl Scheduler {
             self.leases_expired
                 .fetch_add(expired.len() as u64, Ordering::Relaxed);
             tracing::warn!(
-                "leases expired, back in the queue: {}",
-                crate::wire::worker::game_ids(&expired)
+                "leases expired (no heartbeat in time), back in the queue: {}",
+                expired_by_worker(&expired)
             );
         }
         q.roster = self.db.versions(Some(VersionStatus::Entered)).await?;
@@ -652,6 +671,17 @@ fn maintenance(bucket: &mut Bucket, per_hour: f64, slots: usize, want: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expired_leases_are_logged_by_worker() {
+        let e = |game, worker: &str| ExpiredLease {
+            game,
+            worker: worker.into(),
+        };
+        let text = expired_by_worker(&[e(3, "w1"), e(5, "w2"), e(7, "w1")]);
+        assert_eq!(text, "w1: game-3, game-7; w2: game-5");
+        assert_eq!(expired_by_worker(&[e(4, "")]), "(unknown worker): game-4");
+    }
 
     #[test]
     fn the_maintenance_bucket_fills_at_the_rate_up_to_the_slots() {

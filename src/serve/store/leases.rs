@@ -12,6 +12,14 @@ use super::{now, seats_text, ticket, Db, DbError, GameState, GameTicket, LeaseSt
 use crate::wire::worker::Registration;
 use std::collections::HashMap;
 
+/// A lease [`Db::expire_leases`] ended: its game, back in the queue, and
+/// the worker that held it (its name, for the server's log).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpiredLease {
+    pub game: i64,
+    pub worker: String,
+}
+
 /// What a heartbeat's renewal did.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Renewal {
@@ -172,8 +180,9 @@ impl Db {
     }
 
     /// Expires the active leases past their time (`now`, unix seconds):
-    /// their games go back to the queue. Returns the games' ids.
-    pub async fn expire_leases(&self, now_unix: i64) -> Result<Vec<i64>, DbError> {
+    /// their games go back to the queue. Returns each game's id and the
+    /// worker that held it.
+    pub async fn expire_leases(&self, now_unix: i64) -> Result<Vec<ExpiredLease>, DbError> {
         // A read first: most calls find none, and take no write lock.
         let (any,): (i64,) =
             sqlx::query_as("SELECT COUNT(*) FROM leases WHERE state = 'active' AND expires < $1")
@@ -188,14 +197,15 @@ impl Db {
         // either finishes first (and the lease is no longer active here)
         // or waits and finds it expired.
         let sql = format!(
-            "SELECT id, game_id FROM leases WHERE state = 'active' AND expires < $1{}",
+            "SELECT id, game_id, (SELECT name FROM owners WHERE owners.id = leases.worker_id) \
+             FROM leases WHERE state = 'active' AND expires < $1{}",
             self.backend().for_update()
         );
-        let gone: Vec<(String, i64)> = sqlx::query_as(&sql)
+        let gone: Vec<(String, i64, Option<String>)> = sqlx::query_as(&sql)
             .bind(now_unix)
             .fetch_all(&mut *tx)
             .await?;
-        for (lease, game) in &gone {
+        for (lease, game, _) in &gone {
             sqlx::query("UPDATE leases SET state = 'expired' WHERE id = $1")
                 .bind(lease)
                 .execute(&mut *tx)
@@ -203,7 +213,13 @@ impl Db {
             requeue(&mut tx, *game, lease).await?;
         }
         tx.commit().await?;
-        Ok(gone.into_iter().map(|(_, g)| g).collect())
+        Ok(gone
+            .into_iter()
+            .map(|(_, game, worker)| ExpiredLease {
+                game,
+                worker: worker.unwrap_or_default(),
+            })
+            .collect())
     }
 
     /// Renews worker `worker`'s active leases among `leases` to

@@ -521,17 +521,23 @@ pub const WITHDRAWN: &str = "withdrawn by its owner";
 /// brought back.
 pub const WITHDRAWN_UNENTERED: &str = "withdrawn by its owner before it was entered";
 
+/// The detail of a version on its way when its owner's token was
+/// revoked ([`Db::revoke_owner`]): it is never entered, nor brought back.
+/// (No quote in it: it is written into SQL text.)
+pub const REVOKED_UNENTERED: &str =
+    "cancelled before it was entered: the token of its owner was revoked";
+
 /// The statuses of a version on its way to the ladder.
 const ON_ITS_WAY: &str = "('receiving', 'queued', 'building', 'checking')";
 
 /// The condition on a row of `versions` that it is the latest version of
-/// bot `$1` (but those withdrawn before they were entered) and was
+/// bot `$1` (but those withdrawn or revoked before they were entered) and was
 /// retired by its owner: the one [`Db::reinstate`] brings back.
 fn owner_retired_latest() -> String {
     format!(
         "status = 'retired' AND detail = '{WITHDRAWN}' AND id = \
          (SELECT MAX(v.id) FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = $1 \
-          AND v.detail <> '{WITHDRAWN_UNENTERED}')"
+          AND v.detail NOT IN ('{WITHDRAWN_UNENTERED}', '{REVOKED_UNENTERED}'))"
     )
 }
 
@@ -935,17 +941,42 @@ impl Db {
         })
     }
 
-    /// Revokes an owner's token; false if there is no such owner.
+    /// Revokes an owner's token; false if there is no such owner. Their
+    /// uploads still on their way (received, built or checked) are not
+    /// entered: they were made with a token no longer trusted (a leaked
+    /// one, most often). Their entered bots stay, as theirs.
     pub async fn revoke_owner(&self, name: &str) -> Result<bool, DbError> {
+        let mut tx = self.begin_write().await?;
+        let t = now();
         // The name stays taken; the token hash is replaced so it matches
         // nothing.
         let r = sqlx::query(
             "UPDATE owners SET revoked_at = $2, token_hash = 'revoked:' || id WHERE name = $1",
         )
         .bind(name)
-        .bind(now())
-        .execute(&self.pool)
+        .bind(&t)
+        .execute(&mut *tx)
         .await?;
+        let theirs = format!(
+            "status IN {ON_ITS_WAY} AND bot_id IN \
+             (SELECT b.id FROM bots b JOIN owners o ON o.id = b.owner_id WHERE o.name = $1)"
+        );
+        sqlx::query(&format!(
+            "DELETE FROM version_tests WHERE status = 'waiting' AND new_version_id IN \
+             (SELECT id FROM versions WHERE {theirs})"
+        ))
+        .bind(name)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(&format!(
+            "UPDATE versions SET status = 'retired', detail = $2, updated_at = $3 WHERE {theirs}"
+        ))
+        .bind(name)
+        .bind(REVOKED_UNENTERED)
+        .bind(&t)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
         Ok(r.rows_affected() > 0)
     }
 
