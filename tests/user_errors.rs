@@ -538,6 +538,40 @@ fn play_keeps_its_record_in_a_folder_of_the_users_own() {
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
 }
 
+/// `arena play` of a bot folder whose bot.toml has a `build` builds it
+/// first, as `arena match` does, and runs the built copy: the author's
+/// folder is left as it was (it used to start `./bot` in the folder, which
+/// no build had made: "./bot does not exist").
+#[test]
+fn play_builds_a_bot_folder_with_a_build_and_runs_the_built_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("made-bot");
+    std::fs::create_dir(&bot).unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-python/bot.py");
+    std::fs::copy(source, bot.join("bot.src")).unwrap();
+    std::fs::write(
+        bot.join("bot.toml"),
+        "name = \"made-bot\"\n\
+         build = [\"sh\", \"-c\", \"cp bot.src bot && chmod +x bot\"]\n\
+         command = [\"python3\", \"bot\"]\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["play", "--game", "kisolo", "--quiet", "made-bot", "random"])
+        .current_dir(dir.path())
+        .env("TMPDIR", tmp.path())
+        .env("XDG_CACHE_HOME", cache.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the arena binary runs");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("seat 0: building made-bot"), "{out}");
+    assert!(!bot.join("bot").exists(), "the build wrote into the folder");
+}
+
 /// A bot that cannot start in `arena play` is shown with the end of its
 /// stderr (python's "can't open file"), as `arena check-bot` shows it, and
 /// no log of our own is left behind.

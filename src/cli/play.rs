@@ -76,7 +76,8 @@ pub struct PlayArgs {
     #[command(flatten)]
     limits: super::args::LimitArgs,
     /// The players, by seat: `random` (built in), a folder under bots/ (or
-    /// any folder with a bot.toml), or a command line in one argument
+    /// any folder with a bot.toml; its `build`, if any, is run first, into
+    /// a copy of the folder), or a command line in one argument
     /// (`"python3 my_bot.py"`, split as a shell splits it: `"python3 'my
     /// bot.py'"`).
     #[arg(required = true, value_name = "BOT")]
@@ -278,10 +279,22 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             .join(&file_name),
     };
     can_write(&record_path)?;
+    let room = crate::league::launch::Room {
+        sandbox: args.sandbox.sandbox(),
+        limits: args.limits.settings(),
+        hide: None,
+        ..Default::default()
+    };
+    let seats = args
+        .bots
+        .iter()
+        .enumerate()
+        .map(|(seat, arg)| built_bot(seat, arg, &room))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let rt = runtime()?;
     rt.block_on(async {
         tokio::select! {
-            r = play(&args, &spec, &record_path) => r,
+            r = play(&args, &room, seats, &spec, &record_path) => r,
             code = interrupted() => {
                 // Dropping the game drops the bots: their groups are killed.
                 errln!("interrupted");
@@ -363,6 +376,38 @@ impl Drop for OwnLogs {
 /// bot started (a log of --logs is appended to).
 type SeatLog = Option<(PathBuf, u64)>;
 
+/// The bot of seat `seat`'s argument, built first when it is a bot folder
+/// whose bot.toml has a `build` (in the sandbox of `room`, as `arena
+/// match` and `arena check-bot` build it): its command then runs from the
+/// built copy, never from the folder as it is.
+fn built_bot(seat: usize, arg: &str, room: &crate::league::launch::Room) -> anyhow::Result<BotArg> {
+    let bot = resolve_bot(arg)?;
+    let BotArg::Command(_, asks, Some(m)) = &bot else {
+        return Ok(bot);
+    };
+    if m.build.is_none() {
+        return Ok(bot);
+    }
+    let (asks, spec) = (
+        *asks,
+        crate::league::config::BotSpec::from_manifest((**m).clone()),
+    );
+    let stop = crate::host::stop_signals();
+    crate::league::build::build_own(&spec, room, Some(&stop), &mut |_| {
+        errln!(
+            "seat {seat}: building {} (its bot.toml's build: {})",
+            spec.name,
+            spec.build.as_deref().unwrap_or_default().join(" ")
+        );
+    })
+    .map_err(|e| anyhow::anyhow!("seat {seat}: {e}"))?;
+    Ok(BotArg::Command(
+        crate::league::launch::command(&spec),
+        asks,
+        Some(m.clone()),
+    ))
+}
+
 /// The players of `arena play`'s seats, in order, with their logs: a
 /// seeded random player, or a bot command started (in the sandbox, under
 /// the limits asked) and introduced by its hello. A bot that cannot start
@@ -370,12 +415,14 @@ type SeatLog = Option<(PathBuf, u64)>;
 /// match` say it.
 async fn seat_bots(
     args: &PlayArgs,
+    room: &crate::league::launch::Room<'_>,
+    seats: Vec<BotArg>,
     own: &mut OwnLogs,
 ) -> anyhow::Result<(Vec<Box<dyn Player>>, Vec<SeatLog>)> {
     let mut bots: Vec<Box<dyn Player>> = Vec::new();
     let mut logs = Vec::new();
-    for (seat, arg) in args.bots.iter().enumerate() {
-        match resolve_bot(arg)? {
+    for (seat, bot) in seats.into_iter().enumerate() {
+        match bot {
             BotArg::Random => {
                 bots.push(Box::new(RandomPlayer::new(
                     format!("random-{seat}"),
@@ -384,12 +431,6 @@ async fn seat_bots(
                 logs.push(None);
             }
             BotArg::Command(cmd, asks, _) => {
-                let room = crate::league::launch::Room {
-                    sandbox: args.sandbox.sandbox(),
-                    limits: args.limits.settings(),
-                    hide: None,
-                    ..Default::default()
-                };
                 let log = own.of(args.logs.as_deref(), seat);
                 // A log of --logs is appended to: this start's lines follow.
                 let since = std::fs::metadata(&log).map_or(0, |m| m.len());
@@ -423,10 +464,16 @@ async fn seat_bots(
     Ok((bots, logs))
 }
 
-async fn play(args: &PlayArgs, spec: &GameSpec, record_path: &Path) -> anyhow::Result<ExitCode> {
+async fn play(
+    args: &PlayArgs,
+    room: &crate::league::launch::Room<'_>,
+    seats: Vec<BotArg>,
+    spec: &GameSpec,
+    record_path: &Path,
+) -> anyhow::Result<ExitCode> {
     // Kept to the end of the game (the bots write them), then removed.
     let mut own_logs = OwnLogs::default();
-    let (mut bots, logs) = seat_bots(args, &mut own_logs).await?;
+    let (mut bots, logs) = seat_bots(args, room, seats, &mut own_logs).await?;
     let quiet = args.quiet;
     let mut last_ply = u32::MAX;
     // The kind of the decision about to be made (`W` is a colour or a

@@ -53,25 +53,39 @@ pub fn build_bots_made(
         .map(|b| b.name.clone())
         .collect();
     for b in bots {
-        let Some(launch) = room.launch_build(b) else {
-            continue;
-        };
-        made.insert(b.name.clone());
-        on_event(&Event::Building {
-            bot: b.name.clone(),
-            how: String::new(),
-        });
-        crate::bot::build::build(&launch, room.build_limit(), stop).map_err(|e| match e {
-            BuildError::Interrupted { .. } => LeagueError::Interrupted,
-            e => LeagueError::Build {
-                bot: b.name.clone(),
-                command: launch.command.argv(),
-                dir: b.cwd.clone().unwrap_or_else(|| PathBuf::from(".")),
-                why: e.to_string(),
-            },
-        })?;
+        if build_own(b, room, stop, on_event)? {
+            made.insert(b.name.clone());
+        }
     }
     Ok(made)
+}
+
+/// Runs bot `b`'s own build (its bot.toml's `build`), in the sandbox of
+/// `room`, into the built copy its command then runs from
+/// ([`super::launch::run_folder`]). False when it has none.
+pub fn build_own(
+    b: &BotSpec,
+    room: &Room<'_>,
+    stop: Option<&Stop>,
+    on_event: &mut dyn FnMut(&Event),
+) -> Result<bool, LeagueError> {
+    let Some(launch) = room.launch_build(b) else {
+        return Ok(false);
+    };
+    on_event(&Event::Building {
+        bot: b.name.clone(),
+        how: String::new(),
+    });
+    crate::bot::build::build(&launch, room.build_limit(), stop).map_err(|e| match e {
+        BuildError::Interrupted { .. } => LeagueError::Interrupted,
+        e => LeagueError::Build {
+            bot: b.name.clone(),
+            command: launch.command.argv(),
+            dir: b.cwd.clone().unwrap_or_else(|| PathBuf::from(".")),
+            why: e.to_string(),
+        },
+    })?;
+    Ok(true)
 }
 
 /// The package binary that bot `b` names as its program
