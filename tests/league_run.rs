@@ -2914,7 +2914,7 @@ fn a_file_in_place_of_the_logs_folder_is_named() {
 
 /// An unreadable league.json (an editor's slip) does not leave moving the
 /// games away as the only way on: the error says that deleting it
-/// resumes, and it does.
+/// resumes, and it does; with other settings than its rows', it does not.
 #[test]
 fn an_unreadable_league_json_says_how_to_resume() {
     let dir = tempfile::tempdir().unwrap();
@@ -2932,6 +2932,23 @@ fn an_unreadable_league_json_says_how_to_resume() {
         "{said}"
     );
     std::fs::remove_file(out.join("league.json")).unwrap();
+    // Without league.json nothing compares the settings: each row's seed
+    // and opening are compared with the schedule's instead. Another seed
+    // or other openings are refused (they were taken, and the league
+    // mixed two schedules' games), and no league.json binds the folder
+    // to the refused command.
+    for (flags, said_what) in [
+        (&["--seed", "12"][..], "a league of another seed"),
+        (&["--openings", "3"][..], "a league of other openings"),
+    ] {
+        let o = run(&file, flags);
+        let said = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(!o.status.success(), "{flags:?}: {said}");
+        assert!(said.contains(said_what), "{flags:?}: {said}");
+        assert!(said.contains("league.json: missing"), "{flags:?}: {said}");
+        assert!(!out.join("league.json").exists(), "{flags:?}");
+        assert_eq!(std::fs::read_to_string(&csv).unwrap(), before);
+    }
     run_ok(&file, &[]);
     // Nothing played again: every game was there.
     assert_eq!(std::fs::read_to_string(&csv).unwrap(), before);

@@ -598,17 +598,22 @@ fn run_logged(
         tracing::debug!("open files limit: {n}");
     }
     let checking = Instant::now();
+    // Without league.json (deleted, as its error advises when it cannot be
+    // read), nothing compared this command's settings with those the rows
+    // were played under: each row's opening is then compared too.
+    let unbound = !Layout::new(&dir).league_json().exists();
     let mut store = open_store(&dir, &meta, on_event)?;
     let swiss = match &games {
         Games::RoundRobin(schedule) => {
-            let expected = |id: &str| schedule.find(id).map(|g| expected_of(t, &g));
+            let expected = |id: &str| schedule.find(id).map(|g| expected_of(t, &g, unbound));
             check_store(&mut store, &expected, &|_| None, opts.repair, on_event)?;
             None
         }
         Games::Swiss(plan) => {
             // No games.csv yet (or one the check refuses): no rows.
             let state = SwissState::replay(plan, &store.rows().unwrap_or_default());
-            let expected = |id: &str| swiss_game(plan, &state, id).map(|g| expected_of(t, &g));
+            let expected =
+                |id: &str| swiss_game(plan, &state, id).map(|g| expected_of(t, &g, unbound));
             let unpaired = |id: &str| not_paired_yet(plan, &state, id);
             check_store(&mut store, &expected, &unpaired, opts.repair, on_event)?;
             Some(state)
@@ -705,12 +710,15 @@ fn not_paired_yet(plan: &SwissPlan, state: &SwissState, id: &str) -> Option<Stri
     ))
 }
 
-/// What the results folder must hold for scheduled game `g` of `t`.
-fn expected_of(t: &Tournament, g: &ScheduledGame) -> Expected {
+/// What the results folder must hold for scheduled game `g` of `t`: its
+/// opening too when `opening` (league.json was missing).
+fn expected_of(t: &Tournament, g: &ScheduledGame, opening: bool) -> Expected {
     Expected {
         index: g.index,
         variant: t.variants[g.variant].key.clone(),
         seats: g.seats.iter().map(|&b| t.bots[b].name.clone()).collect(),
+        seed: Some(g.seed),
+        opening: opening.then(|| opening_of(t, g).join(" ")),
     }
 }
 

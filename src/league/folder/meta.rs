@@ -121,15 +121,27 @@ pub(super) struct Noted {
     pub warnings: Vec<String>,
 }
 
+/// What [`settle`] found: its warnings, the changes of how games are
+/// played for league.json to note once a game is played ([`Noted`]), and
+/// the league.json still to write once the rows pass their check (the
+/// folder had games and no league.json: written at once, one this
+/// command's rows then refused would bind the folder to this command).
+pub(super) struct Settled {
+    pub warnings: Vec<String>,
+    pub noted: Option<Noted>,
+    pub unwritten: Option<LeagueMeta>,
+}
+
 /// Writes `meta` to the folder's league.json, or, when there is one,
 /// checks that a resume of it is the same league (same schedule and time
 /// control; a changed bot command is a warning) and notes a run without
-/// the sandbox: returns the warnings, and those changes of how games are
-/// played for league.json to note once a game is played ([`Noted`]).
-pub(super) fn settle(
-    layout: &Layout,
-    meta: &LeagueMeta,
-) -> Result<(Vec<String>, Option<Noted>), StoreError> {
+/// the sandbox ([`Settled`]).
+pub(super) fn settle(layout: &Layout, meta: &LeagueMeta) -> Result<Settled, StoreError> {
+    let settled = |warnings, noted| Settled {
+        warnings,
+        noted,
+        unwritten: None,
+    };
     let dir = layout.root();
     let meta_path = layout.league_json();
     let mut warnings = Vec::new();
@@ -150,7 +162,7 @@ pub(super) fn settle(
                     "{}: no game was played under the league file that made it; replaced by this one's",
                     meta_path.display()
                 ));
-                return Ok((warnings, None));
+                return Ok(settled(warnings, None));
             }
             let grown = meta
                 .rounds_change
@@ -197,13 +209,26 @@ pub(super) fn settle(
             if sandbox_changed || played_changed {
                 // The same changes, over what was just written.
                 noted.meta.sprt = old.sprt;
-                return Ok((warnings, Some(noted)));
+                return Ok(settled(warnings, Some(noted)));
             }
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => write_meta(&meta_path, meta)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if any_game_played(layout) {
+                warnings.push(format!(
+                    "{}: missing, though games were played here: written anew from this command once its rows pass. Each row is checked against this command's schedule (game, variant, seats, seed and opening), but the time control and `max_plies` its games were played under cannot be compared: if they were other, the league mixes games of both",
+                    meta_path.display()
+                ));
+                return Ok(Settled {
+                    warnings,
+                    noted: None,
+                    unwritten: Some(meta.clone()),
+                });
+            }
+            write_meta(&meta_path, meta)?
+        }
         Err(e) => return Err(io(&meta_path)(e)),
     }
-    Ok((warnings, None))
+    Ok(settled(warnings, None))
 }
 
 /// The folder's league `old` extended to `meta`'s Swiss rounds (what

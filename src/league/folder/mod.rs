@@ -83,6 +83,9 @@ pub struct ResultsDir {
     /// (the sandbox, a bot's command or settings): noted in league.json
     /// once it plays ([`ResultsDir::note_played_under`]).
     noted: Option<meta::Noted>,
+    /// The league.json to write once the rows pass `check` (or are set
+    /// aside): the folder had games but none ([`meta::Settled`]).
+    unwritten: Option<LeagueMeta>,
 }
 
 impl ResultsDir {
@@ -96,7 +99,11 @@ impl ResultsDir {
         make_folder(&layout.logs())?;
         let lock = lock(&layout)?;
         sweep_leftovers(&layout);
-        let (warnings, noted) = meta::settle(&layout, meta)?;
+        let meta::Settled {
+            warnings,
+            noted,
+            unwritten,
+        } = meta::settle(&layout, meta)?;
 
         let csv_path = layout.games_csv();
         refuse_a_file_not_csv(&csv_path)?;
@@ -126,6 +133,7 @@ impl ResultsDir {
             committed_ends: HashMap::new(),
             warnings,
             noted,
+            unwritten,
         };
         if tail.completed {
             store.warnings.push(format!(
@@ -221,6 +229,16 @@ impl ResultsDir {
                     e.seats.join(", "),
                     row.seats().join(", ")
                 )),
+                Some(Expected { seed: Some(s), .. }) if *s != row.seed => Some(format!(
+                    "the schedule's seed of this game is {s}, the row says {}: a game of a league of another seed",
+                    row.seed
+                )),
+                Some(Expected {
+                    opening: Some(o), ..
+                }) if *o != row.opening => Some(format!(
+                    "the schedule opens this game with `{o}`, the row with `{}`: a game of a league of other openings",
+                    row.opening
+                )),
                 Some(_) => place,
             };
             match (why, expected) {
@@ -270,8 +288,17 @@ impl ResultsDir {
         // until they are set aside.
         if rejected.is_empty() {
             self.cut_uncommitted()?;
+            self.write_unwritten()?;
         }
         Ok(rejected)
+    }
+
+    /// Writes the league.json that `open` left unwritten, if any.
+    fn write_unwritten(&mut self) -> Result<(), StoreError> {
+        match self.unwritten.take() {
+            Some(meta) => meta::write_meta(&self.layout.league_json(), &meta),
+            None => Ok(()),
+        }
     }
 
     /// Cuts the bytes of the record logs after the last record with a row
@@ -298,6 +325,7 @@ impl ResultsDir {
         }
         // What `check` left for this moment: the run goes on.
         self.cut_uncommitted()?;
+        self.write_unwritten()?;
         let path = self.layout.rejected_csv();
         let fresh = !path.exists();
         let mut out = append_to(&path, false)?;
@@ -874,6 +902,8 @@ mod tests {
             index: n,
             variant: "diffusion".into(),
             seats: vec!["a".into(), "b".into()],
+            seed: None,
+            opening: None,
         })
     }
 

@@ -8,13 +8,20 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-/// What the schedule says a game is: its variant and its bots by seat.
+/// What the schedule says a game is: its variant and its bots by seat,
+/// its seed, and its opening where it is to be compared.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Expected {
     /// The game's place in the schedule.
     pub index: usize,
     pub variant: String,
     pub seats: Vec<String>,
+    /// The seed its row must carry (its seat-swap group's), if known.
+    pub seed: Option<u64>,
+    /// Its opening as the row writes it (decisions joined by spaces), when
+    /// it is to be compared: drawn again for each row, so only where
+    /// league.json, which would have refused other settings, was missing.
+    pub opening: Option<String>,
 }
 
 /// A row of games.csv the schedule does not account for.
