@@ -570,6 +570,45 @@ fn event_within(rx: &mpsc::Receiver<Event>, secs: u64, what: &str) -> Event {
         .unwrap_or_else(|_| panic!("{what}: no event within {secs} s"))
 }
 
+/// A bot's rating history (the bot page's "rating over time") outlives a
+/// restart of the server: it was held in memory only, and a restart began
+/// it again from one point.
+#[test]
+fn the_rating_history_outlives_a_restart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = Server::new(
+        dir,
+        "name = \"history\"\nseed = 3\nvariants = [\"kisolo\"]",
+        "uploads_per_hour = 100",
+    );
+    let token = server.add_user("alice");
+    server.start();
+    server.submit_ok(&token, &python_bot(dir, "random-python", "ra", "one"));
+    server.submit_ok(&token, &python_bot(dir, "random-python", "rb", "two"));
+    let history = |server: &Server| -> Vec<Value> {
+        let v = server.json("/api/bots/ra");
+        v["versions"][0]["history"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let before = common::browser::wait_for("three points of ra's history", || {
+        let h = history(&server);
+        (h.len() >= 3).then_some(h)
+    });
+    // One point more: those read were kept in the store by then (the
+    // fitting thread keeps a fit's points before it fits again).
+    common::browser::wait_for("a point more of ra's history", || {
+        (history(&server).len() > before.len()).then_some(())
+    });
+    server.kill();
+    server.start();
+    let after = history(&server);
+    assert!(after.len() >= before.len(), "{before:?} then {after:?}");
+    assert_eq!(after[..before.len()], before[..], "{after:?}");
+}
+
 #[test]
 fn a_feed_resumed_across_a_restart_of_the_server_is_told_lost() {
     let tmp = tempfile::tempdir().unwrap();

@@ -450,7 +450,7 @@ async fn assemble(
     })
     .await?;
     (finished.read_to, finished.read) = (to, read);
-    let fits = Arc::new(Fits::default());
+    let fits = Arc::new(Fits::with_history(db.rating_history().await?));
     let sched = Arc::new(Scheduler::new(
         &t,
         &settings,

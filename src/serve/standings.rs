@@ -85,7 +85,12 @@ pub fn refit(ladder: &Ladder) -> Option<Arc<Fit>> {
         .metrics
         .fit_micros
         .store(fit.took.as_micros() as u64, Ordering::Relaxed);
-    ladder.fits.keep(fit.clone());
+    let change = ladder.fits.keep(fit.clone());
+    // Kept across restarts; a store that refuses it costs the history's
+    // new points only.
+    if let Err(e) = ladder.query(ladder.db.note_rating_history(&change)) {
+        tracing::warn!("the ratings' history cannot be kept in the store: {e}");
+    }
     ladder.announce(crate::serve::bus::FeedEvent::Standings {
         games: fit.games,
         at: &fit.at,

@@ -11,6 +11,7 @@ pub use pace::Paces;
 
 use crate::ratings::Report;
 use crate::results::GameRow;
+use crate::serve::store::history::HistoryChange;
 use crate::serve::store::VersionStatus;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -263,23 +264,48 @@ impl Fits {
         self.last.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// Fits of none yet, with the history kept in the store (`history`,
+    /// [`crate::serve::store::Db::rating_history`]).
+    pub fn with_history(history: HashMap<String, Vec<[f64; 4]>>) -> Fits {
+        Fits {
+            last: RwLock::new(None),
+            history: RwLock::new(history),
+        }
+    }
+
     /// `fit` is the last complete one; each rated version's place in it
-    /// joins its history.
-    pub fn keep(&self, fit: Arc<Fit>) {
+    /// joins its history. Returns what changed in the history, for the
+    /// store to keep.
+    pub fn keep(&self, fit: Arc<Fit>) -> HistoryChange {
+        let mut change = HistoryChange::default();
         let mut h = self.history.write().unwrap_or_else(|p| p.into_inner());
         for r in fit.report.overall.ratings.iter().filter(|r| r.rated) {
             let points = h.entry(r.bot.clone()).or_default();
-            points.push([fit.games as f64, r.elo, r.elo_low, r.elo_high]);
+            let point = [fit.games as f64, r.elo, r.elo_low, r.elo_high];
+            // A fit of as many games as the last point's (after a
+            // restart): in its place.
+            match points.last_mut() {
+                Some(last) if last[0] == point[0] => *last = point,
+                _ => points.push(point),
+            }
+            change.added.push((r.bot.clone(), point));
             if points.len() > HISTORY_POINTS {
                 let mut i = 0;
-                points.retain(|_| {
+                let mut gone = Vec::new();
+                points.retain(|p| {
                     i += 1;
-                    i % 2 == 1
+                    let keep = i % 2 == 1;
+                    if !keep {
+                        gone.push(p[0] as i64);
+                    }
+                    keep
                 });
+                change.dropped.push((r.bot.clone(), gone));
             }
         }
         drop(h);
         *self.last.write().unwrap_or_else(|p| p.into_inner()) = Some(fit);
+        change
     }
 }
 

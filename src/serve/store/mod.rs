@@ -10,6 +10,7 @@ pub mod browse;
 pub mod events;
 pub mod finished;
 pub mod grace;
+pub mod history;
 pub mod leases;
 pub mod open;
 pub mod prune;
@@ -183,6 +184,7 @@ macro_rules! migrations {
             11, "finish order", "0011_finish_order.sql";
             12, "variant order", "0012_variant_order.sql";
             13, "lease grant time", "0013_lease_grant_time.sql";
+            14, "rating history", "0014_rating_history.sql";
         )
     };
     (@ $dialect:literal; $($version:literal, $description:literal, $file:literal;)+) => {

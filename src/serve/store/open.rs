@@ -303,6 +303,7 @@ mod tests {
                 "server",
                 "leases",
                 "game_analysis",
+                "rating_history",
             ] {
                 assert!(t.contains(name), "{backend:?}: {name} in {t:?}");
             }
