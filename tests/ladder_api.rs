@@ -393,6 +393,12 @@ fn both_names_of_a_variant_are_taken(server: &Server) {
         .unwrap()
         .iter()
         .all(|g| g["players"] == 3));
+    // `tricala` is the 2-player game alone, as in the standings, which
+    // this ladder does not play (it named the 3-player games too, since
+    // their rows' `variant` says `tricala`).
+    let (status, body) = server.call("GET", "/api/games?variant=tricala", None, b"");
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("tricala-3p (also tricala3)"), "{body}");
     let k = server.json("/api/games?variant=kisolo&limit=50");
     assert!(k["games"]
         .as_array()

@@ -2,7 +2,7 @@
 //! and paged) and the filters it shares with `/api/games` and the exports
 //! (`/api/games.csv`, `.jsonl`, `.pgn`): a bot or one version, an
 //! opponent, a variant (as the ladder file names it, `tricala3`, or as
-//! the rows do, `tricala-3p`), the bot's result, the end's reason and who
+//! the standings do, `tricala-3p`), the bot's result, the end's reason and who
 //! forfeited. A filter is honoured or refused: an unknown bot, version or
 //! game is 404, any other value it cannot take a 400 that names those it
 //! can.

@@ -267,7 +267,7 @@ pub struct StandingLine {
 
 /// `/api/standings?variant=V`: the last complete fit's table (`all`, the
 /// default, or a variant as the ladder file names it, `tricala3`, or as
-/// the rows do, `tricala-3p`), with when and over how many games, each
+/// the standings do, `tricala-3p`), with when and over how many games, each
 /// version's status beside its rating. A variant the ladder does not play
 /// is a 400 that names those it plays; one it plays but has no rated
 /// game of yet, an empty table and a note.

@@ -1,5 +1,7 @@
 //! A variant as a request names it: as the ladder file does (`tricala3`)
-//! or as the rows and the standings do (`tricala-3p`); one the ladder
+//! or as the standings do (`tricala-3p`); `tricala` is the 2-player game
+//! alone, as in the standings (the rows' `variant` column says `tricala`
+//! for both, their `players` column tells them apart); one the ladder
 //! does not play is a 400 that names those it does.
 
 use super::error::{ApiError, ApiResult};
@@ -7,7 +9,7 @@ use crate::serve::ladder::Ladder;
 use axum::http::StatusCode;
 
 /// The ladder's variants that `name` names (as the ladder file does,
-/// `tricala3`, or as the rows and standings do, `tricala-3p`), by index;
+/// `tricala3`, or as the standings do, `tricala-3p`), by index;
 /// a 400 naming them for any other name.
 pub fn named(l: &Ladder, name: &str) -> ApiResult<Vec<usize>> {
     let parsed = crate::league::config::parse_variant(name)
@@ -18,7 +20,7 @@ pub fn named(l: &Ladder, name: &str) -> ApiResult<Vec<usize>> {
         l.t.variants
             .iter()
             .enumerate()
-            .filter(|(_, v)| v.key == name || is(&v.label()))
+            .filter(|(_, v)| is(&v.label()))
             .map(|(i, _)| i)
             .collect();
     // A variant the file no longer plays: its games are still there.
