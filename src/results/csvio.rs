@@ -1041,6 +1041,24 @@ fn check_names(seats: &[&str]) -> Result<(), String> {
             seats[s].escape_unicode()
         ));
     }
+    // Nor is read by R or pandas as a missing value, a boolean or a
+    // number (the league files refuse it): the tables written from these
+    // rows (ratings.csv, pairs.csv, ...) would lose the bot's name there
+    // (`NA`), or make two bots one (`1.1`, `1.10`); nor begins as a
+    // formula, which a spreadsheet would run.
+    for (s, name) in seats.iter().enumerate() {
+        if let Some(kind) = crate::text::csv_reads_as(name) {
+            return Err(format!(
+                "the bot name in seat{s} (`{name}`) is what R and pandas read as {}, not as a name: the tables written from these rows would not name that bot; rename it in this file (a league or ladder refuses such a name)",
+                kind.what()
+            ));
+        }
+        if crate::text::formula_lead(name).is_some() {
+            return Err(format!(
+                "the bot name in seat{s} (`{name}`) begins with `=`, `+`, `-` or `@`, which a spreadsheet opening the tables written from these rows would run as a formula; rename it in this file (a league or ladder refuses such a name)"
+            ));
+        }
+    }
     // Nor begins or ends with white space (the league files refuse it):
     // `gr ` would be another bot than `gr`, shown alike.
     if let Some(s) = seats.iter().position(|s| s.trim() != *s) {
@@ -1239,7 +1257,9 @@ mod tests {
     }
 
     /// R's `write.csv` writes `NA` for a missing value: read as empty
-    /// wherever a field may be empty; a name `NA` stays a name.
+    /// wherever a field may be empty; a bot named `NA` (or `1.10`, or
+    /// `=HYPERLINK(...)`) is refused, naming its line and seat: the tables
+    /// written from the rows would lose it to R and pandas.
     #[test]
     fn r_na_is_read_as_empty_where_a_field_may_be_empty() {
         let h = format!("{H},started_at,version0,version1,version2,time0_ms,time1_ms,time2_ms,record_file,record_offset,record_length");
@@ -1252,11 +1272,31 @@ mod tests {
         assert_eq!((r.version0.as_str(), r.version2.as_str()), ("", ""));
         assert_eq!((r.time0_ms, r.record_offset), (None, None));
         assert_eq!(r.record_file, "");
-        // A 3-player game's third bot may be called NA.
-        let f = ok(&format!(
-            "{H}\ng1,tricala,3,p1,A,B,NA,0.5,0.5,0.5,tie,NA,30,100,7,\n"
-        ));
-        assert_eq!(f.rows[0].1.seat2, "NA");
+        // A 3-player game's third bot called NA, a bot called 1.10 or
+        // a formula: refused, each naming its line and seat.
+        for (seats, players, what) in [
+            (
+                "A,B,NA",
+                "3",
+                "seat2 (`NA`) is what R and pandas read as a missing value",
+            ),
+            (
+                "1.10,B,",
+                "2",
+                "seat0 (`1.10`) is what R and pandas read as a number",
+            ),
+            (
+                "A,=HYPERLINK(1),",
+                "2",
+                "seat1 (`=HYPERLINK(1)`) begins with `=`",
+            ),
+        ] {
+            let score2 = if players == "3" { "0.5" } else { "" };
+            let e = err(&format!(
+                "{H}\ng1,tricala,{players},p1,{seats},0.5,0.5,{score2},tie,,30,100,7,\n"
+            ));
+            assert!(e.contains("t.csv:2") && e.contains(what), "{e}");
+        }
         // Not where a value is needed.
         let e = err(&format!("{H}\ng1,filo,2,p1,A,B,,NA,0,,store,,30,100,7,\n"));
         assert!(
