@@ -101,6 +101,45 @@ fn a_bot_named_as_a_crosstable_column_takes_a_number() {
     assert!(out.contains("results/match-bot-2-vs-random:"), "{out}");
 }
 
+/// A bot folder whose name is no bot's name (`dir with spaces`) plays
+/// under the name its bot.toml gives (it was refused as `match.toml:1:
+/// name`, a file the user never wrote); and a bot program's path with
+/// spaces in it, given as one argument, is one word, not split.
+#[test]
+fn a_bot_folder_or_program_with_spaces_in_its_path_plays() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("dir with spaces");
+    std::fs::create_dir(&folder).unwrap();
+    write_bot_py(&folder, "spacey");
+    std::fs::write(
+        folder.join("bot.toml"),
+        "name = \"spacey\"\ncommand = [\"python3\", \"bot.py\"]\n",
+    )
+    .unwrap();
+    let o = two_kisolo_games(dir.path(), "dir with spaces", "random");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("results/match-spacey-vs-random:"), "{out}");
+    let script = folder.join("my bot.py");
+    std::fs::rename(folder.join("bot.py"), &script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    let text_of = std::fs::read_to_string(&script).unwrap();
+    std::fs::write(&script, format!("#!/usr/bin/env python3\n{text_of}")).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = arena(
+        dir.path(),
+        &[
+            "check-bot",
+            "--game",
+            "kisolo",
+            "--",
+            script.to_str().unwrap(),
+        ],
+    );
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+}
+
 /// Two programs that say the same name in their hello, or one program
 /// edited since, are two matches: the second is played in the next free
 /// folder, said so, not resumed as the first with its games shown as its

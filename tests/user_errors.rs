@@ -572,6 +572,51 @@ fn play_builds_a_bot_folder_with_a_build_and_runs_the_built_copy() {
     assert!(!bot.join("bot").exists(), "the build wrote into the folder");
 }
 
+/// A bot that prints on `game_end` (a debug line) costs no game in
+/// `arena play`, but its author is told, with what it wrote: a league
+/// starts it again before each game (it said nothing).
+#[test]
+fn play_tells_of_output_after_the_games_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("chatty.py");
+    std::fs::write(
+        &bot,
+        "import json, sys\n\
+         for line in sys.stdin:\n\
+         \x20   m = json.loads(line)\n\
+         \x20   if m['type'] == 'hello':\n\
+         \x20       print(json.dumps({'type': 'hello', 'name': 'chatty'}), flush=True)\n\
+         \x20   elif m['type'] == 'request':\n\
+         \x20       print(json.dumps({'type': 'reply', 'option': m['legal'][0]}), flush=True)\n\
+         \x20   elif m['type'] == 'game_end':\n\
+         \x20       print('game over, my score', m.get('scores'), flush=True)\n\
+         \x20   elif m['type'] == 'quit':\n\
+         \x20       break\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args([
+            "play",
+            "--game",
+            "kisolo",
+            "--quiet",
+            "python3 chatty.py",
+            "random",
+        ])
+        .current_dir(dir.path())
+        .env("TMPDIR", tmp.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the arena binary runs");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("note: seat 0 (chatty) wrote `game over, my score"),
+        "{out}"
+    );
+}
+
 /// A bot that cannot start in `arena play` is shown with the end of its
 /// stderr (python's "can't open file"), as `arena check-bot` shows it, and
 /// no log of our own is left behind.

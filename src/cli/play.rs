@@ -109,8 +109,8 @@ pub(super) enum BotArg {
 }
 
 /// Understands a BOT argument: `random`, a bots/ folder name, a folder with
-/// a bot.toml, or a command line split as a shell splits it
-/// ([`super::args::command_words`]).
+/// a bot.toml, a program's path (spaces and all), or a command line split
+/// as a shell splits it ([`super::args::command_words`]).
 pub(super) fn resolve_bot(arg: &str) -> anyhow::Result<BotArg> {
     // `"greedy-rust "` from a script is the bot greedy-rust, not a
     // command line naming a program of that name.
@@ -129,7 +129,12 @@ pub(super) fn resolve_bot(arg: &str) -> anyhow::Result<BotArg> {
             "{arg} is a folder without a {MANIFEST}: give a bot folder (one with a {MANIFEST}) or the command that starts the bot (`python3 path/to/bot.py`)"
         );
     }
-    let words = super::args::command_words(arg)?;
+    // A program's path with spaces in it (`dir with spaces/my bot.py`),
+    // there as a file: one word, not split as a shell would.
+    let words = match arg.contains(char::is_whitespace) && Path::new(arg).is_file() {
+        true => vec![arg.to_string()],
+        false => super::args::command_words(arg)?,
+    };
     if let [word] = words.as_slice() {
         if !word.contains('/') && crate::bot::sandbox::find_on_path(word).is_none() {
             bail!("{}", not_a_bot(word));
@@ -566,8 +571,18 @@ async fn play(
     record::write_record(record_path, spec, &report)
         .with_context(|| format!("cannot write {}", record_path.display()))?;
     outln!("record: {}", record_path.display());
-    for b in bots.iter_mut() {
-        b.quit().await;
+    for (seat, b) in bots.iter_mut().enumerate() {
+        // Output after the game's end is a fault (protocol.md) that costs
+        // no game here; a league starts such a bot again before each of
+        // its games. Said, so that its author learns of it.
+        let stray = b.quit_with_report().await.and_then(|r| r.stray);
+        if let Some(bytes) = stray {
+            errln!(
+                "note: seat {seat} ({}) wrote `{}` after its last request (after game_end, or on quit): a bot writes nothing but its replies, so a league starts it again before each game (protocol.md)",
+                b.name(),
+                crate::protocol::shown_line(&bytes, 120)
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -347,9 +347,13 @@ fn bot_table(
         .dir
         .canonicalize()
         .with_context(|| format!("bot folder {}", m.dir.display()))?;
+    // Its folder's name, if that may name it; else (`dir with spaces`)
+    // the name its bot.toml gives.
     let name = folder
         .file_name()
-        .map_or_else(|| m.name.clone(), |n| n.to_string_lossy().to_string());
+        .map(|n| n.to_string_lossy().to_string())
+        .filter(|n| usable(n))
+        .unwrap_or_else(|| m.name.clone());
     t.insert("command".into(), list(&m.command));
     t.insert("cwd".into(), folder.to_string_lossy().to_string().into());
     if let Some(b) = &m.build {
@@ -392,11 +396,16 @@ fn hello_name(
         let mut bot = BotPlayer::start(&launch, &Timing::default()).await.ok()?;
         let name = bot.info().name.clone();
         bot.quit().await;
-        let usable = !name.is_empty()
-            && name.chars().all(crate::results::is_file_safe)
-            && crate::bot::manifest::name_problem(&name).is_none();
-        usable.then_some(name)
+        usable(&name).then_some(name)
     })
+}
+
+/// Whether `name` may name a bot of a match: a bot's name that may also
+/// be part of the results folder's name (`match-A-vs-B`).
+fn usable(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().all(crate::results::is_file_safe)
+        && crate::bot::manifest::name_problem(name).is_none()
 }
 
 /// A command-line BOT (`python3 mybot.py`) as a bot table, named after the

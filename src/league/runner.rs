@@ -1398,6 +1398,8 @@ async fn seat_bots(
                 Ok(()) => continue,
                 Err(f) => {
                     let name = &t.bots[b].name;
+                    // In the league's log too, where its author looks.
+                    tracing::info!("{name} restarted before {}: {f}", game.game_id);
                     spec.notes
                         .push(format!("{name} was restarted before this game: {f}"));
                     true

@@ -178,6 +178,15 @@ pub trait Player: Send {
     fn quit<'a>(&'a mut self) -> PlayerFuture<'a, bool> {
         Box::pin(std::future::ready(true))
     }
+    /// [`quit`](Self::quit), saying how the player left and what it wrote
+    /// unasked after its last request; `None` for an in-process player
+    /// (the default).
+    fn quit_with_report<'a>(&'a mut self) -> PlayerFuture<'a, Option<QuitReport>> {
+        Box::pin(async move {
+            self.quit().await;
+            None
+        })
+    }
     /// The `seq` of the last request sent to the player, which a fault's
     /// detail names (a bot's requests are numbered over its process's
     /// life: protocol.md). `None` for a player asked without messages
@@ -1902,6 +1911,10 @@ impl Player for BotPlayer {
 
     fn quit<'a>(&'a mut self) -> PlayerFuture<'a, bool> {
         Box::pin(BotPlayer::quit(self))
+    }
+
+    fn quit_with_report<'a>(&'a mut self) -> PlayerFuture<'a, Option<QuitReport>> {
+        Box::pin(async move { Some(self.quit_report().await) })
     }
 
     fn request_seq(&self) -> Option<u64> {
