@@ -2345,6 +2345,24 @@ fn a_games_csv_with_its_columns_reordered_or_added_resumes_in_arenas_order() {
     assert_eq!(by_id(&rows(&csv)), whole);
     let kept = std::fs::read_to_string(dir.path().join("out/games.csv.orig")).unwrap();
     assert_eq!(kept, lines.join("\n") + "\n");
+    // A second such file (an analyst's column added): kept beside the
+    // first, which is not written over (its own column was lost).
+    let noted: Vec<String> = again
+        .lines()
+        .enumerate()
+        .map(|(i, l)| format!("{l},{}", if i == 0 { "note" } else { "x" }))
+        .collect();
+    std::fs::write(&csv, noted.join("\n") + "\n").unwrap();
+    let out = run(&file, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = std::fs::read_to_string(dir.path().join("out/games.csv.orig")).unwrap();
+    assert_eq!(first, kept);
+    let second = std::fs::read_to_string(dir.path().join("out/games.csv.orig.2")).unwrap();
+    assert_eq!(second, noted.join("\n") + "\n");
 }
 
 /// The same, with a row that cannot be read: the resume is refused with

@@ -237,14 +237,18 @@ impl Hackaback {
     /// Enters the position at the start of a sowing turn into the history;
     /// returns how many times it occurred before.
     fn record_position(&mut self) -> usize {
-        let stores = self.store();
-        if stores != self.window_stores {
-            // A store count changed: no earlier position can recur.
-            self.window_stores = stores;
-            self.window_len = 0;
-            self.spill.clear();
+        if self.store() != self.window_stores {
+            self.forget_positions();
         }
         self.remember(self.position_code())
+    }
+
+    /// A store count changed: no earlier position can recur, and the
+    /// repetition history starts again.
+    fn forget_positions(&mut self) {
+        self.window_stores = self.store();
+        self.window_len = 0;
+        self.spill.clear();
     }
 
     /// Enters a position code into the history; returns how many times it
@@ -313,6 +317,10 @@ impl Hackaback {
             // "The first player to get all his seeds into the store wins."
             let m = self.mover as usize;
             if self.seeds[m][STORE as usize] == SEEDS[m] {
+                // Its store changed, and no turn starts after: the
+                // history is empty (`repetitions` 0, as its definition
+                // says; it showed the turns before this one).
+                self.forget_positions();
                 self.finish(Outcome::win(2, m, Reason::Store));
                 return;
             }
@@ -1269,7 +1277,13 @@ mod tests {
                     (winner, o.reason.name())
                 });
                 assert_eq!(outcome, r.result, "game {game} decision {decisions}");
-                longest = longest.max(g.snapshot()["repetitions"].as_u64().unwrap() as usize);
+                let repetitions = g.snapshot()["repetitions"].as_u64().unwrap() as usize;
+                longest = longest.max(repetitions);
+                // Won by the store: the last turn changed it, and none
+                // started after.
+                if outcome.is_some_and(|(_, reason)| reason == "store") {
+                    assert_eq!(repetitions, 0, "game {game}");
+                }
                 if opts.is_empty() {
                     break;
                 }

@@ -567,8 +567,8 @@ impl<R: Read> RowReader<R> {
                 )
             } else if missing.len() == COLUMNS.len() {
                 format!(
-                    "no header line: the first line must name the columns ({})",
-                    COLUMNS.join(",")
+                    "no header line: the first line must name the columns; the header arena writes is `{}` (a file of an older version, or another tool's, may end after `opening`)",
+                    all_columns().collect::<Vec<_>>().join(",")
                 )
             } else {
                 format!(

@@ -31,10 +31,10 @@ pub enum StoreError {
 fn unwritable_hint(e: &std::io::Error) -> &'static str {
     match e.kind() {
         std::io::ErrorKind::ReadOnlyFilesystem => {
-            " (the results folder is on a read-only file system: give the league another with -o DIR, or the file's `output`)"
+            " (the results folder is on a read-only file system: to resume the league, make it writable and run the same command again; to start it, give it another folder with -o DIR, or the file's `output`)"
         }
         std::io::ErrorKind::PermissionDenied => {
-            " (this user may not write there: give the league another results folder with -o DIR, or the file's `output`)"
+            " (this user may not write there: to resume the league, make it writable again (`chmod u+w`; `lsattr`, `chattr -i` for a file marked immutable) and run the same command again; to start it, give it another results folder with -o DIR, or the file's `output`)"
         }
         std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => {
             " (the disk is full: make room, and run the same command again; nothing recorded is lost)"

@@ -156,7 +156,15 @@ impl ResultsDir {
                 // New rows are appended in this version's order: the rows
                 // there are rewritten in it first (read by their columns'
                 // names), the file as it was kept beside.
-                let kept = csv_path.with_extension("csv.orig");
+                // A name no earlier rewrite took (games.csv.orig, then
+                // games.csv.orig.2, ...): each keeps columns of its own.
+                let kept = (1..)
+                    .map(|n| match n {
+                        1 => csv_path.with_extension("csv.orig"),
+                        n => csv_path.with_extension(format!("csv.orig.{n}")),
+                    })
+                    .find(|p| std::fs::symlink_metadata(p).is_err())
+                    .unwrap_or_else(|| csv_path.with_extension("csv.orig"));
                 std::fs::copy(&csv_path, &kept).map_err(io(&kept))?;
                 // Refused (a row it cannot read): the file is as it was,
                 // and no copy of it is left beside it.
