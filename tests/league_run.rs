@@ -2973,6 +2973,32 @@ fn an_unreadable_league_json_says_how_to_resume() {
     assert_eq!(status_json(&out)["shards"][0]["state"], "complete");
 }
 
+/// A games.csv deleted while the record logs hold its games: refused
+/// (it replayed every game, saying only that records without a row were
+/// played again), again at the next try, and played again with --repair.
+#[test]
+fn a_deleted_games_csv_is_refused_unless_repair() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "");
+    let out = dir.path().join("out");
+    let csv = out.join("games.csv");
+    run_finishes_the_schedule(&file, &csv);
+    std::fs::remove_file(&csv).unwrap();
+    for _ in 0..2 {
+        let o = run(&file, &[]);
+        let said = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(!o.status.success(), "{said}");
+        assert!(
+            said.contains("games.csv: missing, while the record logs") && said.contains("--repair"),
+            "{said}"
+        );
+        assert!(!csv.exists());
+    }
+    run_ok(&file, &["--repair"]);
+    let ids: BTreeSet<String> = by_id(&rows(&csv)).into_keys().collect();
+    assert_eq!(ids, schedule_ids(&file));
+}
+
 /// A run stopped by a signal (SIGSTOP, Ctrl-Z) holds its folder and plays
 /// nothing: `arena status` says so and how to let it go on, and tells no
 /// time left. The holder here is a shell that took the lock as a run

@@ -891,6 +891,9 @@ fn check_store(
     repair: bool,
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<(), LeagueError> {
+    if !repair {
+        store.refuse_rows_gone()?;
+    }
     let mut rejected = store.check(expected)?;
     for r in &mut rejected {
         if let Some(why) = unpaired(&r.row.game_id) {

@@ -86,6 +86,10 @@ pub struct ResultsDir {
     /// The league.json to write once the rows pass `check` (or are set
     /// aside): the folder had games but none ([`meta::Settled`]).
     unwritten: Option<LeagueMeta>,
+    /// Bytes of the record logs found with no games.csv beside them (it
+    /// was deleted): the run refuses them unless `--repair`
+    /// ([`ResultsDir::refuse_rows_gone`]).
+    pub orphaned_record_bytes: u64,
 }
 
 impl ResultsDir {
@@ -106,6 +110,17 @@ impl ResultsDir {
         } = meta::settle(&layout, meta)?;
 
         let csv_path = layout.games_csv();
+        // A run makes games.csv as it opens the folder: record logs holding
+        // games with no games.csv beside them mean it was deleted (or moved
+        // away), and every game of those logs would be played again.
+        let orphaned = match std::fs::symlink_metadata(&csv_path) {
+            Err(_) => records::logs(&layout.records())
+                .iter()
+                .filter_map(|(_, p)| std::fs::metadata(p).ok())
+                .map(|m| m.len())
+                .sum(),
+            Ok(_) => 0,
+        };
         refuse_a_file_not_csv(&csv_path)?;
         let tail = repair_torn_tail(&csv_path)?;
         let exists = csv_path.metadata().map(|m| m.len() > 0).unwrap_or(false);
@@ -134,6 +149,7 @@ impl ResultsDir {
             warnings,
             noted,
             unwritten,
+            orphaned_record_bytes: orphaned,
         };
         if tail.completed {
             store.warnings.push(format!(
@@ -299,6 +315,29 @@ impl ResultsDir {
             self.write_unwritten()?;
         }
         Ok(rejected)
+    }
+
+    /// The refusal of a folder whose games.csv is gone while its record
+    /// logs hold games: a resume would play them all again, unsaid.
+    pub fn refuse_rows_gone(&self) -> Result<(), StoreError> {
+        if self.orphaned_record_bytes == 0 {
+            return Ok(());
+        }
+        // The empty games.csv `open` made goes again: the next run must
+        // find it missing too, not take the folder for one without games.
+        let csv = self.layout.games_csv();
+        if std::fs::metadata(&csv).is_ok_and(|m| m.len() == 0) {
+            let _ = std::fs::remove_file(&csv);
+        }
+        Err(StoreError::Mismatch {
+            path: self.layout.games_csv(),
+            why: format!(
+                "missing, while the record logs in {} hold {} bytes of games: without their rows those games would all be played again. Put games.csv back (from a backup, or where it was moved), and run the same command again; or, to play them again, run it with --repair (the records are kept in {})",
+                self.layout.records().display(),
+                self.orphaned_record_bytes,
+                self.layout.uncommitted_records().display()
+            ),
+        })
     }
 
     /// Writes the league.json that `open` left unwritten, if any.
