@@ -2973,6 +2973,54 @@ fn an_unreadable_league_json_says_how_to_resume() {
     assert_eq!(status_json(&out)["shards"][0]["state"], "complete");
 }
 
+/// A resume whose bot cannot start (its script broken since) plays
+/// nothing, notes nothing in league.json (it noted the program's change
+/// as league history), and does not advise `--bots` (a resume refuses
+/// another set of bots); once mended, the league goes on.
+#[test]
+fn a_resume_whose_bot_cannot_start_notes_nothing_and_advises_no_other_bots() {
+    let dir = tempfile::tempdir().unwrap();
+    let random = env!("CARGO_BIN_EXE_random-bot");
+    let script = dir.path().join("c.py");
+    let good = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-python/bot.py"),
+    )
+    .unwrap();
+    std::fs::write(&script, &good).unwrap();
+    let file = dir.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"t\"\nseed = 5\nbots = [\n  {{ name = \"a\", command = [\"{random}\"] }},\n  \
+             {{ name = \"b\", command = [\"{random}\"] }},\n  \
+             {{ name = \"c\", command = [\"python3\", \"{}\"] }},\n]\n\
+             variants = [\"kisolo\"]\nrounds = 2\noutput = \"out\"\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let csv = out.join("games.csv");
+    run_ok(&file, &[]);
+    let all = std::fs::read_to_string(&csv).unwrap();
+    let kept: Vec<&str> = all.lines().take(4).collect();
+    std::fs::write(&csv, kept.join("\n") + "\n").unwrap();
+    let meta = std::fs::read_to_string(out.join("league.json")).unwrap();
+    std::fs::write(&script, "import sys\nsys.exit('broken on purpose')\n").unwrap();
+    let o = run(&file, &[]);
+    let said = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!o.status.success(), "{said}");
+    assert!(said.contains("broken on purpose"), "{said}");
+    assert!(!said.contains("--bots"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("league.json")).unwrap(),
+        meta
+    );
+    std::fs::write(&script, &good).unwrap();
+    run_ok(&file, &[]);
+    assert_eq!(data_lines(&csv), all.lines().count() - 1);
+}
+
 /// A games.csv deleted while the record logs hold its games: refused
 /// (it replayed every game, saying only that records without a row were
 /// played again), again at the next try, and played again with --repair.

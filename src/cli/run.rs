@@ -493,7 +493,13 @@ fn leave_out_hint(e: runner::LeagueError, t: &Tournament) -> anyhow::Error {
         .map(|b| b.name.as_str())
         .filter(|n| !failed.iter().any(|f| f.bot == *n))
         .collect();
-    if others.len() < 2 {
+    // A league under way keeps its bots (`--bots` is refused on a
+    // resume), and a machine's fault is no bot's to leave out.
+    let under_way = runner::output_dir(t, None)
+        .join("games.csv")
+        .metadata()
+        .is_ok_and(|m| m.len() > 0);
+    if others.len() < 2 || under_way || failed.iter().all(|f| f.machine) {
         return e.into();
     }
     anyhow::anyhow!(

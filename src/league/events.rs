@@ -45,6 +45,9 @@ pub struct CannotStart {
     /// The folder its command runs in.
     pub cwd: PathBuf,
     pub why: String,
+    /// The machine's fault (no descriptors, processes or memory left),
+    /// not the bot's.
+    pub machine: bool,
 }
 
 fn cannot_start_message(bots: &[CannotStart]) -> String {

@@ -228,6 +228,7 @@ pub fn check_bots_start(
                         origin,
                         cwd,
                         why,
+                        machine: e.is_harness(),
                     },
                 ))
             });
@@ -961,8 +962,8 @@ fn programs_after_build(
     all
 }
 
-/// Before the first game: builds the bots, notes their programs' hashes
-/// in league.json and starts each once.
+/// Before the first game: builds the bots, starts each once, and notes
+/// their programs' hashes in league.json.
 fn prepare_bots(
     t: &Tournament,
     store: &mut ResultsDir,
@@ -977,12 +978,16 @@ fn prepare_bots(
         made = super::build::build_bots_made(&t.bots, &Room::of(t), Some(&stop), on_event)?;
     }
     let programs = programs_after_build(t, opts.programs.as_ref(), &made);
+    // Noted in league.json once every bot started: a resume whose bot
+    // cannot start plays nothing, and its changes are not the league's
+    // history (tried and reverted, they were noted as changes).
+    check_bots_start(&t.bots, t.time.startup_ms, store.layout(), &Room::of(t))?;
     let mut warnings = store.note_played_under()?;
     warnings.extend(store.note_programs(programs)?);
     for w in warnings {
         on_event(&Event::Warning(w));
     }
-    check_bots_start(&t.bots, t.time.startup_ms, store.layout(), &Room::of(t))
+    Ok(())
 }
 
 /// What the pipeline did ([`play_all`]).
