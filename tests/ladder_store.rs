@@ -425,6 +425,7 @@ async fn games_against_an_opponent_take_two_seats(db: Db) {
             versions: Some(versions.to_vec()),
             against: Some(against.to_vec()),
             variants: None,
+            test: None,
         };
         let db = db.clone();
         async move {
@@ -1138,11 +1139,13 @@ fn a_page_of_games_follows_the_finish_order_and_sorts_nothing() {
                 versions: Some(vec![1]),
                 against: None,
                 variants: Some(vec![0]),
+                test: None,
             },
             SeatFilter {
                 versions: Some(vec![1]),
                 against: Some(vec![2]),
                 variants: None,
+                test: None,
             },
         ];
         for only in &filters {

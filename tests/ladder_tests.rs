@@ -154,6 +154,34 @@ fn assert_counts_as_arena_sprt(server: &Server, dir: &Path, t: &serde_json::Valu
         _ => "continue (no decision yet)",
     };
     assert_eq!(verdict, want, "{t}");
+    // The export of the test's games alone (`?test=ID`), whole: the
+    // same numbers, the games finished past the verdict not counted.
+    let (status, only) = server.call(
+        "GET",
+        &format!("/api/games.csv?test={}", t["id"]),
+        None,
+        b"",
+    );
+    assert_eq!(status, 200, "{only}");
+    assert!(only.lines().count() > 1, "{only}");
+    let file = dir.join(format!("test-{}.csv", t["id"]));
+    std::fs::write(&file, &only).unwrap();
+    let (_, _, verdict_of_test) = arena_sprt(
+        dir,
+        &file,
+        (
+            t["new_player"].as_str().unwrap(),
+            t["old_player"].as_str().unwrap(),
+        ),
+        (t["alpha"].as_f64().unwrap(), t["beta"].as_f64().unwrap()),
+    );
+    if ["h1", "h0"].contains(&t["status"].as_str().unwrap_or_default()) {
+        let at = format!(
+            "{want} after {} games (LLR {llr})",
+            t["games"].as_i64().unwrap()
+        );
+        assert!(verdict_of_test.starts_with(&at), "{at}: {verdict_of_test}");
+    }
 }
 
 #[test]

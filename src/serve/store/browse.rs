@@ -17,6 +17,8 @@ pub struct SeatFilter {
     pub against: Option<Vec<i64>>,
     /// Games of these variants (the ladder file's indexes).
     pub variants: Option<Vec<usize>>,
+    /// The games a test between versions queued (`games.test_id`).
+    pub test: Option<i64>,
 }
 
 /// In which order a page lists the games.
@@ -105,6 +107,9 @@ pub fn page_sql(from: bool, order: Order, only: &SeatFilter) -> String {
         } else {
             sql.push_str(&format!(" AND variant IN ({})", list.join(", ")));
         }
+    }
+    if let Some(test) = only.test {
+        sql.push_str(&format!(" AND test_id = {test}"));
     }
     sql.push_str(&format!(" ORDER BY {by} LIMIT $1"));
     sql

@@ -26,9 +26,9 @@ pub fn router() -> Router<Arc<Ladder>> {
 }
 
 /// The parameters the games' listings take.
-pub const PARAMETERS: [&str; 10] = [
-    "bot", "version", "opponent", "variant", "result", "reason", "forfeit", "order", "after",
-    "limit",
+pub const PARAMETERS: [&str; 11] = [
+    "bot", "version", "opponent", "variant", "test", "result", "reason", "forfeit", "order",
+    "after", "limit",
 ];
 
 /// Every reason a game can end for, as the rows write it: the rules' and
@@ -207,6 +207,20 @@ pub async fn filter_of(
     }
     if let Some(v) = given.get("variant") {
         f.seats.variants = Some(super::variants::named(l, v)?);
+    }
+    if let Some(t) = given.get("test") {
+        // The games a test between versions queued, all of them: its
+        // verdict counts those up to the game that made it.
+        let id = t.parse::<i64>().ok().filter(|&id| id > 0).ok_or_else(|| {
+            bad(format!(
+                "`test` cannot be `{t}`: give a test's number (`/api/tests` lists them)"
+            ))
+        })?;
+        l.db.version_test(id)
+            .await
+            .map_err(ApiError::internal)?
+            .ok_or_else(|| ApiError::not_found(format!("no test {id}")))?;
+        f.seats.test = Some(id);
     }
     row_filters(&given, &mut f)?;
     if let Some(o) = given.get("order") {
