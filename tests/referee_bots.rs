@@ -1778,7 +1778,9 @@ async fn a_timeout_says_what_arrived() {
     )
     .await;
     assert!(
-        detail(&r).starts_with("game watchdog of 5s expired: ")
+        detail(&r).starts_with("game watchdog of 5s expired: no reply in the ")
+            && detail(&r).contains(" ms the game had left")
+            && !detail(&r).contains("the decision timeout")
             && detail(&r).contains("the referee saw a line without its newline on stdout")
             && detail(&r).contains(r#"{"type": "reply""#),
         "{r:?}"

@@ -617,6 +617,44 @@ fn play_tells_of_output_after_the_games_end() {
     );
 }
 
+/// `arena rate -` says the rows are not read from standard input (it
+/// said `-: No such file or directory`); `arena sprt` of 3-player games
+/// alone says there is no 2-player game (its list of bots was empty).
+#[test]
+fn rate_of_stdin_and_sprt_without_two_player_games_say_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = arena(dir.path(), &["rate", "-"]);
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("not read from standard input"), "{out}");
+    let csv = dir.path().join("three.csv");
+    std::fs::write(
+        &csv,
+        "game_id,variant,players,group,seat0,seat1,seat2,score0,score1,score2,reason,offender,plies,duration_ms,seed,opening\n\
+         g1,tricala,3,p1,a,b,c,1,0.25,0.25,captures,,30,100,7,\n",
+    )
+    .unwrap();
+    let o = arena(
+        dir.path(),
+        &[
+            "sprt",
+            "three.csv",
+            "--elo0",
+            "0",
+            "--elo1",
+            "10",
+            "--bots",
+            "a,b",
+        ],
+    );
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(
+        out.contains("there are none (no 2-player game at all"),
+        "{out}"
+    );
+}
+
 /// A bot that cannot start in `arena play` is shown with the end of its
 /// stderr (python's "can't open file"), as `arena check-bot` shows it, and
 /// no log of our own is left behind.

@@ -552,6 +552,13 @@ pub(super) fn results_inputs(
 ) -> anyhow::Result<Vec<std::path::PathBuf>> {
     let mut files = Vec::new();
     for f in inputs {
+        // `-` as Unix tools take it: not read (the rows are read more
+        // than once, and a pipe gives them once).
+        if f.as_os_str() == "-" && !f.exists() {
+            anyhow::bail!(
+                "`-`: the rows are not read from standard input; save them to a file first (`... > games.csv`) and give its path, or give a results folder"
+            );
+        }
         files.extend(games_csvs_of(f)?);
     }
     for (league, n, missing) in missing_shards(&files) {

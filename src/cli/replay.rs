@@ -258,8 +258,20 @@ fn league_of(file: &Path) -> anyhow::Result<(Tournament, PathBuf)> {
             .map(|(_, m)| m)
     });
     let Some(meta) = meta else {
+        // Why it does not read, where it is there (`arena status` says it
+        // too).
+        let why = match std::fs::read_to_string(&json) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => format!(" ({e})"),
+            Ok(text) => serde_json::from_str::<serde_json::Value>(&text)
+                .err()
+                .map_or_else(
+                    || " (it is not the league.json arena writes)".to_string(),
+                    |e| format!(" ({e})"),
+                ),
+        };
         bail!(
-            "{} is not a league's results folder: it has no readable {}",
+            "{} is not a league's results folder: it has no readable {}{why}",
             folder.display(),
             json.display()
         );

@@ -83,6 +83,18 @@ impl FromStr for Model {
     }
 }
 
+/// The bots of the 2-player games, for a message: "the bots are: A, B",
+/// or that there are none (only 3-player games).
+fn bots_here(bots: &[String]) -> String {
+    match bots.is_empty() {
+        true => {
+            "there are none (no 2-player game at all: an SPRT compares two bots' 2-player games)"
+                .to_string()
+        }
+        false => format!("the bots are: {}", bots.join(", ")),
+    }
+}
+
 /// Errors of the SPRT: a bad specification, or bots that cannot be tested.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SprtError {
@@ -108,7 +120,7 @@ pub enum SprtError {
     SameBot(String),
     #[error("no 2-player games between two different bots: nothing to test")]
     NoPair,
-    #[error("bot `{bot}` has no 2-player games here; the bots are: {}", .bots.join(", "))]
+    #[error("bot `{bot}` has no 2-player games here; {}", bots_here(.bots))]
     UnknownBot { bot: String, bots: Vec<String> },
     #[error("{} bots have 2-player games here ({}): name the two to test", .bots.len(), .bots.join(", "))]
     NeedPair { bots: Vec<String> },

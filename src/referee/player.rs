@@ -1439,13 +1439,20 @@ impl BotPlayer {
                 // Its hello and a reply to each request before this.
                 let seen = what_arrived(&self.process, self.seq, stderr_before);
                 self.break_off();
-                return Err(Fault::new(
-                    ForfeitKind::Timeout,
-                    format!(
+                // The game's watchdog came before the decision's limit:
+                // said as the time the game had left, not as a timeout
+                // that did not run out (the referee calls it a stall).
+                let detail = match ask.watchdog < later(t0, ask.timeout) {
+                    true => format!(
+                        "no reply in the {} ms the game had left{seen}",
+                        whole_ms(ask.watchdog.saturating_duration_since(t0))
+                    ),
+                    false => format!(
                         "no reply within {} ms ({what}){seen}",
                         whole_ms(ask.timeout)
                     ),
-                ));
+                };
+                return Err(Fault::new(ForfeitKind::Timeout, detail));
             }
             Err(e) => {
                 let f = with_partial_line(&self.process, self.fault(e));

@@ -819,10 +819,15 @@ fn time_section(
     // ignored without a word.
     if let Some((1.., from)) = &increment {
         if time.base_ms == 0 {
+            // Named as they were given: flags or the file's keys.
+            let (base, inc, decision) = match from {
+                Source::Flag => ("--base-ms", "--increment-ms", "--decision-ms"),
+                Source::File(_) => ("base_ms", "increment_ms", "decision_ms"),
+            };
             return Err(at(
                 from,
                 "increment_ms",
-                "is added to a per-game clock after each reply, and there is none: give base_ms too (the clock at the start), or leave increment_ms out (each decision then has decision_ms)",
+                &format!("is added to a per-game clock after each reply, and there is none: give {base} too (the clock at the start), or leave {inc} out (each decision then has {decision})"),
             ));
         }
     }

@@ -951,7 +951,10 @@ fn an_increment_without_a_clock_is_refused_where_it_was_given() {
     let e = Tournament::parse_with(Path::new("/tmp/t/tournaments/x.toml"), TWO_BOTS, &flags)
         .unwrap_err()
         .to_string();
-    assert!(e.starts_with("--increment-ms:"), "{e}");
+    assert!(
+        e.starts_with("--increment-ms:") && e.contains("give --base-ms too"),
+        "{e}"
+    );
 }
 
 /// A bot named with a leading dot gets log files that `ls` shows
