@@ -178,6 +178,13 @@ fn unknown_bots_versions_and_games_are_404(server: &Server) {
     let (status, page) = server.call("GET", "/games?bot=nosuch", None, b"");
     assert_eq!(status, 404, "{page}");
     assert!(page.contains("no bot named `nosuch`"), "{page}");
+    // A version's page, for a version the bot has not: 404 as its API
+    // (it showed the bot's page).
+    let (status, page) = server.call("GET", "/bots/rp@9", None, b"");
+    assert_eq!(status, 404, "{page}");
+    assert!(page.contains("no version `9`"), "{page}");
+    let (status, page) = server.call("GET", "/bots/rp@2", None, b"");
+    assert_eq!(status, 200, "{page}");
 }
 
 fn values_a_filter_cannot_take_are_400_naming_those_it_can(server: &Server) {
