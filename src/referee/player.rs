@@ -558,6 +558,9 @@ fn bad_json_hint(line: &[u8]) -> String {
         format!(
             "; a reply is a JSON object on one line: {{\"type\":\"reply\",\"option\":\"{text}\"}}"
         )
+    } else if text.trim() == "{" {
+        // Pretty-printed JSON: its first line.
+        "; the line is `{` alone: JSON printed over several lines (indented, as json.dumps(message, indent=2) or JSON.stringify(message, null, 2) write it); write each message whole on one line, then its newline".to_string()
     } else if text.starts_with('{')
         && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err_and(|e| e.is_eof())
     {
@@ -2080,6 +2083,14 @@ mod tests {
         let f = decode_fault(protocol::decode(line).unwrap_err(), line);
         assert!(
             !f.detail.contains("one JSON message after another"),
+            "{}",
+            f.detail
+        );
+        // Pretty-printed JSON's first line, `{` alone: said so.
+        let line = b"{";
+        let f = decode_fault(protocol::decode(line).unwrap_err(), line);
+        assert!(
+            f.detail.contains("JSON printed over several lines"),
             "{}",
             f.detail
         );
