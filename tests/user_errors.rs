@@ -681,6 +681,11 @@ fn play_shows_the_stderr_of_a_bot_that_cannot_start() {
     assert!(out.contains("seat 1: `python3 no_such.py`: "), "{out}");
     assert!(out.contains("its stderr ends:"), "{out}");
     assert!(out.contains("no_such.py': [Errno 2]"), "{out}");
+    // What the sandbox hides, said after its stderr.
+    assert!(
+        out.contains("note: in its sandbox a bot sees its own folder"),
+        "{out}"
+    );
     let left: Vec<_> = std::fs::read_dir(tmp.path())
         .unwrap()
         .flatten()

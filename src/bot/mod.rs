@@ -64,7 +64,7 @@ pub use launch::{
     DEFAULT_STDERR_CAP,
 };
 pub use lines::{STRAY_KEEP, STRAY_SCAN};
-pub use spawn::{sweep_leftovers, TOKEN_VAR, UNSANDBOXED_LIMITS};
+pub use spawn::{sweep_leftovers, SANDBOX_START_NOTE, TOKEN_VAR, UNSANDBOXED_LIMITS};
 
 use std::process::ExitStatus;
 use tokio::io::BufReader;

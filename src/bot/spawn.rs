@@ -19,6 +19,11 @@ pub const TOKEN_VAR: &str = "ARENA_BOT_TOKEN";
 /// as the `--sandbox off` and `sandbox = "off"` warnings say it.
 pub const UNSANDBOXED_LIMITS: &str = "of their limits only the file size (file_size_mb, --file-size-mb: each file) and the memory as each process's data size (memory_mb, --memory-mb: a bot over it crashes) hold; processes and cpus do not";
 
+/// Said after the stderr of a bot that could not start in its sandbox:
+/// what it does not find there that it would outside (a file elsewhere, a
+/// variable of the user's environment, a module beside its folder).
+pub const SANDBOX_START_NOTE: &str = "in its sandbox a bot sees its own folder, its interpreter and the system's files only, read-only, with an environment of PATH, LANG, HOME, TMPDIR and its bot.toml's `env`: a file, variable or module it looks for elsewhere is not there (the same with `--sandbox off` tells whether that is why; docs/security.md, \"What a bot sees\")";
+
 /// The rlimits a bot outside the sandbox gets (docs/security.md, "Limits
 /// without the sandbox"): `RLIMIT_FSIZE` = `file_size_mb` and
 /// `RLIMIT_DATA` = `memory_mb` (per process), within the shell's hard

@@ -443,10 +443,15 @@ async fn seat_bots(
                 let b = match BotPlayer::start(&launch, &Timing::default()).await {
                     Ok(b) => b,
                     Err(e) => {
-                        let tail =
+                        let mut tail =
                             crate::league::runner::stderr_tail(&log, since, args.logs.is_some())
                                 .await
                                 .unwrap_or_default();
+                        if room.sandbox == crate::bot::Sandbox::On
+                            && matches!(e, crate::referee::StartError::Handshake(_))
+                        {
+                            tail += &format!("\n    note: {}", crate::bot::SANDBOX_START_NOTE);
+                        }
                         // The error's own words carry its cause: not
                         // its source again.
                         bail!("seat {seat}: `{}`: {e}{tail}", cmd.display());

@@ -443,8 +443,13 @@ impl Subject<'_> {
         let b = BotPlayer::start(self.launch, self.timing).await;
         let bot = handshake(c, b, t0.elapsed());
         if bot.is_none() {
+            // It ran (it wrote on stderr): what the sandbox hides from it
+            // may be why it stopped.
             if let Some(t) = self.tail().await {
                 c.note(&t);
+                if self.launch.sandbox == crate::bot::Sandbox::On {
+                    c.note(crate::bot::SANDBOX_START_NOTE);
+                }
             }
         }
         bot

@@ -220,6 +220,11 @@ pub fn check_bots_start(
                 };
                 let mut why = why_not_started(&e);
                 why += &stderr_tail(&log, 0, true).await.unwrap_or_default();
+                if launch.sandbox == crate::bot::Sandbox::On
+                    && matches!(e, referee::StartError::Handshake(_))
+                {
+                    why += &format!("\n    note: {}", crate::bot::SANDBOX_START_NOTE);
+                }
                 Some((
                     i,
                     CannotStart {
