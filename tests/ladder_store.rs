@@ -223,28 +223,19 @@ async fn a_revoked_owners_uploads_on_their_way_are_not_entered(db: Db) {
     db.add_owner("bob", "b", Role::Owner).await.unwrap();
     let alice = db.owner_by_token("a").await.unwrap().unwrap();
     let bob = db.owner_by_token("b").await.unwrap().unwrap();
-    let folder = |n: i64| format!("bots/x/{n}");
-    let v1 = db
-        .new_version("x", alice.id, &folder, "s1", 10)
-        .await
-        .unwrap();
-    db.set_status(v1.id, VersionStatus::Entered, "", None)
-        .await
-        .unwrap();
-    let v2 = db
-        .new_version("x", alice.id, &folder, "s2", 10)
-        .await
-        .unwrap();
-    db.set_status(v2.id, VersionStatus::Checking, "", None)
-        .await
-        .unwrap();
-    let theirs = db
-        .new_version("y", bob.id, &folder, "s3", 10)
-        .await
-        .unwrap();
-    db.set_status(theirs.id, VersionStatus::Checking, "", None)
-        .await
-        .unwrap();
+    // A version of bot `bot` by `owner`, set to `status`.
+    let version = |bot: &'static str, owner: i64, sha: &'static str, status| {
+        let db = db.clone();
+        async move {
+            let folder = |n: i64| format!("bots/{bot}/{n}");
+            let v = db.new_version(bot, owner, &folder, sha, 10).await.unwrap();
+            db.set_status(v.id, status, "", None).await.unwrap();
+            v
+        }
+    };
+    version("x", alice.id, "s1", VersionStatus::Entered).await;
+    let v2 = version("x", alice.id, "s2", VersionStatus::Checking).await;
+    let theirs = version("y", bob.id, "s3", VersionStatus::Checking).await;
     assert!(db.revoke_owner("alice").await.unwrap());
     let v2 = db.version(v2.id).await.unwrap().unwrap();
     assert_eq!(v2.status, VersionStatus::Retired);

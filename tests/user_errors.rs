@@ -500,13 +500,11 @@ fn play_keeps_its_record_in_a_folder_of_the_users_own() {
     let bot = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/random-python");
     let bot = bot.to_str().unwrap();
     let play = || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
-            .args(["play", "--game", "filo", "--seed", "3", bot, bot])
-            .current_dir(dir.path())
-            .env("TMPDIR", tmp.path())
-            .stdin(std::process::Stdio::null())
-            .output()
-            .expect("the arena binary runs")
+        play_in(
+            dir.path(),
+            tmp.path(),
+            &["--game", "filo", "--seed", "3", bot, bot],
+        )
     };
     let o = play();
     let out = text(&o);
@@ -536,6 +534,19 @@ fn play_keeps_its_record_in_a_folder_of_the_users_own() {
         "{out}"
     );
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+}
+
+/// `arena play ARGS` in `dir`, its temporary files in `tmp` (TMPDIR),
+/// with no stdin.
+fn play_in(dir: &Path, tmp: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("play")
+        .args(args)
+        .current_dir(dir)
+        .env("TMPDIR", tmp)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the arena binary runs")
 }
 
 /// `arena play` of a bot folder whose bot.toml has a `build` builds it
@@ -595,20 +606,11 @@ fn play_tells_of_output_after_the_games_end() {
          \x20       break\n",
     )
     .unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args([
-            "play",
-            "--game",
-            "kisolo",
-            "--quiet",
-            "python3 chatty.py",
-            "random",
-        ])
-        .current_dir(dir.path())
-        .env("TMPDIR", tmp.path())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("the arena binary runs");
+    let o = play_in(
+        dir.path(),
+        tmp.path(),
+        &["--game", "kisolo", "--quiet", "python3 chatty.py", "random"],
+    );
     let out = text(&o);
     assert!(o.status.success(), "{out}");
     assert!(
@@ -662,20 +664,11 @@ fn rate_of_stdin_and_sprt_without_two_player_games_say_why() {
 fn play_shows_the_stderr_of_a_bot_that_cannot_start() {
     let dir = tempfile::tempdir().unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args([
-            "play",
-            "--game",
-            "kisolo",
-            "--",
-            "random",
-            "python3 no_such.py",
-        ])
-        .current_dir(dir.path())
-        .env("TMPDIR", tmp.path())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("the arena binary runs");
+    let o = play_in(
+        dir.path(),
+        tmp.path(),
+        &["--game", "kisolo", "--", "random", "python3 no_such.py"],
+    );
     let out = text(&o);
     assert!(!o.status.success(), "{out}");
     assert!(out.contains("seat 1: `python3 no_such.py`: "), "{out}");
