@@ -453,7 +453,7 @@ fn the_apis_refusals_are_json_and_name_the_parameter() {
         ("/api/tests?colour=red", "takes owner, bot, result, limit"),
         (
             "/api/games.pgn?colour=red",
-            "takes bot, version, opponent, variant, result, reason, forfeit, order, after, limit",
+            "takes bot, version, opponent, variant, test, result, reason, forfeit, order, after, limit",
         ),
     ] {
         let (status, kind, body) = raw(&server.url, get(path).as_bytes());

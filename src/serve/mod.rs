@@ -45,7 +45,8 @@
 //!   transaction), `events.rs` (the events, their rounds as paired, their
 //!   games), `analysis.rs` (the games' analyses), `variant_order.rs`
 //!   (the variants' numbers kept across runs, the games renumbered when
-//!   the ladder file's `variants` change).
+//!   the ladder file's `variants` change), `history.rs` (the ratings'
+//!   history, kept across restarts).
 //! - `schedule/`: `pairing.rs` (the pure pairing rule), `queue.rs` (the
 //!   scheduler that keeps the rule's picks in the store to be claimed),
 //!   `version_test.rs` (the tests' pairs, queued beside them), `event.rs`

@@ -117,6 +117,7 @@ impl ResultsDir {
             Err(_) => records::logs(&layout.records())
                 .iter()
                 .filter_map(|(_, p)| std::fs::metadata(p).ok())
+                .filter(|m| m.is_file())
                 .map(|m| m.len())
                 .sum(),
             Ok(_) => 0,
