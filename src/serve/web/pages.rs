@@ -114,16 +114,14 @@ pub struct BotBody {
 }
 
 /// `/api/standings`: the last complete fit's table of one variant (or
-/// `all`); before the first fit, an empty table and a note.
+/// `all`); before the first fit, an empty table and a note, the fit's
+/// fields null (there, as docs/ladder.md lists them, not left out).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct StandingsBody {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub anchor: Option<String>,
     pub at: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub fit_ms: Option<u64>,
     pub games: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub intervals: Option<crate::ratings::IntervalMethod>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<&'static str>,
@@ -822,6 +820,27 @@ mod tests {
         assert!(lo < 12.0 && hi > 12.0);
         assert_eq!(tick_label(25_000.0), "25k");
         assert_eq!(tick_label(-50.0), "-50");
+    }
+
+    /// Before the first fit the fit's fields are there, null: a client
+    /// reading `fit_ms` finds no fit, not a missing field.
+    #[test]
+    fn standings_before_a_fit_name_every_field() {
+        let body = StandingsBody {
+            anchor: None,
+            at: None,
+            fit_ms: None,
+            games: 0,
+            intervals: None,
+            note: Some("no fit yet"),
+            ratings: Vec::new(),
+            variant: "all".into(),
+            variants: None,
+        };
+        let v = serde_json::to_value(&body).unwrap();
+        for key in ["anchor", "at", "fit_ms", "intervals"] {
+            assert!(v.get(key).is_some_and(|x| x.is_null()), "{key}: {v}");
+        }
     }
 
     #[test]
