@@ -447,11 +447,7 @@ async fn seat_bots(
                             crate::league::runner::stderr_tail(&log, since, args.logs.is_some())
                                 .await
                                 .unwrap_or_default();
-                        if room.sandbox == crate::bot::Sandbox::On
-                            && matches!(e, crate::referee::StartError::Handshake(_))
-                        {
-                            tail += &format!("\n    note: {}", crate::bot::SANDBOX_START_NOTE);
-                        }
+                        tail += &crate::league::runner::sandbox_start_note(room.sandbox, &e);
                         // The error's own words carry its cause: not
                         // its source again.
                         bail!("seat {seat}: `{}`: {e}{tail}", cmd.display());

@@ -220,11 +220,7 @@ pub fn check_bots_start(
                 };
                 let mut why = why_not_started(&e);
                 why += &stderr_tail(&log, 0, true).await.unwrap_or_default();
-                if launch.sandbox == crate::bot::Sandbox::On
-                    && matches!(e, referee::StartError::Handshake(_))
-                {
-                    why += &format!("\n    note: {}", crate::bot::SANDBOX_START_NOTE);
-                }
+                why += &sandbox_start_note(launch.sandbox, &e);
                 Some((
                     i,
                     CannotStart {
@@ -310,6 +306,16 @@ pub async fn stderr_tail(log: &Path, from: u64, name_log: bool) -> Option<String
         "\n    its stderr ends{at}:\n      {}",
         crate::protocol::escape_lines(&tail).replace('\n', "\n      ")
     ))
+}
+
+/// After a bot's stderr, when it ran in its sandbox and stopped before
+/// its hello was through (not when it could not be started at all): what
+/// the sandbox hides from it (`arena run`, `arena match`, `arena play`).
+pub fn sandbox_start_note(sandbox: crate::bot::Sandbox, e: &referee::StartError) -> String {
+    match sandbox == crate::bot::Sandbox::On && matches!(e, referee::StartError::Handshake(_)) {
+        true => format!("\n    note: {}", crate::bot::SANDBOX_START_NOTE),
+        false => String::new(),
+    }
 }
 
 /// Why a bot could not start, with what to do when it is the machine's

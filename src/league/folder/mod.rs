@@ -89,7 +89,7 @@ pub struct ResultsDir {
     /// Bytes of the record logs found with no games.csv beside them (it
     /// was deleted): the run refuses them unless `--repair`
     /// ([`ResultsDir::refuse_rows_gone`]).
-    pub orphaned_record_bytes: u64,
+    orphaned_record_bytes: u64,
 }
 
 impl ResultsDir {
@@ -331,7 +331,7 @@ impl ResultsDir {
             let _ = std::fs::remove_file(&csv);
         }
         Err(StoreError::Mismatch {
-            path: self.layout.games_csv(),
+            path: csv,
             why: format!(
                 "missing, while the record logs in {} hold {} bytes of games: without their rows those games would all be played again. Put games.csv back (from a backup, or where it was moved), and run the same command again; or, to play them again, run it with --repair (the records are kept in {})",
                 self.layout.records().display(),
