@@ -116,7 +116,7 @@ fn one_of<T: Copy>(name: &str, value: &str, words: &[(&str, T)]) -> ApiResult<T>
 /// The versions `name` names: every version of bot `name`, or the one
 /// version `BOT@N` (or `N` of `version`); 404 for a bot or version the
 /// ladder does not have.
-pub(super) async fn versions_named(
+async fn versions_named(
     l: &Ladder,
     what: &str,
     name: &str,

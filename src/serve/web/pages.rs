@@ -522,17 +522,27 @@ struct BotPage {
 /// `/bots/NAME`: a bot's page.
 pub async fn bot_page(State(l): State<Arc<Ladder>>, Path(name): Path<String>) -> Response {
     // A version's name (`BOT@N`) leads to its bot's page, if the bot has
-    // that version: named as the games' filter names it (`bot=NAME@N`).
-    if name.contains('@') {
-        if let Err(e) = super::browse::versions_named(&l, "bot", &name, None).await {
-            return missing(e.message);
-        }
-    }
-    let name = name
-        .rsplit_once('@')
-        .map_or(name.as_str(), |(b, _)| b)
-        .to_string();
+    // that version (as `/api/bots/NAME@N` answers 404 for one it has not).
+    let (name, version) = match name.rsplit_once('@') {
+        Some((b, n)) => (b.to_string(), Some(n.to_string())),
+        None => (name, None),
+    };
     match bot_json(&l, &name).await {
+        Ok(Some(b))
+            if version
+                .as_deref()
+                .is_some_and(|n| !b.versions.iter().any(|v| v.version.to_string() == n)) =>
+        {
+            missing(format!(
+                "bot `{name}` has no version `{}`: its versions are {}",
+                version.as_deref().unwrap_or_default(),
+                b.versions
+                    .iter()
+                    .map(|v| v.version.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        }
         Ok(Some(b)) => {
             let plot = plot(&b.versions);
             page("bot.html", &l, BotPage { bot: b, plot })
