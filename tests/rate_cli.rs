@@ -202,6 +202,39 @@ fn perfect_scores_by_the_half_point_rule_closed_form() {
     }
 }
 
+/// A perfect winner is placed against the bot it beat, so its rating's
+/// uncertainty is that bot's and the games between them together, as
+/// their contrasts are: perfect_elsewhere.csv has X and Y at 1-1 (2
+/// games) and Z winning its 30 games against Y, never meeting X. By hand
+/// (the half-point rule: Z expects 29.5 of 30 against Y), the standard
+/// error of Z - Y is 1 / (K sqrt(30 E (1 - E))), E = 29.5/30, and of
+/// X - Y 1 / (K sqrt(2/4)). It gave Z - Y and Z - X the same error, as
+/// if Z's place did not move with Y's rating. (`elo_se_dispersion`, the
+/// model's error: `elo_se` takes the robust one where larger.)
+#[test]
+fn a_perfect_winners_error_is_measured_from_the_bot_it_beat() {
+    let k = 10f64.ln() / 400.0;
+    let e: f64 = 29.5 / 30.0;
+    let zy = 1.0 / (k * (30.0 * e * (1.0 - e)).sqrt());
+    let xy = 1.0 / (k * 0.5f64.sqrt());
+    let file = data("perfect_elsewhere.csv");
+    for (anchor, bot, want) in [
+        ("Y=0", "Z", zy),
+        ("Y=0", "X", xy),
+        ("Z=0", "Y", zy),
+        ("Z=0", "X", (zy * zy + xy * xy).sqrt()),
+        ("X=0", "Z", (zy * zy + xy * xy).sqrt()),
+    ] {
+        let got = rate_table(&[s(&file), "--anchor", anchor]);
+        let g = rating(&got, bot, "all");
+        assert!(
+            (num(g, "elo_se_dispersion") - want).abs() < 0.05,
+            "--anchor {anchor}: {bot} {} vs {want}",
+            g["elo_se_dispersion"]
+        );
+    }
+}
+
 #[test]
 fn seat_advantage_matches_the_reference_within_its_prior() {
     // One variant, one seat parameter (Ordo's -W). Our seat parameter

@@ -1210,22 +1210,115 @@ fn place_components(
     let outside = half_point_cells(p, comps, cells, &cross, &between);
     let (offset, iterations, inv) = between_problem(p, comps, theta, &outside, &weak).solve();
     out.iterations += iterations;
-    let nbots = p.nbots;
+    let moves = offsets_moves(p, comps, (theta, &offset), &outside, &inv);
+    out.cov = placed_covariance(p, comps, &out.cov, &moves, &inv);
+    if let Some(r) = out.robust_cov.as_ref() {
+        out.robust_cov = Some(placed_covariance(p, comps, r, &moves, &inv));
+    }
     for &i in &p.param_bot {
-        let ci = comps.of[p.bot_param[i].unwrap_or(0)];
-        out.elo[i] += offset[ci];
-        for &j in &p.param_bot {
-            let cj = comps.of[p.bot_param[j].unwrap_or(0)];
-            out.cov.a[i * nbots + j] += inv.get(ci, cj);
-            if let Some(r) = out.robust_cov.as_mut() {
-                r.a[i * nbots + j] += inv.get(ci, cj);
-            }
-        }
+        out.elo[i] += offset[comps.of[p.bot_param[i].unwrap_or(0)]];
     }
     // The half-point rule placed something only where components met:
     // groups that never met, each strongly connected, need no prior.
     out.regularized = weak.iter().any(|u| u.len() > 1);
     label_bots(out, p, comps, &weak, reference);
+}
+
+/// How stage 2's offsets move with stage 1's ratings (the implicit
+/// function's derivative at the optimum, `-A⁻¹ B`: `A` the offsets'
+/// curvature, whose constrained inverse is `inv`, `B` the curvature
+/// between the offsets and the ratings of the bots that played between
+/// components): by component, the bots (by index) it moves with and how
+/// much. A perfect winner is placed against the bots it met: its rating
+/// moves with theirs, and so does its uncertainty (Ordo's simulation
+/// carries it the same way).
+fn offsets_moves(
+    p: &Params,
+    comps: &Components,
+    (theta, offset): (&[f64], &[f64]),
+    outside: &[Cell],
+    inv: &Matrix,
+) -> Vec<Vec<(usize, f64)>> {
+    let n = comps.count();
+    // B, by component: the bots of its games with other components.
+    let mut b: Vec<BTreeMap<usize, f64>> = vec![BTreeMap::new(); n];
+    for c in outside.iter().filter(|c| c.w > 0.0) {
+        let (Some(qa), Some(qb)) = (p.bot_param[c.first], p.bot_param[c.second]) else {
+            continue;
+        };
+        let (ca, cb) = (comps.of[qa], comps.of[qb]);
+        let seat = p
+            .group_param
+            .get(c.group)
+            .copied()
+            .flatten()
+            .map_or(0.0, |g| theta[g]);
+        let d = theta[qa] + offset[ca] - theta[qb] - offset[cb] + seat;
+        let pr = sigmoid(K * d);
+        let h = K * K * c.w * pr * (1.0 - pr);
+        for (comp, sign) in [(ca, 1.0), (cb, -1.0)] {
+            *b[comp].entry(c.first).or_default() += sign * h;
+            *b[comp].entry(c.second).or_default() -= sign * h;
+        }
+    }
+    (0..n)
+        .map(|c| {
+            let mut row: BTreeMap<usize, f64> = BTreeMap::new();
+            for (k, bk) in b.iter().enumerate() {
+                let ick = inv.get(c, k);
+                if ick != 0.0 {
+                    for (&bot, &v) in bk {
+                        *row.entry(bot).or_default() -= ick * v;
+                    }
+                }
+            }
+            row.into_iter().filter(|(_, v)| *v != 0.0).collect()
+        })
+        .collect()
+}
+
+/// The covariance of the placed ratings `θ_i + o_c(i)(θ)`, bot x bot:
+/// stage 1's `inside` carried through the offsets' `moves` (the delta
+/// method, `J Σ Jᵀ` with `J = I + ∂o/∂θ`), plus stage 2's own `inv`.
+fn placed_covariance(
+    p: &Params,
+    comps: &Components,
+    inside: &Matrix,
+    moves: &[Vec<(usize, f64)>],
+    inv: &Matrix,
+) -> Matrix {
+    let nbots = p.nbots;
+    let comp = |i: usize| comps.of[p.bot_param[i].unwrap_or(0)];
+    // (∂o/∂θ) Σ: by component, by bot.
+    let moved: Vec<Vec<f64>> = moves
+        .iter()
+        .map(|row| {
+            let mut v = vec![0.0; nbots];
+            for &(l, d) in row {
+                for &j in &p.param_bot {
+                    v[j] += d * inside.get(l, j);
+                }
+            }
+            v
+        })
+        .collect();
+    let n = comps.count();
+    let mut both = Matrix::zeros(n);
+    for (c, row) in moves.iter().enumerate() {
+        for (k, mk) in moved.iter().enumerate() {
+            both.add(c, k, row.iter().map(|&(l, d)| d * mk[l]).sum());
+        }
+    }
+    let mut cov = Matrix::zeros(nbots);
+    for &i in &p.param_bot {
+        let ci = comp(i);
+        for &j in &p.param_bot {
+            let cj = comp(j);
+            cov.a[i * nbots + j] =
+                inside.get(i, j) + moved[ci][j] + moved[cj][i] + both.get(ci, cj) + inv.get(ci, cj);
+        }
+    }
+    cov
 }
 
 /// The weight of the games between two components, by their ids (the
