@@ -78,6 +78,9 @@ pub struct Filter {
     pub seats: SeatFilter,
     /// The players (`BOT@N`) of `bot`, for its result and forfeits.
     players: Vec<String>,
+    /// The players of `opponent`: with them, a result is the bot's
+    /// against that opponent's seat.
+    opponents: Vec<String>,
     result: Option<Outcome>,
     reason: Option<String>,
     forfeit: Option<Forfeit>,
@@ -203,6 +206,7 @@ pub async fn filter_of(
     }
     if let Some(o) = given.get("opponent") {
         let versions = versions_named(l, "opponent", o, None).await?;
+        f.opponents = versions.iter().map(Version::player).collect();
         f.seats.against = Some(versions.iter().map(|v| v.id).collect());
     }
     if let Some(v) = given.get("variant") {
@@ -327,16 +331,28 @@ impl Filter {
         }
         if let Some(want) = self.result {
             let scores = row.scores();
-            let got = (0..seats.len()).filter(|s| mine(*s)).any(|s| {
-                let x = scores[s];
-                want == if x > 0.5 {
-                    Outcome::Win
-                } else if x < 0.5 {
-                    Outcome::Loss
-                } else {
-                    Outcome::Draw
-                }
-            });
+            let theirs = |seat: usize| {
+                seats
+                    .get(seat)
+                    .is_some_and(|s| self.opponents.iter().any(|p| p == s))
+            };
+            // Against 1/2, or with `opponent`, against that opponent's
+            // score: in a 3-player game the bot and the opponent who both
+            // lost to the third drew with each other.
+            let outcome = |mine: f64, against: f64| match mine.partial_cmp(&against) {
+                Some(std::cmp::Ordering::Greater) => Outcome::Win,
+                Some(std::cmp::Ordering::Less) => Outcome::Loss,
+                _ => Outcome::Draw,
+            };
+            let got =
+                (0..seats.len())
+                    .filter(|s| mine(*s))
+                    .any(|s| match self.opponents.is_empty() {
+                        true => want == outcome(scores[s], 0.5),
+                        false => (0..seats.len())
+                            .filter(|t| *t != s && theirs(*t))
+                            .any(|t| want == outcome(scores[s], scores[t])),
+                    });
             if !got {
                 return false;
             }
@@ -582,6 +598,45 @@ mod tests {
             keeps(&f(Some(Outcome::Loss), Some("timeout"), Some(Forfeit::Bot))),
             [false, false, true, false]
         );
+    }
+
+    #[test]
+    fn with_an_opponent_a_result_is_the_bots_against_that_opponent() {
+        let three = |seats: [&str; 3], scores: [f64; 3]| GameRow {
+            players: 3,
+            seat0: seats[0].into(),
+            seat1: seats[1].into(),
+            seat2: seats[2].into(),
+            score0: scores[0],
+            score1: scores[1],
+            score2: Some(scores[2]),
+            reason: "store".into(),
+            ..GameRow::default()
+        };
+        // a and b both lost to c: against b, a drew; against c, a lost.
+        let both_lost = three(["a@1", "b@1", "c@1"], [0.25, 0.25, 1.0]);
+        // b forfeited: a and c drew with each other and beat b.
+        let b_forfeited = three(["a@1", "b@1", "c@1"], [0.75, 0.0, 0.75]);
+        let f = |result, opponent: &str| Filter {
+            players: vec!["a@1".into()],
+            opponents: vec![opponent.into()],
+            result: Some(result),
+            ..Filter::default()
+        };
+        let keeps = |f: &Filter| [&both_lost, &b_forfeited].map(|r| f.keeps(r)).to_vec();
+        assert_eq!(keeps(&f(Outcome::Loss, "b@1")), [false, false]);
+        assert_eq!(keeps(&f(Outcome::Draw, "b@1")), [true, false]);
+        assert_eq!(keeps(&f(Outcome::Win, "b@1")), [false, true]);
+        assert_eq!(keeps(&f(Outcome::Loss, "c@1")), [true, false]);
+        assert_eq!(keeps(&f(Outcome::Draw, "c@1")), [false, true]);
+        // Without an opponent, against 1/2, as before.
+        let alone = |result| Filter {
+            players: vec!["a@1".into()],
+            result: Some(result),
+            ..Filter::default()
+        };
+        assert_eq!(keeps(&alone(Outcome::Loss)), [true, false]);
+        assert_eq!(keeps(&alone(Outcome::Win)), [false, true]);
     }
 
     #[test]
