@@ -662,7 +662,7 @@ impl<R: Read> RowReader<R> {
                     self.at = at.saturating_add(reader.get_ref().skipped);
                     return Ok(Some((line, &self.row)));
                 }
-                Err(why) => self.pending = Some((line, why)),
+                Err(why) => self.pending = Some((line, why + &unclosed_quote(rec))),
             }
         }
     }
@@ -1185,6 +1185,21 @@ pub fn check_row(row: &GameRow) -> Result<(), String> {
         _ => {}
     }
     Ok(())
+}
+
+/// For a row that does not read: when its fields run over several lines,
+/// the likely cause, a quote opened and never closed (the reader takes
+/// every line up to the next quote, often the rest of the file, as one
+/// field); nothing otherwise.
+fn unclosed_quote(rec: &csv::ByteRecord) -> String {
+    let breaks = rec.iter().flatten().filter(|b| **b == b'\n').count();
+    match breaks {
+        0 => String::new(),
+        n => format!(
+            "; its fields run over {} lines: a `\"` opened in it and not closed where the field ends makes the lines after it one field",
+            n + 1
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -1772,6 +1787,22 @@ mod tests {
         // The same damage before the end is an error.
         let e = err(&format!("{H}\ng2,filo,2,p1,B,A,,0.5,0.\n{R1}\n"));
         assert!(e.starts_with("t.csv:2: 9 fields, the header has 16"), "{e}");
+    }
+
+    /// A quote opened in a name and never closed takes the lines after it
+    /// as one field: the error says so, on the line the quote is on.
+    #[test]
+    fn an_unclosed_quote_is_named() {
+        let open = R1.replacen(",A,", ",\"A,", 1);
+        let e = err(&format!("{H}\n{open}\n{R2}\n{R1}\n"));
+        assert!(e.starts_with("t.csv:2: "), "{e}");
+        assert!(
+            e.contains("run over 4 lines: a `\"` opened in it and not closed"),
+            "{e}"
+        );
+        // One line's damage says nothing of quotes.
+        let e = err(&format!("{H}\ng2,filo,2,p1,B,A,,0.5,0.\n{R1}\n"));
+        assert!(!e.contains("quote") && !e.contains('"'), "{e}");
     }
 
     #[test]
