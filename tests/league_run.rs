@@ -3344,3 +3344,37 @@ fn a_gauntlet_added_on_a_resume_says_how_it_was_started() {
     );
     assert!(!err.contains("--gauntlet none"), "{err}");
 }
+
+/// A gauntlet's head-to-head lines are of the pairs that met in a
+/// 2-player game: a league of 3-player games alone prints none (it
+/// printed "a vs b: 0 games, score -" for each opponent).
+#[test]
+fn a_gauntlet_of_three_player_games_prints_no_empty_head_to_head() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 1, "gauntlet = \"a\"");
+    let out = run(&file, &["--variants", "tricala3", "--no-report"]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(
+        !text.contains("a vs b:") && !text.contains("a vs c:"),
+        "{text}"
+    );
+    // The same gauntlet over a 2-player game has them.
+    let two = tempfile::tempdir().unwrap();
+    let file = write_tournament(two.path(), 1, "gauntlet = \"a\"");
+    let out = run(&file, &["--variants", "kisolo", "--no-report"]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("a vs b: ") && text.contains("a vs c: "),
+        "{text}"
+    );
+}

@@ -209,11 +209,14 @@ impl Console {
     }
 }
 
-/// The head-to-head line of each pair in `rows` (`report::sprt`).
+/// The head-to-head line of each pair in `rows` (`report::sprt`), for
+/// the pairs that have met in a 2-player game: a league of 3-player games
+/// alone has no pentanomial to show, and a line of zeros says nothing.
 pub(super) fn head_to_head_lines(rows: &[GameRow], pairs: &[(String, String)]) -> Vec<String> {
     pairs
         .iter()
         .filter_map(|(a, b)| crate::ratings::sprt::head_to_head(rows, a, b).ok())
+        .filter(|h| h.total.games > 0)
         .map(|h| crate::report::sprt::head_to_head_line(&h))
         .collect()
 }
