@@ -159,8 +159,10 @@ fn an_owner_asks_for_a_games_analysis_and_its_page_shows_it() {
     });
     b.wait(
         "the page reloaded with the analysis",
+        // The viewer is drawn before the note below it is parsed: a
+        // reload caught between the two has no note yet.
         "document.querySelectorAll('.advantage svg rect.adv').length > 0 && \
-         document.getElementById('analysis-note').textContent.startsWith('Analysed ')",
+         (document.getElementById('analysis-note')?.textContent ?? '').startsWith('Analysed ')",
     );
 
     // Alice asked for her one analysis of the hour (`analyses_per_hour =
