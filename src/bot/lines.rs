@@ -311,6 +311,10 @@ impl BotProcess {
                         return Err(BotError::InputGone { status, unread });
                     }
                     _ = tokio::time::sleep_until(deadline) => {
+                        // What the pipe held when the time ran out, looked
+                        // at before anything else.
+                        let fd = self.stdout.get_ref().as_raw_fd();
+                        let waiting = sys::unread_bytes(fd).unwrap_or(0) > 0;
                         // A stop ended just now: its SIGCONT's handler may
                         // run a moment after this thread woke.
                         tokio::time::sleep(Duration::from_millis(5)).await;
@@ -322,8 +326,10 @@ impl BotProcess {
                         }
                         // And a reply that was in the pipe when the time
                         // ran out, its wake-up handled after the timer's
-                        // (a loaded machine; a stop), is taken.
-                        if !looked_again {
+                        // (a loaded machine; a stop), is taken; one written
+                        // after it is not (protocol.md: a reply already
+                        // waiting when the deadline passes).
+                        if waiting && !looked_again {
                             looked_again = true;
                             continue;
                         }
