@@ -512,6 +512,42 @@ fn analyse_names_tables_that_are_not_the_game_s_and_a_failed_write() {
     );
     let e = failure(&["analyse", &rec, "--depth", "65"]);
     assert!(e.contains("--depth 65: the search goes at most 64"), "{e}");
+    // A layer lost below the largest one there: refused, naming it (the
+    // positions in it were left to the search without a word), until a
+    // build makes it again.
+    let gap = dir.path().join("gap");
+    let gap_s = gap.to_str().expect("utf-8");
+    stdout_of(&arena(&[
+        "tables",
+        "build",
+        "diffusion",
+        "--seeds",
+        "3",
+        "--out",
+        gap_s,
+    ]));
+    std::fs::remove_file(gap.join("diffusion/n02.tbl")).expect("a layer deleted");
+    let e = failure(&["analyse", &rec, "--depth", "1", "--tables", gap_s]);
+    assert!(
+        e.contains("the diffusion tables lack 1 of the layers below their largest (3 seeds)")
+            && e.contains("n02.tbl")
+            && e.contains(&format!(
+                "arena tables build diffusion --seeds 3 --out {gap_s}"
+            )),
+        "{e}"
+    );
+    stdout_of(&arena(&[
+        "tables",
+        "build",
+        "diffusion",
+        "--seeds",
+        "3",
+        "--out",
+        gap_s,
+    ]));
+    stdout_of(&arena(&[
+        "analyse", &rec, "--depth", "1", "--tables", gap_s,
+    ]));
     stdout_of(&arena(&[
         "analyse", &rec, "--depth", "1", "--tables", out_s,
     ]));

@@ -239,7 +239,20 @@ fn check_tables_for(args: &AnalyseArgs, spec: &crate::referee::GameSpec) -> anyh
     }
     let want = dir.join(spec.variant.name());
     if want.is_dir() {
-        return Ok(());
+        let (lacking, top) = crate::tables::gaps(spec.variant, dir);
+        let Some(first) = lacking.first() else {
+            return Ok(());
+        };
+        bail!(
+            "--tables {}: the {} tables lack {} of the layers below their largest ({top} seeds), {}{}: positions there would be judged by a search and not exactly, without a word; build them again with: arena tables build {} --seeds {top} --out {}",
+            dir.display(),
+            spec.variant,
+            lacking.len(),
+            first.display(),
+            if lacking.len() > 1 { " and others" } else { "" },
+            spec.variant,
+            dir.display()
+        );
     }
     let hint = if dir
         .file_name()
