@@ -241,6 +241,37 @@ fn a_swiss_with_more_rounds_resumes_after_its_rounds_and_fewer_are_refused() {
     assert_eq!(std::fs::read(&csv).unwrap(), after);
 }
 
+/// Round 1's results edited (every score swapped): round 2's rows stand
+/// on a pairing the results no longer give, so the league is not
+/// complete though every row is there (`arena status` said `complete`
+/// with 24 of 48 games done while `arena run` refused the rows).
+#[test]
+fn a_swiss_whose_rows_are_not_its_pairings_is_not_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    run_ok(&write_swiss(dir.path(), ""), &[]);
+    let csv = dir.path().join("out/games.csv");
+    let all = std::fs::read_to_string(&csv).unwrap();
+    let swapped: Vec<String> = all
+        .lines()
+        .map(|l| {
+            let mut f: Vec<&str> = l.split(',').collect();
+            if l.starts_with("s001-") {
+                f.swap(7, 8);
+            }
+            f.join(",")
+        })
+        .collect();
+    std::fs::write(&csv, swapped.join("\n") + "\n").unwrap();
+    let (text, json) = status(&dir.path().join("out"));
+    assert!(!json["format_state"]["unpaired"].is_null(), "{json}");
+    assert_ne!(json["shards"][0]["state"], "complete", "{json}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("resume it (") && l.ends_with(" --repair")),
+        "{text}"
+    );
+}
+
 /// A row of round 1 deleted: the rows of round 2, paired from round 1's
 /// results, are named as a round not paired yet (not as games the
 /// schedule does not hold), with what to do; `--repair` plays the missing

@@ -149,8 +149,12 @@ pub fn league_status(dir: &Path) -> Result<LeagueStatus, StatusError> {
         // Rows of a Swiss's rounds not paired yet are no games done (they
         // stand on a round that lacks a row): not in the shard's count
         // either, which is the league's.
+        // Nor is the league complete with them: a run refuses them.
         if let Some(u) = format_state.as_ref().and_then(|p| p.unpaired.as_ref()) {
             shard.done = shard.done.saturating_sub(u.rows);
+            if shard.state == ShardState::Complete {
+                shard.state = ShardState::Stopped;
+            }
         }
         return Ok(LeagueStatus {
             name: meta.name.clone(),
