@@ -318,6 +318,39 @@ fn a_second_run_into_a_folder_in_use_is_refused_at_once() {
     run_finishes_the_schedule(&file, &csv);
 }
 
+/// `run.lock` deleted while its run plays (a cleaner; the docs say a
+/// leftover one may be deleted): a second run is still refused, since the
+/// run holds the folder itself too, and `arena status` still sees the
+/// run (it let a second writer in, which damaged records).
+#[test]
+fn a_run_whose_lock_file_was_deleted_still_holds_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tournament(dir.path(), 500, "");
+    let out = dir.path().join("out");
+    let csv = out.join("games.csv");
+    let mut first = spawn_run(&file, Stdio::null());
+    wait_for_rows(&mut first, &csv, 1);
+    std::fs::remove_file(out.join("run.lock")).unwrap();
+    let second = run(&file, &[]);
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("in use by another run (a run whose run.lock was deleted while it ran)"),
+        "{err}"
+    );
+    let (text, _) = common::league::status(&out);
+    assert!(
+        text.contains("a run whose run.lock was deleted while it ran"),
+        "{text}"
+    );
+    assert!(
+        first.try_wait().unwrap().is_none(),
+        "the first run was disturbed"
+    );
+    first.kill().unwrap();
+    first.wait().unwrap();
+}
+
 /// The schedule is the truth: a forged row and a duplicated row stop the
 /// run before any game, each named with its line; --repair sets them aside
 /// in rejected.csv and the standings count each scheduled game once.

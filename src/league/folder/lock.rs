@@ -16,7 +16,26 @@ static HELD: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
 #[derive(Debug)]
 pub(super) struct Lock {
     _file: File,
+    /// The folder itself, locked too: `run.lock` may be deleted (a
+    /// cleaner, a hand), and a second run would then lock a new file of
+    /// that name; the folder cannot be swapped under a run.
+    _folder: File,
     _held: HeldHere,
+}
+
+/// Who holds a folder whose `run.lock` was deleted while its run ran.
+const DELETED_HOLDER: &str = "a run whose run.lock was deleted while it ran";
+
+/// The folder's own lock, taken after `run.lock`'s: `Err(Ok(()))` when
+/// another run holds it (its `run.lock` was deleted while it ran).
+fn lock_folder(layout: &Layout) -> Result<File, Result<(), StoreError>> {
+    let root = layout.root();
+    let dir = File::open(root).map_err(|e| Err(io(root)(e)))?;
+    match dir.try_lock() {
+        Ok(()) => Ok(dir),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Ok(())),
+        Err(std::fs::TryLockError::Error(e)) => Err(Err(io(root)(e))),
+    }
 }
 
 /// This process's note that it holds the lock file at a path (a results
@@ -99,12 +118,31 @@ pub(super) fn lock(layout: &Layout) -> Result<Lock, StoreError> {
             Err(std::fs::TryLockError::Error(e)) => return Err(io(&path)(e)),
         }
     }
+    let folder = loop {
+        match lock_folder(layout) {
+            Ok(dir) => break dir,
+            Err(Err(e)) => return Err(e),
+            // As above: a run killed (or a lock let go of) a moment ago,
+            // a child forked meanwhile sharing the folder's descriptor
+            // until it execs or dies.
+            Err(Ok(_)) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(Ok(_)) => {
+                return Err(StoreError::Locked {
+                    dir: layout.root().to_path_buf(),
+                    holder: DELETED_HOLDER.to_string(),
+                })
+            }
+        }
+    };
     let me = format!("pid {} on host {}\n", std::process::id(), host_name());
     f.set_len(0).map_err(io(&path))?;
     f.seek(SeekFrom::Start(0)).map_err(io(&path))?;
     f.write_all(me.as_bytes()).map_err(io(&path))?;
     Ok(Lock {
         _file: f,
+        _folder: folder,
         _held: HeldHere::note(key),
     })
 }
@@ -114,17 +152,23 @@ pub(super) fn lock(layout: &Layout) -> Result<Lock, StoreError> {
 /// instant: a run starting in that instant waits for it (see `lock`).
 pub fn lock_holder(layout: &Layout) -> Option<String> {
     let path = layout.lock();
-    let mut f = OpenOptions::new().read(true).write(true).open(&path).ok()?;
-    match f.try_lock() {
-        Ok(()) => {
-            let _ = f.unlock();
-            None
+    if let Ok(mut f) = OpenOptions::new().read(true).write(true).open(&path) {
+        match f.try_lock() {
+            Ok(()) => {
+                let _ = f.unlock();
+            }
+            Err(_) => {
+                let mut holder = String::new();
+                let _ = f.read_to_string(&mut holder);
+                return Some(holder.trim().to_string());
+            }
         }
-        Err(_) => {
-            let mut holder = String::new();
-            let _ = f.read_to_string(&mut holder);
-            Some(holder.trim().to_string())
-        }
+    }
+    // No run.lock held: a run may hold the folder all the same (its
+    // run.lock deleted while it ran, perhaps made anew since).
+    match lock_folder(layout) {
+        Err(Ok(())) => Some(DELETED_HOLDER.to_string()),
+        _ => None,
     }
 }
 
