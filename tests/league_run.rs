@@ -3202,6 +3202,68 @@ decision_ms = 1000
     assert!(second >= 3000, "{text}");
 }
 
+/// A run stopped for longer than a game's watchdog: the watchdog moves
+/// past the stop as the bots' deadlines do (the bot on move lost the game
+/// as a stall, "no answer", though it had used a second of its time).
+#[test]
+fn a_run_stopped_past_the_watchdog_does_not_charge_the_bot() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"name = "stop"
+bots = [
+  {{ name = "think", command = ["{}"], args = ["--millis", "300"] }},
+  {{ name = "rnd", command = ["{}"] }},
+]
+variants = ["kisolo"]
+rounds = 1
+concurrency = 1
+output = "out"
+[time_control]
+decision_ms = 1000
+watchdog_ms = 8000
+"#,
+            env!("CARGO_BIN_EXE_search-bot"),
+            env!("CARGO_BIN_EXE_random-bot")
+        ),
+    )
+    .unwrap();
+    let mut child = arena()
+        .args(["run", "--quiet", "--no-report"])
+        .arg(&file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let csv = dir.path().join("out/games.csv");
+    wait_for_rows(&mut child, &csv, 1);
+    // The second game under way (each takes seconds: the bot thinks
+    // 300 ms a decision), then stopped past its watchdog.
+    std::thread::sleep(Duration::from_millis(200));
+    let pid = child.id() as i32;
+    // SAFETY: signals a child this test spawned and has not reaped.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    std::thread::sleep(Duration::from_secs(9));
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    assert!(child.wait().unwrap().success());
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows = csvio::parse(&csv, text.as_bytes()).unwrap().rows;
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(
+        rows.iter()
+            .all(|(_, r)| r.reason != "stall" && r.reason != "timeout"),
+        "{text}"
+    );
+    let second = rows.iter().map(|(_, r)| r.duration_ms).max().unwrap();
+    assert!(
+        second >= 9_000,
+        "the stop fell inside the second game: {text}"
+    );
+}
+
 /// Greedy against random over Kisolo, with `extra` (an `[sprt]`, say) at
 /// the end of the file: `NAME.toml` in `dir`, into `out-NAME/`.
 fn greedy_league(dir: &Path, name: &str, rounds: u32, extra: &str) -> PathBuf {

@@ -241,6 +241,10 @@ struct Table<'s, 'p, 'q> {
     /// player ignores its deadlines: one timer for the whole game, not one
     /// per decision.
     stall: std::pin::Pin<Box<tokio::time::Sleep>>,
+    /// The time this process had spent stopped (Ctrl-Z, SIGSTOP) when the
+    /// watchdog was last moved: the time the referee spends stopped is
+    /// not the game's either.
+    stopped: Duration,
 }
 
 impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
@@ -277,6 +281,7 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
                 started,
                 spec.watchdog.saturating_add(Duration::from_millis(100)),
             ))),
+            stopped: crate::host::stopped(),
         };
         for (index, option) in spec.opening.iter().enumerate() {
             let decision = table
@@ -324,6 +329,7 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         let Some(seat) = self.game.to_decide() else {
             return Ok(Turn::Over);
         };
+        past_stops(&mut self.stopped, &mut self.watchdog, self.stall.as_mut());
         let legal = self.game.legal();
         if let [only] = legal.as_slice() {
             // The engine listed it; failing here is an engine bug.
@@ -371,7 +377,18 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
                     biased;
                     answer = &mut decide => break answer,
                     () = &mut pausing, if !paused => paused = true,
-                    () = self.stall.as_mut() => break Err(Fault::new(ForfeitKind::Stall, "no answer")),
+                    () = self.stall.as_mut() => {
+                        // Not while the referee itself was stopped (its
+                        // SIGCONT's handler may run a moment after this
+                        // thread woke).
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                        if !past_stops(&mut self.stopped, &mut self.watchdog, self.stall.as_mut()) {
+                            break Err(Fault::new(ForfeitKind::Stall, format!(
+                                "no answer within the game's watchdog of {:?} (the decision's own deadline ignored)",
+                                spec.watchdog
+                            )));
+                        }
+                    }
                 }
             }
         };
@@ -637,6 +654,26 @@ async fn pause_others(others: &mut [&mut &mut dyn Player]) {
         }
         tokio::time::sleep(Duration::from_millis(1)).await;
     }
+}
+
+/// Moves the game's watchdog (and the referee's hold on it, `stall`) past
+/// the time this process spent stopped since `seen` (docs/league.md: the
+/// time the referee spends stopped is not charged to a bot); whether it
+/// moved.
+fn past_stops(
+    seen: &mut Duration,
+    watchdog: &mut Instant,
+    stall: std::pin::Pin<&mut tokio::time::Sleep>,
+) -> bool {
+    let now = crate::host::stopped();
+    let Some(by) = now.checked_sub(*seen).filter(|d| !d.is_zero()) else {
+        return false;
+    };
+    *seen = now;
+    *watchdog = player::later(*watchdog, by);
+    let hold = stall.deadline() + by;
+    stall.reset(hold);
+    true
 }
 
 /// protocol.md, "Limits": a reply read past the decision time is taken
