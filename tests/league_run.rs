@@ -3264,6 +3264,84 @@ watchdog_ms = 8000
     );
 }
 
+/// The processes under `pid` (its children, theirs, ...), from /proc.
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut parent_of: Vec<(u32, u32)> = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(p) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid ...`: the name may hold spaces.
+        let after = stat.rsplit_once(')').map_or("", |(_, a)| a);
+        if let Some(ppid) = after.split_whitespace().nth(1).and_then(|x| x.parse().ok()) {
+            parent_of.push((p, ppid));
+        }
+    }
+    let mut found = vec![pid];
+    let mut i = 0;
+    while i < found.len() {
+        let me = found[i];
+        found.extend(
+            parent_of
+                .iter()
+                .filter(|(_, pp)| *pp == me)
+                .map(|(p, _)| *p),
+        );
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
+/// A whole job stopped at once (systemd, scancel, docker stop: SIGTERM to
+/// every process of it, the bots first): the games in flight are left
+/// unfinished, to be played on resume, not charged to the bots killed with
+/// the job as crashes (they were, and the standings kept them).
+#[test]
+fn a_job_stopped_whole_charges_no_bot_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.toml");
+    let random = env!("CARGO_BIN_EXE_random-bot");
+    std::fs::write(
+        &file,
+        format!(
+            r#"name = "job"
+bots = [
+  {{ name = "a", command = ["{random}"] }},
+  {{ name = "b", command = ["{random}"] }},
+]
+variants = ["kisolo"]
+rounds = 300
+concurrency = 2
+output = "out"
+"#
+        ),
+    )
+    .unwrap();
+    let csv = dir.path().join("out/games.csv");
+    let mut child = spawn_run(&file, Stdio::null());
+    wait_for_rows(&mut child, &csv, 1);
+    let pid = child.id();
+    for p in descendants(pid) {
+        // SAFETY: a process of the run this test started.
+        unsafe { libc::kill(p as i32, libc::SIGTERM) };
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    // SAFETY: as above.
+    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143), "{status:?}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(!text.contains(",crash,"), "{text}");
+    run_ok(&file, &[]);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(!text.contains(",crash,"), "{text}");
+    assert_eq!(rows(&csv).len(), schedule_ids(&file).len());
+}
+
 /// Greedy against random over Kisolo, with `extra` (an `[sprt]`, say) at
 /// the end of the file: `NAME.toml` in `dir`, into `out-NAME/`.
 fn greedy_league(dir: &Path, name: &str, rounds: u32, extra: &str) -> PathBuf {

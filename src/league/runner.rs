@@ -1287,6 +1287,14 @@ fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::SyncSender<
                 msg = play => msg,
                 _ = cancel.wait_for(|&c| c) => break,
             };
+            // A bot killed by the signal that stops the whole job (the
+            // run's stop follows, or came first): the game is unfinished.
+            if killed_by_a_stop(&msg) {
+                let stop = tokio::time::timeout(JOB_STOP_GRACE, cancel.wait_for(|&c| c));
+                if stop.await.is_ok_and(|r| r.is_ok()) {
+                    break;
+                }
+            }
             if tx.send(msg).is_err() {
                 break;
             }
@@ -1300,6 +1308,31 @@ fn worker(id: usize, cpu: Option<usize>, shared: &Shared, tx: &mpsc::SyncSender<
             joined(r);
         }
     });
+}
+
+/// How long a game a bot lost by being killed with a stop signal waits
+/// for the run's own stop before it is committed.
+const JOB_STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// Whether a finished game is a crash of a bot killed by a signal that
+/// stops a whole job (SIGTERM, SIGINT, SIGHUP, SIGKILL: systemd, `scancel`,
+/// `docker stop`, a shutdown), which the referee does not send a bot in a
+/// game: if the run is stopped with it, the game is left unfinished, to be
+/// played on resume, not charged to the bot (docs/league.md).
+fn killed_by_a_stop(msg: &WorkerMsg) -> bool {
+    let WorkerMsg::Done { row, detail, .. } = msg else {
+        return false;
+    };
+    let detail = detail.as_deref().unwrap_or_default();
+    row.reason == "crash"
+        && [
+            "signal 15, SIGTERM",
+            "signal 2, SIGINT",
+            "signal 1, SIGHUP",
+            "signal 9, SIGKILL",
+        ]
+        .iter()
+        .any(|s| detail.contains(s))
 }
 
 /// Plays one scheduled game on this worker, (re)starting its bots as needed.
