@@ -3067,7 +3067,9 @@ fn a_deleted_games_csv_is_refused_unless_repair() {
         let said = String::from_utf8_lossy(&o.stderr).into_owned();
         assert!(!o.status.success(), "{said}");
         assert!(
-            said.contains("games.csv: missing, while the record logs") && said.contains("--repair"),
+            said.contains("games.csv: missing, while the record logs")
+                && said.contains("--repair")
+                && said.contains("uncommitted-records.jsonl.zst)"),
             "{said}"
         );
         assert!(!csv.exists());

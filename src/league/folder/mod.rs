@@ -336,7 +336,7 @@ impl ResultsDir {
                 "missing, while the record logs in {} hold {} bytes of games: without their rows those games would all be played again. Put games.csv back (from a backup, or where it was moved), and run the same command again; or, to play them again, run it with --repair (the records are kept in {})",
                 self.layout.records().display(),
                 self.orphaned_record_bytes,
-                self.layout.uncommitted_records().display()
+                self.layout.uncommitted_frames().display()
             ),
         })
     }
