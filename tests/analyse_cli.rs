@@ -412,7 +412,25 @@ fn tables_build_refuses_sizes_that_hold_nothing() {
         "{e}"
     );
     assert!(e.contains("(--seeds 2)"), "{e}");
-    assert!(b(&["--seeds", "1"]).contains("--seeds 1: no diffusion table"));
+    assert!(b(&["--seeds", "1"]).contains("--seeds 1: no diffusion table holds 1 seed or fewer"));
+    // A file where the folder goes, or above it: named as --out's.
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").expect("a file");
+    for out in [file.clone(), file.join("sub")] {
+        let e = failure(&[
+            "tables",
+            "build",
+            "diffusion",
+            "--seeds",
+            "3",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ]);
+        assert!(
+            e.contains(&format!("{} is a file, not a folder", file.display())),
+            "{e}"
+        );
+    }
     let e = b(&["--max-size", "0"]);
     assert!(
         e.contains("--max-size 0: no diffusion table fits in 0 bytes"),

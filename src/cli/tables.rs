@@ -269,7 +269,7 @@ fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
         Variant::Diffusion => build_game::<DiffusionTable>(&a),
         Variant::Hackaback => build_game::<HackabackTable>(&a),
         Variant::Filo => bail!(
-            "F.I.L.O needs no tables: its solver solves any position whole (filo-solve; `arena analyse` runs it)"
+            "F.I.L.O needs no tables: its solver's proof search (filo-solve; `arena analyse` runs it, --proof-ms a decision) proves a movement-phase position's win or loss when asked (docs/tables.md)"
         ),
         Variant::Kisolo => bail!(
             "Kisolo has no endgame tables: captured seeds are sown back onto the board, so the seeds in play never fall (docs/tables.md)"
@@ -295,15 +295,16 @@ fn with_a_table<T: TableGame>(seeds: Option<u32>, max_size: u64) -> anyhow::Resu
     }
     let asked = match seeds {
         Some(n) => format!(
-            "--seeds {n}: no {} table holds {n} seeds or fewer",
-            T::VARIANT
+            "--seeds {n}: no {} table holds {n} seed{} or fewer",
+            T::VARIANT,
+            if n == 1 { "" } else { "s" }
         ),
         None => format!(
             "--max-size {max_size}: no {} table fits in {max_size} bytes",
             T::VARIANT
         ),
     };
-    bail!("{asked}; the smallest holds {least} seeds and takes {bytes} bytes (--seeds {least})")
+    bail!("{asked}; the smallest holds {least} seeds and takes {bytes} bytes of values, and a {}-byte header a layer's file (--seeds {least})", crate::tables::format::HEADER)
 }
 
 /// The fewest seeds any of `T`'s tables hold, and their bytes.
@@ -327,6 +328,16 @@ fn build_game<T: TableGame>(a: &BuildArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let seeds = with_a_table::<T>(a.seeds, a.max_size)?;
+    // The folder first, named as the flag's: a file in its place (or
+    // above it) read as a table file's problem.
+    let game_dir = a.out.join(T::VARIANT.name());
+    if let Some(file) = game_dir.ancestors().find(|p| p.exists() && !p.is_dir()) {
+        bail!(
+            "--out {}: {} is a file, not a folder (the tables go into a folder of each game's under it)",
+            a.out.display(),
+            file.display()
+        );
+    }
     let total = positions_upto::<T>(seeds);
     let threads = a.threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
