@@ -235,6 +235,28 @@ fn a_perfect_winners_error_is_measured_from_the_bot_it_beat() {
     }
 }
 
+/// Groups of bots that never met are listed one after the other, the
+/// reference group (the anchor's) first: a rank never puts a bot above
+/// one it cannot be compared with (two_groups.csv: A and B met, X, Y and
+/// Z met; X, centred on the anchor's value, ranked above the anchor).
+#[test]
+fn groups_that_never_met_are_ranked_each_in_turn() {
+    let got = rate_table(&[s(&data("two_groups.csv")), "--anchor", "A=100"]);
+    let all: Vec<(&str, &str)> = got
+        .iter()
+        .filter(|r| r["variant"] == "all")
+        .map(|r| (r["bot"].as_str(), r["rank"].as_str()))
+        .collect();
+    let (first, rest) = all.split_at(2);
+    let mut first: Vec<&str> = first.iter().map(|(b, _)| *b).collect();
+    first.sort_unstable();
+    assert_eq!(first, ["A", "B"], "{all:?}");
+    assert!(
+        rest.iter().all(|(b, _)| ["X", "Y", "Z"].contains(b)),
+        "{all:?}"
+    );
+}
+
 #[test]
 fn seat_advantage_matches_the_reference_within_its_prior() {
     // One variant, one seat parameter (Ordo's -W). Our seat parameter

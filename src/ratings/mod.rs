@@ -739,6 +739,9 @@ fn flag_of(out: &fit::FitOutput, i: usize) -> Flag {
 
 /// The table's order: rated by Elo (best first, ties by name), unrated
 /// last by name; the ratings and their covariance `tcov` in that order.
+/// Groups of bots that never met cannot be compared: the reference group
+/// first, then each other group in turn, so that a rank never puts a
+/// bot above another it cannot be compared with.
 fn ranked(mut ratings: Vec<BotRating>, tcov: &[f64]) -> (Vec<BotRating>, Vec<f64>) {
     let n = ratings.len();
     let mut order: Vec<usize> = (0..n).collect();
@@ -746,6 +749,7 @@ fn ranked(mut ratings: Vec<BotRating>, tcov: &[f64]) -> (Vec<BotRating>, Vec<f64
         let (ra, rb) = (&ratings[a], &ratings[b]);
         rb.rated
             .cmp(&ra.rated)
+            .then(ra.group.cmp(&rb.group))
             .then(rb.elo.total_cmp(&ra.elo))
             .then(ra.bot.cmp(&rb.bot))
     });
