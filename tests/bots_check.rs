@@ -680,6 +680,80 @@ fn a_bot_that_chokes_on_what_a_league_may_send_is_told_what() {
     assert!(text.contains("PASS  quit"), "{text}");
 }
 
+/// A bot that crashes in every game, the plain ones included: each
+/// probe's failure is said to be that fault, not blamed on the probe's
+/// feature (it was told to mend its handling of unknown fields, clocks
+/// and columns, which were not the cause).
+#[test]
+fn a_fault_of_every_game_is_not_blamed_on_the_probes() {
+    if Game::new(Variant::Kisolo, &Settings::with_players(2)).is_err() {
+        return;
+    }
+    // Exits at its first request in seat 1 (a plain game fails), and at
+    // its third reply in any game with anything beyond today's messages
+    // (each probe's game), having handled them.
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("bot.py");
+    std::fs::write(
+        &script,
+        r#"import json, sys
+seat, probed, replies = 0, False, 0
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m.get("type")
+    if t == "hello":
+        print(json.dumps({"type": "hello", "name": "fragile", "version": "1"}), flush=True)
+    elif t == "game_start":
+        seat, replies = m["seat"], 0
+        probed = bool(m.get("time", {}).get("base_ms") or m.get("options", {}).get("columns"))
+    elif t == "request":
+        probed = probed or "x_future" in m or m.get("time_left_ms") is not None
+        if seat == 1 or (probed and replies == 2):
+            sys.exit(1)
+        replies += 1
+        print(json.dumps({"type": "reply", "option": m["legal"][0]}), flush=True)
+    elif t == "quit":
+        break
+"#,
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(root())
+        .args(["check-bot", "--game", "kisolo", "--"])
+        .args(["python3", script.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("PASS  kisolo 2p seat 0: "), "{text}");
+    assert!(
+        text.contains("FAIL  kisolo 2p seat 1: crash at ply"),
+        "{text}"
+    );
+    let probes: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            [
+                "FAIL  unknown field:",
+                "FAIL  game clock:",
+                "FAIL  kisolo 6 columns:",
+                "FAIL  kisolo 8 columns:",
+            ]
+            .iter()
+            .any(|p| l.starts_with(p))
+        })
+        .collect();
+    assert_eq!(probes.len(), 4, "{text}");
+    for l in probes {
+        assert!(
+            l.contains("(the fault of the plain games above, not this probe's: mend that first)")
+                && !l.contains("crashed on"),
+            "{l}"
+        );
+    }
+}
+
 /// SIGTERM (or SIGINT, SIGHUP) to `arena play` or `arena check-bot` kills
 /// the bots' whole process groups, children holding the pipes included.
 #[test]

@@ -277,11 +277,18 @@ pub async fn check_built(
 struct Checker<'f> {
     report: CheckReport,
     on_line: OnLine<'f>,
+    /// How the bot's plain games ended where it was at fault: a probe's
+    /// game that ends the same way is that fault again, not the probe's.
+    plain_faults: Vec<(usize, referee::EndReason)>,
 }
 
 impl<'f> Checker<'f> {
     fn new(report: CheckReport, on_line: OnLine<'f>) -> Checker<'f> {
-        Checker { report, on_line }
+        Checker {
+            report,
+            on_line,
+            plain_faults: Vec::new(),
+        }
     }
     fn line(&mut self, line: CheckLine) {
         (self.on_line)(&line);
@@ -994,7 +1001,25 @@ fn judge(
                 r.detail.as_deref().unwrap_or("")
             );
             match g.probe {
-                Probe::Plain => c.fail(&what, &fault),
+                Probe::Plain => {
+                    c.plain_faults.push((seat, r.reason));
+                    c.fail(&what, &fault);
+                }
+                // The plain game of this seat ended so too, or another
+                // one did and the bot had answered requests of this game
+                // (which carried the probe's feature) before: the feature
+                // is not what to look at.
+                _ if c.plain_faults.contains(&(seat, r.reason))
+                    || (c.plain_faults.iter().any(|(_, f)| *f == r.reason)
+                        && answered(&r, seat) > 0) =>
+                {
+                    c.fail(
+                    &what,
+                    &format!(
+                        "{game}{fault} (the fault of the plain games above, not this probe's: mend that first)"
+                    ),
+                    )
+                }
                 probe => c.fail(
                     &what,
                     &format!("{} {}; {game}{fault}", failed_on(r.reason), probe.met()),
@@ -1028,6 +1053,14 @@ fn judge(
         }
     }
     false
+}
+
+/// The decisions `seat` made itself in the game of `r`.
+fn answered(r: &referee::GameReport, seat: usize) -> usize {
+    r.decisions
+        .iter()
+        .filter(|d| d.seat == seat && !d.forced && !d.opening)
+        .count()
 }
 
 /// What a bot that ended a game with `reason` (a forfeit of its own) did,
