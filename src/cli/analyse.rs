@@ -239,7 +239,12 @@ fn check_tables_for(args: &AnalyseArgs, spec: &crate::referee::GameSpec) -> anyh
     }
     let want = dir.join(spec.variant.name());
     if want.is_dir() {
-        let (lacking, top) = crate::tables::gaps(spec.variant, dir);
+        use crate::tables::{diffusion, gaps, hackaback, tricala};
+        let (lacking, top) = match spec.variant {
+            crate::engine::Variant::Diffusion => gaps::<diffusion::DiffusionTable>(dir),
+            crate::engine::Variant::Hackaback => gaps::<hackaback::HackabackTable>(dir),
+            _ => gaps::<tricala::TricalaTable>(dir),
+        };
         let Some(first) = lacking.first() else {
             return Ok(());
         };

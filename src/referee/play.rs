@@ -362,36 +362,8 @@ impl<'s, 'p, 'q> Table<'s, 'p, 'q> {
         // `pause_others`), as soon as they are idle, at the latest after
         // PAUSE_GRACE.
         self.players[seat].mark_stderr(stderr::Turn::Ply(self.game.plies()));
-        let answer = {
-            let (before, rest) = self.players.split_at_mut(seat);
-            let (mover, after) = rest.split_at_mut(1);
-            let mut others: Vec<&mut &mut dyn Player> =
-                before.iter_mut().chain(after.iter_mut()).collect();
-            let decide = mover[0].decide(&ask);
-            tokio::pin!(decide);
-            let pausing = pause_others(&mut others);
-            tokio::pin!(pausing);
-            let mut paused = false;
-            loop {
-                tokio::select! {
-                    biased;
-                    answer = &mut decide => break answer,
-                    () = &mut pausing, if !paused => paused = true,
-                    () = self.stall.as_mut() => {
-                        // Not while the referee itself was stopped (its
-                        // SIGCONT's handler may run a moment after this
-                        // thread woke).
-                        tokio::time::sleep(Duration::from_millis(5)).await;
-                        if !past_stops(&mut self.stopped, &mut self.watchdog, self.stall.as_mut()) {
-                            break Err(Fault::new(ForfeitKind::Stall, format!(
-                                "no answer within the game's watchdog of {:?} (the decision's own deadline ignored)",
-                                spec.watchdog
-                            )));
-                        }
-                    }
-                }
-            }
-        };
+        let hold = (&mut self.stopped, &mut self.watchdog, self.stall.as_mut());
+        let answer = answer_of(self.players, seat, &ask, hold, spec.watchdog).await;
         // A player that does not time itself (the built-in ones) is timed
         // here; a bot's time is measured from its request's write.
         let elapsed = answer.as_ref().map_or(Duration::ZERO, |a| {
@@ -638,6 +610,49 @@ enum Origin {
 }
 
 pub use crate::bot::{PAUSE_AFTER, PAUSE_GRACE};
+
+/// The decision of `players[seat]` (`ask`), the other seats paused
+/// meanwhile (see [`pause_others`], as soon as they are idle, at the
+/// latest after [`PAUSE_GRACE`]), under the referee's own hold on the
+/// game's `watchdog` (`hold`: the stops seen, the watchdog's instant and
+/// its timer), moved past the referee's own stops ([`past_stops`]).
+async fn answer_of(
+    players: &mut [&mut dyn Player],
+    seat: usize,
+    ask: &Ask<'_>,
+    (stopped, watchdog_at, mut stall): (
+        &mut Duration,
+        &mut Instant,
+        std::pin::Pin<&mut tokio::time::Sleep>,
+    ),
+    watchdog: Duration,
+) -> Result<player::Answer, Fault> {
+    let (before, rest) = players.split_at_mut(seat);
+    let (mover, after) = rest.split_at_mut(1);
+    let mut others: Vec<&mut &mut dyn Player> = before.iter_mut().chain(after.iter_mut()).collect();
+    let decide = mover[0].decide(ask);
+    tokio::pin!(decide);
+    let pausing = pause_others(&mut others);
+    tokio::pin!(pausing);
+    let mut paused = false;
+    loop {
+        tokio::select! {
+            biased;
+            answer = &mut decide => return answer,
+            () = &mut pausing, if !paused => paused = true,
+            () = stall.as_mut() => {
+                // Not while the referee itself was stopped (its SIGCONT's
+                // handler may run a moment after this thread woke).
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                if !past_stops(stopped, watchdog_at, stall.as_mut()) {
+                    return Err(Fault::new(ForfeitKind::Stall, format!(
+                        "no answer within the game's watchdog of {watchdog:?} (the decision's own deadline ignored)"
+                    )));
+                }
+            }
+        }
+    }
+}
 
 /// Pauses every player of `others` (they are not to move), from
 /// [`PAUSE_AFTER`] on: each as soon as it is idle (looked at every

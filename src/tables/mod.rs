@@ -257,35 +257,27 @@ pub fn tabled(v: Variant) -> bool {
     TABLED.contains(&v)
 }
 
-/// The layer files that `variant`'s tables in `dir` (the folder above
-/// the game's own) lack below the largest layer there, and that layer's
+/// The layer files that `T`'s tables in `dir` (the folder above the
+/// game's own) lack below the largest layer there, and that layer's
 /// seeds: a build makes every layer up to its seeds, so a gap is a file
 /// lost or deleted, and the positions in it would be left to a search
 /// without a word. Empty when there is no gap (or no table).
-pub fn gaps(variant: Variant, dir: &std::path::Path) -> (Vec<std::path::PathBuf>, u32) {
-    fn of<T: TableGame>(dir: &std::path::Path) -> (Vec<std::path::PathBuf>, u32) {
-        let path = |l: usize| format::layer_path(dir, T::VARIANT, &T::layer_name(l));
-        let top = layers_upto::<T>(u32::MAX)
-            .into_iter()
-            .filter(|&l| path(l).exists())
-            .map(T::layer_seeds)
-            .max();
-        let Some(top) = top else {
-            return (Vec::new(), 0);
-        };
-        let lacking = layers_upto::<T>(top)
-            .into_iter()
-            .map(path)
-            .filter(|p| !p.exists())
-            .collect();
-        (lacking, top)
-    }
-    match variant {
-        Variant::Diffusion => of::<diffusion::DiffusionTable>(dir),
-        Variant::Hackaback => of::<hackaback::HackabackTable>(dir),
-        Variant::Tricala => of::<tricala::TricalaTable>(dir),
-        _ => (Vec::new(), 0),
-    }
+pub fn gaps<T: TableGame>(dir: &std::path::Path) -> (Vec<std::path::PathBuf>, u32) {
+    let path = |l: usize| format::layer_path(dir, T::VARIANT, &T::layer_name(l));
+    let top = layers_upto::<T>(u32::MAX)
+        .into_iter()
+        .filter(|&l| path(l).exists())
+        .map(T::layer_seeds)
+        .max();
+    let Some(top) = top else {
+        return (Vec::new(), 0);
+    };
+    let lacking = layers_upto::<T>(top)
+        .into_iter()
+        .map(path)
+        .filter(|p| !p.exists())
+        .collect();
+    (lacking, top)
 }
 
 /// The games that have tables, each in a folder of its name under the
