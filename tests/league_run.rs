@@ -3146,6 +3146,61 @@ fn status_says_a_run_stopped_by_a_signal_plays_nothing() {
     );
 }
 
+/// A league of a bot thinking 300 ms a decision against a random one (two
+/// Kisolo games, `time_control` the table's lines after `decision_ms =
+/// 1000`), stopped (SIGSTOP) for `stop` once the second game is under way
+/// (each takes seconds), then let go on: its rows and games.csv's text,
+/// once it ended by itself.
+fn stopped_league(time_control: &str, stop: Duration) -> (Vec<GameRow>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"name = "stop"
+bots = [
+  {{ name = "think", command = ["{}"], args = ["--millis", "300"] }},
+  {{ name = "rnd", command = ["{}"] }},
+]
+variants = ["kisolo"]
+rounds = 1
+concurrency = 1
+output = "out"
+[time_control]
+decision_ms = 1000
+{time_control}
+"#,
+            env!("CARGO_BIN_EXE_search-bot"),
+            env!("CARGO_BIN_EXE_random-bot")
+        ),
+    )
+    .unwrap();
+    let mut child = arena()
+        .args(["run", "--quiet", "--no-report"])
+        .arg(&file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let csv = dir.path().join("out/games.csv");
+    wait_for_rows(&mut child, &csv, 1);
+    std::thread::sleep(Duration::from_millis(200));
+    let pid = child.id() as i32;
+    // SAFETY: signals a child this test spawned and has not reaped.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    std::thread::sleep(stop);
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    assert!(child.wait().unwrap().success());
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows = csvio::parse(&csv, text.as_bytes()).unwrap().rows;
+    assert_eq!(rows.len(), 2, "{text}");
+    // The stop fell inside the second game (its wall time holds it).
+    let second = rows.iter().map(|(_, r)| r.duration_ms).max().unwrap();
+    assert!(second >= stop.as_millis() as u64, "{text}");
+    (rows.into_iter().map(|(_, r)| r).collect(), text)
+}
+
 /// A run stopped (Ctrl-Z, SIGSTOP) while a bot thinks, and let go on:
 /// the stop is the referee's, not the bot's time. A bot that thinks
 /// 300 ms of its 1,000 is not timed out by a stop of 3 s (it was, in
@@ -3153,55 +3208,8 @@ fn status_says_a_run_stopped_by_a_signal_plays_nothing() {
 /// when the referee woke and found its timer past).
 #[test]
 fn a_run_stopped_while_a_bot_thinks_does_not_charge_the_bot() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("t.toml");
-    std::fs::write(
-        &file,
-        format!(
-            r#"name = "stop"
-bots = [
-  {{ name = "think", command = ["{}"], args = ["--millis", "300"] }},
-  {{ name = "rnd", command = ["{}"] }},
-]
-variants = ["kisolo"]
-rounds = 1
-concurrency = 1
-output = "out"
-[time_control]
-decision_ms = 1000
-"#,
-            env!("CARGO_BIN_EXE_search-bot"),
-            env!("CARGO_BIN_EXE_random-bot")
-        ),
-    )
-    .unwrap();
-    let mut child = arena()
-        .args(["run", "--quiet", "--no-report"])
-        .arg(&file)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // The second game is under way (each takes seconds: the bot thinks
-    // 300 ms a decision), then stopped for 3 s: at least one decision
-    // of the thinking bot is stopped through.
-    let csv = dir.path().join("out/games.csv");
-    wait_for_rows(&mut child, &csv, 1);
-    std::thread::sleep(Duration::from_millis(200));
-    let pid = child.id() as i32;
-    // SAFETY: signals a child this test spawned and has not reaped.
-    unsafe { libc::kill(pid, libc::SIGSTOP) };
-    std::thread::sleep(Duration::from_secs(3));
-    // SAFETY: as above.
-    unsafe { libc::kill(pid, libc::SIGCONT) };
-    assert!(child.wait().unwrap().success());
-    let text = std::fs::read_to_string(&csv).unwrap();
-    let rows = csvio::parse(&csv, text.as_bytes()).unwrap().rows;
-    assert_eq!(rows.len(), 2, "{text}");
-    assert!(rows.iter().all(|(_, r)| r.reason != "timeout"), "{text}");
-    // The stop fell inside the second game (its wall time holds it).
-    let second = rows.iter().map(|(_, r)| r.duration_ms).max().unwrap();
-    assert!(second >= 3000, "{text}");
+    let (rows, text) = stopped_league("", Duration::from_secs(3));
+    assert!(rows.iter().all(|r| r.reason != "timeout"), "{text}");
 }
 
 /// A run stopped for longer than a game's watchdog: the watchdog moves
@@ -3209,60 +3217,11 @@ decision_ms = 1000
 /// as a stall, "no answer", though it had used a second of its time).
 #[test]
 fn a_run_stopped_past_the_watchdog_does_not_charge_the_bot() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("t.toml");
-    std::fs::write(
-        &file,
-        format!(
-            r#"name = "stop"
-bots = [
-  {{ name = "think", command = ["{}"], args = ["--millis", "300"] }},
-  {{ name = "rnd", command = ["{}"] }},
-]
-variants = ["kisolo"]
-rounds = 1
-concurrency = 1
-output = "out"
-[time_control]
-decision_ms = 1000
-watchdog_ms = 8000
-"#,
-            env!("CARGO_BIN_EXE_search-bot"),
-            env!("CARGO_BIN_EXE_random-bot")
-        ),
-    )
-    .unwrap();
-    let mut child = arena()
-        .args(["run", "--quiet", "--no-report"])
-        .arg(&file)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let csv = dir.path().join("out/games.csv");
-    wait_for_rows(&mut child, &csv, 1);
-    // The second game under way (each takes seconds: the bot thinks
-    // 300 ms a decision), then stopped past its watchdog.
-    std::thread::sleep(Duration::from_millis(200));
-    let pid = child.id() as i32;
-    // SAFETY: signals a child this test spawned and has not reaped.
-    unsafe { libc::kill(pid, libc::SIGSTOP) };
-    std::thread::sleep(Duration::from_secs(9));
-    // SAFETY: as above.
-    unsafe { libc::kill(pid, libc::SIGCONT) };
-    assert!(child.wait().unwrap().success());
-    let text = std::fs::read_to_string(&csv).unwrap();
-    let rows = csvio::parse(&csv, text.as_bytes()).unwrap().rows;
-    assert_eq!(rows.len(), 2, "{text}");
+    let (rows, text) = stopped_league("watchdog_ms = 8000", Duration::from_secs(9));
     assert!(
         rows.iter()
-            .all(|(_, r)| r.reason != "stall" && r.reason != "timeout"),
+            .all(|r| r.reason != "stall" && r.reason != "timeout"),
         "{text}"
-    );
-    let second = rows.iter().map(|(_, r)| r.duration_ms).max().unwrap();
-    assert!(
-        second >= 9_000,
-        "the stop fell inside the second game: {text}"
     );
 }
 
