@@ -139,8 +139,15 @@ fn analyse_marks_the_move_that_threw_a_won_filo_game_away() {
             && said.contains("but the game is not over"),
         "{said}"
     );
-    // The table says the same, at that decision.
+    // The table says the same, at that decision, and its header that the
+    // result is only the record's.
     let table = stdout_of(&out);
+    assert!(
+        table.lines().next().is_some_and(
+            |h| h.ends_with("as recorded: not what its decisions give (see the warning)")
+        ),
+        "{table}"
+    );
     let row = table
         .lines()
         .find(|l| l.split_whitespace().next() == Some(&at.to_string()))

@@ -112,7 +112,7 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     };
     let moves: Vec<String> = rec.decisions.iter().map(|d| d.option.clone()).collect();
     let spec = &rec.spec;
-    warn_of_its_end(&rec, &moves, &origin);
+    let end_follows = warn_of_its_end(&rec, &moves, &origin);
     let mut verdicts = analyse(spec.variant, &spec.settings, &moves, &params)
         .with_context(|| format!("{origin}: game `{}`", spec.game_id))?;
     mark_applied(&mut verdicts, rec.decisions.iter().map(|d| d.applied()));
@@ -138,7 +138,7 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         out = lines;
     } else {
-        table(&mut out, &rec, &verdicts);
+        table(&mut out, &rec, &verdicts, end_follows);
     }
     super::output::emit(&out, "the analysis")?;
     Ok(ExitCode::SUCCESS)
@@ -298,30 +298,38 @@ fn can_keep_analyses(results: &std::path::Path) -> anyhow::Result<()> {
 /// or whose result was edited, is analysed as its decisions are, with a
 /// warning that its end says otherwise. A decision that cannot be played
 /// is the analysis's to name.
-fn warn_of_its_end(rec: &record::Recorded, moves: &[String], origin: &str) {
+fn warn_of_its_end(rec: &record::Recorded, moves: &[String], origin: &str) -> bool {
     let spec = &rec.spec;
     let replayed = crate::engine::Game::new(spec.variant, &spec.settings)
         .ok()
         .and_then(|mut game| moves.iter().all(|m| game.play(m).is_ok()).then_some(game));
-    if let Some(why) = replayed.and_then(|game| record::end_problem(rec, &game)) {
-        errln!(
-            "warning: {origin}: game `{}`: its end does not follow from its {} decisions ({why}): the decisions are analysed, not the end's result",
-            spec.game_id,
-            moves.len()
-        );
-    }
+    let Some(why) = replayed.and_then(|game| record::end_problem(rec, &game)) else {
+        return true;
+    };
+    errln!(
+        "warning: {origin}: game `{}`: its end does not follow from its {} decisions ({why}): the decisions are analysed, not the end's result",
+        spec.game_id,
+        moves.len()
+    );
+    false
 }
 
-fn table(out: &mut String, rec: &record::Recorded, verdicts: &[Verdict]) {
+/// The analysis as a table; `end_follows`: whether the record's result is
+/// what its decisions give (else the header says it is only recorded).
+fn table(out: &mut String, rec: &record::Recorded, verdicts: &[Verdict], end_follows: bool) {
     let spec = &rec.spec;
     let _ = writeln!(
         out,
-        "{} ({}): {}; result {:?} ({})",
+        "{} ({}): {}; result {:?} ({}){}",
         spec.game_id,
         spec.variant,
         spec.names.join(" vs "),
         rec.scores,
-        rec.reason
+        rec.reason,
+        match end_follows {
+            true => "",
+            false => " as recorded: not what its decisions give (see the warning)",
+        }
     );
     let _ = writeln!(
         out,
