@@ -3147,10 +3147,10 @@ fn status_says_a_run_stopped_by_a_signal_plays_nothing() {
 }
 
 /// A league of a bot thinking 300 ms a decision against a random one (two
-/// Kisolo games, `time_control` the table's lines after `decision_ms =
-/// 1000`), stopped (SIGSTOP) for `stop` once the second game is under way
-/// (each takes seconds), then let go on: its rows and games.csv's text,
-/// once it ended by itself.
+/// Kisolo games, `time_control` its `[time_control]` table's lines: room
+/// enough for a loaded machine), stopped (SIGSTOP) for `stop` once the
+/// second game is under way (each takes seconds), then let go on: its
+/// rows and games.csv's text, once it ended by itself.
 fn stopped_league(time_control: &str, stop: Duration) -> (Vec<GameRow>, String) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("t.toml");
@@ -3167,7 +3167,6 @@ rounds = 1
 concurrency = 1
 output = "out"
 [time_control]
-decision_ms = 1000
 {time_control}
 "#,
             env!("CARGO_BIN_EXE_search-bot"),
@@ -3203,12 +3202,12 @@ decision_ms = 1000
 
 /// A run stopped (Ctrl-Z, SIGSTOP) while a bot thinks, and let go on:
 /// the stop is the referee's, not the bot's time. A bot that thinks
-/// 300 ms of its 1,000 is not timed out by a stop of 3 s (it was, in
+/// 300 ms of its 2,000 is not timed out by a stop of 4 s (it was, in
 /// every try, before: its reply, written during the stop, was not seen
 /// when the referee woke and found its timer past).
 #[test]
 fn a_run_stopped_while_a_bot_thinks_does_not_charge_the_bot() {
-    let (rows, text) = stopped_league("", Duration::from_secs(3));
+    let (rows, text) = stopped_league("decision_ms = 2000", Duration::from_secs(4));
     assert!(rows.iter().all(|r| r.reason != "timeout"), "{text}");
 }
 
@@ -3217,7 +3216,10 @@ fn a_run_stopped_while_a_bot_thinks_does_not_charge_the_bot() {
 /// as a stall, "no answer", though it had used a second of its time).
 #[test]
 fn a_run_stopped_past_the_watchdog_does_not_charge_the_bot() {
-    let (rows, text) = stopped_league("watchdog_ms = 8000", Duration::from_secs(9));
+    let (rows, text) = stopped_league(
+        "decision_ms = 4000\nwatchdog_ms = 8000",
+        Duration::from_secs(9),
+    );
     assert!(
         rows.iter()
             .all(|r| r.reason != "stall" && r.reason != "timeout"),
