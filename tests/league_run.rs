@@ -3489,11 +3489,7 @@ fn a_gauntlet_of_three_player_games_prints_no_empty_head_to_head() {
     let dir = tempfile::tempdir().unwrap();
     let file = write_tournament(dir.path(), 1, "gauntlet = \"a\"");
     let out = run(&file, &["--variants", "tricala3", "--no-report"]);
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = common::text(&out);
     assert!(out.status.success(), "{text}");
     assert!(
         !text.contains("a vs b:") && !text.contains("a vs c:"),
@@ -3503,11 +3499,7 @@ fn a_gauntlet_of_three_player_games_prints_no_empty_head_to_head() {
     let two = tempfile::tempdir().unwrap();
     let file = write_tournament(two.path(), 1, "gauntlet = \"a\"");
     let out = run(&file, &["--variants", "kisolo", "--no-report"]);
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = common::text(&out);
     assert!(out.status.success(), "{text}");
     assert!(
         text.contains("a vs b: ") && text.contains("a vs c: "),

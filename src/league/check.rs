@@ -1011,7 +1011,7 @@ fn judge(
                 // is not what to look at.
                 _ if c.plain_faults.contains(&(seat, r.reason))
                     || (c.plain_faults.iter().any(|(_, f)| *f == r.reason)
-                        && answered(&r, seat) > 0) =>
+                        && own_decisions(&r, seat).next().is_some()) =>
                 {
                     c.fail(
                     &what,
@@ -1033,12 +1033,7 @@ fn judge(
             }
         }
         Ok(r) => {
-            latencies.extend(
-                r.decisions
-                    .iter()
-                    .filter(|d| d.seat == seat && !d.forced && !d.opening)
-                    .map(|d| d.elapsed_us),
-            );
+            latencies.extend(own_decisions(&r, seat).map(|d| d.elapsed_us));
             let sent = match g.probe {
                 Probe::MessageType => format!(", sent {sent} time(s)"),
                 _ => String::new(),
@@ -1055,12 +1050,15 @@ fn judge(
     false
 }
 
-/// The decisions `seat` made itself in the game of `r`.
-fn answered(r: &referee::GameReport, seat: usize) -> usize {
+/// The decisions `seat` made itself in the game of `r` (not forced, not
+/// the opening's).
+fn own_decisions(
+    r: &referee::GameReport,
+    seat: usize,
+) -> impl Iterator<Item = &crate::referee::DecisionRecord> {
     r.decisions
         .iter()
-        .filter(|d| d.seat == seat && !d.forced && !d.opening)
-        .count()
+        .filter(move |d| d.seat == seat && !d.forced && !d.opening)
 }
 
 /// What a bot that ended a game with `reason` (a forfeit of its own) did,
