@@ -153,6 +153,33 @@ fn analyse_marks_the_move_that_threw_a_won_filo_game_away() {
         .find(|l| l.split_whitespace().next() == Some(&at.to_string()))
         .expect("the decision's row");
     assert!(row.contains("?? win thrown away"), "{row}");
+    // The same record without its `end` line (a file cut short) is
+    // analysed too, with a warning, and its header says it has no result.
+    let text = std::fs::read_to_string(&path).expect("record read");
+    let cut: String = text
+        .lines()
+        .filter(|l| !l.contains(r#""type":"end""#))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&path, cut).expect("cut record written");
+    let out = arena(&["analyse", p, "--depth", "2", "--proof-ms", "100"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("no `end` line (the record is cut short)"),
+        "{said}"
+    );
+    let table = stdout_of(&out);
+    assert!(
+        table.lines().next().is_some_and(
+            |h| h.ends_with("no result: the record is cut short before its `end` line")
+        ),
+        "{table}"
+    );
+    let row = table
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(&at.to_string()))
+        .expect("the decision's row");
+    assert!(row.contains("?? win thrown away"), "{row}");
 }
 
 #[test]

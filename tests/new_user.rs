@@ -296,6 +296,30 @@ fn messages_say_what_was_given_and_what_to_do() {
         !ok && said.contains("--decision-ms") && said.contains("-5 is negative"),
         "{said}"
     );
+    // Times no bot can keep (milliseconds taken for seconds?) are warned
+    // of before the games, whatever the games then give.
+    two_bot_league(&base, "short", r#""kisolo""#, "");
+    let (_, said) = run(&[
+        "run",
+        "short.toml",
+        "-o",
+        "short-out",
+        "--quiet",
+        "--no-report",
+        "--startup-ms",
+        "1",
+        "--decision-ms",
+        "2",
+        "--watchdog-ms",
+        "300",
+    ]);
+    for w in [
+        "warning: startup_ms 1 (--startup-ms): a bot has 1 ms to start",
+        "warning: decision_ms 2 (--decision-ms): 2 ms a decision",
+        "warning: watchdog_ms 300 (--watchdog-ms): a whole game has 300 ms",
+    ] {
+        assert!(said.contains(w), "{w}: {said}");
+    }
 
     // A hello without an author reads as such, not "by  ".
     let quiet = base.join("anon.py");

@@ -86,7 +86,8 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
         can_keep_analyses(&args.source)?;
     }
     let (text, origin) = source_record(&args)?;
-    let rec = record::read_record(&text).with_context(|| format!("{origin}: not a game record"))?;
+    let (rec, whole) = record::read_record_or_cut(&text)
+        .with_context(|| format!("{origin}: not a game record"))?;
     let tables = args.tables.clone().or_else(|| {
         let d = PathBuf::from("tables");
         d.is_dir().then_some(d)
@@ -112,7 +113,17 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     };
     let moves: Vec<String> = rec.decisions.iter().map(|d| d.option.clone()).collect();
     let spec = &rec.spec;
-    let end_follows = warn_of_its_end(&rec, &moves, &origin);
+    let end = match whole {
+        true => warn_of_its_end(&rec, &moves, &origin),
+        false => {
+            errln!(
+                "warning: {origin}: game `{}`: no `end` line (the record is cut short): its {} decisions are analysed, and it has no result",
+                spec.game_id,
+                moves.len()
+            );
+            End::Missing
+        }
+    };
     let mut verdicts = analyse(spec.variant, &spec.settings, &moves, &params)
         .with_context(|| format!("{origin}: game `{}`", spec.game_id))?;
     mark_applied(&mut verdicts, rec.decisions.iter().map(|d| d.applied()));
@@ -138,7 +149,7 @@ pub fn run(args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         out = lines;
     } else {
-        table(&mut out, &rec, &verdicts, end_follows);
+        table(&mut out, &rec, &verdicts, end);
     }
     super::output::emit(&out, "the analysis")?;
     Ok(ExitCode::SUCCESS)
@@ -294,41 +305,55 @@ fn can_keep_analyses(results: &std::path::Path) -> anyhow::Result<()> {
         })
 }
 
+/// What a record's `end` line says of its decisions.
+#[derive(Clone, Copy)]
+enum End {
+    /// The result its decisions give.
+    Follows,
+    /// Another (the record cut short before its end, or its result
+    /// edited): said in a warning.
+    Differs,
+    /// Nothing: the record has no `end` line.
+    Missing,
+}
+
 /// A record's end is what its decisions (`moves`) give; one cut short,
 /// or whose result was edited, is analysed as its decisions are, with a
 /// warning that its end says otherwise. A decision that cannot be played
 /// is the analysis's to name.
-fn warn_of_its_end(rec: &record::Recorded, moves: &[String], origin: &str) -> bool {
+fn warn_of_its_end(rec: &record::Recorded, moves: &[String], origin: &str) -> End {
     let spec = &rec.spec;
     let replayed = crate::engine::Game::new(spec.variant, &spec.settings)
         .ok()
         .and_then(|mut game| moves.iter().all(|m| game.play(m).is_ok()).then_some(game));
     let Some(why) = replayed.and_then(|game| record::end_problem(rec, &game)) else {
-        return true;
+        return End::Follows;
     };
     errln!(
         "warning: {origin}: game `{}`: its end does not follow from its {} decisions ({why}): the decisions are analysed, not the end's result",
         spec.game_id,
         moves.len()
     );
-    false
+    End::Differs
 }
 
-/// The analysis as a table; `end_follows`: whether the record's result is
-/// what its decisions give (else the header says it is only recorded).
-fn table(out: &mut String, rec: &record::Recorded, verdicts: &[Verdict], end_follows: bool) {
+/// The analysis as a table; `end`: whether the record's result is what
+/// its decisions give (else the header says it is only recorded, or that
+/// there is none).
+fn table(out: &mut String, rec: &record::Recorded, verdicts: &[Verdict], end: End) {
     let spec = &rec.spec;
+    let result = format!("result {:?} ({})", rec.scores, rec.reason);
     let _ = writeln!(
         out,
-        "{} ({}): {}; result {:?} ({}){}",
+        "{} ({}): {}; {}",
         spec.game_id,
         spec.variant,
         spec.names.join(" vs "),
-        rec.scores,
-        rec.reason,
-        match end_follows {
-            true => "",
-            false => " as recorded: not what its decisions give (see the warning)",
+        match end {
+            End::Follows => result,
+            End::Differs =>
+                format!("{result} as recorded: not what its decisions give (see the warning)"),
+            End::Missing => "no result: the record is cut short before its `end` line".into(),
         }
     );
     let _ = writeln!(

@@ -63,7 +63,8 @@ pub struct PlayArgs {
     logs: Option<PathBuf>,
     /// The game's seed: sent to the bots in `game_start` (a bot that draws
     /// its randomness from it plays the same game again), and the seed of
-    /// the built-in random players.
+    /// the built-in random players: the same seed, the same game, so give
+    /// another for another game.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Do not print the board.

@@ -441,6 +441,9 @@ fn before_run(t: &Tournament, how: &How) -> anyhow::Result<Option<SprtRun>> {
             crate::bot::UNSANDBOXED_LIMITS
         );
     }
+    for w in short_times(&t.time) {
+        errln!("warning: {w}");
+    }
     // A league takes a bot.toml's limits as asked (a ladder caps them):
     // said, so that a stranger's bot.toml does not lift them unseen.
     for b in &t.bots {
@@ -478,6 +481,32 @@ fn before_run(t: &Tournament, how: &How) -> anyhow::Result<Option<SprtRun>> {
         (Some(c), None) => Some(SprtRun::new(t, *c)?),
         (None, _) => None,
     })
+}
+
+/// Times too short for any bot to keep (milliseconds taken for seconds?):
+/// allowed, since a league of instant bots may want them, but said, since
+/// every game may otherwise end in a forfeit without a word before.
+fn short_times(time: &crate::league::config::TimeSettings) -> Vec<String> {
+    let mut said = Vec::new();
+    if time.startup_ms < 100 {
+        said.push(format!(
+            "startup_ms {} (--startup-ms): a bot has {} ms to start and answer its hello; a compiled one in the sandbox takes about 10 ms, an interpreted one 100 ms or more (300 ms on a loaded machine), so its games may all be forfeits",
+            time.startup_ms, time.startup_ms
+        ));
+    }
+    if time.base_ms == 0 && (1..10).contains(&time.decision_ms) {
+        said.push(format!(
+            "decision_ms {} (--decision-ms): {} ms a decision is about what a reply's round trip through the pipes takes on a loaded machine, so even an instant bot may time out",
+            time.decision_ms, time.decision_ms
+        ));
+    }
+    if time.watchdog_ms < 1_000 {
+        said.push(format!(
+            "watchdog_ms {} (--watchdog-ms): a whole game has {} ms, start-up included, so games may end as stalls",
+            time.watchdog_ms, time.watchdog_ms
+        ));
+    }
+    said
 }
 
 /// Bots that cannot start (an interpreter not installed, as `node` for the

@@ -196,6 +196,20 @@ pub fn end_problem(rec: &Recorded, game: &crate::engine::Game) -> Option<String>
 
 /// Reads a record written by [`write_record_to`].
 pub fn read_record(text: &str) -> Result<Recorded, ReadError> {
+    match read_record_or_cut(text)? {
+        (rec, true) => Ok(rec),
+        (_, false) => Err(ReadError {
+            line: text.lines().count(),
+            why: "no `end` line: the record is not whole".into(),
+        }),
+    }
+}
+
+/// Reads a record that may be cut short before its `end` line (a game
+/// stopped mid-way, a file cut by a full disk): its header and decisions,
+/// and whether it is whole. A cut one has no result: no scores, reason
+/// `unfinished`, its decisions as its plies, a `null` state.
+pub fn read_record_or_cut(text: &str) -> Result<(Recorded, bool), ReadError> {
     let bad = |line: usize, why: String| ReadError { line, why };
     let mut spec = None;
     let mut decisions = Vec::new();
@@ -272,13 +286,16 @@ pub fn read_record(text: &str) -> Result<Recorded, ReadError> {
         }
     }
     let spec = spec.ok_or_else(|| bad(1, "no `game` line".into()))?;
-    let end = end.ok_or_else(|| {
-        bad(
-            text.lines().count(),
-            "no `end` line: the record is not whole".into(),
-        )
-    })?;
-    Ok(Recorded {
+    let whole = end.is_some();
+    let end = end.unwrap_or_else(|| EndIn {
+        scores: Vec::new(),
+        reason: "unfinished".into(),
+        offender: None,
+        detail: None,
+        plies: u32::try_from(decisions.len()).unwrap_or(u32::MAX),
+        state: serde_json::Value::Null,
+    });
+    let rec = Recorded {
         spec,
         decisions,
         scores: end.scores,
@@ -287,7 +304,8 @@ pub fn read_record(text: &str) -> Result<Recorded, ReadError> {
         detail: end.detail,
         plies: end.plies,
         state: end.state,
-    })
+    };
+    Ok((rec, whole))
 }
 
 /// Writes the record of `report` (played from `spec`) to `out`.
