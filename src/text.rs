@@ -296,6 +296,19 @@ pub fn look_of(name: &str) -> String {
         .collect()
 }
 
+/// A name a user or a bot gave, as a message shows it between backticks:
+/// escaped (no control character or backtick reaches the terminal), and
+/// cut to its first 64 characters, its length said, when longer (a
+/// 5,000-byte name is not echoed whole).
+pub fn shown_name(name: &str) -> String {
+    const SHOWN: usize = 64;
+    let escaped = |s: &str| s.escape_debug().to_string().replace('`', "'");
+    match name.char_indices().nth(SHOWN) {
+        None => escaped(name),
+        Some((cut, _)) => format!("{}… ({} bytes)", escaped(&name[..cut]), name.len()),
+    }
+}
+
 /// `a` as one word for a POSIX shell: as it is when it needs no quoting,
 /// else in single quotes. Every command a message suggests quotes its
 /// words with it, so that a folder named with a space can be pasted.
@@ -317,6 +330,17 @@ pub fn shell_path(path: &std::path::Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A long name is cut where a character ends, its length said; a
+    /// short one is shown whole, escaped.
+    #[test]
+    fn a_long_name_is_shown_cut() {
+        assert_eq!(shown_name("greedy`2\n"), "greedy'2\\n");
+        let long = "é".repeat(5_000);
+        let shown = shown_name(&long);
+        assert_eq!(shown, format!("{}… (10000 bytes)", "é".repeat(64)));
+        assert_eq!(shown_name(&"x".repeat(64)), "x".repeat(64));
+    }
 
     /// The names R's and pandas' default readings of a CSV drop or turn
     /// into numbers (the values pandas lists as missing, R's `NA`, the

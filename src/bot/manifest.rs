@@ -265,10 +265,7 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
     if let Some(why) = name_problem(&name) {
         return Err(ManifestError::Invalid {
             path,
-            message: format!(
-                "`name`: `{}` {why}",
-                name.escape_debug().to_string().replace('`', "'")
-            ),
+            message: format!("`name`: `{}` {why}", crate::text::shown_name(&name)),
         });
     }
     let line_of = |at: usize| src[..at.min(src.len())].matches('\n').count() + 1;

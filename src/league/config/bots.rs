@@ -425,7 +425,10 @@ impl Item<'_, '_> {
             return Err(self.error(".env", why));
         }
         if let Some(why) = manifest::name_problem(&raw.name) {
-            return Err(self.error(".name", format!("`{}` {why}", raw.name.escape_debug())));
+            return Err(self.error(
+                ".name",
+                format!("`{}` {why}", crate::text::shown_name(&raw.name)),
+            ));
         }
         if let Some(field) = raw.limits.zero() {
             return Err(self.error(&format!(".limits.{field}"), "must be at least 1"));
