@@ -580,7 +580,7 @@ async fn play(
         let stray = b.quit_with_report().await.and_then(|r| r.stray);
         if let Some(bytes) = stray {
             errln!(
-                "note: seat {seat} ({}) wrote `{}` after its last request (after game_end, or on quit): a bot writes nothing but its replies, so a league starts it again before each game (protocol.md)",
+                "note: seat {seat} ({}) wrote `{}` that the referee no longer read as a reply (written after game_end or on quit, or a reply it stopped waiting for: late, after the bot closed its stdin, or the rest of a line it refused): a bot writes nothing but its replies, so a league starts it again before each game (protocol.md)",
                 b.name(),
                 crate::protocol::shown_line(&bytes, 120)
             );
