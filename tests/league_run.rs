@@ -658,6 +658,41 @@ output = "out"
     );
 }
 
+/// A bot that prints a debug line on stdout after each `game_end` is
+/// started again at no charge before its next game, wherever the referee
+/// sees the line (between games, or at the next game's start): the
+/// console says it was restarted, and that game's record notes why
+/// (docs/league.md, "Output nobody asked for"). The line seen at the next
+/// game's start was said in the log file alone, and noted nowhere.
+#[test]
+fn output_after_a_game_restarts_its_bot_with_a_line_and_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = format!(
+        r#"["python3", "{}", "print_after_end"]"#,
+        misbehave_py().display()
+    );
+    let file = good_against(dir.path(), "p", "printer", &command, r#""kisolo""#);
+    // Not --quiet: the console's line per restart.
+    let out = arena()
+        .arg("run")
+        .arg(&file)
+        .args(["-j", "1", "--rounds", "2", "--no-report"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("restarted printer"), "{err}");
+    let got = rows(&dir.path().join("out/games.csv"));
+    assert_eq!(got.len(), 4);
+    assert!(got.iter().all(|r| r.offender.is_none()), "{got:?}");
+    let noted = got
+        .iter()
+        .filter(|r| record_text(&dir.path().join("out"), r).contains("printer was restarted"))
+        .count();
+    // Every game after its first: the print of the game before.
+    assert_eq!(noted, got.len() - 1, "{err}");
+}
+
 /// A league of a spy, a victim with a secret in its `env` and in its
 /// folder, and the referee with a secret in its own environment. With the
 /// sandbox (the default) the spy sees no other process, no secret, no

@@ -1050,8 +1050,15 @@ pub fn play_all<S: Store>(
     });
     // Bounded: when the disk (or the console) is slower than the workers,
     // they wait instead of queueing finished games in memory, and a Ctrl-C
-    // is not followed by a long drain of games played before it.
-    let (tx, rx) = mpsc::sync_channel::<WorkerMsg>(16 * workers);
+    // is not followed by a long drain of games played before it. Under an
+    // SPRT, two a worker: the games played on while the writer has not
+    // yet counted the deciding one are at most three times the games at a
+    // time (docs/ratings.md), not seventeen.
+    let queued = match opts.sprt {
+        Some(_) => 2,
+        None => 16,
+    };
+    let (tx, rx) = mpsc::sync_channel::<WorkerMsg>(queued * workers);
     // The CPUs no other league or worker of this machine holds come first.
     let claim = (!opts.no_affinity).then(|| crate::host::claim_cpus(&allowed_cpus(), workers));
     let cpus = claim.as_ref().map_or_else(allowed_cpus, |c| c.cpus.clone());
@@ -1368,12 +1375,20 @@ async fn play_one(
     }
     let versions = versions_of(game, bots);
     let mut seats: Vec<BotPlayer> = game.seats.iter().filter_map(|b| bots.remove(b)).collect();
+    let exits: Vec<u32> = seats.iter().map(BotPlayer::exits_between_games).collect();
     let result = {
         let mut refs: Vec<&mut dyn Player> =
             seats.iter_mut().map(|p| p as &mut dyn Player).collect();
         referee::play_game(&spec, &mut refs, &mut |_| {}).await
     };
-    for (&b, p) in game.seats.iter().zip(seats) {
+    for ((&b, mut p), exits) in game.seats.iter().zip(seats).zip(exits) {
+        if restarted_at_start(&t.bots[b].name, &mut p, exits, &mut spec) {
+            let _ = tx.send(WorkerMsg::BotStarted {
+                bot: t.bots[b].name.clone(),
+                worker,
+                restart: true,
+            });
+        }
         bots.insert(b, p);
     }
     match result {
@@ -1384,6 +1399,21 @@ async fn play_one(
             why: format!("cannot be played (a bug of the arena, not of a bot): {e}"),
         },
     }
+}
+
+/// Whether the referee started bot `name` (`p`, which had `exits` exits
+/// between games before the game) again at the game's start without
+/// charge (protocol.md): it had exited after its last game, or written
+/// after its last game had ended, which the game's record notes, as a
+/// restart before the game is noted ([`seat_bots`]).
+fn restarted_at_start(name: &str, p: &mut BotPlayer, exits: u32, spec: &mut GameSpec) -> bool {
+    let late = p.take_late_output();
+    if let Some(line) = &late {
+        spec.notes.push(format!(
+            "{name} was restarted at this game's start: it wrote after its last game had ended: {line}"
+        ));
+    }
+    late.is_some() || p.exits_between_games() > exits
 }
 
 /// The opening of a scheduled game of league `t`: its line of the
