@@ -1047,6 +1047,28 @@ mod tests {
         assert_eq!(text.matches("game_id").count(), 1);
     }
 
+    /// A games.csv without a newline at all is either a header torn as
+    /// it was written (started afresh) or lines ending in `\r` alone:
+    /// those are refused, every byte kept, not cut as one torn line.
+    #[test]
+    fn a_file_without_newlines_is_cut_only_when_it_is_a_torn_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        commit(&mut s, "g1");
+        commit(&mut s, "g2");
+        drop(s);
+        let path = Layout::new(dir.path()).games_csv();
+        let cr_only = std::fs::read_to_string(&path).unwrap().replace('\n', "\r");
+        std::fs::write(&path, &cr_only).unwrap();
+        let e = ResultsDir::open(dir.path(), &meta("x")).err().expect("refused");
+        assert!(e.to_string().contains("has no newline"), "{e}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), cr_only);
+
+        std::fs::write(&path, "game_id,variant,pla").unwrap();
+        let s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
+        assert_eq!(s.repaired_bytes, 19);
+    }
+
     #[test]
     fn a_whole_last_row_without_its_newline_is_kept() {
         let dir = tempfile::tempdir().unwrap();

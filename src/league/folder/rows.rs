@@ -294,7 +294,19 @@ pub fn repair_torn_tail(path: &Path) -> Result<Tail, StoreError> {
             return Ok(cut(len - whole));
         }
         if start == 0 {
-            // Not even a whole header line: start the file afresh.
+            // Not even a whole header line: a header torn as it was
+            // written, and the file is started afresh. Anything else
+            // without a newline (lines that end in `\r` alone, another
+            // file) is not cut: it may hold every row.
+            let header = csvio::all_columns().collect::<Vec<_>>().join(",");
+            if len > header.len() as u64 || !header.as_bytes().starts_with(&buf[..n]) {
+                return Err(StoreError::Mismatch {
+                    path: path.to_path_buf(),
+                    why: format!(
+                        "has no newline (`\\n`) in its {len} bytes, and is not the start of a header torn as it was written: its lines end otherwise (in `\\r` alone, as some editors save them?). Nothing was cut. Give its lines `\\n` endings (`tr '\\r' '\\n'`), and run the same command again"
+                    ),
+                });
+            }
             f.set_len(0).map_err(io(path))?;
             return Ok(cut(len));
         }
