@@ -1504,6 +1504,26 @@ fn report_refuses_a_results_folder_for_its_output_and_reads_a_folder_once() {
     assert!(!text(&o).contains("duplicate"), "{}", text(&o));
     assert!(dir.path().join("league/report/index.html").is_file());
     assert!(!dir.path().join("report").exists());
+    // A folder of other files (a home folder) is refused, untouched; an
+    // earlier report's folder is written again.
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join("games")).unwrap();
+    std::fs::write(home.join("index.html"), "mine").unwrap();
+    std::fs::write(home.join("games/c0009-0123456789abcdef.js"), "mine").unwrap();
+    let o = arena(dir.path(), &["report", "league", "-o", "home"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("-o home: a folder that holds other files and no report"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.join("index.html")).unwrap(),
+        "mine"
+    );
+    assert!(home.join("games/c0009-0123456789abcdef.js").is_file());
+    let o = arena(dir.path(), &["report", "league", "-o", "league/report"]);
+    assert!(o.status.success(), "{}", text(&o));
 }
 
 /// `arena view --bind` says what is wrong with the address before

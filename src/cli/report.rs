@@ -353,13 +353,24 @@ fn how_played(dir: &Path, decided: bool) -> Played {
 /// keeps there (and a league folder's own report goes into its `report/`,
 /// the default).
 fn not_a_results_place(out: &Path) -> anyhow::Result<()> {
-    let Some(what) = super::args::league_place(out) else {
-        return Ok(());
-    };
-    bail!(
-        "-o {}: that is {what}: give a folder of its own (a league's report goes into its report/ folder when -o is left out)",
-        out.display()
-    )
+    if let Some(what) = super::args::league_place(out) {
+        bail!(
+            "-o {}: that is {what}: give a folder of its own (a league's report goes into its report/ folder when -o is left out)",
+            out.display()
+        )
+    }
+    // A folder of other files (`-o ~`, `-o /`): the report's files would
+    // be written among them, and its games/ and bots/ files replaced.
+    let others = std::fs::read_dir(out).ok().is_some_and(|mut entries| {
+        entries.any(|e| e.is_ok_and(|e| !e.file_name().to_string_lossy().starts_with('.')))
+    });
+    if others && !out.join("report.js").is_file() {
+        bail!(
+            "-o {}: a folder that holds other files and no report (no report.js in it): the report's pages would be written among them and its games/ and bots/ folders' files replaced; give a new or empty folder, or an earlier report's",
+            out.display()
+        );
+    }
+    Ok(())
 }
 
 /// How often `arena run` refreshes its report.

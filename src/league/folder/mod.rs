@@ -1060,7 +1060,9 @@ mod tests {
         let path = Layout::new(dir.path()).games_csv();
         let cr_only = std::fs::read_to_string(&path).unwrap().replace('\n', "\r");
         std::fs::write(&path, &cr_only).unwrap();
-        let e = ResultsDir::open(dir.path(), &meta("x")).err().expect("refused");
+        let e = ResultsDir::open(dir.path(), &meta("x"))
+            .err()
+            .expect("refused");
         assert!(e.to_string().contains("has no newline"), "{e}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), cr_only);
 
