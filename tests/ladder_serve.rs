@@ -1036,6 +1036,37 @@ fn two_random_bots_playing(dir: &Path) -> Server {
     server
 }
 
+/// A ladder's folder moved (the server stopped, the folder renamed, the
+/// server started from its new place) plays on: its versions' folders,
+/// stored as absolute paths, are taken from the new place, and the log
+/// says so. They were left pointing at the old place: no game could
+/// start, while /health said ok.
+#[test]
+fn a_moved_ladder_plays_on_from_its_new_place() {
+    let tmp = tempfile::tempdir().unwrap();
+    let old = tmp.path().join("old");
+    std::fs::create_dir(&old).unwrap();
+    let mut server = two_random_bots_playing(&old);
+    server.terminate();
+    let new = tmp.path().join("new");
+    std::fs::rename(&old, &new).unwrap();
+    let mut moved = new_server(&new, "");
+    moved.start();
+    let before = moved.csv_games().len();
+    moved.wait(
+        "games played from the new place",
+        Duration::from_millis(300),
+        || moved.csv_games().len(),
+        |n| *n >= before + 4,
+    );
+    let log = moved.log();
+    assert!(
+        log.contains("2 versions' folders were not where the store said"),
+        "{log}"
+    );
+    assert!(!log.contains("cannot start"), "{log}");
+}
+
 /// A version whose stored folder is removed by hand (an organiser's
 /// mistake) leaves the ladder, said on its page, instead of losing game
 /// after game as a crash of its bot: at most the games already started
@@ -1138,6 +1169,23 @@ fn a_store_that_refuses_writes_for_a_while_is_said_by_health_and_play_goes_on_af
         "the server stopped: {}",
         server.log()
     );
+    // The games that could not be recorded went back to the queue: none
+    // stays `playing` past the server's games in flight (2), nor in
+    // /health's count.
+    let stuck = rt.block_on(async {
+        use sqlx::Connection;
+        let mut c = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        let (n,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM games WHERE state = 'playing' AND lease_id IS NULL",
+        )
+        .fetch_one(&mut c)
+        .await
+        .unwrap();
+        n
+    });
+    assert!(stuck <= 2, "{stuck} games playing: {}", server.log());
+    let health = server.json("/health");
+    assert!(health["in_flight_server"].as_u64() <= Some(2), "{health}");
     let log = server.log();
     assert!(log.contains("the store refuses writes"), "{log}");
     assert!(log.contains("the store takes writes again"), "{log}");

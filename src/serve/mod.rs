@@ -342,6 +342,7 @@ pub fn serve(
             db.claim(&address).await?;
             db.refuse_unreceived().await?;
             number_variants(&db, &t).await?;
+            rehome_versions(&db, &t).await?;
             // What a server killed mid-upload left: bodies half spooled,
             // folders half unpacked. This server alone holds the store now.
             let left = clear_incoming(&t.output.join("incoming"));
@@ -406,6 +407,35 @@ async fn number_variants(db: &Db, t: &Tournament) -> Result<(), ServeError> {
     }
     if r.games > 0 {
         tracing::warn!("{} games renumbered to the ladder file's variants", r.games);
+    }
+    Ok(())
+}
+
+/// The versions' folders are stored as absolute paths: a ladder folder
+/// moved (or its store restored elsewhere with its `bots/`) would leave
+/// every version pointing at the old place: unplayable, or (a copy
+/// served beside the ladder it was copied from) that ladder's folders,
+/// built and removed under it. A version whose stored folder is not this
+/// ladder's `bots/NAME/vN` while that is there is pointed at it, and the
+/// number of them said.
+async fn rehome_versions(db: &Db, t: &Tournament) -> Result<(), ServeError> {
+    let mut moved = 0;
+    for v in db.versions(None).await? {
+        let here = t
+            .output
+            .join("bots")
+            .join(&v.bot)
+            .join(format!("v{}", v.number));
+        if here.as_path() != std::path::Path::new(&v.folder) && here.is_dir() {
+            db.set_folder(v.id, &here.display().to_string()).await?;
+            moved += 1;
+        }
+    }
+    if moved > 0 {
+        tracing::warn!(
+            "{moved} versions' folders were not where the store said (the ladder's folder moved, or its store restored elsewhere): taken from {}",
+            t.output.join("bots").display()
+        );
     }
     Ok(())
 }

@@ -61,7 +61,7 @@ pub fn play_forever(ladder: Arc<Ladder>) {
         let opts = RunOptions::default();
         let mut on_event = |e: &Event| on_event(&ladder, e);
         let before = ladder.games_done();
-        match play_all(
+        let played = play_all(
             &t,
             &opts,
             pairings,
@@ -69,12 +69,17 @@ pub fn play_forever(ladder: Arc<Ladder>) {
             &mut store,
             &layout,
             &mut on_event,
-        ) {
+        );
+        // None of the server's games is in flight now, whether or not each
+        // was counted out (a game that could not be recorded was not).
+        ladder.metrics.games_in_flight.store(0, Ordering::Relaxed);
+        match played {
             Ok(p) if p.interrupted => ladder.stop(),
             Ok(p) => {
                 if let Some(Stop::Failed(why)) = &p.stop {
                     tracing::error!("the ladder's games stopped: {why}; starting again in 5 s");
                     ladder.wait(Duration::from_secs(5));
+                    requeue_unrecorded(&ladder);
                 } else if ladder.games_done() == before
                     && !ladder.roster_changed.load(Ordering::SeqCst)
                 {
@@ -87,6 +92,26 @@ pub fn play_forever(ladder: Arc<Ladder>) {
                 tracing::error!("the ladder's games cannot run: {e}; trying again in 5 s");
                 ladder.wait(Duration::from_secs(5));
             }
+        }
+    }
+}
+
+/// After the server's games stopped on a failure (a full disk): the games
+/// it was playing then, never recorded, go back to the queue, first, as a
+/// restart sends them (they stayed `playing`, taking their places in
+/// flight, until one). No game of the server's is in flight here.
+fn requeue_unrecorded(ladder: &Ladder) {
+    match ladder.query(ladder.sched.requeue_unrecorded()) {
+        Ok(0) => {}
+        Ok(n) => {
+            ladder
+                .metrics
+                .games_replayed
+                .fetch_add(n, Ordering::Relaxed);
+            tracing::warn!("{n} games that could not be recorded go back to the queue");
+        }
+        Err(e) => {
+            tracing::error!("the games that could not be recorded stay in flight for now: {e}")
         }
     }
 }

@@ -280,6 +280,18 @@ impl Scheduler {
         self.mirror.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// After the server's own games stopped on a failure, none of them in
+    /// flight: those it was playing, and those it had started for its
+    /// next claims (`ready`), go back to the queue, first; returns how
+    /// many.
+    pub async fn requeue_unrecorded(&self) -> Result<u64, DbError> {
+        let mut q = self.queue.lock().await;
+        let n = self.db.requeue_cut_off().await?;
+        q.ready.clear();
+        self.forget_queue();
+        Ok(n)
+    }
+
     /// Forgets the queue as the server last left it: the next claim
     /// reads the store.
     pub fn forget_queue(&self) {

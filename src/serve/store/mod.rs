@@ -1292,6 +1292,19 @@ impl Db {
         })
     }
 
+    /// Sets where version `id`'s folder is (a ladder folder moved, or its
+    /// store restored elsewhere with its `bots/`).
+    pub async fn set_folder(&self, id: i64, folder: &str) -> Result<(), DbError> {
+        let mut tx = self.begin_write().await?;
+        sqlx::query("UPDATE versions SET folder = $2 WHERE id = $1")
+            .bind(id)
+            .bind(folder)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     /// One version by id.
     pub async fn version(&self, id: i64) -> Result<Option<Version>, DbError> {
         let q = format!(
