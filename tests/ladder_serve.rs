@@ -1067,6 +1067,59 @@ fn a_moved_ladder_plays_on_from_its_new_place() {
     assert!(!log.contains("cannot start"), "{log}");
 }
 
+/// A version whose built copy is gone (a cleaner of caches, a copy of
+/// the ladder's store served elsewhere) is built again when the server
+/// starts, not started from its unbuilt folder to crash game after game.
+#[test]
+fn a_version_whose_built_copy_is_gone_is_built_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut server = new_server(dir, "");
+    let alice = server.add_user("alice");
+    server.start();
+    let built = |t: String| {
+        t.replace(
+            "command = [\"python3\", \"bot.py\"]",
+            "build = [\"cp\", \"bot.py\", \"built.py\"]\ncommand = [\"python3\", \"built.py\"]",
+        )
+    };
+    let folder = bot_copy(dir, "random-python", "rb", &built);
+    assert!(std::fs::read_to_string(folder.join("bot.toml"))
+        .unwrap()
+        .contains("built.py"));
+    server.submit_ok(&alice, &folder);
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "ra", &|t| t));
+    server.wait(
+        "a few games",
+        Duration::from_millis(300),
+        || server.csv_games().len(),
+        |n| *n >= 4,
+    );
+    server.terminate();
+    let cache = dir.join("xdg-cache/mancala-arena/builds");
+    let copies = std::fs::read_dir(&cache).unwrap().count();
+    assert_eq!(copies, 1, "{}", cache.display());
+    std::fs::remove_dir_all(&cache).unwrap();
+    server.start();
+    let before = server.csv_games().len();
+    server.wait(
+        "games after the restart",
+        Duration::from_millis(300),
+        || server.csv_games().len(),
+        |n| *n >= before + 6,
+    );
+    let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
+    let crashed: Vec<_> = csv
+        .lines()
+        .skip(1 + before)
+        .filter(|r| r.contains(",crash,"))
+        .collect();
+    assert!(crashed.is_empty(), "{crashed:?}");
+    let log = server.log();
+    assert!(log.contains("its built copy is gone: built again"), "{log}");
+    assert!(!log.contains("cannot start"), "{log}");
+}
+
 /// A version whose stored folder is removed by hand (an organiser's
 /// mistake) leaves the ladder, said on its page, instead of losing game
 /// after game as a crash of its bot: at most the games already started
