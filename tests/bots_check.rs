@@ -376,6 +376,43 @@ fn stderr_flood_passes() {
     assert!(ok, "{text}");
 }
 
+/// `arena play --seed N` plays the same game again, a bot that draws its
+/// randomness from the game id too (the Rust random bot) included: the
+/// game id was the process's, so each run was another game.
+#[test]
+fn play_with_a_seed_plays_the_same_game_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = env!("CARGO_BIN_EXE_random-bot");
+    let decisions = |n: usize| {
+        let record = dir.path().join(format!("g{n}.jsonl"));
+        let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .current_dir(root())
+            .args([
+                "play", "--quiet", "--game", "kisolo", "--seed", "42", "--record",
+            ])
+            .arg(&record)
+            .args(["--", bot, bot])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(&record).unwrap();
+        let game: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(game["game_id"], "play-kisolo-42");
+        text.lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter_map(|l| l.get("option").cloned())
+            .collect::<Vec<_>>()
+    };
+    let first = decisions(1);
+    assert!(!first.is_empty());
+    assert_eq!(decisions(2), first);
+    assert_eq!(decisions(3), first);
+}
+
 #[test]
 fn play_writes_a_record() {
     let games = game_args(false);

@@ -226,8 +226,11 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             }
         );
     }
+    // Named by its seed, not by this process: the bots that draw their
+    // randomness from the game id too (the Rust random bot) play the same
+    // game again under the same seed.
     let mut spec = GameSpec::new(
-        format!("play-{}-{}", variant.name(), std::process::id()),
+        format!("play-{}-{}", variant.name(), args.seed),
         variant,
         settings(players, args.max_plies, &args.options)?,
     );
@@ -275,7 +278,8 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         }),
     };
     spec.watchdog = Duration::from_secs(args.watchdog_s);
-    let file_name = format!("{}.jsonl", spec.game_id);
+    // Two plays of one seed at once keep a record each.
+    let file_name = format!("{}-{}.jsonl", spec.game_id, std::process::id());
     let record_path = match &args.record {
         Some(p) if p.is_dir() => p.join(&file_name),
         Some(p) => p.clone(),
