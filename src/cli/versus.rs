@@ -68,7 +68,8 @@ pub struct MatchArgs {
     /// finish, after those of earlier runs of this match.
     #[arg(long, value_name = "FILE")]
     pgn: Option<PathBuf>,
-    /// Results folder (default: results/match-A-vs-B).
+    /// Results folder (default: results/match-A-vs-B; a gauntlet's
+    /// results/gauntlet-A).
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
     /// `on` (default) or `off`.
