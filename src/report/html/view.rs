@@ -462,10 +462,14 @@ fn cross(report: &Report, st: &Standings) -> Cross {
                         ));
                     }
                     if let (Some(e), Some(err)) = (p.penta_elo, p.penta_elo_err) {
-                        title.push_str(&format!("\npentanomial Elo {:+.1} ± {:.1}", sign * e, err));
+                        title.push_str(&format!(
+                            "\npentanomial Elo {} ± {:.1}",
+                            signed(sign * e, 1),
+                            err
+                        ));
                     }
                     if let Some(d) = p.elo_diff {
-                        title.push_str(&format!("\nElo difference {:+.1}", sign * d));
+                        title.push_str(&format!("\nElo difference {}", signed(sign * d, 1)));
                     }
                     if let Some(los) = los {
                         title.push_str(&format!("\nLOS {}%", pct(los)));
@@ -805,13 +809,14 @@ fn seat_interval(v: &VariantStats, seat: Option<&Standings>) -> String {
     let seat_elo = seat
         .and_then(|s| s.seat_advantage.iter().find(|x| x.0 == v.variant))
         .map(|x| (x.1, x.2, x.3));
-    let to_score = |e: f64| 1.0 / (1.0 + 10f64.powf(-e / 400.0));
+    let to_score = |e: f64| first_seat_score(v.players, e);
+    let elo = |e: f64| signed(e, 0);
     match seat_elo {
         Some((e, lo, hi)) => format!(
-            "{:+.0} Elo [{:+.0}, {:+.0}]: an expected first-seat score of {}% [{}, {}] between equal bots",
-            e,
-            lo,
-            hi,
+            "{} Elo [{}, {}] (the report fits it, as `arena rate --seat-advantage` does; a league's variants.csv has it only from such a fit): an expected first-seat score of {}% [{}, {}] between equal bots",
+            elo(e),
+            elo(lo),
+            elo(hi),
             pct(to_score(e)),
             pct(to_score(lo)),
             pct(to_score(hi))
@@ -1025,13 +1030,39 @@ fn bot_page<'a>(report: &'a Report, index: &BotIndex<'a>, bot: &str, file: Strin
     }
 }
 
+/// The expected score of seat 0 between equal bots under a seat advantage
+/// of `elo`. Two players: the Elo formula. Three (Luce's model of who won,
+/// docs/ratings.md): seat 0 wins with 10^(h/400) / (10^(h/400) + 2), and
+/// scores a quarter in a game it does not win (a winner-only result: 1,
+/// 1/4, 1/4).
+fn first_seat_score(players: u8, elo: f64) -> f64 {
+    match players {
+        3 => {
+            let a = 10f64.powf(elo / 400.0);
+            let won = a / (a + 2.0);
+            won + (1.0 - won) / 4.0
+        }
+        _ => 1.0 / (1.0 + 10f64.powf(-elo / 400.0)),
+    }
+}
+
+/// `x` with its sign and `decimals` decimals; `+0.0`, never `-0.0`, for a
+/// value that rounds to zero (a pair seen from its other side).
+fn signed(x: f64, decimals: usize) -> String {
+    let text = format!("{x:+.decimals$}");
+    match text.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => format!("+{rest}"),
+        _ => text,
+    }
+}
+
 /// A pair's pentanomial Elo from the side `sign` says, with its interval,
 /// or why there is none (never a blank cell).
 fn penta_elo_cell(p: &crate::ratings::PairCount, sign: f64) -> String {
     let gap = crate::ratings::penta_elo_gap(&p.penta);
     match (p.penta_elo, p.penta_elo_err, gap) {
-        (Some(e), Some(err), _) => format!("{:+.1} ± {:.1}", sign * e, err),
-        (Some(e), None, Some(why)) => format!("{:+.1}, no interval: {why}", sign * e),
+        (Some(e), Some(err), _) => format!("{} ± {:.1}", signed(sign * e, 1), err),
+        (Some(e), None, Some(why)) => format!("{}, no interval: {why}", signed(sign * e, 1)),
         (None, _, Some(why)) => format!("none: {why}"),
         _ => "none".to_string(),
     }
@@ -1109,6 +1140,25 @@ fn by_count(m: &BTreeMap<String, u64>) -> Vec<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_that_rounds_to_zero_is_plus_zero() {
+        assert_eq!(signed(-0.0, 1), "+0.0");
+        assert_eq!(signed(-0.04, 1), "+0.0");
+        assert_eq!(signed(-0.4, 0), "+0");
+        assert_eq!(signed(-0.06, 1), "-0.1");
+        assert_eq!(signed(12.345, 1), "+12.3");
+    }
+
+    /// A 3-player label's expected first-seat score is Luce's (seat 0 wins
+    /// with 10^(h/400) / (10^(h/400) + 2), a quarter otherwise), not the
+    /// 2-player formula: +190.3 Elo gives 69.9%, not 74.9%.
+    #[test]
+    fn a_three_player_seat_advantage_reads_as_luce() {
+        assert_eq!(pct(first_seat_score(3, 190.3)), "69.9");
+        assert_eq!(pct(first_seat_score(2, 190.3)), "74.9");
+        assert!((first_seat_score(3, 0.0) - 0.5).abs() < 1e-12);
+    }
 
     fn counted(plies: &[u32]) -> BTreeMap<u32, u64> {
         let mut m = BTreeMap::new();
