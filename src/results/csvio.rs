@@ -580,6 +580,35 @@ impl<R: Read> RowReader<R> {
             };
             return Err(row_err(path, 1, why));
         }
+        // A file of this version's columns (some added column there) that
+        // lacks one of them and names another like it: a mistyped header,
+        // whose column would read as empty in every row (a record column:
+        // every row's record "missing").
+        let added_missing: Vec<&str> = ADDED_COLUMNS
+            .iter()
+            .copied()
+            .filter(|c| !index.contains_key(c))
+            .collect();
+        if added_missing.len() < ADDED_COLUMNS.len() {
+            let typo = names
+                .iter()
+                .filter(|n| !all_columns().any(|c| c == n.as_str()))
+                .find_map(|n| {
+                    added_missing
+                        .iter()
+                        .find(|c| c.eq_ignore_ascii_case(n))
+                        .copied()
+                        .or_else(|| crate::text::closest(n, added_missing.iter().copied()))
+                        .map(|c| (n, c))
+                });
+            if let Some((n, c)) = typo {
+                return Err(row_err(
+                    path,
+                    1,
+                    format!("column `{n}` is not one of arena's, which lacks `{c}` here: did you mean `{c}`? (its values would be read as empty in every row; the columns are {})", all_columns().collect::<Vec<_>>().join(",")),
+                ));
+            }
+        }
         out.col = COLUMNS.iter().map(|c| index[c]).collect();
         out.added = ADDED_COLUMNS
             .iter()
@@ -1787,6 +1816,26 @@ mod tests {
         // The same damage before the end is an error.
         let e = err(&format!("{H}\ng2,filo,2,p1,B,A,,0.5,0.\n{R1}\n"));
         assert!(e.starts_with("t.csv:2: 9 fields, the header has 16"), "{e}");
+    }
+
+    /// A header of this version's columns with one mistyped (a spreadsheet
+    /// capitalised it, a hand edit) names it and the column meant: its
+    /// values were read as empty in every row (a record column: every
+    /// record "missing").
+    #[test]
+    fn a_mistyped_added_column_is_named() {
+        let h = format!("{H},record_file,record_offset,Record_length");
+        let e = err(&format!("{h}\n{R1},records-0000.jsonl.zst,0,10\n"));
+        assert!(
+            e.starts_with("t.csv:1: column `Record_length` is not one of arena's, which lacks `record_length` here: did you mean `record_length`?"),
+            "{e}"
+        );
+        let h = format!("{H},record_file,record_ofset,record_length");
+        let e = err(&format!("{h}\n{R1},records-0000.jsonl.zst,0,10\n"));
+        assert!(e.contains("did you mean `record_offset`?"), "{e}");
+        // An older file (none of the added columns) with a column of its
+        // own is read as before.
+        assert_eq!(ok(&format!("{H},notes\n{R1},x\n")).rows.len(), 1);
     }
 
     /// A quote opened in a name and never closed takes the lines after it
