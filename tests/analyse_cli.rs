@@ -297,6 +297,51 @@ fn coverage_counts_tricala_games_and_names_records_that_do_not_read() {
     let e = failure(&["analyse", out_s, ids[0], "--tables", csv_s]);
     assert!(e.contains("is a file, not a folder"), "{e}");
 
+    // A folder of one record file per game (an older league's), one of
+    // whose records has a decision that is no option: that game is left
+    // out, named with its file; the others are counted.
+    let old = dir.path().join("old");
+    std::fs::create_dir_all(old.join("games")).expect("old folder");
+    let mut lines = text.lines();
+    let mut csv_old = format!("{}\n", lines.next().expect("header"));
+    for l in lines {
+        let fields: Vec<&str> = l.split(',').collect();
+        let n = fields.len();
+        csv_old.push_str(&format!("{},,,\n", fields[..n - 3].join(",")));
+    }
+    std::fs::write(old.join("games.csv"), csv_old).expect("old games.csv");
+    for (i, id) in ids.iter().enumerate() {
+        let mut record = stdout_of(&arena(&["show", out_s, id, "--json"]));
+        if i == 1 {
+            let at = record.find("\"option\":\"").expect("a decision") + 10;
+            let end = at + record[at..].find('"').expect("its end");
+            record.replace_range(at..end, "NaN");
+        }
+        std::fs::write(old.join(format!("games/{id}.jsonl")), record).expect("a record");
+    }
+    let o = arena(&[
+        "tables",
+        "coverage",
+        old.to_str().expect("utf-8"),
+        "--seeds",
+        "6",
+    ]);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.status.success(), "{said}");
+    assert!(
+        said.contains(&format!("{} in games/{}.jsonl: decision", ids[1], ids[1])),
+        "{said}"
+    );
+    let row = said
+        .lines()
+        .find(|l| l.starts_with("tricala"))
+        .expect("a tricala row");
+    assert_eq!(row.split_whitespace().nth(2), Some("3"), "{row}");
+
     let games = out.join("games");
     for f in std::fs::read_dir(&games).expect("the records' folder") {
         let path = f.expect("an entry").path();

@@ -149,10 +149,7 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
         let text = match RecordAt::of(&layout.records(), row).map(|at| at.read_text()) {
             Some(Ok(text)) => text,
             Some(Err(e)) if e.kind() != std::io::ErrorKind::NotFound => {
-                damaged.0 += 1;
-                damaged
-                    .1
-                    .get_or_insert_with(|| format!("{}: {e}", row.game_id));
+                note_damaged(&mut damaged, row, &e);
                 continue;
             }
             _ => {
@@ -160,7 +157,13 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
                 continue;
             }
         };
-        let rec = read_record(&text).with_context(|| format!("the record of {}", row.game_id))?;
+        let rec = match read_record(&text) {
+            Ok(rec) => rec,
+            Err(e) => {
+                note_damaged(&mut damaged, row, &e);
+                continue;
+            }
+        };
         let moves: Vec<String> = rec.decisions.iter().map(|d| d.option.clone()).collect();
         let k = match reach.iter().position(|(v, _, _)| *v == variant) {
             Some(k) => k,
@@ -171,16 +174,12 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
         };
         let (_, n, r) = &mut reach[k];
         let (n, settings) = (*n, &rec.spec.settings);
-        match variant {
-            Variant::Diffusion => {
-                coverage::add::<DiffusionTable>(r, Diffusion::new(settings)?, &moves, n)
-            }
-            Variant::Tricala => {
-                coverage::add::<TricalaTable>(r, Tricala::new(settings)?, &moves, n)
-            }
-            _ => coverage::add::<HackabackTable>(r, Hackaback::new(settings)?, &moves, n),
+        let counted = count_game(variant, r, settings, &moves, n)?;
+        // A record whose decisions do not replay is left out, as one
+        // that does not read.
+        if let Err(e) = counted {
+            note_damaged(&mut damaged, row, &e);
         }
-        .map_err(|e| anyhow::anyhow!("{}: {e}", row.game_id))?;
     }
     if reach.is_empty() {
         let why = match &damaged {
@@ -386,6 +385,43 @@ fn build_game<T: TableGame>(a: &BuildArgs) -> anyhow::Result<ExitCode> {
         t0.elapsed().as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Counts the game of `moves` (of `variant`, under `settings`) into the
+/// reach `r` of tables of up to `n` seeds; the inner error: a decision
+/// that does not replay.
+fn count_game(
+    variant: Variant,
+    r: &mut Reach,
+    settings: &crate::engine::Settings,
+    moves: &[String],
+    n: u32,
+) -> anyhow::Result<Result<(), String>> {
+    Ok(match variant {
+        Variant::Diffusion => {
+            coverage::add::<DiffusionTable>(r, Diffusion::new(settings)?, moves, n)
+        }
+        Variant::Tricala => coverage::add::<TricalaTable>(r, Tricala::new(settings)?, moves, n),
+        _ => coverage::add::<HackabackTable>(r, Hackaback::new(settings)?, moves, n),
+    })
+}
+
+/// Counts a record there but unusable (it does not decompress or read,
+/// or its decisions do not replay) and keeps the first, named by its game
+/// and its records' file.
+fn note_damaged(
+    damaged: &mut (usize, Option<String>),
+    row: &crate::results::GameRow,
+    e: &dyn std::fmt::Display,
+) {
+    damaged.0 += 1;
+    damaged.1.get_or_insert_with(|| {
+        let file = match row.record_file.is_empty() {
+            true => format!("{}.jsonl", row.game_id),
+            false => row.record_file.clone(),
+        };
+        format!("{} in games/{file}: {e}", row.game_id)
+    });
 }
 
 #[cfg(test)]

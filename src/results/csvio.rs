@@ -96,6 +96,36 @@ pub fn all_columns() -> impl Iterator<Item = &'static str> {
     COLUMNS.iter().chain(ADDED_COLUMNS).copied()
 }
 
+/// A header of this version's columns (some added column there) that
+/// lacks one of them and names another like it: a mistyped header, whose
+/// column would read as empty in every row (a record column: every row's
+/// record "missing"). What to say, if so.
+fn mistyped_added(names: &[String], index: &HashMap<&str, usize>) -> Option<String> {
+    let missing: Vec<&str> = ADDED_COLUMNS
+        .iter()
+        .copied()
+        .filter(|c| !index.contains_key(c))
+        .collect();
+    if missing.is_empty() || missing.len() == ADDED_COLUMNS.len() {
+        return None;
+    }
+    let (n, c) = names
+        .iter()
+        .filter(|n| !all_columns().any(|c| c == n.as_str()))
+        .find_map(|n| {
+            missing
+                .iter()
+                .find(|c| c.eq_ignore_ascii_case(n))
+                .copied()
+                .or_else(|| crate::text::closest(n, missing.iter().copied()))
+                .map(|c| (n, c))
+        })?;
+    Some(format!(
+        "column `{n}` is not one of arena's, which lacks `{c}` here: did you mean `{c}`? (its values would be read as empty in every row; the columns are {})",
+        all_columns().collect::<Vec<_>>().join(",")
+    ))
+}
+
 /// The columns in which two rows differ, with each row's field as
 /// games.csv writes it: `(column, a's, b's)`, in the columns' order (what
 /// a conflict of one game id names, docs/ratings.md, "Inputs and
@@ -580,34 +610,8 @@ impl<R: Read> RowReader<R> {
             };
             return Err(row_err(path, 1, why));
         }
-        // A file of this version's columns (some added column there) that
-        // lacks one of them and names another like it: a mistyped header,
-        // whose column would read as empty in every row (a record column:
-        // every row's record "missing").
-        let added_missing: Vec<&str> = ADDED_COLUMNS
-            .iter()
-            .copied()
-            .filter(|c| !index.contains_key(c))
-            .collect();
-        if added_missing.len() < ADDED_COLUMNS.len() {
-            let typo = names
-                .iter()
-                .filter(|n| !all_columns().any(|c| c == n.as_str()))
-                .find_map(|n| {
-                    added_missing
-                        .iter()
-                        .find(|c| c.eq_ignore_ascii_case(n))
-                        .copied()
-                        .or_else(|| crate::text::closest(n, added_missing.iter().copied()))
-                        .map(|c| (n, c))
-                });
-            if let Some((n, c)) = typo {
-                return Err(row_err(
-                    path,
-                    1,
-                    format!("column `{n}` is not one of arena's, which lacks `{c}` here: did you mean `{c}`? (its values would be read as empty in every row; the columns are {})", all_columns().collect::<Vec<_>>().join(",")),
-                ));
-            }
+        if let Some(why) = mistyped_added(&names, &index) {
+            return Err(row_err(path, 1, why));
         }
         out.col = COLUMNS.iter().map(|c| index[c]).collect();
         out.added = ADDED_COLUMNS
