@@ -32,7 +32,7 @@ fn league(dir: &Path, text: &str, bot: &str) -> (Vec<GameRow>, Vec<String>) {
 
 /// Fairness: an honest bot that thinks for 30% of a 300 ms decision time
 /// against a bot that leaves 4 children spinning, CPU pinning on, `-j 1`:
-/// no timeout in 40 games, and its median thinking wall time within 1.25x
+/// no timeout in 48 games, and its median thinking wall time within 1.25x
 /// of the same bot's against a quiet opponent in the same run.
 #[test]
 fn a_hog_between_turns_steals_no_time_from_an_honest_bot() {
@@ -50,7 +50,7 @@ bots = [
 ]
 variants = ["kisolo"]
 gauntlet = "honest"
-rounds = 20
+rounds = 12
 max_plies = 16
 concurrency = 1
 output = "out"
@@ -60,7 +60,7 @@ decision_ms = 300
 "#
     );
     let (rows, lines) = league(dir.path(), &text, "honest");
-    assert_eq!(rows.len(), 80, "{rows:?}");
+    assert_eq!(rows.len(), 48, "{rows:?}");
     let honest_faults: Vec<&GameRow> = rows
         .iter()
         .filter(|r| {
@@ -75,7 +75,7 @@ decision_ms = 300
             .filter_map(|l| l.strip_prefix(&format!("think wall ms vs {who}: ")))
             .map(|x| x.parse::<f64>().unwrap())
             .collect();
-        assert!(v.len() >= 40, "{who}: {v:?}");
+        assert!(v.len() >= 24, "{who}: {v:?}");
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };

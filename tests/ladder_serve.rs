@@ -772,6 +772,25 @@ fn kill_9_in_the_middle_of_games_loses_no_finished_game_and_plays_the_cut_ones_a
         backed_up >= s["games"].as_u64().unwrap() as usize,
         "{backed_up} games backed up"
     );
+    // A backup onto a disk too small for it fails, and leaves no file
+    // behind: one cut short opened as an empty ladder without a word.
+    let disk = dir.join("disk");
+    std::fs::create_dir(&disk).unwrap();
+    let script = r#"mount -t tmpfs -o size=8k tmpfs "$2" || exit 90
+        "$0" serve "$1" --backup "$2/b.db" >/dev/null 2>&1; echo "rc $?"; ls -A "$2""#;
+    let out = std::process::Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c", script])
+        .arg(env!("CARGO_BIN_EXE_arena"))
+        .arg(&server.file)
+        .arg(&disk)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    if out.status.code() != Some(90) {
+        let listed: Vec<&str> = said.lines().collect();
+        assert!(listed.first().is_some_and(|l| *l != "rc 0"), "{said}");
+        assert_eq!(listed.len(), 1, "files left on the full disk: {said}");
+    }
 }
 
 #[test]

@@ -1500,20 +1500,34 @@ impl Db {
                 path.display()
             )));
         }
-        sqlx::query("VACUUM INTO $1")
-            .bind(path.display().to_string())
-            .execute(&self.pool)
-            .await?;
-        // The copy is not this server's store: without this server's claim
-        // in it, a server started on it (elsewhere, while this one still
-        // runs) is not refused with this one's pid.
-        let mut copy = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(path)
-            .connect()
-            .await?;
-        sqlx::query("DELETE FROM server").execute(&mut copy).await?;
-        copy.close().await?;
-        Ok(())
+        let existed = path.exists();
+        let copied = async {
+            sqlx::query("VACUUM INTO $1")
+                .bind(path.display().to_string())
+                .execute(&self.pool)
+                .await?;
+            // The copy is not this server's store: without this server's
+            // claim in it, a server started on it (elsewhere, while this
+            // one still runs) is not refused with this one's pid.
+            let mut copy = sqlx::sqlite::SqliteConnectOptions::new()
+                .filename(path)
+                .connect()
+                .await?;
+            sqlx::query("DELETE FROM server").execute(&mut copy).await?;
+            copy.close().await?;
+            Ok::<(), DbError>(())
+        }
+        .await;
+        // A copy cut short (a full disk) would open as an empty ladder
+        // without a word: it goes, with its journal (never a file that
+        // was there before).
+        if copied.is_err() && !existed {
+            let journal = std::path::PathBuf::from(format!("{}-journal", path.display()));
+            for p in [path.to_path_buf(), journal] {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+        copied
     }
 
     /// Finished games, counted.
