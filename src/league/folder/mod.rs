@@ -1047,17 +1047,23 @@ mod tests {
         assert_eq!(text.matches("game_id").count(), 1);
     }
 
-    /// A games.csv without a newline at all is either a header torn as
-    /// it was written (started afresh) or lines ending in `\r` alone:
-    /// those are refused, every byte kept, not cut as one torn line.
-    #[test]
-    fn a_file_without_newlines_is_cut_only_when_it_is_a_torn_header() {
+    /// A results folder of two committed games, closed; and its games.csv.
+    fn two_games() -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
         commit(&mut s, "g1");
         commit(&mut s, "g2");
         drop(s);
         let path = Layout::new(dir.path()).games_csv();
+        (dir, path)
+    }
+
+    /// A games.csv without a newline at all is either a header torn as
+    /// it was written (started afresh) or lines ending in `\r` alone:
+    /// those are refused, every byte kept, not cut as one torn line.
+    #[test]
+    fn a_file_without_newlines_is_cut_only_when_it_is_a_torn_header() {
+        let (dir, path) = two_games();
         let cr_only = std::fs::read_to_string(&path).unwrap().replace('\n', "\r");
         std::fs::write(&path, &cr_only).unwrap();
         let e = ResultsDir::open(dir.path(), &meta("x"))
@@ -1073,13 +1079,8 @@ mod tests {
 
     #[test]
     fn a_whole_last_row_without_its_newline_is_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut s = ResultsDir::open(dir.path(), &meta("x")).unwrap();
-        commit(&mut s, "g1");
-        commit(&mut s, "g2");
-        drop(s);
+        let (dir, path) = two_games();
         // Saved by an editor that drops the last newline.
-        let path = Layout::new(dir.path()).games_csv();
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, text.trim_end_matches('\n')).unwrap();
 
