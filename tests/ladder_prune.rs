@@ -63,6 +63,13 @@ fn records_past_the_retention_are_pruned_and_their_rows_and_the_ratings_kept() {
         |&n| n == GAMES as u64,
     );
     fitted(&server);
+    // Said, since nothing else shows that the ladder starts no more game.
+    assert_eq!(server.json("/health")["max_games_played"], true);
+    let log = server.log();
+    assert!(
+        log.contains(&format!("has played its max_games ({GAMES})")),
+        "{log}"
+    );
     let ids = server.csv_games();
     assert_eq!(ids.len(), GAMES);
     let (_, csv_before) = server.call("GET", "/api/games.csv", None, b"");

@@ -47,6 +47,9 @@ pub struct Ladder {
     /// Raised when another server took this one's claim over: it stops,
     /// and says so.
     pub lost: AtomicBool,
+    /// Raised once the ladder has played its `max_games`, said then in the
+    /// log (and by `/health`).
+    pub played_out: AtomicBool,
     /// Since when, and why, the store has refused the server's heartbeat
     /// (a full disk, a database out of reach); `None` once a heartbeat
     /// is written again. `/health` and `/metrics` say it.
@@ -199,6 +202,20 @@ impl Ladder {
     /// A finished game, to the live feed.
     pub fn announce_game(&self, row: &GameRow) {
         self.feed.announce_game(row);
+        self.note_played_out();
+    }
+
+    /// Says once, in the log, that the ladder has played its `max_games`:
+    /// it starts no other game, which nothing else shows.
+    pub fn note_played_out(&self) {
+        let Some(max) = self.settings.max_games else {
+            return;
+        };
+        if self.games_done() as u64 >= max && !self.played_out.swap(true, Ordering::SeqCst) {
+            tracing::warn!(
+                "the ladder has played its max_games ({max}): it starts no other game (raise max_games in the ladder file, or remove it, and restart to play on)"
+            );
+        }
     }
 
     /// The last complete fit, if there was one.

@@ -364,6 +364,7 @@ pub fn serve(
         }
         let ladder = assemble(t, settings, opts, db).await?;
         ladder.metrics.games_replayed.store(cut, Ordering::Relaxed);
+        ladder.note_played_out();
         Ok::<_, ServeError>((ladder, listener))
     })?;
     let addr = listener.local_addr().map_err(io("the listening address"))?;
@@ -528,6 +529,7 @@ async fn assemble(
         roster_changed,
         wake,
         lost: AtomicBool::new(false),
+        played_out: AtomicBool::new(false),
         store_fault: Default::default(),
         feed,
         metrics,

@@ -34,6 +34,10 @@ struct Health {
     /// the uploads and the workers' claims fail meanwhile).
     #[serde(skip_serializing_if = "Option::is_none")]
     store: Option<String>,
+    /// True once the ladder has played its `max_games` (it starts no
+    /// other game); left out before, and without a `max_games`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    max_games_played: bool,
     /// The ladder's limits on an owner's upload, so that `arena submit`
     /// packs against them and says so before sending anything.
     uploads: UploadLimits,
@@ -61,6 +65,7 @@ async fn health(State(l): Shared) -> Json<Health> {
         in_flight_workers: workers,
         status: if store.is_some() { "degraded" } else { "ok" },
         store,
+        max_games_played: l.played_out.load(Ordering::Relaxed),
         uploads: UploadLimits {
             upload_mb: l.settings.upload_mb,
             unpacked_mb: l.settings.unpacked_mb,
