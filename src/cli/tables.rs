@@ -146,13 +146,17 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
         if row.players != 2 || !crate::tables::tabled(variant) {
             continue;
         }
-        let text = match RecordAt::of(&layout.records(), row).map(|at| at.read_text()) {
-            Some(Ok(text)) => text,
-            Some(Err(e)) if e.kind() != std::io::ErrorKind::NotFound => {
-                note_damaged(&mut damaged, row, &e);
+        let Some(at) = RecordAt::of(&layout.records(), row) else {
+            missing += 1;
+            continue;
+        };
+        let text = match at.read_text() {
+            Ok(text) => text,
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                note_damaged(&mut damaged, row, &at, &e);
                 continue;
             }
-            _ => {
+            Err(_) => {
                 missing += 1;
                 continue;
             }
@@ -160,7 +164,7 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
         let rec = match read_record(&text) {
             Ok(rec) => rec,
             Err(e) => {
-                note_damaged(&mut damaged, row, &e);
+                note_damaged(&mut damaged, row, &at, &e);
                 continue;
             }
         };
@@ -178,7 +182,7 @@ fn run_coverage(a: CoverageArgs) -> anyhow::Result<ExitCode> {
         // A record whose decisions do not replay is left out, as one
         // that does not read.
         if let Err(e) = counted {
-            note_damaged(&mut damaged, row, &e);
+            note_damaged(&mut damaged, row, &at, &e);
         }
     }
     if reach.is_empty() {
@@ -408,18 +412,16 @@ fn count_game(
 
 /// Counts a record there but unusable (it does not decompress or read,
 /// or its decisions do not replay) and keeps the first, named by its game
-/// and its records' file.
+/// and the file it is in (`at`).
 fn note_damaged(
     damaged: &mut (usize, Option<String>),
     row: &crate::results::GameRow,
+    at: &RecordAt,
     e: &dyn std::fmt::Display,
 ) {
     damaged.0 += 1;
     damaged.1.get_or_insert_with(|| {
-        let file = match row.record_file.is_empty() {
-            true => format!("{}.jsonl", row.game_id),
-            false => row.record_file.clone(),
-        };
+        let file = at.path().file_name().unwrap_or_default().to_string_lossy();
         format!("{} in games/{file}: {e}", row.game_id)
     });
 }

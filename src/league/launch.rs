@@ -141,12 +141,16 @@ pub fn command(spec: &BotSpec) -> BotCommand {
 /// The folder a bot entry runs in: the built copy of its folder where its
 /// build made one (see [`crate::bot::build::built`]), else its folder.
 pub fn run_folder(spec: &BotSpec) -> Option<PathBuf> {
-    let built = spec
-        .build
+    built_copy(spec).or_else(|| spec.cwd.clone())
+}
+
+/// The built copy of a bot entry with a build, if its build made one
+/// (see [`crate::bot::build::built`]).
+pub fn built_copy(spec: &BotSpec) -> Option<PathBuf> {
+    spec.build
         .as_deref()
         .zip(spec.cwd.as_deref())
-        .and_then(|(b, dir)| crate::bot::build::built(dir, &manifest::expand(b)));
-    built.or_else(|| spec.cwd.clone())
+        .and_then(|(b, dir)| crate::bot::build::built(dir, &manifest::expand(b)))
 }
 
 fn words(argv: Vec<String>, cwd: Option<PathBuf>, spec: &BotSpec) -> BotCommand {

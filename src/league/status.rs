@@ -671,7 +671,7 @@ mod tests {
             r#"{{"name":"lg","fingerprint":"f","games":{games},"shard":"{k}/{n}","bots":["a","b"]}}"#
         );
         std::fs::write(dir.join("league.json"), meta).unwrap();
-        let header = csvio::all_columns().collect::<Vec<_>>().join(",");
+        let header = csvio::header_line();
         let mut text = format!("{header}\n");
         for r in rows {
             text.push_str(r);

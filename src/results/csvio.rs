@@ -96,6 +96,11 @@ pub fn all_columns() -> impl Iterator<Item = &'static str> {
     COLUMNS.iter().chain(ADDED_COLUMNS).copied()
 }
 
+/// The header line this version writes: every column, comma-separated.
+pub fn header_line() -> String {
+    all_columns().collect::<Vec<_>>().join(",")
+}
+
 /// A header of this version's columns (some added column there) that
 /// lacks one of them and names another like it: a mistyped header, whose
 /// column would read as empty in every row (a record column: every row's
@@ -122,7 +127,7 @@ fn mistyped_added(names: &[String], index: &HashMap<&str, usize>) -> Option<Stri
         })?;
     Some(format!(
         "column `{n}` is not one of arena's, which lacks `{c}` here: did you mean `{c}`? (its values would be read as empty in every row; the columns are {})",
-        all_columns().collect::<Vec<_>>().join(",")
+        header_line()
     ))
 }
 
@@ -598,7 +603,7 @@ impl<R: Read> RowReader<R> {
             } else if missing.len() == COLUMNS.len() {
                 format!(
                     "no header line: the first line must name the columns; the header arena writes is `{}` (a file of an older version, or another tool's, may end after `opening`)",
-                    all_columns().collect::<Vec<_>>().join(",")
+                    header_line()
                 )
             } else {
                 format!(

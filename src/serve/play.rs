@@ -131,11 +131,11 @@ fn rebuild_missing(
 ) {
     let room = crate::league::launch::Room::of(t);
     for spec in specs {
-        let (Some(build), Some(dir)) = (&spec.build, &spec.cwd) else {
-            continue;
-        };
-        let argv = crate::bot::manifest::expand(build);
-        if crate::bot::build::built(dir, &argv).is_some() || !rebuilt.insert(spec.name.clone()) {
+        if spec.build.is_none()
+            || spec.cwd.is_none()
+            || crate::league::launch::built_copy(spec).is_some()
+            || !rebuilt.insert(spec.name.clone())
+        {
             continue;
         }
         tracing::warn!("{}: its built copy is gone: built again", spec.name);

@@ -298,7 +298,7 @@ pub fn repair_torn_tail(path: &Path) -> Result<Tail, StoreError> {
             // written, and the file is started afresh. Anything else
             // without a newline (lines that end in `\r` alone, another
             // file) is not cut: it may hold every row.
-            let header = csvio::all_columns().collect::<Vec<_>>().join(",");
+            let header = csvio::header_line();
             if len > header.len() as u64 || !header.as_bytes().starts_with(&buf[..n]) {
                 return Err(StoreError::Mismatch {
                     path: path.to_path_buf(),
