@@ -1061,56 +1061,60 @@ fn check_names(seats: &[&str]) -> Result<(), String> {
     if let Some(s) = seats.iter().position(|s| s.trim().is_empty()) {
         return Err(format!("empty bot name in seat{s}"));
     }
-    // No bot's name holds a line break or an invisible character (the
-    // league and the ladder refuse them): one would break the tables.
     for (s, name) in seats.iter().enumerate() {
-        if let Some(c) = name.chars().find(|&c| crate::text::is_hidden(c)) {
-            return Err(format!(
-                "the bot name in seat{s} holds the character {} (a line break or an invisible one), which no bot's name may hold: mend the name",
-                c.escape_unicode()
-            ));
-        }
+        check_label(&format!("the bot name in seat{s}"), name)?;
     }
-    // Nor shows nothing (blanks, marks of no width: the league files and
-    // hellos refuse it): it would pass for no one.
-    if let Some(s) = seats.iter().position(|s| crate::text::shows_nothing(s)) {
+    Ok(())
+}
+
+/// What a name a row gives (a bot's in a seat, a variant's; `what`
+/// names it) must be, besides not empty: the league files and hellos
+/// refuse the same.
+fn check_label(what: &str, name: &str) -> Result<(), String> {
+    // No line break or invisible character: one would break the tables.
+    if let Some(c) = name.chars().find(|&c| crate::text::is_hidden(c)) {
         return Err(format!(
-            "the bot name in seat{s} ({}) shows nothing (nothing but blanks or marks of no width), which no bot's name may: mend the name",
-            seats[s].escape_unicode()
+            "{what} holds the character {} (a line break or an invisible one), which no name may hold: mend the name",
+            c.escape_unicode()
+        ));
+    }
+    // Nor shows nothing (blanks, marks of no width): it would pass for
+    // no one.
+    if crate::text::shows_nothing(name) {
+        return Err(format!(
+            "{what} ({}) shows nothing (nothing but blanks or marks of no width), which no name may: mend the name",
+            name.escape_unicode()
         ));
     }
     // Nor is read by R or pandas as a missing value, a boolean or a
-    // number (the league files refuse it): the tables written from these
-    // rows (ratings.csv, pairs.csv, ...) would lose the bot's name there
-    // (`NA`), or make two bots one (`1.1`, `1.10`); nor begins as a
-    // formula, which a spreadsheet would run.
-    for (s, name) in seats.iter().enumerate() {
-        if let Some(kind) = crate::text::csv_reads_as(name) {
-            return Err(format!(
-                "the bot name in seat{s} (`{name}`) is what R and pandas read as {}, not as a name: the tables written from these rows would not name that bot; rename it in this file (a league or ladder refuses such a name)",
-                kind.what()
-            ));
-        }
-        if crate::text::formula_lead(name).is_some() {
-            return Err(format!(
-                "the bot name in seat{s} (`{name}`) begins with `=`, `+`, `-` or `@`, which a spreadsheet opening the tables written from these rows would run as a formula; rename it in this file (a league or ladder refuses such a name)"
-            ));
-        }
-    }
-    // Nor begins or ends with white space (the league files refuse it):
-    // `gr ` would be another bot than `gr`, shown alike.
-    if let Some(s) = seats.iter().position(|s| s.trim() != *s) {
+    // number: the tables written from these rows (ratings.csv,
+    // pairs.csv, ...) would lose the name there (`NA`), or make two one
+    // (`1.1`, `1.10`); nor begins as a formula, which a spreadsheet
+    // would run.
+    if let Some(kind) = crate::text::csv_reads_as(name) {
         return Err(format!(
-            "the bot name in seat{s} (`{}`) begins or ends with white space, which no bot's name may: mend the name",
-            seats[s]
+            "{what} (`{name}`) is what R and pandas read as {}, not as a name: the tables written from these rows would not name it; rename it in this file (a league or ladder refuses such a name)",
+            kind.what()
+        ));
+    }
+    if crate::text::formula_lead(name).is_some() {
+        return Err(format!(
+            "{what} (`{name}`) begins with `=`, `+`, `-` or `@`, which a spreadsheet opening the tables written from these rows would run as a formula; rename it in this file (a league or ladder refuses such a name)"
+        ));
+    }
+    // Nor begins or ends with white space: `gr ` would be another name
+    // than `gr`, shown alike.
+    if name.trim() != name {
+        return Err(format!(
+            "{what} (`{name}`) begins or ends with white space, which no name may: mend the name"
         ));
     }
     // Names are short wherever the arena makes them (64 bytes); the
     // tables size their columns by the longest.
-    if let Some(s) = seats.iter().position(|s| s.len() > MAX_NAME) {
+    if name.len() > MAX_NAME {
         return Err(format!(
-            "the bot name in seat{s} is {} bytes long, over the {MAX_NAME} a name may have",
-            seats[s].len()
+            "{what} is {} bytes long, over the {MAX_NAME} a name may have",
+            name.len()
         ));
     }
     Ok(())
@@ -1123,6 +1127,7 @@ pub fn check_row(row: &GameRow) -> Result<(), String> {
     if row.variant.trim().is_empty() {
         return Err("empty variant".into());
     }
+    check_label("the variant", &row.variant)?;
     if row.variant == super::ALL_LABEL {
         return Err(format!(
             "variant `{}` is the name of the ratings' table of every variant: rename the variant",
@@ -1474,6 +1479,28 @@ mod tests {
             "{H}\ng1,tricala-3p,2,p1,A,B,,1,0,,store,,30,100,7,\n"
         ));
         assert!(e.contains("labels the 3-player games of `tricala`"), "{e}");
+    }
+
+    /// A variant is a column's value in the tables as a bot's name is:
+    /// one read as missing or a number, a formula, or holding a control
+    /// character is refused, naming the line and the variant.
+    #[test]
+    fn a_variant_is_checked_as_a_name() {
+        for (variant, why) in [
+            ("NA", "as a missing value"),
+            ("1.10", "as a number"),
+            ("=cmd()", "run as a formula"),
+            ("filo\u{1b}[2J", "holds the character"),
+            (" filo", "begins or ends with white space"),
+        ] {
+            let e = err(&format!(
+                "{H}\ng1,\"{variant}\",2,p1,A,B,,1,0,,store,,30,100,7,\n"
+            ));
+            assert!(
+                e.contains("t.csv:2") && e.contains("the variant") && e.contains(why),
+                "{variant:?}: {e}"
+            );
+        }
     }
 
     #[test]

@@ -655,7 +655,8 @@ fn bad_formats_name_the_key_and_the_line() {
 }
 
 /// A variant table's name labels its rows: not empty, a word that can be
-/// part of a game id, and not another game's name.
+/// part of a game id, read as a name in games.csv (neither `NA` nor a
+/// number nor a formula), and not another game's name.
 #[test]
 fn a_variant_tables_name_is_a_word_of_its_own() {
     for (name, want) in [
@@ -663,6 +664,9 @@ fn a_variant_tables_name_is_a_word_of_its_own() {
         (" ", "is not allowed"),
         ("kisolo six", "is not allowed"),
         ("filo", "is the name of the game filo"),
+        ("NA", "as a missing value"),
+        ("1.10", "as a number"),
+        ("-k6", "run as a formula"),
     ] {
         let src = format!(
             "{TWO_BOTS}\nvariants = [{{ game = \"kisolo\", name = \"{name}\", options = {{ columns = 6 }} }}]\n"

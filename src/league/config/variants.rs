@@ -101,8 +101,8 @@ pub(super) fn section(
 
 /// Why `name` cannot label a variant of `game`, if it cannot: it names
 /// the variant in game ids, games.csv and the tables, so it is a word of
-/// letters, digits, `-`, `_` and `.`, and not another game's name (whose
-/// rows it would be taken for).
+/// letters, digits, `-`, `_` and `.` read as a name (not a number), and
+/// not another game's name (whose rows it would be taken for).
 fn name_problem(name: &str, game: Variant) -> Option<String> {
     if name.is_empty() {
         return Some("must not be empty".into());
@@ -111,6 +111,20 @@ fn name_problem(name: &str, game: Variant) -> Option<String> {
         return Some(format!(
             "`{}`: {c:?} is not allowed (ASCII letters, digits, `-`, `_` and `.` only: it is part of every game id)",
             name.escape_debug()
+        ));
+    }
+    // It is a column's value in games.csv and the tables (as a bot's
+    // name is): not a formula a spreadsheet would run, nor what R and
+    // pandas read as a missing value, a boolean or a number.
+    if crate::text::formula_lead(name).is_some() {
+        return Some(format!(
+            "`{name}` begins with `-`, which a spreadsheet opening games.csv would run as a formula"
+        ));
+    }
+    if let Some(kind) = crate::text::csv_reads_as(name) {
+        return Some(format!(
+            "`{name}` is what R and pandas read in games.csv as {}, not as a name",
+            kind.what()
         ));
     }
     if name.eq_ignore_ascii_case(crate::results::ALL_LABEL) || name.ends_with("-3p") {
