@@ -969,8 +969,9 @@ fn streaming_gives_the_outputs_of_the_rows_in_memory() {
 }
 
 /// An output that would overwrite a league's own files is refused, and
-/// the file is left as it was: `pgn -o` onto its games.csv, `run --pgn`
-/// or `--log` onto one.
+/// the file is left as it was: `pgn -o` onto its games.csv, `run --pgn`,
+/// `--log` or `play --record` onto one, its records' dictionary, a Swiss's
+/// notes or a file in its own folders.
 #[test]
 fn an_output_onto_a_leagues_own_files_is_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -1007,6 +1008,38 @@ fn an_output_onto_a_leagues_own_files_is_refused() {
         let out = arena(&["run", s(&file), flag, s(target), "--no-build"]);
         let said = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && said.contains("results"), "{said}");
+    }
+    // The records' dictionary (by name, and by what it holds), a Swiss's
+    // notes, and a file in the league's own folders (a bot's stderr log).
+    let dict = dir.path().join("games/records.zdict");
+    std::fs::create_dir(dir.path().join("games")).unwrap();
+    std::fs::write(&dict, [0x37, 0xa4, 0x30, 0xec, 1, 2]).unwrap();
+    let dict_copy = dir.path().join("dict.bin");
+    std::fs::copy(&dict, &dict_copy).unwrap();
+    let swiss = dir.path().join("swiss.txt");
+    std::fs::write(&swiss, "round 1\n").unwrap();
+    std::fs::create_dir(dir.path().join("logs")).unwrap();
+    let stderr_log = dir.path().join("logs/a-w0.log");
+    std::fs::write(&stderr_log, "a's stderr\n").unwrap();
+    for target in [&dict, &dict_copy, &swiss, &stderr_log] {
+        let kept = std::fs::read(target).unwrap();
+        for flag in ["--pgn", "--log"] {
+            let out = arena(&["run", s(&file), flag, s(target), "--no-build"]);
+            let said = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success() && said.contains("results"), "{said}");
+        }
+        let out = arena(&[
+            "play",
+            "--game",
+            "kisolo",
+            "--record",
+            s(target),
+            "random",
+            "random",
+        ]);
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && said.contains("results"), "{said}");
+        assert_eq!(std::fs::read(target).unwrap(), kept, "{}", target.display());
     }
     assert_eq!(std::fs::read_to_string(&json).unwrap(), meta);
     assert_eq!(std::fs::read(&csv).unwrap(), before);

@@ -365,12 +365,20 @@ const RESULTS_FILES: &[&str] = &[
     "league.json",
     "run.lock",
     "rejected.csv",
+    "records.zdict",
+    "swiss.txt",
+    "knockout.txt",
 ];
+
+/// The folders of a league's results folder whose files are its own
+/// (records, the bots' stderr logs, a report, analyses).
+const RESULTS_FOLDERS: &[&str] = &["games", "logs", "report", crate::results::analysis::FOLDER];
 
 /// Refuses `path`, a file the flag `flag` would write, when it is one a
 /// league keeps in its results folder (games.csv, league.json, a record
-/// log, ...) or any results table: writing it would destroy what is
-/// recorded there.
+/// log, the records' dictionary, a Swiss's notes, a file in its `games/`
+/// or `logs/`, ...) or any results table: writing it would destroy what
+/// is recorded there.
 pub(crate) fn not_a_results_file(flag: &str, path: &std::path::Path) -> anyhow::Result<()> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     // Known by what it holds, whatever its name (a hard link to a
@@ -380,10 +388,24 @@ pub(crate) fn not_a_results_file(flag: &str, path: &std::path::Path) -> anyhow::
         let head = file_head(path, 4096);
         head.starts_with(GAMES_HEADER)
             || head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+            || head.starts_with(&[0x37, 0xa4, 0x30, 0xec])
             || head.starts_with(b"{") && memchr::memmem::find(&head, b"\"fingerprint\"").is_some()
     };
     let named = RESULTS_FILES.contains(&name) || crate::report::tables::FILES.contains(&name);
-    if named || name.ends_with(".jsonl.zst") || holds_results() {
+    // A file already in one of a league's own folders (a record of an
+    // older version, a bot's stderr log, a page of its report).
+    let kept = || {
+        let folder = path.parent().filter(|f| {
+            f.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| RESULTS_FOLDERS.contains(&n))
+        });
+        path.is_file()
+            && folder
+                .and_then(|f| f.parent())
+                .is_some_and(|root| root.join("league.json").is_file())
+    };
+    if named || name.ends_with(".jsonl.zst") || holds_results() || kept() {
         anyhow::bail!(
             "{flag} {}: that is a file of a league's results (or named as one), which writing would destroy: give another file",
             path.display()
