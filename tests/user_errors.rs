@@ -330,27 +330,37 @@ fn check_bot_calls_a_refused_configuration_so() {
 }
 
 /// A bot.toml whose `command` or `env` no process can have (a NUL byte,
-/// an empty program, a variable named with `=`) is refused where it is
-/// written, naming the key: not started to fail with "nul byte found in
+/// an empty program, a variable named with `=`), or whose `name` no
+/// table can hold, is refused where it is written, naming the key and
+/// its line: not started to fail with "nul byte found in
 /// provided data", nor run with `A` set to `B=c`.
 #[test]
 fn a_bot_toml_no_process_can_run_names_its_key() {
     let dir = tempfile::tempdir().unwrap();
-    for (folder, toml, says) in [
+    for (folder, toml, line, says) in [
         (
             "eq",
             "command = [\"python3\", \"bot.py\"]\nenv = { \"A=B\" = \"c\" }\n",
+            2,
             "`env`: `A=B`: a variable's name cannot hold `=`",
         ),
         (
             "nul",
-            "command = [\"python3\", \"bot.py\"]\nenv = { A = \"x\\u0000y\" }\n",
+            "command = [\"python3\", \"bot.py\"]\n\n[env]\nA = \"x\\u0000y\"\n",
+            3,
             "`env`: `A`: a variable's name and value cannot hold a NUL byte",
         ),
         (
             "empty",
-            "command = [\"\", \"bot.py\"]\n",
+            "language = \"python\"\ncommand = [\"\", \"bot.py\"]\n",
+            2,
             "`command` names no program: its first word is empty",
+        ),
+        (
+            "formula",
+            "command = [\"python3\", \"bot.py\"]\n\nname = \"=x\"\n",
+            3,
+            "`name`: `=x` must not begin with `=`",
         ),
     ] {
         let bot = dir.path().join(folder);
@@ -360,7 +370,7 @@ fn a_bot_toml_no_process_can_run_names_its_key() {
         let (ok, out) = check_bot(dir.path(), &[bot.to_str().unwrap()]);
         assert!(!ok, "{folder}: {out}");
         assert!(
-            out.contains("bot.toml") && out.contains(says),
+            out.contains(&format!("bot.toml:{line}: ")) && out.contains(says),
             "{folder}: {out}"
         );
     }

@@ -202,7 +202,7 @@ pub struct Manifest {
 struct RawManifest {
     /// A string; anything else is refused by name (`name = 2024-01-01`,
     /// a date, is no text).
-    name: Option<toml::Value>,
+    name: Option<toml::Spanned<toml::Value>>,
     #[serde(default)]
     author: String,
     #[serde(default)]
@@ -212,7 +212,7 @@ struct RawManifest {
     command: toml::Spanned<CommandValue>,
     build: Option<toml::Spanned<CommandValue>>,
     #[serde(default)]
-    env: BTreeMap<String, String>,
+    env: Option<toml::Spanned<BTreeMap<String, String>>>,
     #[serde(default)]
     broken: bool,
     #[serde(default)]
@@ -248,58 +248,67 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
         message: crate::text::plain_toml(&e.to_string()),
     })?;
     let _ = raw.description;
+    let line_of = |at: usize| src[..at.min(src.len())].matches('\n').count() + 1;
+    // Each fault names the line of its key.
+    let at = |line: usize, message: String| ManifestError::InvalidAt {
+        path: path.clone(),
+        line,
+        message,
+    };
     let folder = dir
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    let name = match raw.name {
-        None => folder,
-        Some(toml::Value::String(s)) => s,
-        Some(other) => {
-            return Err(ManifestError::Invalid {
-                path,
-                message: not_text("name", &other),
-            })
+    let (name, name_line) = match raw.name {
+        None => (folder, None),
+        Some(n) => {
+            let line = line_of(n.span().start);
+            match n.into_inner() {
+                toml::Value::String(s) => (s, Some(line)),
+                other => return Err(at(line, not_text("name", &other))),
+            }
         }
     };
     if let Some(why) = name_problem(&name) {
-        return Err(ManifestError::Invalid {
-            path,
-            message: format!("`name`: `{}` {why}", crate::text::shown_name(&name)),
+        let message = format!("`name`: `{}` {why}", crate::text::shown_name(&name));
+        return Err(match name_line {
+            Some(line) => at(line, message),
+            // The folder's name, for want of a `name`.
+            None => ManifestError::Invalid { path, message },
         });
     }
-    let line_of = |at: usize| src[..at.min(src.len())].matches('\n').count() + 1;
     let command_line = line_of(raw.command.span().start);
     let build_line = raw.build.as_ref().map(|b| line_of(b.span().start));
-    let invalid = |what: &str, why: String| ManifestError::Invalid {
-        path: path.clone(),
-        message: format!("`{what}`: {why}"),
-    };
     let command = raw
         .command
         .into_inner()
         .into_argv()
-        .map_err(|why| invalid("command", why))?;
+        .map_err(|why| at(command_line, format!("`command`: {why}")))?;
     if command.is_empty() {
-        return Err(ManifestError::Invalid {
-            path,
-            message: "`command` is empty".into(),
-        });
+        return Err(at(command_line, "`command` is empty".into()));
     }
-    let build = raw
-        .build
-        .map(|b| CommandValue::into_argv(b.into_inner()))
-        .transpose()
-        .map_err(|why| invalid("build", why))?;
-    let problem = command_problem(&command)
-        .map(|why| format!("`command` {why}"))
-        .or_else(|| {
-            let why = command_problem(build.as_deref()?)?;
-            Some(format!("`build` {why}"))
-        })
-        .or_else(|| Some(format!("`env`: {}", env_problem(&raw.env)?)));
-    if let Some(message) = problem {
-        return Err(ManifestError::Invalid { path, message });
+    let build = match raw.build {
+        Some(b) => Some(
+            CommandValue::into_argv(b.into_inner())
+                .map_err(|why| at(build_line.unwrap_or(1), format!("`build`: {why}")))?,
+        ),
+        None => None,
+    };
+    if let Some(why) = command_problem(&command) {
+        return Err(at(command_line, format!("`command` {why}")));
+    }
+    if let Some(why) = build.as_deref().and_then(command_problem) {
+        return Err(at(build_line.unwrap_or(1), format!("`build` {why}")));
+    }
+    let (env, env_line) = match raw.env {
+        Some(e) => {
+            let line = line_of(e.span().start);
+            (e.into_inner(), line)
+        }
+        None => (BTreeMap::new(), 1),
+    };
+    if let Some(why) = env_problem(&env) {
+        return Err(at(env_line, format!("`env`: {why}")));
     }
     let limits = match raw.limits {
         Some(l) => {
@@ -331,7 +340,7 @@ fn load(dir: &Path) -> Result<Manifest, ManifestError> {
         language: raw.language,
         command,
         build,
-        env: raw.env.into_iter().collect(),
+        env: env.into_iter().collect(),
         broken: raw.broken,
         template: raw.template,
         dir: dir.to_path_buf(),
