@@ -146,6 +146,40 @@ pub fn pad_to(s: &str, width: usize) -> String {
 /// `expected i64` is "expected a whole number", `expected struct RawTime`
 /// "expected a table", `expected a sequence` "expected a list".
 pub fn plain_toml(message: &str) -> String {
+    plain_words(message, "a table, {...}")
+}
+
+/// A JSON reader's message in the words of the docs, as [`plain_toml`]
+/// (a struct or map expected is "an object, {...}").
+pub fn plain_json(message: &str) -> String {
+    plain_words(message, "an object, {...}")
+}
+
+/// `value` read as a `T`; a fault names the field where it is (`names[1]`)
+/// in the docs' words ([`plain_json`]), not Rust's.
+pub fn json_as<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(value).map_err(json_fault)
+}
+
+/// `text` (one JSON value) read as a `T`, a fault named as by [`json_as`],
+/// with its line and column.
+pub fn json_from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(json_fault)?;
+    de.end().map_err(|e| plain_json(&e.to_string()))?;
+    Ok(value)
+}
+
+fn json_fault(e: serde_path_to_error::Error<serde_json::Error>) -> String {
+    let path = e.path().to_string();
+    let why = plain_json(&e.inner().to_string());
+    match path.as_str() {
+        "." | "" => why,
+        _ => format!("`{path}`: {why}"),
+    }
+}
+
+fn plain_words(message: &str, table: &str) -> String {
     const NON_NEGATIVE: &str = "expected a whole number (0 or more)";
     const WORDS: &[(&str, &str)] = &[
         ("expected u64", NON_NEGATIVE),
@@ -157,12 +191,12 @@ pub fn plain_toml(message: &str) -> String {
         ("expected i32", "expected a whole number"),
         ("expected f64", "expected a number"),
         ("expected a sequence", "expected a list, [...]"),
-        ("expected a map", "expected a table, {...}"),
     ];
     let mut out = message.to_string();
     for (rust, plain) in WORDS {
         out = out.replace(rust, plain);
     }
+    out = out.replace("expected a map", &format!("expected {table}"));
     const STRUCT: &str = "expected struct ";
     while let Some(at) = out.find(STRUCT) {
         let name = &out[at + STRUCT.len()..];
@@ -171,7 +205,7 @@ pub fn plain_toml(message: &str) -> String {
             + name
                 .find(|c: char| !(c.is_alphanumeric() || c == '_'))
                 .unwrap_or(name.len());
-        out.replace_range(at..end, "expected a table, {...}");
+        out.replace_range(at..end, &format!("expected {table}"));
     }
     unseen_controls(&did_you_mean(&out))
 }

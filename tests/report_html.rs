@@ -700,7 +700,9 @@ fn an_unreadable_league_json_is_a_warning_that_names_it() {
     assert!(out.status.success(), "{err}");
     assert!(
         err.contains(&format!("warning: {}: unreadable (", meta.display()))
-            && err.contains("expected usize"),
+            && err.contains(
+                "`games`: invalid type: string \"x\", expected a whole number (0 or more)"
+            ),
         "{err}"
     );
     assert_eq!(std::fs::read(copy.join("games.csv")).unwrap(), before);

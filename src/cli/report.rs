@@ -154,7 +154,7 @@ pub(super) fn unreadable_meta(folders: &[PathBuf], league: &Path) -> Vec<String>
         .filter_map(|dir| {
             let path = Layout::new(dir).league_json();
             let why = match std::fs::read_to_string(&path) {
-                Ok(text) => serde_json::from_str::<LeagueMeta>(&text).err()?.to_string(),
+                Ok(text) => crate::text::json_from_str::<LeagueMeta>(&text).err()?,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
                 Err(e) => e.to_string(),
             };

@@ -362,9 +362,9 @@ fn check_readable(league_dir: &Path) -> Result<(), StatusError> {
             continue;
         }
         let why = match std::fs::read_to_string(&path) {
-            Ok(text) => match serde_json::from_str::<LeagueMeta>(&text) {
+            Ok(text) => match crate::text::json_from_str::<LeagueMeta>(&text) {
                 Ok(_) => continue,
-                Err(e) => e.to_string(),
+                Err(e) => e,
             },
             Err(e) => e.to_string(),
         };

@@ -235,7 +235,7 @@ pub fn read_record_or_cut(text: &str) -> Result<(Recorded, bool), ReadError> {
                 ))
             }
             "game" => {
-                let h: HeaderIn = serde_json::from_value(v).map_err(|e| bad(n, e.to_string()))?;
+                let h: HeaderIn = crate::text::json_as(v).map_err(|e| bad(n, e))?;
                 if let Some(f) = h.format.filter(|&f| f > FORMAT) {
                     return Err(bad(
                         n,
@@ -249,7 +249,7 @@ pub fn read_record_or_cut(text: &str) -> Result<(Recorded, bool), ReadError> {
                 let seed = match h.seed {
                     Some(s) => s
                         .parse()
-                        .map_err(|_| bad(n, format!("seed `{s}` is not a u64")))?,
+                        .map_err(|_| bad(n, format!("seed `{s}` is not a whole number from 0 to {}", u64::MAX)))?,
                     None => 0,
                 };
                 let mut s = GameSpec::new(
@@ -269,7 +269,7 @@ pub fn read_record_or_cut(text: &str) -> Result<(Recorded, bool), ReadError> {
                 spec = Some(s);
             }
             "decision" => {
-                let d: DecisionIn = serde_json::from_value(v).map_err(|e| bad(n, e.to_string()))?;
+                let d: DecisionIn = crate::text::json_as(v).map_err(|e| bad(n, e))?;
                 decisions.push(super::DecisionRecord {
                     seat: d.seat,
                     ply: d.ply,
@@ -280,7 +280,7 @@ pub fn read_record_or_cut(text: &str) -> Result<(Recorded, bool), ReadError> {
                 })
             }
             "end" => {
-                end = Some(serde_json::from_value::<EndIn>(v).map_err(|e| bad(n, e.to_string()))?)
+                end = Some(crate::text::json_as::<EndIn>(v).map_err(|e| bad(n, e))?)
             }
             other => return Err(bad(n, format!("unknown line type `{other}`"))),
         }
@@ -434,6 +434,31 @@ mod tests {
             "{text}"
         );
         assert_eq!(&lines[1..4], &v2.lines().collect::<Vec<_>>()[1..4]);
+    }
+
+    /// A field of the wrong type is named, with what it should be in the
+    /// docs' words (not Rust's `usize`), and its line.
+    #[test]
+    fn a_field_of_the_wrong_type_is_named() {
+        let players = header("").replace(r#""players":2"#, r#""players":"two""#);
+        let text = [players, END.into()].join("\n");
+        let e = read_record(&text).unwrap_err().to_string();
+        assert!(
+            e.contains("line 1")
+                && e.contains("`players`")
+                && e.contains("expected a whole number (0 or more)")
+                && !e.contains("usize"),
+            "{e}"
+        );
+        let ply = r#"{"seat":0,"ply":-1,"option":"A"}"#;
+        let text = [header(r#""format":2,"#), ply.into(), END.into()].join("\n");
+        let e = read_record(&text).unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("`ply`"), "{e}");
+        let seed = header("").replace(r#""seed":"7""#, r#""seed":"-7""#);
+        let e = read_record(&[seed, END.into()].join("\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is not a whole number from 0 to"), "{e}");
     }
 
     #[test]

@@ -148,7 +148,7 @@ pub(super) fn settle(layout: &Layout, meta: &LeagueMeta) -> Result<Settled, Stor
     match std::fs::read_to_string(&meta_path) {
         Ok(text) => {
             let old: LeagueMeta =
-                serde_json::from_str(&text).map_err(|e| StoreError::Mismatch {
+                crate::text::json_from_str(&text).map_err(|e| StoreError::Mismatch {
                     path: meta_path.clone(),
                     why: format!(
                         "unreadable ({e}). Mend it; or, to resume with the league's own file and flags, delete it and run that command again (league.json is written anew from them, and every row of games.csv is checked against their schedule; the time control its games were played under can no longer be compared); or move the folder away to start afresh"
