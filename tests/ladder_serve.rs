@@ -1292,4 +1292,10 @@ fn a_store_that_refuses_writes_for_a_while_is_said_by_health_and_play_goes_on_af
     assert!(log.contains("the store refuses writes"), "{log}");
     assert!(log.contains("the store takes writes again"), "{log}");
     assert!(!log.contains("panicked"), "{log}");
+    // The operator's log says, without asking, where the ladder serves
+    // and what it entered.
+    assert!(
+        log.contains("serving ") && log.contains(": entered "),
+        "{log}"
+    );
 }

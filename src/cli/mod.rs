@@ -287,7 +287,8 @@ where
     }
 }
 
-/// Warnings (or what `ARENA_LOG` asks, e.g. `ARENA_LOG=info`) on stderr;
+/// Warnings (or what `ARENA_LOG` asks, e.g. `ARENA_LOG=info`) on stderr,
+/// and the arena's notes too for `serve` and `worker` (not `plain`);
 /// with `log_file` (`arena run --log FILE`), the league's own log there
 /// too, at `info` (or `ARENA_LOG`'s level), appended.
 fn init_tracing(log_file: Option<&std::path::Path>, plain: bool) -> anyhow::Result<()> {
@@ -310,7 +311,13 @@ fn init_tracing(log_file: Option<&std::path::Path>, plain: bool) -> anyhow::Resu
     .with_filter(tracing_subscriber::filter::filter_fn(|m| {
         m.target() != crate::league::runner::LOG_FILE_ONLY
     }))
-    .with_filter(level("warn"));
+    // A service's operator sees what it does (where it serves, versions
+    // entered, workers registered) without asking; a command, only what
+    // went wrong.
+    .with_filter(level(match plain {
+        true => "warn",
+        false => "warn,mancala_arena=info",
+    }));
     let file = match log_file {
         Some(path) => {
             let f = std::fs::OpenOptions::new()

@@ -245,7 +245,12 @@ impl Pairings for LadderPairings {
                 }
                 Ok(None) => return None,
                 Err(e) => {
-                    tracing::error!("cannot claim a game: {e}");
+                    // While the store refuses writes, its note said so
+                    // once (and /health says so): not again at each claim.
+                    match self.ladder.store_fault() {
+                        None => tracing::error!("cannot claim a game: {e}"),
+                        Some(_) => tracing::debug!("cannot claim a game: {e}"),
+                    }
                     return None;
                 }
             };
