@@ -1088,7 +1088,8 @@ fn a_moved_ladder_plays_on_from_its_new_place() {
 
 /// A version whose built copy is gone (a cleaner of caches, a copy of
 /// the ladder's store served elsewhere) is built again when the server
-/// starts, not started from its unbuilt folder to crash game after game.
+/// starts, or when the next epoch starts, and again each time it is found
+/// gone: not started from its unbuilt folder to crash game after game.
 #[test]
 fn a_version_whose_built_copy_is_gone_is_built_again() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1137,6 +1138,31 @@ fn a_version_whose_built_copy_is_gone_is_built_again() {
     let log = server.log();
     assert!(log.contains("its built copy is gone: built again"), "{log}");
     assert!(!log.contains("cannot start"), "{log}");
+    // Gone again while the server runs: the next epoch (a version
+    // entered) builds it again too, rather than start it from its unbuilt
+    // folder.
+    std::fs::remove_dir_all(&cache).unwrap();
+    let before = server.csv_games().len();
+    server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rc", &|t| t));
+    server.wait(
+        "games after the next version entered",
+        Duration::from_millis(300),
+        || server.csv_games().len(),
+        |n| *n >= before + 12,
+    );
+    let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
+    let crashed: Vec<_> = csv
+        .lines()
+        .skip(1 + before)
+        .filter(|r| r.contains(",crash,"))
+        .collect();
+    assert!(crashed.is_empty(), "{crashed:?}");
+    let log = server.log();
+    assert_eq!(
+        log.matches("its built copy is gone: built again").count(),
+        2,
+        "{log}"
+    );
 }
 
 /// A version whose stored folder is removed by hand (an organiser's

@@ -30,7 +30,7 @@ use std::time::Duration;
 /// plays no games itself (`--local-games 0`: only workers play).
 pub fn play_forever(ladder: Arc<Ladder>) {
     let layout = Layout::new(ladder.t.output.clone());
-    let mut rebuilt = std::collections::HashSet::new();
+    let mut failed_builds = std::collections::HashSet::new();
     while !ladder.is_stopping() {
         ladder.roster_changed.store(false, Ordering::SeqCst);
         let roster = match ladder.query(ladder.db.versions(Some(VersionStatus::Entered))) {
@@ -42,7 +42,7 @@ pub fn play_forever(ladder: Arc<Ladder>) {
             }
         };
         let (roster, specs) = startable(roster);
-        rebuild_missing(&ladder.t, &specs, &mut rebuilt);
+        rebuild_missing(&ladder.t, &specs, &mut failed_builds);
         let playable = ladder.t.variants.iter().any(|v| v.players <= roster.len());
         if !playable || ladder.settings.games_in_flight == 0 {
             ladder.wait(Duration::from_secs(5));
@@ -121,26 +121,31 @@ fn requeue_unrecorded(ladder: &Ladder) {
 /// Builds again each entered version (of `specs`) whose built copy is
 /// gone (removed by hand, by a cleaner of caches, by a copy of this
 /// ladder's store served elsewhere without its `bots/`), rather than
-/// start it from its unbuilt folder to crash game after game. Once per
-/// version (`rebuilt`) in a server's life: a build that fails again is
-/// logged, and the version's games then go as they would.
+/// start it from its unbuilt folder to crash game after game. Each time
+/// its copy is found gone, at the start of an epoch; but a version whose
+/// build failed again (`failed`) is not tried again in this server's
+/// life: it is logged, and its games then go as they would.
 fn rebuild_missing(
     t: &crate::league::config::Tournament,
     specs: &[BotSpec],
-    rebuilt: &mut std::collections::HashSet<String>,
+    failed: &mut std::collections::HashSet<String>,
 ) {
     let room = crate::league::launch::Room::of(t);
     for spec in specs {
         if spec.build.is_none()
             || spec.cwd.is_none()
             || crate::league::launch::built_copy(spec).is_some()
-            || !rebuilt.insert(spec.name.clone())
+            || failed.contains(&spec.name)
         {
             continue;
         }
         tracing::warn!("{}: its built copy is gone: built again", spec.name);
-        if let Err(e) = crate::league::build::build_own(spec, &room, None, &mut |_| {}) {
+        let built = crate::league::build::build_own(spec, &room, None, &mut |_| {});
+        if let Err(e) = &built {
             tracing::error!("{}: cannot be built again: {e}", spec.name);
+        }
+        if built.is_err() || crate::league::launch::built_copy(spec).is_none() {
+            failed.insert(spec.name.clone());
         }
     }
 }
