@@ -1046,6 +1046,44 @@ both!(
     variant_order_postgres
 );
 
+/// A worker revoked (a rogue one) holds its games no longer: its active
+/// leases end at once, and the next sweep puts their games back in the
+/// queue, rather than at the end of their lease time.
+async fn a_revoked_workers_leases_end_at_once(db: Db) {
+    use mancala_arena::serve::store::GameState;
+    assert!(!db.add_owner("w1", "hash-w1", Role::Worker).await.unwrap());
+    assert!(!db.add_owner("w2", "hash-w2", Role::Worker).await.unwrap());
+    let w1 = db.owner_by_token("hash-w1").await.unwrap().unwrap();
+    let w2 = db.owner_by_token("hash-w2").await.unwrap().unwrap();
+    let seats = vec![(0, vec![1, 2])];
+    let rogue = db
+        .claim_games(Some((w1.id, 600)), 1, &|_| true, &seats)
+        .await
+        .unwrap();
+    let honest = db
+        .claim_games(Some((w2.id, 600)), 1, &|_| true, &seats)
+        .await
+        .unwrap();
+    let now = rogue[0].lease.as_ref().unwrap().expires - 600;
+    assert!(db.expire_leases(now).await.unwrap().is_empty());
+    assert!(db.revoke_owner("w1").await.unwrap());
+    let expired = db.expire_leases(now).await.unwrap();
+    assert_eq!(expired.len(), 1, "{expired:?}");
+    assert_eq!(
+        (expired[0].game, expired[0].worker.as_str()),
+        (rogue[0].ticket.id, "w1")
+    );
+    let (state, _) = db.game_ticket(rogue[0].ticket.id).await.unwrap().unwrap();
+    assert_eq!(state, GameState::Pending);
+    let (state, _) = db.game_ticket(honest[0].ticket.id).await.unwrap().unwrap();
+    assert_eq!(state, GameState::Playing);
+}
+both!(
+    a_revoked_workers_leases_end_at_once,
+    revoked_worker_leases_sqlite,
+    revoked_worker_leases_postgres
+);
+
 /// A worker that claims a game and only renews its lease by heartbeat
 /// (never plays it) holds it until the lease's life is over, not for
 /// ever: then its next heartbeat ends the lease, the game goes back to

@@ -946,7 +946,8 @@ impl Db {
     /// Revokes an owner's token; false if there is no such owner. Their
     /// uploads still on their way (received, built or checked) are not
     /// entered: they were made with a token no longer trusted (a leaked
-    /// one, most often). Their entered bots stay, as theirs.
+    /// one, most often). Their entered bots stay, as theirs. A worker's
+    /// active leases end at once.
     pub async fn revoke_owner(&self, name: &str) -> Result<bool, DbError> {
         let mut tx = self.begin_write().await?;
         let t = now();
@@ -976,6 +977,16 @@ impl Db {
         .bind(name)
         .bind(REVOKED_UNENTERED)
         .bind(&t)
+        .execute(&mut *tx)
+        .await?;
+        // A worker's leases end now rather than at their time (it can no
+        // longer renew them, nor upload their games): the next claim's
+        // sweep puts their games back in the queue.
+        sqlx::query(
+            "UPDATE leases SET expires = 0 WHERE state = 'active' AND worker_id IN \
+             (SELECT id FROM owners WHERE name = $1)",
+        )
+        .bind(name)
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
