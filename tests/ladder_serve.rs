@@ -1121,20 +1121,24 @@ fn a_version_whose_built_copy_is_gone_is_built_again() {
     assert_eq!(copies, 1, "{}", cache.display());
     std::fs::remove_dir_all(&cache).unwrap();
     server.start();
-    let before = server.csv_games().len();
-    server.wait(
-        "games after the restart",
-        Duration::from_millis(300),
-        || server.csv_games().len(),
-        |n| *n >= before + 6,
-    );
-    let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
-    let crashed: Vec<_> = csv
-        .lines()
-        .skip(1 + before)
-        .filter(|r| r.contains(",crash,"))
-        .collect();
-    assert!(crashed.is_empty(), "{crashed:?}");
+    // None of the `more` games after `before` crashed.
+    let no_crash_after = |before: usize, more: usize| {
+        server.wait(
+            "games after the built copy went",
+            Duration::from_millis(300),
+            || server.csv_games().len(),
+            |n| *n >= before + more,
+        );
+        let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
+        let crashed: Vec<_> = csv
+            .lines()
+            .skip(1 + before)
+            .filter(|r| r.contains(",crash,"))
+            .map(str::to_string)
+            .collect();
+        assert!(crashed.is_empty(), "{crashed:?}");
+    };
+    no_crash_after(server.csv_games().len(), 6);
     let log = server.log();
     assert!(log.contains("its built copy is gone: built again"), "{log}");
     assert!(!log.contains("cannot start"), "{log}");
@@ -1144,19 +1148,7 @@ fn a_version_whose_built_copy_is_gone_is_built_again() {
     std::fs::remove_dir_all(&cache).unwrap();
     let before = server.csv_games().len();
     server.submit_ok(&alice, &bot_copy(dir, "random-rust", "rc", &|t| t));
-    server.wait(
-        "games after the next version entered",
-        Duration::from_millis(300),
-        || server.csv_games().len(),
-        |n| *n >= before + 12,
-    );
-    let (_, csv) = server.call("GET", "/api/games.csv", None, b"");
-    let crashed: Vec<_> = csv
-        .lines()
-        .skip(1 + before)
-        .filter(|r| r.contains(",crash,"))
-        .collect();
-    assert!(crashed.is_empty(), "{crashed:?}");
+    no_crash_after(before, 12);
     let log = server.log();
     assert_eq!(
         log.matches("its built copy is gone: built again").count(),
