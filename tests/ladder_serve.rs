@@ -1058,7 +1058,7 @@ fn two_random_bots_playing(dir: &Path) -> Server {
 /// A ladder's folder moved (the server stopped, the folder renamed, the
 /// server started from its new place) plays on: its versions' folders,
 /// stored as absolute paths, are taken from the new place, and the log
-/// says so. They were left pointing at the old place: no game could
+/// says so, as it says the time control changed on the way. They were left pointing at the old place: no game could
 /// start, while /health said ok.
 #[test]
 fn a_moved_ladder_plays_on_from_its_new_place() {
@@ -1070,6 +1070,15 @@ fn a_moved_ladder_plays_on_from_its_new_place() {
     let new = tmp.path().join("new");
     std::fs::rename(&old, &new).unwrap();
     let mut moved = new_server(&new, "");
+    // The organiser changed the time control on the way: said at start.
+    let file = new.join("ladder.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("decision_ms = 5000"), "{text}");
+    std::fs::write(
+        &file,
+        text.replace("decision_ms = 5000", "decision_ms = 4000"),
+    )
+    .unwrap();
     moved.start();
     let before = moved.csv_games().len();
     moved.wait(
@@ -1084,6 +1093,10 @@ fn a_moved_ladder_plays_on_from_its_new_place() {
         "{log}"
     );
     assert!(!log.contains("cannot start"), "{log}");
+    assert!(
+        log.contains("the ladder file changed how games are played since the last start (time_control.decision_ms `5000` -> `4000`)"),
+        "{log}"
+    );
 }
 
 /// A version whose built copy is gone (a cleaner of caches, a copy of

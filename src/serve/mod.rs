@@ -343,6 +343,7 @@ pub fn serve(
             db.refuse_unreceived().await?;
             number_variants(&db, &t).await?;
             rehome_versions(&db, &t).await?;
+            note_played_under(&db, &t).await?;
             // What a server killed mid-upload left: bodies half spooled,
             // folders half unpacked. This server alone holds the store now.
             let left = clear_incoming(&t.output.join("incoming"));
@@ -408,6 +409,70 @@ async fn number_variants(db: &Db, t: &Tournament) -> Result<(), ServeError> {
     }
     if r.games > 0 {
         tracing::warn!("{} games renumbered to the ladder file's variants", r.games);
+    }
+    Ok(())
+}
+
+/// What the ladder file says its games are played under: the time
+/// control, ply cap, limits, sandbox and each variant's options, by name.
+fn played_under(t: &Tournament) -> std::collections::BTreeMap<String, String> {
+    let limit = |v: Option<u64>| v.map_or("default".to_string(), |v| v.to_string());
+    let mut out: std::collections::BTreeMap<String, String> = [
+        ("time_control.decision_ms", t.time.decision_ms.to_string()),
+        ("time_control.base_ms", t.time.base_ms.to_string()),
+        ("time_control.increment_ms", t.time.increment_ms.to_string()),
+        ("time_control.startup_ms", t.time.startup_ms.to_string()),
+        ("time_control.watchdog_ms", t.time.watchdog_ms.to_string()),
+        ("max_plies", t.max_plies.to_string()),
+        ("limits.memory_mb", limit(t.limits.memory_mb)),
+        ("limits.processes", limit(t.limits.processes)),
+        ("limits.cpus", limit(t.limits.cpus.map(u64::from))),
+        ("limits.file_size_mb", limit(t.limits.file_size_mb)),
+        (
+            "sandbox",
+            match t.sandbox {
+                crate::bot::Sandbox::On => "on",
+                crate::bot::Sandbox::Off => "off",
+            }
+            .to_string(),
+        ),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    for v in &t.variants {
+        let options: Vec<String> = v.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        out.insert(format!("variant {} options", v.label()), options.join(" "));
+    }
+    out
+}
+
+/// Says at start what the ladder file changed in how its games are played
+/// since the last server started (a time control cut from 100 to 50 ms,
+/// say): the games from now on are played under the new settings beside
+/// those played under the old, in one rating, and the versions entered
+/// were checked under the old; nothing else would tell the organiser or
+/// the log's reader. The store keeps the settings for the next start.
+async fn note_played_under(db: &Db, t: &Tournament) -> Result<(), ServeError> {
+    let now = played_under(t);
+    let json = serde_json::to_string(&now).unwrap_or_default();
+    let was = db.swap_played_under(&json).await?;
+    let Ok(was) = serde_json::from_str::<std::collections::BTreeMap<String, String>>(&was) else {
+        // The first start that keeps them: nothing to compare.
+        return Ok(());
+    };
+    let shown = |v: Option<&String>| v.map_or("(none)".to_string(), |v| format!("`{v}`"));
+    let changed: Vec<String> = was
+        .keys()
+        .chain(now.keys().filter(|k| !was.contains_key(*k)))
+        .filter(|k| was.get(*k) != now.get(*k))
+        .map(|k| format!("{k} {} -> {}", shown(was.get(k)), shown(now.get(k))))
+        .collect();
+    if !changed.is_empty() {
+        tracing::warn!(
+            "the ladder file changed how games are played since the last start ({}): the games from now on are played under the new settings, beside those played before in one rating, and the versions entered were checked under the old ones (an owner's upload is checked under the new)",
+            changed.join(", ")
+        );
     }
     Ok(())
 }

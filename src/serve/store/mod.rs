@@ -185,6 +185,7 @@ macro_rules! migrations {
             12, "variant order", "0012_variant_order.sql";
             13, "lease grant time", "0013_lease_grant_time.sql";
             14, "rating history", "0014_rating_history.sql";
+            15, "played under", "0015_played_under.sql";
         )
     };
     (@ $dialect:literal; $($version:literal, $description:literal, $file:literal;)+) => {
@@ -848,6 +849,26 @@ impl Db {
         .await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// What the ladder's games were played under when the last server
+    /// started (JSON; empty before the first that kept it), and keeps
+    /// `now` in its place. Called once this server holds the claim.
+    pub async fn swap_played_under(&self, now: &str) -> Result<String, DbError> {
+        let mut tx = self.begin_write().await?;
+        let was: Option<(String,)> =
+            sqlx::query_as("SELECT settings FROM played_under WHERE id = 1")
+                .fetch_optional(&mut *tx)
+                .await?;
+        sqlx::query(
+            "INSERT INTO played_under (id, settings) VALUES (1, $1) \
+             ON CONFLICT (id) DO UPDATE SET settings = excluded.settings",
+        )
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(was.map(|(s,)| s).unwrap_or_default())
     }
 
     /// Refreshes this server's heartbeat; [`DbError::Lost`] if its claim
