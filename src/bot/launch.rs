@@ -143,6 +143,16 @@ pub enum Sandbox {
     Off,
 }
 
+impl Sandbox {
+    /// The mode as a league file writes it (`sandbox = "off"`).
+    pub fn word(self) -> &'static str {
+        match self {
+            Sandbox::On => "on",
+            Sandbox::Off => "off",
+        }
+    }
+}
+
 /// Bytes of stderr log shared by several processes (see
 /// [`Launch::stderr_budget`]).
 #[derive(Clone, Debug)]

@@ -397,10 +397,7 @@ pub fn run(
         opts.shard
             .map(|s| format!(", shard {}/{}", s.index, s.count))
             .unwrap_or_default(),
-        match t.sandbox {
-            crate::bot::Sandbox::On => "on",
-            crate::bot::Sandbox::Off => "off",
-        }
+        t.sandbox.word()
     );
     let on_event = &mut |e: &Event| {
         trace(e);
@@ -784,16 +781,12 @@ fn league_meta(t: &Tournament, games: &Games, dir: &Path, shard: Option<Shard>) 
         bots: t.bots.iter().map(|b| b.name.clone()).collect(),
         sandbox: Some(t.sandbox == Sandbox::On),
         played_under: Some(PlayedUnder {
-            time_control: [
-                ("decision_ms", t.time.decision_ms),
-                ("base_ms", t.time.base_ms),
-                ("increment_ms", t.time.increment_ms),
-                ("startup_ms", t.time.startup_ms),
-                ("watchdog_ms", t.time.watchdog_ms),
-            ]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect(),
+            time_control: t
+                .time
+                .named()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
             commands: t
                 .bots
                 .iter()

@@ -417,29 +417,23 @@ async fn number_variants(db: &Db, t: &Tournament) -> Result<(), ServeError> {
 /// control, ply cap, limits, sandbox and each variant's options, by name.
 fn played_under(t: &Tournament) -> std::collections::BTreeMap<String, String> {
     let limit = |v: Option<u64>| v.map_or("default".to_string(), |v| v.to_string());
-    let mut out: std::collections::BTreeMap<String, String> = [
-        ("time_control.decision_ms", t.time.decision_ms.to_string()),
-        ("time_control.base_ms", t.time.base_ms.to_string()),
-        ("time_control.increment_ms", t.time.increment_ms.to_string()),
-        ("time_control.startup_ms", t.time.startup_ms.to_string()),
-        ("time_control.watchdog_ms", t.time.watchdog_ms.to_string()),
-        ("max_plies", t.max_plies.to_string()),
-        ("limits.memory_mb", limit(t.limits.memory_mb)),
-        ("limits.processes", limit(t.limits.processes)),
-        ("limits.cpus", limit(t.limits.cpus.map(u64::from))),
-        ("limits.file_size_mb", limit(t.limits.file_size_mb)),
-        (
-            "sandbox",
-            match t.sandbox {
-                crate::bot::Sandbox::On => "on",
-                crate::bot::Sandbox::Off => "off",
-            }
-            .to_string(),
-        ),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
+    let mut out: std::collections::BTreeMap<String, String> = t
+        .time
+        .named()
+        .into_iter()
+        .map(|(k, v)| (format!("time_control.{k}"), v.to_string()))
+        .collect();
+    out.extend(
+        [
+            ("max_plies", t.max_plies.to_string()),
+            ("limits.memory_mb", limit(t.limits.memory_mb)),
+            ("limits.processes", limit(t.limits.processes)),
+            ("limits.cpus", limit(t.limits.cpus.map(u64::from))),
+            ("limits.file_size_mb", limit(t.limits.file_size_mb)),
+            ("sandbox", t.sandbox.word().to_string()),
+        ]
+        .map(|(k, v)| (k.to_string(), v)),
+    );
     for v in &t.variants {
         let options: Vec<String> = v.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
         out.insert(format!("variant {} options", v.label()), options.join(" "));

@@ -70,6 +70,20 @@ impl Default for TimeSettings {
     }
 }
 
+impl TimeSettings {
+    /// Each setting by its key in `[time_control]`: what league.json and
+    /// the ladder's store keep of what games were played under.
+    pub fn named(&self) -> [(&'static str, u64); 5] {
+        [
+            ("decision_ms", self.decision_ms),
+            ("base_ms", self.base_ms),
+            ("increment_ms", self.increment_ms),
+            ("startup_ms", self.startup_ms),
+            ("watchdog_ms", self.watchdog_ms),
+        ]
+    }
+}
+
 /// A validated tournament.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tournament {
